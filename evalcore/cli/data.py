@@ -1,0 +1,71 @@
+"""``summary`` and ``rank``: what is in a file, and its Bradley–Terry leaderboard."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from evalcore.cli.common import (
+    add_file_argument,
+    add_json_flag,
+    add_judge_argument,
+    load_store,
+    pick_judge,
+    print_json,
+    print_table,
+)
+from evalcore.ranking import leaderboard
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("summary", help="models, instructions, judges, design and coverage")
+    add_file_argument(p)
+    add_json_flag(p)
+    p.set_defaults(handler=run_summary)
+
+    p = sub.add_parser("rank", help="Bradley–Terry leaderboard with bootstrap intervals")
+    add_file_argument(p)
+    add_judge_argument(p)
+    p.add_argument("--category", default=None, help="only rows of this category")
+    p.add_argument("--bootstrap", type=int, default=1000,
+                   help="bootstrap rounds over instructions (default 1000; 0 for none)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    add_json_flag(p)
+    p.set_defaults(handler=run_rank)
+
+
+def run_summary(args: argparse.Namespace) -> int:
+    store = load_store(args.file)
+    summary = store.summary()
+    if args.json:
+        print_json(summary.as_dict())
+        return 0
+    print(f"{summary.name}: {summary.rows:,} rows, {len(summary.models)} models, "
+          f"{summary.instructions:,} instructions, {len(summary.judges)} judge(s)")
+    anchor = f" (anchor {summary.anchor})" if summary.anchor else ""
+    print(f"design: {summary.design}{anchor}; {summary.pairs_judged} of "
+          f"{summary.pairs_possible} pairs judged; {summary.orders}")
+    print(f"human-labelled rows: {summary.labelled_rows:,}; self-comparison rows: "
+          f"{summary.self_comparison_rows:,}")
+    print_table(summary.no_verdict)
+    return 0
+
+
+def run_rank(args: argparse.Namespace) -> int:
+    from evalcore.cli import UsageError
+
+    if args.bootstrap < 0:
+        raise UsageError("--bootstrap must be 0 or more")
+    store = load_store(args.file)
+    judge = pick_judge(store, args.judge)
+    counts = store.counts(judge=judge, category=args.category)
+    board = leaderboard(counts, rounds=args.bootstrap, seed=args.seed)
+    if args.json:
+        print_json(board.as_dict())
+        return 0
+    print(f"judge {judge}: {board.n_instructions:,} instructions, {args.bootstrap:,} bootstrap "
+          "rounds over instructions, 95% intervals (2.5-97.5 percentiles)")
+    for note in board.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print_table(board.table, floatfmt="{:.1f}")
+    return 0
