@@ -56,7 +56,7 @@ def _decode(data: bytes, *, file: str) -> str:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except OSError as exc:
+        except (OSError, EOFError) as exc:  # a truncated stream raises EOFError
             raise VerdictFormatError(file, f"the gzip stream is damaged ({exc})",
                                      hint="Re-compress the file or upload it uncompressed") from exc
     try:
@@ -77,18 +77,14 @@ def _read_delimited(text: str, *, sep: str, file: str) -> pd.DataFrame:
                                  + ", ".join(REQUIRED_COLUMNS))
     try:
         return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False,
-                           na_filter=False, engine="pyarrow" if sep == "," else "c")
-    except Exception as exc:  # pyarrow and the C parser raise several unrelated types
-        try:  # the C parser reports the line of a ragged row where pyarrow may not
-            return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False,
-                               na_filter=False)
-        except pd.errors.ParserError as inner:
-            raise VerdictFormatError(file, f"the table could not be parsed ({inner})",
-                                     hint="Check that every line has as many fields as the "
-                                     "header and that quotes are balanced") from inner
-        except Exception:
-            raise VerdictFormatError(file, f"the table could not be parsed ({exc})",
-                                     hint="Check the delimiter and the quoting") from exc
+                           na_filter=False)
+    except pd.errors.ParserError as exc:  # the C parser names the line of a ragged row
+        raise VerdictFormatError(file, f"the table could not be parsed ({exc})".replace("\n", " "),
+                                 hint="Check that every line has as many fields as the "
+                                 "header and that quotes are balanced") from exc
+    except Exception as exc:
+        raise VerdictFormatError(file, f"the table could not be parsed ({exc})".replace("\n", " "),
+                                 hint="Check the delimiter and the quoting") from exc
 
 
 def _read_json_lines(text: str, *, file: str) -> list[dict]:
@@ -100,6 +96,10 @@ def _read_json_lines(text: str, *, file: str) -> list[dict]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise VerdictFormatError(file, f"line {number} is not valid JSON ({exc.msg})",
+                                     hint="Each line of a JSON Lines file must be one JSON object"
+                                     ) from exc
+        except RecursionError as exc:
+            raise VerdictFormatError(file, f"line {number} is nested too deeply to be a record",
                                      hint="Each line of a JSON Lines file must be one JSON object"
                                      ) from exc
         if not isinstance(record, dict):
@@ -130,6 +130,16 @@ def read_raw(source: Source, *, name: str | None = None) -> tuple[object, str]:
                                      hint="Check the file, or export the table as CSV") from exc
         return frame, "Parquet"
     data = _raw_bytes(source)
+    gzipped = data[:2] == b"\x1f\x8b"
+    if suffix in (".csv", ".csv.gz") and data.strip():
+        # Fast path: pyarrow parses bytes directly. Anything unusual (bad UTF-8, ragged rows)
+        # falls through to the careful path below, which says exactly what is wrong.
+        try:
+            frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
+                                engine="pyarrow", compression="gzip" if gzipped else None)
+            return frame, "CSV.gz" if gzipped else "CSV"
+        except Exception:  # noqa: BLE001 - re-read below for a precise message
+            pass
     text = _decode(data, file=file)
     stripped = text.lstrip()
     if suffix in (".json",) or (suffix not in (".csv", ".tsv", ".csv.gz", ".tsv.gz")
@@ -146,7 +156,7 @@ def read_raw(source: Source, *, name: str | None = None) -> tuple[object, str]:
     if suffix in (".jsonl", ".ndjson", ".jsonl.gz") or stripped.startswith("{"):
         return _read_json_lines(text, file=file), "JSON Lines"
     sep = "\t" if suffix in (".tsv", ".tsv.gz") else ","
-    label = "CSV.gz" if data[:2] == b"\x1f\x8b" else ("TSV" if sep == "\t" else "CSV")
+    label = "CSV.gz" if gzipped else ("TSV" if sep == "\t" else "CSV")
     return _read_delimited(text, sep=sep, file=file), label
 
 
@@ -167,19 +177,21 @@ def read_verdicts(source: Source, *, name: str | None = None) -> LoadedTable:
     if isinstance(raw, pd.DataFrame) and _is_contract_frame(raw):
         frame, label = raw, f"verdict table ({container})"
     else:
-        frame, label = _convert_native(raw, container=container, file=file)
+        frame, label = _convert_native(raw, container=container, file=file,
+                                       path=None if isinstance(source, bytes) else str(source))
     canonical = validate_verdicts(frame, file=file)
     return LoadedTable(frame=canonical, file=file, format=label,
                        report=inspect_verdicts(canonical))
 
 
-def _convert_native(raw: object, *, container: str, file: str) -> tuple[pd.DataFrame, str]:
+def _convert_native(raw: object, *, container: str, file: str,
+                    path: str | None = None) -> tuple[pd.DataFrame, str]:
     try:
         from evalcore import importers
     except ImportError:  # the importers module is optional for the contract path
         importers = None
     if importers is not None:
-        converted = importers.convert_native(raw, file=file)
+        converted = importers.convert_native(raw, file=file, path=path)
         if converted is not None:
             return converted
     if isinstance(raw, pd.DataFrame):

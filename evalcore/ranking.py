@@ -55,10 +55,9 @@ def fit_bradley_terry(
     wins: np.ndarray,
     *,
     prior_games: float = 0.0,
-    ridge: float = 1e-8,
     theta0: np.ndarray | None = None,
     max_iter: int = 100,
-    tol: float = 1e-10,
+    tol: float = 1e-9,
 ) -> tuple[np.ndarray, bool]:
     """Maximum-likelihood Bradley–Terry strengths θ (natural scale, mean zero) by Newton's method.
 
@@ -66,8 +65,9 @@ def fit_bradley_terry(
     wins of i over j. ``prior_games`` adds that many virtual tie games of every model against a
     virtual player of strength 0, which keeps ratings finite when a model never loses or never
     wins (the maximum-likelihood estimate is then infinite); ``0`` gives the plain MLE.
-    ``ridge`` only fixes the free location (θ + c has the same likelihood). Returns θ with the
-    same leading shape and whether every problem converged.
+    The free location (θ + c has the same likelihood) is removed by a rank-one term in the
+    Hessian, which leaves the fixed point (gradient zero) unchanged; θ is returned with mean
+    zero, with the same leading shape as ``wins``, and whether every problem converged.
     """
     w = np.asarray(wins, dtype=np.float64)
     single = w.ndim == 2
@@ -81,10 +81,12 @@ def fit_bradley_terry(
     converged = False
     for _ in range(max_iter):
         p = _sigmoid(theta[:, :, None] - theta[:, None, :])
-        grad = won - (games * p).sum(axis=2) - ridge * theta
+        grad = won - (games * p).sum(axis=2)
         info = games * p * (1.0 - p)  # Fisher information per pair
-        hess = info - eye * info.sum(axis=2)[:, :, None] - ridge * eye
-        if prior_games:
+        hess = info - eye * info.sum(axis=2)[:, :, None]
+        if not prior_games:
+            hess = hess - 1.0 / m  # the rank-one term: fixes the location, keeps the fixed point
+        else:
             q = _sigmoid(theta)
             grad += prior_games * (0.5 - q)
             hess -= eye * (prior_games * q * (1.0 - q))[:, :, None]
@@ -93,7 +95,7 @@ def fit_bradley_terry(
         biggest = np.abs(step).max(axis=1, keepdims=True)
         step *= np.minimum(1.0, 4.0 / np.maximum(biggest, 1e-300))
         theta = theta - step
-        if np.abs(step).max() < tol:
+        if np.abs(step).max() < tol or np.abs(grad).max() < tol:
             converged = True
             break
     theta = theta - theta.mean(axis=1, keepdims=True)
@@ -121,7 +123,7 @@ class ComparisonGraph:
     def notes(self, models: tuple[str, ...]) -> tuple[str, ...]:
         notes = []
         if self.n_pieces > 1:
-            groups = [", ".join(m for m, p in zip(models, self.pieces) if p == k)
+            groups = [", ".join(m for m, p in zip(models, self.pieces, strict=False) if p == k)
                       for k in range(self.n_pieces)]
             notes.append(
                 f"The comparison graph is in {self.n_pieces} pieces that never met "
@@ -156,8 +158,8 @@ def comparison_graph(wins: np.ndarray, models: tuple[str, ...]) -> ComparisonGra
     played = games.sum(axis=1) > 0
     lost = wins.T.sum(axis=1) > 0  # someone scored against the model
     scored = wins.sum(axis=1) > 0
-    undefeated = tuple(m for m, p, lo in zip(models, played, lost) if p and not lo)
-    winless = tuple(m for m, p, s in zip(models, played, scored) if p and not s)
+    undefeated = tuple(m for m, p, lo in zip(models, played, lost, strict=False) if p and not lo)
+    winless = tuple(m for m, p, s in zip(models, played, scored, strict=False) if p and not s)
     return ComparisonGraph(pieces=pieces, undefeated=undefeated, winless=winless,
                            mle_exists=bool(n_strong == 1 and len(models) > 1))
 

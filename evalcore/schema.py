@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 #: The verdict scale, slot A's point of view: +2 A much better … −2 B much better.
 LEVELS: tuple[int, ...] = (-2, -1, 0, 1, 2)
@@ -182,6 +184,14 @@ def _text_column(frame: pd.DataFrame, name: str, *, file: str, required: bool) -
 
 def _number_column(frame: pd.DataFrame, name: str, *, file: str) -> pd.Series:
     raw = frame[name]
+    if pd.api.types.is_numeric_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype):
+        return raw.astype("float64")
+    try:  # fast path: Arrow's cast of clean numeric text
+        text = pa.array(raw.astype("string").str.strip().replace("", None), type=pa.string())
+        return pd.Series(pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False),
+                         index=raw.index, dtype="float64")
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
     numbers = pd.to_numeric(raw, errors="coerce")
     text = raw.astype("string").str.strip()
     bad = numbers.isna() & text.notna() & (text != "") & ~text.str.lower().isin(NO_VERDICT_TOKENS)

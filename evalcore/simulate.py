@@ -76,6 +76,8 @@ class SimulationSpec:
     families: dict[str, str] = field(default_factory=dict)
     model_names: tuple[str, ...] | None = None
     seed: int = 0
+    #: Fixed latent strengths, one per model in name order (default: drawn, sorted descending).
+    strengths: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,12 @@ def simulate(spec: SimulationSpec) -> Simulation:
         names = tuple(names) + tuple(f"sim-model-{k:02d}" for k in range(len(names), spec.n_models))
     names = tuple(names[: spec.n_models])
     m = len(names)
-    strengths = np.sort(rng.normal(0.0, spec.strength_sd, m))[::-1]
+    if spec.strengths is not None:
+        if len(spec.strengths) != m:
+            raise ValueError(f"strengths has {len(spec.strengths)} values for {m} models")
+        strengths = np.asarray(spec.strengths, dtype=float)
+    else:
+        strengths = np.sort(rng.normal(0.0, spec.strength_sd, m))[::-1]
     disc = np.exp(rng.normal(0.0, spec.discrimination_sd, spec.n_instructions))
     quality_noise = rng.normal(0.0, spec.response_noise, (spec.n_instructions, m))
     log_len = rng.normal(np.log(spec.mean_length), spec.length_sd, (spec.n_instructions, m))

@@ -45,7 +45,7 @@ class VerdictCounts:
         return self.models.index(model)
 
     def subset(self, *, instructions: np.ndarray | None = None,
-               models: np.ndarray | None = None) -> "VerdictCounts":
+               models: np.ndarray | None = None) -> VerdictCounts:
         """The same counts restricted to some instruction and/or model indices."""
         counts = self.counts
         inst = self.instructions
@@ -293,8 +293,8 @@ def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, 
 
 def counts_from_aggregate(agg: pd.DataFrame, *, judge: str | None) -> VerdictCounts:
     """Scatter (instruction_id, model_a, model_b, verdict, n) rows into a dense count tensor."""
-    models = tuple(sorted(set(agg["model_a"]).union(agg["model_b"])))
-    instructions = tuple(sorted(set(agg["instruction_id"])))
+    models = tuple(sorted(pd.unique(pd.concat([agg["model_a"], agg["model_b"]]))))
+    instructions = tuple(sorted(pd.unique(agg["instruction_id"])))
     m_index = pd.Index(models)
     i_index = pd.Index(instructions)
     n_models, n_inst, n_levels = len(models), len(instructions), len(LEVELS)

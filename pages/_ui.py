@@ -13,6 +13,7 @@ import streamlit as st
 
 from evalcore.io import read_verdicts
 from evalcore.store import VerdictStore
+from evalcore.workspace import Workspace, WorkspaceError
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -25,6 +26,8 @@ DEMO_DATASETS: dict[str, tuple[Path, Path | None]] = {
         DATA / "demo_anchor_only.csv.gz", None),
 }
 DEFAULT_DEMO = next(iter(DEMO_DATASETS))
+#: Short keys of the demos in a shareable URL (``?dataset=demo-anchor``): key → label.
+DEMO_KEYS: dict[str, str] = dict(zip(("demo-all-pairs", "demo-anchor"), DEMO_DATASETS, strict=True))
 
 T = TypeVar("T")
 
@@ -59,7 +62,8 @@ def load_demo(label: str = DEFAULT_DEMO) -> None:
     install(table, demo=label, human_ranking=human)
 
 
-def install(table, *, demo: str | None = None, human_ranking: pd.DataFrame | None = None) -> None:
+def install(table, *, demo: str | None = None, human_ranking: pd.DataFrame | None = None,
+            saved: str | None = None) -> None:
     """Put a validated table into this session's store and forget results of the old one."""
     session_store().load(table)
     s = state()
@@ -71,13 +75,75 @@ def install(table, *, demo: str | None = None, human_ranking: pd.DataFrame | Non
     s["human_ranking"] = human_ranking
     s["notes"] = table.report.notes
     s["error"] = None
+    s["saved"] = saved
+    s["url_problem"] = None
+    set_url_param("dataset", dataset_key())
+
+
+def workspace() -> Workspace:
+    """The workspace of saved datasets ($VERDICTLAB_WORKSPACE or ./workspace/verdictlab.duckdb)."""
+    return Workspace()
+
+
+def load_saved(name: str) -> None:
+    """Load a saved dataset through the same path as an upload; raises WorkspaceError."""
+    loaded = workspace().load(name)
+    install(loaded.table, saved=name, human_ranking=loaded.human_ranking)
+
+
+def dataset_key() -> str | None:
+    """The URL key of what is loaded: a demo key, a saved dataset's name, or None (an upload)."""
+    s = state()
+    if s.get("demo"):
+        return next((k for k, label in DEMO_KEYS.items() if label == s["demo"]), None)
+    return s.get("saved")
+
+
+def url_param(name: str, default: str | None = None) -> str | None:
+    """A view setting from the URL (``?name=value``, a string), or ``default`` when absent."""
+    value = st.query_params.get(name)
+    return value if value else default
+
+
+def set_url_param(name: str, value: object) -> None:
+    """Write a view setting into the URL so a copied link reproduces it; None removes it."""
+    if value is None or value == "":
+        if name in st.query_params:
+            del st.query_params[name]
+    elif st.query_params.get(name) != str(value):
+        st.query_params[name] = str(value)
+
+
+def apply_url() -> None:
+    """On a session's first run, apply ``dataset``, ``judge`` and ``category`` from the URL."""
+    s = state()
+    if s.get("url_applied"):
+        return
+    s["url_applied"] = True
+    key = url_param("dataset")
+    if key:
+        try:
+            if key in DEMO_KEYS:
+                load_demo(DEMO_KEYS[key])
+            else:
+                load_saved(key)
+        except WorkspaceError as exc:
+            load_demo()
+            s["url_problem"] = f"The link's dataset was not loaded (the demo is shown instead): {exc}"
+    for name in ("judge", "category"):
+        if url_param(name):
+            st.session_state[f"vl_{name}"] = url_param(name)
 
 
 def ensure_data() -> VerdictStore:
-    """The session's store, with the default demo loaded on the very first visit."""
+    """The session's store, with the link's dataset or else the default demo on the first visit."""
     store = session_store()
-    if store.is_empty and state()["version"] == 0:
+    apply_url()
+    if state()["version"] == 0:  # a new session (its store may be a reused, stale resource)
         load_demo()
+    set_url_param("dataset", dataset_key())
+    if state().get("url_problem"):
+        st.warning(state()["url_problem"])
     return store
 
 
@@ -107,15 +173,23 @@ def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
     judge = st.selectbox("Judge", judges, index=index, key=f"{key}_select",
                          help="Every analysis is per judge: judges differ in bias and scale.")
     st.session_state["vl_judge"] = judge
+    set_url_param("judge", judge)
     return judge
 
 
 def category_picker(store: VerdictStore, *, key: str = "category") -> str | None:
     categories = store.categories()
+    current = st.session_state.get("vl_category")
     if not categories:
+        set_url_param("category", None)
         return None
-    choice = st.selectbox("Category", ("All categories",) + categories, key=f"{key}_select")
-    return None if choice == "All categories" else choice
+    index = categories.index(current) + 1 if current in categories else 0
+    choice = st.selectbox("Category", ("All categories",) + categories, index=index,
+                          key=f"{key}_select")
+    value = None if choice == "All categories" else choice
+    st.session_state["vl_category"] = value
+    set_url_param("category", value)
+    return value
 
 
 def demo_banner() -> None:
@@ -133,9 +207,12 @@ def safe_csv(frame: pd.DataFrame) -> bytes:
         return value
 
     out = frame.copy()
-    for column in out.columns:
-        if out[column].dtype == object or pd.api.types.is_string_dtype(out[column].dtype):
-            out[column] = out[column].map(defuse)
+    out.columns = [defuse(c) for c in out.columns]  # model names can be headers (matrices)
+    for i in range(out.shape[1]):
+        col = out.iloc[:, i]
+        if (col.dtype == object or pd.api.types.is_string_dtype(col.dtype)
+                or isinstance(col.dtype, pd.CategoricalDtype)):
+            out.isetitem(i, col.astype(object).map(defuse))
     return out.to_csv(index=False).encode("utf-8")
 
 

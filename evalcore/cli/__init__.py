@@ -15,7 +15,7 @@ from evalcore.schema import VerdictFormatError
 
 #: The command modules, in help order; each defines ``register(subparsers)``.
 COMMAND_MODULES: tuple[str, ...] = (
-    "data", "anchors", "judge", "power", "calibrate", "report",
+    "data", "anchors", "judge", "power", "calibrate", "report", "ties",
 )
 
 

@@ -1,0 +1,81 @@
+"""How the upload path copes with a large file: ``python -m benchmarks.bench_upload [--mb 200]``.
+
+Builds a verdict table of about ``--mb`` megabytes in memory (the bytes a browser upload hands
+to the Data page), then times the steps the page runs: ``read_verdicts`` (decode, parse,
+validate) and ``VerdictStore.load`` (DuckDB), plus one ``counts()`` aggregation. It prints wall
+time per step and the process's peak resident memory, so the lead can choose
+``server.maxUploadSize``. Not a test: no assertion on time (CONTRIBUTING.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+
+def make_table(target_mb: float, *, instructions: int = 5_000, seed: int = 0) -> bytes:
+    """A contract CSV of about ``target_mb`` MB: 40 models, 3 judges, labels and lengths."""
+    rng = np.random.default_rng(seed)
+    row_bytes = 62  # measured average of the rows below
+    n = int(target_mb * 1e6 / row_bytes)
+    models = np.array([f"sim-model-{k:02d}" for k in range(40)])
+    a = rng.integers(0, 40, n)
+    b = (a + rng.integers(1, 40, n)) % 40
+    frame = pd.DataFrame({
+        "instruction_id": np.char.add("inst-", rng.integers(0, instructions, n).astype(str)),
+        "model_a": models[a],
+        "model_b": models[b],
+        "verdict": rng.choice(np.array(["2", "1", "0", "-1", "-2", ""]), n),
+        "judge": rng.choice(np.array(["judge-a", "judge-b", "judge-c"]), n),
+        "length_a": rng.integers(50, 4000, n),
+        "length_b": rng.integers(50, 4000, n),
+    })
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=200.0, help="size of the upload in MB")
+    parser.add_argument("--instructions", type=int, default=5_000,
+                        help="distinct instructions (the count tensor grows as I × M² × 5)")
+    args = parser.parse_args(argv)
+
+    from evalcore.io import read_verdicts
+    from evalcore.store import VerdictStore
+
+    t0 = time.perf_counter()
+    data = make_table(args.mb, instructions=args.instructions)
+    t1 = time.perf_counter()
+    base = peak_rss_mb()
+    print(f"built {len(data) / 1e6:,.0f} MB in {t1 - t0:.1f} s (peak RSS so far {base:,.0f} MB)")
+
+    table = read_verdicts(data, name="big.csv")
+    t2 = time.perf_counter()
+    print(f"read_verdicts: {len(table.frame):,} rows in {t2 - t1:.1f} s "
+          f"(peak RSS {peak_rss_mb():,.0f} MB)")
+
+    store = VerdictStore()
+    store.load(table)
+    t3 = time.perf_counter()
+    print(f"VerdictStore.load: {t3 - t2:.1f} s (peak RSS {peak_rss_mb():,.0f} MB)")
+
+    counts = store.counts(judge="judge-a")
+    t4 = time.perf_counter()
+    print(f"counts(judge='judge-a'): shape {counts.counts.shape} in {t4 - t3:.1f} s "
+          f"(peak RSS {peak_rss_mb():,.0f} MB)")
+    print(f"total from bytes to counts: {t4 - t1:.1f} s; peak RSS {peak_rss_mb():,.0f} MB for a "
+          f"{len(data) / 1e6:,.0f} MB upload")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

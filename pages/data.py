@@ -1,0 +1,159 @@
+"""Data: pick the demo or upload a verdict file; what is loaded."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.plots.common import CONFIG
+from evalcore.plots.summary import coverage_heatmap
+from evalcore.schema import VerdictFormatError
+from evalcore.workspace import MAX_NAME, WorkspaceError
+from pages import _ui
+
+st.title("⚖️ Verdict Lab")
+st.markdown(
+    "Rank models from LLM-judge verdicts **with honest intervals**, choose the anchor every model "
+    "is compared against, check the judge's position bias and ties, plan how many prompts and "
+    "human labels a decision needs, and correct a judge's win rate against human labels."
+)
+
+store = _ui.ensure_data()
+s = _ui.state()
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Use the demo")
+    demo = st.selectbox("Demo dataset", list(_ui.DEMO_DATASETS), key="demo_choice")
+    if st.button("Load demo", key="load_demo"):
+        _ui.load_demo(demo)
+        st.rerun()
+    st.caption("The demos are **simulated** by evalcore's simulator (`data/make_demo.py`): "
+               "every model and judge is made up (`sim-…`), with a known true ranking.")
+with right:
+    st.subheader("Upload your verdicts")
+    upload = st.file_uploader(
+        "Verdict table: CSV, CSV.gz, Parquet, JSON Lines, or a native Arena-Hard-Auto, "
+        "AlpacaEval, MT-Bench or Chatbot Arena file",
+        type=["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"],
+        key="upload",
+    )
+    st.caption("Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot "
+               "A's point of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional "
+               "`judge, human, length_a, length_b, category`.")
+    if upload is not None and upload.file_id != s.get("upload_id"):
+        s["upload_id"] = upload.file_id
+        try:
+            with st.spinner(f"Reading {upload.name}…"):
+                table = read_verdicts(upload.getvalue(), name=upload.name)
+            _ui.install(table)
+        except VerdictFormatError as exc:
+            s["error"] = str(exc)
+    if s.get("error"):
+        kept = f" The data loaded before ({s['source']}) is still loaded." if s.get("source") else ""
+        message = s["error"].rstrip(".")
+        st.error(f"**This file was not loaded.** {message}.{kept}")
+
+with st.expander("💾 Saved datasets"):
+    ws = _ui.workspace()
+    st.caption(f"Saved datasets live in the workspace file `{ws.path}` on this server and stay "
+               "after a restart. A link ending in `?dataset=<name>` opens one.")
+    if s.get("demo"):
+        st.caption("The demo is bundled with the app: upload a file to save it here.")
+    elif not store.is_empty:
+        with st.form("save_dataset", border=False):
+            save_name = st.text_input("Save the loaded data as", max_chars=MAX_NAME, key="save_name",
+                                      value=s.get("saved") or (s.get("source") or "data").split(".")[0])
+            replace = st.checkbox("Replace a saved dataset of the same name", key="save_replace")
+            submitted = st.form_submit_button("Save")
+        if submitted:
+            try:
+                saved = ws.save(save_name, store.frame(), file=s.get("source"), format=s.get("format"),
+                                human_ranking=s.get("human_ranking"), replace=replace)
+                s["saved"] = saved.name
+                _ui.set_url_param("dataset", saved.name)
+                st.success(f"Saved as **{saved.name}** ({saved.rows:,} rows).")
+            except WorkspaceError as exc:
+                st.error(f"**Not saved.** {exc}")
+    try:
+        listed = ws.table()
+    except WorkspaceError as exc:
+        listed = None
+        st.error(f"**The saved datasets cannot be read.** {exc}")
+    if listed is not None and listed.empty:
+        st.info("No dataset is saved yet.")
+    elif listed is not None:
+        st.dataframe(listed, hide_index=True, key="saved_table")
+        _ui.download_csv(listed, "saved_datasets.csv", key="dl_saved")
+        pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
+        load_col, delete_col = st.columns(2)
+        problem = None
+        if load_col.button("Load", key="saved_load"):
+            try:
+                _ui.load_saved(pick)
+            except WorkspaceError as exc:
+                problem = str(exc)
+            if problem is None:
+                st.rerun()
+            st.error(f"**Not loaded.** {problem}")
+        confirm = delete_col.checkbox("Confirm deletion", key="saved_confirm")
+        if delete_col.button("Delete", key="saved_delete", disabled=not confirm):
+            ws.delete(pick)
+            if s.get("saved") == pick:
+                s["saved"] = None
+            st.rerun()
+
+if store.is_empty:
+    st.info("Nothing is loaded yet: load the demo or upload a file.")
+    st.stop()
+
+summary = _ui.memo(("summary",), store.summary)
+st.divider()
+st.subheader(f"Loaded: {summary.name}")
+_ui.demo_banner()
+st.caption(f"Recognised as **{s.get('format') or store.format}**.")
+for note in s.get("notes", ()):
+    st.info(note)
+
+cols = st.columns(5)
+cols[0].metric("Models", len(summary.models))
+cols[1].metric("Instructions", f"{summary.instructions:,}")
+cols[2].metric("Judges", len(summary.judges))
+cols[3].metric("Rows (judge calls)", f"{summary.rows:,}")
+cols[4].metric("Human-labelled rows", f"{summary.labelled_rows:,}")
+
+design = summary.design + (f" — every model against **{summary.anchor}**" if summary.anchor else "")
+st.markdown(
+    f"- **Design:** {design} ({summary.pairs_judged} of {summary.pairs_possible} model pairs "
+    f"judged)\n- **Orders:** {summary.orders}\n- **Judges:** {', '.join(summary.judges)}"
+    + (f"\n- **Categories:** {', '.join(summary.categories)}" if summary.categories else "")
+    + (f"\n- **Self-comparisons:** {summary.self_comparison_rows:,} rows (kept apart)"
+       if summary.self_comparison_rows else "")
+)
+if summary.design == "anchor-only":
+    st.caption("An anchor-only table ranks every model by its battles against one anchor; the "
+               "per-anchor sweep of the Anchors page needs all pairs.")
+
+st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
+nv = summary.no_verdict.rename(columns={"no_verdict_rate": "no-verdict rate"})
+st.dataframe(nv, hide_index=True, column_config={
+    "no-verdict rate": st.column_config.NumberColumn(format="percent")})
+_ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
+
+st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
+_ui.download_csv(summary.pair_coverage, "pair_coverage.csv", key="dl_cov")
+
+with st.expander("Human ranking (optional): `model, score`, higher is better"):
+    hr = s.get("human_ranking")
+    if hr is not None:
+        st.dataframe(hr, hide_index=True)
+    ranking_file = st.file_uploader("Upload a human ranking", type=["csv", "parquet", "json",
+                                                                    "jsonl"], key="ranking_upload")
+    if ranking_file is not None and ranking_file.file_id != s.get("ranking_id"):
+        s["ranking_id"] = ranking_file.file_id
+        try:
+            s["human_ranking"] = read_human_ranking(ranking_file.getvalue(), name=ranking_file.name)
+            s["memo"] = {}
+            st.rerun()
+        except VerdictFormatError as exc:
+            st.error(f"**The ranking was not loaded.** {exc}")

@@ -1,0 +1,36 @@
+"""Shared fixtures: simulated tables with a known truth, and the path to ../shared (optional)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.store import VerdictStore
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def shared_path(*parts: str) -> Path:
+    """A file under ../shared, or skip the test where it is absent (as on a user's machine)."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is not available here (../shared is only on the developers' machines)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_sim():
+    spec = SimulationSpec(n_models=6, n_instructions=60, judges=(JudgeSpec("j1"), JudgeSpec("j2", slot_bias=0.4)),
+                          human_fraction=0.2, categories=("x", "y"), seed=7)
+    return simulate(spec)
+
+
+@pytest.fixture()
+def small_store(small_sim):
+    store = VerdictStore()
+    store.load(small_sim.verdicts, name="small")
+    yield store
+    store.close()

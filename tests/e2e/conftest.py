@@ -1,0 +1,164 @@
+"""Browser tests: one Streamlit server per test session, driven by Debian's headless Chromium.
+
+Recipe: shared/notes/TESTING_IN_A_BROWSER.md. The whole folder is skipped, with a message, when
+/usr/bin/chromium (or Playwright) is missing. The server gets its own workspace file in a
+temporary folder, so saved datasets of the tests never touch ./workspace.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = ROOT / "screenshots"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-first-run",
+]
+#: The app is idle: connected to the server and no script is running.
+IDLE = ('[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
+        '[data-test-script-state="notRunning"]')
+#: Longest wait for one script run (ms): the demo leaderboard bootstraps 1,000 rounds.
+RUN_TIMEOUT_MS = 90_000
+
+_MISSING = None
+if importlib.util.find_spec("playwright") is None:
+    _MISSING = "Playwright is not installed (pip install pytest-playwright)"
+elif not CHROMIUM.exists():
+    _MISSING = (f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium) "
+                "to run the browser tests; never `playwright install`")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip every test of this folder, with the reason, when the browser cannot run."""
+    if _MISSING is None:
+        return
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {_MISSING}"))
+
+
+@dataclass(frozen=True)
+class AppServer:
+    url: str
+    workspace: Path
+    log: Path
+    process: subprocess.Popen
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.read().decode().strip() == "ok"
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """``streamlit run app.py`` on a free loopback port, with a throw-away workspace file."""
+    if _MISSING is not None:
+        pytest.skip(f"browser tests skipped: {_MISSING}")
+    folder = tmp_path_factory.mktemp("server")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = folder / "streamlit.log"
+    workspace = folder / "workspace" / "verdictlab.duckdb"
+    env = {**os.environ, "VERDICTLAB_WORKSPACE": str(workspace)}
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+             "--server.address=127.0.0.1", f"--server.port={port}",
+             "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 90
+        while not _healthy(url):
+            if process.poll() is not None:
+                pytest.fail(f"streamlit exited with {process.returncode}:\n{log.read_text()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer /_stcore/health in 90 s:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield AppServer(url=url, workspace=workspace, log=log, process=process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+
+
+@pytest.fixture(scope="session")
+def base_url(app_server: AppServer) -> str:
+    """pytest-playwright resolves ``page.goto("/leaderboard")`` against the server."""
+    return app_server.url
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM), "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict) -> dict:
+    return {**browser_context_args, "viewport": {"width": 1400, "height": 1000}}
+
+
+class Driver:
+    """Waiting and navigation helpers for a Streamlit page (Streamlit's script state, no sleeps)."""
+
+    @staticmethod
+    def wait_idle(page, timeout: int = RUN_TIMEOUT_MS) -> None:
+        """Wait until Streamlit has finished the script run that the last action started."""
+        page.wait_for_timeout(250)
+        page.wait_for_selector(IDLE, state="attached", timeout=timeout)
+
+    def open(self, page, path: str = "/", timeout: int = RUN_TIMEOUT_MS) -> None:
+        """Open a URL (a new browser session) and wait for its first run to finish."""
+        page.goto(path)
+        page.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=timeout)
+        self.wait_idle(page, timeout)
+
+    def navigate(self, page, title: str, timeout: int = RUN_TIMEOUT_MS) -> None:
+        """Go to another page through the sidebar (the same browser session keeps its data)."""
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+        self.wait_idle(page, timeout)
+
+    @staticmethod
+    def assert_no_exception(page) -> None:
+        exceptions = page.get_by_test_id("stException")
+        assert exceptions.count() == 0, exceptions.first.inner_text()
+
+    @staticmethod
+    def screenshot(page, name: str) -> Path:
+        """A full-page screenshot in screenshots/ (git-ignored), to look at after the run."""
+        SCREENSHOTS.mkdir(exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+@pytest.fixture(scope="session")
+def st_app() -> Driver:
+    return Driver()

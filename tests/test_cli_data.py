@@ -1,0 +1,81 @@
+"""``python -m evalcore summary`` and ``rank``: agree with the library; exit 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from evalcore.cli import main
+from evalcore.io import read_verdicts
+from evalcore.ranking import leaderboard
+from evalcore.store import VerdictStore
+from tests.conftest import ROOT
+
+
+@pytest.fixture()
+def table_file(tmp_path, small_sim):
+    path = tmp_path / "verdicts.csv"
+    small_sim.verdicts.drop(columns=["row"]).to_csv(path, index=False)
+    return path
+
+
+def test_summary_json(table_file, capsys):
+    assert main(["summary", str(table_file), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_models"] == 6 and out["design"] == "all pairs" and out["orders"] == "both orders"
+    assert out["judges"] == ["j1", "j2"]
+    assert {"judge", "calls", "no_verdict", "no_verdict_rate"} <= set(out["no_verdict"][0])
+
+
+def test_rank_json_agrees_with_the_library(table_file, capsys):
+    assert main(["rank", str(table_file), "--judge", "j2", "--bootstrap", "200", "--seed", "4",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    store = VerdictStore()
+    store.load(read_verdicts(table_file))
+    board = leaderboard(store.counts(judge="j2"), rounds=200, seed=4)
+    assert [m["model"] for m in out["models"]] == board.table["model"].tolist()
+    np.testing.assert_allclose([m["rating"] for m in out["models"]], board.table["rating"])
+    np.testing.assert_allclose([m["ci_low"] for m in out["models"]], board.table["ci_low"])
+    assert {"model", "rating", "ci_low", "ci_high", "rank", "rank_low", "rank_high"} <= set(out["models"][0])
+    assert out["rounds"] == 200 and out["judge"] == "j2"
+
+
+def test_rank_table_output(table_file, capsys):
+    assert main(["rank", str(table_file), "--bootstrap", "50"]) == 0
+    assert "sim-alder" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["rank", "missing.csv"], "no such file"),
+        (["rank", "{bad}", "--judge", "nobody"], "judge 'nobody' is not in the file"),
+        (["rank", "{typo}"], "row 2"),
+        (["summary", "{empty}"], "empty"),
+        (["rank", "{bad}", "--bootstrap", "-1"], "--bootstrap"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(tmp_path, table_file, capsys, args, message):
+    typo = tmp_path / "typo.csv"
+    typo.write_text("instruction_id,model_a,model_b,verdict\n1,a,b,A>B\n2,a,b,A>>>B\n")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    args = [a.format(bad=table_file, typo=typo, empty=empty) for a in args]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("error:") and message in err
+
+
+def test_module_entry_point_runs_as_a_process(table_file):
+    proc = subprocess.run([sys.executable, "-m", "evalcore", "rank", str(table_file), "--bootstrap", "20",
+                           "--json"], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["models"][0]["rank"] == 1
+    bad = subprocess.run([sys.executable, "-m", "evalcore", "rank", "nope.csv"], capture_output=True,
+                         text=True, cwd=ROOT, check=False)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

@@ -1,0 +1,182 @@
+"""Bradley–Terry: hand-worked cases, seed 004's 400-point example, recovery of a simulated truth,
+degenerate graphs, and the bootstrap's honesty (seeded, identical models get identical intervals)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import minimize
+from scipy.stats import kendalltau
+
+from evalcore.io import read_verdicts
+from evalcore.ranking import (
+    ELO_SCALE,
+    comparison_graph,
+    fit_bradley_terry,
+    leaderboard,
+    pairwise_wins,
+    to_elo,
+    win_probability,
+)
+from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.store import VerdictStore
+
+
+def test_seed_004_a_400_point_gap_is_a_10_to_1_win_probability():
+    assert win_probability(1400.0, 1000.0) == pytest.approx(10 / 11)
+    assert win_probability(1000.0, 1000.0) == pytest.approx(0.5)
+    # And the fit inverts it: 10 wins to 1 between two models is a 400-point gap.
+    theta, ok = fit_bradley_terry(np.array([[0.0, 10.0], [1.0, 0.0]]))
+    assert ok
+    r = to_elo(theta)
+    assert r[0] - r[1] == pytest.approx(400.0, abs=1e-6)
+    assert r.mean() == pytest.approx(1000.0)
+
+
+def test_three_models_worked_by_hand():
+    # θ = (ln 2, 0, −ln 2) gives P(A>B) = P(B>C) = 2/3 and P(A>C) = 4/5. Data exactly in those
+    # proportions (2:1, 2:1, 4:1) satisfy the likelihood equations, so the MLE is that θ:
+    # Elo gaps of 400·log10(2) = 120.41 points.
+    wins = np.array([[0, 2, 4], [1, 0, 2], [1, 1, 0]], dtype=float)
+    theta, ok = fit_bradley_terry(wins)
+    assert ok
+    np.testing.assert_allclose(theta, [np.log(2), 0.0, -np.log(2)], atol=1e-9)
+    np.testing.assert_allclose(to_elo(theta) - 1000, [120.412, 0.0, -120.412], atol=1e-3)
+
+
+def test_ties_count_half_a_win_each():
+    # One A-win and two ties between A and B is 2 wins for A to 1 for B: θ_A − θ_B = ln 2.
+    frame = pd.DataFrame({"instruction_id": ["1", "2", "3"], "model_a": ["A", "A", "B"],
+                          "model_b": ["B", "B", "A"], "verdict": ["A>B", "A=B", "A=B"]})
+    store = VerdictStore()
+    store.load(read_verdicts(frame.to_csv(index=False).encode(), name="t.csv"))
+    counts = store.counts()
+    total = pairwise_wins(counts).sum(0)
+    np.testing.assert_allclose(total, [[0, 2], [1, 0]])
+    theta, _ = fit_bradley_terry(total)
+    assert theta[0] - theta[1] == pytest.approx(np.log(2))
+
+
+def test_mle_matches_a_generic_optimiser_on_random_counts():
+    rng = np.random.default_rng(4)
+    wins = rng.integers(1, 30, (7, 7)).astype(float)
+    np.fill_diagonal(wins, 0)
+    theta, ok = fit_bradley_terry(wins)
+
+    def nll(t):
+        d = t[:, None] - t[None, :]
+        return -(wins * -np.logaddexp(0, -d)).sum() + 1e-8 * (t ** 2).sum() / 2
+
+    ref = minimize(nll, np.zeros(7), method="BFGS", options={"gtol": 1e-10}).x
+    assert ok
+    np.testing.assert_allclose(theta, ref - ref.mean(), atol=1e-5)
+
+
+def test_batched_fit_equals_single_fits():
+    rng = np.random.default_rng(5)
+    batch = rng.integers(1, 20, (4, 5, 5)).astype(float)
+    theta, _ = fit_bradley_terry(batch)
+    for b in range(4):
+        np.testing.assert_allclose(theta[b], fit_bradley_terry(batch[b])[0], atol=1e-9)
+
+
+def test_large_simulated_table_recovers_the_true_order():
+    spec = SimulationSpec(n_models=15, n_instructions=400, judges=(JudgeSpec("j", slot_bias=0.3),),
+                          both_orders=False, seed=11)
+    sim = simulate(spec)
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    board = leaderboard(store.counts(judge="j"), rounds=200, seed=1)
+    truth = sim.strengths.set_index("model")["strength"]
+    tau = kendalltau(truth[board.table["model"]].to_numpy(), board.table["rating"].to_numpy()).statistic
+    assert tau >= 0.9
+    # Ratings track the latent strengths linearly (BT on a probit-like simulator): strong correlation.
+    assert np.corrcoef(truth[board.table["model"]], board.table["rating"])[0, 1] > 0.97
+
+
+def test_bootstrap_is_seeded_and_intervals_are_95_percent_percentiles(small_store):
+    counts = small_store.counts(judge="j1")
+    one = leaderboard(counts, rounds=300, seed=3)
+    two = leaderboard(counts, rounds=300, seed=3)
+    other = leaderboard(counts, rounds=300, seed=4)
+    pd.testing.assert_frame_equal(one.table, two.table)
+    assert not np.allclose(one.table["ci_low"], other.table["ci_low"])
+    samples = one.samples[:, [one.models.index(m) for m in one.table["model"]]]
+    np.testing.assert_allclose(one.table["ci_low"], np.percentile(samples, 2.5, axis=0))
+    np.testing.assert_allclose(one.table["ci_high"], np.percentile(samples, 97.5, axis=0))
+    assert (one.table["ci_low"] <= one.table["rating"]).all()
+    assert (one.table["rating"] <= one.table["ci_high"]).all()
+    assert (one.table["rank_low"] <= one.table["rank"]).all()
+    assert (one.table["rank"] <= one.table["rank_high"]).all()
+
+
+def test_two_identical_models_get_identical_intervals():
+    # "twin" has exactly the battles of "orig" against every other model, and ties with it.
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=80, both_orders=False, seed=2))
+    rows = sim.verdicts
+    orig = "sim-cedar"
+    twin_rows = rows[(rows.model_a == orig) | (rows.model_b == orig)].copy()
+    twin_rows["model_a"] = twin_rows["model_a"].replace(orig, "twin")
+    twin_rows["model_b"] = twin_rows["model_b"].replace(orig, "twin")
+    ties = pd.DataFrame({"instruction_id": rows.instruction_id.unique(), "model_a": orig,
+                         "model_b": "twin", "verdict": 0})
+    table = pd.concat([rows, twin_rows, ties], ignore_index=True)
+    table = table[["instruction_id", "model_a", "model_b", "verdict"]]
+    store = VerdictStore()
+    store.load(read_verdicts(table.to_csv(index=False).encode(), name="twins.csv"))
+    board = leaderboard(store.counts(), rounds=400, seed=9)
+    t = board.table.set_index("model")
+    for col in ("rating", "ci_low", "ci_high"):
+        assert t.loc[orig, col] == pytest.approx(t.loc["twin", col], abs=1e-6)
+
+
+def _table(rows):
+    frame = pd.DataFrame(rows, columns=["instruction_id", "model_a", "model_b", "verdict"])
+    store = VerdictStore()
+    store.load(read_verdicts(frame.to_csv(index=False).encode(), name="t.csv"))
+    return store.counts()
+
+
+def test_a_model_that_never_loses_is_explained_and_finite():
+    rows = [(str(i), "champ", other, 1) for i in range(10) for other in ("b", "c")]
+    rows += [(str(i), "b", "c", 1 if i % 3 else -1) for i in range(10)]
+    board = leaderboard(_table(rows), rounds=100, seed=0)
+    assert board.prior_games == 1.0
+    assert any("champ lost no battle" in n for n in board.notes)
+    assert np.isfinite(board.table[["rating", "ci_low", "ci_high"]].to_numpy()).all()
+    assert board.table.iloc[0]["model"] == "champ"
+
+
+def test_a_model_that_never_wins_is_explained():
+    rows = [(str(i), "a", "loser", 1) for i in range(5)] + [(str(i), "a", "b", (-1) ** i) for i in range(5)]
+    rows += [(str(i), "b", "loser", "A>B") for i in range(5)]
+    board = leaderboard(_table(rows), rounds=50)
+    assert any("loser won no battle" in n for n in board.notes)
+
+
+def test_a_graph_in_pieces_is_ranked_within_pieces():
+    rows = [(str(i), "a", "b", (-1) ** i if i % 3 else 1) for i in range(9)]
+    rows += [(str(i), "c", "d", 1 if i % 4 else -1) for i in range(9)]
+    board = leaderboard(_table(rows), rounds=50)
+    assert board.table["piece"].nunique() == 2
+    assert sorted(board.table["rank"]) == [1, 1, 2, 2]
+    assert any("2 pieces" in n for n in board.notes)
+    graph = comparison_graph(pairwise_wins(_table(rows)).sum(0), ("a", "b", "c", "d"))
+    assert graph.n_pieces == 2 and not graph.mle_exists
+
+
+def test_all_ties_judge_gives_equal_ratings():
+    rows = [(str(i), a, b, 0) for i in range(6) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))]
+    board = leaderboard(_table(rows), rounds=50)
+    np.testing.assert_allclose(board.table["rating"], 1000.0, atol=1e-6)
+    assert board.notes == ()
+
+
+def test_too_little_data_is_a_clear_error():
+    with pytest.raises(ValueError, match="at least two different models"):
+        leaderboard(_table([("1", "a", "b", "")]), rounds=10)
+
+
+def test_elo_scale_constant():
+    assert ELO_SCALE == pytest.approx(400 / np.log(10))

@@ -1,0 +1,113 @@
+"""The DuckDB store: aggregation equals a pandas recount, design detection, isolation, atomic loads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.io import read_verdicts
+from evalcore.schema import LEVELS, VerdictFormatError
+from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.store import VerdictStore
+
+
+def test_counts_match_an_independent_pandas_recount(small_sim, small_store):
+    counts = small_store.counts(judge="j2", category="x")
+    rows = small_sim.verdicts
+    rows = rows[(rows.judge == "j2") & (rows.category == "x") & rows.verdict.notna()]
+    assert counts.counts.sum() == len(rows)
+    expected = rows.groupby(["instruction_id", "model_a", "model_b", "verdict"]).size()
+    for (inst, a, b, v), n in expected.sample(50, random_state=1).items():
+        k = LEVELS.index(int(v))
+        i = counts.instructions.index(inst)
+        assert counts.counts[i, counts.index(a), counts.index(b), k] == n
+
+
+def test_no_verdict_and_self_pairs_stay_out_of_counts():
+    frame = pd.DataFrame({
+        "instruction_id": ["1", "1", "1"], "model_a": ["a", "a", "b"],
+        "model_b": ["b", "a", "a"], "verdict": ["1", "0", ""],
+    })
+    store = VerdictStore()
+    store.load(read_verdicts(frame.to_csv(index=False).encode(), name="t.csv"))
+    c = store.counts()
+    assert c.models == ("a", "b") and c.counts.sum() == 1
+    s = store.summary()
+    assert s.self_comparison_rows == 1
+    assert s.no_verdict["no_verdict"].tolist() == [1]
+
+
+def test_summary_of_an_all_pairs_both_orders_table(small_store):
+    s = small_store.summary()
+    assert s.design == "all pairs" and s.anchor is None
+    assert s.pairs_judged == s.pairs_possible == 15
+    assert s.orders == "both orders"
+    assert s.judges == ("j1", "j2") and s.categories == ("x", "y")
+    assert s.labelled_rows > 0
+    assert s.pair_coverage["calls"].sum() == 2 * s.rows  # each pair listed in both directions
+
+
+def test_summary_detects_anchor_only_single_order():
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=30, design="anchor", anchor="sim-cedar",
+                                  both_orders=False, seed=3))
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    s = store.summary()
+    assert (s.design, s.anchor) == ("anchor-only", "sim-cedar")
+    assert s.orders == "single order"
+
+
+def test_partial_design():
+    frame = pd.DataFrame({"instruction_id": ["1", "1"], "model_a": ["a", "c"], "model_b": ["b", "d"],
+                          "verdict": [1, 1]})
+    store = VerdictStore()
+    store.load(read_verdicts(frame.to_csv(index=False).encode(), name="p.csv"))
+    assert store.summary().design == "partial"
+
+
+def test_names_with_sql_text_are_bound_not_pasted():
+    evil = "j'); DROP TABLE verdicts; --"
+    frame = pd.DataFrame({"instruction_id": ["1", "2"], "model_a": ["x'y", "b"], "model_b": ["b", "x'y"],
+                          "verdict": [1, -1], "judge": [evil, evil], "category": [evil, evil]})
+    store = VerdictStore()
+    store.load(read_verdicts(frame.to_csv(index=False).encode(), name="evil.csv"))
+    assert store.judges() == (evil,)
+    c = store.counts(judge=evil, category=evil)
+    assert c.models == ("b", "x'y") and c.counts.sum() == 2
+    assert store.counts(judge="other").counts.sum() == 0
+
+
+def test_failed_load_keeps_the_previous_table(small_store):
+    before = small_store.summary().rows
+    with pytest.raises(VerdictFormatError):
+        small_store.load(read_verdicts(b"instruction_id,model_a,model_b,verdict\n1,a,b,zzz\n",
+                                       name="bad.csv"))
+    assert small_store.summary().rows == before
+
+    broken = small_store.frame().drop(columns=["row"])  # a frame missing a canonical column
+    with pytest.raises(KeyError):
+        small_store.load(broken)
+    assert small_store.summary().rows == before
+
+
+def test_two_stores_never_see_each_other():
+    one, two = VerdictStore(), VerdictStore()
+    one.load(simulate(SimulationSpec(n_models=3, n_instructions=5, model_names=("p", "q", "r"))).verdicts)
+    two.load(simulate(SimulationSpec(n_models=3, n_instructions=5, model_names=("x", "y", "z"))).verdicts)
+    assert one.models() == ("p", "q", "r") and two.models() == ("x", "y", "z")
+
+
+def test_subset_restricts_both_axes(small_store):
+    c = small_store.counts(judge="j1")
+    sub = c.subset(instructions=np.arange(5), models=np.array([0, 2]))
+    assert sub.counts.shape == (5, 2, 2, 5)
+    assert sub.models == (c.models[0], c.models[2])
+    assert np.array_equal(sub.counts[:, 0, 1], c.counts[:5, 0, 2])
+
+
+def test_pooled_judges_when_no_judge_given():
+    sim = simulate(SimulationSpec(n_models=3, n_instructions=4, judges=(JudgeSpec("a"), JudgeSpec("b"))))
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    assert store.counts().counts.sum() == len(sim.verdicts)

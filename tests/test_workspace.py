@@ -1,0 +1,332 @@
+"""Saved datasets in the workspace DuckDB file (issue 6, item 4)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.io import read_verdicts
+from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.store import VerdictStore
+from evalcore.workspace import (
+    ENV_VAR,
+    MAX_NAME,
+    Workspace,
+    WorkspaceError,
+    check_name,
+    default_path,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _sim(seed: int, names: tuple[str, ...] | None = None, n_instructions: int = 12):
+    spec = SimulationSpec(
+        n_models=len(names) if names else 4, n_instructions=n_instructions, model_names=names,
+        judges=(JudgeSpec("judge-x", no_verdict_rate=0.1), JudgeSpec("judge-y")),
+        categories=("code", "chat"), human_fraction=0.3, seed=seed)
+    return simulate(spec)
+
+
+def _upload(seed: int, names: tuple[str, ...] | None = None, file: str = "upload.csv"):
+    """A table as an upload produces it: written to CSV, read back and validated."""
+    sim = _sim(seed, names)
+    return read_verdicts(sim.verdicts.to_csv(index=False).encode(), name=file), sim
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace(tmp_path / "ws" / "verdictlab.duckdb")
+
+
+def test_round_trip_keeps_the_canonical_frame_and_the_human_ranking(ws: Workspace) -> None:
+    table, sim = _upload(1, file="mine.csv")
+    saved = ws.save("first", table, human_ranking=sim.human_ranking)
+    assert (saved.name, saved.file, saved.rows) == ("first", "mine.csv", len(sim.verdicts))
+    assert (saved.models, saved.judges, saved.instructions) == (4, 2, 12)
+    back = ws.load("first")
+    pd.testing.assert_frame_equal(back.table.frame, table.frame)
+    assert back.table.file == "mine.csv" and back.table.format == table.format
+    assert back.table.report == table.report  # same no-verdict count, duplicates, …
+    expected = sim.human_ranking.sort_values("score", ascending=False).reset_index(drop=True)
+    assert list(back.human_ranking["model"]) == list(expected["model"])
+    np.testing.assert_allclose(back.human_ranking["score"], expected["score"])
+    # the loaded table aggregates exactly like the upload
+    a, b = VerdictStore(), VerdictStore()
+    a.load(table)
+    b.load(back.table)
+    np.testing.assert_array_equal(a.counts(judge="judge-x").counts, b.counts(judge="judge-x").counts)
+    assert ws.names() == ("first",)
+    assert ws.table()["rows"].tolist() == [len(sim.verdicts)]
+
+
+def test_saved_dataset_is_there_after_a_restart(tmp_path: Path) -> None:
+    """A separate Python process saves; after it has exited, this process reads the data."""
+    path = tmp_path / "restart.duckdb"
+    code = (
+        "import sys\n"
+        "from evalcore.simulate import SimulationSpec, simulate\n"
+        "from evalcore.workspace import Workspace\n"
+        "sim = simulate(SimulationSpec(n_models=3, n_instructions=7, model_names=('p','q','r'),"
+        " seed=5))\n"
+        "Workspace(sys.argv[1]).save('from another process', sim.verdicts, file='x.csv')\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(path)], cwd=ROOT, check=True, timeout=60)
+    loaded = Workspace(path).load("from another process")
+    expected = simulate(SimulationSpec(n_models=3, n_instructions=7, model_names=("p", "q", "r"),
+                                       seed=5)).verdicts
+    assert len(loaded.table.frame) == len(expected) == 7 * 3 * 2
+    assert list(loaded.table.frame["verdict"]) == list(expected["verdict"])
+    assert loaded.table.file == "x.csv"
+
+
+@pytest.mark.parametrize("name", [
+    "x'; DROP TABLE datasets; --",
+    'Robert"); DELETE FROM dataset_rows; --',
+    "naïve — ünïcödé 数据",
+    "  spaces around  ",
+])
+def test_names_with_sql_and_quotes_are_bound_parameters(ws: Workspace, name: str) -> None:
+    other, _ = _upload(2, ("o1", "o2", "o3"))
+    ws.save("other", other)
+    table, _ = _upload(3, ("n1", "n2", "n3"))
+    ws.save(name, table)
+    assert set(ws.names()) == {"other", name.strip()}
+    assert set(ws.load(name.strip()).table.frame["model_a"]) <= {"n1", "n2", "n3"}
+    assert set(ws.load("other").table.frame["model_a"]) <= {"o1", "o2", "o3"}
+    assert ws.delete(name.strip())
+    assert ws.names() == ("other",)
+
+
+def test_taken_name_needs_replace(ws: Workspace) -> None:
+    first, _ = _upload(4, ("a1", "a2", "a3"))
+    second, _ = _upload(5, ("b1", "b2", "b3", "b4"))
+    ws.save("same", first)
+    with pytest.raises(WorkspaceError, match="already saved"):
+        ws.save("same", second)
+    assert set(ws.load("same").table.frame["model_b"]) <= {"a1", "a2", "a3"}
+    saved = ws.save("same", second, replace=True)
+    assert saved.models == 4
+    assert set(ws.load("same").table.frame["model_b"]) <= {"b1", "b2", "b3", "b4"}
+    assert ws.names() == ("same",)
+
+
+def test_failed_save_leaves_nothing_half_written(ws: Workspace) -> None:
+    good, _ = _upload(6, ("g1", "g2", "g3"))
+    ws.save("kept", good)
+    bad = good.frame.copy()
+    bad["verdict"] = bad["verdict"].astype("float64").fillna(0).astype("int64")
+    bad.loc[bad.index[-1], "verdict"] = 500  # does not fit the TINYINT column: the insert fails
+    with pytest.raises(duckdb.Error):
+        ws.save("kept", bad, replace=True)  # the old rows were deleted inside the transaction …
+    pd.testing.assert_frame_equal(ws.load("kept").table.frame, good.frame)  # … and are back
+    with pytest.raises(duckdb.Error):
+        ws.save("new", bad)
+    assert ws.names() == ("kept",)
+    with duckdb.connect(str(ws.path)) as con:
+        assert con.execute("SELECT count(*) FROM dataset_rows WHERE dataset = 'new'").fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM dataset_rows").fetchone() == (len(good.frame),)
+
+
+def test_concurrent_saves_from_many_sessions_lose_nothing(tmp_path: Path) -> None:
+    """Eight threads (as eight browser sessions) save at once, each through its own Workspace."""
+    path = tmp_path / "shared.duckdb"
+    n = 8
+    tables = [_upload(10 + k, tuple(f"t{k}-m{j}" for j in range(3)))[0] for k in range(n)]
+    barrier = threading.Barrier(n)
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            barrier.wait(timeout=30)
+            Workspace(path).save(f"session {k}", tables[k])
+            Workspace(path).list()
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors
+    ws = Workspace(path)
+    assert ws.names() == tuple(f"session {k}" for k in range(n))
+    for k in range(n):
+        frame = ws.load(f"session {k}").table.frame
+        pd.testing.assert_frame_equal(frame, tables[k].frame)
+
+
+def test_concurrent_saves_of_one_name_keep_exactly_one(tmp_path: Path) -> None:
+    path = tmp_path / "race.duckdb"
+    n = 6
+    tables = [_upload(30 + k, tuple(f"r{k}-m{j}" for j in range(3)))[0] for k in range(n)]
+    barrier = threading.Barrier(n)
+    outcomes: list[str] = []
+
+    def work(k: int) -> None:
+        barrier.wait(timeout=30)
+        try:
+            Workspace(path).save("contested", tables[k])
+            outcomes.append(f"saved {k}")
+        except WorkspaceError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    winners = [o for o in outcomes if o.startswith("saved")]
+    assert len(outcomes) == n and len(winners) == 1
+    k = int(winners[0].split()[1])
+    pd.testing.assert_frame_equal(Workspace(path).load("contested").table.frame, tables[k].frame)
+
+
+def test_delete(ws: Workspace) -> None:
+    a, _ = _upload(7, ("d1", "d2", "d3"))
+    b, sim = _upload(8, ("e1", "e2", "e3"))
+    ws.save("a", a)
+    ws.save("b", b, human_ranking=sim.human_ranking)
+    assert ws.delete("b") is True
+    assert ws.delete("b") is False
+    assert ws.names() == ("a",) and not ws.exists("b") and ws.exists("a")
+    with pytest.raises(WorkspaceError, match="no saved dataset"):
+        ws.load("b")
+    with duckdb.connect(str(ws.path)) as con:
+        assert con.execute("SELECT count(*) FROM dataset_rows WHERE dataset = 'b'").fetchone() == (0,)
+        assert con.execute("SELECT count(*) FROM dataset_rankings").fetchone() == (0,)
+    pd.testing.assert_frame_equal(ws.load("a").table.frame, a.frame)
+
+
+def test_check_name() -> None:
+    assert check_name("  my run  ") == "my run"
+    for bad in ("", "   ", None, "a\nb", "tab\there", "x" * (MAX_NAME + 1)):
+        with pytest.raises(WorkspaceError):
+            check_name(bad)
+    assert check_name("x" * MAX_NAME) == "x" * MAX_NAME
+
+
+def test_empty_table_is_refused(ws: Workspace) -> None:
+    table, _ = _upload(9)
+    with pytest.raises(WorkspaceError, match="nothing to save"):
+        ws.save("empty", table.frame.iloc[:0])
+    assert ws.names() == ()
+
+
+def test_default_path_and_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert default_path() == Path("workspace") / "verdictlab.duckdb"
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "elsewhere.duckdb"))
+    assert default_path() == tmp_path / "elsewhere.duckdb"
+    assert Workspace().path == tmp_path / "elsewhere.duckdb"
+
+
+def test_unopenable_workspace_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    with pytest.raises(WorkspaceError, match="cannot be opened"):
+        Workspace(blocker / "ws.duckdb").names()
+    not_duckdb = tmp_path / "garbage.duckdb"
+    not_duckdb.write_bytes(b"this is not a DuckDB database file" * 200)
+    with pytest.raises(WorkspaceError, match="cannot be opened"):
+        Workspace(not_duckdb).list()
+
+
+# -- the Data page's "Saved datasets" section and shareable links (AppTest, no browser) --------
+
+APP = str(ROOT / "app.py")
+
+
+def _app(**params: str):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=90)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def _button(at, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def test_page_saves_loads_and_deletes_through_the_ui(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    path = tmp_path / "ui.duckdb"
+    monkeypatch.setenv(ENV_VAR, str(path))
+    sim = _sim(40, ("ui-a", "ui-b", "ui-c"))
+    at = _app()
+    assert not at.exception
+    at.file_uploader(key="upload").upload("mine.csv", sim.verdicts.to_csv(index=False).encode(),
+                                          "text/csv").run()
+    assert not at.exception
+    assert "dataset" not in at.query_params  # an upload is not in the URL until it is saved
+    name = "run 1'; DROP TABLE datasets; --"
+    at.text_input(key="save_name").set_value(name)
+    _button(at, "Save").click().run()
+    assert not at.exception and not at.error
+    assert Workspace(path).names() == (name,)
+    assert at.query_params["dataset"] == name
+    assert any("Saved as" in s.value for s in at.success)
+
+    # a saved name that is taken is refused in words and nothing changes
+    _button(at, "Save").click().run()
+    assert any("already saved" in e.value for e in at.error)
+
+    # a fresh session opened with the link loads the saved dataset through the upload path
+    link = _app(dataset=name, judge="judge-y")
+    assert not link.exception and not link.warning
+    assert link.session_state["vl"]["saved"] == name
+    assert link.session_state["vl"]["source"] == "mine.csv"
+    assert any(h.value == "Loaded: mine.csv" for h in link.subheader)
+    link.switch_page("pages/leaderboard.py").run()
+    assert not link.exception
+    assert link.selectbox(key="judge_select").value == "judge-y"
+    assert link.query_params["judge"] == "judge-y" and link.query_params["dataset"] == name
+
+    # delete through the UI: needs the confirmation
+    at.selectbox(key="saved_pick").set_value(name).run()
+    assert _button(at, "Delete").disabled
+    at.checkbox(key="saved_confirm").check().run()
+    _button(at, "Delete").click().run()
+    assert not at.exception
+    assert Workspace(path).names() == ()
+
+
+def test_link_to_a_demo_judge_and_category(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "unused.duckdb"))
+    at = _app(dataset="demo-anchor")
+    assert not at.exception
+    assert at.session_state["vl"]["demo"].startswith("Demo: anchor-only")
+    at = _app(dataset="demo-all-pairs", judge="sim-judge-tie-happy", category="math")
+    at.switch_page("pages/leaderboard.py").run()
+    assert not at.exception
+    assert at.selectbox(key="category_select").value == "math"
+    assert at.query_params["category"] == "math"
+    judges = at.selectbox(key="judge_select").options
+    assert "sim-judge-tie-happy" in judges
+    assert at.selectbox(key="judge_select").value == "sim-judge-tie-happy"
+    # changing the judge writes it back into the URL
+    other = next(j for j in judges if j != "sim-judge-tie-happy")
+    at.selectbox(key="judge_select").set_value(other).run()
+    assert at.query_params["judge"] == other
+    at.selectbox(key="category_select").set_value("All categories").run()
+    assert "category" not in at.query_params
+
+
+def test_link_to_an_unknown_dataset_says_so_and_shows_the_demo(monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: Path) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "empty.duckdb"))
+    at = _app(dataset="no such dataset")
+    assert not at.exception
+    assert any("no saved dataset named 'no such dataset'" in w.value for w in at.warning)
+    assert at.session_state["vl"]["demo"]
+    assert at.query_params["dataset"] == "demo-all-pairs"
