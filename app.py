@@ -8,18 +8,18 @@ import streamlit as st
 
 HERE = Path(__file__).resolve().parent
 
-st.set_page_config(page_title="Verdict Lab", page_icon="⚖️", layout="wide")
+st.set_page_config(page_title="Verdict Lab", page_icon=":material/balance:", layout="wide")
 
 #: (file, title, icon): the pages, in the order of the sidebar. Missing files are skipped.
 PAGES: tuple[tuple[str, str, str], ...] = (
-    ("pages/data.py", "Data", "📂"),
-    ("pages/overview.py", "Overview", "🧭"),
-    ("pages/leaderboard.py", "Leaderboard", "🏆"),
-    ("pages/anchors.py", "Anchors", "⚓"),
-    ("pages/judge.py", "Judge", "🧑‍⚖️"),
-    ("pages/ties.py", "Tie structure", "🟰"),
-    ("pages/power.py", "Power", "📏"),
-    ("pages/calibration.py", "Calibration", "🎯"),
+    ("pages/data.py", "Data", ":material/database:"),
+    ("pages/overview.py", "Overview", ":material/summarize:"),
+    ("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
+    ("pages/anchors.py", "Anchors", ":material/anchor:"),
+    ("pages/judge.py", "Judge", ":material/gavel:"),
+    ("pages/ties.py", "Tie structure", ":material/drag_handle:"),
+    ("pages/power.py", "Power", ":material/straighten:"),
+    ("pages/calibration.py", "Calibration", ":material/tune:"),
 )
 
 pages = [st.Page(path, title=title, icon=icon, default=(i == 0))

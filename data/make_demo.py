@@ -7,11 +7,13 @@ Every model and judge in them is simulated ("sim-…"); nothing here is a real m
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # run as a script from anywhere
+
+from evalcore.simulate import JudgeSpec, SimulationSpec, simulate  # noqa: E402
 
 #: Three judges that differ the way real ones do.
 DEMO_JUDGES = (
@@ -59,7 +61,8 @@ def main() -> None:
             if judge.family:
                 fh.write(f"{judge.name},{judge.family}\n")
     anchor = simulate(anchor_only_spec())
-    anchor.verdicts.drop(columns=["row"]).to_csv(HERE / "demo_anchor_only.csv.gz", index=False)
+    anchor.verdicts.drop(columns=["row"]).to_csv(HERE / "demo_anchor_only.csv.gz", index=False,
+                                              compression={"method": "gzip", "mtime": 0})
     for path in sorted(HERE.glob("demo_*")):
         print(f"{path.name}: {path.stat().st_size / 1e6:.2f} MB")
 

@@ -6,10 +6,12 @@ Definitions (seed 003 §1, §4, §7; ``shared/notes/DEFINITIONS.md``, "The judge
   judges and humans both answer A, B or tie, and "tie" and "tie, both bad" are one class.
 - **Agreement**: the share of labelled calls where the judge's verdict and the row's human label
   name the same outcome. Calls without a verdict are counted (``n_no_verdict``) and left out,
-  never imputed. **Cohen's κ** = (p_o − p_e)/(1 − p_e) with p_e from the two marginals.
+  never imputed. **Cohen's κ** = (p_o − p_e)/(1 − p_e) with p_e from the two marginals; labels
+  are read from slot A's point of view, as the file gives them (κ, unlike agreement, depends on
+  the point of view through the marginals).
   With ``both_orders=True`` the judge's verdict on a pair is the both-orders verdict
   (:mod:`evalcore.judge`; the first call of each order) compared with every human label the pair
-  carries, read from the same model's point of view.
+  carries, both read from the alphabetically first model's point of view.
 - **Krippendorff's α** (nominal) among the human labels of the same unit (instruction × unordered
   pair, labels read from the alphabetically first model's point of view), over units with two or
   more labels: α = 1 − D_o/D_e from the coincidence matrix (Krippendorff 2011, "Computing
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalcore.ranking import bootstrap_weights
 from evalcore.store import VerdictStore
 
 #: The outcome classes, in order: loss, tie, win (from the point of view read).
@@ -74,17 +77,28 @@ def cohen_kappa(confusion: np.ndarray) -> float:
 def krippendorff_alpha_nominal(units: list[np.ndarray] | list[list[int]]) -> float:
     """Nominal Krippendorff's α over units, each a list of the values coders gave it.
 
-    Units with fewer than two values are not pairable and are ignored. Vectorised over units
-    by counting values per (unit, value)."""
-    values = [np.asarray(u) for u in units if len(u) >= 2]
-    if not values:
+    Units with fewer than two values are not pairable and are ignored."""
+    sizes = np.array([len(u) for u in units], dtype=np.int64)
+    if sizes.sum() == 0:
         return float("nan")
-    categories, inverse = np.unique(np.concatenate(values), return_inverse=True)
+    unit = np.repeat(np.arange(len(units)), sizes)
+    values = np.concatenate([np.asarray(u) for u in units if len(u)])
+    return alpha_nominal_from_labels(unit, values)
+
+
+def alpha_nominal_from_labels(unit: np.ndarray, value: np.ndarray) -> float:
+    """Nominal Krippendorff's α from one (unit id, value) pair per label, vectorised by counting
+    values per (unit, value); units with fewer than two labels are ignored."""
+    _, unit = np.unique(np.asarray(unit), return_inverse=True)
+    categories, inverse = np.unique(np.asarray(value), return_inverse=True)
     k = len(categories)
-    sizes = np.array([len(u) for u in values])
-    unit_index = np.repeat(np.arange(len(values)), sizes)
-    n_uc = np.zeros((len(values), k))
-    np.add.at(n_uc, (unit_index, inverse), 1.0)
+    n_units = int(unit.max()) + 1 if unit.size else 0
+    n_uc = np.bincount(unit * k + inverse, minlength=n_units * k).reshape(n_units, k).astype(float)
+    sizes = n_uc.sum(axis=1)
+    keep = sizes >= 2
+    if not keep.any():
+        return float("nan")
+    n_uc, sizes = n_uc[keep], sizes[keep]
     # coincidences o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1)
     scale = 1.0 / (sizes - 1.0)
     o = np.einsum("u,uc,uk->ck", scale, n_uc, n_uc) - np.diag((n_uc * scale[:, None]).sum(axis=0))
@@ -133,7 +147,11 @@ class HumanAgreement:
     n: int  # labelled calls with a verdict (pairs with both_orders)
     n_no_verdict: int  # labelled calls whose call returned no verdict (left out)
     agreement: float
+    agreement_low: float
+    agreement_high: float
     kappa: float
+    kappa_low: float
+    kappa_high: float
     confusion: np.ndarray  # 3×3, rows human loss/tie/win, columns judge loss/tie/win
     compression: pd.DataFrame
     human_tie_share: float
@@ -157,7 +175,12 @@ class HumanAgreement:
             "n_no_verdict": self.n_no_verdict,
             "both_orders": self.both_orders,
             "agreement": self.agreement,
+            "agreement_low": self.agreement_low,
+            "agreement_high": self.agreement_high,
             "kappa": self.kappa,
+            "kappa_low": self.kappa_low,
+            "kappa_high": self.kappa_high,
+            "interval": "2.5-97.5 percentiles of a bootstrap over labelled instructions",
             "confusion": {"rows_human": list(OUTCOMES), "columns_judge": list(OUTCOMES),
                           "counts": self.confusion.tolist()},
             "human_tie_share": self.human_tie_share,
@@ -184,11 +207,14 @@ def _units(rows: pd.DataFrame) -> pd.DataFrame:
     verdict = rows["verdict"].to_numpy(dtype="float64", na_value=np.nan)
     sign = np.where(flip, -1, 1)
     return pd.DataFrame({
+        "instruction": pd.factorize(rows["instruction_id"].astype(str).to_numpy())[0],
         "unit": pd.factorize(pd.Series(rows["instruction_id"].astype(str).to_numpy()) + "\x1f"
                              + first + "\x1f" + second)[0],
         "flip": flip,
         "human": human * sign,
         "verdict": verdict * sign,
+        "human_row": human,
+        "verdict_row": verdict,
     })
 
 
@@ -218,11 +244,39 @@ def _ceiling(units: pd.DataFrame) -> tuple[np.ndarray, int, float, int]:
     return conf, int(keep.sum()), pair_agreement, int(multi.sum())
 
 
+def _bootstrap(instruction: np.ndarray, human: np.ndarray, judge: np.ndarray, rounds: int,
+               seed: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """95% intervals of agreement and κ, resampling instructions (one matrix product)."""
+    if not rounds or len(human) == 0:
+        return (float("nan"),) * 2, (float("nan"),) * 2
+    n_inst = int(instruction.max()) + 1
+    cells = _classes(human) * 3 + _classes(judge)
+    per = np.zeros((n_inst, 9))
+    np.add.at(per, (instruction, cells), 1.0)
+    conf = (bootstrap_weights(n_inst, rounds, seed) @ per).reshape(rounds, 3, 3)
+    total = conf.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_o = np.trace(conf, axis1=1, axis2=2) / total
+        p_e = np.einsum("ri,ri->r", conf.sum(axis=2), conf.sum(axis=1)) / total ** 2
+        kappa = (p_o - p_e) / (1.0 - p_e)
+
+    def pct(x: np.ndarray) -> tuple[float, float]:
+        x = x[np.isfinite(x)]
+        if x.size == 0:
+            return float("nan"), float("nan")
+        low, high = np.percentile(x, [2.5, 97.5])
+        return float(low), float(high)
+
+    return pct(p_o), pct(kappa)
+
+
 def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
-                    rates: tuple[float, ...] = COMPRESSION_RATES) -> HumanAgreement:
+                    rates: tuple[float, ...] = COMPRESSION_RATES, rounds: int = 1000,
+                    seed: int = 0) -> HumanAgreement:
     """Agreement, κ, α, the human ceiling and the compression table from labelled rows.
 
-    ``rows``: instruction_id, model_a, model_b, verdict (nullable), human (−2..+2).
+    ``rows``: instruction_id, model_a, model_b, verdict (nullable), human (−2..+2). Agreement and
+    κ carry 95% intervals from ``rounds`` bootstrap resamples of the labelled instructions.
     """
     rows = rows[rows["human"].notna() & (rows["model_a"] != rows["model_b"])]
     if len(rows) == 0:
@@ -242,9 +296,11 @@ def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
         labels = units[units["unit"].isin(both)]
         human = labels["human"].to_numpy()
         judge = judge_of_unit.loc[labels["unit"]].to_numpy()
+        instruction = labels["instruction"].to_numpy()
     else:
-        human = units["human"].to_numpy()[has_verdict]
-        judge = units["verdict"].to_numpy()[has_verdict]
+        human = units["human_row"].to_numpy()[has_verdict]
+        judge = units["verdict_row"].to_numpy()[has_verdict]
+        instruction = units["instruction"].to_numpy()[has_verdict]
     if len(human) == 0:
         raise ValueError(
             "No labelled row has a judge verdict"
@@ -252,15 +308,19 @@ def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
             + ": agreement with humans cannot be computed.")
     conf = confusion_matrix(human, judge.astype(np.int64))
     n = int(conf.sum())
+    agreement_ci, kappa_ci = _bootstrap(instruction, human, judge.astype(np.int64), rounds, seed)
     tie_share = float(np.mean(np.sign(units["human"].to_numpy()) == 0))
     ceiling_conf, ceiling_n, pair_agreement, alpha_units = _ceiling(units)
-    groups = units.groupby("unit")["human"].apply(lambda s: np.sign(s.to_numpy()))
-    alpha = krippendorff_alpha_nominal(list(groups))
+    alpha = alpha_nominal_from_labels(units["unit"].to_numpy(), np.sign(units["human"].to_numpy()))
     return HumanAgreement(
         n=n,
         n_no_verdict=n_no_verdict,
         agreement=float(np.trace(conf) / n),
+        agreement_low=agreement_ci[0],
+        agreement_high=agreement_ci[1],
         kappa=cohen_kappa(conf),
+        kappa_low=kappa_ci[0],
+        kappa_high=kappa_ci[1],
         confusion=conf,
         compression=compression_table(symmetrise(conf), tie_share=tie_share, rates=rates),
         human_tie_share=tie_share,

@@ -325,6 +325,7 @@ def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = 
     if design != "anchor-only" and m >= 3:
         rating = _quadratic(wins, models)
         position = ranks_descending(rating).astype(float)
+        notes.extend(comparison_graph(wins, models).notes(models))
         quadratic = pd.DataFrame({"model": list(models), "rating": rating,
                                   "position": position.astype(int)}
                                  ).sort_values("position", kind="stable").reset_index(drop=True)
@@ -483,7 +484,7 @@ def anchor_ranking(counts: VerdictCounts, anchor: str, *, tau: str = "b") -> Anc
                                                     ).reset_index(drop=True)
     total, calls = verdicts_against(counts)
     d, p = _pair_disagreements(total[:, :, a], calls[:, :, a])
-    orders = 2 if _both_orders_share(counts) >= 0.5 else 1
+    orders = orders_per_pair(counts)
     return AnchorRanking(
         anchor=anchor, judge=counts.judge, tau=tau, tau_quadratic=tau_q,
         informativeness=float(d.sum() / p.sum()) if p.sum() else float("nan"), table=table,
@@ -498,6 +499,11 @@ def _both_orders_share(counts: VerdictCounts) -> float:
     if not judged.any():
         return 0.0
     return float((judged & np.swapaxes(judged, 1, 2)).sum() / judged.sum())
+
+
+def orders_per_pair(counts: VerdictCounts) -> int:
+    """2 when most judged pairs were judged in both orders, else 1 (for costing designs)."""
+    return 2 if _both_orders_share(counts) >= 0.5 else 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -661,7 +667,9 @@ def sample_size_sweep(counts: VerdictCounts, *, sizes: tuple[int, ...] | None = 
         theta, _ = fit_bradley_terry(w, prior_games=_RESAMPLE_PRIOR)
         rates = np.where(eye, np.nan, _win_rates(w))  # (R, A, m)
         scores = np.concatenate([theta[:, None, :], rates], axis=1)  # (R, 1 + M, m)
-        taus = kendall_tau(scores, ref, variant=tau)  # (R, 1 + M)
+        chunk = max(1, 400_000 // ((m + 1) * m * m))  # bound the (chunk, 1 + M, m, m) pair arrays
+        taus = np.concatenate([kendall_tau(scores[r:r + chunk], ref, variant=tau)
+                               for r in range(0, repetitions, chunk)])  # (R, 1 + M)
         frames.append(pd.DataFrame({
             "size": size, "repetition": np.repeat(np.arange(repetitions), m + 1),
             "ranking": np.tile(names, repetitions), "tau": taus.ravel()}))
@@ -827,7 +835,7 @@ def pilot_screening(counts: VerdictCounts, *, k: int = 10, n_models: int | None 
         "recommended_rate": np.bincount(top, minlength=m) / repetitions,
     }).sort_values("position", kind="stable").reset_index(drop=True)
     best, worst = int(np.argmin(position)), int(np.argmax(position))
-    orders = 2 if _both_orders_share(counts) >= 0.5 else 1
+    orders = orders_per_pair(counts)
     return PilotScreening(
         k=k, n_models=pool, repetitions=repetitions, seed=seed, table=table,
         pearson_r=float(np.nanmean(r_reps)) if np.isfinite(r_reps).any() else float("nan"),

@@ -333,6 +333,8 @@ def size_plan(target: float, youden_j: float | None = None, *, se: float | None 
 class CalibrationCounts:
     """What a calibration needs, counted from the rows (candidate's point of view).
 
+    A unit is one judge call, or with ``both_orders`` one pair judged in both orders
+    (``unpaired_calls`` = calls left out for want of their other order).
     Judged (target slice): ``wins``, ``ties``, ``losses`` of the candidate. Labelled (rows with a
     human label, in the labelled slice): among human wins (``n_se``) the judge said win ``tp``
     times and tie ``tie_pos`` times; among human non-wins (``n_sp``, human tie or loss) the judge
@@ -348,6 +350,8 @@ class CalibrationCounts:
     n_sp: int
     tie_pos: int = 0
     tie_neg: int = 0
+    both_orders: bool = False
+    unpaired_calls: int = 0
 
     @property
     def n_judged(self) -> int:
@@ -358,8 +362,8 @@ class CalibrationCounts:
         return self.n_se + self.n_sp
 
 
-_ROWS_SQL = """
-WITH oriented AS (
+_PER_CALL_CTE = """
+WITH units AS (
     SELECT CASE WHEN ? IS NULL OR model_a = ? THEN verdict ELSE -verdict END AS v,
            CASE WHEN ? IS NULL OR model_a = ? THEN human ELSE -human END AS h,
            category
@@ -369,6 +373,45 @@ WITH oriented AS (
       AND (? IS NULL OR model_a = ? OR model_b = ?)
       AND (? IS NULL OR model_a = ? OR model_b = ?)
 )
+"""
+
+# One unit per (instruction, opponent) judged exactly once in each order: the judge's verdict is
+# the sign both orders agree on, else a tie (DEFINITIONS.md "both-orders verdict"); the human
+# label is the majority sign of the labels the two calls carry (a tie when they split).
+_BOTH_ORDERS_CTE = """
+WITH oriented AS (
+    SELECT instruction_id,
+           CASE WHEN model_a = ? THEN model_b ELSE model_a END AS opponent,
+           model_a = ? AS candidate_first,
+           sign(CASE WHEN model_a = ? THEN verdict ELSE -verdict END) AS v,
+           sign(CASE WHEN model_a = ? THEN human ELSE -human END) AS h,
+           category
+    FROM verdicts
+    WHERE verdict IS NOT NULL AND model_a <> model_b
+      AND (? IS NULL OR judge = ?)
+      AND (? IS NULL OR model_a = ? OR model_b = ?)
+      AND (? IS NULL OR model_a = ? OR model_b = ?)
+), pairs AS (
+    SELECT instruction_id, opponent, any_value(category) AS category,
+           count(*) FILTER (WHERE candidate_first) AS n_first,
+           count(*) FILTER (WHERE NOT candidate_first) AS n_second,
+           max(v) FILTER (WHERE candidate_first) AS v_first,
+           max(v) FILTER (WHERE NOT candidate_first) AS v_second,
+           count(h) AS n_h, sum(h) AS h_sum
+    FROM oriented GROUP BY instruction_id, opponent
+), units AS (
+    SELECT category, CASE WHEN v_first = v_second THEN v_first ELSE 0 END AS v,
+           CASE WHEN n_h = 0 THEN NULL ELSE sign(h_sum) END AS h
+    FROM pairs WHERE n_first = 1 AND n_second = 1
+)
+"""
+
+_UNPAIRED_SQL = """
+SELECT coalesce(sum(n_first + n_second), 0) FROM pairs
+WHERE NOT (n_first = 1 AND n_second = 1) AND (? IS NULL OR category = ?)
+"""
+
+_AGGREGATE_SQL = """
 SELECT
     count(*) FILTER (WHERE v > 0 AND (? IS NULL OR category = ?)) AS wins,
     count(*) FILTER (WHERE v = 0 AND (? IS NULL OR category = ?)) AS ties,
@@ -379,7 +422,7 @@ SELECT
     count(*) FILTER (WHERE h <= 0 AND (? IS NULL OR category = ?)) AS n_sp,
     count(*) FILTER (WHERE h > 0 AND v = 0 AND (? IS NULL OR category = ?)) AS tie_pos,
     count(*) FILTER (WHERE h <= 0 AND v = 0 AND (? IS NULL OR category = ?)) AS tie_neg
-FROM oriented
+FROM units
 """
 
 
@@ -403,7 +446,8 @@ def _connection(data: VerdictStore | pd.DataFrame) -> duckdb.DuckDBPyConnection:
 def calibration_counts(data: VerdictStore | pd.DataFrame, *, judge: str | None = None,
                        candidate: str | None = None, baseline: str | None = None,
                        category: str | None = None,
-                       labelled_category: str | None | _SameSlice = SAME_SLICE) -> CalibrationCounts:
+                       labelled_category: str | None | _SameSlice = SAME_SLICE,
+                       both_orders: bool = False) -> CalibrationCounts:
     """Count the candidate's judged and labelled outcomes in DuckDB (names as bound parameters).
 
     ``candidate`` None reads every call from slot A's point of view ("slot A wins"); otherwise
@@ -411,7 +455,15 @@ def calibration_counts(data: VerdictStore | pd.DataFrame, *, judge: str | None =
     the candidate's point of view. Calls with no verdict and self-comparisons are left out.
     ``category`` is the slice being corrected (None: all); ``labelled_category`` the slice the
     labelled rows come from (default: the same slice).
+
+    ``both_orders`` counts one unit per (instruction, opponent) judged once in each order instead
+    of one per call: the judge's verdict is the one both orders agree on, else a tie (seed 003 §1;
+    DEFINITIONS.md), the human label the majority of the two calls' labels (a tie when they split).
+    Pairs not judged exactly once in each order are left out and counted in ``unpaired_calls``.
     """
+    if both_orders and candidate is None:
+        raise ValueError("the both-orders verdict needs a candidate model: slot A changes sides "
+                         "between the two orders")
     if baseline is not None and candidate is None:
         raise ValueError("a baseline needs a candidate: name the model to compare against it")
     if baseline is not None and baseline == candidate:
@@ -432,14 +484,17 @@ def calibration_counts(data: VerdictStore | pd.DataFrame, *, judge: str | None =
             if name is not None and name not in models:
                 raise ValueError(f"{role} {name!r} is not a model of the table; its models are: "
                                  + ", ".join(sorted(map(str, models))))
-        both = [candidate, candidate] * 2
-        params = both + [judge, judge] + [candidate] * 3 + [baseline] * 3
-        params += [category, category] * 3 + [lab, lab] * 6
-        row = con.execute(_ROWS_SQL, params).fetchone()
+        cte = _BOTH_ORDERS_CTE if both_orders else _PER_CALL_CTE
+        params = [candidate] * 4 + [judge, judge] + [candidate] * 3 + [baseline] * 3
+        row = con.execute(cte + _AGGREGATE_SQL, params + [category, category] * 3 + [lab, lab] * 6
+                          ).fetchone()
+        unpaired = (con.execute(cte + _UNPAIRED_SQL, params + [category, category]).fetchone()[0]
+                    if both_orders else 0)
     finally:
         con.close()
     names = ("wins", "ties", "losses", "tp", "n_se", "tn", "n_sp", "tie_pos", "tie_neg")
-    return CalibrationCounts(**{k: int(v or 0) for k, v in zip(names, row, strict=True)})
+    values = {k: int(v or 0) for k, v in zip(names, row, strict=True)}
+    return CalibrationCounts(**values, both_orders=both_orders, unpaired_calls=int(unpaired or 0))
 
 
 # -- the calibration ------------------------------------------------------------------------------
@@ -503,6 +558,8 @@ class Calibration:
             "baseline": self.baseline,
             "category": self.category,
             "labelled_category": self.labelled_category,
+            "both_orders": c.both_orders,
+            "unpaired_calls": c.unpaired_calls,
             "n_judged": c.n_judged,
             "wins": c.wins,
             "ties": c.ties,
@@ -566,15 +623,16 @@ def _slice_name(category: str | None) -> str:
     return "all categories" if category is None else f"category {category!r}"
 
 
-def calibrate(data: VerdictStore | pd.DataFrame | CalibrationCounts, *, judge: str | None = None,
-              candidate: str | None = None, baseline: str | None = None, category: str | None = None,
+def calibrate(data: VerdictStore | pd.DataFrame | CalibrationCounts, judge: str | None = None,
+              candidate: str | None = None, baseline: str | None = None, *, category: str | None = None,
               labelled_category: str | None | _SameSlice = SAME_SLICE,
-              max_floor: float = DEFAULT_MAX_FLOOR, min_per_class: int = MIN_PER_CLASS,
-              z: float = Z95) -> Calibration:
+              both_orders: bool = False, max_floor: float = DEFAULT_MAX_FLOOR,
+              min_per_class: int = MIN_PER_CLASS, z: float = Z95) -> Calibration:
     """Calibrate a judge's win rate for a candidate against the human labels (seed 003 §6).
 
     ``data`` is a store, a canonical verdict frame or already-counted :class:`CalibrationCounts`.
     The candidate is a model (against ``baseline`` or every opponent) or, by default, slot A.
+    ``both_orders`` uses the both-orders verdict (see :func:`calibration_counts`).
 
     The refusal rule (issue 5, item 5): the correction is refused, with the reason in words, when
     the labelled rows hold fewer than ``min_per_class`` (default 5) human wins or human non-wins
@@ -591,7 +649,7 @@ def calibrate(data: VerdictStore | pd.DataFrame | CalibrationCounts, *, judge: s
     lab = category if isinstance(labelled_category, _SameSlice) else labelled_category
     c = data if isinstance(data, CalibrationCounts) else calibration_counts(
         data, judge=judge, candidate=candidate, baseline=baseline, category=category,
-        labelled_category=labelled_category)
+        labelled_category=labelled_category, both_orders=both_orders)
     who = "slot A" if candidate is None else candidate + (f" vs {baseline}" if baseline else "")
     if c.n_judged == 0:
         raise ValueError(f"no judged rows for {who} with judge {judge!r} in {_slice_name(category)}: "
@@ -611,8 +669,8 @@ def calibrate(data: VerdictStore | pd.DataFrame | CalibrationCounts, *, judge: s
              if c.n_se and c.n_sp else 0.5)
     reason = ""
     if c.n_labelled == 0:
-        reason = ("no labelled rows for this selection (no 'human' labels in "
-                  f"{_slice_name(lab)}): there is nothing to measure the judge against")
+        reason = (f"no labelled rows: none of the judged rows of {who} in {_slice_name(lab)} carries a "
+                  "'human' label, so there is nothing to measure the judge against")
     elif c.n_se < min_per_class:
         reason = (f"only {c.n_se} of the {c.n_labelled:,} labelled rows are human-called wins for {who} "
                   f"(at least {min_per_class} are needed): the judge's sensitivity cannot be measured")

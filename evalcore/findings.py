@@ -30,18 +30,27 @@ Definitions (``shared/notes/DEFINITIONS.md``):
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import pandas as pd
 
 from evalcore.anchors import AnchorSweep, anchor_sweep
 from evalcore.calibration import Calibration, calibrate
-from evalcore.judge import JudgeSheet, judge_sheet
-from evalcore.power import DetectableEdges, detectable_edges, sign_test_sample_size, total_samples
+from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
+from evalcore.power import (
+    DetectableEdges,
+    SampleSizePlan,
+    detectable_edges,
+    sample_size_plan,
+    sign_test_sample_size,
+    total_samples,
+)
 from evalcore.ranking import Leaderboard, leaderboard, win_probability
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
+from evalcore.ties import VerdictTieStructure, verdict_tie_structure
 
 Progress = Callable[[float, str], None]
 #: ``cache(key, compute)`` returns a stored result for ``key`` or computes and stores it (the
@@ -65,6 +74,8 @@ SEED_003_HUMAN_POSITION = -0.4
 LARGE_POSITION_BIAS = 10.0
 #: The edge of seed 000's headline sample size (P(better model wins | discordant) = 0.55).
 PLANNING_EDGE = 0.05
+#: The edges of the report's sample-size plan (P(better wins | discordant) − 0.5).
+PLAN_EDGES = (0.025, 0.05, 0.075, 0.10, 0.15, 0.20)
 #: Rounds of the judge sheet's bootstrap on the Overview (its intervals are secondary there).
 JUDGE_ROUNDS = 500
 
@@ -85,6 +96,11 @@ def fmt_pct(value: float, digits: int = 0) -> str:
     return f"{100 * value:.{digits}f}%"
 
 
+def _num(value: Any) -> float:
+    """A float from a table cell; NaN for a missing value (``pd.NA``, ``None``)."""
+    return math.nan if value is None or pd.isna(value) else float(value)
+
+
 def fmt_p(value: float) -> str:
     if value < 0.0001:
         return "p < 0.0001"
@@ -100,7 +116,11 @@ class Analyses:
     """The evalcore results of one dataset and one judge that the Overview and the report show.
 
     A result is ``None`` when its analysis cannot run on this data; ``unavailable`` says why in
-    words, keyed by finding (``leader``, ``separation``, ``anchor``, ``judge``, ``correction``).
+    words, keyed by finding (``leader``, ``separation``, ``anchor``, ``judge``, ``correction``,
+    and ``ties`` for the verdict-level distribution). ``judge_comparison`` (one row per judge,
+    :func:`evalcore.judge.comparison_table`) is filled when asked for. ``calibration`` is the leader against the
+    runner-up; ``plan`` the sign-test sample sizes of :data:`PLAN_EDGES` at the recommended
+    anchor's informativeness (else the mean over the leaderboard's adjacent pairs).
     """
 
     summary: DatasetSummary
@@ -112,7 +132,10 @@ class Analyses:
     anchors: AnchorSweep | None = None
     judge_sheet: JudgeSheet | None = None
     edges: DetectableEdges | None = None
+    plan: SampleSizePlan | None = None
     calibration: Calibration | None = None
+    ties: VerdictTieStructure | None = None
+    judge_comparison: pd.DataFrame | None = None
     human_ranking: pd.DataFrame | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
@@ -126,6 +149,13 @@ def _attempt(unavailable: dict[str, str], key: str, compute: Callable[[], Any]) 
         return None
 
 
+def ranking_key(frame: pd.DataFrame | None) -> str:
+    """A short content key of a human ranking (the Anchors page's cache key for it)."""
+    if frame is None:
+        return "none"
+    return hashlib.sha1(frame.to_csv(index=False).encode()).hexdigest()[:12]
+
+
 def run_analyses(
     store: VerdictStore,
     *,
@@ -133,6 +163,7 @@ def run_analyses(
     human_ranking: pd.DataFrame | None = None,
     rounds: int = 1000,
     seed: int = 0,
+    compare_judges: bool = False,
     cache: Cache | None = None,
     progress: Progress | None = None,
 ) -> Analyses:
@@ -142,8 +173,11 @@ def run_analyses(
     rounds take under a second on the 20-model demo); the judge sheet uses at most
     :data:`JUDGE_ROUNDS`. ``cache`` lets a page reuse results it already holds: the keys
     ``("summary",)``, ``("counts", judge, None, False)`` and
-    ``("leaderboard", judge, None, False, rounds, seed)`` are those of the Data and Leaderboard
-    pages; the others start with ``"findings"``.
+    ``("leaderboard", judge, None, False, rounds, seed)`` and
+    ``("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking))`` are those of the
+    Data, Leaderboard and Anchors pages; the others start with ``"findings"``.
+    ``compare_judges`` also builds the spec sheet of every other judge (a second or two per judge
+    on the demo) for the report's comparison of judges.
     """
     cache = cache or _compute
 
@@ -163,7 +197,6 @@ def run_analyses(
     summary = cache(("summary",), store.summary)
     counts = cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
     unavailable: dict[str, str] = {}
-    has_human = human_ranking is not None
 
     board = None
     if counts.n_models < 2 or counts.n_instructions == 0:
@@ -179,7 +212,7 @@ def run_analyses(
     if board is not None:
         step(0.5, "anchor sweep")
         sweep = _attempt(unavailable, "anchor", lambda: cache(
-            ("findings", "anchor_sweep", judge, has_human),
+            ("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking)),
             lambda: anchor_sweep(counts, human_ranking=human_ranking)))
         step(0.55, "what the data can separate")
         anchor = summary.anchor if summary.design == "anchor-only" else None
@@ -193,27 +226,56 @@ def run_analyses(
             cal = _attempt(unavailable, "correction", lambda: cache(
                 ("findings", "calibrate", judge, leader, runner_up),
                 lambda: calibrate(store, judge=judge, candidate=leader, baseline=runner_up)))
-    step(0.65, "the judge's spec sheet")
-    sheet = _attempt(unavailable, "judge", lambda: cache(
-        ("findings", "judge_sheet", judge, seed),
-        lambda: judge_sheet(store, judge, rounds=min(rounds, JUDGE_ROUNDS), seed=seed,
-                            length_control=False,
-                            progress=lambda f, t: step(0.65 + 0.35 * f, t))))
+    plan = None
+    if sweep is not None or edges is not None:
+        info = (_num(sweep.table.set_index("anchor").loc[sweep.recommended, "informativeness"])
+                if sweep is not None and sweep.recommended is not None
+                else edges.informativeness if edges is not None else math.nan)
+        plan = sample_size_plan(PLAN_EDGES, informativeness=info if 0 < info <= 1 else None)
+    ties = None
+    if counts.n_models >= 2:
+        ties = _attempt(unavailable, "ties", lambda: cache(
+            ("findings", "ties", judge), lambda: verdict_tie_structure(counts)))
+    others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []
+    share = 0.35 / (1 + len(others))
+    sheets: dict[str, JudgeSheet | str] = {}
+    for n, name in enumerate([judge] + others):
+        step(0.65 + n * share, f"the spec sheet of {name}")
+        why: dict[str, str] = {}
+        found = _attempt(why, "judge", lambda name=name, n=n: cache(
+            ("findings", "judge_sheet", name, seed),
+            lambda: judge_sheet(store, name, rounds=min(rounds, JUDGE_ROUNDS), seed=seed,
+                                length_control=False,
+                                progress=lambda f, t: step(0.65 + (n + f) * share, f"{name}: {t}"))))
+        sheets[name] = found if found is not None else why["judge"]
+    sheet = sheets[judge] if not isinstance(sheets[judge], str) else None
+    if sheet is None:
+        unavailable["judge"] = str(sheets[judge])
+    comparison = comparison_table({j: sheets[j] for j in judges if j in sheets}) if others else None
     step(1.0, "done")
     return Analyses(summary=summary, judge=judge, counts=counts, rounds=rounds, seed=seed,
-                    leaderboard=board, anchors=sweep, judge_sheet=sheet, edges=edges,
-                    calibration=cal, human_ranking=human_ranking, unavailable=unavailable)
+                    leaderboard=board, anchors=sweep, judge_sheet=sheet, edges=edges, plan=plan,
+                    calibration=cal, ties=ties, judge_comparison=comparison,
+                    human_ranking=human_ranking, unavailable=unavailable)
 
 
 # ---------------------------------------------------------------------------------------------
 # The findings
 
 
+class Tile(NamedTuple):
+    """One metric tile: a label, a short value and an optional one-line note under it."""
+
+    label: str
+    value: str
+    note: str = ""
+
+
 @dataclass(frozen=True)
 class Finding:
     """One headline: metric tiles, a plain-words paragraph, its definition and its numbers.
 
-    ``tiles`` are (label, value) pairs for a metric row. ``status`` is ``"clear"`` (the data
+    ``tiles`` are the :class:`Tile` s of a metric row. ``status`` is ``"clear"`` (the data
     answer the question), ``"caution"`` (they answer it with a warning: no separation, a large
     bias, a costly usual anchor, a refused correction) or ``"unavailable"`` (the analysis cannot
     run on this data; ``text`` says why). ``page`` is the app page with the detail.
@@ -221,7 +283,7 @@ class Finding:
 
     key: str
     title: str
-    tiles: tuple[tuple[str, str], ...]
+    tiles: tuple[Tile, ...]
     text: str
     definition: str
     page: str
@@ -230,7 +292,7 @@ class Finding:
 
     def as_dict(self) -> dict:
         return {"key": self.key, "title": self.title,
-                "tiles": [{"label": label, "value": value} for label, value in self.tiles],
+                "tiles": [t._asdict() for t in self.tiles],
                 "text": self.text, "definition": self.definition, "page": self.page,
                 "status": self.status, "numbers": dict(self.numbers)}
 
@@ -276,8 +338,8 @@ TILE_LABELS = {
 
 
 def _unavailable(key: str, reason: str) -> Finding:
-    return Finding(key=key, title=TITLES[key], tiles=((TILE_LABELS[key], "—"),), text=reason,
-                   definition="", page=PAGES[key], status="unavailable", numbers={})
+    return Finding(key=key, title=TITLES[key], tiles=(Tile(TILE_LABELS[key], "—", "not available"),),
+                   text=reason, definition="", page=PAGES[key], status="unavailable", numbers={})
 
 
 def _top_two(board: Leaderboard) -> pd.DataFrame:
@@ -307,7 +369,9 @@ def leader_finding(analyses: Analyses) -> Finding:
     text = (f"{first['model']} leads the {len(board.table)} models with a rating of "
             f"{fmt_rating(first['rating'])} (95% interval {fmt_rating(first['ci_low'])}–"
             f"{fmt_rating(first['ci_high'])})")
-    tiles: tuple[tuple[str, str], ...] = ((TILE_LABELS["leader"], str(first["model"])),)
+    tiles: tuple[Tile, ...] = (Tile(TILE_LABELS["leader"], str(first["model"]),
+                                    f"{fmt_rating(first['rating'])} ({fmt_rating(first['ci_low'])}–"
+                                    f"{fmt_rating(first['ci_high'])})"),)
     if len(top) < 2:
         return Finding("leader", TITLES["leader"], tiles, text + ".", definition,
                        PAGES["leader"], "clear", numbers)
@@ -326,7 +390,8 @@ def leader_finding(analyses: Analyses) -> Finding:
     if len(board.table) > len(top):
         text += (f" Not every model met the others, directly or through others: this lead holds "
                  f"among the {len(top)} models connected to {first['model']}.")
-    tiles += (("Lead over #2", f"{gap:+,.0f} points"),)
+    tiles += (Tile("Lead over #2", f"{gap:+,.0f} points",
+                   f"over {second['model']}"),)
     return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "clear",
                    numbers)
 
@@ -343,7 +408,8 @@ def separation_finding(analyses: Analyses) -> Finding:
     pair = edges.table.iloc[0]
     upper, lower = str(pair["upper"]), str(pair["lower"])
     row = board.table.set_index("model").loc[upper]
-    how = (f"against the anchor {edges.anchor}" if edges.anchor else "head to head")
+    how = (f"against the anchor {edges.anchor}"
+           if edges.anchor and edges.anchor not in (upper, lower) else "head-to-head")
     definition = (
         f"One-sided exact sign test at α = {edges.alpha:g} on the instructions where the two "
         f"models' verdicts ({how}) differ: resolved when p < α (seed 000 §4.3). Detectable edge: "
@@ -363,10 +429,11 @@ def separation_finding(analyses: Analyses) -> Finding:
     if int(pair["discordant"]) == 0:
         text = (f"No: {upper} and {lower} never received different verdicts {how} on a common "
                 "instruction, so nothing separates them.")
-        return Finding("separation", TITLES["separation"], ((TILE_LABELS["separation"], "No"),),
+        return Finding("separation", TITLES["separation"],
+                       (Tile(TILE_LABELS["separation"], "No", "their verdicts never differ"),),
                        text, definition, PAGES["separation"], "caution", numbers)
     won = (f"{upper} won {int(pair['upper_wins']):,} of the {int(pair['discordant']):,} "
-           f"instructions where their verdicts ({how}) differ, {fmt_pct(0.5 + pair['observed_edge'])} "
+           f"instructions where their verdicts ({how}) differ: {fmt_pct(0.5 + pair['observed_edge'])} "
            f"({fmt_p(pair['p_value'])}, one-sided sign test)")
     rank = f"its 95% rank range is {int(row['rank_low'])}–{int(row['rank_high'])}"
     if pair["resolved"]:
@@ -387,7 +454,8 @@ def separation_finding(analyses: Analyses) -> Finding:
                  "of the differing instructions).")
     text += (f" Down the whole leaderboard, {edges.n_resolved} of the {edges.n_pairs} adjacent "
              "pairs are separated.")
-    return Finding("separation", TITLES["separation"], ((TILE_LABELS["separation"], value),),
+    note = f"sign test {fmt_p(pair['p_value'])}"
+    return Finding("separation", TITLES["separation"], (Tile(TILE_LABELS["separation"], value, note),),
                    text, definition, PAGES["separation"], status, numbers)
 
 
@@ -412,15 +480,15 @@ def anchor_finding(analyses: Analyses) -> Finding:
         "Bradley–Terry ranking (and the human ranking when one is loaded). Instructions needed: "
         f"⌈{discordant} / informativeness⌉, the {discordant} differing instructions a one-sided "
         f"sign test needs for a +{100 * PLANNING_EDGE:.0f}% edge at 80% power (seed 000 Table 2).")
-    rec_info = float(rec["informativeness"])
+    rec_info = _num(rec["informativeness"])
     rec_total = total_samples(discordant, rec_info) if rec_info > 0 else math.nan
     numbers: dict[str, Any] = {
         "recommended": recommended, "recommended_informativeness": rec_info,
-        "recommended_tau_quadratic": float(rec["tau_quadratic"]),
-        "recommended_tau_human": float(rec["tau_human"]),
+        "recommended_tau_quadratic": _num(rec["tau_quadratic"]),
+        "recommended_tau_human": _num(rec["tau_human"]),
         "recommended_instructions_needed": rec_total, "design": sweep.design,
     }
-    tiles = ((TILE_LABELS["anchor"], recommended),)
+    tiles = (Tile(TILE_LABELS["anchor"], recommended, f"{fmt_pct(rec_info)} informative"),)
     if not sweep.has_quadratic:
         text = (f"Every model here is compared with one anchor, {recommended}: "
                 f"{fmt_pct(rec_info)} of the (instruction, model pair) cases get different "
@@ -432,30 +500,30 @@ def anchor_finding(analyses: Analyses) -> Finding:
     position = int(rec["position"])
     strongest = str(table.index[table["position"] == table["position"].min()][0])
     usual = table.loc[strongest]
-    usual_info = float(usual["informativeness"])
+    usual_info = _num(usual["informativeness"])
     usual_total = total_samples(discordant, usual_info) if usual_info > 0 else math.nan
     numbers.update({
         "recommended_position": position, "models": len(sweep.models),
         "usual": strongest, "usual_informativeness": usual_info,
-        "usual_tau_quadratic": float(usual["tau_quadratic"]),
-        "usual_tau_human": float(usual["tau_human"]),
+        "usual_tau_quadratic": _num(usual["tau_quadratic"]),
+        "usual_tau_human": _num(usual["tau_human"]),
         "usual_instructions_needed": usual_total,
     })
     text = (f"Compare against {recommended} (number {position} of {len(sweep.models)} in the "
             f"all-pairs ranking): {fmt_pct(rec_info)} of the cases get different verdicts against "
             f"it, and ranking the models by their win rate against it agrees with the all-pairs "
-            f"ranking at {tau_name} = {rec['tau_quadratic']:.3f}")
-    if math.isfinite(rec["tau_human"]):
-        text += f" ({rec['tau_human']:.3f} with the human ranking)"
+            f"ranking at {tau_name} = {numbers['recommended_tau_quadratic']:.3f}")
+    if math.isfinite(numbers["recommended_tau_human"]):
+        text += f" ({numbers['recommended_tau_human']:.3f} with the human ranking)"
     text += "."
     if strongest == recommended:
         text += " The usual choice, the strongest model, is the recommended one here."
         return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"],
                        "clear", numbers)
     text += (f" The usual choice, the strongest model {strongest}, gives {fmt_pct(usual_info)} "
-             f"informative cases and tau {usual['tau_quadratic']:.3f}")
-    if math.isfinite(usual["tau_human"]):
-        text += f" ({usual['tau_human']:.3f} with the human ranking)"
+             f"informative cases and tau {numbers['usual_tau_quadratic']:.3f}")
+    if math.isfinite(numbers["usual_tau_human"]):
+        text += f" ({numbers['usual_tau_human']:.3f} with the human ranking)"
     costly = math.isfinite(usual_total) and math.isfinite(rec_total) and usual_total > rec_total
     if costly:
         text += (f": to detect a +{100 * PLANNING_EDGE:.0f}% edge it needs about "
@@ -483,10 +551,13 @@ def judge_finding(analyses: Analyses) -> Finding:
         "both orders agree on, else a tie (seed 003 §1, §3). 95% intervals: bootstrap over "
         f"instructions ({sheet.order.rounds:,} rounds).")
     side = "first" if bias >= 0 else "second"
-    text = (f"{analyses.judge} prefers the {side} slot by {abs(bias):.1f} points (95% interval "
-            f"{low:+.1f} to {high:+.1f}); seed 003 measured {SEED_003_POSITION_RANGE[0]:+.1f} to "
-            f"{SEED_003_POSITION_RANGE[1]:+.1f} across six judges and {SEED_003_HUMAN_POSITION:+.1f} "
-            "for humans.")
+    if low <= 0 <= high:
+        lead = f"{analyses.judge} shows no clear slot preference: {bias:+.1f} points"
+    else:
+        lead = f"{analyses.judge} prefers the {side} slot by {abs(bias):.1f} points"
+    text = (f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale, a published study of "
+            f"six judges (seed 003) measured {SEED_003_POSITION_RANGE[0]:+.1f} to {SEED_003_POSITION_RANGE[1]:+.1f} "
+            f"points, and {SEED_003_HUMAN_POSITION:+.1f} for human experts.")
     if s["pairings"]:
         text += (f" When the answers swap places, {fmt_pct(s['flip_rate'])} of the pairs change "
                  f"their verdict (swap consistency {fmt_pct(s['swap_consistency'])}).")
@@ -500,14 +571,18 @@ def judge_finding(analyses: Analyses) -> Finding:
                  "tie rate cannot be measured.")
     nv = s["no_verdict_rate"]
     if nv is not None and math.isfinite(nv):
-        text += f" {fmt_pct(nv, 1)} of its calls returned no verdict."
+        text += (f" {fmt_pct(nv, 1)} of its calls returned no verdict." if nv > 0
+                 else " Every call returned a verdict.")
     numbers = {k: s[k] for k in (
         "position_bias_points", "position_bias_points_low", "position_bias_points_high",
         "swap_consistency", "flip_rate", "tie_rate", "both_orders_tie_rate", "no_verdict_rate",
         "pairings")}
-    tiles = ((TILE_LABELS["judge"], f"{bias:+.1f} points"),
-             ("Tie rate", fmt_pct(s["tie_rate"], 1)
-              + (f" · {fmt_pct(s['both_orders_tie_rate'])} both orders" if s["pairings"] else "")))
+    tiles = (Tile(TILE_LABELS["judge"], f"{bias:+.1f} points",
+                  f"{fmt_pct(s['flip_rate'])} flip when swapped" if s["pairings"]
+                  else "first minus second slot"),
+             Tile("Tie rate", fmt_pct(s["tie_rate"], 1),
+                  f"{fmt_pct(s['both_orders_tie_rate'])} with both orders" if s["pairings"]
+                  else "single order"))
     status = "caution" if abs(bias) >= LARGE_POSITION_BIAS else "clear"
     return Finding("judge", TITLES["judge"], tiles, text, definition, PAGES["judge"], status,
                    numbers)
@@ -541,8 +616,7 @@ def correction_finding(analyses: Analyses) -> Finding:
     if cal.refused:
         text += f" Here it cannot be corrected: {cal.refusal_reason}."
         if c.n_se and c.n_sp:
-            text += (f" (Se {cal.se:.2f}, Sp {cal.sp:.2f}, Youden's J {cal.youden_j:.2f} on "
-                     f"{c.n_labelled:,} labelled pairs.)")
+            text += f" (Se {cal.se:.2f}, Sp {cal.sp:.2f} on these labelled pairs.)"
         status, value = "caution", "No"
     else:
         text += (f" With {c.n_labelled:,} human-labelled pairs (Se {cal.se:.2f}, Sp {cal.sp:.2f}, "
@@ -553,8 +627,13 @@ def correction_finding(analyses: Analyses) -> Finding:
         status, value = "clear", "Yes"
     if cal.transfer_warning:
         text += " " + cal.transfer_warning
-    return Finding("correction", TITLES["correction"], ((TILE_LABELS["correction"], value),), text,
-                   definition, PAGES["correction"], status, numbers)
+    note = (f"floor ±{100 * cal.floor:.0f} points" if cal.refused
+            else f"corrected {fmt_pct(cal.corrected, 1)}")
+    if cal.refused and not (c.n_se and c.n_sp):
+        note = f"{c.n_labelled:,} labelled pairs"
+    tiles = (Tile(TILE_LABELS["correction"], value, note),)
+    return Finding("correction", TITLES["correction"], tiles, text, definition,
+                   PAGES["correction"], status, numbers)
 
 
 def headline_findings(analyses: Analyses) -> Findings:

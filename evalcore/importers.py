@@ -94,12 +94,29 @@ def _judge_name(value: Any) -> str:
     return _text(value)
 
 
+def _text_series(values: pd.Series, convert: Callable[[Any], str] = _text) -> pd.Series:
+    """``convert`` over a column, vectorised: plain text columns directly, others per distinct
+    value (a million battles carry a few dozen model names); cells that cannot be hashed (the
+    ``["gpt-4", "pair-v2"]`` judges of FastChat) one by one."""
+    if convert is _text:
+        if pd.api.types.is_integer_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype):
+            return values.astype("string").fillna("")
+        if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+            return values.astype("string").str.strip().fillna("")
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:
+        return values.map(convert).astype("string")
+    texts = np.array([convert(u) for u in uniques] + [""], dtype=object)
+    return pd.Series(texts[codes], index=values.index, dtype="string")
+
+
 def _verdict_text(level: float | int | None) -> str:
     return "" if level is None or (isinstance(level, float) and math.isnan(level)) else str(int(level))
 
 
 def _quoted(values: Iterable[str]) -> str:
-    counts = Counter(values)
+    counts = Counter(v if len(v) <= 40 else v[:40] + "…" for v in values)
     shown = ", ".join(f"{v!r} ×{n}" if n > 1 else repr(v) for v, n in counts.most_common(_MAX_NOTED))
     more = len(counts) - _MAX_NOTED
     return shown + (f" and {more} more" if more > 0 else "")
@@ -151,7 +168,7 @@ def detect_native(raw: object) -> str | None:
     keys = _columns(raw)
     if set(REQUIRED_COLUMNS) <= keys:
         return None
-    if "games" in keys and "model" in keys:
+    if "games" in keys and keys & {"model", "uid", "question_id"}:
         return "arena_hard"
     if {"generator_1", "generator_2", "preference"} <= keys:
         return "alpaca_eval"
@@ -215,8 +232,10 @@ def _arena_hard_from_path(path: str | None) -> tuple[str | None, str | None]:
         return None, None
     p = Path(path)
     judge = p.parent.name if p.parent.parent.name == "model_judgment" else None
-    model = p.name.split(".")[0] if p.name else None
-    return judge, model
+    model = p.name.removesuffix(".gz")
+    for suffix in (".jsonl", ".ndjson", ".json"):
+        model = model.removesuffix(suffix)
+    return judge, model or None
 
 
 def from_arena_hard(records: Records, *, file: str, path: str | None = None
@@ -311,10 +330,12 @@ def _parse_completion(raw_completion: Any) -> Any:
             return None
         try:
             return json.loads(text)
+        except RecursionError:
+            return None
         except ValueError:
             try:
                 return ast.literal_eval(text)  # pandas-written Python reprs; literals only
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 return None
     return raw_completion
 
@@ -346,11 +367,21 @@ def alpaca_first_slot_probability(raw_completion: Any, *, first: str = "m", seco
     p(m) / (p(m) + p(M)) over the first token's stored ``top_logprobs`` (a token absent from
     the top list has probability 0). None when neither token is there or nothing is stored.
     """
-    pairs = _top_logprobs(_parse_completion(raw_completion))
-    p_first = sum(math.exp(lp) for tok, lp in pairs if tok == first)
-    p_second = sum(math.exp(lp) for tok, lp in pairs if tok == second)
-    total = p_first + p_second
-    return None if total <= 0 else p_first / total
+    try:
+        pairs = _top_logprobs(_parse_completion(raw_completion))
+    except (TypeError, ValueError, AttributeError):  # a damaged completion: no logprobs
+        return None
+    first_lp = [lp for tok, lp in pairs if tok == first and math.isfinite(lp)]
+    second_lp = [lp for tok, lp in pairs if tok == second and math.isfinite(lp)]
+    if not first_lp or not second_lp:
+        return (1.0 if first_lp else 0.0) if (first_lp or second_lp) else None
+
+    def logsumexp(values: list[float]) -> float:
+        top = max(values)
+        return top + math.log(sum(math.exp(v - top) for v in values))
+
+    gap = logsumexp(second_lp) - logsumexp(first_lp)  # log p(second) − log p(first)
+    return 0.0 if gap > 700 else 1.0 / (1.0 + math.exp(gap))
 
 
 def alpaca_slot_order(preference: float, p_first: float, *,
@@ -571,7 +602,7 @@ def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, st
                                  values=tuple(dict.fromkeys(unknown)),
                                  hint="Use the winner labels FastChat writes (rows count records)")
     return _output(out), (f"{_NAMES['mt_bench_pair']} (game 1 = model_1 in slot A, game 2 = "
-                          "swapped; the turn is in instruction_id as '#t<turn>' and in category)")
+                          "swapped; the turn is in instruction_id, e.g. '81#t2', and in category)")
 
 
 # -- battle tables: Chatbot Arena, MT-Bench human judgments ----------------------------------
@@ -582,7 +613,7 @@ _BATTLE_LEVELS = {"model_a": 1.0, "model_b": -1.0}
 def _battle_levels(winner: pd.Series, *, file: str, column: str = "winner") -> pd.Series:
     """model_a → +1, model_b → −1, tie… → 0 (tie, tie (bothbad), tie (inconsistent)), empty /
     null / error → no verdict; anything else is an error naming the rows."""
-    codes, uniques = pd.factorize(winner.map(lambda v: "" if _missing(v) else normalise_label(v)),
+    codes, uniques = pd.factorize(_text_series(winner, lambda v: normalise_label(v)).to_numpy(),
                                   use_na_sentinel=False)
     levels = np.full(len(uniques), np.nan)
     unknown = np.zeros(len(uniques), dtype=bool)
@@ -608,8 +639,10 @@ def _battle_levels(winner: pd.Series, *, file: str, column: str = "winner") -> p
 
 
 def _levels_text(levels: pd.Series) -> pd.Series:
-    text = levels.map(lambda v: "" if math.isnan(v) else str(int(v)))
-    return text.astype("string")
+    names = np.array(["-2", "-1", "0", "1", "2", ""], dtype=object)
+    values = levels.to_numpy(dtype="float64")
+    index = np.where(np.isnan(values), 5, np.nan_to_num(values).astype(int) + 2)
+    return pd.Series(names[index], index=levels.index, dtype="string")
 
 
 def _assistant_chars(conversation: Any) -> float:
@@ -662,8 +695,8 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
     levels = _battle_levels(winner, file=file)
     n = len(frame)
     out = pd.DataFrame({
-        "model_a": model_a.map(_text).astype("string"),
-        "model_b": model_b.map(_text).astype("string"),
+        "model_a": _text_series(model_a),
+        "model_b": _text_series(model_b),
         "verdict": _levels_text(levels),
     })
     qids = _column(frame, "question_id")
@@ -671,33 +704,33 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
         qids = _column(frame, "id")
     turns = _column(frame, "turn")
     if _is_mt_bench(judges):
-        qid_text = qids.map(_text) if qids is not None else pd.Series(
+        qid_text = _text_series(qids) if qids is not None else pd.Series(
             [f"battle-{i}" for i in range(1, n + 1)], index=frame.index)
         pairs = [_instruction_with_turn(q, t) for q, t in
-                 zip(qid_text, turns if turns is not None else [None] * n)]
+                 zip(qid_text, turns if turns is not None else [None] * n, strict=True)]
         out["instruction_id"] = pd.Series([p[0] for p in pairs], dtype="string")
         out["category"] = pd.Series([p[1] for p in pairs], dtype="string")
-        out["judge"] = judges.map(lambda v: _judge_name(v) or DEFAULT_JUDGE).astype("string")
+        out["judge"] = _text_series(judges, lambda v: _judge_name(v) or DEFAULT_JUDGE)
         gpt4_rows = judges.map(lambda v: isinstance(v, (list, tuple, np.ndarray))).any()
-        note = "turn in instruction_id as '#t<turn>' and in category; judge = rater id"
+        note = "turn in instruction_id (question 81, turn 2 → '81#t2') and in category; judge = rater id"
         if gpt4_rows:
             note += ("; the GPT-4 rows combine both orders (their model order is not the slot the "
                      "judge saw)")
         return out, f"MT-Bench human judgments ({note})"
     notes = []
     if qids is not None:
-        ids = qids.map(_text)
+        ids = _text_series(qids)
         empty = ids == ""
         ids = ids.where(~empty, pd.Series([f"battle-{i}" for i in range(1, n + 1)]))
         if empty.any():
             notes.append(f"{int(empty.sum()):,} battle(s) without a question_id get their own id")
     else:
         ids = pd.Series([f"battle-{i}" for i in range(1, n + 1)])
-        notes.append("no question_id: each battle is its own prompt ('battle-<row>')")
+        notes.append("no question_id: each battle is its own prompt ('battle-1', 'battle-2', …)")
     out["instruction_id"] = ids.astype("string").to_numpy()
     voter_hash = _column(frame, "judge_hash")
     if judges is not None:
-        names = judges.map(_judge_name)
+        names = _text_series(judges, _judge_name)
         present = names[names != ""]
         if len(present) and present.str.startswith("arena_user").all():
             out["judge"] = ARENA_VOTERS
@@ -711,7 +744,7 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
     if category is None:
         category = _column(frame, "language")
     if category is not None:
-        out["category"] = category.map(_text).astype("string")
+        out["category"] = _text_series(category)
     for side in ("a", "b"):
         conversation = _column(frame, f"conversation_{side}")
         if conversation is not None:
@@ -741,12 +774,12 @@ def from_battles_one_hot(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFram
     ids = _column(frame, "id")
     if ids is None:
         ids = _column(frame, "question_id")
-    ids = ids.map(_text) if ids is not None else pd.Series([""] * n)
+    ids = _text_series(ids) if ids is not None else pd.Series([""] * n)
     ids = ids.where(ids != "", pd.Series([f"battle-{i}" for i in range(1, n + 1)], index=ids.index))
     out = pd.DataFrame({
         "instruction_id": ids.astype("string").to_numpy(),
-        "model_a": _column(frame, "model_a").map(_text).astype("string").to_numpy(),
-        "model_b": _column(frame, "model_b").map(_text).astype("string").to_numpy(),
+        "model_a": _text_series(_column(frame, "model_a")).to_numpy(),
+        "model_b": _text_series(_column(frame, "model_b")).to_numpy(),
         "verdict": _levels_text(levels).to_numpy(),
         "judge": ARENA_VOTERS,
     })

@@ -150,6 +150,9 @@ def read_raw(source: Source, *, name: str | None = None) -> tuple[object, str]:
             parsed = json.loads(text)
         except json.JSONDecodeError:
             return _read_json_lines(text, file=file), "JSON Lines"
+        except RecursionError as exc:  # e.g. "[[[[…" a hundred thousand deep
+            raise VerdictFormatError(file, "the JSON is nested too deeply to be a table",
+                                     hint="Upload a list of records or JSON Lines") from exc
         if isinstance(parsed, dict):
             parsed = [parsed]
         return parsed, "JSON"

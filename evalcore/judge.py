@@ -12,7 +12,8 @@ Appendix B):
   one order only are dropped (they carry no both-orders verdict); :func:`both_orders_summary`
   counts them. When one order holds several calls of the same pair (repeated sampling), the calls
   are paired in verdict order: the j-th most favourable call to the lower-index model in one
-  order with the j-th in the other, ``min(n_forward, n_reverse)`` combined verdicts.
+  order with the j-th in the other, ``min(n_forward, n_reverse)`` combined verdicts; the surplus
+  calls of the longer order (its most favourable to the lower-index model) stay unpaired.
 - **Position bias** in points: P(slot A wins) − P(slot B wins) over single-order verdicts, ×100.
 - **Swap consistency**: the share of both-orders pairings whose two verdicts, read from the same
   model's point of view, name the same outcome (same winner, or both a tie); the **flip rate** is
@@ -45,7 +46,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from evalcore.ranking import bootstrap_weights
+from evalcore.ranking import ELO_SCALE, bootstrap_weights
 from evalcore.schema import LEVELS
 from evalcore.store import VerdictCounts, VerdictStore
 
@@ -75,19 +76,29 @@ _OPPOSITE = (np.sign(_LEVELS)[:, None] * np.sign(_LEVELS)[None, :]) < 0
 
 @dataclass(frozen=True)
 class PairedVerdicts:
-    """Both-orders pairings of one count tensor.
+    """Both-orders pairings of one count tensor, stored for the cells that have any.
 
-    ``joint[i, p, k, l]``: pairings on instruction i of pair p = (``first[p]``, ``second[p]``),
-    first < second, whose forward verdict (first model in slot A) was ``LEVELS[k]`` and whose
-    reverse verdict, read from the first model's point of view, was ``LEVELS[l]``.
-    ``unpaired[i, p]``: calls of the pair on instruction i left without a partner in the other
-    order (single-order calls, or the surplus of repeated calls).
+    Pair p is (``first[p]``, ``second[p]``) with first < second. ``joint[r, k, l]``: pairings in
+    cell r (instruction ``inst[r]``, pair ``pair[r]``) whose forward verdict (first model in slot
+    A) was ``LEVELS[k]`` and whose reverse verdict, read from the first model's point of view,
+    was ``LEVELS[l]``. ``unpaired``: calls left without a partner in the other order
+    (single-order calls, or the surplus of repeated calls).
     """
 
     first: np.ndarray
     second: np.ndarray
+    inst: np.ndarray
+    pair: np.ndarray
     joint: np.ndarray
-    unpaired: np.ndarray
+    unpaired: int
+
+    def per_instruction(self, n_instructions: int) -> np.ndarray:
+        """(I, 5, 5) pairings summed over pairs."""
+        cells = _N_LEVELS * _N_LEVELS
+        flat = (self.inst[:, None] * cells + np.arange(cells)[None, :]).ravel()
+        out = np.bincount(flat, weights=self.joint.reshape(-1).astype(np.float64),
+                          minlength=n_instructions * cells)
+        return out.reshape(n_instructions, _N_LEVELS, _N_LEVELS)
 
 
 def paired_verdicts(counts: VerdictCounts) -> PairedVerdicts:
@@ -95,18 +106,23 @@ def paired_verdicts(counts: VerdictCounts) -> PairedVerdicts:
     m = counts.n_models
     first, second = np.triu_indices(m, k=1)
     c = counts.counts
-    fwd = c[:, first, second, :].astype(np.int64)  # (I, P, 5) first model in slot A
-    rev = c[:, second, first, ::-1].astype(np.int64)  # second in slot A, read from first's view
+    fwd_n = c[:, first, second, :].sum(axis=-1, dtype=np.int64)  # (I, P)
+    rev_n = c[:, second, first, :].sum(axis=-1, dtype=np.int64)
+    n_cell = np.minimum(fwd_n, rev_n)
+    inst, pair = np.nonzero(n_cell)
+    unpaired = int((fwd_n + rev_n - 2 * n_cell).sum())
+    fwd = c[inst, first[pair], second[pair], :].astype(np.int64)  # (K, 5) first model in slot A
+    rev = c[inst, second[pair], first[pair], ::-1].astype(np.int64)  # read from first's view
     f_hi = np.cumsum(fwd, axis=-1)
     r_hi = np.cumsum(rev, axis=-1)
     f_lo = f_hi - fwd
     r_lo = r_hi - rev
-    n = np.minimum(f_hi[..., -1], r_hi[..., -1])  # (I, P) pairings
-    upper = np.minimum(np.minimum(f_hi[..., :, None], r_hi[..., None, :]), n[..., None, None])
-    lower = np.maximum(f_lo[..., :, None], r_lo[..., None, :])
+    n = n_cell[inst, pair]
+    upper = np.minimum(np.minimum(f_hi[:, :, None], r_hi[:, None, :]), n[:, None, None])
+    lower = np.maximum(f_lo[:, :, None], r_lo[:, None, :])
     joint = np.clip(upper - lower, 0, None)
-    unpaired = f_hi[..., -1] + r_hi[..., -1] - 2 * n
-    return PairedVerdicts(first=first, second=second, joint=joint, unpaired=unpaired)
+    return PairedVerdicts(first=first, second=second, inst=inst, pair=pair, joint=joint,
+                          unpaired=unpaired)
 
 
 def both_orders_counts(counts: VerdictCounts) -> VerdictCounts:
@@ -117,9 +133,10 @@ def both_orders_counts(counts: VerdictCounts) -> VerdictCounts:
     see :func:`both_orders_summary` for how many.
     """
     paired = paired_verdicts(counts)
-    combined = np.einsum("ipkl,klc->ipc", paired.joint, _COMBINED_ONEHOT)
+    combined = np.einsum("rkl,klc->rc", paired.joint, _COMBINED_ONEHOT)
     out = np.zeros_like(counts.counts)
-    out[:, paired.first, paired.second, :] = np.rint(combined).astype(out.dtype)
+    out[paired.inst, paired.first[paired.pair], paired.second[paired.pair], :] = (
+        np.rint(combined).astype(out.dtype))
     return VerdictCounts(models=counts.models, instructions=counts.instructions,
                          judge=counts.judge, counts=out)
 
@@ -145,7 +162,7 @@ def both_orders_summary(counts: VerdictCounts) -> BothOrdersSummary:
     """Calls, both-orders pairings and the single-order calls the both-orders verdict drops."""
     paired = paired_verdicts(counts)
     return BothOrdersSummary(calls=int(counts.counts.sum()), pairings=int(paired.joint.sum()),
-                             unpaired_calls=int(paired.unpaired.sum()))
+                             unpaired_calls=paired.unpaired)
 
 
 # -- bootstrap helpers -------------------------------------------------------------------------
@@ -221,7 +238,7 @@ def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) 
     weights = (bootstrap_weights(counts.n_instructions, rounds, seed)
                if rounds and counts.n_instructions else None)
     paired = paired_verdicts(counts)
-    joint = paired.joint.sum(axis=1).astype(np.float64)  # (I, 5, 5)
+    joint = paired.per_instruction(counts.n_instructions)  # (I, 5, 5)
     pair_n = joint.sum(axis=(1, 2))
     combined = np.einsum("ikl,klc->ic", joint, _COMBINED_ONEHOT)
     total = calls.sum()
@@ -232,7 +249,7 @@ def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) 
         slot_b_win_rate=float(win_b.sum() / total) if total else float("nan"),
         tie_rate=_estimate(tie, calls, weights),
         pairings=int(pair_n.sum()),
-        unpaired_calls=int(paired.unpaired.sum()),
+        unpaired_calls=paired.unpaired,
         swap_consistency=_estimate((joint * _SAME_OUTCOME).sum(axis=(1, 2)), pair_n, weights),
         swap_consistency_exact=_estimate((joint * _SAME_LEVEL).sum(axis=(1, 2)), pair_n, weights),
         reversal_rate=_estimate((joint * _OPPOSITE).sum(axis=(1, 2)), pair_n, weights),
@@ -445,6 +462,25 @@ BEST_DIRECTION: dict[str, str] = {
 
 #: One line per sheet metric: what it means and which definition it uses (shown in the UI).
 DEFINITIONS: dict[str, str] = {
+    "calls": "calls with a verdict between two different models",
+    "slot_a_win_rate": "share of single-order verdicts won by slot A",
+    "slot_b_win_rate": "share of single-order verdicts won by slot B",
+    "pairings": "both-orders verdicts formed (each pairs a call in each order)",
+    "unpaired_calls": "calls judged in one order only: no both-orders verdict, dropped from it",
+    "swap_consistency_exact": "like swap consistency, but the same level on the full scale",
+    "no_verdict_calls": "calls that returned no verdict",
+    "pairs_both_orders": "model pairs seen in both slot orders (they carry b)",
+    "self_comparison_calls": "calls comparing a model with itself, with a verdict",
+    "self_comparison_mean_verdict": "mean verdict of self-comparisons (> 0: slot A favoured)",
+    "labelled_calls": "calls with both a verdict and a human label",
+    "human_ceiling_agreement": "one human label against the majority of the pair's other labels "
+                               "(seed 003 §7)",
+    "human_ceiling_kappa": "Cohen's κ of one human against the majority of the others",
+    "length_rank_changes": "models whose rank changes when length is controlled",
+    "ties_tie_probability": "Σp² of the verdict-level distribution (seed 002 App. D)",
+    "ties_d1": "effective levels exp(Shannon entropy) (seed 002 App. D)",
+    "ties_d2": "effective levels 1/Σp² (seed 002 App. D)",
+    "ties_distinct_levels": "verdict levels used at least once",
     "position_bias_points": "P(slot A wins) − P(slot B wins) over single-order verdicts, ×100 "
                             "(seed 003 §3; > 0 favours the first slot)",
     "swap_consistency": "share of pairs judged in both orders whose two verdicts name the same "
@@ -507,6 +543,8 @@ class JudgeSheet:
             "swap_consistency_high": p.swap_consistency.high,
             "swap_consistency_exact": p.swap_consistency_exact.value,
             "flip_rate": p.flip_rate.value,
+            "flip_rate_low": p.flip_rate.low,
+            "flip_rate_high": p.flip_rate.high,
             "reversal_rate": p.reversal_rate.value,
             "tie_rate": p.tie_rate.value,
             "tie_rate_low": p.tie_rate.low,
@@ -526,15 +564,22 @@ class JudgeSheet:
         }
         ag = self.agreement
         out.update({
-            "labelled_calls": getattr(ag, "n", None),
-            "agreement": getattr(ag, "agreement", float("nan")) if ag else float("nan"),
-            "kappa": getattr(ag, "kappa", float("nan")) if ag else float("nan"),
-            "human_alpha": getattr(ag, "alpha", float("nan")) if ag else float("nan"),
-            "human_ceiling_kappa": getattr(ag, "ceiling_kappa", float("nan")) if ag else float("nan"),
+            "labelled_calls": ag.n if ag else None,
+            "agreement": ag.agreement if ag else float("nan"),
+            "agreement_low": ag.agreement_low if ag else float("nan"),
+            "agreement_high": ag.agreement_high if ag else float("nan"),
+            "kappa": ag.kappa if ag else float("nan"),
+            "kappa_low": ag.kappa_low if ag else float("nan"),
+            "kappa_high": ag.kappa_high if ag else float("nan"),
+            "human_alpha": ag.alpha if ag else float("nan"),
+            "human_ceiling_agreement": ag.ceiling_agreement if ag else float("nan"),
+            "human_ceiling_kappa": ag.ceiling_kappa if ag else float("nan"),
         })
         lc = self.length
-        out["length_coefficient"] = getattr(lc, "gamma_elo", float("nan")) if lc else float("nan")
-        out["length_rank_changes"] = getattr(lc, "rank_changes", None) if lc else None
+        out["length_coefficient"] = lc.gamma_elo if lc else float("nan")
+        out["length_coefficient_low"] = ELO_SCALE * lc.gamma_low if lc else float("nan")
+        out["length_coefficient_high"] = ELO_SCALE * lc.gamma_high if lc else float("nan")
+        out["length_rank_changes"] = lc.rank_changes if lc else None
         sp = self.self_preference
         out["self_preference_elo"] = sp["delta_elo"] if sp else float("nan")
         out["self_preference_elo_low"] = sp["delta_elo_low"] if sp else float("nan")
@@ -627,14 +672,26 @@ def judge_sheet(
         if progress is not None:
             progress(f, text)
 
+    if isinstance(source, pd.DataFrame):
+        own = _as_store(source)
+        try:
+            return judge_sheet(own, judge, category=category, rounds=rounds, seed=seed,
+                               families=families, length_control=length_control,
+                               self_preference_table=self_preference_table, progress=progress)
+        finally:
+            own.close()
     notes: list[str] = []
     if isinstance(source, VerdictCounts):
         counts, store = source, None
     else:
-        store = _as_store(source)
-        if judge is not None and judge not in store.judges():
+        store = source
+        judges = store.judges()
+        if judge is not None and judge not in judges:
             raise ValueError(f"judge {judge!r} is not in the data; its judges are: "
-                             + ", ".join(store.judges()))
+                             + ", ".join(judges))
+        if judge is None and len(judges) > 1:
+            raise ValueError("the data has several judges (" + ", ".join(judges) + "): name "
+                             "the one to measure; pooling judges would mix their biases.")
         counts = store.counts(judge=judge, category=category)
     if counts.n_models < 2 or counts.counts.sum() == 0:
         raise ValueError(
@@ -662,7 +719,7 @@ def judge_sheet(
         rows = labelled_rows(store, judge, category)
         if len(rows):
             try:
-                agreement = human_agreement(rows)
+                agreement = human_agreement(rows, rounds=min(rounds, 1000), seed=seed)
             except ValueError as exc:
                 notes.append(str(exc))
         if length_control:
@@ -699,6 +756,67 @@ def judge_sheet(
     )
 
 
+def judge_sheets(
+    source: VerdictStore | pd.DataFrame,
+    judges: tuple[str, ...] | list[str] | None = None,
+    *,
+    category: str | None = None,
+    rounds: int = 2000,
+    seed: int = 0,
+    families: dict[str, str] | None = None,
+    length_control: bool = True,
+    progress: Progress | None = None,
+) -> dict[str, JudgeSheet | str]:
+    """The sheet of every judge (default: all judges of the store), in the store's order.
+
+    A judge that cannot get a sheet (no verdict in the selection) maps to the reason, a string.
+    The self-preference table is computed once for all judges.
+    """
+    if isinstance(source, pd.DataFrame):
+        own = _as_store(source)
+        try:
+            return judge_sheets(own, judges, category=category, rounds=rounds, seed=seed,
+                                families=families, length_control=length_control,
+                                progress=progress)
+        finally:
+            own.close()
+    store = source
+    judges = tuple(judges) if judges is not None else store.judges()
+    table = None
+    if families and len(store.judges()) >= 2:
+        from evalcore.length import self_preference
+
+        table = self_preference(store, families, category=category, rounds=min(rounds, 500),
+                                seed=seed)
+    out: dict[str, JudgeSheet | str] = {}
+    for n, name in enumerate(judges):
+        def sub(f: float, text: str, n: int = n, name: str = name) -> None:
+            if progress is not None:
+                progress((n + f) / max(len(judges), 1), f"{name}: {text}")
+
+        try:
+            out[name] = judge_sheet(store, name, category=category, rounds=rounds, seed=seed,
+                                    families=families, length_control=length_control,
+                                    self_preference_table=table, progress=sub)
+        except ValueError as exc:
+            out[name] = str(exc)
+    return out
+
+
+def comparison_table(sheets: dict[str, JudgeSheet | str]) -> pd.DataFrame:
+    """One row per judge with every scalar of its sheet (:meth:`JudgeSheet.scalars`) and a
+    ``note``; a judge without a sheet gets its name and the reason."""
+    rows = []
+    for name, sheet in sheets.items():
+        if isinstance(sheet, str):
+            rows.append({"judge": name, "note": sheet})
+            continue
+        row = sheet.scalars()
+        row["note"] = " ".join(sheet.notes)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def compare_judges(
     source: VerdictStore | pd.DataFrame,
     judges: tuple[str, ...] | list[str] | None = None,
@@ -710,35 +828,10 @@ def compare_judges(
     length_control: bool = True,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
-    """One row per judge with every scalar of its sheet (see :meth:`JudgeSheet.scalars`).
-
-    Judges with no verdict in the selection get a row with only their name and a ``note``.
-    """
-    store = _as_store(source)
-    judges = tuple(judges) if judges is not None else store.judges()
-    table = None
-    if families and len(store.judges()) >= 2:
-        from evalcore.length import self_preference
-
-        table = self_preference(store, families, category=category, rounds=min(rounds, 500),
-                                seed=seed)
-    rows = []
-    for n, name in enumerate(judges):
-        def sub(f: float, text: str, n: int = n, name: str = name) -> None:
-            if progress is not None:
-                progress((n + f) / max(len(judges), 1), f"{name}: {text}")
-
-        try:
-            sheet = judge_sheet(store, name, category=category, rounds=rounds, seed=seed,
-                                families=families, length_control=length_control,
-                                self_preference_table=table, progress=sub)
-        except ValueError as exc:
-            rows.append({"judge": name, "note": str(exc)})
-            continue
-        row = sheet.scalars()
-        row["note"] = " ".join(sheet.notes)
-        rows.append(row)
-    return pd.DataFrame(rows)
+    """One row per judge with every scalar of its sheet (see :func:`comparison_table`)."""
+    return comparison_table(judge_sheets(source, judges, category=category, rounds=rounds,
+                                         seed=seed, families=families,
+                                         length_control=length_control, progress=progress))
 
 
 def best_marks(table: pd.DataFrame) -> pd.DataFrame:

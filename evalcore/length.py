@@ -8,9 +8,10 @@
   logistic regression of the slot-A score (ties ½) on model indicators (+1 slot A, −1 slot B) and
   the normalised length difference z = (len_a − len_b)/(len_a + len_b), standardised by its
   standard deviation over the calls. The model coefficients are the length-controlled ratings;
-  γ is the length effect (logit per standard deviation of z). It is fitted on calls aggregated
-  in DuckDB by (slot-A model, slot-B model, score, z rounded to 0.001), with an analytic
-  gradient and Hessian, never a loop over rows. The plain ratings are the shared
+  γ is the length effect (logit per standard deviation of z), with a Wald 95% interval from a
+  cluster-robust (by instruction) standard error. It is fitted on calls aggregated in DuckDB by
+  (instruction, slot-A model, slot-B model, score, z rounded to 0.001), by Newton's method with
+  an analytic gradient and Hessian (vectorised over the aggregated rows, no loop over rows). The plain ratings are the shared
   :func:`evalcore.ranking.fit_bradley_terry` on the same calls. Rank changes compare the two.
 - **Self-preference** ("a judge favours outputs from its own model family"): for a judge J of
   family F, its Bradley–Terry strengths θ_J are regressed on the other judges' mean strengths
@@ -92,7 +93,7 @@ def length_preference_curve(store: VerdictStore, judge: str | None, category: st
 def _aggregate(store: VerdictStore, judge: str | None, category: str | None) -> pd.DataFrame:
     return store.con.execute(
         f"""
-        SELECT model_a, model_b,
+        SELECT instruction_id, model_a, model_b,
                CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS y,
                round((length_a - length_b) / (length_a + length_b), 3) AS z,
                count(*)::DOUBLE AS n
@@ -107,20 +108,25 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 def fit_length_controlled(a: np.ndarray, b: np.ndarray, y: np.ndarray, z: np.ndarray,
                           n: np.ndarray, n_models: int, *, prior_games: float = 0.0,
-                          max_iter: int = 100, tol: float = 1e-10
-                          ) -> tuple[np.ndarray, float, float, bool]:
+                          cluster: np.ndarray | None = None, max_iter: int = 100,
+                          tol: float = 1e-10) -> tuple[np.ndarray, float, float, bool]:
     """Bradley–Terry with a length term on aggregated calls, by damped Newton steps.
 
     P(slot A wins) = σ(θ_a − θ_b + γ·z); ``y`` the score (ties ½), ``n`` the calls of each
     aggregated row. ``prior_games`` virtual ties of every model against a strength-0 player keep
-    θ finite when a model never loses. Returns θ (mean zero), γ, the standard error of γ
-    (observed information; calls treated as independent) and whether Newton converged.
+    θ finite when a model never loses. Returns θ (mean zero), γ, the standard error of γ and
+    whether Newton converged. With ``cluster`` (an integer cluster id per row, e.g. the
+    instruction) the standard error is the cluster-robust sandwich H⁻¹(Σ_c g_c g_cᵀ)H⁻¹·C/(C − 1):
+    the calls of one instruction share their responses and are not independent. Without it, the
+    observed information alone (calls treated as independent).
     """
     m = n_models
     pair = a * m + b
     ones = np.zeros(m + 1)
     ones[:m] = 1.0
-    centre = np.outer(ones, ones)  # fixes the free location of θ (sum-to-zero direction)
+    # fixes the free location of θ (sum-to-zero direction); a tiny ridge keeps γ defined when
+    # every length difference is zero
+    centre = np.outer(ones, ones) + 1e-9 * np.eye(m + 1)
 
     def loss_of(p: np.ndarray) -> float:
         eta = p[a] - p[b] + p[m] * z
@@ -169,9 +175,21 @@ def fit_length_controlled(a: np.ndarray, b: np.ndarray, y: np.ndarray, z: np.nda
             break
     _, info = derivatives(p)
     try:
-        se = float(np.sqrt(np.linalg.inv(info + centre)[m, m]))
+        bread = np.linalg.inv(info + centre)
     except np.linalg.LinAlgError:
-        se = float("nan")
+        bread = np.full((m + 1, m + 1), np.nan)
+    if cluster is None:
+        se = float(np.sqrt(bread[m, m]))
+    else:
+        eta = p[a] - p[b] + p[m] * z
+        r = n * (_sigmoid(eta) - y)
+        n_c = int(cluster.max()) + 1
+        size = n_c * (m + 1)
+        g = (np.bincount(cluster * (m + 1) + a, r, minlength=size)
+             - np.bincount(cluster * (m + 1) + b, r, minlength=size)).reshape(n_c, m + 1)
+        g[:, m] = np.bincount(cluster, r * z, minlength=n_c)
+        cov = bread @ (g.T @ g) @ bread * (n_c / max(n_c - 1, 1))
+        se = float(np.sqrt(cov[m, m]))
     theta = p[:m]
     return theta - theta.mean(), float(p[m]), se, converged
 
@@ -211,7 +229,7 @@ class LengthControlled:
             "length_coefficient_logit_low": self.gamma_low,
             "length_coefficient_logit_high": self.gamma_high,
             "length_coefficient_elo_per_sd": self.gamma_elo,
-            "interval": "Wald 95% from the observed information (calls treated as independent)",
+            "interval": "Wald 95% with a cluster-robust (by instruction) standard error",
             "rank_changes": self.rank_changes,
             "converged": self.converged,
             "notes": list(self.notes),
@@ -251,8 +269,9 @@ def length_controlled_ranking(store: VerdictStore, judge: str | None, category: 
         notes.append("Some model never lost or never won: both fits use a weak prior (one virtual "
                      "tie per model against an average model) to stay finite.")
     theta_plain, _ = fit_bradley_terry(wins, prior_games=prior)
+    cluster = pd.factorize(agg["instruction_id"])[0]
     theta_lc, gamma, se, ok = fit_length_controlled(a, b, y, zraw / sd, n, len(models),
-                                                    prior_games=prior)
+                                                    prior_games=prior, cluster=cluster)
     if not ok:
         notes.append("The length-controlled fit did not fully converge; treat it with care.")
     lengths = store.con.execute(

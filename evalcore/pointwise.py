@@ -142,7 +142,7 @@ def validate_pointwise(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
         raise VerdictFormatError(
             file, "a candidate has different reference scores in different rows",
             rows=tuple(int(r) for r in bad["row"]),
-            values=tuple(dict.fromkeys(f"{i}/{c}" for i, c in zip(bad["instruction_id"], bad["candidate"]))),
+            values=tuple(dict.fromkeys(f"{i}/{c}" for i, c in zip(bad["instruction_id"], bad["candidate"], strict=True))),
             hint="The reference is a property of the candidate: give it the same value in every row")
     return out[list(POINTWISE_COLUMNS)]
 

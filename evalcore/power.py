@@ -42,6 +42,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from evalcore.anchors import verdicts_against
+from evalcore.ranking import Leaderboard, leaderboard
 from evalcore.store import VerdictCounts
 
 Progress = Callable[[float, str], None]
@@ -600,9 +601,10 @@ class DetectableEdges:
     rating_gap (Elo points), instructions (where both are defined), discordant (d ≠ 0),
     informativeness (discordant / instructions), upper_wins, lower_wins, observed_edge
     (upper_wins / discordant − 0.5), detectable_edge (at α and power with these discordant
-    samples; NaN if none can be detected), p_value (exact binomial sign test, "upper is better"),
-    resolved (p_value < α), instructions_needed (for the observed edge at this pair's
-    informativeness; NaN when the observed edge is not positive).
+    samples; NaN if none can be detected), p_value (exact binomial sign test, "upper is better";
+    two-sided when asked), resolved (p_value < α with the edge on the upper model's side),
+    instructions_needed (Table 2's total for the observed edge at this
+    pair's informativeness; <NA> when the observed edge is not positive).
     """
 
     table: pd.DataFrame
@@ -661,7 +663,7 @@ def _sign_p_value(wins: np.ndarray, discordant: np.ndarray, two_sided: bool) -> 
 
 def detectable_edges(
     counts: VerdictCounts,
-    board=None,
+    board: Leaderboard | None = None,
     *,
     anchor: str | None = None,
     informativeness: float | None = None,
@@ -683,8 +685,6 @@ def detectable_edges(
     """
     _check_design(alpha, power, method)
     if board is None:
-        from evalcore.ranking import leaderboard
-
         board = leaderboard(counts, rounds=0)
     if informativeness is not None and not 0.0 < informativeness <= 1.0:
         raise ValueError(f"informativeness must be above 0 and at most 1 (got {informativeness}).")
@@ -722,14 +722,15 @@ def detectable_edges(
         "upper", "lower", "rank_upper", "rank_lower", "rating_gap", "instructions", "discordant",
         "informativeness", "upper_wins", "lower_wins", "observed_edge", "detectable_edge"])
     frame["p_value"] = _sign_p_value(frame["upper_wins"], frame["discordant"], two_sided)
-    frame["resolved"] = (frame["p_value"] < alpha).fillna(False).astype(bool)
+    frame["resolved"] = ((frame["p_value"] < alpha) & (frame["observed_edge"] > 0)).fillna(False).astype(bool)
     needed = []
     for e, info in zip(frame["observed_edge"], frame["informativeness"], strict=True):
         if np.isfinite(e) and 0 < e <= 0.5 and info > 0:
             needed.append(total_samples(sign_test_sample_size(e, alpha, power, two_sided, method), info))
         else:
             needed.append(math.nan)
-    frame["instructions_needed"] = np.asarray(needed, dtype=np.float64)
+    frame["instructions_needed"] = pd.array(
+        [None if isinstance(x, float) and math.isnan(x) else int(x) for x in needed], dtype="Int64")
 
     if skipped:
         notes.append(f"{skipped} adjacent row(s) of the leaderboard sit in different pieces of the "

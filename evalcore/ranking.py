@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
+from scipy.stats import rankdata
 
 from evalcore.schema import LEVELS
 from evalcore.store import VerdictCounts
@@ -177,12 +178,13 @@ def bootstrap_weights(n_instructions: int, rounds: int, seed: int) -> np.ndarray
                            size=rounds).astype(np.float64)
 
 
-def ranks_descending(scores: np.ndarray) -> np.ndarray:
-    """Competition ranks along the last axis, 1 = highest score."""
-    order = np.argsort(-scores, axis=-1, kind="stable")
-    ranks = np.empty_like(order)
-    np.put_along_axis(ranks, order, np.arange(1, scores.shape[-1] + 1), axis=-1)
-    return ranks
+def ranks_descending(scores: np.ndarray, *, decimals: int = 6) -> np.ndarray:
+    """Competition ranks along the last axis, 1 = highest; equal scores share the best rank.
+
+    Scores are compared after rounding to ``decimals`` so that models whose fits differ only by
+    floating-point noise (an all-ties judge, identical battles) share their rank.
+    """
+    return rankdata(-np.round(scores, decimals), method="min", axis=-1).astype(int)
 
 
 @dataclass(frozen=True)

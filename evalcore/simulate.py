@@ -74,6 +74,8 @@ class SimulationSpec:
     length_sd: float = 0.4  # of log length
     categories: tuple[str, ...] = ()
     families: dict[str, str] = field(default_factory=dict)
+    #: model → factor on its mean response length (a verbose model > 1); 1 when absent
+    length_factor: dict[str, float] = field(default_factory=dict)
     model_names: tuple[str, ...] | None = None
     seed: int = 0
     #: Fixed latent strengths, one per model in name order (default: drawn, sorted descending).
@@ -114,6 +116,8 @@ def simulate(spec: SimulationSpec) -> Simulation:
     disc = np.exp(rng.normal(0.0, spec.discrimination_sd, spec.n_instructions))
     quality_noise = rng.normal(0.0, spec.response_noise, (spec.n_instructions, m))
     log_len = rng.normal(np.log(spec.mean_length), spec.length_sd, (spec.n_instructions, m))
+    if spec.length_factor:  # no random draw: tables without it are unchanged
+        log_len = log_len + np.log([spec.length_factor.get(x, 1.0) for x in names])
     lengths = np.round(np.exp(log_len)).astype(int)
     inst_ids = [f"q{k:04d}" for k in range(spec.n_instructions)]
     category = (rng.choice(spec.categories, spec.n_instructions) if spec.categories else None)

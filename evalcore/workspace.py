@@ -161,9 +161,10 @@ class Workspace:
 
     def table(self) -> pd.DataFrame:
         """The saved datasets as a tidy frame (one row each), for a page's table and download."""
-        listed = self.list()
         columns = ["name", "file", "format", "rows", "models", "judges", "instructions", "saved_at"]
-        return pd.DataFrame([d.as_dict() for d in listed], columns=columns)
+        frame = pd.DataFrame([vars(d) for d in self.list()], columns=columns)
+        frame["saved_at"] = pd.to_datetime(frame["saved_at"], utc=True)
+        return frame
 
     def load(self, name: str) -> LoadedDataset:
         """Read a saved dataset back as the canonical frame an upload produces."""

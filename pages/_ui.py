@@ -5,6 +5,7 @@ Pages stay thin: widgets, a call into evalcore, a figure. Nothing here computes 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -97,6 +98,17 @@ def dataset_key() -> str | None:
     if s.get("demo"):
         return next((k for k, label in DEMO_KEYS.items() if label == s["demo"]), None)
     return s.get("saved")
+
+
+def escape_markdown(text: str) -> str:
+    """User text (a dataset name, an error quoting it) shown literally inside st.markdown."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~<>$:])", r"\\\1", str(text))
+
+
+def code_span(text: str) -> str:
+    """User text shown verbatim in markdown as inline code (typography such as -- → — is off)."""
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", str(text))), default=0) + 1)
+    return f"{ticks} {text} {ticks}"
 
 
 def url_param(name: str, default: str | None = None) -> str | None:
@@ -195,7 +207,7 @@ def category_picker(store: VerdictStore, *, key: str = "category") -> str | None
 def demo_banner() -> None:
     s = state()
     if s.get("demo"):
-        st.caption(f"📎 {s['demo']} — **simulated data**: the models and judges are made up "
+        st.caption(f":material/science: {s['demo']} — **simulated data**: the models and judges are made up "
                    "by evalcore's simulator, not real systems.")
 
 
@@ -226,7 +238,8 @@ def orders_picker(*, key: str = "orders") -> bool:
     """Offer the both-orders verdict (the verdict both orders agree on, else a tie)."""
     return st.toggle("Both-orders verdicts", key=f"{key}_toggle",
                      help="Combine the two orders of each pair into the verdict both orders agree "
-                     "on, else a tie (seed 003). Needs pairs judged in both orders.")
+                     "on, else a tie (seed 003). Needs pairs judged in both orders; pairs judged in one order "
+                     "only are left out while it is on.")
 
 
 def counts(store: VerdictStore, judge: str | None, category: str | None = None,

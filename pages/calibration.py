@@ -22,7 +22,15 @@ from evalcore.calibration import (
     superiority_gate,
 )
 from evalcore.plots.calibration import calibration_figure, coverage_figure, floor_figure
-from pages._ui import category_picker, demo_banner, download_csv, judge_picker, memo, require_data
+from pages._ui import (
+    category_picker,
+    demo_banner,
+    download_csv,
+    judge_picker,
+    memo,
+    orders_picker,
+    require_data,
+)
 
 SLOT_A = "Slot A (every call)"
 ALL_OPPONENTS = "All opponents"
@@ -95,11 +103,17 @@ with c6:
                                  help="The floor is the narrowest corrected interval the labelled set "
                                       "allows, however many pairs are judged.")
 
+both_toggle = orders_picker(key="cal_orders")
+both_orders = both_toggle and candidate is not None
+if both_toggle and candidate is None:
+    st.caption("The both-orders verdict needs a candidate model (slot A changes sides between the two "
+               "orders): counting every call until one is picked.")
+
 lab_key = "same" if lab_choice == SAME else lab_choice
 try:
-    cal = memo(("calibration", judge, candidate, baseline, category, lab_key, max_floor_points),
+    cal = memo(("calibration", judge, candidate, baseline, category, lab_key, max_floor_points, both_orders),
                lambda: calibrate(store, judge=judge, candidate=candidate, baseline=baseline,
-                                 category=category, labelled_category=labelled,
+                                 category=category, labelled_category=labelled, both_orders=both_orders,
                                  max_floor=max_floor_points / 100.0))
 except ValueError as exc:
     st.error(f"Cannot calibrate this selection: {exc}. Pick another candidate, opponent or category.")
@@ -111,18 +125,24 @@ tab_fix, tab_floor, tab_cover, tab_gate = st.tabs(
 # -- correction -------------------------------------------------------------------------------------
 with tab_fix:
     counts = cal.counts
-    st.subheader(f"{cal.candidate_label}: printed vs corrected win rate")
+    label = cal.candidate_label
+    st.subheader(f"{label[:1].upper() + label[1:]}: printed vs corrected win rate")
+    unit = ("both-orders verdicts (the verdict both orders agree on, else a tie; "
+            f"{counts.unpaired_calls:,} calls without their other order left out)"
+            if counts.both_orders else "judge calls (each order counts once)")
     st.caption(f"Judge **{judge}** · {counts.n_judged:,} judged pairs · {counts.n_labelled:,} labelled "
-               f"({counts.n_se:,} human-called wins, {counts.n_sp:,} non-wins) · 95% intervals.")
+               f"({counts.n_se:,} human-called wins, {counts.n_sp:,} non-wins) · 95% intervals · "
+               f"unit: {unit}.")
+    st.caption("**Printed** counts a tie as half a win; **Corrected** counts a tie as not a win.")
     m1, m2, m3, m4, m5 = st.columns(5)
-    m1.metric("Printed win rate (ties ½)", pct(cal.printed),
+    m1.metric("Printed", pct(cal.printed),
               help=f"Wilson 95% interval {pct(cal.printed_low)} – {pct(cal.printed_high)}")
-    m2.metric("Corrected (ties not wins)", "refused" if cal.refused else pct(cal.corrected),
+    m2.metric("Corrected", "refused" if cal.refused else pct(cal.corrected),
               help=("Rogan–Gladen; Lang–Reiczigel 95% interval "
                     f"{pct(cal.lr_low)} – {pct(cal.lr_high)}") if not cal.refused else cal.refusal_reason)
-    m3.metric("Sensitivity Se", pct(cal.se), help=f"P(judge says win | human says win); Wilson "
+    m3.metric("Se", pct(cal.se), help=f"Sensitivity: P(judge says win | human says win); Wilson "
               f"{pct(cal.se_low)} – {pct(cal.se_high)}")
-    m4.metric("Specificity Sp", pct(cal.sp), help=f"P(judge says not-win | human says not-win); Wilson "
+    m4.metric("Sp", pct(cal.sp), help=f"Specificity: P(judge says not-win | human says not-win); Wilson "
               f"{pct(cal.sp_low)} – {pct(cal.sp_high)}")
     m5.metric("Youden's J", "—" if math.isnan(cal.youden_j) else f"{cal.youden_j:.2f}",
               help="J = Se + Sp − 1: the price of the correction (the interval divides by it).")
@@ -142,9 +162,14 @@ with tab_fix:
         st.warning(cal.transfer_warning)
     st.plotly_chart(calibration_figure(cal), width="stretch")
     table = cal.summary_frame()
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="percent")
-                                for c in ("estimate", "low", "high")})
+    shown = table.copy()
+    for col in ("estimate", "low", "high"):
+        shown[col] = [f"{v:.2f}" if q == "Youden's J" and not math.isnan(v)
+                      else (f"±{100 * v:.1f} points" if q.startswith("floor") else pct(v))
+                      for q, v in zip(table["quantity"], table[col], strict=True)]
+    shown.loc[shown["quantity"].isin(["Youden's J"]) | shown["quantity"].str.startswith("floor"),
+              ["low", "high"]] = "—"
+    st.dataframe(shown, hide_index=True, width="stretch")
     download_csv(table, "calibration.csv", key="dl_calibration")
     st.caption("The judge-says-win share is what Rogan–Gladen corrects: P = (AP + Sp − 1)/(Se + Sp − 1), "
                "clipped to [0, 1]. The Lang–Reiczigel interval (2014) carries the uncertainty of Se and Sp "
@@ -211,7 +236,9 @@ with tab_floor:
     (st.success if plan.reachable else st.warning)(plan.explanation)
     ladder = plan.ladder.rename(columns={"n_labelled": "labelled pairs", "floor_points": "floor (± points)",
                                          "n_judged": "judged pairs needed"}).drop(columns=["floor"])
-    st.dataframe(ladder, hide_index=True, width="stretch")
+    st.dataframe(ladder, hide_index=True, width="stretch",
+                 column_config={"floor (± points)": st.column_config.NumberColumn(format="±%.1f"),
+                                "judged pairs needed": st.column_config.NumberColumn(format="%d")})
     st.caption("Judged pairs needed: blank where the floor at that labelled size is already wider "
                "than the target — no number of judged pairs reaches it.")
     download_csv(plan.ladder, "size_plan.csv", key="dl_plan")
@@ -234,8 +261,8 @@ with tab_cover:
         tie_w = counts.tie_pos / counts.n_se if counts.n_se else 0.0
         tie_n = counts.tie_neg / counts.n_sp if counts.n_sp else 0.0
         bar = st.progress(0.0, text="simulating…")
-        result = memo(("coverage", judge, candidate, baseline, category, lab_key, int(n_judged), int(n_lab),
-                       int(sims)),
+        result = memo(("coverage", judge, candidate, baseline, category, lab_key, both_orders, int(n_judged),
+                       int(n_lab), int(sims)),
                       lambda: coverage_simulation(cal.se, cal.sp, tie_given_win=tie_w, tie_given_not_win=tie_n,
                                                   n_judged=int(n_judged), n_labelled=int(n_lab),
                                                   simulations=int(sims),

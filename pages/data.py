@@ -11,7 +11,7 @@ from evalcore.schema import VerdictFormatError
 from evalcore.workspace import MAX_NAME, WorkspaceError
 from pages import _ui
 
-st.title("⚖️ Verdict Lab")
+st.title(":material/balance: Verdict Lab")
 st.markdown(
     "Rank models from LLM-judge verdicts **with honest intervals**, choose the anchor every model "
     "is compared against, check the judge's position bias and ties, plan how many prompts and "
@@ -54,7 +54,7 @@ with right:
         message = s["error"].rstrip(".")
         st.error(f"**This file was not loaded.** {message}.{kept}")
 
-with st.expander("💾 Saved datasets"):
+with st.expander("Saved datasets", icon=":material/save:"):
     ws = _ui.workspace()
     st.caption(f"Saved datasets live in the workspace file `{ws.path}` on this server and stay "
                "after a restart. A link ending in `?dataset=<name>` opens one.")
@@ -72,9 +72,9 @@ with st.expander("💾 Saved datasets"):
                                 human_ranking=s.get("human_ranking"), replace=replace)
                 s["saved"] = saved.name
                 _ui.set_url_param("dataset", saved.name)
-                st.success(f"Saved as **{saved.name}** ({saved.rows:,} rows).")
+                st.success(f"Saved as {_ui.code_span(saved.name)} ({saved.rows:,} rows).")
             except WorkspaceError as exc:
-                st.error(f"**Not saved.** {exc}")
+                st.error(f"**Not saved.** {_ui.escape_markdown(exc)}")
     try:
         listed = ws.table()
     except WorkspaceError as exc:
@@ -83,7 +83,8 @@ with st.expander("💾 Saved datasets"):
     if listed is not None and listed.empty:
         st.info("No dataset is saved yet.")
     elif listed is not None:
-        st.dataframe(listed, hide_index=True, key="saved_table")
+        st.dataframe(listed, hide_index=True, key="saved_table", column_config={
+            "saved_at": st.column_config.DatetimeColumn("saved (UTC)", format="YYYY-MM-DD HH:mm")})
         _ui.download_csv(listed, "saved_datasets.csv", key="dl_saved")
         pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
         load_col, delete_col = st.columns(2)
@@ -95,7 +96,7 @@ with st.expander("💾 Saved datasets"):
                 problem = str(exc)
             if problem is None:
                 st.rerun()
-            st.error(f"**Not loaded.** {problem}")
+            st.error(f"**Not loaded.** {_ui.escape_markdown(problem)}")
         confirm = delete_col.checkbox("Confirm deletion", key="saved_confirm")
         if delete_col.button("Delete", key="saved_delete", disabled=not confirm):
             ws.delete(pick)

@@ -9,7 +9,7 @@ from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
 from evalcore.ranking import leaderboard
 from pages import _ui
 
-st.title("🏆 Leaderboard")
+st.title("Leaderboard")
 store = _ui.require_data()
 _ui.demo_banner()
 

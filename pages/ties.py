@@ -18,6 +18,7 @@ from evalcore.plots.ties import (
 from evalcore.pointwise import PointwiseTable, read_pointwise
 from evalcore.schema import VerdictFormatError
 from evalcore.ties import (
+    Agreement,
     labelled_counts,
     pointwise_levels,
     pointwise_tie_structure,
@@ -54,7 +55,29 @@ SCORE_HELP = (
     "002's tournament score). Win share: a win 1, a tie ½, a loss 0."
 )
 
-st.title("🟰 Tie structure")
+
+def _number(value: float, spec: str) -> str:
+    return "—" if value != value else format(value, spec)  # NaN → a dash
+
+
+def _agreement_metrics(a: Agreement) -> None:
+    """One row of agreement metrics, or a sentence when no instruction can be ranked."""
+    if a.instructions == 0:
+        st.info("No instruction has two or more models with a reference value here, so there is "
+                "nothing to rank: the agreement needs at least two candidates per instruction.")
+        return
+    m = st.columns(6)
+    m[0].metric("τa", _number(a.tau_a, ".3f"))
+    m[1].metric("τb", _number(a.tau_b, ".3f"),
+                help=f"Defined on {a.tau_b_instructions:,} of {a.instructions:,} instructions "
+                "(undefined where either side ties every candidate).")
+    m[2].metric("Somers' D", _number(a.somers_d, ".3f"))
+    m[3].metric("Top-1", _number(a.top1, ".1%"))
+    m[4].metric("Uniform top-1", _number(a.uniform_top1, ".1%"))
+    m[5].metric("Ref. top tied", _number(a.reference_top_tied, ".1%"))
+
+
+st.title("Tie structure")
 store = _ui.require_data()
 _ui.demo_banner()
 st.markdown(
@@ -78,20 +101,20 @@ with c3:
 counts = _ui.counts(store, judge, category)
 ranking = s.get("human_ranking")
 if counts.counts.sum() == 0:
-    st.warning(f"Judge **{judge}** has no verdicts in this selection: choose another judge or "
+    st.warning(f"Judge {_ui.code_span(judge)} has no verdicts in this selection: choose another judge or "
                "category.")
 else:
     result = _ui.memo(("ties", judge, category, rule),
                       lambda: verdict_tie_structure(counts, ranking, score=rule))
-    cols = st.columns(7)
-    cols[0].metric("Calls", f"{result.n_calls:,}")
-    cols[1].metric("Tie probability", f"{result.stats.tie_probability:.3f}")
-    cols[2].metric("D1", f"{result.stats.d1:.2f}")
-    cols[3].metric("D2", f"{result.stats.d2:.2f}")
-    cols[4].metric("Distinct levels", result.stats.distinct)
-    cols[5].metric("TIE verdicts", f"{result.tie_verdict_rate:.1%}")
-    cols[6].metric("T (top tied)", f"{result.top_tied:.1%}" if result.instructions else "—")
-    st.caption(STATS_CAPTION)
+    cols = st.columns(6)
+    cols[0].metric("Tie probability", f"{result.stats.tie_probability:.3f}")
+    cols[1].metric("D1", f"{result.stats.d1:.2f}")
+    cols[2].metric("D2", f"{result.stats.d2:.2f}")
+    cols[3].metric("Distinct levels", result.stats.distinct)
+    cols[4].metric("TIE verdicts", f"{result.tie_verdict_rate:.1%}")
+    cols[5].metric("T (top tied)", f"{result.top_tied:.1%}" if result.instructions else "—")
+    st.caption(f"Over {result.n_calls:,} calls of {_ui.code_span(judge)} with a verdict, on "
+               f"{result.instructions:,} instructions with at least two models. " + STATS_CAPTION)
     if result.candidate_stats is not None:
         cs = result.candidate_stats
         st.caption(
@@ -112,13 +135,7 @@ else:
         a = human.agreement
         st.markdown(f"**Against the human labels** ({human.n_calls:,} labelled calls, "
                     f"{a.instructions:,} instructions with ≥ 2 labelled models)")
-        m = st.columns(6)
-        m[0].metric("τa", f"{a.tau_a:.3f}")
-        m[1].metric("τb", f"{a.tau_b:.3f}")
-        m[2].metric("Somers' D", f"{a.somers_d:.3f}")
-        m[3].metric("Top-1", f"{a.top1:.1%}")
-        m[4].metric("Uniform top-1", f"{a.uniform_top1:.1%}")
-        m[5].metric("Reference top tied", f"{a.reference_top_tied:.1%}")
+        _agreement_metrics(a)
         st.caption("The human labels are scored like the judge's verdicts (the same "
                    f"{'soft σ(v)' if rule == 'soft' else 'win-share'} rule) on the same labelled "
                    "calls, so both rankings cover the same models and instructions. T of the "
@@ -132,13 +149,7 @@ else:
         a = result.agreement
         st.markdown(f"**Against the reference score** (the human ranking loaded on the Data "
                     f"page, one score per model; {a.instructions:,} instructions)")
-        m = st.columns(6)
-        m[0].metric("τa", f"{a.tau_a:.3f}")
-        m[1].metric("τb", f"{a.tau_b:.3f}")
-        m[2].metric("Somers' D", f"{a.somers_d:.3f}")
-        m[3].metric("Top-1", f"{a.top1:.1%}")
-        m[4].metric("Uniform top-1", f"{a.uniform_top1:.1%}")
-        m[5].metric("Reference top tied", f"{a.reference_top_tied:.1%}")
+        _agreement_metrics(a)
         rows.append({"reference": "reference score", "calls": result.n_calls, **a.as_dict()})
     else:
         st.caption("No reference score is loaded: add a human ranking (`model, score`) on the "
@@ -179,27 +190,27 @@ with up_col:
     upload = st.file_uploader("Upload a pointwise score table (CSV, CSV.gz, Parquet, JSON Lines)",
                               type=["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"],
                               key="pointwise_upload")
+if upload is not None and upload.file_id != pw.get("upload_id"):
+    pw["upload_id"] = upload.file_id
+    try:
+        with st.spinner(f"Reading {_ui.escape_markdown(upload.name)}…"):
+            _install_pointwise(read_pointwise(upload.getvalue(), name=upload.name), demo=False)
+    except VerdictFormatError as exc:
+        pw["error"] = str(exc)
 with demo_col:
     if not pw["demo"] and st.button("Use the bundled demo", key="pointwise_demo"):
         _install_pointwise(read_pointwise(POINTWISE_DEMO), demo=True)
         st.rerun()
-if upload is not None and upload.file_id != pw.get("upload_id"):
-    pw["upload_id"] = upload.file_id
-    try:
-        with st.spinner(f"Reading {upload.name}…"):
-            _install_pointwise(read_pointwise(upload.getvalue(), name=upload.name), demo=False)
-    except VerdictFormatError as exc:
-        pw["error"] = str(exc)
 if pw.get("error"):
-    st.error(f"**This file was not loaded.** {pw['error'].rstrip('.')}. The pointwise table "
-             f"loaded before ({pw['table'].file}) is still in use.")
+    st.error(f"**This file was not loaded.** {_ui.escape_markdown(pw['error'].rstrip('.'))}. The "
+             f"pointwise table loaded before ({_ui.code_span(pw['table'].file)}) is still in use.")
 
 table: PointwiseTable = pw["table"]
 frame = table.frame
 if pw["demo"]:
-    st.caption(f"📎 Bundled demo `{table.file}` — **simulated**: three made-up judges (`sim-judge-…`) "
+    st.caption(f":material/science: Bundled demo {_ui.code_span(table.file)} — **simulated**: three made-up judges (`sim-judge-…`) "
                "score made-up responses in three formats (`data/make_pointwise_demo.py`).")
-st.caption(f"**{table.file}**: {len(frame):,} rows, {frame['instruction_id'].nunique():,} "
+st.caption(f"{_ui.code_span(table.file)}: {len(frame):,} rows, {frame['instruction_id'].nunique():,} "
            f"instructions, {frame['format'].nunique()} format(s), {frame['judge'].nunique()} "
            f"judge(s)." + (f" {table.missing_scores:,} row(s) have no score: counted in the parse "
                            "rate, left out of everything else." if table.missing_scores else ""))
@@ -213,7 +224,7 @@ if pw.get("results") is None:
         pw["results"] = {"problem": str(exc)}
 results = pw["results"]
 if results.get("problem"):
-    st.warning(f"Nothing to analyse in this table: {results['problem']}.")
+    st.warning(f"Nothing to analyse in this table: {_ui.escape_markdown(results['problem'])}.")
 else:
     cells = results["cells"]
     if not table.has_reference:
@@ -269,4 +280,4 @@ else:
     else:
         st.info("Variance shares need at least two formats and two judges, each pair scored.")
     for note in shares.notes:
-        st.caption(f"Note: {note}")
+        st.caption(f"Note: {_ui.escape_markdown(note)}")

@@ -305,3 +305,33 @@ def test_detectable_edge_shrinks_with_more_instructions():
     # The detectable edge scales like 1/√n: four times the samples, about half the edge.
     ratio = large.detectable_edge / small.detectable_edge
     assert 0.45 < ratio < 0.55
+
+
+def test_pair_informativeness_agrees_with_the_anchor_module():
+    # Same v(i, m) as evalcore.anchors: with every pair judged on every instruction, the mean of
+    # the per-pair shares d ≠ 0 is the anchor's informativeness I(p, A) (seed 000 §4.3).
+    from evalcore.anchors import anchor_informativeness
+
+    sim = simulate(SimulationSpec(n_models=7, n_instructions=50, seed=30))
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    c = store.counts()
+    dists = difference_distributions(c)
+    for anchor in c.models[:3]:
+        mine = dists.table.loc[dists.table["anchor"] == anchor, "informativeness"].mean()
+        assert mine == pytest.approx(anchor_informativeness(c, anchor))
+
+
+def test_a_pair_ranked_against_its_own_head_to_head_is_not_resolved():
+    # A is ranked above B (it crushes C) but loses to B head-to-head 30:70. A two-sided test
+    # rejects equality, yet the data do not support the leaderboard's order: not resolved.
+    rows = [(f"q{i}", "A", "B", 1 if i < 30 else -1) for i in range(100)]
+    rows += [(f"q{i}", "A", "C", 2) for i in range(100)]
+    rows += [(f"q{i}", "B", "C", 1 if i < 50 else -1) for i in range(100)]
+    c = _counts(rows)
+    t = detectable_edges(c, two_sided=True).table
+    top = t.iloc[0]
+    assert (top["upper"], top["lower"]) == ("A", "B")
+    assert top["observed_edge"] == pytest.approx(-0.2)
+    assert top["p_value"] == pytest.approx(stats.binomtest(30, 100, 0.5).pvalue)
+    assert top["p_value"] < 0.05 and not top["resolved"]

@@ -42,6 +42,9 @@ def _selection_arguments(p: argparse.ArgumentParser, *, candidate_required: bool
     p.add_argument("--labelled-category", default=None,
                    help="measure Se/Sp on the labelled rows of this category (default: the same rows "
                         "as --category; 'all' for every category)")
+    p.add_argument("--both-orders", action="store_true",
+                   help="one unit per pair judged in both orders: the verdict both orders agree on, "
+                        "else a tie (needs --candidate)")
     p.add_argument("--max-floor", type=float, default=100 * DEFAULT_MAX_FLOOR,
                    help="refuse to correct when the floor is wider than this many points "
                         f"(default {100 * DEFAULT_MAX_FLOOR:.0f})")
@@ -96,7 +99,7 @@ def _calibration(args: argparse.Namespace):
             cats = ", ".join(store.categories()) or "none"
             raise UsageError(f"category {name!r} is not in the file; its categories are: {cats}")
     return calibrate(store, judge=judge, candidate=args.candidate, baseline=args.baseline,
-                     category=args.category, labelled_category=labelled,
+                     category=args.category, labelled_category=labelled, both_orders=args.both_orders,
                      max_floor=args.max_floor / 100.0)
 
 
@@ -110,8 +113,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print_json(cal.as_dict())
         return 0
     c = cal.counts
+    unit = (f"both-orders verdicts, {c.unpaired_calls:,} unpaired calls left out" if c.both_orders
+            else "one per judge call")
     print(f"judge {cal.judge}, candidate {cal.candidate_label}: {c.n_judged:,} judged pairs, "
-          f"{c.n_labelled:,} labelled ({c.n_se:,} human wins, {c.n_sp:,} non-wins)")
+          f"{c.n_labelled:,} labelled ({c.n_se:,} human wins, {c.n_sp:,} non-wins); units: {unit}")
     frame = cal.summary_frame()
     for col in ("estimate", "low", "high"):
         frame[col] = frame[col].map(_pct)

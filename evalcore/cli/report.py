@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bootstrap", type=int, default=1000,
                    help="bootstrap rounds over instructions for the leaderboard (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--compare-judges", action=argparse.BooleanOptionalAction, default=True,
+                   help="add every judge's spec sheet to the report when the file has several "
+                   "(default: yes; --no-compare-judges for the chosen judge only)")
     add_json_flag(p)
     p.set_defaults(handler=run_report)
 
@@ -48,7 +51,7 @@ def run_report(args: argparse.Namespace) -> int:
     judge = pick_judge(store, args.judge)
     human = read_human_ranking(args.human_ranking) if args.human_ranking else None
     analyses = run_analyses(store, judge=judge, human_ranking=human, rounds=args.bootstrap,
-                            seed=args.seed)
+                            seed=args.seed, compare_judges=args.compare_judges)
     findings = headline_findings(analyses)
     document = build_report(analyses, findings)
     try:

@@ -116,6 +116,9 @@ def _run_pointwise(args: argparse.Namespace) -> int:
     from evalcore.cli import UsageError
     from evalcore.pointwise import read_pointwise
 
+    if args.category is not None or args.human_ranking is not None:
+        raise UsageError("--category and --human-ranking apply to verdict tables; a pointwise "
+                         "table carries its reference in its 'reference' column")
     table = read_pointwise(args.file)
     frame = table.frame
     if args.judge is not None:

@@ -46,7 +46,8 @@ def calibration_figure(cal: Calibration) -> go.Figure:
                            + "<extra></extra>"),
         ))
     fig.add_vline(x=50, line_dash="dot", line_color="#666")
-    title = f"{cal.candidate_label}: printed vs corrected win rate (95%)"
+    who = cal.candidate_label
+    title = f"{who[:1].upper() + who[1:]}: printed vs corrected win rate (95%)"
     if cal.refused:
         title += " — correction refused"
     fig.update_layout(title=title, xaxis_title="win rate (%)", xaxis_range=[0, 100],
@@ -76,9 +77,9 @@ def coverage_figure(result: CoverageResult) -> go.Figure:
                                  mode="lines+markers", name=name,
                                  line={"color": _COLOURS.get(name)},
                                  hovertemplate="true rate %{x:.0f}%: covers %{y:.1f}%<extra></extra>"))
-    fig.add_hline(y=95, line_dash="dot", line_color="#666", annotation_text="nominal 95%")
-    fig.update_layout(title=(f"How often the interval contains the true rate ({result.simulations:,} "
-                             f"simulated studies per rate; {result.n_judged:,} judged, "
+    fig.add_hline(y=95, line_dash="dot", line_color="#666", annotation_text="nominal 95%",
+                  annotation_position="bottom left")
+    fig.update_layout(title=(f"Coverage of 95% intervals ({result.n_judged:,} judged, "
                              f"{result.n_labelled:,} labelled pairs)"),
                       xaxis_title="true rate (%, human-called wins)",
                       yaxis={"title": "coverage (%)", "range": [0, 102]}, height=400)

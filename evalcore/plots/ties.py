@@ -31,7 +31,7 @@ def verdict_levels_figure(result: VerdictTieStructure) -> go.Figure:
     colours = [ACCENT if level == 0 else PRIMARY for level in table["level"]]
     fig = go.Figure(go.Bar(
         x=[f"{level:+d} {meaning}" if level else "0 tie" for level, meaning in
-           zip(table["level"], table["meaning"])],
+           zip(table["level"], table["meaning"], strict=True)],
         y=table["share"], marker_color=colours,
         customdata=table["calls"],
         hovertemplate="%{x}: %{y:.1%} of calls (%{customdata:,})<extra></extra>",
@@ -85,7 +85,8 @@ def variance_shares_figure(shares: VarianceShares) -> go.Figure:
         fig.add_trace(go.Bar(y=labels, x=table[column], name=name, orientation="h",
                              marker_color=colour,
                              hovertemplate=f"%{{y}}: {name} %{{x:.1%}}<extra></extra>"))
-    fig.update_layout(barmode="stack", legend_title_text="share of variance")
+    fig.update_layout(barmode="stack", legend_title_text="share of variance",
+                      legend_traceorder="normal")
     fig.update_xaxes(title="share of the sum of squares over the format × judge grid",
                      tickformat=".0%", range=[0, 1])
     return style(fig, title="What sets each diagnostic: the format or the judge?",

@@ -22,7 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = ROOT / "screenshots"
+SCREENSHOTS = ROOT / "screenshots" / "e2e"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -146,14 +146,20 @@ class Driver:
         self.wait_idle(page, timeout)
 
     @staticmethod
+    def upload(page, path: Path) -> None:
+        """Drop a file on the Data page's verdict uploader (the widget with key ``upload``)."""
+        zone = page.locator(".st-key-upload").get_by_test_id("stFileUploaderDropzoneInput")
+        zone.set_input_files(str(path))
+
+    @staticmethod
     def assert_no_exception(page) -> None:
         exceptions = page.get_by_test_id("stException")
         assert exceptions.count() == 0, exceptions.first.inner_text()
 
     @staticmethod
     def screenshot(page, name: str) -> Path:
-        """A full-page screenshot in screenshots/ (git-ignored), to look at after the run."""
-        SCREENSHOTS.mkdir(exist_ok=True)
+        """A full-page screenshot in screenshots/e2e/ (git-ignored), to look at after the run."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
         return path

@@ -1,0 +1,184 @@
+"""Agreement with humans: κ, Krippendorff's α, the human ceiling and the compression table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+from evalcore.agreement import (
+    cohen_kappa,
+    compression_table,
+    confusion_matrix,
+    human_agreement,
+    krippendorff_alpha_nominal,
+    labelled_rows,
+)
+from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.store import VerdictStore
+
+
+def test_cohen_kappa_hand_worked():
+    conf = np.array([[20, 5, 0], [5, 10, 5], [0, 5, 50]])
+    # p_o = 80/100; marginals (.25, .20, .55) on both sides → p_e = .405
+    assert cohen_kappa(conf) == pytest.approx((0.8 - 0.405) / (1 - 0.405))
+    assert cohen_kappa(np.diag([3, 4, 5])) == pytest.approx(1.0)
+
+
+def test_confusion_matrix_uses_the_sign():
+    conf = confusion_matrix(np.array([2, 1, 0, -1, -2]), np.array([1, 2, 0, 0, -1]))
+    # rows human loss/tie/win, columns judge loss/tie/win
+    assert conf.tolist() == [[1, 1, 0], [0, 1, 0], [0, 0, 2]]
+
+
+def test_krippendorff_alpha_published_example():
+    # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", nominal example: 0.743
+    units = [[1, 1, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
+             [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [5, 5, 5], [1, 1], [3]]
+    assert krippendorff_alpha_nominal(units) == pytest.approx(0.743, abs=5e-4)
+
+
+def test_krippendorff_alpha_hand_worked():
+    # units (1,1), (1,2): o_11 = 2, o_12 = o_21 = 1; n_1 = 3, n_2 = 1, n = 4
+    # α = 1 − (n − 1)·Σ_{c≠k} o_ck / Σ_{c≠k} n_c n_k = 1 − 3·2 / (2·3·1) = 0
+    assert krippendorff_alpha_nominal([[1, 1], [1, 2]]) == pytest.approx(0.0)
+    assert krippendorff_alpha_nominal([[1, 1], [2, 2]]) == pytest.approx(1.0)
+    assert np.isnan(krippendorff_alpha_nominal([[1], [2]]))
+
+
+def _rows(spec: list[tuple[str, str, str, int | None, int]]) -> pd.DataFrame:
+    return pd.DataFrame({
+        "instruction_id": [r[0] for r in spec], "model_a": [r[1] for r in spec],
+        "model_b": [r[2] for r in spec],
+        "verdict": pd.array([r[3] for r in spec], dtype="Int8"),
+        "human": pd.array([r[4] for r in spec], dtype="Int8"),
+    })
+
+
+def test_compression_table_hand_worked():
+    # P(judge | human): win → (.1 loss, .2 tie, .7 win); tie → (.3, .4, .3); loss → (.7, .2, .1)
+    conf = np.array([[70, 20, 10], [30, 40, 30], [10, 20, 70]])
+    table = compression_table(conf, tie_share=1 / 3)
+    # credit (wins + ties/2) given the human outcome: loss .2, tie .5, win .8
+    # X = .8: P(win) = .8 − 1/6, P(tie) = 1/3, P(loss) = .2 − 1/6 → .6333·.8 + .3333·.5 + .0333·.2
+    assert table["judge_prints"].tolist() == pytest.approx([0.32, 0.41, 0.50, 0.59, 0.68])
+    assert table["human_rate"].tolist() == pytest.approx([0.20, 0.35, 0.50, 0.65, 0.80])
+    assert table["shift"].iloc[-1] == pytest.approx(-0.12)
+    # a tie share too large for the rate is capped at 2·min(X, 1 − X)
+    capped = compression_table(conf, tie_share=0.9, rates=(0.2,))
+    assert capped["human_tie_share"].item() == pytest.approx(0.4)
+    assert capped["judge_prints"].item() == pytest.approx(0.4 * 0.5 + 0.6 * 0.2)
+
+
+def test_human_agreement_rows_hand_worked():
+    rows = _rows([
+        # q1: x–y judged both orders, two human labels (agree: x wins)
+        ("q1", "x", "y", 2, 1), ("q1", "y", "x", 1, -1),
+        # q2: x–y, humans split (x wins / tie); judge says tie then x wins
+        ("q2", "x", "y", 0, 1), ("q2", "y", "x", -1, 0),
+        # q3: x–z once; the call returned no verdict (counted, left out)
+        ("q3", "x", "z", None, -1),
+        # q4: x–z, humans: x loses twice, once more x wins (three labels)
+        ("q4", "x", "z", -1, -1), ("q4", "z", "x", 1, 1), ("q4", "x", "z", 1, 1),
+    ])
+    res = human_agreement(rows, rounds=0)
+    # single-order: (2,1) ✓, (1,−1) ✗ (judge: y wins is "win" from slot A; human: x wins → loss),
+    # (0,1) ✗, (−1,0) ✗, (−1,−1) ✓, (1,1) ✓, (1,1) ✓ → 4 of 7
+    assert res.n == 7 and res.n_no_verdict == 1
+    assert res.agreement == pytest.approx(4 / 7)
+    # humans from x's view per unit: q1 (W, W), q2 (W, T), q3 (L), q4 (L, L, W)
+    # pairwise agreement: q1 2/2, q2 0/2, q4 2/6 → 4/10
+    assert res.human_pair_agreement == pytest.approx(0.4)
+    assert res.alpha_units == 3
+    # ceiling: q1 W vs W twice ✓✓; q2 W vs T, T vs W ✗✗; q4 L vs maj(L, W) tie → skipped ×2,
+    # W vs maj(L, L) = L ✗ → 5 comparisons, 2 agree
+    assert res.ceiling_n == 5
+    assert res.ceiling_agreement == pytest.approx(0.4)
+    alpha = krippendorff_alpha_nominal([[1, 1], [1, 0], [-1], [-1, -1, 1]])
+    assert res.alpha == pytest.approx(alpha)
+
+
+def test_human_agreement_both_orders_hand_worked():
+    rows = _rows([
+        ("q1", "x", "y", 2, 1), ("q1", "y", "x", -1, -1),  # x's view +2, +1 → +1 (win)
+        ("q2", "x", "y", 1, 1), ("q2", "y", "x", 1, 0),  # x's view +1, −1 → tie
+        ("q3", "x", "y", 1, 1),  # one order only: no both-orders verdict
+    ])
+    res = human_agreement(rows, both_orders=True, rounds=0)
+    # q1: judge win vs human (W, W) ✓✓; q2: judge tie vs human (W, T) ✗✓ → 3 of 4
+    assert res.n == 4
+    assert res.agreement == pytest.approx(0.75)
+
+
+def test_no_label_is_a_clear_error():
+    with pytest.raises(ValueError, match="human label"):
+        human_agreement(_rows([("q1", "x", "y", 1, None)]))
+
+
+# -- a simulated judge with a known confusion ---------------------------------------------------
+
+def _class_probs(mu: np.ndarray, sd: float, half: float) -> np.ndarray:
+    """P(loss), P(tie), P(win) of sign-with-tie-band of N(mu, sd²), stacked on the last axis."""
+    win = norm.cdf((mu - half) / sd)
+    loss = norm.cdf((-half - mu) / sd)
+    return np.stack([loss, 1 - win - loss, win], axis=-1)
+
+
+def test_agreement_and_kappa_recover_the_simulators_truth():
+    judge = JudgeSpec("j", slot_bias=0.3, tie_width=0.6, noise=0.5)
+    spec = SimulationSpec(n_models=6, n_instructions=300, judges=(judge,), human_fraction=0.5,
+                          human_noise=0.4, human_tie_width=0.3, seed=21)
+    sim = simulate(spec)
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    res = human_agreement(labelled_rows(store, "j"), rounds=1000, seed=2)
+    # truth given the strengths: latent L = d·Δs + ε (ε shared by judge and human), human and
+    # judge add independent noise; integrate over log d and ε with Gauss–Hermite nodes
+    s = sim.strengths["strength"].to_numpy()
+    nodes, w = np.polynomial.hermite_e.hermegauss(40)
+    w = w / w.sum()
+    d = np.exp(spec.discrimination_sd * nodes)
+    eps = np.sqrt(2) * spec.response_noise * nodes
+    a, b = np.nonzero(~np.eye(len(s), dtype=bool))  # every ordered pair (both orders)
+    latent = d[:, None, None] * (s[a] - s[b])[None, None, :] + eps[None, :, None]
+    weight = (w[:, None] * w[None, :])[..., None] / len(a)
+    human = _class_probs(latent, spec.human_noise, spec.human_tie_width / 2)
+    judged = _class_probs(latent + judge.slot_bias, judge.noise, judge.tie_width / 2)
+    # the simulator's 5-level judge: its sign is what agreement compares
+    p_o = float((weight * (human * judged).sum(-1)).sum())
+    p_h = (weight[..., None] * human).sum(axis=(0, 1, 2))
+    p_j = (weight[..., None] * judged).sum(axis=(0, 1, 2))
+    p_e = float(p_h @ p_j)
+    kappa = (p_o - p_e) / (1 - p_e)
+    assert res.agreement_low <= p_o <= res.agreement_high
+    assert res.kappa_low <= kappa <= res.kappa_high
+    assert res.agreement_high - res.agreement_low < 0.06
+
+
+def test_compression_of_a_labelled_simulation_matches_a_hand_computation():
+    judge = JudgeSpec("j", slot_bias=0.2, tie_width=0.5, noise=0.8)
+    sim = simulate(SimulationSpec(n_models=6, n_instructions=200, judges=(judge,),
+                                  human_fraction=0.4, seed=8))
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    rows = labelled_rows(store, "j")
+    res = human_agreement(rows, rounds=0)
+    # by hand: count every call from both points of view, condition on the human outcome
+    judged = rows[rows["verdict"].notna()]
+    h = np.sign(judged["human"].astype(int).to_numpy())
+    v = np.sign(judged["verdict"].astype(int).to_numpy())
+    both_h, both_v = np.concatenate([h, -h]), np.concatenate([v, -v])
+    credit = {}
+    for outcome in (-1, 0, 1):
+        picked = both_v[both_h == outcome]
+        credit[outcome] = np.mean(picked == 1) + 0.5 * np.mean(picked == 0)
+    t = np.mean(np.sign(rows["human"].astype(int).to_numpy()) == 0)
+    expected = []
+    for x in (0.20, 0.35, 0.50, 0.65, 0.80):
+        tie = min(t, 2 * x, 2 * (1 - x))
+        expected.append((x - tie / 2) * credit[1] + tie * credit[0] + (1 - x - tie / 2) * credit[-1])
+    assert res.compression["judge_prints"].tolist() == pytest.approx(expected)
+    # a noisy judge compresses toward 50/50
+    assert res.compression["judge_prints"].iloc[-1] < 0.8
+    assert res.compression["judge_prints"].iloc[0] > 0.2

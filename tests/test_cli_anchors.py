@@ -1,0 +1,71 @@
+"""``python -m evalcore anchors``: agrees with the library; exit 2 with one line on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from evalcore.anchors import anchor_sweep
+from evalcore.cli import main
+from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.store import VerdictStore
+from tests.conftest import ROOT
+
+ALL_PAIRS = ROOT / "data" / "demo_all_pairs.parquet"
+HUMAN = ROOT / "data" / "demo_human_ranking.csv"
+ANCHOR_ONLY = ROOT / "data" / "demo_anchor_only.csv.gz"
+
+
+def test_json_agrees_with_the_library(capsys):
+    assert main(["anchors", str(ALL_PAIRS), "--judge", "sim-judge-steady", "--human-ranking",
+                 str(HUMAN), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    store = VerdictStore()
+    store.load(read_verdicts(ALL_PAIRS))
+    sweep = anchor_sweep(store.counts(judge="sim-judge-steady"),
+                         human_ranking=read_human_ranking(HUMAN))
+    store.close()
+    rows = out["anchors"]
+    assert [r["anchor"] for r in rows] == sweep.table["anchor"].tolist()
+    assert {"anchor", "position", "tau_quadratic", "tau_human", "informativeness"} <= set(rows[0])
+    np.testing.assert_allclose([r["tau_human"] for r in rows], sweep.table["tau_human"])
+    np.testing.assert_allclose([r["informativeness"] for r in rows], sweep.table["informativeness"])
+    assert [r["position"] for r in rows] == list(range(1, 21))
+    assert out["recommended"] == sweep.recommended and out["tau"] == "tau-b"
+    assert out["fit"]["r2"] == pytest.approx(sweep.fit_r2)
+
+
+def test_table_output_and_tau_a(capsys):
+    assert main(["anchors", str(ALL_PAIRS), "--tau", "a"]) == 0
+    out = capsys.readouterr().out
+    assert "tau-a" in out and "recommended anchor" in out and "sim-alder" in out
+
+
+def test_anchor_only_file(capsys):
+    assert main(["anchors", str(ANCHOR_ONLY), "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["design"] == "anchor-only"
+    assert [r["anchor"] for r in out["anchors"]] == ["sim-birch"]
+    assert out["anchors"][0]["tau_quadratic"] is None
+    assert 0 < out["anchors"][0]["informativeness"] < 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--judge", "nobody"], "judge 'nobody' is not in the file"),
+    (["--category", "poetry"], "category 'poetry' is not in the file"),
+    (["--human-ranking", "missing.csv"], "no such file"),
+])
+def test_bad_input_exits_2_with_one_line(argv, message, capsys):
+    assert main(["anchors", str(ALL_PAIRS), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
+
+
+def test_bad_human_ranking_file(tmp_path, capsys):
+    bad = tmp_path / "human.csv"
+    bad.write_text("name,points\nx,1\n")
+    assert main(["anchors", str(ALL_PAIRS), "--human-ranking", str(bad)]) == 2
+    assert "model" in capsys.readouterr().err

@@ -1,0 +1,259 @@
+"""The headline findings: each one on simulated data with a known truth, its numbers equal to
+the evalcore results it reads, and clear words where an analysis cannot run."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.anchors import anchor_sweep
+from evalcore.calibration import calibrate
+from evalcore.cli.common import _plain
+from evalcore.findings import headline_findings, run_analyses
+from evalcore.judge import judge_sheet
+from evalcore.ranking import leaderboard
+from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.store import VerdictStore
+
+NAMES = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm", "sim-fir", "sim-ginkgo")
+
+
+def _store(spec: SimulationSpec) -> tuple[VerdictStore, object]:
+    sim = simulate(spec)
+    store = VerdictStore()
+    store.load(sim.verdicts, name="sim")
+    return store, sim
+
+
+@pytest.fixture(scope="module")
+def spread():
+    """Seven models with well-spread strengths, both orders, a steady judge and human labels."""
+    spec = SimulationSpec(
+        n_models=7, n_instructions=200, model_names=NAMES,
+        strengths=(2.0, 1.2, 0.6, 0.0, -0.6, -1.2, -2.0),
+        judges=(JudgeSpec("sim-judge", slot_bias=0.6, tie_width=0.4, noise=0.3),),
+        human_fraction=1.0, human_noise=0.2, seed=11)
+    store, sim = _store(spec)
+    analyses = run_analyses(store, rounds=500, seed=0, human_ranking=sim.human_ranking)
+    yield store, sim, analyses, headline_findings(analyses)
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def twins():
+    """The two strongest models are equally strong (a known tie at the top)."""
+    spec = SimulationSpec(
+        n_models=5, n_instructions=120, model_names=NAMES[:5],
+        strengths=(1.0, 1.0, 0.0, -0.5, -1.0),
+        judges=(JudgeSpec("sim-judge", tie_width=0.4, noise=0.4),), seed=3)
+    store, sim = _store(spec)
+    analyses = run_analyses(store, rounds=500, seed=0)
+    yield store, sim, analyses, headline_findings(analyses)
+    store.close()
+
+
+def test_simulate_accepts_fixed_strengths():
+    sim = simulate(SimulationSpec(n_models=3, n_instructions=5, strengths=(0.5, -1.0, 2.0)))
+    assert sim.strengths["strength"].tolist() == [0.5, -1.0, 2.0]
+    with pytest.raises(ValueError, match="3 models"):
+        simulate(SimulationSpec(n_models=3, n_instructions=5, strengths=(0.5, -1.0)))
+
+
+# -- who leads -------------------------------------------------------------------------------
+
+
+def test_leader_is_the_simulated_strongest_with_the_leaderboard_numbers(spread):
+    store, sim, analyses, findings = spread
+    truth = sim.strengths.sort_values("strength", ascending=False)["model"].tolist()
+    leader = findings.get("leader")
+    assert leader.numbers["leader"] == truth[0]
+    assert leader.numbers["runner_up"] == truth[1]
+    # The numbers are the leaderboard's, recomputed here independently of the findings.
+    board = leaderboard(store.counts(judge="sim-judge"), rounds=500, seed=0)
+    top = board.table.iloc[0]
+    assert leader.numbers["rating"] == pytest.approx(top["rating"])
+    assert leader.numbers["ci_low"] == pytest.approx(top["ci_low"])
+    gap = top["rating"] - board.table.iloc[1]["rating"]
+    assert leader.numbers["gap"] == pytest.approx(gap)
+    # Head-to-head share from the Elo formula, by hand.
+    assert leader.numbers["head_to_head"] == pytest.approx(1 / (1 + 10 ** (-gap / 400)))
+    for text in (f"{top['rating']:,.0f}", f"{top['ci_low']:,.0f}–{top['ci_high']:,.0f}",
+                 f"{gap:,.0f} points ahead of {truth[1]}"):
+        assert text in leader.text
+    assert leader.status == "clear" and leader.tiles[0][:2] == ("Leader", truth[0])
+    assert leader.tiles[0].note == f"{top['rating']:,.0f} ({top['ci_low']:,.0f}–{top['ci_high']:,.0f})"
+
+
+def test_top_two_separated_when_the_truth_differs(spread):
+    _, _, analyses, findings = spread
+    sep = findings.get("separation")
+    assert sep.tiles[0][1] == "Yes" and sep.status == "clear"
+    assert sep.numbers["p_value"] < 0.05
+    row = analyses.edges.table.iloc[0]
+    assert sep.numbers["discordant"] == row["discordant"] == row["upper_wins"] + row["lower_wins"]
+    assert f"won {int(row['upper_wins']):,} of the {int(row['discordant']):,}" in sep.text
+
+
+def test_cannot_separate_two_equally_strong_models(twins):
+    _, sim, analyses, findings = twins
+    sep = findings.get("separation")
+    equal = set(sim.strengths["model"][:2])
+    assert {sep.numbers["upper"], sep.numbers["lower"]} == equal
+    assert sep.tiles[0][1] == "No" and sep.status == "caution"
+    assert sep.text.startswith("No:")
+    assert sep.numbers["p_value"] >= 0.05
+    # The leader's bootstrap rank range reaches the second place too.
+    assert sep.numbers["leader_rank_range"][1] >= 2
+    assert "not enough to tell them apart" in sep.text
+
+
+# -- anchors ---------------------------------------------------------------------------------
+
+
+def test_anchor_names_the_sweep_recommendation_and_the_usual_strongest(spread):
+    store, sim, analyses, findings = spread
+    anchor = findings.get("anchor")
+    sweep = anchor_sweep(store.counts(judge="sim-judge"), human_ranking=sim.human_ranking)
+    table = sweep.table.set_index("anchor")
+    assert anchor.numbers["recommended"] == sweep.recommended
+    strongest = sim.strengths.sort_values("strength")["model"].iloc[-1]
+    assert anchor.numbers["usual"] == strongest
+    # Seed 000: the most informative anchor sits in the middle, not at the top.
+    assert 1 < anchor.numbers["recommended_position"] < len(NAMES)
+    info_rec = table.loc[sweep.recommended, "informativeness"]
+    info_top = table.loc[strongest, "informativeness"]
+    assert info_top < info_rec
+    # Instructions needed: ⌈617 / I⌉ by hand (617 = seed 000 Table 2's +5% at 80% power).
+    assert anchor.numbers["recommended_instructions_needed"] == math.ceil(617 / info_rec)
+    assert anchor.numbers["usual_instructions_needed"] == math.ceil(617 / info_top)
+    assert f"{math.ceil(617 / info_top):,} instructions instead of {math.ceil(617 / info_rec):,}" \
+        in anchor.text
+    assert f"{table.loc[sweep.recommended, 'tau_quadratic']:.3f}" in anchor.text
+    assert anchor.status == "caution"
+
+
+def test_anchor_only_table_says_there_is_no_choice():
+    spec = SimulationSpec(n_models=6, n_instructions=80, design="anchor", anchor="sim-cedar",
+                          both_orders=False, model_names=NAMES[:6], seed=5)
+    store, _ = _store(spec)
+    findings = headline_findings(run_analyses(store, rounds=200))
+    anchor = findings.get("anchor")
+    assert anchor.numbers["recommended"] == "sim-cedar"
+    assert "compared with one anchor, sim-cedar" in anchor.text
+    assert "usual" not in anchor.numbers
+    judge = findings.get("judge")
+    assert "No pair was judged in both orders" in judge.text
+
+
+# -- the judge -------------------------------------------------------------------------------
+
+
+def test_judge_finding_reads_the_spec_sheet_and_names_the_biased_slot(spread):
+    store, _, analyses, findings = spread
+    judge = findings.get("judge")
+    sheet = judge_sheet(store, "sim-judge", rounds=500, seed=0, length_control=False)
+    s = sheet.scalars()
+    assert judge.numbers["position_bias_points"] == pytest.approx(s["position_bias_points"])
+    assert judge.numbers["tie_rate"] == pytest.approx(s["tie_rate"])
+    # slot_bias = +0.6 in margin units: the first slot is preferred, clearly.
+    assert s["position_bias_points"] > 10
+    assert "prefers the first slot" in judge.text and judge.status == "caution"
+    assert f"{s['position_bias_points']:.1f} points" in judge.text
+    assert f"{100 * s['both_orders_tie_rate']:.1f}%" in judge.text
+
+
+def test_judge_with_a_second_slot_preference_and_none():
+    spec = SimulationSpec(n_models=4, n_instructions=150, model_names=NAMES[:4],
+                          judges=(JudgeSpec("second", slot_bias=-0.8, noise=0.3),
+                                  JudgeSpec("fair", slot_bias=0.0, noise=0.3)), seed=2)
+    store, _ = _store(spec)
+    second = headline_findings(run_analyses(store, judge="second", rounds=100)).get("judge")
+    assert "prefers the second slot" in second.text
+    assert second.numbers["position_bias_points"] < -10
+    fair = headline_findings(run_analyses(store, judge="fair", rounds=100)).get("judge")
+    low, high = fair.numbers["position_bias_points_low"], fair.numbers["position_bias_points_high"]
+    assert low <= 0 <= high  # the truth is 0: the interval covers it, and the words say so
+    assert "no clear slot preference" in fair.text
+    assert "Every call returned a verdict." in fair.text
+    assert abs(fair.numbers["position_bias_points"]) < 5 and fair.status == "clear"
+
+
+# -- the correction --------------------------------------------------------------------------
+
+
+def test_correction_recovers_the_human_share(spread):
+    store, _, analyses, findings = spread
+    corr = findings.get("correction")
+    leader, runner = corr.numbers["candidate"], corr.numbers["baseline"]
+    cal = calibrate(store, judge="sim-judge", candidate=leader, baseline=runner)
+    assert corr.numbers["corrected"] == pytest.approx(cal.corrected)
+    assert not cal.refused and corr.tiles[0][1] == "Yes"
+    # The truth: every row carries a human label, so the human share of candidate wins is known.
+    rows = store.frame(judge="sim-judge")
+    pair = rows[((rows.model_a == leader) & (rows.model_b == runner))
+                | ((rows.model_a == runner) & (rows.model_b == leader))]
+    pair = pair[pair.verdict.notna()]
+    human = np.where(pair.model_a == leader, pair.human, -pair.human.astype(float))
+    truth = float((human > 0).mean())
+    assert cal.lr_low <= truth <= cal.lr_high
+    assert f"{100 * cal.corrected:.1f}%" in corr.text
+    assert f"{100 * cal.printed:.1f}%" in corr.text
+
+
+def test_correction_refused_without_labels(twins):
+    _, _, _, findings = twins
+    corr = findings.get("correction")
+    assert corr.tiles[0][1] == "No" and corr.status == "caution"
+    assert "cannot be corrected" in corr.text and "no labelled rows" in corr.text
+
+
+# -- bad input, caching, JSON ----------------------------------------------------------------
+
+
+def test_a_judge_without_verdicts_between_models_gets_reasons_not_errors():
+    frame = simulate(SimulationSpec(n_models=3, n_instructions=10, model_names=NAMES[:3],
+                                    seed=1)).verdicts
+    lonely = frame.iloc[:4].copy()
+    lonely["judge"] = "lonely"
+    lonely["model_b"] = lonely["model_a"]  # self-comparisons only
+    store = VerdictStore()
+    store.load(pd.concat([frame, lonely], ignore_index=True).assign(
+        row=lambda f: np.arange(1, len(f) + 1)))
+    analyses = run_analyses(store, judge="lonely", rounds=50)
+    findings = headline_findings(analyses)
+    assert {f.status for f in findings.findings} == {"unavailable"}
+    assert "at least two models" in findings.get("leader").text
+    assert findings.get("judge").text  # the judge sheet's own reason
+    with pytest.raises(ValueError, match="not in the data"):
+        run_analyses(store, judge="nobody")
+
+
+def test_cache_reuses_results_under_the_pages_keys(twins):
+    store, _, _, _ = twins
+    calls: list[tuple] = []
+    memo: dict[tuple, object] = {}
+
+    def cache(key, compute):
+        calls.append(key)
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
+    first = run_analyses(store, rounds=100, seed=0, cache=cache)
+    second = run_analyses(store, rounds=100, seed=0, cache=cache)
+    assert ("leaderboard", "sim-judge", None, False, 100, 0) in memo
+    assert ("counts", "sim-judge", None, False) in memo
+    assert second.leaderboard is first.leaderboard and second.anchors is first.anchors
+
+
+def test_findings_as_dict_is_json(spread):
+    _, _, _, findings = spread
+    payload = json.loads(json.dumps(_plain(findings.as_dict())))
+    assert [f["key"] for f in payload["findings"]] == [
+        "leader", "separation", "anchor", "judge", "correction"]
+    assert payload["findings"][0]["numbers"]["leader"] == "sim-alder"
+    assert list(findings.frame().columns) == ["finding", "status", "text", "definition"]

@@ -1,0 +1,187 @@
+"""Length preference, length-controlled Bradley–Terry and self-preference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import kendalltau
+
+from evalcore.io import read_verdicts
+from evalcore.length import (
+    fit_length_controlled,
+    length_controlled_ranking,
+    length_preference_curve,
+    read_families,
+    self_preference,
+    wilson_interval,
+)
+from evalcore.ranking import fit_bradley_terry, pairwise_wins
+from evalcore.simulate import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simulate
+from evalcore.store import VerdictStore
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _store(frame: pd.DataFrame) -> VerdictStore:
+    store = VerdictStore()
+    store.load(frame)
+    return store
+
+
+def _frame(rows: list[tuple]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=["instruction_id", "model_a", "model_b", "verdict",
+                                        "length_a", "length_b"])
+    frame.insert(0, "row", np.arange(1, len(frame) + 1))
+    frame["verdict"] = pd.array(frame["verdict"], dtype="Int8")
+    frame["judge"] = "J"
+    frame["human"] = pd.array([pd.NA] * len(frame), dtype="Int8")
+    frame["category"] = pd.Series([pd.NA] * len(frame), dtype="string")
+    return frame
+
+
+def test_length_curve_hand_worked():
+    store = _store(_frame([
+        ("q1", "x", "y", 1, 100.0, 100.0),  # equal length: left out
+        ("q2", "x", "y", 1, 200.0, 100.0),  # longer (A, ×2) wins → 1, bin [1, 1.25)
+        ("q3", "x", "y", 1, 100.0, 200.0),  # longer (B, ×2) loses → 0, same bin
+        ("q4", "x", "y", 0, 300.0, 100.0),  # ×3: log2 3 = 1.58 → bin [1.5, 1.75), tie → ½
+        ("q5", "x", "y", -1, 1000.0, 100.0),  # ×10: the open last bin, longer loses → 0
+        ("q6", "x", "y", pd.NA, 1000.0, 100.0),  # no verdict: left out
+    ]))
+    curve = length_preference_curve(store, "J").set_index("bin_low")
+    assert curve["calls"].tolist() == [2, 1, 1]
+    assert curve.loc[1.0, "longer_score"] == pytest.approx(0.5)
+    assert curve.loc[1.0, "ratio_mid"] == pytest.approx(2.0)
+    assert curve.loc[1.5, "longer_score"] == pytest.approx(0.5)
+    assert curve.loc[1.75, "longer_score"] == pytest.approx(0.0)
+    assert np.isinf(curve.loc[1.75, "bin_high"])
+    low, high = wilson_interval(np.array([0.5]), np.array([2]))
+    assert curve.loc[1.0, "ci_low"] == pytest.approx(low[0])
+    assert curve.loc[1.0, "ci_high"] == pytest.approx(high[0])
+
+
+def test_wilson_interval_hand_worked():
+    # p = 0.5, n = 100, z = 1.96: centre 0.5, half-width 1.96·√(.0025 + .000096)/(1.0384)
+    low, high = wilson_interval(np.array([0.5]), np.array([100]))
+    z = 1.959963984540054
+    half = z * np.sqrt(0.25 / 100 + z * z / 40000) / (1 + z * z / 100)
+    assert low[0] == pytest.approx(0.5 - half) and high[0] == pytest.approx(0.5 + half)
+
+
+def test_length_fit_without_length_is_the_shared_bradley_terry():
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=40, seed=4))
+    store = _store(sim.verdicts)
+    counts = store.counts(judge="sim-judge")
+    theta, _ = fit_bradley_terry(pairwise_wins(counts).sum(axis=0))
+    frame = store.frame(judge="sim-judge")
+    frame = frame[frame["verdict"].notna()]
+    idx = pd.Index(counts.models)
+    v = frame["verdict"].astype(int).to_numpy()
+    y = np.where(v > 0, 1.0, np.where(v == 0, 0.5, 0.0))
+    got, gamma, _, ok = fit_length_controlled(
+        idx.get_indexer(frame["model_a"]), idx.get_indexer(frame["model_b"]), y,
+        np.zeros(len(frame)), np.ones(len(frame)), len(idx))
+    assert ok and gamma == pytest.approx(0.0, abs=1e-9)
+    assert got == pytest.approx(theta, abs=1e-6)
+
+
+NAMES = DEMO_MODEL_NAMES[:8]
+#: the weaker the model, the longer its answers (×0.61 for the strongest … ×1.65 for the weakest)
+VERBOSE_WEAK = {n: float(np.exp(0.5 * (i - 3.5) / 3.5)) for i, n in enumerate(NAMES)}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_length_control_removes_a_verbosity_bias(seed):
+    spec = SimulationSpec(n_models=8, n_instructions=150, model_names=NAMES, seed=seed,
+                          judges=(JudgeSpec("verbose", verbosity=1.0),),
+                          length_factor=VERBOSE_WEAK)
+    sim = simulate(spec)
+    lc = length_controlled_ranking(_store(sim.verdicts), "verbose")
+    table = lc.table.set_index("model").loc[list(NAMES)]
+    truth = sim.strengths.set_index("model").loc[list(NAMES), "strength"]
+    tau_plain = kendalltau(truth, table["rating"])[0]
+    tau_lc = kendalltau(truth, table["rating_lc"])[0]
+    assert tau_lc > tau_plain
+    assert tau_lc >= 0.9
+    assert lc.gamma_low > 0.5  # a strong, clearly detected length effect
+    assert lc.rank_changes > 0
+    assert (table["rank"] - table["rank_lc"] == table["rank_change"]).all()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_length_control_finds_nothing_without_verbosity(seed):
+    spec = SimulationSpec(n_models=8, n_instructions=150, model_names=NAMES, seed=seed,
+                          judges=(JudgeSpec("plain", verbosity=0.0),), length_factor=VERBOSE_WEAK)
+    lc = length_controlled_ranking(_store(simulate(spec).verdicts), "plain")
+    assert lc.gamma_low <= 0.0 <= lc.gamma_high
+
+
+def test_length_control_needs_lengths():
+    frame = _frame([("q1", "x", "y", 1, np.nan, np.nan)])
+    with pytest.raises(ValueError, match="length"):
+        length_controlled_ranking(_store(frame), "J")
+
+
+# -- self-preference ----------------------------------------------------------------------------
+
+def test_read_families():
+    text = "model,family\nm1, fam-a\n\n# a comment\nm2,fam-b\n"
+    assert read_families(text) == {"m1": "fam-a", "m2": "fam-b"}
+    with pytest.raises(ValueError, match="line 2"):
+        read_families("model,family\nonly-one-field\n")
+
+
+FAMILY = {n: ("A" if i % 2 == 0 else "B") for i, n in enumerate(NAMES)}
+
+
+def _family_run(self_pref: float, n_instructions: int, seed: int):
+    judges = (JudgeSpec("self", family="A", self_preference=self_pref, noise=0.5),
+              JudgeSpec("ref1", noise=0.4), JudgeSpec("ref2", noise=0.6, tie_width=1.0))
+    spec = SimulationSpec(n_models=8, n_instructions=n_instructions, judges=judges,
+                          families=FAMILY, model_names=NAMES, seed=seed)
+    sim = simulate(spec)
+    store = _store(sim.verdicts)
+    table = self_preference(store, {**FAMILY, "self": "A"}, rounds=300, seed=0)
+    return sim, store, table.set_index("judge").loc["self"]
+
+
+def test_self_preference_recovered():
+    # truth in logit units from a large table with the same strengths (same seed)
+    sim, store, big = _family_run(0.3, 1500, seed=2)
+    _, _, moderate = _family_run(0.3, 150, seed=2)
+    assert moderate["delta_low"] <= big["delta"] <= moderate["delta_high"]
+    assert moderate["delta_low"] > 0
+    # on the simulator's latent scale: δ divided by the judge's logit per unit of true strength
+    counts = store.counts(judge="self")
+    theta, _ = fit_bradley_terry(pairwise_wins(counts).sum(axis=0))
+    strength = sim.strengths.set_index("model").loc[list(counts.models), "strength"].to_numpy()
+    own = np.array([FAMILY[m] == "A" for m in counts.models], dtype=float)
+    slope = np.linalg.lstsq(np.c_[np.ones_like(strength), strength, own], theta, rcond=None)[0][1]
+    assert big["delta"] / slope == pytest.approx(0.3, abs=0.03)
+    assert big["reference"] == "ref1, ref2"
+
+
+def test_no_self_preference_covers_zero():
+    _, _, row = _family_run(0.0, 150, seed=3)
+    assert row["delta_low"] <= 0.0 <= row["delta_high"]
+
+
+def test_demo_first_slot_judge_prefers_its_family():
+    store = _store(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
+    families = read_families((ROOT / "data" / "demo_families.csv").read_text())
+    table = self_preference(store, families, rounds=200).set_index("judge")
+    first = table.loc["sim-judge-first-slot"]  # self_preference = 0.3 for sim-broadleaf
+    assert first["delta_low"] > 0 and first["delta_elo"] > 30
+    steady = table.loc["sim-judge-steady"]  # self_preference = 0
+    assert steady["delta_low"] <= 0.0 <= steady["delta_high"]
+    assert np.isnan(table.loc["sim-judge-tie-happy", "delta"])
+    assert "no family" in table.loc["sim-judge-tie-happy", "note"]
+
+
+def test_self_preference_needs_two_judges():
+    sim = simulate(SimulationSpec(n_models=4, n_instructions=10, seed=1))
+    with pytest.raises(ValueError, match="only one judge"):
+        self_preference(_store(sim.verdicts), {"sim-judge": "x"})

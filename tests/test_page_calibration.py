@@ -1,0 +1,97 @@
+"""The Calibration page on the demo data: a correction for a decent judge, a refusal in words for a
+weak one at a small labelled set, the floor table, the coverage simulation, gates and transfer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture()
+def cal_page():
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.switch_page("pages/calibration.py").run()
+    assert not at.exception
+    return at
+
+
+def _texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def test_default_view_corrects_slot_a_and_shows_every_section(cal_page):
+    labels = [m.label for m in cal_page.metric]
+    assert {"Printed", "Corrected", "Se", "Sp", "Youden's J"} <= set(labels)
+    assert "Corrected rate" in _texts(cal_page.success)
+    assert "Lang–Reiczigel" in _texts(cal_page.markdown)  # coverage summary
+    assert len(cal_page.dataframe) >= 4  # summary, floor table, size ladder, coverage
+    assert "Pick a candidate" in _texts(cal_page.info)  # the gates need a candidate
+    charts = [e for e in cal_page.get("plotly_chart")]
+    assert len(charts) >= 3
+    spec = json.loads(charts[0].proto.spec)
+    assert "printed win rate" in json.dumps(spec["data"])
+
+
+def test_decent_judge_corrects_weak_judge_is_refused(cal_page):
+    cal_page.selectbox(key="cal_judge_select").set_value("sim-judge-steady").run()
+    cal_page.selectbox(key="cal_candidate").set_value("sim-alder").run()
+    cal_page.selectbox(key="cal_baseline").set_value("sim-birch").run()
+    assert not cal_page.exception
+    assert "Corrected rate" in _texts(cal_page.success)
+    cal_page.selectbox(key="cal_judge_select").set_value("sim-judge-tie-happy").run()
+    assert not cal_page.exception
+    warnings = _texts(cal_page.warning)
+    assert "Correction refused" in warnings and "cannot be tighter than" in warnings
+    corrected = [m for m in cal_page.metric if m.label == "Corrected"][0]
+    assert corrected.value == "refused"
+
+
+def test_gate_says_which_number_it_rests_on(cal_page):
+    cal_page.selectbox(key="cal_judge_select").set_value("sim-judge-steady").run()
+    cal_page.selectbox(key="cal_candidate").set_value("sim-alder").run()
+    cal_page.selectbox(key="cal_baseline").set_value("sim-birch").run()
+    cal_page.radio(key="cal_gate_kind").set_value("non-inferiority").run()
+    verdict = _texts(cal_page.success) + _texts(cal_page.error)
+    assert "gated on the **printed** number" in verdict
+    assert "rests on the printed number" in _texts(cal_page.warning)
+    cal_page.radio(key="cal_gate_on").set_value("corrected").run()
+    assert "gated on the **corrected** number" in _texts(cal_page.success) + _texts(cal_page.error)
+
+
+def test_labels_from_another_category_warn_about_transfer(cal_page):
+    cal_page.selectbox(key="cal_category_select").set_value("math").run()
+    cal_page.selectbox(key="cal_labelled").set_value("coding").run()
+    assert not cal_page.exception
+    assert "may not transfer" in _texts(cal_page.warning)
+
+
+def test_bad_typed_j_is_an_error_in_words(cal_page):
+    cal_page.text_input(key="cal_floor_js").set_value("0.5, banana").run()
+    assert not cal_page.exception
+    assert "banana" in _texts(cal_page.error)
+
+
+def test_a_table_without_human_labels_is_refused_in_words():
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.selectbox(key="demo_choice").set_value(
+        "Demo: anchor-only (AlpacaEval-style), 16 simulated models").run()
+    at.button(key="load_demo").click().run()
+    at.switch_page("pages/calibration.py").run()
+    assert not at.exception
+    assert "No labelled rows" in _texts(at.warning)
+    assert "no measured Se and Sp" in _texts(at.info)
+
+
+def test_both_orders_toggle_changes_the_unit(cal_page):
+    cal_page.selectbox(key="cal_judge_select").set_value("sim-judge-steady").run()
+    cal_page.selectbox(key="cal_candidate").set_value("sim-juniper").run()
+    cal_page.toggle(key="cal_orders_toggle").set_value(True).run()
+    assert not cal_page.exception
+    assert "unit: both-orders verdicts" in _texts(cal_page.caption)

@@ -1,0 +1,101 @@
+"""The Power page in AppTest: Table 2 reproduced, the Wilcoxon simulation, detectable edges."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at.run()
+    at.switch_page("pages/power.py").run()
+    assert not at.exception
+    return at
+
+
+def _frames(at: AppTest) -> list:
+    return [d.value for d in at.dataframe]
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def _charts(at: AppTest) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+@pytest.fixture(scope="module")
+def page() -> AppTest:
+    return _page()
+
+
+def test_page_reproduces_table2(page):
+    paper = next(f for f in _frames(page) if "total, I = 0.45 (o3)" in f.columns)
+    assert paper["discordant"].tolist() == [617, 153]
+    assert paper["exact binomial"].tolist() == [620, 158]
+    assert paper["total, I = 0.45 (o3)"].tolist() == [1372, 340]
+    assert paper["total, I = 0.54 (mean)"].tolist()[0] == 1143
+    assert any("341" in c.value for c in page.caption)  # the explanation beside the 340
+
+
+def test_typed_informativeness_and_exact(page):
+    at = page
+    at.radio(key="pw_info_source").set_value("Type it in").run()
+    at.number_input(key="pw_info_typed").set_value(0.45).run()
+    plan = next(f for f in _frames(at) if "edge_label" in f.columns)
+    assert plan["discordant"].tolist() == [617, 153]
+    assert plan["total"].tolist() == [1372, 340]
+    at.toggle(key="pw_exact").set_value(True).run()
+    plan = next(f for f in _frames(at) if "edge_label" in f.columns)
+    assert plan["discordant"].tolist() == [620, 158]
+    assert not at.exception
+
+
+def test_wilcoxon_curve_and_detectable_edges_drawn(page):
+    at = page
+    specs = _charts(at)
+    curve = next(s for s in specs if "Power against N" in s["layout"]["title"]["text"])
+    names = {t["name"] for t in curve["data"]}
+    assert {"Wilcoxon signed-rank (simulated)", "sign test (simulated)"} <= names
+    # the horizontal target line at the chosen power
+    assert any(sh.get("y0") == 0.8 and sh.get("y1") == 0.8 for sh in curve["layout"]["shapes"])
+    assert _metric(at, "Distributions") != "0"
+    assert any("Adjacent pairs" in s["layout"]["title"]["text"] for s in specs)
+    resolved = _metric(at, "Adjacent pairs resolved")
+    assert " of 19" in resolved
+    assert any("top two models" in m.value for m in list(at.success) + list(at.warning))
+
+
+def test_one_pair_mode_and_anchor_comparison(page):
+    at = page
+    at.radio(key="pw_mode").set_value("One model pair").run()
+    assert not at.exception
+    assert _metric(at, "Distributions") == "1"
+    at.radio(key="pw_compare").set_value("Against the anchor").run()
+    assert not at.exception
+    table = next(f for f in _frames(at) if "observed_edge" in f.columns)
+    assert len(table) == 19
+
+
+def test_anchor_only_demo():
+    at = _page()
+    at.selectbox(key="pw_anchor").set_value("sim-juniper").run()  # a model both demos share
+    at.switch_page("pages/data.py").run()
+    at.selectbox(key="demo_choice").set_value(
+        "Demo: anchor-only (AlpacaEval-style), 16 simulated models").run()
+    at.button(key="load_demo").click().run()
+    at.switch_page("pages/power.py").run()
+    assert not at.exception
+    assert at.selectbox(key="pw_anchor").value == "sim-birch"
+    assert at.radio(key="pw_compare").value == "Against the anchor"
+    assert " of 15" in _metric(at, "Adjacent pairs resolved")
+    # Head-to-head on an anchor-only table: the pairs that never met are explained.
+    at.radio(key="pw_compare").set_value("Head-to-head").run()
+    assert not at.exception
+    assert any("never judged head-to-head" in i.value for i in at.info)

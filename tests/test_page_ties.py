@@ -1,0 +1,123 @@
+"""The Tie structure page (AppTest): stats for the chosen judge, the human-label comparison, and the
+pointwise section with the bundled demo, a bad upload and a good upload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.pointwise import read_pointwise
+from evalcore.store import VerdictStore
+from evalcore.ties import labelled_counts, pointwise_tie_structure, verdict_tie_structure
+from pages import _ui
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+
+
+def _metrics(at: AppTest) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for m in at.metric:
+        out.setdefault(m.label, []).append(m.value)
+    return out
+
+
+@pytest.fixture(scope="module")
+def demo_store():
+    store = VerdictStore()
+    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def page():
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.switch_page("pages/ties.py").run()
+    assert not at.exception
+    return at
+
+
+def test_page_shows_the_judges_tie_structure(page, demo_store):
+    at = page
+    judge = at.selectbox(key="ties_judge_select").value
+    expected = verdict_tie_structure(demo_store.counts(judge=judge))
+    metrics = _metrics(at)
+    assert metrics["Tie probability"] == [f"{expected.stats.tie_probability:.3f}"]
+    assert metrics["D2"] == [f"{expected.stats.d2:.2f}"]
+    assert metrics["T (top tied)"] == [f"{expected.top_tied:.1%}"]
+    # human labels exist in the demo: τa against them is shown, and equals the library's
+    labelled = labelled_counts(demo_store, judge)
+    human = verdict_tie_structure(labelled.judge, labelled.human)
+    assert metrics["τa"][0] == f"{human.agreement.tau_a:.3f}"
+    # the demo's human ranking is the reference score: a second row of agreement metrics
+    ranking = read_human_ranking(ROOT / "data" / "demo_human_ranking.csv")
+    by_score = verdict_tie_structure(demo_store.counts(judge=judge), ranking)
+    assert metrics["τb"][1] == f"{by_score.agreement.tau_b:.3f}"
+    assert any("Tie probability" in c.value and "Σp²" in c.value for c in at.caption)
+    charts = [e for e in at.get("plotly_chart")]
+    assert any("Verdict levels of" in e.proto.spec for e in charts)
+
+
+def test_page_tie_happy_judge(page):
+    at = page
+    at.selectbox(key="ties_judge_select").select("sim-judge-tie-happy").run()
+    assert not at.exception
+    metrics = _metrics(at)
+    assert metrics["Distinct levels"] == ["3"]
+    assert float(metrics["Tie probability"][0]) > 0.3
+
+
+def test_page_pointwise_demo_then_bad_then_good_upload(page):
+    at = page
+    demo = read_pointwise(ROOT / "data" / "demo_pointwise.csv")
+    cells = pointwise_tie_structure(demo.frame)
+    shown = [df.value for df in at.dataframe if "tie_probability" in df.value.columns]
+    assert shown and len(shown[0]) == len(cells) == 9
+    assert shown[0]["tie_probability"].tolist() == pytest.approx(cells["tie_probability"].tolist())
+    assert any("simulated" in c.value for c in at.caption)
+    assert any("format_share" in df.value.columns for df in at.dataframe)
+
+    bad = b"instruction_id,candidate,judge,format,score\nq1,x,j,binary,1\nq1,y,j,binary,ACCEPT\n"
+    at.file_uploader(key="pointwise_upload").upload("bad_scores.csv", bad, "text/csv").run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert errors and _ui.escape_markdown("bad_scores.csv") in errors[0]
+    assert "row 2" in errors[0] and "ACCEPT" in errors[0]
+    assert "still in use" in errors[0]
+    # the demo is still analysed
+    assert any("tie_probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+
+    good = (b"instruction_id,candidate,judge,format,score\n"
+            b"q1,x,j1,binary,1\nq1,y,j1,binary,1\nq1,z,j1,binary,0\n"
+            b"q2,x,j1,binary,0\nq2,y,j1,binary,1\n")
+    at.file_uploader(key="pointwise_upload").upload("mine.csv", good, "text/csv").run()
+    assert not at.exception and not at.error
+    assert any("mine.csv" in c.value for c in at.caption)
+    cell = [df.value for df in at.dataframe if "tie_probability" in df.value.columns][0]
+    assert len(cell) == 1 and cell["top_tied"].iloc[0] == pytest.approx(0.5)
+    assert any("no `reference` column" in i.value for i in at.info)
+    assert any("two formats and two judges" in i.value for i in at.info)
+    at.button(key="pointwise_demo").click().run()
+    assert not at.exception
+    assert any("tie_probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+
+
+def test_page_without_human_labels_or_ranking():
+    """The anchor-only demo has no human labels and no human ranking: the page says so in words."""
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.switch_page("pages/data.py").run()
+    anchor_demo = [o for o in at.selectbox(key="demo_choice").options if "anchor" in o][0]
+    at.selectbox(key="demo_choice").select(anchor_demo).run()
+    at.button(key="load_demo").click().run()
+    at.switch_page("pages/ties.py").run()
+    assert not at.exception
+    assert any("no human-labelled rows" in i.value for i in at.info)
+    assert any("No reference score is loaded" in c.value for c in at.caption)
+    assert "τa" not in _metrics(at)
+    assert _metrics(at)["Distinct levels"] == ["5"]

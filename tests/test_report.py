@@ -1,0 +1,229 @@
+"""The HTML report: self-contained (no network), every section present, and its numbers equal to
+the evalcore results it shows."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.findings import headline_findings, run_analyses
+from evalcore.judge import judge_sheet
+from evalcore.ranking import leaderboard
+from evalcore.report import build_report
+from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.store import VerdictStore
+
+NAMES = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm", "sim-fir")
+SECTIONS = ("findings", "summary", "leaderboard", "anchors", "judge", "power", "calibration")
+FIGURES = ("fig-coverage", "fig-forest", "fig-winrate", "fig-anchor-u", "fig-anchor-info",
+           "fig-anchor-bars", "fig-levels", "fig-judges-position", "fig-judge-ties", "fig-judge-swap", "fig-power-edges",
+           "fig-power-plan", "fig-calibration", "fig-floor")
+
+
+class Page(HTMLParser):
+    """Collects what the checks need: scripts, external references, sections, table cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: list[dict] = []
+        self.references: list[tuple[str, str, str]] = []  # (tag, attribute, value)
+        self.ids: set[str] = set()
+        self.tables: dict[str, list[list[str]]] = {}
+        self.meta: list[dict] = []
+        self._table: str | None = None
+        self._cell: list[str] | None = None
+        self._in_script = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        for name in ("src", "href", "data", "action", "poster"):
+            if name in a and a[name] is not None:
+                self.references.append((tag, name, a[name]))
+        if tag == "script":
+            self.scripts.append({"attrs": a, "length": 0})
+            self._in_script = True
+        elif tag == "meta":
+            self.meta.append(a)
+        elif tag == "table" and "id" in a:
+            self._table = a["id"]
+            self.tables[self._table] = []
+        elif tag == "tr" and self._table:
+            self.tables[self._table].append([])
+        elif tag == "td" and self._table:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._in_script = False
+        elif tag == "table":
+            self._table = None
+        elif tag == "td" and self._cell is not None and self._table:
+            self.tables[self._table][-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._in_script:
+            self.scripts[-1]["length"] += len(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+@pytest.fixture(scope="module")
+def built():
+    spec = SimulationSpec(
+        n_models=6, n_instructions=150, model_names=NAMES,
+        judges=(JudgeSpec("sim-judge", slot_bias=0.3, noise=0.3),
+                JudgeSpec("sim-other", tie_width=1.0)),
+        human_fraction=1.0, human_noise=0.2, strengths=(1.6, 1.0, 0.4, -0.2, -0.8, -1.4), seed=4)
+    sim = simulate(spec)
+    store = VerdictStore()
+    store.load(sim.verdicts, name="sim <&> table.csv")
+    analyses = run_analyses(store, judge="sim-judge", human_ranking=sim.human_ranking, rounds=300,
+                            compare_judges=True)
+    findings = headline_findings(analyses)
+    document = build_report(analyses, findings, generated=datetime(2026, 1, 2, 3, 4, tzinfo=UTC))
+    page = Page()
+    page.feed(document)
+    yield store, analyses, findings, document, page
+    store.close()
+
+
+def _rows(page: Page, table: str) -> list[list[str]]:
+    return [r for r in page.tables[table] if r]
+
+
+def _values(encoded) -> np.ndarray:
+    """A Plotly trace array: a plain list or a typed array ({"dtype", "bdata"} in base64)."""
+    if isinstance(encoded, dict):
+        return np.frombuffer(base64.b64decode(encoded["bdata"]), dtype=np.dtype(encoded["dtype"]))
+    return np.asarray(encoded)
+
+
+def _figure_data(document: str, div_id: str) -> list[dict]:
+    start = document.index(f'Plotly.newPlot(                        "{div_id}",')
+    start = document.index("[", start)
+    data, _ = json.JSONDecoder().raw_decode(document[start:])
+    return data
+
+
+def test_self_contained_no_network(built):
+    _, _, _, document, page = built
+    # Nothing is loaded from anywhere: no script, stylesheet, image or frame source at all.
+    external = [r for r in page.references if r[1] != "href" or not r[2].startswith("#")]
+    assert external == []
+    assert all("src" not in s["attrs"] for s in page.scripts)
+    assert not re.search(r"<(link|iframe|img|object|embed)\b", document)
+    # A Content-Security-Policy forbids network access even if something tried.
+    csp = [m["content"] for m in page.meta if m.get("http-equiv") == "Content-Security-Policy"]
+    assert csp and "default-src 'none'" in csp[0] and "connect-src 'none'" in csp[0]
+    # plotly.js is inline, once.
+    big = [s for s in page.scripts if s["length"] > 1_000_000]
+    assert len(big) == 1
+    assert document.count("plotly.js v") == 1
+
+
+def test_every_section_and_figure_is_present_with_the_shared_config(built):
+    _, _, findings, document, page = built
+    for section in SECTIONS:
+        assert section in page.ids
+    for figure in FIGURES:
+        assert figure in page.ids
+    n_plots = document.count("Plotly.newPlot(")
+    assert n_plots == len(FIGURES)
+    # Every figure carries evalcore.plots.common.CONFIG: no logo, the PNG camera button.
+    assert document.count('"displaylogo": false') == n_plots
+    assert document.count('"toImageButtonOptions": {"format": "png", "scale": 2}') == n_plots
+    # ... and no "Share chart" button, which would upload the chart to Plotly's cloud.
+    assert document.count('"showSendToCloud": false') == n_plots
+    for finding in findings.findings:
+        assert html.escape(finding.text, quote=True) in document
+    # The file name is escaped, not injected.
+    assert "sim &lt;&amp;&gt; table.csv" in document and "sim <&> table.csv" not in document
+
+
+def test_leaderboard_numbers_equal_the_library(built):
+    store, analyses, _, document, page = built
+    board = leaderboard(store.counts(judge="sim-judge"), rounds=300, seed=0)
+    rows = _rows(page, "leaderboard-table")
+    assert [r[1] for r in rows] == board.table["model"].tolist()
+    for row, (_, ref) in zip(rows, board.table.iterrows(), strict=True):
+        assert row[2] == f"{ref['rating']:,.0f}"
+        assert row[3] == f"{ref['ci_low']:,.0f}" and row[4] == f"{ref['ci_high']:,.0f}"
+        assert row[-1] == f"{100 * ref['win_rate']:.1f}%"
+    forest = _figure_data(document, "fig-forest")
+    np.testing.assert_allclose(_values(forest[0]["x"]), board.table["rating"].to_numpy())
+    assert _values(forest[0]["y"]).tolist() == board.table["model"].tolist()
+
+
+def test_anchor_judge_power_and_calibration_numbers(built):
+    store, analyses, _, document, page = built
+    sweep = analyses.anchors
+    rows = {r[0]: r for r in _rows(page, "anchor-table")}
+    for _, ref in sweep.table.iterrows():
+        assert rows[ref["anchor"]][4] == f"{100 * ref['informativeness']:.1f}%"
+        assert rows[ref["anchor"]][2] == f"{ref['tau_quadratic']:,.3f}"
+    assert f"Recommended anchor: <strong>{sweep.recommended}</strong>" in document
+
+    sheet = analyses.judge_sheet.scalars()
+    judge_rows = {r[0]: r for r in _rows(page, "judge-table")}
+    assert judge_rows["position_bias_points"][1] == f"{sheet['position_bias_points']:.4g}"
+    assert judge_rows["tie_rate"][1] == f"{sheet['tie_rate']:.4g}"
+    # Every judge's row equals its own sheet (built independently here).
+    judges = {r[0]: r for r in _rows(page, "judges-table")}
+    assert list(judges) == ["sim-judge", "sim-other"]
+    other = judge_sheet(store, "sim-other", rounds=500, seed=0, length_control=False).scalars()
+    assert judges["sim-other"][2] == f"{other['position_bias_points']:.4g}"
+    assert judges["sim-other"][4] == f"{other['tie_rate']:.4g}"
+    levels = _rows(page, "levels-table")
+    assert [int(r[2].replace(",", "")) for r in levels] == list(analyses.ties.level_counts)
+    assert sum(analyses.ties.level_counts) == int(analyses.counts.counts.sum())
+
+    edges = analyses.edges.table
+    power_rows = _rows(page, "power-table")
+    assert [r[0] for r in power_rows] == edges["upper"].tolist()
+    assert [r[10] for r in power_rows] == ["yes" if v else "no" for v in edges["resolved"]]
+    assert [r[4] for r in power_rows] == [str(v) for v in edges["discordant"]]
+
+    cal = analyses.calibration
+    cal_rows = {r[0]: r for r in _rows(page, "calibration-table")}
+    assert cal_rows["printed win rate"][1] == f"{cal.printed:,.3f}"
+    assert cal_rows["sensitivity (Se)"][1] == f"{cal.se:,.3f}"
+    points = _figure_data(document, "fig-calibration")
+    assert _values(points[0]["x"]).tolist() == [pytest.approx(100 * cal.printed)]
+
+
+def test_summary_numbers(built):
+    store, analyses, _, _, page = built
+    summary = store.summary()
+    facts = {r[0]: r[1] for r in _rows(page, "summary-table")}
+    assert facts["rows (judge calls)"] == f"{summary.rows:,}"
+    assert facts["models"] == str(len(summary.models))
+    assert facts["human-labelled rows"] == f"{summary.labelled_rows:,}"
+    no_verdict = _rows(page, "no-verdict-table")
+    assert [r[0] for r in no_verdict] == list(summary.judges)
+
+
+def test_sections_that_cannot_run_say_so():
+    frame = simulate(SimulationSpec(n_models=3, n_instructions=10, model_names=NAMES[:3],
+                                    seed=1)).verdicts
+    lonely = frame.iloc[:4].copy()
+    lonely["judge"] = "lonely"
+    lonely["model_b"] = lonely["model_a"]
+    store = VerdictStore()
+    store.load(pd.concat([frame, lonely], ignore_index=True))
+    analyses = run_analyses(store, judge="lonely", rounds=20)
+    document = build_report(analyses)
+    for what in ("The leaderboard", "The anchor analysis", "The judge sheet",
+                 "The power analysis", "The calibration"):
+        assert f"{what} is not available" in document
+    assert document.count("Plotly.newPlot(") == 1  # only the coverage of the whole table
