@@ -343,6 +343,8 @@ def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = 
     anchor_scores = np.where(np.eye(m, dtype=bool), np.nan, rates)  # (A, m): the anchor left out
     tau_q = (kendall_tau(anchor_scores, rating[None, :], variant=tau)
              if quadratic is not None else np.full(m, np.nan))
+    # A rank correlation over fewer than three models says nothing (two models give ±1).
+    tau_q = np.where(models_ranked >= 3, tau_q, np.nan)
     human = _human_scores(models, human_ranking)
     tau_h = np.full(m, np.nan)
     quadratic_tau_human = float("nan")

@@ -80,6 +80,11 @@ PLAN_EDGES = (0.025, 0.05, 0.075, 0.10, 0.15, 0.20)
 JUDGE_ROUNDS = 500
 
 
+
+def _number(value: Any) -> float:
+    """A float from a table cell, NaN for a missing one (pd.NA has no float value)."""
+    return float("nan") if value is None or pd.isna(value) else float(value)
+
 def _compute(key: tuple, compute: Callable[[], Any]) -> Any:
     return compute()
 
@@ -99,6 +104,11 @@ def fmt_pct(value: float, digits: int = 0) -> str:
 def _num(value: Any) -> float:
     """A float from a table cell; NaN for a missing value (``pd.NA``, ``None``)."""
     return math.nan if value is None or pd.isna(value) else float(value)
+
+
+def fmt_tau(value: float) -> str:
+    """Kendall's tau with three decimals; words where it is undefined."""
+    return f"{value:.3f}" if math.isfinite(value) else "undefined (too few models ranked)"
 
 
 def fmt_p(value: float) -> str:
@@ -385,13 +395,17 @@ def leader_finding(analyses: Analyses) -> Finding:
     })
     text += (f", {gap:,.0f} points ahead of {second['model']} ({fmt_rating(second['rating'])}, "
              f"95% interval {fmt_rating(second['ci_low'])}–{fmt_rating(second['ci_high'])}). "
-             f"A {gap:,.0f}-point gap means {first['model']} would be preferred in about "
-             f"{fmt_pct(share)} of their head-to-head comparisons.")
+             f"A {gap:,.0f}-point gap means {first['model']} would be preferred in "
+             + (f"about {fmt_pct(share)}" if share <= 0.995 else "more than 99%")
+             + " of their head-to-head comparisons.")
     if len(board.table) > len(top):
         text += (f" Not every model met the others, directly or through others: this lead holds "
                  f"among the {len(top)} models connected to {first['model']}.")
-    tiles += (Tile("Lead over #2", f"{gap:+,.0f} points",
-                   f"over {second['model']}"),)
+    # The leaderboard's own caveats about these two (a model that never lost, …).
+    for note in board.notes:
+        if str(first["model"]) in note or str(second["model"]) in note:
+            text += " " + note
+    tiles += (Tile("Lead over #2", f"{gap:+,.0f} points", f"over {second['model']}"),)
     return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "clear",
                    numbers)
 
@@ -420,9 +434,9 @@ def separation_finding(analyses: Analyses) -> Finding:
         "separated": bool(pair["resolved"]), "upper": upper, "lower": lower,
         "instructions": int(pair["instructions"]), "discordant": int(pair["discordant"]),
         "upper_wins": int(pair["upper_wins"]), "lower_wins": int(pair["lower_wins"]),
-        "p_value": float(pair["p_value"]), "observed_edge": float(pair["observed_edge"]),
-        "detectable_edge": float(pair["detectable_edge"]),
-        "instructions_needed": float(pair["instructions_needed"]),
+        "p_value": _number(pair["p_value"]), "observed_edge": _number(pair["observed_edge"]),
+        "detectable_edge": _number(pair["detectable_edge"]),
+        "instructions_needed": _number(pair["instructions_needed"]),
         "leader_rank_range": [int(row["rank_low"]), int(row["rank_high"])],
         "resolved_pairs": edges.n_resolved, "adjacent_pairs": edges.n_pairs,
     }
@@ -441,19 +455,19 @@ def separation_finding(analyses: Analyses) -> Finding:
         status, value = "clear", "Yes"
     else:
         text = f"No: {won}, which is not enough to tell them apart, and {rank}."
-        needed = pair["instructions_needed"]
+        needed = numbers["instructions_needed"]
         if math.isfinite(needed):
             text += (f" If the observed edge is real, about {needed:,.0f} instructions would "
                      f"separate them with {edges.power:.0%} power (the data have "
                      f"{int(pair['instructions']):,}).")
         status, value = "caution", "No"
-    detectable = pair["detectable_edge"]
+    detectable = numbers["detectable_edge"]
     if math.isfinite(detectable):
         text += (f" With these data the smallest edge the test detects for this pair is "
                  f"+{100 * detectable:.1f}% (the better model winning {fmt_pct(0.5 + detectable)} "
                  "of the differing instructions).")
     text += (f" Down the whole leaderboard, {edges.n_resolved} of the {edges.n_pairs} adjacent "
-             "pairs are separated.")
+             f"pairs {'is' if edges.n_resolved == 1 else 'are'} separated.")
     note = f"sign test {fmt_p(pair['p_value'])}"
     return Finding("separation", TITLES["separation"], (Tile(TILE_LABELS["separation"], value, note),),
                    text, definition, PAGES["separation"], status, numbers)
@@ -512,25 +526,32 @@ def anchor_finding(analyses: Analyses) -> Finding:
     text = (f"Compare against {recommended} (number {position} of {len(sweep.models)} in the "
             f"all-pairs ranking): {fmt_pct(rec_info)} of the cases get different verdicts against "
             f"it, and ranking the models by their win rate against it agrees with the all-pairs "
-            f"ranking at {tau_name} = {numbers['recommended_tau_quadratic']:.3f}")
+            f"ranking at {tau_name} = {fmt_tau(numbers['recommended_tau_quadratic'])}")
     if math.isfinite(numbers["recommended_tau_human"]):
         text += f" ({numbers['recommended_tau_human']:.3f} with the human ranking)"
     text += "."
+    caveats = "".join(" " + note for note in sweep.notes)
     if strongest == recommended:
-        text += " The usual choice, the strongest model, is the recommended one here."
+        text += " The usual choice, the strongest model, is the recommended one here." + caveats
         return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"],
                        "clear", numbers)
-    text += (f" The usual choice, the strongest model {strongest}, gives {fmt_pct(usual_info)} "
-             f"informative cases and tau {numbers['usual_tau_quadratic']:.3f}")
-    if math.isfinite(numbers["usual_tau_human"]):
-        text += f" ({numbers['usual_tau_human']:.3f} with the human ranking)"
-    costly = math.isfinite(usual_total) and math.isfinite(rec_total) and usual_total > rec_total
-    if costly:
-        text += (f": to detect a +{100 * PLANNING_EDGE:.0f}% edge it needs about "
-                 f"{usual_total:,} instructions instead of {rec_total:,} "
-                 f"({usual_total / rec_total - 1:.0%} more judge calls for the same power).")
+    if not usual_info > 0:
+        text += (f" The usual choice, the strongest model {strongest}, gives no informative case: "
+                 "every model gets the same verdict against it, so it cannot rank them at all.")
+        costly = True
     else:
-        text += "."
+        text += (f" The usual choice, the strongest model {strongest}, gives {fmt_pct(usual_info)} "
+                 f"informative cases and tau {fmt_tau(numbers['usual_tau_quadratic'])}")
+        if math.isfinite(numbers["usual_tau_human"]):
+            text += f" ({numbers['usual_tau_human']:.3f} with the human ranking)"
+        costly = math.isfinite(rec_total) and usual_total > rec_total
+        if costly:
+            text += (f": to detect a +{100 * PLANNING_EDGE:.0f}% edge it needs about "
+                     f"{usual_total:,} instructions instead of {rec_total:,} "
+                     f"({usual_total / rec_total - 1:.0%} more judge calls for the same power).")
+        else:
+            text += "."
+    text += caveats
     status = "caution" if costly else "clear"
     return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], status,
                    numbers)

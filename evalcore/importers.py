@@ -201,6 +201,9 @@ def convert_native(raw: object, *, file: str, path: str | None = None
     """
     kind = detect_native(raw)
     if kind is None:
+        wrong = _wrong_tool_file(raw)
+        if wrong is not None:
+            raise VerdictFormatError(file, wrong[0], hint=wrong[1])
         return None
     converters: dict[str, Callable[..., tuple[pd.DataFrame, str]]] = {
         "arena_hard": lambda: from_arena_hard(_records(raw), file=file, path=path),
@@ -222,6 +225,45 @@ def convert_native(raw: object, *, file: str, path: str | None = None
         raise VerdictFormatError(file, f"this {_NAMES[kind]} holds no judge calls",
                                  hint="Upload a file with at least one judged pair")
     return frame, label
+
+
+#: Other files the same tools write, often uploaded by mistake: (fields, what it is, what to do).
+_WRONG_FILES: tuple[tuple[frozenset[str], str, str], ...] = (
+    (frozenset({"question_id", "model", "score", "judge", "turn"}),
+     "this is an MT-Bench single-answer grading file (a 1–10 score per answer), not a pairwise "
+     "judgment",
+     "Upload the pairwise file (model_judgment/gpt-4_pair.jsonl, from gen_judgment.py --mode "
+     "pairwise-all or pairwise-baseline); per-answer scores belong in a pointwise table "
+     "(instruction_id, candidate, judge, format, score)"),
+    (frozenset({"model", "messages"}),
+     "this is an Arena-Hard-Auto model-answer file, not a judgment file",
+     "Upload the file gen_judgment.py writes, data/BENCH/model_judgment/JUDGE/MODEL.jsonl"),
+    (frozenset({"model_id", "choices"}),
+     "this is a model-answer file (Arena-Hard-Auto or MT-Bench), not a judgment file",
+     "Upload the judgment file that gen_judgment.py writes under model_judgment/"),
+    (frozenset({"instruction", "output", "generator"}),
+     "this is an AlpacaEval model-outputs file, not its annotations",
+     "Upload results/MODEL/ANNOTATOR/annotations.json (it has 'preference')"),
+    (frozenset({"win_rate", "n_wins"}),
+     "this is a leaderboard (one row per model), not per-instruction judgments",
+     "Upload the judge's annotations or judgments; the dashboard computes the leaderboard"),
+)
+
+
+def _wrong_tool_file(raw: object) -> tuple[str, str] | None:
+    """A clear message for a tool's other outputs (answers, single scores, leaderboards)."""
+    if isinstance(raw, pd.DataFrame):
+        if raw.shape[1] == 0:
+            return None
+    elif not (isinstance(raw, list) and raw and all(isinstance(r, dict) for r in raw)):
+        return None
+    keys = _columns(raw)
+    if set(REQUIRED_COLUMNS) <= keys:
+        return None
+    for fields, problem, hint in _WRONG_FILES:
+        if fields <= keys:
+            return problem, hint
+    return None
 
 
 # -- Arena-Hard-Auto --------------------------------------------------------------------------
@@ -302,7 +344,7 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None
         (no_id, "record(s) without a question id ('uid' or 'question_id')",
          "Every line of an Arena-Hard-Auto judgment file names its question"),
         (no_model, "record(s) without a 'model'",
-         "Every line names the model it judges (or keep the file name <model>.jsonl)"),
+         "Every line names the model it judges (or keep the file name MODEL.jsonl)"),
         (bad_games, "record(s) whose 'games' is not a list of games with a text 'score'",
          "Each game is an object with a 'score' such as \"A>B\" (or null)"),
     ):
@@ -711,12 +753,16 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
         out["instruction_id"] = pd.Series([p[0] for p in pairs], dtype="string")
         out["category"] = pd.Series([p[1] for p in pairs], dtype="string")
         out["judge"] = _text_series(judges, lambda v: _judge_name(v) or DEFAULT_JUDGE)
-        gpt4_rows = judges.map(lambda v: isinstance(v, (list, tuple, np.ndarray))).any()
-        note = "turn in instruction_id (question 81, turn 2 → '81#t2') and in category; judge = rater id"
-        if gpt4_rows:
+        is_gpt4 = judges.map(lambda v: isinstance(v, (list, tuple, np.ndarray)))
+        note = "turn in instruction_id (question 81, turn 2 → '81#t2') and in category"
+        if not is_gpt4.all():
+            note += "; judge = rater id"
+        if is_gpt4.any():
             note += ("; the GPT-4 rows combine both orders (their model order is not the slot the "
                      "judge saw)")
-        return out, f"MT-Bench human judgments ({note})"
+        what = ("human judgments" if not is_gpt4.any() else "GPT-4 judgments" if is_gpt4.all()
+                else "human and GPT-4 judgments")
+        return out, f"MT-Bench {what}, lmsys/mt_bench_human_judgments ({note})"
     notes = []
     if qids is not None:
         ids = _text_series(qids)

@@ -4,8 +4,9 @@ The report shows the results evalcore already computed (an :class:`evalcore.find
 bundle and its :class:`evalcore.findings.Findings`) with the same Plotly figures as the pages
 (``evalcore/plots/``). It opens offline: plotly.js is inlined once in the head, every figure is
 written with ``include_plotlyjs=False`` and the shared ``CONFIG`` (the modebar's camera button
-saves any plot as a PNG in the browser), no file, font or script is fetched from the network,
-and a Content-Security-Policy forbids it.
+saves any plot as a PNG in the browser; plotly.js's "Share chart" upload button is switched
+off), no file, font or script is fetched from the network, and a Content-Security-Policy
+forbids it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ REPORT_CONFIG = {**CONFIG, "showSendToCloud": False}
 
 #: Network access is refused inside the report: everything it needs is in the file.
 CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
-       "img-src data: blob:; font-src data:; connect-src 'none'")
+       "img-src data: blob:; font-src data:; connect-src 'none'; form-action 'none'; "
+       "base-uri 'none'")
 
 _CSS = """
 :root { --ink:#0f172a; --muted:#475569; --line:#e2e8f0; --soft:#f8fafc; --accent:#1d4ed8;

@@ -222,8 +222,19 @@ def validate_verdicts(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
             hint="Upload a table with a header line and at least one row: "
             + ", ".join(REQUIRED_COLUMNS),
         )
-    renamed = {c: str(c).strip().lower() for c in frame.columns}
-    frame = frame.rename(columns=renamed)
+    names = [str(c).strip().lower() for c in frame.columns]
+    known = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS)
+    # pandas renames a repeated header "verdict" to "verdict.1": both spellings mean a repeat.
+    stems = [n.rsplit(".", 1)[0] if n.rsplit(".", 1)[-1].isdigit() else n for n in names]
+    repeated = sorted({n for n in stems if n in known and stems.count(n) > 1})
+    if repeated:
+        raise VerdictFormatError(
+            file=file,
+            problem="column(s) named more than once in the header: " + ", ".join(repeated),
+            values=tuple(str(c) for c in frame.columns),
+            hint="Keep one column of each name (which one is meant cannot be guessed)",
+        )
+    frame = frame.set_axis(names, axis=1)
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
         raise VerdictFormatError(

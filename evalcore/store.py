@@ -66,6 +66,7 @@ class DatasetSummary:
     """What is loaded: sizes, design, orders, coverage and labels (issue 2, item 4)."""
 
     name: str
+    format: str
     rows: int
     models: tuple[str, ...]
     instructions: int
@@ -92,6 +93,7 @@ class DatasetSummary:
     def as_dict(self) -> dict:
         return {
             "name": self.name,
+            "format": self.format,
             "rows": self.rows,
             "models": list(self.models),
             "n_models": len(self.models),
@@ -257,6 +259,7 @@ class VerdictStore:
         )
         return DatasetSummary(
             name=self.name or "",
+            format=self.format or "",
             rows=int(rows),
             models=models,
             instructions=int(instructions),
@@ -278,7 +281,7 @@ def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, 
     """"all pairs" if every pair of models was judged, "anchor-only" if one model is in every
     judged pair (the AlpacaEval design), else "partial". Returns the design and the anchor."""
     n_pairs = len(pairs)
-    if len(models) >= 2 and n_pairs == comb(len(models), 2) and len(models) > 2:
+    if len(models) >= 2 and n_pairs == comb(len(models), 2):
         return "all pairs", None
     if n_pairs:
         both = pd.concat([pairs.iloc[:, 0], pairs.iloc[:, 1]])
@@ -286,8 +289,6 @@ def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, 
         top = appearances.index[0]
         if appearances.iloc[0] == n_pairs and n_pairs == len(models) - 1:
             return "anchor-only", str(top)
-    if len(models) == 2 and n_pairs == 1:
-        return "all pairs", None
     return "partial", None
 
 

@@ -60,6 +60,10 @@ class WorkspaceError(ValueError):
     """A workspace operation that cannot be done, in words a user can act on."""
 
 
+class UnknownDataset(WorkspaceError):
+    """No saved dataset has this name."""
+
+
 @dataclass(frozen=True)
 class SavedDataset:
     """One saved dataset as listed: its name, where it came from and its size."""
@@ -171,7 +175,7 @@ class Workspace:
         with self._connect() as con:
             meta = con.execute("SELECT file, format FROM datasets WHERE name = ?", [name]).fetchone()
             if meta is None:
-                raise WorkspaceError(f"There is no saved dataset named {name!r}. Pick one from the "
+                raise UnknownDataset(f"There is no saved dataset named {name!r}. Pick one from the "
                                      "list of saved datasets on the Data page.")
             columns = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
             frame = con.execute(f'SELECT {columns} FROM dataset_rows WHERE dataset = ? ORDER BY "row"',

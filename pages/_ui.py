@@ -14,7 +14,7 @@ import streamlit as st
 
 from evalcore.io import read_verdicts
 from evalcore.store import VerdictStore
-from evalcore.workspace import Workspace, WorkspaceError
+from evalcore.workspace import UnknownDataset, Workspace, WorkspaceError
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -102,7 +102,9 @@ def dataset_key() -> str | None:
 
 def escape_markdown(text: str) -> str:
     """User text (a dataset name, an error quoting it) shown literally inside st.markdown."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~<>$:])", r"\\\1", str(text))
+    # Only what can start formatting, a link, maths or a :shortcode: inside running text; the
+    # rest (., -, >, …) stays readable in the source of the message.
+    return re.sub(r"([\\`*_\[\]|~$:])", r"\\\1", str(text))
 
 
 def code_span(text: str) -> str:
@@ -139,9 +141,13 @@ def apply_url() -> None:
                 load_demo(DEMO_KEYS[key])
             else:
                 load_saved(key)
-        except WorkspaceError as exc:
+        except WorkspaceError as exc:  # the link's text is shown as code, never as markdown
             load_demo()
-            s["url_problem"] = f"The link's dataset was not loaded (the demo is shown instead): {exc}"
+            why = ("it is neither a demo (`demo-all-pairs`, `demo-anchor`) nor a saved dataset; "
+                   "pick a saved dataset on the **Data** page" if isinstance(exc, UnknownDataset)
+                   else escape_markdown(exc))
+            s["url_problem"] = (f"The link's dataset {code_span(key)} was not loaded (the demo is "
+                                f"shown instead): {why}.")
     for name in ("judge", "category"):
         if url_param(name):
             st.session_state[f"vl_{name}"] = url_param(name)

@@ -49,9 +49,13 @@ with right:
             _ui.install(table)
         except VerdictFormatError as exc:
             s["error"] = str(exc)
+        except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
+            s["error"] = (f"{upload.name}: the file could not be read ({type(exc).__name__}: {exc}). "
+                          "Check that it is a verdict table or a supported tool's output")
     if s.get("error"):
-        kept = f" The data loaded before ({s['source']}) is still loaded." if s.get("source") else ""
-        message = s["error"].rstrip(".")
+        kept = (f" The data loaded before ({_ui.code_span(s['source'])}) is still loaded."
+                if s.get("source") else "")
+        message = _ui.escape_markdown(s["error"].rstrip("."))
         st.error(f"**This file was not loaded.** {message}.{kept}")
 
 with st.expander("Saved datasets", icon=":material/save:"):
@@ -110,9 +114,9 @@ if store.is_empty:
 
 summary = _ui.memo(("summary",), store.summary)
 st.divider()
-st.subheader(f"Loaded: {summary.name}")
+st.subheader(f"Loaded: {_ui.escape_markdown(summary.name)}")
 _ui.demo_banner()
-st.caption(f"Recognised as **{s.get('format') or store.format}**.")
+st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.format)}**.")
 for note in s.get("notes", ()):
     st.info(note)
 
@@ -123,11 +127,14 @@ cols[2].metric("Judges", len(summary.judges))
 cols[3].metric("Rows (judge calls)", f"{summary.rows:,}")
 cols[4].metric("Human-labelled rows", f"{summary.labelled_rows:,}")
 
-design = summary.design + (f" — every model against **{summary.anchor}**" if summary.anchor else "")
+design = summary.design + (f" — every model against {_ui.code_span(summary.anchor)}"
+                           if summary.anchor else "")
 st.markdown(
     f"- **Design:** {design} ({summary.pairs_judged} of {summary.pairs_possible} model pairs "
-    f"judged)\n- **Orders:** {summary.orders}\n- **Judges:** {', '.join(summary.judges)}"
-    + (f"\n- **Categories:** {', '.join(summary.categories)}" if summary.categories else "")
+    f"judged)\n- **Orders:** {summary.orders}\n- **Judges:** "
+    + ", ".join(_ui.code_span(j) for j in summary.judges)
+    + (f"\n- **Categories:** {', '.join(_ui.code_span(c) for c in summary.categories)}"
+       if summary.categories else "")
     + (f"\n- **Self-comparisons:** {summary.self_comparison_rows:,} rows (kept apart)"
        if summary.self_comparison_rows else "")
 )
@@ -157,4 +164,4 @@ with st.expander("Human ranking (optional): `model, score`, higher is better"):
             s["memo"] = {}
             st.rerun()
         except VerdictFormatError as exc:
-            st.error(f"**The ranking was not loaded.** {exc}")
+            st.error(f"**The ranking was not loaded.** {_ui.escape_markdown(exc)}")

@@ -50,7 +50,7 @@ st.caption(
     "across rounds."
 )
 for note in board.notes:
-    st.warning(note)
+    st.warning(_ui.escape_markdown(note))
 
 table = board.table
 show = table.drop(columns=["piece"]) if table["piece"].nunique() == 1 else table

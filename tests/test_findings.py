@@ -257,3 +257,20 @@ def test_findings_as_dict_is_json(spread):
         "leader", "separation", "anchor", "judge", "correction"]
     assert payload["findings"][0]["numbers"]["leader"] == "sim-alder"
     assert list(findings.frame().columns) == ["finding", "status", "text", "definition"]
+
+
+def test_a_model_that_never_loses_is_explained():
+    """Truth: sim-alder is 8 logits above the rest, so it wins every battle (seed 004's infinite
+    MLE); as an anchor every model loses to it, so no comparison against it is informative."""
+    spec = SimulationSpec(n_models=4, n_instructions=30, model_names=NAMES[:4],
+                          strengths=(8.0, 0.0, -0.2, -0.4), seed=3)
+    store, _ = _store(spec)
+    findings = headline_findings(run_analyses(store, rounds=100))
+    leader = findings.get("leader")
+    assert leader.numbers["leader"] == "sim-alder"
+    assert "more than 99% of their head-to-head comparisons" in leader.text
+    assert "sim-alder lost no battle" in leader.text
+    anchor = findings.get("anchor")
+    assert anchor.numbers["usual"] == "sim-alder" and anchor.numbers["usual_informativeness"] == 0
+    assert "gives no informative case" in anchor.text and anchor.status == "caution"
+    assert "1 of the 3 adjacent pairs is separated" in findings.get("separation").text

@@ -242,6 +242,16 @@ def test_mt_bench_gpt4_pair_games_and_turns():
     ]
 
 
+def test_mt_bench_raw_judge_labels_are_read_in_each_games_slot_order():
+    # Unmapped labels ([[A]] = the first answer the judge saw) mean slot A in both games.
+    record = {"question_id": 90, "model_1": "m1", "model_2": "m2", "g1_winner": "[[A]]",
+              "g2_winner": "[[B]]", "judge": ["gpt-4", "pair-v2"], "turn": 1}
+    other = dict(record, question_id=91, g1_winner="[[C]]", g2_winner="[[A]]")
+    data = "\n".join(json.dumps(r) for r in (record, other)).encode()
+    assert [r[1:4] for r in rows(read_verdicts(data, name="pairs.jsonl"))] == [
+        ("m1", "m2", 1), ("m2", "m1", -1), ("m1", "m2", 0), ("m2", "m1", 1)]
+
+
 def test_mt_bench_bad_winner_names_the_record():
     record = {"question_id": 81, "model_1": "a", "model_2": "b", "g1_winner": "model_3",
               "g2_winner": "tie", "judge": ["gpt-4", "pair-v2"], "turn": 1}
@@ -254,7 +264,7 @@ def test_mt_bench_bad_winner_names_the_record():
 
 def test_mt_bench_human_judgments():
     table = read_verdicts(NATIVE / "mt_bench" / "human_judgments.json")
-    assert table.format.startswith("MT-Bench human judgments")
+    assert table.format.startswith("MT-Bench human and GPT-4 judgments")
     assert "combine both orders" in table.format  # the GPT-4 row of that dataset
     a, g = "alpaca-13b", "gpt-3.5-turbo"
     assert rows(table) == [
@@ -263,6 +273,17 @@ def test_mt_bench_human_judgments():
         ("82#t1", g, a, 1, "expert_17", "turn 1"),
         ("82#t1", g, a, 0, "gpt-4", "turn 1"),  # tie (inconsistent) is a tie
     ]
+
+
+def test_mt_bench_gpt4_split_as_parquet(tmp_path):
+    # The dataset's gpt4_pair split alone: judge is a list, stored by Parquet as an array.
+    records = [r for r in json.loads((NATIVE / "mt_bench" / "human_judgments.json").read_text())
+               if isinstance(r["judge"], list)]
+    path = tmp_path / "gpt4_pair.parquet"
+    pd.DataFrame.from_records(records).to_parquet(path)
+    table = read_verdicts(path)
+    assert table.format.startswith("MT-Bench GPT-4 judgments")
+    assert rows(table) == [("82#t1", "gpt-3.5-turbo", "alpaca-13b", 0, "gpt-4", "turn 1")]
 
 
 # -- Chatbot Arena -----------------------------------------------------------------------------
@@ -359,3 +380,26 @@ def test_cli_bad_native_file_exits_2(tmp_path, capsys):
     assert cli_main(["summary", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "'maybe'" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name,record,words", [
+    ("gpt-4_single.jsonl", {"question_id": 81, "model": "alpaca-13b", "judge": ["gpt-4", "single-v1"],
+                            "user_prompt": "…", "judgment": "Rating: [[4]]", "score": 4, "turn": 1},
+     "MT-Bench single-answer grading file"),
+    ("model-x.jsonl", {"uid": "q", "ans_id": "a", "model": "m", "messages": [], "tstamp": 1.0},
+     "Arena-Hard-Auto model-answer file"),
+    ("vicuna.jsonl", {"question_id": 81, "answer_id": "a", "model_id": "m", "choices": []},
+     "model-answer file"),
+    ("model_outputs.json", {"instruction": "x", "output": "y", "generator": "m", "dataset": "d"},
+     "AlpacaEval model-outputs file"),
+])
+def test_a_tools_other_files_get_a_pointer_to_the_right_one(name, record, words):
+    data = json.dumps(record if name.endswith("jsonl") else [record]).encode()
+    with pytest.raises(VerdictFormatError, match=words):
+        read_verdicts(data, name=name)
+
+
+def test_a_leaderboard_is_not_judgments():
+    data = b",win_rate,standard_error,n_wins,n_wins_base,n_draws,n_total\nm,50.0,1.2,4,4,0,8\n"
+    with pytest.raises(VerdictFormatError, match="leaderboard"):
+        read_verdicts(data, name="leaderboard.csv")

@@ -111,3 +111,18 @@ def test_a_tiny_upload_gets_words_not_a_traceback():
     text = _markdown(at)
     assert "sim-a leads the 2 models" in text
     assert "no labelled rows" in text
+
+
+def test_anchor_only_demo():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    label = "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
+    at.selectbox(key="demo_choice").set_value(label).run()
+    at.button(key="load_demo").click().run()
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception
+    metrics = _metrics(at)
+    assert metrics["Recommended anchor"] == "sim-birch"  # the only anchor of this design
+    text = _markdown(at)
+    assert "compared with one anchor, sim-birch" in text
+    assert "No pair was judged in both orders" in text

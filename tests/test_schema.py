@@ -138,3 +138,11 @@ def test_inspect_counts_no_verdict_self_pairs_and_exact_duplicates():
     assert report.self_comparison_rows == 1
     assert report.duplicate_rows == (2,)
     assert len(report.notes) == 3
+
+
+@pytest.mark.parametrize("header", [["verdict", "verdict"], ["verdict", "verdict.1"], ["verdict", " Verdict"]])
+def test_a_column_named_twice_is_refused(header):
+    frame = pd.DataFrame([["1", "a", "b", "1", "-1"]],
+                         columns=["instruction_id", "model_a", "model_b", *header])
+    with pytest.raises(VerdictFormatError, match="more than once.*verdict"):
+        validate_verdicts(frame, file="twice.csv")

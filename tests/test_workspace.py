@@ -18,6 +18,7 @@ from evalcore.store import VerdictStore
 from evalcore.workspace import (
     ENV_VAR,
     MAX_NAME,
+    UnknownDataset,
     Workspace,
     WorkspaceError,
     check_name,
@@ -198,7 +199,7 @@ def test_delete(ws: Workspace) -> None:
     assert ws.delete("b") is True
     assert ws.delete("b") is False
     assert ws.names() == ("a",) and not ws.exists("b") and ws.exists("a")
-    with pytest.raises(WorkspaceError, match="no saved dataset"):
+    with pytest.raises(UnknownDataset, match="no saved dataset"):
         ws.load("b")
     with duckdb.connect(str(ws.path)) as con:
         assert con.execute("SELECT count(*) FROM dataset_rows WHERE dataset = 'b'").fetchone() == (0,)
@@ -327,6 +328,35 @@ def test_link_to_an_unknown_dataset_says_so_and_shows_the_demo(monkeypatch: pyte
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "empty.duckdb"))
     at = _app(dataset="no such dataset")
     assert not at.exception
-    assert any("no saved dataset named 'no such dataset'" in w.value for w in at.warning)
+    assert any("` no such dataset `" in w.value and "nor a saved dataset" in w.value for w in at.warning)
     assert at.session_state["vl"]["demo"]
     assert at.query_params["dataset"] == "demo-all-pairs"
+
+
+def test_a_second_process_holding_the_file_is_a_clear_error(tmp_path: Path) -> None:
+    """DuckDB allows one writing process per file: the workspace says so in words, not a trace."""
+    path = tmp_path / "held.duckdb"
+    table, _ = _upload(12)
+    Workspace(path).save("before", table)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, duckdb; con = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); sys.stdin.readline()", str(path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(WorkspaceError, match="no other program has it open"):
+            Workspace(path).names()
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert Workspace(path).names() == ("before",)  # usable again once the other process is gone
+
+
+def test_user_text_helpers_for_markdown() -> None:
+    """Dataset names and link text reach st.markdown as code or escaped, never as markup."""
+    from pages._ui import code_span, escape_markdown
+
+    assert code_span("plain") == "` plain `"
+    assert code_span("a`b") == "`` a`b ``"  # the fence is longer than any backtick run inside
+    assert code_span("``x`") == "``` ``x` ```"
+    escaped = escape_markdown("[click](http://x.y) *bold* --")
+    assert escaped == r"\[click\]\(http\://x\.y\) \*bold\* \-\-"

@@ -45,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        sys.stderr.close()
+        return 0
     except (VerdictFormatError, UsageError, FileNotFoundError, IsADirectoryError, ValueError) as exc:
         message = str(exc).replace("\n", " ")
         if isinstance(exc, FileNotFoundError):

@@ -40,7 +40,7 @@ def run_summary(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary.as_dict())
         return 0
-    print(f"{summary.name}: {summary.rows:,} rows, {len(summary.models)} models, "
+    print(f"{summary.name} ({summary.format}): {summary.rows:,} rows, {len(summary.models)} models, "
           f"{summary.instructions:,} instructions, {len(summary.judges)} judge(s)")
     anchor = f" (anchor {summary.anchor})" if summary.anchor else ""
     print(f"design: {summary.design}{anchor}; {summary.pairs_judged} of "

@@ -6,7 +6,8 @@ import plotly.graph_objects as go
 
 TEMPLATE = "plotly_white"
 #: Plotly config for pages and the report: the camera button saves a PNG in the browser.
-CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+CONFIG = {"displaylogo": False, "showSendToCloud": False,
+          "toImageButtonOptions": {"format": "png", "scale": 2}}
 ACCENT = "#c2410c"
 MUTED = "#94a3b8"
 PRIMARY = "#1d4ed8"

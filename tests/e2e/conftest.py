@@ -1,7 +1,7 @@
 """Browser tests: one Streamlit server per test session, driven by Debian's headless Chromium.
 
 Recipe: shared/notes/TESTING_IN_A_BROWSER.md. The whole folder is skipped, with a message, when
-/usr/bin/chromium (or Playwright) is missing. The server gets its own workspace file in a
+/usr/bin/chromium (or $VERDICTLAB_CHROMIUM) or Playwright is missing. The server gets its own workspace file in a
 temporary folder, so saved datasets of the tests never touch ./workspace.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("VERDICTLAB_CHROMIUM", "/usr/bin/chromium"))  # Debian's package
 SCREENSHOTS = ROOT / "screenshots" / "e2e"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",

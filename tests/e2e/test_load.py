@@ -1,10 +1,11 @@
 """Load test (issue 6, item 6): several browser sessions at once against one server.
 
 Each session (its own browser context, so its own Streamlit session) opens a shared link, uploads
-its own small simulated CSV with model names no other session has, and opens the leaderboard; all
-sessions act at the same time, so the server handles their uploads and bootstraps concurrently.
-Checks: no exception in any session or in the server log, and every session sees only its own
-models (drawn in the forest plot and in the leaderboard CSV it downloads). The figures (sessions,
+its own small simulated CSV with model names no other session has, saves it into the shared
+workspace and opens the leaderboard; all sessions act at the same time, so the server handles
+their uploads, saves and bootstraps concurrently. Checks: no exception in any session or in the
+server log, every session sees only its own models (drawn in the forest plot and in the
+leaderboard CSV it downloads), and every saved dataset holds its own session's models. The figures (sessions,
 total time, per-session time, errors) are printed; there are no timing assertions.
 """
 
@@ -17,6 +18,7 @@ import pandas as pd
 import pytest
 
 from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.workspace import Workspace
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import expect  # noqa: E402
@@ -88,7 +90,16 @@ def test_concurrent_sessions_see_only_their_own_data(browser, app_server, base_u
         uploaded = _await_all(pages, lambda k, p: _idle(p) and p.get_by_text(
             f"Loaded: {files[k].name}").count() > 0, started, deadline)
 
-        # 3. every session opens its leaderboard at once (1,000 bootstrap rounds each)
+        # 3. every session saves its upload into the shared workspace at once
+        for k, page in enumerate(pages):
+            page.get_by_test_id("stExpander").filter(has_text="Saved datasets").locator("summary").click()
+            page.get_by_label("Save the loaded data as").fill(f"load session {k}")
+        for page in pages:
+            page.get_by_test_id("stBaseButton-secondaryFormSubmit").filter(has_text="Save").click()
+        saved = _await_all(pages, lambda k, p: _idle(p) and p.get_by_test_id("stAlert").filter(
+            has_text=f"Saved as load session {k}").count() > 0, started, deadline)
+
+        # 4. every session opens its leaderboard at once (1,000 bootstrap rounds each)
         for page in pages:
             page.get_by_test_id("stSidebarNav").get_by_role("link", name="Leaderboard").click()
         ranked = _await_all(pages, lambda k, p: _idle(p) and p.locator(CHART).count() > 0
@@ -117,15 +128,20 @@ def test_concurrent_sessions_see_only_their_own_data(browser, app_server, base_u
             table = pd.read_csv(download.value.path())
             if set(table["model"]) != own:
                 leaks.append(f"session {k} downloaded the leaderboard of {sorted(set(table['model']))}")
+        workspace = Workspace(app_server.workspace)
+        for k in range(SESSIONS):
+            models = set(workspace.load(f"load session {k}").table.frame["model_a"])
+            if models != set(_models(k)):
+                leaks.append(f"saved dataset of session {k} holds {sorted(models)}")
         log = app_server.log.read_text()[log_start:]
         errors += [line for line in log.splitlines() if "Traceback" in line or "Error" in line]
 
         with capsys.disabled():
             print(f"\nload test: {SESSIONS} concurrent sessions against one server on 127.0.0.1, "
                   f"total {total:.1f} s, errors {len(errors)}, data leaks {len(leaks)}")
-            print("  session  opened(s)  uploaded(s)  leaderboard(s)  (seconds since the start)")
+            print("  session  opened  uploaded  saved  leaderboard   (seconds since the start)")
             for k in range(SESSIONS):
-                print(f"  {k:>7}  {opened[k]:>9.1f}  {uploaded[k]:>11.1f}  {ranked[k]:>14.1f}")
+                print(f"  {k:>7}  {opened[k]:>6.1f}  {uploaded[k]:>8.1f}  {saved[k]:>5.1f}  {ranked[k]:>11.1f}")
         assert not errors, errors
         assert not leaks, leaks
     finally:

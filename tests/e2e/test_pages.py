@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
@@ -136,9 +136,15 @@ def test_a_link_to_the_anchor_demo(page, st_app) -> None:
 
 
 def test_a_link_to_an_unknown_dataset_says_so(page, st_app) -> None:
+    st_app.open(page, "/?dataset=" + quote("[click me](http://example.com/x)"))
+    st_app.assert_no_exception(page)
+    warning = page.get_by_test_id("stAlert").filter(has_text="The link's dataset")
+    expect(warning).to_contain_text("[click me](http://example.com/x) was not loaded")
+    assert warning.get_by_role("link").count() == 0  # user text from a link is never markdown
+    st_app.screenshot(page, "link_markdown_dataset")
     st_app.open(page, "/?dataset=nobody-saved-this")
     st_app.assert_no_exception(page)
-    warning = page.get_by_test_id("stAlert").filter(has_text="The link's dataset was not loaded")
+    warning = page.get_by_test_id("stAlert").filter(has_text="The link's dataset")
     expect(warning).to_contain_text("nobody-saved-this")
     expect(page.get_by_text("Loaded: demo_all_pairs.parquet")).to_be_visible()
     st_app.screenshot(page, "link_unknown_dataset")
