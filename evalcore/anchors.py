@@ -30,11 +30,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb
-from typing import Callable, Mapping
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
+from evalcore.progress import Progress
 from evalcore.ranking import (
     comparison_graph,
     fit_bradley_terry,
@@ -44,8 +45,6 @@ from evalcore.ranking import (
 )
 from evalcore.schema import LEVELS
 from evalcore.store import VerdictCounts, classify_design
-
-Progress = Callable[[float, str], None]
 
 #: The prior (virtual tie games against an average player) that keeps resampled fits finite
 #: when a resample leaves a model without a loss or without a win (as in ``leaderboard``).

@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Callable
 
 import duckdb
 import numpy as np
 import pandas as pd
 
+from evalcore.progress import Progress
 from evalcore.store import VerdictStore
 
-Progress = Callable[[float, str], None]
 ArrayLike = float | np.ndarray
 
 #: The default z of a two-sided 95% interval.

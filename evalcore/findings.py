@@ -48,11 +48,11 @@ from evalcore.power import (
     sign_test_sample_size,
     total_samples,
 )
+from evalcore.progress import Progress
 from evalcore.ranking import Leaderboard, leaderboard, win_probability
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
 
-Progress = Callable[[float, str], None]
 #: ``cache(key, compute)`` returns a stored result for ``key`` or computes and stores it (the
 #: pages pass ``pages._ui.memo``); the default computes every time.
 Cache = Callable[[tuple, Callable[[], Any]], Any]

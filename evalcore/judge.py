@@ -41,16 +41,14 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
+from evalcore.progress import Progress
 from evalcore.ranking import ELO_SCALE, bootstrap_weights
 from evalcore.schema import LEVELS
 from evalcore.store import VerdictCounts, VerdictStore
-
-Progress = Callable[[float, str], None]
 
 _LEVELS = np.asarray(LEVELS)
 _N_LEVELS = len(LEVELS)

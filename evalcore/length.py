@@ -27,12 +27,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from evalcore.progress import Progress
 from evalcore.ranking import (
     ELO_SCALE,
     bootstrap_weights,
@@ -43,8 +43,6 @@ from evalcore.ranking import (
     to_elo,
 )
 from evalcore.store import VerdictCounts, VerdictStore
-
-Progress = Callable[[float, str], None]
 
 _FILTER = "(? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
 _USABLE = ("verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND length_b > 0 "

@@ -35,17 +35,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
 from evalcore.anchors import verdicts_against
+from evalcore.progress import Progress
 from evalcore.ranking import Leaderboard, leaderboard
 from evalcore.store import VerdictCounts
-
-Progress = Callable[[float, str], None]
 
 #: Verdict differences are rounded to this many decimals before they are grouped into a
 #: distribution (means of a few calls are fractions like 1/3; rounding removes float noise).

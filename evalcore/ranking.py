@@ -13,13 +13,13 @@ Everything is fitted on aggregated counts: an M×M matrix of wins for a point es
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
 from scipy.stats import rankdata
 
+from evalcore.progress import Progress
 from evalcore.schema import LEVELS
 from evalcore.store import VerdictCounts
 
@@ -31,7 +31,6 @@ ELO_CENTRE = 1000.0
 # The share of a battle credited to slot A for each verdict level: sign only, tie = half.
 _SLOT_A_SCORE = np.array([0.0 if v < 0 else 0.5 if v == 0 else 1.0 for v in LEVELS])
 
-Progress = Callable[[float, str], None]
 
 
 def pairwise_wins(counts: VerdictCounts) -> np.ndarray:

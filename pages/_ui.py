@@ -101,7 +101,8 @@ def dataset_key() -> str | None:
 
 
 def escape_markdown(text: str) -> str:
-    """User text (a dataset name, an error quoting it) shown literally inside st.markdown."""
+    """User text in prose (an error quoting a name) with markdown syntax escaped. Streamlit still
+    turns ``--`` into an em dash and bare URLs into links: show names themselves with code_span."""
     # Only what can start formatting, a link, maths or a :shortcode: inside running text; the
     # rest (., -, >, …) stays readable in the source of the message.
     return re.sub(r"([\\`*_\[\]|~$:])", r"\\\1", str(text))
