@@ -12,14 +12,14 @@ st.set_page_config(page_title="Verdict Lab", page_icon=":material/balance:", lay
 
 #: (file, title, icon): the pages, in the order of the sidebar. Missing files are skipped.
 PAGES: tuple[tuple[str, str, str], ...] = (
-    ("pages/data.py", "Data", ":material/database:"),
-    ("pages/overview.py", "Overview", ":material/summarize:"),
-    ("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
-    ("pages/anchors.py", "Anchors", ":material/anchor:"),
-    ("pages/judge.py", "Judge", ":material/gavel:"),
-    ("pages/ties.py", "Tie structure", ":material/drag_handle:"),
-    ("pages/power.py", "Power", ":material/straighten:"),
-    ("pages/calibration.py", "Calibration", ":material/tune:"),
+    ("views/data.py", "Data", ":material/database:"),
+    ("views/overview.py", "Overview", ":material/summarize:"),
+    ("views/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
+    ("views/anchors.py", "Anchors", ":material/anchor:"),
+    ("views/judge.py", "Judge", ":material/gavel:"),
+    ("views/ties.py", "Tie structure", ":material/drag_handle:"),
+    ("views/power.py", "Power", ":material/straighten:"),
+    ("views/calibration.py", "Calibration", ":material/tune:"),
 )
 
 pages = [st.Page(path, title=title, icon=icon, default=(i == 0))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import gzip
 import io
 import itertools
-import re
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -22,8 +22,8 @@ from evalcore.io import read_verdicts
 from evalcore.ranking import leaderboard
 from evalcore.schema import VerdictFormatError
 from evalcore.store import VerdictStore
-from pages._ui import safe_csv
 from tests.conftest import ROOT
+from views._ui import safe_csv
 
 SQL = "x'); DROP TABLE verdicts;--"
 NASTY_NAMES = [
@@ -353,18 +353,18 @@ KNOWN_CRASHES: set[str] = set()
 def test_every_page_opens_on_hostile_names():
     """Names that are SQL, formulas, markdown and very long reach every page without a crash."""
     at = _hostile_upload()
-    pages = sorted(p.name for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_"))
+    pages = sorted(p.name for p in (ROOT / "views").glob("*.py") if not p.name.startswith("_"))
     assert "leaderboard.py" in pages
     for page in pages:
         if page in KNOWN_CRASHES:
             continue
-        at.switch_page(f"pages/{page}").run()
+        at.switch_page(f"views/{page}").run()
         assert not at.exception, (page, [e.value for e in at.exception])
 
 
 def test_overview_page_opens_on_hostile_names():
     at = _hostile_upload()
-    at.switch_page("pages/overview.py").run()
+    at.switch_page("views/overview.py").run()
     assert not at.exception
 
 

@@ -21,7 +21,7 @@ def _texts(at: AppTest) -> str:
 def judge_page() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/judge.py").run()
+    at.switch_page("views/judge.py").run()
     return at
 
 
@@ -64,12 +64,12 @@ def test_figures_and_downloads(judge_page):
 def test_anchor_only_demo_has_no_agreement_and_no_crash():
     # the anchor-only demo (one judge, no human labels), loaded through the shared helper
     script = (
-        "from pages import _ui\n"
+        "from views import _ui\n"
         "_ui.ensure_data()\n"
         "if _ui.state()['demo'] == _ui.DEFAULT_DEMO:\n"
         "    _ui.load_demo(list(_ui.DEMO_DATASETS)[1])\n"
         "import runpy\n"
-        f"runpy.run_path({str(ROOT / 'pages' / 'judge.py')!r}, run_name='__main__')\n")
+        f"runpy.run_path({str(ROOT / 'views' / 'judge.py')!r}, run_name='__main__')\n")
     at = AppTest.from_string(script, default_timeout=120)
     at.run()
     assert not at.exception

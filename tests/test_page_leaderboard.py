@@ -16,7 +16,7 @@ from tests.conftest import ROOT
 def _leaderboard_page() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/leaderboard.py").run()
+    at.switch_page("views/leaderboard.py").run()
     assert not at.exception
     return at
 

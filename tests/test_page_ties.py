@@ -12,7 +12,7 @@ from evalcore.io import read_human_ranking, read_verdicts
 from evalcore.pointwise import read_pointwise
 from evalcore.store import VerdictStore
 from evalcore.ties import labelled_counts, pointwise_tie_structure, verdict_tie_structure
-from pages import _ui
+from views import _ui
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -37,7 +37,7 @@ def demo_store():
 def page():
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
-    at.switch_page("pages/ties.py").run()
+    at.switch_page("views/ties.py").run()
     assert not at.exception
     return at
 
@@ -111,11 +111,11 @@ def test_page_without_human_labels_or_ranking():
     """The anchor-only demo has no human labels and no human ranking: the page says so in words."""
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
-    at.switch_page("pages/data.py").run()
+    at.switch_page("views/data.py").run()
     anchor_demo = [o for o in at.selectbox(key="demo_choice").options if "anchor" in o][0]
     at.selectbox(key="demo_choice").select(anchor_demo).run()
     at.button(key="load_demo").click().run()
-    at.switch_page("pages/ties.py").run()
+    at.switch_page("views/ties.py").run()
     assert not at.exception
     assert any("no human-labelled rows" in i.value for i in at.info)
     assert any("No reference score is loaded" in c.value for c in at.caption)

@@ -288,7 +288,7 @@ def test_page_saves_loads_and_deletes_through_the_ui(monkeypatch: pytest.MonkeyP
     assert link.session_state["vl"]["saved"] == name
     assert link.session_state["vl"]["source"] == "mine.csv"
     assert any(h.value == "Loaded: mine.csv" for h in link.subheader)
-    link.switch_page("pages/leaderboard.py").run()
+    link.switch_page("views/leaderboard.py").run()
     assert not link.exception
     assert link.selectbox(key="judge_select").value == "judge-y"
     assert link.query_params["judge"] == "judge-y" and link.query_params["dataset"] == name
@@ -308,7 +308,7 @@ def test_link_to_a_demo_judge_and_category(monkeypatch: pytest.MonkeyPatch, tmp_
     assert not at.exception
     assert at.session_state["vl"]["demo"].startswith("Demo: anchor-only")
     at = _app(dataset="demo-all-pairs", judge="sim-judge-tie-happy", category="math")
-    at.switch_page("pages/leaderboard.py").run()
+    at.switch_page("views/leaderboard.py").run()
     assert not at.exception
     assert at.selectbox(key="category_select").value == "math"
     assert at.query_params["category"] == "math"
@@ -353,10 +353,12 @@ def test_a_second_process_holding_the_file_is_a_clear_error(tmp_path: Path) -> N
 
 def test_user_text_helpers_for_markdown() -> None:
     """Dataset names and link text reach st.markdown as code or escaped, never as markup."""
-    from pages._ui import code_span, escape_markdown
+    from views._ui import code_span, escape_markdown
 
     assert code_span("plain") == "` plain `"
     assert code_span("a`b") == "`` a`b ``"  # the fence is longer than any backtick run inside
     assert code_span("``x`") == "``` ``x` ```"
-    escaped = escape_markdown("[click](http://x.y) *bold* --")
-    assert escaped == r"\[click\]\(http\://x\.y\) \*bold\* \-\-"
+    escaped = escape_markdown("[click](http://x.y) *bold* _em_ `code` $x$ :smile: --")
+    # The characters that start a link, emphasis, code, maths or a :shortcode: are escaped;
+    # the rest stays as typed.
+    assert escaped == r"\[click\](http\://x.y) \*bold\* \_em\_ \`code\` \$x\$ \:smile\: --"

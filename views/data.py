@@ -9,7 +9,7 @@ from evalcore.plots.common import CONFIG
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.schema import VerdictFormatError
 from evalcore.workspace import MAX_NAME, WorkspaceError
-from pages import _ui
+from views import _ui
 
 st.title(":material/balance: Verdict Lab")
 st.markdown(

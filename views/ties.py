@@ -25,7 +25,7 @@ from evalcore.ties import (
     variance_shares,
     verdict_tie_structure,
 )
-from pages import _ui
+from views import _ui
 
 POINTWISE_DEMO = _ui.DATA / "demo_pointwise.csv"
 

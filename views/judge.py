@@ -26,7 +26,7 @@ from evalcore.plots.judge import (
     tie_rates_figure,
 )
 from evalcore.ranking import ELO_SCALE
-from pages import _ui
+from views import _ui
 
 #: The columns of the side-by-side table, with their headings.
 SIDE_BY_SIDE: dict[str, str] = {

@@ -33,7 +33,7 @@ from evalcore.plots.anchors import (
 )
 from evalcore.plots.common import CONFIG
 from evalcore.schema import VerdictFormatError
-from pages import _ui
+from views import _ui
 
 INFO_DEF = (
     "**Informativeness** I(p, A) (seed 000 §4.3): over instructions and pairs of models other "

@@ -22,7 +22,7 @@ from evalcore.calibration import (
     superiority_gate,
 )
 from evalcore.plots.calibration import calibration_figure, coverage_figure, floor_figure
-from pages._ui import (
+from views._ui import (
     category_picker,
     demo_banner,
     download_csv,

@@ -7,7 +7,7 @@ import streamlit as st
 from evalcore.plots.common import CONFIG
 from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
 from evalcore.ranking import leaderboard
-from pages import _ui
+from views import _ui
 
 st.title("Leaderboard")
 store = _ui.require_data()

@@ -19,7 +19,7 @@ from evalcore.plots.power import (
     sample_size_figure,
 )
 from evalcore.ranking import leaderboard
-from pages import _ui
+from views import _ui
 
 EDGE_CHOICES = (0.01, 0.02, 0.03, 0.05, 0.075, 0.10, 0.15, 0.20, 0.25, 0.30)
 

@@ -8,16 +8,16 @@ import streamlit as st
 
 from evalcore.findings import Finding, headline_findings, run_analyses
 from evalcore.report import build_report
-from pages import _ui
+from views import _ui
 
 STATUS_ICON = {"clear": ":material/check_circle:", "caution": ":material/warning:",
                "unavailable": ":material/block:"}
 PAGE_LABEL = {
-    "pages/leaderboard.py": ("Leaderboard", ":material/leaderboard:"),
-    "pages/anchors.py": ("Anchors", ":material/anchor:"),
-    "pages/judge.py": ("Judge", ":material/gavel:"),
-    "pages/power.py": ("Power", ":material/straighten:"),
-    "pages/calibration.py": ("Calibration", ":material/tune:"),
+    "views/leaderboard.py": ("Leaderboard", ":material/leaderboard:"),
+    "views/anchors.py": ("Anchors", ":material/anchor:"),
+    "views/judge.py": ("Judge", ":material/gavel:"),
+    "views/power.py": ("Power", ":material/straighten:"),
+    "views/calibration.py": ("Calibration", ":material/tune:"),
 }
 #: Bootstrap rounds of the leaderboard behind the findings (the Leaderboard page's default, so
 #: both pages share one result).
