@@ -77,7 +77,7 @@ def _run_on_click(name: str, key: tuple, button: str, compute, *, help: str | No
     return None
 
 
-st.title("⚓ Anchors")
+st.title("Anchors")
 store = _ui.require_data()
 _ui.demo_banner()
 st.markdown(

@@ -59,7 +59,7 @@ def parse_js(text: str) -> list[float]:
     return values
 
 
-st.title("🎯 Calibration")
+st.title("Calibration")
 demo_banner()
 store = require_data()
 st.caption(

@@ -11,7 +11,7 @@ from evalcore.schema import VerdictFormatError
 from evalcore.workspace import MAX_NAME, WorkspaceError
 from views import _ui
 
-st.title(":material/balance: Verdict Lab")
+st.title("Verdict Lab")
 st.markdown(
     "Rank models from LLM-judge verdicts **with honest intervals**, choose the anchor every model "
     "is compared against, check the judge's position bias and ties, plan how many prompts and "

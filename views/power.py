@@ -28,7 +28,7 @@ def _edge_label(e: float) -> str:
     return f"+{e * 100:g}%"
 
 
-st.title("📏 Power")
+st.title("Power")
 st.caption("How many samples does it take to tell two models apart, and which models can the "
            "loaded data tell apart? Seed 000 (§4.3) finds that common benchmark sizes cannot "
            "separate close models.")
