@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.sparse.csgraph import connected_components
-from scipy.stats import rankdata
 
 from evalcore.progress import Progress
 from evalcore.schema import LEVELS
@@ -181,9 +180,19 @@ def ranks_descending(scores: np.ndarray, *, decimals: int = 6) -> np.ndarray:
     """Competition ranks along the last axis, 1 = highest; equal scores share the best rank.
 
     Scores are compared after rounding to ``decimals`` so that models whose fits differ only by
-    floating-point noise (an all-ties judge, identical battles) share their rank.
+    floating-point noise (an all-ties judge, identical battles) share their rank ("min" ranks, as
+    ``scipy.stats.rankdata(-scores, method="min")``, without importing scipy.stats).
     """
-    return rankdata(-np.round(scores, decimals), method="min", axis=-1).astype(int)
+    key = -np.round(np.asarray(scores, dtype=np.float64), decimals)
+    order = np.argsort(key, axis=-1, kind="stable")
+    ordered = np.take_along_axis(key, order, axis=-1)
+    position = np.broadcast_to(np.arange(key.shape[-1]), key.shape)
+    starts = np.ones(key.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    ranks = np.empty(key.shape, dtype=int)
+    np.put_along_axis(ranks, order, first + 1, axis=-1)
+    return ranks
 
 
 @dataclass(frozen=True)

@@ -180,3 +180,14 @@ def test_too_little_data_is_a_clear_error():
 
 def test_elo_scale_constant():
     assert ELO_SCALE == pytest.approx(400 / np.log(10))
+
+
+def test_ranks_share_ties_like_scipy_min_ranks():
+    from scipy.stats import rankdata
+
+    from evalcore.ranking import ranks_descending
+
+    rng = np.random.default_rng(0)
+    scores = rng.integers(0, 4, (50, 9)).astype(float)
+    np.testing.assert_array_equal(ranks_descending(scores), rankdata(-scores, method="min", axis=-1))
+    assert ranks_descending(np.array([3.0, 1.0, 3.0 + 1e-9])).tolist() == [1, 3, 1]

@@ -18,30 +18,35 @@ COMMAND_MODULES: tuple[str, ...] = (
     "data", "anchors", "judge", "power", "calibrate", "report", "ties",
 )
 
+#: Which module registers each command, so that running one imports only what it needs
+#: (``--help`` and unknown commands still load them all).
+COMMAND_HOME: dict[str, str] = {
+    "summary": "data", "rank": "data", "anchors": "anchors", "judge": "judge",
+    "power": "power", "power-detect": "power", "power-sim": "power",
+    "calibrate": "calibrate", "floor": "calibrate", "gate": "calibrate",
+    "report": "report", "ties": "ties",
+}
+
 
 class UsageError(Exception):
     """Input the command cannot work with; the message is shown as one line, exit code 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(modules: tuple[str, ...] = COMMAND_MODULES) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m evalcore",
         description="Verdict Lab: rank models from LLM-judge verdicts and check the judge.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"evalcore.cli.{name}")
-        except ModuleNotFoundError as exc:  # a command module not written yet
-            if exc.name == f"evalcore.cli.{name}":
-                continue
-            raise
-        module.register(sub)
+    for name in modules:
+        importlib.import_module(f"evalcore.cli.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    home = COMMAND_HOME.get(argv[0]) if argv else None
+    parser = build_parser((home,) if home else COMMAND_MODULES)
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
