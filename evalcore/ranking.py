@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.sparse.csgraph import connected_components
 
 from evalcore.progress import Progress
 from evalcore.schema import LEVELS
@@ -149,11 +148,27 @@ class ComparisonGraph:
         return tuple(notes)
 
 
+def reachability(adjacency: np.ndarray) -> np.ndarray:
+    """``reach[i, j]``: j can be reached from i along the edges of ``adjacency`` (M × M, boolean);
+    every node reaches itself. Transitive closure by repeated squaring (log M products), which
+    for leaderboard-sized graphs is faster than importing a graph library."""
+    reach = np.asarray(adjacency, dtype=bool) | np.eye(len(adjacency), dtype=bool)
+    while True:
+        step = reach.astype(np.float32)
+        closer = (step @ step) > 0
+        if np.array_equal(closer, reach):
+            return reach
+        reach = closer
+
+
 def comparison_graph(wins: np.ndarray, models: tuple[str, ...]) -> ComparisonGraph:
     """Diagnose ``wins`` (M × M): pieces, models that never lose or never win, MLE existence."""
     games = wins + wins.T
-    n_pieces, pieces = connected_components(games > 0, directed=False)
-    n_strong, _ = connected_components(wins > 0, directed=True, connection="strong")
+    together = reachability(games > 0)
+    # A piece is labelled by its first model; labels are renumbered 0, 1, … in model order.
+    _, pieces = np.unique(together.argmax(axis=1), return_inverse=True)
+    scored_against = reachability(wins > 0)
+    n_strong = 1 if (scored_against & scored_against.T).all() else 2
     played = games.sum(axis=1) > 0
     lost = wins.T.sum(axis=1) > 0  # someone scored against the model
     scored = wins.sum(axis=1) > 0

@@ -191,3 +191,19 @@ def test_ranks_share_ties_like_scipy_min_ranks():
     scores = rng.integers(0, 4, (50, 9)).astype(float)
     np.testing.assert_array_equal(ranks_descending(scores), rankdata(-scores, method="min", axis=-1))
     assert ranks_descending(np.array([3.0, 1.0, 3.0 + 1e-9])).tolist() == [1, 3, 1]
+
+
+def test_comparison_graph_agrees_with_scipy_on_random_graphs():
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        m = int(rng.integers(2, 9))
+        wins = (rng.random((m, m)) < rng.uniform(0.05, 0.5)) * rng.integers(1, 4, (m, m)).astype(float)
+        np.fill_diagonal(wins, 0)
+        graph = comparison_graph(wins, tuple("abcdefghi"[:m]))
+        n_pieces, pieces = connected_components((wins + wins.T) > 0, directed=False)
+        n_strong, _ = connected_components(wins > 0, directed=True, connection="strong")
+        assert graph.n_pieces == n_pieces
+        np.testing.assert_array_equal(graph.pieces, pieces)
+        assert graph.mle_exists == (n_strong == 1)
