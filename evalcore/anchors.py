@@ -434,6 +434,11 @@ class AnchorRanking:
     design_calls_anchor: int
     design_calls_all_pairs: int
 
+    @property
+    def cost_share(self) -> float:
+        """The anchor design's judge calls as a share of all pairs': (M − 1) / C(M, 2)."""
+        return self.design_calls_anchor / self.design_calls_all_pairs
+
     def as_dict(self) -> dict:
         return {
             "anchor": self.anchor, "judge": self.judge, "tau": _tau_label(self.tau),
@@ -441,6 +446,7 @@ class AnchorRanking:
             "calls_anchor": self.calls_anchor, "calls_total": self.calls_total,
             "design_calls_anchor_per_instruction": self.design_calls_anchor,
             "design_calls_all_pairs_per_instruction": self.design_calls_all_pairs,
+            "cost_share": self.cost_share,
             "models": self.table.to_dict(orient="records"),
         }
 
@@ -865,8 +871,16 @@ class JudgeEffect:
     table: pd.DataFrame
     judge_spread: float
 
+    @property
+    def max_anchor_gap_human(self) -> float:
+        """The largest best-minus-worst anchor gap in tau with humans over judges (the anchor
+        effect, to set beside ``judge_spread``); NaN without a human ranking."""
+        gaps = self.table["gap_human"].abs()
+        return float(gaps.max()) if gaps.notna().any() else float("nan")
+
     def as_dict(self) -> dict:
         return {"tau": _tau_label(self.tau), "judge_spread": self.judge_spread,
+                "max_anchor_gap_human": self.max_anchor_gap_human,
                 "judges": self.table.to_dict(orient="records")}
 
 

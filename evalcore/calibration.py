@@ -360,6 +360,16 @@ class CalibrationCounts:
     def n_labelled(self) -> int:
         return self.n_se + self.n_sp
 
+    @property
+    def tie_given_win(self) -> float:
+        """P(judge says tie | human says win) on the labelled rows (0 without human wins)."""
+        return self.tie_pos / self.n_se if self.n_se else 0.0
+
+    @property
+    def tie_given_not_win(self) -> float:
+        """P(judge says tie | human says not-win) on the labelled rows (0 without non-wins)."""
+        return self.tie_neg / self.n_sp if self.n_sp else 0.0
+
 
 _PER_CALL_CTE = """
 WITH units AS (

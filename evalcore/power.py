@@ -181,6 +181,26 @@ def total_samples(discordant: int, informativeness: float) -> int:
     return int(math.ceil(round(discordant / informativeness, 9)))
 
 
+#: The informativeness values behind seed 000's Table 2: o3 (0.45), the mean anchor (0.54) and
+#: the most informative anchor, o3 Mini (0.61).
+PAPER_INFORMATIVENESS: dict[str, float] = {"o3": 0.45, "mean": 0.54, "o3 Mini": 0.61}
+
+
+def paper_table(edges: tuple[float, ...] = (0.05, 0.10)) -> pd.DataFrame:
+    """Seed 000's Table 2 recomputed: discordant samples (normal approximation, one-sided,
+    α = 0.05, power 0.8), the exact-binomial figure, and totals at the paper's informativeness
+    values (:data:`PAPER_INFORMATIVENESS`)."""
+    rows = []
+    for edge in edges:
+        n = sign_test_sample_size(edge)
+        row = {"edge": edge, "discordant": n,
+               "exact_binomial": sign_test_sample_size(edge, method="exact")}
+        for label, value in PAPER_INFORMATIVENESS.items():
+            row[f"total_I_{value:.2f} ({label})"] = total_samples(n, value)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 @dataclass(frozen=True)
 class SampleSizePlan:
     """Sign-test sample sizes for several edges at one α, power and informativeness."""

@@ -149,10 +149,11 @@ class ComparisonGraph:
 
 
 def reachability(adjacency: np.ndarray) -> np.ndarray:
-    """``reach[i, j]``: j can be reached from i along the edges of ``adjacency`` (M × M, boolean);
-    every node reaches itself. Transitive closure by repeated squaring (log M products), which
-    for leaderboard-sized graphs is faster than importing a graph library."""
-    reach = np.asarray(adjacency, dtype=bool) | np.eye(len(adjacency), dtype=bool)
+    """``reach[..., i, j]``: j can be reached from i along the edges of ``adjacency`` ((…, M, M),
+    boolean); every node reaches itself. Transitive closure by repeated squaring (log M
+    products), which for leaderboard-sized graphs, batched, beats importing a graph library."""
+    adjacency = np.asarray(adjacency, dtype=bool)
+    reach = adjacency | np.eye(adjacency.shape[-1], dtype=bool)
     while True:
         step = reach.astype(np.float32)
         closer = (step @ step) > 0
@@ -161,14 +162,20 @@ def reachability(adjacency: np.ndarray) -> np.ndarray:
         reach = closer
 
 
+def mle_exists(wins: np.ndarray) -> np.ndarray:
+    """Whether the Bradley–Terry MLE is finite for each (…, M, M) win matrix: the directed graph
+    "i scored against j" is strongly connected (Zermelo 1929; Ford 1957)."""
+    reach = reachability(np.asarray(wins) > 0)
+    return (reach & np.swapaxes(reach, -1, -2)).all(axis=(-2, -1))
+
+
 def comparison_graph(wins: np.ndarray, models: tuple[str, ...]) -> ComparisonGraph:
     """Diagnose ``wins`` (M × M): pieces, models that never lose or never win, MLE existence."""
     games = wins + wins.T
     together = reachability(games > 0)
     # A piece is labelled by its first model; labels are renumbered 0, 1, … in model order.
     _, pieces = np.unique(together.argmax(axis=1), return_inverse=True)
-    scored_against = reachability(wins > 0)
-    n_strong = 1 if (scored_against & scored_against.T).all() else 2
+    n_strong = 1 if mle_exists(wins) else 2
     played = games.sum(axis=1) > 0
     lost = wins.T.sum(axis=1) > 0  # someone scored against the model
     scored = wins.sum(axis=1) > 0
@@ -273,17 +280,25 @@ def leaderboard(
     ratings = to_elo(theta)
 
     samples = np.empty((rounds, counts.n_models))
+    regularised_rounds = unconverged = 0
     if rounds:
         weights = bootstrap_weights(counts.n_instructions, rounds, seed)
         flat = per_inst.reshape(counts.n_instructions, -1)
-        # A resample can drop every loss of a model even when the full data has one; a tiny
-        # prior keeps such a round finite without moving well-supported ratings.
-        boot_prior = max(prior, 0.01)
+        # Each round is fitted exactly as the point estimate would be fitted on that resample:
+        # the plain MLE, or the weak prior where the resample leaves some model without a loss
+        # (or a win) even though the full data has one.
         chunk = 250
         for start in range(0, rounds, chunk):
             stop = min(start + chunk, rounds)
             w = (weights[start:stop] @ flat).reshape(stop - start, counts.n_models, counts.n_models)
-            th, _ = fit_bradley_terry(w, prior_games=boot_prior, theta0=theta)
+            needs = np.zeros(stop - start, dtype=bool) if prior else ~mle_exists(w)
+            regularised_rounds += int(needs.sum())
+            th = np.empty((stop - start, counts.n_models))
+            for group, games_prior in ((~needs, prior), (needs, 1.0)):
+                if group.any():
+                    th[group], converged = fit_bradley_terry(w[group], prior_games=games_prior,
+                                                             theta0=theta)
+                    unconverged += 0 if converged else int(group.sum())
             samples[start:stop] = to_elo(th)
             if progress is not None:
                 progress(stop / rounds, f"bootstrap round {stop:,} of {rounds:,}")
@@ -333,9 +348,22 @@ def leaderboard(
         seed=seed,
         judge=counts.judge,
         n_instructions=counts.n_instructions,
-        notes=graph.notes(counts.models),
+        notes=graph.notes(counts.models) + _bootstrap_notes(rounds, regularised_rounds, unconverged),
         prior_games=prior,
     )
+
+
+def _bootstrap_notes(rounds: int, regularised: int, unconverged: int) -> tuple[str, ...]:
+    notes = []
+    if regularised:
+        notes.append(
+            f"{regularised:,} of {rounds:,} bootstrap rounds drew instructions on which some model "
+            "never lost or never won; those rounds were fitted with the weak prior (one virtual "
+            "tie per model against an average model), as the full data would be.")
+    if unconverged:
+        notes.append(f"{unconverged:,} of {rounds:,} bootstrap fits stopped before converging; "
+                     "their ratings are kept as reached.")
+    return tuple(notes)
 
 
 def _sign_counts(counts: VerdictCounts) -> dict[str, np.ndarray]:

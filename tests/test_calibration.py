@@ -377,3 +377,12 @@ def test_both_orders_units_match_an_independent_recount(truth_sim):
     assert c.ties / c.n_judged > per_call.ties / per_call.n_judged
     with pytest.raises(ValueError, match="needs a candidate"):
         calibration_counts(frame, judge="decent", both_orders=True)
+
+
+def test_tie_shares_given_the_human_label_by_hand():
+    from evalcore.calibration import CalibrationCounts
+
+    c = CalibrationCounts(wins=5, ties=2, losses=3, tp=6, n_se=10, tn=12, n_sp=16, tie_pos=2, tie_neg=4)
+    assert c.tie_given_win == 0.2 and c.tie_given_not_win == 0.25
+    empty = CalibrationCounts(wins=0, ties=0, losses=0, tp=0, n_se=0, tn=0, n_sp=0)
+    assert empty.tie_given_win == 0.0 and empty.tie_given_not_win == 0.0

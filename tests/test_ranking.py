@@ -207,3 +207,25 @@ def test_comparison_graph_agrees_with_scipy_on_random_graphs():
         assert graph.n_pieces == n_pieces
         np.testing.assert_array_equal(graph.pieces, pieces)
         assert graph.mle_exists == (n_strong == 1)
+
+
+def test_interval_contains_the_rating_when_every_round_is_the_full_data():
+    # One instruction: every bootstrap round redraws that instruction, so every round is the full
+    # data and the interval must collapse onto the point estimate.
+    rows = [("1", a, b, v) for a, b, v in (("m1", "m2", 1), ("m2", "m3", 1), ("m3", "m4", -1),
+                                             ("m1", "m3", 0), ("m2", "m4", 1), ("m1", "m4", 1),
+                                             ("m2", "m1", 1), ("m4", "m1", -1))]
+    board = leaderboard(_table(rows), rounds=50, seed=0)
+    t = board.table
+    np.testing.assert_allclose(t["ci_low"], t["rating"], atol=1e-6)
+    np.testing.assert_allclose(t["ci_high"], t["rating"], atol=1e-6)
+
+
+def test_resamples_without_a_finite_mle_are_regularised_and_said():
+    # Two instructions; on one, m1 never loses. Rounds that draw it twice need the prior.
+    rows = [("1", "m1", "m2", 1), ("1", "m2", "m3", 1), ("1", "m3", "m1", -1),
+            ("2", "m1", "m2", -1), ("2", "m2", "m3", -1), ("2", "m3", "m1", 1)]
+    board = leaderboard(_table(rows), rounds=200, seed=1)
+    assert board.prior_games == 0.0
+    assert any("bootstrap rounds drew instructions" in n for n in board.notes)
+    assert np.isfinite(board.samples).all()

@@ -238,7 +238,7 @@ with tabs[3]:
               "—" if pd.isna(ranking.tau_quadratic) else f"{ranking.tau_quadratic:.3f}")
     e2.metric("Informativeness",
               "—" if pd.isna(ranking.informativeness) else f"{ranking.informativeness:.1%}")
-    share = ranking.design_calls_anchor / ranking.design_calls_all_pairs
+    share = ranking.cost_share
     e3.metric("Judge calls per instruction", f"{ranking.design_calls_anchor:,} vs "
               f"{ranking.design_calls_all_pairs:,}", help="Anchor design against all pairs.")
     st.caption(
@@ -352,7 +352,7 @@ with tabs[6]:
     if effect is not None:
         st.plotly_chart(judge_effect_bars(effect), config=CONFIG, key="anchors_judges_fig",
                         width="stretch")
-        gap_h = effect.table["gap_human"].abs().max()
+        gap_h = effect.max_anchor_gap_human
         spread = effect.judge_spread
         if pd.notna(spread) and pd.notna(gap_h):
             st.markdown(f"Across judges, the all-pairs ranking's {tau_name} with humans spans "

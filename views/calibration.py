@@ -258,12 +258,11 @@ with tab_cover:
         with v3:
             sims = st.number_input("Simulated studies per true rate", 100, 20_000, 2000, step=500,
                                    key="cal_sim_runs")
-        tie_w = counts.tie_pos / counts.n_se if counts.n_se else 0.0
-        tie_n = counts.tie_neg / counts.n_sp if counts.n_sp else 0.0
         bar = st.progress(0.0, text="simulating…")
         result = memo(("coverage", judge, candidate, baseline, category, lab_key, both_orders, int(n_judged),
                        int(n_lab), int(sims)),
-                      lambda: coverage_simulation(cal.se, cal.sp, tie_given_win=tie_w, tie_given_not_win=tie_n,
+                      lambda: coverage_simulation(cal.se, cal.sp, tie_given_win=counts.tie_given_win,
+                                                  tie_given_not_win=counts.tie_given_not_win,
                                                   n_judged=int(n_judged), n_labelled=int(n_lab),
                                                   simulations=int(sims),
                                                   progress=lambda f, t: bar.progress(f, text=t)))

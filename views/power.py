@@ -145,15 +145,10 @@ else:
                             config=CONFIG, key="pw_plan_fig")
 
 with st.expander("Seed 000's Table 2, reproduced"):
-    rows = []
-    for e in (0.05, 0.10):
-        n = pw.sign_test_sample_size(e)
-        rows.append({"edge": _edge_label(e), "discordant": n,
-                     "exact binomial": pw.sign_test_sample_size(e, method="exact"),
-                     "total, I = 0.45 (o3)": pw.total_samples(n, 0.45),
-                     "total, I = 0.54 (mean)": pw.total_samples(n, 0.54),
-                     "total, I = 0.61 (o3 Mini)": pw.total_samples(n, 0.61)})
-    paper = pd.DataFrame(rows)
+    paper = pw.paper_table()
+    paper["edge"] = paper["edge"].map(_edge_label)
+    paper = paper.rename(columns={"exact_binomial": "exact binomial", **{
+        f"total_I_{v:.2f} ({k})": f"total, I = {v:.2f} ({k})" for k, v in pw.PAPER_INFORMATIVENESS.items()}})
     st.dataframe(paper, hide_index=True, width="stretch")
     st.caption("One-sided, α = 0.05, power 0.8, normal approximation: 617 discordant samples "
                "for +5% → 1,372 total for o3 (I = 0.45) and 1,143 at the mean I = 0.54, as "

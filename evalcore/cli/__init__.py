@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from evalcore.schema import VerdictFormatError
 
@@ -32,8 +33,16 @@ class UsageError(Exception):
     """Input the command cannot work with; the message is shown as one line, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr (exit 2), not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"error: {self.prog}: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def build_parser(modules: tuple[str, ...] = COMMAND_MODULES) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="python -m evalcore",
         description="Verdict Lab: rank models from LLM-judge verdicts and check the judge.",
     )
