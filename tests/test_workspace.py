@@ -362,3 +362,21 @@ def test_user_text_helpers_for_markdown() -> None:
     # The characters that start a link, emphasis, code, maths or a :shortcode: are escaped;
     # the rest stays as typed.
     assert escaped == r"\[click\](http\://x.y) \*bold\* \_em\_ \`code\` \$x\$ \:smile\: --"
+
+
+def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
+    """?anchor=… picks the anchor; ?rounds=…&seed=… set the leaderboard's bootstrap."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["anchor"] = "sim-elm"
+    at.query_params["rounds"] = "200"
+    at.query_params["seed"] = "7"
+    at.run()
+    at.switch_page("views/anchors.py").run()
+    assert not at.exception
+    assert at.selectbox(key="anchors_chosen").value == "sim-elm"
+    at.switch_page("views/leaderboard.py").run()
+    assert not at.exception
+    assert at.number_input(key="lb_rounds").value == 200 and at.number_input(key="lb_seed").value == 7
+    assert any("200 bootstrap rounds" in c.value for c in at.caption)

@@ -120,6 +120,15 @@ def url_param(name: str, default: str | None = None) -> str | None:
     return value if value else default
 
 
+def url_int(name: str, default: int, *, low: int, high: int) -> int:
+    """An integer view setting from the URL, or ``default`` when absent or not a number in range."""
+    try:
+        value = int(url_param(name, str(default)))
+    except ValueError:
+        return default
+    return value if low <= value <= high else default
+
+
 def set_url_param(name: str, value: object) -> None:
     """Write a view setting into the URL so a copied link reproduces it; None removes it."""
     if value is None or value == "":

@@ -142,10 +142,13 @@ if not anchors:
     st.warning("No model met at least two others in this selection: no anchor-based ranking "
                "can be formed.")
     st.stop()
-default = anchors.index(sweep.recommended) if sweep.recommended in anchors else 0
+linked = _ui.url_param("anchor")  # a shared link may name the anchor
+default = (anchors.index(linked) if linked in anchors
+           else anchors.index(sweep.recommended) if sweep.recommended in anchors else 0)
 chosen = st.selectbox("Chosen anchor (highlighted in the figures, explored below)", anchors,
                       index=default, key="anchors_chosen",
-                      help="Defaults to the most informative anchor.")
+                      help="Defaults to the most informative anchor; the link keeps your choice.")
+_ui.set_url_param("anchor", chosen)
 tau_name = "tau-b" if tau == "b" else "tau-a"
 
 tabs = st.tabs(["Per-anchor rankings", "Informativeness", "Win-rate distributions", "Explorer",

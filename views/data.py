@@ -114,7 +114,7 @@ if store.is_empty:
 
 summary = _ui.memo(("summary",), store.summary)
 st.divider()
-st.subheader(f"Loaded: {_ui.escape_markdown(summary.name)}")
+st.subheader(f"Loaded: {_ui.code_span(summary.name)}")
 _ui.demo_banner()
 st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.format)}**.")
 for note in s.get("notes", ()):

@@ -19,10 +19,14 @@ with c1:
 with c2:
     category = _ui.category_picker(store)
 with c3:
-    rounds = st.number_input("Bootstrap rounds", min_value=0, max_value=10000, value=1000,
-                             step=100, key="lb_rounds")
+    rounds = st.number_input("Bootstrap rounds", min_value=0, max_value=10000, step=100,
+                             value=_ui.url_int("rounds", 1000, low=0, high=10000), key="lb_rounds")
 with c4:
-    seed = st.number_input("Seed", min_value=0, value=0, step=1, key="lb_seed")
+    seed = st.number_input("Seed", min_value=0, step=1,
+                           value=_ui.url_int("seed", 0, low=0, high=2**31 - 1), key="lb_seed")
+# Settings that differ from the defaults go into the link, so it reproduces this leaderboard.
+_ui.set_url_param("rounds", None if rounds == 1000 else int(rounds))
+_ui.set_url_param("seed", None if seed == 0 else int(seed))
 both = _ui.orders_picker(key="lb_orders")
 
 counts = _ui.counts(store, judge, category, both_orders=both)

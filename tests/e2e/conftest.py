@@ -161,7 +161,15 @@ class Driver:
         """A full-page screenshot in screenshots/e2e/ (git-ignored), to look at after the run."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
+        # Streamlit scrolls inside stMain, so grow the viewport to the content for the picture
+        size = page.viewport_size
+        height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]')"
+                               "?.scrollHeight ?? 0")
+        page.set_viewport_size({"width": size["width"], "height": max(size["height"],
+                                                                      min(int(height), 8000))})
+        page.wait_for_timeout(300)  # layout only: no script run follows a resize
         page.screenshot(path=str(path), full_page=True)
+        page.set_viewport_size(size)
         return path
 
 
