@@ -287,7 +287,7 @@ def test_page_saves_loads_and_deletes_through_the_ui(monkeypatch: pytest.MonkeyP
     assert not link.exception and not link.warning
     assert link.session_state["vl"]["saved"] == name
     assert link.session_state["vl"]["source"] == "mine.csv"
-    assert any(h.value == "Loaded: mine.csv" for h in link.subheader)
+    assert any(h.value == "Loaded: ` mine.csv `" for h in link.subheader)
     link.switch_page("views/leaderboard.py").run()
     assert not link.exception
     assert link.selectbox(key="judge_select").value == "judge-y"
