@@ -154,19 +154,26 @@ def _columns(raw: object) -> set[str]:
 
 # -- recognition ------------------------------------------------------------------------------
 
-def detect_native(raw: object) -> str | None:
-    """The native format of a raw table (``read_raw``'s output), or None if it is none of them.
-
-    Returns one of ``"arena_hard"``, ``"alpaca_eval"``, ``"mt_bench_pair"``, ``"battles"``,
-    ``"battles_one_hot"``. A table that already has the contract's columns is never native.
-    """
+def _native_keys(raw: object) -> set[str] | None:
+    """The column names of a raw table that could be a tool's native file, else None: an empty
+    or non-tabular object, or a table that already has the contract's columns."""
     if isinstance(raw, pd.DataFrame):
         if raw.shape[1] == 0:
             return None
     elif not (isinstance(raw, list) and raw and all(isinstance(r, dict) for r in raw)):
         return None
     keys = _columns(raw)
-    if set(REQUIRED_COLUMNS) <= keys:
+    return None if set(REQUIRED_COLUMNS) <= keys else keys
+
+
+def detect_native(raw: object) -> str | None:
+    """The native format of a raw table (``read_raw``'s output), or None if it is none of them.
+
+    Returns one of ``"arena_hard"``, ``"alpaca_eval"``, ``"mt_bench_pair"``, ``"battles"``,
+    ``"battles_one_hot"``. A table that already has the contract's columns is never native.
+    """
+    keys = _native_keys(raw)
+    if keys is None:
         return None
     if "games" in keys and keys & {"model", "uid", "question_id"}:
         return "arena_hard"
@@ -252,13 +259,8 @@ _WRONG_FILES: tuple[tuple[frozenset[str], str, str], ...] = (
 
 def _wrong_tool_file(raw: object) -> tuple[str, str] | None:
     """A clear message for a tool's other outputs (answers, single scores, leaderboards)."""
-    if isinstance(raw, pd.DataFrame):
-        if raw.shape[1] == 0:
-            return None
-    elif not (isinstance(raw, list) and raw and all(isinstance(r, dict) for r in raw)):
-        return None
-    keys = _columns(raw)
-    if set(REQUIRED_COLUMNS) <= keys:
+    keys = _native_keys(raw)
+    if keys is None:
         return None
     for fields, problem, hint in _WRONG_FILES:
         if fields <= keys:
