@@ -57,25 +57,7 @@ SAME_SLICE = _SameSlice()
 
 
 # -- the interval building blocks -----------------------------------------------------------------
-def wilson_interval(successes: ArrayLike, n: ArrayLike, z: float = Z95) -> tuple[ArrayLike, ArrayLike]:
-    """The Wilson score interval of a binomial share (seed 003 §4: the interval every comparison
-    tool puts on its printed win rate). ``successes`` may be fractional (ties as halves).
-
-    Vectorised; ``n == 0`` gives NaN bounds.
-    """
-    k = np.asarray(successes, dtype=np.float64)
-    m = np.asarray(n, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = k / m
-        z2 = z * z
-        denom = 1.0 + z2 / m
-        centre = (p + z2 / (2.0 * m)) / denom
-        half = z * np.sqrt(np.maximum(p * (1.0 - p) / m + z2 / (4.0 * m * m), 0.0)) / denom
-        low = np.where(m > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
-        high = np.where(m > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
-    if low.ndim == 0:
-        return float(low), float(high)
-    return low, high
+from evalcore.stats.intervals import wilson_interval  # noqa: E402,F401  (moved; one place)
 
 
 def rogan_gladen(apparent: ArrayLike, se: ArrayLike, sp: ArrayLike) -> ArrayLike:

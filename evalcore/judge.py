@@ -135,7 +135,7 @@ def both_orders_counts(counts: VerdictCounts) -> VerdictCounts:
     out = np.zeros_like(counts.counts)
     out[paired.inst, paired.first[paired.pair], paired.second[paired.pair], :] = (
         np.rint(combined).astype(out.dtype))
-    return VerdictCounts(models=counts.models, instructions=counts.instructions,
+    return VerdictCounts.from_dense(models=counts.models, instructions=counts.instructions,
                          judge=counts.judge, counts=out)
 
 

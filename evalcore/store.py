@@ -15,50 +15,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.io import LoadedTable
 from evalcore.schema import CANONICAL_COLUMNS, LEVELS
-
-
-@dataclass(frozen=True)
-class VerdictCounts:
-    """Judge calls counted per instruction and ordered model pair.
-
-    ``counts[i, a, b, k]`` is the number of calls on instruction ``instructions[i]`` with
-    ``models[a]`` in slot A and ``models[b]`` in slot B whose verdict (slot A's point of view)
-    was ``LEVELS[k]``. Calls with no verdict and self-comparisons are not in it.
-    """
-
-    models: tuple[str, ...]
-    instructions: tuple[str, ...]
-    judge: str | None
-    counts: np.ndarray  # int32, shape (I, M, M, len(LEVELS))
-
-    @property
-    def n_models(self) -> int:
-        return len(self.models)
-
-    @property
-    def n_instructions(self) -> int:
-        return len(self.instructions)
-
-    def index(self, model: str) -> int:
-        return self.models.index(model)
-
-    def subset(self, *, instructions: np.ndarray | None = None,
-               models: np.ndarray | None = None) -> VerdictCounts:
-        """The same counts restricted to some instruction and/or model indices."""
-        counts = self.counts
-        inst = self.instructions
-        mods = self.models
-        if instructions is not None:
-            idx = np.asarray(instructions)
-            counts = counts[idx]
-            inst = tuple(self.instructions[i] for i in idx)
-        if models is not None:
-            idx = np.asarray(models)
-            counts = counts[:, idx][:, :, idx]
-            mods = tuple(self.models[i] for i in idx)
-        return VerdictCounts(models=mods, instructions=inst, judge=self.judge, counts=counts)
 
 
 @dataclass(frozen=True)
@@ -200,22 +159,46 @@ class VerdictStore:
 
     # -- aggregation -----------------------------------------------------------------------
     def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts:
-        """Aggregate calls into a :class:`VerdictCounts` tensor in DuckDB.
+        """Aggregate calls into sparse :class:`~evalcore.counts.VerdictCounts` in DuckDB.
 
         ``judge=None`` pools every judge (only sensible for a one-judge table). The model axis
-        holds every model seen in the filtered rows, sorted; instructions likewise.
+        holds every model seen in the filtered rows, sorted; instructions likewise. DuckDB does
+        the grouping and the indexing; Python receives integer arrays, one row per judged
+        (instruction, ordered pair) cell.
         """
-        agg = self.con.execute(
-            """
-            SELECT instruction_id, model_a, model_b, verdict, count(*)::INTEGER AS n
-            FROM verdicts
+        params = [judge, judge, category, category]
+        filtered = """
+            SELECT instruction_id, model_a, model_b, verdict FROM verdicts
             WHERE verdict IS NOT NULL AND model_a <> model_b
-              AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)
-            GROUP BY ALL
+              AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
+        models = tuple(r[0] for r in self.con.execute(
+            f"SELECT DISTINCT m FROM (SELECT model_a AS m FROM ({filtered}) "
+            f"UNION ALL SELECT model_b FROM ({filtered})) ORDER BY m", params + params).fetchall())
+        instructions = self.con.execute(
+            f"SELECT DISTINCT instruction_id FROM ({filtered}) ORDER BY 1", params
+        ).fetchnumpy()["instruction_id"]
+        level_cols = ", ".join(
+            f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS))
+        cells = self.con.execute(
+            f"""
+            WITH f AS ({filtered}),
+            mi AS (SELECT m, (row_number() OVER (ORDER BY m) - 1)::INTEGER AS k FROM
+                   (SELECT model_a AS m FROM f UNION SELECT model_b FROM f)),
+            ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER
+                   AS k FROM (SELECT DISTINCT instruction_id FROM f)),
+            c AS (SELECT instruction_id, model_a, model_b, {level_cols} FROM f GROUP BY ALL)
+            SELECT ii.k AS i, ma.k AS a, mb.k AS b, {", ".join(f"n{k}" for k in range(N_LEVELS))}
+            FROM c JOIN ii USING (instruction_id) JOIN mi ma ON ma.m = c.model_a
+                 JOIN mi mb ON mb.m = c.model_b
+            ORDER BY i, a, b
             """,
-            [judge, judge, category, category],
-        ).df()
-        return counts_from_aggregate(agg, judge=judge)
+            params,
+        ).fetchnumpy()
+        n = np.stack([np.asarray(cells[f"n{k}"], dtype=np.int32) for k in range(N_LEVELS)], axis=1)
+        return VerdictCounts(
+            models=models, instructions=tuple(instructions.tolist()), judge=judge,
+            inst=np.asarray(cells["i"], dtype=np.int32), a=np.asarray(cells["a"], dtype=np.int32),
+            b=np.asarray(cells["b"], dtype=np.int32), n=n.reshape(-1, N_LEVELS))
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
@@ -293,20 +276,17 @@ def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, 
 
 
 def counts_from_aggregate(agg: pd.DataFrame, *, judge: str | None) -> VerdictCounts:
-    """Scatter (instruction_id, model_a, model_b, verdict, n) rows into a dense count tensor."""
+    """Sparse counts from (instruction_id, model_a, model_b, verdict, n) rows (any order;
+    repeated keys are summed; self-comparisons and missing verdicts are dropped)."""
+    agg = agg[agg["verdict"].notna() & (agg["model_a"] != agg["model_b"])]
     models = tuple(sorted(pd.unique(pd.concat([agg["model_a"], agg["model_b"]]))))
     instructions = tuple(sorted(pd.unique(agg["instruction_id"])))
     m_index = pd.Index(models)
     i_index = pd.Index(instructions)
-    n_models, n_inst, n_levels = len(models), len(instructions), len(LEVELS)
-    counts = np.zeros((n_inst, n_models, n_models, n_levels), dtype=np.int32)
-    if len(agg):
-        i = i_index.get_indexer(agg["instruction_id"])
-        a = m_index.get_indexer(agg["model_a"])
-        b = m_index.get_indexer(agg["model_b"])
-        k = agg["verdict"].to_numpy(dtype=np.int64) - LEVELS[0]
-        flat = ((i * n_models + a) * n_models + b) * n_levels + k
-        # Add in place on the int32 tensor: bincount's float64 copy doubled the peak memory
-        # (3 GB extra for 50,000 instructions × 40 models). Repeated keys are summed.
-        np.add.at(counts.reshape(-1), flat, agg["n"].to_numpy().astype(np.int32))
-    return VerdictCounts(models=models, instructions=instructions, judge=judge, counts=counts)
+    k = agg["verdict"].to_numpy(dtype=np.int64) - LEVELS[0]
+    n = np.zeros((len(agg), N_LEVELS), dtype=np.int64)
+    n[np.arange(len(agg)), k] = agg["n"].to_numpy(dtype=np.int64)
+    return VerdictCounts.from_cells(
+        models=models, instructions=instructions, judge=judge,
+        inst=i_index.get_indexer(agg["instruction_id"]), a=m_index.get_indexer(agg["model_a"]),
+        b=m_index.get_indexer(agg["model_b"]), n=n)

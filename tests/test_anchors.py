@@ -37,7 +37,7 @@ def _counts(models, calls, n_instructions=1):
     c = np.zeros((n_instructions, len(models), len(models), len(LEVELS)), dtype=np.int32)
     for i, a, b, v in calls:
         c[i, models.index(a), models.index(b), LEVELS.index(v)] += 1
-    return VerdictCounts(models=tuple(models), instructions=tuple(f"q{i}" for i in range(n_instructions)),
+    return VerdictCounts.from_dense(models=tuple(models), instructions=tuple(f"q{i}" for i in range(n_instructions)),
                          judge="hand", counts=c)
 
 

@@ -38,7 +38,7 @@ def _counts(calls: list[tuple[str, str, str, int]]) -> VerdictCounts:
     out = np.zeros((len(inst), len(models), len(models), len(LEVELS)), dtype=np.int32)
     for i, a, b, v in calls:
         out[inst.index(i), models.index(a), models.index(b), LEVELS.index(v)] += 1
-    return VerdictCounts(models=models, instructions=inst, judge="j", counts=out)
+    return VerdictCounts.from_dense(models=models, instructions=inst, judge="j", counts=out)
 
 
 # The hand-worked table (verdicts from slot A's point of view):

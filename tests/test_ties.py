@@ -280,7 +280,7 @@ def _counts(calls: list[tuple[str, str, int]], models=("a", "b", "c"), instructi
     c = np.zeros((1, len(models), len(models), len(LEVELS)), dtype=np.int32)
     for x, y, v in calls:
         c[0, models.index(x), models.index(y), LEVELS.index(v)] += 1
-    return VerdictCounts(models=tuple(models), instructions=(instruction,), judge="j", counts=c)
+    return VerdictCounts.from_dense(models=tuple(models), instructions=(instruction,), judge="j", counts=c)
 
 
 def test_instruction_scores_hand_worked():
@@ -335,12 +335,12 @@ def test_worked_example_through_pairwise_verdicts_and_human_labels():
     assert everything.n_calls == 4 and everything.agreement is None
     # q2 has two models, one call: a wins, so its top is not tied; q1's top is tied
     assert everything.top_tied == pytest.approx(0.5)
-    wrong_axes = VerdictCounts(models=("a", "b"), instructions=("q1",), judge="h",
+    wrong_axes = VerdictCounts.from_dense(models=("a", "b"), instructions=("q1",), judge="h",
                                counts=np.zeros((1, 2, 2, 5), dtype=np.int32))
     with pytest.raises(ValueError, match="same models"):
         verdict_tie_structure(labelled.judge, wrong_axes)
     with pytest.raises(ValueError, match="no verdicts"):
-        verdict_tie_structure(VerdictCounts(models=(), instructions=(), judge="j",
+        verdict_tie_structure(VerdictCounts.from_dense(models=(), instructions=(), judge="j",
                                             counts=np.zeros((0, 0, 0, 5), dtype=np.int32)))
     json.dumps(result.as_dict())
     store.close()
