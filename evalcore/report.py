@@ -127,6 +127,10 @@ def _missing(what: str, reason: str) -> str:
 
 
 def _rating(value: float) -> str:
+    if value != value:  # NaN: no interval identified (the notes say why)
+        return "—"
+    if value in (float("inf"), float("-inf")):
+        return "unbounded"
     return f"{value:,.0f}"
 
 
@@ -179,6 +183,8 @@ def _leaderboard_section(analyses: Analyses) -> str:
     table = board.table.copy()
     if table["piece"].nunique() == 1:
         table = table.drop(columns=["piece"])
+    if (table["bound"] == "").all():
+        table = table.drop(columns=["bound"])
     table = table.rename(columns={"ci_low": "95% low", "ci_high": "95% high",
                                   "rank_low": "best rank", "rank_high": "worst rank",
                                   "win_rate": "win rate"})
@@ -189,10 +195,15 @@ def _leaderboard_section(analyses: Analyses) -> str:
     notes = "".join(f'<p class="caption">⚠ {_esc(n)}</p>' for n in board.notes)
     caption = (f'<p class="caption">Judge {_esc(analyses.judge)}. Bradley–Terry maximum likelihood '
                "on win/tie/loss counts (a tie is half a win each), Elo scale with mean 1000: a "
-               "400-point gap is a 10:1 win probability. Intervals: 2.5–97.5 percentiles over "
-               f"{board.rounds:,} bootstrap rounds resampling the {board.n_instructions:,} "
-               f"instructions (seed {board.seed}); rank range: the same percentiles of each "
-               "model's rank. Win rate: (wins + ties/2) / battles, both slots pooled.</p>")
+               "400-point gap is a 10:1 win probability. Intervals: "
+               + (f"2.5–97.5 percentiles over {board.rounds:,} bootstrap rounds resampling the "
+                  f"{board.n_instructions:,} instructions (seed {board.seed}); rank range: the same "
+                  "percentiles of each model's rank."
+                  if board.interval_method == "bootstrap" else
+                  f"instruction-clustered sandwich standard errors over the "
+                  f"{board.n_instructions:,} instructions (±1.96); rank range: 2.5–97.5 "
+                  "percentiles of each model's rank under the normal approximation.")
+               + " Win rate: (wins + ties/2) / battles, both slots pooled.</p>")
     return (caption + notes + _table(table, formats, table_id="leaderboard-table")
             + _figure(forest_plot(board), "fig-forest")
             + _figure(win_rate_heatmap(board), "fig-winrate"))

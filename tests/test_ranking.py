@@ -144,7 +144,12 @@ def test_a_model_that_never_loses_is_explained_and_finite():
     board = leaderboard(_table(rows), rounds=100, seed=0)
     assert board.prior_games == 1.0
     assert any("champ lost no battle" in n for n in board.notes)
-    assert np.isfinite(board.table[["rating", "ci_low", "ci_high"]].to_numpy()).all()
+    # The MLE is infinite: the rating is a one-sided bound, never a finite two-sided interval.
+    champ = board.table.set_index("model").loc["champ"]
+    assert champ["bound"] == "at least" and champ["ci_high"] == np.inf
+    assert np.isfinite(champ[["rating", "ci_low"]].astype(float)).all()
+    others = board.table[board.table["model"] != "champ"]
+    assert np.isfinite(others[["rating", "ci_low", "ci_high"]].to_numpy(dtype=float)).all()
     assert board.table.iloc[0]["model"] == "champ"
 
 
@@ -170,7 +175,11 @@ def test_all_ties_judge_gives_equal_ratings():
     rows = [(str(i), a, b, 0) for i in range(6) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))]
     board = leaderboard(_table(rows), rounds=50)
     np.testing.assert_allclose(board.table["rating"], 1000.0, atol=1e-6)
-    assert board.notes == ()
+    # Six instructions: the few-instructions warning; every resample alike: no zero-width interval.
+    assert any("Only 6 instructions" in n for n in board.notes)
+    assert any("same rating" in n for n in board.notes)
+    assert board.table["ci_low"].isna().all()
+    assert not any("lead" in n for n in board.notes)
 
 
 def test_too_little_data_is_a_clear_error():
@@ -211,14 +220,15 @@ def test_comparison_graph_agrees_with_scipy_on_random_graphs():
 
 def test_interval_contains_the_rating_when_every_round_is_the_full_data():
     # One instruction: every bootstrap round redraws that instruction, so every round is the full
-    # data and the interval must collapse onto the point estimate.
+    # data; a collapsed interval would claim certainty, so none is shown.
     rows = [("1", a, b, v) for a, b, v in (("m1", "m2", 1), ("m2", "m3", 1), ("m3", "m4", -1),
                                              ("m1", "m3", 0), ("m2", "m4", 1), ("m1", "m4", 1),
                                              ("m2", "m1", 1), ("m4", "m1", -1))]
     board = leaderboard(_table(rows), rounds=50, seed=0)
     t = board.table
-    np.testing.assert_allclose(t["ci_low"], t["rating"], atol=1e-6)
-    np.testing.assert_allclose(t["ci_high"], t["rating"], atol=1e-6)
+    # Nothing to resample: no interval is shown (never a zero-width one), and the note says why.
+    assert t["ci_low"].isna().all() and t["ci_high"].isna().all()
+    assert any("single instruction" in n for n in board.notes)
 
 
 def test_resamples_without_a_finite_mle_are_regularised_and_said():

@@ -1,13 +1,10 @@
-"""Bradley–Terry ratings on the Elo scale with bootstrap intervals over instructions.
+"""Bradley–Terry on the Elo scale: the model, its maximum-likelihood fit and when the fit exists.
 
-Definitions (``shared/notes/DEFINITIONS.md``, "Verdicts and win rates"; seed 004, "From one verdict
-to a ranking"): a verdict counts by its sign, a tie is half a win for each side;
-P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400)), so r = (400 / ln 10)·θ with θ the natural-scale
-Bradley–Terry strength. Intervals resample instructions, the benchmark's unit, and report the
-2.5 and 97.5 percentiles.
-
-Everything is fitted on aggregated counts: an M×M matrix of wins for a point estimate and a
-(B, M, M) stack of reweighted matrices for the bootstrap, never on rows.
+A verdict counts by its sign and a tie is half a win for each side; P(i beats j) =
+1 / (1 + 10^((r_j − r_i)/400)), so r = (400 / ln 10)·θ with θ the natural-scale Bradley–Terry
+strength (Bradley & Terry, "Rank analysis of incomplete block designs", Biometrika 1952; Elo,
+*The Rating of Chessplayers*, 1978). Everything is fitted on aggregated counts: an M × M matrix of
+wins for a point estimate, a (B, M, M) stack for a batch of resamples, never on rows.
 """
 
 from __future__ import annotations
@@ -15,9 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from evalcore.progress import Progress
 from evalcore.schema import LEVELS
 from evalcore.store import VerdictCounts
 
@@ -27,16 +22,41 @@ ELO_SCALE = 400.0 / np.log(10.0)
 ELO_CENTRE = 1000.0
 
 # The share of a battle credited to slot A for each verdict level: sign only, tie = half.
-_SLOT_A_SCORE = np.array([0.0 if v < 0 else 0.5 if v == 0 else 1.0 for v in LEVELS])
+SLOT_A_SCORE = np.array([0.0 if v < 0 else 0.5 if v == 0 else 1.0 for v in LEVELS])
 
+
+
+def win_entries(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each cell's wins as sparse entries ``(instruction, a·M + b, wins of a over b)``.
+
+    Every cell contributes twice: slot A's score against slot B (wins + half the ties) and
+    slot B's score against slot A. Summing the entries per (a, b) gives the pooled win matrix;
+    per instruction, the per-instruction matrices.
+    """
+    m = counts.n_models
+    score_a = counts.cell_scores(SLOT_A_SCORE)
+    score_b = counts.cell_scores(1.0 - SLOT_A_SCORE)
+    a = counts.a.astype(np.int64)
+    b = counts.b.astype(np.int64)
+    rows = np.concatenate([counts.inst, counts.inst]).astype(np.int64)
+    cols = np.concatenate([a * m + b, b * m + a])
+    return rows, cols, np.concatenate([score_a, score_b])
+
+
+def pooled_wins(counts: VerdictCounts) -> np.ndarray:
+    """(M, M) wins over all instructions, both slots pooled: ``wins[a, b]`` = battles of a
+    against b won by a, plus half the ties. ``wins + wins.T`` is the number of battles."""
+    m = counts.n_models
+    _, cols, vals = win_entries(counts)
+    return np.bincount(cols, weights=vals, minlength=m * m).reshape(m, m)
 
 
 def pairwise_wins(counts: VerdictCounts) -> np.ndarray:
-    """Per-instruction wins, both slots pooled: ``wins[i, a, b]`` = battles of a against b on
-    instruction i won by a, plus half the ties. ``wins + wins.T`` is the number of battles."""
-    c = counts.counts.astype(np.float64)
-    as_a = c @ _SLOT_A_SCORE  # a in slot A: its score against b
-    as_b = c @ (1.0 - _SLOT_A_SCORE)  # b in slot A, a in slot B: a's score, seen from (b, a)
+    """Per-instruction wins (I, M, M), dense: only for small tables (see
+    :meth:`~evalcore.counts.VerdictCounts.dense`); prefer :func:`win_entries`."""
+    c = counts.dense().astype(np.float64)
+    as_a = c @ SLOT_A_SCORE
+    as_b = c @ (1.0 - SLOT_A_SCORE)
     return as_a + np.swapaxes(as_b, 1, 2)
 
 
@@ -54,6 +74,7 @@ def fit_bradley_terry(
     *,
     prior_games: float = 0.0,
     theta0: np.ndarray | None = None,
+    frozen: np.ndarray | None = None,
     max_iter: int = 100,
     tol: float = 1e-9,
 ) -> tuple[np.ndarray, bool]:
@@ -66,6 +87,11 @@ def fit_bradley_terry(
     The free location (θ + c has the same likelihood) is removed by a rank-one term in the
     Hessian, which leaves the fixed point (gradient zero) unchanged; θ is returned with mean
     zero, with the same leading shape as ``wins``, and whether every problem converged.
+
+    ``frozen`` ((M,) or (B, M), boolean) marks models that keep their ``theta0`` value: a model
+    with no battle in a bootstrap resample has no likelihood to fit, and freezing it keeps the
+    others' system solvable without pulling it towards a prior. The returned θ of such a round
+    is then not centred (the caller decides the frame).
     """
     w = np.asarray(wins, dtype=np.float64)
     single = w.ndim == 2
@@ -76,6 +102,11 @@ def fit_bradley_terry(
     won = w.sum(axis=2)
     theta = np.zeros((n_batch, m)) if theta0 is None else np.broadcast_to(theta0, (n_batch, m)).copy()
     eye = np.eye(m)
+    fz = None
+    if frozen is not None:
+        fz = np.broadcast_to(np.asarray(frozen, dtype=bool), (n_batch, m))
+        if not fz.any():
+            fz = None
     converged = False
     for _ in range(max_iter):
         p = _sigmoid(theta[:, :, None] - theta[:, None, :])
@@ -88,6 +119,11 @@ def fit_bradley_terry(
             q = _sigmoid(theta)
             grad += prior_games * (0.5 - q)
             hess -= eye * (prior_games * q * (1.0 - q))[:, :, None]
+        if fz is not None:
+            # A frozen model's row and column become −identity with zero gradient: its step is 0.
+            keep = ~fz
+            hess = hess * keep[:, :, None] * keep[:, None, :] - eye * fz[:, :, None]
+            grad = np.where(fz, 0.0, grad)
         step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
         # Damp long steps: far from the optimum Newton can overshoot on sparse data.
         biggest = np.abs(step).max(axis=1, keepdims=True)
@@ -96,7 +132,8 @@ def fit_bradley_terry(
         if np.abs(step).max() < tol or np.abs(grad).max() < tol:
             converged = True
             break
-    theta = theta - theta.mean(axis=1, keepdims=True)
+    if fz is None:
+        theta = theta - theta.mean(axis=1, keepdims=True)
     return (theta[0] if single else theta), converged
 
 
@@ -192,7 +229,8 @@ def to_elo(theta: np.ndarray) -> np.ndarray:
 
 
 def bootstrap_weights(n_instructions: int, rounds: int, seed: int) -> np.ndarray:
-    """(rounds, I) multinomial counts: how often each instruction is drawn in each round."""
+    """(rounds, I) multinomial counts, dense: kept for small tables only. New code uses
+    :func:`evalcore.stats.bootstrap.bootstrap_weights` (instruction patterns, chunked)."""
     rng = np.random.default_rng(seed)
     return rng.multinomial(n_instructions, np.full(n_instructions, 1.0 / n_instructions),
                            size=rounds).astype(np.float64)
@@ -217,163 +255,3 @@ def ranks_descending(scores: np.ndarray, *, decimals: int = 6) -> np.ndarray:
     return ranks
 
 
-@dataclass(frozen=True)
-class Leaderboard:
-    """The leaderboard of one judge: ratings, 95% intervals, rank ranges and the win-rate matrix.
-
-    ``table`` columns: rank, model, rating, ci_low, ci_high, rank_low, rank_high, battles, wins,
-    ties, losses, win_rate, piece. ``samples`` holds the bootstrap ratings (rounds × M) in the
-    order of ``models``.
-    """
-
-    models: tuple[str, ...]
-    table: pd.DataFrame
-    win_rate_matrix: pd.DataFrame  # observed, row model's point of view; NaN where never met
-    battles_matrix: pd.DataFrame
-    samples: np.ndarray
-    rounds: int
-    seed: int
-    judge: str | None
-    n_instructions: int
-    notes: tuple[str, ...]
-    prior_games: float
-
-    def as_dict(self) -> dict:
-        return {
-            "judge": self.judge,
-            "rounds": self.rounds,
-            "seed": self.seed,
-            "interval": "2.5-97.5 percentiles of a bootstrap over instructions",
-            "n_instructions": self.n_instructions,
-            "prior_games": self.prior_games,
-            "notes": list(self.notes),
-            "models": self.table.to_dict(orient="records"),
-        }
-
-
-def leaderboard(
-    counts: VerdictCounts,
-    *,
-    rounds: int = 1000,
-    seed: int = 0,
-    progress: Progress | None = None,
-) -> Leaderboard:
-    """Bradley–Terry leaderboard with bootstrap-over-instructions intervals (issue 2, item 6).
-
-    The point estimate is the MLE on all battles (a weak prior only where the MLE is infinite,
-    said in ``notes``). Each bootstrap round redraws the instructions with replacement and refits
-    on the reweighted counts; ratings and ranks are summarised by their 2.5 and 97.5 percentiles.
-    Two models with identical battles get identical intervals because every round treats them
-    alike.
-    """
-    if counts.n_models < 2 or counts.n_instructions == 0:
-        raise ValueError(
-            "A leaderboard needs verdicts between at least two different models; "
-            f"this selection has {counts.n_models} model(s) and {counts.n_instructions} "
-            "instruction(s) with a verdict."
-        )
-    per_inst = pairwise_wins(counts)
-    total = per_inst.sum(axis=0)
-    graph = comparison_graph(total, counts.models)
-    prior = 0.0 if graph.mle_exists else 1.0
-    theta, _ = fit_bradley_terry(total, prior_games=prior)
-    ratings = to_elo(theta)
-
-    samples = np.empty((rounds, counts.n_models))
-    regularised_rounds = unconverged = 0
-    if rounds:
-        weights = bootstrap_weights(counts.n_instructions, rounds, seed)
-        flat = per_inst.reshape(counts.n_instructions, -1)
-        # Each round is fitted exactly as the point estimate would be fitted on that resample:
-        # the plain MLE, or the weak prior where the resample leaves some model without a loss
-        # (or a win) even though the full data has one.
-        chunk = 250
-        for start in range(0, rounds, chunk):
-            stop = min(start + chunk, rounds)
-            w = (weights[start:stop] @ flat).reshape(stop - start, counts.n_models, counts.n_models)
-            needs = np.zeros(stop - start, dtype=bool) if prior else ~mle_exists(w)
-            regularised_rounds += int(needs.sum())
-            th = np.empty((stop - start, counts.n_models))
-            for group, games_prior in ((~needs, prior), (needs, 1.0)):
-                if group.any():
-                    th[group], converged = fit_bradley_terry(w[group], prior_games=games_prior,
-                                                             theta0=theta)
-                    unconverged += 0 if converged else int(group.sum())
-            samples[start:stop] = to_elo(th)
-            if progress is not None:
-                progress(stop / rounds, f"bootstrap round {stop:,} of {rounds:,}")
-    ci_low, ci_high = (np.percentile(samples, [2.5, 97.5], axis=0) if rounds
-                       else (np.full(counts.n_models, np.nan),) * 2)
-    # Ranks within each piece of the comparison graph: across pieces they mean nothing.
-    rank = np.empty(counts.n_models, dtype=int)
-    rank_samples = np.empty_like(samples, dtype=int) if rounds else None
-    for piece in np.unique(graph.pieces):
-        members = np.flatnonzero(graph.pieces == piece)
-        rank[members] = ranks_descending(ratings[members])
-        if rounds:
-            rank_samples[:, members] = ranks_descending(samples[:, members])
-    if rounds:
-        rank_low = np.percentile(rank_samples, 2.5, axis=0, method="lower").astype(int)
-        rank_high = np.percentile(rank_samples, 97.5, axis=0, method="higher").astype(int)
-    else:
-        rank_low = rank_high = rank
-
-    sign = _sign_counts(counts)
-    battles = total + total.T
-    table = pd.DataFrame({
-        "rank": rank,
-        "model": list(counts.models),
-        "rating": ratings,
-        "ci_low": ci_low,
-        "ci_high": ci_high,
-        "rank_low": rank_low,
-        "rank_high": rank_high,
-        "battles": sign["battles"],
-        "wins": sign["wins"],
-        "ties": sign["ties"],
-        "losses": sign["losses"],
-        "win_rate": (sign["wins"] + 0.5 * sign["ties"]) / np.maximum(sign["battles"], 1),
-        "piece": graph.pieces.astype(int) + 1,
-    }).sort_values(["piece", "rank", "model"], kind="stable").reset_index(drop=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(battles > 0, total / battles, np.nan)
-    names = list(counts.models)
-    return Leaderboard(
-        models=counts.models,
-        table=table,
-        win_rate_matrix=pd.DataFrame(rate, index=names, columns=names),
-        battles_matrix=pd.DataFrame(battles, index=names, columns=names),
-        samples=samples,
-        rounds=rounds,
-        seed=seed,
-        judge=counts.judge,
-        n_instructions=counts.n_instructions,
-        notes=graph.notes(counts.models) + _bootstrap_notes(rounds, regularised_rounds, unconverged),
-        prior_games=prior,
-    )
-
-
-def _bootstrap_notes(rounds: int, regularised: int, unconverged: int) -> tuple[str, ...]:
-    notes = []
-    if regularised:
-        notes.append(
-            f"{regularised:,} of {rounds:,} bootstrap rounds drew instructions on which some model "
-            "never lost or never won; those rounds were fitted with the weak prior (one virtual "
-            "tie per model against an average model), as the full data would be.")
-    if unconverged:
-        notes.append(f"{unconverged:,} of {rounds:,} bootstrap fits stopped before converging; "
-                     "their ratings are kept as reached.")
-    return tuple(notes)
-
-
-def _sign_counts(counts: VerdictCounts) -> dict[str, np.ndarray]:
-    """Wins, ties, losses and battles per model, both slots pooled."""
-    by_level = counts.counts.sum(axis=0).astype(np.int64)  # (M, M, L) as slot A vs slot B
-    levels = np.asarray(LEVELS)
-    a_win = by_level[..., levels > 0].sum(-1)
-    a_tie = by_level[..., levels == 0].sum(-1)
-    a_loss = by_level[..., levels < 0].sum(-1)
-    wins = a_win.sum(1) + a_loss.sum(0)
-    losses = a_loss.sum(1) + a_win.sum(0)
-    ties = a_tie.sum(1) + a_tie.sum(0)
-    return {"wins": wins, "losses": losses, "ties": ties, "battles": wins + losses + ties}
