@@ -1,0 +1,56 @@
+"""evalcore: rank models from LLM-judge verdicts, choose anchors, inspect and calibrate the judge.
+
+Two lines from a file to a leaderboard::
+
+    import evalcore
+    ds = evalcore.load("verdicts.csv")
+    ds.leaderboard(judge="gpt-4").table
+
+The analysis functions take :class:`VerdictCounts` (sparse counts of calls per instruction, ordered
+pair and verdict level) and return frozen results with ``as_dict()``. Every error a user can cause
+is an :class:`EvalcoreError`. Names are imported lazily so the command line starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.2.0"
+
+_EXPORTS = {
+    "load": "evalcore.dataset",
+    "Dataset": "evalcore.dataset",
+    "VerdictCounts": "evalcore.counts",
+    "VerdictStore": "evalcore.store",
+    "EvalcoreError": "evalcore.errors",
+    "UsageError": "evalcore.errors",
+    "DesignError": "evalcore.errors",
+    "ResourceLimitError": "evalcore.errors",
+    "VerdictFormatError": "evalcore.schema",
+    "Estimate": "evalcore.stats.intervals",
+    "wilson_interval": "evalcore.stats.intervals",
+    "kendall_tau": "evalcore.stats.kendall",
+    "leaderboard": "evalcore.ranking",
+    "Leaderboard": "evalcore.ranking",
+    "fit_bradley_terry": "evalcore.ranking",
+    "anchor_sweep": "evalcore.anchors",
+    "judge_sheet": "evalcore.judge",
+    "verdict_tie_structure": "evalcore.ties",
+    "calibrate": "evalcore.calibration",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalcore' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=run_summary)
 
-    p = sub.add_parser("rank", help="Bradley–Terry leaderboard with 95% intervals")
+    p = sub.add_parser("rank", help="Bradley–Terry leaderboard with 95%% intervals")
     add_file_argument(p)
     add_judge_argument(p)
     p.add_argument("--category", default=None, help="only rows of this category")

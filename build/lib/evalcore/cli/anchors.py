@@ -1,0 +1,62 @@
+"""``anchors``: every model as the anchor: its position, tau with the quadratic and human
+rankings, and informativeness (seed 000 §4; DEFINITIONS.md "Anchors")."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from evalcore.anchors import anchor_sweep
+from evalcore.cli.common import (
+    add_file_argument,
+    add_json_flag,
+    add_judge_argument,
+    load_store,
+    pick_judge,
+    print_json,
+    print_table,
+)
+from evalcore.io import read_human_ranking
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("anchors", help="per-anchor rankings: tau with all pairs and with humans, "
+                       "informativeness")
+    add_file_argument(p)
+    add_judge_argument(p)
+    p.add_argument("--category", default=None, help="only rows of this category")
+    p.add_argument("--human-ranking", default=None, metavar="F",
+                   help="a human ranking file with columns model, score (higher is better)")
+    p.add_argument("--tau", choices=("a", "b"), default="b",
+                   help="Kendall's tau-b (default, scipy's) or tau-a")
+    add_json_flag(p)
+    p.set_defaults(handler=run_anchors)
+
+
+def run_anchors(args: argparse.Namespace) -> int:
+    from evalcore.cli import UsageError
+
+    human = read_human_ranking(args.human_ranking) if args.human_ranking else None
+    store = load_store(args.file)
+    judge = pick_judge(store, args.judge)
+    if args.category is not None and args.category not in store.categories():
+        raise UsageError(f"category {args.category!r} is not in the file; its categories are: "
+                         + (", ".join(store.categories()) or "none"))
+    counts = store.counts(judge=judge, category=args.category)
+    sweep = anchor_sweep(counts, human_ranking=human, tau=args.tau)
+    if args.json:
+        print_json(sweep.as_dict())
+        return 0
+    tau = "tau-b" if args.tau == "b" else "tau-a"
+    print(f"judge {judge}: {len(sweep.models)} models, {sweep.n_instructions:,} instructions, "
+          f"design {sweep.design}; Kendall's {tau}; informativeness on the full verdict scale "
+          "(a model's verdict = the mean of its calls against the anchor)")
+    for note in sweep.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print_table(sweep.table[["anchor", "position", "tau_quadratic", "tau_human",
+                             "informativeness", "models_ranked", "no_model_wins_share"]])
+    if sweep.recommended:
+        print(f"recommended anchor (most informative): {sweep.recommended}")
+    if sweep.fit_r2 == sweep.fit_r2:
+        print(f"tau_quadratic ~ informativeness: R² = {sweep.fit_r2:.3f}")
+    return 0

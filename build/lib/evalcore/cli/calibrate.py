@@ -1,0 +1,185 @@
+"""``calibrate``, ``floor`` and ``gate``: the corrected win rate, the floor table and release gates.
+
+Seed 003 §5–§6: the printed win rate is compressed toward 50%; a labelled comparison corrects it
+(Rogan–Gladen, Lang–Reiczigel interval) at a price set by Youden's J; gates say which number they
+rest on. ``gate`` exits 0 when the gate passes, 1 when it fails (and says why), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from evalcore.calibration import (
+    DEFAULT_MAX_FLOOR,
+    FLOOR_SIZES,
+    FLOOR_TRUE_SHARE,
+    SAME_SLICE,
+    calibrate,
+    floor_table,
+    noninferiority_gate,
+    size_plan,
+    superiority_gate,
+)
+from evalcore.cli.common import (
+    add_file_argument,
+    add_json_flag,
+    add_judge_argument,
+    load_store,
+    pick_judge,
+    print_json,
+    print_table,
+)
+
+
+def _selection_arguments(p: argparse.ArgumentParser, *, candidate_required: bool) -> None:
+    add_judge_argument(p)
+    p.add_argument("--candidate", required=candidate_required, default=None,
+                   help="the model whose win rate is calibrated" + ("" if candidate_required
+                                                                   else " (default: slot A)"))
+    p.add_argument("--baseline", default=None,
+                   help="only its comparisons with this model (default: every opponent)")
+    p.add_argument("--category", default=None, help="correct only the rows of this category")
+    p.add_argument("--labelled-category", default=None,
+                   help="measure Se/Sp on the labelled rows of this category (default: the same rows "
+                        "as --category; 'all' for every category)")
+    p.add_argument("--both-orders", action="store_true",
+                   help="one unit per pair judged in both orders: the verdict both orders agree on, "
+                        "else a tie (needs --candidate)")
+    p.add_argument("--max-floor", type=float, default=100 * DEFAULT_MAX_FLOOR,
+                   help="refuse to correct when the floor is wider than this many points "
+                        f"(default {100 * DEFAULT_MAX_FLOOR:.0f})")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("calibrate", help="judge Se/Sp on labelled rows, printed vs corrected win rate")
+    add_file_argument(p)
+    _selection_arguments(p, candidate_required=False)
+    add_json_flag(p)
+    p.set_defaults(handler=run_calibrate)
+
+    p = sub.add_parser("floor", help="the floor table: narrowest corrected interval per labelled size and J")
+    p.add_argument("--labelled", type=int, nargs="+", default=list(FLOOR_SIZES), metavar="N",
+                   help="labelled-set sizes (default: 25 100 400 1600)")
+    p.add_argument("--youden", type=float, nargs="+", required=True, metavar="J",
+                   help="Youden's J values (Se + Sp - 1), e.g. 0.57")
+    p.add_argument("--true-share", type=float, default=FLOOR_TRUE_SHARE,
+                   help=f"true share the floor is read at (default {FLOOR_TRUE_SHARE})")
+    p.add_argument("--target", type=float, default=None, metavar="POINTS",
+                   help="also plan the labelled and judged pairs for this half-width (points)")
+    p.add_argument("--max-labelled", type=int, default=1600,
+                   help="the most labelled pairs the plan may ask for (default 1600)")
+    add_json_flag(p)
+    p.set_defaults(handler=run_floor)
+
+    p = sub.add_parser("gate", help="superiority / non-inferiority gate; exit 1 when it fails")
+    add_file_argument(p)
+    _selection_arguments(p, candidate_required=True)
+    p.add_argument("--kind", choices=("superiority", "noninferiority"), default=None,
+                   help="default: noninferiority when --margin is given, else superiority")
+    p.add_argument("--margin", type=float, default=None,
+                   help="non-inferiority margin as a share, e.g. 0.05 for 5 points (default 0.05)")
+    p.add_argument("--corrected", action="store_true",
+                   help="gate on the corrected rate (Lang-Reiczigel lower bound) instead of the printed one")
+    add_json_flag(p)
+    p.set_defaults(handler=run_gate)
+
+
+def _calibration(args: argparse.Namespace):
+    from evalcore.cli import UsageError
+
+    if not 0 < args.max_floor <= 50:
+        raise UsageError("--max-floor is in points, between 0 and 50 (e.g. 20 for ±20 points)")
+    store = load_store(args.file)
+    judge = pick_judge(store, args.judge)
+    labelled = SAME_SLICE
+    if args.labelled_category is not None:
+        labelled = None if args.labelled_category.lower() == "all" else args.labelled_category
+    for name in (args.category, None if labelled in (None, SAME_SLICE) else labelled):
+        if name is not None and name not in store.categories():
+            cats = ", ".join(store.categories()) or "none"
+            raise UsageError(f"category {name!r} is not in the file; its categories are: {cats}")
+    return calibrate(store, judge=judge, candidate=args.candidate, baseline=args.baseline,
+                     category=args.category, labelled_category=labelled, both_orders=args.both_orders,
+                     max_floor=args.max_floor / 100.0)
+
+
+def _pct(x: float) -> str:
+    return "—" if x != x else f"{100 * x:.1f}%"
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    cal = _calibration(args)
+    if args.json:
+        print_json(cal.as_dict())
+        return 0
+    c = cal.counts
+    unit = (f"both-orders verdicts, {c.unpaired_calls:,} unpaired calls left out" if c.both_orders
+            else "one per judge call")
+    print(f"judge {cal.judge}, candidate {cal.candidate_label}: {c.n_judged:,} judged pairs, "
+          f"{c.n_labelled:,} labelled ({c.n_se:,} human wins, {c.n_sp:,} non-wins); units: {unit}")
+    frame = cal.summary_frame()
+    for col in ("estimate", "low", "high"):
+        frame[col] = frame[col].map(_pct)
+    print_table(frame)
+    if cal.refused:
+        print(f"correction refused: {cal.refusal_reason}")
+    if cal.transfer_warning:
+        print(f"warning: {cal.transfer_warning}")
+    return 0
+
+
+def run_floor(args: argparse.Namespace) -> int:
+    from evalcore.cli import UsageError
+
+    if not 0 < args.true_share < 1:
+        raise UsageError("--true-share is a share between 0 and 1")
+    table = floor_table(args.labelled, args.youden, true_share=args.true_share)
+    plans = []
+    if args.target is not None:
+        if not 0 < args.target < 50:
+            raise UsageError("--target is a half-width in points, between 0 and 50")
+        if args.max_labelled < 1:
+            raise UsageError("--max-labelled must be 1 or more")
+        plans = [size_plan(args.target / 100.0, j, true_share=args.true_share,
+                           max_labelled=args.max_labelled) for j in args.youden]
+    if args.json:
+        payload = {"definition": "Lang-Reiczigel half-width with unlimited judged pairs; Se = Sp = (1 + J)/2, "
+                                 "labelled pairs split evenly, pseudo-counts applied (seed 003 section 6)",
+                   "true_share": args.true_share, "rows": table}
+        if plans:
+            payload["plans"] = [{k: v for k, v in p.as_dict().items() if k != "ladder"} for p in plans]
+        print_json(payload)
+        return 0
+    wide = table.pivot(index="n_labelled", columns="youden_j", values="floor_points")
+    wide.columns = [f"J={j:.2f}" for j in wide.columns]
+    print("floor (± points) with unlimited judged pairs, by labelled pairs and Youden's J:")
+    print_table(wide.reset_index(), floatfmt="{:.1f}")
+    for plan in plans:
+        print(plan.explanation)
+    return 0
+
+
+def run_gate(args: argparse.Namespace) -> int:
+    from evalcore.cli import UsageError
+
+    kind = args.kind or ("noninferiority" if args.margin is not None else "superiority")
+    if kind == "superiority" and args.margin is not None:
+        raise UsageError("--margin applies to a non-inferiority gate; drop it or use --kind noninferiority")
+    if args.margin is not None and not 0 <= args.margin < 0.5:
+        raise UsageError("--margin is a share between 0 and 0.5, e.g. 0.05 for 5 points")
+    if args.baseline is None:
+        raise UsageError("gate needs --baseline: the model the candidate must beat or not fall behind")
+    cal = _calibration(args)
+    if kind == "superiority":
+        result = superiority_gate(cal, corrected=args.corrected)
+    else:
+        margin = 0.05 if args.margin is None else args.margin
+        result = noninferiority_gate(cal, margin=margin, corrected=args.corrected)
+    if args.json:
+        print_json(result.as_dict())
+    else:
+        print(("PASS: " if result.passed else "FAIL: ") + result.explanation)
+        if result.warning:
+            print(f"note: {result.warning}")
+    return 0 if result.passed else 1
+

@@ -1,0 +1,85 @@
+"""What every command shares: loading a file into a store, picking a judge, printing results."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evalcore.io import read_verdicts
+from evalcore.store import VerdictStore
+
+
+def add_file_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a verdict table (CSV, CSV.gz, Parquet, JSONL) or a "
+                        "native Arena-Hard-Auto / AlpacaEval / MT-Bench / Chatbot Arena file")
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def add_judge_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--judge", default=None,
+                        help="the judge to analyse (default: the only judge, or the first)")
+
+
+def load_store(path: str) -> VerdictStore:
+    """Read, validate and load a file; errors propagate as VerdictFormatError (exit 2)."""
+    from evalcore.cli import UsageError
+
+    if not path:
+        raise UsageError("no file given")
+    table = read_verdicts(path)
+    store = VerdictStore()
+    store.load(table)
+    return store
+
+
+def pick_judge(store: VerdictStore, judge: str | None) -> str:
+    from evalcore.cli import UsageError
+
+    judges = store.judges()
+    if judge is None:
+        return judges[0]
+    if judge not in judges:
+        raise UsageError(f"judge {judge!r} is not in the file; its judges are: "
+                         + ", ".join(judges))
+    return judge
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe: numpy scalars to Python, NaN/inf to null."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, pd.DataFrame):
+        return _plain(value.to_dict(orient="records"))
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        f = float(value)
+        return None if math.isnan(f) or math.isinf(f) else f
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if value is pd.NA:
+        return None
+    return value
+
+
+def print_json(payload: dict) -> None:
+    print(json.dumps(_plain(payload), indent=2, ensure_ascii=False))
+
+
+def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
+    with pd.option_context("display.max_rows", 500, "display.width", 200,
+                           "display.max_columns", 50,
+                           "display.float_format", floatfmt.format):
+        print(frame.to_string(index=False))

@@ -1,0 +1,71 @@
+"""``report``: write the self-contained HTML stakeholder report of a verdict file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from evalcore.cli.common import (
+    add_file_argument,
+    add_json_flag,
+    add_judge_argument,
+    load_store,
+    pick_judge,
+    print_json,
+)
+from evalcore.findings import headline_findings, run_analyses
+from evalcore.io import read_human_ranking
+from evalcore.report import build_report
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="write a self-contained HTML report (opens offline)")
+    add_file_argument(p)
+    add_judge_argument(p)
+    p.add_argument("--human-ranking", default=None, metavar="FILE",
+                   help="a human ranking (model, score; higher is better) for the anchor sweep")
+    p.add_argument("-o", "--output", default="report.html", metavar="FILE",
+                   help="where to write the HTML report (default: report.html)")
+    p.add_argument("--bootstrap", type=int, default=1000,
+                   help="bootstrap rounds over instructions for the leaderboard (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--compare-judges", action=argparse.BooleanOptionalAction, default=True,
+                   help="add every judge's spec sheet to the report when the file has several "
+                   "(default: yes; --no-compare-judges for the chosen judge only)")
+    add_json_flag(p)
+    p.set_defaults(handler=run_report)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from evalcore.cli import UsageError
+
+    if args.bootstrap < 1:
+        raise UsageError("--bootstrap must be at least 1 (the report shows intervals)")
+    output = Path(args.output)
+    if output.is_dir():
+        raise UsageError(f"--output {output} is a directory; give a file name such as report.html")
+    if not output.parent.exists():
+        raise UsageError(f"cannot write {output}: the folder {output.parent} does not exist")
+    store = load_store(args.file)
+    judge = pick_judge(store, args.judge)
+    human = read_human_ranking(args.human_ranking) if args.human_ranking else None
+    analyses = run_analyses(store, judge=judge, human_ranking=human, rounds=args.bootstrap,
+                            seed=args.seed, compare_judges=args.compare_judges)
+    findings = headline_findings(analyses)
+    document = build_report(analyses, findings)
+    try:
+        output.write_text(document, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    size = output.stat().st_size
+    if args.json:
+        print_json({"output": str(output), "bytes": size, **findings.as_dict(),
+                    "unavailable": dict(analyses.unavailable)})
+        return 0
+    print(f"wrote {output} ({size / 1e6:.1f} MB): {findings.dataset}, judge {findings.judge}")
+    for finding in findings.findings:
+        print(f"- {finding.title}: {finding.text}")
+    for area, reason in analyses.unavailable.items():
+        print(f"note: {area}: {reason}", file=sys.stderr)
+    return 0

@@ -1,0 +1,279 @@
+"""The one input type of every analysis: judge calls counted per (instruction, ordered pair, level).
+
+:class:`VerdictCounts` is sparse: it holds only the (instruction, slot-A model, slot-B model) cells
+that occur, each with its calls per verdict level, exactly what a DuckDB ``GROUP BY`` returns.
+Memory grows with the number of judged cells, never with instructions × models². An arena table
+(one prompt per battle, 1.8 M battles, 129 models) is 1.8 M cells (about 60 MB); the dense tensor
+it replaces would need hundreds of gigabytes.
+
+Views for what the analyses need are cheap: pooled M × M × level counts, per-instruction level
+totals, per-anchor slices. A dense (I, M, M, L) tensor can still be built by an analysis that truly
+needs one, through :meth:`VerdictCounts.dense`, which refuses above a memory budget instead of
+exhausting the machine.
+
+Resampling instructions (the benchmark's unit) is done on *instruction patterns*: instructions
+whose cells are identical (same pairs, same verdict counts) are exchangeable, so drawing I
+instructions with replacement is the same as drawing a multinomial over the distinct patterns with
+probabilities proportional to their multiplicity. On an arena table that turns 1.8 M instructions
+into at most M² × levels patterns; on an all-pairs table nothing changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from evalcore.errors import ResourceLimitError, UsageError
+from evalcore.schema import LEVELS
+
+N_LEVELS = len(LEVELS)
+#: Default ceiling for a dense tensor built on request (bytes).
+DENSE_LIMIT_BYTES = 256 * 1024**2
+
+
+@dataclass(frozen=True)
+class InstructionPatterns:
+    """Distinct per-instruction cell patterns and how often each occurs.
+
+    ``of_instruction[i]`` is the pattern of instruction ``i``; ``multiplicity[s]`` the number of
+    instructions with pattern ``s``; ``representative[s]`` one instruction with that pattern (the
+    first). Sum over instructions of any per-instruction statistic ``f`` equals
+    ``multiplicity @ f[representative]``.
+    """
+
+    of_instruction: np.ndarray
+    multiplicity: np.ndarray
+    representative: np.ndarray
+
+    @property
+    def n_patterns(self) -> int:
+        return int(self.multiplicity.size)
+
+
+@dataclass(frozen=True, repr=False)
+class VerdictCounts:
+    """Judge calls counted per instruction and ordered model pair, sparse.
+
+    Cell ``r`` says: on instruction ``instructions[inst[r]]``, with ``models[a[r]]`` in slot A and
+    ``models[b[r]]`` in slot B, ``n[r, k]`` calls had verdict ``LEVELS[k]`` (slot A's point of
+    view). Cells are unique and sorted by (inst, a, b); calls with no verdict and
+    self-comparisons are not counted. Build with :meth:`from_cells` (which merges and sorts) or
+    :meth:`from_dense`.
+    """
+
+    models: tuple[str, ...]
+    instructions: tuple[str, ...]
+    judge: str | None
+    inst: np.ndarray  # int32 (K,)
+    a: np.ndarray  # int32 (K,)
+    b: np.ndarray  # int32 (K,)
+    n: np.ndarray  # int32 (K, L)
+    _cache: dict = field(default_factory=dict, compare=False)
+
+    # -- construction --------------------------------------------------------------------------
+    @classmethod
+    def from_cells(cls, *, models, instructions, judge, inst, a, b, n) -> VerdictCounts:
+        """Counts from cell arrays; repeated (inst, a, b) keys are summed, empty cells dropped."""
+        models, instructions = tuple(models), tuple(instructions)
+        inst = np.asarray(inst, dtype=np.int64)
+        a = np.asarray(a, dtype=np.int64)
+        b = np.asarray(b, dtype=np.int64)
+        n = np.asarray(n, dtype=np.int64).reshape(len(inst), N_LEVELS)
+        m = max(len(models), 1)
+        key = (inst * m + a) * m + b
+        order = np.argsort(key, kind="stable")
+        key, n = key[order], n[order]
+        if key.size:
+            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            n = np.add.reduceat(n, starts, axis=0)
+            key = key[starts]
+        keep = n.sum(axis=1) > 0
+        key, n = key[keep], n[keep]
+        return cls(models=models, instructions=instructions, judge=judge,
+                   inst=(key // (m * m)).astype(np.int32), a=((key // m) % m).astype(np.int32),
+                   b=(key % m).astype(np.int32), n=n.astype(np.int32))
+
+    @classmethod
+    def from_dense(cls, *, models, instructions, judge, counts) -> VerdictCounts:
+        """Counts from a dense (I, M, M, L) tensor (tests and small hand-made examples)."""
+        counts = np.asarray(counts)
+        if counts.ndim != 4 or counts.shape[1:] != (len(models), len(models), N_LEVELS) \
+                or counts.shape[0] != len(instructions):
+            raise UsageError(
+                f"counts must have shape (instructions, models, models, {N_LEVELS}) = "
+                f"({len(instructions)}, {len(models)}, {len(models)}, {N_LEVELS}); "
+                f"got {counts.shape}.")
+        i, a, b = np.nonzero(counts.sum(axis=-1))
+        off = a != b
+        i, a, b = i[off], a[off], b[off]
+        return cls.from_cells(models=models, instructions=instructions, judge=judge,
+                              inst=i, a=a, b=b, n=counts[i, a, b, :])
+
+    def with_cells(self, inst, a, b, n, *, judge: str | None | type = ...) -> VerdictCounts:
+        """The same axes (models, instructions) with other cells."""
+        return VerdictCounts.from_cells(
+            models=self.models, instructions=self.instructions,
+            judge=self.judge if judge is ... else judge, inst=inst, a=a, b=b, n=n)
+
+    # -- sizes ---------------------------------------------------------------------------------
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+    @property
+    def n_instructions(self) -> int:
+        return len(self.instructions)
+
+    @property
+    def n_cells(self) -> int:
+        return int(self.inst.size)
+
+    @property
+    def calls(self) -> int:
+        """Calls with a verdict between two different models."""
+        return int(self.n.sum(dtype=np.int64))
+
+    def index(self, model: str) -> int:
+        try:
+            return self.models.index(model)
+        except ValueError:
+            raise UsageError(f"model {model!r} is not in this selection.") from None
+
+    def __repr__(self) -> str:
+        judge = f", judge={self.judge!r}" if self.judge is not None else ""
+        return (f"VerdictCounts({self.n_models} models, {self.n_instructions:,} instructions, "
+                f"{self.n_cells:,} cells, {self.calls:,} calls{judge})")
+
+    # -- views ---------------------------------------------------------------------------------
+    def pooled(self) -> np.ndarray:
+        """(M, M, L) calls summed over instructions: ``[a, b, k]`` with a in slot A."""
+        m = self.n_models
+        flat = (self.a.astype(np.int64) * m + self.b)[:, None] * N_LEVELS + np.arange(N_LEVELS)
+        out = np.bincount(flat.ravel(), weights=self.n.ravel().astype(np.float64),
+                          minlength=m * m * N_LEVELS)
+        return out.reshape(m, m, N_LEVELS).astype(np.int64)
+
+    def per_instruction_levels(self) -> np.ndarray:
+        """(I, L) calls per instruction and verdict level (all pairs, slot A's view)."""
+        flat = self.inst.astype(np.int64)[:, None] * N_LEVELS + np.arange(N_LEVELS)
+        out = np.bincount(flat.ravel(), weights=self.n.ravel().astype(np.float64),
+                          minlength=self.n_instructions * N_LEVELS)
+        return out.reshape(self.n_instructions, N_LEVELS).astype(np.int64)
+
+    def cell_scores(self, values) -> np.ndarray:
+        """Per cell, the calls weighted by a value per level: ``n @ values`` (K,)."""
+        return self.n.astype(np.float64) @ np.asarray(values, dtype=np.float64)
+
+    def per_instruction(self, cell_values: np.ndarray) -> np.ndarray:
+        """Sum a per-cell quantity (K,) or (K, C) over each instruction's cells → (I,) or (I, C)."""
+        v = np.asarray(cell_values, dtype=np.float64)
+        if v.ndim == 1:
+            return np.bincount(self.inst, weights=v, minlength=self.n_instructions)
+        c = v.shape[1]
+        flat = self.inst.astype(np.int64)[:, None] * c + np.arange(c)
+        return np.bincount(flat.ravel(), weights=v.ravel(),
+                           minlength=self.n_instructions * c).reshape(self.n_instructions, c)
+
+    def dense_bytes(self) -> int:
+        return self.n_instructions * self.n_models**2 * N_LEVELS * 4
+
+    def dense(self, *, max_bytes: int = DENSE_LIMIT_BYTES) -> np.ndarray:
+        """The dense (I, M, M, L) int32 tensor, for analyses that need one on a small table.
+
+        Raises :class:`~evalcore.errors.ResourceLimitError` when it would exceed ``max_bytes``.
+        """
+        need = self.dense_bytes()
+        if need > max_bytes:
+            raise ResourceLimitError(
+                f"This analysis needs a full instructions × models × models table "
+                f"({self.n_instructions:,} × {self.n_models} × {self.n_models}, "
+                f"{need / 1024**3:.1f} GB), over the {max_bytes / 1024**3:.2f} GB budget. "
+                "Select fewer models or a sample of instructions, or a category.")
+        out = np.zeros((self.n_instructions, self.n_models, self.n_models, N_LEVELS), np.int32)
+        out[self.inst, self.a, self.b, :] = self.n
+        return out
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The dense tensor (see :meth:`dense`); kept for small-table analyses."""
+        return self.dense()
+
+    # -- selections ----------------------------------------------------------------------------
+    def subset(self, *, instructions=None, models=None) -> VerdictCounts:
+        """The same counts restricted to instruction and/or model indices (in the given order).
+
+        Instruction indices may repeat (a bootstrap draw): each copy becomes its own instruction.
+        """
+        inst, a, b, n = self.inst, self.a, self.b, self.n
+        inst_names, model_names = self.instructions, self.models
+        if models is not None:
+            idx = np.asarray(models, dtype=np.int64)
+            remap = np.full(self.n_models, -1, dtype=np.int64)
+            remap[idx] = np.arange(idx.size)
+            keep = (remap[a] >= 0) & (remap[b] >= 0)
+            inst, a, b, n = inst[keep], remap[a[keep]], remap[b[keep]], n[keep]
+            model_names = tuple(self.models[i] for i in idx)
+        if instructions is not None:
+            idx = np.asarray(instructions, dtype=np.int64)
+            # cells of instruction i sit at [start[i], start[i] + size[i]) (cells are sorted)
+            size = np.bincount(inst, minlength=self.n_instructions)
+            start = np.r_[0, np.cumsum(size)[:-1]]
+            take_size = size[idx]
+            total = int(take_size.sum())
+            new_inst = np.repeat(np.arange(idx.size), take_size)
+            offsets = np.arange(total) - np.repeat(np.cumsum(take_size) - take_size, take_size)
+            rows = np.repeat(start[idx], take_size) + offsets
+            inst, a, b, n = new_inst, a[rows], b[rows], n[rows]
+            inst_names = tuple(self.instructions[i] for i in idx)
+        return VerdictCounts.from_cells(models=model_names, instructions=inst_names,
+                                        judge=self.judge, inst=inst, a=a, b=b, n=n)
+
+    def involving(self, model: int) -> np.ndarray:
+        """Boolean mask of the cells in which model index ``model`` takes part (either slot)."""
+        return (self.a == model) | (self.b == model)
+
+    # -- resampling ----------------------------------------------------------------------------
+    @cached_property
+    def patterns(self) -> InstructionPatterns:
+        """Distinct instruction patterns (see the module docstring). Computed once per object."""
+        n_inst = self.n_instructions
+        if n_inst == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return InstructionPatterns(empty, empty, empty)
+        # An order-free 64-bit hash of each instruction's multiset of cells (splitmix64 of the
+        # cell's key and counts, summed); equal patterns hash equally, and distinct patterns
+        # collide with probability about 2⁻⁶⁴ per pair.
+        m = np.uint64(max(self.n_models, 1))
+        key = (self.a.astype(np.uint64) * m + self.b.astype(np.uint64))
+        with np.errstate(over="ignore"):
+            h = _splitmix(key)
+            for k in range(N_LEVELS):
+                h = _splitmix(h ^ (self.n[:, k].astype(np.uint64) + np.uint64(k + 1)))
+            row_hash = np.zeros(n_inst, dtype=np.uint64)
+            np.add.at(row_hash, self.inst, h)
+            # instructions without a cell all share the empty pattern (hash 0)
+        _, representative, of_instruction, multiplicity = np.unique(
+            row_hash, return_index=True, return_inverse=True, return_counts=True)
+        return InstructionPatterns(of_instruction=of_instruction.astype(np.int64),
+                                   multiplicity=multiplicity.astype(np.int64),
+                                   representative=representative.astype(np.int64))
+
+    def pattern_counts(self) -> tuple[VerdictCounts, np.ndarray]:
+        """The counts of one representative instruction per pattern, and the multiplicities.
+
+        Any sum over instructions equals the multiplicity-weighted sum over these
+        representatives; :func:`evalcore.stats.bootstrap.bootstrap_weights` resamples them.
+        """
+        p = self.patterns
+        if p.n_patterns == self.n_instructions:
+            return self, p.multiplicity
+        return self.subset(instructions=p.representative), p.multiplicity
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))

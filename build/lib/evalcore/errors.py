@@ -1,0 +1,37 @@
+"""One error hierarchy for the library, the CLI and the app.
+
+Every error a user can cause derives from :class:`EvalcoreError`; its message is a whole sentence
+that names what is wrong and what to do, so every face (page, CLI, report) can show ``str(exc)``
+as it is. Subclasses also derive from the built-in exception a caller would naturally catch
+(``ValueError`` for bad values, ``MemoryError`` for a request over the memory budget).
+"""
+
+from __future__ import annotations
+
+
+class EvalcoreError(Exception):
+    """Base class of every error evalcore raises on purpose."""
+
+
+class UsageError(EvalcoreError, ValueError):
+    """An argument or a selection the analysis cannot work with (names the argument)."""
+
+
+class DesignError(EvalcoreError, ValueError):
+    """The table's design does not identify the quantity asked for (e.g. position bias when the
+    reference model always sits in one slot, or per-prompt agreement with one battle per prompt)."""
+
+
+class ResourceLimitError(EvalcoreError, MemoryError):
+    """A request that would need more memory than the configured budget; says how to proceed."""
+
+
+def check_int(name: str, value: object, *, low: int, high: int | None = None) -> int:
+    """``value`` as an int in [low, high], else a :class:`UsageError` naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+        raise UsageError(f"{name} must be a whole number, not {value!r}.")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        bound = f"between {low:,} and {high:,}" if high is not None else f"at least {low:,}"
+        raise UsageError(f"{name} must be {bound}; got {value:,}.")
+    return value

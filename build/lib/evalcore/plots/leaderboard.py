@@ -1,0 +1,45 @@
+"""Figures of a Bradley–Terry leaderboard: forest plot and win-rate heatmap."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from evalcore.plots.common import ACCENT, PRIMARY, style
+from evalcore.ranking import Leaderboard
+
+
+def forest_plot(board: Leaderboard) -> go.Figure:
+    """Ratings with their 95% bootstrap intervals, best at the top."""
+    t = board.table
+    fig = go.Figure(go.Scatter(
+        x=t["rating"], y=t["model"], mode="markers",
+        marker={"color": PRIMARY, "size": 9},
+        error_x={"type": "data", "symmetric": False, "array": t["ci_high"] - t["rating"],
+                 "arrayminus": t["rating"] - t["ci_low"], "color": PRIMARY, "thickness": 1.5},
+        customdata=np.stack([t["ci_low"], t["ci_high"], t["rank"], t["rank_low"],
+                             t["rank_high"]], axis=-1),
+        hovertemplate=("<b>%{y}</b><br>rating %{x:.0f} (95%: %{customdata[0]:.0f}–"
+                       "%{customdata[1]:.0f})<br>rank %{customdata[2]} "
+                       "(95%: %{customdata[3]}–%{customdata[4]})<extra></extra>"),
+    ))
+    fig.add_vline(x=1000, line_dash="dot", line_color=ACCENT, opacity=0.5)
+    fig.update_yaxes(autorange="reversed", title=None)
+    fig.update_xaxes(title="Bradley–Terry rating (Elo scale, mean 1000)")
+    return style(fig, title=f"Ratings with 95% intervals ({board.rounds:,} bootstrap rounds over "
+                 "instructions)", height=max(320, 26 * len(t) + 120))
+
+
+def win_rate_heatmap(board: Leaderboard) -> go.Figure:
+    """Observed win rate of the row model against the column model (ties count half)."""
+    order = list(board.table["model"])
+    rate = board.win_rate_matrix.reindex(index=order, columns=order)
+    battles = board.battles_matrix.reindex(index=order, columns=order)
+    fig = go.Figure(go.Heatmap(
+        z=rate.to_numpy(), x=order, y=order, zmin=0, zmax=1, colorscale="RdBu",
+        customdata=battles.to_numpy(), hoverongaps=False, colorbar={"title": "win rate"},
+        hovertemplate="%{y} vs %{x}: %{z:.1%} over %{customdata:,.0f} battles<extra></extra>",
+    ))
+    fig.update_yaxes(autorange="reversed")
+    return style(fig, title="Win rate of the row model against the column model",
+                 height=max(360, min(900, 28 * len(order) + 160)))

@@ -1,0 +1,93 @@
+"""Figures for tie structure (seed 002 §3): verdict-level and score distributions, per-cell
+diagnostics, and the format-versus-judge variance shares."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from evalcore.plots.common import ACCENT, MUTED, PRIMARY, style
+from evalcore.ties import VarianceShares, VerdictTieStructure
+
+#: Readable names of the diagnostics (the page and the report use the same words).
+DIAGNOSTIC_LABELS: dict[str, str] = {
+    "tie_probability": "Tie probability Σp²",
+    "distinct": "Distinct values",
+    "d2_per_nominal": "D2 / nominal levels",
+    "d1": "D1 (exp Shannon entropy)",
+    "d2": "D2 (1 / tie probability)",
+    "top_tied": "T (top tied)",
+    "spearman": "Global Spearman",
+    "tau_b": "Within-instruction τb",
+    "tau_a": "Within-instruction τa",
+    "somers_d": "Somers' D",
+    "top1": "Top-1 agreement",
+}
+
+
+def verdict_levels_figure(result: VerdictTieStructure) -> go.Figure:
+    """Bars of the share of calls at each verdict level; the TIE level in the accent colour."""
+    table = result.level_table()
+    colours = [ACCENT if level == 0 else PRIMARY for level in table["level"]]
+    fig = go.Figure(go.Bar(
+        x=[f"{level:+d} {meaning}" if level else "0 tie" for level, meaning in
+           zip(table["level"], table["meaning"], strict=True)],
+        y=table["share"], marker_color=colours,
+        customdata=table["calls"],
+        hovertemplate="%{x}: %{y:.1%} of calls (%{customdata:,})<extra></extra>",
+        text=[f"{s:.1%}" for s in table["share"]], textposition="outside",
+    ))
+    fig.update_yaxes(title="share of calls", tickformat=".0%", rangemode="tozero")
+    fig.update_xaxes(title="verdict level (slot A's point of view)")
+    return style(fig, title=f"Verdict levels of {result.judge or 'the judge'} "
+                 f"(tie probability {result.stats.tie_probability:.3f}, D2 {result.stats.d2:.2f})",
+                 height=380)
+
+
+def score_distribution_figure(levels: pd.DataFrame, fmt: str) -> go.Figure:
+    """Grouped bars of the score distribution of one format, one colour per judge.
+
+    ``levels`` is :func:`evalcore.ties.pointwise_levels` output (format, judge, score, count, share).
+    """
+    part = levels[levels["format"] == fmt]
+    fig = go.Figure()
+    for judge, rows in part.groupby("judge", sort=True, observed=True):
+        fig.add_trace(go.Bar(x=rows["score"], y=rows["share"], name=str(judge),
+                             customdata=rows["count"],
+                             hovertemplate=f"{judge}<br>score %{{x}}: %{{y:.1%}} "
+                                           "(%{customdata:,})<extra></extra>"))
+    fig.update_layout(barmode="group", legend_title_text="judge")
+    fig.update_yaxes(title="share of scored candidates", tickformat=".0%")
+    fig.update_xaxes(title="score")
+    return style(fig, title=f"Scores emitted under {fmt}", height=380)
+
+
+def diagnostic_grid_figure(cells: pd.DataFrame, diagnostic: str) -> go.Figure:
+    """One diagnostic per format (x) and judge (colour), from pointwise_tie_structure output."""
+    fig = go.Figure()
+    for judge, rows in cells.groupby("judge", sort=True, observed=True):
+        fig.add_trace(go.Bar(x=rows["format"], y=rows[diagnostic], name=str(judge),
+                             hovertemplate=f"{judge}<br>%{{x}}: %{{y:.3f}}<extra></extra>"))
+    label = DIAGNOSTIC_LABELS.get(diagnostic, diagnostic)
+    fig.update_layout(barmode="group", legend_title_text="judge")
+    fig.update_yaxes(title=label)
+    fig.update_xaxes(title="format")
+    return style(fig, title=f"{label} by format and judge", height=380)
+
+
+def variance_shares_figure(shares: VarianceShares) -> go.Figure:
+    """Stacked horizontal bars: format, judge and residual share of each diagnostic (Table 2)."""
+    table = shares.table.dropna(subset=["format_share"]).iloc[::-1]
+    labels = [DIAGNOSTIC_LABELS.get(d, d) for d in table["diagnostic"]]
+    fig = go.Figure()
+    for column, name, colour in (("format_share", "format", PRIMARY), ("judge_share", "judge", ACCENT),
+                                 ("residual_share", "residual", MUTED)):
+        fig.add_trace(go.Bar(y=labels, x=table[column], name=name, orientation="h",
+                             marker_color=colour,
+                             hovertemplate=f"%{{y}}: {name} %{{x:.1%}}<extra></extra>"))
+    fig.update_layout(barmode="stack", legend_title_text="share of variance",
+                      legend_traceorder="normal")
+    fig.update_xaxes(title="share of the sum of squares over the format × judge grid",
+                     tickformat=".0%", range=[0, 1])
+    return style(fig, title="What sets each diagnostic: the format or the judge?",
+                 height=120 + 36 * max(1, len(table)))

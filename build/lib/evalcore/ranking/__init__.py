@@ -1,0 +1,37 @@
+"""Bradley–Terry ratings on the Elo scale, their intervals and the leaderboard."""
+
+from evalcore.ranking.bradley_terry import (
+    ELO_CENTRE,
+    ELO_SCALE,
+    SLOT_A_SCORE,
+    ComparisonGraph,
+    bootstrap_weights,
+    comparison_graph,
+    fit_bradley_terry,
+    mle_exists,
+    pairwise_wins,
+    pooled_wins,
+    ranks_descending,
+    reachability,
+    to_elo,
+    win_entries,
+    win_probability,
+)
+from evalcore.ranking.intervals import bootstrap_thetas, sandwich_covariance
+from evalcore.ranking.leaderboard import (
+    MIN_INSTRUCTIONS_FOR_NOMINAL,
+    IntervalMethod,
+    Leaderboard,
+    leaderboard,
+    sign_counts,
+)
+
+_sign_counts = sign_counts  # old private name, still used by some callers
+
+__all__ = [
+    "ELO_CENTRE", "ELO_SCALE", "SLOT_A_SCORE", "MIN_INSTRUCTIONS_FOR_NOMINAL", "ComparisonGraph",
+    "IntervalMethod", "Leaderboard", "bootstrap_thetas", "bootstrap_weights", "comparison_graph",
+    "fit_bradley_terry", "leaderboard", "mle_exists", "pairwise_wins", "pooled_wins",
+    "ranks_descending", "reachability", "sandwich_covariance", "sign_counts", "to_elo",
+    "win_entries", "win_probability",
+]

@@ -1,0 +1,257 @@
+"""Bradley–Terry on the Elo scale: the model, its maximum-likelihood fit and when the fit exists.
+
+A verdict counts by its sign and a tie is half a win for each side; P(i beats j) =
+1 / (1 + 10^((r_j − r_i)/400)), so r = (400 / ln 10)·θ with θ the natural-scale Bradley–Terry
+strength (Bradley & Terry, "Rank analysis of incomplete block designs", Biometrika 1952; Elo,
+*The Rating of Chessplayers*, 1978). Everything is fitted on aggregated counts: an M × M matrix of
+wins for a point estimate, a (B, M, M) stack for a batch of resamples, never on rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalcore.schema import LEVELS
+from evalcore.store import VerdictCounts
+
+#: Elo points per natural-log unit of strength: r = ELO_SCALE · θ.
+ELO_SCALE = 400.0 / np.log(10.0)
+#: Ratings are reported with the models' mean at this value.
+ELO_CENTRE = 1000.0
+
+# The share of a battle credited to slot A for each verdict level: sign only, tie = half.
+SLOT_A_SCORE = np.array([0.0 if v < 0 else 0.5 if v == 0 else 1.0 for v in LEVELS])
+
+
+
+def win_entries(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each cell's wins as sparse entries ``(instruction, a·M + b, wins of a over b)``.
+
+    Every cell contributes twice: slot A's score against slot B (wins + half the ties) and
+    slot B's score against slot A. Summing the entries per (a, b) gives the pooled win matrix;
+    per instruction, the per-instruction matrices.
+    """
+    m = counts.n_models
+    score_a = counts.cell_scores(SLOT_A_SCORE)
+    score_b = counts.cell_scores(1.0 - SLOT_A_SCORE)
+    a = counts.a.astype(np.int64)
+    b = counts.b.astype(np.int64)
+    rows = np.concatenate([counts.inst, counts.inst]).astype(np.int64)
+    cols = np.concatenate([a * m + b, b * m + a])
+    return rows, cols, np.concatenate([score_a, score_b])
+
+
+def pooled_wins(counts: VerdictCounts) -> np.ndarray:
+    """(M, M) wins over all instructions, both slots pooled: ``wins[a, b]`` = battles of a
+    against b won by a, plus half the ties. ``wins + wins.T`` is the number of battles."""
+    m = counts.n_models
+    _, cols, vals = win_entries(counts)
+    return np.bincount(cols, weights=vals, minlength=m * m).reshape(m, m)
+
+
+def pairwise_wins(counts: VerdictCounts) -> np.ndarray:
+    """Per-instruction wins (I, M, M), dense: only for small tables (see
+    :meth:`~evalcore.counts.VerdictCounts.dense`); prefer :func:`win_entries`."""
+    c = counts.dense().astype(np.float64)
+    as_a = c @ SLOT_A_SCORE
+    as_b = c @ (1.0 - SLOT_A_SCORE)
+    return as_a + np.swapaxes(as_b, 1, 2)
+
+
+def win_probability(r_i: np.ndarray | float, r_j: np.ndarray | float) -> np.ndarray | float:
+    """P(i beats j) for Elo-scale ratings (seed 004): 1 / (1 + 10^((r_j − r_i)/400))."""
+    return 1.0 / (1.0 + np.power(10.0, (np.asarray(r_j) - np.asarray(r_i)) / 400.0))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def fit_bradley_terry(
+    wins: np.ndarray,
+    *,
+    prior_games: float = 0.0,
+    theta0: np.ndarray | None = None,
+    frozen: np.ndarray | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-9,
+) -> tuple[np.ndarray, bool]:
+    """Maximum-likelihood Bradley–Terry strengths θ (natural scale, mean zero) by Newton's method.
+
+    ``wins`` is (M, M) or a batch (B, M, M) with ``wins[..., i, j]`` the (possibly fractional)
+    wins of i over j. ``prior_games`` adds that many virtual tie games of every model against a
+    virtual player of strength 0, which keeps ratings finite when a model never loses or never
+    wins (the maximum-likelihood estimate is then infinite); ``0`` gives the plain MLE.
+    The free location (θ + c has the same likelihood) is removed by a rank-one term in the
+    Hessian, which leaves the fixed point (gradient zero) unchanged; θ is returned with mean
+    zero, with the same leading shape as ``wins``, and whether every problem converged.
+
+    ``frozen`` ((M,) or (B, M), boolean) marks models that keep their ``theta0`` value: a model
+    with no battle in a bootstrap resample has no likelihood to fit, and freezing it keeps the
+    others' system solvable without pulling it towards a prior. The returned θ of such a round
+    is then not centred (the caller decides the frame).
+    """
+    w = np.asarray(wins, dtype=np.float64)
+    single = w.ndim == 2
+    if single:
+        w = w[None]
+    n_batch, m, _ = w.shape
+    games = w + np.swapaxes(w, 1, 2)
+    won = w.sum(axis=2)
+    theta = np.zeros((n_batch, m)) if theta0 is None else np.broadcast_to(theta0, (n_batch, m)).copy()
+    eye = np.eye(m)
+    fz = None
+    if frozen is not None:
+        fz = np.broadcast_to(np.asarray(frozen, dtype=bool), (n_batch, m))
+        if not fz.any():
+            fz = None
+    converged = False
+    for _ in range(max_iter):
+        p = _sigmoid(theta[:, :, None] - theta[:, None, :])
+        grad = won - (games * p).sum(axis=2)
+        info = games * p * (1.0 - p)  # Fisher information per pair
+        hess = info - eye * info.sum(axis=2)[:, :, None]
+        if not prior_games:
+            hess = hess - 1.0 / m  # the rank-one term: fixes the location, keeps the fixed point
+        else:
+            q = _sigmoid(theta)
+            grad += prior_games * (0.5 - q)
+            hess -= eye * (prior_games * q * (1.0 - q))[:, :, None]
+        if fz is not None:
+            # A frozen model's row and column become −identity with zero gradient: its step is 0.
+            keep = ~fz
+            hess = hess * keep[:, :, None] * keep[:, None, :] - eye * fz[:, :, None]
+            grad = np.where(fz, 0.0, grad)
+        step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        # Damp long steps: far from the optimum Newton can overshoot on sparse data.
+        biggest = np.abs(step).max(axis=1, keepdims=True)
+        step *= np.minimum(1.0, 4.0 / np.maximum(biggest, 1e-300))
+        theta = theta - step
+        if np.abs(step).max() < tol or np.abs(grad).max() < tol:
+            converged = True
+            break
+    if fz is None:
+        theta = theta - theta.mean(axis=1, keepdims=True)
+    return (theta[0] if single else theta), converged
+
+
+@dataclass(frozen=True)
+class ComparisonGraph:
+    """Whether the battles allow finite maximum-likelihood ratings, and why not if they don't.
+
+    The MLE exists exactly when the directed graph "i scored against j" is strongly connected
+    (Zermelo 1929; Ford 1957). ``pieces`` labels the undirected components: models in different
+    pieces never met, directly or through others, and their ratings are not comparable.
+    """
+
+    pieces: np.ndarray  # int component label per model
+    undefeated: tuple[str, ...]  # won (or tied) every battle and lost none
+    winless: tuple[str, ...]  # scored nothing: lost every battle
+    mle_exists: bool
+
+    @property
+    def n_pieces(self) -> int:
+        return int(self.pieces.max()) + 1 if self.pieces.size else 0
+
+    def notes(self, models: tuple[str, ...]) -> tuple[str, ...]:
+        notes = []
+        if self.n_pieces > 1:
+            groups = [", ".join(m for m, p in zip(models, self.pieces, strict=False) if p == k)
+                      for k in range(self.n_pieces)]
+            notes.append(
+                f"The comparison graph is in {self.n_pieces} pieces that never met "
+                f"({'; '.join('{' + g + '}' for g in groups)}): ratings and ranks are comparable "
+                "only within a piece. Judge some pairs across pieces to join them."
+            )
+        if self.undefeated:
+            notes.append(
+                f"{', '.join(self.undefeated)} lost no battle: the maximum-likelihood rating is "
+                "infinite. The rating shown is held finite by a weak prior (one virtual tie "
+                "against an average model) and is a lower bound on the evidence, not an estimate."
+            )
+        if self.winless:
+            notes.append(
+                f"{', '.join(self.winless)} won no battle (not even a tie): its rating is an upper "
+                "bound held finite by the same weak prior."
+            )
+        if not self.mle_exists and not (self.undefeated or self.winless) and self.n_pieces == 1:
+            notes.append(
+                "Some group of models beat every model outside it without a single loss or tie: "
+                "the maximum-likelihood ratings are infinite, and a weak prior (one virtual tie per "
+                "model) keeps them finite."
+            )
+        return tuple(notes)
+
+
+def reachability(adjacency: np.ndarray) -> np.ndarray:
+    """``reach[..., i, j]``: j can be reached from i along the edges of ``adjacency`` ((…, M, M),
+    boolean); every node reaches itself. Transitive closure by repeated squaring (log M
+    products), which for leaderboard-sized graphs, batched, beats importing a graph library."""
+    adjacency = np.asarray(adjacency, dtype=bool)
+    reach = adjacency | np.eye(adjacency.shape[-1], dtype=bool)
+    while True:
+        step = reach.astype(np.float32)
+        closer = (step @ step) > 0
+        if np.array_equal(closer, reach):
+            return reach
+        reach = closer
+
+
+def mle_exists(wins: np.ndarray) -> np.ndarray:
+    """Whether the Bradley–Terry MLE is finite for each (…, M, M) win matrix: the directed graph
+    "i scored against j" is strongly connected (Zermelo 1929; Ford 1957)."""
+    reach = reachability(np.asarray(wins) > 0)
+    return (reach & np.swapaxes(reach, -1, -2)).all(axis=(-2, -1))
+
+
+def comparison_graph(wins: np.ndarray, models: tuple[str, ...]) -> ComparisonGraph:
+    """Diagnose ``wins`` (M × M): pieces, models that never lose or never win, MLE existence."""
+    games = wins + wins.T
+    together = reachability(games > 0)
+    # A piece is labelled by its first model; labels are renumbered 0, 1, … in model order.
+    _, pieces = np.unique(together.argmax(axis=1), return_inverse=True)
+    n_strong = 1 if mle_exists(wins) else 2
+    played = games.sum(axis=1) > 0
+    lost = wins.T.sum(axis=1) > 0  # someone scored against the model
+    scored = wins.sum(axis=1) > 0
+    undefeated = tuple(m for m, p, lo in zip(models, played, lost, strict=False) if p and not lo)
+    winless = tuple(m for m, p, s in zip(models, played, scored, strict=False) if p and not s)
+    return ComparisonGraph(pieces=pieces, undefeated=undefeated, winless=winless,
+                           mle_exists=bool(n_strong == 1 and len(models) > 1))
+
+
+def to_elo(theta: np.ndarray) -> np.ndarray:
+    """Natural-scale strengths → Elo-scale ratings with the models' mean at 1000."""
+    theta = np.asarray(theta)
+    return ELO_CENTRE + ELO_SCALE * (theta - theta.mean(axis=-1, keepdims=True))
+
+
+def bootstrap_weights(n_instructions: int, rounds: int, seed: int) -> np.ndarray:
+    """(rounds, I) multinomial counts, dense: kept for small tables only. New code uses
+    :func:`evalcore.stats.bootstrap.bootstrap_weights` (instruction patterns, chunked)."""
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n_instructions, np.full(n_instructions, 1.0 / n_instructions),
+                           size=rounds).astype(np.float64)
+
+
+def ranks_descending(scores: np.ndarray, *, decimals: int = 6) -> np.ndarray:
+    """Competition ranks along the last axis, 1 = highest; equal scores share the best rank.
+
+    Scores are compared after rounding to ``decimals`` so that models whose fits differ only by
+    floating-point noise (an all-ties judge, identical battles) share their rank ("min" ranks, as
+    ``scipy.stats.rankdata(-scores, method="min")``, without importing scipy.stats).
+    """
+    key = -np.round(np.asarray(scores, dtype=np.float64), decimals)
+    order = np.argsort(key, axis=-1, kind="stable")
+    ordered = np.take_along_axis(key, order, axis=-1)
+    position = np.broadcast_to(np.arange(key.shape[-1]), key.shape)
+    starts = np.ones(key.shape, dtype=bool)
+    starts[..., 1:] = ordered[..., 1:] != ordered[..., :-1]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    ranks = np.empty(key.shape, dtype=int)
+    np.put_along_axis(ranks, order, first + 1, axis=-1)
+    return ranks
+
+

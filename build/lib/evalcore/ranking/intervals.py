@@ -1,0 +1,159 @@
+"""Uncertainty of Bradley–Terry ratings: the bootstrap over instructions and the sandwich.
+
+Both treat the instruction as the unit of sampling (a benchmark is a sample of prompts; the calls
+on one prompt are correlated).
+
+- **Bootstrap** (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993): instructions are
+  redrawn with replacement and the ratings refitted exactly as the point estimate was fitted; the
+  interval is the 2.5 and 97.5 percentiles. Drawn over instruction patterns in chunks
+  (:mod:`evalcore.stats.bootstrap`), so memory stays bounded on arena-sized tables.
+- **Sandwich** (Huber 1967; White 1980; clustered: Liang & Zeger, "Longitudinal data analysis
+  using generalized linear models", Biometrika 1986): Cov(θ̂) ≈ H⁺ (Σ_i g_i g_iᵀ) H⁺ with H the
+  Fisher information of the pooled fit and g_i the score contribution of instruction i, times
+  I/(I − 1). Ties enter as half wins, so the likelihood is a quasi-likelihood and the sandwich is
+  the variance that stays valid. LMArena's leaderboard moved to these intervals in 2025. A rating
+  difference gets its interval by the delta method: Var(r_i − r_j) = C_ii + C_jj − 2 C_ij.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evalcore.counts import VerdictCounts
+from evalcore.progress import Progress
+from evalcore.ranking.bradley_terry import (
+    SLOT_A_SCORE,
+    _sigmoid,
+    fit_bradley_terry,
+    mle_exists,
+    win_entries,
+)
+from evalcore.stats.bootstrap import bootstrap_weights
+
+
+def bootstrap_thetas(
+    counts: VerdictCounts,
+    theta: np.ndarray,
+    *,
+    prior_games: float,
+    rounds: int,
+    seed: int,
+    progress: Progress | None = None,
+) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Bootstrap strengths θ* (rounds, M), refitted on resampled instruction patterns.
+
+    Returns ``(theta_samples, absent, regularised_rounds, unconverged)``. ``absent[r, m]`` marks a
+    model with no battle in round ``r``: its θ* is NaN (not the prior's centre) and the other
+    models keep the frame of the point estimate (their mean equals their point mean).
+    Rounds on which some model never loses or never wins are fitted with the weak prior, as the
+    full data would be (``regularised_rounds``).
+    """
+    m = counts.n_models
+    reps, mult = counts.pattern_counts()
+    rows, cols, vals = win_entries(reps)
+    # Sort the entries by their (a, b) column once: each round's win matrix is then a
+    # reduceat over that order, a vectorised sparse product without scipy.
+    order = np.argsort(cols, kind="stable")
+    rows, cols, vals = rows[order], cols[order], vals[order]
+    starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]]) if cols.size else np.zeros(0, int)
+    uniq = cols[starts]
+    samples = np.full((rounds, m), np.nan)
+    absent_all = np.zeros((rounds, m), dtype=bool)
+    regularised = unconverged = 0
+    row_bytes = (rows.size + 3 * m * m) * 8
+    for start, stop, w in bootstrap_weights(mult, rounds, seed, row_bytes=row_bytes):
+        r = stop - start
+        wins = np.zeros((r, m * m))
+        if cols.size:
+            wins[:, uniq] = np.add.reduceat(w[:, rows] * vals, starts, axis=1)
+        wins = wins.reshape(r, m, m)
+        games = (wins + np.swapaxes(wins, 1, 2)).sum(axis=2)
+        absent = games <= 0
+        # For the existence check an absent model is treated as linked both ways to everyone:
+        # it has no likelihood and must not force the prior on the others.
+        check = wins + absent[:, :, None] + absent[:, None, :]
+        needs = np.zeros(r, dtype=bool) if prior_games else ~mle_exists(check)
+        regularised += int(needs.sum())
+        th = np.empty((r, m))
+        for group, games_prior in ((~needs, prior_games), (needs, 1.0)):
+            if group.any():
+                th[group], ok = fit_bradley_terry(wins[group], prior_games=games_prior,
+                                                  theta0=theta, frozen=absent[group])
+                unconverged += 0 if ok else int(group.sum())
+        # The frame: present models' mean equals their point-estimate mean.
+        present = ~absent
+        shift = (np.where(present, theta - th, 0.0).sum(axis=1)
+                 / np.maximum(present.sum(axis=1), 1))
+        th = np.where(present, th + shift[:, None], np.nan)
+        samples[start:stop] = th
+        absent_all[start:stop] = absent
+        if progress is not None:
+            progress(stop / rounds, f"bootstrap round {stop:,} of {rounds:,}")
+    return samples, absent_all, regularised, unconverged
+
+
+def fisher_information(wins: np.ndarray, theta: np.ndarray, *, prior_games: float = 0.0
+                       ) -> np.ndarray:
+    """The observed = expected information of the Bradley–Terry log-likelihood at θ (M × M),
+    a weighted graph Laplacian; with the weak prior, its diagonal term."""
+    games = wins + wins.T
+    p = _sigmoid(theta[:, None] - theta[None, :])
+    info = games * p * (1.0 - p)
+    h = np.diag(info.sum(axis=1)) - info
+    if prior_games:
+        q = _sigmoid(theta)
+        h += np.diag(prior_games * q * (1.0 - q))
+    return h
+
+
+def sandwich_covariance(
+    counts: VerdictCounts,
+    theta: np.ndarray,
+    wins: np.ndarray,
+    *,
+    prior_games: float = 0.0,
+    chunk_patterns: int = 20_000,
+) -> np.ndarray:
+    """Instruction-clustered sandwich covariance of the natural-scale strengths θ̂ (M × M).
+
+    The score of instruction i for model x is Σ over its cells of (score − calls·p) with sign +
+    for slot A's model and − for slot B's; instructions with identical cells contribute the same
+    score, so the meat is summed over instruction patterns with their multiplicity, in chunks.
+    The covariance is of the centred strengths (Σθ = 0): the pseudo-inverse of the information
+    acts on the space orthogonal to the constant vector.
+    """
+    m = counts.n_models
+    reps, mult = counts.pattern_counts()
+    p = _sigmoid(theta[:, None] - theta[None, :])
+    calls = reps.n.sum(axis=1).astype(np.float64)
+    resid = reps.cell_scores(SLOT_A_SCORE) - calls * p[reps.a, reps.b]
+    meat = np.zeros((m, m))
+    n_pat = int(mult.size)
+    for lo in range(0, n_pat, chunk_patterns):
+        hi = min(lo + chunk_patterns, n_pat)
+        sel = (reps.inst >= lo) & (reps.inst < hi)
+        g = np.zeros((hi - lo) * m)
+        local = reps.inst[sel].astype(np.int64) - lo
+        np.add.at(g, local * m + reps.a[sel], resid[sel])
+        np.add.at(g, local * m + reps.b[sel], -resid[sel])
+        g = g.reshape(hi - lo, m)
+        meat += (g * mult[lo:hi, None]).T @ g
+    n_clusters = int(mult.sum())
+    if n_clusters > 1:
+        meat *= n_clusters / (n_clusters - 1)
+    bread = np.linalg.pinv(fisher_information(wins, theta, prior_games=prior_games),
+                           hermitian=True)
+    if prior_games:
+        # The penalised fit is not centred by the information; project onto Σθ = 0.
+        centre = np.eye(m) - 1.0 / m
+        bread = centre @ bread
+    cov = bread @ meat @ bread.T
+    return 0.5 * (cov + cov.T)
+
+
+def normal_draws(theta: np.ndarray, cov: np.ndarray, *, draws: int, seed: int) -> np.ndarray:
+    """Draws of θ from N(θ̂, Cov) (for rank ranges under the sandwich): (draws, M)."""
+    vals, vecs = np.linalg.eigh(cov)
+    root = vecs * np.sqrt(np.clip(vals, 0.0, None))
+    z = np.random.default_rng(seed).standard_normal((draws, theta.size))
+    return theta + z @ root.T

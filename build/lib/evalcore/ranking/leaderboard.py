@@ -1,0 +1,343 @@
+"""The leaderboard of one judge: Bradley–Terry ratings with intervals, rank ranges, win rates."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from evalcore.counts import VerdictCounts
+from evalcore.errors import UsageError, check_int
+from evalcore.progress import Progress
+from evalcore.ranking.bradley_terry import (
+    ELO_CENTRE,
+    ELO_SCALE,
+    comparison_graph,
+    fit_bradley_terry,
+    pooled_wins,
+    ranks_descending,
+)
+from evalcore.ranking.intervals import bootstrap_thetas, normal_draws, sandwich_covariance
+from evalcore.schema import LEVELS
+from evalcore.stats.intervals import Z95, Estimate
+
+IntervalMethod = Literal["bootstrap", "sandwich"]
+
+#: Below this many instructions, 95% intervals over instructions cover noticeably less than 95%
+#: (simulation in ``benchmarks/bench_interval_coverage.py``; see the closing figures in
+#: ``docs/methods.md``): the leaderboard says so.
+MIN_INSTRUCTIONS_FOR_NOMINAL = 20
+
+_METHOD_TEXT = {
+    "bootstrap": "2.5-97.5 percentiles of a bootstrap over instructions",
+    "sandwich": "instruction-clustered sandwich (normal approximation, ±1.96 standard errors)",
+}
+
+
+@dataclass(frozen=True, repr=False)
+class Leaderboard:
+    """The leaderboard of one judge: ratings, 95% intervals, rank ranges and the win-rate matrix.
+
+    ``table`` columns: rank, model, rating, ci_low, ci_high, rank_low, rank_high, battles, wins,
+    ties, losses, win_rate, piece, bound. ``bound`` is ``"at least"`` for a model that never lost
+    (its rating is a lower bound: ``ci_high`` is +inf), ``"at most"`` for one that never scored,
+    else empty. ``samples`` holds rating draws (rounds × M, in the order of ``models``): bootstrap
+    ratings, or draws from the sandwich's normal approximation (for rank ranges). ``covariance``
+    is the ratings' covariance (Elo² units) from the chosen method.
+    """
+
+    models: tuple[str, ...]
+    table: pd.DataFrame
+    win_rate_matrix: pd.DataFrame  # observed, row model's point of view; NaN where never met
+    battles_matrix: pd.DataFrame
+    samples: np.ndarray
+    covariance: np.ndarray
+    ratings: np.ndarray  # point ratings in the order of ``models``
+    rounds: int
+    seed: int
+    judge: str | None
+    n_instructions: int
+    notes: tuple[str, ...]
+    prior_games: float
+    interval_method: str = "bootstrap"
+
+    @property
+    def interval_description(self) -> str:
+        return _METHOD_TEXT[self.interval_method]
+
+    def difference(self, model_1: str, model_2: str) -> Estimate:
+        """The rating difference r₁ − r₂ (Elo points) with its 95% interval.
+
+        Bootstrap: percentiles of the paired differences across rounds. Sandwich: the delta
+        method, Var = C₁₁ + C₂₂ − 2·C₁₂.
+        """
+        i, j = self.models.index(model_1), self.models.index(model_2)
+        value = float(self.ratings[i] - self.ratings[j])
+        if self.interval_method == "sandwich":
+            var = self.covariance[i, i] + self.covariance[j, j] - 2 * self.covariance[i, j]
+            half = Z95 * math.sqrt(max(var, 0.0))
+            return Estimate(value, value - half, value + half, method="delta method (sandwich)")
+        d = self.samples[:, i] - self.samples[:, j]
+        d = d[np.isfinite(d)]
+        if d.size < 2:
+            return Estimate(value, method="bootstrap")
+        low, high = np.percentile(d, [2.5, 97.5])
+        return Estimate(value, float(low), float(high), method="bootstrap over instructions")
+
+    def as_dict(self) -> dict:
+        return {
+            "judge": self.judge,
+            "interval_method": self.interval_method,
+            "interval": self.interval_description,
+            "rounds": self.rounds,
+            "seed": self.seed,
+            "n_instructions": self.n_instructions,
+            "prior_games": self.prior_games,
+            "notes": list(self.notes),
+            "models": _records(self.table),
+        }
+
+    def __repr__(self) -> str:
+        return (f"Leaderboard({len(self.models)} models, {self.n_instructions:,} instructions, "
+                f"{self.interval_method})")
+
+
+def _records(table: pd.DataFrame) -> list[dict]:
+    out = []
+    for row in table.to_dict(orient="records"):
+        out.append({k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                    for k, v in row.items()})
+    return out
+
+
+def leaderboard(
+    counts: VerdictCounts,
+    *,
+    rounds: int = 1000,
+    seed: int = 0,
+    interval: IntervalMethod = "bootstrap",
+    progress: Progress | None = None,
+) -> Leaderboard:
+    """Bradley–Terry leaderboard with 95% intervals over instructions.
+
+    Parameters
+    ----------
+    counts : VerdictCounts
+        One judge's calls (sparse counts from :meth:`evalcore.store.VerdictStore.counts`).
+    rounds : int, default 1000
+        Bootstrap rounds (``interval="bootstrap"``), or normal draws for the rank ranges
+        (``interval="sandwich"``). ``0`` gives point estimates only.
+    seed : int, default 0
+        Seed of the resampling.
+    interval : {"bootstrap", "sandwich"}
+        How intervals are made (see :mod:`evalcore.ranking.intervals`).
+    progress : callable, optional
+        ``progress(fraction, label)`` while bootstrapping.
+
+    Returns
+    -------
+    Leaderboard
+
+    Notes
+    -----
+    The point estimate is the maximum-likelihood fit on all battles, with a weak prior (one
+    virtual tie per model against an average model) only where the MLE is infinite, said in
+    ``notes``. A model that never lost has an infinite MLE: its rating is reported as a lower
+    bound (``bound == "at least"``), never as a two-sided interval. A model absent from a
+    bootstrap resample has no rating in that round (it is not put at the prior's centre).
+
+    References
+    ----------
+    Bradley & Terry, "Rank analysis of incomplete block designs", Biometrika 39 (1952).
+    Chiang et al., "Chatbot Arena: An Open Platform for Evaluating LLMs by Human Preference",
+    ICML 2024 (bootstrap intervals; sandwich intervals on the 2025 leaderboard).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalcore.counts import VerdictCounts
+    >>> c = VerdictCounts.from_cells(models=("a", "b"), instructions=("q1", "q2", "q3"),
+    ...     judge=None, inst=[0, 1, 2], a=[0, 0, 1], b=[1, 1, 0],
+    ...     n=[[0, 0, 0, 0, 1], [0, 0, 1, 0, 0], [0, 0, 0, 1, 0]])
+    >>> board = leaderboard(c, rounds=0)
+    >>> [round(r) for r in board.table["rating"]]
+    [1000, 1000]
+    """
+    rounds = check_int("rounds", rounds, low=0, high=100_000)
+    seed = check_int("seed", seed, low=0)
+    if interval not in _METHOD_TEXT:
+        raise UsageError(f"interval must be 'bootstrap' or 'sandwich', not {interval!r}.")
+    if counts.n_models < 2 or counts.n_cells == 0:
+        raise UsageError(
+            "A leaderboard needs verdicts between at least two different models; "
+            f"this selection has {counts.n_models} model(s) and {counts.n_instructions} "
+            "instruction(s) with a verdict.")
+    m = counts.n_models
+    total = pooled_wins(counts)
+    graph = comparison_graph(total, counts.models)
+    prior = 0.0 if graph.mle_exists else 1.0
+    theta, _ = fit_bradley_terry(total, prior_games=prior)
+    ratings = ELO_CENTRE + ELO_SCALE * theta
+
+    notes: list[str] = list(graph.notes(counts.models))
+    if interval == "bootstrap":
+        th, absent, regularised, unconverged = bootstrap_thetas(
+            counts, theta, prior_games=prior, rounds=rounds, seed=seed, progress=progress)
+        samples = ELO_CENTRE + ELO_SCALE * th
+        notes += _bootstrap_notes(rounds, regularised, unconverged, absent, counts.models)
+        if rounds > 1:
+            finite = np.where(np.isfinite(samples), samples, np.nan)
+            centred = finite - np.nanmean(finite, axis=0)
+            ok = np.isfinite(centred)
+            cov = np.where(ok, centred, 0.0).T @ np.where(ok, centred, 0.0) / max(rounds - 1, 1)
+        else:
+            cov = np.full((m, m), np.nan)
+    else:
+        cov = ELO_SCALE**2 * sandwich_covariance(counts, theta, total, prior_games=prior)
+        samples = (ELO_CENTRE + ELO_SCALE * normal_draws(theta, cov / ELO_SCALE**2, draws=rounds,
+                                                         seed=seed)) if rounds else np.empty((0, m))
+
+    ci_low, ci_high = _intervals(interval, ratings, samples, cov, rounds)
+    bound = np.array([""] * m, dtype=object)
+    for name in graph.undefeated:
+        k = counts.models.index(name)
+        bound[k] = "at least"
+        ci_high[k] = math.inf
+        ci_low[k] = min(ci_low[k], ratings[k]) if np.isfinite(ci_low[k]) else ratings[k]
+    for name in graph.winless:
+        k = counts.models.index(name)
+        bound[k] = "at most"
+        ci_low[k] = -math.inf
+        ci_high[k] = max(ci_high[k], ratings[k]) if np.isfinite(ci_high[k]) else ratings[k]
+
+    n_inst = counts.n_instructions
+    if rounds and n_inst < 2:
+        notes.append("With a single instruction there is nothing to resample: no interval is "
+                     "shown. Judge more instructions.")
+        ci_low[:] = np.nan
+        ci_high[:] = np.nan
+    elif rounds and n_inst < MIN_INSTRUCTIONS_FOR_NOMINAL:
+        notes.append(
+            f"Only {n_inst} instructions: intervals over instructions are too narrow below about "
+            f"{MIN_INSTRUCTIONS_FOR_NOMINAL} (in simulation, nominal 95% intervals cover far "
+            "less often with a handful of instructions). Read them as rough.")
+    # A zero-width interval is not an interval (e.g. every resample identical).
+    zero = np.isfinite(ci_low) & np.isfinite(ci_high) & (ci_high - ci_low <= 1e-9)
+    if zero.any() and n_inst >= 2:
+        notes.append(
+            "Every resample gave the same rating for "
+            + ", ".join(counts.models[k] for k in np.flatnonzero(zero)[:5])
+            + (" and others" if zero.sum() > 5 else "")
+            + ": a zero-width interval would claim certainty the data cannot give, so none is "
+            "shown (typically every verdict is a tie, or every instruction was judged alike).")
+    ci_low[zero] = np.nan
+    ci_high[zero] = np.nan
+
+    rank = np.empty(m, dtype=int)
+    rank_low = np.empty(m, dtype=int)
+    rank_high = np.empty(m, dtype=int)
+    for piece in np.unique(graph.pieces):
+        members = np.flatnonzero(graph.pieces == piece)
+        rank[members] = ranks_descending(ratings[members])
+        if rounds and samples.shape[0]:
+            # A model absent from a round takes the worst rank in it (NaN sorts last).
+            sub = np.where(np.isfinite(samples[:, members]), samples[:, members], -np.inf)
+            rs = ranks_descending(sub)
+            rank_low[members] = np.percentile(rs, 2.5, axis=0, method="lower").astype(int)
+            rank_high[members] = np.percentile(rs, 97.5, axis=0, method="higher").astype(int)
+        else:
+            rank_low[members] = rank[members]
+            rank_high[members] = rank[members]
+
+    sign = sign_counts(counts)
+    battles = total + total.T
+    table = pd.DataFrame({
+        "rank": rank,
+        "model": list(counts.models),
+        "rating": ratings,
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "rank_low": rank_low,
+        "rank_high": rank_high,
+        "battles": sign["battles"],
+        "wins": sign["wins"],
+        "ties": sign["ties"],
+        "losses": sign["losses"],
+        "win_rate": (sign["wins"] + 0.5 * sign["ties"]) / np.maximum(sign["battles"], 1),
+        "piece": graph.pieces.astype(int) + 1,
+        "bound": bound,
+    }).sort_values(["piece", "rank", "model"], kind="stable").reset_index(drop=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(battles > 0, total / battles, np.nan)
+    names = list(counts.models)
+    return Leaderboard(
+        models=counts.models,
+        table=table,
+        win_rate_matrix=pd.DataFrame(rate, index=names, columns=names),
+        battles_matrix=pd.DataFrame(battles, index=names, columns=names),
+        samples=samples,
+        covariance=cov,
+        ratings=ratings,
+        rounds=rounds,
+        seed=seed,
+        judge=counts.judge,
+        n_instructions=n_inst,
+        notes=tuple(notes),
+        prior_games=prior,
+        interval_method=interval,
+    )
+
+
+def _intervals(method: str, ratings: np.ndarray, samples: np.ndarray, cov: np.ndarray,
+               rounds: int) -> tuple[np.ndarray, np.ndarray]:
+    m = ratings.size
+    if method == "sandwich":
+        half = Z95 * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        return ratings - half, ratings + half
+    if not rounds:
+        return np.full(m, np.nan), np.full(m, np.nan)
+    low = np.full(m, np.nan)
+    high = np.full(m, np.nan)
+    for k in range(m):
+        s = samples[:, k]
+        s = s[np.isfinite(s)]
+        if s.size >= 2:
+            low[k], high[k] = np.percentile(s, [2.5, 97.5])
+    return low, high
+
+
+def _bootstrap_notes(rounds: int, regularised: int, unconverged: int, absent: np.ndarray,
+                     models: tuple[str, ...]) -> list[str]:
+    notes = []
+    if regularised:
+        notes.append(
+            f"{regularised:,} of {rounds:,} bootstrap rounds drew instructions on which some model "
+            "never lost or never won; those rounds were fitted with the weak prior (one virtual "
+            "tie per model against an average model), as the full data would be.")
+    if unconverged:
+        notes.append(f"{unconverged:,} of {rounds:,} bootstrap fits stopped before converging; "
+                     "their ratings are kept as reached.")
+    missing = absent.sum(axis=0) if absent.size else np.zeros(len(models), dtype=int)
+    worst = [(models[k], int(missing[k])) for k in np.argsort(-missing) if missing[k] > 0][:5]
+    if worst:
+        listed = ", ".join(f"{name} ({n:,})" for name, n in worst)
+        notes.append(
+            "Some models had no battle at all in some resamples (rounds in brackets): their "
+            f"interval uses only the rounds in which they played — {listed}.")
+    return notes
+
+
+def sign_counts(counts: VerdictCounts) -> dict[str, np.ndarray]:
+    """Wins, ties, losses and battles per model, both slots pooled."""
+    by_level = counts.pooled()  # (M, M, L) as slot A vs slot B
+    levels = np.asarray(LEVELS)
+    a_win = by_level[..., levels > 0].sum(-1)
+    a_tie = by_level[..., levels == 0].sum(-1)
+    a_loss = by_level[..., levels < 0].sum(-1)
+    wins = a_win.sum(1) + a_loss.sum(0)
+    losses = a_loss.sum(1) + a_win.sum(0)
+    ties = a_tie.sum(1) + a_tie.sum(0)
+    return {"wins": wins, "losses": losses, "ties": ties, "battles": wins + losses + ties}

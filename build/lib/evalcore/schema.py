@@ -1,0 +1,320 @@
+"""The verdict-table contract (``shared/VERDICT_FORMAT.md``) and its validation.
+
+A verdict table has one row per judge call. This module maps every accepted verdict encoding
+onto the integer scale −2..+2 (slot A's point of view), keeps calls that returned no verdict as
+missing values (never imputed), and raises :class:`VerdictFormatError` with the file, the row
+numbers and the offending values when a table breaks the contract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+#: The verdict scale, slot A's point of view: +2 A much better … −2 B much better.
+LEVELS: tuple[int, ...] = (-2, -1, 0, 1, 2)
+
+REQUIRED_COLUMNS: tuple[str, ...] = ("instruction_id", "model_a", "model_b", "verdict")
+OPTIONAL_COLUMNS: tuple[str, ...] = ("judge", "human", "length_a", "length_b", "category")
+
+#: The columns of the canonical verdict frame every reader returns.
+CANONICAL_COLUMNS: tuple[str, ...] = (
+    "row",
+    "instruction_id",
+    "model_a",
+    "model_b",
+    "verdict",
+    "judge",
+    "human",
+    "length_a",
+    "length_b",
+    "category",
+)
+
+DEFAULT_JUDGE = "judge"
+
+#: Values that mean "the call returned no verdict" (kept and counted, never imputed).
+NO_VERDICT_TOKENS: frozenset[str] = frozenset(
+    {"", "na", "n/a", "nan", "none", "null", "error", "unparseable"}
+)
+
+#: Every label of the contract, lower-cased, with ``[[ ]]`` and surrounding spaces removed.
+VERDICT_LABELS: dict[str, int] = {
+    # Arena-Hard
+    "a>>b": 2,
+    "a>b": 1,
+    "a=b": 0,
+    "b>a": -1,
+    "b>>a": -2,
+    # MT-Bench pairwise
+    "a": 1,
+    "b": -1,
+    "c": 0,
+    "tie": 0,
+    # Chatbot Arena battles
+    "model_a": 1,
+    "model_b": -1,
+    "tie (bothbad)": 0,
+}
+
+_MAX_LISTED = 5
+
+
+def _format_rows(rows: list[int]) -> str:
+    shown = ", ".join(str(r) for r in rows[:_MAX_LISTED])
+    more = len(rows) - _MAX_LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+class VerdictFormatError(ValueError):
+    """A table that breaks the contract: what, where (file, rows), which values, what to do.
+
+    ``rows`` are 1-based data-row numbers (the header is not counted), the numbering a user
+    sees when opening the file in a spreadsheet below its header line.
+    """
+
+    def __init__(
+        self,
+        file: str,
+        problem: str,
+        hint: str = "",
+        rows: tuple[int, ...] = (),
+        values: tuple[str, ...] = (),
+    ) -> None:
+        self.file = file
+        self.problem = problem
+        self.hint = hint
+        self.rows = tuple(rows)
+        self.values = tuple(values)
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        parts = [f"{self.file}: {self.problem}"]
+        if self.rows:
+            noun = "row" if len(self.rows) == 1 else "rows"
+            parts.append(f"{noun} {_format_rows(list(self.rows))}")
+        if self.values:
+            shown = ", ".join(repr(v) for v in self.values[:_MAX_LISTED])
+            more = len(self.values) - _MAX_LISTED
+            parts.append("value" + ("s " if len(self.values) > 1 else " ") + shown
+                         + (f" and {more} more" if more > 0 else ""))
+        message = " — ".join(parts)
+        return f"{message}. {self.hint}" if self.hint else message
+
+
+def normalise_label(value: object) -> str:
+    """Lower-case a label and strip surrounding spaces and ``[[ ]]`` (MT-Bench style)."""
+    text = str(value).strip().lower()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2].strip()
+    return text
+
+
+def _label_to_level(text: str) -> float | None:
+    """The level of one normalised label, ``nan`` for no verdict, ``None`` if unknown."""
+    if text in NO_VERDICT_TOKENS:
+        return np.nan
+    if text in VERDICT_LABELS:
+        return float(VERDICT_LABELS[text])
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    if np.isfinite(number) and number == round(number) and int(number) in LEVELS:
+        return number
+    return None
+
+
+def parse_verdicts(values: pd.Series, *, column: str, file: str) -> pd.Series:
+    """Map a column of verdicts (numbers or labels) to the −2..+2 scale.
+
+    Returns a nullable ``Int8`` series; calls with no verdict are ``<NA>``. Unknown values raise
+    :class:`VerdictFormatError` naming every offending row (1-based) and value, so a file with one
+    typo among a million good rows is refused with the row to fix.
+    """
+    if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
+        numbers = pd.to_numeric(values, errors="coerce").astype("float64")
+        finite = numbers.notna()
+        bad = finite & ~numbers.isin([float(level) for level in LEVELS])
+        levels = numbers
+    else:
+        # Factorise first: a million rows carry a handful of distinct labels.
+        codes, uniques = pd.factorize(values.astype("string").fillna(""), use_na_sentinel=False)
+        mapped = np.array([_label_to_level(normalise_label(u)) for u in uniques], dtype=object)
+        unknown = np.array([m is None for m in mapped], dtype=bool)
+        lookup = np.array([np.nan if m is None else m for m in mapped], dtype="float64")
+        levels = pd.Series(lookup[codes], index=values.index)
+        bad = pd.Series(unknown[codes], index=values.index)
+    if bad.any():
+        positions = np.flatnonzero(bad.to_numpy())
+        offending = values.iloc[positions]
+        distinct = tuple(dict.fromkeys(str(v) for v in offending))
+        raise VerdictFormatError(
+            file=file,
+            problem=f"column '{column}' has {len(positions)} value(s) outside the verdict scale",
+            rows=tuple(int(p) + 1 for p in positions),
+            values=distinct,
+            hint=(
+                "Use −2..+2 (slot A's point of view), or a label of VERDICT_FORMAT.md "
+                "(A>>B, A>B, A=B, B>A, B>>A; [[A]], [[B]], [[C]], tie; model_a, model_b, "
+                "tie (bothbad)); leave the cell empty for a call that returned no verdict"
+            ),
+        )
+    return levels.round().astype("Int8")
+
+
+def _text_column(frame: pd.DataFrame, name: str, *, file: str, required: bool) -> pd.Series:
+    column = frame[name]
+    text = column.astype("string").str.strip()
+    missing = text.isna() | (text == "")
+    if required and missing.any():
+        positions = np.flatnonzero(missing.to_numpy())
+        raise VerdictFormatError(
+            file=file,
+            problem=f"column '{name}' is empty in {len(positions)} row(s)",
+            rows=tuple(int(p) + 1 for p in positions),
+            hint=f"Every row needs a value in '{name}'; fill it in or delete those rows",
+        )
+    return text
+
+
+def _number_column(frame: pd.DataFrame, name: str, *, file: str) -> pd.Series:
+    raw = frame[name]
+    if pd.api.types.is_numeric_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype):
+        return raw.astype("float64")
+    try:  # fast path: Arrow's cast of clean numeric text
+        text = pa.array(raw.astype("string").str.strip().replace("", None), type=pa.string())
+        return pd.Series(pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False),
+                         index=raw.index, dtype="float64")
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    numbers = pd.to_numeric(raw, errors="coerce")
+    text = raw.astype("string").str.strip()
+    bad = numbers.isna() & text.notna() & (text != "") & ~text.str.lower().isin(NO_VERDICT_TOKENS)
+    if bad.any():
+        positions = np.flatnonzero(bad.to_numpy())
+        raise VerdictFormatError(
+            file=file,
+            problem=f"column '{name}' must hold numbers",
+            rows=tuple(int(p) + 1 for p in positions),
+            values=tuple(dict.fromkeys(str(v) for v in raw.iloc[positions])),
+            hint=f"Write '{name}' as a number (characters or tokens), or leave it empty",
+        )
+    return numbers.astype("float64")
+
+
+def validate_verdicts(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
+    """Check a raw table against the contract and return the canonical verdict frame.
+
+    The canonical frame has the columns of :data:`CANONICAL_COLUMNS`: ``row`` is the 1-based data
+    row in the source, ``verdict`` and ``human`` are nullable ``Int8`` on −2..+2, text columns are
+    strings with surrounding spaces removed, and a missing ``judge`` becomes ``"judge"``.
+    Columns the contract does not know are dropped.
+    """
+    if frame.shape[1] == 0 or (frame.shape[0] == 0 and not set(REQUIRED_COLUMNS) & set(frame.columns)):
+        raise VerdictFormatError(
+            file=file,
+            problem="the file is empty",
+            hint="Upload a table with a header line and at least one row: "
+            + ", ".join(REQUIRED_COLUMNS),
+        )
+    names = [str(c).strip().lower() for c in frame.columns]
+    known = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS)
+    # pandas renames a repeated header "verdict" to "verdict.1": both spellings mean a repeat.
+    stems = [n.rsplit(".", 1)[0] if n.rsplit(".", 1)[-1].isdigit() else n for n in names]
+    repeated = sorted({n for n in stems if n in known and stems.count(n) > 1})
+    if repeated:
+        raise VerdictFormatError(
+            file=file,
+            problem="column(s) named more than once in the header: " + ", ".join(repeated),
+            values=tuple(str(c) for c in frame.columns),
+            hint="Keep one column of each name (which one is meant cannot be guessed)",
+        )
+    frame = frame.set_axis(names, axis=1)
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise VerdictFormatError(
+            file=file,
+            problem="required column(s) missing: " + ", ".join(missing),
+            values=tuple(str(c) for c in frame.columns),
+            hint="The header must name " + ", ".join(REQUIRED_COLUMNS)
+            + " (the values listed are the columns found)",
+        )
+    if len(frame) == 0:
+        raise VerdictFormatError(
+            file=file,
+            problem="the file has a header but no rows",
+            hint="Add at least one judge call below the header",
+        )
+    frame = frame.reset_index(drop=True)
+    out = pd.DataFrame({"row": np.arange(1, len(frame) + 1, dtype="int64")})
+    for name in ("instruction_id", "model_a", "model_b"):
+        out[name] = _text_column(frame, name, file=file, required=True)
+    out["verdict"] = parse_verdicts(frame["verdict"], column="verdict", file=file)
+    if "judge" in frame.columns:
+        judge = _text_column(frame, "judge", file=file, required=False)
+        out["judge"] = judge.mask(judge.isna() | (judge == ""), DEFAULT_JUDGE)
+    else:
+        out["judge"] = pd.Series(DEFAULT_JUDGE, index=out.index, dtype="string")
+    if "human" in frame.columns:
+        out["human"] = parse_verdicts(frame["human"], column="human", file=file)
+    else:
+        out["human"] = pd.Series(pd.NA, index=out.index, dtype="Int8")
+    for name in ("length_a", "length_b"):
+        if name in frame.columns:
+            out[name] = _number_column(frame, name, file=file)
+        else:
+            out[name] = np.nan
+    if "category" in frame.columns:
+        category = _text_column(frame, "category", file=file, required=False)
+        out["category"] = category.mask(category == "", pd.NA)
+    else:
+        out["category"] = pd.Series(pd.NA, index=out.index, dtype="string")
+    return out[list(CANONICAL_COLUMNS)]
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """What loading found that is not an error but that a user should know."""
+
+    rows: int
+    no_verdict_rows: int
+    self_comparison_rows: int
+    duplicate_rows: tuple[int, ...]
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        notes = []
+        if self.no_verdict_rows:
+            notes.append(
+                f"{self.no_verdict_rows:,} call(s) returned no verdict: kept and counted in "
+                "coverage, left out of win rates, never imputed."
+            )
+        if self.self_comparison_rows:
+            notes.append(
+                f"{self.self_comparison_rows:,} row(s) compare a model with itself: kept apart "
+                "(they measure self-comparison ties, not strength) and left out of rankings."
+            )
+        if self.duplicate_rows:
+            notes.append(
+                f"{len(self.duplicate_rows):,} row(s) repeat an earlier row exactly (rows "
+                f"{_format_rows(list(self.duplicate_rows))}): kept as separate calls; delete "
+                "them from the file if they were written twice by mistake."
+            )
+        return tuple(notes)
+
+
+def inspect_verdicts(frame: pd.DataFrame) -> ValidationReport:
+    """Count no-verdict rows, self-comparisons and exact duplicates of a canonical frame."""
+    body = frame.drop(columns=["row"])
+    duplicated = body.duplicated(keep="first").to_numpy()
+    return ValidationReport(
+        rows=len(frame),
+        no_verdict_rows=int(frame["verdict"].isna().sum()),
+        self_comparison_rows=int((frame["model_a"] == frame["model_b"]).sum()),
+        duplicate_rows=tuple(int(r) for r in frame["row"].to_numpy()[duplicated]),
+    )

@@ -1,0 +1,187 @@
+"""A simulator of verdict tables with a known truth.
+
+Each model has a latent strength s_m; each instruction a discrimination d_i (how much the
+strength gap shows on it) and each (instruction, model) response a quality noise e_im. A judge
+sees the latent margin of slot A over slot B
+
+    y = d_i·(s_a − s_b) + (e_ia − e_ib) + slot_bias + verbosity·log(len_a / len_b) + N(0, noise²)
+
+and cuts it at thresholds into the 5-level scale (±tie_width/2 for a tie, ±much for "much
+better"), or into {−1, 0, +1} when ``levels == 3``. A human label, on a subset of rows, cuts the
+same margin without slot bias or verbosity, with its own noise. The table written is the one a
+user would upload (``shared/VERDICT_FORMAT.md``), so every analysis is tested through the path
+real data takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+#: Names that cannot be mistaken for real models: every demo model is "sim-" plus a tree.
+DEMO_MODEL_NAMES: tuple[str, ...] = (
+    "sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm", "sim-fir", "sim-ginkgo",
+    "sim-hazel", "sim-ironwood", "sim-juniper", "sim-kapok", "sim-larch", "sim-maple",
+    "sim-nutmeg", "sim-oak", "sim-pine", "sim-quince", "sim-rowan", "sim-spruce", "sim-teak",
+    "sim-upas", "sim-vine", "sim-willow", "sim-yew", "sim-zelkova",
+)
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """One simulated judge: its biases and how it expresses itself.
+
+    ``slot_bias`` is added to the slot-A margin (positive: prefers the first slot);
+    ``tie_width`` is the width of the tie band in margin units (larger: more ties);
+    ``much`` is where "much better" starts; ``noise`` the judge's own noise;
+    ``verbosity`` the weight on log(len_a / len_b); ``no_verdict_rate`` the share of calls that
+    return nothing; ``levels`` 5 or 3; ``family`` the model family (for self-preference);
+    ``self_preference`` is added to the margin of models of its own family.
+    """
+
+    name: str
+    slot_bias: float = 0.0
+    tie_width: float = 0.5
+    much: float = 1.5
+    noise: float = 0.5
+    verbosity: float = 0.0
+    no_verdict_rate: float = 0.0
+    levels: int = 5
+    family: str | None = None
+    self_preference: float = 0.0
+
+
+@dataclass(frozen=True)
+class SimulationSpec:
+    """What to simulate. ``design`` is "all pairs" or "anchor" (every model against ``anchor``)."""
+
+    n_models: int = 8
+    n_instructions: int = 100
+    judges: tuple[JudgeSpec, ...] = (JudgeSpec("sim-judge"),)
+    design: str = "all pairs"
+    anchor: str | None = None
+    both_orders: bool = True
+    strength_sd: float = 1.0
+    discrimination_sd: float = 0.3
+    response_noise: float = 0.6
+    human_fraction: float = 0.0
+    human_noise: float = 0.4
+    human_tie_width: float = 0.3
+    mean_length: float = 400.0
+    length_sd: float = 0.4  # of log length
+    categories: tuple[str, ...] = ()
+    families: dict[str, str] = field(default_factory=dict)
+    #: model → factor on its mean response length (a verbose model > 1); 1 when absent
+    length_factor: dict[str, float] = field(default_factory=dict)
+    model_names: tuple[str, ...] | None = None
+    seed: int = 0
+    #: Fixed latent strengths, one per model in name order (default: drawn, sorted descending).
+    strengths: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """The simulated verdict table and the truth behind it."""
+
+    verdicts: pd.DataFrame  # the canonical contract columns
+    strengths: pd.DataFrame  # model, strength (the latent truth, higher is better)
+    human_ranking: pd.DataFrame  # model, score: a noisy public ranking of the truth
+
+
+def _cut(y: np.ndarray, tie_width: float, much: float, levels: int) -> np.ndarray:
+    half = tie_width / 2.0
+    out = np.where(y > half, 1, np.where(y < -half, -1, 0))
+    if levels == 5:
+        out = np.where(y > much, 2, np.where(y < -much, -2, out))
+    return out.astype(np.int8)
+
+
+def simulate(spec: SimulationSpec) -> Simulation:
+    """Draw a verdict table for ``spec`` (deterministic in ``spec.seed``)."""
+    rng = np.random.default_rng(spec.seed)
+    names = spec.model_names or DEMO_MODEL_NAMES[: spec.n_models]
+    if len(names) < spec.n_models:
+        names = tuple(names) + tuple(f"sim-model-{k:02d}" for k in range(len(names), spec.n_models))
+    names = tuple(names[: spec.n_models])
+    m = len(names)
+    if spec.strengths is not None:
+        if len(spec.strengths) != m:
+            raise ValueError(f"strengths has {len(spec.strengths)} values for {m} models")
+        strengths = np.asarray(spec.strengths, dtype=float)
+    else:
+        strengths = np.sort(rng.normal(0.0, spec.strength_sd, m))[::-1]
+    disc = np.exp(rng.normal(0.0, spec.discrimination_sd, spec.n_instructions))
+    quality_noise = rng.normal(0.0, spec.response_noise, (spec.n_instructions, m))
+    log_len = rng.normal(np.log(spec.mean_length), spec.length_sd, (spec.n_instructions, m))
+    if spec.length_factor:  # no random draw: tables without it are unchanged
+        log_len = log_len + np.log([spec.length_factor.get(x, 1.0) for x in names])
+    lengths = np.round(np.exp(log_len)).astype(int)
+    inst_ids = [f"q{k:04d}" for k in range(spec.n_instructions)]
+    category = (rng.choice(spec.categories, spec.n_instructions) if spec.categories else None)
+
+    if spec.design == "anchor":
+        anchor = spec.anchor or names[m // 2]
+        if anchor not in names:
+            raise ValueError(f"anchor {anchor!r} is not one of the simulated models")
+        k = names.index(anchor)
+        pairs = [(j, k) for j in range(m) if j != k]
+    else:
+        pairs = list(combinations(range(m), 2))
+    pairs = np.array(pairs, dtype=int)
+
+    # Every (instruction, pair) once; the slot order of a single-order table is random.
+    inst = np.repeat(np.arange(spec.n_instructions), len(pairs))
+    p_first = np.tile(pairs[:, 0], spec.n_instructions)
+    p_second = np.tile(pairs[:, 1], spec.n_instructions)
+    if spec.both_orders:
+        a = np.concatenate([p_first, p_second])
+        b = np.concatenate([p_second, p_first])
+        inst = np.concatenate([inst, inst])
+    else:
+        swap = rng.random(len(inst)) < 0.5
+        a = np.where(swap, p_second, p_first)
+        b = np.where(swap, p_first, p_second)
+    latent = disc[inst] * (strengths[a] - strengths[b]) + quality_noise[inst, a] - quality_noise[inst, b]
+    log_ratio = np.log(lengths[inst, a] / lengths[inst, b])
+
+    # A human label for the same (instruction, pair) on a subset of instructions.
+    labelled_inst = rng.random(spec.n_instructions) < spec.human_fraction
+    frames = []
+    for judge in spec.judges:
+        y = latent + judge.slot_bias + judge.verbosity * log_ratio + rng.normal(0.0, judge.noise, len(inst))
+        if judge.family and judge.self_preference:
+            fam_a = np.array([spec.families.get(names[x]) == judge.family for x in range(m)])
+            y = y + judge.self_preference * (fam_a[a].astype(float) - fam_a[b].astype(float))
+        verdict = pd.array(_cut(y, judge.tie_width, judge.much, judge.levels), dtype="Int8")
+        missing = rng.random(len(inst)) < judge.no_verdict_rate
+        verdict[missing] = pd.NA
+        human = pd.array(np.full(len(inst), pd.NA), dtype="Int8")
+        if spec.human_fraction > 0:
+            h = _cut(latent + rng.normal(0.0, spec.human_noise, len(inst)), spec.human_tie_width,
+                     np.inf, 3)
+            rows = labelled_inst[inst]
+            human[rows] = h[rows]
+        frames.append(pd.DataFrame({
+            "instruction_id": np.array(inst_ids)[inst],
+            "model_a": np.array(names)[a],
+            "model_b": np.array(names)[b],
+            "verdict": verdict,
+            "judge": judge.name,
+            "human": human,
+            "length_a": lengths[inst, a].astype(float),
+            "length_b": lengths[inst, b].astype(float),
+            "category": category[inst] if category is not None else pd.NA,
+        }))
+    table = pd.concat(frames, ignore_index=True)
+    table.insert(0, "row", np.arange(1, len(table) + 1))
+    table["category"] = table["category"].astype("string")
+    for col in ("instruction_id", "model_a", "model_b", "judge"):
+        table[col] = table[col].astype("string")
+    truth = pd.DataFrame({"model": names, "strength": strengths})
+    # A public ranking is the truth seen through its own noise: close, not identical.
+    public = 1000.0 + 400.0 / np.log(10.0) * (strengths + rng.normal(0.0, 0.15, m))
+    human_ranking = pd.DataFrame({"model": names, "score": np.round(public, 1)})
+    return Simulation(verdicts=table, strengths=truth, human_ranking=human_ranking)

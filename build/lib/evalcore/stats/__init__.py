@@ -1,0 +1,1 @@
+"""Shared statistics: intervals, resampling, rank correlation. Each lives here once."""

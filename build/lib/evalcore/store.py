@@ -1,0 +1,292 @@
+"""The DuckDB store: one database per browser session, and the aggregation every analysis reads.
+
+Rows live in the ``verdicts`` table (the canonical frame of :mod:`evalcore.schema`). Every
+analysis reads the same small aggregated form, :class:`VerdictCounts`: judge calls counted per
+(instruction, slot-A model, slot-B model, verdict level), computed by SQL in DuckDB. User-supplied
+names (judges, categories) only ever reach SQL as bound parameters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from evalcore.counts import N_LEVELS, VerdictCounts
+from evalcore.io import LoadedTable
+from evalcore.schema import CANONICAL_COLUMNS, LEVELS
+
+
+@dataclass(frozen=True)
+class DatasetSummary:
+    """What is loaded: sizes, design, orders, coverage and labels (issue 2, item 4)."""
+
+    name: str
+    format: str
+    rows: int
+    models: tuple[str, ...]
+    instructions: int
+    judges: tuple[str, ...]
+    categories: tuple[str, ...]
+    design: str  # "all pairs", "anchor-only", "partial"
+    anchor: str | None  # the common opponent of an anchor-only table
+    pairs_judged: int
+    pairs_possible: int
+    both_orders_fraction: float  # share of (judge, instruction, pair) judged in both orders
+    self_comparison_rows: int
+    labelled_rows: int
+    no_verdict: pd.DataFrame  # judge, calls, no_verdict, no_verdict_rate
+    pair_coverage: pd.DataFrame  # model_a × model_b matrix of calls (either slot), tidy
+
+    @property
+    def orders(self) -> str:
+        if self.both_orders_fraction >= 0.999:
+            return "both orders"
+        if self.both_orders_fraction <= 0.0:
+            return "single order"
+        return f"mixed ({self.both_orders_fraction:.0%} of pairs in both orders)"
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "format": self.format,
+            "rows": self.rows,
+            "models": list(self.models),
+            "n_models": len(self.models),
+            "instructions": self.instructions,
+            "judges": list(self.judges),
+            "categories": list(self.categories),
+            "design": self.design,
+            "anchor": self.anchor,
+            "pairs_judged": self.pairs_judged,
+            "pairs_possible": self.pairs_possible,
+            "orders": self.orders,
+            "both_orders_fraction": self.both_orders_fraction,
+            "self_comparison_rows": self.self_comparison_rows,
+            "labelled_rows": self.labelled_rows,
+            "no_verdict": self.no_verdict.to_dict(orient="records"),
+        }
+
+
+_CREATE = """
+CREATE OR REPLACE TABLE verdicts (
+    "row" BIGINT, instruction_id VARCHAR, model_a VARCHAR, model_b VARCHAR, verdict TINYINT,
+    judge VARCHAR, human TINYINT, length_a DOUBLE, length_b DOUBLE, category VARCHAR)
+"""
+
+
+class VerdictStore:
+    """One DuckDB database holding one verdict table (plus its name and format).
+
+    Loading replaces the table inside a transaction, so a load that fails leaves the previous
+    data in place. Use one store per browser session; a ``duckdb`` connection is not shared.
+    """
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection | None = None) -> None:
+        self.con = connection if connection is not None else duckdb.connect(":memory:")
+        self.con.execute(_CREATE)
+        self.con.execute("CREATE OR REPLACE TABLE dataset (name VARCHAR, format VARCHAR)")
+
+    def close(self) -> None:
+        self.con.close()
+
+    # -- loading ---------------------------------------------------------------------------
+    def load(self, table: LoadedTable | pd.DataFrame, *, name: str = "data",
+             format: str = "verdict table") -> None:
+        """Replace the stored table with ``table`` (already validated), atomically."""
+        if isinstance(table, LoadedTable):
+            frame, name, format = table.frame, table.file, table.format
+        else:
+            frame = table
+        frame = frame[list(CANONICAL_COLUMNS)]
+        cur = self.con.cursor()
+        try:
+            cur.register("incoming", frame)
+            cur.execute("BEGIN TRANSACTION")
+            cur.execute(_CREATE)
+            cur.execute("INSERT INTO verdicts SELECT * FROM incoming")
+            cur.execute("DELETE FROM dataset")
+            cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
+            cur.execute("COMMIT")
+        except Exception:
+            cur.execute("ROLLBACK")
+            raise
+        finally:
+            cur.unregister("incoming")
+            cur.close()
+
+    @property
+    def is_empty(self) -> bool:
+        return self.con.execute("SELECT count(*) FROM verdicts").fetchone()[0] == 0
+
+    @property
+    def name(self) -> str | None:
+        row = self.con.execute("SELECT name FROM dataset").fetchone()
+        return row[0] if row else None
+
+    @property
+    def format(self) -> str | None:
+        row = self.con.execute("SELECT format FROM dataset").fetchone()
+        return row[0] if row else None
+
+    def judges(self) -> tuple[str, ...]:
+        rows = self.con.execute("SELECT DISTINCT judge FROM verdicts ORDER BY judge").fetchall()
+        return tuple(r[0] for r in rows)
+
+    def categories(self) -> tuple[str, ...]:
+        rows = self.con.execute(
+            "SELECT DISTINCT category FROM verdicts WHERE category IS NOT NULL ORDER BY 1"
+        ).fetchall()
+        return tuple(r[0] for r in rows)
+
+    def models(self) -> tuple[str, ...]:
+        rows = self.con.execute(
+            "SELECT m FROM (SELECT model_a AS m FROM verdicts UNION SELECT model_b FROM verdicts)"
+            " ORDER BY m"
+        ).fetchall()
+        return tuple(r[0] for r in rows)
+
+    def frame(self, *, judge: str | None = None, category: str | None = None) -> pd.DataFrame:
+        """The canonical rows, optionally filtered by judge and category (bound parameters)."""
+        return self.con.execute(
+            "SELECT * FROM verdicts WHERE (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
+            ' ORDER BY "row"',
+            [judge, judge, category, category],
+        ).df()
+
+    # -- aggregation -----------------------------------------------------------------------
+    def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts:
+        """Aggregate calls into sparse :class:`~evalcore.counts.VerdictCounts` in DuckDB.
+
+        ``judge=None`` pools every judge (only sensible for a one-judge table). The model axis
+        holds every model seen in the filtered rows, sorted; instructions likewise. DuckDB does
+        the grouping and the indexing; Python receives integer arrays, one row per judged
+        (instruction, ordered pair) cell.
+        """
+        params = [judge, judge, category, category]
+        filtered = """
+            SELECT instruction_id, model_a, model_b, verdict FROM verdicts
+            WHERE verdict IS NOT NULL AND model_a <> model_b
+              AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
+        models = tuple(r[0] for r in self.con.execute(
+            f"SELECT DISTINCT m FROM (SELECT model_a AS m FROM ({filtered}) "
+            f"UNION ALL SELECT model_b FROM ({filtered})) ORDER BY m", params + params).fetchall())
+        instructions = self.con.execute(
+            f"SELECT DISTINCT instruction_id FROM ({filtered}) ORDER BY 1", params
+        ).fetchnumpy()["instruction_id"]
+        level_cols = ", ".join(
+            f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS))
+        cells = self.con.execute(
+            f"""
+            WITH f AS ({filtered}),
+            mi AS (SELECT m, (row_number() OVER (ORDER BY m) - 1)::INTEGER AS k FROM
+                   (SELECT model_a AS m FROM f UNION SELECT model_b FROM f)),
+            ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER
+                   AS k FROM (SELECT DISTINCT instruction_id FROM f)),
+            c AS (SELECT instruction_id, model_a, model_b, {level_cols} FROM f GROUP BY ALL)
+            SELECT ii.k AS i, ma.k AS a, mb.k AS b, {", ".join(f"n{k}" for k in range(N_LEVELS))}
+            FROM c JOIN ii USING (instruction_id) JOIN mi ma ON ma.m = c.model_a
+                 JOIN mi mb ON mb.m = c.model_b
+            ORDER BY i, a, b
+            """,
+            params,
+        ).fetchnumpy()
+        n = np.stack([np.asarray(cells[f"n{k}"], dtype=np.int32) for k in range(N_LEVELS)], axis=1)
+        return VerdictCounts(
+            models=models, instructions=tuple(instructions.tolist()), judge=judge,
+            inst=np.asarray(cells["i"], dtype=np.int32), a=np.asarray(cells["a"], dtype=np.int32),
+            b=np.asarray(cells["b"], dtype=np.int32), n=n.reshape(-1, N_LEVELS))
+
+    def summary(self) -> DatasetSummary:
+        """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
+        con = self.con
+        rows, instructions, labelled, self_rows = con.execute(
+            "SELECT count(*), count(DISTINCT instruction_id), count(human),"
+            " count(*) FILTER (WHERE model_a = model_b) FROM verdicts"
+        ).fetchone()
+        models = self.models()
+        no_verdict = con.execute(
+            "SELECT judge, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict"
+            " FROM verdicts GROUP BY judge ORDER BY judge"
+        ).df()
+        no_verdict["no_verdict_rate"] = no_verdict["no_verdict"] / no_verdict["calls"]
+        coverage = con.execute(
+            """
+            SELECT least(model_a, model_b) AS model_1, greatest(model_a, model_b) AS model_2,
+                   count(*) AS calls
+            FROM verdicts WHERE model_a <> model_b GROUP BY ALL
+            """
+        ).df()
+        both = con.execute(
+            """
+            WITH keys AS (
+                SELECT DISTINCT judge, instruction_id, model_a, model_b FROM verdicts
+                WHERE model_a <> model_b)
+            SELECT count(*) FILTER (WHERE EXISTS (
+                       SELECT 1 FROM keys k2 WHERE k2.judge = k.judge
+                       AND k2.instruction_id = k.instruction_id
+                       AND k2.model_a = k.model_b AND k2.model_b = k.model_a)),
+                   count(*)
+            FROM keys k
+            """
+        ).fetchone()
+        both_fraction = (both[0] / both[1]) if both[1] else 0.0
+        design, anchor = classify_design(models, coverage[["model_1", "model_2"]])
+        tidy = pd.concat(
+            [coverage.rename(columns={"model_1": "model_a", "model_2": "model_b"}),
+             coverage.rename(columns={"model_2": "model_a", "model_1": "model_b"})],
+            ignore_index=True,
+        )
+        return DatasetSummary(
+            name=self.name or "",
+            format=self.format or "",
+            rows=int(rows),
+            models=models,
+            instructions=int(instructions),
+            judges=self.judges(),
+            categories=self.categories(),
+            design=design,
+            anchor=anchor,
+            pairs_judged=len(coverage),
+            pairs_possible=comb(len(models), 2),
+            both_orders_fraction=float(both_fraction),
+            self_comparison_rows=int(self_rows),
+            labelled_rows=int(labelled),
+            no_verdict=no_verdict,
+            pair_coverage=tidy,
+        )
+
+
+def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, str | None]:
+    """"all pairs" if every pair of models was judged, "anchor-only" if one model is in every
+    judged pair (the AlpacaEval design), else "partial". Returns the design and the anchor."""
+    n_pairs = len(pairs)
+    if len(models) >= 2 and n_pairs == comb(len(models), 2):
+        return "all pairs", None
+    if n_pairs:
+        both = pd.concat([pairs.iloc[:, 0], pairs.iloc[:, 1]])
+        appearances = both.value_counts()
+        top = appearances.index[0]
+        if appearances.iloc[0] == n_pairs and n_pairs == len(models) - 1:
+            return "anchor-only", str(top)
+    return "partial", None
+
+
+def counts_from_aggregate(agg: pd.DataFrame, *, judge: str | None) -> VerdictCounts:
+    """Sparse counts from (instruction_id, model_a, model_b, verdict, n) rows (any order;
+    repeated keys are summed; self-comparisons and missing verdicts are dropped)."""
+    agg = agg[agg["verdict"].notna() & (agg["model_a"] != agg["model_b"])]
+    models = tuple(sorted(pd.unique(pd.concat([agg["model_a"], agg["model_b"]]))))
+    instructions = tuple(sorted(pd.unique(agg["instruction_id"])))
+    m_index = pd.Index(models)
+    i_index = pd.Index(instructions)
+    k = agg["verdict"].to_numpy(dtype=np.int64) - LEVELS[0]
+    n = np.zeros((len(agg), N_LEVELS), dtype=np.int64)
+    n[np.arange(len(agg)), k] = agg["n"].to_numpy(dtype=np.int64)
+    return VerdictCounts.from_cells(
+        models=models, instructions=instructions, judge=judge,
+        inst=i_index.get_indexer(agg["instruction_id"]), a=m_index.get_indexer(agg["model_a"]),
+        b=m_index.get_indexer(agg["model_b"]), n=n)

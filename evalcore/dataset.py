@@ -1,0 +1,111 @@
+"""A loaded verdict table and its analyses, for notebooks: two lines from a file to a result.
+
+>>> import evalcore                                            # doctest: +SKIP
+>>> ds = evalcore.load("verdicts.csv")                         # doctest: +SKIP
+>>> ds.leaderboard(judge="gpt-4").table.head()                 # doctest: +SKIP
+
+Every method is a thin call into the analysis function of the same concept with this dataset's
+counts; results are the same frozen objects the app draws and ``--json`` prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalcore.errors import UsageError
+
+if TYPE_CHECKING:
+    from evalcore.counts import VerdictCounts
+    from evalcore.ranking import IntervalMethod, Leaderboard
+    from evalcore.store import DatasetSummary, VerdictStore
+
+
+class Dataset:
+    """One verdict table loaded into its own in-memory DuckDB store.
+
+    Build it with :func:`evalcore.load`. ``judge`` may be omitted when the table has one judge.
+    """
+
+    def __init__(self, store: VerdictStore) -> None:
+        self.store = store
+
+    def __repr__(self) -> str:
+        s = self.store
+        return (f"Dataset({s.name!r}: {len(s.models())} models, {len(s.judges())} judge(s))")
+
+    # -- what is loaded ---------------------------------------------------------------------
+    @property
+    def judges(self) -> tuple[str, ...]:
+        return self.store.judges()
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return self.store.models()
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return self.store.categories()
+
+    def summary(self) -> DatasetSummary:
+        """Sizes, design (all pairs, anchor-only, partial), orders, coverage and labels."""
+        return self.store.summary()
+
+    def _judge(self, judge: str | None) -> str | None:
+        judges = self.judges
+        if judge is None:
+            if len(judges) > 1:
+                raise UsageError("judge is required: this table has several judges ("
+                                 + ", ".join(judges) + ").")
+            return judges[0] if judges else None
+        if judge not in judges:
+            raise UsageError(f"judge {judge!r} is not in this table; it has: {', '.join(judges)}.")
+        return judge
+
+    def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts:
+        """The sparse counts every analysis reads (see :class:`evalcore.counts.VerdictCounts`)."""
+        if category is not None and category not in self.categories:
+            raise UsageError(f"category {category!r} is not in this table; it has: "
+                             + (", ".join(self.categories) or "no categories") + ".")
+        return self.store.counts(judge=self._judge(judge), category=category)
+
+    # -- analyses ---------------------------------------------------------------------------
+    def leaderboard(self, *, judge: str | None = None, category: str | None = None,
+                    rounds: int = 1000, seed: int = 0,
+                    interval: IntervalMethod = "bootstrap") -> Leaderboard:
+        """Bradley–Terry leaderboard with 95% intervals (:func:`evalcore.leaderboard`)."""
+        from evalcore.ranking import leaderboard
+
+        return leaderboard(self.counts(judge=judge, category=category), rounds=rounds, seed=seed,
+                           interval=interval)
+
+    def anchors(self, *, judge: str | None = None, category: str | None = None,
+                **options: Any):
+        """Per-anchor Kendall's tau, the inverted U and informativeness
+        (:func:`evalcore.anchors.anchor_sweep`)."""
+        from evalcore.anchors import anchor_sweep
+
+        return anchor_sweep(self.counts(judge=judge, category=category), **options)
+
+    def judge_sheet(self, *, judge: str | None = None, category: str | None = None,
+                    **options: Any):
+        """The judge's spec sheet: position bias, swap consistency, ties, agreement with humans
+        (:func:`evalcore.judge.judge_sheet`)."""
+        from evalcore.judge import judge_sheet
+
+        return judge_sheet(self.store, self._judge(judge), category=category, **options)
+
+
+def load(source: str | Path | bytes, *, name: str | None = None) -> Dataset:
+    """Read a verdict file (CSV, CSV.gz, TSV, Parquet, JSON Lines, or a tool's native output)
+    into a :class:`Dataset`.
+
+    Raises :class:`evalcore.VerdictFormatError` naming the file, rows and values when the file
+    breaks the data contract (``docs/data-contract.md``).
+    """
+    from evalcore.io import read_verdicts
+    from evalcore.store import VerdictStore
+
+    store = VerdictStore()
+    store.load(read_verdicts(source, name=name))
+    return Dataset(store)
