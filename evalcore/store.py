@@ -172,32 +172,34 @@ class VerdictStore:
             WHERE verdict IS NOT NULL AND model_a <> model_b
               AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
         models = tuple(r[0] for r in self.con.execute(
-            f"SELECT DISTINCT m FROM (SELECT model_a AS m FROM ({filtered}) "
-            f"UNION ALL SELECT model_b FROM ({filtered})) ORDER BY m", params + params).fetchall())
-        instructions = self.con.execute(
-            f"SELECT DISTINCT instruction_id FROM ({filtered}) ORDER BY 1", params
-        ).fetchnumpy()["instruction_id"]
+            f"WITH f AS ({filtered}) SELECT DISTINCT m FROM "
+            "(SELECT model_a AS m FROM f UNION ALL SELECT model_b FROM f) ORDER BY m",
+            params).fetchall())
         level_cols = ", ".join(
             f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS))
+        # One pass: group into cells, index the models through a small join, and sort by
+        # instruction so Python numbers instructions from the change points of a sorted column.
         cells = self.con.execute(
             f"""
-            WITH f AS ({filtered}),
-            mi AS (SELECT m, (row_number() OVER (ORDER BY m) - 1)::INTEGER AS k FROM
-                   (SELECT model_a AS m FROM f UNION SELECT model_b FROM f)),
-            ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER
-                   AS k FROM (SELECT DISTINCT instruction_id FROM f)),
-            c AS (SELECT instruction_id, model_a, model_b, {level_cols} FROM f GROUP BY ALL)
-            SELECT ii.k AS i, ma.k AS a, mb.k AS b, {", ".join(f"n{k}" for k in range(N_LEVELS))}
-            FROM c JOIN ii USING (instruction_id) JOIN mi ma ON ma.m = c.model_a
-                 JOIN mi mb ON mb.m = c.model_b
-            ORDER BY i, a, b
+            WITH c AS (SELECT instruction_id, model_a, model_b, {level_cols}
+                       FROM ({filtered}) GROUP BY ALL),
+            mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
+            SELECT instruction_id, ma.k AS a, mb.k AS b,
+                   {", ".join(f"n{k}" for k in range(N_LEVELS))}
+            FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b
+            ORDER BY instruction_id, a, b
             """,
-            params,
+            params + [list(models), len(models)],
         ).fetchnumpy()
+        ids = np.asarray(cells["instruction_id"], dtype=object)
+        change = np.ones(ids.size, dtype=bool)
+        if ids.size > 1:
+            change[1:] = ids[1:] != ids[:-1]
+        inst = np.cumsum(change) - 1
         n = np.stack([np.asarray(cells[f"n{k}"], dtype=np.int32) for k in range(N_LEVELS)], axis=1)
         return VerdictCounts(
-            models=models, instructions=tuple(instructions.tolist()), judge=judge,
-            inst=np.asarray(cells["i"], dtype=np.int32), a=np.asarray(cells["a"], dtype=np.int32),
+            models=models, instructions=tuple(ids[change].tolist()), judge=judge,
+            inst=inst.astype(np.int32), a=np.asarray(cells["a"], dtype=np.int32),
             b=np.asarray(cells["b"], dtype=np.int32), n=n.reshape(-1, N_LEVELS))
 
     def summary(self) -> DatasetSummary:

@@ -240,7 +240,7 @@ def test_all_ties_judge_gives_equal_ratings_without_crashing():
     assert table["ci_low"].isna().all() and table["ci_high"].isna().all()
     assert list(table["win_rate"]) == [0.5, 0.5, 0.5]
     assert list(table["ties"]) == [80, 80, 80]
-    assert len(board.notes) == 1 and "same rating" in board.notes[0]
+    assert any("same rating" in n for n in board.notes)
 
 
 def test_all_ties_judge_shares_the_rank():

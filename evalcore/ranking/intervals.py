@@ -30,6 +30,9 @@ from evalcore.ranking.bradley_terry import (
 )
 from evalcore.stats.bootstrap import bootstrap_weights
 
+#: Largest dense per-pattern win matrix (patterns × M²) the bootstrap builds (bytes).
+DENSE_PATTERN_BYTES = 128 * 1024**2
+
 
 def bootstrap_thetas(
     counts: VerdictCounts,
@@ -51,21 +54,33 @@ def bootstrap_thetas(
     m = counts.n_models
     reps, mult = counts.pattern_counts()
     rows, cols, vals = win_entries(reps)
-    # Sort the entries by their (a, b) column once: each round's win matrix is then a
-    # reduceat over that order, a vectorised sparse product without scipy.
-    order = np.argsort(cols, kind="stable")
-    rows, cols, vals = rows[order], cols[order], vals[order]
-    starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]]) if cols.size else np.zeros(0, int)
-    uniq = cols[starts]
+    n_pat = int(mult.size)
+    # Two ways to form each round's win matrix W_r = Σ_s w[r, s] · wins_s: a dense per-pattern
+    # matrix and one BLAS product when it is small (all-pairs tables: hundreds of patterns), or a
+    # sparse gather + reduceat over the entries sorted by their (a, b) column when it is not
+    # (arena tables: tens of thousands of patterns, M² columns).
+    dense = n_pat * m * m * 8 <= DENSE_PATTERN_BYTES
+    if dense:
+        per_pattern = np.bincount(rows * (m * m) + cols, weights=vals,
+                                  minlength=n_pat * m * m).reshape(n_pat, m * m)
+        row_bytes = 3 * m * m * 8
+    else:
+        order = np.argsort(cols, kind="stable")
+        rows, cols, vals = rows[order], cols[order], vals[order]
+        starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]]) if cols.size else np.zeros(0, int)
+        uniq = cols[starts]
+        row_bytes = (rows.size + 3 * m * m) * 8
     samples = np.full((rounds, m), np.nan)
     absent_all = np.zeros((rounds, m), dtype=bool)
     regularised = unconverged = 0
-    row_bytes = (rows.size + 3 * m * m) * 8
     for start, stop, w in bootstrap_weights(mult, rounds, seed, row_bytes=row_bytes):
         r = stop - start
-        wins = np.zeros((r, m * m))
-        if cols.size:
-            wins[:, uniq] = np.add.reduceat(w[:, rows] * vals, starts, axis=1)
+        if dense:
+            wins = w @ per_pattern
+        else:
+            wins = np.zeros((r, m * m))
+            if cols.size:
+                wins[:, uniq] = np.add.reduceat(w[:, rows] * vals, starts, axis=1)
         wins = wins.reshape(r, m, m)
         games = (wins + np.swapaxes(wins, 1, 2)).sum(axis=2)
         absent = games <= 0
