@@ -150,10 +150,11 @@ class VerdictCounts:
     def pooled(self) -> np.ndarray:
         """(M, M, L) calls summed over instructions: ``[a, b, k]`` with a in slot A."""
         m = self.n_models
-        flat = (self.a.astype(np.int64) * m + self.b)[:, None] * N_LEVELS + np.arange(N_LEVELS)
-        out = np.bincount(flat.ravel(), weights=self.n.ravel().astype(np.float64),
-                          minlength=m * m * N_LEVELS)
-        return out.reshape(m, m, N_LEVELS).astype(np.int64)
+        key = self.a.astype(np.int64) * m + self.b
+        out = np.empty((m * m, N_LEVELS), dtype=np.int64)
+        for k in range(N_LEVELS):
+            out[:, k] = np.bincount(key, weights=self.n[:, k], minlength=m * m)
+        return out.reshape(m, m, N_LEVELS)
 
     def per_instruction_levels(self) -> np.ndarray:
         """(I, L) calls per instruction and verdict level (all pairs, slot A's view)."""

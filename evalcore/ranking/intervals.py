@@ -144,13 +144,15 @@ def sandwich_covariance(
     resid = reps.cell_scores(SLOT_A_SCORE) - calls * p[reps.a, reps.b]
     meat = np.zeros((m, m))
     n_pat = int(mult.size)
-    for lo in range(0, n_pat, chunk_patterns):
+    # Cells are sorted by pattern (instruction), so a chunk of patterns is a slice of cells.
+    bounds = np.searchsorted(reps.inst, np.arange(0, n_pat + chunk_patterns, chunk_patterns))
+    for k, lo in enumerate(range(0, n_pat, chunk_patterns)):
         hi = min(lo + chunk_patterns, n_pat)
-        sel = (reps.inst >= lo) & (reps.inst < hi)
-        g = np.zeros((hi - lo) * m)
-        local = reps.inst[sel].astype(np.int64) - lo
-        np.add.at(g, local * m + reps.a[sel], resid[sel])
-        np.add.at(g, local * m + reps.b[sel], -resid[sel])
+        sl = slice(bounds[k], bounds[k + 1])
+        local = reps.inst[sl].astype(np.int64) - lo
+        size = (hi - lo) * m
+        g = (np.bincount(local * m + reps.a[sl], weights=resid[sl], minlength=size)
+             - np.bincount(local * m + reps.b[sl], weights=resid[sl], minlength=size))
         g = g.reshape(hi - lo, m)
         meat += (g * mult[lo:hi, None]).T @ g
     n_clusters = int(mult.sum())

@@ -1,1 +1,0 @@
-"""Shared statistics: intervals, resampling, rank correlation. Each lives here once."""
