@@ -32,8 +32,10 @@ def main() -> None:
     args = ap.parse_args()
     big = simulate_bt(THETA, 20_000, shape="all_pairs", effect_sd=0.8, tie_rate=0.2, seed=12345)
     truth = leaderboard(big, rounds=0).table.set_index("model")["rating"]
-    print(f"{'instructions':>12} {'bootstrap':>10} {'sandwich':>10}   (coverage of nominal 95%, "
-          f"{args.reps} tables × {THETA.size} models)")
+    print(
+        f"{'instructions':>12} {'bootstrap':>10} {'sandwich':>10}   (coverage of nominal 95%, "
+        f"{args.reps} tables × {THETA.size} models)"
+    )
     for n in (2, 3, 5, 10, 15, 20, 30, 50, 100):
         cover = {"bootstrap": [], "sandwich": []}
         for rep in range(args.reps):
@@ -43,8 +45,7 @@ def main() -> None:
                 t = t.set_index("model").loc[truth.index]
                 ok = (t["ci_low"] <= truth) & (truth <= t["ci_high"])  # NaN bounds count as misses
                 cover[method].append(ok.to_numpy().mean())
-        print(f"{n:>12} {np.mean(cover['bootstrap']):>10.3f} {np.mean(cover['sandwich']):>10.3f}",
-              flush=True)
+        print(f"{n:>12} {np.mean(cover['bootstrap']):>10.3f} {np.mean(cover['sandwich']):>10.3f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -59,8 +59,20 @@ def main() -> None:
     args = ap.parse_args()
     path = paper_sized_file()
     judge = "sim-judge-0"
-    ours = [sys.executable, "-m", "evalcore", "rank", str(path), "--judge", judge,
-            "--bootstrap", "1000", "--interval", args.interval, "--json"]
+    ours = [
+        sys.executable,
+        "-m",
+        "evalcore",
+        "rank",
+        str(path),
+        "--judge",
+        judge,
+        "--bootstrap",
+        "1000",
+        "--interval",
+        args.interval,
+        "--json",
+    ]
     peer = [args.evalica_python, "-c", EVALICA, str(path), judge]
     have_peer = Path(args.evalica_python).exists()
     results: dict[str, list[tuple[float, float]]] = {"verdict lab": [], "evalica": []}
@@ -68,17 +80,21 @@ def main() -> None:
         results["verdict lab"].append(run(ours))
         if have_peer:
             results["evalica"].append(run(peer))
-    print(f"file: {path.name} ({path.stat().st_size / 1e6:.1f} MB), judge {judge}, "
-          f"{args.repeat} runs each, interleaved")
+    print(
+        f"file: {path.name} ({path.stat().st_size / 1e6:.1f} MB), judge {judge}, "
+        f"{args.repeat} runs each, interleaved"
+    )
     for name, runs in results.items():
         if not runs:
             print(f"{name:>12}: not run (no Python at {args.evalica_python}; see the docstring)")
             continue
         walls = [w for w, _ in runs]
         rss = [r for _, r in runs]
-        print(f"{name:>12}: wall median {statistics.median(walls):.2f} s "
-              f"(min {min(walls):.2f}, max {max(walls):.2f}); peak RSS median "
-              f"{statistics.median(rss):.0f} MB")
+        print(
+            f"{name:>12}: wall median {statistics.median(walls):.2f} s "
+            f"(min {min(walls):.2f}, max {max(walls):.2f}); peak RSS median "
+            f"{statistics.median(rss):.0f} MB"
+        )
 
 
 if __name__ == "__main__":

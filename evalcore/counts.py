@@ -91,31 +91,48 @@ class VerdictCounts:
             key = key[starts]
         keep = n.sum(axis=1) > 0
         key, n = key[keep], n[keep]
-        return cls(models=models, instructions=instructions, judge=judge,
-                   inst=(key // (m * m)).astype(np.int32), a=((key // m) % m).astype(np.int32),
-                   b=(key % m).astype(np.int32), n=n.astype(np.int32))
+        return cls(
+            models=models,
+            instructions=instructions,
+            judge=judge,
+            inst=(key // (m * m)).astype(np.int32),
+            a=((key // m) % m).astype(np.int32),
+            b=(key % m).astype(np.int32),
+            n=n.astype(np.int32),
+        )
 
     @classmethod
     def from_dense(cls, *, models, instructions, judge, counts) -> VerdictCounts:
         """Counts from a dense (I, M, M, L) tensor (tests and small hand-made examples)."""
         counts = np.asarray(counts)
-        if counts.ndim != 4 or counts.shape[1:] != (len(models), len(models), N_LEVELS) \
-                or counts.shape[0] != len(instructions):
+        if (
+            counts.ndim != 4
+            or counts.shape[1:] != (len(models), len(models), N_LEVELS)
+            or counts.shape[0] != len(instructions)
+        ):
             raise UsageError(
                 f"counts must have shape (instructions, models, models, {N_LEVELS}) = "
                 f"({len(instructions)}, {len(models)}, {len(models)}, {N_LEVELS}); "
-                f"got {counts.shape}.")
+                f"got {counts.shape}."
+            )
         i, a, b = np.nonzero(counts.sum(axis=-1))
         off = a != b
         i, a, b = i[off], a[off], b[off]
-        return cls.from_cells(models=models, instructions=instructions, judge=judge,
-                              inst=i, a=a, b=b, n=counts[i, a, b, :])
+        return cls.from_cells(
+            models=models, instructions=instructions, judge=judge, inst=i, a=a, b=b, n=counts[i, a, b, :]
+        )
 
     def with_cells(self, inst, a, b, n, *, judge: str | None | type = ...) -> VerdictCounts:
         """The same axes (models, instructions) with other cells."""
         return VerdictCounts.from_cells(
-            models=self.models, instructions=self.instructions,
-            judge=self.judge if judge is ... else judge, inst=inst, a=a, b=b, n=n)
+            models=self.models,
+            instructions=self.instructions,
+            judge=self.judge if judge is ... else judge,
+            inst=inst,
+            a=a,
+            b=b,
+            n=n,
+        )
 
     # -- sizes ---------------------------------------------------------------------------------
     @property
@@ -143,8 +160,10 @@ class VerdictCounts:
 
     def __repr__(self) -> str:
         judge = f", judge={self.judge!r}" if self.judge is not None else ""
-        return (f"VerdictCounts({self.n_models} models, {self.n_instructions:,} instructions, "
-                f"{self.n_cells:,} cells, {self.calls:,} calls{judge})")
+        return (
+            f"VerdictCounts({self.n_models} models, {self.n_instructions:,} instructions, "
+            f"{self.n_cells:,} cells, {self.calls:,} calls{judge})"
+        )
 
     # -- views ---------------------------------------------------------------------------------
     def pooled(self) -> np.ndarray:
@@ -159,8 +178,9 @@ class VerdictCounts:
     def per_instruction_levels(self) -> np.ndarray:
         """(I, L) calls per instruction and verdict level (all pairs, slot A's view)."""
         flat = self.inst.astype(np.int64)[:, None] * N_LEVELS + np.arange(N_LEVELS)
-        out = np.bincount(flat.ravel(), weights=self.n.ravel().astype(np.float64),
-                          minlength=self.n_instructions * N_LEVELS)
+        out = np.bincount(
+            flat.ravel(), weights=self.n.ravel().astype(np.float64), minlength=self.n_instructions * N_LEVELS
+        )
         return out.reshape(self.n_instructions, N_LEVELS).astype(np.int64)
 
     def cell_scores(self, values) -> np.ndarray:
@@ -174,8 +194,9 @@ class VerdictCounts:
             return np.bincount(self.inst, weights=v, minlength=self.n_instructions)
         c = v.shape[1]
         flat = self.inst.astype(np.int64)[:, None] * c + np.arange(c)
-        return np.bincount(flat.ravel(), weights=v.ravel(),
-                           minlength=self.n_instructions * c).reshape(self.n_instructions, c)
+        return np.bincount(flat.ravel(), weights=v.ravel(), minlength=self.n_instructions * c).reshape(
+            self.n_instructions, c
+        )
 
     def dense_bytes(self) -> int:
         return self.n_instructions * self.n_models**2 * N_LEVELS * 4
@@ -191,7 +212,8 @@ class VerdictCounts:
                 f"This analysis needs a full instructions × models × models table "
                 f"({self.n_instructions:,} × {self.n_models} × {self.n_models}, "
                 f"{need / 1024**3:.1f} GB), over the {max_bytes / 1024**3:.2f} GB budget. "
-                "Select fewer models or a sample of instructions, or a category.")
+                "Select fewer models or a sample of instructions, or a category."
+            )
         out = np.zeros((self.n_instructions, self.n_models, self.n_models, N_LEVELS), np.int32)
         out[self.inst, self.a, self.b, :] = self.n
         return out
@@ -228,8 +250,9 @@ class VerdictCounts:
             rows = np.repeat(start[idx], take_size) + offsets
             inst, a, b, n = new_inst, a[rows], b[rows], n[rows]
             inst_names = tuple(self.instructions[i] for i in idx)
-        return VerdictCounts.from_cells(models=model_names, instructions=inst_names,
-                                        judge=self.judge, inst=inst, a=a, b=b, n=n)
+        return VerdictCounts.from_cells(
+            models=model_names, instructions=inst_names, judge=self.judge, inst=inst, a=a, b=b, n=n
+        )
 
     def involving(self, model: int) -> np.ndarray:
         """Boolean mask of the cells in which model index ``model`` takes part (either slot)."""
@@ -247,7 +270,7 @@ class VerdictCounts:
         # cell's key and counts, summed); equal patterns hash equally, and distinct patterns
         # collide with probability about 2⁻⁶⁴ per pair.
         m = np.uint64(max(self.n_models, 1))
-        key = (self.a.astype(np.uint64) * m + self.b.astype(np.uint64))
+        key = self.a.astype(np.uint64) * m + self.b.astype(np.uint64)
         with np.errstate(over="ignore"):
             h = _splitmix(key)
             for k in range(N_LEVELS):
@@ -256,10 +279,13 @@ class VerdictCounts:
             np.add.at(row_hash, self.inst, h)
             # instructions without a cell all share the empty pattern (hash 0)
         _, representative, of_instruction, multiplicity = np.unique(
-            row_hash, return_index=True, return_inverse=True, return_counts=True)
-        return InstructionPatterns(of_instruction=of_instruction.astype(np.int64),
-                                   multiplicity=multiplicity.astype(np.int64),
-                                   representative=representative.astype(np.int64))
+            row_hash, return_index=True, return_inverse=True, return_counts=True
+        )
+        return InstructionPatterns(
+            of_instruction=of_instruction.astype(np.int64),
+            multiplicity=multiplicity.astype(np.int64),
+            representative=representative.astype(np.int64),
+        )
 
     def pattern_counts(self) -> tuple[VerdictCounts, np.ndarray]:
         """The counts of one representative instruction per pattern, and the multiplicities.

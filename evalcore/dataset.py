@@ -32,7 +32,7 @@ class Dataset:
 
     def __repr__(self) -> str:
         s = self.store
-        return (f"Dataset({s.name!r}: {len(s.models())} models, {len(s.judges())} judge(s))")
+        return f"Dataset({s.name!r}: {len(s.models())} models, {len(s.judges())} judge(s))"
 
     # -- what is loaded ---------------------------------------------------------------------
     @property
@@ -55,8 +55,9 @@ class Dataset:
         judges = self.judges
         if judge is None:
             if len(judges) > 1:
-                raise UsageError("judge is required: this table has several judges ("
-                                 + ", ".join(judges) + ").")
+                raise UsageError(
+                    "judge is required: this table has several judges (" + ", ".join(judges) + ")."
+                )
             return judges[0] if judges else None
         if judge not in judges:
             raise UsageError(f"judge {judge!r} is not in this table; it has: {', '.join(judges)}.")
@@ -65,30 +66,38 @@ class Dataset:
     def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts:
         """The sparse counts every analysis reads (see :class:`evalcore.counts.VerdictCounts`)."""
         if category is not None and category not in self.categories:
-            raise UsageError(f"category {category!r} is not in this table; it has: "
-                             + (", ".join(self.categories) or "no categories") + ".")
+            raise UsageError(
+                f"category {category!r} is not in this table; it has: "
+                + (", ".join(self.categories) or "no categories")
+                + "."
+            )
         return self.store.counts(judge=self._judge(judge), category=category)
 
     # -- analyses ---------------------------------------------------------------------------
-    def leaderboard(self, *, judge: str | None = None, category: str | None = None,
-                    rounds: int = 1000, seed: int = 0,
-                    interval: IntervalMethod = "bootstrap") -> Leaderboard:
+    def leaderboard(
+        self,
+        *,
+        judge: str | None = None,
+        category: str | None = None,
+        rounds: int = 1000,
+        seed: int = 0,
+        interval: IntervalMethod = "bootstrap",
+    ) -> Leaderboard:
         """Bradley–Terry leaderboard with 95% intervals (:func:`evalcore.leaderboard`)."""
         from evalcore.ranking import leaderboard
 
-        return leaderboard(self.counts(judge=judge, category=category), rounds=rounds, seed=seed,
-                           interval=interval)
+        return leaderboard(
+            self.counts(judge=judge, category=category), rounds=rounds, seed=seed, interval=interval
+        )
 
-    def anchors(self, *, judge: str | None = None, category: str | None = None,
-                **options: Any):
+    def anchors(self, *, judge: str | None = None, category: str | None = None, **options: Any):
         """Per-anchor Kendall's tau, the inverted U and informativeness
         (:func:`evalcore.anchors.anchor_sweep`)."""
         from evalcore.anchors import anchor_sweep
 
         return anchor_sweep(self.counts(judge=judge, category=category), **options)
 
-    def judge_sheet(self, *, judge: str | None = None, category: str | None = None,
-                    **options: Any):
+    def judge_sheet(self, *, judge: str | None = None, category: str | None = None, **options: Any):
         """The judge's spec sheet: position bias, swap consistency, ties, agreement with humans
         (:func:`evalcore.judge.judge_sheet`)."""
         from evalcore.judge import judge_sheet

@@ -22,8 +22,9 @@ def _outcomes(rng, theta_a, theta_b, tie_rate):
     return np.where(tie, LEVEL_TIE, np.where(u < p, LEVEL_WIN, LEVEL_LOSS))
 
 
-def simulate_bt(theta, n_instructions, *, shape="all_pairs", effect_sd=0.0, tie_rate=0.0,
-                seed=0) -> VerdictCounts:
+def simulate_bt(
+    theta, n_instructions, *, shape="all_pairs", effect_sd=0.0, tie_rate=0.0, seed=0
+) -> VerdictCounts:
     rng = np.random.default_rng(seed)
     theta = np.asarray(theta, dtype=float)
     m = theta.size
@@ -50,5 +51,6 @@ def simulate_bt(theta, n_instructions, *, shape="all_pairs", effect_sd=0.0, tie_
     level = _outcomes(rng, ta, tb, tie_rate)
     n = np.zeros((inst.size, 5), dtype=np.int64)
     n[np.arange(inst.size), level] = 1
-    return VerdictCounts.from_cells(models=models, instructions=inst_names, judge="sim",
-                                    inst=inst, a=a, b=b, n=n)
+    return VerdictCounts.from_cells(
+        models=models, instructions=inst_names, judge="sim", inst=inst, a=a, b=b, n=n
+    )

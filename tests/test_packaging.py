@@ -37,15 +37,22 @@ def test_pip_install_and_the_two_line_example(tmp_path):
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
-    done = subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                           str(source)], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [py, "-m", "pip", "install", "-q", "--disable-pip-version-check", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
-    site = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # Run from an empty folder so the checkout's evalcore/ cannot shadow the installed one.
     code = EXAMPLE.format(path=str(ROOT / "data" / "demo_all_pairs.parquet"), site=site)
-    out = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                         timeout=300)
+    out = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.startswith("ok ")
     # Only the library is installed: no app, tests or benchmarks packages.

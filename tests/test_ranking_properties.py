@@ -28,9 +28,15 @@ def tables(draw):
     inst, a, b, level = (np.array(x) for x in zip(*rows, strict=True))
     n = np.zeros((len(rows), 5), dtype=int)
     n[np.arange(len(rows)), level] = 1
-    return VerdictCounts.from_cells(models=tuple(f"m{k}" for k in range(m)),
-                                    instructions=tuple(f"q{i}" for i in range(n_inst)),
-                                    judge=None, inst=inst, a=a, b=b, n=n)
+    return VerdictCounts.from_cells(
+        models=tuple(f"m{k}" for k in range(m)),
+        instructions=tuple(f"q{i}" for i in range(n_inst)),
+        judge=None,
+        inst=inst,
+        a=a,
+        b=b,
+        n=n,
+    )
 
 
 def _ratings(counts):
@@ -44,8 +50,15 @@ def test_relabelling_models_relabels_the_ratings(counts, rnd):
     perm = list(range(counts.n_models))
     rnd.shuffle(perm)
     names = tuple(f"x{k}" for k in perm)  # model k is now called x{perm[k]}
-    renamed = VerdictCounts.from_cells(models=names, instructions=counts.instructions, judge=None,
-                                       inst=counts.inst, a=counts.a, b=counts.b, n=counts.n)
+    renamed = VerdictCounts.from_cells(
+        models=names,
+        instructions=counts.instructions,
+        judge=None,
+        inst=counts.inst,
+        a=counts.a,
+        b=counts.b,
+        n=counts.n,
+    )
     before, after = _ratings(counts), _ratings(renamed)
     for k, name in enumerate(counts.models):
         assert abs(before[name] - after[names[k]]) < 1e-6
@@ -65,9 +78,14 @@ def test_swapping_slots_with_the_verdicts_sign_changes_nothing(counts):
 def test_duplicating_every_instruction_keeps_ratings_and_narrows_intervals(counts):
     i = counts.n_instructions
     doubled = VerdictCounts.from_cells(
-        models=counts.models, instructions=counts.instructions + tuple(f"{q}'" for q in counts.instructions),
-        judge=None, inst=np.r_[counts.inst, counts.inst + i], a=np.r_[counts.a, counts.a],
-        b=np.r_[counts.b, counts.b], n=np.r_[counts.n, counts.n])
+        models=counts.models,
+        instructions=counts.instructions + tuple(f"{q}'" for q in counts.instructions),
+        judge=None,
+        inst=np.r_[counts.inst, counts.inst + i],
+        a=np.r_[counts.a, counts.a],
+        b=np.r_[counts.b, counts.b],
+        n=np.r_[counts.n, counts.n],
+    )
     one = leaderboard(counts, rounds=0, interval="sandwich").table.set_index("model")
     two = leaderboard(doubled, rounds=0, interval="sandwich").table.set_index("model")
     np.testing.assert_allclose(one["rating"], two["rating"], atol=1e-6)

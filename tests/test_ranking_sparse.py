@@ -106,8 +106,7 @@ def test_delta_method_difference_agrees_with_the_bootstrap():
 def test_sandwich_intervals_cover_at_the_nominal_rate(shape, n, effect):
     # The truth is the estimand's population value: the fit on a very large sample of the same
     # process (instruction effects make it differ from THETA by attenuation).
-    big = simulate_bt(THETA, 400_000 if shape == "arena" else 20_000, shape=shape,
-                      effect_sd=effect, seed=999)
+    big = simulate_bt(THETA, 400_000 if shape == "arena" else 20_000, shape=shape, effect_sd=effect, seed=999)
     truth = leaderboard(big, rounds=0).table.set_index("model")["rating"]
     hits, coverages = [], []
     for rep in range(150):
@@ -134,9 +133,15 @@ def test_a_model_absent_from_resamples_is_not_put_at_the_prior_centre():
     inst, a, b, lvl = (np.array(x) for x in zip(*rows, strict=True))
     n = np.zeros((len(rows), 5), dtype=int)
     n[np.arange(len(rows)), lvl] = 1
-    counts = VerdictCounts.from_cells(models=("a", "b", "c", "rare"),
-                                      instructions=tuple(str(i) for i in range(40)),
-                                      judge=None, inst=inst, a=a, b=b, n=n)
+    counts = VerdictCounts.from_cells(
+        models=("a", "b", "c", "rare"),
+        instructions=tuple(str(i) for i in range(40)),
+        judge=None,
+        inst=inst,
+        a=a,
+        b=b,
+        n=n,
+    )
     board = leaderboard(counts, rounds=1000, seed=0)
     # P(no draw of instructions 0–2) = (37/40)^40 ≈ 4.4%: about 44 of 1,000 rounds.
     absent = np.isnan(board.samples[:, 3])

@@ -25,13 +25,34 @@ from evalcore.ranking.leaderboard import (
     leaderboard,
     sign_counts,
 )
+from evalcore.ranking.separation import Separation, adjust_p_values, separation
 
 _sign_counts = sign_counts  # old private name, still used by some callers
 
 __all__ = [
-    "ELO_CENTRE", "ELO_SCALE", "SLOT_A_SCORE", "MIN_INSTRUCTIONS_FOR_NOMINAL", "ComparisonGraph",
-    "IntervalMethod", "Leaderboard", "bootstrap_thetas", "bootstrap_weights", "comparison_graph",
-    "fit_bradley_terry", "leaderboard", "mle_exists", "pairwise_wins", "pooled_wins",
-    "ranks_descending", "reachability", "sandwich_covariance", "sign_counts", "to_elo",
-    "win_entries", "win_probability",
+    "ELO_CENTRE",
+    "ELO_SCALE",
+    "SLOT_A_SCORE",
+    "MIN_INSTRUCTIONS_FOR_NOMINAL",
+    "ComparisonGraph",
+    "IntervalMethod",
+    "Leaderboard",
+    "bootstrap_thetas",
+    "bootstrap_weights",
+    "comparison_graph",
+    "fit_bradley_terry",
+    "leaderboard",
+    "mle_exists",
+    "pairwise_wins",
+    "pooled_wins",
+    "ranks_descending",
+    "reachability",
+    "sandwich_covariance",
+    "sign_counts",
+    "to_elo",
+    "win_entries",
+    "win_probability",
+    "Separation",
+    "adjust_p_values",
+    "separation",
 ]

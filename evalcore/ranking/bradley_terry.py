@@ -25,7 +25,6 @@ ELO_CENTRE = 1000.0
 SLOT_A_SCORE = np.array([0.0 if v < 0 else 0.5 if v == 0 else 1.0 for v in LEVELS])
 
 
-
 def win_entries(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each cell's wins as sparse entries ``(instruction, a·M + b, wins of a over b)``.
 
@@ -158,8 +157,10 @@ class ComparisonGraph:
     def notes(self, models: tuple[str, ...]) -> tuple[str, ...]:
         notes = []
         if self.n_pieces > 1:
-            groups = [", ".join(m for m, p in zip(models, self.pieces, strict=False) if p == k)
-                      for k in range(self.n_pieces)]
+            groups = [
+                ", ".join(m for m, p in zip(models, self.pieces, strict=False) if p == k)
+                for k in range(self.n_pieces)
+            ]
             notes.append(
                 f"The comparison graph is in {self.n_pieces} pieces that never met "
                 f"({'; '.join('{' + g + '}' for g in groups)}): ratings and ranks are comparable "
@@ -218,8 +219,12 @@ def comparison_graph(wins: np.ndarray, models: tuple[str, ...]) -> ComparisonGra
     scored = wins.sum(axis=1) > 0
     undefeated = tuple(m for m, p, lo in zip(models, played, lost, strict=False) if p and not lo)
     winless = tuple(m for m, p, s in zip(models, played, scored, strict=False) if p and not s)
-    return ComparisonGraph(pieces=pieces, undefeated=undefeated, winless=winless,
-                           mle_exists=bool(n_strong == 1 and len(models) > 1))
+    return ComparisonGraph(
+        pieces=pieces,
+        undefeated=undefeated,
+        winless=winless,
+        mle_exists=bool(n_strong == 1 and len(models) > 1),
+    )
 
 
 def to_elo(theta: np.ndarray) -> np.ndarray:
@@ -232,8 +237,9 @@ def bootstrap_weights(n_instructions: int, rounds: int, seed: int) -> np.ndarray
     """(rounds, I) multinomial counts, dense: kept for small tables only. New code uses
     :func:`evalcore.stats.bootstrap.bootstrap_weights` (instruction patterns, chunked)."""
     rng = np.random.default_rng(seed)
-    return rng.multinomial(n_instructions, np.full(n_instructions, 1.0 / n_instructions),
-                           size=rounds).astype(np.float64)
+    return rng.multinomial(n_instructions, np.full(n_instructions, 1.0 / n_instructions), size=rounds).astype(
+        np.float64
+    )
 
 
 def ranks_descending(scores: np.ndarray, *, decimals: int = 6) -> np.ndarray:
@@ -253,5 +259,3 @@ def ranks_descending(scores: np.ndarray, *, decimals: int = 6) -> np.ndarray:
     ranks = np.empty(key.shape, dtype=int)
     np.put_along_axis(ranks, order, first + 1, axis=-1)
     return ranks
-
-

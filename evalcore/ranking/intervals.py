@@ -61,8 +61,9 @@ def bootstrap_thetas(
     # (arena tables: tens of thousands of patterns, M² columns).
     dense = n_pat * m * m * 8 <= DENSE_PATTERN_BYTES
     if dense:
-        per_pattern = np.bincount(rows * (m * m) + cols, weights=vals,
-                                  minlength=n_pat * m * m).reshape(n_pat, m * m)
+        per_pattern = np.bincount(rows * (m * m) + cols, weights=vals, minlength=n_pat * m * m).reshape(
+            n_pat, m * m
+        )
         row_bytes = 3 * m * m * 8
     else:
         order = np.argsort(cols, kind="stable")
@@ -92,13 +93,13 @@ def bootstrap_thetas(
         th = np.empty((r, m))
         for group, games_prior in ((~needs, prior_games), (needs, 1.0)):
             if group.any():
-                th[group], ok = fit_bradley_terry(wins[group], prior_games=games_prior,
-                                                  theta0=theta, frozen=absent[group])
+                th[group], ok = fit_bradley_terry(
+                    wins[group], prior_games=games_prior, theta0=theta, frozen=absent[group]
+                )
                 unconverged += 0 if ok else int(group.sum())
         # The frame: present models' mean equals their point-estimate mean.
         present = ~absent
-        shift = (np.where(present, theta - th, 0.0).sum(axis=1)
-                 / np.maximum(present.sum(axis=1), 1))
+        shift = np.where(present, theta - th, 0.0).sum(axis=1) / np.maximum(present.sum(axis=1), 1)
         th = np.where(present, th + shift[:, None], np.nan)
         samples[start:stop] = th
         absent_all[start:stop] = absent
@@ -107,8 +108,7 @@ def bootstrap_thetas(
     return samples, absent_all, regularised, unconverged
 
 
-def fisher_information(wins: np.ndarray, theta: np.ndarray, *, prior_games: float = 0.0
-                       ) -> np.ndarray:
+def fisher_information(wins: np.ndarray, theta: np.ndarray, *, prior_games: float = 0.0) -> np.ndarray:
     """The observed = expected information of the Bradley–Terry log-likelihood at θ (M × M),
     a weighted graph Laplacian; with the weak prior, its diagonal term."""
     games = wins + wins.T
@@ -151,15 +151,15 @@ def sandwich_covariance(
         sl = slice(bounds[k], bounds[k + 1])
         local = reps.inst[sl].astype(np.int64) - lo
         size = (hi - lo) * m
-        g = (np.bincount(local * m + reps.a[sl], weights=resid[sl], minlength=size)
-             - np.bincount(local * m + reps.b[sl], weights=resid[sl], minlength=size))
+        g = np.bincount(local * m + reps.a[sl], weights=resid[sl], minlength=size) - np.bincount(
+            local * m + reps.b[sl], weights=resid[sl], minlength=size
+        )
         g = g.reshape(hi - lo, m)
         meat += (g * mult[lo:hi, None]).T @ g
     n_clusters = int(mult.sum())
     if n_clusters > 1:
         meat *= n_clusters / (n_clusters - 1)
-    bread = np.linalg.pinv(fisher_information(wins, theta, prior_games=prior_games),
-                           hermitian=True)
+    bread = np.linalg.pinv(fisher_information(wins, theta, prior_games=prior_games), hermitian=True)
     if prior_games:
         # The penalised fit is not centred by the information; project onto Σθ = 0.
         centre = np.eye(m) - 1.0 / m

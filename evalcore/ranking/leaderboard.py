@@ -103,15 +103,18 @@ class Leaderboard:
         }
 
     def __repr__(self) -> str:
-        return (f"Leaderboard({len(self.models)} models, {self.n_instructions:,} instructions, "
-                f"{self.interval_method})")
+        return (
+            f"Leaderboard({len(self.models)} models, {self.n_instructions:,} instructions, "
+            f"{self.interval_method})"
+        )
 
 
 def _records(table: pd.DataFrame) -> list[dict]:
     out = []
     for row in table.to_dict(orient="records"):
-        out.append({k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                    for k, v in row.items()})
+        out.append(
+            {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
+        )
     return out
 
 
@@ -176,7 +179,8 @@ def leaderboard(
         raise UsageError(
             "A leaderboard needs verdicts between at least two different models; "
             f"this selection has {counts.n_models} model(s) and {counts.n_instructions} "
-            "instruction(s) with a verdict.")
+            "instruction(s) with a verdict."
+        )
     m = counts.n_models
     total = pooled_wins(counts)
     graph = comparison_graph(total, counts.models)
@@ -187,7 +191,8 @@ def leaderboard(
     notes: list[str] = list(graph.notes(counts.models))
     if interval == "bootstrap":
         th, absent, regularised, unconverged = bootstrap_thetas(
-            counts, theta, prior_games=prior, rounds=rounds, seed=seed, progress=progress)
+            counts, theta, prior_games=prior, rounds=rounds, seed=seed, progress=progress
+        )
         samples = ELO_CENTRE + ELO_SCALE * th
         notes += _bootstrap_notes(rounds, regularised, unconverged, absent, counts.models)
         if rounds > 1:
@@ -199,8 +204,11 @@ def leaderboard(
             cov = np.full((m, m), np.nan)
     else:
         cov = ELO_SCALE**2 * sandwich_covariance(counts, theta, total, prior_games=prior)
-        samples = (ELO_CENTRE + ELO_SCALE * normal_draws(theta, cov / ELO_SCALE**2, draws=rounds,
-                                                         seed=seed)) if rounds else np.empty((0, m))
+        samples = (
+            (ELO_CENTRE + ELO_SCALE * normal_draws(theta, cov / ELO_SCALE**2, draws=rounds, seed=seed))
+            if rounds
+            else np.empty((0, m))
+        )
 
     ci_low, ci_high = _intervals(interval, ratings, samples, cov, rounds)
     bound = np.array([""] * m, dtype=object)
@@ -217,8 +225,10 @@ def leaderboard(
 
     n_inst = counts.n_instructions
     if rounds and n_inst < 2:
-        notes.append("With a single instruction there is nothing to resample: no interval is "
-                     "shown. Judge more instructions.")
+        notes.append(
+            "With a single instruction there is nothing to resample: no interval is "
+            "shown. Judge more instructions."
+        )
         ci_low[:] = np.nan
         ci_high[:] = np.nan
     elif rounds and n_inst < MIN_INSTRUCTIONS_FOR_NOMINAL:
@@ -226,7 +236,8 @@ def leaderboard(
             f"Only {n_inst} instructions: below about {MIN_INSTRUCTIONS_FOR_NOMINAL}, intervals "
             "over instructions are too narrow (in simulation, nominal 95% intervals covered the "
             "truth about 90% of the time with 10 instructions and about 50% with 2). Read them "
-            "as rough, and judge more instructions.")
+            "as rough, and judge more instructions."
+        )
     # A zero-width interval is not an interval (e.g. every resample identical).
     zero = np.isfinite(ci_low) & np.isfinite(ci_high) & (ci_high - ci_low <= 1e-9)
     if zero.any() and n_inst >= 2:
@@ -235,7 +246,8 @@ def leaderboard(
             + ", ".join(counts.models[k] for k in np.flatnonzero(zero)[:5])
             + (" and others" if zero.sum() > 5 else "")
             + ": a zero-width interval would claim certainty the data cannot give, so none is "
-            "shown (typically every verdict is a tie, or every instruction was judged alike).")
+            "shown (typically every verdict is a tie, or every instruction was judged alike)."
+        )
     ci_low[zero] = np.nan
     ci_high[zero] = np.nan
 
@@ -257,22 +269,28 @@ def leaderboard(
 
     sign = sign_counts(counts)
     battles = total + total.T
-    table = pd.DataFrame({
-        "rank": rank,
-        "model": list(counts.models),
-        "rating": ratings,
-        "ci_low": ci_low,
-        "ci_high": ci_high,
-        "rank_low": rank_low,
-        "rank_high": rank_high,
-        "battles": sign["battles"],
-        "wins": sign["wins"],
-        "ties": sign["ties"],
-        "losses": sign["losses"],
-        "win_rate": (sign["wins"] + 0.5 * sign["ties"]) / np.maximum(sign["battles"], 1),
-        "piece": graph.pieces.astype(int) + 1,
-        "bound": bound,
-    }).sort_values(["piece", "rank", "model"], kind="stable").reset_index(drop=True)
+    table = (
+        pd.DataFrame(
+            {
+                "rank": rank,
+                "model": list(counts.models),
+                "rating": ratings,
+                "ci_low": ci_low,
+                "ci_high": ci_high,
+                "rank_low": rank_low,
+                "rank_high": rank_high,
+                "battles": sign["battles"],
+                "wins": sign["wins"],
+                "ties": sign["ties"],
+                "losses": sign["losses"],
+                "win_rate": (sign["wins"] + 0.5 * sign["ties"]) / np.maximum(sign["battles"], 1),
+                "piece": graph.pieces.astype(int) + 1,
+                "bound": bound,
+            }
+        )
+        .sort_values(["piece", "rank", "model"], kind="stable")
+        .reset_index(drop=True)
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(battles > 0, total / battles, np.nan)
     names = list(counts.models)
@@ -294,8 +312,9 @@ def leaderboard(
     )
 
 
-def _intervals(method: str, ratings: np.ndarray, samples: np.ndarray, cov: np.ndarray,
-               rounds: int) -> tuple[np.ndarray, np.ndarray]:
+def _intervals(
+    method: str, ratings: np.ndarray, samples: np.ndarray, cov: np.ndarray, rounds: int
+) -> tuple[np.ndarray, np.ndarray]:
     m = ratings.size
     if method == "sandwich":
         half = Z95 * np.sqrt(np.clip(np.diag(cov), 0.0, None))
@@ -312,24 +331,29 @@ def _intervals(method: str, ratings: np.ndarray, samples: np.ndarray, cov: np.nd
     return low, high
 
 
-def _bootstrap_notes(rounds: int, regularised: int, unconverged: int, absent: np.ndarray,
-                     models: tuple[str, ...]) -> list[str]:
+def _bootstrap_notes(
+    rounds: int, regularised: int, unconverged: int, absent: np.ndarray, models: tuple[str, ...]
+) -> list[str]:
     notes = []
     if regularised:
         notes.append(
             f"{regularised:,} of {rounds:,} bootstrap rounds drew instructions on which some model "
             "never lost or never won; those rounds were fitted with the weak prior (one virtual "
-            "tie per model against an average model), as the full data would be.")
+            "tie per model against an average model), as the full data would be."
+        )
     if unconverged:
-        notes.append(f"{unconverged:,} of {rounds:,} bootstrap fits stopped before converging; "
-                     "their ratings are kept as reached.")
+        notes.append(
+            f"{unconverged:,} of {rounds:,} bootstrap fits stopped before converging; "
+            "their ratings are kept as reached."
+        )
     missing = absent.sum(axis=0) if absent.size else np.zeros(len(models), dtype=int)
     worst = [(models[k], int(missing[k])) for k in np.argsort(-missing) if missing[k] > 0][:5]
     if worst:
         listed = ", ".join(f"{name} ({n:,})" for name, n in worst)
         notes.append(
             "Some models had no battle at all in some resamples (rounds in brackets): their "
-            f"interval uses only the rounds in which they played — {listed}.")
+            f"interval uses only the rounds in which they played — {listed}."
+        )
     return notes
 
 

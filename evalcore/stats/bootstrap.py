@@ -70,14 +70,14 @@ def resampled_sums(
     per_pattern = np.asarray(per_pattern, dtype=np.float64)
     flat = per_pattern.reshape(per_pattern.shape[0], -1)
     out = np.empty((rounds, flat.shape[1]))
-    for start, stop, w in bootstrap_weights(multiplicity, rounds, seed,
-                                            row_bytes=flat.shape[1] * 8):
+    for start, stop, w in bootstrap_weights(multiplicity, rounds, seed, row_bytes=flat.shape[1] * 8):
         out[start:stop] = w @ flat
     return out.reshape((rounds,) + per_pattern.shape[1:])
 
 
-def percentile_interval(samples: np.ndarray, *, level: float = 0.95, axis: int = 0
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def percentile_interval(
+    samples: np.ndarray, *, level: float = 0.95, axis: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """The equal-tailed percentile interval of bootstrap samples, ignoring non-finite draws."""
     tail = 100 * (1 - level) / 2
     s = np.asarray(samples, dtype=np.float64)

@@ -38,7 +38,7 @@ class Estimate:
     @property
     def has_interval(self) -> bool:
         """A real interval: both bounds finite and not zero-width."""
-        return (math.isfinite(self.low) and math.isfinite(self.high) and self.high > self.low)
+        return math.isfinite(self.low) and math.isfinite(self.high) and self.high > self.low
 
     @property
     def width(self) -> float:
@@ -48,16 +48,20 @@ class Estimate:
         lo, hi = self.low * factor + offset, self.high * factor + offset
         if factor < 0:
             lo, hi = hi, lo
-        return Estimate(self.value * factor + offset, lo, hi, self.level, self.method,
-                        self.one_sided)
+        return Estimate(self.value * factor + offset, lo, hi, self.level, self.method, self.one_sided)
 
     def complement(self) -> Estimate:
         """1 − the estimate (for shares): the bounds swap."""
         return self.scaled(-1.0, 1.0)
 
     def as_dict(self) -> dict:
-        out = {"value": _json_number(self.value), "low": _json_number(self.low),
-               "high": _json_number(self.high), "level": self.level, "method": self.method}
+        out = {
+            "value": _json_number(self.value),
+            "low": _json_number(self.low),
+            "high": _json_number(self.high),
+            "level": self.level,
+            "method": self.method,
+        }
         if self.one_sided:
             out["one_sided"] = self.one_sided
         return out
