@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,11 @@ from evalcore.store import VerdictStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+
+# Tests never write into the checkout: saved datasets of page tests go to a throw-away workspace
+# (set before any app code reads it; each xdist worker gets its own folder).
+os.environ.setdefault("VERDICTLAB_WORKSPACE",
+                      str(Path(tempfile.mkdtemp(prefix="verdictlab-tests-")) / "verdictlab.duckdb"))
 
 
 def shared_path(*parts: str) -> Path:
