@@ -100,7 +100,7 @@ with c3:
 
 counts = _ui.counts(store, judge, category)
 ranking = s.get("human_ranking")
-if counts.counts.sum() == 0:
+if counts.calls == 0:
     st.warning(f"Judge {_ui.code_span(judge)} has no verdicts in this selection: choose another judge or "
                "category.")
 else:

@@ -76,7 +76,7 @@ def run_ties(args: argparse.Namespace) -> int:
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
     counts = store.counts(judge=judge, category=args.category)
-    if counts.counts.sum() == 0:
+    if counts.calls == 0:
         raise UsageError(f"judge {judge!r} has no verdicts in this selection")
     ranking = read_human_ranking(args.human_ranking) if args.human_ranking else None
     result = verdict_tie_structure(counts, ranking, score=args.score)
