@@ -186,7 +186,8 @@ def _truth(frame: pd.DataFrame, judge: str, candidate: str) -> float:
 
 def test_counts_match_an_independent_pandas_recount(truth_sim):
     frame = _mask_labels(truth_sim, 0.3)
-    c = calibration_counts(frame, judge="decent", candidate="sim-cedar", baseline="sim-elm", category="x")
+    c = calibration_counts(frame, judge="decent", candidate="sim-cedar", baseline="sim-elm", category="x",
+                           both_orders=False)
     rows = frame[(frame.judge == "decent") & (frame.category == "x") & frame.verdict.notna()]
     rows = rows[((rows.model_a == "sim-cedar") & (rows.model_b == "sim-elm"))
                 | ((rows.model_a == "sim-elm") & (rows.model_b == "sim-cedar"))]
@@ -206,15 +207,15 @@ def test_correction_recovers_the_known_truth_and_the_printed_rate_does_not(truth
     for judge in ("decent", "weak"):
         for candidate in ("sim-alder", "sim-cedar", "sim-fir"):
             truth = _truth(truth_sim, judge, candidate)
-            cal = calibrate(store, judge=judge, candidate=candidate)
+            cal = calibrate(store, judge=judge, candidate=candidate, both_orders=False)
             assert not cal.refused, cal.refusal_reason
             assert cal.lr_low <= truth <= cal.lr_high, (judge, candidate)
             assert cal.naive_low <= cal.corrected <= cal.naive_high
             if judge == "decent":
                 assert abs(cal.corrected - truth) < 0.04
     # the weak judge compresses toward 50%: its printed interval misses the truth at both ends
-    top = calibrate(store, judge="weak", candidate="sim-alder")
-    bottom = calibrate(store, judge="weak", candidate="sim-fir")
+    top = calibrate(store, judge="weak", candidate="sim-alder", both_orders=False)
+    bottom = calibrate(store, judge="weak", candidate="sim-fir", both_orders=False)
     assert top.printed_high < _truth(truth_sim, "weak", "sim-alder") - 0.05
     assert bottom.printed_low > _truth(truth_sim, "weak", "sim-fir") + 0.05
     store.close()
@@ -255,8 +256,9 @@ def test_refusal_reasons_are_in_words():
 
 def test_transfer_warning_when_labels_come_from_another_slice(truth_sim):
     frame = _mask_labels(truth_sim, 0.4)
-    same = calibrate(frame, judge="decent", candidate="sim-cedar", category="x")
-    other = calibrate(frame, judge="decent", candidate="sim-cedar", category="x", labelled_category="y")
+    same = calibrate(frame, judge="decent", candidate="sim-cedar", category="x", both_orders=False)
+    other = calibrate(frame, judge="decent", candidate="sim-cedar", category="x", labelled_category="y",
+                      both_orders=False)
     assert same.transfer_warning == ""
     assert "may not transfer" in other.transfer_warning and "'y'" in other.transfer_warning
     assert other.counts.n_judged == same.counts.n_judged
@@ -332,15 +334,21 @@ def test_noninferiority_gate_warns_when_it_rests_on_the_printed_number():
     assert "printed number" in strict.warning and "15-point regression" in strict.warning
 
 
-def test_gate_on_the_corrected_rate_uses_lang_reiczigel_and_fails_when_refused():
-    cal = _cal(200, 0, 100)
+def test_gate_on_the_corrected_rate_uses_both_arms_and_fails_when_refused():
+    # a perfect judge on the labelled set: the both-arms rate is the judged (wins + ties/2)/n
+    cal = calibrate(CalibrationCounts(wins=200, ties=20, losses=80, tp=90, n_se=100, tn=100, n_sp=100,
+                                      confusion=(90, 0, 0, 0, 50, 0, 0, 0, 50)))
     gate = noninferiority_gate(cal, margin=0.05, corrected=True)
-    assert gate.gated_on == "corrected" and gate.bound == pytest.approx(cal.lr_low)
-    assert gate.passed == (cal.lr_low > 0.45)
+    assert gate.gated_on == "corrected" and gate.bound == pytest.approx(cal.win_rate.low)
+    assert gate.estimate == pytest.approx(cal.win_rate.value)
+    assert gate.passed == (cal.win_rate.low > 0.45)
+    assert "ties as half a win" in gate.estimand and "both arms" in gate.estimand
+    assert "ties as half a win" in gate.explanation
     refused = calibrate(CalibrationCounts(wins=200, ties=0, losses=100, tp=0, n_se=0, tn=0, n_sp=0))
     g = superiority_gate(refused, corrected=True)
     assert not g.passed and "refused" in g.explanation and math.isnan(g.bound)
-    assert set(g.as_dict()) >= {"passed", "gated_on", "bound", "margin", "explanation"}
+    assert set(g.as_dict()) >= {"passed", "gated_on", "bound", "margin", "explanation", "estimand",
+                                "unit", "design_warnings"}
 
 
 def test_both_orders_units_match_an_independent_recount(truth_sim):
@@ -372,7 +380,7 @@ def test_both_orders_units_match_an_independent_recount(truth_sim):
             n_sp, tn = n_sp + (h <= 0), tn + (h <= 0 and v <= 0)
     assert (c.wins, c.ties, c.losses, c.tp, c.n_se, c.tn, c.n_sp) == (wins, ties, losses, tp, n_se, tn, n_sp)
     assert c.unpaired_calls == unpaired == 7 and c.both_orders
-    per_call = calibration_counts(frame, judge="decent", candidate="sim-cedar")
+    per_call = calibration_counts(frame, judge="decent", candidate="sim-cedar", both_orders=False)
     # seed 003 §1: the judge's ties come from disagreeing orders
     assert c.ties / c.n_judged > per_call.ties / per_call.n_judged
     with pytest.raises(ValueError, match="needs a candidate"):
