@@ -126,7 +126,7 @@ else:
 
     st.subheader("Agreement with a reference")
     labelled = _ui.memo(("ties_labelled", judge, category),
-                        lambda: labelled_counts(store, judge, category))
+                        lambda: labelled_counts(store, judge, category=category))
     rows = []
     if labelled.n_calls:
         human = _ui.memo(("ties_human", judge, category, rule),

@@ -84,7 +84,7 @@ def run_ties(args: argparse.Namespace) -> int:
         raise UsageError(f"judge {judge!r} has no verdicts in this selection")
     ranking = read_human_ranking(args.human_ranking) if args.human_ranking else None
     result = verdict_tie_structure(counts, ranking, score=args.score)
-    labelled = labelled_counts(store, judge, args.category)
+    labelled = labelled_counts(store, judge, category=args.category)
     human = (verdict_tie_structure(labelled.judge, labelled.human, score=args.score)
              if labelled.n_calls else None)
     if args.json:

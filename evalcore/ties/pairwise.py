@@ -100,6 +100,17 @@ def score_entries(counts: VerdictCounts, score: str = "soft") -> ScoreEntries:
     n = counts.n.astype(np.float64)
     games = n.sum(axis=1)
     share_a = n @ w
+    if counts.n_cells and np.bincount(counts.inst).max() == 1:
+        # One cell per instruction (an arena table): each model's entry is its side of that cell,
+        # so nothing needs merging; the entries come out sorted by (instruction, model).
+        first = counts.a < counts.b
+        lo = np.where(first, counts.a, counts.b).astype(np.int64)
+        hi = np.where(first, counts.b, counts.a).astype(np.int64)
+        share_lo = np.where(first, share_a, games - share_a)
+        return ScoreEntries(inst=np.repeat(counts.inst.astype(np.int64), 2),
+                            model=np.column_stack([lo, hi]).ravel(),
+                            score=(np.column_stack([share_lo, games - share_lo]) / games[:, None]).ravel(),
+                            calls=np.repeat(games, 2).astype(np.int64), n_models=counts.n_models)
     m = max(counts.n_models, 1)
     key = np.concatenate([counts.inst.astype(np.int64) * m + counts.a,
                           counts.inst.astype(np.int64) * m + counts.b])
@@ -167,7 +178,7 @@ c AS (SELECT instruction_id, model_a, model_b, verdict, human, count(*)::INTEGER
 """
 
 
-def labelled_counts(store, judge: str | None, category: str | None = None) -> LabelledPairs:
+def labelled_counts(store, judge: str | None, *, category: str | None = None) -> LabelledPairs:
     """Count the judge's verdicts and the human labels on the rows that carry both.
 
     The aggregation runs in DuckDB with names as bound parameters; both count objects share the
@@ -358,7 +369,9 @@ def verdict_tie_structure(counts: VerdictCounts, reference: VerdictCounts | pd.D
         ref = ScoreEntries(entries.inst, entries.model, values, entries.calls,
                            entries.n_models).padded(counts.n_instructions)[0]
     per = within_instruction(s, ref)
-    per.insert(0, "instruction_id", list(counts.instructions))
+    names = np.empty(counts.n_instructions, dtype=object)  # 2–3× faster than a list for pandas
+    names[:] = counts.instructions
+    per.insert(0, "instruction_id", names)
     scored = np.round(entries.score[~np.isnan(entries.score)], SCORE_DECIMALS)
     candidate = None
     if scored.size:
