@@ -27,6 +27,7 @@ from evalcore.store import VerdictStore
 from evalcore.ties import labelled_counts, verdict_tie_structure
 from evalcore.calibration import calibrate
 store = VerdictStore()
+store.con.execute("SET enable_progress_bar = false")
 store.con.execute("SELECT setseed(0.42)")
 store.con.execute('''
     INSERT INTO verdicts
@@ -45,8 +46,10 @@ task = {task!r}
 t0 = time.perf_counter()
 if task == "ties":
     counts = store.counts(judge="judge")
+    t_counts = time.perf_counter() - t0
     result = verdict_tie_structure(counts)
-    detail = dict(top_tied=result.top_tied, instructions=result.instructions)
+    detail = dict(store_counts_seconds=round(t_counts, 2), top_tied=result.top_tied,
+                  instructions=result.instructions)
 elif task == "ties_human":
     lab = labelled_counts(store, "judge")
     result = verdict_tie_structure(lab.judge, lab.human)
@@ -57,7 +60,7 @@ else:
                   patterns=int(len(cal.counts.multiplicity)), refused=cal.refused)
 seconds = time.perf_counter() - t0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps(dict(seconds=seconds, peak_mb=peak, **detail)))
+print("RESULT " + json.dumps(dict(seconds=seconds, peak_mb=peak, **detail)))
 """
 
 
@@ -75,7 +78,8 @@ def main() -> None:
         for _ in range(args.repeat):
             code = _CHILD.format(root=str(ROOT), models=args.models, battles=args.battles, task=task)
             out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            line = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")][-1]
+            runs.append(json.loads(line[len("RESULT "):]))
         secs = [r["seconds"] for r in runs]
         peaks = [r["peak_mb"] for r in runs]
         extra = {k: v for k, v in runs[0].items() if k not in ("seconds", "peak_mb")}

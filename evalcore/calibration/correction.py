@@ -358,7 +358,7 @@ def calibrate(data, *, judge: str | None = None, candidate: str | None = None,
         lr_low, lr_high = lang_reiczigel_interval(
             c.wins / deff["apparent"], n / deff["apparent"], c.tp / deff["se"], c.n_se / deff["se"],
             c.tn / deff["sp"], c.n_sp / deff["sp"], z)
-        naive_low, naive_high = naive_interval(c.wins, n, se, sp, z)
+        naive_low, naive_high = naive_interval(c.wins / deff["apparent"], n / deff["apparent"], se, sp, z)
     win_reason = reason or _loss_arm_refusal(c, min_per_class)
     win_rate, loss = Estimate(nan), nan
     if not win_reason:

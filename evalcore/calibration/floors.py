@@ -52,7 +52,7 @@ def floor_half_width(n_labelled: ArrayLike, youden_j: ArrayLike | None = None, *
     """
     if se is None or sp is None:
         if youden_j is None:
-            raise UsageError("give youden_j, or both se and sp")
+            raise UsageError("youden_j is missing: give youden_j, or both se and sp")
         j = np.asarray(youden_j, dtype=np.float64)
         se = sp = (1.0 + j) / 2.0
     se = np.asarray(se, dtype=np.float64)
@@ -78,11 +78,11 @@ def floor_table(n_labelled: tuple[int, ...] | list[int] = FLOOR_SIZES,
     sizes = [int(s) for s in n_labelled]
     js = [float(j) for j in youden_j]
     if not sizes or not js:
-        raise UsageError("give at least one labelled-set size and one Youden's J")
+        raise UsageError("n_labelled and youden_j need at least one value each")
     if any(s < 1 for s in sizes):
-        raise UsageError("labelled-set sizes must be 1 or more")
+        raise UsageError(f"n_labelled: labelled-set sizes must be 1 or more; got {sizes}")
     if any(not (-1.0 <= j <= 1.0) for j in js):
-        raise UsageError("Youden's J lies between -1 and 1 (J = Se + Sp - 1)")
+        raise UsageError(f"youden_j lies between -1 and 1 (J = Se + Sp - 1); got {js}")
     nn, jj = np.meshgrid(np.array(sizes, dtype=float), np.array(js), indexing="ij")
     floor = floor_half_width(nn.ravel(), jj.ravel(), true_share=true_share, z=z)
     return pd.DataFrame({
@@ -152,10 +152,10 @@ def size_plan(target: float, youden_j: float | None = None, *, se: float | None 
     (True, 386, 670)
     """
     if not 0.0 < target < 0.5:
-        raise UsageError("the target half-width must be between 0 and 0.5 (e.g. 0.10 for ±10 points)")
+        raise UsageError(f"target is a half-width between 0 and 0.5 (e.g. 0.10 for ±10 points); got {target!r}")
     if se is None or sp is None:
         if youden_j is None:
-            raise UsageError("give youden_j, or both se and sp")
+            raise UsageError("youden_j is missing: give youden_j, or both se and sp")
         se = sp = (1.0 + youden_j) / 2.0
     j = se + sp - 1.0
     apparent = true_share * se + (1.0 - true_share) * (1.0 - sp)
