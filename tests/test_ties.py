@@ -619,3 +619,29 @@ def test_tie_structure_on_an_arena_table_builds_no_dense_tensor(monkeypatch):
     assert result.n_calls == n_inst and result.instructions == n_inst
     # with one call per battle, the top is tied exactly when the verdict is a tie
     assert result.top_tied == pytest.approx(result.tie_verdict_rate)
+
+
+def test_labelled_counts_equal_an_independent_pandas_count():
+    """The SQL-indexed labelled counts equal counting the labelled rows in pandas (double-ordered
+    table, two categories, labels on some instructions)."""
+    from evalcore.store import counts_from_aggregate
+
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=40, human_fraction=0.5, seed=3,
+                                  categories=("x", "y"), judges=(JudgeSpec("j"),)))
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    for category in (None, "x"):
+        got = labelled_counts(store, "j", category=category)
+        rows = sim.verdicts.dropna(subset=["verdict", "human"])
+        if category:
+            rows = rows[rows["category"] == category]
+        agg = rows.groupby(["instruction_id", "model_a", "model_b", "verdict", "human"],
+                           observed=True).size().rename("n").reset_index()
+        cols = ["instruction_id", "model_a", "model_b", "n"]
+        want_j = counts_from_aggregate(agg[cols + ["verdict"]], judge="j")
+        want_h = counts_from_aggregate(agg[cols].assign(verdict=agg["human"]), judge="human")
+        for g, w in ((got.judge, want_j), (got.human, want_h)):
+            assert g.models == w.models and g.instructions == w.instructions
+            np.testing.assert_array_equal(g.dense(), w.dense())
+        assert got.n_calls == len(rows)
+    store.close()
