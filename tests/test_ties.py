@@ -645,3 +645,23 @@ def test_labelled_counts_equal_an_independent_pandas_count():
             np.testing.assert_array_equal(g.dense(), w.dense())
         assert got.n_calls == len(rows)
     store.close()
+
+
+def test_t_and_tau_a_carry_bootstrap_intervals_that_cover_the_truth():
+    judge, human = _random_table("double", 1)
+    result = verdict_tie_structure(judge, human, score="sign")
+    t = result.intervals["top_tied"]
+    assert t.value == pytest.approx(result.top_tied) and t.low <= t.value <= t.high
+    assert result.intervals["tau_a"].value == pytest.approx(result.agreement.tau_a)
+    assert result.as_dict()["intervals"]["top_tied"]["method"] == "bootstrap over instructions"
+    # coverage with a known truth: each prompt's top is tied with probability 0.35
+    from evalcore.ties import instruction_mean
+
+    rng = np.random.default_rng(2)
+    hits = sum(
+        (lambda e: e.low <= 0.35 <= e.high)(instruction_mean(
+            (rng.random(150) < 0.35).astype(float), rounds=400, seed=k))
+        for k in range(300))
+    assert 0.91 <= hits / 300 <= 0.98
+    # one value everywhere: no spread, no interval (never a zero-width one)
+    assert not instruction_mean(np.ones(10)).has_interval

@@ -111,7 +111,11 @@ else:
     cols[2].metric("D2", f"{result.stats.d2:.2f}")
     cols[3].metric("Distinct levels", result.stats.distinct)
     cols[4].metric("TIE verdicts", f"{result.tie_verdict_rate:.1%}")
-    cols[5].metric("T (top tied)", f"{result.top_tied:.1%}" if result.instructions else "—")
+    t_ci = result.intervals.get("top_tied")
+    cols[5].metric("T (top tied)", f"{result.top_tied:.1%}" if result.instructions else "—",
+                   help=(f"95% interval {t_ci.low:.1%} – {t_ci.high:.1%} (bootstrap over instructions)"
+                         if t_ci is not None and t_ci.has_interval else "No interval: too few "
+                         "instructions, or every instruction alike."))
     st.caption(f"Over {result.n_calls:,} calls of {_ui.code_span(judge)} with a verdict, on "
                f"{result.instructions:,} instructions with at least two models. " + STATS_CAPTION)
     if result.candidate_stats is not None:

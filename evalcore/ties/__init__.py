@@ -30,6 +30,7 @@ from evalcore.ties.pairwise import (
     LabelledPairs,
     ScoreEntries,
     VerdictTieStructure,
+    instruction_mean,
     instruction_scores,
     labelled_counts,
     score_entries,
@@ -52,7 +53,7 @@ from evalcore.ties.within import Agreement, summarise_agreement, within_instruct
 __all__ = [
     "AGREEMENT_COLUMNS", "LEVEL_LABELS", "SCORE_DECIMALS", "SCORE_RULES", "SHARE_DIAGNOSTICS",
     "STRUCTURE_COLUMNS", "Agreement", "LabelledPairs", "LevelStats", "ScoreEntries",
-    "VarianceShares", "VerdictTieStructure", "instruction_scores", "labelled_counts",
+    "VarianceShares", "VerdictTieStructure", "instruction_mean", "instruction_scores", "labelled_counts",
     "leave_one_judge_out", "level_stats", "level_weights", "pointwise_levels",
     "pointwise_tie_structure", "renyi_effective_levels", "score_entries", "summarise_agreement",
     "variance_shares", "verdict_tie_structure", "within_instruction",

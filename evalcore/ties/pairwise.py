@@ -26,8 +26,10 @@ import numpy as np
 import pandas as pd
 
 from evalcore.counts import N_LEVELS, VerdictCounts
-from evalcore.errors import ResourceLimitError, UsageError
+from evalcore.errors import ResourceLimitError, UsageError, check_int
 from evalcore.schema import LEVELS
+from evalcore.stats.bootstrap import percentile_interval, resampled_sums
+from evalcore.stats.intervals import Estimate
 from evalcore.ties.levels import (
     LEVEL_LABELS,
     SCORE_DECIMALS,
@@ -278,6 +280,8 @@ class VerdictTieStructure:
     top_tied: float
     agreement: Agreement | None
     per_instruction: pd.DataFrame = field(repr=False, compare=False)
+    #: T, τa and top-1 with 95% bootstrap intervals over instructions (those that apply)
+    intervals: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def level_shares(self) -> tuple[float, ...]:
@@ -307,6 +311,7 @@ class VerdictTieStructure:
             "instructions": self.instructions,
             "top_tied": self.top_tied,
             "agreement": self.agreement.as_dict() if self.agreement else None,
+            "intervals": {k: v.as_dict() for k, v in self.intervals.items()},
         }
 
     def __repr__(self) -> str:
@@ -314,8 +319,37 @@ class VerdictTieStructure:
                 f"tie_probability={self.stats.tie_probability:.3f}, top_tied={self.top_tied:.3f})")
 
 
+def instruction_mean(values: np.ndarray, *, rounds: int = 1000, seed: int = 0,
+                     method: str = "bootstrap over instructions") -> Estimate:
+    """The mean of a per-instruction statistic (NaN = not defined there) with a 95% bootstrap
+    interval over instructions.
+
+    Instructions with the same value are exchangeable, so the draw is a multinomial over the
+    distinct values (:func:`evalcore.stats.bootstrap.bootstrap_weights`): an arena table's T
+    (0 or 1 per prompt) resamples two patterns, not millions of prompts.
+
+    Examples
+    --------
+    >>> est = instruction_mean(np.array([1.0, 0.0, 0.0, 1.0, np.nan]), rounds=200)
+    >>> est.value, est.low <= 0.5 <= est.high
+    (0.5, True)
+    """
+    v = np.asarray(values, dtype=np.float64)
+    v = v[~np.isnan(v)]
+    if v.size == 0:
+        return Estimate(float("nan"), method=method)
+    distinct, multiplicity = np.unique(v, return_counts=True)
+    value = float(multiplicity @ distinct / v.size)
+    if v.size < 2 or distinct.size < 2:
+        return Estimate(value, method=method)  # no spread to resample: no interval, not zero width
+    sums = resampled_sums(np.column_stack([distinct, np.ones_like(distinct)]), multiplicity,
+                          rounds, seed)
+    low, high = percentile_interval(sums[:, 0] / sums[:, 1])
+    return Estimate(value, float(low), float(high), method=method)
+
+
 def verdict_tie_structure(counts: VerdictCounts, reference: VerdictCounts | pd.DataFrame | None = None,
-                          *, score: str = "soft") -> VerdictTieStructure:
+                          *, score: str = "soft", rounds: int = 1000, seed: int = 0) -> VerdictTieStructure:
     """Tie structure of a pairwise judge's verdicts, with agreement against a reference if given.
 
     Parameters
@@ -328,6 +362,8 @@ def verdict_tie_structure(counts: VerdictCounts, reference: VerdictCounts | pd.D
         score``; higher is better).
     score : {"soft", "sign"}
         The within-instruction score.
+    rounds, seed : int
+        Bootstrap draws over instructions for the intervals of T, τa and top-1, and their seed.
 
     Returns
     -------
@@ -355,6 +391,7 @@ def verdict_tie_structure(counts: VerdictCounts, reference: VerdictCounts | pd.D
     """
     if score not in SCORE_RULES:
         raise UsageError(f"score must be one of {SCORE_RULES}, not {score!r}")
+    rounds = check_int("rounds", rounds, low=1)
     level_counts = counts.n.sum(axis=0, dtype=np.int64) if counts.n_cells else np.zeros(N_LEVELS, np.int64)
     n_calls = int(level_counts.sum())
     if n_calls == 0:
@@ -378,6 +415,10 @@ def verdict_tie_structure(counts: VerdictCounts, reference: VerdictCounts | pd.D
         _, freq = np.unique(scored, return_counts=True)
         candidate = level_stats(freq)
     multi = (per["candidates"] >= 2).to_numpy()
+    intervals = {"top_tied": instruction_mean(per["top_tied"].to_numpy(), rounds=rounds, seed=seed)}
+    if ref is not None:
+        for name in ("tau_a", "top1"):
+            intervals[name] = instruction_mean(per[name].to_numpy(), rounds=rounds, seed=seed)
     return VerdictTieStructure(
         judge=counts.judge,
         score=score,
@@ -391,4 +432,5 @@ def verdict_tie_structure(counts: VerdictCounts, reference: VerdictCounts | pd.D
         top_tied=float(per.loc[multi, "top_tied"].mean()) if multi.any() else float("nan"),
         agreement=None if ref is None else summarise_agreement(per, kind),
         per_instruction=per,
+        intervals=intervals,
     )
