@@ -1,6 +1,6 @@
 """Pointwise score tables: reading, validating and simulating them.
 
-The contract (``shared/VERDICT_FORMAT.md``, "Pointwise scores"): one row per (instruction,
+The contract (docs: "Pointwise scores"): one row per (instruction,
 candidate, judge, format) with the judge's score, ``instruction_id, candidate, judge, format,
 score[, reference]``. A higher score is better; ``reference`` is a reference quality score of the
 candidate (e.g. a stronger model's or a human's rating), the same for every judge and format.
@@ -9,8 +9,9 @@ A table with one judge or one format may leave out ``judge`` or ``format``; they
 score: kept and counted in the parse rate, never imputed. Bad input raises
 :class:`evalcore.schema.VerdictFormatError` naming the file, rows and values.
 
-:func:`simulate_pointwise` draws such a table with a known truth (seed 002's design: binary,
-Likert-5 and numeric-100 formats scored by several judges of the same candidate pool).
+:func:`simulate_pointwise` draws such a table with a known truth (the design of "The Format is
+the Filter": binary, Likert-5 and numeric-100 formats scored by several judges of the same
+candidate pool).
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ def read_pointwise(source: Source, *, name: str | None = None) -> PointwiseTable
 class PointwiseJudge:
     """A simulated pointwise judge: perception ``noise`` on the latent quality, a ``bias`` (its
     scale's offset), and ``round_to_five``: the share of numeric-100 scores put on a multiple of 5
-    (seed 002 §3.2: 75–100% of real judges' mass)."""
+    ("The Format is the Filter" §3.2: 75–100% of real judges' mass)."""
 
     name: str
     noise: float = 0.6
@@ -174,7 +175,7 @@ class PointwiseJudge:
     round_to_five: float = 0.95
 
 
-#: Formats with their nominal number of levels (seed 002 §2).
+#: Formats with their nominal number of levels ("The Format is the Filter", §2).
 SIMULATED_FORMATS: dict[str, int] = {"binary": 2, "likert-5": 5, "numeric-100": 101}
 
 

@@ -186,7 +186,8 @@ def _truth(frame: pd.DataFrame, judge: str, candidate: str) -> float:
 
 def test_counts_match_an_independent_pandas_recount(truth_sim):
     frame = _mask_labels(truth_sim, 0.3)
-    c = calibration_counts(frame, judge="decent", candidate="sim-cedar", baseline="sim-elm", category="x")
+    c = calibration_counts(frame, judge="decent", candidate="sim-cedar", baseline="sim-elm", category="x",
+                           both_orders=False)
     rows = frame[(frame.judge == "decent") & (frame.category == "x") & frame.verdict.notna()]
     rows = rows[((rows.model_a == "sim-cedar") & (rows.model_b == "sim-elm"))
                 | ((rows.model_a == "sim-elm") & (rows.model_b == "sim-cedar"))]
@@ -206,15 +207,15 @@ def test_correction_recovers_the_known_truth_and_the_printed_rate_does_not(truth
     for judge in ("decent", "weak"):
         for candidate in ("sim-alder", "sim-cedar", "sim-fir"):
             truth = _truth(truth_sim, judge, candidate)
-            cal = calibrate(store, judge=judge, candidate=candidate)
+            cal = calibrate(store, judge=judge, candidate=candidate, both_orders=False)
             assert not cal.refused, cal.refusal_reason
             assert cal.lr_low <= truth <= cal.lr_high, (judge, candidate)
             assert cal.naive_low <= cal.corrected <= cal.naive_high
             if judge == "decent":
                 assert abs(cal.corrected - truth) < 0.04
     # the weak judge compresses toward 50%: its printed interval misses the truth at both ends
-    top = calibrate(store, judge="weak", candidate="sim-alder")
-    bottom = calibrate(store, judge="weak", candidate="sim-fir")
+    top = calibrate(store, judge="weak", candidate="sim-alder", both_orders=False)
+    bottom = calibrate(store, judge="weak", candidate="sim-fir", both_orders=False)
     assert top.printed_high < _truth(truth_sim, "weak", "sim-alder") - 0.05
     assert bottom.printed_low > _truth(truth_sim, "weak", "sim-fir") + 0.05
     store.close()
@@ -255,8 +256,9 @@ def test_refusal_reasons_are_in_words():
 
 def test_transfer_warning_when_labels_come_from_another_slice(truth_sim):
     frame = _mask_labels(truth_sim, 0.4)
-    same = calibrate(frame, judge="decent", candidate="sim-cedar", category="x")
-    other = calibrate(frame, judge="decent", candidate="sim-cedar", category="x", labelled_category="y")
+    same = calibrate(frame, judge="decent", candidate="sim-cedar", category="x", both_orders=False)
+    other = calibrate(frame, judge="decent", candidate="sim-cedar", category="x", labelled_category="y",
+                      both_orders=False)
     assert same.transfer_warning == ""
     assert "may not transfer" in other.transfer_warning and "'y'" in other.transfer_warning
     assert other.counts.n_judged == same.counts.n_judged
@@ -332,15 +334,21 @@ def test_noninferiority_gate_warns_when_it_rests_on_the_printed_number():
     assert "printed number" in strict.warning and "15-point regression" in strict.warning
 
 
-def test_gate_on_the_corrected_rate_uses_lang_reiczigel_and_fails_when_refused():
-    cal = _cal(200, 0, 100)
+def test_gate_on_the_corrected_rate_uses_both_arms_and_fails_when_refused():
+    # a perfect judge on the labelled set: the both-arms rate is the judged (wins + ties/2)/n
+    cal = calibrate(CalibrationCounts(wins=200, ties=20, losses=80, tp=90, n_se=100, tn=100, n_sp=100,
+                                      confusion=(90, 0, 0, 0, 50, 0, 0, 0, 50)))
     gate = noninferiority_gate(cal, margin=0.05, corrected=True)
-    assert gate.gated_on == "corrected" and gate.bound == pytest.approx(cal.lr_low)
-    assert gate.passed == (cal.lr_low > 0.45)
+    assert gate.gated_on == "corrected" and gate.bound == pytest.approx(cal.win_rate.low)
+    assert gate.estimate == pytest.approx(cal.win_rate.value)
+    assert gate.passed == (cal.win_rate.low > 0.45)
+    assert "ties as half a win" in gate.estimand and "both arms" in gate.estimand
+    assert "ties as half a win" in gate.explanation
     refused = calibrate(CalibrationCounts(wins=200, ties=0, losses=100, tp=0, n_se=0, tn=0, n_sp=0))
     g = superiority_gate(refused, corrected=True)
     assert not g.passed and "refused" in g.explanation and math.isnan(g.bound)
-    assert set(g.as_dict()) >= {"passed", "gated_on", "bound", "margin", "explanation"}
+    assert set(g.as_dict()) >= {"passed", "gated_on", "bound", "margin", "explanation", "estimand",
+                                "unit", "design_warnings"}
 
 
 def test_both_orders_units_match_an_independent_recount(truth_sim):
@@ -372,7 +380,7 @@ def test_both_orders_units_match_an_independent_recount(truth_sim):
             n_sp, tn = n_sp + (h <= 0), tn + (h <= 0 and v <= 0)
     assert (c.wins, c.ties, c.losses, c.tp, c.n_se, c.tn, c.n_sp) == (wins, ties, losses, tp, n_se, tn, n_sp)
     assert c.unpaired_calls == unpaired == 7 and c.both_orders
-    per_call = calibration_counts(frame, judge="decent", candidate="sim-cedar")
+    per_call = calibration_counts(frame, judge="decent", candidate="sim-cedar", both_orders=False)
     # seed 003 §1: the judge's ties come from disagreeing orders
     assert c.ties / c.n_judged > per_call.ties / per_call.n_judged
     with pytest.raises(ValueError, match="needs a candidate"):
@@ -386,3 +394,181 @@ def test_tie_shares_given_the_human_label_by_hand():
     assert c.tie_given_win == 0.2 and c.tie_given_not_win == 0.25
     empty = CalibrationCounts(wins=0, ties=0, losses=0, tp=0, n_se=0, tn=0, n_sp=0)
     assert empty.tie_given_win == 0.0 and empty.tie_given_not_win == 0.0
+
+
+# -- honest numbers on every design (estimand, units, clustering, transfer) ---------------------------
+# P(judge says win, tie, loss | human says win, tie, loss): a decent judge that hedges with ties.
+JUDGE = np.array([[0.80, 0.15, 0.05], [0.25, 0.50, 0.25], [0.05, 0.15, 0.80]])
+
+
+def _known_truth_table(human, *, n_inst=2000, opponents=("base",), both_orders=False, label_share=1.0,
+                       categories=None, labelled_categories=None, instruction_sd=0.0,
+                       one_opponent_per_prompt=False, seed=0):
+    """A verdict table with a known human truth for candidate ``cand``.
+
+    Each (instruction, opponent) gets one human judgement (win/tie/loss for the candidate, drawn
+    from ``human``, shifted per instruction by a random effect of sd ``instruction_sd``); the judge
+    answers each order row from :data:`JUDGE`. With ``both_orders`` the two order rows share the
+    one human label. Labels are kept on ``label_share`` of the instructions (in
+    ``labelled_categories`` only, when given).
+    """
+    rng = np.random.default_rng(seed)
+    rows = []
+    cats = rng.choice(categories, n_inst) if categories else [None] * n_inst
+    base = np.log(np.asarray(human) / human[1])
+    for i in range(n_inst):
+        shift = rng.normal(0.0, instruction_sd)
+        logits = base + np.array([shift, 0.0, -shift])
+        p = np.exp(logits) / np.exp(logits).sum()
+        keep = rng.random() < label_share and (labelled_categories is None
+                                               or cats[i] in labelled_categories)
+        for opp in ((opponents[rng.integers(len(opponents))],) if one_opponent_per_prompt
+                    else opponents):
+            h = 1 - rng.choice(3, p=p)  # +1 win, 0 tie, -1 loss (candidate's view)
+            orders = (True, False) if both_orders else (bool(rng.random() < 0.5),)
+            for first in orders:
+                v = 1 - rng.choice(3, p=JUDGE[1 - h])
+                sign = 1 if first else -1
+                rows.append({"instruction_id": f"q{i:05d}", "model_a": "cand" if first else opp,
+                             "model_b": opp if first else "cand", "verdict": sign * v,
+                             "human": sign * h if keep else None, "judge": "j",
+                             "category": cats[i]})
+    frame = pd.DataFrame(rows)
+    frame["verdict"] = frame["verdict"].astype("Int8")
+    frame["human"] = frame["human"].astype("Int8")
+    frame["category"] = frame["category"].astype("string")
+    return frame
+
+
+def test_corrected_gate_tests_the_printed_estimand_equal_candidate_with_human_ties_passes():
+    """Issue 10 item 2: an equal candidate with 25% human ties passes non-inferiority on the
+    corrected number (the old gate corrected only P(human win) = 37.5% and failed it)."""
+    frame = _known_truth_table((0.375, 0.25, 0.375), n_inst=3000, seed=1)
+    cal = calibrate(frame, judge="j", candidate="cand", baseline="base")
+    assert not cal.refused and not cal.win_rate_refusal
+    assert cal.win_rate.value == pytest.approx(0.5, abs=0.03)
+    assert cal.win_rate.low < 0.5 < cal.win_rate.high
+    assert cal.corrected == pytest.approx(0.375, abs=0.04)  # the win arm alone
+    gate = noninferiority_gate(cal, margin=0.05, corrected=True)
+    assert gate.passed, gate.explanation
+    assert "ties as half a win" in gate.estimand and "ties as half a win" in gate.explanation
+    assert gate.as_dict()["estimand"] == gate.estimand
+    assert "ties as half a win" in cal.as_dict()["estimands"]["corrected_win_rate"]
+
+
+def test_corrected_gate_a_clearly_better_candidate_passes_superiority():
+    """Issue 10 item 2: human win/tie/loss 50/30/20 is a win rate of 65% (ties half); the old gate
+    tested P(human win) = 50% against 50% and failed."""
+    frame = _known_truth_table((0.5, 0.3, 0.2), n_inst=3000, seed=2)
+    cal = calibrate(frame, judge="j", candidate="cand", baseline="base")
+    assert cal.win_rate.value == pytest.approx(0.65, abs=0.03)
+    assert cal.win_rate.low <= 0.65 <= cal.win_rate.high
+    assert cal.corrected == pytest.approx(0.5, abs=0.04)
+    assert superiority_gate(cal, corrected=True).passed
+    assert cal.corrected_loss == pytest.approx(0.2, abs=0.04)
+
+
+def test_both_arms_interval_covers_the_truth_at_the_nominal_rate():
+    """The bootstrap interval of the corrected win rate carries test and calibration uncertainty:
+    over simulated studies (300 judged units, all labelled) it covers the known truth ≥ 90%."""
+    rng = np.random.default_rng(7)
+    human = np.array([0.45, 0.25, 0.30])
+    truth = human[0] + human[1] / 2
+    covered, studies = 0, 200
+    from evalcore.calibration import corrected_win_rate
+    for s in range(studies):
+        h = rng.choice(3, 300, p=human)
+        v = (rng.random(300)[:, None] > JUDGE.cumsum(axis=1)[h]).sum(axis=1)
+        patterns = np.zeros((300, 12), dtype=int)
+        patterns[np.arange(300), v] = 1
+        patterns[np.arange(300), 3 + 3 * h + v] = 1
+        distinct, mult = np.unique(patterns, axis=0, return_counts=True)  # exchangeable units
+        est, _, _ = corrected_win_rate(distinct, mult, rounds=400, seed=s)
+        covered += est.low <= truth <= est.high
+    assert covered / studies >= 0.90
+
+
+def test_both_orders_table_counts_each_human_label_once_by_default():
+    """Issue 10 item 6: on a table judged in both orders with one human label per pair, the
+    default unit is the both-orders verdict, so each label counts once (per call it counted twice)."""
+    frame = _known_truth_table((0.4, 0.3, 0.3), n_inst=400, both_orders=True, seed=3)
+    labels = frame.dropna(subset=["human"]).drop_duplicates(["instruction_id"]).shape[0]
+    cal = calibrate(frame, judge="j", candidate="cand", baseline="base")
+    assert cal.unit == "both-orders verdict" and cal.counts.both_orders
+    assert cal.counts.n_labelled == labels == 400
+    assert cal.as_dict()["unit"] == "both-orders verdict"
+    per_call = calibrate(frame, judge="j", candidate="cand", baseline="base", both_orders=False)
+    assert per_call.counts.n_labelled == 2 * labels
+    assert any("counts twice" in w for w in per_call.design_warnings)
+    assert per_call.floor < cal.floor  # the per-call floor flatters the labelled set
+    slot_a = calibrate(frame, judge="j")  # no candidate: said in words
+    assert any("Pick a candidate" in w for w in slot_a.design_warnings)
+
+
+def test_intervals_over_many_opponents_are_clustered_by_instruction():
+    """Issue 10 item 6: a candidate against eight opponents on prompts that are easy or hard for it
+    as a whole. The printed interval uses the effective sample (design effect > 1); over simulated
+    tables it covers the expected printed rate where the unclustered Wilson interval does not."""
+    frame = _known_truth_table((0.4, 0.2, 0.4), n_inst=300, opponents=tuple(f"o{k}" for k in range(8)),
+                               instruction_sd=1.5, seed=4)
+    cal = calibrate(frame, judge="j", candidate="cand")
+    deff = dict(cal.design_effects)
+    assert deff["printed"] > 2.0
+    plain_low, plain_high = wilson_interval(cal.counts.wins + 0.5 * cal.counts.ties, cal.counts.n_judged)
+    assert cal.printed_high - cal.printed_low > 1.3 * (plain_high - plain_low)
+    assert any("clustered by instruction" in w for w in cal.design_warnings)
+    # coverage of the expected printed rate (by symmetry 50%) over simulated tables
+    from evalcore.calibration.clustering import design_effect
+    rng = np.random.default_rng(9)
+    hits_clustered = hits_plain = 0
+    reps = 300
+    for _ in range(reps):
+        shift = rng.normal(0.0, 1.5, 300)
+        p_win = 1 / (1 + np.exp(-shift))  # per instruction, symmetric around 50%
+        y = rng.binomial(8, p_win).astype(float)
+        n = np.full(300, 8.0)
+        d = design_effect(y, n, np.ones(300))
+        lo, hi = wilson_interval(y.sum() / d, n.sum() / d)
+        hits_clustered += lo <= 0.5 <= hi
+        lo, hi = wilson_interval(y.sum(), n.sum())
+        hits_plain += lo <= 0.5 <= hi
+    assert hits_clustered / reps >= 0.92 and hits_plain / reps < 0.80
+
+
+def test_transfer_warning_when_labels_cover_only_some_categories():
+    """Issue 10 item 8: the labelled rows are all 'code' prompts, the corrected slice is every
+    category; the 'chat' prompts borrow an error profile measured elsewhere (old code: silent)."""
+    frame = _known_truth_table((0.4, 0.3, 0.3), n_inst=600, categories=("code", "chat"),
+                               labelled_categories=("code",), seed=5)
+    cal = calibrate(frame, judge="j", candidate="cand", baseline="base")
+    assert "cover only 1 of the 2 categories" in cal.transfer_warning
+    assert "'chat'" in cal.transfer_warning and "may not transfer" in cal.transfer_warning
+    assert cal.as_dict()["transfer_warning"] == cal.transfer_warning
+    # labels in every category: silent
+    full = _known_truth_table((0.4, 0.3, 0.3), n_inst=600, categories=("code", "chat"), seed=5)
+    assert calibrate(full, judge="j", candidate="cand", baseline="base").transfer_warning == ""
+    # correcting the 'code' slice alone: its labels cover it
+    assert calibrate(frame, judge="j", candidate="cand", baseline="base",
+                     category="code").transfer_warning == ""
+
+
+def test_arena_shaped_anchor_only_and_tiny_tables():
+    # arena: one battle per prompt, the candidate against many opponents, random order
+    arena = _known_truth_table((0.45, 0.2, 0.35), n_inst=1500, opponents=("o1", "o2", "o3"),
+                               one_opponent_per_prompt=True, seed=6)
+    assert arena["instruction_id"].is_unique
+    cal = calibrate(arena, judge="j", candidate="cand")
+    assert cal.unit == "judge call" and not cal.refused
+    assert dict(cal.design_effects)["printed"] < 1.1  # one unit per prompt: nothing to cluster
+    assert cal.win_rate.value == pytest.approx(0.55, abs=0.05)
+    # anchor-only: the candidate always in slot A (single order)
+    anchor = _known_truth_table((0.45, 0.2, 0.35), n_inst=800, seed=8)
+    anchor = anchor[anchor["model_a"] == "cand"]
+    a = calibrate(anchor, judge="j", candidate="cand", baseline="base")
+    assert a.unit == "judge call" and a.counts.n_judged == len(anchor)
+    # tiny: a handful of prompts, refused in words, gates fail saying why
+    tiny = _known_truth_table((0.45, 0.2, 0.35), n_inst=6, seed=9)
+    t = calibrate(tiny, judge="j", candidate="cand", baseline="base")
+    assert t.refused and "needed" in t.refusal_reason
+    g = superiority_gate(t, corrected=True)
+    assert not g.passed and "refused" in g.explanation

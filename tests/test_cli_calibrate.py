@@ -117,3 +117,30 @@ def test_calibrate_both_orders(verdict_file, capsys):
     assert out["both_orders"] is True and out["n_judged"] == expected["n_judged"]
     assert out["corrected"] == pytest.approx(expected["corrected"])
     assert main(["calibrate", str(path), "--judge", "good", "--both-orders"]) == 2  # needs a candidate
+
+
+def test_unit_follows_the_table_and_can_be_chosen(verdict_file, capsys):
+    path, frame = verdict_file  # simulated in both orders
+    assert main(["calibrate", str(path), "--judge", "good", "--candidate", "sim-birch", "--json"]) == 0
+    auto = _json(capsys)
+    assert auto["unit"] == "both-orders verdict" and auto["both_orders_share"] == pytest.approx(1.0)
+    assert main(["calibrate", str(path), "--judge", "good", "--candidate", "sim-birch", "--unit", "call",
+                 "--json"]) == 0
+    calls = _json(capsys)
+    assert calls["unit"] == "judge call" and calls["n_judged"] == 2 * auto["n_judged"]
+    assert any("counts twice" in w for w in calls["design_warnings"])
+    assert calls["corrected_win_rate"]["method"].startswith("bootstrap over instructions")
+    assert main(["calibrate", str(path), "--judge", "good", "--unit", "both-orders"]) == 2
+
+
+def test_gate_json_states_the_estimand(verdict_file, capsys):
+    path, _ = verdict_file
+    main(["gate", str(path), "--judge", "good", "--candidate", "sim-alder", "--baseline", "sim-dogwood",
+          "--corrected", "--json"])
+    out = _json(capsys)
+    assert out["gated_on"] == "corrected" and "ties as half a win" in out["estimand"]
+    assert out["unit"] == "both-orders verdict"
+    main(["gate", str(path), "--judge", "good", "--candidate", "sim-alder", "--baseline", "sim-dogwood",
+          "--json"])
+    printed = _json(capsys)
+    assert printed["gated_on"] == "printed" and "wins + ties/2" in printed["estimand"]

@@ -89,9 +89,23 @@ def test_a_table_without_human_labels_is_refused_in_words():
     assert "no measured Se and Sp" in _texts(at.info)
 
 
-def test_both_orders_toggle_changes_the_unit(cal_page):
+def test_the_unit_follows_the_table_and_can_be_changed(cal_page):
     cal_page.selectbox(key="cal_judge_select").set_value("sim-judge-steady").run()
     cal_page.selectbox(key="cal_candidate").set_value("sim-juniper").run()
-    cal_page.toggle(key="cal_orders_toggle").set_value(True).run()
     assert not cal_page.exception
+    # the demo is judged in both orders: by default each human label counts once
     assert "unit: both-orders verdicts" in _texts(cal_page.caption)
+    assert "Corrected win rate" in [m.label for m in cal_page.metric]
+    cal_page.radio(key="cal_unit").set_value("Each judge call").run()
+    assert not cal_page.exception
+    assert "unit: judge calls" in _texts(cal_page.caption)
+    assert "counts twice" in _texts(cal_page.info)
+
+
+def test_corrected_gate_states_its_estimand(cal_page):
+    cal_page.selectbox(key="cal_judge_select").set_value("sim-judge-steady").run()
+    cal_page.selectbox(key="cal_candidate").set_value("sim-alder").run()
+    cal_page.selectbox(key="cal_baseline").set_value("sim-birch").run()
+    cal_page.radio(key="cal_gate_on").set_value("corrected").run()
+    assert not cal_page.exception
+    assert "Estimand: the human win rate with ties as half a win" in _texts(cal_page.caption)

@@ -121,3 +121,25 @@ def test_page_without_human_labels_or_ranking():
     assert any("No reference score is loaded" in c.value for c in at.caption)
     assert "τa" not in _metrics(at)
     assert _metrics(at)["Distinct levels"] == ["5"]
+
+
+def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
+    """After the demo's pointwise scores were on screen, an uploaded verdict table gets no
+    made-up pointwise scores: the section says none is loaded until the user asks for the demo."""
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.switch_page("views/ties.py").run()
+    assert any("tie_probability" in df.value.columns for df in at.dataframe)  # the demo's
+    at.switch_page("views/data.py").run()
+    csv = (b"instruction_id,model_a,model_b,verdict\n"
+           b"q1,x,y,1\nq1,y,x,-1\nq2,x,y,0\nq2,y,x,0\nq3,x,y,2\nq3,y,x,-1\n")
+    at.file_uploader(key="upload").upload("mine.csv", csv, "text/csv").run()
+    assert not at.exception
+    at.switch_page("views/ties.py").run()
+    assert not at.exception
+    assert not any("tie_probability" in df.value.columns for df in at.dataframe)
+    assert any("No pointwise score table is loaded" in i.value for i in at.info)
+    assert not any("Bundled demo" in c.value for c in at.caption)
+    at.button(key="pointwise_demo").click().run()
+    assert not at.exception
+    assert any("tie_probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)

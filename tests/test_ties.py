@@ -264,7 +264,7 @@ def test_within_instruction_matches_scipy_on_random_groups():
             assert per.loc[i, "somers_d"] == 0.0
         assert per.loc[i, "top_tied"] == float((x == x.max()).sum() >= 2)
     # the block loop gives the same answer as one block
-    import evalcore.ties as ties_module
+    import evalcore.ties.within as ties_module
 
     old = ties_module._BLOCK
     try:
@@ -530,3 +530,138 @@ def test_cli_ties_pointwise(capsys):
     verdicts = str(ROOT / "data" / "demo_anchor_only.csv.gz")
     assert main(["ties", verdicts, "--pointwise"]) == 2
     assert "pairwise verdict table" in capsys.readouterr().err
+
+
+# -- sparse counts: the same numbers as the old dense tensor, on every design shape --------------
+def _dense_scores(counts: VerdictCounts, score: str) -> np.ndarray:
+    """The former dense implementation (I, M, M, 5) → (I, M), kept here as the reference."""
+    c = counts.dense().astype(np.float64)
+    w = SIGMA if score == "soft" else np.where(np.asarray(LEVELS) > 0, 1.0,
+                                               np.where(np.asarray(LEVELS) < 0, 0.0, 0.5))
+    as_a = (c @ w).sum(axis=2)
+    as_b = (c @ (1.0 - w)).sum(axis=1)
+    games = c.sum(axis=3)
+    n = games.sum(axis=2) + games.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, (as_a + as_b) / np.where(n > 0, n, 1.0), np.nan)
+
+
+def _random_table(shape: str, seed: int) -> tuple[VerdictCounts, VerdictCounts]:
+    """Random judge and human counts on the same cells, in one of the design shapes."""
+    rng = np.random.default_rng(seed)
+    models = tuple(f"m{k}" for k in range(6))
+    if shape == "arena":  # one battle per prompt, random pair and order
+        n_inst = 40
+        inst = np.arange(n_inst)
+        pa = rng.integers(0, 6, n_inst)
+        pb = (pa + rng.integers(1, 6, n_inst)) % 6
+    elif shape == "anchor":  # the reference model always in slot A
+        n_inst = 12
+        inst = np.repeat(np.arange(n_inst), 5)
+        pa = np.zeros(inst.size, dtype=int)
+        pb = np.tile(np.arange(1, 6), n_inst)
+    elif shape == "double":  # every pair in both orders
+        n_inst = 8
+        pairs = np.array(list(combinations(range(6), 2)))
+        inst = np.repeat(np.arange(n_inst), 2 * len(pairs))
+        pa = np.tile(np.r_[pairs[:, 0], pairs[:, 1]], n_inst)
+        pb = np.tile(np.r_[pairs[:, 1], pairs[:, 0]], n_inst)
+    else:  # tiny: three prompts, models that never meet
+        n_inst = 3
+        inst = np.array([0, 0, 1, 2])
+        pa = np.array([0, 1, 2, 4])
+        pb = np.array([1, 0, 3, 5])
+    n = rng.multinomial(rng.integers(1, 4), [0.15, 0.2, 0.3, 0.2, 0.15], size=inst.size)
+    h = rng.multinomial(1, [0.2, 0.2, 0.2, 0.2, 0.2], size=inst.size)
+    names = tuple(f"q{i:03d}" for i in range(n_inst))
+    judge = VerdictCounts.from_cells(models=models, instructions=names, judge="j", inst=inst, a=pa,
+                                     b=pb, n=n)
+    human = VerdictCounts.from_cells(models=models, instructions=names, judge="human", inst=inst,
+                                     a=pa, b=pb, n=h)
+    return judge, human
+
+
+@pytest.mark.parametrize("shape", ["arena", "anchor", "double", "tiny"])
+@pytest.mark.parametrize("score", ["soft", "sign"])
+def test_sparse_tie_structure_equals_the_dense_computation(shape, score):
+    for seed in range(3):
+        judge, human = _random_table(shape, seed)
+        dense = _dense_scores(judge, score)
+        np.testing.assert_allclose(instruction_scores(judge, score), dense, equal_nan=True)
+        ranking = pd.DataFrame({"model": judge.models, "score": np.arange(6)[::-1] // 2})
+        for ref, ref_dense in ((None, None), (human, _dense_scores(human, score)),
+                               (ranking, np.tile(ranking["score"].to_numpy(float), (len(dense), 1)))):
+            sparse = verdict_tie_structure(judge, ref, score=score)
+            old = within_instruction(dense, ref_dense)
+            got = sparse.per_instruction.drop(columns=["instruction_id"])
+            pd.testing.assert_frame_equal(got, old, check_dtype=False)
+            assert sparse.level_counts == tuple(judge.dense().sum(axis=(0, 1, 2)))
+
+
+def test_tie_structure_on_an_arena_table_builds_no_dense_tensor(monkeypatch):
+    """1.2 M prompts with one battle each and 129 models: the dense tensor would need 400 GB."""
+    rng = np.random.default_rng(5)
+    n_inst, m = 1_200_000, 129
+    a = rng.integers(0, m, n_inst)
+    b = (a + rng.integers(1, m, n_inst)) % m
+    n = np.zeros((n_inst, 5), dtype=np.int32)
+    n[np.arange(n_inst), rng.choice(5, n_inst, p=[.2, .15, .3, .15, .2])] = 1
+    counts = VerdictCounts(models=tuple(f"m{k:03d}" for k in range(m)),
+                           instructions=tuple(range(n_inst)), judge="j",
+                           inst=np.arange(n_inst, dtype=np.int32), a=a.astype(np.int32),
+                           b=b.astype(np.int32), n=n)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a dense tensor was built")
+
+    monkeypatch.setattr(VerdictCounts, "dense", refuse)
+    result = verdict_tie_structure(counts, score="sign")
+    assert result.n_calls == n_inst and result.instructions == n_inst
+    # with one call per battle, the top is tied exactly when the verdict is a tie
+    assert result.top_tied == pytest.approx(result.tie_verdict_rate)
+
+
+def test_labelled_counts_equal_an_independent_pandas_count():
+    """The SQL-indexed labelled counts equal counting the labelled rows in pandas (double-ordered
+    table, two categories, labels on some instructions)."""
+    from evalcore.store import counts_from_aggregate
+
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=40, human_fraction=0.5, seed=3,
+                                  categories=("x", "y"), judges=(JudgeSpec("j"),)))
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    for category in (None, "x"):
+        got = labelled_counts(store, "j", category=category)
+        rows = sim.verdicts.dropna(subset=["verdict", "human"])
+        if category:
+            rows = rows[rows["category"] == category]
+        agg = rows.groupby(["instruction_id", "model_a", "model_b", "verdict", "human"],
+                           observed=True).size().rename("n").reset_index()
+        cols = ["instruction_id", "model_a", "model_b", "n"]
+        want_j = counts_from_aggregate(agg[cols + ["verdict"]], judge="j")
+        want_h = counts_from_aggregate(agg[cols].assign(verdict=agg["human"]), judge="human")
+        for g, w in ((got.judge, want_j), (got.human, want_h)):
+            assert g.models == w.models and g.instructions == w.instructions
+            np.testing.assert_array_equal(g.dense(), w.dense())
+        assert got.n_calls == len(rows)
+    store.close()
+
+
+def test_t_and_tau_a_carry_bootstrap_intervals_that_cover_the_truth():
+    judge, human = _random_table("double", 1)
+    result = verdict_tie_structure(judge, human, score="sign")
+    t = result.intervals["top_tied"]
+    assert t.value == pytest.approx(result.top_tied) and t.low <= t.value <= t.high
+    assert result.intervals["tau_a"].value == pytest.approx(result.agreement.tau_a)
+    assert result.as_dict()["intervals"]["top_tied"]["method"] == "bootstrap over instructions"
+    # coverage with a known truth: each prompt's top is tied with probability 0.35
+    from evalcore.ties import instruction_mean
+
+    rng = np.random.default_rng(2)
+    hits = sum(
+        (lambda e: e.low <= 0.35 <= e.high)(instruction_mean(
+            (rng.random(150) < 0.35).astype(float), rounds=400, seed=k))
+        for k in range(300))
+    assert 0.91 <= hits / 300 <= 0.98
+    # one value everywhere: no spread, no interval (never a zero-width one)
+    assert not instruction_mean(np.ones(10)).has_interval

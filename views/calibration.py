@@ -1,6 +1,6 @@
 """Calibration: the printed win rate vs the corrected one, the floor, interval coverage and gates.
 
-Seed 003 §4–§6, §8 (issue 5, items 4–7). The page only draws evalcore.calibration results.
+The page only draws evalcore.calibration results.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import streamlit as st
 
 from evalcore.calibration import (
     DEFAULT_MAX_FLOOR,
+    ESTIMANDS,
     FLOOR_SIZES,
     SAME_SLICE,
     calibrate,
@@ -28,11 +29,11 @@ from views._ui import (
     download_csv,
     judge_picker,
     memo,
-    orders_picker,
     require_data,
 )
 
 SLOT_A = "Slot A (every call)"
+UNITS = {"The table's own unit": None, "Both-orders verdict": True, "Each judge call": False}
 ALL_OPPONENTS = "All opponents"
 SAME = "Same slice as the corrected rows"
 ALL_CATEGORIES = "All categories"
@@ -64,10 +65,12 @@ demo_banner()
 store = require_data()
 st.caption(
     "A judge's win rate is compressed toward 50/50; only a labelled comparison recovers the human "
-    "number, at a price set by the judge's Youden's J (seed 003 §4–§6). Labelled rows are the rows "
-    "with a `human` label. **Printed** win rate = (wins + ties/2) / pairs, as every comparison tool "
-    "prints it. **Corrected** rate = the estimated share of pairs a human would call a candidate "
-    "win; here a tie is *not* a win (seed 003, Limitations)."
+    "number, at a price set by the judge's Youden's J. Labelled rows are the rows with a `human` "
+    "label. **Printed** win rate = (wins + ties/2) / units, as every comparison tool prints it. "
+    "**Corrected** rate = the estimated share of units a human would call a candidate win (a tie is "
+    "*not* a win). **Corrected win rate (both arms)** = P(human win) + P(human tie)/2, wins and "
+    "losses each corrected: the human number the printed rate stands for, and what a corrected gate "
+    "tests."
 )
 
 models = store.models()
@@ -93,7 +96,7 @@ with c5:
         lab_choice = st.selectbox("Labelled rows from", (SAME, ALL_CATEGORIES) + categories,
                                   key="cal_labelled",
                                   help="Where the judge's Se/Sp are measured. An error profile "
-                                       "belongs to its population (seed 003 §8).")
+                                       "belongs to its population.")
     else:
         lab_choice = SAME
 labelled = SAME_SLICE if lab_choice == SAME else (None if lab_choice == ALL_CATEGORIES else lab_choice)
@@ -103,11 +106,16 @@ with c6:
                                  help="The floor is the narrowest corrected interval the labelled set "
                                       "allows, however many pairs are judged.")
 
-both_toggle = orders_picker(key="cal_orders")
-both_orders = both_toggle and candidate is not None
-if both_toggle and candidate is None:
+unit_choice = st.radio("Unit", tuple(UNITS), horizontal=True, key="cal_unit",
+                       help="The table's own unit: the both-orders verdict (the verdict both orders "
+                            "agree on, else a tie) when the table is judged in both orders and a "
+                            "candidate is picked, so each human label counts once; else one unit per "
+                            "judge call.")
+both_orders = UNITS[unit_choice]
+if both_orders and candidate is None:
     st.caption("The both-orders verdict needs a candidate model (slot A changes sides between the two "
                "orders): counting every call until one is picked.")
+    both_orders = False
 
 lab_key = "same" if lab_choice == SAME else lab_choice
 try:
@@ -127,19 +135,24 @@ with tab_fix:
     counts = cal.counts
     label = cal.candidate_label
     st.subheader(f"{label[:1].upper() + label[1:]}: printed vs corrected win rate")
-    unit = ("both-orders verdicts (the verdict both orders agree on, else a tie; "
+    unit = ("both-orders verdicts (the verdict both orders agree on, else a tie; one per human label; "
             f"{counts.unpaired_calls:,} calls without their other order left out)"
             if counts.both_orders else "judge calls (each order counts once)")
-    st.caption(f"Judge **{judge}** · {counts.n_judged:,} judged pairs · {counts.n_labelled:,} labelled "
-               f"({counts.n_se:,} human-called wins, {counts.n_sp:,} non-wins) · 95% intervals · "
-               f"unit: {unit}.")
-    st.caption("**Printed** counts a tie as half a win; **Corrected** counts a tie as not a win.")
-    m1, m2, m3, m4, m5 = st.columns(5)
+    st.caption(f"Judge **{judge}** · {counts.n_judged:,} judged units · {counts.n_labelled:,} labelled "
+               f"({counts.n_se:,} human-called wins, {counts.n_sp:,} non-wins) · 95% intervals, "
+               f"clustered by instruction · unit: {unit}.")
+    st.caption("**Printed** counts a tie as half a win; **Corrected** counts a tie as not a win; "
+               "**Corrected win rate** counts a human tie as half a win, like the printed rate.")
+    m1, m2, m6, m3, m4, m5 = st.columns(6)
     m1.metric("Printed", pct(cal.printed),
               help=f"Wilson 95% interval {pct(cal.printed_low)} – {pct(cal.printed_high)}")
     m2.metric("Corrected", "refused" if cal.refused else pct(cal.corrected),
               help=("Rogan–Gladen; Lang–Reiczigel 95% interval "
                     f"{pct(cal.lr_low)} – {pct(cal.lr_high)}") if not cal.refused else cal.refusal_reason)
+    m6.metric("Corrected win rate", "refused" if cal.win_rate_refusal else pct(cal.win_rate.value),
+              help=(cal.win_rate_refusal or f"P(human win) + P(human tie)/2, both arms corrected; "
+                    f"95% interval {pct(cal.win_rate.low)} – {pct(cal.win_rate.high)} (bootstrap over "
+                    "instructions)"))
     m3.metric("Se", pct(cal.se), help=f"Sensitivity: P(judge says win | human says win); Wilson "
               f"{pct(cal.se_low)} – {pct(cal.se_high)}")
     m4.metric("Sp", pct(cal.sp), help=f"Specificity: P(judge says not-win | human says not-win); Wilson "
@@ -157,9 +170,17 @@ with tab_fix:
             f"{counts.n_labelled:,} labelled pairs the corrected rate cannot be tighter than "
             f"±{100 * cal.floor:.1f} points, however many pairs are judged. The naive interval "
             f"({pct(cal.naive_low)} – {pct(cal.naive_high)}) treats Se and Sp as exact and is too "
-            "narrow (seed 003 §6: it covers 31–53% at 25 labelled pairs while claiming 95%).")
+            "narrow (it covers 31–53% at 25 labelled pairs while claiming 95%).")
+        if not cal.win_rate_refusal:
+            st.info(f"Corrected win rate on both arms, **{pct(cal.win_rate.value)}** (95% "
+                    f"{pct(cal.win_rate.low)} – {pct(cal.win_rate.high)}): {ESTIMANDS['corrected_win_rate']}. "
+                    "This is the number a corrected gate tests.")
+        else:
+            st.info(f"No corrected win rate on both arms: {cal.win_rate_refusal}.")
     if cal.transfer_warning:
         st.warning(cal.transfer_warning)
+    for note in cal.design_warnings:
+        st.info(note)
     st.plotly_chart(calibration_figure(cal), width="stretch")
     table = cal.summary_frame()
     shown = table.copy()
@@ -178,10 +199,10 @@ with tab_fix:
 # -- floor and sample size -----------------------------------------------------------------------------
 with tab_floor:
     st.subheader("The floor: what a labelled set of a given size can buy")
-    st.caption("Half-width of the Lang–Reiczigel interval with unlimited judged pairs (seed 003 §6), "
-               "read with Se = Sp = (1 + J)/2, the labelled pairs split evenly between human wins and "
-               "non-wins, Lang–Reiczigel's pseudo-counts and a true share of 37.5% (DEFINITIONS.md). "
-               "Seed 003 at J ≈ 0.57: ±33–35 at 25 labelled pairs, ±15–16 at 100, ±7–8 at 400, ±4 at 1,600.")
+    st.caption("Half-width of the Lang–Reiczigel interval with unlimited judged pairs, read with "
+               "Se = Sp = (1 + J)/2, the labelled pairs split evenly between human wins and non-wins, "
+               "Lang–Reiczigel's pseudo-counts and a true share of 37.5%. The published table at "
+               "J ≈ 0.57: ±33–35 at 25 labelled pairs, ±15–16 at 100, ±7–8 at 400, ±4 at 1,600.")
     f1, f2, f3 = st.columns(3)
     with f1:
         sizes = st.multiselect("Labelled pairs", list(FLOOR_SIZES) + [50, 200, 800, 3200],
@@ -226,7 +247,7 @@ with tab_floor:
         if not (math.isnan(cal.se) or math.isnan(cal.sp)):
             sources.append(f"this judge (Se {pct(cal.se)}, Sp {pct(cal.sp)})")
         sources += [f"typed J = {j:.2f}" for j in typed_js]
-        source = st.selectbox("Judge quality", sources or ["J = 0.57 (seed 003, expert-grade)"],
+        source = st.selectbox("Judge quality", sources or ["J = 0.57 (expert-grade labels)"],
                               key="cal_plan_source")
     if source.startswith("this judge"):
         plan = size_plan(target / 100.0, se=cal.se, sp=cal.sp, max_labelled=int(max_labelled))
@@ -277,7 +298,7 @@ with tab_cover:
             f"labelled pairs: the Wilson interval on the printed rate covers the truth "
             f"{pct(printed.min())}–{pct(printed.max())} of the time, the naive corrected interval "
             f"{pct(naive.min())}–{pct(naive.max())}, the Lang–Reiczigel interval "
-            f"{pct(lr.min())}–{pct(lr.max())}. Seed 003 reports 0–99% for the printed interval (it "
+            f"{pct(lr.min())}–{pct(lr.max())}. The published study reports 0–99% for the printed interval (it "
             "covers only near 50/50), 31–53% for the naive one at 25 labelled pairs and 92–100% for "
             "Lang–Reiczigel.")
         st.caption("Truth = the share of human-called candidate wins. Each study draws human outcomes, "
@@ -291,7 +312,7 @@ with tab_cover:
 
 # -- gates -------------------------------------------------------------------------------------------------
 with tab_gate:
-    st.subheader("Release gates (seed 003 §5)")
+    st.subheader("Release gates")
     if candidate is None:
         st.info("Pick a candidate model (and ideally the model it replaces under 'Against') to gate on it.")
     else:
@@ -305,14 +326,16 @@ with tab_gate:
                                disabled=kind == "superiority")
         with g3:
             on = st.radio("Gate on", ["printed", "corrected"], key="cal_gate_on",
-                          help="Printed: Wilson lower bound of (wins + ties/2)/n. Corrected: Lang–Reiczigel "
-                               "lower bound of the corrected rate (needs labelled pairs).")
+                          help="Printed: lower bound of (wins + ties/2)/n, Wilson interval clustered by "
+                               "instruction. Corrected: lower bound of the corrected win rate, human "
+                               "wins + ties/2 with both arms corrected (needs labelled pairs).")
         corrected = on == "corrected"
         gate = (superiority_gate(cal, corrected=corrected) if kind == "superiority"
                 else noninferiority_gate(cal, margin=margin / 100.0, corrected=corrected))
         (st.success if gate.passed else st.error)(
             f"**{'PASS' if gate.passed else 'FAIL'}** — gated on the **{gate.gated_on}** number. "
             + gate.explanation)
+        st.caption(f"Estimand: {gate.estimand}. Interval: {gate.interval}. Unit: {gate.unit}.")
         if gate.warning:
             st.warning(gate.warning)
         frame = pd.DataFrame([gate.as_dict()])

@@ -1,6 +1,5 @@
 """Tie structure: how many levels a judge really uses and how often a selector breaks ties at
-random (seed 002, "The Format is the Filter"), for the loaded pairwise judge and for pointwise
-score tables."""
+random ("The Format is the Filter"), for the loaded pairwise judge and for pointwise score tables."""
 
 from __future__ import annotations
 
@@ -36,14 +35,14 @@ STATS_CAPTION = (
     "distinct levels). **Distinct**: levels used at least once. **T**: share of instructions "
     "(with ≥ 2 models) whose top is tied, i.e. at least two models share the highest "
     "within-instruction score, so a selector keeping the best response picks at random. "
-    "Definitions: seed 002 §3 and App. D."
+    "Definitions: \"The Format is the Filter\" (2025), §3 and App. D."
 )
 AGREEMENT_CAPTION = (
     "Within each instruction, the judge's ranking of the models against the reference's, then "
     "averaged over instructions. A pair tied by either side counts in no numerator. "
     "**τa** = (concordant − discordant) / all pairs: a pair the judge ties scores 0, as for a "
     "selector that breaks the tie at random. **τb** divides by the untied pairs instead, so a "
-    "coarse judge is flattered (seed 002 §3.3: reference a > b > c, a judge accepting a and b "
+    "coarse judge is flattered (\"The Format is the Filter\", §3.3: reference a > b > c, a judge accepting a and b "
     "gets τa = 2/3 but τb ≈ 0.82). **Somers' D** divides by the pairs the reference orders. "
     "**Top-1**: the chance the judge's top model (ties broken uniformly at random, exact "
     "expectation) is a reference top model; **uniform top-1** is the same for a selector that "
@@ -100,7 +99,7 @@ with c3:
 
 counts = _ui.counts(store, judge, category)
 ranking = s.get("human_ranking")
-if counts.counts.sum() == 0:
+if counts.calls == 0:
     st.warning(f"Judge {_ui.code_span(judge)} has no verdicts in this selection: choose another judge or "
                "category.")
 else:
@@ -112,7 +111,11 @@ else:
     cols[2].metric("D2", f"{result.stats.d2:.2f}")
     cols[3].metric("Distinct levels", result.stats.distinct)
     cols[4].metric("TIE verdicts", f"{result.tie_verdict_rate:.1%}")
-    cols[5].metric("T (top tied)", f"{result.top_tied:.1%}" if result.instructions else "—")
+    t_ci = result.intervals.get("top_tied")
+    cols[5].metric("T (top tied)", f"{result.top_tied:.1%}" if result.instructions else "—",
+                   help=(f"95% interval {t_ci.low:.1%} – {t_ci.high:.1%} (bootstrap over instructions)"
+                         if t_ci is not None and t_ci.has_interval else "No interval: too few "
+                         "instructions, or every instruction alike."))
     st.caption(f"Over {result.n_calls:,} calls of {_ui.code_span(judge)} with a verdict, on "
                f"{result.instructions:,} instructions with at least two models. " + STATS_CAPTION)
     if result.candidate_stats is not None:
@@ -120,14 +123,14 @@ else:
         st.caption(
             f"The within-instruction scores the selector sees ({rule}, over "
             f"{result.instructions:,} instructions) take {cs.distinct:,} distinct values with tie "
-            f"probability {cs.tie_probability:.4f} (D2 {cs.d2:.1f}): seed 002's tournament row.")
+            f"probability {cs.tie_probability:.4f} (D2 {cs.d2:.1f}), the tournament row of \"The Format is the Filter\".")
     st.plotly_chart(verdict_levels_figure(result), config=CONFIG, width="stretch", key="ties_levels")
     _ui.download_csv(result.level_table(), f"verdict_levels_{judge}.csv",
                      label="Download the verdict-level distribution (CSV)", key="dl_ties_levels")
 
     st.subheader("Agreement with a reference")
     labelled = _ui.memo(("ties_labelled", judge, category),
-                        lambda: labelled_counts(store, judge, category))
+                        lambda: labelled_counts(store, judge, category=category))
     rows = []
     if labelled.n_calls:
         human = _ui.memo(("ties_human", judge, category, rule),
@@ -171,18 +174,23 @@ st.markdown(
     "A pointwise table scores each candidate response alone: `instruction_id, candidate, judge, "
     "format, score[, reference]` (higher is better; `reference` is a reference quality score). "
     "With several formats and judges, the variance shares say whether the **format** or the "
-    "**judge** sets each diagnostic (seed 002, Table 2)."
+    "**judge** sets each diagnostic (\"The Format is the Filter\", Table 2)."
 )
 
 
-def _install_pointwise(table: PointwiseTable, *, demo: bool) -> None:
+def _install_pointwise(table: PointwiseTable | None, *, demo: bool) -> None:
     pw = s.setdefault("pointwise", {})
-    pw.update({"table": table, "demo": demo, "error": None, "results": None})
+    pw.update({"table": table, "demo": demo, "version": s.get("version"), "error": None,
+               "results": None})
 
 
+# The bundled pointwise demo goes with the bundled verdict demo only: under an uploaded dataset
+# the page never shows made-up pointwise scores unless the user asks for them for that dataset.
+demo_data = bool(s.get("demo"))
 pw = s.get("pointwise")
-if pw is None or pw.get("table") is None:
-    _install_pointwise(read_pointwise(POINTWISE_DEMO), demo=True)
+if pw is None or (pw.get("table") is None and demo_data) or (
+        pw.get("demo") and not demo_data and pw.get("version") != s.get("version")):
+    _install_pointwise(read_pointwise(POINTWISE_DEMO) if demo_data else None, demo=demo_data)
     pw = s["pointwise"]
 
 up_col, demo_col = st.columns([3, 1])
@@ -202,14 +210,19 @@ with demo_col:
         _install_pointwise(read_pointwise(POINTWISE_DEMO), demo=True)
         st.rerun()
 if pw.get("error"):
-    st.error(f"**This file was not loaded.** {_ui.escape_markdown(pw['error'].rstrip('.'))}. The "
-             f"pointwise table loaded before ({_ui.code_span(pw['table'].file)}) is still in use.")
+    before = (f" The pointwise table loaded before ({_ui.code_span(pw['table'].file)}) is still in use."
+              if pw.get("table") is not None else "")
+    st.error(f"**This file was not loaded.** {_ui.escape_markdown(pw['error'].rstrip('.'))}.{before}")
+if pw.get("table") is None:
+    st.info("No pointwise score table is loaded for this dataset. Upload one above, or use the "
+            "bundled demo (simulated scores) to see what the section shows.")
+    st.stop()
 
 table: PointwiseTable = pw["table"]
 frame = table.frame
 if pw["demo"]:
     st.caption(f":material/science: Bundled demo {_ui.code_span(table.file)} — **simulated**: three made-up judges (`sim-judge-…`) "
-               "score made-up responses in three formats (`data/make_pointwise_demo.py`).")
+               "score made-up responses in three formats.")
 st.caption(f"{_ui.code_span(table.file)}: {len(frame):,} rows, {frame['instruction_id'].nunique():,} "
            f"instructions, {frame['format'].nunique()} format(s), {frame['judge'].nunique()} "
            f"judge(s)." + (f" {table.missing_scores:,} row(s) have no score: counted in the parse "
@@ -245,7 +258,7 @@ else:
         "(two random candidates get the same score); **D1**, **D2** effective levels; **T** share "
         "of instructions whose top score is tied. With a reference: **spearman** = global "
         "Spearman over all candidates; **tau_b**, **tau_a**, **somers_d**, **top1** = means over "
-        "instructions as above (seed 002, Tables 1, 5 and 9)."
+        "instructions as above (\"The Format is the Filter\", Tables 1, 5 and 9)."
     )
     left, right = st.columns(2)
     with left:
@@ -275,7 +288,7 @@ else:
             f"Each diagnostic's sum of squares over the {len(shares.formats)} × "
             f"{len(shares.judges)} format × judge grid, split into format, judge and residual "
             "(two-way ANOVA with one value per cell, so the residual absorbs the interaction; "
-            "seed 002 §3.1, Table 2). Structural diagnostics near 100% format mean the format, "
+            "\"The Format is the Filter\", §3.1, Table 2). Structural diagnostics near 100% format mean the format, "
             "not the judge, fixes how many ties the scores contain.")
     else:
         st.info("Variance shares need at least two formats and two judges, each pair scored.")

@@ -1,8 +1,10 @@
 """``calibrate``, ``floor`` and ``gate``: the corrected win rate, the floor table and release gates.
 
-Seed 003 §5–§6: the printed win rate is compressed toward 50%; a labelled comparison corrects it
-(Rogan–Gladen, Lang–Reiczigel interval) at a price set by Youden's J; gates say which number they
-rest on. ``gate`` exits 0 when the gate passes, 1 when it fails (and says why), 2 on bad input.
+The printed win rate is compressed toward 50%; a labelled comparison corrects it (Rogan–Gladen,
+Lang–Reiczigel interval) at a price set by Youden's J; gates say which number they rest on and what
+it estimates. The unit follows the table (the both-orders verdict on a table judged in both
+orders, so each human label counts once) unless ``--unit`` says otherwise. ``gate`` exits 0 when
+the gate passes, 1 when it fails (and says why), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -42,9 +44,15 @@ def _selection_arguments(p: argparse.ArgumentParser, *, candidate_required: bool
     p.add_argument("--labelled-category", default=None,
                    help="measure Se/Sp on the labelled rows of this category (default: the same rows "
                         "as --category; 'all' for every category)")
-    p.add_argument("--both-orders", action="store_true",
-                   help="one unit per pair judged in both orders: the verdict both orders agree on, "
-                        "else a tie (needs --candidate)")
+    p.add_argument("--unit", choices=("auto", "both-orders", "call"), default=None,
+                   help="what one unit is: the both-orders verdict (one per pair judged in both "
+                        "orders: the verdict both orders agree on, else a tie; needs --candidate), one "
+                        "judge call, or auto (default): the both-orders verdict when the table is "
+                        "judged in both orders and a candidate is named")
+    p.add_argument("--both-orders", action="store_true", help="the same as --unit both-orders")
+    p.add_argument("--rounds", type=int, default=2000,
+                   help="bootstrap draws over instructions for the corrected win rate (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     p.add_argument("--max-floor", type=float, default=100 * DEFAULT_MAX_FLOOR,
                    help="refuse to correct when the floor is wider than this many points "
                         f"(default {100 * DEFAULT_MAX_FLOOR:.0f})")
@@ -79,7 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--margin", type=float, default=None,
                    help="non-inferiority margin as a share, e.g. 0.05 for 5 points (default 0.05)")
     p.add_argument("--corrected", action="store_true",
-                   help="gate on the corrected rate (Lang-Reiczigel lower bound) instead of the printed one")
+                   help="gate on the corrected win rate (human wins + ties/2, both arms corrected, "
+                        "bootstrap lower bound) instead of the printed one")
     add_json_flag(p)
     p.set_defaults(handler=run_gate)
 
@@ -98,9 +107,18 @@ def _calibration(args: argparse.Namespace):
         if name is not None and name not in store.categories():
             cats = ", ".join(store.categories()) or "none"
             raise UsageError(f"category {name!r} is not in the file; its categories are: {cats}")
+    if args.both_orders and args.unit not in (None, "both-orders"):
+        raise UsageError("--both-orders and --unit call contradict each other; give one of them")
+    unit = "both-orders" if args.both_orders else (args.unit or "auto")
+    both_orders = {"auto": None, "both-orders": True, "call": False}[unit]
+    if both_orders and args.candidate is None:
+        raise UsageError("the both-orders verdict needs --candidate: slot A changes sides between the "
+                         "two orders")
+    if not 1 <= args.rounds <= 100_000:
+        raise UsageError("--rounds must be between 1 and 100,000")
     return calibrate(store, judge=judge, candidate=args.candidate, baseline=args.baseline,
-                     category=args.category, labelled_category=labelled, both_orders=args.both_orders,
-                     max_floor=args.max_floor / 100.0)
+                     category=args.category, labelled_category=labelled, both_orders=both_orders,
+                     max_floor=args.max_floor / 100.0, rounds=args.rounds, seed=args.seed)
 
 
 def _pct(x: float) -> str:
@@ -113,9 +131,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print_json(cal.as_dict())
         return 0
     c = cal.counts
-    unit = (f"both-orders verdicts, {c.unpaired_calls:,} unpaired calls left out" if c.both_orders
-            else "one per judge call")
-    print(f"judge {cal.judge}, candidate {cal.candidate_label}: {c.n_judged:,} judged pairs, "
+    unit = (f"both-orders verdicts (one per human label), {c.unpaired_calls:,} unpaired calls left out"
+            if c.both_orders else "one per judge call")
+    print(f"judge {cal.judge}, candidate {cal.candidate_label}: {c.n_judged:,} judged units, "
           f"{c.n_labelled:,} labelled ({c.n_se:,} human wins, {c.n_sp:,} non-wins); units: {unit}")
     frame = cal.summary_frame()
     for col in ("estimate", "low", "high"):
@@ -123,8 +141,12 @@ def run_calibrate(args: argparse.Namespace) -> int:
     print_table(frame)
     if cal.refused:
         print(f"correction refused: {cal.refusal_reason}")
+    elif cal.win_rate_refusal:
+        print(f"corrected win rate (both arms) refused: {cal.win_rate_refusal}")
     if cal.transfer_warning:
         print(f"warning: {cal.transfer_warning}")
+    for note in cal.design_warnings:
+        print(f"note: {note}")
     return 0
 
 
@@ -144,7 +166,7 @@ def run_floor(args: argparse.Namespace) -> int:
                            max_labelled=args.max_labelled) for j in args.youden]
     if args.json:
         payload = {"definition": "Lang-Reiczigel half-width with unlimited judged pairs; Se = Sp = (1 + J)/2, "
-                                 "labelled pairs split evenly, pseudo-counts applied (seed 003 section 6)",
+                                 "labelled pairs split evenly, pseudo-counts applied (Lang and Reiczigel 2014)",
                    "true_share": args.true_share, "rows": table}
         if plans:
             payload["plans"] = [{k: v for k, v in p.as_dict().items() if k != "ladder"} for p in plans]
@@ -181,5 +203,7 @@ def run_gate(args: argparse.Namespace) -> int:
         print(("PASS: " if result.passed else "FAIL: ") + result.explanation)
         if result.warning:
             print(f"note: {result.warning}")
+        for note in result.design_warnings:
+            print(f"note: {note}")
     return 0 if result.passed else 1
 

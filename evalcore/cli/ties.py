@@ -1,4 +1,7 @@
-"""``ties``: tie structure of a pairwise judge, or of a pointwise score table (seed 002 §3)."""
+"""``ties``: tie structure of a pairwise judge, or of a pointwise score table.
+
+Reference: "The Format is the Filter: Scoring Format Fixes What an LLM Judge Can Express" (2025).
+"""
 
 from __future__ import annotations
 
@@ -30,13 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "ties",
         help="tie structure: level distribution, tie probability, D1/D2, top-tied share T, "
-             "tau-a/tau-b/top-1 against a reference (seed 002)")
+             "tau-a/tau-b/top-1 against a reference ('The Format is the Filter')")
     add_file_argument(p)
     add_judge_argument(p)
     p.add_argument("--category", default=None, help="only rows of this category (verdict tables)")
     p.add_argument("--score", choices=SCORE_RULES, default="soft",
                    help="within-instruction score of a pairwise judge: soft = mean σ(verdict) "
-                        "(seed 002's tournament score, default), sign = win share (tie = half)")
+                        "(the tournament score of 'The Format is the Filter', default), "
+                        "sign = win share (tie = half)")
     p.add_argument("--human-ranking", default=None, metavar="FILE",
                    help="a reference score per model (model, score; higher is better)")
     p.add_argument("--pointwise", action="store_true",
@@ -76,11 +80,11 @@ def run_ties(args: argparse.Namespace) -> int:
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
     counts = store.counts(judge=judge, category=args.category)
-    if counts.counts.sum() == 0:
+    if counts.calls == 0:
         raise UsageError(f"judge {judge!r} has no verdicts in this selection")
     ranking = read_human_ranking(args.human_ranking) if args.human_ranking else None
     result = verdict_tie_structure(counts, ranking, score=args.score)
-    labelled = labelled_counts(store, judge, args.category)
+    labelled = labelled_counts(store, judge, category=args.category)
     human = (verdict_tie_structure(labelled.judge, labelled.human, score=args.score)
              if labelled.n_calls else None)
     if args.json:
@@ -139,7 +143,7 @@ def _run_pointwise(args: argparse.Namespace) -> int:
           f"{frame['judge'].nunique()} judge(s)" + ("" if table.has_reference else "; no reference"))
     print_table(cells)
     if len(shares.table):
-        print("\nshares of variance over the format x judge grid (seed 002, Table 2):")
+        print("\nshares of variance over the format x judge grid ('The Format is the Filter', Table 2):")
         print_table(shares.table)
     for note in shares.notes:
         print(f"note: {note}")

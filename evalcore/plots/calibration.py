@@ -32,6 +32,9 @@ def calibration_figure(cal: Calibration) -> go.Figure:
                   _COLOURS["naive corrected"]),
                  ("corrected, Lang–Reiczigel", cal.corrected, cal.lr_low, cal.lr_high,
                   _COLOURS["Lang–Reiczigel"])]
+    if not cal.win_rate_refusal:
+        rows.append(("corrected win rate (ties ½), both arms", cal.win_rate.value, cal.win_rate.low,
+                     cal.win_rate.high, _COLOURS["Lang–Reiczigel"]))
     fig = go.Figure()
     for label, est, low, high, colour in rows:
         has_ci = not (math.isnan(low) or math.isnan(high))

@@ -1,5 +1,5 @@
-"""Figures for tie structure (seed 002 §3): verdict-level and score distributions, per-cell
-diagnostics, and the format-versus-judge variance shares."""
+"""Figures for tie structure ("The Format is the Filter", 2025): verdict-level and score
+distributions, per-cell diagnostics, and the format-versus-judge variance shares."""
 
 from __future__ import annotations
 

@@ -1,0 +1,312 @@
+"""What a calibration counts: units, the candidate's outcomes and the labelled confusion matrix.
+
+Everything is aggregated in DuckDB (names reach SQL only as bound parameters); Python receives
+one row per distinct *instruction pattern* (an instruction's judged outcomes and its labelled
+confusion matrix) with how many instructions share it. Totals are multiplicity-weighted sums, and
+the same rows give intervals clustered by instruction (a candidate's many opponents on one
+instruction are not independent) and the bootstrap over instructions.
+
+**Units.** A unit is one judge call, or with the both-orders verdict one (instruction, opponent)
+judged exactly once in each order: the judge's verdict is the sign both orders agree on, else a
+tie, and the human label the sign of the two calls' labels (one label shared by both order rows
+counts once). On a table judged in both orders the both-orders verdict is the default, so each
+human label counts once.
+
+References
+----------
+"What a pairwise win rate is worth: six judges against expert and crowd labels" (2025), §1 (the
+both-orders verdict) and §6.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from evalcore.errors import UsageError
+
+#: Columns of a pattern row: judged wins, ties, losses; then the labelled confusion matrix with
+#: the human label (win, tie, loss) as rows and the judge's verdict (win, tie, loss) as columns.
+PATTERN_COLUMNS: tuple[str, ...] = ("w", "t", "l", "hw_vw", "hw_vt", "hw_vl", "ht_vw", "ht_vt",
+                                    "ht_vl", "hl_vw", "hl_vt", "hl_vl")
+#: Both orders must cover at least this share of the selection's pairs for the both-orders
+#: verdict to be the default unit.
+BOTH_ORDERS_DEFAULT_SHARE = 0.5
+
+
+class _SameSlice:
+    """Sentinel: the labelled rows come from the same slice (category) as the rows corrected."""
+
+    def __repr__(self) -> str:
+        return "SAME_SLICE"
+
+
+SAME_SLICE = _SameSlice()
+
+
+@dataclass(frozen=True)
+class CalibrationCounts:
+    """What a calibration needs, counted from the rows (the candidate's point of view).
+
+    Judged (target slice): ``wins``, ``ties``, ``losses`` of the candidate. Labelled (rows with a
+    human label in the labelled slice): among human wins (``n_se``) the judge said win ``tp``
+    times and tie ``tie_pos`` times; among human non-wins (``n_sp``: human tie or loss) the judge
+    said not-win ``tn`` times and tie ``tie_neg`` times. ``confusion`` is the full 3 × 3 labelled
+    table (human win/tie/loss × judge win/tie/loss) that the loss arm needs; ``patterns`` and
+    ``multiplicity`` hold it per instruction pattern, for clustering and the bootstrap.
+    """
+
+    wins: int
+    ties: int
+    losses: int
+    tp: int
+    n_se: int
+    tn: int
+    n_sp: int
+    tie_pos: int = 0
+    tie_neg: int = 0
+    both_orders: bool = False
+    unpaired_calls: int = 0
+    confusion: tuple[int, ...] | None = None
+    patterns: np.ndarray | None = field(default=None, repr=False, compare=False)
+    multiplicity: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: category → (judged units in the corrected slice, labelled units in the labelled slice)
+    category_units: dict | None = field(default=None, repr=False, compare=False)
+    #: share of the selection's (instruction, pair) keys judged in both orders
+    both_orders_share: float = 0.0
+
+    @classmethod
+    def from_patterns(cls, patterns: np.ndarray, multiplicity: np.ndarray, **kwargs) -> CalibrationCounts:
+        """Totals from per-instruction patterns (rows in :data:`PATTERN_COLUMNS` order)."""
+        p = np.asarray(patterns, dtype=np.int64).reshape(-1, len(PATTERN_COLUMNS))
+        m = np.asarray(multiplicity, dtype=np.int64)
+        t = m @ p if len(m) else np.zeros(len(PATTERN_COLUMNS), dtype=np.int64)
+        c = t[3:].reshape(3, 3)
+        return cls(wins=int(t[0]), ties=int(t[1]), losses=int(t[2]), tp=int(c[0, 0]),
+                   n_se=int(c[0].sum()), tn=int(c[1:, 1:].sum()), n_sp=int(c[1:].sum()),
+                   tie_pos=int(c[0, 1]), tie_neg=int(c[1:, 1].sum()),
+                   confusion=tuple(int(x) for x in c.ravel()), patterns=p, multiplicity=m, **kwargs)
+
+    @property
+    def n_judged(self) -> int:
+        return self.wins + self.ties + self.losses
+
+    @property
+    def n_labelled(self) -> int:
+        return self.n_se + self.n_sp
+
+    @property
+    def unit(self) -> str:
+        return "both-orders verdict" if self.both_orders else "judge call"
+
+    @property
+    def tie_given_win(self) -> float:
+        """P(judge says tie | human says win) on the labelled rows (0 without human wins)."""
+        return self.tie_pos / self.n_se if self.n_se else 0.0
+
+    @property
+    def tie_given_not_win(self) -> float:
+        """P(judge says tie | human says not-win) on the labelled rows (0 without non-wins)."""
+        return self.tie_neg / self.n_sp if self.n_sp else 0.0
+
+    def unit_patterns(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The instruction patterns, or, for counts made by hand (no patterns but a confusion
+        matrix), every unit as its own instruction. None without a confusion matrix."""
+        if self.patterns is not None and self.multiplicity is not None:
+            return self.patterns, self.multiplicity
+        if self.confusion is None:
+            return None
+        rows = np.eye(len(PATTERN_COLUMNS), dtype=np.int64)
+        mult = np.array([self.wins, self.ties, self.losses, *self.confusion], dtype=np.int64)
+        keep = mult > 0
+        return rows[keep], mult[keep]
+
+    def loss_arm(self) -> tuple[int, int, int, int] | None:
+        """(tp, n_se, tn, n_sp) of the loss arm: judge-says-loss against human-says-loss."""
+        if self.confusion is None:
+            return None
+        c = np.asarray(self.confusion).reshape(3, 3)
+        return int(c[2, 2]), int(c[2].sum()), int(c[:2, :2].sum()), int(c[:2].sum())
+
+
+# -- SQL (TODO(store): move these queries into VerdictStore) ----------------------------------------
+_FILTERS = """verdict IS NOT NULL AND model_a <> model_b
+      AND ($judge IS NULL OR judge = $judge)
+      AND ($candidate IS NULL OR model_a = $candidate OR model_b = $candidate)
+      AND ($baseline IS NULL OR model_a = $baseline OR model_b = $baseline)"""
+
+_PER_CALL_CTE = f"""
+WITH units AS (
+    SELECT instruction_id, category,
+           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN verdict ELSE -verdict END) AS v,
+           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN human ELSE -human END) AS h
+    FROM verdicts WHERE {_FILTERS}
+)
+"""
+
+_BOTH_ORDERS_CTE = f"""
+WITH oriented AS (
+    SELECT instruction_id,
+           CASE WHEN model_a = $candidate THEN model_b ELSE model_a END AS opponent,
+           model_a = $candidate AS candidate_first,
+           sign(CASE WHEN model_a = $candidate THEN verdict ELSE -verdict END) AS v,
+           sign(CASE WHEN model_a = $candidate THEN human ELSE -human END) AS h,
+           category
+    FROM verdicts WHERE {_FILTERS}
+), pairs AS (
+    SELECT instruction_id, opponent, any_value(category) AS category,
+           count(*) FILTER (WHERE candidate_first) AS n_first,
+           count(*) FILTER (WHERE NOT candidate_first) AS n_second,
+           max(v) FILTER (WHERE candidate_first) AS v_first,
+           max(v) FILTER (WHERE NOT candidate_first) AS v_second,
+           count(h) AS n_h, sum(h) AS h_sum
+    FROM oriented GROUP BY instruction_id, opponent
+), units AS (
+    SELECT instruction_id, category, CASE WHEN v_first = v_second THEN v_first ELSE 0 END AS v,
+           CASE WHEN n_h = 0 THEN NULL ELSE sign(h_sum) END AS h
+    FROM pairs WHERE n_first = 1 AND n_second = 1
+)
+"""
+
+_TARGET = "($category IS NULL OR category = $category)"
+_LABELLED = "(h IS NOT NULL AND ($labelled IS NULL OR category = $labelled))"
+_CELLS = ", ".join(
+    f"count(*) FILTER (WHERE {_LABELLED} AND h = {hv} AND v = {vv}) AS h{hn}_v{vn}"
+    for hn, hv in (("w", 1), ("t", 0), ("l", -1)) for vn, vv in (("w", 1), ("t", 0), ("l", -1)))
+_PATTERNS_SQL = f"""
+, per_instruction AS (
+    SELECT instruction_id,
+           count(*) FILTER (WHERE {_TARGET} AND v > 0) AS w,
+           count(*) FILTER (WHERE {_TARGET} AND v = 0) AS t,
+           count(*) FILTER (WHERE {_TARGET} AND v < 0) AS l,
+           {_CELLS}
+    FROM units GROUP BY instruction_id
+)
+SELECT {", ".join(PATTERN_COLUMNS)}, count(*) AS multiplicity FROM per_instruction
+WHERE {" + ".join(PATTERN_COLUMNS)} > 0
+GROUP BY ALL ORDER BY ALL
+"""
+_CATEGORIES_SQL = f"""
+SELECT category, count(*) FILTER (WHERE {_TARGET}) AS judged,
+       count(*) FILTER (WHERE {_LABELLED}) AS labelled
+FROM units GROUP BY category
+"""
+_UNPAIRED_SQL = f"""
+SELECT coalesce(sum(n_first + n_second), 0) FROM pairs
+WHERE NOT (n_first = 1 AND n_second = 1) AND {_TARGET}
+"""
+# Share of the selection's (instruction, unordered pair) keys judged in both orders.
+_ORDERS_SQL = f"""
+SELECT count(*) FILTER (WHERE n_ab > 0 AND n_ba > 0), count(*) FROM (
+    SELECT instruction_id, least(model_a, model_b) AS x, greatest(model_a, model_b) AS y,
+           count(*) FILTER (WHERE model_a < model_b) AS n_ab,
+           count(*) FILTER (WHERE model_a > model_b) AS n_ba
+    FROM verdicts WHERE {_FILTERS} AND {_TARGET}
+    GROUP BY ALL)
+"""
+
+
+def _connection(data) -> duckdb.DuckDBPyConnection:
+    from evalcore.store import VerdictStore
+
+    if isinstance(data, VerdictStore):
+        return data.con.cursor()
+    if isinstance(data, pd.DataFrame):
+        con = duckdb.connect(":memory:")
+        frame = data
+        if "category" not in frame.columns:
+            frame = frame.assign(category=pd.Series(pd.NA, index=frame.index, dtype="string"))
+        if "human" not in frame.columns:
+            frame = frame.assign(human=pd.Series(pd.NA, index=frame.index, dtype="Int8"))
+        if "judge" not in frame.columns:
+            frame = frame.assign(judge="judge")
+        con.register("verdicts", frame)
+        return con
+    raise UsageError("data: calibrate reads a VerdictStore, a canonical verdict frame or "
+                     "CalibrationCounts")
+
+
+def resolve_slice(category: str | None, labelled_category) -> str | None:
+    """The labelled slice: the corrected slice unless another was named."""
+    return category if isinstance(labelled_category, _SameSlice) else labelled_category
+
+
+def calibration_counts(data, *, judge: str | None = None, candidate: str | None = None,
+                       baseline: str | None = None, category: str | None = None,
+                       labelled_category: str | None | _SameSlice = SAME_SLICE,
+                       both_orders: bool | None = None) -> CalibrationCounts:
+    """Count the candidate's judged and labelled outcomes in DuckDB.
+
+    Parameters
+    ----------
+    data : VerdictStore or DataFrame
+        The verdict table (a canonical verdict frame is registered in a private DuckDB).
+    judge : str, optional
+        The judge; required when the table has several.
+    candidate : str, optional
+        The model whose win rate is calibrated; None reads every call from slot A's point of
+        view ("slot A wins").
+    baseline : str, optional
+        Only the candidate's comparisons with this model (default: every opponent).
+    category : str, optional
+        The slice being corrected (None: all rows).
+    labelled_category : str, None or SAME_SLICE
+        The slice the labelled rows come from (default: the corrected slice; None: all).
+    both_orders : bool, optional
+        The unit: True the both-orders verdict, False one unit per judge call, None (default) the
+        table's own unit, the both-orders verdict when a candidate is named and at least half of
+        the selection's pairs were judged in both orders. Pairs not judged exactly once in each
+        order are left out of both-orders units and counted in ``unpaired_calls``.
+
+    Returns
+    -------
+    CalibrationCounts
+    """
+    if baseline is not None and candidate is None:
+        raise UsageError("baseline needs a candidate: name the model to compare against it")
+    if baseline is not None and baseline == candidate:
+        raise UsageError("candidate and baseline are the same model; pick two different models")
+    if both_orders and candidate is None:
+        raise UsageError("both_orders: the both-orders verdict needs a candidate model, because "
+                         "slot A changes sides between the two orders")
+    lab = resolve_slice(category, labelled_category)
+    con = _connection(data)
+    try:
+        judges = [r[0] for r in con.execute("SELECT DISTINCT judge FROM verdicts ORDER BY 1").fetchall()]
+        if judge is None and len(judges) > 1:
+            raise UsageError("judge: the table has several judges (" + ", ".join(map(str, judges))
+                             + "); name the one to calibrate")
+        if judge is not None and judge not in judges:
+            raise UsageError(f"judge {judge!r} is not in the table; its judges are: "
+                             + ", ".join(map(str, judges)))
+        models = {r[0] for r in con.execute(
+            "SELECT model_a FROM verdicts UNION SELECT model_b FROM verdicts").fetchall()}
+        for role, name in (("candidate", candidate), ("baseline", baseline)):
+            if name is not None and name not in models:
+                raise UsageError(f"{role} {name!r} is not a model of the table; its models are: "
+                                 + ", ".join(sorted(map(str, models))))
+        params = {"judge": judge, "candidate": candidate, "baseline": baseline,
+                  "category": category, "labelled": lab}
+        both, keys = con.execute(_ORDERS_SQL, {k: params[k] for k in
+                                               ("judge", "candidate", "baseline", "category")}
+                                 ).fetchone()
+        share = float(both / keys) if keys else 0.0
+        if both_orders is None:
+            both_orders = candidate is not None and share >= BOTH_ORDERS_DEFAULT_SHARE
+        cte = _BOTH_ORDERS_CTE if both_orders else _PER_CALL_CTE
+        rows = con.execute(cte + _PATTERNS_SQL, params).fetchnumpy()
+        cats = con.execute(cte + _CATEGORIES_SQL, params).fetchall()
+        unpaired = (con.execute(cte + _UNPAIRED_SQL, {k: params[k] for k in
+                                                      ("judge", "candidate", "baseline", "category")}
+                                ).fetchone()[0] if both_orders else 0)
+    finally:
+        con.close()
+    patterns = np.stack([np.asarray(rows[c], dtype=np.int64) for c in PATTERN_COLUMNS], axis=1) \
+        if len(rows["w"]) else np.zeros((0, len(PATTERN_COLUMNS)), dtype=np.int64)
+    return CalibrationCounts.from_patterns(
+        patterns, np.asarray(rows["multiplicity"], dtype=np.int64), both_orders=bool(both_orders),
+        unpaired_calls=int(unpaired or 0), both_orders_share=share,
+        category_units={c: (int(j), int(n)) for c, j, n in cats})

@@ -1,0 +1,158 @@
+"""Release gates on a win rate: superiority and non-inferiority, saying which number they rest on.
+
+A superiority gate promotes when the lower bound of the 95% interval clears 50%; a
+non-inferiority gate passes when it clears 50% − margin. On the **printed** rate (ties half a
+win, Wilson interval clustered by instruction) compression toward 50/50 makes a superiority gate
+conservative and a non-inferiority gate blind to real regressions. On the **corrected** rate the
+gate tests the same estimand the printed gate means, the human win rate with ties as half a win,
+with both arms (wins and losses) corrected by Rogan–Gladen and an interval (a bootstrap over
+instructions) that carries both the test's and the calibration's uncertainty.
+
+References
+----------
+"What a pairwise win rate is worth: six judges against expert and crowd labels" (2025), §5.
+Rogan, W. J. & Gladen, B. (1978). Estimating prevalence from the results of a screening test.
+*American Journal of Epidemiology* 107(1), 71–76.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+from evalcore.calibration.clustering import WIN_RATE_ESTIMAND, WIN_RATE_METHOD
+from evalcore.calibration.correction import ESTIMANDS, Calibration, _confidence
+from evalcore.errors import UsageError
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """A release gate's verdict, the number it rested on and what that number estimates.
+
+    ``bound`` is the lower bound used (of the clustered Wilson interval on the printed rate, or of
+    the bootstrap interval of the corrected win rate on both arms); ``threshold`` = 0.5 −
+    ``margin`` (margin 0 for superiority); ``estimand`` says in words what was tested;
+    ``unit`` the unit counted; ``design_warnings`` the calibration's conditions.
+    """
+
+    kind: str  # "superiority" | "noninferiority"
+    gated_on: str  # "printed" | "corrected"
+    passed: bool
+    estimate: float
+    bound: float
+    threshold: float
+    margin: float
+    explanation: str
+    warning: str
+    estimand: str = ""
+    interval: str = ""
+    unit: str = ""
+    design_warnings: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out["design_warnings"] = list(self.design_warnings)
+        return out
+
+
+_NONINF_WARNING = (
+    "This non-inferiority gate rests on the printed number. Compression pulls every reading toward "
+    "50/50, so a real loss looks smaller than it is: a candidate that truly loses 35/65 prints "
+    "39-40/60 on expert-grade labels and 45-46/55 on crowd-grade ones; a 15-point regression reads "
+    "as 10, or as 5, and a judge at the human ceiling will pass it. Gate on the corrected rate "
+    "(needs labelled pairs) before a model migration."
+)
+_SUP_NOTE = (
+    "Gated on the printed number, which is compressed toward 50%: a superiority gate on it is "
+    "conservative and under-calls real wins."
+)
+_CORRECTED_NOTE = (
+    "Gated on the human win rate with ties as half a win (the printed rate's own estimand), both "
+    "arms corrected; its interval resamples instructions and re-measures Se and Sp in every draw."
+)
+
+
+def _gate(cal: Calibration, kind: str, margin: float, corrected: bool) -> GateResult:
+    if not 0.0 <= margin < 0.5:
+        raise UsageError(f"margin is a share between 0 and 0.5 (e.g. 0.05 for 5 points); got {margin!r}")
+    threshold = 0.5 - margin
+    what = ("superiority (lower bound above 50%)" if kind == "superiority"
+            else f"non-inferiority with a {100 * margin:.1f}-point margin (lower bound above "
+                 f"{100 * threshold:.1f}%)")
+    subject = cal.candidate_label
+    common = {"unit": cal.unit, "design_warnings": cal.design_warnings}
+    if corrected:
+        if cal.win_rate_refusal:
+            return GateResult(kind, "corrected", False, math.nan, math.nan, threshold, margin,
+                              f"Failed {what} for {subject}: the gate rests on the corrected win rate and "
+                              f"the correction is refused: {cal.win_rate_refusal}.", "",
+                              estimand=WIN_RATE_ESTIMAND, interval=WIN_RATE_METHOD, **common)
+        estimate, bound = cal.win_rate.value, cal.win_rate.low
+        interval, estimand, number = WIN_RATE_METHOD, WIN_RATE_ESTIMAND, "corrected win rate"
+        warning = _CORRECTED_NOTE
+    else:
+        estimate, bound = cal.printed, cal.printed_low
+        interval, estimand, number = "Wilson, clustered by instruction", ESTIMANDS["printed"], \
+            "printed win rate"
+        warning = _NONINF_WARNING if kind == "noninferiority" else _SUP_NOTE
+    passed = bool(bound > threshold)
+    verdict = "Passed" if passed else "Failed"
+    relation = "above" if passed else "not above"
+    explanation = (f"{verdict} {what} for {subject}, gated on the {number} {100 * estimate:.1f}% "
+                   f"({estimand}; unit: {cal.unit}): the lower bound of its "
+                   f"{100 * _confidence(cal.z):.0f}% interval ({interval}), {100 * bound:.1f}%, is "
+                   f"{relation} {100 * threshold:.1f}%.")
+    return GateResult(kind, "corrected" if corrected else "printed", passed, estimate, bound, threshold,
+                      margin, explanation, warning, estimand=estimand, interval=interval, **common)
+
+
+def superiority_gate(cal: Calibration, *, corrected: bool = False) -> GateResult:
+    """Promote when the lower 95% bound clears 50%.
+
+    Parameters
+    ----------
+    cal : Calibration
+    corrected : bool
+        Gate on the corrected win rate on both arms instead of the printed rate.
+
+    Returns
+    -------
+    GateResult
+
+    Examples
+    --------
+    >>> from evalcore.calibration import CalibrationCounts, calibrate
+    >>> cal = calibrate(CalibrationCounts(wins=170, ties=20, losses=110, tp=90, n_se=100, tn=90,
+    ...                                   n_sp=100))
+    >>> superiority_gate(cal).passed
+    True
+    """
+    return _gate(cal, "superiority", 0.0, corrected)
+
+
+def noninferiority_gate(cal: Calibration, *, margin: float = 0.05, corrected: bool = False) -> GateResult:
+    """Pass when the lower 95% bound clears 50% − ``margin``.
+
+    Warns when it rests on the printed number, which compression makes blind to real regressions.
+
+    Parameters
+    ----------
+    cal : Calibration
+    margin : float
+        The non-inferiority margin as a share (0.05 for 5 points).
+    corrected : bool
+        Gate on the corrected win rate on both arms instead of the printed rate.
+
+    Returns
+    -------
+    GateResult
+
+    Examples
+    --------
+    >>> from evalcore.calibration import CalibrationCounts, calibrate
+    >>> cal = calibrate(CalibrationCounts(wins=125, ties=20, losses=155, tp=90, n_se=100, tn=90,
+    ...                                   n_sp=100))
+    >>> noninferiority_gate(cal, margin=0.12).passed, noninferiority_gate(cal, margin=0.05).passed
+    (True, False)
+    """
+    return _gate(cal, "noninferiority", margin, corrected)

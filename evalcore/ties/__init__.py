@@ -1,0 +1,60 @@
+"""Tie structure of a judge's output: how many levels it really uses, and how often a selector
+must break a tie at random.
+
+- :mod:`evalcore.ties.levels`: tie probability Σp², Rényi effective levels D1 and D2, distinct
+  values (``level_stats``), and how a verdict level becomes a share (``level_weights``).
+- :mod:`evalcore.ties.within`: the within-instruction kernel, top ties T and rank agreement with a
+  reference (τa, τb, Somers' D, top-1).
+- :mod:`evalcore.ties.pairwise`: a pairwise judge on sparse counts (``verdict_tie_structure``,
+  ``labelled_counts``).
+- :mod:`evalcore.ties.pointwise`: pointwise score tables per format and judge.
+- :mod:`evalcore.ties.variance`: format versus judge variance shares.
+
+References
+----------
+"The Format is the Filter: Scoring Format Fixes What an LLM Judge Can Express" (2025).
+Rényi, A. (1961). On measures of entropy and information. *Proc. Fourth Berkeley Symposium*.
+Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3).
+"""
+
+from evalcore.ties.levels import (
+    LEVEL_LABELS,
+    SCORE_DECIMALS,
+    SCORE_RULES,
+    LevelStats,
+    level_stats,
+    level_weights,
+    renyi_effective_levels,
+)
+from evalcore.ties.pairwise import (
+    LabelledPairs,
+    ScoreEntries,
+    VerdictTieStructure,
+    instruction_mean,
+    instruction_scores,
+    labelled_counts,
+    score_entries,
+    verdict_tie_structure,
+)
+from evalcore.ties.pointwise import (
+    AGREEMENT_COLUMNS,
+    STRUCTURE_COLUMNS,
+    pointwise_levels,
+    pointwise_tie_structure,
+)
+from evalcore.ties.variance import (
+    SHARE_DIAGNOSTICS,
+    VarianceShares,
+    leave_one_judge_out,
+    variance_shares,
+)
+from evalcore.ties.within import Agreement, summarise_agreement, within_instruction
+
+__all__ = [
+    "AGREEMENT_COLUMNS", "LEVEL_LABELS", "SCORE_DECIMALS", "SCORE_RULES", "SHARE_DIAGNOSTICS",
+    "STRUCTURE_COLUMNS", "Agreement", "LabelledPairs", "LevelStats", "ScoreEntries",
+    "VarianceShares", "VerdictTieStructure", "instruction_mean", "instruction_scores", "labelled_counts",
+    "leave_one_judge_out", "level_stats", "level_weights", "pointwise_levels",
+    "pointwise_tie_structure", "renyi_effective_levels", "score_entries", "summarise_agreement",
+    "variance_shares", "verdict_tie_structure", "within_instruction",
+]
