@@ -1,0 +1,80 @@
+"""Bootstrap helpers of the spec sheet, on instruction patterns and in bounded chunks.
+
+Two shapes of statistic occur: ratios of sums over instructions (position, ties, swap
+consistency), resampled through :func:`evalcore.stats.bootstrap.resampled_sums` on a few numbers
+per pattern; and statistics of per-pair totals pooled over instructions (the balanced position
+bias, the order-swap decomposition), resampled chunk by chunk with a sparse pattern × pair matrix
+so that no (rounds × instructions) or (instructions × models²) array is ever built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from scipy import sparse
+
+from evalcore.counts import VerdictCounts
+from evalcore.stats.bootstrap import bootstrap_weights, percentile_interval, resampled_sums
+from evalcore.stats.intervals import Estimate
+
+#: How the spec sheet's intervals are made (shown with every interval).
+METHOD = "bootstrap over instructions (2.5 and 97.5 percentiles)"
+
+
+def ratio_estimates(per_pattern: np.ndarray, multiplicity: np.ndarray, pairs: list[tuple[int, int]],
+                    *, rounds: int, seed: int, scale: float = 1.0) -> list[Estimate]:
+    """Σnum/Σden over instructions for each (num column, den column) of ``per_pattern`` (S, C),
+    with bootstrap percentile intervals (NaN bounds when ``rounds`` is 0 or nothing is left)."""
+    total = multiplicity @ per_pattern if per_pattern.size else np.zeros(per_pattern.shape[1])
+    boot = resampled_sums(per_pattern, multiplicity, rounds, seed) if rounds else None
+    out = []
+    for num, den in pairs:
+        value = total[num] / total[den] if total[den] > 0 else float("nan")
+        low = high = float("nan")
+        if boot is not None and total[den] > 0:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                draws = boot[:, num] / boot[:, den]
+            low, high = (float(x) for x in percentile_interval(draws))
+        out.append(Estimate(float(value) * scale, low * scale, high * scale,
+                            method=METHOD if rounds else ""))
+    return out
+
+
+def pair_matrix(rep: VerdictCounts, values: np.ndarray) -> sparse.csr_matrix:
+    """Sparse (patterns, C·M·M): column ``c·M² + a·M + b`` holds pattern s's total of value c over
+    its cells with a in slot A and b in slot B (``values`` is (K, C) per cell of ``rep``)."""
+    m = rep.n_models
+    k, c = values.shape
+    cols = (np.arange(c)[None, :] * (m * m) + (rep.a.astype(np.int64) * m + rep.b)[:, None])
+    rows = np.broadcast_to(rep.inst.astype(np.int64)[:, None], (k, c))
+    return sparse.csr_matrix((values.ravel(), (rows.ravel(), cols.ravel())),
+                             shape=(rep.n_instructions, c * m * m))
+
+
+def resampled_pair_totals(rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray, *,
+                          rounds: int, seed: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Yield ``(start, stop, totals)`` with ``totals[r, c, a, b]`` the bootstrap total of value c
+    over the cells (a, b) in round r. Chunks are sized so a chunk's totals stay near 64 MB."""
+    m = rep.n_models
+    c = values.shape[1]
+    x = pair_matrix(rep, values).T.tocsr()  # (C·M², S)
+    per_round = c * m * m * 8 * 4  # the totals and the caller's working copies
+    for start, stop, w in bootstrap_weights(multiplicity, rounds, seed, row_bytes=per_round):
+        totals = np.asarray(x @ w.T).T  # (r, C·M²)
+        yield start, stop, totals.reshape(stop - start, c, m, m)
+
+
+def pair_totals(rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(C, M, M) totals of per-cell ``values`` (K, C) over all instructions."""
+    m = rep.n_models
+    x = pair_matrix(rep, values)
+    return np.asarray(x.T @ multiplicity.astype(np.float64)).reshape(values.shape[1], m, m)
+
+
+def interval_from_draws(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bounds along axis 0; NaN when there are no rounds."""
+    if draws.shape[0] == 0:
+        nan = np.full(draws.shape[1:], np.nan)
+        return nan, nan
+    return percentile_interval(draws)

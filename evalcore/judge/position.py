@@ -1,0 +1,264 @@
+"""Position bias, slot balance, tie rates and swap consistency of one judge.
+
+- **Position bias** (points): how much more often the judge names slot A than slot B as the
+  winner, ×100, measured **only on slot-balanced comparisons**: for every model pair judged in both
+  slot orders (pooled over instructions), the mean of P(A wins) − P(B wins) over its two orders,
+  each order weighted equally, so the models' own strengths cancel; pairs are then weighted by
+  their calls. A pair seen in one order only cannot separate the judge's slot preference from
+  which model sat where (an anchor-only table that always shows the reference in slot B would
+  otherwise report a large "second-slot preference" for a judge with none), so it is left out,
+  and when no pair is seen in both orders position bias is refused (NaN, with the reason).
+  On a table where every pair is judged equally often in both orders this equals the raw gap
+  ``slot_gap_points`` = 100·(P(slot A wins) − P(slot B wins)) over all calls.
+- **Slot balance**: the share of calls in pairs seen in both orders, and an order balance
+  1 − Σ|n_ab − n_ba| / Σ(n_ab + n_ba) over unordered pairs (1: each pair equally often in each
+  order; 0: each pair in one order only), and the models that only ever sit in one slot.
+- **Swap consistency**: the share of both-orders pairings (same instruction, same pair, the two
+  orders) whose two verdicts, read from one model's point of view, name the same outcome (same
+  winner, or both a tie); the flip rate is its complement. ``swap_consistency_exact`` asks for the
+  same level; ``reversal_rate`` is the share with opposite winners. Repeated calls per order are
+  paired at random in expectation (see :mod:`evalcore.judge.both_orders`).
+
+All intervals are 2.5 and 97.5 percentiles of a bootstrap over instructions, drawn on instruction
+patterns in bounded chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evalcore.counts import VerdictCounts
+from evalcore.errors import check_int
+from evalcore.judge._resample import (
+    METHOD,
+    interval_from_draws,
+    pair_totals,
+    ratio_estimates,
+    resampled_pair_totals,
+)
+from evalcore.judge.both_orders import (
+    LEVEL_VALUES,
+    OPPOSITE,
+    SAME_LEVEL,
+    SAME_OUTCOME,
+    TIE,
+    paired_verdicts,
+)
+from evalcore.stats.bootstrap import MAX_ROUNDS
+from evalcore.stats.intervals import Estimate
+
+#: Below this order balance the raw slot win rates are called out as confounded.
+UNBALANCED_BELOW = 0.8
+
+
+@dataclass(frozen=True)
+class SlotBalance:
+    """How balanced the slot orders of a table are (see the module docstring)."""
+
+    calls: int
+    pairs: int  # unordered model pairs with any call
+    pairs_both_orders: int  # of which seen in both slot orders
+    calls_both_orders: int  # calls of those pairs
+    order_balance: float  # 1 − Σ|n_ab − n_ba| / Σ(n_ab + n_ba)
+    one_slot_models: tuple[tuple[str, str, int], ...]  # (model, "A" or "B", calls)
+
+    @property
+    def balanced_share(self) -> float:
+        return self.calls_both_orders / self.calls if self.calls else float("nan")
+
+    def as_dict(self) -> dict:
+        return {"calls": self.calls, "pairs": self.pairs,
+                "pairs_both_orders": self.pairs_both_orders,
+                "calls_both_orders": self.calls_both_orders,
+                "balanced_share": self.balanced_share, "order_balance": self.order_balance,
+                "one_slot_models": [{"model": m, "slot": s, "calls": n}
+                                    for m, s, n in self.one_slot_models]}
+
+
+def slot_balance(counts: VerdictCounts) -> SlotBalance:
+    """How often each model pair is seen in each slot order, pooled over instructions.
+
+    Examples
+    --------
+    >>> from evalcore.counts import VerdictCounts
+    >>> c = VerdictCounts.from_cells(models=("ref", "x", "y"), instructions=("q1", "q2"),
+    ...     judge="j", inst=[0, 1], a=[1, 2], b=[0, 0], n=[[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]])
+    >>> s = slot_balance(c)
+    >>> s.pairs_both_orders, s.order_balance, s.one_slot_models
+    (0, 0.0, (('ref', 'B', 2), ('x', 'A', 1), ('y', 'A', 1)))
+    """
+    n = counts.pooled().sum(axis=-1).astype(np.float64)  # (M, M)
+    upper = np.triu(np.ones(n.shape, dtype=bool), k=1)
+    both = (n > 0) & (n.T > 0) & upper
+    any_ = ((n + n.T) > 0) & upper
+    total = float(n.sum())
+    diff = float(np.abs(n - n.T)[upper].sum())
+    as_a, as_b = n.sum(axis=1), n.sum(axis=0)
+    one = tuple((counts.models[x], "A" if as_a[x] else "B", int(as_a[x] + as_b[x]))
+                for x in range(counts.n_models)
+                if (as_a[x] + as_b[x]) > 0 and (as_a[x] == 0 or as_b[x] == 0))
+    return SlotBalance(
+        calls=int(total), pairs=int(any_.sum()), pairs_both_orders=int(both.sum()),
+        calls_both_orders=int((n + n.T)[both].sum()),
+        order_balance=1.0 - diff / total if total else float("nan"), one_slot_models=one)
+
+
+def balance_warnings(balance: SlotBalance, *, most: int = 4) -> list[str]:
+    """Plain sentences on what the slot design does not identify (empty when it is balanced)."""
+    out: list[str] = []
+    if balance.calls == 0:
+        return out
+    if balance.pairs_both_orders == 0:
+        out.append("No model pair was judged in both slot orders (for example, a reference model "
+                   "always shown in the same slot), so the judge's slot preference cannot be told "
+                   "apart from the models' strengths: position bias and the slot bias b are not "
+                   "reported.")
+    elif balance.balanced_share < 0.999:
+        out.append(f"Only {balance.balanced_share:.0%} of the calls belong to model pairs judged "
+                   "in both slot orders; position bias and the slot bias b are measured on those "
+                   "pairs only.")
+    if balance.pairs_both_orders and balance.order_balance < UNBALANCED_BELOW:
+        out.append(f"Slot orders are unbalanced (order balance {balance.order_balance:.2f}, where "
+                   "1 means every pair is shown equally often in each order): the raw slot A and "
+                   "slot B win rates mix position with which model sat where; position bias "
+                   "weighs each pair's two orders equally instead.")
+    fixed = balance.one_slot_models
+    if fixed and balance.pairs_both_orders < balance.pairs:
+        names = ", ".join(f"{m} (slot {s}, {n:,} calls)" for m, s, n in fixed[:most])
+        more = f" and {len(fixed) - most} more" if len(fixed) > most else ""
+        out.append(f"Always in the same slot: {names}{more}. Their results cannot separate their "
+                   "strength from the judge's slot preference.")
+    return out
+
+
+@dataclass(frozen=True)
+class PositionResult:
+    """Position bias, slot balance, tie rates and swap consistency of one judge."""
+
+    calls: int
+    position_bias_points: Estimate  # slot-balanced pairs only; NaN when none
+    slot_gap_points: float  # raw 100·(P(slot A wins) − P(slot B wins)) over all calls
+    slot_a_win_rate: float
+    slot_b_win_rate: float
+    tie_rate: Estimate  # single-order verdicts
+    pairings: int  # both-orders pairings
+    unpaired_calls: int
+    swap_consistency: Estimate
+    swap_consistency_exact: Estimate
+    reversal_rate: Estimate
+    both_orders_tie_rate: Estimate
+    balance: SlotBalance
+    design_warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def flip_rate(self) -> Estimate:
+        return self.swap_consistency.complement()
+
+    def __repr__(self) -> str:
+        return (f"PositionResult(position_bias_points={self.position_bias_points!r}, "
+                f"swap_consistency={self.swap_consistency!r}, calls={self.calls:,})")
+
+
+def balanced_position_bias(n: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Position bias (fraction) from per-ordered-pair calls ``n`` and slot-A-minus-slot-B wins
+    ``d``, both (..., M, M): each pair seen in both orders contributes the mean of its two orders'
+    (d/n), weighted by its calls; NaN where no pair is seen in both orders."""
+    nt = np.swapaxes(n, -1, -2)
+    dt = np.swapaxes(d, -1, -2)
+    m = n.shape[-1]
+    upper = np.triu(np.ones((m, m), dtype=bool), k=1)
+    both = (n > 0) & (nt > 0) & upper
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pair = 0.5 * (d / np.where(n > 0, n, 1.0) + dt / np.where(nt > 0, nt, 1.0))
+        w = np.where(both, n + nt, 0.0)
+        total = w.sum(axis=(-2, -1))
+        return np.where(total > 0, (np.where(both, pair, 0.0) * w).sum(axis=(-2, -1))
+                        / np.where(total > 0, total, 1.0), np.nan)
+
+
+def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) -> PositionResult:
+    """Position bias (on slot-balanced pairs), tie rates and swap consistency with intervals.
+
+    Parameters
+    ----------
+    counts : VerdictCounts
+        One judge's sparse counts.
+    rounds : int, default 2000
+        Bootstrap rounds over instructions (0: no intervals).
+    seed : int, default 0
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    PositionResult
+
+    References
+    ----------
+    Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS
+    Datasets and Benchmarks (position bias and the swap of answer positions).
+    Wang, P. et al. (2024). Large Language Models are not Fair Evaluators. ACL.
+
+    Examples
+    --------
+    >>> from evalcore.counts import VerdictCounts
+    >>> c = VerdictCounts.from_cells(models=("x", "y"), instructions=("q1", "q2"), judge="j",
+    ...     inst=[0, 0, 1, 1], a=[0, 1, 0, 1], b=[1, 0, 1, 0],
+    ...     n=[[0, 0, 0, 1, 0], [0, 0, 0, 1, 0], [0, 0, 0, 1, 0], [0, 1, 0, 0, 0]])
+    >>> p = position_stats(c, rounds=0)
+    >>> round(p.position_bias_points.value, 1), p.swap_consistency.value
+    (50.0, 0.5)
+    """
+    rounds = check_int("rounds", rounds, low=0, high=MAX_ROUNDS)
+    seed = check_int("seed", seed, low=0)
+    rep, mult = counts.pattern_counts()
+    s = rep.n_instructions
+    levels = rep.per_instruction_levels().astype(np.float64)  # (S, 5)
+    paired = paired_verdicts(rep)
+
+    def per_pattern(values: np.ndarray) -> np.ndarray:
+        return np.bincount(paired.inst, weights=values, minlength=s)
+
+    table = np.column_stack([
+        levels.sum(axis=1), levels[:, TIE],
+        per_pattern(paired.pairings), per_pattern(paired.reduce(SAME_OUTCOME)),
+        per_pattern(paired.reduce(SAME_LEVEL)), per_pattern(paired.reduce(OPPOSITE)),
+        per_pattern(paired.combined()[:, TIE]),
+    ]) if s else np.zeros((0, 7))
+    tie, swap, exact, reversal, bo_tie = ratio_estimates(
+        table, mult, [(1, 0), (3, 2), (4, 2), (5, 2), (6, 2)], rounds=rounds, seed=seed)
+    pooled = (mult @ levels) if s else np.zeros(len(LEVEL_VALUES))
+    total = float(pooled.sum())
+    win_a = float(pooled[LEVEL_VALUES > 0].sum())
+    win_b = float(pooled[LEVEL_VALUES < 0].sum())
+
+    # position bias on slot-balanced pairs: per ordered pair, calls and (slot-A − slot-B wins)
+    cell = rep.n.astype(np.float64)
+    values = np.column_stack([cell.sum(axis=1), cell[:, LEVEL_VALUES > 0].sum(axis=1)
+                              - cell[:, LEVEL_VALUES < 0].sum(axis=1)])
+    point = pair_totals(rep, mult, values)
+    bias = float(balanced_position_bias(point[0], point[1]))
+    low = high = float("nan")
+    if rounds and np.isfinite(bias):
+        draws = np.empty(rounds)
+        for start, stop, t in resampled_pair_totals(rep, mult, values, rounds=rounds, seed=seed):
+            draws[start:stop] = balanced_position_bias(t[:, 0], t[:, 1])
+        low, high = (float(x) for x in interval_from_draws(draws))
+    balance = slot_balance(counts)
+    warnings = balance_warnings(balance)
+    pairings = int(round(float(mult @ table[:, 2]))) if s else 0
+    if pairings == 0 and total:
+        warnings.append("No pair was judged in both orders on the same instruction: swap "
+                        "consistency, the flip rate and the both-orders tie rate need both orders "
+                        "and are not available.")
+    return PositionResult(
+        calls=int(total),
+        position_bias_points=Estimate(100 * bias, 100 * low, 100 * high,
+                                      method=METHOD if rounds else ""),
+        slot_gap_points=100 * (win_a - win_b) / total if total else float("nan"),
+        slot_a_win_rate=win_a / total if total else float("nan"),
+        slot_b_win_rate=win_b / total if total else float("nan"),
+        tie_rate=tie, pairings=pairings, unpaired_calls=counts.calls - 2 * pairings,
+        swap_consistency=swap, swap_consistency_exact=exact, reversal_rate=reversal,
+        both_orders_tie_rate=bo_tie, balance=balance, design_warnings=tuple(warnings))
