@@ -96,13 +96,14 @@ def slot_balance(counts: VerdictCounts) -> SlotBalance:
     total = float(n.sum())
     diff = float(np.abs(n - n.T)[upper].sum())
     as_a, as_b = n.sum(axis=1), n.sum(axis=0)
-    one = tuple((counts.models[x], "A" if as_a[x] else "B", int(as_a[x] + as_b[x]))
-                for x in range(counts.n_models)
-                if (as_a[x] + as_b[x]) > 0 and (as_a[x] == 0 or as_b[x] == 0))
+    one = sorted(((counts.models[x], "A" if as_a[x] else "B", int(as_a[x] + as_b[x]))
+                  for x in range(counts.n_models)
+                  if (as_a[x] + as_b[x]) > 0 and (as_a[x] == 0 or as_b[x] == 0)),
+                 key=lambda t: -t[2])  # most calls first: an anchor leads the list
     return SlotBalance(
         calls=int(total), pairs=int(any_.sum()), pairs_both_orders=int(both.sum()),
         calls_both_orders=int((n + n.T)[both].sum()),
-        order_balance=1.0 - diff / total if total else float("nan"), one_slot_models=one)
+        order_balance=1.0 - diff / total if total else float("nan"), one_slot_models=tuple(one))
 
 
 def balance_warnings(balance: SlotBalance, *, most: int = 4) -> list[str]:
