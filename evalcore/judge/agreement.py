@@ -143,7 +143,7 @@ def alpha_nominal_from_counts(n_uc: np.ndarray) -> float:
 
 def compression_table(confusion: np.ndarray, *, tie_share: float,
                       rates: tuple[float, ...] = COMPRESSION_RATES) -> pd.DataFrame:
-    """Seed 003 §4: the win rate printed for each humans' win rate, from a confusion matrix.
+    """The win rate printed for each humans' win rate, from a confusion matrix.
 
     ``confusion`` is 3×3 (rows human loss/tie/win, columns judge loss/tie/win), already
     symmetrised if the caller wants a slot-free table. Returns human_rate, human_tie_share (the
