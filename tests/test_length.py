@@ -17,8 +17,8 @@ from evalcore.judge.length import (
 )
 from evalcore.judge.self_preference import read_families, self_preference
 from evalcore.ranking import fit_bradley_terry, pairwise_wins
-from evalcore.stats.intervals import wilson_interval
 from evalcore.simulate import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simulate
+from evalcore.stats.intervals import wilson_interval
 from evalcore.store import VerdictStore
 
 ROOT = Path(__file__).resolve().parents[1]

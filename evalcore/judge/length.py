@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
-
 from scipy import sparse
+from scipy.stats import norm
 
 from evalcore.errors import UsageError
 from evalcore.ranking import ELO_SCALE, comparison_graph, fit_bradley_terry, ranks_descending, to_elo
