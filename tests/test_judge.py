@@ -577,3 +577,14 @@ def test_arguments_are_validated_first():
         order_swap(c, seed=-1)
     with pytest.raises(ValueError, match="rounds must be a whole number"):
         judge_sheet(c, "j", rounds=2.5)
+
+
+def test_one_bootstrap_pass_gives_the_same_numbers_as_separate_calls():
+    from evalcore.judge import position_and_order_swap
+
+    c = _random_counts(np.random.default_rng(9), 30, 5, p_cell=0.4, max_calls=2)
+    p, o = position_and_order_swap(c, rounds=200, seed=4)
+    alone = order_swap(c, rounds=200, seed=4)
+    assert o.b == alone.b
+    pd.testing.assert_frame_equal(o.by_anchor, alone.by_anchor)
+    assert p == position_stats(c, rounds=200, seed=4)

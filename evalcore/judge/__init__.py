@@ -57,7 +57,13 @@ from evalcore.judge.length import (
     length_preference_curve,
 )
 from evalcore.judge.order_swap import OrderSwap, order_swap
-from evalcore.judge.position import PositionResult, SlotBalance, position_stats, slot_balance
+from evalcore.judge.position import (
+    PositionResult,
+    SlotBalance,
+    position_and_order_swap,
+    position_stats,
+    slot_balance,
+)
 from evalcore.judge.self_preference import read_families, self_preference
 from evalcore.judge.sheet import (
     BEST_DIRECTION,
@@ -79,6 +85,7 @@ __all__ = [
     "comparison_table", "compression_table", "confusion_matrix", "coverage",
     "fit_length_controlled", "human_agreement", "judge_sheet", "judge_sheets",
     "krippendorff_alpha_nominal", "labelled_rows", "length_controlled_ranking",
-    "length_preference_curve", "order_swap", "paired_verdicts", "position_stats",
+    "length_preference_curve", "order_swap", "paired_verdicts", "position_and_order_swap",
+    "position_stats",
     "read_families", "self_comparison", "self_preference", "slot_balance",
 ]

@@ -28,6 +28,12 @@ def ratio_estimates(per_pattern: np.ndarray, multiplicity: np.ndarray, pairs: li
     with bootstrap percentile intervals (NaN bounds when ``rounds`` is 0 or nothing is left)."""
     total = multiplicity @ per_pattern if per_pattern.size else np.zeros(per_pattern.shape[1])
     boot = resampled_sums(per_pattern, multiplicity, rounds, seed) if rounds else None
+    return ratios(total, boot, pairs, scale=scale)
+
+
+def ratios(total: np.ndarray, boot: np.ndarray | None, pairs: list[tuple[int, int]], *,
+           scale: float = 1.0) -> list[Estimate]:
+    """:func:`ratio_estimates` from the totals (C,) and the bootstrap totals (R, C) or None."""
     out = []
     for num, den in pairs:
         value = total[num] / total[den] if total[den] > 0 else float("nan")
@@ -37,7 +43,7 @@ def ratio_estimates(per_pattern: np.ndarray, multiplicity: np.ndarray, pairs: li
                 draws = boot[:, num] / boot[:, den]
             low, high = (float(x) for x in percentile_interval(draws))
         out.append(Estimate(float(value) * scale, low * scale, high * scale,
-                            method=METHOD if rounds else ""))
+                            method=METHOD if boot is not None else ""))
     return out
 
 
@@ -63,6 +69,22 @@ def resampled_pair_totals(rep: VerdictCounts, multiplicity: np.ndarray, values: 
     for start, stop, w in bootstrap_weights(multiplicity, rounds, seed, row_bytes=per_round):
         totals = np.asarray(x @ w.T).T  # (r, C·M²)
         yield start, stop, totals.reshape(stop - start, c, m, m)
+
+
+def resampled(rep: VerdictCounts, multiplicity: np.ndarray, pair_values: np.ndarray,
+              per_pattern: np.ndarray, *, rounds: int, seed: int
+              ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+    """One pass of bootstrap weights for both shapes: yield ``(start, stop, pair_totals,
+    sums)`` with ``pair_totals`` (r, C, M, M) as :func:`resampled_pair_totals` and ``sums``
+    (r, D) the bootstrap totals of ``per_pattern`` (S, D). Drawing the weights is the costly
+    part on a large table, so the analyses that share them draw them once."""
+    m = rep.n_models
+    c = pair_values.shape[1]
+    x = pair_matrix(rep, pair_values).T.tocsr()  # (C·M², S)
+    per_round = c * m * m * 8 * 4 + per_pattern.shape[1] * 8
+    for start, stop, w in bootstrap_weights(multiplicity, rounds, seed, row_bytes=per_round):
+        totals = np.asarray(x @ w.T).T.reshape(stop - start, c, m, m)
+        yield start, stop, totals, w @ per_pattern
 
 
 def pair_totals(rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray) -> np.ndarray:

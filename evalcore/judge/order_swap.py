@@ -105,26 +105,49 @@ def order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0,
     rounds = check_int("rounds", rounds, low=0, high=MAX_ROUNDS)
     seed = check_int("seed", seed, low=0)
     rep, mult = counts.pattern_counts()
-    cell = rep.n.astype(np.float64)
-    values = np.column_stack([cell @ LEVEL_VALUES.astype(np.float64), cell.sum(axis=1)])
-    point = pair_totals(rep, mult, values)
-    b0, q0, a0 = decompose(point[0], point[1])
-    m = counts.n_models
-    b_draws, q_draws, a_draws = np.empty(rounds), np.empty((rounds, m)), np.empty((rounds, m))
+    values = pair_values(rep)
+    draws = OrderSwapDraws(rounds, counts.n_models)
     for start, stop, t in resampled_pair_totals(rep, mult, values, rounds=rounds, seed=seed):
-        b_draws[start:stop], q_draws[start:stop], a_draws[start:stop] = decompose(t[:, 0], t[:, 1])
+        draws.add(start, stop, t[:, 0], t[:, 1])
         if progress is not None:
             progress(stop / rounds, "order-swap decomposition")
-    bl, bh = interval_from_draws(b_draws[:, None])
-    ql, qh = interval_from_draws(q_draws)
-    al, ah = interval_from_draws(a_draws)
+    return order_swap_result(counts.models, pair_totals(rep, mult, values), draws,
+                             rounds=rounds, seed=seed)
+
+
+def pair_values(rep: VerdictCounts) -> np.ndarray:
+    """Per cell: the sum of the verdicts (slot A's view) and the calls, (K, 2)."""
+    cell = rep.n.astype(np.float64)
+    return np.column_stack([cell @ LEVEL_VALUES.astype(np.float64), cell.sum(axis=1)])
+
+
+class OrderSwapDraws:
+    """Bootstrap draws of b (judge), q and b (per anchor), filled chunk by chunk."""
+
+    def __init__(self, rounds: int, n_models: int) -> None:
+        self.b = np.empty(rounds)
+        self.q = np.empty((rounds, n_models))
+        self.anchor_b = np.empty((rounds, n_models))
+
+    def add(self, start: int, stop: int, s: np.ndarray, n: np.ndarray) -> None:
+        self.b[start:stop], self.q[start:stop], self.anchor_b[start:stop] = decompose(s, n)
+
+
+def order_swap_result(models: tuple[str, ...], point: np.ndarray, draws: OrderSwapDraws, *,
+                      rounds: int, seed: int) -> OrderSwap:
+    """The :class:`OrderSwap` from the point totals (2, M, M) — verdict sums and calls per
+    ordered pair — and the bootstrap draws."""
     s_tot, n0 = point
+    b0, q0, a0 = decompose(s_tot, n0)
+    bl, bh = interval_from_draws(draws.b[:, None])
+    ql, qh = interval_from_draws(draws.q)
+    al, ah = interval_from_draws(draws.anchor_b)
     both = (n0 > 0) & (n0.T > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         v_fwd = s_tot.sum(axis=0) / n0.sum(axis=0)  # the opponent in slot A
         v_rev = s_tot.sum(axis=1) / n0.sum(axis=1)  # the anchor in slot A
     table = pd.DataFrame({
-        "anchor": list(counts.models),
+        "anchor": list(models),
         "opponents": both.sum(axis=0).astype(int),
         "calls_fwd": n0.sum(axis=0).astype(int),
         "calls_rev": n0.sum(axis=1).astype(int),
@@ -133,8 +156,6 @@ def order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0,
         "b": a0, "b_low": al, "b_high": ah,
     })
     table = table[table["opponents"] > 0].reset_index(drop=True)
-    if progress is not None:
-        progress(1.0, "order-swap decomposition done")
     return OrderSwap(
         b=Estimate(float(b0), float(bl[0]), float(bh[0]), method=METHOD if rounds else ""),
         pairs_both_orders=int(np.triu(both, k=1).sum()),

@@ -28,8 +28,8 @@ from evalcore.judge._resample import METHOD
 from evalcore.judge.agreement import HumanAgreement, human_agreement, labelled_rows
 from evalcore.judge.coverage import Coverage, SelfComparison, coverage, self_comparison
 from evalcore.judge.length import LengthControlled, length_controlled_ranking
-from evalcore.judge.order_swap import OrderSwap, order_swap
-from evalcore.judge.position import PositionResult, position_stats
+from evalcore.judge.order_swap import OrderSwap
+from evalcore.judge.position import PositionResult, position_and_order_swap
 from evalcore.judge.self_preference import self_preference
 from evalcore.progress import Progress
 from evalcore.stats.bootstrap import MAX_ROUNDS
@@ -340,11 +340,9 @@ def judge_sheet(
             f"judge {judge!r} has no verdict between two different models"
             + (f" in category {category!r}" if category else "")
             + ": a spec sheet needs at least one judged pair.")
-    step(0.05, "position bias and swap consistency")
-    position = position_stats(counts, rounds=rounds, seed=seed)
+    position, order = position_and_order_swap(
+        counts, rounds=rounds, seed=seed, progress=lambda f, text: step(0.05 + 0.3 * f, text))
     warnings = list(position.design_warnings)
-    step(0.2, "order-swap decomposition")
-    order = order_swap(counts, rounds=rounds, seed=seed)
     cov = selfc = agreement = length = selfpref = None
     if store is not None:
         step(0.35, "coverage")
