@@ -1,8 +1,7 @@
 """Bootstrap helpers of the spec sheet, on instruction patterns and in bounded chunks.
 
-Two shapes of statistic occur: ratios of sums over instructions (position, ties, swap
-consistency), resampled through :func:`evalcore.stats.bootstrap.resampled_sums` on a few numbers
-per pattern; and statistics of per-pair totals pooled over instructions (the balanced position
+Two shapes of statistic occur: ratios of sums over instructions (ties, swap consistency),
+resampled as a few numbers per instruction pattern; and statistics of per-pair totals pooled over instructions (the balanced position
 bias, the order-swap decomposition), resampled chunk by chunk with a sparse pattern × pair matrix
 so that no (rounds × instructions) or (instructions × models²) array is ever built.
 """
@@ -15,25 +14,18 @@ import numpy as np
 from scipy import sparse
 
 from evalcore.counts import VerdictCounts
-from evalcore.stats.bootstrap import bootstrap_weights, percentile_interval, resampled_sums
+from evalcore.stats.bootstrap import bootstrap_weights, percentile_interval
 from evalcore.stats.intervals import Estimate
 
 #: How the spec sheet's intervals are made (shown with every interval).
 METHOD = "bootstrap over instructions (2.5 and 97.5 percentiles)"
 
 
-def ratio_estimates(per_pattern: np.ndarray, multiplicity: np.ndarray, pairs: list[tuple[int, int]],
-                    *, rounds: int, seed: int, scale: float = 1.0) -> list[Estimate]:
-    """Σnum/Σden over instructions for each (num column, den column) of ``per_pattern`` (S, C),
-    with bootstrap percentile intervals (NaN bounds when ``rounds`` is 0 or nothing is left)."""
-    total = multiplicity @ per_pattern if per_pattern.size else np.zeros(per_pattern.shape[1])
-    boot = resampled_sums(per_pattern, multiplicity, rounds, seed) if rounds else None
-    return ratios(total, boot, pairs, scale=scale)
-
-
 def ratios(total: np.ndarray, boot: np.ndarray | None, pairs: list[tuple[int, int]], *,
            scale: float = 1.0) -> list[Estimate]:
-    """:func:`ratio_estimates` from the totals (C,) and the bootstrap totals (R, C) or None."""
+    """Σnum/Σden over instructions for each (num column, den column) of the totals (C,), with
+    percentile intervals from the bootstrap totals (R, C) (NaN bounds when ``boot`` is None or
+    no draw is finite)."""
     out = []
     for num, den in pairs:
         value = total[num] / total[den] if total[den] > 0 else float("nan")
