@@ -272,7 +272,7 @@ else:
     if use_both:
         try:
             ag = _ui.memo(("agreement_both", judge, category, rounds, seed),
-                          lambda: human_agreement(labelled_rows(store, judge, category),
+                          lambda: human_agreement(labelled_rows(store, judge, category=category),
                                                   both_orders=True, rounds=min(rounds, 1000),
                                                   seed=seed))
         except ValueError as exc:
@@ -325,7 +325,7 @@ else:
 # -- length and family ---------------------------------------------------------------------------
 st.header("5. Length and family")
 curve = _ui.memo(("length_curve", judge, category),
-                 lambda: length_preference_curve(store, judge, category))
+                 lambda: length_preference_curve(store, judge, category=category))
 if curve.empty:
     st.info("The file has no response lengths (length_a, length_b), so the length preference and "
             "the length-controlled ranking cannot be computed.")

@@ -56,7 +56,8 @@ COMPRESSION_RATES: tuple[float, ...] = (0.20, 0.35, 0.50, 0.65, 0.80)
 _SCORE = np.array([0.0, 0.5, 1.0])  # printed-win-rate credit of a judge loss / tie / win
 
 
-def labelled_rows(store: VerdictStore, judge: str | None, category: str | None = None) -> pd.DataFrame:
+def labelled_rows(store: VerdictStore, judge: str | None, *, category: str | None = None
+                  ) -> pd.DataFrame:
     """The judge's rows that carry a human label (with or without a verdict), from DuckDB."""
     return store.con.execute(
         """SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts

@@ -48,8 +48,8 @@ class Coverage:
         return self.no_verdict / self.calls if self.calls else float("nan")
 
 
-def coverage(store: VerdictStore, judge: str | None, category: str | None = None,
-             *, length_bins: int = 5) -> Coverage:
+def coverage(store: VerdictStore, judge: str | None, *, category: str | None = None,
+             length_bins: int = 5) -> Coverage:
     """No-verdict counts of one judge, per model and per length bin.
 
     Parameters
@@ -127,7 +127,7 @@ class SelfComparison:
         return self.ties / self.calls if self.calls else float("nan")
 
 
-def self_comparison(store: VerdictStore, judge: str | None, category: str | None = None
+def self_comparison(store: VerdictStore, judge: str | None, *, category: str | None = None
                     ) -> SelfComparison:
     """Calls of a model against itself: how many, how many ties, the mean verdict.
 

@@ -44,8 +44,8 @@ _USABLE = ("verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND leng
            "AND NOT isnan(length_a) AND NOT isnan(length_b)")
 
 
-def length_preference_curve(store: VerdictStore, judge: str | None, category: str | None = None,
-                            *, bin_width: float = 0.25, max_ratio_log2: float = 2.0) -> pd.DataFrame:
+def length_preference_curve(store: VerdictStore, judge: str | None, *,
+                            category: str | None = None, bin_width: float = 0.25, max_ratio_log2: float = 2.0) -> pd.DataFrame:
     """P(the longer response wins) per bin of log2(longer / shorter), in DuckDB.
 
     Parameters
@@ -262,8 +262,8 @@ class LengthControlled:
         }
 
 
-def length_controlled_ranking(store: VerdictStore, judge: str | None, category: str | None = None
-                              ) -> LengthControlled:
+def length_controlled_ranking(store: VerdictStore, judge: str | None, *,
+                              category: str | None = None) -> LengthControlled:
     """Fit plain and length-controlled Bradley–Terry for one judge and compare the ranks.
 
     Parameters

@@ -346,10 +346,10 @@ def judge_sheet(
     cov = selfc = agreement = length = selfpref = None
     if store is not None:
         step(0.35, "coverage")
-        cov = coverage(store, judge, category)
-        selfc = self_comparison(store, judge, category)
+        cov = coverage(store, judge, category=category)
+        selfc = self_comparison(store, judge, category=category)
         step(0.45, "agreement with humans")
-        rows = labelled_rows(store, judge, category)
+        rows = labelled_rows(store, judge, category=category)
         if len(rows):
             try:
                 agreement = human_agreement(rows, rounds=min(rounds, 1000), seed=seed)
@@ -359,7 +359,7 @@ def judge_sheet(
         if length_control:
             step(0.6, "length-controlled Bradley–Terry")
             try:
-                length = length_controlled_ranking(store, judge, category)
+                length = length_controlled_ranking(store, judge, category=category)
             except ValueError as exc:
                 notes.append(str(exc))
         if families and judge is not None and judge in families:
