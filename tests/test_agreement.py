@@ -87,17 +87,17 @@ def test_human_agreement_rows_hand_worked():
     # (0,1) ✗, (−1,0) ✗, (−1,−1) ✓, (1,1) ✓, (1,1) ✓ → 4 of 7
     assert res.n == 7 and res.n_no_verdict == 1
     assert res.agreement.value == pytest.approx(4 / 7)
-    # human judgements from x's view, per class the larger of the two orders' counts:
-    # q1 fwd {W}, rev {W} → {W} (one label repeated on both orders);
-    # q2 fwd {W}, rev {T} → {W, T}; q3 {L}; q4 fwd {L, W}, rev {L} → {L, W}
-    assert res.n_judgements == 6
-    # pairwise agreement over units with two judgements: q2 0/2, q4 0/2
-    assert res.human_pair_agreement == pytest.approx(0.0)
-    assert res.alpha_units == 2
-    # ceiling: q2 W vs T ✗, T vs W ✗; q4 L vs W ✗, W vs L ✗ → 4 comparisons, none agree
-    assert res.ceiling_n == 4
-    assert res.ceiling_agreement == pytest.approx(0.0)
-    alpha = krippendorff_alpha_nominal([[1, 0], [-1, 1]])
+    # the orders carry different labels (q2, q4), so every label is an independent judgement:
+    # humans from x's view per unit: q1 (W, W), q2 (W, T), q3 (L), q4 (L, L, W)
+    assert res.n_judgements == 8
+    # pairwise agreement: q1 2/2, q2 0/2, q4 2/6 → 4/10
+    assert res.human_pair_agreement == pytest.approx(0.4)
+    assert res.alpha_units == 3
+    # ceiling: q1 W vs W twice ✓✓; q2 W vs T, T vs W ✗✗; q4 L vs maj(L, W) tie → skipped ×2,
+    # W vs maj(L, L) = L ✗ → 5 comparisons, 2 agree
+    assert res.ceiling_n == 5
+    assert res.ceiling_agreement == pytest.approx(0.4)
+    alpha = krippendorff_alpha_nominal([[1, 1], [1, 0], [-1], [-1, -1, 1]])
     assert res.alpha == pytest.approx(alpha)
     assert res.notes == ()
 
@@ -109,10 +109,21 @@ def test_human_agreement_both_orders_hand_worked():
         ("q3", "x", "y", 1, 1),  # one order only: no both-orders verdict
     ])
     res = human_agreement(rows, both_orders=True, rounds=0)
-    # q1: judge win vs the one human judgement W (on both orders) ✓; q2: judge tie vs human
-    # (W, T) ✗✓ → 2 of 3 (counting q1's repeated label twice would give 3 of 4)
-    assert res.n == 3
-    assert res.agreement.value == pytest.approx(2 / 3)
+    # the orders carry different labels on q2: independent judgements. q1: judge win vs human
+    # (W, W) ✓✓; q2: judge tie vs human (W, T) ✗✓ → 3 of 4
+    assert res.n == 4
+    assert res.agreement.value == pytest.approx(0.75)
+    # the same table with the label copied onto both orders (as both-orders files store one
+    # human judgement): q1 win vs W ✓, q2 tie vs W ✗ → each judgement once, 1 of 2
+    copied = _rows([
+        ("q1", "x", "y", 2, 1), ("q1", "y", "x", -1, -1),
+        ("q2", "x", "y", 1, 1), ("q2", "y", "x", 1, -1),
+        ("q3", "x", "y", 1, 1),
+    ])
+    res = human_agreement(copied, both_orders=True, rounds=0)
+    assert res.n == 2 and res.n_judgements == 3
+    assert res.agreement.value == pytest.approx(0.5)
+    assert any("counted once per pair" in note for note in res.notes)
 
 
 def test_no_label_is_a_clear_error():
@@ -220,7 +231,8 @@ def test_one_label_on_both_orders_is_one_judgement_not_two_raters():
     res = human_agreement(rows, rounds=0)
     assert np.isnan(res.alpha) and np.isnan(res.ceiling_agreement) and res.ceiling_n == 0
     assert res.alpha_units == 0
-    assert res.notes and "two or more people" in res.notes[0]
+    assert "two or more people" in res.notes[-1]
+    assert "counted once per pair" in res.notes[0]
     assert res.n_judgements == len(rows) // 2
 
 

@@ -588,3 +588,26 @@ def test_one_bootstrap_pass_gives_the_same_numbers_as_separate_calls():
     assert o.b == alone.b
     pd.testing.assert_frame_equal(o.by_anchor, alone.by_anchor)
     assert p == position_stats(c, rounds=200, seed=4)
+
+
+def test_sheet_of_a_both_orders_table_with_one_copied_label_says_alpha_is_not_identified():
+    # both orders carry the same human label: one judgement per pair. The sheet and its JSON
+    # say that the humans' own agreement (α, ceiling) needs several raters
+    sim = simulate(SimulationSpec(n_models=4, n_instructions=40, human_fraction=0.5,
+                                  judges=(JudgeSpec("j"),), seed=12))
+    frame = sim.verdicts.copy()
+    first = frame["model_a"] < frame["model_b"]
+    key = frame["instruction_id"] + "|" + np.where(first, frame["model_a"], frame["model_b"]) \
+        + "|" + np.where(first, frame["model_b"], frame["model_a"])
+    own = pd.Series(np.where(first, frame["human"].astype("float"), np.nan)).groupby(
+        key.to_numpy()).transform("max")  # the first order's label, from the first model's view
+    frame["human"] = pd.array(np.where(first, own, -own), dtype="Int8")
+    store = VerdictStore()
+    store.load(frame)
+    sheet = judge_sheet(store, "j", rounds=50, length_control=False)
+    d = sheet.as_dict()
+    assert np.isnan(d["human_alpha"]) and np.isnan(d["human_ceiling_agreement"])
+    assert sheet.agreement.alpha_units == 0
+    assert any("two or more people" in w for w in d["design_warnings"])
+    assert any("counted once per pair" in n for n in d["notes"])
+    assert d["human_judgements"] == d["labelled_calls"] // 2

@@ -10,11 +10,11 @@
   (:mod:`evalcore.judge.both_orders`; the first call of each order) compared with each human
   judgement of the pair once.
 - **Human judgements.** A unit is an instruction and an unordered pair (for one judge). A
-  both-orders table repeats the same human label on both order rows: that is one judgement, not
-  two raters. The judgements of a unit are therefore counted per class as the larger of the two
-  orders' counts (labels read from the alphabetically first model's point of view): the same
-  label on both orders counts once, several labels in one order (several people) count each.
-  A file gives several raters of one pair as several rows of the same order.
+  both-orders table usually repeats the same human label on both order rows: that is one
+  judgement, not two raters. Labels are read as copies where the table never varies (every
+  unit labelled in both orders has the same labels in both; every repeated row of one order has
+  the same label), and as independent judgements otherwise (:func:`human_judgements`); the
+  decision is said in ``notes``.
 - **Krippendorff's α** (nominal) among the human judgements of units with two or more of them:
   α = 1 − D_o/D_e from the coincidence matrix (Krippendorff 2011).
 - **Human ceiling**: each judgement of a unit with two or more judgements against the majority of
@@ -262,16 +262,34 @@ def _units(rows: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def human_judgements(units: pd.DataFrame) -> np.ndarray:
-    """(U, 3) human judgements per unit and class (loss, tie, win from the first model's view):
-    per class the larger of the two orders' counts, so a label repeated on both orders of a pair
-    counts once (see the module docstring)."""
+def human_judgements(units: pd.DataFrame) -> tuple[np.ndarray, tuple[str, ...]]:
+    """(U, 3) human judgements per unit and class (loss, tie, win from the first model's view),
+    and sentences saying which repeated labels were read as copies.
+
+    A label is a copy where the table never varies: when every (unit, order) with several rows
+    carries one label throughout, those rows are repeated calls with the label copied (one
+    judgement per unit and order); when every unit labelled in both orders carries the same
+    labels in both, the second order repeats the first (one set per unit). Otherwise the rows
+    are independent judgements (several people). Deciding over the whole table, not per unit,
+    keeps agreeing raters from being merged while disagreeing ones are kept.
+    """
     n_units = int(units["unit"].max()) + 1 if len(units) else 0
     cls = _classes(units["human"].to_numpy())
     order = units["flip"].to_numpy().astype(np.int64)
     flat = (units["unit"].to_numpy() * 2 + order) * 3 + cls
-    per = np.bincount(flat, minlength=n_units * 6).reshape(n_units, 2, 3)
-    return per.max(axis=1)
+    cnt = np.bincount(flat, minlength=n_units * 6).reshape(n_units, 2, 3)
+    notes: list[str] = []
+    several = cnt.sum(axis=2) >= 2
+    if several.any() and ((cnt > 0).sum(axis=2)[several] == 1).all():
+        cnt = (cnt > 0).astype(np.int64)
+        notes.append("Repeated rows of the same pair and order always carry the same human "
+                     "label, so they are read as one judgement copied onto each call.")
+    both = (cnt[:, 0].sum(axis=1) > 0) & (cnt[:, 1].sum(axis=1) > 0)
+    if both.any() and (cnt[both, 0] == cnt[both, 1]).all():
+        notes.append("Every pair labelled in both orders carries the same human label in both, "
+                     "so the label is counted once per pair, not once per order.")
+        return cnt.max(axis=1), tuple(notes)
+    return cnt.sum(axis=1), tuple(notes)
 
 
 def _ceiling(per: np.ndarray) -> tuple[np.ndarray, int, float, int]:
@@ -351,7 +369,7 @@ def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
     >>> res = human_agreement(rows, rounds=0)
     >>> round(res.agreement.value, 3), res.n_judgements
     (0.667, 2)
-    >>> res.notes[0].startswith("Every labelled pair carries one human judgement")
+    >>> res.notes[-1].startswith("Every labelled pair carries one human judgement")
     True
     """
     rounds = check_int("rounds", rounds, low=0, high=MAX_ROUNDS)
@@ -365,7 +383,7 @@ def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
         raise UsageError("No row carries a human label: agreement with humans needs a 'human' "
                          "column filled on some rows (the labelled set).")
     units = _units(rows)
-    per = human_judgements(units)  # (U, 3)
+    per, copy_notes = human_judgements(units)  # (U, 3)
     has_verdict = np.isfinite(units["verdict"].to_numpy())
     n_no_verdict = int((~has_verdict).sum())
     if both_orders:
@@ -401,7 +419,7 @@ def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
     method = METHOD.replace("instructions", "labelled instructions") if rounds else ""
     tie_share = float(per[:, 1].sum() / per.sum())
     ceiling_conf, ceiling_n, pair_agreement, alpha_units = _ceiling(per)
-    notes = () if alpha_units else (ONE_JUDGEMENT_NOTE,)
+    notes = copy_notes + (() if alpha_units else (ONE_JUDGEMENT_NOTE,))
     return HumanAgreement(
         n=n,
         n_no_verdict=n_no_verdict,

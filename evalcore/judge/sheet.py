@@ -25,7 +25,12 @@ import pandas as pd
 from evalcore.counts import VerdictCounts
 from evalcore.errors import DesignError, UsageError, check_int
 from evalcore.judge._resample import METHOD
-from evalcore.judge.agreement import HumanAgreement, human_agreement, labelled_rows
+from evalcore.judge.agreement import (
+    ONE_JUDGEMENT_NOTE,
+    HumanAgreement,
+    human_agreement,
+    labelled_rows,
+)
 from evalcore.judge.coverage import Coverage, SelfComparison, coverage, self_comparison
 from evalcore.judge.length import LengthControlled, length_controlled_ranking
 from evalcore.judge.order_swap import OrderSwap
@@ -353,7 +358,8 @@ def judge_sheet(
         if len(rows):
             try:
                 agreement = human_agreement(rows, rounds=min(rounds, 1000), seed=seed)
-                warnings.extend(agreement.notes)
+                for note in agreement.notes:  # what is not identified is a design warning
+                    (warnings if note == ONE_JUDGEMENT_NOTE else notes).append(note)
             except ValueError as exc:
                 notes.append(str(exc))
         if length_control:
