@@ -406,7 +406,17 @@ def judge_sheets(
     """The sheet of every judge (default: all judges of the store), in the store's order.
 
     A judge that cannot get a sheet (no verdict in the selection) maps to the reason, a string.
-    The self-preference table is computed once for all judges.
+    The self-preference table is computed once for all judges. Options as :func:`judge_sheet`.
+
+    Examples
+    --------
+    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=20, seed=1,
+    ...                               judges=(JudgeSpec("calm"), JudgeSpec("first", slot_bias=1.0))))
+    >>> sheets = judge_sheets(sim.verdicts, rounds=0, length_control=False)
+    >>> table = comparison_table(sheets)
+    >>> table.set_index("judge")["position_bias_points"].idxmax()
+    'first'
     """
     rounds, seed = _check_options(rounds, seed)
     if isinstance(source, pd.DataFrame):
