@@ -611,3 +611,14 @@ def test_sheet_of_a_both_orders_table_with_one_copied_label_says_alpha_is_not_id
     assert any("two or more people" in w for w in d["design_warnings"])
     assert any("counted once per pair" in n for n in d["notes"])
     assert d["human_judgements"] == d["labelled_calls"] // 2
+
+
+def test_an_empty_selection_gives_nan_not_noise():
+    empty = VerdictCounts.from_cells(models=("x", "y"), instructions=("q1",), judge="j",
+                                     inst=[], a=[], b=[], n=np.zeros((0, 5)))
+    p = position_stats(empty, rounds=20)
+    o = order_swap(empty, rounds=20)
+    assert p.calls == 0 and np.isnan(p.tie_rate.value) and np.isnan(p.tie_rate.low)
+    assert np.isnan(o.b.value) and np.isnan(o.b.low)
+    with pytest.raises(ValueError, match="no verdict between two different models"):
+        judge_sheet(empty, "j", rounds=0)

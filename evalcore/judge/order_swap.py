@@ -125,9 +125,9 @@ class OrderSwapDraws:
     """Bootstrap draws of b (judge), q and b (per anchor), filled chunk by chunk."""
 
     def __init__(self, rounds: int, n_models: int) -> None:
-        self.b = np.empty(rounds)
-        self.q = np.empty((rounds, n_models))
-        self.anchor_b = np.empty((rounds, n_models))
+        self.b = np.full(rounds, np.nan)  # NaN until drawn
+        self.q = np.full((rounds, n_models), np.nan)
+        self.anchor_b = np.full((rounds, n_models), np.nan)
 
     def add(self, start: int, stop: int, s: np.ndarray, n: np.ndarray) -> None:
         self.b[start:stop], self.q[start:stop], self.anchor_b[start:stop] = decompose(s, n)

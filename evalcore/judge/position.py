@@ -248,8 +248,9 @@ def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: 
                               - cell[:, LEVEL_VALUES < 0].sum(axis=1)])
     point = pair_totals(rep, mult, values)
     bias = float(balanced_position_bias(point[1], point[2]))
-    boot = np.empty((rounds, table.shape[1])) if rounds else None
-    bias_draws = np.empty(rounds)
+    # NaN until drawn: an empty table yields no draws, and NaN draws give NaN bounds
+    boot = np.full((rounds, table.shape[1]), np.nan) if rounds else None
+    bias_draws = np.full(rounds, np.nan)
     order_draws = OrderSwapDraws(rounds, counts.n_models)
     for start, stop, t, sums in resampled(rep, mult, values, table, rounds=rounds, seed=seed):
         boot[start:stop] = sums

@@ -137,7 +137,7 @@ def self_preference(store: VerdictStore, families: dict[str, str], *, category: 
     cell = rep.n.astype(np.float64)
     values = np.column_stack([cell @ _SLOT_A_SCORE, cell @ (1.0 - _SLOT_A_SCORE)])
     total = _judge_wins(pair_totals(rep, mult, values), n_j, m)  # (J, M, M)
-    thetas = {j: np.empty((1 + rounds, m)) for j in judges}  # (1 + R, M)
+    thetas = {j: np.full((1 + rounds, m), np.nan) for j in judges}  # (1 + R, M), NaN until fit
     played: dict[str, np.ndarray] = {}
     for k, j in enumerate(judges):
         thetas[j][0] = fit_bradley_terry(total[k], prior_games=0.01)[0]
