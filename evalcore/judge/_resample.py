@@ -9,6 +9,7 @@ so that no (rounds × instructions) or (instructions × models²) array is ever 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
@@ -63,19 +64,77 @@ def resampled_pair_totals(rep: VerdictCounts, multiplicity: np.ndarray, values: 
         yield start, stop, totals.reshape(stop - start, c, m, m)
 
 
-def resampled(rep: VerdictCounts, multiplicity: np.ndarray, pair_values: np.ndarray,
-              per_pattern: np.ndarray, *, rounds: int, seed: int
+@dataclass(frozen=True)
+class BalancedPairs:
+    """The unordered model pairs (``first[p] < second[p]``) seen in both slot orders, pooled over
+    instructions: the only pairs that carry position bias or the order-swap decomposition. A
+    bootstrap round can only lose pairs, never gain one, so per-round work is over these P pairs
+    instead of all M² ordered pairs."""
+
+    n_models: int
+    first: np.ndarray
+    second: np.ndarray
+
+    @classmethod
+    def of(cls, counts: VerdictCounts) -> BalancedPairs:
+        n = counts.pooled().sum(axis=-1)
+        first, second = np.nonzero(np.triu((n > 0) & (n.T > 0), k=1))
+        return cls(counts.n_models, first.astype(np.int64), second.astype(np.int64))
+
+    @property
+    def size(self) -> int:
+        return int(self.first.size)
+
+    def slot(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Per cell (a in slot A, b in slot B): 2p for pair p in its first order (first in slot
+        A), 2p + 1 in the reverse order, −1 for a pair not seen in both orders."""
+        m = self.n_models
+        lookup = np.full(m * m, -1, dtype=np.int64)
+        p = np.arange(self.size)
+        lookup[self.first * m + self.second] = 2 * p
+        lookup[self.second * m + self.first] = 2 * p + 1
+        return lookup[a.astype(np.int64) * m + b.astype(np.int64)]
+
+    def matrix(self, rep: VerdictCounts, values: np.ndarray) -> sparse.csr_matrix:
+        """Sparse (patterns, C·2P): column ``c·2P + slot`` holds a pattern's total of value c."""
+        slot = self.slot(rep.a, rep.b)
+        keep = slot >= 0
+        c = values.shape[1]
+        width = 2 * self.size
+        cols = np.arange(c)[None, :] * width + slot[keep][:, None]
+        rows = np.broadcast_to(rep.inst.astype(np.int64)[keep][:, None], cols.shape)
+        return sparse.csr_matrix((values[keep].ravel(), (rows.ravel(), cols.ravel())),
+                                 shape=(rep.n_instructions, c * width))
+
+    def totals(self, rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray
+               ) -> np.ndarray:
+        """(C, P, 2) totals over all instructions: ``[c, p, 0]`` first in slot A, ``[c, p, 1]``
+        second in slot A."""
+        x = self.matrix(rep, values)
+        flat = np.asarray(x.T @ multiplicity.astype(np.float64))
+        return flat.reshape(values.shape[1], self.size, 2)
+
+    def incidence(self) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+        """(P, M) one-hot matrices of each pair's first and second model."""
+        p = np.arange(self.size)
+        ones = np.ones(self.size)
+        shape = (self.size, self.n_models)
+        return (sparse.csr_matrix((ones, (p, self.first)), shape=shape),
+                sparse.csr_matrix((ones, (p, self.second)), shape=shape))
+
+
+def resampled(rep: VerdictCounts, multiplicity: np.ndarray, pairs: BalancedPairs,
+              pair_values: np.ndarray, per_pattern: np.ndarray, *, rounds: int, seed: int
               ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
-    """One pass of bootstrap weights for both shapes: yield ``(start, stop, pair_totals,
-    sums)`` with ``pair_totals`` (r, C, M, M) as :func:`resampled_pair_totals` and ``sums``
-    (r, D) the bootstrap totals of ``per_pattern`` (S, D). Drawing the weights is the costly
-    part on a large table, so the analyses that share them draw them once."""
-    m = rep.n_models
+    """One pass of bootstrap weights for both shapes: yield ``(start, stop, pair_totals, sums)``
+    with ``pair_totals`` (r, C, P, 2) as :meth:`BalancedPairs.totals` per round and ``sums``
+    (r, D) the bootstrap totals of ``per_pattern`` (S, D). Drawing the weights is the costly part
+    on a large table, so the analyses that share them draw them once."""
     c = pair_values.shape[1]
-    x = pair_matrix(rep, pair_values).T.tocsr()  # (C·M², S)
-    per_round = c * m * m * 8 * 4 + per_pattern.shape[1] * 8
+    x = pairs.matrix(rep, pair_values).T.tocsr()  # (C·2P, S)
+    per_round = c * 2 * pairs.size * 8 * 6 + per_pattern.shape[1] * 8
     for start, stop, w in bootstrap_weights(multiplicity, rounds, seed, row_bytes=per_round):
-        totals = np.asarray(x @ w.T).T.reshape(stop - start, c, m, m)
+        totals = np.asarray(x @ w.T).T.reshape(stop - start, c, pairs.size, 2)
         yield start, stop, totals, w @ per_pattern
 
 

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import check_int
-from evalcore.judge._resample import METHOD, interval_from_draws, pair_totals, resampled_pair_totals
+from evalcore.judge._resample import METHOD, BalancedPairs, interval_from_draws, resampled
 from evalcore.judge.both_orders import LEVEL_VALUES
 from evalcore.progress import Progress
 from evalcore.stats.bootstrap import MAX_ROUNDS
@@ -47,25 +48,36 @@ class OrderSwap:
                 f"anchors={len(self.by_anchor)})")
 
 
-def decompose(s: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """b of the judge (...,), q and b per anchor (..., M) from per-ordered-pair verdict sums
-    ``s`` and calls ``n`` (..., M, M)."""
+def decompose(s: np.ndarray, n: np.ndarray, pairs: BalancedPairs
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """b of the judge (...,), q and b per anchor (..., M) from verdict sums ``s`` and calls ``n``
+    (..., P, 2) of the pairs seen in both orders (``[..., p, 0]``: the pair's first model in slot
+    A). A pair missing an order (in a bootstrap round) drops out."""
+    lead = s.shape[:-2]
+    rows = int(np.prod(lead))  # explicit: with no pair, -1 could not be inferred
+    s = s.reshape((rows, pairs.size, 2))
+    n = n.reshape((rows, pairs.size, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         v = np.where(n > 0, s / np.where(n > 0, n, 1.0), np.nan)
-    vt = np.swapaxes(v, -1, -2)
-    b_pair = 0.5 * (v + vt)
-    q_pair = 0.5 * (v - vt)  # q_pair[..., a, b] = preference for a over b
-    both = np.isfinite(b_pair)
-    w = np.where(both, n + np.swapaxes(n, -1, -2), 0.0)
-    m = n.shape[-1]
-    wu = w * np.triu(np.ones((m, m)), k=1)
-    b0 = np.where(both, b_pair, 0.0)
+    both = np.isfinite(v).all(axis=-1)
+    w = np.where(both, n.sum(axis=-1), 0.0)
+    b_pair = np.where(both, 0.5 * (v[..., 0] + v[..., 1]), 0.0)
+    q_pair = np.where(both, 0.5 * (v[..., 0] - v[..., 1]), 0.0)  # the first model over the second
+    first, second = pairs.incidence()
+    either = first + second
+
+    def per_model(x: np.ndarray, incidence: sparse.csr_matrix) -> np.ndarray:
+        return np.asarray(incidence.T @ x.T).T  # (R, M)
+
     with np.errstate(invalid="ignore", divide="ignore"):
-        b_judge = (b0 * wu).sum(axis=(-2, -1)) / wu.sum(axis=(-2, -1))
-        # per anchor x (last index): opponents (second-to-last index)
-        q_anchor = (np.where(both, q_pair, 0.0) * w).sum(axis=-2) / w.sum(axis=-2)
-        b_anchor = (b0 * w).sum(axis=-2) / w.sum(axis=-2)
-    return b_judge, q_anchor, b_anchor
+        b_judge = (w * b_pair).sum(axis=-1) / w.sum(axis=-1)
+        den = per_model(w, either)
+        # anchor = the second model: its opponent (first) preferred by q; anchor = first: −q
+        q_anchor = (per_model(w * q_pair, second) - per_model(w * q_pair, first)) / den
+        b_anchor = per_model(w * b_pair, either) / den
+    m = pairs.n_models
+    return (b_judge.reshape(lead), q_anchor.reshape(lead + (m,)),
+            b_anchor.reshape(lead + (m,)))
 
 
 def order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0,
@@ -105,13 +117,15 @@ def order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0,
     rounds = check_int("rounds", rounds, low=0, high=MAX_ROUNDS)
     seed = check_int("seed", seed, low=0)
     rep, mult = counts.pattern_counts()
+    pairs = BalancedPairs.of(counts)
     values = pair_values(rep)
-    draws = OrderSwapDraws(rounds, counts.n_models)
-    for start, stop, t in resampled_pair_totals(rep, mult, values, rounds=rounds, seed=seed):
+    draws = OrderSwapDraws(rounds, pairs)
+    for start, stop, t, _ in resampled(rep, mult, pairs, values, np.zeros((rep.n_instructions, 0)),
+                                       rounds=rounds, seed=seed):
         draws.add(start, stop, t[:, 0], t[:, 1])
         if progress is not None:
             progress(stop / rounds, "order-swap decomposition")
-    return order_swap_result(counts.models, pair_totals(rep, mult, values), draws,
+    return order_swap_result(counts, pairs.totals(rep, mult, values), pairs, draws,
                              rounds=rounds, seed=seed)
 
 
@@ -124,21 +138,26 @@ def pair_values(rep: VerdictCounts) -> np.ndarray:
 class OrderSwapDraws:
     """Bootstrap draws of b (judge), q and b (per anchor), filled chunk by chunk."""
 
-    def __init__(self, rounds: int, n_models: int) -> None:
+    def __init__(self, rounds: int, pairs: BalancedPairs) -> None:
+        self.pairs = pairs
         self.b = np.full(rounds, np.nan)  # NaN until drawn
-        self.q = np.full((rounds, n_models), np.nan)
-        self.anchor_b = np.full((rounds, n_models), np.nan)
+        self.q = np.full((rounds, pairs.n_models), np.nan)
+        self.anchor_b = np.full((rounds, pairs.n_models), np.nan)
 
     def add(self, start: int, stop: int, s: np.ndarray, n: np.ndarray) -> None:
-        self.b[start:stop], self.q[start:stop], self.anchor_b[start:stop] = decompose(s, n)
+        """Draws ``start:stop`` from per-round sums and calls (r, P, 2)."""
+        self.b[start:stop], self.q[start:stop], self.anchor_b[start:stop] = decompose(
+            s, n, self.pairs)
 
 
-def order_swap_result(models: tuple[str, ...], point: np.ndarray, draws: OrderSwapDraws, *,
-                      rounds: int, seed: int) -> OrderSwap:
-    """The :class:`OrderSwap` from the point totals (2, M, M) — verdict sums and calls per
-    ordered pair — and the bootstrap draws."""
-    s_tot, n0 = point
-    b0, q0, a0 = decompose(s_tot, n0)
+def order_swap_result(counts: VerdictCounts, point: np.ndarray, pairs: BalancedPairs,
+                      draws: OrderSwapDraws, *, rounds: int, seed: int) -> OrderSwap:
+    """The :class:`OrderSwap` from the point totals (2, P, 2) — verdict sums and calls of the
+    pairs seen in both orders — and the bootstrap draws."""
+    b0, q0, a0 = decompose(point[0], point[1], pairs)
+    pooled = counts.pooled().astype(np.float64)
+    s_tot = pooled @ LEVEL_VALUES.astype(np.float64)
+    n0 = pooled.sum(axis=-1)
     bl, bh = interval_from_draws(draws.b[:, None])
     ql, qh = interval_from_draws(draws.q)
     al, ah = interval_from_draws(draws.anchor_b)
@@ -147,7 +166,7 @@ def order_swap_result(models: tuple[str, ...], point: np.ndarray, draws: OrderSw
         v_fwd = s_tot.sum(axis=0) / n0.sum(axis=0)  # the opponent in slot A
         v_rev = s_tot.sum(axis=1) / n0.sum(axis=1)  # the anchor in slot A
     table = pd.DataFrame({
-        "anchor": list(models),
+        "anchor": list(counts.models),
         "opponents": both.sum(axis=0).astype(int),
         "calls_fwd": n0.sum(axis=0).astype(int),
         "calls_rev": n0.sum(axis=1).astype(int),
@@ -158,5 +177,5 @@ def order_swap_result(models: tuple[str, ...], point: np.ndarray, draws: OrderSw
     table = table[table["opponents"] > 0].reset_index(drop=True)
     return OrderSwap(
         b=Estimate(float(b0), float(bl[0]), float(bh[0]), method=METHOD if rounds else ""),
-        pairs_both_orders=int(np.triu(both, k=1).sum()),
+        pairs_both_orders=pairs.size,
         by_anchor=table, rounds=rounds, seed=seed)

@@ -31,7 +31,13 @@ import numpy as np
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import check_int
-from evalcore.judge._resample import METHOD, interval_from_draws, pair_totals, ratios, resampled
+from evalcore.judge._resample import (
+    METHOD,
+    BalancedPairs,
+    interval_from_draws,
+    ratios,
+    resampled,
+)
 from evalcore.judge.both_orders import (
     LEVEL_VALUES,
     OPPOSITE,
@@ -159,20 +165,18 @@ class PositionResult:
 
 
 def balanced_position_bias(n: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """Position bias (fraction) from per-ordered-pair calls ``n`` and slot-A-minus-slot-B wins
-    ``d``, both (..., M, M): each pair seen in both orders contributes the mean of its two orders'
-    (d/n), weighted by its calls; NaN where no pair is seen in both orders."""
-    nt = np.swapaxes(n, -1, -2)
-    dt = np.swapaxes(d, -1, -2)
-    m = n.shape[-1]
-    upper = np.triu(np.ones((m, m), dtype=bool), k=1)
-    both = (n > 0) & (nt > 0) & upper
+    """Position bias (a fraction) from calls ``n`` and slot-A-minus-slot-B wins ``d`` (..., P, 2)
+    of the pairs seen in both orders: each pair contributes the mean of its two orders' d/n,
+    weighted by its calls; a pair missing an order (in a bootstrap round) drops out; NaN when
+    none is left."""
+    both = (n > 0).all(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        pair = 0.5 * (d / np.where(n > 0, n, 1.0) + dt / np.where(nt > 0, nt, 1.0))
-        w = np.where(both, n + nt, 0.0)
-        total = w.sum(axis=(-2, -1))
-        return np.where(total > 0, (np.where(both, pair, 0.0) * w).sum(axis=(-2, -1))
-                        / np.where(total > 0, total, 1.0), np.nan)
+        rate = d / np.where(n > 0, n, 1.0)
+        pair = np.where(both, 0.5 * (rate[..., 0] + rate[..., 1]), 0.0)
+        w = np.where(both, n.sum(axis=-1), 0.0)
+        total = w.sum(axis=-1)
+        return np.where(total > 0, (pair * w).sum(axis=-1) / np.where(total > 0, total, 1.0),
+                        np.nan)
 
 
 def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) -> PositionResult:
@@ -246,13 +250,15 @@ def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: 
     cell = rep.n.astype(np.float64)
     values = np.column_stack([pair_values(rep), cell[:, LEVEL_VALUES > 0].sum(axis=1)
                               - cell[:, LEVEL_VALUES < 0].sum(axis=1)])
-    point = pair_totals(rep, mult, values)
+    pairs = BalancedPairs.of(counts)
+    point = pairs.totals(rep, mult, values)  # (3, P, 2)
     bias = float(balanced_position_bias(point[1], point[2]))
     # NaN until drawn: an empty table yields no draws, and NaN draws give NaN bounds
     boot = np.full((rounds, table.shape[1]), np.nan) if rounds else None
     bias_draws = np.full(rounds, np.nan)
-    order_draws = OrderSwapDraws(rounds, counts.n_models)
-    for start, stop, t, sums in resampled(rep, mult, values, table, rounds=rounds, seed=seed):
+    order_draws = OrderSwapDraws(rounds, pairs)
+    for start, stop, t, sums in resampled(rep, mult, pairs, values, table, rounds=rounds,
+                                          seed=seed):
         boot[start:stop] = sums
         bias_draws[start:stop] = balanced_position_bias(t[:, 1], t[:, 2])
         order_draws.add(start, stop, t[:, 0], t[:, 1])
@@ -285,5 +291,5 @@ def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: 
         tie_rate=tie, pairings=pairings, unpaired_calls=counts.calls - 2 * pairings,
         swap_consistency=swap, swap_consistency_exact=exact, reversal_rate=reversal,
         both_orders_tie_rate=bo_tie, balance=balance, design_warnings=tuple(warnings))
-    order = order_swap_result(counts.models, point[:2], order_draws, rounds=rounds, seed=seed)
+    order = order_swap_result(counts, point[:2], pairs, order_draws, rounds=rounds, seed=seed)
     return position, order
