@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from evalcore.agreement import (
+from evalcore.judge.agreement import (
     cohen_kappa,
     compression_table,
     confusion_matrix,
@@ -86,8 +86,10 @@ def test_human_agreement_rows_hand_worked():
     # single-order: (2,1) ✓, (1,−1) ✗ (judge: y wins is "win" from slot A; human: x wins → loss),
     # (0,1) ✗, (−1,0) ✗, (−1,−1) ✓, (1,1) ✓, (1,1) ✓ → 4 of 7
     assert res.n == 7 and res.n_no_verdict == 1
-    assert res.agreement == pytest.approx(4 / 7)
+    assert res.agreement.value == pytest.approx(4 / 7)
+    # the orders carry different labels (q2, q4), so every label is an independent judgement:
     # humans from x's view per unit: q1 (W, W), q2 (W, T), q3 (L), q4 (L, L, W)
+    assert res.n_judgements == 8
     # pairwise agreement: q1 2/2, q2 0/2, q4 2/6 → 4/10
     assert res.human_pair_agreement == pytest.approx(0.4)
     assert res.alpha_units == 3
@@ -97,6 +99,7 @@ def test_human_agreement_rows_hand_worked():
     assert res.ceiling_agreement == pytest.approx(0.4)
     alpha = krippendorff_alpha_nominal([[1, 1], [1, 0], [-1], [-1, -1, 1]])
     assert res.alpha == pytest.approx(alpha)
+    assert res.notes == ()
 
 
 def test_human_agreement_both_orders_hand_worked():
@@ -106,9 +109,21 @@ def test_human_agreement_both_orders_hand_worked():
         ("q3", "x", "y", 1, 1),  # one order only: no both-orders verdict
     ])
     res = human_agreement(rows, both_orders=True, rounds=0)
-    # q1: judge win vs human (W, W) ✓✓; q2: judge tie vs human (W, T) ✗✓ → 3 of 4
+    # the orders carry different labels on q2: independent judgements. q1: judge win vs human
+    # (W, W) ✓✓; q2: judge tie vs human (W, T) ✗✓ → 3 of 4
     assert res.n == 4
-    assert res.agreement == pytest.approx(0.75)
+    assert res.agreement.value == pytest.approx(0.75)
+    # the same table with the label copied onto both orders (as both-orders files store one
+    # human judgement): q1 win vs W ✓, q2 tie vs W ✗ → each judgement once, 1 of 2
+    copied = _rows([
+        ("q1", "x", "y", 2, 1), ("q1", "y", "x", -1, -1),
+        ("q2", "x", "y", 1, 1), ("q2", "y", "x", 1, -1),
+        ("q3", "x", "y", 1, 1),
+    ])
+    res = human_agreement(copied, both_orders=True, rounds=0)
+    assert res.n == 2 and res.n_judgements == 3
+    assert res.agreement.value == pytest.approx(0.5)
+    assert any("counted once per pair" in note for note in res.notes)
 
 
 def test_no_label_is_a_clear_error():
@@ -151,9 +166,9 @@ def test_agreement_and_kappa_recover_the_simulators_truth():
     p_j = (weight[..., None] * judged).sum(axis=(0, 1, 2))
     p_e = float(p_h @ p_j)
     kappa = (p_o - p_e) / (1 - p_e)
-    assert res.agreement_low <= p_o <= res.agreement_high
-    assert res.kappa_low <= kappa <= res.kappa_high
-    assert res.agreement_high - res.agreement_low < 0.06
+    assert res.agreement.low <= p_o <= res.agreement.high
+    assert res.kappa.low <= kappa <= res.kappa.high
+    assert res.agreement.width < 0.06
 
 
 def test_compression_of_a_labelled_simulation_matches_a_hand_computation():
@@ -182,3 +197,60 @@ def test_compression_of_a_labelled_simulation_matches_a_hand_computation():
     # a noisy judge compresses toward 50/50
     assert res.compression["judge_prints"].iloc[-1] < 0.8
     assert res.compression["judge_prints"].iloc[0] > 0.2
+
+
+# -- one human judgement per pair on a both-orders table (labels repeated on both rows) ----------
+
+def _both_orders_labelled(n_raters: int, seed: int) -> tuple[pd.DataFrame, list[list[int]]]:
+    """A both-orders table whose every (instruction, pair) carries ``n_raters`` independent human
+    labels, each repeated on the two order rows (as both-orders files store them). Returns the
+    rows and each unit's labels from the first model's view (the independent truth for α)."""
+    rng = np.random.default_rng(seed)
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=60, both_orders=True,
+                                  judges=(JudgeSpec("j", noise=0.6),), seed=seed))
+    rows = sim.verdicts[["instruction_id", "model_a", "model_b", "verdict"]].copy()
+    first = rows["model_a"] < rows["model_b"]
+    unit = (rows["instruction_id"] + "|" + np.where(first, rows["model_a"], rows["model_b"])
+            + "|" + np.where(first, rows["model_b"], rows["model_a"]))
+    codes, uniques = pd.factorize(unit)
+    # a unit's true preference, then each rater's noisy reading of it (loss / tie / win)
+    truth = rng.normal(0.0, 1.0, len(uniques))
+    labels = np.sign(np.round(truth[:, None] + rng.normal(0.0, 0.9, (len(uniques), n_raters))))
+    labels = labels.astype(int)
+    frames = []
+    for r in range(n_raters):
+        own = labels[codes, r]  # the unit's label from the first model's view
+        frames.append(rows.assign(human=pd.array(np.where(first, own, -own), dtype="Int8")))
+    return pd.concat(frames, ignore_index=True), [list(x) for x in labels]
+
+
+def test_one_label_on_both_orders_is_one_judgement_not_two_raters():
+    # each pair has one human judgement, repeated on its two order rows: the humans' agreement
+    # with each other is not identified (counting the copies as raters gave α = 1, ceiling 100%)
+    rows, _ = _both_orders_labelled(1, seed=3)
+    res = human_agreement(rows, rounds=0)
+    assert np.isnan(res.alpha) and np.isnan(res.ceiling_agreement) and res.ceiling_n == 0
+    assert res.alpha_units == 0
+    assert "two or more people" in res.notes[-1]
+    assert "counted once per pair" in res.notes[0]
+    assert res.n_judgements == len(rows) // 2
+
+
+def test_several_raters_on_both_orders_give_their_own_alpha():
+    # three independent raters per pair, each label repeated on both orders: α must be the α of
+    # the three raters' labels (Krippendorff's published computation), not of six "raters"
+    rows, units = _both_orders_labelled(3, seed=4)
+    res = human_agreement(rows, rounds=0)
+    assert res.alpha == pytest.approx(krippendorff_alpha_nominal(units))
+    assert res.alpha_units == len(units)
+    assert res.n_judgements == 3 * len(units)
+    # the ceiling: each label against the majority of the other two, computed directly
+    hits = total = 0
+    for u in units:
+        for k in range(3):
+            others = [u[j] for j in range(3) if j != k]
+            if others[0] == others[1]:
+                total += 1
+                hits += u[k] == others[0]
+    assert res.ceiling_n == total
+    assert res.ceiling_agreement == pytest.approx(hits / total)

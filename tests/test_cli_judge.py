@@ -99,8 +99,34 @@ def test_bad_family_file_exits_2(table_file, tmp_path, capsys):
 def test_alpacaeval_json(capsys):
     assert main(["judge", str(ALPACA), "--bootstrap", "200", "--no-length", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["position_bias_points"] == pytest.approx(44.17 - 52.68, abs=0.01)
+    assert out["slot_gap_points"] == pytest.approx(44.17 - 52.68, abs=0.01)
+    assert out["position_bias_points"] == pytest.approx(out["slot_gap_points"], abs=1.5)
     assert out["tie_rate"] == pytest.approx(0.0315, abs=5e-5)
     assert out["slot_bias_b_high"] < 0
     assert out["swap_consistency"] is None  # no pair judged in both orders: NaN → null
     assert out["agreement"] is None
+
+
+def test_anchor_only_file_refuses_position_bias_in_words(tmp_path, capsys):
+    # the reference always in slot B (AlpacaEval style): position bias is not identified, and
+    # both the JSON and the table say why instead of printing a "second-slot preference"
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=40, design="anchor",
+                                  anchor="sim-alder", both_orders=False,
+                                  judges=(JudgeSpec("j"),),
+                                  model_names=("sim-alder", "sim-birch", "sim-cedar",
+                                               "sim-dogwood", "sim-elm"), seed=2))
+    frame = sim.verdicts.drop(columns=["row"]).copy()
+    flip = frame["model_a"] == "sim-alder"
+    frame.loc[flip, ["model_a", "model_b"]] = frame.loc[flip, ["model_b", "model_a"]].to_numpy()
+    frame.loc[flip, "verdict"] = -frame.loc[flip, "verdict"]
+    path = tmp_path / "anchor.csv"
+    frame.to_csv(path, index=False)
+    assert main(["judge", str(path), "--bootstrap", "50", "--no-length", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["position_bias_points"] is None and out["slot_bias_b"] is None
+    assert any("both slot orders" in w for w in out["design_warnings"])
+    assert any("sim-alder (slot B" in w for w in out["design_warnings"])
+    assert out["slot_balance"]["pairs_both_orders"] == 0
+    assert main(["judge", str(path), "--bootstrap", "0", "--no-length"]) == 0
+    text = capsys.readouterr().out
+    assert "warning: No model pair was judged in both slot orders" in text

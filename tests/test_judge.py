@@ -20,6 +20,7 @@ from evalcore.judge import (
     coverage,
     judge_sheet,
     order_swap,
+    paired_verdicts,
     position_stats,
     self_comparison,
 )
@@ -58,15 +59,15 @@ HAND = [
 
 def test_both_orders_counts_hand_worked():
     c = _counts(HAND)
-    bo = both_orders_counts(c)
+    bo = both_orders_counts(c).dense()
     x, y, z = (c.index(m) for m in "xyz")
     q1, q2 = 0, 1
-    assert bo.counts[q1, x, y, LEVELS.index(1)] == 1
-    assert bo.counts[q1, x, z, LEVELS.index(0)] == 1
-    assert bo.counts[q1, y, z, LEVELS.index(0)] == 1
-    assert bo.counts[q2, x, y, LEVELS.index(-2)] == 1
-    assert bo.counts.sum() == 4  # the single-order y–z call on q2 is dropped
-    assert bo.counts[:, [y, z, z], [x, x, y]].sum() == 0  # lower index always in slot A
+    assert bo[q1, x, y, LEVELS.index(1)] == 1
+    assert bo[q1, x, z, LEVELS.index(0)] == 1
+    assert bo[q1, y, z, LEVELS.index(0)] == 1
+    assert bo[q2, x, y, LEVELS.index(-2)] == 1
+    assert bo.sum() == 4  # the single-order y–z call on q2 is dropped
+    assert bo[:, [y, z, z], [x, x, y]].sum() == 0  # lower index always in slot A
     summary = both_orders_summary(c)
     assert (summary.calls, summary.pairings, summary.unpaired_calls) == (9, 4, 1)
 
@@ -77,28 +78,56 @@ def test_both_orders_three_level_is_seed_rule():
              ("q2", "x", "y", 1), ("q2", "y", "x", 0),
              ("q3", "x", "y", 1), ("q3", "y", "x", 1),
              ("q4", "x", "y", -1), ("q4", "y", "x", 1)]
-    bo = both_orders_counts(_counts(calls))
-    got = [LEVELS[int(np.argmax(bo.counts[i, 0, 1]))] for i in range(4)]
+    bo = both_orders_counts(_counts(calls)).dense()
+    got = [LEVELS[int(np.argmax(bo[i, 0, 1]))] for i in range(4)]
     assert got == [1, 0, 0, -1]
 
 
-def test_repeated_calls_are_paired_in_verdict_order():
+def test_repeated_calls_are_paired_at_random_in_expectation():
     # forward calls {+2, −1}; reverse calls (y in slot A) {−1, +2, −1} = x's view {+1, −2, +1}
     calls = [("q1", "x", "y", 2), ("q1", "x", "y", -1), ("q1", "y", "x", -1),
              ("q1", "y", "x", 2), ("q1", "y", "x", -1)]
     c = _counts(calls)
+    paired = paired_verdicts(c)
+    # two pairings; under random pairing P(+2) = P(−1) = 1/2 forward, P(+1) = 2/3, P(−2) = 1/3
+    # reverse: (+2,+1) → +1 w.p. 1/3, (+2,−2) → tie 1/6, (−1,+1) → tie 1/3, (−1,−2) → −1 1/6
+    expected = np.zeros(5)
+    expected[LEVELS.index(1)], expected[LEVELS.index(0)], expected[LEVELS.index(-1)] = (
+        2 / 3, 1.0, 1 / 3)
+    assert paired.combined()[0] == pytest.approx(expected)
+    assert paired.pairings.tolist() == [2]
     bo = both_orders_counts(c)
-    # sorted from x's view: (−1, +2) with (−2, +1, +1): (−1, −2) → −1, (+2, +1) → +1; one left
-    assert bo.counts[0, 0, 1, LEVELS.index(-1)] == 1
-    assert bo.counts[0, 0, 1, LEVELS.index(1)] == 1
-    assert bo.counts.sum() == 2
+    assert bo.calls == 2 and bo.n[:, LEVELS.index(2)].sum() == 0
     assert both_orders_summary(c).unpaired_calls == 1
+    # the same seed gives the same whole-call table
+    assert both_orders_counts(c, seed=3).n.tolist() == both_orders_counts(c, seed=3).n.tolist()
+
+
+def test_pure_noise_judge_has_one_third_swap_consistency():
+    # issue: pairing repeated calls in sorted order made a pure-noise 3-level judge look
+    # consistent (about 0.51); under random pairing its consistency is 1/3
+    rng = np.random.default_rng(0)
+    n_inst, calls_per_order = 300, 5
+    levels = np.array([-1, 0, 1])
+    rows = []
+    for i in range(n_inst):
+        for a, b in (("x", "y"), ("y", "x")):
+            for v in rng.choice(levels, calls_per_order):
+                rows.append((f"q{i:03d}", a, b, int(v)))
+    p = position_stats(_counts(rows), rounds=300, seed=1)
+    assert p.swap_consistency.value == pytest.approx(1 / 3, abs=0.02)
+    assert p.swap_consistency.low <= 1 / 3 <= p.swap_consistency.high
+    assert p.reversal_rate.value == pytest.approx(2 / 9, abs=0.02)
 
 
 def test_position_stats_hand_worked():
     p = position_stats(_counts(HAND), rounds=0)
     # slot-A wins: +2, +1, +1, +2, +1 = 5; slot-B wins: −1, −2, −2 = 3; one tie; 9 calls
-    assert p.position_bias_points.value == pytest.approx(100 * (5 - 3) / 9)
+    assert p.slot_gap_points == pytest.approx(100 * (5 - 3) / 9)
+    # balanced: per pair, the mean over its two orders of (A wins − B wins)/calls, weighted by
+    # calls: x–y (x,y) {+2, −2} → 0, (y,x) {−1, +2} → 0: 0, 4 calls; x–z (x,z) +1, (z,x) +1 → 1,
+    # 2 calls; y–z (y,z) {0, +1} → ½, (z,y) −2 → −1: −¼, 3 calls
+    assert p.position_bias_points.value == pytest.approx(100 * (0 * 4 + 1 * 2 - 0.25 * 3) / 9)
     assert p.tie_rate.value == pytest.approx(1 / 9)
     assert p.pairings == 4 and p.unpaired_calls == 1
     # same outcome from x's view: (+2,+1) yes, (+1,−1) no, (0,+2) no, (−2,−2) yes
@@ -328,10 +357,268 @@ def test_alpacaeval_smoke():
     assert p.slot_a_win_rate == pytest.approx(0.4417, abs=5e-5)
     assert p.tie_rate.value == pytest.approx(0.0315, abs=5e-5)
     assert p.slot_b_win_rate == pytest.approx(0.5268, abs=5e-5)
-    assert p.position_bias_points.value == pytest.approx(44.17 - 52.68, abs=0.01)
+    assert p.slot_gap_points == pytest.approx(44.17 - 52.68, abs=0.01)
+    # the reference sits in either slot at random: the balanced bias is close to the raw gap
+    assert p.position_bias_points.value == pytest.approx(p.slot_gap_points, abs=1.5)
     # the judge favours the second slot; no instruction has both orders of a pair
     assert sheet.order.b.high < 0
     assert p.pairings == 0 and np.isnan(p.swap_consistency.value)
     anchor = sheet.order.by_anchor.set_index("anchor").loc["gpt4_1106_preview"]
     assert anchor["q"] < 0  # the opponents lose to the anchor
     assert sheet.agreement is None  # no human labels in this table
+
+
+# -- sparse counts: the same numbers as the dense tensor, and no dense tensor built -------------
+
+def _dense_reference(c: VerdictCounts) -> dict[str, float]:
+    """The old dense computations (instructions × models × models × levels), written out here
+    as the independent check: raw slot gap, tie rate, swap consistency with repeated calls paired
+    at random (outer product of the two orders' level shares), both-orders tie rate, b."""
+    d = c.dense().astype(np.float64)
+    lv = np.asarray(LEVELS)
+    by_level = d.sum(axis=(0, 1, 2))
+    calls = by_level.sum()
+    out = {"gap": 100 * (by_level[lv > 0].sum() - by_level[lv < 0].sum()) / calls,
+           "tie": by_level[lv == 0].sum() / calls}
+    same = pairs = ties = 0.0
+    m = c.n_models
+    for i in range(c.n_instructions):
+        for a in range(m):
+            for b in range(a + 1, m):
+                f, r = d[i, a, b], d[i, b, a, ::-1]
+                if f.sum() == 0 or r.sum() == 0:
+                    continue
+                n = min(f.sum(), r.sum())
+                joint = n * np.outer(f / f.sum(), r / r.sum())
+                pairs += n
+                same += sum(joint[k, j] for k in range(5) for j in range(5)
+                            if np.sign(lv[k]) == np.sign(lv[j]))
+                ties += sum(joint[k, j] for k in range(5) for j in range(5)
+                            if lv[k] * lv[j] <= 0)
+    out["swap"] = same / pairs if pairs else float("nan")
+    out["bo_tie"] = ties / pairs if pairs else float("nan")
+    s = (d * lv).sum(axis=(0, 3))
+    n = d.sum(axis=(0, 3))
+    num = den = 0.0
+    for a in range(m):
+        for b in range(a + 1, m):
+            if n[a, b] and n[b, a]:
+                w = n[a, b] + n[b, a]
+                num += w * 0.5 * (s[a, b] / n[a, b] + s[b, a] / n[b, a])
+                den += w
+    out["b"] = num / den if den else float("nan")
+    return out
+
+
+def _random_counts(rng: np.random.Generator, n_inst: int, n_models: int, *, p_cell: float,
+                   max_calls: int) -> VerdictCounts:
+    dense = np.zeros((n_inst, n_models, n_models, 5), dtype=np.int32)
+    for i in range(n_inst):
+        for a in range(n_models):
+            for b in range(n_models):
+                if a != b and rng.random() < p_cell:
+                    dense[i, a, b] = rng.multinomial(rng.integers(1, max_calls + 1),
+                                                     rng.dirichlet(np.ones(5)))
+    return VerdictCounts.from_dense(models=tuple(f"m{k}" for k in range(n_models)),
+                                    instructions=tuple(f"q{k}" for k in range(n_inst)),
+                                    judge="j", counts=dense)
+
+
+@pytest.fixture
+def no_dense(monkeypatch):
+    """Fail any analysis that builds the dense tensor (``dense()`` or the ``counts`` property)."""
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("a dense instructions × models × models tensor was built")
+
+    monkeypatch.setattr(VerdictCounts, "dense", refuse)
+
+
+@pytest.mark.parametrize("seed, p_cell, max_calls", [(0, 0.5, 1), (1, 0.3, 3), (2, 0.8, 2),
+                                                     (3, 0.15, 1)])
+def test_sparse_equals_dense_on_random_tables(seed, p_cell, max_calls):
+    c = _random_counts(np.random.default_rng(seed), 12, 5, p_cell=p_cell, max_calls=max_calls)
+    ref = _dense_reference(c)
+    p = position_stats(c, rounds=0)
+    o = order_swap(c, rounds=0)
+    assert p.slot_gap_points == pytest.approx(ref["gap"])
+    assert p.tie_rate.value == pytest.approx(ref["tie"])
+    assert p.swap_consistency.value == pytest.approx(ref["swap"], nan_ok=True)
+    assert p.both_orders_tie_rate.value == pytest.approx(ref["bo_tie"], nan_ok=True)
+    assert o.b.value == pytest.approx(ref["b"], nan_ok=True)
+    if max_calls == 1:  # one call per order: the both-orders table is exact
+        d = c.dense()
+        bo = both_orders_counts(c).dense()
+        for i, a, b in zip(*np.nonzero(bo.sum(axis=-1)), strict=True):
+            f, r = d[i, a, b], d[i, b, a, ::-1]
+            va, vb = LEVELS[int(np.argmax(f))], LEVELS[int(np.argmax(r))]
+            want = int(np.sign(va)) * min(abs(va), abs(vb)) if va * vb > 0 else 0
+            assert bo[i, a, b, LEVELS.index(want)] == 1
+
+
+def _battles(rng: np.random.Generator, *, n_inst: int, n_models: int, slot_bias: float,
+             strong_first: float = 0.5, anchor: int | None = None) -> tuple[VerdictCounts, float]:
+    """One battle per instruction (arena shape) on a 3-level judge: y = s_a − s_b + β + N(0, 1),
+    a tie when |y| < ½. ``strong_first``: probability the stronger model gets slot A;
+    ``anchor``: every battle against that model, which always sits in slot B. Returns the counts
+    and the true slot-balanced position bias in points."""
+    from scipy.stats import norm as _norm
+
+    strengths = np.linspace(-1.0, 1.0, n_models)
+    if anchor is None:
+        x = rng.integers(0, n_models, n_inst)
+        y = (x + rng.integers(1, n_models, n_inst)) % n_models
+    else:
+        y = np.full(n_inst, anchor)
+        x = (anchor + rng.integers(1, n_models, n_inst)) % n_models
+    strong = np.where(strengths[x] >= strengths[y], x, y)
+    weak = np.where(strengths[x] >= strengths[y], y, x)
+    first = rng.random(n_inst) < strong_first
+    a = np.where(first, strong, weak) if anchor is None else x
+    b = np.where(first, weak, strong) if anchor is None else y
+    latent = strengths[a] - strengths[b] + slot_bias + rng.normal(0.0, 1.0, n_inst)
+    verdict = np.where(latent > 0.5, 1, np.where(latent < -0.5, -1, 0))
+    n = np.zeros((n_inst, 5), dtype=np.int64)
+    n[np.arange(n_inst), np.array([LEVELS.index(v) for v in verdict])] = 1
+    counts = VerdictCounts.from_cells(
+        models=tuple(f"m{k:02d}" for k in range(n_models)),
+        instructions=tuple(f"b{k:06d}" for k in range(n_inst)), judge="j",
+        inst=np.arange(n_inst), a=a, b=b, n=n)
+
+    def gap(mu: np.ndarray) -> np.ndarray:  # P(A wins) − P(B wins) at margin mu
+        return _norm.cdf(mu - 0.5) - _norm.cdf(-0.5 - mu)
+
+    i, j = np.triu_indices(n_models, k=1)
+    delta = strengths[i] - strengths[j]
+    truth = 100 * float(np.mean(0.5 * (gap(delta + slot_bias) + gap(-delta + slot_bias))))
+    return counts, truth
+
+
+@pytest.mark.parametrize("slot_bias", [0.0, 0.3])
+def test_position_bias_is_not_confounded_with_who_sits_first(no_dense, slot_bias):
+    # the stronger model sits in slot A 85% of the time: the raw slot gap credits the judge with a
+    # first-slot preference it does not have; the balanced estimate recovers the truth
+    counts, truth = _battles(np.random.default_rng(5), n_inst=20_000, n_models=8,
+                             slot_bias=slot_bias, strong_first=0.85)
+    p = position_stats(counts, rounds=200, seed=2)
+    pb = p.position_bias_points
+    assert pb.low <= truth <= pb.high
+    assert p.slot_gap_points > truth + 15  # the raw gap is far off
+    assert p.balance.pairs_both_orders == 28
+    assert p.balance.order_balance == pytest.approx(0.3, abs=0.03)  # 1 − |0.85 − 0.15|
+    assert any("unbalanced" in w for w in p.design_warnings)
+    assert any("both orders on the same instruction" in w for w in p.design_warnings)
+    assert np.isnan(p.swap_consistency.value)  # arena: no instruction has both orders
+
+
+def test_anchor_always_in_one_slot_refuses_position_bias(no_dense):
+    # AlpacaEval-style: the reference always in slot B. A judge without any slot preference
+    # would be reported as "preferring slot B" by the raw gap; the sheet refuses instead
+    counts, _ = _battles(np.random.default_rng(6), n_inst=3_000, n_models=6, slot_bias=0.0,
+                         anchor=5)  # the strongest model as the reference
+    sheet = judge_sheet(counts, "j", rounds=100)
+    p = sheet.position
+    assert p.slot_gap_points < -20  # what the old sheet reported as position bias
+    assert np.isnan(p.position_bias_points.value)
+    assert np.isnan(sheet.order.b.value) and len(sheet.order.by_anchor) == 0
+    d = sheet.as_dict()
+    assert d["position_bias_points"] != d["position_bias_points"]  # NaN
+    assert any("No model pair was judged in both slot orders" in w for w in d["design_warnings"])
+    assert any("m05 (slot B, 3,000 calls)" in w for w in d["design_warnings"])
+    assert d["slot_balance"]["pairs_both_orders"] == 0
+    json.dumps(_plain(d))
+
+
+def test_arena_shaped_sheet_runs_without_a_dense_tensor(no_dense):
+    counts, truth = _battles(np.random.default_rng(7), n_inst=30_000, n_models=40,
+                             slot_bias=0.2)
+    sheet = judge_sheet(counts, "j", rounds=100, seed=1)
+    p = sheet.position
+    assert p.position_bias_points.low <= truth <= p.position_bias_points.high
+    # random slots: raw and balanced agree within noise
+    assert p.position_bias_points.value == pytest.approx(p.slot_gap_points, abs=2.0)
+    assert sheet.order.b.has_interval and sheet.order.b.low > 0
+    assert sheet.order.pairs_both_orders > 700
+    assert sheet.ties is not None
+
+
+def test_double_ordered_sheet_has_no_design_warning(no_dense):
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=40,
+                                  judges=(JudgeSpec("j", slot_bias=0.4),), seed=8))
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    counts = store.counts(judge="j")
+    p = position_stats(counts, rounds=100)
+    assert p.design_warnings == ()
+    assert p.balance.order_balance == pytest.approx(1.0)
+    assert p.position_bias_points.value == pytest.approx(p.slot_gap_points)  # balanced table
+    assert p.pairings == counts.calls // 2 and p.unpaired_calls == 0
+
+
+def test_tiny_table_with_models_that_never_meet(no_dense):
+    # two prompts; x–y judged in both orders on q1, z–w once on q2: z and w never meet x or y
+    calls = [("q1", "x", "y", 1), ("q1", "y", "x", 1), ("q2", "z", "w", -1)]
+    c = _counts(calls)
+    sheet = judge_sheet(c, "j", rounds=50)
+    p = sheet.position
+    assert p.pairings == 1 and p.unpaired_calls == 1
+    # x–y: slot A won both orders: +100 points on the one balanced pair
+    assert p.position_bias_points.value == pytest.approx(100.0)
+    assert p.balance.balanced_share == pytest.approx(2 / 3)
+    assert any("Only 67% of the calls" in w for w in sheet.design_warnings)
+    assert any("w (slot B, 1 calls)" in w for w in sheet.design_warnings)
+    assert sheet.position.swap_consistency.value == 0.0  # x's view: +1 then −1
+
+
+def test_arguments_are_validated_first():
+    c = _counts(HAND)
+    with pytest.raises(ValueError, match="rounds must be"):
+        position_stats(c, rounds=-5)
+    with pytest.raises(ValueError, match="seed must be"):
+        order_swap(c, seed=-1)
+    with pytest.raises(ValueError, match="rounds must be a whole number"):
+        judge_sheet(c, "j", rounds=2.5)
+
+
+def test_one_bootstrap_pass_gives_the_same_numbers_as_separate_calls():
+    from evalcore.judge import position_and_order_swap
+
+    c = _random_counts(np.random.default_rng(9), 30, 5, p_cell=0.4, max_calls=2)
+    p, o = position_and_order_swap(c, rounds=200, seed=4)
+    alone = order_swap(c, rounds=200, seed=4)
+    assert o.b == alone.b
+    pd.testing.assert_frame_equal(o.by_anchor, alone.by_anchor)
+    assert p == position_stats(c, rounds=200, seed=4)
+
+
+def test_sheet_of_a_both_orders_table_with_one_copied_label_says_alpha_is_not_identified():
+    # both orders carry the same human label: one judgement per pair. The sheet and its JSON
+    # say that the humans' own agreement (α, ceiling) needs several raters
+    sim = simulate(SimulationSpec(n_models=4, n_instructions=40, human_fraction=0.5,
+                                  judges=(JudgeSpec("j"),), seed=12))
+    frame = sim.verdicts.copy()
+    first = frame["model_a"] < frame["model_b"]
+    key = frame["instruction_id"] + "|" + np.where(first, frame["model_a"], frame["model_b"]) \
+        + "|" + np.where(first, frame["model_b"], frame["model_a"])
+    own = pd.Series(np.where(first, frame["human"].astype("float"), np.nan)).groupby(
+        key.to_numpy()).transform("max")  # the first order's label, from the first model's view
+    frame["human"] = pd.array(np.where(first, own, -own), dtype="Int8")
+    store = VerdictStore()
+    store.load(frame)
+    sheet = judge_sheet(store, "j", rounds=50, length_control=False)
+    d = sheet.as_dict()
+    assert np.isnan(d["human_alpha"]) and np.isnan(d["human_ceiling_agreement"])
+    assert sheet.agreement.alpha_units == 0
+    assert any("two or more people" in w for w in d["design_warnings"])
+    assert any("counted once per pair" in n for n in d["notes"])
+    assert d["human_judgements"] == d["labelled_calls"] // 2
+
+
+def test_an_empty_selection_gives_nan_not_noise():
+    empty = VerdictCounts.from_cells(models=("x", "y"), instructions=("q1",), judge="j",
+                                     inst=[], a=[], b=[], n=np.zeros((0, 5)))
+    p = position_stats(empty, rounds=20)
+    o = order_swap(empty, rounds=20)
+    assert p.calls == 0 and np.isnan(p.tie_rate.value) and np.isnan(p.tie_rate.low)
+    assert np.isnan(o.b.value) and np.isnan(o.b.low)
+    with pytest.raises(ValueError, match="no verdict between two different models"):
+        judge_sheet(empty, "j", rounds=0)

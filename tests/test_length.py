@@ -9,17 +9,17 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
+from evalcore.counts import VerdictCounts
 from evalcore.io import read_verdicts
-from evalcore.length import (
+from evalcore.judge.length import (
     fit_length_controlled,
     length_controlled_ranking,
     length_preference_curve,
-    read_families,
-    self_preference,
-    wilson_interval,
 )
+from evalcore.judge.self_preference import read_families, self_preference
 from evalcore.ranking import fit_bradley_terry, pairwise_wins
 from evalcore.simulate import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simulate
+from evalcore.stats.intervals import wilson_interval
 from evalcore.store import VerdictStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,14 +58,14 @@ def test_length_curve_hand_worked():
     assert curve.loc[1.5, "longer_score"] == pytest.approx(0.5)
     assert curve.loc[1.75, "longer_score"] == pytest.approx(0.0)
     assert np.isinf(curve.loc[1.75, "bin_high"])
-    low, high = wilson_interval(np.array([0.5]), np.array([2]))
+    low, high = wilson_interval(np.array([1.0]), np.array([2]))  # the shared Wilson, 1 of 2
     assert curve.loc[1.0, "ci_low"] == pytest.approx(low[0])
     assert curve.loc[1.0, "ci_high"] == pytest.approx(high[0])
 
 
 def test_wilson_interval_hand_worked():
     # p = 0.5, n = 100, z = 1.96: centre 0.5, half-width 1.96·√(.0025 + .000096)/(1.0384)
-    low, high = wilson_interval(np.array([0.5]), np.array([100]))
+    low, high = wilson_interval(np.array([50.0]), np.array([100]))
     z = 1.959963984540054
     half = z * np.sqrt(0.25 / 100 + z * z / 40000) / (1 + z * z / 100)
     assert low[0] == pytest.approx(0.5 - half) and high[0] == pytest.approx(0.5 + half)
@@ -106,7 +106,7 @@ def test_length_control_removes_a_verbosity_bias(seed):
     tau_lc = kendalltau(truth, table["rating_lc"])[0]
     assert tau_lc > tau_plain
     assert tau_lc >= 0.9
-    assert lc.gamma_low > 0.5  # a strong, clearly detected length effect
+    assert lc.gamma.low > 0.5  # a strong, clearly detected length effect
     assert lc.rank_changes > 0
     assert (table["rank"] - table["rank_lc"] == table["rank_change"]).all()
 
@@ -116,7 +116,7 @@ def test_length_control_finds_nothing_without_verbosity(seed):
     spec = SimulationSpec(n_models=8, n_instructions=150, model_names=NAMES, seed=seed,
                           judges=(JudgeSpec("plain", verbosity=0.0),), length_factor=VERBOSE_WEAK)
     lc = length_controlled_ranking(_store(simulate(spec).verdicts), "plain")
-    assert lc.gamma_low <= 0.0 <= lc.gamma_high
+    assert lc.gamma.low <= 0.0 <= lc.gamma.high
 
 
 def test_length_control_needs_lengths():
@@ -185,3 +185,61 @@ def test_self_preference_needs_two_judges():
     sim = simulate(SimulationSpec(n_models=4, n_instructions=10, seed=1))
     with pytest.raises(ValueError, match="only one judge"):
         self_preference(_store(sim.verdicts), {"sim-judge": "x"})
+
+
+def test_self_preference_point_equals_the_dense_computation(monkeypatch):
+    # the old way, written out: per judge a Bradley–Terry fit on its dense per-instruction wins,
+    # then θ_self = α + β·mean(θ_refs, centred) + δ·own; the sparse path must give the same δ
+    sim = simulate(SimulationSpec(n_models=8, n_instructions=40, families=FAMILY,
+                                  model_names=NAMES, seed=6,
+                                  judges=(JudgeSpec("self", family="A", self_preference=0.4),
+                                          JudgeSpec("ref1"), JudgeSpec("ref2", noise=0.7))))
+    store = _store(sim.verdicts)
+    thetas = {}
+    for j in ("self", "ref1", "ref2"):
+        counts = store.counts(judge=j)
+        thetas[j] = fit_bradley_terry(pairwise_wins(counts).sum(axis=0), prior_games=0.01)[0]
+    models = store.counts(judge="self").models
+    consensus = np.mean([thetas[j] - thetas[j].mean() for j in ("ref1", "ref2")], axis=0)
+    own = np.array([FAMILY[m] == "A" for m in models], dtype=float)
+    coef = np.linalg.lstsq(np.c_[np.ones(len(models)), consensus, own], thetas["self"],
+                           rcond=None)[0]
+
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("a dense tensor was built")
+
+    monkeypatch.setattr(VerdictCounts, "dense", refuse)
+    row = self_preference(store, {**FAMILY, "self": "A"}, rounds=50).set_index("judge").loc["self"]
+    assert row["delta"] == pytest.approx(coef[2], rel=1e-6)
+    assert row["scale"] == pytest.approx(coef[1], rel=1e-6)
+
+
+def test_cluster_robust_error_equals_the_dense_sandwich():
+    rng = np.random.default_rng(1)
+    k, m = 400, 5
+    a = rng.integers(0, m, k)
+    b = (a + rng.integers(1, m, k)) % m
+    z = rng.normal(0.0, 1.0, k)
+    y = (rng.random(k) < 1 / (1 + np.exp(-(0.5 * z)))).astype(float)
+    n = np.ones(k)
+    cluster = rng.integers(0, 60, k)
+    theta, gamma, se, ok = fit_length_controlled(a, b, y, z, n, m, cluster=cluster)
+    assert ok
+    # dense sandwich: scores per cluster (clusters × parameters), bread from the information
+    p = np.r_[theta, gamma]
+    eta = p[a] - p[b] + gamma * z
+    r = n * (1 / (1 + np.exp(-eta)) - y)
+    g = np.zeros((60, m + 1))
+    np.add.at(g, (cluster, a), r)
+    np.add.at(g, (cluster, b), -r)
+    np.add.at(g, (cluster, np.full(k, m)), r * z)
+    w = n / (1 + np.exp(-eta)) * (1 - 1 / (1 + np.exp(-eta)))
+    x = np.zeros((k, m + 1))
+    x[np.arange(k), a] += 1
+    x[np.arange(k), b] -= 1
+    x[:, m] = z
+    info = x.T @ (w[:, None] * x)
+    ones = np.r_[np.ones(m), 0.0]
+    bread = np.linalg.inv(info + np.outer(ones, ones) + 1e-9 * np.eye(m + 1))
+    cov = bread @ (g.T @ g) @ bread * (60 / 59)
+    assert se == pytest.approx(np.sqrt(cov[m, m]), rel=1e-6)

@@ -77,3 +77,35 @@ def test_anchor_only_demo_has_no_agreement_and_no_crash():
     assert "human label" in text  # agreement explained as unavailable
     assert "one judge" in text  # self-preference needs two judges
     assert at.metric  # the position metrics are still drawn
+
+
+def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
+    # AlpacaEval-style table with the reference always in slot B: the page refuses position
+    # bias ("—") and says why, instead of reporting a second-slot preference
+    from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+
+    names = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm")
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=30, design="anchor",
+                                  anchor="sim-alder", both_orders=False, model_names=names,
+                                  judges=(JudgeSpec("j"),), seed=4))
+    frame = sim.verdicts.drop(columns=["row"]).copy()
+    flip = frame["model_a"] == "sim-alder"
+    frame.loc[flip, ["model_a", "model_b"]] = frame.loc[flip, ["model_b", "model_a"]].to_numpy()
+    frame.loc[flip, "verdict"] = -frame.loc[flip, "verdict"]
+    path = tmp_path / "anchor_fixed.csv"
+    frame.to_csv(path, index=False)
+    script = (
+        "from views import _ui\n"
+        "from evalcore.io import read_verdicts\n"
+        f"_ui.install(read_verdicts({str(path)!r}))\n"
+        "import runpy\n"
+        f"runpy.run_path({str(ROOT / 'views' / 'judge.py')!r}, run_name='__main__')\n")
+    at = AppTest.from_string(script, default_timeout=120)
+    at.run()
+    assert not at.exception
+    warnings = "\n".join(w.value for w in at.warning)
+    assert "No model pair was judged in both slot orders" in warnings
+    assert "sim-alder (slot B" in warnings
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Position bias"] == "—"
+    assert labels["Slot bias b"] == "—"

@@ -1,4 +1,4 @@
-"""Judge: every judge's spec sheet side by side (issue 4; seeds 002, 003, 004)."""
+"""Judge: every judge's spec sheet side by side, then one judge section by section."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ from evalcore.judge import (
     best_marks,
     both_orders_summary,
     comparison_table,
+    human_agreement,
     judge_sheets,
+    labelled_rows,
+    length_preference_curve,
+    read_families,
 )
-from evalcore.length import length_preference_curve, read_families
 from evalcore.plots.common import CONFIG
 from evalcore.plots.judge import (
     compression_figure,
@@ -25,7 +28,6 @@ from evalcore.plots.judge import (
     self_preference_figure,
     tie_rates_figure,
 )
-from evalcore.ranking import ELO_SCALE
 from views import _ui
 
 #: The columns of the side-by-side table, with their headings.
@@ -94,7 +96,7 @@ def _families_input(judges: tuple[str, ...]) -> dict[str, str] | None:
 st.title("Judge")
 store = _ui.require_data()
 _ui.demo_banner()
-st.caption("A judge is an instrument with a spec sheet (seed 003): how much it prefers a slot, how "
+st.caption("A judge is an instrument with a spec sheet: how much it prefers a slot, how "
            "often it contradicts itself when the answers swap places, how often it fails to "
            "answer, how well it agrees with people, and how it treats length and its own family.")
 
@@ -139,6 +141,9 @@ display = pd.DataFrame({
     SIDE_BY_SIDE[c]: [(_fmt(v, c) + (" ★" if marks.at[i, c] else "")) for i, v in table[c].items()]
     for c in shown})
 st.dataframe(display, hide_index=True, width="stretch")
+for name, sheet_ in ok.items():
+    for warning in sheet_.design_warnings:
+        st.warning(f"{name}: {warning}")
 st.caption("★ marks the best value of a column among the judges (closest to zero for position "
            "bias, slot bias, length effect and self-preference; highest for consistency, "
            "self-comparison ties, agreement and κ; lowest for flips and missing verdicts). Tie "
@@ -157,13 +162,17 @@ with left:
     st.plotly_chart(position_bias_figure(ok_table), width="stretch", config=CONFIG)
 with right:
     st.plotly_chart(tie_rates_figure(ok_table), width="stretch", config=CONFIG)
-st.caption("**Position bias**: P(slot A wins) − P(slot B wins) over single-order verdicts, in "
-           "points (seed 003 §3). **Swap consistency**: the share of pairs judged in both orders "
+st.caption("**Position bias**: P(slot A wins) − P(slot B wins) in points, measured on model "
+           "pairs judged in both slot orders with each order weighted equally, so which model "
+           "sat where cannot fake a slot preference (not reported when no pair is seen in both "
+           "orders). **Swap consistency**: the share of pairs judged in both orders "
            "whose two verdicts, from the same model's point of view, name the same outcome; the "
            "**flip rate** is the rest. **Both-orders verdict**: the verdict both orders agree on, "
            "else a tie (on the 5-level scale: the same winner in both orders, with the weaker of "
            "the two margins). A judge that rarely says tie but prefers the first slot produces "
-           "its ties this way (seed 003 §1). Bars: 95% bootstrap intervals over instructions.")
+           "its ties this way. Repeated calls of one order are paired at random. Bars: 95% "
+           "bootstrap intervals over instructions (Zheng et al. 2023, *Judging LLM-as-a-Judge "
+           "with MT-Bench and Chatbot Arena*).")
 st.info("The both-orders verdict is offered on every other page (the **Both-orders verdicts** "
         "switch). Pairs judged in one order only have no both-orders verdict and are left out "
         "when it is on.")
@@ -173,20 +182,29 @@ sheet = ok.get(judge)
 if sheet is None:
     st.warning(f"{judge} has no sheet in this selection: {sheets.get(judge)}")
     st.stop()
+for warning in sheet.design_warnings:
+    st.warning(warning)
 for note in sheet.notes:
     st.info(note)
 p = sheet.position
 summary = _ui.memo(("both_orders_summary", judge, category),
                    lambda: both_orders_summary(_ui.counts(store, judge, category)))
-m = st.columns(4)
-m[0].metric("Position bias", f"{p.position_bias_points.value:+.1f} pts",
-            help=f"95%: {p.position_bias_points.low:+.1f} to {p.position_bias_points.high:+.1f}. "
-            f"Slot A wins {p.slot_a_win_rate:.1%}, slot B wins {p.slot_b_win_rate:.1%}.")
+m = st.columns(5)
+pb = p.position_bias_points
+m[0].metric("Position bias", f"{pb.value:+.1f} pts" if np.isfinite(pb.value) else "—",
+            help=(f"95%: {pb.low:+.1f} to {pb.high:+.1f}, on pairs judged in both slot orders. "
+                  if pb.has_interval else "Not identified: no pair was judged in both slot orders. "
+                  if not np.isfinite(pb.value) else "")
+            + f"Raw: slot A wins {p.slot_a_win_rate:.1%}, slot B wins {p.slot_b_win_rate:.1%} "
+            f"({p.slot_gap_points:+.1f} points, which mixes position with which model sat where).")
 m[1].metric("Swap consistency", _fmt(p.swap_consistency.value, "swap_consistency"),
             help=f"Flip rate {_fmt(p.flip_rate.value, 'flip_rate')}; opposite winners "
             f"{_fmt(p.reversal_rate.value, 'flip_rate')}; on {p.pairings:,} both-orders pairs.")
 m[2].metric("Tie rate, single order", _fmt(p.tie_rate.value, "tie_rate"))
 m[3].metric("Tie rate, both orders", _fmt(p.both_orders_tie_rate.value, "both_orders_tie_rate"))
+m[4].metric("Slot balance", _fmt(p.balance.balanced_share, "agreement"),
+            help=f"Share of calls in model pairs judged in both slot orders; order balance "
+            f"{p.balance.order_balance:.2f} (1: every pair equally often in each order).")
 st.caption(f"{summary.pairings:,} both-orders verdicts from {summary.calls:,} calls; "
            f"{summary.unpaired_calls:,} calls were judged in one order only and have none.")
 
@@ -194,8 +212,9 @@ st.caption(f"{summary.pairings:,} both-orders verdicts from {summary.calls:,} ca
 st.header("2. Order-swap decomposition")
 o = sheet.order
 m = st.columns(3)
-m[0].metric("Slot bias b", f"{o.b.value:+.3f}",
-            help=f"95%: {o.b.low:+.3f} to {o.b.high:+.3f} (verdict units, −2..+2)")
+m[0].metric("Slot bias b", _fmt(o.b.value, "slot_bias_b"),
+            help=f"95%: {o.b.low:+.3f} to {o.b.high:+.3f} (verdict units, −2..+2)"
+            if o.b.has_interval else "verdict units, −2..+2")
 selfc = sheet.self_comparison
 if selfc is not None and selfc.calls:
     m[1].metric("Self-comparison ties", f"{selfc.tie_rate:.1%}",
@@ -204,7 +223,7 @@ if selfc is not None and selfc.calls:
 else:
     m[1].metric("Self-comparison ties", "—", help="No call compares a model with itself.")
 m[2].metric("Model pairs in both orders", f"{o.pairs_both_orders:,}")
-st.caption("Seed 002, App. B: with v_fwd the mean verdict when the opponent sits in slot A and "
+st.caption("With v_fwd the mean verdict when the opponent sits in slot A and "
            "v_rev when the anchor does, q = (v_fwd − v_rev)/2 is the opponents' preference over "
            "the anchor net of position and b = (v_fwd + v_rev)/2 the slot-A bias (> 0 favours "
            "slot A). Computed per model pair, pooled over instructions; weighted by calls. "
@@ -236,7 +255,7 @@ with right:
                 "cannot be shown.")
 if sheet.ties:
     t = sheet.ties
-    st.caption(f"Tie structure of the verdict levels (seed 002, App. D): tie probability "
+    st.caption(f"Tie structure of the verdict levels: tie probability "
                f"{t['tie_probability']:.3f}, D1 {t['d1']:.2f}, D2 {t['d2']:.2f}, "
                f"{t['distinct_levels']} distinct levels. The **Tie structure** page has the rest.")
 
@@ -249,33 +268,35 @@ if ag is None:
 else:
     use_both = st.toggle("Compare both-orders verdicts", key="judge_agree_both",
                          help="Compare the both-orders verdict of each pair with every human "
-                         "label the pair carries (seed 003 §1), instead of each call's own verdict.")
+                         "judgement the pair carries, once, instead of each call's own verdict.")
     if use_both:
-        from evalcore.agreement import human_agreement, labelled_rows
-
         try:
             ag = _ui.memo(("agreement_both", judge, category, rounds, seed),
-                          lambda: human_agreement(labelled_rows(store, judge, category),
+                          lambda: human_agreement(labelled_rows(store, judge, category=category),
                                                   both_orders=True, rounds=min(rounds, 1000),
                                                   seed=seed))
         except ValueError as exc:
             st.warning(str(exc))
             ag = sheet.agreement
     m = st.columns(5)
-    m[0].metric("Agreement", f"{ag.agreement:.1%}",
-                help=f"95%: {ag.agreement_low:.1%} to {ag.agreement_high:.1%}; {ag.n:,} labelled "
-                f"calls ({ag.n_no_verdict:,} more had no verdict and are left out)")
-    m[1].metric("Cohen's κ", f"{ag.kappa:.3f}", help=f"95%: {ag.kappa_low:.3f} to {ag.kappa_high:.3f}")
+    m[0].metric("Agreement", f"{ag.agreement.value:.1%}",
+                help=f"95%: {ag.agreement.low:.1%} to {ag.agreement.high:.1%}; {ag.n:,} "
+                f"comparisons ({ag.n_no_verdict:,} labelled calls had no verdict and are left out)")
+    m[1].metric("Cohen's κ", f"{ag.kappa.value:.3f}",
+                help=f"95%: {ag.kappa.low:.3f} to {ag.kappa.high:.3f}")
     m[2].metric("Krippendorff's α (humans)", _fmt(ag.alpha, "kappa"),
-                help=f"Nominal α among the human labels of {ag.alpha_units:,} pairs with two or "
-                "more labels.")
+                help=f"Nominal α among the human judgements of {ag.alpha_units:,} pairs with two "
+                "or more (a label repeated on both orders of a pair counts once).")
     m[3].metric("Human ceiling, agreement", _fmt(ag.ceiling_agreement, "agreement"),
                 help=f"One label against the majority of the pair's other labels, "
-                f"{ag.ceiling_n:,} comparisons (seed 003 §7).")
+                f"{ag.ceiling_n:,} comparisons.")
     m[4].metric("Human ceiling, κ", _fmt(ag.ceiling_kappa, "kappa"))
     st.caption("Outcomes compared as win / tie / loss (the sign of a verdict). Agreement and κ "
                "read each call from slot A's point of view; intervals resample labelled "
-               "instructions. α and the ceiling need pairs with two or more human labels.")
+               "instructions. α and the ceiling need pairs labelled by two or more people "
+               "(Krippendorff 2011; Cohen 1960).")
+    for note in ag.notes:
+        st.info(note)
     left, right = st.columns(2)
     with left:
         st.subheader("Confusion (counts)")
@@ -295,7 +316,7 @@ else:
     with right:
         st.plotly_chart(compression_figure(ag.compression, ag.ceiling_compression),
                         width="stretch", config=CONFIG)
-    st.caption(f"Seed 003 §4: the win rate (wins + ties/2) the judge prints when the humans' win "
+    st.caption(f"The win rate (wins + ties/2) the judge prints when the humans' win "
                f"rate is X, from its confusion matrix (each call counted from both models' points "
                f"of view), holding the humans' tie share at this set's "
                f"{ag.human_tie_share:.1%}. A judge that agrees imperfectly pulls every rate "
@@ -304,7 +325,7 @@ else:
 # -- length and family ---------------------------------------------------------------------------
 st.header("5. Length and family")
 curve = _ui.memo(("length_curve", judge, category),
-                 lambda: length_preference_curve(store, judge, category))
+                 lambda: length_preference_curve(store, judge, category=category))
 if curve.empty:
     st.info("The file has no response lengths (length_a, length_b), so the length preference and "
             "the length-controlled ranking cannot be computed.")
@@ -320,14 +341,14 @@ else:
     st.caption("Left: each call read from the longer response's point of view; a judge with no "
                "length preference stays at 50% (Wilson 95% intervals, calls treated as "
                "independent). Right: Bradley–Terry with and without a length term, as the arena's "
-               "style control does (seed 004): logit P(A wins) = θ_A − θ_B + γ·z, z the "
+               "style control does (Li et al. 2024; Dubois et al. 2024): logit P(A wins) = θ_A − θ_B + γ·z, z the "
                "normalised length difference (len_a − len_b)/(len_a + len_b) in standard "
                "deviations.")
     if lc is not None:
         m = st.columns(2)
-        m[0].metric("Length effect γ", f"{lc.gamma_elo:+.1f} Elo per SD",
-                    help=f"95%: {ELO_SCALE * lc.gamma_low:+.1f} to {ELO_SCALE * lc.gamma_high:+.1f} "
-                    "(Wald, cluster-robust by instruction)")
+        g = lc.gamma_elo
+        m[0].metric("Length effect γ", f"{g.value:+.1f} Elo per SD",
+                    help=f"95%: {g.low:+.1f} to {g.high:+.1f} (Wald, cluster-robust by instruction)")
         m[1].metric("Models that change rank", f"{lc.rank_changes}")
         st.dataframe(lc.table, hide_index=True, width="stretch")
         _ui.download_csv(lc.table, f"length_controlled_{judge}.csv")
@@ -350,7 +371,7 @@ else:
                "do, from a regression of its Bradley–Terry strengths on the other judges' (with "
                "its own scale) plus a family indicator; Elo points, 95% bootstrap over "
                "instructions. The other judges are those without a family among the models when "
-               "there are any (seed 004: a judge favours its own family).")
+               "there are any (Panickssery et al. 2024: a judge favours its own generations).")
 
 # -- the sheet -----------------------------------------------------------------------------------
 st.header(f"The sheet of {judge}")

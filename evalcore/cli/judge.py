@@ -14,8 +14,7 @@ from evalcore.cli.common import (
     print_json,
     print_table,
 )
-from evalcore.judge import comparison_table, judge_sheet, judge_sheets
-from evalcore.length import read_families
+from evalcore.judge import comparison_table, judge_sheet, judge_sheets, read_families
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,6 +61,10 @@ def run_judge(args: argparse.Namespace) -> int:
                                "slot_bias_b", "agreement", "kappa", "length_coefficient",
                                "self_preference_elo") if c in table.columns]
         print_table(table[columns])
+        if "design_warnings" in table.columns:
+            for name, text in zip(table["judge"], table["design_warnings"], strict=True):
+                if isinstance(text, str) and text:
+                    print(f"warning ({name}): {text}")
         return 0
     judge = pick_judge(store, args.judge)
     sheet = judge_sheet(store, judge, **options)
@@ -71,6 +74,8 @@ def run_judge(args: argparse.Namespace) -> int:
     print(f"judge {judge}: {sheet.position.calls:,} calls with a verdict, "
           f"{sheet.n_instructions:,} instructions, {sheet.n_models} models; 95% intervals from "
           f"{args.bootstrap:,} bootstrap rounds over instructions")
+    for warning in sheet.design_warnings:
+        print(f"warning: {warning}")
     for note in sheet.notes:
         print(f"note: {note}")
     table = sheet.table()[["metric", "value", "low", "high"]]

@@ -15,7 +15,7 @@ def _error(values: pd.Series, low: pd.Series, high: pd.Series) -> dict:
 
 
 def position_bias_figure(table: pd.DataFrame) -> go.Figure:
-    """First-slot preference in points per judge, with its 95% interval (seed 003 §3)."""
+    """First-slot preference in points per judge, with its 95% interval."""
     fig = go.Figure(go.Bar(
         x=table["judge"], y=table["position_bias_points"],
         error_y=_error(table["position_bias_points"], table["position_bias_points_low"],
@@ -28,7 +28,7 @@ def position_bias_figure(table: pd.DataFrame) -> go.Figure:
 
 
 def tie_rates_figure(table: pd.DataFrame) -> go.Figure:
-    """Tie rate of single-order verdicts beside both-orders verdicts, per judge (seed 003 §1)."""
+    """Tie rate of single-order verdicts beside both-orders verdicts, per judge."""
     fig = go.Figure()
     fig.add_bar(name="single order", x=table["judge"], y=table["tie_rate"],
                 error_y=_error(table["tie_rate"], table["tie_rate_low"], table["tie_rate_high"]),
@@ -44,7 +44,7 @@ def tie_rates_figure(table: pd.DataFrame) -> go.Figure:
 
 
 def order_swap_figure(by_anchor: pd.DataFrame) -> go.Figure:
-    """q and b per anchor with 95% intervals (seed 002, App. B)."""
+    """q and b per anchor with 95% intervals (order-swap decomposition)."""
     frame = by_anchor.sort_values("q")
     fig = go.Figure()
     fig.add_scatter(name="q: opponents' preference over the anchor", y=frame["anchor"],
@@ -80,7 +80,7 @@ def coverage_figure(frame: pd.DataFrame, *, by: str) -> go.Figure:
 
 def compression_figure(compression: pd.DataFrame, ceiling: pd.DataFrame | None = None
                        ) -> go.Figure:
-    """The win rate the judge prints against the humans' win rate (seed 003 §4)."""
+    """The win rate the judge prints against the humans' win rate."""
     fig = go.Figure()
     fig.add_scatter(x=[0, 1], y=[0, 1], mode="lines", name="no compression",
                     line={"color": MUTED, "dash": "dot"})
@@ -96,7 +96,7 @@ def compression_figure(compression: pd.DataFrame, ceiling: pd.DataFrame | None =
 
 
 def length_curve_figure(curve: pd.DataFrame) -> go.Figure:
-    """P(the longer response wins) per bin of the length ratio (seed 004, verbosity)."""
+    """P(the longer response wins) per bin of the length ratio (verbosity bias)."""
     labels = [f"×{2 ** lo:.2f}–{'∞' if np.isinf(hi) else f'{2 ** hi:.2f}'}"
               for lo, hi in zip(curve["bin_low"], curve["bin_high"], strict=True)]
     fig = go.Figure(go.Scatter(
@@ -127,7 +127,7 @@ def rank_change_figure(table: pd.DataFrame) -> go.Figure:
 
 
 def self_preference_figure(table: pd.DataFrame) -> go.Figure:
-    """δ per judge on the Elo scale with its 95% interval (seed 004, self-preference)."""
+    """δ per judge on the Elo scale with its 95% interval."""
     frame = table[np.isfinite(table["delta_elo"].astype(float))]
     fig = go.Figure(go.Bar(
         x=[f"{j}<br>(family {f})" for j, f in zip(frame["judge"], frame["family"], strict=True)],

@@ -1,10 +1,10 @@
-"""Length and family biases of a judge (seed 004, "Four biases and their countermeasures").
+"""Length bias of a judge: the length preference curve and length-controlled Bradley–Terry.
 
 - **Length preference curve**: every call with two lengths is read from the longer response's
   point of view; its score (win 1, tie ½, loss 0) is averaged per bin of log2(longer / shorter).
   A judge without a length preference sits at 0.5 in every bin. Calls of equal length are left
   out. Intervals are Wilson 95% intervals on the bin's score (they treat calls as independent).
-- **Length-controlled Bradley–Terry** (seed 004; the arena's "style control", Li et al. 2024): a
+- **Length-controlled Bradley–Terry** (the arena's "style control", Li et al. 2024): a
   logistic regression of the slot-A score (ties ½) on model indicators (+1 slot A, −1 slot B) and
   the normalised length difference z = (len_a − len_b)/(len_a + len_b), standardised by its
   standard deviation over the calls. The model coefficients are the length-controlled ratings;
@@ -13,15 +13,14 @@
   (instruction, slot-A model, slot-B model, score, z rounded to 0.001), by Newton's method with
   an analytic gradient and Hessian (vectorised over the aggregated rows, no loop over rows). The plain ratings are the shared
   :func:`evalcore.ranking.fit_bradley_terry` on the same calls. Rank changes compare the two.
-- **Self-preference** ("a judge favours outputs from its own model family"): for a judge J of
-  family F, its Bradley–Terry strengths θ_J are regressed on the other judges' mean strengths
-  θ_others with an indicator of family F: θ_J(m) = α + β·θ_others(m) + δ·[family(m) = F]. δ is how
-  much more J rates its own family than the other judges do, net of J's own scale (β) — in
-  logit units, reported on the Elo scale (×400/ln 10). The other judges are the *neutral* ones
-  (no family, or a family with no model in the data) when there are any: a judge with a family
-  among the models carries its own self-preference, which would show up in J's δ as a mirror
-  image; without neutral judges all other judges are used and the row says so. 95% interval:
-  bootstrap over instructions, every judge refitted on the same redrawn instructions.
+
+References
+----------
+Dubois, Y., Galambosi, B., Liang, P. & Hashimoto, T. (2024). Length-Controlled AlpacaEval: A
+Simple Way to Debias Automatic Evaluators. arXiv:2404.04475.
+Li, T., Chiang, W.-L. et al. (2024). Does style matter? Disentangling style and substance in
+Chatbot Arena (LMSYS blog; "style control").
+Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena (verbosity bias).
 """
 
 from __future__ import annotations
@@ -30,43 +29,64 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from scipy.stats import norm
 
-from evalcore.progress import Progress
-from evalcore.ranking import (
-    ELO_SCALE,
-    bootstrap_weights,
-    comparison_graph,
-    fit_bradley_terry,
-    pairwise_wins,
-    ranks_descending,
-    to_elo,
-)
-from evalcore.store import VerdictCounts, VerdictStore
+from evalcore.errors import UsageError
+from evalcore.ranking import ELO_SCALE, comparison_graph, fit_bradley_terry, ranks_descending, to_elo
+from evalcore.stats.intervals import Estimate, wilson_interval
+from evalcore.store import VerdictStore
 
+#: How γ's interval is made.
+WALD_METHOD = "Wald 95% with a cluster-robust (by instruction) standard error"
 _FILTER = "(? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
 _USABLE = ("verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND length_b > 0 "
            "AND NOT isnan(length_a) AND NOT isnan(length_b)")
 
 
-def wilson_interval(score: np.ndarray, n: np.ndarray, z: float = 1.959963984540054
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval for a share ``score`` out of ``n`` (vectorised)."""
-    p = np.asarray(score, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
-def length_preference_curve(store: VerdictStore, judge: str | None, category: str | None = None,
-                            *, bin_width: float = 0.25, max_ratio_log2: float = 2.0) -> pd.DataFrame:
+def length_preference_curve(store: VerdictStore, judge: str | None, *,
+                            category: str | None = None, bin_width: float = 0.25, max_ratio_log2: float = 2.0) -> pd.DataFrame:
     """P(the longer response wins) per bin of log2(longer / shorter), in DuckDB.
 
-    Columns: bin_low, bin_high (log2 ratio; the last bin is open), ratio_mid (× longer, the bin's
-    mean), calls, longer_score (wins + ties/2 of the longer response), ci_low, ci_high.
+    Parameters
+    ----------
+    store : VerdictStore
+    judge : str or None
+    category : str, optional
+    bin_width : float, default 0.25
+        Width of a bin of log2(longer / shorter).
+    max_ratio_log2 : float, default 2.0
+        Where the last, open bin starts (2.0: four times longer).
+
+    Returns
+    -------
+    DataFrame
+        bin_low, bin_high (log2 ratio; the last bin is open), ratio_mid (× longer, the bin's
+        mean), calls, longer_score (wins + ties/2 of the longer response), ci_low, ci_high
+        (Wilson 95%, calls treated as independent).
+
+    References
+    ----------
+    Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena (verbosity
+    bias).
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
+    JASA 22.
+
+    Examples
+    --------
+    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    >>> from evalcore.store import VerdictStore
+    >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=30, seed=1,
+    ...                               judges=(JudgeSpec("j", verbosity=1.0),)))
+    >>> store = VerdictStore()
+    >>> store.load(sim.verdicts)
+    >>> curve = length_preference_curve(store, "j")
+    >>> bool(curve["longer_score"].iloc[-1] > 0.5)  # a verbose judge favours the longer answer
+    True
     """
+    if not (bin_width > 0 and max_ratio_log2 > 0):
+        raise UsageError(f"bin_width and max_ratio_log2 must be positive; got {bin_width!r} and "
+                         f"{max_ratio_log2!r}.")
     n_bins = int(np.ceil(max_ratio_log2 / bin_width))
     frame = store.con.execute(
         f"""
@@ -83,7 +103,8 @@ def length_preference_curve(store: VerdictStore, judge: str | None, category: st
     frame["bin_low"] = frame["bin"] * bin_width
     frame["bin_high"] = np.where(frame["bin"] >= n_bins - 1, np.inf, (frame["bin"] + 1) * bin_width)
     frame["ratio_mid"] = np.power(2.0, frame["x_mean"])
-    low, high = wilson_interval(frame["longer_score"].to_numpy(), frame["calls"].to_numpy())
+    calls = frame["calls"].to_numpy(dtype=np.float64)
+    low, high = wilson_interval(frame["longer_score"].to_numpy() * calls, calls)
     frame["ci_low"], frame["ci_high"] = low, high
     return frame[["bin_low", "bin_high", "ratio_mid", "calls", "longer_score", "ci_low", "ci_high"]]
 
@@ -182,11 +203,14 @@ def fit_length_controlled(a: np.ndarray, b: np.ndarray, y: np.ndarray, z: np.nda
         eta = p[a] - p[b] + p[m] * z
         r = n * (_sigmoid(eta) - y)
         n_c = int(cluster.max()) + 1
-        size = n_c * (m + 1)
-        g = (np.bincount(cluster * (m + 1) + a, r, minlength=size)
-             - np.bincount(cluster * (m + 1) + b, r, minlength=size)).reshape(n_c, m + 1)
-        g[:, m] = np.bincount(cluster, r * z, minlength=n_c)
-        cov = bread @ (g.T @ g) @ bread * (n_c / max(n_c - 1, 1))
+        # per-cluster scores, sparse: a cluster touches only its own models (an arena table has
+        # one battle per cluster, so a dense clusters × models matrix would be mostly zeros)
+        rows = np.concatenate([cluster, cluster, cluster])
+        cols = np.concatenate([a, b, np.full(a.size, m)])
+        vals = np.concatenate([r, -r, r * z])
+        g = sparse.csr_matrix((vals, (rows, cols)), shape=(n_c, m + 1))
+        meat = np.asarray((g.T @ g).todense())
+        cov = bread @ meat @ bread * (n_c / max(n_c - 1, 1))
         se = float(np.sqrt(cov[m, m]))
     theta = p[:m]
     return theta - theta.mean(), float(p[m]), se, converged
@@ -194,7 +218,7 @@ def fit_length_controlled(a: np.ndarray, b: np.ndarray, y: np.ndarray, z: np.nda
 
 @dataclass(frozen=True)
 class LengthControlled:
-    """Plain vs length-controlled Bradley–Terry of one judge (seed 004; module docstring).
+    """Plain vs length-controlled Bradley–Terry of one judge (see the module docstring).
 
     ``table`` columns: model, rating, rank, rating_lc, rank_lc, rank_change (rank − rank_lc:
     > 0 the model moves up once length is controlled), mean_length.
@@ -203,16 +227,19 @@ class LengthControlled:
     judge: str | None
     calls: int
     z_sd: float  # standard deviation of the normalised length difference
-    gamma: float  # logit per standard deviation of z
-    gamma_low: float
-    gamma_high: float
+    gamma: Estimate  # logit per standard deviation of z, Wald 95% (cluster-robust)
     table: pd.DataFrame
     converged: bool
     notes: tuple[str, ...]
 
+    def __repr__(self) -> str:
+        return (f"LengthControlled(judge={self.judge!r}, gamma={self.gamma!r}, "
+                f"rank_changes={self.rank_changes})")
+
     @property
-    def gamma_elo(self) -> float:
-        return ELO_SCALE * self.gamma
+    def gamma_elo(self) -> Estimate:
+        """γ on the Elo scale (points per standard deviation of z)."""
+        return self.gamma.scaled(ELO_SCALE)
 
     @property
     def rank_changes(self) -> int:
@@ -223,11 +250,11 @@ class LengthControlled:
             "judge": self.judge,
             "calls": self.calls,
             "z_sd": self.z_sd,
-            "length_coefficient_logit_per_sd": self.gamma,
-            "length_coefficient_logit_per_sd_low": self.gamma_low,
-            "length_coefficient_logit_per_sd_high": self.gamma_high,
-            "length_coefficient_elo_per_sd": self.gamma_elo,
-            "interval": "Wald 95% with a cluster-robust (by instruction) standard error",
+            "length_coefficient_logit_per_sd": self.gamma.value,
+            "length_coefficient_logit_per_sd_low": self.gamma.low,
+            "length_coefficient_logit_per_sd_high": self.gamma.high,
+            "length_coefficient_elo_per_sd": self.gamma_elo.value,
+            "interval": self.gamma.method,
             "rank_changes": self.rank_changes,
             "converged": self.converged,
             "notes": list(self.notes),
@@ -235,16 +262,47 @@ class LengthControlled:
         }
 
 
-def length_controlled_ranking(store: VerdictStore, judge: str | None, category: str | None = None
-                              ) -> LengthControlled:
-    """Fit plain and length-controlled Bradley–Terry for one judge and compare the ranks."""
+def length_controlled_ranking(store: VerdictStore, judge: str | None, *,
+                              category: str | None = None) -> LengthControlled:
+    """Fit plain and length-controlled Bradley–Terry for one judge and compare the ranks.
+
+    Parameters
+    ----------
+    store : VerdictStore
+        Needs length_a and length_b on the judge's rows.
+    judge : str or None
+    category : str, optional
+
+    Returns
+    -------
+    LengthControlled
+
+    References
+    ----------
+    Dubois, Y. et al. (2024). Length-Controlled AlpacaEval: A Simple Way to Debias Automatic
+    Evaluators. arXiv:2404.04475.
+    Li, T., Chiang, W.-L. et al. (2024). Does style matter? Disentangling style and substance in
+    Chatbot Arena (LMSYS blog).
+
+    Examples
+    --------
+    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    >>> from evalcore.store import VerdictStore
+    >>> sim = simulate(SimulationSpec(n_models=5, n_instructions=60, seed=2,
+    ...                               judges=(JudgeSpec("j", verbosity=1.5),)))
+    >>> store = VerdictStore()
+    >>> store.load(sim.verdicts)
+    >>> lc = length_controlled_ranking(store, "j")
+    >>> bool(lc.gamma.low > 0)  # the length effect is detected
+    True
+    """
     agg = _aggregate(store, judge, category)
     if agg.empty:
-        raise ValueError("No call has both response lengths (length_a, length_b): length "
+        raise UsageError("No call has both response lengths (length_a, length_b): length "
                          "control needs them. Add the two lengths to the file to get it.")
     models = tuple(sorted(pd.unique(pd.concat([agg["model_a"], agg["model_b"]]).astype(str))))
     if len(models) < 2:
-        raise ValueError("Length control needs calls between at least two models.")
+        raise UsageError("Length control needs calls between at least two models.")
     index = pd.Index(models)
     a = index.get_indexer(agg["model_a"])
     b = index.get_indexer(agg["model_b"])
@@ -255,7 +313,7 @@ def length_controlled_ranking(store: VerdictStore, judge: str | None, category: 
     sd = float(np.sqrt(np.average((zraw - mean) ** 2, weights=n)))
     notes: list[str] = []
     if not sd > 0:
-        raise ValueError("Every call compares responses of the same length: there is no length "
+        raise UsageError("Every call compares responses of the same length: there is no length "
                          "difference to control for.")
     # plain fit: the shared Bradley–Terry on the same calls (ties half a win)
     wins = np.zeros((len(models), len(models)))
@@ -291,128 +349,8 @@ def length_controlled_ranking(store: VerdictStore, judge: str | None, category: 
         "mean_length": lengths.reindex(list(models)).to_numpy(),
     }).sort_values(["rank_lc", "model"]).reset_index(drop=True)
     zq = norm.ppf(0.975)
-    return LengthControlled(judge=judge, calls=int(n.sum()), z_sd=sd, gamma=gamma,
-                            gamma_low=gamma - zq * se, gamma_high=gamma + zq * se, table=table,
+    return LengthControlled(judge=judge, calls=int(n.sum()), z_sd=sd,
+                            gamma=Estimate(gamma, gamma - zq * se, gamma + zq * se,
+                                           method=WALD_METHOD),
+                            table=table,
                             converged=ok, notes=tuple(notes))
-
-
-# -- self-preference ----------------------------------------------------------------------------
-
-def read_families(text: str) -> dict[str, str]:
-    """Parse ``model,family`` lines (a header line ``model,family`` is optional).
-
-    Raises ValueError naming the line when a line does not have exactly two fields."""
-    out: dict[str, str] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) != 2 or not parts[0] or not parts[1]:
-            raise ValueError(f"family list, line {number}: expected 'model,family', got {raw!r}")
-        if number == 1 and parts[0].lower() == "model" and parts[1].lower() == "family":
-            continue
-        out[parts[0]] = parts[1]
-    return out
-
-
-def _aligned_wins(store: VerdictStore, judges: tuple[str, ...], category: str | None
-                  ) -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
-    """Per-instruction wins of every judge on a common (instruction, model) grid."""
-    tensors: dict[str, VerdictCounts] = {j: store.counts(judge=j, category=category) for j in judges}
-    models = tuple(sorted(set().union(*(t.models for t in tensors.values()))))
-    instructions = tuple(sorted(set().union(*(t.instructions for t in tensors.values()))))
-    mi, ii = pd.Index(models), pd.Index(instructions)
-    out = {}
-    for j, t in tensors.items():
-        grid = np.zeros((len(instructions), len(models), len(models)))
-        if t.n_models:
-            w = pairwise_wins(t)
-            rows = ii.get_indexer(list(t.instructions))
-            cols = mi.get_indexer(list(t.models))
-            grid[np.ix_(rows, cols, cols)] = w
-        out[j] = grid
-    return models, out
-
-
-def self_preference(store: VerdictStore, families: dict[str, str], *, category: str | None = None,
-                    rounds: int = 500, seed: int = 0, progress: Progress | None = None
-                    ) -> pd.DataFrame:
-    """How much more each judge of a known family rates its own family than the other judges do.
-
-    ``families`` maps model names and judge names to a family. Returns one row per judge:
-    judge, family, own_models, other_models, delta (logit units), delta_low, delta_high,
-    delta_elo, delta_elo_low, delta_elo_high, scale (β), reference (the judges compared with),
-    note. A judge without a family, or whose
-    family has no model (or every model) in the data, gets NaN and a note.
-    """
-    judges = store.judges()
-    if len(judges) < 2:
-        raise ValueError("Self-preference compares a judge with the other judges: the data has "
-                         "only one judge.")
-    models, grids = _aligned_wins(store, judges, category)
-    m = len(models)
-    n_inst = next(iter(grids.values())).shape[0]
-    weights = bootstrap_weights(n_inst, rounds, seed) if rounds else np.zeros((0, n_inst))
-    thetas: dict[str, np.ndarray] = {}  # (1 + R, M)
-    played: dict[str, np.ndarray] = {}
-    for k, j in enumerate(judges):
-        flat = grids[j].reshape(n_inst, -1)
-        total = flat.sum(axis=0).reshape(m, m)
-        stack = np.concatenate([total[None], (weights @ flat).reshape(-1, m, m)])
-        theta, _ = fit_bradley_terry(stack, prior_games=0.01)
-        thetas[j] = theta
-        played[j] = (total + total.T).sum(axis=1) > 0
-        if progress is not None:
-            progress((k + 1) / len(judges), f"Bradley–Terry for {j}")
-    rows = []
-    for j in judges:
-        family = families.get(j)
-        row = {"judge": j, "family": family, "own_models": 0, "other_models": 0,
-               "delta": np.nan, "delta_low": np.nan, "delta_high": np.nan, "delta_elo": np.nan,
-               "delta_elo_low": np.nan, "delta_elo_high": np.nan, "scale": np.nan, "reference": "",
-               "note": ""}
-        others = [o for o in judges if o != j]
-        neutral = [o for o in others if not any(families.get(o) == families.get(x)
-                                                for x in models if families.get(o) is not None)]
-        if neutral:
-            others = neutral
-        else:
-            row["note"] = ("every other judge has a family among the models, so δ is relative to "
-                           "judges with their own self-preference; ")
-        row["reference"] = ", ".join(others)
-        use = played[j] & np.all([played[o] for o in others], axis=0)
-        own = np.array([families.get(x) == family for x in models]) & use
-        row["own_models"], row["other_models"] = int(own.sum()), int((use & ~own).sum())
-        if family is None:
-            row["note"] = "no family given for this judge"
-        elif row["own_models"] == 0:
-            row["note"] = f"no model of family {family} was judged"
-        elif row["other_models"] == 0:
-            row["note"] = f"every model is of family {family}: nothing to compare with"
-        elif use.sum() < 4:
-            row["note"] = "fewer than four models judged by every judge"
-        else:
-            consensus = np.mean([thetas[o][:, use] - thetas[o][:, use].mean(axis=1, keepdims=True)
-                                 for o in others], axis=0)  # (1 + R, M')
-            target = thetas[j][:, use]
-            x = np.stack([np.ones_like(consensus), consensus,
-                          np.broadcast_to(own[use].astype(float), consensus.shape)], axis=-1)
-            xtx = np.einsum("rmi,rmj->rij", x, x)
-            xty = np.einsum("rmi,rm->ri", x, target)
-            try:
-                coef = np.linalg.solve(xtx, xty[..., None])[..., 0]
-            except np.linalg.LinAlgError:
-                row["note"] = "the regression on the other judges is singular"
-                rows.append(row)
-                continue
-            delta = coef[:, 2]
-            row["delta"] = float(delta[0])
-            row["scale"] = float(coef[0, 1])
-            if rounds:
-                low, high = np.percentile(delta[1:], [2.5, 97.5])
-                row["delta_low"], row["delta_high"] = float(low), float(high)
-            for key in ("", "_low", "_high"):
-                row[f"delta_elo{key}"] = ELO_SCALE * row[f"delta{key}"]
-        rows.append(row)
-    return pd.DataFrame(rows)

@@ -1,0 +1,295 @@
+"""Position bias, slot balance, tie rates and swap consistency of one judge.
+
+- **Position bias** (points): how much more often the judge names slot A than slot B as the
+  winner, ×100, measured **only on slot-balanced comparisons**: for every model pair judged in both
+  slot orders (pooled over instructions), the mean of P(A wins) − P(B wins) over its two orders,
+  each order weighted equally, so the models' own strengths cancel; pairs are then weighted by
+  their calls. A pair seen in one order only cannot separate the judge's slot preference from
+  which model sat where (an anchor-only table that always shows the reference in slot B would
+  otherwise report a large "second-slot preference" for a judge with none), so it is left out,
+  and when no pair is seen in both orders position bias is refused (NaN, with the reason).
+  On a table where every pair is judged equally often in both orders this equals the raw gap
+  ``slot_gap_points`` = 100·(P(slot A wins) − P(slot B wins)) over all calls.
+- **Slot balance**: the share of calls in pairs seen in both orders, and an order balance
+  1 − Σ|n_ab − n_ba| / Σ(n_ab + n_ba) over unordered pairs (1: each pair equally often in each
+  order; 0: each pair in one order only), and the models that only ever sit in one slot.
+- **Swap consistency**: the share of both-orders pairings (same instruction, same pair, the two
+  orders) whose two verdicts, read from one model's point of view, name the same outcome (same
+  winner, or both a tie); the flip rate is its complement. ``swap_consistency_exact`` asks for the
+  same level; ``reversal_rate`` is the share with opposite winners. Repeated calls per order are
+  paired at random in expectation (see :mod:`evalcore.judge.both_orders`).
+
+All intervals are 2.5 and 97.5 percentiles of a bootstrap over instructions, drawn on instruction
+patterns in bounded chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evalcore.counts import VerdictCounts
+from evalcore.errors import check_int
+from evalcore.judge._resample import (
+    METHOD,
+    BalancedPairs,
+    interval_from_draws,
+    ratios,
+    resampled,
+)
+from evalcore.judge.both_orders import (
+    LEVEL_VALUES,
+    OPPOSITE,
+    SAME_LEVEL,
+    SAME_OUTCOME,
+    TIE,
+    paired_verdicts,
+)
+from evalcore.judge.order_swap import OrderSwap, OrderSwapDraws, order_swap_result, pair_values
+from evalcore.progress import Progress
+from evalcore.stats.bootstrap import MAX_ROUNDS
+from evalcore.stats.intervals import Estimate
+
+#: Below this order balance the raw slot win rates are called out as confounded.
+UNBALANCED_BELOW = 0.8
+
+
+@dataclass(frozen=True)
+class SlotBalance:
+    """How balanced the slot orders of a table are (see the module docstring)."""
+
+    calls: int
+    pairs: int  # unordered model pairs with any call
+    pairs_both_orders: int  # of which seen in both slot orders
+    calls_both_orders: int  # calls of those pairs
+    order_balance: float  # 1 − Σ|n_ab − n_ba| / Σ(n_ab + n_ba)
+    one_slot_models: tuple[tuple[str, str, int], ...]  # (model, "A" or "B", calls)
+
+    @property
+    def balanced_share(self) -> float:
+        return self.calls_both_orders / self.calls if self.calls else float("nan")
+
+    def as_dict(self) -> dict:
+        return {"calls": self.calls, "pairs": self.pairs,
+                "pairs_both_orders": self.pairs_both_orders,
+                "calls_both_orders": self.calls_both_orders,
+                "balanced_share": self.balanced_share, "order_balance": self.order_balance,
+                "one_slot_models": [{"model": m, "slot": s, "calls": n}
+                                    for m, s, n in self.one_slot_models]}
+
+
+def slot_balance(counts: VerdictCounts) -> SlotBalance:
+    """How often each model pair is seen in each slot order, pooled over instructions.
+
+    Examples
+    --------
+    >>> from evalcore.counts import VerdictCounts
+    >>> c = VerdictCounts.from_cells(models=("ref", "x", "y"), instructions=("q1", "q2"),
+    ...     judge="j", inst=[0, 1], a=[1, 2], b=[0, 0], n=[[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]])
+    >>> s = slot_balance(c)
+    >>> s.pairs_both_orders, s.order_balance, s.one_slot_models
+    (0, 0.0, (('ref', 'B', 2), ('x', 'A', 1), ('y', 'A', 1)))
+    """
+    n = counts.pooled().sum(axis=-1).astype(np.float64)  # (M, M)
+    upper = np.triu(np.ones(n.shape, dtype=bool), k=1)
+    both = (n > 0) & (n.T > 0) & upper
+    any_ = ((n + n.T) > 0) & upper
+    total = float(n.sum())
+    diff = float(np.abs(n - n.T)[upper].sum())
+    as_a, as_b = n.sum(axis=1), n.sum(axis=0)
+    one = sorted(((counts.models[x], "A" if as_a[x] else "B", int(as_a[x] + as_b[x]))
+                  for x in range(counts.n_models)
+                  if (as_a[x] + as_b[x]) > 0 and (as_a[x] == 0 or as_b[x] == 0)),
+                 key=lambda t: -t[2])  # most calls first: an anchor leads the list
+    return SlotBalance(
+        calls=int(total), pairs=int(any_.sum()), pairs_both_orders=int(both.sum()),
+        calls_both_orders=int((n + n.T)[both].sum()),
+        order_balance=1.0 - diff / total if total else float("nan"), one_slot_models=tuple(one))
+
+
+def balance_warnings(balance: SlotBalance, *, most: int = 4) -> list[str]:
+    """Plain sentences on what the slot design does not identify (empty when it is balanced)."""
+    out: list[str] = []
+    if balance.calls == 0:
+        return out
+    if balance.pairs_both_orders == 0:
+        out.append("No model pair was judged in both slot orders (for example, a reference model "
+                   "always shown in the same slot), so the judge's slot preference cannot be told "
+                   "apart from the models' strengths: position bias and the slot bias b are not "
+                   "reported.")
+    elif balance.balanced_share < 0.999:
+        out.append(f"Only {balance.balanced_share:.0%} of the calls belong to model pairs judged "
+                   "in both slot orders; position bias and the slot bias b are measured on those "
+                   "pairs only.")
+    if balance.pairs_both_orders and balance.order_balance < UNBALANCED_BELOW:
+        out.append(f"Slot orders are unbalanced (order balance {balance.order_balance:.2f}, where "
+                   "1 means every pair is shown equally often in each order): the raw slot A and "
+                   "slot B win rates mix position with which model sat where; position bias "
+                   "weighs each pair's two orders equally instead.")
+    fixed = balance.one_slot_models
+    if fixed and balance.pairs_both_orders < balance.pairs:
+        names = ", ".join(f"{m} (slot {s}, {n:,} calls)" for m, s, n in fixed[:most])
+        more = f" and {len(fixed) - most} more" if len(fixed) > most else ""
+        out.append(f"Always in the same slot: {names}{more}. Their results cannot separate their "
+                   "strength from the judge's slot preference.")
+    return out
+
+
+@dataclass(frozen=True)
+class PositionResult:
+    """Position bias, slot balance, tie rates and swap consistency of one judge."""
+
+    calls: int
+    position_bias_points: Estimate  # slot-balanced pairs only; NaN when none
+    slot_gap_points: float  # raw 100·(P(slot A wins) − P(slot B wins)) over all calls
+    slot_a_win_rate: float
+    slot_b_win_rate: float
+    tie_rate: Estimate  # single-order verdicts
+    pairings: int  # both-orders pairings
+    unpaired_calls: int
+    swap_consistency: Estimate
+    swap_consistency_exact: Estimate
+    reversal_rate: Estimate
+    both_orders_tie_rate: Estimate
+    balance: SlotBalance
+    design_warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def flip_rate(self) -> Estimate:
+        return self.swap_consistency.complement()
+
+    def __repr__(self) -> str:
+        return (f"PositionResult(position_bias_points={self.position_bias_points!r}, "
+                f"swap_consistency={self.swap_consistency!r}, calls={self.calls:,})")
+
+
+def balanced_position_bias(n: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Position bias (a fraction) from calls ``n`` and slot-A-minus-slot-B wins ``d`` (..., P, 2)
+    of the pairs seen in both orders: each pair contributes the mean of its two orders' d/n,
+    weighted by its calls; a pair missing an order (in a bootstrap round) drops out; NaN when
+    none is left."""
+    both = (n > 0).all(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = d / np.where(n > 0, n, 1.0)
+        pair = np.where(both, 0.5 * (rate[..., 0] + rate[..., 1]), 0.0)
+        w = np.where(both, n.sum(axis=-1), 0.0)
+        total = w.sum(axis=-1)
+        return np.where(total > 0, (pair * w).sum(axis=-1) / np.where(total > 0, total, 1.0),
+                        np.nan)
+
+
+def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) -> PositionResult:
+    """Position bias (on slot-balanced pairs), tie rates and swap consistency with intervals.
+
+    Parameters
+    ----------
+    counts : VerdictCounts
+        One judge's sparse counts.
+    rounds : int, default 2000
+        Bootstrap rounds over instructions (0: no intervals).
+    seed : int, default 0
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    PositionResult
+
+    References
+    ----------
+    Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS
+    Datasets and Benchmarks (position bias and the swap of answer positions).
+    Wang, P. et al. (2024). Large Language Models are not Fair Evaluators. ACL.
+
+    Examples
+    --------
+    >>> from evalcore.counts import VerdictCounts
+    >>> c = VerdictCounts.from_cells(models=("x", "y"), instructions=("q1", "q2"), judge="j",
+    ...     inst=[0, 0, 1, 1], a=[0, 1, 0, 1], b=[1, 0, 1, 0],
+    ...     n=[[0, 0, 0, 1, 0], [0, 0, 0, 1, 0], [0, 0, 0, 1, 0], [0, 1, 0, 0, 0]])
+    >>> p = position_stats(c, rounds=0)
+    >>> round(p.position_bias_points.value, 1), p.swap_consistency.value
+    (50.0, 0.5)
+    """
+    return position_and_order_swap(counts, rounds=rounds, seed=seed)[0]
+
+
+def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0,
+                            progress: Progress | None = None) -> tuple[PositionResult, OrderSwap]:
+    """:func:`position_stats` and :func:`~evalcore.judge.order_swap.order_swap` from one pass
+    of bootstrap weights (the same numbers as calling each, in about a third of the time on a
+    large table, where drawing the weights dominates).
+
+    Examples
+    --------
+    >>> from evalcore.counts import VerdictCounts
+    >>> from evalcore.judge.order_swap import order_swap
+    >>> c = VerdictCounts.from_cells(models=("x", "y"), instructions=("q1", "q2"), judge="j",
+    ...     inst=[0, 1], a=[0, 1], b=[1, 0], n=[[0, 0, 0, 0, 1], [0, 0, 0, 1, 0]])
+    >>> p, o = position_and_order_swap(c, rounds=50)
+    >>> o.b == order_swap(c, rounds=50).b
+    True
+    """
+    rounds = check_int("rounds", rounds, low=0, high=MAX_ROUNDS)
+    seed = check_int("seed", seed, low=0)
+    rep, mult = counts.pattern_counts()
+    s = rep.n_instructions
+    levels = rep.per_instruction_levels().astype(np.float64)  # (S, 5)
+    paired = paired_verdicts(rep)
+
+    def per_pattern(values: np.ndarray) -> np.ndarray:
+        return np.bincount(paired.inst, weights=values, minlength=s)
+
+    table = np.column_stack([
+        levels.sum(axis=1), levels[:, TIE],
+        per_pattern(paired.pairings), per_pattern(paired.reduce(SAME_OUTCOME)),
+        per_pattern(paired.reduce(SAME_LEVEL)), per_pattern(paired.reduce(OPPOSITE)),
+        per_pattern(paired.combined()[:, TIE]),
+    ]) if s else np.zeros((0, 7))
+    # per ordered pair: verdict sums and calls (order swap), slot-A minus slot-B wins (position)
+    cell = rep.n.astype(np.float64)
+    values = np.column_stack([pair_values(rep), cell[:, LEVEL_VALUES > 0].sum(axis=1)
+                              - cell[:, LEVEL_VALUES < 0].sum(axis=1)])
+    pairs = BalancedPairs.of(counts)
+    point = pairs.totals(rep, mult, values)  # (3, P, 2)
+    bias = float(balanced_position_bias(point[1], point[2]))
+    # NaN until drawn: an empty table yields no draws, and NaN draws give NaN bounds
+    boot = np.full((rounds, table.shape[1]), np.nan) if rounds else None
+    bias_draws = np.full(rounds, np.nan)
+    order_draws = OrderSwapDraws(rounds, pairs)
+    for start, stop, t, sums in resampled(rep, mult, pairs, values, table, rounds=rounds,
+                                          seed=seed):
+        boot[start:stop] = sums
+        bias_draws[start:stop] = balanced_position_bias(t[:, 1], t[:, 2])
+        order_draws.add(start, stop, t[:, 0], t[:, 1])
+        if progress is not None:
+            progress(stop / rounds, "position bias and the order-swap decomposition")
+    total_table = mult @ table if s else np.zeros(table.shape[1])
+    tie, swap, exact, reversal, bo_tie = ratios(
+        total_table, boot, [(1, 0), (3, 2), (4, 2), (5, 2), (6, 2)])
+    low = high = float("nan")
+    if rounds and np.isfinite(bias):
+        low, high = (float(x) for x in interval_from_draws(bias_draws))
+    pooled = (mult @ levels) if s else np.zeros(len(LEVEL_VALUES))
+    total = float(pooled.sum())
+    win_a = float(pooled[LEVEL_VALUES > 0].sum())
+    win_b = float(pooled[LEVEL_VALUES < 0].sum())
+    balance = slot_balance(counts)
+    warnings = balance_warnings(balance)
+    pairings = int(round(float(total_table[2]))) if s else 0
+    if pairings == 0 and total:
+        warnings.append("No pair was judged in both orders on the same instruction: swap "
+                        "consistency, the flip rate and the both-orders tie rate need both orders "
+                        "and are not available.")
+    position = PositionResult(
+        calls=int(total),
+        position_bias_points=Estimate(100 * bias, 100 * low, 100 * high,
+                                      method=METHOD if rounds else ""),
+        slot_gap_points=100 * (win_a - win_b) / total if total else float("nan"),
+        slot_a_win_rate=win_a / total if total else float("nan"),
+        slot_b_win_rate=win_b / total if total else float("nan"),
+        tie_rate=tie, pairings=pairings, unpaired_calls=counts.calls - 2 * pairings,
+        swap_consistency=swap, swap_consistency_exact=exact, reversal_rate=reversal,
+        both_orders_tie_rate=bo_tie, balance=balance, design_warnings=tuple(warnings))
+    order = order_swap_result(counts, point[:2], pairs, order_draws, rounds=rounds, seed=seed)
+    return position, order

@@ -1,0 +1,506 @@
+"""The judge's spec sheet: every figure for one judge, and the judges side by side.
+
+:func:`judge_sheet` assembles position and slot balance (:mod:`~evalcore.judge.position`), the
+order-swap decomposition (:mod:`~evalcore.judge.order_swap`), coverage and self-comparisons
+(:mod:`~evalcore.judge.coverage`), agreement with humans (:mod:`~evalcore.judge.agreement`),
+length control (:mod:`~evalcore.judge.length`), self-preference
+(:mod:`~evalcore.judge.self_preference`) and the verdict-level tie structure. Conditions of the
+table's design that leave a figure unidentified (a slot that never changes, a pair never seen in
+both orders, one human judgement per pair) are listed in plain sentences as ``design_warnings``,
+and the figure itself is NaN rather than a number that only looks like one.
+
+References
+----------
+Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS Datasets
+and Benchmarks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalcore.counts import VerdictCounts
+from evalcore.errors import DesignError, UsageError, check_int
+from evalcore.judge._resample import METHOD
+from evalcore.judge.agreement import (
+    ONE_JUDGEMENT_NOTE,
+    HumanAgreement,
+    human_agreement,
+    labelled_rows,
+)
+from evalcore.judge.coverage import Coverage, SelfComparison, coverage, self_comparison
+from evalcore.judge.length import LengthControlled, length_controlled_ranking
+from evalcore.judge.order_swap import OrderSwap
+from evalcore.judge.position import PositionResult, position_and_order_swap
+from evalcore.judge.self_preference import self_preference
+from evalcore.progress import Progress
+from evalcore.stats.bootstrap import MAX_ROUNDS
+from evalcore.store import VerdictStore
+
+#: For the side-by-side comparison: which direction is better for each sheet metric.
+#: "abs" = closer to zero is better.
+BEST_DIRECTION: dict[str, str] = {
+    "position_bias_points": "abs",
+    "swap_consistency": "max",
+    "flip_rate": "min",
+    "no_verdict_rate": "min",
+    "slot_bias_b": "abs",
+    "self_comparison_tie_rate": "max",
+    "agreement": "max",
+    "kappa": "max",
+    "length_coefficient": "abs",
+    "self_preference_elo": "abs",
+}
+
+#: One line per sheet metric: what it means (shown in the app and in the CSV).
+DEFINITIONS: dict[str, str] = {
+    "calls": "calls with a verdict between two different models",
+    "slot_gap_points": "raw P(slot A wins) − P(slot B wins) over all calls, ×100; mixes position "
+                       "with which model sat where unless every pair is shown in both orders",
+    "slot_a_win_rate": "share of single-order verdicts won by slot A",
+    "slot_b_win_rate": "share of single-order verdicts won by slot B",
+    "balanced_share": "share of calls in model pairs judged in both slot orders",
+    "order_balance": "1 − Σ|n_ab − n_ba| / Σ(n_ab + n_ba) over model pairs (1: every pair "
+                     "equally often in each slot order; 0: each pair in one order only)",
+    "pairings": "both-orders verdicts formed (each pairs a call in each order)",
+    "unpaired_calls": "calls judged in one order only: no both-orders verdict, dropped from it",
+    "swap_consistency_exact": "like swap consistency, but the same level on the full scale",
+    "no_verdict_calls": "calls that returned no verdict",
+    "pairs_both_orders": "model pairs seen in both slot orders (they carry position bias and b)",
+    "self_comparison_calls": "calls comparing a model with itself, with a verdict",
+    "self_comparison_mean_verdict": "mean verdict of self-comparisons (> 0: slot A favoured)",
+    "labelled_calls": "calls compared with a human label",
+    "human_judgements": "distinct human judgements (a label repeated on both orders counts once)",
+    "human_ceiling_agreement": "one human judgement against the majority of the pair's other "
+                               "judgements (needs pairs labelled by two or more people)",
+    "human_ceiling_kappa": "Cohen's κ of one human against the majority of the others",
+    "length_rank_changes": "models whose rank changes when length is controlled",
+    "ties_tie_probability": "Σp² of the verdict-level distribution",
+    "ties_d1": "effective levels exp(Shannon entropy)",
+    "ties_d2": "effective levels 1/Σp²",
+    "ties_distinct_levels": "verdict levels used at least once",
+    "position_bias_points": "P(slot A wins) − P(slot B wins), ×100, on model pairs judged in both "
+                            "slot orders, each order weighted equally (> 0 favours the first "
+                            "slot; not reported when no pair is seen in both orders)",
+    "swap_consistency": "share of pairs judged in both orders whose two verdicts name the same "
+                        "outcome from the same model's view (repeated calls paired at random)",
+    "flip_rate": "1 − swap consistency",
+    "reversal_rate": "share of both-orders pairs where the two orders name opposite winners",
+    "tie_rate": "share of single-order verdicts that are a tie",
+    "both_orders_tie_rate": "share of both-orders verdicts that are a tie (a tie when the orders "
+                            "disagree)",
+    "no_verdict_rate": "calls that returned no verdict / all calls (never imputed)",
+    "slot_bias_b": "b = (v_fwd + v_rev)/2 in verdict units (−2..+2), call-weighted over pairs "
+                   "seen in both orders (> 0 favours slot A)",
+    "self_comparison_tie_rate": "ties among calls comparing a model with itself",
+    "agreement": "share of labelled calls where judge and human name the same outcome "
+                 "(win / tie / loss)",
+    "kappa": "Cohen's κ of judge vs human on labelled calls (3 classes)",
+    "human_alpha": "Krippendorff's α (nominal) among independent human judgements of the same "
+                   "pair",
+    "length_coefficient": "length term of the length-controlled Bradley–Terry fit, Elo points per "
+                          "standard deviation of the normalised length difference",
+    "self_preference_elo": "how much more the judge rates its own family than the other judges "
+                           "do, Elo points",
+}
+
+
+def _nan() -> float:
+    return float("nan")
+
+
+@dataclass(frozen=True, repr=False)
+class JudgeSheet:
+    """The spec sheet of one judge (see the module docstring)."""
+
+    judge: str | None
+    category: str | None
+    n_instructions: int
+    n_models: int
+    position: PositionResult
+    order: OrderSwap
+    coverage: Coverage | None
+    self_comparison: SelfComparison | None
+    agreement: HumanAgreement | None = None
+    length: LengthControlled | None = None
+    self_preference: dict | None = None  # a row of self_preference()
+    ties: dict | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    design_warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def __repr__(self) -> str:
+        return (f"JudgeSheet(judge={self.judge!r}, {self.position.calls:,} calls, "
+                f"{len(self.design_warnings)} design warnings)")
+
+    def scalars(self) -> dict[str, float | int | str | None]:
+        """Every scalar of the sheet, flat (intervals as ``*_low``/``*_high``)."""
+        p = self.position
+        cov = self.coverage
+        selfc = self.self_comparison
+        out: dict[str, float | int | str | None] = {"judge": self.judge, "calls": p.calls}
+
+        def put(key: str, est) -> None:
+            out[key], out[f"{key}_low"], out[f"{key}_high"] = est.value, est.low, est.high
+
+        put("position_bias_points", p.position_bias_points)
+        out.update({"slot_gap_points": p.slot_gap_points,
+                    "slot_a_win_rate": p.slot_a_win_rate, "slot_b_win_rate": p.slot_b_win_rate,
+                    "balanced_share": p.balance.balanced_share,
+                    "order_balance": p.balance.order_balance,
+                    "pairings": p.pairings, "unpaired_calls": p.unpaired_calls})
+        put("swap_consistency", p.swap_consistency)
+        out["swap_consistency_exact"] = p.swap_consistency_exact.value
+        put("flip_rate", p.flip_rate)
+        out["reversal_rate"] = p.reversal_rate.value
+        put("tie_rate", p.tie_rate)
+        put("both_orders_tie_rate", p.both_orders_tie_rate)
+        out["no_verdict_rate"] = cov.no_verdict_rate if cov else _nan()
+        out["no_verdict_calls"] = cov.no_verdict if cov else None
+        put("slot_bias_b", self.order.b)
+        out["pairs_both_orders"] = self.order.pairs_both_orders
+        out["self_comparison_calls"] = selfc.calls if selfc else None
+        out["self_comparison_tie_rate"] = selfc.tie_rate if selfc else _nan()
+        out["self_comparison_mean_verdict"] = selfc.mean_verdict if selfc else _nan()
+        ag = self.agreement
+        out["labelled_calls"] = ag.n if ag else None
+        out["human_judgements"] = ag.n_judgements if ag else None
+        for key in ("agreement", "kappa"):
+            if ag:
+                put(key, getattr(ag, key))
+            else:
+                out[key] = out[f"{key}_low"] = out[f"{key}_high"] = _nan()
+        out["human_alpha"] = ag.alpha if ag else _nan()
+        out["human_ceiling_agreement"] = ag.ceiling_agreement if ag else _nan()
+        out["human_ceiling_kappa"] = ag.ceiling_kappa if ag else _nan()
+        lc = self.length
+        if lc:
+            put("length_coefficient", lc.gamma_elo)
+        else:
+            out["length_coefficient"] = out["length_coefficient_low"] = _nan()
+            out["length_coefficient_high"] = _nan()
+        out["length_rank_changes"] = lc.rank_changes if lc else None
+        sp = self.self_preference
+        out["self_preference_elo"] = sp["delta_elo"] if sp else _nan()
+        out["self_preference_elo_low"] = sp["delta_elo_low"] if sp else _nan()
+        out["self_preference_elo_high"] = sp["delta_elo_high"] if sp else _nan()
+        if self.ties:
+            for key, value in self.ties.items():
+                if isinstance(value, int | float | np.integer | np.floating):
+                    out[f"ties_{key}"] = float(value)
+        return out
+
+    def table(self) -> pd.DataFrame:
+        """The sheet as a tidy table: metric, value, low, high, definition (for CSV download)."""
+        s = self.scalars()
+        rows = []
+        for key, value in s.items():
+            if key.endswith("_low") or key.endswith("_high") or key == "judge":
+                continue
+            rows.append({"judge": self.judge, "metric": key, "value": value,
+                         "low": s.get(f"{key}_low"), "high": s.get(f"{key}_high"),
+                         "definition": DEFINITIONS.get(key, "")})
+        return pd.DataFrame(rows)
+
+    def as_dict(self) -> dict:
+        out = dict(self.scalars())
+        out.update({
+            "category": self.category,
+            "n_instructions": self.n_instructions,
+            "n_models": self.n_models,
+            "interval": METHOD,
+            "bootstrap_rounds": self.order.rounds,
+            "design_warnings": list(self.design_warnings),
+            "slot_balance": self.position.balance.as_dict(),
+            "order_swap_by_anchor": self.order.by_anchor.to_dict(orient="records"),
+            "coverage_by_model": (self.coverage.by_model.to_dict(orient="records")
+                                  if self.coverage else None),
+            "coverage_by_length": (self.coverage.by_length.to_dict(orient="records")
+                                   if self.coverage else None),
+            "agreement_detail": self.agreement.as_dict() if self.agreement is not None else None,
+            "length_control": self.length.as_dict() if self.length is not None else None,
+            "self_preference": dict(self.self_preference) if self.self_preference else None,
+            "ties": self.ties,
+            "notes": list(self.notes),
+        })
+        return out
+
+
+def _as_store(source: VerdictStore | pd.DataFrame) -> VerdictStore:
+    if isinstance(source, VerdictStore):
+        return source
+    store = VerdictStore()
+    store.load(source)
+    return store
+
+
+def _ties_figures(counts: VerdictCounts) -> dict | None:
+    """Verdict-level tie structure (tie probability Σp², D1, D2, distinct levels) from
+    :func:`evalcore.ties.level_stats`; the tie-structure page has the rest."""
+    from evalcore.ties import level_stats
+
+    try:
+        stats = level_stats(counts.n.sum(axis=0, dtype=np.int64))
+    except ValueError:
+        return None
+    return {"tie_probability": stats.tie_probability, "d1": stats.d1, "d2": stats.d2,
+            "distinct_levels": stats.distinct}
+
+
+def _check_options(rounds: int, seed: int) -> tuple[int, int]:
+    return (check_int("rounds", rounds, low=0, high=MAX_ROUNDS), check_int("seed", seed, low=0))
+
+
+def judge_sheet(
+    source: VerdictStore | pd.DataFrame | VerdictCounts,
+    judge: str | None,
+    *,
+    category: str | None = None,
+    rounds: int = 2000,
+    seed: int = 0,
+    families: dict[str, str] | None = None,
+    length_control: bool = True,
+    self_preference_table: pd.DataFrame | None = None,
+    progress: Progress | None = None,
+) -> JudgeSheet:
+    """Every spec-sheet figure for one judge.
+
+    Parameters
+    ----------
+    source : VerdictStore, DataFrame or VerdictCounts
+        A store, a canonical verdict frame or sparse counts. Counts hold no no-verdict rows, human
+        labels or lengths, so coverage, agreement and length control are left out (``None``).
+    judge : str or None
+        The judge to measure (None only when the data has one judge).
+    category : str, optional
+        Only rows of this category.
+    rounds : int, default 2000
+        Bootstrap rounds over instructions (0: no intervals).
+    seed : int, default 0
+    families : dict, optional
+        Model or judge → family; adds the self-preference figure for a judge whose family is
+        known.
+    length_control : bool, default True
+        Fit the length-controlled Bradley–Terry model (needs lengths).
+    self_preference_table : DataFrame, optional
+        The result of :func:`~evalcore.judge.self_preference.self_preference`, to save
+        recomputing it for every judge.
+    progress : callable, optional
+        ``progress(fraction, text)``.
+
+    Returns
+    -------
+    JudgeSheet
+
+    References
+    ----------
+    Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS
+    Datasets and Benchmarks.
+
+    Examples
+    --------
+    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=20, seed=1,
+    ...                               judges=(JudgeSpec("j", slot_bias=0.5),)))
+    >>> sheet = judge_sheet(sim.verdicts, "j", rounds=0, length_control=False)
+    >>> sheet.position.position_bias_points.value > 0
+    True
+    >>> sheet.design_warnings
+    ()
+    """
+    rounds, seed = _check_options(rounds, seed)
+
+    def step(f: float, text: str) -> None:
+        if progress is not None:
+            progress(f, text)
+
+    if isinstance(source, pd.DataFrame):
+        own = _as_store(source)
+        try:
+            return judge_sheet(own, judge, category=category, rounds=rounds, seed=seed,
+                               families=families, length_control=length_control,
+                               self_preference_table=self_preference_table, progress=progress)
+        finally:
+            own.close()
+    notes: list[str] = []
+    if isinstance(source, VerdictCounts):
+        counts, store = source, None
+    elif isinstance(source, VerdictStore):
+        store = source
+        judges = store.judges()
+        if judge is not None and judge not in judges:
+            raise UsageError(f"judge {judge!r} is not in the data; its judges are: "
+                             + ", ".join(judges))
+        if judge is None and len(judges) > 1:
+            raise UsageError("the data has several judges (" + ", ".join(judges) + "): name "
+                             "the one to measure; pooling judges would mix their biases.")
+        counts = store.counts(judge=judge, category=category)
+    else:
+        raise UsageError("source must be a VerdictStore, a verdict DataFrame or VerdictCounts; "
+                         f"got {type(source).__name__}.")
+    if counts.n_models < 2 or counts.calls == 0:
+        raise DesignError(
+            f"judge {judge!r} has no verdict between two different models"
+            + (f" in category {category!r}" if category else "")
+            + ": a spec sheet needs at least one judged pair.")
+    position, order = position_and_order_swap(
+        counts, rounds=rounds, seed=seed, progress=lambda f, text: step(0.05 + 0.3 * f, text))
+    warnings = list(position.design_warnings)
+    cov = selfc = agreement = length = selfpref = None
+    if store is not None:
+        step(0.35, "coverage")
+        cov = coverage(store, judge, category=category)
+        selfc = self_comparison(store, judge, category=category)
+        step(0.45, "agreement with humans")
+        rows = labelled_rows(store, judge, category=category)
+        if len(rows):
+            try:
+                agreement = human_agreement(rows, rounds=min(rounds, 1000), seed=seed)
+                for note in agreement.notes:  # what is not identified is a design warning
+                    (warnings if note == ONE_JUDGEMENT_NOTE else notes).append(note)
+            except ValueError as exc:
+                notes.append(str(exc))
+        if length_control:
+            step(0.6, "length-controlled Bradley–Terry")
+            try:
+                length = length_controlled_ranking(store, judge, category=category)
+            except ValueError as exc:
+                notes.append(str(exc))
+        if families and judge is not None and judge in families:
+            step(0.75, "self-preference")
+            try:
+                table = (self_preference_table if self_preference_table is not None
+                         else self_preference(store, families, category=category,
+                                              rounds=min(rounds, 500), seed=seed))
+                hit = table[table["judge"] == judge]
+                if len(hit) and np.isfinite(hit["delta"].iloc[0]):
+                    selfpref = {k: (v.item() if hasattr(v, "item") else v)
+                                for k, v in hit.iloc[0].to_dict().items()}
+                elif len(hit):
+                    notes.append(f"Self-preference not available: {hit['note'].iloc[0]}.")
+            except ValueError as exc:
+                notes.append(str(exc))
+    ties = _ties_figures(counts)
+    step(1.0, "done")
+    return JudgeSheet(
+        judge=judge, category=category, n_instructions=counts.n_instructions,
+        n_models=counts.n_models, position=position, order=order, coverage=cov,
+        self_comparison=selfc, agreement=agreement, length=length, self_preference=selfpref,
+        ties=ties, notes=tuple(notes), design_warnings=tuple(warnings),
+    )
+
+
+def judge_sheets(
+    source: VerdictStore | pd.DataFrame,
+    judges: tuple[str, ...] | list[str] | None = None,
+    *,
+    category: str | None = None,
+    rounds: int = 2000,
+    seed: int = 0,
+    families: dict[str, str] | None = None,
+    length_control: bool = True,
+    progress: Progress | None = None,
+) -> dict[str, JudgeSheet | str]:
+    """The sheet of every judge (default: all judges of the store), in the store's order.
+
+    A judge that cannot get a sheet (no verdict in the selection) maps to the reason, a string.
+    The self-preference table is computed once for all judges. Options as :func:`judge_sheet`.
+
+    Examples
+    --------
+    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=20, seed=1,
+    ...                               judges=(JudgeSpec("calm"), JudgeSpec("first", slot_bias=1.0))))
+    >>> sheets = judge_sheets(sim.verdicts, rounds=0, length_control=False)
+    >>> table = comparison_table(sheets)
+    >>> table.set_index("judge")["position_bias_points"].idxmax()
+    'first'
+    """
+    rounds, seed = _check_options(rounds, seed)
+    if isinstance(source, pd.DataFrame):
+        own = _as_store(source)
+        try:
+            return judge_sheets(own, judges, category=category, rounds=rounds, seed=seed,
+                                families=families, length_control=length_control,
+                                progress=progress)
+        finally:
+            own.close()
+    store = source
+    judges = tuple(judges) if judges is not None else store.judges()
+    table = None
+    if families and len(store.judges()) >= 2:
+        table = self_preference(store, families, category=category, rounds=min(rounds, 500),
+                                seed=seed)
+    out: dict[str, JudgeSheet | str] = {}
+    for n, name in enumerate(judges):
+        def sub(f: float, text: str, n: int = n, name: str = name) -> None:
+            if progress is not None:
+                progress((n + f) / max(len(judges), 1), f"{name}: {text}")
+
+        try:
+            out[name] = judge_sheet(store, name, category=category, rounds=rounds, seed=seed,
+                                    families=families, length_control=length_control,
+                                    self_preference_table=table, progress=sub)
+        except ValueError as exc:
+            out[name] = str(exc)
+    return out
+
+
+def comparison_table(sheets: dict[str, JudgeSheet | str]) -> pd.DataFrame:
+    """One row per judge with every scalar of its sheet (:meth:`JudgeSheet.scalars`), a ``note``
+    and its ``design_warnings`` (joined); a judge without a sheet gets its name and the reason."""
+    rows = []
+    for name, sheet in sheets.items():
+        if isinstance(sheet, str):
+            rows.append({"judge": name, "note": sheet})
+            continue
+        row = sheet.scalars()
+        row["note"] = " ".join(sheet.notes)
+        row["design_warnings"] = " ".join(sheet.design_warnings)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compare_judges(
+    source: VerdictStore | pd.DataFrame,
+    judges: tuple[str, ...] | list[str] | None = None,
+    *,
+    category: str | None = None,
+    rounds: int = 2000,
+    seed: int = 0,
+    families: dict[str, str] | None = None,
+    length_control: bool = True,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """One row per judge with every scalar of its sheet (see :func:`comparison_table`)."""
+    return comparison_table(judge_sheets(source, judges, category=category, rounds=rounds,
+                                         seed=seed, families=families,
+                                         length_control=length_control, progress=progress))
+
+
+def best_marks(table: pd.DataFrame) -> pd.DataFrame:
+    """Boolean frame (same shape as ``table``): True where a judge has the best value of a metric
+    in :data:`BEST_DIRECTION` (ties all marked; NaN never best; needs two or more judges).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"judge": ["a", "b"], "kappa": [0.4, 0.5]})
+    >>> best_marks(t)["kappa"].tolist()
+    [False, True]
+    """
+    marks = pd.DataFrame(False, index=table.index, columns=table.columns)
+    if len(table) < 2:
+        return marks
+    for column, direction in BEST_DIRECTION.items():
+        if column not in table.columns:
+            continue
+        values = pd.to_numeric(table[column], errors="coerce").astype("float64")
+        if values.notna().sum() < 2:
+            continue
+        score = values.abs() if direction == "abs" else values
+        best = score.max() if direction == "max" else score.min()
+        marks[column] = np.isclose(score, best, rtol=0, atol=1e-12) & score.notna()
+    return marks
