@@ -566,19 +566,29 @@ def judge_finding(analyses: Analyses) -> Finding:
     bias, low, high = (s["position_bias_points"], s["position_bias_points_low"],
                        s["position_bias_points_high"])
     definition = (
-        "Position bias: P(first slot wins) − P(second slot wins) over single-order verdicts, in "
-        "points. Swap consistency: the share of pairs judged in both orders whose two verdicts, "
+        "Position bias: P(first slot wins) − P(second slot wins), in percentage points, measured "
+        "on model pairs judged in both slot orders, each order weighted equally. Swap consistency: the share of pairs judged in both orders whose two verdicts, "
         "read from the same model's side, name the same outcome. Both-orders verdict: the verdict "
         "both orders agree on, else a tie (seed 003 §1, §3). 95% intervals: bootstrap over "
         f"instructions ({sheet.order.rounds:,} rounds).")
     side = "first" if bias >= 0 else "second"
-    if low <= 0 <= high:
-        lead = f"{analyses.judge} shows no clear slot preference: {bias:+.1f} points"
+    warnings = tuple(getattr(sheet, "design_warnings", ()) or ())
+    if not math.isfinite(bias):
+        # Not identified by the design (e.g. the reference always in one slot): say why, no number.
+        text = (f"{analyses.judge}'s slot preference cannot be measured on this table: "
+                + (warnings[0] if warnings else "no model pair was judged in both slot orders.")
+                + " For scale,")
+    elif not (math.isfinite(low) and math.isfinite(high)):
+        text = f"{analyses.judge}'s slot preference: {bias:+.1f} percentage points (no interval). For scale,"
+    elif low <= 0 <= high:
+        lead = f"{analyses.judge} shows no clear slot preference: {bias:+.1f} percentage points"
+        text = f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale,"
     else:
-        lead = f"{analyses.judge} prefers the {side} slot by {abs(bias):.1f} points"
-    text = (f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale, a published study of "
-            f"six judges (seed 003) measured {SEED_003_POSITION_RANGE[0]:+.1f} to {SEED_003_POSITION_RANGE[1]:+.1f} "
-            f"points, and {SEED_003_HUMAN_POSITION:+.1f} for human experts.")
+        lead = f"{analyses.judge} prefers the {side} slot by {abs(bias):.1f} percentage points"
+        text = f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale,"
+    text += (" a published study of six judges (seed 003) measured "
+             f"{SEED_003_POSITION_RANGE[0]:+.1f} to {SEED_003_POSITION_RANGE[1]:+.1f} percentage "
+             f"points, and {SEED_003_HUMAN_POSITION:+.1f} for human experts.")
     if s["pairings"]:
         text += (f" When the answers swap places, {fmt_pct(s['flip_rate'])} of the pairs change "
                  f"their verdict (swap consistency {fmt_pct(s['swap_consistency'])}).")
@@ -598,7 +608,8 @@ def judge_finding(analyses: Analyses) -> Finding:
         "position_bias_points", "position_bias_points_low", "position_bias_points_high",
         "swap_consistency", "flip_rate", "tie_rate", "both_orders_tie_rate", "no_verdict_rate",
         "pairings")}
-    tiles = (Tile(TILE_LABELS["judge"], f"{bias:+.1f} points",
+    tiles = (Tile(TILE_LABELS["judge"],
+                  f"{bias:+.1f} pct. points" if math.isfinite(bias) else "not measurable",
                   f"{fmt_pct(s['flip_rate'])} flip when swapped" if s["pairings"]
                   else "first minus second slot"),
              Tile("Tie rate", fmt_pct(s["tie_rate"], 1),

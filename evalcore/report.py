@@ -270,7 +270,8 @@ def _judge_section(analyses: Analyses) -> str:
                "002 App. B). Rates are shares (0.05 = 5%), position bias is in points; low and high "
                f"are 95% intervals from {sheet.order.rounds:,} bootstrap rounds over instructions. "
                "Length control and self-preference are on the Judge page.</p>")
-    notes = "".join(f'<p class="caption">⚠ {_esc(n)}</p>' for n in sheet.notes)
+    notes = "".join(f'<p class="caption">⚠ {_esc(n)}</p>'
+                    for n in (*getattr(sheet, "design_warnings", ()), *sheet.notes))
     body = caption + notes + _table(table.drop(columns=["judge"]),
                                     {"value": cell, "low": cell, "high": cell},
                                     table_id="judge-table")

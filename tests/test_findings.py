@@ -162,7 +162,7 @@ def test_judge_finding_reads_the_spec_sheet_and_names_the_biased_slot(spread):
     # slot_bias = +0.6 in margin units: the first slot is preferred, clearly.
     assert s["position_bias_points"] > 10
     assert "prefers the first slot" in judge.text and judge.status == "caution"
-    assert f"{s['position_bias_points']:.1f} points" in judge.text
+    assert f"{s['position_bias_points']:.1f} percentage points" in judge.text
     assert f"{100 * s['both_orders_tie_rate']:.1f}%" in judge.text
 
 
