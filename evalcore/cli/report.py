@@ -10,6 +10,7 @@ from evalcore.cli.common import (
     add_file_argument,
     add_json_flag,
     add_judge_argument,
+    display_name,
     load_store,
     pick_judge,
     print_json,
@@ -49,7 +50,8 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write {output}: the folder {output.parent} does not exist")
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
-    human = read_human_ranking(args.human_ranking) if args.human_ranking else None
+    human = (read_human_ranking(args.human_ranking, name=display_name(args.human_ranking))
+             if args.human_ranking else None)
     analyses = run_analyses(store, judge=judge, human_ranking=human, rounds=args.bootstrap,
                             seed=args.seed, compare_judges=args.compare_judges)
     findings = headline_findings(analyses)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from evalcore.plots.common import ACCENT, PRIMARY, style
+from evalcore.plots.common import ACCENT, PRIMARY, labels, style
 from evalcore.ranking import Leaderboard
 
 
@@ -13,7 +13,7 @@ def forest_plot(board: Leaderboard) -> go.Figure:
     """Ratings with their 95% bootstrap intervals, best at the top."""
     t = board.table
     fig = go.Figure(go.Scatter(
-        x=t["rating"], y=t["model"], mode="markers",
+        x=t["rating"], y=labels(t["model"]), mode="markers",
         marker={"color": PRIMARY, "size": 9},
         error_x={"type": "data", "symmetric": False, "array": t["ci_high"] - t["rating"],
                  "arrayminus": t["rating"] - t["ci_low"], "color": PRIMARY, "thickness": 1.5},
@@ -36,7 +36,7 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
     rate = board.win_rate_matrix.reindex(index=order, columns=order)
     battles = board.battles_matrix.reindex(index=order, columns=order)
     fig = go.Figure(go.Heatmap(
-        z=rate.to_numpy(), x=order, y=order, zmin=0, zmax=1, colorscale="RdBu",
+        z=rate.to_numpy(), x=labels(order), y=labels(order), zmin=0, zmax=1, colorscale="RdBu",
         customdata=battles.to_numpy(), hoverongaps=False, colorbar={"title": "win rate"},
         hovertemplate="%{y} vs %{x}: %{z:.1%} over %{customdata:,.0f} battles<extra></extra>",
     ))
