@@ -70,7 +70,7 @@ try:
                             progress=_progress)
 except ValueError as exc:
     bar.empty()
-    st.error(f"The findings cannot be computed for this data: {exc}")
+    _ui.error(exc, lead="The findings cannot be computed for this data:")
     st.stop()
 bar.empty()
 findings = headline_findings(analyses)
@@ -86,7 +86,7 @@ per_row = 4
 for start in range(0, len(tiles), per_row):
     cols = st.columns(per_row)
     for col, tile in zip(cols, tiles[start:start + per_row], strict=False):
-        col.metric(tile.label, tile.value, delta=tile.note or None, delta_color="off",
+        _ui.metric(col, tile.label, tile.value, delta=tile.note or None, delta_color="off",
                    delta_arrow="off", border=True)
 
 for finding in findings.findings:
