@@ -164,8 +164,9 @@ def error(message: Any, *, lead: str = "") -> None:
 
 
 def metric(where: Any, label: str, value: Any, *, delta: Any = None, **options: Any) -> None:
-    """``st.metric`` whose value and delta (rendered as Markdown by Streamlit) are user text."""
-    where.metric(md(label), md(value), delta=None if delta in (None, "") else md(delta), **options)
+    """``st.metric`` whose value and delta (rendered as Markdown by Streamlit) are user text; the
+    label is the app's own words."""
+    where.metric(label, md(value), delta=None if delta in (None, "") else md(delta), **options)
 
 
 def show_error(exc: BaseException) -> None:

@@ -68,19 +68,29 @@ def _say(message: str) -> None:
     print(printable(message).replace("\n", " "), file=sys.stderr)
 
 
+#: Options that multiply memory or time: option attribute → (flag, upper bound, why).
+BOUNDS: dict[str, tuple[str, int, str]] = {
+    "bootstrap": ("--bootstrap", limits.MAX_ROUNDS, "1,000 rounds give 95% intervals"),
+    "simulations": ("--simulations", limits.MAX_SIMULATIONS,
+                    "2,000 simulations give power to about ±1 percentage point"),
+    "steps": ("--steps", limits.MAX_GRID, "20 sample sizes draw the curve"),
+}
+
+
 def check_bounds(args: argparse.Namespace) -> None:
     """Refuse, before any work, parameters that multiply memory or time beyond their bounds
-    (:mod:`evalcore.limits`); the analyses check the memory they need again once the data's size
-    is known."""
-    if getattr(args, "bootstrap", None) is not None:
-        limits.check_rounds(args.bootstrap, name="--bootstrap")
-    if getattr(args, "simulations", None) is not None:
+    (:mod:`evalcore.limits`). Lower bounds are each command's own check; the analyses check the
+    memory they need again once the data's size is known."""
+    for attr, (flag, high, why) in BOUNDS.items():
+        value = getattr(args, attr, None)
+        if isinstance(value, int) and value > high:
+            raise UsageError(f"{flag} is at most {high:,} on this server (got {value:,}); {why}")
+    simulations = getattr(args, "simulations", None)
+    if isinstance(simulations, int) and simulations > 0:
         # per simulation: the drawn pair, its probabilities and counts over the (at most 16)
         # verdict differences, and the test statistics, float64
-        limits.check_simulations(args.simulations, name="--simulations",
+        limits.check_simulations(simulations, name="--simulations",
                                  bytes_per_simulation=16 * 8 * 4)
-    if getattr(args, "steps", None) is not None:
-        limits.check_grid(args.steps, name="--steps")
 
 
 def main(argv: list[str] | None = None) -> int:
