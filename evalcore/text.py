@@ -43,11 +43,12 @@ MISSING = "—"
 WORD_JOINER = "\u2060"
 
 # Markdown characters that can start emphasis, code, links, images, HTML, tables, strikethrough,
-# maths, entities, headings, block quotes, setext underlines or Streamlit's coloured text. Other
-# punctuation (., -, :, ', ") stays unescaped so messages read the same in the source.
-_MD_SYNTAX = re.compile(r"([\\`*_\[\]<>|~$&#+=!{}^])")
+# maths, entities or Streamlit's coloured text anywhere in a line; headings, block quotes, list
+# bullets and setext underlines only at the start of one. Other punctuation (., -, :, =, >, ')
+# stays unescaped mid-line, so messages read the same in the source ("A=>B", "UTF-8").
+_MD_SYNTAX = re.compile(r"([\\`*_\[\]<|~$&])")
 _MD_DASHES = re.compile(r"-(?=-)")  # "--" is not typography, and "---" is not a rule
-_MD_BULLET = re.compile(r"(?m)^(\s*)-")
+_MD_BULLET = re.compile(r"(?m)^(\s*)([-+#>=])")
 _MD_ORDERED = re.compile(r"(?m)^(\s*\d+)([.)])")
 _MD_SHORTCODE = re.compile(r":(?=[\w/+\-])")  # :smile:, :material/x:, https://, mailto:
 _MD_WWW = re.compile(r"(?i)(?<!\w)(www)(?=\.)")
@@ -76,7 +77,7 @@ def markdown(text: Any) -> str:
     """
     out = _MD_SYNTAX.sub(r"\\\1", str(text))
     out = _MD_DASHES.sub(r"\\-", out)
-    out = _MD_BULLET.sub(r"\1\\-", out)
+    out = _MD_BULLET.sub(r"\1\\\2", out)
     out = _MD_ORDERED.sub(r"\1\\\2", out)
     out = _MD_SHORTCODE.sub(":" + WORD_JOINER, out)
     out = _MD_WWW.sub(r"\1" + WORD_JOINER, out)

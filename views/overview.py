@@ -8,6 +8,7 @@ import streamlit as st
 
 from evalcore.findings import Finding, headline_findings, run_analyses
 from evalcore.report import build_report
+from evalcore.text import fmt_int
 from views import _ui
 
 STATUS_ICON = {"clear": ":material/check_circle:", "caution": ":material/warning:",
@@ -77,8 +78,8 @@ findings = headline_findings(analyses)
 summary = analyses.summary
 
 st.markdown(
-    f"**{md_escape(summary.name)}**: {len(summary.models)} models, {summary.instructions:,} "
-    f"instructions, {summary.rows:,} judge calls ({summary.design}, {summary.orders}); findings "
+    f"**{md_escape(summary.name)}**: {len(summary.models)} models, {fmt_int(summary.instructions)} "
+    f"instructions, {fmt_int(summary.rows)} judge calls ({summary.design}, {summary.orders}); findings "
     f"for judge **{md_escape(judge)}**.")
 
 tiles = [tile for finding in findings.findings for tile in finding.tiles]

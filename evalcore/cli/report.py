@@ -18,6 +18,7 @@ from evalcore.cli.common import (
 from evalcore.findings import headline_findings, run_analyses
 from evalcore.io import read_human_ranking
 from evalcore.report import build_report
+from evalcore.text import fmt_bytes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,7 +66,7 @@ def run_report(args: argparse.Namespace) -> int:
         print_json({"output": str(output), "bytes": size, **findings.as_dict(),
                     "unavailable": dict(analyses.unavailable)})
         return 0
-    print(f"wrote {output} ({size / 1e6:.1f} MB): {findings.dataset}, judge {findings.judge}")
+    print(f"wrote {output} ({fmt_bytes(size)}): {findings.dataset}, judge {findings.judge}")
     for finding in findings.findings:
         print(f"- {finding.title}: {finding.text}")
     for area, reason in analyses.unavailable.items():

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 
 from evalcore.plots.common import ACCENT, PRIMARY, labels, style
 from evalcore.ranking import Leaderboard
+from evalcore.text import fmt_int
 
 
 def forest_plot(board: Leaderboard) -> go.Figure:
@@ -26,7 +27,7 @@ def forest_plot(board: Leaderboard) -> go.Figure:
     fig.add_vline(x=1000, line_dash="dot", line_color=ACCENT, opacity=0.5)
     fig.update_yaxes(autorange="reversed", title=None)
     fig.update_xaxes(title="Bradley–Terry rating (Elo scale, mean 1000)")
-    return style(fig, title=f"Ratings with 95% intervals ({board.rounds:,} bootstrap rounds over "
+    return style(fig, title=f"Ratings with 95% intervals ({fmt_int(board.rounds)} bootstrap rounds over "
                  "instructions)", height=max(320, 26 * len(t) + 120))
 
 
