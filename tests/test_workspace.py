@@ -471,3 +471,35 @@ def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
     assert not at.exception
     assert at.number_input(key="lb_rounds").value == 200 and at.number_input(key="lb_seed").value == 7
     assert any("200 bootstrap rounds" in c.value for c in at.caption)
+
+
+def test_a_session_whose_store_was_released_gets_its_data_back(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    """Streamlit releases a session's store (closing its DuckDB) when the browser goes away; a
+    session that comes back reloads its demo or saved dataset instead of showing an empty or
+    closed store."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "ws.duckdb"))
+
+    def script():
+        import streamlit as st
+
+        from views import _ui
+
+        if st.session_state.pop("drop", False):
+            _ui.session_store.clear()  # what Streamlit does when the session disconnects
+        store = _ui.ensure_data()
+        st.write(f"{store.name}: {len(store.models())} models")
+        st.write(f"loads: {_ui.state()['version']}")
+
+    at = AppTest.from_function(script, default_timeout=60)
+    at.query_params["dataset"] = "demo-anchor"
+    at.run()
+    assert not at.exception
+    before = at.markdown[-2].value
+    assert before.startswith("demo_anchor_only.csv.gz") and at.markdown[-1].value == "loads: 1"
+    at.session_state["drop"] = True
+    at.run()
+    assert not at.exception
+    assert at.markdown[-2].value == before and at.markdown[-1].value == "loads: 2"  # reloaded
