@@ -6,6 +6,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from views import _ui
+
 HERE = Path(__file__).resolve().parent
 
 st.set_page_config(page_title="Verdict Lab", page_icon=":material/balance:", layout="wide")
@@ -24,4 +26,5 @@ PAGES: tuple[tuple[str, str, str], ...] = (
 
 pages = [st.Page(path, title=title, icon=icon, default=(i == 0))
          for i, (path, title, icon) in enumerate(PAGES) if (HERE / path).exists()]
-st.navigation(pages).run()
+# Every page runs inside one wrapper: an error is an error box in words, never a traceback.
+_ui.run_page(st.navigation(pages))

@@ -135,6 +135,11 @@ def sign_test_sample_size(edge: float, alpha: float = 0.05, power: float = 0.8,
         return normal_n
     upper = 2 * normal_n + 200
     while True:
+        from evalcore.limits import check_bytes  # scipy's binomial works on ~16 float64 arrays of n
+
+        check_bytes(f"the exact sign test's sample size for an edge of {edge:.3%}", 128.0 * upper,
+                    advice="Use the normal approximation (without --exact) or a larger edge; "
+                    "for an edge this small the two agree to a fraction of a percent.")
         n = np.arange(1, upper + 1)
         reached = sign_test_power(edge, n, alpha, two_sided, "exact") >= power
         if reached.any():

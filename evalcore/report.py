@@ -11,7 +11,6 @@ forbids it.
 
 from __future__ import annotations
 
-import html
 from datetime import UTC, datetime
 from typing import Any, Callable
 
@@ -19,6 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from evalcore import text
 from evalcore.calibration import FLOOR_SIZES, floor_table
 from evalcore.findings import Analyses, Findings, fmt_pct, headline_findings
 from evalcore.plots.anchors import informativeness_bars, inverted_u, tau_vs_informativeness
@@ -82,8 +82,8 @@ footer { padding:18px 40px; color:var(--muted); font-size:13px; border-top:1px s
 """
 
 
-def _esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+#: Every user text in the report goes through the one HTML escaper (names, notes, captions).
+_esc = text.html
 
 
 def _table(frame: pd.DataFrame, formats: dict[str, Callable[[Any], str]] | None = None,

@@ -7,9 +7,19 @@ connection under a process-wide lock per file, and every save or delete is one t
 failed save leaves nothing half-written and two sessions saving at once both land. Dataset names
 are user text and only ever reach SQL as bound parameters.
 
-Tables: ``datasets`` (one row per saved dataset: name, source file, format, sizes, time),
-``dataset_rows`` (the canonical verdict frame of :mod:`evalcore.schema`, keyed by dataset name)
-and ``dataset_rankings`` (an optional human ranking: model, score).
+Nothing is lost silently. Every save of a name gets the next version number; replacing (or
+deleting) a dataset moves its current version into ``dataset_history``, from where
+:meth:`Workspace.restore` brings it back (the newest :data:`KEEP_VERSIONS` earlier versions of each
+name are kept). :meth:`Workspace.save` says what it replaced (``SavedDataset.replaced``), and a
+caller that read version ``n`` passes ``expected_version=n``: if another session replaced the
+dataset meanwhile, the save is refused with :class:`ConcurrentChange` instead of overwriting it.
+Names starting with ``demo-`` are reserved for the built-in demos (a link ``?dataset=demo-…``
+always means the demo).
+
+Tables: ``datasets`` (one row per saved dataset: name, source file, format, sizes, time, version),
+``dataset_history`` (the same for earlier versions, with the time each was replaced),
+``dataset_rows`` (the canonical verdict frame of :mod:`evalcore.schema`, keyed by dataset name
+and version) and ``dataset_rankings`` (an optional human ranking: model, score).
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from evalcore.errors import EvalcoreError
 from evalcore.io import LoadedTable
 from evalcore.schema import CANONICAL_COLUMNS, inspect_verdicts
 
@@ -32,6 +43,10 @@ from evalcore.schema import CANONICAL_COLUMNS, inspect_verdicts
 ENV_VAR = "VERDICTLAB_WORKSPACE"
 #: Longest accepted dataset name (characters).
 MAX_NAME = 120
+#: Names starting with this (any case) belong to the built-in demos.
+RESERVED_PREFIX = "demo-"
+#: Earlier versions kept per name (older ones are deleted when a newer one is archived).
+KEEP_VERSIONS = 5
 
 _TEXT = ("instruction_id", "model_a", "model_b", "judge", "category")
 _LEVELS = ("verdict", "human")
@@ -50,18 +65,31 @@ _SCHEMA = (
         category VARCHAR)
     """,
     "CREATE TABLE IF NOT EXISTS dataset_rankings (dataset VARCHAR, model VARCHAR, score DOUBLE)",
+    """
+    CREATE TABLE IF NOT EXISTS dataset_history (
+        name VARCHAR, version INTEGER, file VARCHAR, format VARCHAR, rows BIGINT, models INTEGER,
+        judges INTEGER, instructions INTEGER, saved_at TIMESTAMP, replaced_at TIMESTAMP)
+    """,
+    # Workspaces written before versions existed: every dataset there is version 1.
+    "ALTER TABLE datasets ADD COLUMN IF NOT EXISTS version INTEGER DEFAULT 1",
+    "ALTER TABLE dataset_rows ADD COLUMN IF NOT EXISTS version INTEGER DEFAULT 1",
+    "ALTER TABLE dataset_rankings ADD COLUMN IF NOT EXISTS version INTEGER DEFAULT 1",
 )
 
 _LOCKS: dict[Path, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 
 
-class WorkspaceError(ValueError):
+class WorkspaceError(EvalcoreError, ValueError):
     """A workspace operation that cannot be done, in words a user can act on."""
 
 
 class UnknownDataset(WorkspaceError):
     """No saved dataset has this name."""
+
+
+class ConcurrentChange(WorkspaceError):
+    """The dataset was replaced or deleted by someone else since the caller read it."""
 
 
 @dataclass(frozen=True)
@@ -76,11 +104,20 @@ class SavedDataset:
     judges: int
     instructions: int
     saved_at: datetime
+    version: int = 1
+    #: For a save that replaced a dataset: the version it replaced (kept, restorable).
+    replaced: SavedDataset | None = None
 
     def as_dict(self) -> dict:
         return {"name": self.name, "file": self.file, "format": self.format, "rows": self.rows,
                 "models": self.models, "judges": self.judges, "instructions": self.instructions,
-                "saved_at": self.saved_at.isoformat()}
+                "saved_at": self.saved_at.isoformat(), "version": self.version,
+                "replaced": self.replaced.as_dict() if self.replaced else None}
+
+    def describe(self) -> str:
+        """One line for a message: version, file, rows and time."""
+        return (f"version {self.version} ({self.file}, {self.rows:,} rows, saved "
+                f"{self.saved_at.strftime('%Y-%m-%d %H:%M')} UTC)")
 
 
 @dataclass(frozen=True)
@@ -111,6 +148,10 @@ def check_name(name: object) -> str:
     if any(not ch.isprintable() for ch in name):
         raise WorkspaceError("The dataset name contains a control character (such as a line "
                              "break or tab); use printable characters only.")
+    if name.casefold().startswith(RESERVED_PREFIX):
+        raise WorkspaceError(f"Names starting with {RESERVED_PREFIX!r} are reserved for the "
+                             "built-in demos (a link to one always opens the demo); choose "
+                             "another name.")
     return name
 
 
@@ -158,30 +199,53 @@ class Workspace:
     def list(self) -> tuple[SavedDataset, ...]:
         """Every saved dataset, sorted by name."""
         with self._connect() as con:
-            rows = con.execute(
-                "SELECT name, file, format, rows, models, judges, instructions, saved_at"
-                " FROM datasets ORDER BY name").fetchall()
-        return tuple(SavedDataset(*r[:-1], saved_at=r[-1].replace(tzinfo=UTC)) for r in rows)
+            rows = con.execute(f"SELECT {_META} FROM datasets ORDER BY name").fetchall()
+        return tuple(_saved(r) for r in rows)
+
+    def version(self, name: str) -> int | None:
+        """The current version number of ``name`` (None if nothing is saved under it)."""
+        with self._connect() as con:
+            row = con.execute("SELECT version FROM datasets WHERE name = ?", [name]).fetchone()
+        return None if row is None else int(row[0])
+
+    def history(self, name: str) -> tuple[SavedDataset, ...]:
+        """The earlier versions of ``name`` that can be restored, newest first."""
+        with self._connect() as con:
+            rows = con.execute(f"SELECT {_META} FROM dataset_history WHERE name = ?"
+                               " ORDER BY version DESC", [name]).fetchall()
+        return tuple(_saved(r) for r in rows)
 
     def table(self) -> pd.DataFrame:
         """The saved datasets as a tidy frame (one row each), for a page's table and download."""
-        columns = ["name", "file", "format", "rows", "models", "judges", "instructions", "saved_at"]
-        frame = pd.DataFrame([vars(d) for d in self.list()], columns=columns)
+        columns = ["name", "file", "format", "rows", "models", "judges", "instructions", "saved_at",
+                   "version"]
+        frame = pd.DataFrame([{c: getattr(d, c) for c in columns} for d in self.list()],
+                             columns=columns)
         frame["saved_at"] = pd.to_datetime(frame["saved_at"], utc=True)
         return frame
 
-    def load(self, name: str) -> LoadedDataset:
-        """Read a saved dataset back as the canonical frame an upload produces."""
+    def load(self, name: str, *, version: int | None = None) -> LoadedDataset:
+        """Read a saved dataset (its current version, or an earlier ``version``) back as the
+        canonical frame an upload produces."""
         with self._connect() as con:
-            meta = con.execute("SELECT file, format FROM datasets WHERE name = ?", [name]).fetchone()
+            if version is None:
+                meta = con.execute("SELECT file, format, version FROM datasets WHERE name = ?",
+                                   [name]).fetchone()
+            else:
+                meta = con.execute(
+                    "SELECT file, format, version FROM datasets WHERE name = ? AND version = ?"
+                    " UNION ALL SELECT file, format, version FROM dataset_history"
+                    " WHERE name = ? AND version = ?", [name, version, name, version]).fetchone()
             if meta is None:
-                raise UnknownDataset(f"There is no saved dataset named {name!r}. Pick one from the "
-                                     "list of saved datasets on the Data page.")
+                which = "" if version is None else f" in version {version}"
+                raise UnknownDataset(f"There is no saved dataset named {name!r}{which}. Pick one "
+                                     "from the list of saved datasets on the Data page.")
             columns = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
-            frame = con.execute(f'SELECT {columns} FROM dataset_rows WHERE dataset = ? ORDER BY "row"',
-                                [name]).df()
+            frame = con.execute(f'SELECT {columns} FROM dataset_rows WHERE dataset = ?'
+                                ' AND version = ? ORDER BY "row"', [name, meta[2]]).df()
             ranking = con.execute("SELECT model, score FROM dataset_rankings WHERE dataset = ?"
-                                  " ORDER BY score DESC, model", [name]).df()
+                                  " AND version = ? ORDER BY score DESC, model",
+                                  [name, meta[2]]).df()
         frame = _canonical_dtypes(frame)
         table = LoadedTable(frame=frame, file=meta[0], format=meta[1], report=inspect_verdicts(frame))
         human = None
@@ -193,10 +257,13 @@ class Workspace:
     # -- writing ---------------------------------------------------------------------------
     def save(self, name: str, table: LoadedTable | pd.DataFrame, *, file: str | None = None,
              format: str | None = None, human_ranking: pd.DataFrame | None = None,
-             replace: bool = False) -> SavedDataset:
+             replace: bool = False, expected_version: int | None = None) -> SavedDataset:
         """Save a canonical verdict table under ``name`` in one transaction.
 
-        Raise :class:`WorkspaceError` if the name is unusable, or taken and ``replace`` is False.
+        Raise :class:`WorkspaceError` if the name is unusable, or taken and ``replace`` is False;
+        :class:`ConcurrentChange` if ``expected_version`` is given and the saved dataset is no
+        longer that version (someone else replaced or deleted it since it was read). A replaced
+        version is kept (see :meth:`history`, :meth:`restore`) and returned as ``.replaced``.
         A save that fails part-way is rolled back: the workspace is as it was before.
         """
         name = check_name(name)
@@ -217,46 +284,77 @@ class Workspace:
         with self._connect() as con:
             con.execute("BEGIN TRANSACTION")
             try:
-                taken = con.execute("SELECT count(*) FROM datasets WHERE name = ?",
-                                    [name]).fetchone()[0]
-                if taken and not replace:
+                rows = con.execute(f"SELECT {_META} FROM datasets WHERE name = ?",
+                                   [name]).fetchall()
+                row = rows[0] if rows else None
+                current = _saved(row) if row else None
+                if expected_version is not None and (current is None
+                                                     or current.version != expected_version):
+                    now = (f"it is now {current.describe()}" if current
+                           else "it has been deleted")
+                    raise ConcurrentChange(
+                        f"The saved dataset {name!r} changed since you opened it (you had "
+                        f"version {expected_version}; {now}). Nothing was overwritten: load it "
+                        "again to see the change, or save under another name.")
+                if current is not None and not replace:
                     raise WorkspaceError(f"A dataset named {name!r} is already saved. Choose "
                                          "another name, or choose to replace it.")
-                _delete(con, name)
+                version = _next_version(con, name)
+                if current is not None:
+                    _archive(con, name, saved_at)
                 con.register("incoming", frame)
-                con.execute("INSERT INTO dataset_rows SELECT ?, * FROM incoming", [name])
+                columns = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
+                con.execute(f'INSERT INTO dataset_rows (dataset, version, {columns})'
+                            f" SELECT ?, ?, {columns} FROM incoming", [name, version])
                 con.unregister("incoming")
                 if ranking is not None:
                     con.register("incoming_ranking", ranking)
-                    con.execute("INSERT INTO dataset_rankings SELECT ?, model, score"
-                                " FROM incoming_ranking", [name])
+                    con.execute("INSERT INTO dataset_rankings (dataset, model, score, version)"
+                                " SELECT ?, model, score, ? FROM incoming_ranking", [name, version])
                     con.unregister("incoming_ranking")
                 sizes = con.execute(
                     "SELECT count(*), count(DISTINCT judge), count(DISTINCT instruction_id)"
-                    " FROM dataset_rows WHERE dataset = ?", [name]).fetchone()
+                    " FROM dataset_rows WHERE dataset = ? AND version = ?",
+                    [name, version]).fetchone()
                 models = con.execute(
                     "SELECT count(*) FROM (SELECT model_a FROM dataset_rows WHERE dataset = ?"
-                    " UNION SELECT model_b FROM dataset_rows WHERE dataset = ?)",
-                    [name, name]).fetchone()[0]
-                con.execute("INSERT INTO datasets VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    " AND version = ? UNION SELECT model_b FROM dataset_rows WHERE dataset = ?"
+                    " AND version = ?)", [name, version, name, version]).fetchone()[0]
+                con.execute(f"INSERT INTO datasets ({_META}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             [name, file, format, sizes[0], models, sizes[1], sizes[2],
-                             saved_at.replace(tzinfo=None)])
+                             saved_at.replace(tzinfo=None), version])
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
         return SavedDataset(name=name, file=file, format=format, rows=int(sizes[0]),
                             models=int(models), judges=int(sizes[1]), instructions=int(sizes[2]),
-                            saved_at=saved_at)
+                            saved_at=saved_at, version=version, replaced=current)
 
-    def delete(self, name: str) -> bool:
-        """Delete a saved dataset; False if there was none by that name."""
+    def restore(self, name: str, version: int, *,
+                expected_version: int | None = None) -> SavedDataset:
+        """Make an earlier ``version`` of ``name`` current again (the current one is kept)."""
+        loaded = self.load(name, version=version)
+        old = next((d for d in self.history(name) if d.version == version), None)
+        if old is None:
+            raise UnknownDataset(f"Version {version} of {name!r} is the current one or is no "
+                                 "longer kept; see the earlier versions listed for it.")
+        return self.save(name, loaded.table, human_ranking=loaded.human_ranking, replace=True,
+                         expected_version=expected_version)
+
+    def delete(self, name: str, *, expected_version: int | None = None) -> bool:
+        """Delete a saved dataset (it stays restorable, see :meth:`restore`); False if there was
+        none by that name. With ``expected_version``, refuse if it changed since it was read."""
         with self._connect() as con:
             con.execute("BEGIN TRANSACTION")
             try:
-                found = con.execute("SELECT count(*) FROM datasets WHERE name = ?",
-                                    [name]).fetchone()[0] > 0
-                _delete(con, name)
+                row = con.execute("SELECT version FROM datasets WHERE name = ?", [name]).fetchone()
+                found = row is not None
+                if expected_version is not None and (row is None or row[0] != expected_version):
+                    raise ConcurrentChange(f"The saved dataset {name!r} changed since you opened "
+                                           "it; nothing was deleted. Load it again first.")
+                if found:
+                    _archive(con, name, datetime.now(UTC))
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -264,10 +362,31 @@ class Workspace:
         return found
 
 
-def _delete(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    for table in ("dataset_rows", "dataset_rankings"):
-        con.execute(f"DELETE FROM {table} WHERE dataset = ?", [name])
+_META = "name, file, format, rows, models, judges, instructions, saved_at, version"
+
+
+def _saved(row: tuple) -> SavedDataset:
+    return SavedDataset(*row[:7], saved_at=row[7].replace(tzinfo=UTC), version=int(row[8] or 1))
+
+
+def _next_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
+    return int(con.execute(
+        "SELECT coalesce(max(v), 0) + 1 FROM (SELECT version AS v FROM datasets WHERE name = ?"
+        " UNION ALL SELECT version FROM dataset_history WHERE name = ?)", [name, name]).fetchall()[0][0])
+
+
+def _archive(con: duckdb.DuckDBPyConnection, name: str, when: datetime) -> None:
+    """Move the current version of ``name`` into the history; drop versions beyond the kept ones."""
+    con.execute(f"INSERT INTO dataset_history ({_META}, replaced_at) SELECT {_META}, ?"
+                " FROM datasets WHERE name = ?", [when.replace(tzinfo=None), name])
     con.execute("DELETE FROM datasets WHERE name = ?", [name])
+    stale = [r[0] for r in con.execute(
+        "SELECT version FROM dataset_history WHERE name = ? ORDER BY version DESC OFFSET ?",
+        [name, KEEP_VERSIONS]).fetchall()]
+    for version in stale:
+        con.execute("DELETE FROM dataset_history WHERE name = ? AND version = ?", [name, version])
+        for table in ("dataset_rows", "dataset_rankings"):
+            con.execute(f"DELETE FROM {table} WHERE dataset = ? AND version = ?", [name, version])
 
 
 def _canonical_dtypes(frame: pd.DataFrame) -> pd.DataFrame:

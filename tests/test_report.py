@@ -227,3 +227,51 @@ def test_sections_that_cannot_run_say_so():
                  "The power analysis", "The calibration"):
         assert f"{what} is not available" in document
     assert document.count("Plotly.newPlot(") == 1  # only the coverage of the whole table
+
+
+#: Names that are markup in a browser or in Markdown (issue 11, item 2).
+HOSTILE = ("[top](https://evil.example/top)", "![pixel](https://evil.example/pixel.png)",
+           '<a href="https://evil.example/a">a</a>', "<img src=https://evil.example/i.png>",
+           "https://evil.example/bare", "</script><script>alert(1)</script>")
+
+
+class Tags(HTMLParser):
+    """Every element and attribute name of a document."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[str] = []
+        self.attributes: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.names.append(tag)
+        self.attributes |= {name for name, _ in attrs}
+
+
+def test_hostile_names_never_become_links_images_or_scripts():
+    spec = SimulationSpec(n_models=6, n_instructions=60, model_names=HOSTILE,
+                          judges=(JudgeSpec('<b onmouseover="x">judge</b>'),), human_fraction=0.5,
+                          seed=9)
+    sim = simulate(spec)
+    store = VerdictStore()
+    store.load(sim.verdicts, name="https://evil.example/<i>file</i>.csv")
+    analyses = run_analyses(store, judge='<b onmouseover="x">judge</b>', rounds=50)
+    document = build_report(analyses)
+    page = Page()
+    page.feed(document)
+    # the only links are the report's own table of contents; nothing is loaded from anywhere
+    assert all(tag == "a" and name == "href" and value.startswith("#")
+               for tag, name, value in page.references), page.references
+    tags = Tags()
+    tags.feed(document)
+    assert "img" not in tags.names and not any(a.startswith("on") for a in tags.attributes)
+    assert tags.names.count("script") == 2 + len(re.findall(r'<div id="fig-', document))  # config, plotly.js, one per figure
+    assert "<script>alert" not in document
+    # the names are shown, as text
+    assert html.escape(HOSTILE[0]) in document and html.escape(HOSTILE[2]) in document
+    # and every figure's labels are escaped for Plotly (no live tag reaches plotly.js)
+    for div in re.findall(r'<div id="(fig-[\w-]+)"', document):
+        for trace in _figure_data(document, div):
+            texts = json.dumps(trace)
+            assert "<a " not in texts and "<img" not in texts, div
+    store.close()

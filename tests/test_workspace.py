@@ -201,10 +201,100 @@ def test_delete(ws: Workspace) -> None:
     assert ws.names() == ("a",) and not ws.exists("b") and ws.exists("a")
     with pytest.raises(UnknownDataset, match="no saved dataset"):
         ws.load("b")
-    with duckdb.connect(str(ws.path)) as con:
-        assert con.execute("SELECT count(*) FROM dataset_rows WHERE dataset = 'b'").fetchone() == (0,)
-        assert con.execute("SELECT count(*) FROM dataset_rankings").fetchone() == (0,)
     pd.testing.assert_frame_equal(ws.load("a").table.frame, a.frame)
+    # A deletion is restorable: the deleted version is in the history with its ranking.
+    (old,) = ws.history("b")
+    restored = ws.restore("b", old.version)
+    assert restored.version == old.version + 1 and ws.names() == ("a", "b")
+    pd.testing.assert_frame_equal(ws.load("b").table.frame, b.frame)
+    assert ws.load("b").human_ranking is not None
+
+
+def test_replacing_keeps_the_previous_version_and_says_what_it_replaced(ws: Workspace) -> None:
+    first, _ = _upload(40, ("v1-a", "v1-b", "v1-c"), file="first.csv")
+    second, _ = _upload(41, ("v2-a", "v2-b", "v2-c"), file="second.csv")
+    one = ws.save("shared", first)
+    assert (one.version, one.replaced) == (1, None)
+    two = ws.save("shared", second, replace=True)
+    assert two.version == 2 and two.replaced is not None
+    assert (two.replaced.version, two.replaced.file, two.replaced.rows) == (1, "first.csv", one.rows)
+    assert "version 1 (first.csv" in two.replaced.describe()
+    pd.testing.assert_frame_equal(ws.load("shared").table.frame, second.frame)
+    pd.testing.assert_frame_equal(ws.load("shared", version=1).table.frame, first.frame)
+    assert [d.version for d in ws.history("shared")] == [1]
+    back = ws.restore("shared", 1)
+    assert back.version == 3 and back.replaced.version == 2
+    pd.testing.assert_frame_equal(ws.load("shared").table.frame, first.frame)
+    assert [d.version for d in ws.history("shared")] == [2, 1]
+    assert ws.table()["version"].tolist() == [3]
+
+
+def test_history_keeps_a_bounded_number_of_versions(ws: Workspace) -> None:
+    from evalcore.workspace import KEEP_VERSIONS
+
+    table, _ = _upload(42)
+    for _ in range(KEEP_VERSIONS + 3):
+        ws.save("busy", table, replace=True)
+    kept = [d.version for d in ws.history("busy")]
+    assert kept == list(range(KEEP_VERSIONS + 2, 2, -1))
+    with duckdb.connect(str(ws.path)) as con:
+        versions = {r[0] for r in con.execute(
+            "SELECT DISTINCT version FROM dataset_rows WHERE dataset = 'busy'").fetchall()}
+    assert versions == set(kept) | {KEEP_VERSIONS + 3}  # the pruned versions' rows are gone
+
+
+def test_a_concurrent_replace_is_detected_not_overwritten(ws: Workspace) -> None:
+    from evalcore.workspace import ConcurrentChange
+
+    base, _ = _upload(43, ("c-a", "c-b", "c-c"))
+    mine, _ = _upload(44, ("m-a", "m-b", "m-c"))
+    theirs, _ = _upload(45, ("t-a", "t-b", "t-c"))
+    seen = ws.save("team", base).version  # both people open version 1
+    ws.save("team", theirs, replace=True, expected_version=seen)  # the other person saves first
+    with pytest.raises(ConcurrentChange, match="changed since you opened it.*version 2"):
+        ws.save("team", mine, replace=True, expected_version=seen)
+    pd.testing.assert_frame_equal(ws.load("team").table.frame, theirs.frame)  # not overwritten
+    with pytest.raises(ConcurrentChange):
+        ws.delete("team", expected_version=seen)
+    assert ws.version("team") == 2
+
+
+def test_concurrent_replaces_from_threads_lose_no_version(tmp_path: Path) -> None:
+    path = tmp_path / "race.duckdb"
+    n = 5
+    tables = [_upload(50 + k, tuple(f"x{k}-m{j}" for j in range(3)))[0] for k in range(n)]
+    Workspace(path).save("contested", tables[0])
+    barrier = threading.Barrier(n)
+    results: list = []
+
+    def work(k: int) -> None:
+        barrier.wait(timeout=30)
+        results.append(Workspace(path).save("contested", tables[k], replace=True))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    ws = Workspace(path)
+    # every save got its own version and names the one it replaced: nothing vanished silently
+    assert sorted(r.version for r in results) == list(range(2, n + 2))
+    assert sorted(r.replaced.version for r in results) == list(range(1, n + 1))
+    assert [d.version for d in ws.history("contested")] == list(range(n, 0, -1))
+
+
+def test_demo_names_are_reserved(ws: Workspace) -> None:
+    table, _ = _upload(46)
+    for name in ("demo-all-pairs", "demo-anchor", "DEMO-mine"):
+        with pytest.raises(WorkspaceError, match="reserved for the built-in demos"):
+            ws.save(name, table)
+    assert ws.save("my demo-all-pairs", table).version == 1  # only the prefix is reserved
+
+
+def test_workspace_errors_are_evalcore_errors() -> None:
+    from evalcore.errors import EvalcoreError
+
+    assert issubclass(WorkspaceError, EvalcoreError) and issubclass(WorkspaceError, ValueError)
 
 
 def test_check_name() -> None:
@@ -359,9 +449,10 @@ def test_user_text_helpers_for_markdown() -> None:
     assert code_span("a`b") == "`` a`b ``"  # the fence is longer than any backtick run inside
     assert code_span("``x`") == "``` ``x` ```"
     escaped = escape_markdown("[click](http://x.y) *bold* _em_ `code` $x$ :smile: --")
-    # The characters that start a link, emphasis, code, maths or a :shortcode: are escaped;
-    # the rest stays as typed.
-    assert escaped == r"\[click\](http\://x.y) \*bold\* \_em\_ \`code\` \$x\$ \:smile\: --"
+    # The characters that start a link, emphasis, code or maths are escaped; URLs and
+    # :shortcodes: are split by an invisible word joiner (U+2060); the rest stays as typed.
+    assert escaped == ("\\[click\\](http:\u2060//x.y) \\*bold\\* \\_em\\_ \\`code\\` \\$x\\$ "
+                       ":\u2060smile: \\--")
 
 
 def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
@@ -380,3 +471,35 @@ def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
     assert not at.exception
     assert at.number_input(key="lb_rounds").value == 200 and at.number_input(key="lb_seed").value == 7
     assert any("200 bootstrap rounds" in c.value for c in at.caption)
+
+
+def test_a_session_whose_store_was_released_gets_its_data_back(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    """Streamlit releases a session's store (closing its DuckDB) when the browser goes away; a
+    session that comes back reloads its demo or saved dataset instead of showing an empty or
+    closed store."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "ws.duckdb"))
+
+    def script():
+        import streamlit as st
+
+        from views import _ui
+
+        if st.session_state.pop("drop", False):
+            _ui.session_store.clear()  # what Streamlit does when the session disconnects
+        store = _ui.ensure_data()
+        st.write(f"{store.name}: {len(store.models())} models")
+        st.write(f"loads: {_ui.state()['version']}")
+
+    at = AppTest.from_function(script, default_timeout=60)
+    at.query_params["dataset"] = "demo-anchor"
+    at.run()
+    assert not at.exception
+    before = at.markdown[-2].value
+    assert before.startswith("demo_anchor_only.csv.gz") and at.markdown[-1].value == "loads: 1"
+    at.session_state["drop"] = True
+    at.run()
+    assert not at.exception
+    assert at.markdown[-2].value == before and at.markdown[-1].value == "loads: 2"  # reloaded

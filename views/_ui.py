@@ -5,16 +5,24 @@ Pages stay thin: widgets, a call into evalcore, a figure. Nothing here computes 
 
 from __future__ import annotations
 
-import re
+import ctypes
+import gc
+import logging
+import traceback
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 import pandas as pd
 import streamlit as st
 
+from evalcore import limits, text
+from evalcore.errors import EvalcoreError
 from evalcore.io import read_verdicts
+from evalcore.schema import VerdictFormatError
 from evalcore.store import VerdictStore
 from evalcore.workspace import UnknownDataset, Workspace, WorkspaceError
+
+_LOG = logging.getLogger("verdictlab")
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -33,14 +41,40 @@ DEMO_KEYS: dict[str, str] = dict(zip(("demo-all-pairs", "demo-anchor"), DEMO_DAT
 T = TypeVar("T")
 
 
+def release_memory() -> None:
+    """Give freed memory back to the operating system after a session's data goes away.
+
+    Python and DuckDB free the objects, but glibc's allocator keeps freed pages in its arenas, so
+    the server's resident memory would only ever grow over a day of uploads; ``malloc_trim``
+    returns them (a no-op where glibc is absent).
+    """
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _close(store: VerdictStore) -> None:
+    # Called by Streamlit when the session disconnects (its session-scoped resources are cleared).
     store.close()
+    release_memory()
 
 
 @st.cache_resource(scope="session", on_release=_close, show_spinner=False)
 def session_store() -> VerdictStore:
-    """This browser session's own DuckDB database (never shared between sessions)."""
-    return VerdictStore()
+    """This browser session's own DuckDB database (never shared between sessions).
+
+    DuckDB's own memory for the session is capped at the request budget
+    (``$VERDICTLAB_MEMORY_BUDGET_MB``): a bigger query spills or fails with a message instead of
+    taking memory from every other session.
+    """
+    store = VerdictStore()
+    try:
+        store.con.execute(f"SET memory_limit = '{limits.budget_bytes() // 2**20}MB'")
+    except Exception:  # noqa: BLE001 - an older DuckDB without the setting still works
+        pass
+    return store
 
 
 def state() -> dict:
@@ -66,10 +100,12 @@ def load_demo(label: str = DEFAULT_DEMO) -> None:
 def install(table, *, demo: str | None = None, human_ranking: pd.DataFrame | None = None,
             saved: str | None = None) -> None:
     """Put a validated table into this session's store and forget results of the old one."""
-    session_store().load(table)
+    store = session_store()
+    store.load(table)
     s = state()
     s["version"] += 1
-    s["memo"] = {}
+    s["memo"] = {}  # the old dataset's results go now, not when the session ends
+    s["store_id"] = id(store)
     s["source"] = table.file
     s["format"] = table.format
     s["demo"] = demo
@@ -79,6 +115,7 @@ def install(table, *, demo: str | None = None, human_ranking: pd.DataFrame | Non
     s["saved"] = saved
     s["url_problem"] = None
     set_url_param("dataset", dataset_key())
+    release_memory()
 
 
 def workspace() -> Workspace:
@@ -100,18 +137,63 @@ def dataset_key() -> str | None:
     return s.get("saved")
 
 
-def escape_markdown(text: str) -> str:
-    """User text in prose (an error quoting a name) with markdown syntax escaped. Streamlit still
-    turns ``--`` into an em dash and bare URLs into links: show names themselves with code_span."""
-    # Only what can start formatting, a link, maths or a :shortcode: inside running text; the
-    # rest (., -, >, …) stays readable in the source of the message.
-    return re.sub(r"([\\`*_\[\]|~$:])", r"\\\1", str(text))
+#: User text in Markdown (alerts, captions, headers, metric values): shown as typed, never as
+#: formatting, a link or an image. One function for every page (:func:`evalcore.text.markdown`).
+escape_markdown = text.markdown
+md = text.markdown
+#: User text shown verbatim as inline code (names in sentences).
+code_span = text.code_span
 
 
-def code_span(text: str) -> str:
-    """User text shown verbatim in markdown as inline code (typography such as -- → — is off)."""
-    ticks = "`" * (max((len(run) for run in re.findall(r"`+", str(text))), default=0) + 1)
-    return f"{ticks} {text} {ticks}"
+def warning(message: Any) -> None:
+    """A warning whose whole text is user-influenced (an analysis note naming models)."""
+    st.warning(md(message))
+
+
+def info(message: Any) -> None:
+    st.info(md(message))
+
+
+def caption(message: Any) -> None:
+    st.caption(md(message))
+
+
+def error(message: Any, *, lead: str = "") -> None:
+    """An error box: ``lead`` is the app's own Markdown (bold allowed), ``message`` user text."""
+    st.error((lead + " " if lead else "") + md(message))
+
+
+def metric(where: Any, label: str, value: Any, *, delta: Any = None, **options: Any) -> None:
+    """``st.metric`` whose value and delta (rendered as Markdown by Streamlit) are user text; the
+    label is the app's own words."""
+    where.metric(label, md(value), delta=None if delta in (None, "") else md(delta), **options)
+
+
+def show_error(exc: BaseException) -> None:
+    """An exception as an error box in words (never ``st.exception``, never a traceback)."""
+    if isinstance(exc, EvalcoreError | VerdictFormatError):
+        error(exc)
+    elif isinstance(exc, MemoryError):
+        error(f"This needs more memory than one request may use on this server "
+              f"({limits.budget_bytes() // 2**20:,} MB). Ask for less: fewer rounds or "
+              f"simulations, a category, or a sample of the file. ({exc})")
+    else:
+        _LOG.error("page error\n%s", "".join(traceback.format_exception(exc)))
+        error(f"{type(exc).__name__}: {exc}", lead="**This page stopped on an unexpected "
+              "problem.** The data loaded is kept; try another setting, or report the problem "
+              "with the file that caused it.")
+
+
+def run_page(page: Any) -> None:
+    """Run the navigation's page; any error is an error box in words, never an exception box.
+
+    ``st.stop`` and ``st.rerun`` are not errors (Streamlit's control exceptions derive from
+    ``BaseException`` and pass through).
+    """
+    try:
+        page.run()
+    except Exception as exc:  # noqa: BLE001 - the page wrapper: every error becomes words
+        show_error(exc)
 
 
 def url_param(name: str, default: str | None = None) -> str | None:
@@ -167,12 +249,35 @@ def ensure_data() -> VerdictStore:
     """The session's store, with the link's dataset or else the default demo on the first visit."""
     store = session_store()
     apply_url()
-    if state()["version"] == 0:  # a new session (its store may be a reused, stale resource)
+    s = state()
+    if s["version"] == 0:  # a new session
         load_demo()
+    elif s.get("store_id") != id(store):
+        # The session came back after its store was released (its browser was away longer than
+        # Streamlit keeps resources): reload what can be reloaded, else the demo, and say so.
+        _reload(store)
     set_url_param("dataset", dataset_key())
     if state().get("url_problem"):
         st.warning(state()["url_problem"])
     return store
+
+
+def _reload(store: VerdictStore) -> None:
+    s = state()
+    try:
+        if s.get("saved"):
+            load_saved(s["saved"])
+            return
+        if s.get("demo"):
+            load_demo(s["demo"])
+            return
+    except (WorkspaceError, VerdictFormatError):
+        pass
+    source = s.get("source")
+    load_demo()
+    if source:
+        s["url_problem"] = (f"The upload {code_span(source)} was released while this page was "
+                            "away; the demo is shown. Upload the file again on the **Data** page.")
 
 
 def require_data() -> VerdictStore:
@@ -221,6 +326,7 @@ def category_picker(store: VerdictStore, *, key: str = "category") -> str | None
 
 
 def demo_banner() -> None:
+    """Say that the data are simulated when a demo is loaded."""
     s = state()
     if s.get("demo"):
         st.caption(f":material/science: {s['demo']} — **simulated data**: the models and judges are made up "
@@ -254,7 +360,7 @@ def orders_picker(*, key: str = "orders") -> bool:
     """Offer the both-orders verdict (the verdict both orders agree on, else a tie)."""
     return st.toggle("Both-orders verdicts", key=f"{key}_toggle",
                      help="Combine the two orders of each pair into the verdict both orders agree "
-                     "on, else a tie (seed 003). Needs pairs judged in both orders; pairs judged in one order "
+                     "on, else a tie (Zheng et al., 2023, “Judging LLM-as-a-judge”). Needs pairs judged in both orders; pairs judged in one order "
                      "only are left out while it is on.")
 
 

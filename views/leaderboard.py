@@ -7,6 +7,7 @@ import streamlit as st
 from evalcore.plots.common import CONFIG
 from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
 from evalcore.ranking import leaderboard
+from evalcore.text import fmt_int
 from views import _ui
 
 st.title("Leaderboard")
@@ -49,7 +50,7 @@ bar.empty()
 st.caption(
     f"Bradley–Terry maximum likelihood on win/tie/loss counts (a tie is half a win each), Elo "
     f"scale: a 400-point gap means a 10:1 win probability. Intervals: 2.5–97.5 percentiles over "
-    f"{board.rounds:,} bootstrap rounds that resample the {board.n_instructions:,} instructions "
+    f"{fmt_int(board.rounds)} bootstrap rounds that resample the {fmt_int(board.n_instructions)} instructions "
     f"(the benchmark's unit), seed {board.seed}. Rank range: the 95% range of the model's rank "
     "across rounds."
 )

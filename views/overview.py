@@ -8,6 +8,7 @@ import streamlit as st
 
 from evalcore.findings import Finding, headline_findings, run_analyses
 from evalcore.report import build_report
+from evalcore.text import fmt_int
 from views import _ui
 
 STATUS_ICON = {"clear": ":material/check_circle:", "caution": ":material/warning:",
@@ -70,15 +71,15 @@ try:
                             progress=_progress)
 except ValueError as exc:
     bar.empty()
-    st.error(f"The findings cannot be computed for this data: {exc}")
+    _ui.error(exc, lead="The findings cannot be computed for this data:")
     st.stop()
 bar.empty()
 findings = headline_findings(analyses)
 summary = analyses.summary
 
 st.markdown(
-    f"**{md_escape(summary.name)}**: {len(summary.models)} models, {summary.instructions:,} "
-    f"instructions, {summary.rows:,} judge calls ({summary.design}, {summary.orders}); findings "
+    f"**{md_escape(summary.name)}**: {len(summary.models)} models, {fmt_int(summary.instructions)} "
+    f"instructions, {fmt_int(summary.rows)} judge calls ({summary.design}, {summary.orders}); findings "
     f"for judge **{md_escape(judge)}**.")
 
 tiles = [tile for finding in findings.findings for tile in finding.tiles]
@@ -86,7 +87,7 @@ per_row = 4
 for start in range(0, len(tiles), per_row):
     cols = st.columns(per_row)
     for col, tile in zip(cols, tiles[start:start + per_row], strict=False):
-        col.metric(tile.label, tile.value, delta=tile.note or None, delta_color="off",
+        _ui.metric(col, tile.label, tile.value, delta=tile.note or None, delta_color="off",
                    delta_arrow="off", border=True)
 
 for finding in findings.findings:

@@ -1,18 +1,21 @@
 """The command line: ``python -m evalcore <command> … [--json]``.
 
 Each command lives in a module of this package with ``register(subparsers)``; it calls evalcore
-functions and prints their results (a table for people, ``--json`` for scripts). Bad input exits
-with code 2 and a one-line message, never a traceback.
+functions and prints their results (a table for people, ``--json`` for scripts). Every error is
+one line on stderr, never a traceback: bad input exits with code 2 (the message names what to
+change), a request over the memory budget with code 3, an unforeseen failure with code 1 (set
+``VERDICTLAB_DEBUG=1`` to see its traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import NoReturn
 
-from evalcore.schema import VerdictFormatError
+from evalcore import errors, limits
 
 #: The command modules, in help order; each defines ``register(subparsers)``.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -28,8 +31,11 @@ COMMAND_HOME: dict[str, str] = {
     "report": "report", "ties": "ties",
 }
 
+#: Set to 1 to let an unforeseen exception print its traceback (for developers).
+DEBUG_VAR = "VERDICTLAB_DEBUG"
 
-class UsageError(Exception):
+
+class UsageError(errors.UsageError):
     """Input the command cannot work with; the message is shown as one line, exit code 2."""
 
 
@@ -37,7 +43,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a bad argument is one line on stderr (exit 2), not the usage block."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"error: {self.prog}: {message} (see --help)", file=sys.stderr)
+        _say(f"error: {self.prog}: {message} (see --help)")
         raise SystemExit(2)
 
 
@@ -52,19 +58,77 @@ def build_parser(modules: tuple[str, ...] = COMMAND_MODULES) -> argparse.Argumen
     return parser
 
 
+def printable(text: object) -> str:
+    """``text`` safe to print: a file name that is not UTF-8 (undecodable bytes kept by Python as
+    surrogates) is shown with U+FFFD in place of those bytes instead of failing to print."""
+    return str(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _say(message: str) -> None:
+    print(printable(message).replace("\n", " "), file=sys.stderr)
+
+
+#: Options that multiply memory or time: option attribute → (flag, upper bound, why).
+BOUNDS: dict[str, tuple[str, int, str]] = {
+    "bootstrap": ("--bootstrap", limits.MAX_ROUNDS, "1,000 rounds give 95% intervals"),
+    "simulations": ("--simulations", limits.MAX_SIMULATIONS,
+                    "2,000 simulations give power to about ±1 percentage point"),
+    "steps": ("--steps", limits.MAX_GRID, "20 sample sizes draw the curve"),
+}
+
+
+def check_bounds(args: argparse.Namespace) -> None:
+    """Refuse, before any work, parameters that multiply memory or time beyond their bounds
+    (:mod:`evalcore.limits`). Lower bounds are each command's own check; the analyses check the
+    memory they need again once the data's size is known."""
+    for attr, (flag, high, why) in BOUNDS.items():
+        value = getattr(args, attr, None)
+        if isinstance(value, int) and value > high:
+            raise UsageError(f"{flag} is at most {high:,} on this server (got {value:,}); {why}")
+    simulations = getattr(args, "simulations", None)
+    if isinstance(simulations, int) and simulations > 0:
+        # per simulation: the drawn pair, its probabilities and counts over the (at most 16)
+        # verdict differences, and the test statistics, float64
+        limits.check_simulations(simulations, name="--simulations",
+                                 bytes_per_simulation=16 * 8 * 4)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     home = COMMAND_HOME.get(argv[0]) if argv else None
     parser = build_parser((home,) if home else COMMAND_MODULES)
     args = parser.parse_args(argv)
     try:
+        check_bounds(args)
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         sys.stderr.close()
         return 0
-    except (VerdictFormatError, UsageError, FileNotFoundError, IsADirectoryError, ValueError) as exc:
-        message = str(exc).replace("\n", " ")
-        if isinstance(exc, FileNotFoundError):
-            message = f"no such file: {exc.filename}"
-        print(f"error: {message}", file=sys.stderr)
+    except KeyboardInterrupt:
+        _say("error: interrupted")
+        return 130
+    except FileNotFoundError as exc:
+        _say(f"error: no such file: {exc.filename}")
         return 2
+    except OSError as exc:  # a folder, no permission, a disk error: the file and the reason
+        where = f"{exc.filename}: " if exc.filename else ""
+        _say(f"error: cannot read {where}{exc.strerror or exc}")
+        return 2
+    except errors.ResourceLimitError as exc:
+        _say(f"error: {exc}")
+        return 3
+    except MemoryError as exc:  # numpy refusing an allocation, or the machine out of memory
+        detail = f" ({exc})" if str(exc) else ""
+        _say(f"error: this request needs more memory than this machine can give{detail}. One "
+             f"request may use {limits.budget_bytes() // 2**20:,} MB ({limits.ENV_VAR}); ask for "
+             "less (fewer rounds or simulations, a larger edge, a sample of the file)")
+        return 3
+    except (errors.EvalcoreError, ValueError) as exc:  # VerdictFormatError is a ValueError
+        _say(f"error: {exc}")
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: words, not a traceback
+        if os.environ.get(DEBUG_VAR):
+            raise
+        _say(f"error: an unexpected problem stopped the command ({type(exc).__name__}: {exc}). "
+             f"Please report it with the command line; {DEBUG_VAR}=1 shows the details")
+        return 1

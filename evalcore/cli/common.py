@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,10 +35,29 @@ def load_store(path: str) -> VerdictStore:
 
     if not path:
         raise UsageError("no file given")
-    table = read_verdicts(path)
+    table = read_verdicts(path, name=display_name(path))
     store = VerdictStore()
     store.load(table)
     return store
+
+
+def display_name(path: str) -> str:
+    """The file's name as text: bytes of a name that is not UTF-8 become U+FFFD (the file itself
+    is opened by its real path)."""
+    from evalcore.cli import printable
+
+    return printable(Path(path).name)
+
+
+def pick_category(store: VerdictStore, category: str | None) -> str | None:
+    """``category`` if the file has it (None for all rows), else a UsageError listing them."""
+    from evalcore.cli import UsageError
+
+    if category is not None and category not in store.categories():
+        have = store.categories()
+        raise UsageError(f"category {category!r} is not in the file; its categories are: "
+                         + (", ".join(have) if have else "none (the file has no category column)"))
+    return category
 
 
 def pick_judge(store: VerdictStore, judge: str | None) -> str:

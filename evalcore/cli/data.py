@@ -10,6 +10,7 @@ from evalcore.cli.common import (
     add_json_flag,
     add_judge_argument,
     load_store,
+    pick_category,
     pick_judge,
     print_json,
     print_table,
@@ -62,10 +63,7 @@ def run_rank(args: argparse.Namespace) -> int:
         raise UsageError("--bootstrap must be 0 or more")
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
-    if args.category is not None and args.category not in store.categories():
-        raise UsageError(f"unknown category {args.category!r}; the file has: "
-                         + (", ".join(store.categories()) or "no categories"))
-    counts = store.counts(judge=judge, category=args.category)
+    counts = store.counts(judge=judge, category=pick_category(store, args.category))
     board = leaderboard(counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval)
     if args.json:
         print_json(board.as_dict())

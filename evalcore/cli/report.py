@@ -10,6 +10,7 @@ from evalcore.cli.common import (
     add_file_argument,
     add_json_flag,
     add_judge_argument,
+    display_name,
     load_store,
     pick_judge,
     print_json,
@@ -17,6 +18,7 @@ from evalcore.cli.common import (
 from evalcore.findings import headline_findings, run_analyses
 from evalcore.io import read_human_ranking
 from evalcore.report import build_report
+from evalcore.text import fmt_bytes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,7 +51,8 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write {output}: the folder {output.parent} does not exist")
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
-    human = read_human_ranking(args.human_ranking) if args.human_ranking else None
+    human = (read_human_ranking(args.human_ranking, name=display_name(args.human_ranking))
+             if args.human_ranking else None)
     analyses = run_analyses(store, judge=judge, human_ranking=human, rounds=args.bootstrap,
                             seed=args.seed, compare_judges=args.compare_judges)
     findings = headline_findings(analyses)
@@ -63,7 +66,7 @@ def run_report(args: argparse.Namespace) -> int:
         print_json({"output": str(output), "bytes": size, **findings.as_dict(),
                     "unavailable": dict(analyses.unavailable)})
         return 0
-    print(f"wrote {output} ({size / 1e6:.1f} MB): {findings.dataset}, judge {findings.judge}")
+    print(f"wrote {output} ({fmt_bytes(size)}): {findings.dataset}, judge {findings.judge}")
     for finding in findings.findings:
         print(f"- {finding.title}: {finding.text}")
     for area, reason in analyses.unavailable.items():

@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from evalcore.plots.common import ACCENT, PRIMARY, style
+from evalcore.plots.common import ACCENT, PRIMARY, labels, style
 from evalcore.ranking import Leaderboard
+from evalcore.text import fmt_int
 
 
 def forest_plot(board: Leaderboard) -> go.Figure:
     """Ratings with their 95% bootstrap intervals, best at the top."""
     t = board.table
     fig = go.Figure(go.Scatter(
-        x=t["rating"], y=t["model"], mode="markers",
+        x=t["rating"], y=labels(t["model"]), mode="markers",
         marker={"color": PRIMARY, "size": 9},
         error_x={"type": "data", "symmetric": False, "array": t["ci_high"] - t["rating"],
                  "arrayminus": t["rating"] - t["ci_low"], "color": PRIMARY, "thickness": 1.5},
@@ -26,7 +27,7 @@ def forest_plot(board: Leaderboard) -> go.Figure:
     fig.add_vline(x=1000, line_dash="dot", line_color=ACCENT, opacity=0.5)
     fig.update_yaxes(autorange="reversed", title=None)
     fig.update_xaxes(title="Bradley–Terry rating (Elo scale, mean 1000)")
-    return style(fig, title=f"Ratings with 95% intervals ({board.rounds:,} bootstrap rounds over "
+    return style(fig, title=f"Ratings with 95% intervals ({fmt_int(board.rounds)} bootstrap rounds over "
                  "instructions)", height=max(320, 26 * len(t) + 120))
 
 
@@ -36,7 +37,7 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
     rate = board.win_rate_matrix.reindex(index=order, columns=order)
     battles = board.battles_matrix.reindex(index=order, columns=order)
     fig = go.Figure(go.Heatmap(
-        z=rate.to_numpy(), x=order, y=order, zmin=0, zmax=1, colorscale="RdBu",
+        z=rate.to_numpy(), x=labels(order), y=labels(order), zmin=0, zmax=1, colorscale="RdBu",
         customdata=battles.to_numpy(), hoverongaps=False, colorbar={"title": "win rate"},
         hovertemplate="%{y} vs %{x}: %{z:.1%} over %{customdata:,.0f} battles<extra></extra>",
     ))

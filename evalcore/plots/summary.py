@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from evalcore.plots.common import style
+from evalcore.plots.common import labels, style
 from evalcore.store import DatasetSummary
 
 
@@ -15,7 +15,7 @@ def coverage_heatmap(summary: DatasetSummary) -> go.Figure:
                                                 aggfunc="sum")
               .reindex(index=models, columns=models))
     fig = go.Figure(go.Heatmap(
-        z=matrix.to_numpy(), x=models, y=models, colorscale="Blues", hoverongaps=False,
+        z=matrix.to_numpy(), x=labels(models), y=labels(models), colorscale="Blues", hoverongaps=False,
         colorbar={"title": "calls"},
         hovertemplate="%{y} vs %{x}: %{z:,} calls<extra></extra>",
     ))

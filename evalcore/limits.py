@@ -1,0 +1,116 @@
+"""The memory budget of one request, and the bounds of the parameters that multiply memory.
+
+One place reads the budget: ``$VERDICTLAB_MEMORY_BUDGET_MB`` (megabytes, whole number), else
+:data:`DEFAULT_BUDGET_MB`. The default suits a shared team server of about 24 GB running one app
+process for a dozen concurrent sessions: one request (an upload, a bootstrap, a simulation) may
+use 2 GB, so ten heavy requests at once still leave room for the rest of the machine. A laptop
+user running the CLI alone can raise it; a small container can lower it.
+
+Analyses estimate what an allocation needs before making it and call :func:`check_bytes`, which
+refuses in words that name the need, the budget, the variable to change and how else to proceed.
+Parameters that multiply memory or time (bootstrap rounds, simulations, grid sizes) also have
+fixed upper bounds here, so a typo such as ``--bootstrap 10000000`` is refused at once.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from evalcore.errors import ResourceLimitError, UsageError, check_int
+from evalcore.text import fmt_bytes
+
+__all__ = [
+    "DEFAULT_BUDGET_MB", "ENV_VAR", "MAX_GRID", "MAX_ROUNDS", "MAX_SIMULATIONS", "budget_bytes",
+    "check_bytes", "check_grid", "check_rounds", "check_simulations",
+]
+
+#: The environment variable holding the budget in megabytes.
+ENV_VAR = "VERDICTLAB_MEMORY_BUDGET_MB"
+#: The budget when the variable is not set (megabytes).
+DEFAULT_BUDGET_MB = 2048
+#: Most bootstrap rounds any analysis accepts (1,000 give 95% percentile intervals to about
+#: ±0.5 Elo points of Monte Carlo error; 100,000 is far beyond any use).
+MAX_ROUNDS = 100_000
+#: Most Monte Carlo simulations per grid point of a power simulation.
+MAX_SIMULATIONS = 1_000_000
+#: Most points of a parameter grid (sample sizes, edges, steps).
+MAX_GRID = 10_000
+
+
+def budget_bytes() -> int:
+    """The memory budget of one request in bytes (``$VERDICTLAB_MEMORY_BUDGET_MB``, else 2048 MB).
+
+    Raises
+    ------
+    UsageError
+        If the variable is set but is not a whole number of megabytes of at least 16.
+    """
+    raw = os.environ.get(ENV_VAR, "").strip()
+    if not raw:
+        return DEFAULT_BUDGET_MB * 2**20
+    try:
+        megabytes = int(raw)
+    except ValueError:
+        raise UsageError(f"{ENV_VAR} must be a whole number of megabytes (such as 2048); it is "
+                         f"{raw!r}.") from None
+    if megabytes < 16:
+        raise UsageError(f"{ENV_VAR} must be at least 16 (megabytes); it is {megabytes}.")
+    return megabytes * 2**20
+
+
+def check_bytes(what: str, needed: float, *, advice: str = "") -> None:
+    """Refuse a request that needs more than the budget, before anything is allocated.
+
+    Parameters
+    ----------
+    what : str
+        What would be built, in words (``"the exact sign-test table for an edge of 0.1%"``).
+    needed : float
+        The bytes it would need.
+    advice : str
+        How to proceed instead (a sample, a larger edge, the CLI on a path, Parquet).
+
+    Raises
+    ------
+    ResourceLimitError
+        With a message naming the need, the budget and ``$VERDICTLAB_MEMORY_BUDGET_MB``.
+    """
+    budget = budget_bytes()
+    if not math.isfinite(needed) or needed > budget:
+        need = fmt_bytes(needed) if math.isfinite(needed) else "an unbounded amount"
+        raise ResourceLimitError(
+            f"{what[:1].upper()}{what[1:]} would need {need} of memory, more than the "
+            f"{fmt_bytes(budget)} one request may use on this server "
+            f"({ENV_VAR}). " + (advice.strip() + " " if advice else "")
+            + f"An administrator can raise the budget by setting {ENV_VAR}.")
+
+
+def check_rounds(rounds: object, *, name: str = "rounds", models: int = 0,
+                 bytes_per_value: int = 8, copies: int = 3) -> int:
+    """Bootstrap ``rounds`` as an int in [0, :data:`MAX_ROUNDS`] whose samples fit the budget.
+
+    The samples of a bootstrap are ``rounds × models`` numbers, kept in about ``copies`` arrays
+    (ratings, ranks, a sort buffer); the resampling itself works in chunks.
+    """
+    rounds = check_int(name, rounds, low=0, high=MAX_ROUNDS)
+    if models:
+        check_bytes(f"{rounds:,} bootstrap rounds for {models:,} models",
+                    float(rounds) * models * bytes_per_value * copies,
+                    advice=f"Use fewer rounds ({name}); 1,000 are enough for 95% intervals.")
+    return rounds
+
+
+def check_simulations(simulations: object, *, name: str = "simulations",
+                      bytes_per_simulation: float = 0.0) -> int:
+    """Monte Carlo ``simulations`` as an int in [1, :data:`MAX_SIMULATIONS`] within the budget."""
+    simulations = check_int(name, simulations, low=1, high=MAX_SIMULATIONS)
+    if bytes_per_simulation:
+        check_bytes(f"{simulations:,} simulations", simulations * bytes_per_simulation,
+                    advice=f"Use fewer simulations ({name}).")
+    return simulations
+
+
+def check_grid(points: object, *, name: str) -> int:
+    """The number of points of a parameter grid, in [1, :data:`MAX_GRID`]."""
+    return check_int(name, points, low=1, high=MAX_GRID)

@@ -1,0 +1,212 @@
+"""User text shown as text, and numbers shown one way, on every face (pages, charts, report, CLI).
+
+Model, judge, category, dataset and file names are user text: a name such as
+``[top](https://evil.example/top)`` must show as those characters, never as a link, an image or
+formatting. Each face has its own markup, so each has one escaping function here:
+
+* :func:`markdown` for Streamlit's Markdown (``st.markdown``, captions, alerts, headers, metric
+  values and deltas, radio options, progress texts): backslash escapes for Markdown's syntax
+  characters, and an invisible WORD JOINER (U+2060) that breaks the autolinks that backslashes do
+  not stop (Streamlit's GitHub-flavoured Markdown links bare ``https://…``, ``www.…`` and
+  e-mail addresses after escapes are resolved) and the ``:emoji:`` / ``:material/…:`` shortcodes.
+  Verified in Chromium against Streamlit 1.67: no ``<a>`` or ``<img>`` comes out, and the text
+  reads as typed. :func:`code_span` shows a name verbatim as inline code (never linked).
+* :func:`html` for the HTML report (``html.escape`` with quotes).
+* :func:`plotly` for a value that becomes a Plotly label (category ticks, trace names, hover
+  values): Plotly renders a subset of HTML (``<a href>``, ``<b>``, ``<br>``, ``<span style>``) and
+  decodes entities, so ``&``, ``<`` and ``>`` are escaped. :func:`plotly_sanitize` is the
+  idempotent last line of defence that :func:`evalcore.plots.common.style` runs over every text
+  of a figure: it keeps entities and the bare tags figures use on purpose (``<br>``, ``<b>``,
+  ``<i>``, ``<sup>``, ``<sub>``, ``<extra>``) and escapes every other tag, so no link, style or
+  image can come from data even where a figure's code forgot :func:`plotly`.
+
+Numbers: :func:`fmt_int`, :func:`fmt_num`, :func:`fmt_pct`, :func:`fmt_signed`,
+:func:`fmt_rating`, :func:`fmt_p` and :func:`fmt_bytes` are the one way each kind of number is
+written; a missing or non-finite value is written ``—``.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import math
+import re
+from typing import Any
+
+__all__ = [
+    "MISSING", "code_span", "fmt_bytes", "fmt_int", "fmt_num", "fmt_p", "fmt_pct", "fmt_rating",
+    "fmt_signed", "html", "markdown", "plain", "plotly", "plotly_sanitize",
+]
+
+#: How a missing, NaN or infinite number is written.
+MISSING = "—"
+#: Invisible, zero-width and not a line break: splits a token without changing what is read.
+WORD_JOINER = "\u2060"
+
+# Markdown characters that can start emphasis, code, links, images, HTML, tables, strikethrough,
+# maths, entities or Streamlit's coloured text anywhere in a line; headings, block quotes, list
+# bullets and setext underlines only at the start of one. Other punctuation (., -, :, =, >, ')
+# stays unescaped mid-line, so messages read the same in the source ("A=>B", "UTF-8").
+_MD_SYNTAX = re.compile(r"([\\`*_\[\]<|~$&])")
+_MD_DASHES = re.compile(r"-(?=-)")  # "--" is not typography, and "---" is not a rule
+_MD_BULLET = re.compile(r"(?m)^(\s*)([-+#>=])")
+_MD_ORDERED = re.compile(r"(?m)^(\s*\d+)([.)])")
+_MD_SHORTCODE = re.compile(r":(?=[\w/+\-])")  # :smile:, :material/x:, https://, mailto:
+_MD_WWW = re.compile(r"(?i)(?<!\w)(www)(?=\.)")
+
+
+def markdown(text: Any) -> str:
+    """``text`` for Streamlit Markdown: shown as typed, never as formatting, a link or an image.
+
+    Parameters
+    ----------
+    text : Any
+        User text (``str(text)`` is used).
+
+    Returns
+    -------
+    str
+        Markdown source that renders as ``text`` (plus invisible word joiners inside URLs,
+        e-mail addresses and ``:shortcodes:``).
+
+    Examples
+    --------
+    >>> markdown("[top](https://evil.example/top)")
+    '\\\\[top\\\\](https:\\u2060//evil.example/top)'
+    >>> markdown("error: rows 1, 2")
+    'error: rows 1, 2'
+    """
+    out = _MD_SYNTAX.sub(r"\\\1", str(text))
+    out = _MD_DASHES.sub(r"\\-", out)
+    out = _MD_BULLET.sub(r"\1\\\2", out)
+    out = _MD_ORDERED.sub(r"\1\\\2", out)
+    out = _MD_SHORTCODE.sub(":" + WORD_JOINER, out)
+    out = _MD_WWW.sub(r"\1" + WORD_JOINER, out)
+    return out.replace("@", "@" + WORD_JOINER)
+
+
+def code_span(text: Any) -> str:
+    """User text shown verbatim in Markdown as inline code (no formatting, links or typography).
+
+    Examples
+    --------
+    >>> code_span("a`b")
+    '`` a`b ``'
+    """
+    text = str(text).replace("\n", " ")
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{ticks} {text} {ticks}"
+
+
+def plain(text: Any) -> str:
+    """Text with the word joiners of :func:`markdown` removed (what a reader sees)."""
+    return str(text).replace(WORD_JOINER, "")
+
+
+def html(text: Any) -> str:
+    """``text`` for HTML (the report): ``&``, ``<``, ``>`` and both quotes escaped.
+
+    Examples
+    --------
+    >>> html('<img src="x">')
+    '&lt;img src=&quot;x&quot;&gt;'
+    """
+    return _html.escape(str(text), quote=True)
+
+
+def plotly(text: Any) -> str:
+    """``text`` as a Plotly label (tick, trace name, hover value): ``&``, ``<``, ``>`` escaped.
+
+    Examples
+    --------
+    >>> plotly('<a href="https://evil.example">x</a>')
+    '&lt;a href="https://evil.example"&gt;x&lt;/a&gt;'
+    """
+    return _html.escape(str(text), quote=False)
+
+
+#: The tags figures write on purpose; Plotly renders them, and they carry no URL or style.
+_PLOTLY_TAGS = r"</?(?:br|b|i|em|sup|sub|extra)\s*/?>"
+_PLOTLY_TOKEN = re.compile(rf"({_PLOTLY_TAGS})|(&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);)|([&<>])",
+                           re.IGNORECASE)
+_PLOTLY_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def plotly_sanitize(text: str) -> str:
+    """Escape every tag of a Plotly text except the bare formatting tags; keep entities.
+
+    Idempotent, so it can run over labels :func:`plotly` already escaped. A link
+    (``<a href=…>``), a style (``<span style=…>``) or any tag with attributes is shown as text.
+
+    Examples
+    --------
+    >>> plotly_sanitize('<b>%{y}</b><br><a href="https://evil.example">x</a> &amp; &')
+    '<b>%{y}</b><br>&lt;a href="https://evil.example"&gt;x&lt;/a&gt; &amp; &amp;'
+    """
+    def replace(match: re.Match) -> str:
+        if match.group(1) or match.group(2):
+            return match.group(0)
+        return _PLOTLY_ESCAPES[match.group(3)]
+
+    return _PLOTLY_TOKEN.sub(replace, text)
+
+
+# -- numbers ---------------------------------------------------------------------------------
+
+def _finite(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def fmt_int(value: Any) -> str:
+    """A count with a thousands separator: ``fmt_int(4683)`` → ``'4,683'``; ``—`` if missing."""
+    number = _finite(value)
+    return MISSING if number is None else f"{round(number):,}"
+
+
+def fmt_num(value: Any, digits: int = 2) -> str:
+    """A number with ``digits`` decimals and a thousands separator: ``fmt_num(1234.5, 1)`` →
+    ``'1,234.5'``; ``—`` if missing."""
+    number = _finite(value)
+    return MISSING if number is None else f"{number:,.{digits}f}"
+
+
+def fmt_signed(value: Any, digits: int = 1) -> str:
+    """A difference with its sign: ``fmt_signed(2.345)`` → ``'+2.3'``; ``—`` if missing."""
+    number = _finite(value)
+    return MISSING if number is None else f"{number:+,.{digits}f}"
+
+
+def fmt_pct(value: Any, digits: int = 0) -> str:
+    """A share as a percentage: ``fmt_pct(0.2925, 1)`` → ``'29.3%'``; ``—`` if missing."""
+    number = _finite(value)
+    return MISSING if number is None else f"{100 * number:.{digits}f}%"
+
+
+def fmt_rating(value: Any) -> str:
+    """A rating on the Elo scale: a whole number with a thousands separator."""
+    return fmt_num(value, 0)
+
+
+def fmt_p(value: Any) -> str:
+    """A p-value as people read it: ``p < 0.0001``, ``p = 0.0004``, ``p = 0.031``."""
+    number = _finite(value)
+    if number is None:
+        return f"p = {MISSING}"
+    if number < 0.0001:
+        return "p < 0.0001"
+    return f"p = {number:.4f}" if number < 0.001 else f"p = {number:.3f}"
+
+
+def fmt_bytes(value: Any) -> str:
+    """A size in bytes as people read it: ``fmt_bytes(3.5e9)`` → ``'3.3 GiB'``."""
+    number = _finite(value)
+    if number is None:
+        return MISSING
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if abs(number) < 1024 or unit == "TiB":
+            return f"{number:,.0f} {unit}" if unit == "bytes" else f"{number:,.1f} {unit}"
+        number /= 1024
+    return MISSING  # pragma: no cover - the loop always returns
