@@ -51,6 +51,7 @@ from evalcore.power import (
 from evalcore.progress import Progress
 from evalcore.ranking import Leaderboard, leaderboard, win_probability
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
+from evalcore.text import fmt_p, fmt_pct, fmt_rating  # noqa: F401  (one formatting module)
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
 
 #: ``cache(key, compute)`` returns a stored result for ``key`` or computes and stores it (the
@@ -89,18 +90,6 @@ def _compute(key: tuple, compute: Callable[[], Any]) -> Any:
     return compute()
 
 
-def fmt_rating(value: float) -> str:
-    """A rating as people read it: a whole number with a thousands separator."""
-    return f"{value:,.0f}"
-
-
-def fmt_pct(value: float, digits: int = 0) -> str:
-    """A share as a percentage, e.g. ``fmt_pct(0.2925, 1)`` → ``29.3%``; ``—`` for NaN."""
-    if value is None or not math.isfinite(value):
-        return "—"
-    return f"{100 * value:.{digits}f}%"
-
-
 def _num(value: Any) -> float:
     """A float from a table cell; NaN for a missing value (``pd.NA``, ``None``)."""
     return math.nan if value is None or pd.isna(value) else float(value)
@@ -109,12 +98,6 @@ def _num(value: Any) -> float:
 def fmt_tau(value: float) -> str:
     """Kendall's tau with three decimals; words where it is undefined."""
     return f"{value:.3f}" if math.isfinite(value) else "undefined (too few models ranked)"
-
-
-def fmt_p(value: float) -> str:
-    if value < 0.0001:
-        return "p < 0.0001"
-    return f"p = {value:.4f}" if value < 0.001 else f"p = {value:.3f}"
 
 
 # ---------------------------------------------------------------------------------------------

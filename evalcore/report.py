@@ -20,7 +20,7 @@ from plotly.offline import get_plotlyjs
 
 from evalcore import text
 from evalcore.calibration import FLOOR_SIZES, floor_table
-from evalcore.findings import Analyses, Findings, fmt_pct, headline_findings
+from evalcore.findings import Analyses, Findings, headline_findings
 from evalcore.plots.anchors import informativeness_bars, inverted_u, tau_vs_informativeness
 from evalcore.plots.calibration import calibration_figure, floor_figure
 from evalcore.plots.common import CONFIG
@@ -30,6 +30,7 @@ from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
 from evalcore.plots.power import detectable_edges_figure, sample_size_figure
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
+from evalcore.text import fmt_num, fmt_pct, fmt_rating
 
 #: The shared figure config, without plotly.js 4's "Share chart" button (it would upload the
 #: chart to Plotly's cloud: a report that opens offline must not offer that).
@@ -127,11 +128,9 @@ def _missing(what: str, reason: str) -> str:
 
 
 def _rating(value: float) -> str:
-    if value != value:  # NaN: no interval identified (the notes say why)
-        return "—"
     if value in (float("inf"), float("-inf")):
-        return "unbounded"
-    return f"{value:,.0f}"
+        return "unbounded"  # a one-sided bound (a model that never lost or never won)
+    return fmt_rating(value)  # "—" where no interval is identified (the notes say why)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,7 +209,7 @@ def _leaderboard_section(analyses: Analyses) -> str:
 
 
 def _num(digits: int) -> Callable[[Any], str]:
-    return lambda v: f"{float(v):,.{digits}f}"
+    return lambda v: fmt_num(v, digits)
 
 
 def _percent(digits: int = 1) -> Callable[[Any], str]:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError, check_int
+from evalcore.limits import check_rounds
 from evalcore.progress import Progress
 from evalcore.ranking.bradley_terry import (
     ELO_CENTRE,
@@ -171,7 +172,7 @@ def leaderboard(
     >>> [round(r) for r in board.table["rating"]]
     [1000, 1000]
     """
-    rounds = check_int("rounds", rounds, low=0, high=100_000)
+    rounds = check_rounds(rounds, models=counts.n_models)
     seed = check_int("seed", seed, low=0)
     if interval not in _METHOD_TEXT:
         raise UsageError(f"interval must be 'bootstrap' or 'sandwich', not {interval!r}.")
