@@ -8,7 +8,7 @@ import streamlit as st
 
 HERE = Path(__file__).resolve().parent
 
-st.set_page_config(page_title="Verdict Lab", page_icon=":material/balance:", layout="wide")
+st.set_page_config(page_title="Verdict Lab", page_icon=str(HERE / "data" / "favicon.png"), layout="wide")
 
 #: (file, title, icon): the pages, in the order of the sidebar. Missing files are skipped.
 PAGES: tuple[tuple[str, str, str], ...] = (
