@@ -38,16 +38,41 @@ from evalcore.simulate import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simul
 
 #: Three judges that differ the way real ones do.
 DEMO_JUDGES = (
-    JudgeSpec("sim-judge-steady", slot_bias=0.05, tie_width=0.7, much=1.4, noise=0.45,
-              verbosity=0.1, no_verdict_rate=0.005, family="sim-conifer", self_preference=0.0),
-    JudgeSpec("sim-judge-first-slot", slot_bias=1.0, tie_width=0.3, much=1.2, noise=0.2,
-              verbosity=0.35, no_verdict_rate=0.02, family="sim-broadleaf", self_preference=0.3),
-    JudgeSpec("sim-judge-tie-happy", slot_bias=-0.1, tie_width=2.4, much=2.4, noise=0.2,
-              verbosity=0.0, no_verdict_rate=0.04, levels=3),
+    JudgeSpec(
+        "sim-judge-steady",
+        slot_bias=0.05,
+        tie_width=0.7,
+        much=1.4,
+        noise=0.45,
+        verbosity=0.1,
+        no_verdict_rate=0.005,
+        family="sim-conifer",
+        self_preference=0.0,
+    ),
+    JudgeSpec(
+        "sim-judge-first-slot",
+        slot_bias=1.0,
+        tie_width=0.3,
+        much=1.2,
+        noise=0.2,
+        verbosity=0.35,
+        no_verdict_rate=0.02,
+        family="sim-broadleaf",
+        self_preference=0.3,
+    ),
+    JudgeSpec(
+        "sim-judge-tie-happy",
+        slot_bias=-0.1,
+        tie_width=2.4,
+        much=2.4,
+        noise=0.2,
+        verbosity=0.0,
+        no_verdict_rate=0.04,
+        levels=3,
+    ),
 )
 
-CONIFERS = {"sim-cedar", "sim-fir", "sim-juniper", "sim-larch", "sim-pine", "sim-spruce",
-            "sim-yew"}
+CONIFERS = {"sim-cedar", "sim-fir", "sim-juniper", "sim-larch", "sim-pine", "sim-spruce", "sim-yew"}
 
 #: Spread of the latent strengths (sd of the normal whose quantiles they are) and the outliers.
 STRENGTH_SD = 1.7
@@ -65,19 +90,37 @@ def all_pairs_spec() -> SimulationSpec:
     names = DEMO_MODEL_NAMES[:20]
     families = {n: ("sim-conifer" if n in CONIFERS else "sim-broadleaf") for n in names}
     return SimulationSpec(
-        n_models=20, n_instructions=300, judges=DEMO_JUDGES, design="all pairs",
-        both_orders=True, human_fraction=0.12, categories=("coding", "writing", "reasoning", "math"),
-        families=families, model_names=names, seed=0, strengths=spread_strengths(20),
-        outlier_rate=OUTLIER_RATE, outlier_size=OUTLIER_SIZE,
+        n_models=20,
+        n_instructions=300,
+        judges=DEMO_JUDGES,
+        design="all pairs",
+        both_orders=True,
+        human_fraction=0.12,
+        categories=("coding", "writing", "reasoning", "math"),
+        families=families,
+        model_names=names,
+        seed=0,
+        strengths=spread_strengths(20),
+        outlier_rate=OUTLIER_RATE,
+        outlier_size=OUTLIER_SIZE,
     )
 
 
 def anchor_only_spec() -> SimulationSpec:
-    """AlpacaEval-style: every model against one strong reference, one order per battle."""
+    """AlpacaEval-style: every model against one strong reference, always in the second slot."""
     return SimulationSpec(
-        n_models=16, n_instructions=400, judges=(DEMO_JUDGES[0],), design="anchor",
-        anchor="sim-birch", both_orders=False, categories=("coding", "writing"), seed=805,
-        strengths=spread_strengths(16), outlier_rate=OUTLIER_RATE, outlier_size=OUTLIER_SIZE,
+        n_models=16,
+        n_instructions=400,
+        judges=(DEMO_JUDGES[0],),
+        design="anchor",
+        anchor="sim-birch",
+        anchor_slot="b",
+        both_orders=False,
+        categories=("coding", "writing"),
+        seed=805,
+        strengths=spread_strengths(16),
+        outlier_rate=OUTLIER_RATE,
+        outlier_size=OUTLIER_SIZE,
     )
 
 
@@ -94,8 +137,9 @@ def main() -> None:
             if judge.family:
                 fh.write(f"{judge.name},{judge.family}\n")
     anchor = simulate(anchor_only_spec())
-    anchor.verdicts.drop(columns=["row"]).to_csv(HERE / "demo_anchor_only.csv.gz", index=False,
-                                              compression={"method": "gzip", "mtime": 0})
+    anchor.verdicts.drop(columns=["row"]).to_csv(
+        HERE / "demo_anchor_only.csv.gz", index=False, compression={"method": "gzip", "mtime": 0}
+    )
     for path in sorted(HERE.glob("demo_*")):
         print(f"{path.name}: {path.stat().st_size / 1e6:.2f} MB")
 

@@ -86,6 +86,9 @@ class SimulationSpec:
     #: strong one sometimes loses to the weakest. 0: none drawn.
     outlier_rate: float = 0.0
     outlier_size: float = 6.0
+    #: "a" or "b": in a single-order anchor design, the anchor always sits in that slot (as in
+    #: AlpacaEval, where the reference output has a fixed place); None: a random slot per call.
+    anchor_slot: str | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,10 @@ def simulate(spec: SimulationSpec) -> Simulation:
         inst = np.concatenate([inst, inst])
     else:
         swap = rng.random(len(inst)) < 0.5
+        if spec.design == "anchor" and spec.anchor_slot is not None:  # pairs are (model, anchor)
+            if spec.anchor_slot not in ("a", "b"):
+                raise ValueError(f"anchor_slot must be 'a', 'b' or None, got {spec.anchor_slot!r}")
+            swap = np.full(len(inst), spec.anchor_slot == "a")
         a = np.where(swap, p_second, p_first)
         b = np.where(swap, p_first, p_second)
     latent = disc[inst] * (strengths[a] - strengths[b]) + quality_noise[inst, a] - quality_noise[inst, b]
