@@ -58,7 +58,7 @@ DEMO_JUDGES = (
         verbosity=0.35,
         no_verdict_rate=0.02,
         family="sim-broadleaf",
-        self_preference=0.3,
+        self_preference=0.5,
     ),
     JudgeSpec(
         "sim-judge-tie-happy",
