@@ -10,7 +10,7 @@ from views import _ui
 
 HERE = Path(__file__).resolve().parent
 
-st.set_page_config(page_title="Verdict Lab", page_icon=":material/balance:", layout="wide")
+st.set_page_config(page_title="Verdict Lab", page_icon=str(HERE / "data" / "favicon.png"), layout="wide")
 
 #: (file, title, icon): the pages, in the order of the sidebar. Missing files are skipped.
 PAGES: tuple[tuple[str, str, str], ...] = (

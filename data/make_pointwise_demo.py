@@ -4,7 +4,8 @@
 
 Three simulated judges ("sim-judge-…") score the same simulated candidates ("sim-resp-…") in three
 formats (binary, Likert-5, numeric-100), with a reference score per candidate: the design of
-seed 002 ("The Format is the Filter"), at a small size. Nothing here is a real model's result.
+Gondara, Novikova, Suresh, Ji and Pradeep ("The Format is the Filter: Scoring Format Fixes What an
+LLM Judge Can Express"), at a small size. Nothing here is a real model's result.
 """
 
 from __future__ import annotations

@@ -80,6 +80,15 @@ class SimulationSpec:
     seed: int = 0
     #: Fixed latent strengths, one per model in name order (default: drawn, sorted descending).
     strengths: tuple[float, ...] | None = None
+    #: Share of (instruction, model) responses that are outliers, half a standout answer and
+    #: half a broken one (a refusal, a truncation): their quality moves by ±``outlier_size``
+    #: whatever the model's strength, so a weak model sometimes beats the strongest one and a
+    #: strong one sometimes loses to the weakest. 0: none drawn.
+    outlier_rate: float = 0.0
+    outlier_size: float = 6.0
+    #: "a" or "b": in a single-order anchor design, the anchor always sits in that slot (as in
+    #: AlpacaEval, where the reference output has a fixed place); None: a random slot per call.
+    anchor_slot: str | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,12 @@ def simulate(spec: SimulationSpec) -> Simulation:
         strengths = np.sort(rng.normal(0.0, spec.strength_sd, m))[::-1]
     disc = np.exp(rng.normal(0.0, spec.discrimination_sd, spec.n_instructions))
     quality_noise = rng.normal(0.0, spec.response_noise, (spec.n_instructions, m))
+    if not 0.0 <= spec.outlier_rate <= 1.0:
+        raise ValueError(f"outlier_rate must lie in [0, 1], got {spec.outlier_rate}")
+    if spec.outlier_rate > 0:  # no random draw otherwise: tables without it are unchanged
+        u = rng.random((spec.n_instructions, m))
+        sign = np.where(u < spec.outlier_rate / 2, 1.0, np.where(u < spec.outlier_rate, -1.0, 0.0))
+        quality_noise = quality_noise + spec.outlier_size * sign
     log_len = rng.normal(np.log(spec.mean_length), spec.length_sd, (spec.n_instructions, m))
     if spec.length_factor:  # no random draw: tables without it are unchanged
         log_len = log_len + np.log([spec.length_factor.get(x, 1.0) for x in names])
@@ -142,6 +157,10 @@ def simulate(spec: SimulationSpec) -> Simulation:
         inst = np.concatenate([inst, inst])
     else:
         swap = rng.random(len(inst)) < 0.5
+        if spec.design == "anchor" and spec.anchor_slot is not None:  # pairs are (model, anchor)
+            if spec.anchor_slot not in ("a", "b"):
+                raise ValueError(f"anchor_slot must be 'a', 'b' or None, got {spec.anchor_slot!r}")
+            swap = np.full(len(inst), spec.anchor_slot == "a")
         a = np.where(swap, p_second, p_first)
         b = np.where(swap, p_first, p_second)
     latent = disc[inst] * (strengths[a] - strengths[b]) + quality_noise[inst, a] - quality_noise[inst, b]
