@@ -188,7 +188,7 @@ def detect_native(raw: object) -> str | None:
     return None
 
 
-_NAMES = {
+NAMES = {
     "arena_hard": "Arena-Hard-Auto judgment JSONL",
     "alpaca_eval": "AlpacaEval annotations JSON",
     "mt_bench_pair": "MT-Bench GPT-4 pairwise judgments",
@@ -208,7 +208,7 @@ def convert_native(raw: object, *, file: str, path: str | None = None
     """
     kind = detect_native(raw)
     if kind is None:
-        wrong = _wrong_tool_file(raw)
+        wrong = wrong_tool_file(raw)
         if wrong is not None:
             raise VerdictFormatError(file, wrong[0], hint=wrong[1])
         return None
@@ -225,11 +225,11 @@ def convert_native(raw: object, *, file: str, path: str | None = None
         raise
     except Exception as exc:  # a malformed record of a recognised format: say so in words
         raise VerdictFormatError(
-            file, f"this looks like a {_NAMES[kind]} but a record could not be read "
+            file, f"this looks like a {NAMES[kind]} but a record could not be read "
             f"({type(exc).__name__}: {exc})",
             hint="Check that the file is the tool's unedited output") from exc
     if frame.empty:
-        raise VerdictFormatError(file, f"this {_NAMES[kind]} holds no judge calls",
+        raise VerdictFormatError(file, f"this {NAMES[kind]} holds no judge calls",
                                  hint="Upload a file with at least one judged pair")
     return frame, label
 
@@ -257,7 +257,7 @@ _WRONG_FILES: tuple[tuple[frozenset[str], str, str], ...] = (
 )
 
 
-def _wrong_tool_file(raw: object) -> tuple[str, str] | None:
+def wrong_tool_file(raw: object) -> tuple[str, str] | None:
     """A clear message for a tool's other outputs (answers, single scores, leaderboards)."""
     keys = _native_keys(raw)
     if keys is None:
@@ -362,7 +362,7 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None
         notes.append(f"judge not named in the file: called '{DEFAULT_JUDGE}'")
     if unnamed_baseline:
         notes.append(f"baseline not named in the file: called '{UNNAMED_BASELINE}'")
-    return _output(out), f"{_NAMES['arena_hard']} ({'; '.join(notes)})"
+    return _output(out), f"{NAMES['arena_hard']} ({'; '.join(notes)})"
 
 
 # -- AlpacaEval -------------------------------------------------------------------------------
@@ -569,7 +569,7 @@ def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]
     if skipped:
         notes.append(f"{skipped} instruction(s) with identical outputs were never sent to the "
                      "judge and are left out")
-    return _output(out), f"{_NAMES['alpaca_eval']} ({'; '.join(notes)})"
+    return _output(out), f"{NAMES['alpaca_eval']} ({'; '.join(notes)})"
 
 
 # -- MT-Bench GPT-4 pair files ----------------------------------------------------------------
@@ -645,7 +645,7 @@ def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, st
                                  rows=tuple(dict.fromkeys(unknown_rows)),
                                  values=tuple(dict.fromkeys(unknown)),
                                  hint="Use the winner labels FastChat writes (rows count records)")
-    return _output(out), (f"{_NAMES['mt_bench_pair']} (game 1 = model_1 in slot A, game 2 = "
+    return _output(out), (f"{NAMES['mt_bench_pair']} (game 1 = model_1 in slot A, game 2 = "
                           "swapped; the turn is in instruction_id, e.g. '81#t2', and in category)")
 
 
@@ -798,7 +798,7 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
         if conversation is not None:
             out[f"length_{side}"] = conversation.map(_assistant_chars).astype("float64")
     notes.insert(0, "winner model_a = left = slot A; ties and tie (bothbad) are ties")
-    return out, f"{_NAMES['battles']} ({'; '.join(notes)})"
+    return out, f"{NAMES['battles']} ({'; '.join(notes)})"
 
 
 def from_battles_one_hot(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
@@ -831,5 +831,5 @@ def from_battles_one_hot(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFram
         "verdict": _levels_text(levels).to_numpy(),
         "judge": ARENA_VOTERS,
     })
-    return out, (f"{_NAMES['battles_one_hot']} (one-hot winner columns; model_a = slot A; one "
+    return out, (f"{NAMES['battles_one_hot']} (one-hot winner columns; model_a = slot A; one "
                  f"crowd judge, '{ARENA_VOTERS}')")

@@ -8,16 +8,20 @@ names (judges, categories) only ever reach SQL as bound parameters.
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 from math import comb
+from pathlib import Path
 
 import duckdb
 import numpy as np
 import pandas as pd
 
 from evalcore.counts import N_LEVELS, VerdictCounts
-from evalcore.io import LoadedTable
-from evalcore.schema import CANONICAL_COLUMNS, LEVELS
+from evalcore import ingest
+from evalcore.io import LoadedTable, prepare_source, spill
+from evalcore.limits import LoadLimits
+from evalcore.schema import CANONICAL_COLUMNS, LEVELS, VerdictFormatError
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,7 @@ CREATE OR REPLACE TABLE verdicts (
     "row" BIGINT, instruction_id VARCHAR, model_a VARCHAR, model_b VARCHAR, verdict TINYINT,
     judge VARCHAR, human TINYINT, length_a DOUBLE, length_b DOUBLE, category VARCHAR)
 """
+_COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 
 
 class VerdictStore:
@@ -96,18 +101,29 @@ class VerdictStore:
     # -- loading ---------------------------------------------------------------------------
     def load(self, table: LoadedTable | pd.DataFrame, *, name: str = "data",
              format: str = "verdict table") -> None:
-        """Replace the stored table with ``table`` (already validated), atomically."""
+        """Replace the stored table with ``table`` (already validated), atomically.
+
+        A :class:`LoadedTable` returned by this store's :meth:`load_file` is already here (nothing
+        to do); one held by another store is streamed across as Arrow batches.
+        """
+        incoming: object
         if isinstance(table, LoadedTable):
-            frame, name, format = table.frame, table.file, table.format
+            name, format = table.file, table.format
+            if table.store is self:
+                return
+            if table.store is not None:
+                incoming = table.store.con.sql(
+                    f"SELECT {_COLUMNS} FROM verdicts ORDER BY \"row\"").to_arrow_reader()
+            else:
+                incoming = table.frame[list(CANONICAL_COLUMNS)]
         else:
-            frame = table
-        frame = frame[list(CANONICAL_COLUMNS)]
+            incoming = table[list(CANONICAL_COLUMNS)]
         cur = self.con.cursor()
         try:
-            cur.register("incoming", frame)
+            cur.register("incoming", incoming)
             cur.execute("BEGIN TRANSACTION")
             cur.execute(_CREATE)
-            cur.execute("INSERT INTO verdicts SELECT * FROM incoming")
+            cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS} FROM incoming")
             cur.execute("DELETE FROM dataset")
             cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
             cur.execute("COMMIT")
@@ -117,6 +133,60 @@ class VerdictStore:
         finally:
             cur.unregister("incoming")
             cur.close()
+
+    def load_file(self, path: str | Path, *, name: str | None = None,
+                  limits: LoadLimits | None = None) -> LoadedTable:
+        """Read, recognise, validate and load a file from disk, atomically; the main path.
+
+        DuckDB reads the file itself (CSV, CSV.gz, TSV, Parquet, JSON, JSON Lines, and the native
+        files of Arena-Hard-Auto, AlpacaEval, MT-Bench and Chatbot Arena), the contract is
+        checked in SQL (:mod:`evalcore.ingest`), and the canonical rows replace the stored table
+        in one transaction: a file that fails leaves the previous data loaded. ``name`` is what
+        messages call the file (default: its file name; never the server path). ``limits``
+        defaults to the server's (:meth:`LoadLimits.from_env`).
+
+        Returns the :class:`LoadedTable` (name, recognised format, load report) backed by this
+        store. Raises :class:`~evalcore.schema.VerdictFormatError` naming rows and values.
+        """
+        path = Path(path)
+        file = name or path.name
+        if not path.exists():
+            raise VerdictFormatError(file, "there is no such file",
+                                     hint="Check the name and the folder")
+        limits = limits or LoadLimits.from_env()
+        with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
+            src = prepare_source(path, file=file, workdir=Path(work), limits=limits)
+            return self._load_source(src, origin=str(path), limits=limits)
+
+    def load_bytes(self, data: bytes, *, name: str = "upload",
+                   limits: LoadLimits | None = None) -> LoadedTable:
+        """:meth:`load_file` for an upload's bytes (spilled to a scratch file, read the same way)."""
+        limits = limits or LoadLimits.from_env()
+        with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
+            path = spill(data, file=name, workdir=Path(work))
+            src = prepare_source(path, file=name, workdir=Path(work), limits=limits)
+            return self._load_source(src, origin=None, limits=limits)
+
+    def _load_source(self, src, *, origin: str | None, limits: LoadLimits) -> LoadedTable:
+        cur = self.con.cursor()
+        try:
+            label = ingest.read_canonical(cur, src, origin=origin, limits=limits)
+            cur.execute("BEGIN TRANSACTION")
+            try:
+                cur.execute(_CREATE)
+                cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS} FROM vl_canon")
+                cur.execute("DELETE FROM dataset")
+                cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, label])
+                cur.execute("COMMIT")
+            except Exception:
+                cur.execute("ROLLBACK")
+                raise
+            report = ingest.inspect(cur)
+        finally:
+            for scratch in ("vl_raw", "vl_text", "vl_canon", "vl_frame"):
+                cur.execute(f"DROP TABLE IF EXISTS {scratch}")
+            cur.close()
+        return LoadedTable(file=src.file, format=label, report=report, store=self)
 
     @property
     def is_empty(self) -> bool:

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.io import read_verdicts
 from evalcore.store import VerdictStore
 
 
@@ -34,9 +33,8 @@ def load_store(path: str) -> VerdictStore:
 
     if not path:
         raise UsageError("no file given")
-    table = read_verdicts(path)
     store = VerdictStore()
-    store.load(table)
+    store.load_file(path)
     return store
 
 
