@@ -33,10 +33,12 @@ from evalcore.schema import (
     VERDICT_LABELS,
     ValidationReport,
     VerdictFormatError,
+    _label_to_level,
+    normalise_label,
 )
 
 #: Whitespace trimmed around every text cell (what Python's ``str.strip`` removes in practice).
-_WS = "' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13) || chr(160) || chr(65279)"
+_WS = "' \t\n\x0b\x0c\r\xa0\ufeff'"  # a literal: DuckDB does not fold chr() || chr()
 #: Control characters refused in names: C0 (NUL, tab, newline …), DEL and C1.
 _CONTROL = r"[[:cntrl:]\x{80}-\x{9f}]"
 #: Characters that do not show: zero-width, bidirectional marks and overrides, soft hyphen, BOM.
@@ -267,19 +269,55 @@ def _check_header(names: list[str], *, file: str) -> dict[str, int]:
 
 def build_text(cur: duckdb.DuckDBPyConnection, exprs: dict[str, str], *, source: str = "vl_raw",
                skip_blank: bool = False) -> None:
-    """``vl_text``: row number and every contract column as raw text (NULL when absent)."""
+    """``vl_text``: row number, names trimmed, labels and numbers as raw text (NULL if absent)."""
     cols = []
     for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS):
         expr = exprs.get(name)
-        cols.append(f"CAST({expr} AS VARCHAR) AS {name}" if expr else f"NULL::VARCHAR AS {name}")
+        text = f"CAST({expr} AS VARCHAR)" if expr else "NULL::VARCHAR"
+        if expr and name in NAME_COLUMNS:
+            text = f"trim({text}, {_WS})"
+        cols.append(f"{text} AS {name}")
+    row = "rowid + 1"
     where = ""
     if skip_blank:  # a blank line is no row (as every spreadsheet and pandas read it)
-        present = [exprs[n] for n in exprs]
-        where = "WHERE NOT (" + " AND ".join(
-            f"coalesce(trim(CAST({e} AS VARCHAR), {_WS}), '') = ''" for e in present) + ")"
+        blank = " AND ".join(f"coalesce(trim(CAST({e} AS VARCHAR), {_WS}), '') = ''"
+                             for e in exprs.values())
+        if cur.execute(f"SELECT count(*) FROM {source} WHERE {blank}").fetchone()[0]:
+            row = "row_number() OVER (ORDER BY rowid)"
+            where = f"WHERE NOT ({blank})"
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE vl_text AS
-        SELECT row_number() OVER (ORDER BY rowid) AS "row", {', '.join(cols)}
-        FROM {source} {where}""")
+        SELECT {row} AS "row", {', '.join(cols)} FROM {source} {where}""")
+
+
+def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
+    """``vl_map_<column>``: each distinct raw value → level (NULL: no verdict, 99: off the scale).
+
+    A million rows carry a handful of distinct labels: they are mapped once, in Python, by the
+    same rule as :func:`evalcore.schema.parse_verdicts`; a column with very many distinct values
+    is mapped in SQL instead.
+    """
+    table = f"vl_map_{column}"
+    distinct = cur.execute(f"SELECT count(DISTINCT {column}) FROM vl_text").fetchone()[0]
+    if distinct <= 100_000:
+        values = [r[0] for r in cur.execute(
+            f"SELECT DISTINCT {column} FROM vl_text WHERE {column} IS NOT NULL").fetchall()]
+        levels = []
+        for value in values:
+            level = _label_to_level(normalise_label(value))
+            levels.append(99 if level is None else (None if np.isnan(level) else int(level)))
+        frame = pd.DataFrame({"label": pd.Series(values, dtype=object),
+                              "level": pd.array(levels, dtype="Int8")})
+        cur.register("vl_incoming_map", frame)
+        try:
+            cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "
+                        "CAST(level AS TINYINT) AS level FROM vl_incoming_map")
+        finally:
+            cur.unregister("vl_incoming_map")
+    else:
+        cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "
+                    f"CAST({level_sql('label')} AS TINYINT) AS level FROM "
+                    f"(SELECT DISTINCT {column} AS label FROM vl_text WHERE {column} IS NOT NULL)")
+    return table
 
 
 def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -> None:
@@ -299,13 +337,15 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
             "this server accepts", hint="Load a sample, or run the command-line tool on the file "
             "with VERDICTLAB_MAX_ROWS set higher")
     for name in ("instruction_id", "model_a", "model_b"):
-        rows = _rows(cur, f"coalesce(trim({name}, {_WS}), '') = ''")
+        rows = _rows(cur, f"coalesce({name}, '') = ''")
         if rows.size:
             raise VerdictFormatError(
                 file, f"column '{name}' is empty in {rows.size} row(s)", rows=tuple(rows.tolist()),
                 hint=f"Every row needs a value in '{name}'; fill it in or delete those rows")
+    maps = {}
     for name in ("verdict", "human"):
-        bad = f"{level_sql(name)} = 99"
+        maps[name] = _level_map(cur, name)
+        bad = f"{name} IN (SELECT label FROM {maps[name]} WHERE level = 99)"
         rows = _rows(cur, bad)
         if rows.size:
             raise VerdictFormatError(
@@ -335,7 +375,12 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                 hint=f"A length counts characters or tokens: write '{name}' as a number of 0 or "
                 "more, or leave it empty")
     for name in NAME_COLUMNS:
-        bad = f"regexp_matches(trim({name}, {_WS}), '{_CONTROL}')"
+        # distinct names first: a handful of models, judges and categories
+        found = cur.execute(f"SELECT count(*) FROM (SELECT DISTINCT {name} AS v FROM vl_text) "
+                            f"WHERE regexp_matches(v, '{_CONTROL}')").fetchone()[0]
+        if not found:
+            continue
+        bad = f"regexp_matches({name}, '{_CONTROL}')"
         rows = _rows(cur, bad)
         if rows.size:
             shown = tuple(repr(v)[1:-1] for v in _values(cur, name, bad))
@@ -343,17 +388,16 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                 file, f"column '{name}' has {rows.size} value(s) with a control character (such "
                 "as NUL, a tab or a line break)", rows=tuple(rows.tolist()), values=shown,
                 hint="Names must be plain text on one line: remove the control characters")
-    text = {n: f"trim({n}, {_WS})" for n in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)}
-    length = {n: (f"CASE WHEN isnan(TRY_CAST({text[n]} AS DOUBLE)) THEN NULL "
-                  f"ELSE TRY_CAST({text[n]} AS DOUBLE) END") for n in ("length_a", "length_b")}
+    length = {n: (f"CASE WHEN isnan(TRY_CAST(trim({n}, {_WS}) AS DOUBLE)) THEN NULL "
+                  f"ELSE TRY_CAST(trim({n}, {_WS}) AS DOUBLE) END") for n in ("length_a", "length_b")}
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE vl_canon AS SELECT
-        "row", {text['instruction_id']} AS instruction_id, {text['model_a']} AS model_a,
-        {text['model_b']} AS model_b, CAST({level_sql('verdict')} AS TINYINT) AS verdict,
-        coalesce(nullif({text['judge']}, ''), {_lit(DEFAULT_JUDGE)}) AS judge,
-        CAST({level_sql('human')} AS TINYINT) AS human,
+        t."row", t.instruction_id, t.model_a, t.model_b, mv.level AS verdict,
+        coalesce(nullif(t.judge, ''), {_lit(DEFAULT_JUDGE)}) AS judge, mh.level AS human,
         {length['length_a']} AS length_a, {length['length_b']} AS length_b,
-        nullif({text['category']}, '') AS category
-        FROM vl_text""")
+        nullif(t.category, '') AS category
+        FROM vl_text t LEFT JOIN {maps['verdict']} mv ON mv.label = t.verdict
+             LEFT JOIN {maps['human']} mh ON mh.label = t.human
+        ORDER BY t.\"row\"""")
     n_models = cur.execute("SELECT count(*) FROM (SELECT model_a FROM vl_canon UNION "
                            "SELECT model_b FROM vl_canon)").fetchone()[0]
     if n_models > limits.max_models:
@@ -371,11 +415,15 @@ def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> Validati
     rows, no_verdict, self_rows = cur.execute(
         f"SELECT count(*), count(*) - count(verdict), count(*) FILTER (WHERE model_a = model_b) "
         f"FROM {table}").fetchone()
-    duplicates = cur.execute(
-        f"""SELECT "row" FROM (SELECT "row", row_number() OVER (
-                PARTITION BY instruction_id, model_a, model_b, verdict, judge, human, length_a,
-                length_b, category ORDER BY "row") AS k FROM {table}) WHERE k > 1 ORDER BY "row"
-        """).fetchnumpy()["row"]
+    keys = ("instruction_id, model_a, model_b, verdict, judge, human, length_a, length_b, "
+            "category")
+    repeated = cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {keys} "
+                           "HAVING count(*) > 1)").fetchone()[0]
+    duplicates = np.zeros(0, dtype=np.int64)
+    if repeated:
+        duplicates = cur.execute(
+            f"""SELECT "row" FROM (SELECT "row", row_number() OVER (PARTITION BY {keys}
+                ORDER BY "row") AS k FROM {table}) WHERE k > 1 ORDER BY \"row\"""").fetchnumpy()["row"]
     return ValidationReport(rows=int(rows), no_verdict_rows=int(no_verdict),
                             self_comparison_rows=int(self_rows),
                             duplicate_rows=tuple(int(r) for r in duplicates),
@@ -385,7 +433,7 @@ def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> Validati
 def _invisible_notes(cur: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
     notes = []
     for role, columns in (("model", ("model_a", "model_b")), ("judge", ("judge",)),
-                          ("category", ("category",)), ("instruction", ("instruction_id",))):
+                          ("category", ("category",))):
         union = " UNION ".join(f"SELECT {c} AS name FROM {table}" for c in columns)
         groups = cur.execute(
             f"""WITH names AS ({union}),
