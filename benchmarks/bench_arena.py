@@ -38,8 +38,12 @@ t = time.perf_counter()
 kwargs = {"rounds": rounds}
 if interval:
     kwargs["interval"] = interval
-board = leaderboard(counts, **kwargs)
-out["leaderboard"] = time.perf_counter() - t
+try:
+    board = leaderboard(counts, **kwargs)
+    out["leaderboard"] = time.perf_counter() - t
+except MemoryError as exc:  # the dense leaderboard refuses an arena table until it is sparse
+    out["leaderboard"] = float("nan")
+    print(f"leaderboard refused: {exc}", file=sys.stderr)
 t = time.perf_counter()
 summary = store.summary()
 out["summary"] = time.perf_counter() - t
@@ -51,8 +55,11 @@ print(json.dumps(out))
 
 
 def run(path: Path, rounds: int, interval: str) -> dict:
+    root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, "-c", CHILD, str(path), str(rounds), interval],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=False, cwd=root)
+    if done.returncode:
+        raise SystemExit(done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

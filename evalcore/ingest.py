@@ -509,7 +509,7 @@ def convert_arena(cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: 
     level = (f"CASE WHEN winner IS NULL OR {w} IN ('', 'error', 'nan', 'none', 'null') THEN NULL "
              f"WHEN {w} = 'model_a' THEN '1' WHEN {w} = 'model_b' THEN '-1' "
              f"WHEN {w} LIKE 'tie%' THEN '0' ELSE '?' END")
-    cur.execute(f"ALTER TABLE vl_raw ADD COLUMN vl_level VARCHAR")
+    cur.execute("ALTER TABLE vl_raw ADD COLUMN vl_level VARCHAR")
     cur.execute(f"UPDATE vl_raw SET vl_level = {level}")
     bad = cur.execute("SELECT rowid + 1 AS r FROM vl_raw WHERE vl_level = '?' ORDER BY rowid"
                       ).fetchnumpy()["r"]

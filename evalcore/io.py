@@ -24,8 +24,6 @@ from evalcore.schema import (
     REQUIRED_COLUMNS,
     ValidationReport,
     VerdictFormatError,
-    inspect_verdicts,
-    validate_verdicts,
 )
 
 Source = Union[str, Path, bytes]

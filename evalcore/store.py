@@ -17,8 +17,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore import ingest
+from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
 from evalcore.schema import CANONICAL_COLUMNS, LEVELS, VerdictFormatError
