@@ -50,7 +50,7 @@ out["summary"] = time.perf_counter() - t
 out["rows"] = table.report.rows
 out["models"] = len(summary.models)
 out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps(out))
+print("RESULT " + json.dumps(out))
 """
 
 
@@ -60,7 +60,8 @@ def run(path: Path, rounds: int, interval: str) -> dict:
                           capture_output=True, text=True, check=False, cwd=root)
     if done.returncode:
         raise SystemExit(done.stderr)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
+    return json.loads(line.removeprefix("RESULT "))
 
 
 def main() -> None:

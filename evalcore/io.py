@@ -24,6 +24,7 @@ from evalcore.schema import (
     REQUIRED_COLUMNS,
     ValidationReport,
     VerdictFormatError,
+    canonical_dtypes,
 )
 
 Source = Union[str, Path, bytes]
@@ -55,7 +56,7 @@ class LoadedTable:
         """The canonical rows as a frame (fetched from the store when the table lives there)."""
         if self._frame is not None:
             return self._frame
-        return self.store.frame()
+        return canonical_dtypes(self.store.frame())
 
     @property
     def rows(self) -> int:

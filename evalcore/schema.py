@@ -322,3 +322,16 @@ def inspect_verdicts(frame: pd.DataFrame) -> ValidationReport:
         self_comparison_rows=int((frame["model_a"] == frame["model_b"]).sum()),
         duplicate_rows=tuple(int(r) for r in frame["row"].to_numpy()[duplicated]),
     )
+
+
+def canonical_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
+    """A canonical frame read back from DuckDB, with the dtypes :func:`validate_verdicts` gives."""
+    out = frame.copy()
+    out["row"] = out["row"].astype("int64")
+    for column in ("instruction_id", "model_a", "model_b", "judge", "category"):
+        out[column] = out[column].astype("string")
+    for column in ("verdict", "human"):
+        out[column] = out[column].astype("Int8")
+    for column in ("length_a", "length_b"):
+        out[column] = out[column].astype("float64")
+    return out.reset_index(drop=True)
