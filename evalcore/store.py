@@ -8,6 +8,7 @@ names (judges, categories) only ever reach SQL as bound parameters.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from dataclasses import dataclass
 from math import comb
@@ -149,13 +150,22 @@ class VerdictStore:
         store. Raises :class:`~evalcore.schema.VerdictFormatError` naming rows and values.
         """
         path = Path(path)
-        file = name or path.name
+        # a name that is not valid UTF-8 is shown with replacement characters, never crashes
+        file = name or path.name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         if not path.exists():
             raise VerdictFormatError(file, "there is no such file",
                                      hint="Check the name and the folder")
+        if path.is_dir():
+            raise VerdictFormatError(file, "this is a folder, not a file",
+                                     hint="Give one verdict file")
         limits = limits or LoadLimits.from_env()
         with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
-            src = prepare_source(path, file=file, workdir=Path(work), limits=limits)
+            # DuckDB reads a link with a plain name: any file name (quotes, non-UTF-8 bytes)
+            # reaches SQL as a safe literal.
+            suffix = "".join(x for x in Path(file).suffixes[-2:] if x[1:].isalnum())
+            link = Path(work) / ("input" + suffix)
+            os.symlink(os.path.abspath(path), link)
+            src = prepare_source(link, file=file, workdir=Path(work), limits=limits)
             return self._load_source(src, origin=str(path), limits=limits)
 
     def load_bytes(self, data: bytes, *, name: str = "upload",

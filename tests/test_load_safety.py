@@ -203,3 +203,34 @@ def test_simulated_arena_dump_reads_as_published(tmp_path):
     assert a.models == b.models and np.array_equal(a.pooled(), b.pooled())
     s = store.summary()
     assert s.orders == "single order" and len(s.models) == 12
+
+
+def test_file_names_with_quotes_or_bad_bytes_load(tmp_path):
+    import subprocess
+    import sys
+
+    weird = os.fsdecode(b"it's \xff odd.csv")
+    path = tmp_path / weird
+    path.write_text(f"{HEADER}\n1,a,b,1\n")
+    table = VerdictStore().load_file(path)
+    assert table.report.rows == 1 and "odd.csv" in table.file
+    done = subprocess.run([sys.executable, "-m", "evalcore", "summary", os.fsencode(path)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+
+
+def test_sql_arena_path_equals_the_python_importer():
+    from pathlib import Path
+
+    import pandas as pd
+
+    from evalcore.importers import from_battles
+
+    fixture = Path(__file__).parent / "fixtures" / "native" / "chatbot_arena" / "clean_battle.json"
+    sql = VerdictStore().load_file(fixture).frame
+    python, _ = from_battles(pd.DataFrame.from_records(json.loads(fixture.read_text())),
+                             file="f")
+    for column in ("instruction_id", "model_a", "model_b", "judge", "category"):
+        assert sql[column].tolist() == python[column].tolist()
+    assert sql["verdict"].tolist() == [int(v) for v in python["verdict"]]
+    assert sql["length_a"].tolist() == python["length_a"].tolist()
