@@ -417,8 +417,11 @@ def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> Validati
         f"FROM {table}").fetchone()
     keys = ("instruction_id, model_a, model_b, verdict, judge, human, length_a, length_b, "
             "category")
-    repeated = cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {keys} "
-                           "HAVING count(*) > 1)").fetchone()[0]
+    # rows with distinct instructions cannot repeat each other (an arena table): one cheap count
+    unique_ids = cur.execute(f"SELECT count(DISTINCT instruction_id) FROM {table}").fetchone()[0]
+    repeated = 0 if unique_ids == rows else cur.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {keys} HAVING count(*) > 1)"
+    ).fetchone()[0]
     duplicates = np.zeros(0, dtype=np.int64)
     if repeated:
         duplicates = cur.execute(
@@ -434,7 +437,7 @@ def _invisible_notes(cur: duckdb.DuckDBPyConnection, table: str) -> tuple[str, .
     notes = []
     for role, columns in (("model", ("model_a", "model_b")), ("judge", ("judge",)),
                           ("category", ("category",))):
-        union = " UNION ".join(f"SELECT {c} AS name FROM {table}" for c in columns)
+        union = " UNION ".join(f"SELECT DISTINCT {c} AS name FROM {table}" for c in columns)
         groups = cur.execute(
             f"""WITH names AS ({union}),
                 marked AS (SELECT name, regexp_replace(name, '{_INVISIBLE}', '', 'g') AS shown
