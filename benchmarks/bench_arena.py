@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -60,8 +61,10 @@ def run(path: Path, rounds: int, interval: str) -> dict:
                           capture_output=True, text=True, check=False, cwd=root)
     if done.returncode:
         raise SystemExit(done.stderr)
-    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))
-    return json.loads(line.removeprefix("RESULT "))
+    found = re.search(r"RESULT (\{.*\})", done.stdout)
+    if found is None:
+        raise SystemExit(done.stdout[-2000:] + done.stderr[-2000:])
+    return json.loads(found.group(1))
 
 
 def main() -> None:

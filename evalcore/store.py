@@ -93,6 +93,8 @@ class VerdictStore:
 
     def __init__(self, connection: duckdb.DuckDBPyConnection | None = None) -> None:
         self.con = connection if connection is not None else duckdb.connect(":memory:")
+        # a library never draws DuckDB's progress bar into a caller's output (CLI --json)
+        self.con.execute("SET enable_progress_bar = false")
         self.con.execute(_CREATE)
         self.con.execute("CREATE OR REPLACE TABLE dataset (name VARCHAR, format VARCHAR)")
 
