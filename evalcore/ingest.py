@@ -49,6 +49,16 @@ NAME_COLUMNS = ("instruction_id", "model_a", "model_b", "judge", "category")
 _READ_TEXT_HINT = "Check that the file is the table you meant to load"
 
 
+_WS_CODES = "(32, 9, 10, 11, 12, 13, 160, 65279)"
+
+
+def _strip(expr: str) -> str:
+    """``trim`` with the whitespace list only where an end is whitespace: trimming with a
+    character list costs about ten times a first/last-character test on a million rows."""
+    return (f"(CASE WHEN ord({expr}) IN {_WS_CODES} OR ord(right({expr}, 1)) IN {_WS_CODES} "
+            f"THEN trim({expr}, {_WS}) ELSE {expr} END)")
+
+
 def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -275,7 +285,7 @@ def build_text(cur: duckdb.DuckDBPyConnection, exprs: dict[str, str], *, source:
         expr = exprs.get(name)
         text = f"CAST({expr} AS VARCHAR)" if expr else "NULL::VARCHAR"
         if expr and name in NAME_COLUMNS:
-            text = f"trim({text}, {_WS})"
+            text = _strip(text)
         cols.append(f"{text} AS {name}")
     row = "rowid + 1"
     where = ""
@@ -355,7 +365,7 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                       "(A>>B, A>B, A=B, B>A, B>>A; [[A]], [[B]], [[C]], tie; model_a, model_b, "
                       "tie (bothbad)); leave the cell empty for a call that returned no verdict"))
     for name in ("length_a", "length_b"):
-        t = f"trim({name}, {_WS})"
+        t = _strip(name)
         num = f"TRY_CAST({t} AS DOUBLE)"
         not_number = (f"{name} IS NOT NULL AND {t} <> '' AND lower({t}) NOT IN "
                       f"({', '.join(_lit(x) for x in sorted(NO_VERDICT_TOKENS))}) AND {num} IS NULL")
@@ -388,8 +398,8 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                 file, f"column '{name}' has {rows.size} value(s) with a control character (such "
                 "as NUL, a tab or a line break)", rows=tuple(rows.tolist()), values=shown,
                 hint="Names must be plain text on one line: remove the control characters")
-    length = {n: (f"CASE WHEN isnan(TRY_CAST(trim({n}, {_WS}) AS DOUBLE)) THEN NULL "
-                  f"ELSE TRY_CAST(trim({n}, {_WS}) AS DOUBLE) END") for n in ("length_a", "length_b")}
+    length = {n: (f"CASE WHEN isnan(TRY_CAST({_strip(n)} AS DOUBLE)) THEN NULL "
+                  f"ELSE TRY_CAST({_strip(n)} AS DOUBLE) END") for n in ("length_a", "length_b")}
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE vl_canon AS SELECT
         t."row", t.instruction_id, t.model_a, t.model_b, mv.level AS verdict,
         coalesce(nullif(t.judge, ''), {_lit(DEFAULT_JUDGE)}) AS judge, mh.level AS human,

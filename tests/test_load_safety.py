@@ -234,3 +234,14 @@ def test_sql_arena_path_equals_the_python_importer():
         assert sql[column].tolist() == python[column].tolist()
     assert sql["verdict"].tolist() == [int(v) for v in python["verdict"]]
     assert sql["length_a"].tolist() == python["length_a"].tolist()
+
+
+def test_names_are_trimmed_and_blank_lines_are_no_rows():
+    data = f"{HEADER},judge\n 1 ,\u00a0a ,b\t,A>B, j \n\n2,b,a,zzz,j\n".encode()
+    with pytest.raises(VerdictFormatError) as err:
+        read_verdicts(data, name="t.csv")
+    assert err.value.rows == (2,)  # the blank line is not counted, as in a spreadsheet
+    table = read_verdicts(data.replace(b"zzz", b"-1"), name="t.csv")
+    frame = table.frame
+    assert frame["model_a"].tolist() == ["a", "b"] and frame["judge"].tolist() == ["j", "j"]
+    assert frame["instruction_id"].tolist() == ["1", "2"] and frame["row"].tolist() == [1, 2]
