@@ -331,7 +331,7 @@ def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
 
 
 def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -> None:
-    """Check ``vl_text`` against the contract; ``vl_canon`` ← the canonical rows.
+    """Check ``vl_text`` against the contract; ``vl_canon`` (a view) gives the canonical rows.
 
     Raises :class:`VerdictFormatError` with the rows and values of the first problem found,
     in the order of :func:`evalcore.schema.validate_verdicts` (required text, verdicts, human
@@ -400,16 +400,15 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                 hint="Names must be plain text on one line: remove the control characters")
     length = {n: (f"CASE WHEN isnan(TRY_CAST({_strip(n)} AS DOUBLE)) THEN NULL "
                   f"ELSE TRY_CAST({_strip(n)} AS DOUBLE) END") for n in ("length_a", "length_b")}
-    cur.execute(f"""CREATE OR REPLACE TEMP TABLE vl_canon AS SELECT
+    cur.execute(f"""CREATE OR REPLACE TEMP VIEW vl_canon AS SELECT
         t."row", t.instruction_id, t.model_a, t.model_b, mv.level AS verdict,
         coalesce(nullif(t.judge, ''), {_lit(DEFAULT_JUDGE)}) AS judge, mh.level AS human,
         {length['length_a']} AS length_a, {length['length_b']} AS length_b,
         nullif(t.category, '') AS category
         FROM vl_text t LEFT JOIN {maps['verdict']} mv ON mv.label = t.verdict
-             LEFT JOIN {maps['human']} mh ON mh.label = t.human
-        ORDER BY t.\"row\"""")
-    n_models = cur.execute("SELECT count(*) FROM (SELECT model_a FROM vl_canon UNION "
-                           "SELECT model_b FROM vl_canon)").fetchone()[0]
+             LEFT JOIN {maps['human']} mh ON mh.label = t.human""")
+    n_models = cur.execute("SELECT count(*) FROM (SELECT model_a FROM vl_text UNION "
+                           "SELECT model_b FROM vl_text)").fetchone()[0]
     if n_models > limits.max_models:
         raise VerdictFormatError(
             file, f"the file names {n_models:,} models, over the limit of {limits.max_models:,} "

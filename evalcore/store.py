@@ -195,7 +195,8 @@ class VerdictStore:
                 raise
             report = ingest.inspect(cur)
         finally:
-            for scratch in ("vl_raw", "vl_text", "vl_canon", "vl_frame"):
+            cur.execute("DROP VIEW IF EXISTS vl_canon")
+            for scratch in ("vl_raw", "vl_text", "vl_frame", "vl_map_verdict", "vl_map_human"):
                 cur.execute(f"DROP TABLE IF EXISTS {scratch}")
             cur.close()
         return LoadedTable(file=src.file, format=label, report=report, store=self)
