@@ -166,7 +166,10 @@ def reader_sql(src: Source, columns: list[str] | None = None) -> str:
         return f"read_parquet({path})"
     if src.kind == "jsonl":
         return f"read_json({path}, format='newline_delimited', records=true)"
-    return f"read_json({path}, format='auto', records=true, maximum_object_size=268435456)"
+    with open(src.path, "rb") as handle:
+        first = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    layout = "array" if first == b"[" else "auto"  # skip format detection on a 2 GB array
+    return f"read_json({path}, format='{layout}', records=true, maximum_object_size=268435456)"
 
 
 def describe(cur: duckdb.DuckDBPyConnection, src: Source) -> tuple[list[str], list[str], str]:
@@ -278,7 +281,7 @@ def _check_header(names: list[str], *, file: str) -> dict[str, int]:
 
 
 def build_text(cur: duckdb.DuckDBPyConnection, exprs: dict[str, str], *, source: str = "vl_raw",
-               skip_blank: bool = False) -> None:
+               skip_blank: bool = False, row: str = "rowid + 1") -> None:
     """``vl_text``: row number, names trimmed, labels and numbers as raw text (NULL if absent)."""
     cols = []
     for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS):
@@ -287,7 +290,6 @@ def build_text(cur: duckdb.DuckDBPyConnection, exprs: dict[str, str], *, source:
         if expr and name in NAME_COLUMNS:
             text = _strip(text)
         cols.append(f"{text} AS {name}")
-    row = "rowid + 1"
     where = ""
     if skip_blank:  # a blank line is no row (as every spreadsheet and pandas read it)
         blank = " AND ".join(f"coalesce(trim(CAST({e} AS VARCHAR), {_WS}), '') = ''"
@@ -508,25 +510,52 @@ def arena_select(names: list[str], cols: list[str], types: list[str]
     return ", ".join(sel.values()), sel
 
 
+def _battle_level(label: str) -> str | None:
+    """A winner label → '1', '-1', '0', None (no vote) or '?' (unknown); see
+    :func:`evalcore.importers.chatbot_arena.from_battles`."""
+    text = normalise_label(label)
+    if text == "model_a":
+        return "1"
+    if text == "model_b":
+        return "-1"
+    if text.startswith("tie"):
+        return "0"
+    if text in ("", "error", "nan", "none", "null"):
+        return None
+    return "?"
+
+
 def convert_arena(cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: str
                   ) -> tuple[dict[str, str], str] | None:
-    """Battles in ``vl_raw`` → contract expressions; the format label. None: MT-Bench raters."""
+    """Battles in ``vl_raw`` → contract expressions over the view ``vl_arena``; the format label.
+    None: an MT-Bench human-judgment table (rater ids), read by the Python importer.
+
+    Judges and winners are mapped per distinct value (a handful of winners, one id per voter).
+    """
+    from evalcore.importers import ARENA_VOTERS, NAMES
+    from evalcore.importers.mt_bench import _MT_BENCH_RATER
+
+    judges: list[str] = []
     if "judge" in sel:
-        mt = cur.execute(r"SELECT count(*) FROM (SELECT judge FROM vl_raw WHERE "
-                         r"regexp_matches(trim(judge), '^(expert|author)_\d+$') LIMIT 1)"
-                         ).fetchone()[0]
-        if mt:
+        judges = [str(r[0]).strip() for r in cur.execute(
+            "SELECT DISTINCT judge FROM vl_raw WHERE judge IS NOT NULL").fetchall()]
+        if any(_MT_BENCH_RATER.match(j) for j in judges):
             return None
-    w = _norm("winner")
-    level = (f"CASE WHEN winner IS NULL OR {w} IN ('', 'error', 'nan', 'none', 'null') THEN NULL "
-             f"WHEN {w} = 'model_a' THEN '1' WHEN {w} = 'model_b' THEN '-1' "
-             f"WHEN {w} LIKE 'tie%' THEN '0' ELSE '?' END")
-    cur.execute("ALTER TABLE vl_raw ADD COLUMN vl_level VARCHAR")
-    cur.execute(f"UPDATE vl_raw SET vl_level = {level}")
-    bad = cur.execute("SELECT rowid + 1 AS r FROM vl_raw WHERE vl_level = '?' ORDER BY rowid"
+    winners = [r[0] for r in cur.execute(
+        "SELECT DISTINCT winner FROM vl_raw WHERE winner IS NOT NULL").fetchall()]
+    frame = pd.DataFrame({"label": pd.Series(winners, dtype=object),
+                          "level": pd.Series([_battle_level(w) for w in winners], dtype=object)})
+    cur.register("vl_incoming_winner", frame)
+    try:
+        cur.execute("CREATE OR REPLACE TEMP TABLE vl_map_winner AS SELECT CAST(label AS VARCHAR) "
+                    "AS label, CAST(level AS VARCHAR) AS level FROM vl_incoming_winner")
+    finally:
+        cur.unregister("vl_incoming_winner")
+    unknown = "winner IN (SELECT label FROM vl_map_winner WHERE level = '?')"
+    bad = cur.execute(f"SELECT rowid + 1 AS r FROM vl_raw WHERE {unknown} ORDER BY rowid"
                       ).fetchnumpy()["r"]
     if bad.size:
-        values = cur.execute("SELECT winner FROM vl_raw WHERE vl_level = '?' GROUP BY winner "
+        values = cur.execute(f"SELECT winner FROM vl_raw WHERE {unknown} GROUP BY winner "
                              "ORDER BY min(rowid) LIMIT 50").fetchall()
         raise VerdictFormatError(
             file, f"column 'winner' has {bad.size} value(s) that are not model_a, model_b, tie or "
@@ -534,15 +563,15 @@ def convert_arena(cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: 
             values=tuple(str(v[0]) for v in values),
             hint="A battle's winner is model_a (left), model_b (right), tie or tie (bothbad); "
             "leave it empty for a battle without a vote")
-    from evalcore.importers import ARENA_VOTERS, NAMES
-
+    cur.execute("""CREATE OR REPLACE TEMP VIEW vl_arena AS SELECT r.rowid AS vl_rowid, r.*,
+                   m.level AS vl_level FROM vl_raw r LEFT JOIN vl_map_winner m ON m.label = r.winner""")
     notes = ["winner model_a = left = slot A; ties and tie (bothbad) are ties"]
-    own_id = "'battle-' || CAST(rowid + 1 AS VARCHAR)"
+    own_id = "'battle-' || CAST(vl_rowid + 1 AS VARCHAR)"
     qid = "question_id" if "question_id" in sel else ("id" if "id" in sel else None)
     if qid is not None:
-        empty = cur.execute(f"SELECT count(*) FROM vl_raw WHERE coalesce(trim({qid}), '') = ''"
+        empty = cur.execute(f"SELECT count(*) FROM vl_raw WHERE coalesce({qid}, '') = ''"
                             ).fetchone()[0]
-        inst = f"CASE WHEN coalesce(trim({qid}), '') = '' THEN {own_id} ELSE trim({qid}) END"
+        inst = f"CASE WHEN coalesce({qid}, '') = '' THEN {own_id} ELSE {qid} END"
         if empty:
             notes.append(f"{empty:,} battle(s) without a question_id get their own id")
     else:
@@ -551,14 +580,10 @@ def convert_arena(cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: 
     exprs = {"instruction_id": inst, "model_a": "model_a", "model_b": "model_b",
              "verdict": "vl_level"}
     if "judge" in sel:
-        voters, others, distinct = cur.execute(
-            "SELECT count(*) FILTER (WHERE trim(judge) LIKE 'arena_user%'), "
-            "count(*) FILTER (WHERE coalesce(trim(judge), '') <> '' AND trim(judge) NOT LIKE "
-            "'arena_user%'), count(DISTINCT judge) FILTER (WHERE trim(judge) <> '') FROM vl_raw"
-        ).fetchone()
-        if voters and not others:
+        named = [j for j in judges if j]
+        if named and all(j.startswith("arena_user") for j in named):
             exprs["judge"] = _lit(ARENA_VOTERS)
-            notes.append(f"{distinct:,} voters pooled as one judge, '{ARENA_VOTERS}'")
+            notes.append(f"{len(set(named)):,} voters pooled as one judge, '{ARENA_VOTERS}'")
         else:
             exprs["judge"] = "judge"
     elif "judge_hash" in sel:
@@ -599,7 +624,7 @@ def read_canonical(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str |
             stage(cur, src, sql, arena[0])
             converted = convert_arena(cur, arena[1], file=src.file)
             if converted is not None:
-                build_text(cur, converted[0])
+                build_text(cur, converted[0], source="vl_arena", row="vl_rowid + 1")
                 label = converted[1]
         if label is None:
             label = _python_native(cur, src, names, origin=origin, limits=limits)

@@ -196,7 +196,9 @@ class VerdictStore:
             report = ingest.inspect(cur)
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
-            for scratch in ("vl_raw", "vl_text", "vl_frame", "vl_map_verdict", "vl_map_human"):
+            cur.execute("DROP VIEW IF EXISTS vl_arena")
+            for scratch in ("vl_raw", "vl_text", "vl_frame", "vl_map_verdict", "vl_map_human",
+                            "vl_map_winner"):
                 cur.execute(f"DROP TABLE IF EXISTS {scratch}")
             cur.close()
         return LoadedTable(file=src.file, format=label, report=report, store=self)
