@@ -1,8 +1,11 @@
-"""Readers: a file (CSV, CSV.gz, Parquet, JSON Lines, or a tool's native output) → canonical frame.
+"""Readers: a file (CSV, CSV.gz, Parquet, JSON Lines, or a tool's native output) → the store.
 
-The contract is ``shared/VERDICT_FORMAT.md``. Files are read with every cell as text so that the
-contract, not a CSV sniffer, decides what a verdict is; native formats of other tools are
-recognised by :mod:`evalcore.importers` and converted to the same canonical frame.
+The contract is ``docs/data.md``. :func:`read_verdicts` (and the main path,
+:meth:`evalcore.store.VerdictStore.load_file`) hand the file to DuckDB's own readers, every cell
+as text so that the contract, not a type sniffer, decides what a verdict is (:mod:`evalcore.ingest`
+checks it in SQL). This module recognises the container, decompresses gzip as a capped stream and
+spills uploads to a scratch file. :func:`read_raw` (pandas; small files only) remains for the
+pointwise reader and the Python importers.
 """
 
 from __future__ import annotations
@@ -10,31 +13,57 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from dataclasses import dataclass
+import zlib
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 import pandas as pd
 
+from evalcore.limits import LoadLimits, format_size
 from evalcore.schema import (
     REQUIRED_COLUMNS,
     ValidationReport,
     VerdictFormatError,
-    inspect_verdicts,
-    validate_verdicts,
+    canonical_dtypes,
 )
 
 Source = Union[str, Path, bytes]
 
+if TYPE_CHECKING:
+    from evalcore.ingest import Source as SourceFile
 
-@dataclass(frozen=True)
+
 class LoadedTable:
-    """A validated verdict table with where it came from and what loading noticed."""
+    """A validated verdict table: where it came from, what loading noticed, and its rows.
 
-    frame: pd.DataFrame
-    file: str
-    format: str
-    report: ValidationReport
+    The rows live in a DuckDB store (``store``), never in a pandas frame of the whole table;
+    :attr:`frame` fetches them as a frame on request (small tables, tests, saving). A table made
+    from a frame (``LoadedTable(frame=..., file=..., format=..., report=...)``) keeps that frame.
+    """
+
+    __slots__ = ("_frame", "file", "format", "report", "store")
+
+    def __init__(self, frame: pd.DataFrame | None = None, file: str = "", format: str = "",
+                 report: ValidationReport | None = None, *, store=None) -> None:
+        self._frame = frame
+        self.file = file
+        self.format = format
+        self.report = report
+        self.store = store
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The canonical rows as a frame (fetched from the store when the table lives there)."""
+        if self._frame is not None:
+            return self._frame
+        return canonical_dtypes(self.store.frame())
+
+    @property
+    def rows(self) -> int:
+        return self.report.rows if self.report is not None else len(self.frame)
+
+    def __repr__(self) -> str:
+        return f"LoadedTable({self.file!r}, {self.rows:,} rows, {self.format!r})"
 
 
 def _suffix(name: str) -> str:
@@ -168,23 +197,111 @@ def _is_contract_frame(frame: pd.DataFrame) -> bool:
     return set(REQUIRED_COLUMNS) <= columns
 
 
-def read_verdicts(source: Source, *, name: str | None = None) -> LoadedTable:
+def read_verdicts(source: Source, *, name: str | None = None,
+                  limits: LoadLimits | None = None) -> LoadedTable:
     """Read, recognise and validate a verdict file; raise :class:`VerdictFormatError` if it fails.
 
-    Contract tables (CSV, CSV.gz, Parquet, JSON Lines) are validated directly; the native files of
-    Arena-Hard-Auto, AlpacaEval, MT-Bench and Chatbot Arena are converted by
-    :mod:`evalcore.importers` first. The returned ``format`` says which was recognised.
+    The file is read by DuckDB into a store of its own (see
+    :meth:`evalcore.store.VerdictStore.load_file`, the main path, which loads into a given store).
+    Contract tables (CSV, CSV.gz, Parquet, JSON Lines) are validated in SQL; the native files of
+    Arena-Hard-Auto, AlpacaEval, MT-Bench and Chatbot Arena are converted first. The returned
+    ``format`` says which was recognised.
     """
-    file = name or (Path(source).name if not isinstance(source, bytes) else "upload")
-    raw, container = read_raw(source, name=file)
-    if isinstance(raw, pd.DataFrame) and _is_contract_frame(raw):
-        frame, label = raw, f"verdict table ({container})"
-    else:
-        frame, label = _convert_native(raw, container=container, file=file,
-                                       path=None if isinstance(source, bytes) else str(source))
-    canonical = validate_verdicts(frame, file=file)
-    return LoadedTable(frame=canonical, file=file, format=label,
-                       report=inspect_verdicts(canonical))
+    from evalcore.store import VerdictStore
+
+    store = VerdictStore()
+    if isinstance(source, bytes):
+        return store.load_bytes(source, name=name or "upload", limits=limits)
+    return store.load_file(source, name=name, limits=limits)
+
+
+# -- files as DuckDB reads them ---------------------------------------------------------------
+
+_KINDS = {".parquet": ("parquet", "Parquet"), ".pq": ("parquet", "Parquet"),
+          ".jsonl": ("jsonl", "JSON Lines"), ".ndjson": ("jsonl", "JSON Lines"),
+          ".json": ("json", "JSON"), ".tsv": ("tsv", "TSV"), ".csv": ("csv", "CSV")}
+
+
+def _head(path: Path, n: int = 65536) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(n)
+
+
+def _decompress(path: Path, out: Path, *, file: str, limits: LoadLimits) -> None:
+    """Gunzip ``path`` into ``out`` as a stream, refusing once it exceeds ``limits.max_bytes``."""
+    total = 0
+    try:
+        with gzip.open(path, "rb") as src, open(out, "wb") as dst:
+            while chunk := src.read(1 << 20):
+                total += len(chunk)
+                if total > limits.max_bytes:
+                    raise VerdictFormatError(
+                        file, f"decompressed, this file is larger than the "
+                        f"{format_size(limits.max_bytes)} this server accepts",
+                        hint="Convert it to Parquet (compressed, and read without being "
+                        "decompressed whole), load a sample of it, or run the command-line tool "
+                        "on the file with VERDICTLAB_MAX_BYTES set higher")
+                dst.write(chunk)
+    except VerdictFormatError:
+        out.unlink(missing_ok=True)
+        raise
+    except (OSError, EOFError, zlib.error) as exc:  # a truncated stream raises EOFError
+        out.unlink(missing_ok=True)
+        raise VerdictFormatError(file, f"the gzip stream is damaged ({exc})",
+                                 hint="Re-compress the file or upload it uncompressed") from exc
+
+
+def prepare_source(path: Path, *, file: str, workdir: Path, limits: LoadLimits) -> SourceFile:
+    """What DuckDB will read for ``path``: the container recognised from the name and the first
+    bytes, a gzip stream decompressed (capped) into ``workdir``."""
+    try:
+        head = _head(path)
+    except IsADirectoryError:
+        raise VerdictFormatError(file, "this is a folder, not a file",
+                                 hint="Give one verdict file") from None
+    gz = head[:2] == b"\x1f\x8b"
+    inner = file
+    if gz:
+        lower = file.lower()
+        inner = file[:-3] if lower.endswith(".gz") else file
+        target = workdir / ("inflated" + (_suffix(inner) if _suffix(inner) != ".gz" else ""))
+        _decompress(path, target, file=file, limits=limits)
+        path = target
+        head = _head(path)
+    if not head.strip():
+        raise VerdictFormatError(file, "the file is empty",
+                                 hint="Upload a table with a header line and at least one row: "
+                                 + ", ".join(REQUIRED_COLUMNS))
+    suffix = _suffix(inner)
+    kind, label = _KINDS.get(suffix, (None, None))
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if kind is None:
+        if head[:4] == b"PAR1":
+            kind, label = "parquet", "Parquet"
+        elif stripped[:1] == b"[":
+            kind, label = "json", "JSON"
+        elif stripped[:1] == b"{":
+            kind, label = "jsonl", "JSON Lines"
+        else:
+            kind, label = "csv", "CSV"
+    elif kind == "json" and stripped[:1] == b"{":
+        kind, label = "jsonl", "JSON Lines"
+    if gz and kind in ("csv", "tsv"):
+        label = f"{label}.gz"
+    from evalcore.ingest import Source as _Src
+
+    return _Src(path=path, file=file, kind=kind, label=label)
+
+
+def spill(data: bytes, *, file: str, workdir: Path) -> Path:
+    """An upload's bytes written to a scratch file (named like the upload, for its suffix)."""
+    if not data.strip():
+        raise VerdictFormatError(file, "the file is empty",
+                                 hint="Upload a table with a header line and at least one row: "
+                                 + ", ".join(REQUIRED_COLUMNS))
+    target = workdir / ("upload" + "".join(Path(file).suffixes[-2:]))
+    target.write_bytes(data)
+    return target
 
 
 def _convert_native(raw: object, *, container: str, file: str,

@@ -1,4 +1,4 @@
-"""The verdict-table contract (``shared/VERDICT_FORMAT.md``) and its validation.
+"""The verdict-table contract (``docs/data.md``) and its validation.
 
 A verdict table has one row per judge call. This module maps every accepted verdict encoding
 onto the integer scale −2..+2 (slot A's point of view), keeps calls that returned no verdict as
@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from evalcore.errors import EvalcoreError
 
 #: The verdict scale, slot A's point of view: +2 A much better … −2 B much better.
 LEVELS: tuple[int, ...] = (-2, -1, 0, 1, 2)
@@ -70,7 +72,7 @@ def _format_rows(rows: list[int]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
-class VerdictFormatError(ValueError):
+class VerdictFormatError(EvalcoreError, ValueError):
     """A table that breaks the contract: what, where (file, rows), which values, what to do.
 
     ``rows`` are 1-based data-row numbers (the header is not counted), the numbering a user
@@ -159,7 +161,7 @@ def parse_verdicts(values: pd.Series, *, column: str, file: str) -> pd.Series:
             rows=tuple(int(p) + 1 for p in positions),
             values=distinct,
             hint=(
-                "Use −2..+2 (slot A's point of view), or a label of VERDICT_FORMAT.md "
+                "Use −2..+2 (slot A's point of view), or a label of the verdict format "
                 "(A>>B, A>B, A=B, B>A, B>>A; [[A]], [[B]], [[C]], tie; model_a, model_b, "
                 "tie (bothbad)); leave the cell empty for a call that returned no verdict"
             ),
@@ -285,6 +287,8 @@ class ValidationReport:
     no_verdict_rows: int
     self_comparison_rows: int
     duplicate_rows: tuple[int, ...]
+    #: Names that differ only by characters that do not show, with their rows (one note each).
+    name_notes: tuple[str, ...] = ()
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -305,7 +309,7 @@ class ValidationReport:
                 f"{_format_rows(list(self.duplicate_rows))}): kept as separate calls; delete "
                 "them from the file if they were written twice by mistake."
             )
-        return tuple(notes)
+        return tuple(notes) + tuple(self.name_notes)
 
 
 def inspect_verdicts(frame: pd.DataFrame) -> ValidationReport:
@@ -318,3 +322,16 @@ def inspect_verdicts(frame: pd.DataFrame) -> ValidationReport:
         self_comparison_rows=int((frame["model_a"] == frame["model_b"]).sum()),
         duplicate_rows=tuple(int(r) for r in frame["row"].to_numpy()[duplicated]),
     )
+
+
+def canonical_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
+    """A canonical frame read back from DuckDB, with the dtypes :func:`validate_verdicts` gives."""
+    out = frame.copy()
+    out["row"] = out["row"].astype("int64")
+    for column in ("instruction_id", "model_a", "model_b", "judge", "category"):
+        out[column] = out[column].astype("string")
+    for column in ("verdict", "human"):
+        out[column] = out[column].astype("Int8")
+    for column in ("length_a", "length_b"):
+        out[column] = out[column].astype("float64")
+    return out.reset_index(drop=True)

@@ -204,3 +204,123 @@ def simulate(spec: SimulationSpec) -> Simulation:
     public = 1000.0 + 400.0 / np.log(10.0) * (strengths + rng.normal(0.0, 0.15, m))
     human_ranking = pd.DataFrame({"model": names, "score": np.round(public, 1)})
     return Simulation(verdicts=table, strengths=truth, human_ranking=human_ranking)
+
+
+# -- Chatbot Arena battles ---------------------------------------------------------------------
+
+#: Languages of simulated arena battles, with their shares (roughly the public dump's head).
+ARENA_LANGUAGES: tuple[tuple[str, float], ...] = (
+    ("English", 0.62), ("Chinese", 0.1), ("Russian", 0.07), ("German", 0.04),
+    ("Spanish", 0.04), ("French", 0.03), ("Japanese", 0.03), ("Portuguese", 0.02),
+    ("Korean", 0.02), ("Italian", 0.03))
+
+
+@dataclass(frozen=True)
+class ArenaSimulation:
+    """Simulated arena battles (one prompt each) as integer arrays, and the truth behind them.
+
+    ``a``/``b`` index ``models``; ``outcome`` is 1 (model_a won), −1 (model_b won), 0 (tie) or
+    2 (tie (bothbad)); ``strengths`` are the latent Bradley–Terry log-strengths.
+    """
+
+    models: tuple[str, ...]
+    strengths: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    outcome: np.ndarray
+    language: np.ndarray  # index into ARENA_LANGUAGES
+    voter: np.ndarray
+    seed: int
+
+    @property
+    def n_battles(self) -> int:
+        return int(self.a.size)
+
+    @property
+    def tie_share(self) -> float:
+        return float(np.mean((self.outcome == 0) | (self.outcome == 2)))
+
+
+def simulate_arena(*, n_battles: int = 1_800_000, n_models: int = 129, tie_share: float = 0.35,
+                   strength_sd: float = 1.0, n_voters: int = 200_000, seed: int = 0
+                   ) -> ArenaSimulation:
+    """Battles shaped like the public Chatbot Arena dump: one prompt per battle, uneven pairing.
+
+    Pairs are drawn with model popularity ∝ a log-normal weight (some models fight far more than
+    others, and some pairs never meet); the outcome follows Davidson's (1970) tie extension of
+    Bradley–Terry, P(tie) = ν√(πₐπ_b) / (πₐ + π_b + ν√(πₐπ_b)), with ν set so that about
+    ``tie_share`` of the battles are ties; half the ties are "tie (bothbad)".
+
+    References
+    ----------
+    Davidson, R. R. (1970). On extending the Bradley–Terry model to accommodate ties in paired
+    comparison experiments. *JASA* 65(329), 317–328.
+    Chiang, W.-L. et al. (2024). Chatbot Arena: an open platform for evaluating LLMs by human
+    preference. *ICML*.
+    """
+    rng = np.random.default_rng(seed)
+    models = tuple(f"sim-arena-{k:03d}" for k in range(n_models))
+    strengths = np.sort(rng.normal(0.0, strength_sd, n_models))[::-1]
+    popularity = np.exp(rng.normal(0.0, 0.8, n_models))
+    popularity /= popularity.sum()
+    a = rng.choice(n_models, n_battles, p=popularity).astype(np.int32)
+    b = rng.choice(n_models - 1, n_battles, p=None).astype(np.int32)
+    b = np.where(b >= a, b + 1, b).astype(np.int32)  # never a self-battle
+    d = strengths[a] - strengths[b]
+    # Davidson: with πₐ/π_b = e^d, P(tie) = ν / (e^{d/2} + e^{−d/2} + ν); solve ν for the share.
+    cosh_term = np.exp(d / 2) + np.exp(-d / 2)
+    lo, hi = 0.0, 100.0
+    for _ in range(60):
+        nu = (lo + hi) / 2
+        lo, hi = (nu, hi) if np.mean(nu / (cosh_term + nu)) < tie_share else (lo, nu)
+    p_tie = nu / (cosh_term + nu)
+    p_a = np.exp(d / 2) / (cosh_term + nu)
+    u = rng.random(n_battles)
+    outcome = np.where(u < p_a, 1, np.where(u < p_a + p_tie, 0, -1)).astype(np.int8)
+    bothbad = (outcome == 0) & (rng.random(n_battles) < 0.5)
+    outcome[bothbad] = 2
+    shares = np.array([s for _, s in ARENA_LANGUAGES])
+    language = rng.choice(len(ARENA_LANGUAGES), n_battles, p=shares / shares.sum()).astype(np.int8)
+    voter = rng.integers(0, n_voters, n_battles).astype(np.int32)
+    return ArenaSimulation(models=models, strengths=strengths, a=a, b=b, outcome=outcome,
+                           language=language, voter=voter, seed=seed)
+
+
+def write_arena_dump(sim: ArenaSimulation, json_path, *, parquet_path=None) -> None:
+    """Write ``sim`` as Chatbot Arena publishes it (``clean_battle_*.json``: one JSON array of
+    battle objects with model_a, model_b, winner, judge, turn, anony, language, tstamp,
+    question_id), and optionally as a verdict table in Parquet (instruction_id = question_id).
+
+    DuckDB builds the strings and writes the files, so 1.8 M battles take seconds.
+    """
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.register("battles", pd.DataFrame({
+            "i": np.arange(sim.n_battles, dtype=np.int64), "a": sim.a, "b": sim.b,
+            "outcome": sim.outcome, "lang": sim.language, "voter": sim.voter}))
+        con.register("names", pd.DataFrame({"k": np.arange(len(sim.models), dtype=np.int32),
+                                            "name": list(sim.models)}))
+        con.register("langs", pd.DataFrame({"k": np.arange(len(ARENA_LANGUAGES), dtype=np.int8),
+                                            "language": [x for x, _ in ARENA_LANGUAGES]}))
+        con.execute(f"""CREATE TEMP VIEW dump AS
+            SELECT ma.name AS model_a, mb.name AS model_b,
+                   CASE outcome WHEN 1 THEN 'model_a' WHEN -1 THEN 'model_b' WHEN 0 THEN 'tie'
+                        ELSE 'tie (bothbad)' END AS winner,
+                   'arena_user_' || CAST(voter AS VARCHAR) AS judge, 1 AS turn, true AS anony,
+                   l.language, 1682351591.0 + i * 5.0 AS tstamp,
+                   md5(CAST({int(sim.seed)} AS VARCHAR) || '-' || CAST(i AS VARCHAR)) AS question_id
+            FROM battles JOIN names ma ON ma.k = battles.a JOIN names mb ON mb.k = battles.b
+                 JOIN langs l ON l.k = battles.lang
+            ORDER BY i""")
+        path = str(json_path).replace("'", "''")
+        con.execute(f"COPY (SELECT * FROM dump) TO '{path}' (FORMAT json, ARRAY true)")
+        if parquet_path is not None:
+            pq = str(parquet_path).replace("'", "''")
+            con.execute(f"""COPY (SELECT question_id AS instruction_id, model_a, model_b,
+                    CASE winner WHEN 'model_a' THEN 1 WHEN 'model_b' THEN -1 ELSE 0 END::TINYINT
+                        AS verdict, 'Chatbot Arena voters' AS judge, language AS category
+                FROM dump) TO '{pq}' (FORMAT parquet)""")
+    finally:
+        con.close()

@@ -54,3 +54,22 @@ def test_switching_to_the_anchor_only_demo():
     at.button(key="load_demo").click().run()
     assert not at.exception
     assert any("anchor-only" in md.value for md in at.markdown)
+
+
+def test_a_file_from_the_servers_data_folder(tmp_path, monkeypatch):
+    (tmp_path / "big.csv").write_bytes(GOOD)
+    (tmp_path / "secret").mkdir()
+    monkeypatch.setenv("VERDICTLAB_DATA_DIR", str(tmp_path))
+    at = _app()
+    pick = at.selectbox(key="data_folder_pick")
+    assert list(pick.options) == ["big.csv"]
+    at.button(key="data_folder_load").click().run()
+    assert not at.exception
+    assert _metrics(at)["Models"] == "3"
+    assert str(tmp_path) not in " ".join(m.value for m in at.markdown)
+
+
+def test_no_data_folder_no_picker(monkeypatch):
+    monkeypatch.delenv("VERDICTLAB_DATA_DIR", raising=False)
+    at = _app()
+    assert not [s for s in at.selectbox if s.key == "data_folder_pick"]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.datafolder import data_dir, list_data_files, resolve_data_file
+from evalcore.errors import EvalcoreError
+from evalcore.io import read_human_ranking
 from evalcore.plots.common import CONFIG
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.schema import VerdictFormatError
@@ -45,13 +47,31 @@ with right:
         s["upload_id"] = upload.file_id
         try:
             with st.spinner(f"Reading {upload.name}…"):
-                table = read_verdicts(upload.getvalue(), name=upload.name)
+                table = _ui.session_store().load_bytes(upload.getvalue(), name=upload.name)
             _ui.install(table)
-        except VerdictFormatError as exc:
+        except (VerdictFormatError, EvalcoreError) as exc:
             s["error"] = str(exc)
         except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
             s["error"] = (f"{upload.name}: the file could not be read ({type(exc).__name__}: {exc}). "
                           "Check that it is a verdict table or a supported tool's output")
+    if data_dir() is not None:
+        files = list_data_files()
+        st.subheader("Or pick a file from the server's data folder")
+        if not files:
+            st.caption("The server's data folder holds no verdict file.")
+        else:
+            picked = st.selectbox("File in the data folder", files, key="data_folder_pick",
+                                  help="Files the server's operator placed in its data folder, "
+                                  "for tables above the upload limit.")
+            if st.button("Load this file", key="data_folder_load"):
+                try:
+                    with st.spinner(f"Reading {picked}…"):
+                        table = _ui.session_store().load_file(resolve_data_file(picked),
+                                                              name=picked)
+                    _ui.install(table)
+                    st.rerun()
+                except (VerdictFormatError, EvalcoreError) as exc:
+                    s["error"] = str(exc)
     if s.get("error"):
         kept = (f" The data loaded before ({_ui.code_span(s['source'])}) is still loaded."
                 if s.get("source") else "")

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.io import read_verdicts
 from evalcore.store import VerdictStore
 
 
@@ -35,9 +34,8 @@ def load_store(path: str) -> VerdictStore:
 
     if not path:
         raise UsageError("no file given")
-    table = read_verdicts(path, name=display_name(path))
     store = VerdictStore()
-    store.load(table)
+    store.load_file(path, name=display_name(path))
     return store
 
 

@@ -1,0 +1,54 @@
+"""Importers: the native output files of the LLM-judge tools people already run → the contract.
+
+Each importer reads one tool's own file as the tool writes it and returns the rows of the verdict
+table (``docs/data.md``): one row per judge call, ``model_a`` the response the judge
+saw **first**, the verdict on −2..+2 from slot A's point of view, and calls that returned no
+verdict kept as empty verdicts (never imputed). :func:`convert_native` recognises the format from
+the fields present; :func:`evalcore.io.read_verdicts` calls it for anything that is not already a
+verdict table, so the app and every CLI command read these files as they are.
+
+One module per tool: :mod:`.arena_hard`, :mod:`.alpaca_eval`, :mod:`.mt_bench`,
+:mod:`.chatbot_arena`; :mod:`.detect` recognises the format. Recognised formats:
+
+* **Arena-Hard-Auto judgment JSONL** (``lmarena/arena-hard-auto``, ``gen_judgment.py``): one line
+  per question and model with ``games``; game 1 shows the baseline as Assistant A and the model as
+  Assistant B, game 2 swaps them. Both games become rows in their own slot order.
+* **AlpacaEval annotations JSON** (``tatsu-lab/alpaca_eval``, ``annotations.json``):
+  ``preference`` in [1, 2] against ``generator_1`` (the reference), mirrored back from a random
+  display order. The order is recovered from the judge's logprobs where they are stored
+  (:func:`alpaca_slot_order`), else the row is written in the stored orientation and the format
+  label says so.
+* **MT-Bench pairwise judgments** (``lm-sys/FastChat``, ``fastchat/llm_judge``): GPT-4 pair files
+  (``model_1``, ``model_2``, ``g1_winner``, ``g2_winner``; game 2 swapped) and the human / GPT-4
+  judgment tables of ``lmsys/mt_bench_human_judgments`` (``model_a``, ``model_b``, ``winner``).
+  The turn goes into the instruction id (``"81#t2"``) and the category (``"turn 2"``).
+* **Chatbot Arena battle tables** (FastChat ``clean_battle_data.py``, ``lmsys`` arena datasets):
+  ``model_a`` (left), ``model_b`` (right), ``winner`` = model_a / model_b / tie / tie (bothbad);
+  also the one-hot ``winner_model_a`` / ``winner_model_b`` / ``winner_tie`` form.
+"""
+
+from __future__ import annotations
+
+from evalcore.importers._common import Records
+from evalcore.importers.alpaca_eval import (
+    ALPACA_LOSS_BELOW,
+    ALPACA_ORDER_TOLERANCE,
+    ALPACA_WIN_ABOVE,
+    alpaca_first_slot_probability,
+    alpaca_slot_order,
+    alpaca_verdict,
+    from_alpaca_eval,
+    instruction_key,
+)
+from evalcore.importers.arena_hard import ARENA_HARD_SCORES, UNNAMED_BASELINE, from_arena_hard
+from evalcore.importers.chatbot_arena import ARENA_VOTERS, from_battles, from_battles_one_hot
+from evalcore.importers.detect import NAMES, convert_native, detect_native, wrong_tool_file
+from evalcore.importers.mt_bench import from_mt_bench_pair
+
+__all__ = [
+    "ALPACA_LOSS_BELOW", "ALPACA_ORDER_TOLERANCE", "ALPACA_WIN_ABOVE", "ARENA_HARD_SCORES",
+    "ARENA_VOTERS", "NAMES", "UNNAMED_BASELINE", "Records", "alpaca_first_slot_probability",
+    "alpaca_slot_order", "alpaca_verdict", "convert_native", "detect_native", "from_alpaca_eval",
+    "from_arena_hard", "from_battles", "from_battles_one_hot", "from_mt_bench_pair",
+    "instruction_key", "wrong_tool_file",
+]

@@ -1,0 +1,100 @@
+"""Helpers every importer shares: cells as text, judge names, the output frame."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+Records = list[dict[str, Any]]
+
+_MAX_NOTED = 3
+
+
+# -- small helpers ---------------------------------------------------------------------------
+
+def _missing(value: Any) -> bool:
+    if value is None or value is pd.NA:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _text(value: Any) -> str:
+    """A cell as text: integral floats without ``.0`` (ids from Parquet/pandas), missing as ""."""
+    if _missing(value):
+        return ""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, (np.integer,)):
+        return str(int(value))
+    return str(value).strip()
+
+
+def _judge_name(value: Any) -> str:
+    """A judge cell as a name: FastChat stores ``["gpt-4", "pair-v2"]`` (model, prompt)."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return _text(value[0]) if len(value) else ""
+    return _text(value)
+
+
+def _text_series(values: pd.Series, convert: Callable[[Any], str] = _text) -> pd.Series:
+    """``convert`` over a column, vectorised: plain text columns directly, others per distinct
+    value (a million battles carry a few dozen model names); cells that cannot be hashed (the
+    ``["gpt-4", "pair-v2"]`` judges of FastChat) one by one."""
+    if convert is _text:
+        if pd.api.types.is_integer_dtype(values.dtype) or pd.api.types.is_bool_dtype(values.dtype):
+            return values.astype("string").fillna("")
+        if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+            return values.astype("string").str.strip().fillna("")
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:
+        return values.map(convert).astype("string")
+    texts = np.array([convert(u) for u in uniques] + [""], dtype=object)
+    return pd.Series(texts[codes], index=values.index, dtype="string")
+
+
+def _verdict_text(level: float | int | None) -> str:
+    return "" if level is None or (isinstance(level, float) and math.isnan(level)) else str(int(level))
+
+
+def _quoted(values: Iterable[str]) -> str:
+    counts = Counter(v if len(v) <= 40 else v[:40] + "…" for v in values)
+    shown = ", ".join(f"{v!r} ×{n}" if n > 1 else repr(v) for v, n in counts.most_common(_MAX_NOTED))
+    more = len(counts) - _MAX_NOTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _records(raw: object) -> Records:
+    if isinstance(raw, pd.DataFrame):
+        return raw.to_dict(orient="records")
+    return list(raw)  # type: ignore[arg-type]
+
+
+def _frame(raw: object) -> pd.DataFrame:
+    if isinstance(raw, pd.DataFrame):
+        return raw.reset_index(drop=True)
+    return pd.DataFrame.from_records(raw)  # type: ignore[arg-type]
+
+
+def _output(rows: dict[str, list]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    for name in ("instruction_id", "model_a", "model_b", "verdict", "judge", "category"):
+        if name in frame.columns:
+            frame[name] = frame[name].astype("string")
+    return frame
+
+
+def _columns(raw: object) -> set[str]:
+    """Field names of a frame, or of the first records of a list (JSON files are uniform)."""
+    if isinstance(raw, pd.DataFrame):
+        return {str(c).strip().lower() for c in raw.columns}
+    keys: set[str] = set()
+    for record in raw[:200]:  # type: ignore[index]
+        keys.update(str(k).strip().lower() for k in record)
+    return keys
+
+

@@ -1,0 +1,128 @@
+"""Arena-Hard-Auto judgment JSONL (``lmarena/arena-hard-auto``, ``gen_judgment.py``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalcore.importers._common import (
+    Records,
+    _judge_name,
+    _missing,
+    _output,
+    _quoted,
+    _text,
+    _verdict_text,
+)
+from evalcore.importers.detect import NAMES
+from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
+
+#: Arena-Hard-Auto score labels (its judge prompt's ``[[A>>B]]`` … ``[[B>>A]]``), slot A's view.
+#: The mirrored spellings (``B<A`` …) say the same thing and are accepted too.
+ARENA_HARD_SCORES: dict[str, int] = {
+    "a>>b": 2, "a>b": 1, "a=b": 0, "b>a": -1, "b>>a": -2,
+    "b<<a": 2, "b<a": 1, "b=a": 0, "a<b": -1, "a<<b": -2,
+}
+
+#: Name of the Arena-Hard-Auto baseline when an (older) file does not name it.
+UNNAMED_BASELINE = "baseline"
+
+
+def _arena_hard_from_path(path: str | None) -> tuple[str | None, str | None]:
+    """(judge, model) from ``…/model_judgment/<judge>/<model>.jsonl``, else what the path gives."""
+    if not path:
+        return None, None
+    p = Path(path)
+    judge = p.parent.name if p.parent.parent.name == "model_judgment" else None
+    model = p.name.removesuffix(".gz")
+    for suffix in (".jsonl", ".ndjson", ".json"):
+        model = model.removesuffix(suffix)
+    return judge, model or None
+
+
+def from_arena_hard(records: Records, *, file: str, path: str | None = None
+                    ) -> tuple[pd.DataFrame, str]:
+    """Arena-Hard-Auto judgments: every game of every line becomes one row.
+
+    Game 1 (index 0) shows the baseline as Assistant A and the model as Assistant B; game 2 swaps
+    them (``gen_judgment.py``); further games, if any, alternate the same way. ``score`` is read
+    from slot A's point of view (``A>>B`` = +2 … ``B>>A`` = −2); a null score (the judge's output
+    could not be parsed) or a game recorded as null (the API call failed) is a no-verdict row.
+    A score label the tool does not know is also kept as no verdict, as Arena-Hard-Auto drops it,
+    and the label says how many there were.
+    """
+    path_judge, path_model = _arena_hard_from_path(path)
+    out: dict[str, list] = {k: [] for k in ("instruction_id", "model_a", "model_b", "verdict",
+                                            "judge", "category")}
+    no_id, no_model, bad_games = [], [], []
+    unknown_scores: list[str] = []
+    judge_from = Counter()
+    unnamed_baseline = 0
+    for number, record in enumerate(records, start=1):
+        uid = _text(record.get("uid", record.get("question_id")))
+        model = _text(record.get("model")) or (path_model or "")
+        if not uid:
+            no_id.append(number)
+            continue
+        if not model:
+            no_model.append(number)
+            continue
+        baseline = _text(record.get("baseline"))
+        if not baseline:
+            baseline = UNNAMED_BASELINE
+            unnamed_baseline += 1
+        judge = _judge_name(record.get("judge"))
+        if not judge:
+            judge = path_judge or DEFAULT_JUDGE
+            judge_from["folder" if path_judge else "default"] += 1
+        games = record.get("games")
+        if not isinstance(games, (list, tuple, np.ndarray)):
+            bad_games.append(number)
+            continue
+        category = _text(record.get("category"))
+        for index, game in enumerate(games):
+            slot_a, slot_b = (baseline, model) if index % 2 == 0 else (model, baseline)
+            score = game.get("score") if isinstance(game, dict) else None
+            if game is not None and not isinstance(game, dict):
+                bad_games.append(number)
+                break
+            level: int | None = None
+            if not _missing(score):
+                if not isinstance(score, str):
+                    bad_games.append(number)
+                    break
+                level = ARENA_HARD_SCORES.get(normalise_label(score))
+                if level is None and score.strip():
+                    unknown_scores.append(score.strip())
+            out["instruction_id"].append(uid)
+            out["model_a"].append(slot_a)
+            out["model_b"].append(slot_b)
+            out["verdict"].append(_verdict_text(level))
+            out["judge"].append(judge)
+            out["category"].append(category)
+    for rows, problem, hint in (
+        (no_id, "record(s) without a question id ('uid' or 'question_id')",
+         "Every line of an Arena-Hard-Auto judgment file names its question"),
+        (no_model, "record(s) without a 'model'",
+         "Every line names the model it judges (or keep the file name MODEL.jsonl)"),
+        (bad_games, "record(s) whose 'games' is not a list of games with a text 'score'",
+         "Each game is an object with a 'score' such as \"A>B\" (or null)"),
+    ):
+        if rows:
+            raise VerdictFormatError(file, f"{len(rows)} {problem}", rows=tuple(rows), hint=hint)
+    notes = ["game 1 = baseline in slot A, game 2 = swapped"]
+    if unknown_scores:
+        notes.append(f"{len(unknown_scores)} game(s) with a score Arena-Hard-Auto does not count "
+                     f"({_quoted(unknown_scores)}) kept as no verdict")
+    if judge_from["folder"]:
+        notes.append("judge taken from the folder name")
+    if judge_from["default"]:
+        notes.append(f"judge not named in the file: called '{DEFAULT_JUDGE}'")
+    if unnamed_baseline:
+        notes.append(f"baseline not named in the file: called '{UNNAMED_BASELINE}'")
+    return _output(out), f"{NAMES['arena_hard']} ({'; '.join(notes)})"
+
+

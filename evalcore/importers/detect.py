@@ -1,0 +1,131 @@
+"""Which tool wrote a file: recognition from the fields present, and the dispatch to its importer."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pandas as pd
+
+from evalcore.importers._common import _columns, _frame, _records
+from evalcore.schema import REQUIRED_COLUMNS, VerdictFormatError
+
+
+def _native_keys(raw: object) -> set[str] | None:
+    """The column names of a raw table that could be a tool's native file, else None: an empty
+    or non-tabular object, or a table that already has the contract's columns."""
+    if isinstance(raw, pd.DataFrame):
+        if raw.shape[1] == 0:
+            return None
+    elif not (isinstance(raw, list) and raw and all(isinstance(r, dict) for r in raw)):
+        return None
+    keys = _columns(raw)
+    return None if set(REQUIRED_COLUMNS) <= keys else keys
+
+
+def detect_native(raw: object) -> str | None:
+    """The native format of a raw table (``read_raw``'s output), or None if it is none of them.
+
+    Returns one of ``"arena_hard"``, ``"alpaca_eval"``, ``"mt_bench_pair"``, ``"battles"``,
+    ``"battles_one_hot"``. A table that already has the contract's columns is never native.
+    """
+    keys = _native_keys(raw)
+    if keys is None:
+        return None
+    if "games" in keys and keys & {"model", "uid", "question_id"}:
+        return "arena_hard"
+    if {"generator_1", "generator_2", "preference"} <= keys:
+        return "alpaca_eval"
+    if {"model_1", "model_2", "g1_winner", "g2_winner"} <= keys:
+        return "mt_bench_pair"
+    if {"model_a", "model_b", "winner"} <= keys:
+        return "battles"
+    if {"model_a", "model_b", "winner_model_a", "winner_model_b", "winner_tie"} <= keys:
+        return "battles_one_hot"
+    return None
+
+
+NAMES = {
+    "arena_hard": "Arena-Hard-Auto judgment JSONL",
+    "alpaca_eval": "AlpacaEval annotations JSON",
+    "mt_bench_pair": "MT-Bench GPT-4 pairwise judgments",
+    "battles": "Chatbot Arena battle table",
+    "battles_one_hot": "Chatbot Arena battle table",
+}
+
+
+def convert_native(raw: object, *, file: str, path: str | None = None
+                   ) -> tuple[pd.DataFrame, str] | None:
+    """Convert a native tool file to verdict-table rows and a format label, or None if not native.
+
+    ``raw`` is what :func:`evalcore.io.read_raw` produced (a DataFrame, or a list of JSON
+    records); ``path`` (when the file came from disk) lets an Arena-Hard-Auto file without a
+    ``judge`` field take the judge from its folder (``model_judgment/<judge>/<model>.jsonl``).
+    A recognised file with broken content raises :class:`VerdictFormatError` naming the records.
+    """
+    kind = detect_native(raw)
+    if kind is None:
+        wrong = wrong_tool_file(raw)
+        if wrong is not None:
+            raise VerdictFormatError(file, wrong[0], hint=wrong[1])
+        return None
+    from evalcore.importers.alpaca_eval import from_alpaca_eval
+    from evalcore.importers.arena_hard import from_arena_hard
+    from evalcore.importers.chatbot_arena import from_battles, from_battles_one_hot
+    from evalcore.importers.mt_bench import from_mt_bench_pair
+
+    converters: dict[str, Callable[..., tuple[pd.DataFrame, str]]] = {
+        "arena_hard": lambda: from_arena_hard(_records(raw), file=file, path=path),
+        "alpaca_eval": lambda: from_alpaca_eval(_records(raw), file=file),
+        "mt_bench_pair": lambda: from_mt_bench_pair(_records(raw), file=file),
+        "battles": lambda: from_battles(_frame(raw), file=file),
+        "battles_one_hot": lambda: from_battles_one_hot(_frame(raw), file=file),
+    }
+    try:
+        frame, label = converters[kind]()
+    except VerdictFormatError:
+        raise
+    except Exception as exc:  # a malformed record of a recognised format: say so in words
+        raise VerdictFormatError(
+            file, f"this looks like a {NAMES[kind]} but a record could not be read "
+            f"({type(exc).__name__}: {exc})",
+            hint="Check that the file is the tool's unedited output") from exc
+    if frame.empty:
+        raise VerdictFormatError(file, f"this {NAMES[kind]} holds no judge calls",
+                                 hint="Upload a file with at least one judged pair")
+    return frame, label
+
+
+#: Other files the same tools write, often uploaded by mistake: (fields, what it is, what to do).
+_WRONG_FILES: tuple[tuple[frozenset[str], str, str], ...] = (
+    (frozenset({"question_id", "model", "score", "judge", "turn"}),
+     "this is an MT-Bench single-answer grading file (a 1–10 score per answer), not a pairwise "
+     "judgment",
+     "Upload the pairwise file (model_judgment/gpt-4_pair.jsonl, from gen_judgment.py --mode "
+     "pairwise-all or pairwise-baseline); per-answer scores belong in a pointwise table "
+     "(instruction_id, candidate, judge, format, score)"),
+    (frozenset({"model", "messages"}),
+     "this is an Arena-Hard-Auto model-answer file, not a judgment file",
+     "Upload the file gen_judgment.py writes, data/BENCH/model_judgment/JUDGE/MODEL.jsonl"),
+    (frozenset({"model_id", "choices"}),
+     "this is a model-answer file (Arena-Hard-Auto or MT-Bench), not a judgment file",
+     "Upload the judgment file that gen_judgment.py writes under model_judgment/"),
+    (frozenset({"instruction", "output", "generator"}),
+     "this is an AlpacaEval model-outputs file, not its annotations",
+     "Upload results/MODEL/ANNOTATOR/annotations.json (it has 'preference')"),
+    (frozenset({"win_rate", "n_wins"}),
+     "this is a leaderboard (one row per model), not per-instruction judgments",
+     "Upload the judge's annotations or judgments; the dashboard computes the leaderboard"),
+)
+
+
+def wrong_tool_file(raw: object) -> tuple[str, str] | None:
+    """A clear message for a tool's other outputs (answers, single scores, leaderboards)."""
+    keys = _native_keys(raw)
+    if keys is None:
+        return None
+    for fields, problem, hint in _WRONG_FILES:
+        if fields <= keys:
+            return problem, hint
+    return None
+
+

@@ -1,0 +1,97 @@
+"""MT-Bench pairwise judgments (``lm-sys/FastChat``, ``fastchat/llm_judge``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+from evalcore.importers._common import (
+    Records,
+    _judge_name,
+    _missing,
+    _output,
+    _text,
+    _verdict_text,
+)
+from evalcore.importers.detect import NAMES
+from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
+
+_MT_BENCH_RATER = re.compile(r"^(expert|author)_\d+$")
+
+def _game_verdict(winner: Any, *, slot_a_key: str, slot_b_key: str) -> int | None | str:
+    """A FastChat game winner → level for the game's slot A; None = no verdict; str = unknown."""
+    if _missing(winner):
+        return None
+    text = normalise_label(winner)
+    if text in (slot_a_key, "a"):
+        return 1
+    if text in (slot_b_key, "b"):
+        return -1
+    if text.startswith("tie") or text == "c":
+        return 0
+    if text in ("error", ""):
+        return None
+    return str(winner)
+
+
+def _instruction_with_turn(qid: str, turn: Any) -> tuple[str, str]:
+    turn_text = _text(turn)
+    if not turn_text:
+        return qid, ""
+    return f"{qid}#t{turn_text}", f"turn {turn_text}"
+
+
+def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, str]:
+    """MT-Bench pairwise judgments (``gen_judgment.py --mode pairwise-*``): two rows per record.
+
+    Game 1 shows model_1 as Assistant A; game 2 shows model_2 as Assistant A. FastChat writes
+    each winner back as ``model_1`` / ``model_2`` / ``tie`` / ``error``, so game 2's
+    ``model_2`` is a slot-A win. ``error`` (no ``[[A]]``/``[[B]]``/``[[C]]`` in the judgment)
+    is a no-verdict row. The judge is the model of ``judge = [model, prompt]``; the prompt name
+    (``pair-v2``, ``pair-v2-multi-turn``, ``pair-math-v1`` …) varies with the question and turn
+    and is not part of the judge's name. instruction_id = ``<question_id>#t<turn>``,
+    category = ``turn <turn>``.
+    """
+    out: dict[str, list] = {k: [] for k in ("instruction_id", "model_a", "model_b", "verdict",
+                                            "judge", "category")}
+    bad_rows, unknown_rows = [], []
+    unknown: list[str] = []
+    for number, record in enumerate(records, start=1):
+        qid = _text(record.get("question_id", record.get("id")))
+        m1, m2 = _text(record.get("model_1")), _text(record.get("model_2"))
+        if not qid or not m1 or not m2:
+            bad_rows.append(number)
+            continue
+        instruction_id, category = _instruction_with_turn(qid, record.get("turn"))
+        judge = _judge_name(record.get("judge")) or DEFAULT_JUDGE
+        games = (("g1_winner", m1, m2, "model_1", "model_2"),
+                 ("g2_winner", m2, m1, "model_2", "model_1"))
+        for key, slot_a, slot_b, a_key, b_key in games:
+            level = _game_verdict(record.get(key), slot_a_key=a_key, slot_b_key=b_key)
+            if isinstance(level, str):
+                unknown_rows.append(number)
+                unknown.append(level)
+                level = None
+            out["instruction_id"].append(instruction_id)
+            out["model_a"].append(slot_a)
+            out["model_b"].append(slot_b)
+            out["verdict"].append(_verdict_text(level))
+            out["judge"].append(judge)
+            out["category"].append(category)
+    if bad_rows:
+        raise VerdictFormatError(file, f"{len(bad_rows)} record(s) without 'question_id', "
+                                 "'model_1' or 'model_2'", rows=tuple(bad_rows),
+                                 hint="Every MT-Bench pair judgment names the question and both "
+                                 "models")
+    if unknown_rows:
+        raise VerdictFormatError(file, f"{len(unknown_rows)} game winner(s) that are not "
+                                 "model_1, model_2, tie or error",
+                                 rows=tuple(dict.fromkeys(unknown_rows)),
+                                 values=tuple(dict.fromkeys(unknown)),
+                                 hint="Use the winner labels FastChat writes (rows count records)")
+    return _output(out), (f"{NAMES['mt_bench_pair']} (game 1 = model_1 in slot A, game 2 = "
+                          "swapped; the turn is in instruction_id, e.g. '81#t2', and in category)")
+
+

@@ -1,0 +1,247 @@
+"""Load-time safety: capped gzip, control and invisible characters, lengths, limits, the data
+folder, internal-looking names, and the arena dump read by DuckDB."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+from evalcore.datafolder import list_data_files, resolve_data_file
+from evalcore.errors import EvalcoreError, UsageError
+from evalcore.io import read_verdicts
+from evalcore.limits import LoadLimits, parse_size
+from evalcore.schema import VerdictFormatError
+from evalcore.simulate import simulate_arena, write_arena_dump
+from evalcore.store import VerdictStore
+
+HEADER = "instruction_id,model_a,model_b,verdict"
+
+
+def test_verdict_format_error_is_an_evalcore_error_and_a_value_error():
+    assert issubclass(VerdictFormatError, EvalcoreError)
+    assert issubclass(VerdictFormatError, ValueError)
+
+
+def _bomb(decompressed_rows: int) -> bytes:
+    """A .csv.gz of a few KB that expands to many MB (streamed, never built whole)."""
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    out = [comp.compress((HEADER + "\n").encode())]
+    block = ("q,a,b,1\n" * 100_000).encode()
+    for _ in range(decompressed_rows // 100_000):
+        out.append(comp.compress(block))
+    out.append(comp.flush())
+    return b"".join(out)
+
+
+def test_decompression_bomb_is_refused_naming_the_limit(tmp_path):
+    data = _bomb(2_000_000)  # 16 MB of CSV from about 20 KB
+    assert len(data) < 100_000
+    path = tmp_path / "bomb.csv.gz"
+    path.write_bytes(data)
+    store = VerdictStore()
+    store.load(read_verdicts(f"{HEADER}\nq,x,y,1\n".encode(), name="ok.csv"))
+    with pytest.raises(VerdictFormatError) as err:
+        store.load_file(path, limits=LoadLimits(max_bytes=4 * 1024**2))
+    text = str(err.value)
+    assert "4 MB" in text and "Parquet" in text and "sample" in text and str(tmp_path) not in text
+    assert store.models() == ("x", "y")  # the previous data stays loaded
+    # under a larger budget the same file loads
+    table = store.load_file(path, limits=LoadLimits(max_bytes=64 * 1024**2))
+    assert table.report.rows == 2_000_000 and table.format == "verdict table (CSV.gz)"
+
+
+def test_limits_from_the_environment(monkeypatch):
+    monkeypatch.setenv("VERDICTLAB_MAX_BYTES", "500M")
+    monkeypatch.setenv("VERDICTLAB_MAX_MODELS", "3")
+    limits = LoadLimits.from_env()
+    assert limits.max_bytes == 500 * 1024**2 and limits.max_models == 3
+    with pytest.raises(VerdictFormatError, match="4 models, over the limit of 3"):
+        read_verdicts(f"{HEADER}\n1,a,b,1\n2,c,d,1\n".encode(), name="m.csv")
+    with pytest.raises(UsageError, match="VERDICTLAB_MAX_ROWS"):
+        parse_size("lots", name="VERDICTLAB_MAX_ROWS")
+
+
+def test_many_models_and_instructions_load():
+    rng = np.random.default_rng(0)
+    lines = [HEADER] + [f"i{k},m{rng.integers(2000)},n{rng.integers(2000)},1" for k in range(3000)]
+    table = read_verdicts("\n".join(lines).encode(), name="wide.csv")
+    assert table.report.rows == 3000
+    assert len(table.store.models()) > 2000
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "a\tb", "line\nbreak", "bell\x07", "c1\x85x"])
+def test_control_characters_in_names_are_refused_with_the_row(bad):
+    data = json.dumps({"instruction_id": "1", "model_a": "ok", "model_b": "fine", "verdict": 1})
+    data += "\n" + json.dumps({"instruction_id": "2", "model_a": bad, "model_b": "fine",
+                               "verdict": 1})
+    with pytest.raises(VerdictFormatError) as err:
+        read_verdicts(data.encode(), name="ctl.jsonl")
+    assert err.value.rows == (2,) and "control character" in str(err.value)
+    assert "model_a" in str(err.value)
+
+
+def test_names_differing_by_invisible_characters_are_reported_with_rows():
+    lines = [HEADER, "1,gpt-4,claude,1", "2,gpt\u200b-4,claude,1", "3,claude,\u202egpt,0"]
+    table = read_verdicts("\n".join(lines).encode("utf-8"), name="inv.csv")
+    notes = " ".join(table.report.notes)
+    assert "look the same ('gpt-4')" in notes and "rows 2" in notes and "rows 1" in notes
+    assert "\\u202e" in notes  # shown escaped, never as a live override
+    assert set(table.store.models()) == {"gpt-4", "gpt\u200b-4", "claude", "\u202egpt"}
+
+
+@pytest.mark.parametrize("value,words", [("-5", "negative or infinite"),
+                                          ("inf", "negative or infinite"),
+                                          ("-inf", "negative or infinite"),
+                                          ("long", "must hold numbers")])
+def test_impossible_lengths_are_refused_with_rows(value, words):
+    data = f"{HEADER},length_a\n1,a,b,1,10\n2,a,b,1,{value}\n"
+    with pytest.raises(VerdictFormatError) as err:
+        read_verdicts(data.encode(), name="len.csv")
+    assert err.value.rows == (2,) and words in str(err.value)
+
+
+def test_nan_length_is_unknown_not_an_error():
+    table = read_verdicts(f"{HEADER},length_a\n1,a,b,1,NaN\n2,a,b,1,3\n".encode(), name="n.csv")
+    assert np.isnan(table.frame["length_a"].iloc[0]) and table.frame["length_a"].iloc[1] == 3
+
+
+def test_names_equal_to_internal_columns_work_in_the_library():
+    from evalcore.ranking import leaderboard
+
+    names = ["model", "rank", "rating", "low", "high", "row", "verdict"]
+    lines = [HEADER] + [f"{k}-{i},{a},{b},{(-1) ** (i + k)}" for k in range(6)
+                        for i, a in enumerate(names) for b in names if a != b]
+    store = VerdictStore()
+    store.load(read_verdicts("\n".join(lines).encode(), name="n.csv"))
+    counts = store.counts()
+    assert set(counts.models) == set(names)
+    board = leaderboard(counts, rounds=0)
+    assert set(board.table["model"]) == set(names)
+    assert store.summary().pairs_judged == 21
+
+
+def test_gzip_parquet_jsonl_paths_load_into_the_store(tmp_path):
+    rows = [{"instruction_id": str(i), "model_a": "a", "model_b": "b", "verdict": "A>B"}
+            for i in range(5)]
+    jl = tmp_path / "t.jsonl.gz"
+    jl.write_bytes(gzip.compress("\n".join(json.dumps(r) for r in rows).encode()))
+    store = VerdictStore()
+    table = store.load_file(jl)
+    assert table.store is store and table.format == "verdict table (JSON Lines)"
+    assert store.frame()["verdict"].tolist() == [1] * 5
+
+
+def test_missing_file_is_refused_without_its_path(tmp_path):
+    with pytest.raises(VerdictFormatError) as err:
+        VerdictStore().load_file(tmp_path / "nope.csv")
+    assert str(tmp_path) not in str(err.value) and "nope.csv" in str(err.value)
+
+
+# -- the data folder ---------------------------------------------------------------------------
+
+@pytest.fixture
+def folder(tmp_path):
+    root = tmp_path / "data"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.csv").write_text(f"{HEADER}\n1,a,b,1\n")
+    (root / "sub" / "b.parquet").write_bytes(b"PAR1")
+    (root / "notes.txt").write_text("not a table")
+    secret = tmp_path / "secret.csv"
+    secret.write_text(f"{HEADER}\n1,s,t,1\n")
+    os.symlink(secret, root / "link-out.csv")
+    os.symlink(root / "a.csv", root / "link-in.csv")
+    return root
+
+
+def test_data_folder_lists_only_its_own_files(folder):
+    assert list_data_files(folder) == ["a.csv", "link-in.csv", "sub/b.parquet"]
+
+
+@pytest.mark.parametrize("name", ["../secret.csv", "sub/../../secret.csv", "link-out.csv",
+                                  "/etc/passwd", "", "notes.txt", "sub", "a.csv\x00.txt"])
+def test_data_folder_refuses_escapes_without_quoting_paths(folder, name):
+    with pytest.raises(UsageError) as err:
+        resolve_data_file(name, folder)
+    assert str(folder.parent) not in str(err.value)
+
+
+def test_data_folder_file_loads(folder, monkeypatch):
+    monkeypatch.setenv("VERDICTLAB_DATA_DIR", str(folder))
+    path = resolve_data_file("a.csv")
+    table = VerdictStore().load_file(path, name="a.csv")
+    assert table.file == "a.csv" and table.report.rows == 1
+    with pytest.raises(UsageError):
+        resolve_data_file("../secret.csv")
+
+
+# -- the arena dump ------------------------------------------------------------------------------
+
+def test_simulated_arena_dump_reads_as_published(tmp_path):
+    sim = simulate_arena(n_battles=3000, n_models=12, tie_share=0.35, seed=1)
+    assert abs(sim.tie_share - 0.35) < 0.04 and (sim.a != sim.b).all()
+    json_path, pq_path = tmp_path / "clean_battle.json", tmp_path / "battles.parquet"
+    write_arena_dump(sim, json_path, parquet_path=pq_path)
+    records = json.loads(json_path.read_text())
+    assert set(records[0]) >= {"model_a", "model_b", "winner", "judge", "question_id", "tstamp",
+                               "language", "turn", "anony"}
+    store = VerdictStore()
+    table = store.load_file(json_path)
+    assert table.format.startswith("Chatbot Arena battle table")
+    assert table.report.rows == 3000 and store.judges() == ("Chatbot Arena voters",)
+    frame = store.frame()
+    expected = np.where(sim.outcome == 2, 0, sim.outcome)
+    assert (frame["verdict"].to_numpy(dtype=int) == expected).all()
+    assert frame["instruction_id"].nunique() == 3000  # one prompt per battle
+    from_parquet = VerdictStore()
+    from_parquet.load_file(pq_path)
+    a, b = store.counts(), from_parquet.counts()
+    assert a.models == b.models and np.array_equal(a.pooled(), b.pooled())
+    s = store.summary()
+    assert s.orders == "single order" and len(s.models) == 12
+
+
+def test_file_names_with_quotes_or_bad_bytes_load(tmp_path):
+    import subprocess
+    import sys
+
+    weird = os.fsdecode(b"it's \xff odd.csv")
+    path = tmp_path / weird
+    path.write_text(f"{HEADER}\n1,a,b,1\n")
+    table = VerdictStore().load_file(path)
+    assert table.report.rows == 1 and "odd.csv" in table.file
+    done = subprocess.run([sys.executable, "-m", "evalcore", "summary", os.fsencode(path)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+
+
+def test_sql_arena_path_equals_the_python_importer():
+    from pathlib import Path
+
+    import pandas as pd
+
+    from evalcore.importers import from_battles
+
+    fixture = Path(__file__).parent / "fixtures" / "native" / "chatbot_arena" / "clean_battle.json"
+    sql = VerdictStore().load_file(fixture).frame
+    python, _ = from_battles(pd.DataFrame.from_records(json.loads(fixture.read_text())),
+                             file="f")
+    for column in ("instruction_id", "model_a", "model_b", "judge", "category"):
+        assert sql[column].tolist() == python[column].tolist()
+    assert sql["verdict"].tolist() == [int(v) for v in python["verdict"]]
+    assert sql["length_a"].tolist() == python["length_a"].tolist()
+
+
+def test_names_are_trimmed_and_blank_lines_are_no_rows():
+    data = f"{HEADER},judge\n 1 ,\u00a0a ,b\t,A>B, j \n\n2,b,a,zzz,j\n".encode()
+    with pytest.raises(VerdictFormatError) as err:
+        read_verdicts(data, name="t.csv")
+    assert err.value.rows == (2,)  # the blank line is not counted, as in a spreadsheet
+    table = read_verdicts(data.replace(b"zzz", b"-1"), name="t.csv")
+    frame = table.frame
+    assert frame["model_a"].tolist() == ["a", "b"] and frame["judge"].tolist() == ["j", "j"]
+    assert frame["instruction_id"].tolist() == ["1", "2"] and frame["row"].tolist() == [1, 2]
