@@ -307,11 +307,11 @@ def test_detectable_edge_shrinks_with_more_instructions():
 
 
 def test_pair_informativeness_agrees_with_the_anchor_module():
-    # Same v(i, m) as evalcore.anchors: with every pair judged on every instruction, the mean of
-    # the per-pair shares d ≠ 0 is the anchor's informativeness I(p, A) (seed 000 §4.3).
+    # Same v(i, m) as evalcore.anchors: with every pair judged on every instruction in one order,
+    # the mean of the per-pair shares d ≠ 0 is the anchor's informativeness I(p, A) (§4.3).
     from evalcore.anchors import anchor_informativeness
 
-    sim = simulate(SimulationSpec(n_models=7, n_instructions=50, seed=30))
+    sim = simulate(SimulationSpec(n_models=7, n_instructions=50, both_orders=False, seed=30))
     store = VerdictStore()
     store.load(sim.verdicts)
     c = store.counts()
@@ -319,6 +319,24 @@ def test_pair_informativeness_agrees_with_the_anchor_module():
     for anchor in c.models[:3]:
         mine = dists.table.loc[dists.table["anchor"] == anchor, "informativeness"].mean()
         assert mine == pytest.approx(anchor_informativeness(c, anchor))
+
+
+def test_both_orders_differences_use_the_both_orders_verdict():
+    # On a both-orders table d_i compares each model's mean over its two calls (the both-orders
+    # verdict); the anchor module compares within one order, so its informativeness is lower.
+    from evalcore.anchors import anchor_informativeness
+    from evalcore.stats.against import disagreements_per_instruction, verdicts_against
+
+    sim = simulate(SimulationSpec(n_models=7, n_instructions=50, seed=30))
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    c = store.counts()
+    dists = difference_distributions(c)
+    anchor = c.models[0]
+    mine = dists.table.loc[dists.table["anchor"] == anchor, "informativeness"].mean()
+    d, p = disagreements_per_instruction(verdicts_against(c).of(0), per_order=False)
+    assert mine == pytest.approx(d.sum() / p.sum())
+    assert anchor_informativeness(c, anchor) < mine
 
 
 def test_a_pair_ranked_against_its_own_head_to_head_is_not_resolved():
