@@ -18,7 +18,7 @@ import pandas as pd
 from evalcore.anchors.common import quadratic, require_all_pairs
 from evalcore.anchors.informativeness import informativeness_counts
 from evalcore.counts import VerdictCounts
-from evalcore.errors import check_int
+from evalcore.errors import DesignError, check_int
 from evalcore.progress import Progress
 from evalcore.ranking import ranks_descending
 from evalcore.stats.against import disagreements, orders_per_pair, verdicts_against
@@ -135,6 +135,11 @@ def pilot_screening(counts: VerdictCounts, *, k: int = 10, n_models: int | None 
     seed = check_int("seed", seed, low=0)
     against = verdicts_against(counts)
     differ, pairs = informativeness_counts(against, np.arange(m))
+    if not pairs.any():
+        raise DesignError(
+            "Pilot screening estimates informativeness, which needs several models judged "
+            "against the same anchor on the same instruction; here every instruction has one "
+            "battle (as in an arena table).")
     full = differ / np.maximum(pairs, 1)
     rating = quadratic(wins, models)
     position = ranks_descending(rating)

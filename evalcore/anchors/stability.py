@@ -131,6 +131,14 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
     kind, _ = design(wins, models)
     rates = win_rates(wins)
     cand = np.flatnonzero(np.isfinite(rates).sum(axis=1) >= 2)
+    if not cand.size:
+        return AnchorStability(
+            rounds=rounds, seed=seed, tau=tau, n_instructions=counts.n_instructions,
+            table=pd.DataFrame(columns=["anchor", "informativeness", "informativeness_low",
+                                        "informativeness_high", "tau_quadratic", "tau_low",
+                                        "tau_high", "most_informative_rate"]),
+            recommended=None, recommended_rate=float("nan"),
+            notes=("No model met two or more others: no anchor can be assessed.",))
     reps, mult = counts.pattern_counts()
     against = verdicts_against(reps)
     s = mult.size

@@ -261,6 +261,8 @@ def anchor_count_sweep(counts: VerdictCounts, *, permutations: int = 40, seed: i
             in_set[k:, order[k]] = True
         mask = in_set[:, :, None] | in_set[:, None, :]
         theta, _ = fit_bradley_terry(wins[None] * mask, prior_games=RESAMPLE_PRIOR)
+        # Equal win rates give equal ratings up to solver noise: round so tau sees the tie.
+        theta = np.round(theta, 8)
         tau_all = kendall_tau(theta, ref, variant=tau)
         others = kendall_tau(np.where(in_set, np.nan, theta), ref, variant=tau)
         others = np.where((~in_set).sum(axis=1) >= 3, others, np.nan)
