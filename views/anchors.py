@@ -39,15 +39,16 @@ from views import _ui
 INFO_DEF = (
     "**Informativeness** I(p, A) (Don-Yehiya et al. 2026, §4.3): over instructions and pairs of models other "
     "than the anchor, the share whose verdicts against the anchor differ, compared on the judge's "
-    "full scale and read from each model's point of view. A model with several calls against the "
-    "anchor on an instruction (both orders) counts with the mean of its calls."
+    "full scale and read from each model's point of view. Verdicts are compared within one slot "
+    "order: on a table judged in both orders, each order's calls are compared separately, never "
+    "averaged (averaging two calls would count position noise as information)."
 )
 CEILING = (
     "**The 3-level ceiling** (dotted line): when every verdict against the anchor is a win or a "
     "loss that follows one strength order, an instruction splits the {m} other models into those "
     "above and those below the anchor, so at most ⌊M/2⌋·⌈M/2⌉ / C(M, 2) = {c:.1%} of the pairs "
     "can differ (the paper's 0.5, reached by a middle anchor). Ties with the anchor form a third "
-    "group and 5-level verdicts (or the mean of two orders) add magnitude, so an anchor can pass "
+    "group and 5-level verdicts add magnitude, so an anchor can pass "
     "the line: it is a reference, not a hard limit for this judge."
 )
 
@@ -355,7 +356,8 @@ with tabs[5]:
                         width="stretch")
         st.caption("Anchors are added in a random order; after each, Bradley–Terry is refitted on "
                    "every battle involving an anchor (the union) and compared with the all-pairs "
-                   "ranking over all models, anchors included (1 when every model is an anchor).")
+                   "ranking over the models that are not anchors, as in the per-anchor table "
+                   "(so one anchor gives that anchor's tau; three models must remain).")
         _ui.download_csv(count_result.summary, f"anchor_count_sweep_{judge}.csv",
                          key="dl_anchor_count")
 

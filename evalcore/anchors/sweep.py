@@ -156,11 +156,15 @@ def sample_size_sweep(counts: VerdictCounts, *, sizes: tuple[int, ...] | None = 
     names = ["quadratic"] + list(models)
     frames = []
     for step, size in enumerate(sizes):
-        keys = rng.random((repetitions, n_inst))
-        chosen = np.argsort(keys, axis=1)[:, :size]
-        weights = np.zeros((repetitions, n_inst))
-        np.put_along_axis(weights, chosen, 1.0, axis=1)
-        w = np.asarray(per_inst_t @ weights.T).T.reshape(repetitions, m, m)
+        w = np.empty((repetitions, m * m))
+        block = max(1, 4_000_000 // max(n_inst, 1))  # bound the (repetitions, I) draws
+        for r0 in range(0, repetitions, block):  # the same random stream as one big draw
+            r1 = min(repetitions, r0 + block)
+            chosen = np.argsort(rng.random((r1 - r0, n_inst)), axis=1)[:, :size]
+            weights = np.zeros((r1 - r0, n_inst))
+            np.put_along_axis(weights, chosen, 1.0, axis=1)
+            w[r0:r1] = np.asarray(per_inst_t @ weights.T).T
+        w = w.reshape(repetitions, m, m)
         theta, _ = fit_bradley_terry(w, prior_games=RESAMPLE_PRIOR)
         rates = np.where(eye, np.nan, win_rates(w))  # (R, A, m)
         scores = np.concatenate([theta[:, None, :], rates], axis=1)  # (R, 1 + M, m)

@@ -225,7 +225,7 @@ def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = 
             + (f" ({only_anchor})" if only_anchor else "")
             + ": there is no all-pairs (quadratic) ranking to compare with, and no other model "
             "can serve as an anchor. The anchor's own ranking, informativeness, win-rate "
-            "distribution and agreement with a human ranking still apply. " + needs)
+            "distribution and agreement with a human ranking still apply.")
 
     anchor_scores = np.where(np.eye(m, dtype=bool), np.nan, rates)[cand]  # the anchor left out
     tau_q = np.full(m, np.nan)

@@ -192,7 +192,8 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
                              line={"color": PRIMARY},
                              hovertemplate="%{x} anchors<br>mean tau %{y:.3f}<extra></extra>"))
     fig.update_xaxes(title="number of anchors", dtick=1)
-    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the quadratic ranking")
+    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the quadratic ranking "
+                     "(non-anchors)")
     return style(fig, title=f"Adding anchors one by one ({sweep.permutations} random orders; "
                  "Don-Yehiya et al. 2026, App. E)", height=400)
 

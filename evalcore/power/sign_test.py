@@ -261,7 +261,13 @@ PAPER_INFORMATIVENESS: dict[str, float] = {"o3": 0.45, "mean": 0.54, "o3 Mini": 
 def paper_table(edges: tuple[float, ...] = (0.05, 0.10)) -> pd.DataFrame:
     """The paper's Table 2 recomputed: discordant samples (normal approximation, one-sided,
     α = 0.05, power 0.8), the exact-binomial figure, and totals at the paper's informativeness
-    values (:data:`PAPER_INFORMATIVENESS`)."""
+    values (:data:`PAPER_INFORMATIVENESS`).
+
+    Examples
+    --------
+    >>> paper_table().loc[0, ["discordant", "exact_binomial", "total_I_0.45 (o3)"]].tolist()
+    [617, 620, 1372]
+    """
     rows = []
     for edge in edges:
         n = sign_test_sample_size(edge)
@@ -301,7 +307,35 @@ class SampleSizePlan:
 def sample_size_plan(edges: Sequence[float], *, alpha: float = 0.05, power: float = 0.8,
                      informativeness: float | None = None, two_sided: bool = False,
                      method: str = "normal") -> SampleSizePlan:
-    """:func:`sign_test_sample_size` and :func:`total_samples` for each edge (one row each)."""
+    """:func:`sign_test_sample_size` and :func:`total_samples` for each edge (one row each).
+
+    Parameters
+    ----------
+    edges : sequence of float
+        Edges to detect (0.05 = +5%).
+    alpha, power : float
+        Significance level and target power.
+    informativeness : float, optional
+        I in (0, 1]; adds the total samples.
+    two_sided : bool
+        Two-sided sign test.
+    method : {"normal", "exact"}
+        As in :func:`sign_test_sample_size`.
+
+    Returns
+    -------
+    SampleSizePlan
+
+    References
+    ----------
+    Don-Yehiya et al., "Mediocrity is the key for LLM as a Judge Anchor Selection", ACL 2026,
+    §4.3 and Table 2.
+
+    Examples
+    --------
+    >>> sample_size_plan([0.05, 0.10], informativeness=0.45).table["total"].tolist()
+    [1372, 340]
+    """
     if not len(edges):
         raise UsageError("give at least one edge, e.g. 0.05 for +5%.")
     if informativeness is not None:

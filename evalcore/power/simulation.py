@@ -148,6 +148,43 @@ def wilcoxon_power(
     :meth:`DifferenceDistributions.with_edge`); the sign test's formula curve and
     ``planned_sign_total`` use it (else the mean edge) with the mean informativeness, i.e.
     discordant samples = N × I. Seeded: the same input gives the same curve.
+
+    Parameters
+    ----------
+    distributions : DifferenceDistributions
+        The empirical distributions to draw from.
+    n_values : sequence of int
+        Total sample sizes N of the curve.
+    alpha, target_power : float
+        Significance level and the power to reach.
+    two_sided : bool
+        Two-sided tests.
+    simulations : int
+        Simulations per N (1 to 1,000,000).
+    seed : int
+        Seed of the draws.
+    edge : float, optional
+        The nominal edge that labels the curve.
+    progress : callable, optional
+        ``progress(fraction, text)``.
+
+    Returns
+    -------
+    PowerCurve
+
+    References
+    ----------
+    Don-Yehiya et al., "Mediocrity is the key for LLM as a Judge Anchor Selection", ACL 2026,
+    App. C, Listing 1. F. Wilcoxon, "Individual comparisons by ranking methods", Biometrics
+    Bulletin 1, 1945. J. W. Pratt, "Remarks on zeros and ties in the Wilcoxon signed rank
+    procedures", JASA 54, 1959.
+
+    Examples
+    --------
+    >>> d = DifferenceDistributions.from_samples([[1, 1, 1, -1]])  # edge +25%
+    >>> curve = wilcoxon_power(d, [20, 200], simulations=500, seed=0)
+    >>> curve.wilcoxon_n
+    200
     """
     check_design(alpha, target_power, "normal")
     simulations = check_int("simulations", simulations, low=1, high=1_000_000)
