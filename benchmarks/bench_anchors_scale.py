@@ -2,6 +2,7 @@
 instructions (every model against one anchor, both slot orders: 298,500 judge calls).
 
     python -m benchmarks.bench_anchors_scale [--repeats 3] [--models 200] [--instructions 750]
+    python -m benchmarks.bench_anchors_scale --arena [--repeats 3]   # 1.8 M battles, 129 models
 
 Target (issue 15): the Anchors analyses in ≤ 1.5 GB. Each repeat runs in a fresh process (peak
 RSS only grows within a process) and builds the counts directly from cells, as the store's
@@ -60,6 +61,22 @@ def anchor_only_counts(n_models: int, n_instructions: int, seed: int = 0) -> Ver
         b=np.concatenate(cells_b), n=n)
 
 
+def arena_counts(n_models: int = 129, n_battles: int = 1_800_000, seed: int = 0) -> VerdictCounts:
+    """Arena shape: every battle its own prompt, a random pair of models each time."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0, 1, n_models)
+    a = rng.integers(n_models, size=n_battles)
+    b = (a + rng.integers(1, n_models, size=n_battles)) % n_models
+    level = np.digitize(strength[a] - strength[b] + rng.logistic(size=n_battles),
+                        [-2.0, -0.4, 0.4, 2.0])
+    n = np.zeros((n_battles, len(LEVELS)), dtype=np.int32)
+    n[np.arange(n_battles), level] = 1
+    return VerdictCounts.from_cells(
+        models=tuple(f"model-{k:03d}" for k in range(n_models)),
+        instructions=tuple(f"p{i}" for i in range(n_battles)), judge="arena",
+        inst=np.arange(n_battles), a=a, b=b, n=n)
+
+
 def _step(results: dict, name: str, fn) -> None:
     tracemalloc.start()
     start = time.perf_counter()
@@ -76,7 +93,7 @@ def _step(results: dict, name: str, fn) -> None:
     results[name] = {"seconds": seconds, "peak_mb": peak / 1024**2, "status": status}
 
 
-def run_once(n_models: int, n_instructions: int) -> dict:
+def run_once(n_models: int, n_instructions: int, arena: bool = False) -> dict:
     from evalcore.anchors import (
         anchor_count_sweep,
         anchor_ranking,
@@ -90,8 +107,8 @@ def run_once(n_models: int, n_instructions: int) -> dict:
         win_rate_distribution,
     )
 
-    counts = anchor_only_counts(n_models, n_instructions)
-    anchor = counts.models[n_models // 2]
+    counts = arena_counts() if arena else anchor_only_counts(n_models, n_instructions)
+    anchor = counts.models[counts.n_models // 2]
     results: dict = {"cells": counts.n_cells, "calls": counts.calls}
     holder: dict = {}
     _step(results, "anchor_sweep", lambda: holder.setdefault("sweep", anchor_sweep(counts)))
@@ -103,13 +120,15 @@ def run_once(n_models: int, n_instructions: int) -> dict:
     _step(results, "sample_size_sweep", lambda: sample_size_sweep(counts, reference="quadratic"))
     _step(results, "anchor_count_sweep", lambda: anchor_count_sweep(counts))
     _step(results, "planner", lambda: plan_evaluation(
-        n_models, informativeness=float(holder["sweep"].table["informativeness"].iloc[0]),
+        counts.n_models, informativeness=float(holder["sweep"].table["informativeness"].iloc[0]),
         direct_decisive_rate=decisive_rate(counts), orders=orders_per_pair(counts)))
     # The Power page on the same table (verdict differences against the anchor).
     from evalcore.power import detectable_edges, difference_distributions
 
     _step(results, "power: difference_distributions", lambda: difference_distributions(counts))
-    _step(results, "power: detectable_edges", lambda: detectable_edges(counts, anchor=anchor))
+    if not arena:  # arena: the leaderboard's own benchmark covers it
+        _step(results, "power: detectable_edges",
+              lambda: detectable_edges(counts, anchor=anchor))
     total = sum(r["seconds"] for r in results.values() if isinstance(r, dict))
     results["total_seconds"] = total
     results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -121,21 +140,26 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--models", type=int, default=200)
     parser.add_argument("--instructions", type=int, default=750)
+    parser.add_argument("--arena", action="store_true",
+                        help="an arena-shaped table (1.8 M battles, 129 models) instead")
     parser.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.once:
-        print(json.dumps(run_once(args.models, args.instructions)))
+        print(json.dumps(run_once(args.models, args.instructions, args.arena)))
         return
     runs = []
     for r in range(args.repeats):
         out = subprocess.run([sys.executable, "-m", "benchmarks.bench_anchors_scale", "--once",
                               "--models", str(args.models), "--instructions",
-                              str(args.instructions)], check=True, capture_output=True, text=True)
+                              str(args.instructions)] + (["--arena"] if args.arena else []),
+                             check=True, capture_output=True, text=True)
         runs.append(json.loads(out.stdout))
         print(f"run {r + 1}: {runs[-1]['total_seconds']:.2f} s, peak RSS "
               f"{runs[-1]['peak_rss_mb']:.0f} MB")
     first = runs[0]
-    print(f"\nAnchor-only table: {args.models} models × {args.instructions} instructions, "
+    shape = ("Arena-shaped table: 129 models, one prompt per battle" if args.arena else
+             f"Anchor-only table: {args.models} models × {args.instructions} instructions")
+    print(f"\n{shape}, "
           f"{first['cells']:,} cells, {first['calls']:,} calls; medians of {len(runs)} runs")
     for name, value in first.items():
         if isinstance(value, dict):

@@ -131,8 +131,12 @@ if counts.n_models < 2 or counts.calls == 0:
                "study. Choose another judge or category.")
     st.stop()
 try:
-    sweep = _ui.memo(("anchor_sweep", judge, category, both, tau, hkey),
-                     lambda: anchor_sweep(counts, human_ranking=human, tau=tau))
+    with st.spinner("Ranking the models against every anchor…"):  # seconds on arena-sized tables
+        sweep = _ui.memo(("anchor_sweep", judge, category, both, tau, hkey),
+                         lambda: anchor_sweep(counts, human_ranking=human, tau=tau))
+except DesignError as exc:
+    st.info(str(exc))
+    st.stop()
 except ValueError as exc:
     st.error(str(exc))
     st.stop()

@@ -31,6 +31,7 @@ from evalcore.counts import VerdictCounts
 from evalcore.errors import DesignError, check_int
 from evalcore.stats.against import (
     AgainstVerdicts,
+    disagreement_totals,
     disagreements_per_instruction,
     max_models_per_instruction,
     verdicts_against,
@@ -49,9 +50,8 @@ def informativeness_counts(against: AgainstVerdicts, anchors: np.ndarray
     """(differing, comparable) (instruction, pair) cases per anchor index in ``anchors``."""
     differ = np.zeros(len(anchors), dtype=np.int64)
     pairs = np.zeros(len(anchors), dtype=np.int64)
-    for j, a in enumerate(anchors):  # one sparse pass per anchor: memory ∝ its entries
-        d, p = disagreements_per_instruction(against.of(int(a)))
-        differ[j], pairs[j] = d.sum(), p.sum()
+    for j, a in enumerate(anchors):  # one sparse pass per anchor: cost ∝ its entries
+        differ[j], pairs[j] = disagreement_totals(against.of(int(a)))
     return differ, pairs
 
 
@@ -89,11 +89,11 @@ def anchor_informativeness(counts: VerdictCounts, anchor: str) -> float:
     1.0
     """
     x = check_anchor(counts, anchor)
-    entries = verdicts_against(counts).of(x)
+    entries = verdicts_against(counts, only=x).of(x)
     if max_models_per_instruction(entries) < 2:
         raise one_battle_per_prompt(anchor, "Informativeness")
-    d, p = disagreements_per_instruction(entries)
-    return float(d.sum() / p.sum()) if p.sum() else float("nan")
+    d, p = disagreement_totals(entries)
+    return float(d / p) if p else float("nan")
 
 
 def informativeness_ceiling(n_competitors: int, *, ties: bool = False) -> float:
@@ -203,7 +203,7 @@ def win_rate_distribution(counts: VerdictCounts, anchor: str) -> WinRateDistribu
     [0, 1, 0]
     """
     x = check_anchor(counts, anchor)
-    entries = verdicts_against(counts).of(x)
+    entries = verdicts_against(counts, only=x).of(x)
     if max_models_per_instruction(entries) < 2:
         raise one_battle_per_prompt(anchor, "The per-instruction win-rate distribution")
     e = entries.pooled_orders()

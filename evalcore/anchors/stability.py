@@ -28,6 +28,7 @@ from evalcore.anchors.common import (
     tau_label,
     win_rates,
 )
+from evalcore.anchors.informativeness import informativeness_counts
 from evalcore.anchors.sweep import per_instruction_wins
 from evalcore.counts import VerdictCounts
 from evalcore.errors import check_int
@@ -41,6 +42,9 @@ from evalcore.stats.kendall import kendall_tau
 #: Below this many instructions no anchor is recommended: in simulations with 22 models the most
 #: informative anchor then changes in most resamples (see tests/test_anchors.py).
 MIN_INSTRUCTIONS = 20
+#: Above this many models the per-resample refits for tau intervals are skipped (said in notes):
+#: each resample is a Bradley–Terry fit and M anchor rankings, O(M³) per resample.
+MAX_TAU_MODELS = 60
 METHOD = "bootstrap over instructions (2.5–97.5 percentiles)"
 
 
@@ -131,14 +135,20 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
     kind, _ = design(wins, models)
     rates = win_rates(wins)
     cand = np.flatnonzero(np.isfinite(rates).sum(axis=1) >= 2)
+    nothing = None
     if not cand.size:
+        nothing = "No model met two or more others: no anchor can be assessed."
+    elif not informativeness_counts(verdicts_against(counts), cand)[1].any():
+        nothing = ("No instruction has two models judged against the same anchor (one battle "
+                   "per prompt, as in an arena table): informativeness, and so a recommended "
+                   "anchor, cannot be resampled.")
+    if nothing is not None:
         return AnchorStability(
             rounds=rounds, seed=seed, tau=tau, n_instructions=counts.n_instructions,
             table=pd.DataFrame(columns=["anchor", "informativeness", "informativeness_low",
                                         "informativeness_high", "tau_quadratic", "tau_low",
                                         "tau_high", "most_informative_rate"]),
-            recommended=None, recommended_rate=float("nan"),
-            notes=("No model met two or more others: no anchor can be assessed.",))
+            recommended=None, recommended_rate=float("nan"), notes=(nothing,))
     reps, mult = counts.pattern_counts()
     against = verdicts_against(reps)
     s = mult.size
@@ -152,8 +162,14 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
     if not has_info:
         notes.append("No instruction has two models judged against the same anchor: "
                      "informativeness, and so a recommended anchor, cannot be resampled.")
-    if not has_tau:
+        has_tau = False  # nothing to recommend: no refits
+    elif not has_tau:
         notes.append("There is no all-pairs ranking here: tau intervals need an all-pairs table.")
+    elif m > MAX_TAU_MODELS:
+        has_tau = False
+        notes.append(f"Tau intervals refit the all-pairs ranking in every resample; with {m} "
+                     f"models (more than {MAX_TAU_MODELS}) that is left out. Informativeness "
+                     "intervals and the recommendation rate are shown.")
     eye = np.eye(m, dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
         point_info = (mult @ differ) / (mult @ pairs)

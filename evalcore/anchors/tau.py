@@ -40,7 +40,7 @@ from evalcore.errors import UsageError
 from evalcore.ranking import comparison_graph, ranks_descending
 from evalcore.stats.against import (
     AgainstVerdicts,
-    disagreements_per_instruction,
+    disagreement_totals,
     orders_per_pair,
     pooled_wins,
     verdicts_against,
@@ -72,9 +72,13 @@ def _no_model_wins_share(against: AgainstVerdicts) -> np.ndarray:
     key = (against.opponent * n_inst + against.inst) * m + against.model
     heads = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])  # sorted: one per (A, i, model)
     total = np.add.reduceat(against.total, heads)
-    cell = against.opponent[heads] * n_inst + against.inst[heads]
-    judged = np.unique(cell)
-    beaten = np.unique(cell[total > 0])
+    cell = against.opponent[heads] * n_inst + against.inst[heads]  # sorted
+
+    def distinct(x: np.ndarray) -> np.ndarray:  # unique of a sorted array, in O(n)
+        return x[np.r_[True, x[1:] != x[:-1]]] if x.size else x
+
+    judged = distinct(cell)
+    beaten = distinct(cell[total > 0])
     n_judged = np.bincount(judged // n_inst, minlength=m)
     n_beaten = np.bincount(beaten // n_inst, minlength=m)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -400,12 +404,12 @@ def anchor_ranking(counts: VerdictCounts, anchor: str, *, tau: str = "b") -> Anc
     table = table[["model", "win_rate", "battles", "anchor_rank", "quadratic_rank", "rank_shift",
                    "quadratic_rating"]].sort_values(["anchor_rank", "model"], kind="stable"
                                                     ).reset_index(drop=True)
-    entries = verdicts_against(counts).of(a)
-    d, p = disagreements_per_instruction(entries)
+    entries = verdicts_against(counts, only=a).of(a)
+    d, p = disagreement_totals(entries)
     orders = orders_per_pair(counts)
     return AnchorRanking(
         anchor=anchor, judge=counts.judge, tau=tau, tau_quadratic=tau_q,
-        informativeness=float(d.sum() / p.sum()) if p.sum() else float("nan"), table=table,
+        informativeness=float(d / p) if p else float("nan"), table=table,
         calls_anchor=int(entries.calls.sum()), calls_total=counts.calls,
         design_calls_anchor=(m - 1) * orders, design_calls_all_pairs=comb(m, 2) * orders,
     )

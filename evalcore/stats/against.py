@@ -133,7 +133,7 @@ class AnchorEntries:
         return total, calls
 
 
-def verdicts_against(counts: VerdictCounts) -> AgainstVerdicts:
+def verdicts_against(counts: VerdictCounts, *, only: int | None = None) -> AgainstVerdicts:
     """Every model's verdicts against every possible reference, from the model's point of view.
 
     Each judged cell (instruction, slot-A model a, slot-B model b) gives two entries: a against
@@ -144,6 +144,8 @@ def verdicts_against(counts: VerdictCounts) -> AgainstVerdicts:
     ----------
     counts : VerdictCounts
         The sparse counts of one judge.
+    only : int, optional
+        Build the entries against this reference (model index) only: cost ∝ its cells.
 
     Returns
     -------
@@ -160,21 +162,28 @@ def verdicts_against(counts: VerdictCounts) -> AgainstVerdicts:
     ([2, 1], [0, 1])
     """
     m, n_inst = counts.n_models, counts.n_instructions
-    score = counts.n.astype(np.int64) @ np.asarray(LEVELS, dtype=np.int64)
-    calls = counts.n.sum(axis=1, dtype=np.int64)
-    a = counts.a.astype(np.int64)
-    b = counts.b.astype(np.int64)
-    inst = counts.inst.astype(np.int64)
+    keep = slice(None) if only is None else counts.involving(only)
+    n = counts.n[keep]
+    score = n.astype(np.int64) @ np.asarray(LEVELS, dtype=np.int64)
+    calls = n.sum(axis=1, dtype=np.int64)
+    a = counts.a[keep].astype(np.int64)
+    b = counts.b[keep].astype(np.int64)
+    inst = counts.inst[keep].astype(np.int64)
     k = inst.size
     opponent = np.concatenate([b, a])
     model = np.concatenate([a, b])
     order = np.concatenate([np.zeros(k, np.int64), np.ones(k, np.int64)])
     total = np.concatenate([score, -score])
     inst2 = np.concatenate([inst, inst])
+    calls = np.concatenate([calls, calls])
+    if only is not None:  # the entries whose reference is ``only``
+        mine = opponent == only
+        opponent, model, order, total, inst2, calls = (
+            x[mine] for x in (opponent, model, order, total, inst2, calls))
     key = ((opponent * n_inst + inst2) * m + model) * 2 + order
     sort = np.argsort(key, kind="stable")
     opponent, inst2, model, order = opponent[sort], inst2[sort], model[sort], order[sort]
-    total, calls2 = total[sort], np.concatenate([calls, calls])[sort]
+    total, calls2 = total[sort], calls[sort]
     starts = np.searchsorted(opponent, np.arange(m + 1))
     return AgainstVerdicts(n_models=m, n_instructions=n_inst, opponent=opponent, inst=inst2,
                            model=model, order=order, total=total, calls=calls2, starts=starts)
@@ -216,6 +225,28 @@ def disagreements(group: np.ndarray, total: np.ndarray, calls: np.ndarray, n_gro
     return pairs - np.rint(same).astype(np.int64), pairs
 
 
+def disagreement_totals(entries: AnchorEntries, *, per_order: bool = True) -> tuple[int, int]:
+    """(differ, pairs) summed over instructions, as :func:`disagreements_per_instruction` but
+    without per-instruction arrays (cost ∝ the reference's entries, not the instructions)."""
+    if len(entries) < 2:
+        return 0, 0
+    # Entries are sorted by (inst, model): no instruction with two models means no pair.
+    inst, model = entries.inst, entries.model
+    if not ((inst[1:] == inst[:-1]) & (model[1:] != model[:-1])).any():
+        return 0, 0
+    e = entries.per_order() if per_order else entries.pooled_orders()
+    group = e.inst * 2 + np.maximum(e.order, 0)
+    num, den = _reduced(e.total, e.calls)
+    sort = np.lexsort((den, num, group))
+    g, nu, de = group[sort], num[sort], den[sort]
+    g_head = np.r_[True, g[1:] != g[:-1]]
+    v_head = g_head | np.r_[False, (nu[1:] != nu[:-1]) | (de[1:] != de[:-1])]
+    g_sizes = np.diff(np.r_[np.flatnonzero(g_head), g.size])
+    v_sizes = np.diff(np.r_[np.flatnonzero(v_head), g.size])
+    pairs = int(_choose2(g_sizes).sum())
+    return pairs - int(_choose2(v_sizes).sum()), pairs
+
+
 def disagreements_per_instruction(entries: AnchorEntries, *, per_order: bool = True
                                   ) -> tuple[np.ndarray, np.ndarray]:
     """(differ, pairs) per instruction, (I,) each: model pairs judged against the reference on
@@ -246,9 +277,10 @@ def both_orders_share(counts: VerdictCounts) -> float:
         return 0.0
     m = counts.n_models
     inst = counts.inst.astype(np.int64)
-    key = (inst * m + counts.a) * m + counts.b
+    key = (inst * m + counts.a) * m + counts.b  # ascending: cells are sorted by (inst, a, b)
     rev = (inst * m + counts.b) * m + counts.a
-    return float(np.isin(rev, key).sum() / counts.n_cells)
+    at = np.minimum(np.searchsorted(key, rev), key.size - 1)
+    return float((key[at] == rev).sum() / counts.n_cells)
 
 
 def orders_per_pair(counts: VerdictCounts) -> int:
