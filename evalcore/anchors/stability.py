@@ -67,6 +67,8 @@ class AnchorStability:
     recommended: str | None
     recommended_rate: float
     notes: tuple[str, ...]
+    #: R² of the line of tau_quadratic on informativeness across anchors, with its interval.
+    fit_r2: Estimate = Estimate(float("nan"))
 
     def __repr__(self) -> str:
         return (f"AnchorStability(rounds={self.rounds}, recommended={self.recommended!r}, "
@@ -86,6 +88,7 @@ class AnchorStability:
                 "interval_method": METHOD, "n_instructions": self.n_instructions,
                 "min_instructions": MIN_INSTRUCTIONS, "recommended": self.recommended,
                 "recommended_rate": self.recommended_rate, "notes": list(self.notes),
+                "fit_r2": self.fit_r2.as_dict(),
                 "anchors": self.table.to_dict(orient="records")}
 
 
@@ -177,6 +180,8 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
     if has_tau:
         rating = quadratic(wins, models)
         point_tau = kendall_tau(np.where(eye, np.nan, rates)[cand], rating[None, :], variant=tau)
+        # As in the per-anchor table: fewer than three ranked models say nothing.
+        point_tau = np.where(np.isfinite(rates).sum(axis=1)[cand] >= 3, point_tau, np.nan)
 
     info_r = np.full((rounds, cand.size), np.nan)
     tau_r = np.full((rounds, cand.size), np.nan)
@@ -194,6 +199,8 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
             progress(stop / rounds, f"resample {stop:,} of {rounds:,}")
     info_low, info_high = percentile_interval(info_r)
     tau_low, tau_high = percentile_interval(tau_r)
+    r2_low, r2_high = percentile_interval(_r2_rows(info_r, tau_r))
+    fit_r2 = float(_r2_rows(point_info[None, :], point_tau[None, :])[0])
     top_rate = np.zeros(cand.size)
     if has_info:
         filled = np.where(np.isfinite(info_r), info_r, -np.inf)
@@ -224,4 +231,19 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
                     "data, and any of them is a reasonable choice.")
     return AnchorStability(rounds=rounds, seed=seed, tau=tau, n_instructions=counts.n_instructions,
                            table=table, recommended=recommended, recommended_rate=rate,
-                           notes=tuple(notes))
+                           notes=tuple(notes),
+                           fit_r2=Estimate(fit_r2, float(r2_low), float(r2_high), method=METHOD))
+
+
+def _r2_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per row, R² of the least-squares line of y on x over the anchors finite in both (the
+    squared Pearson r); NaN with fewer than three anchors or no spread."""
+    keep = np.isfinite(x) & np.isfinite(y)
+    n = keep.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx = np.where(keep, x, 0.0).sum(axis=1) / n
+        my = np.where(keep, y, 0.0).sum(axis=1) / n
+        dx = np.where(keep, x - mx[:, None], 0.0)
+        dy = np.where(keep, y - my[:, None], 0.0)
+        r = (dx * dy).sum(axis=1) / np.sqrt((dx ** 2).sum(axis=1) * (dy ** 2).sum(axis=1))
+    return np.where(n >= 3, r ** 2, np.nan)
