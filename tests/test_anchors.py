@@ -664,5 +664,8 @@ def test_stability_intervals_cover_the_truth_and_guard_small_samples():
     assert stab.recommended in truth.sort_values("informativeness").index[-4:]
     est = stab.estimate(stab.recommended)
     assert est.has_interval and est.low <= est.value <= est.high
+    # The R² of Fig. 3's line, with an interval, equals the sweep's point value.
+    assert stab.fit_r2.value == pytest.approx(anchor_sweep(counts).fit_r2)
+    assert stab.fit_r2.low <= stab.fit_r2.value <= stab.fit_r2.high
     few = anchor_stability(counts.subset(instructions=np.arange(8)), rounds=50)
     assert few.recommended is None and any("no anchor is recommended" in n for n in few.notes)

@@ -184,6 +184,10 @@ with tabs[0]:
                         "resamples.")
         for note in stability.notes:
             st.warning(note)
+        if stability.fit_r2.has_interval:
+            r2 = stability.fit_r2
+            st.caption(f"R² of the line of tau on informativeness: {r2.value:.3f} "
+                       f"(95% interval {r2.low:.3f}–{r2.high:.3f}, {r2.method}).")
         st.dataframe(stability.table, hide_index=True, width="stretch", column_config={
             c: st.column_config.NumberColumn(format="%.3f") for c in stability.table.columns
             if c != "anchor"})
