@@ -155,6 +155,9 @@ class DifferenceDistributions:
     probs: np.ndarray
     table: pd.DataFrame
 
+    def __repr__(self) -> str:
+        return f"DifferenceDistributions({len(self)} distributions, {self.support.size} values)"
+
     def __len__(self) -> int:
         return len(self.table)
 

@@ -54,6 +54,10 @@ class DetectableEdges:
     detectable_edge: float  # at n_instructions × informativeness discordant samples
     notes: tuple[str, ...]
 
+    def __repr__(self) -> str:
+        return (f"DetectableEdges({self.n_pairs} pairs, {self.n_resolved} resolved, "
+                f"detectable_edge={self.detectable_edge:.3f})")
+
     @property
     def n_pairs(self) -> int:
         return len(self.table)

@@ -44,6 +44,10 @@ class EvaluationPlan:
     sentence: str
     warnings: tuple[str, ...]
 
+    def __repr__(self) -> str:
+        return (f"EvaluationPlan(recommendation={self.recommendation!r}, "
+                f"discordant={self.discordant}, edge={self.edge:g})")
+
     def as_dict(self) -> dict:
         return {"recommendation": self.recommendation, "reasons": list(self.reasons),
                 "discordant": self.discordant, "edge": self.edge, "alpha": self.alpha,

@@ -291,6 +291,10 @@ class SampleSizePlan:
     informativeness: float | None
     notes: tuple[str, ...] = ()
 
+    def __repr__(self) -> str:
+        return (f"SampleSizePlan({len(self.table)} edges, alpha={self.alpha:g}, "
+                f"power={self.power:g}, informativeness={self.informativeness})")
+
     def as_dict(self) -> dict:
         return {
             "test": "sign test, " + ("two-sided" if self.two_sided else "one-sided"),

@@ -107,6 +107,10 @@ class PowerCurve:
     SIGN = "sign test (simulated)"
     SIGN_FORMULA = "sign test (normal approximation)"
 
+    def __repr__(self) -> str:
+        return (f"PowerCurve({self.n_distributions} distributions, simulations="
+                f"{self.simulations}, wilcoxon_n={self.wilcoxon_n}, sign_n={self.sign_n})")
+
     def as_dict(self) -> dict:
         return {
             "alpha": self.alpha,
