@@ -329,10 +329,11 @@ def test_sample_size_sweep_at_full_size_reproduces_the_full_data(sim12):
 def test_anchor_count_sweep_reaches_one_with_every_anchor(sim12):
     _, counts = sim12
     result = anchor_count_sweep(counts, permutations=6, seed=2)
-    last = result.runs[result.runs["n_anchors"] == 12]["tau"]
+    last = result.runs[result.runs["n_anchors"] == 12]["tau_all_models"]
     assert np.allclose(last, 1.0)
     s = result.summary.set_index("n_anchors")["mean"]
-    assert s.loc[12] >= s.loc[1]
+    assert s.index.max() == 12 - 3  # tau over the non-anchors needs three of them
+    assert s.loc[9] >= s.loc[1]
     assert len(result.runs) == 6 * 12
 
 
@@ -429,3 +430,242 @@ def test_a_model_that_never_loses_is_explained():
     assert any("m1 lost no battle" in n for n in sweep.notes)
     assert sweep.quadratic.iloc[0]["model"] == "m1"
     assert np.isfinite(sweep.table["quadratic_rating"]).all()
+
+
+# -- sparse counts on real shapes -------------------------------------------------------------
+from evalcore.anchors import anchor_stability  # noqa: E402
+from evalcore.errors import DesignError, UsageError  # noqa: E402
+from evalcore.stats.against import disagreements_per_instruction, verdicts_against  # noqa: E402
+
+
+@pytest.fixture
+def no_dense(monkeypatch):
+    """Fail any analysis that builds the dense instructions × models × models tensor."""
+    def boom(self, **_):
+        raise AssertionError("a dense (I, M, M, L) tensor was built")
+
+    monkeypatch.setattr(VerdictCounts, "dense", boom)
+
+
+def _random_counts(seed: int, n_models: int = 5, n_inst: int = 12) -> VerdictCounts:
+    """A random small table: some cells missing, some in both orders, some repeated calls."""
+    rng = np.random.default_rng(seed)
+    c = np.zeros((n_inst, n_models, n_models, len(LEVELS)), dtype=np.int32)
+    for i in range(n_inst):
+        for a in range(n_models):
+            for b in range(n_models):
+                if a != b and rng.random() < 0.45:
+                    for _ in range(rng.integers(1, 3)):
+                        c[i, a, b, rng.integers(len(LEVELS))] += 1
+    names = tuple(f"m{k}" for k in range(n_models))
+    return VerdictCounts.from_dense(models=names, instructions=tuple(f"q{i}" for i in range(n_inst)),
+                                    judge="r", counts=c)
+
+
+def _old_dense_informativeness(counts: VerdictCounts, anchor: int, per_order: bool) -> float:
+    """The old dense computation, written out: v(i, m) from the (I, M, M, L) tensor."""
+    c = counts.dense().astype(np.int64)
+    lv = np.asarray(LEVELS)
+    first_t, first_n = c[:, :, anchor] @ lv, c[:, :, anchor].sum(-1)   # m in slot A
+    second_t, second_n = -(c[:, anchor, :] @ lv), c[:, anchor, :].sum(-1)  # m in slot B
+    orders = ([(first_t, first_n, second_t, second_n), (second_t, second_n, first_t, first_n)]
+              if per_order else [(first_t + second_t, first_n + second_n, None, None)])
+    differ = pairs = 0
+    for t, n, t_other, n_other in orders:
+        if t_other is not None:  # a model judged in the other order only keeps that verdict
+            t = np.where(n > 0, t, t_other)
+            n = np.where(n > 0, n, n_other)
+        for i in range(c.shape[0]):
+            ms = [m for m in range(c.shape[1]) if m != anchor and n[i, m] > 0]
+            for x in range(len(ms)):
+                for y in range(x + 1, len(ms)):
+                    a, b = ms[x], ms[y]
+                    pairs += 1
+                    differ += t[i, a] * n[i, b] != t[i, b] * n[i, a]
+    return differ / pairs if pairs else float("nan")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sparse_results_equal_the_old_dense_computation(seed):
+    counts = _random_counts(seed)
+    against = verdicts_against(counts)
+    dense = counts.dense().astype(np.float64)
+    for x in range(counts.n_models):
+        for per_order in (True, False):
+            d, p = disagreements_per_instruction(against.of(x), per_order=per_order)
+            got = d.sum() / p.sum() if p.sum() else float("nan")
+            assert got == pytest.approx(_old_dense_informativeness(counts, x, per_order),
+                                        nan_ok=True)
+    sweep = anchor_sweep(counts)
+    # Win rates and tau from the dense per-instruction wins, as the old code computed them.
+    score = np.array([0.0, 0.0, 0.5, 1.0, 1.0])
+    wins = (dense @ score + np.swapaxes(dense @ (1 - score), 1, 2)).sum(axis=0)
+    for _, row in sweep.table.iterrows():
+        a = counts.index(row["anchor"])
+        rank = anchor_ranking(counts, row["anchor"])
+        for _, r in rank.table.iterrows():
+            m = counts.index(r["model"])
+            assert r["win_rate"] == pytest.approx(wins[m, a] / (wins[m, a] + wins[a, m]))
+    for x in sweep.table["anchor"]:
+        try:
+            dist = win_rate_distribution(counts, x)
+        except DesignError:
+            continue
+        xi = counts.index(x)
+        lv = np.asarray(LEVELS)
+        t = dense[:, :, xi] @ lv - dense[:, xi, :] @ lv
+        n = dense[:, :, xi].sum(-1) + dense[:, xi, :].sum(-1)
+        beating = ((t > 0) & (n > 0)).sum(axis=1)[(n > 0).any(axis=1)]
+        assert dist.per_instruction["models_beating_anchor"].tolist() == beating.tolist()
+
+
+def _arena(n_models: int = 30, n_battles: int = 4000, seed: int = 0) -> VerdictCounts:
+    """Arena shape: every battle its own prompt, a random pair of models each time."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0, 1, n_models)
+    a = rng.integers(n_models, size=n_battles)
+    b = (a + rng.integers(1, n_models, size=n_battles)) % n_models
+    y = strength[a] - strength[b] + rng.logistic(size=n_battles)
+    level = np.digitize(y, [-2.0, -0.3, 0.3, 2.0])
+    n = np.zeros((n_battles, len(LEVELS)), dtype=np.int32)
+    n[np.arange(n_battles), level] = 1
+    return VerdictCounts.from_cells(models=tuple(f"m{k:02d}" for k in range(n_models)),
+                                    instructions=tuple(f"p{i}" for i in range(n_battles)),
+                                    judge="arena", inst=np.arange(n_battles), a=a, b=b, n=n)
+
+
+def test_arena_shape_says_what_does_not_apply(no_dense):
+    counts = _arena()
+    sweep = anchor_sweep(counts)
+    assert sweep.table["informativeness"].isna().all()
+    assert any("one battle per prompt" in n for n in sweep.notes)
+    assert sweep.table["tau_quadratic"].notna().any()  # win rates against anchors still rank
+    with pytest.raises(DesignError, match="arena"):
+        anchor_informativeness(counts, "m00")
+    with pytest.raises(DesignError, match="several models"):
+        win_rate_distribution(counts, "m00")
+    ranking = anchor_ranking(counts, "m00")
+    assert np.isnan(ranking.informativeness) and len(ranking.table) > 0
+    stab = anchor_stability(counts, rounds=20)
+    assert stab.recommended is None and any("cannot be resampled" in n for n in stab.notes)
+    with pytest.raises(DesignError, match="one battle"):
+        pilot_screening(counts)
+
+
+def test_anchor_only_table_keeps_what_applies(no_dense):
+    sim = simulate(SimulationSpec(n_models=9, n_instructions=60, design="anchor", seed=5))
+    store = _store(sim.verdicts)
+    counts = store.counts()
+    sweep = anchor_sweep(counts, human_ranking=sim.human_ranking)
+    assert sweep.design == "anchor-only" and len(sweep.table) == 1
+    anchor = sweep.table["anchor"].iloc[0]
+    assert sweep.recommended == anchor
+    row = sweep.table.iloc[0]
+    assert 0 < row["informativeness"] <= 1 and np.isfinite(row["tau_human"])
+    assert np.isnan(row["tau_quadratic"])
+    assert "needs an all-pairs table" in sweep.needs_all_pairs
+    assert sweep.as_dict()["needs_all_pairs"] == sweep.needs_all_pairs
+    assert win_rate_distribution(counts, anchor).n_competitors == 8
+    for run in (lambda: pilot_screening(counts), lambda: anchor_count_sweep(counts),
+                lambda: sample_size_sweep(counts, reference="quadratic")):
+        with pytest.raises(DesignError, match="all-pairs"):
+            run()
+    stab = anchor_stability(counts, rounds=30)
+    assert stab.recommended == anchor and stab.recommended_rate == 1.0
+    store.close()
+
+
+def test_tiny_table_with_models_that_never_meet(no_dense):
+    calls = [(0, "anc", "m1", 1), (0, "m2", "m3", -1), (1, "anc", "m1", 0), (1, "m2", "m3", 2),
+             (2, "m1", "anc", -1), (2, "m3", "m2", 1)]
+    counts = _counts(MODELS, calls, 3)
+    sweep = anchor_sweep(counts)
+    assert sweep.design == "partial"
+    assert sweep.table.empty and sweep.recommended is None  # nobody met two others
+    stab = anchor_stability(counts, rounds=10)
+    assert stab.recommended is None
+
+
+def test_arguments_are_validated_first():
+    counts = _counts(MODELS, [(0, "m1", "anc", 1), (0, "m2", "anc", -1)])
+    with pytest.raises(UsageError, match="rounds must be"):
+        anchor_stability(counts, rounds=-5)
+    with pytest.raises(UsageError, match="tau must be"):
+        anchor_sweep(counts, tau="c")
+    with pytest.raises(UsageError, match="n_models must be"):
+        plan_evaluation(1)
+    with pytest.raises(UsageError, match="orders must be"):
+        plan_evaluation(5, orders=3)
+    with pytest.raises(UsageError, match="anchor 'nobody'"):
+        anchor_ranking(counts, "nobody")
+    with pytest.raises(TypeError):
+        anchor_sweep(counts, None)  # options are keyword-only
+
+
+# -- informativeness per order (issue 10, item 4) ---------------------------------------------
+def test_informativeness_compares_within_an_order_and_respects_the_ceiling():
+    # Truth: 3-level verdicts (win/loss, no ties) decided per call by strength + position noise,
+    # in both orders. Each order splits the models into two groups per instruction, so the
+    # informativeness of single calls can never pass ⌊M/2⌋⌈M/2⌉ / C(M, 2). Averaging a model's
+    # two calls (the old definition) creates a third level out of position noise and passes it.
+    rng = np.random.default_rng(7)
+    m_other, n_inst = 11, 200
+    models = ["anc"] + [f"x{k}" for k in range(m_other)]
+    strength = np.linspace(-1, 1, m_other)
+    calls = []
+    for i in range(n_inst):
+        for k in range(m_other):
+            for first in (True, False):
+                v = 1 if strength[k] + rng.normal(0, 1.0) > 0 else -1  # the model's side
+                calls.append((i, models[k + 1], "anc", v) if first
+                             else (i, "anc", models[k + 1], -v))
+    counts = _counts(models, calls, n_inst)
+    ceiling = informativeness_ceiling(m_other)
+    new = anchor_informativeness(counts, "anc")
+    old = _old_dense_informativeness(counts, 0, per_order=False)
+    assert new <= ceiling + 1e-12
+    assert old > ceiling + 0.05
+    assert new == pytest.approx(_old_dense_informativeness(counts, 0, per_order=True))
+    # The planner's total samples follow: fewer informative cases, more instructions needed.
+    assert (plan_evaluation(12, informativeness=new).options.set_index("design")
+            .loc["chosen anchor", "instructions_needed"]
+            > plan_evaluation(12, informativeness=old).options.set_index("design")
+            .loc["chosen anchor", "instructions_needed"])
+    assert anchor_sweep(counts).table.set_index("anchor").loc["anc", "informativeness"] == new
+
+
+# -- the recommended anchor's uncertainty and the anchor-count sweep (issue 10, item 8) --------
+def test_anchor_count_sweep_at_one_anchor_matches_the_per_anchor_table(sim12):
+    _, counts = sim12
+    sweep = anchor_sweep(counts).table.set_index("anchor")["tau_quadratic"]
+    runs = anchor_count_sweep(counts, permutations=8, seed=1).runs
+    first = runs[runs["n_anchors"] == 1]
+    for _, row in first.iterrows():
+        assert row["tau"] == pytest.approx(sweep.loc[row["first_anchor"]], abs=1e-12)
+
+
+def test_stability_intervals_cover_the_truth_and_guard_small_samples():
+    strengths = tuple(np.linspace(1.5, -1.5, 10))
+    big = simulate(SimulationSpec(n_models=10, n_instructions=2500, strengths=strengths,
+                                  both_orders=False, seed=100))
+    small = simulate(SimulationSpec(n_models=10, n_instructions=200, strengths=strengths,
+                                    both_orders=False, seed=101))
+    truth = anchor_sweep(_store(big.verdicts).counts()).table.set_index("anchor")
+    counts = _store(small.verdicts).counts()
+    stab = anchor_stability(counts, rounds=300, seed=3)
+    t = stab.table.set_index("anchor")
+    covered = ((t["informativeness_low"] <= truth["informativeness"])
+               & (truth["informativeness"] <= t["informativeness_high"]))
+    assert covered.sum() >= 9  # 95% intervals for 10 anchors
+    assert (t["tau_low"] <= t["tau_quadratic"]).all() and (t["tau_quadratic"] <= t["tau_high"]).all()
+    assert t["most_informative_rate"].sum() == pytest.approx(1.0)
+    # The extremes (strongest, weakest) are never the most informative; a middle anchor is.
+    assert t.loc[[truth.index[0], truth.index[-1]], "most_informative_rate"].max() == 0
+    assert stab.recommended in truth.sort_values("informativeness").index[-4:]
+    est = stab.estimate(stab.recommended)
+    assert est.has_interval and est.low <= est.value <= est.high
+    # The R² of Fig. 3's line, with an interval, equals the sweep's point value.
+    assert stab.fit_r2.value == pytest.approx(anchor_sweep(counts).fit_r2)
+    assert stab.fit_r2.low <= stab.fit_r2.value <= stab.fit_r2.high
+    few = anchor_stability(counts.subset(instructions=np.arange(8)), rounds=50)
+    assert few.recommended is None and any("no anchor is recommended" in n for n in few.notes)

@@ -69,3 +69,16 @@ def test_bad_human_ranking_file(tmp_path, capsys):
     bad.write_text("name,points\nx,1\n")
     assert main(["anchors", str(ALL_PAIRS), "--human-ranking", str(bad)]) == 2
     assert "model" in capsys.readouterr().err
+
+
+def test_anchor_only_json_says_what_needs_all_pairs(tmp_path, capsys):
+    from evalcore.simulate import SimulationSpec, simulate
+
+    sim = simulate(SimulationSpec(n_models=6, n_instructions=30, design="anchor", seed=2))
+    path = tmp_path / "anchor_only.csv"
+    sim.verdicts.drop(columns=["row"]).to_csv(path, index=False)
+    assert main(["anchors", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["design"] == "anchor-only"
+    assert "needs an all-pairs table" in out["needs_all_pairs"]
+    assert len(out["anchors"]) == 1 and out["anchors"][0]["informativeness"] > 0

@@ -94,3 +94,16 @@ def test_power_sim(capsys, table):
     assert out == _json(capsys, argv)  # seeded
     assert main(["power-sim", str(table), "--edge", "0.49", "--max-n", "100"]) == 2
     assert "no (anchor, pair)" in capsys.readouterr().err
+
+
+def test_power_sim_on_an_arena_table_says_why_in_json(tmp_path, capsys):
+    # Every battle its own prompt: no two models meet a common anchor on one instruction.
+    sim = simulate(SimulationSpec(n_models=6, n_instructions=40, both_orders=False, seed=3))
+    frame = sim.verdicts.drop(columns=["row"])
+    frame["instruction_id"] = [f"p{i}" for i in range(len(frame))]
+    path = tmp_path / "arena.csv"
+    frame.to_csv(path, index=False)
+    out = _json(capsys, ["power-sim", str(path), "--json"])
+    assert "arena" in out["unavailable"]
+    assert main(["power-sim", str(path)]) == 0
+    assert "not available:" in capsys.readouterr().out

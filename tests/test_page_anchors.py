@@ -108,6 +108,27 @@ def test_anchor_only_table_explains_instead_of_failing():
     assert not at.exception
     assert any("no all-pairs (quadratic) ranking" in i.value for i in at.info)
     assert _table(at, "tau_quadratic")["anchor"].tolist() == ["sim-birch"]
+    assert any("Comparing anchors with each other" in c.value for c in at.caption)
     at.button(key="anchors_btn_count").click().run()
     assert not at.exception
     assert any("needs an all-pairs table" in i.value for i in at.info)
+    at.button(key="anchors_btn_stability").click().run()
+    assert not at.exception
+    assert any("most informative anchor in" in m.value for m in at.markdown)
+
+
+def test_recommended_anchor_with_its_resampling_rate():
+    from evalcore.anchors import anchor_stability
+
+    at = _page()
+    at.number_input(key="anchors_stab_rounds").set_value(50).run()
+    at.button(key="anchors_btn_stability").click().run()
+    assert not at.exception
+    store = VerdictStore()
+    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
+    stab = anchor_stability(store.counts(judge=store.judges()[0]), rounds=50)
+    store.close()
+    shown = _table(at, "most_informative_rate")
+    np.testing.assert_allclose(shown["most_informative_rate"], stab.table["most_informative_rate"])
+    if stab.recommended:
+        assert any(f"{stab.recommended_rate:.0%}" in m.value for m in at.markdown)

@@ -307,11 +307,11 @@ def test_detectable_edge_shrinks_with_more_instructions():
 
 
 def test_pair_informativeness_agrees_with_the_anchor_module():
-    # Same v(i, m) as evalcore.anchors: with every pair judged on every instruction, the mean of
-    # the per-pair shares d ≠ 0 is the anchor's informativeness I(p, A) (seed 000 §4.3).
+    # Same v(i, m) as evalcore.anchors: with every pair judged on every instruction in one order,
+    # the mean of the per-pair shares d ≠ 0 is the anchor's informativeness I(p, A) (§4.3).
     from evalcore.anchors import anchor_informativeness
 
-    sim = simulate(SimulationSpec(n_models=7, n_instructions=50, seed=30))
+    sim = simulate(SimulationSpec(n_models=7, n_instructions=50, both_orders=False, seed=30))
     store = VerdictStore()
     store.load(sim.verdicts)
     c = store.counts()
@@ -319,6 +319,24 @@ def test_pair_informativeness_agrees_with_the_anchor_module():
     for anchor in c.models[:3]:
         mine = dists.table.loc[dists.table["anchor"] == anchor, "informativeness"].mean()
         assert mine == pytest.approx(anchor_informativeness(c, anchor))
+
+
+def test_both_orders_differences_use_the_both_orders_verdict():
+    # On a both-orders table d_i compares each model's mean over its two calls (the both-orders
+    # verdict); the anchor module compares within one order, so its informativeness is lower.
+    from evalcore.anchors import anchor_informativeness
+    from evalcore.stats.against import disagreements_per_instruction, verdicts_against
+
+    sim = simulate(SimulationSpec(n_models=7, n_instructions=50, seed=30))
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    c = store.counts()
+    dists = difference_distributions(c)
+    anchor = c.models[0]
+    mine = dists.table.loc[dists.table["anchor"] == anchor, "informativeness"].mean()
+    d, p = disagreements_per_instruction(verdicts_against(c).of(0), per_order=False)
+    assert mine == pytest.approx(d.sum() / p.sum())
+    assert anchor_informativeness(c, anchor) < mine
 
 
 def test_a_pair_ranked_against_its_own_head_to_head_is_not_resolved():
@@ -344,3 +362,74 @@ def test_paper_table_reproduces_seed_000_table_2():
     assert t.loc[0.05, "exact_binomial"] == 620 and t.loc[0.10, "exact_binomial"] == 158
     assert t.loc[0.05, "total_I_0.45 (o3)"] == 1372 and t.loc[0.05, "total_I_0.54 (mean)"] == 1143
     assert t.loc[0.10, "total_I_0.45 (o3)"] == 340  # the paper's 341 is a floating-point artefact
+
+
+# -- sparse counts on real shapes -------------------------------------------------------------
+def _arena_counts(n_models: int = 12, n_battles: int = 1500, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(n_models, size=n_battles)
+    b = (a + rng.integers(1, n_models, size=n_battles)) % n_models
+    rows = [(f"p{i}", f"m{x:02d}", f"m{y:02d}", int(v)) for i, (x, y, v) in
+            enumerate(zip(a, b, rng.integers(-2, 3, size=n_battles), strict=True))]
+    return _counts(rows)
+
+
+def test_arena_shape_has_no_difference_distribution_and_says_why(monkeypatch):
+    from evalcore.counts import VerdictCounts
+    from evalcore.errors import DesignError
+
+    monkeypatch.setattr(VerdictCounts, "dense", lambda self, **_: pytest.fail("dense built"))
+    c = _arena_counts()
+    with pytest.raises(DesignError, match="arena"):
+        difference_distributions(c)
+    # Head-to-head differences still exist wherever two models met.
+    d = verdict_differences(c, c.models[0], c.models[1])
+    assert d.size >= 1
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_sparse_differences_equal_the_old_dense_computation(seed):
+    # The old code: v[i, m, x] = mean verdict of m against x from the dense tensor.
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=30, seed=seed))
+    store = VerdictStore()
+    store.load(sim.verdicts.sample(frac=0.7, random_state=seed))  # some cells missing
+    c = store.counts()
+    dense = c.dense().astype(np.float64)
+    lv = np.array([-2, -1, 0, 1, 2.0])
+    total = dense @ lv - np.swapaxes(dense @ lv, 1, 2)
+    calls = dense.sum(-1) + np.swapaxes(dense.sum(-1), 1, 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(calls > 0, total / np.maximum(calls, 1), np.nan)
+    dists = difference_distributions(c)
+    for x in range(c.n_models):
+        v = mean[:, :, x].copy()
+        v[:, x] = 0.0
+        np.testing.assert_allclose(anchor_verdicts(c, c.models[x]), v)
+        for a in range(c.n_models):
+            for b in range(a + 1, c.n_models):
+                old = v[:, a] - v[:, b]
+                old = np.round(old[~np.isnan(old)], 6)
+                new = verdict_differences(c, c.models[a], c.models[b], anchor=c.models[x])
+                np.testing.assert_allclose(new, old)
+                if x not in (a, b) and old.size:
+                    row = dists.pair(c.models[a], c.models[b], anchor=c.models[x]).table.iloc[0]
+                    assert row["n"] == old.size
+                    assert row["informativeness"] == pytest.approx((old != 0).mean())
+        h = mean[:, 0, x]
+        if x:
+            np.testing.assert_allclose(verdict_differences(c, c.models[0], c.models[x]),
+                                       np.round(h[~np.isnan(h)], 6))
+
+
+def test_power_arguments_are_validated_first():
+    from evalcore.errors import UsageError
+
+    dists = DifferenceDistributions.from_samples([[1, -1, 0, 1]])
+    with pytest.raises(UsageError, match="simulations must be"):
+        wilcoxon_power(dists, [10], simulations=-5)
+    with pytest.raises(UsageError, match="seed must be"):
+        wilcoxon_power(dists, [10], seed=-1)
+    with pytest.raises(UsageError, match="alpha must be"):
+        sign_test_sample_size(0.05, alpha=2)
+    with pytest.raises(TypeError):
+        sign_test_sample_size(0.05, 0.05)  # options are keyword-only

@@ -1,4 +1,4 @@
-"""Anchors: which anchor to use, what it costs and what it throws away (seed 000)."""
+"""Anchors: which anchor to use, what it costs and what it throws away (Don-Yehiya et al. 2026)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from evalcore.anchors import (
-    NeedsAllPairs,
     anchor_count_sweep,
     anchor_ranking,
+    anchor_stability,
     anchor_sweep,
     anchor_vs_judge,
     decisive_rate,
@@ -18,6 +18,7 @@ from evalcore.anchors import (
     sample_size_sweep,
     win_rate_distribution,
 )
+from evalcore.errors import DesignError
 from evalcore.findings import ranking_key
 from evalcore.io import read_human_ranking
 from evalcore.plots.anchors import (
@@ -36,17 +37,18 @@ from evalcore.schema import VerdictFormatError
 from views import _ui
 
 INFO_DEF = (
-    "**Informativeness** I(p, A) (seed 000 §4.3): over instructions and pairs of models other "
+    "**Informativeness** I(p, A) (Don-Yehiya et al. 2026, §4.3): over instructions and pairs of models other "
     "than the anchor, the share whose verdicts against the anchor differ, compared on the judge's "
-    "full scale and read from each model's point of view. A model with several calls against the "
-    "anchor on an instruction (both orders) counts with the mean of its calls."
+    "full scale and read from each model's point of view. Verdicts are compared within one slot "
+    "order: on a table judged in both orders, each order's calls are compared separately, never "
+    "averaged (averaging two calls would count position noise as information)."
 )
 CEILING = (
     "**The 3-level ceiling** (dotted line): when every verdict against the anchor is a win or a "
     "loss that follows one strength order, an instruction splits the {m} other models into those "
     "above and those below the anchor, so at most ⌊M/2⌋·⌈M/2⌉ / C(M, 2) = {c:.1%} of the pairs "
     "can differ (the paper's 0.5, reached by a middle anchor). Ties with the anchor form a third "
-    "group and 5-level verdicts (or the mean of two orders) add magnitude, so an anchor can pass "
+    "group and 5-level verdicts add magnitude, so an anchor can pass "
     "the line: it is a reference, not a hard limit for this judge."
 )
 
@@ -64,7 +66,7 @@ def _run_on_click(name: str, key: tuple, button: str, compute, *, help: str | No
         try:
             _ui.memo(key, lambda: compute(progress))
             st.session_state[slot] = (s["version"], key)
-        except NeedsAllPairs as exc:
+        except DesignError as exc:  # the design does not identify it: say so, not an error
             st.info(str(exc))
             st.session_state.pop(slot, None)
         except ValueError as exc:
@@ -82,7 +84,7 @@ store = _ui.require_data()
 _ui.demo_banner()
 st.markdown(
     "Arena-Hard- and AlpacaEval-style evaluations judge every model against **one anchor** "
-    "instead of all pairs. Seed 000 (*Mediocrity is the key for LLM as a Judge Anchor "
+    "instead of all pairs. Don-Yehiya et al. 2026 (*Mediocrity is the key for LLM as a Judge Anchor "
     "Selection*) shows that the usual anchors, the strongest or the weakest model, rank worst: "
     "a mid-ranked anchor gives a ranking closer to all pairs and wastes fewer judge calls."
 )
@@ -124,18 +126,24 @@ try:
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
-if counts.n_models < 2 or counts.counts.sum() == 0:
+if counts.n_models < 2 or counts.calls == 0:
     st.warning("This selection has verdicts for fewer than two models: there is no anchor to "
                "study. Choose another judge or category.")
     st.stop()
 try:
-    sweep = _ui.memo(("anchor_sweep", judge, category, both, tau, hkey),
-                     lambda: anchor_sweep(counts, human_ranking=human, tau=tau))
+    with st.spinner("Ranking the models against every anchor…"):  # seconds on arena-sized tables
+        sweep = _ui.memo(("anchor_sweep", judge, category, both, tau, hkey),
+                         lambda: anchor_sweep(counts, human_ranking=human, tau=tau))
+except DesignError as exc:
+    st.info(str(exc))
+    st.stop()
 except ValueError as exc:
     st.error(str(exc))
     st.stop()
 for note in sweep.notes:
     st.info(note)
+if sweep.needs_all_pairs:
+    st.caption(sweep.needs_all_pairs)
 
 anchors = list(sweep.table["anchor"])
 if not anchors:
@@ -159,7 +167,31 @@ with tabs[0]:
     st.subheader("Per-anchor rankings")
     m1, m2, m3 = st.columns(3)
     m1.metric("Recommended anchor", sweep.recommended or "—",
-              help="The most informative anchor (seed 000 §5.3, §6).")
+              help="The most informative anchor (Don-Yehiya et al. 2026, §5.3, §6).")
+    stab_rounds = st.number_input("Instruction resamples", 50, 2000, 200, step=50,
+                                  key="anchors_stab_rounds")
+    stability = _run_on_click(
+        "stability", ("anchor_stability", judge, category, both, tau, int(stab_rounds)),
+        "How sure is the recommendation?",
+        lambda progress: anchor_stability(counts, rounds=int(stab_rounds), tau=tau,
+                                          progress=progress),
+        help="Resample instructions with replacement: how often each anchor is the most "
+        "informative, with 95% intervals for informativeness and tau.")
+    if stability is not None:
+        if stability.recommended is not None:
+            st.markdown(f"**{stability.recommended}** is the most informative anchor in "
+                        f"**{stability.recommended_rate:.0%}** of {stability.rounds} instruction "
+                        "resamples.")
+        for note in stability.notes:
+            st.warning(note)
+        if stability.fit_r2.has_interval:
+            r2 = stability.fit_r2
+            st.caption(f"R² of the line of tau on informativeness: {r2.value:.3f} "
+                       f"(95% interval {r2.low:.3f}–{r2.high:.3f}, {r2.method}).")
+        st.dataframe(stability.table, hide_index=True, width="stretch", column_config={
+            c: st.column_config.NumberColumn(format="%.3f") for c in stability.table.columns
+            if c != "anchor"})
+        _ui.download_csv(stability.table, f"anchor_stability_{judge}.csv", key="dl_anchor_stab")
     if sweep.has_quadratic:
         t = sweep.table
         m2.metric(f"{tau_name} with all pairs: best anchor", f"{t['tau_quadratic'].max():.3f}")
@@ -187,7 +219,7 @@ with tabs[0]:
         st.plotly_chart(inverted_u(sweep, highlight=chosen), config=CONFIG, key="anchors_u",
                         width="stretch")
         st.caption("One point per anchor (hover for its name); the star is the chosen anchor. "
-                   "Seed 000 finds an inverted U: the extremes rank worst.")
+                   "The paper finds an inverted U: the extremes rank worst.")
 
 # -- 3: informativeness -----------------------------------------------------------------------
 with tabs[1]:
@@ -203,7 +235,7 @@ with tabs[1]:
             st.caption(f"Least-squares line of {tau_name} (with all pairs) on informativeness over "
                        f"{sweep.table['tau_quadratic'].notna().sum()} anchors: R² = "
                        f"{sweep.fit_r2:.3f}, slope {sweep.fit_slope:.3f} per unit of "
-                       "informativeness (seed 000 Fig. 3 reports R² = 0.594 for its judge).")
+                       "informativeness (Don-Yehiya et al. 2026, Fig. 3 reports R² = 0.594 for its judge).")
 
 # -- 4: win-rate distributions ----------------------------------------------------------------
 with tabs[2]:
@@ -215,20 +247,24 @@ with tabs[2]:
         picks = [chosen]
     shown = st.multiselect("Anchors side by side", anchors, default=picks, key="anchors_hist_pick",
                            max_selections=6)
-    if shown:
+    dists = []
+    try:
         dists = [_ui.memo(("anchor_wrd", judge, category, both, a),
                           lambda a=a: win_rate_distribution(counts, a)) for a in shown]
+    except DesignError as exc:
+        st.info(str(exc))
+    if dists:
         st.plotly_chart(win_rate_histograms(dists), config=CONFIG, key="anchors_hist",
                         width="stretch")
         st.caption("For each instruction, the number of models whose verdict against the anchor "
-                   "is a win (mean verdict > 0, the model's point of view; seed 000 §4.2).")
+                   "is a win (mean verdict > 0, the model's point of view; Don-Yehiya et al. 2026, §4.2).")
         for d in dists:
             st.markdown(f"- {d.sentence} On {d.no_signal:,} instructions every model got the very "
                         "same verdict (no signal even on the full scale).")
         rows = pd.concat([d.per_instruction.assign(anchor=d.anchor) for d in dists],
                          ignore_index=True)
         _ui.download_csv(rows, f"win_rate_distribution_{judge}.csv", key="dl_anchor_wrd")
-    else:
+    elif not shown:
         st.info("Pick at least one anchor.")
 
 # -- 5: explorer -------------------------------------------------------------------------------
@@ -262,7 +298,7 @@ with tabs[4]:
     st.subheader("Pilot screening")
     st.caption("Before judging the whole benchmark, estimate every candidate anchor's "
                "informativeness on k instructions (all pairs of the pool on those few "
-               "instructions), repeated R times (seed 000 §5.3: r > 0.86 with k = 10).")
+               "instructions), repeated R times (Don-Yehiya et al. 2026, §5.3: r > 0.86 with k = 10).")
     p1, p2, p3, p4 = st.columns(4)
     k = p1.number_input("Instructions k", 1, max(1, counts.n_instructions),
                         min(10, counts.n_instructions), key="anchors_pilot_k")
@@ -289,7 +325,7 @@ with tabs[4]:
 
 # -- 7: sweeps --------------------------------------------------------------------------------
 with tabs[5]:
-    st.subheader("Number of instructions (seed 000 §5.1, Fig. 4)")
+    st.subheader("Number of instructions (Don-Yehiya et al. 2026, §5.1, Fig. 4)")
     refs = ["human", "quadratic"] if human is not None else ["quadratic"]
     w1, w2, w3 = st.columns(3)
     ref = w1.radio("Reference ranking", refs, horizontal=True, key="anchors_sweep_ref")
@@ -314,7 +350,7 @@ with tabs[5]:
         _ui.download_csv(size_result.summary, f"anchor_size_sweep_{judge}.csv",
                          key="dl_anchor_sizes")
 
-    st.subheader("Number of anchors (seed 000 App. E, Fig. 7)")
+    st.subheader("Number of anchors (Don-Yehiya et al. 2026, App. E, Fig. 7)")
     v1, v2 = st.columns(2)
     perms = v1.number_input("Random orders", 1, 500, 40, key="anchors_count_perms")
     count_seed = v2.number_input("Seed", 0, 2**31 - 1, 0, key="anchors_count_seed")
@@ -328,13 +364,14 @@ with tabs[5]:
                         width="stretch")
         st.caption("Anchors are added in a random order; after each, Bradley–Terry is refitted on "
                    "every battle involving an anchor (the union) and compared with the all-pairs "
-                   "ranking over all models, anchors included (1 when every model is an anchor).")
+                   "ranking over the models that are not anchors, as in the per-anchor table "
+                   "(so one anchor gives that anchor's tau; three models must remain).")
         _ui.download_csv(count_result.summary, f"anchor_count_sweep_{judge}.csv",
                          key="dl_anchor_count")
 
 # -- 8: anchor vs judge -----------------------------------------------------------------------
 with tabs[6]:
-    st.subheader("Anchor effect beside judge effect (seed 000 §5.2, Table 3)")
+    st.subheader("Anchor effect beside judge effect (Don-Yehiya et al. 2026, §5.2, Table 3)")
     judges = store.judges()
     if len(judges) < 2:
         st.info("This table has one judge: the judge effect needs two or more judges.")
@@ -369,7 +406,7 @@ with tabs[6]:
 
 # -- 9: planner -------------------------------------------------------------------------------
 with tabs[7]:
-    st.subheader("Planner (seed 000 §6, Fig. 5)")
+    st.subheader("Planner (Don-Yehiya et al. 2026, §6, Fig. 5)")
     pilot_info = None
     if pilot is not None:
         row = pilot.table[pilot.table["anchor"] == chosen]
@@ -412,8 +449,6 @@ with tabs[7]:
                                anchor=chosen, informativeness=float(info),
                                direct_decisive_rate=float(direct), pairs_of_interest=int(pairs) or None,
                                orders=int(plan_orders), edge=float(edge))
-    except ImportError:
-        st.info("The planner needs evalcore.power (the sign-test sample size), which is missing.")
     except ValueError as exc:
         st.error(str(exc))
     else:
@@ -424,7 +459,7 @@ with tabs[7]:
             st.warning(warning)
         st.caption(f"Sign test, one-sided, α = {plan.alpha}, power {plan.power:.0%}: "
                    f"{plan.discordant:,} discordant samples for a +{plan.edge:.0%} edge; the "
-                   "total divides by the informative share (N_total = N / I, seed 000 §4.3).")
+                   "total divides by the informative share (N_total = N / I, Don-Yehiya et al. 2026, §4.3).")
         st.dataframe(plan.options, hide_index=True, width="stretch")
         _ui.download_csv(plan.options, "evaluation_plan.csv", key="dl_anchor_plan")
         st.markdown("Sentence for the report:")

@@ -1,5 +1,5 @@
 """Power: how many samples separate two models, and what the loaded data can separate
-(seed 000 §4.3, Table 2, App. C and Listing 1; DEFINITIONS.md "Sign-test sample size")."""
+(Don-Yehiya et al. 2026, §4.3, Table 2, App. C and Listing 1)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import streamlit as st
 
 from evalcore import power as pw
 from evalcore.anchors import anchor_informativeness
+from evalcore.errors import DesignError
 from evalcore.plots.common import CONFIG
 from evalcore.plots.power import (
     detectable_edges_figure,
@@ -30,7 +31,7 @@ def _edge_label(e: float) -> str:
 
 st.title("Power")
 st.caption("How many samples does it take to tell two models apart, and which models can the "
-           "loaded data tell apart? Seed 000 (§4.3) finds that common benchmark sizes cannot "
+           "loaded data tell apart? Don-Yehiya et al. 2026 (§4.3) finds that common benchmark sizes cannot "
            "separate close models.")
 store = _ui.require_data()
 _ui.demo_banner()
@@ -75,16 +76,16 @@ with s4:
 method = "exact" if exact else "normal"
 anchor = st.selectbox(
     "Anchor", ranked, index=ranked.index(default_anchor), key="pw_anchor",
-    help="The model every other model is compared against (seed 000). Its informativeness I is "
+    help="The model every other model is compared against (Don-Yehiya et al. 2026). Its informativeness I is "
     "the share of (instruction, model pair) cases whose verdicts against it differ.")
 
 # -- 1. the sign test ------------------------------------------------------------------------
-st.header("1 · Sign-test sample size (seed 000 §4.3, Table 2)")
+st.header("1 · Sign-test sample size (Don-Yehiya et al. 2026, §4.3, Table 2)")
 st.markdown(
     "An **edge** of +5% means the better model wins 55% of the **discordant** samples, the "
     "samples on which the two models' verdicts (against the anchor) differ: P(A beats B | "
     "discordant) = 0.55. The sign test ignores the rest, so the **total** is ⌈discordant / I⌉, "
-    "with **I** the informativeness (seed 000 §4.3; DEFINITIONS.md, *Total samples*)."
+    "with **I** the informativeness (Don-Yehiya et al. 2026, §4.3)."
 )
 edges = st.multiselect("Edges to detect", EDGE_CHOICES, default=[0.05, 0.10], format_func=_edge_label,
                        key="pw_edges")
@@ -92,8 +93,11 @@ source = st.radio("Informativeness I", ("From the loaded data, for the anchor", 
                   horizontal=True, key="pw_info_source")
 informativeness: float | None
 if source.startswith("From"):
-    informativeness = _ui.memo(("pw_info", judge, category, anchor),
-                               lambda: anchor_informativeness(counts, anchor))
+    try:
+        informativeness = _ui.memo(("pw_info", judge, category, anchor),
+                                   lambda: anchor_informativeness(counts, anchor))
+    except DesignError:  # one battle per prompt: said in the sentence below
+        informativeness = None
     if informativeness is None or not math.isfinite(informativeness) or informativeness <= 0:
         st.info(f"No instruction has two models judged against **{anchor}**, so its "
                 "informativeness cannot be measured here. Pick another anchor or type a value in.")
@@ -101,11 +105,11 @@ if source.startswith("From"):
     else:
         st.caption(f"I = **{informativeness:.3f}** for anchor {anchor}: the share of (instruction, "
                    "model pair) cases whose verdicts against the anchor differ, on the judge's "
-                   "full scale (seed 000 §4.3; computed by the Anchors module).")
+                   "full scale (Don-Yehiya et al. 2026, §4.3; computed by the Anchors module).")
 else:
     informativeness = st.number_input("I (0–1)", min_value=0.01, max_value=1.0, value=0.45,
                                       step=0.01, format="%.3f", key="pw_info_typed",
-                                      help="0.45 is o3's informativeness in seed 000; 0.54 the mean.")
+                                      help="0.45 is o3's informativeness in the paper; 0.54 the mean.")
 if not edges:
     st.info("Pick at least one edge above.")
 else:
@@ -144,7 +148,7 @@ else:
             st.plotly_chart(sample_size_figure(plan.table, informativeness=informativeness),
                             config=CONFIG, key="pw_plan_fig")
 
-with st.expander("Seed 000's Table 2, reproduced"):
+with st.expander("The paper's Table 2, reproduced"):
     paper = pw.paper_table()
     paper["edge"] = paper["edge"].map(_edge_label)
     paper = paper.rename(columns={"exact_binomial": "exact binomial", **{
@@ -154,11 +158,11 @@ with st.expander("Seed 000's Table 2, reproduced"):
                "for +5% → 1,372 total for o3 (I = 0.45) and 1,143 at the mean I = 0.54, as "
                "published. The paper's summary says +10% needs **341** total at a 55% tie rate; "
                "153 / 0.45 is exactly 340, and 341 only appears when 1 − 0.55 is computed in "
-               "floating point (0.44999999999999996). We print 340 (DEFINITIONS.md).")
+               "floating point (0.44999999999999996). We print 340.")
     _ui.download_csv(paper, "seed000_table2.csv", key="dl_pw_paper")
 
 # -- 2. Wilcoxon power by simulation ----------------------------------------------------------
-st.header("2 · Wilcoxon signed-rank power by simulation (seed 000 App. C, Listing 1)")
+st.header("2 · Wilcoxon signed-rank power by simulation (Don-Yehiya et al. 2026, App. C, Listing 1)")
 st.markdown(
     "**Verdict differences.** For models A and B judged against the same anchor on the same "
     "instruction i, **d_i = v(i, A) − v(i, B)**, where v(i, m) is m's verdict against the anchor "
@@ -252,7 +256,7 @@ if dists_all is not None:
             f"{label}; mean edge {curve.mean_edge:.1%}. N is the total number of instructions "
             f"(ties included). Error bars: ±1.96 Monte Carlo standard errors over {curve.simulations:,} "
             f"simulations, seed {curve.seed}. Dashed: the sign test's normal approximation at N × I "
-            "discordant samples. The smallest N is read off this grid of N values. Seed 000 "
+            "discordant samples. The smallest N is read off this grid of N values. The paper "
             "reports 930 (Wilcoxon) against 1,143 (sign test) for +5% at I = 0.54 on its data."
         )
         _ui.download_csv(curve.frame, "power_curve.csv", key="dl_pw_curve")

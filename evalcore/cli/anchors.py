@@ -1,5 +1,5 @@
 """``anchors``: every model as the anchor: its position, tau with the quadratic and human
-rankings, and informativeness (seed 000 §4; DEFINITIONS.md "Anchors")."""
+rankings, and informativeness (Don-Yehiya et al. 2026, §4)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from evalcore.cli.common import (
     print_json,
     print_table,
 )
+from evalcore.cli.power import report_unavailable
+from evalcore.errors import DesignError
 from evalcore.io import read_human_ranking
 
 
@@ -43,18 +45,23 @@ def run_anchors(args: argparse.Namespace) -> int:
         raise UsageError(f"category {args.category!r} is not in the file; its categories are: "
                          + (", ".join(store.categories()) or "none"))
     counts = store.counts(judge=judge, category=args.category)
-    sweep = anchor_sweep(counts, human_ranking=human, tau=args.tau)
+    try:
+        sweep = anchor_sweep(counts, human_ranking=human, tau=args.tau)
+    except DesignError as exc:
+        return report_unavailable(args, exc)
     if args.json:
         print_json(sweep.as_dict())
         return 0
     tau = "tau-b" if args.tau == "b" else "tau-a"
     print(f"judge {judge}: {len(sweep.models)} models, {sweep.n_instructions:,} instructions, "
           f"design {sweep.design}; Kendall's {tau}; informativeness on the full verdict scale "
-          "(a model's verdict = the mean of its calls against the anchor)")
+          "(verdicts compared within one slot order)")
     for note in sweep.notes:
         print(f"note: {note}", file=sys.stderr)
     print_table(sweep.table[["anchor", "position", "tau_quadratic", "tau_human",
                              "informativeness", "models_ranked", "no_model_wins_share"]])
+    if sweep.needs_all_pairs:
+        print(f"note: {sweep.needs_all_pairs}", file=sys.stderr)
     if sweep.recommended:
         print(f"recommended anchor (most informative): {sweep.recommended}")
     if sweep.fit_r2 == sweep.fit_r2:

@@ -1,5 +1,5 @@
 """``power``, ``power-detect`` and ``power-sim``: sign-test sample sizes, what a file's data can
-separate, and Wilcoxon power by simulation (seed 000 §4.3, Table 2, App. C)."""
+separate, and Wilcoxon power by simulation (Don-Yehiya et al. 2026, §4.3, Table 2, App. C)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from evalcore.cli.common import (
     print_json,
     print_table,
 )
+from evalcore.errors import DesignError
 
 
 def _edge(text: str) -> float:
@@ -47,7 +48,7 @@ def _add_data(p: argparse.ArgumentParser) -> None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("power", help="sign-test samples needed to detect a win-rate edge "
-                       "(discordant and total; seed 000 Table 2)")
+                       "(discordant and total; Don-Yehiya et al. 2026, Table 2)")
     p.add_argument("--edge", type=_edge, nargs="+", required=True, metavar="E",
                    help="edge(s) to detect: 0.05 or 5%% means P(A beats B | discordant) = 0.55")
     _add_design(p)
@@ -75,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_detect)
 
     p = sub.add_parser("power-sim", help="Wilcoxon signed-rank vs sign-test power by simulation "
-                       "on the file's verdict differences (seed 000 App. C)")
+                       "on the file's verdict differences (Don-Yehiya et al. 2026, App. C)")
     add_file_argument(p)
     _add_data(p)
     p.add_argument("--edge", type=_edge, default=0.05,
@@ -123,7 +124,10 @@ def run_power(args: argparse.Namespace) -> int:
 
         counts = _counts(args)
         _check_anchor(counts, args.anchor)
-        info = anchor_informativeness(counts, args.anchor)
+        try:
+            info = anchor_informativeness(counts, args.anchor)
+        except DesignError as exc:
+            raise UsageError(f"{exc} Pass --informativeness instead.") from None
         if not math.isfinite(info) or info <= 0:
             raise UsageError(f"no instruction has two models judged against {args.anchor!r}: its "
                              "informativeness cannot be measured; pass --informativeness")
@@ -159,8 +163,11 @@ def run_detect(args: argparse.Namespace) -> int:
     if args.anchor is not None:
         from evalcore.anchors import anchor_informativeness
 
-        info = anchor_informativeness(counts, args.anchor)
-        info = info if math.isfinite(info) and info > 0 else None
+        try:
+            info = anchor_informativeness(counts, args.anchor)
+        except DesignError:  # one battle per prompt: the pairs' own informativeness is used
+            info = None
+        info = info if info is not None and math.isfinite(info) and info > 0 else None
     result = detectable_edges(counts, anchor=args.anchor, informativeness=info, alpha=args.alpha,
                               power=args.power, two_sided=args.two_sided,
                               method="exact" if args.exact else "normal")
@@ -192,7 +199,10 @@ def run_sim(args: argparse.Namespace) -> int:
     counts = _counts(args)
     _check_anchor(counts, args.anchor)
     anchors = [args.anchor] if args.anchor is not None else None
-    dists = difference_distributions(counts, anchors)
+    try:
+        dists = difference_distributions(counts, anchors)
+    except DesignError as exc:  # the design does not identify it: say so, not an error
+        return report_unavailable(args, exc)
     if args.pair is not None:
         if args.anchor is None:
             raise UsageError("--pair needs --anchor")
@@ -230,4 +240,14 @@ def run_sim(args: argparse.Namespace) -> int:
               + (f"{n:,}" if n else f"more than {grid[-1]:,}"))
     if curve.planned_sign_total is not None:
         print(f"Table 2 formula: {curve.planned_sign_total:,} total samples at this informativeness")
+    return 0
+
+
+def report_unavailable(args: argparse.Namespace, exc: Exception) -> int:
+    """An analysis the table's design cannot support: the reason in words (``--json``: as
+    ``{"unavailable": reason}``), exit status 0 because the input is not at fault."""
+    if getattr(args, "json", False):
+        print_json({"unavailable": str(exc)})
+    else:
+        print(f"not available: {exc}")
     return 0

@@ -1,4 +1,4 @@
-"""Figures of anchor selection (seed 000 Figs. 1–5 and 7), shared by the Anchors page and the report."""
+"""Figures of anchor selection (Don-Yehiya et al. 2026, Figs. 1–5 and 7), shared by the Anchors page and the report."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
             _highlight(fig, row["position"], row["tau_human"], row["anchor"], highlight + " (human)")
     fig.update_xaxes(title="anchor's position in the quadratic ranking (1 = strongest)", dtick=1)
     fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)}")
-    return style(fig, title="Anchor quality against anchor strength (seed 000, Fig. 1)", height=420)
+    return style(fig, title="Anchor quality against anchor strength (Don-Yehiya et al. 2026, Fig. 1)", height=420)
 
 
 def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
@@ -93,7 +93,7 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
                       annotation_text=f"3-level ceiling {sweep.ceiling_3_level:.1%}")
     fig.update_yaxes(title="informativeness I(p, A)", tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(title="anchor (strongest first)" if sweep.has_quadratic else "anchor")
-    return style(fig, title="Informative samples per anchor (seed 000 §4.3)", height=400)
+    return style(fig, title="Informative samples per anchor (Don-Yehiya et al. 2026, §4.3)", height=400)
 
 
 def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
@@ -109,7 +109,7 @@ def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
                            "%{y} instructions<extra></extra>")), row=1, col=k + 1)
         fig.update_xaxes(title="models beating the anchor", row=1, col=k + 1)
     fig.update_yaxes(title="instructions", row=1, col=1)
-    return style(fig, title="Win-rate distributions (seed 000, Fig. 2)", height=380)
+    return style(fig, title="Win-rate distributions (Don-Yehiya et al. 2026, Fig. 2)", height=380)
 
 
 def rank_comparison(ranking: AnchorRanking) -> go.Figure:
@@ -153,7 +153,7 @@ def pilot_scatter(pilot: PilotScreening) -> go.Figure:
     fig.update_xaxes(title="informativeness on all data", tickformat=".0%")
     fig.update_yaxes(title=f"pilot estimate (k = {pilot.k})", tickformat=".0%")
     return style(fig, title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} "
-                 f"over {pilot.repetitions} repetitions (seed 000 §5.3)", height=420)
+                 f"over {pilot.repetitions} repetitions (Don-Yehiya et al. 2026, §5.3)", height=420)
 
 
 def _band(fig: go.Figure, x, low, high, color: str, name: str) -> None:
@@ -180,7 +180,7 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
     fig.update_xaxes(title="number of instructions")
     fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the {sweep.reference} ranking")
     return style(fig, title=f"tau against the number of instructions ({sweep.repetitions} "
-                 "repetitions; bands: 2.5–97.5 percentiles; seed 000 §5.1)", height=420)
+                 "repetitions; bands: 2.5–97.5 percentiles; Don-Yehiya et al. 2026, §5.1)", height=420)
 
 
 def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
@@ -192,9 +192,10 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
                              line={"color": PRIMARY},
                              hovertemplate="%{x} anchors<br>mean tau %{y:.3f}<extra></extra>"))
     fig.update_xaxes(title="number of anchors", dtick=1)
-    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the quadratic ranking")
+    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the quadratic ranking "
+                     "(non-anchors)")
     return style(fig, title=f"Adding anchors one by one ({sweep.permutations} random orders; "
-                 "seed 000 App. E)", height=400)
+                 "Don-Yehiya et al. 2026, App. E)", height=400)
 
 
 def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
@@ -215,4 +216,4 @@ def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
                                  hovertemplate="%{x}<br>quadratic vs human %{y:.3f}<extra></extra>"))
     fig.update_layout(barmode="group")
     fig.update_yaxes(title=f"Kendall's {_tau_name(effect.tau)}")
-    return style(fig, title="Anchor effect beside judge effect (seed 000 §5.2, Table 3)", height=400)
+    return style(fig, title="Anchor effect beside judge effect (Don-Yehiya et al. 2026, §5.2, Table 3)", height=400)

@@ -1,0 +1,497 @@
+"""Per-anchor rankings and their Kendall's tau with the all-pairs and human rankings.
+
+The **quadratic ranking** is the Bradley–Terry fit on all battles (ties half a win each, both
+slots pooled). The **anchor-based ranking** for anchor A ranks the other models by their win rate
+against A, (wins + ties/2) / battles; on battles against one anchor, Bradley–Terry ratings are a
+monotone function of this win rate, so both rank alike. **Kendall's tau** of an anchor-based
+ranking is taken with the quadratic ranking (and with a human ranking when one is loaded) on the
+models other than the anchor: tau-b by default, tau-a on request (Kendall 1938, 1945).
+Plotted against the anchor's position it draws the paper's inverted U (Don-Yehiya et al. 2026,
+§4.1, Fig. 1); against informativeness, its Fig. 3.
+
+Everything here reads pooled wins (M × M) and per-anchor sparse entries, never an
+instructions × models × models tensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from evalcore.anchors.common import (
+    NeedsAllPairs,
+    check_anchor,
+    check_tau,
+    design,
+    human_scores,
+    quadratic,
+    r2,
+    require_models,
+    tau_label,
+    win_rates,
+)
+from evalcore.anchors.informativeness import informativeness_ceiling, informativeness_counts
+from evalcore.counts import VerdictCounts
+from evalcore.errors import UsageError
+from evalcore.ranking import comparison_graph, ranks_descending
+from evalcore.stats.against import (
+    AgainstVerdicts,
+    disagreement_totals,
+    orders_per_pair,
+    pooled_wins,
+    verdicts_against,
+)
+from evalcore.stats.kendall import kendall_tau
+
+ANCHOR_ONLY_SENTENCE = (
+    "Comparing anchors with each other (per-anchor tau, the inverted U, pilot screening, the "
+    "sweeps) needs an all-pairs table, where every model is judged against every other model.")
+
+
+def _tau_rows(scores: np.ndarray, reference: np.ndarray, variant: str) -> np.ndarray:
+    """kendall_tau row by row in chunks, so the (rows, M, M) pair arrays stay small."""
+    out = np.full(scores.shape[0], np.nan)
+    m = max(scores.shape[-1], 1)
+    step = max(1, 2_000_000 // (m * m))
+    for start in range(0, scores.shape[0], step):
+        out[start:start + step] = kendall_tau(scores[start:start + step], reference[None, :],
+                                              variant=variant)
+    return out
+
+
+def _no_model_wins_share(against: AgainstVerdicts) -> np.ndarray:
+    """Per anchor, the share of its instructions on which no model's mean verdict beats it."""
+    m, n_inst = against.n_models, against.n_instructions
+    out = np.full(m, np.nan)
+    if not against.inst.size:
+        return out
+    key = (against.opponent * n_inst + against.inst) * m + against.model
+    heads = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])  # sorted: one per (A, i, model)
+    total = np.add.reduceat(against.total, heads)
+    cell = against.opponent[heads] * n_inst + against.inst[heads]  # sorted
+
+    def distinct(x: np.ndarray) -> np.ndarray:  # unique of a sorted array, in O(n)
+        return x[np.r_[True, x[1:] != x[:-1]]] if x.size else x
+
+    judged = distinct(cell)
+    beaten = distinct(cell[total > 0])
+    n_judged = np.bincount(judged // n_inst, minlength=m)
+    n_beaten = np.bincount(beaten // n_inst, minlength=m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_judged > 0, (n_judged - n_beaten) / np.maximum(n_judged, 1), np.nan)
+
+
+@dataclass(frozen=True)
+class AnchorSweep:
+    """Every model taken as the anchor: its position, its taus and its informativeness.
+
+    ``table`` columns: anchor, position (1 = strongest in the quadratic ranking; <NA> when there
+    is no quadratic ranking), quadratic_rating (Elo scale), tau_quadratic, tau_human,
+    informativeness, models_ranked (models with battles against the anchor), calls (judge calls
+    against it), no_model_wins_share (share of instructions on which no model beats it).
+    ``quadratic`` lists model, rating, position. ``recommended`` is the most informative anchor,
+    ties broken by tau_quadratic. ``fit_*`` is the linear fit of tau_quadratic on
+    informativeness. ``needs_all_pairs`` is a sentence saying what this table cannot show
+    (None on an all-pairs table).
+    """
+
+    judge: str | None
+    models: tuple[str, ...]
+    n_instructions: int
+    design: str
+    tau: str
+    table: pd.DataFrame
+    quadratic: pd.DataFrame | None
+    recommended: str | None
+    quadratic_tau_human: float
+    human_models_matched: int
+    ceiling_3_level: float
+    fit_slope: float
+    fit_intercept: float
+    fit_r2: float
+    notes: tuple[str, ...]
+    needs_all_pairs: str | None = None
+
+    def __repr__(self) -> str:
+        return (f"AnchorSweep({len(self.models)} models, {self.n_instructions:,} instructions, "
+                f"design={self.design!r}, recommended={self.recommended!r})")
+
+    @property
+    def has_quadratic(self) -> bool:
+        return self.quadratic is not None
+
+    def as_dict(self) -> dict:
+        return {
+            "judge": self.judge,
+            "n_models": len(self.models),
+            "n_instructions": self.n_instructions,
+            "design": self.design,
+            "tau": tau_label(self.tau),
+            "informativeness_definition": (
+                "share of (instruction, model pair) cases, anchor excluded, whose verdicts "
+                "against the anchor differ on the judge's full scale, compared within one slot "
+                "order (Don-Yehiya et al. 2026, §4.3)"),
+            "recommended": self.recommended,
+            "recommended_by": "highest informativeness (ties: higher tau_quadratic)",
+            "quadratic_tau_human": self.quadratic_tau_human,
+            "human_models_matched": self.human_models_matched,
+            "ceiling_3_level": self.ceiling_3_level,
+            "fit": {"slope": self.fit_slope, "intercept": self.fit_intercept, "r2": self.fit_r2},
+            "needs_all_pairs": self.needs_all_pairs,
+            "notes": list(self.notes),
+            "anchors": self.table.to_dict(orient="records"),
+            "quadratic": (self.quadratic.to_dict(orient="records")
+                          if self.quadratic is not None else None),
+        }
+
+
+def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = None,
+                 tau: str = "b") -> AnchorSweep:
+    """Each model as the anchor: tau with the quadratic and human rankings, informativeness.
+
+    Works on any design. On an anchor-only table only the anchor can serve as an anchor and there
+    is no quadratic ranking (tau_quadratic is NaN; ``needs_all_pairs`` says so in a sentence);
+    on an arena-shaped table (one battle per prompt) informativeness is NaN with a note.
+
+    Parameters
+    ----------
+    counts : VerdictCounts
+        The sparse counts of one judge.
+    human_ranking : DataFrame, optional
+        Columns model, score (higher is better).
+    tau : {"b", "a"}
+        Kendall's tau-b (scipy's default) or tau-a.
+
+    Returns
+    -------
+    AnchorSweep
+
+    References
+    ----------
+    Don-Yehiya, Yehudai, Choshen and Abend, "Mediocrity is the key for LLM as a Judge Anchor
+    Selection", ACL 2026, §4.1 (Table 1, Fig. 1), §4.3 (Fig. 3). M. G. Kendall, "A new measure
+    of rank correlation", Biometrika 30, 1938.
+
+    Examples
+    --------
+    >>> from evalcore.simulate import SimulationSpec, simulate
+    >>> from evalcore.store import VerdictStore
+    >>> store = VerdictStore(); store.load(simulate(SimulationSpec(n_models=5, seed=1)).verdicts)
+    >>> sweep = anchor_sweep(store.counts())
+    >>> sweep.design, len(sweep.table)
+    ('all pairs', 5)
+    """
+    check_tau(tau)
+    require_models(counts)
+    models = counts.models
+    m = len(models)
+    wins = pooled_wins(counts)
+    kind, only_anchor = design(wins, models)
+    against = verdicts_against(counts)
+    rates = win_rates(wins)  # (A, m)
+    met = np.isfinite(rates)
+    models_ranked = met.sum(axis=1)
+    candidates = models_ranked >= 2
+    cand = np.flatnonzero(candidates)
+    differ, pairs = informativeness_counts(against, cand)
+    info = np.full(m, np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        info[cand] = np.where(pairs > 0, differ / np.maximum(pairs, 1), np.nan)
+    notes: list[str] = []
+    if len(cand) and not (pairs > 0).any():
+        notes.append("No instruction has two models judged against the same anchor (one battle "
+                     "per prompt, as in an arena table): informativeness and per-instruction "
+                     "agreement need several models on the same prompt, so they are left empty. "
+                     "Win rates against each anchor still apply.")
+
+    quad = None
+    rating = np.full(m, np.nan)
+    position = np.full(m, np.nan)
+    needs = None
+    if kind != "anchor-only" and m >= 3:
+        rating = quadratic(wins, models)
+        position = ranks_descending(rating).astype(float)
+        notes.extend(comparison_graph(wins, models).notes(models))
+        quad = pd.DataFrame({"model": list(models), "rating": rating,
+                             "position": position.astype(int)}
+                            ).sort_values("position", kind="stable").reset_index(drop=True)
+        if kind == "partial":
+            notes.append("Not every pair of models was judged: the 'quadratic' ranking is the "
+                         "Bradley–Terry fit on the pairs that were, not a full all-pairs ranking.")
+    else:
+        needs = ANCHOR_ONLY_SENTENCE
+        notes.append(
+            "This table compares every model with one anchor"
+            + (f" ({only_anchor})" if only_anchor else "")
+            + ": there is no all-pairs (quadratic) ranking to compare with, and no other model "
+            "can serve as an anchor. The anchor's own ranking, informativeness, win-rate "
+            "distribution and agreement with a human ranking still apply.")
+
+    anchor_scores = np.where(np.eye(m, dtype=bool), np.nan, rates)[cand]  # the anchor left out
+    tau_q = np.full(m, np.nan)
+    if quad is not None and len(cand):
+        tau_q[cand] = _tau_rows(anchor_scores, rating, tau)
+    # A rank correlation over fewer than three models says nothing (two models give ±1).
+    tau_q = np.where(models_ranked >= 3, tau_q, np.nan)
+    human = human_scores(models, human_ranking)
+    tau_h = np.full(m, np.nan)
+    quadratic_tau_human = float("nan")
+    matched = 0
+    if human is not None:
+        matched = int(np.isfinite(human).sum())
+        if matched >= 3:
+            if len(cand):
+                tau_h[cand] = _tau_rows(anchor_scores, human, tau)
+                # An anchor-based ranking with fewer than three models matched says nothing.
+                enough = (np.isfinite(anchor_scores) & np.isfinite(human)[None, :]).sum(1) >= 3
+                tau_h[cand] = np.where(enough, tau_h[cand], np.nan)
+            if quad is not None:
+                quadratic_tau_human = float(kendall_tau(rating, human, variant=tau))
+        else:
+            notes.append(f"The human ranking names only {matched} of these models: at least "
+                         "three are needed for a rank correlation.")
+        missing = [x for x, h in zip(models, human, strict=True) if not np.isfinite(h)]
+        if missing and matched >= 3:
+            notes.append(f"The human ranking does not list {len(missing)} model(s) "
+                         f"({', '.join(missing[:5])}{'…' if len(missing) > 5 else ''}): "
+                         "tau_human uses the models it lists.")
+
+    calls = np.bincount(against.opponent, weights=against.calls, minlength=m).astype(np.int64)
+    table = pd.DataFrame({
+        "anchor": list(models),
+        "position": position,
+        "quadratic_rating": rating,
+        "tau_quadratic": tau_q,
+        "tau_human": tau_h,
+        "informativeness": info,
+        "models_ranked": models_ranked.astype(int),
+        "calls": calls,
+        "no_model_wins_share": _no_model_wins_share(against),
+    })[candidates]
+    if quad is not None:
+        table = table.sort_values(["position", "anchor"], kind="stable")
+        table["position"] = table["position"].astype(int)
+    else:
+        table = table.drop(columns=["position", "quadratic_rating"])
+        table.insert(1, "position", pd.array([pd.NA] * len(table), dtype="Int64"))
+        table.insert(2, "quadratic_rating", np.nan)
+    table = table.reset_index(drop=True)
+
+    recommended = None
+    ranked = table.dropna(subset=["informativeness"])
+    if len(ranked):
+        key = ranked.assign(_t=ranked["tau_quadratic"].fillna(-np.inf))
+        recommended = str(key.sort_values(["informativeness", "_t"], ascending=False,
+                                          kind="stable").iloc[0]["anchor"])
+    slope, intercept, fit = r2(table["informativeness"].to_numpy(dtype=float),
+                               table["tau_quadratic"].to_numpy(dtype=float))
+    return AnchorSweep(
+        judge=counts.judge, models=models, n_instructions=counts.n_instructions, design=kind,
+        tau=tau, table=table, quadratic=quad, recommended=recommended,
+        quadratic_tau_human=quadratic_tau_human, human_models_matched=matched,
+        ceiling_3_level=informativeness_ceiling(m - 1), fit_slope=slope,
+        fit_intercept=intercept, fit_r2=fit, notes=tuple(notes), needs_all_pairs=needs,
+    )
+
+
+@dataclass(frozen=True)
+class AnchorRanking:
+    """One anchor's ranking of the other models beside the quadratic ranking.
+
+    ``table`` columns: model, win_rate (against the anchor, ties half), battles, anchor_rank,
+    quadratic_rank (among the same models), rank_shift (quadratic_rank − anchor_rank: positive
+    = the anchor ranks the model higher than all pairs do), quadratic_rating.
+    ``calls_anchor`` are the judge calls against the anchor in this selection, ``calls_total``
+    every call; ``design_calls_*`` the cost of each design per instruction and order.
+    """
+
+    anchor: str
+    judge: str | None
+    tau: str
+    tau_quadratic: float
+    informativeness: float
+    table: pd.DataFrame
+    calls_anchor: int
+    calls_total: int
+    design_calls_anchor: int
+    design_calls_all_pairs: int
+
+    def __repr__(self) -> str:
+        return (f"AnchorRanking(anchor={self.anchor!r}, {len(self.table)} models, "
+                f"tau_quadratic={self.tau_quadratic:.3f})")
+
+    @property
+    def cost_share(self) -> float:
+        """The anchor design's judge calls as a share of all pairs': (M − 1) / C(M, 2)."""
+        return self.design_calls_anchor / self.design_calls_all_pairs
+
+    def as_dict(self) -> dict:
+        return {
+            "anchor": self.anchor, "judge": self.judge, "tau": tau_label(self.tau),
+            "tau_quadratic": self.tau_quadratic, "informativeness": self.informativeness,
+            "calls_anchor": self.calls_anchor, "calls_total": self.calls_total,
+            "design_calls_anchor_per_instruction": self.design_calls_anchor,
+            "design_calls_all_pairs_per_instruction": self.design_calls_all_pairs,
+            "cost_share": self.cost_share,
+            "models": self.table.to_dict(orient="records"),
+        }
+
+
+def anchor_ranking(counts: VerdictCounts, anchor: str, *, tau: str = "b") -> AnchorRanking:
+    """The anchor-based ranking of one anchor (win rate against it) with rank shifts.
+
+    Parameters
+    ----------
+    counts : VerdictCounts
+        The sparse counts of one judge.
+    anchor : str
+        The anchor model.
+    tau : {"b", "a"}
+        Kendall's tau variant.
+
+    Returns
+    -------
+    AnchorRanking
+
+    References
+    ----------
+    Don-Yehiya et al., "Mediocrity is the key for LLM as a Judge Anchor Selection", ACL 2026,
+    §4.1.
+
+    Examples
+    --------
+    >>> c = VerdictCounts.from_cells(models=("x", "m1", "m2"), instructions=("q",), judge=None,
+    ...     inst=[0, 0], a=[1, 2], b=[0, 0], n=[[0, 0, 0, 1, 0], [0, 1, 0, 0, 0]])
+    >>> anchor_ranking(c, "x").table[["model", "win_rate"]].values.tolist()
+    [['m1', 1.0], ['m2', 0.0]]
+    """
+    check_tau(tau)
+    a = check_anchor(counts, anchor)
+    models = counts.models
+    m = len(models)
+    wins = pooled_wins(counts)
+    kind, _ = design(wins, models)
+    rates = win_rates(wins)[a]
+    battles = (wins + wins.T)[a]
+    keep = np.isfinite(rates)
+    keep[a] = False
+    if keep.sum() < 1:
+        raise UsageError(f"{anchor} has no battles with another model in this selection.")
+    has_quadratic = kind != "anchor-only" and m >= 3
+    rating = quadratic(wins, models) if has_quadratic else np.full(m, np.nan)
+    idx = np.flatnonzero(keep)
+    table = pd.DataFrame({
+        "model": [models[i] for i in idx],
+        "win_rate": rates[idx],
+        "battles": battles[idx],
+        "quadratic_rating": rating[idx],
+    })
+    table["anchor_rank"] = table["win_rate"].rank(ascending=False, method="min").astype(int)
+    if has_quadratic:
+        table["quadratic_rank"] = table["quadratic_rating"].rank(ascending=False, method="min"
+                                                                 ).astype(int)
+        table["rank_shift"] = table["quadratic_rank"] - table["anchor_rank"]
+        tau_q = float(kendall_tau(table["win_rate"].to_numpy(),
+                                  table["quadratic_rating"].to_numpy(), variant=tau))
+    else:
+        table["quadratic_rank"] = pd.array([pd.NA] * len(table), dtype="Int64")
+        table["rank_shift"] = pd.array([pd.NA] * len(table), dtype="Int64")
+        tau_q = float("nan")
+    table = table[["model", "win_rate", "battles", "anchor_rank", "quadratic_rank", "rank_shift",
+                   "quadratic_rating"]].sort_values(["anchor_rank", "model"], kind="stable"
+                                                    ).reset_index(drop=True)
+    entries = verdicts_against(counts, only=a).of(a)
+    d, p = disagreement_totals(entries)
+    orders = orders_per_pair(counts)
+    return AnchorRanking(
+        anchor=anchor, judge=counts.judge, tau=tau, tau_quadratic=tau_q,
+        informativeness=float(d / p) if p else float("nan"), table=table,
+        calls_anchor=int(entries.calls.sum()), calls_total=counts.calls,
+        design_calls_anchor=(m - 1) * orders, design_calls_all_pairs=comb(m, 2) * orders,
+    )
+
+
+@dataclass(frozen=True)
+class JudgeEffect:
+    """Per judge the best and the worst anchor (by tau with the quadratic ranking).
+
+    ``table``: judge, best_anchor, worst_anchor, best_tau_quadratic, worst_tau_quadratic,
+    gap_quadratic, best_tau_human, worst_tau_human, gap_human (best − worst of those two
+    anchors), human_range (max − min tau_human over all anchors), quadratic_tau_human.
+    ``judge_spread``: max − min over judges of quadratic_tau_human (the judge effect).
+    """
+
+    tau: str
+    table: pd.DataFrame
+    judge_spread: float
+
+    def __repr__(self) -> str:
+        return f"JudgeEffect({len(self.table)} judges, judge_spread={self.judge_spread:.3f})"
+
+    @property
+    def max_anchor_gap_human(self) -> float:
+        """The largest best-minus-worst anchor gap in tau with humans over judges (the anchor
+        effect, to set beside ``judge_spread``); NaN without a human ranking."""
+        gaps = self.table["gap_human"].abs()
+        return float(gaps.max()) if gaps.notna().any() else float("nan")
+
+    def as_dict(self) -> dict:
+        return {"tau": tau_label(self.tau), "judge_spread": self.judge_spread,
+                "max_anchor_gap_human": self.max_anchor_gap_human,
+                "judges": self.table.to_dict(orient="records")}
+
+
+def anchor_vs_judge(sweeps: Mapping[str, AnchorSweep]) -> JudgeEffect:
+    """Compare the anchor effect with the judge effect across per-judge sweeps.
+
+    Parameters
+    ----------
+    sweeps : mapping of judge name to AnchorSweep
+        One sweep per judge, all with the same tau variant.
+
+    Returns
+    -------
+    JudgeEffect
+
+    Raises
+    ------
+    NeedsAllPairs
+        When no judge has an all-pairs table.
+
+    References
+    ----------
+    Don-Yehiya et al., "Mediocrity is the key for LLM as a Judge Anchor Selection", ACL 2026,
+    §5.2 (Table 3).
+    """
+    rows = []
+    variants = {s.tau for s in sweeps.values()}
+    if len(variants) > 1:
+        raise UsageError("all sweeps must use the same tau variant")
+    for judge, sweep in sweeps.items():
+        t = sweep.table.dropna(subset=["tau_quadratic"])
+        if t.empty:
+            continue
+        best = t.loc[t["tau_quadratic"].idxmax()]
+        worst = t.loc[t["tau_quadratic"].idxmin()]
+        human = sweep.table["tau_human"]
+        rows.append({
+            "judge": judge, "best_anchor": best["anchor"], "worst_anchor": worst["anchor"],
+            "best_tau_quadratic": best["tau_quadratic"],
+            "worst_tau_quadratic": worst["tau_quadratic"],
+            "gap_quadratic": best["tau_quadratic"] - worst["tau_quadratic"],
+            "best_tau_human": best["tau_human"], "worst_tau_human": worst["tau_human"],
+            "gap_human": best["tau_human"] - worst["tau_human"],
+            "human_range": (human.max() - human.min()) if human.notna().any() else np.nan,
+            "quadratic_tau_human": sweep.quadratic_tau_human,
+        })
+    if not rows:
+        raise NeedsAllPairs("The anchor-versus-judge comparison needs an all-pairs table for at "
+                            "least one judge.")
+    table = pd.DataFrame(rows)
+    q = table["quadratic_tau_human"].dropna()
+    spread = float(q.max() - q.min()) if len(q) >= 2 else float("nan")
+    return JudgeEffect(tau=variants.pop(), table=table, judge_spread=spread)

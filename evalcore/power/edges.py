@@ -1,0 +1,222 @@
+"""What the loaded data can detect: the sign test on each adjacent pair of the leaderboard.
+
+For each adjacent pair, the smallest edge the sign test detects (at α and power) with the
+discordant samples the data has for that pair, the observed edge, and whether the pair is resolved
+(Don-Yehiya et al., "Mediocrity is the key for LLM as a Judge Anchor Selection", ACL 2026, §4.3).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from evalcore.counts import VerdictCounts
+from evalcore.errors import UsageError
+from evalcore.power.differences import pair_differences
+from evalcore.power.sign_test import (
+    check_design,
+    minimum_detectable_edge,
+    sign_test_sample_size,
+    total_samples,
+)
+from evalcore.ranking import Leaderboard, leaderboard
+from evalcore.stats.against import verdicts_against
+
+
+@dataclass(frozen=True)
+class DetectableEdges:
+    """For each adjacent pair of the leaderboard (its table order): the smallest edge the sign
+    test detects with the data's discordant samples for that pair, and whether it is resolved.
+
+    ``table`` columns: upper, lower (upper is ranked higher), rank_upper, rank_lower,
+    rating_gap (Elo points), instructions (where both are defined), discordant (d ≠ 0),
+    informativeness (discordant / instructions), upper_wins, lower_wins, observed_edge
+    (upper_wins / discordant − 0.5), detectable_edge (at α and power with these discordant
+    samples; NaN if none can be detected), p_value (exact binomial sign test, "upper is better";
+    two-sided when asked), resolved (p_value < α with the edge on the upper model's side),
+    instructions_needed (Table 2's total for the observed edge at this
+    pair's informativeness; <NA> when the observed edge is not positive).
+    """
+
+    table: pd.DataFrame
+    anchor: str | None
+    alpha: float
+    power: float
+    two_sided: bool
+    method: str
+    n_instructions: int
+    informativeness: float  # used for the headline
+    informativeness_source: str
+    detectable_edge: float  # at n_instructions × informativeness discordant samples
+    notes: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return (f"DetectableEdges({self.n_pairs} pairs, {self.n_resolved} resolved, "
+                f"detectable_edge={self.detectable_edge:.3f})")
+
+    @property
+    def n_pairs(self) -> int:
+        return len(self.table)
+
+    @property
+    def n_resolved(self) -> int:
+        return int(self.table["resolved"].sum())
+
+    @property
+    def top_pair_resolved(self) -> bool | None:
+        """Whether the data separate the two top models (None when there is no pair)."""
+        return bool(self.table["resolved"].iloc[0]) if len(self.table) else None
+
+    def as_dict(self) -> dict:
+        return {
+            "comparison": (f"verdict differences against the anchor {self.anchor}" if self.anchor
+                           else "head-to-head verdicts"),
+            "anchor": self.anchor,
+            "alpha": self.alpha,
+            "power": self.power,
+            "two_sided": self.two_sided,
+            "method": self.method,
+            "n_instructions": self.n_instructions,
+            "informativeness": self.informativeness,
+            "informativeness_source": self.informativeness_source,
+            "detectable_edge": self.detectable_edge,
+            "n_pairs": self.n_pairs,
+            "n_resolved": self.n_resolved,
+            "top_pair_resolved": self.top_pair_resolved,
+            "pairs": self.table.to_dict(orient="records"),
+            "notes": list(self.notes),
+        }
+
+
+def _sign_p_value(wins: np.ndarray, discordant: np.ndarray, two_sided: bool) -> np.ndarray:
+    wins = np.asarray(wins, dtype=np.int64)
+    m = np.asarray(discordant, dtype=np.int64)
+    upper = stats.binom.sf(wins - 1, m, 0.5)
+    p = np.minimum(1.0, 2.0 * np.minimum(upper, stats.binom.cdf(wins, m, 0.5))) if two_sided else upper
+    return np.where(m > 0, p, np.nan)
+
+
+def detectable_edges(
+    counts: VerdictCounts,
+    board: Leaderboard | None = None,
+    *,
+    anchor: str | None = None,
+    informativeness: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    two_sided: bool = False,
+    method: str = "normal",
+) -> DetectableEdges:
+    """What the loaded data can detect: the sign test on each adjacent pair of the leaderboard.
+
+    Adjacent pairs come from ``board.table`` (an :class:`evalcore.ranking.Leaderboard`; fitted
+    without bootstrap when not given), within one piece of the comparison graph. For each pair,
+    the verdict differences d_i (:func:`verdict_differences`: against ``anchor``, or head-to-head
+    when ``anchor`` is None) give the discordant samples (d ≠ 0) and who won them; the detectable
+    edge is :func:`minimum_detectable_edge` at that many discordant samples. The headline
+    ``detectable_edge`` uses N × I discordant samples with N the loaded instructions and I
+    ``informativeness`` (e.g. :func:`evalcore.anchors.anchor_informativeness` for the anchor, or
+    typed in); without it, the mean informativeness of the adjacent pairs.
+
+    Parameters
+    ----------
+    counts : VerdictCounts
+        The sparse counts of one judge.
+    board : Leaderboard, optional
+        The leaderboard whose adjacent rows are tested.
+    anchor : str, optional
+        Compare through this anchor; head-to-head when None.
+    informativeness : float, optional
+        I in (0, 1] for the headline.
+    alpha, power : float
+        Significance level and target power.
+    two_sided : bool
+        Two-sided sign test.
+    method : {"normal", "exact"}
+        As in :func:`evalcore.power.sign_test_sample_size`.
+
+    Returns
+    -------
+    DetectableEdges
+
+    References
+    ----------
+    Don-Yehiya et al., "Mediocrity is the key for LLM as a Judge Anchor Selection", ACL 2026,
+    §4.3 and Table 2.
+    """
+    check_design(alpha, power, method)
+    if board is None:
+        board = leaderboard(counts, rounds=0)
+    if informativeness is not None and not 0.0 < informativeness <= 1.0:
+        raise UsageError(f"informativeness must be above 0 and at most 1 (got {informativeness}).")
+    table = board.table
+    if anchor is not None and anchor not in counts.models:
+        raise UsageError(f"anchor {anchor!r} is not one of the models in this selection.")
+    x = counts.index(anchor) if anchor is not None else None
+    against = verdicts_against(counts)
+    cache: dict = {}
+    rows, notes = [], []
+    skipped = 0
+    for k in range(len(table) - 1):
+        hi, lo = table.iloc[k], table.iloc[k + 1]
+        if hi["piece"] != lo["piece"]:
+            skipped += 1
+            continue
+        upper, lower = str(hi["model"]), str(lo["model"])
+        d = pair_differences(against, counts.index(upper), counts.index(lower), x, pooled=cache)
+        wins, losses = int((d > 0).sum()), int((d < 0).sum())
+        disc = wins + losses
+        rows.append({
+            "upper": upper, "lower": lower,
+            "rank_upper": int(hi["rank"]), "rank_lower": int(lo["rank"]),
+            "rating_gap": float(hi["rating"] - lo["rating"]),
+            "instructions": int(d.size), "discordant": disc,
+            "informativeness": disc / d.size if d.size else math.nan,
+            "upper_wins": wins, "lower_wins": losses,
+            "observed_edge": wins / disc - 0.5 if disc else math.nan,
+            "detectable_edge": minimum_detectable_edge(disc, alpha=alpha, power=power,
+                                                       two_sided=two_sided, method=method),
+        })
+    frame = pd.DataFrame(rows, columns=[
+        "upper", "lower", "rank_upper", "rank_lower", "rating_gap", "instructions", "discordant",
+        "informativeness", "upper_wins", "lower_wins", "observed_edge", "detectable_edge"])
+    frame["p_value"] = _sign_p_value(frame["upper_wins"], frame["discordant"], two_sided)
+    frame["resolved"] = ((frame["p_value"] < alpha) & (frame["observed_edge"] > 0)).fillna(False).astype(bool)
+    needed = []
+    for e, info in zip(frame["observed_edge"], frame["informativeness"], strict=True):
+        if np.isfinite(e) and 0 < e <= 0.5 and info > 0:
+            needed.append(total_samples(sign_test_sample_size(
+                e, alpha=alpha, power=power, two_sided=two_sided, method=method), info))
+        else:
+            needed.append(math.nan)
+    frame["instructions_needed"] = pd.array(
+        [None if isinstance(x, float) and math.isnan(x) else int(x) for x in needed], dtype="Int64")
+
+    if skipped:
+        notes.append(f"{skipped} adjacent row(s) of the leaderboard sit in different pieces of the "
+                     "comparison graph (never compared, even indirectly) and are left out.")
+    never = frame.loc[frame["instructions"] == 0]
+    if len(never):
+        how = "against the anchor " + anchor if anchor else "head-to-head"
+        notes.append(f"{len(never)} adjacent pair(s) were never judged {how} on a common "
+                     "instruction: nothing can be detected for them"
+                     + ("" if anchor else "; pick an anchor they both met") + ".")
+    if informativeness is not None:
+        info, source = float(informativeness), "given"
+    else:
+        info = float(frame["informativeness"].mean()) if frame["informativeness"].notna().any() else math.nan
+        source = "mean over the adjacent pairs"
+    n = counts.n_instructions
+    headline = (minimum_detectable_edge(int(math.floor(n * info)), alpha=alpha, power=power,
+                                        two_sided=two_sided, method=method)
+                if np.isfinite(info) and info > 0 else math.nan)
+    return DetectableEdges(
+        table=frame, anchor=anchor, alpha=alpha, power=power, two_sided=two_sided, method=method,
+        n_instructions=n, informativeness=info, informativeness_source=source,
+        detectable_edge=headline, notes=tuple(notes),
+    )
+
