@@ -35,8 +35,15 @@ def _table(rows, models=("A", "B", "C", "D")) -> VerdictCounts:
             lv.append(level)
     n = np.zeros((len(inst), 5), dtype=np.int64)
     n[np.arange(len(inst)), lv] = 1
-    return VerdictCounts.from_cells(models=models, instructions=[f"q{k:04d}" for k in range(len(inst))],
-                                    judge="j", inst=inst, a=a, b=b, n=n)
+    return VerdictCounts.from_cells(
+        models=models,
+        instructions=[f"q{k:04d}" for k in range(len(inst))],
+        judge="j",
+        inst=inst,
+        a=a,
+        b=b,
+        n=n,
+    )
 
 
 def _symmetric(extra_a_wins: int) -> VerdictCounts:
@@ -55,8 +62,10 @@ def _symmetric(extra_a_wins: int) -> VerdictCounts:
 def _without(counts: VerdictCounts, calls) -> VerdictCounts:
     """The table with the named calls taken out of their cells (checks the names, too)."""
     n = counts.n.astype(np.int64).copy()
-    where = {(counts.instructions[i], counts.models[a], counts.models[b]): r
-             for r, (i, a, b) in enumerate(zip(counts.inst, counts.a, counts.b, strict=True))}
+    where = {
+        (counts.instructions[i], counts.models[a], counts.models[b]): r
+        for r, (i, a, b) in enumerate(zip(counts.inst, counts.a, counts.b, strict=True))
+    }
     for c in calls:
         r = where[(c.instruction, c.model_a, c.model_b)]
         n[r, c.level - LEVELS[0]] -= c.count
@@ -167,13 +176,21 @@ def _random_small(seed):
     b = (a + rng.integers(1, m, n_calls)) % m
     p = 1.0 / (1.0 + np.exp(-(theta[a] - theta[b])))
     tie = rng.random(n_calls) < 0.25  # ties are half wins
-    level = np.where(tie, 2, np.where(rng.random(n_calls) < p, rng.choice([3, 4], n_calls),
-                                      rng.choice([0, 1], n_calls)))
+    level = np.where(
+        tie, 2, np.where(rng.random(n_calls) < p, rng.choice([3, 4], n_calls), rng.choice([0, 1], n_calls))
+    )
     n = np.zeros((n_calls, 5), dtype=np.int64)
     n[np.arange(n_calls), level] = 1
     inst = rng.integers(0, max(2, n_calls // 3), n_calls)  # several calls per instruction
-    return VerdictCounts.from_cells(models=tuple("abcd"[:m]), instructions=[f"q{k}" for k in range(n_calls)],
-                                    judge=None, inst=inst, a=a, b=b, n=n)
+    return VerdictCounts.from_cells(
+        models=tuple("abcd"[:m]),
+        instructions=[f"q{k}" for k in range(n_calls)],
+        judge=None,
+        inst=inst,
+        a=a,
+        b=b,
+        n=n,
+    )
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -324,8 +341,9 @@ def test_bad_arguments_name_the_argument(kwargs, name):
 def test_bad_tables_are_refused_in_words():
     with pytest.raises(UsageError, match="counts must be VerdictCounts"):
         ranking_fragility(np.zeros((2, 2)))
-    one = VerdictCounts.from_cells(models=("A",), instructions=("q",), judge=None,
-                                   inst=[], a=[], b=[], n=np.zeros((0, 5)))
+    one = VerdictCounts.from_cells(
+        models=("A",), instructions=("q",), judge=None, inst=[], a=[], b=[], n=np.zeros((0, 5))
+    )
     with pytest.raises(UsageError, match="at least two different models"):
         ranking_fragility(one)
     with pytest.raises(TypeError):

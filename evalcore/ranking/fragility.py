@@ -59,6 +59,8 @@ TOLERANCE_ELO = 1e-6
 LIST_LIMIT = 100
 _TOL = TOLERANCE_ELO / ELO_SCALE
 _MAX_ROUNDS = 30
+_MAX_PRUNE = 64
+_PRUNE_BATCH = 8
 _BATCH_BYTES = 48 * 1024**2
 _LEVELS = np.asarray(LEVELS)
 
@@ -215,8 +217,17 @@ class RankingFragility:
 
     def table(self) -> pd.DataFrame:
         """One row per pair: ahead, behind, gap, n_drop, share, flipped, proven_minimal, …"""
-        cols = ["ahead", "behind", "gap", "n_drop", "share", "gap_after", "lower_bound",
-                "first_order_drop", "first_order_flips"]
+        cols = [
+            "ahead",
+            "behind",
+            "gap",
+            "n_drop",
+            "share",
+            "gap_after",
+            "lower_bound",
+            "first_order_drop",
+            "first_order_flips",
+        ]
         rows = [{c: getattr(p, c) for c in cols} | {"proven_minimal": p.proven_minimal} for p in self.pairs]
         return pd.DataFrame(rows, columns=[*cols, "proven_minimal"])
 
@@ -309,7 +320,9 @@ class _Outcomes:
             prior[lo : lo + per] = np.where(exists, 0.0, 1.0)
         return theta, prior
 
-    def influence(self, wins: np.ndarray, theta: np.ndarray, prior: float, directions: np.ndarray) -> np.ndarray:
+    def influence(
+        self, wins: np.ndarray, theta: np.ndarray, prior: float, directions: np.ndarray
+    ) -> np.ndarray:
         """First-order change of each direction·θ (columns of ``directions``, e.g. e_i − e_j)
         from removing one call of each class (AMIP): (C, P)."""
         h = fisher_information(wins, theta, prior_games=prior)
@@ -325,7 +338,9 @@ class _Outcomes:
         return -(self.score - p)[:, None] * (u[self.cx] - u[self.cy])
 
 
-def _take(delta: np.ndarray, room: np.ndarray, gap: float, limit: int) -> tuple[np.ndarray, np.ndarray, int | None]:
+def _take(
+    delta: np.ndarray, room: np.ndarray, gap: float, limit: int
+) -> tuple[np.ndarray, np.ndarray, int | None]:
     """The most negative-influence calls, in order, until their first-order effect exceeds ``gap``
     or ``limit`` calls are taken. Returns (classes in order, calls of each, first-order need)."""
     idx = np.flatnonzero((delta < 0) & (room > 0))
@@ -351,8 +366,9 @@ def _take(delta: np.ndarray, room: np.ndarray, gap: float, limit: int) -> tuple[
 class _Search:
     """The greedy, refit-verified search for one table (shared across pairs)."""
 
-    def __init__(self, out: _Outcomes, theta: np.ndarray, prior: float, max_drop: int):
+    def __init__(self, out: _Outcomes, theta: np.ndarray, prior: float, max_drop: int, n_calls: int):
         self.o, self.theta, self.prior, self.max_drop = out, theta, prior, max_drop
+        self.n_calls = n_calls
 
     def flips(self, removed: np.ndarray, i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
         th, _ = self.o.refit(removed, self.theta)
@@ -374,14 +390,13 @@ class _Search:
         seq_cls: list[np.ndarray] = []
         seq_n: list[np.ndarray] = []
         theta, prior, wins = self.theta, self.prior, o.wins
+        seen = {0: float(theta[i] - theta[j])}  # gap after removing the first L calls
         first_need: int | None = None
         first_flips: bool | None = None
-        flipped = False
         for rnd in range(_MAX_ROUNDS):
             gap = theta[i] - theta[j]
             left = self.max_drop - int(removed.sum())
             if gap < -_TOL or left <= 0:
-                flipped = gap < -_TOL
                 break
             if rnd == 0 and delta0 is not None:
                 delta = delta0
@@ -397,15 +412,20 @@ class _Search:
             seq_n.append(n)
             th, pr = o.refit(removed, theta)
             theta, prior, wins = th[0], float(pr[0]), o.wins_after(removed)[0]
+            seen[int(removed.sum())] = float(theta[i] - theta[j])
             if rnd == 0 and need is not None and need <= self.max_drop:
                 first_flips = bool(theta[i] - theta[j] < -_TOL)
-        else:
-            flipped = bool(theta[i] - theta[j] < -_TOL)
-        if not flipped:
+        if not theta[i] - theta[j] < -_TOL:
             return None, first_need, first_flips
-        return self._minimise(np.concatenate(seq_cls), np.concatenate(seq_n), i, j), first_need, first_flips
+        best = self._minimise(
+            np.concatenate(seq_cls), np.concatenate(seq_n), i, j, seen, (theta, prior, wins)
+        )
+        return best, first_need, first_flips
 
-    def _minimise(self, cls: np.ndarray, n: np.ndarray, i: int, j: int) -> np.ndarray:
+    def _minimise(self, cls: np.ndarray, n: np.ndarray, i: int, j: int, seen: dict, end: tuple) -> np.ndarray:
+        """The shortest flipping prefix of the removal sequence (``cls[k]`` taken ``n[k]`` times),
+        then single calls put back while the flip survives. ``seen``: refitted gaps at some
+        prefix lengths (0 and the whole sequence among them); ``end``: (θ, prior, wins) after it."""
         o = self.o
         cum = np.cumsum(n)
 
@@ -416,22 +436,49 @@ class _Search:
             r[cls[k]] += length - (cum[k - 1] if k else 0)
             return r
 
-        lo, hi = 1, int(cum[-1])
-        # Bisection on the removal order (the flip is monotone in it to first order; hi always
-        # flips, so the result is verified whatever happens in between).
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.flips(prefix(mid), i, j)[0][0]:
-                hi = mid
-            else:
-                lo = mid + 1
-        best = prefix(hi)
-        # Put single calls back while the order stays flipped (the one leaving the widest
-        # reversal first), so that no call in the set is superfluous.
-        for _ in range(int(best.sum())):
-            present = np.flatnonzero(best)
-            if present.size > 500:
+        # The gap falls nearly linearly along the sequence (calls are taken in order of their
+        # influence), so the crossing is found by interpolating the refitted gaps between the
+        # longest prefix known not to flip and the shortest known to flip (regula falsi), each
+        # guess refitted together with the prefix one shorter; a midpoint step whenever the
+        # bracket fails to halve keeps it at worst a bisection. The shortest flipping prefix is
+        # always a refitted one, so the result is verified whatever the shape of the gap.
+        # (Regula falsi with the Illinois modification: Dowell & Jarratt, BIT 1971.)
+        lo = max(k for k, g in seen.items() if not g < -_TOL)
+        hi = min(k for k, g in seen.items() if g < -_TOL)
+        weight = {lo: seen[lo], hi: seen[hi]}  # Illinois: an end kept twice counts half
+        last = None
+        for step in itertools.count():
+            if hi - lo <= 1:
                 break
+            width = hi - lo
+            g_lo, g_hi = weight[lo], weight[hi]
+            interpolate = g_lo > g_hi and step < 8  # then plain bisection, whatever the curve
+            guess = lo + math.ceil(width * g_lo / (g_lo - g_hi)) if interpolate else (lo + hi) // 2
+            guess = min(max(guess, lo + 1), hi - 1)
+            tries = sorted({guess, max(guess - 1, lo + 1)})
+            ok, gaps = self.flips(np.stack([prefix(t) for t in tries]), i, j)
+            new_lo = max([lo] + [t for t, f in zip(tries, ok, strict=True) if not f])
+            new_hi = min([hi] + [t for t, f in zip(tries, ok, strict=True) if f])
+            for t, g in zip(tries, gaps.tolist(), strict=True):
+                weight.setdefault(t, g)
+            side = "hi" if new_hi != hi else "lo"
+            if side == last:  # the other end was kept again: halve its pull
+                if side == "hi":
+                    weight[new_lo] = weight[new_lo] / 2
+                else:
+                    weight[new_hi] = weight[new_hi] / 2
+            last = side
+            lo, hi = new_lo, new_hi
+        best = prefix(hi)
+        theta, prior, wins = end
+        contribution = o.influence(wins, theta, prior, self.direction(i, j))[:, 0]
+        # Put single calls back while the order stays flipped (the one leaving the widest
+        # reversal first), so that no call in the set is superfluous. The candidates are the
+        # outcomes contributing least to the flip to first order, a few at a time, so that the
+        # cost stays a handful of refits however large the set.
+        for _ in range(_MAX_PRUNE):
+            present = np.flatnonzero(best)
+            present = present[np.argsort(-contribution[present], kind="stable")][:_PRUNE_BATCH]
             trial = np.repeat(best[None], present.size, axis=0)
             trial[np.arange(present.size), present] -= 1
             ok, gap = self.flips(trial, i, j)
@@ -440,7 +487,9 @@ class _Search:
             best = trial[np.flatnonzero(ok)[np.argmin(gap[ok])]]
         return best
 
-    def exhaustive(self, pairs: list[tuple[int, int]], best: list[np.ndarray | None], budget: int) -> tuple[int, int]:
+    def exhaustive(
+        self, pairs: list[tuple[int, int]], best: list[np.ndarray | None], budget: int
+    ) -> tuple[int, int]:
         """Refit every removal of s = 1, 2, … calls while the count fits ``budget``; update
         ``best`` where a smaller flipping set exists. Returns (largest s checked, refits done)."""
         o = self.o
@@ -510,8 +559,11 @@ class _CellIndex:
                     if k:
                         want -= k
                         left -= k
-                        found.append(DroppedCalls(c_.instructions[c_.inst[r]], c_.models[c_.a[r]],
-                                                  c_.models[c_.b[r]], lv, k))
+                        found.append(
+                            DroppedCalls(
+                                c_.instructions[c_.inst[r]], c_.models[c_.a[r]], c_.models[c_.b[r]], lv, k
+                            )
+                        )
                 if not want:
                     break
             if left <= 0:
@@ -608,7 +660,7 @@ def ranking_fragility(
     else:
         todo = [(x, y) for x, y in itertools.pairwise(order) if piece[x] == piece[y]]
 
-    search = _Search(out, theta, prior, max_drop)
+    search = _Search(out, theta, prior, max_drop, n_calls)
     best: list[np.ndarray | None] = []
     first: list[tuple[int | None, bool | None]] = []
     # The first-order influence on the full data, for every pair with one factorisation.
@@ -660,21 +712,28 @@ def _leaderboard_order(ratings: np.ndarray, pieces: np.ndarray, models: tuple[st
 
 
 def _pair_result(counts, out, index, search, i, j, removed, need, flips, checked, ratings, listed):
-    n_calls = counts.calls
+    n_calls = search.n_calls
     models = counts.models
     gap = float(ratings[i] - ratings[j])
     if removed is not None and not removed.any():  # already tied
-        return PairFragility(models[i], models[j], gap, 0, 0.0, gap, (), (), 0, 0, None,
-                             search.max_drop, n_calls)
+        return PairFragility(
+            models[i], models[j], gap, 0, 0.0, gap, (), (), 0, 0, None, search.max_drop, n_calls
+        )
     if removed is None:
         lower = checked + 1
-        return PairFragility(models[i], models[j], gap, None, None, None, (), (), lower, need, flips,
-                             search.max_drop, n_calls)
+        return PairFragility(
+            models[i], models[j], gap, None, None, None, (), (), lower, need, flips, search.max_drop, n_calls
+        )
     k = int(removed.sum())
     th, _ = out.refit(removed, search.theta)
     outcomes = tuple(
-        DroppedOutcome(models[out.cx[c]], models[out.cy[c]], "tie" if out.tie[c] else "win",
-                       int(removed[c]), int(out.avail[c]))
+        DroppedOutcome(
+            models[out.cx[c]],
+            models[out.cy[c]],
+            "tie" if out.tie[c] else "win",
+            int(removed[c]),
+            int(out.avail[c]),
+        )
         for c in np.flatnonzero(removed)
     )
     return PairFragility(
