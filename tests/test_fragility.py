@@ -307,6 +307,24 @@ def test_models_that_never_meet():
     assert result.lead.proven_minimal and _brute_force(counts, 0, 1, 3) == 3
 
 
+def test_a_leader_without_rivals_is_said_in_words():
+    counts = VerdictCounts.from_cells(
+        models=("A", "B", "C"),
+        instructions=("q",),
+        judge=None,
+        inst=[0, 0],
+        a=[1, 2],
+        b=[2, 1],
+        n=[[0, 0, 0, 0, 2], [0, 0, 0, 0, 1]],
+    )
+    result = ranking_fragility(counts)
+    assert result.pairs == () and result.lead is None
+    assert result.headline() == "A has no rival it was compared with, directly or through others."
+    adjacent = ranking_fragility(counts, pairs="adjacent")
+    assert [(p.ahead, p.behind, p.n_drop) for p in adjacent.pairs] == [("B", "C", 2)]
+    assert any("weak prior" in note for note in adjacent.notes)
+
+
 def test_all_ties_has_no_lead():
     counts = _table([(0, 1, TIE, 3), (1, 2, TIE, 2)], models=("A", "B", "C"))
     result = ranking_fragility(counts)

@@ -26,6 +26,9 @@ same outcome (x beat y, or a tie) are interchangeable: the search works on these
 most M² + M²/2 of them, whatever the number of instructions), and the concrete calls reported are
 the first such calls in instruction order. Memory stays at a few M × M matrices per refit, and a
 per-cell index only for naming the calls found.
+
+(The module is longer than the usual 500 lines on purpose: the result types, the guided search and
+the exhaustive proof share one private representation of the table as outcomes.)
 """
 
 from __future__ import annotations
@@ -189,7 +192,7 @@ class RankingFragility:
         if self.mode == "adjacent":
             return top[0]
         found = [p for p in top if p.n_drop is not None]
-        return min(found, key=lambda p: p.n_drop) if found else min(top, key=lambda p: p.lower_bound)
+        return min(found, key=lambda p: p.n_drop or 0) if found else min(top, key=lambda p: p.lower_bound)
 
     def headline(self) -> str:
         """One sentence for an overview: how many verdicts the lead rests on."""
@@ -516,8 +519,8 @@ class _Search:
                     i, j = pairs[k]
                     gap = th[:, i] - th[:, j]
                     ok = gap < -_TOL
-                    smaller = best[k] is None or int(best[k].sum()) > s
-                    if ok.any() and smaller:
+                    held = best[k]
+                    if ok.any() and (held is None or int(held.sum()) > s):
                         best[k] = removed[np.flatnonzero(ok)[np.argmin(gap[ok])]]
         return checked, done
 
@@ -547,11 +550,11 @@ class _CellIndex:
         for c in np.flatnonzero(removed):
             x, y = int(out.cx[c]), int(out.cy[c])
             want = int(min(removed[c], left))
+            rows = np.sort(np.concatenate([self.of_pair(x, y), self.of_pair(y, x)]))
+            plan: list[tuple[int, tuple[int, ...]]]
             if out.tie[c]:
-                rows = np.sort(np.concatenate([self.of_pair(x, y), self.of_pair(y, x)]))
                 plan = [(r, (0,)) for r in rows]
             else:  # x beat y: x in slot A with a positive level, or in slot B with a negative one
-                rows = np.sort(np.concatenate([self.of_pair(x, y), self.of_pair(y, x)]))
                 plan = [(r, (2, 1) if c_.a[r] == x else (-2, -1)) for r in rows]
             for r, levels in plan:
                 for lv in levels:
@@ -667,7 +670,7 @@ def ranking_fragility(
     directions = np.zeros((counts.n_models, len(todo)))
     for k, (i, j) in enumerate(todo):
         directions[i, k], directions[j, k] = 1.0, -1.0
-    delta0 = out.influence(out.wins, theta, prior, directions) if todo else None
+    delta0 = out.influence(out.wins, theta, prior, directions)
     for k, (i, j) in enumerate(todo):
         if ratings[i] - ratings[j] <= TOLERANCE_ELO:
             best.append(np.zeros(out.size, dtype=np.int64))
@@ -686,9 +689,9 @@ def ranking_fragility(
     notes = list(graph.notes(counts.models)[:1]) if graph.n_pieces > 1 else []
     if prior:
         notes.append(
-            "Some rating is infinite by maximum likelihood (a model never lost or never won), so "
-            "the ratings are held finite by a weak prior (one virtual tie per model), as on the "
-            "leaderboard; refits after a removal use the same rule."
+            "The plain maximum-likelihood ratings are not all finite on these verdicts, so they "
+            "are held finite by a weak prior (one virtual tie per model), as on the leaderboard; "
+            "refits after a removal use the same rule."
         )
     return RankingFragility(
         judge=counts.judge,
