@@ -384,11 +384,12 @@ class _Search:
         return v
 
     def greedy(
-        self, i: int, j: int, delta0: np.ndarray | None = None
+        self, i: int, j: int, delta0: np.ndarray | None = None, budget: int | None = None
     ) -> tuple[np.ndarray | None, int | None, bool | None]:
         """(removal vector that flips i/j or None, first-order need, whether the AMIP set flips).
         ``delta0``: the influence on the full data, when computed for many pairs at once."""
         o = self.o
+        budget = self.max_drop if budget is None else budget
         removed = np.zeros(o.size, dtype=np.int64)
         seq_cls: list[np.ndarray] = []
         seq_n: list[np.ndarray] = []
@@ -398,7 +399,7 @@ class _Search:
         first_flips: bool | None = None
         for rnd in range(_MAX_ROUNDS):
             gap = theta[i] - theta[j]
-            left = self.max_drop - int(removed.sum())
+            left = budget - int(removed.sum())
             if gap < -_TOL or left <= 0:
                 break
             if rnd == 0 and delta0 is not None:
@@ -416,7 +417,7 @@ class _Search:
             th, pr = o.refit(removed, theta)
             theta, prior, wins = th[0], float(pr[0]), o.wins_after(removed)[0]
             seen[int(removed.sum())] = float(theta[i] - theta[j])
-            if rnd == 0 and need is not None and need <= self.max_drop:
+            if rnd == 0 and need is not None and need <= budget:
                 first_flips = bool(theta[i] - theta[j] < -_TOL)
         if not theta[i] - theta[j] < -_TOL:
             return None, first_need, first_flips
@@ -614,7 +615,9 @@ def ranking_fragility(
     strictly above the model ahead (by more than 10⁻⁶ Elo); an exact tie is not a flip. Every
     flip reported is verified by a refit; a set is *proven* smallest only where the exhaustive
     search covered every smaller size, otherwise it is the smallest the guided search found (an
-    upper bound). Calls with the same models and outcome are interchangeable for the fit.
+    upper bound). Calls with the same models and outcome are interchangeable for the fit. In
+    ``"leader"`` mode, once some rival takes the lead with k calls, the other rivals are searched
+    up to 2k + 10 calls only (their ``max_drop`` says so).
 
     References
     ----------
@@ -664,27 +667,41 @@ def ranking_fragility(
         todo = [(x, y) for x, y in itertools.pairwise(order) if piece[x] == piece[y]]
 
     search = _Search(out, theta, prior, max_drop, n_calls)
-    best: list[np.ndarray | None] = []
-    first: list[tuple[int | None, bool | None]] = []
     # The first-order influence on the full data, for every pair with one factorisation.
     directions = np.zeros((counts.n_models, len(todo)))
     for k, (i, j) in enumerate(todo):
         directions[i, k], directions[j, k] = 1.0, -1.0
     delta0 = out.influence(out.wins, theta, prior, directions)
-    for k, (i, j) in enumerate(todo):
+    best: list[np.ndarray | None] = [None] * len(todo)
+    first: list[tuple[int | None, bool | None]] = [(None, None)] * len(todo)
+    budgets = [max_drop] * len(todo)
+    # In leader mode the challengers are searched in order of their first-order count, and once
+    # one flips the lead with k calls the others are searched up to 2k + 10 calls only: the top
+    # spot is decided by the smallest, and far rivals would cost the most refits.
+    gaps = [theta[i] - theta[j] for i, j in todo]
+    needs = [_take(delta0[:, k], out.avail, gaps[k], max_drop)[2] for k in range(len(todo))]
+    order_key = [math.inf if n is None else float(n) for n in needs]
+    visit = sorted(range(len(todo)), key=order_key.__getitem__)
+    found_k: int | None = None
+    for k in visit if pairs == "leader" else range(len(todo)):
+        i, j = todo[k]
         if ratings[i] - ratings[j] <= TOLERANCE_ELO:
-            best.append(np.zeros(out.size, dtype=np.int64))
-            first.append((0, None))
+            best[k] = np.zeros(out.size, dtype=np.int64)
+            first[k] = (0, None)
             continue
-        r, need, flips = search.greedy(i, j, delta0[:, k])
-        best.append(r)
-        first.append((need, flips))
+        if pairs == "leader" and found_k is not None:
+            budgets[k] = min(max_drop, 2 * found_k + 10)
+        r, need, flips = search.greedy(i, j, delta0[:, k], budgets[k])
+        best[k] = r
+        first[k] = (need, flips)
+        if r is not None:
+            found_k = int(r.sum()) if found_k is None else min(found_k, int(r.sum()))
     checked, refits = search.exhaustive(todo, best, exhaustive) if exhaustive else (0, 0)
 
     index = _CellIndex(counts) if any(r is not None and r.any() for r in best) else None
     results = [
-        _pair_result(counts, out, index, search, i, j, r, need, flips, checked, ratings, max_listed)
-        for (i, j), r, (need, flips) in zip(todo, best, first, strict=True)
+        _pair_result(counts, out, index, search, i, j, r, need, flips, checked, ratings, max_listed, budget)
+        for (i, j), r, (need, flips), budget in zip(todo, best, first, budgets, strict=True)
     ]
     notes = list(graph.notes(counts.models)[:1]) if graph.n_pieces > 1 else []
     if prior:
@@ -714,18 +731,16 @@ def _leaderboard_order(ratings: np.ndarray, pieces: np.ndarray, models: tuple[st
     return sorted(range(ratings.size), key=lambda k: (pieces[k], rank[k], models[k]))
 
 
-def _pair_result(counts, out, index, search, i, j, removed, need, flips, checked, ratings, listed):
+def _pair_result(counts, out, index, search, i, j, removed, need, flips, checked, ratings, listed, budget):
     n_calls = search.n_calls
     models = counts.models
     gap = float(ratings[i] - ratings[j])
     if removed is not None and not removed.any():  # already tied
-        return PairFragility(
-            models[i], models[j], gap, 0, 0.0, gap, (), (), 0, 0, None, search.max_drop, n_calls
-        )
+        return PairFragility(models[i], models[j], gap, 0, 0.0, gap, (), (), 0, 0, None, budget, n_calls)
     if removed is None:
         lower = checked + 1
         return PairFragility(
-            models[i], models[j], gap, None, None, None, (), (), lower, need, flips, search.max_drop, n_calls
+            models[i], models[j], gap, None, None, None, (), (), lower, need, flips, budget, n_calls
         )
     k = int(removed.sum())
     th, _ = out.refit(removed, search.theta)
@@ -751,6 +766,6 @@ def _pair_result(counts, out, index, search, i, j, removed, need, flips, checked
         lower_bound=min(k, checked + 1),
         first_order_drop=need,
         first_order_flips=flips,
-        max_drop=search.max_drop,
+        max_drop=budget,
         n_calls=n_calls,
     )
