@@ -213,6 +213,18 @@ def test_matches_brute_force_on_small_tables(seed):
             _assert_verified(counts, pair)
 
 
+@pytest.mark.parametrize("seed", range(12, 18))
+def test_leader_mode_matches_brute_force_over_every_rival(seed):
+    counts = _random_small(seed)
+    result = ranking_fragility(counts, pairs="leader", max_drop=3, exhaustive=5000)
+    if result.lead is None or result.lead.n_drop == 0:
+        return
+    top = counts.index(result.leader)
+    truths = [_brute_force(counts, top, j, 3) for j in range(counts.n_models) if j != top]
+    smallest = min((t for t in truths if t is not None), default=None)
+    assert result.lead.n_drop == smallest
+
+
 def test_ties_count_half_and_a_tie_is_not_a_flip():
     # A won once, the rest are ties: removing the win leaves all ties (equal ratings), and B
     # never won, so no removal can put B strictly ahead.
