@@ -1,0 +1,90 @@
+"""``fragility``: the fewest verdicts whose removal flips the leader, or each adjacent pair."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from evalcore.cli.common import (
+    add_file_argument,
+    add_json_flag,
+    add_judge_argument,
+    load_store,
+    pick_judge,
+    print_json,
+    print_table,
+)
+from evalcore.ranking.fragility import ranking_fragility
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "fragility",
+        help="the fewest verdicts whose removal flips the leader (or each adjacent pair), "
+        "and which verdicts they are",
+    )
+    add_file_argument(p)
+    add_judge_argument(p)
+    p.add_argument("--category", default=None, help="only rows of this category")
+    p.add_argument(
+        "--pairs",
+        choices=("leader", "adjacent"),
+        default="leader",
+        help="the leader against every rival (default), or each model against the next "
+        "one down the leaderboard",
+    )
+    p.add_argument(
+        "--max-drop",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the most verdicts removed per pair (default: 1%% of them, at least 10)",
+    )
+    p.add_argument(
+        "--exhaustive",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="refits spent proving that no smaller set flips the order (default 2000; 0 for none)",
+    )
+    add_json_flag(p)
+    p.set_defaults(handler=run_fragility)
+
+
+def run_fragility(args: argparse.Namespace) -> int:
+    from evalcore.cli import UsageError
+
+    if args.max_drop is not None and args.max_drop < 1:
+        raise UsageError("--max-drop must be 1 or more")
+    if args.exhaustive < 0:
+        raise UsageError("--exhaustive must be 0 or more")
+    store = load_store(args.file)
+    judge = pick_judge(store, args.judge)
+    if args.category is not None and args.category not in store.categories():
+        raise UsageError(
+            f"unknown category {args.category!r}; the file has: "
+            + (", ".join(store.categories()) or "no categories")
+        )
+    counts = store.counts(judge=judge, category=args.category)
+    result = ranking_fragility(counts, pairs=args.pairs, max_drop=args.max_drop, exhaustive=args.exhaustive)
+    if args.json:
+        print_json(result.as_dict())
+        return 0
+    print(f"judge {judge}: {result.n_calls:,} verdicts; at most {result.max_drop:,} removed per pair")
+    print(result.headline())
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    table = result.table()
+    table["share"] = [None if pd.isna(v) else f"{100 * v:.3g}%" for v in table["share"]]
+    table["n_drop"] = [("none found" if pd.isna(v) else str(int(v))) for v in table["n_drop"]]
+    print_table(table.drop(columns=["first_order_flips"]), floatfmt="{:.1f}")
+    lead = result.lead
+    if lead is not None and lead.calls:
+        print(
+            f"\nverdicts behind the lead of {lead.ahead} over {lead.behind} "
+            "(any call with the same models and outcome would do as well):"
+        )
+        print_table(pd.DataFrame([c.as_dict() for c in lead.calls]))
+    return 0
