@@ -90,6 +90,14 @@ class Dataset:
             self.counts(judge=judge, category=category), rounds=rounds, seed=seed, interval=interval
         )
 
+    def fragility(self, *, judge: str | None = None, category: str | None = None,
+                  **options: Any):
+        """How many verdicts the leader's (or each adjacent pair's) order rests on
+        (:func:`evalcore.ranking.ranking_fragility`)."""
+        from evalcore.ranking import ranking_fragility
+
+        return ranking_fragility(self.counts(judge=judge, category=category), **options)
+
     def anchors(self, *, judge: str | None = None, category: str | None = None, **options: Any):
         """Per-anchor Kendall's tau, the inverted U and informativeness
         (:func:`evalcore.anchors.anchor_sweep`)."""

@@ -49,7 +49,13 @@ from evalcore.power import (
     total_samples,
 )
 from evalcore.progress import Progress
-from evalcore.ranking import Leaderboard, leaderboard, win_probability
+from evalcore.ranking import (
+    Leaderboard,
+    RankingFragility,
+    leaderboard,
+    ranking_fragility,
+    win_probability,
+)
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.text import fmt_p, fmt_pct, fmt_rating  # noqa: F401  (one formatting module)
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
@@ -130,6 +136,7 @@ class Analyses:
     ties: VerdictTieStructure | None = None
     judge_comparison: pd.DataFrame | None = None
     human_ranking: pd.DataFrame | None = None
+    fragility: RankingFragility | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -201,8 +208,11 @@ def run_analyses(
         board = cache(("leaderboard", judge, None, False, rounds, seed),
                       lambda: leaderboard(counts, rounds=rounds, seed=seed,
                                           progress=lambda f, t: step(0.05 + 0.45 * f, t)))
-    sweep = edges = cal = None
+    sweep = edges = cal = fragile = None
     if board is not None:
+        step(0.48, "how many verdicts the lead rests on")
+        fragile = _attempt(unavailable, "fragility", lambda: cache(
+            ("findings", "fragility", judge), lambda: ranking_fragility(counts)))
         step(0.5, "anchor sweep")
         sweep = _attempt(unavailable, "anchor", lambda: cache(
             ("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking)),
@@ -249,7 +259,7 @@ def run_analyses(
     return Analyses(summary=summary, judge=judge, counts=counts, rounds=rounds, seed=seed,
                     leaderboard=board, anchors=sweep, judge_sheet=sheet, edges=edges, plan=plan,
                     calibration=cal, ties=ties, judge_comparison=comparison,
-                    human_ranking=human_ranking, unavailable=unavailable)
+                    human_ranking=human_ranking, fragility=fragile, unavailable=unavailable)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,7 +386,7 @@ def leader_finding(analyses: Analyses) -> Finding:
         "runner_up_ci_low": float(second["ci_low"]), "runner_up_ci_high": float(second["ci_high"]),
         "gap": gap, "head_to_head": share,
     })
-    text += (f", {gap:,.0f} points ahead of {second['model']} ({fmt_rating(second['rating'])}, "
+    text += (f", {gap:,.0f} Elo points ahead of {second['model']} ({fmt_rating(second['rating'])}, "
              f"95% interval {fmt_rating(second['ci_low'])}–{fmt_rating(second['ci_high'])}). "
              f"A {gap:,.0f}-point gap means {first['model']} would be preferred in "
              + (f"about {fmt_pct(share)}" if share <= 0.995 else "more than 99%")
@@ -388,7 +398,11 @@ def leader_finding(analyses: Analyses) -> Finding:
     for note in board.notes:
         if str(first["model"]) in note or str(second["model"]) in note:
             text += " " + note
-    tiles += (Tile("Lead over #2", f"{gap:+,.0f} points", f"over {second['model']}"),)
+    if analyses.fragility is not None and analyses.fragility.lead is not None:
+        # Huang et al. (2025): a lead can rest on a handful of verdicts; say how many.
+        text += " " + analyses.fragility.headline()
+        numbers["lead_rests_on_verdicts"] = analyses.fragility.lead.n_drop
+    tiles += (Tile("Lead over #2", f"{gap:+,.0f} Elo points", f"over {second['model']}"),)
     return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "clear",
                    numbers)
 

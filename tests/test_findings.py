@@ -82,9 +82,15 @@ def test_leader_is_the_simulated_strongest_with_the_leaderboard_numbers(spread):
     # Head-to-head share from the Elo formula, by hand.
     assert leader.numbers["head_to_head"] == pytest.approx(1 / (1 + 10 ** (-gap / 400)))
     for text in (f"{top['rating']:,.0f}", f"{top['ci_low']:,.0f}–{top['ci_high']:,.0f}",
-                 f"{gap:,.0f} points ahead of {truth[1]}"):
+                 f"{gap:,.0f} Elo points ahead of {truth[1]}"):
         assert text in leader.text
     assert leader.status == "clear" and leader.tiles[0][:2] == ("Leader", truth[0])
+    # How many verdicts the lead rests on, from the fragility analysis run independently.
+    from evalcore.ranking import ranking_fragility
+
+    fragile = ranking_fragility(store.counts(judge="sim-judge"))
+    assert leader.numbers["lead_rests_on_verdicts"] == fragile.lead.n_drop
+    assert fragile.headline() in leader.text
     assert leader.tiles[0].note == f"{top['rating']:,.0f} ({top['ci_low']:,.0f}–{top['ci_high']:,.0f})"
 
 

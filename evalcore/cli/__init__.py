@@ -15,11 +15,16 @@ import os
 import sys
 from typing import NoReturn
 
-from evalcore import errors, limits
+# The fits solve many small (models × models) systems: on a 2-core or shared machine one BLAS
+# thread is several times faster than a pool fighting for cores (measured in
+# benchmarks/bench_fragility.py). Set before numpy loads; a user's own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from evalcore import errors, limits  # noqa: E402
 
 #: The command modules, in help order; each defines ``register(subparsers)``.
 COMMAND_MODULES: tuple[str, ...] = (
-    "data", "anchors", "judge", "power", "calibrate", "report", "ties",
+    "data", "anchors", "judge", "power", "calibrate", "report", "ties", "fragility",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
@@ -28,7 +33,7 @@ COMMAND_HOME: dict[str, str] = {
     "summary": "data", "rank": "data", "anchors": "anchors", "judge": "judge",
     "power": "power", "power-detect": "power", "power-sim": "power",
     "calibrate": "calibrate", "floor": "calibrate", "gate": "calibrate",
-    "report": "report", "ties": "ties",
+    "report": "report", "ties": "ties", "fragility": "fragility",
 }
 
 #: Set to 1 to let an unforeseen exception print its traceback (for developers).

@@ -25,6 +25,7 @@ from evalcore.ranking.leaderboard import (
     leaderboard,
     sign_counts,
 )
+from evalcore.ranking.fragility import PairFragility, RankingFragility, ranking_fragility
 from evalcore.ranking.separation import Separation, adjust_p_values, separation
 
 _sign_counts = sign_counts  # old private name, still used by some callers
