@@ -31,12 +31,28 @@ def _no_missing_words(frame: pd.DataFrame) -> None:
 
 @pytest.fixture(scope="module")
 def labelled():
-    judges = (JudgeSpec("steady", slot_bias=0.05, no_verdict_rate=0.02, family="conifer"),
-              JudgeSpec("first", slot_bias=0.8, tie_width=0.2, family="broadleaf"))
-    families = {"m0": "conifer", "m1": "conifer", "m2": "broadleaf", "m3": "broadleaf",
-                "m4": "conifer", "m5": "broadleaf", "steady": "conifer", "first": "broadleaf"}
-    spec = SimulationSpec(n_models=6, n_instructions=40, judges=judges, human_fraction=0.4,
-                          model_names=tuple(f"m{k}" for k in range(6)), seed=3)
+    judges = (
+        JudgeSpec("steady", slot_bias=0.05, no_verdict_rate=0.02, family="conifer"),
+        JudgeSpec("first", slot_bias=0.8, tie_width=0.2, family="broadleaf"),
+    )
+    families = {
+        "m0": "conifer",
+        "m1": "conifer",
+        "m2": "broadleaf",
+        "m3": "broadleaf",
+        "m4": "conifer",
+        "m5": "broadleaf",
+        "steady": "conifer",
+        "first": "broadleaf",
+    }
+    spec = SimulationSpec(
+        n_models=6,
+        n_instructions=40,
+        judges=judges,
+        human_fraction=0.4,
+        model_names=tuple(f"m{k}" for k in range(6)),
+        seed=3,
+    )
     store = VerdictStore()
     store.load(simulate(spec).verdicts)
     sheets = judge_sheets(store, rounds=60, seed=1, families=families)
@@ -57,8 +73,9 @@ def test_format_value_hand_worked():
 
 def test_display_frame_renames_writes_and_dashes():
     frame = pd.DataFrame({"a_b": [0.5, np.nan], "name": ["x", None], "unused": [1, 2]})
-    out = show.display_frame(frame, {"name": ("model", str), "a_b": ("share", show.fmt_pct),
-                                     "absent": ("never", str)})
+    out = show.display_frame(
+        frame, {"name": ("model", str), "a_b": ("share", show.fmt_pct), "absent": ("never", str)}
+    )
     assert list(out.columns) == ["model", "share"]
     assert out.to_dict("list") == {"model": ["x", "—"], "share": ["50%", "—"]}
 
@@ -99,11 +116,14 @@ def test_tiles_of_a_double_ordered_labelled_table(labelled):
     assert tiles["Agreement"].value == f"{100 * ag.agreement.value:.1f}%"
     assert tiles["Cohen's κ"].value == f"{ag.kappa.value:.3f}"
     comp = show.compression_display(ag)
-    assert comp["shift (percentage points)"].tolist() == [f"{100 * v + 0.0:+.1f}"
-                                                          for v in ag.compression["shift"]]
+    assert comp["shift (percentage points)"].tolist() == [
+        f"{100 * v + 0.0:+.1f}" for v in ag.compression["shift"]
+    ]
     assert f"{100 * ag.human_tie_share:.1f}%" in show.compression_sentence(ag)
     summary = both_orders_summary(store.counts(judge="first"))
     assert f"{summary.pairings:,} both-orders verdicts" in show.both_orders_sentence(summary)
+    # the sheet's own counts give the same sentence as the summary of the counts
+    assert show.both_orders_sentence(sheet) == show.both_orders_sentence(summary)
     cov = show.coverage_metric(sheets["steady"])
     assert cov.value == f"{100 * sheets['steady'].coverage.no_verdict_rate:.2f}%"
     assert "Σ" not in show.tie_structure_sentence(sheet)  # words, and the numbers of the sheet
@@ -113,8 +133,11 @@ def test_tiles_of_a_double_ordered_labelled_table(labelled):
 def test_tables_have_words_for_headings_and_dashes_for_gaps(labelled):
     _, sheets = labelled
     sheet = sheets["first"]
-    for frame in (show.order_swap_display(sheet.order.by_anchor), show.sheet_display(sheet),
-                  show.compression_display(sheet.agreement)):
+    for frame in (
+        show.order_swap_display(sheet.order.by_anchor),
+        show.sheet_display(sheet),
+        show.compression_display(sheet.agreement),
+    ):
         _no_missing_words(frame)
     by_anchor = show.order_swap_display(sheet.order.by_anchor)
     assert by_anchor["slot bias b"].tolist() == [f"{v:+.3f}" for v in sheet.order.by_anchor["b"]]
@@ -134,10 +157,15 @@ def test_anchor_always_in_slot_b_is_refused_in_words():
     a = rng.integers(1, 5, n_inst)
     n = np.zeros((n_inst, 5), dtype=np.int64)
     n[np.arange(n_inst), rng.integers(0, 5, n_inst)] = 1
-    counts = VerdictCounts.from_cells(models=models, instructions=tuple(f"i{k}" for k in
-                                                                         range(n_inst)),
-                                      judge="j", inst=np.arange(n_inst), a=a,
-                                      b=np.zeros(n_inst, dtype=np.int64), n=n)
+    counts = VerdictCounts.from_cells(
+        models=models,
+        instructions=tuple(f"i{k}" for k in range(n_inst)),
+        judge="j",
+        inst=np.arange(n_inst),
+        a=a,
+        b=np.zeros(n_inst, dtype=np.int64),
+        n=n,
+    )
     sheet = judge_sheet(counts, "j", rounds=50)
     tiles = {m.label: m for m in show.position_metrics(sheet)}
     assert tiles["Position bias"].value == "—"
@@ -159,9 +187,15 @@ def test_arena_table_one_battle_per_prompt():
     y = (x + rng.integers(1, n_models, n_inst)) % n_models
     n = np.zeros((n_inst, 5), dtype=np.int64)
     n[np.arange(n_inst), rng.choice(len(LEVELS), n_inst)] = 1
-    counts = VerdictCounts.from_cells(models=tuple(f"m{k}" for k in range(n_models)),
-                                      instructions=tuple(f"b{k}" for k in range(n_inst)),
-                                      judge="j", inst=np.arange(n_inst), a=x, b=y, n=n)
+    counts = VerdictCounts.from_cells(
+        models=tuple(f"m{k}" for k in range(n_models)),
+        instructions=tuple(f"b{k}" for k in range(n_inst)),
+        judge="j",
+        inst=np.arange(n_inst),
+        a=x,
+        b=y,
+        n=n,
+    )
     sheet = judge_sheet(counts, "j", rounds=40)
     tiles = {m.label: m.value for m in show.position_metrics(sheet)}
     assert tiles["Swap consistency"] == "—"  # no prompt is judged in both orders
@@ -170,10 +204,12 @@ def test_arena_table_one_battle_per_prompt():
 
 
 def test_tiny_table_with_a_judge_that_has_no_sheet(tmp_path):
-    rows = [{"instruction_id": "q1", "model_a": "x", "model_b": "y", "verdict": 1, "judge": "j1"},
-            {"instruction_id": "q1", "model_a": "y", "model_b": "x", "verdict": 0, "judge": "j1"},
-            {"instruction_id": "q2", "model_a": "z", "model_b": "w", "verdict": -2, "judge": "j1"},
-            {"instruction_id": "q1", "model_a": "x", "model_b": "x", "verdict": 0, "judge": "j2"}]
+    rows = [
+        {"instruction_id": "q1", "model_a": "x", "model_b": "y", "verdict": 1, "judge": "j1"},
+        {"instruction_id": "q1", "model_a": "y", "model_b": "x", "verdict": 0, "judge": "j1"},
+        {"instruction_id": "q2", "model_a": "z", "model_b": "w", "verdict": -2, "judge": "j1"},
+        {"instruction_id": "q1", "model_a": "x", "model_b": "x", "verdict": 0, "judge": "j2"},
+    ]
     path = tmp_path / "tiny.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     store = VerdictStore()
@@ -197,6 +233,8 @@ def test_family_list():
     assert got.key == (("j1", "acme"), ("m1", "acme"))
     assert show.family_list("  \n", judges) == show.FamilyList(None)
     assert "self-preference cannot be measured" in show.family_list("m1,acme", judges).note
+    uploaded = show.family_list("model,family\nm1,acme\n".encode("utf-8-sig"), judges)
+    assert uploaded.families == {"m1": "acme"}  # the byte-order mark of a spreadsheet's CSV
     bad = show.family_list("m1,acme\nm2", judges)
     assert bad.families is None and "line 2" in bad.problem
 
@@ -206,3 +244,13 @@ def test_explanations_cite_methods_not_internal_documents():
         for internal in ("seed 0", "DEFINITIONS", "§", ".md", "ARCHITECTURE"):
             assert internal not in text, (internal, text[:60])
     assert "Zheng et al. 2023" in show.EXPLAIN["position"]
+
+
+def test_both_orders_agreement_is_the_libraries_with_capped_rounds(labelled):
+    from evalcore.judge import human_agreement, labelled_rows
+
+    store, _ = labelled
+    got = show.both_orders_agreement(store, "first", rounds=5000, seed=3)
+    want = human_agreement(labelled_rows(store, "first"), both_orders=True, rounds=1000, seed=3)
+    assert got.both_orders and got.n == want.n
+    assert (got.agreement.low, got.agreement.high) == (want.agreement.low, want.agreement.high)

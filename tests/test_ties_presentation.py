@@ -21,8 +21,7 @@ def _words(frame: pd.DataFrame) -> None:
     for column in frame.columns:
         assert "_" not in column, column
         for cell in frame[column]:
-            assert isinstance(cell, str) and cell.strip().lower() not in {"none", "nan", ""}, (
-                column, cell)
+            assert isinstance(cell, str) and cell.strip().lower() not in {"none", "nan", ""}, (column, cell)
 
 
 @pytest.fixture(scope="module")
@@ -77,15 +76,21 @@ def test_agreement_tiles_rows_and_table(labelled):
 def result_counts() -> VerdictCounts:
     n = np.zeros((2, 5), dtype=np.int64)
     n[:, 3] = 1
-    return VerdictCounts.from_cells(models=("x", "y"), instructions=("q1", "q2"), judge="j",
-                                    inst=np.array([0, 1]), a=np.array([0, 1]), b=np.array([1, 0]),
-                                    n=n)
+    return VerdictCounts.from_cells(
+        models=("x", "y"),
+        instructions=("q1", "q2"),
+        judge="j",
+        inst=np.array([0, 1]),
+        a=np.array([0, 1]),
+        b=np.array([1, 0]),
+        n=n,
+    )
 
 
 def test_no_ranked_instruction_gives_no_tiles():
     empty = show.agreement_metrics(
-        verdict_tie_structure(result_counts(), pd.DataFrame({"model": ["x"], "score": [1.0]}))
-        .agreement)
+        verdict_tie_structure(result_counts(), pd.DataFrame({"model": ["x"], "score": [1.0]})).agreement
+    )
     assert empty == []
 
 
@@ -107,9 +112,15 @@ def test_arena_table_top_ties_with_one_battle_per_prompt():
     n = np.zeros((n_inst, 5), dtype=np.int64)
     level = rng.integers(0, 5, n_inst)
     n[np.arange(n_inst), level] = 1
-    counts = VerdictCounts.from_cells(models=tuple(f"m{k}" for k in range(6)),
-                                      instructions=tuple(f"b{k}" for k in range(n_inst)),
-                                      judge="j", inst=np.arange(n_inst), a=x, b=y, n=n)
+    counts = VerdictCounts.from_cells(
+        models=tuple(f"m{k}" for k in range(6)),
+        instructions=tuple(f"b{k}" for k in range(n_inst)),
+        judge="j",
+        inst=np.arange(n_inst),
+        a=x,
+        b=y,
+        n=n,
+    )
     result = verdict_tie_structure(counts, score="sign")
     tiles = {m.label: m.value for m in show.level_metrics(result)}
     assert tiles["T (top tied)"] == f"{100 * np.mean(level == 2):.1f}%"
@@ -117,8 +128,9 @@ def test_arena_table_top_ties_with_one_battle_per_prompt():
 
 
 def test_anchor_only_table():
-    sim = simulate(SimulationSpec(n_models=5, n_instructions=30, design="anchor", anchor=None,
-                                  both_orders=False, seed=1))
+    sim = simulate(
+        SimulationSpec(n_models=5, n_instructions=30, design="anchor", anchor=None, both_orders=False, seed=1)
+    )
     store = VerdictStore()
     store.load(sim.verdicts)
     try:
@@ -130,14 +142,16 @@ def test_anchor_only_table():
     assert show.agreement_rows(result, None).empty  # no reference: no rows
 
 
-POINTWISE = pd.DataFrame({
-    "instruction_id": ["q1", "q1", "q1", "q2", "q2"] * 2,
-    "candidate": ["x", "y", "z", "x", "y"] * 2,
-    "judge": ["j1"] * 5 + ["j2"] * 5,
-    "format": ["binary"] * 10,
-    "score": [1, 1, 0, 0, 1, 1, 0, 0, 1, 1],
-    "reference": [np.nan] * 10,
-})
+POINTWISE = pd.DataFrame(
+    {
+        "instruction_id": ["q1", "q1", "q1", "q2", "q2"] * 2,
+        "candidate": ["x", "y", "z", "x", "y"] * 2,
+        "judge": ["j1"] * 5 + ["j2"] * 5,
+        "format": ["binary"] * 10,
+        "score": [1, 1, 0, 0, 1, 1, 0, 0, 1, 1],
+        "reference": [np.nan] * 10,
+    }
+)
 
 
 def test_pointwise_analysis_tables_in_words():
@@ -148,16 +162,16 @@ def test_pointwise_analysis_tables_in_words():
     # j1: q1 tied (x, y score 1), q2 not; j2: q1 not (x alone on top), q2 tied
     assert table["T (top tied)"].tolist() == ["50.0%", "50.0%"]
     assert table["distinct"].tolist() == ["2", "2"]
-    assert table["tie probability"].tolist() == [f"{v:.3f}" for v in
-                                                 analysis.cells["tie_probability"]]
+    assert table["tie probability"].tolist() == [f"{v:.3f}" for v in analysis.cells["tie_probability"]]
     assert len(analysis.shares.table) == 0  # one format: no shares
     broken = show.pointwise_analysis(POINTWISE.assign(score=np.nan))
     assert broken.problem and broken.cells is None
 
 
 def test_variance_shares_in_words():
-    frame = pd.concat([POINTWISE.assign(format=f, score=POINTWISE["score"] * k)
-                       for f, k in (("binary", 1), ("likert", 3))])
+    frame = pd.concat(
+        [POINTWISE.assign(format=f, score=POINTWISE["score"] * k) for f, k in (("binary", 1), ("likert", 3))]
+    )
     frame.loc[frame["format"] == "likert", "score"] += np.arange(10) % 3
     frame = pd.concat([frame, frame.assign(judge=frame["judge"] + "b")])
     analysis = show.pointwise_analysis(frame)

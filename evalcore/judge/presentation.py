@@ -24,19 +24,39 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import UsageError
-from evalcore.judge.agreement import HumanAgreement
+from evalcore.judge.agreement import HumanAgreement, human_agreement, labelled_rows
 from evalcore.judge.both_orders import BothOrdersSummary
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet, best_marks, comparison_table
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 __all__ = [
-    "SIDE_BY_SIDE", "FamilyList", "Metric", "agreement_metrics", "both_orders_sentence",
-    "column_definitions", "compression_display", "compression_sentence", "display_frame",
-    "family_list", "format_value", "length_display", "length_metrics", "order_metrics",
-    "order_swap_display", "position_metrics", "self_preference_display", "self_preference_problem",
-    "self_preference_rows", "EXPLAIN", "coverage_metric", "judge_warnings",
-    "sheet_display", "side_by_side", "tie_structure_sentence",
+    "SIDE_BY_SIDE",
+    "FamilyList",
+    "Metric",
+    "agreement_metrics",
+    "both_orders_sentence",
+    "column_definitions",
+    "compression_display",
+    "compression_sentence",
+    "display_frame",
+    "family_list",
+    "format_value",
+    "length_display",
+    "length_metrics",
+    "order_metrics",
+    "order_swap_display",
+    "position_metrics",
+    "self_preference_display",
+    "self_preference_problem",
+    "self_preference_rows",
+    "EXPLAIN",
+    "coverage_metric",
+    "judge_warnings",
+    "both_orders_agreement",
+    "sheet_display",
+    "side_by_side",
+    "tie_structure_sentence",
 ]
 
 
@@ -67,29 +87,62 @@ SIDE_BY_SIDE: dict[str, str] = {
     "length_coefficient": "length effect (Elo/SD)",
     "self_preference_elo": "self-preference (Elo)",
 }
-_PERCENT = {"swap_consistency", "flip_rate", "tie_rate", "both_orders_tie_rate", "no_verdict_rate",
-            "self_comparison_tie_rate", "agreement", "balanced_share", "slot_a_win_rate",
-            "slot_b_win_rate", "swap_consistency_exact", "reversal_rate", "human_ceiling_agreement"}
+_PERCENT = {
+    "swap_consistency",
+    "flip_rate",
+    "tie_rate",
+    "both_orders_tie_rate",
+    "no_verdict_rate",
+    "self_comparison_tie_rate",
+    "agreement",
+    "balanced_share",
+    "slot_a_win_rate",
+    "slot_b_win_rate",
+    "swap_consistency_exact",
+    "reversal_rate",
+    "human_ceiling_agreement",
+}
 _SIGNED = {"position_bias_points", "length_coefficient", "self_preference_elo", "slot_gap_points"}
 _THREE = {"kappa", "human_alpha", "human_ceiling_kappa", "ties_tie_probability", "order_balance"}
-_COUNTS = {"calls", "pairings", "unpaired_calls", "no_verdict_calls", "pairs_both_orders",
-           "self_comparison_calls", "labelled_calls", "human_judgements", "length_rank_changes",
-           "ties_distinct_levels"}
+_COUNTS = {
+    "calls",
+    "pairings",
+    "unpaired_calls",
+    "no_verdict_calls",
+    "pairs_both_orders",
+    "self_comparison_calls",
+    "labelled_calls",
+    "human_judgements",
+    "length_rank_changes",
+    "ties_distinct_levels",
+}
 #: Words for the sheet's metric keys beyond the side-by-side headings.
 _METRIC_NAMES: dict[str, str] = {
-    **SIDE_BY_SIDE, "calls": "calls", "slot_gap_points": "raw slot gap (percentage points)",
-    "slot_a_win_rate": "slot A wins", "slot_b_win_rate": "slot B wins",
-    "balanced_share": "calls in pairs seen in both orders", "order_balance": "order balance",
-    "pairings": "both-orders verdicts", "unpaired_calls": "calls in one order only",
-    "swap_consistency_exact": "swap consistency (same level)", "reversal_rate": "opposite winners",
-    "no_verdict_calls": "calls without a verdict", "pairs_both_orders": "model pairs in both orders",
+    **SIDE_BY_SIDE,
+    "calls": "calls",
+    "slot_gap_points": "raw slot gap (percentage points)",
+    "slot_a_win_rate": "slot A wins",
+    "slot_b_win_rate": "slot B wins",
+    "balanced_share": "calls in pairs seen in both orders",
+    "order_balance": "order balance",
+    "pairings": "both-orders verdicts",
+    "unpaired_calls": "calls in one order only",
+    "swap_consistency_exact": "swap consistency (same level)",
+    "reversal_rate": "opposite winners",
+    "no_verdict_calls": "calls without a verdict",
+    "pairs_both_orders": "model pairs in both orders",
     "self_comparison_calls": "self-comparison calls",
     "self_comparison_mean_verdict": "self-comparison mean verdict",
-    "labelled_calls": "labelled calls", "human_judgements": "human judgements",
-    "human_alpha": "Krippendorff's α (humans)", "human_ceiling_agreement": "human ceiling, agreement",
-    "human_ceiling_kappa": "human ceiling, κ", "length_rank_changes": "models that change rank",
-    "ties_tie_probability": "tie probability", "ties_d1": "effective levels D1",
-    "ties_d2": "effective levels D2", "ties_distinct_levels": "distinct verdict levels",
+    "labelled_calls": "labelled calls",
+    "human_judgements": "human judgements",
+    "human_alpha": "Krippendorff's α (humans)",
+    "human_ceiling_agreement": "human ceiling, agreement",
+    "human_ceiling_kappa": "human ceiling, κ",
+    "length_rank_changes": "models that change rank",
+    "ties_tie_probability": "tie probability",
+    "ties_d1": "effective levels D1",
+    "ties_d2": "effective levels D2",
+    "ties_distinct_levels": "distinct verdict levels",
     "kappa": "Cohen's κ",
 }
 
@@ -121,8 +174,9 @@ def format_value(value: object, column: str) -> str:
     return fmt_num(value, 2)
 
 
-def display_frame(frame: pd.DataFrame, columns: Mapping[str, tuple[str, Callable[[object], str]]]
-                  ) -> pd.DataFrame:
+def display_frame(
+    frame: pd.DataFrame, columns: Mapping[str, tuple[str, Callable[[object], str]]]
+) -> pd.DataFrame:
     """``frame``'s listed columns, renamed and written by their formatters (``—`` when missing).
 
     ``columns`` maps a column of ``frame`` to ``(heading, formatter)``; columns absent from
@@ -136,14 +190,20 @@ def display_frame(frame: pd.DataFrame, columns: Mapping[str, tuple[str, Callable
     0     a        25%
     1     b          —
     """
+
     def write(fn: Callable[[object], str], value: object) -> str:
         if value is None or (isinstance(value, float | np.floating) and not np.isfinite(value)):
             return MISSING
         return fn(value)
 
-    return pd.DataFrame({heading: [write(fn, v) for v in frame[column]]
-                         for column, (heading, fn) in columns.items() if column in frame.columns},
-                        index=range(len(frame)))
+    return pd.DataFrame(
+        {
+            heading: [write(fn, v) for v in frame[column]]
+            for column, (heading, fn) in columns.items()
+            if column in frame.columns
+        },
+        index=range(len(frame)),
+    )
 
 
 def side_by_side(sheets: Mapping[str, JudgeSheet | str]) -> pd.DataFrame:
@@ -163,16 +223,22 @@ def side_by_side(sheets: Mapping[str, JudgeSheet | str]) -> pd.DataFrame:
     table = comparison_table(dict(sheets))
     marks = best_marks(table)
     shown = [c for c in SIDE_BY_SIDE if c in table.columns]
-    return pd.DataFrame({
-        SIDE_BY_SIDE[c]: [format_value(v, c) + (" ★" if marks.at[i, c] else "")
-                          for i, v in table[c].items()] for c in shown})
+    return pd.DataFrame(
+        {
+            SIDE_BY_SIDE[c]: [
+                format_value(v, c) + (" ★" if marks.at[i, c] else "") for i, v in table[c].items()
+            ]
+            for c in shown
+        }
+    )
 
 
 def column_definitions(columns: list[str] | None = None) -> pd.DataFrame:
     """What each side-by-side column means: ``column`` (its heading) and ``definition``."""
     keys = [c for c in (columns or list(SIDE_BY_SIDE)) if c in DEFINITIONS]
-    return pd.DataFrame({"column": [SIDE_BY_SIDE.get(c, c) for c in keys],
-                         "definition": [DEFINITIONS[c] for c in keys]})
+    return pd.DataFrame(
+        {"column": [SIDE_BY_SIDE.get(c, c) for c in keys], "definition": [DEFINITIONS[c] for c in keys]}
+    )
 
 
 def position_metrics(sheet: JudgeSheet) -> list[Metric]:
@@ -180,52 +246,82 @@ def position_metrics(sheet: JudgeSheet) -> list[Metric]:
     p = sheet.position
     pb = p.position_bias_points
     if pb.has_interval:
-        why = (f"95%: {fmt_signed(pb.low)} to {fmt_signed(pb.high)} percentage points, on pairs "
-               "judged in both slot orders. ")
+        why = (
+            f"95%: {fmt_signed(pb.low)} to {fmt_signed(pb.high)} percentage points, on pairs "
+            "judged in both slot orders. "
+        )
     elif not np.isfinite(pb.value):
         why = "Not identified: no pair was judged in both slot orders. "
     else:
         why = ""
-    raw = (f"Raw: slot A wins {fmt_pct(p.slot_a_win_rate, 1)}, slot B wins "
-           f"{fmt_pct(p.slot_b_win_rate, 1)} ({fmt_signed(p.slot_gap_points)} percentage points, "
-           "which mixes position with which model sat where).")
+    raw = (
+        f"Raw: slot A wins {fmt_pct(p.slot_a_win_rate, 1)}, slot B wins "
+        f"{fmt_pct(p.slot_b_win_rate, 1)} ({fmt_signed(p.slot_gap_points)} percentage points, "
+        "which mixes position with which model sat where)."
+    )
     value = f"{fmt_signed(pb.value)} pp" if np.isfinite(pb.value) else MISSING
     return [
         Metric("Position bias", value, why + raw + " pp: percentage points."),
-        Metric("Swap consistency", format_value(p.swap_consistency.value, "swap_consistency"),
-               f"Flip rate {format_value(p.flip_rate.value, 'flip_rate')}; opposite winners "
-               f"{format_value(p.reversal_rate.value, 'reversal_rate')}; on {fmt_int(p.pairings)} "
-               "both-orders pairs."),
+        Metric(
+            "Swap consistency",
+            format_value(p.swap_consistency.value, "swap_consistency"),
+            f"Flip rate {format_value(p.flip_rate.value, 'flip_rate')}; opposite winners "
+            f"{format_value(p.reversal_rate.value, 'reversal_rate')}; on {fmt_int(p.pairings)} "
+            "both-orders pairs.",
+        ),
         Metric("Tie rate, single order", format_value(p.tie_rate.value, "tie_rate")),
-        Metric("Tie rate, both orders",
-               format_value(p.both_orders_tie_rate.value, "both_orders_tie_rate")),
-        Metric("Slot balance", format_value(p.balance.balanced_share, "balanced_share"),
-               "Share of calls in model pairs judged in both slot orders; order balance "
-               f"{fmt_num(p.balance.order_balance, 2)} (1: every pair equally often in each "
-               "order)."),
+        Metric("Tie rate, both orders", format_value(p.both_orders_tie_rate.value, "both_orders_tie_rate")),
+        Metric(
+            "Slot balance",
+            format_value(p.balance.balanced_share, "balanced_share"),
+            "Share of calls in model pairs judged in both slot orders; order balance "
+            f"{fmt_num(p.balance.order_balance, 2)} (1: every pair equally often in each "
+            "order).",
+        ),
     ]
 
 
-def both_orders_sentence(summary: BothOrdersSummary) -> str:
-    """How many both-orders verdicts the calls make, and how many calls have none."""
-    return (f"{fmt_int(summary.pairings)} both-orders verdicts from {fmt_int(summary.calls)} "
-            f"calls; {fmt_int(summary.unpaired_calls)} calls were judged in one order only and "
-            "have none.")
+def both_orders_sentence(source: BothOrdersSummary | JudgeSheet) -> str:
+    """How many both-orders verdicts the calls make, and how many calls have none.
+
+    ``source`` is a :class:`~evalcore.judge.BothOrdersSummary` or a sheet (whose position figures
+    hold the same counts: every pairing uses one call of each order).
+    """
+    if isinstance(source, JudgeSheet):
+        p = source.position
+        source = BothOrdersSummary(
+            calls=p.unpaired_calls + 2 * p.pairings, pairings=p.pairings, unpaired_calls=p.unpaired_calls
+        )
+    summary = source
+    return (
+        f"{fmt_int(summary.pairings)} both-orders verdicts from {fmt_int(summary.calls)} "
+        f"calls; {fmt_int(summary.unpaired_calls)} calls were judged in one order only and "
+        "have none."
+    )
 
 
 def order_metrics(sheet: JudgeSheet) -> list[Metric]:
     """Slot bias b, the self-comparison tie rate and the pairs seen in both orders."""
     o, selfc = sheet.order, sheet.self_comparison
-    b_help = (f"95%: {fmt_signed(o.b.low, 3)} to {fmt_signed(o.b.high, 3)} (verdict units, "
-              "−2..+2)" if o.b.has_interval else "verdict units, −2..+2")
+    b_help = (
+        f"95%: {fmt_signed(o.b.low, 3)} to {fmt_signed(o.b.high, 3)} (verdict units, −2..+2)"
+        if o.b.has_interval
+        else "verdict units, −2..+2"
+    )
     if selfc is not None and selfc.calls:
-        tile = Metric("Self-comparison ties", fmt_pct(selfc.tie_rate, 1),
-                      f"{fmt_int(selfc.calls)} calls of a model against itself; mean verdict "
-                      f"{fmt_signed(selfc.mean_verdict, 2)}")
+        tile = Metric(
+            "Self-comparison ties",
+            fmt_pct(selfc.tie_rate, 1),
+            f"{fmt_int(selfc.calls)} calls of a model against itself; mean verdict "
+            f"{fmt_signed(selfc.mean_verdict, 2)}",
+        )
     else:
         tile = Metric("Self-comparison ties", MISSING, "No call compares a model with itself.")
-    return [Metric("Slot bias b", format_value(o.b.value, "slot_bias_b"), b_help), tile,
-            Metric("Model pairs in both orders", fmt_int(o.pairs_both_orders))]
+    return [
+        Metric("Slot bias b", format_value(o.b.value, "slot_bias_b"), b_help),
+        tile,
+        Metric("Model pairs in both orders", fmt_int(o.pairs_both_orders)),
+    ]
 
 
 def _signed3(v: object) -> str:
@@ -234,15 +330,23 @@ def _signed3(v: object) -> str:
 
 def order_swap_display(by_anchor: pd.DataFrame) -> pd.DataFrame:
     """The order-swap table per anchor model, with human headings (q and b to three decimals)."""
-    return display_frame(by_anchor, {
-        "anchor": ("anchor model", str), "opponents": ("opponents", fmt_int),
-        "calls_fwd": ("calls, opponent in slot A", fmt_int),
-        "calls_rev": ("calls, anchor in slot A", fmt_int),
-        "v_fwd": ("mean verdict, opponent in slot A", _signed3),
-        "v_rev": ("mean verdict, anchor in slot A", _signed3),
-        "q": ("preference q", _signed3), "q_low": ("q 95% low", _signed3),
-        "q_high": ("q 95% high", _signed3), "b": ("slot bias b", _signed3),
-        "b_low": ("b 95% low", _signed3), "b_high": ("b 95% high", _signed3)})
+    return display_frame(
+        by_anchor,
+        {
+            "anchor": ("anchor model", str),
+            "opponents": ("opponents", fmt_int),
+            "calls_fwd": ("calls, opponent in slot A", fmt_int),
+            "calls_rev": ("calls, anchor in slot A", fmt_int),
+            "v_fwd": ("mean verdict, opponent in slot A", _signed3),
+            "v_rev": ("mean verdict, anchor in slot A", _signed3),
+            "q": ("preference q", _signed3),
+            "q_low": ("q 95% low", _signed3),
+            "q_high": ("q 95% high", _signed3),
+            "b": ("slot bias b", _signed3),
+            "b_low": ("b 95% low", _signed3),
+            "b_high": ("b 95% high", _signed3),
+        },
+    )
 
 
 def coverage_metric(sheet: JudgeSheet) -> Metric:
@@ -250,9 +354,12 @@ def coverage_metric(sheet: JudgeSheet) -> Metric:
     cov = sheet.coverage
     if cov is None:
         return Metric("No verdict", MISSING, "Counts alone hold no calls without a verdict.")
-    return Metric("No verdict", fmt_pct(cov.no_verdict_rate, 2),
-                  f"{fmt_int(cov.no_verdict)} of {fmt_int(cov.calls)} calls returned no verdict: "
-                  "counted, never imputed, left out of win rates.")
+    return Metric(
+        "No verdict",
+        fmt_pct(cov.no_verdict_rate, 2),
+        f"{fmt_int(cov.no_verdict)} of {fmt_int(cov.calls)} calls returned no verdict: "
+        "counted, never imputed, left out of win rates.",
+    )
 
 
 def tie_structure_sentence(sheet: JudgeSheet) -> str:
@@ -260,28 +367,42 @@ def tie_structure_sentence(sheet: JudgeSheet) -> str:
     t = sheet.ties
     if not t:
         return "The verdict levels' tie structure is not available for this selection."
-    return (f"Tie structure of the verdict levels: tie probability {fmt_num(t['tie_probability'], 3)}"
-            f" (the chance two calls give the same level), effective levels D1 "
-            f"{fmt_num(t['d1'], 2)} and D2 {fmt_num(t['d2'], 2)}, {t['distinct_levels']} distinct "
-            "levels. The Tie structure page has the rest.")
+    return (
+        f"Tie structure of the verdict levels: tie probability {fmt_num(t['tie_probability'], 3)}"
+        f" (the chance two calls give the same level), effective levels D1 "
+        f"{fmt_num(t['d1'], 2)} and D2 {fmt_num(t['d2'], 2)}, {t['distinct_levels']} distinct "
+        "levels. The Tie structure page has the rest."
+    )
 
 
 def agreement_metrics(ag: HumanAgreement) -> list[Metric]:
     """Agreement, Cohen's κ, Krippendorff's α among humans and the human ceiling."""
     return [
-        Metric("Agreement", fmt_pct(ag.agreement.value, 1),
-               f"95%: {fmt_pct(ag.agreement.low, 1)} to {fmt_pct(ag.agreement.high, 1)}; "
-               f"{fmt_int(ag.n)} comparisons ({fmt_int(ag.n_no_verdict)} labelled calls had no "
-               "verdict and are left out)"),
-        Metric("Cohen's κ", fmt_num(ag.kappa.value, 3),
-               f"Agreement beyond chance (0: chance, 1: perfect). 95%: {fmt_num(ag.kappa.low, 3)} "
-               f"to {fmt_num(ag.kappa.high, 3)}"),
-        Metric("Krippendorff's α (humans)", format_value(ag.alpha, "kappa"),
-               f"Agreement beyond chance among the human judgements of {fmt_int(ag.alpha_units)} "
-               "pairs with two or more (a label repeated on both orders of a pair counts once)."),
-        Metric("Human ceiling, agreement", format_value(ag.ceiling_agreement, "agreement"),
-               f"One label against the majority of the pair's other labels, "
-               f"{fmt_int(ag.ceiling_n)} comparisons."),
+        Metric(
+            "Agreement",
+            fmt_pct(ag.agreement.value, 1),
+            f"95%: {fmt_pct(ag.agreement.low, 1)} to {fmt_pct(ag.agreement.high, 1)}; "
+            f"{fmt_int(ag.n)} comparisons ({fmt_int(ag.n_no_verdict)} labelled calls had no "
+            "verdict and are left out)",
+        ),
+        Metric(
+            "Cohen's κ",
+            fmt_num(ag.kappa.value, 3),
+            f"Agreement beyond chance (0: chance, 1: perfect). 95%: {fmt_num(ag.kappa.low, 3)} "
+            f"to {fmt_num(ag.kappa.high, 3)}",
+        ),
+        Metric(
+            "Krippendorff's α (humans)",
+            format_value(ag.alpha, "kappa"),
+            f"Agreement beyond chance among the human judgements of {fmt_int(ag.alpha_units)} "
+            "pairs with two or more (a label repeated on both orders of a pair counts once).",
+        ),
+        Metric(
+            "Human ceiling, agreement",
+            format_value(ag.ceiling_agreement, "agreement"),
+            f"One label against the majority of the pair's other labels, "
+            f"{fmt_int(ag.ceiling_n)} comparisons.",
+        ),
         Metric("Human ceiling, κ", format_value(ag.ceiling_kappa, "kappa")),
     ]
 
@@ -289,22 +410,26 @@ def agreement_metrics(ag: HumanAgreement) -> list[Metric]:
 def compression_display(ag: HumanAgreement) -> pd.DataFrame:
     """The compression table: the win rate the judge prints for each humans' win rate."""
     comp = ag.compression
-    out = pd.DataFrame({
-        "humans' win rate": [fmt_pct(v) for v in comp["human_rate"]],
-        "judge prints": [fmt_pct(v, 1) for v in comp["judge_prints"]],
-        "shift (percentage points)": [fmt_signed(100 * v + 0.0) for v in comp["shift"]]})
+    out = pd.DataFrame(
+        {
+            "humans' win rate": [fmt_pct(v) for v in comp["human_rate"]],
+            "judge prints": [fmt_pct(v, 1) for v in comp["judge_prints"]],
+            "shift (percentage points)": [fmt_signed(100 * v + 0.0) for v in comp["shift"]],
+        }
+    )
     if ag.ceiling_compression is not None:
-        out["one human vs the others"] = [fmt_pct(v, 1)
-                                          for v in ag.ceiling_compression["judge_prints"]]
+        out["one human vs the others"] = [fmt_pct(v, 1) for v in ag.ceiling_compression["judge_prints"]]
     return out
 
 
 def compression_sentence(ag: HumanAgreement) -> str:
     """What the compression table holds fixed, and what it shows."""
-    return ("The win rate (wins + ties/2) the judge prints when the humans' win rate is X, from "
-            "its confusion matrix (each call counted from both models' points of view), holding "
-            f"the humans' tie share at this set's {fmt_pct(ag.human_tie_share, 1)}. A judge that "
-            "agrees imperfectly pulls every rate toward 50%.")
+    return (
+        "The win rate (wins + ties/2) the judge prints when the humans' win rate is X, from "
+        "its confusion matrix (each call counted from both models' points of view), holding "
+        f"the humans' tie share at this set's {fmt_pct(ag.human_tie_share, 1)}. A judge that "
+        "agrees imperfectly pulls every rate toward 50%."
+    )
 
 
 def length_metrics(sheet: JudgeSheet) -> list[Metric]:
@@ -313,54 +438,75 @@ def length_metrics(sheet: JudgeSheet) -> list[Metric]:
     if lc is None:
         return []
     g = lc.gamma_elo
-    return [Metric("Length effect γ", f"{fmt_signed(g.value)} Elo per SD",
-                   f"95%: {fmt_signed(g.low)} to {fmt_signed(g.high)} Elo points (Wald, "
-                   "cluster-robust by instruction); SD: one standard deviation of the normalised "
-                   "length difference"),
-            Metric("Models that change rank", fmt_int(lc.rank_changes))]
+    return [
+        Metric(
+            "Length effect γ",
+            f"{fmt_signed(g.value)} Elo per SD",
+            f"95%: {fmt_signed(g.low)} to {fmt_signed(g.high)} Elo points (Wald, "
+            "cluster-robust by instruction); SD: one standard deviation of the normalised "
+            "length difference",
+        ),
+        Metric("Models that change rank", fmt_int(lc.rank_changes)),
+    ]
 
 
 def length_display(table: pd.DataFrame) -> pd.DataFrame:
     """The length-controlled ranking with human headings (ratings as whole Elo points)."""
+
     def elo(v: object) -> str:
         return fmt_num(v, 0)
 
-    return display_frame(table, {
-        "model": ("model", str), "rating": ("rating (Elo)", elo), "rank": ("rank", fmt_int),
-        "rating_lc": ("rating, length controlled (Elo)", elo),
-        "rank_lc": ("rank, length controlled", fmt_int),
-        "rank_change": ("rank change", lambda v: f"{int(v):+d}" if int(v) else "0"),
-        "mean_length": ("mean length", fmt_int)})
+    return display_frame(
+        table,
+        {
+            "model": ("model", str),
+            "rating": ("rating (Elo)", elo),
+            "rank": ("rank", fmt_int),
+            "rating_lc": ("rating, length controlled (Elo)", elo),
+            "rank_lc": ("rank, length controlled", fmt_int),
+            "rank_change": ("rank change", lambda v: f"{int(v):+d}" if int(v) else "0"),
+            "mean_length": ("mean length", fmt_int),
+        },
+    )
 
 
 def self_preference_rows(sheets: Mapping[str, JudgeSheet | str]) -> pd.DataFrame:
     """The self-preference row of every judge that has one (empty when none has)."""
-    rows = [s.self_preference for s in sheets.values()
-            if not isinstance(s, str) and s.self_preference]
+    rows = [s.self_preference for s in sheets.values() if not isinstance(s, str) and s.self_preference]
     return pd.DataFrame(rows)
 
 
 def self_preference_display(frame: pd.DataFrame) -> pd.DataFrame:
     """Self-preference rows with human headings (δ in Elo points, one decimal)."""
-    return display_frame(frame, {
-        "judge": ("judge", str), "family": ("judge's family", str),
-        "own_models": ("models of its family", fmt_int),
-        "other_models": ("other models", fmt_int),
-        "delta_elo": ("δ (Elo)", fmt_signed), "delta_elo_low": ("δ 95% low", fmt_signed),
-        "delta_elo_high": ("δ 95% high", fmt_signed),
-        "reference": ("compared with", str), "note": ("note", lambda v: str(v) or MISSING)})
+    return display_frame(
+        frame,
+        {
+            "judge": ("judge", str),
+            "family": ("judge's family", str),
+            "own_models": ("models of its family", fmt_int),
+            "other_models": ("other models", fmt_int),
+            "delta_elo": ("δ (Elo)", fmt_signed),
+            "delta_elo_low": ("δ 95% low", fmt_signed),
+            "delta_elo_high": ("δ 95% high", fmt_signed),
+            "reference": ("compared with", str),
+            "note": ("note", lambda v: str(v) or MISSING),
+        },
+    )
 
 
 def sheet_display(sheet: JudgeSheet) -> pd.DataFrame:
     """The whole sheet of one judge, one row per figure: words, value, 95% interval, meaning."""
     t = sheet.table()
     keys = list(t["metric"])
-    return pd.DataFrame({
-        "figure": [_METRIC_NAMES.get(k, k.replace("_", " ")) for k in keys],
-        "value": [format_value(v, k) for v, k in zip(t["value"], keys, strict=True)],
-        "95% low": [format_value(v, k) for v, k in zip(t["low"], keys, strict=True)],
-        "95% high": [format_value(v, k) for v, k in zip(t["high"], keys, strict=True)],
-        "meaning": [d or MISSING for d in t["definition"]]})
+    return pd.DataFrame(
+        {
+            "figure": [_METRIC_NAMES.get(k, k.replace("_", " ")) for k in keys],
+            "value": [format_value(v, k) for v, k in zip(t["value"], keys, strict=True)],
+            "95% low": [format_value(v, k) for v, k in zip(t["low"], keys, strict=True)],
+            "95% high": [format_value(v, k) for v, k in zip(t["high"], keys, strict=True)],
+            "meaning": [d or MISSING for d in t["definition"]],
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -382,8 +528,9 @@ class FamilyList:
         return tuple(sorted(self.families.items())) if self.families else ()
 
 
-def family_list(text: str, judges: tuple[str, ...] | list[str]) -> FamilyList:
-    """Read ``model,family`` lines for self-preference and say what they allow.
+def family_list(text: str | bytes, judges: tuple[str, ...] | list[str]) -> FamilyList:
+    """Read ``model,family`` lines (text, or the bytes of an uploaded file) for self-preference
+    and say what they allow.
 
     Examples
     --------
@@ -394,6 +541,8 @@ def family_list(text: str, judges: tuple[str, ...] | list[str]) -> FamilyList:
     >>> family_list("m1", ["j"]).problem
     "family list, line 1: expected 'model,family', got 'm1'"
     """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8-sig", errors="replace")
     if not text.strip():
         return FamilyList(None)
     try:
@@ -402,84 +551,91 @@ def family_list(text: str, judges: tuple[str, ...] | list[str]) -> FamilyList:
         return FamilyList(None, problem=str(exc))
     note = None
     if not any(j in families for j in judges):
-        note = ("No judge has a family in the list, so self-preference cannot be measured. Add a "
-                "line `judge name,family` for each judge whose family you know.")
+        note = (
+            "No judge has a family in the list, so self-preference cannot be measured. Add a "
+            "line `judge name,family` for each judge whose family you know."
+        )
     return FamilyList(families, note=note)
 
 
 #: The page's explanations (Markdown, no user text), one per section.
 EXPLAIN: dict[str, str] = {
     "intro": "A judge is an instrument with a spec sheet: how much it prefers a slot, how often it "
-             "contradicts itself when the answers swap places, how often it fails to answer, how "
-             "well it agrees with people, and how it treats length and its own family.",
+    "contradicts itself when the answers swap places, how often it fails to answer, how "
+    "well it agrees with people, and how it treats length and its own family.",
     "families": "One `model,family` line per model, and one per judge whose family you know (a "
-                "judge is listed by its name in the file). The demo's families are filled in for "
-                "the demo data.",
+    "judge is listed by its name in the file). The demo's families are filled in for "
+    "the demo data.",
     "marks": "★ marks the best value of a column among the judges (closest to zero for position "
-             "bias, slot bias, length effect and self-preference; highest for consistency, "
-             "self-comparison ties, agreement and κ; lowest for flips and missing verdicts). Tie "
-             "rates are not graded: how many ties a judge should give depends on the task. "
-             "Intervals are in the per-judge sheet below and in the CSV.",
+    "bias, slot bias, length effect and self-preference; highest for consistency, "
+    "self-comparison ties, agreement and κ; lowest for flips and missing verdicts). Tie "
+    "rates are not graded: how many ties a judge should give depends on the task. "
+    "Intervals are in the per-judge sheet below and in the CSV.",
     "position": "**Position bias**: P(slot A wins) − P(slot B wins) in percentage points, "
-                "measured on model pairs judged in both slot orders with each order weighted "
-                "equally, so which model sat where cannot fake a slot preference (not reported "
-                "when no pair is seen in both orders). **Swap consistency**: the share of pairs "
-                "judged in both orders whose two verdicts, from the same model's point of view, "
-                "name the same outcome; the **flip rate** is the rest. **Both-orders verdict**: "
-                "the verdict both orders agree on, else a tie (on the 5-level scale: the same "
-                "winner in both orders, with the weaker of the two margins). A judge that rarely "
-                "says tie but prefers the first slot produces its ties this way. Repeated calls "
-                "of one order are paired at random. Bars: 95% bootstrap intervals over "
-                "instructions (Zheng et al. 2023, *Judging LLM-as-a-Judge with MT-Bench and "
-                "Chatbot Arena*).",
+    "measured on model pairs judged in both slot orders with each order weighted "
+    "equally, so which model sat where cannot fake a slot preference (not reported "
+    "when no pair is seen in both orders). **Swap consistency**: the share of pairs "
+    "judged in both orders whose two verdicts, from the same model's point of view, "
+    "name the same outcome; the **flip rate** is the rest. **Both-orders verdict**: "
+    "the verdict both orders agree on, else a tie (on the 5-level scale: the same "
+    "winner in both orders, with the weaker of the two margins). A judge that rarely "
+    "says tie but prefers the first slot produces its ties this way. Repeated calls "
+    "of one order are paired at random. Bars: 95% bootstrap intervals over "
+    "instructions (Zheng et al. 2023, *Judging LLM-as-a-Judge with MT-Bench and "
+    "Chatbot Arena*).",
     "both_orders": "The both-orders verdict is offered on every other page (the **Both-orders "
-                   "verdicts** switch). Pairs judged in one order only have no both-orders verdict "
-                   "and are left out when it is on.",
+    "verdicts** switch). Pairs judged in one order only have no both-orders verdict "
+    "and are left out when it is on.",
     "order": "With v_fwd the mean verdict when the opponent sits in slot A and v_rev when the "
-             "anchor does, q = (v_fwd − v_rev)/2 is the opponents' preference over the anchor net "
-             "of position and b = (v_fwd + v_rev)/2 the slot-A bias (> 0 favours slot A). Computed "
-             "per model pair, pooled over instructions; weighted by calls. Self-comparison ties: "
-             "where a model meets itself any verdict but a tie is position.",
+    "anchor does, q = (v_fwd − v_rev)/2 is the opponents' preference over the anchor net "
+    "of position and b = (v_fwd + v_rev)/2 the slot-A bias (> 0 favours slot A). Computed "
+    "per model pair, pooled over instructions; weighted by calls. Self-comparison ties: "
+    "where a model meets itself any verdict but a tie is position.",
+    "agree_both": "Compare the both-orders verdict of each pair with every human judgement the "
+    "pair carries, once, instead of each call's own verdict.",
+    "families_lead": "**The family list cannot be read.** Write one `model,family` pair per line:",
     "no_judge": "No judge has verdicts between two different models in this selection: there is "
-                "nothing to measure. Choose another category or load another file.",
+    "nothing to measure. Choose another category or load another file.",
     "no_order": "No model pair was judged in both slot orders, so q and b cannot be separated.",
     "no_lengths": "The file has no response lengths (length_a, length_b), so coverage by length "
-                  "cannot be shown.",
+    "cannot be shown.",
     "no_labels": "No call of this judge carries a human label (the `human` column), so agreement, "
-                 "κ and the compression table cannot be computed. Label a sample of pairs to get "
-                 "them.",
+    "κ and the compression table cannot be computed. Label a sample of pairs to get "
+    "them.",
     "agreement": "Outcomes compared as win / tie / loss (the sign of a verdict). Agreement and κ "
-                 "read each call from slot A's point of view; intervals resample labelled "
-                 "instructions. α and the ceiling need pairs labelled by two or more people "
-                 "(Krippendorff 2011; Cohen 1960).",
+    "read each call from slot A's point of view; intervals resample labelled "
+    "instructions. α and the ceiling need pairs labelled by two or more people "
+    "(Krippendorff 2011; Cohen 1960).",
     "no_length_curve": "The file has no response lengths (length_a, length_b), so the length "
-                       "preference and the length-controlled ranking cannot be computed.",
+    "preference and the length-controlled ranking cannot be computed.",
     "length": "Left: each call read from the longer response's point of view; a judge with no "
-              "length preference stays at 50% (Wilson 95% intervals, calls treated as "
-              "independent). Right: Bradley–Terry with and without a length term, as the arena's "
-              "style control does (Li et al. 2024; Dubois et al. 2024): logit P(A wins) = θ_A − "
-              "θ_B + γ·z, z the normalised length difference (len_a − len_b)/(len_a + len_b) in "
-              "standard deviations (SD).",
+    "length preference stays at 50% (Wilson 95% intervals, calls treated as "
+    "independent). Right: Bradley–Terry with and without a length term, as the arena's "
+    "style control does (Li et al. 2024; Dubois et al. 2024): logit P(A wins) = θ_A − "
+    "θ_B + γ·z, z the normalised length difference (len_a − len_b)/(len_a + len_b) in "
+    "standard deviations (SD).",
     "self_preference": "δ: how much more the judge rates models of its own family than the other "
-                       "judges do, from a regression of its Bradley–Terry strengths on the other "
-                       "judges' (with its own scale) plus a family indicator; Elo points, 95% "
-                       "bootstrap over instructions. The other judges are those without a family "
-                       "among the models when there are any (Panickssery et al. 2024: a judge "
-                       "favours its own generations).",
+    "judges do, from a regression of its Bradley–Terry strengths on the other "
+    "judges' (with its own scale) plus a family indicator; Elo points, 95% "
+    "bootstrap over instructions. The other judges are those without a family "
+    "among the models when there are any (Panickssery et al. 2024: a judge "
+    "favours its own generations).",
 }
 
 
-def self_preference_problem(sheets: Mapping[str, JudgeSheet | str], *, n_judges: int,
-                            has_families: bool) -> str | None:
+def self_preference_problem(
+    sheets: Mapping[str, JudgeSheet | str], *, n_judges: int, has_families: bool
+) -> str | None:
     """Why self-preference is not shown, in words, or None when some judge has it."""
     if n_judges < 2:
         return "Self-preference compares a judge with the other judges; this data has one judge."
     if not has_families:
-        return ("Give the model families above (and each judge's family) to measure "
-                "self-preference.")
+        return "Give the model families above (and each judge's family) to measure self-preference."
     if self_preference_rows(sheets).empty:
-        return ("No judge with a known family could be measured: each needs at least one model "
-                "of its family and one of another family judged by every judge.")
+        return (
+            "No judge with a known family could be measured: each needs at least one model "
+            "of its family and one of another family judged by every judge."
+        )
     return None
 
 
@@ -487,6 +643,23 @@ def judge_warnings(sheets: Mapping[str, JudgeSheet | str]) -> list[str]:
     """Every judge's problem as ``"judge: sentence"``: why it has no sheet, then each design
     condition that leaves one of its figures unidentified."""
     out = [f"{name}: {sheet}" for name, sheet in sheets.items() if isinstance(sheet, str)]
-    out += [f"{name}: {warning}" for name, sheet in sheets.items() if not isinstance(sheet, str)
-            for warning in sheet.design_warnings]
+    out += [
+        f"{name}: {warning}"
+        for name, sheet in sheets.items()
+        if not isinstance(sheet, str)
+        for warning in sheet.design_warnings
+    ]
     return out
+
+
+def both_orders_agreement(
+    store, judge: str, *, category: str | None = None, rounds: int = 1000, seed: int = 0
+) -> HumanAgreement:
+    """Agreement with humans of the both-orders verdicts (each pair's verdict once against every
+    human judgement of the pair), with at most 1,000 bootstrap rounds as on the sheet.
+
+    Raises :class:`ValueError` (a :class:`~evalcore.errors.DesignError`) when no pair of the
+    labelled calls is judged in both orders.
+    """
+    rows = labelled_rows(store, judge, category=category)
+    return human_agreement(rows, both_orders=True, rounds=min(rounds, 1000), seed=seed)
