@@ -28,9 +28,14 @@ def _chart(figure, key: str) -> None:
     st.plotly_chart(figure, config=CONFIG, width="stretch", key=key)
 
 
+def _table(frame, data, name: str, key: str) -> None:  # and the numbers behind it as a CSV
+    st.dataframe(frame, hide_index=True)
+    _ui.download_csv(data, name, key=key)
+
+
 def _install_pointwise(table: PointwiseTable | None, *, demo: bool) -> None:
-    s["pointwise"] = {**s.get("pointwise", {}), "table": table, "demo": demo,
-                      "version": s.get("version"), "error": None, "results": None}
+    pw = dict(s.get("pointwise", {}), table=table, demo=demo, version=s.get("version"))
+    s["pointwise"] = dict(pw, error=None, results=None)
 
 
 st.title("Tie structure")
@@ -45,31 +50,42 @@ with c1:
     judge = _ui.judge_picker(store, key="ties_judge")
 with c2:
     category = _ui.category_picker(store, key="ties_category")
-rule = c3.radio("Within-instruction score", tuple(show.SCORE_RULE_NAMES), horizontal=True,
-                key="ties_score", format_func=show.SCORE_RULE_NAMES.get, help=EXPLAIN["score_rule"])
+names = show.SCORE_RULE_NAMES
+rule = c3.radio(
+    "Within-instruction score",
+    tuple(names),
+    format_func=names.get,
+    key="ties_score",
+    horizontal=True,
+    help=EXPLAIN["score_rule"],
+)
 counts = _ui.counts(store, judge, category)
 if counts.calls == 0:
-    _ui.warning(f"Judge {judge} has no verdicts in this selection: choose another judge or "
-                "category.")
+    _ui.warning(f"Judge {judge} has no verdicts in this selection: choose another judge or category.")
 else:
-    result = _ui.memo(("ties", judge, category, rule),
-                      lambda: verdict_tie_structure(counts, s.get("human_ranking"), score=rule))
+    result = _ui.memo(
+        ("ties", judge, category, rule),
+        lambda: verdict_tie_structure(counts, s.get("human_ranking"), score=rule),
+    )
     _tiles(show.level_metrics(result))
     _ui.caption(show.calls_sentence(result, judge))
     st.caption(EXPLAIN["stats"])
     if result.candidate_stats is not None:
         st.caption(show.candidate_sentence(result))
     _chart(plots.verdict_levels_figure(result), "ties_levels")
-    _ui.download_csv(result.level_table(), f"verdict_levels_{judge}.csv",
-                     label="Download the verdict-level distribution (CSV)", key="dl_ties_levels")
+    label = "Download the verdict-level distribution (CSV)"
+    _ui.download_csv(result.level_table(), f"verdict_levels_{judge}.csv", label=label, key="dl_ties_levels")
 
     st.subheader("Agreement with a reference")
-    labelled = _ui.memo(("ties_labelled", judge, category),
-                        lambda: labelled_counts(store, judge, category=category))
+    labelled = _ui.memo(
+        ("ties_labelled", judge, category), lambda: labelled_counts(store, judge, category=category)
+    )
     human = None
     if labelled.n_calls:
-        human = _ui.memo(("ties_human", judge, category, rule),
-                         lambda: verdict_tie_structure(labelled.judge, labelled.human, score=rule))
+        human = _ui.memo(
+            ("ties_human", judge, category, rule),
+            lambda: verdict_tie_structure(labelled.judge, labelled.human, score=rule),
+        )
         st.markdown(show.human_heading(human))
         _tiles(show.agreement_metrics(human.agreement), empty=EXPLAIN["no_ranked"])
         st.caption(show.human_sentence(human))
@@ -83,28 +99,26 @@ else:
     rows = show.agreement_rows(result, human)
     if len(rows):
         st.caption(EXPLAIN["agreement"])
-        st.dataframe(show.agreement_display(rows), hide_index=True)
-        _ui.download_csv(rows, f"tie_agreement_{judge}.csv", key="dl_ties_agreement")
+        _table(show.agreement_display(rows), rows, f"tie_agreement_{judge}.csv", "dl_ties_agreement")
     with st.expander("Per instruction"):
-        st.dataframe(show.per_instruction_display(result.per_instruction), hide_index=True)
-        _ui.download_csv(result.per_instruction, f"ties_per_instruction_{judge}.csv",
-                         key="dl_ties_per_instruction")
+        per = result.per_instruction
+        name = f"ties_per_instruction_{judge}.csv"
+        _table(show.per_instruction_display(per), per, name, "dl_ties_per_instruction")
 
 st.divider()
 st.header("Pointwise scores: the format or the judge?")
 st.markdown(EXPLAIN["pointwise"])
 # The bundled pointwise demo goes with the bundled verdict demo only: under an uploaded dataset
 # the page never shows made-up pointwise scores unless the user asks for them for that dataset.
-demo_data = bool(s.get("demo"))
-pw = s.get("pointwise")
-if pw is None or (pw.get("table") is None and demo_data) or (
-        pw.get("demo") and not demo_data and pw.get("version") != s.get("version")):
+demo_data, pw = bool(s.get("demo")), s.get("pointwise") or {}
+stale = pw.get("demo") and not demo_data and pw.get("version") != s.get("version")
+if not pw or stale or (pw.get("table") is None and demo_data):
     _install_pointwise(read_pointwise(POINTWISE_DEMO) if demo_data else None, demo=demo_data)
 pw = s["pointwise"]
 up_col, demo_col = st.columns([3, 1])
-upload = up_col.file_uploader(
-    "Upload a pointwise score table (CSV, CSV.gz, Parquet, JSON Lines)", key="pointwise_upload",
-    type=["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"])
+kinds = ["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"]
+label = "Upload a pointwise score table (CSV, CSV.gz, Parquet, JSON Lines)"
+upload = up_col.file_uploader(label, type=kinds, key="pointwise_upload")
 if upload is not None and upload.file_id != pw.get("upload_id"):
     pw["upload_id"] = upload.file_id
     try:
@@ -117,17 +131,17 @@ if not pw["demo"] and demo_col.button("Use the bundled demo", key="pointwise_dem
     _install_pointwise(read_pointwise(POINTWISE_DEMO), demo=True)
     st.rerun()
 if pw.get("error"):
-    before = (f" The pointwise table loaded before ({pw['table'].file}) is still in use."
-              if pw.get("table") is not None else "")
-    _ui.error(pw["error"].rstrip(".") + "." + before, lead="**This file was not loaded.**")
+    _ui.error(show.upload_problem(pw["error"], pw.get("table")), lead="**This file was not loaded.**")
 if pw.get("table") is None:
     st.info(EXPLAIN["no_pointwise"])
     st.stop()
 
 table: PointwiseTable = pw["table"]
 if pw["demo"]:
-    st.caption(f":material/science: Bundled demo {_ui.code_span(table.file)} — **simulated**: "
-               "three made-up judges (`sim-judge-…`) score made-up responses in three formats.")
+    st.caption(
+        f":material/science: Bundled demo {_ui.code_span(table.file)} — **simulated**: "
+        "three made-up judges (`sim-judge-…`) score made-up responses in three formats."
+    )
 _ui.caption(show.table_sentence(table))
 if pw.get("results") is None:
     pw["results"] = show.pointwise_analysis(table.frame)
@@ -139,8 +153,7 @@ cells = results.cells
 if not table.has_reference:
     st.info(EXPLAIN["no_reference"])
 st.subheader("Diagnostics per format and judge")
-st.dataframe(show.diagnostics_display(cells), hide_index=True)
-_ui.download_csv(cells, "pointwise_tie_structure.csv", key="dl_pw_cells")
+_table(show.diagnostics_display(cells), cells, "pointwise_tie_structure.csv", "dl_pw_cells")
 st.caption(EXPLAIN["diagnostics"])
 left, right = st.columns(2)
 with left:
@@ -148,18 +161,16 @@ with left:
     _chart(plots.score_distribution_figure(results.levels, fmt), "pw_levels")
 with right:
     options = [c for c in plots.DIAGNOSTIC_LABELS if c in cells.columns]
-    diag = st.selectbox("Diagnostic", options, format_func=plots.DIAGNOSTIC_LABELS.get,
-                        key="pw_diag")
+    diag = st.selectbox("Diagnostic", options, format_func=plots.DIAGNOSTIC_LABELS.get, key="pw_diag")
     _chart(plots.diagnostic_grid_figure(cells, diag), "pw_grid")
-_ui.download_csv(results.levels, "pointwise_score_distribution.csv",
-                 label="Download the score distributions (CSV)", key="dl_pw_levels")
+label = "Download the score distributions (CSV)"
+_ui.download_csv(results.levels, "pointwise_score_distribution.csv", label=label, key="dl_pw_levels")
 
 st.subheader("Shares of variance: format versus judge")
 shares = results.shares
 if len(shares.table):
     _chart(plots.variance_shares_figure(shares), "pw_shares")
-    st.dataframe(show.shares_display(shares), hide_index=True)
-    _ui.download_csv(shares.table, "pointwise_variance_shares.csv", key="dl_pw_shares")
+    _table(show.shares_display(shares), shares.table, "pointwise_variance_shares.csv", "dl_pw_shares")
     st.caption(show.shares_sentence(shares))
 else:
     st.info(EXPLAIN["no_shares"])

@@ -364,3 +364,16 @@ def shares_sentence(shares: VarianceShares) -> str:
         f"interaction; {_PAPER}, section 3.1, table 2). Structural diagnostics near 100% "
         "format mean the format, not the judge, fixes how many ties the scores contain."
     )
+
+
+def upload_problem(error: str, previous=None) -> str:
+    """Why an uploaded pointwise table was not loaded, and which table is still in use (plain
+    text: it quotes the file and the offending value).
+
+    Examples
+    --------
+    >>> upload_problem("bad.csv: row 2: score 'x' is not a number.")
+    "bad.csv: row 2: score 'x' is not a number."
+    """
+    before = f" The pointwise table loaded before ({previous.file}) is still in use." if previous else ""
+    return error.rstrip(".") + "." + before
