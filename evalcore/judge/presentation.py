@@ -4,7 +4,12 @@ Nothing here computes a statistic: every function reads a :class:`~evalcore.judg
 (or one of its parts) and returns display-ready pieces -- :class:`Metric` tiles (label, value,
 explanation), sentences, and tables with human column names, sensible decimals and ``—`` for a
 missing value. Values and tables are plain text: a front end escapes them for its own markup (the
-app through its ``_ui`` helpers). The numbers are written by :mod:`evalcore.text`.
+app through its ``_ui`` helpers). The numbers are written by :mod:`evalcore.text`; the section
+explanations are in :mod:`evalcore.judge.explanations`.
+
+Why one module of about 550 lines: one short function per section of the sheet, all sharing one
+vocabulary (:data:`SIDE_BY_SIDE`, :func:`format_value`); split by section, the same figure would
+be named and written in several files.
 
 References
 ----------
@@ -17,15 +22,17 @@ Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. University 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from evalcore.display import Metric, display_frame
 from evalcore.errors import UsageError
 from evalcore.judge.agreement import HumanAgreement, human_agreement, labelled_rows
 from evalcore.judge.both_orders import BothOrdersSummary
+from evalcore.judge.explanations import EXPLAIN
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet, best_marks, comparison_table
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
@@ -58,17 +65,6 @@ __all__ = [
     "side_by_side",
     "tie_structure_sentence",
 ]
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One figure as a tile: ``label`` (the app's words), ``value`` (a number written as text, or
-    ``—``), ``help`` (a sentence). None of the three ever holds user text (names, labels), so a
-    front end can show them as they are."""
-
-    label: str
-    value: str
-    help: str = ""
 
 
 #: The columns of the side-by-side table, with their headings.
@@ -172,38 +168,6 @@ def format_value(value: object, column: str) -> str:
     if column in _COUNTS:
         return fmt_int(value)
     return fmt_num(value, 2)
-
-
-def display_frame(
-    frame: pd.DataFrame, columns: Mapping[str, tuple[str, Callable[[object], str]]]
-) -> pd.DataFrame:
-    """``frame``'s listed columns, renamed and written by their formatters (``—`` when missing).
-
-    ``columns`` maps a column of ``frame`` to ``(heading, formatter)``; columns absent from
-    ``frame`` are skipped, and ``str`` keeps text columns as they are.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"no_verdict_rate": [0.25, None], "model": ["a", "b"]})
-    >>> display_frame(t, {"model": ("model", str), "no_verdict_rate": ("no verdict", fmt_pct)})
-      model no verdict
-    0     a        25%
-    1     b          —
-    """
-
-    def write(fn: Callable[[object], str], value: object) -> str:
-        if value is None or (isinstance(value, float | np.floating) and not np.isfinite(value)):
-            return MISSING
-        return fn(value)
-
-    return pd.DataFrame(
-        {
-            heading: [write(fn, v) for v in frame[column]]
-            for column, (heading, fn) in columns.items()
-            if column in frame.columns
-        },
-        index=range(len(frame)),
-    )
 
 
 def side_by_side(sheets: Mapping[str, JudgeSheet | str]) -> pd.DataFrame:
@@ -556,71 +520,6 @@ def family_list(text: str | bytes, judges: tuple[str, ...] | list[str]) -> Famil
             "line `judge name,family` for each judge whose family you know."
         )
     return FamilyList(families, note=note)
-
-
-#: The page's explanations (Markdown, no user text), one per section.
-EXPLAIN: dict[str, str] = {
-    "intro": "A judge is an instrument with a spec sheet: how much it prefers a slot, how often it "
-    "contradicts itself when the answers swap places, how often it fails to answer, how "
-    "well it agrees with people, and how it treats length and its own family.",
-    "families": "One `model,family` line per model, and one per judge whose family you know (a "
-    "judge is listed by its name in the file). The demo's families are filled in for "
-    "the demo data.",
-    "marks": "★ marks the best value of a column among the judges (closest to zero for position "
-    "bias, slot bias, length effect and self-preference; highest for consistency, "
-    "self-comparison ties, agreement and κ; lowest for flips and missing verdicts). Tie "
-    "rates are not graded: how many ties a judge should give depends on the task. "
-    "Intervals are in the per-judge sheet below and in the CSV.",
-    "position": "**Position bias**: P(slot A wins) − P(slot B wins) in percentage points, "
-    "measured on model pairs judged in both slot orders with each order weighted "
-    "equally, so which model sat where cannot fake a slot preference (not reported "
-    "when no pair is seen in both orders). **Swap consistency**: the share of pairs "
-    "judged in both orders whose two verdicts, from the same model's point of view, "
-    "name the same outcome; the **flip rate** is the rest. **Both-orders verdict**: "
-    "the verdict both orders agree on, else a tie (on the 5-level scale: the same "
-    "winner in both orders, with the weaker of the two margins). A judge that rarely "
-    "says tie but prefers the first slot produces its ties this way. Repeated calls "
-    "of one order are paired at random. Bars: 95% bootstrap intervals over "
-    "instructions (Zheng et al. 2023, *Judging LLM-as-a-Judge with MT-Bench and "
-    "Chatbot Arena*).",
-    "both_orders": "The both-orders verdict is offered on every other page (the **Both-orders "
-    "verdicts** switch). Pairs judged in one order only have no both-orders verdict "
-    "and are left out when it is on.",
-    "order": "With v_fwd the mean verdict when the opponent sits in slot A and v_rev when the "
-    "anchor does, q = (v_fwd − v_rev)/2 is the opponents' preference over the anchor net "
-    "of position and b = (v_fwd + v_rev)/2 the slot-A bias (> 0 favours slot A). Computed "
-    "per model pair, pooled over instructions; weighted by calls. Self-comparison ties: "
-    "where a model meets itself any verdict but a tie is position.",
-    "agree_both": "Compare the both-orders verdict of each pair with every human judgement the "
-    "pair carries, once, instead of each call's own verdict.",
-    "families_lead": "**The family list cannot be read.** Write one `model,family` pair per line:",
-    "no_judge": "No judge has verdicts between two different models in this selection: there is "
-    "nothing to measure. Choose another category or load another file.",
-    "no_order": "No model pair was judged in both slot orders, so q and b cannot be separated.",
-    "no_lengths": "The file has no response lengths (length_a, length_b), so coverage by length "
-    "cannot be shown.",
-    "no_labels": "No call of this judge carries a human label (the `human` column), so agreement, "
-    "κ and the compression table cannot be computed. Label a sample of pairs to get "
-    "them.",
-    "agreement": "Outcomes compared as win / tie / loss (the sign of a verdict). Agreement and κ "
-    "read each call from slot A's point of view; intervals resample labelled "
-    "instructions. α and the ceiling need pairs labelled by two or more people "
-    "(Krippendorff 2011; Cohen 1960).",
-    "no_length_curve": "The file has no response lengths (length_a, length_b), so the length "
-    "preference and the length-controlled ranking cannot be computed.",
-    "length": "Left: each call read from the longer response's point of view; a judge with no "
-    "length preference stays at 50% (Wilson 95% intervals, calls treated as "
-    "independent). Right: Bradley–Terry with and without a length term, as the arena's "
-    "style control does (Li et al. 2024; Dubois et al. 2024): logit P(A wins) = θ_A − "
-    "θ_B + γ·z, z the normalised length difference (len_a − len_b)/(len_a + len_b) in "
-    "standard deviations (SD).",
-    "self_preference": "δ: how much more the judge rates models of its own family than the other "
-    "judges do, from a regression of its Bradley–Terry strengths on the other "
-    "judges' (with its own scale) plus a family indicator; Elo points, 95% "
-    "bootstrap over instructions. The other judges are those without a family "
-    "among the models when there are any (Panickssery et al. 2024: a judge "
-    "favours its own generations).",
-}
 
 
 def self_preference_problem(

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evalcore.judge.presentation import Metric, display_frame
+from evalcore.display import Metric, display_frame
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
 from evalcore.ties.pairwise import VerdictTieStructure
 from evalcore.ties.pointwise import pointwise_levels, pointwise_tie_structure
