@@ -33,7 +33,7 @@ def test_page_shows_every_section(judge_page):
                   "4. Agreement", "5. Length", "The sheet of"):
         assert any(h.startswith(start) for h in headers), start
     labels = {m.label: m.value for m in at.metric}
-    assert labels["Position bias"].endswith("pts")
+    assert labels["Position bias"].endswith(" pp")  # percentage points
     assert "Cohen's κ" in labels and "Krippendorff's α (humans)" in labels
     assert labels["Self-comparison ties"] == "—"  # the demo has no self-comparisons
     assert not at.error
@@ -47,8 +47,8 @@ def test_side_by_side_marks_the_steady_judge(judge_page):
     assert steady["swap consistency"].endswith("★")
     assert steady["no verdict"].endswith("★")
     first = table.set_index("judge").loc["sim-judge-first-slot"]
-    assert float(first["position bias (points)"].split()[0]) > 15
-    assert not first["position bias (points)"].endswith("★")
+    assert float(first["position bias (percentage points)"].split()[0]) > 15
+    assert not first["position bias (percentage points)"].endswith("★")
 
 
 def test_figures_and_downloads(judge_page):

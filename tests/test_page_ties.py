@@ -76,11 +76,12 @@ def test_page_pointwise_demo_then_bad_then_good_upload(page):
     at = page
     demo = read_pointwise(ROOT / "data" / "demo_pointwise.csv")
     cells = pointwise_tie_structure(demo.frame)
-    shown = [df.value for df in at.dataframe if "tie_probability" in df.value.columns]
+    shown = [df.value for df in at.dataframe if "tie probability" in df.value.columns]
     assert shown and len(shown[0]) == len(cells) == 9
-    assert shown[0]["tie_probability"].tolist() == pytest.approx(cells["tie_probability"].tolist())
+    assert shown[0]["tie probability"].tolist() == [f"{v:.3f}" for v in cells["tie_probability"]]
+    assert "parse_rate" not in shown[0].columns  # human headings, not the library's names
     assert any("simulated" in c.value for c in at.caption)
-    assert any("format_share" in df.value.columns for df in at.dataframe)
+    assert any("format share" in df.value.columns for df in at.dataframe)
 
     bad = b"instruction_id,candidate,judge,format,score\nq1,x,j,binary,1\nq1,y,j,binary,ACCEPT\n"
     at.file_uploader(key="pointwise_upload").upload("bad_scores.csv", bad, "text/csv").run()
@@ -90,7 +91,7 @@ def test_page_pointwise_demo_then_bad_then_good_upload(page):
     assert "row 2" in errors[0] and "ACCEPT" in errors[0]
     assert "still in use" in errors[0]
     # the demo is still analysed
-    assert any("tie_probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+    assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
 
     good = (b"instruction_id,candidate,judge,format,score\n"
             b"q1,x,j1,binary,1\nq1,y,j1,binary,1\nq1,z,j1,binary,0\n"
@@ -98,13 +99,14 @@ def test_page_pointwise_demo_then_bad_then_good_upload(page):
     at.file_uploader(key="pointwise_upload").upload("mine.csv", good, "text/csv").run()
     assert not at.exception and not at.error
     assert any("mine.csv" in c.value for c in at.caption)
-    cell = [df.value for df in at.dataframe if "tie_probability" in df.value.columns][0]
-    assert len(cell) == 1 and cell["top_tied"].iloc[0] == pytest.approx(0.5)
+    cell = [df.value for df in at.dataframe if "tie probability" in df.value.columns][0]
+    assert len(cell) == 1 and cell["T (top tied)"].iloc[0] == "50.0%"
+    assert cell["global Spearman"].iloc[0] == "—" if "global Spearman" in cell else True
     assert any("no `reference` column" in i.value for i in at.info)
     assert any("two formats and two judges" in i.value for i in at.info)
     at.button(key="pointwise_demo").click().run()
     assert not at.exception
-    assert any("tie_probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+    assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
 
 
 def test_page_without_human_labels_or_ranking():
@@ -129,7 +131,7 @@ def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
     at.switch_page("views/ties.py").run()
-    assert any("tie_probability" in df.value.columns for df in at.dataframe)  # the demo's
+    assert any("tie probability" in df.value.columns for df in at.dataframe)  # the demo's
     at.switch_page("views/data.py").run()
     csv = (b"instruction_id,model_a,model_b,verdict\n"
            b"q1,x,y,1\nq1,y,x,-1\nq2,x,y,0\nq2,y,x,0\nq3,x,y,2\nq3,y,x,-1\n")
@@ -137,9 +139,9 @@ def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     assert not at.exception
     at.switch_page("views/ties.py").run()
     assert not at.exception
-    assert not any("tie_probability" in df.value.columns for df in at.dataframe)
+    assert not any("tie probability" in df.value.columns for df in at.dataframe)
     assert any("No pointwise score table is loaded" in i.value for i in at.info)
     assert not any("Bundled demo" in c.value for c in at.caption)
     at.button(key="pointwise_demo").click().run()
     assert not at.exception
-    assert any("tie_probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+    assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)

@@ -1,0 +1,564 @@
+"""The judge's spec sheet in words and display tables: what the Judge page (and a notebook) shows.
+
+Nothing here computes a statistic: every function reads a :class:`~evalcore.judge.JudgeSheet`
+(or one of its parts) and returns display-ready pieces -- :class:`Metric` tiles (label, value,
+explanation), sentences, and tables with human column names, sensible decimals and ``—`` for a
+missing value. Values and tables are plain text: a front end escapes them for its own markup (the
+app through its ``_ui`` helpers). The numbers are written by :mod:`evalcore.text`; the section
+explanations are in :mod:`evalcore.judge.explanations`.
+
+Why one module of about 550 lines: one short function per section of the sheet, all sharing one
+vocabulary (:data:`SIDE_BY_SIDE`, :func:`format_value`); split by section, the same figure would
+be named and written in several files.
+
+References
+----------
+Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS Datasets
+and Benchmarks.
+Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and Psychological
+Measurement* 20(1).
+Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. University of Pennsylvania.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evalcore.display import Metric, display_frame
+from evalcore.errors import UsageError
+from evalcore.judge.agreement import HumanAgreement, human_agreement, labelled_rows
+from evalcore.judge.both_orders import BothOrdersSummary
+from evalcore.judge.explanations import EXPLAIN
+from evalcore.judge.self_preference import read_families
+from evalcore.judge.sheet import DEFINITIONS, JudgeSheet, best_marks, comparison_table
+from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
+
+__all__ = [
+    "SIDE_BY_SIDE",
+    "FamilyList",
+    "Metric",
+    "agreement_metrics",
+    "both_orders_sentence",
+    "column_definitions",
+    "compression_display",
+    "compression_sentence",
+    "display_frame",
+    "family_list",
+    "format_value",
+    "length_display",
+    "length_metrics",
+    "order_metrics",
+    "order_swap_display",
+    "position_metrics",
+    "self_preference_display",
+    "self_preference_problem",
+    "self_preference_rows",
+    "EXPLAIN",
+    "coverage_metric",
+    "judge_warnings",
+    "both_orders_agreement",
+    "sheet_display",
+    "side_by_side",
+    "tie_structure_sentence",
+]
+
+
+#: The columns of the side-by-side table, with their headings.
+SIDE_BY_SIDE: dict[str, str] = {
+    "judge": "judge",
+    "position_bias_points": "position bias (percentage points)",
+    "swap_consistency": "swap consistency",
+    "flip_rate": "flip rate",
+    "tie_rate": "tie rate (single order)",
+    "both_orders_tie_rate": "tie rate (both orders)",
+    "no_verdict_rate": "no verdict",
+    "slot_bias_b": "slot bias b",
+    "self_comparison_tie_rate": "self-comparison ties",
+    "agreement": "agreement",
+    "kappa": "κ",
+    "length_coefficient": "length effect (Elo/SD)",
+    "self_preference_elo": "self-preference (Elo)",
+}
+_PERCENT = {
+    "swap_consistency",
+    "flip_rate",
+    "tie_rate",
+    "both_orders_tie_rate",
+    "no_verdict_rate",
+    "self_comparison_tie_rate",
+    "agreement",
+    "balanced_share",
+    "slot_a_win_rate",
+    "slot_b_win_rate",
+    "swap_consistency_exact",
+    "reversal_rate",
+    "human_ceiling_agreement",
+}
+_SIGNED = {"position_bias_points", "length_coefficient", "self_preference_elo", "slot_gap_points"}
+_THREE = {"kappa", "human_alpha", "human_ceiling_kappa", "ties_tie_probability", "order_balance"}
+_COUNTS = {
+    "calls",
+    "pairings",
+    "unpaired_calls",
+    "no_verdict_calls",
+    "pairs_both_orders",
+    "self_comparison_calls",
+    "labelled_calls",
+    "human_judgements",
+    "length_rank_changes",
+    "ties_distinct_levels",
+}
+#: Words for the sheet's metric keys beyond the side-by-side headings.
+_METRIC_NAMES: dict[str, str] = {
+    **SIDE_BY_SIDE,
+    "calls": "calls",
+    "slot_gap_points": "raw slot gap (percentage points)",
+    "slot_a_win_rate": "slot A wins",
+    "slot_b_win_rate": "slot B wins",
+    "balanced_share": "calls in pairs seen in both orders",
+    "order_balance": "order balance",
+    "pairings": "both-orders verdicts",
+    "unpaired_calls": "calls in one order only",
+    "swap_consistency_exact": "swap consistency (same level)",
+    "reversal_rate": "opposite winners",
+    "no_verdict_calls": "calls without a verdict",
+    "pairs_both_orders": "model pairs in both orders",
+    "self_comparison_calls": "self-comparison calls",
+    "self_comparison_mean_verdict": "self-comparison mean verdict",
+    "labelled_calls": "labelled calls",
+    "human_judgements": "human judgements",
+    "human_alpha": "Krippendorff's α (humans)",
+    "human_ceiling_agreement": "human ceiling, agreement",
+    "human_ceiling_kappa": "human ceiling, κ",
+    "length_rank_changes": "models that change rank",
+    "ties_tie_probability": "tie probability",
+    "ties_d1": "effective levels D1",
+    "ties_d2": "effective levels D2",
+    "ties_distinct_levels": "distinct verdict levels",
+    "kappa": "Cohen's κ",
+}
+
+
+def format_value(value: object, column: str) -> str:
+    """A sheet value written for people: percentages, signed points, κ with three decimals.
+
+    Examples
+    --------
+    >>> format_value(0.1234, "flip_rate"), format_value(17.25, "position_bias_points")
+    ('12.3%', '+17.2')
+    >>> format_value(float("nan"), "kappa"), format_value(None, "agreement")
+    ('—', '—')
+    """
+    if value is None or (isinstance(value, float | np.floating) and not np.isfinite(value)):
+        return MISSING
+    if isinstance(value, str):
+        return value
+    if column in _PERCENT:
+        return fmt_pct(value, 1)
+    if column in _SIGNED:
+        return fmt_signed(value, 1)
+    if column == "slot_bias_b":
+        return fmt_signed(value, 3)
+    if column in _THREE:
+        return fmt_num(value, 3)
+    if column in _COUNTS:
+        return fmt_int(value)
+    return fmt_num(value, 2)
+
+
+def side_by_side(sheets: Mapping[str, JudgeSheet | str]) -> pd.DataFrame:
+    """The judges side by side: one row per judge, human headings, ``★`` on each column's best.
+
+    Parameters
+    ----------
+    sheets : mapping
+        The result of :func:`~evalcore.judge.judge_sheets` (a judge without a sheet maps to the
+        reason, a string; its cells are ``—``).
+
+    Returns
+    -------
+    DataFrame
+        Text cells; the headings of :data:`SIDE_BY_SIDE`.
+    """
+    table = comparison_table(dict(sheets))
+    marks = best_marks(table)
+    shown = [c for c in SIDE_BY_SIDE if c in table.columns]
+    return pd.DataFrame(
+        {
+            SIDE_BY_SIDE[c]: [
+                format_value(v, c) + (" ★" if marks.at[i, c] else "") for i, v in table[c].items()
+            ]
+            for c in shown
+        }
+    )
+
+
+def column_definitions(columns: list[str] | None = None) -> pd.DataFrame:
+    """What each side-by-side column means: ``column`` (its heading) and ``definition``."""
+    keys = [c for c in (columns or list(SIDE_BY_SIDE)) if c in DEFINITIONS]
+    return pd.DataFrame(
+        {"column": [SIDE_BY_SIDE.get(c, c) for c in keys], "definition": [DEFINITIONS[c] for c in keys]}
+    )
+
+
+def position_metrics(sheet: JudgeSheet) -> list[Metric]:
+    """Position bias, swap consistency, the two tie rates and the slot balance of one judge."""
+    p = sheet.position
+    pb = p.position_bias_points
+    if pb.has_interval:
+        why = (
+            f"95%: {fmt_signed(pb.low)} to {fmt_signed(pb.high)} percentage points, on pairs "
+            "judged in both slot orders. "
+        )
+    elif not np.isfinite(pb.value):
+        why = "Not identified: no pair was judged in both slot orders. "
+    else:
+        why = ""
+    raw = (
+        f"Raw: slot A wins {fmt_pct(p.slot_a_win_rate, 1)}, slot B wins "
+        f"{fmt_pct(p.slot_b_win_rate, 1)} ({fmt_signed(p.slot_gap_points)} percentage points, "
+        "which mixes position with which model sat where)."
+    )
+    value = f"{fmt_signed(pb.value)} pp" if np.isfinite(pb.value) else MISSING
+    return [
+        Metric("Position bias", value, why + raw + " pp: percentage points."),
+        Metric(
+            "Swap consistency",
+            format_value(p.swap_consistency.value, "swap_consistency"),
+            f"Flip rate {format_value(p.flip_rate.value, 'flip_rate')}; opposite winners "
+            f"{format_value(p.reversal_rate.value, 'reversal_rate')}; on {fmt_int(p.pairings)} "
+            "both-orders pairs.",
+        ),
+        Metric("Tie rate, single order", format_value(p.tie_rate.value, "tie_rate")),
+        Metric("Tie rate, both orders", format_value(p.both_orders_tie_rate.value, "both_orders_tie_rate")),
+        Metric(
+            "Slot balance",
+            format_value(p.balance.balanced_share, "balanced_share"),
+            "Share of calls in model pairs judged in both slot orders; order balance "
+            f"{fmt_num(p.balance.order_balance, 2)} (1: every pair equally often in each "
+            "order).",
+        ),
+    ]
+
+
+def both_orders_sentence(source: BothOrdersSummary | JudgeSheet) -> str:
+    """How many both-orders verdicts the calls make, and how many calls have none.
+
+    ``source`` is a :class:`~evalcore.judge.BothOrdersSummary` or a sheet (whose position figures
+    hold the same counts: every pairing uses one call of each order).
+    """
+    if isinstance(source, JudgeSheet):
+        p = source.position
+        source = BothOrdersSummary(
+            calls=p.unpaired_calls + 2 * p.pairings, pairings=p.pairings, unpaired_calls=p.unpaired_calls
+        )
+    summary = source
+    return (
+        f"{fmt_int(summary.pairings)} both-orders verdicts from {fmt_int(summary.calls)} "
+        f"calls; {fmt_int(summary.unpaired_calls)} calls were judged in one order only and "
+        "have none."
+    )
+
+
+def order_metrics(sheet: JudgeSheet) -> list[Metric]:
+    """Slot bias b, the self-comparison tie rate and the pairs seen in both orders."""
+    o, selfc = sheet.order, sheet.self_comparison
+    b_help = (
+        f"95%: {fmt_signed(o.b.low, 3)} to {fmt_signed(o.b.high, 3)} (verdict units, −2..+2)"
+        if o.b.has_interval
+        else "verdict units, −2..+2"
+    )
+    if selfc is not None and selfc.calls:
+        tile = Metric(
+            "Self-comparison ties",
+            fmt_pct(selfc.tie_rate, 1),
+            f"{fmt_int(selfc.calls)} calls of a model against itself; mean verdict "
+            f"{fmt_signed(selfc.mean_verdict, 2)}",
+        )
+    else:
+        tile = Metric("Self-comparison ties", MISSING, "No call compares a model with itself.")
+    return [
+        Metric("Slot bias b", format_value(o.b.value, "slot_bias_b"), b_help),
+        tile,
+        Metric("Model pairs in both orders", fmt_int(o.pairs_both_orders)),
+    ]
+
+
+def _signed3(v: object) -> str:
+    return fmt_signed(v, 3)
+
+
+def order_swap_display(by_anchor: pd.DataFrame) -> pd.DataFrame:
+    """The order-swap table per anchor model, with human headings (q and b to three decimals)."""
+    return display_frame(
+        by_anchor,
+        {
+            "anchor": ("anchor model", str),
+            "opponents": ("opponents", fmt_int),
+            "calls_fwd": ("calls, opponent in slot A", fmt_int),
+            "calls_rev": ("calls, anchor in slot A", fmt_int),
+            "v_fwd": ("mean verdict, opponent in slot A", _signed3),
+            "v_rev": ("mean verdict, anchor in slot A", _signed3),
+            "q": ("preference q", _signed3),
+            "q_low": ("q 95% low", _signed3),
+            "q_high": ("q 95% high", _signed3),
+            "b": ("slot bias b", _signed3),
+            "b_low": ("b 95% low", _signed3),
+            "b_high": ("b 95% high", _signed3),
+        },
+    )
+
+
+def coverage_metric(sheet: JudgeSheet) -> Metric:
+    """The share of calls without a verdict (counted, never imputed)."""
+    cov = sheet.coverage
+    if cov is None:
+        return Metric("No verdict", MISSING, "Counts alone hold no calls without a verdict.")
+    return Metric(
+        "No verdict",
+        fmt_pct(cov.no_verdict_rate, 2),
+        f"{fmt_int(cov.no_verdict)} of {fmt_int(cov.calls)} calls returned no verdict: "
+        "counted, never imputed, left out of win rates.",
+    )
+
+
+def tie_structure_sentence(sheet: JudgeSheet) -> str:
+    """One sentence on the verdict levels' tie structure (or that it is not available)."""
+    t = sheet.ties
+    if not t:
+        return "The verdict levels' tie structure is not available for this selection."
+    return (
+        f"Tie structure of the verdict levels: tie probability {fmt_num(t['tie_probability'], 3)}"
+        f" (the chance two calls give the same level), effective levels D1 "
+        f"{fmt_num(t['d1'], 2)} and D2 {fmt_num(t['d2'], 2)}, {t['distinct_levels']} distinct "
+        "levels. The Tie structure page has the rest."
+    )
+
+
+def agreement_metrics(ag: HumanAgreement) -> list[Metric]:
+    """Agreement, Cohen's κ, Krippendorff's α among humans and the human ceiling."""
+    return [
+        Metric(
+            "Agreement",
+            fmt_pct(ag.agreement.value, 1),
+            f"95%: {fmt_pct(ag.agreement.low, 1)} to {fmt_pct(ag.agreement.high, 1)}; "
+            f"{fmt_int(ag.n)} comparisons ({fmt_int(ag.n_no_verdict)} labelled calls had no "
+            "verdict and are left out)",
+        ),
+        Metric(
+            "Cohen's κ",
+            fmt_num(ag.kappa.value, 3),
+            f"Agreement beyond chance (0: chance, 1: perfect). 95%: {fmt_num(ag.kappa.low, 3)} "
+            f"to {fmt_num(ag.kappa.high, 3)}",
+        ),
+        Metric(
+            "Krippendorff's α (humans)",
+            format_value(ag.alpha, "kappa"),
+            f"Agreement beyond chance among the human judgements of {fmt_int(ag.alpha_units)} "
+            "pairs with two or more (a label repeated on both orders of a pair counts once).",
+        ),
+        Metric(
+            "Human ceiling, agreement",
+            format_value(ag.ceiling_agreement, "agreement"),
+            f"One label against the majority of the pair's other labels, "
+            f"{fmt_int(ag.ceiling_n)} comparisons.",
+        ),
+        Metric("Human ceiling, κ", format_value(ag.ceiling_kappa, "kappa")),
+    ]
+
+
+def compression_display(ag: HumanAgreement) -> pd.DataFrame:
+    """The compression table: the win rate the judge prints for each humans' win rate."""
+    comp = ag.compression
+    out = pd.DataFrame(
+        {
+            "humans' win rate": [fmt_pct(v) for v in comp["human_rate"]],
+            "judge prints": [fmt_pct(v, 1) for v in comp["judge_prints"]],
+            "shift (percentage points)": [fmt_signed(100 * v + 0.0) for v in comp["shift"]],
+        }
+    )
+    if ag.ceiling_compression is not None:
+        out["one human vs the others"] = [fmt_pct(v, 1) for v in ag.ceiling_compression["judge_prints"]]
+    return out
+
+
+def compression_sentence(ag: HumanAgreement) -> str:
+    """What the compression table holds fixed, and what it shows."""
+    return (
+        "The win rate (wins + ties/2) the judge prints when the humans' win rate is X, from "
+        "its confusion matrix (each call counted from both models' points of view), holding "
+        f"the humans' tie share at this set's {fmt_pct(ag.human_tie_share, 1)}. A judge that "
+        "agrees imperfectly pulls every rate toward 50%."
+    )
+
+
+def length_metrics(sheet: JudgeSheet) -> list[Metric]:
+    """The length term of the length-controlled Bradley–Terry fit and the rank changes."""
+    lc = sheet.length
+    if lc is None:
+        return []
+    g = lc.gamma_elo
+    return [
+        Metric(
+            "Length effect γ",
+            f"{fmt_signed(g.value)} Elo per SD",
+            f"95%: {fmt_signed(g.low)} to {fmt_signed(g.high)} Elo points (Wald, "
+            "cluster-robust by instruction); SD: one standard deviation of the normalised "
+            "length difference",
+        ),
+        Metric("Models that change rank", fmt_int(lc.rank_changes)),
+    ]
+
+
+def length_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The length-controlled ranking with human headings (ratings as whole Elo points)."""
+
+    def elo(v: object) -> str:
+        return fmt_num(v, 0)
+
+    return display_frame(
+        table,
+        {
+            "model": ("model", str),
+            "rating": ("rating (Elo)", elo),
+            "rank": ("rank", fmt_int),
+            "rating_lc": ("rating, length controlled (Elo)", elo),
+            "rank_lc": ("rank, length controlled", fmt_int),
+            "rank_change": ("rank change", lambda v: f"{int(v):+d}" if int(v) else "0"),
+            "mean_length": ("mean length", fmt_int),
+        },
+    )
+
+
+def self_preference_rows(sheets: Mapping[str, JudgeSheet | str]) -> pd.DataFrame:
+    """The self-preference row of every judge that has one (empty when none has)."""
+    rows = [s.self_preference for s in sheets.values() if not isinstance(s, str) and s.self_preference]
+    return pd.DataFrame(rows)
+
+
+def self_preference_display(frame: pd.DataFrame) -> pd.DataFrame:
+    """Self-preference rows with human headings (δ in Elo points, one decimal)."""
+    return display_frame(
+        frame,
+        {
+            "judge": ("judge", str),
+            "family": ("judge's family", str),
+            "own_models": ("models of its family", fmt_int),
+            "other_models": ("other models", fmt_int),
+            "delta_elo": ("δ (Elo)", fmt_signed),
+            "delta_elo_low": ("δ 95% low", fmt_signed),
+            "delta_elo_high": ("δ 95% high", fmt_signed),
+            "reference": ("compared with", str),
+            "note": ("note", lambda v: str(v) or MISSING),
+        },
+    )
+
+
+def sheet_display(sheet: JudgeSheet) -> pd.DataFrame:
+    """The whole sheet of one judge, one row per figure: words, value, 95% interval, meaning."""
+    t = sheet.table()
+    keys = list(t["metric"])
+    return pd.DataFrame(
+        {
+            "figure": [_METRIC_NAMES.get(k, k.replace("_", " ")) for k in keys],
+            "value": [format_value(v, k) for v, k in zip(t["value"], keys, strict=True)],
+            "95% low": [format_value(v, k) for v, k in zip(t["low"], keys, strict=True)],
+            "95% high": [format_value(v, k) for v, k in zip(t["high"], keys, strict=True)],
+            "meaning": [d or MISSING for d in t["definition"]],
+        }
+    )
+
+
+@dataclass(frozen=True)
+class FamilyList:
+    """A typed or uploaded model → family list: the map, or why it cannot be used.
+
+    ``families`` is None when the text is empty or unreadable; ``problem`` is the reason it could
+    not be read (user text: it quotes the line); ``note`` says what is missing for
+    self-preference.
+    """
+
+    families: dict[str, str] | None
+    problem: str | None = None
+    note: str | None = None
+
+    @property
+    def key(self) -> tuple[tuple[str, str], ...]:
+        """A hashable form of the map (a cache key)."""
+        return tuple(sorted(self.families.items())) if self.families else ()
+
+
+def family_list(text: str | bytes, judges: tuple[str, ...] | list[str]) -> FamilyList:
+    """Read ``model,family`` lines (text, or the bytes of an uploaded file) for self-preference
+    and say what they allow.
+
+    Examples
+    --------
+    >>> family_list("m1,acme\\nj,acme", ["j"]).families
+    {'m1': 'acme', 'j': 'acme'}
+    >>> family_list("m1,acme", ["j"]).note is not None
+    True
+    >>> family_list("m1", ["j"]).problem
+    "family list, line 1: expected 'model,family', got 'm1'"
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8-sig", errors="replace")
+    if not text.strip():
+        return FamilyList(None)
+    try:
+        families = read_families(text)
+    except UsageError as exc:
+        return FamilyList(None, problem=str(exc))
+    note = None
+    if not any(j in families for j in judges):
+        note = (
+            "No judge has a family in the list, so self-preference cannot be measured. Add a "
+            "line `judge name,family` for each judge whose family you know."
+        )
+    return FamilyList(families, note=note)
+
+
+def self_preference_problem(
+    sheets: Mapping[str, JudgeSheet | str], *, n_judges: int, has_families: bool
+) -> str | None:
+    """Why self-preference is not shown, in words, or None when some judge has it."""
+    if n_judges < 2:
+        return "Self-preference compares a judge with the other judges; this data has one judge."
+    if not has_families:
+        return "Give the model families above (and each judge's family) to measure self-preference."
+    if self_preference_rows(sheets).empty:
+        return (
+            "No judge with a known family could be measured: each needs at least one model "
+            "of its family and one of another family judged by every judge."
+        )
+    return None
+
+
+def judge_warnings(sheets: Mapping[str, JudgeSheet | str]) -> list[str]:
+    """Every judge's problem as ``"judge: sentence"``: why it has no sheet, then each design
+    condition that leaves one of its figures unidentified."""
+    out = [f"{name}: {sheet}" for name, sheet in sheets.items() if isinstance(sheet, str)]
+    out += [
+        f"{name}: {warning}"
+        for name, sheet in sheets.items()
+        if not isinstance(sheet, str)
+        for warning in sheet.design_warnings
+    ]
+    return out
+
+
+def both_orders_agreement(
+    store, judge: str, *, category: str | None = None, rounds: int = 1000, seed: int = 0
+) -> HumanAgreement:
+    """Agreement with humans of the both-orders verdicts (each pair's verdict once against every
+    human judgement of the pair), with at most 1,000 bootstrap rounds as on the sheet.
+
+    Raises :class:`ValueError` (a :class:`~evalcore.errors.DesignError`) when no pair of the
+    labelled calls is judged in both orders.
+    """
+    rows = labelled_rows(store, judge, category=category)
+    return human_agreement(rows, both_orders=True, rounds=min(rounds, 1000), seed=seed)

@@ -1,0 +1,379 @@
+"""Tie structure in words and display tables: what the Tie structure page (and a notebook) shows.
+
+Nothing here computes a statistic: the functions read a
+:class:`~evalcore.ties.VerdictTieStructure`, an :class:`~evalcore.ties.Agreement`, a pointwise
+table's diagnostics or its :class:`~evalcore.ties.VarianceShares` and return metric tiles,
+sentences and tables with human column names, sensible decimals and ``—`` for a missing value.
+Sentences and cells are plain text (a front end escapes them for its own markup); the numbers are
+written by :mod:`evalcore.text`.
+
+References
+----------
+"The Format is the Filter: Scoring Format Fixes What an LLM Judge Can Express" (2025).
+Rényi, A. (1961). On measures of entropy and information. *Proc. Fourth Berkeley Symposium*.
+Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from evalcore.display import Metric, display_frame
+from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
+from evalcore.ties.pairwise import VerdictTieStructure
+from evalcore.ties.pointwise import pointwise_levels, pointwise_tie_structure
+from evalcore.ties.variance import VarianceShares, variance_shares
+from evalcore.ties.within import Agreement
+
+__all__ = [
+    "DIAGNOSTICS",
+    "EXPLAIN",
+    "SCORE_RULE_NAMES",
+    "PointwiseAnalysis",
+    "agreement_display",
+    "agreement_metrics",
+    "agreement_rows",
+    "calls_sentence",
+    "candidate_sentence",
+    "diagnostics_display",
+    "human_heading",
+    "human_sentence",
+    "level_metrics",
+    "per_instruction_display",
+    "pointwise_analysis",
+    "reference_heading",
+    "shares_display",
+    "shares_sentence",
+    "table_sentence",
+]
+
+#: The within-instruction score rules, in words.
+SCORE_RULE_NAMES: dict[str, str] = {"soft": "soft σ(v)", "sign": "win share"}
+
+#: Pointwise diagnostics: column → heading.
+DIAGNOSTICS: dict[str, str] = {
+    "tie_probability": "tie probability Σp²",
+    "distinct": "distinct values",
+    "d2_per_nominal": "D2 / nominal levels",
+    "d1": "D1 (exp Shannon entropy)",
+    "d2": "D2 (1 / tie probability)",
+    "top_tied": "T (top tied)",
+    "spearman": "global Spearman",
+    "tau_b": "within-instruction τb",
+    "tau_a": "within-instruction τa",
+    "somers_d": "Somers' D",
+    "top1": "top-1 agreement",
+}
+
+_PAPER = '"The Format is the Filter" (2025)'
+
+#: The page's explanations (Markdown, no user text).
+EXPLAIN: dict[str, str] = {
+    "intro": "A selector keeps the best-scored response and breaks ties at random: the fewer "
+    "levels a judge really uses, the more of its choices are coin flips. This page "
+    "measures that for the loaded **pairwise judge** and for a **pointwise score table** "
+    "(binary, Likert, 0–100 …).",
+    "score_rule": "How a model's calls on one instruction become its within-instruction score. "
+    "Soft: each call gives slot A σ(v) = 1/(1+e^−v) and slot B 1 − σ(v), averaged "
+    "over the model's calls (the tournament score of " + _PAPER + "). Win share: a "
+    "win 1, a tie ½, a loss 0.",
+    "stats": "**Tie probability** Σp²: the chance two random calls get the same verdict level "
+    "(not the share of TIE verdicts, shown apart). **D1** = exp(Shannon entropy) and "
+    "**D2** = 1 / Σp²: the number of equally used levels with the same entropy (Rényi "
+    "orders 1 and 2; D2 ≤ D1 ≤ distinct levels). **Distinct**: levels used at least once. "
+    "**T**: share of instructions (with ≥ 2 models) whose top is tied, i.e. at least two "
+    "models share the highest within-instruction score, so a selector keeping the best "
+    "response picks at random. Definitions: " + _PAPER + ", section 3 and appendix D.",
+    "agreement": "Within each instruction, the judge's ranking of the models against the "
+    "reference's, then averaged over instructions. A pair tied by either side counts "
+    "in no numerator. **τa** (Kendall's tau-a) = (concordant − discordant) / all "
+    "pairs: a pair the judge ties scores 0, as for a selector that breaks the tie at "
+    "random. **τb** divides by the untied pairs instead, so a coarse judge is "
+    "flattered (" + _PAPER + ": reference a > b > c, a judge accepting a and b gets "
+    "τa = 2/3 but τb ≈ 0.82). **Somers' D** divides by the pairs the reference "
+    "orders. **Top-1**: the chance the judge's top model (ties broken uniformly at "
+    "random, exact expectation) is a reference top model; **uniform top-1** is the "
+    "same for a selector that picks any model at random; **reference top tied** is T "
+    "for the reference.",
+    "no_ranked": "No instruction has two or more models with a reference value here, so there is "
+    "nothing to rank: the agreement needs at least two candidates per instruction.",
+    "no_labels": "This judge has no human-labelled rows (a `human` column) in this selection, so "
+    "there is no pairwise reference. Upload a verdict file with human labels on the "
+    "**Data** page to compare the judge with them.",
+    "no_ranking": "No reference score is loaded: add a human ranking (`model, score`) on the "
+    "**Data** page to compare the judge's per-instruction order with it.",
+    "pointwise": "A pointwise table scores each candidate response alone: `instruction_id, "
+    "candidate, judge, format, score[, reference]` (higher is better; `reference` is "
+    "a reference quality score). With several formats and judges, the variance "
+    "shares say whether the **format** or the **judge** sets each diagnostic (" + _PAPER + ", table 2).",
+    "no_pointwise": "No pointwise score table is loaded for this dataset. Upload one above, or use "
+    "the bundled demo (simulated scores) to see what the section shows.",
+    "no_reference": "This table has no `reference` column, so only the structural diagnostics "
+    "are shown (no τa, τb, Somers' D, top-1 or Spearman).",
+    "diagnostics": "Per format and judge: **parse rate** = rows with a score; **instructions** "
+    "with ≥ 2 scored candidates; **distinct** scores emitted; **tie probability** "
+    "Σp² over the scores (two random candidates get the same score); **D1**, "
+    "**D2** effective levels; **T** share of instructions whose top score is tied. "
+    "With a reference: **global Spearman** = rank correlation over all candidates; "
+    "**τb**, **τa**, **Somers' D**, **top-1** = means over instructions as above "
+    "(" + _PAPER + ", tables 1, 5 and 9).",
+    "no_shares": "Variance shares need at least two formats and two judges, each pair scored.",
+}
+
+
+def level_metrics(result: VerdictTieStructure) -> list[Metric]:
+    """Tie probability, D1, D2, distinct levels, the TIE share and T (with its interval)."""
+    s = result.stats
+    t_ci = result.intervals.get("top_tied")
+    t_help = (
+        f"95% interval {fmt_pct(t_ci.low, 1)} – {fmt_pct(t_ci.high, 1)} (bootstrap over instructions)"
+        if t_ci is not None and t_ci.has_interval
+        else "No interval: too few instructions, or every instruction alike."
+    )
+    return [
+        Metric(
+            "Tie probability",
+            fmt_num(s.tie_probability, 3),
+            "The chance two random calls get the same verdict level.",
+        ),
+        Metric("D1", fmt_num(s.d1, 2), "Effective levels: exp(Shannon entropy)."),
+        Metric("D2", fmt_num(s.d2, 2), "Effective levels: 1 / tie probability."),
+        Metric("Distinct levels", fmt_int(s.distinct)),
+        Metric("TIE verdicts", fmt_pct(result.tie_verdict_rate, 1)),
+        Metric("T (top tied)", fmt_pct(result.top_tied, 1) if result.instructions else MISSING, t_help),
+    ]
+
+
+def calls_sentence(result: VerdictTieStructure, judge: str) -> str:
+    """What the figures are computed on (plain text; ``judge`` is user text)."""
+    return (
+        f"Over {fmt_int(result.n_calls)} calls of {judge} with a verdict, on "
+        f"{fmt_int(result.instructions)} instructions with at least two models."
+    )
+
+
+def candidate_sentence(result: VerdictTieStructure) -> str | None:
+    """The tie structure of the within-instruction scores the selector sees, or None."""
+    cs = result.candidate_stats
+    if cs is None:
+        return None
+    return (
+        f"The within-instruction scores the selector sees ({SCORE_RULE_NAMES[result.score]}, "
+        f"over {fmt_int(result.instructions)} instructions) take {fmt_int(cs.distinct)} "
+        f"distinct values with tie probability {fmt_num(cs.tie_probability, 4)} (D2 "
+        f"{fmt_num(cs.d2, 1)}), the tournament row of {_PAPER}."
+    )
+
+
+def agreement_metrics(a: Agreement) -> list[Metric]:
+    """τa, τb, Somers' D, top-1, uniform top-1 and the reference's top ties (empty when no
+    instruction can be ranked: say :data:`EXPLAIN` ``["no_ranked"]`` instead)."""
+    if a.instructions == 0:
+        return []
+    return [
+        Metric("τa", fmt_num(a.tau_a, 3), "Kendall's tau-a: a pair the judge ties counts 0."),
+        Metric(
+            "τb",
+            fmt_num(a.tau_b, 3),
+            f"Defined on {fmt_int(a.tau_b_instructions)} of {fmt_int(a.instructions)} "
+            "instructions (undefined where either side ties every candidate).",
+        ),
+        Metric("Somers' D", fmt_num(a.somers_d, 3)),
+        Metric("Top-1", fmt_pct(a.top1, 1)),
+        Metric("Uniform top-1", fmt_pct(a.uniform_top1, 1)),
+        Metric("Ref. top tied", fmt_pct(a.reference_top_tied, 1)),
+    ]
+
+
+def human_heading(human: VerdictTieStructure) -> str:
+    """The heading of the comparison with the human labels (Markdown, numbers only)."""
+    instructions = human.agreement.instructions if human.agreement else 0
+    return (
+        f"**Against the human labels** ({fmt_int(human.n_calls)} labelled calls, "
+        f"{fmt_int(instructions)} instructions with ≥ 2 labelled models)"
+    )
+
+
+def human_sentence(human: VerdictTieStructure) -> str:
+    """How the human labels are scored, and the judge's T on the labelled calls."""
+    return (
+        f"The human labels are scored like the judge's verdicts (the same "
+        f"{SCORE_RULE_NAMES[human.score]} rule) on the same labelled calls, so both rankings "
+        f"cover the same models and instructions. T of the judge on these calls: "
+        f"{fmt_pct(human.top_tied, 1)}."
+    )
+
+
+def reference_heading(result: VerdictTieStructure) -> str:
+    """The heading of the comparison with the loaded reference score (Markdown, numbers only)."""
+    instructions = result.agreement.instructions if result.agreement else 0
+    return (
+        "**Against the reference score** (the human ranking loaded on the Data page, one "
+        f"score per model; {fmt_int(instructions)} instructions)"
+    )
+
+
+def agreement_rows(result: VerdictTieStructure, human: VerdictTieStructure | None) -> pd.DataFrame:
+    """One row per reference the judge was compared with (human labels, reference score)."""
+    rows = []
+    for name, r in (("human labels", human), ("reference score", result)):
+        if r is not None and r.agreement is not None:
+            a = r.agreement.as_dict()
+            a.pop("reference_kind")
+            rows.append({"reference": name, "calls": r.n_calls, **a})
+    return pd.DataFrame(rows)
+
+
+def _three(v: object) -> str:
+    return fmt_num(v, 3)
+
+
+def _pct1(v: object) -> str:
+    return fmt_pct(v, 1)
+
+
+def agreement_display(rows: pd.DataFrame) -> pd.DataFrame:
+    """:func:`agreement_rows` with human headings."""
+    return display_frame(
+        rows,
+        {
+            "reference": ("reference", str),
+            "calls": ("calls", fmt_int),
+            "instructions": ("instructions", fmt_int),
+            "tau_a": ("τa", _three),
+            "tau_b": ("τb", _three),
+            "tau_b_instructions": ("instructions with τb", fmt_int),
+            "somers_d": ("Somers' D", _three),
+            "top1": ("top-1", _pct1),
+            "reference_top_tied": ("reference top tied", _pct1),
+            "uniform_top1": ("uniform top-1", _pct1),
+        },
+    )
+
+
+def per_instruction_display(per_instruction: pd.DataFrame) -> pd.DataFrame:
+    """The per-instruction table (candidates, size of the top, whether it is tied)."""
+    return display_frame(
+        per_instruction,
+        {
+            "instruction_id": ("instruction", str),
+            "candidates": ("models scored", fmt_int),
+            "top_size": ("models sharing the top", fmt_int),
+            "top_tied": ("top tied", lambda v: "yes" if float(v) > 0 else "no"),
+            "ranked": ("models with a reference", fmt_int),
+            "pairs": ("model pairs", fmt_int),
+            "judge_tied": ("pairs the judge ties", fmt_int),
+            "reference_tied": ("pairs the reference ties", fmt_int),
+            "tau_a": ("τa", _three),
+            "tau_b": ("τb", _three),
+            "somers_d": ("Somers' D", _three),
+            "top1": ("top-1", _pct1),
+        },
+    )
+
+
+def table_sentence(table) -> str:
+    """What a pointwise table holds (plain text; the file name is user text)."""
+    frame = table.frame
+    missing = table.missing_scores
+    return (
+        f"{table.file}: {fmt_int(len(frame))} rows, {fmt_int(frame['instruction_id'].nunique())}"
+        f" instructions, {frame['format'].nunique()} format(s), {frame['judge'].nunique()} "
+        "judge(s)."
+        + (
+            f" {fmt_int(missing)} row(s) have no score: counted in the parse rate, "
+            "left out of everything else."
+            if missing
+            else ""
+        )
+    )
+
+
+@dataclass(frozen=True)
+class PointwiseAnalysis:
+    """Everything the pointwise section shows: diagnostics per format and judge, the score
+    distributions and the variance shares; or the ``problem`` that left nothing to analyse."""
+
+    cells: pd.DataFrame | None = None
+    levels: pd.DataFrame | None = None
+    shares: VarianceShares | None = None
+    problem: str | None = None
+
+
+def pointwise_analysis(frame: pd.DataFrame) -> PointwiseAnalysis:
+    """Run the pointwise diagnostics, distributions and variance shares on a score table.
+
+    A table with nothing to analyse gives ``problem`` (a sentence) instead of raising.
+    """
+    try:
+        cells = pointwise_tie_structure(frame)
+        return PointwiseAnalysis(cells=cells, levels=pointwise_levels(frame), shares=variance_shares(cells))
+    except ValueError as exc:
+        return PointwiseAnalysis(problem=str(exc))
+
+
+def diagnostics_display(cells: pd.DataFrame) -> pd.DataFrame:
+    """Diagnostics per format and judge with human headings and sensible decimals."""
+    return display_frame(
+        cells,
+        {
+            "format": ("format", str),
+            "judge": ("judge", str),
+            "rows": ("rows", fmt_int),
+            "scored": ("scored", fmt_int),
+            "parse_rate": ("parse rate", _pct1),
+            "instructions": ("instructions", fmt_int),
+            "distinct": ("distinct", fmt_int),
+            "tie_probability": ("tie probability", _three),
+            "d1": ("D1", lambda v: fmt_num(v, 2)),
+            "d2": ("D2", lambda v: fmt_num(v, 2)),
+            "top_tied": ("T (top tied)", _pct1),
+            "ranked_instructions": ("ranked instructions", fmt_int),
+            "spearman": ("global Spearman", _three),
+            "tau_b": ("τb", _three),
+            "tau_a": ("τa", _three),
+            "somers_d": ("Somers' D", _three),
+            "top1": ("top-1", _pct1),
+            "reference_top_tied": ("reference top tied", _pct1),
+            "uniform_top1": ("uniform top-1", _pct1),
+        },
+    )
+
+
+def shares_display(shares: VarianceShares) -> pd.DataFrame:
+    """Format, judge and residual shares per diagnostic, in words and percentages."""
+    return display_frame(
+        shares.table,
+        {
+            "diagnostic": ("diagnostic", lambda d: DIAGNOSTICS.get(str(d), str(d))),
+            "format_share": ("format share", _pct1),
+            "judge_share": ("judge share", _pct1),
+            "residual_share": ("residual share", _pct1),
+        },
+    )
+
+
+def shares_sentence(shares: VarianceShares) -> str:
+    """How the variance shares are computed and read."""
+    return (
+        f"Each diagnostic's sum of squares over the {len(shares.formats)} × "
+        f"{len(shares.judges)} format × judge grid, split into format, judge and residual "
+        "(two-way analysis of variance with one value per cell, so the residual absorbs the "
+        f"interaction; {_PAPER}, section 3.1, table 2). Structural diagnostics near 100% "
+        "format mean the format, not the judge, fixes how many ties the scores contain."
+    )
+
+
+def upload_problem(error: str, previous=None) -> str:
+    """Why an uploaded pointwise table was not loaded, and which table is still in use (plain
+    text: it quotes the file and the offending value).
+
+    Examples
+    --------
+    >>> upload_problem("bad.csv: row 2: score 'x' is not a number.")
+    "bad.csv: row 2: score 'x' is not a number."
+    """
+    before = f" The pointwise table loaded before ({previous.file}) is still in use." if previous else ""
+    return error.rstrip(".") + "." + before
