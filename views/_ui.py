@@ -302,6 +302,12 @@ def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
     """A judge selector shared by the pages (remembers the choice across pages)."""
     judges = store.judges()
     current = st.session_state.get("vl_judge")
+    if current is not None and current not in judges:
+        # A link (or an earlier dataset) named a judge this dataset does not have: say so.
+        warning(f"The judge {current} (named by the link or the previous dataset) is not in "
+                f"this dataset; "
+                f"showing {judges[0]} instead.")
+        st.session_state["vl_judge"] = None
     index = judges.index(current) if current in judges else 0
     judge = st.selectbox("Judge", judges, index=index, key=f"{key}_select",
                          help="Every analysis is per judge: judges differ in bias and scale.")
@@ -313,6 +319,12 @@ def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
 def category_picker(store: VerdictStore, *, key: str = "category") -> str | None:
     categories = store.categories()
     current = st.session_state.get("vl_category")
+    if current is not None and current not in categories:
+        warning(f"The category {current} (named by the link or the previous dataset) is not in "
+                "this dataset; "
+                "showing all categories instead.")
+        st.session_state["vl_category"] = None
+        current = None
     if not categories:
         set_url_param("category", None)
         return None
