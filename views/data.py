@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from evalcore import summary_presentation as show
 from evalcore.datafolder import data_dir, list_data_files, resolve_data_file
 from evalcore.errors import EvalcoreError
 from evalcore.io import read_human_ranking
@@ -46,7 +47,7 @@ with right:
     if upload is not None and upload.file_id != s.get("upload_id"):
         s["upload_id"] = upload.file_id
         try:
-            with st.spinner(f"Reading {upload.name}…"):
+            with st.spinner(f"Reading {_ui.md(upload.name)}…"):
                 table = _ui.session_store().load_bytes(upload.getvalue(), name=upload.name)
             _ui.install(table)
         except (VerdictFormatError, EvalcoreError) as exc:
@@ -65,7 +66,7 @@ with right:
                                   "for tables above the upload limit.")
             if st.button("Load this file", key="data_folder_load"):
                 try:
-                    with st.spinner(f"Reading {picked}…"):
+                    with st.spinner(f"Reading {_ui.md(picked)}…"):
                         table = _ui.session_store().load_file(resolve_data_file(picked),
                                                               name=picked)
                     _ui.install(table)
@@ -73,15 +74,13 @@ with right:
                 except (VerdictFormatError, EvalcoreError) as exc:
                     s["error"] = str(exc)
     if s.get("error"):
-        kept = (f" The data loaded before ({_ui.code_span(s['source'])}) is still loaded."
-                if s.get("source") else "")
-        message = _ui.escape_markdown(s["error"].rstrip("."))
-        st.error(f"**This file was not loaded.** {message}.{kept}")
+        st.error(show.load_error(s["error"], previous=s.get("source")))
 
 with st.expander("Saved datasets", icon=":material/save:"):
     ws = _ui.workspace()
-    st.caption(f"Saved datasets live in the workspace file `{ws.path}` on this server and stay "
-               "after a restart. A link ending in `?dataset=<name>` opens one.")
+    st.caption(f"Saved datasets live in the workspace file {_ui.code_span(ws.path)} on this server and "
+               "stay after a restart; replacing one keeps the old version. A link ending in "
+               "`?dataset=<name>` opens one.")
     if s.get("demo"):
         st.caption("The demo is bundled with the app: upload a file to save it here.")
     elif not store.is_empty:
@@ -91,24 +90,27 @@ with st.expander("Saved datasets", icon=":material/save:"):
             replace = st.checkbox("Replace a saved dataset of the same name", key="save_replace")
             submitted = st.form_submit_button("Save")
         if submitted:
+            # Replacing the dataset this session loaded: refuse if another session changed it since.
+            expected = s.get("saved_version") if save_name == s.get("saved") else None
             try:
                 saved = ws.save(save_name, store.frame(), file=s.get("source"), format=s.get("format"),
-                                human_ranking=s.get("human_ranking"), replace=replace)
-                s["saved"] = saved.name
+                                human_ranking=s.get("human_ranking"), replace=replace,
+                                expected_version=expected)
+                s["saved"], s["saved_version"] = saved.name, saved.version
                 _ui.set_url_param("dataset", saved.name)
-                st.success(f"Saved as {_ui.code_span(saved.name)} ({saved.rows:,} rows).")
+                st.success(show.saved_message(saved))
             except WorkspaceError as exc:
-                st.error(f"**Not saved.** {_ui.escape_markdown(exc)}")
+                _ui.error(exc, lead="**Not saved.**")
     try:
         listed = ws.table()
     except WorkspaceError as exc:
         listed = None
-        st.error(f"**The saved datasets cannot be read.** {exc}")
+        _ui.error(exc, lead="**The saved datasets cannot be read.**")
     if listed is not None and listed.empty:
         st.info("No dataset is saved yet.")
     elif listed is not None:
-        st.dataframe(listed, hide_index=True, key="saved_table", column_config={
-            "saved_at": st.column_config.DatetimeColumn("saved (UTC)", format="YYYY-MM-DD HH:mm")})
+        st.dataframe(show.saved_table(listed), hide_index=True, key="saved_table", column_config={
+            "Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")})
         _ui.download_csv(listed, "saved_datasets.csv", key="dl_saved")
         pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
         load_col, delete_col = st.columns(2)
@@ -120,13 +122,26 @@ with st.expander("Saved datasets", icon=":material/save:"):
                 problem = str(exc)
             if problem is None:
                 st.rerun()
-            st.error(f"**Not loaded.** {_ui.escape_markdown(problem)}")
+            _ui.error(problem, lead="**Not loaded.**")
         confirm = delete_col.checkbox("Confirm deletion", key="saved_confirm")
         if delete_col.button("Delete", key="saved_delete", disabled=not confirm):
             ws.delete(pick)
             if s.get("saved") == pick:
                 s["saved"] = None
             st.rerun()
+        history = ws.history(pick)
+        if history:
+            old = st.selectbox("Previous versions", history, key="saved_version_pick",
+                               format_func=show.version_label,
+                               help="Replacing a saved dataset keeps the old version; restoring one "
+                                    "makes it current again (the current one is kept too).")
+            if st.button("Restore this version", key="saved_restore"):
+                try:
+                    restored = ws.restore(pick, old.version, expected_version=int(
+                        listed.loc[listed["name"] == pick, "version"].iloc[0]))
+                    st.success(show.saved_message(restored))
+                except WorkspaceError as exc:
+                    _ui.error(exc, lead="**Not restored.**")
 
 if store.is_empty:
     st.info("Nothing is loaded yet: load the demo or upload a file.")
@@ -138,7 +153,7 @@ st.subheader(f"Loaded: {_ui.code_span(summary.name)}")
 _ui.demo_banner()
 st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.format)}**.")
 for note in s.get("notes", ()):
-    st.info(note)
+    _ui.info(note)
 
 cols = st.columns(5)
 cols[0].metric("Models", len(summary.models))
@@ -147,25 +162,13 @@ cols[2].metric("Judges", len(summary.judges))
 cols[3].metric("Rows (judge calls)", f"{summary.rows:,}")
 cols[4].metric("Human-labelled rows", f"{summary.labelled_rows:,}")
 
-design = summary.design + (f" — every model against {_ui.code_span(summary.anchor)}"
-                           if summary.anchor else "")
-st.markdown(
-    f"- **Design:** {design} ({summary.pairs_judged} of {summary.pairs_possible} model pairs "
-    f"judged)\n- **Orders:** {summary.orders}\n- **Judges:** "
-    + ", ".join(_ui.code_span(j) for j in summary.judges)
-    + (f"\n- **Categories:** {', '.join(_ui.code_span(c) for c in summary.categories)}"
-       if summary.categories else "")
-    + (f"\n- **Self-comparisons:** {summary.self_comparison_rows:,} rows (kept apart)"
-       if summary.self_comparison_rows else "")
-)
+st.markdown(show.design_markdown(summary))
 if summary.design == "anchor-only":
     st.caption("An anchor-only table ranks every model by its battles against one anchor; the "
                "per-anchor sweep of the Anchors page needs all pairs.")
 
 st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
-nv = summary.no_verdict.rename(columns={"no_verdict_rate": "no-verdict rate"})
-st.dataframe(nv, hide_index=True, column_config={
-    "no-verdict rate": st.column_config.NumberColumn(format="percent")})
+st.dataframe(show.no_verdict_table(summary), hide_index=True)
 _ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
 
 st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
@@ -184,4 +187,4 @@ with st.expander("Human ranking (optional): `model, score`, higher is better"):
             s["memo"] = {}
             st.rerun()
         except VerdictFormatError as exc:
-            st.error(f"**The ranking was not loaded.** {_ui.escape_markdown(exc)}")
+            _ui.error(exc, lead="**The ranking was not loaded.**")

@@ -1,0 +1,79 @@
+"""What the Data page says about a loaded table and the saved datasets, in safe Markdown.
+
+User text (file, model, judge, category and dataset names, messages that quote them) is escaped
+here with :func:`evalcore.text.markdown` or shown as code with :func:`evalcore.text.code_span`, so
+a page hands the result to Streamlit as is. Nothing here computes a statistic.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from evalcore.text import code_span, fmt_int, fmt_pct
+from evalcore.text import markdown as md
+
+if TYPE_CHECKING:
+    from evalcore.store import DatasetSummary
+    from evalcore.workspace import SavedDataset
+
+__all__ = [
+    "design_markdown", "load_error", "no_verdict_table", "saved_message", "saved_table",
+    "version_label",
+]
+
+
+def design_markdown(summary: DatasetSummary) -> str:
+    """The bullet list under "Loaded": design, orders, judges, categories, self-comparisons."""
+    design = summary.design + (f" — every model against {code_span(summary.anchor)}" if summary.anchor else "")
+    lines = [
+        f"- **Design:** {md(design) if not summary.anchor else design} ({fmt_int(summary.pairs_judged)} of "
+        f"{fmt_int(summary.pairs_possible)} model pairs judged)",
+        f"- **Orders:** {md(summary.orders)}",
+        "- **Judges:** " + ", ".join(code_span(j) for j in summary.judges),
+    ]
+    if summary.categories:
+        lines.append("- **Categories:** " + ", ".join(code_span(c) for c in summary.categories))
+    if summary.self_comparison_rows:
+        lines.append(f"- **Self-comparisons:** {fmt_int(summary.self_comparison_rows)} rows (kept apart)")
+    return "\n".join(lines)
+
+
+def no_verdict_table(summary: DatasetSummary) -> pd.DataFrame:
+    """Calls with no verdict per judge, with human column names and percentages."""
+    nv = summary.no_verdict
+    return pd.DataFrame({
+        "Judge": nv["judge"].astype(str),
+        "Calls": nv["calls"].astype(int),
+        "No verdict": nv["no_verdict"].astype(int),
+        "No-verdict rate": [fmt_pct(v, 1) for v in nv["no_verdict_rate"]],
+    })
+
+
+def load_error(error: str, *, previous: str | None) -> str:
+    """Why a file was not loaded, and what is still loaded."""
+    kept = f" The data loaded before ({code_span(previous)}) is still loaded." if previous else ""
+    return f"**This file was not loaded.** {md(str(error).rstrip('.'))}.{kept}"
+
+
+def saved_message(saved: SavedDataset) -> str:
+    """What a save did, naming the version it replaced (kept, restorable)."""
+    text = f"Saved as {code_span(saved.name)} (version {saved.version}, {fmt_int(saved.rows)} rows)."
+    if saved.replaced is not None:
+        text += (f" It replaced {md(saved.replaced.describe())}, which is kept: restore it under "
+                 "“Previous versions”.")
+    return text
+
+
+def version_label(saved: SavedDataset) -> str:
+    """A plain-text label for a version in a picker (shown as text, not Markdown)."""
+    return saved.describe()
+
+
+def saved_table(listed: pd.DataFrame) -> pd.DataFrame:
+    """The saved datasets with human column names."""
+    return listed.rename(columns={
+        "name": "Name", "file": "File", "format": "Format", "rows": "Rows", "models": "Models",
+        "judges": "Judges", "instructions": "Instructions", "saved_at": "Saved (UTC)", "version": "Version",
+    })
