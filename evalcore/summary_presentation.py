@@ -77,3 +77,39 @@ def saved_table(listed: pd.DataFrame) -> pd.DataFrame:
         "name": "Name", "file": "File", "format": "Format", "rows": "Rows", "models": "Models",
         "judges": "Judges", "instructions": "Instructions", "saved_at": "Saved (UTC)", "version": "Version",
     })
+
+
+def metric_cells(summary: DatasetSummary) -> list[tuple[str, str]]:
+    """The five counts at the top of the summary: (label, value)."""
+    return [
+        ("Models", fmt_int(len(summary.models))),
+        ("Instructions", fmt_int(summary.instructions)),
+        ("Judges", fmt_int(len(summary.judges))),
+        ("Rows (judge calls)", fmt_int(summary.rows)),
+        ("Human-labelled rows", fmt_int(summary.labelled_rows)),
+    ]
+
+
+def unreadable(file: str, exc: BaseException) -> str:
+    """Words for an error no reader foresaw (plain text; escaped where shown)."""
+    return (f"{file}: the file could not be read ({type(exc).__name__}: {exc}). Check that it is a "
+            "verdict table or a supported tool's output")
+
+
+# -- the page's own words (no user text) ---------------------------------------------------------
+
+INTRO = ("Rank models from LLM-judge verdicts **with honest intervals**, choose the anchor every model "
+         "is compared against, check the judge's position bias and ties, plan how many prompts and "
+         "human labels a decision needs, and correct a judge's win rate against human labels.")
+DEMO_NOTE = ("The demos are **simulated** by evalcore's simulator: every model and judge is made up "
+             "(`sim-…`), with a known true ranking.")
+UPLOAD_LABEL = ("Verdict table: CSV, CSV.gz, Parquet, JSON Lines, or a native Arena-Hard-Auto, "
+                "AlpacaEval, MT-Bench or Chatbot Arena file")
+UPLOAD_TYPES = ["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"]
+COLUMNS_NOTE = ("Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot A's point "
+                "of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional `judge, human, length_a, "
+                "length_b, category`.")
+VERSIONS_HELP = ("Replacing a saved dataset keeps the old version; restoring one makes it current again "
+                 "(the current one is kept too).")
+ANCHOR_NOTE = ("An anchor-only table ranks every model by its battles against one anchor; the per-anchor "
+               "sweep of the Anchors page needs all pairs.")

@@ -15,14 +15,24 @@ from evalcore.workspace import MAX_NAME, WorkspaceError
 from views import _ui
 
 st.title("Verdict Lab")
-st.markdown(
-    "Rank models from LLM-judge verdicts **with honest intervals**, choose the anchor every model "
-    "is compared against, check the judge's position bias and ties, plan how many prompts and "
-    "human labels a decision needs, and correct a judge's win rate against human labels."
-)
+st.markdown(show.INTRO)
 
 store = _ui.ensure_data()
 s = _ui.state()
+
+
+def read(name: str, load) -> bool:
+    """Load a file into the session's store; a failure is kept in words (the old data stays)."""
+    try:
+        with st.spinner(f"Reading {_ui.md(name)}…"):
+            _ui.install(load())
+        return True
+    except (VerdictFormatError, EvalcoreError) as exc:
+        s["error"] = str(exc)
+    except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
+        s["error"] = show.unreadable(name, exc)
+    return False
+
 
 left, right = st.columns(2)
 with left:
@@ -31,30 +41,14 @@ with left:
     if st.button("Load demo", key="load_demo"):
         _ui.load_demo(demo)
         st.rerun()
-    st.caption("The demos are **simulated** by evalcore's simulator (`data/make_demo.py`): "
-               "every model and judge is made up (`sim-…`), with a known true ranking.")
+    st.caption(show.DEMO_NOTE)
 with right:
     st.subheader("Upload your verdicts")
-    upload = st.file_uploader(
-        "Verdict table: CSV, CSV.gz, Parquet, JSON Lines, or a native Arena-Hard-Auto, "
-        "AlpacaEval, MT-Bench or Chatbot Arena file",
-        type=["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"],
-        key="upload",
-    )
-    st.caption("Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot "
-               "A's point of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional "
-               "`judge, human, length_a, length_b, category`.")
+    upload = st.file_uploader(show.UPLOAD_LABEL, type=show.UPLOAD_TYPES, key="upload")
+    st.caption(show.COLUMNS_NOTE)
     if upload is not None and upload.file_id != s.get("upload_id"):
         s["upload_id"] = upload.file_id
-        try:
-            with st.spinner(f"Reading {_ui.md(upload.name)}…"):
-                table = _ui.session_store().load_bytes(upload.getvalue(), name=upload.name)
-            _ui.install(table)
-        except (VerdictFormatError, EvalcoreError) as exc:
-            s["error"] = str(exc)
-        except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
-            s["error"] = (f"{upload.name}: the file could not be read ({type(exc).__name__}: {exc}). "
-                          "Check that it is a verdict table or a supported tool's output")
+        read(upload.name, lambda: _ui.session_store().load_bytes(upload.getvalue(), name=upload.name))
     if data_dir() is not None:
         files = list_data_files()
         st.subheader("Or pick a file from the server's data folder")
@@ -64,15 +58,9 @@ with right:
             picked = st.selectbox("File in the data folder", files, key="data_folder_pick",
                                   help="Files the server's operator placed in its data folder, "
                                   "for tables above the upload limit.")
-            if st.button("Load this file", key="data_folder_load"):
-                try:
-                    with st.spinner(f"Reading {_ui.md(picked)}…"):
-                        table = _ui.session_store().load_file(resolve_data_file(picked),
-                                                              name=picked)
-                    _ui.install(table)
-                    st.rerun()
-                except (VerdictFormatError, EvalcoreError) as exc:
-                    s["error"] = str(exc)
+            if st.button("Load this file", key="data_folder_load") and read(
+                    picked, lambda: _ui.session_store().load_file(resolve_data_file(picked), name=picked)):
+                st.rerun()
     if s.get("error"):
         st.error(show.load_error(s["error"], previous=s.get("source")))
 
@@ -114,15 +102,12 @@ with st.expander("Saved datasets", icon=":material/save:"):
         _ui.download_csv(listed, "saved_datasets.csv", key="dl_saved")
         pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
         load_col, delete_col = st.columns(2)
-        problem = None
         if load_col.button("Load", key="saved_load"):
             try:
                 _ui.load_saved(pick)
-            except WorkspaceError as exc:
-                problem = str(exc)
-            if problem is None:
                 st.rerun()
-            _ui.error(problem, lead="**Not loaded.**")
+            except WorkspaceError as exc:
+                _ui.error(exc, lead="**Not loaded.**")
         confirm = delete_col.checkbox("Confirm deletion", key="saved_confirm")
         if delete_col.button("Delete", key="saved_delete", disabled=not confirm):
             ws.delete(pick)
@@ -132,9 +117,7 @@ with st.expander("Saved datasets", icon=":material/save:"):
         history = ws.history(pick)
         if history:
             old = st.selectbox("Previous versions", history, key="saved_version_pick",
-                               format_func=show.version_label,
-                               help="Replacing a saved dataset keeps the old version; restoring one "
-                                    "makes it current again (the current one is kept too).")
+                               format_func=show.version_label, help=show.VERSIONS_HELP)
             if st.button("Restore this version", key="saved_restore"):
                 try:
                     restored = ws.restore(pick, old.version, expected_version=int(
@@ -155,17 +138,12 @@ st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.forma
 for note in s.get("notes", ()):
     _ui.info(note)
 
-cols = st.columns(5)
-cols[0].metric("Models", len(summary.models))
-cols[1].metric("Instructions", f"{summary.instructions:,}")
-cols[2].metric("Judges", len(summary.judges))
-cols[3].metric("Rows (judge calls)", f"{summary.rows:,}")
-cols[4].metric("Human-labelled rows", f"{summary.labelled_rows:,}")
+for col, (label, value) in zip(st.columns(5), show.metric_cells(summary), strict=True):
+    col.metric(label, value)
 
 st.markdown(show.design_markdown(summary))
 if summary.design == "anchor-only":
-    st.caption("An anchor-only table ranks every model by its battles against one anchor; the "
-               "per-anchor sweep of the Anchors page needs all pairs.")
+    st.caption(show.ANCHOR_NOTE)
 
 st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
 st.dataframe(show.no_verdict_table(summary), hide_index=True)
