@@ -7,6 +7,7 @@ a page hands the result to Streamlit as is. Nothing here computes a statistic.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -113,3 +114,22 @@ VERSIONS_HELP = ("Replacing a saved dataset keeps the old version; restoring one
                  "(the current one is kept too).")
 ANCHOR_NOTE = ("An anchor-only table ranks every model by its battles against one anchor; the per-anchor "
                "sweep of the Anchors page needs all pairs.")
+
+
+def overview_sentence(summary: DatasetSummary, judge: str) -> str:
+    """The Overview's one-line description of the data (safe Markdown)."""
+    return (f"**{md(summary.name)}**: {fmt_int(len(summary.models))} models, "
+            f"{fmt_int(summary.instructions)} instructions, {fmt_int(summary.rows)} judge calls "
+            f"({md(summary.design)}, {md(summary.orders)}); findings for judge **{md(judge)}**.")
+
+
+def file_stem(*parts: object) -> str:
+    """A download file name from user names: letters, digits, ``.``, ``_`` and ``-`` only.
+
+    Examples
+    --------
+    >>> file_stem("my data.csv", "gpt/4 <judge>")
+    'my_data.csv_gpt_4_judge'
+    """
+    clean = (re.sub(r"[^A-Za-z0-9._-]+", "_", str(p)).strip("_") for p in parts)
+    return "_".join(c for c in clean if c) or "data"

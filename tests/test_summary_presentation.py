@@ -66,3 +66,12 @@ def test_saved_table_renames_every_column():
     frame = pd.DataFrame(columns=["name", "file", "format", "rows", "models", "judges", "instructions",
                                   "saved_at", "version"])
     assert all(c[0].isupper() for c in show.saved_table(frame).columns)
+
+
+def test_overview_sentence_and_file_stem():
+    summary = _summary()
+    text = show.overview_sentence(summary, HOSTILE)
+    assert f"{len(summary.models)} models, {summary.instructions:,} instructions" in text
+    assert "](https" not in text.replace("\\](", "")
+    assert show.file_stem("a b", "[x](y)") == "a_b_x_y"
+    assert show.file_stem("***") == "data"
