@@ -33,39 +33,33 @@ with c1:
 # The gates need a candidate: start with the judge's top-rated model, not slot A.
 top = _ui.memo(("cal_top", judge), lambda: show.default_candidate(_ui.counts(store, judge)))
 options = (SLOT_A,) + models
-with c2:
-    cand_choice = st.selectbox("Candidate", options, index=options.index(top) if top in options else 0,
-                               key="cal_candidate", help=show.HELP["candidate"])
+cand_choice = c2.selectbox("Candidate", options, index=options.index(top) if top in options else 0,
+                           key="cal_candidate", help=show.HELP["candidate"])
 candidate = None if cand_choice == SLOT_A else cand_choice
-with c3:
-    base_choice = st.selectbox("Against", (ALL_OPPONENTS,) + tuple(m for m in models if m != candidate),
-                               key="cal_baseline", disabled=candidate is None)
+base_choice = c3.selectbox("Against", (ALL_OPPONENTS,) + tuple(m for m in models if m != candidate),
+                           key="cal_baseline", disabled=candidate is None)
 baseline = None if (candidate is None or base_choice == ALL_OPPONENTS) else base_choice
 
 c4, c5, c6 = st.columns(3)
 with c4:
     category = _ui.category_picker(store, key="cal_category")
-with c5:
-    lab_choice = (st.selectbox("Labelled rows from", (SAME, ALL_CATEGORIES) + store.categories(), key="cal_labelled",
-                               help=show.HELP["labelled"]) if store.categories() else SAME)
+lab_choice = (c5.selectbox("Labelled rows from", (SAME, ALL_CATEGORIES) + store.categories(), key="cal_labelled",
+                           help=show.HELP["labelled"]) if store.categories() else SAME)
 labelled = lib.SAME_SLICE if lab_choice == SAME else (None if lab_choice == ALL_CATEGORIES else lab_choice)
-with c6:
-    max_floor_points = st.slider("Refuse when the floor is wider than ± (percentage points)", 5, 50,
-                                 int(100 * lib.DEFAULT_MAX_FLOOR), key="cal_max_floor",
-                                 help=show.HELP["floor"])
+max_floor_points = c6.slider("Refuse when the floor is wider than ± (percentage points)", 5, 50,
+                             int(100 * lib.DEFAULT_MAX_FLOOR), key="cal_max_floor", help=show.HELP["floor"])
 
 both_orders = UNITS[st.radio("Unit", tuple(UNITS), horizontal=True, key="cal_unit", help=show.HELP["unit"])]
 if both_orders and candidate is None:
-    st.caption("The both-orders verdict needs a candidate model (slot A changes sides between the two "
-               "orders): counting every call until one is picked.")
+    st.caption(show.NEEDS_CANDIDATE)
     both_orders = False
 
 lab_key = "same" if lab_choice == SAME else lab_choice
 try:
     cal = _ui.memo(("calibration", judge, candidate, baseline, category, lab_key, max_floor_points, both_orders),
                    lambda: lib.calibrate(store, judge=judge, candidate=candidate, baseline=baseline,
-                                     category=category, labelled_category=labelled, both_orders=both_orders,
-                                     max_floor=max_floor_points / 100.0))
+                                         category=category, labelled_category=labelled, both_orders=both_orders,
+                                         max_floor=max_floor_points / 100.0))
 except ValueError as exc:
     _ui.error(exc, lead="**Cannot calibrate this selection.** Pick another candidate, opponent or category:")
     st.stop()
@@ -140,9 +134,9 @@ with tab_cover:
             ("coverage", judge, candidate, baseline, category, lab_key, both_orders, int(n_judged), int(n_lab),
              int(sims)),
             lambda: lib.coverage_simulation(cal.se, cal.sp, tie_given_win=cal.counts.tie_given_win,
-                                        tie_given_not_win=cal.counts.tie_given_not_win, n_judged=int(n_judged),
-                                        n_labelled=int(n_lab), simulations=int(sims),
-                                        progress=lambda f, t: bar.progress(f, text=t)))
+                                            tie_given_not_win=cal.counts.tie_given_not_win,
+                                            n_judged=int(n_judged), n_labelled=int(n_lab),
+                                            simulations=int(sims), progress=lambda f, t: bar.progress(f, text=t)))
         bar.progress(1.0, text=f"done: {result.simulations:,} simulated studies per true rate")
         st.plotly_chart(coverage_figure(result), width="stretch")
         st.markdown(show.coverage_sentence(result, cal, n_judged=int(n_judged), n_labelled=int(n_lab)))

@@ -302,3 +302,5 @@ HELP = {
                "Corrected: lower bound of the corrected win rate, human wins + ties/2 with both arms "
                "corrected (needs labelled pairs).",
 }
+NEEDS_CANDIDATE = ("The both-orders verdict needs a candidate model (slot A changes sides between the two "
+                   "orders): counting every call until one is picked.")
