@@ -120,3 +120,32 @@ def test_separation_heatmap_marks_separated_pairs():
     for r in separated.itertuples():
         assert text[order.index(r.model_1), order.index(r.model_2)] == "●"
     assert pd.isna(fig.data[0].z[0][0])
+
+
+def test_models_that_never_meet_get_parts_and_no_empty_cells():
+    from evalcore.plots.leaderboard import separation_heatmap
+
+    rng = np.random.default_rng(3)
+    cells = [(i, int(i % 2 == 0), int(i % 2 == 1), int(rng.integers(0, 5))) for i in range(40)]  # a, b
+    cells += [(40 + i, 2 + int(i % 2 == 0), 2 + int(i % 2 == 1), int(rng.integers(0, 5))) for i in range(40)]  # c, d
+    board = leaderboard(_counts(("a", "b", "c", "d"), cells), rounds=100, seed=0)
+    sep = separation(board)
+    t = show.display_table(board, sep)
+    assert "Part" in t.columns and set(t["Part"]) == {1, 2}
+    assert not t.isna().any().any()
+    # pairs across parts have no test: never separated, shown without a mark
+    across = sep.pairs[sep.pairs["p_value"].isna()]
+    assert len(across) == 4 and not across["separated"].any()
+    fig = separation_heatmap(sep)
+    assert "●" not in {str(x) for x in np.asarray(fig.data[0].text)[0:2, 2:4].ravel()}
+
+
+def test_anchor_only_table_reads_in_words():
+    # every model meets only the anchor, always in slot B (unbalanced)
+    rng = np.random.default_rng(5)
+    models = ("anchor", "m1", "m2", "m3")
+    cells = [(i, 0, 1 + i % 3, int(rng.integers(0, 5))) for i in range(90)]
+    board = leaderboard(_counts(models, cells), rounds=100, seed=0, interval="sandwich")
+    t = show.display_table(board, separation(board))
+    assert set(t["Model"]) == set(models) and not t.isna().any().any()
+    assert "sandwich" in show.method_caption(board)
