@@ -77,3 +77,12 @@ def test_a_model_named_model_does_not_break_the_page(tmp_path, monkeypatch):
     at.switch_page("views/leaderboard.py").run()
     assert not at.exception, at.exception
     assert set(at.dataframe[0].value["Model"]) == {"model", "row model", "x"}
+
+
+def test_no_rounds_no_intervals_no_nan_and_separation_says_why():
+    at = _leaderboard_page()
+    at.number_input(key="lb_rounds").set_value(0).run()
+    assert not at.exception
+    shown = at.dataframe[0].value
+    assert set(shown["95% interval"]) == {"—"} and not shown.isna().any().any()
+    assert any("No separation test" in i.value and "bootstrap rounds" in i.value for i in at.info)
