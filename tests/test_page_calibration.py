@@ -25,17 +25,32 @@ def _texts(elements) -> str:
     return "\n".join(str(e.value) for e in elements)
 
 
-def test_default_view_corrects_slot_a_and_shows_every_section(cal_page):
+def test_default_view_starts_with_the_top_model_and_shows_every_section(cal_page):
+    from evalcore.io import read_verdicts
+    from evalcore.ranking import leaderboard
+    from evalcore.store import VerdictStore
+
+    store = VerdictStore()
+    store.load(read_verdicts(Path(APP).parent / "data" / "demo_all_pairs.parquet"))
+    top = leaderboard(store.counts(judge=store.judges()[0]), rounds=0).table["model"].iloc[0]
+    assert cal_page.selectbox(key="cal_candidate").value == top
     labels = [m.label for m in cal_page.metric]
     assert {"Printed", "Corrected", "Se", "Sp", "Youden's J"} <= set(labels)
     assert "Corrected rate" in _texts(cal_page.success)
     assert "Lang–Reiczigel" in _texts(cal_page.markdown)  # coverage summary
     assert len(cal_page.dataframe) >= 4  # summary, floor table, size ladder, coverage
-    assert "Pick a candidate" in _texts(cal_page.info)  # the gates need a candidate
+    # the Gates tab is not empty: a verdict on the default candidate
+    assert "gated on the **printed** number" in _texts(cal_page.success) + _texts(cal_page.error)
+    assert "Pick a candidate" not in _texts(cal_page.info)
     charts = [e for e in cal_page.get("plotly_chart")]
     assert len(charts) >= 3
     spec = json.loads(charts[0].proto.spec)
     assert "printed win rate" in json.dumps(spec["data"])
+    # slot A is still there, and then the gates ask for a candidate
+    cal_page.selectbox(key="cal_candidate").set_value("Slot A (every call)").run()
+    assert not cal_page.exception
+    assert "Pick a candidate" in _texts(cal_page.info)
+    assert "Corrected rate" in _texts(cal_page.success)
 
 
 def test_decent_judge_corrects_weak_judge_is_refused(cal_page):

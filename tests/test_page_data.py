@@ -73,3 +73,60 @@ def test_no_data_folder_no_picker(monkeypatch):
     monkeypatch.delenv("VERDICTLAB_DATA_DIR", raising=False)
     at = _app()
     assert not [s for s in at.selectbox if s.key == "data_folder_pick"]
+
+
+def _button(at, label):
+    return next(b for b in at.button if b.label == label)
+
+
+def test_save_says_what_it_replaced_refuses_a_concurrent_change_and_restores(tmp_path, monkeypatch):
+    from evalcore.workspace import Workspace
+
+    path = tmp_path / "ws.duckdb"
+    monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(path))
+    at = _app()
+    at.file_uploader(key="upload").upload("mine.csv", GOOD, "text/csv").run()
+    at.text_input(key="save_name").set_value("runs")
+    _button(at, "Save").click().run()
+    assert not at.exception and any("version 1" in s.value for s in at.success)
+
+    # a new upload replaces it: the message names the version it replaced
+    other = GOOD + b"4,mine-c,mine-d,A>B\n"
+    at.file_uploader(key="upload").upload("more.csv", other, "text/csv").run()
+    at.text_input(key="save_name").set_value("runs")
+    at.checkbox(key="save_replace").check()
+    _button(at, "Save").click().run()
+    assert not at.exception
+    said = " ".join(s.value for s in at.success)
+    assert "version 2" in said and "replaced version 1" in said and "mine.csv" in said
+    assert Workspace(path).version("runs") == 2
+
+    # another session replaces it behind this one's back: this session's save is refused
+    Workspace(path).save("runs", Workspace(path).load("runs").table, replace=True)
+    at.text_input(key="save_name").set_value("runs")
+    _button(at, "Save").click().run()
+    assert not at.exception
+    assert any("changed since you opened it" in e.value for e in at.error)
+    assert Workspace(path).version("runs") == 3
+
+    # restore version 1 from the list of previous versions
+    at.selectbox(key="saved_pick").set_value("runs").run()
+    versions = at.selectbox(key="saved_version_pick")
+    assert [o.split(" (")[0] for o in versions.options] == ["version 2", "version 1"]
+    versions.select_index(1).run()
+    at.button(key="saved_restore").click().run()
+    assert not at.exception
+    assert any("Saved as" in s.value and "version 4" in s.value for s in at.success)
+    restored = Workspace(path).load("runs").table.frame
+    assert len(restored) == 5  # version 1: the first upload's five rows
+
+
+def test_hostile_notes_and_errors_are_text(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "ws.duckdb"))
+    at = _app()
+    bad = GOOD.replace(b"2,mine-a,mine-b,A=B", b"2,mine-a,mine-b,[x](https://evil.example)")
+    at.file_uploader(key="upload").upload("[f](https://evil.example).csv", bad, "text/csv").run()
+    assert not at.exception
+    shown = " ".join(e.value for e in at.error)
+    assert "not loaded" in shown
+    assert "](https://evil" not in shown.replace("\\](", "")

@@ -28,10 +28,13 @@ def test_table_matches_the_library_and_plots_are_drawn():
     store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
     judge = store.judges()[0]
     board = leaderboard(store.counts(judge=judge), rounds=1000, seed=0)
-    assert shown["model"].tolist() == board.table["model"].tolist()
-    np.testing.assert_allclose(shown["ci_high"], board.table["ci_high"])
+    assert shown["Model"].tolist() == board.table["model"].tolist()
+    highs = [float(v.split("–")[1].replace(",", "")) for v in shown["95% interval"]]
+    np.testing.assert_allclose(highs, board.table["ci_high"], atol=0.5)
+    assert "Tier" in shown.columns and shown["Tier"].iloc[0] == 1
+    assert not shown.isna().any().any()
     charts = [el for el in at.get("plotly_chart")]
-    assert len(charts) == 2
+    assert len(charts) == 3
     spec = json.loads(charts[0].proto.spec)
     assert spec["data"][0]["y"][0] == board.table["model"].iloc[0]
     assert any("bootstrap rounds" in c.value for c in at.caption)
@@ -39,7 +42,47 @@ def test_table_matches_the_library_and_plots_are_drawn():
 
 def test_changing_the_judge_changes_the_leaderboard():
     at = _leaderboard_page()
-    first = at.dataframe[0].value["rating"].to_numpy()
+    first = at.dataframe[0].value["Rating"].tolist()
     at.selectbox(key="judge_select").select_index(2).run()
     assert not at.exception
-    assert not np.allclose(first, at.dataframe[0].value["rating"].to_numpy())
+    assert first != at.dataframe[0].value["Rating"].tolist()
+
+
+def test_sandwich_picker_goes_into_the_link_and_matches_the_library():
+    at = _leaderboard_page()
+    assert at.radio(key="lb_interval").value == "Bootstrap over instructions"
+    at.radio(key="lb_interval").set_value("Sandwich (clustered, fast)").run()
+    assert not at.exception
+    assert at.query_params.get("interval") in ("sandwich", ["sandwich"])
+    store = VerdictStore()
+    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
+    board = leaderboard(store.counts(judge=store.judges()[0]), rounds=1000, seed=0, interval="sandwich")
+    shown = at.dataframe[0].value
+    lows = [float(v.split("–")[0].replace(",", "")) for v in shown["95% interval"]]
+    np.testing.assert_allclose(lows, board.table["ci_low"], atol=0.5)
+    assert any("sandwich" in c.value for c in at.caption)
+
+
+def test_a_model_named_model_does_not_break_the_page(tmp_path, monkeypatch):
+    import pandas as pd
+
+    monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "ws.duckdb"))
+    rows = [{"instruction_id": f"i{i}", "model_a": a, "model_b": b, "verdict": (i + k) % 5 - 2}
+            for i in range(40)
+            for k, (a, b) in enumerate([("model", "row model"), ("row model", "x"), ("x", "model")])]
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.file_uploader(key="upload").upload("names.csv", pd.DataFrame(rows).to_csv(index=False).encode(),
+                                          "text/csv").run()
+    at.switch_page("views/leaderboard.py").run()
+    assert not at.exception, at.exception
+    assert set(at.dataframe[0].value["Model"]) == {"model", "row model", "x"}
+
+
+def test_no_rounds_no_intervals_no_nan_and_separation_says_why():
+    at = _leaderboard_page()
+    at.number_input(key="lb_rounds").set_value(0).run()
+    assert not at.exception
+    shown = at.dataframe[0].value
+    assert set(shown["95% interval"]) == {"—"} and not shown.isna().any().any()
+    assert any("No separation test" in i.value and "bootstrap rounds" in i.value for i in at.info)

@@ -17,7 +17,6 @@ import streamlit as st
 
 from evalcore import limits, text
 from evalcore.errors import EvalcoreError
-from evalcore.io import read_verdicts
 from evalcore.schema import VerdictFormatError
 from evalcore.store import VerdictStore
 from evalcore.workspace import UnknownDataset, Workspace, WorkspaceError
@@ -88,7 +87,7 @@ def state() -> dict:
 
 def load_demo(label: str = DEFAULT_DEMO) -> None:
     path, ranking = DEMO_DATASETS[label]
-    table = read_verdicts(path)
+    table = session_store().load_file(path)  # straight into this session's store, no second copy
     human = None
     if ranking is not None:
         from evalcore.io import read_human_ranking
@@ -125,8 +124,13 @@ def workspace() -> Workspace:
 
 def load_saved(name: str) -> None:
     """Load a saved dataset through the same path as an upload; raises WorkspaceError."""
-    loaded = workspace().load(name)
+    ws = workspace()
+    # The version is read before the rows: if another session saves in between, this session's
+    # later save is refused (expected_version is older), never a silent overwrite.
+    version = ws.version(name)
+    loaded = ws.load(name)
     install(loaded.table, saved=name, human_ranking=loaded.human_ranking)
+    state()["saved_version"] = version
 
 
 def dataset_key() -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from evalcore import summary_presentation as show
 from evalcore.datafolder import data_dir, list_data_files, resolve_data_file
 from evalcore.errors import EvalcoreError
 from evalcore.io import read_human_ranking
@@ -14,14 +15,24 @@ from evalcore.workspace import MAX_NAME, WorkspaceError
 from views import _ui
 
 st.title("Verdict Lab")
-st.markdown(
-    "Rank models from LLM-judge verdicts **with honest intervals**, choose the anchor every model "
-    "is compared against, check the judge's position bias and ties, plan how many prompts and "
-    "human labels a decision needs, and correct a judge's win rate against human labels."
-)
+st.markdown(show.INTRO)
 
 store = _ui.ensure_data()
 s = _ui.state()
+
+
+def read(name: str, load) -> bool:
+    """Load a file into the session's store; a failure is kept in words (the old data stays)."""
+    try:
+        with st.spinner(f"Reading {_ui.md(name)}…"):
+            _ui.install(load())
+        return True
+    except (VerdictFormatError, EvalcoreError) as exc:
+        s["error"] = str(exc)
+    except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
+        s["error"] = show.unreadable(name, exc)
+    return False
+
 
 left, right = st.columns(2)
 with left:
@@ -30,30 +41,14 @@ with left:
     if st.button("Load demo", key="load_demo"):
         _ui.load_demo(demo)
         st.rerun()
-    st.caption("The demos are **simulated** by evalcore's simulator (`data/make_demo.py`): "
-               "every model and judge is made up (`sim-…`), with a known true ranking.")
+    st.caption(show.DEMO_NOTE)
 with right:
     st.subheader("Upload your verdicts")
-    upload = st.file_uploader(
-        "Verdict table: CSV, CSV.gz, Parquet, JSON Lines, or a native Arena-Hard-Auto, "
-        "AlpacaEval, MT-Bench or Chatbot Arena file",
-        type=["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"],
-        key="upload",
-    )
-    st.caption("Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot "
-               "A's point of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional "
-               "`judge, human, length_a, length_b, category`.")
+    upload = st.file_uploader(show.UPLOAD_LABEL, type=show.UPLOAD_TYPES, key="upload")
+    st.caption(show.COLUMNS_NOTE)
     if upload is not None and upload.file_id != s.get("upload_id"):
         s["upload_id"] = upload.file_id
-        try:
-            with st.spinner(f"Reading {upload.name}…"):
-                table = _ui.session_store().load_bytes(upload.getvalue(), name=upload.name)
-            _ui.install(table)
-        except (VerdictFormatError, EvalcoreError) as exc:
-            s["error"] = str(exc)
-        except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
-            s["error"] = (f"{upload.name}: the file could not be read ({type(exc).__name__}: {exc}). "
-                          "Check that it is a verdict table or a supported tool's output")
+        read(upload.name, lambda: _ui.session_store().load_bytes(upload.getvalue(), name=upload.name))
     if data_dir() is not None:
         files = list_data_files()
         st.subheader("Or pick a file from the server's data folder")
@@ -63,25 +58,17 @@ with right:
             picked = st.selectbox("File in the data folder", files, key="data_folder_pick",
                                   help="Files the server's operator placed in its data folder, "
                                   "for tables above the upload limit.")
-            if st.button("Load this file", key="data_folder_load"):
-                try:
-                    with st.spinner(f"Reading {picked}…"):
-                        table = _ui.session_store().load_file(resolve_data_file(picked),
-                                                              name=picked)
-                    _ui.install(table)
-                    st.rerun()
-                except (VerdictFormatError, EvalcoreError) as exc:
-                    s["error"] = str(exc)
+            if st.button("Load this file", key="data_folder_load") and read(
+                    picked, lambda: _ui.session_store().load_file(resolve_data_file(picked), name=picked)):
+                st.rerun()
     if s.get("error"):
-        kept = (f" The data loaded before ({_ui.code_span(s['source'])}) is still loaded."
-                if s.get("source") else "")
-        message = _ui.escape_markdown(s["error"].rstrip("."))
-        st.error(f"**This file was not loaded.** {message}.{kept}")
+        st.error(show.load_error(s["error"], previous=s.get("source")))
 
 with st.expander("Saved datasets", icon=":material/save:"):
     ws = _ui.workspace()
-    st.caption(f"Saved datasets live in the workspace file `{ws.path}` on this server and stay "
-               "after a restart. A link ending in `?dataset=<name>` opens one.")
+    st.caption(f"Saved datasets live in the workspace file {_ui.code_span(ws.path)} on this server and "
+               "stay after a restart; replacing one keeps the old version. A link ending in "
+               "`?dataset=<name>` opens one.")
     if s.get("demo"):
         st.caption("The demo is bundled with the app: upload a file to save it here.")
     elif not store.is_empty:
@@ -91,42 +78,53 @@ with st.expander("Saved datasets", icon=":material/save:"):
             replace = st.checkbox("Replace a saved dataset of the same name", key="save_replace")
             submitted = st.form_submit_button("Save")
         if submitted:
+            # Replacing the dataset this session loaded: refuse if another session changed it since.
+            expected = s.get("saved_version") if save_name == s.get("saved") else None
             try:
                 saved = ws.save(save_name, store.frame(), file=s.get("source"), format=s.get("format"),
-                                human_ranking=s.get("human_ranking"), replace=replace)
-                s["saved"] = saved.name
+                                human_ranking=s.get("human_ranking"), replace=replace,
+                                expected_version=expected)
+                s["saved"], s["saved_version"] = saved.name, saved.version
                 _ui.set_url_param("dataset", saved.name)
-                st.success(f"Saved as {_ui.code_span(saved.name)} ({saved.rows:,} rows).")
+                st.success(show.saved_message(saved))
             except WorkspaceError as exc:
-                st.error(f"**Not saved.** {_ui.escape_markdown(exc)}")
+                _ui.error(exc, lead="**Not saved.**")
     try:
         listed = ws.table()
     except WorkspaceError as exc:
         listed = None
-        st.error(f"**The saved datasets cannot be read.** {exc}")
+        _ui.error(exc, lead="**The saved datasets cannot be read.**")
     if listed is not None and listed.empty:
         st.info("No dataset is saved yet.")
     elif listed is not None:
-        st.dataframe(listed, hide_index=True, key="saved_table", column_config={
-            "saved_at": st.column_config.DatetimeColumn("saved (UTC)", format="YYYY-MM-DD HH:mm")})
+        st.dataframe(show.saved_table(listed), hide_index=True, key="saved_table", column_config={
+            "Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")})
         _ui.download_csv(listed, "saved_datasets.csv", key="dl_saved")
         pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
         load_col, delete_col = st.columns(2)
-        problem = None
         if load_col.button("Load", key="saved_load"):
             try:
                 _ui.load_saved(pick)
-            except WorkspaceError as exc:
-                problem = str(exc)
-            if problem is None:
                 st.rerun()
-            st.error(f"**Not loaded.** {_ui.escape_markdown(problem)}")
+            except WorkspaceError as exc:
+                _ui.error(exc, lead="**Not loaded.**")
         confirm = delete_col.checkbox("Confirm deletion", key="saved_confirm")
         if delete_col.button("Delete", key="saved_delete", disabled=not confirm):
             ws.delete(pick)
             if s.get("saved") == pick:
                 s["saved"] = None
             st.rerun()
+        history = ws.history(pick)
+        if history:
+            old = st.selectbox("Previous versions", history, key="saved_version_pick",
+                               format_func=show.version_label, help=show.VERSIONS_HELP)
+            if st.button("Restore this version", key="saved_restore"):
+                try:
+                    restored = ws.restore(pick, old.version, expected_version=int(
+                        listed.loc[listed["name"] == pick, "version"].iloc[0]))
+                    st.success(show.saved_message(restored))
+                except WorkspaceError as exc:
+                    _ui.error(exc, lead="**Not restored.**")
 
 if store.is_empty:
     st.info("Nothing is loaded yet: load the demo or upload a file.")
@@ -138,34 +136,17 @@ st.subheader(f"Loaded: {_ui.code_span(summary.name)}")
 _ui.demo_banner()
 st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.format)}**.")
 for note in s.get("notes", ()):
-    st.info(note)
+    _ui.info(note)
 
-cols = st.columns(5)
-cols[0].metric("Models", len(summary.models))
-cols[1].metric("Instructions", f"{summary.instructions:,}")
-cols[2].metric("Judges", len(summary.judges))
-cols[3].metric("Rows (judge calls)", f"{summary.rows:,}")
-cols[4].metric("Human-labelled rows", f"{summary.labelled_rows:,}")
+for col, (label, value) in zip(st.columns(5), show.metric_cells(summary), strict=True):
+    col.metric(label, value)
 
-design = summary.design + (f" — every model against {_ui.code_span(summary.anchor)}"
-                           if summary.anchor else "")
-st.markdown(
-    f"- **Design:** {design} ({summary.pairs_judged} of {summary.pairs_possible} model pairs "
-    f"judged)\n- **Orders:** {summary.orders}\n- **Judges:** "
-    + ", ".join(_ui.code_span(j) for j in summary.judges)
-    + (f"\n- **Categories:** {', '.join(_ui.code_span(c) for c in summary.categories)}"
-       if summary.categories else "")
-    + (f"\n- **Self-comparisons:** {summary.self_comparison_rows:,} rows (kept apart)"
-       if summary.self_comparison_rows else "")
-)
+st.markdown(show.design_markdown(summary))
 if summary.design == "anchor-only":
-    st.caption("An anchor-only table ranks every model by its battles against one anchor; the "
-               "per-anchor sweep of the Anchors page needs all pairs.")
+    st.caption(show.ANCHOR_NOTE)
 
 st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
-nv = summary.no_verdict.rename(columns={"no_verdict_rate": "no-verdict rate"})
-st.dataframe(nv, hide_index=True, column_config={
-    "no-verdict rate": st.column_config.NumberColumn(format="percent")})
+st.dataframe(show.no_verdict_table(summary), hide_index=True)
 _ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
 
 st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
@@ -184,4 +165,4 @@ with st.expander("Human ranking (optional): `model, score`, higher is better"):
             s["memo"] = {}
             st.rerun()
         except VerdictFormatError as exc:
-            st.error(f"**The ranking was not loaded.** {_ui.escape_markdown(exc)}")
+            _ui.error(exc, lead="**The ranking was not loaded.**")

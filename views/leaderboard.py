@@ -1,13 +1,14 @@
-"""Leaderboard: Bradley–Terry ratings, 95% intervals, rank ranges, the win-rate matrix."""
+"""Leaderboard: Bradley–Terry ratings, 95% intervals, rank ranges, tiers, the win-rate matrix."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from evalcore.errors import UsageError
 from evalcore.plots.common import CONFIG
-from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
-from evalcore.ranking import leaderboard
-from evalcore.text import fmt_int
+from evalcore.plots.leaderboard import forest_plot, separation_heatmap, win_rate_heatmap
+from evalcore.ranking import leaderboard, separation
+from evalcore.ranking import presentation as show
 from views import _ui
 
 st.title("Leaderboard")
@@ -21,7 +22,9 @@ with c2:
     category = _ui.category_picker(store)
 with c3:
     rounds = st.number_input("Bootstrap rounds", min_value=0, max_value=10000, step=100,
-                             value=_ui.url_int("rounds", 1000, low=0, high=10000), key="lb_rounds")
+                             value=_ui.url_int("rounds", 1000, low=0, high=10000), key="lb_rounds",
+                             help="Resamples of the instructions (bootstrap), or normal draws for the "
+                                  "rank ranges (sandwich). 0 gives ratings without intervals.")
 with c4:
     seed = st.number_input("Seed", min_value=0, step=1,
                            value=_ui.url_int("seed", 0, low=0, high=2**31 - 1), key="lb_seed")
@@ -36,43 +39,55 @@ if counts.n_models < 2:
                "Choose another judge or category.")
     st.stop()
 
-bar = st.progress(0.0, text="Bootstrapping over instructions…")
+default = show.default_interval(counts.n_instructions)
+asked = _ui.url_param("interval", default)
+choice = st.radio("Intervals", list(show.INTERVAL_CHOICES.values()), horizontal=True,
+                  index=list(show.INTERVAL_CHOICES).index(asked if asked in show.INTERVAL_CHOICES else default),
+                  key="lb_interval",
+                  help="Bootstrap: refit on resampled instructions (Efron 1979). Sandwich: a robust "
+                       "variance clustered by instruction, one fit only (fast on large tables).")
+interval = show.interval_from_label(choice)
+_ui.set_url_param("interval", None if interval == default else interval)
+if show.default_note(counts.n_instructions):
+    st.caption(show.default_note(counts.n_instructions))
+
+bar = st.progress(0.0, text="Computing the intervals…")
 
 
 def _progress(fraction: float, text: str) -> None:
     bar.progress(min(1.0, fraction), text=text)
 
 
-board = _ui.memo(("leaderboard", judge, category, both, int(rounds), int(seed)),
-                 lambda: leaderboard(counts, rounds=int(rounds), seed=int(seed), progress=_progress))
+board = _ui.memo(("leaderboard", judge, category, both, int(rounds), int(seed), interval),
+                 lambda: leaderboard(counts, rounds=int(rounds), seed=int(seed), interval=interval,
+                                     progress=_progress))
 bar.empty()
 
-st.caption(
-    f"Bradley–Terry maximum likelihood on win/tie/loss counts (a tie is half a win each), Elo "
-    f"scale: a 400-point gap means a 10:1 win probability. Intervals: 2.5–97.5 percentiles over "
-    f"{fmt_int(board.rounds)} bootstrap rounds that resample the {fmt_int(board.n_instructions)} instructions "
-    f"(the benchmark's unit), seed {board.seed}. Rank range: the 95% range of the model's rank "
-    "across rounds."
-)
+st.caption(show.method_caption(board))
 for note in board.notes:
-    st.warning(_ui.escape_markdown(note))
+    _ui.warning(note)
 
-table = board.table
-show = table.drop(columns=["piece"]) if table["piece"].nunique() == 1 else table
-st.dataframe(
-    show, hide_index=True, width="stretch",
-    column_config={
-        "rating": st.column_config.NumberColumn(format="%.0f"),
-        "ci_low": st.column_config.NumberColumn("95% low", format="%.0f"),
-        "ci_high": st.column_config.NumberColumn("95% high", format="%.0f"),
-        "rank_low": st.column_config.NumberColumn("best rank"),
-        "rank_high": st.column_config.NumberColumn("worst rank"),
-        "win_rate": st.column_config.NumberColumn("win rate", format="percent"),
-    },
-)
-_ui.download_csv(table, f"leaderboard_{judge}.csv", key="dl_lb")
+try:
+    sep = _ui.memo(("separation", judge, category, both, int(rounds), int(seed), interval),
+                   lambda: separation(board))
+except UsageError as exc:
+    sep = None
+    why = exc
+st.dataframe(show.display_table(board, sep), hide_index=True, width="stretch")
+_ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
 st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")
+
+st.subheader("Separation")
+if sep is None:
+    _ui.info(f"No separation test: {why}")
+else:
+    st.caption(show.separation_caption(sep))
+    st.plotly_chart(separation_heatmap(sep), config=CONFIG, key="separation")
+    _ui.download_csv(show.pairs_frame(sep), f"separation_{judge}.csv",
+                     label="Download the pairwise tests (CSV)", key="dl_sep")
+
+st.subheader("Win rates")
 st.plotly_chart(win_rate_heatmap(board), config=CONFIG, key="winrate")
-_ui.download_csv(board.win_rate_matrix.reset_index(names="model"), f"win_rates_{judge}.csv",
+_ui.download_csv(show.matrix_frame(board.win_rate_matrix), f"win_rates_{judge}.csv",
                  label="Download the win-rate matrix (CSV)", key="dl_wr")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
+from evalcore import summary_presentation as show
 from evalcore.findings import Finding, headline_findings, run_analyses
 from evalcore.report import build_report
-from evalcore.text import fmt_int
 from views import _ui
 
 STATUS_ICON = {"clear": ":material/check_circle:", "caution": ":material/warning:",
@@ -77,10 +75,7 @@ bar.empty()
 findings = headline_findings(analyses)
 summary = analyses.summary
 
-st.markdown(
-    f"**{md_escape(summary.name)}**: {len(summary.models)} models, {fmt_int(summary.instructions)} "
-    f"instructions, {fmt_int(summary.rows)} judge calls ({summary.design}, {summary.orders}); findings "
-    f"for judge **{md_escape(judge)}**.")
+st.markdown(show.overview_sentence(summary, judge))
 
 tiles = [tile for finding in findings.findings for tile in finding.tiles]
 per_row = 4
@@ -107,7 +102,7 @@ def _report() -> bytes:
     return build_report(analyses, findings).encode("utf-8")
 
 
-safe = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{summary.name}_{judge}").strip("_") or "data"
+safe = show.file_stem(summary.name, judge)
 c1, c2 = st.columns(2)
 with c1:
     st.download_button("Download the HTML report", data=_report, file_name=f"report_{safe}.html",

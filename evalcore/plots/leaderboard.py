@@ -1,4 +1,4 @@
-"""Figures of a Bradley–Terry leaderboard: forest plot and win-rate heatmap."""
+"""Figures of a Bradley–Terry leaderboard: forest plot, win-rate heatmap, separation matrix."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from evalcore.plots.common import ACCENT, PRIMARY, labels, style
-from evalcore.ranking import Leaderboard
+from evalcore.ranking import Leaderboard, Separation
 from evalcore.text import fmt_int
 
 
@@ -27,8 +27,9 @@ def forest_plot(board: Leaderboard) -> go.Figure:
     fig.add_vline(x=1000, line_dash="dot", line_color=ACCENT, opacity=0.5)
     fig.update_yaxes(autorange="reversed", title=None)
     fig.update_xaxes(title="Bradley–Terry rating (Elo scale, mean 1000)")
-    return style(fig, title=f"Ratings with 95% intervals ({fmt_int(board.rounds)} bootstrap rounds over "
-                 "instructions)", height=max(320, 26 * len(t) + 120))
+    how = ("instruction-clustered sandwich" if board.interval_method == "sandwich"
+           else f"{fmt_int(board.rounds)} bootstrap rounds over instructions")
+    return style(fig, title=f"Ratings with 95% intervals ({how})", height=max(320, 26 * len(t) + 120))
 
 
 def win_rate_heatmap(board: Leaderboard) -> go.Figure:
@@ -43,4 +44,28 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
     ))
     fig.update_yaxes(autorange="reversed")
     return style(fig, title="Win rate of the row model against the column model",
+                 height=max(360, min(900, 28 * len(order) + 160)))
+
+
+def separation_heatmap(sep: Separation) -> go.Figure:
+    """Pairwise rating differences (row minus column, Elo points), leaderboard order; a dot marks
+    the pairs the data separates after the multiplicity adjustment."""
+    order = list(sep.tiers["model"])
+    diff = sep.matrix("difference").reindex(index=order, columns=order)
+    adj = sep.matrix("p_adjusted").reindex(index=order, columns=order)
+    z = diff.to_numpy(dtype=float)
+    p = adj.to_numpy(dtype=float)
+    separated = np.isfinite(p) & (p < sep.alpha)
+    marks = np.where(separated, "●", "")
+    limit = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
+    p_text = np.where(np.isfinite(p), np.char.mod("%.3g", np.nan_to_num(p)), "—")
+    fig = go.Figure(go.Heatmap(
+        z=z, x=labels(order), y=labels(order), zmin=-limit, zmax=limit, colorscale="RdBu",
+        text=marks, texttemplate="%{text}", hoverongaps=False,
+        customdata=p_text, colorbar={"title": "Elo points"},
+        hovertemplate=("%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p = %{customdata}"
+                       "<extra></extra>"),
+    ))
+    fig.update_yaxes(autorange="reversed")
+    return style(fig, title="Rating difference, row minus column (● = separated)",
                  height=max(360, min(900, 28 * len(order) + 160)))

@@ -17,6 +17,7 @@ from evalcore.ranking.bradley_terry import (
     win_entries,
     win_probability,
 )
+from evalcore.ranking.fragility import PairFragility, RankingFragility, ranking_fragility
 from evalcore.ranking.intervals import bootstrap_thetas, sandwich_covariance
 from evalcore.ranking.leaderboard import (
     MIN_INSTRUCTIONS_FOR_NOMINAL,
@@ -25,7 +26,6 @@ from evalcore.ranking.leaderboard import (
     leaderboard,
     sign_counts,
 )
-from evalcore.ranking.fragility import PairFragility, RankingFragility, ranking_fragility
 from evalcore.ranking.separation import Separation, adjust_p_values, separation
 
 _sign_counts = sign_counts  # old private name, still used by some callers
@@ -56,4 +56,7 @@ __all__ = [
     "Separation",
     "adjust_p_values",
     "separation",
+    "PairFragility",
+    "RankingFragility",
+    "ranking_fragility",
 ]

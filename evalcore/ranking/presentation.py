@@ -1,0 +1,192 @@
+"""What the Leaderboard page shows: the table in human words, the interval choice, the captions.
+
+Pages draw; this module decides what a cell says. Nothing here computes a statistic: it reads a
+:class:`~evalcore.ranking.Leaderboard` and a :class:`~evalcore.ranking.Separation`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from evalcore.errors import UsageError
+from evalcore.ranking.leaderboard import Leaderboard
+from evalcore.ranking.separation import Separation
+from evalcore.text import MISSING, fmt_int, fmt_pct, fmt_rating
+
+#: Above this many instructions the page starts with the sandwich: the bootstrap refits the model
+#: once per round over every instruction pattern, which takes minutes on an arena-sized table.
+BOOTSTRAP_LIMIT = 200_000
+
+#: The page's words for the two interval methods, in the order of the picker.
+INTERVAL_CHOICES = {
+    "bootstrap": "Bootstrap over instructions",
+    "sandwich": "Sandwich (clustered, fast)",
+}
+
+_BOUND_WORDS = {
+    "at least": "at least (never lost)",
+    "at most": "at most (never won)",
+}
+
+
+def default_interval(n_instructions: int) -> str:
+    """``"sandwich"`` above :data:`BOOTSTRAP_LIMIT` instructions, else ``"bootstrap"``.
+
+    Examples
+    --------
+    >>> default_interval(1_000), default_interval(1_800_000)
+    ('bootstrap', 'sandwich')
+    """
+    return "sandwich" if int(n_instructions) > BOOTSTRAP_LIMIT else "bootstrap"
+
+
+def interval_from_label(label: str) -> str:
+    """The method name (``"bootstrap"``/``"sandwich"``) of a picker label."""
+    for method, text in INTERVAL_CHOICES.items():
+        if label == text:
+            return method
+    raise UsageError(f"interval label must be one of {list(INTERVAL_CHOICES.values())}, not {label!r}.")
+
+
+def default_note(n_instructions: int) -> str | None:
+    """Why the page starts with the sandwich, or None when it starts with the bootstrap."""
+    if default_interval(n_instructions) == "bootstrap":
+        return None
+    return (
+        f"This selection has {fmt_int(n_instructions)} instructions (more than "
+        f"{fmt_int(BOOTSTRAP_LIMIT)}): the bootstrap would take long here, so the intervals start "
+        "with the clustered sandwich. Pick the bootstrap above to compare."
+    )
+
+
+def method_caption(board: Leaderboard) -> str:
+    """One paragraph saying what the ratings and intervals are (no user text)."""
+    if board.interval_method == "sandwich":
+        how = (
+            "Intervals: ±1.96 standard errors from the instruction-clustered sandwich (a robust "
+            "variance that treats all verdicts on one instruction as one unit; Huber 1967, White "
+            "1980); rank ranges from "
+            f"{fmt_int(board.rounds)} normal draws, seed {board.seed}."
+        )
+    else:
+        how = (
+            f"Intervals: 2.5–97.5 percentiles over {fmt_int(board.rounds)} bootstrap rounds that "
+            f"resample the {fmt_int(board.n_instructions)} instructions (the benchmark's unit), seed "
+            f"{board.seed}."
+        )
+    return (
+        "Bradley–Terry maximum likelihood on win/tie/loss counts (a tie is half a win each), Elo "
+        "scale: a 400-Elo-point gap means a 10:1 win probability. " + how + " Rank range: the 95% "
+        "range of the model's rank across rounds."
+    )
+
+
+def _interval_text(low: float, high: float, bound: str) -> str:
+    if bound == "at least":
+        return f"at least {fmt_rating(low)}" if math.isfinite(low) else MISSING
+    if bound == "at most":
+        return f"at most {fmt_rating(high)}" if math.isfinite(high) else MISSING
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return MISSING
+    return f"{fmt_rating(low)} – {fmt_rating(high)}"
+
+
+def display_table(board: Leaderboard, separation: Separation | None = None) -> pd.DataFrame:
+    """The leaderboard with human column names, whole-number ratings and no empty cell.
+
+    Columns: Rank, Model, Rating, 95% interval (``"at least …"`` for a model that never lost,
+    ``"at most …"`` for one that never won: their rating is one-sided), Rank range, Battles, Wins,
+    Ties, Losses, Win rate, One-sided ("at least (never lost)" / "at most (never won)" / "—"),
+    Tier (when ``separation`` is given: models in one tier cannot be told apart by the data) and
+    Part (only when the comparison graph falls apart into several pieces that cannot be compared).
+    """
+    t = board.table
+    out = pd.DataFrame(
+        {
+            "Rank": t["rank"].astype(int),
+            "Model": t["model"].astype(str),
+            "Rating": [fmt_rating(v) for v in t["rating"]],
+            "95% interval": [
+                _interval_text(float(lo), float(hi), str(b))
+                for lo, hi, b in zip(t["ci_low"], t["ci_high"], t["bound"], strict=True)
+            ],
+            "Rank range": [
+                str(int(lo)) if lo == hi else f"{int(lo)}–{int(hi)}"
+                for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)
+            ],
+            "Battles": t["battles"].astype(int),
+            "Wins": t["wins"].astype(int),
+            "Ties": t["ties"].astype(int),
+            "Losses": t["losses"].astype(int),
+            "Win rate": [fmt_pct(v, 1) if b > 0 else MISSING for v, b in zip(t["win_rate"], t["battles"], strict=True)],
+            "One-sided": [_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
+        }
+    )
+    if separation is not None:
+        tier = dict(zip(separation.tiers["model"], separation.tiers["tier"], strict=True))
+        out["Tier"] = [int(tier[m]) for m in t["model"]]
+    if t["piece"].nunique() > 1:
+        out["Part"] = t["piece"].astype(int)
+    return out
+
+
+def index_column(names: object, base: str = "row model") -> str:
+    """A column name for the row labels that is none of ``names`` (user model names).
+
+    Examples
+    --------
+    >>> index_column(["model", "row model"])
+    'row model (row)'
+    """
+    taken = {str(n) for n in names}
+    name = base
+    while name in taken:
+        name += " (row)"
+    return name
+
+
+def matrix_frame(matrix: pd.DataFrame) -> pd.DataFrame:
+    """A model × model matrix as a CSV-ready frame: the row model in a first column whose name
+    cannot collide with a model's (a model may be called ``model``)."""
+    return matrix.reset_index(names=index_column(matrix.columns))
+
+
+def separation_caption(sep: Separation) -> str:
+    """What the tiers and the matrix mean, naming the multiplicity control (no user text)."""
+    control = (
+        f"Holm, family-wise {fmt_pct(sep.alpha)}"
+        if sep.correction == "holm"
+        else f"Benjamini–Hochberg, false-discovery rate {fmt_pct(sep.alpha)}"
+    )
+    n_pairs = len(sep.pairs)
+    n_sep = int(sep.pairs["separated"].sum())
+    n_tiers = int(sep.tiers["tier"].max()) if len(sep.tiers) else 0
+    return (
+        f"Each pair's rating difference is tested for \"no difference\" ({sep.method}); the "
+        f"{fmt_int(n_pairs)} tests are adjusted together ({control}), so across the whole matrix "
+        f"the chance of calling any tied pair different stays at {fmt_pct(sep.alpha)}. "
+        f"{fmt_int(n_sep)} of {fmt_int(n_pairs)} pairs are separated. **Tier**: walking down the "
+        f"table, a model opens a new tier when it is separated from the first model of the current "
+        f"tier; models in one tier are ones the data cannot separate ({fmt_int(n_tiers)} "
+        "tier" + ("" if n_tiers == 1 else "s") + " here)."
+    )
+
+
+def pairs_frame(sep: Separation) -> pd.DataFrame:
+    """The pairwise tests with human column names (for the CSV download)."""
+    p = sep.pairs
+    return pd.DataFrame(
+        {
+            "Higher-rated model": p["model_1"],
+            "Lower-rated model": p["model_2"],
+            "Difference (Elo points)": np.round(p["difference"].to_numpy(dtype=float), 1),
+            "95% low": np.round(p["low"].to_numpy(dtype=float), 1),
+            "95% high": np.round(p["high"].to_numpy(dtype=float), 1),
+            "p-value": p["p_value"],
+            "Adjusted p-value": p["p_adjusted"],
+            "Separated": np.where(p["separated"], "yes", "no"),
+        }
+    )

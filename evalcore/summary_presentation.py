@@ -1,0 +1,135 @@
+"""What the Data page says about a loaded table and the saved datasets, in safe Markdown.
+
+User text (file, model, judge, category and dataset names, messages that quote them) is escaped
+here with :func:`evalcore.text.markdown` or shown as code with :func:`evalcore.text.code_span`, so
+a page hands the result to Streamlit as is. Nothing here computes a statistic.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from evalcore.text import code_span, fmt_int, fmt_pct
+from evalcore.text import markdown as md
+
+if TYPE_CHECKING:
+    from evalcore.store import DatasetSummary
+    from evalcore.workspace import SavedDataset
+
+__all__ = [
+    "design_markdown", "load_error", "no_verdict_table", "saved_message", "saved_table",
+    "version_label",
+]
+
+
+def design_markdown(summary: DatasetSummary) -> str:
+    """The bullet list under "Loaded": design, orders, judges, categories, self-comparisons."""
+    design = summary.design + (f" — every model against {code_span(summary.anchor)}" if summary.anchor else "")
+    lines = [
+        f"- **Design:** {md(design) if not summary.anchor else design} ({fmt_int(summary.pairs_judged)} of "
+        f"{fmt_int(summary.pairs_possible)} model pairs judged)",
+        f"- **Orders:** {md(summary.orders)}",
+        "- **Judges:** " + ", ".join(code_span(j) for j in summary.judges),
+    ]
+    if summary.categories:
+        lines.append("- **Categories:** " + ", ".join(code_span(c) for c in summary.categories))
+    if summary.self_comparison_rows:
+        lines.append(f"- **Self-comparisons:** {fmt_int(summary.self_comparison_rows)} rows (kept apart)")
+    return "\n".join(lines)
+
+
+def no_verdict_table(summary: DatasetSummary) -> pd.DataFrame:
+    """Calls with no verdict per judge, with human column names and percentages."""
+    nv = summary.no_verdict
+    return pd.DataFrame({
+        "Judge": nv["judge"].astype(str),
+        "Calls": nv["calls"].astype(int),
+        "No verdict": nv["no_verdict"].astype(int),
+        "No-verdict rate": [fmt_pct(v, 1) for v in nv["no_verdict_rate"]],
+    })
+
+
+def load_error(error: str, *, previous: str | None) -> str:
+    """Why a file was not loaded, and what is still loaded."""
+    kept = f" The data loaded before ({code_span(previous)}) is still loaded." if previous else ""
+    return f"**This file was not loaded.** {md(str(error).rstrip('.'))}.{kept}"
+
+
+def saved_message(saved: SavedDataset) -> str:
+    """What a save did, naming the version it replaced (kept, restorable)."""
+    text = f"Saved as {code_span(saved.name)} (version {saved.version}, {fmt_int(saved.rows)} rows)."
+    if saved.replaced is not None:
+        text += (f" It replaced {md(saved.replaced.describe())}, which is kept: restore it under "
+                 "“Previous versions”.")
+    return text
+
+
+def version_label(saved: SavedDataset) -> str:
+    """A plain-text label for a version in a picker (shown as text, not Markdown)."""
+    return saved.describe()
+
+
+def saved_table(listed: pd.DataFrame) -> pd.DataFrame:
+    """The saved datasets with human column names."""
+    return listed.rename(columns={
+        "name": "Name", "file": "File", "format": "Format", "rows": "Rows", "models": "Models",
+        "judges": "Judges", "instructions": "Instructions", "saved_at": "Saved (UTC)", "version": "Version",
+    })
+
+
+def metric_cells(summary: DatasetSummary) -> list[tuple[str, str]]:
+    """The five counts at the top of the summary: (label, value)."""
+    return [
+        ("Models", fmt_int(len(summary.models))),
+        ("Instructions", fmt_int(summary.instructions)),
+        ("Judges", fmt_int(len(summary.judges))),
+        ("Rows (judge calls)", fmt_int(summary.rows)),
+        ("Human-labelled rows", fmt_int(summary.labelled_rows)),
+    ]
+
+
+def unreadable(file: str, exc: BaseException) -> str:
+    """Words for an error no reader foresaw (plain text; escaped where shown)."""
+    return (f"{file}: the file could not be read ({type(exc).__name__}: {exc}). Check that it is a "
+            "verdict table or a supported tool's output")
+
+
+# -- the page's own words (no user text) ---------------------------------------------------------
+
+INTRO = ("Rank models from LLM-judge verdicts **with honest intervals**, choose the anchor every model "
+         "is compared against, check the judge's position bias and ties, plan how many prompts and "
+         "human labels a decision needs, and correct a judge's win rate against human labels.")
+DEMO_NOTE = ("The demos are **simulated** by evalcore's simulator: every model and judge is made up "
+             "(`sim-…`), with a known true ranking.")
+UPLOAD_LABEL = ("Verdict table: CSV, CSV.gz, Parquet, JSON Lines, or a native Arena-Hard-Auto, "
+                "AlpacaEval, MT-Bench or Chatbot Arena file")
+UPLOAD_TYPES = ["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"]
+COLUMNS_NOTE = ("Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot A's point "
+                "of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional `judge, human, length_a, "
+                "length_b, category`.")
+VERSIONS_HELP = ("Replacing a saved dataset keeps the old version; restoring one makes it current again "
+                 "(the current one is kept too).")
+ANCHOR_NOTE = ("An anchor-only table ranks every model by its battles against one anchor; the per-anchor "
+               "sweep of the Anchors page needs all pairs.")
+
+
+def overview_sentence(summary: DatasetSummary, judge: str) -> str:
+    """The Overview's one-line description of the data (safe Markdown)."""
+    return (f"**{md(summary.name)}**: {fmt_int(len(summary.models))} models, "
+            f"{fmt_int(summary.instructions)} instructions, {fmt_int(summary.rows)} judge calls "
+            f"({md(summary.design)}, {md(summary.orders)}); findings for judge **{md(judge)}**.")
+
+
+def file_stem(*parts: object) -> str:
+    """A download file name from user names: letters, digits, ``.``, ``_`` and ``-`` only.
+
+    Examples
+    --------
+    >>> file_stem("my data.csv", "gpt/4 <judge>")
+    'my_data.csv_gpt_4_judge'
+    """
+    clean = (re.sub(r"[^A-Za-z0-9._-]+", "_", str(p)).strip("_") for p in parts)
+    return "_".join(c for c in clean if c) or "data"

@@ -1,0 +1,115 @@
+"""The Calibration page's words: parsing typed J values, cells without NaN, escaped user text."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from evalcore.calibration import calibrate, coverage_simulation, floor_table, size_plan, superiority_gate
+from evalcore.calibration import presentation as show
+from evalcore.counts import VerdictCounts
+from evalcore.errors import UsageError
+from evalcore.store import VerdictStore
+from tests.conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def demo():
+    from evalcore.io import read_verdicts
+
+    store = VerdictStore()
+    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
+    return store
+
+
+def test_parse_js_reads_commas_and_semicolons_and_names_the_bad_token():
+    assert show.parse_js(" 0.57; 0.34,,0.21 ") == [0.57, 0.34, 0.21]
+    assert show.parse_js("") == []
+    with pytest.raises(UsageError, match="banana"):
+        show.parse_js("0.5, banana")
+    with pytest.raises(UsageError, match="outside"):
+        show.parse_js("1.5")
+    with pytest.raises(UsageError):
+        show.parse_js("nan")
+
+
+def test_summary_and_metrics_have_no_nan_and_match_the_result(demo):
+    judge = "sim-judge-steady"
+    cal = calibrate(demo, judge=judge, candidate="sim-alder", baseline="sim-birch")
+    table = show.summary_display(cal)
+    assert list(table.columns) == ["Quantity", "Estimate", "95% low", "95% high", "Definition"]
+    assert not table.isna().any().any()
+    assert "nan" not in table.to_string().lower()
+    row = table.set_index("Quantity").loc["Printed win rate"]
+    assert row["Estimate"] == f"{100 * cal.printed:.1f}%"
+    assert row["95% low"] == f"{100 * cal.printed_low:.1f}%"
+    floor = table.set_index("Quantity").loc["Floor (half-width)", "Estimate"]
+    assert floor == f"±{100 * cal.floor:.1f} percentage points"
+    cells = dict((label, value) for label, value, _ in show.metrics(cal))
+    assert cells["Youden's J"] == f"{cal.youden_j:.2f}"
+    assert cells["Corrected"] in ("refused", f"{100 * cal.corrected:.1f}%")
+
+
+def test_user_text_is_escaped_in_every_sentence(demo):
+    hostile = "[x](https://evil.example)"
+    cal = calibrate(demo, judge="sim-judge-steady", candidate="sim-alder")
+    cal = type(cal)(**{**cal.__dict__, "judge": hostile, "candidate": hostile})
+    assert "](" not in show.correction_caption(cal).replace("\\](", "")
+    assert "](" not in show.headline(cal).replace("\\](", "")
+    assert "\\[" in show.headline(cal)
+
+
+def test_floor_display_is_wide_and_marks_this_judge(demo):
+    cal = calibrate(demo, judge="sim-judge-steady")
+    js = show.youden_values(cal, [0.57, 0.34])
+    assert js[0] == round(cal.youden_j, 3)
+    wide = show.floor_display(floor_table([25, 100], js), cal)
+    assert wide.columns[0] == "Labelled pairs"
+    assert sum(c.startswith("this judge J = ") for c in wide.columns) == 1
+    assert wide["J = 0.57"].tolist() == [33.6, 15.2]  # the published ±33–35 at 25, ±15–16 at 100
+
+
+def test_quality_options_feed_size_plan(demo):
+    cal = calibrate(demo, judge="sim-judge-steady")
+    options = show.quality_options(cal, [0.34])
+    assert list(options)[0].startswith("this judge (Se ")
+    plan = size_plan(0.10, max_labelled=1600, **options["typed J = 0.34"])
+    assert math.isclose(plan.youden_j, 0.34, abs_tol=1e-9)
+    ladder = show.ladder_display(plan)
+    assert "—" in set(ladder["Judged pairs needed"])  # where no judged count reaches the target
+    assert not ladder.isna().any().any()
+    empty = type(cal)(**{**cal.__dict__, "se": math.nan, "sp": math.nan})
+    assert list(show.quality_options(empty, [])) == [show.DEFAULT_QUALITY]
+
+
+def test_coverage_sentence_reports_the_simulated_ranges(demo):
+    cal = calibrate(demo, judge="sim-judge-steady")
+    result = coverage_simulation(cal.se, cal.sp, n_judged=100, n_labelled=25, simulations=200, seed=0)
+    text = show.coverage_sentence(result, cal, n_judged=100, n_labelled=25)
+    lr = result.table[result.table["interval"] == "Lang–Reiczigel"]["coverage"]
+    assert f"Lang–Reiczigel interval {100 * lr.min():.1f}%–{100 * lr.max():.1f}%" in text
+    assert not show.coverage_table(result).isna().any().any()
+
+
+def test_gate_message_says_pass_or_fail(demo):
+    cal = calibrate(demo, judge="sim-judge-steady", candidate="sim-alder", baseline="sim-birch")
+    gate = superiority_gate(cal)
+    msg = show.gate_message(gate)
+    assert msg.kind == ("success" if gate.passed else "error")
+    assert msg.text.startswith("**PASS**" if gate.passed else "**FAIL**")
+
+
+def test_default_candidate_is_the_top_rated_model_or_the_first():
+    # "b" beats "a" on every instruction; "c" never plays
+    n = np.zeros((10, 5), dtype=np.int32)
+    n[:, 0] = 1  # slot A ("a") loses
+    counts = VerdictCounts.from_cells(models=("a", "b", "c"), instructions=tuple(f"i{i}" for i in range(10)),
+                                      judge="j", inst=np.arange(10, dtype=np.int32),
+                                      a=np.zeros(10, dtype=np.int32), b=np.ones(10, dtype=np.int32), n=n)
+    assert show.default_candidate(counts) == "b"
+    one = VerdictCounts.from_cells(models=("solo",), instructions=("i0",), judge="j",
+                                   inst=np.zeros(0, dtype=np.int32), a=np.zeros(0, dtype=np.int32),
+                                   b=np.zeros(0, dtype=np.int32), n=np.zeros((0, 5), dtype=np.int32))
+    assert show.default_candidate(one) == "solo"

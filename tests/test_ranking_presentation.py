@@ -1,0 +1,151 @@
+"""The Leaderboard page's words: table cells, interval choice, download frames."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.counts import VerdictCounts
+from evalcore.errors import UsageError
+from evalcore.ranking import leaderboard, separation
+from evalcore.ranking import presentation as show
+
+
+def _counts(models, cells):
+    """Cells: (instruction, a, b, level index) with one call each."""
+    inst = np.array([c[0] for c in cells], dtype=np.int32)
+    a = np.array([c[1] for c in cells], dtype=np.int32)
+    b = np.array([c[2] for c in cells], dtype=np.int32)
+    n = np.zeros((len(cells), 5), dtype=np.int32)
+    n[np.arange(len(cells)), [c[3] for c in cells]] = 1
+    return VerdictCounts.from_cells(models=tuple(models), instructions=tuple(f"i{i}" for i in range(inst.max() + 1)),
+                                    judge="j", inst=inst, a=a, b=b, n=n)
+
+
+def _mixed(models=("model", "row model", "x"), n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    cells = []
+    m = len(models)
+    for i in range(n):
+        a, b = rng.choice(m, 2, replace=False)
+        cells.append((i, int(a), int(b), int(rng.integers(0, 5))))
+    return _counts(models, cells)
+
+
+def test_default_interval_switches_above_the_limit():
+    assert show.default_interval(show.BOOTSTRAP_LIMIT) == "bootstrap"
+    assert show.default_interval(show.BOOTSTRAP_LIMIT + 1) == "sandwich"
+    assert show.default_note(10) is None
+    assert "would take long" in show.default_note(1_800_000)
+    assert show.interval_from_label("Sandwich (clustered, fast)") == "sandwich"
+    with pytest.raises(UsageError):
+        show.interval_from_label("jackknife")
+
+
+def test_table_has_human_columns_no_missing_cells_and_matches_the_board():
+    board = leaderboard(_mixed(), rounds=200, seed=1)
+    sep = separation(board)
+    t = show.display_table(board, sep)
+    assert list(t.columns[:4]) == ["Rank", "Model", "Rating", "95% interval"]
+    assert "Tier" in t.columns and not t.isna().any().any()
+    for cell, lo, hi in zip(t["95% interval"], board.table["ci_low"], board.table["ci_high"], strict=True):
+        assert cell == f"{lo:,.0f} – {hi:,.0f}"
+    assert t["Rating"].tolist() == [f"{r:,.0f}" for r in board.table["rating"]]
+
+
+def test_one_sided_ratings_are_said_in_words():
+    # "a" beats everyone, never loses; "c" never scores; "b" in between.
+    cells = [(0, 0, 1, 4), (1, 0, 2, 4), (2, 1, 2, 4), (3, 1, 2, 3), (4, 0, 1, 3), (5, 1, 2, 4)]
+    board = leaderboard(_counts(("a", "b", "c"), cells), rounds=50, seed=0)
+    t = show.display_table(board).set_index("Model")
+    assert t.loc["a", "One-sided"] == "at least (never lost)"
+    assert t.loc["a", "95% interval"].startswith("at least ")
+    assert t.loc["c", "One-sided"] == "at most (never won)"
+    assert t.loc["c", "95% interval"].startswith("at most ")
+    assert t.loc["b", "One-sided"] == "—"
+
+
+def test_without_rounds_the_interval_cell_is_a_dash_not_nan():
+    board = leaderboard(_mixed(), rounds=0, seed=0)
+    t = show.display_table(board)
+    assert set(t["95% interval"]) == {"—"}
+    assert not t.isna().any().any()
+
+
+def test_matrix_frame_survives_a_model_named_model():
+    board = leaderboard(_mixed(), rounds=0, seed=0)
+    with pytest.raises(ValueError):  # the bug this replaces
+        board.win_rate_matrix.reset_index(names="model")
+    frame = show.matrix_frame(board.win_rate_matrix)
+    assert frame.columns[0] == "row model (row)"
+    assert list(frame.columns[1:]) == list(board.win_rate_matrix.columns)
+    assert frame.iloc[:, 0].tolist() == list(board.win_rate_matrix.index)
+
+
+def test_separation_caption_names_the_control_and_the_pairs_frame_is_complete():
+    board = leaderboard(_mixed(("a", "b", "c", "d"), n=200), rounds=200, seed=0)
+    sep = separation(board)
+    text = show.separation_caption(sep)
+    assert "Holm, family-wise 5%" in text
+    assert f"of {len(sep.pairs)} pairs" in text
+    frame = show.pairs_frame(sep)
+    assert len(frame) == math.comb(4, 2)
+    assert set(frame["Separated"]) <= {"yes", "no"}
+    bh = separation(board, correction="bh")
+    assert "Benjamini–Hochberg" in show.separation_caption(bh)
+
+
+def test_method_caption_says_which_interval():
+    counts = _mixed()
+    assert "bootstrap rounds" in show.method_caption(leaderboard(counts, rounds=50, seed=0))
+    assert "sandwich" in show.method_caption(leaderboard(counts, rounds=50, seed=0, interval="sandwich"))
+
+
+def test_separation_heatmap_marks_separated_pairs():
+    from evalcore.plots.leaderboard import separation_heatmap
+
+    # a strong gap: "top" beats "bottom" on every one of many instructions
+    cells = [(i, 0, 1, 4) if i % 4 else (i, 0, 1, 2) for i in range(200)]
+    cells += [(200 + i, 1, 2, (i % 5)) for i in range(200)]
+    board = leaderboard(_counts(("top", "mid", "bottom"), cells), rounds=200, seed=0)
+    sep = separation(board)
+    fig = separation_heatmap(sep)
+    text = np.asarray(fig.data[0].text)
+    separated = sep.pairs[sep.pairs["separated"]]
+    assert len(separated) >= 1
+    order = list(sep.tiers["model"])
+    for r in separated.itertuples():
+        assert text[order.index(r.model_1), order.index(r.model_2)] == "●"
+    assert pd.isna(fig.data[0].z[0][0])
+
+
+def test_models_that_never_meet_get_parts_and_no_empty_cells():
+    from evalcore.plots.leaderboard import separation_heatmap
+
+    rng = np.random.default_rng(3)
+    cells = [(i, int(i % 2 == 0), int(i % 2 == 1), int(rng.integers(0, 5))) for i in range(40)]  # a, b
+    cells += [(40 + i, 2 + int(i % 2 == 0), 2 + int(i % 2 == 1), int(rng.integers(0, 5))) for i in range(40)]  # c, d
+    board = leaderboard(_counts(("a", "b", "c", "d"), cells), rounds=100, seed=0)
+    sep = separation(board)
+    t = show.display_table(board, sep)
+    assert "Part" in t.columns and set(t["Part"]) == {1, 2}
+    assert not t.isna().any().any()
+    # pairs across parts have no test: never separated, shown without a mark
+    across = sep.pairs[sep.pairs["p_value"].isna()]
+    assert len(across) == 4 and not across["separated"].any()
+    fig = separation_heatmap(sep)
+    assert "●" not in {str(x) for x in np.asarray(fig.data[0].text)[0:2, 2:4].ravel()}
+
+
+def test_anchor_only_table_reads_in_words():
+    # every model meets only the anchor, always in slot B (unbalanced)
+    rng = np.random.default_rng(5)
+    models = ("anchor", "m1", "m2", "m3")
+    cells = [(i, 0, 1 + i % 3, int(rng.integers(0, 5))) for i in range(90)]
+    board = leaderboard(_counts(models, cells), rounds=100, seed=0, interval="sandwich")
+    t = show.display_table(board, separation(board))
+    assert set(t["Model"]) == set(models) and not t.isna().any().any()
+    assert "sandwich" in show.method_caption(board)
