@@ -54,6 +54,7 @@ from evalcore.ranking.bradley_terry import (
 )
 from evalcore.ranking.intervals import fisher_information
 from evalcore.schema import LEVELS
+from evalcore.stats.threads import single_blas_thread
 
 PairsMode = Literal["leader", "adjacent"]
 #: A reversal smaller than this (Elo points) is a tie, not a flip.
@@ -637,6 +638,19 @@ def ranking_fragility(
     >>> result.headline()
     'The lead of a rests on 3 verdicts (30% of all 10): removing them puts b ahead; no smaller set does.'
     """
+    with single_blas_thread():  # thousands of small refits: one BLAS thread is far faster
+        return _ranking_fragility(counts, pairs=pairs, max_drop=max_drop, exhaustive=exhaustive,
+                                  max_listed=max_listed)
+
+
+def _ranking_fragility(
+    counts: VerdictCounts,
+    *,
+    pairs: PairsMode,
+    max_drop: int | None,
+    exhaustive: int,
+    max_listed: int,
+) -> RankingFragility:
     if not isinstance(counts, VerdictCounts):
         raise UsageError(f"counts must be VerdictCounts, not {type(counts).__name__}.")
     if pairs not in ("leader", "adjacent"):

@@ -18,7 +18,7 @@ from evalcore.text import MISSING, fmt_int, fmt_pct, fmt_rating
 
 #: Above this many instructions the page starts with the sandwich: the bootstrap refits the model
 #: once per round over every instruction pattern, which takes minutes on an arena-sized table.
-BOOTSTRAP_LIMIT = 200_000
+BOOTSTRAP_LIMIT = 50_000
 
 #: The page's words for the two interval methods, in the order of the picker.
 INTERVAL_CHOICES = {
