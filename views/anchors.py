@@ -98,13 +98,14 @@ if sweep.needs_all_pairs:
     _ui.caption(sweep.needs_all_pairs)
 anchors = list(sweep.table["anchor"])
 if not anchors:
-    st.warning("No model met at least two others in this selection: no anchor-based ranking can be formed.")
+    st.warning("No model met at least two others in this selection: no anchor-based ranking can be "
+               "formed.")
     st.stop()
 linked = _ui.url_param("anchor")  # a shared link may name the anchor
-default = anchors.index(linked) if linked in anchors else anchors.index(sweep.recommended) \
-    if sweep.recommended in anchors else 0
-chosen = st.selectbox("Chosen anchor (highlighted in the figures, explored below)", anchors, index=default,
-                      key="anchors_chosen", help="Defaults to the most informative anchor; the link keeps your choice.")
+default = next((anchors.index(a) for a in (linked, sweep.recommended) if a in anchors), 0)
+chosen = st.selectbox("Chosen anchor (highlighted in the figures, explored below)", anchors,
+                      index=default, key="anchors_chosen",
+                      help="Defaults to the most informative anchor; the link keeps your choice.")
 _ui.set_url_param("anchor", chosen)
 tabs = st.tabs(["Per-anchor rankings", "Informativeness", "Win-rate distributions", "Explorer",
                 "Pilot screening", "Sweeps", "Anchor vs judge", "Planner"])
@@ -112,12 +113,13 @@ tabs = st.tabs(["Per-anchor rankings", "Informativeness", "Win-rate distribution
 with tabs[0]:
     st.subheader("Per-anchor rankings")
     _metrics(av.recommended_metrics(sweep, tau))
-    rounds = int(st.number_input("Instruction resamples", 50, 2000, 200, step=50, key="anchors_stab_rounds"))
+    rounds = int(st.number_input("Instruction resamples", 50, 2000, 200, step=50,
+                                 key="anchors_stab_rounds"))
     stability = _run_on_click(
-        "stability", ("anchor_stability", judge, category, both, tau, rounds), "How sure is the recommendation?",
+        "stability", ("anchor_stability", judge, category, both, tau, rounds),
+        "How sure is the recommendation?",
         lambda progress: an.anchor_stability(counts, rounds=rounds, tau=tau, progress=progress),
-        help="Resample instructions with replacement: how often each anchor is the most informative, "
-        "with 95% intervals for informativeness and tau.")
+        help=av.STABILITY_HELP)
     if stability is not None:
         if av.stability_sentence(stability):
             st.markdown(_ui.md(av.stability_sentence(stability)))
@@ -134,8 +136,7 @@ with tabs[0]:
     _ui.download_csv(sweep.table, f"anchors_{judge}.csv", key="dl_anchor_sweep")
     if sweep.has_quadratic:
         _chart(figures.inverted_u(sweep, highlight=chosen), "anchors_u")
-        st.caption("One point per anchor (hover for its name); the star is the chosen anchor. "
-                   "The paper finds an inverted U: the extremes rank worst.")
+        st.caption(av.INVERTED_U_NOTE)
 
 with tabs[1]:
     st.subheader("Informativeness")
@@ -153,14 +154,13 @@ with tabs[2]:
                            key="anchors_hist_pick", max_selections=6)
     dists = []
     try:
-        dists = [_ui.memo(("anchor_wrd", judge, category, both, a), lambda a=a: an.win_rate_distribution(counts, a))
-                 for a in shown]
+        dists = [_ui.memo(("anchor_wrd", judge, category, both, a),
+                          lambda a=a: an.win_rate_distribution(counts, a)) for a in shown]
     except DesignError as exc:
         _ui.info(exc)
     if dists:
         _chart(figures.win_rate_histograms(dists), "anchors_hist")
-        st.caption("For each instruction, the number of models whose verdict against the anchor is a win "
-                   "(mean verdict > 0, the model's point of view; Don-Yehiya et al. 2026).")
+        st.caption(av.WIN_RATE_NOTE)
         st.markdown("\n".join("- " + _ui.md(line) for line in av.win_rate_sentences(dists)))
         _ui.download_csv(av.win_rate_rows(dists), f"win_rate_distribution_{judge}.csv", key="dl_anchor_wrd")
     elif not shown:
@@ -178,14 +178,11 @@ with tabs[3]:
 
 with tabs[4]:
     st.subheader("Pilot screening")
-    st.caption("Before judging the whole benchmark, estimate every candidate anchor's informativeness on k "
-               "instructions (all pairs of the pool on those few instructions), repeated R times "
-               "(Don-Yehiya et al. 2026 find a correlation above 0.86 with all data at k = 10).")
+    st.caption(av.PILOT_NOTE)
     p1, p2, p3, p4 = st.columns(4)
-    k = int(p1.number_input("Instructions k", 1, max(1, counts.n_instructions), min(10, counts.n_instructions),
-                            key="anchors_pilot_k"))
-    pool = int(p2.number_input("Models in the pool", min(3, counts.n_models), counts.n_models, counts.n_models,
-                               key="anchors_pilot_pool"))
+    n_inst, n_mod = counts.n_instructions, counts.n_models
+    k = int(p1.number_input("Instructions k", 1, max(1, n_inst), min(10, n_inst), key="anchors_pilot_k"))
+    pool = int(p2.number_input("Models in the pool", min(3, n_mod), n_mod, n_mod, key="anchors_pilot_pool"))
     reps = int(p3.number_input("Repetitions R", 1, 500, 30, key="anchors_pilot_reps"))
     seed = int(p4.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_pilot_seed"))
     pilot = _run_on_click(
@@ -206,13 +203,14 @@ with tabs[5]:
                    horizontal=True, key="anchors_sweep_ref")
     sweep_reps = int(w2.number_input("Repetitions", 1, 200, 30, key="anchors_sweep_reps"))
     sweep_seed = int(w3.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_sweep_seed"))
-    highlight = st.multiselect("Anchors drawn on their own", anchors, default=list(dict.fromkeys([anchors[0], chosen])),
-                               key="anchors_sweep_pick", max_selections=5)
+    highlight = st.multiselect("Anchors drawn on their own", anchors, key="anchors_sweep_pick",
+                               default=list(dict.fromkeys([anchors[0], chosen])), max_selections=5)
     sizes = _run_on_click(
         "sizes", ("anchor_sizes", judge, category, both, tau, hkey, ref, sweep_reps, sweep_seed),
         "Run the instruction-count sweep",
-        lambda progress: an.sample_size_sweep(counts, repetitions=sweep_reps, seed=sweep_seed, human_ranking=human,
-                                              reference=ref, tau=tau, progress=progress))
+        lambda progress: an.sample_size_sweep(counts, repetitions=sweep_reps, seed=sweep_seed,
+                                              human_ranking=human, reference=ref, tau=tau,
+                                              progress=progress))
     if sizes is not None:
         _chart(figures.sample_size_curves(sizes, anchors=tuple(highlight)), "anchors_sizes_fig")
         st.caption(av.sizes_caption(sizes))
@@ -222,7 +220,8 @@ with tabs[5]:
     perms = int(v1.number_input("Random orders", 1, 500, 40, key="anchors_count_perms"))
     count_seed = int(v2.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_count_seed"))
     count = _run_on_click(
-        "count", ("anchor_count", judge, category, both, tau, perms, count_seed), "Run the anchor-count sweep",
+        "count", ("anchor_count", judge, category, both, tau, perms, count_seed),
+        "Run the anchor-count sweep",
         lambda progress: an.anchor_count_sweep(counts, permutations=perms, seed=count_seed, tau=tau,
                                                progress=progress))
     if count is not None:
@@ -254,34 +253,36 @@ with tabs[6]:
 
 with tabs[7]:
     st.subheader("Planner (Don-Yehiya et al. 2026, §6, Fig. 5)")
+    d = av.planner_defaults(counts, _ui.counts(store, judge, category), pilot, sweep, chosen)
     g1, g2, g3 = st.columns(3)
-    n_models = g1.number_input("Models to evaluate", 2, 1000, counts.n_models, key="plan_models")
+    n_models = g1.number_input("Models to evaluate", 2, 1000, d["models"], key="plan_models")
     natural = g2.checkbox("A natural anchor exists", key="plan_natural",
                           help="E.g. the method a new one is meant to improve on.")
     full = g3.checkbox("A full ranking is needed", value=True, key="plan_full")
     h1, h2, h3 = st.columns(3)
-    budget = h1.number_input("Budget in judge calls (0 = no limit)", 0, 10**10, 0, step=1000, key="plan_budget")
-    n_inst = h2.number_input("Instructions planned (0 = as many as needed)", 0, 10**7, counts.n_instructions,
-                             key="plan_inst")
-    orders = h3.radio("Orders per pair", (1, 2), index=an.orders_per_pair(_ui.counts(store, judge, category)) - 1,
-                      horizontal=True, key="plan_orders", help="2 when every pair is judged in both slot "
-                      "orders (the loaded table's design is the default).")
+    budget = h1.number_input("Budget in judge calls (0 = no limit)", 0, 10**10, 0, step=1000,
+                             key="plan_budget")
+    n_inst = h2.number_input("Instructions planned (0 = as many as needed)", 0, 10**7,
+                             d["instructions"], key="plan_inst")
+    orders = h3.radio("Orders per pair", (1, 2), index=d["orders"] - 1, horizontal=True,
+                      key="plan_orders", help="2 when every pair is judged in both slot orders (the "
+                      "loaded table's design is the default).")
     k1, k2, k3, k4 = st.columns(4)
-    info = k1.number_input("Informativeness of the chosen anchor", 0.01, 1.0,
-                           av.pilot_informativeness(pilot, sweep, chosen), step=0.01, format="%.3f",
-                           key=f"plan_info_{chosen}", help="From the pilot when it has run, else from all data.")
-    decisive = an.decisive_rate(counts)
-    direct = k2.number_input("Decisive share of direct comparisons", 0.01, 1.0,
-                             round(decisive if decisive == decisive and decisive > 0 else 1.0, 3), step=0.01,
-                             format="%.3f", key="plan_direct", help="Share of non-tie verdicts in this selection.")
+    info = k1.number_input("Informativeness of the chosen anchor", 0.01, 1.0, d["informativeness"],
+                           step=0.01, format="%.3f", key=f"plan_info_{chosen}",
+                           help="From the pilot when it has run, else from all data.")
+    direct = k2.number_input("Decisive share of direct comparisons", 0.01, 1.0, d["decisive"],
+                             step=0.01, format="%.3f", key="plan_direct",
+                             help="Share of non-tie verdicts in this selection.")
     edge = k3.number_input("Edge to detect", 0.01, 0.45, 0.05, step=0.01, key="plan_edge",
                            help="+5% = the better model wins 55% of discordant samples.")
     pairs = k4.number_input("Pairs of interest", 0, 10**6, 0, key="plan_pairs")
     try:
-        plan = an.plan_evaluation(int(n_models), natural_anchor=natural, full_ranking=full, budget=int(budget) or None,
-                                  n_instructions=int(n_inst) or None, anchor=chosen, informativeness=float(info),
-                                  direct_decisive_rate=float(direct), pairs_of_interest=int(pairs) or None,
-                                  orders=int(orders), edge=float(edge))
+        plan = an.plan_evaluation(
+            int(n_models), natural_anchor=natural, full_ranking=full, budget=int(budget) or None,
+            n_instructions=int(n_inst) or None, anchor=chosen, informativeness=float(info),
+            direct_decisive_rate=float(direct), pairs_of_interest=int(pairs) or None,
+            orders=int(orders), edge=float(edge))
     except ValueError as exc:
         _ui.error(exc)
     else:

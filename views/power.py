@@ -1,5 +1,10 @@
 """Power: how many samples separate two models, and what the loaded data can separate
-(Don-Yehiya et al. 2026). Sentences and display tables come from evalcore.power.presentation."""
+(Don-Yehiya et al. 2026).
+
+A little over the usual page length because it has three sections with their own settings (the
+widgets are the length); every sentence, number and display table comes from
+evalcore.power.presentation, one evalcore call per section.
+"""
 
 from __future__ import annotations
 
@@ -14,10 +19,14 @@ from evalcore.power import presentation as pv
 from evalcore.ranking import leaderboard
 from views import _ui
 
+
+def _metrics(rows) -> None:
+    for col, (label, value, why) in zip(st.columns(len(rows)), rows, strict=True):
+        _ui.metric(col, label, value, help=why)
+
+
 st.title("Power")
-st.caption("How many samples does it take to tell two models apart, and which models can the loaded "
-           "data tell apart? Don-Yehiya et al. 2026 find that common benchmark sizes cannot separate "
-           "close models.")
+st.caption(pv.INTRO)
 store = _ui.require_data()
 _ui.demo_banner()
 c1, c2 = st.columns(2)
@@ -43,13 +52,11 @@ default_anchor = summary.anchor if summary.anchor in ranked else ranked[len(rank
 
 st.subheader("Test settings")
 s1, s2, s3, s4 = st.columns(4)
-alpha = float(s1.number_input("α (significance level)", 0.001, 0.5, 0.05, step=0.01, format="%.3f", key="pw_alpha"))
+alpha = float(s1.number_input("α (significance level)", 0.001, 0.5, 0.05, step=0.01, format="%.3f",
+                              key="pw_alpha"))
 target = float(s2.number_input("Power", 0.5, 0.99, 0.80, step=0.05, format="%.2f", key="pw_power"))
-two_sided = s3.toggle("Two-sided", key="pw_two_sided",
-                      help="The paper's sample sizes are one-sided: 'B is as good as A or better' is rejected.")
-method = "exact" if s4.toggle(
-    "Exact binomial", key="pw_exact", help="The paper used the normal approximation (617 for +5%); "
-    "the exact binomial test needs 620. Applies to the sign-test sample sizes and detectable edges.") else "normal"
+two_sided = s3.toggle("Two-sided", key="pw_two_sided", help=pv.HELP["two_sided"])
+method = "exact" if s4.toggle("Exact binomial", key="pw_exact", help=pv.HELP["exact"]) else "normal"
 anchor = st.selectbox("Anchor", ranked, index=ranked.index(default_anchor), key="pw_anchor",
                       help="The model every other model is compared against.")
 
@@ -68,9 +75,11 @@ if source.startswith("From"):
     except DesignError:  # one battle per prompt: said in the sentence below
         pass
     informativeness = pv.usable_informativeness(informativeness)
-    (_ui.caption if informativeness else _ui.info)(pv.informativeness_sentence(anchor, informativeness))
+    show = _ui.caption if informativeness else _ui.info
+    show(pv.informativeness_sentence(anchor, informativeness))
 else:
-    informativeness = st.number_input("I (0–1)", 0.01, 1.0, 0.45, step=0.01, format="%.3f", key="pw_info_typed",
+    informativeness = st.number_input("I (0–1)", 0.01, 1.0, 0.45, step=0.01, format="%.3f",
+                                      key="pw_info_typed",
                                       help="0.45 is o3's informativeness in the paper; 0.54 the mean.")
 if not edges:
     st.info("Pick at least one edge above.")
@@ -121,7 +130,8 @@ if dists is not None:
         chosen, nominal, label = pv.one_pair(dists, model_a, model_b, anchor)
     max_n = int(g3.number_input("Largest N", 50, 20000, 2000, step=250, key="pw_max_n"))
     seed = int(g4.number_input("Random seed", min_value=0, value=0, step=1, key="pw_seed"))
-    sims = int(st.select_slider("Simulations per N", (500, 1000, 2000, 5000, 10000), value=2000, key="pw_sims"))
+    sims = int(st.select_slider("Simulations per N", (500, 1000, 2000, 5000, 10000), value=2000,
+                                key="pw_sims"))
     grid = pv.simulation_grid(max_n)
     problem = pv.empty_selection_sentence(dists, chosen, label, window=window)
     if problem:
@@ -134,38 +144,33 @@ if dists is not None:
             chosen, grid, alpha=alpha, target_power=target, two_sided=two_sided, simulations=sims,
             seed=seed, edge=nominal, progress=lambda f, t: bar.progress(min(1.0, f), text=t)))
         bar.empty()
-        for col, (name, value, why) in zip(st.columns(4), pv.curve_metrics(curve, int(grid[-1])), strict=True):
-            _ui.metric(col, name, value, help=why)
+        _metrics(pv.curve_metrics(curve, int(grid[-1])))
         st.plotly_chart(figures.power_curve_figure(curve), config=CONFIG, key="pw_curve_fig")
         _ui.caption(pv.curve_caption(curve, label))
         _ui.download_csv(curve.frame, "power_curve.csv", key="dl_pw_curve")
-        st.plotly_chart(figures.difference_figure(chosen, title=pv.difference_title(chosen, anchor)), config=CONFIG,
-                        key="pw_diff_fig")
+        title = pv.difference_title(chosen, anchor)
+        st.plotly_chart(figures.difference_figure(chosen, title=title), config=CONFIG, key="pw_diff_fig")
         with st.expander("The distributions used"):
             st.dataframe(pv.distributions_table(chosen), hide_index=True, width="stretch")
-            st.caption("Each row is oriented so that model A is the one with the edge; edge = "
-                       "P(d > 0 | d ≠ 0) − 50%; informativeness = share of instructions with d ≠ 0.")
+            st.caption(pv.DISTRIBUTIONS_NOTE)
             _ui.download_csv(chosen.table, "difference_distributions.csv", key="dl_pw_dists")
 
 # -- 3. what this dataset can detect ---------------------------------------------------------
 st.header("3 · What this dataset can detect")
 modes = ("Against the anchor", "Head-to-head")
 compare = st.radio("Compare adjacent models", modes, index=0 if summary.design == "anchor-only" else 1,
-                   horizontal=True, key="pw_compare",
-                   help="Against the anchor: d = v(A) − v(B) as above. Head-to-head: the verdict "
-                   "of A against B itself (needs the pair judged directly).")
+                   horizontal=True, key="pw_compare", help=pv.HELP["compare"])
 use_anchor = anchor if compare == modes[0] else None
 info_for_headline = informativeness if use_anchor is not None else None
 try:
-    result = _ui.memo(("pw_detect", judge, category, use_anchor, info_for_headline, alpha, target, two_sided,
-                       method), lambda: pw.detectable_edges(
-        counts, board, anchor=use_anchor, informativeness=info_for_headline, alpha=alpha, power=target,
-        two_sided=two_sided, method=method))
+    result = _ui.memo(
+        ("pw_detect", judge, category, use_anchor, info_for_headline, alpha, target, two_sided, method),
+        lambda: pw.detectable_edges(counts, board, anchor=use_anchor, informativeness=info_for_headline,
+                                    alpha=alpha, power=target, two_sided=two_sided, method=method))
 except ValueError as exc:
     _ui.error(exc)
     st.stop()
-for col, (name, value, why) in zip(st.columns(4), pv.detectable_metrics(result), strict=True):
-    _ui.metric(col, name, value, help=why)
+_metrics(pv.detectable_metrics(result))
 top = pv.top_pair_sentence(result)
 if top is not None:
     (st.success if top[0] == "success" else st.warning)(_ui.md(top[1]))

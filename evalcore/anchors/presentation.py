@@ -17,7 +17,9 @@ from evalcore.anchors.pilot import PilotScreening
 from evalcore.anchors.stability import AnchorStability
 from evalcore.anchors.sweep import SampleSizeSweep
 from evalcore.anchors.tau import AnchorRanking, AnchorSweep, JudgeEffect
-from evalcore.power.planner import EvaluationPlan
+from evalcore.counts import VerdictCounts
+from evalcore.power.planner import EvaluationPlan, decisive_rate
+from evalcore.stats.against import orders_per_pair
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_rating
 
 PAPER = "Don-Yehiya et al. 2026"
@@ -37,6 +39,15 @@ INFO_DEF = (
     "averaged (averaging two calls would count position noise as information)."
 )
 
+INVERTED_U_NOTE = ("One point per anchor (hover for its name); the star is the chosen anchor. The "
+                   "paper finds an inverted U: the extremes rank worst.")
+WIN_RATE_NOTE = ("For each instruction, the number of models whose verdict against the anchor is a "
+                 f"win (mean verdict > 0, the model's point of view; {PAPER}).")
+PILOT_NOTE = ("Before judging the whole benchmark, estimate every candidate anchor's informativeness "
+              "on k instructions (all pairs of the pool on those few instructions), repeated R times "
+              f"({PAPER} find a correlation above 0.86 with all data at k = 10).")
+STABILITY_HELP = ("Resample instructions with replacement: how often each anchor is the most "
+                  "informative, with 95% intervals for informativeness and tau.")
 TAU_HELP = ("tau-b (default, scipy's kendalltau) divides by the untied pairs of each ranking; "
             "tau-a divides by all pairs and counts tied pairs as neither (Kendall 1945).")
 
@@ -243,6 +254,20 @@ def pilot_informativeness(pilot: PilotScreening | None, sweep: AnchorSweep, chos
     if not value == value:
         value = 0.5
     return round(min(1.0, max(0.01, value)), 3)
+
+
+def planner_defaults(counts: VerdictCounts, raw_counts: VerdictCounts, pilot: PilotScreening | None,
+                     sweep: AnchorSweep, chosen: str) -> dict:
+    """The planner's defaults from the loaded data: models, instructions, orders per pair (of the
+    table as loaded, ``raw_counts``), the chosen anchor's informativeness and the decisive share."""
+    decisive = decisive_rate(counts)
+    return {
+        "models": counts.n_models,
+        "instructions": counts.n_instructions,
+        "orders": orders_per_pair(raw_counts),
+        "informativeness": pilot_informativeness(pilot, sweep, chosen),
+        "decisive": round(decisive if decisive == decisive and decisive > 0 else 1.0, 3),
+    }
 
 
 def sizes_caption(result: SampleSizeSweep) -> str:

@@ -22,6 +22,21 @@ EDGE_CHOICES = (0.01, 0.02, 0.03, 0.05, 0.075, 0.10, 0.15, 0.20, 0.25, 0.30)
 
 PAPER = "Don-Yehiya et al. 2026"
 
+INTRO = ("How many samples does it take to tell two models apart, and which models can the loaded "
+         f"data tell apart? {PAPER} find that common benchmark sizes cannot separate close models.")
+
+#: Help texts of the page's settings.
+HELP = {
+    "two_sided": "The paper's sample sizes are one-sided: 'B is as good as A or better' is rejected.",
+    "exact": ("The paper used the normal approximation (617 for +5%); the exact binomial test needs "
+              "620. Applies to the sign-test sample sizes and detectable edges."),
+    "compare": ("Against the anchor: d = v(A) − v(B) as above. Head-to-head: the verdict of A "
+                "against B itself (needs the pair judged directly)."),
+}
+
+DISTRIBUTIONS_NOTE = ("Each row is oriented so that model A is the one with the edge; edge = "
+                      "P(d > 0 | d ≠ 0) − 50%; informativeness = share of instructions with d ≠ 0.")
+
 SIGN_TEST_INTRO = (
     "An edge of +5% means the better model wins 55% of the discordant samples, the samples on "
     "which the two models' verdicts (against the anchor) differ: P(A beats B | discordant) = "
