@@ -1,8 +1,10 @@
 """Anchors: which anchor to use, what it costs and what it throws away (Don-Yehiya et al. 2026).
 
 Longer than the usual page storyboard because it has eight sections, most with their own inputs
-(the planner alone takes ten): the widgets are the length. Every sentence, number and display table
-comes from evalcore.anchors.presentation, one evalcore call per section.
+(about 35 widgets; the planner alone takes ten): the widgets are the length. Every sentence, number
+and display table comes from evalcore.anchors.presentation, one evalcore call per section. Splitting
+the page in two (choosing an anchor; planning with pilots, sweeps and the planner) would bring each
+half near the usual length.
 """
 
 from __future__ import annotations
@@ -45,6 +47,12 @@ def _metrics(rows) -> None:
 
 def _chart(fig, key: str) -> None:
     st.plotly_chart(fig, config=CONFIG, key=key, width="stretch")
+
+
+def _captions(*lines: str | None) -> None:
+    """The app's own captions (no user text), skipping the ones that do not apply."""
+    for line in filter(None, lines):
+        st.caption(line)
 
 
 st.title("Anchors")
@@ -125,13 +133,10 @@ with tabs[0]:
             st.markdown(_ui.md(av.stability_sentence(stability)))
         for note in stability.notes:
             _ui.warning(note)
-        if av.stability_caption(stability):
-            st.caption(av.stability_caption(stability))
+        _captions(av.stability_caption(stability))
         st.dataframe(av.stability_table(stability), hide_index=True, width="stretch")
         _ui.download_csv(stability.table, f"anchor_stability_{judge}.csv", key="dl_anchor_stab")
-    st.caption(av.sweep_caption(sweep, tau))
-    if av.quadratic_human_caption(sweep, tau):
-        st.caption(av.quadratic_human_caption(sweep, tau))
+    _captions(av.sweep_caption(sweep, tau), av.quadratic_human_caption(sweep, tau))
     st.dataframe(av.sweep_table(sweep), hide_index=True, width="stretch")
     _ui.download_csv(sweep.table, f"anchors_{judge}.csv", key="dl_anchor_sweep")
     if sweep.has_quadratic:
@@ -145,8 +150,7 @@ with tabs[1]:
     st.markdown(av.ceiling_text(sweep))
     if sweep.has_quadratic:
         _chart(figures.tau_vs_informativeness(sweep, highlight=chosen), "anchors_info_tau")
-        if av.fit_caption(sweep, tau):
-            st.caption(av.fit_caption(sweep, tau))
+        _captions(av.fit_caption(sweep, tau))
 
 with tabs[2]:
     st.subheader("Win-rate distributions")
@@ -236,13 +240,17 @@ with tabs[6]:
     if len(judges) < 2:
         st.info("This table has one judge: the judge effect needs two or more judges.")
     else:
-        def _sweep(j):
-            c = _ui.counts(store, j, category, both_orders=both)
-            return _ui.memo(("anchor_sweep", j, category, both, tau, hkey),
-                            lambda: an.anchor_sweep(c, human_ranking=human, tau=tau))
+        def _all_judges(progress):  # each judge's sweep is shared with the rest of the page
+            sweeps = {}
+            for n, j in enumerate(judges):
+                c = _ui.counts(store, j, category, both_orders=both)
+                sweeps[j] = _ui.memo(("anchor_sweep", j, category, both, tau, hkey),
+                                     lambda c=c: an.anchor_sweep(c, human_ranking=human, tau=tau))
+                progress((n + 1) / len(judges), f"judge {n + 1} of {len(judges)}")
+            return an.anchor_vs_judge(sweeps)
 
-        effect = _run_on_click("judges", ("anchor_judges", category, both, tau, hkey), "Compare every judge",
-                               lambda progress: an.anchor_vs_judge({j: _sweep(j) for j in judges}))
+        effect = _run_on_click("judges", ("anchor_judges", category, both, tau, hkey),
+                               "Compare every judge", _all_judges)
     if effect is not None:
         _chart(figures.judge_effect_bars(effect), "anchors_judges_fig")
         if av.judge_effect_sentence(effect, tau):
@@ -252,7 +260,7 @@ with tabs[6]:
         _ui.download_csv(effect.table, "anchor_vs_judge.csv", key="dl_anchor_judges")
 
 with tabs[7]:
-    st.subheader("Planner (Don-Yehiya et al. 2026, §6, Fig. 5)")
+    st.subheader("Planner (Don-Yehiya et al. 2026, Fig. 5)")
     d = av.planner_defaults(counts, _ui.counts(store, judge, category), pilot, sweep, chosen)
     g1, g2, g3 = st.columns(3)
     n_models = g1.number_input("Models to evaluate", 2, 1000, d["models"], key="plan_models")
