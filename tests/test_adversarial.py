@@ -528,7 +528,7 @@ def _page_markdown(at: AppTest) -> list[str]:
 
 #: Pages of other helpers that still pass user text to Streamlit unescaped (each to be switched
 #: to views._ui's helpers); a page listed here that passes makes the test fail (strict).
-UNESCAPED_PAGES: set[str] = {"anchors.py", "power.py"}
+UNESCAPED_PAGES: set[str] = set()
 
 
 @pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "views").glob("*.py")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from evalcore.anchors import anchor_sweep
 from evalcore.io import read_human_ranking, read_verdicts
 from evalcore.store import VerdictStore
+from evalcore.text import fmt_num, fmt_pct
 from tests.conftest import ROOT
 
 
@@ -44,11 +44,13 @@ def _charts(at: AppTest) -> list[dict]:
 def test_per_anchor_table_and_figures_match_the_library():
     at = _page()
     sweep = _library_sweep()
-    shown = _table(at, "tau_quadratic")
-    assert shown["anchor"].tolist() == sweep.table["anchor"].tolist()
-    np.testing.assert_allclose(shown["tau_quadratic"], sweep.table["tau_quadratic"])
-    np.testing.assert_allclose(shown["tau_human"], sweep.table["tau_human"])
-    np.testing.assert_allclose(shown["informativeness"], sweep.table["informativeness"])
+    shown = _table(at, "Tau with all pairs")
+    assert shown["Anchor"].tolist() == sweep.table["anchor"].tolist()
+    # Human column names, numbers written with sensible decimals, "—" for a missing value.
+    assert not any("_" in c for c in shown.columns)
+    assert shown["Tau with all pairs"].tolist() == [fmt_num(v, 3) for v in sweep.table["tau_quadratic"]]
+    assert shown["Tau with humans"].tolist() == [fmt_num(v, 3) for v in sweep.table["tau_human"]]
+    assert shown["Informativeness"].tolist() == [fmt_pct(v, 1) for v in sweep.table["informativeness"]]
     assert at.metric[0].value == sweep.recommended
     assert any("tau-b" in c.value for c in at.caption)
     titles = [c["layout"]["title"]["text"] for c in _charts(at)]
@@ -107,7 +109,7 @@ def test_anchor_only_table_explains_instead_of_failing():
     at.switch_page("views/anchors.py").run()
     assert not at.exception
     assert any("no all-pairs (quadratic) ranking" in i.value for i in at.info)
-    assert _table(at, "tau_quadratic")["anchor"].tolist() == ["sim-birch"]
+    assert _table(at, "Tau with all pairs")["Anchor"].tolist() == ["sim-birch"]
     assert any("Comparing anchors with each other" in c.value for c in at.caption)
     at.button(key="anchors_btn_count").click().run()
     assert not at.exception
@@ -128,7 +130,7 @@ def test_recommended_anchor_with_its_resampling_rate():
     store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
     stab = anchor_stability(store.counts(judge=store.judges()[0]), rounds=50)
     store.close()
-    shown = _table(at, "most_informative_rate")
-    np.testing.assert_allclose(shown["most_informative_rate"], stab.table["most_informative_rate"])
+    shown = _table(at, "Most informative in")
+    assert shown["Most informative in"].tolist() == [fmt_pct(v) for v in stab.table["most_informative_rate"]]
     if stab.recommended:
         assert any(f"{stab.recommended_rate:.0%}" in m.value for m in at.markdown)

@@ -48,12 +48,13 @@ def test_typed_informativeness_and_exact(page):
     at = page
     at.radio(key="pw_info_source").set_value("Type it in").run()
     at.number_input(key="pw_info_typed").set_value(0.45).run()
-    plan = next(f for f in _frames(at) if "edge_label" in f.columns)
-    assert plan["discordant"].tolist() == [617, 153]
-    assert plan["total"].tolist() == [1372, 340]
+    plan = next(f for f in _frames(at) if "Discordant samples" in f.columns)
+    assert plan["Edge"].tolist() == ["+5%", "+10%"]
+    assert plan["Discordant samples"].tolist() == [617, 153]
+    assert plan["Total samples (I = 0.450)"].tolist() == [1372, 340]
     at.toggle(key="pw_exact").set_value(True).run()
-    plan = next(f for f in _frames(at) if "edge_label" in f.columns)
-    assert plan["discordant"].tolist() == [620, 158]
+    plan = next(f for f in _frames(at) if "Discordant samples" in f.columns)
+    assert plan["Discordant samples"].tolist() == [620, 158]
     assert not at.exception
 
 
@@ -70,6 +71,12 @@ def test_wilcoxon_curve_and_detectable_edges_drawn(page):
     resolved = _metric(at, "Adjacent pairs resolved")
     assert " of 19" in resolved
     assert any("top two models" in m.value for m in list(at.success) + list(at.warning))
+    # "Resolved" is a two-sided sign test, Holm-adjusted across the adjacent pairs, and says so.
+    assert any("two-sided sign test, Holm-adjusted across the 19 adjacent pairs" in c.value
+               for c in at.caption)
+    table = next(f for f in _frames(at) if "Observed edge" in f.columns)
+    assert {"Higher-ranked model", "p (Holm-adjusted)", "Resolved"} <= set(table.columns)
+    assert not any("_" in c for c in table.columns)
 
 
 def test_one_pair_mode_and_anchor_comparison(page):
@@ -79,7 +86,7 @@ def test_one_pair_mode_and_anchor_comparison(page):
     assert _metric(at, "Distributions") == "1"
     at.radio(key="pw_compare").set_value("Against the anchor").run()
     assert not at.exception
-    table = next(f for f in _frames(at) if "observed_edge" in f.columns)
+    table = next(f for f in _frames(at) if "Observed edge" in f.columns)
     assert len(table) == 19
 
 

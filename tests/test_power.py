@@ -267,12 +267,21 @@ def test_detectable_edges_hand_built_pair():
     assert (top["upper"], top["lower"]) == ("A", "B")
     assert top["discordant"] == 100 and top["upper_wins"] == 60
     assert top["observed_edge"] == pytest.approx(0.10)
-    assert top["p_value"] == pytest.approx(stats.binomtest(60, 100, 0.5, alternative="greater").pvalue)
-    assert bool(top["resolved"]) == (top["p_value"] < 0.05)
+    # Two-sided exact sign test, Holm-adjusted over the two adjacent pairs: 60 of 100 gives
+    # p = 0.0569 (scipy), above 0.05 before any adjustment, so A and B are not resolved.
+    assert top["p_value"] == pytest.approx(stats.binomtest(60, 100, 0.5).pvalue)
+    assert top["p_value"] == pytest.approx(0.056887, abs=1e-6)
+    # Holm: the larger of two p-values is multiplied by 1, after the smaller one (×2) is below it.
+    other = result.table.iloc[1]["p_value"]
+    assert other < top["p_value"] / 2
+    assert top["p_holm"] == pytest.approx(max(top["p_value"], 2 * other))
+    assert not top["resolved"]
     assert top["detectable_edge"] == pytest.approx(minimum_detectable_edge(100))
     assert top["instructions_needed"] == total_samples(153, 1.0)
     assert result.table.iloc[1]["resolved"]  # B beat C every time
-    assert result.top_pair_resolved is True
+    assert result.top_pair_resolved is False
+    assert result.as_dict()["resolution_test"] == (
+        "two-sided sign test, Holm-adjusted across the 2 adjacent pairs")
     # The headline uses N × I with the informativeness given.
     r2 = detectable_edges(c, informativeness=0.45)
     assert r2.detectable_edge == pytest.approx(minimum_detectable_edge(math.floor(100 * 0.45)))
@@ -296,6 +305,40 @@ def test_detectable_edges_known_truth():
         assert t.loc[1, "observed_edge"] < t.loc[1, "detectable_edge"]
         assert (t.loc[[0, 2, 3], "observed_edge"] > t.loc[[0, 2, 3], "detectable_edge"]).all()
     assert sign_test_sample_size(0.5) == 3  # a model that wins every discordant sample
+
+
+def _equal_models_counts(rng, n_models: int, n_instructions: int):
+    # All pairs head-to-head, one call each, a fair coin for the winner: every model is as good
+    # as every other, so any "resolved" adjacent pair is a false claim.
+    from evalcore.counts import VerdictCounts
+
+    a, b = np.triu_indices(n_models, 1)
+    inst = np.repeat(np.arange(n_instructions), a.size)
+    aa, bb = np.tile(a, n_instructions), np.tile(b, n_instructions)
+    n = np.zeros((inst.size, 5), dtype=np.int64)
+    n[np.arange(inst.size), np.where(rng.random(inst.size) < 0.5, 3, 1)] = 1
+    return VerdictCounts.from_cells(models=[f"m{k}" for k in range(n_models)],
+                                    instructions=[f"q{i}" for i in range(n_instructions)],
+                                    judge="j", inst=inst, a=aa, b=bb, n=n)
+
+
+def test_equal_models_are_resolved_at_most_alpha_of_the_time_family_wise():
+    # Known truth: six equal models, so five adjacent pairs that are all ties in truth. The
+    # leaderboard orders them by the same data, so a one-sided test in the chosen direction
+    # without correction calls some pair "resolved" far more often than α; the two-sided, Holm-
+    # adjusted test keeps the chance of any false "resolved" at or below α = 5%.
+    rng = np.random.default_rng(20261201)
+    reps, any_resolved, any_old = 400, 0, 0
+    for _ in range(reps):
+        t = detectable_edges(_equal_models_counts(rng, 6, 60)).table
+        any_resolved += bool(t["resolved"].any())
+        one_sided = stats.binom.sf(t["upper_wins"] - 1, t["discordant"], 0.5)
+        any_old += bool((one_sided < 0.05).any())
+    rate, old = any_resolved / reps, any_old / reps
+    # 400 replications: a binomial standard error of 1.1 points at 5%; 0.075 is 2.3 errors above.
+    assert rate <= 0.075, rate
+    # The simulation can tell the rules apart: the old rule's family-wise rate is far above α.
+    assert old > 0.15, old
 
 
 def test_detectable_edge_shrinks_with_more_instructions():

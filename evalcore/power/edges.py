@@ -23,7 +23,7 @@ from evalcore.power.sign_test import (
     sign_test_sample_size,
     total_samples,
 )
-from evalcore.ranking import Leaderboard, leaderboard
+from evalcore.ranking import Leaderboard, adjust_p_values, leaderboard
 from evalcore.stats.against import verdicts_against
 
 
@@ -36,8 +36,11 @@ class DetectableEdges:
     rating_gap (Elo points), instructions (where both are defined), discordant (d ≠ 0),
     informativeness (discordant / instructions), upper_wins, lower_wins, observed_edge
     (upper_wins / discordant − 0.5), detectable_edge (at α and power with these discordant
-    samples; NaN if none can be detected), p_value (exact binomial sign test, "upper is better";
-    two-sided when asked), resolved (p_value < α with the edge on the upper model's side),
+    samples; NaN if none can be detected), p_value (exact binomial sign test, always two-sided:
+    the order of a pair is chosen by the data, so a one-sided test in the chosen direction would
+    reject twice as often as α under equality), p_holm (p_value adjusted with Holm's method across
+    the adjacent pairs tested), resolved (p_holm < α with the edge on the upper model's side, so
+    the chance that any pair of equal models is called resolved is at most α family-wise),
     instructions_needed (Table 2's total for the observed edge at this
     pair's informativeness; <NA> when the observed edge is not positive).
     """
@@ -67,6 +70,13 @@ class DetectableEdges:
         return int(self.table["resolved"].sum())
 
     @property
+    def resolution_test(self) -> str:
+        """How "resolved" was decided, in words."""
+        tested = int(self.table["p_value"].notna().sum())
+        return (f"two-sided sign test, Holm-adjusted across the {tested} adjacent pair"
+                f"{'' if tested == 1 else 's'}")
+
+    @property
     def top_pair_resolved(self) -> bool | None:
         """Whether the data separate the two top models (None when there is no pair)."""
         return bool(self.table["resolved"].iloc[0]) if len(self.table) else None
@@ -87,16 +97,20 @@ class DetectableEdges:
             "n_pairs": self.n_pairs,
             "n_resolved": self.n_resolved,
             "top_pair_resolved": self.top_pair_resolved,
+            "resolution_test": self.resolution_test,
+            "resolution_two_sided": True,
+            "resolution_correction": "holm",
             "pairs": self.table.to_dict(orient="records"),
             "notes": list(self.notes),
         }
 
 
-def _sign_p_value(wins: np.ndarray, discordant: np.ndarray, two_sided: bool) -> np.ndarray:
+def _sign_p_value(wins: np.ndarray, discordant: np.ndarray) -> np.ndarray:
+    """Two-sided exact sign test p-value (twice the smaller tail, at most 1); NaN without data."""
     wins = np.asarray(wins, dtype=np.int64)
     m = np.asarray(discordant, dtype=np.int64)
     upper = stats.binom.sf(wins - 1, m, 0.5)
-    p = np.minimum(1.0, 2.0 * np.minimum(upper, stats.binom.cdf(wins, m, 0.5))) if two_sided else upper
+    p = np.minimum(1.0, 2.0 * np.minimum(upper, stats.binom.cdf(wins, m, 0.5)))
     return np.where(m > 0, p, np.nan)
 
 
@@ -135,7 +149,8 @@ def detectable_edges(
     alpha, power : float
         Significance level and target power.
     two_sided : bool
-        Two-sided sign test.
+        Two-sided sign test for the detectable edges and sample sizes. Whether a pair is
+        resolved is always decided by a two-sided test, Holm-adjusted across the pairs.
     method : {"normal", "exact"}
         As in :func:`evalcore.power.sign_test_sample_size`.
 
@@ -147,6 +162,8 @@ def detectable_edges(
     ----------
     Don-Yehiya et al., "Mediocrity is the key for LLM as a Judge Anchor Selection", ACL 2026,
     §4.3 and Table 2.
+    Holm, S., "A simple sequentially rejective multiple test procedure", Scandinavian Journal of
+    Statistics 6(2), 1979.
     """
     check_design(alpha, power, method)
     if board is None:
@@ -184,8 +201,12 @@ def detectable_edges(
     frame = pd.DataFrame(rows, columns=[
         "upper", "lower", "rank_upper", "rank_lower", "rating_gap", "instructions", "discordant",
         "informativeness", "upper_wins", "lower_wins", "observed_edge", "detectable_edge"])
-    frame["p_value"] = _sign_p_value(frame["upper_wins"], frame["discordant"], two_sided)
-    frame["resolved"] = ((frame["p_value"] < alpha) & (frame["observed_edge"] > 0)).fillna(False).astype(bool)
+    # "Resolved" is a claim about every adjacent pair at once, and the direction of each pair is
+    # the data's choice: a two-sided test, with Holm's step-down adjustment so the family-wise
+    # error over the adjacent pairs stays at α (Holm 1979).
+    frame["p_value"] = _sign_p_value(frame["upper_wins"], frame["discordant"])
+    frame["p_holm"] = adjust_p_values(frame["p_value"].to_numpy(dtype=float), correction="holm")
+    frame["resolved"] = ((frame["p_holm"] < alpha) & (frame["observed_edge"] > 0)).fillna(False).astype(bool)
     needed = []
     for e, info in zip(frame["observed_edge"], frame["informativeness"], strict=True):
         if np.isfinite(e) and 0 < e <= 0.5 and info > 0:

@@ -1,0 +1,328 @@
+"""Anchor results in words and display tables: what the Anchors page shows, built and tested here.
+
+Sentences naming models are plain text (the page escapes them whole); the fixed explanations
+(:data:`INFO_DEF`, :func:`ceiling_text`) are the app's own Markdown. Display tables have human
+column names, rounded numbers written as text and ``—`` for a missing value. Nothing here
+computes a statistic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+
+from evalcore.anchors.informativeness import WinRateDistribution
+from evalcore.anchors.pilot import PilotScreening
+from evalcore.anchors.stability import AnchorStability
+from evalcore.anchors.sweep import SampleSizeSweep
+from evalcore.anchors.tau import AnchorRanking, AnchorSweep, JudgeEffect
+from evalcore.counts import VerdictCounts
+from evalcore.power.planner import EvaluationPlan, decisive_rate
+from evalcore.stats.against import orders_per_pair
+from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_rating
+
+PAPER = "Don-Yehiya et al. 2026"
+
+INTRO = (
+    "Arena-Hard- and AlpacaEval-style evaluations judge every model against **one anchor** "
+    "instead of all pairs. Don-Yehiya et al. 2026 (*Mediocrity is the key for LLM as a Judge "
+    "Anchor Selection*) show that the usual anchors, the strongest or the weakest model, rank "
+    "worst: a mid-ranked anchor gives a ranking closer to all pairs and wastes fewer judge calls."
+)
+
+INFO_DEF = (
+    f"**Informativeness** I(p, A) ({PAPER}): over instructions and pairs of models other than "
+    "the anchor, the share whose verdicts against the anchor differ, compared on the judge's full "
+    "scale and read from each model's point of view. Verdicts are compared within one slot "
+    "order: on a table judged in both orders, each order's calls are compared separately, never "
+    "averaged (averaging two calls would count position noise as information)."
+)
+
+INVERTED_U_NOTE = ("One point per anchor (hover for its name); the star is the chosen anchor. The "
+                   "paper finds an inverted U: the extremes rank worst.")
+WIN_RATE_NOTE = ("For each instruction, the number of models whose verdict against the anchor is a "
+                 f"win (mean verdict > 0, the model's point of view; {PAPER}).")
+PILOT_NOTE = ("Before judging the whole benchmark, estimate every candidate anchor's informativeness "
+              "on k instructions (all pairs of the pool on those few instructions), repeated R times "
+              f"({PAPER} find a correlation above 0.86 with all data at k = 10).")
+STABILITY_HELP = ("Resample instructions with replacement: how often each anchor is the most "
+                  "informative, with 95% intervals for informativeness and tau.")
+TAU_HELP = ("tau-b (default, scipy's kendalltau) divides by the untied pairs of each ranking; "
+            "tau-a divides by all pairs and counts tied pairs as neither (Kendall 1945).")
+
+
+def tau_name(tau: str) -> str:
+    """``"b"`` → ``"tau-b"``."""
+    return "tau-b" if tau == "b" else "tau-a"
+
+
+def ceiling_text(sweep: AnchorSweep) -> str:
+    """The 3-level ceiling explained, with this table's number of models and ceiling."""
+    m, c = len(sweep.models) - 1, sweep.ceiling_3_level
+    return (
+        "**The 3-level ceiling** (dotted line): when every verdict against the anchor is a win or "
+        f"a loss that follows one strength order, an instruction splits the {m} other models into "
+        "those above and those below the anchor, so at most ⌊M/2⌋·⌈M/2⌉ / C(M, 2) = "
+        f"{fmt_pct(c, 1)} of the pairs can differ (the paper's 0.5, reached by a middle anchor). "
+        "Ties with the anchor form a third group and 5-level verdicts add magnitude, so an anchor "
+        "can pass the line: it is a reference, not a hard limit for this judge."
+    )
+
+
+def _show(frame: pd.DataFrame, columns: dict[str, tuple[str, Callable | None]]) -> pd.DataFrame:
+    """``frame``'s columns renamed (source → (name, formatter)); a formatter writes each value."""
+    out = {}
+    for src, (name, fmt) in columns.items():
+        if src in frame:
+            col = frame[src]
+            out[name] = [fmt(v) for v in col] if fmt else col.astype(object).where(col.notna(), MISSING)
+    return pd.DataFrame(out)
+
+
+def _tau(v) -> str:
+    return fmt_num(v, 3)
+
+
+def _pct(v) -> str:
+    return fmt_pct(v, 1)
+
+
+def recommended_metrics(sweep: AnchorSweep, tau: str) -> list[tuple[str, str, str | None]]:
+    """The per-anchor headline as (label, value, help)."""
+    out = [("Recommended anchor", sweep.recommended or MISSING,
+            f"The most informative anchor ({PAPER}).")]
+    if sweep.has_quadratic:
+        t = sweep.table["tau_quadratic"]
+        out += [(f"{tau_name(tau)} with all pairs: best anchor", _tau(t.max()), None),
+                (f"{tau_name(tau)} with all pairs: worst anchor", _tau(t.min()), None)]
+    return out
+
+
+def stability_sentence(stability: AnchorStability) -> str | None:
+    """How often the recommended anchor is the most informative across resamples."""
+    if stability.recommended is None:
+        return None
+    return (f"{stability.recommended} is the most informative anchor in "
+            f"{fmt_pct(stability.recommended_rate)} of {fmt_int(stability.rounds)} instruction "
+            "resamples.")
+
+
+def stability_caption(stability: AnchorStability) -> str | None:
+    """The R² of tau on informativeness with its interval, when there is one."""
+    r2 = stability.fit_r2
+    if not r2.has_interval:
+        return None
+    return (f"R² of the line of tau on informativeness: {fmt_num(r2.value, 3)} (95% interval "
+            f"{fmt_num(r2.low, 3)}–{fmt_num(r2.high, 3)}, {r2.method}).")
+
+
+def stability_table(stability: AnchorStability) -> pd.DataFrame:
+    return _show(stability.table, {
+        "anchor": ("Anchor", None),
+        "most_informative_rate": ("Most informative in", fmt_pct),
+        "informativeness": ("Informativeness", _pct),
+        "informativeness_low": ("Informativeness, 95% low", _pct),
+        "informativeness_high": ("Informativeness, 95% high", _pct),
+        "tau_quadratic": ("Tau with all pairs", _tau),
+        "tau_low": ("Tau, 95% low", _tau),
+        "tau_high": ("Tau, 95% high", _tau),
+    })
+
+
+def sweep_caption(sweep: AnchorSweep, tau: str) -> str:
+    name = tau_name(tau)
+    return (
+        "Each row takes one model as the anchor and ranks the others by their win rate against it "
+        "(wins + ties/2; the same order as a Bradley–Terry fit on those battles). Tau with all "
+        f"pairs: Kendall's {name} with the all-pairs Bradley–Terry ranking on the models other than "
+        f"the anchor. Tau with humans: the same with the human ranking "
+        f"({sweep.human_models_matched} models matched). Position: the anchor's rank in the "
+        "all-pairs ranking (1 = strongest). No model wins: share of instructions on which no "
+        "model beats the anchor.")
+
+
+def quadratic_human_caption(sweep: AnchorSweep, tau: str) -> str | None:
+    if not sweep.has_quadratic or pd.isna(sweep.quadratic_tau_human):
+        return None
+    return (f"The all-pairs ranking itself has {tau_name(tau)} = {_tau(sweep.quadratic_tau_human)} "
+            "with the human ranking.")
+
+
+def sweep_table(sweep: AnchorSweep) -> pd.DataFrame:
+    return _show(sweep.table, {
+        "anchor": ("Anchor", None),
+        "position": ("Position", None),
+        "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
+        "tau_quadratic": ("Tau with all pairs", _tau),
+        "tau_human": ("Tau with humans", _tau),
+        "informativeness": ("Informativeness", _pct),
+        "models_ranked": ("Models ranked", None),
+        "calls": ("Judge calls", fmt_int),
+        "no_model_wins_share": ("No model wins", _pct),
+    })
+
+
+def fit_caption(sweep: AnchorSweep, tau: str) -> str | None:
+    if not sweep.has_quadratic or pd.isna(sweep.fit_r2):
+        return None
+    n = int(sweep.table["tau_quadratic"].notna().sum())
+    return (f"Least-squares line of {tau_name(tau)} (with all pairs) on informativeness over {n} "
+            f"anchors: R² = {fmt_num(sweep.fit_r2, 3)}, slope {fmt_num(sweep.fit_slope, 3)} per unit "
+            f"of informativeness ({PAPER}, Fig. 3, report R² = 0.594 for their judge).")
+
+
+def histogram_defaults(sweep: AnchorSweep, chosen: str) -> list[str]:
+    """The strongest, the chosen and the weakest anchor (just the chosen one without a ranking)."""
+    if not sweep.has_quadratic:
+        return [chosen]
+    t = sweep.table["anchor"]
+    return list(dict.fromkeys([t.iloc[0], chosen, t.iloc[-1]]))
+
+
+def win_rate_sentences(dists: Sequence[WinRateDistribution]) -> list[str]:
+    return [f"{d.sentence} On {fmt_int(d.no_signal)} instructions every model got the very same "
+            "verdict (no signal even on the full scale)." for d in dists]
+
+
+def win_rate_rows(dists: Sequence[WinRateDistribution]) -> pd.DataFrame:
+    return pd.concat([d.per_instruction.assign(anchor=d.anchor) for d in dists], ignore_index=True)
+
+
+def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, str | None]]:
+    return [
+        (f"{tau_name(tau)} with all pairs", _tau(ranking.tau_quadratic), None),
+        ("Informativeness", _pct(ranking.informativeness), None),
+        ("Judge calls per instruction",
+         f"{fmt_int(ranking.design_calls_anchor)} vs {fmt_int(ranking.design_calls_all_pairs)}",
+         "Anchor design against all pairs."),
+    ]
+
+
+def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
+    return (f"Against {chosen}: {fmt_int(ranking.calls_anchor)} of the "
+            f"{fmt_int(ranking.calls_total)} judge calls in this selection. As a design, one anchor "
+            "costs (M − 1) calls per instruction and order, all pairs C(M, 2): "
+            f"{fmt_pct(ranking.cost_share)} of the all-pairs cost here. Rank shift = all-pairs rank "
+            "− anchor rank (positive: the anchor ranks the model higher).")
+
+
+def explorer_table(ranking: AnchorRanking) -> pd.DataFrame:
+    return _show(ranking.table, {
+        "model": ("Model", None),
+        "win_rate": ("Win rate vs anchor", _pct),
+        "battles": ("Battles", fmt_int),
+        "anchor_rank": ("Rank by the anchor", None),
+        "quadratic_rank": ("Rank by all pairs", None),
+        "rank_shift": ("Rank shift", None),
+        "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
+    })
+
+
+def pilot_metrics(pilot: PilotScreening) -> list[tuple[str, str, str | None]]:
+    return [("Mean Pearson r with all data", _tau(pilot.pearson_r), None),
+            ("Pilot recommends", pilot.recommended or MISSING, None),
+            ("Judge calls per pilot", fmt_int(pilot.pilot_calls), None)]
+
+
+def pilot_extremes_sentence(pilot: PilotScreening) -> str:
+    parts = "; ".join(f"{m} in {fmt_pct(rate)} of repetitions" for m, rate in pilot.extremes.items())
+    return "Extreme models among the three least informative: " + (parts or "none") + "."
+
+
+def pilot_table(pilot: PilotScreening) -> pd.DataFrame:
+    return _show(pilot.table, {
+        "anchor": ("Anchor", None), "position": ("Position", None),
+        "full": ("Informativeness, all data", _pct), "pilot_mean": ("Pilot mean", _pct),
+        "pilot_sd": ("Pilot SD", _pct), "pilot_low": ("Pilot, 2.5%", _pct),
+        "pilot_high": ("Pilot, 97.5%", _pct),
+        "bottom_three_rate": ("Among the three least informative", fmt_pct),
+        "recommended_rate": ("Recommended by the pilot", fmt_pct),
+    })
+
+
+def pilot_informativeness(pilot: PilotScreening | None, sweep: AnchorSweep, chosen: str) -> float:
+    """The planner's default informativeness for ``chosen``: the pilot's mean when it ran, else
+    all data's, within [0.01, 1] (0.5 when nothing was judged against the anchor)."""
+    value = float("nan")
+    if pilot is not None:
+        row = pilot.table.loc[pilot.table["anchor"] == chosen, "pilot_mean"]
+        value = float(row.iloc[0]) if len(row) else value
+    if not value == value or value <= 0:
+        row = sweep.table.loc[sweep.table["anchor"] == chosen, "informativeness"]
+        value = float(row.iloc[0]) if len(row) else float("nan")
+    if not value == value:
+        value = 0.5
+    return round(min(1.0, max(0.01, value)), 3)
+
+
+def planner_defaults(counts: VerdictCounts, raw_counts: VerdictCounts, pilot: PilotScreening | None,
+                     sweep: AnchorSweep, chosen: str) -> dict:
+    """The planner's defaults from the loaded data: models, instructions, orders per pair (of the
+    table as loaded, ``raw_counts``), the chosen anchor's informativeness and the decisive share."""
+    decisive = decisive_rate(counts)
+    return {
+        "models": counts.n_models,
+        "instructions": counts.n_instructions,
+        "orders": orders_per_pair(raw_counts),
+        "informativeness": pilot_informativeness(pilot, sweep, chosen),
+        "decisive": round(decisive if decisive == decisive and decisive > 0 else 1.0, 3),
+    }
+
+
+def sizes_caption(result: SampleSizeSweep) -> str:
+    return (f"Each size draws {fmt_int(result.repetitions)} instruction subsets without replacement; "
+            "every ranking is refitted on each. 'mean over anchors' averages all anchors' tau "
+            "within a draw.")
+
+
+COUNT_CAPTION = (
+    "Anchors are added in a random order; after each, Bradley–Terry is refitted on every battle "
+    "involving an anchor (the union) and compared with the all-pairs ranking over the models that "
+    "are not anchors, as in the per-anchor table (so one anchor gives that anchor's tau; three "
+    "models must remain)."
+)
+
+JUDGE_CAPTION = (
+    "Best/worst anchor: highest/lowest tau with the judge's own all-pairs ranking (as in the "
+    "paper's Table 3). Gap with humans = best − worst anchor's tau with humans; range with "
+    "humans = max − min over all anchors."
+)
+
+
+def judge_effect_sentence(effect: JudgeEffect, tau: str) -> str | None:
+    if pd.isna(effect.judge_spread) or pd.isna(effect.max_anchor_gap_human):
+        return None
+    name = tau_name(tau)
+    return (f"Across judges, the all-pairs ranking's {name} with humans spans "
+            f"{_tau(effect.judge_spread)}; within a judge, the best and worst anchor differ by up "
+            f"to {_tau(effect.max_anchor_gap_human)} in {name} with humans.")
+
+
+def judge_effect_table(effect: JudgeEffect) -> pd.DataFrame:
+    t = effect.table
+    return pd.DataFrame({
+        c.replace("_", " ").capitalize().replace("Gap human", "Gap with humans")
+         .replace("Human range", "Range with humans"):
+        [_tau(v) for v in t[c]] if pd.api.types.is_float_dtype(t[c]) else t[c].astype(object).where(
+            t[c].notna(), MISSING)
+        for c in t.columns})
+
+
+def plan_caption(plan: EvaluationPlan) -> str:
+    return (f"Sign test, one-sided, α = {plan.alpha:g}, power {plan.power:.0%}: "
+            f"{fmt_int(plan.discordant)} discordant samples for a +{plan.edge:.0%} edge; the total "
+            f"divides by the informative share (N total = N / I, {PAPER}).")
+
+
+def plan_table(plan: EvaluationPlan) -> pd.DataFrame:
+    return _show(plan.options, {
+        "design": ("Design", None),
+        "calls_per_instruction": ("Calls per instruction", fmt_int),
+        "instructions_needed": ("Instructions needed", fmt_int),
+        "calls_needed": ("Calls needed", fmt_int),
+        "instructions_planned": ("Instructions planned", fmt_int),
+        "calls_planned": ("Calls planned", fmt_int),
+        "fits_budget": ("Fits the budget", lambda v: MISSING if pd.isna(v) else ("yes" if v else "no")),
+        "note": ("Note", None),
+    })

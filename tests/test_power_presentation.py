@@ -1,0 +1,87 @@
+"""evalcore.power.presentation: the Power page's sentences and display tables, on hand-built data."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from evalcore.counts import VerdictCounts
+from evalcore.power import detectable_edges, difference_distributions, sample_size_plan
+from evalcore.power import presentation as pv
+
+
+def _counts(rows):
+    models = sorted({m for r in rows for m in r[1:3]})
+    insts = sorted({r[0] for r in rows})
+    n = [[0] * 5 for _ in rows]
+    for k, r in enumerate(rows):
+        n[k][r[3] + 2] = 1
+    return VerdictCounts.from_cells(models=models, instructions=insts, judge="j",
+                                    inst=[insts.index(r[0]) for r in rows],
+                                    a=[models.index(r[1]) for r in rows],
+                                    b=[models.index(r[2]) for r in rows], n=n)
+
+
+def test_edge_labels_and_grid():
+    assert [pv.edge_label(e) for e in (0.05, 0.075, 0.1)] == ["+5%", "+7.5%", "+10%"]
+    grid = pv.simulation_grid(2000)
+    assert grid[0] == 100 and grid[-1] == 2000 and len(grid) == 20
+    assert (pd.Series(grid).diff().dropna() == 100).all()
+
+
+def test_sample_size_table_has_human_columns_and_the_published_numbers():
+    t = pv.sample_size_table(sample_size_plan([0.05, 0.10], informativeness=0.45))
+    assert list(t.columns) == ["Edge", "P(A wins | discordant)", "Discordant samples",
+                               "Total samples (I = 0.450)"]
+    assert t["Discordant samples"].tolist() == [617, 153]  # Don-Yehiya et al. 2026, Table 2
+    assert t["Total samples (I = 0.450)"].tolist() == [1372, 340]
+    assert t["P(A wins | discordant)"].tolist() == ["55.0%", "60.0%"]
+    # Without an informativeness there is no total column (not a column of empty cells).
+    assert "Total" not in " ".join(pv.sample_size_table(sample_size_plan([0.05])).columns)
+
+
+def test_informativeness_sentence_names_the_anchor_or_says_why_not():
+    assert pv.usable_informativeness(float("nan")) is None and pv.usable_informativeness(0.0) is None
+    assert pv.usable_informativeness(0.4) == 0.4
+    assert "0.400 for anchor [x](y)" in pv.informativeness_sentence("[x](y)", 0.4)
+    assert pv.informativeness_sentence("m", None).startswith("No instruction has two models")
+
+
+def _edges_table():
+    # A beats B 60:40, B beats C on all 100: two adjacent pairs, head-to-head.
+    rows = [(f"q{i}", "A", "B", 1 if i < 60 else -1) for i in range(100)]
+    rows += [(f"q{i}", "B", "C", 2) for i in range(100)]
+    return detectable_edges(_counts(rows))
+
+
+def test_detectable_view_words_the_holm_test_and_the_top_pair():
+    result = _edges_table()
+    metrics = dict((label, value) for label, value, _ in pv.detectable_metrics(result))
+    assert metrics["Adjacent pairs resolved"] == "1 of 2"
+    assert metrics["Instructions N"] == "100"
+    kind, sentence = pv.top_pair_sentence(result)
+    # 60 of 100: two-sided p = 0.0569 (scipy binomtest), Holm keeps it (the larger of two).
+    assert kind == "warning"
+    assert "(A and B)" in sentence and "+10.0%" in sentence and "Holm-adjusted p = 0.057" in sentence
+    assert "two-sided sign test, Holm-adjusted across the 2 adjacent pairs" in pv.detectable_caption(result)
+    table = pv.detectable_table(result)
+    assert not any("_" in c for c in table.columns)
+    assert table["Resolved"].tolist() == ["no", "yes"]
+    assert table["Observed edge"].tolist() == ["+10.0%", "+50.0%"]
+    assert table["p (two-sided sign test)"].iloc[0] == "0.057"
+    assert table["Instructions needed"].iloc[1] != "None"
+
+
+def test_distributions_view_and_empty_selection_sentences():
+    rows = [(f"q{i}", m, "X", v) for i in range(20) for m, v in (("A", 1), ("B", -1 if i % 4 else 1))]
+    dists = difference_distributions(_counts(rows))
+    table = pv.distributions_table(dists)
+    assert {"Anchor", "Model A (with the edge)", "Edge", "Informativeness"} <= set(table.columns)
+    assert "None" not in table.astype(str).to_numpy().ravel().tolist()
+    chosen, nominal, label = pv.edge_window(dists, 0.05)
+    assert label == "edge in [5%, 6%)" and nominal == pytest.approx(0.05)
+    sentence = pv.empty_selection_sentence(dists, chosen, label, window=True)
+    assert sentence is not None and "Move the window" in sentence
+    pair, _, label = pv.one_pair(dists, "A", "B", "X")
+    assert len(pair) == 1 and pv.empty_selection_sentence(dists, pair, label, window=False) is None
+    assert pv.difference_title(pair, "X").startswith("Distribution of d: A − B")
