@@ -1,30 +1,171 @@
-"""Verdict Lab: the entry point. ``streamlit run app.py`` opens the demo data on the Data page."""
+"""Verdict Lab: the entry point and the Data page (``streamlit run app.py``).
+
+Data: pick the demo or upload a verdict file; what is loaded."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
-from views import _ui
+import ui as _ui
+from evalcore import summary_presentation as show
+from evalcore.datafolder import data_dir, list_data_files, resolve_data_file
+from evalcore.errors import EvalcoreError
+from evalcore.io import read_human_ranking
+from evalcore.plots.common import CONFIG
+from evalcore.plots.summary import coverage_heatmap
+from evalcore.schema import VerdictFormatError
+from evalcore.workspace import MAX_NAME, WorkspaceError
 
-HERE = Path(__file__).resolve().parent
+with _ui.page('Data'):
+    st.title("Verdict Lab")
+    st.markdown(show.INTRO)
 
-st.set_page_config(page_title="Verdict Lab", page_icon=str(HERE / "data" / "favicon.png"), layout="wide")
+    store = _ui.ensure_data()
+    s = _ui.state()
 
-#: (file, title, icon): the pages, in the order of the sidebar. Missing files are skipped.
-PAGES: tuple[tuple[str, str, str], ...] = (
-    ("views/data.py", "Data", ":material/database:"),
-    ("views/overview.py", "Overview", ":material/summarize:"),
-    ("views/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
-    ("views/anchors.py", "Anchors", ":material/anchor:"),
-    ("views/judge.py", "Judge", ":material/gavel:"),
-    ("views/ties.py", "Tie structure", ":material/drag_handle:"),
-    ("views/power.py", "Power", ":material/straighten:"),
-    ("views/calibration.py", "Calibration", ":material/tune:"),
-)
 
-pages = [st.Page(path, title=title, icon=icon, default=(i == 0))
-         for i, (path, title, icon) in enumerate(PAGES) if (HERE / path).exists()]
-# Every page runs inside one wrapper: an error is an error box in words, never a traceback.
-_ui.run_page(st.navigation(pages))
+    def read(name: str, load) -> bool:
+        """Load a file into the session's store; a failure is kept in words (the old data stays)."""
+        try:
+            with st.spinner(f"Reading {_ui.md(name)}…"):
+                _ui.install(load())
+            return True
+        except (VerdictFormatError, EvalcoreError) as exc:
+            s["error"] = str(exc)
+        except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
+            s["error"] = show.unreadable(name, exc)
+        return False
+
+
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Use the demo")
+        demo = st.selectbox("Demo dataset", list(_ui.DEMO_DATASETS), key="demo_choice")
+        if st.button("Load demo", key="load_demo"):
+            _ui.load_demo(demo)
+            st.rerun()
+        st.caption(show.DEMO_NOTE)
+    with right:
+        st.subheader("Upload your verdicts")
+        upload = st.file_uploader(show.UPLOAD_LABEL, type=show.UPLOAD_TYPES, key="upload")
+        st.caption(show.COLUMNS_NOTE)
+        if upload is not None and upload.file_id != s.get("upload_id"):
+            s["upload_id"] = upload.file_id
+            read(upload.name, lambda: _ui.session_store().load_bytes(upload.getvalue(), name=upload.name))
+        if data_dir() is not None:
+            files = list_data_files()
+            st.subheader("Or pick a file from the server's data folder")
+            if not files:
+                st.caption("The server's data folder holds no verdict file.")
+            else:
+                picked = st.selectbox("File in the data folder", files, key="data_folder_pick",
+                                      help="Files the server's operator placed in its data folder, "
+                                      "for tables above the upload limit.")
+                if st.button("Load this file", key="data_folder_load") and read(
+                        picked, lambda: _ui.session_store().load_file(resolve_data_file(picked), name=picked)):
+                    st.rerun()
+        if s.get("error"):
+            st.error(show.load_error(s["error"], previous=s.get("source")))
+
+    with st.expander("Saved datasets", icon=":material/save:"):
+        ws = _ui.workspace()
+        st.caption(f"Saved datasets live in the workspace file {_ui.code_span(ws.path)} on this server and "
+                   "stay after a restart; replacing one keeps the old version. A link ending in "
+                   "`?dataset=<name>` opens one.")
+        if s.get("demo"):
+            st.caption("The demo is bundled with the app: upload a file to save it here.")
+        elif not store.is_empty:
+            with st.form("save_dataset", border=False):
+                save_name = st.text_input("Save the loaded data as", max_chars=MAX_NAME, key="save_name",
+                                          value=s.get("saved") or (s.get("source") or "data").split(".")[0])
+                replace = st.checkbox("Replace a saved dataset of the same name", key="save_replace")
+                submitted = st.form_submit_button("Save")
+            if submitted:
+                # Replacing the dataset this session loaded: refuse if another session changed it since.
+                expected = s.get("saved_version") if save_name == s.get("saved") else None
+                try:
+                    saved = ws.save(save_name, store.frame(), file=s.get("source"), format=s.get("format"),
+                                    human_ranking=s.get("human_ranking"), replace=replace,
+                                    expected_version=expected)
+                    s["saved"], s["saved_version"] = saved.name, saved.version
+                    _ui.set_url_param("dataset", saved.name)
+                    st.success(show.saved_message(saved))
+                except WorkspaceError as exc:
+                    _ui.error(exc, lead="**Not saved.**")
+        try:
+            listed = ws.table()
+        except WorkspaceError as exc:
+            listed = None
+            _ui.error(exc, lead="**The saved datasets cannot be read.**")
+        if listed is not None and listed.empty:
+            st.info("No dataset is saved yet.")
+        elif listed is not None:
+            st.dataframe(show.saved_table(listed), hide_index=True, key="saved_table", column_config={
+                "Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")})
+            _ui.download_csv(listed, "saved_datasets.csv", key="dl_saved")
+            pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
+            load_col, delete_col = st.columns(2)
+            if load_col.button("Load", key="saved_load"):
+                try:
+                    _ui.load_saved(pick)
+                    st.rerun()
+                except WorkspaceError as exc:
+                    _ui.error(exc, lead="**Not loaded.**")
+            confirm = delete_col.checkbox("Confirm deletion", key="saved_confirm")
+            if delete_col.button("Delete", key="saved_delete", disabled=not confirm):
+                ws.delete(pick)
+                if s.get("saved") == pick:
+                    s["saved"] = None
+                st.rerun()
+            history = ws.history(pick)
+            if history:
+                old = st.selectbox("Previous versions", history, key="saved_version_pick",
+                                   format_func=show.version_label, help=show.VERSIONS_HELP)
+                if st.button("Restore this version", key="saved_restore"):
+                    try:
+                        restored = ws.restore(pick, old.version, expected_version=int(
+                            listed.loc[listed["name"] == pick, "version"].iloc[0]))
+                        st.success(show.saved_message(restored))
+                    except WorkspaceError as exc:
+                        _ui.error(exc, lead="**Not restored.**")
+
+    if store.is_empty:
+        st.info("Nothing is loaded yet: load the demo or upload a file.")
+        st.stop()
+
+    summary = _ui.memo(("summary",), store.summary)
+    st.divider()
+    st.subheader(f"Loaded: {_ui.code_span(summary.name)}")
+    _ui.demo_banner()
+    st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.format)}**.")
+    for note in s.get("notes", ()):
+        _ui.info(note)
+
+    for col, (label, value) in zip(st.columns(5), show.metric_cells(summary), strict=True):
+        col.metric(label, value)
+
+    st.markdown(show.design_markdown(summary))
+    if summary.design == "anchor-only":
+        st.caption(show.ANCHOR_NOTE)
+
+    st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
+    st.dataframe(show.no_verdict_table(summary), hide_index=True)
+    _ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
+
+    st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
+    _ui.download_csv(summary.pair_coverage, "pair_coverage.csv", key="dl_cov")
+
+    with st.expander("Human ranking (optional): `model, score`, higher is better"):
+        hr = s.get("human_ranking")
+        if hr is not None:
+            st.dataframe(hr, hide_index=True)
+        ranking_file = st.file_uploader("Upload a human ranking", type=["csv", "parquet", "json",
+                                                                        "jsonl"], key="ranking_upload")
+        if ranking_file is not None and ranking_file.file_id != s.get("ranking_id"):
+            s["ranking_id"] = ranking_file.file_id
+            try:
+                s["human_ranking"] = read_human_ranking(ranking_file.getvalue(), name=ranking_file.name)
+                s["memo"] = {}
+                st.rerun()
+            except VerdictFormatError as exc:
+                _ui.error(exc, lead="**The ranking was not loaded.**")

@@ -186,7 +186,7 @@ def memory(args: argparse.Namespace) -> None:
         server.close()
 
 
-def load(args: argparse.Namespace) -> None:
+def load(args: argparse.Namespace) -> None:  # noqa: C901 - one scripted scenario, step by step
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp(prefix="bench_load_"))

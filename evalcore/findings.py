@@ -61,16 +61,16 @@ from evalcore.text import fmt_p, fmt_pct, fmt_rating  # noqa: F401  (one formatt
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
 
 #: ``cache(key, compute)`` returns a stored result for ``key`` or computes and stores it (the
-#: pages pass ``views._ui.memo``); the default computes every time.
+#: pages pass ``ui.memo``); the default computes every time.
 Cache = Callable[[tuple, Callable[[], Any]], Any]
 
 #: The app page that shows the detail of each finding (the Overview links to it).
 PAGES: dict[str, str] = {
-    "leader": "views/leaderboard.py",
-    "separation": "views/power.py",
-    "anchor": "views/anchors.py",
-    "judge": "views/judge.py",
-    "correction": "views/calibration.py",
+    "leader": "pages/leaderboard.py",
+    "separation": "pages/power.py",
+    "anchor": "pages/anchors.py",
+    "judge": "pages/judge.py",
+    "correction": "pages/calibration.py",
 }
 
 #: Seed 003 §3: first-slot preference of six judges (+0.5 to +24.0 points) and of humans (−0.4).

@@ -24,7 +24,7 @@ from evalcore.ranking import leaderboard
 from evalcore.schema import VerdictFormatError
 from evalcore.store import VerdictStore
 from tests.conftest import ROOT
-from views._ui import safe_csv
+from ui import safe_csv
 
 SQL = "x'); DROP TABLE verdicts;--"
 NASTY_NAMES = [
@@ -356,18 +356,18 @@ KNOWN_CRASHES: set[str] = set()
 def test_every_page_opens_on_hostile_names():
     """Names that are SQL, formulas, markdown and very long reach every page without a crash."""
     at = _hostile_upload()
-    pages = sorted(p.name for p in (ROOT / "views").glob("*.py") if not p.name.startswith("_"))
+    pages = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
     assert "leaderboard.py" in pages
     for page in pages:
         if page in KNOWN_CRASHES:
             continue
-        at.switch_page(f"views/{page}").run()
+        at.switch_page(f"pages/{page}").run()
         assert not at.exception, (page, [e.value for e in at.exception])
 
 
 def test_overview_page_opens_on_hostile_names():
     at = _hostile_upload()
-    at.switch_page("views/overview.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
 
 
@@ -527,11 +527,11 @@ def _page_markdown(at: AppTest) -> list[str]:
 
 
 #: Pages of other helpers that still pass user text to Streamlit unescaped (each to be switched
-#: to views._ui's helpers); a page listed here that passes makes the test fail (strict).
+#: to the ui helpers); a page listed here that passes makes the test fail (strict).
 UNESCAPED_PAGES: set[str] = set()
 
 
-@pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "views").glob("*.py")
+@pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "pages").glob("*.py")
                                         if not p.name.startswith("_")))
 def test_no_page_renders_a_hostile_name_as_markup(page, monkeypatch, tmp_path):
     monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "workspace.duckdb"))
@@ -541,7 +541,7 @@ def test_no_page_renders_a_hostile_name_as_markup(page, monkeypatch, tmp_path):
              "human": (1, 0, -1, "")[i % 4]}
             for i, (a, b) in itertools.product(range(6), itertools.permutations(HOSTILE[:6], 2))]
     at = _upload(_app(), "https://evil.example/[f](g).csv", pd.DataFrame(rows).to_csv(index=False).encode())
-    at.switch_page(f"views/{page}").run()
+    at.switch_page(f"pages/{page}").run()
     assert not at.exception
     live = {s[:80]: _live_markup(s) for s in _page_markdown(at) if _live_markup(s)}
     if page in UNESCAPED_PAGES:
@@ -558,8 +558,8 @@ def test_page_wrapper_shows_errors_in_words_never_an_exception_box():
         import numpy as np
         import streamlit as st
 
+        import ui as _ui
         from evalcore.errors import ResourceLimitError, UsageError
-        from views import _ui
 
         class Page:
             def __init__(self, exc):
@@ -592,7 +592,7 @@ def test_page_wrapper_lets_stop_and_rerun_through():
     def script():
         import streamlit as st
 
-        from views import _ui
+        import ui as _ui
 
         class Page:
             def run(self):

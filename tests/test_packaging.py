@@ -27,7 +27,8 @@ def test_pip_install_and_the_two_line_example(tmp_path):
     # packaging and the façade, not the network. The build itself runs isolated as usual.
     # Build from a copy: building in the checkout would leave build/ and *.egg-info behind.
     source = tmp_path / "src"
-    skip_top = {".git", ".venv", "build", "tests", "benchmarks", "data", "screenshots"}
+    skip_top = {".git", ".venv", "build", "tests", "benchmarks", "data", "screenshots", "pages",
+                "ui"}
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         top = skip_top if Path(folder) == ROOT else set()
@@ -58,7 +59,7 @@ def test_pip_install_and_the_two_line_example(tmp_path):
     # Only the library is installed: no app, tests or benchmarks packages.
     installed = {p.name for p in Path(site).iterdir()}
     assert "evalcore" in installed
-    assert not {"views", "tests", "benchmarks", "scripts"} & installed
+    assert not {"pages", "ui", "tests", "benchmarks", "scripts"} & installed
     script = env_dir / "bin" / "verdictlab"
     assert script.exists()
     usage = subprocess.run([script, "--help"], capture_output=True, text=True, cwd=tmp_path)

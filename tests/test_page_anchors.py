@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 def _page() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("views/anchors.py").run()
+    at.switch_page("pages/anchors.py").run()
     assert not at.exception
     return at
 
@@ -106,7 +106,7 @@ def test_anchor_only_table_explains_instead_of_failing():
     at.run()
     at.selectbox(key="demo_choice").select_index(1).run()
     at.button(key="load_demo").click().run()
-    at.switch_page("views/anchors.py").run()
+    at.switch_page("pages/anchors.py").run()
     assert not at.exception
     assert any("no all-pairs (quadratic) ranking" in i.value for i in at.info)
     assert _table(at, "Tau with all pairs")["Anchor"].tolist() == ["sim-birch"]

@@ -16,7 +16,7 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 def cal_page():
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
-    at.switch_page("views/calibration.py").run()
+    at.switch_page("pages/calibration.py").run()
     assert not at.exception
     return at
 
@@ -98,7 +98,7 @@ def test_a_table_without_human_labels_is_refused_in_words():
     at.selectbox(key="demo_choice").set_value(
         "Demo: anchor-only (AlpacaEval-style), 16 simulated models").run()
     at.button(key="load_demo").click().run()
-    at.switch_page("views/calibration.py").run()
+    at.switch_page("pages/calibration.py").run()
     assert not at.exception
     assert "No labelled rows" in _texts(at.warning)
     assert "no measured Se and Sp" in _texts(at.info)

@@ -21,7 +21,7 @@ def _texts(at: AppTest) -> str:
 def judge_page() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("views/judge.py").run()
+    at.switch_page("pages/judge.py").run()
     return at
 
 
@@ -64,12 +64,12 @@ def test_figures_and_downloads(judge_page):
 def test_anchor_only_demo_has_no_agreement_and_no_crash():
     # the anchor-only demo (one judge, no human labels), loaded through the shared helper
     script = (
-        "from views import _ui\n"
+        "import ui as _ui\n"
         "_ui.ensure_data()\n"
         "if _ui.state()['demo'] == _ui.DEFAULT_DEMO:\n"
         "    _ui.load_demo(list(_ui.DEMO_DATASETS)[1])\n"
         "import runpy\n"
-        f"runpy.run_path({str(ROOT / 'views' / 'judge.py')!r}, run_name='__main__')\n")
+        f"runpy.run_path({str(ROOT / 'pages' / 'judge.py')!r}, run_name='__main__')\n")
     at = AppTest.from_string(script, default_timeout=120)
     at.run()
     assert not at.exception
@@ -95,11 +95,11 @@ def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
     path = tmp_path / "anchor_fixed.csv"
     frame.to_csv(path, index=False)
     script = (
-        "from views import _ui\n"
+        "import ui as _ui\n"
         "from evalcore.io import read_verdicts\n"
         f"_ui.install(read_verdicts({str(path)!r}))\n"
         "import runpy\n"
-        f"runpy.run_path({str(ROOT / 'views' / 'judge.py')!r}, run_name='__main__')\n")
+        f"runpy.run_path({str(ROOT / 'pages' / 'judge.py')!r}, run_name='__main__')\n")
     at = AppTest.from_string(script, default_timeout=120)
     at.run()
     assert not at.exception

@@ -16,7 +16,7 @@ from tests.conftest import ROOT
 def _leaderboard_page() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("views/leaderboard.py").run()
+    at.switch_page("pages/leaderboard.py").run()
     assert not at.exception
     return at
 
@@ -74,7 +74,7 @@ def test_a_model_named_model_does_not_break_the_page(tmp_path, monkeypatch):
     at.run()
     at.file_uploader(key="upload").upload("names.csv", pd.DataFrame(rows).to_csv(index=False).encode(),
                                           "text/csv").run()
-    at.switch_page("views/leaderboard.py").run()
+    at.switch_page("pages/leaderboard.py").run()
     assert not at.exception, at.exception
     assert set(at.dataframe[0].value["Model"]) == {"model", "row model", "x"}
 

@@ -31,7 +31,7 @@ def _expected(store: VerdictStore, judge: str):
 def _overview() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("views/overview.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     return at
 
@@ -110,7 +110,7 @@ def test_a_tiny_upload_gets_words_not_a_traceback():
             "q1,sim-a,sim-b,1\nq2,sim-a,sim-b,1\nq3,sim-b,sim-a,-1\nq4,sim-a,sim-b,0\n")
     at.file_uploader(key="upload").upload("tiny.csv", tiny.encode(), "text/csv").run()
     assert not at.exception
-    at.switch_page("views/overview.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     metrics = _metrics(at)
     assert metrics["Leader"] == "sim-a"
@@ -126,7 +126,7 @@ def test_anchor_only_demo():
     label = "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
     at.selectbox(key="demo_choice").set_value(label).run()
     at.button(key="load_demo").click().run()
-    at.switch_page("views/overview.py").run()
+    at.switch_page("pages/overview.py").run()
     assert not at.exception
     metrics = _metrics(at)
     assert metrics["Recommended anchor"] == "sim-birch"  # the only anchor of this design

@@ -13,7 +13,7 @@ from tests.conftest import ROOT
 def _page() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
     at.run()
-    at.switch_page("views/power.py").run()
+    at.switch_page("pages/power.py").run()
     assert not at.exception
     return at
 
@@ -93,11 +93,11 @@ def test_one_pair_mode_and_anchor_comparison(page):
 def test_anchor_only_demo():
     at = _page()
     at.selectbox(key="pw_anchor").set_value("sim-juniper").run()  # a model both demos share
-    at.switch_page("views/data.py").run()
+    at.switch_page("app.py").run()
     at.selectbox(key="demo_choice").set_value(
         "Demo: anchor-only (AlpacaEval-style), 16 simulated models").run()
     at.button(key="load_demo").click().run()
-    at.switch_page("views/power.py").run()
+    at.switch_page("pages/power.py").run()
     assert not at.exception
     assert at.selectbox(key="pw_anchor").value == "sim-birch"
     assert at.radio(key="pw_compare").value == "Against the anchor"

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import ui as _ui
 from evalcore.io import read_human_ranking, read_verdicts
 from evalcore.pointwise import read_pointwise
 from evalcore.store import VerdictStore
 from evalcore.ties import labelled_counts, pointwise_tie_structure, verdict_tie_structure
-from views import _ui
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -37,7 +37,7 @@ def demo_store():
 def page():
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
-    at.switch_page("views/ties.py").run()
+    at.switch_page("pages/ties.py").run()
     assert not at.exception
     return at
 
@@ -113,11 +113,11 @@ def test_page_without_human_labels_or_ranking():
     """The anchor-only demo has no human labels and no human ranking: the page says so in words."""
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
-    at.switch_page("views/data.py").run()
+    at.switch_page("app.py").run()
     anchor_demo = [o for o in at.selectbox(key="demo_choice").options if "anchor" in o][0]
     at.selectbox(key="demo_choice").select(anchor_demo).run()
     at.button(key="load_demo").click().run()
-    at.switch_page("views/ties.py").run()
+    at.switch_page("pages/ties.py").run()
     assert not at.exception
     assert any("no human-labelled rows" in i.value for i in at.info)
     assert any("No reference score is loaded" in c.value for c in at.caption)
@@ -130,14 +130,14 @@ def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     made-up pointwise scores: the section says none is loaded until the user asks for the demo."""
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
-    at.switch_page("views/ties.py").run()
+    at.switch_page("pages/ties.py").run()
     assert any("tie probability" in df.value.columns for df in at.dataframe)  # the demo's
-    at.switch_page("views/data.py").run()
+    at.switch_page("app.py").run()
     csv = (b"instruction_id,model_a,model_b,verdict\n"
            b"q1,x,y,1\nq1,y,x,-1\nq2,x,y,0\nq2,y,x,0\nq3,x,y,2\nq3,y,x,-1\n")
     at.file_uploader(key="upload").upload("mine.csv", csv, "text/csv").run()
     assert not at.exception
-    at.switch_page("views/ties.py").run()
+    at.switch_page("pages/ties.py").run()
     assert not at.exception
     assert not any("tie probability" in df.value.columns for df in at.dataframe)
     assert any("No pointwise score table is loaded" in i.value for i in at.info)

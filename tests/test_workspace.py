@@ -378,7 +378,7 @@ def test_page_saves_loads_and_deletes_through_the_ui(monkeypatch: pytest.MonkeyP
     assert link.session_state["vl"]["saved"] == name
     assert link.session_state["vl"]["source"] == "mine.csv"
     assert any(h.value == "Loaded: ` mine.csv `" for h in link.subheader)
-    link.switch_page("views/leaderboard.py").run()
+    link.switch_page("pages/leaderboard.py").run()
     assert not link.exception
     assert link.selectbox(key="judge_select").value == "judge-y"
     assert link.query_params["judge"] == "judge-y" and link.query_params["dataset"] == name
@@ -398,7 +398,7 @@ def test_link_to_a_demo_judge_and_category(monkeypatch: pytest.MonkeyPatch, tmp_
     assert not at.exception
     assert at.session_state["vl"]["demo"].startswith("Demo: anchor-only")
     at = _app(dataset="demo-all-pairs", judge="sim-judge-tie-happy", category="math")
-    at.switch_page("views/leaderboard.py").run()
+    at.switch_page("pages/leaderboard.py").run()
     assert not at.exception
     assert at.selectbox(key="category_select").value == "math"
     assert at.query_params["category"] == "math"
@@ -443,7 +443,7 @@ def test_a_second_process_holding_the_file_is_a_clear_error(tmp_path: Path) -> N
 
 def test_user_text_helpers_for_markdown() -> None:
     """Dataset names and link text reach st.markdown as code or escaped, never as markup."""
-    from views._ui import code_span, escape_markdown
+    from ui import code_span, escape_markdown
 
     assert code_span("plain") == "` plain `"
     assert code_span("a`b") == "`` a`b ``"  # the fence is longer than any backtick run inside
@@ -464,10 +464,10 @@ def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
     at.query_params["rounds"] = "200"
     at.query_params["seed"] = "7"
     at.run()
-    at.switch_page("views/anchors.py").run()
+    at.switch_page("pages/anchors.py").run()
     assert not at.exception
     assert at.selectbox(key="anchors_chosen").value == "sim-elm"
-    at.switch_page("views/leaderboard.py").run()
+    at.switch_page("pages/leaderboard.py").run()
     assert not at.exception
     assert at.number_input(key="lb_rounds").value == 200 and at.number_input(key="lb_seed").value == 7
     assert any("200 bootstrap rounds" in c.value for c in at.caption)
@@ -485,7 +485,7 @@ def test_a_session_whose_store_was_released_gets_its_data_back(monkeypatch: pyte
     def script():
         import streamlit as st
 
-        from views import _ui
+        import ui as _ui
 
         if st.session_state.pop("drop", False):
             _ui.session_store.clear()  # what Streamlit does when the session disconnects

@@ -253,7 +253,7 @@ def _check_options(rounds: int, seed: int) -> tuple[int, int]:
     return (check_int("rounds", rounds, low=0, high=MAX_ROUNDS), check_int("seed", seed, low=0))
 
 
-def judge_sheet(
+def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guarded on its own
     source: VerdictStore | pd.DataFrame | VerdictCounts,
     judge: str | None,
     *,

@@ -1,4 +1,4 @@
-"""Figures of the judge's spec sheet (views/judge.py and the HTML report)."""
+"""Figures of the judge's spec sheet (the Judge page and the HTML report)."""
 
 from __future__ import annotations
 

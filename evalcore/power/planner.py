@@ -69,7 +69,7 @@ def decisive_rate(counts: VerdictCounts) -> float:
     return float(1.0 - c[LEVELS.index(0)] / c.sum()) if c.sum() else float("nan")
 
 
-def plan_evaluation(
+def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-only, arena)
     n_models: int,
     *,
     natural_anchor: bool = False,

@@ -142,7 +142,7 @@ class Driver:
 
     def navigate(self, page, title: str, timeout: int = RUN_TIMEOUT_MS) -> None:
         """Go to another page through the sidebar (the same browser session keeps its data)."""
-        page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+        page.get_by_test_id("stSidebar").get_by_role("link", name=title).click()
         self.wait_idle(page, timeout)
 
     @staticmethod

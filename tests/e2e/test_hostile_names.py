@@ -36,7 +36,7 @@ NAMES = (
 FILE = f"https___{HOST}_[f](g).csv"  # a file name may not hold "/", but it may hold a URL's rest
 
 #: Pages still passing user text to Streamlit unescaped (owned elsewhere; each is to switch to
-#: views._ui's helpers). The test expects them to fail and fails when one starts passing.
+#: the ui helpers). The test expects them to fail and fails when one starts passing.
 UNESCAPED: set[str] = set()
 
 #: Elements whose address may come from the data: every <a> and <img> in the main area except

@@ -101,7 +101,7 @@ def test_concurrent_sessions_see_only_their_own_data(browser, app_server, base_u
 
         # 4. every session opens its leaderboard at once (1,000 bootstrap rounds each)
         for page in pages:
-            page.get_by_test_id("stSidebarNav").get_by_role("link", name="Leaderboard").click()
+            page.get_by_test_id("stSidebar").get_by_role("link", name="Leaderboard").click()
         ranked = _await_all(pages, lambda k, p: _idle(p) and p.locator(CHART).count() > 0
                             and p.locator("h1").first.inner_text().strip().endswith("Leaderboard"),
                             started, deadline)

@@ -24,13 +24,13 @@ TIMEOUT = 90_000
 
 
 def _pages() -> list[tuple[str, str]]:
-    """(file, title) of app.py's PAGES, read from the source without running Streamlit."""
-    tree = ast.parse((ROOT / "app.py").read_text())
+    """(file, title) of the sidebar's pages (ui.NAVIGATION), read without running Streamlit."""
+    tree = ast.parse((ROOT / "ui" / "__init__.py").read_text())
     for node in tree.body:
         target = getattr(node, "target", None) or (node.targets[0] if hasattr(node, "targets") else None)
-        if isinstance(target, ast.Name) and target.id == "PAGES":
+        if isinstance(target, ast.Name) and target.id == "NAVIGATION":
             return [(file, title) for file, title, _icon in ast.literal_eval(node.value)]
-    raise AssertionError("app.py has no PAGES tuple")
+    raise AssertionError("ui/__init__.py has no NAVIGATION tuple")
 
 
 PAGES = _pages()
@@ -49,7 +49,7 @@ CHECKS: dict[str, tuple[str, tuple[str, str]]] = {
 
 
 def test_every_page_has_a_check() -> None:
-    assert {Path(f).stem for f, _ in PAGES} == set(CHECKS)
+    assert {"data" if f == "app.py" else Path(f).stem for f, _ in PAGES} == set(CHECKS)
 
 
 @pytest.fixture(scope="module")
@@ -63,10 +63,11 @@ def tour(browser, st_app, base_url: str):
     context.close()
 
 
-@pytest.mark.parametrize("file,title", PAGES, ids=[Path(f).stem for f, _ in PAGES])
+@pytest.mark.parametrize("file,title", PAGES,
+                         ids=["data" if f == "app.py" else Path(f).stem for f, _ in PAGES])
 def test_page_renders(tour, st_app, file: str, title: str) -> None:
     assert (ROOT / file).exists(), f"{file} is listed in app.py but missing"
-    stem = Path(file).stem
+    stem = "data" if file == "app.py" else Path(file).stem
     heading, (test_id, text) = CHECKS[stem]
     page = tour
     st_app.navigate(page, title)

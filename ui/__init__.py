@@ -9,6 +9,8 @@ import ctypes
 import gc
 import logging
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -392,3 +394,49 @@ def counts(store: VerdictStore, judge: str | None, category: str | None = None,
         return c
 
     return memo(("counts", judge, category, both_orders), compute)
+
+
+# -- navigation: the card's pages/ folder, deep links from the first request ------------------
+# Streamlit's classic multipage mode serves pages/<name>.py at /<name> (query parameters kept),
+# also as the first request to a fresh server; its own page list is hidden
+# (client.showSidebarNavigation = false) and the sidebar below is drawn on every page instead.
+
+#: (file, label, icon) of every page, in sidebar order.
+NAVIGATION: tuple[tuple[str, str, str], ...] = (
+    ("app.py", "Data", ":material/database:"),
+    ("pages/overview.py", "Overview", ":material/summarize:"),
+    ("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
+    ("pages/anchors.py", "Anchors", ":material/anchor:"),
+    ("pages/judge.py", "Judge", ":material/gavel:"),
+    ("pages/ties.py", "Tie structure", ":material/drag_handle:"),
+    ("pages/power.py", "Power", ":material/straighten:"),
+    ("pages/calibration.py", "Calibration", ":material/tune:"),
+)
+FAVICON = ROOT / "data" / "favicon.png"
+
+
+def sidebar() -> None:
+    """The product's navigation, drawn in the sidebar of every page."""
+    from streamlit.errors import StreamlitAPIException
+
+    with st.sidebar:
+        st.markdown("**Verdict Lab**")
+        for file, label, icon in NAVIGATION:
+            try:
+                st.page_link(file, label=label, icon=icon)
+            except StreamlitAPIException:  # a page run on its own (a test's script): no app
+                return
+
+
+@contextmanager
+def page(title: str) -> Iterator[None]:
+    """Set up a page (title, icon, sidebar) and run its body; any error becomes an error box in
+    words, never an exception box. ``st.stop`` and ``st.rerun`` pass through (they are not
+    ``Exception``\\ s)."""
+    st.set_page_config(page_title=f"{title} · Verdict Lab", page_icon=str(FAVICON),
+                       layout="wide")
+    sidebar()
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - the page wrapper: every error becomes words
+        show_error(exc)

@@ -1,0 +1,178 @@
+"""Judge: every judge's spec sheet side by side, then one judge section by section."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import evalcore.judge as ej
+import ui as _ui
+from evalcore.judge import presentation as show
+from evalcore.judge.presentation import EXPLAIN
+from evalcore.plots import judge as plots
+from evalcore.plots.common import CONFIG
+
+with _ui.page('Judge'):
+    def _tiles(metrics: list[show.Metric]) -> None:
+        for column, m in zip(st.columns(max(len(metrics), 1)), metrics, strict=False):
+            column.metric(m.label, m.value, help=m.help or None)  # numbers only, no user text
+
+
+    def _chart(figure, where=None, data=None, name: str = "") -> None:  # and its data as a CSV
+        with where or st.container():
+            st.plotly_chart(figure, width="stretch", config=CONFIG)
+            if name:
+                _ui.download_csv(data, name)
+
+
+    def _table(frame, data=None, name: str = "") -> None:  # and the numbers behind it as a CSV
+        st.dataframe(frame, hide_index=True, width="stretch")
+        if name:
+            _ui.download_csv(frame if data is None else data, name)
+
+
+    def _progress(fraction: float, text: str) -> None:
+        bar.progress(min(1.0, max(0.0, fraction)), text=_ui.md(text))
+
+
+    st.title("Judge")
+    store = _ui.require_data()
+    _ui.demo_banner()
+    st.caption(EXPLAIN["intro"])
+    c1, c2, c3 = st.columns([2, 1, 1])
+    with c1:
+        category = _ui.category_picker(store, key="judge_category")
+    rounds = int(c2.number_input("Bootstrap rounds", 0, 10000, 1000, 100, key="judge_rounds"))
+    opts = {"category": category, "rounds": rounds, "seed": int(c3.number_input("Seed", 0, key="judge_seed"))}
+    judges = store.judges()
+    demo_file = _ui.DATA / "demo_families.csv"
+    with st.expander("Model families (for self-preference)", expanded=False):
+        st.caption(EXPLAIN["families"])
+        upload = st.file_uploader("Families CSV (model,family)", type=["csv", "txt"], key="judge_families_file")
+        text = demo_file.read_text() if _ui.state().get("demo") == _ui.DEFAULT_DEMO and demo_file.exists() else ""
+        typed = st.text_area("…or type them", text, 160, key="judge_families_text")
+    family = show.family_list(upload.getvalue() if upload else typed, judges)
+    if family.problem:
+        _ui.error(family.problem, lead=EXPLAIN["families_lead"])
+    elif family.note:
+        st.info(family.note)
+
+    bar = st.progress(0.0, text="Measuring the judges…")
+    sheets = _ui.memo(
+        ("judge_sheets", *opts.values(), family.key),
+        lambda: ej.judge_sheets(store, families=family.families, progress=_progress, **opts),
+    )
+    bar.empty()
+    ok = {name: sheet for name, sheet in sheets.items() if not isinstance(sheet, str)}
+    for warning in show.judge_warnings(sheets):
+        _ui.warning(warning)
+    if not ok:
+        st.info(EXPLAIN["no_judge"])
+        st.stop()
+
+    st.header("The judges side by side")
+    _table(show.side_by_side(sheets))
+    st.caption(EXPLAIN["marks"])
+    _ui.download_csv(ej.comparison_table(sheets), "judge_comparison.csv", label="Download the comparison (CSV)")
+    with st.expander("What each column means"):
+        st.table(show.column_definitions())
+
+    st.header("1. Position")
+    left, right = st.columns(2)
+    _chart(plots.position_bias_figure(ej.comparison_table(ok)), left)
+    _chart(plots.tie_rates_figure(ej.comparison_table(ok)), right)
+    st.caption(EXPLAIN["position"])
+    st.info(EXPLAIN["both_orders"])
+    judge = _ui.judge_picker(store, key="judge_page")
+    sheet = ok.get(judge)
+    if sheet is None:
+        _ui.warning(f"{judge} has no sheet in this selection: {sheets.get(judge)}")
+        st.stop()
+    for warning in sheet.design_warnings:
+        _ui.warning(warning)
+    for note in sheet.notes:
+        _ui.info(note)
+    _tiles(show.position_metrics(sheet))
+    st.caption(show.both_orders_sentence(sheet))
+
+    st.header("2. Order-swap decomposition")
+    _tiles(show.order_metrics(sheet))
+    st.caption(EXPLAIN["order"])
+    by_anchor = sheet.order.by_anchor
+    if len(by_anchor):
+        _chart(plots.order_swap_figure(by_anchor))
+        _table(show.order_swap_display(by_anchor), by_anchor, f"order_swap_{judge}.csv")
+    else:
+        st.info(EXPLAIN["no_order"])
+
+    st.header("3. Coverage")
+    cov = sheet.coverage
+    _tiles([show.coverage_metric(sheet)])
+    left, right = st.columns(2)
+    _chart(plots.coverage_figure(cov.by_model, by="model"), left, cov.by_model, f"coverage_by_model_{judge}.csv")
+    if len(cov.by_length):
+        _chart(
+            plots.coverage_figure(cov.by_length, by="length"),
+            right,
+            cov.by_length,
+            f"coverage_by_length_{judge}.csv",
+        )
+    else:
+        right.info(EXPLAIN["no_lengths"])
+    st.caption(show.tie_structure_sentence(sheet))
+
+    st.header("4. Agreement with humans")
+    ag = sheet.agreement
+    if ag is None:
+        st.info(EXPLAIN["no_labels"])
+    else:
+        if st.toggle("Compare both-orders verdicts", key="judge_agree_both", help=EXPLAIN["agree_both"]):
+            try:
+                ag = _ui.memo(
+                    ("agreement_both", judge, *opts.values()),
+                    lambda: show.both_orders_agreement(store, judge, **opts),
+                )
+            except ValueError as exc:
+                _ui.warning(exc)
+        _tiles(show.agreement_metrics(ag))
+        st.caption(EXPLAIN["agreement"])
+        for note in ag.notes:
+            _ui.info(note)
+        left, right = st.columns(2)
+        with left:
+            st.subheader("Confusion (counts)")
+            _table(ag.confusion_frame(), name=f"confusion_{judge}.csv")
+            st.subheader("Compression table")
+            _table(show.compression_display(ag), ag.compression, f"compression_{judge}.csv")
+        _chart(plots.compression_figure(ag.compression, ag.ceiling_compression), right)
+        st.caption(show.compression_sentence(ag))
+
+    st.header("5. Length and family")
+    curve = _ui.memo(
+        ("length_curve", judge, category), lambda: ej.length_preference_curve(store, judge, category=category)
+    )
+    lc = sheet.length
+    if curve.empty:
+        st.info(EXPLAIN["no_length_curve"])
+    else:
+        left, right = st.columns(2)
+        _chart(plots.length_curve_figure(curve), left, curve, f"length_curve_{judge}.csv")
+        if lc is not None:
+            _chart(plots.rank_change_figure(lc.table), right)
+        st.caption(EXPLAIN["length"])
+        if lc is not None:
+            _tiles(show.length_metrics(sheet))
+            _table(show.length_display(lc.table), lc.table, f"length_controlled_{judge}.csv")
+
+    st.subheader("Self-preference")
+    problem = show.self_preference_problem(sheets, n_judges=len(judges), has_families=bool(family.families))
+    if problem:
+        st.info(problem)
+    else:
+        frame = show.self_preference_rows(sheets)
+        _chart(plots.self_preference_figure(frame))
+        _table(show.self_preference_display(frame), frame, "self_preference.csv")
+        st.caption(EXPLAIN["self_preference"])
+
+    st.header(f"The sheet of {_ui.md(judge)}")
+    _table(show.sheet_display(sheet))
+    _ui.download_csv(sheet.table(), f"judge_sheet_{judge}.csv", label="Download this sheet (CSV)")
