@@ -495,7 +495,7 @@ def read_canonical(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str |
         build_text(cur, {name: name for name in positions}, skip_blank=delimited)
         label = f"verdict table ({src.label})"
     else:
-        label = None
+        found: str | None = None
         from evalcore.ingest_arena import arena_select, convert_arena
 
         arena = arena_select(names, cols, types)
@@ -504,9 +504,9 @@ def read_canonical(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str |
             converted = convert_arena(cur, arena[1], file=src.file)
             if converted is not None:
                 build_text(cur, converted[0], source="vl_arena", row="vl_rowid + 1")
-                label = converted[1]
-        if label is None:
-            label = _python_native(cur, src, names, origin=origin, limits=limits)
+                found = converted[1]
+        label = (found if found is not None
+                 else _python_native(cur, src, names, origin=origin, limits=limits))
     validate(cur, file=src.file, limits=limits)
     return label
 

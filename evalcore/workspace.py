@@ -367,7 +367,9 @@ _META = "name, file, format, rows, models, judges, instructions, saved_at, versi
 
 
 def _saved(row: tuple) -> SavedDataset:
-    return SavedDataset(*row[:7], saved_at=row[7].replace(tzinfo=UTC), version=int(row[8] or 1))
+    name, file, format, rows, models, judges, instructions = row[:7]
+    return SavedDataset(name, file, format, rows, models, judges, instructions,
+                        saved_at=row[7].replace(tzinfo=UTC), version=int(row[8] or 1))
 
 
 def _next_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
