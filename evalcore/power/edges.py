@@ -186,7 +186,7 @@ def detectable_edges(
         "informativeness", "upper_wins", "lower_wins", "observed_edge", "detectable_edge"])
     frame["p_value"] = _sign_p_value(frame["upper_wins"], frame["discordant"], two_sided)
     frame["resolved"] = ((frame["p_value"] < alpha) & (frame["observed_edge"] > 0)).fillna(False).astype(bool)
-    needed = []
+    needed: list[float] = []
     for e, info in zip(frame["observed_edge"], frame["informativeness"], strict=True):
         if np.isfinite(e) and 0 < e <= 0.5 and info > 0:
             needed.append(total_samples(sign_test_sample_size(
