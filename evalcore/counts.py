@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import EllipsisType
 
 import numpy as np
 
@@ -122,7 +123,7 @@ class VerdictCounts:
             models=models, instructions=instructions, judge=judge, inst=i, a=a, b=b, n=counts[i, a, b, :]
         )
 
-    def with_cells(self, inst, a, b, n, *, judge: str | None | type = ...) -> VerdictCounts:
+    def with_cells(self, inst, a, b, n, *, judge: str | None | EllipsisType = ...) -> VerdictCounts:
         """The same axes (models, instructions) with other cells."""
         return VerdictCounts.from_cells(
             models=self.models,

@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, cast
 
 import pandas as pd
 
@@ -245,15 +245,21 @@ def run_analyses(
     for n, name in enumerate([judge] + others):
         step(0.65 + n * share, f"the spec sheet of {name}")
         why: dict[str, str] = {}
-        found = _attempt(why, "judge", lambda name=name, n=n: cache(
-            ("findings", "judge_sheet", name, seed),
-            lambda: judge_sheet(store, name, rounds=min(rounds, JUDGE_ROUNDS), seed=seed,
-                                length_control=False,
-                                progress=lambda f, t: step(0.65 + (n + f) * share, f"{name}: {t}"))))
+
+        def one_sheet(name: str = name, n: int = n) -> JudgeSheet:
+            return cache(
+                ("findings", "judge_sheet", name, seed),
+                lambda: judge_sheet(store, name, rounds=min(rounds, JUDGE_ROUNDS), seed=seed,
+                                    length_control=False,
+                                    progress=lambda f, t: step(0.65 + (n + f) * share,
+                                                               f"{name}: {t}")))
+
+        found = _attempt(why, "judge", one_sheet)
         sheets[name] = found if found is not None else why["judge"]
-    sheet = sheets[judge] if not isinstance(sheets[judge], str) else None
+    own = sheets[judge]
+    sheet = own if not isinstance(own, str) else None
     if sheet is None:
-        unavailable["judge"] = str(sheets[judge])
+        unavailable["judge"] = str(own)
     comparison = comparison_table({j: sheets[j] for j in judges if j in sheets}) if others else None
     step(1.0, "done")
     return Analyses(summary=summary, judge=judge, counts=counts, rounds=rounds, seed=seed,
@@ -560,8 +566,10 @@ def judge_finding(analyses: Analyses) -> Finding:
     if sheet is None:
         return _unavailable("judge", analyses.unavailable.get("judge", "No judge sheet."))
     s = sheet.scalars()
-    bias, low, high = (s["position_bias_points"], s["position_bias_points_low"],
-                       s["position_bias_points_high"])
+    # the position bias and its bounds are always floats (NaN when not identified)
+    bias, low, high = (cast(float, s["position_bias_points"]),
+                       cast(float, s["position_bias_points_low"]),
+                       cast(float, s["position_bias_points_high"]))
     definition = (
         "Position bias: P(first slot wins) − P(second slot wins), in percentage points, measured "
         "on model pairs judged in both slot orders, each order weighted equally. Swap consistency: the share of pairs judged in both orders whose two verdicts, "
@@ -597,7 +605,7 @@ def judge_finding(analyses: Analyses) -> Finding:
     if not s["pairings"]:
         text += (" No pair was judged in both orders, so swap consistency and the both-orders "
                  "tie rate cannot be measured.")
-    nv = s["no_verdict_rate"]
+    nv = cast("float | None", s["no_verdict_rate"])
     if nv is not None and math.isfinite(nv):
         text += (f" {fmt_pct(nv, 1)} of its calls returned no verdict." if nv > 0
                  else " Every call returned a verdict.")

@@ -24,6 +24,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from evalcore._sql import one_row
 from evalcore.limits import LoadLimits
 from evalcore.schema import (
     DEFAULT_JUDGE,
@@ -294,7 +295,7 @@ def build_text(cur: duckdb.DuckDBPyConnection, exprs: dict[str, str], *, source:
     if skip_blank:  # a blank line is no row (as every spreadsheet and pandas read it)
         blank = " AND ".join(f"coalesce(trim(CAST({e} AS VARCHAR), {_WS}), '') = ''"
                              for e in exprs.values())
-        if cur.execute(f"SELECT count(*) FROM {source} WHERE {blank}").fetchone()[0]:
+        if one_row(cur.execute(f"SELECT count(*) FROM {source} WHERE {blank}"))[0]:
             row = "row_number() OVER (ORDER BY rowid)"
             where = f"WHERE NOT ({blank})"
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE vl_text AS
@@ -309,7 +310,7 @@ def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
     is mapped in SQL instead.
     """
     table = f"vl_map_{column}"
-    distinct = cur.execute(f"SELECT count(DISTINCT {column}) FROM vl_text").fetchone()[0]
+    distinct = one_row(cur.execute(f"SELECT count(DISTINCT {column}) FROM vl_text"))[0]
     if distinct <= 100_000:
         values = [r[0] for r in cur.execute(
             f"SELECT DISTINCT {column} FROM vl_text WHERE {column} IS NOT NULL").fetchall()]
@@ -339,7 +340,7 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
     in the order of :func:`evalcore.schema.validate_verdicts` (required text, verdicts, human
     labels, lengths), then names with control characters.
     """
-    n_rows = cur.execute("SELECT count(*) FROM vl_text").fetchone()[0]
+    n_rows = one_row(cur.execute("SELECT count(*) FROM vl_text"))[0]
     if n_rows == 0:
         raise VerdictFormatError(file, "the file has a header but no rows",
                                  hint="Add at least one judge call below the header")
@@ -388,8 +389,8 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                 "more, or leave it empty")
     for name in NAME_COLUMNS:
         # distinct names first: a handful of models, judges and categories
-        found = cur.execute(f"SELECT count(*) FROM (SELECT DISTINCT {name} AS v FROM vl_text) "
-                            f"WHERE regexp_matches(v, '{_CONTROL}')").fetchone()[0]
+        found = one_row(cur.execute(f"SELECT count(*) FROM (SELECT DISTINCT {name} AS v FROM vl_text) "
+                                    f"WHERE regexp_matches(v, '{_CONTROL}')"))[0]
         if not found:
             continue
         bad = f"regexp_matches({name}, '{_CONTROL}')"
@@ -409,8 +410,8 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         nullif(t.category, '') AS category
         FROM vl_text t LEFT JOIN {maps['verdict']} mv ON mv.label = t.verdict
              LEFT JOIN {maps['human']} mh ON mh.label = t.human""")
-    n_models = cur.execute("SELECT count(*) FROM (SELECT model_a FROM vl_text UNION "
-                           "SELECT model_b FROM vl_text)").fetchone()[0]
+    n_models = one_row(cur.execute("SELECT count(*) FROM (SELECT model_a FROM vl_text UNION "
+                                   "SELECT model_b FROM vl_text)"))[0]
     if n_models > limits.max_models:
         raise VerdictFormatError(
             file, f"the file names {n_models:,} models, over the limit of {limits.max_models:,} "
@@ -423,16 +424,16 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
 def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> ValidationReport:
     """:func:`evalcore.schema.inspect_verdicts` in SQL, plus names that differ only by
     characters that do not show (reported with their rows, never merged)."""
-    rows, no_verdict, self_rows = cur.execute(
+    rows, no_verdict, self_rows = one_row(cur.execute(
         f"SELECT count(*), count(*) - count(verdict), count(*) FILTER (WHERE model_a = model_b) "
-        f"FROM {table}").fetchone()
+        f"FROM {table}"))
     keys = ("instruction_id, model_a, model_b, verdict, judge, human, length_a, length_b, "
             "category")
     # rows with distinct instructions cannot repeat each other (an arena table): one cheap count
-    unique_ids = cur.execute(f"SELECT count(DISTINCT instruction_id) FROM {table}").fetchone()[0]
-    repeated = 0 if unique_ids == rows else cur.execute(
+    unique_ids = one_row(cur.execute(f"SELECT count(DISTINCT instruction_id) FROM {table}"))[0]
+    repeated = 0 if unique_ids == rows else one_row(cur.execute(
         f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {keys} HAVING count(*) > 1)"
-    ).fetchone()[0]
+    ))[0]
     duplicates = np.zeros(0, dtype=np.int64)
     if repeated:
         duplicates = cur.execute(
@@ -494,7 +495,7 @@ def read_canonical(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str |
         build_text(cur, {name: name for name in positions}, skip_blank=delimited)
         label = f"verdict table ({src.label})"
     else:
-        label = None
+        found: str | None = None
         from evalcore.ingest_arena import arena_select, convert_arena
 
         arena = arena_select(names, cols, types)
@@ -503,9 +504,9 @@ def read_canonical(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str |
             converted = convert_arena(cur, arena[1], file=src.file)
             if converted is not None:
                 build_text(cur, converted[0], source="vl_arena", row="vl_rowid + 1")
-                label = converted[1]
-        if label is None:
-            label = _python_native(cur, src, names, origin=origin, limits=limits)
+                found = converted[1]
+        label = (found if found is not None
+                 else _python_native(cur, src, names, origin=origin, limits=limits))
     validate(cur, file=src.file, limits=limits)
     return label
 

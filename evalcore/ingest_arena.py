@@ -13,6 +13,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
+from evalcore._sql import one_row
 from evalcore.ingest import _ident, _lit
 from evalcore.schema import VerdictFormatError, normalise_label
 
@@ -108,8 +109,8 @@ def convert_arena(cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: 
     own_id = "'battle-' || CAST(vl_rowid + 1 AS VARCHAR)"
     qid = "question_id" if "question_id" in sel else ("id" if "id" in sel else None)
     if qid is not None:
-        empty = cur.execute(f"SELECT count(*) FROM vl_raw WHERE coalesce({qid}, '') = ''"
-                            ).fetchone()[0]
+        empty = one_row(cur.execute(
+            f"SELECT count(*) FROM vl_raw WHERE coalesce({qid}, '') = ''"))[0]
         inst = f"CASE WHEN coalesce({qid}, '') = '' THEN {own_id} ELSE {qid} END"
         if empty:
             notes.append(f"{empty:,} battle(s) without a question_id get their own id")
@@ -126,7 +127,7 @@ def convert_arena(cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: 
         else:
             exprs["judge"] = "judge"
     elif "judge_hash" in sel:
-        distinct = cur.execute("SELECT count(DISTINCT judge_hash) FROM vl_raw").fetchone()[0]
+        distinct = one_row(cur.execute("SELECT count(DISTINCT judge_hash) FROM vl_raw"))[0]
         exprs["judge"] = _lit(ARENA_VOTERS)
         notes.append(f"{distinct:,} voters pooled as one judge, '{ARENA_VOTERS}'")
     if "category" in sel:

@@ -273,9 +273,9 @@ def prepare_source(path: Path, *, file: str, workdir: Path, limits: LoadLimits) 
                                  hint="Upload a table with a header line and at least one row: "
                                  + ", ".join(REQUIRED_COLUMNS))
     suffix = _suffix(inner)
-    kind, label = _KINDS.get(suffix, (None, None))
+    known = _KINDS.get(suffix)
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if kind is None:
+    if known is None:
         if head[:4] == b"PAR1":
             kind, label = "parquet", "Parquet"
         elif stripped[:1] == b"[":
@@ -284,8 +284,10 @@ def prepare_source(path: Path, *, file: str, workdir: Path, limits: LoadLimits) 
             kind, label = "jsonl", "JSON Lines"
         else:
             kind, label = "csv", "CSV"
-    elif kind == "json" and stripped[:1] == b"{":
-        kind, label = "jsonl", "JSON Lines"
+    else:
+        kind, label = known
+        if kind == "json" and stripped[:1] == b"{":
+            kind, label = "jsonl", "JSON Lines"
     if gz and kind in ("csv", "tsv"):
         label = f"{label}.gz"
     from evalcore.ingest import Source as _Src
@@ -309,11 +311,11 @@ def _convert_native(raw: object, *, container: str, file: str,
     try:
         from evalcore import importers
     except ImportError:  # the importers module is optional for the contract path
-        importers = None
-    if importers is not None:
+        converted = None
+    else:
         converted = importers.convert_native(raw, file=file, path=path)
-        if converted is not None:
-            return converted
+    if converted is not None:
+        return converted
     if isinstance(raw, pd.DataFrame):
         frame = raw
     elif isinstance(raw, list) and raw and all(isinstance(r, dict) for r in raw):

@@ -142,10 +142,10 @@ def simulate(spec: SimulationSpec) -> Simulation:
         if anchor not in names:
             raise ValueError(f"anchor {anchor!r} is not one of the simulated models")
         k = names.index(anchor)
-        pairs = [(j, k) for j in range(m) if j != k]
+        pair_list = [(j, k) for j in range(m) if j != k]
     else:
-        pairs = list(combinations(range(m), 2))
-    pairs = np.array(pairs, dtype=int)
+        pair_list = list(combinations(range(m), 2))
+    pairs = np.array(pair_list, dtype=int)
 
     # Every (instruction, pair) once; the slot order of a single-order table is random.
     inst = np.repeat(np.arange(spec.n_instructions), len(pairs))

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore import ingest
+from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
@@ -205,7 +206,7 @@ class VerdictStore:
 
     @property
     def is_empty(self) -> bool:
-        return self.con.execute("SELECT count(*) FROM verdicts").fetchone()[0] == 0
+        return one_row(self.con.execute("SELECT count(*) FROM verdicts"))[0] == 0
 
     @property
     def name(self) -> str | None:
@@ -290,10 +291,10 @@ class VerdictStore:
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
         con = self.con
-        rows, instructions, labelled, self_rows = con.execute(
+        rows, instructions, labelled, self_rows = one_row(con.execute(
             "SELECT count(*), count(DISTINCT instruction_id), count(human),"
             " count(*) FILTER (WHERE model_a = model_b) FROM verdicts"
-        ).fetchone()
+        ))
         models = self.models()
         no_verdict = con.execute(
             "SELECT judge, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict"
@@ -309,7 +310,7 @@ class VerdictStore:
         ).df()
         # Both orders: a hash join of the distinct keys with themselves, slots swapped (linear;
         # a correlated EXISTS is quadratic on a 1.8 M-battle table).
-        both = con.execute(
+        both = one_row(con.execute(
             """
             WITH keys AS (
                 SELECT DISTINCT judge, instruction_id, model_a, model_b FROM verdicts
@@ -319,7 +320,7 @@ class VerdictStore:
                         AND k2.model_a = k.model_b AND k2.model_b = k.model_a),
                    (SELECT count(*) FROM keys)
             """
-        ).fetchone()
+        ))
         both_fraction = (both[0] / both[1]) if both[1] else 0.0
         design, anchor = classify_design(models, coverage[["model_1", "model_2"]])
         tidy = pd.concat(

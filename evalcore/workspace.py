@@ -35,6 +35,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from evalcore._sql import one_row
 from evalcore.errors import EvalcoreError
 from evalcore.io import LoadedTable
 from evalcore.schema import CANONICAL_COLUMNS, inspect_verdicts
@@ -193,8 +194,8 @@ class Workspace:
 
     def exists(self, name: str) -> bool:
         with self._connect() as con:
-            return con.execute("SELECT count(*) FROM datasets WHERE name = ?",
-                               [name]).fetchone()[0] > 0
+            return one_row(con.execute("SELECT count(*) FROM datasets WHERE name = ?",
+                               [name]))[0] > 0
 
     def list(self) -> tuple[SavedDataset, ...]:
         """Every saved dataset, sorted by name."""
@@ -312,14 +313,14 @@ class Workspace:
                     con.execute("INSERT INTO dataset_rankings (dataset, model, score, version)"
                                 " SELECT ?, model, score, ? FROM incoming_ranking", [name, version])
                     con.unregister("incoming_ranking")
-                sizes = con.execute(
+                sizes = one_row(con.execute(
                     "SELECT count(*), count(DISTINCT judge), count(DISTINCT instruction_id)"
                     " FROM dataset_rows WHERE dataset = ? AND version = ?",
-                    [name, version]).fetchone()
-                models = con.execute(
+                    [name, version]))
+                models = one_row(con.execute(
                     "SELECT count(*) FROM (SELECT model_a FROM dataset_rows WHERE dataset = ?"
                     " AND version = ? UNION SELECT model_b FROM dataset_rows WHERE dataset = ?"
-                    " AND version = ?)", [name, version, name, version]).fetchone()[0]
+                    " AND version = ?)", [name, version, name, version]))[0]
                 con.execute(f"INSERT INTO datasets ({_META}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             [name, file, format, sizes[0], models, sizes[1], sizes[2],
                              saved_at.replace(tzinfo=None), version])
@@ -366,7 +367,9 @@ _META = "name, file, format, rows, models, judges, instructions, saved_at, versi
 
 
 def _saved(row: tuple) -> SavedDataset:
-    return SavedDataset(*row[:7], saved_at=row[7].replace(tzinfo=UTC), version=int(row[8] or 1))
+    name, file, format, rows, models, judges, instructions = row[:7]
+    return SavedDataset(name, file, format, rows, models, judges, instructions,
+                        saved_at=row[7].replace(tzinfo=UTC), version=int(row[8] or 1))
 
 
 def _next_version(con: duckdb.DuckDBPyConnection, name: str) -> int:

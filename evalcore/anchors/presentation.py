@@ -90,7 +90,7 @@ def _pct(v) -> str:
 
 def recommended_metrics(sweep: AnchorSweep, tau: str) -> list[tuple[str, str, str | None]]:
     """The per-anchor headline as (label, value, help)."""
-    out = [("Recommended anchor", sweep.recommended or MISSING,
+    out: list[tuple[str, str, str | None]] = [("Recommended anchor", sweep.recommended or MISSING,
             f"The most informative anchor ({PAPER}).")]
     if sweep.has_quadratic:
         t = sweep.table["tau_quadratic"]

@@ -156,7 +156,7 @@ def sample_size_sweep(counts: VerdictCounts, *, sizes: tuple[int, ...] | None = 
     names = ["quadratic"] + list(models)
     frames = []
     for step, size in enumerate(sizes):
-        w = np.empty((repetitions, m * m))
+        w: np.ndarray = np.empty((repetitions, m * m))  # reshaped to (R, m, m) below
         block = max(1, 4_000_000 // max(n_inst, 1))  # bound the (repetitions, I) draws
         for r0 in range(0, repetitions, block):  # the same random stream as one big draw
             r1 = min(repetitions, r0 + block)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -355,14 +356,18 @@ def calibrate(data, *, judge: str | None = None, candidate: str | None = None,
     corrected = lr_low = lr_high = naive_low = naive_high = nan
     if not reason:
         corrected = float(rogan_gladen(apparent, se, sp))
-        lr_low, lr_high = lang_reiczigel_interval(
+        # scalar inputs give float bounds (the functions are vectorised, typed for both)
+        lr_low, lr_high = cast("tuple[float, float]", lang_reiczigel_interval(
             c.wins / deff["apparent"], n / deff["apparent"], c.tp / deff["se"], c.n_se / deff["se"],
-            c.tn / deff["sp"], c.n_sp / deff["sp"], z)
-        naive_low, naive_high = naive_interval(c.wins / deff["apparent"], n / deff["apparent"], se, sp, z)
+            c.tn / deff["sp"], c.n_sp / deff["sp"], z))
+        naive_low, naive_high = cast("tuple[float, float]", naive_interval(
+            c.wins / deff["apparent"], n / deff["apparent"], se, sp, z))
     win_reason = reason or _loss_arm_refusal(c, min_per_class)
     win_rate, loss = Estimate(nan), nan
     if not win_reason:
-        patterns, multiplicity = c.unit_patterns()
+        units = c.unit_patterns()
+        assert units is not None  # no refusal: the confusion matrix is there (_loss_arm_refusal)
+        patterns, multiplicity = units
         win_rate, _, loss = corrected_win_rate(patterns, multiplicity, rounds=rounds, seed=seed,
                                                level=_confidence(z))
     return Calibration(

@@ -26,6 +26,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from evalcore._sql import one_row
 from evalcore.errors import UsageError
 
 #: Columns of a pattern row: judged wins, ties, losses; then the labelled confusion matrix with
@@ -290,18 +291,19 @@ def calibration_counts(data, *, judge: str | None = None, candidate: str | None 
                                  + ", ".join(sorted(map(str, models))))
         params = {"judge": judge, "candidate": candidate, "baseline": baseline,
                   "category": category, "labelled": lab}
-        both, keys = con.execute(_ORDERS_SQL, {k: params[k] for k in
-                                               ("judge", "candidate", "baseline", "category")}
-                                 ).fetchone()
+        both, keys = one_row(con.execute(_ORDERS_SQL, {k: params[k] for k in
+                                                       ("judge", "candidate", "baseline", "category")}
+                                         ))
         share = float(both / keys) if keys else 0.0
         if both_orders is None:
             both_orders = candidate is not None and share >= BOTH_ORDERS_DEFAULT_SHARE
         cte = _BOTH_ORDERS_CTE if both_orders else _PER_CALL_CTE
         rows = con.execute(cte + _PATTERNS_SQL, params).fetchnumpy()
         cats = con.execute(cte + _CATEGORIES_SQL, params).fetchall()
-        unpaired = (con.execute(cte + _UNPAIRED_SQL, {k: params[k] for k in
-                                                      ("judge", "candidate", "baseline", "category")}
-                                ).fetchone()[0] if both_orders else 0)
+        unpaired = (one_row(con.execute(cte + _UNPAIRED_SQL, {k: params[k] for k in
+                                                              ("judge", "candidate", "baseline",
+                                                               "category")}
+                                        ))[0] if both_orders else 0)
     finally:
         con.close()
     patterns = np.stack([np.asarray(rows[c], dtype=np.int64) for c in PATTERN_COLUMNS], axis=1) \

@@ -107,6 +107,7 @@ def coverage_simulation(se: float, sp: float, *, tie_given_win: float = 0.0, tie
                                *lang_reiczigel_interval(wins, n_judged, tp, n_se, tn, n_sp, z)),
         }
         for name, (estimate, low, high) in intervals.items():
+            low, high = np.asarray(low), np.asarray(high)  # already arrays: one per simulated table
             ok = ~np.isnan(low)
             covered = (low[ok] <= p) & (p <= high[ok])
             rows.append({

@@ -80,13 +80,13 @@ def _gate(cal: Calibration, kind: str, margin: float, corrected: bool) -> GateRe
             else f"non-inferiority with a {100 * margin:.1f}-point margin (lower bound above "
                  f"{100 * threshold:.1f}%)")
     subject = cal.candidate_label
-    common = {"unit": cal.unit, "design_warnings": cal.design_warnings}
     if corrected:
         if cal.win_rate_refusal:
             return GateResult(kind, "corrected", False, math.nan, math.nan, threshold, margin,
                               f"Failed {what} for {subject}: the gate rests on the corrected win rate and "
                               f"the correction is refused: {cal.win_rate_refusal}.", "",
-                              estimand=WIN_RATE_ESTIMAND, interval=WIN_RATE_METHOD, **common)
+                              estimand=WIN_RATE_ESTIMAND, interval=WIN_RATE_METHOD, unit=cal.unit,
+                              design_warnings=cal.design_warnings)
         estimate, bound = cal.win_rate.value, cal.win_rate.low
         interval, estimand, number = WIN_RATE_METHOD, WIN_RATE_ESTIMAND, "corrected win rate"
         warning = _CORRECTED_NOTE
@@ -103,7 +103,8 @@ def _gate(cal: Calibration, kind: str, margin: float, corrected: bool) -> GateRe
                    f"{100 * _confidence(cal.z):.0f}% interval ({interval}), {100 * bound:.1f}%, is "
                    f"{relation} {100 * threshold:.1f}%.")
     return GateResult(kind, "corrected" if corrected else "printed", passed, estimate, bound, threshold,
-                      margin, explanation, warning, estimand=estimand, interval=interval, **common)
+                      margin, explanation, warning, estimand=estimand, interval=interval, unit=cal.unit,
+                      design_warnings=cal.design_warnings)
 
 
 def superiority_gate(cal: Calibration, *, corrected: bool = False) -> GateResult:

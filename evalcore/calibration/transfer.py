@@ -97,7 +97,7 @@ def design_warnings(counts: CalibrationCounts, *, candidate: str | None,
                    "both-orders units.")
     big = {k: v for k, v in deff.items() if v >= NOTABLE_DESIGN_EFFECT}
     if big:
-        worst = max(big, key=big.get)
+        worst = max(big, key=big.__getitem__)
         out.append(f"Units are clustered by instruction (design effect up to {big[worst]:.1f}, on "
                    f"the {'printed rate' if worst == 'printed' else worst}): the intervals use the "
                    "effective sample size, so they are wider than a count of units would suggest.")

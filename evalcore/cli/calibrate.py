@@ -22,6 +22,7 @@ from evalcore.calibration import (
     size_plan,
     superiority_gate,
 )
+from evalcore.calibration.counts import _SameSlice
 from evalcore.cli.common import (
     add_file_argument,
     add_json_flag,
@@ -100,7 +101,7 @@ def _calibration(args: argparse.Namespace):
         raise UsageError("--max-floor is in points, between 0 and 50 (e.g. 20 for ±20 points)")
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
-    labelled = SAME_SLICE
+    labelled: str | None | _SameSlice = SAME_SLICE
     if args.labelled_category is not None:
         labelled = None if args.labelled_category.lower() == "all" else args.labelled_category
     for name in (args.category, None if labelled in (None, SAME_SLICE) else labelled):

@@ -209,7 +209,7 @@ def run_sim(args: argparse.Namespace) -> int:
         for m in args.pair:
             if m not in counts.models:
                 raise UsageError(f"model {m!r} is not in the file")
-        chosen, edge = dists.pair(*args.pair, anchor=args.anchor), None
+        chosen, edge = dists.pair(args.pair[0], args.pair[1], anchor=args.anchor), None
         if len(chosen) == 0:
             raise UsageError(f"{args.pair[0]} and {args.pair[1]} were never both judged against "
                              f"{args.anchor} on one instruction")

@@ -87,12 +87,15 @@ def run_ties(args: argparse.Namespace) -> int:
     labelled = labelled_counts(store, judge, category=args.category)
     human = (verdict_tie_structure(labelled.judge, labelled.human, score=args.score)
              if labelled.n_calls else None)
+    human_row: dict | None = None
+    if human is not None:
+        assert human.agreement is not None  # a reference (the human labels) always yields one
+        human_row = {"calls": human.n_calls, **human.agreement.as_dict()}
     if args.json:
         print_json({
             "judge": judge,
             "structure": result.as_dict(),
-            "human_labels": None if human is None else {
-                "calls": human.n_calls, **human.agreement.as_dict()},
+            "human_labels": human_row,
         })
         return 0
     print(f"judge {judge}: {result.n_calls:,} calls; within-instruction score: {args.score}")
@@ -106,8 +109,8 @@ def run_ties(args: argparse.Namespace) -> int:
     if result.agreement is not None:
         rows.append({"reference": "reference score", "calls": result.n_calls,
                      **result.agreement.as_dict()})
-    if human is not None:
-        rows.append({"reference": "human labels", "calls": human.n_calls, **human.agreement.as_dict()})
+    if human_row is not None:
+        rows.append({"reference": "human labels", **human_row})
     if rows:
         frame = pd.DataFrame(rows).drop(columns=["reference_kind"])
         print_table(frame)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, cast
 
 import numpy as np
 import pandas as pd
@@ -71,13 +71,13 @@ def _quoted(values: Iterable[str]) -> str:
 def _records(raw: object) -> Records:
     if isinstance(raw, pd.DataFrame):
         return raw.to_dict(orient="records")
-    return list(raw)  # type: ignore[arg-type]
+    return list(cast(Iterable[dict[str, Any]], raw))  # not a frame: an iterable of records
 
 
 def _frame(raw: object) -> pd.DataFrame:
     if isinstance(raw, pd.DataFrame):
         return raw.reset_index(drop=True)
-    return pd.DataFrame.from_records(raw)  # type: ignore[arg-type]
+    return pd.DataFrame.from_records(cast(Iterable[dict[str, Any]], raw))
 
 
 def _output(rows: dict[str, list]) -> pd.DataFrame:

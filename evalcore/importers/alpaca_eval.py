@@ -55,8 +55,8 @@ def _top_logprobs(completion: Any) -> list[tuple[str, float]]:
     content = logprobs.get("content")
     if isinstance(content, (list, tuple)) and content and isinstance(content[0], dict):
         top = content[0].get("top_logprobs") or []
-        return [(str(t.get("token")), float(t.get("logprob"))) for t in top
-                if isinstance(t, dict) and t.get("logprob") is not None]
+        return [(str(t.get("token")), float(lp)) for t in top
+                if isinstance(t, dict) and (lp := t.get("logprob")) is not None]
     top = logprobs.get("top_logprobs")  # legacy completions API: a list of {token: logprob}
     if isinstance(top, (list, tuple)) and top and isinstance(top[0], dict):
         return [(str(k), float(v)) for k, v in top[0].items()]
@@ -176,7 +176,9 @@ def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]
             skipped += 1
             continue
         p_first = alpaca_first_slot_probability(completion) if pref not in (None, 0) else None
-        order = alpaca_slot_order(pref, p_first) if p_first is not None else None
+        # p_first is only computed for a known preference, so pref is not None with it
+        order = (alpaca_slot_order(pref, p_first)
+                 if p_first is not None and pref is not None else None)
         if order == "reference second":
             slot_a, slot_b, p_a = other, ref, p_first
             len_a, len_b = out_other, out_ref

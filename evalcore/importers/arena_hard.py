@@ -59,7 +59,7 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None
                                             "judge", "category")}
     no_id, no_model, bad_games = [], [], []
     unknown_scores: list[str] = []
-    judge_from = Counter()
+    judge_from: Counter[str] = Counter()
     unnamed_baseline = 0
     for number, record in enumerate(records, start=1):
         uid = _text(record.get("uid", record.get("question_id")))

@@ -116,7 +116,7 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
     if qids is None:
         qids = _column(frame, "id")
     turns = _column(frame, "turn")
-    if _is_mt_bench(judges):
+    if judges is not None and _is_mt_bench(judges):
         qid_text = _text_series(qids) if qids is not None else pd.Series(
             [f"battle-{i}" for i in range(1, n + 1)], index=frame.index)
         pairs = [_instruction_with_turn(q, t) for q, t in

@@ -326,8 +326,9 @@ def _bootstrap(instruction: np.ndarray, cells: np.ndarray, weight: np.ndarray, r
         p_o = np.trace(conf, axis1=1, axis2=2) / total
         p_e = np.einsum("ri,ri->r", conf.sum(axis=2), conf.sum(axis=1)) / total ** 2
         kappa = (p_o - p_e) / (1.0 - p_e)
-    return (tuple(float(x) for x in percentile_interval(p_o)),
-            tuple(float(x) for x in percentile_interval(kappa)))
+    p_low, p_high = percentile_interval(p_o)
+    k_low, k_high = percentile_interval(kappa)
+    return (float(p_low), float(p_high)), (float(k_low), float(k_high))
 
 
 def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from evalcore._sql import one_row
 from evalcore.errors import check_int
 from evalcore.store import VerdictStore
 
@@ -86,9 +87,9 @@ def coverage(store: VerdictStore, judge: str | None, *, category: str | None = N
     """
     length_bins = check_int("length_bins", length_bins, low=1)
     params = [judge, judge, category, category]
-    calls, missing = store.con.execute(
+    calls, missing = one_row(store.con.execute(
         f"SELECT count(*), count(*) FILTER (WHERE verdict IS NULL) FROM verdicts WHERE {_FILTER}",
-        params).fetchone()
+        params))
     by_model = store.con.execute(
         f"""
         WITH rows AS (SELECT model_a, model_b, verdict FROM verdicts WHERE {_FILTER}),
@@ -136,9 +137,9 @@ def self_comparison(store: VerdictStore, judge: str | None, *, category: str | N
     Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS
     Datasets and Benchmarks.
     """
-    calls, ties, mean = store.con.execute(
+    calls, ties, mean = one_row(store.con.execute(
         f"""SELECT count(verdict), count(*) FILTER (WHERE verdict = 0), avg(verdict)
             FROM verdicts WHERE model_a = model_b AND {_FILTER}""",
-        [judge, judge, category, category]).fetchone()
+        [judge, judge, category, category]))
     return SelfComparison(calls=int(calls), ties=int(ties),
                           mean_verdict=float(mean) if mean is not None else float("nan"))

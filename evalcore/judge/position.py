@@ -259,6 +259,7 @@ def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: 
     order_draws = OrderSwapDraws(rounds, pairs)
     for start, stop, t, sums in resampled(rep, mult, pairs, values, table, rounds=rounds,
                                           seed=seed):
+        assert boot is not None  # draws only come when rounds > 0
         boot[start:stop] = sums
         bias_draws[start:stop] = balanced_position_bias(t[:, 1], t[:, 2])
         order_draws.add(start, stop, t[:, 0], t[:, 1])

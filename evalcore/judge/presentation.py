@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -420,6 +421,9 @@ def length_display(table: pd.DataFrame) -> pd.DataFrame:
     def elo(v: object) -> str:
         return fmt_num(v, 0)
 
+    def signed_change(v: Any) -> str:  # a whole number of places, as the table holds it
+        return f"{int(v):+d}" if int(v) else "0"
+
     return display_frame(
         table,
         {
@@ -428,7 +432,7 @@ def length_display(table: pd.DataFrame) -> pd.DataFrame:
             "rank": ("rank", fmt_int),
             "rating_lc": ("rating, length controlled (Elo)", elo),
             "rank_lc": ("rank, length controlled", fmt_int),
-            "rank_change": ("rank change", lambda v: f"{int(v):+d}" if int(v) else "0"),
+            "rank_change": ("rank change", signed_change),
             "mean_length": ("mean length", fmt_int),
         },
     )

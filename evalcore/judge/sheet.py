@@ -18,6 +18,7 @@ and Benchmarks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -204,8 +205,8 @@ class JudgeSheet:
                          "definition": DEFINITIONS.get(key, "")})
         return pd.DataFrame(rows)
 
-    def as_dict(self) -> dict:
-        out = dict(self.scalars())
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.scalars())
         out.update({
             "category": self.category,
             "n_instructions": self.n_instructions,
@@ -451,7 +452,7 @@ def judge_sheets(
 def comparison_table(sheets: dict[str, JudgeSheet | str]) -> pd.DataFrame:
     """One row per judge with every scalar of its sheet (:meth:`JudgeSheet.scalars`), a ``note``
     and its ``design_warnings`` (joined); a judge without a sheet gets its name and the reason."""
-    rows = []
+    rows: list[dict[str, float | int | str | None]] = []
     for name, sheet in sheets.items():
         if isinstance(sheet, str):
             rows.append({"judge": name, "note": sheet})

@@ -66,9 +66,9 @@ def _clean(value: Any, key: str | None) -> tuple[Any, bool]:
             flat = value.ravel()
             cleaned = [plotly_sanitize(v) if isinstance(v, str) else v for v in flat.tolist()]
             if any(isinstance(a, str) and a != b for a, b in zip(cleaned, flat.tolist(), strict=True)):
-                out = np.empty(value.shape, dtype=object)
-                out.ravel()[:] = cleaned
-                return out, True
+                arr = np.empty(value.shape, dtype=object)
+                arr.ravel()[:] = cleaned
+                return arr, True
         return value, False
     if isinstance(value, list | tuple):
         items = [_clean(v, key) for v in value]

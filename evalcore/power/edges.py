@@ -207,7 +207,7 @@ def detectable_edges(
     frame["p_value"] = _sign_p_value(frame["upper_wins"], frame["discordant"])
     frame["p_holm"] = adjust_p_values(frame["p_value"].to_numpy(dtype=float), correction="holm")
     frame["resolved"] = ((frame["p_holm"] < alpha) & (frame["observed_edge"] > 0)).fillna(False).astype(bool)
-    needed = []
+    needed: list[float] = []
     for e, info in zip(frame["observed_edge"], frame["informativeness"], strict=True):
         if np.isfinite(e) and 0 < e <= 0.5 and info > 0:
             needed.append(total_samples(sign_test_sample_size(

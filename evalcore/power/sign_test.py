@@ -164,8 +164,8 @@ def sign_test_sample_size(edge: float, *, alpha: float = 0.05, power: float = 0.
                     advice="Use the normal approximation (without --exact) or a larger edge; "
                     "for an edge this small the two agree to a fraction of a percent.")
         n = np.arange(1, upper + 1)
-        reached = sign_test_power(edge, n, alpha=alpha, two_sided=two_sided,
-                                  method="exact") >= power
+        reached = np.asarray(sign_test_power(edge, n, alpha=alpha, two_sided=two_sided,
+                                             method="exact") >= power)  # n is an array
         if reached.any():
             return int(n[np.argmax(reached)])
         upper *= 2

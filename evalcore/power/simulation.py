@@ -132,7 +132,7 @@ class PowerCurve:
 
 def wilcoxon_power(
     distributions: DifferenceDistributions,
-    n_values: Sequence[int],
+    n_values: Sequence[int] | np.ndarray,
     *,
     alpha: float = 0.05,
     target_power: float = 0.8,

@@ -77,7 +77,7 @@ def bootstrap_thetas(
     for start, stop, w in bootstrap_weights(mult, rounds, seed, row_bytes=row_bytes):
         r = stop - start
         if dense:
-            wins = w @ per_pattern
+            wins: np.ndarray = w @ per_pattern  # float below (sparse path)
         else:
             wins = np.zeros((r, m * m))
             if cols.size:

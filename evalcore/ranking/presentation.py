@@ -7,6 +7,7 @@ Pages draw; this module decides what a cell says. Nothing here computes a statis
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -133,7 +134,7 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
     return out
 
 
-def index_column(names: object, base: str = "row model") -> str:
+def index_column(names: Iterable[object], base: str = "row model") -> str:
     """A column name for the row labels that is none of ``names`` (user model names).
 
     Examples

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
@@ -76,6 +77,14 @@ def _json_number(x: float) -> float | None:
     return float(x) if x is not None and math.isfinite(x) else None
 
 
+@overload
+def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]: ...
+@overload
+def wilson_interval(successes: np.ndarray, n: ArrayLike, z: float = Z95
+                    ) -> tuple[np.ndarray, np.ndarray]: ...
+@overload
+def wilson_interval(successes: ArrayLike, n: np.ndarray, z: float = Z95
+                    ) -> tuple[np.ndarray, np.ndarray]: ...
 def wilson_interval(successes: ArrayLike, n: ArrayLike, z: float = Z95) -> tuple[ArrayLike, ArrayLike]:
     """The Wilson score interval of a binomial share (seed 003 §4: the interval every comparison
     tool puts on its printed win rate). ``successes`` may be fractional (ties as halves).

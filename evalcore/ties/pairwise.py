@@ -430,7 +430,7 @@ def verdict_tie_structure(counts: VerdictCounts, reference: VerdictCounts | pd.D
         candidate_stats=candidate,
         instructions=int(multi.sum()),
         top_tied=float(per.loc[multi, "top_tied"].mean()) if multi.any() else float("nan"),
-        agreement=None if ref is None else summarise_agreement(per, kind),
+        agreement=None if ref is None or kind is None else summarise_agreement(per, kind),
         per_instruction=per,
         intervals=intervals,
     )

@@ -17,6 +17,7 @@ Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 3
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -234,6 +235,10 @@ def _pct1(v: object) -> str:
     return fmt_pct(v, 1)
 
 
+def _yes_no(v: Any) -> str:  # a 0/1 flag column
+    return "yes" if float(v) > 0 else "no"
+
+
 def agreement_display(rows: pd.DataFrame) -> pd.DataFrame:
     """:func:`agreement_rows` with human headings."""
     return display_frame(
@@ -261,7 +266,7 @@ def per_instruction_display(per_instruction: pd.DataFrame) -> pd.DataFrame:
             "instruction_id": ("instruction", str),
             "candidates": ("models scored", fmt_int),
             "top_size": ("models sharing the top", fmt_int),
-            "top_tied": ("top tied", lambda v: "yes" if float(v) > 0 else "no"),
+            "top_tied": ("top tied", _yes_no),
             "ranked": ("models with a reference", fmt_int),
             "pairs": ("model pairs", fmt_int),
             "judge_tied": ("pairs the judge ties", fmt_int),
