@@ -56,6 +56,7 @@ from evalcore.ranking import (
     ranking_fragility,
     win_probability,
 )
+from evalcore.ranking.presentation import default_interval
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.text import fmt_p, fmt_pct, fmt_rating  # noqa: F401  (one formatting module)
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
@@ -207,6 +208,8 @@ def run_analyses(
     else:
         board = cache(("leaderboard", judge, None, False, rounds, seed),
                       lambda: leaderboard(counts, rounds=rounds, seed=seed,
+                                          interval=default_interval(counts.n_instructions,
+                                                                    counts.n_models),
                                           progress=lambda f, t: step(0.05 + 0.45 * f, t)))
     sweep = edges = cal = fragile = None
     if board is not None:

@@ -40,7 +40,7 @@ with _ui.page('Leaderboard'):
                    "Choose another judge or category.")
         st.stop()
 
-    default = show.default_interval(counts.n_instructions)
+    default = show.default_interval(counts.n_instructions, counts.n_models)
     asked = _ui.url_param("interval", default)
     choice = st.radio("Intervals", list(show.INTERVAL_CHOICES.values()), horizontal=True,
                       index=list(show.INTERVAL_CHOICES).index(asked if asked in show.INTERVAL_CHOICES else default),
@@ -49,8 +49,8 @@ with _ui.page('Leaderboard'):
                            "variance clustered by instruction, one fit only (fast on large tables).")
     interval = show.interval_from_label(choice)
     _ui.set_url_param("interval", None if interval == default else interval)
-    if show.default_note(counts.n_instructions):
-        st.caption(show.default_note(counts.n_instructions))
+    if show.default_note(counts.n_instructions, counts.n_models):
+        st.caption(show.default_note(counts.n_instructions, counts.n_models))
 
     bar = st.progress(0.0, text="Computing the intervals…")
 
@@ -89,6 +89,10 @@ with _ui.page('Leaderboard'):
                          label="Download the pairwise tests (CSV)", key="dl_sep")
 
     st.subheader("Win rates")
-    st.plotly_chart(win_rate_heatmap(board), config=CONFIG, key="winrate")
+    if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
+        st.plotly_chart(win_rate_heatmap(board), config=CONFIG, key="winrate")
+    else:
+        _ui.info(f"The win-rate matrix of {len(board.models):,} models is too large to draw; "
+                 "download it below.")
     _ui.download_csv(show.matrix_frame(board.win_rate_matrix), f"win_rates_{judge}.csv",
                      label="Download the win-rate matrix (CSV)", key="dl_wr")

@@ -20,6 +20,11 @@ from evalcore.text import MISSING, fmt_int, fmt_pct, fmt_rating
 #: Above this many instructions the page starts with the sandwich: the bootstrap refits the model
 #: once per round over every instruction pattern, which takes minutes on an arena-sized table.
 BOOTSTRAP_LIMIT = 50_000
+#: Above this many models too: each bootstrap round solves a models × models system several
+#: times, so 1,000 rounds on 2,000 models would take most of an hour.
+BOOTSTRAP_MODEL_LIMIT = 150
+#: The most models a model × model heatmap draws legibly (and a browser renders quickly).
+HEATMAP_MODEL_LIMIT = 150
 
 #: The page's words for the two interval methods, in the order of the picker.
 INTERVAL_CHOICES = {
@@ -33,15 +38,17 @@ _BOUND_WORDS = {
 }
 
 
-def default_interval(n_instructions: int) -> str:
-    """``"sandwich"`` above :data:`BOOTSTRAP_LIMIT` instructions, else ``"bootstrap"``.
+def default_interval(n_instructions: int, n_models: int = 0) -> str:
+    """``"sandwich"`` above :data:`BOOTSTRAP_LIMIT` instructions or
+    :data:`BOOTSTRAP_MODEL_LIMIT` models, else ``"bootstrap"``.
 
     Examples
     --------
-    >>> default_interval(1_000), default_interval(1_800_000)
-    ('bootstrap', 'sandwich')
+    >>> default_interval(1_000), default_interval(1_800_000), default_interval(300, 2_000)
+    ('bootstrap', 'sandwich', 'sandwich')
     """
-    return "sandwich" if int(n_instructions) > BOOTSTRAP_LIMIT else "bootstrap"
+    big = int(n_instructions) > BOOTSTRAP_LIMIT or int(n_models) > BOOTSTRAP_MODEL_LIMIT
+    return "sandwich" if big else "bootstrap"
 
 
 def interval_from_label(label: str) -> str:
@@ -52,13 +59,14 @@ def interval_from_label(label: str) -> str:
     raise UsageError(f"interval label must be one of {list(INTERVAL_CHOICES.values())}, not {label!r}.")
 
 
-def default_note(n_instructions: int) -> str | None:
+def default_note(n_instructions: int, n_models: int = 0) -> str | None:
     """Why the page starts with the sandwich, or None when it starts with the bootstrap."""
-    if default_interval(n_instructions) == "bootstrap":
+    if default_interval(n_instructions, n_models) == "bootstrap":
         return None
+    size = (f"{fmt_int(n_instructions)} instructions" if n_instructions > BOOTSTRAP_LIMIT
+            else f"{fmt_int(n_models)} models")
     return (
-        f"This selection has {fmt_int(n_instructions)} instructions (more than "
-        f"{fmt_int(BOOTSTRAP_LIMIT)}): the bootstrap would take long here, so the intervals start "
+        f"This selection has {size}: the bootstrap would take long here, so the intervals start "
         "with the clustered sandwich. Pick the bootstrap above to compare."
     )
 

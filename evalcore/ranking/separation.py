@@ -27,6 +27,9 @@ from evalcore.ranking.leaderboard import Leaderboard
 from evalcore.stats.intervals import Z95
 
 Correction = Literal["holm", "bh"]
+#: Every pair is tested and drawn: beyond this many models the pairs (M²/2) are too many to
+#: read or to compute interactively, and the analysis says so instead.
+MAX_MODELS = 150
 _CONTROL = {"holm": "Holm (family-wise error rate)", "bh": "Benjamini–Hochberg (false-discovery rate)"}
 
 
@@ -129,6 +132,10 @@ def separation(board: Leaderboard, *, alpha: float = 0.05, correction: Correctio
         raise UsageError(f"alpha must be between 0 and 1; got {alpha}.")
     if correction not in _CONTROL:
         raise UsageError(f"correction must be 'holm' or 'bh', not {correction!r}.")
+    if len(board.models) > MAX_MODELS:
+        raise UsageError(
+            f"Every pair is tested for up to {MAX_MODELS} models; this selection has "
+            f"{len(board.models):,}. Choose a category or fewer models to see the tiers.")
     sandwich = board.interval_method == "sandwich"
     if not sandwich and board.samples.shape[0] < 20:
         raise UsageError(

@@ -86,7 +86,7 @@ def test_saved_dataset_opens_from_a_link_in_another_session(page, browser, st_ap
     page.get_by_test_id("stBaseButton-secondaryFormSubmit").filter(has_text="Save").click()
     success = page.get_by_test_id("stAlert").filter(has_text="Saved as")
     expect(success).to_be_visible(timeout=TIMEOUT)
-    expect(success).to_contain_text(f"Saved as {name} (300 rows)")  # the name shown literally
+    expect(success).to_contain_text(f"Saved as {name} (version 1, 300 rows)")  # shown literally
     st_app.wait_idle(page)
     st_app.assert_no_exception(page)
     assert parse_qs(urlparse(page.url).query).get("dataset") == [name]
