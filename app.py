@@ -16,13 +16,12 @@ from evalcore.plots.summary import coverage_heatmap
 from evalcore.schema import VerdictFormatError
 from evalcore.workspace import MAX_NAME, WorkspaceError
 
-with _ui.page('Data'):
+with _ui.page("Data"):
     st.title("Verdict Lab")
     st.markdown(show.INTRO)
 
     store = _ui.ensure_data()
     s = _ui.state()
-
 
     def read(name: str, load) -> bool:
         """Load a file into the session's store; a failure is kept in words (the old data stays)."""
@@ -35,7 +34,6 @@ with _ui.page('Data'):
         except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
             s["error"] = show.unreadable(name, exc)
         return False
-
 
     left, right = st.columns(2)
     with left:
@@ -58,35 +56,52 @@ with _ui.page('Data'):
             if not files:
                 st.caption("The server's data folder holds no verdict file.")
             else:
-                picked = st.selectbox("File in the data folder", files, key="data_folder_pick",
-                                      help="Files the server's operator placed in its data folder, "
-                                      "for tables above the upload limit.")
+                picked = st.selectbox(
+                    "File in the data folder",
+                    files,
+                    key="data_folder_pick",
+                    help="Files the server's operator placed in its data folder, "
+                    "for tables above the upload limit.",
+                )
                 if st.button("Load this file", key="data_folder_load") and read(
-                        picked, lambda: _ui.session_store().load_file(resolve_data_file(picked), name=picked)):
+                    picked, lambda: _ui.session_store().load_file(resolve_data_file(picked), name=picked)
+                ):
                     st.rerun()
         if s.get("error"):
             st.error(show.load_error(s["error"], previous=s.get("source")))
 
     with st.expander("Saved datasets", icon=":material/save:"):
         ws = _ui.workspace()
-        st.caption(f"Saved datasets live in the workspace file {_ui.code_span(ws.path)} on this server and "
-                   "stay after a restart; replacing one keeps the old version. A link ending in "
-                   "`?dataset=<name>` opens one.")
+        st.caption(
+            f"Saved datasets live in the workspace file {_ui.code_span(ws.path)} on this server and "
+            "stay after a restart; replacing one keeps the old version. A link ending in "
+            "`?dataset=<name>` opens one."
+        )
         if s.get("demo"):
             st.caption("The demo is bundled with the app: upload a file to save it here.")
         elif not store.is_empty:
             with st.form("save_dataset", border=False):
-                save_name = st.text_input("Save the loaded data as", max_chars=MAX_NAME, key="save_name",
-                                          value=s.get("saved") or (s.get("source") or "data").split(".")[0])
+                save_name = st.text_input(
+                    "Save the loaded data as",
+                    max_chars=MAX_NAME,
+                    key="save_name",
+                    value=s.get("saved") or (s.get("source") or "data").split(".")[0],
+                )
                 replace = st.checkbox("Replace a saved dataset of the same name", key="save_replace")
                 submitted = st.form_submit_button("Save")
             if submitted:
                 # Replacing the dataset this session loaded: refuse if another session changed it since.
                 expected = s.get("saved_version") if save_name == s.get("saved") else None
                 try:
-                    saved = ws.save(save_name, store.frame(), file=s.get("source"), format=s.get("format"),
-                                    human_ranking=s.get("human_ranking"), replace=replace,
-                                    expected_version=expected)
+                    saved = ws.save(
+                        save_name,
+                        store.frame(),
+                        file=s.get("source"),
+                        format=s.get("format"),
+                        human_ranking=s.get("human_ranking"),
+                        replace=replace,
+                        expected_version=expected,
+                    )
                     s["saved"], s["saved_version"] = saved.name, saved.version
                     _ui.set_url_param("dataset", saved.name)
                     st.success(show.saved_message(saved))
@@ -100,8 +115,12 @@ with _ui.page('Data'):
         if listed is not None and listed.empty:
             st.info("No dataset is saved yet.")
         elif listed is not None:
-            st.dataframe(show.saved_table(listed), hide_index=True, key="saved_table", column_config={
-                "Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")})
+            st.dataframe(
+                show.saved_table(listed),
+                hide_index=True,
+                key="saved_table",
+                column_config={"Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
+            )
             _ui.download_csv(listed, "saved_datasets.csv", key="dl_saved")
             pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
             load_col, delete_col = st.columns(2)
@@ -119,12 +138,20 @@ with _ui.page('Data'):
                 st.rerun()
             history = ws.history(pick)
             if history:
-                old = st.selectbox("Previous versions", history, key="saved_version_pick",
-                                   format_func=show.version_label, help=show.VERSIONS_HELP)
+                old = st.selectbox(
+                    "Previous versions",
+                    history,
+                    key="saved_version_pick",
+                    format_func=show.version_label,
+                    help=show.VERSIONS_HELP,
+                )
                 if st.button("Restore this version", key="saved_restore"):
                     try:
-                        restored = ws.restore(pick, old.version, expected_version=int(
-                            listed.loc[listed["name"] == pick, "version"].iloc[0]))
+                        restored = ws.restore(
+                            pick,
+                            old.version,
+                            expected_version=int(listed.loc[listed["name"] == pick, "version"].iloc[0]),
+                        )
                         st.success(show.saved_message(restored))
                     except WorkspaceError as exc:
                         _ui.error(exc, lead="**Not restored.**")
@@ -159,8 +186,9 @@ with _ui.page('Data'):
         hr = s.get("human_ranking")
         if hr is not None:
             st.dataframe(hr, hide_index=True)
-        ranking_file = st.file_uploader("Upload a human ranking", type=["csv", "parquet", "json",
-                                                                        "jsonl"], key="ranking_upload")
+        ranking_file = st.file_uploader(
+            "Upload a human ranking", type=["csv", "parquet", "json", "jsonl"], key="ranking_upload"
+        )
         if ranking_file is not None and ranking_file.file_id != s.get("ranking_id"):
             s["ranking_id"] = ranking_file.file_id
             try:

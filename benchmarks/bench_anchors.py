@@ -42,20 +42,22 @@ def main() -> None:
     print(f"counts tensor for {judge} {counts.counts.shape}: {aggregate:.3f} s (DuckDB, median of 5)")
 
     sweep = _median_seconds(lambda: anchor_sweep(counts), 7)
-    print(f"per-anchor sweep (quadratic + {counts.n_models} anchor rankings + tau + "
-          f"informativeness): {sweep:.3f} s (median of 7; target ≤ 1 s)")
+    print(
+        f"per-anchor sweep (quadratic + {counts.n_models} anchor rankings + tau + "
+        f"informativeness): {sweep:.3f} s (median of 7; target ≤ 1 s)"
+    )
 
-    sizes = _median_seconds(
-        lambda: sample_size_sweep(counts, repetitions=30, reference="quadratic"), 3)
-    print(f"instruction-count sweep (10 sizes × 30 repetitions × {counts.n_models + 1} rankings): "
-          f"{sizes:.2f} s (median of 3; target ≤ 15 s)")
+    sizes = _median_seconds(lambda: sample_size_sweep(counts, repetitions=30, reference="quadratic"), 3)
+    print(
+        f"instruction-count sweep (10 sizes × 30 repetitions × {counts.n_models + 1} rankings): "
+        f"{sizes:.2f} s (median of 3; target ≤ 15 s)"
+    )
 
     count = _median_seconds(lambda: anchor_count_sweep(counts, permutations=40), 3)
     print(f"anchor-count sweep (40 orders × {counts.n_models} set sizes): {count:.2f} s (median of 3)")
 
     pilot = _median_seconds(lambda: pilot_screening(counts, k=10, repetitions=30), 3)
-    print(f"pilot screening (k = 10, 30 repetitions, {counts.n_models} anchors): {pilot:.2f} s "
-          "(median of 3)")
+    print(f"pilot screening (k = 10, 30 repetitions, {counts.n_models} anchors): {pilot:.2f} s (median of 3)")
     store.close()
 
 

@@ -56,9 +56,14 @@ def anchor_only_counts(n_models: int, n_instructions: int, seed: int = 0) -> Ver
     n = np.zeros((lv.size, len(LEVELS)), dtype=np.int32)
     n[np.arange(lv.size), lv] = 1
     return VerdictCounts.from_cells(
-        models=models, instructions=tuple(f"q{i:04d}" for i in range(n_instructions)),
-        judge="bench", inst=np.concatenate(cells_i), a=np.concatenate(cells_a),
-        b=np.concatenate(cells_b), n=n)
+        models=models,
+        instructions=tuple(f"q{i:04d}" for i in range(n_instructions)),
+        judge="bench",
+        inst=np.concatenate(cells_i),
+        a=np.concatenate(cells_a),
+        b=np.concatenate(cells_b),
+        n=n,
+    )
 
 
 def arena_counts(n_models: int = 129, n_battles: int = 1_800_000, seed: int = 0) -> VerdictCounts:
@@ -67,14 +72,18 @@ def arena_counts(n_models: int = 129, n_battles: int = 1_800_000, seed: int = 0)
     strength = rng.normal(0, 1, n_models)
     a = rng.integers(n_models, size=n_battles)
     b = (a + rng.integers(1, n_models, size=n_battles)) % n_models
-    level = np.digitize(strength[a] - strength[b] + rng.logistic(size=n_battles),
-                        [-2.0, -0.4, 0.4, 2.0])
+    level = np.digitize(strength[a] - strength[b] + rng.logistic(size=n_battles), [-2.0, -0.4, 0.4, 2.0])
     n = np.zeros((n_battles, len(LEVELS)), dtype=np.int32)
     n[np.arange(n_battles), level] = 1
     return VerdictCounts.from_cells(
         models=tuple(f"model-{k:03d}" for k in range(n_models)),
-        instructions=tuple(f"p{i}" for i in range(n_battles)), judge="arena",
-        inst=np.arange(n_battles), a=a, b=b, n=n)
+        instructions=tuple(f"p{i}" for i in range(n_battles)),
+        judge="arena",
+        inst=np.arange(n_battles),
+        a=a,
+        b=b,
+        n=n,
+    )
 
 
 def _finite(x: float) -> float | None:
@@ -118,24 +127,28 @@ def run_once(n_models: int, n_instructions: int, arena: bool = False) -> dict:
     _step(results, "anchor_sweep", lambda: holder.setdefault("sweep", anchor_sweep(counts)))
     _step(results, "anchor_ranking", lambda: anchor_ranking(counts, anchor))
     _step(results, "win_rate_distribution", lambda: win_rate_distribution(counts, anchor))
-    _step(results, "anchor_stability (200 resamples)",
-          lambda: anchor_stability(counts, rounds=200))
+    _step(results, "anchor_stability (200 resamples)", lambda: anchor_stability(counts, rounds=200))
     _step(results, "pilot_screening", lambda: pilot_screening(counts))
     if not arena:  # on the arena table both sweeps run (all pairs met) but take minutes: they
         # are button-press analyses with progress, timed separately if needed
-        _step(results, "sample_size_sweep",
-              lambda: sample_size_sweep(counts, reference="quadratic"))
+        _step(results, "sample_size_sweep", lambda: sample_size_sweep(counts, reference="quadratic"))
         _step(results, "anchor_count_sweep", lambda: anchor_count_sweep(counts))
-    _step(results, "planner", lambda: plan_evaluation(
-        counts.n_models, informativeness=_finite(holder["sweep"].table["informativeness"].max()),
-        direct_decisive_rate=decisive_rate(counts), orders=orders_per_pair(counts)))
+    _step(
+        results,
+        "planner",
+        lambda: plan_evaluation(
+            counts.n_models,
+            informativeness=_finite(holder["sweep"].table["informativeness"].max()),
+            direct_decisive_rate=decisive_rate(counts),
+            orders=orders_per_pair(counts),
+        ),
+    )
     # The Power page on the same table (verdict differences against the anchor).
     from evalcore.power import detectable_edges, difference_distributions
 
     _step(results, "power: difference_distributions", lambda: difference_distributions(counts))
     if not arena:  # arena: the leaderboard's own benchmark covers it
-        _step(results, "power: detectable_edges",
-              lambda: detectable_edges(counts, anchor=anchor))
+        _step(results, "power: detectable_edges", lambda: detectable_edges(counts, anchor=anchor))
     total = sum(r["seconds"] for r in results.values() if isinstance(r, dict))
     results["total_seconds"] = total
     results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -147,8 +160,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--models", type=int, default=200)
     parser.add_argument("--instructions", type=int, default=750)
-    parser.add_argument("--arena", action="store_true",
-                        help="an arena-shaped table (1.8 M battles, 129 models) instead")
+    parser.add_argument(
+        "--arena", action="store_true", help="an arena-shaped table (1.8 M battles, 129 models) instead"
+    )
     parser.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.once:
@@ -156,27 +170,41 @@ def main() -> None:
         return
     runs = []
     for r in range(args.repeats):
-        out = subprocess.run([sys.executable, "-m", "benchmarks.bench_anchors_scale", "--once",
-                              "--models", str(args.models), "--instructions",
-                              str(args.instructions)] + (["--arena"] if args.arena else []),
-                             check=True, stdout=subprocess.PIPE, text=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "benchmarks.bench_anchors_scale",
+                "--once",
+                "--models",
+                str(args.models),
+                "--instructions",
+                str(args.instructions),
+            ]
+            + (["--arena"] if args.arena else []),
+            check=True,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         runs.append(json.loads(out.stdout))
-        print(f"run {r + 1}: {runs[-1]['total_seconds']:.2f} s, peak RSS "
-              f"{runs[-1]['peak_rss_mb']:.0f} MB")
+        print(f"run {r + 1}: {runs[-1]['total_seconds']:.2f} s, peak RSS {runs[-1]['peak_rss_mb']:.0f} MB")
     first = runs[0]
-    shape = ("Arena-shaped table: 129 models, one prompt per battle" if args.arena else
-             f"Anchor-only table: {args.models} models × {args.instructions} instructions")
-    print(f"\n{shape}, "
-          f"{first['cells']:,} cells, {first['calls']:,} calls; medians of {len(runs)} runs")
+    shape = (
+        "Arena-shaped table: 129 models, one prompt per battle"
+        if args.arena
+        else f"Anchor-only table: {args.models} models × {args.instructions} instructions"
+    )
+    print(f"\n{shape}, {first['cells']:,} cells, {first['calls']:,} calls; medians of {len(runs)} runs")
     for name, value in first.items():
         if isinstance(value, dict):
             sec = statistics.median(r[name]["seconds"] for r in runs)
             peak = statistics.median(r[name]["peak_mb"] for r in runs)
-            print(f"  {name:34s} {sec:7.3f} s   peak allocations {peak:7.1f} MB   "
-                  f"({value['status']})")
+            print(f"  {name:34s} {sec:7.3f} s   peak allocations {peak:7.1f} MB   ({value['status']})")
     print(f"  {'all analyses':34s} {statistics.median(r['total_seconds'] for r in runs):7.3f} s")
-    print(f"  peak RSS of the process (incl. building the table): "
-          f"{statistics.median(r['peak_rss_mb'] for r in runs):.0f} MB (target ≤ 1,536 MB)")
+    print(
+        f"  peak RSS of the process (incl. building the table): "
+        f"{statistics.median(r['peak_rss_mb'] for r in runs):.0f} MB (target ≤ 1,536 MB)"
+    )
 
 
 if __name__ == "__main__":

@@ -57,8 +57,13 @@ print("RESULT " + json.dumps(out))
 
 def run(path: Path, rounds: int, interval: str) -> dict:
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, "-c", CHILD, str(path), str(rounds), interval],
-                          capture_output=True, text=True, check=False, cwd=root)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), str(rounds), interval],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=root,
+    )
     if done.returncode:
         raise SystemExit(done.stderr)
     found = re.search(r"RESULT (\{.*\})", done.stdout)
@@ -79,12 +84,16 @@ def main() -> None:
         runs = [run(path, args.rounds, args.interval) for _ in range(args.repeats)]
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
         total = med["load"] + med["counts"] + med["leaderboard"]
-        print(f"{name} ({path.stat().st_size / 1e9:.2f} GB, {int(med['rows']):,} rows, "
-              f"{int(med['models'])} models), median of {args.repeats}:")
-        print(f"  load {med['load']:.1f} s, counts {med['counts']:.1f} s, leaderboard "
-              f"(rounds={args.rounds}{', ' + args.interval if args.interval else ''}) "
-              f"{med['leaderboard']:.1f} s → read + rank {total:.1f} s; "
-              f"summary {med['summary']:.1f} s; peak RSS {med['peak_mb']:,.0f} MB")
+        print(
+            f"{name} ({path.stat().st_size / 1e9:.2f} GB, {int(med['rows']):,} rows, "
+            f"{int(med['models'])} models), median of {args.repeats}:"
+        )
+        print(
+            f"  load {med['load']:.1f} s, counts {med['counts']:.1f} s, leaderboard "
+            f"(rounds={args.rounds}{', ' + args.interval if args.interval else ''}) "
+            f"{med['leaderboard']:.1f} s → read + rank {total:.1f} s; "
+            f"summary {med['summary']:.1f} s; peak RSS {med['peak_mb']:,.0f} MB"
+        )
 
 
 if __name__ == "__main__":

@@ -56,14 +56,33 @@ def main() -> None:
     print(f"table: {path} ({path.stat().st_size / 1e6:.1f} MB)")
     runs = []
     for _ in range(args.repeat):
-        out = subprocess.run([sys.executable, "-c", _CHILD.format(root=str(ROOT), path=str(path))],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD.format(root=str(ROOT), path=str(path))],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         runs.append(json.loads(out.stdout))
     whole = []
     for _ in range(args.repeat):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "evalcore", "rank", str(path), "--judge", "sim-judge-0",
-                        "--bootstrap", "1000", "--json"], cwd=ROOT, capture_output=True, check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalcore",
+                "rank",
+                str(path),
+                "--judge",
+                "sim-judge-0",
+                "--bootstrap",
+                "1000",
+                "--json",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
         whole.append(time.perf_counter() - t)
     print(f"rows: {runs[0]['rows']:,}; {args.repeat} runs each; median (min–max)")
 
@@ -73,16 +92,24 @@ def main() -> None:
 
     show("read + validate (CSV → canonical frame)", [r["read_validate"] for r in runs])
     show("load into DuckDB", [r["load_duckdb"] for r in runs])
-    show("read + validate + load", [r["read_validate"] + r["load_duckdb"] for r in runs],
-         target="target ≤ 3 s")
+    show(
+        "read + validate + load", [r["read_validate"] + r["load_duckdb"] for r in runs], target="target ≤ 3 s"
+    )
     show("aggregation, one judge (SQL → count tensor)", [r["aggregate"] for r in runs])
     show("one Bradley–Terry fit (22×22 counts)", [r["fit"] for r in runs])
     show("aggregation + fit", [r["aggregate"] + r["fit"] for r in runs], target="target ≤ 0.3 s")
     show("1,000 bootstrap rounds", [r["bootstrap_1000"] for r in runs], target="target ≤ 1 s")
-    show("peak memory (RSS) of the whole flow", [r["peak_rss_mb"] for r in runs], unit="MB",
-         target="target ≤ 1,536 MB")
-    show("whole process: python -m evalcore rank … --bootstrap 1000", whole,
-         target="peer: ~1.2 s without intervals")
+    show(
+        "peak memory (RSS) of the whole flow",
+        [r["peak_rss_mb"] for r in runs],
+        unit="MB",
+        target="target ≤ 1,536 MB",
+    )
+    show(
+        "whole process: python -m evalcore rank … --bootstrap 1000",
+        whole,
+        target="peer: ~1.2 s without intervals",
+    )
 
 
 if __name__ == "__main__":

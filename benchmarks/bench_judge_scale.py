@@ -45,8 +45,14 @@ def _verdicts(rng: np.random.Generator, margin: np.ndarray) -> np.ndarray:
     return np.select([y > 1.5, y > 0.45, y >= -0.45, y >= -1.5], [2, 1, 0, -1], -2)
 
 
-def _arena(rng: np.random.Generator, n_inst: int, n_models: int, *, both_orders: bool = False,
-           anchor: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _arena(
+    rng: np.random.Generator,
+    n_inst: int,
+    n_models: int,
+    *,
+    both_orders: bool = False,
+    anchor: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(instruction, slot A, slot B, verdict) arrays: one pair per instruction."""
     strengths = rng.normal(0.0, 0.8, n_models)
     if anchor is None:
@@ -66,9 +72,15 @@ def _counts(n_inst: int, n_models: int, **kw) -> VerdictCounts:
     inst, a, b, v = _arena(rng, n_inst, n_models, **kw)
     n = np.zeros((inst.size, len(LEVELS)), dtype=np.int64)
     n[np.arange(inst.size), v + 2] = 1
-    return VerdictCounts.from_cells(models=tuple(f"model-{k:03d}" for k in range(n_models)),
-                                    instructions=tuple(f"p{k:07d}" for k in range(n_inst)),
-                                    judge="judge", inst=inst, a=a, b=b, n=n)
+    return VerdictCounts.from_cells(
+        models=tuple(f"model-{k:03d}" for k in range(n_models)),
+        instructions=tuple(f"p{k:07d}" for k in range(n_inst)),
+        judge="judge",
+        inst=inst,
+        a=a,
+        b=b,
+        n=n,
+    )
 
 
 def _store(n_inst: int, n_models: int, judges: tuple[str, ...]):
@@ -79,12 +91,19 @@ def _store(n_inst: int, n_models: int, judges: tuple[str, ...]):
     frames = []
     for judge in judges:
         inst, a, b, v = _arena(rng, n_inst, n_models)
-        frames.append(pd.DataFrame({
-            "instruction_id": np.char.add("p", inst.astype(str)),
-            "model_a": np.char.add("model-", a.astype(str)),
-            "model_b": np.char.add("model-", b.astype(str)), "verdict": v, "judge": judge,
-            "length_a": np.round(np.exp(rng.normal(6.0, 0.4, inst.size))),
-            "length_b": np.round(np.exp(rng.normal(6.0, 0.4, inst.size)))}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "instruction_id": np.char.add("p", inst.astype(str)),
+                    "model_a": np.char.add("model-", a.astype(str)),
+                    "model_b": np.char.add("model-", b.astype(str)),
+                    "verdict": v,
+                    "judge": judge,
+                    "length_a": np.round(np.exp(rng.normal(6.0, 0.4, inst.size))),
+                    "length_b": np.round(np.exp(rng.normal(6.0, 0.4, inst.size))),
+                }
+            )
+        )
     store = VerdictStore()
     store.load(validate_verdicts(pd.concat(frames, ignore_index=True), file="benchmark"))
     return store
@@ -117,8 +136,13 @@ def run(scenario: str) -> dict:
         n[np.arange(inst.size), v + 2] = 1
         counts = VerdictCounts.from_cells(
             models=tuple(f"model-{k:03d}" for k in range(models)),
-            instructions=tuple(f"p{k:04d}" for k in range(n_inst)), judge="judge",
-            inst=inst, a=a, b=b, n=n)
+            instructions=tuple(f"p{k:04d}" for k in range(n_inst)),
+            judge="judge",
+            inst=inst,
+            a=a,
+            b=b,
+            n=n,
+        )
         start = time.perf_counter()
         judge_sheet(counts, "judge", rounds=1000)
     elif scenario == "self-preference":
@@ -137,8 +161,12 @@ def run(scenario: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--scenario", choices=SCENARIOS, default=None,
-                        help="run one scenario once in this process and print JSON")
+    parser.add_argument(
+        "--scenario",
+        choices=SCENARIOS,
+        default=None,
+        help="run one scenario once in this process and print JSON",
+    )
     args = parser.parse_args()
     if args.scenario:
         print(json.dumps(run(args.scenario)))
@@ -146,14 +174,20 @@ def main() -> None:
     for scenario in SCENARIOS:
         results = []
         for _ in range(args.runs):
-            out = subprocess.run([sys.executable, "-m", "benchmarks.bench_judge_scale",
-                                  "--scenario", scenario], capture_output=True, text=True,
-                                 check=True)
+            out = subprocess.run(
+                [sys.executable, "-m", "benchmarks.bench_judge_scale", "--scenario", scenario],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             results.append(json.loads(out.stdout.strip().splitlines()[-1]))
         seconds = statistics.median(r["seconds"] for r in results)
         peak = statistics.median(r["peak_mb"] for r in results)
-        print(f"{scenario:16s} analysis {seconds:7.2f} s   peak RSS {peak:7.0f} MB   "
-              f"(median of {args.runs} processes)", flush=True)
+        print(
+            f"{scenario:16s} analysis {seconds:7.2f} s   peak RSS {peak:7.0f} MB   "
+            f"(median of {args.runs} processes)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

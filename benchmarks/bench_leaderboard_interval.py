@@ -25,9 +25,15 @@ def arena_counts(n_battles: int, seed: int = 0) -> VerdictCounts:
     level = np.where(sim.outcome == 1, 4, np.where(sim.outcome == -1, 0, 2))
     n = np.zeros((n_battles, 5), dtype=np.int32)
     n[np.arange(n_battles), level] = 1
-    return VerdictCounts.from_cells(models=sim.models, instructions=tuple(f"p{i}" for i in range(n_battles)),
-                                    judge="human", inst=np.arange(n_battles, dtype=np.int32), a=sim.a, b=sim.b,
-                                    n=n)
+    return VerdictCounts.from_cells(
+        models=sim.models,
+        instructions=tuple(f"p{i}" for i in range(n_battles)),
+        judge="human",
+        inst=np.arange(n_battles, dtype=np.int32),
+        a=sim.a,
+        b=sim.b,
+        n=n,
+    )
 
 
 def main() -> None:

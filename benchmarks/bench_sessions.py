@@ -41,10 +41,16 @@ sys.path.insert(0, str(ROOT))
 from evalcore.simulate import JudgeSpec, SimulationSpec, simulate  # noqa: E402
 
 CHROMIUM = os.environ.get("VERDICTLAB_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-IDLE = ('[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
-        '[data-test-script-state="notRunning"]')
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+IDLE = '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]'
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
 TIMEOUT_MS = 300_000
 
@@ -91,11 +97,25 @@ class Server:
         extra = [f"--server.disconnectedSessionTTL={session_ttl}"] if session_ttl else []
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-                 "--server.address=127.0.0.1", f"--server.port={port}",
-                 "--browser.gatherUsageStats=false", "--server.fileWatcherType=none",
-                 "--server.maxUploadSize=1000", *extra],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+                [
+                    sys.executable,
+                    "-m",
+                    "streamlit",
+                    "run",
+                    "app.py",
+                    "--server.headless=true",
+                    "--server.address=127.0.0.1",
+                    f"--server.port={port}",
+                    "--browser.gatherUsageStats=false",
+                    "--server.fileWatcherType=none",
+                    "--server.maxUploadSize=1000",
+                    *extra,
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             try:
@@ -123,9 +143,15 @@ def models_of(k: int, n: int) -> tuple[str, ...]:
 
 
 def write_csv(folder: Path, k: int, *, models: int, instructions: int) -> Path:
-    sim = simulate(SimulationSpec(n_models=models, n_instructions=instructions,
-                                  model_names=models_of(k, models),
-                                  judges=(JudgeSpec(f"s{k}-judge"),), seed=1000 + k))
+    sim = simulate(
+        SimulationSpec(
+            n_models=models,
+            n_instructions=instructions,
+            model_names=models_of(k, models),
+            judges=(JudgeSpec(f"s{k}-judge"),),
+            seed=1000 + k,
+        )
+    )
     path = folder / f"session{k}.csv"
     sim.verdicts.drop(columns=["row"]).to_csv(path, index=False)
     return path
@@ -145,15 +171,18 @@ def memory(args: argparse.Namespace) -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench_sessions_"))
     # rows = instructions × models × (models − 1): choose instructions for the asked row count
     instructions = max(10, args.rows // (args.models * (args.models - 1)))
-    files = [write_csv(folder, k, models=args.models, instructions=instructions)
-             for k in range(args.sessions)]
+    files = [
+        write_csv(folder, k, models=args.models, instructions=instructions) for k in range(args.sessions)
+    ]
     size = statistics.median(f.stat().st_size for f in files) / 1e6
     server = Server(folder, session_ttl=args.ttl)
     sampler = Sampler(server.process.pid)
     sampler.start()
-    print(f"memory: {args.sessions} sessions one after another, each uploads a {size:.1f} MB CSV "
-          f"({args.models} models, {instructions:,} instructions) and opens the Leaderboard; "
-          f"session TTL {args.ttl} s")
+    print(
+        f"memory: {args.sessions} sessions one after another, each uploads a {size:.1f} MB CSV "
+        f"({args.models} models, {instructions:,} instructions) and opens the Leaderboard; "
+        f"session TTL {args.ttl} s"
+    )
     print(f"  server RSS at start: {server.rss:,.0f} MB")
     try:
         with sync_playwright() as pw:
@@ -164,22 +193,25 @@ def memory(args: argparse.Namespace) -> None:
                 page = context.new_page()
                 page.goto("/?dataset=demo-anchor")
                 page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
-                page.locator(".st-key-upload").get_by_test_id("stFileUploaderDropzoneInput") \
-                    .set_input_files(str(path))
+                page.locator(".st-key-upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+                    str(path)
+                )
                 page.get_by_text(f"Loaded: {path.name}").first.wait_for(timeout=TIMEOUT_MS)
                 page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
                 open_page(page, "Leaderboard")
                 page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
                 page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
                 context.close()
-                print(f"  after session {k + 1:>3}: RSS {server.rss:,.0f} MB "
-                      f"({time.perf_counter() - started:.1f} s)", flush=True)
+                print(
+                    f"  after session {k + 1:>3}: RSS {server.rss:,.0f} MB "
+                    f"({time.perf_counter() - started:.1f} s)",
+                    flush=True,
+                )
             browser.close()
         closed = time.monotonic()
         for mark in (5, args.ttl + 10, args.ttl + 40):  # before and after sessions expire
             time.sleep(max(0.0, closed + mark - time.monotonic()))
-            print(f"  {mark:>3} s after the last browser closed: RSS {server.rss:,.0f} MB",
-                  flush=True)
+            print(f"  {mark:>3} s after the last browser closed: RSS {server.rss:,.0f} MB", flush=True)
         print(f"  peak RSS {sampler.peak:,.0f} MB")
     finally:
         sampler.stop()
@@ -190,8 +222,9 @@ def load(args: argparse.Namespace) -> None:  # noqa: C901 - one scripted scenari
     from playwright.sync_api import sync_playwright
 
     folder = Path(tempfile.mkdtemp(prefix="bench_load_"))
-    files = [write_csv(folder, k, models=args.models, instructions=args.instructions)
-             for k in range(args.sessions)]
+    files = [
+        write_csv(folder, k, models=args.models, instructions=args.instructions) for k in range(args.sessions)
+    ]
     every_model = {m for k in range(args.sessions) for m in models_of(k, args.models)}
     server = Server(folder)
     sampler = Sampler(server.process.pid)
@@ -203,9 +236,10 @@ def load(args: argparse.Namespace) -> None:  # noqa: C901 - one scripted scenari
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            contexts = [browser.new_context(base_url=server.url,
-                                            viewport={"width": 1400, "height": 1000})
-                        for _ in files]
+            contexts = [
+                browser.new_context(base_url=server.url, viewport={"width": 1400, "height": 1000})
+                for _ in files
+            ]
             pages = [c.new_page() for c in contexts]
 
             def wait_all(ready, step: str) -> None:
@@ -214,8 +248,9 @@ def load(args: argparse.Namespace) -> None:  # noqa: C901 - one scripted scenari
                 deadline = time.monotonic() + TIMEOUT_MS / 1000
                 while len(done) < len(pages):
                     if time.monotonic() > deadline:
-                        raise RuntimeError(f"{step}: sessions {set(range(len(pages))) - set(done)} "
-                                           "did not finish")
+                        raise RuntimeError(
+                            f"{step}: sessions {set(range(len(pages))) - set(done)} did not finish"
+                        )
                     for k, page in enumerate(pages):
                         if k not in done and idle(page) and ready(k, page):
                             done[k] = time.perf_counter() - started
@@ -226,19 +261,25 @@ def load(args: argparse.Namespace) -> None:  # noqa: C901 - one scripted scenari
                 page.goto("/?dataset=demo-anchor", wait_until="commit")
             wait_all(lambda k, p: p.get_by_text("Loaded:").count() > 0, "open")
             for page, path in zip(pages, files, strict=True):
-                page.locator(".st-key-upload").get_by_test_id("stFileUploaderDropzoneInput") \
-                    .set_input_files(str(path))
+                page.locator(".st-key-upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+                    str(path)
+                )
             wait_all(lambda k, p: p.get_by_text(f"Loaded: {files[k].name}").count() > 0, "upload")
             for page in pages:
                 open_page(page, "Leaderboard")
-            wait_all(lambda k, p: p.locator(CHART).count() > 0 and p.locator("h1").first
-                     .inner_text().strip().endswith("Leaderboard"), "leaderboard")
-            drawn_lb = [set(p.locator('[data-testid="stPlotlyChart"] text').all_text_contents())
-                        for p in pages]
+            wait_all(
+                lambda k, p: (
+                    p.locator(CHART).count() > 0
+                    and p.locator("h1").first.inner_text().strip().endswith("Leaderboard")
+                ),
+                "leaderboard",
+            )
+            drawn_lb = [
+                set(p.locator('[data-testid="stPlotlyChart"] text').all_text_contents()) for p in pages
+            ]
             for page in pages:
                 open_page(page, "Anchors")
-            wait_all(lambda k, p: p.locator("h1").first.inner_text().strip().endswith("Anchors"),
-                     "anchors")
+            wait_all(lambda k, p: p.locator("h1").first.inner_text().strip().endswith("Anchors"), "anchors")
             for k, page in enumerate(pages):
                 own = set(models_of(k, args.models))
                 box = page.get_by_test_id("stException")
@@ -247,8 +288,9 @@ def load(args: argparse.Namespace) -> None:  # noqa: C901 - one scripted scenari
                 for alert in page.get_by_test_id("stAlert").all():
                     if "unexpected problem" in alert.inner_text():
                         errors.append(f"session {k}: {alert.inner_text()[:200]}")
-                drawn = drawn_lb[k] | set(page.locator('[data-testid="stPlotlyChart"] text')
-                                          .all_text_contents())
+                drawn = drawn_lb[k] | set(
+                    page.locator('[data-testid="stPlotlyChart"] text').all_text_contents()
+                )
                 if not own <= drawn:
                     leaks.append(f"session {k} misses its models {sorted(own - drawn)}")
                 if drawn & (every_model - own):
@@ -258,15 +300,21 @@ def load(args: argparse.Namespace) -> None:  # noqa: C901 - one scripted scenari
             browser.close()
         log = server.log.read_text()
         errors += [line for line in log.splitlines() if "Traceback" in line]
-        print(f"load: {args.sessions} concurrent Chromium sessions, each uploads its own CSV "
-              f"({args.models} models, {args.instructions} instructions, all pairs) and opens "
-              "the Leaderboard and the Anchors page")
+        print(
+            f"load: {args.sessions} concurrent Chromium sessions, each uploads its own CSV "
+            f"({args.models} models, {args.instructions} instructions, all pairs) and opens "
+            "the Leaderboard and the Anchors page"
+        )
         print(f"  errors {len(errors)}, cross-session leaks {len(leaks)}")
         for step, times in steps.items():
-            print(f"  {step:<12} median {statistics.median(times):6.1f} s, slowest "
-                  f"{max(times):6.1f} s (from the moment all sessions started the step)")
-        print(f"  server RSS: {rss_start:,.0f} MB at start, peak {sampler.peak:,.0f} MB, "
-              f"{server.rss:,.0f} MB at the end")
+            print(
+                f"  {step:<12} median {statistics.median(times):6.1f} s, slowest "
+                f"{max(times):6.1f} s (from the moment all sessions started the step)"
+            )
+        print(
+            f"  server RSS: {rss_start:,.0f} MB at start, peak {sampler.peak:,.0f} MB, "
+            f"{server.rss:,.0f} MB at the end"
+        )
         for line in errors + leaks:
             print("  !", line)
     finally:
@@ -281,8 +329,12 @@ def main() -> None:
     m.add_argument("--sessions", type=int, default=10)
     m.add_argument("--rows", type=int, default=200_000, help="rows per uploaded CSV")
     m.add_argument("--models", type=int, default=12)
-    m.add_argument("--ttl", type=int, default=20,
-                   help="server.disconnectedSessionTTL in seconds (Streamlit's default is 120)")
+    m.add_argument(
+        "--ttl",
+        type=int,
+        default=20,
+        help="server.disconnectedSessionTTL in seconds (Streamlit's default is 120)",
+    )
     m.set_defaults(run=memory)
     lo = sub.add_parser("load", help="concurrent sessions: errors, leaks, medians, peak RSS")
     lo.add_argument("--sessions", type=int, default=10)

@@ -71,21 +71,25 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"arena-shaped table: {args.battles:,} battles (one prompt each), {args.models} models")
-    for task, label in (("ties", "tie structure of the judge"),
-                        ("ties_human", "tie structure against the human labels"),
-                        ("calibrate", "calibrate one model against all opponents")):
+    for task, label in (
+        ("ties", "tie structure of the judge"),
+        ("ties_human", "tie structure against the human labels"),
+        ("calibrate", "calibrate one model against all opponents"),
+    ):
         runs = []
         for _ in range(args.repeat):
             code = _CHILD.format(root=str(ROOT), models=args.models, battles=args.battles, task=task)
             out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
             line = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")][-1]
-            runs.append(json.loads(line[len("RESULT "):]))
+            runs.append(json.loads(line[len("RESULT ") :]))
         secs = [r["seconds"] for r in runs]
         peaks = [r["peak_mb"] for r in runs]
         extra = {k: v for k, v in runs[0].items() if k not in ("seconds", "peak_mb")}
-        print(f"{label}: median {statistics.median(secs):.2f} s ({min(secs):.2f}–{max(secs):.2f}), "
-              f"peak memory (whole process, table included) median {statistics.median(peaks):.0f} MB; "
-              f"{extra}")
+        print(
+            f"{label}: median {statistics.median(secs):.2f} s ({min(secs):.2f}–{max(secs):.2f}), "
+            f"peak memory (whole process, table included) median {statistics.median(peaks):.0f} MB; "
+            f"{extra}"
+        )
 
 
 if __name__ == "__main__":

@@ -24,13 +24,15 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    sim = simulate_arena(n_battles=args.battles, n_models=args.models, tie_share=args.ties,
-                         seed=args.seed)
-    write_arena_dump(sim, args.out / "clean_battle_sim.json",
-                     parquet_path=args.out / "clean_battle_sim.parquet")
+    sim = simulate_arena(n_battles=args.battles, n_models=args.models, tie_share=args.ties, seed=args.seed)
+    write_arena_dump(
+        sim, args.out / "clean_battle_sim.json", parquet_path=args.out / "clean_battle_sim.parquet"
+    )
     size = (args.out / "clean_battle_sim.json").stat().st_size
-    print(f"{sim.n_battles:,} battles, {len(sim.models)} models, {sim.tie_share:.1%} ties; "
-          f"JSON {size / 1e9:.2f} GB; {time.perf_counter() - start:.1f} s")
+    print(
+        f"{sim.n_battles:,} battles, {len(sim.models)} models, {sim.tie_share:.1%} ties; "
+        f"JSON {size / 1e9:.2f} GB; {time.perf_counter() - start:.1f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The benchmark table: the size of the source paper's release (seed 000, §3).
+"""The benchmark table: the size of the source paper's release (Don-Yehiya et al. 2026, §3).
 
 22 models, all 231 pairs, 750 instructions, 5 judges, one order: 866,250 rows, simulated with a
 known truth. ``paper_sized_file()`` writes it once as CSV under the system temp folder.
@@ -17,8 +17,9 @@ JUDGES = tuple(
     JudgeSpec(f"sim-judge-{k}", slot_bias=0.1 * k, tie_width=0.3 + 0.2 * k, noise=0.4 + 0.05 * k)
     for k in range(5)
 )
-SPEC = SimulationSpec(n_models=22, n_instructions=750, judges=JUDGES, design="all pairs",
-                      both_orders=False, seed=866250)
+SPEC = SimulationSpec(
+    n_models=22, n_instructions=750, judges=JUDGES, design="all pairs", both_orders=False, seed=866250
+)
 
 
 def paper_sized_frame() -> pd.DataFrame:

@@ -15,8 +15,19 @@ from evalcore.errors import UsageError
 
 ENV = "VERDICTLAB_DATA_DIR"
 #: File names the listing shows (what the readers recognise).
-SUFFIXES = (".csv", ".csv.gz", ".tsv", ".tsv.gz", ".parquet", ".pq", ".jsonl", ".jsonl.gz",
-            ".ndjson", ".json", ".json.gz")
+SUFFIXES = (
+    ".csv",
+    ".csv.gz",
+    ".tsv",
+    ".tsv.gz",
+    ".parquet",
+    ".pq",
+    ".jsonl",
+    ".jsonl.gz",
+    ".ndjson",
+    ".json",
+    ".json.gz",
+)
 MAX_LISTED = 2000
 
 
@@ -65,8 +76,7 @@ def resolve_data_file(name: str, root: Path | None = None) -> Path:
     if root is None:
         raise UsageError("No data folder is configured on this server.")
     text = str(name)
-    refused = UsageError(f"{text!r} is not a file of the server's data folder; pick one from "
-                         "the list.")
+    refused = UsageError(f"{text!r} is not a file of the server's data folder; pick one from the list.")
     if not text or "\x00" in text or text.startswith(("/", "\\")) or Path(text).is_absolute():
         raise refused
     candidate = (root / text).resolve()

@@ -90,8 +90,7 @@ class Dataset:
             self.counts(judge=judge, category=category), rounds=rounds, seed=seed, interval=interval
         )
 
-    def fragility(self, *, judge: str | None = None, category: str | None = None,
-                  **options: Any):
+    def fragility(self, *, judge: str | None = None, category: str | None = None, **options: Any):
         """How many verdicts the leader's (or each adjacent pair's) order rests on
         (:func:`evalcore.ranking.ranking_fragility`)."""
         from evalcore.ranking import ranking_fragility

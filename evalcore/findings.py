@@ -9,23 +9,23 @@ each headline as a sentence that carries its numbers and the definition behind t
 Overview page, the HTML report (:mod:`evalcore.report`) and ``python -m evalcore report`` show
 the same :class:`Findings`, so they cannot disagree.
 
-Definitions (``shared/notes/DEFINITIONS.md``):
+Definitions (``docs/definitions.md``):
 
 - ratings: Bradley–Terry on the Elo scale, a tie half a win each, 95% intervals = 2.5–97.5
-  percentiles of a bootstrap over instructions (seed 004); head-to-head share
+  percentiles of a bootstrap over instructions (Efron & Tibshirani 1993); head-to-head share
   P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400));
 - separation: the one-sided exact sign test of the leader against the runner-up on the
-  instructions where their verdicts differ (seed 000 §4.3, :func:`evalcore.power.detectable_edges`),
+  instructions where their verdicts differ (Don-Yehiya et al. 2026, §4.3, :func:`evalcore.power.detectable_edges`),
   beside the leader's 95% rank range across the bootstrap rounds;
 - anchors: Kendall's tau-b between the anchor-based and the all-pairs ranking, informativeness =
   the share of (instruction, model pair) cases whose verdicts against the anchor differ, the
-  recommended anchor = the most informative one (seed 000 §4.3, §6); the usual choice is the
+  recommended anchor = the most informative one (Don-Yehiya et al. 2026, §4.3, §6); the usual choice is the
   strongest model (Arena-Hard and AlpacaEval compare against a frontier model); its cost is in
   tau and in the total instructions a sign test needs for a +5% edge, ⌈617 / I⌉;
 - the judge: position bias = P(first slot wins) − P(second slot wins) over single-order verdicts,
-  in points; swap consistency, the both-orders tie rate (seed 003 §1, §3);
+  in points; swap consistency, the both-orders tie rate (docs/definitions.md#both-orders-verdict, #position-bias);
 - correction: Rogan–Gladen with the Lang–Reiczigel interval, refused when the floor is wider than
-  ±20 points (seed 003 §6; :func:`evalcore.calibration.calibrate`).
+  ±20 points (docs/definitions.md#floors; :func:`evalcore.calibration.calibrate`).
 """
 
 from __future__ import annotations
@@ -74,13 +74,13 @@ PAGES: dict[str, str] = {
     "correction": "pages/calibration.py",
 }
 
-#: Seed 003 §3: first-slot preference of six judges (+0.5 to +24.0 points) and of humans (−0.4).
+#: docs/definitions.md#position-bias: first-slot preference of six judges (+0.5 to +24.0 points) and of humans (−0.4).
 SEED_003_POSITION_RANGE = (0.5, 24.0)
 SEED_003_HUMAN_POSITION = -0.4
-#: A first-slot preference at least this large (points) is flagged: seed 003's judges on open
+#: A first-slot preference at least this large (points) is flagged: the calibration study's (docs/methods.md#calibration-against-human-labels) judges on open
 #: crowd traffic ran +11 to +24, against −0.4 for humans.
 LARGE_POSITION_BIAS = 10.0
-#: The edge of seed 000's headline sample size (P(better model wins | discordant) = 0.55).
+#: The edge of Don-Yehiya et al.'s (2026) headline sample size (P(better model wins | discordant) = 0.55).
 PLANNING_EDGE = 0.05
 #: The edges of the report's sample-size plan (P(better wins | discordant) − 0.5).
 PLAN_EDGES = (0.025, 0.05, 0.075, 0.10, 0.15, 0.20)
@@ -88,10 +88,10 @@ PLAN_EDGES = (0.025, 0.05, 0.075, 0.10, 0.15, 0.20)
 JUDGE_ROUNDS = 500
 
 
-
 def _number(value: Any) -> float:
     """A float from a table cell, NaN for a missing one (pd.NA has no float value)."""
     return float("nan") if value is None or pd.isna(value) else float(value)
+
 
 def _compute(key: tuple, compute: Callable[[], Any]) -> Any:
     return compute()
@@ -201,47 +201,79 @@ def run_analyses(
 
     board = None
     if counts.n_models < 2 or counts.n_instructions == 0:
-        reason = (f"judge {judge} has verdicts for {counts.n_models} model(s): a ranking needs "
-                  "at least two models with a verdict between them.")
+        reason = (
+            f"judge {judge} has verdicts for {counts.n_models} model(s): a ranking needs "
+            "at least two models with a verdict between them."
+        )
         for key in ("leader", "separation", "anchor", "correction"):
             unavailable[key] = reason
     else:
-        board = cache(("leaderboard", judge, None, False, rounds, seed),
-                      lambda: leaderboard(counts, rounds=rounds, seed=seed,
-                                          interval=default_interval(counts.n_instructions,
-                                                                    counts.n_models),
-                                          progress=lambda f, t: step(0.05 + 0.45 * f, t)))
+        board = cache(
+            ("leaderboard", judge, None, False, rounds, seed),
+            lambda: leaderboard(
+                counts,
+                rounds=rounds,
+                seed=seed,
+                interval=default_interval(counts.n_instructions, counts.n_models),
+                progress=lambda f, t: step(0.05 + 0.45 * f, t),
+            ),
+        )
     sweep = edges = cal = fragile = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
-        fragile = _attempt(unavailable, "fragility", lambda: cache(
-            ("findings", "fragility", judge), lambda: ranking_fragility(counts)))
+        fragile = _attempt(
+            unavailable,
+            "fragility",
+            lambda: cache(("findings", "fragility", judge), lambda: ranking_fragility(counts)),
+        )
         step(0.5, "anchor sweep")
-        sweep = _attempt(unavailable, "anchor", lambda: cache(
-            ("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking)),
-            lambda: anchor_sweep(counts, human_ranking=human_ranking)))
+        sweep = _attempt(
+            unavailable,
+            "anchor",
+            lambda: cache(
+                ("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking)),
+                lambda: anchor_sweep(counts, human_ranking=human_ranking),
+            ),
+        )
         step(0.55, "what the data can separate")
         anchor = summary.anchor if summary.design == "anchor-only" else None
-        edges = _attempt(unavailable, "separation", lambda: cache(
-            ("findings", "detectable_edges", judge, rounds, seed),
-            lambda: detectable_edges(counts, board, anchor=anchor)))
+        edges = _attempt(
+            unavailable,
+            "separation",
+            lambda: cache(
+                ("findings", "detectable_edges", judge, rounds, seed),
+                lambda: detectable_edges(counts, board, anchor=anchor),
+            ),
+        )
         top = board.table[board.table["piece"] == board.table["piece"].iloc[0]]
         if len(top) >= 2:
             leader, runner_up = str(top.iloc[0]["model"]), str(top.iloc[1]["model"])
             step(0.6, "calibration against human labels")
-            cal = _attempt(unavailable, "correction", lambda: cache(
-                ("findings", "calibrate", judge, leader, runner_up),
-                lambda: calibrate(store, judge=judge, candidate=leader, baseline=runner_up)))
+            cal = _attempt(
+                unavailable,
+                "correction",
+                lambda: cache(
+                    ("findings", "calibrate", judge, leader, runner_up),
+                    lambda: calibrate(store, judge=judge, candidate=leader, baseline=runner_up),
+                ),
+            )
     plan = None
     if sweep is not None or edges is not None:
-        info = (_num(sweep.table.set_index("anchor").loc[sweep.recommended, "informativeness"])
-                if sweep is not None and sweep.recommended is not None
-                else edges.informativeness if edges is not None else math.nan)
+        info = (
+            _num(sweep.table.set_index("anchor").loc[sweep.recommended, "informativeness"])
+            if sweep is not None and sweep.recommended is not None
+            else edges.informativeness
+            if edges is not None
+            else math.nan
+        )
         plan = sample_size_plan(PLAN_EDGES, informativeness=info if 0 < info <= 1 else None)
     ties = None
     if counts.n_models >= 2:
-        ties = _attempt(unavailable, "ties", lambda: cache(
-            ("findings", "ties", judge), lambda: verdict_tie_structure(counts)))
+        ties = _attempt(
+            unavailable,
+            "ties",
+            lambda: cache(("findings", "ties", judge), lambda: verdict_tie_structure(counts)),
+        )
     others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []
     share = 0.35 / (1 + len(others))
     sheets: dict[str, JudgeSheet | str] = {}
@@ -252,10 +284,15 @@ def run_analyses(
         def one_sheet(name: str = name, n: int = n) -> JudgeSheet:
             return cache(
                 ("findings", "judge_sheet", name, seed),
-                lambda: judge_sheet(store, name, rounds=min(rounds, JUDGE_ROUNDS), seed=seed,
-                                    length_control=False,
-                                    progress=lambda f, t: step(0.65 + (n + f) * share,
-                                                               f"{name}: {t}")))
+                lambda: judge_sheet(
+                    store,
+                    name,
+                    rounds=min(rounds, JUDGE_ROUNDS),
+                    seed=seed,
+                    length_control=False,
+                    progress=lambda f, t: step(0.65 + (n + f) * share, f"{name}: {t}"),
+                ),
+            )
 
         found = _attempt(why, "judge", one_sheet)
         sheets[name] = found if found is not None else why["judge"]
@@ -265,10 +302,24 @@ def run_analyses(
         unavailable["judge"] = str(own)
     comparison = comparison_table({j: sheets[j] for j in judges if j in sheets}) if others else None
     step(1.0, "done")
-    return Analyses(summary=summary, judge=judge, counts=counts, rounds=rounds, seed=seed,
-                    leaderboard=board, anchors=sweep, judge_sheet=sheet, edges=edges, plan=plan,
-                    calibration=cal, ties=ties, judge_comparison=comparison,
-                    human_ranking=human_ranking, fragility=fragile, unavailable=unavailable)
+    return Analyses(
+        summary=summary,
+        judge=judge,
+        counts=counts,
+        rounds=rounds,
+        seed=seed,
+        leaderboard=board,
+        anchors=sweep,
+        judge_sheet=sheet,
+        edges=edges,
+        plan=plan,
+        calibration=cal,
+        ties=ties,
+        judge_comparison=comparison,
+        human_ranking=human_ranking,
+        fragility=fragile,
+        unavailable=unavailable,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,10 +354,16 @@ class Finding:
     numbers: dict[str, Any]
 
     def as_dict(self) -> dict:
-        return {"key": self.key, "title": self.title,
-                "tiles": [t._asdict() for t in self.tiles],
-                "text": self.text, "definition": self.definition, "page": self.page,
-                "status": self.status, "numbers": dict(self.numbers)}
+        return {
+            "key": self.key,
+            "title": self.title,
+            "tiles": [t._asdict() for t in self.tiles],
+            "text": self.text,
+            "definition": self.definition,
+            "page": self.page,
+            "status": self.status,
+            "numbers": dict(self.numbers),
+        }
 
 
 @dataclass(frozen=True)
@@ -324,13 +381,20 @@ class Findings:
         raise KeyError(key)
 
     def as_dict(self) -> dict:
-        return {"dataset": self.dataset, "judge": self.judge,
-                "findings": [f.as_dict() for f in self.findings]}
+        return {
+            "dataset": self.dataset,
+            "judge": self.judge,
+            "findings": [f.as_dict() for f in self.findings],
+        }
 
     def frame(self) -> pd.DataFrame:
         """One row per finding (title, status, text, definition) for a CSV download."""
-        return pd.DataFrame([{"finding": f.title, "status": f.status, "text": f.text,
-                              "definition": f.definition} for f in self.findings])
+        return pd.DataFrame(
+            [
+                {"finding": f.title, "status": f.status, "text": f.text, "definition": f.definition}
+                for f in self.findings
+            ]
+        )
 
 
 TITLES = {
@@ -350,8 +414,16 @@ TILE_LABELS = {
 
 
 def _unavailable(key: str, reason: str) -> Finding:
-    return Finding(key=key, title=TITLES[key], tiles=(Tile(TILE_LABELS[key], "—", "not available"),),
-                   text=reason, definition="", page=PAGES[key], status="unavailable", numbers={})
+    return Finding(
+        key=key,
+        title=TITLES[key],
+        tiles=(Tile(TILE_LABELS[key], "—", "not available"),),
+        text=reason,
+        definition="",
+        page=PAGES[key],
+        status="unavailable",
+        numbers={},
+    )
 
 
 def _top_two(board: Leaderboard) -> pd.DataFrame:
@@ -371,38 +443,58 @@ def leader_finding(analyses: Analyses) -> Finding:
         "Bradley–Terry ratings on the Elo scale (mean 1000; a tie is half a win each). 95% "
         f"intervals: 2.5–97.5 percentiles of {board.rounds:,} bootstrap rounds over the "
         f"{board.n_instructions:,} instructions (seed {board.seed}). Head-to-head share: "
-        "P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400)).")
+        "P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400))."
+    )
     numbers: dict[str, Any] = {
-        "leader": str(first["model"]), "rating": float(first["rating"]),
-        "ci_low": float(first["ci_low"]), "ci_high": float(first["ci_high"]),
-        "rank_low": int(first["rank_low"]), "rank_high": int(first["rank_high"]),
+        "leader": str(first["model"]),
+        "rating": float(first["rating"]),
+        "ci_low": float(first["ci_low"]),
+        "ci_high": float(first["ci_high"]),
+        "rank_low": int(first["rank_low"]),
+        "rank_high": int(first["rank_high"]),
         "models": int(len(board.table)),
     }
-    text = (f"{first['model']} leads the {len(board.table)} models with a rating of "
-            f"{fmt_rating(first['rating'])} (95% interval {fmt_rating(first['ci_low'])}–"
-            f"{fmt_rating(first['ci_high'])})")
-    tiles: tuple[Tile, ...] = (Tile(TILE_LABELS["leader"], str(first["model"]),
-                                    f"{fmt_rating(first['rating'])} ({fmt_rating(first['ci_low'])}–"
-                                    f"{fmt_rating(first['ci_high'])})"),)
+    text = (
+        f"{first['model']} leads the {len(board.table)} models with a rating of "
+        f"{fmt_rating(first['rating'])} (95% interval {fmt_rating(first['ci_low'])}–"
+        f"{fmt_rating(first['ci_high'])})"
+    )
+    tiles: tuple[Tile, ...] = (
+        Tile(
+            TILE_LABELS["leader"],
+            str(first["model"]),
+            f"{fmt_rating(first['rating'])} ({fmt_rating(first['ci_low'])}–{fmt_rating(first['ci_high'])})",
+        ),
+    )
     if len(top) < 2:
-        return Finding("leader", TITLES["leader"], tiles, text + ".", definition,
-                       PAGES["leader"], "clear", numbers)
+        return Finding(
+            "leader", TITLES["leader"], tiles, text + ".", definition, PAGES["leader"], "clear", numbers
+        )
     second = top.iloc[1]
     gap = float(first["rating"] - second["rating"])
     share = float(win_probability(first["rating"], second["rating"]))
-    numbers.update({
-        "runner_up": str(second["model"]), "runner_up_rating": float(second["rating"]),
-        "runner_up_ci_low": float(second["ci_low"]), "runner_up_ci_high": float(second["ci_high"]),
-        "gap": gap, "head_to_head": share,
-    })
-    text += (f", {gap:,.0f} Elo points ahead of {second['model']} ({fmt_rating(second['rating'])}, "
-             f"95% interval {fmt_rating(second['ci_low'])}–{fmt_rating(second['ci_high'])}). "
-             f"A {gap:,.0f}-point gap means {first['model']} would be preferred in "
-             + (f"about {fmt_pct(share)}" if share <= 0.995 else "more than 99%")
-             + " of their head-to-head comparisons.")
+    numbers.update(
+        {
+            "runner_up": str(second["model"]),
+            "runner_up_rating": float(second["rating"]),
+            "runner_up_ci_low": float(second["ci_low"]),
+            "runner_up_ci_high": float(second["ci_high"]),
+            "gap": gap,
+            "head_to_head": share,
+        }
+    )
+    text += (
+        f", {gap:,.0f} Elo points ahead of {second['model']} ({fmt_rating(second['rating'])}, "
+        f"95% interval {fmt_rating(second['ci_low'])}–{fmt_rating(second['ci_high'])}). "
+        f"A {gap:,.0f}-point gap means {first['model']} would be preferred in "
+        + (f"about {fmt_pct(share)}" if share <= 0.995 else "more than 99%")
+        + " of their head-to-head comparisons."
+    )
     if len(board.table) > len(top):
-        text += (f" Not every model met the others, directly or through others: this lead holds "
-                 f"among the {len(top)} models connected to {first['model']}.")
+        text += (
+            f" Not every model met the others, directly or through others: this lead holds "
+            f"among the {len(top)} models connected to {first['model']}."
+        )
     # The leaderboard's own caveats about these two (a model that never lost, …).
     for note in board.notes:
         if str(first["model"]) in note or str(second["model"]) in note:
@@ -412,49 +504,70 @@ def leader_finding(analyses: Analyses) -> Finding:
         text += " " + analyses.fragility.headline()
         numbers["lead_rests_on_verdicts"] = analyses.fragility.lead.n_drop
     tiles += (Tile("Lead over #2", f"{gap:+,.0f} Elo points", f"over {second['model']}"),)
-    return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "clear",
-                   numbers)
+    return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "clear", numbers)
 
 
 def separation_finding(analyses: Analyses) -> Finding:
     """Whether the data separate the top two: the sign test of the top adjacent pair."""
     board, edges = analyses.leaderboard, analyses.edges
     if board is None or edges is None:
-        return _unavailable("separation", analyses.unavailable.get(
-            "separation", analyses.unavailable.get("leader", "No leaderboard.")))
+        return _unavailable(
+            "separation",
+            analyses.unavailable.get("separation", analyses.unavailable.get("leader", "No leaderboard.")),
+        )
     if edges.n_pairs == 0:
-        return _unavailable("separation", "Only one model is ranked: there is nothing to "
-                            "separate.")
+        return _unavailable("separation", "Only one model is ranked: there is nothing to separate.")
     pair = edges.table.iloc[0]
     upper, lower = str(pair["upper"]), str(pair["lower"])
     row = board.table.set_index("model").loc[upper]
-    how = (f"against the anchor {edges.anchor}"
-           if edges.anchor and edges.anchor not in (upper, lower) else "head-to-head")
+    how = (
+        f"against the anchor {edges.anchor}"
+        if edges.anchor and edges.anchor not in (upper, lower)
+        else "head-to-head"
+    )
     definition = (
         f"One-sided exact sign test at α = {edges.alpha:g} on the instructions where the two "
-        f"models' verdicts ({how}) differ: resolved when p < α (seed 000 §4.3). Detectable edge: "
+        f"models' verdicts ({how}) differ: resolved when the two-sided sign test, Holm-adjusted across the adjacent pairs, gives p < α (Don-Yehiya et al. 2026, §4.3; Holm 1979). Detectable edge: "
         f"the smallest P(upper wins | verdicts differ) − 0.5 the test finds with {edges.power:.0%} "
         "power at this many differing instructions. Rank range: 2.5–97.5 percentiles of the "
-        f"leader's rank across {board.rounds:,} bootstrap rounds over instructions.")
+        f"leader's rank across {board.rounds:,} bootstrap rounds over instructions."
+    )
     numbers: dict[str, Any] = {
-        "separated": bool(pair["resolved"]), "upper": upper, "lower": lower,
-        "instructions": int(pair["instructions"]), "discordant": int(pair["discordant"]),
-        "upper_wins": int(pair["upper_wins"]), "lower_wins": int(pair["lower_wins"]),
-        "p_value": _number(pair["p_value"]), "observed_edge": _number(pair["observed_edge"]),
+        "separated": bool(pair["resolved"]),
+        "upper": upper,
+        "lower": lower,
+        "instructions": int(pair["instructions"]),
+        "discordant": int(pair["discordant"]),
+        "upper_wins": int(pair["upper_wins"]),
+        "lower_wins": int(pair["lower_wins"]),
+        "p_value": _number(pair["p_value"]),
+        "observed_edge": _number(pair["observed_edge"]),
         "detectable_edge": _number(pair["detectable_edge"]),
         "instructions_needed": _number(pair["instructions_needed"]),
         "leader_rank_range": [int(row["rank_low"]), int(row["rank_high"])],
-        "resolved_pairs": edges.n_resolved, "adjacent_pairs": edges.n_pairs,
+        "resolved_pairs": edges.n_resolved,
+        "adjacent_pairs": edges.n_pairs,
     }
     if int(pair["discordant"]) == 0:
-        text = (f"No: {upper} and {lower} never received different verdicts {how} on a common "
-                "instruction, so nothing separates them.")
-        return Finding("separation", TITLES["separation"],
-                       (Tile(TILE_LABELS["separation"], "No", "their verdicts never differ"),),
-                       text, definition, PAGES["separation"], "caution", numbers)
-    won = (f"{upper} won {int(pair['upper_wins']):,} of the {int(pair['discordant']):,} "
-           f"instructions where their verdicts ({how}) differ: {fmt_pct(0.5 + pair['observed_edge'])} "
-           f"({fmt_p(pair['p_value'])}, one-sided sign test)")
+        text = (
+            f"No: {upper} and {lower} never received different verdicts {how} on a common "
+            "instruction, so nothing separates them."
+        )
+        return Finding(
+            "separation",
+            TITLES["separation"],
+            (Tile(TILE_LABELS["separation"], "No", "their verdicts never differ"),),
+            text,
+            definition,
+            PAGES["separation"],
+            "caution",
+            numbers,
+        )
+    won = (
+        f"{upper} won {int(pair['upper_wins']):,} of the {int(pair['discordant']):,} "
+        f"instructions where their verdicts ({how}) differ: {fmt_pct(0.5 + pair['observed_edge'])} "
+        f"({fmt_p(pair['p_value'])}, one-sided sign test)"
+    )
     rank = f"its 95% rank range is {int(row['rank_low'])}–{int(row['rank_high'])}"
     if pair["resolved"]:
         text = f"Yes: {won}, and {rank}. The data separate the top two."
@@ -463,20 +576,34 @@ def separation_finding(analyses: Analyses) -> Finding:
         text = f"No: {won}, which is not enough to tell them apart, and {rank}."
         needed = numbers["instructions_needed"]
         if math.isfinite(needed):
-            text += (f" If the observed edge is real, about {needed:,.0f} instructions would "
-                     f"separate them with {edges.power:.0%} power (the data have "
-                     f"{int(pair['instructions']):,}).")
+            text += (
+                f" If the observed edge is real, about {needed:,.0f} instructions would "
+                f"separate them with {edges.power:.0%} power (the data have "
+                f"{int(pair['instructions']):,})."
+            )
         status, value = "caution", "No"
     detectable = numbers["detectable_edge"]
     if math.isfinite(detectable):
-        text += (f" With these data the smallest edge the test detects for this pair is "
-                 f"+{100 * detectable:.1f}% (the better model winning {fmt_pct(0.5 + detectable)} "
-                 "of the differing instructions).")
-    text += (f" Down the whole leaderboard, {edges.n_resolved} of the {edges.n_pairs} adjacent "
-             f"pairs {'is' if edges.n_resolved == 1 else 'are'} separated.")
+        text += (
+            f" With these data the smallest edge the test detects for this pair is "
+            f"+{100 * detectable:.1f}% (the better model winning {fmt_pct(0.5 + detectable)} "
+            "of the differing instructions)."
+        )
+    text += (
+        f" Down the whole leaderboard, {edges.n_resolved} of the {edges.n_pairs} adjacent "
+        f"pairs {'is' if edges.n_resolved == 1 else 'are'} separated."
+    )
     note = f"sign test {fmt_p(pair['p_value'])}"
-    return Finding("separation", TITLES["separation"], (Tile(TILE_LABELS["separation"], value, note),),
-                   text, definition, PAGES["separation"], status, numbers)
+    return Finding(
+        "separation",
+        TITLES["separation"],
+        (Tile(TILE_LABELS["separation"], value, note),),
+        text,
+        definition,
+        PAGES["separation"],
+        status,
+        numbers,
+    )
 
 
 def anchor_finding(analyses: Analyses) -> Finding:
@@ -487,80 +614,95 @@ def anchor_finding(analyses: Analyses) -> Finding:
     table = sweep.table.set_index("anchor")
     recommended = sweep.recommended
     if recommended is None:
-        return _unavailable("anchor", "No model was judged against two or more others: no "
-                            "anchor can be assessed.")
+        return _unavailable(
+            "anchor", "No model was judged against two or more others: no anchor can be assessed."
+        )
     rec = table.loc[recommended]
     discordant = sign_test_sample_size(PLANNING_EDGE)
     tau_name = f"Kendall's tau-{sweep.tau}"
     definition = (
         "Informativeness: the share of (instruction, model pair) cases, the anchor excluded, whose "
-        "verdicts against the anchor differ on the judge's full scale (seed 000 §4.3). The "
-        "recommended anchor is the most informative one (seed 000 §6). tau: "
+        "verdicts against the anchor differ on the judge's full scale (Don-Yehiya et al. 2026, §4.3). The "
+        "recommended anchor is the most informative one (Don-Yehiya et al. 2026, §6). tau: "
         f"{tau_name} between the ranking by win rate against the anchor and the all-pairs "
         "Bradley–Terry ranking (and the human ranking when one is loaded). Instructions needed: "
         f"⌈{discordant} / informativeness⌉, the {discordant} differing instructions a one-sided "
-        f"sign test needs for a +{100 * PLANNING_EDGE:.0f}% edge at 80% power (seed 000 Table 2).")
+        f"sign test needs for a +{100 * PLANNING_EDGE:.0f}% edge at 80% power (Don-Yehiya et al. 2026, Table 2)."
+    )
     rec_info = _num(rec["informativeness"])
     rec_total = total_samples(discordant, rec_info) if rec_info > 0 else math.nan
     numbers: dict[str, Any] = {
-        "recommended": recommended, "recommended_informativeness": rec_info,
+        "recommended": recommended,
+        "recommended_informativeness": rec_info,
         "recommended_tau_quadratic": _num(rec["tau_quadratic"]),
         "recommended_tau_human": _num(rec["tau_human"]),
-        "recommended_instructions_needed": rec_total, "design": sweep.design,
+        "recommended_instructions_needed": rec_total,
+        "design": sweep.design,
     }
     tiles = (Tile(TILE_LABELS["anchor"], recommended, f"{fmt_pct(rec_info)} informative"),)
     if not sweep.has_quadratic:
-        text = (f"Every model here is compared with one anchor, {recommended}: "
-                f"{fmt_pct(rec_info)} of the (instruction, model pair) cases get different "
-                f"verdicts against it, so a +{100 * PLANNING_EDGE:.0f}% edge between two models "
-                f"needs about {rec_total:,} instructions. Choosing a better anchor needs an "
-                "all-pairs table (every model judged against every other).")
-        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"],
-                       "clear", numbers)
+        text = (
+            f"Every model here is compared with one anchor, {recommended}: "
+            f"{fmt_pct(rec_info)} of the (instruction, model pair) cases get different "
+            f"verdicts against it, so a +{100 * PLANNING_EDGE:.0f}% edge between two models "
+            f"needs about {rec_total:,} instructions. Choosing a better anchor needs an "
+            "all-pairs table (every model judged against every other)."
+        )
+        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], "clear", numbers)
     position = int(rec["position"])
     strongest = str(table.index[table["position"] == table["position"].min()][0])
     usual = table.loc[strongest]
     usual_info = _num(usual["informativeness"])
     usual_total = total_samples(discordant, usual_info) if usual_info > 0 else math.nan
-    numbers.update({
-        "recommended_position": position, "models": len(sweep.models),
-        "usual": strongest, "usual_informativeness": usual_info,
-        "usual_tau_quadratic": _num(usual["tau_quadratic"]),
-        "usual_tau_human": _num(usual["tau_human"]),
-        "usual_instructions_needed": usual_total,
-    })
-    text = (f"Compare against {recommended} (number {position} of {len(sweep.models)} in the "
-            f"all-pairs ranking): {fmt_pct(rec_info)} of the cases get different verdicts against "
-            f"it, and ranking the models by their win rate against it agrees with the all-pairs "
-            f"ranking at {tau_name} = {fmt_tau(numbers['recommended_tau_quadratic'])}")
+    numbers.update(
+        {
+            "recommended_position": position,
+            "models": len(sweep.models),
+            "usual": strongest,
+            "usual_informativeness": usual_info,
+            "usual_tau_quadratic": _num(usual["tau_quadratic"]),
+            "usual_tau_human": _num(usual["tau_human"]),
+            "usual_instructions_needed": usual_total,
+        }
+    )
+    text = (
+        f"Compare against {recommended} (number {position} of {len(sweep.models)} in the "
+        f"all-pairs ranking): {fmt_pct(rec_info)} of the cases get different verdicts against "
+        f"it, and ranking the models by their win rate against it agrees with the all-pairs "
+        f"ranking at {tau_name} = {fmt_tau(numbers['recommended_tau_quadratic'])}"
+    )
     if math.isfinite(numbers["recommended_tau_human"]):
         text += f" ({numbers['recommended_tau_human']:.3f} with the human ranking)"
     text += "."
     caveats = "".join(" " + note for note in sweep.notes)
     if strongest == recommended:
         text += " The usual choice, the strongest model, is the recommended one here." + caveats
-        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"],
-                       "clear", numbers)
+        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], "clear", numbers)
     if not usual_info > 0:
-        text += (f" The usual choice, the strongest model {strongest}, gives no informative case: "
-                 "every model gets the same verdict against it, so it cannot rank them at all.")
+        text += (
+            f" The usual choice, the strongest model {strongest}, gives no informative case: "
+            "every model gets the same verdict against it, so it cannot rank them at all."
+        )
         costly = True
     else:
-        text += (f" The usual choice, the strongest model {strongest}, gives {fmt_pct(usual_info)} "
-                 f"informative cases and tau {fmt_tau(numbers['usual_tau_quadratic'])}")
+        text += (
+            f" The usual choice, the strongest model {strongest}, gives {fmt_pct(usual_info)} "
+            f"informative cases and tau {fmt_tau(numbers['usual_tau_quadratic'])}"
+        )
         if math.isfinite(numbers["usual_tau_human"]):
             text += f" ({numbers['usual_tau_human']:.3f} with the human ranking)"
         costly = math.isfinite(rec_total) and usual_total > rec_total
         if costly:
-            text += (f": to detect a +{100 * PLANNING_EDGE:.0f}% edge it needs about "
-                     f"{usual_total:,} instructions instead of {rec_total:,} "
-                     f"({usual_total / rec_total - 1:.0%} more judge calls for the same power).")
+            text += (
+                f": to detect a +{100 * PLANNING_EDGE:.0f}% edge it needs about "
+                f"{usual_total:,} instructions instead of {rec_total:,} "
+                f"({usual_total / rec_total - 1:.0%} more judge calls for the same power)."
+            )
         else:
             text += "."
     text += caveats
     status = "caution" if costly else "clear"
-    return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], status,
-                   numbers)
+    return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], status, numbers)
 
 
 def judge_finding(analyses: Analyses) -> Finding:
@@ -570,22 +712,27 @@ def judge_finding(analyses: Analyses) -> Finding:
         return _unavailable("judge", analyses.unavailable.get("judge", "No judge sheet."))
     s = sheet.scalars()
     # the position bias and its bounds are always floats (NaN when not identified)
-    bias, low, high = (cast(float, s["position_bias_points"]),
-                       cast(float, s["position_bias_points_low"]),
-                       cast(float, s["position_bias_points_high"]))
+    bias, low, high = (
+        cast(float, s["position_bias_points"]),
+        cast(float, s["position_bias_points_low"]),
+        cast(float, s["position_bias_points_high"]),
+    )
     definition = (
         "Position bias: P(first slot wins) − P(second slot wins), in percentage points, measured "
         "on model pairs judged in both slot orders, each order weighted equally. Swap consistency: the share of pairs judged in both orders whose two verdicts, "
         "read from the same model's side, name the same outcome. Both-orders verdict: the verdict "
-        "both orders agree on, else a tie (seed 003 §1, §3). 95% intervals: bootstrap over "
-        f"instructions ({sheet.order.rounds:,} rounds).")
+        "both orders agree on, else a tie (docs/definitions.md#both-orders-verdict, #position-bias). 95% intervals: bootstrap over "
+        f"instructions ({sheet.order.rounds:,} rounds)."
+    )
     side = "first" if bias >= 0 else "second"
     warnings = tuple(getattr(sheet, "design_warnings", ()) or ())
     if not math.isfinite(bias):
         # Not identified by the design (e.g. the reference always in one slot): say why, no number.
-        text = (f"{analyses.judge}'s slot preference cannot be measured on this table: "
-                + (warnings[0] if warnings else "no model pair was judged in both slot orders.")
-                + " For scale,")
+        text = (
+            f"{analyses.judge}'s slot preference cannot be measured on this table: "
+            + (warnings[0] if warnings else "no model pair was judged in both slot orders.")
+            + " For scale,"
+        )
     elif not (math.isfinite(low) and math.isfinite(high)):
         text = f"{analyses.judge}'s slot preference: {bias:+.1f} percentage points (no interval). For scale,"
     elif low <= 0 <= high:
@@ -594,86 +741,127 @@ def judge_finding(analyses: Analyses) -> Finding:
     else:
         lead = f"{analyses.judge} prefers the {side} slot by {abs(bias):.1f} percentage points"
         text = f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale,"
-    text += (" a published study of six judges (seed 003) measured "
-             f"{SEED_003_POSITION_RANGE[0]:+.1f} to {SEED_003_POSITION_RANGE[1]:+.1f} percentage "
-             f"points, and {SEED_003_HUMAN_POSITION:+.1f} for human experts.")
+    text += (
+        " a published study of six judges (docs/methods.md#calibration-against-human-labels) measured "
+        f"{SEED_003_POSITION_RANGE[0]:+.1f} to {SEED_003_POSITION_RANGE[1]:+.1f} percentage "
+        f"points, and {SEED_003_HUMAN_POSITION:+.1f} for human experts."
+    )
     if s["pairings"]:
-        text += (f" When the answers swap places, {fmt_pct(s['flip_rate'])} of the pairs change "
-                 f"their verdict (swap consistency {fmt_pct(s['swap_consistency'])}).")
+        text += (
+            f" When the answers swap places, {fmt_pct(s['flip_rate'])} of the pairs change "
+            f"their verdict (swap consistency {fmt_pct(s['swap_consistency'])})."
+        )
     text += f" It calls a tie on {fmt_pct(s['tie_rate'], 1)} of its verdicts"
     if s["pairings"]:
-        text += (f", and {fmt_pct(s['both_orders_tie_rate'], 1)} of the pairs end as ties once "
-                 "both orders are combined")
+        text += (
+            f", and {fmt_pct(s['both_orders_tie_rate'], 1)} of the pairs end as ties once "
+            "both orders are combined"
+        )
     text += "."
     if not s["pairings"]:
-        text += (" No pair was judged in both orders, so swap consistency and the both-orders "
-                 "tie rate cannot be measured.")
+        text += (
+            " No pair was judged in both orders, so swap consistency and the both-orders "
+            "tie rate cannot be measured."
+        )
     nv = cast("float | None", s["no_verdict_rate"])
     if nv is not None and math.isfinite(nv):
-        text += (f" {fmt_pct(nv, 1)} of its calls returned no verdict." if nv > 0
-                 else " Every call returned a verdict.")
-    numbers = {k: s[k] for k in (
-        "position_bias_points", "position_bias_points_low", "position_bias_points_high",
-        "swap_consistency", "flip_rate", "tie_rate", "both_orders_tie_rate", "no_verdict_rate",
-        "pairings")}
-    tiles = (Tile(TILE_LABELS["judge"],
-                  f"{bias:+.1f} pct. points" if math.isfinite(bias) else "not measurable",
-                  f"{fmt_pct(s['flip_rate'])} flip when swapped" if s["pairings"]
-                  else "first minus second slot"),
-             Tile("Tie rate", fmt_pct(s["tie_rate"], 1),
-                  f"{fmt_pct(s['both_orders_tie_rate'])} with both orders" if s["pairings"]
-                  else "single order"))
+        text += (
+            f" {fmt_pct(nv, 1)} of its calls returned no verdict."
+            if nv > 0
+            else " Every call returned a verdict."
+        )
+    numbers = {
+        k: s[k]
+        for k in (
+            "position_bias_points",
+            "position_bias_points_low",
+            "position_bias_points_high",
+            "swap_consistency",
+            "flip_rate",
+            "tie_rate",
+            "both_orders_tie_rate",
+            "no_verdict_rate",
+            "pairings",
+        )
+    }
+    tiles = (
+        Tile(
+            TILE_LABELS["judge"],
+            f"{bias:+.1f} pct. points" if math.isfinite(bias) else "not measurable",
+            f"{fmt_pct(s['flip_rate'])} flip when swapped" if s["pairings"] else "first minus second slot",
+        ),
+        Tile(
+            "Tie rate",
+            fmt_pct(s["tie_rate"], 1),
+            f"{fmt_pct(s['both_orders_tie_rate'])} with both orders" if s["pairings"] else "single order",
+        ),
+    )
     status = "caution" if abs(bias) >= LARGE_POSITION_BIAS else "clear"
-    return Finding("judge", TITLES["judge"], tiles, text, definition, PAGES["judge"], status,
-                   numbers)
+    return Finding("judge", TITLES["judge"], tiles, text, definition, PAGES["judge"], status, numbers)
 
 
 def correction_finding(analyses: Analyses) -> Finding:
     """Whether the leader's win rate against the runner-up can be corrected with human labels."""
     cal = analyses.calibration
     if cal is None:
-        return _unavailable("correction", analyses.unavailable.get(
-            "correction", "There is no pair of models to calibrate."))
+        return _unavailable(
+            "correction", analyses.unavailable.get("correction", "There is no pair of models to calibrate.")
+        )
     c = cal.counts
     who = f"{cal.candidate} against {cal.baseline}"
     definition = (
         "Printed win rate: (wins + ties/2) / judged pairs with a Wilson interval (ties half a "
         "win). Corrected: Rogan–Gladen, (share of judge-called wins + Sp − 1) / (Se + Sp − 1), "
         "the share a human would call a win (ties are not wins), with the Lang–Reiczigel 95% "
-        "interval; Se, Sp: the judge's sensitivity and specificity for \"candidate wins\" on the "
+        'interval; Se, Sp: the judge\'s sensitivity and specificity for "candidate wins" on the '
         "human-labelled rows. Refused when the floor, the narrowest interval any number of judged "
-        f"pairs could give, is wider than ±{100 * cal.max_floor:.0f} points (seed 003 §6).")
+        f"pairs could give, is wider than ±{100 * cal.max_floor:.0f} points (docs/definitions.md#floors)."
+    )
     numbers: dict[str, Any] = {
-        "candidate": cal.candidate, "baseline": cal.baseline, "printed": cal.printed,
-        "printed_low": cal.printed_low, "printed_high": cal.printed_high,
-        "n_judged": c.n_judged, "n_labelled": c.n_labelled, "se": cal.se, "sp": cal.sp,
-        "youden_j": cal.youden_j, "floor": cal.floor, "refused": cal.refused,
-        "corrected": cal.corrected, "lr_low": cal.lr_low, "lr_high": cal.lr_high,
+        "candidate": cal.candidate,
+        "baseline": cal.baseline,
+        "printed": cal.printed,
+        "printed_low": cal.printed_low,
+        "printed_high": cal.printed_high,
+        "n_judged": c.n_judged,
+        "n_labelled": c.n_labelled,
+        "se": cal.se,
+        "sp": cal.sp,
+        "youden_j": cal.youden_j,
+        "floor": cal.floor,
+        "refused": cal.refused,
+        "corrected": cal.corrected,
+        "lr_low": cal.lr_low,
+        "lr_high": cal.lr_high,
     }
-    text = (f"The judge prints a win rate of {fmt_pct(cal.printed, 1)} for {who} (95% "
-            f"{fmt_pct(cal.printed_low, 1)}–{fmt_pct(cal.printed_high, 1)}, {c.n_judged:,} judged "
-            "pairs). A judge's win rate is compressed toward 50%, and only human labels can undo it.")
+    text = (
+        f"The judge prints a win rate of {fmt_pct(cal.printed, 1)} for {who} (95% "
+        f"{fmt_pct(cal.printed_low, 1)}–{fmt_pct(cal.printed_high, 1)}, {c.n_judged:,} judged "
+        "pairs). A judge's win rate is compressed toward 50%, and only human labels can undo it."
+    )
     if cal.refused:
         text += f" Here it cannot be corrected: {cal.refusal_reason}."
         if c.n_se and c.n_sp:
             text += f" (Se {cal.se:.2f}, Sp {cal.sp:.2f} on these labelled pairs.)"
         status, value = "caution", "No"
     else:
-        text += (f" With {c.n_labelled:,} human-labelled pairs (Se {cal.se:.2f}, Sp {cal.sp:.2f}, "
-                 f"Youden's J {cal.youden_j:.2f}) the corrected rate is {fmt_pct(cal.corrected, 1)} "
-                 f"(Lang–Reiczigel 95% {fmt_pct(cal.lr_low, 1)}–{fmt_pct(cal.lr_high, 1)}); no "
-                 f"number of judged pairs could narrow it below ±{100 * cal.floor:.0f} points with "
-                 "these labels.")
+        text += (
+            f" With {c.n_labelled:,} human-labelled pairs (Se {cal.se:.2f}, Sp {cal.sp:.2f}, "
+            f"Youden's J {cal.youden_j:.2f}) the corrected rate is {fmt_pct(cal.corrected, 1)} "
+            f"(Lang–Reiczigel 95% {fmt_pct(cal.lr_low, 1)}–{fmt_pct(cal.lr_high, 1)}); no "
+            f"number of judged pairs could narrow it below ±{100 * cal.floor:.0f} points with "
+            "these labels."
+        )
         status, value = "clear", "Yes"
     if cal.transfer_warning:
         text += " " + cal.transfer_warning
-    note = (f"floor ±{100 * cal.floor:.0f} points" if cal.refused
-            else f"corrected {fmt_pct(cal.corrected, 1)}")
+    note = f"floor ±{100 * cal.floor:.0f} points" if cal.refused else f"corrected {fmt_pct(cal.corrected, 1)}"
     if cal.refused and not (c.n_se and c.n_sp):
         note = f"{c.n_labelled:,} labelled pairs"
     tiles = (Tile(TILE_LABELS["correction"], value, note),)
-    return Finding("correction", TITLES["correction"], tiles, text, definition,
-                   PAGES["correction"], status, numbers)
+    return Finding(
+        "correction", TITLES["correction"], tiles, text, definition, PAGES["correction"], status, numbers
+    )
 
 
 def headline_findings(analyses: Analyses) -> Findings:

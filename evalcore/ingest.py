@@ -56,8 +56,10 @@ _WS_CODES = "(32, 9, 10, 11, 12, 13, 160, 65279)"
 def _strip(expr: str) -> str:
     """``trim`` with the whitespace list only where an end is whitespace: trimming with a
     character list costs about ten times a first/last-character test on a million rows."""
-    return (f"(CASE WHEN ord({expr}) IN {_WS_CODES} OR ord(right({expr}, 1)) IN {_WS_CODES} "
-            f"THEN trim({expr}, {_WS}) ELSE {expr} END)")
+    return (
+        f"(CASE WHEN ord({expr}) IN {_WS_CODES} OR ord(right({expr}, 1)) IN {_WS_CODES} "
+        f"THEN trim({expr}, {_WS}) ELSE {expr} END)"
+    )
 
 
 def _lit(text: str) -> str:
@@ -72,13 +74,20 @@ def _scrub(message: str, path: Path, file: str) -> str:
     """A DuckDB message without the server path (only the name the user gave) on one line."""
     text = str(message).replace(str(path), file).replace(path.name, file)
     first = text.split("\n\n")[0].replace("\n", " ").strip()
-    for prefix in ("Invalid Input Error: ", "Conversion Error: ", "IO Error: ",
-                   "Binder Error: ", "Invalid Error: ", "Parser Error: "):
+    for prefix in (
+        "Invalid Input Error: ",
+        "Conversion Error: ",
+        "IO Error: ",
+        "Binder Error: ",
+        "Invalid Error: ",
+        "Parser Error: ",
+    ):
         first = first.replace(prefix, "")
     return first[:300]
 
 
 # -- reading ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Source:
@@ -98,8 +107,10 @@ def _csv_header(src: Source) -> list[str]:
         text = first.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise VerdictFormatError(
-            src.file, f"the file is not UTF-8 text (byte 0x{first[exc.start]:02x} on line 1)",
-            hint="Save it as UTF-8 (in a spreadsheet: 'CSV UTF-8'), then upload it again") from exc
+            src.file,
+            f"the file is not UTF-8 text (byte 0x{first[exc.start]:02x} on line 1)",
+            hint="Save it as UTF-8 (in a spreadsheet: 'CSV UTF-8'), then upload it again",
+        ) from exc
     sep = "\t" if src.kind == "tsv" else ","
     row = next(csv.reader(io.StringIO(text), delimiter=sep), [])
     return [str(c) for c in row]
@@ -115,9 +126,10 @@ def _locate_text_problem(src: Source) -> VerdictFormatError | None:
                 text = line.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 return VerdictFormatError(
-                    src.file, f"the file is not UTF-8 text (byte 0x{line[exc.start]:02x} on line "
-                    f"{number})", hint="Save it as UTF-8 (in a spreadsheet: 'CSV UTF-8'), then "
-                    "upload it again")
+                    src.file,
+                    f"the file is not UTF-8 text (byte 0x{line[exc.start]:02x} on line {number})",
+                    hint="Save it as UTF-8 (in a spreadsheet: 'CSV UTF-8'), then upload it again",
+                )
             if '"' in text:  # quoted fields may span lines: leave those to DuckDB's message
                 continue
             fields = len(text.rstrip("\r\n").split(sep))
@@ -125,9 +137,11 @@ def _locate_text_problem(src: Source) -> VerdictFormatError | None:
                 width = fields
             elif text.strip() and fields != width:
                 return VerdictFormatError(
-                    src.file, f"the table could not be parsed (line {number} has {fields} fields, "
-                    f"the header {width})", hint="Check that every line has as many fields as the "
-                    "header and that quotes are balanced")
+                    src.file,
+                    f"the table could not be parsed (line {number} has {fields} fields, the header {width})",
+                    hint="Check that every line has as many fields as the "
+                    "header and that quotes are balanced",
+                )
     return None
 
 
@@ -142,14 +156,13 @@ def _locate_json_problem(src: Source) -> VerdictFormatError | None:
                 record = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 what = getattr(exc, "msg", "not UTF-8")
-                return VerdictFormatError(src.file, f"line {number} is not valid JSON ({what})",
-                                          hint=hint)
+                return VerdictFormatError(src.file, f"line {number} is not valid JSON ({what})", hint=hint)
             except RecursionError:
-                return VerdictFormatError(src.file, f"line {number} is nested too deeply to be a "
-                                          "record", hint=hint)
+                return VerdictFormatError(
+                    src.file, f"line {number} is nested too deeply to be a record", hint=hint
+                )
             if not isinstance(record, dict):
-                return VerdictFormatError(src.file, f"line {number} is not a JSON object",
-                                          hint=hint)
+                return VerdictFormatError(src.file, f"line {number} is not a JSON object", hint=hint)
     return None
 
 
@@ -160,9 +173,11 @@ def reader_sql(src: Source, columns: list[str] | None = None) -> str:
         assert columns is not None
         spec = ", ".join(f"'c{k}': 'VARCHAR'" for k in range(len(columns)))
         delim = "'\\t'" if src.kind == "tsv" else "','"
-        return (f"read_csv({path}, columns={{{spec}}}, header=true, auto_detect=false, "
-                f"delim={delim}, quote='\"', escape='\"', strict_mode=true, null_padding=false, "
-                "encoding='utf-8')")
+        return (
+            f"read_csv({path}, columns={{{spec}}}, header=true, auto_detect=false, "
+            f"delim={delim}, quote='\"', escape='\"', strict_mode=true, null_padding=false, "
+            "encoding='utf-8')"
+        )
     if src.kind == "parquet":
         return f"read_parquet({path})"
     if src.kind == "jsonl":
@@ -177,9 +192,11 @@ def describe(cur: duckdb.DuckDBPyConnection, src: Source) -> tuple[list[str], li
     """(column names, DuckDB types, reader SQL) of a file; raise a VerdictFormatError in words."""
     header = _csv_header(src) if src.kind in ("csv", "tsv") else None
     if header is not None and not any(h.strip() for h in header):
-        raise VerdictFormatError(src.file, "the file is empty",
-                                 hint="Upload a table with a header line and at least one row: "
-                                 + ", ".join(REQUIRED_COLUMNS))
+        raise VerdictFormatError(
+            src.file,
+            "the file is empty",
+            hint="Upload a table with a header line and at least one row: " + ", ".join(REQUIRED_COLUMNS),
+        )
     sql = reader_sql(src, header)
     try:
         described = cur.execute(f"DESCRIBE SELECT * FROM {sql}").fetchall()
@@ -195,27 +212,39 @@ def _read_error(src: Source, exc: Exception) -> VerdictFormatError:
         located = _locate_text_problem(src)
         if located is not None:
             return located
-        return VerdictFormatError(src.file, "the table could not be parsed ("
-                                  + _scrub(str(exc), src.path, src.file) + ")",
-                                  hint="Check the delimiter and the quoting")
+        return VerdictFormatError(
+            src.file,
+            "the table could not be parsed (" + _scrub(str(exc), src.path, src.file) + ")",
+            hint="Check the delimiter and the quoting",
+        )
     if src.kind == "parquet":
-        return VerdictFormatError(src.file, "this is not a readable Parquet file ("
-                                  + _scrub(str(exc), src.path, src.file) + ")",
-                                  hint="Check the file, or export the table as CSV")
+        return VerdictFormatError(
+            src.file,
+            "this is not a readable Parquet file (" + _scrub(str(exc), src.path, src.file) + ")",
+            hint="Check the file, or export the table as CSV",
+        )
     if "recursion depth" in str(exc):
-        return VerdictFormatError(src.file, "the JSON is nested too deeply to be a table",
-                                  hint="Upload a list of records or JSON Lines")
+        return VerdictFormatError(
+            src.file,
+            "the JSON is nested too deeply to be a table",
+            hint="Upload a list of records or JSON Lines",
+        )
     if src.kind == "jsonl":
         located = _locate_json_problem(src)
         if located is not None:
             return located
     if "records" in str(exc) or "object" in str(exc).lower():
-        return VerdictFormatError(src.file, "the file holds no table of records",
-                                  hint="Upload a verdict table or a native file of "
-                                  "Arena-Hard-Auto, AlpacaEval, MT-Bench or Chatbot Arena")
-    return VerdictFormatError(src.file, "the JSON could not be read ("
-                              + _scrub(str(exc), src.path, src.file) + ")",
-                              hint="Upload a list of records or JSON Lines")
+        return VerdictFormatError(
+            src.file,
+            "the file holds no table of records",
+            hint="Upload a verdict table or a native file of "
+            "Arena-Hard-Auto, AlpacaEval, MT-Bench or Chatbot Arena",
+        )
+    return VerdictFormatError(
+        src.file,
+        "the JSON could not be read (" + _scrub(str(exc), src.path, src.file) + ")",
+        hint="Upload a list of records or JSON Lines",
+    )
 
 
 def stage(cur: duckdb.DuckDBPyConnection, src: Source, sql: str, select: str) -> None:
@@ -228,6 +257,7 @@ def stage(cur: duckdb.DuckDBPyConnection, src: Source, sql: str, select: str) ->
 
 # -- the contract in SQL ------------------------------------------------------------------------
 
+
 def _norm(expr: str) -> str:
     """lower-case, trimmed, ``[[ ]]`` removed: :func:`evalcore.schema.normalise_label` in SQL."""
     t = f"lower(trim({expr}, {_WS}))"
@@ -237,8 +267,9 @@ def _norm(expr: str) -> str:
 def level_sql(expr: str) -> str:
     """A label or number → its level −2..+2, NULL for no verdict, 99 for a value off the scale."""
     n = _norm(expr)
-    cases = [f"WHEN {expr} IS NULL OR {n} IN ({', '.join(_lit(t) for t in sorted(NO_VERDICT_TOKENS))})"
-             " THEN NULL"]
+    cases = [
+        f"WHEN {expr} IS NULL OR {n} IN ({', '.join(_lit(t) for t in sorted(NO_VERDICT_TOKENS))}) THEN NULL"
+    ]
     by_level: dict[int, list[str]] = {}
     for label, level in VERDICT_LABELS.items():
         by_level.setdefault(level, []).append(label)
@@ -250,13 +281,18 @@ def level_sql(expr: str) -> str:
 
 
 def _rows(cur, where: str, source: str = "vl_text") -> np.ndarray:
-    return cur.execute(f'SELECT "row" FROM {source} WHERE {where} ORDER BY "row"'
-                       ).fetchnumpy()["row"].astype(np.int64)
+    return (
+        cur.execute(f'SELECT "row" FROM {source} WHERE {where} ORDER BY "row"')
+        .fetchnumpy()["row"]
+        .astype(np.int64)
+    )
 
 
 def _values(cur, column: str, where: str, limit: int = 50) -> tuple[str, ...]:
-    got = cur.execute(f'SELECT coalesce({column}, \'\') AS v FROM vl_text WHERE {where} '
-                      f'GROUP BY v ORDER BY min("row") LIMIT {limit}').fetchall()
+    got = cur.execute(
+        f"SELECT coalesce({column}, '') AS v FROM vl_text WHERE {where} "
+        f'GROUP BY v ORDER BY min("row") LIMIT {limit}'
+    ).fetchall()
     return tuple(str(r[0]) for r in got)
 
 
@@ -268,21 +304,32 @@ def _check_header(names: list[str], *, file: str) -> dict[str, int]:
     repeated = sorted({n for n in stems if n in known and stems.count(n) > 1})
     if repeated:
         raise VerdictFormatError(
-            file, "column(s) named more than once in the header: " + ", ".join(repeated),
-            values=tuple(names), hint="Keep one column of each name (which one is meant cannot "
-            "be guessed)")
+            file,
+            "column(s) named more than once in the header: " + ", ".join(repeated),
+            values=tuple(names),
+            hint="Keep one column of each name (which one is meant cannot be guessed)",
+        )
     missing = [c for c in REQUIRED_COLUMNS if c not in lowered]
     if missing:
         raise VerdictFormatError(
-            file, "required column(s) missing: " + ", ".join(missing), values=tuple(names),
-            hint="The header must name " + ", ".join(REQUIRED_COLUMNS)
-            + " (the values listed are the columns found)")
-    return {name: lowered.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
-            if name in lowered}
+            file,
+            "required column(s) missing: " + ", ".join(missing),
+            values=tuple(names),
+            hint="The header must name "
+            + ", ".join(REQUIRED_COLUMNS)
+            + " (the values listed are the columns found)",
+        )
+    return {name: lowered.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if name in lowered}
 
 
-def build_text(cur: duckdb.DuckDBPyConnection, exprs: dict[str, str], *, source: str = "vl_raw",
-               skip_blank: bool = False, row: str = "rowid + 1") -> None:
+def build_text(
+    cur: duckdb.DuckDBPyConnection,
+    exprs: dict[str, str],
+    *,
+    source: str = "vl_raw",
+    skip_blank: bool = False,
+    row: str = "rowid + 1",
+) -> None:
     """``vl_text``: row number, names trimmed, labels and numbers as raw text (NULL if absent)."""
     cols = []
     for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS):
@@ -293,13 +340,12 @@ def build_text(cur: duckdb.DuckDBPyConnection, exprs: dict[str, str], *, source:
         cols.append(f"{text} AS {name}")
     where = ""
     if skip_blank:  # a blank line is no row (as every spreadsheet and pandas read it)
-        blank = " AND ".join(f"coalesce(trim(CAST({e} AS VARCHAR), {_WS}), '') = ''"
-                             for e in exprs.values())
+        blank = " AND ".join(f"coalesce(trim(CAST({e} AS VARCHAR), {_WS}), '') = ''" for e in exprs.values())
         if one_row(cur.execute(f"SELECT count(*) FROM {source} WHERE {blank}"))[0]:
             row = "row_number() OVER (ORDER BY rowid)"
             where = f"WHERE NOT ({blank})"
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE vl_text AS
-        SELECT {row} AS "row", {', '.join(cols)} FROM {source} {where}""")
+        SELECT {row} AS "row", {", ".join(cols)} FROM {source} {where}""")
 
 
 def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
@@ -312,24 +358,33 @@ def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
     table = f"vl_map_{column}"
     distinct = one_row(cur.execute(f"SELECT count(DISTINCT {column}) FROM vl_text"))[0]
     if distinct <= 100_000:
-        values = [r[0] for r in cur.execute(
-            f"SELECT DISTINCT {column} FROM vl_text WHERE {column} IS NOT NULL").fetchall()]
+        values = [
+            r[0]
+            for r in cur.execute(
+                f"SELECT DISTINCT {column} FROM vl_text WHERE {column} IS NOT NULL"
+            ).fetchall()
+        ]
         levels = []
         for value in values:
             level = _label_to_level(normalise_label(value))
             levels.append(99 if level is None else (None if np.isnan(level) else int(level)))
-        frame = pd.DataFrame({"label": pd.Series(values, dtype=object),
-                              "level": pd.array(levels, dtype="Int8")})
+        frame = pd.DataFrame(
+            {"label": pd.Series(values, dtype=object), "level": pd.array(levels, dtype="Int8")}
+        )
         cur.register("vl_incoming_map", frame)
         try:
-            cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "
-                        "CAST(level AS TINYINT) AS level FROM vl_incoming_map")
+            cur.execute(
+                f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "
+                "CAST(level AS TINYINT) AS level FROM vl_incoming_map"
+            )
         finally:
             cur.unregister("vl_incoming_map")
     else:
-        cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "
-                    f"CAST({level_sql('label')} AS TINYINT) AS level FROM "
-                    f"(SELECT DISTINCT {column} AS label FROM vl_text WHERE {column} IS NOT NULL)")
+        cur.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "
+            f"CAST({level_sql('label')} AS TINYINT) AS level FROM "
+            f"(SELECT DISTINCT {column} AS label FROM vl_text WHERE {column} IS NOT NULL)"
+        )
     return table
 
 
@@ -342,19 +397,25 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
     """
     n_rows = one_row(cur.execute("SELECT count(*) FROM vl_text"))[0]
     if n_rows == 0:
-        raise VerdictFormatError(file, "the file has a header but no rows",
-                                 hint="Add at least one judge call below the header")
+        raise VerdictFormatError(
+            file, "the file has a header but no rows", hint="Add at least one judge call below the header"
+        )
     if n_rows > limits.max_rows:
         raise VerdictFormatError(
-            file, f"the file has {n_rows:,} rows, over the limit of {limits.max_rows:,} rows "
-            "this server accepts", hint="Load a sample, or run the command-line tool on the file "
-            "with VERDICTLAB_MAX_ROWS set higher")
+            file,
+            f"the file has {n_rows:,} rows, over the limit of {limits.max_rows:,} rows this server accepts",
+            hint="Load a sample, or run the command-line tool on the file "
+            "with VERDICTLAB_MAX_ROWS set higher",
+        )
     for name in ("instruction_id", "model_a", "model_b"):
         rows = _rows(cur, f"coalesce({name}, '') = ''")
         if rows.size:
             raise VerdictFormatError(
-                file, f"column '{name}' is empty in {rows.size} row(s)", rows=tuple(rows.tolist()),
-                hint=f"Every row needs a value in '{name}'; fill it in or delete those rows")
+                file,
+                f"column '{name}' is empty in {rows.size} row(s)",
+                rows=tuple(rows.tolist()),
+                hint=f"Every row needs a value in '{name}'; fill it in or delete those rows",
+            )
     maps = {}
     for name in ("verdict", "human"):
         maps[name] = _level_map(cur, name)
@@ -362,35 +423,51 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         rows = _rows(cur, bad)
         if rows.size:
             raise VerdictFormatError(
-                file, f"column '{name}' has {rows.size} value(s) outside the verdict scale",
-                rows=tuple(rows.tolist()), values=_values(cur, name, bad),
-                hint=("Use −2..+2 (slot A's point of view), or a label of the verdict format "
-                      "(A>>B, A>B, A=B, B>A, B>>A; [[A]], [[B]], [[C]], tie; model_a, model_b, "
-                      "tie (bothbad)); leave the cell empty for a call that returned no verdict"))
+                file,
+                f"column '{name}' has {rows.size} value(s) outside the verdict scale",
+                rows=tuple(rows.tolist()),
+                values=_values(cur, name, bad),
+                hint=(
+                    "Use −2..+2 (slot A's point of view), or a label of the verdict format "
+                    "(A>>B, A>B, A=B, B>A, B>>A; [[A]], [[B]], [[C]], tie; model_a, model_b, "
+                    "tie (bothbad)); leave the cell empty for a call that returned no verdict"
+                ),
+            )
     for name in ("length_a", "length_b"):
         t = _strip(name)
         num = f"TRY_CAST({t} AS DOUBLE)"
-        not_number = (f"{name} IS NOT NULL AND {t} <> '' AND lower({t}) NOT IN "
-                      f"({', '.join(_lit(x) for x in sorted(NO_VERDICT_TOKENS))}) AND {num} IS NULL")
+        not_number = (
+            f"{name} IS NOT NULL AND {t} <> '' AND lower({t}) NOT IN "
+            f"({', '.join(_lit(x) for x in sorted(NO_VERDICT_TOKENS))}) AND {num} IS NULL"
+        )
         rows = _rows(cur, not_number)
         if rows.size:
             raise VerdictFormatError(
-                file, f"column '{name}' must hold numbers", rows=tuple(rows.tolist()),
+                file,
+                f"column '{name}' must hold numbers",
+                rows=tuple(rows.tolist()),
                 values=_values(cur, name, not_number),
-                hint=f"Write '{name}' as a number (characters or tokens), or leave it empty")
+                hint=f"Write '{name}' as a number (characters or tokens), or leave it empty",
+            )
         impossible = f"(isinf({num}) OR {num} < 0)"
         rows = _rows(cur, impossible)
         if rows.size:
             raise VerdictFormatError(
-                file, f"column '{name}' has {rows.size} value(s) that cannot be a length "
-                "(negative or infinite)", rows=tuple(rows.tolist()),
+                file,
+                f"column '{name}' has {rows.size} value(s) that cannot be a length (negative or infinite)",
+                rows=tuple(rows.tolist()),
                 values=_values(cur, name, impossible),
                 hint=f"A length counts characters or tokens: write '{name}' as a number of 0 or "
-                "more, or leave it empty")
+                "more, or leave it empty",
+            )
     for name in NAME_COLUMNS:
         # distinct names first: a handful of models, judges and categories
-        found = one_row(cur.execute(f"SELECT count(*) FROM (SELECT DISTINCT {name} AS v FROM vl_text) "
-                                    f"WHERE regexp_matches(v, '{_CONTROL}')"))[0]
+        found = one_row(
+            cur.execute(
+                f"SELECT count(*) FROM (SELECT DISTINCT {name} AS v FROM vl_text) "
+                f"WHERE regexp_matches(v, '{_CONTROL}')"
+            )
+        )[0]
         if not found:
             continue
         bad = f"regexp_matches({name}, '{_CONTROL}')"
@@ -398,57 +475,84 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         if rows.size:
             shown = tuple(repr(v)[1:-1] for v in _values(cur, name, bad))
             raise VerdictFormatError(
-                file, f"column '{name}' has {rows.size} value(s) with a control character (such "
-                "as NUL, a tab or a line break)", rows=tuple(rows.tolist()), values=shown,
-                hint="Names must be plain text on one line: remove the control characters")
-    length = {n: (f"CASE WHEN isnan(TRY_CAST({_strip(n)} AS DOUBLE)) THEN NULL "
-                  f"ELSE TRY_CAST({_strip(n)} AS DOUBLE) END") for n in ("length_a", "length_b")}
+                file,
+                f"column '{name}' has {rows.size} value(s) with a control character (such "
+                "as NUL, a tab or a line break)",
+                rows=tuple(rows.tolist()),
+                values=shown,
+                hint="Names must be plain text on one line: remove the control characters",
+            )
+    length = {
+        n: (
+            f"CASE WHEN isnan(TRY_CAST({_strip(n)} AS DOUBLE)) THEN NULL "
+            f"ELSE TRY_CAST({_strip(n)} AS DOUBLE) END"
+        )
+        for n in ("length_a", "length_b")
+    }
     cur.execute(f"""CREATE OR REPLACE TEMP VIEW vl_canon AS SELECT
         t."row", t.instruction_id, t.model_a, t.model_b, mv.level AS verdict,
         coalesce(nullif(t.judge, ''), {_lit(DEFAULT_JUDGE)}) AS judge, mh.level AS human,
-        {length['length_a']} AS length_a, {length['length_b']} AS length_b,
+        {length["length_a"]} AS length_a, {length["length_b"]} AS length_b,
         nullif(t.category, '') AS category
-        FROM vl_text t LEFT JOIN {maps['verdict']} mv ON mv.label = t.verdict
-             LEFT JOIN {maps['human']} mh ON mh.label = t.human""")
-    n_models = one_row(cur.execute("SELECT count(*) FROM (SELECT model_a FROM vl_text UNION "
-                                   "SELECT model_b FROM vl_text)"))[0]
+        FROM vl_text t LEFT JOIN {maps["verdict"]} mv ON mv.label = t.verdict
+             LEFT JOIN {maps["human"]} mh ON mh.label = t.human""")
+    n_models = one_row(
+        cur.execute("SELECT count(*) FROM (SELECT model_a FROM vl_text UNION SELECT model_b FROM vl_text)")
+    )[0]
     if n_models > limits.max_models:
         raise VerdictFormatError(
-            file, f"the file names {n_models:,} models, over the limit of {limits.max_models:,} "
-            "this server accepts", hint="Load the models you want to compare (a sample of the "
-            "file), or run the command-line tool with VERDICTLAB_MAX_MODELS set higher")
+            file,
+            f"the file names {n_models:,} models, over the limit of {limits.max_models:,} "
+            "this server accepts",
+            hint="Load the models you want to compare (a sample of the "
+            "file), or run the command-line tool with VERDICTLAB_MAX_MODELS set higher",
+        )
 
 
 # -- what loading noticed -----------------------------------------------------------------------
 
+
 def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> ValidationReport:
     """:func:`evalcore.schema.inspect_verdicts` in SQL, plus names that differ only by
     characters that do not show (reported with their rows, never merged)."""
-    rows, no_verdict, self_rows = one_row(cur.execute(
-        f"SELECT count(*), count(*) - count(verdict), count(*) FILTER (WHERE model_a = model_b) "
-        f"FROM {table}"))
-    keys = ("instruction_id, model_a, model_b, verdict, judge, human, length_a, length_b, "
-            "category")
+    rows, no_verdict, self_rows = one_row(
+        cur.execute(
+            f"SELECT count(*), count(*) - count(verdict), count(*) FILTER (WHERE model_a = model_b) "
+            f"FROM {table}"
+        )
+    )
+    keys = "instruction_id, model_a, model_b, verdict, judge, human, length_a, length_b, category"
     # rows with distinct instructions cannot repeat each other (an arena table): one cheap count
     unique_ids = one_row(cur.execute(f"SELECT count(DISTINCT instruction_id) FROM {table}"))[0]
-    repeated = 0 if unique_ids == rows else one_row(cur.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {keys} HAVING count(*) > 1)"
-    ))[0]
+    repeated = (
+        0
+        if unique_ids == rows
+        else one_row(
+            cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {keys} HAVING count(*) > 1)")
+        )[0]
+    )
     duplicates = np.zeros(0, dtype=np.int64)
     if repeated:
         duplicates = cur.execute(
             f"""SELECT "row" FROM (SELECT "row", row_number() OVER (PARTITION BY {keys}
-                ORDER BY "row") AS k FROM {table}) WHERE k > 1 ORDER BY \"row\"""").fetchnumpy()["row"]
-    return ValidationReport(rows=int(rows), no_verdict_rows=int(no_verdict),
-                            self_comparison_rows=int(self_rows),
-                            duplicate_rows=tuple(int(r) for r in duplicates),
-                            name_notes=_invisible_notes(cur, table))
+                ORDER BY "row") AS k FROM {table}) WHERE k > 1 ORDER BY \"row\""""
+        ).fetchnumpy()["row"]
+    return ValidationReport(
+        rows=int(rows),
+        no_verdict_rows=int(no_verdict),
+        self_comparison_rows=int(self_rows),
+        duplicate_rows=tuple(int(r) for r in duplicates),
+        name_notes=_invisible_notes(cur, table),
+    )
 
 
 def _invisible_notes(cur: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
     notes = []
-    for role, columns in (("model", ("model_a", "model_b")), ("judge", ("judge",)),
-                          ("category", ("category",))):
+    for role, columns in (
+        ("model", ("model_a", "model_b")),
+        ("judge", ("judge",)),
+        ("category", ("category",)),
+    ):
         union = " UNION ".join(f"SELECT DISTINCT {c} AS name FROM {table}" for c in columns)
         groups = cur.execute(
             f"""WITH names AS ({union}),
@@ -456,29 +560,37 @@ def _invisible_notes(cur: duckdb.DuckDBPyConnection, table: str) -> tuple[str, .
                            FROM names WHERE name IS NOT NULL)
             SELECT shown, list(name ORDER BY name) FROM marked
             WHERE shown IN (SELECT shown FROM marked WHERE shown <> name)
-            GROUP BY shown ORDER BY shown LIMIT 20""").fetchall()
+            GROUP BY shown ORDER BY shown LIMIT 20"""
+        ).fetchall()
         for shown, names in groups:
             where = " OR ".join(f"{c} = ?" for c in columns)
             parts = []
             for name in names:
                 found = cur.execute(
-                    f'SELECT "row" FROM {table} WHERE {where} ORDER BY "row" LIMIT 4',
-                    [name] * len(columns)).fetchall()
+                    f'SELECT "row" FROM {table} WHERE {where} ORDER BY "row" LIMIT 4', [name] * len(columns)
+                ).fetchall()
                 rows = ", ".join(str(r[0]) for r in found[:3]) + (" …" if len(found) > 3 else "")
                 parts.append(f"{name.encode('unicode_escape').decode('ascii')!s} (rows {rows})")
             if len(names) > 1:
-                what = (f"{len(names)} {role} names look the same ('{shown}') but differ by "
-                        "characters that do not show (zero-width or text-direction marks): ")
+                what = (
+                    f"{len(names)} {role} names look the same ('{shown}') but differ by "
+                    "characters that do not show (zero-width or text-direction marks): "
+                )
             else:
-                what = (f"the {role} name shown as '{shown}' contains characters that do not show "
-                        "(zero-width or text-direction marks): ")
-            notes.append(what + "; ".join(parts) + ". They are kept as written; fix the file if "
-                         "they are meant to be one name.")
+                what = (
+                    f"the {role} name shown as '{shown}' contains characters that do not show "
+                    "(zero-width or text-direction marks): "
+                )
+            notes.append(
+                what + "; ".join(parts) + ". They are kept as written; fix the file if "
+                "they are meant to be one name."
+            )
     return tuple(notes)
 
 
-def read_canonical(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str | None,
-                   limits: LoadLimits) -> str:
+def read_canonical(
+    cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str | None, limits: LoadLimits
+) -> str:
     """Read ``src`` and leave its canonical, validated rows in ``vl_canon``; the format label.
 
     ``origin`` is the file's own path when it came from disk (an Arena-Hard-Auto file without a
@@ -490,8 +602,7 @@ def read_canonical(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str |
     lowered = [n.strip().lower() for n in names]
     if set(REQUIRED_COLUMNS) <= set(lowered):
         positions = _check_header(names, file=src.file)
-        stage(cur, src, sql, ", ".join(f"{_ident(cols[k])} AS {name}"
-                                       for name, k in positions.items()))
+        stage(cur, src, sql, ", ".join(f"{_ident(cols[k])} AS {name}" for name, k in positions.items()))
         build_text(cur, {name: name for name in positions}, skip_blank=delimited)
         label = f"verdict table ({src.label})"
     else:
@@ -505,14 +616,14 @@ def read_canonical(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str |
             if converted is not None:
                 build_text(cur, converted[0], source="vl_arena", row="vl_rowid + 1")
                 found = converted[1]
-        label = (found if found is not None
-                 else _python_native(cur, src, names, origin=origin, limits=limits))
+        label = found if found is not None else _python_native(cur, src, names, origin=origin, limits=limits)
     validate(cur, file=src.file, limits=limits)
     return label
 
 
-def _python_native(cur: duckdb.DuckDBPyConnection, src: Source, names: list[str], *,
-                   origin: str | None, limits: LoadLimits) -> str:
+def _python_native(
+    cur: duckdb.DuckDBPyConnection, src: Source, names: list[str], *, origin: str | None, limits: LoadLimits
+) -> str:
     """The native files converted by :mod:`evalcore.importers` in Python (small by nature)."""
     from evalcore import importers
     from evalcore.io import read_raw
@@ -529,22 +640,31 @@ def _python_native(cur: duckdb.DuckDBPyConnection, src: Source, names: list[str]
         if src.kind in ("csv", "tsv", "parquet") or names:
             missing = [c for c in REQUIRED_COLUMNS if c not in {n.strip().lower() for n in names}]
             raise VerdictFormatError(
-                src.file, "this is neither a verdict table nor a recognised tool format; "
-                "required column(s) missing: " + ", ".join(missing), values=tuple(names),
-                hint="The header must name " + ", ".join(REQUIRED_COLUMNS)
-                + " (the values listed are the columns found)")
+                src.file,
+                "this is neither a verdict table nor a recognised tool format; "
+                "required column(s) missing: " + ", ".join(missing),
+                values=tuple(names),
+                hint="The header must name "
+                + ", ".join(REQUIRED_COLUMNS)
+                + " (the values listed are the columns found)",
+            )
     size = src.path.stat().st_size
     if size > limits.max_python_bytes:
         raise VerdictFormatError(
-            src.file, f"this tool's format is converted in memory, and the file is larger than "
+            src.file,
+            f"this tool's format is converted in memory, and the file is larger than "
             f"the {limits.max_python_bytes / 1024**2:,.0f} MB this server converts that way",
-            hint="Split the file, or convert it to a verdict table (Parquet or CSV) and load that")
+            hint="Split the file, or convert it to a verdict table (Parquet or CSV) and load that",
+        )
     raw, container = read_raw(src.path, name=src.file)
     converted = importers.convert_native(raw, file=src.file, path=origin)
     if converted is None:
-        raise VerdictFormatError(src.file, "the file holds no table of records",
-                                 hint="Upload a verdict table or a native file of "
-                                 "Arena-Hard-Auto, AlpacaEval, MT-Bench or Chatbot Arena")
+        raise VerdictFormatError(
+            src.file,
+            "the file holds no table of records",
+            hint="Upload a verdict table or a native file of "
+            "Arena-Hard-Auto, AlpacaEval, MT-Bench or Chatbot Arena",
+        )
     frame, label = converted
     frame = frame.reset_index(drop=True)
     cur.register("vl_incoming", frame)

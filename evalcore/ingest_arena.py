@@ -18,8 +18,7 @@ from evalcore.ingest import _ident, _lit
 from evalcore.schema import VerdictFormatError, normalise_label
 
 
-def arena_select(names: list[str], cols: list[str], types: list[str]
-                 ) -> tuple[str, dict[str, str]] | None:
+def arena_select(names: list[str], cols: list[str], types: list[str]) -> tuple[str, dict[str, str]] | None:
     """The staging projection for a Chatbot Arena battle table, or None if it needs Python.
 
     ``names`` are the columns as the file names them, ``cols`` as the reader does (c0… for CSV).
@@ -32,8 +31,7 @@ def arena_select(names: list[str], cols: list[str], types: list[str]
     judge = lower.get("judge")
     if judge is not None and judge[1] not in ("VARCHAR", "BIGINT", "INTEGER", "DOUBLE"):
         return None  # FastChat's ["gpt-4", "pair-v2"] judges (lists or mixed JSON): MT-Bench
-    sel = {k: f"CAST({_ident(lower[k][0])} AS VARCHAR) AS {k}"
-           for k in ("model_a", "model_b", "winner")}
+    sel = {k: f"CAST({_ident(lower[k][0])} AS VARCHAR) AS {k}" for k in ("model_a", "model_b", "winner")}
     for key in ("question_id", "id", "judge", "judge_hash", "category", "language"):
         if key in lower:
             sel[key] = f"CAST({_ident(lower[key][0])} AS VARCHAR) AS {key}"
@@ -42,9 +40,11 @@ def arena_select(names: list[str], cols: list[str], types: list[str]
         if key in lower:
             col, typ = lower[key]
             if "STRUCT" in typ and "[]" in typ and "content" in typ and "role" in typ:
-                sel[key] = (f"list_sum(list_transform(list_filter({_ident(col)}, lambda x: x.role IN "
-                            f"('assistant', 'gpt')), lambda x: coalesce(length(CAST(x.content AS VARCHAR)),"
-                            f" 0)))::DOUBLE AS length_{side}")
+                sel[key] = (
+                    f"list_sum(list_transform(list_filter({_ident(col)}, lambda x: x.role IN "
+                    f"('assistant', 'gpt')), lambda x: coalesce(length(CAST(x.content AS VARCHAR)),"
+                    f" 0)))::DOUBLE AS length_{side}"
+                )
             else:
                 return None  # conversations stored as text: the Python importer reads them
     return ", ".join(sel.values()), sel
@@ -65,8 +65,9 @@ def _battle_level(label: str) -> str | None:
     return "?"
 
 
-def convert_arena(cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: str
-                  ) -> tuple[dict[str, str], str] | None:
+def convert_arena(
+    cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: str
+) -> tuple[dict[str, str], str] | None:
     """Battles in ``vl_raw`` → contract expressions over the view ``vl_arena``; the format label.
     None: an MT-Bench human-judgment table (rater ids), read by the Python importer.
 
@@ -77,48 +78,57 @@ def convert_arena(cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: 
 
     judges: list[str] = []
     if "judge" in sel:
-        judges = [str(r[0]).strip() for r in cur.execute(
-            "SELECT DISTINCT judge FROM vl_raw WHERE judge IS NOT NULL").fetchall()]
+        judges = [
+            str(r[0]).strip()
+            for r in cur.execute("SELECT DISTINCT judge FROM vl_raw WHERE judge IS NOT NULL").fetchall()
+        ]
         if any(_MT_BENCH_RATER.match(j) for j in judges):
             return None
-    winners = [r[0] for r in cur.execute(
-        "SELECT DISTINCT winner FROM vl_raw WHERE winner IS NOT NULL").fetchall()]
-    frame = pd.DataFrame({"label": pd.Series(winners, dtype=object),
-                          "level": pd.Series([_battle_level(w) for w in winners], dtype=object)})
+    winners = [
+        r[0] for r in cur.execute("SELECT DISTINCT winner FROM vl_raw WHERE winner IS NOT NULL").fetchall()
+    ]
+    frame = pd.DataFrame(
+        {
+            "label": pd.Series(winners, dtype=object),
+            "level": pd.Series([_battle_level(w) for w in winners], dtype=object),
+        }
+    )
     cur.register("vl_incoming_winner", frame)
     try:
-        cur.execute("CREATE OR REPLACE TEMP TABLE vl_map_winner AS SELECT CAST(label AS VARCHAR) "
-                    "AS label, CAST(level AS VARCHAR) AS level FROM vl_incoming_winner")
+        cur.execute(
+            "CREATE OR REPLACE TEMP TABLE vl_map_winner AS SELECT CAST(label AS VARCHAR) "
+            "AS label, CAST(level AS VARCHAR) AS level FROM vl_incoming_winner"
+        )
     finally:
         cur.unregister("vl_incoming_winner")
     unknown = "winner IN (SELECT label FROM vl_map_winner WHERE level = '?')"
-    bad = cur.execute(f"SELECT rowid + 1 AS r FROM vl_raw WHERE {unknown} ORDER BY rowid"
-                      ).fetchnumpy()["r"]
+    bad = cur.execute(f"SELECT rowid + 1 AS r FROM vl_raw WHERE {unknown} ORDER BY rowid").fetchnumpy()["r"]
     if bad.size:
-        values = cur.execute(f"SELECT winner FROM vl_raw WHERE {unknown} GROUP BY winner "
-                             "ORDER BY min(rowid) LIMIT 50").fetchall()
+        values = cur.execute(
+            f"SELECT winner FROM vl_raw WHERE {unknown} GROUP BY winner ORDER BY min(rowid) LIMIT 50"
+        ).fetchall()
         raise VerdictFormatError(
-            file, f"column 'winner' has {bad.size} value(s) that are not model_a, model_b, tie or "
-            "tie (bothbad)", rows=tuple(int(r) for r in bad),
+            file,
+            f"column 'winner' has {bad.size} value(s) that are not model_a, model_b, tie or tie (bothbad)",
+            rows=tuple(int(r) for r in bad),
             values=tuple(str(v[0]) for v in values),
             hint="A battle's winner is model_a (left), model_b (right), tie or tie (bothbad); "
-            "leave it empty for a battle without a vote")
+            "leave it empty for a battle without a vote",
+        )
     cur.execute("""CREATE OR REPLACE TEMP VIEW vl_arena AS SELECT r.rowid AS vl_rowid, r.*,
                    m.level AS vl_level FROM vl_raw r LEFT JOIN vl_map_winner m ON m.label = r.winner""")
     notes = ["winner model_a = left = slot A; ties and tie (bothbad) are ties"]
     own_id = "'battle-' || CAST(vl_rowid + 1 AS VARCHAR)"
     qid = "question_id" if "question_id" in sel else ("id" if "id" in sel else None)
     if qid is not None:
-        empty = one_row(cur.execute(
-            f"SELECT count(*) FROM vl_raw WHERE coalesce({qid}, '') = ''"))[0]
+        empty = one_row(cur.execute(f"SELECT count(*) FROM vl_raw WHERE coalesce({qid}, '') = ''"))[0]
         inst = f"CASE WHEN coalesce({qid}, '') = '' THEN {own_id} ELSE {qid} END"
         if empty:
             notes.append(f"{empty:,} battle(s) without a question_id get their own id")
     else:
         inst = own_id
         notes.append("no question_id: each battle is its own prompt ('battle-1', 'battle-2', …)")
-    exprs = {"instruction_id": inst, "model_a": "model_a", "model_b": "model_b",
-             "verdict": "vl_level"}
+    exprs = {"instruction_id": inst, "model_a": "model_a", "model_b": "model_b", "verdict": "vl_level"}
     if "judge" in sel:
         named = [j for j in judges if j]
         if named and all(j.startswith("arena_user") for j in named):
@@ -138,5 +148,3 @@ def convert_arena(cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: 
         if f"conversation_{side}" in sel:
             exprs[f"length_{side}"] = f"length_{side}"
     return exprs, f"{NAMES['battles']} ({'; '.join(notes)})"
-
-

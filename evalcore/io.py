@@ -43,8 +43,15 @@ class LoadedTable:
 
     __slots__ = ("_frame", "file", "format", "report", "store")
 
-    def __init__(self, frame: pd.DataFrame | None = None, file: str = "", format: str = "",
-                 report: ValidationReport | None = None, *, store=None) -> None:
+    def __init__(
+        self,
+        frame: pd.DataFrame | None = None,
+        file: str = "",
+        format: str = "",
+        report: ValidationReport | None = None,
+        *,
+        store=None,
+    ) -> None:
         self._frame = frame
         self.file = file
         self.format = format
@@ -68,8 +75,19 @@ class LoadedTable:
 
 def _suffix(name: str) -> str:
     lower = name.lower()
-    for suffix in (".csv.gz", ".tsv.gz", ".jsonl.gz", ".csv", ".tsv", ".parquet", ".pq",
-                   ".jsonl", ".ndjson", ".json", ".gz"):
+    for suffix in (
+        ".csv.gz",
+        ".tsv.gz",
+        ".jsonl.gz",
+        ".csv",
+        ".tsv",
+        ".parquet",
+        ".pq",
+        ".jsonl",
+        ".ndjson",
+        ".json",
+        ".gz",
+    ):
         if lower.endswith(suffix):
             return suffix
     return Path(lower).suffix
@@ -86,8 +104,11 @@ def _decode(data: bytes, *, file: str) -> str:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:  # a truncated stream raises EOFError
-            raise VerdictFormatError(file, f"the gzip stream is damaged ({exc})",
-                                     hint="Re-compress the file or upload it uncompressed") from exc
+            raise VerdictFormatError(
+                file,
+                f"the gzip stream is damaged ({exc})",
+                hint="Re-compress the file or upload it uncompressed",
+            ) from exc
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -101,19 +122,25 @@ def _decode(data: bytes, *, file: str) -> str:
 
 def _read_delimited(text: str, *, sep: str, file: str) -> pd.DataFrame:
     if not text.strip():
-        raise VerdictFormatError(file, "the file is empty",
-                                 hint="Upload a table with a header line and at least one row: "
-                                 + ", ".join(REQUIRED_COLUMNS))
+        raise VerdictFormatError(
+            file,
+            "the file is empty",
+            hint="Upload a table with a header line and at least one row: " + ", ".join(REQUIRED_COLUMNS),
+        )
     try:
-        return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False,
-                           na_filter=False)
+        return pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False)
     except pd.errors.ParserError as exc:  # the C parser names the line of a ragged row
-        raise VerdictFormatError(file, f"the table could not be parsed ({exc})".replace("\n", " "),
-                                 hint="Check that every line has as many fields as the "
-                                 "header and that quotes are balanced") from exc
+        raise VerdictFormatError(
+            file,
+            f"the table could not be parsed ({exc})".replace("\n", " "),
+            hint="Check that every line has as many fields as the header and that quotes are balanced",
+        ) from exc
     except Exception as exc:
-        raise VerdictFormatError(file, f"the table could not be parsed ({exc})".replace("\n", " "),
-                                 hint="Check the delimiter and the quoting") from exc
+        raise VerdictFormatError(
+            file,
+            f"the table could not be parsed ({exc})".replace("\n", " "),
+            hint="Check the delimiter and the quoting",
+        ) from exc
 
 
 def _read_json_lines(text: str, *, file: str) -> list[dict]:
@@ -124,20 +151,26 @@ def _read_json_lines(text: str, *, file: str) -> list[dict]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise VerdictFormatError(file, f"line {number} is not valid JSON ({exc.msg})",
-                                     hint="Each line of a JSON Lines file must be one JSON object"
-                                     ) from exc
+            raise VerdictFormatError(
+                file,
+                f"line {number} is not valid JSON ({exc.msg})",
+                hint="Each line of a JSON Lines file must be one JSON object",
+            ) from exc
         except RecursionError as exc:
-            raise VerdictFormatError(file, f"line {number} is nested too deeply to be a record",
-                                     hint="Each line of a JSON Lines file must be one JSON object"
-                                     ) from exc
+            raise VerdictFormatError(
+                file,
+                f"line {number} is nested too deeply to be a record",
+                hint="Each line of a JSON Lines file must be one JSON object",
+            ) from exc
         if not isinstance(record, dict):
-            raise VerdictFormatError(file, f"line {number} is not a JSON object",
-                                     hint="Each line of a JSON Lines file must be one JSON object")
+            raise VerdictFormatError(
+                file,
+                f"line {number} is not a JSON object",
+                hint="Each line of a JSON Lines file must be one JSON object",
+            )
         records.append(record)
     if not records:
-        raise VerdictFormatError(file, "the file is empty",
-                                 hint="Upload a file with at least one record")
+        raise VerdictFormatError(file, "the file is empty", hint="Upload a file with at least one record")
     return records
 
 
@@ -155,8 +188,11 @@ def read_raw(source: Source, *, name: str | None = None) -> tuple[object, str]:
         try:
             frame = pd.read_parquet(io.BytesIO(data))
         except Exception as exc:
-            raise VerdictFormatError(file, f"this is not a readable Parquet file ({exc})",
-                                     hint="Check the file, or export the table as CSV") from exc
+            raise VerdictFormatError(
+                file,
+                f"this is not a readable Parquet file ({exc})",
+                hint="Check the file, or export the table as CSV",
+            ) from exc
         return frame, "Parquet"
     data = _raw_bytes(source)
     gzipped = data[:2] == b"\x1f\x8b"
@@ -164,15 +200,21 @@ def read_raw(source: Source, *, name: str | None = None) -> tuple[object, str]:
         # Fast path: pyarrow parses bytes directly. Anything unusual (bad UTF-8, ragged rows)
         # falls through to the careful path below, which says exactly what is wrong.
         try:
-            frame = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False,
-                                engine="pyarrow", compression="gzip" if gzipped else None)
+            frame = pd.read_csv(
+                io.BytesIO(data),
+                dtype=str,
+                keep_default_na=False,
+                engine="pyarrow",
+                compression="gzip" if gzipped else None,
+            )
             return frame, "CSV.gz" if gzipped else "CSV"
         except Exception:  # noqa: BLE001 - re-read below for a precise message
             pass
     text = _decode(data, file=file)
     stripped = text.lstrip()
-    if suffix in (".json",) or (suffix not in (".csv", ".tsv", ".csv.gz", ".tsv.gz")
-                                and stripped.startswith("[")):
+    if suffix in (".json",) or (
+        suffix not in (".csv", ".tsv", ".csv.gz", ".tsv.gz") and stripped.startswith("[")
+    ):
         if not stripped:
             raise VerdictFormatError(file, "the file is empty", hint="Upload a non-empty file")
         try:
@@ -180,8 +222,11 @@ def read_raw(source: Source, *, name: str | None = None) -> tuple[object, str]:
         except json.JSONDecodeError:
             return _read_json_lines(text, file=file), "JSON Lines"
         except RecursionError as exc:  # e.g. "[[[[…" a hundred thousand deep
-            raise VerdictFormatError(file, "the JSON is nested too deeply to be a table",
-                                     hint="Upload a list of records or JSON Lines") from exc
+            raise VerdictFormatError(
+                file,
+                "the JSON is nested too deeply to be a table",
+                hint="Upload a list of records or JSON Lines",
+            ) from exc
         if isinstance(parsed, dict):
             parsed = [parsed]
         return parsed, "JSON"
@@ -197,8 +242,9 @@ def _is_contract_frame(frame: pd.DataFrame) -> bool:
     return set(REQUIRED_COLUMNS) <= columns
 
 
-def read_verdicts(source: Source, *, name: str | None = None,
-                  limits: LoadLimits | None = None) -> LoadedTable:
+def read_verdicts(
+    source: Source, *, name: str | None = None, limits: LoadLimits | None = None
+) -> LoadedTable:
     """Read, recognise and validate a verdict file; raise :class:`VerdictFormatError` if it fails.
 
     The file is read by DuckDB into a store of its own (see
@@ -217,9 +263,15 @@ def read_verdicts(source: Source, *, name: str | None = None,
 
 # -- files as DuckDB reads them ---------------------------------------------------------------
 
-_KINDS = {".parquet": ("parquet", "Parquet"), ".pq": ("parquet", "Parquet"),
-          ".jsonl": ("jsonl", "JSON Lines"), ".ndjson": ("jsonl", "JSON Lines"),
-          ".json": ("json", "JSON"), ".tsv": ("tsv", "TSV"), ".csv": ("csv", "CSV")}
+_KINDS = {
+    ".parquet": ("parquet", "Parquet"),
+    ".pq": ("parquet", "Parquet"),
+    ".jsonl": ("jsonl", "JSON Lines"),
+    ".ndjson": ("jsonl", "JSON Lines"),
+    ".json": ("json", "JSON"),
+    ".tsv": ("tsv", "TSV"),
+    ".csv": ("csv", "CSV"),
+}
 
 
 def _head(path: Path, n: int = 65536) -> bytes:
@@ -236,19 +288,22 @@ def _decompress(path: Path, out: Path, *, file: str, limits: LoadLimits) -> None
                 total += len(chunk)
                 if total > limits.max_bytes:
                     raise VerdictFormatError(
-                        file, f"decompressed, this file is larger than the "
+                        file,
+                        f"decompressed, this file is larger than the "
                         f"{format_size(limits.max_bytes)} this server accepts",
                         hint="Convert it to Parquet (compressed, and read without being "
                         "decompressed whole), load a sample of it, or run the command-line tool "
-                        "on the file with VERDICTLAB_MAX_BYTES set higher")
+                        "on the file with VERDICTLAB_MAX_BYTES set higher",
+                    )
                 dst.write(chunk)
     except VerdictFormatError:
         out.unlink(missing_ok=True)
         raise
     except (OSError, EOFError, zlib.error) as exc:  # a truncated stream raises EOFError
         out.unlink(missing_ok=True)
-        raise VerdictFormatError(file, f"the gzip stream is damaged ({exc})",
-                                 hint="Re-compress the file or upload it uncompressed") from exc
+        raise VerdictFormatError(
+            file, f"the gzip stream is damaged ({exc})", hint="Re-compress the file or upload it uncompressed"
+        ) from exc
 
 
 def prepare_source(path: Path, *, file: str, workdir: Path, limits: LoadLimits) -> SourceFile:
@@ -257,8 +312,7 @@ def prepare_source(path: Path, *, file: str, workdir: Path, limits: LoadLimits) 
     try:
         head = _head(path)
     except IsADirectoryError:
-        raise VerdictFormatError(file, "this is a folder, not a file",
-                                 hint="Give one verdict file") from None
+        raise VerdictFormatError(file, "this is a folder, not a file", hint="Give one verdict file") from None
     gz = head[:2] == b"\x1f\x8b"
     inner = file
     if gz:
@@ -269,9 +323,11 @@ def prepare_source(path: Path, *, file: str, workdir: Path, limits: LoadLimits) 
         path = target
         head = _head(path)
     if not head.strip():
-        raise VerdictFormatError(file, "the file is empty",
-                                 hint="Upload a table with a header line and at least one row: "
-                                 + ", ".join(REQUIRED_COLUMNS))
+        raise VerdictFormatError(
+            file,
+            "the file is empty",
+            hint="Upload a table with a header line and at least one row: " + ", ".join(REQUIRED_COLUMNS),
+        )
     suffix = _suffix(inner)
     known = _KINDS.get(suffix)
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -298,16 +354,19 @@ def prepare_source(path: Path, *, file: str, workdir: Path, limits: LoadLimits) 
 def spill(data: bytes, *, file: str, workdir: Path) -> Path:
     """An upload's bytes written to a scratch file (named like the upload, for its suffix)."""
     if not data.strip():
-        raise VerdictFormatError(file, "the file is empty",
-                                 hint="Upload a table with a header line and at least one row: "
-                                 + ", ".join(REQUIRED_COLUMNS))
+        raise VerdictFormatError(
+            file,
+            "the file is empty",
+            hint="Upload a table with a header line and at least one row: " + ", ".join(REQUIRED_COLUMNS),
+        )
     target = workdir / ("upload" + "".join(Path(file).suffixes[-2:]))
     target.write_bytes(data)
     return target
 
 
-def _convert_native(raw: object, *, container: str, file: str,
-                    path: str | None = None) -> tuple[pd.DataFrame, str]:
+def _convert_native(
+    raw: object, *, container: str, file: str, path: str | None = None
+) -> tuple[pd.DataFrame, str]:
     try:
         from evalcore import importers
     except ImportError:  # the importers module is optional for the contract path
@@ -321,9 +380,12 @@ def _convert_native(raw: object, *, container: str, file: str,
     elif isinstance(raw, list) and raw and all(isinstance(r, dict) for r in raw):
         frame = pd.DataFrame.from_records(raw)
     else:
-        raise VerdictFormatError(file, "the file holds no table of records",
-                                 hint="Upload a verdict table (VERDICT_FORMAT.md) or a native "
-                                 "file of Arena-Hard-Auto, AlpacaEval, MT-Bench or Chatbot Arena")
+        raise VerdictFormatError(
+            file,
+            "the file holds no table of records",
+            hint="Upload a verdict table (docs/data-contract.md) or a native "
+            "file of Arena-Hard-Auto, AlpacaEval, MT-Bench or Chatbot Arena",
+        )
     if not _is_contract_frame(frame):
         columns = tuple(str(c) for c in frame.columns)
         missing = [c for c in REQUIRED_COLUMNS if c not in {x.strip().lower() for x in columns}]
@@ -332,7 +394,8 @@ def _convert_native(raw: object, *, container: str, file: str,
             "this is neither a verdict table nor a recognised tool format; required column(s) "
             "missing: " + ", ".join(missing),
             values=columns,
-            hint="The header must name " + ", ".join(REQUIRED_COLUMNS)
+            hint="The header must name "
+            + ", ".join(REQUIRED_COLUMNS)
             + " (the values listed are the columns found)",
         )
     return frame.astype(str).where(frame.notna(), ""), f"verdict table ({container})"
@@ -346,23 +409,31 @@ def read_human_ranking(source: Source, *, name: str | None = None) -> pd.DataFra
     frame = frame.rename(columns={c: str(c).strip().lower() for c in frame.columns})
     missing = [c for c in ("model", "score") if c not in frame.columns]
     if missing:
-        raise VerdictFormatError(file, "required column(s) missing: " + ", ".join(missing),
-                                 values=tuple(str(c) for c in frame.columns),
-                                 hint="A human ranking has the columns model, score "
-                                 "(higher is better)")
+        raise VerdictFormatError(
+            file,
+            "required column(s) missing: " + ", ".join(missing),
+            values=tuple(str(c) for c in frame.columns),
+            hint="A human ranking has the columns model, score (higher is better)",
+        )
     model = frame["model"].astype("string").str.strip()
     score = pd.to_numeric(frame["score"], errors="coerce")
     bad = score.isna() | model.isna() | (model == "")
     if bad.any():
         positions = [int(p) + 1 for p in bad.to_numpy().nonzero()[0]]
-        raise VerdictFormatError(file, "rows without a model name or a numeric score",
-                                 rows=tuple(positions),
-                                 values=tuple(str(v) for v in frame["score"][bad].head(5)),
-                                 hint="Every row needs a model name and a number")
+        raise VerdictFormatError(
+            file,
+            "rows without a model name or a numeric score",
+            rows=tuple(positions),
+            values=tuple(str(v) for v in frame["score"][bad].head(5)),
+            hint="Every row needs a model name and a number",
+        )
     dup = model.duplicated()
     if dup.any():
-        raise VerdictFormatError(file, "a model appears more than once",
-                                 rows=tuple(int(p) + 1 for p in dup.to_numpy().nonzero()[0]),
-                                 values=tuple(model[dup].astype(str)),
-                                 hint="Give each model one score")
+        raise VerdictFormatError(
+            file,
+            "a model appears more than once",
+            rows=tuple(int(p) + 1 for p in dup.to_numpy().nonzero()[0]),
+            values=tuple(model[dup].astype(str)),
+            hint="Give each model one score",
+        )
     return pd.DataFrame({"model": model.astype(str), "score": score.astype(float)})

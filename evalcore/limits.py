@@ -40,9 +40,19 @@ from evalcore.errors import ResourceLimitError, UsageError, check_int
 from evalcore.text import fmt_bytes
 
 __all__ = [
-    "DEFAULT_BUDGET_MB", "ENV_VAR", "MAX_GRID", "MAX_ROUNDS", "MAX_SIMULATIONS", "budget_bytes",
-    "check_bytes", "check_grid", "check_rounds", "check_simulations", "LoadLimits",
-    "parse_size", "format_size",
+    "DEFAULT_BUDGET_MB",
+    "ENV_VAR",
+    "MAX_GRID",
+    "MAX_ROUNDS",
+    "MAX_SIMULATIONS",
+    "budget_bytes",
+    "check_bytes",
+    "check_grid",
+    "check_rounds",
+    "check_simulations",
+    "LoadLimits",
+    "parse_size",
+    "format_size",
 ]
 
 #: The environment variable holding the budget in megabytes.
@@ -72,8 +82,9 @@ def budget_bytes() -> int:
     try:
         megabytes = int(raw)
     except ValueError:
-        raise UsageError(f"{ENV_VAR} must be a whole number of megabytes (such as 2048); it is "
-                         f"{raw!r}.") from None
+        raise UsageError(
+            f"{ENV_VAR} must be a whole number of megabytes (such as 2048); it is {raw!r}."
+        ) from None
     if megabytes < 16:
         raise UsageError(f"{ENV_VAR} must be at least 16 (megabytes); it is {megabytes}.")
     return megabytes * 2**20
@@ -102,12 +113,15 @@ def check_bytes(what: str, needed: float, *, advice: str = "") -> None:
         raise ResourceLimitError(
             f"{what[:1].upper()}{what[1:]} would need {need} of memory, more than the "
             f"{fmt_bytes(budget)} one request may use on this server "
-            f"({ENV_VAR}). " + (advice.strip() + " " if advice else "")
-            + f"An administrator can raise the budget by setting {ENV_VAR}.")
+            f"({ENV_VAR}). "
+            + (advice.strip() + " " if advice else "")
+            + f"An administrator can raise the budget by setting {ENV_VAR}."
+        )
 
 
-def check_rounds(rounds: object, *, name: str = "rounds", models: int = 0,
-                 bytes_per_value: int = 8, copies: int = 3) -> int:
+def check_rounds(
+    rounds: object, *, name: str = "rounds", models: int = 0, bytes_per_value: int = 8, copies: int = 3
+) -> int:
     """Bootstrap ``rounds`` as an int in [0, :data:`MAX_ROUNDS`] whose samples fit the budget.
 
     The samples of a bootstrap are ``rounds × models`` numbers, kept in about ``copies`` arrays
@@ -115,19 +129,25 @@ def check_rounds(rounds: object, *, name: str = "rounds", models: int = 0,
     """
     rounds = check_int(name, rounds, low=0, high=MAX_ROUNDS)
     if models:
-        check_bytes(f"{rounds:,} bootstrap rounds for {models:,} models",
-                    float(rounds) * models * bytes_per_value * copies,
-                    advice=f"Use fewer rounds ({name}); 1,000 are enough for 95% intervals.")
+        check_bytes(
+            f"{rounds:,} bootstrap rounds for {models:,} models",
+            float(rounds) * models * bytes_per_value * copies,
+            advice=f"Use fewer rounds ({name}); 1,000 are enough for 95% intervals.",
+        )
     return rounds
 
 
-def check_simulations(simulations: object, *, name: str = "simulations",
-                      bytes_per_simulation: float = 0.0) -> int:
+def check_simulations(
+    simulations: object, *, name: str = "simulations", bytes_per_simulation: float = 0.0
+) -> int:
     """Monte Carlo ``simulations`` as an int in [1, :data:`MAX_SIMULATIONS`] within the budget."""
     simulations = check_int(name, simulations, low=1, high=MAX_SIMULATIONS)
     if bytes_per_simulation:
-        check_bytes(f"{simulations:,} simulations", simulations * bytes_per_simulation,
-                    advice=f"Use fewer simulations ({name}).")
+        check_bytes(
+            f"{simulations:,} simulations",
+            simulations * bytes_per_simulation,
+            advice=f"Use fewer simulations ({name}).",
+        )
     return simulations
 
 
@@ -149,8 +169,7 @@ def parse_size(text: str, *, name: str) -> int:
     try:
         value = float(number.replace("_", "").replace(",", ""))
     except ValueError:
-        raise UsageError(f"{name} must be a number (optionally with K, M or G), not {text!r}.") \
-            from None
+        raise UsageError(f"{name} must be a number (optionally with K, M or G), not {text!r}.") from None
     if not value > 0:
         raise UsageError(f"{name} must be positive, not {text!r}.")
     return int(value * _UNITS[unit])
@@ -175,10 +194,12 @@ class LoadLimits:
     @classmethod
     def from_env(cls) -> LoadLimits:
         values = {}
-        for field, var in (("max_bytes", "VERDICTLAB_MAX_BYTES"),
-                           ("max_rows", "VERDICTLAB_MAX_ROWS"),
-                           ("max_models", "VERDICTLAB_MAX_MODELS"),
-                           ("max_python_bytes", "VERDICTLAB_MAX_PYTHON_BYTES")):
+        for field, var in (
+            ("max_bytes", "VERDICTLAB_MAX_BYTES"),
+            ("max_rows", "VERDICTLAB_MAX_ROWS"),
+            ("max_models", "VERDICTLAB_MAX_MODELS"),
+            ("max_python_bytes", "VERDICTLAB_MAX_PYTHON_BYTES"),
+        ):
             if os.environ.get(var):
                 values[field] = parse_size(os.environ[var], name=var)
         return cls(**values)

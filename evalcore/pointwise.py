@@ -26,8 +26,15 @@ from evalcore.io import Source, read_raw
 from evalcore.schema import NO_VERDICT_TOKENS, VerdictFormatError
 
 REQUIRED_POINTWISE: tuple[str, ...] = ("instruction_id", "candidate", "score")
-POINTWISE_COLUMNS: tuple[str, ...] = ("row", "instruction_id", "candidate", "judge", "format",
-                                      "score", "reference")
+POINTWISE_COLUMNS: tuple[str, ...] = (
+    "row",
+    "instruction_id",
+    "candidate",
+    "judge",
+    "format",
+    "score",
+    "reference",
+)
 DEFAULT_JUDGE = "judge"
 DEFAULT_FORMAT = "scores"
 
@@ -62,9 +69,12 @@ def _numbers(frame: pd.DataFrame, name: str, *, file: str, hint: str) -> pd.Seri
     if bad.any():
         positions = np.flatnonzero(bad.to_numpy())
         raise VerdictFormatError(
-            file=file, problem=f"column '{name}' must hold numbers",
+            file=file,
+            problem=f"column '{name}' must hold numbers",
             rows=tuple(int(p) + 1 for p in positions),
-            values=tuple(dict.fromkeys(str(v) for v in raw.iloc[positions])), hint=hint)
+            values=tuple(dict.fromkeys(str(v) for v in raw.iloc[positions])),
+            hint=hint,
+        )
     return numbers.where(np.isfinite(numbers))
 
 
@@ -78,9 +88,11 @@ def _text(frame: pd.DataFrame, name: str, *, file: str, default: str | None) -> 
             return text.mask(empty, default)
         positions = np.flatnonzero(empty.to_numpy())
         raise VerdictFormatError(
-            file=file, problem=f"column '{name}' is empty in {len(positions)} row(s)",
+            file=file,
+            problem=f"column '{name}' is empty in {len(positions)} row(s)",
             rows=tuple(int(p) + 1 for p in positions),
-            hint=f"Every row needs a value in '{name}'; fill it in or delete those rows")
+            hint=f"Every row needs a value in '{name}'; fill it in or delete those rows",
+        )
     return text
 
 
@@ -94,35 +106,52 @@ def validate_pointwise(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
     differs between rows.
     """
     if frame.shape[1] == 0:
-        raise VerdictFormatError(file, "the file is empty", hint="Upload a table with a header "
-                                 "line: instruction_id, candidate, judge, format, score[, reference]")
+        raise VerdictFormatError(
+            file,
+            "the file is empty",
+            hint="Upload a table with a header "
+            "line: instruction_id, candidate, judge, format, score[, reference]",
+        )
     frame = frame.rename(columns={c: str(c).strip().lower() for c in frame.columns})
     missing = [c for c in REQUIRED_POINTWISE if c not in frame.columns]
     if missing:
         verdictish = {"model_a", "model_b", "verdict"} <= set(frame.columns)
         raise VerdictFormatError(
-            file, "required column(s) missing: " + ", ".join(missing),
+            file,
+            "required column(s) missing: " + ", ".join(missing),
             values=tuple(str(c) for c in frame.columns),
-            hint=("This looks like a pairwise verdict table (model_a, model_b, verdict), not "
-                  "pointwise scores. "
-                  if verdictish else "")
+            hint=(
+                "This looks like a pairwise verdict table (model_a, model_b, verdict), not pointwise scores. "
+                if verdictish
+                else ""
+            )
             + "A pointwise score table names instruction_id, candidate, judge, format, score "
-            "and optionally reference (the values listed are the columns found)")
+            "and optionally reference (the values listed are the columns found)",
+        )
     if len(frame) == 0:
-        raise VerdictFormatError(file, "the file has a header but no rows",
-                                 hint="Add at least one scored candidate below the header")
+        raise VerdictFormatError(
+            file,
+            "the file has a header but no rows",
+            hint="Add at least one scored candidate below the header",
+        )
     frame = frame.reset_index(drop=True)
     out = pd.DataFrame({"row": np.arange(1, len(frame) + 1, dtype="int64")})
     out["instruction_id"] = _text(frame, "instruction_id", file=file, default=None)
     out["candidate"] = _text(frame, "candidate", file=file, default=None)
     out["judge"] = _text(frame, "judge", file=file, default=DEFAULT_JUDGE)
     out["format"] = _text(frame, "format", file=file, default=DEFAULT_FORMAT)
-    out["score"] = _numbers(frame, "score", file=file, hint="Write each score as a number (higher "
-                            "is better; map ACCEPT/REJECT to 1/0), or leave it empty for a call "
-                            "that returned no score")
+    out["score"] = _numbers(
+        frame,
+        "score",
+        file=file,
+        hint="Write each score as a number (higher "
+        "is better; map ACCEPT/REJECT to 1/0), or leave it empty for a call "
+        "that returned no score",
+    )
     if "reference" in frame.columns:
-        out["reference"] = _numbers(frame, "reference", file=file,
-                                    hint="Write the reference score as a number, or leave it empty")
+        out["reference"] = _numbers(
+            frame, "reference", file=file, hint="Write the reference score as a number, or leave it empty"
+        )
     else:
         out["reference"] = np.nan
     keys = ["instruction_id", "candidate", "judge", "format"]
@@ -131,20 +160,28 @@ def validate_pointwise(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
         rows = out.loc[dup, "row"].to_numpy()
         shown = out.loc[dup, keys].drop_duplicates().head(5)
         raise VerdictFormatError(
-            file, "a candidate is scored more than once by the same judge in the same format",
+            file,
+            "a candidate is scored more than once by the same judge in the same format",
             rows=tuple(int(r) for r in rows),
             values=tuple("/".join(str(v) for v in rec) for rec in shown.itertuples(index=False)),
             hint="Keep one score per instruction_id, candidate, judge and format (average repeated "
-                 "samples before uploading, or give them different format names)")
+            "samples before uploading, or give them different format names)",
+        )
     ref = out.dropna(subset=["reference"])
     spread = ref.groupby(["instruction_id", "candidate"], observed=True)["reference"].transform("nunique")
     if (spread > 1).any():
         bad = ref[spread > 1]
         raise VerdictFormatError(
-            file, "a candidate has different reference scores in different rows",
+            file,
+            "a candidate has different reference scores in different rows",
             rows=tuple(int(r) for r in bad["row"]),
-            values=tuple(dict.fromkeys(f"{i}/{c}" for i, c in zip(bad["instruction_id"], bad["candidate"], strict=True))),
-            hint="The reference is a property of the candidate: give it the same value in every row")
+            values=tuple(
+                dict.fromkeys(
+                    f"{i}/{c}" for i, c in zip(bad["instruction_id"], bad["candidate"], strict=True)
+                )
+            ),
+            hint="The reference is a property of the candidate: give it the same value in every row",
+        )
     return out[list(POINTWISE_COLUMNS)]
 
 
@@ -156,9 +193,12 @@ def read_pointwise(source: Source, *, name: str | None = None) -> PointwiseTable
         if isinstance(raw, list) and raw and all(isinstance(r, dict) for r in raw):
             raw = pd.DataFrame.from_records(raw)
         else:
-            raise VerdictFormatError(file, "the file holds no table of records",
-                                     hint="Upload a pointwise score table: instruction_id, "
-                                     "candidate, judge, format, score[, reference]")
+            raise VerdictFormatError(
+                file,
+                "the file holds no table of records",
+                hint="Upload a pointwise score table: instruction_id, "
+                "candidate, judge, format, score[, reference]",
+            )
     return PointwiseTable(frame=validate_pointwise(raw, file=file), file=file, format=container)
 
 
@@ -179,10 +219,15 @@ class PointwiseJudge:
 SIMULATED_FORMATS: dict[str, int] = {"binary": 2, "likert-5": 5, "numeric-100": 101}
 
 
-def simulate_pointwise(judges: tuple[PointwiseJudge, ...], *, n_instructions: int = 200,
-                       candidates: tuple[int, int] = (3, 5), formats: tuple[str, ...] = (
-                           "binary", "likert-5", "numeric-100"),
-                       reference_step: float = 0.5, seed: int = 0) -> pd.DataFrame:
+def simulate_pointwise(
+    judges: tuple[PointwiseJudge, ...],
+    *,
+    n_instructions: int = 200,
+    candidates: tuple[int, int] = (3, 5),
+    formats: tuple[str, ...] = ("binary", "likert-5", "numeric-100"),
+    reference_step: float = 0.5,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Draw a pointwise table: every judge scores every candidate in every format.
 
     Each instruction has between ``candidates[0]`` and ``candidates[1]`` candidates named
@@ -216,8 +261,16 @@ def simulate_pointwise(judges: tuple[PointwiseJudge, ...], *, n_instructions: in
                 raw = np.clip(60.0 + 15.0 * y, 0.0, 100.0)
                 five = rng.random(len(inst)) < judge.round_to_five
                 score = np.where(five, np.round(raw / 5.0) * 5.0, np.round(raw))
-            frames.append(pd.DataFrame({
-                "instruction_id": [f"p{i:04d}" for i in inst],
-                "candidate": [f"sim-resp-{s}" for s in slot],
-                "judge": judge.name, "format": fmt, "score": score, "reference": reference}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "instruction_id": [f"p{i:04d}" for i in inst],
+                        "candidate": [f"sim-resp-{s}" for s in slot],
+                        "judge": judge.name,
+                        "format": fmt,
+                        "score": score,
+                        "reference": reference,
+                    }
+                )
+            )
     return pd.concat(frames, ignore_index=True)

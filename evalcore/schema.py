@@ -102,8 +102,12 @@ class VerdictFormatError(EvalcoreError, ValueError):
         if self.values:
             shown = ", ".join(repr(v) for v in self.values[:_MAX_LISTED])
             more = len(self.values) - _MAX_LISTED
-            parts.append("value" + ("s " if len(self.values) > 1 else " ") + shown
-                         + (f" and {more} more" if more > 0 else ""))
+            parts.append(
+                "value"
+                + ("s " if len(self.values) > 1 else " ")
+                + shown
+                + (f" and {more} more" if more > 0 else "")
+            )
         message = " — ".join(parts)
         return f"{message}. {self.hint}" if self.hint else message
 
@@ -190,8 +194,9 @@ def _number_column(frame: pd.DataFrame, name: str, *, file: str) -> pd.Series:
         return raw.astype("float64")
     try:  # fast path: Arrow's cast of clean numeric text
         text = pa.array(raw.astype("string").str.strip().replace("", None), type=pa.string())
-        return pd.Series(pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False),
-                         index=raw.index, dtype="float64")
+        return pd.Series(
+            pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False), index=raw.index, dtype="float64"
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         pass
     numbers = pd.to_numeric(raw, errors="coerce")
@@ -221,8 +226,7 @@ def validate_verdicts(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
         raise VerdictFormatError(
             file=file,
             problem="the file is empty",
-            hint="Upload a table with a header line and at least one row: "
-            + ", ".join(REQUIRED_COLUMNS),
+            hint="Upload a table with a header line and at least one row: " + ", ".join(REQUIRED_COLUMNS),
         )
     names = [str(c).strip().lower() for c in frame.columns]
     known = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS)
@@ -243,7 +247,8 @@ def validate_verdicts(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
             file=file,
             problem="required column(s) missing: " + ", ".join(missing),
             values=tuple(str(c) for c in frame.columns),
-            hint="The header must name " + ", ".join(REQUIRED_COLUMNS)
+            hint="The header must name "
+            + ", ".join(REQUIRED_COLUMNS)
             + " (the values listed are the columns found)",
         )
     if len(frame) == 0:

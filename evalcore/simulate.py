@@ -9,7 +9,7 @@ sees the latent margin of slot A over slot B
 and cuts it at thresholds into the 5-level scale (±tie_width/2 for a tie, ±much for "much
 better"), or into {−1, 0, +1} when ``levels == 3``. A human label, on a subset of rows, cuts the
 same margin without slot bias or verbosity, with its own noise. The table written is the one a
-user would upload (``shared/VERDICT_FORMAT.md``), so every analysis is tested through the path
+user would upload (``docs/data-contract.md``), so every analysis is tested through the path
 real data takes.
 """
 
@@ -23,10 +23,31 @@ import pandas as pd
 
 #: Names that cannot be mistaken for real models: every demo model is "sim-" plus a tree.
 DEMO_MODEL_NAMES: tuple[str, ...] = (
-    "sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm", "sim-fir", "sim-ginkgo",
-    "sim-hazel", "sim-ironwood", "sim-juniper", "sim-kapok", "sim-larch", "sim-maple",
-    "sim-nutmeg", "sim-oak", "sim-pine", "sim-quince", "sim-rowan", "sim-spruce", "sim-teak",
-    "sim-upas", "sim-vine", "sim-willow", "sim-yew", "sim-zelkova",
+    "sim-alder",
+    "sim-birch",
+    "sim-cedar",
+    "sim-dogwood",
+    "sim-elm",
+    "sim-fir",
+    "sim-ginkgo",
+    "sim-hazel",
+    "sim-ironwood",
+    "sim-juniper",
+    "sim-kapok",
+    "sim-larch",
+    "sim-maple",
+    "sim-nutmeg",
+    "sim-oak",
+    "sim-pine",
+    "sim-quince",
+    "sim-rowan",
+    "sim-spruce",
+    "sim-teak",
+    "sim-upas",
+    "sim-vine",
+    "sim-willow",
+    "sim-yew",
+    "sim-zelkova",
 )
 
 
@@ -135,7 +156,7 @@ def simulate(spec: SimulationSpec) -> Simulation:
         log_len = log_len + np.log([spec.length_factor.get(x, 1.0) for x in names])
     lengths = np.round(np.exp(log_len)).astype(int)
     inst_ids = [f"q{k:04d}" for k in range(spec.n_instructions)]
-    category = (rng.choice(spec.categories, spec.n_instructions) if spec.categories else None)
+    category = rng.choice(spec.categories, spec.n_instructions) if spec.categories else None
 
     if spec.design == "anchor":
         anchor = spec.anchor or names[m // 2]
@@ -179,21 +200,24 @@ def simulate(spec: SimulationSpec) -> Simulation:
         verdict[missing] = pd.NA
         human = pd.array(np.full(len(inst), pd.NA), dtype="Int8")
         if spec.human_fraction > 0:
-            h = _cut(latent + rng.normal(0.0, spec.human_noise, len(inst)), spec.human_tie_width,
-                     np.inf, 3)
+            h = _cut(latent + rng.normal(0.0, spec.human_noise, len(inst)), spec.human_tie_width, np.inf, 3)
             rows = labelled_inst[inst]
             human[rows] = h[rows]
-        frames.append(pd.DataFrame({
-            "instruction_id": np.array(inst_ids)[inst],
-            "model_a": np.array(names)[a],
-            "model_b": np.array(names)[b],
-            "verdict": verdict,
-            "judge": judge.name,
-            "human": human,
-            "length_a": lengths[inst, a].astype(float),
-            "length_b": lengths[inst, b].astype(float),
-            "category": category[inst] if category is not None else pd.NA,
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "instruction_id": np.array(inst_ids)[inst],
+                    "model_a": np.array(names)[a],
+                    "model_b": np.array(names)[b],
+                    "verdict": verdict,
+                    "judge": judge.name,
+                    "human": human,
+                    "length_a": lengths[inst, a].astype(float),
+                    "length_b": lengths[inst, b].astype(float),
+                    "category": category[inst] if category is not None else pd.NA,
+                }
+            )
+        )
     table = pd.concat(frames, ignore_index=True)
     table.insert(0, "row", np.arange(1, len(table) + 1))
     table["category"] = table["category"].astype("string")
@@ -210,9 +234,17 @@ def simulate(spec: SimulationSpec) -> Simulation:
 
 #: Languages of simulated arena battles, with their shares (roughly the public dump's head).
 ARENA_LANGUAGES: tuple[tuple[str, float], ...] = (
-    ("English", 0.62), ("Chinese", 0.1), ("Russian", 0.07), ("German", 0.04),
-    ("Spanish", 0.04), ("French", 0.03), ("Japanese", 0.03), ("Portuguese", 0.02),
-    ("Korean", 0.02), ("Italian", 0.03))
+    ("English", 0.62),
+    ("Chinese", 0.1),
+    ("Russian", 0.07),
+    ("German", 0.04),
+    ("Spanish", 0.04),
+    ("French", 0.03),
+    ("Japanese", 0.03),
+    ("Portuguese", 0.02),
+    ("Korean", 0.02),
+    ("Italian", 0.03),
+)
 
 
 @dataclass(frozen=True)
@@ -241,9 +273,15 @@ class ArenaSimulation:
         return float(np.mean((self.outcome == 0) | (self.outcome == 2)))
 
 
-def simulate_arena(*, n_battles: int = 1_800_000, n_models: int = 129, tie_share: float = 0.35,
-                   strength_sd: float = 1.0, n_voters: int = 200_000, seed: int = 0
-                   ) -> ArenaSimulation:
+def simulate_arena(
+    *,
+    n_battles: int = 1_800_000,
+    n_models: int = 129,
+    tie_share: float = 0.35,
+    strength_sd: float = 1.0,
+    n_voters: int = 200_000,
+    seed: int = 0,
+) -> ArenaSimulation:
     """Battles shaped like the public Chatbot Arena dump: one prompt per battle, uneven pairing.
 
     Pairs are drawn with model popularity ∝ a log-normal weight (some models fight far more than
@@ -282,8 +320,16 @@ def simulate_arena(*, n_battles: int = 1_800_000, n_models: int = 129, tie_share
     shares = np.array([s for _, s in ARENA_LANGUAGES])
     language = rng.choice(len(ARENA_LANGUAGES), n_battles, p=shares / shares.sum()).astype(np.int8)
     voter = rng.integers(0, n_voters, n_battles).astype(np.int32)
-    return ArenaSimulation(models=models, strengths=strengths, a=a, b=b, outcome=outcome,
-                           language=language, voter=voter, seed=seed)
+    return ArenaSimulation(
+        models=models,
+        strengths=strengths,
+        a=a,
+        b=b,
+        outcome=outcome,
+        language=language,
+        voter=voter,
+        seed=seed,
+    )
 
 
 def write_arena_dump(sim: ArenaSimulation, json_path, *, parquet_path=None) -> None:
@@ -297,13 +343,31 @@ def write_arena_dump(sim: ArenaSimulation, json_path, *, parquet_path=None) -> N
 
     con = duckdb.connect()
     try:
-        con.register("battles", pd.DataFrame({
-            "i": np.arange(sim.n_battles, dtype=np.int64), "a": sim.a, "b": sim.b,
-            "outcome": sim.outcome, "lang": sim.language, "voter": sim.voter}))
-        con.register("names", pd.DataFrame({"k": np.arange(len(sim.models), dtype=np.int32),
-                                            "name": list(sim.models)}))
-        con.register("langs", pd.DataFrame({"k": np.arange(len(ARENA_LANGUAGES), dtype=np.int8),
-                                            "language": [x for x, _ in ARENA_LANGUAGES]}))
+        con.register(
+            "battles",
+            pd.DataFrame(
+                {
+                    "i": np.arange(sim.n_battles, dtype=np.int64),
+                    "a": sim.a,
+                    "b": sim.b,
+                    "outcome": sim.outcome,
+                    "lang": sim.language,
+                    "voter": sim.voter,
+                }
+            ),
+        )
+        con.register(
+            "names", pd.DataFrame({"k": np.arange(len(sim.models), dtype=np.int32), "name": list(sim.models)})
+        )
+        con.register(
+            "langs",
+            pd.DataFrame(
+                {
+                    "k": np.arange(len(ARENA_LANGUAGES), dtype=np.int8),
+                    "language": [x for x, _ in ARENA_LANGUAGES],
+                }
+            ),
+        )
         con.execute(f"""CREATE TEMP VIEW dump AS
             SELECT ma.name AS model_a, mb.name AS model_b,
                    CASE outcome WHEN 1 THEN 'model_a' WHEN -1 THEN 'model_b' WHEN 0 THEN 'tie'

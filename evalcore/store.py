@@ -103,8 +103,9 @@ class VerdictStore:
         self.con.close()
 
     # -- loading ---------------------------------------------------------------------------
-    def load(self, table: LoadedTable | pd.DataFrame, *, name: str = "data",
-             format: str = "verdict table") -> None:
+    def load(
+        self, table: LoadedTable | pd.DataFrame, *, name: str = "data", format: str = "verdict table"
+    ) -> None:
         """Replace the stored table with ``table`` (already validated), atomically.
 
         A :class:`LoadedTable` returned by this store's :meth:`load_file` is already here (nothing
@@ -117,7 +118,8 @@ class VerdictStore:
                 return
             if table.store is not None:
                 incoming = table.store.con.sql(
-                    f"SELECT {_COLUMNS} FROM verdicts ORDER BY \"row\"").to_arrow_reader()
+                    f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"'
+                ).to_arrow_reader()
             else:
                 incoming = table.frame[list(CANONICAL_COLUMNS)]
         else:
@@ -138,8 +140,9 @@ class VerdictStore:
             cur.unregister("incoming")
             cur.close()
 
-    def load_file(self, path: str | Path, *, name: str | None = None,
-                  limits: LoadLimits | None = None) -> LoadedTable:
+    def load_file(
+        self, path: str | Path, *, name: str | None = None, limits: LoadLimits | None = None
+    ) -> LoadedTable:
         """Read, recognise, validate and load a file from disk, atomically; the main path.
 
         DuckDB reads the file itself (CSV, CSV.gz, TSV, Parquet, JSON, JSON Lines, and the native
@@ -156,11 +159,9 @@ class VerdictStore:
         # a name that is not valid UTF-8 is shown with replacement characters, never crashes
         file = name or path.name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         if not path.exists():
-            raise VerdictFormatError(file, "there is no such file",
-                                     hint="Check the name and the folder")
+            raise VerdictFormatError(file, "there is no such file", hint="Check the name and the folder")
         if path.is_dir():
-            raise VerdictFormatError(file, "this is a folder, not a file",
-                                     hint="Give one verdict file")
+            raise VerdictFormatError(file, "this is a folder, not a file", hint="Give one verdict file")
         limits = limits or LoadLimits.from_env()
         with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
             # DuckDB reads a link with a plain name: any file name (quotes, non-UTF-8 bytes)
@@ -171,8 +172,9 @@ class VerdictStore:
             src = prepare_source(link, file=file, workdir=Path(work), limits=limits)
             return self._load_source(src, origin=str(path), limits=limits)
 
-    def load_bytes(self, data: bytes, *, name: str = "upload",
-                   limits: LoadLimits | None = None) -> LoadedTable:
+    def load_bytes(
+        self, data: bytes, *, name: str = "upload", limits: LoadLimits | None = None
+    ) -> LoadedTable:
         """:meth:`load_file` for an upload's bytes (spilled to a scratch file, read the same way)."""
         limits = limits or LoadLimits.from_env()
         with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
@@ -198,8 +200,14 @@ class VerdictStore:
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
             cur.execute("DROP VIEW IF EXISTS vl_arena")
-            for scratch in ("vl_raw", "vl_text", "vl_frame", "vl_map_verdict", "vl_map_human",
-                            "vl_map_winner"):
+            for scratch in (
+                "vl_raw",
+                "vl_text",
+                "vl_frame",
+                "vl_map_verdict",
+                "vl_map_human",
+                "vl_map_winner",
+            ):
                 cur.execute(f"DROP TABLE IF EXISTS {scratch}")
             cur.close()
         return LoadedTable(file=src.file, format=label, report=report, store=self)
@@ -230,8 +238,7 @@ class VerdictStore:
 
     def models(self) -> tuple[str, ...]:
         rows = self.con.execute(
-            "SELECT m FROM (SELECT model_a AS m FROM verdicts UNION SELECT model_b FROM verdicts)"
-            " ORDER BY m"
+            "SELECT m FROM (SELECT model_a AS m FROM verdicts UNION SELECT model_b FROM verdicts) ORDER BY m"
         ).fetchall()
         return tuple(r[0] for r in rows)
 
@@ -257,12 +264,17 @@ class VerdictStore:
             SELECT instruction_id, model_a, model_b, verdict FROM verdicts
             WHERE verdict IS NOT NULL AND model_a <> model_b
               AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
-        models = tuple(r[0] for r in self.con.execute(
-            f"WITH f AS ({filtered}) SELECT DISTINCT m FROM "
-            "(SELECT model_a AS m FROM f UNION ALL SELECT model_b FROM f) ORDER BY m",
-            params).fetchall())
+        models = tuple(
+            r[0]
+            for r in self.con.execute(
+                f"WITH f AS ({filtered}) SELECT DISTINCT m FROM "
+                "(SELECT model_a AS m FROM f UNION ALL SELECT model_b FROM f) ORDER BY m",
+                params,
+            ).fetchall()
+        )
         level_cols = ", ".join(
-            f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS))
+            f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
+        )
         # One pass: group into cells, index the models through a small join, and sort by
         # instruction so Python numbers instructions from the change points of a sorted column.
         cells = self.con.execute(
@@ -284,17 +296,24 @@ class VerdictStore:
         inst = np.cumsum(change) - 1
         n = np.stack([np.asarray(cells[f"n{k}"], dtype=np.int32) for k in range(N_LEVELS)], axis=1)
         return VerdictCounts(
-            models=models, instructions=tuple(ids[change].tolist()), judge=judge,
-            inst=inst.astype(np.int32), a=np.asarray(cells["a"], dtype=np.int32),
-            b=np.asarray(cells["b"], dtype=np.int32), n=n.reshape(-1, N_LEVELS))
+            models=models,
+            instructions=tuple(ids[change].tolist()),
+            judge=judge,
+            inst=inst.astype(np.int32),
+            a=np.asarray(cells["a"], dtype=np.int32),
+            b=np.asarray(cells["b"], dtype=np.int32),
+            n=n.reshape(-1, N_LEVELS),
+        )
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
         con = self.con
-        rows, instructions, labelled, self_rows = one_row(con.execute(
-            "SELECT count(*), count(DISTINCT instruction_id), count(human),"
-            " count(*) FILTER (WHERE model_a = model_b) FROM verdicts"
-        ))
+        rows, instructions, labelled, self_rows = one_row(
+            con.execute(
+                "SELECT count(*), count(DISTINCT instruction_id), count(human),"
+                " count(*) FILTER (WHERE model_a = model_b) FROM verdicts"
+            )
+        )
         models = self.models()
         no_verdict = con.execute(
             "SELECT judge, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict"
@@ -310,8 +329,9 @@ class VerdictStore:
         ).df()
         # Both orders: a hash join of the distinct keys with themselves, slots swapped (linear;
         # a correlated EXISTS is quadratic on a 1.8 M-battle table).
-        both = one_row(con.execute(
-            """
+        both = one_row(
+            con.execute(
+                """
             WITH keys AS (
                 SELECT DISTINCT judge, instruction_id, model_a, model_b FROM verdicts
                 WHERE model_a <> model_b)
@@ -320,12 +340,15 @@ class VerdictStore:
                         AND k2.model_a = k.model_b AND k2.model_b = k.model_a),
                    (SELECT count(*) FROM keys)
             """
-        ))
+            )
+        )
         both_fraction = (both[0] / both[1]) if both[1] else 0.0
         design, anchor = classify_design(models, coverage[["model_1", "model_2"]])
         tidy = pd.concat(
-            [coverage.rename(columns={"model_1": "model_a", "model_2": "model_b"}),
-             coverage.rename(columns={"model_2": "model_a", "model_1": "model_b"})],
+            [
+                coverage.rename(columns={"model_1": "model_a", "model_2": "model_b"}),
+                coverage.rename(columns={"model_2": "model_a", "model_1": "model_b"}),
+            ],
             ignore_index=True,
         )
         return DatasetSummary(
@@ -349,7 +372,7 @@ class VerdictStore:
 
 
 def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, str | None]:
-    """"all pairs" if every pair of models was judged, "anchor-only" if one model is in every
+    """ "all pairs" if every pair of models was judged, "anchor-only" if one model is in every
     judged pair (the AlpacaEval design), else "partial". Returns the design and the anchor."""
     n_pairs = len(pairs)
     if len(models) >= 2 and n_pairs == comb(len(models), 2):
@@ -375,6 +398,11 @@ def counts_from_aggregate(agg: pd.DataFrame, *, judge: str | None) -> VerdictCou
     n = np.zeros((len(agg), N_LEVELS), dtype=np.int64)
     n[np.arange(len(agg)), k] = agg["n"].to_numpy(dtype=np.int64)
     return VerdictCounts.from_cells(
-        models=models, instructions=instructions, judge=judge,
-        inst=i_index.get_indexer(agg["instruction_id"]), a=m_index.get_indexer(agg["model_a"]),
-        b=m_index.get_indexer(agg["model_b"]), n=n)
+        models=models,
+        instructions=instructions,
+        judge=judge,
+        inst=i_index.get_indexer(agg["instruction_id"]),
+        a=m_index.get_indexer(agg["model_a"]),
+        b=m_index.get_indexer(agg["model_b"]),
+        n=n,
+    )

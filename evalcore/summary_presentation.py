@@ -20,14 +20,20 @@ if TYPE_CHECKING:
     from evalcore.workspace import SavedDataset
 
 __all__ = [
-    "design_markdown", "load_error", "no_verdict_table", "saved_message", "saved_table",
+    "design_markdown",
+    "load_error",
+    "no_verdict_table",
+    "saved_message",
+    "saved_table",
     "version_label",
 ]
 
 
 def design_markdown(summary: DatasetSummary) -> str:
     """The bullet list under "Loaded": design, orders, judges, categories, self-comparisons."""
-    design = summary.design + (f" — every model against {code_span(summary.anchor)}" if summary.anchor else "")
+    design = summary.design + (
+        f" — every model against {code_span(summary.anchor)}" if summary.anchor else ""
+    )
     lines = [
         f"- **Design:** {md(design) if not summary.anchor else design} ({fmt_int(summary.pairs_judged)} of "
         f"{fmt_int(summary.pairs_possible)} model pairs judged)",
@@ -44,12 +50,14 @@ def design_markdown(summary: DatasetSummary) -> str:
 def no_verdict_table(summary: DatasetSummary) -> pd.DataFrame:
     """Calls with no verdict per judge, with human column names and percentages."""
     nv = summary.no_verdict
-    return pd.DataFrame({
-        "Judge": nv["judge"].astype(str),
-        "Calls": nv["calls"].astype(int),
-        "No verdict": nv["no_verdict"].astype(int),
-        "No-verdict rate": [fmt_pct(v, 1) for v in nv["no_verdict_rate"]],
-    })
+    return pd.DataFrame(
+        {
+            "Judge": nv["judge"].astype(str),
+            "Calls": nv["calls"].astype(int),
+            "No verdict": nv["no_verdict"].astype(int),
+            "No-verdict rate": [fmt_pct(v, 1) for v in nv["no_verdict_rate"]],
+        }
+    )
 
 
 def load_error(error: str, *, previous: str | None) -> str:
@@ -62,8 +70,10 @@ def saved_message(saved: SavedDataset) -> str:
     """What a save did, naming the version it replaced (kept, restorable)."""
     text = f"Saved as {code_span(saved.name)} (version {saved.version}, {fmt_int(saved.rows)} rows)."
     if saved.replaced is not None:
-        text += (f" It replaced {md(saved.replaced.describe())}, which is kept: restore it under "
-                 "“Previous versions”.")
+        text += (
+            f" It replaced {md(saved.replaced.describe())}, which is kept: restore it under "
+            "“Previous versions”."
+        )
     return text
 
 
@@ -74,10 +84,19 @@ def version_label(saved: SavedDataset) -> str:
 
 def saved_table(listed: pd.DataFrame) -> pd.DataFrame:
     """The saved datasets with human column names."""
-    return listed.rename(columns={
-        "name": "Name", "file": "File", "format": "Format", "rows": "Rows", "models": "Models",
-        "judges": "Judges", "instructions": "Instructions", "saved_at": "Saved (UTC)", "version": "Version",
-    })
+    return listed.rename(
+        columns={
+            "name": "Name",
+            "file": "File",
+            "format": "Format",
+            "rows": "Rows",
+            "models": "Models",
+            "judges": "Judges",
+            "instructions": "Instructions",
+            "saved_at": "Saved (UTC)",
+            "version": "Version",
+        }
+    )
 
 
 def metric_cells(summary: DatasetSummary) -> list[tuple[str, str]]:
@@ -93,34 +112,50 @@ def metric_cells(summary: DatasetSummary) -> list[tuple[str, str]]:
 
 def unreadable(file: str, exc: BaseException) -> str:
     """Words for an error no reader foresaw (plain text; escaped where shown)."""
-    return (f"{file}: the file could not be read ({type(exc).__name__}: {exc}). Check that it is a "
-            "verdict table or a supported tool's output")
+    return (
+        f"{file}: the file could not be read ({type(exc).__name__}: {exc}). Check that it is a "
+        "verdict table or a supported tool's output"
+    )
 
 
 # -- the page's own words (no user text) ---------------------------------------------------------
 
-INTRO = ("Rank models from LLM-judge verdicts **with honest intervals**, choose the anchor every model "
-         "is compared against, check the judge's position bias and ties, plan how many prompts and "
-         "human labels a decision needs, and correct a judge's win rate against human labels.")
-DEMO_NOTE = ("The demos are **simulated** by evalcore's simulator: every model and judge is made up "
-             "(`sim-…`), with a known true ranking.")
-UPLOAD_LABEL = ("Verdict table: CSV, CSV.gz, Parquet, JSON Lines, or a native Arena-Hard-Auto, "
-                "AlpacaEval, MT-Bench or Chatbot Arena file")
+INTRO = (
+    "Rank models from LLM-judge verdicts **with honest intervals**, choose the anchor every model "
+    "is compared against, check the judge's position bias and ties, plan how many prompts and "
+    "human labels a decision needs, and correct a judge's win rate against human labels."
+)
+DEMO_NOTE = (
+    "The demos are **simulated** by evalcore's simulator: every model and judge is made up "
+    "(`sim-…`), with a known true ranking."
+)
+UPLOAD_LABEL = (
+    "Verdict table: CSV, CSV.gz, Parquet, JSON Lines, or a native Arena-Hard-Auto, "
+    "AlpacaEval, MT-Bench or Chatbot Arena file"
+)
 UPLOAD_TYPES = ["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"]
-COLUMNS_NOTE = ("Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot A's point "
-                "of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional `judge, human, length_a, "
-                "length_b, category`.")
-VERSIONS_HELP = ("Replacing a saved dataset keeps the old version; restoring one makes it current again "
-                 "(the current one is kept too).")
-ANCHOR_NOTE = ("An anchor-only table ranks every model by its battles against one anchor; the per-anchor "
-               "sweep of the Anchors page needs all pairs.")
+COLUMNS_NOTE = (
+    "Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot A's point "
+    "of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional `judge, human, length_a, "
+    "length_b, category`."
+)
+VERSIONS_HELP = (
+    "Replacing a saved dataset keeps the old version; restoring one makes it current again "
+    "(the current one is kept too)."
+)
+ANCHOR_NOTE = (
+    "An anchor-only table ranks every model by its battles against one anchor; the per-anchor "
+    "sweep of the Anchors page needs all pairs."
+)
 
 
 def overview_sentence(summary: DatasetSummary, judge: str) -> str:
     """The Overview's one-line description of the data (safe Markdown)."""
-    return (f"**{md(summary.name)}**: {fmt_int(len(summary.models))} models, "
-            f"{fmt_int(summary.instructions)} instructions, {fmt_int(summary.rows)} judge calls "
-            f"({md(summary.design)}, {md(summary.orders)}); findings for judge **{md(judge)}**.")
+    return (
+        f"**{md(summary.name)}**: {fmt_int(len(summary.models))} models, "
+        f"{fmt_int(summary.instructions)} instructions, {fmt_int(summary.rows)} judge calls "
+        f"({md(summary.design)}, {md(summary.orders)}); findings for judge **{md(judge)}**."
+    )
 
 
 def file_stem(*parts: object) -> str:

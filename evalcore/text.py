@@ -33,8 +33,20 @@ import re
 from typing import Any
 
 __all__ = [
-    "MISSING", "code_span", "fmt_bytes", "fmt_int", "fmt_num", "fmt_p", "fmt_pct", "fmt_rating",
-    "fmt_signed", "html", "markdown", "plain", "plotly", "plotly_sanitize",
+    "MISSING",
+    "code_span",
+    "fmt_bytes",
+    "fmt_int",
+    "fmt_num",
+    "fmt_p",
+    "fmt_pct",
+    "fmt_rating",
+    "fmt_signed",
+    "html",
+    "markdown",
+    "plain",
+    "plotly",
+    "plotly_sanitize",
 ]
 
 #: How a missing, NaN or infinite number is written.
@@ -126,8 +138,9 @@ def plotly(text: Any) -> str:
 
 #: The tags figures write on purpose; Plotly renders them, and they carry no URL or style.
 _PLOTLY_TAGS = r"</?(?:br|b|i|em|sup|sub|extra)\s*/?>"
-_PLOTLY_TOKEN = re.compile(rf"({_PLOTLY_TAGS})|(&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);)|([&<>])",
-                           re.IGNORECASE)
+_PLOTLY_TOKEN = re.compile(
+    rf"({_PLOTLY_TAGS})|(&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z]\w*);)|([&<>])", re.IGNORECASE
+)
 _PLOTLY_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -142,6 +155,7 @@ def plotly_sanitize(text: str) -> str:
     >>> plotly_sanitize('<b>%{y}</b><br><a href="https://evil.example">x</a> &amp; &')
     '<b>%{y}</b><br>&lt;a href="https://evil.example"&gt;x&lt;/a&gt; &amp; &amp;'
     """
+
     def replace(match: re.Match) -> str:
         if match.group(1) or match.group(2):
             return match.group(0)
@@ -151,6 +165,7 @@ def plotly_sanitize(text: str) -> str:
 
 
 # -- numbers ---------------------------------------------------------------------------------
+
 
 def _finite(value: Any) -> float | None:
     try:

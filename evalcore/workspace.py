@@ -110,15 +110,25 @@ class SavedDataset:
     replaced: SavedDataset | None = None
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "file": self.file, "format": self.format, "rows": self.rows,
-                "models": self.models, "judges": self.judges, "instructions": self.instructions,
-                "saved_at": self.saved_at.isoformat(), "version": self.version,
-                "replaced": self.replaced.as_dict() if self.replaced else None}
+        return {
+            "name": self.name,
+            "file": self.file,
+            "format": self.format,
+            "rows": self.rows,
+            "models": self.models,
+            "judges": self.judges,
+            "instructions": self.instructions,
+            "saved_at": self.saved_at.isoformat(),
+            "version": self.version,
+            "replaced": self.replaced.as_dict() if self.replaced else None,
+        }
 
     def describe(self) -> str:
         """One line for a message: version, file, rows and time."""
-        return (f"version {self.version} ({self.file}, {self.rows:,} rows, saved "
-                f"{self.saved_at.strftime('%Y-%m-%d %H:%M')} UTC)")
+        return (
+            f"version {self.version} ({self.file}, {self.rows:,} rows, saved "
+            f"{self.saved_at.strftime('%Y-%m-%d %H:%M')} UTC)"
+        )
 
 
 @dataclass(frozen=True)
@@ -144,15 +154,18 @@ def check_name(name: object) -> str:
         raise WorkspaceError("The dataset name is empty: type a name to save the dataset under.")
     name = name.strip()
     if len(name) > MAX_NAME:
-        raise WorkspaceError(f"The dataset name is {len(name)} characters long; use at most "
-                             f"{MAX_NAME}.")
+        raise WorkspaceError(f"The dataset name is {len(name)} characters long; use at most {MAX_NAME}.")
     if any(not ch.isprintable() for ch in name):
-        raise WorkspaceError("The dataset name contains a control character (such as a line "
-                             "break or tab); use printable characters only.")
+        raise WorkspaceError(
+            "The dataset name contains a control character (such as a line "
+            "break or tab); use printable characters only."
+        )
     if name.casefold().startswith(RESERVED_PREFIX):
-        raise WorkspaceError(f"Names starting with {RESERVED_PREFIX!r} are reserved for the "
-                             "built-in demos (a link to one always opens the demo); choose "
-                             "another name.")
+        raise WorkspaceError(
+            f"Names starting with {RESERVED_PREFIX!r} are reserved for the "
+            "built-in demos (a link to one always opens the demo); choose "
+            "another name."
+        )
     return name
 
 
@@ -178,7 +191,8 @@ class Workspace:
                 raise WorkspaceError(
                     f"The workspace file {self.path} cannot be opened ({exc}). Check that its "
                     f"folder is writable and that no other program has it open, or point "
-                    f"{ENV_VAR} at another file.") from exc
+                    f"{ENV_VAR} at another file."
+                ) from exc
             try:
                 for statement in _SCHEMA:
                     con.execute(statement)
@@ -189,13 +203,11 @@ class Workspace:
     # -- reading ---------------------------------------------------------------------------
     def names(self) -> tuple[str, ...]:
         with self._connect() as con:
-            return tuple(r[0] for r in con.execute("SELECT name FROM datasets ORDER BY name")
-                         .fetchall())
+            return tuple(r[0] for r in con.execute("SELECT name FROM datasets ORDER BY name").fetchall())
 
     def exists(self, name: str) -> bool:
         with self._connect() as con:
-            return one_row(con.execute("SELECT count(*) FROM datasets WHERE name = ?",
-                               [name]))[0] > 0
+            return one_row(con.execute("SELECT count(*) FROM datasets WHERE name = ?", [name]))[0] > 0
 
     def list(self) -> tuple[SavedDataset, ...]:
         """Every saved dataset, sorted by name."""
@@ -212,16 +224,25 @@ class Workspace:
     def history(self, name: str) -> tuple[SavedDataset, ...]:
         """The earlier versions of ``name`` that can be restored, newest first."""
         with self._connect() as con:
-            rows = con.execute(f"SELECT {_META} FROM dataset_history WHERE name = ?"
-                               " ORDER BY version DESC", [name]).fetchall()
+            rows = con.execute(
+                f"SELECT {_META} FROM dataset_history WHERE name = ? ORDER BY version DESC", [name]
+            ).fetchall()
         return tuple(_saved(r) for r in rows)
 
     def table(self) -> pd.DataFrame:
         """The saved datasets as a tidy frame (one row each), for a page's table and download."""
-        columns = ["name", "file", "format", "rows", "models", "judges", "instructions", "saved_at",
-                   "version"]
-        frame = pd.DataFrame([{c: getattr(d, c) for c in columns} for d in self.list()],
-                             columns=columns)
+        columns = [
+            "name",
+            "file",
+            "format",
+            "rows",
+            "models",
+            "judges",
+            "instructions",
+            "saved_at",
+            "version",
+        ]
+        frame = pd.DataFrame([{c: getattr(d, c) for c in columns} for d in self.list()], columns=columns)
         frame["saved_at"] = pd.to_datetime(frame["saved_at"], utc=True)
         return frame
 
@@ -230,23 +251,32 @@ class Workspace:
         canonical frame an upload produces."""
         with self._connect() as con:
             if version is None:
-                meta = con.execute("SELECT file, format, version FROM datasets WHERE name = ?",
-                                   [name]).fetchone()
+                meta = con.execute(
+                    "SELECT file, format, version FROM datasets WHERE name = ?", [name]
+                ).fetchone()
             else:
                 meta = con.execute(
                     "SELECT file, format, version FROM datasets WHERE name = ? AND version = ?"
                     " UNION ALL SELECT file, format, version FROM dataset_history"
-                    " WHERE name = ? AND version = ?", [name, version, name, version]).fetchone()
+                    " WHERE name = ? AND version = ?",
+                    [name, version, name, version],
+                ).fetchone()
             if meta is None:
                 which = "" if version is None else f" in version {version}"
-                raise UnknownDataset(f"There is no saved dataset named {name!r}{which}. Pick one "
-                                     "from the list of saved datasets on the Data page.")
+                raise UnknownDataset(
+                    f"There is no saved dataset named {name!r}{which}. Pick one "
+                    "from the list of saved datasets on the Data page."
+                )
             columns = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
-            frame = con.execute(f'SELECT {columns} FROM dataset_rows WHERE dataset = ?'
-                                ' AND version = ? ORDER BY "row"', [name, meta[2]]).df()
-            ranking = con.execute("SELECT model, score FROM dataset_rankings WHERE dataset = ?"
-                                  " AND version = ? ORDER BY score DESC, model",
-                                  [name, meta[2]]).df()
+            frame = con.execute(
+                f'SELECT {columns} FROM dataset_rows WHERE dataset = ? AND version = ? ORDER BY "row"',
+                [name, meta[2]],
+            ).df()
+            ranking = con.execute(
+                "SELECT model, score FROM dataset_rankings WHERE dataset = ?"
+                " AND version = ? ORDER BY score DESC, model",
+                [name, meta[2]],
+            ).df()
         frame = _canonical_dtypes(frame)
         table = LoadedTable(frame=frame, file=meta[0], format=meta[1], report=inspect_verdicts(frame))
         human = None
@@ -256,9 +286,17 @@ class Workspace:
         return LoadedDataset(table=table, human_ranking=human)
 
     # -- writing ---------------------------------------------------------------------------
-    def save(self, name: str, table: LoadedTable | pd.DataFrame, *, file: str | None = None,
-             format: str | None = None, human_ranking: pd.DataFrame | None = None,
-             replace: bool = False, expected_version: int | None = None) -> SavedDataset:
+    def save(
+        self,
+        name: str,
+        table: LoadedTable | pd.DataFrame,
+        *,
+        file: str | None = None,
+        format: str | None = None,
+        human_ranking: pd.DataFrame | None = None,
+        replace: bool = False,
+        expected_version: int | None = None,
+    ) -> SavedDataset:
         """Save a canonical verdict table under ``name`` in one transaction.
 
         Raise :class:`WorkspaceError` if the name is unusable, or taken and ``replace`` is False;
@@ -280,68 +318,108 @@ class Workspace:
         saved_at = datetime.now(UTC)
         ranking = None
         if human_ranking is not None and len(human_ranking):
-            ranking = pd.DataFrame({"model": human_ranking["model"].astype(str),
-                                    "score": human_ranking["score"].astype(float)})
+            ranking = pd.DataFrame(
+                {"model": human_ranking["model"].astype(str), "score": human_ranking["score"].astype(float)}
+            )
         with self._connect() as con:
             con.execute("BEGIN TRANSACTION")
             try:
-                rows = con.execute(f"SELECT {_META} FROM datasets WHERE name = ?",
-                                   [name]).fetchall()
+                rows = con.execute(f"SELECT {_META} FROM datasets WHERE name = ?", [name]).fetchall()
                 row = rows[0] if rows else None
                 current = _saved(row) if row else None
-                if expected_version is not None and (current is None
-                                                     or current.version != expected_version):
-                    now = (f"it is now {current.describe()}" if current
-                           else "it has been deleted")
+                if expected_version is not None and (current is None or current.version != expected_version):
+                    now = f"it is now {current.describe()}" if current else "it has been deleted"
                     raise ConcurrentChange(
                         f"The saved dataset {name!r} changed since you opened it (you had "
                         f"version {expected_version}; {now}). Nothing was overwritten: load it "
-                        "again to see the change, or save under another name.")
+                        "again to see the change, or save under another name."
+                    )
                 if current is not None and not replace:
-                    raise WorkspaceError(f"A dataset named {name!r} is already saved. Choose "
-                                         "another name, or choose to replace it.")
+                    raise WorkspaceError(
+                        f"A dataset named {name!r} is already saved. Choose "
+                        "another name, or choose to replace it."
+                    )
                 version = _next_version(con, name)
                 if current is not None:
                     _archive(con, name, saved_at)
                 con.register("incoming", frame)
                 columns = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
-                con.execute(f'INSERT INTO dataset_rows (dataset, version, {columns})'
-                            f" SELECT ?, ?, {columns} FROM incoming", [name, version])
+                con.execute(
+                    f"INSERT INTO dataset_rows (dataset, version, {columns})"
+                    f" SELECT ?, ?, {columns} FROM incoming",
+                    [name, version],
+                )
                 con.unregister("incoming")
                 if ranking is not None:
                     con.register("incoming_ranking", ranking)
-                    con.execute("INSERT INTO dataset_rankings (dataset, model, score, version)"
-                                " SELECT ?, model, score, ? FROM incoming_ranking", [name, version])
+                    con.execute(
+                        "INSERT INTO dataset_rankings (dataset, model, score, version)"
+                        " SELECT ?, model, score, ? FROM incoming_ranking",
+                        [name, version],
+                    )
                     con.unregister("incoming_ranking")
-                sizes = one_row(con.execute(
-                    "SELECT count(*), count(DISTINCT judge), count(DISTINCT instruction_id)"
-                    " FROM dataset_rows WHERE dataset = ? AND version = ?",
-                    [name, version]))
-                models = one_row(con.execute(
-                    "SELECT count(*) FROM (SELECT model_a FROM dataset_rows WHERE dataset = ?"
-                    " AND version = ? UNION SELECT model_b FROM dataset_rows WHERE dataset = ?"
-                    " AND version = ?)", [name, version, name, version]))[0]
-                con.execute(f"INSERT INTO datasets ({_META}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            [name, file, format, sizes[0], models, sizes[1], sizes[2],
-                             saved_at.replace(tzinfo=None), version])
+                sizes = one_row(
+                    con.execute(
+                        "SELECT count(*), count(DISTINCT judge), count(DISTINCT instruction_id)"
+                        " FROM dataset_rows WHERE dataset = ? AND version = ?",
+                        [name, version],
+                    )
+                )
+                models = one_row(
+                    con.execute(
+                        "SELECT count(*) FROM (SELECT model_a FROM dataset_rows WHERE dataset = ?"
+                        " AND version = ? UNION SELECT model_b FROM dataset_rows WHERE dataset = ?"
+                        " AND version = ?)",
+                        [name, version, name, version],
+                    )
+                )[0]
+                con.execute(
+                    f"INSERT INTO datasets ({_META}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        name,
+                        file,
+                        format,
+                        sizes[0],
+                        models,
+                        sizes[1],
+                        sizes[2],
+                        saved_at.replace(tzinfo=None),
+                        version,
+                    ],
+                )
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
-        return SavedDataset(name=name, file=file, format=format, rows=int(sizes[0]),
-                            models=int(models), judges=int(sizes[1]), instructions=int(sizes[2]),
-                            saved_at=saved_at, version=version, replaced=current)
+        return SavedDataset(
+            name=name,
+            file=file,
+            format=format,
+            rows=int(sizes[0]),
+            models=int(models),
+            judges=int(sizes[1]),
+            instructions=int(sizes[2]),
+            saved_at=saved_at,
+            version=version,
+            replaced=current,
+        )
 
-    def restore(self, name: str, version: int, *,
-                expected_version: int | None = None) -> SavedDataset:
+    def restore(self, name: str, version: int, *, expected_version: int | None = None) -> SavedDataset:
         """Make an earlier ``version`` of ``name`` current again (the current one is kept)."""
         loaded = self.load(name, version=version)
         old = next((d for d in self.history(name) if d.version == version), None)
         if old is None:
-            raise UnknownDataset(f"Version {version} of {name!r} is the current one or is no "
-                                 "longer kept; see the earlier versions listed for it.")
-        return self.save(name, loaded.table, human_ranking=loaded.human_ranking, replace=True,
-                         expected_version=expected_version)
+            raise UnknownDataset(
+                f"Version {version} of {name!r} is the current one or is no "
+                "longer kept; see the earlier versions listed for it."
+            )
+        return self.save(
+            name,
+            loaded.table,
+            human_ranking=loaded.human_ranking,
+            replace=True,
+            expected_version=expected_version,
+        )
 
     def delete(self, name: str, *, expected_version: int | None = None) -> bool:
         """Delete a saved dataset (it stays restorable, see :meth:`restore`); False if there was
@@ -352,8 +430,10 @@ class Workspace:
                 row = con.execute("SELECT version FROM datasets WHERE name = ?", [name]).fetchone()
                 found = row is not None
                 if expected_version is not None and (row is None or row[0] != expected_version):
-                    raise ConcurrentChange(f"The saved dataset {name!r} changed since you opened "
-                                           "it; nothing was deleted. Load it again first.")
+                    raise ConcurrentChange(
+                        f"The saved dataset {name!r} changed since you opened "
+                        "it; nothing was deleted. Load it again first."
+                    )
                 if found:
                     _archive(con, name, datetime.now(UTC))
                 con.execute("COMMIT")
@@ -368,24 +448,43 @@ _META = "name, file, format, rows, models, judges, instructions, saved_at, versi
 
 def _saved(row: tuple) -> SavedDataset:
     name, file, format, rows, models, judges, instructions = row[:7]
-    return SavedDataset(name, file, format, rows, models, judges, instructions,
-                        saved_at=row[7].replace(tzinfo=UTC), version=int(row[8] or 1))
+    return SavedDataset(
+        name,
+        file,
+        format,
+        rows,
+        models,
+        judges,
+        instructions,
+        saved_at=row[7].replace(tzinfo=UTC),
+        version=int(row[8] or 1),
+    )
 
 
 def _next_version(con: duckdb.DuckDBPyConnection, name: str) -> int:
-    return int(con.execute(
-        "SELECT coalesce(max(v), 0) + 1 FROM (SELECT version AS v FROM datasets WHERE name = ?"
-        " UNION ALL SELECT version FROM dataset_history WHERE name = ?)", [name, name]).fetchall()[0][0])
+    return int(
+        con.execute(
+            "SELECT coalesce(max(v), 0) + 1 FROM (SELECT version AS v FROM datasets WHERE name = ?"
+            " UNION ALL SELECT version FROM dataset_history WHERE name = ?)",
+            [name, name],
+        ).fetchall()[0][0]
+    )
 
 
 def _archive(con: duckdb.DuckDBPyConnection, name: str, when: datetime) -> None:
     """Move the current version of ``name`` into the history; drop versions beyond the kept ones."""
-    con.execute(f"INSERT INTO dataset_history ({_META}, replaced_at) SELECT {_META}, ?"
-                " FROM datasets WHERE name = ?", [when.replace(tzinfo=None), name])
+    con.execute(
+        f"INSERT INTO dataset_history ({_META}, replaced_at) SELECT {_META}, ? FROM datasets WHERE name = ?",
+        [when.replace(tzinfo=None), name],
+    )
     con.execute("DELETE FROM datasets WHERE name = ?", [name])
-    stale = [r[0] for r in con.execute(
-        "SELECT version FROM dataset_history WHERE name = ? ORDER BY version DESC OFFSET ?",
-        [name, KEEP_VERSIONS]).fetchall()]
+    stale = [
+        r[0]
+        for r in con.execute(
+            "SELECT version FROM dataset_history WHERE name = ? ORDER BY version DESC OFFSET ?",
+            [name, KEEP_VERSIONS],
+        ).fetchall()
+    ]
     for version in stale:
         con.execute("DELETE FROM dataset_history WHERE name = ? AND version = ?", [name, version])
         for table in ("dataset_rows", "dataset_rankings"):

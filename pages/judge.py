@@ -11,11 +11,11 @@ from evalcore.judge.presentation import EXPLAIN
 from evalcore.plots import judge as plots
 from evalcore.plots.common import CONFIG
 
-with _ui.page('Judge'):
+with _ui.page("Judge"):
+
     def _tiles(metrics: list[show.Metric]) -> None:
         for column, m in zip(st.columns(max(len(metrics), 1)), metrics, strict=False):
             column.metric(m.label, m.value, help=m.help or None)  # numbers only, no user text
-
 
     def _chart(figure, where=None, data=None, name: str = "") -> None:  # and its data as a CSV
         with where or st.container():
@@ -23,16 +23,13 @@ with _ui.page('Judge'):
             if name:
                 _ui.download_csv(data, name)
 
-
     def _table(frame, data=None, name: str = "") -> None:  # and the numbers behind it as a CSV
         st.dataframe(frame, hide_index=True, width="stretch")
         if name:
             _ui.download_csv(frame if data is None else data, name)
 
-
     def _progress(fraction: float, text: str) -> None:
         bar.progress(min(1.0, max(0.0, fraction)), text=_ui.md(text))
-
 
     st.title("Judge")
     store = _ui.require_data()
@@ -47,8 +44,14 @@ with _ui.page('Judge'):
     demo_file = _ui.DATA / "demo_families.csv"
     with st.expander("Model families (for self-preference)", expanded=False):
         st.caption(EXPLAIN["families"])
-        upload = st.file_uploader("Families CSV (model,family)", type=["csv", "txt"], key="judge_families_file")
-        text = demo_file.read_text() if _ui.state().get("demo") == _ui.DEFAULT_DEMO and demo_file.exists() else ""
+        upload = st.file_uploader(
+            "Families CSV (model,family)", type=["csv", "txt"], key="judge_families_file"
+        )
+        text = (
+            demo_file.read_text()
+            if _ui.state().get("demo") == _ui.DEFAULT_DEMO and demo_file.exists()
+            else ""
+        )
         typed = st.text_area("…or type them", text, 160, key="judge_families_text")
     family = show.family_list(upload.getvalue() if upload else typed, judges)
     if family.problem:
@@ -72,7 +75,9 @@ with _ui.page('Judge'):
     st.header("The judges side by side")
     _table(show.side_by_side(sheets))
     st.caption(EXPLAIN["marks"])
-    _ui.download_csv(ej.comparison_table(sheets), "judge_comparison.csv", label="Download the comparison (CSV)")
+    _ui.download_csv(
+        ej.comparison_table(sheets), "judge_comparison.csv", label="Download the comparison (CSV)"
+    )
     with st.expander("What each column means"):
         st.table(show.column_definitions())
 
@@ -108,7 +113,9 @@ with _ui.page('Judge'):
     cov = sheet.coverage
     _tiles([show.coverage_metric(sheet)])
     left, right = st.columns(2)
-    _chart(plots.coverage_figure(cov.by_model, by="model"), left, cov.by_model, f"coverage_by_model_{judge}.csv")
+    _chart(
+        plots.coverage_figure(cov.by_model, by="model"), left, cov.by_model, f"coverage_by_model_{judge}.csv"
+    )
     if len(cov.by_length):
         _chart(
             plots.coverage_figure(cov.by_length, by="length"),

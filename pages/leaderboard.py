@@ -11,7 +11,7 @@ from evalcore.plots.leaderboard import forest_plot, separation_heatmap, win_rate
 from evalcore.ranking import leaderboard, separation
 from evalcore.ranking import presentation as show
 
-with _ui.page('Leaderboard'):
+with _ui.page("Leaderboard"):
     st.title("Leaderboard")
     store = _ui.require_data()
     _ui.demo_banner()
@@ -22,13 +22,20 @@ with _ui.page('Leaderboard'):
     with c2:
         category = _ui.category_picker(store)
     with c3:
-        rounds = st.number_input("Bootstrap rounds", min_value=0, max_value=10000, step=100,
-                                 value=_ui.url_int("rounds", 1000, low=0, high=10000), key="lb_rounds",
-                                 help="Resamples of the instructions (bootstrap), or normal draws for the "
-                                      "rank ranges (sandwich). 0 gives ratings without intervals.")
+        rounds = st.number_input(
+            "Bootstrap rounds",
+            min_value=0,
+            max_value=10000,
+            step=100,
+            value=_ui.url_int("rounds", 1000, low=0, high=10000),
+            key="lb_rounds",
+            help="Resamples of the instructions (bootstrap), or normal draws for the "
+            "rank ranges (sandwich). 0 gives ratings without intervals.",
+        )
     with c4:
-        seed = st.number_input("Seed", min_value=0, step=1,
-                               value=_ui.url_int("seed", 0, low=0, high=2**31 - 1), key="lb_seed")
+        seed = st.number_input(
+            "Seed", min_value=0, step=1, value=_ui.url_int("seed", 0, low=0, high=2**31 - 1), key="lb_seed"
+        )
     # Settings that differ from the defaults go into the link, so it reproduces this leaderboard.
     _ui.set_url_param("rounds", None if rounds == 1000 else int(rounds))
     _ui.set_url_param("seed", None if seed == 0 else int(seed))
@@ -36,17 +43,23 @@ with _ui.page('Leaderboard'):
 
     counts = _ui.counts(store, judge, category, both_orders=both)
     if counts.n_models < 2:
-        st.warning("This selection has verdicts for fewer than two models: nothing to rank. "
-                   "Choose another judge or category.")
+        st.warning(
+            "This selection has verdicts for fewer than two models: nothing to rank. "
+            "Choose another judge or category."
+        )
         st.stop()
 
     default = show.default_interval(counts.n_instructions, counts.n_models)
     asked = _ui.url_param("interval", default)
-    choice = st.radio("Intervals", list(show.INTERVAL_CHOICES.values()), horizontal=True,
-                      index=list(show.INTERVAL_CHOICES).index(asked if asked in show.INTERVAL_CHOICES else default),
-                      key="lb_interval",
-                      help="Bootstrap: refit on resampled instructions (Efron 1979). Sandwich: a robust "
-                           "variance clustered by instruction, one fit only (fast on large tables).")
+    choice = st.radio(
+        "Intervals",
+        list(show.INTERVAL_CHOICES.values()),
+        horizontal=True,
+        index=list(show.INTERVAL_CHOICES).index(asked if asked in show.INTERVAL_CHOICES else default),
+        key="lb_interval",
+        help="Bootstrap: refit on resampled instructions (Efron 1979). Sandwich: a robust "
+        "variance clustered by instruction, one fit only (fast on large tables).",
+    )
     interval = show.interval_from_label(choice)
     _ui.set_url_param("interval", None if interval == default else interval)
     if show.default_note(counts.n_instructions, counts.n_models):
@@ -54,14 +67,15 @@ with _ui.page('Leaderboard'):
 
     bar = st.progress(0.0, text="Computing the intervals…")
 
-
     def _progress(fraction: float, text: str) -> None:
         bar.progress(min(1.0, fraction), text=text)
 
-
-    board = _ui.memo(("leaderboard", judge, category, both, int(rounds), int(seed), interval),
-                     lambda: leaderboard(counts, rounds=int(rounds), seed=int(seed), interval=interval,
-                                         progress=_progress))
+    board = _ui.memo(
+        ("leaderboard", judge, category, both, int(rounds), int(seed), interval),
+        lambda: leaderboard(
+            counts, rounds=int(rounds), seed=int(seed), interval=interval, progress=_progress
+        ),
+    )
     bar.empty()
 
     st.caption(show.method_caption(board))
@@ -69,8 +83,9 @@ with _ui.page('Leaderboard'):
         _ui.warning(note)
 
     try:
-        sep = _ui.memo(("separation", judge, category, both, int(rounds), int(seed), interval),
-                       lambda: separation(board))
+        sep = _ui.memo(
+            ("separation", judge, category, both, int(rounds), int(seed), interval), lambda: separation(board)
+        )
     except UsageError as exc:
         sep = None
         why = exc
@@ -85,14 +100,23 @@ with _ui.page('Leaderboard'):
     else:
         st.caption(show.separation_caption(sep))
         st.plotly_chart(separation_heatmap(sep), config=CONFIG, key="separation")
-        _ui.download_csv(show.pairs_frame(sep), f"separation_{judge}.csv",
-                         label="Download the pairwise tests (CSV)", key="dl_sep")
+        _ui.download_csv(
+            show.pairs_frame(sep),
+            f"separation_{judge}.csv",
+            label="Download the pairwise tests (CSV)",
+            key="dl_sep",
+        )
 
     st.subheader("Win rates")
     if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
         st.plotly_chart(win_rate_heatmap(board), config=CONFIG, key="winrate")
     else:
-        _ui.info(f"The win-rate matrix of {len(board.models):,} models is too large to draw; "
-                 "download it below.")
-    _ui.download_csv(show.matrix_frame(board.win_rate_matrix), f"win_rates_{judge}.csv",
-                     label="Download the win-rate matrix (CSV)", key="dl_wr")
+        _ui.info(
+            f"The win-rate matrix of {len(board.models):,} models is too large to draw; download it below."
+        )
+    _ui.download_csv(
+        show.matrix_frame(board.win_rate_matrix),
+        f"win_rates_{judge}.csv",
+        label="Download the win-rate matrix (CSV)",
+        key="dl_wr",
+    )

@@ -19,11 +19,11 @@ from evalcore.plots.common import CONFIG
 from evalcore.power import presentation as pv
 from evalcore.ranking import leaderboard
 
-with _ui.page('Power'):
+with _ui.page("Power"):
+
     def _metrics(rows) -> None:
         for col, (label, value, why) in zip(st.columns(len(rows)), rows, strict=True):
             _ui.metric(col, label, value, help=why)
-
 
     st.title("Power")
     st.caption(pv.INTRO)
@@ -36,8 +36,10 @@ with _ui.page('Power'):
         category = _ui.category_picker(store, key="pw_category")
     counts = _ui.counts(store, judge, category)
     if counts.n_models < 2:
-        st.warning("This selection has verdicts for fewer than two models, so there is nothing to "
-                   "compare. Choose another judge or category.")
+        st.warning(
+            "This selection has verdicts for fewer than two models, so there is nothing to "
+            "compare. Choose another judge or category."
+        )
         st.stop()
     summary = _ui.memo(("pw_summary",), store.summary)
     # Defaults that depend on the data (anchor, comparison) are re-applied when new data is loaded.
@@ -52,41 +54,66 @@ with _ui.page('Power'):
 
     st.subheader("Test settings")
     s1, s2, s3, s4 = st.columns(4)
-    alpha = float(s1.number_input("α (significance level)", 0.001, 0.5, 0.05, step=0.01, format="%.3f",
-                                  key="pw_alpha"))
+    alpha = float(
+        s1.number_input("α (significance level)", 0.001, 0.5, 0.05, step=0.01, format="%.3f", key="pw_alpha")
+    )
     target = float(s2.number_input("Power", 0.5, 0.99, 0.80, step=0.05, format="%.2f", key="pw_power"))
     two_sided = s3.toggle("Two-sided", key="pw_two_sided", help=pv.HELP["two_sided"])
     method = "exact" if s4.toggle("Exact binomial", key="pw_exact", help=pv.HELP["exact"]) else "normal"
-    anchor = st.selectbox("Anchor", ranked, index=ranked.index(default_anchor), key="pw_anchor",
-                          help="The model every other model is compared against.")
+    anchor = st.selectbox(
+        "Anchor",
+        ranked,
+        index=ranked.index(default_anchor),
+        key="pw_anchor",
+        help="The model every other model is compared against.",
+    )
 
     # -- 1. the sign test ------------------------------------------------------------------------
     st.header("1 · Sign-test sample size (Don-Yehiya et al. 2026)")
     st.markdown(pv.SIGN_TEST_INTRO)
-    edges = st.multiselect("Edges to detect", pv.EDGE_CHOICES, default=[0.05, 0.10], format_func=pv.edge_label,
-                           key="pw_edges")
-    source = st.radio("Informativeness I", ("From the loaded data, for the anchor", "Type it in"),
-                      horizontal=True, key="pw_info_source")
+    edges = st.multiselect(
+        "Edges to detect", pv.EDGE_CHOICES, default=[0.05, 0.10], format_func=pv.edge_label, key="pw_edges"
+    )
+    source = st.radio(
+        "Informativeness I",
+        ("From the loaded data, for the anchor", "Type it in"),
+        horizontal=True,
+        key="pw_info_source",
+    )
     informativeness = None
     if source.startswith("From"):
         try:
-            informativeness = _ui.memo(("pw_info", judge, category, anchor),
-                                       lambda: anchor_informativeness(counts, anchor))
+            informativeness = _ui.memo(
+                ("pw_info", judge, category, anchor), lambda: anchor_informativeness(counts, anchor)
+            )
         except DesignError:  # one battle per prompt: said in the sentence below
             pass
         informativeness = pv.usable_informativeness(informativeness)
         show = _ui.caption if informativeness else _ui.info
         show(pv.informativeness_sentence(anchor, informativeness))
     else:
-        informativeness = st.number_input("I (0–1)", 0.01, 1.0, 0.45, step=0.01, format="%.3f",
-                                          key="pw_info_typed",
-                                          help="0.45 is o3's informativeness in the paper; 0.54 the mean.")
+        informativeness = st.number_input(
+            "I (0–1)",
+            0.01,
+            1.0,
+            0.45,
+            step=0.01,
+            format="%.3f",
+            key="pw_info_typed",
+            help="0.45 is o3's informativeness in the paper; 0.54 the mean.",
+        )
     if not edges:
         st.info("Pick at least one edge above.")
     else:
         try:
-            plan = pw.sample_size_plan(sorted(edges), alpha=alpha, power=target, informativeness=informativeness,
-                                       two_sided=two_sided, method=method)
+            plan = pw.sample_size_plan(
+                sorted(edges),
+                alpha=alpha,
+                power=target,
+                informativeness=informativeness,
+                two_sided=two_sided,
+                method=method,
+            )
         except ValueError as exc:
             _ui.error(exc)
         else:
@@ -96,8 +123,11 @@ with _ui.page('Power'):
                 _ui.caption(note)
             _ui.download_csv(plan.table, "sign_test_sample_sizes.csv", key="dl_pw_plan")
             if len(plan.table) > 1:
-                st.plotly_chart(figures.sample_size_figure(plan.table, informativeness=informativeness),
-                                config=CONFIG, key="pw_plan_fig")
+                st.plotly_chart(
+                    figures.sample_size_figure(plan.table, informativeness=informativeness),
+                    config=CONFIG,
+                    key="pw_plan_fig",
+                )
     with st.expander("The paper's sample sizes, reproduced"):
         paper = pv.paper_table_view()
         st.dataframe(paper, hide_index=True, width="stretch")
@@ -107,8 +137,12 @@ with _ui.page('Power'):
     # -- 2. Wilcoxon power by simulation ----------------------------------------------------------
     st.header("2 · Wilcoxon signed-rank power by simulation (Don-Yehiya et al. 2026)")
     st.markdown(pv.WILCOXON_INTRO)
-    mode = st.radio("Distributions", ("Every pair whose edge is in a window (as the paper)", "One model pair"),
-                    horizontal=True, key="pw_mode")
+    mode = st.radio(
+        "Distributions",
+        ("Every pair whose edge is in a window (as the paper)", "One model pair"),
+        horizontal=True,
+        key="pw_mode",
+    )
     window = mode.startswith("Every")
     dists = None
     try:
@@ -118,8 +152,16 @@ with _ui.page('Power'):
     if dists is not None:
         g1, g2, g3, g4 = st.columns(4)
         if window:
-            low = g1.number_input("Edge window from", 0.0, 0.49, 0.05, step=0.01, format="%.2f", key="pw_window",
-                                  help="Distributions with edge in [from, from + 1%), as in the paper.")
+            low = g1.number_input(
+                "Edge window from",
+                0.0,
+                0.49,
+                0.05,
+                step=0.01,
+                format="%.2f",
+                key="pw_window",
+                help="Distributions with edge in [from, from + 1%), as in the paper.",
+            )
             pool = g2.selectbox("Anchors", ["All anchors", *ranked], key="pw_pool_anchor")
             chosen, nominal, label = pv.edge_window(dists, low, None if pool == "All anchors" else pool)
         else:
@@ -130,19 +172,43 @@ with _ui.page('Power'):
             chosen, nominal, label = pv.one_pair(dists, model_a, model_b, anchor)
         max_n = int(g3.number_input("Largest N", 50, 20000, 2000, step=250, key="pw_max_n"))
         seed = int(g4.number_input("Random seed", min_value=0, value=0, step=1, key="pw_seed"))
-        sims = int(st.select_slider("Simulations per N", (500, 1000, 2000, 5000, 10000), value=2000,
-                                    key="pw_sims"))
+        sims = int(
+            st.select_slider("Simulations per N", (500, 1000, 2000, 5000, 10000), value=2000, key="pw_sims")
+        )
         grid = pv.simulation_grid(max_n)
         problem = pv.empty_selection_sentence(dists, chosen, label, window=window)
         if problem:
             _ui.info(problem)
         else:
             bar = st.progress(0.0, text="Simulating…")
-            key = ("pw_curve", judge, category, mode, label, pool if window else anchor,
-                   alpha, target, two_sided, max_n, sims, seed)
-            curve = _ui.memo(key, lambda: pw.wilcoxon_power(
-                chosen, grid, alpha=alpha, target_power=target, two_sided=two_sided, simulations=sims,
-                seed=seed, edge=nominal, progress=lambda f, t: bar.progress(min(1.0, f), text=t)))
+            key = (
+                "pw_curve",
+                judge,
+                category,
+                mode,
+                label,
+                pool if window else anchor,
+                alpha,
+                target,
+                two_sided,
+                max_n,
+                sims,
+                seed,
+            )
+            curve = _ui.memo(
+                key,
+                lambda: pw.wilcoxon_power(
+                    chosen,
+                    grid,
+                    alpha=alpha,
+                    target_power=target,
+                    two_sided=two_sided,
+                    simulations=sims,
+                    seed=seed,
+                    edge=nominal,
+                    progress=lambda f, t: bar.progress(min(1.0, f), text=t),
+                ),
+            )
             bar.empty()
             _metrics(pv.curve_metrics(curve, int(grid[-1])))
             st.plotly_chart(figures.power_curve_figure(curve), config=CONFIG, key="pw_curve_fig")
@@ -158,15 +224,30 @@ with _ui.page('Power'):
     # -- 3. what this dataset can detect ---------------------------------------------------------
     st.header("3 · What this dataset can detect")
     modes = ("Against the anchor", "Head-to-head")
-    compare = st.radio("Compare adjacent models", modes, index=0 if summary.design == "anchor-only" else 1,
-                       horizontal=True, key="pw_compare", help=pv.HELP["compare"])
+    compare = st.radio(
+        "Compare adjacent models",
+        modes,
+        index=0 if summary.design == "anchor-only" else 1,
+        horizontal=True,
+        key="pw_compare",
+        help=pv.HELP["compare"],
+    )
     use_anchor = anchor if compare == modes[0] else None
     info_for_headline = informativeness if use_anchor is not None else None
     try:
         result = _ui.memo(
             ("pw_detect", judge, category, use_anchor, info_for_headline, alpha, target, two_sided, method),
-            lambda: pw.detectable_edges(counts, board, anchor=use_anchor, informativeness=info_for_headline,
-                                        alpha=alpha, power=target, two_sided=two_sided, method=method))
+            lambda: pw.detectable_edges(
+                counts,
+                board,
+                anchor=use_anchor,
+                informativeness=info_for_headline,
+                alpha=alpha,
+                power=target,
+                two_sided=two_sided,
+                method=method,
+            ),
+        )
     except ValueError as exc:
         _ui.error(exc)
         st.stop()

@@ -14,9 +14,8 @@ from evalcore.ties import labelled_counts, verdict_tie_structure
 from evalcore.ties import presentation as show
 from evalcore.ties.presentation import EXPLAIN
 
-with _ui.page('Tie structure'):
+with _ui.page("Tie structure"):
     POINTWISE_DEMO = _ui.DATA / "demo_pointwise.csv"
-
 
     def _tiles(metrics: list, *, empty: str = "") -> None:
         if not metrics:
@@ -24,20 +23,16 @@ with _ui.page('Tie structure'):
         for column, m in zip(st.columns(max(len(metrics), 1)), metrics, strict=False):
             column.metric(m.label, m.value, help=m.help or None)  # numbers only, no user text
 
-
     def _chart(figure, key: str) -> None:
         st.plotly_chart(figure, config=CONFIG, width="stretch", key=key)
-
 
     def _table(frame, data, name: str, key: str) -> None:  # and the numbers behind it as a CSV
         st.dataframe(frame, hide_index=True)
         _ui.download_csv(data, name, key=key)
 
-
     def _install_pointwise(table: PointwiseTable | None, *, demo: bool) -> None:
         pw = dict(s.get("pointwise", {}), table=table, demo=demo, version=s.get("version"))
         s["pointwise"] = dict(pw, error=None, results=None)
-
 
     st.title("Tie structure")
     store = _ui.require_data()
@@ -75,7 +70,9 @@ with _ui.page('Tie structure'):
             st.caption(show.candidate_sentence(result))
         _chart(plots.verdict_levels_figure(result), "ties_levels")
         label = "Download the verdict-level distribution (CSV)"
-        _ui.download_csv(result.level_table(), f"verdict_levels_{judge}.csv", label=label, key="dl_ties_levels")
+        _ui.download_csv(
+            result.level_table(), f"verdict_levels_{judge}.csv", label=label, key="dl_ties_levels"
+        )
 
         st.subheader("Agreement with a reference")
         labelled = _ui.memo(

@@ -16,8 +16,9 @@ SHARED = ROOT.parent / "shared"
 
 # Tests never write into the checkout: saved datasets of page tests go to a throw-away workspace
 # (set before any app code reads it; each xdist worker gets its own folder).
-os.environ.setdefault("VERDICTLAB_WORKSPACE",
-                      str(Path(tempfile.mkdtemp(prefix="verdictlab-tests-")) / "verdictlab.duckdb"))
+os.environ.setdefault(
+    "VERDICTLAB_WORKSPACE", str(Path(tempfile.mkdtemp(prefix="verdictlab-tests-")) / "verdictlab.duckdb")
+)
 
 
 def shared_path(*parts: str) -> Path:
@@ -30,8 +31,14 @@ def shared_path(*parts: str) -> Path:
 
 @pytest.fixture(scope="session")
 def small_sim():
-    spec = SimulationSpec(n_models=6, n_instructions=60, judges=(JudgeSpec("j1"), JudgeSpec("j2", slot_bias=0.4)),
-                          human_fraction=0.2, categories=("x", "y"), seed=7)
+    spec = SimulationSpec(
+        n_models=6,
+        n_instructions=60,
+        judges=(JudgeSpec("j1"), JudgeSpec("j2", slot_bias=0.4)),
+        human_fraction=0.2,
+        categories=("x", "y"),
+        seed=7,
+    )
     return simulate(spec)
 
 

@@ -47,9 +47,16 @@ NASTY_NAMES = [
 def _all_pairs_csv(models, *, judge="judge", category=None, instructions=3) -> bytes:
     rows = []
     for i, (a, b) in itertools.product(range(instructions), itertools.permutations(models, 2)):
-        rows.append({"instruction_id": f"i{i}", "model_a": a, "model_b": b,
-                     "verdict": 1 if models.index(a) < models.index(b) else -1,
-                     "judge": judge, "category": category or "c"})
+        rows.append(
+            {
+                "instruction_id": f"i{i}",
+                "model_a": a,
+                "model_b": b,
+                "verdict": 1 if models.index(a) < models.index(b) else -1,
+                "judge": judge,
+                "category": category or "c",
+            }
+        )
     return pd.DataFrame(rows).to_csv(index=False).encode("utf-8")
 
 
@@ -60,6 +67,7 @@ def _message(data: bytes, name: str) -> str:
 
 
 # -- names that are SQL, formulas, quotes, unicode, very long ---------------------------------
+
 
 def test_hostile_names_survive_a_round_trip_through_the_store():
     data = _all_pairs_csv(NASTY_NAMES, judge=SQL, category="'; DELETE FROM dataset;--")
@@ -84,8 +92,7 @@ def test_hostile_names_survive_a_round_trip_through_the_store():
 
 
 def test_hostile_names_round_trip_through_parquet_and_jsonl(tmp_path):
-    frame = pd.read_csv(io.BytesIO(_all_pairs_csv(NASTY_NAMES[:6])), dtype=str,
-                        keep_default_na=False)
+    frame = pd.read_csv(io.BytesIO(_all_pairs_csv(NASTY_NAMES[:6])), dtype=str, keep_default_na=False)
     parquet = tmp_path / "nasty.parquet"
     frame.to_parquet(parquet)
     jsonl = tmp_path / "nasty.jsonl"
@@ -96,10 +103,22 @@ def test_hostile_names_round_trip_through_parquet_and_jsonl(tmp_path):
 
 
 def test_native_battle_table_with_hostile_names():
-    records = [{"question_id": "q1", "model_a": SQL, "model_b": "=1+1", "winner": "model_a",
-                "judge": "arena_user_1"},
-               {"question_id": "q2", "model_a": "=1+1", "model_b": SQL, "winner": "tie (bothbad)",
-                "judge": "arena_user_2"}]
+    records = [
+        {
+            "question_id": "q1",
+            "model_a": SQL,
+            "model_b": "=1+1",
+            "winner": "model_a",
+            "judge": "arena_user_1",
+        },
+        {
+            "question_id": "q2",
+            "model_a": "=1+1",
+            "model_b": SQL,
+            "winner": "tie (bothbad)",
+            "judge": "arena_user_2",
+        },
+    ]
     table = read_verdicts(json.dumps(records).encode(), name="battles.json")
     store = VerdictStore()
     store.load(table)
@@ -107,17 +126,33 @@ def test_native_battle_table_with_hostile_names():
 
 
 def test_safe_csv_neutralises_formulas_in_cells_headers_and_categories():
-    frame = pd.DataFrame({
-        "model": ['=HYPERLINK("http://evil.example","click")', "+cmd", "@SUM(A1)", "-2+3",
-                  "\t=1", "plain", None],
-        "rating": [1000.0, -5.0, 3.0, 4.0, 5.0, 6.0, 7.0],
-    })
+    frame = pd.DataFrame(
+        {
+            "model": [
+                '=HYPERLINK("http://evil.example","click")',
+                "+cmd",
+                "@SUM(A1)",
+                "-2+3",
+                "\t=1",
+                "plain",
+                None,
+            ],
+            "rating": [1000.0, -5.0, 3.0, 4.0, 5.0, 6.0, 7.0],
+        }
+    )
     frame["as_string"] = frame["model"].astype("string")
     frame["as_category"] = pd.Categorical(frame["model"])
     frame["=1+1"] = 1  # a model name used as a column header (matrices)
     back = pd.read_csv(io.BytesIO(safe_csv(frame)), dtype=str, keep_default_na=False)
-    expected = ["'=HYPERLINK(\"http://evil.example\",\"click\")", "'+cmd", "'@SUM(A1)", "'-2+3",
-                "'\t=1", "plain", ""]
+    expected = [
+        '\'=HYPERLINK("http://evil.example","click")',
+        "'+cmd",
+        "'@SUM(A1)",
+        "'-2+3",
+        "'\t=1",
+        "plain",
+        "",
+    ]
     for column in ("model", "as_string", "as_category"):
         assert list(back[column]) == expected
     assert list(back["rating"]) == ["1000.0", "-5.0", "3.0", "4.0", "5.0", "6.0", "7.0"]  # numbers
@@ -128,6 +163,7 @@ def test_safe_csv_neutralises_formulas_in_cells_headers_and_categories():
 
 # -- files that are not what they claim to be ---------------------------------------------------
 
+
 def test_latin1_file_gets_a_clear_message():
     data = "instruction_id,model_a,model_b,verdict\n1,a,b,1\n2,café-7b,b,-1\n".encode("latin-1")
     message = _message(data, "latin1.csv")
@@ -135,30 +171,37 @@ def test_latin1_file_gets_a_clear_message():
     assert "Save it as UTF-8" in message
 
 
-@pytest.mark.parametrize("name,data", [
-    ("empty.csv", b""),
-    ("blank.csv", b"  \n\n \r\n"),
-    ("empty.jsonl", b""),
-    ("empty.json", b""),
-    ("empty.parquet", b""),
-    ("empty.csv.gz", gzip.compress(b"", mtime=0)),  # fixed bytes: the same test id in every worker
-])
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("empty.csv", b""),
+        ("blank.csv", b"  \n\n \r\n"),
+        ("empty.jsonl", b""),
+        ("empty.json", b""),
+        ("empty.parquet", b""),
+        ("empty.csv.gz", gzip.compress(b"", mtime=0)),  # fixed bytes: the same test id in every worker
+    ],
+)
 def test_empty_files(name, data):
     assert "empty" in _message(data, name)
 
 
-@pytest.mark.parametrize("name,data", [
-    ("header.csv", b"instruction_id,model_a,model_b,verdict\n"),
-    ("header.tsv", b"instruction_id\tmodel_a\tmodel_b\tverdict\n"),
-])
+@pytest.mark.parametrize(
+    "name,data",
+    [
+        ("header.csv", b"instruction_id,model_a,model_b,verdict\n"),
+        ("header.tsv", b"instruction_id\tmodel_a\tmodel_b\tverdict\n"),
+    ],
+)
 def test_header_only_files(name, data):
     assert "header but no rows" in _message(data, name)
 
 
 def test_header_only_parquet(tmp_path):
     path = tmp_path / "header.parquet"
-    pd.DataFrame({c: pd.Series([], dtype=str) for c in
-                  ("instruction_id", "model_a", "model_b", "verdict")}).to_parquet(path)
+    pd.DataFrame(
+        {c: pd.Series([], dtype=str) for c in ("instruction_id", "model_a", "model_b", "verdict")}
+    ).to_parquet(path)
     with pytest.raises(VerdictFormatError, match="header but no rows"):
         read_verdicts(path)
 
@@ -167,8 +210,9 @@ def test_one_bad_label_among_many_good_rows_names_the_row():
     rng = np.random.default_rng(1)
     verdicts = rng.choice(["A>B", "B>A", "A=B", "2", "-1", ""], 20_000).astype(object)
     verdicts[12_344] = "A>>>B"  # data row 12,345
-    frame = pd.DataFrame({"instruction_id": np.arange(20_000) % 500, "model_a": "m1",
-                          "model_b": "m2", "verdict": verdicts})
+    frame = pd.DataFrame(
+        {"instruction_id": np.arange(20_000) % 500, "model_a": "m1", "model_b": "m2", "verdict": verdicts}
+    )
     message = _message(frame.to_csv(index=False).encode(), "big.csv")
     assert "1 value(s) outside the verdict scale" in message
     assert "row 12345" in message and "'A>>>B'" in message
@@ -186,45 +230,66 @@ def test_blank_model_name_names_the_row():
     assert "model_a" in message and "row 2" in message
 
 
-@pytest.mark.parametrize("name,data,words", [
-    ("deep.json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
-    ("deep.jsonl", b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"\n", "nested too deeply"),
-    ("broken.csv.gz", b"\x1f\x8b\x08\x00garbage", "gzip stream is damaged"),
-    ("picture.csv", bytes(range(256)) * 4, "not UTF-8"),
-    ("fake.parquet", b"PAR1 not really", "not a readable Parquet file"),
-    ("ragged.csv", b"instruction_id,model_a,model_b,verdict\n1,a,b,1\n2,a,b,1,extra\n", "line 3"),
-    ("numbers.json", b"[1, 2, 3]", "no table of records"),
-    ("bad.jsonl", b'{"instruction_id": 1}\n{oops\n', "line 2 is not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "name,data,words",
+    [
+        ("deep.json", b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        ("deep.jsonl", b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"\n", "nested too deeply"),
+        ("broken.csv.gz", b"\x1f\x8b\x08\x00garbage", "gzip stream is damaged"),
+        ("picture.csv", bytes(range(256)) * 4, "not UTF-8"),
+        ("fake.parquet", b"PAR1 not really", "not a readable Parquet file"),
+        ("ragged.csv", b"instruction_id,model_a,model_b,verdict\n1,a,b,1\n2,a,b,1,extra\n", "line 3"),
+        ("numbers.json", b"[1, 2, 3]", "no table of records"),
+        ("bad.jsonl", b'{"instruction_id": 1}\n{oops\n', "line 2 is not valid JSON"),
+    ],
+)
 def test_malformed_files_get_a_message_not_a_traceback(name, data, words):
     assert words in _message(data, name)
 
 
 def test_native_files_with_damaged_insides():
-    huge = {"logprobs": {"content": [{"top_logprobs": [{"token": "m", "logprob": 1e308},
-                                                       {"token": "M", "logprob": "oops"}]}]}}
+    huge = {
+        "logprobs": {
+            "content": [
+                {"top_logprobs": [{"token": "m", "logprob": 1e308}, {"token": "M", "logprob": "oops"}]}
+            ]
+        }
+    }
     records = [
-        {"instruction": "a", "generator_1": "r", "generator_2": "c", "preference": 1.2,
-         "raw_completion": "[" * 150_000},  # nested far too deep to parse: no logprobs
-        {"instruction": "b", "generator_1": "r", "generator_2": "c", "preference": 1.9,
-         "raw_completion": huge},  # a non-number and an overflowing logprob
+        {
+            "instruction": "a",
+            "generator_1": "r",
+            "generator_2": "c",
+            "preference": 1.2,
+            "raw_completion": "[" * 150_000,
+        },  # nested far too deep to parse: no logprobs
+        {
+            "instruction": "b",
+            "generator_1": "r",
+            "generator_2": "c",
+            "preference": 1.9,
+            "raw_completion": huge,
+        },  # a non-number and an overflowing logprob
     ]
     table = read_verdicts(json.dumps(records).encode(), name="annotations.json")
     assert "slot order not recovered" in table.format
     # Stored orientation (reference in slot A): P = 2 − 1.2 = 0.8 → +1; 2 − 1.9 = 0.1 → −1.
     assert list(table.frame["verdict"]) == [1, -1]
-    games = [json.dumps({"uid": "q1", "model": "m", "baseline": "b",
-                         "games": [{"score": 3}, {"score": "A>B"}]})]
+    games = [
+        json.dumps({"uid": "q1", "model": "m", "baseline": "b", "games": [{"score": 3}, {"score": "A>B"}]})
+    ]
     with pytest.raises(VerdictFormatError, match="'games' is not a list of games"):
         read_verdicts("\n".join(games).encode(), name="judgments.jsonl")
 
 
 # -- degenerate data: the leaderboard explains instead of crashing ---------------------------
 
+
 def _store(lines: list[str]) -> VerdictStore:
     store = VerdictStore()
-    store.load(read_verdicts(("instruction_id,model_a,model_b,verdict\n" + "\n".join(lines)).encode(),
-                             name="t.csv"))
+    store.load(
+        read_verdicts(("instruction_id,model_a,model_b,verdict\n" + "\n".join(lines)).encode(), name="t.csv")
+    )
     return store
 
 
@@ -250,8 +315,9 @@ def test_all_ties_judge_shares_the_rank():
 
 
 def test_comparison_graph_in_pieces_is_explained():
-    lines = ([f"{i},a,b,{1 if i % 2 else -1}" for i in range(10)]
-             + [f"{i},c,d,{1 if i % 3 else -1}" for i in range(10)])
+    lines = [f"{i},a,b,{1 if i % 2 else -1}" for i in range(10)] + [
+        f"{i},c,d,{1 if i % 3 else -1}" for i in range(10)
+    ]
     board = leaderboard(_store(lines).counts(), rounds=50, seed=0)
     assert len(board.notes) == 2 and "Only 10 instructions" in board.notes[1]
     assert "2 pieces that never met ({a, b}; {c, d})" in board.notes[0]
@@ -262,8 +328,11 @@ def test_comparison_graph_in_pieces_is_explained():
 
 
 def test_model_that_never_loses_is_explained():
-    lines = ([f"{i},a,b,1" for i in range(10)] + [f"{i},c,a,-2" for i in range(10)]
-             + [f"{i},b,c,{1 if i % 2 else -1}" for i in range(10)])
+    lines = (
+        [f"{i},a,b,1" for i in range(10)]
+        + [f"{i},c,a,-2" for i in range(10)]
+        + [f"{i},b,c,{1 if i % 2 else -1}" for i in range(10)]
+    )
     board = leaderboard(_store(lines).counts(), rounds=50, seed=0)
     assert any(note.startswith("a lost no battle") for note in board.notes)
     top = board.table.iloc[0]
@@ -271,6 +340,7 @@ def test_model_that_never_loses_is_explained():
 
 
 # -- through the Data page upload (AppTest) ----------------------------------------------------
+
 
 @pytest.fixture(autouse=True)
 def _own_workspace(request, monkeypatch, tmp_path):
@@ -298,8 +368,9 @@ def _models(at: AppTest) -> str:
 
 
 def test_page_refuses_latin1_and_keeps_the_demo():
-    at = _upload(_app(), "latin1.csv",
-                 "instruction_id,model_a,model_b,verdict\n1,café,b,1\n".encode("latin-1"))
+    at = _upload(
+        _app(), "latin1.csv", "instruction_id,model_a,model_b,verdict\n1,café,b,1\n".encode("latin-1")
+    )
     errors = " ".join(e.value for e in at.error)
     assert "not loaded" in errors and "not UTF-8" in errors and "still loaded" in errors
     assert _models(at) == "20"
@@ -327,8 +398,15 @@ def test_page_says_which_native_format_it_recognised():
 def test_counts_add_repeated_keys_in_place():
     from evalcore.store import counts_from_aggregate
 
-    agg = pd.DataFrame({"instruction_id": ["i1", "i1", "i2", "i1"], "model_a": ["a", "a", "b", "a"],
-                        "model_b": ["b", "b", "a", "b"], "verdict": [1, 1, -2, 0], "n": [2, 3, 1, 4]})
+    agg = pd.DataFrame(
+        {
+            "instruction_id": ["i1", "i1", "i2", "i1"],
+            "model_a": ["a", "a", "b", "a"],
+            "model_b": ["b", "b", "a", "b"],
+            "verdict": [1, 1, -2, 0],
+            "n": [2, 3, 1, 4],
+        }
+    )
     counts = counts_from_aggregate(agg, judge=None)
     assert counts.counts.dtype == np.int32 and counts.counts.shape == (2, 2, 2, 5)
     assert list(counts.counts[0, 0, 1]) == [0, 0, 4, 5, 0]  # 2 + 3 calls at +1, 4 at 0
@@ -337,13 +415,27 @@ def test_counts_add_repeated_keys_in_place():
 
 
 def _hostile_upload() -> AppTest:
-    names = [SQL, '=HYPERLINK("http://evil.example","x")', "模型-α 🚀", "**bold** [x](y)",
-             "L" + "o" * 3000 + "ng"]
-    rows = [{"instruction_id": f"i{i}", "model_a": a, "model_b": b,
-             "verdict": (names.index(a) * 3 + names.index(b) + i) % 5 - 2,
-             "judge": SQL if i % 2 else "<b>j2</b>", "category": "=cat" if i % 3 else "c",
-             "human": (1, 0, -1, "")[i % 4], "length_a": 100 + i, "length_b": 200}
-            for i, (a, b) in itertools.product(range(6), itertools.permutations(names, 2))]
+    names = [
+        SQL,
+        '=HYPERLINK("http://evil.example","x")',
+        "模型-α 🚀",
+        "**bold** [x](y)",
+        "L" + "o" * 3000 + "ng",
+    ]
+    rows = [
+        {
+            "instruction_id": f"i{i}",
+            "model_a": a,
+            "model_b": b,
+            "verdict": (names.index(a) * 3 + names.index(b) + i) % 5 - 2,
+            "judge": SQL if i % 2 else "<b>j2</b>",
+            "category": "=cat" if i % 3 else "c",
+            "human": (1, 0, -1, "")[i % 4],
+            "length_a": 100 + i,
+            "length_b": 200,
+        }
+        for i, (a, b) in itertools.product(range(6), itertools.permutations(names, 2))
+    ]
     at = _upload(_app(), "nasty.csv", pd.DataFrame(rows).to_csv(index=False).encode())
     assert _models(at) == "5"
     return at
@@ -405,10 +497,11 @@ HOSTILE = [
 #: Markdown that would render as a link, an image, HTML or an autolink (a preceding backslash or
 #: an inserted U+2060 means the character is text). The app's own :material/…: icons are allowed.
 _LIVE = re.compile(
-    r"(?<!\\)\[[^\]]*(?<!\\)\]\("         # [text](url)
+    r"(?<!\\)\[[^\]]*(?<!\\)\]\("  # [text](url)
     r"|https?://|(?<![\w\u2060])www\.|\w@\w"  # autolinks: bare URL, www., e-mail
-    r"|(?<!\\)<[A-Za-z/]",                # raw HTML
-    re.IGNORECASE)
+    r"|(?<!\\)<[A-Za-z/]",  # raw HTML
+    re.IGNORECASE,
+)
 
 
 def _live_markup(source: str) -> list[str]:
@@ -474,9 +567,17 @@ def test_style_sanitises_every_text_of_any_figure():
     from evalcore.plots.common import style
 
     bad = HOSTILE[5]
-    fig = go.Figure(go.Bar(x=[bad, "b"], y=[1, 2], name=bad, text=[bad, "t"], hovertext=[bad, "h"],
-                           customdata=np.array([[bad, "1"], ["x", "2"]]),
-                           hovertemplate=f"<b>{bad}</b> %{{y}}<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=[bad, "b"],
+            y=[1, 2],
+            name=bad,
+            text=[bad, "t"],
+            hovertext=[bad, "h"],
+            customdata=np.array([[bad, "1"], ["x", "2"]]),
+            hovertemplate=f"<b>{bad}</b> %{{y}}<extra></extra>",
+        )
+    )
     fig.add_hline(y=1, annotation_text=bad)
     fig.update_xaxes(title=bad, categoryarray=[bad, "b"], tickvals=[bad, "b"], ticktext=[bad, "b"])
     fig.update_layout(legend_title_text=bad)
@@ -487,12 +588,20 @@ def test_style_sanitises_every_text_of_any_figure():
 
 
 def _hostile_store():
-    rows = [{"instruction_id": f"i{i}", "model_a": a, "model_b": b,
-             "verdict": (HOSTILE.index(a) - HOSTILE.index(b) + i) % 5 - 2,
-             "judge": HOSTILE[0], "category": HOSTILE[2]}
-            for i, (a, b) in itertools.product(range(4), itertools.permutations(HOSTILE, 2))]
-    table = read_verdicts(pd.DataFrame(rows).to_csv(index=False).encode(),
-                          name="https://evil.example/[x](y).csv")
+    rows = [
+        {
+            "instruction_id": f"i{i}",
+            "model_a": a,
+            "model_b": b,
+            "verdict": (HOSTILE.index(a) - HOSTILE.index(b) + i) % 5 - 2,
+            "judge": HOSTILE[0],
+            "category": HOSTILE[2],
+        }
+        for i, (a, b) in itertools.product(range(4), itertools.permutations(HOSTILE, 2))
+    ]
+    table = read_verdicts(
+        pd.DataFrame(rows).to_csv(index=False).encode(), name="https://evil.example/[x](y).csv"
+    )
     store = VerdictStore()
     store.load(table)
     return store
@@ -519,8 +628,21 @@ def html_escape(text: str) -> str:
 
 def _page_markdown(at: AppTest) -> list[str]:
     """Every Markdown source a page rendered: text, captions, alerts, headers, metric values."""
-    sources = [e.value for kind in ("markdown", "caption", "error", "warning", "info", "success",
-                                    "title", "header", "subheader") for e in getattr(at, kind)]
+    sources = [
+        e.value
+        for kind in (
+            "markdown",
+            "caption",
+            "error",
+            "warning",
+            "info",
+            "success",
+            "title",
+            "header",
+            "subheader",
+        )
+        for e in getattr(at, kind)
+    ]
     for m in at.metric:
         sources += [m.value, m.proto.delta]
     return [s for s in sources if s]
@@ -531,15 +653,23 @@ def _page_markdown(at: AppTest) -> list[str]:
 UNESCAPED_PAGES: set[str] = set()
 
 
-@pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "pages").glob("*.py")
-                                        if not p.name.startswith("_")))
+@pytest.mark.parametrize(
+    "page", sorted(p.name for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_"))
+)
 def test_no_page_renders_a_hostile_name_as_markup(page, monkeypatch, tmp_path):
     monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "workspace.duckdb"))
-    rows = [{"instruction_id": f"i{i}", "model_a": a, "model_b": b,
-             "verdict": (HOSTILE.index(a) * 2 + HOSTILE.index(b) + i) % 5 - 2,
-             "judge": HOSTILE[0] if i % 2 else HOSTILE[3], "category": HOSTILE[2] if i % 3 else "c",
-             "human": (1, 0, -1, "")[i % 4]}
-            for i, (a, b) in itertools.product(range(6), itertools.permutations(HOSTILE[:6], 2))]
+    rows = [
+        {
+            "instruction_id": f"i{i}",
+            "model_a": a,
+            "model_b": b,
+            "verdict": (HOSTILE.index(a) * 2 + HOSTILE.index(b) + i) % 5 - 2,
+            "judge": HOSTILE[0] if i % 2 else HOSTILE[3],
+            "category": HOSTILE[2] if i % 3 else "c",
+            "human": (1, 0, -1, "")[i % 4],
+        }
+        for i, (a, b) in itertools.product(range(6), itertools.permutations(HOSTILE[:6], 2))
+    ]
     at = _upload(_app(), "https://evil.example/[f](g).csv", pd.DataFrame(rows).to_csv(index=False).encode())
     at.switch_page(f"pages/{page}").run()
     assert not at.exception
@@ -552,6 +682,7 @@ def test_no_page_renders_a_hostile_name_as_markup(page, monkeypatch, tmp_path):
 
 
 # -- every error in words (issue 11, item 4) -------------------------------------------------
+
 
 def test_page_wrapper_shows_errors_in_words_never_an_exception_box():
     def script():
@@ -569,16 +700,21 @@ def test_page_wrapper_shows_errors_in_words_never_an_exception_box():
                 raise self.exc
 
         kind = st.session_state.get("kind", "usage")
-        exc = {"usage": UsageError("no model named [top](https://evil.example/top)"),
-               "memory": ResourceLimitError("too big"),
-               "numpy": MemoryError("Unable to allocate 22.5 TiB"),
-               "bug": TypeError("'int' object is not iterable"),
-               }[kind]
+        exc = {
+            "usage": UsageError("no model named [top](https://evil.example/top)"),
+            "memory": ResourceLimitError("too big"),
+            "numpy": MemoryError("Unable to allocate 22.5 TiB"),
+            "bug": TypeError("'int' object is not iterable"),
+        }[kind]
         _ui.run_page(Page(exc))
         np.zeros(1)
 
-    for kind, words in (("usage", "no model named"), ("memory", "too big"),
-                        ("numpy", "more memory than one request"), ("bug", "unexpected problem")):
+    for kind, words in (
+        ("usage", "no model named"),
+        ("memory", "too big"),
+        ("numpy", "more memory than one request"),
+        ("bug", "unexpected problem"),
+    ):
         at = AppTest.from_function(script, default_timeout=30)
         at.session_state["kind"] = kind
         at.run()
@@ -637,12 +773,15 @@ def test_cli_unknown_category_in_rank_says_so(tmp_path, capsys):
     assert "category 'poetry' is not in the file; its categories are: code" in _one_line(err)
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["rank", "{file}", "--bootstrap", "10000000"], "--bootstrap is at most 100,000"),
-    (["report", "{file}", "--bootstrap", "10000000"], "--bootstrap is at most 100,000"),
-    (["power-sim", "{file}", "--simulations", "100000000"], "--simulations is at most 1,000,000"),
-    (["power-sim", "{file}", "--steps", "100000000"], "--steps is at most 10,000"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["rank", "{file}", "--bootstrap", "10000000"], "--bootstrap is at most 100,000"),
+        (["report", "{file}", "--bootstrap", "10000000"], "--bootstrap is at most 100,000"),
+        (["power-sim", "{file}", "--simulations", "100000000"], "--simulations is at most 1,000,000"),
+        (["power-sim", "{file}", "--steps", "100000000"], "--steps is at most 10,000"),
+    ],
+)
 def test_cli_refuses_parameters_that_multiply_memory(tmp_path, capsys, argv, words):
     path = tmp_path / "v.csv"
     path.write_bytes(_all_pairs_csv(["a", "b", "c"]))
@@ -700,6 +839,7 @@ def test_cli_usage_error_is_an_evalcore_error():
 
 # -- the memory budget (issue 11, item 1) ------------------------------------------------------
 
+
 def test_budget_default_and_variable(monkeypatch):
     from evalcore import limits
     from evalcore.errors import ResourceLimitError, UsageError
@@ -709,8 +849,11 @@ def test_budget_default_and_variable(monkeypatch):
     monkeypatch.setenv(limits.ENV_VAR, "64")
     assert limits.budget_bytes() == 64 * 2**20
     limits.check_bytes("a small table", 63 * 2**20)
-    with pytest.raises(ResourceLimitError, match=r"A big table would need 1\.0 GiB.*64\.0 MiB.*"
-                       r"Use a sample\. An administrator"):
+    with pytest.raises(
+        ResourceLimitError,
+        match=r"A big table would need 1\.0 GiB.*64\.0 MiB.*"
+        r"Use a sample\. An administrator",
+    ):
         limits.check_bytes("a big table", 2**30, advice="Use a sample.")
     with pytest.raises(MemoryError):  # callers that catch MemoryError see it too
         limits.check_bytes("a big table", 2**30)

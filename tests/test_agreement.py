@@ -34,8 +34,20 @@ def test_confusion_matrix_uses_the_sign():
 
 def test_krippendorff_alpha_published_example():
     # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", nominal example: 0.743
-    units = [[1, 1, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
-             [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [5, 5, 5], [1, 1], [3]]
+    units = [
+        [1, 1, 1],
+        [2, 2, 3, 2],
+        [3, 3, 3, 3],
+        [3, 3, 3, 3],
+        [2, 2, 2, 2],
+        [1, 2, 3, 4],
+        [4, 4, 4, 4],
+        [1, 1, 2, 1],
+        [2, 2, 2, 2],
+        [5, 5, 5],
+        [1, 1],
+        [3],
+    ]
     assert krippendorff_alpha_nominal(units) == pytest.approx(0.743, abs=5e-4)
 
 
@@ -48,12 +60,15 @@ def test_krippendorff_alpha_hand_worked():
 
 
 def _rows(spec: list[tuple[str, str, str, int | None, int]]) -> pd.DataFrame:
-    return pd.DataFrame({
-        "instruction_id": [r[0] for r in spec], "model_a": [r[1] for r in spec],
-        "model_b": [r[2] for r in spec],
-        "verdict": pd.array([r[3] for r in spec], dtype="Int8"),
-        "human": pd.array([r[4] for r in spec], dtype="Int8"),
-    })
+    return pd.DataFrame(
+        {
+            "instruction_id": [r[0] for r in spec],
+            "model_a": [r[1] for r in spec],
+            "model_b": [r[2] for r in spec],
+            "verdict": pd.array([r[3] for r in spec], dtype="Int8"),
+            "human": pd.array([r[4] for r in spec], dtype="Int8"),
+        }
+    )
 
 
 def test_compression_table_hand_worked():
@@ -72,16 +87,22 @@ def test_compression_table_hand_worked():
 
 
 def test_human_agreement_rows_hand_worked():
-    rows = _rows([
-        # q1: x–y judged both orders, two human labels (agree: x wins)
-        ("q1", "x", "y", 2, 1), ("q1", "y", "x", 1, -1),
-        # q2: x–y, humans split (x wins / tie); judge says tie then x wins
-        ("q2", "x", "y", 0, 1), ("q2", "y", "x", -1, 0),
-        # q3: x–z once; the call returned no verdict (counted, left out)
-        ("q3", "x", "z", None, -1),
-        # q4: x–z, humans: x loses twice, once more x wins (three labels)
-        ("q4", "x", "z", -1, -1), ("q4", "z", "x", 1, 1), ("q4", "x", "z", 1, 1),
-    ])
+    rows = _rows(
+        [
+            # q1: x–y judged both orders, two human labels (agree: x wins)
+            ("q1", "x", "y", 2, 1),
+            ("q1", "y", "x", 1, -1),
+            # q2: x–y, humans split (x wins / tie); judge says tie then x wins
+            ("q2", "x", "y", 0, 1),
+            ("q2", "y", "x", -1, 0),
+            # q3: x–z once; the call returned no verdict (counted, left out)
+            ("q3", "x", "z", None, -1),
+            # q4: x–z, humans: x loses twice, once more x wins (three labels)
+            ("q4", "x", "z", -1, -1),
+            ("q4", "z", "x", 1, 1),
+            ("q4", "x", "z", 1, 1),
+        ]
+    )
     res = human_agreement(rows, rounds=0)
     # single-order: (2,1) ✓, (1,−1) ✗ (judge: y wins is "win" from slot A; human: x wins → loss),
     # (0,1) ✗, (−1,0) ✗, (−1,−1) ✓, (1,1) ✓, (1,1) ✓ → 4 of 7
@@ -103,11 +124,15 @@ def test_human_agreement_rows_hand_worked():
 
 
 def test_human_agreement_both_orders_hand_worked():
-    rows = _rows([
-        ("q1", "x", "y", 2, 1), ("q1", "y", "x", -1, -1),  # x's view +2, +1 → +1 (win)
-        ("q2", "x", "y", 1, 1), ("q2", "y", "x", 1, 0),  # x's view +1, −1 → tie
-        ("q3", "x", "y", 1, 1),  # one order only: no both-orders verdict
-    ])
+    rows = _rows(
+        [
+            ("q1", "x", "y", 2, 1),
+            ("q1", "y", "x", -1, -1),  # x's view +2, +1 → +1 (win)
+            ("q2", "x", "y", 1, 1),
+            ("q2", "y", "x", 1, 0),  # x's view +1, −1 → tie
+            ("q3", "x", "y", 1, 1),  # one order only: no both-orders verdict
+        ]
+    )
     res = human_agreement(rows, both_orders=True, rounds=0)
     # the orders carry different labels on q2: independent judgements. q1: judge win vs human
     # (W, W) ✓✓; q2: judge tie vs human (W, T) ✗✓ → 3 of 4
@@ -115,11 +140,15 @@ def test_human_agreement_both_orders_hand_worked():
     assert res.agreement.value == pytest.approx(0.75)
     # the same table with the label copied onto both orders (as both-orders files store one
     # human judgement): q1 win vs W ✓, q2 tie vs W ✗ → each judgement once, 1 of 2
-    copied = _rows([
-        ("q1", "x", "y", 2, 1), ("q1", "y", "x", -1, -1),
-        ("q2", "x", "y", 1, 1), ("q2", "y", "x", 1, -1),
-        ("q3", "x", "y", 1, 1),
-    ])
+    copied = _rows(
+        [
+            ("q1", "x", "y", 2, 1),
+            ("q1", "y", "x", -1, -1),
+            ("q2", "x", "y", 1, 1),
+            ("q2", "y", "x", 1, -1),
+            ("q3", "x", "y", 1, 1),
+        ]
+    )
     res = human_agreement(copied, both_orders=True, rounds=0)
     assert res.n == 2 and res.n_judgements == 3
     assert res.agreement.value == pytest.approx(0.5)
@@ -133,6 +162,7 @@ def test_no_label_is_a_clear_error():
 
 # -- a simulated judge with a known confusion ---------------------------------------------------
 
+
 def _class_probs(mu: np.ndarray, sd: float, half: float) -> np.ndarray:
     """P(loss), P(tie), P(win) of sign-with-tie-band of N(mu, sd²), stacked on the last axis."""
     win = norm.cdf((mu - half) / sd)
@@ -142,8 +172,15 @@ def _class_probs(mu: np.ndarray, sd: float, half: float) -> np.ndarray:
 
 def test_agreement_and_kappa_recover_the_simulators_truth():
     judge = JudgeSpec("j", slot_bias=0.3, tie_width=0.6, noise=0.5)
-    spec = SimulationSpec(n_models=6, n_instructions=300, judges=(judge,), human_fraction=0.5,
-                          human_noise=0.4, human_tie_width=0.3, seed=21)
+    spec = SimulationSpec(
+        n_models=6,
+        n_instructions=300,
+        judges=(judge,),
+        human_fraction=0.5,
+        human_noise=0.4,
+        human_tie_width=0.3,
+        seed=21,
+    )
     sim = simulate(spec)
     store = VerdictStore()
     store.load(sim.verdicts)
@@ -173,8 +210,9 @@ def test_agreement_and_kappa_recover_the_simulators_truth():
 
 def test_compression_of_a_labelled_simulation_matches_a_hand_computation():
     judge = JudgeSpec("j", slot_bias=0.2, tie_width=0.5, noise=0.8)
-    sim = simulate(SimulationSpec(n_models=6, n_instructions=200, judges=(judge,),
-                                  human_fraction=0.4, seed=8))
+    sim = simulate(
+        SimulationSpec(n_models=6, n_instructions=200, judges=(judge,), human_fraction=0.4, seed=8)
+    )
     store = VerdictStore()
     store.load(sim.verdicts)
     rows = labelled_rows(store, "j")
@@ -201,17 +239,26 @@ def test_compression_of_a_labelled_simulation_matches_a_hand_computation():
 
 # -- one human judgement per pair on a both-orders table (labels repeated on both rows) ----------
 
+
 def _both_orders_labelled(n_raters: int, seed: int) -> tuple[pd.DataFrame, list[list[int]]]:
     """A both-orders table whose every (instruction, pair) carries ``n_raters`` independent human
     labels, each repeated on the two order rows (as both-orders files store them). Returns the
     rows and each unit's labels from the first model's view (the independent truth for α)."""
     rng = np.random.default_rng(seed)
-    sim = simulate(SimulationSpec(n_models=5, n_instructions=60, both_orders=True,
-                                  judges=(JudgeSpec("j", noise=0.6),), seed=seed))
+    sim = simulate(
+        SimulationSpec(
+            n_models=5, n_instructions=60, both_orders=True, judges=(JudgeSpec("j", noise=0.6),), seed=seed
+        )
+    )
     rows = sim.verdicts[["instruction_id", "model_a", "model_b", "verdict"]].copy()
     first = rows["model_a"] < rows["model_b"]
-    unit = (rows["instruction_id"] + "|" + np.where(first, rows["model_a"], rows["model_b"])
-            + "|" + np.where(first, rows["model_b"], rows["model_a"]))
+    unit = (
+        rows["instruction_id"]
+        + "|"
+        + np.where(first, rows["model_a"], rows["model_b"])
+        + "|"
+        + np.where(first, rows["model_b"], rows["model_a"])
+    )
     codes, uniques = pd.factorize(unit)
     # a unit's true preference, then each rater's noisy reading of it (loss / tie / win)
     truth = rng.normal(0.0, 1.0, len(uniques))

@@ -37,8 +37,12 @@ def _counts(models, calls, n_instructions=1):
     c = np.zeros((n_instructions, len(models), len(models), len(LEVELS)), dtype=np.int32)
     for i, a, b, v in calls:
         c[i, models.index(a), models.index(b), LEVELS.index(v)] += 1
-    return VerdictCounts.from_dense(models=tuple(models), instructions=tuple(f"q{i}" for i in range(n_instructions)),
-                         judge="hand", counts=c)
+    return VerdictCounts.from_dense(
+        models=tuple(models),
+        instructions=tuple(f"q{i}" for i in range(n_instructions)),
+        judge="hand",
+        counts=c,
+    )
 
 
 def _store(frame: pd.DataFrame) -> VerdictStore:
@@ -90,9 +94,13 @@ MODELS = ["anc", "m1", "m2", "m3"]
 def test_informativeness_hand_case_single_calls():
     calls = [
         # instruction 0: m1 wins (+1), m2 loses (anchor in slot A says +1), m3 ties: 3 of 3 differ
-        (0, "m1", "anc", 1), (0, "anc", "m2", 1), (0, "m3", "anc", 0),
+        (0, "m1", "anc", 1),
+        (0, "anc", "m2", 1),
+        (0, "m3", "anc", 0),
         # instruction 1: m1 +2, m2 +1 (anchor in slot A says -1), m3 +2: 2 of 3 differ
-        (1, "m1", "anc", 2), (1, "anc", "m2", -1), (1, "anc", "m3", -2),
+        (1, "m1", "anc", 2),
+        (1, "anc", "m2", -1),
+        (1, "anc", "m3", -2),
     ]
     counts = _counts(MODELS, calls, 2)
     assert anchor_informativeness(counts, "anc") == pytest.approx(5 / 6)
@@ -106,9 +114,12 @@ def test_informativeness_hand_case_single_calls():
 
 def test_informativeness_both_orders_uses_the_mean_of_the_calls():
     calls = [
-        (0, "m1", "anc", 1), (0, "anc", "m1", 0),    # m1: +1 and 0 -> 1/2
-        (0, "m2", "anc", 1), (0, "anc", "m2", -1),   # m2: +1 and +1 -> 1
-        (0, "m3", "anc", 0), (0, "anc", "m3", -1),   # m3: 0 and +1 -> 1/2, equal to m1
+        (0, "m1", "anc", 1),
+        (0, "anc", "m1", 0),  # m1: +1 and 0 -> 1/2
+        (0, "m2", "anc", 1),
+        (0, "anc", "m2", -1),  # m2: +1 and +1 -> 1
+        (0, "m3", "anc", 0),
+        (0, "anc", "m3", -1),  # m3: 0 and +1 -> 1/2, equal to m1
     ]
     counts = _counts(MODELS, calls)
     assert anchor_informativeness(counts, "anc") == pytest.approx(2 / 3)
@@ -136,8 +147,16 @@ def test_three_level_transitive_verdicts_never_exceed_the_bound(n_models):
     # Every verdict follows the strength order: no response noise, a tiny judge noise, a tie band
     # far narrower than any strength gap, win/tie/loss only, one order per pair.
     judge = JudgeSpec("transitive", noise=1e-9, tie_width=1e-9, levels=3)
-    sim = simulate(SimulationSpec(n_models=n_models, n_instructions=40, judges=(judge,),
-                                  both_orders=False, response_noise=0.0, seed=11))
+    sim = simulate(
+        SimulationSpec(
+            n_models=n_models,
+            n_instructions=40,
+            judges=(judge,),
+            both_orders=False,
+            response_noise=0.0,
+            seed=11,
+        )
+    )
     store = _store(sim.verdicts)
     sweep = anchor_sweep(store.counts())
     store.close()
@@ -201,14 +220,15 @@ def test_tau_quadratic_and_human_from_rows(sim12):
         assert row["tau_quadratic"] == pytest.approx(want_q)
         assert row["tau_human"] == pytest.approx(want_h)
     assert sweep.quadratic_tau_human == pytest.approx(
-        stats.kendalltau(theta, [human[m] for m in models]).statistic)
+        stats.kendalltau(theta, [human[m] for m in models]).statistic
+    )
 
 
 def test_fit_r2_matches_scipy(sim12):
     _, counts = sim12
     sweep = anchor_sweep(counts)
     fit = stats.linregress(sweep.table["informativeness"], sweep.table["tau_quadratic"])
-    assert sweep.fit_r2 == pytest.approx(fit.rvalue ** 2)
+    assert sweep.fit_r2 == pytest.approx(fit.rvalue**2)
     assert sweep.fit_slope == pytest.approx(fit.slope)
 
 
@@ -249,8 +269,9 @@ def test_win_rate_distribution_counts_wins(sim12):
     beating = frame.assign(w=frame["v"] > 0).groupby("i")["w"].sum()
     all_lost = frame.assign(lost=frame["v"] < 0).groupby("i")["lost"].all()
     got = d.per_instruction.set_index("instruction_id")["models_beating_anchor"]
-    pd.testing.assert_series_equal(got.sort_index(), beating.sort_index().astype(got.dtype),
-                                   check_names=False, check_index_type=False)
+    pd.testing.assert_series_equal(
+        got.sort_index(), beating.sort_index().astype(got.dtype), check_names=False, check_index_type=False
+    )
     assert d.anchor_beats_all == int(all_lost.sum())
     assert d.histogram.iloc[0]["instructions"] > d.histogram.iloc[-1]["instructions"]
     assert f"beats every model on {d.anchor_beats_all:,} of 150" in d.sentence
@@ -292,8 +313,9 @@ def test_anchor_only_real_alpacaeval():
     rows = table.frame.dropna(subset=["verdict"])
     rows = rows[rows["model_a"] != rows["model_b"]]
     anchor = "gpt4_1106_preview"
-    model_view = np.where(rows["model_a"] == anchor, -rows["verdict"].astype(int),
-                          rows["verdict"].astype(int))
+    model_view = np.where(
+        rows["model_a"] == anchor, -rows["verdict"].astype(int), rows["verdict"].astype(int)
+    )
     model = np.where(rows["model_a"] == anchor, rows["model_b"], rows["model_a"])
     score = pd.Series(np.where(model_view > 0, 1.0, np.where(model_view == 0, 0.5, 0.0)))
     want = score.groupby(model).mean()
@@ -307,8 +329,9 @@ def test_anchor_only_real_alpacaeval():
 def test_sample_size_sweep_at_full_size_reproduces_the_full_data(sim12):
     sim, counts = sim12
     seen = []
-    result = sample_size_sweep(counts, sizes=(40, 150), repetitions=5, reference="quadratic",
-                               progress=lambda f, t: seen.append(f))
+    result = sample_size_sweep(
+        counts, sizes=(40, 150), repetitions=5, reference="quadratic", progress=lambda f, t: seen.append(f)
+    )
     assert seen[-1] == 1.0
     full = result.runs[result.runs["size"] == 150]
     assert np.allclose(full.loc[full["ranking"] == "quadratic", "tau"], 1.0)
@@ -320,8 +343,12 @@ def test_sample_size_sweep_at_full_size_reproduces_the_full_data(sim12):
     assert (summary["runs"] == 5).all()
     human = sample_size_sweep(counts, sizes=(150,), repetitions=2, human_ranking=sim.human_ranking)
     q = human.runs[human.runs["ranking"] == "quadratic"]["tau"]
-    assert np.allclose(q, sweep.quadratic_tau_human if np.isfinite(sweep.quadratic_tau_human)
-                       else anchor_sweep(counts, human_ranking=sim.human_ranking).quadratic_tau_human)
+    assert np.allclose(
+        q,
+        sweep.quadratic_tau_human
+        if np.isfinite(sweep.quadratic_tau_human)
+        else anchor_sweep(counts, human_ranking=sim.human_ranking).quadratic_tau_human,
+    )
     with pytest.raises(ValueError, match="human ranking"):
         sample_size_sweep(counts, reference="human")
 
@@ -363,11 +390,17 @@ def test_pilot_with_ten_instructions_flags_the_extremes(sim12):
 
 # -- anchor vs judge --------------------------------------------------------------------------
 def test_anchor_vs_judge_table():
-    sim = simulate(SimulationSpec(n_models=8, n_instructions=80, both_orders=False, seed=5,
-                                  judges=(JudgeSpec("j1"), JudgeSpec("j2", noise=1.5))))
+    sim = simulate(
+        SimulationSpec(
+            n_models=8,
+            n_instructions=80,
+            both_orders=False,
+            seed=5,
+            judges=(JudgeSpec("j1"), JudgeSpec("j2", noise=1.5)),
+        )
+    )
     store = _store(sim.verdicts)
-    sweeps = {j: anchor_sweep(store.counts(judge=j), human_ranking=sim.human_ranking)
-              for j in store.judges()}
+    sweeps = {j: anchor_sweep(store.counts(judge=j), human_ranking=sim.human_ranking) for j in store.judges()}
     store.close()
     effect = anchor_vs_judge(sweeps)
     for _, row in effect.table.iterrows():
@@ -390,8 +423,12 @@ def test_planner_follows_the_decision_tree_and_the_paper_numbers():
     assert plan.options.set_index("design").loc["all pairs", "calls_per_instruction"] == 231
     assert "informativeness 45.0%" in plan.sentence and "o3" in plan.sentence
     assert any("1,372" in w for w in plan.warnings)  # 750 < 1,372
-    assert plan_evaluation(22, informativeness=0.54).options.set_index("design").loc[
-        "chosen anchor", "instructions_needed"] == 1143
+    assert (
+        plan_evaluation(22, informativeness=0.54)
+        .options.set_index("design")
+        .loc["chosen anchor", "instructions_needed"]
+        == 1143
+    )
     assert plan_evaluation(3).recommendation == "all pairs"
     assert plan_evaluation(8, natural_anchor=True).recommendation == "natural anchor"
     assert plan_evaluation(8, full_ranking=False, pairs_of_interest=3).recommendation == "pairs of interest"
@@ -408,8 +445,9 @@ def test_planner_follows_the_decision_tree_and_the_paper_numbers():
 
 
 def test_decisive_rate_by_hand():
-    counts = _counts(MODELS, [(0, "m1", "anc", 1), (0, "m2", "anc", 0), (0, "m3", "anc", -2),
-                              (0, "m1", "m2", 0)])
+    counts = _counts(
+        MODELS, [(0, "m1", "anc", 1), (0, "m2", "anc", 0), (0, "m3", "anc", -2), (0, "m1", "m2", 0)]
+    )
     assert decisive_rate(counts) == pytest.approx(0.5)
 
 
@@ -423,9 +461,18 @@ def test_demo_human_ranking_is_used():
 
 
 def test_a_model_that_never_loses_is_explained():
-    calls = [(i, a, b, v) for i in range(3) for a, b, v in
-             [("m1", "anc", 2), ("m1", "m2", 1), ("m1", "m3", 1), ("anc", "m2", 1),
-              ("m2", "m3", -1), ("anc", "m3", 0)]]
+    calls = [
+        (i, a, b, v)
+        for i in range(3)
+        for a, b, v in [
+            ("m1", "anc", 2),
+            ("m1", "m2", 1),
+            ("m1", "m3", 1),
+            ("anc", "m2", 1),
+            ("m2", "m3", -1),
+            ("anc", "m3", 0),
+        ]
+    ]
     sweep = anchor_sweep(_counts(MODELS, calls, 3))
     assert any("m1 lost no battle" in n for n in sweep.notes)
     assert sweep.quadratic.iloc[0]["model"] == "m1"
@@ -441,6 +488,7 @@ from evalcore.stats.against import disagreements_per_instruction, verdicts_again
 @pytest.fixture
 def no_dense(monkeypatch):
     """Fail any analysis that builds the dense instructions × models × models tensor."""
+
     def boom(self, **_):
         raise AssertionError("a dense (I, M, M, L) tensor was built")
 
@@ -458,18 +506,22 @@ def _random_counts(seed: int, n_models: int = 5, n_inst: int = 12) -> VerdictCou
                     for _ in range(rng.integers(1, 3)):
                         c[i, a, b, rng.integers(len(LEVELS))] += 1
     names = tuple(f"m{k}" for k in range(n_models))
-    return VerdictCounts.from_dense(models=names, instructions=tuple(f"q{i}" for i in range(n_inst)),
-                                    judge="r", counts=c)
+    return VerdictCounts.from_dense(
+        models=names, instructions=tuple(f"q{i}" for i in range(n_inst)), judge="r", counts=c
+    )
 
 
 def _old_dense_informativeness(counts: VerdictCounts, anchor: int, per_order: bool) -> float:
     """The old dense computation, written out: v(i, m) from the (I, M, M, L) tensor."""
     c = counts.dense().astype(np.int64)
     lv = np.asarray(LEVELS)
-    first_t, first_n = c[:, :, anchor] @ lv, c[:, :, anchor].sum(-1)   # m in slot A
+    first_t, first_n = c[:, :, anchor] @ lv, c[:, :, anchor].sum(-1)  # m in slot A
     second_t, second_n = -(c[:, anchor, :] @ lv), c[:, anchor, :].sum(-1)  # m in slot B
-    orders = ([(first_t, first_n, second_t, second_n), (second_t, second_n, first_t, first_n)]
-              if per_order else [(first_t + second_t, first_n + second_n, None, None)])
+    orders = (
+        [(first_t, first_n, second_t, second_n), (second_t, second_n, first_t, first_n)]
+        if per_order
+        else [(first_t + second_t, first_n + second_n, None, None)]
+    )
     differ = pairs = 0
     for t, n, t_other, n_other in orders:
         if t_other is not None:  # a model judged in the other order only keeps that verdict
@@ -494,8 +546,7 @@ def test_sparse_results_equal_the_old_dense_computation(seed):
         for per_order in (True, False):
             d, p = disagreements_per_instruction(against.of(x), per_order=per_order)
             got = d.sum() / p.sum() if p.sum() else float("nan")
-            assert got == pytest.approx(_old_dense_informativeness(counts, x, per_order),
-                                        nan_ok=True)
+            assert got == pytest.approx(_old_dense_informativeness(counts, x, per_order), nan_ok=True)
     sweep = anchor_sweep(counts)
     # Win rates and tau from the dense per-instruction wins, as the old code computed them.
     score = np.array([0.0, 0.0, 0.5, 1.0, 1.0])
@@ -529,9 +580,15 @@ def _arena(n_models: int = 30, n_battles: int = 4000, seed: int = 0) -> VerdictC
     level = np.digitize(y, [-2.0, -0.3, 0.3, 2.0])
     n = np.zeros((n_battles, len(LEVELS)), dtype=np.int32)
     n[np.arange(n_battles), level] = 1
-    return VerdictCounts.from_cells(models=tuple(f"m{k:02d}" for k in range(n_models)),
-                                    instructions=tuple(f"p{i}" for i in range(n_battles)),
-                                    judge="arena", inst=np.arange(n_battles), a=a, b=b, n=n)
+    return VerdictCounts.from_cells(
+        models=tuple(f"m{k:02d}" for k in range(n_models)),
+        instructions=tuple(f"p{i}" for i in range(n_battles)),
+        judge="arena",
+        inst=np.arange(n_battles),
+        a=a,
+        b=b,
+        n=n,
+    )
 
 
 def test_arena_shape_says_what_does_not_apply(no_dense):
@@ -566,8 +623,11 @@ def test_anchor_only_table_keeps_what_applies(no_dense):
     assert "needs an all-pairs table" in sweep.needs_all_pairs
     assert sweep.as_dict()["needs_all_pairs"] == sweep.needs_all_pairs
     assert win_rate_distribution(counts, anchor).n_competitors == 8
-    for run in (lambda: pilot_screening(counts), lambda: anchor_count_sweep(counts),
-                lambda: sample_size_sweep(counts, reference="quadratic")):
+    for run in (
+        lambda: pilot_screening(counts),
+        lambda: anchor_count_sweep(counts),
+        lambda: sample_size_sweep(counts, reference="quadratic"),
+    ):
         with pytest.raises(DesignError, match="all-pairs"):
             run()
     stab = anchor_stability(counts, rounds=30)
@@ -576,8 +636,14 @@ def test_anchor_only_table_keeps_what_applies(no_dense):
 
 
 def test_tiny_table_with_models_that_never_meet(no_dense):
-    calls = [(0, "anc", "m1", 1), (0, "m2", "m3", -1), (1, "anc", "m1", 0), (1, "m2", "m3", 2),
-             (2, "m1", "anc", -1), (2, "m3", "m2", 1)]
+    calls = [
+        (0, "anc", "m1", 1),
+        (0, "m2", "m3", -1),
+        (1, "anc", "m1", 0),
+        (1, "m2", "m3", 2),
+        (2, "m1", "anc", -1),
+        (2, "m3", "m2", 1),
+    ]
     counts = _counts(MODELS, calls, 3)
     sweep = anchor_sweep(counts)
     assert sweep.design == "partial"
@@ -617,8 +683,7 @@ def test_informativeness_compares_within_an_order_and_respects_the_ceiling():
         for k in range(m_other):
             for first in (True, False):
                 v = 1 if strength[k] + rng.normal(0, 1.0) > 0 else -1  # the model's side
-                calls.append((i, models[k + 1], "anc", v) if first
-                             else (i, "anc", models[k + 1], -v))
+                calls.append((i, models[k + 1], "anc", v) if first else (i, "anc", models[k + 1], -v))
     counts = _counts(models, calls, n_inst)
     ceiling = informativeness_ceiling(m_other)
     new = anchor_informativeness(counts, "anc")
@@ -627,10 +692,14 @@ def test_informativeness_compares_within_an_order_and_respects_the_ceiling():
     assert old > ceiling + 0.05
     assert new == pytest.approx(_old_dense_informativeness(counts, 0, per_order=True))
     # The planner's total samples follow: fewer informative cases, more instructions needed.
-    assert (plan_evaluation(12, informativeness=new).options.set_index("design")
-            .loc["chosen anchor", "instructions_needed"]
-            > plan_evaluation(12, informativeness=old).options.set_index("design")
-            .loc["chosen anchor", "instructions_needed"])
+    assert (
+        plan_evaluation(12, informativeness=new)
+        .options.set_index("design")
+        .loc["chosen anchor", "instructions_needed"]
+        > plan_evaluation(12, informativeness=old)
+        .options.set_index("design")
+        .loc["chosen anchor", "instructions_needed"]
+    )
     assert anchor_sweep(counts).table.set_index("anchor").loc["anc", "informativeness"] == new
 
 
@@ -646,16 +715,19 @@ def test_anchor_count_sweep_at_one_anchor_matches_the_per_anchor_table(sim12):
 
 def test_stability_intervals_cover_the_truth_and_guard_small_samples():
     strengths = tuple(np.linspace(1.5, -1.5, 10))
-    big = simulate(SimulationSpec(n_models=10, n_instructions=2500, strengths=strengths,
-                                  both_orders=False, seed=100))
-    small = simulate(SimulationSpec(n_models=10, n_instructions=200, strengths=strengths,
-                                    both_orders=False, seed=101))
+    big = simulate(
+        SimulationSpec(n_models=10, n_instructions=2500, strengths=strengths, both_orders=False, seed=100)
+    )
+    small = simulate(
+        SimulationSpec(n_models=10, n_instructions=200, strengths=strengths, both_orders=False, seed=101)
+    )
     truth = anchor_sweep(_store(big.verdicts).counts()).table.set_index("anchor")
     counts = _store(small.verdicts).counts()
     stab = anchor_stability(counts, rounds=300, seed=3)
     t = stab.table.set_index("anchor")
-    covered = ((t["informativeness_low"] <= truth["informativeness"])
-               & (truth["informativeness"] <= t["informativeness_high"]))
+    covered = (t["informativeness_low"] <= truth["informativeness"]) & (
+        truth["informativeness"] <= t["informativeness_high"]
+    )
     assert covered.sum() >= 9  # 95% intervals for 10 anchors
     assert (t["tau_low"] <= t["tau_quadratic"]).all() and (t["tau_quadratic"] <= t["tau_high"]).all()
     assert t["most_informative_rate"].sum() == pytest.approx(1.0)

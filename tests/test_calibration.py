@@ -68,7 +68,7 @@ def test_lang_reiczigel_hand_worked_case():
     j = se + sp - 1
     p = (ap + sp - 1) / j
     vse, vsp = se * (1 - se) / 52, sp * (1 - sp) / 52
-    var = (ap * (1 - ap) / n_ + p * p * vse + (1 - p) ** 2 * vsp) / j ** 2
+    var = (ap * (1 - ap) / n_ + p * p * vse + (1 - p) ** 2 * vsp) / j**2
     shift = 2 * z * z * (p * vse - (1 - p) * vsp)
     low, high = lang_reiczigel_interval(40, 100, 45, 50, 40, 50, z=1.96)
     assert low == pytest.approx(p + shift - z * math.sqrt(var), abs=1e-12)
@@ -113,7 +113,7 @@ def test_floor_without_pseudo_counts_would_be_too_narrow():
     # DEFINITIONS.md: without the pseudo-counts the 25-pair floor comes out near ±28.
     se = sp = 0.785
     p = 0.375
-    var = (p * p * se * (1 - se) / 12.5 + (1 - p) ** 2 * sp * (1 - sp) / 12.5) / 0.57 ** 2
+    var = (p * p * se * (1 - se) / 12.5 + (1 - p) ** 2 * sp * (1 - sp) / 12.5) / 0.57**2
     assert 100 * Z * math.sqrt(var) == pytest.approx(28, abs=1.5)
     assert 100 * floor_half_width(25, 0.57) > 100 * Z * math.sqrt(var) + 4
 
@@ -162,9 +162,16 @@ def test_size_plan_says_out_of_reach_in_words():
 def truth_sim():
     """Human labels on every row (the truth), a decent judge and a weak one."""
     spec = SimulationSpec(
-        n_models=6, n_instructions=240, seed=11, human_fraction=1.0, categories=("x", "y"),
-        judges=(JudgeSpec("decent", slot_bias=0.1, tie_width=0.4, noise=0.35),
-                JudgeSpec("weak", slot_bias=0.3, tie_width=1.6, noise=1.6, levels=3)))
+        n_models=6,
+        n_instructions=240,
+        seed=11,
+        human_fraction=1.0,
+        categories=("x", "y"),
+        judges=(
+            JudgeSpec("decent", slot_bias=0.1, tie_width=0.4, noise=0.35),
+            JudgeSpec("weak", slot_bias=0.3, tie_width=1.6, noise=1.6, levels=3),
+        ),
+    )
     return simulate(spec).verdicts
 
 
@@ -178,19 +185,25 @@ def _mask_labels(frame: pd.DataFrame, keep_share: float, seed: int = 0) -> pd.Da
 
 
 def _truth(frame: pd.DataFrame, judge: str, candidate: str) -> float:
-    rows = frame[(frame.judge == judge) & frame.verdict.notna()
-                 & ((frame.model_a == candidate) | (frame.model_b == candidate))]
+    rows = frame[
+        (frame.judge == judge)
+        & frame.verdict.notna()
+        & ((frame.model_a == candidate) | (frame.model_b == candidate))
+    ]
     sign = np.where(rows.model_a == candidate, 1, -1)
     return float((rows.human.astype(float) * sign > 0).mean())
 
 
 def test_counts_match_an_independent_pandas_recount(truth_sim):
     frame = _mask_labels(truth_sim, 0.3)
-    c = calibration_counts(frame, judge="decent", candidate="sim-cedar", baseline="sim-elm", category="x",
-                           both_orders=False)
+    c = calibration_counts(
+        frame, judge="decent", candidate="sim-cedar", baseline="sim-elm", category="x", both_orders=False
+    )
     rows = frame[(frame.judge == "decent") & (frame.category == "x") & frame.verdict.notna()]
-    rows = rows[((rows.model_a == "sim-cedar") & (rows.model_b == "sim-elm"))
-                | ((rows.model_a == "sim-elm") & (rows.model_b == "sim-cedar"))]
+    rows = rows[
+        ((rows.model_a == "sim-cedar") & (rows.model_b == "sim-elm"))
+        | ((rows.model_a == "sim-elm") & (rows.model_b == "sim-cedar"))
+    ]
     sign = np.where(rows.model_a == "sim-cedar", 1, -1)
     v = rows.verdict.astype(float).to_numpy() * sign
     h = rows.human.astype(float).to_numpy() * sign
@@ -239,8 +252,9 @@ def test_refusal_when_j_is_too_low_for_the_labelled_size(truth_sim):
     assert not math.isnan(weak.se)  # Se, Sp, J and the printed rate are still reported
     # the user's threshold moves the rule
     assert not decent.refused and decent.floor <= decent.max_floor
-    assert not calibrate(frame, judge="weak", candidate="sim-cedar", baseline="sim-dogwood",
-                         max_floor=0.5).refused
+    assert not calibrate(
+        frame, judge="weak", candidate="sim-cedar", baseline="sim-dogwood", max_floor=0.5
+    ).refused
 
 
 def test_refusal_reasons_are_in_words():
@@ -257,13 +271,18 @@ def test_refusal_reasons_are_in_words():
 def test_transfer_warning_when_labels_come_from_another_slice(truth_sim):
     frame = _mask_labels(truth_sim, 0.4)
     same = calibrate(frame, judge="decent", candidate="sim-cedar", category="x", both_orders=False)
-    other = calibrate(frame, judge="decent", candidate="sim-cedar", category="x", labelled_category="y",
-                      both_orders=False)
+    other = calibrate(
+        frame, judge="decent", candidate="sim-cedar", category="x", labelled_category="y", both_orders=False
+    )
     assert same.transfer_warning == ""
     assert "may not transfer" in other.transfer_warning and "'y'" in other.transfer_warning
     assert other.counts.n_judged == same.counts.n_judged
-    rows = frame[(frame.judge == "decent") & frame.verdict.notna() & frame.human.notna()
-                 & ((frame.model_a == "sim-cedar") | (frame.model_b == "sim-cedar"))]
+    rows = frame[
+        (frame.judge == "decent")
+        & frame.verdict.notna()
+        & frame.human.notna()
+        & ((frame.model_a == "sim-cedar") | (frame.model_b == "sim-cedar"))
+    ]
     assert other.counts.n_labelled == (rows.category == "y").sum()
     assert same.counts.n_labelled == (rows.category == "x").sum()
 
@@ -281,16 +300,37 @@ def test_bad_selections_raise_clear_errors(truth_sim):
 
 def test_as_dict_has_the_documented_keys(truth_sim):
     d = calibrate(truth_sim, judge="decent", candidate="sim-cedar").as_dict()
-    for key in ("se", "sp", "youden_j", "printed", "printed_low", "printed_high", "corrected", "lr_low",
-                "lr_high", "naive_low", "naive_high", "refused", "refusal_reason", "floor"):
+    for key in (
+        "se",
+        "sp",
+        "youden_j",
+        "printed",
+        "printed_low",
+        "printed_high",
+        "corrected",
+        "lr_low",
+        "lr_high",
+        "naive_low",
+        "naive_high",
+        "refused",
+        "refusal_reason",
+        "floor",
+    ):
         assert key in d
 
 
 # -- coverage simulation (seed 003 §4, §6) ---------------------------------------------------------------
 def test_coverage_with_a_known_truth_matches_seed_003():
     calls = []
-    result = coverage_simulation(0.785, 0.785, n_judged=300, n_labelled=25, simulations=3000, seed=1,
-                                 progress=lambda f, t: calls.append(f))
+    result = coverage_simulation(
+        0.785,
+        0.785,
+        n_judged=300,
+        n_labelled=25,
+        simulations=3000,
+        seed=1,
+        progress=lambda f, t: calls.append(f),
+    )
     cov = result.table.pivot(index="true_rate", columns="interval", values="coverage")
     assert (cov["Lang–Reiczigel"] >= 0.92).all()  # seed 003: 92–100%
     assert (cov["naive corrected"] < 0.70).all()  # seed 003: 31–53% while claiming 95%
@@ -312,8 +352,9 @@ def test_coverage_is_deterministic_in_its_seed():
 
 # -- gates (seed 003 §5) ------------------------------------------------------------------------------------
 def _cal(wins, ties, losses, tp=90, n_se=100, tn=90, n_sp=100):
-    return calibrate(CalibrationCounts(wins=wins, ties=ties, losses=losses, tp=tp, n_se=n_se, tn=tn,
-                                       n_sp=n_sp))
+    return calibrate(
+        CalibrationCounts(wins=wins, ties=ties, losses=losses, tp=tp, n_se=n_se, tn=tn, n_sp=n_sp)
+    )
 
 
 def test_superiority_gate_on_the_printed_wilson_bound():
@@ -336,8 +377,18 @@ def test_noninferiority_gate_warns_when_it_rests_on_the_printed_number():
 
 def test_gate_on_the_corrected_rate_uses_both_arms_and_fails_when_refused():
     # a perfect judge on the labelled set: the both-arms rate is the judged (wins + ties/2)/n
-    cal = calibrate(CalibrationCounts(wins=200, ties=20, losses=80, tp=90, n_se=100, tn=100, n_sp=100,
-                                      confusion=(90, 0, 0, 0, 50, 0, 0, 0, 50)))
+    cal = calibrate(
+        CalibrationCounts(
+            wins=200,
+            ties=20,
+            losses=80,
+            tp=90,
+            n_se=100,
+            tn=100,
+            n_sp=100,
+            confusion=(90, 0, 0, 0, 50, 0, 0, 0, 50),
+        )
+    )
     gate = noninferiority_gate(cal, margin=0.05, corrected=True)
     assert gate.gated_on == "corrected" and gate.bound == pytest.approx(cal.win_rate.low)
     assert gate.estimate == pytest.approx(cal.win_rate.value)
@@ -347,8 +398,16 @@ def test_gate_on_the_corrected_rate_uses_both_arms_and_fails_when_refused():
     refused = calibrate(CalibrationCounts(wins=200, ties=0, losses=100, tp=0, n_se=0, tn=0, n_sp=0))
     g = superiority_gate(refused, corrected=True)
     assert not g.passed and "refused" in g.explanation and math.isnan(g.bound)
-    assert set(g.as_dict()) >= {"passed", "gated_on", "bound", "margin", "explanation", "estimand",
-                                "unit", "design_warnings"}
+    assert set(g.as_dict()) >= {
+        "passed",
+        "gated_on",
+        "bound",
+        "margin",
+        "explanation",
+        "estimand",
+        "unit",
+        "design_warnings",
+    }
 
 
 def test_both_orders_units_match_an_independent_recount(truth_sim):
@@ -357,8 +416,11 @@ def test_both_orders_units_match_an_independent_recount(truth_sim):
     drop = frame[(frame.judge == "decent") & (frame.model_a == "sim-cedar")].index[:7]
     frame = frame.drop(index=drop)
     c = calibration_counts(frame, judge="decent", candidate="sim-cedar", both_orders=True)
-    rows = frame[(frame.judge == "decent") & frame.verdict.notna()
-                 & ((frame.model_a == "sim-cedar") | (frame.model_b == "sim-cedar"))].copy()
+    rows = frame[
+        (frame.judge == "decent")
+        & frame.verdict.notna()
+        & ((frame.model_a == "sim-cedar") | (frame.model_b == "sim-cedar"))
+    ].copy()
     first = rows.model_a == "sim-cedar"
     sign = np.where(first, 1, -1)
     rows["v"] = np.sign(rows.verdict.astype(float) * sign)
@@ -401,9 +463,19 @@ def test_tie_shares_given_the_human_label_by_hand():
 JUDGE = np.array([[0.80, 0.15, 0.05], [0.25, 0.50, 0.25], [0.05, 0.15, 0.80]])
 
 
-def _known_truth_table(human, *, n_inst=2000, opponents=("base",), both_orders=False, label_share=1.0,
-                       categories=None, labelled_categories=None, instruction_sd=0.0,
-                       one_opponent_per_prompt=False, seed=0):
+def _known_truth_table(
+    human,
+    *,
+    n_inst=2000,
+    opponents=("base",),
+    both_orders=False,
+    label_share=1.0,
+    categories=None,
+    labelled_categories=None,
+    instruction_sd=0.0,
+    one_opponent_per_prompt=False,
+    seed=0,
+):
     """A verdict table with a known human truth for candidate ``cand``.
 
     Each (instruction, opponent) gets one human judgement (win/tie/loss for the candidate, drawn
@@ -420,19 +492,24 @@ def _known_truth_table(human, *, n_inst=2000, opponents=("base",), both_orders=F
         shift = rng.normal(0.0, instruction_sd)
         logits = base + np.array([shift, 0.0, -shift])
         p = np.exp(logits) / np.exp(logits).sum()
-        keep = rng.random() < label_share and (labelled_categories is None
-                                               or cats[i] in labelled_categories)
-        for opp in ((opponents[rng.integers(len(opponents))],) if one_opponent_per_prompt
-                    else opponents):
+        keep = rng.random() < label_share and (labelled_categories is None or cats[i] in labelled_categories)
+        for opp in (opponents[rng.integers(len(opponents))],) if one_opponent_per_prompt else opponents:
             h = 1 - rng.choice(3, p=p)  # +1 win, 0 tie, -1 loss (candidate's view)
             orders = (True, False) if both_orders else (bool(rng.random() < 0.5),)
             for first in orders:
                 v = 1 - rng.choice(3, p=JUDGE[1 - h])
                 sign = 1 if first else -1
-                rows.append({"instruction_id": f"q{i:05d}", "model_a": "cand" if first else opp,
-                             "model_b": opp if first else "cand", "verdict": sign * v,
-                             "human": sign * h if keep else None, "judge": "j",
-                             "category": cats[i]})
+                rows.append(
+                    {
+                        "instruction_id": f"q{i:05d}",
+                        "model_a": "cand" if first else opp,
+                        "model_b": opp if first else "cand",
+                        "verdict": sign * v,
+                        "human": sign * h if keep else None,
+                        "judge": "j",
+                        "category": cats[i],
+                    }
+                )
     frame = pd.DataFrame(rows)
     frame["verdict"] = frame["verdict"].astype("Int8")
     frame["human"] = frame["human"].astype("Int8")
@@ -476,6 +553,7 @@ def test_both_arms_interval_covers_the_truth_at_the_nominal_rate():
     truth = human[0] + human[1] / 2
     covered, studies = 0, 200
     from evalcore.calibration import corrected_win_rate
+
     for s in range(studies):
         h = rng.choice(3, 300, p=human)
         v = (rng.random(300)[:, None] > JUDGE.cumsum(axis=1)[h]).sum(axis=1)
@@ -509,8 +587,9 @@ def test_intervals_over_many_opponents_are_clustered_by_instruction():
     """Issue 10 item 6: a candidate against eight opponents on prompts that are easy or hard for it
     as a whole. The printed interval uses the effective sample (design effect > 1); over simulated
     tables it covers the expected printed rate where the unclustered Wilson interval does not."""
-    frame = _known_truth_table((0.4, 0.2, 0.4), n_inst=300, opponents=tuple(f"o{k}" for k in range(8)),
-                               instruction_sd=1.5, seed=4)
+    frame = _known_truth_table(
+        (0.4, 0.2, 0.4), n_inst=300, opponents=tuple(f"o{k}" for k in range(8)), instruction_sd=1.5, seed=4
+    )
     cal = calibrate(frame, judge="j", candidate="cand")
     deff = dict(cal.design_effects)
     assert deff["printed"] > 2.0
@@ -519,6 +598,7 @@ def test_intervals_over_many_opponents_are_clustered_by_instruction():
     assert any("clustered by instruction" in w for w in cal.design_warnings)
     # coverage of the expected printed rate (by symmetry 50%) over simulated tables
     from evalcore.calibration.clustering import design_effect
+
     rng = np.random.default_rng(9)
     hits_clustered = hits_plain = 0
     reps = 300
@@ -538,8 +618,9 @@ def test_intervals_over_many_opponents_are_clustered_by_instruction():
 def test_transfer_warning_when_labels_cover_only_some_categories():
     """Issue 10 item 8: the labelled rows are all 'code' prompts, the corrected slice is every
     category; the 'chat' prompts borrow an error profile measured elsewhere (old code: silent)."""
-    frame = _known_truth_table((0.4, 0.3, 0.3), n_inst=600, categories=("code", "chat"),
-                               labelled_categories=("code",), seed=5)
+    frame = _known_truth_table(
+        (0.4, 0.3, 0.3), n_inst=600, categories=("code", "chat"), labelled_categories=("code",), seed=5
+    )
     cal = calibrate(frame, judge="j", candidate="cand", baseline="base")
     assert "cover only 1 of the 2 categories" in cal.transfer_warning
     assert "'chat'" in cal.transfer_warning and "may not transfer" in cal.transfer_warning
@@ -548,14 +629,16 @@ def test_transfer_warning_when_labels_cover_only_some_categories():
     full = _known_truth_table((0.4, 0.3, 0.3), n_inst=600, categories=("code", "chat"), seed=5)
     assert calibrate(full, judge="j", candidate="cand", baseline="base").transfer_warning == ""
     # correcting the 'code' slice alone: its labels cover it
-    assert calibrate(frame, judge="j", candidate="cand", baseline="base",
-                     category="code").transfer_warning == ""
+    assert (
+        calibrate(frame, judge="j", candidate="cand", baseline="base", category="code").transfer_warning == ""
+    )
 
 
 def test_arena_shaped_anchor_only_and_tiny_tables():
     # arena: one battle per prompt, the candidate against many opponents, random order
-    arena = _known_truth_table((0.45, 0.2, 0.35), n_inst=1500, opponents=("o1", "o2", "o3"),
-                               one_opponent_per_prompt=True, seed=6)
+    arena = _known_truth_table(
+        (0.45, 0.2, 0.35), n_inst=1500, opponents=("o1", "o2", "o3"), one_opponent_per_prompt=True, seed=6
+    )
     assert arena["instruction_id"].is_unique
     cal = calibrate(arena, judge="j", candidate="cand")
     assert cal.unit == "judge call" and not cal.refused

@@ -105,11 +105,23 @@ def test_default_candidate_is_the_top_rated_model_or_the_first():
     # "b" beats "a" on every instruction; "c" never plays
     n = np.zeros((10, 5), dtype=np.int32)
     n[:, 0] = 1  # slot A ("a") loses
-    counts = VerdictCounts.from_cells(models=("a", "b", "c"), instructions=tuple(f"i{i}" for i in range(10)),
-                                      judge="j", inst=np.arange(10, dtype=np.int32),
-                                      a=np.zeros(10, dtype=np.int32), b=np.ones(10, dtype=np.int32), n=n)
+    counts = VerdictCounts.from_cells(
+        models=("a", "b", "c"),
+        instructions=tuple(f"i{i}" for i in range(10)),
+        judge="j",
+        inst=np.arange(10, dtype=np.int32),
+        a=np.zeros(10, dtype=np.int32),
+        b=np.ones(10, dtype=np.int32),
+        n=n,
+    )
     assert show.default_candidate(counts) == "b"
-    one = VerdictCounts.from_cells(models=("solo",), instructions=("i0",), judge="j",
-                                   inst=np.zeros(0, dtype=np.int32), a=np.zeros(0, dtype=np.int32),
-                                   b=np.zeros(0, dtype=np.int32), n=np.zeros((0, 5), dtype=np.int32))
+    one = VerdictCounts.from_cells(
+        models=("solo",),
+        instructions=("i0",),
+        judge="j",
+        inst=np.zeros(0, dtype=np.int32),
+        a=np.zeros(0, dtype=np.int32),
+        b=np.zeros(0, dtype=np.int32),
+        n=np.zeros((0, 5), dtype=np.int32),
+    )
     assert show.default_candidate(one) == "solo"

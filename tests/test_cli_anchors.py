@@ -19,13 +19,24 @@ ANCHOR_ONLY = ROOT / "data" / "demo_anchor_only.csv.gz"
 
 
 def test_json_agrees_with_the_library(capsys):
-    assert main(["anchors", str(ALL_PAIRS), "--judge", "sim-judge-steady", "--human-ranking",
-                 str(HUMAN), "--json"]) == 0
+    assert (
+        main(
+            [
+                "anchors",
+                str(ALL_PAIRS),
+                "--judge",
+                "sim-judge-steady",
+                "--human-ranking",
+                str(HUMAN),
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     store = VerdictStore()
     store.load(read_verdicts(ALL_PAIRS))
-    sweep = anchor_sweep(store.counts(judge="sim-judge-steady"),
-                         human_ranking=read_human_ranking(HUMAN))
+    sweep = anchor_sweep(store.counts(judge="sim-judge-steady"), human_ranking=read_human_ranking(HUMAN))
     store.close()
     rows = out["anchors"]
     assert [r["anchor"] for r in rows] == sweep.table["anchor"].tolist()
@@ -53,11 +64,14 @@ def test_anchor_only_file(capsys):
     assert 0 < out["anchors"][0]["informativeness"] < 1
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--judge", "nobody"], "judge 'nobody' is not in the file"),
-    (["--category", "poetry"], "category 'poetry' is not in the file"),
-    (["--human-ranking", "missing.csv"], "no such file"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--judge", "nobody"], "judge 'nobody' is not in the file"),
+        (["--category", "poetry"], "category 'poetry' is not in the file"),
+        (["--human-ranking", "missing.csv"], "no such file"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(argv, message, capsys):
     assert main(["anchors", str(ALL_PAIRS), *argv]) == 2
     err = capsys.readouterr().err.strip()

@@ -15,9 +15,16 @@ from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
 @pytest.fixture(scope="module")
 def verdict_file(tmp_path_factory):
     # Strengths are sorted: sim-alder is the strongest model, sim-dogwood the weakest.
-    sim = simulate(SimulationSpec(n_models=4, n_instructions=150, human_fraction=0.4, seed=5,
-                                  categories=("x", "y"),
-                                  judges=(JudgeSpec("good", noise=0.3), JudgeSpec("other", noise=0.8))))
+    sim = simulate(
+        SimulationSpec(
+            n_models=4,
+            n_instructions=150,
+            human_fraction=0.4,
+            seed=5,
+            categories=("x", "y"),
+            judges=(JudgeSpec("good", noise=0.3), JudgeSpec("other", noise=0.8)),
+        )
+    )
     path = tmp_path_factory.mktemp("cal") / "verdicts.csv"
     sim.verdicts.drop(columns=["row"]).to_csv(path, index=False)
     return path, sim.verdicts
@@ -32,16 +39,43 @@ def test_calibrate_json_equals_the_library(verdict_file, capsys):
     assert main(["calibrate", str(path), "--judge", "good", "--candidate", "sim-birch", "--json"]) == 0
     out = _json(capsys)
     expected = calibrate(frame, judge="good", candidate="sim-birch").as_dict()
-    for key in ("se", "sp", "youden_j", "printed", "corrected", "lr_low", "lr_high", "naive_low",
-                "naive_high", "refused", "n_labelled", "floor"):
+    for key in (
+        "se",
+        "sp",
+        "youden_j",
+        "printed",
+        "corrected",
+        "lr_low",
+        "lr_high",
+        "naive_low",
+        "naive_high",
+        "refused",
+        "n_labelled",
+        "floor",
+    ):
         assert out[key] == pytest.approx(expected[key]), key
     assert out["refused"] is False and out["confidence"] == pytest.approx(0.95)
 
 
 def test_calibrate_table_and_refusal_in_words(verdict_file, capsys):
     path, _ = verdict_file
-    assert main(["calibrate", str(path), "--judge", "other", "--candidate", "sim-birch", "--baseline",
-                 "sim-cedar", "--max-floor", "5"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                str(path),
+                "--judge",
+                "other",
+                "--candidate",
+                "sim-birch",
+                "--baseline",
+                "sim-cedar",
+                "--max-floor",
+                "5",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "printed win rate" in out and "correction refused" in out
 
@@ -70,32 +104,63 @@ def test_floor_table_output_and_out_of_reach(capsys):
 
 def test_gate_passes_with_exit_0(verdict_file, capsys):
     path, _ = verdict_file
-    code = main(["gate", str(path), "--judge", "good", "--candidate", "sim-alder", "--baseline", "sim-dogwood"])
+    code = main(
+        ["gate", str(path), "--judge", "good", "--candidate", "sim-alder", "--baseline", "sim-dogwood"]
+    )
     out = capsys.readouterr().out
     assert code == 0 and out.startswith("PASS") and "printed" in out
 
 
 def test_gate_fails_with_exit_1_and_says_why(verdict_file, capsys):
     path, _ = verdict_file
-    code = main(["gate", str(path), "--judge", "good", "--candidate", "sim-dogwood", "--baseline", "sim-alder",
-                 "--margin", "0.05"])
+    code = main(
+        [
+            "gate",
+            str(path),
+            "--judge",
+            "good",
+            "--candidate",
+            "sim-dogwood",
+            "--baseline",
+            "sim-alder",
+            "--margin",
+            "0.05",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1 and out.startswith("FAIL") and "non-inferiority" in out
     assert "rests on the printed number" in out  # seed 003 §5's warning
-    code = main(["gate", str(path), "--judge", "good", "--candidate", "sim-dogwood", "--baseline", "sim-alder",
-                 "--kind", "superiority", "--corrected", "--json"])
+    code = main(
+        [
+            "gate",
+            str(path),
+            "--judge",
+            "good",
+            "--candidate",
+            "sim-dogwood",
+            "--baseline",
+            "sim-alder",
+            "--kind",
+            "superiority",
+            "--corrected",
+            "--json",
+        ]
+    )
     result = _json(capsys)
     assert code == 1 and result["passed"] is False and result["gated_on"] == "corrected"
 
 
-@pytest.mark.parametrize("argv", [
-    ["--candidate", "gpt-nothing", "--baseline", "sim-alder"],
-    ["--candidate", "sim-alder"],  # no baseline
-    ["--candidate", "sim-alder", "--baseline", "sim-birch", "--kind", "superiority", "--margin", "0.05"],
-    ["--candidate", "sim-alder", "--baseline", "sim-birch", "--margin", "5"],
-    ["--candidate", "sim-alder", "--baseline", "sim-birch", "--judge", "nobody"],
-    ["--candidate", "sim-alder", "--baseline", "sim-birch", "--category", "zzz"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--candidate", "gpt-nothing", "--baseline", "sim-alder"],
+        ["--candidate", "sim-alder"],  # no baseline
+        ["--candidate", "sim-alder", "--baseline", "sim-birch", "--kind", "superiority", "--margin", "0.05"],
+        ["--candidate", "sim-alder", "--baseline", "sim-birch", "--margin", "5"],
+        ["--candidate", "sim-alder", "--baseline", "sim-birch", "--judge", "nobody"],
+        ["--candidate", "sim-alder", "--baseline", "sim-birch", "--category", "zzz"],
+    ],
+)
 def test_gate_bad_input_exits_2(verdict_file, argv, capsys):
     path, _ = verdict_file
     assert main(["gate", str(path)] + argv) == 2
@@ -110,8 +175,12 @@ def test_missing_file_exits_2(capsys):
 
 def test_calibrate_both_orders(verdict_file, capsys):
     path, frame = verdict_file
-    assert main(["calibrate", str(path), "--judge", "good", "--candidate", "sim-birch", "--both-orders",
-                 "--json"]) == 0
+    assert (
+        main(
+            ["calibrate", str(path), "--judge", "good", "--candidate", "sim-birch", "--both-orders", "--json"]
+        )
+        == 0
+    )
     out = _json(capsys)
     expected = calibrate(frame, judge="good", candidate="sim-birch", both_orders=True).as_dict()
     assert out["both_orders"] is True and out["n_judged"] == expected["n_judged"]
@@ -124,8 +193,22 @@ def test_unit_follows_the_table_and_can_be_chosen(verdict_file, capsys):
     assert main(["calibrate", str(path), "--judge", "good", "--candidate", "sim-birch", "--json"]) == 0
     auto = _json(capsys)
     assert auto["unit"] == "both-orders verdict" and auto["both_orders_share"] == pytest.approx(1.0)
-    assert main(["calibrate", str(path), "--judge", "good", "--candidate", "sim-birch", "--unit", "call",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                str(path),
+                "--judge",
+                "good",
+                "--candidate",
+                "sim-birch",
+                "--unit",
+                "call",
+                "--json",
+            ]
+        )
+        == 0
+    )
     calls = _json(capsys)
     assert calls["unit"] == "judge call" and calls["n_judged"] == 2 * auto["n_judged"]
     assert any("counts twice" in w for w in calls["design_warnings"])
@@ -135,12 +218,35 @@ def test_unit_follows_the_table_and_can_be_chosen(verdict_file, capsys):
 
 def test_gate_json_states_the_estimand(verdict_file, capsys):
     path, _ = verdict_file
-    main(["gate", str(path), "--judge", "good", "--candidate", "sim-alder", "--baseline", "sim-dogwood",
-          "--corrected", "--json"])
+    main(
+        [
+            "gate",
+            str(path),
+            "--judge",
+            "good",
+            "--candidate",
+            "sim-alder",
+            "--baseline",
+            "sim-dogwood",
+            "--corrected",
+            "--json",
+        ]
+    )
     out = _json(capsys)
     assert out["gated_on"] == "corrected" and "ties as half a win" in out["estimand"]
     assert out["unit"] == "both-orders verdict"
-    main(["gate", str(path), "--judge", "good", "--candidate", "sim-alder", "--baseline", "sim-dogwood",
-          "--json"])
+    main(
+        [
+            "gate",
+            str(path),
+            "--judge",
+            "good",
+            "--candidate",
+            "sim-alder",
+            "--baseline",
+            "sim-dogwood",
+            "--json",
+        ]
+    )
     printed = _json(capsys)
     assert printed["gated_on"] == "printed" and "wins + ties/2" in printed["estimand"]

@@ -32,8 +32,9 @@ def test_summary_json(table_file, capsys):
 
 
 def test_rank_json_agrees_with_the_library(table_file, capsys):
-    assert main(["rank", str(table_file), "--judge", "j2", "--bootstrap", "200", "--seed", "4",
-                 "--json"]) == 0
+    assert (
+        main(["rank", str(table_file), "--judge", "j2", "--bootstrap", "200", "--seed", "4", "--json"]) == 0
+    )
     out = json.loads(capsys.readouterr().out)
     store = VerdictStore()
     store.load(read_verdicts(table_file))
@@ -72,10 +73,20 @@ def test_bad_input_exits_2_with_one_line(tmp_path, table_file, capsys, args, mes
 
 
 def test_module_entry_point_runs_as_a_process(table_file):
-    proc = subprocess.run([sys.executable, "-m", "evalcore", "rank", str(table_file), "--bootstrap", "20",
-                           "--json"], capture_output=True, text=True, cwd=ROOT, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalcore", "rank", str(table_file), "--bootstrap", "20", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["models"][0]["rank"] == 1
-    bad = subprocess.run([sys.executable, "-m", "evalcore", "rank", "nope.csv"], capture_output=True,
-                         text=True, cwd=ROOT, check=False)
+    bad = subprocess.run(
+        [sys.executable, "-m", "evalcore", "rank", "nope.csv"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr

@@ -15,21 +15,42 @@ from evalcore.store import VerdictStore
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ALPACA = SHARED / "data" / "real" / "alpacaeval2_weighted" / "alpacaeval2_weighted.csv"
 
-REQUIRED = ("position_bias_points", "swap_consistency", "flip_rate", "tie_rate",
-            "both_orders_tie_rate", "no_verdict_rate", "slot_bias_b", "slot_bias_b_low",
-            "slot_bias_b_high", "agreement", "kappa", "labelled_calls")
+REQUIRED = (
+    "position_bias_points",
+    "swap_consistency",
+    "flip_rate",
+    "tie_rate",
+    "both_orders_tie_rate",
+    "no_verdict_rate",
+    "slot_bias_b",
+    "slot_bias_b_low",
+    "slot_bias_b_high",
+    "agreement",
+    "kappa",
+    "labelled_calls",
+)
 
 
 @pytest.fixture(scope="module")
 def table_file(tmp_path_factory) -> Path:
-    judges = (JudgeSpec("first", slot_bias=0.6, tie_width=0.2, no_verdict_rate=0.05,
-                        family="fam-a"),
-              JudgeSpec("steady", family="fam-b"), JudgeSpec("plain", tie_width=1.0))
+    judges = (
+        JudgeSpec("first", slot_bias=0.6, tie_width=0.2, no_verdict_rate=0.05, family="fam-a"),
+        JudgeSpec("steady", family="fam-b"),
+        JudgeSpec("plain", tie_width=1.0),
+    )
     names = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm", "sim-fir")
     families = {n: ("fam-a" if i % 2 else "fam-b") for i, n in enumerate(names)}
-    sim = simulate(SimulationSpec(n_models=6, n_instructions=60, judges=judges,
-                                  human_fraction=0.3, families=families, model_names=names,
-                                  seed=9))
+    sim = simulate(
+        SimulationSpec(
+            n_models=6,
+            n_instructions=60,
+            judges=judges,
+            human_fraction=0.3,
+            families=families,
+            model_names=names,
+            seed=9,
+        )
+    )
     folder = tmp_path_factory.mktemp("cli_judge")
     path = folder / "verdicts.csv"
     sim.verdicts.drop(columns=["row"]).to_csv(path, index=False)
@@ -40,8 +61,19 @@ def table_file(tmp_path_factory) -> Path:
 
 
 def test_json_sheet_has_the_issue_fields(table_file, capsys):
-    code = main(["judge", str(table_file), "--judge", "first", "--bootstrap", "200", "--json",
-                 "--families", str(table_file.parent / "families.csv")])
+    code = main(
+        [
+            "judge",
+            str(table_file),
+            "--judge",
+            "first",
+            "--bootstrap",
+            "200",
+            "--json",
+            "--families",
+            str(table_file.parent / "families.csv"),
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     for key in REQUIRED:
@@ -59,27 +91,31 @@ def test_json_sheet_has_the_issue_fields(table_file, capsys):
     lib = position_stats(store.counts(judge="first"), rounds=0)
     assert out["position_bias_points"] == pytest.approx(lib.position_bias_points.value)
     assert out["no_verdict_rate"] == pytest.approx(
-        store.con.execute("SELECT avg((verdict IS NULL)::INT) FROM verdicts "
-                          "WHERE judge = 'first'").fetchone()[0])
+        store.con.execute(
+            "SELECT avg((verdict IS NULL)::INT) FROM verdicts WHERE judge = 'first'"
+        ).fetchone()[0]
+    )
 
 
 def test_table_output_and_comparison(table_file, capsys):
     assert main(["judge", str(table_file), "--judge", "steady", "--bootstrap", "50"]) == 0
     text = capsys.readouterr().out
     assert "position_bias_points" in text and "swap_consistency" in text
-    assert main(["judge", str(table_file), "--all", "--bootstrap", "50", "--json",
-                 "--no-length"]) == 0
+    assert main(["judge", str(table_file), "--all", "--bootstrap", "50", "--json", "--no-length"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [row["judge"] for row in out["judges"]] == ["first", "plain", "steady"]
     assert main(["judge", str(table_file), "--all", "--bootstrap", "0"]) == 0
     assert "first" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--judge", "nobody"], "judge 'nobody' is not in the file"),
-    (["--bootstrap", "-1"], "--bootstrap must be 0 or more"),
-    (["--category", "poetry"], "category 'poetry' is not in the file"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--judge", "nobody"], "judge 'nobody' is not in the file"),
+        (["--bootstrap", "-1"], "--bootstrap must be 0 or more"),
+        (["--category", "poetry"], "category 'poetry' is not in the file"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(table_file, capsys, argv, message):
     assert main(["judge", str(table_file), *argv]) == 2
     err = capsys.readouterr().err
@@ -110,11 +146,18 @@ def test_alpacaeval_json(capsys):
 def test_anchor_only_file_refuses_position_bias_in_words(tmp_path, capsys):
     # the reference always in slot B (AlpacaEval style): position bias is not identified, and
     # both the JSON and the table say why instead of printing a "second-slot preference"
-    sim = simulate(SimulationSpec(n_models=5, n_instructions=40, design="anchor",
-                                  anchor="sim-alder", both_orders=False,
-                                  judges=(JudgeSpec("j"),),
-                                  model_names=("sim-alder", "sim-birch", "sim-cedar",
-                                               "sim-dogwood", "sim-elm"), seed=2))
+    sim = simulate(
+        SimulationSpec(
+            n_models=5,
+            n_instructions=40,
+            design="anchor",
+            anchor="sim-alder",
+            both_orders=False,
+            judges=(JudgeSpec("j"),),
+            model_names=("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm"),
+            seed=2,
+        )
+    )
     frame = sim.verdicts.drop(columns=["row"]).copy()
     flip = frame["model_a"] == "sim-alder"
     frame.loc[flip, ["model_a", "model_b"]] = frame.loc[flip, ["model_b", "model_a"]].to_numpy()

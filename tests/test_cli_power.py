@@ -58,11 +58,14 @@ def test_power_informativeness_from_a_file(capsys, table):
     assert out["plans"][0]["total"] == math.ceil(617 / info)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["power", "--edge", "0.05", "--informativeness", "0"], "informativeness"),
-    (["power", "--edge", "0.05", "--alpha", "1.5"], "alpha"),
-    (["power", "--edge", "0.05", "--anchor", "x"], "--file"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["power", "--edge", "0.05", "--informativeness", "0"], "informativeness"),
+        (["power", "--edge", "0.05", "--alpha", "1.5"], "alpha"),
+        (["power", "--edge", "0.05", "--anchor", "x"], "--file"),
+    ],
+)
 def test_power_bad_input_exits_2(capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -86,8 +89,22 @@ def test_power_detect(capsys, table):
 
 
 def test_power_sim(capsys, table):
-    argv = ["power-sim", str(table), "--anchor", "sim-cedar", "--pair", "sim-alder", "sim-elm",
-            "--max-n", "200", "--steps", "4", "--simulations", "300", "--json"]
+    argv = [
+        "power-sim",
+        str(table),
+        "--anchor",
+        "sim-cedar",
+        "--pair",
+        "sim-alder",
+        "sim-elm",
+        "--max-n",
+        "200",
+        "--steps",
+        "4",
+        "--simulations",
+        "300",
+        "--json",
+    ]
     out = _json(capsys, argv)
     assert out["n_distributions"] == 1 and out["zero_method"] == "pratt"
     assert {r["n"] for r in out["curve"]} == {50, 100, 150, 200}

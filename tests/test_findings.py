@@ -33,10 +33,15 @@ def _store(spec: SimulationSpec) -> tuple[VerdictStore, object]:
 def spread():
     """Seven models with well-spread strengths, both orders, a steady judge and human labels."""
     spec = SimulationSpec(
-        n_models=7, n_instructions=200, model_names=NAMES,
+        n_models=7,
+        n_instructions=200,
+        model_names=NAMES,
         strengths=(2.0, 1.2, 0.6, 0.0, -0.6, -1.2, -2.0),
         judges=(JudgeSpec("sim-judge", slot_bias=0.6, tie_width=0.4, noise=0.3),),
-        human_fraction=1.0, human_noise=0.2, seed=11)
+        human_fraction=1.0,
+        human_noise=0.2,
+        seed=11,
+    )
     store, sim = _store(spec)
     analyses = run_analyses(store, rounds=500, seed=0, human_ranking=sim.human_ranking)
     yield store, sim, analyses, headline_findings(analyses)
@@ -47,9 +52,13 @@ def spread():
 def twins():
     """The two strongest models are equally strong (a known tie at the top)."""
     spec = SimulationSpec(
-        n_models=5, n_instructions=120, model_names=NAMES[:5],
+        n_models=5,
+        n_instructions=120,
+        model_names=NAMES[:5],
         strengths=(1.0, 1.0, 0.0, -0.5, -1.0),
-        judges=(JudgeSpec("sim-judge", tie_width=0.4, noise=0.4),), seed=3)
+        judges=(JudgeSpec("sim-judge", tie_width=0.4, noise=0.4),),
+        seed=3,
+    )
     store, sim = _store(spec)
     analyses = run_analyses(store, rounds=500, seed=0)
     yield store, sim, analyses, headline_findings(analyses)
@@ -81,8 +90,11 @@ def test_leader_is_the_simulated_strongest_with_the_leaderboard_numbers(spread):
     assert leader.numbers["gap"] == pytest.approx(gap)
     # Head-to-head share from the Elo formula, by hand.
     assert leader.numbers["head_to_head"] == pytest.approx(1 / (1 + 10 ** (-gap / 400)))
-    for text in (f"{top['rating']:,.0f}", f"{top['ci_low']:,.0f}–{top['ci_high']:,.0f}",
-                 f"{gap:,.0f} Elo points ahead of {truth[1]}"):
+    for text in (
+        f"{top['rating']:,.0f}",
+        f"{top['ci_low']:,.0f}–{top['ci_high']:,.0f}",
+        f"{gap:,.0f} Elo points ahead of {truth[1]}",
+    ):
         assert text in leader.text
     assert leader.status == "clear" and leader.tiles[0][:2] == ("Leader", truth[0])
     # How many verdicts the lead rests on, from the fragility analysis run independently.
@@ -136,15 +148,23 @@ def test_anchor_names_the_sweep_recommendation_and_the_usual_strongest(spread):
     # Instructions needed: ⌈617 / I⌉ by hand (617 = seed 000 Table 2's +5% at 80% power).
     assert anchor.numbers["recommended_instructions_needed"] == math.ceil(617 / info_rec)
     assert anchor.numbers["usual_instructions_needed"] == math.ceil(617 / info_top)
-    assert f"{math.ceil(617 / info_top):,} instructions instead of {math.ceil(617 / info_rec):,}" \
-        in anchor.text
+    assert (
+        f"{math.ceil(617 / info_top):,} instructions instead of {math.ceil(617 / info_rec):,}" in anchor.text
+    )
     assert f"{table.loc[sweep.recommended, 'tau_quadratic']:.3f}" in anchor.text
     assert anchor.status == "caution"
 
 
 def test_anchor_only_table_says_there_is_no_choice():
-    spec = SimulationSpec(n_models=6, n_instructions=80, design="anchor", anchor="sim-cedar",
-                          both_orders=False, model_names=NAMES[:6], seed=5)
+    spec = SimulationSpec(
+        n_models=6,
+        n_instructions=80,
+        design="anchor",
+        anchor="sim-cedar",
+        both_orders=False,
+        model_names=NAMES[:6],
+        seed=5,
+    )
     store, _ = _store(spec)
     findings = headline_findings(run_analyses(store, rounds=200))
     anchor = findings.get("anchor")
@@ -173,9 +193,13 @@ def test_judge_finding_reads_the_spec_sheet_and_names_the_biased_slot(spread):
 
 
 def test_judge_with_a_second_slot_preference_and_none():
-    spec = SimulationSpec(n_models=4, n_instructions=150, model_names=NAMES[:4],
-                          judges=(JudgeSpec("second", slot_bias=-0.8, noise=0.3),
-                                  JudgeSpec("fair", slot_bias=0.0, noise=0.3)), seed=2)
+    spec = SimulationSpec(
+        n_models=4,
+        n_instructions=150,
+        model_names=NAMES[:4],
+        judges=(JudgeSpec("second", slot_bias=-0.8, noise=0.3), JudgeSpec("fair", slot_bias=0.0, noise=0.3)),
+        seed=2,
+    )
     store, _ = _store(spec)
     second = headline_findings(run_analyses(store, judge="second", rounds=100)).get("judge")
     assert "prefers the second slot" in second.text
@@ -200,8 +224,10 @@ def test_correction_recovers_the_human_share(spread):
     assert not cal.refused and corr.tiles[0][1] == "Yes"
     # The truth: every row carries a human label, so the human share of candidate wins is known.
     rows = store.frame(judge="sim-judge")
-    pair = rows[((rows.model_a == leader) & (rows.model_b == runner))
-                | ((rows.model_a == runner) & (rows.model_b == leader))]
+    pair = rows[
+        ((rows.model_a == leader) & (rows.model_b == runner))
+        | ((rows.model_a == runner) & (rows.model_b == leader))
+    ]
     pair = pair[pair.verdict.notna()]
     human = np.where(pair.model_a == leader, pair.human, -pair.human.astype(float))
     truth = float((human > 0).mean())
@@ -221,14 +247,12 @@ def test_correction_refused_without_labels(twins):
 
 
 def test_a_judge_without_verdicts_between_models_gets_reasons_not_errors():
-    frame = simulate(SimulationSpec(n_models=3, n_instructions=10, model_names=NAMES[:3],
-                                    seed=1)).verdicts
+    frame = simulate(SimulationSpec(n_models=3, n_instructions=10, model_names=NAMES[:3], seed=1)).verdicts
     lonely = frame.iloc[:4].copy()
     lonely["judge"] = "lonely"
     lonely["model_b"] = lonely["model_a"]  # self-comparisons only
     store = VerdictStore()
-    store.load(pd.concat([frame, lonely], ignore_index=True).assign(
-        row=lambda f: np.arange(1, len(f) + 1)))
+    store.load(pd.concat([frame, lonely], ignore_index=True).assign(row=lambda f: np.arange(1, len(f) + 1)))
     analyses = run_analyses(store, judge="lonely", rounds=50)
     findings = headline_findings(analyses)
     assert {f.status for f in findings.findings} == {"unavailable"}
@@ -260,7 +284,12 @@ def test_findings_as_dict_is_json(spread):
     _, _, _, findings = spread
     payload = json.loads(json.dumps(_plain(findings.as_dict())))
     assert [f["key"] for f in payload["findings"]] == [
-        "leader", "separation", "anchor", "judge", "correction"]
+        "leader",
+        "separation",
+        "anchor",
+        "judge",
+        "correction",
+    ]
     assert payload["findings"][0]["numbers"]["leader"] == "sim-alder"
     assert list(findings.frame().columns) == ["finding", "status", "text", "definition"]
 
@@ -268,8 +297,9 @@ def test_findings_as_dict_is_json(spread):
 def test_a_model_that_never_loses_is_explained():
     """Truth: sim-alder is 8 logits above the rest, so it wins every battle (seed 004's infinite
     MLE); as an anchor every model loses to it, so no comparison against it is informative."""
-    spec = SimulationSpec(n_models=4, n_instructions=30, model_names=NAMES[:4],
-                          strengths=(8.0, 0.0, -0.2, -0.4), seed=3)
+    spec = SimulationSpec(
+        n_models=4, n_instructions=30, model_names=NAMES[:4], strengths=(8.0, 0.0, -0.2, -0.4), seed=3
+    )
     store, _ = _store(spec)
     findings = headline_findings(run_analyses(store, rounds=100))
     leader = findings.get("leader")

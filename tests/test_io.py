@@ -51,8 +51,9 @@ def test_csv_gz_parquet_and_jsonl_give_the_same_frame(tmp_path):
 
 
 def test_parquet_with_numeric_verdicts(tmp_path):
-    frame = pd.DataFrame({"instruction_id": [1, 2], "model_a": ["a", "b"], "model_b": ["b", "a"],
-                          "verdict": [2, -1]})
+    frame = pd.DataFrame(
+        {"instruction_id": [1, 2], "model_a": ["a", "b"], "model_b": ["b", "a"], "verdict": [2, -1]}
+    )
     path = tmp_path / "n.parquet"
     frame.to_parquet(path)
     out = read_verdicts(path).frame

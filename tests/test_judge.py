@@ -49,10 +49,14 @@ def _counts(calls: list[tuple[str, str, str, int]]) -> VerdictCounts:
 #   q2: x–y: (x,y) −2, (y,x) +2  → x's view −2 and −2      → −2
 #       y–z: (y,z) +1 only       → single order, dropped
 HAND = [
-    ("q1", "x", "y", 2), ("q1", "y", "x", -1),
-    ("q1", "x", "z", 1), ("q1", "z", "x", 1),
-    ("q1", "y", "z", 0), ("q1", "z", "y", -2),
-    ("q2", "x", "y", -2), ("q2", "y", "x", 2),
+    ("q1", "x", "y", 2),
+    ("q1", "y", "x", -1),
+    ("q1", "x", "z", 1),
+    ("q1", "z", "x", 1),
+    ("q1", "y", "z", 0),
+    ("q1", "z", "y", -2),
+    ("q2", "x", "y", -2),
+    ("q2", "y", "x", 2),
     ("q2", "y", "z", 1),
 ]
 
@@ -74,10 +78,16 @@ def test_both_orders_counts_hand_worked():
 
 def test_both_orders_three_level_is_seed_rule():
     # A/A → A; A/tie → tie; A/B (disagree) → tie; B/B → B, on every instruction
-    calls = [("q1", "x", "y", 1), ("q1", "y", "x", -1),
-             ("q2", "x", "y", 1), ("q2", "y", "x", 0),
-             ("q3", "x", "y", 1), ("q3", "y", "x", 1),
-             ("q4", "x", "y", -1), ("q4", "y", "x", 1)]
+    calls = [
+        ("q1", "x", "y", 1),
+        ("q1", "y", "x", -1),
+        ("q2", "x", "y", 1),
+        ("q2", "y", "x", 0),
+        ("q3", "x", "y", 1),
+        ("q3", "y", "x", 1),
+        ("q4", "x", "y", -1),
+        ("q4", "y", "x", 1),
+    ]
     bo = both_orders_counts(_counts(calls)).dense()
     got = [LEVELS[int(np.argmax(bo[i, 0, 1]))] for i in range(4)]
     assert got == [1, 0, 0, -1]
@@ -85,15 +95,19 @@ def test_both_orders_three_level_is_seed_rule():
 
 def test_repeated_calls_are_paired_at_random_in_expectation():
     # forward calls {+2, −1}; reverse calls (y in slot A) {−1, +2, −1} = x's view {+1, −2, +1}
-    calls = [("q1", "x", "y", 2), ("q1", "x", "y", -1), ("q1", "y", "x", -1),
-             ("q1", "y", "x", 2), ("q1", "y", "x", -1)]
+    calls = [
+        ("q1", "x", "y", 2),
+        ("q1", "x", "y", -1),
+        ("q1", "y", "x", -1),
+        ("q1", "y", "x", 2),
+        ("q1", "y", "x", -1),
+    ]
     c = _counts(calls)
     paired = paired_verdicts(c)
     # two pairings; under random pairing P(+2) = P(−1) = 1/2 forward, P(+1) = 2/3, P(−2) = 1/3
     # reverse: (+2,+1) → +1 w.p. 1/3, (+2,−2) → tie 1/6, (−1,+1) → tie 1/3, (−1,−2) → −1 1/6
     expected = np.zeros(5)
-    expected[LEVELS.index(1)], expected[LEVELS.index(0)], expected[LEVELS.index(-1)] = (
-        2 / 3, 1.0, 1 / 3)
+    expected[LEVELS.index(1)], expected[LEVELS.index(0)], expected[LEVELS.index(-1)] = (2 / 3, 1.0, 1 / 3)
     assert paired.combined()[0] == pytest.approx(expected)
     assert paired.pairings.tolist() == [2]
     bo = both_orders_counts(c)
@@ -156,14 +170,19 @@ def test_order_swap_hand_worked():
 
 # -- a simulated judge against its analytic truth ----------------------------------------------
 
+
 def _expected(mu: np.ndarray, sigma: float, tie_width: float, much: float) -> dict[str, np.ndarray]:
     """P(win), P(tie), P(loss) and E[verdict] of a 5-level cut of N(mu, sigma²)."""
     p_win = norm.cdf((mu - tie_width / 2) / sigma)
     p_loss = norm.cdf((-tie_width / 2 - mu) / sigma)
     p_much = norm.cdf((mu - much) / sigma)
     p_much_loss = norm.cdf((-much - mu) / sigma)
-    return {"win": p_win, "loss": p_loss, "tie": 1 - p_win - p_loss,
-            "mean": p_win + p_much - p_loss - p_much_loss}
+    return {
+        "win": p_win,
+        "loss": p_loss,
+        "tie": 1 - p_win - p_loss,
+        "mean": p_win + p_much - p_loss - p_much_loss,
+    }
 
 
 def _truth(sim, spec: SimulationSpec, judge: JudgeSpec) -> dict[str, float]:
@@ -173,7 +192,7 @@ def _truth(sim, spec: SimulationSpec, judge: JudgeSpec) -> dict[str, float]:
     nodes, wts = np.polynomial.hermite_e.hermegauss(60)
     wts = wts / wts.sum()
     d = np.exp(spec.discrimination_sd * nodes)
-    sigma = np.sqrt(2 * spec.response_noise ** 2 + judge.noise ** 2)
+    sigma = np.sqrt(2 * spec.response_noise**2 + judge.noise**2)
     a, b = np.triu_indices(len(s), k=1)
     gap = s[a] - s[b]
     fwd = _expected(d[:, None] * gap[None] + judge.slot_bias, sigma, judge.tie_width, judge.much)
@@ -224,6 +243,7 @@ def test_both_orders_tie_rate_exceeds_single_order_for_a_slot_biased_judge():
 
 # -- coverage and self-comparisons from the store -------------------------------------------------
 
+
 def _store(rows: list[dict]) -> VerdictStore:
     frame = pd.DataFrame(rows)
     frame.insert(0, "row", np.arange(1, len(frame) + 1))
@@ -238,20 +258,69 @@ def _store(rows: list[dict]) -> VerdictStore:
 
 def test_coverage_and_self_comparison_hand_worked():
     rows = [
-        {"instruction_id": "q1", "model_a": "x", "model_b": "y", "verdict": 1, "judge": "J",
-         "length_a": 10.0, "length_b": 10.0},
-        {"instruction_id": "q1", "model_a": "y", "model_b": "x", "verdict": pd.NA, "judge": "J",
-         "length_a": 10.0, "length_b": 10.0},
-        {"instruction_id": "q2", "model_a": "x", "model_b": "z", "verdict": pd.NA, "judge": "J",
-         "length_a": 500.0, "length_b": 600.0},
-        {"instruction_id": "q2", "model_a": "z", "model_b": "x", "verdict": -1, "judge": "J",
-         "length_a": 600.0, "length_b": 500.0},
-        {"instruction_id": "q3", "model_a": "x", "model_b": "x", "verdict": 0, "judge": "J",
-         "length_a": 50.0, "length_b": 50.0},
-        {"instruction_id": "q4", "model_a": "y", "model_b": "y", "verdict": 2, "judge": "J",
-         "length_a": 50.0, "length_b": 50.0},
-        {"instruction_id": "q1", "model_a": "x", "model_b": "y", "verdict": pd.NA, "judge": "K",
-         "length_a": 10.0, "length_b": 10.0},
+        {
+            "instruction_id": "q1",
+            "model_a": "x",
+            "model_b": "y",
+            "verdict": 1,
+            "judge": "J",
+            "length_a": 10.0,
+            "length_b": 10.0,
+        },
+        {
+            "instruction_id": "q1",
+            "model_a": "y",
+            "model_b": "x",
+            "verdict": pd.NA,
+            "judge": "J",
+            "length_a": 10.0,
+            "length_b": 10.0,
+        },
+        {
+            "instruction_id": "q2",
+            "model_a": "x",
+            "model_b": "z",
+            "verdict": pd.NA,
+            "judge": "J",
+            "length_a": 500.0,
+            "length_b": 600.0,
+        },
+        {
+            "instruction_id": "q2",
+            "model_a": "z",
+            "model_b": "x",
+            "verdict": -1,
+            "judge": "J",
+            "length_a": 600.0,
+            "length_b": 500.0,
+        },
+        {
+            "instruction_id": "q3",
+            "model_a": "x",
+            "model_b": "x",
+            "verdict": 0,
+            "judge": "J",
+            "length_a": 50.0,
+            "length_b": 50.0,
+        },
+        {
+            "instruction_id": "q4",
+            "model_a": "y",
+            "model_b": "y",
+            "verdict": 2,
+            "judge": "J",
+            "length_a": 50.0,
+            "length_b": 50.0,
+        },
+        {
+            "instruction_id": "q1",
+            "model_a": "x",
+            "model_b": "y",
+            "verdict": pd.NA,
+            "judge": "K",
+            "length_a": 10.0,
+            "length_b": 10.0,
+        },
     ]
     store = _store(rows)
     cov = coverage(store, "J", length_bins=2)
@@ -274,19 +343,30 @@ def test_coverage_and_self_comparison_hand_worked():
 
 # -- the sheet ----------------------------------------------------------------------------------
 
-REQUIRED = ("position_bias_points", "swap_consistency", "flip_rate", "tie_rate",
-            "both_orders_tie_rate", "no_verdict_rate", "slot_bias_b", "slot_bias_b_low",
-            "slot_bias_b_high", "agreement", "kappa", "order_swap_by_anchor")
+REQUIRED = (
+    "position_bias_points",
+    "swap_consistency",
+    "flip_rate",
+    "tie_rate",
+    "both_orders_tie_rate",
+    "no_verdict_rate",
+    "slot_bias_b",
+    "slot_bias_b_low",
+    "slot_bias_b_high",
+    "agreement",
+    "kappa",
+    "order_swap_by_anchor",
+)
 
 
 @pytest.fixture(scope="module")
 def labelled_store() -> VerdictStore:
-    judges = (JudgeSpec("steady", slot_bias=0.05, no_verdict_rate=0.01, family="conifer"),
-              JudgeSpec("biased", slot_bias=0.6, tie_width=0.2, no_verdict_rate=0.05,
-                        family="broadleaf"),
-              JudgeSpec("neutral", tie_width=1.0))
-    spec = SimulationSpec(n_models=6, n_instructions=60, judges=judges, human_fraction=0.3,
-                          seed=5)
+    judges = (
+        JudgeSpec("steady", slot_bias=0.05, no_verdict_rate=0.01, family="conifer"),
+        JudgeSpec("biased", slot_bias=0.6, tie_width=0.2, no_verdict_rate=0.05, family="broadleaf"),
+        JudgeSpec("neutral", tie_width=1.0),
+    )
+    spec = SimulationSpec(n_models=6, n_instructions=60, judges=judges, human_fraction=0.3, seed=5)
     store = VerdictStore()
     store.load(simulate(spec).verdicts)
     return store
@@ -299,8 +379,10 @@ def test_judge_sheet_has_every_field_and_is_json(labelled_store):
         assert key in d, key
     json.dumps(_plain(d))
     assert d["no_verdict_rate"] == pytest.approx(
-        labelled_store.con.execute("SELECT avg((verdict IS NULL)::INT) FROM verdicts "
-                                   "WHERE judge = 'biased'").fetchone()[0])
+        labelled_store.con.execute(
+            "SELECT avg((verdict IS NULL)::INT) FROM verdicts WHERE judge = 'biased'"
+        ).fetchone()[0]
+    )
     assert d["slot_bias_b_low"] <= d["slot_bias_b"] <= d["slot_bias_b_high"]
     assert d["slot_bias_b"] > 0.2 and d["labelled_calls"] > 0
     table = sheet.table()
@@ -313,7 +395,8 @@ def test_judge_sheet_from_a_frame_and_from_counts(labelled_store):
     from_frame = judge_sheet(frame, "steady", rounds=0, length_control=False)
     from_counts = judge_sheet(labelled_store.counts(judge="steady"), "steady", rounds=0)
     assert from_frame.position.position_bias_points.value == pytest.approx(
-        from_counts.position.position_bias_points.value)
+        from_counts.position.position_bias_points.value
+    )
     assert from_counts.coverage is None and from_counts.agreement is None
     with pytest.raises(ValueError, match="not in the data"):
         judge_sheet(labelled_store, "nobody")
@@ -322,9 +405,16 @@ def test_judge_sheet_from_a_frame_and_from_counts(labelled_store):
 
 
 def test_compare_judges_and_best_marks(labelled_store):
-    families = {"sim-alder": "broadleaf", "sim-birch": "conifer", "sim-cedar": "conifer",
-                "sim-dogwood": "broadleaf", "sim-elm": "broadleaf", "sim-fir": "conifer",
-                "steady": "conifer", "biased": "broadleaf"}
+    families = {
+        "sim-alder": "broadleaf",
+        "sim-birch": "conifer",
+        "sim-cedar": "conifer",
+        "sim-dogwood": "broadleaf",
+        "sim-elm": "broadleaf",
+        "sim-fir": "conifer",
+        "steady": "conifer",
+        "biased": "broadleaf",
+    }
     table = compare_judges(labelled_store, rounds=100, families=families)
     assert list(table["judge"]) == ["biased", "neutral", "steady"]
     marks = best_marks(table)
@@ -336,8 +426,14 @@ def test_compare_judges_and_best_marks(labelled_store):
 
 
 def test_best_marks_hand_worked():
-    table = pd.DataFrame({"judge": ["a", "b", "c"], "position_bias_points": [-3.0, 5.0, 3.0],
-                          "kappa": [0.4, np.nan, 0.5], "flip_rate": [0.2, 0.2, 0.3]})
+    table = pd.DataFrame(
+        {
+            "judge": ["a", "b", "c"],
+            "position_bias_points": [-3.0, 5.0, 3.0],
+            "kappa": [0.4, np.nan, 0.5],
+            "flip_rate": [0.2, 0.2, 0.3],
+        }
+    )
     marks = best_marks(table)
     assert marks["position_bias_points"].tolist() == [True, False, True]  # |−3| = |3|
     assert marks["kappa"].tolist() == [False, False, True]
@@ -346,6 +442,7 @@ def test_best_marks_hand_worked():
 
 
 # -- real data ----------------------------------------------------------------------------------
+
 
 @pytest.mark.skipif(not ALPACA.exists(), reason="shared AlpacaEval data absent")
 def test_alpacaeval_smoke():
@@ -370,6 +467,7 @@ def test_alpacaeval_smoke():
 
 # -- sparse counts: the same numbers as the dense tensor, and no dense tensor built -------------
 
+
 def _dense_reference(c: VerdictCounts) -> dict[str, float]:
     """The old dense computations (instructions × models × models × levels), written out here
     as the independent check: raw slot gap, tie rate, swap consistency with repeated calls paired
@@ -378,8 +476,10 @@ def _dense_reference(c: VerdictCounts) -> dict[str, float]:
     lv = np.asarray(LEVELS)
     by_level = d.sum(axis=(0, 1, 2))
     calls = by_level.sum()
-    out = {"gap": 100 * (by_level[lv > 0].sum() - by_level[lv < 0].sum()) / calls,
-           "tie": by_level[lv == 0].sum() / calls}
+    out = {
+        "gap": 100 * (by_level[lv > 0].sum() - by_level[lv < 0].sum()) / calls,
+        "tie": by_level[lv == 0].sum() / calls,
+    }
     same = pairs = ties = 0.0
     m = c.n_models
     for i in range(c.n_instructions):
@@ -391,10 +491,10 @@ def _dense_reference(c: VerdictCounts) -> dict[str, float]:
                 n = min(f.sum(), r.sum())
                 joint = n * np.outer(f / f.sum(), r / r.sum())
                 pairs += n
-                same += sum(joint[k, j] for k in range(5) for j in range(5)
-                            if np.sign(lv[k]) == np.sign(lv[j]))
-                ties += sum(joint[k, j] for k in range(5) for j in range(5)
-                            if lv[k] * lv[j] <= 0)
+                same += sum(
+                    joint[k, j] for k in range(5) for j in range(5) if np.sign(lv[k]) == np.sign(lv[j])
+                )
+                ties += sum(joint[k, j] for k in range(5) for j in range(5) if lv[k] * lv[j] <= 0)
     out["swap"] = same / pairs if pairs else float("nan")
     out["bo_tie"] = ties / pairs if pairs else float("nan")
     s = (d * lv).sum(axis=(0, 3))
@@ -410,31 +510,36 @@ def _dense_reference(c: VerdictCounts) -> dict[str, float]:
     return out
 
 
-def _random_counts(rng: np.random.Generator, n_inst: int, n_models: int, *, p_cell: float,
-                   max_calls: int) -> VerdictCounts:
+def _random_counts(
+    rng: np.random.Generator, n_inst: int, n_models: int, *, p_cell: float, max_calls: int
+) -> VerdictCounts:
     dense = np.zeros((n_inst, n_models, n_models, 5), dtype=np.int32)
     for i in range(n_inst):
         for a in range(n_models):
             for b in range(n_models):
                 if a != b and rng.random() < p_cell:
-                    dense[i, a, b] = rng.multinomial(rng.integers(1, max_calls + 1),
-                                                     rng.dirichlet(np.ones(5)))
-    return VerdictCounts.from_dense(models=tuple(f"m{k}" for k in range(n_models)),
-                                    instructions=tuple(f"q{k}" for k in range(n_inst)),
-                                    judge="j", counts=dense)
+                    dense[i, a, b] = rng.multinomial(
+                        rng.integers(1, max_calls + 1), rng.dirichlet(np.ones(5))
+                    )
+    return VerdictCounts.from_dense(
+        models=tuple(f"m{k}" for k in range(n_models)),
+        instructions=tuple(f"q{k}" for k in range(n_inst)),
+        judge="j",
+        counts=dense,
+    )
 
 
 @pytest.fixture
 def no_dense(monkeypatch):
     """Fail any analysis that builds the dense tensor (``dense()`` or the ``counts`` property)."""
+
     def refuse(self, *args, **kwargs):
         raise AssertionError("a dense instructions × models × models tensor was built")
 
     monkeypatch.setattr(VerdictCounts, "dense", refuse)
 
 
-@pytest.mark.parametrize("seed, p_cell, max_calls", [(0, 0.5, 1), (1, 0.3, 3), (2, 0.8, 2),
-                                                     (3, 0.15, 1)])
+@pytest.mark.parametrize("seed, p_cell, max_calls", [(0, 0.5, 1), (1, 0.3, 3), (2, 0.8, 2), (3, 0.15, 1)])
 def test_sparse_equals_dense_on_random_tables(seed, p_cell, max_calls):
     c = _random_counts(np.random.default_rng(seed), 12, 5, p_cell=p_cell, max_calls=max_calls)
     ref = _dense_reference(c)
@@ -455,8 +560,15 @@ def test_sparse_equals_dense_on_random_tables(seed, p_cell, max_calls):
             assert bo[i, a, b, LEVELS.index(want)] == 1
 
 
-def _battles(rng: np.random.Generator, *, n_inst: int, n_models: int, slot_bias: float,
-             strong_first: float = 0.5, anchor: int | None = None) -> tuple[VerdictCounts, float]:
+def _battles(
+    rng: np.random.Generator,
+    *,
+    n_inst: int,
+    n_models: int,
+    slot_bias: float,
+    strong_first: float = 0.5,
+    anchor: int | None = None,
+) -> tuple[VerdictCounts, float]:
     """One battle per instruction (arena shape) on a 3-level judge: y = s_a − s_b + β + N(0, 1),
     a tie when |y| < ½. ``strong_first``: probability the stronger model gets slot A;
     ``anchor``: every battle against that model, which always sits in slot B. Returns the counts
@@ -481,8 +593,13 @@ def _battles(rng: np.random.Generator, *, n_inst: int, n_models: int, slot_bias:
     n[np.arange(n_inst), np.array([LEVELS.index(v) for v in verdict])] = 1
     counts = VerdictCounts.from_cells(
         models=tuple(f"m{k:02d}" for k in range(n_models)),
-        instructions=tuple(f"b{k:06d}" for k in range(n_inst)), judge="j",
-        inst=np.arange(n_inst), a=a, b=b, n=n)
+        instructions=tuple(f"b{k:06d}" for k in range(n_inst)),
+        judge="j",
+        inst=np.arange(n_inst),
+        a=a,
+        b=b,
+        n=n,
+    )
 
     def gap(mu: np.ndarray) -> np.ndarray:  # P(A wins) − P(B wins) at margin mu
         return _norm.cdf(mu - 0.5) - _norm.cdf(-0.5 - mu)
@@ -497,8 +614,9 @@ def _battles(rng: np.random.Generator, *, n_inst: int, n_models: int, slot_bias:
 def test_position_bias_is_not_confounded_with_who_sits_first(no_dense, slot_bias):
     # the stronger model sits in slot A 85% of the time: the raw slot gap credits the judge with a
     # first-slot preference it does not have; the balanced estimate recovers the truth
-    counts, truth = _battles(np.random.default_rng(5), n_inst=20_000, n_models=8,
-                             slot_bias=slot_bias, strong_first=0.85)
+    counts, truth = _battles(
+        np.random.default_rng(5), n_inst=20_000, n_models=8, slot_bias=slot_bias, strong_first=0.85
+    )
     p = position_stats(counts, rounds=200, seed=2)
     pb = p.position_bias_points
     assert pb.low <= truth <= pb.high
@@ -513,8 +631,9 @@ def test_position_bias_is_not_confounded_with_who_sits_first(no_dense, slot_bias
 def test_anchor_always_in_one_slot_refuses_position_bias(no_dense):
     # AlpacaEval-style: the reference always in slot B. A judge without any slot preference
     # would be reported as "preferring slot B" by the raw gap; the sheet refuses instead
-    counts, _ = _battles(np.random.default_rng(6), n_inst=3_000, n_models=6, slot_bias=0.0,
-                         anchor=5)  # the strongest model as the reference
+    counts, _ = _battles(
+        np.random.default_rng(6), n_inst=3_000, n_models=6, slot_bias=0.0, anchor=5
+    )  # the strongest model as the reference
     sheet = judge_sheet(counts, "j", rounds=100)
     p = sheet.position
     assert p.slot_gap_points < -20  # what the old sheet reported as position bias
@@ -529,8 +648,7 @@ def test_anchor_always_in_one_slot_refuses_position_bias(no_dense):
 
 
 def test_arena_shaped_sheet_runs_without_a_dense_tensor(no_dense):
-    counts, truth = _battles(np.random.default_rng(7), n_inst=30_000, n_models=40,
-                             slot_bias=0.2)
+    counts, truth = _battles(np.random.default_rng(7), n_inst=30_000, n_models=40, slot_bias=0.2)
     sheet = judge_sheet(counts, "j", rounds=100, seed=1)
     p = sheet.position
     assert p.position_bias_points.low <= truth <= p.position_bias_points.high
@@ -542,8 +660,9 @@ def test_arena_shaped_sheet_runs_without_a_dense_tensor(no_dense):
 
 
 def test_double_ordered_sheet_has_no_design_warning(no_dense):
-    sim = simulate(SimulationSpec(n_models=5, n_instructions=40,
-                                  judges=(JudgeSpec("j", slot_bias=0.4),), seed=8))
+    sim = simulate(
+        SimulationSpec(n_models=5, n_instructions=40, judges=(JudgeSpec("j", slot_bias=0.4),), seed=8)
+    )
     store = VerdictStore()
     store.load(sim.verdicts)
     counts = store.counts(judge="j")
@@ -593,14 +712,23 @@ def test_one_bootstrap_pass_gives_the_same_numbers_as_separate_calls():
 def test_sheet_of_a_both_orders_table_with_one_copied_label_says_alpha_is_not_identified():
     # both orders carry the same human label: one judgement per pair. The sheet and its JSON
     # say that the humans' own agreement (α, ceiling) needs several raters
-    sim = simulate(SimulationSpec(n_models=4, n_instructions=40, human_fraction=0.5,
-                                  judges=(JudgeSpec("j"),), seed=12))
+    sim = simulate(
+        SimulationSpec(n_models=4, n_instructions=40, human_fraction=0.5, judges=(JudgeSpec("j"),), seed=12)
+    )
     frame = sim.verdicts.copy()
     first = frame["model_a"] < frame["model_b"]
-    key = frame["instruction_id"] + "|" + np.where(first, frame["model_a"], frame["model_b"]) \
-        + "|" + np.where(first, frame["model_b"], frame["model_a"])
-    own = pd.Series(np.where(first, frame["human"].astype("float"), np.nan)).groupby(
-        key.to_numpy()).transform("max")  # the first order's label, from the first model's view
+    key = (
+        frame["instruction_id"]
+        + "|"
+        + np.where(first, frame["model_a"], frame["model_b"])
+        + "|"
+        + np.where(first, frame["model_b"], frame["model_a"])
+    )
+    own = (
+        pd.Series(np.where(first, frame["human"].astype("float"), np.nan))
+        .groupby(key.to_numpy())
+        .transform("max")
+    )  # the first order's label, from the first model's view
     frame["human"] = pd.array(np.where(first, own, -own), dtype="Int8")
     store = VerdictStore()
     store.load(frame)
@@ -614,8 +742,9 @@ def test_sheet_of_a_both_orders_table_with_one_copied_label_says_alpha_is_not_id
 
 
 def test_an_empty_selection_gives_nan_not_noise():
-    empty = VerdictCounts.from_cells(models=("x", "y"), instructions=("q1",), judge="j",
-                                     inst=[], a=[], b=[], n=np.zeros((0, 5)))
+    empty = VerdictCounts.from_cells(
+        models=("x", "y"), instructions=("q1",), judge="j", inst=[], a=[], b=[], n=np.zeros((0, 5))
+    )
     p = position_stats(empty, rounds=20)
     o = order_swap(empty, rounds=20)
     assert p.calls == 0 and np.isnan(p.tie_rate.value) and np.isnan(p.tie_rate.low)

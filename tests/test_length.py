@@ -32,8 +32,9 @@ def _store(frame: pd.DataFrame) -> VerdictStore:
 
 
 def _frame(rows: list[tuple]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=["instruction_id", "model_a", "model_b", "verdict",
-                                        "length_a", "length_b"])
+    frame = pd.DataFrame(
+        rows, columns=["instruction_id", "model_a", "model_b", "verdict", "length_a", "length_b"]
+    )
     frame.insert(0, "row", np.arange(1, len(frame) + 1))
     frame["verdict"] = pd.array(frame["verdict"], dtype="Int8")
     frame["judge"] = "J"
@@ -43,14 +44,18 @@ def _frame(rows: list[tuple]) -> pd.DataFrame:
 
 
 def test_length_curve_hand_worked():
-    store = _store(_frame([
-        ("q1", "x", "y", 1, 100.0, 100.0),  # equal length: left out
-        ("q2", "x", "y", 1, 200.0, 100.0),  # longer (A, ×2) wins → 1, bin [1, 1.25)
-        ("q3", "x", "y", 1, 100.0, 200.0),  # longer (B, ×2) loses → 0, same bin
-        ("q4", "x", "y", 0, 300.0, 100.0),  # ×3: log2 3 = 1.58 → bin [1.5, 1.75), tie → ½
-        ("q5", "x", "y", -1, 1000.0, 100.0),  # ×10: the open last bin, longer loses → 0
-        ("q6", "x", "y", pd.NA, 1000.0, 100.0),  # no verdict: left out
-    ]))
+    store = _store(
+        _frame(
+            [
+                ("q1", "x", "y", 1, 100.0, 100.0),  # equal length: left out
+                ("q2", "x", "y", 1, 200.0, 100.0),  # longer (A, ×2) wins → 1, bin [1, 1.25)
+                ("q3", "x", "y", 1, 100.0, 200.0),  # longer (B, ×2) loses → 0, same bin
+                ("q4", "x", "y", 0, 300.0, 100.0),  # ×3: log2 3 = 1.58 → bin [1.5, 1.75), tie → ½
+                ("q5", "x", "y", -1, 1000.0, 100.0),  # ×10: the open last bin, longer loses → 0
+                ("q6", "x", "y", pd.NA, 1000.0, 100.0),  # no verdict: left out
+            ]
+        )
+    )
     curve = length_preference_curve(store, "J").set_index("bin_low")
     assert curve["calls"].tolist() == [2, 1, 1]
     assert curve.loc[1.0, "longer_score"] == pytest.approx(0.5)
@@ -82,8 +87,13 @@ def test_length_fit_without_length_is_the_shared_bradley_terry():
     v = frame["verdict"].astype(int).to_numpy()
     y = np.where(v > 0, 1.0, np.where(v == 0, 0.5, 0.0))
     got, gamma, _, ok = fit_length_controlled(
-        idx.get_indexer(frame["model_a"]), idx.get_indexer(frame["model_b"]), y,
-        np.zeros(len(frame)), np.ones(len(frame)), len(idx))
+        idx.get_indexer(frame["model_a"]),
+        idx.get_indexer(frame["model_b"]),
+        y,
+        np.zeros(len(frame)),
+        np.ones(len(frame)),
+        len(idx),
+    )
     assert ok and gamma == pytest.approx(0.0, abs=1e-9)
     assert got == pytest.approx(theta, abs=1e-6)
 
@@ -95,9 +105,14 @@ VERBOSE_WEAK = {n: float(np.exp(0.5 * (i - 3.5) / 3.5)) for i, n in enumerate(NA
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_length_control_removes_a_verbosity_bias(seed):
-    spec = SimulationSpec(n_models=8, n_instructions=150, model_names=NAMES, seed=seed,
-                          judges=(JudgeSpec("verbose", verbosity=1.0),),
-                          length_factor=VERBOSE_WEAK)
+    spec = SimulationSpec(
+        n_models=8,
+        n_instructions=150,
+        model_names=NAMES,
+        seed=seed,
+        judges=(JudgeSpec("verbose", verbosity=1.0),),
+        length_factor=VERBOSE_WEAK,
+    )
     sim = simulate(spec)
     lc = length_controlled_ranking(_store(sim.verdicts), "verbose")
     table = lc.table.set_index("model").loc[list(NAMES)]
@@ -113,8 +128,14 @@ def test_length_control_removes_a_verbosity_bias(seed):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_length_control_finds_nothing_without_verbosity(seed):
-    spec = SimulationSpec(n_models=8, n_instructions=150, model_names=NAMES, seed=seed,
-                          judges=(JudgeSpec("plain", verbosity=0.0),), length_factor=VERBOSE_WEAK)
+    spec = SimulationSpec(
+        n_models=8,
+        n_instructions=150,
+        model_names=NAMES,
+        seed=seed,
+        judges=(JudgeSpec("plain", verbosity=0.0),),
+        length_factor=VERBOSE_WEAK,
+    )
     lc = length_controlled_ranking(_store(simulate(spec).verdicts), "plain")
     assert lc.gamma.low <= 0.0 <= lc.gamma.high
 
@@ -127,6 +148,7 @@ def test_length_control_needs_lengths():
 
 # -- self-preference ----------------------------------------------------------------------------
 
+
 def test_read_families():
     text = "model,family\nm1, fam-a\n\n# a comment\nm2,fam-b\n"
     assert read_families(text) == {"m1": "fam-a", "m2": "fam-b"}
@@ -138,10 +160,19 @@ FAMILY = {n: ("A" if i % 2 == 0 else "B") for i, n in enumerate(NAMES)}
 
 
 def _family_run(self_pref: float, n_instructions: int, seed: int):
-    judges = (JudgeSpec("self", family="A", self_preference=self_pref, noise=0.5),
-              JudgeSpec("ref1", noise=0.4), JudgeSpec("ref2", noise=0.6, tie_width=1.0))
-    spec = SimulationSpec(n_models=8, n_instructions=n_instructions, judges=judges,
-                          families=FAMILY, model_names=NAMES, seed=seed)
+    judges = (
+        JudgeSpec("self", family="A", self_preference=self_pref, noise=0.5),
+        JudgeSpec("ref1", noise=0.4),
+        JudgeSpec("ref2", noise=0.6, tie_width=1.0),
+    )
+    spec = SimulationSpec(
+        n_models=8,
+        n_instructions=n_instructions,
+        judges=judges,
+        families=FAMILY,
+        model_names=NAMES,
+        seed=seed,
+    )
     sim = simulate(spec)
     store = _store(sim.verdicts)
     table = self_preference(store, {**FAMILY, "self": "A"}, rounds=300, seed=0)
@@ -190,10 +221,20 @@ def test_self_preference_needs_two_judges():
 def test_self_preference_point_equals_the_dense_computation(monkeypatch):
     # the old way, written out: per judge a Bradley–Terry fit on its dense per-instruction wins,
     # then θ_self = α + β·mean(θ_refs, centred) + δ·own; the sparse path must give the same δ
-    sim = simulate(SimulationSpec(n_models=8, n_instructions=40, families=FAMILY,
-                                  model_names=NAMES, seed=6,
-                                  judges=(JudgeSpec("self", family="A", self_preference=0.4),
-                                          JudgeSpec("ref1"), JudgeSpec("ref2", noise=0.7))))
+    sim = simulate(
+        SimulationSpec(
+            n_models=8,
+            n_instructions=40,
+            families=FAMILY,
+            model_names=NAMES,
+            seed=6,
+            judges=(
+                JudgeSpec("self", family="A", self_preference=0.4),
+                JudgeSpec("ref1"),
+                JudgeSpec("ref2", noise=0.7),
+            ),
+        )
+    )
     store = _store(sim.verdicts)
     thetas = {}
     for j in ("self", "ref1", "ref2"):
@@ -202,8 +243,7 @@ def test_self_preference_point_equals_the_dense_computation(monkeypatch):
     models = store.counts(judge="self").models
     consensus = np.mean([thetas[j] - thetas[j].mean() for j in ("ref1", "ref2")], axis=0)
     own = np.array([FAMILY[m] == "A" for m in models], dtype=float)
-    coef = np.linalg.lstsq(np.c_[np.ones(len(models)), consensus, own], thetas["self"],
-                           rcond=None)[0]
+    coef = np.linalg.lstsq(np.c_[np.ones(len(models)), consensus, own], thetas["self"], rcond=None)[0]
 
     def refuse(self, *args, **kwargs):
         raise AssertionError("a dense tensor was built")

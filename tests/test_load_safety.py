@@ -77,8 +77,7 @@ def test_many_models_and_instructions_load():
 @pytest.mark.parametrize("bad", ["a\x00b", "a\tb", "line\nbreak", "bell\x07", "c1\x85x"])
 def test_control_characters_in_names_are_refused_with_the_row(bad):
     data = json.dumps({"instruction_id": "1", "model_a": "ok", "model_b": "fine", "verdict": 1})
-    data += "\n" + json.dumps({"instruction_id": "2", "model_a": bad, "model_b": "fine",
-                               "verdict": 1})
+    data += "\n" + json.dumps({"instruction_id": "2", "model_a": bad, "model_b": "fine", "verdict": 1})
     with pytest.raises(VerdictFormatError) as err:
         read_verdicts(data.encode(), name="ctl.jsonl")
     assert err.value.rows == (2,) and "control character" in str(err.value)
@@ -94,10 +93,15 @@ def test_names_differing_by_invisible_characters_are_reported_with_rows():
     assert set(table.store.models()) == {"gpt-4", "gpt\u200b-4", "claude", "\u202egpt"}
 
 
-@pytest.mark.parametrize("value,words", [("-5", "negative or infinite"),
-                                          ("inf", "negative or infinite"),
-                                          ("-inf", "negative or infinite"),
-                                          ("long", "must hold numbers")])
+@pytest.mark.parametrize(
+    "value,words",
+    [
+        ("-5", "negative or infinite"),
+        ("inf", "negative or infinite"),
+        ("-inf", "negative or infinite"),
+        ("long", "must hold numbers"),
+    ],
+)
 def test_impossible_lengths_are_refused_with_rows(value, words):
     data = f"{HEADER},length_a\n1,a,b,1,10\n2,a,b,1,{value}\n"
     with pytest.raises(VerdictFormatError) as err:
@@ -114,8 +118,13 @@ def test_names_equal_to_internal_columns_work_in_the_library():
     from evalcore.ranking import leaderboard
 
     names = ["model", "rank", "rating", "low", "high", "row", "verdict"]
-    lines = [HEADER] + [f"{k}-{i},{a},{b},{(-1) ** (i + k)}" for k in range(6)
-                        for i, a in enumerate(names) for b in names if a != b]
+    lines = [HEADER] + [
+        f"{k}-{i},{a},{b},{(-1) ** (i + k)}"
+        for k in range(6)
+        for i, a in enumerate(names)
+        for b in names
+        if a != b
+    ]
     store = VerdictStore()
     store.load(read_verdicts("\n".join(lines).encode(), name="n.csv"))
     counts = store.counts()
@@ -126,8 +135,7 @@ def test_names_equal_to_internal_columns_work_in_the_library():
 
 
 def test_gzip_parquet_jsonl_paths_load_into_the_store(tmp_path):
-    rows = [{"instruction_id": str(i), "model_a": "a", "model_b": "b", "verdict": "A>B"}
-            for i in range(5)]
+    rows = [{"instruction_id": str(i), "model_a": "a", "model_b": "b", "verdict": "A>B"} for i in range(5)]
     jl = tmp_path / "t.jsonl.gz"
     jl.write_bytes(gzip.compress("\n".join(json.dumps(r) for r in rows).encode()))
     store = VerdictStore()
@@ -143,6 +151,7 @@ def test_missing_file_is_refused_without_its_path(tmp_path):
 
 
 # -- the data folder ---------------------------------------------------------------------------
+
 
 @pytest.fixture
 def folder(tmp_path):
@@ -162,8 +171,19 @@ def test_data_folder_lists_only_its_own_files(folder):
     assert list_data_files(folder) == ["a.csv", "link-in.csv", "sub/b.parquet"]
 
 
-@pytest.mark.parametrize("name", ["../secret.csv", "sub/../../secret.csv", "link-out.csv",
-                                  "/etc/passwd", "", "notes.txt", "sub", "a.csv\x00.txt"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../secret.csv",
+        "sub/../../secret.csv",
+        "link-out.csv",
+        "/etc/passwd",
+        "",
+        "notes.txt",
+        "sub",
+        "a.csv\x00.txt",
+    ],
+)
 def test_data_folder_refuses_escapes_without_quoting_paths(folder, name):
     with pytest.raises(UsageError) as err:
         resolve_data_file(name, folder)
@@ -181,14 +201,24 @@ def test_data_folder_file_loads(folder, monkeypatch):
 
 # -- the arena dump ------------------------------------------------------------------------------
 
+
 def test_simulated_arena_dump_reads_as_published(tmp_path):
     sim = simulate_arena(n_battles=3000, n_models=12, tie_share=0.35, seed=1)
     assert abs(sim.tie_share - 0.35) < 0.04 and (sim.a != sim.b).all()
     json_path, pq_path = tmp_path / "clean_battle.json", tmp_path / "battles.parquet"
     write_arena_dump(sim, json_path, parquet_path=pq_path)
     records = json.loads(json_path.read_text())
-    assert set(records[0]) >= {"model_a", "model_b", "winner", "judge", "question_id", "tstamp",
-                               "language", "turn", "anony"}
+    assert set(records[0]) >= {
+        "model_a",
+        "model_b",
+        "winner",
+        "judge",
+        "question_id",
+        "tstamp",
+        "language",
+        "turn",
+        "anony",
+    }
     store = VerdictStore()
     table = store.load_file(json_path)
     assert table.format.startswith("Chatbot Arena battle table")
@@ -214,8 +244,12 @@ def test_file_names_with_quotes_or_bad_bytes_load(tmp_path):
     path.write_text(f"{HEADER}\n1,a,b,1\n")
     table = VerdictStore().load_file(path)
     assert table.report.rows == 1 and "odd.csv" in table.file
-    done = subprocess.run([sys.executable, "-m", "evalcore", "summary", os.fsencode(path)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "evalcore", "summary", os.fsencode(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0 and "Traceback" not in done.stderr
 
 
@@ -228,8 +262,7 @@ def test_sql_arena_path_equals_the_python_importer():
 
     fixture = Path(__file__).parent / "fixtures" / "native" / "chatbot_arena" / "clean_battle.json"
     sql = VerdictStore().load_file(fixture).frame
-    python, _ = from_battles(pd.DataFrame.from_records(json.loads(fixture.read_text())),
-                             file="f")
+    python, _ = from_battles(pd.DataFrame.from_records(json.loads(fixture.read_text())), file="f")
     for column in ("instruction_id", "model_a", "model_b", "judge", "category"):
         assert sql[column].tolist() == python[column].tolist()
     assert sql["verdict"].tolist() == [int(v) for v in python["verdict"]]

@@ -27,8 +27,7 @@ def test_pip_install_and_the_two_line_example(tmp_path):
     # packaging and the façade, not the network. The build itself runs isolated as usual.
     # Build from a copy: building in the checkout would leave build/ and *.egg-info behind.
     source = tmp_path / "src"
-    skip_top = {".git", ".venv", "build", "tests", "benchmarks", "data", "screenshots", "pages",
-                "ui"}
+    skip_top = {".git", ".venv", "build", "tests", "benchmarks", "data", "screenshots", "pages", "ui"}
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         top = skip_top if Path(folder) == ROOT else set()

@@ -64,8 +64,10 @@ def test_per_anchor_table_and_figures_match_the_library():
 
 def test_sweeps_and_pilot_run_on_button_press():
     at = _page()
-    assert not any("Fig. 4" in c["layout"]["title"]["text"] or "§5.1" in c["layout"]["title"]["text"]
-                   for c in _charts(at))
+    assert not any(
+        "Fig. 4" in c["layout"]["title"]["text"] or "§5.1" in c["layout"]["title"]["text"]
+        for c in _charts(at)
+    )
     at.number_input(key="anchors_sweep_reps").set_value(3).run()
     at.button(key="anchors_btn_sizes").click().run()
     at.number_input(key="anchors_count_perms").set_value(3).run()

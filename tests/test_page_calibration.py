@@ -96,7 +96,8 @@ def test_a_table_without_human_labels_is_refused_in_words():
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
     at.selectbox(key="demo_choice").set_value(
-        "Demo: anchor-only (AlpacaEval-style), 16 simulated models").run()
+        "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
+    ).run()
     at.button(key="load_demo").click().run()
     at.switch_page("pages/calibration.py").run()
     assert not at.exception

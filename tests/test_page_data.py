@@ -6,9 +6,11 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
 
-GOOD = (b"instruction_id,model_a,model_b,verdict\n"
-        b"1,mine-a,mine-b,A>B\n1,mine-b,mine-a,B>A\n2,mine-a,mine-b,A=B\n2,mine-b,mine-c,A>>B\n"
-        b"3,mine-a,mine-c,A>B\n")
+GOOD = (
+    b"instruction_id,model_a,model_b,verdict\n"
+    b"1,mine-a,mine-b,A>B\n1,mine-b,mine-a,B>A\n2,mine-a,mine-b,A=B\n2,mine-b,mine-c,A>>B\n"
+    b"3,mine-a,mine-c,A>B\n"
+)
 
 
 def _app() -> AppTest:

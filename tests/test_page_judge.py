@@ -29,8 +29,15 @@ def test_page_shows_every_section(judge_page):
     at = judge_page
     assert not at.exception
     headers = [h.value for h in at.header]
-    for start in ("The judges side by side", "1. Position", "2. Order-swap", "3. Coverage",
-                  "4. Agreement", "5. Length", "The sheet of"):
+    for start in (
+        "The judges side by side",
+        "1. Position",
+        "2. Order-swap",
+        "3. Coverage",
+        "4. Agreement",
+        "5. Length",
+        "The sheet of",
+    ):
         assert any(h.startswith(start) for h in headers), start
     labels = {m.label: m.value for m in at.metric}
     assert labels["Position bias"].endswith(" pp")  # percentage points
@@ -41,8 +48,7 @@ def test_page_shows_every_section(judge_page):
 
 def test_side_by_side_marks_the_steady_judge(judge_page):
     table = judge_page.dataframe[0].value
-    assert list(table["judge"]) == ["sim-judge-first-slot", "sim-judge-steady",
-                                    "sim-judge-tie-happy"]
+    assert list(table["judge"]) == ["sim-judge-first-slot", "sim-judge-steady", "sim-judge-tie-happy"]
     steady = table.set_index("judge").loc["sim-judge-steady"]
     assert steady["swap consistency"].endswith("★")
     assert steady["no verdict"].endswith("★")
@@ -69,7 +75,8 @@ def test_anchor_only_demo_has_no_agreement_and_no_crash():
         "if _ui.state()['demo'] == _ui.DEFAULT_DEMO:\n"
         "    _ui.load_demo(list(_ui.DEMO_DATASETS)[1])\n"
         "import runpy\n"
-        f"runpy.run_path({str(ROOT / 'pages' / 'judge.py')!r}, run_name='__main__')\n")
+        f"runpy.run_path({str(ROOT / 'pages' / 'judge.py')!r}, run_name='__main__')\n"
+    )
     at = AppTest.from_string(script, default_timeout=120)
     at.run()
     assert not at.exception
@@ -85,9 +92,18 @@ def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
     from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
 
     names = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm")
-    sim = simulate(SimulationSpec(n_models=5, n_instructions=30, design="anchor",
-                                  anchor="sim-alder", both_orders=False, model_names=names,
-                                  judges=(JudgeSpec("j"),), seed=4))
+    sim = simulate(
+        SimulationSpec(
+            n_models=5,
+            n_instructions=30,
+            design="anchor",
+            anchor="sim-alder",
+            both_orders=False,
+            model_names=names,
+            judges=(JudgeSpec("j"),),
+            seed=4,
+        )
+    )
     frame = sim.verdicts.drop(columns=["row"]).copy()
     flip = frame["model_a"] == "sim-alder"
     frame.loc[flip, ["model_a", "model_b"]] = frame.loc[flip, ["model_b", "model_a"]].to_numpy()
@@ -99,7 +115,8 @@ def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
         "from evalcore.io import read_verdicts\n"
         f"_ui.install(read_verdicts({str(path)!r}))\n"
         "import runpy\n"
-        f"runpy.run_path({str(ROOT / 'pages' / 'judge.py')!r}, run_name='__main__')\n")
+        f"runpy.run_path({str(ROOT / 'pages' / 'judge.py')!r}, run_name='__main__')\n"
+    )
     at = AppTest.from_string(script, default_timeout=120)
     at.run()
     assert not at.exception

@@ -67,13 +67,16 @@ def test_a_model_named_model_does_not_break_the_page(tmp_path, monkeypatch):
     import pandas as pd
 
     monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "ws.duckdb"))
-    rows = [{"instruction_id": f"i{i}", "model_a": a, "model_b": b, "verdict": (i + k) % 5 - 2}
-            for i in range(40)
-            for k, (a, b) in enumerate([("model", "row model"), ("row model", "x"), ("x", "model")])]
+    rows = [
+        {"instruction_id": f"i{i}", "model_a": a, "model_b": b, "verdict": (i + k) % 5 - 2}
+        for i in range(40)
+        for k, (a, b) in enumerate([("model", "row model"), ("row model", "x"), ("x", "model")])
+    ]
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.file_uploader(key="upload").upload("names.csv", pd.DataFrame(rows).to_csv(index=False).encode(),
-                                          "text/csv").run()
+    at.file_uploader(key="upload").upload(
+        "names.csv", pd.DataFrame(rows).to_csv(index=False).encode(), "text/csv"
+    ).run()
     at.switch_page("pages/leaderboard.py").run()
     assert not at.exception, at.exception
     assert set(at.dataframe[0].value["Model"]) == {"model", "row model", "x"}

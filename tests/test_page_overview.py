@@ -106,8 +106,10 @@ def test_changing_the_judge_changes_the_findings(demo_store):
 def test_a_tiny_upload_gets_words_not_a_traceback():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    tiny = ("instruction_id,model_a,model_b,verdict\n"
-            "q1,sim-a,sim-b,1\nq2,sim-a,sim-b,1\nq3,sim-b,sim-a,-1\nq4,sim-a,sim-b,0\n")
+    tiny = (
+        "instruction_id,model_a,model_b,verdict\n"
+        "q1,sim-a,sim-b,1\nq2,sim-a,sim-b,1\nq3,sim-b,sim-a,-1\nq4,sim-a,sim-b,0\n"
+    )
     at.file_uploader(key="upload").upload("tiny.csv", tiny.encode(), "text/csv").run()
     assert not at.exception
     at.switch_page("pages/overview.py").run()

@@ -72,8 +72,9 @@ def test_wilcoxon_curve_and_detectable_edges_drawn(page):
     assert " of 19" in resolved
     assert any("top two models" in m.value for m in list(at.success) + list(at.warning))
     # "Resolved" is a two-sided sign test, Holm-adjusted across the adjacent pairs, and says so.
-    assert any("two-sided sign test, Holm-adjusted across the 19 adjacent pairs" in c.value
-               for c in at.caption)
+    assert any(
+        "two-sided sign test, Holm-adjusted across the 19 adjacent pairs" in c.value for c in at.caption
+    )
     table = next(f for f in _frames(at) if "Observed edge" in f.columns)
     assert {"Higher-ranked model", "p (Holm-adjusted)", "Resolved"} <= set(table.columns)
     assert not any("_" in c for c in table.columns)
@@ -95,7 +96,8 @@ def test_anchor_only_demo():
     at.selectbox(key="pw_anchor").set_value("sim-juniper").run()  # a model both demos share
     at.switch_page("app.py").run()
     at.selectbox(key="demo_choice").set_value(
-        "Demo: anchor-only (AlpacaEval-style), 16 simulated models").run()
+        "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
+    ).run()
     at.button(key="load_demo").click().run()
     at.switch_page("pages/power.py").run()
     assert not at.exception

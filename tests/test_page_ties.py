@@ -93,9 +93,11 @@ def test_page_pointwise_demo_then_bad_then_good_upload(page):
     # the demo is still analysed
     assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
 
-    good = (b"instruction_id,candidate,judge,format,score\n"
-            b"q1,x,j1,binary,1\nq1,y,j1,binary,1\nq1,z,j1,binary,0\n"
-            b"q2,x,j1,binary,0\nq2,y,j1,binary,1\n")
+    good = (
+        b"instruction_id,candidate,judge,format,score\n"
+        b"q1,x,j1,binary,1\nq1,y,j1,binary,1\nq1,z,j1,binary,0\n"
+        b"q2,x,j1,binary,0\nq2,y,j1,binary,1\n"
+    )
     at.file_uploader(key="pointwise_upload").upload("mine.csv", good, "text/csv").run()
     assert not at.exception and not at.error
     assert any("mine.csv" in c.value for c in at.caption)
@@ -133,8 +135,10 @@ def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     at.switch_page("pages/ties.py").run()
     assert any("tie probability" in df.value.columns for df in at.dataframe)  # the demo's
     at.switch_page("app.py").run()
-    csv = (b"instruction_id,model_a,model_b,verdict\n"
-           b"q1,x,y,1\nq1,y,x,-1\nq2,x,y,0\nq2,y,x,0\nq3,x,y,2\nq3,y,x,-1\n")
+    csv = (
+        b"instruction_id,model_a,model_b,verdict\n"
+        b"q1,x,y,1\nq1,y,x,-1\nq2,x,y,0\nq2,y,x,0\nq3,x,y,2\nq3,y,x,-1\n"
+    )
     at.file_uploader(key="upload").upload("mine.csv", csv, "text/csv").run()
     assert not at.exception
     at.switch_page("pages/ties.py").run()

@@ -87,10 +87,17 @@ def test_power_and_detectable_edge_invert_the_sample_size():
     assert math.isnan(minimum_detectable_edge(2))  # even 2 wins of 2 cannot reach α = 0.05
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"edge": 0.0}, {"edge": 0.6}, {"edge": -0.1}, {"edge": 0.05, "alpha": 1.0},
-    {"edge": 0.05, "power": 0.04}, {"edge": 0.05, "method": "magic"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"edge": 0.0},
+        {"edge": 0.6},
+        {"edge": -0.1},
+        {"edge": 0.05, "alpha": 1.0},
+        {"edge": 0.05, "power": 0.04},
+        {"edge": 0.05, "method": "magic"},
+    ],
+)
 def test_bad_design_is_refused(kwargs):
     with pytest.raises(ValueError):
         sign_test_sample_size(**kwargs)
@@ -110,12 +117,14 @@ def _counts(rows: list[tuple[str, str, str, int]]):
 
 
 def test_anchor_verdicts_read_from_the_models_point_of_view():
-    c = _counts([
-        ("q1", "A", "X", 2),      # A in slot A: +2 for A
-        ("q1", "X", "A", -1),     # X in slot A says −1: +1 for A → A's mean on q1 = 1.5
-        ("q1", "X", "B", 1),      # −1 for B
-        ("q2", "B", "X", 0),
-    ])
+    c = _counts(
+        [
+            ("q1", "A", "X", 2),  # A in slot A: +2 for A
+            ("q1", "X", "A", -1),  # X in slot A says −1: +1 for A → A's mean on q1 = 1.5
+            ("q1", "X", "B", 1),  # −1 for B
+            ("q2", "B", "X", 0),
+        ]
+    )
     v = anchor_verdicts(c, "X")
     a, b, x = c.index("A"), c.index("B"), c.index("X")
     assert v[0, a] == 1.5 and v[0, b] == -1.0 and v[0, x] == 0.0
@@ -241,8 +250,11 @@ def test_simulation_is_seeded_and_reports_progress():
 def test_on_simulated_data_the_sign_test_follows_table2_formula():
     # Known truth for the pooled sign test: with the window's mean edge and informativeness,
     # the simulated sign-test power follows the normal-approximation formula at N × I.
-    sim = simulate(SimulationSpec(n_models=14, n_instructions=200, strength_sd=0.3, seed=21,
-                                  judges=(JudgeSpec("j", tie_width=0.6),)))
+    sim = simulate(
+        SimulationSpec(
+            n_models=14, n_instructions=200, strength_sd=0.3, seed=21, judges=(JudgeSpec("j", tie_width=0.6),)
+        )
+    )
     store = VerdictStore()
     store.load(sim.verdicts)
     window = difference_distributions(store.counts()).with_edge(0.05, 0.06)
@@ -281,7 +293,8 @@ def test_detectable_edges_hand_built_pair():
     assert result.table.iloc[1]["resolved"]  # B beat C every time
     assert result.top_pair_resolved is False
     assert result.as_dict()["resolution_test"] == (
-        "two-sided sign test, Holm-adjusted across the 2 adjacent pairs")
+        "two-sided sign test, Holm-adjusted across the 2 adjacent pairs"
+    )
     # The headline uses N × I with the informativeness given.
     r2 = detectable_edges(c, informativeness=0.45)
     assert r2.detectable_edge == pytest.approx(minimum_detectable_edge(math.floor(100 * 0.45)))
@@ -317,9 +330,15 @@ def _equal_models_counts(rng, n_models: int, n_instructions: int):
     aa, bb = np.tile(a, n_instructions), np.tile(b, n_instructions)
     n = np.zeros((inst.size, 5), dtype=np.int64)
     n[np.arange(inst.size), np.where(rng.random(inst.size) < 0.5, 3, 1)] = 1
-    return VerdictCounts.from_cells(models=[f"m{k}" for k in range(n_models)],
-                                    instructions=[f"q{i}" for i in range(n_instructions)],
-                                    judge="j", inst=inst, a=aa, b=bb, n=n)
+    return VerdictCounts.from_cells(
+        models=[f"m{k}" for k in range(n_models)],
+        instructions=[f"q{i}" for i in range(n_instructions)],
+        judge="j",
+        inst=inst,
+        a=aa,
+        b=bb,
+        n=n,
+    )
 
 
 def test_equal_models_are_resolved_at_most_alpha_of_the_time_family_wise():
@@ -412,8 +431,10 @@ def _arena_counts(n_models: int = 12, n_battles: int = 1500, seed: int = 0):
     rng = np.random.default_rng(seed)
     a = rng.integers(n_models, size=n_battles)
     b = (a + rng.integers(1, n_models, size=n_battles)) % n_models
-    rows = [(f"p{i}", f"m{x:02d}", f"m{y:02d}", int(v)) for i, (x, y, v) in
-            enumerate(zip(a, b, rng.integers(-2, 3, size=n_battles), strict=True))]
+    rows = [
+        (f"p{i}", f"m{x:02d}", f"m{y:02d}", int(v))
+        for i, (x, y, v) in enumerate(zip(a, b, rng.integers(-2, 3, size=n_battles), strict=True))
+    ]
     return _counts(rows)
 
 
@@ -460,8 +481,9 @@ def test_sparse_differences_equal_the_old_dense_computation(seed):
                     assert row["informativeness"] == pytest.approx((old != 0).mean())
         h = mean[:, 0, x]
         if x:
-            np.testing.assert_allclose(verdict_differences(c, c.models[0], c.models[x]),
-                                       np.round(h[~np.isnan(h)], 6))
+            np.testing.assert_allclose(
+                verdict_differences(c, c.models[0], c.models[x]), np.round(h[~np.isnan(h)], 6)
+            )
 
 
 def test_power_arguments_are_validated_first():

@@ -16,10 +16,15 @@ def _counts(rows):
     n = [[0] * 5 for _ in rows]
     for k, r in enumerate(rows):
         n[k][r[3] + 2] = 1
-    return VerdictCounts.from_cells(models=models, instructions=insts, judge="j",
-                                    inst=[insts.index(r[0]) for r in rows],
-                                    a=[models.index(r[1]) for r in rows],
-                                    b=[models.index(r[2]) for r in rows], n=n)
+    return VerdictCounts.from_cells(
+        models=models,
+        instructions=insts,
+        judge="j",
+        inst=[insts.index(r[0]) for r in rows],
+        a=[models.index(r[1]) for r in rows],
+        b=[models.index(r[2]) for r in rows],
+        n=n,
+    )
 
 
 def test_edge_labels_and_grid():
@@ -31,8 +36,12 @@ def test_edge_labels_and_grid():
 
 def test_sample_size_table_has_human_columns_and_the_published_numbers():
     t = pv.sample_size_table(sample_size_plan([0.05, 0.10], informativeness=0.45))
-    assert list(t.columns) == ["Edge", "P(A wins | discordant)", "Discordant samples",
-                               "Total samples (I = 0.450)"]
+    assert list(t.columns) == [
+        "Edge",
+        "P(A wins | discordant)",
+        "Discordant samples",
+        "Total samples (I = 0.450)",
+    ]
     assert t["Discordant samples"].tolist() == [617, 153]  # Don-Yehiya et al. 2026, Table 2
     assert t["Total samples (I = 0.450)"].tolist() == [1372, 340]
     assert t["P(A wins | discordant)"].tolist() == ["55.0%", "60.0%"]

@@ -47,8 +47,14 @@ def test_three_models_worked_by_hand():
 
 def test_ties_count_half_a_win_each():
     # One A-win and two ties between A and B is 2 wins for A to 1 for B: θ_A − θ_B = ln 2.
-    frame = pd.DataFrame({"instruction_id": ["1", "2", "3"], "model_a": ["A", "A", "B"],
-                          "model_b": ["B", "B", "A"], "verdict": ["A>B", "A=B", "A=B"]})
+    frame = pd.DataFrame(
+        {
+            "instruction_id": ["1", "2", "3"],
+            "model_a": ["A", "A", "B"],
+            "model_b": ["B", "B", "A"],
+            "verdict": ["A>B", "A=B", "A=B"],
+        }
+    )
     store = VerdictStore()
     store.load(read_verdicts(frame.to_csv(index=False).encode(), name="t.csv"))
     counts = store.counts()
@@ -66,7 +72,7 @@ def test_mle_matches_a_generic_optimiser_on_random_counts():
 
     def nll(t):
         d = t[:, None] - t[None, :]
-        return -(wins * -np.logaddexp(0, -d)).sum() + 1e-8 * (t ** 2).sum() / 2
+        return -(wins * -np.logaddexp(0, -d)).sum() + 1e-8 * (t**2).sum() / 2
 
     ref = minimize(nll, np.zeros(7), method="BFGS", options={"gtol": 1e-10}).x
     assert ok
@@ -82,8 +88,9 @@ def test_batched_fit_equals_single_fits():
 
 
 def test_large_simulated_table_recovers_the_true_order():
-    spec = SimulationSpec(n_models=15, n_instructions=400, judges=(JudgeSpec("j", slot_bias=0.3),),
-                          both_orders=False, seed=11)
+    spec = SimulationSpec(
+        n_models=15, n_instructions=400, judges=(JudgeSpec("j", slot_bias=0.3),), both_orders=False, seed=11
+    )
     sim = simulate(spec)
     store = VerdictStore()
     store.load(sim.verdicts)
@@ -119,8 +126,9 @@ def test_two_identical_models_get_identical_intervals():
     twin_rows = rows[(rows.model_a == orig) | (rows.model_b == orig)].copy()
     twin_rows["model_a"] = twin_rows["model_a"].replace(orig, "twin")
     twin_rows["model_b"] = twin_rows["model_b"].replace(orig, "twin")
-    ties = pd.DataFrame({"instruction_id": rows.instruction_id.unique(), "model_a": orig,
-                         "model_b": "twin", "verdict": 0})
+    ties = pd.DataFrame(
+        {"instruction_id": rows.instruction_id.unique(), "model_a": orig, "model_b": "twin", "verdict": 0}
+    )
     table = pd.concat([rows, twin_rows, ties], ignore_index=True)
     table = table[["instruction_id", "model_a", "model_b", "verdict"]]
     store = VerdictStore()
@@ -221,9 +229,19 @@ def test_comparison_graph_agrees_with_scipy_on_random_graphs():
 def test_interval_contains_the_rating_when_every_round_is_the_full_data():
     # One instruction: every bootstrap round redraws that instruction, so every round is the full
     # data; a collapsed interval would claim certainty, so none is shown.
-    rows = [("1", a, b, v) for a, b, v in (("m1", "m2", 1), ("m2", "m3", 1), ("m3", "m4", -1),
-                                             ("m1", "m3", 0), ("m2", "m4", 1), ("m1", "m4", 1),
-                                             ("m2", "m1", 1), ("m4", "m1", -1))]
+    rows = [
+        ("1", a, b, v)
+        for a, b, v in (
+            ("m1", "m2", 1),
+            ("m2", "m3", 1),
+            ("m3", "m4", -1),
+            ("m1", "m3", 0),
+            ("m2", "m4", 1),
+            ("m1", "m4", 1),
+            ("m2", "m1", 1),
+            ("m4", "m1", -1),
+        )
+    ]
     board = leaderboard(_table(rows), rounds=50, seed=0)
     t = board.table
     # Nothing to resample: no interval is shown (never a zero-width one), and the note says why.
@@ -233,8 +251,14 @@ def test_interval_contains_the_rating_when_every_round_is_the_full_data():
 
 def test_resamples_without_a_finite_mle_are_regularised_and_said():
     # Two instructions; on one, m1 never loses. Rounds that draw it twice need the prior.
-    rows = [("1", "m1", "m2", 1), ("1", "m2", "m3", 1), ("1", "m3", "m1", -1),
-            ("2", "m1", "m2", -1), ("2", "m2", "m3", -1), ("2", "m3", "m1", 1)]
+    rows = [
+        ("1", "m1", "m2", 1),
+        ("1", "m2", "m3", 1),
+        ("1", "m3", "m1", -1),
+        ("2", "m1", "m2", -1),
+        ("2", "m2", "m3", -1),
+        ("2", "m3", "m1", 1),
+    ]
     board = leaderboard(_table(rows), rounds=200, seed=1)
     assert board.prior_games == 0.0
     assert any("bootstrap rounds drew instructions" in n for n in board.notes)

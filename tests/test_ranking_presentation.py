@@ -21,8 +21,15 @@ def _counts(models, cells):
     b = np.array([c[2] for c in cells], dtype=np.int32)
     n = np.zeros((len(cells), 5), dtype=np.int32)
     n[np.arange(len(cells)), [c[3] for c in cells]] = 1
-    return VerdictCounts.from_cells(models=tuple(models), instructions=tuple(f"i{i}" for i in range(inst.max() + 1)),
-                                    judge="j", inst=inst, a=a, b=b, n=n)
+    return VerdictCounts.from_cells(
+        models=tuple(models),
+        instructions=tuple(f"i{i}" for i in range(inst.max() + 1)),
+        judge="j",
+        inst=inst,
+        a=a,
+        b=b,
+        n=n,
+    )
 
 
 def _mixed(models=("model", "row model", "x"), n=60, seed=0):
@@ -127,7 +134,9 @@ def test_models_that_never_meet_get_parts_and_no_empty_cells():
 
     rng = np.random.default_rng(3)
     cells = [(i, int(i % 2 == 0), int(i % 2 == 1), int(rng.integers(0, 5))) for i in range(40)]  # a, b
-    cells += [(40 + i, 2 + int(i % 2 == 0), 2 + int(i % 2 == 1), int(rng.integers(0, 5))) for i in range(40)]  # c, d
+    cells += [
+        (40 + i, 2 + int(i % 2 == 0), 2 + int(i % 2 == 1), int(rng.integers(0, 5))) for i in range(40)
+    ]  # c, d
     board = leaderboard(_counts(("a", "b", "c", "d"), cells), rounds=100, seed=0)
     sep = separation(board)
     t = show.display_table(board, sep)

@@ -23,9 +23,22 @@ from evalcore.store import VerdictStore
 
 NAMES = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm", "sim-fir")
 SECTIONS = ("findings", "summary", "leaderboard", "anchors", "judge", "power", "calibration")
-FIGURES = ("fig-coverage", "fig-forest", "fig-winrate", "fig-anchor-u", "fig-anchor-info",
-           "fig-anchor-bars", "fig-levels", "fig-judges-position", "fig-judge-ties", "fig-judge-swap", "fig-power-edges",
-           "fig-power-plan", "fig-calibration", "fig-floor")
+FIGURES = (
+    "fig-coverage",
+    "fig-forest",
+    "fig-winrate",
+    "fig-anchor-u",
+    "fig-anchor-info",
+    "fig-anchor-bars",
+    "fig-levels",
+    "fig-judges-position",
+    "fig-judge-ties",
+    "fig-judge-swap",
+    "fig-power-edges",
+    "fig-power-plan",
+    "fig-calibration",
+    "fig-floor",
+)
 
 
 class Page(HTMLParser):
@@ -81,15 +94,21 @@ class Page(HTMLParser):
 @pytest.fixture(scope="module")
 def built():
     spec = SimulationSpec(
-        n_models=6, n_instructions=150, model_names=NAMES,
-        judges=(JudgeSpec("sim-judge", slot_bias=0.3, noise=0.3),
-                JudgeSpec("sim-other", tie_width=1.0)),
-        human_fraction=1.0, human_noise=0.2, strengths=(1.6, 1.0, 0.4, -0.2, -0.8, -1.4), seed=4)
+        n_models=6,
+        n_instructions=150,
+        model_names=NAMES,
+        judges=(JudgeSpec("sim-judge", slot_bias=0.3, noise=0.3), JudgeSpec("sim-other", tie_width=1.0)),
+        human_fraction=1.0,
+        human_noise=0.2,
+        strengths=(1.6, 1.0, 0.4, -0.2, -0.8, -1.4),
+        seed=4,
+    )
     sim = simulate(spec)
     store = VerdictStore()
     store.load(sim.verdicts, name="sim <&> table.csv")
-    analyses = run_analyses(store, judge="sim-judge", human_ranking=sim.human_ranking, rounds=300,
-                            compare_judges=True)
+    analyses = run_analyses(
+        store, judge="sim-judge", human_ranking=sim.human_ranking, rounds=300, compare_judges=True
+    )
     findings = headline_findings(analyses)
     document = build_report(analyses, findings, generated=datetime(2026, 1, 2, 3, 4, tzinfo=UTC))
     page = Page()
@@ -214,8 +233,7 @@ def test_summary_numbers(built):
 
 
 def test_sections_that_cannot_run_say_so():
-    frame = simulate(SimulationSpec(n_models=3, n_instructions=10, model_names=NAMES[:3],
-                                    seed=1)).verdicts
+    frame = simulate(SimulationSpec(n_models=3, n_instructions=10, model_names=NAMES[:3], seed=1)).verdicts
     lonely = frame.iloc[:4].copy()
     lonely["judge"] = "lonely"
     lonely["model_b"] = lonely["model_a"]
@@ -223,16 +241,26 @@ def test_sections_that_cannot_run_say_so():
     store.load(pd.concat([frame, lonely], ignore_index=True))
     analyses = run_analyses(store, judge="lonely", rounds=20)
     document = build_report(analyses)
-    for what in ("The leaderboard", "The anchor analysis", "The judge sheet",
-                 "The power analysis", "The calibration"):
+    for what in (
+        "The leaderboard",
+        "The anchor analysis",
+        "The judge sheet",
+        "The power analysis",
+        "The calibration",
+    ):
         assert f"{what} is not available" in document
     assert document.count("Plotly.newPlot(") == 1  # only the coverage of the whole table
 
 
 #: Names that are markup in a browser or in Markdown (issue 11, item 2).
-HOSTILE = ("[top](https://evil.example/top)", "![pixel](https://evil.example/pixel.png)",
-           '<a href="https://evil.example/a">a</a>', "<img src=https://evil.example/i.png>",
-           "https://evil.example/bare", "</script><script>alert(1)</script>")
+HOSTILE = (
+    "[top](https://evil.example/top)",
+    "![pixel](https://evil.example/pixel.png)",
+    '<a href="https://evil.example/a">a</a>',
+    "<img src=https://evil.example/i.png>",
+    "https://evil.example/bare",
+    "</script><script>alert(1)</script>",
+)
 
 
 class Tags(HTMLParser):
@@ -249,9 +277,14 @@ class Tags(HTMLParser):
 
 
 def test_hostile_names_never_become_links_images_or_scripts():
-    spec = SimulationSpec(n_models=6, n_instructions=60, model_names=HOSTILE,
-                          judges=(JudgeSpec('<b onmouseover="x">judge</b>'),), human_fraction=0.5,
-                          seed=9)
+    spec = SimulationSpec(
+        n_models=6,
+        n_instructions=60,
+        model_names=HOSTILE,
+        judges=(JudgeSpec('<b onmouseover="x">judge</b>'),),
+        human_fraction=0.5,
+        seed=9,
+    )
     sim = simulate(spec)
     store = VerdictStore()
     store.load(sim.verdicts, name="https://evil.example/<i>file</i>.csv")
@@ -260,12 +293,15 @@ def test_hostile_names_never_become_links_images_or_scripts():
     page = Page()
     page.feed(document)
     # the only links are the report's own table of contents; nothing is loaded from anywhere
-    assert all(tag == "a" and name == "href" and value.startswith("#")
-               for tag, name, value in page.references), page.references
+    assert all(
+        tag == "a" and name == "href" and value.startswith("#") for tag, name, value in page.references
+    ), page.references
     tags = Tags()
     tags.feed(document)
     assert "img" not in tags.names and not any(a.startswith("on") for a in tags.attributes)
-    assert tags.names.count("script") == 2 + len(re.findall(r'<div id="fig-', document))  # config, plotly.js, one per figure
+    assert tags.names.count("script") == 2 + len(
+        re.findall(r'<div id="fig-', document)
+    )  # config, plotly.js, one per figure
     assert "<script>alert" not in document
     # the names are shown, as text
     assert html.escape(HOSTILE[0]) in document and html.escape(HOSTILE[2]) in document

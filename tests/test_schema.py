@@ -77,8 +77,12 @@ def test_many_bad_rows_are_listed_compactly():
 
 
 def _frame(**overrides):
-    base = {"instruction_id": ["1", "2"], "model_a": ["m1", "m2"], "model_b": ["m2", "m1"],
-            "verdict": ["A>B", "B>A"]}
+    base = {
+        "instruction_id": ["1", "2"],
+        "model_a": ["m1", "m2"],
+        "model_b": ["m2", "m1"],
+        "verdict": ["A>B", "B>A"],
+    }
     base.update(overrides)
     return pd.DataFrame(base)
 
@@ -118,8 +122,7 @@ def test_empty_model_name_is_an_error_with_rows():
 
 
 def test_human_and_length_columns_are_validated():
-    out = validate_verdicts(_frame(human=["[[A]]", ""], length_a=["10", "20"], length_b=["", "5"]),
-                            file="f")
+    out = validate_verdicts(_frame(human=["[[A]]", ""], length_a=["10", "20"], length_b=["", "5"]), file="f")
     assert out["human"].iloc[0] == 1 and pd.isna(out["human"].iloc[1])
     assert out["length_a"].tolist() == [10.0, 20.0]
     with pytest.raises(VerdictFormatError, match="length_a"):
@@ -129,10 +132,14 @@ def test_human_and_length_columns_are_validated():
 
 
 def test_inspect_counts_no_verdict_self_pairs_and_exact_duplicates():
-    frame = pd.DataFrame({
-        "instruction_id": ["1", "1", "2", "2"], "model_a": ["a", "a", "b", "c"],
-        "model_b": ["b", "b", "b", "a"], "verdict": ["1", "1", "0", ""],
-    })
+    frame = pd.DataFrame(
+        {
+            "instruction_id": ["1", "1", "2", "2"],
+            "model_a": ["a", "a", "b", "c"],
+            "model_b": ["b", "b", "b", "a"],
+            "verdict": ["1", "1", "0", ""],
+        }
+    )
     report = inspect_verdicts(validate_verdicts(frame, file="f"))
     assert report.no_verdict_rows == 1
     assert report.self_comparison_rows == 1
@@ -140,9 +147,12 @@ def test_inspect_counts_no_verdict_self_pairs_and_exact_duplicates():
     assert len(report.notes) == 3
 
 
-@pytest.mark.parametrize("header", [["verdict", "verdict"], ["verdict", "verdict.1"], ["verdict", " Verdict"]])
+@pytest.mark.parametrize(
+    "header", [["verdict", "verdict"], ["verdict", "verdict.1"], ["verdict", " Verdict"]]
+)
 def test_a_column_named_twice_is_refused(header):
-    frame = pd.DataFrame([["1", "a", "b", "1", "-1"]],
-                         columns=["instruction_id", "model_a", "model_b", *header])
+    frame = pd.DataFrame(
+        [["1", "a", "b", "1", "-1"]], columns=["instruction_id", "model_a", "model_b", *header]
+    )
     with pytest.raises(VerdictFormatError, match="more than once.*verdict"):
         validate_verdicts(frame, file="twice.csv")

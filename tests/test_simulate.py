@@ -22,8 +22,7 @@ def test_deterministic_in_the_seed():
 def test_table_passes_the_contract_round_trip():
     rows = _rows(n_models=4, n_instructions=10, human_fraction=0.5, categories=("c1",))
     back = read_verdicts(rows.drop(columns=["row"]).to_csv(index=False).encode(), name="s.csv").frame
-    pd.testing.assert_frame_equal(back.drop(columns=["row"]), rows.drop(columns=["row"]),
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(back.drop(columns=["row"]), rows.drop(columns=["row"]), check_dtype=False)
 
 
 def test_sizes_for_both_designs():
@@ -36,10 +35,12 @@ def test_sizes_for_both_designs():
 def test_slot_bias_shows_as_first_slot_wins():
     fair = _rows(judges=(JudgeSpec("j", slot_bias=0.0),), n_instructions=200, seed=1)
     biased = _rows(judges=(JudgeSpec("j", slot_bias=0.8),), n_instructions=200, seed=1)
+
     # Both orders of every pair: without bias slot A wins half the decided battles.
     def share(rows):
         v = rows["verdict"].dropna().astype(int)
         return (v > 0).sum() / (v != 0).sum()
+
     assert abs(share(fair) - 0.5) < 0.03
     assert share(biased) > 0.6
 
@@ -53,7 +54,9 @@ def test_tie_width_and_levels_shape_the_verdicts():
 
 
 def test_no_verdict_rate_and_human_fraction():
-    rows = _rows(judges=(JudgeSpec("j", no_verdict_rate=0.1),), n_instructions=300, human_fraction=0.25, seed=3)
+    rows = _rows(
+        judges=(JudgeSpec("j", no_verdict_rate=0.1),), n_instructions=300, human_fraction=0.25, seed=3
+    )
     assert abs(rows["verdict"].isna().mean() - 0.1) < 0.02
     labelled = rows.groupby("instruction_id")["human"].apply(lambda h: h.notna().all())
     assert abs(labelled.mean() - 0.25) < 0.07

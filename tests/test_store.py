@@ -25,10 +25,14 @@ def test_counts_match_an_independent_pandas_recount(small_sim, small_store):
 
 
 def test_no_verdict_and_self_pairs_stay_out_of_counts():
-    frame = pd.DataFrame({
-        "instruction_id": ["1", "1", "1"], "model_a": ["a", "a", "b"],
-        "model_b": ["b", "a", "a"], "verdict": ["1", "0", ""],
-    })
+    frame = pd.DataFrame(
+        {
+            "instruction_id": ["1", "1", "1"],
+            "model_a": ["a", "a", "b"],
+            "model_b": ["b", "a", "a"],
+            "verdict": ["1", "0", ""],
+        }
+    )
     store = VerdictStore()
     store.load(read_verdicts(frame.to_csv(index=False).encode(), name="t.csv"))
     c = store.counts()
@@ -49,8 +53,11 @@ def test_summary_of_an_all_pairs_both_orders_table(small_store):
 
 
 def test_summary_detects_anchor_only_single_order():
-    sim = simulate(SimulationSpec(n_models=5, n_instructions=30, design="anchor", anchor="sim-cedar",
-                                  both_orders=False, seed=3))
+    sim = simulate(
+        SimulationSpec(
+            n_models=5, n_instructions=30, design="anchor", anchor="sim-cedar", both_orders=False, seed=3
+        )
+    )
     store = VerdictStore()
     store.load(sim.verdicts)
     s = store.summary()
@@ -59,8 +66,9 @@ def test_summary_detects_anchor_only_single_order():
 
 
 def test_partial_design():
-    frame = pd.DataFrame({"instruction_id": ["1", "1"], "model_a": ["a", "c"], "model_b": ["b", "d"],
-                          "verdict": [1, 1]})
+    frame = pd.DataFrame(
+        {"instruction_id": ["1", "1"], "model_a": ["a", "c"], "model_b": ["b", "d"], "verdict": [1, 1]}
+    )
     store = VerdictStore()
     store.load(read_verdicts(frame.to_csv(index=False).encode(), name="p.csv"))
     assert store.summary().design == "partial"
@@ -68,8 +76,16 @@ def test_partial_design():
 
 def test_names_with_sql_text_are_bound_not_pasted():
     evil = "j'); DROP TABLE verdicts; --"
-    frame = pd.DataFrame({"instruction_id": ["1", "2"], "model_a": ["x'y", "b"], "model_b": ["b", "x'y"],
-                          "verdict": [1, -1], "judge": [evil, evil], "category": [evil, evil]})
+    frame = pd.DataFrame(
+        {
+            "instruction_id": ["1", "2"],
+            "model_a": ["x'y", "b"],
+            "model_b": ["b", "x'y"],
+            "verdict": [1, -1],
+            "judge": [evil, evil],
+            "category": [evil, evil],
+        }
+    )
     store = VerdictStore()
     store.load(read_verdicts(frame.to_csv(index=False).encode(), name="evil.csv"))
     assert store.judges() == (evil,)
@@ -81,8 +97,9 @@ def test_names_with_sql_text_are_bound_not_pasted():
 def test_failed_load_keeps_the_previous_table(small_store):
     before = small_store.summary().rows
     with pytest.raises(VerdictFormatError):
-        small_store.load(read_verdicts(b"instruction_id,model_a,model_b,verdict\n1,a,b,zzz\n",
-                                       name="bad.csv"))
+        small_store.load(
+            read_verdicts(b"instruction_id,model_a,model_b,verdict\n1,a,b,zzz\n", name="bad.csv")
+        )
     assert small_store.summary().rows == before
 
     broken = small_store.frame().drop(columns=["row"])  # a frame missing a canonical column

@@ -14,8 +14,6 @@ from evalcore.workspace import SavedDataset
 HOSTILE = "[x](https://evil.example)"
 
 
-
-
 def _summary():
     from evalcore.io import read_verdicts
     from tests.conftest import ROOT
@@ -51,20 +49,42 @@ def test_messages_escape_user_text():
     kept = show.load_error("bad", previous=HOSTILE)
     assert kept.endswith(f"The data loaded before ({code_span(HOSTILE)}) is still loaded.")
 
-    old = SavedDataset(name="runs", file=HOSTILE, format="csv", rows=5, models=3, judges=1,
-                       instructions=3, saved_at=datetime(2026, 1, 2, 3, 4, tzinfo=UTC), version=1)
-    new = SavedDataset(name="runs", file="b.csv", format="csv", rows=6, models=4, judges=1,
-                       instructions=4, saved_at=datetime(2026, 1, 3, tzinfo=UTC), version=2, replaced=old)
+    old = SavedDataset(
+        name="runs",
+        file=HOSTILE,
+        format="csv",
+        rows=5,
+        models=3,
+        judges=1,
+        instructions=3,
+        saved_at=datetime(2026, 1, 2, 3, 4, tzinfo=UTC),
+        version=1,
+    )
+    new = SavedDataset(
+        name="runs",
+        file="b.csv",
+        format="csv",
+        rows=6,
+        models=4,
+        judges=1,
+        instructions=4,
+        saved_at=datetime(2026, 1, 3, tzinfo=UTC),
+        version=2,
+        replaced=old,
+    )
     text = show.saved_message(new)
     assert "version 2" in text and "replaced version 1" in text and "6 rows" in text
     assert "](https" not in text.replace("\\](", "")
     assert "replaced" not in show.saved_message(old)
-    assert show.version_label(old) == "version 1 ([x](https://evil.example), 5 rows, saved 2026-01-02 03:04 UTC)"
+    assert (
+        show.version_label(old) == "version 1 ([x](https://evil.example), 5 rows, saved 2026-01-02 03:04 UTC)"
+    )
 
 
 def test_saved_table_renames_every_column():
-    frame = pd.DataFrame(columns=["name", "file", "format", "rows", "models", "judges", "instructions",
-                                  "saved_at", "version"])
+    frame = pd.DataFrame(
+        columns=["name", "file", "format", "rows", "models", "judges", "instructions", "saved_at", "version"]
+    )
     assert all(c[0].isupper() for c in show.saved_table(frame).columns)
 
 

@@ -95,23 +95,57 @@ def test_seed002_binary_effective_levels():
 FORMATS = ("binary", "likert-5", "numeric-100", "anchored", "tournament")
 JUDGES = ("deepseek", "qwen", "nemotron")
 TABLE1 = {
-    "tie_probability": [[.501, .511, .578], [.240, .304, .261], [.143, .101, .121], [.365, .259, .317],
-                        [.072, .036, .051]],
+    "tie_probability": [
+        [0.501, 0.511, 0.578],
+        [0.240, 0.304, 0.261],
+        [0.143, 0.101, 0.121],
+        [0.365, 0.259, 0.317],
+        [0.072, 0.036, 0.051],
+    ],
     "d2": [[2.0, 2.0, 1.7], [4.2, 3.3, 3.8], [7.0, 9.9, 8.2], [2.7, 3.9, 3.2], [13.8, 27.7, 19.7]],
-    "spearman": [[.636, .603, .517], [.685, .680, .427], [.722, .708, .532], [.412, .397, .207],
-                 [.282, .299, .060]],
-    "tau_b": [[.548, .517, .462], [.527, .533, .357], [.515, .502, .401], [.401, .390, .125],
-              [.336, .335, .036]],
-    "tau_a": [[.222, .210, .156], [.344, .337, .224], [.384, .398, .297], [.315, .308, .086],
-              [.304, .292, .035]],
-    "top1": [[.505, .505, .481], [.582, .572, .483], [.607, .616, .537], [.526, .526, .396],
-             [.544, .536, .378]],
+    "spearman": [
+        [0.636, 0.603, 0.517],
+        [0.685, 0.680, 0.427],
+        [0.722, 0.708, 0.532],
+        [0.412, 0.397, 0.207],
+        [0.282, 0.299, 0.060],
+    ],
+    "tau_b": [
+        [0.548, 0.517, 0.462],
+        [0.527, 0.533, 0.357],
+        [0.515, 0.502, 0.401],
+        [0.401, 0.390, 0.125],
+        [0.336, 0.335, 0.036],
+    ],
+    "tau_a": [
+        [0.222, 0.210, 0.156],
+        [0.344, 0.337, 0.224],
+        [0.384, 0.398, 0.297],
+        [0.315, 0.308, 0.086],
+        [0.304, 0.292, 0.035],
+    ],
+    "top1": [
+        [0.505, 0.505, 0.481],
+        [0.582, 0.572, 0.483],
+        [0.607, 0.616, 0.537],
+        [0.526, 0.526, 0.396],
+        [0.544, 0.536, 0.378],
+    ],
     "distinct": [[2, 2, 2], [5, 5, 5], [37, 33, 33], [5, 5, 5], [65, 66, 56]],
-    "somers_d": [[.261, .247, .187], [.406, .398, .266], [.457, .472, .355], [.369, .361, .098],
-                 [.364, .350, .036]],
+    "somers_d": [
+        [0.261, 0.247, 0.187],
+        [0.406, 0.398, 0.266],
+        [0.457, 0.472, 0.355],
+        [0.369, 0.361, 0.098],
+        [0.364, 0.350, 0.036],
+    ],
 }
-TABLE9_D2 = {"binary": (1.99, 1.96, 1.73), "likert-5": (4.17, 3.28, 3.84),
-             "numeric-100": (6.98, 9.94, 8.23), "anchored": (2.74, 3.86, 3.16)}
+TABLE9_D2 = {
+    "binary": (1.99, 1.96, 1.73),
+    "likert-5": (4.17, 3.28, 3.84),
+    "numeric-100": (6.98, 9.94, 8.23),
+    "anchored": (2.74, 3.86, 3.16),
+}
 NOMINAL = {"binary": 2, "likert-5": 5, "numeric-100": 101, "anchored": 5}
 
 
@@ -136,8 +170,13 @@ def test_seed002_table2_variance_shares():
     cells = seed002_cells()
     full = variance_shares(cells)
     published = {  # format %, judge %, residual %
-        "tie_probability": (97.0, 0.4, 2.6), "distinct": (99.1, 0.2, 0.6), "spearman": (76.4, 21.9, 1.7),
-        "tau_b": (55.6, 36.0, 8.5), "tau_a": (36.7, 49.8, 13.5), "top1": (38.9, 49.2, 11.9)}
+        "tie_probability": (97.0, 0.4, 2.6),
+        "distinct": (99.1, 0.2, 0.6),
+        "spearman": (76.4, 21.9, 1.7),
+        "tau_b": (55.6, 36.0, 8.5),
+        "tau_a": (36.7, 49.8, 13.5),
+        "top1": (38.9, 49.2, 11.9),
+    }
     for name, expected in published.items():
         tol = 0.6 if name == "top1" else 0.25  # Table 1's top-1 is one seeded tie-break
         assert _share(full, name) == pytest.approx(expected, abs=tol), name
@@ -146,8 +185,14 @@ def test_seed002_table2_variance_shares():
     assert _share(d2n, "d2_per_nominal") == pytest.approx((96.0, 0.3, 3.8), abs=0.25)
     # the last column: judge share without Nemotron
     without = variance_shares(cells, without_judges=["nemotron"])
-    for name, judge_share in {"tie_probability": 0.5, "distinct": 0.0, "spearman": 0.1, "tau_b": 0.4,
-                              "tau_a": 0.2, "top1": 0.1}.items():
+    for name, judge_share in {
+        "tie_probability": 0.5,
+        "distinct": 0.0,
+        "spearman": 0.1,
+        "tau_b": 0.4,
+        "tau_a": 0.2,
+        "top1": 0.1,
+    }.items():
         assert _share(without, name)[1] == pytest.approx(judge_share, abs=0.15), name
     # d2_per_nominal has no value for the tournament: left out of the full grid with a note
     assert "d2_per_nominal" not in set(full.table["diagnostic"])
@@ -157,12 +202,18 @@ def test_seed002_table2_variance_shares():
 def test_seed002_table6_leave_one_judge_out():
     """Table 6 (judge share %, the judge removed in the header); top-1 there is the exact
     expectation, which Table 1 does not give, so it is not compared."""
-    loo = leave_one_judge_out(seed002_cells(), diagnostics=["tie_probability", "distinct", "spearman",
-                                                            "tau_b", "tau_a", "somers_d"])
+    loo = leave_one_judge_out(
+        seed002_cells(), diagnostics=["tie_probability", "distinct", "spearman", "tau_b", "tau_a", "somers_d"]
+    )
     got = loo.set_index(["judge_removed", "diagnostic"])["judge_share"] * 100
     published = {
-        "tie_probability": (0.4, 0.0, 0.5), "distinct": (0.2, 0.3, 0.0), "spearman": (22.8, 23.7, 0.1),
-        "tau_b": (32.4, 34.4, 0.4), "tau_a": (47.0, 50.4, 0.2), "somers_d": (46.1, 49.4, 0.2)}
+        "tie_probability": (0.4, 0.0, 0.5),
+        "distinct": (0.2, 0.3, 0.0),
+        "spearman": (22.8, 23.7, 0.1),
+        "tau_b": (32.4, 34.4, 0.4),
+        "tau_a": (47.0, 50.4, 0.2),
+        "somers_d": (46.1, 49.4, 0.2),
+    }
     for name, values in published.items():
         for judge, value in zip(JUDGES, values, strict=True):
             assert got[(judge, name)] == pytest.approx(value, abs=0.2), (judge, name)
@@ -176,10 +227,19 @@ def test_seed002_table7_pointwise_formats_only():
     pointwise = cells[cells["format"].isin(["binary", "likert-5", "numeric-100"])]
     three = variance_shares(pointwise)
     two = variance_shares(pointwise, without_judges=["nemotron"])
-    published3 = {"tie_probability": (97.5, 0.4), "spearman": (9.9, 80.2), "tau_b": (7.7, 80.8),
-                  "tau_a": (70.3, 27.5), "somers_d": (71.5, 26.3)}
-    published2 = {"tie_probability": (98.0, 0.1), "spearman": (93.4, 4.6), "tau_a": (99.4, 0.0),
-                  "somers_d": (99.5, 0.0)}
+    published3 = {
+        "tie_probability": (97.5, 0.4),
+        "spearman": (9.9, 80.2),
+        "tau_b": (7.7, 80.8),
+        "tau_a": (70.3, 27.5),
+        "somers_d": (71.5, 26.3),
+    }
+    published2 = {
+        "tie_probability": (98.0, 0.1),
+        "spearman": (93.4, 4.6),
+        "tau_a": (99.4, 0.0),
+        "somers_d": (99.5, 0.0),
+    }
     for shares, published in ((three, published3), (two, published2)):
         for name, (fmt, judge) in published.items():
             assert _share(shares, name)[:2] == pytest.approx((fmt, judge), abs=0.2), name
@@ -191,8 +251,14 @@ def test_seed002_table7_pointwise_formats_only():
 def test_variance_shares_hand_worked_and_guards():
     # grid [[1, 2], [3, 4]]: grand 2.5, SS_format = 2·(1 + 1) = 4, SS_judge = 2·(.25 + .25) = 1,
     # SS_total = 5 → 80% format, 20% judge, 0% residual
-    cells = pd.DataFrame({"format": ["f1", "f1", "f2", "f2"], "judge": ["j1", "j2", "j1", "j2"],
-                          "x": [1.0, 2.0, 3.0, 4.0], "y": [1.0, 1.0, 1.0, 1.0]})
+    cells = pd.DataFrame(
+        {
+            "format": ["f1", "f1", "f2", "f2"],
+            "judge": ["j1", "j2", "j1", "j2"],
+            "x": [1.0, 2.0, 3.0, 4.0],
+            "y": [1.0, 1.0, 1.0, 1.0],
+        }
+    )
     shares = variance_shares(cells, diagnostics=["x", "y"])
     assert _share(shares, "x") == pytest.approx((80.0, 20.0, 0.0))
     assert any("identical" in n for n in shares.notes)
@@ -301,19 +367,31 @@ def test_instruction_scores_hand_worked():
 
 
 def _frame(rows: list[tuple[str, str, str, int, int | None]]) -> pd.DataFrame:
-    return pd.DataFrame({
-        "row": np.arange(1, len(rows) + 1), "instruction_id": [r[0] for r in rows],
-        "model_a": [r[1] for r in rows], "model_b": [r[2] for r in rows],
-        "verdict": pd.array([r[3] for r in rows], dtype="Int8"), "judge": "j",
-        "human": pd.array([r[4] for r in rows], dtype="Int8"), "length_a": np.nan,
-        "length_b": np.nan, "category": pd.array([pd.NA] * len(rows), dtype="string")})
+    return pd.DataFrame(
+        {
+            "row": np.arange(1, len(rows) + 1),
+            "instruction_id": [r[0] for r in rows],
+            "model_a": [r[1] for r in rows],
+            "model_b": [r[2] for r in rows],
+            "verdict": pd.array([r[3] for r in rows], dtype="Int8"),
+            "judge": "j",
+            "human": pd.array([r[4] for r in rows], dtype="Int8"),
+            "length_a": np.nan,
+            "length_b": np.nan,
+            "category": pd.array([pd.NA] * len(rows), dtype="string"),
+        }
+    )
 
 
 def test_worked_example_through_pairwise_verdicts_and_human_labels():
     """The seed's example as pairwise calls: humans order a > b > c; the judge ties a and b and
     prefers both to c. With the win-share rule the judge scores a = b = 0.75, c = 0."""
-    rows = [("q1", "a", "b", 0, 1), ("q1", "a", "c", 1, 1), ("q1", "b", "c", 1, 1),
-            ("q2", "a", "b", 1, None)]  # an unlabelled call: in the structure, not the agreement
+    rows = [
+        ("q1", "a", "b", 0, 1),
+        ("q1", "a", "c", 1, 1),
+        ("q1", "b", "c", 1, 1),
+        ("q2", "a", "b", 1, None),
+    ]  # an unlabelled call: in the structure, not the agreement
     store = VerdictStore()
     store.load(_frame(rows))
     labelled = labelled_counts(store, "j")
@@ -328,20 +406,25 @@ def test_worked_example_through_pairwise_verdicts_and_human_labels():
     # a reference score per model gives the same answer
     ref = pd.DataFrame({"model": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
     assert verdict_tie_structure(labelled.judge, ref, score="sign").agreement.tau_b == pytest.approx(
-        2 / math.sqrt(6))
+        2 / math.sqrt(6)
+    )
     by_instruction = ref.assign(instruction_id="q1")
     assert verdict_tie_structure(labelled.judge, by_instruction, score="sign").agreement.top1 == 0.5
     everything = verdict_tie_structure(store.counts(judge="j"))
     assert everything.n_calls == 4 and everything.agreement is None
     # q2 has two models, one call: a wins, so its top is not tied; q1's top is tied
     assert everything.top_tied == pytest.approx(0.5)
-    wrong_axes = VerdictCounts.from_dense(models=("a", "b"), instructions=("q1",), judge="h",
-                               counts=np.zeros((1, 2, 2, 5), dtype=np.int32))
+    wrong_axes = VerdictCounts.from_dense(
+        models=("a", "b"), instructions=("q1",), judge="h", counts=np.zeros((1, 2, 2, 5), dtype=np.int32)
+    )
     with pytest.raises(ValueError, match="same models"):
         verdict_tie_structure(labelled.judge, wrong_axes)
     with pytest.raises(ValueError, match="no verdicts"):
-        verdict_tie_structure(VerdictCounts.from_dense(models=(), instructions=(), judge="j",
-                                            counts=np.zeros((0, 0, 0, 5), dtype=np.int32)))
+        verdict_tie_structure(
+            VerdictCounts.from_dense(
+                models=(), instructions=(), judge="j", counts=np.zeros((0, 0, 0, 5), dtype=np.int32)
+            )
+        )
     json.dumps(result.as_dict())
     store.close()
 
@@ -349,16 +432,25 @@ def test_worked_example_through_pairwise_verdicts_and_human_labels():
 def test_simulated_tie_happy_judge_ties_more():
     """Known truth (evalcore.simulate): a wide tie band and three levels → more TIE verdicts,
     a higher tie probability and fewer effective levels than a sharp five-level judge."""
-    spec = SimulationSpec(n_models=4, n_instructions=300, seed=5, human_fraction=0.5, judges=(
-        JudgeSpec("sharp", tie_width=0.2, much=1.0, noise=0.2),
-        JudgeSpec("tie-happy", tie_width=1.6, much=2.5, noise=0.2, levels=3),
-        JudgeSpec("noisy", tie_width=0.2, much=1.0, noise=2.5)))
+    spec = SimulationSpec(
+        n_models=4,
+        n_instructions=300,
+        seed=5,
+        human_fraction=0.5,
+        judges=(
+            JudgeSpec("sharp", tie_width=0.2, much=1.0, noise=0.2),
+            JudgeSpec("tie-happy", tie_width=1.6, much=2.5, noise=0.2, levels=3),
+            JudgeSpec("noisy", tie_width=0.2, much=1.0, noise=2.5),
+        ),
+    )
     sim = simulate(spec)
     store = VerdictStore()
     store.load(sim.verdicts)
     truth = sim.strengths.rename(columns={"strength": "score"})
-    res = {j: verdict_tie_structure(store.counts(judge=j), truth, score="sign")
-           for j in ("sharp", "tie-happy", "noisy")}
+    res = {
+        j: verdict_tie_structure(store.counts(judge=j), truth, score="sign")
+        for j in ("sharp", "tie-happy", "noisy")
+    }
     sharp, happy, noisy = res["sharp"], res["tie-happy"], res["noisy"]
     assert happy.tie_verdict_rate > sharp.tie_verdict_rate + 0.2
     assert happy.stats.tie_probability > sharp.stats.tie_probability
@@ -369,8 +461,10 @@ def test_simulated_tie_happy_judge_ties_more():
     # a noisier judge agrees less with the true strengths and with the human labels
     assert noisy.agreement.tau_a < sharp.agreement.tau_a - 0.1
     lab_sharp, lab_noisy = (labelled_counts(store, j) for j in ("sharp", "noisy"))
-    assert (verdict_tie_structure(lab_noisy.judge, lab_noisy.human).agreement.tau_a
-            < verdict_tie_structure(lab_sharp.judge, lab_sharp.human).agreement.tau_a)
+    assert (
+        verdict_tie_structure(lab_noisy.judge, lab_noisy.human).agreement.tau_a
+        < verdict_tie_structure(lab_sharp.judge, lab_sharp.human).agreement.tau_a
+    )
     store.close()
 
 
@@ -382,10 +476,18 @@ def _pointwise(rows: list[tuple], reference: bool = True) -> pd.DataFrame:
 
 def test_pointwise_hand_worked():
     rows = [  # binary: q1 accepts x, y; q2 accepts x only; likert: all distinct
-        ("q1", "x", "j", "binary", 1, 3), ("q1", "y", "j", "binary", 1, 2), ("q1", "z", "j", "binary", 0, 1),
-        ("q2", "x", "j", "binary", 1, 2), ("q2", "y", "j", "binary", 0, 1), ("q2", "z", "j", "binary", "", 1),
-        ("q1", "x", "j", "likert", 5, 3), ("q1", "y", "j", "likert", 4, 2), ("q1", "z", "j", "likert", 2, 1),
-        ("q2", "x", "j", "likert", 4, 2), ("q2", "y", "j", "likert", 3, 1), ("q2", "z", "j", "likert", 1, 1),
+        ("q1", "x", "j", "binary", 1, 3),
+        ("q1", "y", "j", "binary", 1, 2),
+        ("q1", "z", "j", "binary", 0, 1),
+        ("q2", "x", "j", "binary", 1, 2),
+        ("q2", "y", "j", "binary", 0, 1),
+        ("q2", "z", "j", "binary", "", 1),
+        ("q1", "x", "j", "likert", 5, 3),
+        ("q1", "y", "j", "likert", 4, 2),
+        ("q1", "z", "j", "likert", 2, 1),
+        ("q2", "x", "j", "likert", 4, 2),
+        ("q2", "y", "j", "likert", 3, 1),
+        ("q2", "z", "j", "likert", 1, 1),
     ]
     cells = pointwise_tie_structure(_pointwise(rows)).set_index("format")
     b = cells.loc["binary"]
@@ -420,8 +522,13 @@ def test_pointwise_without_reference_and_nominal_levels():
 
 
 def test_pointwise_validation_errors_name_rows_and_values():
-    base = {"instruction_id": ["q1", "q1"], "candidate": ["x", "y"], "judge": ["j", "j"],
-            "format": ["f", "f"], "score": ["1", "2"]}
+    base = {
+        "instruction_id": ["q1", "q1"],
+        "candidate": ["x", "y"],
+        "judge": ["j", "j"],
+        "format": ["f", "f"],
+        "score": ["1", "2"],
+    }
     with pytest.raises(VerdictFormatError) as err:
         validate_pointwise(pd.DataFrame(base).drop(columns=["score"]), file="p.csv")
     assert "score" in str(err.value) and err.value.file == "p.csv"
@@ -432,17 +539,25 @@ def test_pointwise_validation_errors_name_rows_and_values():
         validate_pointwise(pd.DataFrame({**base, "candidate": ["x", "x"]}), file="p.csv")
     assert err.value.rows == (1, 2) and "more than once" in err.value.problem
     with pytest.raises(VerdictFormatError) as err:
-        validate_pointwise(pd.DataFrame({**base, "candidate": ["x", "x"], "format": ["f", "g"],
-                                         "reference": ["1", "2"]}), file="p.csv")
+        validate_pointwise(
+            pd.DataFrame({**base, "candidate": ["x", "x"], "format": ["f", "g"], "reference": ["1", "2"]}),
+            file="p.csv",
+        )
     assert "different reference" in err.value.problem
     with pytest.raises(VerdictFormatError) as err:
         validate_pointwise(pd.DataFrame({**base, "candidate": ["x", " "]}), file="p.csv")
     assert err.value.rows == (2,)
     with pytest.raises(VerdictFormatError, match="pairwise verdict table"):
-        validate_pointwise(pd.DataFrame({"instruction_id": ["q"], "model_a": ["a"], "model_b": ["b"],
-                                         "verdict": ["1"]}), file="v.csv")
-    ok = validate_pointwise(pd.DataFrame({k: v for k, v in base.items() if k not in ("judge", "format")}
-                                         | {"score": ["NA", "3"]}), file="p.csv")
+        validate_pointwise(
+            pd.DataFrame({"instruction_id": ["q"], "model_a": ["a"], "model_b": ["b"], "verdict": ["1"]}),
+            file="v.csv",
+        )
+    ok = validate_pointwise(
+        pd.DataFrame(
+            {k: v for k, v in base.items() if k not in ("judge", "format")} | {"score": ["NA", "3"]}
+        ),
+        file="p.csv",
+    )
     assert ok["judge"].tolist() == ["judge", "judge"] and ok["format"].tolist() == ["scores"] * 2
     assert np.isnan(ok.loc[0, "score"]) and ok.loc[1, "score"] == 3.0
 
@@ -450,8 +565,11 @@ def test_pointwise_validation_errors_name_rows_and_values():
 def test_simulated_pointwise_format_sets_ties_judge_sets_agreement():
     """Known truth (simulate_pointwise): the format's alphabet sets the tie structure; judges
     differ only in noise, so agreement falls with noise within every format."""
-    judges = (PointwiseJudge("sim-a", noise=0.3), PointwiseJudge("sim-b", noise=0.8),
-              PointwiseJudge("sim-c", noise=1.5))
+    judges = (
+        PointwiseJudge("sim-a", noise=0.3),
+        PointwiseJudge("sim-b", noise=0.8),
+        PointwiseJudge("sim-c", noise=1.5),
+    )
     table = validate_pointwise(simulate_pointwise(judges, n_instructions=300, seed=2), file="sim")
     cells = pointwise_tie_structure(table).set_index(["format", "judge"])
     for judge in ("sim-a", "sim-b", "sim-c"):
@@ -494,8 +612,15 @@ def test_figures_build_from_results():
 
 # -- command line -----------------------------------------------------------------------------------
 def test_cli_ties_verdicts_json(tmp_path, capsys):
-    sim = simulate(SimulationSpec(n_models=4, n_instructions=30, human_fraction=0.3, seed=1,
-                                  judges=(JudgeSpec("sim-j", tie_width=1.0, levels=3),)))
+    sim = simulate(
+        SimulationSpec(
+            n_models=4,
+            n_instructions=30,
+            human_fraction=0.3,
+            seed=1,
+            judges=(JudgeSpec("sim-j", tie_width=1.0, levels=3),),
+        )
+    )
     path = tmp_path / "v.csv"
     sim.verdicts.drop(columns=["row"]).to_csv(path, index=False)
     ranking = tmp_path / "r.csv"
@@ -536,8 +661,11 @@ def test_cli_ties_pointwise(capsys):
 def _dense_scores(counts: VerdictCounts, score: str) -> np.ndarray:
     """The former dense implementation (I, M, M, 5) → (I, M), kept here as the reference."""
     c = counts.dense().astype(np.float64)
-    w = SIGMA if score == "soft" else np.where(np.asarray(LEVELS) > 0, 1.0,
-                                               np.where(np.asarray(LEVELS) < 0, 0.0, 0.5))
+    w = (
+        SIGMA
+        if score == "soft"
+        else np.where(np.asarray(LEVELS) > 0, 1.0, np.where(np.asarray(LEVELS) < 0, 0.0, 0.5))
+    )
     as_a = (c @ w).sum(axis=2)
     as_b = (c @ (1.0 - w)).sum(axis=1)
     games = c.sum(axis=3)
@@ -574,10 +702,10 @@ def _random_table(shape: str, seed: int) -> tuple[VerdictCounts, VerdictCounts]:
     n = rng.multinomial(rng.integers(1, 4), [0.15, 0.2, 0.3, 0.2, 0.15], size=inst.size)
     h = rng.multinomial(1, [0.2, 0.2, 0.2, 0.2, 0.2], size=inst.size)
     names = tuple(f"q{i:03d}" for i in range(n_inst))
-    judge = VerdictCounts.from_cells(models=models, instructions=names, judge="j", inst=inst, a=pa,
-                                     b=pb, n=n)
-    human = VerdictCounts.from_cells(models=models, instructions=names, judge="human", inst=inst,
-                                     a=pa, b=pb, n=h)
+    judge = VerdictCounts.from_cells(models=models, instructions=names, judge="j", inst=inst, a=pa, b=pb, n=n)
+    human = VerdictCounts.from_cells(
+        models=models, instructions=names, judge="human", inst=inst, a=pa, b=pb, n=h
+    )
     return judge, human
 
 
@@ -589,8 +717,11 @@ def test_sparse_tie_structure_equals_the_dense_computation(shape, score):
         dense = _dense_scores(judge, score)
         np.testing.assert_allclose(instruction_scores(judge, score), dense, equal_nan=True)
         ranking = pd.DataFrame({"model": judge.models, "score": np.arange(6)[::-1] // 2})
-        for ref, ref_dense in ((None, None), (human, _dense_scores(human, score)),
-                               (ranking, np.tile(ranking["score"].to_numpy(float), (len(dense), 1)))):
+        for ref, ref_dense in (
+            (None, None),
+            (human, _dense_scores(human, score)),
+            (ranking, np.tile(ranking["score"].to_numpy(float), (len(dense), 1))),
+        ):
             sparse = verdict_tie_structure(judge, ref, score=score)
             old = within_instruction(dense, ref_dense)
             got = sparse.per_instruction.drop(columns=["instruction_id"])
@@ -605,11 +736,16 @@ def test_tie_structure_on_an_arena_table_builds_no_dense_tensor(monkeypatch):
     a = rng.integers(0, m, n_inst)
     b = (a + rng.integers(1, m, n_inst)) % m
     n = np.zeros((n_inst, 5), dtype=np.int32)
-    n[np.arange(n_inst), rng.choice(5, n_inst, p=[.2, .15, .3, .15, .2])] = 1
-    counts = VerdictCounts(models=tuple(f"m{k:03d}" for k in range(m)),
-                           instructions=tuple(range(n_inst)), judge="j",
-                           inst=np.arange(n_inst, dtype=np.int32), a=a.astype(np.int32),
-                           b=b.astype(np.int32), n=n)
+    n[np.arange(n_inst), rng.choice(5, n_inst, p=[0.2, 0.15, 0.3, 0.15, 0.2])] = 1
+    counts = VerdictCounts(
+        models=tuple(f"m{k:03d}" for k in range(m)),
+        instructions=tuple(range(n_inst)),
+        judge="j",
+        inst=np.arange(n_inst, dtype=np.int32),
+        a=a.astype(np.int32),
+        b=b.astype(np.int32),
+        n=n,
+    )
 
     def refuse(*args, **kwargs):
         raise AssertionError("a dense tensor was built")
@@ -626,8 +762,16 @@ def test_labelled_counts_equal_an_independent_pandas_count():
     table, two categories, labels on some instructions)."""
     from evalcore.store import counts_from_aggregate
 
-    sim = simulate(SimulationSpec(n_models=5, n_instructions=40, human_fraction=0.5, seed=3,
-                                  categories=("x", "y"), judges=(JudgeSpec("j"),)))
+    sim = simulate(
+        SimulationSpec(
+            n_models=5,
+            n_instructions=40,
+            human_fraction=0.5,
+            seed=3,
+            categories=("x", "y"),
+            judges=(JudgeSpec("j"),),
+        )
+    )
     store = VerdictStore()
     store.load(sim.verdicts)
     for category in (None, "x"):
@@ -635,8 +779,12 @@ def test_labelled_counts_equal_an_independent_pandas_count():
         rows = sim.verdicts.dropna(subset=["verdict", "human"])
         if category:
             rows = rows[rows["category"] == category]
-        agg = rows.groupby(["instruction_id", "model_a", "model_b", "verdict", "human"],
-                           observed=True).size().rename("n").reset_index()
+        agg = (
+            rows.groupby(["instruction_id", "model_a", "model_b", "verdict", "human"], observed=True)
+            .size()
+            .rename("n")
+            .reset_index()
+        )
         cols = ["instruction_id", "model_a", "model_b", "n"]
         want_j = counts_from_aggregate(agg[cols + ["verdict"]], judge="j")
         want_h = counts_from_aggregate(agg[cols].assign(verdict=agg["human"]), judge="human")
@@ -659,9 +807,11 @@ def test_t_and_tau_a_carry_bootstrap_intervals_that_cover_the_truth():
 
     rng = np.random.default_rng(2)
     hits = sum(
-        (lambda e: e.low <= 0.35 <= e.high)(instruction_mean(
-            (rng.random(150) < 0.35).astype(float), rounds=400, seed=k))
-        for k in range(300))
+        (lambda e: e.low <= 0.35 <= e.high)(
+            instruction_mean((rng.random(150) < 0.35).astype(float), rounds=400, seed=k)
+        )
+        for k in range(300)
+    )
     assert 0.91 <= hits / 300 <= 0.98
     # one value everywhere: no spread, no interval (never a zero-width one)
     assert not instruction_mean(np.ones(10)).has_interval

@@ -30,9 +30,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _sim(seed: int, names: tuple[str, ...] | None = None, n_instructions: int = 12):
     spec = SimulationSpec(
-        n_models=len(names) if names else 4, n_instructions=n_instructions, model_names=names,
+        n_models=len(names) if names else 4,
+        n_instructions=n_instructions,
+        model_names=names,
         judges=(JudgeSpec("judge-x", no_verdict_rate=0.1), JudgeSpec("judge-y")),
-        categories=("code", "chat"), human_fraction=0.3, seed=seed)
+        categories=("code", "chat"),
+        human_fraction=0.3,
+        seed=seed,
+    )
     return simulate(spec)
 
 
@@ -81,19 +86,23 @@ def test_saved_dataset_is_there_after_a_restart(tmp_path: Path) -> None:
     )
     subprocess.run([sys.executable, "-c", code, str(path)], cwd=ROOT, check=True, timeout=60)
     loaded = Workspace(path).load("from another process")
-    expected = simulate(SimulationSpec(n_models=3, n_instructions=7, model_names=("p", "q", "r"),
-                                       seed=5)).verdicts
+    expected = simulate(
+        SimulationSpec(n_models=3, n_instructions=7, model_names=("p", "q", "r"), seed=5)
+    ).verdicts
     assert len(loaded.table.frame) == len(expected) == 7 * 3 * 2
     assert list(loaded.table.frame["verdict"]) == list(expected["verdict"])
     assert loaded.table.file == "x.csv"
 
 
-@pytest.mark.parametrize("name", [
-    "x'; DROP TABLE datasets; --",
-    'Robert"); DELETE FROM dataset_rows; --',
-    "naïve — ünïcödé 数据",
-    "  spaces around  ",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "x'; DROP TABLE datasets; --",
+        'Robert"); DELETE FROM dataset_rows; --',
+        "naïve — ünïcödé 数据",
+        "  spaces around  ",
+    ],
+)
 def test_names_with_sql_and_quotes_are_bound_parameters(ws: Workspace, name: str) -> None:
     other, _ = _upload(2, ("o1", "o2", "o3"))
     ws.save("other", other)
@@ -238,8 +247,12 @@ def test_history_keeps_a_bounded_number_of_versions(ws: Workspace) -> None:
     kept = [d.version for d in ws.history("busy")]
     assert kept == list(range(KEEP_VERSIONS + 2, 2, -1))
     with duckdb.connect(str(ws.path)) as con:
-        versions = {r[0] for r in con.execute(
-            "SELECT DISTINCT version FROM dataset_rows WHERE dataset = 'busy'").fetchall()}
+        versions = {
+            r[0]
+            for r in con.execute(
+                "SELECT DISTINCT version FROM dataset_rows WHERE dataset = 'busy'"
+            ).fetchall()
+        }
     assert versions == set(kept) | {KEEP_VERSIONS + 3}  # the pruned versions' rows are gone
 
 
@@ -349,15 +362,15 @@ def _button(at, label: str):
     return next(b for b in at.button if b.label == label)
 
 
-def test_page_saves_loads_and_deletes_through_the_ui(monkeypatch: pytest.MonkeyPatch,
-                                                     tmp_path: Path) -> None:
+def test_page_saves_loads_and_deletes_through_the_ui(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     path = tmp_path / "ui.duckdb"
     monkeypatch.setenv(ENV_VAR, str(path))
     sim = _sim(40, ("ui-a", "ui-b", "ui-c"))
     at = _app()
     assert not at.exception
-    at.file_uploader(key="upload").upload("mine.csv", sim.verdicts.to_csv(index=False).encode(),
-                                          "text/csv").run()
+    at.file_uploader(key="upload").upload(
+        "mine.csv", sim.verdicts.to_csv(index=False).encode(), "text/csv"
+    ).run()
     assert not at.exception
     assert "dataset" not in at.query_params  # an upload is not in the URL until it is saved
     name = "run 1'; DROP TABLE datasets; --"
@@ -413,8 +426,9 @@ def test_link_to_a_demo_judge_and_category(monkeypatch: pytest.MonkeyPatch, tmp_
     assert "category" not in at.query_params
 
 
-def test_link_to_an_unknown_dataset_says_so_and_shows_the_demo(monkeypatch: pytest.MonkeyPatch,
-                                                                tmp_path: Path) -> None:
+def test_link_to_an_unknown_dataset_says_so_and_shows_the_demo(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "empty.duckdb"))
     at = _app(dataset="no such dataset")
     assert not at.exception
@@ -429,9 +443,17 @@ def test_a_second_process_holding_the_file_is_a_clear_error(tmp_path: Path) -> N
     table, _ = _upload(12)
     Workspace(path).save("before", table)
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, duckdb; con = duckdb.connect(sys.argv[1]); "
-         "print('ready', flush=True); sys.stdin.readline()", str(path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, duckdb; con = duckdb.connect(sys.argv[1]); "
+            "print('ready', flush=True); sys.stdin.readline()",
+            str(path),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "ready"
         with pytest.raises(WorkspaceError, match="no other program has it open"):
@@ -451,8 +473,9 @@ def test_user_text_helpers_for_markdown() -> None:
     escaped = escape_markdown("[click](http://x.y) *bold* _em_ `code` $x$ :smile: --")
     # The characters that start a link, emphasis, code or maths are escaped; URLs and
     # :shortcodes: are split by an invisible word joiner (U+2060); the rest stays as typed.
-    assert escaped == ("\\[click\\](http:\u2060//x.y) \\*bold\\* \\_em\\_ \\`code\\` \\$x\\$ "
-                       ":\u2060smile: \\--")
+    assert escaped == (
+        "\\[click\\](http:\u2060//x.y) \\*bold\\* \\_em\\_ \\`code\\` \\$x\\$ :\u2060smile: \\--"
+    )
 
 
 def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
@@ -473,8 +496,9 @@ def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
     assert any("200 bootstrap rounds" in c.value for c in at.caption)
 
 
-def test_a_session_whose_store_was_released_gets_its_data_back(monkeypatch: pytest.MonkeyPatch,
-                                                               tmp_path: Path) -> None:
+def test_a_session_whose_store_was_released_gets_its_data_back(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Streamlit releases a session's store (closing its DuckDB) when the browser goes away; a
     session that comes back reloads its demo or saved dataset instead of showing an empty or
     closed store."""

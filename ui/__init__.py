@@ -31,9 +31,10 @@ DATA = ROOT / "data"
 #: The bundled demo datasets: label → (verdict file, human ranking file or None).
 DEMO_DATASETS: dict[str, tuple[Path, Path | None]] = {
     "Demo: all pairs, 20 simulated models, 3 judges": (
-        DATA / "demo_all_pairs.parquet", DATA / "demo_human_ranking.csv"),
-    "Demo: anchor-only (AlpacaEval-style), 16 simulated models": (
-        DATA / "demo_anchor_only.csv.gz", None),
+        DATA / "demo_all_pairs.parquet",
+        DATA / "demo_human_ranking.csv",
+    ),
+    "Demo: anchor-only (AlpacaEval-style), 16 simulated models": (DATA / "demo_anchor_only.csv.gz", None),
 }
 DEFAULT_DEMO = next(iter(DEMO_DATASETS))
 #: Short keys of the demos in a shareable URL (``?dataset=demo-anchor``): key → label.
@@ -82,8 +83,16 @@ def state() -> dict:
     """Per-session bookkeeping: dataset version, memo of results, origin of the data."""
     ss = st.session_state
     if "vl" not in ss:
-        ss["vl"] = {"version": 0, "memo": {}, "source": None, "demo": None, "format": None,
-                    "human_ranking": None, "notes": (), "error": None}
+        ss["vl"] = {
+            "version": 0,
+            "memo": {},
+            "source": None,
+            "demo": None,
+            "format": None,
+            "human_ranking": None,
+            "notes": (),
+            "error": None,
+        }
     return ss["vl"]
 
 
@@ -98,8 +107,9 @@ def load_demo(label: str = DEFAULT_DEMO) -> None:
     install(table, demo=label, human_ranking=human)
 
 
-def install(table, *, demo: str | None = None, human_ranking: pd.DataFrame | None = None,
-            saved: str | None = None) -> None:
+def install(
+    table, *, demo: str | None = None, human_ranking: pd.DataFrame | None = None, saved: str | None = None
+) -> None:
     """Put a validated table into this session's store and forget results of the old one."""
     store = session_store()
     store.load(table)
@@ -180,14 +190,19 @@ def show_error(exc: BaseException) -> None:
     if isinstance(exc, EvalcoreError | VerdictFormatError):
         error(exc)
     elif isinstance(exc, MemoryError):
-        error(f"This needs more memory than one request may use on this server "
-              f"({limits.budget_bytes() // 2**20:,} MB). Ask for less: fewer rounds or "
-              f"simulations, a category, or a sample of the file. ({exc})")
+        error(
+            f"This needs more memory than one request may use on this server "
+            f"({limits.budget_bytes() // 2**20:,} MB). Ask for less: fewer rounds or "
+            f"simulations, a category, or a sample of the file. ({exc})"
+        )
     else:
         _LOG.error("page error\n%s", "".join(traceback.format_exception(exc)))
-        error(f"{type(exc).__name__}: {exc}", lead="**This page stopped on an unexpected "
-              "problem.** The data loaded is kept; try another setting, or report the problem "
-              "with the file that caused it.")
+        error(
+            f"{type(exc).__name__}: {exc}",
+            lead="**This page stopped on an unexpected "
+            "problem.** The data loaded is kept; try another setting, or report the problem "
+            "with the file that caused it.",
+        )
 
 
 def run_page(page: Any) -> None:
@@ -241,11 +256,15 @@ def apply_url() -> None:
                 load_saved(key)
         except WorkspaceError as exc:  # the link's text is shown as code, never as markdown
             load_demo()
-            why = ("it is neither a demo (`demo-all-pairs`, `demo-anchor`) nor a saved dataset; "
-                   "pick a saved dataset on the **Data** page" if isinstance(exc, UnknownDataset)
-                   else escape_markdown(exc))
-            s["url_problem"] = (f"The link's dataset {code_span(key)} was not loaded (the demo is "
-                                f"shown instead): {why}.")
+            why = (
+                "it is neither a demo (`demo-all-pairs`, `demo-anchor`) nor a saved dataset; "
+                "pick a saved dataset on the **Data** page"
+                if isinstance(exc, UnknownDataset)
+                else escape_markdown(exc)
+            )
+            s["url_problem"] = (
+                f"The link's dataset {code_span(key)} was not loaded (the demo is shown instead): {why}."
+            )
     for name in ("judge", "category"):
         if url_param(name):
             st.session_state[f"vl_{name}"] = url_param(name)
@@ -282,8 +301,10 @@ def _reload(store: VerdictStore) -> None:
     source = s.get("source")
     load_demo()
     if source:
-        s["url_problem"] = (f"The upload {code_span(source)} was released while this page was "
-                            "away; the demo is shown. Upload the file again on the **Data** page.")
+        s["url_problem"] = (
+            f"The upload {code_span(source)} was released while this page was "
+            "away; the demo is shown. Upload the file again on the **Data** page."
+        )
 
 
 def require_data() -> VerdictStore:
@@ -310,13 +331,20 @@ def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
     current = st.session_state.get("vl_judge")
     if current is not None and current not in judges:
         # A link (or an earlier dataset) named a judge this dataset does not have: say so.
-        warning(f"The judge {current} (named by the link or the previous dataset) is not in "
-                f"this dataset; "
-                f"showing {judges[0]} instead.")
+        warning(
+            f"The judge {current} (named by the link or the previous dataset) is not in "
+            f"this dataset; "
+            f"showing {judges[0]} instead."
+        )
         st.session_state["vl_judge"] = None
     index = judges.index(current) if current in judges else 0
-    judge = st.selectbox("Judge", judges, index=index, key=f"{key}_select",
-                         help="Every analysis is per judge: judges differ in bias and scale.")
+    judge = st.selectbox(
+        "Judge",
+        judges,
+        index=index,
+        key=f"{key}_select",
+        help="Every analysis is per judge: judges differ in bias and scale.",
+    )
     st.session_state["vl_judge"] = judge
     set_url_param("judge", judge)
     return judge
@@ -326,17 +354,18 @@ def category_picker(store: VerdictStore, *, key: str = "category") -> str | None
     categories = store.categories()
     current = st.session_state.get("vl_category")
     if current is not None and current not in categories:
-        warning(f"The category {current} (named by the link or the previous dataset) is not in "
-                "this dataset; "
-                "showing all categories instead.")
+        warning(
+            f"The category {current} (named by the link or the previous dataset) is not in "
+            "this dataset; "
+            "showing all categories instead."
+        )
         st.session_state["vl_category"] = None
         current = None
     if not categories:
         set_url_param("category", None)
         return None
     index = categories.index(current) + 1 if current in categories else 0
-    choice = st.selectbox("Category", ("All categories",) + categories, index=index,
-                          key=f"{key}_select")
+    choice = st.selectbox("Category", ("All categories",) + categories, index=index, key=f"{key}_select")
     value = None if choice == "All categories" else choice
     st.session_state["vl_category"] = value
     set_url_param("category", value)
@@ -347,12 +376,15 @@ def demo_banner() -> None:
     """Say that the data are simulated when a demo is loaded."""
     s = state()
     if s.get("demo"):
-        st.caption(f":material/science: {s['demo']} — **simulated data**: the models and judges are made up "
-                   "by evalcore's simulator, not real systems.")
+        st.caption(
+            f":material/science: {s['demo']} — **simulated data**: the models and judges are made up "
+            "by evalcore's simulator, not real systems."
+        )
 
 
 def safe_csv(frame: pd.DataFrame) -> bytes:
     """CSV for download, with spreadsheet formula injection neutralised (=, +, -, @ prefixes)."""
+
     def defuse(value):
         if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
             return "'" + value
@@ -362,29 +394,42 @@ def safe_csv(frame: pd.DataFrame) -> bytes:
     out.columns = [defuse(c) for c in out.columns]  # model names can be headers (matrices)
     for i in range(out.shape[1]):
         col = out.iloc[:, i]
-        if (col.dtype == object or pd.api.types.is_string_dtype(col.dtype)
-                or isinstance(col.dtype, pd.CategoricalDtype)):
+        if (
+            col.dtype == object
+            or pd.api.types.is_string_dtype(col.dtype)
+            or isinstance(col.dtype, pd.CategoricalDtype)
+        ):
             out.isetitem(i, col.astype(object).map(defuse))
     return out.to_csv(index=False).encode("utf-8")
 
 
-def download_csv(frame: pd.DataFrame, name: str, *, label: str = "Download CSV",
-                 key: str | None = None) -> None:
-    st.download_button(label, data=safe_csv(frame), file_name=name, mime="text/csv",
-                       key=key or f"dl_{name}", on_click="ignore")
+def download_csv(
+    frame: pd.DataFrame, name: str, *, label: str = "Download CSV", key: str | None = None
+) -> None:
+    st.download_button(
+        label,
+        data=safe_csv(frame),
+        file_name=name,
+        mime="text/csv",
+        key=key or f"dl_{name}",
+        on_click="ignore",
+    )
 
 
 def orders_picker(*, key: str = "orders") -> bool:
     """Offer the both-orders verdict (the verdict both orders agree on, else a tie)."""
-    return st.toggle("Both-orders verdicts", key=f"{key}_toggle",
-                     help="Combine the two orders of each pair into the verdict both orders agree "
-                     "on, else a tie (Zheng et al., 2023, “Judging LLM-as-a-judge”). Needs pairs judged in both orders; pairs judged in one order "
-                     "only are left out while it is on.")
+    return st.toggle(
+        "Both-orders verdicts",
+        key=f"{key}_toggle",
+        help="Combine the two orders of each pair into the verdict both orders agree "
+        "on, else a tie (Zheng et al., 2023, “Judging LLM-as-a-judge”). Needs pairs judged in both orders; pairs judged in one order "
+        "only are left out while it is on.",
+    )
 
 
-def counts(store: VerdictStore, judge: str | None, category: str | None = None,
-           *, both_orders: bool = False):
+def counts(store: VerdictStore, judge: str | None, category: str | None = None, *, both_orders: bool = False):
     """The session's memoised count tensor for a judge (and category, and order handling)."""
+
     def compute():
         c = store.counts(judge=judge, category=category)
         if both_orders:
@@ -433,8 +478,7 @@ def page(title: str) -> Iterator[None]:
     """Set up a page (title, icon, sidebar) and run its body; any error becomes an error box in
     words, never an exception box. ``st.stop`` and ``st.rerun`` pass through (they are not
     ``Exception``\\ s)."""
-    st.set_page_config(page_title=f"{title} · Verdict Lab", page_icon=str(FAVICON),
-                       layout="wide")
+    st.set_page_config(page_title=f"{title} · Verdict Lab", page_icon=str(FAVICON), layout="wide")
     sidebar()
     try:
         yield

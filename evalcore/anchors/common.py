@@ -15,8 +15,10 @@ from evalcore.store import classify_design
 #: when a resample leaves a model without a loss or without a win (as in ``leaderboard``).
 RESAMPLE_PRIOR = 0.01
 
-PAPER = ("Don-Yehiya, Yehudai, Choshen and Abend, \"Mediocrity is the key for LLM as a Judge "
-         "Anchor Selection\", ACL 2026")
+PAPER = (
+    'Don-Yehiya, Yehudai, Choshen and Abend, "Mediocrity is the key for LLM as a Judge '
+    'Anchor Selection", ACL 2026'
+)
 
 
 class NeedsAllPairs(DesignError):
@@ -69,8 +71,9 @@ def human_scores(models: tuple[str, ...], human_ranking: pd.DataFrame | None) ->
     if human_ranking is None or len(human_ranking) == 0:
         return None
     frame = human_ranking.rename(columns={c: str(c).strip().lower() for c in human_ranking.columns})
-    lookup = dict(zip(frame["model"].astype(str), pd.to_numeric(frame["score"], errors="coerce"),
-                      strict=True))
+    lookup = dict(
+        zip(frame["model"].astype(str), pd.to_numeric(frame["score"], errors="coerce"), strict=True)
+    )
     return np.array([lookup.get(m, np.nan) for m in models], dtype=np.float64)
 
 
@@ -83,7 +86,7 @@ def r2(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     slope, intercept = np.polyfit(x, y, 1)
     resid = y - (slope * x + intercept)
     tss = ((y - y.mean()) ** 2).sum()
-    value = 1.0 - (resid ** 2).sum() / tss if tss > 0 else float("nan")
+    value = 1.0 - (resid**2).sum() / tss if tss > 0 else float("nan")
     return float(slope), float(intercept), float(value)
 
 
@@ -92,12 +95,16 @@ def require_all_pairs(counts: VerdictCounts, what: str) -> np.ndarray:
     wins = pooled_wins(counts)
     kind, anchor = design(wins, counts.models)
     if kind != "all pairs":
-        extra = (f" This table is anchor-only (every model against {anchor})." if anchor
-                 else " Some pairs of models were never judged against each other here.")
+        extra = (
+            f" This table is anchor-only (every model against {anchor})."
+            if anchor
+            else " Some pairs of models were never judged against each other here."
+        )
         raise NeedsAllPairs(
             f"{what} needs an all-pairs table (every model judged against every other model), "
             f"because it compares anchors with each other and with the all-pairs ranking.{extra} "
-            "Load an all-pairs table (the all-pairs demo is one) to run it.")
+            "Load an all-pairs table (the all-pairs demo is one) to run it."
+        )
     return wins
 
 
@@ -106,4 +113,5 @@ def require_models(counts: VerdictCounts) -> None:
         raise DesignError(
             "Anchor analysis needs verdicts between at least two different models; this "
             f"selection has {counts.n_models} model(s) and {counts.n_instructions} "
-            "instruction(s) with a verdict.")
+            "instruction(s) with a verdict."
+        )

@@ -42,11 +42,11 @@ def one_battle_per_prompt(anchor: str, what: str) -> DesignError:
     return DesignError(
         f"{what} needs several models judged against {anchor} on the same instruction; here no "
         "instruction has more than one model judged against it (as in an arena table, where "
-        "each prompt has its own battle). Win rates against it still apply.")
+        "each prompt has its own battle). Win rates against it still apply."
+    )
 
 
-def informativeness_counts(against: AgainstVerdicts, anchors: np.ndarray
-                           ) -> tuple[np.ndarray, np.ndarray]:
+def informativeness_counts(against: AgainstVerdicts, anchors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(differing, comparable) (instruction, pair) cases per anchor index in ``anchors``."""
     differ = np.zeros(len(anchors), dtype=np.int64)
     pairs = np.zeros(len(anchors), dtype=np.int64)
@@ -152,21 +152,29 @@ class WinRateDistribution:
     no_signal: int
 
     def __repr__(self) -> str:
-        return (f"WinRateDistribution(anchor={self.anchor!r}, {self.n_instructions:,} "
-                f"instructions, anchor_beats_all={self.anchor_beats_all})")
+        return (
+            f"WinRateDistribution(anchor={self.anchor!r}, {self.n_instructions:,} "
+            f"instructions, anchor_beats_all={self.anchor_beats_all})"
+        )
 
     @property
     def sentence(self) -> str:
-        return (f"{self.anchor} beats every model on {self.anchor_beats_all:,} of "
-                f"{self.n_instructions:,} instructions: at the win/tie/loss level those "
-                "comparisons carry no ranking signal.")
+        return (
+            f"{self.anchor} beats every model on {self.anchor_beats_all:,} of "
+            f"{self.n_instructions:,} instructions: at the win/tie/loss level those "
+            "comparisons carry no ranking signal."
+        )
 
     def as_dict(self) -> dict:
-        return {"anchor": self.anchor, "n_competitors": self.n_competitors,
-                "n_instructions": self.n_instructions,
-                "anchor_beats_all": self.anchor_beats_all,
-                "all_beat_anchor": self.all_beat_anchor, "no_signal": self.no_signal,
-                "histogram": self.histogram.to_dict(orient="records")}
+        return {
+            "anchor": self.anchor,
+            "n_competitors": self.n_competitors,
+            "n_instructions": self.n_instructions,
+            "anchor_beats_all": self.anchor_beats_all,
+            "all_beat_anchor": self.all_beat_anchor,
+            "no_signal": self.no_signal,
+            "histogram": self.histogram.to_dict(orient="records"),
+        }
 
 
 def win_rate_distribution(counts: VerdictCounts, anchor: str) -> WinRateDistribution:
@@ -213,18 +221,29 @@ def win_rate_distribution(counts: VerdictCounts, anchor: str) -> WinRateDistribu
     losing = np.bincount(e.inst[e.total < 0], minlength=n_inst)
     d, _ = disagreements_per_instruction(entries, per_order=False)
     keep = judged >= 1
-    per = pd.DataFrame({
-        "instruction_id": np.asarray(counts.instructions, dtype=object)[keep],
-        "models_judged": judged[keep], "models_beating_anchor": beating[keep],
-        "models_losing": losing[keep], "identical": (d == 0)[keep] & (judged[keep] >= 2),
-    })
+    per = pd.DataFrame(
+        {
+            "instruction_id": np.asarray(counts.instructions, dtype=object)[keep],
+            "models_judged": judged[keep],
+            "models_beating_anchor": beating[keep],
+            "models_losing": losing[keep],
+            "identical": (d == 0)[keep] & (judged[keep] >= 2),
+        }
+    )
     n_comp = int(np.unique(e.model).size)
-    hist = (per["models_beating_anchor"].value_counts()
-            .reindex(range(n_comp + 1), fill_value=0).rename_axis("models_beating_anchor")
-            .reset_index(name="instructions"))
+    hist = (
+        per["models_beating_anchor"]
+        .value_counts()
+        .reindex(range(n_comp + 1), fill_value=0)
+        .rename_axis("models_beating_anchor")
+        .reset_index(name="instructions")
+    )
     return WinRateDistribution(
-        anchor=anchor, n_competitors=n_comp, n_instructions=int(keep.sum()),
-        per_instruction=per, histogram=hist,
+        anchor=anchor,
+        n_competitors=n_comp,
+        n_instructions=int(keep.sum()),
+        per_instruction=per,
+        histogram=hist,
         anchor_beats_all=int((per["models_losing"] == per["models_judged"]).sum()),
         all_beat_anchor=int((per["models_beating_anchor"] == per["models_judged"]).sum()),
         no_signal=int(per["identical"].sum()),

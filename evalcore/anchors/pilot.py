@@ -51,16 +51,24 @@ class PilotScreening:
     pilot_calls: int
 
     def __repr__(self) -> str:
-        return (f"PilotScreening(k={self.k}, repetitions={self.repetitions}, "
-                f"pearson_r={self.pearson_r:.3f}, recommended={self.recommended!r})")
+        return (
+            f"PilotScreening(k={self.k}, repetitions={self.repetitions}, "
+            f"pearson_r={self.pearson_r:.3f}, recommended={self.recommended!r})"
+        )
 
     def as_dict(self) -> dict:
-        return {"k": self.k, "n_models": self.n_models, "repetitions": self.repetitions,
-                "seed": self.seed, "pearson_r": self.pearson_r,
-                "pearson_r_reps": [float(x) for x in self.pearson_r_reps],
-                "extremes": self.extremes,
-                "recommended": self.recommended, "pilot_calls": self.pilot_calls,
-                "anchors": self.table.to_dict(orient="records")}
+        return {
+            "k": self.k,
+            "n_models": self.n_models,
+            "repetitions": self.repetitions,
+            "seed": self.seed,
+            "pearson_r": self.pearson_r,
+            "pearson_r_reps": [float(x) for x in self.pearson_r_reps],
+            "extremes": self.extremes,
+            "recommended": self.recommended,
+            "pilot_calls": self.pilot_calls,
+            "anchors": self.table.to_dict(orient="records"),
+        }
 
 
 def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -74,13 +82,19 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         my = ys.sum(1) / n
         dx = np.where(keep, x - mx[:, None], 0.0)
         dy = np.where(keep, y[None, :] - my[:, None], 0.0)
-        r = (dx * dy).sum(1) / np.sqrt((dx ** 2).sum(1) * (dy ** 2).sum(1))
+        r = (dx * dy).sum(1) / np.sqrt((dx**2).sum(1) * (dy**2).sum(1))
     return np.where(n >= 3, r, np.nan)
 
 
-def pilot_screening(counts: VerdictCounts, *, k: int = 10, n_models: int | None = None,
-                    repetitions: int = 30, seed: int = 0,
-                    progress: Progress | None = None) -> PilotScreening:
+def pilot_screening(
+    counts: VerdictCounts,
+    *,
+    k: int = 10,
+    n_models: int | None = None,
+    repetitions: int = 30,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> PilotScreening:
     """Screen every candidate anchor on a small pilot.
 
     In each repetition draw k instructions without replacement (and, with ``n_models``, a random
@@ -139,7 +153,8 @@ def pilot_screening(counts: VerdictCounts, *, k: int = 10, n_models: int | None 
         raise DesignError(
             "Pilot screening estimates informativeness, which needs several models judged "
             "against the same anchor on the same instruction; here every instruction has one "
-            "battle (as in an arena table).")
+            "battle (as in an arena table)."
+        )
     full = differ / np.maximum(pairs, 1)
     rating = quadratic(wins, models)
     position = ranks_descending(rating)
@@ -175,20 +190,37 @@ def pilot_screening(counts: VerdictCounts, *, k: int = 10, n_models: int | None 
         mean_est = np.nanmean(estimate, axis=0)
         sd = np.nanstd(estimate, axis=0, ddof=1) if repetitions > 1 else np.full(m, np.nan)
         low, high = np.nanpercentile(estimate, [2.5, 97.5], axis=0)
-    table = pd.DataFrame({
-        "anchor": list(models), "position": position, "full": full,
-        "pilot_mean": mean_est, "pilot_sd": sd, "pilot_low": low, "pilot_high": high,
-        "bottom_three_rate": in_bottom.mean(axis=0),
-        "recommended_rate": np.bincount(top, minlength=m) / repetitions,
-    }).sort_values("position", kind="stable").reset_index(drop=True)
+    table = (
+        pd.DataFrame(
+            {
+                "anchor": list(models),
+                "position": position,
+                "full": full,
+                "pilot_mean": mean_est,
+                "pilot_sd": sd,
+                "pilot_low": low,
+                "pilot_high": high,
+                "bottom_three_rate": in_bottom.mean(axis=0),
+                "recommended_rate": np.bincount(top, minlength=m) / repetitions,
+            }
+        )
+        .sort_values("position", kind="stable")
+        .reset_index(drop=True)
+    )
     best, worst = int(np.argmin(position)), int(np.argmax(position))
     orders = orders_per_pair(counts)
     return PilotScreening(
-        k=k, n_models=pool, repetitions=repetitions, seed=seed, table=table,
+        k=k,
+        n_models=pool,
+        repetitions=repetitions,
+        seed=seed,
+        table=table,
         pearson_r=float(np.nanmean(r_reps)) if np.isfinite(r_reps).any() else float("nan"),
         pearson_r_reps=r_reps,
-        extremes={models[best]: float(in_bottom[:, best].mean()),
-                  models[worst]: float(in_bottom[:, worst].mean())},
+        extremes={
+            models[best]: float(in_bottom[:, best].mean()),
+            models[worst]: float(in_bottom[:, worst].mean()),
+        },
         recommended=models[int(np.nanargmax(mean_est))],
         pilot_calls=k * comb(pool, 2) * orders,
     )

@@ -39,17 +39,27 @@ INFO_DEF = (
     "averaged (averaging two calls would count position noise as information)."
 )
 
-INVERTED_U_NOTE = ("One point per anchor (hover for its name); the star is the chosen anchor. The "
-                   "paper finds an inverted U: the extremes rank worst.")
-WIN_RATE_NOTE = ("For each instruction, the number of models whose verdict against the anchor is a "
-                 f"win (mean verdict > 0, the model's point of view; {PAPER}).")
-PILOT_NOTE = ("Before judging the whole benchmark, estimate every candidate anchor's informativeness "
-              "on k instructions (all pairs of the pool on those few instructions), repeated R times "
-              f"({PAPER} find a correlation above 0.86 with all data at k = 10).")
-STABILITY_HELP = ("Resample instructions with replacement: how often each anchor is the most "
-                  "informative, with 95% intervals for informativeness and tau.")
-TAU_HELP = ("tau-b (default, scipy's kendalltau) divides by the untied pairs of each ranking; "
-            "tau-a divides by all pairs and counts tied pairs as neither (Kendall 1945).")
+INVERTED_U_NOTE = (
+    "One point per anchor (hover for its name); the star is the chosen anchor. The "
+    "paper finds an inverted U: the extremes rank worst."
+)
+WIN_RATE_NOTE = (
+    "For each instruction, the number of models whose verdict against the anchor is a "
+    f"win (mean verdict > 0, the model's point of view; {PAPER})."
+)
+PILOT_NOTE = (
+    "Before judging the whole benchmark, estimate every candidate anchor's informativeness "
+    "on k instructions (all pairs of the pool on those few instructions), repeated R times "
+    f"({PAPER} find a correlation above 0.86 with all data at k = 10)."
+)
+STABILITY_HELP = (
+    "Resample instructions with replacement: how often each anchor is the most "
+    "informative, with 95% intervals for informativeness and tau."
+)
+TAU_HELP = (
+    "tau-b (default, scipy's kendalltau) divides by the untied pairs of each ranking; "
+    "tau-a divides by all pairs and counts tied pairs as neither (Kendall 1945)."
+)
 
 
 def tau_name(tau: str) -> str:
@@ -90,12 +100,15 @@ def _pct(v) -> str:
 
 def recommended_metrics(sweep: AnchorSweep, tau: str) -> list[tuple[str, str, str | None]]:
     """The per-anchor headline as (label, value, help)."""
-    out: list[tuple[str, str, str | None]] = [("Recommended anchor", sweep.recommended or MISSING,
-            f"The most informative anchor ({PAPER}).")]
+    out: list[tuple[str, str, str | None]] = [
+        ("Recommended anchor", sweep.recommended or MISSING, f"The most informative anchor ({PAPER}).")
+    ]
     if sweep.has_quadratic:
         t = sweep.table["tau_quadratic"]
-        out += [(f"{tau_name(tau)} with all pairs: best anchor", _tau(t.max()), None),
-                (f"{tau_name(tau)} with all pairs: worst anchor", _tau(t.min()), None)]
+        out += [
+            (f"{tau_name(tau)} with all pairs: best anchor", _tau(t.max()), None),
+            (f"{tau_name(tau)} with all pairs: worst anchor", _tau(t.min()), None),
+        ]
     return out
 
 
@@ -103,9 +116,11 @@ def stability_sentence(stability: AnchorStability) -> str | None:
     """How often the recommended anchor is the most informative across resamples."""
     if stability.recommended is None:
         return None
-    return (f"{stability.recommended} is the most informative anchor in "
-            f"{fmt_pct(stability.recommended_rate)} of {fmt_int(stability.rounds)} instruction "
-            "resamples.")
+    return (
+        f"{stability.recommended} is the most informative anchor in "
+        f"{fmt_pct(stability.recommended_rate)} of {fmt_int(stability.rounds)} instruction "
+        "resamples."
+    )
 
 
 def stability_caption(stability: AnchorStability) -> str | None:
@@ -113,21 +128,26 @@ def stability_caption(stability: AnchorStability) -> str | None:
     r2 = stability.fit_r2
     if not r2.has_interval:
         return None
-    return (f"R² of the line of tau on informativeness: {fmt_num(r2.value, 3)} (95% interval "
-            f"{fmt_num(r2.low, 3)}–{fmt_num(r2.high, 3)}, {r2.method}).")
+    return (
+        f"R² of the line of tau on informativeness: {fmt_num(r2.value, 3)} (95% interval "
+        f"{fmt_num(r2.low, 3)}–{fmt_num(r2.high, 3)}, {r2.method})."
+    )
 
 
 def stability_table(stability: AnchorStability) -> pd.DataFrame:
-    return _show(stability.table, {
-        "anchor": ("Anchor", None),
-        "most_informative_rate": ("Most informative in", fmt_pct),
-        "informativeness": ("Informativeness", _pct),
-        "informativeness_low": ("Informativeness, 95% low", _pct),
-        "informativeness_high": ("Informativeness, 95% high", _pct),
-        "tau_quadratic": ("Tau with all pairs", _tau),
-        "tau_low": ("Tau, 95% low", _tau),
-        "tau_high": ("Tau, 95% high", _tau),
-    })
+    return _show(
+        stability.table,
+        {
+            "anchor": ("Anchor", None),
+            "most_informative_rate": ("Most informative in", fmt_pct),
+            "informativeness": ("Informativeness", _pct),
+            "informativeness_low": ("Informativeness, 95% low", _pct),
+            "informativeness_high": ("Informativeness, 95% high", _pct),
+            "tau_quadratic": ("Tau with all pairs", _tau),
+            "tau_low": ("Tau, 95% low", _tau),
+            "tau_high": ("Tau, 95% high", _tau),
+        },
+    )
 
 
 def sweep_caption(sweep: AnchorSweep, tau: str) -> str:
@@ -139,37 +159,45 @@ def sweep_caption(sweep: AnchorSweep, tau: str) -> str:
         f"the anchor. Tau with humans: the same with the human ranking "
         f"({sweep.human_models_matched} models matched). Position: the anchor's rank in the "
         "all-pairs ranking (1 = strongest). No model wins: share of instructions on which no "
-        "model beats the anchor.")
+        "model beats the anchor."
+    )
 
 
 def quadratic_human_caption(sweep: AnchorSweep, tau: str) -> str | None:
     if not sweep.has_quadratic or pd.isna(sweep.quadratic_tau_human):
         return None
-    return (f"The all-pairs ranking itself has {tau_name(tau)} = {_tau(sweep.quadratic_tau_human)} "
-            "with the human ranking.")
+    return (
+        f"The all-pairs ranking itself has {tau_name(tau)} = {_tau(sweep.quadratic_tau_human)} "
+        "with the human ranking."
+    )
 
 
 def sweep_table(sweep: AnchorSweep) -> pd.DataFrame:
-    return _show(sweep.table, {
-        "anchor": ("Anchor", None),
-        "position": ("Position", None),
-        "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
-        "tau_quadratic": ("Tau with all pairs", _tau),
-        "tau_human": ("Tau with humans", _tau),
-        "informativeness": ("Informativeness", _pct),
-        "models_ranked": ("Models ranked", None),
-        "calls": ("Judge calls", fmt_int),
-        "no_model_wins_share": ("No model wins", _pct),
-    })
+    return _show(
+        sweep.table,
+        {
+            "anchor": ("Anchor", None),
+            "position": ("Position", None),
+            "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
+            "tau_quadratic": ("Tau with all pairs", _tau),
+            "tau_human": ("Tau with humans", _tau),
+            "informativeness": ("Informativeness", _pct),
+            "models_ranked": ("Models ranked", None),
+            "calls": ("Judge calls", fmt_int),
+            "no_model_wins_share": ("No model wins", _pct),
+        },
+    )
 
 
 def fit_caption(sweep: AnchorSweep, tau: str) -> str | None:
     if not sweep.has_quadratic or pd.isna(sweep.fit_r2):
         return None
     n = int(sweep.table["tau_quadratic"].notna().sum())
-    return (f"Least-squares line of {tau_name(tau)} (with all pairs) on informativeness over {n} "
-            f"anchors: R² = {fmt_num(sweep.fit_r2, 3)}, slope {fmt_num(sweep.fit_slope, 3)} per unit "
-            f"of informativeness ({PAPER}, Fig. 3, report R² = 0.594 for their judge).")
+    return (
+        f"Least-squares line of {tau_name(tau)} (with all pairs) on informativeness over {n} "
+        f"anchors: R² = {fmt_num(sweep.fit_r2, 3)}, slope {fmt_num(sweep.fit_slope, 3)} per unit "
+        f"of informativeness ({PAPER}, Fig. 3, report R² = 0.594 for their judge)."
+    )
 
 
 def histogram_defaults(sweep: AnchorSweep, chosen: str) -> list[str]:
@@ -181,8 +209,11 @@ def histogram_defaults(sweep: AnchorSweep, chosen: str) -> list[str]:
 
 
 def win_rate_sentences(dists: Sequence[WinRateDistribution]) -> list[str]:
-    return [f"{d.sentence} On {fmt_int(d.no_signal)} instructions every model got the very same "
-            "verdict (no signal even on the full scale)." for d in dists]
+    return [
+        f"{d.sentence} On {fmt_int(d.no_signal)} instructions every model got the very same "
+        "verdict (no signal even on the full scale)."
+        for d in dists
+    ]
 
 
 def win_rate_rows(dists: Sequence[WinRateDistribution]) -> pd.DataFrame:
@@ -193,36 +224,45 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, s
     return [
         (f"{tau_name(tau)} with all pairs", _tau(ranking.tau_quadratic), None),
         ("Informativeness", _pct(ranking.informativeness), None),
-        ("Judge calls per instruction",
-         f"{fmt_int(ranking.design_calls_anchor)} vs {fmt_int(ranking.design_calls_all_pairs)}",
-         "Anchor design against all pairs."),
+        (
+            "Judge calls per instruction",
+            f"{fmt_int(ranking.design_calls_anchor)} vs {fmt_int(ranking.design_calls_all_pairs)}",
+            "Anchor design against all pairs.",
+        ),
     ]
 
 
 def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
-    return (f"Against {chosen}: {fmt_int(ranking.calls_anchor)} of the "
-            f"{fmt_int(ranking.calls_total)} judge calls in this selection. As a design, one anchor "
-            "costs (M − 1) calls per instruction and order, all pairs C(M, 2): "
-            f"{fmt_pct(ranking.cost_share)} of the all-pairs cost here. Rank shift = all-pairs rank "
-            "− anchor rank (positive: the anchor ranks the model higher).")
+    return (
+        f"Against {chosen}: {fmt_int(ranking.calls_anchor)} of the "
+        f"{fmt_int(ranking.calls_total)} judge calls in this selection. As a design, one anchor "
+        "costs (M − 1) calls per instruction and order, all pairs C(M, 2): "
+        f"{fmt_pct(ranking.cost_share)} of the all-pairs cost here. Rank shift = all-pairs rank "
+        "− anchor rank (positive: the anchor ranks the model higher)."
+    )
 
 
 def explorer_table(ranking: AnchorRanking) -> pd.DataFrame:
-    return _show(ranking.table, {
-        "model": ("Model", None),
-        "win_rate": ("Win rate vs anchor", _pct),
-        "battles": ("Battles", fmt_int),
-        "anchor_rank": ("Rank by the anchor", None),
-        "quadratic_rank": ("Rank by all pairs", None),
-        "rank_shift": ("Rank shift", None),
-        "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
-    })
+    return _show(
+        ranking.table,
+        {
+            "model": ("Model", None),
+            "win_rate": ("Win rate vs anchor", _pct),
+            "battles": ("Battles", fmt_int),
+            "anchor_rank": ("Rank by the anchor", None),
+            "quadratic_rank": ("Rank by all pairs", None),
+            "rank_shift": ("Rank shift", None),
+            "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
+        },
+    )
 
 
 def pilot_metrics(pilot: PilotScreening) -> list[tuple[str, str, str | None]]:
-    return [("Mean Pearson r with all data", _tau(pilot.pearson_r), None),
-            ("Pilot recommends", pilot.recommended or MISSING, None),
-            ("Judge calls per pilot", fmt_int(pilot.pilot_calls), None)]
+    return [
+        ("Mean Pearson r with all data", _tau(pilot.pearson_r), None),
+        ("Pilot recommends", pilot.recommended or MISSING, None),
+        ("Judge calls per pilot", fmt_int(pilot.pilot_calls), None),
+    ]
 
 
 def pilot_extremes_sentence(pilot: PilotScreening) -> str:
@@ -231,14 +271,20 @@ def pilot_extremes_sentence(pilot: PilotScreening) -> str:
 
 
 def pilot_table(pilot: PilotScreening) -> pd.DataFrame:
-    return _show(pilot.table, {
-        "anchor": ("Anchor", None), "position": ("Position", None),
-        "full": ("Informativeness, all data", _pct), "pilot_mean": ("Pilot mean", _pct),
-        "pilot_sd": ("Pilot SD", _pct), "pilot_low": ("Pilot, 2.5%", _pct),
-        "pilot_high": ("Pilot, 97.5%", _pct),
-        "bottom_three_rate": ("Among the three least informative", fmt_pct),
-        "recommended_rate": ("Recommended by the pilot", fmt_pct),
-    })
+    return _show(
+        pilot.table,
+        {
+            "anchor": ("Anchor", None),
+            "position": ("Position", None),
+            "full": ("Informativeness, all data", _pct),
+            "pilot_mean": ("Pilot mean", _pct),
+            "pilot_sd": ("Pilot SD", _pct),
+            "pilot_low": ("Pilot, 2.5%", _pct),
+            "pilot_high": ("Pilot, 97.5%", _pct),
+            "bottom_three_rate": ("Among the three least informative", fmt_pct),
+            "recommended_rate": ("Recommended by the pilot", fmt_pct),
+        },
+    )
 
 
 def pilot_informativeness(pilot: PilotScreening | None, sweep: AnchorSweep, chosen: str) -> float:
@@ -256,8 +302,13 @@ def pilot_informativeness(pilot: PilotScreening | None, sweep: AnchorSweep, chos
     return round(min(1.0, max(0.01, value)), 3)
 
 
-def planner_defaults(counts: VerdictCounts, raw_counts: VerdictCounts, pilot: PilotScreening | None,
-                     sweep: AnchorSweep, chosen: str) -> dict:
+def planner_defaults(
+    counts: VerdictCounts,
+    raw_counts: VerdictCounts,
+    pilot: PilotScreening | None,
+    sweep: AnchorSweep,
+    chosen: str,
+) -> dict:
     """The planner's defaults from the loaded data: models, instructions, orders per pair (of the
     table as loaded, ``raw_counts``), the chosen anchor's informativeness and the decisive share."""
     decisive = decisive_rate(counts)
@@ -271,9 +322,11 @@ def planner_defaults(counts: VerdictCounts, raw_counts: VerdictCounts, pilot: Pi
 
 
 def sizes_caption(result: SampleSizeSweep) -> str:
-    return (f"Each size draws {fmt_int(result.repetitions)} instruction subsets without replacement; "
-            "every ranking is refitted on each. 'mean over anchors' averages all anchors' tau "
-            "within a draw.")
+    return (
+        f"Each size draws {fmt_int(result.repetitions)} instruction subsets without replacement; "
+        "every ranking is refitted on each. 'mean over anchors' averages all anchors' tau "
+        "within a draw."
+    )
 
 
 COUNT_CAPTION = (
@@ -294,35 +347,47 @@ def judge_effect_sentence(effect: JudgeEffect, tau: str) -> str | None:
     if pd.isna(effect.judge_spread) or pd.isna(effect.max_anchor_gap_human):
         return None
     name = tau_name(tau)
-    return (f"Across judges, the all-pairs ranking's {name} with humans spans "
-            f"{_tau(effect.judge_spread)}; within a judge, the best and worst anchor differ by up "
-            f"to {_tau(effect.max_anchor_gap_human)} in {name} with humans.")
+    return (
+        f"Across judges, the all-pairs ranking's {name} with humans spans "
+        f"{_tau(effect.judge_spread)}; within a judge, the best and worst anchor differ by up "
+        f"to {_tau(effect.max_anchor_gap_human)} in {name} with humans."
+    )
 
 
 def judge_effect_table(effect: JudgeEffect) -> pd.DataFrame:
     t = effect.table
-    return pd.DataFrame({
-        c.replace("_", " ").capitalize().replace("Gap human", "Gap with humans")
-         .replace("Human range", "Range with humans"):
-        [_tau(v) for v in t[c]] if pd.api.types.is_float_dtype(t[c]) else t[c].astype(object).where(
-            t[c].notna(), MISSING)
-        for c in t.columns})
+    return pd.DataFrame(
+        {
+            c.replace("_", " ")
+            .capitalize()
+            .replace("Gap human", "Gap with humans")
+            .replace("Human range", "Range with humans"): [_tau(v) for v in t[c]]
+            if pd.api.types.is_float_dtype(t[c])
+            else t[c].astype(object).where(t[c].notna(), MISSING)
+            for c in t.columns
+        }
+    )
 
 
 def plan_caption(plan: EvaluationPlan) -> str:
-    return (f"Sign test, one-sided, α = {plan.alpha:g}, power {plan.power:.0%}: "
-            f"{fmt_int(plan.discordant)} discordant samples for a +{plan.edge:.0%} edge; the total "
-            f"divides by the informative share (N total = N / I, {PAPER}).")
+    return (
+        f"Sign test, one-sided, α = {plan.alpha:g}, power {plan.power:.0%}: "
+        f"{fmt_int(plan.discordant)} discordant samples for a +{plan.edge:.0%} edge; the total "
+        f"divides by the informative share (N total = N / I, {PAPER})."
+    )
 
 
 def plan_table(plan: EvaluationPlan) -> pd.DataFrame:
-    return _show(plan.options, {
-        "design": ("Design", None),
-        "calls_per_instruction": ("Calls per instruction", fmt_int),
-        "instructions_needed": ("Instructions needed", fmt_int),
-        "calls_needed": ("Calls needed", fmt_int),
-        "instructions_planned": ("Instructions planned", fmt_int),
-        "calls_planned": ("Calls planned", fmt_int),
-        "fits_budget": ("Fits the budget", lambda v: MISSING if pd.isna(v) else ("yes" if v else "no")),
-        "note": ("Note", None),
-    })
+    return _show(
+        plan.options,
+        {
+            "design": ("Design", None),
+            "calls_per_instruction": ("Calls per instruction", fmt_int),
+            "instructions_needed": ("Instructions needed", fmt_int),
+            "calls_needed": ("Calls needed", fmt_int),
+            "instructions_planned": ("Instructions planned", fmt_int),
+            "calls_planned": ("Calls planned", fmt_int),
+            "fits_budget": ("Fits the budget", lambda v: MISSING if pd.isna(v) else ("yes" if v else "no")),
+            "note": ("Note", None),
+        },
+    )

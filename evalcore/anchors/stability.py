@@ -74,29 +74,49 @@ class AnchorStability:
     fit_r2: Estimate = Estimate(float("nan"))
 
     def __repr__(self) -> str:
-        return (f"AnchorStability(rounds={self.rounds}, recommended={self.recommended!r}, "
-                f"recommended_rate={self.recommended_rate:.2f})")
+        return (
+            f"AnchorStability(rounds={self.rounds}, recommended={self.recommended!r}, "
+            f"recommended_rate={self.recommended_rate:.2f})"
+        )
 
     def estimate(self, anchor: str, quantity: str = "informativeness") -> Estimate:
         """One anchor's ``"informativeness"`` or ``"tau_quadratic"`` as an :class:`Estimate`."""
         row = self.table.set_index("anchor").loc[anchor]
         if quantity == "informativeness":
-            return Estimate(float(row["informativeness"]), float(row["informativeness_low"]),
-                            float(row["informativeness_high"]), method=METHOD)
-        return Estimate(float(row["tau_quadratic"]), float(row["tau_low"]),
-                        float(row["tau_high"]), method=METHOD)
+            return Estimate(
+                float(row["informativeness"]),
+                float(row["informativeness_low"]),
+                float(row["informativeness_high"]),
+                method=METHOD,
+            )
+        return Estimate(
+            float(row["tau_quadratic"]), float(row["tau_low"]), float(row["tau_high"]), method=METHOD
+        )
 
     def as_dict(self) -> dict:
-        return {"rounds": self.rounds, "seed": self.seed, "tau": tau_label(self.tau),
-                "interval_method": METHOD, "n_instructions": self.n_instructions,
-                "min_instructions": MIN_INSTRUCTIONS, "recommended": self.recommended,
-                "recommended_rate": self.recommended_rate, "notes": list(self.notes),
-                "fit_r2": self.fit_r2.as_dict(),
-                "anchors": self.table.to_dict(orient="records")}
+        return {
+            "rounds": self.rounds,
+            "seed": self.seed,
+            "tau": tau_label(self.tau),
+            "interval_method": METHOD,
+            "n_instructions": self.n_instructions,
+            "min_instructions": MIN_INSTRUCTIONS,
+            "recommended": self.recommended,
+            "recommended_rate": self.recommended_rate,
+            "notes": list(self.notes),
+            "fit_r2": self.fit_r2.as_dict(),
+            "anchors": self.table.to_dict(orient="records"),
+        }
 
 
-def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
-                     tau: str = "b", progress: Progress | None = None) -> AnchorStability:
+def anchor_stability(
+    counts: VerdictCounts,
+    *,
+    rounds: int = 200,
+    seed: int = 0,
+    tau: str = "b",
+    progress: Progress | None = None,
+) -> AnchorStability:
     """Resample instructions: how often each anchor is the most informative, with intervals.
 
     Parameters
@@ -145,16 +165,33 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
     if not cand.size:
         nothing = "No model met two or more others: no anchor can be assessed."
     elif not informativeness_counts(verdicts_against(counts), cand)[1].any():
-        nothing = ("No instruction has two models judged against the same anchor (one battle "
-                   "per prompt, as in an arena table): informativeness, and so a recommended "
-                   "anchor, cannot be resampled.")
+        nothing = (
+            "No instruction has two models judged against the same anchor (one battle "
+            "per prompt, as in an arena table): informativeness, and so a recommended "
+            "anchor, cannot be resampled."
+        )
     if nothing is not None:
         return AnchorStability(
-            rounds=rounds, seed=seed, tau=tau, n_instructions=counts.n_instructions,
-            table=pd.DataFrame(columns=["anchor", "informativeness", "informativeness_low",
-                                        "informativeness_high", "tau_quadratic", "tau_low",
-                                        "tau_high", "most_informative_rate"]),
-            recommended=None, recommended_rate=float("nan"), notes=(nothing,))
+            rounds=rounds,
+            seed=seed,
+            tau=tau,
+            n_instructions=counts.n_instructions,
+            table=pd.DataFrame(
+                columns=[
+                    "anchor",
+                    "informativeness",
+                    "informativeness_low",
+                    "informativeness_high",
+                    "tau_quadratic",
+                    "tau_low",
+                    "tau_high",
+                    "most_informative_rate",
+                ]
+            ),
+            recommended=None,
+            recommended_rate=float("nan"),
+            notes=(nothing,),
+        )
     reps, mult = counts.pattern_counts()
     against = verdicts_against(reps)
     s = mult.size
@@ -166,16 +203,20 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
     has_tau = kind != "anchor-only" and m >= 3
     notes: list[str] = []
     if not has_info:
-        notes.append("No instruction has two models judged against the same anchor: "
-                     "informativeness, and so a recommended anchor, cannot be resampled.")
+        notes.append(
+            "No instruction has two models judged against the same anchor: "
+            "informativeness, and so a recommended anchor, cannot be resampled."
+        )
         has_tau = False  # nothing to recommend: no refits
     elif not has_tau:
         notes.append("There is no all-pairs ranking here: tau intervals need an all-pairs table.")
     elif m > MAX_TAU_MODELS:
         has_tau = False
-        notes.append(f"Tau intervals refit the all-pairs ranking in every resample; with {m} "
-                     f"models (more than {MAX_TAU_MODELS}) that is left out. Informativeness "
-                     "intervals and the recommendation rate are shown.")
+        notes.append(
+            f"Tau intervals refit the all-pairs ranking in every resample; with {m} "
+            f"models (more than {MAX_TAU_MODELS}) that is left out. Informativeness "
+            "intervals and the recommendation rate are shown."
+        )
     eye = np.eye(m, dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
         point_info = (mult @ differ) / (mult @ pairs)
@@ -209,13 +250,18 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
         filled = np.where(np.isfinite(info_r), info_r, -np.inf)
         ok = np.isfinite(info_r).any(axis=1)
         top_rate = np.bincount(np.argmax(filled[ok], axis=1), minlength=cand.size) / rounds
-    table = pd.DataFrame({
-        "anchor": [models[a] for a in cand],
-        "informativeness": point_info, "informativeness_low": info_low,
-        "informativeness_high": info_high,
-        "tau_quadratic": point_tau, "tau_low": tau_low, "tau_high": tau_high,
-        "most_informative_rate": top_rate,
-    })
+    table = pd.DataFrame(
+        {
+            "anchor": [models[a] for a in cand],
+            "informativeness": point_info,
+            "informativeness_low": info_low,
+            "informativeness_high": info_high,
+            "tau_quadratic": point_tau,
+            "tau_low": tau_low,
+            "tau_high": tau_high,
+            "most_informative_rate": top_rate,
+        }
+    )
     recommended, rate = None, float("nan")
     if has_info and cand.size:
         best = int(np.argmax(top_rate))
@@ -224,18 +270,27 @@ def anchor_stability(counts: VerdictCounts, *, rounds: int = 200, seed: int = 0,
             notes.append(
                 f"Only {counts.n_instructions} instruction(s): with fewer than "
                 f"{MIN_INSTRUCTIONS} the most informative anchor changes from resample to "
-                "resample, so no anchor is recommended. Judge more instructions first.")
+                "resample, so no anchor is recommended. Judge more instructions first."
+            )
         else:
             recommended = models[cand[best]]
             if rate < 0.5:
                 notes.append(
                     f"{recommended} is the most informative anchor in only {rate:.0%} of "
                     "instruction resamples: the anchors near the top are not separated by these "
-                    "data, and any of them is a reasonable choice.")
-    return AnchorStability(rounds=rounds, seed=seed, tau=tau, n_instructions=counts.n_instructions,
-                           table=table, recommended=recommended, recommended_rate=rate,
-                           notes=tuple(notes),
-                           fit_r2=Estimate(fit_r2, float(r2_low), float(r2_high), method=METHOD))
+                    "data, and any of them is a reasonable choice."
+                )
+    return AnchorStability(
+        rounds=rounds,
+        seed=seed,
+        tau=tau,
+        n_instructions=counts.n_instructions,
+        table=table,
+        recommended=recommended,
+        recommended_rate=rate,
+        notes=tuple(notes),
+        fit_r2=Estimate(fit_r2, float(r2_low), float(r2_high), method=METHOD),
+    )
 
 
 def _r2_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -248,5 +303,5 @@ def _r2_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         my = np.where(keep, y, 0.0).sum(axis=1) / n
         dx = np.where(keep, x - mx[:, None], 0.0)
         dy = np.where(keep, y - my[:, None], 0.0)
-        r = (dx * dy).sum(axis=1) / np.sqrt((dx ** 2).sum(axis=1) * (dy ** 2).sum(axis=1))
-    return np.where(n >= 3, r ** 2, np.nan)
+        r = (dx * dy).sum(axis=1) / np.sqrt((dx**2).sum(axis=1) * (dy**2).sum(axis=1))
+    return np.where(n >= 3, r**2, np.nan)

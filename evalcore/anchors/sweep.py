@@ -34,8 +34,9 @@ from evalcore.stats.kendall import kendall_tau
 
 def _summarise(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     g = frame.groupby(by, sort=False)["tau"]
-    return g.agg(mean="mean", sd="std", low=lambda s: s.quantile(0.025),
-                 high=lambda s: s.quantile(0.975), runs="count").reset_index()
+    return g.agg(
+        mean="mean", sd="std", low=lambda s: s.quantile(0.025), high=lambda s: s.quantile(0.975), runs="count"
+    ).reset_index()
 
 
 def per_instruction_wins(counts: VerdictCounts) -> sparse.csr_matrix:
@@ -68,13 +69,20 @@ class SampleSizeSweep:
     summary: pd.DataFrame
 
     def __repr__(self) -> str:
-        return (f"SampleSizeSweep(reference={self.reference!r}, sizes={self.sizes}, "
-                f"repetitions={self.repetitions})")
+        return (
+            f"SampleSizeSweep(reference={self.reference!r}, sizes={self.sizes}, "
+            f"repetitions={self.repetitions})"
+        )
 
     def as_dict(self) -> dict:
-        return {"reference": self.reference, "tau": tau_label(self.tau),
-                "sizes": list(self.sizes), "repetitions": self.repetitions, "seed": self.seed,
-                "summary": self.summary.to_dict(orient="records")}
+        return {
+            "reference": self.reference,
+            "tau": tau_label(self.tau),
+            "sizes": list(self.sizes),
+            "repetitions": self.repetitions,
+            "seed": self.seed,
+            "summary": self.summary.to_dict(orient="records"),
+        }
 
 
 def default_sizes(n_instructions: int, count: int = 10, smallest: int = 50) -> tuple[int, ...]:
@@ -89,10 +97,17 @@ def default_sizes(n_instructions: int, count: int = 10, smallest: int = 50) -> t
     return tuple(int(s) for s in np.unique(np.round(np.linspace(low, n_instructions, count))))
 
 
-def sample_size_sweep(counts: VerdictCounts, *, sizes: tuple[int, ...] | None = None,
-                      repetitions: int = 30, seed: int = 0,
-                      human_ranking: pd.DataFrame | None = None, reference: str = "human",
-                      tau: str = "b", progress: Progress | None = None) -> SampleSizeSweep:
+def sample_size_sweep(
+    counts: VerdictCounts,
+    *,
+    sizes: tuple[int, ...] | None = None,
+    repetitions: int = 30,
+    seed: int = 0,
+    human_ranking: pd.DataFrame | None = None,
+    reference: str = "human",
+    tau: str = "b",
+    progress: Progress | None = None,
+) -> SampleSizeSweep:
     """Draw instruction subsets of each size; fit every ranking on each; tau with a reference.
 
     Parameters
@@ -141,8 +156,10 @@ def sample_size_sweep(counts: VerdictCounts, *, sizes: tuple[int, ...] | None = 
     if reference == "human":
         ref = human_scores(models, human_ranking)
         if ref is None or np.isfinite(ref).sum() < 3:
-            raise UsageError("No human ranking covering at least three of these models is "
-                             "loaded: load one, or sweep against the quadratic ranking.")
+            raise UsageError(
+                "No human ranking covering at least three of these models is "
+                "loaded: load one, or sweep against the quadratic ranking."
+            )
     elif reference == "quadratic":
         ref = quadratic(wins, models)
     else:
@@ -169,21 +186,41 @@ def sample_size_sweep(counts: VerdictCounts, *, sizes: tuple[int, ...] | None = 
         rates = np.where(eye, np.nan, win_rates(w))  # (R, A, m)
         scores = np.concatenate([theta[:, None, :], rates], axis=1)  # (R, 1 + M, m)
         chunk = max(1, 400_000 // ((m + 1) * m * m))  # bound the (chunk, 1 + M, m, m) pair arrays
-        taus = np.concatenate([kendall_tau(scores[r:r + chunk], ref, variant=tau)
-                               for r in range(0, repetitions, chunk)])  # (R, 1 + M)
-        frames.append(pd.DataFrame({
-            "size": size, "repetition": np.repeat(np.arange(repetitions), m + 1),
-            "ranking": np.tile(names, repetitions), "tau": taus.ravel()}))
+        taus = np.concatenate(
+            [kendall_tau(scores[r : r + chunk], ref, variant=tau) for r in range(0, repetitions, chunk)]
+        )  # (R, 1 + M)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "size": size,
+                    "repetition": np.repeat(np.arange(repetitions), m + 1),
+                    "ranking": np.tile(names, repetitions),
+                    "tau": taus.ravel(),
+                }
+            )
+        )
         if progress is not None:
             progress((step + 1) / len(sizes), f"{size:,} instructions ({step + 1} of {len(sizes)})")
     runs = pd.concat(frames, ignore_index=True)
     anchors = runs[runs["ranking"] != "quadratic"]
-    mean_runs = (anchors.groupby(["size", "repetition"], sort=False)["tau"].mean()
-                 .reset_index().assign(ranking="mean over anchors"))
-    summary = pd.concat([_summarise(runs, ["size", "ranking"]),
-                         _summarise(mean_runs, ["size", "ranking"])], ignore_index=True)
-    return SampleSizeSweep(reference=reference, tau=tau, sizes=sizes, repetitions=repetitions,
-                           seed=seed, runs=runs, summary=summary)
+    mean_runs = (
+        anchors.groupby(["size", "repetition"], sort=False)["tau"]
+        .mean()
+        .reset_index()
+        .assign(ranking="mean over anchors")
+    )
+    summary = pd.concat(
+        [_summarise(runs, ["size", "ranking"]), _summarise(mean_runs, ["size", "ranking"])], ignore_index=True
+    )
+    return SampleSizeSweep(
+        reference=reference,
+        tau=tau,
+        sizes=sizes,
+        repetitions=repetitions,
+        seed=seed,
+        runs=runs,
+        summary=summary,
+    )
 
 
 @dataclass(frozen=True)
@@ -208,13 +245,23 @@ class AnchorCountSweep:
         return f"AnchorCountSweep(permutations={self.permutations}, seed={self.seed})"
 
     def as_dict(self) -> dict:
-        return {"tau": tau_label(self.tau), "permutations": self.permutations, "seed": self.seed,
-                "tau_over": "models that are not anchors (as in the per-anchor table)",
-                "summary": self.summary.to_dict(orient="records")}
+        return {
+            "tau": tau_label(self.tau),
+            "permutations": self.permutations,
+            "seed": self.seed,
+            "tau_over": "models that are not anchors (as in the per-anchor table)",
+            "summary": self.summary.to_dict(orient="records"),
+        }
 
 
-def anchor_count_sweep(counts: VerdictCounts, *, permutations: int = 40, seed: int = 0,
-                       tau: str = "b", progress: Progress | None = None) -> AnchorCountSweep:
+def anchor_count_sweep(
+    counts: VerdictCounts,
+    *,
+    permutations: int = 40,
+    seed: int = 0,
+    tau: str = "b",
+    progress: Progress | None = None,
+) -> AnchorCountSweep:
     """Random orders of the models; after each added anchor, refit on the union of their
     battles and take tau with the quadratic ranking. One batched fit per order.
 
@@ -270,12 +317,19 @@ def anchor_count_sweep(counts: VerdictCounts, *, permutations: int = 40, seed: i
         tau_all = kendall_tau(theta, ref, variant=tau)
         others = kendall_tau(np.where(in_set, np.nan, theta), ref, variant=tau)
         others = np.where((~in_set).sum(axis=1) >= 3, others, np.nan)
-        frames.append(pd.DataFrame({"n_anchors": np.arange(1, m + 1), "permutation": p,
-                                    "first_anchor": models[order[0]], "tau": others,
-                                    "tau_all_models": tau_all}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "n_anchors": np.arange(1, m + 1),
+                    "permutation": p,
+                    "first_anchor": models[order[0]],
+                    "tau": others,
+                    "tau_all_models": tau_all,
+                }
+            )
+        )
         if progress is not None:
             progress((p + 1) / permutations, f"order {p + 1} of {permutations}")
     runs = pd.concat(frames, ignore_index=True)
     summary = _summarise(runs.dropna(subset=["tau"]), ["n_anchors"])
-    return AnchorCountSweep(tau=tau, permutations=permutations, seed=seed, runs=runs,
-                            summary=summary)
+    return AnchorCountSweep(tau=tau, permutations=permutations, seed=seed, runs=runs, summary=summary)

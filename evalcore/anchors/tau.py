@@ -49,7 +49,8 @@ from evalcore.stats.kendall import kendall_tau
 
 ANCHOR_ONLY_SENTENCE = (
     "Comparing anchors with each other (per-anchor tau, the inverted U, pilot screening, the "
-    "sweeps) needs an all-pairs table, where every model is judged against every other model.")
+    "sweeps) needs an all-pairs table, where every model is judged against every other model."
+)
 
 
 def _tau_rows(scores: np.ndarray, reference: np.ndarray, variant: str) -> np.ndarray:
@@ -58,8 +59,9 @@ def _tau_rows(scores: np.ndarray, reference: np.ndarray, variant: str) -> np.nda
     m = max(scores.shape[-1], 1)
     step = max(1, 2_000_000 // (m * m))
     for start in range(0, scores.shape[0], step):
-        out[start:start + step] = kendall_tau(scores[start:start + step], reference[None, :],
-                                              variant=variant)
+        out[start : start + step] = kendall_tau(
+            scores[start : start + step], reference[None, :], variant=variant
+        )
     return out
 
 
@@ -117,8 +119,10 @@ class AnchorSweep:
     needs_all_pairs: str | None = None
 
     def __repr__(self) -> str:
-        return (f"AnchorSweep({len(self.models)} models, {self.n_instructions:,} instructions, "
-                f"design={self.design!r}, recommended={self.recommended!r})")
+        return (
+            f"AnchorSweep({len(self.models)} models, {self.n_instructions:,} instructions, "
+            f"design={self.design!r}, recommended={self.recommended!r})"
+        )
 
     @property
     def has_quadratic(self) -> bool:
@@ -134,7 +138,8 @@ class AnchorSweep:
             "informativeness_definition": (
                 "share of (instruction, model pair) cases, anchor excluded, whose verdicts "
                 "against the anchor differ on the judge's full scale, compared within one slot "
-                "order (Don-Yehiya et al. 2026, §4.3)"),
+                "order (Don-Yehiya et al. 2026, §4.3)"
+            ),
             "recommended": self.recommended,
             "recommended_by": "highest informativeness (ties: higher tau_quadratic)",
             "quadratic_tau_human": self.quadratic_tau_human,
@@ -144,13 +149,13 @@ class AnchorSweep:
             "needs_all_pairs": self.needs_all_pairs,
             "notes": list(self.notes),
             "anchors": self.table.to_dict(orient="records"),
-            "quadratic": (self.quadratic.to_dict(orient="records")
-                          if self.quadratic is not None else None),
+            "quadratic": (self.quadratic.to_dict(orient="records") if self.quadratic is not None else None),
         }
 
 
-def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = None,
-                 tau: str = "b") -> AnchorSweep:
+def anchor_sweep(
+    counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = None, tau: str = "b"
+) -> AnchorSweep:
     """Each model as the anchor: tau with the quadratic and human rankings, informativeness.
 
     Works on any design. On an anchor-only table only the anchor can serve as an anchor and there
@@ -203,10 +208,12 @@ def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = 
         info[cand] = np.where(pairs > 0, differ / np.maximum(pairs, 1), np.nan)
     notes: list[str] = []
     if len(cand) and not (pairs > 0).any():
-        notes.append("No instruction has two models judged against the same anchor (one battle "
-                     "per prompt, as in an arena table): informativeness and per-instruction "
-                     "agreement need several models on the same prompt, so they are left empty. "
-                     "Win rates against each anchor still apply.")
+        notes.append(
+            "No instruction has two models judged against the same anchor (one battle "
+            "per prompt, as in an arena table): informativeness and per-instruction "
+            "agreement need several models on the same prompt, so they are left empty. "
+            "Win rates against each anchor still apply."
+        )
 
     quad = None
     rating = np.full(m, np.nan)
@@ -216,12 +223,16 @@ def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = 
         rating = quadratic(wins, models)
         position = ranks_descending(rating).astype(float)
         notes.extend(comparison_graph(wins, models).notes(models))
-        quad = pd.DataFrame({"model": list(models), "rating": rating,
-                             "position": position.astype(int)}
-                            ).sort_values("position", kind="stable").reset_index(drop=True)
+        quad = (
+            pd.DataFrame({"model": list(models), "rating": rating, "position": position.astype(int)})
+            .sort_values("position", kind="stable")
+            .reset_index(drop=True)
+        )
         if kind == "partial":
-            notes.append("Not every pair of models was judged: the 'quadratic' ranking is the "
-                         "Bradley–Terry fit on the pairs that were, not a full all-pairs ranking.")
+            notes.append(
+                "Not every pair of models was judged: the 'quadratic' ranking is the "
+                "Bradley–Terry fit on the pairs that were, not a full all-pairs ranking."
+            )
     else:
         needs = ANCHOR_ONLY_SENTENCE
         notes.append(
@@ -229,7 +240,8 @@ def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = 
             + (f" ({only_anchor})" if only_anchor else "")
             + ": there is no all-pairs (quadratic) ranking to compare with, and no other model "
             "can serve as an anchor. The anchor's own ranking, informativeness, win-rate "
-            "distribution and agreement with a human ranking still apply.")
+            "distribution and agreement with a human ranking still apply."
+        )
 
     anchor_scores = np.where(np.eye(m, dtype=bool), np.nan, rates)[cand]  # the anchor left out
     tau_q = np.full(m, np.nan)
@@ -252,26 +264,32 @@ def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = 
             if quad is not None:
                 quadratic_tau_human = float(kendall_tau(rating, human, variant=tau))
         else:
-            notes.append(f"The human ranking names only {matched} of these models: at least "
-                         "three are needed for a rank correlation.")
+            notes.append(
+                f"The human ranking names only {matched} of these models: at least "
+                "three are needed for a rank correlation."
+            )
         missing = [x for x, h in zip(models, human, strict=True) if not np.isfinite(h)]
         if missing and matched >= 3:
-            notes.append(f"The human ranking does not list {len(missing)} model(s) "
-                         f"({', '.join(missing[:5])}{'…' if len(missing) > 5 else ''}): "
-                         "tau_human uses the models it lists.")
+            notes.append(
+                f"The human ranking does not list {len(missing)} model(s) "
+                f"({', '.join(missing[:5])}{'…' if len(missing) > 5 else ''}): "
+                "tau_human uses the models it lists."
+            )
 
     calls = np.bincount(against.opponent, weights=against.calls, minlength=m).astype(np.int64)
-    table = pd.DataFrame({
-        "anchor": list(models),
-        "position": position,
-        "quadratic_rating": rating,
-        "tau_quadratic": tau_q,
-        "tau_human": tau_h,
-        "informativeness": info,
-        "models_ranked": models_ranked.astype(int),
-        "calls": calls,
-        "no_model_wins_share": _no_model_wins_share(against),
-    })[candidates]
+    table = pd.DataFrame(
+        {
+            "anchor": list(models),
+            "position": position,
+            "quadratic_rating": rating,
+            "tau_quadratic": tau_q,
+            "tau_human": tau_h,
+            "informativeness": info,
+            "models_ranked": models_ranked.astype(int),
+            "calls": calls,
+            "no_model_wins_share": _no_model_wins_share(against),
+        }
+    )[candidates]
     if quad is not None:
         table = table.sort_values(["position", "anchor"], kind="stable")
         table["position"] = table["position"].astype(int)
@@ -285,16 +303,29 @@ def anchor_sweep(counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = 
     ranked = table.dropna(subset=["informativeness"])
     if len(ranked):
         key = ranked.assign(_t=ranked["tau_quadratic"].fillna(-np.inf))
-        recommended = str(key.sort_values(["informativeness", "_t"], ascending=False,
-                                          kind="stable").iloc[0]["anchor"])
-    slope, intercept, fit = r2(table["informativeness"].to_numpy(dtype=float),
-                               table["tau_quadratic"].to_numpy(dtype=float))
+        recommended = str(
+            key.sort_values(["informativeness", "_t"], ascending=False, kind="stable").iloc[0]["anchor"]
+        )
+    slope, intercept, fit = r2(
+        table["informativeness"].to_numpy(dtype=float), table["tau_quadratic"].to_numpy(dtype=float)
+    )
     return AnchorSweep(
-        judge=counts.judge, models=models, n_instructions=counts.n_instructions, design=kind,
-        tau=tau, table=table, quadratic=quad, recommended=recommended,
-        quadratic_tau_human=quadratic_tau_human, human_models_matched=matched,
-        ceiling_3_level=informativeness_ceiling(m - 1), fit_slope=slope,
-        fit_intercept=intercept, fit_r2=fit, notes=tuple(notes), needs_all_pairs=needs,
+        judge=counts.judge,
+        models=models,
+        n_instructions=counts.n_instructions,
+        design=kind,
+        tau=tau,
+        table=table,
+        quadratic=quad,
+        recommended=recommended,
+        quadratic_tau_human=quadratic_tau_human,
+        human_models_matched=matched,
+        ceiling_3_level=informativeness_ceiling(m - 1),
+        fit_slope=slope,
+        fit_intercept=intercept,
+        fit_r2=fit,
+        notes=tuple(notes),
+        needs_all_pairs=needs,
     )
 
 
@@ -321,8 +352,10 @@ class AnchorRanking:
     design_calls_all_pairs: int
 
     def __repr__(self) -> str:
-        return (f"AnchorRanking(anchor={self.anchor!r}, {len(self.table)} models, "
-                f"tau_quadratic={self.tau_quadratic:.3f})")
+        return (
+            f"AnchorRanking(anchor={self.anchor!r}, {len(self.table)} models, "
+            f"tau_quadratic={self.tau_quadratic:.3f})"
+        )
 
     @property
     def cost_share(self) -> float:
@@ -331,9 +364,13 @@ class AnchorRanking:
 
     def as_dict(self) -> dict:
         return {
-            "anchor": self.anchor, "judge": self.judge, "tau": tau_label(self.tau),
-            "tau_quadratic": self.tau_quadratic, "informativeness": self.informativeness,
-            "calls_anchor": self.calls_anchor, "calls_total": self.calls_total,
+            "anchor": self.anchor,
+            "judge": self.judge,
+            "tau": tau_label(self.tau),
+            "tau_quadratic": self.tau_quadratic,
+            "informativeness": self.informativeness,
+            "calls_anchor": self.calls_anchor,
+            "calls_total": self.calls_total,
             "design_calls_anchor_per_instruction": self.design_calls_anchor,
             "design_calls_all_pairs_per_instruction": self.design_calls_all_pairs,
             "cost_share": self.cost_share,
@@ -384,34 +421,54 @@ def anchor_ranking(counts: VerdictCounts, anchor: str, *, tau: str = "b") -> Anc
     has_quadratic = kind != "anchor-only" and m >= 3
     rating = quadratic(wins, models) if has_quadratic else np.full(m, np.nan)
     idx = np.flatnonzero(keep)
-    table = pd.DataFrame({
-        "model": [models[i] for i in idx],
-        "win_rate": rates[idx],
-        "battles": battles[idx],
-        "quadratic_rating": rating[idx],
-    })
+    table = pd.DataFrame(
+        {
+            "model": [models[i] for i in idx],
+            "win_rate": rates[idx],
+            "battles": battles[idx],
+            "quadratic_rating": rating[idx],
+        }
+    )
     table["anchor_rank"] = table["win_rate"].rank(ascending=False, method="min").astype(int)
     if has_quadratic:
-        table["quadratic_rank"] = table["quadratic_rating"].rank(ascending=False, method="min"
-                                                                 ).astype(int)
+        table["quadratic_rank"] = table["quadratic_rating"].rank(ascending=False, method="min").astype(int)
         table["rank_shift"] = table["quadratic_rank"] - table["anchor_rank"]
-        tau_q = float(kendall_tau(table["win_rate"].to_numpy(),
-                                  table["quadratic_rating"].to_numpy(), variant=tau))
+        tau_q = float(
+            kendall_tau(table["win_rate"].to_numpy(), table["quadratic_rating"].to_numpy(), variant=tau)
+        )
     else:
         table["quadratic_rank"] = pd.array([pd.NA] * len(table), dtype="Int64")
         table["rank_shift"] = pd.array([pd.NA] * len(table), dtype="Int64")
         tau_q = float("nan")
-    table = table[["model", "win_rate", "battles", "anchor_rank", "quadratic_rank", "rank_shift",
-                   "quadratic_rating"]].sort_values(["anchor_rank", "model"], kind="stable"
-                                                    ).reset_index(drop=True)
+    table = (
+        table[
+            [
+                "model",
+                "win_rate",
+                "battles",
+                "anchor_rank",
+                "quadratic_rank",
+                "rank_shift",
+                "quadratic_rating",
+            ]
+        ]
+        .sort_values(["anchor_rank", "model"], kind="stable")
+        .reset_index(drop=True)
+    )
     entries = verdicts_against(counts, only=a).of(a)
     d, p = disagreement_totals(entries)
     orders = orders_per_pair(counts)
     return AnchorRanking(
-        anchor=anchor, judge=counts.judge, tau=tau, tau_quadratic=tau_q,
-        informativeness=float(d / p) if p else float("nan"), table=table,
-        calls_anchor=int(entries.calls.sum()), calls_total=counts.calls,
-        design_calls_anchor=(m - 1) * orders, design_calls_all_pairs=comb(m, 2) * orders,
+        anchor=anchor,
+        judge=counts.judge,
+        tau=tau,
+        tau_quadratic=tau_q,
+        informativeness=float(d / p) if p else float("nan"),
+        table=table,
+        calls_anchor=int(entries.calls.sum()),
+        calls_total=counts.calls,
+        design_calls_anchor=(m - 1) * orders,
+        design_calls_all_pairs=comb(m, 2) * orders,
     )
 
 
@@ -440,9 +497,12 @@ class JudgeEffect:
         return float(gaps.max()) if gaps.notna().any() else float("nan")
 
     def as_dict(self) -> dict:
-        return {"tau": tau_label(self.tau), "judge_spread": self.judge_spread,
-                "max_anchor_gap_human": self.max_anchor_gap_human,
-                "judges": self.table.to_dict(orient="records")}
+        return {
+            "tau": tau_label(self.tau),
+            "judge_spread": self.judge_spread,
+            "max_anchor_gap_human": self.max_anchor_gap_human,
+            "judges": self.table.to_dict(orient="records"),
+        }
 
 
 def anchor_vs_judge(sweeps: Mapping[str, AnchorSweep]) -> JudgeEffect:
@@ -478,19 +538,25 @@ def anchor_vs_judge(sweeps: Mapping[str, AnchorSweep]) -> JudgeEffect:
         best = t.loc[t["tau_quadratic"].idxmax()]
         worst = t.loc[t["tau_quadratic"].idxmin()]
         human = sweep.table["tau_human"]
-        rows.append({
-            "judge": judge, "best_anchor": best["anchor"], "worst_anchor": worst["anchor"],
-            "best_tau_quadratic": best["tau_quadratic"],
-            "worst_tau_quadratic": worst["tau_quadratic"],
-            "gap_quadratic": best["tau_quadratic"] - worst["tau_quadratic"],
-            "best_tau_human": best["tau_human"], "worst_tau_human": worst["tau_human"],
-            "gap_human": best["tau_human"] - worst["tau_human"],
-            "human_range": (human.max() - human.min()) if human.notna().any() else np.nan,
-            "quadratic_tau_human": sweep.quadratic_tau_human,
-        })
+        rows.append(
+            {
+                "judge": judge,
+                "best_anchor": best["anchor"],
+                "worst_anchor": worst["anchor"],
+                "best_tau_quadratic": best["tau_quadratic"],
+                "worst_tau_quadratic": worst["tau_quadratic"],
+                "gap_quadratic": best["tau_quadratic"] - worst["tau_quadratic"],
+                "best_tau_human": best["tau_human"],
+                "worst_tau_human": worst["tau_human"],
+                "gap_human": best["tau_human"] - worst["tau_human"],
+                "human_range": (human.max() - human.min()) if human.notna().any() else np.nan,
+                "quadratic_tau_human": sweep.quadratic_tau_human,
+            }
+        )
     if not rows:
-        raise NeedsAllPairs("The anchor-versus-judge comparison needs an all-pairs table for at "
-                            "least one judge.")
+        raise NeedsAllPairs(
+            "The anchor-versus-judge comparison needs an all-pairs table for at least one judge."
+        )
     table = pd.DataFrame(rows)
     q = table["quadratic_tau_human"].dropna()
     spread = float(q.max() - q.min()) if len(q) >= 2 else float("nan")

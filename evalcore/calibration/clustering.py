@@ -35,8 +35,10 @@ from evalcore.stats.bootstrap import resampled_sums
 from evalcore.stats.intervals import Estimate
 
 #: The human quantity the printed win rate stands for, in words.
-WIN_RATE_ESTIMAND = ("the human win rate with ties as half a win, P(human win) + P(human tie)/2, "
-                     "both arms (wins and losses) corrected by Rogan–Gladen")
+WIN_RATE_ESTIMAND = (
+    "the human win rate with ties as half a win, P(human win) + P(human tie)/2, "
+    "both arms (wins and losses) corrected by Rogan–Gladen"
+)
 #: How its interval is made.
 WIN_RATE_METHOD = "bootstrap over instructions (Se, Sp re-estimated in every draw)"
 
@@ -81,7 +83,7 @@ def design_effect(y: np.ndarray, n: np.ndarray, multiplicity: np.ndarray) -> flo
     binomial = p * (1.0 - p) / total
     if binomial <= 0:
         return 1.0
-    robust = clusters / (clusters - 1.0) * float(m @ (y - p * n) ** 2) / total ** 2
+    robust = clusters / (clusters - 1.0) * float(m @ (y - p * n) ** 2) / total**2
     return max(1.0, robust / binomial)
 
 
@@ -100,8 +102,9 @@ def _both_arms(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (1.0 + p_win - p_loss) / 2.0, p_win, p_loss
 
 
-def corrected_win_rate(patterns: np.ndarray, multiplicity: np.ndarray, *, rounds: int = 2000,
-                       seed: int = 0, level: float = 0.95) -> tuple[Estimate, float, float]:
+def corrected_win_rate(
+    patterns: np.ndarray, multiplicity: np.ndarray, *, rounds: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[Estimate, float, float]:
     """The corrected win rate on both arms with a bootstrap interval over instructions.
 
     Parameters

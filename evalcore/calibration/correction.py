@@ -133,8 +133,10 @@ class Calibration:
 
     def __repr__(self) -> str:
         value = "refused" if self.refused else f"{self.corrected:.3f}"
-        return (f"Calibration({self.candidate_label}, printed={self.printed:.3f}, "
-                f"corrected={value}, unit={self.unit!r})")
+        return (
+            f"Calibration({self.candidate_label}, printed={self.printed:.3f}, "
+            f"corrected={value}, unit={self.unit!r})"
+        )
 
     def as_dict(self) -> dict:
         c = self.counts
@@ -191,24 +193,63 @@ class Calibration:
         nan = math.nan
         w = self.win_rate
         rows = [
-            ("printed win rate", self.printed, self.printed_low, self.printed_high,
-             "(wins + ties/2) / units, Wilson interval clustered by instruction; ties are half a win"),
-            ("judge's share of candidate wins", self.apparent, nan, nan,
-             "judge wins / units; ties are not wins (what Rogan–Gladen corrects)"),
-            ("sensitivity (Se)", self.se, self.se_low, self.se_high,
-             "P(judge says win | human says win), Wilson interval"),
-            ("specificity (Sp)", self.sp, self.sp_low, self.sp_high,
-             "P(judge says not-win | human says not-win), Wilson interval"),
+            (
+                "printed win rate",
+                self.printed,
+                self.printed_low,
+                self.printed_high,
+                "(wins + ties/2) / units, Wilson interval clustered by instruction; ties are half a win",
+            ),
+            (
+                "judge's share of candidate wins",
+                self.apparent,
+                nan,
+                nan,
+                "judge wins / units; ties are not wins (what Rogan–Gladen corrects)",
+            ),
+            (
+                "sensitivity (Se)",
+                self.se,
+                self.se_low,
+                self.se_high,
+                "P(judge says win | human says win), Wilson interval",
+            ),
+            (
+                "specificity (Sp)",
+                self.sp,
+                self.sp_low,
+                self.sp_high,
+                "P(judge says not-win | human says not-win), Wilson interval",
+            ),
             ("Youden's J", self.youden_j, nan, nan, "Se + Sp − 1"),
-            ("corrected rate", self.corrected, self.lr_low, self.lr_high,
-             "Rogan–Gladen, Lang–Reiczigel interval; share of human-called wins (ties not wins)"),
-            ("corrected rate, naive interval", self.corrected, self.naive_low, self.naive_high,
-             "Wilson interval of the judge's share through Rogan–Gladen (Se, Sp taken as exact)"),
-            ("corrected win rate (both arms)", w.value, w.low, w.high,
-             "P(human win) + P(human tie)/2, wins and losses each corrected; "
-             "bootstrap over instructions"),
-            ("floor (half-width)", self.floor, nan, nan,
-             "Lang–Reiczigel half-width with unlimited judged pairs at this labelled set"),
+            (
+                "corrected rate",
+                self.corrected,
+                self.lr_low,
+                self.lr_high,
+                "Rogan–Gladen, Lang–Reiczigel interval; share of human-called wins (ties not wins)",
+            ),
+            (
+                "corrected rate, naive interval",
+                self.corrected,
+                self.naive_low,
+                self.naive_high,
+                "Wilson interval of the judge's share through Rogan–Gladen (Se, Sp taken as exact)",
+            ),
+            (
+                "corrected win rate (both arms)",
+                w.value,
+                w.low,
+                w.high,
+                "P(human win) + P(human tie)/2, wins and losses each corrected; bootstrap over instructions",
+            ),
+            (
+                "floor (half-width)",
+                self.floor,
+                nan,
+                nan,
+                "Lang–Reiczigel half-width with unlimited judged pairs at this labelled set",
+            ),
         ]
         return pd.DataFrame(rows, columns=["quantity", "estimate", "low", "high", "definition"])
 
@@ -237,51 +278,84 @@ def _effects(c: CalibrationCounts) -> dict[str, float]:
     }
 
 
-def _refusal(c: CalibrationCounts, who: str, lab: str | None, j: float, j_adj: float, floor: float,
-             max_floor: float, min_per_class: int) -> str:
+def _refusal(
+    c: CalibrationCounts,
+    who: str,
+    lab: str | None,
+    j: float,
+    j_adj: float,
+    floor: float,
+    max_floor: float,
+    min_per_class: int,
+) -> str:
     if c.n_labelled == 0:
-        return (f"no labelled rows: none of the judged rows of {who} in {_slice_name(lab)} carries a "
-                "'human' label, so there is nothing to measure the judge against")
+        return (
+            f"no labelled rows: none of the judged rows of {who} in {_slice_name(lab)} carries a "
+            "'human' label, so there is nothing to measure the judge against"
+        )
     if c.n_se < min_per_class:
-        return (f"only {c.n_se} of the {c.n_labelled:,} labelled units are human-called wins for {who} "
-                f"(at least {min_per_class} are needed): the judge's sensitivity cannot be measured")
+        return (
+            f"only {c.n_se} of the {c.n_labelled:,} labelled units are human-called wins for {who} "
+            f"(at least {min_per_class} are needed): the judge's sensitivity cannot be measured"
+        )
     if c.n_sp < min_per_class:
-        return (f"only {c.n_sp} of the {c.n_labelled:,} labelled units are human-called non-wins for "
-                f"{who} (at least {min_per_class} are needed): the judge's specificity cannot be measured")
+        return (
+            f"only {c.n_sp} of the {c.n_labelled:,} labelled units are human-called non-wins for "
+            f"{who} (at least {min_per_class} are needed): the judge's specificity cannot be measured"
+        )
     if j <= 0 or j_adj <= 0:
-        return (f"Youden's J is {j:.2f} (J' = {j_adj:.2f} after the pseudo-counts): on these labelled "
-                "units the judge is no better than chance, so its verdicts cannot be inverted")
+        return (
+            f"Youden's J is {j:.2f} (J' = {j_adj:.2f} after the pseudo-counts): on these labelled "
+            "units the judge is no better than chance, so its verdicts cannot be inverted"
+        )
     if floor > max_floor:
-        return (f"with {c.n_labelled:,} labelled units ({c.n_se:,} human wins, {c.n_sp:,} non-wins) and "
-                f"Youden's J = {j:.2f}, the corrected rate cannot be tighter than ±{100 * floor:.0f} "
-                f"points however many pairs are judged, wider than the ±{100 * max_floor:.0f} allowed; "
-                "label more pairs or use a judge with a higher J")
+        return (
+            f"with {c.n_labelled:,} labelled units ({c.n_se:,} human wins, {c.n_sp:,} non-wins) and "
+            f"Youden's J = {j:.2f}, the corrected rate cannot be tighter than ±{100 * floor:.0f} "
+            f"points however many pairs are judged, wider than the ±{100 * max_floor:.0f} allowed; "
+            "label more pairs or use a judge with a higher J"
+        )
     return ""
 
 
 def _loss_arm_refusal(c: CalibrationCounts, min_per_class: int) -> str:
     arm = c.loss_arm()
     if arm is None:
-        return ("the both-arms win rate needs the labelled confusion matrix (human win, tie, loss × "
-                "judge win, tie, loss), which these hand-made counts do not carry")
+        return (
+            "the both-arms win rate needs the labelled confusion matrix (human win, tie, loss × "
+            "judge win, tie, loss), which these hand-made counts do not carry"
+        )
     tp, n_se, tn, n_sp = arm
     if n_se < min_per_class:
-        return (f"only {n_se} labelled units are human-called losses (at least {min_per_class} are "
-                "needed): the loss arm cannot be corrected")
+        return (
+            f"only {n_se} labelled units are human-called losses (at least {min_per_class} are "
+            "needed): the loss arm cannot be corrected"
+        )
     if n_sp < min_per_class:
-        return (f"only {n_sp} labelled units are human-called non-losses (at least {min_per_class} "
-                "are needed): the loss arm cannot be corrected")
+        return (
+            f"only {n_sp} labelled units are human-called non-losses (at least {min_per_class} "
+            "are needed): the loss arm cannot be corrected"
+        )
     if tp / n_se + tn / n_sp - 1.0 <= 0:
         return "on the loss arm the judge is no better than chance, so it cannot be inverted"
     return ""
 
 
-def calibrate(data, *, judge: str | None = None, candidate: str | None = None,
-              baseline: str | None = None, category: str | None = None,
-              labelled_category: str | None | _SameSlice = SAME_SLICE,
-              both_orders: bool | None = None, max_floor: float = DEFAULT_MAX_FLOOR,
-              min_per_class: int = MIN_PER_CLASS, z: float = Z95, rounds: int = 2000,
-              seed: int = 0) -> Calibration:
+def calibrate(
+    data,
+    *,
+    judge: str | None = None,
+    candidate: str | None = None,
+    baseline: str | None = None,
+    category: str | None = None,
+    labelled_category: str | None | _SameSlice = SAME_SLICE,
+    both_orders: bool | None = None,
+    max_floor: float = DEFAULT_MAX_FLOOR,
+    min_per_class: int = MIN_PER_CLASS,
+    z: float = Z95,
+    rounds: int = 2000,
+    seed: int = 0,
+) -> Calibration:
     """Calibrate a judge's win rate for a candidate against the human labels.
 
     Parameters
@@ -326,23 +400,36 @@ def calibrate(data, *, judge: str | None = None, candidate: str | None = None,
     """
     min_per_class = check_int("min_per_class", min_per_class, low=1)
     if not 0.0 < max_floor <= 0.5:
-        raise UsageError(f"max_floor is a half-width between 0 and 0.5 (e.g. 0.20 for ±20 points); "
-                         f"got {max_floor!r}")
+        raise UsageError(
+            f"max_floor is a half-width between 0 and 0.5 (e.g. 0.20 for ±20 points); got {max_floor!r}"
+        )
     rounds = check_int("rounds", rounds, low=1)
     lab = resolve_slice(category, labelled_category)
-    c = data if isinstance(data, CalibrationCounts) else calibration_counts(
-        data, judge=judge, candidate=candidate, baseline=baseline, category=category,
-        labelled_category=labelled_category, both_orders=both_orders)
+    c = (
+        data
+        if isinstance(data, CalibrationCounts)
+        else calibration_counts(
+            data,
+            judge=judge,
+            candidate=candidate,
+            baseline=baseline,
+            category=category,
+            labelled_category=labelled_category,
+            both_orders=both_orders,
+        )
+    )
     who = "slot A" if candidate is None else candidate + (f" vs {baseline}" if baseline else "")
     if c.n_judged == 0:
-        raise UsageError(f"no judged rows for {who} with judge {judge!r} in {_slice_name(category)}: "
-                         "nothing to calibrate")
+        raise UsageError(
+            f"no judged rows for {who} with judge {judge!r} in {_slice_name(category)}: nothing to calibrate"
+        )
     nan = math.nan
     n = c.n_judged
     deff = _effects(c)
     printed = (c.wins + 0.5 * c.ties) / n
-    printed_low, printed_high = wilson_interval((c.wins + 0.5 * c.ties) / deff["printed"],
-                                                n / deff["printed"], z)
+    printed_low, printed_high = wilson_interval(
+        (c.wins + 0.5 * c.ties) / deff["printed"], n / deff["printed"], z
+    )
     apparent = c.wins / n
     se = c.tp / c.n_se if c.n_se else nan
     sp = c.tn / c.n_sp if c.n_sp else nan
@@ -350,35 +437,73 @@ def calibrate(data, *, judge: str | None = None, candidate: str | None = None,
     sp_low, sp_high = wilson_interval(c.tn / deff["sp"], c.n_sp / deff["sp"], z) if c.n_sp else (nan, nan)
     j = se + sp - 1.0
     j_adj = (c.tp + 1) / (c.n_se + 2) + (c.tn + 1) / (c.n_sp + 2) - 1.0
-    floor = (floor_from(se, sp, c.n_se / deff["se"], c.n_sp / deff["sp"], apparent, z)
-             if c.n_se and c.n_sp else 0.5)
+    floor = (
+        floor_from(se, sp, c.n_se / deff["se"], c.n_sp / deff["sp"], apparent, z)
+        if c.n_se and c.n_sp
+        else 0.5
+    )
     reason = _refusal(c, who, lab, j, j_adj, float(floor), max_floor, min_per_class)
     corrected = lr_low = lr_high = naive_low = naive_high = nan
     if not reason:
         corrected = float(rogan_gladen(apparent, se, sp))
         # scalar inputs give float bounds (the functions are vectorised, typed for both)
-        lr_low, lr_high = cast("tuple[float, float]", lang_reiczigel_interval(
-            c.wins / deff["apparent"], n / deff["apparent"], c.tp / deff["se"], c.n_se / deff["se"],
-            c.tn / deff["sp"], c.n_sp / deff["sp"], z))
-        naive_low, naive_high = cast("tuple[float, float]", naive_interval(
-            c.wins / deff["apparent"], n / deff["apparent"], se, sp, z))
+        lr_low, lr_high = cast(
+            "tuple[float, float]",
+            lang_reiczigel_interval(
+                c.wins / deff["apparent"],
+                n / deff["apparent"],
+                c.tp / deff["se"],
+                c.n_se / deff["se"],
+                c.tn / deff["sp"],
+                c.n_sp / deff["sp"],
+                z,
+            ),
+        )
+        naive_low, naive_high = cast(
+            "tuple[float, float]", naive_interval(c.wins / deff["apparent"], n / deff["apparent"], se, sp, z)
+        )
     win_reason = reason or _loss_arm_refusal(c, min_per_class)
     win_rate, loss = Estimate(nan), nan
     if not win_reason:
         units = c.unit_patterns()
         assert units is not None  # no refusal: the confusion matrix is there (_loss_arm_refusal)
         patterns, multiplicity = units
-        win_rate, _, loss = corrected_win_rate(patterns, multiplicity, rounds=rounds, seed=seed,
-                                               level=_confidence(z))
+        win_rate, _, loss = corrected_win_rate(
+            patterns, multiplicity, rounds=rounds, seed=seed, level=_confidence(z)
+        )
     return Calibration(
-        judge=judge, candidate=candidate, baseline=baseline, category=category, labelled_category=lab,
-        counts=c, z=z, printed=printed, printed_low=printed_low, printed_high=printed_high,
-        apparent=apparent, se=se, se_low=se_low, se_high=se_high, sp=sp, sp_low=sp_low,
-        sp_high=sp_high, youden_j=j, youden_j_adjusted=j_adj, corrected=corrected, lr_low=lr_low,
-        lr_high=lr_high, naive_low=naive_low, naive_high=naive_high, floor=float(floor),
-        max_floor=max_floor, refused=bool(reason), refusal_reason=reason,
+        judge=judge,
+        candidate=candidate,
+        baseline=baseline,
+        category=category,
+        labelled_category=lab,
+        counts=c,
+        z=z,
+        printed=printed,
+        printed_low=printed_low,
+        printed_high=printed_high,
+        apparent=apparent,
+        se=se,
+        se_low=se_low,
+        se_high=se_high,
+        sp=sp,
+        sp_low=sp_low,
+        sp_high=sp_high,
+        youden_j=j,
+        youden_j_adjusted=j_adj,
+        corrected=corrected,
+        lr_low=lr_low,
+        lr_high=lr_high,
+        naive_low=naive_low,
+        naive_high=naive_high,
+        floor=float(floor),
+        max_floor=max_floor,
+        refused=bool(reason),
+        refusal_reason=reason,
         transfer_warning=transfer_warning(c, category, lab),
-        win_rate=win_rate, corrected_loss=float(loss), win_rate_refusal=win_reason,
+        win_rate=win_rate,
+        corrected_loss=float(loss),
+        win_rate_refusal=win_reason,
         design_effects=tuple(deff.items()),
         design_warnings=design_warnings(c, candidate=candidate, deff=deff),
     )

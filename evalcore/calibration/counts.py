@@ -31,8 +31,20 @@ from evalcore.errors import UsageError
 
 #: Columns of a pattern row: judged wins, ties, losses; then the labelled confusion matrix with
 #: the human label (win, tie, loss) as rows and the judge's verdict (win, tie, loss) as columns.
-PATTERN_COLUMNS: tuple[str, ...] = ("w", "t", "l", "hw_vw", "hw_vt", "hw_vl", "ht_vw", "ht_vt",
-                                    "ht_vl", "hl_vw", "hl_vt", "hl_vl")
+PATTERN_COLUMNS: tuple[str, ...] = (
+    "w",
+    "t",
+    "l",
+    "hw_vw",
+    "hw_vt",
+    "hw_vl",
+    "ht_vw",
+    "ht_vt",
+    "ht_vl",
+    "hl_vw",
+    "hl_vt",
+    "hl_vl",
+)
 #: Both orders must cover at least this share of the selection's pairs for the both-orders
 #: verdict to be the default unit.
 BOTH_ORDERS_DEFAULT_SHARE = 0.5
@@ -86,10 +98,21 @@ class CalibrationCounts:
         m = np.asarray(multiplicity, dtype=np.int64)
         t = m @ p if len(m) else np.zeros(len(PATTERN_COLUMNS), dtype=np.int64)
         c = t[3:].reshape(3, 3)
-        return cls(wins=int(t[0]), ties=int(t[1]), losses=int(t[2]), tp=int(c[0, 0]),
-                   n_se=int(c[0].sum()), tn=int(c[1:, 1:].sum()), n_sp=int(c[1:].sum()),
-                   tie_pos=int(c[0, 1]), tie_neg=int(c[1:, 1].sum()),
-                   confusion=tuple(int(x) for x in c.ravel()), patterns=p, multiplicity=m, **kwargs)
+        return cls(
+            wins=int(t[0]),
+            ties=int(t[1]),
+            losses=int(t[2]),
+            tp=int(c[0, 0]),
+            n_se=int(c[0].sum()),
+            tn=int(c[1:, 1:].sum()),
+            n_sp=int(c[1:].sum()),
+            tie_pos=int(c[0, 1]),
+            tie_neg=int(c[1:, 1].sum()),
+            confusion=tuple(int(x) for x in c.ravel()),
+            patterns=p,
+            multiplicity=m,
+            **kwargs,
+        )
 
     @property
     def n_judged(self) -> int:
@@ -176,7 +199,9 @@ _TARGET = "($category IS NULL OR category = $category)"
 _LABELLED = "(h IS NOT NULL AND ($labelled IS NULL OR category = $labelled))"
 _CELLS = ", ".join(
     f"count(*) FILTER (WHERE {_LABELLED} AND h = {hv} AND v = {vv}) AS h{hn}_v{vn}"
-    for hn, hv in (("w", 1), ("t", 0), ("l", -1)) for vn, vv in (("w", 1), ("t", 0), ("l", -1)))
+    for hn, hv in (("w", 1), ("t", 0), ("l", -1))
+    for vn, vv in (("w", 1), ("t", 0), ("l", -1))
+)
 _PATTERNS_SQL = f"""
 , per_instruction AS (
     SELECT instruction_id,
@@ -226,8 +251,7 @@ def _connection(data) -> duckdb.DuckDBPyConnection:
             frame = frame.assign(judge="judge")
         con.register("verdicts", frame)
         return con
-    raise UsageError("data: calibrate reads a VerdictStore, a canonical verdict frame or "
-                     "CalibrationCounts")
+    raise UsageError("data: calibrate reads a VerdictStore, a canonical verdict frame or CalibrationCounts")
 
 
 def resolve_slice(category: str | None, labelled_category) -> str | None:
@@ -235,10 +259,16 @@ def resolve_slice(category: str | None, labelled_category) -> str | None:
     return category if isinstance(labelled_category, _SameSlice) else labelled_category
 
 
-def calibration_counts(data, *, judge: str | None = None, candidate: str | None = None,
-                       baseline: str | None = None, category: str | None = None,
-                       labelled_category: str | None | _SameSlice = SAME_SLICE,
-                       both_orders: bool | None = None) -> CalibrationCounts:
+def calibration_counts(
+    data,
+    *,
+    judge: str | None = None,
+    candidate: str | None = None,
+    baseline: str | None = None,
+    category: str | None = None,
+    labelled_category: str | None | _SameSlice = SAME_SLICE,
+    both_orders: bool | None = None,
+) -> CalibrationCounts:
     """Count the candidate's judged and labelled outcomes in DuckDB.
 
     Parameters
@@ -271,44 +301,72 @@ def calibration_counts(data, *, judge: str | None = None, candidate: str | None 
     if baseline is not None and baseline == candidate:
         raise UsageError("candidate and baseline are the same model; pick two different models")
     if both_orders and candidate is None:
-        raise UsageError("both_orders: the both-orders verdict needs a candidate model, because "
-                         "slot A changes sides between the two orders")
+        raise UsageError(
+            "both_orders: the both-orders verdict needs a candidate model, because "
+            "slot A changes sides between the two orders"
+        )
     lab = resolve_slice(category, labelled_category)
     con = _connection(data)
     try:
         judges = [r[0] for r in con.execute("SELECT DISTINCT judge FROM verdicts ORDER BY 1").fetchall()]
         if judge is None and len(judges) > 1:
-            raise UsageError("judge: the table has several judges (" + ", ".join(map(str, judges))
-                             + "); name the one to calibrate")
+            raise UsageError(
+                "judge: the table has several judges ("
+                + ", ".join(map(str, judges))
+                + "); name the one to calibrate"
+            )
         if judge is not None and judge not in judges:
-            raise UsageError(f"judge {judge!r} is not in the table; its judges are: "
-                             + ", ".join(map(str, judges)))
-        models = {r[0] for r in con.execute(
-            "SELECT model_a FROM verdicts UNION SELECT model_b FROM verdicts").fetchall()}
+            raise UsageError(
+                f"judge {judge!r} is not in the table; its judges are: " + ", ".join(map(str, judges))
+            )
+        models = {
+            r[0]
+            for r in con.execute("SELECT model_a FROM verdicts UNION SELECT model_b FROM verdicts").fetchall()
+        }
         for role, name in (("candidate", candidate), ("baseline", baseline)):
             if name is not None and name not in models:
-                raise UsageError(f"{role} {name!r} is not a model of the table; its models are: "
-                                 + ", ".join(sorted(map(str, models))))
-        params = {"judge": judge, "candidate": candidate, "baseline": baseline,
-                  "category": category, "labelled": lab}
-        both, keys = one_row(con.execute(_ORDERS_SQL, {k: params[k] for k in
-                                                       ("judge", "candidate", "baseline", "category")}
-                                         ))
+                raise UsageError(
+                    f"{role} {name!r} is not a model of the table; its models are: "
+                    + ", ".join(sorted(map(str, models)))
+                )
+        params = {
+            "judge": judge,
+            "candidate": candidate,
+            "baseline": baseline,
+            "category": category,
+            "labelled": lab,
+        }
+        both, keys = one_row(
+            con.execute(_ORDERS_SQL, {k: params[k] for k in ("judge", "candidate", "baseline", "category")})
+        )
         share = float(both / keys) if keys else 0.0
         if both_orders is None:
             both_orders = candidate is not None and share >= BOTH_ORDERS_DEFAULT_SHARE
         cte = _BOTH_ORDERS_CTE if both_orders else _PER_CALL_CTE
         rows = con.execute(cte + _PATTERNS_SQL, params).fetchnumpy()
         cats = con.execute(cte + _CATEGORIES_SQL, params).fetchall()
-        unpaired = (one_row(con.execute(cte + _UNPAIRED_SQL, {k: params[k] for k in
-                                                              ("judge", "candidate", "baseline",
-                                                               "category")}
-                                        ))[0] if both_orders else 0)
+        unpaired = (
+            one_row(
+                con.execute(
+                    cte + _UNPAIRED_SQL,
+                    {k: params[k] for k in ("judge", "candidate", "baseline", "category")},
+                )
+            )[0]
+            if both_orders
+            else 0
+        )
     finally:
         con.close()
-    patterns = np.stack([np.asarray(rows[c], dtype=np.int64) for c in PATTERN_COLUMNS], axis=1) \
-        if len(rows["w"]) else np.zeros((0, len(PATTERN_COLUMNS)), dtype=np.int64)
+    patterns = (
+        np.stack([np.asarray(rows[c], dtype=np.int64) for c in PATTERN_COLUMNS], axis=1)
+        if len(rows["w"])
+        else np.zeros((0, len(PATTERN_COLUMNS)), dtype=np.int64)
+    )
     return CalibrationCounts.from_patterns(
-        patterns, np.asarray(rows["multiplicity"], dtype=np.int64), both_orders=bool(both_orders),
-        unpaired_calls=int(unpaired or 0), both_orders_share=share,
-        category_units={c: (int(j), int(n)) for c, j, n in cats})
+        patterns,
+        np.asarray(rows["multiplicity"], dtype=np.int64),
+        both_orders=bool(both_orders),
+        unpaired_calls=int(unpaired or 0),
+        both_orders_share=share,
+        category_units={c: (int(j), int(n)) for c, j, n in cats},
+    )

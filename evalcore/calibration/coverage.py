@@ -55,10 +55,20 @@ class CoverageResult:
         return out
 
 
-def coverage_simulation(se: float, sp: float, *, tie_given_win: float = 0.0, tie_given_not_win: float = 0.0,
-                        true_rates: tuple[float, ...] = (0.2, 0.35, 0.5, 0.65, 0.8), n_judged: int = 300,
-                        n_labelled: int = 25, simulations: int = 2000, z: float = Z95, seed: int = 0,
-                        progress: Progress | None = None) -> CoverageResult:
+def coverage_simulation(
+    se: float,
+    sp: float,
+    *,
+    tie_given_win: float = 0.0,
+    tie_given_not_win: float = 0.0,
+    true_rates: tuple[float, ...] = (0.2, 0.35, 0.5, 0.65, 0.8),
+    n_judged: int = 300,
+    n_labelled: int = 25,
+    simulations: int = 2000,
+    z: float = Z95,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> CoverageResult:
     """Simulate studies with a known truth and count how often each interval covers it.
 
     The truth P is the share of human-called candidate wins. Each simulated study judges
@@ -80,8 +90,10 @@ def coverage_simulation(se: float, sp: float, *, tie_given_win: float = 0.0, tie
     if not (0 < se <= 1 and 0 < sp <= 1):
         raise UsageError(f"se and sp must lie in (0, 1]; got se={se!r}, sp={sp!r}")
     if n_judged < 1 or n_labelled < 2 or simulations < 1:
-        raise UsageError(f"n_judged must be at least 1, n_labelled at least 2 and simulations at "
-                         f"least 1; got {n_judged!r}, {n_labelled!r}, {simulations!r}")
+        raise UsageError(
+            f"n_judged must be at least 1, n_labelled at least 2 and simulations at "
+            f"least 1; got {n_judged!r}, {n_labelled!r}, {simulations!r}"
+        )
     tw = min(max(tie_given_win, 0.0), 1.0 - se)
     tn_ = min(max(tie_given_not_win, 0.0), sp)
     rng = np.random.default_rng(seed)
@@ -101,25 +113,39 @@ def coverage_simulation(se: float, sp: float, *, tie_given_win: float = 0.0, tie
         printed = (wins + 0.5 * ties) / n_judged
         intervals = {
             "printed (Wilson)": (printed, *wilson_interval(wins + 0.5 * ties, n_judged, z)),
-            "naive corrected": (rogan_gladen(wins / n_judged, se_hat, sp_hat),
-                                *naive_interval(wins, n_judged, se_hat, sp_hat, z)),
-            "Lang–Reiczigel": (rogan_gladen(wins / n_judged, se_hat, sp_hat),
-                               *lang_reiczigel_interval(wins, n_judged, tp, n_se, tn, n_sp, z)),
+            "naive corrected": (
+                rogan_gladen(wins / n_judged, se_hat, sp_hat),
+                *naive_interval(wins, n_judged, se_hat, sp_hat, z),
+            ),
+            "Lang–Reiczigel": (
+                rogan_gladen(wins / n_judged, se_hat, sp_hat),
+                *lang_reiczigel_interval(wins, n_judged, tp, n_se, tn, n_sp, z),
+            ),
         }
         for name, (estimate, low, high) in intervals.items():
             low, high = np.asarray(low), np.asarray(high)  # already arrays: one per simulated table
             ok = ~np.isnan(low)
             covered = (low[ok] <= p) & (p <= high[ok])
-            rows.append({
-                "true_rate": p,
-                "interval": name,
-                "coverage": float(covered.mean()) if ok.any() else math.nan,
-                "refused": float(1.0 - ok.mean()),
-                "mean_estimate": float(np.nanmean(estimate)) if ok.any() else math.nan,
-                "mean_half_width": float(np.mean((high[ok] - low[ok]) / 2.0)) if ok.any() else math.nan,
-            })
+            rows.append(
+                {
+                    "true_rate": p,
+                    "interval": name,
+                    "coverage": float(covered.mean()) if ok.any() else math.nan,
+                    "refused": float(1.0 - ok.mean()),
+                    "mean_estimate": float(np.nanmean(estimate)) if ok.any() else math.nan,
+                    "mean_half_width": float(np.mean((high[ok] - low[ok]) / 2.0)) if ok.any() else math.nan,
+                }
+            )
         if progress is not None:
             progress((step + 1) / len(true_rates), f"true rate {p:.0%}: {simulations:,} simulated studies")
-    return CoverageResult(se=se, sp=sp, tie_given_win=tw, tie_given_not_win=tn_, n_judged=n_judged,
-                          n_labelled=n_labelled, simulations=simulations, seed=seed,
-                          table=pd.DataFrame(rows))
+    return CoverageResult(
+        se=se,
+        sp=sp,
+        tie_given_win=tw,
+        tie_given_not_win=tn_,
+        n_judged=n_judged,
+        n_labelled=n_labelled,
+        simulations=simulations,
+        seed=seed,
+        table=pd.DataFrame(rows),
+    )

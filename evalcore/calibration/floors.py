@@ -33,10 +33,16 @@ FLOOR_SIZES: tuple[int, ...] = (25, 100, 400, 1600)
 FLOOR_TRUE_SHARE = 0.375
 
 
-def floor_half_width(n_labelled: ArrayLike, youden_j: ArrayLike | None = None, *,
-                     se: ArrayLike | None = None, sp: ArrayLike | None = None,
-                     true_share: ArrayLike = FLOOR_TRUE_SHARE, win_share: float = 0.5,
-                     z: float = Z95) -> ArrayLike:
+def floor_half_width(
+    n_labelled: ArrayLike,
+    youden_j: ArrayLike | None = None,
+    *,
+    se: ArrayLike | None = None,
+    sp: ArrayLike | None = None,
+    true_share: ArrayLike = FLOOR_TRUE_SHARE,
+    win_share: float = 0.5,
+    z: float = Z95,
+) -> ArrayLike:
     """The floor: the Lang–Reiczigel half-width with unlimited judged pairs.
 
     The reading that reproduces the published table: Se = Sp = (1 + J)/2 unless ``se``
@@ -63,9 +69,13 @@ def floor_half_width(n_labelled: ArrayLike, youden_j: ArrayLike | None = None, *
     return floor_from(se, sp, n * win_share, n * (1.0 - win_share), apparent, z)
 
 
-def floor_table(n_labelled: tuple[int, ...] | list[int] = FLOOR_SIZES,
-                youden_j: tuple[float, ...] | list[float] = (0.57,), *,
-                true_share: float = FLOOR_TRUE_SHARE, z: float = Z95) -> pd.DataFrame:
+def floor_table(
+    n_labelled: tuple[int, ...] | list[int] = FLOOR_SIZES,
+    youden_j: tuple[float, ...] | list[float] = (0.57,),
+    *,
+    true_share: float = FLOOR_TRUE_SHARE,
+    z: float = Z95,
+) -> pd.DataFrame:
     """The floor table for any labelled-set sizes and Youden's J values (tidy).
 
     Columns: n_labelled, youden_j, floor (half-width as a share), floor_points (×100).
@@ -85,12 +95,14 @@ def floor_table(n_labelled: tuple[int, ...] | list[int] = FLOOR_SIZES,
         raise UsageError(f"youden_j lies between -1 and 1 (J = Se + Sp - 1); got {js}")
     nn, jj = np.meshgrid(np.array(sizes, dtype=float), np.array(js), indexing="ij")
     floor = floor_half_width(nn.ravel(), jj.ravel(), true_share=true_share, z=z)
-    return pd.DataFrame({
-        "n_labelled": nn.ravel().astype(int),
-        "youden_j": jj.ravel(),
-        "floor": floor,
-        "floor_points": 100.0 * floor,
-    })
+    return pd.DataFrame(
+        {
+            "n_labelled": nn.ravel().astype(int),
+            "youden_j": jj.ravel(),
+            "floor": floor,
+            "floor_points": 100.0 * floor,
+        }
+    )
 
 
 # -- the size picker --------------------------------------------------------------------------------
@@ -127,18 +139,24 @@ class SizePlan:
 
 def _judged_needed(target: float, floor: float, apparent: float, j_adj: float, z: float) -> float:
     """Judged pairs so the full Lang–Reiczigel half-width reaches ``target`` (n large: AP' ≈ AP)."""
-    room = target ** 2 - floor ** 2
+    room = target**2 - floor**2
     if room <= 0 or j_adj <= 0:
         return math.nan
-    n_adj = z * z * apparent * (1.0 - apparent) / (j_adj ** 2 * room)
+    n_adj = z * z * apparent * (1.0 - apparent) / (j_adj**2 * room)
     return max(1.0, math.ceil(n_adj - z * z))
 
 
-def size_plan(target: float, youden_j: float | None = None, *, se: float | None = None,
-              sp: float | None = None, true_share: float = FLOOR_TRUE_SHARE,
-              max_labelled: int = 1600, ladder: tuple[int, ...] = (25, 50, 100, 200, 400, 800, 1600,
-                                                                     3200, 6400),
-              z: float = Z95) -> SizePlan:
+def size_plan(
+    target: float,
+    youden_j: float | None = None,
+    *,
+    se: float | None = None,
+    sp: float | None = None,
+    true_share: float = FLOOR_TRUE_SHARE,
+    max_labelled: int = 1600,
+    ladder: tuple[int, ...] = (25, 50, 100, 200, 400, 800, 1600, 3200, 6400),
+    z: float = Z95,
+) -> SizePlan:
     """Labelled and judged pairs needed for a corrected win rate of ± ``target`` (a share).
 
     Checked against the published plan at J ≈ 0.57: ±10 takes 400 labelled and 580–750 judged pairs, ±5 takes
@@ -152,14 +170,16 @@ def size_plan(target: float, youden_j: float | None = None, *, se: float | None 
     (True, 386, 670)
     """
     if not 0.0 < target < 0.5:
-        raise UsageError(f"target is a half-width between 0 and 0.5 (e.g. 0.10 for ±10 points); got {target!r}")
+        raise UsageError(
+            f"target is a half-width between 0 and 0.5 (e.g. 0.10 for ±10 points); got {target!r}"
+        )
     if se is None or sp is None:
         if youden_j is None:
             raise UsageError("youden_j is missing: give youden_j, or both se and sp")
         se = sp = (1.0 + youden_j) / 2.0
     j = se + sp - 1.0
     apparent = true_share * se + (1.0 - true_share) * (1.0 - sp)
-    binomial_n = math.ceil(z * z * 0.25 / target ** 2)
+    binomial_n = math.ceil(z * z * 0.25 / target**2)
 
     def floor_at(n: float) -> float:
         return float(floor_half_width(n, se=se, sp=sp, true_share=true_share, z=z))
@@ -172,7 +192,7 @@ def size_plan(target: float, youden_j: float | None = None, *, se: float | None 
         hi = 1
         while floor_at(hi) >= limit:
             hi *= 2
-            if hi > 10 ** 8:
+            if hi > 10**8:
                 return None
         lo = max(1, hi // 2)
         while lo < hi:
@@ -187,32 +207,75 @@ def size_plan(target: float, youden_j: float | None = None, *, se: float | None 
     rows = []
     for n_lab in sizes:
         f = floor_at(n_lab)
-        rows.append({"n_labelled": n_lab, "floor": f, "floor_points": 100 * f,
-                     "n_judged": _judged_needed(target, f, apparent, j_adj_at(n_lab), z)})
+        rows.append(
+            {
+                "n_labelled": n_lab,
+                "floor": f,
+                "floor_points": 100 * f,
+                "n_judged": _judged_needed(target, f, apparent, j_adj_at(n_lab), z),
+            }
+        )
     table = pd.DataFrame(rows)
     points = f"±{100 * target:.0f}"
     if j <= 0:
-        return SizePlan(target, j, se, sp, true_share, False, None, None, None, max_labelled,
-                        binomial_n, f"{points} is out of reach: at Youden's J = {j:.2f} the judge is "
-                        "no better than chance, and no number of labelled pairs corrects it.", table)
+        return SizePlan(
+            target,
+            j,
+            se,
+            sp,
+            true_share,
+            False,
+            None,
+            None,
+            None,
+            max_labelled,
+            binomial_n,
+            f"{points} is out of reach: at Youden's J = {j:.2f} the judge is "
+            "no better than chance, and no number of labelled pairs corrects it.",
+            table,
+        )
     min_lab = smallest(target)
     if min_lab is None or min_lab > max_labelled:
         f = floor_at(max_labelled)
-        more = (f" It would take about {min_lab:,} labelled pairs." if min_lab is not None else "")
-        return SizePlan(target, j, se, sp, true_share, False, None, None, min_lab, max_labelled,
-                        binomial_n,
-                        f"{points} is out of reach at Youden's J = {j:.2f} with up to {max_labelled:,} "
-                        f"labelled pairs: the floor there is ±{100 * f:.1f} points however many pairs "
-                        f"the judge reads.{more} Below a certain J more grading does not buy a usable "
-                        "number.", table)
+        more = f" It would take about {min_lab:,} labelled pairs." if min_lab is not None else ""
+        return SizePlan(
+            target,
+            j,
+            se,
+            sp,
+            true_share,
+            False,
+            None,
+            None,
+            min_lab,
+            max_labelled,
+            binomial_n,
+            f"{points} is out of reach at Youden's J = {j:.2f} with up to {max_labelled:,} "
+            f"labelled pairs: the floor there is ±{100 * f:.1f} points however many pairs "
+            f"the judge reads.{more} Below a certain J more grading does not buy a usable "
+            "number.",
+            table,
+        )
     balanced = smallest(0.75 * target)
     n_lab = min(balanced, max_labelled) if balanced is not None else max_labelled
     n_lab = max(n_lab, min_lab)
     n_judged = int(_judged_needed(target, floor_at(n_lab), apparent, j_adj_at(n_lab), z))
-    return SizePlan(target, j, se, sp, true_share, True, int(n_lab), n_judged, int(min_lab), max_labelled,
-                    binomial_n,
-                    f"{points} takes about {n_lab:,} labelled pairs and {n_judged:,} judged pairs at "
-                    f"Youden's J = {j:.2f} (floor ±{100 * floor_at(n_lab):.1f} points at that labelled "
-                    f"size; at least {min_lab:,} labelled pairs are needed at all). The plain binomial "
-                    f"would promise {points} with {binomial_n:,} pairs, on a number that is compressed "
-                    "toward 50%.", table)
+    return SizePlan(
+        target,
+        j,
+        se,
+        sp,
+        true_share,
+        True,
+        int(n_lab),
+        n_judged,
+        int(min_lab),
+        max_labelled,
+        binomial_n,
+        f"{points} takes about {n_lab:,} labelled pairs and {n_judged:,} judged pairs at "
+        f"Youden's J = {j:.2f} (floor ±{100 * floor_at(n_lab):.1f} points at that labelled "
+        f"size; at least {min_lab:,} labelled pairs are needed at all). The plain binomial "
+        f"would promise {points} with {binomial_n:,} pairs, on a number that is compressed "
+        "toward 50%.",
+        table,
+    )

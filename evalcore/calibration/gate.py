@@ -76,35 +76,66 @@ def _gate(cal: Calibration, kind: str, margin: float, corrected: bool) -> GateRe
     if not 0.0 <= margin < 0.5:
         raise UsageError(f"margin is a share between 0 and 0.5 (e.g. 0.05 for 5 points); got {margin!r}")
     threshold = 0.5 - margin
-    what = ("superiority (lower bound above 50%)" if kind == "superiority"
-            else f"non-inferiority with a {100 * margin:.1f}-point margin (lower bound above "
-                 f"{100 * threshold:.1f}%)")
+    what = (
+        "superiority (lower bound above 50%)"
+        if kind == "superiority"
+        else f"non-inferiority with a {100 * margin:.1f}-point margin (lower bound above "
+        f"{100 * threshold:.1f}%)"
+    )
     subject = cal.candidate_label
     if corrected:
         if cal.win_rate_refusal:
-            return GateResult(kind, "corrected", False, math.nan, math.nan, threshold, margin,
-                              f"Failed {what} for {subject}: the gate rests on the corrected win rate and "
-                              f"the correction is refused: {cal.win_rate_refusal}.", "",
-                              estimand=WIN_RATE_ESTIMAND, interval=WIN_RATE_METHOD, unit=cal.unit,
-                              design_warnings=cal.design_warnings)
+            return GateResult(
+                kind,
+                "corrected",
+                False,
+                math.nan,
+                math.nan,
+                threshold,
+                margin,
+                f"Failed {what} for {subject}: the gate rests on the corrected win rate and "
+                f"the correction is refused: {cal.win_rate_refusal}.",
+                "",
+                estimand=WIN_RATE_ESTIMAND,
+                interval=WIN_RATE_METHOD,
+                unit=cal.unit,
+                design_warnings=cal.design_warnings,
+            )
         estimate, bound = cal.win_rate.value, cal.win_rate.low
         interval, estimand, number = WIN_RATE_METHOD, WIN_RATE_ESTIMAND, "corrected win rate"
         warning = _CORRECTED_NOTE
     else:
         estimate, bound = cal.printed, cal.printed_low
-        interval, estimand, number = "Wilson, clustered by instruction", ESTIMANDS["printed"], \
-            "printed win rate"
+        interval, estimand, number = (
+            "Wilson, clustered by instruction",
+            ESTIMANDS["printed"],
+            "printed win rate",
+        )
         warning = _NONINF_WARNING if kind == "noninferiority" else _SUP_NOTE
     passed = bool(bound > threshold)
     verdict = "Passed" if passed else "Failed"
     relation = "above" if passed else "not above"
-    explanation = (f"{verdict} {what} for {subject}, gated on the {number} {100 * estimate:.1f}% "
-                   f"({estimand}; unit: {cal.unit}): the lower bound of its "
-                   f"{100 * _confidence(cal.z):.0f}% interval ({interval}), {100 * bound:.1f}%, is "
-                   f"{relation} {100 * threshold:.1f}%.")
-    return GateResult(kind, "corrected" if corrected else "printed", passed, estimate, bound, threshold,
-                      margin, explanation, warning, estimand=estimand, interval=interval, unit=cal.unit,
-                      design_warnings=cal.design_warnings)
+    explanation = (
+        f"{verdict} {what} for {subject}, gated on the {number} {100 * estimate:.1f}% "
+        f"({estimand}; unit: {cal.unit}): the lower bound of its "
+        f"{100 * _confidence(cal.z):.0f}% interval ({interval}), {100 * bound:.1f}%, is "
+        f"{relation} {100 * threshold:.1f}%."
+    )
+    return GateResult(
+        kind,
+        "corrected" if corrected else "printed",
+        passed,
+        estimate,
+        bound,
+        threshold,
+        margin,
+        explanation,
+        warning,
+        estimand=estimand,
+        interval=interval,
+        unit=cal.unit,
+        design_warnings=cal.design_warnings,
+    )
 
 
 def superiority_gate(cal: Calibration, *, corrected: bool = False) -> GateResult:

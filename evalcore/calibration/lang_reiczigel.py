@@ -41,9 +41,15 @@ def _adjusted(positives, n, tp, n_se, tn, n_sp, z):
     return ap_, n_, se_, n_se_, sp_, n_sp_, j_, p_
 
 
-def lang_reiczigel_interval(positives: ArrayLike, n: ArrayLike, tp: ArrayLike, n_se: ArrayLike,
-                            tn: ArrayLike, n_sp: ArrayLike, z: float = Z95
-                            ) -> tuple[ArrayLike, ArrayLike]:
+def lang_reiczigel_interval(
+    positives: ArrayLike,
+    n: ArrayLike,
+    tp: ArrayLike,
+    n_se: ArrayLike,
+    tn: ArrayLike,
+    n_sp: ArrayLike,
+    z: float = Z95,
+) -> tuple[ArrayLike, ArrayLike]:
     """The Lang–Reiczigel interval for a Rogan–Gladen corrected share.
 
     Parameters
@@ -78,7 +84,7 @@ def lang_reiczigel_interval(positives: ArrayLike, n: ArrayLike, tp: ArrayLike, n
     vse = se_ * (1.0 - se_) / n_se_
     vsp = sp_ * (1.0 - sp_) / n_sp_
     with np.errstate(invalid="ignore", divide="ignore"):
-        var = (ap_ * (1.0 - ap_) / n_ + p_ ** 2 * vse + (1.0 - p_) ** 2 * vsp) / j_ ** 2
+        var = (ap_ * (1.0 - ap_) / n_ + p_**2 * vse + (1.0 - p_) ** 2 * vsp) / j_**2
         shift = 2.0 * z * z * (p_ * vse - (1.0 - p_) * vsp)
         half = z * np.sqrt(var)
         ok = j_ > 0
@@ -89,8 +95,9 @@ def lang_reiczigel_interval(positives: ArrayLike, n: ArrayLike, tp: ArrayLike, n
     return low, high
 
 
-def floor_from(se: ArrayLike, sp: ArrayLike, n_se: ArrayLike, n_sp: ArrayLike,
-               apparent: ArrayLike, z: float = Z95) -> ArrayLike:
+def floor_from(
+    se: ArrayLike, sp: ArrayLike, n_se: ArrayLike, n_sp: ArrayLike, apparent: ArrayLike, z: float = Z95
+) -> ArrayLike:
     """The Lang–Reiczigel half-width as n → ∞ (the AP term vanishes), capped at 0.5.
 
     Examples
@@ -105,6 +112,6 @@ def floor_from(se: ArrayLike, sp: ArrayLike, n_se: ArrayLike, n_sp: ArrayLike,
     j_ = se_ + sp_ - 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
         p_ = (np.asarray(apparent, dtype=np.float64) + sp_ - 1.0) / j_
-        var = (p_ ** 2 * se_ * (1.0 - se_) / n_se_ + (1.0 - p_) ** 2 * sp_ * (1.0 - sp_) / n_sp_) / j_ ** 2
+        var = (p_**2 * se_ * (1.0 - se_) / n_se_ + (1.0 - p_) ** 2 * sp_ * (1.0 - sp_) / n_sp_) / j_**2
         half = np.where(j_ > 0, np.minimum(z * np.sqrt(var), 0.5), 0.5)
     return float(half) if np.ndim(half) == 0 else half

@@ -23,9 +23,21 @@ from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
 from evalcore.text import markdown as md
 
 __all__ = [
-    "Message", "correction_caption", "correction_message", "coverage_sentence", "coverage_table",
-    "floor_display", "gate_message", "headline", "ladder_display", "metrics", "parse_js", "pct",
-    "quality_options", "summary_display", "youden_values",
+    "Message",
+    "correction_caption",
+    "correction_message",
+    "coverage_sentence",
+    "coverage_table",
+    "floor_display",
+    "gate_message",
+    "headline",
+    "ladder_display",
+    "metrics",
+    "parse_js",
+    "pct",
+    "quality_options",
+    "summary_display",
+    "youden_values",
 ]
 
 #: The default quality when the selection measured no Se/Sp and no J was typed: expert-grade labels.
@@ -103,24 +115,37 @@ def metrics(cal: Calibration) -> list[tuple[str, str, str]]:
     w = cal.win_rate
     j = MISSING if math.isnan(cal.youden_j) else fmt_num(cal.youden_j, 2)
     return [
-        ("Printed", pct(cal.printed), f"Wilson 95% interval {pct(cal.printed_low)} – {pct(cal.printed_high)}"),
+        (
+            "Printed",
+            pct(cal.printed),
+            f"Wilson 95% interval {pct(cal.printed_low)} – {pct(cal.printed_high)}",
+        ),
         (
             "Corrected",
             "refused" if cal.refused else pct(cal.corrected),
-            md(cal.refusal_reason) if cal.refused
+            md(cal.refusal_reason)
+            if cal.refused
             else f"Rogan–Gladen; Lang–Reiczigel 95% interval {pct(cal.lr_low)} – {pct(cal.lr_high)}",
         ),
         (
             "Corrected win rate",
             "refused" if cal.win_rate_refusal else pct(w.value),
-            md(cal.win_rate_refusal) if cal.win_rate_refusal
+            md(cal.win_rate_refusal)
+            if cal.win_rate_refusal
             else "P(human win) + P(human tie)/2, both arms corrected; 95% interval "
             f"{pct(w.low)} – {pct(w.high)} (bootstrap over instructions)",
         ),
-        ("Se", pct(cal.se), "Sensitivity: P(judge says win | human says win); Wilson "
-         f"{pct(cal.se_low)} – {pct(cal.se_high)}"),
-        ("Sp", pct(cal.sp), "Specificity: P(judge says not-win | human says not-win); Wilson "
-         f"{pct(cal.sp_low)} – {pct(cal.sp_high)}"),
+        (
+            "Se",
+            pct(cal.se),
+            f"Sensitivity: P(judge says win | human says win); Wilson {pct(cal.se_low)} – {pct(cal.se_high)}",
+        ),
+        (
+            "Sp",
+            pct(cal.sp),
+            "Specificity: P(judge says not-win | human says not-win); Wilson "
+            f"{pct(cal.sp_low)} – {pct(cal.sp_high)}",
+        ),
         ("Youden's J", j, "J = Se + Sp − 1: the price of the correction (the interval divides by it)."),
     ]
 
@@ -128,27 +153,36 @@ def metrics(cal: Calibration) -> list[tuple[str, str, str]]:
 def correction_message(cal: Calibration) -> list[Message]:
     """The verdict on the correction, then the corrected win rate on both arms."""
     if cal.refused:
-        return [Message("warning", f"**Correction refused.** {md(_first_upper(cal.refusal_reason))}. "
-                        "Printing a corrected number here would hide its error bars.")]
-    out = [Message(
-        "success",
-        f"Corrected rate **{pct(cal.corrected)}** (Lang–Reiczigel 95% interval {pct(cal.lr_low)} – "
-        f"{pct(cal.lr_high)}), against a printed **{pct(cal.printed)}** ({pct(cal.printed_low)} – "
-        f"{pct(cal.printed_high)}). With these {fmt_int(cal.counts.n_labelled)} labelled pairs the "
-        f"corrected rate cannot be tighter than ±{fmt_num(100 * cal.floor, 1)} percentage points, "
-        f"however many pairs are judged. The naive interval ({pct(cal.naive_low)} – "
-        f"{pct(cal.naive_high)}) treats Se and Sp as exact and is too narrow (it covers 31–53% at 25 "
-        "labelled pairs while claiming 95%).",
-    )]
+        return [
+            Message(
+                "warning",
+                f"**Correction refused.** {md(_first_upper(cal.refusal_reason))}. "
+                "Printing a corrected number here would hide its error bars.",
+            )
+        ]
+    out = [
+        Message(
+            "success",
+            f"Corrected rate **{pct(cal.corrected)}** (Lang–Reiczigel 95% interval {pct(cal.lr_low)} – "
+            f"{pct(cal.lr_high)}), against a printed **{pct(cal.printed)}** ({pct(cal.printed_low)} – "
+            f"{pct(cal.printed_high)}). With these {fmt_int(cal.counts.n_labelled)} labelled pairs the "
+            f"corrected rate cannot be tighter than ±{fmt_num(100 * cal.floor, 1)} percentage points, "
+            f"however many pairs are judged. The naive interval ({pct(cal.naive_low)} – "
+            f"{pct(cal.naive_high)}) treats Se and Sp as exact and is too narrow (it covers 31–53% at 25 "
+            "labelled pairs while claiming 95%).",
+        )
+    ]
     w = cal.win_rate
     if cal.win_rate_refusal:
         out.append(Message("info", f"No corrected win rate on both arms: {md(cal.win_rate_refusal)}."))
     else:
-        out.append(Message(
-            "info",
-            f"Corrected win rate on both arms, **{pct(w.value)}** (95% {pct(w.low)} – {pct(w.high)}): "
-            f"{ESTIMANDS['corrected_win_rate']}. This is the number a corrected gate tests.",
-        ))
+        out.append(
+            Message(
+                "info",
+                f"Corrected win rate on both arms, **{pct(w.value)}** (95% {pct(w.low)} – {pct(w.high)}): "
+                f"{ESTIMANDS['corrected_win_rate']}. This is the number a corrected gate tests.",
+            )
+        )
     return out
 
 
@@ -160,8 +194,11 @@ def summary_display(cal: Calibration) -> pd.DataFrame:
         if q == "Youden's J":
             cells = (MISSING if math.isnan(est) else fmt_num(est, 2), MISSING, MISSING)
         elif q.startswith("floor"):
-            cells = (MISSING if math.isnan(est) else f"±{fmt_num(100 * est, 1)} percentage points",
-                     MISSING, MISSING)
+            cells = (
+                MISSING if math.isnan(est) else f"±{fmt_num(100 * est, 1)} percentage points",
+                MISSING,
+                MISSING,
+            )
         else:
             cells = (pct(est), pct(low), pct(high))
         rows.append((_first_upper(q), *cells, definition))
@@ -199,11 +236,13 @@ def quality_options(cal: Calibration, typed: list[float]) -> dict[str, dict]:
 def ladder_display(plan: SizePlan) -> pd.DataFrame:
     """The size plan's ladder with human columns; "—" where no number of judged pairs suffices."""
     lad = plan.ladder
-    return pd.DataFrame({
-        "Labelled pairs": lad["n_labelled"].astype(int),
-        "Floor (± percentage points)": lad["floor_points"].round(1),
-        "Judged pairs needed": [fmt_int(v) for v in lad["n_judged"]],
-    })
+    return pd.DataFrame(
+        {
+            "Labelled pairs": lad["n_labelled"].astype(int),
+            "Floor (± percentage points)": lad["floor_points"].round(1),
+            "Judged pairs needed": [fmt_int(v) for v in lad["n_judged"]],
+        }
+    )
 
 
 def coverage_sentence(result: CoverageResult, cal: Calibration, *, n_judged: int, n_labelled: int) -> str:
@@ -227,14 +266,16 @@ def coverage_sentence(result: CoverageResult, cal: Calibration, *, n_judged: int
 def coverage_table(result: CoverageResult) -> pd.DataFrame:
     """The coverage table with human column names and percentages."""
     t = result.table
-    return pd.DataFrame({
-        "True rate": [pct(v) for v in t["true_rate"]],
-        "Interval": t["interval"],
-        "Coverage": [pct(v) for v in t["coverage"]],
-        "Refused": [pct(v) for v in t["refused"]],
-        "Mean estimate": [pct(v) for v in t["mean_estimate"]],
-        "Mean half-width": [pct(v) for v in t["mean_half_width"]],
-    })
+    return pd.DataFrame(
+        {
+            "True rate": [pct(v) for v in t["true_rate"]],
+            "Interval": t["interval"],
+            "Coverage": [pct(v) for v in t["coverage"]],
+            "Refused": [pct(v) for v in t["refused"]],
+            "Mean estimate": [pct(v) for v in t["mean_estimate"]],
+            "Mean half-width": [pct(v) for v in t["mean_half_width"]],
+        }
+    )
 
 
 def gate_message(gate: GateResult) -> Message:
@@ -270,37 +311,53 @@ INTRO = (
     "arms)** = P(human win) + P(human tie)/2, wins and losses each corrected: the human number the "
     "printed rate stands for, and what a corrected gate tests."
 )
-TIES = ("**Printed** counts a tie as half a win; **Corrected** counts a tie as not a win; "
-        "**Corrected win rate** counts a human tie as half a win, like the printed rate.")
-METHOD = ("The judge-says-win share is what Rogan–Gladen (1978) corrects: P = (AP + Sp − 1)/(Se + Sp − "
-          "1), clipped to [0, 1]. The Lang–Reiczigel interval (2014) carries the uncertainty of Se and "
-          "Sp into the interval. The confusion matrix behind Se and Sp is on the Judge page.")
-FLOOR = ("Half-width of the Lang–Reiczigel interval with unlimited judged pairs, read with Se = Sp = "
-         "(1 + J)/2, the labelled pairs split evenly between human wins and non-wins, Lang–Reiczigel's "
-         "pseudo-counts and a true share of 37.5%. The published table at J ≈ 0.57: ±33–35 percentage "
-         "points at 25 labelled pairs, ±15–16 at 100, ±7–8 at 400, ±4 at 1,600.")
-LADDER = ("Judged pairs needed: — where the floor at that labelled size is already wider than the "
-          "target: no number of judged pairs reaches it.")
-NO_PROFILE = ("This selection has no measured Se and Sp (it needs labelled human wins and non-wins), so "
-              "there is no judge profile to simulate. Pick a selection with labelled rows.")
-COVERAGE = ("Truth = the share of human-called candidate wins. Each study draws human outcomes, the "
-            "judge's win/tie/loss from this judge's measured rates, and a labelled set split evenly "
-            "between human wins and non-wins. Refused = studies whose measured J ≤ 0.")
-CLI = ("Same gate from the command line: `python -m evalcore gate FILE --judge J --candidate M "
-       "--baseline B [--margin 0.05] [--corrected]` exits 0 on pass, 1 on fail.")
+TIES = (
+    "**Printed** counts a tie as half a win; **Corrected** counts a tie as not a win; "
+    "**Corrected win rate** counts a human tie as half a win, like the printed rate."
+)
+METHOD = (
+    "The judge-says-win share is what Rogan–Gladen (1978) corrects: P = (AP + Sp − 1)/(Se + Sp − "
+    "1), clipped to [0, 1]. The Lang–Reiczigel interval (2014) carries the uncertainty of Se and "
+    "Sp into the interval. The confusion matrix behind Se and Sp is on the Judge page."
+)
+FLOOR = (
+    "Half-width of the Lang–Reiczigel interval with unlimited judged pairs, read with Se = Sp = "
+    "(1 + J)/2, the labelled pairs split evenly between human wins and non-wins, Lang–Reiczigel's "
+    "pseudo-counts and a true share of 37.5%. The published table at J ≈ 0.57: ±33–35 percentage "
+    "points at 25 labelled pairs, ±15–16 at 100, ±7–8 at 400, ±4 at 1,600."
+)
+LADDER = (
+    "Judged pairs needed: — where the floor at that labelled size is already wider than the "
+    "target: no number of judged pairs reaches it."
+)
+NO_PROFILE = (
+    "This selection has no measured Se and Sp (it needs labelled human wins and non-wins), so "
+    "there is no judge profile to simulate. Pick a selection with labelled rows."
+)
+COVERAGE = (
+    "Truth = the share of human-called candidate wins. Each study draws human outcomes, the "
+    "judge's win/tie/loss from this judge's measured rates, and a labelled set split evenly "
+    "between human wins and non-wins. Refused = studies whose measured J ≤ 0."
+)
+CLI = (
+    "Same gate from the command line: `python -m evalcore gate FILE --judge J --candidate M "
+    "--baseline B [--margin 0.05] [--corrected]` exits 0 on pass, 1 on fail."
+)
 HELP = {
     "candidate": "The model whose win rate is corrected (it starts with the judge's top-rated model); "
-                 "slot A reads every call from the first slot's point of view.",
+    "slot A reads every call from the first slot's point of view.",
     "labelled": "Where the judge's Se/Sp are measured. An error profile belongs to its population.",
     "floor": "The floor is the narrowest corrected interval the labelled set allows, however many "
-             "pairs are judged.",
+    "pairs are judged.",
     "unit": "The table's own unit: the both-orders verdict (the verdict both orders agree on, else a "
-            "tie) when the table is judged in both orders and a candidate is picked, so each human "
-            "label counts once; else one unit per judge call.",
+    "tie) when the table is judged in both orders and a candidate is picked, so each human "
+    "label counts once; else one unit per judge call.",
     "gate": "Superiority: lower bound above 50%. Non-inferiority: lower bound above 50% minus the margin.",
     "gate_on": "Printed: lower bound of (wins + ties/2)/n, Wilson interval clustered by instruction. "
-               "Corrected: lower bound of the corrected win rate, human wins + ties/2 with both arms "
-               "corrected (needs labelled pairs).",
+    "Corrected: lower bound of the corrected win rate, human wins + ties/2 with both arms "
+    "corrected (needs labelled pairs).",
 }
-NEEDS_CANDIDATE = ("The both-orders verdict needs a candidate model (slot A changes sides between the two "
-                   "orders): counting every call until one is picked.")
+NEEDS_CANDIDATE = (
+    "The both-orders verdict needs a candidate model (slot A changes sides between the two "
+    "orders): counting every call until one is picked."
+)

@@ -56,8 +56,9 @@ def rogan_gladen(apparent: ArrayLike, se: ArrayLike, sp: ArrayLike) -> ArrayLike
     return float(p) if p.ndim == 0 else p
 
 
-def naive_interval(positives: ArrayLike, n: ArrayLike, se: ArrayLike, sp: ArrayLike,
-                   z: float = Z95) -> tuple[ArrayLike, ArrayLike]:
+def naive_interval(
+    positives: ArrayLike, n: ArrayLike, se: ArrayLike, sp: ArrayLike, z: float = Z95
+) -> tuple[ArrayLike, ArrayLike]:
     """The Wilson interval of the apparent share mapped through Rogan–Gladen.
 
     Treats Se and Sp as exact constants, so it is too narrow whenever they were measured on a

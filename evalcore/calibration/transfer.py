@@ -25,7 +25,8 @@ NOTABLE_DESIGN_EFFECT = 1.2
 _MAY_NOT_TRANSFER = (
     "An error profile belongs to its population (judge, prompt, traffic) and may not transfer: in a "
     "published comparison seven of twelve cross-population corrections missed the truth, one by "
-    "40 points.")
+    "40 points."
+)
 
 
 def _slice_name(category: str | None) -> str:
@@ -61,8 +62,10 @@ def transfer_warning(counts: CalibrationCounts, category: str | None, labelled: 
     if not counts.n_labelled:
         return ""
     if labelled != category:
-        return (f"The judge's error profile was measured on {_slice_name(labelled)} and applied to "
-                f"{_slice_name(category)}. " + _MAY_NOT_TRANSFER)
+        return (
+            f"The judge's error profile was measured on {_slice_name(labelled)} and applied to "
+            f"{_slice_name(category)}. " + _MAY_NOT_TRANSFER
+        )
     units = counts.category_units or {}
     judged = {cat: j for cat, (j, _) in units.items() if j > 0}
     covered = {cat for cat, (_, n) in units.items() if n > 0}
@@ -72,33 +75,44 @@ def transfer_warning(counts: CalibrationCounts, category: str | None, labelled: 
     share = sum(judged[cat] for cat in missing) / sum(judged.values())
     names = ", ".join(_category_name(cat) for cat in sorted(missing, key=str))
     have = ", ".join(_category_name(cat) for cat in sorted(covered, key=str))
-    return (f"The labelled rows cover only {len(covered)} of the {len(judged)} categories of the "
-            f"corrected rows: {names} ({share:.0%} of the judged units) carry no human label, so the "
-            f"error profile measured on {have} is applied to them. " + _MAY_NOT_TRANSFER)
+    return (
+        f"The labelled rows cover only {len(covered)} of the {len(judged)} categories of the "
+        f"corrected rows: {names} ({share:.0%} of the judged units) carry no human label, so the "
+        f"error profile measured on {have} is applied to them. " + _MAY_NOT_TRANSFER
+    )
 
 
-def design_warnings(counts: CalibrationCounts, *, candidate: str | None,
-                    deff: dict[str, float]) -> tuple[str, ...]:
+def design_warnings(
+    counts: CalibrationCounts, *, candidate: str | None, deff: dict[str, float]
+) -> tuple[str, ...]:
     """Sentences about the unit and clustering that qualify the calibration's numbers."""
     out = []
     both_table = counts.both_orders_share >= BOTH_ORDERS_DEFAULT_SHARE
     if both_table and not counts.both_orders:
         if candidate is None:
-            out.append("This table is judged in both orders and slot A changes sides between them, so "
-                       "read from slot A every pair counts once per order and a human label shared "
-                       "by the two order rows counts twice. Pick a candidate model to count each "
-                       "label once (the both-orders verdict).")
+            out.append(
+                "This table is judged in both orders and slot A changes sides between them, so "
+                "read from slot A every pair counts once per order and a human label shared "
+                "by the two order rows counts twice. Pick a candidate model to count each "
+                "label once (the both-orders verdict)."
+            )
         else:
-            out.append("Counted per judge call on a table judged in both orders: a human label "
-                       "shared by the two order rows counts twice in Se, Sp and the floor. The "
-                       "both-orders verdict (the default) counts it once.")
+            out.append(
+                "Counted per judge call on a table judged in both orders: a human label "
+                "shared by the two order rows counts twice in Se, Sp and the floor. The "
+                "both-orders verdict (the default) counts it once."
+            )
     if counts.both_orders and counts.unpaired_calls:
-        out.append(f"{counts.unpaired_calls:,} calls without their other order are left out of the "
-                   "both-orders units.")
+        out.append(
+            f"{counts.unpaired_calls:,} calls without their other order are left out of the "
+            "both-orders units."
+        )
     big = {k: v for k, v in deff.items() if v >= NOTABLE_DESIGN_EFFECT}
     if big:
         worst = max(big, key=big.__getitem__)
-        out.append(f"Units are clustered by instruction (design effect up to {big[worst]:.1f}, on "
-                   f"the {'printed rate' if worst == 'printed' else worst}): the intervals use the "
-                   "effective sample size, so they are wider than a count of units would suggest.")
+        out.append(
+            f"Units are clustered by instruction (design effect up to {big[worst]:.1f}, on "
+            f"the {'printed rate' if worst == 'printed' else worst}): the intervals use the "
+            "effective sample size, so they are wider than a count of units would suggest."
+        )
     return tuple(out)

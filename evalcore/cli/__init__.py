@@ -24,16 +24,32 @@ from evalcore import errors, limits  # noqa: E402
 
 #: The command modules, in help order; each defines ``register(subparsers)``.
 COMMAND_MODULES: tuple[str, ...] = (
-    "data", "anchors", "judge", "power", "calibrate", "report", "ties", "fragility",
+    "data",
+    "anchors",
+    "judge",
+    "power",
+    "calibrate",
+    "report",
+    "ties",
+    "fragility",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
 #: (``--help`` and unknown commands still load them all).
 COMMAND_HOME: dict[str, str] = {
-    "summary": "data", "rank": "data", "anchors": "anchors", "judge": "judge",
-    "power": "power", "power-detect": "power", "power-sim": "power",
-    "calibrate": "calibrate", "floor": "calibrate", "gate": "calibrate",
-    "report": "report", "ties": "ties", "fragility": "fragility",
+    "summary": "data",
+    "rank": "data",
+    "anchors": "anchors",
+    "judge": "judge",
+    "power": "power",
+    "power-detect": "power",
+    "power-sim": "power",
+    "calibrate": "calibrate",
+    "floor": "calibrate",
+    "gate": "calibrate",
+    "report": "report",
+    "ties": "ties",
+    "fragility": "fragility",
 }
 
 #: Set to 1 to let an unforeseen exception print its traceback (for developers).
@@ -76,8 +92,11 @@ def _say(message: str) -> None:
 #: Options that multiply memory or time: option attribute → (flag, upper bound, why).
 BOUNDS: dict[str, tuple[str, int, str]] = {
     "bootstrap": ("--bootstrap", limits.MAX_ROUNDS, "1,000 rounds give 95% intervals"),
-    "simulations": ("--simulations", limits.MAX_SIMULATIONS,
-                    "2,000 simulations give power to about ±1 percentage point"),
+    "simulations": (
+        "--simulations",
+        limits.MAX_SIMULATIONS,
+        "2,000 simulations give power to about ±1 percentage point",
+    ),
     "steps": ("--steps", limits.MAX_GRID, "20 sample sizes draw the curve"),
 }
 
@@ -94,8 +113,7 @@ def check_bounds(args: argparse.Namespace) -> None:
     if isinstance(simulations, int) and simulations > 0:
         # per simulation: the drawn pair, its probabilities and counts over the (at most 16)
         # verdict differences, and the test statistics, float64
-        limits.check_simulations(simulations, name="--simulations",
-                                 bytes_per_simulation=16 * 8 * 4)
+        limits.check_simulations(simulations, name="--simulations", bytes_per_simulation=16 * 8 * 4)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,9 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     except MemoryError as exc:  # numpy refusing an allocation, or the machine out of memory
         detail = f" ({exc})" if str(exc) else ""
-        _say(f"error: this request needs more memory than this machine can give{detail}. One "
-             f"request may use {limits.budget_bytes() // 2**20:,} MB ({limits.ENV_VAR}); ask for "
-             "less (fewer rounds or simulations, a larger edge, a sample of the file)")
+        _say(
+            f"error: this request needs more memory than this machine can give{detail}. One "
+            f"request may use {limits.budget_bytes() // 2**20:,} MB ({limits.ENV_VAR}); ask for "
+            "less (fewer rounds or simulations, a larger edge, a sample of the file)"
+        )
         return 3
     except (errors.EvalcoreError, ValueError) as exc:  # VerdictFormatError is a ValueError
         _say(f"error: {exc}")
@@ -134,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the last line of defence: words, not a traceback
         if os.environ.get(DEBUG_VAR):
             raise
-        _say(f"error: an unexpected problem stopped the command ({type(exc).__name__}: {exc}). "
-             f"Please report it with the command line; {DEBUG_VAR}=1 shows the details")
+        _say(
+            f"error: an unexpected problem stopped the command ({type(exc).__name__}: {exc}). "
+            f"Please report it with the command line; {DEBUG_VAR}=1 shows the details"
+        )
         return 1

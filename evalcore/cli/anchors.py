@@ -22,15 +22,21 @@ from evalcore.io import read_human_ranking
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("anchors", help="per-anchor rankings: tau with all pairs and with humans, "
-                       "informativeness")
+    p = sub.add_parser(
+        "anchors", help="per-anchor rankings: tau with all pairs and with humans, informativeness"
+    )
     add_file_argument(p)
     add_judge_argument(p)
     p.add_argument("--category", default=None, help="only rows of this category")
-    p.add_argument("--human-ranking", default=None, metavar="F",
-                   help="a human ranking file with columns model, score (higher is better)")
-    p.add_argument("--tau", choices=("a", "b"), default="b",
-                   help="Kendall's tau-b (default, scipy's) or tau-a")
+    p.add_argument(
+        "--human-ranking",
+        default=None,
+        metavar="F",
+        help="a human ranking file with columns model, score (higher is better)",
+    )
+    p.add_argument(
+        "--tau", choices=("a", "b"), default="b", help="Kendall's tau-b (default, scipy's) or tau-a"
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_anchors)
 
@@ -42,8 +48,10 @@ def run_anchors(args: argparse.Namespace) -> int:
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
     if args.category is not None and args.category not in store.categories():
-        raise UsageError(f"category {args.category!r} is not in the file; its categories are: "
-                         + (", ".join(store.categories()) or "none"))
+        raise UsageError(
+            f"category {args.category!r} is not in the file; its categories are: "
+            + (", ".join(store.categories()) or "none")
+        )
     counts = store.counts(judge=judge, category=args.category)
     try:
         sweep = anchor_sweep(counts, human_ranking=human, tau=args.tau)
@@ -53,13 +61,26 @@ def run_anchors(args: argparse.Namespace) -> int:
         print_json(sweep.as_dict())
         return 0
     tau = "tau-b" if args.tau == "b" else "tau-a"
-    print(f"judge {judge}: {len(sweep.models)} models, {sweep.n_instructions:,} instructions, "
-          f"design {sweep.design}; Kendall's {tau}; informativeness on the full verdict scale "
-          "(verdicts compared within one slot order)")
+    print(
+        f"judge {judge}: {len(sweep.models)} models, {sweep.n_instructions:,} instructions, "
+        f"design {sweep.design}; Kendall's {tau}; informativeness on the full verdict scale "
+        "(verdicts compared within one slot order)"
+    )
     for note in sweep.notes:
         print(f"note: {note}", file=sys.stderr)
-    print_table(sweep.table[["anchor", "position", "tau_quadratic", "tau_human",
-                             "informativeness", "models_ranked", "no_model_wins_share"]])
+    print_table(
+        sweep.table[
+            [
+                "anchor",
+                "position",
+                "tau_quadratic",
+                "tau_human",
+                "informativeness",
+                "models_ranked",
+                "no_model_wins_share",
+            ]
+        ]
+    )
     if sweep.needs_all_pairs:
         print(f"note: {sweep.needs_all_pairs}", file=sys.stderr)
     if sweep.recommended:

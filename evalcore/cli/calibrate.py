@@ -36,27 +36,46 @@ from evalcore.cli.common import (
 
 def _selection_arguments(p: argparse.ArgumentParser, *, candidate_required: bool) -> None:
     add_judge_argument(p)
-    p.add_argument("--candidate", required=candidate_required, default=None,
-                   help="the model whose win rate is calibrated" + ("" if candidate_required
-                                                                   else " (default: slot A)"))
-    p.add_argument("--baseline", default=None,
-                   help="only its comparisons with this model (default: every opponent)")
+    p.add_argument(
+        "--candidate",
+        required=candidate_required,
+        default=None,
+        help="the model whose win rate is calibrated" + ("" if candidate_required else " (default: slot A)"),
+    )
+    p.add_argument(
+        "--baseline", default=None, help="only its comparisons with this model (default: every opponent)"
+    )
     p.add_argument("--category", default=None, help="correct only the rows of this category")
-    p.add_argument("--labelled-category", default=None,
-                   help="measure Se/Sp on the labelled rows of this category (default: the same rows "
-                        "as --category; 'all' for every category)")
-    p.add_argument("--unit", choices=("auto", "both-orders", "call"), default=None,
-                   help="what one unit is: the both-orders verdict (one per pair judged in both "
-                        "orders: the verdict both orders agree on, else a tie; needs --candidate), one "
-                        "judge call, or auto (default): the both-orders verdict when the table is "
-                        "judged in both orders and a candidate is named")
+    p.add_argument(
+        "--labelled-category",
+        default=None,
+        help="measure Se/Sp on the labelled rows of this category (default: the same rows "
+        "as --category; 'all' for every category)",
+    )
+    p.add_argument(
+        "--unit",
+        choices=("auto", "both-orders", "call"),
+        default=None,
+        help="what one unit is: the both-orders verdict (one per pair judged in both "
+        "orders: the verdict both orders agree on, else a tie; needs --candidate), one "
+        "judge call, or auto (default): the both-orders verdict when the table is "
+        "judged in both orders and a candidate is named",
+    )
     p.add_argument("--both-orders", action="store_true", help="the same as --unit both-orders")
-    p.add_argument("--rounds", type=int, default=2000,
-                   help="bootstrap draws over instructions for the corrected win rate (default 2000)")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=2000,
+        help="bootstrap draws over instructions for the corrected win rate (default 2000)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    p.add_argument("--max-floor", type=float, default=100 * DEFAULT_MAX_FLOOR,
-                   help="refuse to correct when the floor is wider than this many points "
-                        f"(default {100 * DEFAULT_MAX_FLOOR:.0f})")
+    p.add_argument(
+        "--max-floor",
+        type=float,
+        default=100 * DEFAULT_MAX_FLOOR,
+        help="refuse to correct when the floor is wider than this many points "
+        f"(default {100 * DEFAULT_MAX_FLOOR:.0f})",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -67,29 +86,65 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_calibrate)
 
     p = sub.add_parser("floor", help="the floor table: narrowest corrected interval per labelled size and J")
-    p.add_argument("--labelled", type=int, nargs="+", default=list(FLOOR_SIZES), metavar="N",
-                   help="labelled-set sizes (default: 25 100 400 1600)")
-    p.add_argument("--youden", type=float, nargs="+", required=True, metavar="J",
-                   help="Youden's J values (Se + Sp - 1), e.g. 0.57")
-    p.add_argument("--true-share", type=float, default=FLOOR_TRUE_SHARE,
-                   help=f"true share the floor is read at (default {FLOOR_TRUE_SHARE})")
-    p.add_argument("--target", type=float, default=None, metavar="POINTS",
-                   help="also plan the labelled and judged pairs for this half-width (points)")
-    p.add_argument("--max-labelled", type=int, default=1600,
-                   help="the most labelled pairs the plan may ask for (default 1600)")
+    p.add_argument(
+        "--labelled",
+        type=int,
+        nargs="+",
+        default=list(FLOOR_SIZES),
+        metavar="N",
+        help="labelled-set sizes (default: 25 100 400 1600)",
+    )
+    p.add_argument(
+        "--youden",
+        type=float,
+        nargs="+",
+        required=True,
+        metavar="J",
+        help="Youden's J values (Se + Sp - 1), e.g. 0.57",
+    )
+    p.add_argument(
+        "--true-share",
+        type=float,
+        default=FLOOR_TRUE_SHARE,
+        help=f"true share the floor is read at (default {FLOOR_TRUE_SHARE})",
+    )
+    p.add_argument(
+        "--target",
+        type=float,
+        default=None,
+        metavar="POINTS",
+        help="also plan the labelled and judged pairs for this half-width (points)",
+    )
+    p.add_argument(
+        "--max-labelled",
+        type=int,
+        default=1600,
+        help="the most labelled pairs the plan may ask for (default 1600)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_floor)
 
     p = sub.add_parser("gate", help="superiority / non-inferiority gate; exit 1 when it fails")
     add_file_argument(p)
     _selection_arguments(p, candidate_required=True)
-    p.add_argument("--kind", choices=("superiority", "noninferiority"), default=None,
-                   help="default: noninferiority when --margin is given, else superiority")
-    p.add_argument("--margin", type=float, default=None,
-                   help="non-inferiority margin as a share, e.g. 0.05 for 5 points (default 0.05)")
-    p.add_argument("--corrected", action="store_true",
-                   help="gate on the corrected win rate (human wins + ties/2, both arms corrected, "
-                        "bootstrap lower bound) instead of the printed one")
+    p.add_argument(
+        "--kind",
+        choices=("superiority", "noninferiority"),
+        default=None,
+        help="default: noninferiority when --margin is given, else superiority",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        help="non-inferiority margin as a share, e.g. 0.05 for 5 points (default 0.05)",
+    )
+    p.add_argument(
+        "--corrected",
+        action="store_true",
+        help="gate on the corrected win rate (human wins + ties/2, both arms corrected, "
+        "bootstrap lower bound) instead of the printed one",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_gate)
 
@@ -113,13 +168,23 @@ def _calibration(args: argparse.Namespace):
     unit = "both-orders" if args.both_orders else (args.unit or "auto")
     both_orders = {"auto": None, "both-orders": True, "call": False}[unit]
     if both_orders and args.candidate is None:
-        raise UsageError("the both-orders verdict needs --candidate: slot A changes sides between the "
-                         "two orders")
+        raise UsageError(
+            "the both-orders verdict needs --candidate: slot A changes sides between the two orders"
+        )
     if not 1 <= args.rounds <= 100_000:
         raise UsageError("--rounds must be between 1 and 100,000")
-    return calibrate(store, judge=judge, candidate=args.candidate, baseline=args.baseline,
-                     category=args.category, labelled_category=labelled, both_orders=both_orders,
-                     max_floor=args.max_floor / 100.0, rounds=args.rounds, seed=args.seed)
+    return calibrate(
+        store,
+        judge=judge,
+        candidate=args.candidate,
+        baseline=args.baseline,
+        category=args.category,
+        labelled_category=labelled,
+        both_orders=both_orders,
+        max_floor=args.max_floor / 100.0,
+        rounds=args.rounds,
+        seed=args.seed,
+    )
 
 
 def _pct(x: float) -> str:
@@ -132,10 +197,15 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print_json(cal.as_dict())
         return 0
     c = cal.counts
-    unit = (f"both-orders verdicts (one per human label), {c.unpaired_calls:,} unpaired calls left out"
-            if c.both_orders else "one per judge call")
-    print(f"judge {cal.judge}, candidate {cal.candidate_label}: {c.n_judged:,} judged units, "
-          f"{c.n_labelled:,} labelled ({c.n_se:,} human wins, {c.n_sp:,} non-wins); units: {unit}")
+    unit = (
+        f"both-orders verdicts (one per human label), {c.unpaired_calls:,} unpaired calls left out"
+        if c.both_orders
+        else "one per judge call"
+    )
+    print(
+        f"judge {cal.judge}, candidate {cal.candidate_label}: {c.n_judged:,} judged units, "
+        f"{c.n_labelled:,} labelled ({c.n_se:,} human wins, {c.n_sp:,} non-wins); units: {unit}"
+    )
     frame = cal.summary_frame()
     for col in ("estimate", "low", "high"):
         frame[col] = frame[col].map(_pct)
@@ -163,12 +233,17 @@ def run_floor(args: argparse.Namespace) -> int:
             raise UsageError("--target is a half-width in points, between 0 and 50")
         if args.max_labelled < 1:
             raise UsageError("--max-labelled must be 1 or more")
-        plans = [size_plan(args.target / 100.0, j, true_share=args.true_share,
-                           max_labelled=args.max_labelled) for j in args.youden]
+        plans = [
+            size_plan(args.target / 100.0, j, true_share=args.true_share, max_labelled=args.max_labelled)
+            for j in args.youden
+        ]
     if args.json:
-        payload = {"definition": "Lang-Reiczigel half-width with unlimited judged pairs; Se = Sp = (1 + J)/2, "
-                                 "labelled pairs split evenly, pseudo-counts applied (Lang and Reiczigel 2014)",
-                   "true_share": args.true_share, "rows": table}
+        payload = {
+            "definition": "Lang-Reiczigel half-width with unlimited judged pairs; Se = Sp = (1 + J)/2, "
+            "labelled pairs split evenly, pseudo-counts applied (Lang and Reiczigel 2014)",
+            "true_share": args.true_share,
+            "rows": table,
+        }
         if plans:
             payload["plans"] = [{k: v for k, v in p.as_dict().items() if k != "ladder"} for p in plans]
         print_json(payload)
@@ -207,4 +282,3 @@ def run_gate(args: argparse.Namespace) -> int:
         for note in result.design_warnings:
             print(f"note: {note}")
     return 0 if result.passed else 1
-

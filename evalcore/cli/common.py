@@ -15,8 +15,11 @@ from evalcore.store import VerdictStore
 
 
 def add_file_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a verdict table (CSV, CSV.gz, Parquet, JSONL) or a "
-                        "native Arena-Hard-Auto / AlpacaEval / MT-Bench / Chatbot Arena file")
+    parser.add_argument(
+        "file",
+        help="a verdict table (CSV, CSV.gz, Parquet, JSONL) or a "
+        "native Arena-Hard-Auto / AlpacaEval / MT-Bench / Chatbot Arena file",
+    )
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -24,8 +27,9 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def add_judge_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--judge", default=None,
-                        help="the judge to analyse (default: the only judge, or the first)")
+    parser.add_argument(
+        "--judge", default=None, help="the judge to analyse (default: the only judge, or the first)"
+    )
 
 
 def load_store(path: str) -> VerdictStore:
@@ -53,8 +57,10 @@ def pick_category(store: VerdictStore, category: str | None) -> str | None:
 
     if category is not None and category not in store.categories():
         have = store.categories()
-        raise UsageError(f"category {category!r} is not in the file; its categories are: "
-                         + (", ".join(have) if have else "none (the file has no category column)"))
+        raise UsageError(
+            f"category {category!r} is not in the file; its categories are: "
+            + (", ".join(have) if have else "none (the file has no category column)")
+        )
     return category
 
 
@@ -65,8 +71,7 @@ def pick_judge(store: VerdictStore, judge: str | None) -> str:
     if judge is None:
         return judges[0]
     if judge not in judges:
-        raise UsageError(f"judge {judge!r} is not in the file; its judges are: "
-                         + ", ".join(judges))
+        raise UsageError(f"judge {judge!r} is not in the file; its judges are: " + ", ".join(judges))
     return judge
 
 
@@ -97,7 +102,14 @@ def print_json(payload: dict) -> None:
 
 
 def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
-    with pd.option_context("display.max_rows", 500, "display.width", 200,
-                           "display.max_columns", 50,
-                           "display.float_format", floatfmt.format):
+    with pd.option_context(
+        "display.max_rows",
+        500,
+        "display.width",
+        200,
+        "display.max_columns",
+        50,
+        "display.float_format",
+        floatfmt.format,
+    ):
         print(frame.to_string(index=False))

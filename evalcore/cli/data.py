@@ -28,12 +28,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_file_argument(p)
     add_judge_argument(p)
     p.add_argument("--category", default=None, help="only rows of this category")
-    p.add_argument("--bootstrap", type=int, default=1000,
-                   help="bootstrap rounds over instructions (default 1000; 0 for none); with "
-                   "--interval sandwich, the draws behind the rank ranges")
-    p.add_argument("--interval", choices=("bootstrap", "sandwich"), default="bootstrap",
-                   help="bootstrap over instructions (default) or the instruction-clustered "
-                   "sandwich (fast on arena-sized tables)")
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        help="bootstrap rounds over instructions (default 1000; 0 for none); with "
+        "--interval sandwich, the draws behind the rank ranges",
+    )
+    p.add_argument(
+        "--interval",
+        choices=("bootstrap", "sandwich"),
+        default="bootstrap",
+        help="bootstrap over instructions (default) or the instruction-clustered "
+        "sandwich (fast on arena-sized tables)",
+    )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     add_json_flag(p)
     p.set_defaults(handler=run_rank)
@@ -45,13 +53,19 @@ def run_summary(args: argparse.Namespace) -> int:
     if args.json:
         print_json(summary.as_dict())
         return 0
-    print(f"{summary.name} ({summary.format}): {summary.rows:,} rows, {len(summary.models)} models, "
-          f"{summary.instructions:,} instructions, {len(summary.judges)} judge(s)")
+    print(
+        f"{summary.name} ({summary.format}): {summary.rows:,} rows, {len(summary.models)} models, "
+        f"{summary.instructions:,} instructions, {len(summary.judges)} judge(s)"
+    )
     anchor = f" (anchor {summary.anchor})" if summary.anchor else ""
-    print(f"design: {summary.design}{anchor}; {summary.pairs_judged} of "
-          f"{summary.pairs_possible} pairs judged; {summary.orders}")
-    print(f"human-labelled rows: {summary.labelled_rows:,}; self-comparison rows: "
-          f"{summary.self_comparison_rows:,}")
+    print(
+        f"design: {summary.design}{anchor}; {summary.pairs_judged} of "
+        f"{summary.pairs_possible} pairs judged; {summary.orders}"
+    )
+    print(
+        f"human-labelled rows: {summary.labelled_rows:,}; self-comparison rows: "
+        f"{summary.self_comparison_rows:,}"
+    )
     print_table(summary.no_verdict)
     return 0
 
@@ -68,8 +82,9 @@ def run_rank(args: argparse.Namespace) -> int:
     if args.json:
         print_json(board.as_dict())
         return 0
-    print(f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: "
-          f"{board.interval_description}")
+    print(
+        f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: {board.interval_description}"
+    )
     for note in board.notes:
         print(f"note: {note}", file=sys.stderr)
     table = board.table.copy()

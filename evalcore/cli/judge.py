@@ -18,20 +18,28 @@ from evalcore.judge import comparison_table, judge_sheet, judge_sheets, read_fam
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("judge", help="a judge's spec sheet: position bias, swap consistency, ties, "
-                       "coverage, slot bias, agreement with humans, length and self-preference")
+    p = sub.add_parser(
+        "judge",
+        help="a judge's spec sheet: position bias, swap consistency, ties, "
+        "coverage, slot bias, agreement with humans, length and self-preference",
+    )
     add_file_argument(p)
     add_judge_argument(p)
-    p.add_argument("--all", action="store_true",
-                   help="compare every judge side by side instead of one judge's sheet")
+    p.add_argument(
+        "--all", action="store_true", help="compare every judge side by side instead of one judge's sheet"
+    )
     p.add_argument("--category", default=None, help="only rows of this category")
-    p.add_argument("--bootstrap", type=int, default=2000,
-                   help="bootstrap rounds over instructions (default 2000; 0 for none)")
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=2000,
+        help="bootstrap rounds over instructions (default 2000; 0 for none)",
+    )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--families", default=None,
-                   help="a model,family CSV (judges listed by name too) for self-preference")
-    p.add_argument("--no-length", action="store_true",
-                   help="skip the length-controlled Bradley–Terry fit")
+    p.add_argument(
+        "--families", default=None, help="a model,family CSV (judges listed by name too) for self-preference"
+    )
+    p.add_argument("--no-length", action="store_true", help="skip the length-controlled Bradley–Terry fit")
     add_json_flag(p)
     p.set_defaults(handler=run_judge)
 
@@ -46,20 +54,46 @@ def run_judge(args: argparse.Namespace) -> int:
         families = read_families(Path(args.families).read_text(encoding="utf-8-sig"))
     store = load_store(args.file)
     if args.category is not None and args.category not in store.categories():
-        raise UsageError(f"category {args.category!r} is not in the file; its categories are: "
-                         + (", ".join(store.categories()) or "none"))
-    options = {"category": args.category, "rounds": args.bootstrap, "seed": args.seed,
-               "families": families, "length_control": not args.no_length}
+        raise UsageError(
+            f"category {args.category!r} is not in the file; its categories are: "
+            + (", ".join(store.categories()) or "none")
+        )
+    options = {
+        "category": args.category,
+        "rounds": args.bootstrap,
+        "seed": args.seed,
+        "families": families,
+        "length_control": not args.no_length,
+    }
     if args.all:
         table = comparison_table(judge_sheets(store, **options))
         if args.json:
-            print_json({"interval": "2.5-97.5 percentiles of a bootstrap over instructions",
-                        "bootstrap_rounds": args.bootstrap, "judges": table})
+            print_json(
+                {
+                    "interval": "2.5-97.5 percentiles of a bootstrap over instructions",
+                    "bootstrap_rounds": args.bootstrap,
+                    "judges": table,
+                }
+            )
             return 0
-        columns = [c for c in ("judge", "position_bias_points", "swap_consistency", "flip_rate",
-                               "tie_rate", "both_orders_tie_rate", "no_verdict_rate",
-                               "slot_bias_b", "agreement", "kappa", "length_coefficient",
-                               "self_preference_elo") if c in table.columns]
+        columns = [
+            c
+            for c in (
+                "judge",
+                "position_bias_points",
+                "swap_consistency",
+                "flip_rate",
+                "tie_rate",
+                "both_orders_tie_rate",
+                "no_verdict_rate",
+                "slot_bias_b",
+                "agreement",
+                "kappa",
+                "length_coefficient",
+                "self_preference_elo",
+            )
+            if c in table.columns
+        ]
         print_table(table[columns])
         if "design_warnings" in table.columns:
             for name, text in zip(table["judge"], table["design_warnings"], strict=True):
@@ -71,9 +105,11 @@ def run_judge(args: argparse.Namespace) -> int:
     if args.json:
         print_json(sheet.as_dict())
         return 0
-    print(f"judge {judge}: {sheet.position.calls:,} calls with a verdict, "
-          f"{sheet.n_instructions:,} instructions, {sheet.n_models} models; 95% intervals from "
-          f"{args.bootstrap:,} bootstrap rounds over instructions")
+    print(
+        f"judge {judge}: {sheet.position.calls:,} calls with a verdict, "
+        f"{sheet.n_instructions:,} instructions, {sheet.n_models} models; 95% intervals from "
+        f"{args.bootstrap:,} bootstrap rounds over instructions"
+    )
     for warning in sheet.design_warnings:
         print(f"warning: {warning}")
     for note in sheet.notes:

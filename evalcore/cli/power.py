@@ -30,15 +30,17 @@ def _edge(text: str) -> float:
     if not 0.0 < value <= 0.5:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not an edge between 0 and 0.5: +5% is 0.05 (the better model wins 55% "
-            "of the discordant samples)")
+            "of the discordant samples)"
+        )
     return value
 
 
 def _add_design(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    p.add_argument("--two-sided", action="store_true", help="two-sided test (default one-sided, "
-                   "as the paper's Table 2)")
+    p.add_argument(
+        "--two-sided", action="store_true", help="two-sided test (default one-sided, as the paper's Table 2)"
+    )
 
 
 def _add_data(p: argparse.ArgumentParser) -> None:
@@ -47,44 +49,76 @@ def _add_data(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("power", help="sign-test samples needed to detect a win-rate edge "
-                       "(discordant and total; Don-Yehiya et al. 2026, Table 2)")
-    p.add_argument("--edge", type=_edge, nargs="+", required=True, metavar="E",
-                   help="edge(s) to detect: 0.05 or 5%% means P(A beats B | discordant) = 0.55")
+    p = sub.add_parser(
+        "power",
+        help="sign-test samples needed to detect a win-rate edge "
+        "(discordant and total; Don-Yehiya et al. 2026, Table 2)",
+    )
+    p.add_argument(
+        "--edge",
+        type=_edge,
+        nargs="+",
+        required=True,
+        metavar="E",
+        help="edge(s) to detect: 0.05 or 5%% means P(A beats B | discordant) = 0.55",
+    )
     _add_design(p)
-    p.add_argument("--exact", action="store_true",
-                   help="exact binomial test instead of the paper's normal approximation")
-    p.add_argument("--informativeness", type=float, default=None, metavar="I",
-                   help="share of samples on which the two models' verdicts differ; total = "
-                   "ceil(discordant / I)")
-    p.add_argument("--file", default=None,
-                   help="take I from this verdict file for --anchor instead of --informativeness")
+    p.add_argument(
+        "--exact", action="store_true", help="exact binomial test instead of the paper's normal approximation"
+    )
+    p.add_argument(
+        "--informativeness",
+        type=float,
+        default=None,
+        metavar="I",
+        help="share of samples on which the two models' verdicts differ; total = ceil(discordant / I)",
+    )
+    p.add_argument(
+        "--file", default=None, help="take I from this verdict file for --anchor instead of --informativeness"
+    )
     p.add_argument("--anchor", default=None, help="the anchor whose informativeness to use (with --file)")
     _add_data(p)
     add_json_flag(p)
     p.set_defaults(handler=run_power)
 
-    p = sub.add_parser("power-detect", help="which adjacent leaderboard pairs the data can "
-                       "separate, and the smallest detectable edge for each")
+    p = sub.add_parser(
+        "power-detect",
+        help="which adjacent leaderboard pairs the data can "
+        "separate, and the smallest detectable edge for each",
+    )
     add_file_argument(p)
     _add_data(p)
-    p.add_argument("--anchor", default=None,
-                   help="compare through this anchor (default: head-to-head verdicts)")
+    p.add_argument(
+        "--anchor", default=None, help="compare through this anchor (default: head-to-head verdicts)"
+    )
     _add_design(p)
     p.add_argument("--exact", action="store_true", help="exact binomial detectable edges")
     add_json_flag(p)
     p.set_defaults(handler=run_detect)
 
-    p = sub.add_parser("power-sim", help="Wilcoxon signed-rank vs sign-test power by simulation "
-                       "on the file's verdict differences (Don-Yehiya et al. 2026, App. C)")
+    p = sub.add_parser(
+        "power-sim",
+        help="Wilcoxon signed-rank vs sign-test power by simulation "
+        "on the file's verdict differences (Don-Yehiya et al. 2026, App. C)",
+    )
     add_file_argument(p)
     _add_data(p)
-    p.add_argument("--edge", type=_edge, default=0.05,
-                   help="use every (anchor, pair) distribution with edge in [E, E + 1%%) (default 5%%)")
-    p.add_argument("--anchor", default=None, help="only this anchor (default: every model in turn); "
-                   "required with --pair")
-    p.add_argument("--pair", nargs=2, default=None, metavar=("A", "B"),
-                   help="simulate one model pair against --anchor instead of an edge window")
+    p.add_argument(
+        "--edge",
+        type=_edge,
+        default=0.05,
+        help="use every (anchor, pair) distribution with edge in [E, E + 1%%) (default 5%%)",
+    )
+    p.add_argument(
+        "--anchor", default=None, help="only this anchor (default: every model in turn); required with --pair"
+    )
+    p.add_argument(
+        "--pair",
+        nargs=2,
+        default=None,
+        metavar=("A", "B"),
+        help="simulate one model pair against --anchor instead of an edge window",
+    )
     p.add_argument("--max-n", type=int, default=2000, help="largest total N (default 2000)")
     p.add_argument("--steps", type=int, default=20, help="number of N values (default 20)")
     p.add_argument("--simulations", type=int, default=2000, help="simulations per N (default 2000)")
@@ -106,8 +140,7 @@ def _check_anchor(counts, anchor: str | None) -> None:
     from evalcore.cli import UsageError
 
     if anchor is not None and anchor not in counts.models:
-        raise UsageError(f"anchor {anchor!r} is not in the file; its models are: "
-                         + ", ".join(counts.models))
+        raise UsageError(f"anchor {anchor!r} is not in the file; its models are: " + ", ".join(counts.models))
 
 
 def run_power(args: argparse.Namespace) -> int:
@@ -129,12 +162,20 @@ def run_power(args: argparse.Namespace) -> int:
         except DesignError as exc:
             raise UsageError(f"{exc} Pass --informativeness instead.") from None
         if not math.isfinite(info) or info <= 0:
-            raise UsageError(f"no instruction has two models judged against {args.anchor!r}: its "
-                             "informativeness cannot be measured; pass --informativeness")
+            raise UsageError(
+                f"no instruction has two models judged against {args.anchor!r}: its "
+                "informativeness cannot be measured; pass --informativeness"
+            )
     elif args.anchor is not None:
         raise UsageError("--anchor needs --file (the data to measure its informativeness on)")
-    plan = sample_size_plan(args.edge, alpha=args.alpha, power=args.power, informativeness=info,
-                            two_sided=args.two_sided, method="exact" if args.exact else "normal")
+    plan = sample_size_plan(
+        args.edge,
+        alpha=args.alpha,
+        power=args.power,
+        informativeness=info,
+        two_sided=args.two_sided,
+        method="exact" if args.exact else "normal",
+    )
     if args.json:
         out = plan.as_dict()
         if args.file is not None:
@@ -142,8 +183,10 @@ def run_power(args: argparse.Namespace) -> int:
         print_json(out)
         return 0
     d = plan.as_dict()
-    print(f"{d['test']}, alpha = {plan.alpha:g}, power = {plan.power:g}, {d['method']}"
-          + (f"; informativeness I = {info:.4g}" if info is not None else ""))
+    print(
+        f"{d['test']}, alpha = {plan.alpha:g}, power = {plan.power:g}, {d['method']}"
+        + (f"; informativeness I = {info:.4g}" if info is not None else "")
+    )
     table = plan.table.copy()
     table["edge"] = [f"+{e * 100:g}%" for e in table["edge"]]
     if info is None:
@@ -168,22 +211,37 @@ def run_detect(args: argparse.Namespace) -> int:
         except DesignError:  # one battle per prompt: the pairs' own informativeness is used
             info = None
         info = info if info is not None and math.isfinite(info) and info > 0 else None
-    result = detectable_edges(counts, anchor=args.anchor, informativeness=info, alpha=args.alpha,
-                              power=args.power, two_sided=args.two_sided,
-                              method="exact" if args.exact else "normal")
+    result = detectable_edges(
+        counts,
+        anchor=args.anchor,
+        informativeness=info,
+        alpha=args.alpha,
+        power=args.power,
+        two_sided=args.two_sided,
+        method="exact" if args.exact else "normal",
+    )
     if args.json:
         print_json(result.as_dict())
         return 0
     how = f"against anchor {args.anchor}" if args.anchor else "head-to-head"
     edge = result.detectable_edge
-    source = (f"informativeness of anchor {args.anchor}" if info is not None
-              else result.informativeness_source)
-    print(f"{result.n_instructions:,} instructions, {how}; I = {result.informativeness:.3f} "
-          f"({source}); detectable edge at N x I: "
-          + (f"+{edge:.1%}" if math.isfinite(edge) else "none")
-          + f"; {result.n_resolved} of {result.n_pairs} adjacent pairs resolved")
-    cols = ["upper", "lower", "discordant", "observed_edge", "detectable_edge", "p_value",
-            "resolved", "instructions_needed"]
+    source = f"informativeness of anchor {args.anchor}" if info is not None else result.informativeness_source
+    print(
+        f"{result.n_instructions:,} instructions, {how}; I = {result.informativeness:.3f} "
+        f"({source}); detectable edge at N x I: "
+        + (f"+{edge:.1%}" if math.isfinite(edge) else "none")
+        + f"; {result.n_resolved} of {result.n_pairs} adjacent pairs resolved"
+    )
+    cols = [
+        "upper",
+        "lower",
+        "discordant",
+        "observed_edge",
+        "detectable_edge",
+        "p_value",
+        "resolved",
+        "instructions_needed",
+    ]
     print_table(result.table[cols], floatfmt="{:.3g}")
     for note in result.notes:
         print(f"note: {note}")
@@ -211,33 +269,50 @@ def run_sim(args: argparse.Namespace) -> int:
                 raise UsageError(f"model {m!r} is not in the file")
         chosen, edge = dists.pair(args.pair[0], args.pair[1], anchor=args.anchor), None
         if len(chosen) == 0:
-            raise UsageError(f"{args.pair[0]} and {args.pair[1]} were never both judged against "
-                             f"{args.anchor} on one instruction")
+            raise UsageError(
+                f"{args.pair[0]} and {args.pair[1]} were never both judged against "
+                f"{args.anchor} on one instruction"
+            )
     else:
         chosen, edge = dists.with_edge(args.edge, args.edge + 0.01), args.edge
         if len(chosen) == 0:
             seen = dists.table["edge"].dropna()
-            raise UsageError(f"no (anchor, pair) distribution has an edge in [{args.edge:.0%}, "
-                             f"{args.edge + 0.01:.0%}); edges here run from {seen.min():.1%} to "
-                             f"{seen.max():.1%}")
-    grid = np.unique(np.linspace(max(1, args.max_n // args.steps), args.max_n, args.steps)
-                     .round().astype(int))
-    curve = wilcoxon_power(chosen, grid, alpha=args.alpha, target_power=args.power,
-                           two_sided=args.two_sided, simulations=args.simulations, seed=args.seed,
-                           edge=edge)
+            raise UsageError(
+                f"no (anchor, pair) distribution has an edge in [{args.edge:.0%}, "
+                f"{args.edge + 0.01:.0%}); edges here run from {seen.min():.1%} to "
+                f"{seen.max():.1%}"
+            )
+    grid = np.unique(
+        np.linspace(max(1, args.max_n // args.steps), args.max_n, args.steps).round().astype(int)
+    )
+    curve = wilcoxon_power(
+        chosen,
+        grid,
+        alpha=args.alpha,
+        target_power=args.power,
+        two_sided=args.two_sided,
+        simulations=args.simulations,
+        seed=args.seed,
+        edge=edge,
+    )
     if args.json:
         print_json(curve.as_dict())
         return 0
-    print(f"{curve.n_distributions} distribution(s), mean edge {curve.mean_edge:.1%}, mean "
-          f"informativeness {curve.mean_informativeness:.1%}; {curve.simulations:,} simulations "
-          f"per N, seed {curve.seed}")
-    wide = (curve.frame.pivot(index="n", columns="test", values="power")
-            [[curve.WILCOXON, curve.SIGN, curve.SIGN_FORMULA]].reset_index())
+    print(
+        f"{curve.n_distributions} distribution(s), mean edge {curve.mean_edge:.1%}, mean "
+        f"informativeness {curve.mean_informativeness:.1%}; {curve.simulations:,} simulations "
+        f"per N, seed {curve.seed}"
+    )
+    wide = curve.frame.pivot(index="n", columns="test", values="power")[
+        [curve.WILCOXON, curve.SIGN, curve.SIGN_FORMULA]
+    ].reset_index()
     print_table(wide)
     reach = {name: n for name, n in (("Wilcoxon", curve.wilcoxon_n), ("sign test", curve.sign_n))}
     for name, n in reach.items():
-        print(f"{name} reaches power {curve.target_power:g} at N = "
-              + (f"{n:,}" if n else f"more than {grid[-1]:,}"))
+        print(
+            f"{name} reaches power {curve.target_power:g} at N = "
+            + (f"{n:,}" if n else f"more than {grid[-1]:,}")
+        )
     if curve.planned_sign_total is not None:
         print(f"Table 2 formula: {curve.planned_sign_total:,} total samples at this informativeness")
     return 0

@@ -25,16 +25,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write a self-contained HTML report (opens offline)")
     add_file_argument(p)
     add_judge_argument(p)
-    p.add_argument("--human-ranking", default=None, metavar="FILE",
-                   help="a human ranking (model, score; higher is better) for the anchor sweep")
-    p.add_argument("-o", "--output", default="report.html", metavar="FILE",
-                   help="where to write the HTML report (default: report.html)")
-    p.add_argument("--bootstrap", type=int, default=1000,
-                   help="bootstrap rounds over instructions for the leaderboard (default 1000)")
+    p.add_argument(
+        "--human-ranking",
+        default=None,
+        metavar="FILE",
+        help="a human ranking (model, score; higher is better) for the anchor sweep",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        default="report.html",
+        metavar="FILE",
+        help="where to write the HTML report (default: report.html)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        help="bootstrap rounds over instructions for the leaderboard (default 1000)",
+    )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--compare-judges", action=argparse.BooleanOptionalAction, default=True,
-                   help="add every judge's spec sheet to the report when the file has several "
-                   "(default: yes; --no-compare-judges for the chosen judge only)")
+    p.add_argument(
+        "--compare-judges",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="add every judge's spec sheet to the report when the file has several "
+        "(default: yes; --no-compare-judges for the chosen judge only)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_report)
 
@@ -51,10 +68,19 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write {output}: the folder {output.parent} does not exist")
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
-    human = (read_human_ranking(args.human_ranking, name=display_name(args.human_ranking))
-             if args.human_ranking else None)
-    analyses = run_analyses(store, judge=judge, human_ranking=human, rounds=args.bootstrap,
-                            seed=args.seed, compare_judges=args.compare_judges)
+    human = (
+        read_human_ranking(args.human_ranking, name=display_name(args.human_ranking))
+        if args.human_ranking
+        else None
+    )
+    analyses = run_analyses(
+        store,
+        judge=judge,
+        human_ranking=human,
+        rounds=args.bootstrap,
+        seed=args.seed,
+        compare_judges=args.compare_judges,
+    )
     findings = headline_findings(analyses)
     document = build_report(analyses, findings)
     try:
@@ -63,8 +89,14 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
     size = output.stat().st_size
     if args.json:
-        print_json({"output": str(output), "bytes": size, **findings.as_dict(),
-                    "unavailable": dict(analyses.unavailable)})
+        print_json(
+            {
+                "output": str(output),
+                "bytes": size,
+                **findings.as_dict(),
+                "unavailable": dict(analyses.unavailable),
+            }
+        )
         return 0
     print(f"wrote {output} ({fmt_bytes(size)}): {findings.dataset}, judge {findings.judge}")
     for finding in findings.findings:

@@ -33,22 +33,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "ties",
         help="tie structure: level distribution, tie probability, D1/D2, top-tied share T, "
-             "tau-a/tau-b/top-1 against a reference ('The Format is the Filter')")
+        "tau-a/tau-b/top-1 against a reference ('The Format is the Filter')",
+    )
     add_file_argument(p)
     add_judge_argument(p)
     p.add_argument("--category", default=None, help="only rows of this category (verdict tables)")
-    p.add_argument("--score", choices=SCORE_RULES, default="soft",
-                   help="within-instruction score of a pairwise judge: soft = mean σ(verdict) "
-                        "(the tournament score of 'The Format is the Filter', default), "
-                        "sign = win share (tie = half)")
-    p.add_argument("--human-ranking", default=None, metavar="FILE",
-                   help="a reference score per model (model, score; higher is better)")
-    p.add_argument("--pointwise", action="store_true",
-                   help="FILE is a pointwise score table: instruction_id, candidate, judge, format, "
-                        "score[, reference]")
-    p.add_argument("--nominal", action="append", default=[], metavar="FORMAT=LEVELS",
-                   help="nominal levels of a pointwise format (e.g. binary=2); repeatable; adds "
-                        "D2 / nominal levels")
+    p.add_argument(
+        "--score",
+        choices=SCORE_RULES,
+        default="soft",
+        help="within-instruction score of a pairwise judge: soft = mean σ(verdict) "
+        "(the tournament score of 'The Format is the Filter', default), "
+        "sign = win share (tie = half)",
+    )
+    p.add_argument(
+        "--human-ranking",
+        default=None,
+        metavar="FILE",
+        help="a reference score per model (model, score; higher is better)",
+    )
+    p.add_argument(
+        "--pointwise",
+        action="store_true",
+        help="FILE is a pointwise score table: instruction_id, candidate, judge, format, score[, reference]",
+    )
+    p.add_argument(
+        "--nominal",
+        action="append",
+        default=[],
+        metavar="FORMAT=LEVELS",
+        help="nominal levels of a pointwise format (e.g. binary=2); repeatable; adds D2 / nominal levels",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_ties)
 
@@ -64,8 +79,9 @@ def _nominal(pairs: list[str]) -> dict[str, int]:
         except ValueError:
             levels = 0
         if not name or levels < 1:
-            raise UsageError(f"--nominal {item!r}: write FORMAT=LEVELS with a positive integer, "
-                             "e.g. likert-5=5")
+            raise UsageError(
+                f"--nominal {item!r}: write FORMAT=LEVELS with a positive integer, e.g. likert-5=5"
+            )
         out[name] = levels
     return out
 
@@ -85,30 +101,34 @@ def run_ties(args: argparse.Namespace) -> int:
     ranking = read_human_ranking(args.human_ranking) if args.human_ranking else None
     result = verdict_tie_structure(counts, ranking, score=args.score)
     labelled = labelled_counts(store, judge, category=args.category)
-    human = (verdict_tie_structure(labelled.judge, labelled.human, score=args.score)
-             if labelled.n_calls else None)
+    human = (
+        verdict_tie_structure(labelled.judge, labelled.human, score=args.score) if labelled.n_calls else None
+    )
     human_row: dict | None = None
     if human is not None:
         assert human.agreement is not None  # a reference (the human labels) always yields one
         human_row = {"calls": human.n_calls, **human.agreement.as_dict()}
     if args.json:
-        print_json({
-            "judge": judge,
-            "structure": result.as_dict(),
-            "human_labels": human_row,
-        })
+        print_json(
+            {
+                "judge": judge,
+                "structure": result.as_dict(),
+                "human_labels": human_row,
+            }
+        )
         return 0
     print(f"judge {judge}: {result.n_calls:,} calls; within-instruction score: {args.score}")
     print_table(result.level_table())
     stats = result.stats
-    print(f"tie probability (sum p^2) {stats.tie_probability:.3f}; D1 {stats.d1:.2f}; "
-          f"D2 {stats.d2:.2f}; distinct levels {stats.distinct}; TIE verdicts "
-          f"{result.tie_verdict_rate:.1%}")
+    print(
+        f"tie probability (sum p^2) {stats.tie_probability:.3f}; D1 {stats.d1:.2f}; "
+        f"D2 {stats.d2:.2f}; distinct levels {stats.distinct}; TIE verdicts "
+        f"{result.tie_verdict_rate:.1%}"
+    )
     print(f"T (instructions whose top is tied): {result.top_tied:.1%} of {result.instructions:,}")
     rows = []
     if result.agreement is not None:
-        rows.append({"reference": "reference score", "calls": result.n_calls,
-                     **result.agreement.as_dict()})
+        rows.append({"reference": "reference score", "calls": result.n_calls, **result.agreement.as_dict()})
     if human_row is not None:
         rows.append({"reference": "human labels", **human_row})
     if rows:
@@ -124,14 +144,18 @@ def _run_pointwise(args: argparse.Namespace) -> int:
     from evalcore.pointwise import read_pointwise
 
     if args.category is not None or args.human_ranking is not None:
-        raise UsageError("--category and --human-ranking apply to verdict tables; a pointwise "
-                         "table carries its reference in its 'reference' column")
+        raise UsageError(
+            "--category and --human-ranking apply to verdict tables; a pointwise "
+            "table carries its reference in its 'reference' column"
+        )
     table = read_pointwise(args.file)
     frame = table.frame
     if args.judge is not None:
         if args.judge not in set(frame["judge"]):
-            raise UsageError(f"judge {args.judge!r} is not in the file; its judges are: "
-                             + ", ".join(sorted(set(frame["judge"]))))
+            raise UsageError(
+                f"judge {args.judge!r} is not in the file; its judges are: "
+                + ", ".join(sorted(set(frame["judge"])))
+            )
         frame = frame[frame["judge"] == args.judge]
     if frame["score"].notna().sum() == 0:
         raise UsageError("no row of this table has a score")
@@ -139,11 +163,19 @@ def _run_pointwise(args: argparse.Namespace) -> int:
     shares = variance_shares(cells)
     loo = leave_one_judge_out(cells) if len(shares.judges) >= 3 else None
     if args.json:
-        print_json({"file": table.file, "cells": cells, "variance_shares": shares.as_dict(),
-                    "leave_one_judge_out": loo})
+        print_json(
+            {
+                "file": table.file,
+                "cells": cells,
+                "variance_shares": shares.as_dict(),
+                "leave_one_judge_out": loo,
+            }
+        )
         return 0
-    print(f"{table.file}: {len(frame):,} rows, {frame['format'].nunique()} format(s), "
-          f"{frame['judge'].nunique()} judge(s)" + ("" if table.has_reference else "; no reference"))
+    print(
+        f"{table.file}: {len(frame):,} rows, {frame['format'].nunique()} format(s), "
+        f"{frame['judge'].nunique()} judge(s)" + ("" if table.has_reference else "; no reference")
+    )
     print_table(cells)
     if len(shares.table):
         print("\nshares of variance over the format x judge grid ('The Format is the Filter', Table 2):")

@@ -16,6 +16,7 @@ _MAX_NOTED = 3
 
 # -- small helpers ---------------------------------------------------------------------------
 
+
 def _missing(value: Any) -> bool:
     if value is None or value is pd.NA:
         return True
@@ -96,5 +97,3 @@ def _columns(raw: object) -> set[str]:
     for record in raw[:200]:  # type: ignore[index]
         keys.update(str(k).strip().lower() for k in record)
     return keys
-
-

@@ -20,7 +20,7 @@ from evalcore.importers.detect import NAMES
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError
 
 #: AlpacaEval: a continuous preference is cut into a verdict at these probabilities that the
-#: slot-A output is better (``shared/data/real/alpacaeval2_weighted/README.md``:
+#: slot-A output is better (the AlpacaEval weighted-annotator convention, Dubois et al. 2024:
 #: ``round(2·p_a − 1)``, i.e. +1 if p_a > 0.75, −1 if p_a < 0.25, else 0).
 ALPACA_WIN_ABOVE = 0.75
 ALPACA_LOSS_BELOW = 0.25
@@ -55,16 +55,20 @@ def _top_logprobs(completion: Any) -> list[tuple[str, float]]:
     content = logprobs.get("content")
     if isinstance(content, (list, tuple)) and content and isinstance(content[0], dict):
         top = content[0].get("top_logprobs") or []
-        return [(str(t.get("token")), float(lp)) for t in top
-                if isinstance(t, dict) and (lp := t.get("logprob")) is not None]
+        return [
+            (str(t.get("token")), float(lp))
+            for t in top
+            if isinstance(t, dict) and (lp := t.get("logprob")) is not None
+        ]
     top = logprobs.get("top_logprobs")  # legacy completions API: a list of {token: logprob}
     if isinstance(top, (list, tuple)) and top and isinstance(top[0], dict):
         return [(str(k), float(v)) for k, v in top[0].items()]
     return []
 
 
-def alpaca_first_slot_probability(raw_completion: Any, *, first: str = "m", second: str = "M"
-                                  ) -> float | None:
+def alpaca_first_slot_probability(
+    raw_completion: Any, *, first: str = "m", second: str = "M"
+) -> float | None:
     """P(the output shown first is better) from an AlpacaEval ``raw_completion``, or None.
 
     AlpacaEval 2.0's ``weighted_alpaca_eval_gpt4_turbo`` judge sees the outputs labelled ``m``
@@ -89,15 +93,16 @@ def alpaca_first_slot_probability(raw_completion: Any, *, first: str = "m", seco
     return 0.0 if gap > 700 else 1.0 / (1.0 + math.exp(gap))
 
 
-def alpaca_slot_order(preference: float, p_first: float, *,
-                      tolerance: float = ALPACA_ORDER_TOLERANCE) -> str | None:
+def alpaca_slot_order(
+    preference: float, p_first: float, *, tolerance: float = ALPACA_ORDER_TOLERANCE
+) -> str | None:
     """Which display order explains a stored preference: ``"reference first"``,
     ``"reference second"``, ``"either"`` (p = ½: both do) or None (neither).
 
     AlpacaEval shows the two outputs in a random order and stores ``preference`` mirrored back to
     (generator_1, generator_2): with the reference (generator_1) shown first the parser stores
     2 − p(first); with the outputs switched it stores 1 + p(first)
-    (``shared/data/real/alpacaeval2_weighted/README.md``, "How slot order was recovered").
+    (docs/data-contract.md, "AlpacaEval").
     """
     plain = abs(preference - (2.0 - p_first)) <= tolerance
     switched = abs(preference - (1.0 + p_first)) <= tolerance
@@ -121,7 +126,7 @@ def alpaca_verdict(p_slot_a: float) -> int:
 
 def instruction_key(text: str) -> str:
     """A stable instruction id: the first 12 hex digits of the SHA-1 of the UTF-8 text
-    (the same key as ``sha1`` in ``shared/data/real/alpacaeval2_weighted/instructions.csv``)."""
+    ."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -150,8 +155,19 @@ def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]
     * instruction_id = :func:`instruction_key` of the instruction text; judge = ``annotator``;
       category = ``dataset``; lengths = characters of each output.
     """
-    out: dict[str, list] = {k: [] for k in ("instruction_id", "model_a", "model_b", "verdict",
-                                            "judge", "category", "length_a", "length_b")}
+    out: dict[str, list] = {
+        k: []
+        for k in (
+            "instruction_id",
+            "model_a",
+            "model_b",
+            "verdict",
+            "judge",
+            "category",
+            "length_a",
+            "length_b",
+        )
+    }
     bad_pref, bad_rows = [], []
     bad_values: list[str] = []
     recovered = unrecovered = either = skipped = 0
@@ -171,14 +187,12 @@ def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]
             continue
         out_ref, out_other = record.get("output_1"), record.get("output_2")
         completion = record.get("raw_completion")
-        if (pref == 1.5 and _missing(completion) and isinstance(out_ref, str)
-                and out_ref == out_other):
+        if pref == 1.5 and _missing(completion) and isinstance(out_ref, str) and out_ref == out_other:
             skipped += 1
             continue
         p_first = alpaca_first_slot_probability(completion) if pref not in (None, 0) else None
         # p_first is only computed for a known preference, so pref is not None with it
-        order = (alpaca_slot_order(pref, p_first)
-                 if p_first is not None and pref is not None else None)
+        order = alpaca_slot_order(pref, p_first) if p_first is not None and pref is not None else None
         if order == "reference second":
             slot_a, slot_b, p_a = other, ref, p_first
             len_a, len_b = out_other, out_ref
@@ -206,32 +220,42 @@ def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]
         out["length_a"].append(float(len(len_a)) if isinstance(len_a, str) else math.nan)
         out["length_b"].append(float(len(len_b)) if isinstance(len_b, str) else math.nan)
     if bad_rows:
-        raise VerdictFormatError(file, f"{len(bad_rows)} record(s) without 'instruction', "
-                                 "'generator_1' or 'generator_2'", rows=tuple(bad_rows),
-                                 hint="Every AlpacaEval annotation names the instruction and both "
-                                 "generators")
+        raise VerdictFormatError(
+            file,
+            f"{len(bad_rows)} record(s) without 'instruction', 'generator_1' or 'generator_2'",
+            rows=tuple(bad_rows),
+            hint="Every AlpacaEval annotation names the instruction and both generators",
+        )
     if bad_pref:
-        raise VerdictFormatError(file, f"{len(bad_pref)} record(s) with a 'preference' outside "
-                                 "[1, 2]", rows=tuple(bad_pref), values=tuple(bad_values),
-                                 hint="AlpacaEval stores 1 (generator_1 better) … 2 (generator_2 "
-                                 "better), 0 or 1.5 for a draw, null for no verdict")
+        raise VerdictFormatError(
+            file,
+            f"{len(bad_pref)} record(s) with a 'preference' outside [1, 2]",
+            rows=tuple(bad_pref),
+            values=tuple(bad_values),
+            hint="AlpacaEval stores 1 (generator_1 better) … 2 (generator_2 "
+            "better), 0 or 1.5 for a draw, null for no verdict",
+        )
     total = recovered + unrecovered + either
     if total and unrecovered == 0:
         order_note = f"slot order recovered from the judge's logprobs for {recovered + either:,}"
-        order_note += f" of {total:,} rows" + (f" ({either} with p = ½ fit either order, written "
-                                               "reference first)" if either else "")
+        order_note += f" of {total:,} rows" + (
+            f" ({either} with p = ½ fit either order, written reference first)" if either else ""
+        )
     elif recovered + either == 0:
-        order_note = ("slot order not recovered (no judge logprobs stored): model_a is the "
-                      "reference generator_1 in every row, not necessarily the slot the judge "
-                      "saw first")
+        order_note = (
+            "slot order not recovered (no judge logprobs stored): model_a is the "
+            "reference generator_1 in every row, not necessarily the slot the judge "
+            "saw first"
+        )
     else:
-        order_note = (f"slot order recovered from the judge's logprobs for {recovered + either:,} "
-                      f"of {total:,} rows; the other {unrecovered:,} are written reference "
-                      "(generator_1) first, order not recovered")
+        order_note = (
+            f"slot order recovered from the judge's logprobs for {recovered + either:,} "
+            f"of {total:,} rows; the other {unrecovered:,} are written reference "
+            "(generator_1) first, order not recovered"
+        )
     notes = [order_note, "verdict +1 if P(slot A better) > 0.75, −1 if < 0.25, else 0"]
     if skipped:
-        notes.append(f"{skipped} instruction(s) with identical outputs were never sent to the "
-                     "judge and are left out")
+        notes.append(
+            f"{skipped} instruction(s) with identical outputs were never sent to the judge and are left out"
+        )
     return _output(out), f"{NAMES['alpaca_eval']} ({'; '.join(notes)})"
-
-

@@ -23,8 +23,16 @@ from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
 #: Arena-Hard-Auto score labels (its judge prompt's ``[[A>>B]]`` … ``[[B>>A]]``), slot A's view.
 #: The mirrored spellings (``B<A`` …) say the same thing and are accepted too.
 ARENA_HARD_SCORES: dict[str, int] = {
-    "a>>b": 2, "a>b": 1, "a=b": 0, "b>a": -1, "b>>a": -2,
-    "b<<a": 2, "b<a": 1, "b=a": 0, "a<b": -1, "a<<b": -2,
+    "a>>b": 2,
+    "a>b": 1,
+    "a=b": 0,
+    "b>a": -1,
+    "b>>a": -2,
+    "b<<a": 2,
+    "b<a": 1,
+    "b=a": 0,
+    "a<b": -1,
+    "a<<b": -2,
 }
 
 #: Name of the Arena-Hard-Auto baseline when an (older) file does not name it.
@@ -43,8 +51,7 @@ def _arena_hard_from_path(path: str | None) -> tuple[str | None, str | None]:
     return judge, model or None
 
 
-def from_arena_hard(records: Records, *, file: str, path: str | None = None
-                    ) -> tuple[pd.DataFrame, str]:
+def from_arena_hard(records: Records, *, file: str, path: str | None = None) -> tuple[pd.DataFrame, str]:
     """Arena-Hard-Auto judgments: every game of every line becomes one row.
 
     Game 1 (index 0) shows the baseline as Assistant A and the model as Assistant B; game 2 swaps
@@ -55,8 +62,9 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None
     and the label says how many there were.
     """
     path_judge, path_model = _arena_hard_from_path(path)
-    out: dict[str, list] = {k: [] for k in ("instruction_id", "model_a", "model_b", "verdict",
-                                            "judge", "category")}
+    out: dict[str, list] = {
+        k: [] for k in ("instruction_id", "model_a", "model_b", "verdict", "judge", "category")
+    }
     no_id, no_model, bad_games = [], [], []
     unknown_scores: list[str] = []
     judge_from: Counter[str] = Counter()
@@ -104,19 +112,30 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None
             out["judge"].append(judge)
             out["category"].append(category)
     for rows, problem, hint in (
-        (no_id, "record(s) without a question id ('uid' or 'question_id')",
-         "Every line of an Arena-Hard-Auto judgment file names its question"),
-        (no_model, "record(s) without a 'model'",
-         "Every line names the model it judges (or keep the file name MODEL.jsonl)"),
-        (bad_games, "record(s) whose 'games' is not a list of games with a text 'score'",
-         "Each game is an object with a 'score' such as \"A>B\" (or null)"),
+        (
+            no_id,
+            "record(s) without a question id ('uid' or 'question_id')",
+            "Every line of an Arena-Hard-Auto judgment file names its question",
+        ),
+        (
+            no_model,
+            "record(s) without a 'model'",
+            "Every line names the model it judges (or keep the file name MODEL.jsonl)",
+        ),
+        (
+            bad_games,
+            "record(s) whose 'games' is not a list of games with a text 'score'",
+            "Each game is an object with a 'score' such as \"A>B\" (or null)",
+        ),
     ):
         if rows:
             raise VerdictFormatError(file, f"{len(rows)} {problem}", rows=tuple(rows), hint=hint)
     notes = ["game 1 = baseline in slot A, game 2 = swapped"]
     if unknown_scores:
-        notes.append(f"{len(unknown_scores)} game(s) with a score Arena-Hard-Auto does not count "
-                     f"({_quoted(unknown_scores)}) kept as no verdict")
+        notes.append(
+            f"{len(unknown_scores)} game(s) with a score Arena-Hard-Auto does not count "
+            f"({_quoted(unknown_scores)}) kept as no verdict"
+        )
     if judge_from["folder"]:
         notes.append("judge taken from the folder name")
     if judge_from["default"]:
@@ -124,5 +143,3 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None
     if unnamed_baseline:
         notes.append(f"baseline not named in the file: called '{UNNAMED_BASELINE}'")
     return _output(out), f"{NAMES['arena_hard']} ({'; '.join(notes)})"
-
-

@@ -26,8 +26,9 @@ _BATTLE_LEVELS = {"model_a": 1.0, "model_b": -1.0}
 def _battle_levels(winner: pd.Series, *, file: str, column: str = "winner") -> pd.Series:
     """model_a → +1, model_b → −1, tie… → 0 (tie, tie (bothbad), tie (inconsistent)), empty /
     null / error → no verdict; anything else is an error naming the rows."""
-    codes, uniques = pd.factorize(_text_series(winner, lambda v: normalise_label(v)).to_numpy(),
-                                  use_na_sentinel=False)
+    codes, uniques = pd.factorize(
+        _text_series(winner, lambda v: normalise_label(v)).to_numpy(), use_na_sentinel=False
+    )
     levels = np.full(len(uniques), np.nan)
     unknown = np.zeros(len(uniques), dtype=bool)
     for k, label in enumerate(uniques):
@@ -43,11 +44,14 @@ def _battle_levels(winner: pd.Series, *, file: str, column: str = "winner") -> p
     if bad.any():
         positions = np.flatnonzero(bad)
         raise VerdictFormatError(
-            file, f"column '{column}' has {len(positions)} value(s) that are not model_a, model_b, "
-            "tie or tie (bothbad)", rows=tuple(int(p) + 1 for p in positions),
+            file,
+            f"column '{column}' has {len(positions)} value(s) that are not model_a, model_b, "
+            "tie or tie (bothbad)",
+            rows=tuple(int(p) + 1 for p in positions),
             values=tuple(dict.fromkeys(str(v) for v in winner.iloc[positions])),
             hint="A battle's winner is model_a (left), model_b (right), tie or tie (bothbad); "
-            "leave it empty for a battle without a vote")
+            "leave it empty for a battle without a vote",
+        )
     return pd.Series(levels[codes], index=winner.index)
 
 
@@ -81,8 +85,10 @@ def _is_mt_bench(judges: pd.Series | None) -> bool:
     if judges is None:
         return False
     sample = judges.dropna().head(1000)
-    return any(isinstance(v, (list, tuple, np.ndarray))
-               or (isinstance(v, str) and _MT_BENCH_RATER.match(v.strip())) for v in sample)
+    return any(
+        isinstance(v, (list, tuple, np.ndarray)) or (isinstance(v, str) and _MT_BENCH_RATER.match(v.strip()))
+        for v in sample
+    )
 
 
 def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
@@ -107,20 +113,27 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
     judges = _column(frame, "judge")
     levels = _battle_levels(winner, file=file)
     n = len(frame)
-    out = pd.DataFrame({
-        "model_a": _text_series(model_a),
-        "model_b": _text_series(model_b),
-        "verdict": _levels_text(levels),
-    })
+    out = pd.DataFrame(
+        {
+            "model_a": _text_series(model_a),
+            "model_b": _text_series(model_b),
+            "verdict": _levels_text(levels),
+        }
+    )
     qids = _column(frame, "question_id")
     if qids is None:
         qids = _column(frame, "id")
     turns = _column(frame, "turn")
     if judges is not None and _is_mt_bench(judges):
-        qid_text = _text_series(qids) if qids is not None else pd.Series(
-            [f"battle-{i}" for i in range(1, n + 1)], index=frame.index)
-        pairs = [_instruction_with_turn(q, t) for q, t in
-                 zip(qid_text, turns if turns is not None else [None] * n, strict=True)]
+        qid_text = (
+            _text_series(qids)
+            if qids is not None
+            else pd.Series([f"battle-{i}" for i in range(1, n + 1)], index=frame.index)
+        )
+        pairs = [
+            _instruction_with_turn(q, t)
+            for q, t in zip(qid_text, turns if turns is not None else [None] * n, strict=True)
+        ]
         out["instruction_id"] = pd.Series([p[0] for p in pairs], dtype="string")
         out["category"] = pd.Series([p[1] for p in pairs], dtype="string")
         out["judge"] = _text_series(judges, lambda v: _judge_name(v) or DEFAULT_JUDGE)
@@ -129,10 +142,14 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
         if not is_gpt4.all():
             note += "; judge = rater id"
         if is_gpt4.any():
-            note += ("; the GPT-4 rows combine both orders (their model order is not the slot the "
-                     "judge saw)")
-        what = ("human judgments" if not is_gpt4.any() else "GPT-4 judgments" if is_gpt4.all()
-                else "human and GPT-4 judgments")
+            note += "; the GPT-4 rows combine both orders (their model order is not the slot the judge saw)"
+        what = (
+            "human judgments"
+            if not is_gpt4.any()
+            else "GPT-4 judgments"
+            if is_gpt4.all()
+            else "human and GPT-4 judgments"
+        )
         return out, f"MT-Bench {what}, lmsys/mt_bench_human_judgments ({note})"
     notes = []
     if qids is not None:
@@ -182,9 +199,12 @@ def from_battles_one_hot(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFram
     if not valid.all():
         positions = np.flatnonzero(~valid.to_numpy())
         raise VerdictFormatError(
-            file, f"{len(positions)} row(s) where winner_model_a, winner_model_b and winner_tie "
-            "are not a single 1 among 0s", rows=tuple(int(p) + 1 for p in positions),
-            hint="Mark exactly one of the three winner columns with 1")
+            file,
+            f"{len(positions)} row(s) where winner_model_a, winner_model_b and winner_tie "
+            "are not a single 1 among 0s",
+            rows=tuple(int(p) + 1 for p in positions),
+            hint="Mark exactly one of the three winner columns with 1",
+        )
     levels = (stacked["winner_model_a"] - stacked["winner_model_b"]).astype(float)
     levels = levels.where(stacked.sum(axis=1) == 1, np.nan)
     n = len(frame)
@@ -193,12 +213,16 @@ def from_battles_one_hot(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFram
         ids = _column(frame, "question_id")
     ids = _text_series(ids) if ids is not None else pd.Series([""] * n)
     ids = ids.where(ids != "", pd.Series([f"battle-{i}" for i in range(1, n + 1)], index=ids.index))
-    out = pd.DataFrame({
-        "instruction_id": ids.astype("string").to_numpy(),
-        "model_a": _text_series(_column(frame, "model_a")).to_numpy(),
-        "model_b": _text_series(_column(frame, "model_b")).to_numpy(),
-        "verdict": _levels_text(levels).to_numpy(),
-        "judge": ARENA_VOTERS,
-    })
-    return out, (f"{NAMES['battles_one_hot']} (one-hot winner columns; model_a = slot A; one "
-                 f"crowd judge, '{ARENA_VOTERS}')")
+    out = pd.DataFrame(
+        {
+            "instruction_id": ids.astype("string").to_numpy(),
+            "model_a": _text_series(_column(frame, "model_a")).to_numpy(),
+            "model_b": _text_series(_column(frame, "model_b")).to_numpy(),
+            "verdict": _levels_text(levels).to_numpy(),
+            "judge": ARENA_VOTERS,
+        }
+    )
+    return out, (
+        f"{NAMES['battles_one_hot']} (one-hot winner columns; model_a = slot A; one "
+        f"crowd judge, '{ARENA_VOTERS}')"
+    )

@@ -53,8 +53,7 @@ NAMES = {
 }
 
 
-def convert_native(raw: object, *, file: str, path: str | None = None
-                   ) -> tuple[pd.DataFrame, str] | None:
+def convert_native(raw: object, *, file: str, path: str | None = None) -> tuple[pd.DataFrame, str] | None:
     """Convert a native tool file to verdict-table rows and a format label, or None if not native.
 
     ``raw`` is what :func:`evalcore.io.read_raw` produced (a DataFrame, or a list of JSON
@@ -86,35 +85,48 @@ def convert_native(raw: object, *, file: str, path: str | None = None
         raise
     except Exception as exc:  # a malformed record of a recognised format: say so in words
         raise VerdictFormatError(
-            file, f"this looks like a {NAMES[kind]} but a record could not be read "
-            f"({type(exc).__name__}: {exc})",
-            hint="Check that the file is the tool's unedited output") from exc
+            file,
+            f"this looks like a {NAMES[kind]} but a record could not be read ({type(exc).__name__}: {exc})",
+            hint="Check that the file is the tool's unedited output",
+        ) from exc
     if frame.empty:
-        raise VerdictFormatError(file, f"this {NAMES[kind]} holds no judge calls",
-                                 hint="Upload a file with at least one judged pair")
+        raise VerdictFormatError(
+            file,
+            f"this {NAMES[kind]} holds no judge calls",
+            hint="Upload a file with at least one judged pair",
+        )
     return frame, label
 
 
 #: Other files the same tools write, often uploaded by mistake: (fields, what it is, what to do).
 _WRONG_FILES: tuple[tuple[frozenset[str], str, str], ...] = (
-    (frozenset({"question_id", "model", "score", "judge", "turn"}),
-     "this is an MT-Bench single-answer grading file (a 1–10 score per answer), not a pairwise "
-     "judgment",
-     "Upload the pairwise file (model_judgment/gpt-4_pair.jsonl, from gen_judgment.py --mode "
-     "pairwise-all or pairwise-baseline); per-answer scores belong in a pointwise table "
-     "(instruction_id, candidate, judge, format, score)"),
-    (frozenset({"model", "messages"}),
-     "this is an Arena-Hard-Auto model-answer file, not a judgment file",
-     "Upload the file gen_judgment.py writes, data/BENCH/model_judgment/JUDGE/MODEL.jsonl"),
-    (frozenset({"model_id", "choices"}),
-     "this is a model-answer file (Arena-Hard-Auto or MT-Bench), not a judgment file",
-     "Upload the judgment file that gen_judgment.py writes under model_judgment/"),
-    (frozenset({"instruction", "output", "generator"}),
-     "this is an AlpacaEval model-outputs file, not its annotations",
-     "Upload results/MODEL/ANNOTATOR/annotations.json (it has 'preference')"),
-    (frozenset({"win_rate", "n_wins"}),
-     "this is a leaderboard (one row per model), not per-instruction judgments",
-     "Upload the judge's annotations or judgments; the dashboard computes the leaderboard"),
+    (
+        frozenset({"question_id", "model", "score", "judge", "turn"}),
+        "this is an MT-Bench single-answer grading file (a 1–10 score per answer), not a pairwise judgment",
+        "Upload the pairwise file (model_judgment/gpt-4_pair.jsonl, from gen_judgment.py --mode "
+        "pairwise-all or pairwise-baseline); per-answer scores belong in a pointwise table "
+        "(instruction_id, candidate, judge, format, score)",
+    ),
+    (
+        frozenset({"model", "messages"}),
+        "this is an Arena-Hard-Auto model-answer file, not a judgment file",
+        "Upload the file gen_judgment.py writes, data/BENCH/model_judgment/JUDGE/MODEL.jsonl",
+    ),
+    (
+        frozenset({"model_id", "choices"}),
+        "this is a model-answer file (Arena-Hard-Auto or MT-Bench), not a judgment file",
+        "Upload the judgment file that gen_judgment.py writes under model_judgment/",
+    ),
+    (
+        frozenset({"instruction", "output", "generator"}),
+        "this is an AlpacaEval model-outputs file, not its annotations",
+        "Upload results/MODEL/ANNOTATOR/annotations.json (it has 'preference')",
+    ),
+    (
+        frozenset({"win_rate", "n_wins"}),
+        "this is a leaderboard (one row per model), not per-instruction judgments",
+        "Upload the judge's annotations or judgments; the dashboard computes the leaderboard",
+    ),
 )
 
 
@@ -127,5 +139,3 @@ def wrong_tool_file(raw: object) -> tuple[str, str] | None:
         if fields <= keys:
             return problem, hint
     return None
-
-

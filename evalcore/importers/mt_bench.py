@@ -20,6 +20,7 @@ from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
 
 _MT_BENCH_RATER = re.compile(r"^(expert|author)_\d+$")
 
+
 def _game_verdict(winner: Any, *, slot_a_key: str, slot_b_key: str) -> int | None | str:
     """A FastChat game winner → level for the game's slot A; None = no verdict; str = unknown."""
     if _missing(winner):
@@ -54,8 +55,9 @@ def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, st
     and is not part of the judge's name. instruction_id = ``<question_id>#t<turn>``,
     category = ``turn <turn>``.
     """
-    out: dict[str, list] = {k: [] for k in ("instruction_id", "model_a", "model_b", "verdict",
-                                            "judge", "category")}
+    out: dict[str, list] = {
+        k: [] for k in ("instruction_id", "model_a", "model_b", "verdict", "judge", "category")
+    }
     bad_rows, unknown_rows = [], []
     unknown: list[str] = []
     for number, record in enumerate(records, start=1):
@@ -66,8 +68,7 @@ def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, st
             continue
         instruction_id, category = _instruction_with_turn(qid, record.get("turn"))
         judge = _judge_name(record.get("judge")) or DEFAULT_JUDGE
-        games = (("g1_winner", m1, m2, "model_1", "model_2"),
-                 ("g2_winner", m2, m1, "model_2", "model_1"))
+        games = (("g1_winner", m1, m2, "model_1", "model_2"), ("g2_winner", m2, m1, "model_2", "model_1"))
         for key, slot_a, slot_b, a_key, b_key in games:
             level = _game_verdict(record.get(key), slot_a_key=a_key, slot_b_key=b_key)
             if isinstance(level, str):
@@ -81,17 +82,21 @@ def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, st
             out["judge"].append(judge)
             out["category"].append(category)
     if bad_rows:
-        raise VerdictFormatError(file, f"{len(bad_rows)} record(s) without 'question_id', "
-                                 "'model_1' or 'model_2'", rows=tuple(bad_rows),
-                                 hint="Every MT-Bench pair judgment names the question and both "
-                                 "models")
+        raise VerdictFormatError(
+            file,
+            f"{len(bad_rows)} record(s) without 'question_id', 'model_1' or 'model_2'",
+            rows=tuple(bad_rows),
+            hint="Every MT-Bench pair judgment names the question and both models",
+        )
     if unknown_rows:
-        raise VerdictFormatError(file, f"{len(unknown_rows)} game winner(s) that are not "
-                                 "model_1, model_2, tie or error",
-                                 rows=tuple(dict.fromkeys(unknown_rows)),
-                                 values=tuple(dict.fromkeys(unknown)),
-                                 hint="Use the winner labels FastChat writes (rows count records)")
-    return _output(out), (f"{NAMES['mt_bench_pair']} (game 1 = model_1 in slot A, game 2 = "
-                          "swapped; the turn is in instruction_id, e.g. '81#t2', and in category)")
-
-
+        raise VerdictFormatError(
+            file,
+            f"{len(unknown_rows)} game winner(s) that are not model_1, model_2, tie or error",
+            rows=tuple(dict.fromkeys(unknown_rows)),
+            values=tuple(dict.fromkeys(unknown)),
+            hint="Use the winner labels FastChat writes (rows count records)",
+        )
+    return _output(out), (
+        f"{NAMES['mt_bench_pair']} (game 1 = model_1 in slot A, game 2 = "
+        "swapped; the turn is in instruction_id, e.g. '81#t2', and in category)"
+    )

@@ -22,8 +22,9 @@ from evalcore.stats.intervals import Estimate
 METHOD = "bootstrap over instructions (2.5 and 97.5 percentiles)"
 
 
-def ratios(total: np.ndarray, boot: np.ndarray | None, pairs: list[tuple[int, int]], *,
-           scale: float = 1.0) -> list[Estimate]:
+def ratios(
+    total: np.ndarray, boot: np.ndarray | None, pairs: list[tuple[int, int]], *, scale: float = 1.0
+) -> list[Estimate]:
     """Σnum/Σden over instructions for each (num column, den column) of the totals (C,), with
     percentile intervals from the bootstrap totals (R, C) (NaN bounds when ``boot`` is None or
     no draw is finite)."""
@@ -35,8 +36,11 @@ def ratios(total: np.ndarray, boot: np.ndarray | None, pairs: list[tuple[int, in
             with np.errstate(invalid="ignore", divide="ignore"):
                 draws = boot[:, num] / boot[:, den]
             low, high = (float(x) for x in percentile_interval(draws))
-        out.append(Estimate(float(value) * scale, low * scale, high * scale,
-                            method=METHOD if boot is not None else ""))
+        out.append(
+            Estimate(
+                float(value) * scale, low * scale, high * scale, method=METHOD if boot is not None else ""
+            )
+        )
     return out
 
 
@@ -45,14 +49,16 @@ def pair_matrix(rep: VerdictCounts, values: np.ndarray) -> sparse.csr_matrix:
     its cells with a in slot A and b in slot B (``values`` is (K, C) per cell of ``rep``)."""
     m = rep.n_models
     k, c = values.shape
-    cols = (np.arange(c)[None, :] * (m * m) + (rep.a.astype(np.int64) * m + rep.b)[:, None])
+    cols = np.arange(c)[None, :] * (m * m) + (rep.a.astype(np.int64) * m + rep.b)[:, None]
     rows = np.broadcast_to(rep.inst.astype(np.int64)[:, None], (k, c))
-    return sparse.csr_matrix((values.ravel(), (rows.ravel(), cols.ravel())),
-                             shape=(rep.n_instructions, c * m * m))
+    return sparse.csr_matrix(
+        (values.ravel(), (rows.ravel(), cols.ravel())), shape=(rep.n_instructions, c * m * m)
+    )
 
 
-def resampled_pair_totals(rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray, *,
-                          rounds: int, seed: int) -> Iterator[tuple[int, int, np.ndarray]]:
+def resampled_pair_totals(
+    rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray, *, rounds: int, seed: int
+) -> Iterator[tuple[int, int, np.ndarray]]:
     """Yield ``(start, stop, totals)`` with ``totals[r, c, a, b]`` the bootstrap total of value c
     over the cells (a, b) in round r. Chunks are sized so a chunk's totals stay near 64 MB."""
     m = rep.n_models
@@ -103,11 +109,11 @@ class BalancedPairs:
         width = 2 * self.size
         cols = np.arange(c)[None, :] * width + slot[keep][:, None]
         rows = np.broadcast_to(rep.inst.astype(np.int64)[keep][:, None], cols.shape)
-        return sparse.csr_matrix((values[keep].ravel(), (rows.ravel(), cols.ravel())),
-                                 shape=(rep.n_instructions, c * width))
+        return sparse.csr_matrix(
+            (values[keep].ravel(), (rows.ravel(), cols.ravel())), shape=(rep.n_instructions, c * width)
+        )
 
-    def totals(self, rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray
-               ) -> np.ndarray:
+    def totals(self, rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray) -> np.ndarray:
         """(C, P, 2) totals over all instructions: ``[c, p, 0]`` first in slot A, ``[c, p, 1]``
         second in slot A."""
         x = self.matrix(rep, values)
@@ -119,13 +125,22 @@ class BalancedPairs:
         p = np.arange(self.size)
         ones = np.ones(self.size)
         shape = (self.size, self.n_models)
-        return (sparse.csr_matrix((ones, (p, self.first)), shape=shape),
-                sparse.csr_matrix((ones, (p, self.second)), shape=shape))
+        return (
+            sparse.csr_matrix((ones, (p, self.first)), shape=shape),
+            sparse.csr_matrix((ones, (p, self.second)), shape=shape),
+        )
 
 
-def resampled(rep: VerdictCounts, multiplicity: np.ndarray, pairs: BalancedPairs,
-              pair_values: np.ndarray, per_pattern: np.ndarray, *, rounds: int, seed: int
-              ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+def resampled(
+    rep: VerdictCounts,
+    multiplicity: np.ndarray,
+    pairs: BalancedPairs,
+    pair_values: np.ndarray,
+    per_pattern: np.ndarray,
+    *,
+    rounds: int,
+    seed: int,
+) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
     """One pass of bootstrap weights for both shapes: yield ``(start, stop, pair_totals, sums)``
     with ``pair_totals`` (r, C, P, 2) as :meth:`BalancedPairs.totals` per round and ``sums``
     (r, D) the bootstrap totals of ``per_pattern`` (S, D). Drawing the weights is the costly part

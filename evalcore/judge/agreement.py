@@ -56,15 +56,15 @@ COMPRESSION_RATES: tuple[float, ...] = (0.20, 0.35, 0.50, 0.65, 0.80)
 _SCORE = np.array([0.0, 0.5, 1.0])  # printed-win-rate credit of a judge loss / tie / win
 
 
-def labelled_rows(store: VerdictStore, judge: str | None, *, category: str | None = None
-                  ) -> pd.DataFrame:
+def labelled_rows(store: VerdictStore, judge: str | None, *, category: str | None = None) -> pd.DataFrame:
     """The judge's rows that carry a human label (with or without a verdict), from DuckDB."""
     return store.con.execute(
         """SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
            WHERE human IS NOT NULL AND model_a <> model_b
              AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)
            ORDER BY "row" """,
-        [judge, judge, category, category]).df()
+        [judge, judge, category, category],
+    ).df()
 
 
 def _classes(values: np.ndarray) -> np.ndarray:
@@ -136,14 +136,15 @@ def alpha_nominal_from_counts(n_uc: np.ndarray) -> float:
     n_c = o.sum(axis=1)
     n = n_c.sum()
     disagree_obs = o.sum() - np.trace(o)
-    disagree_exp = (n_c.sum() ** 2 - (n_c ** 2).sum()) / (n - 1.0)
+    disagree_exp = (n_c.sum() ** 2 - (n_c**2).sum()) / (n - 1.0)
     if disagree_exp <= 0:
         return float("nan")
     return float(1.0 - disagree_obs / disagree_exp)
 
 
-def compression_table(confusion: np.ndarray, *, tie_share: float,
-                      rates: tuple[float, ...] = COMPRESSION_RATES) -> pd.DataFrame:
+def compression_table(
+    confusion: np.ndarray, *, tie_share: float, rates: tuple[float, ...] = COMPRESSION_RATES
+) -> pd.DataFrame:
     """The win rate printed for each humans' win rate, from a confusion matrix.
 
     ``confusion`` is 3×3 (rows human loss/tie/win, columns judge loss/tie/win), already
@@ -160,8 +161,7 @@ def compression_table(confusion: np.ndarray, *, tie_share: float,
         p = np.array([1.0 - x - t / 2.0, t, x - t / 2.0])  # human loss, tie, win
         used = p > 0
         printed = float(p[used] @ credit[used]) if np.all(np.isfinite(credit[used])) else float("nan")
-        rows.append({"human_rate": x, "human_tie_share": t, "judge_prints": printed,
-                     "shift": printed - x})
+        rows.append({"human_rate": x, "human_tie_share": t, "judge_prints": printed, "shift": printed - x})
     return pd.DataFrame(rows)
 
 
@@ -171,13 +171,12 @@ def symmetrise(confusion: np.ndarray) -> np.ndarray:
     return c + c[::-1, ::-1]
 
 
-
-
 #: Shown when no unit has two independent human judgements.
 ONE_JUDGEMENT_NOTE = (
     "Every labelled pair carries one human judgement (the same label on both orders of a pair "
     "counts once), so the humans' agreement with each other (Krippendorff's α and the human "
-    "ceiling) needs pairs labelled by two or more people and is not available.")
+    "ceiling) needs pairs labelled by two or more people and is not available."
+)
 
 
 @dataclass(frozen=True, repr=False)
@@ -203,12 +202,15 @@ class HumanAgreement:
     notes: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
-        return (f"HumanAgreement(agreement={self.agreement!r}, kappa={self.kappa!r}, n={self.n:,}, "
-                f"alpha={self.alpha:.3g})")
+        return (
+            f"HumanAgreement(agreement={self.agreement!r}, kappa={self.kappa!r}, n={self.n:,}, "
+            f"alpha={self.alpha:.3g})"
+        )
 
     def confusion_frame(self) -> pd.DataFrame:
-        frame = pd.DataFrame(self.confusion, index=[f"human {o}" for o in OUTCOMES],
-                             columns=[f"judge {o}" for o in OUTCOMES])
+        frame = pd.DataFrame(
+            self.confusion, index=[f"human {o}" for o in OUTCOMES], columns=[f"judge {o}" for o in OUTCOMES]
+        )
         return frame.rename_axis("human outcome").reset_index()
 
     def as_dict(self) -> dict:
@@ -224,8 +226,11 @@ class HumanAgreement:
             "kappa_low": self.kappa.low,
             "kappa_high": self.kappa.high,
             "interval": METHOD.replace("instructions", "labelled instructions"),
-            "confusion": {"rows_human": list(OUTCOMES), "columns_judge": list(OUTCOMES),
-                          "counts": self.confusion.tolist()},
+            "confusion": {
+                "rows_human": list(OUTCOMES),
+                "columns_judge": list(OUTCOMES),
+                "counts": self.confusion.tolist(),
+            },
             "human_tie_share": self.human_tie_share,
             "compression": self.compression.to_dict(orient="records"),
             "human_alpha": self.alpha,
@@ -234,8 +239,11 @@ class HumanAgreement:
             "ceiling_n": self.ceiling_n,
             "ceiling_agreement": self.ceiling_agreement,
             "ceiling_kappa": self.ceiling_kappa,
-            "ceiling_compression": (self.ceiling_compression.to_dict(orient="records")
-                                    if self.ceiling_compression is not None else None),
+            "ceiling_compression": (
+                self.ceiling_compression.to_dict(orient="records")
+                if self.ceiling_compression is not None
+                else None
+            ),
             "notes": list(self.notes),
         }
 
@@ -250,16 +258,19 @@ def _units(rows: pd.DataFrame) -> pd.DataFrame:
     human = rows["human"].to_numpy(dtype=np.int64)
     verdict = rows["verdict"].to_numpy(dtype="float64", na_value=np.nan)
     sign = np.where(flip, -1, 1)
-    return pd.DataFrame({
-        "instruction": pd.factorize(rows["instruction_id"].astype(str).to_numpy())[0],
-        "unit": pd.factorize(pd.Series(rows["instruction_id"].astype(str).to_numpy()) + "\x1f"
-                             + first + "\x1f" + second)[0],
-        "flip": flip,
-        "human": human * sign,
-        "verdict": verdict * sign,
-        "human_row": human,
-        "verdict_row": verdict,
-    })
+    return pd.DataFrame(
+        {
+            "instruction": pd.factorize(rows["instruction_id"].astype(str).to_numpy())[0],
+            "unit": pd.factorize(
+                pd.Series(rows["instruction_id"].astype(str).to_numpy()) + "\x1f" + first + "\x1f" + second
+            )[0],
+            "flip": flip,
+            "human": human * sign,
+            "verdict": verdict * sign,
+            "human_row": human,
+            "verdict_row": verdict,
+        }
+    )
 
 
 def human_judgements(units: pd.DataFrame) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -282,12 +293,16 @@ def human_judgements(units: pd.DataFrame) -> tuple[np.ndarray, tuple[str, ...]]:
     several = cnt.sum(axis=2) >= 2
     if several.any() and ((cnt > 0).sum(axis=2)[several] == 1).all():
         cnt = (cnt > 0).astype(np.int64)
-        notes.append("Repeated rows of the same pair and order always carry the same human "
-                     "label, so they are read as one judgement copied onto each call.")
+        notes.append(
+            "Repeated rows of the same pair and order always carry the same human "
+            "label, so they are read as one judgement copied onto each call."
+        )
     both = (cnt[:, 0].sum(axis=1) > 0) & (cnt[:, 1].sum(axis=1) > 0)
     if both.any() and (cnt[both, 0] == cnt[both, 1]).all():
-        notes.append("Every pair labelled in both orders carries the same human label in both, "
-                     "so the label is counted once per pair, not once per order.")
+        notes.append(
+            "Every pair labelled in both orders carries the same human label in both, "
+            "so the label is counted once per pair, not once per order."
+        )
         return cnt.max(axis=1), tuple(notes)
     return cnt.sum(axis=1), tuple(notes)
 
@@ -312,28 +327,33 @@ def _ceiling(per: np.ndarray) -> tuple[np.ndarray, int, float, int]:
     return conf, int(conf.sum()), pair_agreement, int(multi.sum())
 
 
-def _bootstrap(instruction: np.ndarray, cells: np.ndarray, weight: np.ndarray, rounds: int,
-               seed: int) -> tuple[tuple[float, float], tuple[float, float]]:
+def _bootstrap(
+    instruction: np.ndarray, cells: np.ndarray, weight: np.ndarray, rounds: int, seed: int
+) -> tuple[tuple[float, float], tuple[float, float]]:
     """95% intervals of agreement and κ, resampling instructions in bounded chunks."""
     if not rounds or len(cells) == 0:
         return (float("nan"),) * 2, (float("nan"),) * 2
     n_inst = int(instruction.max()) + 1
-    per = np.bincount(instruction * 9 + cells, weights=weight,
-                      minlength=n_inst * 9).reshape(n_inst, 9)
+    per = np.bincount(instruction * 9 + cells, weights=weight, minlength=n_inst * 9).reshape(n_inst, 9)
     conf = resampled_sums(per, n_inst, rounds, seed).reshape(rounds, 3, 3)
     total = conf.sum(axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         p_o = np.trace(conf, axis1=1, axis2=2) / total
-        p_e = np.einsum("ri,ri->r", conf.sum(axis=2), conf.sum(axis=1)) / total ** 2
+        p_e = np.einsum("ri,ri->r", conf.sum(axis=2), conf.sum(axis=1)) / total**2
         kappa = (p_o - p_e) / (1.0 - p_e)
     p_low, p_high = percentile_interval(p_o)
     k_low, k_high = percentile_interval(kappa)
     return (float(p_low), float(p_high)), (float(k_low), float(k_high))
 
 
-def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
-                    rates: tuple[float, ...] = COMPRESSION_RATES, rounds: int = 1000,
-                    seed: int = 0) -> HumanAgreement:
+def human_agreement(
+    rows: pd.DataFrame,
+    *,
+    both_orders: bool = False,
+    rates: tuple[float, ...] = COMPRESSION_RATES,
+    rounds: int = 1000,
+    seed: int = 0,
+) -> HumanAgreement:
     """Agreement, κ, α, the human ceiling and the compression table from labelled rows.
 
     Parameters
@@ -377,12 +397,16 @@ def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
     seed = check_int("seed", seed, low=0)
     missing = {"instruction_id", "model_a", "model_b", "verdict", "human"} - set(rows.columns)
     if missing:
-        raise UsageError("rows must have the columns instruction_id, model_a, model_b, verdict "
-                         "and human; missing: " + ", ".join(sorted(missing)) + ".")
+        raise UsageError(
+            "rows must have the columns instruction_id, model_a, model_b, verdict "
+            "and human; missing: " + ", ".join(sorted(missing)) + "."
+        )
     rows = rows[rows["human"].notna() & (rows["model_a"] != rows["model_b"])]
     if len(rows) == 0:
-        raise UsageError("No row carries a human label: agreement with humans needs a 'human' "
-                         "column filled on some rows (the labelled set).")
+        raise UsageError(
+            "No row carries a human label: agreement with humans needs a 'human' "
+            "column filled on some rows (the labelled set)."
+        )
     units = _units(rows)
     per, copy_notes = human_judgements(units)  # (U, 3)
     has_verdict = np.isfinite(units["verdict"].to_numpy())
@@ -412,7 +436,8 @@ def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
         raise UsageError(
             "No labelled row has a judge verdict"
             + (" in both orders" if both_orders else "")
-            + ": agreement with humans cannot be computed.")
+            + ": agreement with humans cannot be computed."
+        )
     cells = human_cls * 3 + judge_cls
     conf = np.bincount(cells, weights=weight, minlength=9).reshape(3, 3).astype(np.int64)
     n = int(conf.sum())
@@ -436,8 +461,11 @@ def human_agreement(rows: pd.DataFrame, *, both_orders: bool = False,
         ceiling_n=ceiling_n,
         ceiling_agreement=float(np.trace(ceiling_conf) / ceiling_n) if ceiling_n else float("nan"),
         ceiling_kappa=cohen_kappa(ceiling_conf) if ceiling_n else float("nan"),
-        ceiling_compression=(compression_table(symmetrise(ceiling_conf), tie_share=tie_share,
-                                               rates=rates) if ceiling_n else None),
+        ceiling_compression=(
+            compression_table(symmetrise(ceiling_conf), tie_share=tie_share, rates=rates)
+            if ceiling_n
+            else None
+        ),
         both_orders=both_orders,
         notes=notes,
     )

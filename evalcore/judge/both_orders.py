@@ -79,8 +79,10 @@ class PairedVerdicts:
     unpaired: int
 
     def __repr__(self) -> str:
-        return (f"PairedVerdicts({self.inst.size:,} cells, {self.pairings.sum():,.0f} pairings, "
-                f"{self.unpaired:,} unpaired calls)")
+        return (
+            f"PairedVerdicts({self.inst.size:,} cells, {self.pairings.sum():,.0f} pairings, "
+            f"{self.unpaired:,} unpaired calls)"
+        )
 
     @property
     def joint(self) -> np.ndarray:
@@ -93,8 +95,9 @@ class PairedVerdicts:
 
     def combined(self) -> np.ndarray:
         """(K, 5) expected both-orders verdicts per level (lower model index's point of view)."""
-        return self.pairings[:, None] * np.einsum("rk,rl,klc->rc", self.forward, self.reverse,
-                                                  COMBINED_ONEHOT)
+        return self.pairings[:, None] * np.einsum(
+            "rk,rl,klc->rc", self.forward, self.reverse, COMBINED_ONEHOT
+        )
 
 
 def paired_verdicts(counts: VerdictCounts) -> PairedVerdicts:
@@ -144,9 +147,14 @@ def paired_verdicts(counts: VerdictCounts) -> PairedVerdicts:
     size_r = nr.sum(axis=1)
     pairings = np.minimum(size_f, size_r)
     return PairedVerdicts(
-        inst=inst[f_idx], first=a[f_idx], second=b[f_idx],
-        forward=nf / size_f[:, None], reverse=nr / size_r[:, None], pairings=pairings,
-        unpaired=int(counts.calls - 2 * pairings.sum()))
+        inst=inst[f_idx],
+        first=a[f_idx],
+        second=b[f_idx],
+        forward=nf / size_f[:, None],
+        reverse=nr / size_r[:, None],
+        pairings=pairings,
+        unpaired=int(counts.calls - 2 * pairings.sum()),
+    )
 
 
 def both_orders_counts(counts: VerdictCounts, *, seed: int = 0) -> VerdictCounts:
@@ -209,8 +217,12 @@ class BothOrdersSummary:
         return 2 * self.pairings / self.calls if self.calls else float("nan")
 
     def as_dict(self) -> dict:
-        return {"calls": self.calls, "pairings": self.pairings,
-                "unpaired_calls": self.unpaired_calls, "paired_share": self.paired_share}
+        return {
+            "calls": self.calls,
+            "pairings": self.pairings,
+            "unpaired_calls": self.unpaired_calls,
+            "paired_share": self.paired_share,
+        }
 
 
 def both_orders_summary(counts: VerdictCounts) -> BothOrdersSummary:
@@ -226,5 +238,6 @@ def both_orders_summary(counts: VerdictCounts) -> BothOrdersSummary:
     BothOrdersSummary(calls=3, pairings=1, unpaired_calls=1)
     """
     paired = paired_verdicts(counts)
-    return BothOrdersSummary(calls=counts.calls, pairings=int(round(paired.pairings.sum())),
-                             unpaired_calls=paired.unpaired)
+    return BothOrdersSummary(
+        calls=counts.calls, pairings=int(round(paired.pairings.sum())), unpaired_calls=paired.unpaired
+    )

@@ -49,8 +49,9 @@ class Coverage:
         return self.no_verdict / self.calls if self.calls else float("nan")
 
 
-def coverage(store: VerdictStore, judge: str | None, *, category: str | None = None,
-             length_bins: int = 5) -> Coverage:
+def coverage(
+    store: VerdictStore, judge: str | None, *, category: str | None = None, length_bins: int = 5
+) -> Coverage:
     """No-verdict counts of one judge, per model and per length bin.
 
     Parameters
@@ -87,9 +88,11 @@ def coverage(store: VerdictStore, judge: str | None, *, category: str | None = N
     """
     length_bins = check_int("length_bins", length_bins, low=1)
     params = [judge, judge, category, category]
-    calls, missing = one_row(store.con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE verdict IS NULL) FROM verdicts WHERE {_FILTER}",
-        params))
+    calls, missing = one_row(
+        store.con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE verdict IS NULL) FROM verdicts WHERE {_FILTER}", params
+        )
+    )
     by_model = store.con.execute(
         f"""
         WITH rows AS (SELECT model_a, model_b, verdict FROM verdicts WHERE {_FILTER}),
@@ -97,7 +100,9 @@ def coverage(store: VerdictStore, judge: str | None, *, category: str | None = N
                  UNION ALL SELECT model_b, verdict FROM rows WHERE model_a <> model_b)
         SELECT model, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
         FROM long GROUP BY model ORDER BY model
-        """, params).df()
+        """,
+        params,
+    ).df()
     by_length = store.con.execute(
         f"""
         WITH rows AS (
@@ -108,11 +113,12 @@ def coverage(store: VerdictStore, judge: str | None, *, category: str | None = N
         SELECT length_bin, min(length) AS length_min, max(length) AS length_max,
                count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
         FROM binned GROUP BY length_bin ORDER BY length_bin
-        """, params + [int(length_bins)]).df()
+        """,
+        params + [int(length_bins)],
+    ).df()
     for frame in (by_model, by_length):
         frame["no_verdict_rate"] = frame["no_verdict"] / frame["calls"].where(frame["calls"] > 0)
-    return Coverage(calls=int(calls), no_verdict=int(missing), by_model=by_model,
-                    by_length=by_length)
+    return Coverage(calls=int(calls), no_verdict=int(missing), by_model=by_model, by_length=by_length)
 
 
 @dataclass(frozen=True)
@@ -128,8 +134,7 @@ class SelfComparison:
         return self.ties / self.calls if self.calls else float("nan")
 
 
-def self_comparison(store: VerdictStore, judge: str | None, *, category: str | None = None
-                    ) -> SelfComparison:
+def self_comparison(store: VerdictStore, judge: str | None, *, category: str | None = None) -> SelfComparison:
     """Calls of a model against itself: how many, how many ties, the mean verdict.
 
     References
@@ -137,9 +142,13 @@ def self_comparison(store: VerdictStore, judge: str | None, *, category: str | N
     Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS
     Datasets and Benchmarks.
     """
-    calls, ties, mean = one_row(store.con.execute(
-        f"""SELECT count(verdict), count(*) FILTER (WHERE verdict = 0), avg(verdict)
+    calls, ties, mean = one_row(
+        store.con.execute(
+            f"""SELECT count(verdict), count(*) FILTER (WHERE verdict = 0), avg(verdict)
             FROM verdicts WHERE model_a = model_b AND {_FILTER}""",
-        [judge, judge, category, category]))
-    return SelfComparison(calls=int(calls), ties=int(ties),
-                          mean_verdict=float(mean) if mean is not None else float("nan"))
+            [judge, judge, category, category],
+        )
+    )
+    return SelfComparison(
+        calls=int(calls), ties=int(ties), mean_verdict=float(mean) if mean is not None else float("nan")
+    )

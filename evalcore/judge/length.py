@@ -40,12 +40,20 @@ from evalcore.store import VerdictStore
 #: How γ's interval is made.
 WALD_METHOD = "Wald 95% with a cluster-robust (by instruction) standard error"
 _FILTER = "(? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
-_USABLE = ("verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND length_b > 0 "
-           "AND NOT isnan(length_a) AND NOT isnan(length_b)")
+_USABLE = (
+    "verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND length_b > 0 "
+    "AND NOT isnan(length_a) AND NOT isnan(length_b)"
+)
 
 
-def length_preference_curve(store: VerdictStore, judge: str | None, *,
-                            category: str | None = None, bin_width: float = 0.25, max_ratio_log2: float = 2.0) -> pd.DataFrame:
+def length_preference_curve(
+    store: VerdictStore,
+    judge: str | None,
+    *,
+    category: str | None = None,
+    bin_width: float = 0.25,
+    max_ratio_log2: float = 2.0,
+) -> pd.DataFrame:
     """P(the longer response wins) per bin of log2(longer / shorter), in DuckDB.
 
     Parameters
@@ -85,8 +93,9 @@ def length_preference_curve(store: VerdictStore, judge: str | None, *,
     True
     """
     if not (bin_width > 0 and max_ratio_log2 > 0):
-        raise UsageError(f"bin_width and max_ratio_log2 must be positive; got {bin_width!r} and "
-                         f"{max_ratio_log2!r}.")
+        raise UsageError(
+            f"bin_width and max_ratio_log2 must be positive; got {bin_width!r} and {max_ratio_log2!r}."
+        )
     n_bins = int(np.ceil(max_ratio_log2 / bin_width))
     frame = store.con.execute(
         f"""
@@ -99,7 +108,9 @@ def length_preference_curve(store: VerdictStore, judge: str | None, *,
         SELECT least(floor(x / ?), ?)::INTEGER AS bin, count(*) AS calls, avg(x) AS x_mean,
                avg(s) AS longer_score
         FROM longer GROUP BY bin ORDER BY bin
-        """, [judge, judge, category, category, float(bin_width), n_bins - 1]).df()
+        """,
+        [judge, judge, category, category, float(bin_width), n_bins - 1],
+    ).df()
     frame["bin_low"] = frame["bin"] * bin_width
     frame["bin_high"] = np.where(frame["bin"] >= n_bins - 1, np.inf, (frame["bin"] + 1) * bin_width)
     frame["ratio_mid"] = np.power(2.0, frame["x_mean"])
@@ -118,17 +129,28 @@ def _aggregate(store: VerdictStore, judge: str | None, category: str | None) -> 
                count(*)::DOUBLE AS n
         FROM verdicts WHERE {_USABLE} AND {_FILTER}
         GROUP BY ALL
-        """, [judge, judge, category, category]).df()
+        """,
+        [judge, judge, category, category],
+    ).df()
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
-def fit_length_controlled(a: np.ndarray, b: np.ndarray, y: np.ndarray, z: np.ndarray,
-                          n: np.ndarray, n_models: int, *, prior_games: float = 0.0,
-                          cluster: np.ndarray | None = None, max_iter: int = 100,
-                          tol: float = 1e-10) -> tuple[np.ndarray, float, float, bool]:
+def fit_length_controlled(
+    a: np.ndarray,
+    b: np.ndarray,
+    y: np.ndarray,
+    z: np.ndarray,
+    n: np.ndarray,
+    n_models: int,
+    *,
+    prior_games: float = 0.0,
+    cluster: np.ndarray | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-10,
+) -> tuple[np.ndarray, float, float, bool]:
     """Bradley–Terry with a length term on aggregated calls, by damped Newton steps.
 
     P(slot A wins) = σ(θ_a − θ_b + γ·z); ``y`` the score (ties ½), ``n`` the calls of each
@@ -233,8 +255,9 @@ class LengthControlled:
     notes: tuple[str, ...]
 
     def __repr__(self) -> str:
-        return (f"LengthControlled(judge={self.judge!r}, gamma={self.gamma!r}, "
-                f"rank_changes={self.rank_changes})")
+        return (
+            f"LengthControlled(judge={self.judge!r}, gamma={self.gamma!r}, rank_changes={self.rank_changes})"
+        )
 
     @property
     def gamma_elo(self) -> Estimate:
@@ -262,8 +285,9 @@ class LengthControlled:
         }
 
 
-def length_controlled_ranking(store: VerdictStore, judge: str | None, *,
-                              category: str | None = None) -> LengthControlled:
+def length_controlled_ranking(
+    store: VerdictStore, judge: str | None, *, category: str | None = None
+) -> LengthControlled:
     """Fit plain and length-controlled Bradley–Terry for one judge and compare the ranks.
 
     Parameters
@@ -298,8 +322,10 @@ def length_controlled_ranking(store: VerdictStore, judge: str | None, *,
     """
     agg = _aggregate(store, judge, category)
     if agg.empty:
-        raise UsageError("No call has both response lengths (length_a, length_b): length "
-                         "control needs them. Add the two lengths to the file to get it.")
+        raise UsageError(
+            "No call has both response lengths (length_a, length_b): length "
+            "control needs them. Add the two lengths to the file to get it."
+        )
     models = tuple(sorted(pd.unique(pd.concat([agg["model_a"], agg["model_b"]]).astype(str))))
     if len(models) < 2:
         raise UsageError("Length control needs calls between at least two models.")
@@ -313,8 +339,9 @@ def length_controlled_ranking(store: VerdictStore, judge: str | None, *,
     sd = float(np.sqrt(np.average((zraw - mean) ** 2, weights=n)))
     notes: list[str] = []
     if not sd > 0:
-        raise UsageError("Every call compares responses of the same length: there is no length "
-                         "difference to control for.")
+        raise UsageError(
+            "Every call compares responses of the same length: there is no length difference to control for."
+        )
     # plain fit: the shared Bradley–Terry on the same calls (ties half a win)
     wins = np.zeros((len(models), len(models)))
     np.add.at(wins, (a, b), n * y)
@@ -322,35 +349,53 @@ def length_controlled_ranking(store: VerdictStore, judge: str | None, *,
     graph = comparison_graph(wins, models)
     prior = 0.0 if graph.mle_exists else 1.0
     if prior:
-        notes.append("Some model never lost or never won: both fits use a weak prior (one virtual "
-                     "tie per model against an average model) to stay finite.")
+        notes.append(
+            "Some model never lost or never won: both fits use a weak prior (one virtual "
+            "tie per model against an average model) to stay finite."
+        )
     theta_plain, _ = fit_bradley_terry(wins, prior_games=prior)
     cluster = pd.factorize(agg["instruction_id"])[0]
-    theta_lc, gamma, se, ok = fit_length_controlled(a, b, y, zraw / sd, n, len(models),
-                                                    prior_games=prior, cluster=cluster)
+    theta_lc, gamma, se, ok = fit_length_controlled(
+        a, b, y, zraw / sd, n, len(models), prior_games=prior, cluster=cluster
+    )
     if not ok:
         notes.append("The length-controlled fit did not fully converge; treat it with care.")
-    lengths = store.con.execute(
-        f"""WITH rows AS (SELECT model_a, model_b, length_a, length_b FROM verdicts
+    lengths = (
+        store.con.execute(
+            f"""WITH rows AS (SELECT model_a, model_b, length_a, length_b FROM verdicts
                           WHERE {_USABLE} AND {_FILTER}),
             long AS (SELECT model_a AS model, length_a AS length FROM rows
                      UNION ALL SELECT model_b, length_b FROM rows)
             SELECT model, avg(length) AS mean_length FROM long GROUP BY model""",
-        [judge, judge, category, category]).df().set_index("model")["mean_length"]
+            [judge, judge, category, category],
+        )
+        .df()
+        .set_index("model")["mean_length"]
+    )
     rank = ranks_descending(theta_plain)
     rank_lc = ranks_descending(theta_lc)
-    table = pd.DataFrame({
-        "model": list(models),
-        "rating": to_elo(theta_plain),
-        "rank": rank,
-        "rating_lc": to_elo(theta_lc),
-        "rank_lc": rank_lc,
-        "rank_change": rank - rank_lc,
-        "mean_length": lengths.reindex(list(models)).to_numpy(),
-    }).sort_values(["rank_lc", "model"]).reset_index(drop=True)
+    table = (
+        pd.DataFrame(
+            {
+                "model": list(models),
+                "rating": to_elo(theta_plain),
+                "rank": rank,
+                "rating_lc": to_elo(theta_lc),
+                "rank_lc": rank_lc,
+                "rank_change": rank - rank_lc,
+                "mean_length": lengths.reindex(list(models)).to_numpy(),
+            }
+        )
+        .sort_values(["rank_lc", "model"])
+        .reset_index(drop=True)
+    )
     zq = norm.ppf(0.975)
-    return LengthControlled(judge=judge, calls=int(n.sum()), z_sd=sd,
-                            gamma=Estimate(gamma, gamma - zq * se, gamma + zq * se,
-                                           method=WALD_METHOD),
-                            table=table,
-                            converged=ok, notes=tuple(notes))
+    return LengthControlled(
+        judge=judge,
+        calls=int(n.sum()),
+        z_sd=sd,
+        gamma=Estimate(gamma, gamma - zq * se, gamma + zq * se, method=WALD_METHOD),
+        table=table,
+        converged=ok,
+        notes=tuple(notes),
+    )

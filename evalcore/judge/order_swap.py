@@ -44,12 +44,15 @@ class OrderSwap:
     seed: int
 
     def __repr__(self) -> str:
-        return (f"OrderSwap(b={self.b!r}, pairs_both_orders={self.pairs_both_orders}, "
-                f"anchors={len(self.by_anchor)})")
+        return (
+            f"OrderSwap(b={self.b!r}, pairs_both_orders={self.pairs_both_orders}, "
+            f"anchors={len(self.by_anchor)})"
+        )
 
 
-def decompose(s: np.ndarray, n: np.ndarray, pairs: BalancedPairs
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def decompose(
+    s: np.ndarray, n: np.ndarray, pairs: BalancedPairs
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """b of the judge (...,), q and b per anchor (..., M) from verdict sums ``s`` and calls ``n``
     (..., P, 2) of the pairs seen in both orders (``[..., p, 0]``: the pair's first model in slot
     A). A pair missing an order (in a bootstrap round) drops out."""
@@ -76,12 +79,12 @@ def decompose(s: np.ndarray, n: np.ndarray, pairs: BalancedPairs
         q_anchor = (per_model(w * q_pair, second) - per_model(w * q_pair, first)) / den
         b_anchor = per_model(w * b_pair, either) / den
     m = pairs.n_models
-    return (b_judge.reshape(lead), q_anchor.reshape(lead + (m,)),
-            b_anchor.reshape(lead + (m,)))
+    return (b_judge.reshape(lead), q_anchor.reshape(lead + (m,)), b_anchor.reshape(lead + (m,)))
 
 
-def order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0,
-               progress: Progress | None = None) -> OrderSwap:
+def order_swap(
+    counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0, progress: Progress | None = None
+) -> OrderSwap:
     """q and b of the order-swap decomposition, with bootstrap-over-instructions intervals.
 
     Parameters
@@ -120,13 +123,13 @@ def order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0,
     pairs = BalancedPairs.of(counts)
     values = pair_values(rep)
     draws = OrderSwapDraws(rounds, pairs)
-    for start, stop, t, _ in resampled(rep, mult, pairs, values, np.zeros((rep.n_instructions, 0)),
-                                       rounds=rounds, seed=seed):
+    for start, stop, t, _ in resampled(
+        rep, mult, pairs, values, np.zeros((rep.n_instructions, 0)), rounds=rounds, seed=seed
+    ):
         draws.add(start, stop, t[:, 0], t[:, 1])
         if progress is not None:
             progress(stop / rounds, "order-swap decomposition")
-    return order_swap_result(counts, pairs.totals(rep, mult, values), pairs, draws,
-                             rounds=rounds, seed=seed)
+    return order_swap_result(counts, pairs.totals(rep, mult, values), pairs, draws, rounds=rounds, seed=seed)
 
 
 def pair_values(rep: VerdictCounts) -> np.ndarray:
@@ -146,12 +149,18 @@ class OrderSwapDraws:
 
     def add(self, start: int, stop: int, s: np.ndarray, n: np.ndarray) -> None:
         """Draws ``start:stop`` from per-round sums and calls (r, P, 2)."""
-        self.b[start:stop], self.q[start:stop], self.anchor_b[start:stop] = decompose(
-            s, n, self.pairs)
+        self.b[start:stop], self.q[start:stop], self.anchor_b[start:stop] = decompose(s, n, self.pairs)
 
 
-def order_swap_result(counts: VerdictCounts, point: np.ndarray, pairs: BalancedPairs,
-                      draws: OrderSwapDraws, *, rounds: int, seed: int) -> OrderSwap:
+def order_swap_result(
+    counts: VerdictCounts,
+    point: np.ndarray,
+    pairs: BalancedPairs,
+    draws: OrderSwapDraws,
+    *,
+    rounds: int,
+    seed: int,
+) -> OrderSwap:
     """The :class:`OrderSwap` from the point totals (2, P, 2) — verdict sums and calls of the
     pairs seen in both orders — and the bootstrap draws."""
     b0, q0, a0 = decompose(point[0], point[1], pairs)
@@ -165,17 +174,27 @@ def order_swap_result(counts: VerdictCounts, point: np.ndarray, pairs: BalancedP
     with np.errstate(invalid="ignore", divide="ignore"):
         v_fwd = s_tot.sum(axis=0) / n0.sum(axis=0)  # the opponent in slot A
         v_rev = s_tot.sum(axis=1) / n0.sum(axis=1)  # the anchor in slot A
-    table = pd.DataFrame({
-        "anchor": list(counts.models),
-        "opponents": both.sum(axis=0).astype(int),
-        "calls_fwd": n0.sum(axis=0).astype(int),
-        "calls_rev": n0.sum(axis=1).astype(int),
-        "v_fwd": v_fwd, "v_rev": v_rev,
-        "q": q0, "q_low": ql, "q_high": qh,
-        "b": a0, "b_low": al, "b_high": ah,
-    })
+    table = pd.DataFrame(
+        {
+            "anchor": list(counts.models),
+            "opponents": both.sum(axis=0).astype(int),
+            "calls_fwd": n0.sum(axis=0).astype(int),
+            "calls_rev": n0.sum(axis=1).astype(int),
+            "v_fwd": v_fwd,
+            "v_rev": v_rev,
+            "q": q0,
+            "q_low": ql,
+            "q_high": qh,
+            "b": a0,
+            "b_low": al,
+            "b_high": ah,
+        }
+    )
     table = table[table["opponents"] > 0].reset_index(drop=True)
     return OrderSwap(
         b=Estimate(float(b0), float(bl[0]), float(bh[0]), method=METHOD if rounds else ""),
         pairs_both_orders=pairs.size,
-        by_anchor=table, rounds=rounds, seed=seed)
+        by_anchor=table,
+        rounds=rounds,
+        seed=seed,
+    )

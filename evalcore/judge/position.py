@@ -71,12 +71,15 @@ class SlotBalance:
         return self.calls_both_orders / self.calls if self.calls else float("nan")
 
     def as_dict(self) -> dict:
-        return {"calls": self.calls, "pairs": self.pairs,
-                "pairs_both_orders": self.pairs_both_orders,
-                "calls_both_orders": self.calls_both_orders,
-                "balanced_share": self.balanced_share, "order_balance": self.order_balance,
-                "one_slot_models": [{"model": m, "slot": s, "calls": n}
-                                    for m, s, n in self.one_slot_models]}
+        return {
+            "calls": self.calls,
+            "pairs": self.pairs,
+            "pairs_both_orders": self.pairs_both_orders,
+            "calls_both_orders": self.calls_both_orders,
+            "balanced_share": self.balanced_share,
+            "order_balance": self.order_balance,
+            "one_slot_models": [{"model": m, "slot": s, "calls": n} for m, s, n in self.one_slot_models],
+        }
 
 
 def slot_balance(counts: VerdictCounts) -> SlotBalance:
@@ -98,14 +101,22 @@ def slot_balance(counts: VerdictCounts) -> SlotBalance:
     total = float(n.sum())
     diff = float(np.abs(n - n.T)[upper].sum())
     as_a, as_b = n.sum(axis=1), n.sum(axis=0)
-    one = sorted(((counts.models[x], "A" if as_a[x] else "B", int(as_a[x] + as_b[x]))
-                  for x in range(counts.n_models)
-                  if (as_a[x] + as_b[x]) > 0 and (as_a[x] == 0 or as_b[x] == 0)),
-                 key=lambda t: -t[2])  # most calls first: an anchor leads the list
+    one = sorted(
+        (
+            (counts.models[x], "A" if as_a[x] else "B", int(as_a[x] + as_b[x]))
+            for x in range(counts.n_models)
+            if (as_a[x] + as_b[x]) > 0 and (as_a[x] == 0 or as_b[x] == 0)
+        ),
+        key=lambda t: -t[2],
+    )  # most calls first: an anchor leads the list
     return SlotBalance(
-        calls=int(total), pairs=int(any_.sum()), pairs_both_orders=int(both.sum()),
+        calls=int(total),
+        pairs=int(any_.sum()),
+        pairs_both_orders=int(both.sum()),
         calls_both_orders=int((n + n.T)[both].sum()),
-        order_balance=1.0 - diff / total if total else float("nan"), one_slot_models=tuple(one))
+        order_balance=1.0 - diff / total if total else float("nan"),
+        one_slot_models=tuple(one),
+    )
 
 
 def balance_warnings(balance: SlotBalance, *, most: int = 4) -> list[str]:
@@ -114,25 +125,33 @@ def balance_warnings(balance: SlotBalance, *, most: int = 4) -> list[str]:
     if balance.calls == 0:
         return out
     if balance.pairs_both_orders == 0:
-        out.append("No model pair was judged in both slot orders (for example, a reference model "
-                   "always shown in the same slot), so the judge's slot preference cannot be told "
-                   "apart from the models' strengths: position bias and the slot bias b are not "
-                   "reported.")
+        out.append(
+            "No model pair was judged in both slot orders (for example, a reference model "
+            "always shown in the same slot), so the judge's slot preference cannot be told "
+            "apart from the models' strengths: position bias and the slot bias b are not "
+            "reported."
+        )
     elif balance.balanced_share < 0.999:
-        out.append(f"Only {balance.balanced_share:.0%} of the calls belong to model pairs judged "
-                   "in both slot orders; position bias and the slot bias b are measured on those "
-                   "pairs only.")
+        out.append(
+            f"Only {balance.balanced_share:.0%} of the calls belong to model pairs judged "
+            "in both slot orders; position bias and the slot bias b are measured on those "
+            "pairs only."
+        )
     if balance.pairs_both_orders and balance.order_balance < UNBALANCED_BELOW:
-        out.append(f"Slot orders are unbalanced (order balance {balance.order_balance:.2f}, where "
-                   "1 means every pair is shown equally often in each order): the raw slot A and "
-                   "slot B win rates mix position with which model sat where; position bias "
-                   "weighs each pair's two orders equally instead.")
+        out.append(
+            f"Slot orders are unbalanced (order balance {balance.order_balance:.2f}, where "
+            "1 means every pair is shown equally often in each order): the raw slot A and "
+            "slot B win rates mix position with which model sat where; position bias "
+            "weighs each pair's two orders equally instead."
+        )
     fixed = balance.one_slot_models
     if fixed and balance.pairs_both_orders < balance.pairs:
         names = ", ".join(f"{m} (slot {s}, {n:,} calls)" for m, s, n in fixed[:most])
         more = f" and {len(fixed) - most} more" if len(fixed) > most else ""
-        out.append(f"Always in the same slot: {names}{more}. Their results cannot separate their "
-                   "strength from the judge's slot preference.")
+        out.append(
+            f"Always in the same slot: {names}{more}. Their results cannot separate their "
+            "strength from the judge's slot preference."
+        )
     return out
 
 
@@ -160,8 +179,10 @@ class PositionResult:
         return self.swap_consistency.complement()
 
     def __repr__(self) -> str:
-        return (f"PositionResult(position_bias_points={self.position_bias_points!r}, "
-                f"swap_consistency={self.swap_consistency!r}, calls={self.calls:,})")
+        return (
+            f"PositionResult(position_bias_points={self.position_bias_points!r}, "
+            f"swap_consistency={self.swap_consistency!r}, calls={self.calls:,})"
+        )
 
 
 def balanced_position_bias(n: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -175,8 +196,7 @@ def balanced_position_bias(n: np.ndarray, d: np.ndarray) -> np.ndarray:
         pair = np.where(both, 0.5 * (rate[..., 0] + rate[..., 1]), 0.0)
         w = np.where(both, n.sum(axis=-1), 0.0)
         total = w.sum(axis=-1)
-        return np.where(total > 0, (pair * w).sum(axis=-1) / np.where(total > 0, total, 1.0),
-                        np.nan)
+        return np.where(total > 0, (pair * w).sum(axis=-1) / np.where(total > 0, total, 1.0), np.nan)
 
 
 def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) -> PositionResult:
@@ -214,8 +234,9 @@ def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) 
     return position_and_order_swap(counts, rounds=rounds, seed=seed)[0]
 
 
-def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0,
-                            progress: Progress | None = None) -> tuple[PositionResult, OrderSwap]:
+def position_and_order_swap(
+    counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0, progress: Progress | None = None
+) -> tuple[PositionResult, OrderSwap]:
     """:func:`position_stats` and :func:`~evalcore.judge.order_swap.order_swap` from one pass
     of bootstrap weights (the same numbers as calling each, in about a third of the time on a
     large table, where drawing the weights dominates).
@@ -240,16 +261,26 @@ def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: 
     def per_pattern(values: np.ndarray) -> np.ndarray:
         return np.bincount(paired.inst, weights=values, minlength=s)
 
-    table = np.column_stack([
-        levels.sum(axis=1), levels[:, TIE],
-        per_pattern(paired.pairings), per_pattern(paired.reduce(SAME_OUTCOME)),
-        per_pattern(paired.reduce(SAME_LEVEL)), per_pattern(paired.reduce(OPPOSITE)),
-        per_pattern(paired.combined()[:, TIE]),
-    ]) if s else np.zeros((0, 7))
+    table = (
+        np.column_stack(
+            [
+                levels.sum(axis=1),
+                levels[:, TIE],
+                per_pattern(paired.pairings),
+                per_pattern(paired.reduce(SAME_OUTCOME)),
+                per_pattern(paired.reduce(SAME_LEVEL)),
+                per_pattern(paired.reduce(OPPOSITE)),
+                per_pattern(paired.combined()[:, TIE]),
+            ]
+        )
+        if s
+        else np.zeros((0, 7))
+    )
     # per ordered pair: verdict sums and calls (order swap), slot-A minus slot-B wins (position)
     cell = rep.n.astype(np.float64)
-    values = np.column_stack([pair_values(rep), cell[:, LEVEL_VALUES > 0].sum(axis=1)
-                              - cell[:, LEVEL_VALUES < 0].sum(axis=1)])
+    values = np.column_stack(
+        [pair_values(rep), cell[:, LEVEL_VALUES > 0].sum(axis=1) - cell[:, LEVEL_VALUES < 0].sum(axis=1)]
+    )
     pairs = BalancedPairs.of(counts)
     point = pairs.totals(rep, mult, values)  # (3, P, 2)
     bias = float(balanced_position_bias(point[1], point[2]))
@@ -257,8 +288,7 @@ def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: 
     boot = np.full((rounds, table.shape[1]), np.nan) if rounds else None
     bias_draws = np.full(rounds, np.nan)
     order_draws = OrderSwapDraws(rounds, pairs)
-    for start, stop, t, sums in resampled(rep, mult, pairs, values, table, rounds=rounds,
-                                          seed=seed):
+    for start, stop, t, sums in resampled(rep, mult, pairs, values, table, rounds=rounds, seed=seed):
         assert boot is not None  # draws only come when rounds > 0
         boot[start:stop] = sums
         bias_draws[start:stop] = balanced_position_bias(t[:, 1], t[:, 2])
@@ -266,8 +296,7 @@ def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: 
         if progress is not None:
             progress(stop / rounds, "position bias and the order-swap decomposition")
     total_table = mult @ table if s else np.zeros(table.shape[1])
-    tie, swap, exact, reversal, bo_tie = ratios(
-        total_table, boot, [(1, 0), (3, 2), (4, 2), (5, 2), (6, 2)])
+    tie, swap, exact, reversal, bo_tie = ratios(total_table, boot, [(1, 0), (3, 2), (4, 2), (5, 2), (6, 2)])
     low = high = float("nan")
     if rounds and np.isfinite(bias):
         low, high = (float(x) for x in interval_from_draws(bias_draws))
@@ -279,18 +308,26 @@ def position_and_order_swap(counts: VerdictCounts, *, rounds: int = 2000, seed: 
     warnings = balance_warnings(balance)
     pairings = int(round(float(total_table[2]))) if s else 0
     if pairings == 0 and total:
-        warnings.append("No pair was judged in both orders on the same instruction: swap "
-                        "consistency, the flip rate and the both-orders tie rate need both orders "
-                        "and are not available.")
+        warnings.append(
+            "No pair was judged in both orders on the same instruction: swap "
+            "consistency, the flip rate and the both-orders tie rate need both orders "
+            "and are not available."
+        )
     position = PositionResult(
         calls=int(total),
-        position_bias_points=Estimate(100 * bias, 100 * low, 100 * high,
-                                      method=METHOD if rounds else ""),
+        position_bias_points=Estimate(100 * bias, 100 * low, 100 * high, method=METHOD if rounds else ""),
         slot_gap_points=100 * (win_a - win_b) / total if total else float("nan"),
         slot_a_win_rate=win_a / total if total else float("nan"),
         slot_b_win_rate=win_b / total if total else float("nan"),
-        tie_rate=tie, pairings=pairings, unpaired_calls=counts.calls - 2 * pairings,
-        swap_consistency=swap, swap_consistency_exact=exact, reversal_rate=reversal,
-        both_orders_tie_rate=bo_tie, balance=balance, design_warnings=tuple(warnings))
+        tie_rate=tie,
+        pairings=pairings,
+        unpaired_calls=counts.calls - 2 * pairings,
+        swap_consistency=swap,
+        swap_consistency_exact=exact,
+        reversal_rate=reversal,
+        both_orders_tie_rate=bo_tie,
+        balance=balance,
+        design_warnings=tuple(warnings),
+    )
     order = order_swap_result(counts, point[:2], pairs, order_draws, rounds=rounds, seed=seed)
     return position, order

@@ -63,8 +63,9 @@ def read_families(text: str) -> dict[str, str]:
     return out
 
 
-def stacked_counts(store: VerdictStore, judges: tuple[str, ...], category: str | None
-                   ) -> tuple[tuple[str, ...], VerdictCounts]:
+def stacked_counts(
+    store: VerdictStore, judges: tuple[str, ...], category: str | None
+) -> tuple[tuple[str, ...], VerdictCounts]:
     """Every judge's counts on common axes, as one sparse table whose model index is
     ``judge_index · M + model_index`` (M the number of models of all judges together)."""
     tensors = {j: store.counts(judge=j, category=category) for j in judges}
@@ -78,10 +79,14 @@ def stacked_counts(store: VerdictStore, judges: tuple[str, ...], category: str |
         rows = ii.get_indexer(list(t.instructions)).astype(np.int64)
         parts.append((rows[t.inst], k * m + cols[t.a], k * m + cols[t.b], t.n))
     stacked = VerdictCounts.from_cells(
-        models=tuple(f"{j}\x1f{x}" for j in judges for x in models), instructions=instructions,
-        judge=None, inst=np.concatenate([p[0] for p in parts]),
-        a=np.concatenate([p[1] for p in parts]), b=np.concatenate([p[2] for p in parts]),
-        n=np.concatenate([p[3] for p in parts]))
+        models=tuple(f"{j}\x1f{x}" for j in judges for x in models),
+        instructions=instructions,
+        judge=None,
+        inst=np.concatenate([p[0] for p in parts]),
+        a=np.concatenate([p[1] for p in parts]),
+        b=np.concatenate([p[2] for p in parts]),
+        n=np.concatenate([p[3] for p in parts]),
+    )
     return models, stacked
 
 
@@ -96,9 +101,15 @@ def _judge_wins(totals: np.ndarray, n_judges: int, m: int) -> np.ndarray:
     return np.moveaxis(wins, 0, -3)
 
 
-def self_preference(store: VerdictStore, families: dict[str, str], *, category: str | None = None,
-                    rounds: int = 500, seed: int = 0, progress: Progress | None = None
-                    ) -> pd.DataFrame:
+def self_preference(
+    store: VerdictStore,
+    families: dict[str, str],
+    *,
+    category: str | None = None,
+    rounds: int = 500,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
     """How much more each judge of a known family rates its own family than the other judges do.
 
     Parameters
@@ -129,8 +140,9 @@ def self_preference(store: VerdictStore, families: dict[str, str], *, category: 
     seed = check_int("seed", seed, low=0)
     judges = store.judges()
     if len(judges) < 2:
-        raise DesignError("Self-preference compares a judge with the other judges: the data has "
-                          "only one judge.")
+        raise DesignError(
+            "Self-preference compares a judge with the other judges: the data has only one judge."
+        )
     models, stacked = stacked_counts(store, judges, category)
     m, n_j = len(models), len(judges)
     rep, mult = stacked.pattern_counts()
@@ -145,24 +157,40 @@ def self_preference(store: VerdictStore, families: dict[str, str], *, category: 
     for start, stop, t in resampled_pair_totals(rep, mult, values, rounds=rounds, seed=seed):
         wins = _judge_wins(t, n_j, m)  # (r, J, M, M)
         for k, j in enumerate(judges):
-            thetas[j][1 + start:1 + stop] = fit_bradley_terry(wins[:, k], prior_games=0.01)[0]
+            thetas[j][1 + start : 1 + stop] = fit_bradley_terry(wins[:, k], prior_games=0.01)[0]
         if progress is not None:
             progress(stop / rounds, "Bradley–Terry for every judge")
     rows = []
     for j in judges:
         family = families.get(j)
-        row = {"judge": j, "family": family, "own_models": 0, "other_models": 0,
-               "delta": np.nan, "delta_low": np.nan, "delta_high": np.nan, "delta_elo": np.nan,
-               "delta_elo_low": np.nan, "delta_elo_high": np.nan, "scale": np.nan, "reference": "",
-               "note": ""}
+        row = {
+            "judge": j,
+            "family": family,
+            "own_models": 0,
+            "other_models": 0,
+            "delta": np.nan,
+            "delta_low": np.nan,
+            "delta_high": np.nan,
+            "delta_elo": np.nan,
+            "delta_elo_low": np.nan,
+            "delta_elo_high": np.nan,
+            "scale": np.nan,
+            "reference": "",
+            "note": "",
+        }
         others = [o for o in judges if o != j]
-        neutral = [o for o in others if not any(families.get(o) == families.get(x)
-                                                for x in models if families.get(o) is not None)]
+        neutral = [
+            o
+            for o in others
+            if not any(families.get(o) == families.get(x) for x in models if families.get(o) is not None)
+        ]
         if neutral:
             others = neutral
         else:
-            row["note"] = ("every other judge has a family among the models, so δ is relative to "
-                           "judges with their own self-preference; ")
+            row["note"] = (
+                "every other judge has a family among the models, so δ is relative to "
+                "judges with their own self-preference; "
+            )
         row["reference"] = ", ".join(others)
         use = played[j] & np.all([played[o] for o in others], axis=0)
         own = np.array([families.get(x) == family for x in models]) & use
@@ -176,11 +204,18 @@ def self_preference(store: VerdictStore, families: dict[str, str], *, category: 
         elif use.sum() < 4:
             row["note"] = "fewer than four models judged by every judge"
         else:
-            consensus = np.mean([thetas[o][:, use] - thetas[o][:, use].mean(axis=1, keepdims=True)
-                                 for o in others], axis=0)  # (1 + R, M')
+            consensus = np.mean(
+                [thetas[o][:, use] - thetas[o][:, use].mean(axis=1, keepdims=True) for o in others], axis=0
+            )  # (1 + R, M')
             target = thetas[j][:, use]
-            x = np.stack([np.ones_like(consensus), consensus,
-                          np.broadcast_to(own[use].astype(float), consensus.shape)], axis=-1)
+            x = np.stack(
+                [
+                    np.ones_like(consensus),
+                    consensus,
+                    np.broadcast_to(own[use].astype(float), consensus.shape),
+                ],
+                axis=-1,
+            )
             xtx = np.einsum("rmi,rmj->rij", x, x)
             xty = np.einsum("rmi,rm->ri", x, target)
             try:

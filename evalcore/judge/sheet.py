@@ -60,12 +60,12 @@ BEST_DIRECTION: dict[str, str] = {
 DEFINITIONS: dict[str, str] = {
     "calls": "calls with a verdict between two different models",
     "slot_gap_points": "raw P(slot A wins) − P(slot B wins) over all calls, ×100; mixes position "
-                       "with which model sat where unless every pair is shown in both orders",
+    "with which model sat where unless every pair is shown in both orders",
     "slot_a_win_rate": "share of single-order verdicts won by slot A",
     "slot_b_win_rate": "share of single-order verdicts won by slot B",
     "balanced_share": "share of calls in model pairs judged in both slot orders",
     "order_balance": "1 − Σ|n_ab − n_ba| / Σ(n_ab + n_ba) over model pairs (1: every pair "
-                     "equally often in each slot order; 0: each pair in one order only)",
+    "equally often in each slot order; 0: each pair in one order only)",
     "pairings": "both-orders verdicts formed (each pairs a call in each order)",
     "unpaired_calls": "calls judged in one order only: no both-orders verdict, dropped from it",
     "swap_consistency_exact": "like swap consistency, but the same level on the full scale",
@@ -76,7 +76,7 @@ DEFINITIONS: dict[str, str] = {
     "labelled_calls": "calls compared with a human label",
     "human_judgements": "distinct human judgements (a label repeated on both orders counts once)",
     "human_ceiling_agreement": "one human judgement against the majority of the pair's other "
-                               "judgements (needs pairs labelled by two or more people)",
+    "judgements (needs pairs labelled by two or more people)",
     "human_ceiling_kappa": "Cohen's κ of one human against the majority of the others",
     "length_rank_changes": "models whose rank changes when length is controlled",
     "ties_tie_probability": "Σp² of the verdict-level distribution",
@@ -84,28 +84,25 @@ DEFINITIONS: dict[str, str] = {
     "ties_d2": "effective levels 1/Σp²",
     "ties_distinct_levels": "verdict levels used at least once",
     "position_bias_points": "P(slot A wins) − P(slot B wins), ×100, on model pairs judged in both "
-                            "slot orders, each order weighted equally (> 0 favours the first "
-                            "slot; not reported when no pair is seen in both orders)",
+    "slot orders, each order weighted equally (> 0 favours the first "
+    "slot; not reported when no pair is seen in both orders)",
     "swap_consistency": "share of pairs judged in both orders whose two verdicts name the same "
-                        "outcome from the same model's view (repeated calls paired at random)",
+    "outcome from the same model's view (repeated calls paired at random)",
     "flip_rate": "1 − swap consistency",
     "reversal_rate": "share of both-orders pairs where the two orders name opposite winners",
     "tie_rate": "share of single-order verdicts that are a tie",
-    "both_orders_tie_rate": "share of both-orders verdicts that are a tie (a tie when the orders "
-                            "disagree)",
+    "both_orders_tie_rate": "share of both-orders verdicts that are a tie (a tie when the orders disagree)",
     "no_verdict_rate": "calls that returned no verdict / all calls (never imputed)",
     "slot_bias_b": "b = (v_fwd + v_rev)/2 in verdict units (−2..+2), call-weighted over pairs "
-                   "seen in both orders (> 0 favours slot A)",
+    "seen in both orders (> 0 favours slot A)",
     "self_comparison_tie_rate": "ties among calls comparing a model with itself",
-    "agreement": "share of labelled calls where judge and human name the same outcome "
-                 "(win / tie / loss)",
+    "agreement": "share of labelled calls where judge and human name the same outcome (win / tie / loss)",
     "kappa": "Cohen's κ of judge vs human on labelled calls (3 classes)",
-    "human_alpha": "Krippendorff's α (nominal) among independent human judgements of the same "
-                   "pair",
+    "human_alpha": "Krippendorff's α (nominal) among independent human judgements of the same pair",
     "length_coefficient": "length term of the length-controlled Bradley–Terry fit, Elo points per "
-                          "standard deviation of the normalised length difference",
+    "standard deviation of the normalised length difference",
     "self_preference_elo": "how much more the judge rates its own family than the other judges "
-                           "do, Elo points",
+    "do, Elo points",
 }
 
 
@@ -133,8 +130,10 @@ class JudgeSheet:
     design_warnings: tuple[str, ...] = field(default_factory=tuple)
 
     def __repr__(self) -> str:
-        return (f"JudgeSheet(judge={self.judge!r}, {self.position.calls:,} calls, "
-                f"{len(self.design_warnings)} design warnings)")
+        return (
+            f"JudgeSheet(judge={self.judge!r}, {self.position.calls:,} calls, "
+            f"{len(self.design_warnings)} design warnings)"
+        )
 
     def scalars(self) -> dict[str, float | int | str | None]:
         """Every scalar of the sheet, flat (intervals as ``*_low``/``*_high``)."""
@@ -147,11 +146,17 @@ class JudgeSheet:
             out[key], out[f"{key}_low"], out[f"{key}_high"] = est.value, est.low, est.high
 
         put("position_bias_points", p.position_bias_points)
-        out.update({"slot_gap_points": p.slot_gap_points,
-                    "slot_a_win_rate": p.slot_a_win_rate, "slot_b_win_rate": p.slot_b_win_rate,
-                    "balanced_share": p.balance.balanced_share,
-                    "order_balance": p.balance.order_balance,
-                    "pairings": p.pairings, "unpaired_calls": p.unpaired_calls})
+        out.update(
+            {
+                "slot_gap_points": p.slot_gap_points,
+                "slot_a_win_rate": p.slot_a_win_rate,
+                "slot_b_win_rate": p.slot_b_win_rate,
+                "balanced_share": p.balance.balanced_share,
+                "order_balance": p.balance.order_balance,
+                "pairings": p.pairings,
+                "unpaired_calls": p.unpaired_calls,
+            }
+        )
         put("swap_consistency", p.swap_consistency)
         out["swap_consistency_exact"] = p.swap_consistency_exact.value
         put("flip_rate", p.flip_rate)
@@ -200,32 +205,43 @@ class JudgeSheet:
         for key, value in s.items():
             if key.endswith("_low") or key.endswith("_high") or key == "judge":
                 continue
-            rows.append({"judge": self.judge, "metric": key, "value": value,
-                         "low": s.get(f"{key}_low"), "high": s.get(f"{key}_high"),
-                         "definition": DEFINITIONS.get(key, "")})
+            rows.append(
+                {
+                    "judge": self.judge,
+                    "metric": key,
+                    "value": value,
+                    "low": s.get(f"{key}_low"),
+                    "high": s.get(f"{key}_high"),
+                    "definition": DEFINITIONS.get(key, ""),
+                }
+            )
         return pd.DataFrame(rows)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = dict(self.scalars())
-        out.update({
-            "category": self.category,
-            "n_instructions": self.n_instructions,
-            "n_models": self.n_models,
-            "interval": METHOD,
-            "bootstrap_rounds": self.order.rounds,
-            "design_warnings": list(self.design_warnings),
-            "slot_balance": self.position.balance.as_dict(),
-            "order_swap_by_anchor": self.order.by_anchor.to_dict(orient="records"),
-            "coverage_by_model": (self.coverage.by_model.to_dict(orient="records")
-                                  if self.coverage else None),
-            "coverage_by_length": (self.coverage.by_length.to_dict(orient="records")
-                                   if self.coverage else None),
-            "agreement_detail": self.agreement.as_dict() if self.agreement is not None else None,
-            "length_control": self.length.as_dict() if self.length is not None else None,
-            "self_preference": dict(self.self_preference) if self.self_preference else None,
-            "ties": self.ties,
-            "notes": list(self.notes),
-        })
+        out.update(
+            {
+                "category": self.category,
+                "n_instructions": self.n_instructions,
+                "n_models": self.n_models,
+                "interval": METHOD,
+                "bootstrap_rounds": self.order.rounds,
+                "design_warnings": list(self.design_warnings),
+                "slot_balance": self.position.balance.as_dict(),
+                "order_swap_by_anchor": self.order.by_anchor.to_dict(orient="records"),
+                "coverage_by_model": (
+                    self.coverage.by_model.to_dict(orient="records") if self.coverage else None
+                ),
+                "coverage_by_length": (
+                    self.coverage.by_length.to_dict(orient="records") if self.coverage else None
+                ),
+                "agreement_detail": self.agreement.as_dict() if self.agreement is not None else None,
+                "length_control": self.length.as_dict() if self.length is not None else None,
+                "self_preference": dict(self.self_preference) if self.self_preference else None,
+                "ties": self.ties,
+                "notes": list(self.notes),
+            }
+        )
         return out
 
 
@@ -246,8 +262,12 @@ def _ties_figures(counts: VerdictCounts) -> dict | None:
         stats = level_stats(counts.n.sum(axis=0, dtype=np.int64))
     except ValueError:
         return None
-    return {"tie_probability": stats.tie_probability, "d1": stats.d1, "d2": stats.d2,
-            "distinct_levels": stats.distinct}
+    return {
+        "tie_probability": stats.tie_probability,
+        "d1": stats.d1,
+        "d2": stats.d2,
+        "distinct_levels": stats.distinct,
+    }
 
 
 def _check_options(rounds: int, seed: int) -> tuple[int, int]:
@@ -320,9 +340,17 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
     if isinstance(source, pd.DataFrame):
         own = _as_store(source)
         try:
-            return judge_sheet(own, judge, category=category, rounds=rounds, seed=seed,
-                               families=families, length_control=length_control,
-                               self_preference_table=self_preference_table, progress=progress)
+            return judge_sheet(
+                own,
+                judge,
+                category=category,
+                rounds=rounds,
+                seed=seed,
+                families=families,
+                length_control=length_control,
+                self_preference_table=self_preference_table,
+                progress=progress,
+            )
         finally:
             own.close()
     notes: list[str] = []
@@ -332,22 +360,27 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
         store = source
         judges = store.judges()
         if judge is not None and judge not in judges:
-            raise UsageError(f"judge {judge!r} is not in the data; its judges are: "
-                             + ", ".join(judges))
+            raise UsageError(f"judge {judge!r} is not in the data; its judges are: " + ", ".join(judges))
         if judge is None and len(judges) > 1:
-            raise UsageError("the data has several judges (" + ", ".join(judges) + "): name "
-                             "the one to measure; pooling judges would mix their biases.")
+            raise UsageError(
+                "the data has several judges (" + ", ".join(judges) + "): name "
+                "the one to measure; pooling judges would mix their biases."
+            )
         counts = store.counts(judge=judge, category=category)
     else:
-        raise UsageError("source must be a VerdictStore, a verdict DataFrame or VerdictCounts; "
-                         f"got {type(source).__name__}.")
+        raise UsageError(
+            "source must be a VerdictStore, a verdict DataFrame or VerdictCounts; "
+            f"got {type(source).__name__}."
+        )
     if counts.n_models < 2 or counts.calls == 0:
         raise DesignError(
             f"judge {judge!r} has no verdict between two different models"
             + (f" in category {category!r}" if category else "")
-            + ": a spec sheet needs at least one judged pair.")
+            + ": a spec sheet needs at least one judged pair."
+        )
     position, order = position_and_order_swap(
-        counts, rounds=rounds, seed=seed, progress=lambda f, text: step(0.05 + 0.3 * f, text))
+        counts, rounds=rounds, seed=seed, progress=lambda f, text: step(0.05 + 0.3 * f, text)
+    )
     warnings = list(position.design_warnings)
     cov = selfc = agreement = length = selfpref = None
     if store is not None:
@@ -372,13 +405,18 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
         if families and judge is not None and judge in families:
             step(0.75, "self-preference")
             try:
-                table = (self_preference_table if self_preference_table is not None
-                         else self_preference(store, families, category=category,
-                                              rounds=min(rounds, 500), seed=seed))
+                table = (
+                    self_preference_table
+                    if self_preference_table is not None
+                    else self_preference(
+                        store, families, category=category, rounds=min(rounds, 500), seed=seed
+                    )
+                )
                 hit = table[table["judge"] == judge]
                 if len(hit) and np.isfinite(hit["delta"].iloc[0]):
-                    selfpref = {k: (v.item() if hasattr(v, "item") else v)
-                                for k, v in hit.iloc[0].to_dict().items()}
+                    selfpref = {
+                        k: (v.item() if hasattr(v, "item") else v) for k, v in hit.iloc[0].to_dict().items()
+                    }
                 elif len(hit):
                     notes.append(f"Self-preference not available: {hit['note'].iloc[0]}.")
             except ValueError as exc:
@@ -386,10 +424,20 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
     ties = _ties_figures(counts)
     step(1.0, "done")
     return JudgeSheet(
-        judge=judge, category=category, n_instructions=counts.n_instructions,
-        n_models=counts.n_models, position=position, order=order, coverage=cov,
-        self_comparison=selfc, agreement=agreement, length=length, self_preference=selfpref,
-        ties=ties, notes=tuple(notes), design_warnings=tuple(warnings),
+        judge=judge,
+        category=category,
+        n_instructions=counts.n_instructions,
+        n_models=counts.n_models,
+        position=position,
+        order=order,
+        coverage=cov,
+        self_comparison=selfc,
+        agreement=agreement,
+        length=length,
+        self_preference=selfpref,
+        ties=ties,
+        notes=tuple(notes),
+        design_warnings=tuple(warnings),
     )
 
 
@@ -423,27 +471,42 @@ def judge_sheets(
     if isinstance(source, pd.DataFrame):
         own = _as_store(source)
         try:
-            return judge_sheets(own, judges, category=category, rounds=rounds, seed=seed,
-                                families=families, length_control=length_control,
-                                progress=progress)
+            return judge_sheets(
+                own,
+                judges,
+                category=category,
+                rounds=rounds,
+                seed=seed,
+                families=families,
+                length_control=length_control,
+                progress=progress,
+            )
         finally:
             own.close()
     store = source
     judges = tuple(judges) if judges is not None else store.judges()
     table = None
     if families and len(store.judges()) >= 2:
-        table = self_preference(store, families, category=category, rounds=min(rounds, 500),
-                                seed=seed)
+        table = self_preference(store, families, category=category, rounds=min(rounds, 500), seed=seed)
     out: dict[str, JudgeSheet | str] = {}
     for n, name in enumerate(judges):
+
         def sub(f: float, text: str, n: int = n, name: str = name) -> None:
             if progress is not None:
                 progress((n + f) / max(len(judges), 1), f"{name}: {text}")
 
         try:
-            out[name] = judge_sheet(store, name, category=category, rounds=rounds, seed=seed,
-                                    families=families, length_control=length_control,
-                                    self_preference_table=table, progress=sub)
+            out[name] = judge_sheet(
+                store,
+                name,
+                category=category,
+                rounds=rounds,
+                seed=seed,
+                families=families,
+                length_control=length_control,
+                self_preference_table=table,
+                progress=sub,
+            )
         except ValueError as exc:
             out[name] = str(exc)
     return out
@@ -476,9 +539,18 @@ def compare_judges(
     progress: Progress | None = None,
 ) -> pd.DataFrame:
     """One row per judge with every scalar of its sheet (see :func:`comparison_table`)."""
-    return comparison_table(judge_sheets(source, judges, category=category, rounds=rounds,
-                                         seed=seed, families=families,
-                                         length_control=length_control, progress=progress))
+    return comparison_table(
+        judge_sheets(
+            source,
+            judges,
+            category=category,
+            rounds=rounds,
+            seed=seed,
+            families=families,
+            length_control=length_control,
+            progress=progress,
+        )
+    )
 
 
 def best_marks(table: pd.DataFrame) -> pd.DataFrame:

@@ -26,10 +26,17 @@ def _tau_name(variant: str) -> str:
 
 
 def _highlight(fig: go.Figure, x, y, text, name: str) -> None:
-    fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name=name, text=text,
-                             marker={"symbol": "star", "size": 18, "color": ACCENT,
-                                     "line": {"width": 1, "color": "white"}},
-                             hovertemplate="<b>%{text}</b> (chosen)<br>%{x}, %{y:.3f}<extra></extra>"))
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="markers",
+            name=name,
+            text=text,
+            marker={"symbol": "star", "size": 18, "color": ACCENT, "line": {"width": 1, "color": "white"}},
+            hovertemplate="<b>%{text}</b> (chosen)<br>%{x}, %{y:.3f}<extra></extra>",
+        )
+    )
 
 
 def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
@@ -37,16 +44,31 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
     anchor, for the quadratic and (when loaded) the human reference."""
     t = sweep.table
     fig = go.Figure()
-    fig.add_trace(go.Scatter(
-        x=t["position"], y=t["tau_quadratic"], mode="lines+markers", name="vs quadratic ranking",
-        text=t["anchor"], marker={"color": PRIMARY, "size": 9}, line={"color": PRIMARY, "width": 1},
-        hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>quadratic</extra>"))
+    fig.add_trace(
+        go.Scatter(
+            x=t["position"],
+            y=t["tau_quadratic"],
+            mode="lines+markers",
+            name="vs quadratic ranking",
+            text=t["anchor"],
+            marker={"color": PRIMARY, "size": 9},
+            line={"color": PRIMARY, "width": 1},
+            hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>quadratic</extra>",
+        )
+    )
     if t["tau_human"].notna().any():
-        fig.add_trace(go.Scatter(
-            x=t["position"], y=t["tau_human"], mode="lines+markers", name="vs human ranking",
-            text=t["anchor"], marker={"color": HUMAN, "size": 9, "symbol": "diamond"},
-            line={"color": HUMAN, "width": 1, "dash": "dot"},
-            hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>human</extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=t["position"],
+                y=t["tau_human"],
+                mode="lines+markers",
+                name="vs human ranking",
+                text=t["anchor"],
+                marker={"color": HUMAN, "size": 9, "symbol": "diamond"},
+                line={"color": HUMAN, "width": 1, "dash": "dot"},
+                hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>human</extra>",
+            )
+        )
     if highlight is not None and highlight in set(t["anchor"]):
         row = t[t["anchor"] == highlight]
         _highlight(fig, row["position"], row["tau_quadratic"], row["anchor"], highlight)
@@ -54,25 +76,46 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
             _highlight(fig, row["position"], row["tau_human"], row["anchor"], highlight + " (human)")
     fig.update_xaxes(title="anchor's position in the quadratic ranking (1 = strongest)", dtick=1)
     fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)}")
-    return style(fig, title="Anchor quality against anchor strength (Don-Yehiya et al. 2026, Fig. 1)", height=420)
+    return style(
+        fig, title="Anchor quality against anchor strength (Don-Yehiya et al. 2026, Fig. 1)", height=420
+    )
 
 
 def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
     """tau with the quadratic ranking against informativeness, with the least-squares line and
     its R² (Fig. 3), and the 3-level ceiling ⌊M/2⌋⌈M/2⌉/C(M,2) as a dotted line."""
     t = sweep.table.dropna(subset=["informativeness", "tau_quadratic"])
-    fig = go.Figure(go.Scatter(
-        x=t["informativeness"], y=t["tau_quadratic"], mode="markers", name="anchor",
-        text=t["anchor"], marker={"color": PRIMARY, "size": 10},
-        hovertemplate="<b>%{text}</b><br>informativeness %{x:.1%}<br>tau %{y:.3f}<extra></extra>"))
+    fig = go.Figure(
+        go.Scatter(
+            x=t["informativeness"],
+            y=t["tau_quadratic"],
+            mode="markers",
+            name="anchor",
+            text=t["anchor"],
+            marker={"color": PRIMARY, "size": 10},
+            hovertemplate="<b>%{text}</b><br>informativeness %{x:.1%}<br>tau %{y:.3f}<extra></extra>",
+        )
+    )
     if np.isfinite(sweep.fit_slope) and len(t):
         xs = np.linspace(t["informativeness"].min(), t["informativeness"].max(), 20)
-        fig.add_trace(go.Scatter(x=xs, y=sweep.fit_slope * xs + sweep.fit_intercept, mode="lines",
-                                 name=f"linear fit, R² = {sweep.fit_r2:.3f}",
-                                 line={"color": MUTED, "dash": "dash"}, hoverinfo="skip"))
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=sweep.fit_slope * xs + sweep.fit_intercept,
+                mode="lines",
+                name=f"linear fit, R² = {sweep.fit_r2:.3f}",
+                line={"color": MUTED, "dash": "dash"},
+                hoverinfo="skip",
+            )
+        )
     if np.isfinite(sweep.ceiling_3_level):
-        fig.add_vline(x=sweep.ceiling_3_level, line_dash="dot", line_color=ACCENT,
-                      annotation_text="3-level ceiling", annotation_position="top left")
+        fig.add_vline(
+            x=sweep.ceiling_3_level,
+            line_dash="dot",
+            line_color=ACCENT,
+            annotation_text="3-level ceiling",
+            annotation_position="top left",
+        )
     if highlight is not None and highlight in set(t["anchor"]):
         row = t[t["anchor"] == highlight]
         _highlight(fig, row["informativeness"], row["tau_quadratic"], row["anchor"], highlight)
@@ -86,11 +129,21 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
     """Informativeness of each anchor in the order of the quadratic ranking, with the ceiling."""
     t = sweep.table
     colors = [ACCENT if a == highlight else PRIMARY for a in t["anchor"]]
-    fig = go.Figure(go.Bar(x=t["anchor"], y=t["informativeness"], marker_color=colors,
-                           hovertemplate="<b>%{x}</b><br>%{y:.1%} informative<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=t["anchor"],
+            y=t["informativeness"],
+            marker_color=colors,
+            hovertemplate="<b>%{x}</b><br>%{y:.1%} informative<extra></extra>",
+        )
+    )
     if np.isfinite(sweep.ceiling_3_level):
-        fig.add_hline(y=sweep.ceiling_3_level, line_dash="dot", line_color=ACCENT,
-                      annotation_text=f"3-level ceiling {sweep.ceiling_3_level:.1%}")
+        fig.add_hline(
+            y=sweep.ceiling_3_level,
+            line_dash="dot",
+            line_color=ACCENT,
+            annotation_text=f"3-level ceiling {sweep.ceiling_3_level:.1%}",
+        )
     fig.update_yaxes(title="informativeness I(p, A)", tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(title="anchor (strongest first)" if sweep.has_quadratic else "anchor")
     return style(fig, title="Informative samples per anchor (Don-Yehiya et al. 2026, §4.3)", height=400)
@@ -99,14 +152,23 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
 def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
     """For each instruction, how many models beat the anchor: one histogram per anchor (Fig. 2)."""
     n = max(1, len(dists))
-    fig = make_subplots(rows=1, cols=n, shared_yaxes=True,
-                        subplot_titles=[d.anchor for d in dists] or [""])
+    fig = make_subplots(rows=1, cols=n, shared_yaxes=True, subplot_titles=[d.anchor for d in dists] or [""])
     for k, d in enumerate(dists):
-        fig.add_trace(go.Bar(
-            x=d.histogram["models_beating_anchor"], y=d.histogram["instructions"],
-            marker_color=PALETTE[k % len(PALETTE)], name=d.anchor, showlegend=False,
-            hovertemplate=(f"<b>{d.anchor}</b><br>%{{x}} of {d.n_competitors} models beat it on "
-                           "%{y} instructions<extra></extra>")), row=1, col=k + 1)
+        fig.add_trace(
+            go.Bar(
+                x=d.histogram["models_beating_anchor"],
+                y=d.histogram["instructions"],
+                marker_color=PALETTE[k % len(PALETTE)],
+                name=d.anchor,
+                showlegend=False,
+                hovertemplate=(
+                    f"<b>{d.anchor}</b><br>%{{x}} of {d.n_competitors} models beat it on "
+                    "%{y} instructions<extra></extra>"
+                ),
+            ),
+            row=1,
+            col=k + 1,
+        )
         fig.update_xaxes(title="models beating the anchor", row=1, col=k + 1)
     fig.update_yaxes(title="instructions", row=1, col=1)
     return style(fig, title="Win-rate distributions (Don-Yehiya et al. 2026, Fig. 2)", height=380)
@@ -120,46 +182,97 @@ def rank_comparison(ranking: AnchorRanking) -> go.Figure:
         for _, row in t.iterrows():
             shift = int(row["rank_shift"])
             color = MUTED if shift == 0 else (HUMAN if shift > 0 else ACCENT)
-            fig.add_trace(go.Scatter(
-                x=["all pairs", f"anchor {ranking.anchor}"],
-                y=[int(row["quadratic_rank"]), int(row["anchor_rank"])], mode="lines+markers+text",
-                text=[row["model"], ""], textposition="middle left", showlegend=False,
-                line={"color": color}, marker={"color": color},
-                hovertemplate=(f"<b>{row['model']}</b><br>%{{x}}: rank %{{y}}<br>shift {shift:+d}"
-                               "<extra></extra>")))
+            fig.add_trace(
+                go.Scatter(
+                    x=["all pairs", f"anchor {ranking.anchor}"],
+                    y=[int(row["quadratic_rank"]), int(row["anchor_rank"])],
+                    mode="lines+markers+text",
+                    text=[row["model"], ""],
+                    textposition="middle left",
+                    showlegend=False,
+                    line={"color": color},
+                    marker={"color": color},
+                    hovertemplate=(
+                        f"<b>{row['model']}</b><br>%{{x}}: rank %{{y}}<br>shift {shift:+d}<extra></extra>"
+                    ),
+                )
+            )
     else:
-        fig.add_trace(go.Bar(x=t["win_rate"], y=t["model"], orientation="h", marker_color=PRIMARY,
-                             hovertemplate="<b>%{y}</b><br>win rate %{x:.1%}<extra></extra>"))
+        fig.add_trace(
+            go.Bar(
+                x=t["win_rate"],
+                y=t["model"],
+                orientation="h",
+                marker_color=PRIMARY,
+                hovertemplate="<b>%{y}</b><br>win rate %{x:.1%}<extra></extra>",
+            )
+        )
         fig.update_xaxes(title=f"win rate against {ranking.anchor}", tickformat=".0%")
     fig.update_yaxes(autorange="reversed", title="rank" if t["quadratic_rank"].notna().all() else None)
-    return style(fig, title=f"Ranking by {ranking.anchor} beside the all-pairs ranking",
-                 height=max(360, 24 * len(t) + 120))
+    return style(
+        fig,
+        title=f"Ranking by {ranking.anchor} beside the all-pairs ranking",
+        height=max(360, 24 * len(t) + 120),
+    )
 
 
 def pilot_scatter(pilot: PilotScreening) -> go.Figure:
     """Pilot estimate (mean and 95% range over repetitions) against full-data informativeness."""
     t = pilot.table
-    fig = go.Figure(go.Scatter(
-        x=t["full"], y=t["pilot_mean"], mode="markers", text=t["anchor"], name="anchor",
-        marker={"color": PRIMARY, "size": 9},
-        error_y={"type": "data", "symmetric": False, "array": t["pilot_high"] - t["pilot_mean"],
-                 "arrayminus": t["pilot_mean"] - t["pilot_low"], "color": MUTED},
-        hovertemplate=("<b>%{text}</b><br>full data %{x:.1%}<br>pilot mean %{y:.1%}"
-                       "<extra></extra>")))
+    fig = go.Figure(
+        go.Scatter(
+            x=t["full"],
+            y=t["pilot_mean"],
+            mode="markers",
+            text=t["anchor"],
+            name="anchor",
+            marker={"color": PRIMARY, "size": 9},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": t["pilot_high"] - t["pilot_mean"],
+                "arrayminus": t["pilot_mean"] - t["pilot_low"],
+                "color": MUTED,
+            },
+            hovertemplate=("<b>%{text}</b><br>full data %{x:.1%}<br>pilot mean %{y:.1%}<extra></extra>"),
+        )
+    )
     lo = float(np.nanmin([t["full"].min(), t["pilot_low"].min()]))
     hi = float(np.nanmax([t["full"].max(), t["pilot_high"].max()]))
-    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="equal",
-                             line={"color": MUTED, "dash": "dot"}, hoverinfo="skip"))
+    fig.add_trace(
+        go.Scatter(
+            x=[lo, hi],
+            y=[lo, hi],
+            mode="lines",
+            name="equal",
+            line={"color": MUTED, "dash": "dot"},
+            hoverinfo="skip",
+        )
+    )
     fig.update_xaxes(title="informativeness on all data", tickformat=".0%")
     fig.update_yaxes(title=f"pilot estimate (k = {pilot.k})", tickformat=".0%")
-    return style(fig, title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} "
-                 f"over {pilot.repetitions} repetitions (Don-Yehiya et al. 2026, §5.3)", height=420)
+    return style(
+        fig,
+        title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} "
+        f"over {pilot.repetitions} repetitions (Don-Yehiya et al. 2026, §5.3)",
+        height=420,
+    )
 
 
 def _band(fig: go.Figure, x, low, high, color: str, name: str) -> None:
-    fig.add_trace(go.Scatter(x=list(x) + list(x)[::-1], y=list(high) + list(low)[::-1],
-                             fill="toself", fillcolor=color, opacity=0.15, line={"width": 0},
-                             hoverinfo="skip", showlegend=False, name=name))
+    fig.add_trace(
+        go.Scatter(
+            x=list(x) + list(x)[::-1],
+            y=list(high) + list(low)[::-1],
+            fill="toself",
+            fillcolor=color,
+            opacity=0.15,
+            line={"width": 0},
+            hoverinfo="skip",
+            showlegend=False,
+            name=name,
+        )
+    )
 
 
 def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ()) -> go.Figure:
@@ -173,14 +286,24 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
         if part.empty:
             continue
         _band(fig, part["size"], part["low"], part["high"], color, name)
-        fig.add_trace(go.Scatter(x=part["size"], y=part["mean"], mode="lines+markers", name=name,
-                                 line={"color": color},
-                                 hovertemplate=(f"<b>{name}</b><br>%{{x}} instructions<br>mean tau "
-                                                "%{y:.3f}<extra></extra>")))
+        fig.add_trace(
+            go.Scatter(
+                x=part["size"],
+                y=part["mean"],
+                mode="lines+markers",
+                name=name,
+                line={"color": color},
+                hovertemplate=(f"<b>{name}</b><br>%{{x}} instructions<br>mean tau %{{y:.3f}}<extra></extra>"),
+            )
+        )
     fig.update_xaxes(title="number of instructions")
     fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the {sweep.reference} ranking")
-    return style(fig, title=f"tau against the number of instructions ({sweep.repetitions} "
-                 "repetitions; bands: 2.5–97.5 percentiles; Don-Yehiya et al. 2026, §5.1)", height=420)
+    return style(
+        fig,
+        title=f"tau against the number of instructions ({sweep.repetitions} "
+        "repetitions; bands: 2.5–97.5 percentiles; Don-Yehiya et al. 2026, §5.1)",
+        height=420,
+    )
 
 
 def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
@@ -188,14 +311,24 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
     s = sweep.summary.sort_values("n_anchors")
     fig = go.Figure()
     _band(fig, s["n_anchors"], s["low"], s["high"], PRIMARY, "band")
-    fig.add_trace(go.Scatter(x=s["n_anchors"], y=s["mean"], mode="lines+markers", name="mean",
-                             line={"color": PRIMARY},
-                             hovertemplate="%{x} anchors<br>mean tau %{y:.3f}<extra></extra>"))
+    fig.add_trace(
+        go.Scatter(
+            x=s["n_anchors"],
+            y=s["mean"],
+            mode="lines+markers",
+            name="mean",
+            line={"color": PRIMARY},
+            hovertemplate="%{x} anchors<br>mean tau %{y:.3f}<extra></extra>",
+        )
+    )
     fig.update_xaxes(title="number of anchors", dtick=1)
-    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the quadratic ranking "
-                     "(non-anchors)")
-    return style(fig, title=f"Adding anchors one by one ({sweep.permutations} random orders; "
-                 "Don-Yehiya et al. 2026, App. E)", height=400)
+    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the quadratic ranking (non-anchors)")
+    return style(
+        fig,
+        title=f"Adding anchors one by one ({sweep.permutations} random orders; "
+        "Don-Yehiya et al. 2026, App. E)",
+        height=400,
+    )
 
 
 def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
@@ -203,17 +336,39 @@ def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
     ranking's tau with humans (Table 3)."""
     t = effect.table
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=t["judge"], y=t["best_tau_quadratic"], name="best anchor",
-                         marker_color=HUMAN, text=t["best_anchor"],
-                         hovertemplate="%{x}<br>best anchor %{text}: %{y:.3f}<extra></extra>"))
-    fig.add_trace(go.Bar(x=t["judge"], y=t["worst_tau_quadratic"], name="worst anchor",
-                         marker_color=ACCENT, text=t["worst_anchor"],
-                         hovertemplate="%{x}<br>worst anchor %{text}: %{y:.3f}<extra></extra>"))
+    fig.add_trace(
+        go.Bar(
+            x=t["judge"],
+            y=t["best_tau_quadratic"],
+            name="best anchor",
+            marker_color=HUMAN,
+            text=t["best_anchor"],
+            hovertemplate="%{x}<br>best anchor %{text}: %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=t["judge"],
+            y=t["worst_tau_quadratic"],
+            name="worst anchor",
+            marker_color=ACCENT,
+            text=t["worst_anchor"],
+            hovertemplate="%{x}<br>worst anchor %{text}: %{y:.3f}<extra></extra>",
+        )
+    )
     if t["quadratic_tau_human"].notna().any():
-        fig.add_trace(go.Scatter(x=t["judge"], y=t["quadratic_tau_human"], mode="markers",
-                                 name="quadratic vs human", marker={"color": PRIMARY, "size": 12,
-                                                                    "symbol": "diamond"},
-                                 hovertemplate="%{x}<br>quadratic vs human %{y:.3f}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=t["judge"],
+                y=t["quadratic_tau_human"],
+                mode="markers",
+                name="quadratic vs human",
+                marker={"color": PRIMARY, "size": 12, "symbol": "diamond"},
+                hovertemplate="%{x}<br>quadratic vs human %{y:.3f}<extra></extra>",
+            )
+        )
     fig.update_layout(barmode="group")
     fig.update_yaxes(title=f"Kendall's {_tau_name(effect.tau)}")
-    return style(fig, title="Anchor effect beside judge effect (Don-Yehiya et al. 2026, §5.2, Table 3)", height=400)
+    return style(
+        fig, title="Anchor effect beside judge effect (Don-Yehiya et al. 2026, §5.2, Table 3)", height=400
+    )

@@ -24,8 +24,11 @@ __all__ = ["ACCENT", "CONFIG", "MUTED", "PRIMARY", "TEMPLATE", "label", "labels"
 
 TEMPLATE = "plotly_white"
 #: Plotly config for pages and the report: the camera button saves a PNG in the browser.
-CONFIG = {"displaylogo": False, "showSendToCloud": False,
-          "toImageButtonOptions": {"format": "png", "scale": 2}}
+CONFIG = {
+    "displaylogo": False,
+    "showSendToCloud": False,
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+}
 ACCENT = "#c2410c"
 MUTED = "#94a3b8"
 PRIMARY = "#1d4ed8"
@@ -33,11 +36,31 @@ PRIMARY = "#1d4ed8"
 #: Keys whose string values Plotly draws as (pseudo-HTML) text. Category values (x, y, labels,
 #: categoryarray, tickvals) are sanitised the same way as the labels drawn from them, so an axis
 #: order still matches its traces.
-_TEXT_KEYS = frozenset({
-    "text", "name", "title", "x", "y", "z", "labels", "parents", "ids", "hovertext",
-    "hovertemplate", "texttemplate", "ticktext", "tickvals", "customdata", "categoryarray",
-    "legendgrouptitle", "header", "cells", "values", "meta",
-})
+_TEXT_KEYS = frozenset(
+    {
+        "text",
+        "name",
+        "title",
+        "x",
+        "y",
+        "z",
+        "labels",
+        "parents",
+        "ids",
+        "hovertext",
+        "hovertemplate",
+        "texttemplate",
+        "ticktext",
+        "tickvals",
+        "customdata",
+        "categoryarray",
+        "legendgrouptitle",
+        "header",
+        "cells",
+        "values",
+        "meta",
+    }
+)
 
 
 def labels(values: Any) -> list[str]:
@@ -73,7 +96,9 @@ def _clean(value: Any, key: str | None) -> tuple[Any, bool]:
     if isinstance(value, list | tuple):
         items = [_clean(v, key) for v in value]
         if any(c for _, c in items):
-            return type(value)(v for v, _ in items) if isinstance(value, tuple) else [v for v, _ in items], True
+            return type(value)(v for v, _ in items) if isinstance(value, tuple) else [
+                v for v, _ in items
+            ], True
         return value, False
     return value, False
 
@@ -98,8 +123,12 @@ def sanitize(fig: go.Figure) -> go.Figure:
 
 def style(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
     """The shared look, and every text of the figure made safe (:func:`sanitize`)."""
-    fig.update_layout(template=TEMPLATE, title=title, font={"size": 13},
-                      margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10})
+    fig.update_layout(
+        template=TEMPLATE,
+        title=title,
+        font={"size": 13},
+        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
+    )
     if height:
         fig.update_layout(height=height)
     return sanitize(fig)

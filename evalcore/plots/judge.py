@@ -10,18 +10,29 @@ from evalcore.plots.common import ACCENT, MUTED, PRIMARY, style
 
 
 def _error(values: pd.Series, low: pd.Series, high: pd.Series) -> dict:
-    return {"type": "data", "symmetric": False, "array": (high - values).to_numpy(),
-            "arrayminus": (values - low).to_numpy()}
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": (high - values).to_numpy(),
+        "arrayminus": (values - low).to_numpy(),
+    }
 
 
 def position_bias_figure(table: pd.DataFrame) -> go.Figure:
     """First-slot preference in points per judge, with its 95% interval."""
-    fig = go.Figure(go.Bar(
-        x=table["judge"], y=table["position_bias_points"],
-        error_y=_error(table["position_bias_points"], table["position_bias_points_low"],
-                       table["position_bias_points_high"]),
-        marker_color=[ACCENT if v > 0 else PRIMARY for v in table["position_bias_points"]],
-        hovertemplate="%{x}: %{y:+.1f} points<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=table["judge"],
+            y=table["position_bias_points"],
+            error_y=_error(
+                table["position_bias_points"],
+                table["position_bias_points_low"],
+                table["position_bias_points_high"],
+            ),
+            marker_color=[ACCENT if v > 0 else PRIMARY for v in table["position_bias_points"]],
+            hovertemplate="%{x}: %{y:+.1f} points<extra></extra>",
+        )
+    )
     fig.add_hline(y=0, line_color=MUTED)
     fig.update_yaxes(title="P(slot A wins) − P(slot B wins), points")
     return style(fig, title="Position bias: first-slot preference", height=340)
@@ -30,14 +41,24 @@ def position_bias_figure(table: pd.DataFrame) -> go.Figure:
 def tie_rates_figure(table: pd.DataFrame) -> go.Figure:
     """Tie rate of single-order verdicts beside both-orders verdicts, per judge."""
     fig = go.Figure()
-    fig.add_bar(name="single order", x=table["judge"], y=table["tie_rate"],
-                error_y=_error(table["tie_rate"], table["tie_rate_low"], table["tie_rate_high"]),
-                marker_color=MUTED)
-    fig.add_bar(name="both orders (disagreement = tie)", x=table["judge"],
-                y=table["both_orders_tie_rate"],
-                error_y=_error(table["both_orders_tie_rate"], table["both_orders_tie_rate_low"],
-                               table["both_orders_tie_rate_high"]),
-                marker_color=PRIMARY)
+    fig.add_bar(
+        name="single order",
+        x=table["judge"],
+        y=table["tie_rate"],
+        error_y=_error(table["tie_rate"], table["tie_rate_low"], table["tie_rate_high"]),
+        marker_color=MUTED,
+    )
+    fig.add_bar(
+        name="both orders (disagreement = tie)",
+        x=table["judge"],
+        y=table["both_orders_tie_rate"],
+        error_y=_error(
+            table["both_orders_tie_rate"],
+            table["both_orders_tie_rate_low"],
+            table["both_orders_tie_rate_high"],
+        ),
+        marker_color=PRIMARY,
+    )
     fig.update_layout(barmode="group", legend={"orientation": "h", "y": -0.15})
     fig.update_yaxes(title="share of verdicts that are a tie", tickformat=".0%")
     return style(fig, title="Ties: what the judge says vs what both orders produce", height=360)
@@ -47,17 +68,26 @@ def order_swap_figure(by_anchor: pd.DataFrame) -> go.Figure:
     """q and b per anchor with 95% intervals (order-swap decomposition)."""
     frame = by_anchor.sort_values("q")
     fig = go.Figure()
-    fig.add_scatter(name="q: opponents' preference over the anchor", y=frame["anchor"],
-                    x=frame["q"], mode="markers", marker={"color": PRIMARY, "size": 9},
-                    error_x=_error(frame["q"], frame["q_low"], frame["q_high"]))
-    fig.add_scatter(name="b: slot-A bias", y=frame["anchor"], x=frame["b"], mode="markers",
-                    marker={"color": ACCENT, "size": 9, "symbol": "diamond"},
-                    error_x=_error(frame["b"], frame["b_low"], frame["b_high"]))
+    fig.add_scatter(
+        name="q: opponents' preference over the anchor",
+        y=frame["anchor"],
+        x=frame["q"],
+        mode="markers",
+        marker={"color": PRIMARY, "size": 9},
+        error_x=_error(frame["q"], frame["q_low"], frame["q_high"]),
+    )
+    fig.add_scatter(
+        name="b: slot-A bias",
+        y=frame["anchor"],
+        x=frame["b"],
+        mode="markers",
+        marker={"color": ACCENT, "size": 9, "symbol": "diamond"},
+        error_x=_error(frame["b"], frame["b_low"], frame["b_high"]),
+    )
     fig.add_vline(x=0, line_color=MUTED)
     fig.update_xaxes(title="verdict units (−2..+2)")
     fig.update_layout(legend={"orientation": "h", "y": -0.12})
-    return style(fig, title="Order-swap decomposition per anchor",
-                 height=max(320, 22 * len(frame) + 140))
+    return style(fig, title="Order-swap decomposition per anchor", height=max(320, 22 * len(frame) + 140))
 
 
 def coverage_figure(frame: pd.DataFrame, *, by: str) -> go.Figure:
@@ -66,29 +96,43 @@ def coverage_figure(frame: pd.DataFrame, *, by: str) -> go.Figure:
         x = frame["model"]
         title, xtitle = "No verdict, by model", "model (a call counts for both its models)"
     else:
-        x = [f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(frame["length_min"], frame["length_max"],
-                                                      strict=True)]
+        x = [f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(frame["length_min"], frame["length_max"], strict=True)]
         title, xtitle = "No verdict, by response length", "length_a + length_b (equal-count bins)"
-    fig = go.Figure(go.Bar(x=x, y=frame["no_verdict_rate"], marker_color=ACCENT,
-                           customdata=np.c_[frame["no_verdict"], frame["calls"]],
-                           hovertemplate="%{x}: %{y:.2%} (%{customdata[0]} of "
-                                         "%{customdata[1]} calls)<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=x,
+            y=frame["no_verdict_rate"],
+            marker_color=ACCENT,
+            customdata=np.c_[frame["no_verdict"], frame["calls"]],
+            hovertemplate="%{x}: %{y:.2%} (%{customdata[0]} of %{customdata[1]} calls)<extra></extra>",
+        )
+    )
     fig.update_yaxes(title="calls with no verdict", tickformat=".1%", rangemode="tozero")
     fig.update_xaxes(title=xtitle)
     return style(fig, title=title, height=320)
 
 
-def compression_figure(compression: pd.DataFrame, ceiling: pd.DataFrame | None = None
-                       ) -> go.Figure:
+def compression_figure(compression: pd.DataFrame, ceiling: pd.DataFrame | None = None) -> go.Figure:
     """The win rate the judge prints against the humans' win rate."""
     fig = go.Figure()
-    fig.add_scatter(x=[0, 1], y=[0, 1], mode="lines", name="no compression",
-                    line={"color": MUTED, "dash": "dot"})
-    fig.add_scatter(x=compression["human_rate"], y=compression["judge_prints"],
-                    mode="lines+markers", name="the judge prints", line={"color": PRIMARY})
+    fig.add_scatter(
+        x=[0, 1], y=[0, 1], mode="lines", name="no compression", line={"color": MUTED, "dash": "dot"}
+    )
+    fig.add_scatter(
+        x=compression["human_rate"],
+        y=compression["judge_prints"],
+        mode="lines+markers",
+        name="the judge prints",
+        line={"color": PRIMARY},
+    )
     if ceiling is not None:
-        fig.add_scatter(x=ceiling["human_rate"], y=ceiling["judge_prints"], mode="lines+markers",
-                        name="one human vs the others", line={"color": ACCENT, "dash": "dash"})
+        fig.add_scatter(
+            x=ceiling["human_rate"],
+            y=ceiling["judge_prints"],
+            mode="lines+markers",
+            name="one human vs the others",
+            line={"color": ACCENT, "dash": "dash"},
+        )
     fig.update_xaxes(title="humans' win rate", tickformat=".0%", range=[0, 1])
     fig.update_yaxes(title="win rate printed", tickformat=".0%", range=[0, 1])
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
@@ -97,13 +141,21 @@ def compression_figure(compression: pd.DataFrame, ceiling: pd.DataFrame | None =
 
 def length_curve_figure(curve: pd.DataFrame) -> go.Figure:
     """P(the longer response wins) per bin of the length ratio (verbosity bias)."""
-    labels = [f"×{2 ** lo:.2f}–{'∞' if np.isinf(hi) else f'{2 ** hi:.2f}'}"
-              for lo, hi in zip(curve["bin_low"], curve["bin_high"], strict=True)]
-    fig = go.Figure(go.Scatter(
-        x=labels, y=curve["longer_score"], mode="lines+markers", line={"color": PRIMARY},
-        error_y=_error(curve["longer_score"], curve["ci_low"], curve["ci_high"]),
-        customdata=curve["calls"],
-        hovertemplate="longer by %{x}: %{y:.1%} (%{customdata} calls)<extra></extra>"))
+    labels = [
+        f"×{2**lo:.2f}–{'∞' if np.isinf(hi) else f'{2**hi:.2f}'}"
+        for lo, hi in zip(curve["bin_low"], curve["bin_high"], strict=True)
+    ]
+    fig = go.Figure(
+        go.Scatter(
+            x=labels,
+            y=curve["longer_score"],
+            mode="lines+markers",
+            line={"color": PRIMARY},
+            error_y=_error(curve["longer_score"], curve["ci_low"], curve["ci_high"]),
+            customdata=curve["calls"],
+            hovertemplate="longer by %{x}: %{y:.1%} (%{customdata} calls)<extra></extra>",
+        )
+    )
     fig.add_hline(y=0.5, line_color=MUTED, line_dash="dot")
     fig.update_xaxes(title="longer response / shorter response")
     fig.update_yaxes(title="longer response's win rate (ties ½)", tickformat=".0%")
@@ -115,25 +167,33 @@ def rank_change_figure(table: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for row in table.itertuples(index=False):
         moved = row.rank_change != 0
-        fig.add_scatter(x=["plain", "length-controlled"], y=[row.rank, row.rank_lc],
-                        mode="lines+markers+text", text=["", row.model],
-                        textposition="middle right", showlegend=False,
-                        line={"color": ACCENT if moved else MUTED, "width": 2.5 if moved else 1},
-                        hovertemplate=f"{row.model}: %{{y}}<extra></extra>")
+        fig.add_scatter(
+            x=["plain", "length-controlled"],
+            y=[row.rank, row.rank_lc],
+            mode="lines+markers+text",
+            text=["", row.model],
+            textposition="middle right",
+            showlegend=False,
+            line={"color": ACCENT if moved else MUTED, "width": 2.5 if moved else 1},
+            hovertemplate=f"{row.model}: %{{y}}<extra></extra>",
+        )
     fig.update_yaxes(autorange="reversed", title="rank", dtick=1)
     fig.update_xaxes(range=[-0.15, 1.9])  # room for the model names on the right
-    return style(fig, title="Rank changes from length control",
-                 height=max(320, 20 * len(table) + 120))
+    return style(fig, title="Rank changes from length control", height=max(320, 20 * len(table) + 120))
 
 
 def self_preference_figure(table: pd.DataFrame) -> go.Figure:
     """δ per judge on the Elo scale with its 95% interval."""
     frame = table[np.isfinite(table["delta_elo"].astype(float))]
-    fig = go.Figure(go.Bar(
-        x=[f"{j}<br>(family {f})" for j, f in zip(frame["judge"], frame["family"], strict=True)],
-        y=frame["delta_elo"],
-        error_y=_error(frame["delta_elo"], frame["delta_elo_low"], frame["delta_elo_high"]),
-        marker_color=ACCENT, hovertemplate="%{x}: %{y:+.0f} Elo<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=[f"{j}<br>(family {f})" for j, f in zip(frame["judge"], frame["family"], strict=True)],
+            y=frame["delta_elo"],
+            error_y=_error(frame["delta_elo"], frame["delta_elo_low"], frame["delta_elo_high"]),
+            marker_color=ACCENT,
+            hovertemplate="%{x}: %{y:+.0f} Elo<extra></extra>",
+        )
+    )
     fig.add_hline(y=0, line_color=MUTED)
     fig.update_yaxes(title="own family, Elo points more than the other judges")
     return style(fig, title="Self-preference", height=320)

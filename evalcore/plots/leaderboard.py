@@ -13,22 +13,38 @@ from evalcore.text import fmt_int
 def forest_plot(board: Leaderboard) -> go.Figure:
     """Ratings with their 95% bootstrap intervals, best at the top."""
     t = board.table
-    fig = go.Figure(go.Scatter(
-        x=t["rating"], y=labels(t["model"]), mode="markers",
-        marker={"color": PRIMARY, "size": 9},
-        error_x={"type": "data", "symmetric": False, "array": t["ci_high"] - t["rating"],
-                 "arrayminus": t["rating"] - t["ci_low"], "color": PRIMARY, "thickness": 1.5},
-        customdata=np.stack([t["ci_low"], t["ci_high"], t["rank"], t["rank_low"],
-                             t["rank_high"]], axis=-1),
-        hovertemplate=("<b>%{y}</b><br>rating %{x:.0f} (95%: %{customdata[0]:.0f}–"
-                       "%{customdata[1]:.0f})<br>rank %{customdata[2]} "
-                       "(95%: %{customdata[3]}–%{customdata[4]})<extra></extra>"),
-    ))
+    fig = go.Figure(
+        go.Scatter(
+            x=t["rating"],
+            y=labels(t["model"]),
+            mode="markers",
+            marker={"color": PRIMARY, "size": 9},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": t["ci_high"] - t["rating"],
+                "arrayminus": t["rating"] - t["ci_low"],
+                "color": PRIMARY,
+                "thickness": 1.5,
+            },
+            customdata=np.stack(
+                [t["ci_low"], t["ci_high"], t["rank"], t["rank_low"], t["rank_high"]], axis=-1
+            ),
+            hovertemplate=(
+                "<b>%{y}</b><br>rating %{x:.0f} (95%: %{customdata[0]:.0f}–"
+                "%{customdata[1]:.0f})<br>rank %{customdata[2]} "
+                "(95%: %{customdata[3]}–%{customdata[4]})<extra></extra>"
+            ),
+        )
+    )
     fig.add_vline(x=1000, line_dash="dot", line_color=ACCENT, opacity=0.5)
     fig.update_yaxes(autorange="reversed", title=None)
     fig.update_xaxes(title="Bradley–Terry rating (Elo scale, mean 1000)")
-    how = ("instruction-clustered sandwich" if board.interval_method == "sandwich"
-           else f"{fmt_int(board.rounds)} bootstrap rounds over instructions")
+    how = (
+        "instruction-clustered sandwich"
+        if board.interval_method == "sandwich"
+        else f"{fmt_int(board.rounds)} bootstrap rounds over instructions"
+    )
     return style(fig, title=f"Ratings with 95% intervals ({how})", height=max(320, 26 * len(t) + 120))
 
 
@@ -37,14 +53,26 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
     order = list(board.table["model"])
     rate = board.win_rate_matrix.reindex(index=order, columns=order)
     battles = board.battles_matrix.reindex(index=order, columns=order)
-    fig = go.Figure(go.Heatmap(
-        z=rate.to_numpy(), x=labels(order), y=labels(order), zmin=0, zmax=1, colorscale="RdBu",
-        customdata=battles.to_numpy(), hoverongaps=False, colorbar={"title": "win rate"},
-        hovertemplate="%{y} vs %{x}: %{z:.1%} over %{customdata:,.0f} battles<extra></extra>",
-    ))
+    fig = go.Figure(
+        go.Heatmap(
+            z=rate.to_numpy(),
+            x=labels(order),
+            y=labels(order),
+            zmin=0,
+            zmax=1,
+            colorscale="RdBu",
+            customdata=battles.to_numpy(),
+            hoverongaps=False,
+            colorbar={"title": "win rate"},
+            hovertemplate="%{y} vs %{x}: %{z:.1%} over %{customdata:,.0f} battles<extra></extra>",
+        )
+    )
     fig.update_yaxes(autorange="reversed")
-    return style(fig, title="Win rate of the row model against the column model",
-                 height=max(360, min(900, 28 * len(order) + 160)))
+    return style(
+        fig,
+        title="Win rate of the row model against the column model",
+        height=max(360, min(900, 28 * len(order) + 160)),
+    )
 
 
 def separation_heatmap(sep: Separation) -> go.Figure:
@@ -59,13 +87,27 @@ def separation_heatmap(sep: Separation) -> go.Figure:
     marks = np.where(separated, "●", "")
     limit = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
     p_text = np.where(np.isfinite(p), np.char.mod("%.3g", np.nan_to_num(p)), "—")
-    fig = go.Figure(go.Heatmap(
-        z=z, x=labels(order), y=labels(order), zmin=-limit, zmax=limit, colorscale="RdBu",
-        text=marks, texttemplate="%{text}", hoverongaps=False,
-        customdata=p_text, colorbar={"title": "Elo points"},
-        hovertemplate=("%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p = %{customdata}"
-                       "<extra></extra>"),
-    ))
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels(order),
+            y=labels(order),
+            zmin=-limit,
+            zmax=limit,
+            colorscale="RdBu",
+            text=marks,
+            texttemplate="%{text}",
+            hoverongaps=False,
+            customdata=p_text,
+            colorbar={"title": "Elo points"},
+            hovertemplate=(
+                "%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p = %{customdata}<extra></extra>"
+            ),
+        )
+    )
     fig.update_yaxes(autorange="reversed")
-    return style(fig, title="Rating difference, row minus column (● = separated)",
-                 height=max(360, min(900, 28 * len(order) + 160)))
+    return style(
+        fig,
+        title="Rating difference, row minus column (● = separated)",
+        height=max(360, min(900, 28 * len(order) + 160)),
+    )

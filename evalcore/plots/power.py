@@ -21,40 +21,67 @@ def power_curve_figure(curve: PowerCurve, *, title: str | None = None) -> go.Fig
         if group["power"].isna().all():
             continue
         formula = test == PowerCurve.SIGN_FORMULA
-        fig.add_trace(go.Scatter(
-            x=group["n"], y=group["power"], name=test, mode="lines" if formula else "lines+markers",
-            line={"color": _COLOURS.get(test, PRIMARY), "dash": "dash" if formula else "solid"},
-            error_y=None if formula else {"type": "data", "array": 1.96 * group["mc_se"],
-                                          "thickness": 1, "width": 2},
-            hovertemplate="N = %{x:,}: power %{y:.1%}<extra>" + test + "</extra>",
-        ))
-    fig.add_hline(y=curve.target_power, line_dash="dot", line_color="black",
-                  annotation_text=f"target power {curve.target_power:.0%}",
-                  annotation_position="bottom right")
-    fig.add_hline(y=curve.alpha, line_dash="dot", line_color=MUTED, opacity=0.6,
-                  annotation_text=f"α = {curve.alpha:g}", annotation_position="top right")
+        fig.add_trace(
+            go.Scatter(
+                x=group["n"],
+                y=group["power"],
+                name=test,
+                mode="lines" if formula else "lines+markers",
+                line={"color": _COLOURS.get(test, PRIMARY), "dash": "dash" if formula else "solid"},
+                error_y=None
+                if formula
+                else {"type": "data", "array": 1.96 * group["mc_se"], "thickness": 1, "width": 2},
+                hovertemplate="N = %{x:,}: power %{y:.1%}<extra>" + test + "</extra>",
+            )
+        )
+    fig.add_hline(
+        y=curve.target_power,
+        line_dash="dot",
+        line_color="black",
+        annotation_text=f"target power {curve.target_power:.0%}",
+        annotation_position="bottom right",
+    )
+    fig.add_hline(
+        y=curve.alpha,
+        line_dash="dot",
+        line_color=MUTED,
+        opacity=0.6,
+        annotation_text=f"α = {curve.alpha:g}",
+        annotation_position="top right",
+    )
     fig.update_xaxes(title="total samples N (instructions)", rangemode="tozero")
     fig.update_yaxes(title="power", range=[0, 1.02], tickformat=".0%")
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
     if title is None:
-        what = (f"edge in [{curve.edge:.0%}, {curve.edge + 0.01:.0%})" if curve.edge is not None
-                else f"mean edge {curve.mean_edge:.1%}")
-        title = (f"Power against N ({curve.n_distributions:,} distribution(s), {what}, "
-                 f"{curve.simulations:,} simulations per N)")
+        what = (
+            f"edge in [{curve.edge:.0%}, {curve.edge + 0.01:.0%})"
+            if curve.edge is not None
+            else f"mean edge {curve.mean_edge:.1%}"
+        )
+        title = (
+            f"Power against N ({curve.n_distributions:,} distribution(s), {what}, "
+            f"{curve.simulations:,} simulations per N)"
+        )
     return style(fig, title=title, height=460)
 
 
 def difference_figure(distributions: DifferenceDistributions, *, title: str | None = None) -> go.Figure:
     """The (pooled) empirical distribution of verdict differences d = v(A) − v(B)."""
     pooled = distributions.pooled()
-    colour = np.where(pooled["difference"] > 0, PRIMARY,
-                      np.where(pooled["difference"] < 0, ACCENT, MUTED))
-    fig = go.Figure(go.Bar(
-        x=pooled["difference"], y=pooled["share"], marker_color=colour,
-        hovertemplate="d = %{x:g}: %{y:.1%} of instructions<extra></extra>",
-    ))
-    fig.update_xaxes(title="verdict difference d = v(i, A) − v(i, B)  (judge's scale)",
-                     tickmode="array", tickvals=pooled["difference"])
+    colour = np.where(pooled["difference"] > 0, PRIMARY, np.where(pooled["difference"] < 0, ACCENT, MUTED))
+    fig = go.Figure(
+        go.Bar(
+            x=pooled["difference"],
+            y=pooled["share"],
+            marker_color=colour,
+            hovertemplate="d = %{x:g}: %{y:.1%} of instructions<extra></extra>",
+        )
+    )
+    fig.update_xaxes(
+        title="verdict difference d = v(i, A) − v(i, B)  (judge's scale)",
+        tickmode="array",
+        tickvals=pooled["difference"],
+    )
     fig.update_yaxes(title="share of instructions", tickformat=".0%")
     return style(fig, title=title or "Empirical distribution of verdict differences", height=340)
 
@@ -65,38 +92,68 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
     labels = [f"#{r} {u} > {lo}" for r, u, lo in zip(t["rank_upper"], t["upper"], t["lower"], strict=True)]
     resolved = t["resolved"].to_numpy(dtype=bool)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(
-        x=t["detectable_edge"], y=labels, mode="markers", name="detectable edge (at α and power)",
-        marker={"symbol": "line-ns-open", "size": 18, "color": "black", "line": {"width": 2}},
-        hovertemplate="%{y}: detectable edge %{x:.1%}<extra></extra>",
-    ))
-    fig.add_trace(go.Scatter(
-        x=t["observed_edge"], y=labels, mode="markers", name="observed edge",
-        marker={"size": 11, "color": np.where(resolved, PRIMARY, ACCENT)},
-        customdata=np.stack([t["discordant"], t["p_value"],
-                             np.where(resolved, "resolved", "not resolved")], axis=-1),
-        hovertemplate=("%{y}: observed edge %{x:.1%} on %{customdata[0]} discordant samples, "
-                       "p = %{customdata[1]:.3g} (%{customdata[2]})<extra></extra>"),
-    ))
+    fig.add_trace(
+        go.Scatter(
+            x=t["detectable_edge"],
+            y=labels,
+            mode="markers",
+            name="detectable edge (at α and power)",
+            marker={"symbol": "line-ns-open", "size": 18, "color": "black", "line": {"width": 2}},
+            hovertemplate="%{y}: detectable edge %{x:.1%}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=t["observed_edge"],
+            y=labels,
+            mode="markers",
+            name="observed edge",
+            marker={"size": 11, "color": np.where(resolved, PRIMARY, ACCENT)},
+            customdata=np.stack(
+                [t["discordant"], t["p_value"], np.where(resolved, "resolved", "not resolved")], axis=-1
+            ),
+            hovertemplate=(
+                "%{y}: observed edge %{x:.1%} on %{customdata[0]} discordant samples, "
+                "p = %{customdata[1]:.3g} (%{customdata[2]})<extra></extra>"
+            ),
+        )
+    )
     fig.add_vline(x=0, line_color=MUTED)
     fig.update_yaxes(autorange="reversed", title=None)
     fig.update_xaxes(title="edge = P(upper beats lower | discordant) − 50%", tickformat=".0%")
     fig.update_layout(legend={"orientation": "h", "y": -0.15})
-    return style(fig, title=(f"Adjacent pairs: {result.n_resolved} of {result.n_pairs} resolved "
-                             "(blue: resolved, orange: not)"),
-                 height=max(320, 28 * len(t) + 160))
+    return style(
+        fig,
+        title=(
+            f"Adjacent pairs: {result.n_resolved} of {result.n_pairs} resolved (blue: resolved, orange: not)"
+        ),
+        height=max(320, 28 * len(t) + 160),
+    )
 
 
 def sample_size_figure(plan_edges: pd.DataFrame, *, informativeness: float | None) -> go.Figure:
     """Discordant (and total) samples against the edge, from a :class:`SampleSizePlan` table."""
-    fig = go.Figure(go.Scatter(x=plan_edges["edge"], y=plan_edges["discordant"], name="discordant",
-                               mode="lines+markers", line={"color": PRIMARY},
-                               hovertemplate="edge %{x:.0%}: %{y:,} discordant<extra></extra>"))
+    fig = go.Figure(
+        go.Scatter(
+            x=plan_edges["edge"],
+            y=plan_edges["discordant"],
+            name="discordant",
+            mode="lines+markers",
+            line={"color": PRIMARY},
+            hovertemplate="edge %{x:.0%}: %{y:,} discordant<extra></extra>",
+        )
+    )
     if informativeness is not None and plan_edges["total"].notna().any():
-        fig.add_trace(go.Scatter(x=plan_edges["edge"], y=plan_edges["total"].astype(float),
-                                 name=f"total at I = {informativeness:.2f}", mode="lines+markers",
-                                 line={"color": ACCENT},
-                                 hovertemplate="edge %{x:.0%}: %{y:,} total<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=plan_edges["edge"],
+                y=plan_edges["total"].astype(float),
+                name=f"total at I = {informativeness:.2f}",
+                mode="lines+markers",
+                line={"color": ACCENT},
+                hovertemplate="edge %{x:.0%}: %{y:,} total<extra></extra>",
+            )
+        )
     fig.update_xaxes(title="edge = P(A beats B | discordant) − 50%", tickformat=".0%")
     fig.update_yaxes(title="samples needed", type="log")
     return style(fig, title="Samples the sign test needs", height=360)

@@ -11,14 +11,20 @@ from evalcore.store import DatasetSummary
 def coverage_heatmap(summary: DatasetSummary) -> go.Figure:
     """Judge calls per model pair (either slot), all judges: where the table has evidence."""
     models = list(summary.models)
-    matrix = (summary.pair_coverage.pivot_table(index="model_a", columns="model_b", values="calls",
-                                                aggfunc="sum")
-              .reindex(index=models, columns=models))
-    fig = go.Figure(go.Heatmap(
-        z=matrix.to_numpy(), x=labels(models), y=labels(models), colorscale="Blues", hoverongaps=False,
-        colorbar={"title": "calls"},
-        hovertemplate="%{y} vs %{x}: %{z:,} calls<extra></extra>",
-    ))
+    matrix = summary.pair_coverage.pivot_table(
+        index="model_a", columns="model_b", values="calls", aggfunc="sum"
+    ).reindex(index=models, columns=models)
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix.to_numpy(),
+            x=labels(models),
+            y=labels(models),
+            colorscale="Blues",
+            hoverongaps=False,
+            colorbar={"title": "calls"},
+            hovertemplate="%{y} vs %{x}: %{z:,} calls<extra></extra>",
+        )
+    )
     fig.update_yaxes(autorange="reversed")
     size = max(360, min(900, 28 * len(models) + 160))
     return style(fig, title="Judge calls per pair of models (blank: never judged)", height=size)

@@ -29,19 +29,28 @@ def verdict_levels_figure(result: VerdictTieStructure) -> go.Figure:
     """Bars of the share of calls at each verdict level; the TIE level in the accent colour."""
     table = result.level_table()
     colours = [ACCENT if level == 0 else PRIMARY for level in table["level"]]
-    fig = go.Figure(go.Bar(
-        x=[f"{level:+d} {meaning}" if level else "0 tie" for level, meaning in
-           zip(table["level"], table["meaning"], strict=True)],
-        y=table["share"], marker_color=colours,
-        customdata=table["calls"],
-        hovertemplate="%{x}: %{y:.1%} of calls (%{customdata:,})<extra></extra>",
-        text=[f"{s:.1%}" for s in table["share"]], textposition="outside",
-    ))
+    fig = go.Figure(
+        go.Bar(
+            x=[
+                f"{level:+d} {meaning}" if level else "0 tie"
+                for level, meaning in zip(table["level"], table["meaning"], strict=True)
+            ],
+            y=table["share"],
+            marker_color=colours,
+            customdata=table["calls"],
+            hovertemplate="%{x}: %{y:.1%} of calls (%{customdata:,})<extra></extra>",
+            text=[f"{s:.1%}" for s in table["share"]],
+            textposition="outside",
+        )
+    )
     fig.update_yaxes(title="share of calls", tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(title="verdict level (slot A's point of view)")
-    return style(fig, title=f"Verdict levels of {result.judge or 'the judge'} "
-                 f"(tie probability {result.stats.tie_probability:.3f}, D2 {result.stats.d2:.2f})",
-                 height=380)
+    return style(
+        fig,
+        title=f"Verdict levels of {result.judge or 'the judge'} "
+        f"(tie probability {result.stats.tie_probability:.3f}, D2 {result.stats.d2:.2f})",
+        height=380,
+    )
 
 
 def score_distribution_figure(levels: pd.DataFrame, fmt: str) -> go.Figure:
@@ -52,10 +61,15 @@ def score_distribution_figure(levels: pd.DataFrame, fmt: str) -> go.Figure:
     part = levels[levels["format"] == fmt]
     fig = go.Figure()
     for judge, rows in part.groupby("judge", sort=True, observed=True):
-        fig.add_trace(go.Bar(x=rows["score"], y=rows["share"], name=str(judge),
-                             customdata=rows["count"],
-                             hovertemplate=f"{judge}<br>score %{{x}}: %{{y:.1%}} "
-                                           "(%{customdata:,})<extra></extra>"))
+        fig.add_trace(
+            go.Bar(
+                x=rows["score"],
+                y=rows["share"],
+                name=str(judge),
+                customdata=rows["count"],
+                hovertemplate=f"{judge}<br>score %{{x}}: %{{y:.1%}} (%{{customdata:,}})<extra></extra>",
+            )
+        )
     fig.update_layout(barmode="group", legend_title_text="judge")
     fig.update_yaxes(title="share of scored candidates", tickformat=".0%")
     fig.update_xaxes(title="score")
@@ -66,8 +80,14 @@ def diagnostic_grid_figure(cells: pd.DataFrame, diagnostic: str) -> go.Figure:
     """One diagnostic per format (x) and judge (colour), from pointwise_tie_structure output."""
     fig = go.Figure()
     for judge, rows in cells.groupby("judge", sort=True, observed=True):
-        fig.add_trace(go.Bar(x=rows["format"], y=rows[diagnostic], name=str(judge),
-                             hovertemplate=f"{judge}<br>%{{x}}: %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(
+            go.Bar(
+                x=rows["format"],
+                y=rows[diagnostic],
+                name=str(judge),
+                hovertemplate=f"{judge}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
     label = DIAGNOSTIC_LABELS.get(diagnostic, diagnostic)
     fig.update_layout(barmode="group", legend_title_text="judge")
     fig.update_yaxes(title=label)
@@ -80,14 +100,25 @@ def variance_shares_figure(shares: VarianceShares) -> go.Figure:
     table = shares.table.dropna(subset=["format_share"]).iloc[::-1]
     labels = [DIAGNOSTIC_LABELS.get(d, d) for d in table["diagnostic"]]
     fig = go.Figure()
-    for column, name, colour in (("format_share", "format", PRIMARY), ("judge_share", "judge", ACCENT),
-                                 ("residual_share", "residual", MUTED)):
-        fig.add_trace(go.Bar(y=labels, x=table[column], name=name, orientation="h",
-                             marker_color=colour,
-                             hovertemplate=f"%{{y}}: {name} %{{x:.1%}}<extra></extra>"))
-    fig.update_layout(barmode="stack", legend_title_text="share of variance",
-                      legend_traceorder="normal")
-    fig.update_xaxes(title="share of the sum of squares over the format × judge grid",
-                     tickformat=".0%", range=[0, 1])
-    return style(fig, title="What sets each diagnostic: the format or the judge?",
-                 height=120 + 36 * max(1, len(table)))
+    for column, name, colour in (
+        ("format_share", "format", PRIMARY),
+        ("judge_share", "judge", ACCENT),
+        ("residual_share", "residual", MUTED),
+    ):
+        fig.add_trace(
+            go.Bar(
+                y=labels,
+                x=table[column],
+                name=name,
+                orientation="h",
+                marker_color=colour,
+                hovertemplate=f"%{{y}}: {name} %{{x:.1%}}<extra></extra>",
+            )
+        )
+    fig.update_layout(barmode="stack", legend_title_text="share of variance", legend_traceorder="normal")
+    fig.update_xaxes(
+        title="share of the sum of squares over the format × judge grid", tickformat=".0%", range=[0, 1]
+    )
+    return style(
+        fig, title="What sets each diagnostic: the format or the judge?", height=120 + 36 * max(1, len(table))
+    )

@@ -42,12 +42,14 @@ def _means_of(entries: AnchorEntries, model: int) -> tuple[np.ndarray, np.ndarra
     return entries.inst[sel], entries.total[sel] / entries.calls[sel]
 
 
-def pair_differences(against: AgainstVerdicts, a: int, b: int, anchor: int | None = None,
-                     *, pooled: dict | None = None) -> np.ndarray:
+def pair_differences(
+    against: AgainstVerdicts, a: int, b: int, anchor: int | None = None, *, pooled: dict | None = None
+) -> np.ndarray:
     """d_i for model indices a and b (see :func:`verdict_differences`), in instruction order.
 
     ``pooled`` caches each reference's both-orders entries between calls.
     """
+
     def entries(x: int) -> AnchorEntries:
         if pooled is None:
             return against.of(x).pooled_orders()
@@ -92,7 +94,8 @@ def anchor_verdicts(counts: VerdictCounts, anchor: str) -> np.ndarray:
     if need > DENSE_SLICE_BYTES:
         raise ResourceLimitError(
             f"A full instructions × models table of verdicts against {anchor} would take "
-            f"{need / 1024**3:.1f} GB; use verdict_differences for a pair instead.")
+            f"{need / 1024**3:.1f} GB; use verdict_differences for a pair instead."
+        )
     total, calls = verdicts_against(counts).of(x).dense()
     with np.errstate(invalid="ignore", divide="ignore"):
         v = np.where(calls > 0, total / np.maximum(calls, 1), np.nan)
@@ -100,8 +103,9 @@ def anchor_verdicts(counts: VerdictCounts, anchor: str) -> np.ndarray:
     return v
 
 
-def verdict_differences(counts: VerdictCounts, model_a: str, model_b: str, *,
-                        anchor: str | None = None) -> np.ndarray:
+def verdict_differences(
+    counts: VerdictCounts, model_a: str, model_b: str, *, anchor: str | None = None
+) -> np.ndarray:
     """d_i = v(i, A) − v(i, B) over the instructions where both are defined.
 
     Parameters
@@ -163,8 +167,9 @@ class DifferenceDistributions:
 
     def select(self, mask: np.ndarray) -> DifferenceDistributions:
         mask = np.asarray(mask)
-        return DifferenceDistributions(self.support, self.probs[mask],
-                                       self.table[mask].reset_index(drop=True))
+        return DifferenceDistributions(
+            self.support, self.probs[mask], self.table[mask].reset_index(drop=True)
+        )
 
     def with_edge(self, low: float, high: float) -> DifferenceDistributions:
         """Those whose edge lies in [low, high): Listing 1's ``effect_size_interval``."""
@@ -174,19 +179,27 @@ class DifferenceDistributions:
     def pair(self, model_a: str, model_b: str, anchor: str | None = None) -> DifferenceDistributions:
         t = self.table
         same_anchor = t["anchor"].isna() if anchor is None else (t["anchor"] == anchor)
-        hit = same_anchor & (((t["model_a"] == model_a) & (t["model_b"] == model_b))
-                             | ((t["model_a"] == model_b) & (t["model_b"] == model_a)))
+        hit = same_anchor & (
+            ((t["model_a"] == model_a) & (t["model_b"] == model_b))
+            | ((t["model_a"] == model_b) & (t["model_b"] == model_a))
+        )
         return self.select(hit.to_numpy(dtype=bool))
 
     def pooled(self) -> pd.DataFrame:
         """difference, share: the mixture of all distributions, each weighted equally."""
-        return pd.DataFrame({"difference": self.support,
-                             "share": self.probs.mean(axis=0) if len(self) else 0.0})
+        return pd.DataFrame(
+            {"difference": self.support, "share": self.probs.mean(axis=0) if len(self) else 0.0}
+        )
 
     @classmethod
-    def from_samples(cls, samples: Sequence[np.ndarray], *, anchors: Sequence[str | None] | None = None,
-                     pairs: Sequence[tuple[str, str]] | None = None,
-                     orient: bool = True) -> DifferenceDistributions:
+    def from_samples(
+        cls,
+        samples: Sequence[np.ndarray],
+        *,
+        anchors: Sequence[str | None] | None = None,
+        pairs: Sequence[tuple[str, str]] | None = None,
+        orient: bool = True,
+    ) -> DifferenceDistributions:
         """Build distributions from arrays of observed differences (one array each)."""
         arrays = [np.round(np.asarray(s, dtype=np.float64), _DECIMALS) for s in samples]
         arrays = [a[~np.isnan(a)] for a in arrays]
@@ -203,8 +216,14 @@ class DifferenceDistributions:
         return _describe(support, probs, n, anchors, pairs, orient)
 
 
-def _describe(support: np.ndarray, probs: np.ndarray, n: np.ndarray, anchors: list,
-              pairs: list[tuple[str, str]], orient: bool) -> DifferenceDistributions:
+def _describe(
+    support: np.ndarray,
+    probs: np.ndarray,
+    n: np.ndarray,
+    anchors: list,
+    pairs: list[tuple[str, str]],
+    orient: bool,
+) -> DifferenceDistributions:
     pos = probs[:, support > 0].sum(axis=1)
     neg = probs[:, support < 0].sum(axis=1)
     a = np.array([p[0] for p in pairs], dtype=object)
@@ -217,20 +236,23 @@ def _describe(support: np.ndarray, probs: np.ndarray, n: np.ndarray, anchors: li
     disc = pos + neg
     with np.errstate(invalid="ignore", divide="ignore"):
         edge = np.where(disc > 0, pos / disc - 0.5, np.nan)
-    table = pd.DataFrame({
-        "anchor": pd.array(anchors, dtype="string"),
-        "model_a": pd.array(a, dtype="string"),
-        "model_b": pd.array(b, dtype="string"),
-        "n": n,
-        "informativeness": disc,
-        "edge": edge,
-        "mean_difference": probs @ support,
-    })
+    table = pd.DataFrame(
+        {
+            "anchor": pd.array(anchors, dtype="string"),
+            "model_a": pd.array(a, dtype="string"),
+            "model_b": pd.array(b, dtype="string"),
+            "n": n,
+            "informativeness": disc,
+            "edge": edge,
+            "mean_difference": probs @ support,
+        }
+    )
     return DifferenceDistributions(support=support, probs=probs, table=table)
 
 
-def difference_distributions(counts: VerdictCounts, anchors: Sequence[str] | None = None,
-                             *, min_instructions: int = 1) -> DifferenceDistributions:
+def difference_distributions(
+    counts: VerdictCounts, anchors: Sequence[str] | None = None, *, min_instructions: int = 1
+) -> DifferenceDistributions:
     """Every (anchor, unordered model pair) distribution of verdict differences in the data.
 
     Parameters
@@ -288,20 +310,20 @@ def difference_distributions(counts: VerdictCounts, anchors: Sequence[str] | Non
         slices.append((v, iu[use], ju[use]))
         sizes.append(shared[use].astype(np.int64))
         labels += [anchor] * int(use.sum())
-        pairs += [(counts.models[i], counts.models[j]) for i, j in zip(iu[use], ju[use],
-                                                                         strict=True)]
+        pairs += [(counts.models[i], counts.models[j]) for i, j in zip(iu[use], ju[use], strict=True)]
     if not slices:
         raise DesignError(
             "No two models were judged against a common anchor on the same instruction, so there "
             "is no distribution of verdict differences (each prompt has its own battle, as in an "
             "arena table). Load a table where several models meet the same anchor (an all-pairs "
-            "or anchor-based table).")
+            "or anchor-based table)."
+        )
 
     def chunks():
         for v, pi, pj in slices:
             step = max(1, 4_000_000 // max(v.shape[0], 1))  # bound the (I, pairs) block
             for s in range(0, pi.size, step):
-                yield np.round(v[:, pi[s:s + step]] - v[:, pj[s:s + step]], _DECIMALS)
+                yield np.round(v[:, pi[s : s + step]] - v[:, pj[s : s + step]], _DECIMALS)
 
     values = [np.unique(d[np.isfinite(d)]) for d in chunks()]  # pass 1: the support
     finite = np.concatenate(values + [np.zeros(1)])

@@ -58,8 +58,10 @@ class DetectableEdges:
     notes: tuple[str, ...]
 
     def __repr__(self) -> str:
-        return (f"DetectableEdges({self.n_pairs} pairs, {self.n_resolved} resolved, "
-                f"detectable_edge={self.detectable_edge:.3f})")
+        return (
+            f"DetectableEdges({self.n_pairs} pairs, {self.n_resolved} resolved, "
+            f"detectable_edge={self.detectable_edge:.3f})"
+        )
 
     @property
     def n_pairs(self) -> int:
@@ -73,8 +75,10 @@ class DetectableEdges:
     def resolution_test(self) -> str:
         """How "resolved" was decided, in words."""
         tested = int(self.table["p_value"].notna().sum())
-        return (f"two-sided sign test, Holm-adjusted across the {tested} adjacent pair"
-                f"{'' if tested == 1 else 's'}")
+        return (
+            f"two-sided sign test, Holm-adjusted across the {tested} adjacent pair"
+            f"{'' if tested == 1 else 's'}"
+        )
 
     @property
     def top_pair_resolved(self) -> bool | None:
@@ -83,8 +87,11 @@ class DetectableEdges:
 
     def as_dict(self) -> dict:
         return {
-            "comparison": (f"verdict differences against the anchor {self.anchor}" if self.anchor
-                           else "head-to-head verdicts"),
+            "comparison": (
+                f"verdict differences against the anchor {self.anchor}"
+                if self.anchor
+                else "head-to-head verdicts"
+            ),
             "anchor": self.anchor,
             "alpha": self.alpha,
             "power": self.power,
@@ -187,20 +194,41 @@ def detectable_edges(
         d = pair_differences(against, counts.index(upper), counts.index(lower), x, pooled=cache)
         wins, losses = int((d > 0).sum()), int((d < 0).sum())
         disc = wins + losses
-        rows.append({
-            "upper": upper, "lower": lower,
-            "rank_upper": int(hi["rank"]), "rank_lower": int(lo["rank"]),
-            "rating_gap": float(hi["rating"] - lo["rating"]),
-            "instructions": int(d.size), "discordant": disc,
-            "informativeness": disc / d.size if d.size else math.nan,
-            "upper_wins": wins, "lower_wins": losses,
-            "observed_edge": wins / disc - 0.5 if disc else math.nan,
-            "detectable_edge": minimum_detectable_edge(disc, alpha=alpha, power=power,
-                                                       two_sided=two_sided, method=method),
-        })
-    frame = pd.DataFrame(rows, columns=[
-        "upper", "lower", "rank_upper", "rank_lower", "rating_gap", "instructions", "discordant",
-        "informativeness", "upper_wins", "lower_wins", "observed_edge", "detectable_edge"])
+        rows.append(
+            {
+                "upper": upper,
+                "lower": lower,
+                "rank_upper": int(hi["rank"]),
+                "rank_lower": int(lo["rank"]),
+                "rating_gap": float(hi["rating"] - lo["rating"]),
+                "instructions": int(d.size),
+                "discordant": disc,
+                "informativeness": disc / d.size if d.size else math.nan,
+                "upper_wins": wins,
+                "lower_wins": losses,
+                "observed_edge": wins / disc - 0.5 if disc else math.nan,
+                "detectable_edge": minimum_detectable_edge(
+                    disc, alpha=alpha, power=power, two_sided=two_sided, method=method
+                ),
+            }
+        )
+    frame = pd.DataFrame(
+        rows,
+        columns=[
+            "upper",
+            "lower",
+            "rank_upper",
+            "rank_lower",
+            "rating_gap",
+            "instructions",
+            "discordant",
+            "informativeness",
+            "upper_wins",
+            "lower_wins",
+            "observed_edge",
+            "detectable_edge",
+        ],
+    )
     # "Resolved" is a claim about every adjacent pair at once, and the direction of each pair is
     # the data's choice: a two-sided test, with Holm's step-down adjustment so the family-wise
     # error over the adjacent pairs stays at α (Holm 1979).
@@ -210,34 +238,55 @@ def detectable_edges(
     needed: list[float] = []
     for e, info in zip(frame["observed_edge"], frame["informativeness"], strict=True):
         if np.isfinite(e) and 0 < e <= 0.5 and info > 0:
-            needed.append(total_samples(sign_test_sample_size(
-                e, alpha=alpha, power=power, two_sided=two_sided, method=method), info))
+            needed.append(
+                total_samples(
+                    sign_test_sample_size(e, alpha=alpha, power=power, two_sided=two_sided, method=method),
+                    info,
+                )
+            )
         else:
             needed.append(math.nan)
     frame["instructions_needed"] = pd.array(
-        [None if isinstance(x, float) and math.isnan(x) else int(x) for x in needed], dtype="Int64")
+        [None if isinstance(x, float) and math.isnan(x) else int(x) for x in needed], dtype="Int64"
+    )
 
     if skipped:
-        notes.append(f"{skipped} adjacent row(s) of the leaderboard sit in different pieces of the "
-                     "comparison graph (never compared, even indirectly) and are left out.")
+        notes.append(
+            f"{skipped} adjacent row(s) of the leaderboard sit in different pieces of the "
+            "comparison graph (never compared, even indirectly) and are left out."
+        )
     never = frame.loc[frame["instructions"] == 0]
     if len(never):
         how = "against the anchor " + anchor if anchor else "head-to-head"
-        notes.append(f"{len(never)} adjacent pair(s) were never judged {how} on a common "
-                     "instruction: nothing can be detected for them"
-                     + ("" if anchor else "; pick an anchor they both met") + ".")
+        notes.append(
+            f"{len(never)} adjacent pair(s) were never judged {how} on a common "
+            "instruction: nothing can be detected for them"
+            + ("" if anchor else "; pick an anchor they both met")
+            + "."
+        )
     if informativeness is not None:
         info, source = float(informativeness), "given"
     else:
         info = float(frame["informativeness"].mean()) if frame["informativeness"].notna().any() else math.nan
         source = "mean over the adjacent pairs"
     n = counts.n_instructions
-    headline = (minimum_detectable_edge(int(math.floor(n * info)), alpha=alpha, power=power,
-                                        two_sided=two_sided, method=method)
-                if np.isfinite(info) and info > 0 else math.nan)
-    return DetectableEdges(
-        table=frame, anchor=anchor, alpha=alpha, power=power, two_sided=two_sided, method=method,
-        n_instructions=n, informativeness=info, informativeness_source=source,
-        detectable_edge=headline, notes=tuple(notes),
+    headline = (
+        minimum_detectable_edge(
+            int(math.floor(n * info)), alpha=alpha, power=power, two_sided=two_sided, method=method
+        )
+        if np.isfinite(info) and info > 0
+        else math.nan
     )
-
+    return DetectableEdges(
+        table=frame,
+        anchor=anchor,
+        alpha=alpha,
+        power=power,
+        two_sided=two_sided,
+        method=method,
+        n_instructions=n,
+        informativeness=info,
+        informativeness_source=source,
+        detectable_edge=headline,
+        notes=tuple(notes),
+    )

@@ -45,14 +45,23 @@ class EvaluationPlan:
     warnings: tuple[str, ...]
 
     def __repr__(self) -> str:
-        return (f"EvaluationPlan(recommendation={self.recommendation!r}, "
-                f"discordant={self.discordant}, edge={self.edge:g})")
+        return (
+            f"EvaluationPlan(recommendation={self.recommendation!r}, "
+            f"discordant={self.discordant}, edge={self.edge:g})"
+        )
 
     def as_dict(self) -> dict:
-        return {"recommendation": self.recommendation, "reasons": list(self.reasons),
-                "discordant": self.discordant, "edge": self.edge, "alpha": self.alpha,
-                "power": self.power, "sentence": self.sentence, "warnings": list(self.warnings),
-                "options": self.options.to_dict(orient="records")}
+        return {
+            "recommendation": self.recommendation,
+            "reasons": list(self.reasons),
+            "discordant": self.discordant,
+            "edge": self.edge,
+            "alpha": self.alpha,
+            "power": self.power,
+            "sentence": self.sentence,
+            "warnings": list(self.warnings),
+            "options": self.options.to_dict(orient="records"),
+        }
 
 
 def decisive_rate(counts: VerdictCounts) -> float:
@@ -140,8 +149,7 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
         n_instructions = check_int("n_instructions", n_instructions, low=1)
     if pairs_of_interest is not None:
         pairs_of_interest = check_int("pairs_of_interest", pairs_of_interest, low=1)
-    for name, value in (("informativeness", informativeness),
-                        ("direct_decisive_rate", direct_decisive_rate)):
+    for name, value in (("informativeness", informativeness), ("direct_decisive_rate", direct_decisive_rate)):
         if value is not None and not (0.0 < value <= 1.0):
             raise UsageError(f"{name} must lie in (0, 1], not {value!r}.")
     discordant = int(sign_test_sample_size(edge, alpha=alpha, power=power))
@@ -150,22 +158,41 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
     def needed(share: float | None) -> int:
         return int(total_samples(discordant, share)) if share is not None else discordant
 
-    direct_note = ("÷ the decisive (non-tie) rate of direct comparisons" if direct_decisive_rate
-                   else "assumes every direct comparison is decisive: ties raise it")
+    direct_note = (
+        "÷ the decisive (non-tie) rate of direct comparisons"
+        if direct_decisive_rate
+        else "assumes every direct comparison is decisive: ties raise it"
+    )
     m = int(n_models)
     rows = [
         ("all pairs", comb(m, 2), needed(direct_decisive_rate), direct_note),
-        ("natural anchor", m - 1, needed(direct_decisive_rate),
-         "each model against the natural anchor; no conclusions about other pairs"),
-        ("chosen anchor", m - 1, needed(informativeness),
-         ("÷ the anchor's informativeness (N_total = N / I)" if informativeness
-          else "informativeness unknown: run the pilot; the total is N / I")),
+        (
+            "natural anchor",
+            m - 1,
+            needed(direct_decisive_rate),
+            "each model against the natural anchor; no conclusions about other pairs",
+        ),
+        (
+            "chosen anchor",
+            m - 1,
+            needed(informativeness),
+            (
+                "÷ the anchor's informativeness (N_total = N / I)"
+                if informativeness
+                else "informativeness unknown: run the pilot; the total is N / I"
+            ),
+        ),
     ]
     if pairs_of_interest:
-        rows.append(("pairs of interest", int(pairs_of_interest), needed(direct_decisive_rate),
-                     "only the comparisons the study needs; no full ranking"))
-    options = pd.DataFrame(rows, columns=["design", "calls_per_instruction", "instructions_needed",
-                                          "note"])
+        rows.append(
+            (
+                "pairs of interest",
+                int(pairs_of_interest),
+                needed(direct_decisive_rate),
+                "only the comparisons the study needs; no full ranking",
+            )
+        )
+    options = pd.DataFrame(rows, columns=["design", "calls_per_instruction", "instructions_needed", "note"])
     options["calls_per_instruction"] *= orders
     options["calls_needed"] = options["calls_per_instruction"] * options["instructions_needed"]
     if n_instructions:
@@ -177,8 +204,18 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
         options["calls_planned"] = pd.array([pd.NA] * len(options), dtype="Int64")
         cost = options["calls_needed"]
     options["fits_budget"] = (cost <= budget) if budget is not None else pd.NA
-    options = options[["design", "calls_per_instruction", "instructions_needed", "calls_needed",
-                       "instructions_planned", "calls_planned", "fits_budget", "note"]]
+    options = options[
+        [
+            "design",
+            "calls_per_instruction",
+            "instructions_needed",
+            "calls_needed",
+            "instructions_planned",
+            "calls_planned",
+            "fits_budget",
+            "note",
+        ]
+    ]
 
     def fits(design: str) -> bool:
         return budget is None or bool(options.loc[options["design"] == design, "fits_budget"].iloc[0])
@@ -186,59 +223,100 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
     reasons: list[str] = []
     if natural_anchor:
         choice = "natural anchor"
-        reasons.append("A natural anchor exists (e.g. the method a new one improves on): compare "
-                       "every model with it and draw no conclusions about other pairs (§6).")
+        reasons.append(
+            "A natural anchor exists (e.g. the method a new one improves on): compare "
+            "every model with it and draw no conclusions about other pairs (§6)."
+        )
     elif m <= 3:
         choice = "all pairs"
-        reasons.append(f"With {m} models all pairs cost {comb(m, 2)} calls per instruction, no "
-                       f"more than the {m} of an external anchor (§6).")
+        reasons.append(
+            f"With {m} models all pairs cost {comb(m, 2)} calls per instruction, no "
+            f"more than the {m} of an external anchor (§6)."
+        )
     elif not full_ranking:
         choice = "pairs of interest"
-        reasons.append("No full ranking is needed: judge only the comparisons of interest and "
-                       "report their win rates, not absolute scores (§6).")
+        reasons.append(
+            "No full ranking is needed: judge only the comparisons of interest and "
+            "report their win rates, not absolute scores (§6)."
+        )
         if not pairs_of_interest:
             warnings.append("Give the number of pairs of interest to cost this design.")
     elif budget is not None and fits("all pairs"):
         choice = "all pairs"
-        reasons.append("A full ranking is needed and the budget covers all pairs: avoid anchors "
-                       "when possible (an anchor caps informativeness, §4.3, §6).")
+        reasons.append(
+            "A full ranking is needed and the budget covers all pairs: avoid anchors "
+            "when possible (an anchor caps informativeness, §4.3, §6)."
+        )
     else:
         choice = "chosen anchor"
-        reasons.append("A full ranking of four or more models is needed"
-                       + (" and all pairs exceed the budget" if budget is not None else "")
-                       + ": choose a mid-ranked anchor, confirm its informativeness on a pilot of "
-                       "about 10 instructions (§5.3), and report it (§6).")
+        reasons.append(
+            "A full ranking of four or more models is needed"
+            + (" and all pairs exceed the budget" if budget is not None else "")
+            + ": choose a mid-ranked anchor, confirm its informativeness on a pilot of "
+            "about 10 instructions (§5.3), and report it (§6)."
+        )
     if budget is not None and choice in set(options["design"]) and not fits(choice):
-        warnings.append(f"The budget of {budget:,} judge calls does not cover the recommended "
-                        "design at the sample size shown: judge fewer instructions and accept a "
-                        "larger detectable edge, or raise the budget.")
+        warnings.append(
+            f"The budget of {budget:,} judge calls does not cover the recommended "
+            "design at the sample size shown: judge fewer instructions and accept a "
+            "larger detectable edge, or raise the budget."
+        )
     if n_instructions and choice in set(options["design"]):
         need = int(options.loc[options["design"] == choice, "instructions_needed"].iloc[0])
         if n_instructions < need:
-            warnings.append(f"{n_instructions:,} instructions are fewer than the {need:,} needed "
-                            f"to detect a +{edge:.0%} edge at {power:.0%} power (α = {alpha}).")
-    n_used = int(n_instructions) if n_instructions else int(
-        options.loc[options["design"] == choice, "instructions_needed"].iloc[0]
-        if choice in set(options["design"]) else discordant)
-    calls_used = (int(options.loc[options["design"] == choice, "calls_per_instruction"].iloc[0])
-                  * n_used if choice in set(options["design"]) else 0)
+            warnings.append(
+                f"{n_instructions:,} instructions are fewer than the {need:,} needed "
+                f"to detect a +{edge:.0%} edge at {power:.0%} power (α = {alpha})."
+            )
+    n_used = (
+        int(n_instructions)
+        if n_instructions
+        else int(
+            options.loc[options["design"] == choice, "instructions_needed"].iloc[0]
+            if choice in set(options["design"])
+            else discordant
+        )
+    )
+    calls_used = (
+        int(options.loc[options["design"] == choice, "calls_per_instruction"].iloc[0]) * n_used
+        if choice in set(options["design"])
+        else 0
+    )
     if choice == "chosen anchor":
         name = anchor or "the chosen anchor"
-        info = (f"informativeness {informativeness:.1%}" if informativeness
-                else "informativeness: measure it with a pilot")
-        sentence = (f"Anchor-based evaluation against {name}, {info} (the share of instruction × "
-                    f"model-pair cases whose verdicts against the anchor differ, within one slot order); "
-                    f"{n_used:,} instructions, {calls_used:,} judge calls.")
+        info = (
+            f"informativeness {informativeness:.1%}"
+            if informativeness
+            else "informativeness: measure it with a pilot"
+        )
+        sentence = (
+            f"Anchor-based evaluation against {name}, {info} (the share of instruction × "
+            f"model-pair cases whose verdicts against the anchor differ, within one slot order); "
+            f"{n_used:,} instructions, {calls_used:,} judge calls."
+        )
     elif choice == "natural anchor":
-        sentence = (f"Every model compared with the natural anchor{' ' + anchor if anchor else ''} "
-                    f"on {n_used:,} instructions ({calls_used:,} judge calls); no conclusions "
-                    "are drawn about other pairs.")
+        sentence = (
+            f"Every model compared with the natural anchor{' ' + anchor if anchor else ''} "
+            f"on {n_used:,} instructions ({calls_used:,} judge calls); no conclusions "
+            "are drawn about other pairs."
+        )
     elif choice == "all pairs":
-        sentence = (f"All {comb(m, 2)} pairs of the {m} models judged on {n_used:,} instructions "
-                    f"({calls_used:,} judge calls), ranked with Bradley–Terry.")
+        sentence = (
+            f"All {comb(m, 2)} pairs of the {m} models judged on {n_used:,} instructions "
+            f"({calls_used:,} judge calls), ranked with Bradley–Terry."
+        )
     else:
-        sentence = (f"Only the pairs of interest judged on {n_used:,} instructions; win rates "
-                    "are reported per pair.")
-    return EvaluationPlan(recommendation=choice, reasons=tuple(reasons), options=options,
-                          discordant=discordant, edge=edge, alpha=alpha, power=power,
-                          sentence=sentence, warnings=tuple(warnings))
+        sentence = (
+            f"Only the pairs of interest judged on {n_used:,} instructions; win rates are reported per pair."
+        )
+    return EvaluationPlan(
+        recommendation=choice,
+        reasons=tuple(reasons),
+        options=options,
+        discordant=discordant,
+        edge=edge,
+        alpha=alpha,
+        power=power,
+        sentence=sentence,
+        warnings=tuple(warnings),
+    )

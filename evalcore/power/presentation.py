@@ -22,20 +22,28 @@ EDGE_CHOICES = (0.01, 0.02, 0.03, 0.05, 0.075, 0.10, 0.15, 0.20, 0.25, 0.30)
 
 PAPER = "Don-Yehiya et al. 2026"
 
-INTRO = ("How many samples does it take to tell two models apart, and which models can the loaded "
-         f"data tell apart? {PAPER} find that common benchmark sizes cannot separate close models.")
+INTRO = (
+    "How many samples does it take to tell two models apart, and which models can the loaded "
+    f"data tell apart? {PAPER} find that common benchmark sizes cannot separate close models."
+)
 
 #: Help texts of the page's settings.
 HELP = {
     "two_sided": "The paper's sample sizes are one-sided: 'B is as good as A or better' is rejected.",
-    "exact": ("The paper used the normal approximation (617 for +5%); the exact binomial test needs "
-              "620. Applies to the sign-test sample sizes and detectable edges."),
-    "compare": ("Against the anchor: d = v(A) − v(B) as above. Head-to-head: the verdict of A "
-                "against B itself (needs the pair judged directly)."),
+    "exact": (
+        "The paper used the normal approximation (617 for +5%); the exact binomial test needs "
+        "620. Applies to the sign-test sample sizes and detectable edges."
+    ),
+    "compare": (
+        "Against the anchor: d = v(A) − v(B) as above. Head-to-head: the verdict of A "
+        "against B itself (needs the pair judged directly)."
+    ),
 }
 
-DISTRIBUTIONS_NOTE = ("Each row is oriented so that model A is the one with the edge; edge = "
-                      "P(d > 0 | d ≠ 0) − 50%; informativeness = share of instructions with d ≠ 0.")
+DISTRIBUTIONS_NOTE = (
+    "Each row is oriented so that model A is the one with the edge; edge = "
+    "P(d > 0 | d ≠ 0) − 50%; informativeness = share of instructions with d ≠ 0."
+)
 
 SIGN_TEST_INTRO = (
     "An edge of +5% means the better model wins 55% of the discordant samples, the samples on "
@@ -76,22 +84,28 @@ def usable_informativeness(value: float | None) -> float | None:
 def informativeness_sentence(anchor: str, informativeness: float | None) -> str:
     """What the measured informativeness of ``anchor`` is, or why it cannot be measured."""
     if usable_informativeness(informativeness) is None:
-        return (f"No instruction has two models judged against {anchor}, so its informativeness "
-                "cannot be measured here. Pick another anchor or type a value in.")
-    return (f"I = {informativeness:.3f} for anchor {anchor}: the share of (instruction, model "
-            "pair) cases whose verdicts against the anchor differ, on the judge's full scale "
-            f"({PAPER}).")
+        return (
+            f"No instruction has two models judged against {anchor}, so its informativeness "
+            "cannot be measured here. Pick another anchor or type a value in."
+        )
+    return (
+        f"I = {informativeness:.3f} for anchor {anchor}: the share of (instruction, model "
+        "pair) cases whose verdicts against the anchor differ, on the judge's full scale "
+        f"({PAPER})."
+    )
 
 
 def sample_size_table(plan: SampleSizePlan) -> pd.DataFrame:
     """The sign test's sample sizes with human column names."""
     t = plan.table
     total = "Total samples" + (f" (I = {plan.informativeness:.3f})" if plan.informativeness else "")
-    out = pd.DataFrame({
-        "Edge": [edge_label(e) for e in t["edge"]],
-        "P(A wins | discordant)": [fmt_pct(p, 1) for p in t["win_probability"]],
-        "Discordant samples": t["discordant"].astype("Int64"),
-    })
+    out = pd.DataFrame(
+        {
+            "Edge": [edge_label(e) for e in t["edge"]],
+            "P(A wins | discordant)": [fmt_pct(p, 1) for p in t["win_probability"]],
+            "Discordant samples": t["discordant"].astype("Int64"),
+        }
+    )
     if plan.informativeness:  # without I there is no total to show
         out[total] = t["total"].astype("Int64")
     return out
@@ -100,10 +114,11 @@ def sample_size_table(plan: SampleSizePlan) -> pd.DataFrame:
 def sample_size_caption(plan: SampleSizePlan) -> str:
     """How the sample sizes were computed, in one sentence."""
     side = "Two" if plan.two_sided else "One"
-    how = ("normal approximation n = ⌈((z₁₋α·0.5 + z_power·√(p(1−p))) / (p − 0.5))²⌉ (the "
-           "paper's method)." if plan.method == "normal" else
-           "exact binomial test (smallest n reaching the power; the paper used the normal "
-           "approximation).")
+    how = (
+        "normal approximation n = ⌈((z₁₋α·0.5 + z_power·√(p(1−p))) / (p − 0.5))²⌉ (the paper's method)."
+        if plan.method == "normal"
+        else "exact binomial test (smallest n reaching the power; the paper used the normal approximation)."
+    )
     return f"{side}-sided sign test, α = {plan.alpha:g}, power {plan.power:.0%}, {how}"
 
 
@@ -111,8 +126,15 @@ def paper_table_view() -> pd.DataFrame:
     """Table 2 of Don-Yehiya et al. (2026) as the page shows it."""
     paper = paper_table()
     paper["edge"] = paper["edge"].map(edge_label)
-    return paper.rename(columns={"exact_binomial": "exact binomial", **{
-        f"total_I_{v:.2f} ({k})": f"total, I = {v:.2f} ({k})" for k, v in PAPER_INFORMATIVENESS.items()}})
+    return paper.rename(
+        columns={
+            "exact_binomial": "exact binomial",
+            **{
+                f"total_I_{v:.2f} ({k})": f"total, I = {v:.2f} ({k})"
+                for k, v in PAPER_INFORMATIVENESS.items()
+            },
+        }
+    )
 
 
 def simulation_grid(largest: int, points: int = 20) -> np.ndarray:
@@ -125,8 +147,7 @@ def edge_window(dists: DifferenceDistributions, low: float, anchor: str | None =
 
     Returns ``(chosen, nominal_edge, label)``.
     """
-    chosen = dists if anchor is None else dists.select(
-        (dists.table["anchor"] == anchor).to_numpy(dtype=bool))
+    chosen = dists if anchor is None else dists.select((dists.table["anchor"] == anchor).to_numpy(dtype=bool))
     label = f"edge in [{low:.0%}, {low + 0.01:.0%})"
     return chosen.with_edge(low, low + 0.01), (float(low) if low > 0 else None), label
 
@@ -138,46 +159,71 @@ def one_pair(dists: DifferenceDistributions, model_a: str, model_b: str | None, 
     return dists.pair(model_a, model_b, anchor=anchor), None, f"{model_a} vs {model_b} against {anchor}"
 
 
-def empty_selection_sentence(dists: DifferenceDistributions, chosen: DifferenceDistributions,
-                             label: str, *, window: bool) -> str | None:
+def empty_selection_sentence(
+    dists: DifferenceDistributions, chosen: DifferenceDistributions, label: str, *, window: bool
+) -> str | None:
     """Why nothing can be simulated for the selection, or None when it can."""
     if len(chosen) == 0:
         if window:
             seen = dists.table["edge"].dropna()
-            return (f"No model pair has an {label} in this selection (edges here range from "
-                    f"{fmt_pct(seen.min(), 1)} to {fmt_pct(seen.max(), 1)}). Move the window.")
-        return (f"{label}: the two models were never both judged against the anchor on the same "
-                "instruction, so there is no distribution of differences. Pick another pair or anchor.")
+            return (
+                f"No model pair has an {label} in this selection (edges here range from "
+                f"{fmt_pct(seen.min(), 1)} to {fmt_pct(seen.max(), 1)}). Move the window."
+            )
+        return (
+            f"{label}: the two models were never both judged against the anchor on the same "
+            "instruction, so there is no distribution of differences. Pick another pair or anchor."
+        )
     if chosen.table["edge"].isna().all():
-        return ("Every instruction gives d = 0 for this pair (their verdicts against the anchor "
-                "never differ): no test can separate them with this judge and anchor.")
+        return (
+            "Every instruction gives d = 0 for this pair (their verdicts against the anchor "
+            "never differ): no test can separate them with this judge and anchor."
+        )
     return None
 
 
 def curve_metrics(curve: PowerCurve, largest: int) -> list[tuple[str, str, str]]:
     """The power curve's headline numbers as (label, value, help)."""
-    planned = (f"; the sign test's formula gives {fmt_int(curve.planned_sign_total)} total samples "
-               "at this mean informativeness" if curve.planned_sign_total else "")
+    planned = (
+        f"; the sign test's formula gives {fmt_int(curve.planned_sign_total)} total samples "
+        "at this mean informativeness"
+        if curve.planned_sign_total
+        else ""
+    )
     return [
-        ("Distributions", fmt_int(curve.n_distributions),
-         "(anchor, model pair) distributions of d drawn from"),
-        ("Mean informativeness", fmt_pct(curve.mean_informativeness, 1),
-         "Share of instructions with d ≠ 0 (discordant), averaged over the distributions"),
-        ("N for Wilcoxon", fmt_int(curve.wilcoxon_n) if curve.wilcoxon_n else f"> {fmt_int(largest)}",
-         "Smallest N of the grid where the simulated Wilcoxon test reaches the target power"),
-        ("N for sign test", fmt_int(curve.sign_n) if curve.sign_n else f"> {fmt_int(largest)}",
-         "Smallest N of the grid where the simulated sign test reaches the target power" + planned),
+        (
+            "Distributions",
+            fmt_int(curve.n_distributions),
+            "(anchor, model pair) distributions of d drawn from",
+        ),
+        (
+            "Mean informativeness",
+            fmt_pct(curve.mean_informativeness, 1),
+            "Share of instructions with d ≠ 0 (discordant), averaged over the distributions",
+        ),
+        (
+            "N for Wilcoxon",
+            fmt_int(curve.wilcoxon_n) if curve.wilcoxon_n else f"> {fmt_int(largest)}",
+            "Smallest N of the grid where the simulated Wilcoxon test reaches the target power",
+        ),
+        (
+            "N for sign test",
+            fmt_int(curve.sign_n) if curve.sign_n else f"> {fmt_int(largest)}",
+            "Smallest N of the grid where the simulated sign test reaches the target power" + planned,
+        ),
     ]
 
 
 def curve_caption(curve: PowerCurve, label: str) -> str:
     """How the power curve was simulated, in words."""
-    return (f"{label}; mean edge {fmt_pct(curve.mean_edge, 1)}. N is the total number of "
-            f"instructions (ties included). Error bars: ±1.96 Monte Carlo standard errors over "
-            f"{fmt_int(curve.simulations)} simulations (random seed {curve.seed}). Dashed: the sign "
-            "test's normal approximation at N × I discordant samples. The smallest N is read off "
-            "this grid of N values. The paper reports 930 (Wilcoxon) against 1,143 (sign test) "
-            "for +5% at I = 0.54 on its data.")
+    return (
+        f"{label}; mean edge {fmt_pct(curve.mean_edge, 1)}. N is the total number of "
+        f"instructions (ties included). Error bars: ±1.96 Monte Carlo standard errors over "
+        f"{fmt_int(curve.simulations)} simulations (random seed {curve.seed}). Dashed: the sign "
+        "test's normal approximation at N × I discordant samples. The smallest N is read off "
+        "this grid of N values. The paper reports 930 (Wilcoxon) against 1,143 (sign test) "
+        "for +5% at I = 0.54 on its data."
+    )
 
 
 def difference_title(chosen: DifferenceDistributions, anchor: str) -> str:
@@ -191,28 +237,34 @@ def difference_title(chosen: DifferenceDistributions, anchor: str) -> str:
 def distributions_table(chosen: DifferenceDistributions) -> pd.DataFrame:
     """The distributions used, with human column names and percentages."""
     t = chosen.table
-    return pd.DataFrame({
-        "Anchor": t["anchor"].astype(object).where(t["anchor"].notna(), "— (head-to-head)"),
-        "Model A (with the edge)": t["model_a"].astype(object),
-        "Model B": t["model_b"].astype(object),
-        "Instructions": t["n"],
-        "Informativeness": [fmt_pct(v, 1) for v in t["informativeness"]],
-        "Edge": [MISSING if pd.isna(v) else f"{100 * v:+.1f}%" for v in t["edge"]],
-        "Mean difference": [fmt_num(v, 3) for v in t["mean_difference"]],
-    })
+    return pd.DataFrame(
+        {
+            "Anchor": t["anchor"].astype(object).where(t["anchor"].notna(), "— (head-to-head)"),
+            "Model A (with the edge)": t["model_a"].astype(object),
+            "Model B": t["model_b"].astype(object),
+            "Instructions": t["n"],
+            "Informativeness": [fmt_pct(v, 1) for v in t["informativeness"]],
+            "Edge": [MISSING if pd.isna(v) else f"{100 * v:+.1f}%" for v in t["edge"]],
+            "Mean difference": [fmt_num(v, 3) for v in t["mean_difference"]],
+        }
+    )
 
 
 def detectable_metrics(result: DetectableEdges) -> list[tuple[str, str, str | None]]:
     """The headline of what the dataset can detect, as (label, value, help)."""
     return [
         ("Instructions N", fmt_int(result.n_instructions), None),
-        ("Informativeness I", fmt_pct(result.informativeness, 1),
-         f"Source: {result.informativeness_source}"),
-        ("Detectable edge at N × I",
-         "+" + fmt_pct(result.detectable_edge, 1) if math.isfinite(result.detectable_edge) else "none",
-         "The smallest edge the sign test detects at α and power with N × I discordant samples."),
-        ("Adjacent pairs resolved", f"{result.n_resolved} of {result.n_pairs}",
-         f"Resolved: {result.resolution_test}, at α = {result.alpha:g}."),
+        ("Informativeness I", fmt_pct(result.informativeness, 1), f"Source: {result.informativeness_source}"),
+        (
+            "Detectable edge at N × I",
+            "+" + fmt_pct(result.detectable_edge, 1) if math.isfinite(result.detectable_edge) else "none",
+            "The smallest edge the sign test detects at α and power with N × I discordant samples.",
+        ),
+        (
+            "Adjacent pairs resolved",
+            f"{result.n_resolved} of {result.n_pairs}",
+            f"Resolved: {result.resolution_test}, at α = {result.alpha:g}.",
+        ),
     ]
 
 
@@ -223,16 +275,23 @@ def top_pair_sentence(result: DetectableEdges) -> tuple[str, str] | None:
     top = result.table.iloc[0]
     p = f"Holm-adjusted p = {fmt_num(top['p_holm'], 3)}" if pd.notna(top["p_holm"]) else "no p-value"
     if result.top_pair_resolved:
-        return "success", (f"The data separate the top two models: {top['upper']} beats "
-                           f"{top['lower']} on {fmt_int(top['upper_wins'])} of "
-                           f"{fmt_int(top['discordant'])} discordant instructions ({p}).")
+        return "success", (
+            f"The data separate the top two models: {top['upper']} beats "
+            f"{top['lower']} on {fmt_int(top['upper_wins'])} of "
+            f"{fmt_int(top['discordant'])} discordant instructions ({p})."
+        )
     need = top["instructions_needed"]
-    tail = (f"; about {fmt_int(need)} instructions would be needed at this edge and "
-            "informativeness." if pd.notna(need) else ".")
+    tail = (
+        f"; about {fmt_int(need)} instructions would be needed at this edge and informativeness."
+        if pd.notna(need)
+        else "."
+    )
     edge = "—" if pd.isna(top["observed_edge"]) else f"{100 * top['observed_edge']:+.1f}%"
-    return "warning", (f"The data do not separate the top two models ({top['upper']} and "
-                       f"{top['lower']}): observed edge {edge} on {fmt_int(top['discordant'])} "
-                       f"discordant instructions, {p}{tail}")
+    return "warning", (
+        f"The data do not separate the top two models ({top['upper']} and "
+        f"{top['lower']}): observed edge {edge} on {fmt_int(top['discordant'])} "
+        f"discordant instructions, {p}{tail}"
+    )
 
 
 def detectable_table(result: DetectableEdges) -> pd.DataFrame:
@@ -240,23 +299,27 @@ def detectable_table(result: DetectableEdges) -> pd.DataFrame:
     t = result.table
 
     def pct(values, signed=False):
-        return [MISSING if pd.isna(v) else (f"{100 * v:+.1f}%" if signed else fmt_pct(v, 1))
-                for v in values]
+        return [MISSING if pd.isna(v) else (f"{100 * v:+.1f}%" if signed else fmt_pct(v, 1)) for v in values]
 
-    return pd.DataFrame({
-        "Higher-ranked model": t["upper"], "Lower-ranked model": t["lower"],
-        "Ranks": [f"{a} / {b}" for a, b in zip(t["rank_upper"], t["rank_lower"], strict=True)],
-        "Rating gap (Elo points)": [fmt_num(v, 0) for v in t["rating_gap"]],
-        "Instructions": t["instructions"], "Discordant": t["discordant"],
-        "Informativeness": pct(t["informativeness"]),
-        "Higher wins": t["upper_wins"], "Lower wins": t["lower_wins"],
-        "Observed edge": pct(t["observed_edge"], signed=True),
-        "Detectable edge": pct(t["detectable_edge"], signed=True),
-        "p (two-sided sign test)": [MISSING if pd.isna(v) else f"{v:.2g}" for v in t["p_value"]],
-        "p (Holm-adjusted)": [MISSING if pd.isna(v) else f"{v:.2g}" for v in t["p_holm"]],
-        "Resolved": ["yes" if r else "no" for r in t["resolved"]],
-        "Instructions needed": [fmt_int(v) if pd.notna(v) else MISSING for v in t["instructions_needed"]],
-    })
+    return pd.DataFrame(
+        {
+            "Higher-ranked model": t["upper"],
+            "Lower-ranked model": t["lower"],
+            "Ranks": [f"{a} / {b}" for a, b in zip(t["rank_upper"], t["rank_lower"], strict=True)],
+            "Rating gap (Elo points)": [fmt_num(v, 0) for v in t["rating_gap"]],
+            "Instructions": t["instructions"],
+            "Discordant": t["discordant"],
+            "Informativeness": pct(t["informativeness"]),
+            "Higher wins": t["upper_wins"],
+            "Lower wins": t["lower_wins"],
+            "Observed edge": pct(t["observed_edge"], signed=True),
+            "Detectable edge": pct(t["detectable_edge"], signed=True),
+            "p (two-sided sign test)": [MISSING if pd.isna(v) else f"{v:.2g}" for v in t["p_value"]],
+            "p (Holm-adjusted)": [MISSING if pd.isna(v) else f"{v:.2g}" for v in t["p_holm"]],
+            "Resolved": ["yes" if r else "no" for r in t["resolved"]],
+            "Instructions needed": [fmt_int(v) if pd.notna(v) else MISSING for v in t["instructions_needed"]],
+        }
+    )
 
 
 def detectable_caption(result: DetectableEdges) -> str:

@@ -37,8 +37,10 @@ def check_design(alpha: float, power: float, method: str = "normal") -> None:
     if not 0.0 < power < 1.0:
         raise UsageError(f"power must be between 0 and 1 (got {power}); 0.8 is usual.")
     if power <= alpha:
-        raise UsageError(f"power ({power}) must exceed alpha ({alpha}): a test that rejects at "
-                         "random already has power alpha.")
+        raise UsageError(
+            f"power ({power}) must exceed alpha ({alpha}): a test that rejects at "
+            "random already has power alpha."
+        )
 
 
 def _check_edge(edge: float) -> float:
@@ -63,8 +65,14 @@ def _exact_critical(n: np.ndarray, alpha: float, two_sided: bool) -> np.ndarray:
     return np.where(np.isnan(crit), n + 1, crit).astype(np.int64)
 
 
-def sign_test_power(edge: float, discordant: np.ndarray | int, *, alpha: float = 0.05,
-                    two_sided: bool = False, method: str = "normal") -> np.ndarray | float:
+def sign_test_power(
+    edge: float,
+    discordant: np.ndarray | int,
+    *,
+    alpha: float = 0.05,
+    two_sided: bool = False,
+    method: str = "normal",
+) -> np.ndarray | float:
     """Power of the sign test with ``discordant`` untied samples at P(A wins | discordant) = 0.5 + edge.
 
     Parameters
@@ -113,8 +121,9 @@ def sign_test_power(edge: float, discordant: np.ndarray | int, *, alpha: float =
     return out if np.ndim(discordant) else float(out)
 
 
-def sign_test_sample_size(edge: float, *, alpha: float = 0.05, power: float = 0.8,
-                          two_sided: bool = False, method: str = "normal") -> int:
+def sign_test_sample_size(
+    edge: float, *, alpha: float = 0.05, power: float = 0.8, two_sided: bool = False, method: str = "normal"
+) -> int:
     """Discordant samples a sign test needs to detect ``edge``.
 
     Parameters
@@ -160,19 +169,29 @@ def sign_test_sample_size(edge: float, *, alpha: float = 0.05, power: float = 0.
     while True:
         from evalcore.limits import check_bytes  # scipy's binomial works on ~16 float64 arrays of n
 
-        check_bytes(f"the exact sign test's sample size for an edge of {edge:.3%}", 128.0 * upper,
-                    advice="Use the normal approximation (without --exact) or a larger edge; "
-                    "for an edge this small the two agree to a fraction of a percent.")
+        check_bytes(
+            f"the exact sign test's sample size for an edge of {edge:.3%}",
+            128.0 * upper,
+            advice="Use the normal approximation (without --exact) or a larger edge; "
+            "for an edge this small the two agree to a fraction of a percent.",
+        )
         n = np.arange(1, upper + 1)
-        reached = np.asarray(sign_test_power(edge, n, alpha=alpha, two_sided=two_sided,
-                                             method="exact") >= power)  # n is an array
+        reached = np.asarray(
+            sign_test_power(edge, n, alpha=alpha, two_sided=two_sided, method="exact") >= power
+        )  # n is an array
         if reached.any():
             return int(n[np.argmax(reached)])
         upper *= 2
 
 
-def minimum_detectable_edge(discordant: int, *, alpha: float = 0.05, power: float = 0.8,
-                            two_sided: bool = False, method: str = "normal") -> float:
+def minimum_detectable_edge(
+    discordant: int,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    two_sided: bool = False,
+    method: str = "normal",
+) -> float:
     """The smallest edge the sign test detects with ``discordant`` untied samples.
 
     The inverse of :func:`sign_test_sample_size` at α and power; NaN when even a model that
@@ -209,8 +228,7 @@ def minimum_detectable_edge(discordant: int, *, alpha: float = 0.05, power: floa
         return math.nan
 
     def gap(e: float) -> float:
-        return float(sign_test_power(e, n, alpha=alpha, two_sided=two_sided,
-                                     method=method)) - power
+        return float(sign_test_power(e, n, alpha=alpha, two_sided=two_sided, method=method)) - power
 
     hi = 0.5
     if gap(hi) < 0:
@@ -276,8 +294,7 @@ def paper_table(edges: tuple[float, ...] = (0.05, 0.10)) -> pd.DataFrame:
     rows = []
     for edge in edges:
         n = sign_test_sample_size(edge)
-        row = {"edge": edge, "discordant": n,
-               "exact_binomial": sign_test_sample_size(edge, method="exact")}
+        row = {"edge": edge, "discordant": n, "exact_binomial": sign_test_sample_size(edge, method="exact")}
         for label, value in PAPER_INFORMATIVENESS.items():
             row[f"total_I_{value:.2f} ({label})"] = total_samples(n, value)
         rows.append(row)
@@ -297,14 +314,19 @@ class SampleSizePlan:
     notes: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
-        return (f"SampleSizePlan({len(self.table)} edges, alpha={self.alpha:g}, "
-                f"power={self.power:g}, informativeness={self.informativeness})")
+        return (
+            f"SampleSizePlan({len(self.table)} edges, alpha={self.alpha:g}, "
+            f"power={self.power:g}, informativeness={self.informativeness})"
+        )
 
     def as_dict(self) -> dict:
         return {
             "test": "sign test, " + ("two-sided" if self.two_sided else "one-sided"),
-            "method": ("normal approximation (Don-Yehiya et al. 2026, Table 2)" if self.method == "normal"
-                       else "exact binomial test"),
+            "method": (
+                "normal approximation (Don-Yehiya et al. 2026, Table 2)"
+                if self.method == "normal"
+                else "exact binomial test"
+            ),
             "alpha": self.alpha,
             "power": self.power,
             "informativeness": self.informativeness,
@@ -313,9 +335,15 @@ class SampleSizePlan:
         }
 
 
-def sample_size_plan(edges: Sequence[float], *, alpha: float = 0.05, power: float = 0.8,
-                     informativeness: float | None = None, two_sided: bool = False,
-                     method: str = "normal") -> SampleSizePlan:
+def sample_size_plan(
+    edges: Sequence[float],
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    informativeness: float | None = None,
+    two_sided: bool = False,
+    method: str = "normal",
+) -> SampleSizePlan:
     """:func:`sign_test_sample_size` and :func:`total_samples` for each edge (one row each).
 
     Parameters
@@ -351,11 +379,9 @@ def sample_size_plan(edges: Sequence[float], *, alpha: float = 0.05, power: floa
         total_samples(1, informativeness)  # validates
     rows, notes = [], []
     for e in edges:
-        n = sign_test_sample_size(e, alpha=alpha, power=power, two_sided=two_sided,
-                                  method=method)
+        n = sign_test_sample_size(e, alpha=alpha, power=power, two_sided=two_sided, method=method)
         total = total_samples(n, informativeness) if informativeness is not None else None
-        rows.append({"edge": float(e), "win_probability": 0.5 + float(e), "discordant": n,
-                     "total": total})
+        rows.append({"edge": float(e), "win_probability": 0.5 + float(e), "discordant": n, "total": total})
         if informativeness is not None:
             naive = math.ceil(n / (1.0 - (1.0 - informativeness)))
             if naive != total:
@@ -366,7 +392,12 @@ def sample_size_plan(edges: Sequence[float], *, alpha: float = 0.05, power: floa
                 )
     table = pd.DataFrame(rows, columns=["edge", "win_probability", "discordant", "total"])
     table["total"] = table["total"].astype("Int64")
-    return SampleSizePlan(table=table, alpha=alpha, power=power, two_sided=two_sided,
-                          method=method, informativeness=informativeness, notes=tuple(notes))
-
-
+    return SampleSizePlan(
+        table=table,
+        alpha=alpha,
+        power=power,
+        two_sided=two_sided,
+        method=method,
+        informativeness=informativeness,
+        notes=tuple(notes),
+    )

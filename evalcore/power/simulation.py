@@ -57,8 +57,11 @@ def signed_rank_z(support: np.ndarray, counts: np.ndarray) -> np.ndarray:
     rank = before + (ties + 1.0) / 2.0
     r_plus = (rank * pos).sum(axis=-1)
     mean = (n * (n + 1.0) - zero * (zero + 1.0)) / 4.0
-    var = (n * (n + 1.0) * (2.0 * n + 1.0) - zero * (zero + 1.0) * (2.0 * zero + 1.0)
-           - (ties ** 3 - ties).sum(axis=-1) / 2.0) / 24.0
+    var = (
+        n * (n + 1.0) * (2.0 * n + 1.0)
+        - zero * (zero + 1.0) * (2.0 * zero + 1.0)
+        - (ties**3 - ties).sum(axis=-1) / 2.0
+    ) / 24.0
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(var > 0, (r_plus - mean) / np.sqrt(np.maximum(var, 0.0)), np.nan)
 
@@ -108,8 +111,10 @@ class PowerCurve:
     SIGN_FORMULA = "sign test (normal approximation)"
 
     def __repr__(self) -> str:
-        return (f"PowerCurve({self.n_distributions} distributions, simulations="
-                f"{self.simulations}, wilcoxon_n={self.wilcoxon_n}, sign_n={self.sign_n})")
+        return (
+            f"PowerCurve({self.n_distributions} distributions, simulations="
+            f"{self.simulations}, wilcoxon_n={self.wilcoxon_n}, sign_n={self.sign_n})"
+        )
 
     def as_dict(self) -> dict:
         return {
@@ -194,8 +199,10 @@ def wilcoxon_power(
     simulations = check_int("simulations", simulations, low=1, high=1_000_000)
     seed = check_int("seed", seed, low=0)
     if len(distributions) == 0:
-        raise UsageError("no distribution of verdict differences to simulate from (the edge "
-                         "window holds no model pair; widen it or pick another edge).")
+        raise UsageError(
+            "no distribution of verdict differences to simulate from (the edge "
+            "window holds no model pair; widen it or pick another edge)."
+        )
     grid = np.unique(np.asarray(n_values, dtype=np.int64))
     if grid.size == 0 or grid[0] < 1:
         raise UsageError("the sample sizes N must be positive integers.")
@@ -218,11 +225,12 @@ def wilcoxon_power(
             progress((j + 1) / grid.size, f"N = {n:,}: {j + 1} of {grid.size} sample sizes")
 
     if plan_edge is not None and 0 < plan_edge <= 0.5 and mean_info > 0:
-        formula = sign_test_power(plan_edge, grid * mean_info, alpha=alpha,
-                                  two_sided=two_sided, method="normal")
-        planned = total_samples(sign_test_sample_size(plan_edge, alpha=alpha, power=target_power,
-                                                      two_sided=two_sided),
-                                mean_info)
+        formula = sign_test_power(
+            plan_edge, grid * mean_info, alpha=alpha, two_sided=two_sided, method="normal"
+        )
+        planned = total_samples(
+            sign_test_sample_size(plan_edge, alpha=alpha, power=target_power, two_sided=two_sided), mean_info
+        )
     else:
         formula = np.full(grid.size, np.nan)
         planned = None
@@ -230,21 +238,32 @@ def wilcoxon_power(
     def se(p: np.ndarray) -> np.ndarray:
         return np.sqrt(p * (1 - p) / simulations)
 
-    frame = pd.concat([
-        pd.DataFrame({"n": grid, "test": PowerCurve.WILCOXON, "power": power_w, "mc_se": se(power_w)}),
-        pd.DataFrame({"n": grid, "test": PowerCurve.SIGN, "power": power_s, "mc_se": se(power_s)}),
-        pd.DataFrame({"n": grid, "test": PowerCurve.SIGN_FORMULA, "power": formula, "mc_se": 0.0}),
-    ], ignore_index=True)
+    frame = pd.concat(
+        [
+            pd.DataFrame({"n": grid, "test": PowerCurve.WILCOXON, "power": power_w, "mc_se": se(power_w)}),
+            pd.DataFrame({"n": grid, "test": PowerCurve.SIGN, "power": power_s, "mc_se": se(power_s)}),
+            pd.DataFrame({"n": grid, "test": PowerCurve.SIGN_FORMULA, "power": formula, "mc_se": 0.0}),
+        ],
+        ignore_index=True,
+    )
 
     def first(p: np.ndarray) -> int | None:
         hit = np.flatnonzero(p >= target_power)
         return int(grid[hit[0]]) if hit.size else None
 
     return PowerCurve(
-        frame=frame, alpha=alpha, target_power=target_power, two_sided=two_sided,
-        simulations=simulations, seed=seed, edge=edge, n_distributions=len(distributions),
-        mean_edge=mean_edge, mean_informativeness=mean_info, wilcoxon_n=first(power_w),
-        sign_n=first(power_s), planned_sign_total=planned, distributions=table,
+        frame=frame,
+        alpha=alpha,
+        target_power=target_power,
+        two_sided=two_sided,
+        simulations=simulations,
+        seed=seed,
+        edge=edge,
+        n_distributions=len(distributions),
+        mean_edge=mean_edge,
+        mean_informativeness=mean_info,
+        wilcoxon_n=first(power_w),
+        sign_n=first(power_s),
+        planned_sign_total=planned,
+        distributions=table,
     )
-
-

@@ -60,7 +60,7 @@ def pairwise_wins(counts: VerdictCounts) -> np.ndarray:
 
 
 def win_probability(r_i: np.ndarray | float, r_j: np.ndarray | float) -> np.ndarray | float:
-    """P(i beats j) for Elo-scale ratings (seed 004): 1 / (1 + 10^((r_j − r_i)/400))."""
+    """P(i beats j) for Elo-scale ratings (Elo 1978): 1 / (1 + 10^((r_j − r_i)/400))."""
     return 1.0 / (1.0 + np.power(10.0, (np.asarray(r_j) - np.asarray(r_i)) / 400.0))
 
 

@@ -639,8 +639,9 @@ def ranking_fragility(
     'The lead of a rests on 3 verdicts (30% of all 10): removing them puts b ahead; no smaller set does.'
     """
     with single_blas_thread():  # thousands of small refits: one BLAS thread is far faster
-        return _ranking_fragility(counts, pairs=pairs, max_drop=max_drop, exhaustive=exhaustive,
-                                  max_listed=max_listed)
+        return _ranking_fragility(
+            counts, pairs=pairs, max_drop=max_drop, exhaustive=exhaustive, max_listed=max_listed
+        )
 
 
 def _ranking_fragility(

@@ -63,8 +63,11 @@ def default_note(n_instructions: int, n_models: int = 0) -> str | None:
     """Why the page starts with the sandwich, or None when it starts with the bootstrap."""
     if default_interval(n_instructions, n_models) == "bootstrap":
         return None
-    size = (f"{fmt_int(n_instructions)} instructions" if n_instructions > BOOTSTRAP_LIMIT
-            else f"{fmt_int(n_models)} models")
+    size = (
+        f"{fmt_int(n_instructions)} instructions"
+        if n_instructions > BOOTSTRAP_LIMIT
+        else f"{fmt_int(n_models)} models"
+    )
     return (
         f"This selection has {size}: the bootstrap would take long here, so the intervals start "
         "with the clustered sandwich. Pick the bootstrap above to compare."
@@ -130,7 +133,9 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
             "Wins": t["wins"].astype(int),
             "Ties": t["ties"].astype(int),
             "Losses": t["losses"].astype(int),
-            "Win rate": [fmt_pct(v, 1) if b > 0 else MISSING for v, b in zip(t["win_rate"], t["battles"], strict=True)],
+            "Win rate": [
+                fmt_pct(v, 1) if b > 0 else MISSING for v, b in zip(t["win_rate"], t["battles"], strict=True)
+            ],
             "One-sided": [_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
         }
     )
@@ -174,7 +179,7 @@ def separation_caption(sep: Separation) -> str:
     n_sep = int(sep.pairs["separated"].sum())
     n_tiers = int(sep.tiers["tier"].max()) if len(sep.tiers) else 0
     return (
-        f"Each pair's rating difference is tested for \"no difference\" ({sep.method}); the "
+        f'Each pair\'s rating difference is tested for "no difference" ({sep.method}); the '
         f"{fmt_int(n_pairs)} tests are adjusted together ({control}), so across the whole matrix "
         f"the chance of calling any tied pair different stays at {fmt_pct(sep.alpha)}. "
         f"{fmt_int(n_sep)} of {fmt_int(n_pairs)} pairs are separated. **Tier**: walking down the "

@@ -135,7 +135,8 @@ def separation(board: Leaderboard, *, alpha: float = 0.05, correction: Correctio
     if len(board.models) > MAX_MODELS:
         raise UsageError(
             f"Every pair is tested for up to {MAX_MODELS} models; this selection has "
-            f"{len(board.models):,}. Choose a category or fewer models to see the tiers.")
+            f"{len(board.models):,}. Choose a category or fewer models to see the tiers."
+        )
     sandwich = board.interval_method == "sandwich"
     if not sandwich and board.samples.shape[0] < 20:
         raise UsageError(

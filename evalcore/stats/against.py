@@ -64,10 +64,16 @@ class AgainstVerdicts:
     def of(self, anchor: int) -> AnchorEntries:
         """The entries against reference model index ``anchor`` (a view, no copy)."""
         s = slice(int(self.starts[anchor]), int(self.starts[anchor + 1]))
-        return AnchorEntries(anchor=int(anchor), n_models=self.n_models,
-                             n_instructions=self.n_instructions, inst=self.inst[s],
-                             model=self.model[s], order=self.order[s], total=self.total[s],
-                             calls=self.calls[s])
+        return AnchorEntries(
+            anchor=int(anchor),
+            n_models=self.n_models,
+            n_instructions=self.n_instructions,
+            inst=self.inst[s],
+            model=self.model[s],
+            order=self.order[s],
+            total=self.total[s],
+            calls=self.calls[s],
+        )
 
 
 @dataclass(frozen=True)
@@ -87,9 +93,16 @@ class AnchorEntries:
         return int(self.inst.size)
 
     def select(self, keep: np.ndarray) -> AnchorEntries:
-        return AnchorEntries(self.anchor, self.n_models, self.n_instructions, self.inst[keep],
-                             self.model[keep], self.order[keep], self.total[keep],
-                             self.calls[keep])
+        return AnchorEntries(
+            self.anchor,
+            self.n_models,
+            self.n_instructions,
+            self.inst[keep],
+            self.model[keep],
+            self.order[keep],
+            self.total[keep],
+            self.calls[keep],
+        )
 
     def pooled_orders(self) -> AnchorEntries:
         """One entry per (instruction, model): both slot orders (and repeats) summed, so
@@ -99,9 +112,15 @@ class AnchorEntries:
         key = self.inst * self.n_models + self.model
         first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])  # entries are sorted by key
         return AnchorEntries(
-            self.anchor, self.n_models, self.n_instructions, self.inst[first],
-            self.model[first], np.full(first.size, -1, dtype=np.int64),
-            np.add.reduceat(self.total, first), np.add.reduceat(self.calls, first))
+            self.anchor,
+            self.n_models,
+            self.n_instructions,
+            self.inst[first],
+            self.model[first],
+            np.full(first.size, -1, dtype=np.int64),
+            np.add.reduceat(self.total, first),
+            np.add.reduceat(self.calls, first),
+        )
 
     def per_order(self) -> AnchorEntries:
         """Each model's verdict in each slot order: a model judged in one order only gets a copy
@@ -112,12 +131,15 @@ class AnchorEntries:
         new = np.r_[True, key[1:] != key[:-1]]
         single = new & np.r_[new[1:], True]
         return AnchorEntries(
-            self.anchor, self.n_models, self.n_instructions,
+            self.anchor,
+            self.n_models,
+            self.n_instructions,
             np.concatenate([self.inst, self.inst[single]]),
             np.concatenate([self.model, self.model[single]]),
             np.concatenate([self.order, 1 - self.order[single]]),
             np.concatenate([self.total, self.total[single]]),
-            np.concatenate([self.calls, self.calls[single]]))
+            np.concatenate([self.calls, self.calls[single]]),
+        )
 
     def mean(self) -> np.ndarray:
         """The mean verdict of each entry, total / calls."""
@@ -179,14 +201,24 @@ def verdicts_against(counts: VerdictCounts, *, only: int | None = None) -> Again
     if only is not None:  # the entries whose reference is ``only``
         mine = opponent == only
         opponent, model, order, total, inst2, calls = (
-            x[mine] for x in (opponent, model, order, total, inst2, calls))
+            x[mine] for x in (opponent, model, order, total, inst2, calls)
+        )
     key = ((opponent * n_inst + inst2) * m + model) * 2 + order
     sort = np.argsort(key, kind="stable")
     opponent, inst2, model, order = opponent[sort], inst2[sort], model[sort], order[sort]
     total, calls2 = total[sort], calls[sort]
     starts = np.searchsorted(opponent, np.arange(m + 1))
-    return AgainstVerdicts(n_models=m, n_instructions=n_inst, opponent=opponent, inst=inst2,
-                           model=model, order=order, total=total, calls=calls2, starts=starts)
+    return AgainstVerdicts(
+        n_models=m,
+        n_instructions=n_inst,
+        opponent=opponent,
+        inst=inst2,
+        model=model,
+        order=order,
+        total=total,
+        calls=calls2,
+        starts=starts,
+    )
 
 
 def _choose2(x: np.ndarray) -> np.ndarray:
@@ -201,8 +233,9 @@ def _reduced(total: np.ndarray, calls: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return total // g, calls // g
 
 
-def disagreements(group: np.ndarray, total: np.ndarray, calls: np.ndarray, n_groups: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def disagreements(
+    group: np.ndarray, total: np.ndarray, calls: np.ndarray, n_groups: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(differ, pairs) per group, (n_groups,) each, for models compared within a group.
 
     Each entry is one model's summed verdict ``total`` over ``calls`` calls in group ``group``
@@ -247,8 +280,9 @@ def disagreement_totals(entries: AnchorEntries, *, per_order: bool = True) -> tu
     return pairs - int(_choose2(v_sizes).sum()), pairs
 
 
-def disagreements_per_instruction(entries: AnchorEntries, *, per_order: bool = True
-                                  ) -> tuple[np.ndarray, np.ndarray]:
+def disagreements_per_instruction(
+    entries: AnchorEntries, *, per_order: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """(differ, pairs) per instruction, (I,) each: model pairs judged against the reference on
     the instruction, and those whose verdicts differ (compared exactly as fractions), summed
     over the two slot orders.

@@ -80,13 +80,11 @@ def _json_number(x: float) -> float | None:
 @overload
 def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]: ...
 @overload
-def wilson_interval(successes: np.ndarray, n: ArrayLike, z: float = Z95
-                    ) -> tuple[np.ndarray, np.ndarray]: ...
+def wilson_interval(successes: np.ndarray, n: ArrayLike, z: float = Z95) -> tuple[np.ndarray, np.ndarray]: ...
 @overload
-def wilson_interval(successes: ArrayLike, n: np.ndarray, z: float = Z95
-                    ) -> tuple[np.ndarray, np.ndarray]: ...
+def wilson_interval(successes: ArrayLike, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]: ...
 def wilson_interval(successes: ArrayLike, n: ArrayLike, z: float = Z95) -> tuple[ArrayLike, ArrayLike]:
-    """The Wilson score interval of a binomial share (seed 003 §4: the interval every comparison
+    """The Wilson score interval of a binomial share (docs/definitions.md#agreement-with-humans: the interval every comparison
     tool puts on its printed win rate). ``successes`` may be fractional (ties as halves).
 
     Vectorised; ``n == 0`` gives NaN bounds.

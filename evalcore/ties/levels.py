@@ -31,8 +31,13 @@ SCORE_DECIMALS = 12
 #: How a pairwise call becomes a within-instruction score (see :func:`level_weights`).
 SCORE_RULES: tuple[str, ...] = ("soft", "sign")
 #: Words for each verdict level (slot A's point of view).
-LEVEL_LABELS: dict[int, str] = {-2: "B much better", -1: "B better", 0: "tie", 1: "A better",
-                                2: "A much better"}
+LEVEL_LABELS: dict[int, str] = {
+    -2: "B much better",
+    -1: "B better",
+    0: "tie",
+    1: "A better",
+    2: "A much better",
+}
 
 
 @dataclass(frozen=True)
@@ -49,12 +54,19 @@ class LevelStats:
     n: float
 
     def as_dict(self) -> dict:
-        return {"tie_probability": self.tie_probability, "d1": self.d1, "d2": self.d2,
-                "distinct": self.distinct, "n": self.n}
+        return {
+            "tie_probability": self.tie_probability,
+            "d1": self.d1,
+            "d2": self.d2,
+            "distinct": self.distinct,
+            "n": self.n,
+        }
 
     def __repr__(self) -> str:
-        return (f"LevelStats(tie_probability={self.tie_probability:.4g}, d1={self.d1:.4g}, "
-                f"d2={self.d2:.4g}, distinct={self.distinct})")
+        return (
+            f"LevelStats(tie_probability={self.tie_probability:.4g}, d1={self.d1:.4g}, "
+            f"d2={self.d2:.4g}, distinct={self.distinct})"
+        )
 
 
 def renyi_effective_levels(probabilities: Iterable[float] | np.ndarray, alpha: float) -> float:
@@ -83,8 +95,9 @@ def renyi_effective_levels(probabilities: Iterable[float] | np.ndarray, alpha: f
     >>> round(renyi_effective_levels([0.75, 0.25], 1), 6)
     1.754765
     """
-    p = np.asarray(list(probabilities) if not isinstance(probabilities, np.ndarray) else probabilities,
-                   dtype=np.float64)
+    p = np.asarray(
+        list(probabilities) if not isinstance(probabilities, np.ndarray) else probabilities, dtype=np.float64
+    )
     p = p[p > 0]
     if p.size == 0:
         raise UsageError("probabilities must give some level a positive weight")
@@ -93,7 +106,7 @@ def renyi_effective_levels(probabilities: Iterable[float] | np.ndarray, alpha: f
         return float(np.exp(-(p * np.log(p)).sum()))
     if np.isinf(alpha):
         return float(1.0 / p.max())
-    return float(np.exp(np.log((p ** alpha).sum()) / (1.0 - alpha)))
+    return float(np.exp(np.log((p**alpha).sum()) / (1.0 - alpha)))
 
 
 def level_stats(values: Iterable[float] | np.ndarray | pd.Series) -> LevelStats:
@@ -131,9 +144,14 @@ def level_stats(values: Iterable[float] | np.ndarray | pd.Series) -> LevelStats:
     if total <= 0:
         raise UsageError("values: the distribution is empty, no level has any weight")
     p = w / total
-    tie = float((p ** 2).sum())
-    return LevelStats(tie_probability=tie, d1=renyi_effective_levels(p, 1.0), d2=1.0 / tie,
-                      distinct=int((w > 0).sum()), n=total)
+    tie = float((p**2).sum())
+    return LevelStats(
+        tie_probability=tie,
+        d1=renyi_effective_levels(p, 1.0),
+        d2=1.0 / tie,
+        distinct=int((w > 0).sum()),
+        n=total,
+    )
 
 
 def level_weights(score: str = "soft") -> np.ndarray:

@@ -109,24 +109,34 @@ def score_entries(counts: VerdictCounts, score: str = "soft") -> ScoreEntries:
         lo = np.where(first, counts.a, counts.b).astype(np.int64)
         hi = np.where(first, counts.b, counts.a).astype(np.int64)
         share_lo = np.where(first, share_a, games - share_a)
-        return ScoreEntries(inst=np.repeat(counts.inst.astype(np.int64), 2),
-                            model=np.column_stack([lo, hi]).ravel(),
-                            score=(np.column_stack([share_lo, games - share_lo]) / games[:, None]).ravel(),
-                            calls=np.repeat(games, 2).astype(np.int64), n_models=counts.n_models)
+        return ScoreEntries(
+            inst=np.repeat(counts.inst.astype(np.int64), 2),
+            model=np.column_stack([lo, hi]).ravel(),
+            score=(np.column_stack([share_lo, games - share_lo]) / games[:, None]).ravel(),
+            calls=np.repeat(games, 2).astype(np.int64),
+            n_models=counts.n_models,
+        )
     m = max(counts.n_models, 1)
-    key = np.concatenate([counts.inst.astype(np.int64) * m + counts.a,
-                          counts.inst.astype(np.int64) * m + counts.b])
+    key = np.concatenate(
+        [counts.inst.astype(np.int64) * m + counts.a, counts.inst.astype(np.int64) * m + counts.b]
+    )
     uniq, inv = np.unique(key, return_inverse=True)
     total = np.bincount(inv, weights=np.concatenate([share_a, games - share_a]), minlength=uniq.size)
     calls = np.bincount(inv, weights=np.concatenate([games, games]), minlength=uniq.size)
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(calls > 0, total / np.where(calls > 0, calls, 1.0), np.nan)
-    return ScoreEntries(inst=(uniq // m).astype(np.int64), model=(uniq % m).astype(np.int64),
-                        score=value, calls=calls.astype(np.int64), n_models=counts.n_models)
+    return ScoreEntries(
+        inst=(uniq // m).astype(np.int64),
+        model=(uniq % m).astype(np.int64),
+        score=value,
+        calls=calls.astype(np.int64),
+        n_models=counts.n_models,
+    )
 
 
-def instruction_scores(counts: VerdictCounts, score: str = "soft", *,
-                       max_bytes: int = DENSE_SCORES_LIMIT) -> np.ndarray:
+def instruction_scores(
+    counts: VerdictCounts, score: str = "soft", *, max_bytes: int = DENSE_SCORES_LIMIT
+) -> np.ndarray:
     """(I, M) within-instruction scores, NaN where a model has no call on the instruction.
 
     A dense view of :func:`score_entries` for small tables; raises
@@ -144,7 +154,8 @@ def instruction_scores(counts: VerdictCounts, score: str = "soft", *,
     if need > max_bytes:
         raise ResourceLimitError(
             f"A dense instructions × models score matrix would take {need / 1024**2:,.0f} MB, over "
-            f"the {max_bytes / 1024**2:,.0f} MB budget; use score_entries for the sparse form.")
+            f"the {max_bytes / 1024**2:,.0f} MB budget; use score_entries for the sparse form."
+        )
     e = score_entries(counts, score)
     out = np.full((counts.n_instructions, counts.n_models), np.nan)
     out[e.inst, e.model] = e.score
@@ -201,15 +212,20 @@ def labelled_counts(store, judge: str | None, *, category: str | None = None) ->
     params = [judge, judge, category, category]
     con = store.con.cursor()
     try:
-        models = tuple(r[0] for r in con.execute(_LABELLED_SQL + "SELECT m FROM mi ORDER BY k",
-                                                 params).fetchall())
-        names = con.execute(_LABELLED_SQL + "SELECT instruction_id FROM ii ORDER BY k",
-                            params).fetchnumpy()["instruction_id"]
+        models = tuple(
+            r[0] for r in con.execute(_LABELLED_SQL + "SELECT m FROM mi ORDER BY k", params).fetchall()
+        )
+        names = con.execute(_LABELLED_SQL + "SELECT instruction_id FROM ii ORDER BY k", params).fetchnumpy()[
+            "instruction_id"
+        ]
         cells = con.execute(
-            _LABELLED_SQL + """
+            _LABELLED_SQL
+            + """
             SELECT ii.k AS i, ma.k AS a, mb.k AS b, c.verdict::INTEGER AS v, c.human::INTEGER AS h, c.n
             FROM c JOIN ii USING (instruction_id) JOIN mi ma ON ma.m = c.model_a
-                 JOIN mi mb ON mb.m = c.model_b""", params).fetchnumpy()
+                 JOIN mi mb ON mb.m = c.model_b""",
+            params,
+        ).fetchnumpy()
     finally:
         con.close()
     instructions = tuple(names.tolist())
@@ -219,18 +235,27 @@ def labelled_counts(store, judge: str | None, *, category: str | None = None) ->
         n = np.zeros((rows.size, N_LEVELS), dtype=np.int64)
         n[rows, np.asarray(cells[col], dtype=np.int64) - LEVELS[0]] = np.asarray(cells["n"])
         out[who] = VerdictCounts.from_cells(
-            models=models, instructions=instructions, judge=judge if who == "judge" else "human",
-            inst=cells["i"], a=cells["a"], b=cells["b"], n=n)
+            models=models,
+            instructions=instructions,
+            judge=judge if who == "judge" else "human",
+            inst=cells["i"],
+            a=cells["a"],
+            b=cells["b"],
+            n=n,
+        )
     return LabelledPairs(judge=out["judge"], human=out["human"])
 
 
-def _reference_values(counts: VerdictCounts, entries: ScoreEntries,
-                      reference: VerdictCounts | pd.DataFrame, score: str) -> tuple[np.ndarray, str]:
+def _reference_values(
+    counts: VerdictCounts, entries: ScoreEntries, reference: VerdictCounts | pd.DataFrame, score: str
+) -> tuple[np.ndarray, str]:
     """The reference value of every score entry (NaN where it has none) and its kind."""
     if isinstance(reference, VerdictCounts):
         if reference.models != counts.models or reference.instructions != counts.instructions:
-            raise UsageError("reference: the reference counts must be on the same models and "
-                             "instructions as the judge's counts (use evalcore.ties.labelled_counts)")
+            raise UsageError(
+                "reference: the reference counts must be on the same models and "
+                "instructions as the judge's counts (use evalcore.ties.labelled_counts)"
+            )
         ref = score_entries(reference, score)
         if ref.key.size == 0:
             return np.full(entries.key.size, np.nan), "human labels"
@@ -238,15 +263,16 @@ def _reference_values(counts: VerdictCounts, entries: ScoreEntries,
         return np.where(ref.key[pos] == entries.key, ref.score[pos], np.nan), "human labels"
     frame = reference.rename(columns={c: str(c).strip().lower() for c in reference.columns})
     if not {"model", "score"} <= set(frame.columns):
-        raise UsageError("reference: a reference score table needs the columns model, score "
-                         "(and optionally instruction_id)")
+        raise UsageError(
+            "reference: a reference score table needs the columns model, score "
+            "(and optionally instruction_id)"
+        )
     values = pd.to_numeric(frame["score"], errors="coerce").to_numpy(dtype=np.float64)
     m = pd.Index(counts.models).get_indexer(frame["model"].astype(str))
     if "instruction_id" in frame.columns:
         i = pd.Index(counts.instructions).get_indexer(frame["instruction_id"].astype(str))
         keep = (m >= 0) & (i >= 0)
-        table = pd.Series(values[keep], index=i[keep].astype(np.int64) * max(counts.n_models, 1)
-                          + m[keep])
+        table = pd.Series(values[keep], index=i[keep].astype(np.int64) * max(counts.n_models, 1) + m[keep])
         table = table[~table.index.duplicated(keep="last")]
         return table.reindex(entries.key).to_numpy(dtype=np.float64), "reference score"
     per_model = np.full(counts.n_models, np.nan)
@@ -290,9 +316,14 @@ class VerdictTieStructure:
 
     def level_table(self) -> pd.DataFrame:
         """The verdict-level distribution as a tidy table (level, meaning, calls, share)."""
-        return pd.DataFrame({"level": list(self.levels),
-                             "meaning": [LEVEL_LABELS[v] for v in self.levels],
-                             "calls": list(self.level_counts), "share": list(self.level_shares)})
+        return pd.DataFrame(
+            {
+                "level": list(self.levels),
+                "meaning": [LEVEL_LABELS[v] for v in self.levels],
+                "calls": list(self.level_counts),
+                "share": list(self.level_shares),
+            }
+        )
 
     def as_dict(self) -> dict:
         return {
@@ -315,12 +346,15 @@ class VerdictTieStructure:
         }
 
     def __repr__(self) -> str:
-        return (f"VerdictTieStructure(judge={self.judge!r}, calls={self.n_calls:,}, "
-                f"tie_probability={self.stats.tie_probability:.3f}, top_tied={self.top_tied:.3f})")
+        return (
+            f"VerdictTieStructure(judge={self.judge!r}, calls={self.n_calls:,}, "
+            f"tie_probability={self.stats.tie_probability:.3f}, top_tied={self.top_tied:.3f})"
+        )
 
 
-def instruction_mean(values: np.ndarray, *, rounds: int = 1000, seed: int = 0,
-                     method: str = "bootstrap over instructions") -> Estimate:
+def instruction_mean(
+    values: np.ndarray, *, rounds: int = 1000, seed: int = 0, method: str = "bootstrap over instructions"
+) -> Estimate:
     """The mean of a per-instruction statistic (NaN = not defined there) with a 95% bootstrap
     interval over instructions.
 
@@ -342,14 +376,19 @@ def instruction_mean(values: np.ndarray, *, rounds: int = 1000, seed: int = 0,
     value = float(multiplicity @ distinct / v.size)
     if v.size < 2 or distinct.size < 2:
         return Estimate(value, method=method)  # no spread to resample: no interval, not zero width
-    sums = resampled_sums(np.column_stack([distinct, np.ones_like(distinct)]), multiplicity,
-                          rounds, seed)
+    sums = resampled_sums(np.column_stack([distinct, np.ones_like(distinct)]), multiplicity, rounds, seed)
     low, high = percentile_interval(sums[:, 0] / sums[:, 1])
     return Estimate(value, float(low), float(high), method=method)
 
 
-def verdict_tie_structure(counts: VerdictCounts, reference: VerdictCounts | pd.DataFrame | None = None,
-                          *, score: str = "soft", rounds: int = 1000, seed: int = 0) -> VerdictTieStructure:
+def verdict_tie_structure(
+    counts: VerdictCounts,
+    reference: VerdictCounts | pd.DataFrame | None = None,
+    *,
+    score: str = "soft",
+    rounds: int = 1000,
+    seed: int = 0,
+) -> VerdictTieStructure:
     """Tie structure of a pairwise judge's verdicts, with agreement against a reference if given.
 
     Parameters
@@ -403,8 +442,9 @@ def verdict_tie_structure(counts: VerdictCounts, reference: VerdictCounts | pd.D
     kind = None
     if reference is not None:
         values, kind = _reference_values(counts, entries, reference, score)
-        ref = ScoreEntries(entries.inst, entries.model, values, entries.calls,
-                           entries.n_models).padded(counts.n_instructions)[0]
+        ref = ScoreEntries(entries.inst, entries.model, values, entries.calls, entries.n_models).padded(
+            counts.n_instructions
+        )[0]
     per = within_instruction(s, ref)
     names = np.empty(counts.n_instructions, dtype=object)  # 2–3× faster than a list for pandas
     names[:] = counts.instructions

@@ -49,14 +49,14 @@ def _padded(frame: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame, np.ndar
 def pointwise_levels(scores: pd.DataFrame) -> pd.DataFrame:
     """The score distribution per format and judge: format, judge, score, count, share."""
     scored = scores.dropna(subset=["score"])
-    out = (scored.groupby(["format", "judge", "score"], observed=True).size()
-           .rename("count").reset_index())
+    out = scored.groupby(["format", "judge", "score"], observed=True).size().rename("count").reset_index()
     out["share"] = out["count"] / out.groupby(["format", "judge"], observed=True)["count"].transform("sum")
     return out
 
 
-def pointwise_tie_structure(scores: pd.DataFrame, *,
-                            nominal_levels: Mapping[str, int] | None = None) -> pd.DataFrame:
+def pointwise_tie_structure(
+    scores: pd.DataFrame, *, nominal_levels: Mapping[str, int] | None = None
+) -> pd.DataFrame:
     """Scoring-stage diagnostics per format and judge ("The Format is the Filter", Tables 1, 5, 9).
 
     ``scores`` is a validated pointwise table (:func:`evalcore.pointwise.validate_pointwise`):
@@ -81,8 +81,11 @@ def pointwise_tie_structure(scores: pd.DataFrame, *,
     levels["p2"] = levels["share"] ** 2
     levels["plogp"] = levels["share"] * np.log(levels["share"])
     agg = levels.groupby(keys, observed=True).agg(
-        scored=("count", "sum"), distinct=("count", "size"), tie_probability=("p2", "sum"),
-        neg_h=("plogp", "sum"))
+        scored=("count", "sum"),
+        distinct=("count", "size"),
+        tie_probability=("p2", "sum"),
+        neg_h=("plogp", "sum"),
+    )
     agg["d1"] = np.exp(-agg.pop("neg_h"))
     agg["d2"] = 1.0 / agg["tie_probability"]
     table = pd.concat([rows, agg], axis=1).reset_index()
@@ -94,16 +97,22 @@ def pointwise_tie_structure(scores: pd.DataFrame, *,
     per = within_instruction(s, r if has_ref else None)
     per = pd.concat([heads, per], axis=1)
     multi = per[per["candidates"] >= 2]
-    cell = multi.groupby(keys, observed=True).agg(instructions=("candidates", "size"),
-                                                  top_tied=("top_tied", "mean"))
+    cell = multi.groupby(keys, observed=True).agg(
+        instructions=("candidates", "size"), top_tied=("top_tied", "mean")
+    )
     table = table.merge(cell.reset_index(), on=keys, how="left")
     table["instructions"] = table["instructions"].fillna(0).astype(int)
     if has_ref:
         ranked = per[per["ranked"] >= 2]
         agree = ranked.groupby(keys, observed=True).agg(
-            ranked_instructions=("ranked", "size"), tau_b=("tau_b", "mean"), tau_a=("tau_a", "mean"),
-            somers_d=("somers_d", "mean"), top1=("top1", "mean"),
-            reference_top_tied=("reference_top_tied", "mean"), uniform_top1=("uniform_top1", "mean"))
+            ranked_instructions=("ranked", "size"),
+            tau_b=("tau_b", "mean"),
+            tau_a=("tau_a", "mean"),
+            somers_d=("somers_d", "mean"),
+            top1=("top1", "mean"),
+            reference_top_tied=("reference_top_tied", "mean"),
+            uniform_top1=("uniform_top1", "mean"),
+        )
         both = scored.dropna(subset=["reference"])
         spear = {}
         for key, part in both.groupby(keys, observed=True):  # one call per cell, not per row
@@ -115,11 +124,30 @@ def pointwise_tie_structure(scores: pd.DataFrame, *,
     if nominal_levels:
         table["nominal"] = table["format"].map(dict(nominal_levels)).astype("float64")
         table["d2_per_nominal"] = table["d2"] / table["nominal"]
-    order = ["format", "judge", "rows", "scored", "parse_rate", "instructions", "distinct",
-             "tie_probability", "d1", "d2", "top_tied"]
+    order = [
+        "format",
+        "judge",
+        "rows",
+        "scored",
+        "parse_rate",
+        "instructions",
+        "distinct",
+        "tie_probability",
+        "d1",
+        "d2",
+        "top_tied",
+    ]
     if has_ref:
-        order += ["ranked_instructions", "spearman", "tau_b", "tau_a", "somers_d", "top1",
-                  "reference_top_tied", "uniform_top1"]
+        order += [
+            "ranked_instructions",
+            "spearman",
+            "tau_b",
+            "tau_a",
+            "somers_d",
+            "top1",
+            "reference_top_tied",
+            "uniform_top1",
+        ]
     if nominal_levels:
         order += ["nominal", "d2_per_nominal"]
     return table[order].sort_values(keys, kind="stable").reset_index(drop=True)

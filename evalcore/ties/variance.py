@@ -24,8 +24,19 @@ from evalcore.errors import UsageError
 from evalcore.ties.pointwise import pointwise_tie_structure
 
 #: Diagnostics decomposed by default, in the order of Table 2 of "The Format is the Filter" (those present are used).
-SHARE_DIAGNOSTICS: tuple[str, ...] = ("tie_probability", "distinct", "d2_per_nominal", "d1", "d2",
-                                      "top_tied", "spearman", "tau_b", "tau_a", "somers_d", "top1")
+SHARE_DIAGNOSTICS: tuple[str, ...] = (
+    "tie_probability",
+    "distinct",
+    "d2_per_nominal",
+    "d1",
+    "d2",
+    "top_tied",
+    "spearman",
+    "tau_b",
+    "tau_a",
+    "somers_d",
+    "top1",
+)
 
 
 @dataclass(frozen=True)
@@ -42,8 +53,12 @@ class VarianceShares:
     notes: tuple[str, ...]
 
     def as_dict(self) -> dict:
-        return {"formats": list(self.formats), "judges": list(self.judges),
-                "shares": self.table.to_dict(orient="records"), "notes": list(self.notes)}
+        return {
+            "formats": list(self.formats),
+            "judges": list(self.judges),
+            "shares": self.table.to_dict(orient="records"),
+            "notes": list(self.notes),
+        }
 
 
 def _two_way_shares(grid: np.ndarray) -> tuple[float, float, float, float]:
@@ -55,12 +70,17 @@ def _two_way_shares(grid: np.ndarray) -> tuple[float, float, float, float]:
     ss_judge = float(n_f * ((grid.mean(axis=0) - grand) ** 2).sum())
     if ss_total <= 1e-24:
         return float("nan"), float("nan"), float("nan"), 0.0
-    return (ss_format / ss_total, ss_judge / ss_total,
-            max(0.0, ss_total - ss_format - ss_judge) / ss_total, ss_total)
+    return (
+        ss_format / ss_total,
+        ss_judge / ss_total,
+        max(0.0, ss_total - ss_format - ss_judge) / ss_total,
+        ss_total,
+    )
 
 
-def variance_shares(scores: pd.DataFrame, *, diagnostics: Sequence[str] | None = None,
-                    without_judges: Sequence[str] = ()) -> VarianceShares:
+def variance_shares(
+    scores: pd.DataFrame, *, diagnostics: Sequence[str] | None = None, without_judges: Sequence[str] = ()
+) -> VarianceShares:
     """Decompose each diagnostic over the format × judge grid ("The Format is the Filter", §3.1, Table 2).
 
     ``scores`` is either a raw pointwise table (it has a ``score`` column; its diagnostics are
@@ -85,8 +105,10 @@ def variance_shares(scores: pd.DataFrame, *, diagnostics: Sequence[str] | None =
     notes: list[str] = []
     rows = []
     if len(formats) < 2 or len(judges) < 2:
-        notes.append(f"Variance shares need at least two formats and two judges; this table has "
-                     f"{len(formats)} format(s) and {len(judges)} judge(s).")
+        notes.append(
+            f"Variance shares need at least two formats and two judges; this table has "
+            f"{len(formats)} format(s) and {len(judges)} judge(s)."
+        )
         wanted = []
     if cells.duplicated(["format", "judge"]).any():
         raise UsageError("scores: the per-cell table has more than one row for a format and judge")
@@ -95,16 +117,27 @@ def variance_shares(scores: pd.DataFrame, *, diagnostics: Sequence[str] | None =
         pivot = pivot.reindex(index=list(formats), columns=list(judges)).astype("float64")
         if pivot.isna().any().any():
             missing = [f"{f}/{j}" for f in formats for j in judges if pd.isna(pivot.loc[f, j])]
-            notes.append(f"{name}: left out, no value for " + ", ".join(missing[:5])
-                         + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
+            notes.append(
+                f"{name}: left out, no value for "
+                + ", ".join(missing[:5])
+                + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            )
             continue
         f_share, j_share, res, ss = _two_way_shares(pivot.to_numpy())
         if ss == 0.0:
             notes.append(f"{name}: identical in every cell, nothing to decompose")
-        rows.append({"diagnostic": name, "format_share": f_share, "judge_share": j_share,
-                     "residual_share": res, "total_ss": ss})
-    table = pd.DataFrame(rows, columns=["diagnostic", "format_share", "judge_share",
-                                        "residual_share", "total_ss"])
+        rows.append(
+            {
+                "diagnostic": name,
+                "format_share": f_share,
+                "judge_share": j_share,
+                "residual_share": res,
+                "total_ss": ss,
+            }
+        )
+    table = pd.DataFrame(
+        rows, columns=["diagnostic", "format_share", "judge_share", "residual_share", "total_ss"]
+    )
     return VarianceShares(formats=formats, judges=judges, table=table, notes=tuple(notes))
 
 
@@ -117,8 +150,15 @@ def leave_one_judge_out(scores: pd.DataFrame, *, diagnostics: Sequence[str] | No
         shares = variance_shares(cells, diagnostics=diagnostics, without_judges=[judge]).table
         frames.append(shares.assign(judge_removed=judge))
     if not frames:
-        return pd.DataFrame(columns=["judge_removed", "diagnostic", "format_share", "judge_share",
-                                     "residual_share", "total_ss"])
+        return pd.DataFrame(
+            columns=[
+                "judge_removed",
+                "diagnostic",
+                "format_share",
+                "judge_share",
+                "residual_share",
+                "total_ss",
+            ]
+        )
     out = pd.concat(frames, ignore_index=True)
-    return out[["judge_removed", "diagnostic", "format_share", "judge_share", "residual_share",
-                "total_ss"]]
+    return out[["judge_removed", "diagnostic", "format_share", "judge_share", "residual_share", "total_ss"]]

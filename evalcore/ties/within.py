@@ -73,8 +73,11 @@ def within_instruction(score: np.ndarray, reference: np.ndarray | None = None) -
     candidates = present.sum(axis=1)
     top = np.nanmax(np.where(present, s, -np.inf), axis=1, initial=-np.inf)
     top_size = (present & (s == top[:, None])).sum(axis=1)
-    out = {"candidates": candidates, "top_size": top_size,
-           "top_tied": np.where(candidates >= 2, (top_size >= 2).astype(float), np.nan)}
+    out = {
+        "candidates": candidates,
+        "top_size": top_size,
+        "top_tied": np.where(candidates >= 2, (top_size >= 2).astype(float), np.nan),
+    }
     if r is None:
         return pd.DataFrame(out)
 
@@ -108,12 +111,22 @@ def within_instruction(score: np.ndarray, reference: np.ndarray | None = None) -
     with np.errstate(invalid="ignore", divide="ignore"):
         top1 = np.where(enough, hit / np.maximum(jt, 1), np.nan)
         uniform = np.where(enough, rt / np.maximum(ranked, 1), np.nan)
-    out.update({"ranked": ranked, "pairs": n0.astype(int), "s": sc, "judge_tied": n1.astype(int),
-                "reference_tied": n2.astype(int), "tau_a": np.where(enough, tau_a, np.nan),
-                "tau_b": np.where(enough, tau_b, np.nan), "somers_d": np.where(enough, somers, np.nan),
-                "top1": top1, "reference_top_size": np.where(enough, rt, 0),
-                "reference_top_tied": np.where(enough, (rt >= 2).astype(float), np.nan),
-                "uniform_top1": uniform})
+    out.update(
+        {
+            "ranked": ranked,
+            "pairs": n0.astype(int),
+            "s": sc,
+            "judge_tied": n1.astype(int),
+            "reference_tied": n2.astype(int),
+            "tau_a": np.where(enough, tau_a, np.nan),
+            "tau_b": np.where(enough, tau_b, np.nan),
+            "somers_d": np.where(enough, somers, np.nan),
+            "top1": top1,
+            "reference_top_size": np.where(enough, rt, 0),
+            "reference_top_tied": np.where(enough, (rt >= 2).astype(float), np.nan),
+            "uniform_top1": uniform,
+        }
+    )
     return pd.DataFrame(out)
 
 
@@ -132,9 +145,20 @@ class Agreement:
     uniform_top1: float  # top-1 of a selector that picks a candidate uniformly at random
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("reference_kind", "instructions", "tau_a", "tau_b",
-                                               "tau_b_instructions", "somers_d", "top1",
-                                               "reference_top_tied", "uniform_top1")}
+        return {
+            k: getattr(self, k)
+            for k in (
+                "reference_kind",
+                "instructions",
+                "tau_a",
+                "tau_b",
+                "tau_b_instructions",
+                "somers_d",
+                "top1",
+                "reference_top_tied",
+                "uniform_top1",
+            )
+        }
 
 
 def _nanmean(x: pd.Series) -> float:

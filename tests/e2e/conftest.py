@@ -24,13 +24,17 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("VERDICTLAB_CHROMIUM", "/usr/bin/chromium"))  # Debian's package
 SCREENSHOTS = ROOT / "screenshots" / "e2e"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--no-first-run",
 ]
 #: The app is idle: connected to the server and no script is running.
-IDLE = ('[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
-        '[data-test-script-state="notRunning"]')
+IDLE = '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]'
 #: Longest wait for one script run (ms): the demo leaderboard bootstraps 1,000 rounds.
 RUN_TIMEOUT_MS = 90_000
 
@@ -38,8 +42,10 @@ _MISSING = None
 if importlib.util.find_spec("playwright") is None:
     _MISSING = "Playwright is not installed (pip install pytest-playwright)"
 elif not CHROMIUM.exists():
-    _MISSING = (f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium) "
-                "to run the browser tests; never `playwright install`")
+    _MISSING = (
+        f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium) "
+        "to run the browser tests; never `playwright install`"
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -87,10 +93,23 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
     env = {**os.environ, "VERDICTLAB_WORKSPACE": str(workspace)}
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-             "--server.address=127.0.0.1", f"--server.port={port}",
-             "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless=true",
+                "--server.address=127.0.0.1",
+                f"--server.port={port}",
+                "--browser.gatherUsageStats=false",
+                "--server.fileWatcherType=none",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + 90
         while not _healthy(url):
@@ -163,10 +182,10 @@ class Driver:
         path = SCREENSHOTS / f"{name}.png"
         # Streamlit scrolls inside stMain, so grow the viewport to the content for the picture
         size = page.viewport_size
-        height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]')"
-                               "?.scrollHeight ?? 0")
-        page.set_viewport_size({"width": size["width"], "height": max(size["height"],
-                                                                      min(int(height), 8000))})
+        height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0")
+        page.set_viewport_size(
+            {"width": size["width"], "height": max(size["height"], min(int(height), 8000))}
+        )
         page.wait_for_timeout(300)  # layout only: no script run follows a resize
         page.screenshot(path=str(path), full_page=True)
         page.set_viewport_size(size)

@@ -20,8 +20,14 @@ from tests.e2e.conftest import _MISSING, CHROMIUM, ROOT, _free_port, _healthy
 
 pytestmark = pytest.mark.e2e
 TIMEOUT = 120_000
-LAUNCH = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-          "--disable-component-update", "--disable-sync", "--no-first-run"]
+LAUNCH = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture()
@@ -34,10 +40,23 @@ def fresh_server(tmp_path):
     env = {**os.environ, "VERDICTLAB_WORKSPACE": str(tmp_path / "ws.duckdb")}
     log = (tmp_path / "streamlit.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-         "--server.address=127.0.0.1", f"--server.port={port}",
-         "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless=true",
+            "--server.address=127.0.0.1",
+            f"--server.port={port}",
+            "--browser.gatherUsageStats=false",
+            "--server.fileWatcherType=none",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     deadline = time.monotonic() + 90
     while not _healthy(url):
         assert proc.poll() is None, (tmp_path / "streamlit.log").read_text()
@@ -56,23 +75,29 @@ def _open(page, url: str) -> None:
     page.goto(url, timeout=TIMEOUT)
     page.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=TIMEOUT)
     page.wait_for_timeout(500)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                           state="attached", timeout=TIMEOUT)
+    page.wait_for_selector(
+        '[data-testid="stApp"][data-test-script-state="notRunning"]', state="attached", timeout=TIMEOUT
+    )
 
 
 def _outside(requests: list[str]) -> list[str]:
-    return [u for u in requests
-            if urlparse(u).scheme in ("http", "https", "ws", "wss")
-            and urlparse(u).hostname not in ("127.0.0.1", "localhost")]
+    return [
+        u
+        for u in requests
+        if urlparse(u).scheme in ("http", "https", "ws", "wss")
+        and urlparse(u).hostname not in ("127.0.0.1", "localhost")
+    ]
 
 
-@pytest.mark.parametrize("path,heading", [
-    ("/anchors?judge=sim-judge-tie-happy&anchor=sim-larch", "Anchors"),
-    ("/leaderboard?judge=sim-judge-steady&rounds=200", "Leaderboard"),
-    ("/", "Verdict Lab"),
-])
-def test_a_deep_link_is_the_first_request_to_a_fresh_server(fresh_server, playwright, path,
-                                                             heading):
+@pytest.mark.parametrize(
+    "path,heading",
+    [
+        ("/anchors?judge=sim-judge-tie-happy&anchor=sim-larch", "Anchors"),
+        ("/leaderboard?judge=sim-judge-steady&rounds=200", "Leaderboard"),
+        ("/", "Verdict Lab"),
+    ],
+)
+def test_a_deep_link_is_the_first_request_to_a_fresh_server(fresh_server, playwright, path, heading):
     browser = _browser(playwright)
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     requests: list[str] = []
@@ -86,13 +111,14 @@ def test_a_deep_link_is_the_first_request_to_a_fresh_server(fresh_server, playwr
         assert sidebar.get_by_role("link", name=label).count() == 1, label
     if "anchor=" in path:
         assert path.split("anchor=")[1].split("&")[0] in page.evaluate(
-            "() => Array.from(document.querySelectorAll('[data-testid=stSelectbox] input'))"
-            ".map(e => e.value)")
+            "() => Array.from(document.querySelectorAll('[data-testid=stSelectbox] input')).map(e => e.value)"
+        )
     if "judge=" in path:
         judge = path.split("judge=")[1].split("&")[0]
         # the judge picker shows the linked judge (a selectbox keeps its value in its input)
-        shown = page.evaluate("() => Array.from(document.querySelectorAll("
-                              "'[data-testid=stSelectbox] input')).map(e => e.value)")
+        shown = page.evaluate(
+            "() => Array.from(document.querySelectorAll('[data-testid=stSelectbox] input')).map(e => e.value)"
+        )
         assert judge in shown, shown
         assert "judge=" + judge in page.url  # and the link keeps it
     assert not _outside(requests), _outside(requests)
@@ -115,11 +141,20 @@ def test_no_request_leaves_this_machine_on_a_walk_of_every_page(fresh_server, pl
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     _open(page, fresh_server + "/")
-    for label in ("Overview", "Leaderboard", "Anchors", "Judge", "Tie structure", "Power",
-                  "Calibration", "Data"):
+    for label in (
+        "Overview",
+        "Leaderboard",
+        "Anchors",
+        "Judge",
+        "Tie structure",
+        "Power",
+        "Calibration",
+        "Data",
+    ):
         page.get_by_test_id("stSidebar").get_by_role("link", name=label).click()
         page.wait_for_timeout(500)
-        page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                               state="attached", timeout=TIMEOUT)
+        page.wait_for_selector(
+            '[data-testid="stApp"][data-test-script-state="notRunning"]', state="attached", timeout=TIMEOUT
+        )
     assert requests and not _outside(requests), _outside(requests)
     browser.close()

@@ -50,11 +50,18 @@ _FROM_DATA = """() => [...document.querySelectorAll('[data-testid="stMain"] a, [
 
 @pytest.fixture(scope="module")
 def hostile_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    rows = [{"instruction_id": f"i{i}", "model_a": a, "model_b": b,
-             "verdict": (NAMES.index(a) * 2 + NAMES.index(b) + i) % 5 - 2,
-             "judge": NAMES[0] if i % 2 else NAMES[3], "category": NAMES[2] if i % 3 else "c",
-             "human": (1, 0, -1, "")[i % 4]}
-            for i, (a, b) in itertools.product(range(6), itertools.permutations(NAMES, 2))]
+    rows = [
+        {
+            "instruction_id": f"i{i}",
+            "model_a": a,
+            "model_b": b,
+            "verdict": (NAMES.index(a) * 2 + NAMES.index(b) + i) % 5 - 2,
+            "judge": NAMES[0] if i % 2 else NAMES[3],
+            "category": NAMES[2] if i % 3 else "c",
+            "human": (1, 0, -1, "")[i % 4],
+        }
+        for i, (a, b) in itertools.product(range(6), itertools.permutations(NAMES, 2))
+    ]
     path = tmp_path_factory.mktemp("hostile") / FILE
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
@@ -63,8 +70,9 @@ def hostile_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def session(browser, base_url: str, hostile_csv: Path, st_app):
     """One browser session with the hostile file loaded; every request it makes is recorded."""
-    context = browser.new_context(base_url=base_url, accept_downloads=True,
-                                  viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(
+        base_url=base_url, accept_downloads=True, viewport={"width": 1400, "height": 1000}
+    )
     page = context.new_page()
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
@@ -123,8 +131,10 @@ def test_the_report_of_hostile_names_has_no_link_or_image_from_the_data(session,
     report.on("request", lambda request: fetched.append(request.url))
     report.goto(Path(download.value.path()).as_uri())
     report.wait_for_timeout(1500)
-    links = report.evaluate("() => [...document.querySelectorAll('a, img')].map(e => e.outerHTML)"
-                            ".filter(h => !/^<a[^>]*href=\"#/.test(h) && !/modebar/.test(h))")
+    links = report.evaluate(
+        "() => [...document.querySelectorAll('a, img')].map(e => e.outerHTML)"
+        '.filter(h => !/^<a[^>]*href="#/.test(h) && !/modebar/.test(h))'
+    )
     assert not links, links
     assert not [u for u in fetched if HOST in u]
     report.close()

@@ -63,8 +63,9 @@ def tour(browser, st_app, base_url: str):
     context.close()
 
 
-@pytest.mark.parametrize("file,title", PAGES,
-                         ids=["data" if f == "app.py" else Path(f).stem for f, _ in PAGES])
+@pytest.mark.parametrize(
+    "file,title", PAGES, ids=["data" if f == "app.py" else Path(f).stem for f, _ in PAGES]
+)
 def test_page_renders(tour, st_app, file: str, title: str) -> None:
     assert (ROOT / file).exists(), f"{file} is listed in app.py but missing"
     stem = "data" if file == "app.py" else Path(file).stem
@@ -98,8 +99,7 @@ def test_a_link_reproduces_a_view(page, browser, st_app, base_url: str) -> None:
     st_app.assert_no_exception(page)
     expect(page.get_by_role("combobox", name="Judge")).to_have_value("sim-judge-tie-happy")
     expect(page.get_by_role("combobox", name="Category")).to_have_value("math")
-    assert _query(page) == {"dataset": "demo-all-pairs", "judge": "sim-judge-tie-happy",
-                            "category": "math"}
+    assert _query(page) == {"dataset": "demo-all-pairs", "judge": "sim-judge-tie-happy", "category": "math"}
 
     _choose(page, "Judge", "sim-judge-steady")
     st_app.wait_idle(page)
@@ -114,8 +114,10 @@ def test_a_link_reproduces_a_view(page, browser, st_app, base_url: str) -> None:
     st_app.navigate(page, "Anchors")
     expect(page.get_by_role("combobox", name="Judge")).to_have_value("sim-judge-steady")
     query = _query(page)
-    assert {k: query.get(k) for k in ("dataset", "judge")} == {"dataset": "demo-all-pairs",
-                                                              "judge": "sim-judge-steady"}
+    assert {k: query.get(k) for k in ("dataset", "judge")} == {
+        "dataset": "demo-all-pairs",
+        "judge": "sim-judge-steady",
+    }
     assert query.get("anchor") and "category" not in query  # the Anchors page adds its anchor
 
     other = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})

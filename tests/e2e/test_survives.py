@@ -64,8 +64,7 @@ def _cap_landed(tmp: Path) -> bool:
         sys.exit(1)
     """)
     try:
-        result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=120,
-                                capture_output=True)
+        result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=120, capture_output=True)
     except subprocess.TimeoutExpired:
         return False
     return result.returncode == 0
@@ -81,10 +80,12 @@ def _healthy(url: str) -> bool:
 
 def _many_models(path: Path) -> Path:
     """2,000 rows, 2,000 models: a ring in which each model meets its two neighbours once."""
-    rows = {"instruction_id": [f"q{i}" for i in range(MODELS)],
-            "model_a": [f"ring-{i:04d}" for i in range(MODELS)],
-            "model_b": [f"ring-{(i + 1) % MODELS:04d}" for i in range(MODELS)],
-            "verdict": [(i % 5) - 2 for i in range(MODELS)]}
+    rows = {
+        "instruction_id": [f"q{i}" for i in range(MODELS)],
+        "model_a": [f"ring-{i:04d}" for i in range(MODELS)],
+        "model_b": [f"ring-{(i + 1) % MODELS:04d}" for i in range(MODELS)],
+        "verdict": [(i % 5) - 2 for i in range(MODELS)],
+    }
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
 
@@ -103,8 +104,9 @@ def _keeps_working(page, st_app, rounds: int = 2) -> list[float]:
 
 @pytest.fixture
 def two_sessions(browser, base_url: str, st_app):
-    contexts = [browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
-                for _ in range(2)]
+    contexts = [
+        browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000}) for _ in range(2)
+    ]
     pages = [c.new_page() for c in contexts]
     for page in pages:
         st_app.open(page, "/?dataset=demo-anchor", timeout=TIMEOUT)
@@ -113,8 +115,9 @@ def two_sessions(browser, base_url: str, st_app):
         context.close()
 
 
-def test_a_2000_model_upload_leaves_the_other_session_working(two_sessions, st_app, app_server,
-                                                              tmp_path: Path) -> None:
+def test_a_2000_model_upload_leaves_the_other_session_working(
+    two_sessions, st_app, app_server, tmp_path: Path
+) -> None:
     heavy, other = two_sessions
     st_app.upload(heavy, _many_models(tmp_path / "ring_2000_models.csv"))
     times = _keeps_working(other, st_app)  # while the upload is read and loaded
@@ -124,15 +127,20 @@ def test_a_2000_model_upload_leaves_the_other_session_working(two_sessions, st_a
     st_app.assert_no_exception(heavy)  # a refusal in words is fine, a traceback box is not
     times += _keeps_working(other, st_app, rounds=1)
     assert app_server.process.poll() is None and _healthy(app_server.url)
-    print(f"\nsecond session while a 2,000-model file loads: median step "
-          f"{sorted(times)[len(times) // 2]:.1f} s, slowest {max(times):.1f} s")
+    print(
+        f"\nsecond session while a 2,000-model file loads: median step "
+        f"{sorted(times)[len(times) // 2]:.1f} s, slowest {max(times):.1f} s"
+    )
 
 
 def test_a_decompression_bomb_leaves_the_server_and_the_other_session_working(
-        two_sessions, st_app, app_server, tmp_path: Path) -> None:
+    two_sessions, st_app, app_server, tmp_path: Path
+) -> None:
     if not _cap_landed(tmp_path):
-        pytest.xfail("the reader does not cap decompression yet (issue 11, item 1): uploading "
-                     "the bomb would get the test server killed for memory")
+        pytest.xfail(
+            "the reader does not cap decompression yet (issue 11, item 1): uploading "
+            "the bomb would get the test server killed for memory"
+        )
     heavy, other = two_sessions
     bomb = _bomb(tmp_path / "bomb.csv.gz", 5 * 2**29)  # ~2.5 GB once expanded, ~2.5 MB on disk
     assert bomb.stat().st_size < 10 * 2**20
@@ -143,8 +151,10 @@ def test_a_decompression_bomb_leaves_the_server_and_the_other_session_working(
     st_app.assert_no_exception(heavy)
     expect(heavy.get_by_text("Loaded: demo_anchor_only.csv.gz").first).to_be_visible()
     assert app_server.process.poll() is None and _healthy(app_server.url)
-    print(f"\nsecond session while a bomb is refused: median step "
-          f"{sorted(times)[len(times) // 2]:.1f} s, slowest {max(times):.1f} s")
+    print(
+        f"\nsecond session while a bomb is refused: median step "
+        f"{sorted(times)[len(times) // 2]:.1f} s, slowest {max(times):.1f} s"
+    )
 
 
 def test_bomb_helper_makes_a_small_file_that_expands(tmp_path: Path) -> None:

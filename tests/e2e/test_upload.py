@@ -20,15 +20,17 @@ TIMEOUT = 90_000
 
 def chart_text(page) -> set[str]:
     """Every text drawn in the page's Plotly charts (tick labels, hover-free)."""
-    page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(state="visible",
-                                                                           timeout=TIMEOUT)
+    page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(state="visible", timeout=TIMEOUT)
     return set(page.locator('[data-testid="stPlotlyChart"] text').all_text_contents())
 
 
 @pytest.fixture(scope="module")
 def good_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    sim = simulate(SimulationSpec(n_models=4, n_instructions=25, model_names=MODELS,
-                                  judges=(JudgeSpec("up-judge"),), seed=11))
+    sim = simulate(
+        SimulationSpec(
+            n_models=4, n_instructions=25, model_names=MODELS, judges=(JudgeSpec("up-judge"),), seed=11
+        )
+    )
     path = tmp_path_factory.mktemp("upload") / "good_verdicts.csv"
     sim.verdicts.drop(columns=["row"]).to_csv(path, index=False)
     return path
@@ -41,8 +43,9 @@ def bad_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_upload_shows_the_leaderboard_and_a_bad_file_keeps_the_data(page, st_app, good_csv: Path,
-                                                                    bad_csv: Path) -> None:
+def test_upload_shows_the_leaderboard_and_a_bad_file_keeps_the_data(
+    page, st_app, good_csv: Path, bad_csv: Path
+) -> None:
     st_app.open(page, "/")
     st_app.upload(page, good_csv)
     expect(page.get_by_text("Loaded: good_verdicts.csv")).to_be_visible(timeout=TIMEOUT)
@@ -72,8 +75,9 @@ def test_upload_shows_the_leaderboard_and_a_bad_file_keeps_the_data(page, st_app
     assert set(MODELS) <= chart_text(page)
 
 
-def test_saved_dataset_opens_from_a_link_in_another_session(page, browser, st_app, base_url: str,
-                                                            good_csv: Path) -> None:
+def test_saved_dataset_opens_from_a_link_in_another_session(
+    page, browser, st_app, base_url: str, good_csv: Path
+) -> None:
     name = "e2e 'quoted'; DROP TABLE datasets; --"
     st_app.open(page, "/?dataset=demo-anchor")  # the small demo: this test is about saving
     st_app.upload(page, good_csv)
