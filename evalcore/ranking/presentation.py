@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import UsageError
-from evalcore.ranking.leaderboard import Leaderboard
+from evalcore.ranking.leaderboard import IntervalMethod, Leaderboard
 from evalcore.ranking.separation import Separation
 from evalcore.text import MISSING, fmt_int, fmt_pct, fmt_rating
 
@@ -38,7 +38,7 @@ _BOUND_WORDS = {
 }
 
 
-def default_interval(n_instructions: int, n_models: int = 0) -> str:
+def default_interval(n_instructions: int, n_models: int = 0) -> IntervalMethod:
     """``"sandwich"`` above :data:`BOOTSTRAP_LIMIT` instructions or
     :data:`BOOTSTRAP_MODEL_LIMIT` models, else ``"bootstrap"``.
 
