@@ -12,6 +12,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -22,7 +23,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("VERDICTLAB_CHROMIUM", "/usr/bin/chromium"))  # Debian's package
-SCREENSHOTS = ROOT / "screenshots" / "e2e"
+# Screenshots to look at after a run; outside the checkout so the tests leave nothing behind.
+SCREENSHOTS = Path(
+    os.environ.get("VERDICTLAB_SCREENSHOTS", Path(tempfile.gettempdir()) / "verdictlab-screenshots")
+)
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -177,7 +181,7 @@ class Driver:
 
     @staticmethod
     def screenshot(page, name: str) -> Path:
-        """A full-page screenshot in screenshots/e2e/ (git-ignored), to look at after the run."""
+        """A full-page screenshot in $VERDICTLAB_SCREENSHOTS (default: the temp folder) to look at."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
         # Streamlit scrolls inside stMain, so grow the viewport to the content for the picture

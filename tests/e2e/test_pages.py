@@ -2,7 +2,7 @@
 
 The pages are visited through the sidebar in one browser session (the default demo is loaded
 once); each must show no ``stException``, its own heading and a page-specific element. A full-page screenshot of each
-goes to screenshots/e2e/ (git-ignored) to be looked at.
+goes to $VERDICTLAB_SCREENSHOTS (default: the temp folder) to be looked at.
 """
 
 from __future__ import annotations
