@@ -470,6 +470,21 @@ def leader_finding(analyses: Analyses) -> Finding:
         return Finding(
             "leader", TITLES["leader"], tiles, text + ".", definition, PAGES["leader"], "clear", numbers
         )
+    shared = top[top["rank"] == first["rank"]]
+    if len(shared) > 1:
+        # Several models share the top rating (e.g. an all-ties judge): nobody leads.
+        names = ", ".join(str(m) for m in shared["model"].head(5))
+        more = f" and {len(shared) - 5} more" if len(shared) > 5 else ""
+        numbers["leader"] = None
+        numbers["tied_at_the_top"] = [str(m) for m in shared["model"]]
+        text = (
+            f"No model leads: {names}{more} share the top rating of {fmt_rating(first['rating'])} "
+            "on this judge's verdicts."
+        )
+        tiles = (Tile(TILE_LABELS["leader"], "none", f"{len(shared)} models tied at the top"),)
+        return Finding(
+            "leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "caution", numbers
+        )
     second = top.iloc[1]
     gap = float(first["rating"] - second["rating"])
     share = float(win_probability(first["rating"], second["rating"]))

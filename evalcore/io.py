@@ -405,7 +405,22 @@ def read_human_ranking(source: Source, *, name: str | None = None) -> pd.DataFra
     """Read a human ranking table (``model, score``; higher is better) into a tidy frame."""
     file = name or (Path(source).name if not isinstance(source, bytes) else "upload")
     raw, _ = read_raw(source, name=file)
-    frame = raw if isinstance(raw, pd.DataFrame) else pd.DataFrame.from_records(raw)
+    # A JSON number, string, or list of non-records is not a table: say so, never a TypeError.
+    if isinstance(raw, pd.DataFrame):
+        frame = raw
+    elif isinstance(raw, list) and all(isinstance(r, dict) for r in raw):
+        frame = pd.DataFrame.from_records(raw)
+    else:
+        raise VerdictFormatError(
+            file,
+            "the file holds a JSON "
+            + {"int": "number", "float": "number", "str": "string", "bool": "boolean", "dict": "object"}.get(
+                type(raw).__name__, type(raw).__name__
+            )
+            + ", not a table of models and scores",
+            hint="A human ranking is a CSV with the columns model, score, or JSON records "
+            '[{"model": …, "score": …}, …]',
+        )
     frame = frame.rename(columns={c: str(c).strip().lower() for c in frame.columns})
     missing = [c for c in ("model", "score") if c not in frame.columns]
     if missing:

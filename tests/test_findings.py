@@ -310,3 +310,23 @@ def test_a_model_that_never_loses_is_explained():
     assert anchor.numbers["usual"] == "sim-alder" and anchor.numbers["usual_informativeness"] == 0
     assert "gives no informative case" in anchor.text and anchor.status == "caution"
     assert "1 of the 3 adjacent pairs is separated" in findings.get("separation").text
+
+
+def test_an_all_ties_judge_names_no_leader():
+    # Every verdict a tie: the ratings are equal, so the finding must not say "a leads".
+    import itertools
+
+    import pandas as pd
+
+    from evalcore.findings import leader_finding, run_analyses
+
+    rows = [
+        {"instruction_id": f"q{i}", "model_a": a, "model_b": b, "verdict": 0, "judge": "j"}
+        for i in range(40)
+        for a, b in itertools.permutations("abc", 2)
+    ]
+    store = VerdictStore()
+    store.load_bytes(pd.DataFrame(rows).to_csv(index=False).encode(), name="ties.csv")
+    finding = leader_finding(run_analyses(store, judge="j", rounds=50))
+    assert finding.text.startswith("No model leads: a, b, c share the top rating")
+    assert "leads the" not in finding.text and finding.numbers["leader"] is None

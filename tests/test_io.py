@@ -111,3 +111,13 @@ def test_human_ranking_reader():
         read_human_ranking(b"model,elo\na,1\n", name="h.csv")
     with pytest.raises(VerdictFormatError, match="more than once"):
         read_human_ranking(b"model,score\na,1\na,2\n", name="h.csv")
+
+
+@pytest.mark.parametrize("content,kind", [(b"[1, 2, 3]", "list"), (b"42", "number"), (b'"best"', "string")])
+def test_a_human_ranking_that_is_not_a_table_is_refused_in_words(tmp_path, content, kind):
+    from evalcore.io import read_human_ranking
+
+    path = tmp_path / "ranking.json"
+    path.write_bytes(content)
+    with pytest.raises(VerdictFormatError, match=f"JSON {kind}, not a table"):
+        read_human_ranking(path)
