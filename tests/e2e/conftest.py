@@ -94,7 +94,8 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
     url = f"http://127.0.0.1:{port}"
     log = folder / "streamlit.log"
     workspace = folder / "workspace" / "verdictlab.duckdb"
-    env = {**os.environ, "VERDICTLAB_WORKSPACE": str(workspace)}
+    # A low decompression cap keeps the bomb test quick (the default is 2 GiB).
+    env = {**os.environ, "VERDICTLAB_WORKSPACE": str(workspace), "VERDICTLAB_MAX_BYTES": "512M"}
     with log.open("w") as out:
         process = subprocess.Popen(
             [

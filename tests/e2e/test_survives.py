@@ -10,6 +10,7 @@ while it is missing.
 from __future__ import annotations
 
 import gzip
+import os
 import subprocess
 import sys
 import textwrap
@@ -64,7 +65,10 @@ def _cap_landed(tmp: Path) -> bool:
         sys.exit(1)
     """)
     try:
-        result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=120, capture_output=True)
+        env = {**os.environ, "VERDICTLAB_MAX_BYTES": "100M"}  # the probe expands to 300 MB
+        result = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, timeout=120, capture_output=True, env=env
+        )
     except subprocess.TimeoutExpired:
         return False
     return result.returncode == 0
