@@ -144,14 +144,17 @@ def _page_icon(app: Path) -> ast.expr:
     for node in ast.walk(ast.parse(app.read_text())):
         if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "set_page_config":
             return next(k.value for k in node.keywords if k.arg == "page_icon")
-    raise AssertionError("app.py does not call st.set_page_config(page_icon=...)")
+    raise AssertionError(f"{app.name} does not call st.set_page_config(page_icon=...)")
 
 
 def test_the_favicon_is_a_local_png():
     # A Material icon as page_icon makes the browser fetch the favicon from a font server.
-    icon = _page_icon(ROOT / "app.py")
+    # Every page sets its config in ui.page(), with the icon file named by ui.FAVICON.
+    source = ROOT / "ui" / "__init__.py"
+    icon = _page_icon(source)
     assert not (isinstance(icon, ast.Constant) and str(icon.value).startswith(":material"))
-    assert "favicon.png" in ast.unparse(icon)
+    assert "FAVICON" in ast.unparse(icon)
+    assert 'FAVICON = ROOT / "data" / "favicon.png"' in source.read_text()
     png = (DATA / "favicon.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", png[16:24])
