@@ -518,7 +518,7 @@ def leader_finding(analyses: Analyses) -> Finding:
         # Huang et al. (2025): a lead can rest on a handful of verdicts; say how many.
         text += " " + analyses.fragility.headline()
         numbers["lead_rests_on_verdicts"] = analyses.fragility.lead.n_drop
-    tiles += (Tile("Lead over #2", f"{gap:+,.0f} Elo points", f"over {second['model']}"),)
+    tiles += (Tile("Lead over #2 (Elo)", f"{gap:+,.0f}", f"Elo points over {second['model']}"),)
     return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "clear", numbers)
 
 
@@ -541,7 +541,7 @@ def separation_finding(analyses: Analyses) -> Finding:
         else "head-to-head"
     )
     definition = (
-        f"One-sided exact sign test at α = {edges.alpha:g} on the instructions where the two "
+        f"Exact sign test at α = {edges.alpha:g} on the instructions where the two "
         f"models' verdicts ({how}) differ: resolved when the two-sided sign test, Holm-adjusted across the adjacent pairs, gives p < α (Don-Yehiya et al. 2026, §4.3; Holm 1979). Detectable edge: "
         f"the smallest P(upper wins | verdicts differ) − 0.5 the test finds with {edges.power:.0%} "
         "power at this many differing instructions. Rank range: 2.5–97.5 percentiles of the "
@@ -581,7 +581,7 @@ def separation_finding(analyses: Analyses) -> Finding:
     won = (
         f"{upper} won {int(pair['upper_wins']):,} of the {int(pair['discordant']):,} "
         f"instructions where their verdicts ({how}) differ: {fmt_pct(0.5 + pair['observed_edge'])} "
-        f"({fmt_p(pair['p_value'])}, one-sided sign test)"
+        f"({fmt_p(pair['p_value'])}, two-sided sign test)"
     )
     rank = f"its 95% rank range is {int(row['rank_low'])}–{int(row['rank_high'])}"
     if pair["resolved"]:
@@ -802,7 +802,7 @@ def judge_finding(analyses: Analyses) -> Finding:
     tiles = (
         Tile(
             TILE_LABELS["judge"],
-            f"{bias:+.1f} pct. points" if math.isfinite(bias) else "not measurable",
+            f"{bias:+.1f} pp" if math.isfinite(bias) else "n/a",
             f"{fmt_pct(s['flip_rate'])} flip when swapped" if s["pairings"] else "first minus second slot",
         ),
         Tile(
