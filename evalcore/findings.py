@@ -870,7 +870,7 @@ def correction_finding(analyses: Analyses) -> Finding:
         status, value = "clear", "Yes"
     if cal.transfer_warning:
         text += " " + cal.transfer_warning
-    note = f"floor ±{100 * cal.floor:.0f} points" if cal.refused else f"corrected {fmt_pct(cal.corrected, 1)}"
+    note = f"floor ±{100 * cal.floor:.0f} pp" if cal.refused else f"corrected {fmt_pct(cal.corrected, 1)}"
     if cal.refused and not (c.n_se and c.n_sp):
         note = f"{c.n_labelled:,} labelled pairs"
     tiles = (Tile(TILE_LABELS["correction"], value, note),)
