@@ -74,11 +74,12 @@ PAGES: dict[str, str] = {
     "correction": "pages/calibration.py",
 }
 
-#: docs/definitions.md#position-bias: first-slot preference of six judges (+0.5 to +24.0 points) and of humans (−0.4).
-SEED_003_POSITION_RANGE = (0.5, 24.0)
-SEED_003_HUMAN_POSITION = -0.4
-#: A first-slot preference at least this large (points) is flagged: the calibration study's (docs/methods.md#calibration-against-human-labels) judges on open
-#: crowd traffic ran +11 to +24, against −0.4 for humans.
+#: First-slot preference (percentage points) of six open-weight judges and of human experts in a
+#: 2026 measurement study on the MT-Bench expert votes (docs/methods.md, calibration section).
+STUDY_POSITION_RANGE = (0.5, 24.0)
+STUDY_HUMAN_POSITION = -0.4
+#: A first-slot preference at least this large (percentage points) is flagged: the same study's
+#: judges on open crowd traffic ran +11 to +24, against −0.4 for humans.
 LARGE_POSITION_BIAS = 10.0
 #: The edge of Don-Yehiya et al.'s (2026) headline sample size (P(better model wins | discordant) = 0.55).
 PLANNING_EDGE = 0.05
@@ -736,7 +737,7 @@ def judge_finding(analyses: Analyses) -> Finding:
         "Position bias: P(first slot wins) − P(second slot wins), in percentage points, measured "
         "on model pairs judged in both slot orders, each order weighted equally. Swap consistency: the share of pairs judged in both orders whose two verdicts, "
         "read from the same model's side, name the same outcome. Both-orders verdict: the verdict "
-        "both orders agree on, else a tie (docs/definitions.md#both-orders-verdict, #position-bias). 95% intervals: bootstrap over "
+        "both orders agree on, else a tie (Zheng et al. 2023, MT-Bench). 95% intervals: bootstrap over "
         f"instructions ({sheet.order.rounds:,} rounds)."
     )
     side = "first" if bias >= 0 else "second"
@@ -757,9 +758,9 @@ def judge_finding(analyses: Analyses) -> Finding:
         lead = f"{analyses.judge} prefers the {side} slot by {abs(bias):.1f} percentage points"
         text = f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale,"
     text += (
-        " a published study of six judges (docs/methods.md#calibration-against-human-labels) measured "
-        f"{SEED_003_POSITION_RANGE[0]:+.1f} to {SEED_003_POSITION_RANGE[1]:+.1f} percentage "
-        f"points, and {SEED_003_HUMAN_POSITION:+.1f} for human experts."
+        " a 2026 measurement study of six open-weight judges on the MT-Bench expert votes measured "
+        f"{STUDY_POSITION_RANGE[0]:+.1f} to {STUDY_POSITION_RANGE[1]:+.1f} percentage "
+        f"points, and {STUDY_HUMAN_POSITION:+.1f} for human experts."
     )
     if s["pairings"]:
         text += (
@@ -830,7 +831,7 @@ def correction_finding(analyses: Analyses) -> Finding:
         "the share a human would call a win (ties are not wins), with the Lang–Reiczigel 95% "
         'interval; Se, Sp: the judge\'s sensitivity and specificity for "candidate wins" on the '
         "human-labelled rows. Refused when the floor, the narrowest interval any number of judged "
-        f"pairs could give, is wider than ±{100 * cal.max_floor:.0f} points (docs/definitions.md#floors)."
+        f"pairs could give, is wider than ±{100 * cal.max_floor:.0f} percentage points (Lang & Reiczigel 2014 interval)."
     )
     numbers: dict[str, Any] = {
         "candidate": cal.candidate,

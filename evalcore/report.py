@@ -366,8 +366,9 @@ def _judge_section(analyses: Analyses) -> str:
         return f"{number:,.0f}" if number.is_integer() and abs(number) >= 10 else f"{number:.4g}"
 
     caption = (
-        f'<p class="caption">The spec sheet of {_esc(analyses.judge)} (docs/definitions.md#both-orders-verdict, #position-bias; seed '
-        "002 App. B). Rates are shares (0.05 = 5%), position bias is in points; low and high "
+        f'<p class="caption">The spec sheet of {_esc(analyses.judge)} (Zheng et al. 2023, MT-Bench; '
+        "Gondara et al. 2026, App. B). Rates are shares (0.05 = 5%), position bias is in "
+        "percentage points; low and high "
         f"are 95% intervals from {sheet.order.rounds:,} bootstrap rounds over instructions. "
         "Length control and self-preference are on the Judge page.</p>"
     )
@@ -508,7 +509,7 @@ def _calibration_section(analyses: Analyses) -> str:
     caption = (
         f'<p class="caption">{_esc(cal.candidate_label)}, judge {_esc(analyses.judge)}: '
         f"{cal.counts.n_judged:,} judged pairs, {cal.counts.n_labelled:,} with a human label "
-        f"({cal.counts.n_se:,} human-called wins). docs/definitions.md#floors.</p>"
+        f"({cal.counts.n_se:,} human-called wins). Corrected by Rogan & Gladen (1978) with the Lang & Reiczigel (2014) interval.</p>"
     )
     status = (
         f'<p class="caption">⚠ Correction refused: {_esc(cal.refusal_reason)}.</p>' if cal.refused else ""
@@ -532,7 +533,7 @@ def _calibration_section(analyses: Analyses) -> str:
             "<h3>The floor at this judge's Youden's J</h3>"
             '<p class="caption">The narrowest corrected interval any number of judged pairs '
             "could give, by labelled-set size (Se = Sp = (1 + J)/2, labelled pairs split "
-            "evenly; docs/definitions.md#floors).</p>"
+            "evenly; Lang & Reiczigel 2014).</p>"
             + _table(
                 floors,
                 {"youden_j": _num(2), "floor": _num(3), "floor_points": _num(1)},
