@@ -18,7 +18,6 @@ from evalcore.errors import DesignError
 from evalcore.findings import ranking_key
 from evalcore.io import read_human_ranking
 from evalcore.plots import anchors as figures
-from evalcore.plots.common import CONFIG
 from evalcore.schema import VerdictFormatError
 
 with _ui.page("Anchors"):
@@ -39,13 +38,6 @@ with _ui.page("Anchors"):
                 st.session_state.pop(slot, None)
             bar.empty()
         return _ui.memo(key, lambda: None) if st.session_state.get(slot) == (version, key) else None
-
-    def _metrics(rows) -> None:
-        for col, (label, value, why) in zip(st.columns(len(rows)), rows, strict=True):
-            _ui.metric(col, label, value, help=why)
-
-    def _chart(fig, key: str) -> None:
-        st.plotly_chart(fig, config=CONFIG, key=key, width="stretch")
 
     def _captions(*lines: str | None) -> None:
         """The app's own captions (no user text), skipping the ones that do not apply."""
@@ -145,7 +137,7 @@ with _ui.page("Anchors"):
 
     with tabs[0]:
         st.subheader("Per-anchor rankings")
-        _metrics(av.recommended_metrics(sweep, tau))
+        _ui.tiles(av.recommended_metrics(sweep, tau))
         rounds = int(
             st.number_input("Instruction resamples", 50, 2000, 200, step=50, key="anchors_stab_rounds")
         )
@@ -168,16 +160,16 @@ with _ui.page("Anchors"):
         st.dataframe(av.sweep_table(sweep), hide_index=True, width="stretch")
         _ui.download_csv(sweep.table, f"anchors_{judge}.csv", key="dl_anchor_sweep")
         if sweep.has_quadratic:
-            _chart(figures.inverted_u(sweep, highlight=chosen), "anchors_u")
+            _ui.chart(figures.inverted_u(sweep, highlight=chosen), key="anchors_u")
             st.caption(av.INVERTED_U_NOTE)
 
     with tabs[1]:
         st.subheader("Informativeness")
         st.markdown(av.INFO_DEF)
-        _chart(figures.informativeness_bars(sweep, highlight=chosen), "anchors_info_bars")
+        _ui.chart(figures.informativeness_bars(sweep, highlight=chosen), key="anchors_info_bars")
         st.markdown(av.ceiling_text(sweep))
         if sweep.has_quadratic:
-            _chart(figures.tau_vs_informativeness(sweep, highlight=chosen), "anchors_info_tau")
+            _ui.chart(figures.tau_vs_informativeness(sweep, highlight=chosen), key="anchors_info_tau")
             _captions(av.fit_caption(sweep, tau))
 
     with tabs[2]:
@@ -200,7 +192,7 @@ with _ui.page("Anchors"):
         except DesignError as exc:
             _ui.info(exc)
         if dists:
-            _chart(figures.win_rate_histograms(dists), "anchors_hist")
+            _ui.chart(figures.win_rate_histograms(dists), key="anchors_hist")
             st.caption(av.WIN_RATE_NOTE)
             st.markdown("\n".join("- " + _ui.md(line) for line in av.win_rate_sentences(dists)))
             _ui.download_csv(
@@ -215,11 +207,11 @@ with _ui.page("Anchors"):
             ("anchor_ranking", judge, category, both, tau, chosen),
             lambda: an.anchor_ranking(counts, chosen, tau=tau),
         )
-        _metrics(av.explorer_metrics(ranking, tau))
+        _ui.tiles(av.explorer_metrics(ranking, tau))
         _ui.caption(av.explorer_caption(ranking, chosen))
         st.dataframe(av.explorer_table(ranking), hide_index=True, width="stretch")
         _ui.download_csv(ranking.table, f"anchor_{chosen}_{judge}.csv", key="dl_anchor_rank")
-        _chart(figures.rank_comparison(ranking), "anchors_slope")
+        _ui.chart(figures.rank_comparison(ranking), key="anchors_slope")
 
     with tabs[4]:
         st.subheader("Pilot screening")
@@ -241,9 +233,9 @@ with _ui.page("Anchors"):
             ),
         )
         if pilot is not None:
-            _metrics(av.pilot_metrics(pilot))
+            _ui.tiles(av.pilot_metrics(pilot))
             st.markdown(_ui.md(av.pilot_extremes_sentence(pilot)))
-            _chart(figures.pilot_scatter(pilot), "anchors_pilot_fig")
+            _ui.chart(figures.pilot_scatter(pilot), key="anchors_pilot_fig")
             st.dataframe(av.pilot_table(pilot), hide_index=True, width="stretch")
             _ui.download_csv(pilot.table, f"anchor_pilot_{judge}.csv", key="dl_anchor_pilot")
 
@@ -280,7 +272,7 @@ with _ui.page("Anchors"):
             ),
         )
         if sizes is not None:
-            _chart(figures.sample_size_curves(sizes, anchors=tuple(highlight)), "anchors_sizes_fig")
+            _ui.chart(figures.sample_size_curves(sizes, anchors=tuple(highlight)), key="anchors_sizes_fig")
             st.caption(av.sizes_caption(sizes))
             _ui.download_csv(sizes.summary, f"anchor_size_sweep_{judge}.csv", key="dl_anchor_sizes")
         st.subheader("Number of anchors (Don-Yehiya et al. 2026, Fig. 7)")
@@ -296,7 +288,7 @@ with _ui.page("Anchors"):
             ),
         )
         if count is not None:
-            _chart(figures.anchor_count_curve(count), "anchors_count_fig")
+            _ui.chart(figures.anchor_count_curve(count), key="anchors_count_fig")
             st.caption(av.COUNT_CAPTION)
             _ui.download_csv(count.summary, f"anchor_count_sweep_{judge}.csv", key="dl_anchor_count")
 
@@ -323,7 +315,7 @@ with _ui.page("Anchors"):
                 "judges", ("anchor_judges", category, both, tau, hkey), "Compare every judge", _all_judges
             )
         if effect is not None:
-            _chart(figures.judge_effect_bars(effect), "anchors_judges_fig")
+            _ui.chart(figures.judge_effect_bars(effect), key="anchors_judges_fig")
             if av.judge_effect_sentence(effect, tau):
                 st.markdown(av.judge_effect_sentence(effect, tau))
             st.caption(av.JUDGE_CAPTION)

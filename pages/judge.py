@@ -9,24 +9,8 @@ import ui as _ui
 from evalcore.judge import presentation as show
 from evalcore.judge.presentation import EXPLAIN
 from evalcore.plots import judge as plots
-from evalcore.plots.common import CONFIG
 
 with _ui.page("Judge"):
-
-    def _tiles(metrics: list[show.Metric]) -> None:
-        for column, m in zip(st.columns(max(len(metrics), 1)), metrics, strict=False):
-            column.metric(m.label, m.value, help=m.help or None)  # numbers only, no user text
-
-    def _chart(figure, where=None, data=None, name: str = "") -> None:  # and its data as a CSV
-        with where or st.container():
-            st.plotly_chart(figure, width="stretch", config=CONFIG)
-            if name:
-                _ui.download_csv(data, name)
-
-    def _table(frame, data=None, name: str = "") -> None:  # and the numbers behind it as a CSV
-        st.dataframe(frame, hide_index=True, width="stretch")
-        if name:
-            _ui.download_csv(frame if data is None else data, name)
 
     def _progress(fraction: float, text: str) -> None:
         bar.progress(min(1.0, max(0.0, fraction)), text=_ui.md(text))
@@ -73,7 +57,7 @@ with _ui.page("Judge"):
         st.stop()
 
     st.header("The judges side by side")
-    _table(show.side_by_side(sheets))
+    _ui.table(show.side_by_side(sheets))
     st.caption(EXPLAIN["marks"])
     _ui.download_csv(
         ej.comparison_table(sheets), "judge_comparison.csv", label="Download the comparison (CSV)"
@@ -83,8 +67,8 @@ with _ui.page("Judge"):
 
     st.header("1. Position")
     left, right = st.columns(2)
-    _chart(plots.position_bias_figure(ej.comparison_table(ok)), left)
-    _chart(plots.tie_rates_figure(ej.comparison_table(ok)), right)
+    _ui.chart(plots.position_bias_figure(ej.comparison_table(ok)), left)
+    _ui.chart(plots.tie_rates_figure(ej.comparison_table(ok)), right)
     st.caption(EXPLAIN["position"])
     st.info(EXPLAIN["both_orders"])
     judge = _ui.judge_picker(store, key="judge_page")
@@ -96,28 +80,28 @@ with _ui.page("Judge"):
         _ui.warning(warning)
     for note in sheet.notes:
         _ui.info(note)
-    _tiles(show.position_metrics(sheet))
+    _ui.number_tiles(show.position_metrics(sheet))
     st.caption(show.both_orders_sentence(sheet))
 
     st.header("2. Order-swap decomposition")
-    _tiles(show.order_metrics(sheet))
+    _ui.number_tiles(show.order_metrics(sheet))
     st.caption(EXPLAIN["order"])
     by_anchor = sheet.order.by_anchor
     if len(by_anchor):
-        _chart(plots.order_swap_figure(by_anchor))
-        _table(show.order_swap_display(by_anchor), by_anchor, f"order_swap_{judge}.csv")
+        _ui.chart(plots.order_swap_figure(by_anchor))
+        _ui.table(show.order_swap_display(by_anchor), by_anchor, f"order_swap_{judge}.csv")
     else:
         st.info(EXPLAIN["no_order"])
 
     st.header("3. Coverage")
     cov = sheet.coverage
-    _tiles([show.coverage_metric(sheet)])
+    _ui.number_tiles([show.coverage_metric(sheet)])
     left, right = st.columns(2)
-    _chart(
+    _ui.chart(
         plots.coverage_figure(cov.by_model, by="model"), left, cov.by_model, f"coverage_by_model_{judge}.csv"
     )
     if len(cov.by_length):
-        _chart(
+        _ui.chart(
             plots.coverage_figure(cov.by_length, by="length"),
             right,
             cov.by_length,
@@ -140,17 +124,17 @@ with _ui.page("Judge"):
                 )
             except ValueError as exc:
                 _ui.warning(exc)
-        _tiles(show.agreement_metrics(ag))
+        _ui.number_tiles(show.agreement_metrics(ag))
         st.caption(EXPLAIN["agreement"])
         for note in ag.notes:
             _ui.info(note)
         left, right = st.columns(2)
         with left:
             st.subheader("Confusion (counts)")
-            _table(ag.confusion_frame(), name=f"confusion_{judge}.csv")
+            _ui.table(ag.confusion_frame(), name=f"confusion_{judge}.csv")
             st.subheader("Compression table")
-            _table(show.compression_display(ag), ag.compression, f"compression_{judge}.csv")
-        _chart(plots.compression_figure(ag.compression, ag.ceiling_compression), right)
+            _ui.table(show.compression_display(ag), ag.compression, f"compression_{judge}.csv")
+        _ui.chart(plots.compression_figure(ag.compression, ag.ceiling_compression), right)
         st.caption(show.compression_sentence(ag))
 
     st.header("5. Length and family")
@@ -162,13 +146,13 @@ with _ui.page("Judge"):
         st.info(EXPLAIN["no_length_curve"])
     else:
         left, right = st.columns(2)
-        _chart(plots.length_curve_figure(curve), left, curve, f"length_curve_{judge}.csv")
+        _ui.chart(plots.length_curve_figure(curve), left, curve, f"length_curve_{judge}.csv")
         if lc is not None:
-            _chart(plots.rank_change_figure(lc.table), right)
+            _ui.chart(plots.rank_change_figure(lc.table), right)
         st.caption(EXPLAIN["length"])
         if lc is not None:
-            _tiles(show.length_metrics(sheet))
-            _table(show.length_display(lc.table), lc.table, f"length_controlled_{judge}.csv")
+            _ui.number_tiles(show.length_metrics(sheet))
+            _ui.table(show.length_display(lc.table), lc.table, f"length_controlled_{judge}.csv")
 
     st.subheader("Self-preference")
     problem = show.self_preference_problem(sheets, n_judges=len(judges), has_families=bool(family.families))
@@ -176,10 +160,10 @@ with _ui.page("Judge"):
         st.info(problem)
     else:
         frame = show.self_preference_rows(sheets)
-        _chart(plots.self_preference_figure(frame))
-        _table(show.self_preference_display(frame), frame, "self_preference.csv")
+        _ui.chart(plots.self_preference_figure(frame))
+        _ui.table(show.self_preference_display(frame), frame, "self_preference.csv")
         st.caption(EXPLAIN["self_preference"])
 
     st.header(f"The sheet of {_ui.md(judge)}")
-    _table(show.sheet_display(sheet))
+    _ui.table(show.sheet_display(sheet))
     _ui.download_csv(sheet.table(), f"judge_sheet_{judge}.csv", label="Download this sheet (CSV)")

@@ -20,11 +20,6 @@ from evalcore.power import presentation as pv
 from evalcore.ranking import leaderboard
 
 with _ui.page("Power"):
-
-    def _metrics(rows) -> None:
-        for col, (label, value, why) in zip(st.columns(len(rows)), rows, strict=True):
-            _ui.metric(col, label, value, help=why)
-
     st.title("Power")
     st.caption(pv.INTRO)
     store = _ui.require_data()
@@ -210,7 +205,7 @@ with _ui.page("Power"):
                 ),
             )
             bar.empty()
-            _metrics(pv.curve_metrics(curve, int(grid[-1])))
+            _ui.tiles(pv.curve_metrics(curve, int(grid[-1])))
             st.plotly_chart(figures.power_curve_figure(curve), config=CONFIG, key="pw_curve_fig")
             _ui.caption(pv.curve_caption(curve, label))
             _ui.download_csv(curve.frame, "power_curve.csv", key="dl_pw_curve")
@@ -251,7 +246,7 @@ with _ui.page("Power"):
     except ValueError as exc:
         _ui.error(exc)
         st.stop()
-    _metrics(pv.detectable_metrics(result))
+    _ui.tiles(pv.detectable_metrics(result))
     top = pv.top_pair_sentence(result)
     if top is not None:
         (st.success if top[0] == "success" else st.warning)(_ui.md(top[1]))

@@ -7,7 +7,6 @@ import streamlit as st
 
 import ui as _ui
 from evalcore.plots import ties as plots
-from evalcore.plots.common import CONFIG
 from evalcore.pointwise import PointwiseTable, read_pointwise
 from evalcore.schema import VerdictFormatError
 from evalcore.ties import labelled_counts, verdict_tie_structure
@@ -16,19 +15,6 @@ from evalcore.ties.presentation import EXPLAIN
 
 with _ui.page("Tie structure"):
     POINTWISE_DEMO = _ui.DATA / "demo_pointwise.csv"
-
-    def _tiles(metrics: list, *, empty: str = "") -> None:
-        if not metrics:
-            st.info(empty)
-        for column, m in zip(st.columns(max(len(metrics), 1)), metrics, strict=False):
-            column.metric(m.label, m.value, help=m.help or None)  # numbers only, no user text
-
-    def _chart(figure, key: str) -> None:
-        st.plotly_chart(figure, config=CONFIG, width="stretch", key=key)
-
-    def _table(frame, data, name: str, key: str) -> None:  # and the numbers behind it as a CSV
-        st.dataframe(frame, hide_index=True)
-        _ui.download_csv(data, name, key=key)
 
     def _install_pointwise(table: PointwiseTable | None, *, demo: bool) -> None:
         pw = dict(s.get("pointwise", {}), table=table, demo=demo, version=s.get("version"))
@@ -63,12 +49,12 @@ with _ui.page("Tie structure"):
             ("ties", judge, category, rule),
             lambda: verdict_tie_structure(counts, s.get("human_ranking"), score=rule),
         )
-        _tiles(show.level_metrics(result))
+        _ui.number_tiles(show.level_metrics(result))
         _ui.caption(show.calls_sentence(result, judge))
         st.caption(EXPLAIN["stats"])
         if result.candidate_stats is not None:
             st.caption(show.candidate_sentence(result))
-        _chart(plots.verdict_levels_figure(result), "ties_levels")
+        _ui.chart(plots.verdict_levels_figure(result), key="ties_levels")
         label = "Download the verdict-level distribution (CSV)"
         _ui.download_csv(
             result.level_table(), f"verdict_levels_{judge}.csv", label=label, key="dl_ties_levels"
@@ -85,23 +71,23 @@ with _ui.page("Tie structure"):
                 lambda: verdict_tie_structure(labelled.judge, labelled.human, score=rule),
             )
             st.markdown(show.human_heading(human))
-            _tiles(show.agreement_metrics(human.agreement), empty=EXPLAIN["no_ranked"])
+            _ui.number_tiles(show.agreement_metrics(human.agreement), empty=EXPLAIN["no_ranked"])
             st.caption(show.human_sentence(human))
         else:
             st.info(EXPLAIN["no_labels"])
         if result.agreement is not None:
             st.markdown(show.reference_heading(result))
-            _tiles(show.agreement_metrics(result.agreement), empty=EXPLAIN["no_ranked"])
+            _ui.number_tiles(show.agreement_metrics(result.agreement), empty=EXPLAIN["no_ranked"])
         else:
             st.caption(EXPLAIN["no_ranking"])
         rows = show.agreement_rows(result, human)
         if len(rows):
             st.caption(EXPLAIN["agreement"])
-            _table(show.agreement_display(rows), rows, f"tie_agreement_{judge}.csv", "dl_ties_agreement")
+            _ui.table(show.agreement_display(rows), rows, f"tie_agreement_{judge}.csv", "dl_ties_agreement")
         with st.expander("Per instruction"):
             per = result.per_instruction
             name = f"ties_per_instruction_{judge}.csv"
-            _table(show.per_instruction_display(per), per, name, "dl_ties_per_instruction")
+            _ui.table(show.per_instruction_display(per), per, name, "dl_ties_per_instruction")
 
     st.divider()
     st.header("Pointwise scores: the format or the judge?")
@@ -151,24 +137,24 @@ with _ui.page("Tie structure"):
     if not table.has_reference:
         st.info(EXPLAIN["no_reference"])
     st.subheader("Diagnostics per format and judge")
-    _table(show.diagnostics_display(cells), cells, "pointwise_tie_structure.csv", "dl_pw_cells")
+    _ui.table(show.diagnostics_display(cells), cells, "pointwise_tie_structure.csv", "dl_pw_cells")
     st.caption(EXPLAIN["diagnostics"])
     left, right = st.columns(2)
     with left:
         fmt = st.selectbox("Format", sorted(cells["format"].unique()), key="pw_format")
-        _chart(plots.score_distribution_figure(results.levels, fmt), "pw_levels")
+        _ui.chart(plots.score_distribution_figure(results.levels, fmt), key="pw_levels")
     with right:
         options = [c for c in plots.DIAGNOSTIC_LABELS if c in cells.columns]
         diag = st.selectbox("Diagnostic", options, format_func=plots.DIAGNOSTIC_LABELS.get, key="pw_diag")
-        _chart(plots.diagnostic_grid_figure(cells, diag), "pw_grid")
+        _ui.chart(plots.diagnostic_grid_figure(cells, diag), key="pw_grid")
     label = "Download the score distributions (CSV)"
     _ui.download_csv(results.levels, "pointwise_score_distribution.csv", label=label, key="dl_pw_levels")
 
     st.subheader("Shares of variance: format versus judge")
     shares = results.shares
     if len(shares.table):
-        _chart(plots.variance_shares_figure(shares), "pw_shares")
-        _table(show.shares_display(shares), shares.table, "pointwise_variance_shares.csv", "dl_pw_shares")
+        _ui.chart(plots.variance_shares_figure(shares), key="pw_shares")
+        _ui.table(show.shares_display(shares), shares.table, "pointwise_variance_shares.csv", "dl_pw_shares")
         st.caption(show.shares_sentence(shares))
     else:
         st.info(EXPLAIN["no_shares"])

@@ -403,6 +403,46 @@ def safe_csv(frame: pd.DataFrame) -> bytes:
     return out.to_csv(index=False).encode("utf-8")
 
 
+def tiles(rows: Any, *, empty: str = "", escape: bool = True) -> None:
+    """A row of metric tiles from evalcore's ``Metric`` objects or ``(label, value, help)``
+    tuples. ``escape=False`` only for values evalcore wrote as numbers (escaping would turn
+    "0.340" into "0\\.340" in the element's text); anything that may hold a name is escaped."""
+    rows = [(r.label, r.value, r.help) if hasattr(r, "label") else tuple(r) for r in rows]
+    if not rows and empty:
+        st.info(empty)
+    for column, (label, value, why) in zip(st.columns(max(len(rows), 1)), rows, strict=False):
+        if escape:
+            metric(column, label, value, help=why)
+        else:
+            column.metric(label, value, help=why or None)
+
+
+def number_tiles(rows: Any, *, empty: str = "") -> None:
+    """:func:`tiles` of numbers evalcore wrote (not escaped; see there)."""
+    tiles(rows, empty=empty, escape=False)
+
+
+def chart(
+    figure: Any, where: Any = None, data: Any = None, name: str = "", *, key: str | None = None
+) -> None:
+    """A Plotly figure at full width (in ``where`` if given), with its data as a CSV if named."""
+    from evalcore.plots.common import CONFIG
+
+    with where or st.container():
+        st.plotly_chart(figure, config=CONFIG, key=key, width="stretch")
+        if name:
+            download_csv(data, name)
+
+
+def table(
+    frame: pd.DataFrame, data: pd.DataFrame | None = None, name: str = "", key: str | None = None
+) -> None:
+    """A table at full width, and the numbers behind it (``data``, else the table) as a CSV."""
+    st.dataframe(frame, hide_index=True, width="stretch")
+    if name:
+        download_csv(frame if data is None else data, name, key=key)
+
+
 def download_csv(
     frame: pd.DataFrame, name: str, *, label: str = "Download CSV", key: str | None = None
 ) -> None:
