@@ -215,6 +215,23 @@ def fmt_p(value: Any) -> str:
     return f"p = {number:.4f}" if number < 0.001 else f"p = {number:.3f}"
 
 
+def fmt_compact(value: Any) -> str:
+    """A round axis number as people read it: ``1``, ``20``, ``500``, ``1k``, ``2.5k``, ``10M``.
+
+    Examples
+    --------
+    >>> [fmt_compact(v) for v in (1, 20, 500, 1000, 2500, 10_000, 2_000_000)]
+    ['1', '20', '500', '1k', '2.5k', '10k', '2M']
+    """
+    number = _finite(value)
+    if number is None:
+        return MISSING
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(number) >= size:
+            return f"{number / size:.3g}{suffix}"
+    return f"{number:.3g}"
+
+
 def fmt_bytes(value: Any) -> str:
     """A size in bytes as people read it: ``fmt_bytes(3.5e9)`` → ``'3.3 GiB'``."""
     number = _finite(value)

@@ -499,6 +499,23 @@ NAVIGATION: tuple[tuple[str, str, str], ...] = (
 )
 FAVICON = ROOT / "data" / "favicon.png"
 
+#: Readable at 1280 px: Streamlit cuts metric labels and values, widget labels and toggles with an
+#: ellipsis ("Every judge i…", "sim-juni…"); on a projector a cut number or name is a wrong one.
+#: They wrap instead (names break at any character when a single word is wider than its tile), and
+#: headline values are a size that fits a model name in a quarter of the page.
+READABLE_CSS = """<style>
+[data-testid="stMain"] .stMarkdownEllipsis,
+[data-testid="stMain"] .stMarkdownEllipsis p,
+[data-testid="stMain"] [data-testid="stWidgetLabel"] div,
+[data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p,
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] div, [data-testid="stMetricValue"] p,
+[data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+  overflow-wrap: anywhere;
+}
+[data-testid="stMetricValue"] { font-size: 1.9rem; line-height: 1.2; }
+</style>"""
+
 
 def sidebar() -> None:
     """The product's navigation, drawn in the sidebar of every page."""
@@ -519,6 +536,7 @@ def page(title: str) -> Iterator[None]:
     words, never an exception box. ``st.stop`` and ``st.rerun`` pass through (they are not
     ``Exception``\\ s)."""
     st.set_page_config(page_title=f"{title} · Verdict Lab", page_icon=str(FAVICON), layout="wide")
+    st.html(READABLE_CSS)
     sidebar()
     try:
         yield

@@ -91,7 +91,8 @@ def parse_js(text: str) -> list[float]:
 
 def headline(cal: Calibration) -> str:
     """The correction tab's heading (safe Markdown)."""
-    return md(_first_upper(cal.candidate_label)) + ": printed vs corrected win rate"
+    # a model name keeps its own spelling (never "Sim-alder" for sim-alder)
+    return "Printed vs corrected win rate: " + md(cal.candidate_label)
 
 
 def correction_caption(cal: Calibration) -> str:

@@ -81,6 +81,24 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
     )
 
 
+def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple) -> None:
+    """The 3-level ceiling as a dotted line named in the legend: a label drawn on the plot would
+    sit on the bars or points near it."""
+    xy = (
+        {"x": [ceiling, ceiling], "y": list(span)} if vertical else {"x": list(span), "y": [ceiling, ceiling]}
+    )
+    fig.add_trace(
+        go.Scatter(
+            **xy,
+            mode="lines",
+            name=f"3-level ceiling {ceiling:.1%}",
+            line={"color": ACCENT, "dash": "dot", "width": 2},
+            hoverinfo="skip",
+            showlegend=True,
+        )
+    )
+
+
 def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
     """tau with the quadratic ranking against informativeness, with the least-squares line and
     its R² (Fig. 3), and the 3-level ceiling ⌊M/2⌋⌈M/2⌉/C(M,2) as a dotted line."""
@@ -108,13 +126,12 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
                 hoverinfo="skip",
             )
         )
-    if np.isfinite(sweep.ceiling_3_level):
-        fig.add_vline(
-            x=sweep.ceiling_3_level,
-            line_dash="dot",
-            line_color=ACCENT,
-            annotation_text="3-level ceiling",
-            annotation_position="top left",
+    if np.isfinite(sweep.ceiling_3_level) and len(t):
+        _ceiling_line(
+            fig,
+            sweep.ceiling_3_level,
+            vertical=True,
+            span=(t["tau_quadratic"].min(), t["tau_quadratic"].max()),
         )
     if highlight is not None and highlight in set(t["anchor"]):
         row = t[t["anchor"] == highlight]
@@ -137,12 +154,12 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
             hovertemplate="<b>%{x}</b><br>%{y:.1%} informative<extra></extra>",
         )
     )
-    if np.isfinite(sweep.ceiling_3_level):
-        fig.add_hline(
-            y=sweep.ceiling_3_level,
-            line_dash="dot",
-            line_color=ACCENT,
-            annotation_text=f"3-level ceiling {sweep.ceiling_3_level:.1%}",
+    if np.isfinite(sweep.ceiling_3_level) and len(t):
+        _ceiling_line(
+            fig, sweep.ceiling_3_level, vertical=False, span=(t["anchor"].iloc[0], t["anchor"].iloc[-1])
+        )
+        fig.update_layout(
+            legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
         )
     fig.update_yaxes(title="informativeness I(p, A)", tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(title="anchor (strongest first)" if sweep.has_quadratic else "anchor")

@@ -11,6 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from evalcore.calibration import Calibration, CoverageResult
+from evalcore.plots.common import label as plot_text
+from evalcore.plots.common import log_axis, style
 
 _COLOURS = {
     "printed (Wilson)": "#8c8c8c",
@@ -86,23 +88,20 @@ def calibration_figure(cal: Calibration) -> go.Figure:
             )
         )
     fig.add_vline(x=50, line_dash="dot", line_color="#666")
+    # The pair on a line of its own, cut to a length that fits at 1280 px (the heading above the
+    # figure on the page names it in full).
     who = cal.candidate_label
-    title = f"{who[:1].upper() + who[1:]}: printed vs corrected win rate (95%)"
-    if cal.refused:
-        title += " — correction refused"
-    fig.update_layout(
-        title=title,
-        xaxis_title="win rate (%)",
-        xaxis_range=[0, 100],
-        yaxis={"autorange": "reversed"},
-        height=320,
-        margin={"l": 10, "r": 10},
-    )
+    who = who if len(who) <= 70 else who[:69] + "…"
+    title = "Printed vs corrected win rate (95%)" + (" — correction refused" if cal.refused else "")
+    fig.update_layout(xaxis_title="win rate (%)", xaxis_range=[0, 100], yaxis={"autorange": "reversed"})
+    style(fig, title=f"{title}<br><sup>{plot_text(who)}</sup>", height=340)
+    fig.update_layout(margin={"t": 70})
     return fig
 
 
 def floor_figure(table: pd.DataFrame) -> go.Figure:
-    """Floor half-width (points) against labelled-set size, one line per Youden's J."""
+    """Floor half-width (percentage points) against labelled-set size, one line per Youden's J
+    (a log axis with ticks 20, 50, 100, 200 …)."""
     fig = go.Figure()
     for j, part in table.sort_values("n_labelled").groupby("youden_j", sort=True):
         fig.add_trace(
@@ -111,16 +110,14 @@ def floor_figure(table: pd.DataFrame) -> go.Figure:
                 y=part["floor_points"],
                 mode="lines+markers",
                 name=f"J = {j:.2f}",
-                hovertemplate="%{x:,} labelled pairs: ±%{y:.1f} points<extra></extra>",
+                hovertemplate="%{x:,} labelled pairs: ±%{y:.1f} percentage points<extra></extra>",
             )
         )
-    fig.update_layout(
-        title="Floor: the narrowest corrected interval, however many pairs are judged",
-        xaxis={"title": "labelled pairs", "type": "log"},
-        yaxis={"title": "floor half-width (± points)", "rangemode": "tozero"},
-        height=380,
+    log_axis(fig, table["n_labelled"], axis="x", title="labelled pairs")
+    fig.update_yaxes(title="floor half-width (± percentage points)", rangemode="tozero")
+    return style(
+        fig, title="Floor: the narrowest corrected interval, however many pairs are judged", height=380
     )
-    return fig
 
 
 def coverage_figure(result: CoverageResult) -> go.Figure:
@@ -145,11 +142,11 @@ def coverage_figure(result: CoverageResult) -> go.Figure:
         annotation_position="bottom left",
     )
     fig.update_layout(
-        title=(
-            f"Coverage of 95% intervals ({result.n_judged:,} judged, {result.n_labelled:,} labelled pairs)"
-        ),
         xaxis_title="true rate (%, human-called wins)",
         yaxis={"title": "coverage (%)", "range": [0, 102]},
+    )
+    return style(
+        fig,
+        title=f"Coverage of 95% intervals ({result.n_judged:,} judged, {result.n_labelled:,} labelled pairs)",
         height=400,
     )
-    return fig

@@ -17,10 +17,27 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from evalcore.text import fmt_compact, plotly_sanitize
 from evalcore.text import plotly as label
-from evalcore.text import plotly_sanitize
 
-__all__ = ["ACCENT", "CONFIG", "MUTED", "PRIMARY", "TEMPLATE", "label", "labels", "sanitize", "style"]
+__all__ = [
+    "ACCENT",
+    "CONFIG",
+    "MUTED",
+    "PRIMARY",
+    "TEMPLATE",
+    "count_scale",
+    "label",
+    "labels",
+    "log_axis",
+    "log_ticks",
+    "sanitize",
+    "short_labels",
+    "style",
+]
+
+#: Longest model name drawn on an axis; longer ones are cut with "…" and shown whole on hover.
+AXIS_NAME_CHARS = 28
 
 TEMPLATE = "plotly_white"
 #: Plotly config for pages and the report: the camera button saves a PNG in the browser.
@@ -66,6 +83,101 @@ _TEXT_KEYS = frozenset(
 def labels(values: Any) -> list[str]:
     """Several user texts as Plotly labels (see :func:`label`)."""
     return [label(v) for v in values]
+
+
+def short_labels(values: Any, *, chars: int = AXIS_NAME_CHARS) -> list[str]:
+    """User texts as axis labels no longer than ``chars``: a long model name
+    (``meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo``) keeps its start and end around "…", so the
+    plot keeps its width at 1280 px. Use as ``ticktext`` with the full names as ``tickvals`` (the
+    traces and the hover keep the full name).
+
+    Examples
+    --------
+    >>> short_labels(["gpt-4o", "meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo"], chars=20)
+    ['gpt-4o', 'meta-llama/…ct-Turbo']
+    """
+    return [label(_cut(str(value), chars)) for value in values]
+
+
+def log_ticks(values: Any) -> tuple[list[float], list[str]]:
+    """Readable ticks for a log axis over ``values``: 1, 10, 100, 1k … over several decades, and
+    the 1–2–5 steps within one or two decades (never Plotly's "2 3 4 … 9 100 2 3").
+
+    Examples
+    --------
+    >>> log_ticks([25, 1600])[1]
+    ['20', '50', '100', '200', '500', '1k', '2k']
+    >>> log_ticks([3, 2_000_000])[1]
+    ['1', '10', '100', '1k', '10k', '100k', '1M', '10M']
+    """
+    data = np.asarray([v for v in np.ravel(np.asarray(values, dtype=float)) if np.isfinite(v) and v > 0])
+    if data.size == 0:
+        return [], []
+    low, high = np.floor(np.log10(data.min())), np.ceil(np.log10(data.max()))
+    high = max(high, low + 1)
+    steps = (1.0, 2.0, 5.0) if high - low <= 3 else (1.0,)
+    ticks = [m * 10**e for e in range(int(low), int(high) + 1) for m in steps]
+    # one tick either side of the data at most, so the axis does not stretch
+    below = [t for t in ticks if t <= data.min()]
+    above = [t for t in ticks if t >= data.max()]
+    lo = below[-1] if below else ticks[0]
+    hi = above[0] if above else ticks[-1]
+    ticks = [t for t in ticks if lo <= t <= hi]
+    return ticks, [fmt_compact(t) for t in ticks]
+
+
+def log_axis(fig: go.Figure, values: Any, *, axis: str = "y", title: str | None = None) -> go.Figure:
+    """Make ``axis`` ("x" or "y") a log axis with :func:`log_ticks` over ``values``."""
+    ticks, text = log_ticks(values)
+    update = fig.update_yaxes if axis == "y" else fig.update_xaxes
+    options: dict[str, Any] = {"type": "log", "tickmode": "array", "tickvals": ticks, "ticktext": text}
+    if title is not None:
+        options["title"] = title
+    update(**options)
+    return fig
+
+
+def _cut(text: str, chars: int) -> str:
+    if len(text) <= chars:
+        return text
+    head = (chars - 1) * 3 // 5
+    return text[:head] + "…" + text[len(text) - (chars - 1 - head) :]
+
+
+def _shorten_category_axes(fig: go.Figure, chars: int = AXIS_NAME_CHARS) -> None:
+    """Cut long category labels (model names) on every axis to ``chars`` characters with "…";
+    the traces keep the full names, so the hover still shows them whole. At most about 40 labels
+    are drawn on an x axis (every k-th), as Plotly does on its own for a crowded axis."""
+    seen: dict[str, list[str]] = {}
+    for trace in fig.data:
+        for letter in ("x", "y"):
+            values = getattr(trace, letter, None) if letter in trace else None
+            if values is None:
+                continue
+            flat = np.ravel(np.asarray(values, dtype=object)).tolist()
+            if not flat or not all(isinstance(v, str) for v in flat):
+                continue
+            axis = (getattr(trace, f"{letter}axis", None) or letter).replace(letter, f"{letter}axis", 1)
+            names = seen.setdefault(axis, [])
+            names.extend(v for v in flat if v not in names)
+    for axis, names in seen.items():
+        if not any(len(v) > chars for v in names):
+            continue
+        layout_axis = fig.layout[axis]
+        if layout_axis.categoryarray is not None:
+            names = [v for v in layout_axis.categoryarray if v in names]
+        step = max(1, -(-len(names) // (40 if axis.startswith("x") else 80)))
+        shown = names[::step]
+        fig.layout[axis].update(tickmode="array", tickvals=shown, ticktext=[_cut(v, chars) for v in shown])
+
+
+def count_scale(values: Any) -> dict[str, float]:
+    """``zmin``/``zmax`` of a heat map of counts: from 0 to the largest count, so a map where every
+    pair has 1,800 calls is one even colour instead of a scale from 1,799.6 to 1,800.4."""
+    data = np.asarray(values, dtype=float)
+    finite = data[np.isfinite(data)]
+    top = float(finite.max()) if finite.size else 1.0
+    return {"zmin": 0.0, "zmax": top if top > 0 else 1.0}
 
 
 def _clean(value: Any, key: str | None) -> tuple[Any, bool]:
@@ -129,6 +241,10 @@ def style(fig: go.Figure, *, title: str | None = None, height: int | None = None
         font={"size": 13},
         margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
     )
+    # Tick labels and axis titles push the margins out instead of being cut at the figure's edge.
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
+    _shorten_category_axes(fig)
     if height:
         fig.update_layout(height=height)
     return sanitize(fig)

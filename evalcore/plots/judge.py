@@ -19,7 +19,7 @@ def _error(values: pd.Series, low: pd.Series, high: pd.Series) -> dict:
 
 
 def position_bias_figure(table: pd.DataFrame) -> go.Figure:
-    """First-slot preference in points per judge, with its 95% interval."""
+    """First-slot preference in percentage points per judge, with its 95% interval."""
     fig = go.Figure(
         go.Bar(
             x=table["judge"],
@@ -30,11 +30,11 @@ def position_bias_figure(table: pd.DataFrame) -> go.Figure:
                 table["position_bias_points_high"],
             ),
             marker_color=[ACCENT if v > 0 else PRIMARY for v in table["position_bias_points"]],
-            hovertemplate="%{x}: %{y:+.1f} points<extra></extra>",
+            hovertemplate="%{x}: %{y:+.1f} percentage points<extra></extra>",
         )
     )
     fig.add_hline(y=0, line_color=MUTED)
-    fig.update_yaxes(title="P(slot A wins) − P(slot B wins), points")
+    fig.update_yaxes(title="slot A − slot B wins<br>(percentage points)")
     return style(fig, title="Position bias: first-slot preference", height=340)
 
 
@@ -195,5 +195,5 @@ def self_preference_figure(table: pd.DataFrame) -> go.Figure:
         )
     )
     fig.add_hline(y=0, line_color=MUTED)
-    fig.update_yaxes(title="own family, Elo points more than the other judges")
+    fig.update_yaxes(title="own family's extra<br>(Elo points)")
     return style(fig, title="Self-preference", height=320)

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from evalcore.plots.common import ACCENT, MUTED, PRIMARY, style
+from evalcore.plots.common import ACCENT, MUTED, PRIMARY, log_axis, style
 from evalcore.power import DetectableEdges, DifferenceDistributions, PowerCurve
 
 _COLOURS = {PowerCurve.WILCOXON: PRIMARY, PowerCurve.SIGN: ACCENT, PowerCurve.SIGN_FORMULA: MUTED}
@@ -155,5 +155,6 @@ def sample_size_figure(plan_edges: pd.DataFrame, *, informativeness: float | Non
             )
         )
     fig.update_xaxes(title="edge = P(A beats B | discordant) − 50%", tickformat=".0%")
-    fig.update_yaxes(title="samples needed", type="log")
+    needed = list(plan_edges["discordant"]) + list(plan_edges["total"].dropna().astype(float))
+    log_axis(fig, needed, axis="y", title="samples needed")
     return style(fig, title="Samples the sign test needs", height=360)

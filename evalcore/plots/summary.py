@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from evalcore.plots.common import labels, style
+from evalcore.plots.common import count_scale, labels, style
 from evalcore.store import DatasetSummary
 
 
@@ -20,6 +20,7 @@ def coverage_heatmap(summary: DatasetSummary) -> go.Figure:
             x=labels(models),
             y=labels(models),
             colorscale="Blues",
+            **count_scale(matrix.to_numpy()),
             hoverongaps=False,
             colorbar={"title": "calls"},
             hovertemplate="%{y} vs %{x}: %{z:,} calls<extra></extra>",
