@@ -56,7 +56,7 @@ from evalcore.ranking import (
     ranking_fragility,
     win_probability,
 )
-from evalcore.ranking.presentation import default_interval
+from evalcore.ranking.presentation import default_interval, top_pair
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.text import fmt_p, fmt_pct, fmt_rating  # noqa: F401  (one formatting module)
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
@@ -246,9 +246,9 @@ def run_analyses(
                 lambda: detectable_edges(counts, board, anchor=anchor),
             ),
         )
-        top = board.table[board.table["piece"] == board.table["piece"].iloc[0]]
-        if len(top) >= 2:
-            leader, runner_up = str(top.iloc[0]["model"]), str(top.iloc[1]["model"])
+        pair = top_pair(board)
+        if pair is not None:
+            leader, runner_up = pair
             step(0.6, "calibration against human labels")
             cal = _attempt(
                 unavailable,

@@ -528,11 +528,11 @@ def _calibration_section(analyses: Analyses) -> str:
     )
     if pd.notna(cal.youden_j) and -1.0 <= cal.youden_j <= 1.0:
         sizes = sorted(set(FLOOR_SIZES) | ({cal.counts.n_labelled} if cal.counts.n_labelled else set()))
-        floors = floor_table(sizes, (round(float(cal.youden_j), 2),))
+        floors = floor_table(sizes, (), se=cal.se, sp=cal.sp)  # as the Calibration page reads it
         body += (
-            "<h3>The floor at this judge's Youden's J</h3>"
+            "<h3>The floor at this judge's sensitivity and specificity</h3>"
             '<p class="caption">The narrowest corrected interval any number of judged pairs '
-            "could give, by labelled-set size (Se = Sp = (1 + J)/2, labelled pairs split "
+            "could give, by labelled-set size (this judge's Se and Sp, labelled pairs split "
             "evenly; Lang & Reiczigel 2014).</p>"
             + _table(
                 floors,

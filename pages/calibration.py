@@ -33,8 +33,8 @@ with _ui.page("Calibration"):
     c1, c2, c3 = st.columns(3)
     with c1:
         judge = _ui.judge_picker(store, key="cal_judge")
-    # The gates need a candidate: start with the judge's top-rated model, not slot A.
-    top = _ui.memo(("cal_top", judge), lambda: show.default_candidate(_ui.counts(store, judge)))
+    # Start with the Overview's pair (the judge's leader against its runner-up), not slot A.
+    top, second = _ui.memo(("cal_pair", judge), lambda: show.default_pair(_ui.counts(store, judge)))
     options = (SLOT_A,) + models
     cand_choice = c2.selectbox(
         "Candidate",
@@ -44,9 +44,11 @@ with _ui.page("Calibration"):
         help=show.HELP["candidate"],
     )
     candidate = None if cand_choice == SLOT_A else cand_choice
+    against = (ALL_OPPONENTS,) + tuple(m for m in models if m != candidate)
     base_choice = c3.selectbox(
         "Against",
-        (ALL_OPPONENTS,) + tuple(m for m in models if m != candidate),
+        against,
+        index=against.index(second) if candidate == top and second in against else 0,
         key="cal_baseline",
         disabled=candidate is None,
     )
@@ -154,7 +156,7 @@ with _ui.page("Calibration"):
         if not all_sizes or not js:
             st.info("Pick at least one labelled-set size and one Youden's J.")
         else:
-            floors = lib.floor_table(all_sizes, js)
+            floors = show.floor_rows(cal, all_sizes, typed_js)  # this judge as the size picker reads it
             st.dataframe(show.floor_display(floors, cal), hide_index=True, width="stretch")
             _ui.download_csv(floors, "floor_table.csv", key="dl_floor")
             st.plotly_chart(floor_figure(floors), width="stretch")

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from evalcore.calibration import calibrate, coverage_simulation, floor_table, size_plan, superiority_gate
+from evalcore.calibration import calibrate, coverage_simulation, size_plan, superiority_gate
 from evalcore.calibration import presentation as show
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
@@ -63,12 +63,26 @@ def test_user_text_is_escaped_in_every_sentence(demo):
 
 def test_floor_display_is_wide_and_marks_this_judge(demo):
     cal = calibrate(demo, judge="sim-judge-steady")
-    js = show.youden_values(cal, [0.57, 0.34])
-    assert js[0] == round(cal.youden_j, 3)
-    wide = show.floor_display(floor_table([25, 100], js), cal)
+    wide = show.floor_display(show.floor_rows(cal, [25, 100], [0.57, 0.34]), cal)
     assert wide.columns[0] == "Labelled pairs"
-    assert sum(c.startswith("this judge J = ") for c in wide.columns) == 1
+    assert wide.columns[1] == f"this judge (J = {cal.youden_j:.2f})"  # this judge first
     assert wide["J = 0.57"].tolist() == [33.6, 15.2]  # the published ±33–35 at 25, ±15–16 at 100
+
+
+def test_this_judges_floor_is_one_number_on_the_floor_tab(demo):
+    """The floor table's "this judge" column and the size picker's ladder (both on the Floor tab)
+    give the same floor at every labelled-set size: one function, the judge's own Se and Sp."""
+    cal = calibrate(demo, judge="sim-judge-first-slot")
+    sizes = [25, 100, 400, 1600]
+    wide = show.floor_display(show.floor_rows(cal, sizes, [0.57]), cal).set_index("Labelled pairs")
+    own = wide[f"this judge (J = {cal.youden_j:.2f})"]
+    options = show.quality_options(cal, [0.57])
+    plan = size_plan(0.10, max_labelled=1600, **options[next(iter(options))])
+    ladder = show.ladder_display(plan).set_index("Labelled pairs")
+    for n in sizes:
+        assert own[n] == ladder.loc[n, "Floor (± percentage points)"], n
+    # and the typed J columns are the published reading, not the judge's
+    assert not np.allclose(own.to_numpy(), wide["J = 0.57"].to_numpy())
 
 
 def test_quality_options_feed_size_plan(demo):

@@ -73,34 +73,53 @@ def floor_table(
     n_labelled: tuple[int, ...] | list[int] = FLOOR_SIZES,
     youden_j: tuple[float, ...] | list[float] = (0.57,),
     *,
+    se: float | None = None,
+    sp: float | None = None,
     true_share: float = FLOOR_TRUE_SHARE,
     z: float = Z95,
 ) -> pd.DataFrame:
     """The floor table for any labelled-set sizes and Youden's J values (tidy).
 
-    Columns: n_labelled, youden_j, floor (half-width as a share), floor_points (×100).
+    Each J is read with Se = Sp = (1 + J)/2 (the published table's reading). With ``se`` and
+    ``sp`` (a judge's measured sensitivity and specificity) the table also holds that judge's
+    rows, computed by the same :func:`floor_half_width` call as :func:`size_plan`'s ladder, so one
+    labelled-set size has one floor for the judge wherever it is shown.
+
+    Columns: n_labelled, youden_j, quality (the column label: ``"J = 0.57"`` or
+    ``"this judge (J = 0.95)"``), floor (half-width as a share), floor_points (×100).
 
     Examples
     --------
     >>> floor_table((25, 400), (0.57,))["floor_points"].round(1).tolist()
     [33.6, 7.4]
+    >>> t = floor_table((400,), (), se=0.952, sp=1.0)
+    >>> t["quality"].tolist(), round(float(t["floor_points"].iloc[0]), 1)
+    (['this judge (J = 0.95)'], 1.4)
     """
     sizes = [int(s) for s in n_labelled]
     js = [float(j) for j in youden_j]
-    if not sizes or not js:
+    own = se is not None and sp is not None and math.isfinite(se) and math.isfinite(sp)
+    if not sizes or not (js or own):
         raise UsageError("n_labelled and youden_j need at least one value each")
     if any(s < 1 for s in sizes):
         raise UsageError(f"n_labelled: labelled-set sizes must be 1 or more; got {sizes}")
     if any(not (-1.0 <= j <= 1.0) for j in js):
         raise UsageError(f"youden_j lies between -1 and 1 (J = Se + Sp - 1); got {js}")
-    nn, jj = np.meshgrid(np.array(sizes, dtype=float), np.array(js), indexing="ij")
-    floor = floor_half_width(nn.ravel(), jj.ravel(), true_share=true_share, z=z)
+    parts = []
+    n = np.array(sizes, dtype=float)
+    if own:
+        j_own = float(se) + float(sp) - 1.0
+        floor = floor_half_width(n, se=float(se), sp=float(sp), true_share=true_share, z=z)
+        parts.append((j_own, f"this judge (J = {j_own:.2f})", np.broadcast_to(floor, n.shape)))
+    for j in js:
+        parts.append((j, f"J = {j:.2f}", floor_half_width(n, j, true_share=true_share, z=z)))
     return pd.DataFrame(
         {
-            "n_labelled": nn.ravel().astype(int),
-            "youden_j": jj.ravel(),
-            "floor": floor,
-            "floor_points": 100.0 * floor,
+            "n_labelled": np.tile(n, len(parts)).astype(int),
+            "youden_j": np.repeat([p[0] for p in parts], n.size),
+            "quality": np.repeat([p[1] for p in parts], n.size),
+            "floor": np.concatenate([np.asarray(p[2], dtype=float) for p in parts]),
+            "floor_points": 100.0 * np.concatenate([np.asarray(p[2], dtype=float) for p in parts]),
         }
     )
 

@@ -29,6 +29,8 @@ __all__ = [
     "coverage_sentence",
     "coverage_table",
     "floor_display",
+    "floor_rows",
+    "default_pair",
     "gate_message",
     "headline",
     "ladder_display",
@@ -214,14 +216,25 @@ def youden_values(cal: Calibration, typed: list[float]) -> list[float]:
     return [own] + [j for j in typed if j != own]
 
 
-def floor_display(floors: pd.DataFrame, cal: Calibration) -> pd.DataFrame:
-    """The floor table wide: one row per labelled-set size, one column per J (±percentage points)."""
-    own = None if math.isnan(cal.youden_j) else round(cal.youden_j, 3)
-    wide = floors.pivot(index="n_labelled", columns="youden_j", values="floor_points")
-    wide.columns = [("this judge " if j == own else "") + f"J = {j:.2f}" for j in wide.columns]
+def floor_rows(cal: Calibration, sizes: list[int], typed: list[float]) -> pd.DataFrame | None:
+    """The Floor tab's table (tidy, :func:`evalcore.calibration.floor_table`): this judge at its
+    measured Se and Sp, as the size picker reads it, then the typed J values; None when there is
+    nothing to show."""
+    from evalcore.calibration.floors import floor_table
+
+    own = not (math.isnan(cal.se) or math.isnan(cal.sp))
+    if not sizes or not (typed or own):
+        return None
+    return floor_table(sizes, typed, se=cal.se if own else None, sp=cal.sp if own else None)
+
+
+def floor_display(floors: pd.DataFrame, cal: Calibration | None = None) -> pd.DataFrame:
+    """The floor table wide: one row per labelled-set size, one column per judge quality
+    (± percentage points, one decimal), this judge first."""
+    order = list(dict.fromkeys(floors["quality"]))
+    wide = floors.pivot(index="n_labelled", columns="quality", values="floor_points")[order]
     wide = wide.round(1)
-    out = wide.reset_index().rename(columns={"n_labelled": "Labelled pairs"})
-    return out
+    return wide.reset_index().rename(columns={"n_labelled": "Labelled pairs"})
 
 
 def quality_options(cal: Calibration, typed: list[float]) -> dict[str, dict]:
@@ -288,17 +301,28 @@ def gate_message(gate: GateResult) -> Message:
     )
 
 
-def default_candidate(counts) -> str | None:
-    """The model the page starts with: the judge's top-rated one (a point Bradley–Terry fit, no
-    intervals), else the first model; None with fewer than two models."""
+def default_pair(counts) -> tuple[str | None, str | None]:
+    """The candidate and opponent the page starts with: the judge's leader and runner-up (a point
+    Bradley–Terry fit, no intervals; :func:`evalcore.ranking.presentation.top_pair`), the pair
+    the Overview's "Can the win rate be corrected?" finding calibrates, so both pages show one
+    number. With fewer than two models, or a design the fit refuses, the first model against all
+    opponents; ``(None, None)`` without models.
+    """
     from evalcore.ranking import leaderboard  # ranking does not import calibration: no cycle
+    from evalcore.ranking.presentation import top_pair
 
     if counts.n_models < 2:
-        return counts.models[0] if counts.n_models else None
+        return (counts.models[0] if counts.n_models else None), None
     try:
-        return str(leaderboard(counts, rounds=0).table["model"].iloc[0])
+        pair = top_pair(leaderboard(counts, rounds=0))
     except (ValueError, ArithmeticError):  # a design the fit refuses: any model will do
-        return counts.models[0]
+        pair = None
+    return pair if pair is not None else (counts.models[0], None)
+
+
+def default_candidate(counts) -> str | None:
+    """The model the page starts with: the judge's top-rated one (:func:`default_pair`)."""
+    return default_pair(counts)[0]
 
 
 # -- the page's own words (no user text) ---------------------------------------------------------

@@ -103,13 +103,15 @@ def floor_figure(table: pd.DataFrame) -> go.Figure:
     """Floor half-width (percentage points) against labelled-set size, one line per Youden's J
     (a log axis with ticks 20, 50, 100, 200 …)."""
     fig = go.Figure()
-    for j, part in table.sort_values("n_labelled").groupby("youden_j", sort=True):
+    names = table["quality"] if "quality" in table else table["youden_j"].map(lambda j: f"J = {j:.2f}")
+    for name in dict.fromkeys(names):
+        part = table[names == name].sort_values("n_labelled")
         fig.add_trace(
             go.Scatter(
                 x=part["n_labelled"],
                 y=part["floor_points"],
                 mode="lines+markers",
-                name=f"J = {j:.2f}",
+                name=name,
                 hovertemplate="%{x:,} labelled pairs: ±%{y:.1f} percentage points<extra></extra>",
             )
         )

@@ -51,6 +51,22 @@ def default_interval(n_instructions: int, n_models: int = 0) -> IntervalMethod:
     return "sandwich" if big else "bootstrap"
 
 
+def top_pair(board: Leaderboard) -> tuple[str, str] | None:
+    """The leader and the runner-up: the first two models of the leaderboard's first connected
+    piece (models in different pieces have no common scale), or None with fewer than two.
+
+    The one definition of "the top two" shared by the Overview's findings and the Calibration
+    page's default candidate and opponent, so both show the same pair.
+    """
+    table = board.table
+    if table.empty:
+        return None
+    top = table[table["piece"] == table["piece"].iloc[0]]
+    if len(top) < 2:
+        return None
+    return str(top.iloc[0]["model"]), str(top.iloc[1]["model"])
+
+
 def interval_from_label(label: str) -> str:
     """The method name (``"bootstrap"``/``"sandwich"``) of a picker label."""
     for method, text in INTERVAL_CHOICES.items():
