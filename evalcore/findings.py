@@ -865,13 +865,14 @@ def correction_finding(analyses: Analyses) -> Finding:
             f" With {c.n_labelled:,} human-labelled pairs (Se {cal.se:.2f}, Sp {cal.sp:.2f}, "
             f"Youden's J {cal.youden_j:.2f}) the corrected rate is {fmt_pct(cal.corrected, 1)} "
             f"(Lang–Reiczigel 95% {fmt_pct(cal.lr_low, 1)}–{fmt_pct(cal.lr_high, 1)}); no "
-            f"number of judged pairs could narrow it below ±{100 * cal.floor:.0f} points with "
+            f"number of judged pairs could narrow it below ±{100 * cal.floor:.1f} percentage points with "
             "these labels."
         )
         status, value = "clear", "Yes"
     if cal.transfer_warning:
         text += " " + cal.transfer_warning
-    note = f"floor ±{100 * cal.floor:.0f} pp" if cal.refused else f"corrected {fmt_pct(cal.corrected, 1)}"
+    # one decimal, as the Calibration page prints the same floor
+    note = f"floor ±{100 * cal.floor:.1f} pp" if cal.refused else f"corrected {fmt_pct(cal.corrected, 1)}"
     if cal.refused and not (c.n_se and c.n_sp):
         note = f"{c.n_labelled:,} labelled pairs"
     tiles = (Tile(TILE_LABELS["correction"], value, note),)

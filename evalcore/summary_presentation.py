@@ -149,13 +149,27 @@ ANCHOR_NOTE = (
 )
 
 
-def overview_sentence(summary: DatasetSummary, judge: str) -> str:
-    """The Overview's one-line description of the data (safe Markdown)."""
-    return (
+def overview_sentence(summary: DatasetSummary, judge: str, counts=None) -> str:
+    """The Overview's one-line description of the data (safe Markdown).
+
+    With the judge's ``counts`` (:class:`~evalcore.counts.VerdictCounts`), it also says how many
+    models and instructions the judge's verdicts cover when that differs from the file's totals
+    (rows with no verdict or self-comparisons are not evidence): the numbers every analysis of
+    the judge uses, the Power page's "Instructions N" among them.
+    """
+    text = (
         f"**{md(summary.name)}**: {fmt_int(len(summary.models))} models, "
         f"{fmt_int(summary.instructions)} instructions, {fmt_int(summary.rows)} judge calls "
-        f"({md(summary.design)}, {md(summary.orders)}); findings for judge **{md(judge)}**."
+        f"({md(summary.design)}, {md(summary.orders)}); findings for judge **{md(judge)}**"
     )
+    if counts is not None and (
+        counts.n_instructions != summary.instructions or counts.n_models != len(summary.models)
+    ):
+        text += (
+            f", whose verdicts cover {fmt_int(counts.n_models)} models on "
+            f"{fmt_int(counts.n_instructions)} instructions"
+        )
+    return text + "."
 
 
 def file_stem(*parts: object) -> str:

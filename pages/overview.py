@@ -87,7 +87,7 @@ with _ui.page("Overview"):
     findings = headline_findings(analyses)
     summary = analyses.summary
 
-    st.markdown(show.overview_sentence(summary, judge))
+    st.markdown(show.overview_sentence(summary, judge, analyses.counts))
 
     tiles = [tile for finding in findings.findings for tile in finding.tiles]
     per_row = 4

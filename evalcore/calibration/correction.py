@@ -311,8 +311,9 @@ def _refusal(
     if floor > max_floor:
         return (
             f"with {c.n_labelled:,} labelled units ({c.n_se:,} human wins, {c.n_sp:,} non-wins) and "
-            f"Youden's J = {j:.2f}, the corrected rate cannot be tighter than ±{100 * floor:.0f} "
-            f"points however many pairs are judged, wider than the ±{100 * max_floor:.0f} allowed; "
+            f"Youden's J = {j:.2f}, the corrected rate cannot be tighter than ±{100 * floor:.1f} "
+            f"percentage points however many pairs are judged, wider than the ±{100 * max_floor:.0f} "
+            "allowed; "
             "label more pairs or use a judge with a higher J"
         )
     return ""

@@ -197,11 +197,9 @@ def summary_display(cal: Calibration) -> pd.DataFrame:
         if q == "Youden's J":
             cells = (MISSING if math.isnan(est) else fmt_num(est, 2), MISSING, MISSING)
         elif q.startswith("floor"):
-            cells = (
-                MISSING if math.isnan(est) else f"±{fmt_num(100 * est, 1)} percentage points",
-                MISSING,
-                MISSING,
-            )
+            # the unit goes into the row's name: the cell stays short enough to read whole
+            q = f"{q} (± percentage points)"
+            cells = (MISSING if math.isnan(est) else f"±{fmt_num(100 * est, 1)}", MISSING, MISSING)
         else:
             cells = (pct(est), pct(low), pct(high))
         rows.append((_first_upper(q), *cells, definition))

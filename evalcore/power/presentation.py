@@ -253,7 +253,11 @@ def distributions_table(chosen: DifferenceDistributions) -> pd.DataFrame:
 def detectable_metrics(result: DetectableEdges) -> list[tuple[str, str, str | None]]:
     """The headline of what the dataset can detect, as (label, value, help)."""
     return [
-        ("Instructions N", fmt_int(result.n_instructions), None),
+        (
+            "Instructions N",
+            fmt_int(result.n_instructions),
+            "Instructions with a verdict from this judge (the count the Overview gives for it).",
+        ),
         ("Informativeness I", fmt_pct(result.informativeness, 1), f"Source: {result.informativeness_source}"),
         (
             "Detectable edge at N × I",
