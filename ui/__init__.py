@@ -179,10 +179,26 @@ def error(message: Any, *, lead: str = "") -> None:
     st.error((lead + " " if lead else "") + md(message))
 
 
+#: A headline value longer than this (a model name such as
+#: ``meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo``) is drawn smaller, so it wraps over two lines
+#: of a quarter-page tile instead of six.
+LONG_VALUE = 14
+
+
+def _metric(where: Any, label: str, value: str, **options: Any) -> None:
+    if len(str(value)) <= LONG_VALUE:
+        where.metric(label, value, **options)
+        return
+    import hashlib
+
+    key = "vl-long-" + hashlib.sha1(f"{label}\x00{value}".encode()).hexdigest()[:12]
+    where.container(key=key).metric(label, value, **options)
+
+
 def metric(where: Any, label: str, value: Any, *, delta: Any = None, **options: Any) -> None:
     """``st.metric`` whose value and delta (rendered as Markdown by Streamlit) are user text; the
-    label is the app's own words."""
-    where.metric(label, md(value), delta=None if delta in (None, "") else md(delta), **options)
+    label is the app's own words. A long value (a model name) is drawn smaller, never cut."""
+    _metric(where, label, md(value), delta=None if delta in (None, "") else md(delta), **options)
 
 
 def show_error(exc: BaseException) -> None:
@@ -414,7 +430,7 @@ def tiles(rows: Any, *, empty: str = "", escape: bool = True) -> None:
         if escape:
             metric(column, label, value, help=why)
         else:
-            column.metric(label, value, help=why or None)
+            _metric(column, label, value, help=why or None)
 
 
 def number_tiles(rows: Any, *, empty: str = "") -> None:
@@ -514,6 +530,10 @@ READABLE_CSS = """<style>
   overflow-wrap: anywhere;
 }
 [data-testid="stMetricValue"] { font-size: 1.9rem; line-height: 1.2; }
+[class*="st-key-vl-long-"] [data-testid="stMetricValue"] { font-size: 1.2rem; line-height: 1.3; }
+[data-testid="stFileUploaderDropzoneInstructions"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}
 </style>"""
 
 

@@ -190,7 +190,7 @@ def size_plan(
     """
     if not 0.0 < target < 0.5:
         raise UsageError(
-            f"target is a half-width between 0 and 0.5 (e.g. 0.10 for ±10 points); got {target!r}"
+            f"target is a half-width between 0 and 0.5 (e.g. 0.10 for ±10 percentage points); got {target!r}"
         )
     if se is None or sp is None:
         if youden_j is None:
@@ -235,7 +235,7 @@ def size_plan(
             }
         )
     table = pd.DataFrame(rows)
-    points = f"±{100 * target:.0f}"
+    points = f"±{100 * target:.0f} percentage points"
     if j <= 0:
         return SizePlan(
             target,
@@ -270,7 +270,7 @@ def size_plan(
             max_labelled,
             binomial_n,
             f"{points} is out of reach at Youden's J = {j:.2f} with up to {max_labelled:,} "
-            f"labelled pairs: the floor there is ±{100 * f:.1f} points however many pairs "
+            f"labelled pairs: the floor there is ±{100 * f:.1f} percentage points however many pairs "
             f"the judge reads.{more} Below a certain J more grading does not buy a usable "
             "number.",
             table,
@@ -292,7 +292,7 @@ def size_plan(
         max_labelled,
         binomial_n,
         f"{points} takes about {n_lab:,} labelled pairs and {n_judged:,} judged pairs at "
-        f"Youden's J = {j:.2f} (floor ±{100 * floor_at(n_lab):.1f} points at that labelled "
+        f"Youden's J = {j:.2f} (floor ±{100 * floor_at(n_lab):.1f} percentage points at that labelled "
         f"size; at least {min_lab:,} labelled pairs are needed at all). The plain binomial "
         f"would promise {points} with {binomial_n:,} pairs, on a number that is compressed "
         "toward 50%.",

@@ -198,7 +198,7 @@ def summary_display(cal: Calibration) -> pd.DataFrame:
             cells = (MISSING if math.isnan(est) else fmt_num(est, 2), MISSING, MISSING)
         elif q.startswith("floor"):
             # the unit goes into the row's name: the cell stays short enough to read whole
-            q = f"{q} (± percentage points)"
+            q = q.replace(" (half-width)", ", half-width") + " (± percentage points)"
             cells = (MISSING if math.isnan(est) else f"±{fmt_num(100 * est, 1)}", MISSING, MISSING)
         else:
             cells = (pct(est), pct(low), pct(high))
@@ -231,7 +231,7 @@ def floor_display(floors: pd.DataFrame, cal: Calibration | None = None) -> pd.Da
     (± percentage points, one decimal), this judge first."""
     order = list(dict.fromkeys(floors["quality"]))
     wide = floors.pivot(index="n_labelled", columns="quality", values="floor_points")[order]
-    wide = wide.round(1)
+    wide = wide.map(lambda v: fmt_num(v, 1))  # "2.0", not "2": one decimal in every cell
     return wide.reset_index().rename(columns={"n_labelled": "Labelled pairs"})
 
 
@@ -251,7 +251,7 @@ def ladder_display(plan: SizePlan) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Labelled pairs": lad["n_labelled"].astype(int),
-            "Floor (± percentage points)": lad["floor_points"].round(1),
+            "Floor (± percentage points)": [fmt_num(v, 1) for v in lad["floor_points"]],
             "Judged pairs needed": [fmt_int(v) for v in lad["n_judged"]],
         }
     )
