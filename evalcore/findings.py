@@ -73,6 +73,14 @@ PAGES: dict[str, str] = {
     "judge": "pages/judge.py",
     "correction": "pages/calibration.py",
 }
+#: Finding → the section of the methods document (and the app's Methods page) behind it.
+METHOD_SECTIONS = {
+    "leader": "ranking-bradleyterry-on-the-elo-scale",
+    "separation": "power-and-sample-sizes",
+    "anchor": "anchor-selection",
+    "judge": "the-judges-spec-sheet",
+    "correction": "calibration-against-human-labels",
+}
 
 #: First-slot preference (percentage points) of six open-weight judges and of human experts in a
 #: 2026 measurement study on the MT-Bench expert votes (docs/methods.md, calibration section).

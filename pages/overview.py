@@ -6,7 +6,7 @@ import streamlit as st
 
 import ui as _ui
 from evalcore import summary_presentation as show
-from evalcore.findings import Finding, headline_findings, run_analyses
+from evalcore.findings import METHOD_SECTIONS, Finding, headline_findings, run_analyses
 from evalcore.report import build_report
 
 with _ui.page("Overview"):
@@ -39,6 +39,8 @@ with _ui.page("Overview"):
             if target.exists():
                 label, icon = PAGE_LABEL.get(finding.page, ("details", ":material/arrow_forward:"))
                 st.page_link(finding.page, label=f"Open the {label} page", icon=icon)
+            if finding.key in METHOD_SECTIONS:
+                _ui.methods_link(METHOD_SECTIONS[finding.key])
 
     st.title("Overview")
     store = _ui.require_data()

@@ -512,6 +512,7 @@ NAVIGATION: tuple[tuple[str, str, str], ...] = (
     ("pages/ties.py", "Tie structure", ":material/drag_handle:"),
     ("pages/power.py", "Power", ":material/straighten:"),
     ("pages/calibration.py", "Calibration", ":material/tune:"),
+    ("pages/methods.py", "Methods", ":material/menu_book:"),
 )
 FAVICON = ROOT / "data" / "favicon.png"
 
@@ -548,6 +549,19 @@ def sidebar() -> None:
                 st.page_link(file, label=label, icon=icon)
             except StreamlitAPIException:  # a page run on its own (a test's script): no app
                 return
+
+
+def methods_link(section: str, *, label: str = "Method and references") -> None:
+    """A link to the Methods page opened at ``section`` (a heading of docs/methods.md, e.g.
+    ``"anchor-selection"``); the session and its data stay."""
+    from streamlit.errors import StreamlitAPIException
+
+    try:
+        st.page_link(
+            "pages/methods.py", label=label, icon=":material/menu_book:", query_params={"section": section}
+        )
+    except StreamlitAPIException:  # a page run on its own (a test's script): no app
+        pass
 
 
 @contextmanager

@@ -44,7 +44,8 @@ CHECKS: dict[str, tuple[str, tuple[str, str]]] = {
     "judge": ("Judge", ("stPlotlyChart", "")),
     "ties": ("Tie structure", ("stHeading", "Pairwise judge")),
     "power": ("Power", ("stHeading", "Sign-test sample size")),
-    "calibration": ("Calibration", ("stHeading", "printed vs corrected win rate")),
+    "calibration": ("Calibration", ("stHeading", "rinted vs corrected win rate")),
+    "methods": ("Methods and references", ("stHeading", "References")),
 }
 
 

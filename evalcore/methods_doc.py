@@ -1,0 +1,161 @@
+"""The methods and references of ``docs/methods.md``, read at run time for the app's Methods page.
+
+The file bundled with the repository is the one source: the page shows its sections and its
+reference list (authors, year, title, where published) without a copy in code, and works offline.
+Links to other documentation files are shown as plain text (the app cannot open them); links
+inside the file become the page's own section links.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+__all__ = ["MethodSection", "MethodsDoc", "Reference", "parse_methods", "read_methods", "slug"]
+
+#: docs/methods.md in the repository (the app's working copy).
+METHODS_FILE = Path(__file__).resolve().parent.parent / "docs" / "methods.md"
+
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+#: "Authors (year). Title. *Venue* …" — the year may carry a letter or be "n.d.".
+_REFERENCE = re.compile(r"^(?P<authors>.+?)\s\((?P<year>\d{4}[a-z]?|n\.d\.)\)\.\s(?P<rest>.+)$")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One entry of the reference list."""
+
+    authors: str
+    year: str
+    title: str
+    published: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MethodSection:
+    """One method section: its heading, its anchor (``slug``) and its Markdown body."""
+
+    title: str
+    slug: str
+    body: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MethodsDoc:
+    """The intro, the method sections and the references of the methods document."""
+
+    intro: str
+    sections: tuple[MethodSection, ...]
+    references: tuple[Reference, ...]
+
+    def section(self, slug_or_title: str) -> MethodSection | None:
+        """The section with this anchor or title, or None."""
+        key = slug(slug_or_title)
+        return next((s for s in self.sections if s.slug == key), None)
+
+    def as_dict(self) -> dict:
+        return {
+            "intro": self.intro,
+            "sections": [s.as_dict() for s in self.sections],
+            "references": [r.as_dict() for r in self.references],
+        }
+
+    def __repr__(self) -> str:
+        return f"MethodsDoc({len(self.sections)} sections, {len(self.references)} references)"
+
+
+def slug(title: str) -> str:
+    """A heading's anchor as GitHub writes it: lower case, punctuation dropped, spaces to dashes.
+
+    Examples
+    --------
+    >>> slug("Ranking: Bradley–Terry on the Elo scale")
+    'ranking-bradleyterry-on-the-elo-scale'
+    >>> slug("The judge's spec sheet")
+    'the-judges-spec-sheet'
+    """
+    text = re.sub(r"[^\w\s-]", "", title.strip().lower())
+    return re.sub(r"\s", "-", text)
+
+
+def _plain_links(text: str) -> str:
+    """Links to other files become their text; ``#anchor`` links stay (the Methods page gives each
+    section that anchor); web links stay (references the reader may follow when online)."""
+
+    def one(match: re.Match) -> str:
+        words, target = match[1], match[2]
+        if target.startswith("#"):
+            return match[0]
+        if re.match(r"https?://", target):
+            return match[0]
+        return words
+
+    return _LINK.sub(one, text)
+
+
+def _reference(entry: str) -> Reference:
+    text = " ".join(entry.split())
+    found = _REFERENCE.match(text)
+    if found is None:
+        return Reference(authors=text, year="", title="", published="")
+    rest = found["rest"]
+    # A book's title is in italics; an article's title runs to its italic venue (a title may hold
+    # ". ", as in "designs: I. The method"), else to the first ". ".
+    if rest.startswith("*"):
+        end = rest.find("*", 1)
+        title, published = rest[1:end], rest[end + 1 :].lstrip(". ")
+    elif "*" in rest:
+        start = rest.index("*")
+        title, published = rest[:start], rest[start:]
+    else:
+        cut = re.search(r"[.?!]\s", rest)
+        title, published = (rest[: cut.start() + 1], rest[cut.end() :]) if cut else (rest, "")
+    return Reference(
+        authors=found["authors"].strip(),
+        year=found["year"],
+        title=title.strip().rstrip("."),
+        published=published.replace("*", "").strip().rstrip("."),
+    )
+
+
+def parse_methods(text: str) -> MethodsDoc:
+    """Split the methods document into its intro, its ``##`` sections and its reference list.
+
+    Examples
+    --------
+    >>> doc = parse_methods(
+    ...     "# Methods\\n\\nIntro.\\n\\n## Ranking\\n\\nBody, see [Definitions](definitions.md).\\n\\n"
+    ...     "## References\\n\\n- Elo, A. E. (1978). *The Rating of Chessplayers*. Arco.\\n"
+    ... )
+    >>> doc.sections[0].body
+    'Body, see Definitions.'
+    >>> doc.references[0].authors, doc.references[0].year, doc.references[0].title
+    ('Elo, A. E.', '1978', 'The Rating of Chessplayers')
+    """
+    parts = re.split(r"^## +(.+)$", text, flags=re.MULTILINE)
+    head = re.sub(r"^# .*$", "", parts[0], flags=re.MULTILINE)
+    # the intro's own table of contents repeats the sections: keep the prose only
+    intro = "\n".join(line for line in head.strip().splitlines() if not line.startswith("- ["))
+    sections, references = [], []
+    for title, body in zip(parts[1::2], parts[2::2], strict=True):
+        title = title.strip()
+        if title.lower() == "references":
+            entries = re.split(r"^- ", body.strip(), flags=re.MULTILINE)
+            references = [_reference(e) for e in entries if e.strip()]
+            continue
+        sections.append(MethodSection(title=title, slug=slug(title), body=_plain_links(body.strip())))
+    return MethodsDoc(
+        intro=_plain_links(intro.strip()), sections=tuple(sections), references=tuple(references)
+    )
+
+
+def read_methods(path: str | Path | None = None) -> MethodsDoc:
+    """:func:`parse_methods` of the bundled ``docs/methods.md`` (or ``path``)."""
+    return parse_methods(Path(path or METHODS_FILE).read_text(encoding="utf-8"))
