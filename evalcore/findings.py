@@ -56,7 +56,7 @@ from evalcore.ranking import (
     ranking_fragility,
     win_probability,
 )
-from evalcore.ranking.presentation import default_interval, top_pair
+from evalcore.ranking.presentation import calibration_pair, default_interval
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.text import fmt_p, fmt_pct, fmt_rating  # noqa: F401  (one formatting module)
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
@@ -254,7 +254,7 @@ def run_analyses(
                 lambda: detectable_edges(counts, board, anchor=anchor),
             ),
         )
-        pair = top_pair(board)
+        pair = calibration_pair(board, counts)  # the Calibration page's default pair
         if pair is not None:
             leader, runner_up = pair
             step(0.6, "calibration against human labels")
@@ -832,7 +832,7 @@ def correction_finding(analyses: Analyses) -> Finding:
             "correction", analyses.unavailable.get("correction", "There is no pair of models to calibrate.")
         )
     c = cal.counts
-    who = f"{cal.candidate} against {cal.baseline}"
+    who = f"{cal.candidate} against {cal.baseline or 'all opponents'}"
     definition = (
         "Printed win rate: (wins + ties/2) / judged pairs with a Wilson interval (ties half a "
         "win). Corrected: Rogan–Gladen, (share of judge-called wins + Sp − 1) / (Se + Sp − 1), "

@@ -4,7 +4,8 @@ Each dataset is walked as a person does it in one session (AppTest: Data → Ove
 Calibration → Leaderboard), and the numbers are read off the screen: counts of models,
 instructions and judges, the leader and runner-up, their printed win rate, whether it can be
 corrected and the floor, and this judge's floor in the two tables of the Calibration page's Floor
-tab. Datasets: the demo (all pairs, both orders, human labels) and an arena-shaped table (one
+tab. Datasets: the demo (all pairs, both orders, human labels), the anchor-only demo
+(AlpacaEval's shape: every model against one anchor) and an arena-shaped table (one
 prompt per battle, uneven pairing, no labels) with calls that have no verdict, so the file's
 instruction count and the judge's differ.
 """
@@ -76,8 +77,9 @@ def _walk(at: AppTest) -> dict:
     seen["runner_up"] = tiles["Lead over #2 (Elo)"][1].removeprefix("Elo points over ").strip()
     seen["correctable"] = tiles.get("Win rate correctable?")
     text = "\n".join(_unescape(m.value) for m in at.markdown)
-    printed = re.search(r"prints a win rate of ([\d.]+%)", text)
+    printed = re.search(r"prints a win rate of ([\d.]+%) for (.+?) against (.+?) \(95%", text)
     seen["overview_printed"] = printed[1] if printed else None
+    seen["overview_pair"] = (printed[2], printed[3]) if printed else None
 
     at.switch_page("pages/power.py").run()
     assert not at.exception
@@ -110,11 +112,16 @@ def _walk(at: AppTest) -> dict:
     return seen
 
 
-@pytest.fixture(scope="module", params=["demo", "arena"])
+@pytest.fixture(scope="module", params=["demo", "anchor-only", "arena"])
 def walk(request, tmp_path_factory) -> tuple[str, dict]:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.run()
     assert not at.exception
+    if request.param == "anchor-only":
+        label = next(d for d in at.selectbox(key="demo_choice").options if "anchor-only" in d)
+        at.selectbox(key="demo_choice").select(label).run()
+        at.button(key="load_demo").click().run()
+        assert not at.exception
     if request.param == "arena":
         folder = tmp_path_factory.mktemp("arena")
         at.file_uploader(key="upload").upload(
@@ -141,8 +148,12 @@ def test_counts_of_models_judges_and_instructions_agree(walk):
 def test_the_top_two_are_the_same_everywhere(walk):
     name, seen = walk
     assert (seen["leader"], seen["runner_up"]) == seen["leaderboard_top2"], name
-    # the Calibration page starts with the Overview's pair
-    assert (seen["cal_candidate"], seen["cal_against"]) == (seen["leader"], seen["runner_up"]), name
+    # the Calibration page starts with the Overview's pair (the runner-up when the two met)
+    assert seen["cal_candidate"] == seen["leader"], name
+    assert seen["cal_against"] in (seen["runner_up"], "All opponents"), name
+    if seen["overview_pair"] is not None:
+        against = "all opponents" if seen["cal_against"] == "All opponents" else seen["cal_against"]
+        assert seen["overview_pair"] == (seen["cal_candidate"], against), name
 
 
 def test_correctability_and_win_rate_agree_with_the_calibration_default(walk):

@@ -301,18 +301,19 @@ def gate_message(gate: GateResult) -> Message:
 
 def default_pair(counts) -> tuple[str | None, str | None]:
     """The candidate and opponent the page starts with: the judge's leader and runner-up (a point
-    Bradley–Terry fit, no intervals; :func:`evalcore.ranking.presentation.top_pair`), the pair
+    Bradley–Terry fit, no intervals; :func:`evalcore.ranking.presentation.calibration_pair`: all
+    opponents when the two never met), the pair
     the Overview's "Can the win rate be corrected?" finding calibrates, so both pages show one
     number. With fewer than two models, or a design the fit refuses, the first model against all
     opponents; ``(None, None)`` without models.
     """
     from evalcore.ranking import leaderboard  # ranking does not import calibration: no cycle
-    from evalcore.ranking.presentation import top_pair
+    from evalcore.ranking.presentation import calibration_pair
 
     if counts.n_models < 2:
         return (counts.models[0] if counts.n_models else None), None
     try:
-        pair = top_pair(leaderboard(counts, rounds=0))
+        pair = calibration_pair(leaderboard(counts, rounds=0), counts)
     except (ValueError, ArithmeticError):  # a design the fit refuses: any model will do
         pair = None
     return pair if pair is not None else (counts.models[0], None)

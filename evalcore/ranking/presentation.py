@@ -67,6 +67,33 @@ def top_pair(board: Leaderboard) -> tuple[str, str] | None:
     return str(top.iloc[0]["model"]), str(top.iloc[1]["model"])
 
 
+def calibration_pair(board: Leaderboard, counts) -> tuple[str, str | None] | None:
+    """The pair whose win rate the Overview and the Calibration page calibrate by default: the
+    leader against the runner-up (:func:`top_pair`), or the leader against all opponents when
+    the two never met in ``counts`` (a sparse or anchor-only table), so the default view is never
+    an empty page.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalcore.counts import VerdictCounts
+    >>> from evalcore.ranking import leaderboard
+    >>> n = np.array([[0, 0, 0, 3, 1], [0, 0, 0, 2, 2], [0, 0, 0, 1, 3]], dtype=np.int32)
+    >>> counts = VerdictCounts(models=("a", "b", "c"), instructions=("q",), judge="j",
+    ...     inst=np.zeros(3, np.int32), a=np.array([0, 1, 0], np.int32),
+    ...     b=np.array([2, 2, 1], np.int32), n=n)
+    >>> calibration_pair(leaderboard(counts, rounds=0), counts)
+    ('a', 'b')
+    """
+    pair = top_pair(board)
+    if pair is None:
+        return None
+    leader, runner_up = pair
+    i, j = counts.models.index(leader), counts.models.index(runner_up)
+    met = bool(np.any(((counts.a == i) & (counts.b == j)) | ((counts.a == j) & (counts.b == i))))
+    return leader, runner_up if met else None
+
+
 def interval_from_label(label: str) -> str:
     """The method name (``"bootstrap"``/``"sandwich"``) of a picker label."""
     for method, text in INTERVAL_CHOICES.items():
