@@ -138,10 +138,17 @@ def log_axis(fig: go.Figure, values: Any, *, axis: str = "y", title: str | None 
 
 
 def _cut(text: str, chars: int) -> str:
+    """``text`` with each line (Plotly's ``<br>``) at most ``chars`` long, cut in the middle."""
+    if "<br>" in text:
+        return "<br>".join(_cut(line, chars) for line in text.split("<br>"))
     if len(text) <= chars:
         return text
     head = (chars - 1) * 3 // 5
     return text[:head] + "…" + text[len(text) - (chars - 1 - head) :]
+
+
+def _longest_line(text: str) -> int:
+    return max(len(line) for line in text.split("<br>"))
 
 
 def _shorten_category_axes(fig: go.Figure, chars: int = AXIS_NAME_CHARS) -> None:
@@ -161,7 +168,7 @@ def _shorten_category_axes(fig: go.Figure, chars: int = AXIS_NAME_CHARS) -> None
             names = seen.setdefault(axis, [])
             names.extend(v for v in flat if v not in names)
     for axis, names in seen.items():
-        if not any(len(v) > chars for v in names):
+        if not any(_longest_line(v) > chars for v in names):
             continue
         layout_axis = fig.layout[axis]
         if layout_axis.categoryarray is not None:
