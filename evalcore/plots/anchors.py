@@ -150,6 +150,8 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
         go.Bar(
             x=t["anchor"],
             y=t["informativeness"],
+            name="informativeness",
+            showlegend=False,
             marker_color=colors,
             hovertemplate="<b>%{x}</b><br>%{y:.1%} informative<extra></extra>",
         )
