@@ -176,7 +176,8 @@ with _ui.page("Data"):
         st.caption(show.ANCHOR_NOTE)
 
     st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
-    st.dataframe(show.no_verdict_table(summary), hide_index=True)
+    nv_table = show.no_verdict_table(summary)
+    st.dataframe(nv_table, hide_index=True, column_config=_ui.count_columns(nv_table))
     _ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
 
     st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")

@@ -450,11 +450,23 @@ def chart(
             download_csv(data, name)
 
 
+def count_columns(frame: pd.DataFrame) -> dict:
+    """``column_config`` that prints every integer column with a thousands separator, except
+    ranks, tiers and parts (small ordinals read better plain)."""
+    plain = {"Rank", "Tier", "Part"}
+    return {
+        c: st.column_config.NumberColumn(format="localized")
+        for c in frame.columns
+        if pd.api.types.is_integer_dtype(frame[c].dtype) and str(c) not in plain
+    }
+
+
 def table(
     frame: pd.DataFrame, data: pd.DataFrame | None = None, name: str = "", key: str | None = None
 ) -> None:
-    """A table at full width, and the numbers behind it (``data``, else the table) as a CSV."""
-    st.dataframe(frame, hide_index=True, width="stretch")
+    """A table at full width, and the numbers behind it (``data``, else the table) as a CSV.
+    Whole-number columns (counts) get a thousands separator: 114,000, not 114000."""
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=count_columns(frame))
     if name:
         download_csv(frame if data is None else data, name, key=key)
 
