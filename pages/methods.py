@@ -23,13 +23,9 @@ with _ui.page("Methods"):
         st.header(section.title, anchor=section.slug, divider="gray")
         st.markdown(section.body)
     st.header("References", anchor="references", divider="gray")
-    refs = pd.DataFrame(
-        {
-            "Authors": [r.authors for r in doc.references],
-            "Year": [r.year for r in doc.references],
-            "Title": [r.title for r in doc.references],
-            "Published in": [r.published for r in doc.references],
-        }
+    # a list, not a table: long author lists and titles wrap instead of being cut in a cell
+    st.markdown("\n".join(f"- {r.authors} ({r.year}). **{r.title}**. {r.published}" for r in doc.references))
+    refs = pd.DataFrame([r.as_dict() for r in doc.references]).rename(
+        columns={"authors": "Authors", "year": "Year", "title": "Title", "published": "Published in"}
     )
-    st.dataframe(refs, hide_index=True, width="stretch", height=min(38 * len(refs) + 40, 900))
-    _ui.download_csv(refs, "references.csv", key="dl_references")
+    _ui.download_csv(refs, "references.csv", label="Download the references (CSV)", key="dl_references")
