@@ -105,14 +105,14 @@ def floor_table(
         raise UsageError(f"n_labelled: labelled-set sizes must be 1 or more; got {sizes}")
     if any(not (-1.0 <= j <= 1.0) for j in js):
         raise UsageError(f"youden_j lies between -1 and 1 (J = Se + Sp - 1); got {js}")
-    parts = []
+    parts: list[tuple[float, str, np.ndarray]] = []
     n = np.array(sizes, dtype=float)
-    if own:
+    if own and se is not None and sp is not None:
         j_own = float(se) + float(sp) - 1.0
         floor = floor_half_width(n, se=float(se), sp=float(sp), true_share=true_share, z=z)
         parts.append((j_own, f"this judge (J = {j_own:.2f})", np.broadcast_to(floor, n.shape)))
     for j in js:
-        parts.append((j, f"J = {j:.2f}", floor_half_width(n, j, true_share=true_share, z=z)))
+        parts.append((j, f"J = {j:.2f}", np.asarray(floor_half_width(n, j, true_share=true_share, z=z))))
     return pd.DataFrame(
         {
             "n_labelled": np.tile(n, len(parts)).astype(int),

@@ -27,6 +27,7 @@ __all__ = [
     "PRIMARY",
     "TEMPLATE",
     "count_scale",
+    "cut_label",
     "label",
     "labels",
     "log_axis",
@@ -96,7 +97,7 @@ def short_labels(values: Any, *, chars: int = AXIS_NAME_CHARS) -> list[str]:
     >>> short_labels(["gpt-4o", "meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo"], chars=20)
     ['gpt-4o', 'meta-llama/…ct-Turbo']
     """
-    return [label(_cut(str(value), chars)) for value in values]
+    return [label(cut_label(str(value), chars)) for value in values]
 
 
 def log_ticks(values: Any) -> tuple[list[float], list[str]]:
@@ -137,10 +138,10 @@ def log_axis(fig: go.Figure, values: Any, *, axis: str = "y", title: str | None 
     return fig
 
 
-def _cut(text: str, chars: int) -> str:
+def cut_label(text: str, chars: int) -> str:
     """``text`` with each line (Plotly's ``<br>``) at most ``chars`` long, cut in the middle."""
     if "<br>" in text:
-        return "<br>".join(_cut(line, chars) for line in text.split("<br>"))
+        return "<br>".join(cut_label(line, chars) for line in text.split("<br>"))
     if len(text) <= chars:
         return text
     head = (chars - 1) * 3 // 5
@@ -175,7 +176,9 @@ def _shorten_category_axes(fig: go.Figure, chars: int = AXIS_NAME_CHARS) -> None
             names = [v for v in layout_axis.categoryarray if v in names]
         step = max(1, -(-len(names) // (40 if axis.startswith("x") else 80)))
         shown = names[::step]
-        fig.layout[axis].update(tickmode="array", tickvals=shown, ticktext=[_cut(v, chars) for v in shown])
+        fig.layout[axis].update(
+            tickmode="array", tickvals=shown, ticktext=[cut_label(v, chars) for v in shown]
+        )
 
 
 def count_scale(values: Any) -> dict[str, float]:

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from evalcore.plots.common import ACCENT, MUTED, PRIMARY, log_axis, style
+from evalcore.plots.common import ACCENT, AXIS_NAME_CHARS, MUTED, PRIMARY, cut_label, log_axis, style
 from evalcore.power import DetectableEdges, DifferenceDistributions, PowerCurve
 
 _COLOURS = {PowerCurve.WILCOXON: PRIMARY, PowerCurve.SIGN: ACCENT, PowerCurve.SIGN_FORMULA: MUTED}
@@ -89,7 +89,13 @@ def difference_figure(distributions: DifferenceDistributions, *, title: str | No
 def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
     """Observed edge against the smallest detectable edge for each adjacent leaderboard pair."""
     t = result.table
-    labels = [f"#{r} {u} > {lo}" for r, u, lo in zip(t["rank_upper"], t["upper"], t["lower"], strict=True)]
+    # Long model names: one name per line, each cut to fit (the table below has them whole).
+    two_lines = any(len(str(m)) > 16 for m in list(t["upper"]) + list(t["lower"]))
+    sep = "<br>> " if two_lines else " > "
+    labels = [
+        f"#{r} {cut_label(str(u), AXIS_NAME_CHARS)}{sep}{cut_label(str(lo), AXIS_NAME_CHARS)}"
+        for r, u, lo in zip(t["rank_upper"], t["upper"], t["lower"], strict=True)
+    ]
     resolved = t["resolved"].to_numpy(dtype=bool)
     fig = go.Figure()
     fig.add_trace(
@@ -127,7 +133,7 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
         title=(
             f"Adjacent pairs: {result.n_resolved} of {result.n_pairs} resolved (blue: resolved, orange: not)"
         ),
-        height=max(320, 28 * len(t) + 160),
+        height=max(320, (40 if two_lines else 28) * len(t) + 160),
     )
 
 
