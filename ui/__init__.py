@@ -22,6 +22,7 @@ from evalcore.errors import EvalcoreError
 from evalcore.schema import VerdictFormatError
 from evalcore.store import VerdictStore
 from evalcore.workspace import UnknownDataset, Workspace, WorkspaceError
+from ui.readable import READABLE_CSS, count_columns, metric_tile
 
 _LOG = logging.getLogger("verdictlab")
 
@@ -179,26 +180,10 @@ def error(message: Any, *, lead: str = "") -> None:
     st.error((lead + " " if lead else "") + md(message))
 
 
-#: A headline value longer than this (a model name such as
-#: ``meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo``) is drawn smaller, so it wraps over two lines
-#: of a quarter-page tile instead of six.
-LONG_VALUE = 14
-
-
-def _metric(where: Any, label: str, value: str, **options: Any) -> None:
-    if len(str(value)) <= LONG_VALUE:
-        where.metric(label, value, **options)
-        return
-    import hashlib
-
-    key = "vl-long-" + hashlib.sha1(f"{label}\x00{value}".encode()).hexdigest()[:12]
-    where.container(key=key).metric(label, value, **options)
-
-
 def metric(where: Any, label: str, value: Any, *, delta: Any = None, **options: Any) -> None:
     """``st.metric`` whose value and delta (rendered as Markdown by Streamlit) are user text; the
     label is the app's own words. A long value (a model name) is drawn smaller, never cut."""
-    _metric(where, label, md(value), delta=None if delta in (None, "") else md(delta), **options)
+    metric_tile(where, label, md(value), delta=None if delta in (None, "") else md(delta), **options)
 
 
 def show_error(exc: BaseException) -> None:
@@ -430,7 +415,7 @@ def tiles(rows: Any, *, empty: str = "", escape: bool = True) -> None:
         if escape:
             metric(column, label, value, help=why)
         else:
-            _metric(column, label, value, help=why or None)
+            metric_tile(column, label, value, help=why or None)
 
 
 def number_tiles(rows: Any, *, empty: str = "") -> None:
@@ -448,17 +433,6 @@ def chart(
         st.plotly_chart(figure, config=CONFIG, key=key, width="stretch")
         if name:
             download_csv(data, name)
-
-
-def count_columns(frame: pd.DataFrame) -> dict:
-    """``column_config`` that prints every integer column with a thousands separator, except
-    ranks, tiers and parts (small ordinals read better plain)."""
-    plain = {"Rank", "Tier", "Part"}
-    return {
-        c: st.column_config.NumberColumn(format="localized")
-        for c in frame.columns
-        if pd.api.types.is_integer_dtype(frame[c].dtype) and str(c) not in plain
-    }
 
 
 def table(
@@ -527,27 +501,6 @@ NAVIGATION: tuple[tuple[str, str, str], ...] = (
     ("pages/methods.py", "Methods", ":material/menu_book:"),
 )
 FAVICON = ROOT / "data" / "favicon.png"
-
-#: Readable at 1280 px: Streamlit cuts metric labels and values, widget labels and toggles with an
-#: ellipsis ("Every judge i…", "sim-juni…"); on a projector a cut number or name is a wrong one.
-#: They wrap instead (names break at any character when a single word is wider than its tile), and
-#: headline values are a size that fits a model name in a quarter of the page.
-READABLE_CSS = """<style>
-[data-testid="stMain"] .stMarkdownEllipsis,
-[data-testid="stMain"] .stMarkdownEllipsis p,
-[data-testid="stMain"] [data-testid="stWidgetLabel"] div,
-[data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p,
-[data-testid="stMetricValue"], [data-testid="stMetricValue"] div, [data-testid="stMetricValue"] p,
-[data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
-  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
-  overflow-wrap: anywhere;
-}
-[data-testid="stMetricValue"] { font-size: 1.9rem; line-height: 1.2; }
-[class*="st-key-vl-long-"] [data-testid="stMetricValue"] { font-size: 1.2rem; line-height: 1.3; }
-[data-testid="stFileUploaderDropzoneInstructions"] * {
-  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
-}
-</style>"""
 
 
 def sidebar() -> None:

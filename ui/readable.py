@@ -1,0 +1,60 @@
+"""Readable at 1280–1920 px: what keeps labels, headline values and table counts whole.
+
+Streamlit cuts metric labels and values, widget labels and toggles with an ellipsis at a quarter
+of a 1280 px page ("Every judge i…", "sim-juni…"); on a projector a cut number or name is a wrong
+one. The page style below makes them wrap, long headline values are drawn smaller, and counts in
+tables get a thousands separator. ``tests/e2e/test_readability.py`` checks the result in Chromium.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+#: Labels and values wrap instead of ending in "…" (a name breaks at any character when a single
+#: word is wider than its tile), and headline values are a size that fits a model name in a
+#: quarter of the page.
+READABLE_CSS = """<style>
+[data-testid="stMain"] .stMarkdownEllipsis,
+[data-testid="stMain"] .stMarkdownEllipsis p,
+[data-testid="stMain"] [data-testid="stWidgetLabel"] div,
+[data-testid="stMetricLabel"] div, [data-testid="stMetricLabel"] p,
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] div, [data-testid="stMetricValue"] p,
+[data-testid="stMetricDelta"] div, [data-testid="stMetricDelta"] p {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+  overflow-wrap: anywhere;
+}
+[data-testid="stMetricValue"] { font-size: 1.9rem; line-height: 1.2; }
+[class*="st-key-vl-long-"] [data-testid="stMetricValue"] { font-size: 1.2rem; line-height: 1.3; }
+[data-testid="stFileUploaderDropzoneInstructions"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}
+</style>"""
+
+
+#: A headline value longer than this (a model name such as
+#: ``meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo``) is drawn smaller, so it wraps over two lines
+#: of a quarter-page tile instead of six.
+LONG_VALUE = 14
+
+
+def metric_tile(where: Any, label: str, value: str, **options: Any) -> None:
+    if len(str(value)) <= LONG_VALUE:
+        where.metric(label, value, **options)
+        return
+    key = "vl-long-" + hashlib.sha1(f"{label}\x00{value}".encode()).hexdigest()[:12]
+    where.container(key=key).metric(label, value, **options)
+
+
+def count_columns(frame: pd.DataFrame) -> dict:
+    """``column_config`` that prints every integer column with a thousands separator, except
+    ranks, tiers and parts (small ordinals read better plain)."""
+    plain = {"Rank", "Tier", "Part"}
+    return {
+        c: st.column_config.NumberColumn(format="localized")
+        for c in frame.columns
+        if pd.api.types.is_integer_dtype(frame[c].dtype) and str(c) not in plain
+    }
