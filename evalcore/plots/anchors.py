@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -15,7 +16,8 @@ from evalcore.anchors import (
     SampleSizeSweep,
     WinRateDistribution,
 )
-from evalcore.plots.common import ACCENT, MUTED, PRIMARY, style
+from evalcore.plots.common import ACCENT, AXIS_NAME_CHARS, MUTED, PRIMARY, cut_label, style
+from evalcore.plots.common import label as plot_text
 
 HUMAN = "#15803d"
 PALETTE = ("#7c3aed", "#0891b2", "#be123c", "#a16207", "#4d7c0f", "#1e40af")
@@ -194,7 +196,11 @@ def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
 
 
 def rank_comparison(ranking: AnchorRanking) -> go.Figure:
-    """Slope chart: each model's rank under all pairs (left) and under the anchor (right)."""
+    """Slope chart: each model's rank under all pairs (left) and under the anchor (right).
+
+    The model names are the tick labels of the two rank axes (left: at the all-pairs rank, right:
+    at the anchor's rank), so the margins grow to fit them; text drawn beside the points would be
+    cut at the edge of the plot."""
     t = ranking.table
     fig = go.Figure()
     if t["quadratic_rank"].notna().all():
@@ -205,9 +211,7 @@ def rank_comparison(ranking: AnchorRanking) -> go.Figure:
                 go.Scatter(
                     x=["all pairs", f"anchor {ranking.anchor}"],
                     y=[int(row["quadratic_rank"]), int(row["anchor_rank"])],
-                    mode="lines+markers+text",
-                    text=[row["model"], ""],
-                    textposition="middle left",
+                    mode="lines+markers",
                     showlegend=False,
                     line={"color": color},
                     marker={"color": color},
@@ -216,6 +220,42 @@ def rank_comparison(ranking: AnchorRanking) -> go.Figure:
                     ),
                 )
             )
+
+        def names_at(ranks: pd.Series) -> tuple[list[int], list[str]]:
+            at: dict[int, list[str]] = {}
+            for rank, model in zip(ranks.astype(int), t["model"].astype(str), strict=True):
+                at.setdefault(int(rank), []).append(cut_label(model, AXIS_NAME_CHARS))
+            keys = sorted(at)
+            return keys, [plot_text(", ".join(at[k])) for k in keys]
+
+        top = int(max(t["quadratic_rank"].max(), t["anchor_rank"].max()))
+        span = [top + 0.5, 0.5]  # rank 1 at the top on both axes
+        left_vals, left_text = names_at(t["quadratic_rank"])
+        right_vals, right_text = names_at(t["anchor_rank"])
+        fig.add_trace(  # an invisible point puts the right axis on the figure
+            go.Scatter(
+                x=["all pairs"],
+                y=[1],
+                yaxis="y2",
+                mode="markers",
+                opacity=0,
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
+        fig.update_layout(
+            yaxis={"tickmode": "array", "tickvals": left_vals, "ticktext": left_text, "range": span},
+            yaxis2={
+                "overlaying": "y",
+                "side": "right",
+                "tickmode": "array",
+                "tickvals": right_vals,
+                "ticktext": right_text,
+                "range": span,
+                "showgrid": False,
+                "automargin": True,
+            },
+        )
     else:
         fig.add_trace(
             go.Bar(
@@ -227,7 +267,7 @@ def rank_comparison(ranking: AnchorRanking) -> go.Figure:
             )
         )
         fig.update_xaxes(title=f"win rate against {ranking.anchor}", tickformat=".0%")
-    fig.update_yaxes(autorange="reversed", title="rank" if t["quadratic_rank"].notna().all() else None)
+        fig.update_yaxes(autorange="reversed")
     return style(
         fig,
         title=f"Ranking by {ranking.anchor} beside the all-pairs ranking",
