@@ -200,6 +200,7 @@ class VerdictStore:
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
             cur.execute("DROP VIEW IF EXISTS vl_arena")
+            cur.execute("DROP VIEW IF EXISTS vl_judgements")
             for scratch in (
                 "vl_raw",
                 "vl_text",
