@@ -13,10 +13,11 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from evalcore.anchors.informativeness import WinRateDistribution
+from evalcore.anchors.one_anchor import AnchorRanking
 from evalcore.anchors.pilot import PilotScreening
 from evalcore.anchors.stability import AnchorStability
 from evalcore.anchors.sweep import SampleSizeSweep
-from evalcore.anchors.tau import AnchorRanking, AnchorSweep, JudgeEffect
+from evalcore.anchors.tau import AnchorSweep, JudgeEffect
 from evalcore.counts import VerdictCounts
 from evalcore.power.planner import EvaluationPlan, decisive_rate
 from evalcore.stats.against import orders_per_pair
