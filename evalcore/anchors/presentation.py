@@ -222,15 +222,29 @@ def win_rate_rows(dists: Sequence[WinRateDistribution]) -> pd.DataFrame:
 
 
 def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, str | None]]:
-    return [
-        (f"{tau_name(tau)} with all pairs", _tau(ranking.tau_quadratic), None),
-        ("Informativeness", _pct(ranking.informativeness), None),
+    """One anchor's headline: tau with all pairs (when the table has them), informativeness,
+    the cost of the two designs, and tau with humans (when a human ranking matches)."""
+    out: list[tuple[str, str, str | None]] = []
+    if ranking.has_quadratic:
+        out.append((f"{tau_name(tau)} with all pairs", _tau(ranking.tau_quadratic), None))
+    out += [
+        ("Informativeness", _pct(ranking.informativeness), "See the Informativeness definition."),
         (
             "Judge calls per instruction",
             f"{fmt_int(ranking.design_calls_anchor)} vs {fmt_int(ranking.design_calls_all_pairs)}",
             "Anchor design against all pairs.",
         ),
     ]
+    if ranking.human_matched >= 3:
+        out.append(
+            (
+                f"{tau_name(tau)} with humans",
+                _tau(ranking.tau_human),
+                f"Kendall's {tau_name(tau)} of this anchor's ranking with the human ranking, over "
+                f"the {ranking.human_matched} models both list (1 = the same order).",
+            )
+        )
+    return out
 
 
 def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
@@ -244,17 +258,38 @@ def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
 
 
 def explorer_table(ranking: AnchorRanking) -> pd.DataFrame:
-    return _show(
-        ranking.table,
-        {
-            "model": ("Model", None),
-            "win_rate": ("Win rate vs anchor", _pct),
-            "battles": ("Battles", fmt_int),
-            "anchor_rank": ("Rank by the anchor", None),
+    """The anchor's ranking; the all-pairs columns only when the table has an all-pairs
+    ranking (never a column of dashes on an anchor-only table), the human rank when given."""
+    columns: dict[str, tuple[str, Callable | None]] = {
+        "model": ("Model", None),
+        "win_rate": ("Win rate vs anchor", _pct),
+        "battles": ("Battles", fmt_int),
+        "anchor_rank": ("Rank by the anchor", None),
+        "human_rank": ("Rank by humans", None),
+    }
+    if ranking.has_quadratic:
+        columns |= {
             "quadratic_rank": ("Rank by all pairs", None),
             "rank_shift": ("Rank shift", None),
             "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
-        },
+        }
+    return _show(ranking.table, columns)
+
+
+#: The button that loads the bundled human ranking.
+PAPER_HUMAN_BUTTON = "Use the anchor paper's human ranking (Chatbot Arena Elo)"
+HUMAN_HINT = (
+    "No human ranking is loaded: open **Human ranking** above to upload one (model, score) and "
+    "see how well the anchor's ranking agrees with humans."
+)
+
+
+def paper_ranking_caption(matched: int, total: int) -> str:
+    """Where the bundled human ranking comes from and how much of it this table covers."""
+    return (
+        f"The loaded table names {matched} of the {total} models {PAPER} ranked by their Chatbot "
+        "Arena Elo (the human ranking of the paper, §3.3; values from the paper's code, "
+        "IBM/Anchor-Selection). Tau with humans uses the models both list."
     )
 
 
