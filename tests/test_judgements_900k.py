@@ -195,3 +195,11 @@ def test_published_all_pairs_rankings_against_the_bundled_human_elo():
         got = float(kendall_tau(-r["rank"].to_numpy(float), human[r["model"]].to_numpy(float), variant="b"))
         assert got == pytest.approx(want, abs=5e-4), judge
         assert np.isfinite(got)
+
+
+def test_notebook_facade_takes_the_papers_ranking_by_name():
+    import evalcore
+
+    ds = evalcore.load(SAMPLE)
+    sweep = ds.anchors(judge=DS, category=ARENA_HARD, human_ranking="paper")
+    assert sweep.human_models_matched == 4
