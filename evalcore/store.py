@@ -208,6 +208,8 @@ class VerdictStore:
                 "vl_map_verdict",
                 "vl_map_human",
                 "vl_map_winner",
+                "vl_j_verdict",
+                "vl_j_pair",
             ):
                 cur.execute(f"DROP TABLE IF EXISTS {scratch}")
             cur.close()

@@ -82,38 +82,52 @@ def _verdict_sql(v: str, a: str, b: str) -> str:
 def convert_judgements(cur: duckdb.DuckDBPyConnection, *, has_judge: bool) -> tuple[dict[str, str], str]:
     """The staged judgements (``vl_raw``) → contract expressions over :data:`VIEW`; the label.
 
-    The label counts, in words, the calls kept without a verdict (``INVALID``, a verdict naming
-    another model, a malformed verdict) and the ``uid``s whose instance could not be recovered
-    (each kept as its own prompt).
+    The verdict and the uid's model suffixes depend on the call's two models and its verdict
+    text only: a few thousand distinct combinations in 900K calls. They are worked out once per
+    combination (``vl_j_verdict``, ``vl_j_pair``) and joined back, so the string work is not
+    repeated per row. The label counts, in words, the calls kept without a verdict (``INVALID``,
+    a verdict naming another model, a malformed verdict) and the ``uid``s whose instance could
+    not be recovered (each kept as its own prompt).
     """
-    a, b = "trim(model_a_in_prompt)", "trim(model_b_in_prompt)"
+    ra, rb, rv = (
+        "coalesce(model_a_in_prompt, '')",
+        "coalesce(model_b_in_prompt, '')",
+        "coalesce(final_verdict, '')",
+    )
     # The verdict with the spaces around its sign removed (names keep their inner spaces).
-    v = r"regexp_replace(trim(final_verdict), '\s*(>>|>|=)\s*', '\1', 'g')"
-    ua, ub = f"replace({a}, '/', '_')", f"replace({b}, '/', '_')"
-    u = "replace(trim(uid), '/', '_')"  # replace keeps lengths: the instance is cut from uid
-    tail = f"length({a}) + length({b}) + 2"
+    v = r"regexp_replace(trim(rv), '\s*(>>|>|=)\s*', '\1', 'g')"
+    cur.execute(f"""CREATE OR REPLACE TEMP TABLE vl_j_verdict AS SELECT ra, rb, rv, n,
+        CAST({_verdict_sql(v, "trim(ra)", "trim(rb)")} AS VARCHAR) AS level,
+        CASE WHEN trim(rv) = '' OR upper(trim(rv)) = 'INVALID' THEN 'none'
+             WHEN NOT regexp_matches(rv, '>|=') THEN 'malformed' ELSE 'other' END AS reason
+        FROM (SELECT {ra} AS ra, {rb} AS rb, {rv} AS rv, count(*) AS n FROM vl_raw GROUP BY ALL)""")
+    # uid = {{instance}}_{{model_1}}_{{model_2}} in either order, '/' written '_' (or kept).
+    cur.execute("""CREATE OR REPLACE TEMP TABLE vl_j_pair AS SELECT ra, rb,
+        length(a) + length(b) + 2 AS tail,
+        '_' || replace(a, '/', '_') || '_' || replace(b, '/', '_') AS s1,
+        '_' || replace(b, '/', '_') || '_' || replace(a, '/', '_') AS s2,
+        '_' || a || '_' || b AS s3, '_' || b || '_' || a AS s4
+        FROM (SELECT DISTINCT ra, rb, trim(ra) AS a, trim(rb) AS b FROM vl_j_verdict)""")
     recovered = (
-        f"(length(trim(uid)) > {tail} AND (ends_with({u}, '_' || {ua} || '_' || {ub}) "
-        f"OR ends_with({u}, '_' || {ub} || '_' || {ua})))"
+        "(length(u) > p.tail AND (ends_with(u, p.s1) OR ends_with(u, p.s2) "
+        "OR ends_with(u, p.s3) OR ends_with(u, p.s4)))"
     )
-    cur.execute(f"""CREATE OR REPLACE TEMP VIEW {VIEW} AS SELECT *,
-        CASE WHEN {recovered} THEN left(trim(uid), length(trim(uid)) - ({tail}))
-             ELSE trim(uid) END AS vl_instance,
-        {recovered} AS vl_recovered,
-        CAST({_verdict_sql(v, a, b)} AS VARCHAR) AS vl_level,
-        CASE WHEN coalesce(trim(final_verdict), '') = '' OR upper(trim(final_verdict)) = 'INVALID'
-             THEN 'none' WHEN NOT regexp_matches(final_verdict, '>|=') THEN 'malformed'
-             ELSE 'other' END AS vl_reason,
-        CASE WHEN starts_with(trim(uid), 'eval_') THEN '{ALPACA_EVAL}' ELSE '{ARENA_HARD}' END
-             AS vl_category
-        FROM (SELECT rowid AS vl_rowid, * FROM vl_raw)""")
-    rows, invalid, other, malformed, lost = one_row(
-        cur.execute(f"""SELECT count(*),
-            count(*) FILTER (WHERE vl_level IS NULL AND vl_reason = 'none'),
-            count(*) FILTER (WHERE vl_level IS NULL AND vl_reason = 'other'),
-            count(*) FILTER (WHERE vl_level IS NULL AND vl_reason = 'malformed'),
-            count(*) FILTER (WHERE NOT coalesce(vl_recovered, false)) FROM {VIEW}""")
+    cur.execute(f"""CREATE OR REPLACE TEMP VIEW {VIEW} AS SELECT r.*,
+        CASE WHEN {recovered} THEN left(u, length(u) - p.tail) ELSE u END AS vl_instance,
+        {recovered} AS vl_recovered, m.level AS vl_level,
+        CASE WHEN starts_with(u, 'eval_') THEN '{ALPACA_EVAL}' ELSE '{ARENA_HARD}' END AS vl_category
+        FROM (SELECT rowid AS vl_rowid, trim(uid) AS u, * FROM vl_raw) r
+        LEFT JOIN vl_j_pair p ON p.ra = {ra} AND p.rb = {rb}
+        LEFT JOIN vl_j_verdict m ON m.ra = {ra} AND m.rb = {rb} AND m.rv = {rv}""")
+    rows, invalid, other, malformed = one_row(
+        cur.execute("""SELECT coalesce(sum(n), 0),
+            coalesce(sum(n) FILTER (WHERE level IS NULL AND reason = 'none'), 0),
+            coalesce(sum(n) FILTER (WHERE level IS NULL AND reason = 'other'), 0),
+            coalesce(sum(n) FILTER (WHERE level IS NULL AND reason = 'malformed'), 0) FROM vl_j_verdict""")
     )
+    lost = one_row(
+        cur.execute(f"SELECT count(*) FILTER (WHERE NOT coalesce(vl_recovered, false)) FROM {VIEW}")
+    )[0]
     notes = [
         "model_a_in_prompt = slot A; the instance is the uid without its two model names; "
         "uid 'eval_…' = AlpacaEval, else Arena-Hard v2.0"
@@ -133,8 +147,8 @@ def convert_judgements(cur: duckdb.DuckDBPyConnection, *, has_judge: bool) -> tu
         notes.append(f"{lost:,} uid(s) do not end with their two model names: each is its own prompt")
     exprs = {
         "instruction_id": "vl_instance",
-        "model_a": a,
-        "model_b": b,
+        "model_a": "model_a_in_prompt",
+        "model_b": "model_b_in_prompt",
         "verdict": "vl_level",
         "category": "vl_category",
     }
