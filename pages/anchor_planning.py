@@ -14,7 +14,7 @@ from ui.anchor_pages import planner_inputs, run_on_click, setup
 
 with _ui.page("Anchor planning"):
     st.title("Anchor planning")
-    p = setup()
+    p = setup(av.PLANNING_INTRO)
     key, n_inst, n_mod = (p.judge, p.category, p.both), p.counts.n_instructions, p.counts.n_models
     tabs = st.tabs(["Pilot screening", "Sweeps", "Planner"])
     pilot = None

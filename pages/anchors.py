@@ -53,7 +53,7 @@ with _ui.page("Anchors"):
         )
         st.subheader("Informativeness")
         st.markdown(av.INFO_DEF)
-        st.markdown(av.ceiling_text(sweep))
+        st.markdown(av.ceiling_text(sweep, drawn=False))
         st.subheader("Win-rate distribution")
         _win_rates([chosen])
         st.stop()

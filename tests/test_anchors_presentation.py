@@ -155,3 +155,12 @@ def test_anchor_ranking_human_tau_by_hand():
 def test_paper_ranking_caption():
     text = av.paper_ranking_caption(5, 22)
     assert "names 5 of the 22 models" in text and "Chatbot Arena Elo" in text
+
+
+def test_anchor_only_words_do_not_mention_what_is_not_there(anchor_only):
+    counts, _, anchor = anchor_only
+    r = anchor_ranking(counts, anchor)
+    assert "Rank shift" not in av.explorer_caption(r, anchor)
+    sweep = anchor_sweep(counts)
+    assert "dotted line" not in av.ceiling_text(sweep, drawn=False)
+    assert "dotted line" in av.ceiling_text(sweep)

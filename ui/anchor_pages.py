@@ -104,12 +104,12 @@ def human_ranking_box(store: VerdictStore) -> pd.DataFrame | None:
     return s.get("human_ranking")
 
 
-def setup() -> AnchorView:
+def setup(intro: str = av.INTRO) -> AnchorView:
     """The controls, the human ranking, the sweep and the chosen anchor (``?anchor=`` in links);
     stops the page with a sentence when the selection has no anchor to study."""
     store = _ui.require_data()
     _ui.demo_banner()
-    st.markdown(av.INTRO)
+    st.markdown(intro)
     c1, c2, c3, c4 = st.columns([2, 2, 1.3, 1.5])
     with c1:
         judge = _ui.judge_picker(store, key="anchors_judge")

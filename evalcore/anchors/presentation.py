@@ -32,6 +32,12 @@ INTRO = (
     "worst: a mid-ranked anchor gives a ranking closer to all pairs and wastes fewer judge calls."
 )
 
+PLANNING_INTRO = (
+    "Plan an anchor-based evaluation before judging the whole benchmark (Don-Yehiya et al. 2026, "
+    "§5–§6): screen candidate anchors on a small pilot, see how agreement with the all-pairs "
+    "ranking grows with the number of instructions and of anchors, and size the design."
+)
+
 INFO_DEF = (
     f"**Informativeness** I(p, A) ({PAPER}): over instructions and pairs of models other than "
     "the anchor, the share whose verdicts against the anchor differ, compared on the judge's full "
@@ -68,11 +74,14 @@ def tau_name(tau: str) -> str:
     return "tau-b" if tau == "b" else "tau-a"
 
 
-def ceiling_text(sweep: AnchorSweep) -> str:
-    """The 3-level ceiling explained, with this table's number of models and ceiling."""
+def ceiling_text(sweep: AnchorSweep, *, drawn: bool = True) -> str:
+    """The 3-level ceiling explained, with this table's number of models and ceiling
+    (``drawn``: the informativeness chart above shows it as a dotted line)."""
     m, c = len(sweep.models) - 1, sweep.ceiling_3_level
     return (
-        "**The 3-level ceiling** (dotted line): when every verdict against the anchor is a win or "
+        "**The 3-level ceiling**"
+        + (" (dotted line)" if drawn else "")
+        + ": when every verdict against the anchor is a win or "
         f"a loss that follows one strength order, an instruction splits the {m} other models into "
         "those above and those below the anchor, so at most ⌊M/2⌋·⌈M/2⌉ / C(M, 2) = "
         f"{fmt_pct(c, 1)} of the pairs can differ (the paper's 0.5, reached by a middle anchor). "
@@ -252,8 +261,11 @@ def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
         f"Against {chosen}: {fmt_int(ranking.calls_anchor)} of the "
         f"{fmt_int(ranking.calls_total)} judge calls in this selection. As a design, one anchor "
         "costs (M − 1) calls per instruction and order, all pairs C(M, 2): "
-        f"{fmt_pct(ranking.cost_share)} of the all-pairs cost here. Rank shift = all-pairs rank "
-        "− anchor rank (positive: the anchor ranks the model higher)."
+        f"{fmt_pct(ranking.cost_share)} of the all-pairs cost here."
+    ) + (
+        " Rank shift = all-pairs rank − anchor rank (positive: the anchor ranks the model higher)."
+        if ranking.has_quadratic
+        else ""
     )
 
 
