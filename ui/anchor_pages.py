@@ -82,7 +82,7 @@ def human_ranking_box(store: VerdictStore) -> pd.DataFrame | None:
         "Human ranking (model, score; higher is better)", expanded=s.get("human_ranking") is None
     ):
         paper = _paper_ranking()
-        matched = ranking_overlap(store.models(), paper) if paper is not None else 0
+        matched = ranking_overlap(_ui.memo(("models",), store.models), paper) if paper is not None else 0
         if paper is not None and matched >= MIN_OVERLAP:
             if st.button(av.PAPER_HUMAN_BUTTON, key="anchors_human_paper"):
                 s["human_ranking"] = paper[["model", "score"]]
