@@ -203,3 +203,23 @@ def test_notebook_facade_takes_the_papers_ranking_by_name():
     ds = evalcore.load(SAMPLE)
     sweep = ds.anchors(judge=DS, category=ARENA_HARD, human_ranking="paper")
     assert sweep.human_models_matched == 4
+
+
+def test_report_takes_the_papers_human_ranking(tmp_path, capsys):
+    out = tmp_path / "report.html"
+    code = cli_main(
+        [
+            "report",
+            str(SAMPLE),
+            "--judge",
+            DS,
+            "--human-ranking",
+            "paper",
+            "-o",
+            str(out),
+            "--bootstrap",
+            "50",
+        ]
+    )
+    assert code == 0
+    assert "with the human ranking" in out.read_text(encoding="utf-8")
