@@ -99,8 +99,13 @@ class Dataset:
 
     def anchors(self, *, judge: str | None = None, category: str | None = None, **options: Any):
         """Per-anchor Kendall's tau, the inverted U and informativeness
-        (:func:`evalcore.anchors.anchor_sweep`)."""
+        (:func:`evalcore.anchors.anchor_sweep`); ``human_ranking`` may also be a file path or
+        ``"paper"`` (the anchor paper's bundled Chatbot Arena Elo)."""
         from evalcore.anchors import anchor_sweep
+        from evalcore.reference import human_ranking
+
+        if isinstance(options.get("human_ranking"), str):
+            options["human_ranking"] = human_ranking(options["human_ranking"])
 
         return anchor_sweep(self.counts(judge=judge, category=category), **options)
 

@@ -607,10 +607,15 @@ def read_canonical(
         label = f"verdict table ({src.label})"
     else:
         found: str | None = None
+        from evalcore.importers import judgements_900k as j900
         from evalcore.ingest_arena import arena_select, convert_arena
 
         arena = arena_select(names, cols, types)
-        if arena is not None:
+        if (paper := j900.judgements_select(names, cols)) is not None:  # the anchor paper's release
+            stage(cur, src, sql, paper)
+            exprs, found = j900.convert_judgements(cur, has_judge="judge_model" in lowered)
+            build_text(cur, exprs, source=j900.VIEW, row="vl_rowid + 1")
+        elif arena is not None:
             stage(cur, src, sql, arena[0])
             converted = convert_arena(cur, arena[1], file=src.file)
             if converted is not None:

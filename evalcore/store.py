@@ -200,6 +200,7 @@ class VerdictStore:
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
             cur.execute("DROP VIEW IF EXISTS vl_arena")
+            cur.execute("DROP VIEW IF EXISTS vl_judgements")
             for scratch in (
                 "vl_raw",
                 "vl_text",
@@ -207,6 +208,8 @@ class VerdictStore:
                 "vl_map_verdict",
                 "vl_map_human",
                 "vl_map_winner",
+                "vl_j_verdict",
+                "vl_j_pair",
             ):
                 cur.execute(f"DROP TABLE IF EXISTS {scratch}")
             cur.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from evalcore.anchors import (
@@ -89,3 +90,77 @@ def test_plan_view():
     assert t["Instructions needed"].tolist()[:2] == ["617", "617"]  # Table 2's +5%
     assert set(t["Fits the budget"]) == {"—"}  # no budget given
     assert "617 discordant samples for a +5% edge" in av.plan_caption(plan)
+
+
+@pytest.fixture(scope="module")
+def anchor_only():
+    """AlpacaEval-shaped: every model against one reference, always in slot B; a human ranking."""
+    sim = simulate(
+        SimulationSpec(
+            n_models=7, n_instructions=50, design="anchor", anchor_slot="b", both_orders=False, seed=4
+        )
+    )
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    return store.counts(), sim.human_ranking, str(sim.verdicts["model_b"].iloc[0])
+
+
+def test_anchor_only_explorer_shows_no_all_pairs_columns(anchor_only):
+    counts, human, anchor = anchor_only
+    r = anchor_ranking(counts, anchor)
+    assert not r.has_quadratic
+    t = av.explorer_table(r)
+    assert t.columns.tolist() == ["Model", "Win rate vs anchor", "Battles", "Rank by the anchor"]
+    assert not {"None", "nan", "<NA>", "—"} & set(_plain(t))
+    labels = [m[0] for m in av.explorer_metrics(r, "b")]
+    assert labels == ["Informativeness", "Judge calls per instruction"]  # no tau with all pairs
+
+
+def test_anchor_ranking_against_humans_agrees_with_the_sweep(anchor_only):
+    counts, human, anchor = anchor_only
+    r = anchor_ranking(counts, anchor, human_ranking=human)
+    sweep = anchor_sweep(counts, human_ranking=human)
+    (tau_sweep,) = sweep.table.loc[sweep.table["anchor"] == anchor, "tau_human"]
+    assert r.tau_human == pytest.approx(tau_sweep)  # two code paths, one number
+    assert r.human_matched == counts.n_models - 1
+    # The human rank is the rank of the human score among the models shown (1 = best).
+    scores = human.set_index("model").loc[r.table["model"], "score"]
+    assert r.table["human_rank"].tolist() == scores.rank(ascending=False, method="min").astype(int).tolist()
+    t = av.explorer_table(r)
+    assert "Rank by humans" in t.columns
+    metric = av.explorer_metrics(r, "b")[-1]
+    assert metric[0] == "tau-b with humans" and metric[1] == f"{r.tau_human:.3f}"
+
+
+def test_anchor_ranking_human_tau_by_hand():
+    # Anchor x; m1 beats it, m2 ties, m3 loses: anchor order m1 > m2 > m3. Humans: m2 > m1 > m3.
+    from evalcore.counts import VerdictCounts
+
+    c = VerdictCounts.from_cells(
+        models=("x", "m1", "m2", "m3"),
+        instructions=("q",),
+        judge=None,
+        inst=[0, 0, 0],
+        a=[1, 2, 3],
+        b=[0, 0, 0],
+        n=[[0, 0, 0, 1, 0], [0, 0, 1, 0, 0], [0, 1, 0, 0, 0]],
+    )
+    human = pd.DataFrame({"model": ["m2", "m1", "m3", "x"], "score": [3.0, 2.0, 1.0, 9.0]})
+    r = anchor_ranking(c, "x", human_ranking=human)
+    # Pairs (m1, m2) discordant, (m1, m3) and (m2, m3) concordant: (2 − 1) / 3.
+    assert r.tau_human == pytest.approx(1 / 3)
+    assert dict(zip(r.table["model"], r.table["human_rank"], strict=True)) == {"m1": 2, "m2": 1, "m3": 3}
+
+
+def test_paper_ranking_caption():
+    text = av.paper_ranking_caption(5, 22)
+    assert "names 5 of the 22 models" in text and "Chatbot Arena Elo" in text
+
+
+def test_anchor_only_words_do_not_mention_what_is_not_there(anchor_only):
+    counts, _, anchor = anchor_only
+    r = anchor_ranking(counts, anchor)
+    assert "Rank shift" not in av.explorer_caption(r, anchor)
+    sweep = anchor_sweep(counts)
+    assert "dotted line" not in av.ceiling_text(sweep, drawn=False)
+    assert "dotted line" in av.ceiling_text(sweep)

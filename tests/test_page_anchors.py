@@ -1,23 +1,42 @@
-"""AppTest: the Anchors page shows the library's numbers, runs its sweeps on a button press,
-accepts a human-ranking upload, and explains instead of failing on an anchor-only table."""
+"""AppTest: the Anchors page (which anchor) and the Anchor planning page (pilots, sweeps, the
+planner) show the library's numbers, run their sweeps on a button press, accept a human ranking
+(an upload, or the anchor paper's bundled one), and show what applies on an anchor-only table."""
 
 from __future__ import annotations
 
 import json
 
+import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from evalcore.anchors import anchor_sweep
+from evalcore.anchors import anchor_ranking, anchor_sweep
 from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.reference import human_ranking
+from evalcore.simulate import SimulationSpec, simulate
 from evalcore.store import VerdictStore
 from evalcore.text import fmt_num, fmt_pct
-from tests.conftest import ROOT
+from tests.conftest import ROOT, shared_path
+
+SAMPLE_900K = ROOT / "tests" / "fixtures" / "native" / "judgements_900k" / "judgements.jsonl"
 
 
-def _page() -> AppTest:
+def _app() -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/anchors.py").run()
+    return at
+
+
+def _page(page: str = "pages/anchors.py", at: AppTest | None = None) -> AppTest:
+    at = at or _app()
+    at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def _upload(name: str, data: bytes) -> AppTest:
+    at = _app()
+    at.file_uploader(key="upload").upload(name, data, "application/octet-stream").run()
     assert not at.exception
     return at
 
@@ -41,6 +60,14 @@ def _charts(at: AppTest) -> list[dict]:
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
 
 
+def _no_empty_cells(at: AppTest) -> None:
+    """No table shows None / nan / <NA>, and none has a column of nothing but dashes."""
+    for df in at.dataframe:
+        frame = df.value.astype(str)
+        assert not {"None", "nan", "<NA>"} & set(frame.to_numpy().ravel()), frame
+        assert not any(set(frame[c]) == {"—"} for c in frame.columns), frame
+
+
 def test_per_anchor_table_and_figures_match_the_library():
     at = _page()
     sweep = _library_sweep()
@@ -59,36 +86,39 @@ def test_per_anchor_table_and_figures_match_the_library():
     assert u["data"][0]["text"] == sweep.table["anchor"].tolist()  # names on hover
     assert any("3-level ceiling" in m.value for m in at.markdown)
     assert any("beats every model on" in m.value for m in at.markdown)
-    assert any("Anchor-based evaluation against" in c.value for c in at.code)
+    # The explorer carries the human ranking the demo comes with.
+    assert "Rank by humans" in _table(at, "Rank by the anchor").columns
 
 
-def test_sweeps_and_pilot_run_on_button_press():
+def test_judge_effect_runs_on_button_press_and_the_choices_stick():
     at = _page()
-    assert not any(
-        "Fig. 4" in c["layout"]["title"]["text"] or "§5.1" in c["layout"]["title"]["text"]
-        for c in _charts(at)
-    )
-    at.number_input(key="anchors_sweep_reps").set_value(3).run()
-    at.button(key="anchors_btn_sizes").click().run()
-    at.number_input(key="anchors_count_perms").set_value(3).run()
-    at.button(key="anchors_btn_count").click().run()
-    at.button(key="anchors_btn_pilot").click().run()
     at.button(key="anchors_btn_judges").click().run()
     assert not at.exception
-    titles = [c["layout"]["title"]["text"] for c in _charts(at)]
-    assert any("number of instructions" in t for t in titles)
-    assert any("Adding anchors" in t for t in titles)
-    assert any("Pilot screening" in t for t in titles)
-    assert any("Table 3" in t for t in titles)
-    assert any(m.label == "Mean Pearson r with all data" for m in at.metric)
-    # tau-a on request, and another chosen anchor
-    at.radio(key="anchors_tau").set_value("a").run()
+    assert any("Table 3" in c["layout"]["title"]["text"] for c in _charts(at))
+    at.radio(key="anchors_tau").set_value("a").run()  # tau-a on request
     assert not at.exception
     assert any("tau-a" in c.value for c in at.caption)
     last = _library_sweep().table["anchor"].iloc[-1]
     at.selectbox(key="anchors_chosen").set_value(last).run()
     assert not at.exception
     assert any(last in h.value for h in at.subheader)
+
+
+def test_planning_page_runs_sweeps_and_pilot_on_button_press():
+    at = _page("pages/anchor_planning.py")
+    assert not _charts(at)  # nothing runs before a button is pressed
+    assert any("Anchor-based evaluation against" in c.value for c in at.code)  # the planner
+    at.number_input(key="anchors_sweep_reps").set_value(3).run()
+    at.button(key="anchors_btn_sizes").click().run()
+    at.number_input(key="anchors_count_perms").set_value(3).run()
+    at.button(key="anchors_btn_count").click().run()
+    at.button(key="anchors_btn_pilot").click().run()
+    assert not at.exception
+    titles = [c["layout"]["title"]["text"] for c in _charts(at)]
+    assert any("number of instructions" in t for t in titles)
+    assert any("Adding anchors" in t for t in titles)
+    assert any("Pilot screening" in t for t in titles)
+    assert any(m.label == "Mean Pearson r with all data" for m in at.metric)
 
 
 def test_human_ranking_upload():
@@ -103,22 +133,92 @@ def test_human_ranking_upload():
     assert any("model" in e.value for e in at.error)
 
 
-def test_anchor_only_table_explains_instead_of_failing():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
+def test_the_anchor_papers_human_ranking_in_one_click():
+    """The released judgements' sample: the bundled ranking is offered (the table names five of
+    its models), and one click fills tau with humans with the library's numbers."""
+    at = _upload("judgements.jsonl", SAMPLE_900K.read_bytes())
+    at = _page(at=at)
+    assert not at.button(key="anchors_human_paper").disabled
+    assert any("names 5 of the 22 models" in c.value for c in at.caption)
+    at.selectbox(key="anchors_category_select").set_value("Arena-Hard v2.0").run()
+    at.button(key="anchors_human_paper").click().run()
+    assert not at.exception
+    store = VerdictStore()
+    store.load_file(SAMPLE_900K)
+    counts = store.counts(judge=store.judges()[0], category="Arena-Hard v2.0")
+    sweep = anchor_sweep(counts, human_ranking=human_ranking("paper"))
+    store.close()
+    shown = _table(at, "Tau with humans")
+    assert shown["Tau with humans"].tolist() == [fmt_num(v, 3) for v in sweep.table["tau_human"]]
+    assert shown["Tau with humans"].tolist() != ["—"] * len(shown)
+
+
+def test_the_bundled_ranking_is_not_offered_when_the_table_names_none_of_its_models():
+    at = _page()
+    assert not [b for b in at.button if b.key == "anchors_human_paper"]
+
+
+def _anchor_only_page(at: AppTest, anchor: str) -> None:
+    assert any("no all-pairs (quadratic) ranking" in i.value for i in at.info)
+    assert any("Comparing anchors with each other" in c.value for c in at.caption)  # one sentence
+    assert not [df for df in at.dataframe if "Tau with all pairs" in df.value.columns]
+    shown = _table(at, "Rank by the anchor")
+    assert "Rank by all pairs" not in shown.columns
+    assert anchor not in shown["Model"].tolist()
+    assert any(m.label == "Informativeness" for m in at.metric)
+    assert any("Win-rate distributions" in c["layout"]["title"]["text"] for c in _charts(at))
+    assert any("3-level ceiling" in m.value for m in at.markdown)
+    _no_empty_cells(at)
+
+
+def test_anchor_only_demo_shows_what_applies():
+    at = _app()
     at.selectbox(key="demo_choice").select_index(1).run()
     at.button(key="load_demo").click().run()
-    at.switch_page("pages/anchors.py").run()
+    at = _page(at=at)
     assert not at.exception
-    assert any("no all-pairs (quadratic) ranking" in i.value for i in at.info)
-    assert _table(at, "Tau with all pairs")["Anchor"].tolist() == ["sim-birch"]
-    assert any("Comparing anchors with each other" in c.value for c in at.caption)
+    _anchor_only_page(at, "sim-birch")
+    assert any("human ranking" in i.value.lower() for i in at.info)  # how to add one
+    at = _page("pages/anchor_planning.py", at=at)
     at.button(key="anchors_btn_count").click().run()
     assert not at.exception
     assert any("needs an all-pairs table" in i.value for i in at.info)
-    at.button(key="anchors_btn_stability").click().run()
+
+
+def test_simulated_anchor_only_table_with_a_human_ranking():
+    """AlpacaEval-shaped: the reference always in slot B; with a human ranking the anchor's tau
+    with humans is shown, equal to the library's."""
+    sim = simulate(
+        SimulationSpec(
+            n_models=8, n_instructions=60, design="anchor", anchor_slot="b", both_orders=False, seed=5
+        )
+    )
+    at = _upload("anchor_only.csv", sim.verdicts.to_csv(index=False).encode())
+    at = _page(at=at)
+    anchor = next(iter(set(sim.verdicts["model_b"])))
+    csv = sim.human_ranking.to_csv(index=False).encode()
+    at.file_uploader(key="anchors_human_upload").upload("humans.csv", csv, "text/csv").run()
     assert not at.exception
-    assert any("most informative anchor in" in m.value for m in at.markdown)
+    _anchor_only_page(at, anchor)
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    ranking = anchor_ranking(store.counts(), anchor, human_ranking=sim.human_ranking)
+    store.close()
+    tile = next(m for m in at.metric if m.label == "tau-b with humans")
+    assert tile.value == fmt_num(ranking.tau_human, 3)
+    assert _table(at, "Rank by humans")["Rank by humans"].notna().all()
+
+
+@pytest.mark.slow
+def test_real_alpacaeval_table_shows_what_applies():
+    path = shared_path("data", "real", "alpacaeval2_weighted", "alpacaeval2_weighted.csv")
+    at = _upload("alpacaeval2_weighted.csv", path.read_bytes())
+    at = _page(at=at)
+    assert not at.exception
+    _anchor_only_page(at, "gpt4_1106_preview")
+    rows = pd.read_csv(path, usecols=["model_a", "model_b"])
+    models = set(rows["model_a"]) | set(rows["model_b"])
+    assert len(_table(at, "Rank by the anchor")) == len(models) - 1
 
 
 def test_recommended_anchor_with_its_resampling_rate():

@@ -494,6 +494,7 @@ NAVIGATION: tuple[tuple[str, str, str], ...] = (
     ("pages/overview.py", "Overview", ":material/summarize:"),
     ("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
     ("pages/anchors.py", "Anchors", ":material/anchor:"),
+    ("pages/anchor_planning.py", "Anchor planning", ":material/event_note:"),
     ("pages/judge.py", "Judge", ":material/gavel:"),
     ("pages/ties.py", "Tie structure", ":material/drag_handle:"),
     ("pages/power.py", "Power", ":material/straighten:"),

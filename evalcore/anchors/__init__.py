@@ -7,7 +7,9 @@ Modules by concept:
 - :mod:`~evalcore.anchors.informativeness` — I(p, A), its 3-level ceiling, the win-rate
   distribution per instruction;
 - :mod:`~evalcore.anchors.tau` — per-anchor rankings, Kendall's tau with the all-pairs and human
-  rankings (the inverted U), one anchor's ranking, anchor effect beside judge effect;
+  rankings (the inverted U), anchor effect beside judge effect;
+- :mod:`~evalcore.anchors.one_anchor` — one anchor's ranking beside the all-pairs and human
+  rankings (all an anchor-only table can show);
 - :mod:`~evalcore.anchors.stability` — how often each anchor is the most informative across
   instruction resamples, with intervals for tau and informativeness;
 - :mod:`~evalcore.anchors.pilot` — screening anchors on a few instructions;
@@ -26,6 +28,7 @@ from evalcore.anchors.informativeness import (
     informativeness_ceiling,
     win_rate_distribution,
 )
+from evalcore.anchors.one_anchor import AnchorRanking, anchor_ranking
 from evalcore.anchors.pilot import PilotScreening, pilot_screening
 from evalcore.anchors.stability import AnchorStability, anchor_stability
 from evalcore.anchors.sweep import (
@@ -35,14 +38,7 @@ from evalcore.anchors.sweep import (
     default_sizes,
     sample_size_sweep,
 )
-from evalcore.anchors.tau import (
-    AnchorRanking,
-    AnchorSweep,
-    JudgeEffect,
-    anchor_ranking,
-    anchor_sweep,
-    anchor_vs_judge,
-)
+from evalcore.anchors.tau import AnchorSweep, JudgeEffect, anchor_sweep, anchor_vs_judge
 from evalcore.power.planner import EvaluationPlan, decisive_rate, plan_evaluation
 from evalcore.stats.against import orders_per_pair, verdicts_against
 from evalcore.stats.kendall import kendall_tau

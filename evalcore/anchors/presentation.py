@@ -13,10 +13,11 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from evalcore.anchors.informativeness import WinRateDistribution
+from evalcore.anchors.one_anchor import AnchorRanking
 from evalcore.anchors.pilot import PilotScreening
 from evalcore.anchors.stability import AnchorStability
 from evalcore.anchors.sweep import SampleSizeSweep
-from evalcore.anchors.tau import AnchorRanking, AnchorSweep, JudgeEffect
+from evalcore.anchors.tau import AnchorSweep, JudgeEffect
 from evalcore.counts import VerdictCounts
 from evalcore.power.planner import EvaluationPlan, decisive_rate
 from evalcore.stats.against import orders_per_pair
@@ -29,6 +30,12 @@ INTRO = (
     "instead of all pairs. Don-Yehiya et al. 2026 (*Mediocrity is the key for LLM as a Judge "
     "Anchor Selection*) show that the usual anchors, the strongest or the weakest model, rank "
     "worst: a mid-ranked anchor gives a ranking closer to all pairs and wastes fewer judge calls."
+)
+
+PLANNING_INTRO = (
+    "Plan an anchor-based evaluation before judging the whole benchmark (Don-Yehiya et al. 2026, "
+    "§5–§6): screen candidate anchors on a small pilot, see how agreement with the all-pairs "
+    "ranking grows with the number of instructions and of anchors, and size the design."
 )
 
 INFO_DEF = (
@@ -67,11 +74,14 @@ def tau_name(tau: str) -> str:
     return "tau-b" if tau == "b" else "tau-a"
 
 
-def ceiling_text(sweep: AnchorSweep) -> str:
-    """The 3-level ceiling explained, with this table's number of models and ceiling."""
+def ceiling_text(sweep: AnchorSweep, *, drawn: bool = True) -> str:
+    """The 3-level ceiling explained, with this table's number of models and ceiling
+    (``drawn``: the informativeness chart above shows it as a dotted line)."""
     m, c = len(sweep.models) - 1, sweep.ceiling_3_level
     return (
-        "**The 3-level ceiling** (dotted line): when every verdict against the anchor is a win or "
+        "**The 3-level ceiling**"
+        + (" (dotted line)" if drawn else "")
+        + ": when every verdict against the anchor is a win or "
         f"a loss that follows one strength order, an instruction splits the {m} other models into "
         "those above and those below the anchor, so at most ⌊M/2⌋·⌈M/2⌉ / C(M, 2) = "
         f"{fmt_pct(c, 1)} of the pairs can differ (the paper's 0.5, reached by a middle anchor). "
@@ -221,15 +231,29 @@ def win_rate_rows(dists: Sequence[WinRateDistribution]) -> pd.DataFrame:
 
 
 def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, str | None]]:
-    return [
-        (f"{tau_name(tau)} with all pairs", _tau(ranking.tau_quadratic), None),
-        ("Informativeness", _pct(ranking.informativeness), None),
+    """One anchor's headline: tau with all pairs (when the table has them), informativeness,
+    the cost of the two designs, and tau with humans (when a human ranking matches)."""
+    out: list[tuple[str, str, str | None]] = []
+    if ranking.has_quadratic:
+        out.append((f"{tau_name(tau)} with all pairs", _tau(ranking.tau_quadratic), None))
+    out += [
+        ("Informativeness", _pct(ranking.informativeness), "See the Informativeness definition."),
         (
             "Judge calls per instruction",
             f"{fmt_int(ranking.design_calls_anchor)} vs {fmt_int(ranking.design_calls_all_pairs)}",
             "Anchor design against all pairs.",
         ),
     ]
+    if ranking.human_matched >= 3:
+        out.append(
+            (
+                f"{tau_name(tau)} with humans",
+                _tau(ranking.tau_human),
+                f"Kendall's {tau_name(tau)} of this anchor's ranking with the human ranking, over "
+                f"the {ranking.human_matched} models both list (1 = the same order).",
+            )
+        )
+    return out
 
 
 def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
@@ -237,23 +261,47 @@ def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
         f"Against {chosen}: {fmt_int(ranking.calls_anchor)} of the "
         f"{fmt_int(ranking.calls_total)} judge calls in this selection. As a design, one anchor "
         "costs (M − 1) calls per instruction and order, all pairs C(M, 2): "
-        f"{fmt_pct(ranking.cost_share)} of the all-pairs cost here. Rank shift = all-pairs rank "
-        "− anchor rank (positive: the anchor ranks the model higher)."
+        f"{fmt_pct(ranking.cost_share)} of the all-pairs cost here."
+    ) + (
+        " Rank shift = all-pairs rank − anchor rank (positive: the anchor ranks the model higher)."
+        if ranking.has_quadratic
+        else ""
     )
 
 
 def explorer_table(ranking: AnchorRanking) -> pd.DataFrame:
-    return _show(
-        ranking.table,
-        {
-            "model": ("Model", None),
-            "win_rate": ("Win rate vs anchor", _pct),
-            "battles": ("Battles", fmt_int),
-            "anchor_rank": ("Rank by the anchor", None),
+    """The anchor's ranking; the all-pairs columns only when the table has an all-pairs
+    ranking (never a column of dashes on an anchor-only table), the human rank when given."""
+    columns: dict[str, tuple[str, Callable | None]] = {
+        "model": ("Model", None),
+        "win_rate": ("Win rate vs anchor", _pct),
+        "battles": ("Battles", fmt_int),
+        "anchor_rank": ("Rank by the anchor", None),
+        "human_rank": ("Rank by humans", None),
+    }
+    if ranking.has_quadratic:
+        columns |= {
             "quadratic_rank": ("Rank by all pairs", None),
             "rank_shift": ("Rank shift", None),
             "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
-        },
+        }
+    return _show(ranking.table, columns)
+
+
+#: The button that loads the bundled human ranking.
+PAPER_HUMAN_BUTTON = "Use the anchor paper's human ranking (Chatbot Arena Elo)"
+HUMAN_HINT = (
+    "No human ranking is loaded: open **Human ranking** above to upload one (model, score) and "
+    "see how well the anchor's ranking agrees with humans."
+)
+
+
+def paper_ranking_caption(matched: int, total: int) -> str:
+    """Where the bundled human ranking comes from and how much of it this table covers."""
+    return (
+        f"The loaded table names {matched} of the {total} models {PAPER} ranked by their Chatbot "
+        "Arena Elo (the human ranking of the paper, §3.3; values from the paper's code, "
+        "IBM/Anchor-Selection). Tau with humans uses the models both list."
     )
 
 

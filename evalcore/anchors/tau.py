@@ -16,7 +16,6 @@ instructions × models × models tensor.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import comb
 from typing import Mapping
 
 import numpy as np
@@ -24,7 +23,6 @@ import pandas as pd
 
 from evalcore.anchors.common import (
     NeedsAllPairs,
-    check_anchor,
     check_tau,
     design,
     human_scores,
@@ -40,8 +38,6 @@ from evalcore.errors import UsageError
 from evalcore.ranking import comparison_graph, ranks_descending
 from evalcore.stats.against import (
     AgainstVerdicts,
-    disagreement_totals,
-    orders_per_pair,
     pooled_wins,
     verdicts_against,
 )
@@ -326,149 +322,6 @@ def anchor_sweep(
         fit_r2=fit,
         notes=tuple(notes),
         needs_all_pairs=needs,
-    )
-
-
-@dataclass(frozen=True)
-class AnchorRanking:
-    """One anchor's ranking of the other models beside the quadratic ranking.
-
-    ``table`` columns: model, win_rate (against the anchor, ties half), battles, anchor_rank,
-    quadratic_rank (among the same models), rank_shift (quadratic_rank − anchor_rank: positive
-    = the anchor ranks the model higher than all pairs do), quadratic_rating.
-    ``calls_anchor`` are the judge calls against the anchor in this selection, ``calls_total``
-    every call; ``design_calls_*`` the cost of each design per instruction and order.
-    """
-
-    anchor: str
-    judge: str | None
-    tau: str
-    tau_quadratic: float
-    informativeness: float
-    table: pd.DataFrame
-    calls_anchor: int
-    calls_total: int
-    design_calls_anchor: int
-    design_calls_all_pairs: int
-
-    def __repr__(self) -> str:
-        return (
-            f"AnchorRanking(anchor={self.anchor!r}, {len(self.table)} models, "
-            f"tau_quadratic={self.tau_quadratic:.3f})"
-        )
-
-    @property
-    def cost_share(self) -> float:
-        """The anchor design's judge calls as a share of all pairs': (M − 1) / C(M, 2)."""
-        return self.design_calls_anchor / self.design_calls_all_pairs
-
-    def as_dict(self) -> dict:
-        return {
-            "anchor": self.anchor,
-            "judge": self.judge,
-            "tau": tau_label(self.tau),
-            "tau_quadratic": self.tau_quadratic,
-            "informativeness": self.informativeness,
-            "calls_anchor": self.calls_anchor,
-            "calls_total": self.calls_total,
-            "design_calls_anchor_per_instruction": self.design_calls_anchor,
-            "design_calls_all_pairs_per_instruction": self.design_calls_all_pairs,
-            "cost_share": self.cost_share,
-            "models": self.table.to_dict(orient="records"),
-        }
-
-
-def anchor_ranking(counts: VerdictCounts, anchor: str, *, tau: str = "b") -> AnchorRanking:
-    """The anchor-based ranking of one anchor (win rate against it) with rank shifts.
-
-    Parameters
-    ----------
-    counts : VerdictCounts
-        The sparse counts of one judge.
-    anchor : str
-        The anchor model.
-    tau : {"b", "a"}
-        Kendall's tau variant.
-
-    Returns
-    -------
-    AnchorRanking
-
-    References
-    ----------
-    Don-Yehiya et al., "Mediocrity is the key for LLM as a Judge Anchor Selection", ACL 2026,
-    §4.1.
-
-    Examples
-    --------
-    >>> c = VerdictCounts.from_cells(models=("x", "m1", "m2"), instructions=("q",), judge=None,
-    ...     inst=[0, 0], a=[1, 2], b=[0, 0], n=[[0, 0, 0, 1, 0], [0, 1, 0, 0, 0]])
-    >>> anchor_ranking(c, "x").table[["model", "win_rate"]].values.tolist()
-    [['m1', 1.0], ['m2', 0.0]]
-    """
-    check_tau(tau)
-    a = check_anchor(counts, anchor)
-    models = counts.models
-    m = len(models)
-    wins = pooled_wins(counts)
-    kind, _ = design(wins, models)
-    rates = win_rates(wins)[a]
-    battles = (wins + wins.T)[a]
-    keep = np.isfinite(rates)
-    keep[a] = False
-    if keep.sum() < 1:
-        raise UsageError(f"{anchor} has no battles with another model in this selection.")
-    has_quadratic = kind != "anchor-only" and m >= 3
-    rating = quadratic(wins, models) if has_quadratic else np.full(m, np.nan)
-    idx = np.flatnonzero(keep)
-    table = pd.DataFrame(
-        {
-            "model": [models[i] for i in idx],
-            "win_rate": rates[idx],
-            "battles": battles[idx],
-            "quadratic_rating": rating[idx],
-        }
-    )
-    table["anchor_rank"] = table["win_rate"].rank(ascending=False, method="min").astype(int)
-    if has_quadratic:
-        table["quadratic_rank"] = table["quadratic_rating"].rank(ascending=False, method="min").astype(int)
-        table["rank_shift"] = table["quadratic_rank"] - table["anchor_rank"]
-        tau_q = float(
-            kendall_tau(table["win_rate"].to_numpy(), table["quadratic_rating"].to_numpy(), variant=tau)
-        )
-    else:
-        table["quadratic_rank"] = pd.array([pd.NA] * len(table), dtype="Int64")
-        table["rank_shift"] = pd.array([pd.NA] * len(table), dtype="Int64")
-        tau_q = float("nan")
-    table = (
-        table[
-            [
-                "model",
-                "win_rate",
-                "battles",
-                "anchor_rank",
-                "quadratic_rank",
-                "rank_shift",
-                "quadratic_rating",
-            ]
-        ]
-        .sort_values(["anchor_rank", "model"], kind="stable")
-        .reset_index(drop=True)
-    )
-    entries = verdicts_against(counts, only=a).of(a)
-    d, p = disagreement_totals(entries)
-    orders = orders_per_pair(counts)
-    return AnchorRanking(
-        anchor=anchor,
-        judge=counts.judge,
-        tau=tau,
-        tau_quadratic=tau_q,
-        informativeness=float(d / p) if p else float("nan"),
-        table=table,
-        calls_anchor=int(entries.calls.sum()),
-        calls_total=counts.calls,
-        design_calls_anchor=(m - 1) * orders,
-        design_calls_all_pairs=comb(m, 2) * orders,
     )
 
 

@@ -18,7 +18,7 @@ from evalcore.cli.common import (
 )
 from evalcore.cli.power import report_unavailable
 from evalcore.errors import DesignError
-from evalcore.io import read_human_ranking
+from evalcore.reference import human_ranking
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,10 +29,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_judge_argument(p)
     p.add_argument("--category", default=None, help="only rows of this category")
     p.add_argument(
+        "--human",
         "--human-ranking",
+        dest="human_ranking",
         default=None,
         metavar="F",
-        help="a human ranking file with columns model, score (higher is better)",
+        help="a human ranking: a file with columns model, score (higher is better), or 'paper' "
+        "for the anchor paper's bundled Chatbot Arena Elo of its 22 models",
     )
     p.add_argument(
         "--tau", choices=("a", "b"), default="b", help="Kendall's tau-b (default, scipy's) or tau-a"
@@ -44,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_anchors(args: argparse.Namespace) -> int:
     from evalcore.cli import UsageError
 
-    human = read_human_ranking(args.human_ranking) if args.human_ranking else None
+    human = human_ranking(args.human_ranking) if args.human_ranking else None
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
     if args.category is not None and args.category not in store.categories():

@@ -17,6 +17,7 @@ from evalcore.cli.common import (
 )
 from evalcore.findings import headline_findings, run_analyses
 from evalcore.io import read_human_ranking
+from evalcore.reference import PAPER, human_ranking
 from evalcore.report import build_report
 from evalcore.text import fmt_bytes
 
@@ -29,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--human-ranking",
         default=None,
         metavar="FILE",
-        help="a human ranking (model, score; higher is better) for the anchor sweep",
+        help="a human ranking (model, score; higher is better) for the anchor sweep, or 'paper' "
+        "for the anchor paper's bundled Chatbot Arena Elo",
     )
     p.add_argument(
         "-o",
@@ -68,11 +70,11 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write {output}: the folder {output.parent} does not exist")
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
-    human = (
-        read_human_ranking(args.human_ranking, name=display_name(args.human_ranking))
-        if args.human_ranking
-        else None
-    )
+    human = None
+    if args.human_ranking and args.human_ranking.strip().lower() == PAPER:
+        human = human_ranking(PAPER)
+    elif args.human_ranking:
+        human = read_human_ranking(args.human_ranking, name=display_name(args.human_ranking))
     analyses = run_analyses(
         store,
         judge=judge,

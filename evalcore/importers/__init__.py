@@ -25,6 +25,9 @@ One module per tool: :mod:`.arena_hard`, :mod:`.alpaca_eval`, :mod:`.mt_bench`,
 * **Chatbot Arena battle tables** (FastChat ``clean_battle_data.py``, ``lmsys`` arena datasets):
   ``model_a`` (left), ``model_b`` (right), ``winner`` = model_a / model_b / tie / tie (bothbad);
   also the one-hot ``winner_model_a`` / ``winner_model_b`` / ``winner_tie`` form.
+* **The anchor paper's released judgements** (``ibm-research/900K-Judgements``, Don-Yehiya et al.
+  2026): ``uid``, ``judge_model``, ``model_a_in_prompt`` (slot A), ``model_b_in_prompt``,
+  ``final_verdict`` (``X>>Y``, ``X>Y``, ``X=Y``); converted in SQL by :mod:`.judgements_900k`.
 """
 
 from __future__ import annotations

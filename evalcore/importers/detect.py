@@ -31,6 +31,8 @@ def detect_native(raw: object) -> str | None:
     keys = _native_keys(raw)
     if keys is None:
         return None
+    if {"uid", "model_a_in_prompt", "model_b_in_prompt", "final_verdict"} <= keys:
+        return "judgements_900k"
     if "games" in keys and keys & {"model", "uid", "question_id"}:
         return "arena_hard"
     if {"generator_1", "generator_2", "preference"} <= keys:
@@ -50,6 +52,7 @@ NAMES = {
     "mt_bench_pair": "MT-Bench GPT-4 pairwise judgments",
     "battles": "Chatbot Arena battle table",
     "battles_one_hot": "Chatbot Arena battle table",
+    "judgements_900k": "Anchor-paper judgements (ibm-research/900K-Judgements)",
 }
 
 
@@ -70,6 +73,7 @@ def convert_native(raw: object, *, file: str, path: str | None = None) -> tuple[
     from evalcore.importers.alpaca_eval import from_alpaca_eval
     from evalcore.importers.arena_hard import from_arena_hard
     from evalcore.importers.chatbot_arena import from_battles, from_battles_one_hot
+    from evalcore.importers.judgements_900k import from_judgements_900k
     from evalcore.importers.mt_bench import from_mt_bench_pair
 
     converters: dict[str, Callable[..., tuple[pd.DataFrame, str]]] = {
@@ -78,6 +82,7 @@ def convert_native(raw: object, *, file: str, path: str | None = None) -> tuple[
         "mt_bench_pair": lambda: from_mt_bench_pair(_records(raw), file=file),
         "battles": lambda: from_battles(_frame(raw), file=file),
         "battles_one_hot": lambda: from_battles_one_hot(_frame(raw), file=file),
+        "judgements_900k": lambda: from_judgements_900k(_frame(raw), file=file),
     }
     try:
         frame, label = converters[kind]()

@@ -145,6 +145,7 @@ def test_no_request_leaves_this_machine_on_a_walk_of_every_page(fresh_server, pl
         "Overview",
         "Leaderboard",
         "Anchors",
+        "Anchor planning",
         "Judge",
         "Tie structure",
         "Power",

@@ -41,6 +41,7 @@ CHECKS: dict[str, tuple[str, tuple[str, str]]] = {
     "overview": ("Overview", ("stHeading", "Stakeholder report")),
     "leaderboard": ("Leaderboard", ("stPlotlyChart", "")),
     "anchors": ("Anchors", ("stHeading", "Per-anchor rankings")),
+    "anchor_planning": ("Anchor planning", ("stHeading", "Pilot screening")),
     "judge": ("Judge", ("stPlotlyChart", "")),
     "ties": ("Tie structure", ("stHeading", "Pairwise judge")),
     "power": ("Power", ("stHeading", "Sign-test sample size")),

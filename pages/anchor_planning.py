@@ -1,0 +1,111 @@
+"""Anchor planning: before judging a whole benchmark (Don-Yehiya et al. 2026, §5–§6): screen
+anchors on a small pilot, see how tau grows with the number of instructions and of anchors, and
+plan the design and its size. Which anchor the full data favour is the Anchors page."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui as _ui
+from evalcore import anchors as an
+from evalcore.anchors import presentation as av
+from evalcore.plots import anchors as figures
+from ui.anchor_pages import planner_inputs, run_on_click, setup
+
+with _ui.page("Anchor planning"):
+    st.title("Anchor planning")
+    p = setup(av.PLANNING_INTRO)
+    key, n_inst, n_mod = (p.judge, p.category, p.both), p.counts.n_instructions, p.counts.n_models
+    tabs = st.tabs(["Pilot screening", "Sweeps", "Planner"])
+    pilot = None
+    with tabs[0]:
+        st.subheader("Pilot screening")
+        st.caption(av.PILOT_NOTE)
+        p1, p2, p3, p4 = st.columns(4)
+        k = int(p1.number_input("Instructions k", 1, max(1, n_inst), min(10, n_inst), key="anchors_pilot_k"))
+        pool = int(
+            p2.number_input("Models in the pool", min(3, n_mod), n_mod, n_mod, key="anchors_pilot_pool")
+        )
+        reps = int(p3.number_input("Repetitions R", 1, 500, 30, key="anchors_pilot_reps"))
+        seed = int(p4.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_pilot_seed"))
+        pilot = run_on_click(
+            "pilot",
+            ("anchor_pilot", *key, k, pool, reps, seed),
+            "Run the pilot screening",
+            lambda progress: an.pilot_screening(
+                p.counts, k=k, n_models=pool, repetitions=reps, seed=seed, progress=progress
+            ),
+        )
+        if pilot is not None:
+            _ui.tiles(av.pilot_metrics(pilot))
+            st.markdown(_ui.md(av.pilot_extremes_sentence(pilot)))
+            _ui.chart(figures.pilot_scatter(pilot), key="anchors_pilot_fig")
+            _ui.table(
+                av.pilot_table(pilot), pilot.table, f"anchor_pilot_{p.judge}.csv", key="dl_anchor_pilot"
+            )
+
+    with tabs[1]:
+        st.subheader("Number of instructions (Don-Yehiya et al. 2026, Fig. 4)")
+        w1, w2, w3 = st.columns(3)
+        choices = ["human", "quadratic"] if p.human is not None else ["quadratic"]
+        ref = w1.radio("Reference ranking", choices, horizontal=True, key="anchors_sweep_ref")
+        sweep_reps = int(w2.number_input("Repetitions", 1, 200, 30, key="anchors_sweep_reps"))
+        sweep_seed = int(w3.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_sweep_seed"))
+        highlight = st.multiselect(
+            "Anchors drawn on their own",
+            p.anchors,
+            key="anchors_sweep_pick",
+            default=list(dict.fromkeys([p.anchors[0], p.chosen])),
+            max_selections=5,
+        )
+        sizes = run_on_click(
+            "sizes",
+            ("anchor_sizes", *key, p.tau, p.hkey, ref, sweep_reps, sweep_seed),
+            "Run the instruction-count sweep",
+            lambda progress: an.sample_size_sweep(
+                p.counts,
+                repetitions=sweep_reps,
+                seed=sweep_seed,
+                human_ranking=p.human,
+                reference=ref,
+                tau=p.tau,
+                progress=progress,
+            ),
+        )
+        if sizes is not None:
+            _ui.chart(figures.sample_size_curves(sizes, anchors=tuple(highlight)), key="anchors_sizes_fig")
+            st.caption(av.sizes_caption(sizes))
+            _ui.download_csv(sizes.summary, f"anchor_size_sweep_{p.judge}.csv", key="dl_anchor_sizes")
+        st.subheader("Number of anchors (Don-Yehiya et al. 2026, Fig. 7)")
+        v1, v2 = st.columns(2)
+        perms = int(v1.number_input("Random orders", 1, 500, 40, key="anchors_count_perms"))
+        count_seed = int(v2.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_count_seed"))
+        count = run_on_click(
+            "count",
+            ("anchor_count", *key, p.tau, perms, count_seed),
+            "Run the anchor-count sweep",
+            lambda progress: an.anchor_count_sweep(
+                p.counts, permutations=perms, seed=count_seed, tau=p.tau, progress=progress
+            ),
+        )
+        if count is not None:
+            _ui.chart(figures.anchor_count_curve(count), key="anchors_count_fig")
+            st.caption(av.COUNT_CAPTION)
+            _ui.download_csv(count.summary, f"anchor_count_sweep_{p.judge}.csv", key="dl_anchor_count")
+
+    with tabs[2]:
+        st.subheader("Planner (Don-Yehiya et al. 2026, Fig. 5)")
+        d = av.planner_defaults(p.counts, _ui.counts(p.store, p.judge, p.category), pilot, p.sweep, p.chosen)
+        try:
+            plan = an.plan_evaluation(**planner_inputs(d, p.chosen))
+        except ValueError as exc:
+            _ui.error(exc)
+        else:
+            st.success("Recommended design: **" + _ui.md(plan.recommendation) + "**")
+            st.markdown("\n".join("- " + _ui.md(reason) for reason in plan.reasons))
+            for warning in plan.warnings:
+                _ui.warning(warning)
+            st.caption(av.plan_caption(plan))
+            _ui.table(av.plan_table(plan), plan.options, "evaluation_plan.csv", key="dl_anchor_plan")
+            st.markdown("Sentence for the report:")
+            st.code(plan.sentence, language=None, wrap_lines=True)

@@ -1,0 +1,241 @@
+"""Glue the two anchor pages share (Anchors; Anchor planning): the controls at the top, the human
+ranking box, the per-anchor sweep every section reads, the chosen anchor, run-on-click sections
+and the planner's inputs. Widget keys and URL parameters are those the single Anchors page had,
+so shared links (``/anchors?judge=…&anchor=…``) keep working. No statistics here: every number
+and sentence comes from :mod:`evalcore.anchors` and its presentation module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pandas as pd
+import streamlit as st
+
+import ui as _ui
+from evalcore import anchors as an
+from evalcore.anchors import presentation as av
+from evalcore.anchors.tau import AnchorSweep
+from evalcore.counts import VerdictCounts
+from evalcore.errors import DesignError, UsageError
+from evalcore.findings import ranking_key
+from evalcore.io import read_human_ranking
+from evalcore.reference import MIN_OVERLAP, paper_human_ranking, ranking_overlap
+from evalcore.schema import VerdictFormatError
+from evalcore.store import VerdictStore
+
+
+@dataclass(frozen=True)
+class AnchorView:
+    """What both pages read after the controls: the selection, its counts, sweep and anchor."""
+
+    store: VerdictStore
+    judge: str
+    category: str | None
+    tau: str
+    both: bool
+    human: pd.DataFrame | None
+    hkey: Any
+    counts: VerdictCounts
+    sweep: AnchorSweep
+    anchors: list[str]
+    chosen: str
+
+
+def run_on_click(name: str, key: tuple, button: str, compute: Callable, *, help: str | None = None):
+    """Compute only when the button is pressed; show the last result for the same inputs."""
+    slot, version = f"anchors_last_{name}", _ui.state()["version"]
+    if st.button(button, key=f"anchors_btn_{name}", help=help):
+        bar = st.progress(0.0, text="Starting…")
+        try:
+            _ui.memo(key, lambda: compute(lambda f, t: bar.progress(min(1.0, max(0.0, f)), text=t)))
+            st.session_state[slot] = (version, key)
+        except DesignError as exc:  # the design does not identify it: say so, not an error
+            _ui.info(exc)
+            st.session_state.pop(slot, None)
+        except ValueError as exc:
+            _ui.error(exc)
+            st.session_state.pop(slot, None)
+        bar.empty()
+    return _ui.memo(key, lambda: None) if st.session_state.get(slot) == (version, key) else None
+
+
+def captions(*lines: str | None) -> None:
+    """The app's own captions (no user text), skipping the ones that do not apply."""
+    for line in filter(None, lines):
+        st.caption(line)
+
+
+def _paper_ranking() -> pd.DataFrame | None:
+    try:
+        return _ui.memo(("paper_human_ranking",), paper_human_ranking)
+    except UsageError:  # a copy without the repository's data folder: only uploads
+        return None
+
+
+def human_ranking_box(store: VerdictStore) -> pd.DataFrame | None:
+    """The human ranking: uploaded (model, score), or the anchor paper's when the table names
+    enough of its models; shown with a download. Returns the ranking in use."""
+    s = _ui.state()
+    with st.expander(
+        "Human ranking (model, score; higher is better)", expanded=s.get("human_ranking") is None
+    ):
+        paper = _paper_ranking()
+        matched = ranking_overlap(_ui.memo(("models",), store.models), paper) if paper is not None else 0
+        if paper is not None and matched >= MIN_OVERLAP:
+            if st.button(av.PAPER_HUMAN_BUTTON, key="anchors_human_paper"):
+                s["human_ranking"] = paper[["model", "score"]]
+            st.caption(av.paper_ranking_caption(matched, len(paper)))
+        upload = st.file_uploader(
+            "Upload a human ranking", type=["csv", "tsv", "json", "jsonl"], key="anchors_human_upload"
+        )
+        if upload is not None:
+            try:
+                s["human_ranking"] = read_human_ranking(upload.getvalue(), name=upload.name)
+                st.success(_ui.md(f"Loaded {upload.name}: {len(s['human_ranking'])} models."))
+            except VerdictFormatError as exc:
+                _ui.error(exc)
+        if s.get("human_ranking") is not None:
+            st.dataframe(s["human_ranking"], hide_index=True, height=200)
+            _ui.download_csv(s["human_ranking"], "human_ranking.csv", key="dl_anchor_human")
+        else:
+            st.caption("No human ranking is loaded: the human columns stay empty.")
+    return s.get("human_ranking")
+
+
+def setup(intro: str = av.INTRO) -> AnchorView:
+    """The controls, the human ranking, the sweep and the chosen anchor (``?anchor=`` in links);
+    stops the page with a sentence when the selection has no anchor to study."""
+    store = _ui.require_data()
+    _ui.demo_banner()
+    st.markdown(intro)
+    c1, c2, c3, c4 = st.columns([2, 2, 1.3, 1.5])
+    with c1:
+        judge = _ui.judge_picker(store, key="anchors_judge")
+    with c2:
+        category = _ui.category_picker(store, key="anchors_category")
+    tau = c3.radio(
+        "Kendall's tau",
+        ("b", "a"),
+        horizontal=True,
+        key="anchors_tau",
+        format_func=av.tau_name,
+        help=av.TAU_HELP,
+    )
+    with c4:
+        both = _ui.orders_picker(key="anchors_orders")
+    human = human_ranking_box(store)
+    hkey = ranking_key(human)  # the Overview page shares this cache key
+    try:
+        counts = _ui.counts(store, judge, category, both_orders=both)
+        if counts.n_models < 2 or counts.calls == 0:
+            st.warning(
+                "This selection has verdicts for fewer than two models: there is no anchor to "
+                "study. Choose another judge or category."
+            )
+            st.stop()
+        with st.spinner("Ranking the models against every anchor…"):  # seconds on arena-sized tables
+            sweep = _ui.memo(
+                ("anchor_sweep", judge, category, both, tau, hkey),
+                lambda: an.anchor_sweep(counts, human_ranking=human, tau=tau),
+            )
+    except DesignError as exc:
+        _ui.info(exc)
+        st.stop()
+    except ValueError as exc:
+        _ui.error(exc)
+        st.stop()
+    for note in sweep.notes:
+        _ui.info(note)
+    if sweep.needs_all_pairs:
+        _ui.caption(sweep.needs_all_pairs)
+    anchors = list(sweep.table["anchor"])
+    if not anchors:
+        st.warning(
+            "No model met at least two others in this selection: no anchor-based ranking can be formed."
+        )
+        st.stop()
+    linked = _ui.url_param("anchor")  # a shared link may name the anchor
+    default = next((anchors.index(a) for a in (linked, sweep.recommended) if a in anchors), 0)
+    chosen = st.selectbox(
+        "Chosen anchor (highlighted in the figures, explored below)",
+        anchors,
+        index=default,
+        key="anchors_chosen",
+        help="Defaults to the most informative anchor; the link keeps your choice.",
+    )
+    _ui.set_url_param("anchor", chosen)
+    return AnchorView(store, judge, category, tau, both, human, hkey, counts, sweep, anchors, chosen)
+
+
+def planner_inputs(d: dict, chosen: str) -> dict:
+    """The planner's ten inputs (defaults ``d`` from :func:`av.planner_defaults`) as the keyword
+    arguments of :func:`evalcore.anchors.plan_evaluation` (the model count positional)."""
+    g1, g2, g3 = st.columns(3)
+    n_models = g1.number_input("Models to evaluate", 2, 1000, d["models"], key="plan_models")
+    natural = g2.checkbox(
+        "A natural anchor exists",
+        key="plan_natural",
+        help="E.g. the method a new one is meant to improve on.",
+    )
+    full = g3.checkbox("A full ranking is needed", value=True, key="plan_full")
+    h1, h2, h3 = st.columns(3)
+    budget = h1.number_input(
+        "Budget in judge calls (0 = no limit)", 0, 10**10, 0, step=1000, key="plan_budget"
+    )
+    n_inst = h2.number_input(
+        "Instructions planned (0 = as many as needed)", 0, 10**7, d["instructions"], key="plan_inst"
+    )
+    orders = h3.radio(
+        "Orders per pair",
+        (1, 2),
+        index=d["orders"] - 1,
+        horizontal=True,
+        key="plan_orders",
+        help="2 when every pair is judged in both slot orders (the loaded table's design is the default).",
+    )
+    k1, k2, k3, k4 = st.columns(4)
+    info = k1.number_input(
+        "Informativeness of the chosen anchor",
+        0.01,
+        1.0,
+        d["informativeness"],
+        step=0.01,
+        format="%.3f",
+        key=f"plan_info_{chosen}",
+        help="From the pilot when it has run, else from all data.",
+    )
+    direct = k2.number_input(
+        "Decisive share of direct comparisons",
+        0.01,
+        1.0,
+        d["decisive"],
+        step=0.01,
+        format="%.3f",
+        key="plan_direct",
+        help="Share of non-tie verdicts in this selection.",
+    )
+    edge = k3.number_input(
+        "Edge to detect",
+        0.01,
+        0.45,
+        0.05,
+        step=0.01,
+        key="plan_edge",
+        help="+5% = the better model wins 55% of discordant samples.",
+    )
+    pairs = k4.number_input("Pairs of interest", 0, 10**6, 0, key="plan_pairs")
+    return {
+        "n_models": int(n_models),
+        "natural_anchor": natural,
+        "full_ranking": full,
+        "budget": int(budget) or None,
+        "n_instructions": int(n_inst) or None,
+        "anchor": chosen,
+        "informativeness": float(info),
+        "direct_decisive_rate": float(direct),
+        "pairs_of_interest": int(pairs) or None,
+        "orders": int(orders),
+        "edge": float(edge),
+    }
