@@ -85,7 +85,7 @@ def test_two_models_match_the_closed_form_ppi_mean_and_a_direct_minimisation():
         def loss(g: float, y: np.ndarray) -> float:
             return float(np.mean(-y * g + np.log1p(np.exp(g))))
 
-        def objective(g: float) -> float:
+        def objective(g: float, lam: float = lam) -> float:
             return (
                 lam * loss(g, data["judge_all"]) + loss(g, data["human"]) - lam * loss(g, data["judge_lab"])
             )
