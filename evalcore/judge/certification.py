@@ -128,7 +128,7 @@ class Certification:
         what = (
             f"both classes' lower 95% Wilson bounds pass {t}"
             if self.certified
-            else "the lower 95% Wilson bound on "
+            else f"the lower 95% Wilson bound{'s' if len(failing) == 2 else ''} on "
             + " and on ".join(CLASSES[c.name] for c in failing)
             + f" {'is' if len(failing) == 1 else 'are'} below {t}"
         )
