@@ -158,7 +158,13 @@ def _class(name: str, agreed: int, n: int, threshold: float) -> ClassAgreement:
     return ClassAgreement(name, int(agreed), int(n), est, passed, labels_needed(agreed, n, threshold))
 
 
-def certify(counts, *, threshold: float = DEFAULT_THRESHOLD, judge: str | None = None) -> Certification:
+def certify(
+    counts,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    judge: str | None = None,
+    candidate: str | None = None,
+) -> Certification:
     """Certify a judge from its labelled confusion counts.
 
     Parameters
@@ -169,7 +175,9 @@ def certify(counts, *, threshold: float = DEFAULT_THRESHOLD, judge: str | None =
     threshold : float, default 0.80
         Each class's lower 95% Wilson bound must reach it.
     judge : str, optional
-        Shown in the sentence and the dictionary.
+        Shown in the dictionary.
+    candidate : str, optional
+        The model whose wins the counts read (None: slot A's point of view).
 
     Returns
     -------
@@ -184,9 +192,9 @@ def certify(counts, *, threshold: float = DEFAULT_THRESHOLD, judge: str | None =
     """
     if not (isinstance(threshold, int | float) and 0.0 < threshold < 1.0):
         raise UsageError(f"threshold is a share between 0 and 1, e.g. 0.8; got {threshold!r}")
-    subject = "read from slot A's point of view"
+    subject = f"{candidate}'s wins" if candidate else "read from slot A's point of view"
     note = ""
-    if not counts.both_orders and counts.both_orders_share >= 0.5:
+    if candidate is None and not counts.both_orders and counts.both_orders_share >= 0.5:
         note = (
             "The table is judged in both orders but each call is a unit here: a human win or loss "
             "shared by both order rows falls once in each class, a shared tie twice among the "
@@ -216,9 +224,4 @@ def certify_judge(
     from evalcore.calibration.counts import calibration_counts
 
     counts = calibration_counts(source, judge=judge, candidate=candidate, category=category)
-    cert = certify(counts, threshold=threshold, judge=judge)
-    if candidate is not None:
-        cert = Certification(
-            cert.judge, cert.threshold, cert.wins, cert.non_wins, cert.unit, f"{candidate}'s wins", cert.note
-        )
-    return cert
+    return certify(counts, threshold=threshold, judge=judge, candidate=candidate)
