@@ -357,6 +357,7 @@ def _ppi_from_cells(
         return theta
 
     tuned = lam is None
+    weight = 0.0 if lam is None else float(lam)
     if tuned:
         # PPI++: λ̂ at a first consistent estimate, then refit (Angelopoulos et al. 2023, §3):
         # the λ = 1 fit, or the human-only fit when a poor judge leaves λ = 1 without a minimum.
@@ -371,11 +372,11 @@ def _ppi_from_cells(
         cross = clustered_outer(cells["inst"], cells["a"], cells["b"], lead, slope, n_models=m)
         var_slope = clustered_outer(cells["inst"], cells["a"], cells["b"], slope, n_models=m)
         denom = float(np.trace(bread @ var_slope @ bread))
-        lam = float(np.clip(-np.trace(bread @ cross @ bread) / denom, 0.0, 1.0)) if denom > 0 else 0.0
-    theta = fit(float(lam))
+        weight = float(np.clip(-np.trace(bread @ cross @ bread) / denom, 0.0, 1.0)) if denom > 0 else 0.0
+    theta = fit(weight)
     e_all, e_h, e_jl = residuals(theta)
-    wins = lam * j_all + r * (h_lab - lam * j_lab)
-    cov = _sandwich(wins, theta, cells, lam * e_all + r * (e_h - lam * e_jl), k)
+    wins = weight * j_all + r * (h_lab - weight * j_lab)
+    cov = _sandwich(wins, theta, cells, weight * e_all + r * (e_h - weight * e_jl), k)
     ppi = _estimates(theta, cov, z, level, METHOD)
 
     # Human only: the same fit and sandwich on the labelled calls (λ = 0), if its MLE exists.
@@ -415,7 +416,7 @@ def _ppi_from_cells(
         judge_only=judge_est,
         effective=effective,
         effective_overall=overall,
-        lam=float(lam),
+        lam=weight,
         lam_tuned=tuned,
         n_calls=int(n_all),
         n_labelled_calls=int(n_lab),

@@ -378,6 +378,7 @@ def selection(
     note = ""
     if both_orders and candidate is None:
         both_orders, note = False, NEEDS_CANDIDATE
+    lab: object
     if labelled == SAME:
         lab, key = SAME_SLICE, "same"
     else:
@@ -401,7 +402,7 @@ def gate_for(
     if on == "prediction-powered":
         if ppi is None:
             return "The prediction-powered gate needs prediction-powered ratings (see that tab)."
-        if cal.baseline is None:
+        if cal.baseline is None or cal.candidate is None:
             return "The prediction-powered gate compares two models: pick one under 'Against'."
         kind_key = "superiority" if kind == "superiority" else "noninferiority"
         return ppi_gate(ppi, cal.candidate, cal.baseline, kind=kind_key, margin=margin)
