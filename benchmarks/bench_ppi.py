@@ -9,7 +9,7 @@ useless (noise 200: verdicts unrelated to the answers). Also the double-ordered 
 human label shared by both orders, and an arena-shaped table for speed. Prints, per setting, the
 coverage of the 95% PPI and human-only intervals over all models and repetitions, the median
 ratio of PPI to human-only width, the median λ and effective-sample gain, and the median time of
-one fit.
+one fit. ``--arena N`` instead times one fit on an arena-shaped table of N battles (129 models).
 """
 
 from __future__ import annotations
@@ -65,12 +65,48 @@ def run(name: str, repeat: int, **kw) -> None:
     )
 
 
+def arena_timing(battles: int, models: int = 129) -> None:
+    """Time one fit on an arena-shaped table built in DuckDB: one prompt per battle, random pairs
+    and orders, about 35% ties, human labels on 5% of battles (verdicts random: speed only)."""
+    import resource
+
+    store = VerdictStore()
+    store.con.execute("SELECT setseed(0.42)")
+    store.con.execute(
+        f"""INSERT INTO verdicts
+        SELECT i, 'p' || i, 'm' || lpad(a::VARCHAR, 3, '0'),
+               'm' || lpad(((a + 1 + floor(random() * ({models} - 1)))::INT % {models})::VARCHAR, 3, '0'),
+               CASE WHEN u < 0.2 THEN -2 WHEN u < 0.325 THEN -1 WHEN u < 0.675 THEN 0
+                    WHEN u < 0.8 THEN 1 ELSE 2 END::TINYINT, 'judge',
+               CASE WHEN random() < 0.05 THEN (CASE WHEN u < 0.3 THEN -1 WHEN u < 0.65 THEN 0 ELSE 1 END)
+                    END::TINYINT, NULL, NULL, NULL
+        FROM (SELECT range AS i, floor(random() * {models})::INT AS a, random() AS u FROM range({battles}))"""
+    )
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        r = ppi_ratings(store, judge="judge")
+        times.append(time.perf_counter() - t0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"arena-shaped, {battles:,} battles, {models} models, {r.n_labelled_pairs:,} labelled: fit "
+        f"{statistics.median(times):.1f} s median of 3 (min {min(times):.1f}, max {max(times):.1f}); "
+        f"peak memory {peak:,.0f} MB"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=200)
     ap.add_argument("--instructions", type=int, default=300)
     ap.add_argument("--fraction", type=float, default=0.2)
+    ap.add_argument(
+        "--arena", type=int, default=0, help="only time an arena-shaped table of this many battles"
+    )
     args = ap.parse_args()
+    if args.arena:
+        arena_timing(args.arena)
+        return
     common = dict(n_instructions=args.instructions, human_fraction=args.fraction)
     for label, noise in (
         ("good judge (noise 0.3)", 0.3),

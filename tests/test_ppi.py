@@ -208,3 +208,24 @@ def test_results_serialise():
     diff = r.difference("sim-alder", "sim-elm")
     assert diff.low > 0
     assert "PPIRatings(5 models" in repr(r)
+
+
+@pytest.mark.parametrize("singles", [False, True])
+def test_clustered_outer_equals_the_dense_sum(singles):
+    from evalcore.ranking.intervals import clustered_outer
+
+    rng = np.random.default_rng(0)
+    m, cells, clusters = 6, 2000, 300 if not singles else 1500  # many one-cell clusters
+    inst = np.sort(rng.integers(0, clusters, cells))
+    a = rng.integers(0, m, cells)
+    b = (a + 1 + rng.integers(0, m - 1, cells)) % m
+    left, right = rng.normal(size=cells), rng.normal(size=cells)
+    w = rng.integers(1, 4, clusters).astype(float)
+    g, h = np.zeros((clusters, m)), np.zeros((clusters, m))
+    for out, val in ((g, left), (h, right)):
+        np.add.at(out, (inst, a), val)
+        np.add.at(out, (inst, b), -val)
+    got = clustered_outer(inst, a, b, left, right, n_models=m, weights=w, chunk=37)
+    assert got == pytest.approx((g * w[:, None]).T @ h, abs=1e-10)
+    assert clustered_outer(inst, a, b, left, n_models=m, chunk=50) == pytest.approx(g.T @ g, abs=1e-10)
+    assert (np.bincount(np.bincount(inst))[1] > 100) == singles
