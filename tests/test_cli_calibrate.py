@@ -291,3 +291,16 @@ def test_certify_exits_0_when_certified_1_when_not(verdict_file, capsys):
     assert "Not certified" in capsys.readouterr().out
     assert main(["certify", str(path), "--judge", "good", "--candidate", "nobody"]) == 2
     assert "nobody" in capsys.readouterr().err
+
+
+def test_gate_on_prediction_powered_ratings(verdict_file, capsys):
+    from evalcore.calibration import ppi_gate, ppi_ratings
+
+    path, frame = verdict_file
+    args = ["gate", str(path), "--judge", "good", "--candidate", "sim-alder", "--baseline", "sim-dogwood"]
+    assert main([*args, "--ppi", "--json"]) == 0  # the strongest model against the weakest
+    out = _json(capsys)
+    lib = ppi_gate(ppi_ratings(frame, judge="good"), "sim-alder", "sim-dogwood")
+    assert out["gated_on"] == "prediction-powered" and out["bound"] == pytest.approx(lib.bound)
+    assert main([*args, "--ppi", "--corrected"]) == 2
+    assert "--ppi and --corrected" in capsys.readouterr().err

@@ -22,6 +22,7 @@ from evalcore.calibration import (
     calibrate,
     floor_table,
     noninferiority_gate,
+    ppi_gate,
     size_plan,
     superiority_gate,
 )
@@ -149,6 +150,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="gate on the corrected win rate (human wins + ties/2, both arms corrected, "
         "bootstrap lower bound) instead of the printed one",
+    )
+    p.add_argument(
+        "--ppi",
+        action="store_true",
+        help="gate on the prediction-powered ratings instead: P(human prefers the candidate to the "
+        "baseline) from their rating gap (judge on every pair, corrected by the human labels)",
     )
     add_json_flag(p)
     p.set_defaults(handler=run_gate)
@@ -313,10 +320,19 @@ def run_gate(args: argparse.Namespace) -> int:
         raise UsageError("--margin is a share between 0 and 0.5, e.g. 0.05 for 5 points")
     if args.baseline is None:
         raise UsageError("gate needs --baseline: the model the candidate must beat or not fall behind")
-    cal = _calibration(args)
-    if kind == "superiority":
+    if args.ppi and args.corrected:
+        raise UsageError("--ppi and --corrected name two different numbers to gate on; give one")
+    if args.ppi:
+        store = load_store(args.file)
+        _check_category(store, args.category)
+        ratings = ppi_ratings(store, judge=pick_judge(store, args.judge), category=args.category)
+        margin = 0.0 if kind == "superiority" else (0.05 if args.margin is None else args.margin)
+        result = ppi_gate(ratings, args.candidate, args.baseline, kind=kind, margin=margin)
+    elif kind == "superiority":
+        cal = _calibration(args)
         result = superiority_gate(cal, corrected=args.corrected)
     else:
+        cal = _calibration(args)
         margin = 0.05 if args.margin is None else args.margin
         result = noninferiority_gate(cal, margin=margin, corrected=args.corrected)
     if args.json:
