@@ -73,7 +73,7 @@ with _ui.page("Calibration"):
         st.caption(show.TIES)
         _ui.number_tiles(show.metrics(cal))  # percentages or "refused"; help already escaped
         say(show.correction_message(cal))
-        threshold = st.slider(**W["certify"], key="cal_certify")
+        threshold = st.columns(3)[0].slider(**W["certify"], key="cal_certify")
         say([show.certification_message(certify(cal.counts, threshold=threshold / 100, candidate=cand))])
         say(show.correction_notes(cal))
         st.plotly_chart(calibration_figure(cal), width="stretch")

@@ -457,7 +457,7 @@ def ppi_messages(r: PPIRatings) -> list[Message]:
         else "there is no human-only interval to compare with"
     )
     lam = f"weight on the judge λ = {fmt_num(r.lam, 2)}" + (
-        " (chosen by the PPI++ formula)" if r.lam_tuned else ""
+        ", chosen by the PPI++ formula" if r.lam_tuned else ""
     )
     out = [
         Message(

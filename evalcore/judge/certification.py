@@ -126,7 +126,7 @@ class Certification:
         lead = "Certified: " if self.certified else "Not certified: "
         failing = [c for c in (self.wins, self.non_wins) if not c.passed]
         what = (
-            f"both classes' lower 95% Wilson bounds pass {t}"
+            f"both classes' lower 95% Wilson bounds reach {t}"
             if self.certified
             else f"the lower 95% Wilson bound{'s' if len(failing) == 2 else ''} on "
             + " and on ".join(CLASSES[c.name] for c in failing)
