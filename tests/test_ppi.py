@@ -229,3 +229,15 @@ def test_clustered_outer_equals_the_dense_sum(singles):
     assert got == pytest.approx((g * w[:, None]).T @ h, abs=1e-10)
     assert clustered_outer(inst, a, b, left, n_models=m, chunk=50) == pytest.approx(g.T @ g, abs=1e-10)
     assert (np.bincount(np.bincount(inst))[1] > 100) == singles
+
+
+def test_the_facade_offers_ppi_and_certification(tmp_path):
+    import evalcore
+
+    path = tmp_path / "v.csv"
+    simulate(_spec(13)).verdicts.drop(columns=["row"]).to_csv(path, index=False)
+    ds = evalcore.load(path)
+    r = ds.ppi(lam=0.5)
+    assert r.lam == 0.5 and len(r.models) == 5
+    cert = ds.certify(threshold=0.5)
+    assert cert.threshold == 0.5 and cert.wins.n > 0
