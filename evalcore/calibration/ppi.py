@@ -38,7 +38,7 @@ Biometrika 73(1) (the clustered sandwich).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -434,5 +434,5 @@ def _ppi_from_cells(
             "models on this task, or if the labelled pairs are not a random sample of the judged "
             "ones (then every interval here is in doubt): check which."
         )
-        result = PPIRatings(**{**result.__dict__, "notes": tuple(notes)})
+        result = replace(result, notes=tuple(notes))
     return result
