@@ -116,6 +116,20 @@ class Dataset:
 
         return judge_sheet(self.store, self._judge(judge), category=category, **options)
 
+    def ppi(self, *, judge: str | None = None, category: str | None = None, **options: Any):
+        """Prediction-powered Bradley–Terry ratings: the judge on every pair, corrected by the
+        human labels (:func:`evalcore.calibration.ppi_ratings`)."""
+        from evalcore.calibration import ppi_ratings
+
+        return ppi_ratings(self.store, judge=self._judge(judge), category=category, **options)
+
+    def certify(self, *, judge: str | None = None, category: str | None = None, **options: Any):
+        """Judge certification against the human labels
+        (:func:`evalcore.judge.certification.certify_judge`)."""
+        from evalcore.judge.certification import certify_judge
+
+        return certify_judge(self.store, self._judge(judge), category=category, **options)
+
 
 def load(source: str | Path | bytes, *, name: str | None = None) -> Dataset:
     """Read a verdict file (CSV, CSV.gz, TSV, Parquet, JSON Lines, or a tool's native output)

@@ -38,7 +38,7 @@ from typing import Any, Callable, NamedTuple, cast
 import pandas as pd
 
 from evalcore.anchors import AnchorSweep, anchor_sweep
-from evalcore.calibration import Calibration, calibrate
+from evalcore.calibration import Calibration, PPIRatings, calibrate, ppi_ratings
 from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
 from evalcore.power import (
     DetectableEdges,
@@ -147,6 +147,8 @@ class Analyses:
     judge_comparison: pd.DataFrame | None = None
     human_ranking: pd.DataFrame | None = None
     fragility: RankingFragility | None = None
+    #: prediction-powered ratings (judge on every pair + human labels), when labels exist
+    ppi: PPIRatings | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -266,6 +268,14 @@ def run_analyses(
                     lambda: calibrate(store, judge=judge, candidate=leader, baseline=runner_up),
                 ),
             )
+    ppi = None
+    if board is not None and summary.labelled_rows:
+        step(0.62, "prediction-powered ratings")
+        ppi = _attempt(
+            unavailable,
+            "ppi",
+            lambda: cache(("findings", "ppi", judge), lambda: ppi_ratings(store, judge=judge)),
+        )
     plan = None
     if sweep is not None or edges is not None:
         info = (
@@ -327,6 +337,7 @@ def run_analyses(
         judge_comparison=comparison,
         human_ranking=human_ranking,
         fragility=fragile,
+        ppi=ppi,
         unavailable=unavailable,
     )
 

@@ -505,7 +505,9 @@ def _power_section(analyses: Analyses) -> str:
 def _calibration_section(analyses: Analyses) -> str:
     cal = analyses.calibration
     if cal is None:
-        return _missing("The calibration", analyses.unavailable.get("correction", "no result"))
+        return _missing(
+            "The calibration", analyses.unavailable.get("correction", "no result")
+        ) + _ppi_section(analyses)
     caption = (
         f'<p class="caption">{_esc(cal.candidate_label)}, judge {_esc(analyses.judge)}: '
         f"{cal.counts.n_judged:,} judged pairs, {cal.counts.n_labelled:,} with a human label "
@@ -541,7 +543,37 @@ def _calibration_section(analyses: Analyses) -> str:
             )
             + _figure(floor_figure(floors), "fig-floor")
         )
-    return body
+    return body + _ppi_section(analyses)
+
+
+def _ppi_section(analyses: Analyses) -> str:
+    """The certification line of the judge and the prediction-powered ratings, when labels exist."""
+    from evalcore.calibration.ppi import CEILING_SENTENCE
+    from evalcore.calibration.presentation import ppi_table
+
+    body = ""
+    sheet = analyses.judge_sheet
+    cert = sheet.certification if sheet is not None else None
+    if cert is not None:
+        body += f"<h3>Judge certification</h3><p>{_esc(cert.sentence())}</p>"
+        if cert.note:
+            body += f'<p class="caption">{_esc(cert.note)}</p>'
+    r = analyses.ppi
+    if r is None:
+        if analyses.summary.labelled_rows:
+            body += _missing("Prediction-powered ratings", analyses.unavailable.get("ppi", "no result"))
+        return body
+    body += (
+        "<h3>Prediction-powered ratings</h3>"
+        f'<p class="caption">The judge\'s verdicts on all {r.n_calls:,} calls, corrected by the human '
+        f"labels on {r.n_labelled_pairs:,} pairs (PPI++, Angelopoulos, Duchi &amp; Zrnic 2023; Boyeau "
+        f"et al., ICML 2025), weight on the judge λ = {r.lam:.2f}. Elo points with 95% intervals "
+        f"clustered by instruction. The intervals are as narrow as a human-only study with about "
+        f"{r.effective_overall:,.0f} labelled pairs would give ({r.gain:.1f}× the labels). "
+        f"{_esc(CEILING_SENTENCE)}</p>"
+    )
+    body += "".join(f'<p class="caption">⚠ {_esc(n)}</p>' for n in r.notes)
+    return body + _table(ppi_table(r), table_id="ppi-table")
 
 
 def build_report(

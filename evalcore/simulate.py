@@ -91,6 +91,10 @@ class SimulationSpec:
     human_fraction: float = 0.0
     human_noise: float = 0.4
     human_tie_width: float = 0.3
+    #: With ``both_orders``: one human label per (instruction, pair), repeated (from each slot's
+    #: point of view) on both order rows, as labelled tables usually carry it; False: each order
+    #: row gets its own independent label.
+    human_shared_orders: bool = False
     mean_length: float = 400.0
     length_sd: float = 0.4  # of log length
     categories: tuple[str, ...] = ()
@@ -201,6 +205,9 @@ def simulate(spec: SimulationSpec) -> Simulation:
         human = pd.array(np.full(len(inst), pd.NA), dtype="Int8")
         if spec.human_fraction > 0:
             h = _cut(latent + rng.normal(0.0, spec.human_noise, len(inst)), spec.human_tie_width, np.inf, 3)
+            if spec.both_orders and spec.human_shared_orders:  # rows i and i + half: one pair
+                half = len(inst) // 2
+                h[half:] = -h[:half]
             rows = labelled_inst[inst]
             human[rows] = h[rows]
         frames.append(
@@ -228,6 +235,38 @@ def simulate(spec: SimulationSpec) -> Simulation:
     public = 1000.0 + 400.0 / np.log(10.0) * (strengths + rng.normal(0.0, 0.15, m))
     human_ranking = pd.DataFrame({"model": names, "score": np.round(public, 1)})
     return Simulation(verdicts=table, strengths=truth, human_ranking=human_ranking)
+
+
+def true_human_ratings(spec: SimulationSpec, *, nodes: int = 64) -> np.ndarray:
+    """The Bradley–Terry ratings (Elo scale, mean 1000) that the humans' labels estimate: the
+    fit to each pair's expected human score (win 1, tie ½), with the design's pairs equally
+    weighted. Needs fixed ``spec.strengths`` and no outliers. The expectation is exact given the
+    instruction's discrimination d (the margin is then normal) and integrated over d by
+    Gauss–Hermite quadrature; it is the estimand of a human-only or prediction-powered fit."""
+    from scipy.stats import norm
+
+    from evalcore.ranking.bradley_terry import fit_bradley_terry, to_elo
+
+    if spec.strengths is None or spec.outlier_rate:
+        raise ValueError("true_human_ratings needs fixed strengths and no outliers")
+    s = np.asarray(spec.strengths, dtype=float)
+    m = s.size
+    x, w = np.polynomial.hermite_e.hermegauss(nodes)
+    d = np.exp(spec.discrimination_sd * x)
+    w = w / w.sum()
+    sd = np.sqrt(2.0 * spec.response_noise**2 + spec.human_noise**2)
+    gap = d[None, None, :] * (s[:, None] - s[None, :])[:, :, None]
+    half = spec.human_tie_width / 2.0
+    score = 0.5 * (1.0 + norm.cdf((gap - half) / sd) - norm.cdf((-gap - half) / sd)) @ w
+    names = spec.model_names or DEMO_MODEL_NAMES[:m]
+    played = np.ones((m, m)) - np.eye(m)
+    if spec.design == "anchor":
+        k = list(names).index(spec.anchor or names[m // 2])
+        played = np.zeros((m, m))
+        played[k, :] = played[:, k] = 1.0
+        played[k, k] = 0.0
+    theta, _ = fit_bradley_terry(score * played)
+    return to_elo(theta)
 
 
 # -- Chatbot Arena battles ---------------------------------------------------------------------

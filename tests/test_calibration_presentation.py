@@ -139,3 +139,66 @@ def test_default_candidate_is_the_top_rated_model_or_the_first():
         n=np.zeros((0, 5), dtype=np.int32),
     )
     assert show.default_candidate(one) == "solo"
+
+
+def test_ppi_words_table_gate_and_certification():
+    import pandas as pd
+
+    from evalcore.calibration import ppi_gate, ppi_ratings
+    from evalcore.judge.certification import certify
+    from evalcore.ranking.bradley_terry import win_probability
+    from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+
+    sim = simulate(
+        SimulationSpec(n_models=3, n_instructions=150, human_fraction=0.3, seed=4, judges=(JudgeSpec("j"),))
+    )
+    frame = sim.verdicts.replace({"sim-alder": "*star*"})
+    for col in ("model_a", "model_b"):
+        frame[col] = frame[col].astype("string")
+    r = ppi_ratings(frame)
+    table = show.ppi_table(r)
+    assert list(table.columns) == [
+        "Model",
+        "Judge only",
+        "Human labels only",
+        "Prediction-powered",
+        "Worth (labelled pairs)",
+    ]
+    assert table["Prediction-powered"].str.contains("–").all() and not table.isna().any().any()
+    words = show.ppi_messages(r)
+    assert "labelled pairs" in words[0].text and "Dorner" in words[1].text
+    # the gate on PPI: the win probability at the lower bound of the rating gap
+    gate = ppi_gate(r, "*star*", "sim-cedar")
+    diff = r.difference("*star*", "sim-cedar")
+    assert gate.bound == pytest.approx(float(win_probability(diff.low, 0.0)))
+    assert gate.passed == (gate.bound > 0.5)
+    cal = calibrate(frame, candidate="*star*", baseline="sim-cedar")
+    via_page = show.gate_for(cal, kind="non-inferiority", margin_points=5, on="prediction-powered", ppi=r)
+    assert not isinstance(via_page, str) and via_page.threshold == pytest.approx(0.45)
+    messages = show.gate_messages(via_page)
+    assert messages[1].kind == "caption" and "Bradley–Terry probability" in messages[1].text
+    cal_all = calibrate(frame, candidate="*star*")
+    assert "Against" in show.gate_for(
+        cal_all, kind="superiority", margin_points=5, on="prediction-powered", ppi=r
+    )
+    assert (
+        "tab"
+        in show.gate_messages(
+            show.gate_for(cal, kind="superiority", margin_points=0, on="prediction-powered", ppi=None)
+        )[0].text
+    )
+    cert = show.certification_message(certify(cal.counts, candidate="*star*"))
+    assert r"\*star\*" in cert.text and cert.kind in ("success", "warning")
+    assert isinstance(pd.DataFrame([via_page.as_dict()]), pd.DataFrame)
+
+
+def test_selection_reads_the_pickers():
+    sel = show.selection("j", None, show.ALL_OPPONENTS, None, show.SAME, "Both-orders verdict")
+    assert sel.both_orders is False and sel.note == show.NEEDS_CANDIDATE and sel.baseline is None
+    sel = show.selection("j", "m1", "m2", "x", show.ALL_CATEGORIES, "Each judge call")
+    assert sel.kwargs["labelled_category"] is None and sel.baseline == "m2" and sel.both_orders is False
+    assert sel.key == ("j", "m1", "m2", "x", show.ALL_CATEGORIES, False)
+    assert show.candidate_of(show.SLOT_A) is None and show.candidate_of("m1") == "m1"
+    assert show.floor_sizes([100, 25], 100) == [25, 100] and show.floor_sizes([], 0) == []
+    values, problems = show.typed_js("0.5, banana")
+    assert values == [] and "banana" in problems[0].text

@@ -250,3 +250,57 @@ def test_gate_json_states_the_estimand(verdict_file, capsys):
     )
     printed = _json(capsys)
     assert printed["gated_on"] == "printed" and "wins + ties/2" in printed["estimand"]
+
+
+def test_ppi_json_equals_the_library(verdict_file, capsys):
+    from evalcore.calibration import ppi_ratings
+
+    path, frame = verdict_file
+    assert main(["ppi", str(path), "--judge", "good", "--json"]) == 0
+    out = _json(capsys)
+    lib = ppi_ratings(frame, judge="good")
+    assert out["lambda"] == pytest.approx(lib.lam)
+    assert out["n_labelled_pairs"] == lib.n_labelled_pairs
+    first = out["models"][0]
+    assert first["ppi"]["low"] == pytest.approx(lib.ppi[0].low)
+    assert first["human_only"]["high"] == pytest.approx(lib.human[0].high)
+    assert "Dorner" in out["ceiling"]
+    assert main(["ppi", str(path), "--judge", "good", "--lam", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "Prediction-powered" in text and "effective human sample" in text and "(given)" in text
+
+
+def test_ppi_refuses_in_words(verdict_file, capsys):
+    path, _ = verdict_file
+    assert main(["ppi", str(path), "--judge", "good", "--min-labelled", "100000"]) == 2
+    assert "labelled pairs" in capsys.readouterr().err
+    assert main(["ppi", str(path), "--judge", "good", "--lam", "2"]) == 2
+    assert "--lam" in capsys.readouterr().err
+
+
+def test_certify_exits_0_when_certified_1_when_not(verdict_file, capsys):
+    from evalcore.judge.certification import certify_judge
+
+    path, frame = verdict_file
+    code = main(["certify", str(path), "--judge", "good", "--threshold", "0.5", "--json"])
+    out = _json(capsys)
+    lib = certify_judge(frame, "good", threshold=0.5)
+    assert code == (0 if lib.certified else 1) == 0
+    assert out["wins"]["labelled"] == lib.wins.n and out["non_wins"]["agreed"] == lib.non_wins.agreed
+    assert main(["certify", str(path), "--judge", "other", "--threshold", "0.99"]) == 1
+    assert "Not certified" in capsys.readouterr().out
+    assert main(["certify", str(path), "--judge", "good", "--candidate", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err
+
+
+def test_gate_on_prediction_powered_ratings(verdict_file, capsys):
+    from evalcore.calibration import ppi_gate, ppi_ratings
+
+    path, frame = verdict_file
+    args = ["gate", str(path), "--judge", "good", "--candidate", "sim-alder", "--baseline", "sim-dogwood"]
+    assert main([*args, "--ppi", "--json"]) == 0  # the strongest model against the weakest
+    out = _json(capsys)
+    lib = ppi_gate(ppi_ratings(frame, judge="good"), "sim-alder", "sim-dogwood")
+    assert out["gated_on"] == "prediction-powered" and out["bound"] == pytest.approx(lib.bound)
+    assert main([*args, "--ppi", "--corrected"]) == 2
+    assert "--ppi and --corrected" in capsys.readouterr().err

@@ -128,3 +128,37 @@ def test_corrected_gate_states_its_estimand(cal_page):
     cal_page.radio(key="cal_gate_on").set_value("corrected").run()
     assert not cal_page.exception
     assert "Estimand: the human win rate with ties as half a win" in _texts(cal_page.caption)
+
+
+def test_prediction_powered_ratings_certification_and_their_gate(cal_page):
+    cal_page.selectbox(key="cal_judge_select").set_value("sim-judge-steady").run()
+    cal_page.selectbox(key="cal_candidate").set_value("sim-alder").run()
+    assert not cal_page.exception
+    infos = _texts(cal_page.info)
+    assert "corrected by the humans' labels" in infos and "at most twice the labels" in infos
+    tables = [d.value for d in cal_page.dataframe]
+    ppi = [t for t in tables if "Prediction-powered" in t.columns]
+    assert ppi and len(ppi[0]) == 20 and ppi[0]["Human labels only"].str.contains("–").all()
+    # the certification line, and a threshold it cannot reach
+    assert "Certified" in _texts(cal_page.success) + _texts(cal_page.warning)
+    cal_page.slider(key="cal_certify").set_value(99).run()
+    assert "Not certified" in _texts(cal_page.warning)
+    # the gate on prediction-powered ratings needs a model under Against
+    cal_page.radio(key="cal_gate_on").set_value("prediction-powered").run()
+    assert "pick one under 'Against'" in _texts(cal_page.info)
+    cal_page.selectbox(key="cal_baseline").set_value("sim-birch").run()
+    assert not cal_page.exception
+    assert "gated on the **prediction-powered** number" in _texts(cal_page.success) + _texts(cal_page.error)
+    assert "Estimand: the Bradley–Terry probability" in _texts(cal_page.caption)
+
+
+def test_prediction_powered_ratings_refused_in_words_without_labels():
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()
+    at.selectbox(key="demo_choice").set_value(
+        "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
+    ).run()
+    at.button(key="load_demo").click().run()
+    at.switch_page("pages/calibration.py").run()
+    assert not at.exception
+    assert "No prediction-powered ratings" in _texts(at.error)

@@ -311,3 +311,18 @@ def test_hostile_names_never_become_links_images_or_scripts():
             texts = json.dumps(trace)
             assert "<a " not in texts and "<img" not in texts, div
     store.close()
+
+
+def test_certification_line_and_prediction_powered_ratings(built):
+    from evalcore.calibration import ppi_ratings
+    from evalcore.text import html
+
+    store, analyses, _, document, page = built
+    cert = analyses.judge_sheet.certification
+    assert cert is not None and html(cert.sentence()) in document
+    ppi = ppi_ratings(store, judge="sim-judge")
+    assert analyses.ppi is not None and analyses.ppi.lam == pytest.approx(ppi.lam)
+    rows = {r[0]: r for r in _rows(page, "ppi-table")}
+    best = max(range(len(ppi.models)), key=lambda k: ppi.ppi[k].value)
+    assert rows[ppi.models[best]][3].startswith(f"{ppi.ppi[best].value:,.0f} (")
+    assert "at most twice the labels" in document

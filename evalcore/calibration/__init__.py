@@ -8,13 +8,17 @@
 - :mod:`evalcore.calibration.clustering`: design effects and the corrected win rate on both arms.
 - :mod:`evalcore.calibration.correction`: :func:`calibrate`, the refusal rule.
 - :mod:`evalcore.calibration.transfer`: the transfer and unit conditions stated in words.
-- :mod:`evalcore.calibration.gate`: superiority and non-inferiority gates.
+- :mod:`evalcore.calibration.gate`: superiority and non-inferiority gates (printed, corrected or
+  prediction-powered).
+- :mod:`evalcore.calibration.ppi`: prediction-powered Bradley–Terry ratings (PPI++).
 - :mod:`evalcore.calibration.coverage`: the coverage simulation with a known truth.
 
 References
 ----------
 Rogan, W. J. & Gladen, B. (1978). Estimating prevalence from the results of a screening test.
 *American Journal of Epidemiology* 107(1), 71–76.
+Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: Efficient prediction-powered
+inference. arXiv:2311.01453.
 Lang, Z. & Reiczigel, J. (2014). Confidence limits for prevalence of disease adjusted for
 estimated sensitivity and specificity. *Preventive Veterinary Medicine* 113(1), 13–22.
 "What a pairwise win rate is worth: six judges against expert and crowd labels" (2025).
@@ -48,8 +52,9 @@ from evalcore.calibration.floors import (
     floor_table,
     size_plan,
 )
-from evalcore.calibration.gate import GateResult, noninferiority_gate, superiority_gate
+from evalcore.calibration.gate import GateResult, noninferiority_gate, ppi_gate, superiority_gate
 from evalcore.calibration.lang_reiczigel import lang_reiczigel_interval
+from evalcore.calibration.ppi import PPIRatings, ppi_ratings
 from evalcore.calibration.rogan_gladen import naive_interval, rogan_gladen
 from evalcore.calibration.transfer import transfer_warning
 from evalcore.stats.intervals import Z95, wilson_interval
@@ -69,6 +74,7 @@ __all__ = [
     "CalibrationCounts",
     "CoverageResult",
     "GateResult",
+    "PPIRatings",
     "SizePlan",
     "calibrate",
     "calibration_counts",
@@ -80,6 +86,8 @@ __all__ = [
     "lang_reiczigel_interval",
     "naive_interval",
     "noninferiority_gate",
+    "ppi_gate",
+    "ppi_ratings",
     "rogan_gladen",
     "size_plan",
     "superiority_gate",

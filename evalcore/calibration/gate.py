@@ -138,6 +138,72 @@ def _gate(cal: Calibration, kind: str, margin: float, corrected: bool) -> GateRe
     )
 
 
+PPI_ESTIMAND = (
+    "the Bradley–Terry probability that a human prefers the candidate to the baseline, from "
+    "prediction-powered ratings (judge verdicts on every pair debiased by the human labels)"
+)
+
+
+def ppi_gate(
+    ratings, candidate: str, baseline: str, *, kind: str = "superiority", margin: float = 0.0
+) -> GateResult:
+    """A superiority or non-inferiority gate on prediction-powered ratings.
+
+    The number gated on is P(human prefers ``candidate`` to ``baseline``) = 1/(1 + 10^(−Δ/400))
+    with Δ their PPI rating difference (:func:`evalcore.calibration.ppi.ppi_ratings`); its lower
+    bound is the same function at the lower bound of Δ's delta-method interval. Passes when that
+    bound is above 50% − ``margin`` (``margin`` 0 for superiority).
+
+    Parameters
+    ----------
+    ratings : PPIRatings
+    candidate, baseline : str
+    kind : {"superiority", "noninferiority"}
+    margin : float
+        The non-inferiority margin as a share.
+
+    Returns
+    -------
+    GateResult
+    """
+    from evalcore.ranking.bradley_terry import win_probability
+
+    if kind not in ("superiority", "noninferiority"):
+        raise UsageError(f"kind is 'superiority' or 'noninferiority'; got {kind!r}")
+    if not 0.0 <= margin < 0.5 or (kind == "superiority" and margin):
+        raise UsageError(f"margin is a share in [0, 0.5), and 0 for superiority; got {margin!r}")
+    diff = ratings.difference(candidate, baseline)
+    estimate, bound = float(win_probability(diff.value, 0.0)), float(win_probability(diff.low, 0.0))
+    threshold = 0.5 - margin
+    passed = bool(bound > threshold)
+    what = (
+        "superiority (lower bound above 50%)"
+        if kind == "superiority"
+        else f"non-inferiority with a {100 * margin:.1f}-point margin (lower bound above {100 * threshold:.1f}%)"
+    )
+    explanation = (
+        f"{'Passed' if passed else 'Failed'} {what} for {candidate} against {baseline}, gated on the "
+        f"prediction-powered win probability {100 * estimate:.1f}% (rating gap {diff.value:+.0f} Elo "
+        f"points, 95% {diff.low:+.0f} to {diff.high:+.0f}): its lower bound, {100 * bound:.1f}%, is "
+        f"{'above' if passed else 'not above'} {100 * threshold:.1f}%."
+    )
+    return GateResult(
+        kind,
+        "prediction-powered",
+        passed,
+        estimate,
+        bound,
+        threshold,
+        margin,
+        explanation,
+        "",
+        estimand=PPI_ESTIMAND,
+        interval="PPI++ sandwich clustered by instruction, delta method",
+        unit="judge call (every pair), human label (labelled pairs)",
+        design_warnings=tuple(ratings.notes),
+    )
+
+
 def superiority_gate(cal: Calibration, *, corrected: bool = False) -> GateResult:
     """Promote when the lower 95% bound clears 50%.
 

@@ -15,15 +15,43 @@ from dataclasses import dataclass
 import pandas as pd
 
 from evalcore.calibration.correction import ESTIMANDS, Calibration
+from evalcore.calibration.counts import SAME_SLICE
 from evalcore.calibration.coverage import CoverageResult
 from evalcore.calibration.floors import SizePlan
-from evalcore.calibration.gate import GateResult
+from evalcore.calibration.gate import GateResult, noninferiority_gate, ppi_gate, superiority_gate
+from evalcore.calibration.ppi import CEILING_SENTENCE, PPIRatings
+from evalcore.calibration.words import (  # noqa: F401 - the page reads them as show.NAME
+    ALL_CATEGORIES,
+    ALL_OPPONENTS,
+    CANNOT,
+    CLI,
+    COVERAGE,
+    FLOOR,
+    HELP,
+    INTRO,
+    JS_ERROR,
+    LADDER,
+    METHOD,
+    NEEDS_CANDIDATE,
+    NO_PROFILE,
+    PICK_CANDIDATE,
+    PICK_SIZES,
+    PPI,
+    PPI_REFUSED,
+    SAME,
+    SLOT_A,
+    TIES,
+    UNITS,
+    WIDGETS,
+)
 from evalcore.errors import UsageError
+from evalcore.judge.certification import Certification
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
 from evalcore.text import markdown as md
 
 __all__ = [
     "Message",
+    "certification_message",
     "correction_caption",
     "correction_message",
     "coverage_sentence",
@@ -31,12 +59,24 @@ __all__ = [
     "floor_display",
     "floor_rows",
     "default_pair",
+    "floor_sizes",
+    "gate_for",
+    "Selection",
+    "candidate_of",
+    "judge_profile",
+    "selection",
     "gate_message",
+    "gate_messages",
+    "correction_notes",
+    "typed_js",
+    "ppi_or_problem",
     "headline",
     "ladder_display",
     "metrics",
     "parse_js",
     "pct",
+    "ppi_messages",
+    "ppi_table",
     "quality_options",
     "summary_display",
     "youden_values",
@@ -299,6 +339,90 @@ def gate_message(gate: GateResult) -> Message:
     )
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What the page's pickers chose, read into :func:`~evalcore.calibration.calibrate`'s terms.
+
+    ``note`` is app text to show when the chosen unit had to change (the both-orders verdict
+    needs a candidate); ``key`` is a hashable cache key."""
+
+    judge: str | None
+    candidate: str | None
+    baseline: str | None
+    category: str | None
+    labelled_category: object
+    both_orders: bool | None
+    slice_key: str
+    note: str = ""
+
+    @property
+    def kwargs(self) -> dict:
+        names = ("judge", "candidate", "baseline", "category", "labelled_category", "both_orders")
+        return {k: getattr(self, k) for k in names}
+
+    @property
+    def key(self) -> tuple:
+        return (self.judge, self.candidate, self.baseline, self.category, self.slice_key, self.both_orders)
+
+
+def judge_profile(cal: Calibration) -> dict:
+    """This judge's Se, Sp and tie rates as keyword arguments of ``coverage_simulation``."""
+    c = cal.counts
+    return {
+        "se": cal.se,
+        "sp": cal.sp,
+        "tie_given_win": c.tie_given_win,
+        "tie_given_not_win": c.tie_given_not_win,
+    }
+
+
+def candidate_of(choice: str) -> str | None:
+    """The "Candidate" choice → a model name, None for slot A."""
+    return None if choice == SLOT_A else choice
+
+
+def selection(
+    judge: str | None, candidate: str | None, against: str, category: str | None, labelled: str, unit: str
+) -> Selection:
+    """The pickers' choices (candidate already read by :func:`candidate_of`) as a :class:`Selection`."""
+    baseline = None if (candidate is None or against == ALL_OPPONENTS) else against
+    both_orders = UNITS[unit]
+    note = ""
+    if both_orders and candidate is None:
+        both_orders, note = False, NEEDS_CANDIDATE
+    lab: object
+    if labelled == SAME:
+        lab, key = SAME_SLICE, "same"
+    else:
+        lab, key = (None if labelled == ALL_CATEGORIES else labelled), labelled
+    return Selection(judge, candidate, baseline, category, lab, both_orders, key, note)
+
+
+def floor_sizes(picked: list[int], custom: int) -> list[int]:
+    """The picked labelled-set sizes and the custom one (0: none), sorted, without duplicates."""
+    return sorted({int(s) for s in picked} | ({int(custom)} if custom else set()))
+
+
+def gate_for(
+    cal: Calibration, *, kind: str, margin_points: int, on: str, ppi: PPIRatings | None
+) -> GateResult | str:
+    """The gate the page asks for, or why it cannot be run (app text, safe Markdown).
+
+    ``on`` is "printed", "corrected" or "prediction-powered" (the PPI gate needs the ratings and a
+    named opponent under "Against")."""
+    margin = margin_points / 100.0 if kind == "non-inferiority" else 0.0
+    if on == "prediction-powered":
+        if ppi is None:
+            return "The prediction-powered gate needs prediction-powered ratings (see that tab)."
+        if cal.baseline is None or cal.candidate is None:
+            return "The prediction-powered gate compares two models: pick one under 'Against'."
+        kind_key = "superiority" if kind == "superiority" else "noninferiority"
+        return ppi_gate(ppi, cal.candidate, cal.baseline, kind=kind_key, margin=margin)
+    if kind == "superiority":
+        return superiority_gate(cal, corrected=on == "corrected")
+    return noninferiority_gate(cal, margin=margin, corrected=on == "corrected")
+
+
 def default_pair(counts) -> tuple[str | None, str | None]:
     """The candidate and opponent the page starts with: the judge's leader and runner-up (a point
     Bradley–Terry fit, no intervals; :func:`evalcore.ranking.presentation.calibration_pair`: all
@@ -324,64 +448,91 @@ def default_candidate(counts) -> str | None:
     return default_pair(counts)[0]
 
 
-# -- the page's own words (no user text) ---------------------------------------------------------
+def _rating(e) -> str:
+    if not math.isfinite(e.value):
+        return MISSING
+    if not e.has_interval:
+        return fmt_int(e.value)
+    return f"{fmt_int(e.value)} ({fmt_int(e.low)} – {fmt_int(e.high)})"
 
-INTRO = (
-    "A judge's win rate is compressed toward 50/50; only a labelled comparison recovers the human "
-    "number, at a price set by the judge's Youden's J (sensitivity + specificity − 1: 1 is a perfect "
-    "judge, 0 a coin). Labelled rows are the rows with a `human` label. **Printed** win rate = (wins + "
-    "ties/2) / units, as every comparison tool prints it. **Corrected** rate = the estimated share of "
-    "units a human would call a candidate win (a tie is *not* a win). **Corrected win rate (both "
-    "arms)** = P(human win) + P(human tie)/2, wins and losses each corrected: the human number the "
-    "printed rate stands for, and what a corrected gate tests."
-)
-TIES = (
-    "**Printed** counts a tie as half a win; **Corrected** counts a tie as not a win; "
-    "**Corrected win rate** counts a human tie as half a win, like the printed rate."
-)
-METHOD = (
-    "The judge-says-win share is what Rogan–Gladen (1978) corrects: P = (AP + Sp − 1)/(Se + Sp − "
-    "1), clipped to [0, 1]. The Lang–Reiczigel interval (2014) carries the uncertainty of Se and "
-    "Sp into the interval. The confusion matrix behind Se and Sp is on the Judge page."
-)
-FLOOR = (
-    "Half-width of the Lang–Reiczigel interval with unlimited judged pairs, read with Se = Sp = "
-    "(1 + J)/2, the labelled pairs split evenly between human wins and non-wins, Lang–Reiczigel's "
-    "pseudo-counts and a true share of 37.5%. The published table at J ≈ 0.57: ±33–35 percentage "
-    "points at 25 labelled pairs, ±15–16 at 100, ±7–8 at 400, ±4 at 1,600."
-)
-LADDER = (
-    "Judged pairs needed: — where the floor at that labelled size is already wider than the "
-    "target: no number of judged pairs reaches it."
-)
-NO_PROFILE = (
-    "This selection has no measured Se and Sp (it needs labelled human wins and non-wins), so "
-    "there is no judge profile to simulate. Pick a selection with labelled rows."
-)
-COVERAGE = (
-    "Truth = the share of human-called candidate wins. Each study draws human outcomes, the "
-    "judge's win/tie/loss from this judge's measured rates, and a labelled set split evenly "
-    "between human wins and non-wins. Refused = studies whose measured J ≤ 0."
-)
-CLI = (
-    "Same gate from the command line: `python -m evalcore gate FILE --judge J --candidate M "
-    "--baseline B [--margin 0.05] [--corrected]` exits 0 on pass, 1 on fail."
-)
-HELP = {
-    "candidate": "The model whose win rate is corrected (it starts with the judge's top-rated model); "
-    "slot A reads every call from the first slot's point of view.",
-    "labelled": "Where the judge's Se/Sp are measured. An error profile belongs to its population.",
-    "floor": "The floor is the narrowest corrected interval the labelled set allows, however many "
-    "pairs are judged.",
-    "unit": "The table's own unit: the both-orders verdict (the verdict both orders agree on, else a "
-    "tie) when the table is judged in both orders and a candidate is picked, so each human "
-    "label counts once; else one unit per judge call.",
-    "gate": "Superiority: lower bound above 50%. Non-inferiority: lower bound above 50% minus the margin.",
-    "gate_on": "Printed: lower bound of (wins + ties/2)/n, Wilson interval clustered by instruction. "
-    "Corrected: lower bound of the corrected win rate, human wins + ties/2 with both arms "
-    "corrected (needs labelled pairs).",
-}
-NEEDS_CANDIDATE = (
-    "The both-orders verdict needs a candidate model (slot A changes sides between the two "
-    "orders): counting every call until one is picked."
-)
+
+def ppi_table(r: PPIRatings) -> pd.DataFrame:
+    """One row per model, best PPI rating first: the judge-only, human-only and prediction-powered
+    ratings (Elo points, 95% interval) and the effective human sample (labelled pairs)."""
+    order = sorted(range(len(r.models)), key=lambda k: -r.ppi[k].value)
+    return pd.DataFrame(
+        {
+            "Model": [r.models[k] for k in order],
+            "Judge only": [_rating(r.judge_only[k]) for k in order],
+            "Human labels only": [_rating(r.human[k]) for k in order],
+            "Prediction-powered": [_rating(r.ppi[k]) for k in order],
+            "Worth (labelled pairs)": [fmt_int(r.effective[k]) for k in order],
+        }
+    )
+
+
+def ppi_messages(r: PPIRatings) -> list[Message]:
+    """What the prediction-powered ratings mean, in one plain sentence, then the ceiling and notes."""
+    worth = (
+        f"the intervals are as narrow as a human-only study with about **{fmt_int(r.effective_overall)}** "
+        f"labelled pairs would give: the judge makes the {fmt_int(r.n_labelled_pairs)} labels worth "
+        f"{fmt_num(r.gain, 1)} times as many"
+        if math.isfinite(r.effective_overall)
+        else "there is no human-only interval to compare with"
+    )
+    lam = f"weight on the judge λ = {fmt_num(r.lam, 2)}" + (
+        ", chosen by the PPI++ formula" if r.lam_tuned else ""
+    )
+    out = [
+        Message(
+            "info",
+            f"The judge's verdicts on all {fmt_int(r.n_calls)} calls, corrected by the humans' labels "
+            f"on {fmt_int(r.n_labelled_pairs)} pairs ({lam}): {worth}. The interval stays valid "
+            "however good or bad the judge is; a poor judge only gets less weight.",
+        ),
+        Message("info", CEILING_SENTENCE),
+    ]
+    out += [Message("warning", md(n)) for n in r.notes]
+    return out
+
+
+def gate_messages(gate: GateResult | str) -> list[Message]:
+    """The gate's verdict, what it estimated and its warning; or why it could not run (app text)."""
+    if isinstance(gate, str):
+        return [Message("info", gate)]
+    out = [gate_message(gate)]
+    out.append(
+        Message("caption", md(f"Estimand: {gate.estimand}. Interval: {gate.interval}. Unit: {gate.unit}."))
+    )
+    if gate.warning:
+        out.append(Message("warning", md(gate.warning)))
+    return out
+
+
+def correction_notes(cal: Calibration) -> list[Message]:
+    """The transfer warning and the design warnings of a calibration (escaped)."""
+    out = [Message("warning", md(cal.transfer_warning))] if cal.transfer_warning else []
+    return out + [Message("info", md(n)) for n in cal.design_warnings]
+
+
+def typed_js(text: str) -> tuple[list[float], list[Message]]:
+    """:func:`parse_js`, with the error in words instead of an exception."""
+    try:
+        return parse_js(text), []
+    except UsageError as exc:
+        return [], [Message("error", f"{JS_ERROR} {md(exc)}")]
+
+
+def ppi_or_problem(store, *, judge: str | None, category: str | None) -> tuple[PPIRatings | None, str]:
+    """:func:`~evalcore.calibration.ppi.ppi_ratings`, or None and why not (escaped Markdown)."""
+    from evalcore.calibration.ppi import ppi_ratings
+
+    try:
+        return ppi_ratings(store, judge=judge, category=category), ""
+    except ValueError as exc:
+        return None, PPI_REFUSED + md(exc)
+
+
+def certification_message(cert: Certification) -> Message:
+    """The certification line (safe Markdown): success when certified, else a warning."""
+    return Message("success" if cert.certified else "warning", md(cert.sentence()))

@@ -47,6 +47,8 @@ COMMAND_HOME: dict[str, str] = {
     "calibrate": "calibrate",
     "floor": "calibrate",
     "gate": "calibrate",
+    "ppi": "calibrate",
+    "certify": "calibrate",
     "report": "report",
     "ties": "ties",
     "fragility": "fragility",

@@ -1,10 +1,13 @@
-"""``calibrate``, ``floor`` and ``gate``: the corrected win rate, the floor table and release gates.
+"""``calibrate``, ``floor``, ``gate``, ``ppi`` and ``certify``: the corrected win rate, the floor
+table, release gates, prediction-powered ratings and judge certification.
 
 The printed win rate is compressed toward 50%; a labelled comparison corrects it (Rogan–Gladen,
 Lang–Reiczigel interval) at a price set by Youden's J; gates say which number they rest on and what
 it estimates. The unit follows the table (the both-orders verdict on a table judged in both
 orders, so each human label counts once) unless ``--unit`` says otherwise. ``gate`` exits 0 when
-the gate passes, 1 when it fails (and says why), 2 on bad input.
+the gate passes, 1 when it fails (and says why), 2 on bad input; ``certify`` likewise exits 0 when
+the judge is certified and 1 when it is not. ``ppi`` combines the judge's verdicts on every pair
+with the human labels into Bradley–Terry ratings (PPI++, Angelopoulos et al. 2023).
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from evalcore.calibration import (
     calibrate,
     floor_table,
     noninferiority_gate,
+    ppi_gate,
     size_plan,
     superiority_gate,
 )
 from evalcore.calibration.counts import _SameSlice
+from evalcore.calibration.ppi import MIN_LABELLED, ppi_ratings
 from evalcore.cli.common import (
     add_file_argument,
     add_json_flag,
@@ -32,6 +37,7 @@ from evalcore.cli.common import (
     print_json,
     print_table,
 )
+from evalcore.judge.certification import DEFAULT_THRESHOLD, certify_judge
 
 
 def _selection_arguments(p: argparse.ArgumentParser, *, candidate_required: bool) -> None:
@@ -145,8 +151,55 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="gate on the corrected win rate (human wins + ties/2, both arms corrected, "
         "bootstrap lower bound) instead of the printed one",
     )
+    p.add_argument(
+        "--ppi",
+        action="store_true",
+        help="gate on the prediction-powered ratings instead: P(human prefers the candidate to the "
+        "baseline) from their rating gap (judge on every pair, corrected by the human labels)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_gate)
+
+    p = sub.add_parser(
+        "ppi", help="prediction-powered Bradley–Terry ratings: the judge on every pair plus human labels"
+    )
+    add_file_argument(p)
+    add_judge_argument(p)
+    p.add_argument("--category", default=None, help="only the rows of this category")
+    p.add_argument(
+        "--lam",
+        type=float,
+        default=None,
+        help="weight on the judge, 0..1 (default: chosen by the PPI++ formula; 0 = human labels only)",
+    )
+    p.add_argument(
+        "--min-labelled",
+        type=int,
+        default=MIN_LABELLED,
+        help=f"refuse with fewer labelled pairs (default {MIN_LABELLED})",
+    )
+    add_json_flag(p)
+    p.set_defaults(handler=run_ppi)
+
+    p = sub.add_parser(
+        "certify", help="certify a judge: agreement with humans on wins and non-wins; exit 1 when not"
+    )
+    add_file_argument(p)
+    add_judge_argument(p)
+    p.add_argument(
+        "--candidate",
+        default=None,
+        help="read wins from this model's point of view (default: slot A's, every call a unit)",
+    )
+    p.add_argument("--category", default=None, help="only the rows of this category")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help=f"each class's lower 95%% Wilson bound must reach it (default {DEFAULT_THRESHOLD})",
+    )
+    add_json_flag(p)
+    p.set_defaults(handler=run_certify)
 
 
 def _calibration(args: argparse.Namespace):
@@ -267,10 +320,19 @@ def run_gate(args: argparse.Namespace) -> int:
         raise UsageError("--margin is a share between 0 and 0.5, e.g. 0.05 for 5 points")
     if args.baseline is None:
         raise UsageError("gate needs --baseline: the model the candidate must beat or not fall behind")
-    cal = _calibration(args)
-    if kind == "superiority":
+    if args.ppi and args.corrected:
+        raise UsageError("--ppi and --corrected name two different numbers to gate on; give one")
+    if args.ppi:
+        store = load_store(args.file)
+        _check_category(store, args.category)
+        ratings = ppi_ratings(store, judge=pick_judge(store, args.judge), category=args.category)
+        margin = 0.0 if kind == "superiority" else (0.05 if args.margin is None else args.margin)
+        result = ppi_gate(ratings, args.candidate, args.baseline, kind=kind, margin=margin)
+    elif kind == "superiority":
+        cal = _calibration(args)
         result = superiority_gate(cal, corrected=args.corrected)
     else:
+        cal = _calibration(args)
         margin = 0.05 if args.margin is None else args.margin
         result = noninferiority_gate(cal, margin=margin, corrected=args.corrected)
     if args.json:
@@ -282,3 +344,69 @@ def run_gate(args: argparse.Namespace) -> int:
         for note in result.design_warnings:
             print(f"note: {note}")
     return 0 if result.passed else 1
+
+
+def _check_category(store, category: str | None) -> None:
+    from evalcore.cli import UsageError
+
+    if category is not None and category not in store.categories():
+        cats = ", ".join(store.categories()) or "none"
+        raise UsageError(f"category {category!r} is not in the file; its categories are: {cats}")
+
+
+def run_ppi(args: argparse.Namespace) -> int:
+    from evalcore.calibration.presentation import ppi_table
+    from evalcore.cli import UsageError
+
+    if args.lam is not None and not 0 <= args.lam <= 1:
+        raise UsageError("--lam is the weight on the judge, between 0 and 1")
+    if args.min_labelled < 1:
+        raise UsageError("--min-labelled must be 1 or more")
+    store = load_store(args.file)
+    judge = pick_judge(store, args.judge)
+    _check_category(store, args.category)
+    result = ppi_ratings(
+        store, judge=judge, category=args.category, lam=args.lam, min_labelled=args.min_labelled
+    )
+    if args.json:
+        print_json(result.as_dict())
+        return 0
+    print(
+        f"judge {judge}: {result.n_calls:,} judged calls, {result.n_labelled_pairs:,} labelled pairs on "
+        f"{result.n_labelled_instructions:,} instructions; weight on the judge λ = {result.lam:.2f}"
+        + (" (PPI++ formula)" if result.lam_tuned else " (given)")
+        + "; Elo points, 95% intervals clustered by instruction"
+    )
+    print_table(ppi_table(result))
+    print(
+        f"effective human sample: {result.effective_overall:,.0f} labelled pairs "
+        f"({result.gain:.2f} × the {result.n_labelled_pairs:,} labelled)"
+    )
+    for note in result.notes:
+        print(f"note: {note}")
+    return 0
+
+
+def run_certify(args: argparse.Namespace) -> int:
+    from evalcore.cli import UsageError
+
+    if not 0 < args.threshold < 1:
+        raise UsageError("--threshold is a share between 0 and 1, e.g. 0.8")
+    store = load_store(args.file)
+    judge = pick_judge(store, args.judge)
+    _check_category(store, args.category)
+    if args.candidate is not None and args.candidate not in store.models():
+        raise UsageError(
+            f"--candidate {args.candidate!r} is not a model of the file; its models are: "
+            + ", ".join(store.models())
+        )
+    cert = certify_judge(
+        store, judge, candidate=args.candidate, category=args.category, threshold=args.threshold
+    )
+    if args.json:
+        print_json(cert.as_dict())
+    else:
+        print(f"judge {judge}: {cert.sentence()}")
+        if cert.note:
+            print(f"note: {cert.note}")
+    return 0 if cert.certified else 1

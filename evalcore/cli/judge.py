@@ -114,6 +114,8 @@ def run_judge(args: argparse.Namespace) -> int:
         print(f"warning: {warning}")
     for note in sheet.notes:
         print(f"note: {note}")
+    if sheet.certification is not None:
+        print(f"certification: {sheet.certification.sentence()}")
     table = sheet.table()[["metric", "value", "low", "high"]]
     print_table(table, floatfmt="{:.4f}")
     return 0

@@ -85,6 +85,8 @@ SIDE_BY_SIDE: dict[str, str] = {
     "self_preference_elo": "self-preference (Elo)",
 }
 _PERCENT = {
+    "agreement_on_wins",
+    "agreement_on_non_wins",
     "swap_consistency",
     "flip_rate",
     "tie_rate",
@@ -102,6 +104,7 @@ _PERCENT = {
 _SIGNED = {"position_bias_points", "length_coefficient", "self_preference_elo", "slot_gap_points"}
 _THREE = {"kappa", "human_alpha", "human_ceiling_kappa", "ties_tie_probability", "order_balance"}
 _COUNTS = {
+    "certified",
     "calls",
     "pairings",
     "unpaired_calls",
@@ -117,6 +120,9 @@ _COUNTS = {
 _METRIC_NAMES: dict[str, str] = {
     **SIDE_BY_SIDE,
     "calls": "calls",
+    "certified": "certified against humans (1 yes, 0 no)",
+    "agreement_on_wins": "agreement on human wins",
+    "agreement_on_non_wins": "agreement on human non-wins",
     "slot_gap_points": "raw slot gap (percentage points)",
     "slot_a_win_rate": "slot A wins",
     "slot_b_win_rate": "slot B wins",

@@ -32,6 +32,7 @@ from evalcore.judge.agreement import (
     human_agreement,
     labelled_rows,
 )
+from evalcore.judge.certification import DEFAULT_THRESHOLD, Certification, certify
 from evalcore.judge.coverage import Coverage, SelfComparison, coverage, self_comparison
 from evalcore.judge.length import LengthControlled, length_controlled_ranking
 from evalcore.judge.order_swap import OrderSwap
@@ -98,6 +99,10 @@ DEFINITIONS: dict[str, str] = {
     "self_comparison_tie_rate": "ties among calls comparing a model with itself",
     "agreement": "share of labelled calls where judge and human name the same outcome (win / tie / loss)",
     "kappa": "Cohen's κ of judge vs human on labelled calls (3 classes)",
+    "certified": "1 when the lower 95% Wilson bounds of agreement on human wins and on human "
+    "non-wins both reach the threshold (default 0.80), else 0",
+    "agreement_on_wins": "share of human wins (slot A's view) the judge also calls a win (sensitivity)",
+    "agreement_on_non_wins": "share of human ties and losses the judge calls a tie or loss (specificity)",
     "human_alpha": "Krippendorff's α (nominal) among independent human judgements of the same pair",
     "length_coefficient": "length term of the length-controlled Bradley–Terry fit, Elo points per "
     "standard deviation of the normalised length difference",
@@ -126,6 +131,7 @@ class JudgeSheet:
     length: LengthControlled | None = None
     self_preference: dict | None = None  # a row of self_preference()
     ties: dict | None = None
+    certification: Certification | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     design_warnings: tuple[str, ...] = field(default_factory=tuple)
 
@@ -176,6 +182,13 @@ class JudgeSheet:
         for key in ("agreement", "kappa"):
             if ag:
                 put(key, getattr(ag, key))
+            else:
+                out[key] = out[f"{key}_low"] = out[f"{key}_high"] = _nan()
+        cert = self.certification
+        out["certified"] = float(cert.certified) if cert else _nan()
+        for key, part in (("agreement_on_wins", "wins"), ("agreement_on_non_wins", "non_wins")):
+            if cert:
+                put(key, getattr(cert, part).estimate)
             else:
                 out[key] = out[f"{key}_low"] = out[f"{key}_high"] = _nan()
         out["human_alpha"] = ag.alpha if ag else _nan()
@@ -239,6 +252,7 @@ class JudgeSheet:
                 "length_control": self.length.as_dict() if self.length is not None else None,
                 "self_preference": dict(self.self_preference) if self.self_preference else None,
                 "ties": self.ties,
+                "certification": self.certification.as_dict() if self.certification else None,
                 "notes": list(self.notes),
             }
         )
@@ -284,6 +298,7 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
     families: dict[str, str] | None = None,
     length_control: bool = True,
     self_preference_table: pd.DataFrame | None = None,
+    certify_threshold: float = DEFAULT_THRESHOLD,
     progress: Progress | None = None,
 ) -> JudgeSheet:
     """Every spec-sheet figure for one judge.
@@ -349,6 +364,7 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
                 families=families,
                 length_control=length_control,
                 self_preference_table=self_preference_table,
+                certify_threshold=certify_threshold,
                 progress=progress,
             )
         finally:
@@ -382,7 +398,7 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
         counts, rounds=rounds, seed=seed, progress=lambda f, text: step(0.05 + 0.3 * f, text)
     )
     warnings = list(position.design_warnings)
-    cov = selfc = agreement = length = selfpref = None
+    cov = selfc = agreement = length = selfpref = cert = None
     if store is not None:
         step(0.35, "coverage")
         cov = coverage(store, judge, category=category)
@@ -396,6 +412,15 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
                     (warnings if note == ONE_JUDGEMENT_NOTE else notes).append(note)
             except ValueError as exc:
                 notes.append(str(exc))
+            from evalcore.calibration.counts import calibration_counts  # calibration imports no judge
+
+            cert = certify(
+                calibration_counts(store, judge=judge, category=category),
+                threshold=certify_threshold,
+                judge=judge,
+            )
+            if cert.note:
+                notes.append(cert.note)
         if length_control:
             step(0.6, "length-controlled Bradley–Terry")
             try:
@@ -436,6 +461,7 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
         length=length,
         self_preference=selfpref,
         ties=ties,
+        certification=cert,
         notes=tuple(notes),
         design_warnings=tuple(warnings),
     )

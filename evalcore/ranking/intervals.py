@@ -142,20 +142,7 @@ def sandwich_covariance(
     p = _sigmoid(theta[:, None] - theta[None, :])
     calls = reps.n.sum(axis=1).astype(np.float64)
     resid = reps.cell_scores(SLOT_A_SCORE) - calls * p[reps.a, reps.b]
-    meat = np.zeros((m, m))
-    n_pat = int(mult.size)
-    # Cells are sorted by pattern (instruction), so a chunk of patterns is a slice of cells.
-    bounds = np.searchsorted(reps.inst, np.arange(0, n_pat + chunk_patterns, chunk_patterns))
-    for k, lo in enumerate(range(0, n_pat, chunk_patterns)):
-        hi = min(lo + chunk_patterns, n_pat)
-        sl = slice(bounds[k], bounds[k + 1])
-        local = reps.inst[sl].astype(np.int64) - lo
-        size = (hi - lo) * m
-        g = np.bincount(local * m + reps.a[sl], weights=resid[sl], minlength=size) - np.bincount(
-            local * m + reps.b[sl], weights=resid[sl], minlength=size
-        )
-        g = g.reshape(hi - lo, m)
-        meat += (g * mult[lo:hi, None]).T @ g
+    meat = clustered_outer(reps.inst, reps.a, reps.b, resid, n_models=m, weights=mult, chunk=chunk_patterns)
     n_clusters = int(mult.sum())
     if n_clusters > 1:
         meat *= n_clusters / (n_clusters - 1)
@@ -166,6 +153,73 @@ def sandwich_covariance(
         bread = centre @ bread
     cov = bread @ meat @ bread.T
     return 0.5 * (cov + cov.T)
+
+
+def clustered_outer(
+    inst: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray | None = None,
+    *,
+    n_models: int,
+    weights: np.ndarray | None = None,
+    chunk: int = 20_000,
+) -> np.ndarray:
+    """Σ_k w_k g_k h_kᵀ over clusters k (M × M): the meat of a clustered sandwich.
+
+    Cell ``r`` (cluster ``inst[r]``, slot A model ``a[r]``, slot B model ``b[r]``) adds its
+    residual ``left[r]`` to g_k at ``a`` and subtracts it at ``b`` (the Bradley–Terry score of a
+    pair is ± the same number for its two models); ``right`` builds h_k the same way (default:
+    ``left``, giving Σ w g gᵀ). ``inst`` must be sorted, so a chunk of clusters is a slice of
+    cells and memory stays at ``chunk`` × M.
+    """
+    m = n_models
+    inst = np.asarray(inst, dtype=np.int64)
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    left = np.asarray(left, dtype=np.float64)
+    same = right is None
+    right = left if right is None else np.asarray(right, dtype=np.float64)
+    n_clusters = int(inst[-1]) + 1 if inst.size else 0
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    if w is not None:
+        n_clusters = max(n_clusters, int(w.size))
+    out = np.zeros((m, m))
+    # A cluster of one cell (an arena prompt: one battle) adds l·r·(e_a − e_b)(e_a − e_b)ᵀ: four
+    # entries, summed by bincount in O(cells) instead of a dense (clusters × M) block.
+    single = np.bincount(inst, minlength=n_clusters)[inst] == 1
+    if single.any():
+        x, y = a[single], b[single]
+        val = left[single] * right[single] * (1.0 if w is None else w[inst[single]])
+        out += (
+            np.bincount(x * m + x, val, m * m)
+            + np.bincount(y * m + y, val, m * m)
+            - np.bincount(x * m + y, val, m * m)
+            - np.bincount(y * m + x, val, m * m)
+        ).reshape(m, m)
+        rest = ~single
+        kept, inst = np.unique(inst[rest], return_inverse=True)
+        a, b, left, right = a[rest], b[rest], left[rest], right[rest]
+        w = None if w is None else w[kept]
+        n_clusters = int(kept.size)
+    bounds = np.searchsorted(inst, np.arange(0, n_clusters + chunk, chunk))
+
+    def scores(values: np.ndarray, sl: slice, local: np.ndarray, size: int) -> np.ndarray:
+        return np.bincount(local * m + a[sl], weights=values[sl], minlength=size) - np.bincount(
+            local * m + b[sl], weights=values[sl], minlength=size
+        )
+
+    for k, lo in enumerate(range(0, n_clusters, chunk)):
+        hi = min(lo + chunk, n_clusters)
+        sl = slice(bounds[k], bounds[k + 1])
+        local = inst[sl] - lo
+        size = (hi - lo) * m
+        g = scores(left, sl, local, size).reshape(hi - lo, m)
+        h = g if same else scores(right, sl, local, size).reshape(hi - lo, m)
+        if w is not None:
+            g = g * w[lo:hi, None]
+        out += g.T @ h
+    return out
 
 
 def normal_draws(theta: np.ndarray, cov: np.ndarray, *, draws: int, seed: int) -> np.ndarray:
