@@ -174,3 +174,56 @@ def normal_draws(theta: np.ndarray, cov: np.ndarray, *, draws: int, seed: int) -
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))
     z = np.random.default_rng(seed).standard_normal((draws, theta.size))
     return theta + z @ root.T
+
+
+def row_sandwich_covariance(
+    a: np.ndarray,
+    b: np.ndarray,
+    x: np.ndarray,
+    resid: np.ndarray,
+    cluster: np.ndarray | None,
+    info: np.ndarray,
+    n_models: int,
+    *,
+    prior_games: float = 0.0,
+) -> np.ndarray:
+    """Cluster-robust sandwich covariance of (θ, β) for a Bradley–Terry fit on rows with
+    covariates (:func:`~evalcore.ranking.bradley_terry.fit_bradley_terry_covariates`).
+
+    ``resid`` is each row's score residual n·(p − y); a row adds +resid to its slot-A model,
+    −resid to its slot-B model and resid·x to the covariates. Scores are summed per ``cluster``
+    (the instruction: its calls share the responses) into a sparse clusters × parameters matrix,
+    so an arena table of one battle per instruction never builds a dense one; the meat is
+    GᵀG · C/(C − 1) and the bread the inverse information with the location of θ fixed.
+    ``cluster=None`` gives the model-based covariance (the inverse information alone). θ's block
+    is the covariance of the centred strengths (Σθ = 0), as :func:`sandwich_covariance`.
+    """
+    from scipy import sparse
+
+    m, f = n_models, x.shape[1]
+    k = m + f
+    centre_dir = np.zeros(k)
+    centre_dir[:m] = 1.0
+    try:
+        bread = np.linalg.inv(info + np.outer(centre_dir, centre_dir))
+    except np.linalg.LinAlgError:
+        return np.full((k, k), np.nan)
+    if cluster is None:
+        cov = bread
+    else:
+        cluster = np.asarray(cluster, dtype=np.int64)
+        n_c = int(cluster.max()) + 1 if cluster.size else 0
+        rows = np.concatenate([cluster, cluster, np.repeat(cluster, f)])
+        cols = np.concatenate([a, b, np.tile(np.arange(m, k), a.size)])
+        vals = np.concatenate([resid, -resid, (resid[:, None] * x).ravel()])
+        g = sparse.csr_matrix((vals, (rows, cols)), shape=(max(n_c, 1), k))
+        meat = np.asarray((g.T @ g).todense())
+        if n_c > 1:
+            meat *= n_c / (n_c - 1)
+        cov = bread @ meat @ bread
+    # The covariance of centred strengths: project θ's block onto Σθ = 0 (a penalised fit, or
+    # the rank-one term, leaves some variance along the constant direction).
+    proj = np.eye(k)
+    proj[:m, :m] -= 1.0 / m
+    cov = proj @ cov @ proj.T
+    return 0.5 * (cov + cov.T)
