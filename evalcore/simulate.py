@@ -371,7 +371,7 @@ def _arena_style(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, m: int)
         for k, base in (("headers", 1.0), ("bold", 2.0), ("lists", 3.0))
     }
     out_a, out_b = {}, {}
-    for side, idx, out in (("a", a, out_a), ("b", b, out_b)):
+    for idx, out in ((a, out_a), (b, out_b)):
         out["length"] = np.round(np.exp(verbosity[idx] + rng.normal(0.0, 0.5, idx.size))) + 1.0
         for k, rate in habit.items():
             out[k] = rng.poisson(rate[idx]).astype(np.float64)

@@ -104,7 +104,7 @@ def style_rows(
             FROM (SELECT *{clean} FROM verdicts
                   WHERE verdict IS NOT NULL AND model_a <> model_b
                     AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?))""",
-            clean_params + params + [judge, judge, category, category],
+            params + clean_params + [judge, judge, category, category],  # in textual order
         )
         total = one_row(cur.execute("SELECT count(*) FROM vl_style_base"))[0]
         cur.execute(

@@ -264,6 +264,15 @@ def style_control(
             scales.append(scale)
     x = np.column_stack(columns) if columns else np.zeros((rows.a.size, 0))
     _check_identified(rows, x, names, owners)
+    if "position" in controls:
+        one_slot = sorted(set(rows.a.tolist()) ^ set(rows.b.tolist()))
+        if one_slot:
+            notes.append(
+                "Some models were only ever judged in one slot ("
+                + ", ".join(rows.models[k] for k in one_slot[:5])
+                + (" and others" if len(one_slot) > 5 else "")
+                + "): the first-slot advantage rests on the other models' calls."
+            )
 
     wins = np.zeros((m, m))
     np.add.at(wins, (rows.a, rows.b), rows.n * rows.y)
@@ -371,11 +380,14 @@ def _check_identified(rows: StyleRows, x: np.ndarray, names: list[str], owners: 
     h = information(rows.a, rows.b, x, rows.n * 0.25, m)
     lock = np.zeros(m + x.shape[1])
     lock[:m] = 1.0
-    inv = np.linalg.pinv(h + np.outer(lock, lock), hermitian=True)
-    for k, name in enumerate(names):
-        own = h[m + k, m + k]
-        left = 1.0 / inv[m + k, m + k] if inv[m + k, m + k] > 0 else 0.0
-        if own > 0 and left / own >= IDENTIFIED_SHARE:
+    h_locked = h + np.outer(lock, lock)  # fixes θ's free location, orthogonal to every covariate
+    for k in range(len(names)):
+        j = m + k
+        rest = np.r_[0:j, j + 1 : m + x.shape[1]]
+        cross = h[j, rest]
+        # Schur complement: the covariate's information once θ and the other covariates are fitted
+        left = h[j, j] - cross @ np.linalg.pinv(h_locked[np.ix_(rest, rest)], hermitian=True) @ cross
+        if h[j, j] > 0 and left / h[j, j] >= IDENTIFIED_SHARE:
             continue
         raise DesignError(_unidentified(rows, names[k], owners[k]))
 
