@@ -331,6 +331,13 @@ def _covariates(control, rows: StyleRows, judge, families, notes):
         yield "family", _family_column(rows, judge, families), 1.0
         return
     for name in features_of(control):
+        if (
+            control == "markdown"
+            and name not in rows.feature_a
+            and any(f in rows.feature_a for f in MARKDOWN_ELEMENTS)
+        ):
+            notes.append(f"The table has no count of {_WORDS[name]}: Markdown control leaves them out.")
+            continue
         if name not in rows.feature_a:
             raise UsageError(
                 f"the rows carry no {name!r} feature; fetch them with features={features_of(control)}."
@@ -419,7 +426,7 @@ def _unidentified(rows: StyleRows, name: str, control: str) -> str:
 def _meaning(name: str, control: str, est: Estimate, scale: float) -> str:
     elo = est.scaled(ELO_SCALE)
     worth = (
-        f"{fmt_signed(elo.value, 0)} Elo points (95% {fmt_signed(elo.low, 0)} to {fmt_signed(elo.high, 0)})"
+        f"{fmt_signed(elo.value, 1)} Elo points (95% {fmt_signed(elo.low, 1)} to {fmt_signed(elo.high, 1)})"
     )
     if control == "position":
         text = f"The answer in slot A is worth {worth} over the same answer in slot B"
@@ -461,3 +468,64 @@ def _table(rows: StyleRows, theta, theta_plain, se, wins) -> pd.DataFrame:
         .sort_values(["rank", "model"], kind="stable")
         .reset_index(drop=True)
     )
+
+
+#: What a control needs from the table, in words (for errors and the page).
+NEEDS = {
+    "length": "length_a and length_b (or the answers' text, response_a and response_b)",
+    "markdown": "the answers' text (response_a, response_b) or the columns feat_headers_a/_b, "
+    "feat_bold_a/_b and feat_lists_a/_b",
+}
+
+
+def available_controls(sources: Mapping[str, str]) -> tuple[str, ...]:
+    """The controls a table can supply, given :meth:`~evalcore.store.VerdictStore.feature_sources`:
+    position and family always (the fit refuses them when the design does not identify them),
+    length and markdown when their features are there, and every other ``feat_`` name.
+
+    Examples
+    --------
+    >>> available_controls({"length": "length_a, length_b", "tone": "feat_tone_a, feat_tone_b"})
+    ('length', 'position', 'family', 'tone')
+    """
+    out = [c for c in CONTROLS if all(f in sources for f in features_of(c))]
+    if "markdown" in out and not any(f in sources for f in MARKDOWN_ELEMENTS):
+        out.remove("markdown")
+    out += [f for f in sources if f not in CONTROLS and f not in MARKDOWN_ELEMENTS]
+    return tuple(out)
+
+
+def controlled_leaderboard(
+    store,
+    *,
+    judge: str | None,
+    category: str | None = None,
+    controls: Sequence[str] | str,
+    families: Mapping[str, str] | None = None,
+) -> StyleControl:
+    """:func:`style_control` on a store's calls: validates the controls against what the table
+    can supply (a :class:`UsageError` naming the columns that would add a missing one), fetches
+    the rows with :meth:`~evalcore.store.VerdictStore.style_rows` and fits.
+
+    Examples
+    --------
+    >>> from evalcore.simulate import simulate_arena, arena_verdict_frame
+    >>> from evalcore.store import VerdictStore
+    >>> store = VerdictStore()
+    >>> store.load(arena_verdict_frame(simulate_arena(n_battles=5000, n_models=6, seed=1,
+    ...                                               style_effects={"length": 1.0})))
+    >>> sc = controlled_leaderboard(store, judge="arena", controls="length,position")
+    >>> [c.name for c in sc.coefficients], bool(sc.coefficient("length").estimate.low > 0)
+    (['length', 'position'], True)
+    """
+    sources = store.feature_sources()
+    chosen = check_controls(controls, tuple(sources))
+    for control in chosen:
+        lacking = [f for f in features_of(control) if f not in sources]
+        if lacking and (control != "markdown" or len(lacking) == len(MARKDOWN_ELEMENTS)):
+            raise UsageError(
+                f"This table cannot supply the {control} control: it needs {NEEDS.get(control, control)}."
+            )
+    features = tuple(dict.fromkeys(f for c in chosen for f in features_of(c) if f in sources))
+    rows = store.style_rows(judge=judge, category=category, features=features)
+    return style_control(rows, controls=chosen, judge=judge, families=families)
