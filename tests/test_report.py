@@ -311,3 +311,13 @@ def test_hostile_names_never_become_links_images_or_scripts():
             texts = json.dumps(trace)
             assert "<a " not in texts and "<img" not in texts, div
     store.close()
+
+
+def test_leaderboard_section_says_whether_style_control_changes_the_top(built):
+    from evalcore.ranking.style import controlled_leaderboard
+
+    store, analyses, _, document, _ = built
+    styled = controlled_leaderboard(store, judge="sim-judge", controls=["length"])
+    assert analyses.style is not None and analyses.style.controls == ("length",)
+    said = "changes the top" if styled.top_changed else "leaves the first place unchanged"
+    assert f"Controlling for style {said}" in document
