@@ -370,7 +370,8 @@ def _arena_style(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, m: int)
         k: base * np.exp(rng.normal(0.0, 0.7, m))
         for k, base in (("headers", 1.0), ("bold", 2.0), ("lists", 3.0))
     }
-    out_a, out_b = {}, {}
+    out_a: dict[str, np.ndarray] = {}
+    out_b: dict[str, np.ndarray] = {}
     for idx, out in ((a, out_a), (b, out_b)):
         out["length"] = np.round(np.exp(verbosity[idx] + rng.normal(0.0, 0.5, idx.size))) + 1.0
         for k, rate in habit.items():

@@ -94,25 +94,25 @@ def style_rows(
     keys = ["instruction_id", "model_a", "model_b", "judge", "y"]
     fcols = [f"f{s}{k}" for k in range(len(features)) for s in ("a", "b")]
     complete = " AND ".join(f"{c} IS NOT NULL AND NOT isnan({c})" for c in fcols) or "true"
+    where = (
+        "verdict IS NOT NULL AND model_a <> model_b AND (? IS NULL OR judge = ?) "
+        "AND (? IS NULL OR category = ?)"
+    )
+    filters = [judge, judge, category, category]
     cur = con.cursor()
     try:
-        cur.execute(
-            f"""CREATE OR REPLACE TEMP TABLE vl_style_base AS
-            SELECT instruction_id, model_a, model_b, judge,
-                   (CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END)::DOUBLE AS y
-                   {"".join(", " + s for s in select)}
-            FROM (SELECT *{clean} FROM verdicts
-                  WHERE verdict IS NOT NULL AND model_a <> model_b
-                    AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?))""",
-            params + clean_params + [judge, judge, category, category],  # in textual order
-        )
-        total = one_row(cur.execute("SELECT count(*) FROM vl_style_base"))[0]
+        total = one_row(cur.execute(f"SELECT count(*) FROM verdicts WHERE {where}", filters))[0]
+        # One pass: features, complete rows, identical calls grouped (hash aggregate, no sort).
         cur.execute(
             f"""CREATE OR REPLACE TEMP TABLE vl_style AS
-            SELECT {", ".join(keys + fcols)}, count(*)::DOUBLE AS n
-            FROM vl_style_base WHERE {complete} GROUP BY ALL"""
+            SELECT {", ".join(keys + fcols)}, count(*)::DOUBLE AS n FROM (
+                SELECT instruction_id, model_a, model_b, judge,
+                       (CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END)::DOUBLE AS y
+                       {"".join(", " + s for s in select)}
+                FROM (SELECT *{clean} FROM verdicts WHERE {where}))
+            WHERE {complete} GROUP BY ALL""",
+            params + clean_params + filters,  # in textual order
         )
-        cur.execute("DROP TABLE IF EXISTS vl_style_base")
         models = tuple(
             r[0]
             for r in cur.execute(
@@ -121,21 +121,20 @@ def style_rows(
             ).fetchall()
         )
         judges = tuple(r[0] for r in cur.execute("SELECT DISTINCT judge FROM vl_style ORDER BY 1").fetchall())
+        # Instructions are numbered in no particular order: they only label the clusters.
         got = cur.execute(
             f"""WITH mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k),
                  ji AS (SELECT unnest(?::VARCHAR[]) AS j, unnest(range(?))::INTEGER AS k),
-                 ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER AS k
+                 ii AS (SELECT instruction_id, (row_number() OVER () - 1)::INTEGER AS k
                         FROM (SELECT DISTINCT instruction_id FROM vl_style))
             SELECT ii.k AS inst, ma.k AS a, mb.k AS b, ji.k AS jk, s.y, s.n
                    {"".join(", s." + c for c in fcols)}
             FROM vl_style s JOIN ii USING (instruction_id) JOIN mi ma ON ma.m = s.model_a
-                 JOIN mi mb ON mb.m = s.model_b JOIN ji ON ji.j = s.judge
-            ORDER BY inst, a, b""",
+                 JOIN mi mb ON mb.m = s.model_b JOIN ji ON ji.j = s.judge""",
             [list(models), len(models), list(judges), len(judges)],
         ).fetchnumpy()
-        n_inst = one_row(cur.execute("SELECT count(DISTINCT instruction_id) FROM vl_style"))[0]
+        n_inst = int(np.max(got["inst"])) + 1 if len(got["inst"]) else 0
     finally:
-        cur.execute("DROP TABLE IF EXISTS vl_style_base")
         cur.execute("DROP TABLE IF EXISTS vl_style")
         cur.close()
     n = np.asarray(got["n"], dtype=np.float64)

@@ -95,11 +95,13 @@ def test_store_counts_text_in_sql_as_arrow_does():
     rows = store.style_rows(features=("headers", "bold", "lists", "length"))
     want_a = markdown_counts(TEXTS)
     want_b = markdown_counts(TEXTS[::-1])
-    order = np.argsort([f"q{k}" for k in range(len(TEXTS))])  # rows come sorted by instruction
-    for name in ("headers", "bold", "lists"):
-        np.testing.assert_array_equal(rows.feature_a[name], want_a[name][order])
-        np.testing.assert_array_equal(rows.feature_b[name], want_b[name][order])
-    np.testing.assert_array_equal(rows.feature_a["length"], np.array([len(t) for t in TEXTS])[order])
+    names = ("headers", "bold", "lists")
+
+    def records(fa, fb, length):  # one tuple per call: rows come in no particular order
+        return sorted(zip(*(fa[k] for k in names), *(fb[k] for k in names), length, strict=True))
+
+    got = records(rows.feature_a, rows.feature_b, rows.feature_a["length"])
+    assert got == records(want_a, want_b, [float(len(t)) for t in TEXTS])
 
 
 def test_normalised_difference_and_pairs():
@@ -407,3 +409,42 @@ def test_missing_feature_and_unknown_control_explained():
     with pytest.raises(UsageError, match="choose from length, markdown, position, family"):
         check_controls("length,colour")
     assert check_controls("Length, position") == ("length", "position")
+
+
+@pytest.mark.parametrize("chunk", [7, 4_000_000])
+def test_clustered_meat_equals_the_dense_sum_of_outer_products(monkeypatch, chunk):
+    from scipy import sparse
+
+    from evalcore.ranking import intervals
+
+    monkeypatch.setattr(intervals, "MEAT_CHUNK_PAIRS", chunk)
+    rng = np.random.default_rng(0)
+    n, m, f = 4000, 15, 3
+    a = rng.integers(0, m, n)
+    b = (a + rng.integers(1, m, n)) % m
+    cluster = rng.integers(0, 120, n) * 5  # gaps in the ids, several rows per cluster
+    x = rng.normal(size=(n, f))
+    r = rng.normal(size=n)
+    meat, n_c = intervals._clustered_meat(a, b, x, r, cluster, m)
+    rows = np.concatenate([cluster, cluster, np.repeat(cluster, f)])
+    cols = np.concatenate([a, b, np.tile(np.arange(m, m + f), n)])
+    vals = np.concatenate([r, -r, (r[:, None] * x).ravel()])
+    g = sparse.csr_matrix((vals, (rows, cols)), shape=(cluster.max() + 1, m + f)).toarray()
+    np.testing.assert_allclose(meat, g.T @ g, atol=1e-9)
+    assert n_c == np.unique(cluster).size
+
+
+def test_clustered_meat_one_row_per_cluster_matches_the_general_path():
+    from evalcore.ranking import intervals
+
+    rng = np.random.default_rng(1)
+    n, m, f = 3000, 9, 2
+    a = rng.integers(0, m, n)
+    b = (a + rng.integers(1, m, n)) % m
+    x = rng.normal(size=(n, f))
+    r = rng.normal(size=n)
+    fast, _ = intervals._clustered_meat(a, b, x, r, np.arange(n) * 3, m)
+    # the general path, each cluster given a second row with zero residual
+    ids = np.r_[np.arange(n), np.arange(n)]
+    general, _ = intervals._clustered_meat(np.r_[a, a], np.r_[b, b], np.r_[x, x], np.r_[r, 0 * r], ids, m)
+    np.testing.assert_allclose(fast, general, atol=1e-9)

@@ -57,6 +57,7 @@ from evalcore.ranking.bradley_terry import (
 from evalcore.ranking.intervals import row_sandwich_covariance
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.kendall import kendall_tau
+from evalcore.stats.threads import single_blas_thread
 from evalcore.text import fmt_num, fmt_signed
 
 Control = Literal["length", "markdown", "position", "family"]
@@ -262,8 +263,10 @@ def style_control(
             names.append(name)
             owners.append(control)
             scales.append(scale)
-    x = np.column_stack(columns) if columns else np.zeros((rows.a.size, 0))
-    _check_identified(rows, x, names, owners)
+    # column-major: each covariate's column is contiguous for the per-model bincounts
+    x = np.asfortranarray(np.column_stack(columns)) if columns else np.zeros((rows.a.size, 0))
+    with single_blas_thread():
+        _check_identified(rows, x, names, owners)
     if "position" in controls:
         one_slot = sorted(set(rows.a.tolist()) ^ set(rows.b.tolist()))
         if one_slot:
@@ -274,16 +277,18 @@ def style_control(
                 + "): the first-slot advantage rests on the other models' calls."
             )
 
-    wins = np.zeros((m, m))
-    np.add.at(wins, (rows.a, rows.b), rows.n * rows.y)
-    np.add.at(wins, (rows.b, rows.a), rows.n * (1.0 - rows.y))
+    wins = (
+        np.bincount(rows.a * m + rows.b, rows.n * rows.y, minlength=m * m)
+        + np.bincount(rows.b * m + rows.a, rows.n * (1.0 - rows.y), minlength=m * m)
+    ).reshape(m, m)
     graph = comparison_graph(wins, rows.models)
     prior = 0.0 if graph.mle_exists else 1.0
     notes += graph.notes(rows.models)
-    theta_plain, _ = fit_bradley_terry(wins, prior_games=prior)
-    theta, beta, info, ok = fit_bradley_terry_covariates(
-        rows.a, rows.b, rows.y, rows.n, x, m, prior_games=prior
-    )
+    with single_blas_thread():  # many small solves: one thread beats a contended pool
+        theta_plain, _ = fit_bradley_terry(wins, prior_games=prior)
+        theta, beta, info, ok = fit_bradley_terry_covariates(
+            rows.a, rows.b, rows.y, rows.n, x, m, prior_games=prior, theta0=theta_plain
+        )
     if not ok:
         notes.append("The controlled fit stopped before converging; read it with care.")
     if beta.size and np.abs(beta).max() > SEPARATED:
@@ -293,7 +298,8 @@ def style_control(
         )
     eta = theta[rows.a] - theta[rows.b] + x @ beta
     resid = rows.n * (_sigmoid(eta) - rows.y)
-    cov = row_sandwich_covariance(rows.a, rows.b, x, resid, rows.inst, info, m, prior_games=prior)
+    with single_blas_thread():
+        cov = row_sandwich_covariance(rows.a, rows.b, x, resid, rows.inst, info, m, prior_games=prior)
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     if rows.n_instructions < 30:
         notes.append(
@@ -383,18 +389,18 @@ def _check_identified(rows: StyleRows, x: np.ndarray, names: list[str], owners: 
         return
     from evalcore.ranking.bradley_terry import information
 
-    m = len(rows.models)
+    m, f = len(rows.models), x.shape[1]
     h = information(rows.a, rows.b, x, rows.n * 0.25, m)
-    lock = np.zeros(m + x.shape[1])
-    lock[:m] = 1.0
-    h_locked = h + np.outer(lock, lock)  # fixes θ's free location, orthogonal to every covariate
-    for k in range(len(names)):
-        j = m + k
-        rest = np.r_[0:j, j + 1 : m + x.shape[1]]
-        cross = h[j, rest]
-        # Schur complement: the covariate's information once θ and the other covariates are fitted
-        left = h[j, j] - cross @ np.linalg.pinv(h_locked[np.ix_(rest, rest)], hermitian=True) @ cross
-        if h[j, j] > 0 and left / h[j, j] >= IDENTIFIED_SHARE:
+    # Schur complement: the covariates' information once θ is fitted (the rank-one term fixes
+    # θ's free location and is orthogonal to every covariate's cross block) …
+    h_tt = h[:m, :m] + 1.0
+    schur = h[m:, m:] - h[m:, :m] @ np.linalg.pinv(h_tt, hermitian=True) @ h[:m, m:]
+    # … and each covariate's once θ and the other covariates are fitted.
+    inv = np.linalg.pinv(schur, hermitian=True)
+    for k in range(f):
+        own = h[m + k, m + k]
+        left = 1.0 / inv[k, k] if inv[k, k] > 0 else 0.0
+        if own > 0 and left / own >= IDENTIFIED_SHARE and schur[k, k] / own >= IDENTIFIED_SHARE:
             continue
         raise DesignError(_unidentified(rows, names[k], owners[k]))
 
