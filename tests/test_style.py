@@ -448,3 +448,17 @@ def test_clustered_meat_one_row_per_cluster_matches_the_general_path():
     ids = np.r_[np.arange(n), np.arange(n)]
     general, _ = intervals._clustered_meat(np.r_[a, a], np.r_[b, b], np.r_[x, x], np.r_[r, 0 * r], ids, m)
     np.testing.assert_allclose(fast, general, atol=1e-9)
+
+
+def test_dataset_facade_style_control(tmp_path):
+    import evalcore
+
+    sim = simulate_arena(n_battles=3000, n_models=5, seed=9, style_effects={"length": 1.0})
+    path = tmp_path / "a.parquet"
+    arena_verdict_frame(sim).drop(columns=["row"]).to_parquet(path)
+    ds = evalcore.load(path)
+    sc = ds.style_control(controls="length")
+    assert sc.controls == ("length",) and sc.coefficient("length").estimate.low > 0
+    assert set(sc.as_dict()) >= {"coefficients", "models", "top_changed", "kendall_tau_with_uncontrolled"}
+    with pytest.raises(UsageError, match="category"):
+        ds.style_control(controls="length", category="nope")
