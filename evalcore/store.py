@@ -337,9 +337,9 @@ class VerdictStore:
     ):
         """Judge calls with per-answer ``features`` for style control, as numpy arrays.
 
-        Returns :class:`evalcore.features.StyleRows`: identical calls grouped (instruction,
-        models, judge, score, feature values → calls), models, judges and instructions numbered
-        in DuckDB. A feature is ``"length"``, a Markdown element (``"headers"``, ``"bold"``,
+        Returns :class:`evalcore.features.StyleRows`: one row per call with a verdict between two
+        models (instruction, models, judge, score, feature values), models, judges and
+        instructions numbered in DuckDB. A feature is ``"length"``, a Markdown element (``"headers"``, ``"bold"``,
         ``"lists"``: counted in the answers' text when the table holds ``response_a`` and
         ``response_b``, else read from ``feat_<element>_a/_b``) or the ``<name>`` of any
         ``feat_<name>_a/_b`` pair; :meth:`feature_sources` lists what this table can supply.

@@ -107,6 +107,8 @@ with _ui.page("Leaderboard"):
                 lambda: controlled_leaderboard(store, judge=judge, category=category, controls=controls),
             )
             _ui.caption(show.style_caption(styled))
+            for note in styled.notes:
+                _ui.warning(note)
             table = show.style_display(table, styled)
         except EvalcoreError as exc:
             _ui.warning(f"No style control: {exc}")
