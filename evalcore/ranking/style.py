@@ -268,7 +268,9 @@ def style_control(
     with single_blas_thread():
         _check_identified(rows, x, names, owners)
     if "position" in controls:
-        one_slot = sorted(set(rows.a.tolist()) ^ set(rows.b.tolist()))
+        in_a = np.bincount(rows.a, minlength=m) > 0
+        in_b = np.bincount(rows.b, minlength=m) > 0
+        one_slot = np.flatnonzero(in_a != in_b).tolist()
         if one_slot:
             notes.append(
                 "Some models were only ever judged in one slot ("
@@ -407,9 +409,10 @@ def _check_identified(rows: StyleRows, x: np.ndarray, names: list[str], owners: 
 
 def _unidentified(rows: StyleRows, name: str, control: str) -> str:
     if control == "position":
-        only_a = sorted(set(rows.a.tolist()) - set(rows.b.tolist()))
-        only_b = sorted(set(rows.b.tolist()) - set(rows.a.tolist()))
-        fixed = ", ".join(rows.models[k] for k in (only_a + only_b)[:5])
+        m = len(rows.models)
+        in_a = np.bincount(rows.a, minlength=m) > 0
+        in_b = np.bincount(rows.b, minlength=m) > 0
+        fixed = ", ".join(rows.models[k] for k in np.flatnonzero(in_a != in_b)[:5])
         return (
             "The first-slot advantage is not identified here: "
             + (f"{fixed} always sit(s) in one slot, so " if fixed else "")
