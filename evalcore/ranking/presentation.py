@@ -295,8 +295,12 @@ def style_display(table: pd.DataFrame, sc: StyleControl) -> pd.DataFrame:
         ],
     )
     out = out.rename(columns={"Rank": "Rank (uncontrolled)"})
+    ranks = [int(r) for r in rows["rank"].fillna(0)]
+    # one type per column (Arrow refuses a mix): whole numbers, or text when some model is missing
     out.insert(
-        0, "Rank", [int(r) if k else MISSING for r, k in zip(rows["rank"].fillna(0), known, strict=True)]
+        0,
+        "Rank",
+        ranks if known.all() else [str(r) if k else MISSING for r, k in zip(ranks, known, strict=True)],
     )
     order = np.argsort(np.where(known, rows["rank"].fillna(np.inf).to_numpy(), np.inf), kind="stable")
     return out.iloc[order].reset_index(drop=True)
