@@ -55,10 +55,10 @@ from evalcore.ranking.bradley_terry import (
     to_elo,
 )
 from evalcore.ranking.intervals import row_sandwich_covariance
+from evalcore.ranking.style_words import WORDS, meaning, unidentified
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.kendall import kendall_tau
 from evalcore.stats.threads import single_blas_thread
-from evalcore.text import fmt_num, fmt_signed
 
 Control = Literal["length", "markdown", "position", "family"]
 #: The built-in controls; a ``feat_<name>_a/_b`` pair adds ``<name>``.
@@ -69,7 +69,6 @@ METHOD = "instruction-clustered sandwich (±1.96 standard errors)"
 IDENTIFIED_SHARE = 1e-8
 #: A covariate effect beyond this many logits (a 1-in-20,000 win chance) is taken as infinite.
 SEPARATED = 10.0
-_WORDS = {"headers": "headers", "bold": "bold spans", "lists": "list items"}
 
 
 def features_of(control: str) -> tuple[str, ...]:
@@ -311,7 +310,7 @@ def style_control(
     coefs = []
     for k, name in enumerate(names):
         est = Estimate(float(beta[k]), beta[k] - Z95 * se[m + k], beta[k] + Z95 * se[m + k], method=METHOD)
-        coefs.append(Coefficient(name, owners[k], est, scales[k], _meaning(name, owners[k], est, scales[k])))
+        coefs.append(Coefficient(name, owners[k], est, scales[k], meaning(name, owners[k], est, scales[k])))
     table = _table(rows, theta, theta_plain, se[:m], wins)
     return StyleControl(
         judge=judge,
@@ -344,7 +343,7 @@ def _covariates(control, rows: StyleRows, judge, families, notes):
             and name not in rows.feature_a
             and any(f in rows.feature_a for f in MARKDOWN_ELEMENTS)
         ):
-            notes.append(f"The table has no count of {_WORDS[name]}: Markdown control leaves them out.")
+            notes.append(f"The table has no count of {WORDS[name]}: Markdown control leaves them out.")
             continue
         if name not in rows.feature_a:
             raise UsageError(
@@ -355,7 +354,7 @@ def _covariates(control, rows: StyleRows, judge, families, notes):
         sd = float(np.sqrt(np.average((z - mean) ** 2, weights=rows.n)))
         if not sd > 0:
             if control == "markdown":
-                notes.append(f"No two answers differ in {_WORDS[name]}: nothing to control for there.")
+                notes.append(f"No two answers differ in {WORDS[name]}: nothing to control for there.")
                 continue
             raise DesignError(
                 f"Every call compares answers with equal {name}: there is no {name} difference to control for."
@@ -404,55 +403,7 @@ def _check_identified(rows: StyleRows, x: np.ndarray, names: list[str], owners: 
         left = 1.0 / inv[k, k] if inv[k, k] > 0 else 0.0
         if own > 0 and left / own >= IDENTIFIED_SHARE and schur[k, k] / own >= IDENTIFIED_SHARE:
             continue
-        raise DesignError(_unidentified(rows, names[k], owners[k]))
-
-
-def _unidentified(rows: StyleRows, name: str, control: str) -> str:
-    if control == "position":
-        m = len(rows.models)
-        in_a = np.bincount(rows.a, minlength=m) > 0
-        in_b = np.bincount(rows.b, minlength=m) > 0
-        fixed = ", ".join(rows.models[k] for k in np.flatnonzero(in_a != in_b)[:5])
-        return (
-            "The first-slot advantage is not identified here: "
-            + (f"{fixed} always sit(s) in one slot, so " if fixed else "")
-            + "a slot-A advantage cannot be told apart from the models' strengths (an "
-            "anchor-only table with the reference always in one slot is the usual case). Judge "
-            "some pairs in both orders, or with the slots drawn at random, to measure it."
-        )
-    if control == "family":
-        return (
-            "Same-family control is not identified here: with one judge (or judges of one "
-            "family), being of the judge's family is a fixed trait of each model, which its "
-            "strength already absorbs. Pool judges of different families to measure it."
-        )
-    return (
-        f"The {name} covariate is not identified here: it is a fixed trait of each model or "
-        "moves in step with another control, so the models' strengths absorb it."
-    )
-
-
-def _meaning(name: str, control: str, est: Estimate, scale: float) -> str:
-    elo = est.scaled(ELO_SCALE)
-    worth = (
-        f"{fmt_signed(elo.value, 1)} Elo points (95% {fmt_signed(elo.low, 1)} to {fmt_signed(elo.high, 1)})"
-    )
-    if control == "position":
-        text = f"The answer in slot A is worth {worth} over the same answer in slot B"
-    elif control == "family":
-        text = f"An answer by a model of the judge's own family is worth {worth} with that judge"
-    elif name == "length":
-        ratio = (1.0 + scale) / (1.0 - scale) if scale < 1 else math.inf
-        text = f"An answer {fmt_num(ratio, 1)} times as long as its rival's is worth {worth}"
-    else:
-        what = _WORDS.get(name, f"'{name}'")
-        text = (
-            f"One standard deviation more {what} than the rival (a relative difference of "
-            f"{fmt_num(scale, 2)}) is worth {worth}"
-        )
-    if est.low <= 0 <= est.high:
-        text += "; the interval includes 0, so no clear effect"
-    return text + "."
+        raise DesignError(unidentified(rows, names[k], owners[k]))
 
 
 def _table(rows: StyleRows, theta, theta_plain, se, wins) -> pd.DataFrame:
