@@ -462,3 +462,13 @@ def test_dataset_facade_style_control(tmp_path):
     assert set(sc.as_dict()) >= {"coefficients", "models", "top_changed", "kendall_tau_with_uncontrolled"}
     with pytest.raises(UsageError, match="category"):
         ds.style_control(controls="length", category="nope")
+
+
+def test_ratings_are_estimates_matching_the_table():
+    sim = simulate_arena(n_battles=3000, n_models=5, seed=8, style_effects={"length": 0.5})
+    sc = style_control(_rows_from_arena(sim, ("length",)), controls=["length"])
+    est = sc.ratings
+    assert list(est) == sc.table["model"].tolist()
+    first = sc.table.iloc[0]
+    assert est[first["model"]] == sc.rating(first["model"])
+    assert est[first["model"]].low == pytest.approx(first["ci_low"]) and est[first["model"]].has_interval

@@ -141,6 +141,14 @@ class StyleControl:
         r = row.iloc[0]
         return Estimate(float(r["rating"]), float(r["ci_low"]), float(r["ci_high"]), method=METHOD)
 
+    @property
+    def ratings(self) -> dict[str, Estimate]:
+        """Each model's controlled rating (Elo points) with its 95% interval, in rank order."""
+        return {
+            str(r.model): Estimate(float(r.rating), float(r.ci_low), float(r.ci_high), method=METHOD)
+            for r in self.table.itertuples()
+        }
+
     def coefficient(self, name: str) -> Coefficient:
         for c in self.coefficients:
             if c.name == name:
