@@ -90,6 +90,23 @@ class Dataset:
             self.counts(judge=judge, category=category), rounds=rounds, seed=seed, interval=interval
         )
 
+    def style_control(
+        self,
+        *,
+        controls: Any,
+        judge: str | None = None,
+        category: str | None = None,
+        families: Any = None,
+    ):
+        """The leaderboard controlled for style: ``controls`` among length, markdown, position,
+        family and ``feat_`` names (:func:`evalcore.ranking.style.controlled_leaderboard`)."""
+        from evalcore.ranking.style import controlled_leaderboard
+
+        self.counts(judge=judge, category=category)  # validates the judge and the category
+        return controlled_leaderboard(
+            self.store, judge=self._judge(judge), category=category, controls=controls, families=families
+        )
+
     def fragility(self, *, judge: str | None = None, category: str | None = None, **options: Any):
         """How many verdicts the leader's (or each adjacent pair's) order rests on
         (:func:`evalcore.ranking.ranking_fragility`)."""

@@ -57,6 +57,7 @@ from evalcore.ranking import (
     win_probability,
 )
 from evalcore.ranking.presentation import calibration_pair, default_interval
+from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.text import fmt_p, fmt_pct, fmt_rating  # noqa: F401  (one formatting module)
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
@@ -149,6 +150,8 @@ class Analyses:
     fragility: RankingFragility | None = None
     #: prediction-powered ratings (judge on every pair + human labels), when labels exist
     ppi: PPIRatings | None = None
+    #: The leaderboard controlled for the answers' length and Markdown, when the table has them.
+    style: StyleControl | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -159,6 +162,17 @@ def _attempt(unavailable: dict[str, str], key: str, compute: Callable[[], Any]) 
     except ValueError as exc:
         unavailable[key] = str(exc)
         return None
+
+
+def _style(store: VerdictStore, judge: str) -> StyleControl:
+    """The leaderboard controlled for length and Markdown (what the table can supply)."""
+    controls = [c for c in available_controls(store.feature_sources()) if c in ("length", "markdown")]
+    if not controls:
+        raise ValueError(
+            "no style control: the table has neither answer lengths nor Markdown counts "
+            "(length_a/length_b, the answers' text, or feat_ columns)."
+        )
+    return controlled_leaderboard(store, judge=judge, controls=controls)
 
 
 def ranking_key(frame: pd.DataFrame | None) -> str:
@@ -229,13 +243,18 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = None
+    sweep = edges = cal = fragile = style = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
             unavailable,
             "fragility",
             lambda: cache(("findings", "fragility", judge), lambda: ranking_fragility(counts)),
+        )
+        style = _attempt(
+            unavailable,
+            "style",
+            lambda: cache(("findings", "style", judge), lambda: _style(store, judge)),
         )
         step(0.5, "anchor sweep")
         sweep = _attempt(
@@ -338,6 +357,7 @@ def run_analyses(
         human_ranking=human_ranking,
         fragility=fragile,
         ppi=ppi,
+        style=style,
         unavailable=unavailable,
     )
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore._sql import one_row
+from evalcore.features import feature_columns
 from evalcore.limits import LoadLimits
 from evalcore.schema import (
     DEFAULT_JUDGE,
@@ -332,7 +333,8 @@ def build_text(
 ) -> None:
     """``vl_text``: row number, names trimmed, labels and numbers as raw text (NULL if absent)."""
     cols = []
-    for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS):
+    # per-answer feature columns (feat_<name>_a/_b) ride along as text, checked by validate()
+    for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *feature_columns(exprs)):
         expr = exprs.get(name)
         text = f"CAST({expr} AS VARCHAR)" if expr else "NULL::VARCHAR"
         if expr and name in NAME_COLUMNS:
@@ -433,7 +435,8 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                     "tie (bothbad)); leave the cell empty for a call that returned no verdict"
                 ),
             )
-    for name in ("length_a", "length_b"):
+    features = feature_columns(str(r[0]) for r in cur.execute("DESCRIBE vl_text").fetchall())
+    for name in ("length_a", "length_b", *features):
         t = _strip(name)
         num = f"TRY_CAST({t} AS DOUBLE)"
         not_number = (
@@ -447,14 +450,18 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                 f"column '{name}' must hold numbers",
                 rows=tuple(rows.tolist()),
                 values=_values(cur, name, not_number),
-                hint=f"Write '{name}' as a number (characters or tokens), or leave it empty",
+                hint=f"Write '{name}' as a number (characters or tokens), or leave it empty"
+                if name.startswith("length")
+                else f"Write '{name}' as a number (a count or size of the answer), or leave it empty",
             )
         impossible = f"(isinf({num}) OR {num} < 0)"
         rows = _rows(cur, impossible)
         if rows.size:
             raise VerdictFormatError(
                 file,
-                f"column '{name}' has {rows.size} value(s) that cannot be a length (negative or infinite)",
+                f"column '{name}' has {rows.size} value(s) that cannot be a "
+                + ("length" if name.startswith("length") else "count")
+                + " (negative or infinite)",
                 rows=tuple(rows.tolist()),
                 values=_values(cur, name, impossible),
                 hint=f"A length counts characters or tokens: write '{name}' as a number of 0 or "
@@ -487,13 +494,14 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
             f"CASE WHEN isnan(TRY_CAST({_strip(n)} AS DOUBLE)) THEN NULL "
             f"ELSE TRY_CAST({_strip(n)} AS DOUBLE) END"
         )
-        for n in ("length_a", "length_b")
+        for n in ("length_a", "length_b", *features)
     }
+    extra = "".join(f", {length[n]} AS {n}" for n in features)
     cur.execute(f"""CREATE OR REPLACE TEMP VIEW vl_canon AS SELECT
         t."row", t.instruction_id, t.model_a, t.model_b, mv.level AS verdict,
         coalesce(nullif(t.judge, ''), {_lit(DEFAULT_JUDGE)}) AS judge, mh.level AS human,
         {length["length_a"]} AS length_a, {length["length_b"]} AS length_b,
-        nullif(t.category, '') AS category
+        nullif(t.category, '') AS category{extra}
         FROM vl_text t LEFT JOIN {maps["verdict"]} mv ON mv.label = t.verdict
              LEFT JOIN {maps["human"]} mh ON mh.label = t.human""")
     n_models = one_row(
@@ -602,6 +610,8 @@ def read_canonical(
     lowered = [n.strip().lower() for n in names]
     if set(REQUIRED_COLUMNS) <= set(lowered):
         positions = _check_header(names, file=src.file)
+        for name in dict.fromkeys(feature_columns(names)):
+            positions[name] = lowered.index(name)
         stage(cur, src, sql, ", ".join(f"{_ident(cols[k])} AS {name}" for name, k in positions.items()))
         build_text(cur, {name: name for name in positions}, skip_blank=delimited)
         label = f"verdict table ({src.label})"

@@ -30,6 +30,7 @@ from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
 from evalcore.plots.power import detectable_edges_figure, sample_size_figure
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
+from evalcore.ranking.presentation import style_caption
 from evalcore.text import fmt_num, fmt_pct, fmt_rating
 
 #: The shared figure config, without plotly.js 4's "Share chart" button (it would upload the
@@ -257,6 +258,8 @@ def _leaderboard_section(analyses: Analyses) -> str:
         "win rate": lambda v: fmt_pct(v, 1),
     }
     notes = "".join(f'<p class="caption">⚠ {_esc(n)}</p>' for n in board.notes)
+    if analyses.style is not None:
+        notes += f'<p class="caption">Style control: {_esc(style_caption(analyses.style))}</p>'
     caption = (
         f'<p class="caption">Judge {_esc(analyses.judge)}. Bradley–Terry maximum likelihood '
         "on win/tie/loss counts (a tie is half a win each), Elo scale with mean 1000: a "

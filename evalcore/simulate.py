@@ -302,6 +302,13 @@ class ArenaSimulation:
     language: np.ndarray  # index into ARENA_LANGUAGES
     voter: np.ndarray
     seed: int
+    #: Per-answer features (``"length"``, ``"headers"``, ``"bold"``, ``"lists"`` → (N,) arrays of
+    #: slot A's and slot B's answer) when style was simulated; empty otherwise.
+    features_a: dict = field(default_factory=dict)
+    features_b: dict = field(default_factory=dict)
+    #: The true effects: feature → logit per unit of (a − b)/(a + b); the slot-A advantage (logit).
+    style_effects: dict = field(default_factory=dict)
+    slot_bias: float = 0.0
 
     @property
     def n_battles(self) -> int:
@@ -320,6 +327,8 @@ def simulate_arena(
     strength_sd: float = 1.0,
     n_voters: int = 200_000,
     seed: int = 0,
+    style_effects: dict[str, float] | None = None,
+    slot_bias: float = 0.0,
 ) -> ArenaSimulation:
     """Battles shaped like the public Chatbot Arena dump: one prompt per battle, uneven pairing.
 
@@ -334,6 +343,15 @@ def simulate_arena(
     comparison experiments. *JASA* 65(329), 317–328.
     Chiang, W.-L. et al. (2024). Chatbot Arena: an open platform for evaluating LLMs by human
     preference. *ICML*.
+    Li, T., Angelopoulos, A. N. & Chiang, W.-L. (2024). Does style matter? Disentangling style
+    and substance in Chatbot Arena. LMSYS blog (the style terms below).
+
+    ``style_effects`` (feature → logit per unit of the normalised difference (a − b)/(a + b),
+    features ``length``, ``headers``, ``bold``, ``lists``) draws per-answer lengths and Markdown
+    counts (each model has its own verbosity and Markdown habit, unrelated to its strength) and
+    adds Σ effect·(a − b)/(a + b) to the log-odds; ``slot_bias`` adds a slot-A advantage. An empty
+    dict draws the features without effects. Features come from a separate random stream, so the
+    battles of a table without them are unchanged.
     """
     rng = np.random.default_rng(seed)
     models = tuple(f"sim-arena-{k:03d}" for k in range(n_models))
@@ -343,7 +361,15 @@ def simulate_arena(
     a = rng.choice(n_models, n_battles, p=popularity).astype(np.int32)
     b = rng.choice(n_models - 1, n_battles, p=None).astype(np.int32)
     b = np.where(b >= a, b + 1, b).astype(np.int32)  # never a self-battle
-    d = strengths[a] - strengths[b]
+    d = strengths[a] - strengths[b] + slot_bias
+    feats_a: dict[str, np.ndarray] = {}
+    feats_b: dict[str, np.ndarray] = {}
+    if style_effects is not None:
+        feats_a, feats_b = _arena_style(np.random.default_rng([seed, 1]), a, b, n_models)
+        for name, effect in style_effects.items():
+            fa, fb = feats_a[name], feats_b[name]
+            total = fa + fb
+            d = d + effect * np.divide(fa - fb, total, out=np.zeros_like(total), where=total > 0)
     # Davidson: with πₐ/π_b = e^d, P(tie) = ν / (e^{d/2} + e^{−d/2} + ν); solve ν for the share.
     cosh_term = np.exp(d / 2) + np.exp(-d / 2)
     lo, hi = 0.0, 100.0
@@ -368,7 +394,53 @@ def simulate_arena(
         language=language,
         voter=voter,
         seed=seed,
+        features_a=feats_a,
+        features_b=feats_b,
+        style_effects=dict(style_effects or {}),
+        slot_bias=float(slot_bias),
     )
+
+
+def _arena_style(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, m: int):
+    """Per-answer length (tokens, log-normal around each model's own verbosity) and Markdown
+    counts (Poisson around each model's own habit) of both slots' answers."""
+    verbosity = rng.normal(np.log(400.0), 0.5, m)
+    habit = {
+        k: base * np.exp(rng.normal(0.0, 0.7, m))
+        for k, base in (("headers", 1.0), ("bold", 2.0), ("lists", 3.0))
+    }
+    out_a: dict[str, np.ndarray] = {}
+    out_b: dict[str, np.ndarray] = {}
+    for idx, out in ((a, out_a), (b, out_b)):
+        out["length"] = np.round(np.exp(verbosity[idx] + rng.normal(0.0, 0.5, idx.size))) + 1.0
+        for k, rate in habit.items():
+            out[k] = rng.poisson(rate[idx]).astype(np.float64)
+    return out_a, out_b
+
+
+def arena_verdict_frame(sim: ArenaSimulation) -> pd.DataFrame:
+    """``sim`` as a canonical verdict table (one instruction per battle, ties as 0, judge
+    "arena"), with ``length_a/_b`` and ``feat_<name>_a/_b`` columns when style was simulated."""
+    n = sim.n_battles
+    frame = pd.DataFrame(
+        {
+            "row": np.arange(1, n + 1),
+            "instruction_id": pd.array(np.char.add("b", np.arange(n).astype(str)), dtype="string"),
+            "model_a": pd.array(np.asarray(sim.models, dtype=object)[sim.a], dtype="string"),
+            "model_b": pd.array(np.asarray(sim.models, dtype=object)[sim.b], dtype="string"),
+            "verdict": pd.array(np.where(sim.outcome == 2, 0, sim.outcome), dtype="Int8"),
+            "judge": pd.array(np.full(n, "arena", dtype=object), dtype="string"),
+            "human": pd.array(np.full(n, pd.NA), dtype="Int8"),
+            "length_a": sim.features_a.get("length", np.full(n, np.nan)),
+            "length_b": sim.features_b.get("length", np.full(n, np.nan)),
+            "category": pd.array(np.full(n, pd.NA), dtype="string"),
+        }
+    )
+    for name in sim.features_a:
+        if name != "length":
+            frame[f"feat_{name}_a"] = sim.features_a[name]
+            frame[f"feat_{name}_b"] = sim.features_b[name]
+    return frame
 
 
 def write_arena_dump(sim: ArenaSimulation, json_path, *, parquet_path=None) -> None:

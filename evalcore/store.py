@@ -21,6 +21,7 @@ import pandas as pd
 from evalcore import ingest
 from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
+from evalcore.features import feature_columns
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
 from evalcore.schema import CANONICAL_COLUMNS, LEVELS, VerdictFormatError
@@ -85,6 +86,24 @@ CREATE OR REPLACE TABLE verdicts (
 _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 
 
+def _features(columns) -> list[str]:
+    """The per-answer ``feat_<name>_a|b`` columns among ``columns`` (names or DESCRIBE rows),
+    exactly as spelled (the pattern admits only lower-case letters, digits and underscores)."""
+    names = [c[0] if isinstance(c, tuple) else c for c in columns]
+    return [str(c) for c in names if str(c) in feature_columns([str(c)])]
+
+
+def _list(columns: list[str]) -> str:
+    return "".join(f', "{c}"' for c in columns)
+
+
+def _create(cur, feats: list[str]) -> None:
+    """The verdicts table: the contract's columns, then any per-answer feature columns."""
+    cur.execute(_CREATE)
+    for column in feats:
+        cur.execute(f'ALTER TABLE verdicts ADD COLUMN "{column}" DOUBLE')
+
+
 class VerdictStore:
     """One DuckDB database holding one verdict table (plus its name and format).
 
@@ -117,19 +136,22 @@ class VerdictStore:
             if table.store is self:
                 return
             if table.store is not None:
+                feats = _features(table.store.con.execute("DESCRIBE verdicts").fetchall())
                 incoming = table.store.con.sql(
-                    f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"'
+                    f'SELECT {_COLUMNS}{_list(feats)} FROM verdicts ORDER BY "row"'
                 ).to_arrow_reader()
             else:
-                incoming = table.frame[list(CANONICAL_COLUMNS)]
+                feats = _features(table.frame.columns)
+                incoming = table.frame[list(CANONICAL_COLUMNS) + feats]
         else:
-            incoming = table[list(CANONICAL_COLUMNS)]
+            feats = _features(table.columns)
+            incoming = table[list(CANONICAL_COLUMNS) + feats]
         cur = self.con.cursor()
         try:
             cur.register("incoming", incoming)
             cur.execute("BEGIN TRANSACTION")
-            cur.execute(_CREATE)
-            cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS} FROM incoming")
+            _create(cur, feats)
+            cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM incoming")
             cur.execute("DELETE FROM dataset")
             cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
             cur.execute("COMMIT")
@@ -188,8 +210,9 @@ class VerdictStore:
             label = ingest.read_canonical(cur, src, origin=origin, limits=limits)
             cur.execute("BEGIN TRANSACTION")
             try:
-                cur.execute(_CREATE)
-                cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS} FROM vl_canon")
+                feats = _features(cur.execute("DESCRIBE vl_canon").fetchall())
+                _create(cur, feats)
+                cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM vl_canon")
                 cur.execute("DELETE FROM dataset")
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, label])
                 cur.execute("COMMIT")
@@ -372,6 +395,33 @@ class VerdictStore:
             out[key] = np.asarray(cells[key], dtype=np.float64)
         out.update(models=models, labelled_pairs=int(pairs), labelled_instructions=int(insts))
         return out
+
+    def style_rows(
+        self,
+        *,
+        judge: str | None = None,
+        category: str | None = None,
+        features: tuple[str, ...] | list[str] = (),
+    ):
+        """Judge calls with per-answer ``features`` for style control, as numpy arrays.
+
+        Returns :class:`evalcore.features.StyleRows`: one row per call with a verdict between two
+        models (instruction, models, judge, score, feature values), models, judges and
+        instructions numbered in DuckDB. A feature is ``"length"``, a Markdown element (``"headers"``, ``"bold"``,
+        ``"lists"``: counted in the answers' text when the table holds ``response_a`` and
+        ``response_b``, else read from ``feat_<element>_a/_b``) or the ``<name>`` of any
+        ``feat_<name>_a/_b`` pair; :meth:`feature_sources` lists what this table can supply.
+        Calls missing a requested feature are left out and counted in ``dropped``.
+        """
+        from evalcore.store_style import style_rows
+
+        return style_rows(self.con, judge=judge, category=category, features=tuple(features))
+
+    def feature_sources(self) -> dict[str, str]:
+        """Per-answer features this table can supply for style control → their source, in words."""
+        from evalcore.store_style import feature_sources
+
+        return feature_sources(self.con)
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 import ui as _ui
-from evalcore.errors import UsageError
+from evalcore.errors import EvalcoreError, UsageError
 from evalcore.plots.common import CONFIG
 from evalcore.plots.leaderboard import forest_plot, separation_heatmap, win_rate_heatmap
 from evalcore.ranking import leaderboard, separation
 from evalcore.ranking import presentation as show
+from evalcore.ranking.style import available_controls, controlled_leaderboard
 
 with _ui.page("Leaderboard"):
     st.title("Leaderboard")
@@ -64,6 +65,14 @@ with _ui.page("Leaderboard"):
     _ui.set_url_param("interval", None if interval == default else interval)
     if show.default_note(counts.n_instructions, counts.n_models):
         st.caption(show.default_note(counts.n_instructions, counts.n_models))
+    options = _ui.memo(("style_options",), lambda: available_controls(store.feature_sources()))
+    controls = st.multiselect(
+        "Control for style",
+        options,
+        format_func=show.control_label,
+        key="lb_style",
+        help=show.STYLE_EXPLAINED,
+    )
 
     bar = st.progress(0.0, text="Computing the intervals…")
 
@@ -89,7 +98,21 @@ with _ui.page("Leaderboard"):
     except UsageError as exc:
         sep = None
         why = exc
-    st.dataframe(show.display_table(board, sep), hide_index=True, width="stretch")
+    table = show.display_table(board, sep)
+    if controls:
+        st.caption(show.STYLE_EXPLAINED + (" " + show.STYLE_BOTH_ORDERS if both else ""))
+        try:
+            styled = _ui.memo(
+                ("style", judge, category, tuple(controls)),
+                lambda: controlled_leaderboard(store, judge=judge, category=category, controls=controls),
+            )
+            _ui.caption(show.style_caption(styled))
+            for note in styled.notes:
+                _ui.warning(note)
+            table = show.style_display(table, styled)
+        except EvalcoreError as exc:
+            _ui.warning(f"No style control: {exc}")
+    st.dataframe(table, hide_index=True, width="stretch")
     _ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
     st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")

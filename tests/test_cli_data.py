@@ -90,3 +90,43 @@ def test_module_entry_point_runs_as_a_process(table_file):
         check=False,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_rank_control_json_adds_controlled_ratings_and_coefficients(tmp_path, capsys):
+    from evalcore.ranking.style import controlled_leaderboard
+    from evalcore.simulate import arena_verdict_frame, simulate_arena
+
+    sim = simulate_arena(n_battles=4000, n_models=6, seed=5, style_effects={"length": 1.0, "lists": 0.5})
+    path = tmp_path / "arena.parquet"
+    arena_verdict_frame(sim).drop(columns=["row"]).to_parquet(path)
+    args = ["rank", str(path), "--interval", "sandwich", "--bootstrap", "0"]
+    assert main([*args, "--control", "length,markdown,position", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    store = VerdictStore()
+    store.load_file(path)
+    ref = controlled_leaderboard(store, judge="arena", controls=["length", "markdown", "position"])
+    by_model = {m["model"]: m for m in out["models"]}
+    for row in ref.table.itertuples():
+        got = by_model[row.model]
+        assert got["controlled_rating"] == pytest.approx(row.rating)
+        assert got["controlled_ci_low"] == pytest.approx(row.ci_low)
+        assert got["rank_change"] == row.rank_change
+    names = [c["name"] for c in out["style_control"]["coefficients"]]
+    assert names == ["length", "headers", "bold", "lists", "position"]
+    assert out["style_control"]["coefficients"][0]["elo"]["low"] > 0
+    assert main([*args, "--control", "length"]) == 0
+    assert "length: An answer" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("control", "message"),
+    [
+        ("length,colour", "unknown control(s) colour; choose from length, markdown, position, family"),
+        ("markdown", "cannot supply the markdown control: it needs the answers' text"),
+        ("family", "family is not recognised"),
+    ],
+)
+def test_rank_control_refusals_in_words(table_file, capsys, control, message):
+    assert main(["rank", str(table_file), "--bootstrap", "0", "--control", control]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

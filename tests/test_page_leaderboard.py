@@ -89,3 +89,57 @@ def test_no_rounds_no_intervals_no_nan_and_separation_says_why():
     shown = at.dataframe[0].value
     assert set(shown["95% interval"]) == {"—"} and not shown.isna().any().any()
     assert any("No separation test" in i.value and "bootstrap rounds" in i.value for i in at.info)
+
+
+def test_style_control_toggle_adds_rank_change_and_matches_the_library():
+    from evalcore.ranking.style import controlled_leaderboard
+
+    at = _leaderboard_page()
+    assert "Rank change" not in at.dataframe[0].value.columns
+    choice = at.multiselect(key="lb_style")
+    # the demo has lengths but no text or feat_ columns: no Markdown control is offered
+    assert choice.options == ["Length", "Slot position (first-slot advantage)", "Same family as the judge"]
+    at.multiselect(key="lb_style").set_value(["length", "position"]).run()
+    assert not at.exception
+    shown = at.dataframe[0].value
+    assert {"Rank change", "Controlled rating", "Controlled 95% interval"} <= set(shown.columns)
+    store = VerdictStore()
+    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
+    judge = store.judges()[0]
+    styled = controlled_leaderboard(store, judge=judge, controls=["length", "position"])
+    assert shown["Model"].tolist() == styled.table["model"].tolist()
+    np.testing.assert_allclose(
+        [float(v.replace(",", "")) for v in shown["Controlled rating"]], styled.table["rating"], atol=0.5
+    )
+    assert any("Controlling for style" in c.value for c in at.caption)
+    # Same family as the judge: the demo's judges name no known family, refused in words.
+    at.multiselect(key="lb_style").set_value(["family"]).run()
+    assert not at.exception
+    assert any("No style control" in w.value for w in at.warning)
+
+
+def test_style_toggle_offers_markdown_from_feat_columns_and_refuses_the_slot_of_anchor_only(
+    tmp_path, monkeypatch
+):
+    import pandas as pd
+
+    from evalcore.simulate import arena_verdict_frame, simulate_arena
+
+    monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "ws.duckdb"))
+    sim = simulate_arena(n_battles=3000, n_models=5, seed=3, style_effects={"lists": 1.0})
+    frame = arena_verdict_frame(sim).drop(columns=["row", "human", "category"])
+    # anchor-only, the anchor always in slot B: the first-slot advantage is not identified
+    frame = frame[frame["model_b"] == "sim-arena-000"]
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.file_uploader(key="upload").upload("feat.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    at.switch_page("pages/leaderboard.py").run()
+    assert not at.exception, at.exception
+    assert "Markdown (headers, bold, lists)" in at.multiselect(key="lb_style").options
+    at.multiselect(key="lb_style").set_value(["markdown"]).run()
+    assert not at.exception
+    assert "Rank change" in at.dataframe[0].value.columns
+    at.multiselect(key="lb_style").set_value(["markdown", "position"]).run()
+    assert any("No style control" in w.value and "slot" in w.value for w in at.warning)
+    assert "Rank change" not in at.dataframe[0].value.columns
+    assert pd.notna(at.dataframe[0].value["Rating"]).all()

@@ -158,3 +158,29 @@ def test_anchor_only_table_reads_in_words():
     t = show.display_table(board, separation(board))
     assert set(t["Model"]) == set(models) and not t.isna().any().any()
     assert "sandwich" in show.method_caption(board)
+
+
+def test_style_display_orders_by_controlled_rank_and_marks_changes():
+    from evalcore.ranking import leaderboard
+    from evalcore.ranking import presentation as show
+    from evalcore.ranking.style import controlled_leaderboard
+    from evalcore.simulate import arena_verdict_frame, simulate_arena
+    from evalcore.store import VerdictStore
+
+    sim = simulate_arena(n_battles=6000, n_models=6, seed=11, style_effects={"length": 2.0})
+    frame = arena_verdict_frame(sim)
+    frame.loc[frame["model_a"] == "sim-arena-005", "length_a"] = np.nan  # a model without lengths
+    frame.loc[frame["model_b"] == "sim-arena-005", "length_b"] = np.nan
+    store = VerdictStore()
+    store.load(frame)
+    board = leaderboard(store.counts(judge="arena"), rounds=0)
+    styled = controlled_leaderboard(store, judge="arena", controls="length")
+    assert "sim-arena-005" not in styled.models and styled.dropped > 0
+    shown = show.style_display(show.display_table(board), styled)
+    assert shown["Model"].tolist()[:5] == styled.table["model"].tolist()
+    assert shown["Rank"].tolist() == ["1", "2", "3", "4", "5", "—"]
+    for change, text in zip(styled.table["rank_change"], shown["Rank change"][:5], strict=True):
+        assert text == ("=" if change == 0 else f"▲ {change}" if change > 0 else f"▼ {-change}")
+    assert shown["Rank change"].iloc[-1] == "—"
+    caption = show.style_caption(styled)
+    assert "Controlling for style" in caption and "Length:" in caption

@@ -326,3 +326,13 @@ def test_certification_line_and_prediction_powered_ratings(built):
     best = max(range(len(ppi.models)), key=lambda k: ppi.ppi[k].value)
     assert rows[ppi.models[best]][3].startswith(f"{ppi.ppi[best].value:,.0f} (")
     assert "at most twice the labels" in document
+
+
+def test_leaderboard_section_says_whether_style_control_changes_the_top(built):
+    from evalcore.ranking.style import controlled_leaderboard
+
+    store, analyses, _, document, _ = built
+    styled = controlled_leaderboard(store, judge="sim-judge", controls=["length"])
+    assert analyses.style is not None and analyses.style.controls == ("length",)
+    said = "changes the top" if styled.top_changed else "leaves the first place unchanged"
+    assert f"Controlling for style {said}" in document

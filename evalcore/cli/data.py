@@ -16,6 +16,8 @@ from evalcore.cli.common import (
     print_table,
 )
 from evalcore.ranking import leaderboard
+from evalcore.ranking.presentation import merge_style_records, style_columns
+from evalcore.ranking.style import METHOD, controlled_leaderboard
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,6 +45,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         "sandwich (fast on arena-sized tables)",
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument(
+        "--control",
+        default=None,
+        metavar="LIST",
+        help="control for style: comma-separated length, markdown, position, family (and any "
+        "feat_<name>_a/_b column pair by its name); adds each model's controlled rating, interval "
+        "and rank change, and each covariate's coefficient",
+    )
+    p.add_argument(
+        "--families",
+        default=None,
+        metavar="CSV",
+        help="a model,family list for --control family (default: families recognised from name prefixes)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_rank)
 
@@ -79,8 +95,24 @@ def run_rank(args: argparse.Namespace) -> int:
     judge = pick_judge(store, args.judge)
     counts = store.counts(judge=judge, category=pick_category(store, args.category))
     board = leaderboard(counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval)
+    styled = None
+    if args.control is not None:
+        families = None
+        if args.families:
+            from pathlib import Path
+
+            from evalcore.judge import read_families
+
+            families = read_families(Path(args.families).read_text(encoding="utf-8-sig"))
+        styled = controlled_leaderboard(
+            store, judge=judge, category=args.category, controls=args.control, families=families
+        )
     if args.json:
-        print_json(board.as_dict())
+        out = board.as_dict()
+        if styled is not None:
+            out["models"] = merge_style_records(out["models"], styled)
+            out["style_control"] = styled.as_dict()
+        print_json(out)
         return 0
     print(
         f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: {board.interval_description}"
@@ -91,5 +123,13 @@ def run_rank(args: argparse.Namespace) -> int:
     table["win_rate"] = [f"{100 * v:.1f}%" for v in table["win_rate"]]
     if (table["bound"] == "").all():
         table = table.drop(columns=["bound"])
+    if styled is not None:
+        table = table.merge(style_columns(styled), on="model", how="left")
     print_table(table, floatfmt="{:.1f}")
+    if styled is not None:
+        print(f"controlled for {', '.join(styled.controls)}; 95% intervals: {METHOD}")
+        for note in styled.notes:
+            print(f"note: {note}", file=sys.stderr)
+        for c in styled.coefficients:
+            print(f"{c.name}: {c.meaning}")
     return 0

@@ -29,11 +29,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 from scipy.stats import norm
 
 from evalcore.errors import UsageError
-from evalcore.ranking import ELO_SCALE, comparison_graph, fit_bradley_terry, ranks_descending, to_elo
+from evalcore.ranking.bradley_terry import (
+    ELO_SCALE,
+    comparison_graph,
+    fit_bradley_terry,
+    fit_bradley_terry_covariates,
+    ranks_descending,
+    to_elo,
+)
+from evalcore.ranking.intervals import row_sandwich_covariance
 from evalcore.stats.intervals import Estimate, wilson_interval
 from evalcore.store import VerdictStore
 
@@ -151,91 +158,33 @@ def fit_length_controlled(
     max_iter: int = 100,
     tol: float = 1e-10,
 ) -> tuple[np.ndarray, float, float, bool]:
-    """Bradley–Terry with a length term on aggregated calls, by damped Newton steps.
+    """Bradley–Terry with a length term on aggregated calls: the one-covariate case of
+    :func:`evalcore.ranking.fit_bradley_terry_covariates`.
 
     P(slot A wins) = σ(θ_a − θ_b + γ·z); ``y`` the score (ties ½), ``n`` the calls of each
-    aggregated row. ``prior_games`` virtual ties of every model against a strength-0 player keep
-    θ finite when a model never loses. Returns θ (mean zero), γ, the standard error of γ and
-    whether Newton converged. With ``cluster`` (an integer cluster id per row, e.g. the
-    instruction) the standard error is the cluster-robust sandwich H⁻¹(Σ_c g_c g_cᵀ)H⁻¹·C/(C − 1):
+    aggregated row. Returns θ (mean zero), γ, the standard error of γ and whether Newton
+    converged. With ``cluster`` (an integer cluster id per row, e.g. the instruction) the standard
+    error is the cluster-robust sandwich (:func:`evalcore.ranking.intervals.row_sandwich_covariance`):
     the calls of one instruction share their responses and are not independent. Without it, the
     observed information alone (calls treated as independent).
     """
-    m = n_models
-    pair = a * m + b
-    ones = np.zeros(m + 1)
-    ones[:m] = 1.0
-    # fixes the free location of θ (sum-to-zero direction); a tiny ridge keeps γ defined when
-    # every length difference is zero
-    centre = np.outer(ones, ones) + 1e-9 * np.eye(m + 1)
-
-    def loss_of(p: np.ndarray) -> float:
-        eta = p[a] - p[b] + p[m] * z
-        out = float(np.sum(n * (np.logaddexp(0.0, eta) - y * eta)))
-        if prior_games:
-            out += prior_games * float(np.sum(np.logaddexp(0.0, p[:m]) - 0.5 * p[:m]))
-        return out
-
-    def derivatives(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        eta = p[a] - p[b] + p[m] * z
-        sig = _sigmoid(eta)
-        r = n * (sig - y)
-        w = n * sig * (1.0 - sig)
-        grad = np.empty(m + 1)
-        grad[:m] = np.bincount(a, r, minlength=m) - np.bincount(b, r, minlength=m)
-        grad[m] = float(r @ z)
-        cross = np.bincount(pair, w, minlength=m * m).reshape(m, m)
-        info = np.zeros((m + 1, m + 1))
-        info[:m, :m] = -(cross + cross.T)
-        info[np.arange(m), np.arange(m)] = cross.sum(axis=1) + cross.sum(axis=0)
-        info[:m, m] = np.bincount(a, w * z, minlength=m) - np.bincount(b, w * z, minlength=m)
-        info[m, :m] = info[:m, m]
-        info[m, m] = float(w @ (z * z))
-        if prior_games:
-            q = _sigmoid(p[:m])
-            grad[:m] += prior_games * (q - 0.5)
-            info[np.arange(m), np.arange(m)] += prior_games * q * (1.0 - q)
-        return grad, info
-
-    p = np.zeros(m + 1)
-    current = loss_of(p)
-    converged = False
-    for _ in range(max_iter):
-        grad, info = derivatives(p)
-        step = np.linalg.solve(info + centre, grad)
-        scale = 1.0
-        while True:
-            trial = p - scale * step
-            value = loss_of(trial)
-            if value <= current + 1e-12 * abs(current) or scale < 1e-6:
-                break
-            scale *= 0.5
-        p, current = trial, value
-        if np.abs(scale * step).max() < tol:
-            converged = True
-            break
-    _, info = derivatives(p)
-    try:
-        bread = np.linalg.inv(info + centre)
-    except np.linalg.LinAlgError:
-        bread = np.full((m + 1, m + 1), np.nan)
-    if cluster is None:
-        se = float(np.sqrt(bread[m, m]))
-    else:
-        eta = p[a] - p[b] + p[m] * z
-        r = n * (_sigmoid(eta) - y)
-        n_c = int(cluster.max()) + 1
-        # per-cluster scores, sparse: a cluster touches only its own models (an arena table has
-        # one battle per cluster, so a dense clusters × models matrix would be mostly zeros)
-        rows = np.concatenate([cluster, cluster, cluster])
-        cols = np.concatenate([a, b, np.full(a.size, m)])
-        vals = np.concatenate([r, -r, r * z])
-        g = sparse.csr_matrix((vals, (rows, cols)), shape=(n_c, m + 1))
-        meat = np.asarray((g.T @ g).todense())
-        cov = bread @ meat @ bread * (n_c / max(n_c - 1, 1))
-        se = float(np.sqrt(cov[m, m]))
-    theta = p[:m]
-    return theta - theta.mean(), float(p[m]), se, converged
+    x = np.asarray(z, dtype=np.float64)[:, None]
+    theta, beta, info, ok = fit_bradley_terry_covariates(
+        a, b, y, n, x, n_models, prior_games=prior_games, max_iter=max_iter, tol=tol
+    )
+    eta = theta[np.asarray(a)] - theta[np.asarray(b)] + x[:, 0] * beta[0]
+    resid = np.asarray(n, dtype=np.float64) * (_sigmoid(eta) - np.asarray(y, dtype=np.float64))
+    cov = row_sandwich_covariance(
+        np.asarray(a, dtype=np.int64),
+        np.asarray(b, dtype=np.int64),
+        x,
+        resid,
+        cluster,
+        info,
+        n_models,
+        prior_games=prior_games,
+    )
+    return theta, float(beta[0]), float(np.sqrt(max(cov[n_models, n_models], 0.0))), ok
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from evalcore.ranking.bradley_terry import (
     bootstrap_weights,
     comparison_graph,
     fit_bradley_terry,
+    fit_bradley_terry_covariates,
     mle_exists,
     pairwise_wins,
     pooled_wins,
@@ -27,6 +28,7 @@ from evalcore.ranking.leaderboard import (
     sign_counts,
 )
 from evalcore.ranking.separation import Separation, adjust_p_values, separation
+from evalcore.ranking.style import StyleControl, controlled_leaderboard, style_control
 
 _sign_counts = sign_counts  # old private name, still used by some callers
 
@@ -59,4 +61,8 @@ __all__ = [
     "PairFragility",
     "RankingFragility",
     "ranking_fragility",
+    "StyleControl",
+    "controlled_leaderboard",
+    "fit_bradley_terry_covariates",
+    "style_control",
 ]

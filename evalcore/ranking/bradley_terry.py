@@ -259,3 +259,122 @@ def ranks_descending(scores: np.ndarray, *, decimals: int = 6) -> np.ndarray:
     ranks = np.empty(key.shape, dtype=int)
     np.put_along_axis(ranks, order, first + 1, axis=-1)
     return ranks
+
+
+def fit_bradley_terry_covariates(
+    a: np.ndarray,
+    b: np.ndarray,
+    y: np.ndarray,
+    n: np.ndarray,
+    x: np.ndarray,
+    n_models: int,
+    *,
+    prior_games: float = 0.0,
+    theta0: np.ndarray | None = None,
+    max_iter: int = 100,
+    tol: float = 1e-10,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Bradley–Terry with covariates of the two answers, on rows, by damped Newton (IRLS).
+
+    P(slot A wins) = σ(θ_a − θ_b + xᵀβ) for each row of ``a``, ``b`` (model indices), ``y``
+    (slot A's score: 1, ½ for a tie, 0), ``n`` (calls in the row) and ``x`` ((R, F) covariates).
+    ``prior_games`` virtual ties of every model against a strength-0 player keep θ finite when
+    a model never loses (as :func:`fit_bradley_terry`); β has no prior. Everything is vectorised
+    over rows (bincounts for the model block, one (F × F) product for the covariates), so 1.8 M
+    rows take a fraction of a second per step.
+
+    ``theta0`` starts θ there (the plain fit's strengths save a few steps); β starts at 0.
+    Returns θ (mean zero), β, the information matrix ((M + F) × (M + F), θ first) at the
+    optimum, and whether Newton converged. With F = 0 this is the plain fit of
+    :func:`fit_bradley_terry` on the same calls (ties half a win): the same likelihood.
+    """
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    y = np.asarray(y, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    x = np.asfortranarray(np.asarray(x, dtype=np.float64).reshape(a.size, -1))
+    m, f = int(n_models), x.shape[1]
+    ones = np.zeros(m + f)
+    ones[:m] = 1.0
+    # The free location of θ (sum-to-zero direction) is fixed by a rank-one term, which leaves the
+    # fixed point unchanged; a tiny ridge keeps β defined if a covariate is all zero.
+    centre = np.outer(ones, ones) + 1e-9 * np.eye(m + f)
+
+    pair = a * m + b
+
+    def evaluate(p: np.ndarray) -> tuple[float, np.ndarray]:
+        eta = p[a] - p[b] + (x @ p[m:] if f else 0.0)
+        out = float(n @ (np.logaddexp(0.0, eta) - y * eta))
+        if prior_games:
+            out += prior_games * float(np.sum(np.logaddexp(0.0, p[:m]) - 0.5 * p[:m]))
+        return out, eta
+
+    def derivatives(p: np.ndarray, eta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        sig = _sigmoid(eta)
+        r = n * (sig - y)
+        w = n * sig * (1.0 - sig)
+        return _gradient(a, b, x, r, m, p if prior_games else None, prior_games), information(
+            a, b, x, w, m, p[:m] if prior_games else None, prior_games, pair=pair
+        )
+
+    p = np.zeros(m + f)
+    if theta0 is not None:
+        p[:m] = theta0
+    current, eta = evaluate(p)
+    converged = False
+    for _ in range(max_iter):
+        grad, info = derivatives(p, eta)
+        step = np.linalg.solve(info + centre, grad)
+        scale = 1.0
+        while True:  # halve the step until the loss does not rise (sparse data can overshoot)
+            trial = p - scale * step
+            value, trial_eta = evaluate(trial)
+            if value <= current + 1e-12 * abs(current) or scale < 1e-6:
+                break
+            scale *= 0.5
+        p, current, eta = trial, value, trial_eta
+        if np.abs(scale * step).max() < tol or np.abs(grad).max() < tol:
+            converged = True
+            break
+    _, info = derivatives(p, eta)
+    theta = p[:m]
+    return theta - theta.mean(), p[m:].copy(), info, converged
+
+
+def _gradient(a, b, x, r, m, p, prior_games) -> np.ndarray:
+    grad = np.empty(m + x.shape[1])
+    grad[:m] = np.bincount(a, r, minlength=m) - np.bincount(b, r, minlength=m)
+    grad[m:] = r @ x
+    if prior_games:
+        grad[:m] += prior_games * (_sigmoid(p[:m]) - 0.5)
+    return grad
+
+
+def information(
+    a: np.ndarray,
+    b: np.ndarray,
+    x: np.ndarray,
+    w: np.ndarray,
+    n_models: int,
+    theta: np.ndarray | None = None,
+    prior_games: float = 0.0,
+    *,
+    pair: np.ndarray | None = None,
+) -> np.ndarray:
+    """Fisher information of the covariate Bradley–Terry model for row weights ``w`` = n·p(1 − p):
+    the model block is a weighted graph Laplacian, the cross block the covariates' weighted sums
+    per model (+ slot A, − slot B), the covariate block XᵀWX."""
+    m, f = n_models, x.shape[1]
+    cross = np.bincount(a * m + b if pair is None else pair, w, minlength=m * m).reshape(m, m)
+    info = np.zeros((m + f, m + f))
+    info[:m, :m] = -(cross + cross.T)
+    info[np.arange(m), np.arange(m)] = cross.sum(axis=1) + cross.sum(axis=0)
+    wx = w[:, None] * x
+    for k in range(f):
+        info[:m, m + k] = np.bincount(a, wx[:, k], minlength=m) - np.bincount(b, wx[:, k], minlength=m)
+    info[m:, :m] = info[:m, m:].T
+    info[m:, m:] = x.T @ wx
+    if prior_games and theta is not None:
+        q = _sigmoid(theta)
+        info[np.arange(m), np.arange(m)] += prior_games * q * (1.0 - q)
+    return info

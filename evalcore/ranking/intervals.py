@@ -30,6 +30,8 @@ from evalcore.ranking.bradley_terry import (
 )
 from evalcore.stats.bootstrap import bootstrap_weights
 
+#: Most within-cluster pairs of score entries :func:`row_sandwich_covariance` forms at once.
+MEAT_CHUNK_PAIRS = 4_000_000
 #: Largest dense per-pattern win matrix (patterns × M²) the bootstrap builds (bytes).
 DENSE_PATTERN_BYTES = 128 * 1024**2
 
@@ -228,3 +230,125 @@ def normal_draws(theta: np.ndarray, cov: np.ndarray, *, draws: int, seed: int) -
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))
     z = np.random.default_rng(seed).standard_normal((draws, theta.size))
     return theta + z @ root.T
+
+
+def row_sandwich_covariance(
+    a: np.ndarray,
+    b: np.ndarray,
+    x: np.ndarray,
+    resid: np.ndarray,
+    cluster: np.ndarray | None,
+    info: np.ndarray,
+    n_models: int,
+    *,
+    prior_games: float = 0.0,
+) -> np.ndarray:
+    """Cluster-robust sandwich covariance of (θ, β) for a Bradley–Terry fit on rows with
+    covariates (:func:`~evalcore.ranking.bradley_terry.fit_bradley_terry_covariates`).
+
+    ``resid`` is each row's score residual n·(p − y); a row adds +resid to its slot-A model,
+    −resid to its slot-B model and resid·x to the covariates. Scores are summed per ``cluster``
+    (the instruction: its calls share the responses) into a sparse clusters × parameters matrix,
+    so an arena table of one battle per instruction never builds a dense one; the meat is
+    GᵀG · C/(C − 1) and the bread the inverse information with the location of θ fixed.
+    ``cluster=None`` gives the model-based covariance (the inverse information alone). θ's block
+    is the covariance of the centred strengths (Σθ = 0), as :func:`sandwich_covariance`.
+    """
+    m, f = n_models, x.shape[1]
+    k = m + f
+    centre_dir = np.zeros(k)
+    centre_dir[:m] = 1.0
+    try:
+        bread = np.linalg.inv(info + np.outer(centre_dir, centre_dir))
+    except np.linalg.LinAlgError:
+        return np.full((k, k), np.nan)
+    if cluster is None:
+        cov = bread
+    else:
+        meat, n_c = _clustered_meat(a, b, x, resid, np.asarray(cluster, dtype=np.int64), m)
+        if n_c > 1:
+            meat *= n_c / (n_c - 1)
+        cov = bread @ meat @ bread
+    # The covariance of centred strengths: project θ's block onto Σθ = 0 (a penalised fit, or
+    # the rank-one term, leaves some variance along the constant direction).
+    proj = np.eye(k)
+    proj[:m, :m] -= 1.0 / m
+    cov = proj @ cov @ proj.T
+    return 0.5 * (cov + cov.T)
+
+
+def _clustered_meat(
+    a: np.ndarray, b: np.ndarray, x: np.ndarray, resid: np.ndarray, cluster: np.ndarray, m: int
+) -> tuple[np.ndarray, int]:
+    """Σ_c g_c g_cᵀ in time linear in the rows, never a dense clusters × parameters matrix.
+
+    g_c has a model part (resid summed per model and cluster, + slot A, − slot B) and a
+    covariate part (resid·x summed per cluster). The model part is kept as sparse entries
+    (cluster, model, value); its outer products are formed only between entries of the same
+    cluster, in chunks (an arena cluster has 2 entries, an all-pairs instruction at most M).
+    """
+    f = x.shape[1]
+    if cluster.size == 0:
+        return np.zeros((m + f, m + f)), 0
+    cl, n_c = _dense_labels(cluster)
+    if n_c == cluster.size:
+        # One row per cluster (an arena table): g_c is that row's score, and Σ g gᵀ is a
+        # resid²-weighted Laplacian plus the rows' covariate products.
+        r2 = resid * resid
+        m_ab = np.bincount(a * m + b, r2, minlength=m * m).reshape(m, m)
+        meat = np.zeros((m + f, m + f))
+        meat[:m, :m] = np.diag(m_ab.sum(axis=1) + m_ab.sum(axis=0)) - m_ab - m_ab.T
+        rx = r2[:, None] * x
+        for jf in range(f):
+            meat[:m, m + jf] = np.bincount(a, rx[:, jf], minlength=m) - np.bincount(b, rx[:, jf], minlength=m)
+        meat[m:, :m] = meat[:m, m:].T
+        meat[m:, m:] = x.T @ rx
+        return meat, int(cluster.size)
+    g_beta = (
+        np.stack([np.bincount(cl, resid * x[:, j], minlength=n_c) for j in range(f)], axis=1)
+        if f
+        else np.zeros((n_c, 0))
+    )
+    key, value = np.unique(np.concatenate([cl * m + a, cl * m + b]), return_inverse=True)
+    value = np.bincount(value, np.concatenate([resid, -resid]), minlength=key.size)
+    entry_cluster, entry_model = key // m, key % m  # sorted by cluster
+    meat = np.zeros((m + f, m + f))
+    sizes = np.bincount(entry_cluster, minlength=n_c)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    # pairs of entries within a cluster, chunked so no chunk holds more than ~4 M pairs
+    per_entry = sizes[entry_cluster]
+    bounds = np.searchsorted(
+        np.cumsum(per_entry), np.arange(0, per_entry.sum() + MEAT_CHUNK_PAIRS, MEAT_CHUNK_PAIRS), side="right"
+    )
+    bounds = np.unique(np.clip(bounds, 0, key.size))
+    lo = 0
+    for hi in [*bounds[1:], key.size]:
+        if hi <= lo:
+            continue
+        i = np.repeat(np.arange(lo, hi), per_entry[lo:hi])
+        offset = np.arange(i.size) - np.repeat(
+            np.cumsum(per_entry[lo:hi]) - per_entry[lo:hi], per_entry[lo:hi]
+        )
+        j = starts[entry_cluster[i]] + offset
+        meat[:m, :m] += np.bincount(
+            entry_model[i] * m + entry_model[j], value[i] * value[j], minlength=m * m
+        ).reshape(m, m)
+        lo = hi
+    for jf in range(f):
+        meat[:m, m + jf] = np.bincount(entry_model, value * g_beta[entry_cluster, jf], minlength=m)
+    meat[m:, :m] = meat[:m, m:].T
+    meat[m:, m:] = g_beta.T @ g_beta
+    return meat, n_c
+
+
+def _dense_labels(cluster: np.ndarray) -> tuple[np.ndarray, int]:
+    """Cluster ids renumbered 0..C−1, and C. Ids that are already small (the store numbers
+    instructions from 0) are relabelled by a bincount, far faster than sorting them."""
+    low = int(cluster.min())
+    span = int(cluster.max()) - low + 1
+    if span <= 4 * cluster.size + 1024:
+        present = np.bincount(cluster - low, minlength=span) > 0
+        label = np.cumsum(present) - 1
+        return label[cluster - low], int(present.sum())
+    _, inverse = np.unique(cluster, return_inverse=True)
+    return inverse, int(inverse.max()) + 1
