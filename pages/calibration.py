@@ -64,9 +64,7 @@ with _ui.page("Calibration"):
         ("ppi", judge, category), lambda: show.ppi_or_problem(store, judge=judge, category=category)
     )
 
-    tab_fix, tab_ppi, tab_floor, tab_cover, tab_gate = st.tabs(
-        ["Correction", "Prediction-powered ratings", "Floor and sample size", "Coverage simulation", "Gates"]
-    )
+    tab_fix, tab_ppi, tab_floor, tab_cover, tab_gate = st.tabs(show.TABS)
 
     with tab_fix:
         st.subheader(show.headline(cal))
@@ -129,15 +127,10 @@ with _ui.page("Calibration"):
             n_lab = int(v2.number_input(**W["sim_lab"], key="cal_sim_lab"))
             sims = int(v3.number_input(**W["sim_runs"], key="cal_sim_runs"))
             bar = st.progress(0.0, text="simulating…")
+            opts = show.judge_profile(cal, n_judged=n_judged, n_labelled=n_lab, simulations=sims)
             result = _ui.memo(
                 ("coverage", *sel.key, n_judged, n_lab, sims),
-                lambda: lib.coverage_simulation(
-                    **show.judge_profile(cal),
-                    n_judged=n_judged,
-                    n_labelled=n_lab,
-                    simulations=sims,
-                    progress=lambda f, t: bar.progress(f, text=t),
-                ),
+                lambda: lib.coverage_simulation(**opts, progress=lambda f, t: bar.progress(f, text=t)),
             )
             bar.progress(1.0, text=f"done: {result.simulations:,} simulated studies per true rate")
             st.plotly_chart(coverage_figure(result), width="stretch")

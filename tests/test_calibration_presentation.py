@@ -202,3 +202,13 @@ def test_selection_reads_the_pickers():
     assert show.floor_sizes([100, 25], 100) == [25, 100] and show.floor_sizes([], 0) == []
     values, problems = show.typed_js("0.5, banana")
     assert values == [] and "banana" in problems[0].text
+
+
+def test_judge_profile_feeds_the_coverage_simulation():
+    from evalcore.calibration import CalibrationCounts
+
+    cal = calibrate(CalibrationCounts(wins=170, ties=20, losses=110, tp=90, n_se=100, tn=90, n_sp=100))
+    opts = show.judge_profile(cal, n_judged=50, n_labelled=20, simulations=100)
+    assert opts["se"] == pytest.approx(0.9) and opts["n_judged"] == 50
+    assert coverage_simulation(**opts).simulations == 100
+    assert show.TABS[1] == "Prediction-powered ratings"

@@ -241,3 +241,15 @@ def test_the_facade_offers_ppi_and_certification(tmp_path):
     assert r.lam == 0.5 and len(r.models) == 5
     cert = ds.certify(threshold=0.5)
     assert cert.threshold == 0.5 and cert.wins.n > 0
+
+
+def test_relabelling_models_moves_the_ratings_with_them():
+    table = simulate(_spec(14)).verdicts
+    rename = {"sim-alder": "zz-top", "sim-elm": "aa-bottom"}
+    renamed = table.assign(model_a=table["model_a"].replace(rename), model_b=table["model_b"].replace(rename))
+    r1, r2 = ppi_ratings(table), ppi_ratings(renamed)
+    assert r2.lam == pytest.approx(r1.lam, abs=1e-9)
+    for k, name in enumerate(r1.models):
+        j = r2.models.index(rename.get(name, name))
+        assert (r2.ppi[j].value, r2.ppi[j].low) == pytest.approx((r1.ppi[k].value, r1.ppi[k].low), rel=1e-9)
+        assert r2.effective[j] == pytest.approx(r1.effective[k], rel=1e-9)

@@ -40,6 +40,7 @@ from evalcore.calibration.words import (  # noqa: F401 - the page reads them as 
     PPI_REFUSED,
     SAME,
     SLOT_A,
+    TABS,
     TIES,
     UNITS,
     WIDGETS,
@@ -365,15 +366,17 @@ class Selection:
         return (self.judge, self.candidate, self.baseline, self.category, self.slice_key, self.both_orders)
 
 
-def judge_profile(cal: Calibration) -> dict:
-    """This judge's Se, Sp and tie rates as keyword arguments of ``coverage_simulation``."""
+def judge_profile(cal: Calibration, **sizes: int) -> dict:
+    """This judge's Se, Sp and tie rates (and the study ``sizes`` given) as keyword arguments of
+    :func:`~evalcore.calibration.coverage_simulation`."""
     c = cal.counts
-    return {
+    profile = {
         "se": cal.se,
         "sp": cal.sp,
         "tie_given_win": c.tie_given_win,
         "tie_given_not_win": c.tie_given_not_win,
     }
+    return {**profile, **sizes}
 
 
 def candidate_of(choice: str) -> str | None:

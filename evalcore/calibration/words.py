@@ -11,6 +11,7 @@ from evalcore.calibration.floors import FLOOR_SIZES
 
 SLOT_A = "Slot A (every call)"
 UNITS = {"The table's own unit": None, "Both-orders verdict": True, "Each judge call": False}
+TABS = ("Correction", "Prediction-powered ratings", "Floor and sample size", "Coverage simulation", "Gates")
 ALL_OPPONENTS, SAME, ALL_CATEGORIES = "All opponents", "Same slice as the corrected rows", "All categories"
 
 INTRO = (
