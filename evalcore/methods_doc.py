@@ -2,8 +2,8 @@
 
 The file bundled with the repository is the one source: the page shows its sections and its
 reference list (authors, year, title, where published) without a copy in code, and works offline.
-Links to other documentation files are shown as plain text (the app cannot open them); links
-inside the file become the page's own section links.
+Links are shown as their words (the app cannot open the other documentation files, and a page
+shows no live link it did not write itself).
 """
 
 from __future__ import annotations
@@ -86,15 +86,13 @@ def slug(title: str) -> str:
 
 
 def _plain_links(text: str) -> str:
-    """Links to other files become their text; ``#anchor`` links stay (the Methods page gives each
-    section that anchor); web links stay (references the reader may follow when online)."""
+    """Every link becomes its words (a web address follows in brackets): the app cannot open the
+    other documentation files, and a page shows no live link it did not write itself."""
 
     def one(match: re.Match) -> str:
         words, target = match[1], match[2]
-        if target.startswith("#"):
-            return match[0]
         if re.match(r"https?://", target):
-            return match[0]
+            return f"{words} ({re.sub(r'^https?://', '', target)})"
         return words
 
     return _LINK.sub(one, text)

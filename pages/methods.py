@@ -18,7 +18,6 @@ with _ui.page("Methods"):
         with st.container(border=True):
             st.subheader(wanted.title, anchor=False)
             st.markdown(wanted.body)
-    st.markdown(" · ".join(f"[{s.title}](#{s.slug})" for s in doc.sections) + " · [References](#references)")
     for section in doc.sections:
         st.header(section.title, anchor=section.slug, divider="gray")
         st.markdown(section.body)

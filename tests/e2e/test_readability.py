@@ -7,6 +7,8 @@ Three checks, run in the browser on what is drawn:
   ellipsis ("Every judge i…", "sim-juni…"), must have ``scrollWidth <= clientWidth``;
 - plot text outside its figure: every tick label, axis title, figure title, annotation and legend
   entry of a Plotly chart must lie within the chart's SVG;
+- text drawn beside points or bars (Plotly's ``textpoint``) must not be cut at the left or right
+  edge of its plot;
 - overlapping tick labels: two neighbouring horizontal tick labels of one axis must not overlap.
 
 ``test_the_check_sees_a_clipped_label`` proves the check can fail: with the app's readability
@@ -54,6 +56,19 @@ AUDIT = """() => {
       if (r.width === 0 || !t.textContent.trim()) continue;
       if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
         out.push({ kind: "outside", text: t.textContent.slice(0, 60), r: [r.left - box.left, r.right - box.left, r.top - box.top, r.bottom - box.top].map(Math.round), w: Math.round(box.width), h: Math.round(box.height) });
+      }
+    }
+    // text drawn beside points or bars must not be cut at the left or right edge of its plot
+    const areas = [...chart.querySelectorAll(".draglayer .nsewdrag")].map((e) => e.getBoundingClientRect());
+    for (const t of chart.querySelectorAll(".textpoint text")) {
+      const r = t.getBoundingClientRect();
+      if (r.width === 0 || !t.textContent.trim()) continue;
+      const cy = (r.top + r.bottom) / 2;
+      const rows = areas.filter((a) => cy >= a.top - 2 && cy <= a.bottom + 2);
+      const overlap = (a) => Math.min(a.right, r.right) - Math.max(a.left, r.left);
+      const area = rows.sort((a, b) => overlap(b) - overlap(a))[0];
+      if (area && (r.left < area.left - 1 || r.right > area.right + 1)) {
+        out.push({ kind: "cut by the plot", text: t.textContent.slice(0, 60) });
       }
     }
     for (const axis of chart.querySelectorAll(".xaxislayer-above, .yaxislayer-above")) {
