@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
@@ -23,7 +24,13 @@ from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
-from evalcore.schema import CANONICAL_COLUMNS, LEVELS, VerdictFormatError
+from evalcore.schema import CANONICAL_COLUMNS, LEVELS, TEXT_COLUMNS, VerdictFormatError
+from evalcore.store_verdicts import TEXT_TABLE, TextArea, case_page, options
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from evalcore.verdicts import VerdictFilter, VerdictPage
 
 
 @dataclass(frozen=True)
@@ -98,9 +105,13 @@ class VerdictStore:
         self.con.execute("SET enable_progress_bar = false")
         self.con.execute(_CREATE)
         self.con.execute("CREATE OR REPLACE TABLE dataset (name VARCHAR, format VARCHAR)")
+        # prompts, answers and judge outputs: on disk, apart from the verdicts (store_verdicts)
+        self.text = TextArea(self.con)
 
     def close(self) -> None:
+        """Close the connection and delete the folder holding the text (if any)."""
         self.con.close()
+        self.text.close()
 
     # -- loading ---------------------------------------------------------------------------
     def load(
@@ -112,6 +123,7 @@ class VerdictStore:
         to do); one held by another store is streamed across as Arrow batches.
         """
         incoming: object
+        text: object = None
         if isinstance(table, LoadedTable):
             name, format = table.file, table.format
             if table.store is self:
@@ -120,24 +132,48 @@ class VerdictStore:
                 incoming = table.store.con.sql(
                     f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"'
                 ).to_arrow_reader()
+                if table.store.text.has_text:  # streamed across in Arrow batches, never whole
+                    text = table.store.con.sql(f"SELECT * FROM {TEXT_TABLE}").to_arrow_reader()
             else:
                 incoming = table.frame[list(CANONICAL_COLUMNS)]
         else:
             incoming = table[list(CANONICAL_COLUMNS)]
+            present = [c for c in TEXT_COLUMNS if c in table.columns]
+            if present:  # a frame built in Python (tests, simulations) may carry text columns
+                text = pd.DataFrame(
+                    {"row": table["row"]}
+                    | {
+                        c: (table[c] if c in present else pd.Series(None, index=table.index, dtype=object))
+                        for c in TEXT_COLUMNS
+                    }
+                )
         cur = self.con.cursor()
         try:
             cur.register("incoming", incoming)
+            staged = False
+            if text is not None:
+                cur.register("incoming_text", text)
+                try:
+                    staged = self.text.stage(cur, "incoming_text")
+                except Exception:
+                    self.text.discard(cur)
+                    raise
             cur.execute("BEGIN TRANSACTION")
-            cur.execute(_CREATE)
-            cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS} FROM incoming")
-            cur.execute("DELETE FROM dataset")
-            cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
-            cur.execute("COMMIT")
-        except Exception:
-            cur.execute("ROLLBACK")
-            raise
+            try:
+                cur.execute(_CREATE)
+                cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS} FROM incoming")
+                cur.execute("DELETE FROM dataset")
+                cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
+                cur.execute("COMMIT")
+            except Exception:
+                cur.execute("ROLLBACK")
+                self.text.discard(cur)
+                raise
+            self.text.publish(cur, staged)
         finally:
             cur.unregister("incoming")
+            if text is not None:
+                cur.unregister("incoming_text")
             cur.close()
 
     def load_file(
@@ -186,6 +222,13 @@ class VerdictStore:
         cur = self.con.cursor()
         try:
             label = ingest.read_canonical(cur, src, origin=origin, limits=limits)
+            # the text first, into the store's on-disk database (one transaction cannot write
+            # two databases); it becomes current only once the verdicts are committed
+            try:
+                staged = self.text.stage(cur, "vl_text")
+            except Exception:
+                self.text.discard(cur)
+                raise
             cur.execute("BEGIN TRANSACTION")
             try:
                 cur.execute(_CREATE)
@@ -195,7 +238,9 @@ class VerdictStore:
                 cur.execute("COMMIT")
             except Exception:
                 cur.execute("ROLLBACK")
+                self.text.discard(cur)
                 raise
+            self.text.publish(cur, staged)
             report = ingest.inspect(cur)
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
@@ -249,6 +294,55 @@ class VerdictStore:
             ' ORDER BY "row"',
             [judge, judge, category, category],
         ).df()
+
+    # -- the verdicts behind the numbers -----------------------------------------------------
+    @property
+    def has_text(self) -> bool:
+        """Whether the loaded table carries any text (prompt, answers, judge output, ids)."""
+        return self.text.has_text
+
+    def verdicts(
+        self, filter: VerdictFilter | Mapping[str, str] | None = None, *, offset: int = 0, limit: int = 20
+    ) -> VerdictPage:
+        """One page of cases (judge, instruction, unordered pair; both orders together) matching
+        ``filter``, with their calls, verdicts, human labels and text.
+
+        Parameters
+        ----------
+        filter : VerdictFilter or mapping of URL parameters, optional
+            Which cases (:class:`evalcore.verdicts.VerdictFilter`); None shows every case.
+        offset : int, default 0
+            Cases to skip (ordered by their first row in the file).
+        limit : int, default 20
+            Cases per page, 1 to 500.
+
+        Returns
+        -------
+        VerdictPage
+            The page's cases and the total number of matching cases. Only this page's text is
+            read from the database.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> store = VerdictStore()
+        >>> _ = store.load_bytes(b"instruction_id,model_a,model_b,verdict,prompt\\n"
+        ...     b"q1,x,y,1,Hi\\nq1,y,x,1,Hi\\n", name="v.csv")
+        >>> page = store.verdicts({"a": "x", "b": "y"})
+        >>> page.total, page.cases[0].flipped, page.cases[0].prompt
+        (1, True, 'Hi')
+        """
+        from evalcore.errors import check_int
+        from evalcore.verdicts.cases import as_filter
+
+        flt = as_filter(filter)
+        offset = check_int("offset", offset, low=0)
+        limit = check_int("limit", limit, low=1, high=500)
+        return case_page(self, flt, offset=offset, limit=limit, text=self.text)
+
+    def verdict_options(self) -> dict:
+        """The judges, models and categories to pick from, and whether the table has text."""
+        return options(self, self.text)
 
     # -- aggregation -----------------------------------------------------------------------
     def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts:
