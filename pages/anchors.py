@@ -19,6 +19,7 @@ from evalcore.findings import ranking_key
 from evalcore.io import read_human_ranking
 from evalcore.plots import anchors as figures
 from evalcore.schema import VerdictFormatError
+from evalcore.verdicts import VerdictFilter
 
 with _ui.page("Anchors"):
 
@@ -195,6 +196,10 @@ with _ui.page("Anchors"):
             _ui.chart(figures.win_rate_histograms(dists), key="anchors_hist")
             st.caption(av.WIN_RATE_NOTE)
             st.markdown("\n".join("- " + _ui.md(line) for line in av.win_rate_sentences(dists)))
+            _ui.verdicts_link(
+                "Read the verdicts against the chosen anchor",
+                VerdictFilter(judge=judge, category=category, model_a=chosen),
+            )
             _ui.download_csv(
                 av.win_rate_rows(dists), f"win_rate_distribution_{judge}.csv", key="dl_anchor_wrd"
             )

@@ -10,6 +10,7 @@ from evalcore import calibration as lib
 from evalcore.calibration import presentation as show
 from evalcore.errors import UsageError
 from evalcore.plots.calibration import calibration_figure, coverage_figure, floor_figure
+from evalcore.verdicts import VerdictFilter
 
 with _ui.page("Calibration"):
     SLOT_A = "Slot A (every call)"
@@ -115,6 +116,10 @@ with _ui.page("Calibration"):
         st.caption(show.TIES)
         for col, (label, value, why) in zip(st.columns(6), show.metrics(cal), strict=True):
             col.metric(label, value, help=why)  # values are percentages or "refused"; help is escaped
+        _ui.verdicts_link(
+            "Read the cases where the judge and the human disagree",
+            VerdictFilter(judge=judge, category=category, disagrees_with_human=True),
+        )
         say(show.correction_message(cal))
         if cal.transfer_warning:
             _ui.warning(cal.transfer_warning)

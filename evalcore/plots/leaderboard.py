@@ -64,13 +64,35 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
             customdata=battles.to_numpy(),
             hoverongaps=False,
             colorbar={"title": "win rate"},
-            hovertemplate="%{y} vs %{x}: %{z:.1%} over %{customdata:,.0f} battles<extra></extra>",
+            hoverinfo="skip",  # the cell layer below answers hovers and clicks
         )
     )
+    # Plotly reports no selection on a heatmap, so an invisible marker sits on every cell with
+    # battles: a click selects it and its customdata [row, column] names the pair (indices into
+    # the leaderboard's order, so an escaped label never matters). A selected cell gets a frame.
+    rows, cols = np.nonzero(battles.fillna(0).to_numpy() > 0)
+    names = labels(order)
+    fig.add_trace(
+        go.Scatter(
+            x=[names[j] for j in cols],
+            y=[names[i] for i in rows],
+            mode="markers",
+            marker={"symbol": "square-open", "size": 18, "color": "#0f172a", "opacity": 0},
+            selected={"marker": {"opacity": 1}},
+            unselected={"marker": {"opacity": 0}},
+            customdata=np.column_stack(
+                [rows, cols, rate.to_numpy()[rows, cols], battles.to_numpy()[rows, cols]]
+            ),
+            hovertemplate="%{y} vs %{x}: %{customdata[2]:.1%} over %{customdata[3]:,.0f} battles"
+            "<br>click to see these verdicts<extra></extra>",
+            showlegend=False,
+        )
+    )
+    fig.update_layout(clickmode="event+select")
     fig.update_yaxes(autorange="reversed")
     return style(
         fig,
-        title="Win rate of the row model against the column model",
+        title="Win rate of the row model against the column model (click a cell to read its verdicts)",
         height=max(360, min(900, 28 * len(order) + 160)),
     )
 
