@@ -225,7 +225,7 @@ class VerdictStore:
             # the text first, into the store's on-disk database (one transaction cannot write
             # two databases); it becomes current only once the verdicts are committed
             try:
-                staged = self.text.stage(cur, "vl_text")
+                staged = self.text.stage(cur, ingest.text_source(cur))
             except Exception:
                 self.text.discard(cur)
                 raise
@@ -244,6 +244,7 @@ class VerdictStore:
             report = ingest.inspect(cur)
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
+            cur.execute("DROP VIEW IF EXISTS vl_text_source")
             cur.execute("DROP VIEW IF EXISTS vl_arena")
             for scratch in (
                 "vl_raw",

@@ -87,7 +87,7 @@ class TextArea:
         cur.execute(f"DROP TABLE IF EXISTS {_NEXT}")
         cur.execute(
             f'CREATE TABLE {_NEXT} AS SELECT CAST({row} AS BIGINT) AS "row", {_TEXT_COLS} '
-            f"FROM {source} WHERE {any_text} ORDER BY 1"
+            f"FROM {source} WHERE {any_text}"
         )
         return True
 
@@ -98,7 +98,6 @@ class TextArea:
         cur.execute(f"DROP TABLE IF EXISTS {TEXT_TABLE}")
         if staged:
             cur.execute(f"ALTER TABLE {_NEXT} RENAME TO verdict_text")
-        cur.execute("CHECKPOINT " + TEXT_DB)
 
     def discard(self, cur: duckdb.DuckDBPyConnection) -> None:
         if self.folder is not None:
