@@ -129,11 +129,13 @@ class VerdictStore:
             if table.store is self:
                 return
             if table.store is not None:
-                incoming = table.store.con.sql(
-                    f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"'
-                ).to_arrow_reader()
+                # each reader on a cursor of its own: the other store's connection may not hold
+                # two open results (nor one beside has_text's query)
                 if table.store.text.has_text:  # streamed across in Arrow batches, never whole
-                    text = table.store.con.sql(f"SELECT * FROM {TEXT_TABLE}").to_arrow_reader()
+                    readers = table.store.con.cursor()
+                    text = readers.sql(f"SELECT * FROM {TEXT_TABLE}").to_arrow_reader()
+                source = table.store.con.cursor()
+                incoming = source.sql(f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"').to_arrow_reader()
             else:
                 incoming = table.frame[list(CANONICAL_COLUMNS)]
         else:
@@ -225,7 +227,7 @@ class VerdictStore:
             # the text first, into the store's on-disk database (one transaction cannot write
             # two databases); it becomes current only once the verdicts are committed
             try:
-                staged = self.text.stage(cur, "vl_text")
+                staged = self.text.stage(cur, ingest.text_source(cur))
             except Exception:
                 self.text.discard(cur)
                 raise
@@ -244,6 +246,7 @@ class VerdictStore:
             report = ingest.inspect(cur)
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
+            cur.execute("DROP VIEW IF EXISTS vl_text_source")
             cur.execute("DROP VIEW IF EXISTS vl_arena")
             for scratch in (
                 "vl_raw",

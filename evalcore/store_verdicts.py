@@ -81,14 +81,17 @@ class TextArea:
         """Copy the rows of ``source`` (a table or view with the text columns) that carry any text
         into the next text table; False (nothing staged) when no row carries text."""
         any_text = " OR ".join(f"{c} IS NOT NULL" for c in TEXT_COLUMNS)
-        if cur.execute(f"SELECT 1 FROM {source} WHERE {any_text} LIMIT 1").fetchone() is None:
-            return False
+        # ``source`` is read once (it may be an Arrow stream, which cannot be scanned twice)
         self.ensure()
         cur.execute(f"DROP TABLE IF EXISTS {_NEXT}")
         cur.execute(
             f'CREATE TABLE {_NEXT} AS SELECT CAST({row} AS BIGINT) AS "row", {_TEXT_COLS} '
-            f"FROM {source} WHERE {any_text} ORDER BY 1"
+            f"FROM {source} WHERE {any_text}"
         )
+        got = cur.execute(f"SELECT count(*) > 0 FROM {_NEXT}").fetchone()
+        if not (got and got[0]):
+            cur.execute(f"DROP TABLE {_NEXT}")
+            return False
         return True
 
     def publish(self, cur: duckdb.DuckDBPyConnection, staged: bool) -> None:
@@ -98,7 +101,6 @@ class TextArea:
         cur.execute(f"DROP TABLE IF EXISTS {TEXT_TABLE}")
         if staged:
             cur.execute(f"ALTER TABLE {_NEXT} RENAME TO verdict_text")
-        cur.execute("CHECKPOINT " + TEXT_DB)
 
     def discard(self, cur: duckdb.DuckDBPyConnection) -> None:
         if self.folder is not None:

@@ -76,7 +76,7 @@ def test_a_fence_never_hides_prose_after_it_closes():
 
 
 def test_verdict_words_cover_the_scale_and_refuse_others():
-    assert [show.verdict_words(v) for v in (2, 1, 0, -1, -2, None)] == [
+    assert [show.level_words(v) for v in (2, 1, 0, -1, -2, None)] == [
         "first slot much better",
         "first slot better",
         "tie",
@@ -85,7 +85,7 @@ def test_verdict_words_cover_the_scale_and_refuse_others():
         "no verdict",
     ]
     with pytest.raises(UsageError, match="verdict"):
-        show.verdict_words(3)
+        show.level_words(3)
 
 
 def _case(**over) -> VerdictCase:

@@ -1,18 +1,22 @@
-"""Words for the Verdicts page: filters from a link, the paging line, each case's verdicts.
+"""Words for cases: verdicts in plain language, short excerpts, the headline of a page, and the
+Verdicts page's lines.
 
-Every function returns Markdown for ``st.markdown`` with the user's text (model, judge, category
-and instruction names; prompts, answers, the judge's reasoning) escaped by
-:mod:`evalcore.text`, so the page passes the strings on as they are. Nothing here draws.
+Shared by the Verdicts page, ``python -m evalcore verdicts`` and reports, so that every face
+says the same thing. The first part (:func:`verdict_words` … :func:`case_lines`) is plain text:
+callers pass it through :mod:`evalcore.text` (Markdown, HTML) before showing it. The second part
+(from :func:`level_words` on) is the page's: it returns Markdown for ``st.markdown`` with every user
+text (names, prompts, answers, the judge's reasoning) already escaped by :mod:`evalcore.text`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from evalcore.errors import UsageError
-from evalcore.text import code_span, fmt_int, markdown, markdown_document
-from evalcore.verdicts import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
+from evalcore.text import MISSING, code_span, fmt_int, markdown, markdown_document
+from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
 
 __all__ = [
     "PARAMS",
@@ -38,8 +42,144 @@ __all__ = [
     "page_count",
     "range_line",
     "reasoning_label",
+    "case_lines",
+    "excerpt",
+    "filter_words",
+    "human_words",
+    "level_words",
+    "page_headline",
     "verdict_words",
 ]
+
+#: How each verdict level reads, with the models named (slot A's side).
+_LEVEL_WORDS = {
+    2: "{a} much better",
+    1: "{a} better",
+    0: "tie",
+    -1: "{b} better",
+    -2: "{b} much better",
+}
+
+
+def verdict_words(call: VerdictCall) -> str:
+    """A call's verdict with the models named, e.g. ``"model-x better"``; "no verdict" if none.
+
+    Examples
+    --------
+    >>> verdict_words(VerdictCall(row=1, model_a="x", model_b="y", verdict=-2))
+    'y much better'
+    """
+    if call.verdict is None:
+        return "no verdict"
+    return _LEVEL_WORDS[call.verdict].format(a=call.model_a, b=call.model_b)
+
+
+def human_words(case: VerdictCase) -> str:
+    """The human label of a case in words (read from ``models[0]``'s side), or "no human label"."""
+    if case.human is None:
+        return "no human label"
+    a, b = case.models
+    return "human: " + _LEVEL_WORDS[case.human].format(a=a, b=b)
+
+
+#: Control characters (C0, DEL, C1) that would drive a terminal (colours, cursor moves) if printed.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def excerpt(text: str | None, *, width: int = 160) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis; a dash when missing.
+    Control characters become ``�`` so that a judge's output cannot drive the terminal.
+
+    Examples
+    --------
+    >>> excerpt("line one\\n  line two", width=12)
+    'line one li…'
+    >>> excerpt(None)
+    '—'
+    >>> excerpt("red \\x1b[31m")
+    'red �[31m'
+    """
+    if text is None or text == "":
+        return MISSING
+    flat = _CONTROL.sub("\ufffd", " ".join(text.split()))
+    return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"
+
+
+def case_flags(case: VerdictCase) -> list[str]:
+    """Short notes on a case: the two orders disagree, the judge disagrees with the human."""
+    flags = []
+    if case.flipped:
+        flags.append("the two orders disagree")
+    if case.agrees_with_human is False:
+        flags.append("judge and human disagree")
+    elif case.agrees_with_human is True:
+        flags.append("judge agrees with the human")
+    return flags
+
+
+def filter_words(flt: VerdictFilter) -> str:
+    """The filter in words, e.g. ``"judge gpt-4, model-x vs model-y, the two orders disagree"``."""
+    parts = []
+    if flt.judge:
+        parts.append(f"judge {flt.judge}")
+    if flt.model_a and flt.model_b:
+        parts.append(f"{flt.model_a} vs {flt.model_b}")
+    elif flt.model_a or flt.model_b:
+        parts.append(f"involving {flt.model_a or flt.model_b}")
+    if flt.instruction:
+        parts.append(f"instruction {flt.instruction}")
+    if flt.category:
+        parts.append(f"category {flt.category}")
+    if flt.verdict:
+        parts.append(
+            {
+                "first": "some call preferred the first slot",
+                "second": "some call preferred the second slot",
+                "tie": "some call was a tie",
+                "none": "some call returned no verdict",
+            }[flt.verdict]
+        )
+    if flt.flipped:
+        parts.append("the two orders disagree")
+    if flt.disagrees_with_human:
+        parts.append("judge and human disagree")
+    if flt.search:
+        parts.append(f"text contains {flt.search!r}")
+    return ", ".join(parts) if parts else "all cases"
+
+
+def page_headline(page: VerdictPage) -> str:
+    """``"Cases 1–20 of 1,234 (judge gpt-4, …)"``, or a sentence saying nothing matched."""
+    what = filter_words(page.filter)
+    if page.total == 0:
+        return f"No case matches ({what})."
+    if not page.cases:
+        return f"{fmt_int(page.total)} cases match ({what}); this page is past the last one."
+    first = page.offset + 1
+    last = page.offset + len(page.cases)
+    return f"Cases {fmt_int(first)}–{fmt_int(last)} of {fmt_int(page.total)} ({what})."
+
+
+def case_lines(case: VerdictCase, *, width: int = 160) -> list[str]:
+    """A case as a few plain lines (the command line's listing): header, prompt, answers, calls."""
+    a, b = case.models
+    head = f"{case.judge} · instruction {case.instruction} · {a} vs {b}"
+    if case.category:
+        head += f" · {case.category}"
+    lines = [head]
+    flags = case_flags(case)
+    lines.append("  " + human_words(case) + (" · " + "; ".join(flags) if flags else ""))
+    lines.append("  prompt: " + excerpt(case.prompt, width=width))
+    for model in case.models:
+        lines.append(f"  answer of {model}: " + excerpt(case.answers.get(model), width=width))
+    for call in case.calls:
+        lines.append(f"  row {call.row}: {call.model_a} first, {call.model_b} second → {verdict_words(call)}")
+        if call.judge_output is not None:
+            lines.append("    judge: " + excerpt(call.judge_output, width=width))
+    return lines
+
+
+# -- the Verdicts page's lines (Markdown, user text escaped) ----------------------------
 
 #: The URL parameters of a filter (``VerdictFilter.as_params``), in the order the page shows them.
 PARAMS: tuple[str, ...] = ("judge", "a", "b", "instruction", "category", "verdict", "flipped", "human", "q")
@@ -73,7 +213,7 @@ VERDICT_CHOICES: dict[str | None, str] = {
 }
 
 #: A verdict level (slot A's view, −2..2) in words.
-_LEVEL_WORDS: dict[int, str] = {
+_SLOT_WORDS: dict[int, str] = {
     2: "first slot much better",
     1: "first slot better",
     0: "tie",
@@ -82,19 +222,19 @@ _LEVEL_WORDS: dict[int, str] = {
 }
 
 
-def verdict_words(verdict: int | None) -> str:
-    """A verdict level in words (slot A's view): ``verdict_words(-2)`` → ``'second slot much better'``.
+def level_words(verdict: int | None) -> str:
+    """A verdict level in words (slot A's view): ``level_words(-2)`` → ``'second slot much better'``.
 
     Examples
     --------
-    >>> verdict_words(2), verdict_words(0), verdict_words(None)
+    >>> level_words(2), level_words(0), level_words(None)
     ('first slot much better', 'tie', 'no verdict')
     """
     if verdict is None:
         return "no verdict"
-    if verdict not in _LEVEL_WORDS:
+    if verdict not in _SLOT_WORDS:
         raise UsageError(f"verdict must be a level from -2 to 2 or None; got {verdict!r}.")
-    return _LEVEL_WORDS[verdict]
+    return _SLOT_WORDS[verdict]
 
 
 def _for_model(verdict: int | None, first: str, second: str) -> str:
@@ -111,7 +251,7 @@ def call_line(call: VerdictCall, number: int) -> str:
     """One judge call: which model sat in which slot, the verdict in words and by name."""
     return (
         f"**Order {number}:** {code_span(call.model_a)} first, {code_span(call.model_b)} second → "
-        f"**{verdict_words(call.verdict)}** ({_for_model(call.verdict, call.model_a, call.model_b)})"
+        f"**{level_words(call.verdict)}** ({_for_model(call.verdict, call.model_a, call.model_b)})"
     )
 
 
@@ -133,21 +273,13 @@ def case_title(case: VerdictCase) -> str:
     return f"{code_span(case.models[0])} vs {code_span(case.models[1])} · " + " · ".join(parts)
 
 
-def case_flags(case: VerdictCase) -> list[str]:
-    """Short flags of what makes the case stand out (for badges)."""
-    flags = []
-    if case.flipped:
-        flags.append("the two orders disagree")
-    if case.agrees_with_human is False:
-        flags.append("judge and human disagree")
-    if any(call.verdict is None for call in case.calls):
-        flags.append("a call returned no verdict")
-    return flags
-
-
 def flag_badges(case: VerdictCase) -> str:
-    """:func:`case_flags` as Streamlit badges ("" when none), to follow the case's title."""
-    return "".join(f" :orange-badge[{flag}]" for flag in case_flags(case))
+    """:func:`case_flags`, and a call without a verdict, as Streamlit badges ("" when none), to
+    follow the case's title (the flags are the app's own words)."""
+    flags = case_flags(case) + (
+        ["a call returned no verdict"] if any(c.verdict is None for c in case.calls) else []
+    )
+    return "".join(f" :{'green' if 'agrees' in flag else 'orange'}-badge[{flag}]" for flag in flags)
 
 
 def reasoning_label(call: VerdictCall, number: int) -> str:
