@@ -80,9 +80,12 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
             marker={"symbol": "square-open", "size": 18, "color": "#0f172a", "opacity": 0},
             selected={"marker": {"opacity": 1}},
             unselected={"marker": {"opacity": 0}},
-            customdata=np.column_stack(
-                [rows, cols, rate.to_numpy()[rows, cols], battles.to_numpy()[rows, cols]]
-            ),
+            # plain lists, not a NumPy array: Plotly would ship a typed array, which comes back
+            # from the browser's selection event as an object instead of a list
+            customdata=[
+                [int(i), int(j), float(rate.iat[i, j]), int(battles.iat[i, j])]
+                for i, j in zip(rows, cols, strict=True)
+            ],
             hovertemplate="%{y} vs %{x}: %{customdata[2]:.1%} over %{customdata[3]:,.0f} battles"
             "<br>click to see these verdicts<extra></extra>",
             showlegend=False,

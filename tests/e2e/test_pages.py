@@ -45,6 +45,7 @@ CHECKS: dict[str, tuple[str, tuple[str, str]]] = {
     "ties": ("Tie structure", ("stHeading", "Pairwise judge")),
     "power": ("Power", ("stHeading", "Sign-test sample size")),
     "calibration": ("Calibration", ("stHeading", "printed vs corrected win rate")),
+    "verdicts": ("Verdicts", ("stMarkdown", "Human label")),
 }
 
 
