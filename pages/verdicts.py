@@ -129,14 +129,14 @@ with _ui.page("Verdicts"):
             height = show.box_height(*case.answers.values())
             for column, model in zip(columns, case.models, strict=True):
                 column.markdown(show.answer_heading(case, model))
-                with column.container(height=height):
+                with column.container(height=height, border=True):
                     st.markdown(show.document(case.answers.get(model)))
             boxes = st.columns(min(2, max(1, len(case.calls))))
             height = show.box_height(*(call.judge_output for call in case.calls))
             for k, call in enumerate(case.calls):
                 with boxes[k % len(boxes)]:
                     st.markdown(show.reasoning_label(call, k + 1))
-                    with st.container(height=height):
+                    with st.container(height=height, border=True):
                         st.markdown(show.document(call.judge_output, missing=show.NO_REASONING))
 
     if pages > 1:

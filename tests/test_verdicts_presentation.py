@@ -121,10 +121,11 @@ def _case(**over) -> VerdictCase:
 def test_case_lines_name_the_slots_and_the_winner_safely():
     case = _case()
     first, second = (show.call_line(c, k) for k, c in enumerate(case.calls, 1))
-    assert first.startswith("**Order 1:** ` m[1](x) ` first, ` n ` second → **first slot much better**")
-    assert first.endswith("(` m[1](x) ` much better)")
-    assert "**second slot better** (` m[1](x) ` better)" in second
-    assert show.human_line(case) == "**Human label:** ` n ` better. **The judge disagrees.**"
+    assert first.startswith("**Order 1:** m\\[1\\](x) first, n second → **first slot much better**")
+    assert first.endswith("(m\\[1\\](x) much better)")
+    assert "**second slot better** (m\\[1\\](x) better)" in second
+    assert not _live_markup(first + second)
+    assert show.human_line(case) == "**Human label:** n better. **The judge disagrees.**"
     assert show.human_line(_case(human=None)) == "**Human label:** none for this case."
     assert show.human_line(_case(human=0, agrees_with_human=True)).endswith("a tie. The judge agrees.")
     assert show.case_flags(_case(flipped=True)) == ["the two orders disagree", "judge and human disagree"]

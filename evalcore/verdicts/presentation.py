@@ -244,13 +244,13 @@ def _for_model(verdict: int | None, first: str, second: str) -> str:
     if verdict == 0:
         return "a tie"
     winner = first if verdict > 0 else second
-    return f"{code_span(winner)} {'much ' if abs(verdict) == 2 else ''}better"
+    return f"{markdown(winner)} {'much ' if abs(verdict) == 2 else ''}better"
 
 
 def call_line(call: VerdictCall, number: int) -> str:
     """One judge call: which model sat in which slot, the verdict in words and by name."""
     return (
-        f"**Order {number}:** {code_span(call.model_a)} first, {code_span(call.model_b)} second → "
+        f"**Order {number}:** {markdown(call.model_a)} first, {markdown(call.model_b)} second → "
         f"**{level_words(call.verdict)}** ({_for_model(call.verdict, call.model_a, call.model_b)})"
     )
 
@@ -284,7 +284,7 @@ def flag_badges(case: VerdictCase) -> str:
 
 def reasoning_label(call: VerdictCall, number: int) -> str:
     """The heading over the judge's reasoning for one call."""
-    return f"**Judge's reasoning, order {number}** ({code_span(call.model_a)} first)"
+    return f"**Judge's reasoning, order {number}** ({markdown(call.model_a)} first)"
 
 
 #: What stands in for a call's reasoning when the file has none for it.
