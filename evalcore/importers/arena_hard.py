@@ -38,6 +38,39 @@ ARENA_HARD_SCORES: dict[str, int] = {
 #: Name of the Arena-Hard-Auto baseline when an (older) file does not name it.
 UNNAMED_BASELINE = "baseline"
 
+#: The markers of Arena-Hard-Auto's judge prompt around the question and the two answers.
+_PROMPT_START = "<|User Prompt|>\n"
+_ANSWER = "<|The Start of Assistant {slot}'s Answer|>\n"
+_ANSWER_END = "\n<|The End of Assistant {slot}'s Answer|>"
+
+
+def split_judge_input(text: object) -> tuple[str | None, str | None, str | None]:
+    """(question, answer A, answer B) from the text Arena-Hard-Auto sent the judge.
+
+    The judge input is ``<|User Prompt|>`` + question + the two answers between
+    ``<|The Start of Assistant A's Answer|>`` … ``<|The End of …|>`` markers. Text without the
+    markers is returned whole as the question (it is what the judge read), answers None.
+
+    Examples
+    --------
+    >>> split_judge_input("<|User Prompt|>\\nHi?\\n\\n<|The Start of Assistant A's Answer|>\\nYes"
+    ...     "\\n<|The End of Assistant A's Answer|>\\n\\n<|The Start of Assistant B's Answer|>\\nNo"
+    ...     "\\n<|The End of Assistant B's Answer|>")
+    ('Hi?', 'Yes', 'No')
+    """
+    if not isinstance(text, str) or not text:
+        return None, None, None
+    start_a = text.find(_ANSWER.format(slot="A"))
+    if not text.startswith(_PROMPT_START) or start_a < 0:
+        return text, None, None
+    question = text[len(_PROMPT_START) : start_a].strip("\n")
+    answers: list[str | None] = []
+    for slot in ("A", "B"):
+        begin = text.find(_ANSWER.format(slot=slot))
+        end = text.find(_ANSWER_END.format(slot=slot), begin + 1)
+        answers.append(text[begin + len(_ANSWER.format(slot=slot)) : end] if 0 <= begin < end else None)
+    return question, answers[0], answers[1]
+
 
 def _arena_hard_from_path(path: str | None) -> tuple[str | None, str | None]:
     """(judge, model) from ``…/model_judgment/<judge>/<model>.jsonl``, else what the path gives."""
@@ -63,7 +96,19 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None) -> 
     """
     path_judge, path_model = _arena_hard_from_path(path)
     out: dict[str, list] = {
-        k: [] for k in ("instruction_id", "model_a", "model_b", "verdict", "judge", "category")
+        k: []
+        for k in (
+            "instruction_id",
+            "model_a",
+            "model_b",
+            "verdict",
+            "judge",
+            "category",
+            "prompt",
+            "response_a",
+            "response_b",
+            "judge_output",
+        )
     }
     no_id, no_model, bad_games = [], [], []
     unknown_scores: list[str] = []
@@ -111,6 +156,14 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None) -> 
             out["verdict"].append(_verdict_text(level))
             out["judge"].append(judge)
             out["category"].append(category)
+            # the judge's input holds the question and both answers in this game's slot order
+            game = game if isinstance(game, dict) else {}
+            question, answer_a, answer_b = split_judge_input(game.get("user_prompt"))
+            output = game.get("judgment")
+            out["prompt"].append(question)
+            out["response_a"].append(answer_a)
+            out["response_b"].append(answer_b)
+            out["judge_output"].append(output if isinstance(output, str) else None)
     for rows, problem, hint in (
         (
             no_id,
