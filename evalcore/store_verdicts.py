@@ -103,6 +103,38 @@ class TextArea:
         if staged:
             cur.execute(f"ALTER TABLE {_NEXT} RENAME TO verdict_text")
 
+    def attach_answers(self, cur: duckdb.DuckDBPyConnection, answers: str) -> int:
+        """Fill in missing answers (and prompts) from ``answers`` (a registered relation with
+        instruction_id, model, prompt, answer): a row's ``response_a`` is the answer of its
+        ``model_a`` to its instruction, ``response_b`` likewise. Text already there is kept.
+        Returns the number of answer cells filled."""
+        self.ensure()
+        has = self.has_text
+        old = (
+            TEXT_TABLE
+            if has
+            else f'(SELECT NULL::BIGINT AS "row", {", ".join(f"NULL::VARCHAR AS {c}" for c in TEXT_COLUMNS)} LIMIT 0)'
+        )
+        before = _filled(cur, TEXT_TABLE) if has else 0
+        others = ", ".join(f"t.{c}" for c in TEXT_COLUMNS if c not in ("prompt", "response_a", "response_b"))
+        cur.execute(f"DROP TABLE IF EXISTS {_NEXT}")
+        cur.execute(f"""
+            CREATE TABLE {_NEXT} AS
+            WITH ans AS (SELECT instruction_id, model, any_value(prompt) AS prompt,
+                                any_value(answer) AS answer FROM {answers} GROUP BY ALL)
+            SELECT v."row", coalesce(t.prompt, qa.prompt, qb.prompt) AS prompt,
+                   coalesce(t.response_a, qa.answer) AS response_a,
+                   coalesce(t.response_b, qb.answer) AS response_b, {others}
+            FROM verdicts v LEFT JOIN {old} t ON t."row" = v."row"
+                 LEFT JOIN ans qa ON qa.instruction_id = v.instruction_id AND qa.model = v.model_a
+                 LEFT JOIN ans qb ON qb.instruction_id = v.instruction_id AND qb.model = v.model_b
+            WHERE {" OR ".join(f"{c} IS NOT NULL" for c in ("t.prompt", "qa.prompt", "qb.prompt", "t.response_a", "qa.answer", "t.response_b", "qb.answer", *(f"t.{c}" for c in TEXT_COLUMNS[3:])))}
+            ORDER BY v."row"
+            """)
+        after = _filled(cur, _NEXT)
+        self.publish(cur, True)
+        return after - before
+
     def discard(self, cur: duckdb.DuckDBPyConnection) -> None:
         if self.folder is not None:
             cur.execute(f"DROP TABLE IF EXISTS {_NEXT}")
@@ -110,6 +142,11 @@ class TextArea:
     def close(self) -> None:
         if self._cleanup is not None:
             self._cleanup()
+
+
+def _filled(cur: duckdb.DuckDBPyConnection, table: str) -> int:
+    got = cur.execute(f"SELECT count(response_a) + count(response_b) FROM {table}").fetchone()
+    return int(got[0]) if got else 0
 
 
 # -- cases --------------------------------------------------------------------------------------
