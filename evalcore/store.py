@@ -129,11 +129,14 @@ class VerdictStore:
             if table.store is self:
                 return
             if table.store is not None:
-                incoming = table.store.con.sql(
-                    f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"'
-                ).to_arrow_reader()
-                if table.store.text.has_text:  # streamed across in Arrow batches, never whole
-                    text = table.store.con.sql(f"SELECT * FROM {TEXT_TABLE}").to_arrow_reader()
+                source_has_text = table.store.text.has_text
+                incoming = (
+                    table.store.con.cursor()
+                    .sql(f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"')
+                    .to_arrow_reader()
+                )
+                if source_has_text:  # streamed across in Arrow batches, never whole
+                    text = table.store.con.cursor().sql(f"SELECT * FROM {TEXT_TABLE}").to_arrow_reader()
             else:
                 incoming = table.frame[list(CANONICAL_COLUMNS)]
         else:
@@ -154,7 +157,7 @@ class VerdictStore:
             if text is not None:
                 cur.register("incoming_text", text)
                 try:
-                    staged = self.text.stage(cur, "incoming_text")
+                    staged = self.text.stage(cur, "incoming_text", probe=isinstance(text, pd.DataFrame))
                 except Exception:
                     self.text.discard(cur)
                     raise

@@ -81,11 +81,14 @@ class TextArea:
         ).fetchone()
         return bool(got and got[0])
 
-    def stage(self, cur: duckdb.DuckDBPyConnection, source: str, row: str = '"row"') -> bool:
+    def stage(
+        self, cur: duckdb.DuckDBPyConnection, source: str, row: str = '"row"', *, probe: bool = True
+    ) -> bool:
         """Copy the rows of ``source`` (a table or view with the text columns) that carry any text
-        into the next text table; False (nothing staged) when no row carries text."""
+        into the next text table; False (nothing staged) when no row carries text. ``probe=False``
+        skips that check, for a source that can be read only once (an Arrow stream)."""
         any_text = " OR ".join(f"{c} IS NOT NULL" for c in TEXT_COLUMNS)
-        if cur.execute(f"SELECT 1 FROM {source} WHERE {any_text} LIMIT 1").fetchone() is None:
+        if probe and cur.execute(f"SELECT 1 FROM {source} WHERE {any_text} LIMIT 1").fetchone() is None:
             return False
         self.ensure()
         cur.execute(f"DROP TABLE IF EXISTS {_NEXT}")
