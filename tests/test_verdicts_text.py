@@ -252,6 +252,21 @@ def test_cli_verdicts_json_and_listing(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("No case matches (some call was a tie")
 
 
+def test_cli_verdicts_with_answer_files(capsys):
+    args = ["verdicts", str(TEXT / "arena_hard_judgments.jsonl"), "--instruction", "q-3", "--json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["cases"][0]["answers"]["model-y"] is None
+    args += [
+        "--answers",
+        str(TEXT / "model-y_answers.jsonl"),
+        "--answers",
+        str(TEXT / "base-o_answers.jsonl"),
+    ]
+    assert main(args) == 0
+    answers = json.loads(capsys.readouterr().out)["cases"][0]["answers"]
+    assert answers == {"base-o": "Baseline's third answer.", "model-y": "Model's third answer."}
+
+
 def test_cli_verdicts_refuses_in_words(tmp_path, capsys):
     path = tmp_path / "t.csv"
     _write(ROWS, path)
