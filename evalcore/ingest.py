@@ -607,7 +607,9 @@ def read_canonical(
         positions, texts = _split_text(positions)
         stage(cur, src, sql, ", ".join(f"{_ident(cols[k])} AS {name}" for name, k in positions.items()))
         build_text(cur, {name: name for name in positions}, skip_blank=delimited)
-        text_source_view(cur, sql, {n: _ident(cols[k]) for n, k in positions.items()}, texts, cols, delimited)
+        text_source_view(
+            cur, sql, {n: _ident(cols[k]) for n, k in positions.items()}, texts, cols, types, delimited
+        )
         label = f"verdict table ({src.label})"
     else:
         found: str | None = None
@@ -637,6 +639,7 @@ def text_source_view(
     contract: dict[str, str],
     texts: dict[str, int],
     cols: list[str],
+    types: list[str],
     delimited: bool,
 ) -> None:
     """``vl_text_source``: a view of the file's text columns numbered like ``vl_text``'s rows.
@@ -649,9 +652,16 @@ def text_source_view(
     cur.execute("DROP VIEW IF EXISTS vl_text_source")
     if not texts:
         return
+
+    def text(k: int) -> str:
+        # a JSON reader types a column with nulls or mixed values as JSON: a string's text is
+        # its value (json_extract_string), anything else its JSON text
+        if types[k] == "JSON":
+            return f"json_extract_string({_ident(cols[k])}, '$')"
+        return f"CAST({_ident(cols[k])} AS VARCHAR)"
+
     select = ", ".join(
-        f"CAST({_ident(cols[texts[n]])} AS VARCHAR) AS {n}" if n in texts else f"NULL::VARCHAR AS {n}"
-        for n in TEXT_COLUMNS
+        f"{text(texts[n])} AS {n}" if n in texts else f"NULL::VARCHAR AS {n}" for n in TEXT_COLUMNS
     )
     where = ""
     if delimited:

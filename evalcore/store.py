@@ -129,13 +129,14 @@ class VerdictStore:
             if table.store is self:
                 return
             if table.store is not None:
-                # each reader on a cursor of its own: the other store's connection may not hold
-                # two open results (nor one beside has_text's query)
-                if table.store.text.has_text:  # streamed across in Arrow batches, never whole
-                    readers = table.store.con.cursor()
-                    text = readers.sql(f"SELECT * FROM {TEXT_TABLE}").to_arrow_reader()
-                source = table.store.con.cursor()
-                incoming = source.sql(f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"').to_arrow_reader()
+                source_has_text = table.store.text.has_text
+                incoming = (
+                    table.store.con.cursor()
+                    .sql(f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"')
+                    .to_arrow_reader()
+                )
+                if source_has_text:  # streamed across in Arrow batches, never whole
+                    text = table.store.con.cursor().sql(f"SELECT * FROM {TEXT_TABLE}").to_arrow_reader()
             else:
                 incoming = table.frame[list(CANONICAL_COLUMNS)]
         else:
@@ -156,7 +157,7 @@ class VerdictStore:
             if text is not None:
                 cur.register("incoming_text", text)
                 try:
-                    staged = self.text.stage(cur, "incoming_text")
+                    staged = self.text.stage(cur, "incoming_text", probe=isinstance(text, pd.DataFrame))
                 except Exception:
                     self.text.discard(cur)
                     raise
@@ -342,6 +343,42 @@ class VerdictStore:
         offset = check_int("offset", offset, low=0)
         limit = check_int("limit", limit, low=1, high=500)
         return case_page(self, flt, offset=offset, limit=limit, text=self.text)
+
+    def attach_answers(self, source: str | Path | bytes, *, name: str | None = None) -> int:
+        """Fill in the answers (and prompts) of the loaded judgments from Arena-Hard-Auto answer
+        files (``model_answer/<model>.jsonl``), which the judgment files do not always carry.
+
+        A row's slot-A answer is ``model_a``'s answer to its instruction (``uid`` or
+        ``question_id``), slot B's likewise; text the judgments already carry is kept.
+
+        Parameters
+        ----------
+        source : path or bytes
+            One answer file (JSON Lines); call once per model's file.
+        name : str, optional
+            What messages call the file (default: its name).
+
+        Returns
+        -------
+        int
+            The number of answers filled in (0 when no instruction and model matched).
+        """
+        from evalcore.importers._common import _records
+        from evalcore.importers.arena_hard import arena_hard_answers
+        from evalcore.io import read_raw
+
+        file = name or ("upload" if isinstance(source, bytes) else Path(source).name)
+        raw, _ = read_raw(source, name=file)
+        frame = arena_hard_answers(
+            _records(raw), file=file, path=None if isinstance(source, bytes) else str(source)
+        )
+        cur = self.con.cursor()
+        try:
+            cur.register("vl_answers", frame)
+            return self.text.attach_answers(cur, "vl_answers")
+        finally:
+            cur.unregister("vl_answers")
+            cur.close()
 
     def verdict_options(self) -> dict:
         """The judges, models and categories to pick from, and whether the table has text."""

@@ -65,6 +65,10 @@ class TextArea:
         self.con.execute(f"SET temp_directory = {_lit(os.path.join(folder, 'spill'))}")
         memory = os.environ.get("VERDICTLAB_TEXT_MEMORY", DEFAULT_TEXT_MEMORY)
         self.con.execute("SET memory_limit = ?", [memory])
+        # Texts of tens of kilobytes: DuckDB's dictionary/FSST compression of them at checkpoint
+        # made loading 4x slower and fetching a page's rows 5-8x slower (it decodes whole
+        # segments); stored plainly, a page reads only its own strings (bench_verdicts.py).
+        self.con.execute("SET force_compression = 'uncompressed'")
         self.folder = folder
 
     @property
@@ -77,21 +81,21 @@ class TextArea:
         ).fetchone()
         return bool(got and got[0])
 
-    def stage(self, cur: duckdb.DuckDBPyConnection, source: str, row: str = '"row"') -> bool:
+    def stage(
+        self, cur: duckdb.DuckDBPyConnection, source: str, row: str = '"row"', *, probe: bool = True
+    ) -> bool:
         """Copy the rows of ``source`` (a table or view with the text columns) that carry any text
-        into the next text table; False (nothing staged) when no row carries text."""
+        into the next text table; False (nothing staged) when no row carries text. ``probe=False``
+        skips that check, for a source that can be read only once (an Arrow stream)."""
         any_text = " OR ".join(f"{c} IS NOT NULL" for c in TEXT_COLUMNS)
-        # ``source`` is read once (it may be an Arrow stream, which cannot be scanned twice)
+        if probe and cur.execute(f"SELECT 1 FROM {source} WHERE {any_text} LIMIT 1").fetchone() is None:
+            return False
         self.ensure()
         cur.execute(f"DROP TABLE IF EXISTS {_NEXT}")
         cur.execute(
             f'CREATE TABLE {_NEXT} AS SELECT CAST({row} AS BIGINT) AS "row", {_TEXT_COLS} '
             f"FROM {source} WHERE {any_text}"
         )
-        got = cur.execute(f"SELECT count(*) > 0 FROM {_NEXT}").fetchone()
-        if not (got and got[0]):
-            cur.execute(f"DROP TABLE {_NEXT}")
-            return False
         return True
 
     def publish(self, cur: duckdb.DuckDBPyConnection, staged: bool) -> None:
@@ -102,6 +106,38 @@ class TextArea:
         if staged:
             cur.execute(f"ALTER TABLE {_NEXT} RENAME TO verdict_text")
 
+    def attach_answers(self, cur: duckdb.DuckDBPyConnection, answers: str) -> int:
+        """Fill in missing answers (and prompts) from ``answers`` (a registered relation with
+        instruction_id, model, prompt, answer): a row's ``response_a`` is the answer of its
+        ``model_a`` to its instruction, ``response_b`` likewise. Text already there is kept.
+        Returns the number of answer cells filled."""
+        self.ensure()
+        has = self.has_text
+        old = (
+            TEXT_TABLE
+            if has
+            else f'(SELECT NULL::BIGINT AS "row", {", ".join(f"NULL::VARCHAR AS {c}" for c in TEXT_COLUMNS)} LIMIT 0)'
+        )
+        before = _filled(cur, TEXT_TABLE) if has else 0
+        others = ", ".join(f"t.{c}" for c in TEXT_COLUMNS if c not in ("prompt", "response_a", "response_b"))
+        cur.execute(f"DROP TABLE IF EXISTS {_NEXT}")
+        cur.execute(f"""
+            CREATE TABLE {_NEXT} AS
+            WITH ans AS (SELECT instruction_id, model, any_value(prompt) AS prompt,
+                                any_value(answer) AS answer FROM {answers} GROUP BY ALL)
+            SELECT v."row", coalesce(t.prompt, qa.prompt, qb.prompt) AS prompt,
+                   coalesce(t.response_a, qa.answer) AS response_a,
+                   coalesce(t.response_b, qb.answer) AS response_b, {others}
+            FROM verdicts v LEFT JOIN {old} t ON t."row" = v."row"
+                 LEFT JOIN ans qa ON qa.instruction_id = v.instruction_id AND qa.model = v.model_a
+                 LEFT JOIN ans qb ON qb.instruction_id = v.instruction_id AND qb.model = v.model_b
+            WHERE {" OR ".join(f"{c} IS NOT NULL" for c in ("t.prompt", "qa.prompt", "qb.prompt", "t.response_a", "qa.answer", "t.response_b", "qb.answer", *(f"t.{c}" for c in TEXT_COLUMNS[3:])))}
+            ORDER BY v."row"
+            """)
+        after = _filled(cur, _NEXT)
+        self.publish(cur, True)
+        return after - before
+
     def discard(self, cur: duckdb.DuckDBPyConnection) -> None:
         if self.folder is not None:
             cur.execute(f"DROP TABLE IF EXISTS {_NEXT}")
@@ -109,6 +145,11 @@ class TextArea:
     def close(self) -> None:
         if self._cleanup is not None:
             self._cleanup()
+
+
+def _filled(cur: duckdb.DuckDBPyConnection, table: str) -> int:
+    got = cur.execute(f"SELECT count(response_a) + count(response_b) FROM {table}").fetchone()
+    return int(got[0]) if got else 0
 
 
 # -- cases --------------------------------------------------------------------------------------
@@ -160,6 +201,18 @@ _HITS = """
              WHERE {match}),"""
 
 
+def like_pattern(text: str) -> str:
+    """``%text%`` for ``ILIKE … ESCAPE '\\'`` with ``%``, ``_`` and ``\\`` matched literally.
+
+    Examples
+    --------
+    >>> like_pattern("50%_off")
+    '%50\\\\%\\\\_off%'
+    """
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
 def _params(flt: VerdictFilter) -> dict[str, Any]:
     return {
         "judge": flt.judge,
@@ -184,14 +237,14 @@ def case_page(
     if flt.search is not None:
         if not has_text:
             return VerdictPage(cases=(), total=0, offset=offset, limit=limit, has_text=False, filter=flt)
-        match = " OR ".join(f"contains(lower({c}), lower($q))" for c in SEARCHED)
+        match = " OR ".join(f"{c} ILIKE $q ESCAPE '\\'" for c in SEARCHED)
         sql = _CASES.format(
             where=_CASE_FILTER,
             hit_col=', bool_or(hits."row" IS NOT NULL) AS hit',
             hit_join='LEFT JOIN hits USING ("row")',
             hit_where="AND hit",
         ).replace("WITH calls AS", "WITH " + _HITS.format(table=TEXT_TABLE, match=match) + " calls AS", 1)
-        params["q"] = flt.search
+        params["q"] = like_pattern(flt.search)
     cur = con.cursor()
     try:
         rows = cur.execute(sql, params).fetchall()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from evalcore.cli.common import add_file_argument, add_json_flag, load_store, print_json
+from evalcore.cli.common import add_file_argument, add_json_flag, display_name, load_store, print_json
 from evalcore.verdicts import VERDICT_KINDS, VerdictFilter
 from evalcore.verdicts.presentation import case_lines, page_headline
 
@@ -31,6 +31,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--disagrees-with-human", action="store_true", help="only cases where judge and human disagree"
     )
     p.add_argument("--search", default=None, help="text in the prompt, an answer or the judge's output")
+    p.add_argument(
+        "--answers",
+        action="append",
+        default=[],
+        metavar="ANSWER_FILE",
+        help="an Arena-Hard-Auto answer file (model_answer/<model>.jsonl) whose answers fill in "
+        "those the judgments lack; repeat once per model",
+    )
     p.add_argument("--offset", type=int, default=0, help="cases to skip (default 0)")
     p.add_argument("--limit", type=int, default=20, help="cases to show, 1 to 500 (default 20)")
     p.add_argument("--width", type=int, default=160, help="characters of text shown per line (default 160)")
@@ -56,6 +64,8 @@ def run_verdicts(args: argparse.Namespace) -> int:
     )
     store = load_store(args.file)
     try:
+        for answers in args.answers:
+            store.attach_answers(answers, name=display_name(answers))
         page = store.verdicts(flt, offset=args.offset, limit=args.limit)
     except ValueError as exc:  # offset/limit out of range: the flag's name, not the argument's
         raise UsageError(str(exc).replace("offset", "--offset").replace("limit", "--limit")) from exc
