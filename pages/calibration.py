@@ -118,7 +118,9 @@ with _ui.page("Calibration"):
             col.metric(label, value, help=why)  # values are percentages or "refused"; help is escaped
         _ui.verdicts_link(
             "Read the cases where the judge and the human disagree",
-            VerdictFilter(judge=judge, category=category, disagrees_with_human=True),
+            VerdictFilter(
+                judge=judge, category=category, model_a=candidate, model_b=baseline, disagrees_with_human=True
+            ),
         )
         say(show.correction_message(cal))
         if cal.transfer_warning:

@@ -125,6 +125,10 @@ def test_case_lines_name_the_slots_and_the_winner_safely():
     assert first.endswith("(m\\[1\\](x) much better)")
     assert "**second slot better** (m\\[1\\](x) better)" in second
     assert not _live_markup(first + second)
+    none = VerdictCall(
+        row=3, model_a="n", model_b="m", verdict=None, judge_output=None, call_id=None, judged_at=None
+    )
+    assert show.call_line(none, 1).endswith("→ **no verdict** (the call returned none)")
     assert show.human_line(case) == "**Human label:** n better. **The judge disagrees.**"
     assert show.human_line(_case(human=None)) == "**Human label:** none for this case."
     assert show.human_line(_case(human=0, agrees_with_human=True)).endswith("a tie. The judge agrees.")

@@ -92,12 +92,16 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
         )
     )
     fig.update_layout(clickmode="event+select")
-    fig.update_yaxes(autorange="reversed")
-    return style(
+    # the markers would pad the axes: keep them on the cells, first model at the top
+    fig.update_xaxes(range=[-0.5, len(order) - 0.5])
+    fig.update_yaxes(range=[len(order) - 0.5, -0.5])
+    fig = style(
         fig,
-        title="Win rate of the row model against the column model (click a cell to read its verdicts)",
+        title="Win rate of the row model against the column model",
         height=max(360, min(900, 28 * len(order) + 160)),
     )
+    fig.update_layout(title_subtitle_text="Click a cell to read that pair's verdicts.", margin_t=80)
+    return fig
 
 
 def separation_heatmap(sep: Separation) -> go.Figure:

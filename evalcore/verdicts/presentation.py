@@ -249,9 +249,14 @@ def _for_model(verdict: int | None, first: str, second: str) -> str:
 
 def call_line(call: VerdictCall, number: int) -> str:
     """One judge call: which model sat in which slot, the verdict in words and by name."""
+    who = (
+        "the call returned none"
+        if call.verdict is None
+        else _for_model(call.verdict, call.model_a, call.model_b)
+    )
     return (
         f"**Order {number}:** {markdown(call.model_a)} first, {markdown(call.model_b)} second → "
-        f"**{level_words(call.verdict)}** ({_for_model(call.verdict, call.model_a, call.model_b)})"
+        f"**{level_words(call.verdict)}** ({who})"
     )
 
 

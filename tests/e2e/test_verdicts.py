@@ -46,7 +46,7 @@ def test_a_win_rate_cell_opens_that_pairs_verdicts(browser, st_app, base_url: st
     page.on("request", lambda r: requests.append(r.url))
     st_app.open(page, "/leaderboard?dataset=demo-all-pairs&judge=sim-judge-first-slot&rounds=0")
     st_app.assert_no_exception(page)
-    chart = page.get_by_test_id("stPlotlyChart").filter(has_text="click a cell").first
+    chart = page.get_by_test_id("stPlotlyChart").filter(has_text="Click a cell").first
     chart.scroll_into_view_if_needed()  # Streamlit draws a chart when it comes into view
     expect(chart.locator(".main-svg").first).to_be_visible(timeout=TIMEOUT)
     page.wait_for_timeout(500)
