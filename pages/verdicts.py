@@ -7,6 +7,8 @@ from evalcore.verdicts.presentation, with every user text escaped there.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 import ui as _ui
@@ -47,6 +49,10 @@ with _ui.page("Verdicts"):
     for warning in link.warnings:
         st.warning(warning)  # Markdown built by the presentation, user text escaped there
     old = link.filter
+    if "judge" not in st.query_params and "vd_judge" not in st.session_state:  # arriving: the
+        # judge chosen on the other pages (one judge's cases also read faster); "All judges" stays
+        chosen = st.session_state.get("vl_judge")
+        old = replace(old, judge=chosen if chosen in store.judges() else None)
 
     models = store.models()
     c1, c2, c3, c4 = st.columns(4)

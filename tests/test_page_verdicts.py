@@ -214,3 +214,18 @@ def test_the_page_reads_sparse_and_unbalanced_tables(shape):
     orders = [t for t in _texts(at) if t.startswith("**Order ")]
     assert len(orders) == len(titles)  # one call per case: no second order to compare
     assert not any("the two orders disagree" in t for t in _texts(at))
+
+
+def test_arriving_from_another_page_keeps_its_judge_and_all_judges_stays_selectable():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/calibration.py").run()
+    at.selectbox(key="cal_judge_select").select("sim-judge-tie-happy").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.selectbox(key="vd_judge").value == "sim-judge-tie-happy"
+    assert all("sim-judge-tie-happy" in t for t in _titles(at))
+    at.selectbox(key="vd_judge").select_index(0).run()  # "All judges"
+    assert at.selectbox(key="vd_judge").value is None and _param(at, "judge") is None
+    at.button(key="vd_next").click().run()
+    assert at.selectbox(key="vd_judge").value is None and _param(at, "page") == "2"
