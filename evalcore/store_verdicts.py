@@ -234,10 +234,18 @@ def case_page(
     has_text = text.has_text
     params = _params(flt) | {"limit": limit, "offset": offset}
     sql = _CASES.format(where=_CASE_FILTER, hit_col="", hit_join="", hit_where="")
+    empty = VerdictPage(cases=(), total=0, offset=offset, limit=limit, has_text=has_text, filter=flt)
     if flt.search is not None:
         if not has_text:
-            return VerdictPage(cases=(), total=0, offset=offset, limit=limit, has_text=False, filter=flt)
+            return empty
         match = " OR ".join(f"{c} ILIKE $q ESCAPE '\\'" for c in SEARCHED)
+        rows = _candidate_rows(con, flt)
+        if rows is not None:
+            if not rows:
+                return empty
+            # integers from the query above, never user text: inline, so that DuckDB's scan skips
+            # the text of every other row instead of reading gigabytes
+            match = f'"row" IN ({", ".join(str(r) for r in rows)}) AND ({match})'
         sql = _CASES.format(
             where=_CASE_FILTER,
             hit_col=', bool_or(hits."row" IS NOT NULL) AS hit',
@@ -256,6 +264,24 @@ def case_page(
     finally:
         cur.close()
     return VerdictPage(cases=cases, total=total, offset=offset, limit=limit, has_text=has_text, filter=flt)
+
+
+#: Search only these rows' text when the other filters leave at most this many calls.
+MAX_CANDIDATES = 20_000
+
+
+def _candidate_rows(con: duckdb.DuckDBPyConnection, flt: VerdictFilter) -> list[int] | None:
+    """The rows a search has to read when the row filters (judge, pair, instruction, category)
+    leave few; None when there is no such filter or too many rows to list."""
+    if not any((flt.judge, flt.model_a, flt.model_b, flt.instruction, flt.category)):
+        return None
+    params = {k: v for k, v in _params(flt).items() if k in ("judge", "instruction", "category", "a", "b")}
+    got = (
+        con.cursor()
+        .execute(f'SELECT "row" FROM verdicts WHERE {_CASE_FILTER} LIMIT {MAX_CANDIDATES + 1}', params)
+        .fetchall()
+    )
+    return None if len(got) > MAX_CANDIDATES else sorted(int(r[0]) for r in got)
 
 
 def _count(cur: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> int:

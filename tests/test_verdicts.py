@@ -146,6 +146,16 @@ def test_search_is_case_insensitive_substring(hand):
     assert hand.verdicts(VerdictFilter(search="nothing like this")).total == 0
 
 
+def test_search_within_other_filters_reads_only_their_rows(hand, monkeypatch):
+    import evalcore.store_verdicts as sv
+
+    flt = VerdictFilter(model_a="x", model_b="y", search="o1")  # o1, o10, o11, o14, o16 on x-y cases
+    assert keys(hand.verdicts(flt)) == [("j", "q1"), ("j", "q6"), ("j", "q7"), ("k", "q1")]
+    assert hand.verdicts(VerdictFilter(judge="nobody", search="o1")).total == 0
+    monkeypatch.setattr(sv, "MAX_CANDIDATES", 1)  # too many rows to list: the full scan path
+    assert keys(hand.verdicts(flt)) == [("j", "q1"), ("j", "q6"), ("j", "q7"), ("k", "q1")]
+
+
 HOSTILE = [
     "<script>alert('x')</script>",
     "[click](javascript:alert(1)) **bold** <img src=x onerror=alert(1)>",

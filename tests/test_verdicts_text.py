@@ -219,6 +219,13 @@ def test_chatbot_arena_conversations_give_prompt_and_answers():
     assert one_hot[0].answers == {"gpt-4-1106-preview": "Yes", "gpt-4-0613": "No"}
 
 
+def test_mt_bench_human_judgments_keep_the_judged_turn():
+    cases = _cases(NATIVE / "mt_bench" / "human_judgments.json", judge="expert_0")
+    first = cases[0]
+    assert first.prompt == "Compose a travel blog post."
+    assert first.answers == {"alpaca-13b": "Aloha!", "gpt-3.5-turbo": "Hawaii is..."}
+
+
 def test_chatbot_arena_python_path_reads_conversations_written_as_text(tmp_path):
     conversation = json.dumps([{"role": "user", "content": "Q"}, {"role": "assistant", "content": "A1"},
                                {"role": "user", "content": "Q2"}, {"role": "assistant", "content": "A2"}])  # fmt: skip

@@ -87,8 +87,9 @@ def _messages(conversation: Any) -> list:
     return []
 
 
-def conversation_text(conversation: Any) -> tuple[str | None, str | None]:
-    """(first user turn, the assistant's turns joined by blank lines) of an arena conversation.
+def conversation_text(conversation: Any, *, turn: int | None = None) -> tuple[str | None, str | None]:
+    """(first user turn, the assistant's turns joined by blank lines) of an arena conversation;
+    with ``turn`` (MT-Bench, 1-based), that turn's question and answer only.
 
     Examples
     --------
@@ -98,9 +99,19 @@ def conversation_text(conversation: Any) -> tuple[str | None, str | None]:
     messages = _messages(conversation)
     users = [m.get("content") for m in messages if m.get("role") in ("user", "human")]
     said = [m.get("content") for m in messages if m.get("role") in ("assistant", "gpt")]
+    if turn is not None:
+        users, said = users[turn - 1 : turn], said[turn - 1 : turn]
     prompt = users[0] if users and isinstance(users[0], str) else None
     answer = "\n\n".join(t for t in said if isinstance(t, str)) if said else None
     return prompt, answer
+
+
+def _turn(value: Any) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number >= 1 else None
 
 
 def _turns_text(value: Any) -> str | None:
@@ -181,6 +192,16 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
         out["instruction_id"] = pd.Series([p[0] for p in pairs], dtype="string")
         out["category"] = pd.Series([p[1] for p in pairs], dtype="string")
         out["judge"] = _text_series(judges, lambda v: _judge_name(v) or DEFAULT_JUDGE)
+        turn_numbers = [_turn(t) for t in (turns if turns is not None else [None] * n)]
+        for side in ("a", "b"):  # the judged turn's question and answers (turn 2: the follow-up)
+            conversation = _column(frame, f"conversation_{side}")
+            if conversation is not None:
+                texts = [
+                    conversation_text(c, turn=t) for c, t in zip(conversation, turn_numbers, strict=True)
+                ]
+                out[f"response_{side}"] = [x[1] for x in texts]
+                if "prompt" not in out:
+                    out["prompt"] = [x[0] for x in texts]
         is_gpt4 = judges.map(lambda v: isinstance(v, (list, tuple, np.ndarray)))
         note = "turn in instruction_id (question 81, turn 2 → '81#t2') and in category"
         if not is_gpt4.all():
