@@ -112,7 +112,8 @@ def child(path: str, pages: int) -> None:
         "no filter": VerdictFilter(),
         "one pair": VerdictFilter(model_a="model-03", model_b="model-11"),
         "one judge and model": VerdictFilter(judge="judge-x", model_a="model-05"),
-        "search": VerdictFilter(search="Prompt 1234]"),
+        "search (all text)": VerdictFilter(search="Prompt 1234]"),
+        "search within one pair": VerdictFilter(model_a="model-03", model_b="model-11", search="model"),
         "flipped": VerdictFilter(flipped=True),
         "disagrees with human": VerdictFilter(disagrees_with_human=True),
     }
@@ -142,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=150_000, help="judge calls (rows)")
     parser.add_argument("--kb", type=float, default=30.0, help="kilobytes of text per row")
     parser.add_argument("--pages", type=int, default=7, help="repeats per filter (median reported)")
+    parser.add_argument(
+        "--parquet", default=None, help="use this table (written by an earlier run) instead of writing one"
+    )
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -149,13 +153,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     work = Path(tempfile.mkdtemp(prefix="bench-verdicts-"))
     try:
-        path = work / "verdicts.parquet"
-        t = time.perf_counter()
-        write_table(path, rows=args.rows, kb=args.kb)
-        print(
-            f"wrote {args.rows:,} rows, {args.kb:g} KB of text each: "
-            f"{path.stat().st_size / 1e6:,.0f} MB Parquet in {time.perf_counter() - t:.0f} s"
-        )
+        path = Path(args.parquet) if args.parquet else work / "verdicts.parquet"
+        if not args.parquet:
+            t = time.perf_counter()
+            write_table(path, rows=args.rows, kb=args.kb)
+            print(
+                f"wrote {args.rows:,} rows, {args.kb:g} KB of text each: "
+                f"{path.stat().st_size / 1e6:,.0f} MB Parquet in {time.perf_counter() - t:.0f} s"
+            )
         run = subprocess.run(
             [
                 sys.executable,

@@ -25,7 +25,7 @@ from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
 from evalcore.schema import CANONICAL_COLUMNS, LEVELS, TEXT_COLUMNS, VerdictFormatError
-from evalcore.store_verdicts import TEXT_TABLE, TextArea, case_page, options
+from evalcore.store_verdicts import TextArea, case_page, options
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -129,14 +129,14 @@ class VerdictStore:
             if table.store is self:
                 return
             if table.store is not None:
-                source_has_text = table.store.text.has_text
+                source_text = table.store.text.current
                 incoming = (
                     table.store.con.cursor()
                     .sql(f'SELECT {_COLUMNS} FROM verdicts ORDER BY "row"')
                     .to_arrow_reader()
                 )
-                if source_has_text:  # streamed across in Arrow batches, never whole
-                    text = table.store.con.cursor().sql(f"SELECT * FROM {TEXT_TABLE}").to_arrow_reader()
+                if source_text is not None:  # streamed across in Arrow batches, never whole
+                    text = table.store.con.cursor().sql(f"SELECT * FROM {source_text}").to_arrow_reader()
             else:
                 incoming = table.frame[list(CANONICAL_COLUMNS)]
         else:

@@ -87,7 +87,7 @@ def test_text_rows_stay_aligned_across_row_groups_and_blank_lines(tmp_path):
     store = VerdictStore()
     store.load_file(tmp_path / "t.parquet")
     wrong = store.con.execute(
-        'SELECT count(*) FROM vl_textdb.verdict_text t JOIN verdicts v USING ("row") '
+        f'SELECT count(*) FROM {store.text.current} t JOIN verdicts v USING ("row") '
         "WHERE t.prompt <> 'prompt of ' || v.instruction_id"
     ).fetchone()
     assert wrong == (0,)
