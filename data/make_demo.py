@@ -20,6 +20,10 @@ ACL 2026, §4.1–4.3):
   percentage points, plus a taste for long answers and for its own family), one says "tie" when
   in doubt (three levels, a wide tie band, a quarter of its verdicts ties) and one is steady.
 
+Both demos carry short synthetic prompts, answers and judge's reasoning
+(``evalcore.simulate_text``), so the Verdicts page has something to show: the wording follows each
+answer's simulated quality and each verdict the judge returned; it is illustrative only.
+
 The seed is one for which every judge shows all three of these cleanly (about half the seeds
 tried do; the others show the same shape with more noise). ``tests/test_demo.py`` checks them on
 the bundled files.
@@ -103,6 +107,7 @@ def all_pairs_spec() -> SimulationSpec:
         strengths=spread_strengths(20),
         outlier_rate=OUTLIER_RATE,
         outlier_size=OUTLIER_SIZE,
+        text=True,
     )
 
 
@@ -121,6 +126,7 @@ def anchor_only_spec() -> SimulationSpec:
         strengths=spread_strengths(16),
         outlier_rate=OUTLIER_RATE,
         outlier_size=OUTLIER_SIZE,
+        text=True,
     )
 
 

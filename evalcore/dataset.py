@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Any
 from evalcore.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from evalcore.counts import VerdictCounts
     from evalcore.ranking import IntervalMethod, Leaderboard
     from evalcore.store import DatasetSummary, VerdictStore
+    from evalcore.verdicts import VerdictFilter, VerdictPage
 
 
 class Dataset:
@@ -72,6 +75,18 @@ class Dataset:
                 + "."
             )
         return self.store.counts(judge=self._judge(judge), category=category)
+
+    # -- the verdicts behind the numbers -----------------------------------------------------
+    def verdicts(
+        self, filter: VerdictFilter | Mapping[str, str] | None = None, *, offset: int = 0, limit: int = 20
+    ) -> VerdictPage:
+        """One page of cases with their prompt, answers and judge output
+        (:meth:`evalcore.store.VerdictStore.verdicts`)."""
+        return self.store.verdicts(filter, offset=offset, limit=limit)
+
+    def verdict_options(self) -> dict:
+        """Judges, models and categories to filter the verdicts by, and whether there is text."""
+        return self.store.verdict_options()
 
     # -- analyses ---------------------------------------------------------------------------
     def leaderboard(
@@ -155,9 +170,12 @@ def load(source: str | Path | bytes, *, name: str | None = None) -> Dataset:
     Raises :class:`evalcore.VerdictFormatError` naming the file, rows and values when the file
     breaks the data contract (``docs/data-contract.md``).
     """
-    from evalcore.io import read_verdicts
     from evalcore.store import VerdictStore
 
     store = VerdictStore()
-    store.load(read_verdicts(source, name=name))
+    # straight into the dataset's own store: one copy of the rows, and the text stays on disk
+    if isinstance(source, bytes | bytearray):
+        store.load_bytes(bytes(source), name=name or "upload")
+    else:
+        store.load_file(source, name=name)
     return Dataset(store)

@@ -32,6 +32,7 @@ from evalcore.schema import (
     NO_VERDICT_TOKENS,
     OPTIONAL_COLUMNS,
     REQUIRED_COLUMNS,
+    TEXT_COLUMNS,
     VERDICT_LABELS,
     ValidationReport,
     VerdictFormatError,
@@ -612,8 +613,13 @@ def read_canonical(
         positions = _check_header(names, file=src.file)
         for name in dict.fromkeys(feature_columns(names)):
             positions[name] = lowered.index(name)
+        # text columns are never staged: the store copies them from the file (text_source_view)
+        positions, texts = _split_text(positions)
         stage(cur, src, sql, ", ".join(f"{_ident(cols[k])} AS {name}" for name, k in positions.items()))
         build_text(cur, {name: name for name in positions}, skip_blank=delimited)
+        text_source_view(
+            cur, sql, {n: _ident(cols[k]) for n, k in positions.items()}, texts, cols, types, delimited
+        )
         label = f"verdict table ({src.label})"
     else:
         found: str | None = None
@@ -634,6 +640,63 @@ def read_canonical(
         label = found if found is not None else _python_native(cur, src, names, origin=origin, limits=limits)
     validate(cur, file=src.file, limits=limits)
     return label
+
+
+def _split_text(positions: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """(contract columns, text columns) of a header's positions."""
+    text = {n: k for n, k in positions.items() if n in TEXT_COLUMNS}
+    return {n: k for n, k in positions.items() if n not in TEXT_COLUMNS}, text
+
+
+def text_source_view(
+    cur: duckdb.DuckDBPyConnection,
+    sql: str,
+    contract: dict[str, str],
+    texts: dict[str, int],
+    cols: list[str],
+    types: list[str],
+    delimited: bool,
+) -> None:
+    """``vl_text_source``: a view of the file's text columns numbered like ``vl_text``'s rows.
+
+    Text can be gigabytes (tens of kilobytes per call): it is not staged with the verdicts but
+    read once more, straight from the file, when the store copies it to disk
+    (:mod:`evalcore.store_verdicts`). Rows are numbered in file order, skipping the blank lines
+    :func:`build_text` skips, so that row n of the view is row n of the verdicts.
+    """
+    cur.execute("DROP VIEW IF EXISTS vl_text_source")
+    if not texts:
+        return
+
+    def text(k: int) -> str:
+        # a JSON reader types a column with nulls or mixed values as JSON: a string's text is
+        # its value (json_extract_string), anything else its JSON text
+        if types[k] == "JSON":
+            return f"json_extract_string({_ident(cols[k])}, '$')"
+        return f"CAST({_ident(cols[k])} AS VARCHAR)"
+
+    select = ", ".join(
+        f"{text(texts[n])} AS {n}" if n in texts else f"NULL::VARCHAR AS {n}" for n in TEXT_COLUMNS
+    )
+    where = ""
+    if delimited:
+        blank = " AND ".join(
+            f"coalesce(trim(CAST({e} AS VARCHAR), {_WS}), '') = ''" for e in contract.values()
+        )
+        where = f"WHERE NOT ({blank})"
+    cur.execute(
+        f'CREATE TEMP VIEW vl_text_source AS SELECT row_number() OVER () AS "row", {select} '
+        f"FROM {sql} {where}"
+    )
+
+
+def text_source(cur: duckdb.DuckDBPyConnection) -> str:
+    """Where the text of the file just read is: the file itself (``vl_text_source``, a verdict
+    table) or ``vl_text`` (a converted tool format, whose text the importer produced)."""
+    found = cur.execute(
+        "SELECT count(*) FROM duckdb_views() WHERE view_name = 'vl_text_source' AND temporary"
+    ).fetchone()
+    return "vl_text_source" if found and found[0] else "vl_text"
 
 
 def _python_native(

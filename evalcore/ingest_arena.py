@@ -45,6 +45,18 @@ def arena_select(names: list[str], cols: list[str], types: list[str]) -> tuple[s
                     f"('assistant', 'gpt')), lambda x: coalesce(length(CAST(x.content AS VARCHAR)),"
                     f" 0)))::DOUBLE AS length_{side}"
                 )
+                # the text: the first user turn is the prompt, the assistant's turns the answer
+                # (evalcore.importers.chatbot_arena.conversation_text)
+                sel[f"response_{side}"] = (
+                    f"nullif(array_to_string(list_transform(list_filter({_ident(col)}, lambda x: x.role "
+                    f"IN ('assistant', 'gpt')), lambda x: CAST(x.content AS VARCHAR)), "
+                    f"chr(10) || chr(10)), '') AS response_{side}"
+                )
+                if side == "a" or "prompt" not in sel:
+                    sel["prompt"] = (
+                        f"CAST(list_filter({_ident(col)}, lambda x: x.role IN ('user', 'human'))[1].content "
+                        "AS VARCHAR) AS prompt"
+                    )
             else:
                 return None  # conversations stored as text: the Python importer reads them
     return ", ".join(sel.values()), sel
@@ -147,4 +159,7 @@ def convert_arena(
     for side in ("a", "b"):
         if f"conversation_{side}" in sel:
             exprs[f"length_{side}"] = f"length_{side}"
+            exprs[f"response_{side}"] = f"response_{side}"
+    if "prompt" in sel:
+        exprs["prompt"] = "prompt"
     return exprs, f"{NAMES['battles']} ({'; '.join(notes)})"

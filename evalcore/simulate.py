@@ -114,6 +114,9 @@ class SimulationSpec:
     #: "a" or "b": in a single-order anchor design, the anchor always sits in that slot (as in
     #: AlpacaEval, where the reference output has a fixed place); None: a random slot per call.
     anchor_slot: str | None = None
+    #: Add short synthetic prompts, answers and judge's reasoning that follow the truth
+    #: (:func:`evalcore.simulate_text.add_text`; drawn apart, so the verdicts are unchanged).
+    text: bool = False
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,14 @@ def simulate(spec: SimulationSpec) -> Simulation:
     table["category"] = table["category"].astype("string")
     for col in ("instruction_id", "model_a", "model_b", "judge"):
         table[col] = table[col].astype("string")
+    if spec.text:
+        from evalcore.simulate_text import add_text
+
+        quality = disc[:, None] * strengths[None, :] + quality_noise  # each answer's own quality
+        reps = len(spec.judges)
+        table = add_text(
+            table, np.tile(quality[inst, a], reps), np.tile(quality[inst, b], reps), seed=spec.seed
+        )
     truth = pd.DataFrame({"model": names, "strength": strengths})
     # A public ranking is the truth seen through its own noise: close, not identical.
     public = 1000.0 + 400.0 / np.log(10.0) * (strengths + rng.normal(0.0, 0.15, m))

@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
@@ -24,7 +25,13 @@ from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.features import feature_columns
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
-from evalcore.schema import CANONICAL_COLUMNS, LEVELS, VerdictFormatError
+from evalcore.schema import CANONICAL_COLUMNS, LEVELS, TEXT_COLUMNS, VerdictFormatError
+from evalcore.store_verdicts import TextArea, case_page, options
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from evalcore.verdicts import VerdictFilter, VerdictPage
 
 
 @dataclass(frozen=True)
@@ -117,9 +124,13 @@ class VerdictStore:
         self.con.execute("SET enable_progress_bar = false")
         self.con.execute(_CREATE)
         self.con.execute("CREATE OR REPLACE TABLE dataset (name VARCHAR, format VARCHAR)")
+        # prompts, answers and judge outputs: on disk, apart from the verdicts (store_verdicts)
+        self.text = TextArea(self.con)
 
     def close(self) -> None:
+        """Close the connection and delete the folder holding the text (if any)."""
         self.con.close()
+        self.text.close()
 
     # -- loading ---------------------------------------------------------------------------
     def load(
@@ -131,35 +142,62 @@ class VerdictStore:
         to do); one held by another store is streamed across as Arrow batches.
         """
         incoming: object
+        text: object = None
         if isinstance(table, LoadedTable):
             name, format = table.file, table.format
             if table.store is self:
                 return
             if table.store is not None:
-                feats = _features(table.store.con.execute("DESCRIBE verdicts").fetchall())
-                incoming = table.store.con.sql(
+                source = table.store.con.cursor()
+                feats = _features(source.execute("DESCRIBE verdicts").fetchall())
+                source_text = table.store.text.current
+                incoming = source.sql(
                     f'SELECT {_COLUMNS}{_list(feats)} FROM verdicts ORDER BY "row"'
                 ).to_arrow_reader()
+                if source_text is not None:  # streamed across in Arrow batches, never whole
+                    text = table.store.con.cursor().sql(f"SELECT * FROM {source_text}").to_arrow_reader()
             else:
                 feats = _features(table.frame.columns)
                 incoming = table.frame[list(CANONICAL_COLUMNS) + feats]
         else:
             feats = _features(table.columns)
             incoming = table[list(CANONICAL_COLUMNS) + feats]
+            present = [c for c in TEXT_COLUMNS if c in table.columns]
+            if present:  # a frame built in Python (tests, simulations) may carry text columns
+                text = pd.DataFrame(
+                    {"row": table["row"]}
+                    | {
+                        c: (table[c] if c in present else pd.Series(None, index=table.index, dtype=object))
+                        for c in TEXT_COLUMNS
+                    }
+                )
         cur = self.con.cursor()
         try:
             cur.register("incoming", incoming)
+            staged = False
+            if text is not None:
+                cur.register("incoming_text", text)
+                try:
+                    staged = self.text.stage(cur, "incoming_text", probe=isinstance(text, pd.DataFrame))
+                except Exception:
+                    self.text.discard(cur)
+                    raise
             cur.execute("BEGIN TRANSACTION")
-            _create(cur, feats)
-            cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM incoming")
-            cur.execute("DELETE FROM dataset")
-            cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
-            cur.execute("COMMIT")
-        except Exception:
-            cur.execute("ROLLBACK")
-            raise
+            try:
+                _create(cur, feats)
+                cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM incoming")
+                cur.execute("DELETE FROM dataset")
+                cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
+                cur.execute("COMMIT")
+            except Exception:
+                cur.execute("ROLLBACK")
+                self.text.discard(cur)
+                raise
+            self.text.publish(cur, staged)
         finally:
             cur.unregister("incoming")
+            if text is not None:
+                cur.unregister("incoming_text")
             cur.close()
 
     def load_file(
@@ -208,6 +246,13 @@ class VerdictStore:
         cur = self.con.cursor()
         try:
             label = ingest.read_canonical(cur, src, origin=origin, limits=limits)
+            # the text first, into the store's on-disk database (one transaction cannot write
+            # two databases); it becomes current only once the verdicts are committed
+            try:
+                staged = self.text.stage(cur, ingest.text_source(cur))
+            except Exception:
+                self.text.discard(cur)
+                raise
             cur.execute("BEGIN TRANSACTION")
             try:
                 feats = _features(cur.execute("DESCRIBE vl_canon").fetchall())
@@ -218,10 +263,13 @@ class VerdictStore:
                 cur.execute("COMMIT")
             except Exception:
                 cur.execute("ROLLBACK")
+                self.text.discard(cur)
                 raise
+            self.text.publish(cur, staged)
             report = ingest.inspect(cur)
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
+            cur.execute("DROP VIEW IF EXISTS vl_text_source")
             cur.execute("DROP VIEW IF EXISTS vl_arena")
             cur.execute("DROP VIEW IF EXISTS vl_judgements")
             for scratch in (
@@ -275,6 +323,91 @@ class VerdictStore:
             ' ORDER BY "row"',
             [judge, judge, category, category],
         ).df()
+
+    # -- the verdicts behind the numbers -----------------------------------------------------
+    @property
+    def has_text(self) -> bool:
+        """Whether the loaded table carries any text (prompt, answers, judge output, ids)."""
+        return self.text.has_text
+
+    def verdicts(
+        self, filter: VerdictFilter | Mapping[str, str] | None = None, *, offset: int = 0, limit: int = 20
+    ) -> VerdictPage:
+        """One page of cases (judge, instruction, unordered pair; both orders together) matching
+        ``filter``, with their calls, verdicts, human labels and text.
+
+        Parameters
+        ----------
+        filter : VerdictFilter or mapping of URL parameters, optional
+            Which cases (:class:`evalcore.verdicts.VerdictFilter`); None shows every case.
+        offset : int, default 0
+            Cases to skip (ordered by their first row in the file).
+        limit : int, default 20
+            Cases per page, 1 to 500.
+
+        Returns
+        -------
+        VerdictPage
+            The page's cases and the total number of matching cases. Only this page's text is
+            read from the database.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> store = VerdictStore()
+        >>> _ = store.load_bytes(b"instruction_id,model_a,model_b,verdict,prompt\\n"
+        ...     b"q1,x,y,1,Hi\\nq1,y,x,1,Hi\\n", name="v.csv")
+        >>> page = store.verdicts({"a": "x", "b": "y"})
+        >>> page.total, page.cases[0].flipped, page.cases[0].prompt
+        (1, True, 'Hi')
+        """
+        from evalcore.errors import check_int
+        from evalcore.verdicts.cases import as_filter
+
+        flt = as_filter(filter)
+        offset = check_int("offset", offset, low=0)
+        limit = check_int("limit", limit, low=1, high=500)
+        return case_page(self, flt, offset=offset, limit=limit, text=self.text)
+
+    def attach_answers(self, source: str | Path | bytes, *, name: str | None = None) -> int:
+        """Fill in the answers (and prompts) of the loaded judgments from Arena-Hard-Auto answer
+        files (``model_answer/<model>.jsonl``), which the judgment files do not always carry.
+
+        A row's slot-A answer is ``model_a``'s answer to its instruction (``uid`` or
+        ``question_id``), slot B's likewise; text the judgments already carry is kept.
+
+        Parameters
+        ----------
+        source : path or bytes
+            One answer file (JSON Lines); call once per model's file.
+        name : str, optional
+            What messages call the file (default: its name).
+
+        Returns
+        -------
+        int
+            The number of answers filled in (0 when no instruction and model matched).
+        """
+        from evalcore.importers._common import _records
+        from evalcore.importers.arena_hard import arena_hard_answers
+        from evalcore.io import read_raw
+
+        file = name or ("upload" if isinstance(source, bytes) else Path(source).name)
+        raw, _ = read_raw(source, name=file)
+        frame = arena_hard_answers(
+            _records(raw), file=file, path=None if isinstance(source, bytes) else str(source)
+        )
+        cur = self.con.cursor()
+        try:
+            cur.register("vl_answers", frame)
+            return self.text.attach_answers(cur, "vl_answers")
+        finally:
+            cur.unregister("vl_answers")
+            cur.close()
+
+    def verdict_options(self) -> dict:
+        """The judges, models and categories to pick from, and whether the table has text."""
+        return options(self, self.text)
 
     # -- aggregation -----------------------------------------------------------------------
     def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts:

@@ -11,6 +11,10 @@ formatting. Each face has its own markup, so each has one escaping function here
   e-mail addresses after escapes are resolved) and the ``:emoji:`` / ``:material/…:`` shortcodes.
   Verified in Chromium against Streamlit 1.67: no ``<a>`` or ``<img>`` comes out, and the text
   reads as typed. :func:`code_span` shows a name verbatim as inline code (never linked).
+* :func:`markdown_document` for a long text whose Markdown should be *rendered* (a prompt, an
+  answer, a judge's reasoning): emphasis, lists, tables, block quotes and code stay formatting,
+  while links, images, autolinks, HTML, maths and Streamlit's directives are shown as typed, so
+  nothing in the text can link elsewhere, load anything or run. Headings become bold lines.
 * :func:`html` for the HTML report (``html.escape`` with quotes).
 * :func:`plotly` for a value that becomes a Plotly label (category ticks, trace names, hover
   values): Plotly renders a subset of HTML (``<a href>``, ``<b>``, ``<br>``, ``<span style>``) and
@@ -44,6 +48,7 @@ __all__ = [
     "fmt_signed",
     "html",
     "markdown",
+    "markdown_document",
     "plain",
     "plotly",
     "plotly_sanitize",
@@ -94,6 +99,98 @@ def markdown(text: Any) -> str:
     out = _MD_SHORTCODE.sub(":" + WORD_JOINER, out)
     out = _MD_WWW.sub(r"\1" + WORD_JOINER, out)
     return out.replace("@", "@" + WORD_JOINER)
+
+
+#: A fence line of a fenced code block: up to three spaces, then ``` or ~~~ (three or more).
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+#: An inline code span on one line: a run of backticks, the shortest text, the same run
+#: (CommonMark 6.1). Never across lines (another block may start there, where the text would be
+#: live) and never holding "|" (a table splits its cells there before it reads code spans); such
+#: spans are escaped like prose, which only shows a few backslashes.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)([^`\n|]+?|[^\n|]*?[^`\n|][^\n|]*?)(?<!`)\1(?!`)")
+#: Characters that start a link, an image, HTML, an entity, maths or a Streamlit directive.
+_DOC_SYNTAX = re.compile(r"([\\\[\]<&$])")
+_DOC_HEADING = re.compile(r"(?m)^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_DOC_UNDERLINE = re.compile(r"(?m)^( {0,3})(=+|-+)[ \t]*$")
+
+
+def _document_prose(text: str) -> str:
+    """Prose outside code: link, image, HTML, maths and directive syntax escaped (see
+    :func:`markdown_document`); code spans are kept as they are (nothing inside one is live)."""
+    out, last = [], 0
+    for match in _CODE_SPAN.finditer(text):
+        out.append(_document_escape(text[last : match.start()]))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(_document_escape(text[last:]))
+    return "".join(out)
+
+
+def _document_escape(text: str) -> str:
+    out = _DOC_SYNTAX.sub(r"\\\1", text)
+    out = _MD_SHORTCODE.sub(":" + WORD_JOINER, out)  # https://, mailto:, :shortcodes:
+    out = _MD_WWW.sub(r"\1" + WORD_JOINER, out)
+    out = out.replace("@", "@" + WORD_JOINER)
+    # A heading inside an answer would outweigh the page's own headings: a bold line instead.
+    out = _DOC_HEADING.sub(lambda m: f"**{m.group(1)}**" if m.group(1) else "", out)
+    # A setext underline ("Title" over "===" or "---") would make a heading too.
+    return _DOC_UNDERLINE.sub(
+        lambda m: m.group(1) + ("***" if len(m.group(2)) >= 3 else "\\" + m.group(2)), out
+    )
+
+
+def markdown_document(text: Any) -> str:
+    """A long user text (a prompt, an answer, a judge's reasoning) as Markdown that renders its
+    formatting but nothing that links, loads or runs.
+
+    Emphasis, lists, tables, block quotes and code (fenced blocks and inline spans, kept
+    verbatim) render as Markdown. Links, images, reference definitions, autolinks (``<…>``,
+    bare ``https://…``, ``www.…``, e-mail addresses), raw HTML, entities, ``$…$`` maths and
+    Streamlit's ``:color[…]`` / ``:material/…:`` directives are shown as typed: a Markdown link
+    in an answer reads ``[label](https://…)`` and is not clickable, so a judged text can never
+    send a reader elsewhere. Headings become bold lines (an answer's ``# Title`` would otherwise
+    outweigh the page's own headings). Text in an indented (not fenced) code block shows the
+    backslashes of these escapes.
+
+    Parameters
+    ----------
+    text : Any
+        User text (``str(text)`` is used).
+
+    Returns
+    -------
+    str
+        Markdown source for ``st.markdown`` (HTML not allowed).
+
+    Examples
+    --------
+    >>> markdown_document("See [docs](https://evil.example) and **this**")
+    'See \\\\[docs\\\\](https:\\u2060//evil.example) and **this**'
+    >>> markdown_document("# Plan\\n- <b>step</b> `a[0] <b>`")
+    '**Plan**\\n- \\\\<b>step\\\\</b> `a[0] <b>`'
+    """
+    lines = str(text).replace("\r\n", "\n").split("\n")
+    out: list[str] = []
+    prose: list[str] = []
+    fence: str | None = None
+    for line in lines:
+        match = _FENCE.match(line)
+        if fence is not None:  # inside a fenced block: verbatim up to its closing fence
+            out.append(line)
+            closing = match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
+            if closing and not line.strip().lstrip(fence[0]):
+                fence = None
+        elif match and not (match.group(1)[0] == "`" and "`" in line[match.end() :]):
+            # (a backtick fence whose info string holds a backtick is not a fence: prose)
+            if prose:
+                out.append(_document_prose("\n".join(prose)))
+            prose, fence = [], match.group(1)
+            out.append(line)
+        else:
+            prose.append(line)
+    if prose:
+        out.append(_document_prose("\n".join(prose)))
+    return "\n".join(out)
 
 
 def code_span(text: Any) -> str:

@@ -12,6 +12,7 @@ from evalcore import anchors as an
 from evalcore.anchors import presentation as av
 from evalcore.errors import DesignError
 from evalcore.plots import anchors as figures
+from evalcore.verdicts import VerdictFilter
 from ui.anchor_pages import captions, run_on_click, setup
 
 with _ui.page("Anchors"):
@@ -36,6 +37,8 @@ with _ui.page("Anchors"):
         _ui.chart(figures.win_rate_histograms(dists), key="anchors_hist")
         st.caption(av.WIN_RATE_NOTE)
         st.markdown("\n".join("- " + _ui.md(line) for line in av.win_rate_sentences(dists)))
+        filt = VerdictFilter(judge=p.judge, category=p.category, model_a=chosen)
+        _ui.verdicts_link("Read the verdicts against the chosen anchor", filt)
         _ui.download_csv(av.win_rate_rows(dists), f"win_rate_distribution_{p.judge}.csv", key="dl_anchor_wrd")
 
     ranking = _ui.memo(

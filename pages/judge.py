@@ -9,6 +9,7 @@ import ui as _ui
 from evalcore.judge import presentation as show
 from evalcore.judge.presentation import EXPLAIN
 from evalcore.plots import judge as plots
+from evalcore.verdicts import VerdictFilter
 
 with _ui.page("Judge"):
 
@@ -82,6 +83,10 @@ with _ui.page("Judge"):
         _ui.info(note)
     _ui.number_tiles(show.position_metrics(sheet))
     st.caption(show.both_orders_sentence(sheet))
+    _ui.verdicts_link(
+        "Read the pairs whose verdict flipped with the order",
+        VerdictFilter(judge=judge, category=category, flipped=True),
+    )
 
     st.header("2. Order-swap decomposition")
     _ui.number_tiles(show.order_metrics(sheet))

@@ -11,6 +11,7 @@ from evalcore.plots.leaderboard import forest_plot, separation_heatmap, win_rate
 from evalcore.ranking import leaderboard, separation
 from evalcore.ranking import presentation as show
 from evalcore.ranking.style import available_controls, controlled_leaderboard
+from evalcore.verdicts.presentation import cell_verdicts
 
 with _ui.page("Leaderboard"):
     st.title("Leaderboard")
@@ -132,7 +133,9 @@ with _ui.page("Leaderboard"):
 
     st.subheader("Win rates")
     if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
-        st.plotly_chart(win_rate_heatmap(board), config=CONFIG, key="winrate")
+        click = st.plotly_chart(win_rate_heatmap(board), config=CONFIG, key="winrate", on_select="rerun")
+        cell = cell_verdicts(click.selection.points, list(board.table["model"]), judge, category)
+        _ui.verdicts_link("Open this pair's verdicts", cell, switch=True)
     else:
         _ui.info(
             f"The win-rate matrix of {len(board.models):,} models is too large to draw; download it below."

@@ -499,9 +499,33 @@ NAVIGATION: tuple[tuple[str, str, str], ...] = (
     ("pages/ties.py", "Tie structure", ":material/drag_handle:"),
     ("pages/power.py", "Power", ":material/straighten:"),
     ("pages/calibration.py", "Calibration", ":material/tune:"),
+    ("pages/verdicts.py", "Verdicts", ":material/fact_check:"),
     ("pages/methods.py", "Methods", ":material/menu_book:"),
 )
 FAVICON = ROOT / "data" / "favicon.png"
+
+
+def verdicts_link(label: str, flt: Any, *, switch: bool = False, help: str | None = None) -> None:
+    """A link from a number to its evidence: the Verdicts page with the filter ``flt`` (an
+    :class:`evalcore.verdicts.VerdictFilter`) and the dataset in its URL.
+
+    ``label`` is the app's own words. ``switch=True`` opens the page at once (a click on a chart
+    cell); ``flt=None`` (nothing chosen) draws nothing.
+    """
+    from streamlit.errors import StreamlitAPIException
+
+    if flt is None:
+        return
+    key = dataset_key()
+    params = {**({"dataset": key} if key else {}), **flt.as_params()}
+    if switch:
+        st.switch_page("pages/verdicts.py", query_params=params)
+    try:
+        st.page_link(
+            "pages/verdicts.py", label=label, icon=":material/fact_check:", query_params=params, help=help
+        )
+    except StreamlitAPIException:  # a page run on its own (a test's script): no app to link in
+        pass
 
 
 def sidebar() -> None:

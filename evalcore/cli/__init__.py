@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "report",
     "ties",
     "fragility",
+    "verdicts",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
@@ -52,6 +53,7 @@ COMMAND_HOME: dict[str, str] = {
     "report": "report",
     "ties": "ties",
     "fragility": "fragility",
+    "verdicts": "verdicts",
 }
 
 #: Set to 1 to let an unforeseen exception print its traceback (for developers).

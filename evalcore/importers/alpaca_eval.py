@@ -138,6 +138,21 @@ def _preference(value: Any) -> float | None:
     return float(value)
 
 
+def _completion_text(completion: Any) -> str | None:
+    """The judge's reply in an annotation's ``raw_completion`` (its ``text`` or message content;
+    a plain string as it is); None when the annotator kept no reply."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, dict):
+        text = completion.get("text")
+        if isinstance(text, str):
+            return text
+        message = completion.get("message")
+        if isinstance(message, dict) and isinstance(message.get("content"), str):
+            return str(message["content"])
+    return None
+
+
 def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]:
     """AlpacaEval annotations: one row per annotated instruction, in the order the judge saw.
 
@@ -166,6 +181,10 @@ def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]
             "category",
             "length_a",
             "length_b",
+            "prompt",
+            "response_a",
+            "response_b",
+            "judge_output",
         )
     }
     bad_pref, bad_rows = [], []
@@ -219,6 +238,11 @@ def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]
         out["category"].append(_text(record.get("dataset")))
         out["length_a"].append(float(len(len_a)) if isinstance(len_a, str) else math.nan)
         out["length_b"].append(float(len(len_b)) if isinstance(len_b, str) else math.nan)
+        # the outputs follow the slots just chosen (mirrored back when the reference came second)
+        out["prompt"].append(str(instruction))
+        out["response_a"].append(len_a if isinstance(len_a, str) else None)
+        out["response_b"].append(len_b if isinstance(len_b, str) else None)
+        out["judge_output"].append(_completion_text(completion))
     if bad_rows:
         raise VerdictFormatError(
             file,

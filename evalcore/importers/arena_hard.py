@@ -38,6 +38,65 @@ ARENA_HARD_SCORES: dict[str, int] = {
 #: Name of the Arena-Hard-Auto baseline when an (older) file does not name it.
 UNNAMED_BASELINE = "baseline"
 
+#: The markers of Arena-Hard-Auto's judge prompt around the question and the two answers.
+_PROMPT_START = "<|User Prompt|>\n"
+_ANSWER = "<|The Start of Assistant {slot}'s Answer|>\n"
+_ANSWER_END = "\n<|The End of Assistant {slot}'s Answer|>"
+
+
+def split_judge_input(text: object) -> tuple[str | None, str | None, str | None]:
+    """(question, answer A, answer B) from the text Arena-Hard-Auto sent the judge.
+
+    The judge input is ``<|User Prompt|>`` + question + the two answers between
+    ``<|The Start of Assistant A's Answer|>`` … ``<|The End of …|>`` markers. Text without the
+    markers is returned whole as the question (it is what the judge read), answers None.
+
+    Examples
+    --------
+    >>> split_judge_input("<|User Prompt|>\\nHi?\\n\\n<|The Start of Assistant A's Answer|>\\nYes"
+    ...     "\\n<|The End of Assistant A's Answer|>\\n\\n<|The Start of Assistant B's Answer|>\\nNo"
+    ...     "\\n<|The End of Assistant B's Answer|>")
+    ('Hi?', 'Yes', 'No')
+    """
+    if not isinstance(text, str) or not text:
+        return None, None, None
+    start_a = text.find(_ANSWER.format(slot="A"))
+    if not text.startswith(_PROMPT_START) or start_a < 0:
+        return text, None, None
+    question = text[len(_PROMPT_START) : start_a].strip("\n")
+    answers: list[str | None] = []
+    for slot in ("A", "B"):
+        begin = text.find(_ANSWER.format(slot=slot))
+        end = text.find(_ANSWER_END.format(slot=slot), begin + 1)
+        answers.append(text[begin + len(_ANSWER.format(slot=slot)) : end] if 0 <= begin < end else None)
+    return question, answers[0], answers[1]
+
+
+def _judge_input(game: object) -> str | None:
+    """The text the judge read: ``user_prompt`` (v0.1) or the last user message of ``prompt``
+    (v2 stores the chat sent to the judge)."""
+    if not isinstance(game, dict):
+        return None
+    text = game.get("user_prompt")
+    if isinstance(text, str):
+        return text
+    messages = game.get("prompt")
+    if isinstance(messages, (list, tuple, np.ndarray)):
+        users = [m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+        if users and isinstance(users[-1], str):
+            return users[-1]
+    return None
+
+
+def _judge_output(game: object) -> str | None:
+    """The judge's reply: ``judgment`` as text (v0.1) or its ``answer`` (v2)."""
+    if not isinstance(game, dict):
+        return None
+    output = game.get("judgment")
+    if isinstance(output, dict):
+        output = output.get("answer")
+    return output if isinstance(output, str) else None
+
 
 def _arena_hard_from_path(path: str | None) -> tuple[str | None, str | None]:
     """(judge, model) from ``…/model_judgment/<judge>/<model>.jsonl``, else what the path gives."""
@@ -63,7 +122,19 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None) -> 
     """
     path_judge, path_model = _arena_hard_from_path(path)
     out: dict[str, list] = {
-        k: [] for k in ("instruction_id", "model_a", "model_b", "verdict", "judge", "category")
+        k: []
+        for k in (
+            "instruction_id",
+            "model_a",
+            "model_b",
+            "verdict",
+            "judge",
+            "category",
+            "prompt",
+            "response_a",
+            "response_b",
+            "judge_output",
+        )
     }
     no_id, no_model, bad_games = [], [], []
     unknown_scores: list[str] = []
@@ -111,6 +182,12 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None) -> 
             out["verdict"].append(_verdict_text(level))
             out["judge"].append(judge)
             out["category"].append(category)
+            # the judge's input holds the question and both answers in this game's slot order
+            question, answer_a, answer_b = split_judge_input(_judge_input(game))
+            out["prompt"].append(question)
+            out["response_a"].append(answer_a)
+            out["response_b"].append(answer_b)
+            out["judge_output"].append(_judge_output(game))
     for rows, problem, hint in (
         (
             no_id,
@@ -143,3 +220,72 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None) -> 
     if unnamed_baseline:
         notes.append(f"baseline not named in the file: called '{UNNAMED_BASELINE}'")
     return _output(out), f"{NAMES['arena_hard']} ({'; '.join(notes)})"
+
+
+def _answer_text(record: dict) -> tuple[str | None, str | None]:
+    """(question, answer) of one Arena-Hard-Auto answer record: ``messages`` (v2: the user turn
+    and the assistant's ``content``, text or ``{"answer": …}``) or ``choices[0].turns`` (v0.1)."""
+    messages = record.get("messages")
+    if isinstance(messages, (list, tuple, np.ndarray)):
+        question = answer = None
+        for message in messages:
+            if not isinstance(message, dict):
+                continue
+            content = message.get("content")
+            if isinstance(content, dict):
+                content = content.get("answer")
+            if not isinstance(content, str):
+                continue
+            if message.get("role") == "user" and question is None:
+                question = content
+            elif message.get("role") == "assistant":
+                answer = content
+        return question, answer
+    choices = record.get("choices")
+    if isinstance(choices, (list, tuple, np.ndarray)) and choices and isinstance(choices[0], dict):
+        turns = choices[0].get("turns")
+        if isinstance(turns, (list, tuple, np.ndarray)) and turns and isinstance(turns[-1], dict):
+            content = turns[-1].get("content")
+            return None, content if isinstance(content, str) else None
+    return None, None
+
+
+def arena_hard_answers(records: Records, *, file: str, path: str | None = None) -> pd.DataFrame:
+    """Arena-Hard-Auto answer files (``model_answer/<model>.jsonl``) → one row per answer:
+    ``instruction_id`` (``uid``, else ``question_id``), ``model`` (``model``, else ``model_id``,
+    else the file name), ``prompt`` (the user turn, when stored) and ``answer``.
+
+    Examples
+    --------
+    >>> arena_hard_answers([{"uid": "q1", "model": "m", "messages": [
+    ...     {"role": "user", "content": "Hi?"},
+    ...     {"role": "assistant", "content": {"answer": "Hello."}}]}], file="m.jsonl")
+      instruction_id model prompt  answer
+    0             q1     m    Hi?  Hello.
+    """
+    _, path_model = _arena_hard_from_path(path)
+    rows: dict[str, list] = {"instruction_id": [], "model": [], "prompt": [], "answer": []}
+    bad = []
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            bad.append(number)
+            continue
+        uid = _text(record.get("uid", record.get("question_id")))
+        model = _text(record.get("model", record.get("model_id"))) or (path_model or "")
+        question, answer = _answer_text(record)
+        if not uid or not model or answer is None:
+            bad.append(number)
+            continue
+        rows["instruction_id"].append(uid)
+        rows["model"].append(model)
+        rows["prompt"].append(question)
+        rows["answer"].append(answer)
+    if bad:
+        raise VerdictFormatError(
+            file,
+            f"{len(bad)} record(s) that are not Arena-Hard-Auto answers (a 'uid' or 'question_id', "
+            "a 'model' and the answer in 'messages' or 'choices')",
+            rows=tuple(bad),
+            hint="Give the answer files Arena-Hard-Auto writes under model_answer/",
+        )
+    return pd.DataFrame(rows)

@@ -6,6 +6,7 @@ Large arena tables are converted in SQL by :mod:`evalcore.ingest`; this module i
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -74,6 +75,60 @@ def _assistant_chars(conversation: Any) -> float:
     return float(total)
 
 
+def _messages(conversation: Any) -> list:
+    """A conversation as a list of messages: a list as stored, or one written as JSON text."""
+    if isinstance(conversation, str):
+        try:
+            conversation = json.loads(conversation)
+        except (ValueError, RecursionError):
+            return []
+    if isinstance(conversation, (list, tuple, np.ndarray)):
+        return [m for m in conversation if isinstance(m, dict)]
+    return []
+
+
+def conversation_text(conversation: Any, *, turn: int | None = None) -> tuple[str | None, str | None]:
+    """(first user turn, the assistant's turns joined by blank lines) of an arena conversation;
+    with ``turn`` (MT-Bench, 1-based), that turn's question and answer only.
+
+    Examples
+    --------
+    >>> conversation_text([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}])
+    ('Hi', 'Hello')
+    """
+    messages = _messages(conversation)
+    users = [m.get("content") for m in messages if m.get("role") in ("user", "human")]
+    said = [m.get("content") for m in messages if m.get("role") in ("assistant", "gpt")]
+    if turn is not None:
+        users, said = users[turn - 1 : turn], said[turn - 1 : turn]
+    prompt = users[0] if users and isinstance(users[0], str) else None
+    answer = "\n\n".join(t for t in said if isinstance(t, str)) if said else None
+    return prompt, answer
+
+
+def _turn(value: Any) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number >= 1 else None
+
+
+def _turns_text(value: Any) -> str | None:
+    """A prompt or response cell of the one-hot arena tables: a JSON list of turns (written as
+    text) joined by blank lines; other text as it is."""
+    if not isinstance(value, str):
+        return None
+    if value.startswith("["):
+        try:
+            turns = json.loads(value)
+        except (ValueError, RecursionError):
+            return value
+        if isinstance(turns, list) and all(isinstance(t, str) or t is None for t in turns):
+            return "\n\n".join(t for t in turns if t is not None)
+    return value
+
+
 def _column(frame: pd.DataFrame, name: str) -> pd.Series | None:
     for column in frame.columns:
         if str(column).strip().lower() == name:
@@ -137,6 +192,16 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
         out["instruction_id"] = pd.Series([p[0] for p in pairs], dtype="string")
         out["category"] = pd.Series([p[1] for p in pairs], dtype="string")
         out["judge"] = _text_series(judges, lambda v: _judge_name(v) or DEFAULT_JUDGE)
+        turn_numbers = [_turn(t) for t in (turns if turns is not None else [None] * n)]
+        for side in ("a", "b"):  # the judged turn's question and answers (turn 2: the follow-up)
+            conversation = _column(frame, f"conversation_{side}")
+            if conversation is not None:
+                texts = [
+                    conversation_text(c, turn=t) for c, t in zip(conversation, turn_numbers, strict=True)
+                ]
+                out[f"response_{side}"] = [x[1] for x in texts]
+                if "prompt" not in out:
+                    out["prompt"] = [x[0] for x in texts]
         is_gpt4 = judges.map(lambda v: isinstance(v, (list, tuple, np.ndarray)))
         note = "turn in instruction_id (question 81, turn 2 → '81#t2') and in category"
         if not is_gpt4.all():
@@ -183,6 +248,10 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
         conversation = _column(frame, f"conversation_{side}")
         if conversation is not None:
             out[f"length_{side}"] = conversation.map(_assistant_chars).astype("float64")
+            texts = [conversation_text(c) for c in conversation]
+            out[f"response_{side}"] = [t[1] for t in texts]
+            if side == "a" or "prompt" not in out:
+                out["prompt"] = [t[0] for t in texts]
     notes.insert(0, "winner model_a = left = slot A; ties and tie (bothbad) are ties")
     return out, f"{NAMES['battles']} ({'; '.join(notes)})"
 
@@ -222,6 +291,10 @@ def from_battles_one_hot(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFram
             "judge": ARENA_VOTERS,
         }
     )
+    for name in ("prompt", "response_a", "response_b"):
+        column = _column(frame, name)
+        if column is not None:
+            out[name] = [_turns_text(v) for v in column]
     return out, (
         f"{NAMES['battles_one_hot']} (one-hot winner columns; model_a = slot A; one "
         f"crowd judge, '{ARENA_VOTERS}')"

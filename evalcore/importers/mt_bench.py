@@ -44,6 +44,43 @@ def _instruction_with_turn(qid: str, turn: Any) -> tuple[str, str]:
     return f"{qid}#t{turn_text}", f"turn {turn_text}"
 
 
+#: FastChat's single-turn pairwise judge prompt: the question, then both answers between markers.
+_QUESTION = "[User Question]\n"
+_ANSWER = "[The Start of Assistant {slot}'s Answer]\n"
+_ANSWER_END = "\n[The End of Assistant {slot}'s Answer]"
+
+
+def split_pair_prompt(text: Any) -> tuple[str | None, str | None, str | None]:
+    """(question, answer A, answer B) from a FastChat pairwise judge prompt (``g1_user_prompt``).
+
+    Prompts without the single-turn markers (the multi-turn template) are returned whole as the
+    question, answers None: the conversation is what the judge read.
+
+    Examples
+    --------
+    >>> split_pair_prompt("[User Question]\\nHi?\\n\\n[The Start of Assistant A's Answer]\\nYes\\n"
+    ...     "[The End of Assistant A's Answer]\\n\\n[The Start of Assistant B's Answer]\\nNo\\n"
+    ...     "[The End of Assistant B's Answer]")
+    ('Hi?', 'Yes', 'No')
+    """
+    if not isinstance(text, str) or not text:
+        return None, None, None
+    at = text.find(_QUESTION)
+    start_a = text.find(_ANSWER.format(slot="A"))
+    if at < 0 or start_a < at:
+        return text, None, None
+    answers: list[str | None] = []
+    for slot in ("A", "B"):
+        begin = text.find(_ANSWER.format(slot=slot))
+        end = text.find(_ANSWER_END.format(slot=slot), begin + 1)
+        answers.append(text[begin + len(_ANSWER.format(slot=slot)) : end] if 0 <= begin < end else None)
+    return text[at + len(_QUESTION) : start_a].strip("\n"), answers[0], answers[1]
+
+
+def _opt_text(value: Any) -> str | None:
+    return None if _missing(value) else str(value)
+
+
 def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, str]:
     """MT-Bench pairwise judgments (``gen_judgment.py --mode pairwise-*``): two rows per record.
 
@@ -56,7 +93,20 @@ def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, st
     category = ``turn <turn>``.
     """
     out: dict[str, list] = {
-        k: [] for k in ("instruction_id", "model_a", "model_b", "verdict", "judge", "category")
+        k: []
+        for k in (
+            "instruction_id",
+            "model_a",
+            "model_b",
+            "verdict",
+            "judge",
+            "category",
+            "prompt",
+            "response_a",
+            "response_b",
+            "judge_output",
+            "judged_at",
+        )
     }
     bad_rows, unknown_rows = [], []
     unknown: list[str] = []
@@ -70,6 +120,13 @@ def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, st
         judge = _judge_name(record.get("judge")) or DEFAULT_JUDGE
         games = (("g1_winner", m1, m2, "model_1", "model_2"), ("g2_winner", m2, m1, "model_2", "model_1"))
         for key, slot_a, slot_b, a_key, b_key in games:
+            game = key[:2]  # "g1" / "g2": the game's judgment and judge prompt
+            question, answer_a, answer_b = split_pair_prompt(record.get(f"{game}_user_prompt"))
+            out["prompt"].append(question)
+            out["response_a"].append(answer_a)
+            out["response_b"].append(answer_b)
+            out["judge_output"].append(_opt_text(record.get(f"{game}_judgment")))
+            out["judged_at"].append(_opt_text(record.get("tstamp")))
             level = _game_verdict(record.get(key), slot_a_key=a_key, slot_b_key=b_key)
             if isinstance(level, str):
                 unknown_rows.append(number)

@@ -64,15 +64,44 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
             customdata=battles.to_numpy(),
             hoverongaps=False,
             colorbar={"title": "win rate"},
-            hovertemplate="%{y} vs %{x}: %{z:.1%} over %{customdata:,.0f} battles<extra></extra>",
+            hoverinfo="skip",  # the cell layer below answers hovers and clicks
         )
     )
-    fig.update_yaxes(autorange="reversed")
-    return style(
+    # Plotly reports no selection on a heatmap, so an invisible marker sits on every cell with
+    # battles: a click selects it and its customdata [row, column] names the pair (indices into
+    # the leaderboard's order, so an escaped label never matters). A selected cell gets a frame.
+    rows, cols = np.nonzero(battles.fillna(0).to_numpy() > 0)
+    names = labels(order)
+    fig.add_trace(
+        go.Scatter(
+            x=[names[j] for j in cols],
+            y=[names[i] for i in rows],
+            mode="markers",
+            marker={"symbol": "square-open", "size": 18, "color": "#0f172a", "opacity": 0},
+            selected={"marker": {"opacity": 1}},
+            unselected={"marker": {"opacity": 0}},
+            # plain lists, not a NumPy array: Plotly would ship a typed array, which comes back
+            # from the browser's selection event as an object instead of a list
+            customdata=[
+                [int(i), int(j), float(rate.iat[i, j]), int(battles.iat[i, j])]
+                for i, j in zip(rows, cols, strict=True)
+            ],
+            hovertemplate="%{y} vs %{x}: %{customdata[2]:.1%} over %{customdata[3]:,.0f} battles"
+            "<br>click to see these verdicts<extra></extra>",
+            showlegend=False,
+        )
+    )
+    fig.update_layout(clickmode="event+select")
+    # the markers would pad the axes: keep them on the cells, first model at the top
+    fig.update_xaxes(range=[-0.5, len(order) - 0.5])
+    fig.update_yaxes(range=[len(order) - 0.5, -0.5])
+    fig = style(
         fig,
         title="Win rate of the row model against the column model",
         height=max(360, min(900, 28 * len(order) + 160)),
     )
+    fig.update_layout(title_subtitle_text="Click a cell to read that pair's verdicts.", margin_t=80)
+    return fig
 
 
 def separation_heatmap(sep: Separation) -> go.Figure:

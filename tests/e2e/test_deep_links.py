@@ -150,6 +150,7 @@ def test_no_request_leaves_this_machine_on_a_walk_of_every_page(fresh_server, pl
         "Tie structure",
         "Power",
         "Calibration",
+        "Verdicts",
         "Data",
     ):
         page.get_by_test_id("stSidebar").get_by_role("link", name=label).click()

@@ -47,6 +47,7 @@ CHECKS: dict[str, tuple[str, tuple[str, str]]] = {
     "power": ("Power", ("stHeading", "Sign-test sample size")),
     "calibration": ("Calibration", ("stHeading", "rinted vs corrected win rate")),
     "methods": ("Methods and references", ("stHeading", "References")),
+    "verdicts": ("Verdicts", ("stMarkdown", "Human label")),
 }
 
 

@@ -1,0 +1,468 @@
+"""Words for cases: verdicts in plain language, short excerpts, the headline of a page, and the
+Verdicts page's lines.
+
+Shared by the Verdicts page, ``python -m evalcore verdicts`` and reports, so that every face
+says the same thing. The first part (:func:`verdict_words` … :func:`case_lines`) is plain text:
+callers pass it through :mod:`evalcore.text` (Markdown, HTML) before showing it. The second part
+(from :func:`level_words` on) is the page's: it returns Markdown for ``st.markdown`` with every user
+text (names, prompts, answers, the judge's reasoning) already escaped by :mod:`evalcore.text`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from evalcore.errors import UsageError
+from evalcore.text import MISSING, code_span, fmt_int, markdown, markdown_document
+from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
+
+__all__ = [
+    "PARAMS",
+    "TEXT_COLUMNS",
+    "VERDICT_CHOICES",
+    "LinkFilter",
+    "BOX_HEIGHT",
+    "HELP",
+    "INTRO",
+    "NO_REASONING",
+    "answer_heading",
+    "box_height",
+    "call_line",
+    "case_flags",
+    "cell_verdicts",
+    "case_title",
+    "document",
+    "empty_sentence",
+    "filter_from_link",
+    "flag_badges",
+    "human_line",
+    "no_text_sentence",
+    "page_count",
+    "range_line",
+    "reasoning_label",
+    "case_lines",
+    "excerpt",
+    "filter_words",
+    "human_words",
+    "level_words",
+    "page_headline",
+    "verdict_words",
+]
+
+#: How each verdict level reads, with the models named (slot A's side).
+_LEVEL_WORDS = {
+    2: "{a} much better",
+    1: "{a} better",
+    0: "tie",
+    -1: "{b} better",
+    -2: "{b} much better",
+}
+
+
+def verdict_words(call: VerdictCall) -> str:
+    """A call's verdict with the models named, e.g. ``"model-x better"``; "no verdict" if none.
+
+    Examples
+    --------
+    >>> verdict_words(VerdictCall(row=1, model_a="x", model_b="y", verdict=-2))
+    'y much better'
+    """
+    if call.verdict is None:
+        return "no verdict"
+    return _LEVEL_WORDS[call.verdict].format(a=call.model_a, b=call.model_b)
+
+
+def human_words(case: VerdictCase) -> str:
+    """The human label of a case in words (read from ``models[0]``'s side), or "no human label"."""
+    if case.human is None:
+        return "no human label"
+    a, b = case.models
+    return "human: " + _LEVEL_WORDS[case.human].format(a=a, b=b)
+
+
+#: Control characters (C0, DEL, C1) that would drive a terminal (colours, cursor moves) if printed.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def excerpt(text: str | None, *, width: int = 160) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis; a dash when missing.
+    Control characters become ``�`` so that a judge's output cannot drive the terminal.
+
+    Examples
+    --------
+    >>> excerpt("line one\\n  line two", width=12)
+    'line one li…'
+    >>> excerpt(None)
+    '—'
+    >>> excerpt("red \\x1b[31m")
+    'red �[31m'
+    """
+    if text is None or text == "":
+        return MISSING
+    flat = _CONTROL.sub("\ufffd", " ".join(text.split()))
+    return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"
+
+
+def case_flags(case: VerdictCase) -> list[str]:
+    """Short notes on a case: the two orders disagree, the judge disagrees with the human."""
+    flags = []
+    if case.flipped:
+        flags.append("the two orders disagree")
+    if case.agrees_with_human is False:
+        flags.append("judge and human disagree")
+    elif case.agrees_with_human is True:
+        flags.append("judge agrees with the human")
+    return flags
+
+
+def filter_words(flt: VerdictFilter) -> str:
+    """The filter in words, e.g. ``"judge gpt-4, model-x vs model-y, the two orders disagree"``."""
+    parts = []
+    if flt.judge:
+        parts.append(f"judge {flt.judge}")
+    if flt.model_a and flt.model_b:
+        parts.append(f"{flt.model_a} vs {flt.model_b}")
+    elif flt.model_a or flt.model_b:
+        parts.append(f"involving {flt.model_a or flt.model_b}")
+    if flt.instruction:
+        parts.append(f"instruction {flt.instruction}")
+    if flt.category:
+        parts.append(f"category {flt.category}")
+    if flt.verdict:
+        parts.append(
+            {
+                "first": "some call preferred the first slot",
+                "second": "some call preferred the second slot",
+                "tie": "some call was a tie",
+                "none": "some call returned no verdict",
+            }[flt.verdict]
+        )
+    if flt.flipped:
+        parts.append("the two orders disagree")
+    if flt.disagrees_with_human:
+        parts.append("judge and human disagree")
+    if flt.search:
+        parts.append(f"text contains {flt.search!r}")
+    return ", ".join(parts) if parts else "all cases"
+
+
+def page_headline(page: VerdictPage) -> str:
+    """``"Cases 1–20 of 1,234 (judge gpt-4, …)"``, or a sentence saying nothing matched."""
+    what = filter_words(page.filter)
+    if page.total == 0:
+        return f"No case matches ({what})."
+    if not page.cases:
+        return f"{fmt_int(page.total)} cases match ({what}); this page is past the last one."
+    first = page.offset + 1
+    last = page.offset + len(page.cases)
+    return f"Cases {fmt_int(first)}–{fmt_int(last)} of {fmt_int(page.total)} ({what})."
+
+
+def case_lines(case: VerdictCase, *, width: int = 160) -> list[str]:
+    """A case as a few plain lines (the command line's listing): header, prompt, answers, calls."""
+    a, b = case.models
+    head = f"{case.judge} · instruction {case.instruction} · {a} vs {b}"
+    if case.category:
+        head += f" · {case.category}"
+    lines = [head]
+    flags = case_flags(case)
+    lines.append("  " + human_words(case) + (" · " + "; ".join(flags) if flags else ""))
+    lines.append("  prompt: " + excerpt(case.prompt, width=width))
+    for model in case.models:
+        lines.append(f"  answer of {model}: " + excerpt(case.answers.get(model), width=width))
+    for call in case.calls:
+        lines.append(f"  row {call.row}: {call.model_a} first, {call.model_b} second → {verdict_words(call)}")
+        if call.judge_output is not None:
+            lines.append("    judge: " + excerpt(call.judge_output, width=width))
+    return lines
+
+
+# -- the Verdicts page's lines (Markdown, user text escaped) ----------------------------
+
+#: The URL parameters of a filter (``VerdictFilter.as_params``), in the order the page shows them.
+PARAMS: tuple[str, ...] = ("judge", "a", "b", "instruction", "category", "verdict", "flipped", "human", "q")
+
+#: The contract's optional text columns, as the page names them when a table lacks them.
+TEXT_COLUMNS: tuple[str, ...] = ("prompt", "response_a", "response_b", "judge_output")
+
+INTRO = (
+    "The cases behind every number: for each instruction and pair of models, the prompt, both "
+    "answers, the judge's reasoning for each order it saw, its verdicts in words and the human "
+    "label. Filter, search and page through them; the link in the address bar keeps the filters, "
+    "so a case list can be shared."
+)
+
+HELP: dict[str, str] = {
+    "verdict": "Cases with at least one judge call of this verdict; the slot is where the model sat "
+    "in that call (first = slot A).",
+    "search": "Words in the prompt, either answer or the judge's reasoning (not case-sensitive).",
+    "flipped": "Pairs judged in both orders whose verdicts do not agree once the order is undone: "
+    "the judge's position bias at work.",
+    "human": "Cases with a human label that the judge's verdict contradicts.",
+}
+
+#: The verdict filter's choices: value (None: any) → what the page calls it.
+VERDICT_CHOICES: dict[str | None, str] = {
+    None: "Any verdict",
+    "first": "First slot preferred",
+    "second": "Second slot preferred",
+    "tie": "Tie",
+    "none": "No verdict returned",
+}
+
+#: A verdict level (slot A's view, −2..2) in words.
+_SLOT_WORDS: dict[int, str] = {
+    2: "first slot much better",
+    1: "first slot better",
+    0: "tie",
+    -1: "second slot better",
+    -2: "second slot much better",
+}
+
+
+def level_words(verdict: int | None) -> str:
+    """A verdict level in words (slot A's view): ``level_words(-2)`` → ``'second slot much better'``.
+
+    Examples
+    --------
+    >>> level_words(2), level_words(0), level_words(None)
+    ('first slot much better', 'tie', 'no verdict')
+    """
+    if verdict is None:
+        return "no verdict"
+    if verdict not in _SLOT_WORDS:
+        raise UsageError(f"verdict must be a level from -2 to 2 or None; got {verdict!r}.")
+    return _SLOT_WORDS[verdict]
+
+
+def _for_model(verdict: int | None, first: str, second: str) -> str:
+    """Who the level favours, by name: "`A` much better", "a tie", "no verdict"."""
+    if verdict is None:
+        return "no verdict"
+    if verdict == 0:
+        return "a tie"
+    winner = first if verdict > 0 else second
+    return f"{markdown(winner)} {'much ' if abs(verdict) == 2 else ''}better"
+
+
+def call_line(call: VerdictCall, number: int) -> str:
+    """One judge call: which model sat in which slot, the verdict in words and by name."""
+    who = (
+        "the call returned none"
+        if call.verdict is None
+        else _for_model(call.verdict, call.model_a, call.model_b)
+    )
+    return (
+        f"**Order {number}:** {markdown(call.model_a)} first, {markdown(call.model_b)} second → "
+        f"**{level_words(call.verdict)}** ({who})"
+    )
+
+
+def human_line(case: VerdictCase) -> str:
+    """The human label of the case, by name (it is given from ``case.models[0]``'s side)."""
+    if case.human is None:
+        return "**Human label:** none for this case."
+    words = _for_model(case.human, *case.models)
+    agree = {True: " The judge agrees.", False: " **The judge disagrees.**", None: ""}
+    return f"**Human label:** {words}.{agree[case.agrees_with_human]}"
+
+
+def case_title(case: VerdictCase) -> str:
+    """``A`` vs ``B`` — instruction, category and judge of the case."""
+    parts = [f"instruction {code_span(case.instruction)}"]
+    if case.category:
+        parts.append(f"category {code_span(case.category)}")
+    parts.append(f"judge {code_span(case.judge)}")
+    return f"{code_span(case.models[0])} vs {code_span(case.models[1])} · " + " · ".join(parts)
+
+
+def flag_badges(case: VerdictCase) -> str:
+    """:func:`case_flags`, and a call without a verdict, as Streamlit badges ("" when none), to
+    follow the case's title (the flags are the app's own words)."""
+    flags = case_flags(case) + (
+        ["a call returned no verdict"] if any(c.verdict is None for c in case.calls) else []
+    )
+    return "".join(f" :{'green' if 'agrees' in flag else 'orange'}-badge[{flag}]" for flag in flags)
+
+
+def reasoning_label(call: VerdictCall, number: int) -> str:
+    """The heading over the judge's reasoning for one call."""
+    return f"**Judge's reasoning, order {number}** ({markdown(call.model_a)} first)"
+
+
+#: What stands in for a call's reasoning when the file has none for it.
+NO_REASONING = "The file has no reasoning for this call."
+
+#: A text longer than this many characters or lines gets a scrolling box of ``BOX_HEIGHT`` px.
+LONG_CHARS, LONG_LINES, BOX_HEIGHT = 700, 14, 340
+
+
+def box_height(*texts: str | None) -> int | str:
+    """The height of the boxes for ``texts`` shown side by side: their natural height
+    (``"content"``) when all are short, else a fixed height that scrolls, the same for each so
+    answers of different lengths line up.
+
+    Examples
+    --------
+    >>> box_height("short", None), box_height("x" * 5000)
+    ('content', 340)
+    """
+    for value in texts:
+        if value and (len(value) > LONG_CHARS or value.count("\n") > LONG_LINES):
+            return BOX_HEIGHT
+    return "content"
+
+
+def answer_heading(case: VerdictCase, model: str) -> str:
+    """The heading over one model's answer: its name, and the slot it had in each call."""
+    slots = ["first" if call.model_a == model else "second" for call in case.calls]
+    where = " and ".join(dict.fromkeys(slots)) if slots else ""
+    return f"**{markdown(model)}**" + (f" · {where} slot" if where else "")
+
+
+def document(value: str | None, *, missing: str = "Not in the file.") -> str:
+    """A prompt, an answer or a judge's reasoning as safe rendered Markdown; ``missing`` in
+    italics when the file has none for this case."""
+    if value is None or not str(value).strip():
+        return f"*{missing}*"
+    return markdown_document(value)
+
+
+def page_count(total: int, limit: int) -> int:
+    """Pages of ``limit`` cases needed for ``total`` (at least one).
+
+    Examples
+    --------
+    >>> page_count(1234, 20), page_count(0, 20), page_count(40, 20)
+    (62, 1, 2)
+    """
+    if limit < 1:
+        raise UsageError(f"limit must be at least 1; got {limit!r}.")
+    return max(1, -(-int(total) // int(limit)))
+
+
+def range_line(page: VerdictPage) -> str:
+    """Where this page is: ``'Cases 21–40 of 1,234'``; a sentence when nothing matches."""
+    if page.total == 0:
+        return "No case matches these filters."
+    first = page.offset + 1
+    last = page.offset + len(page.cases)
+    if not page.cases:
+        return f"No case on this page: {fmt_int(page.total)} cases match, the last is on page {page_count(page.total, page.limit)}."
+    noun = "Case" if first == last else "Cases"
+    span = fmt_int(first) if first == last else f"{fmt_int(first)}–{fmt_int(last)}"
+    return f"{noun} {span} of {fmt_int(page.total)}"
+
+
+def no_text_sentence(page: VerdictPage) -> str | None:
+    """The one sentence a table without text needs (None when it carries text)."""
+    if page.has_text:
+        return None
+    columns = ", ".join(f"`{c}`" for c in TEXT_COLUMNS)
+    return (
+        "This file carries no prompts, answers or judge's reasoning, so only the verdicts are "
+        f"shown; the optional columns {columns} would add them (see the data contract)."
+    )
+
+
+def empty_sentence(flt: VerdictFilter) -> str:
+    """What to do when a filter matches nothing."""
+    if flt == VerdictFilter():
+        return "This selection has no verdicts."
+    return "No case matches these filters: widen them (set a filter back to “Any”)."
+
+
+@dataclass(frozen=True)
+class LinkFilter:
+    """A filter read from a link, and the warnings about the parts of it that were dropped."""
+
+    filter: VerdictFilter
+    warnings: tuple[str, ...]
+
+
+_NAMED = {"judge": "judge", "a": "model", "b": "model", "category": "category"}
+
+
+def filter_from_link(
+    params: Mapping[str, str],
+    *,
+    judges: Sequence[str],
+    models: Sequence[str],
+    categories: Sequence[str],
+) -> LinkFilter:
+    """The filter a link names, keeping every part that this dataset can answer.
+
+    A malformed value (``verdict=maybe``) and a name the dataset does not have
+    (``judge=gpt-5`` on a table without it) are dropped with a warning each, in words (Markdown,
+    user text escaped): the page then shows a wider selection and says why.
+
+    Parameters
+    ----------
+    params : Mapping[str, str]
+        The link's query parameters (other parameters are ignored).
+    judges, models, categories : Sequence[str]
+        What the loaded table holds.
+
+    Returns
+    -------
+    LinkFilter
+
+    Examples
+    --------
+    >>> got = filter_from_link({"judge": "j", "verdict": "maybe"}, judges=["j"], models=[], categories=[])
+    >>> got.filter.judge, len(got.warnings)
+    ('j', 1)
+    """
+    known = {"judge": tuple(judges), "a": tuple(models), "b": tuple(models), "category": tuple(categories)}
+    kept: dict[str, str] = {}
+    warnings: list[str] = []
+    for name in PARAMS:
+        value = params.get(name)
+        if value is None or value == "":
+            continue
+        value = str(value)
+        try:
+            VerdictFilter.from_params({name: value})
+        except UsageError as exc:
+            warnings.append(f"The link's {code_span(name + '=' + value)} was ignored: {markdown(exc)}")
+            continue
+        if name in known and value not in known[name]:
+            warnings.append(
+                f"The {_NAMED[name]} {code_span(value)} (named by the link) is not in this dataset; "
+                f"the filter on it was dropped."
+            )
+            continue
+        kept[name] = value
+    return LinkFilter(filter=VerdictFilter.from_params(kept), warnings=tuple(warnings))
+
+
+def cell_verdicts(
+    points: Sequence[Mapping], models: Sequence[str], judge: str | None = None, category: str | None = None
+) -> VerdictFilter | None:
+    """The filter of the win-rate cell a click selected (None when no cell is selected).
+
+    The win-rate figure's cell layer carries ``[row, column, …]`` indices into ``models`` as each
+    point's ``customdata`` (:func:`evalcore.plots.leaderboard.win_rate_heatmap`); the indices, not
+    the drawn labels, name the pair, so an escaped or shortened label never matters. The filter
+    keeps the page's judge and category.
+
+    Examples
+    --------
+    >>> cell_verdicts([{"customdata": [1, 0, 0.5, 12]}], ["x", "y"], "j").as_params()
+    {'judge': 'j', 'a': 'y', 'b': 'x'}
+    >>> cell_verdicts([], ["x", "y"]) is None
+    True
+    """
+    for point in points:
+        data = point.get("customdata")
+        if not isinstance(data, Sequence) or isinstance(data, str) or len(data) < 2:
+            continue
+        try:
+            row, col = int(data[0]), int(data[1])
+        except (TypeError, ValueError):
+            continue
+        if 0 <= row < len(models) and 0 <= col < len(models) and row != col:
+            return VerdictFilter(judge=judge, category=category, model_a=models[row], model_b=models[col])
+    return None

@@ -1,0 +1,231 @@
+"""AppTest: the Verdicts page — filters from the link, paging, a table without text, hostile text,
+unknown link values — on the real shapes (double-ordered demo, anchor-only, arena-like sparse,
+tiny with models that never meet)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from evalcore.simulate import SimulationSpec, simulate, simulate_arena
+from evalcore.store import VerdictStore
+from evalcore.verdicts import VerdictFilter
+from tests.conftest import ROOT
+from tests.test_adversarial import _live_markup
+from tests.test_verdicts_presentation import HOSTILE_TEXT, _outside_fences
+
+PAGE = "pages/verdicts.py"
+
+
+@pytest.fixture(autouse=True)
+def _workspace(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "ws.duckdb"))
+
+
+def _open(params: dict[str, str] | None = None) -> AppTest:
+    """The page as a link's first request: a new session on the default demo."""
+    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=120)
+    for key, value in (params or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _uploaded(frame: pd.DataFrame, name: str = "t.csv") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.file_uploader(key="upload").upload(name, frame.to_csv(index=False).encode(), "text/csv").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _texts(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown]
+
+
+def _headline(at: AppTest) -> str:
+    return next(t for t in _texts(at) if t.startswith(("**Case", "**No case")))
+
+
+def _param(at: AppTest, name: str) -> str | None:
+    value = at.query_params.get(name)
+    return value[-1] if isinstance(value, list) else value
+
+
+def _titles(at: AppTest) -> list[str]:
+    return [t for t in _texts(at) if " vs " in t and "· judge" in t]
+
+
+def test_a_link_opens_that_pairs_verdicts_with_their_text():
+    at = _open(
+        {"judge": "sim-judge-first-slot", "a": "sim-alder", "b": "sim-larch", "dataset": "demo-all-pairs"}
+    )
+    store = VerdictStore()
+    store.load_file(ROOT / "data" / "demo_all_pairs.parquet")
+    want = store.verdicts(
+        VerdictFilter(judge="sim-judge-first-slot", model_a="sim-alder", model_b="sim-larch")
+    )
+    assert _headline(at).startswith(f"**Cases 1–20 of {want.total:,}**")
+    titles = _titles(at)
+    assert len(titles) == 20
+    assert all("sim-alder" in t and "sim-larch" in t and "sim-judge-first-slot" in t for t in titles)
+    texts = _texts(at)
+    assert want.cases[0].prompt in texts  # the prompt, shown (it holds no Markdown syntax)
+    assert sum(t.startswith("**Order ") for t in texts) == 40  # both orders of each case
+    assert at.selectbox(key="vd_judge").value == "sim-judge-first-slot"
+    assert (at.selectbox(key="vd_a").value, at.selectbox(key="vd_b").value) == ("sim-alder", "sim-larch")
+    assert _param(at, "a") == "sim-alder" and _param(at, "judge") == "sim-judge-first-slot"
+    assert not at.info or all("carries no prompts" not in i.value for i in at.info)
+
+
+def test_paging_moves_through_the_cases_and_a_new_filter_starts_at_page_one():
+    at = _open({"judge": "sim-judge-steady", "a": "sim-birch"})
+    total = int(_headline(at).split(" of ")[1].split("**")[0].replace(",", ""))
+    first = _titles(at)
+    at.button(key="vd_next").click().run()
+    assert _headline(at).startswith(f"**Cases 21–40 of {total:,}**")
+    assert _param(at, "page") == "2" and _titles(at) != first
+    at.button(key="vd_prev").click().run()
+    assert _headline(at).startswith("**Cases 1–20") and _param(at, "page") is None
+    at.button(key="vd_next").click().run()
+    at.toggle(key="vd_flipped").set_value(True).run()  # a new filter: back to the first page
+    assert _headline(at).startswith("**Cases 1–") and _param(at, "page") is None
+    assert _param(at, "flipped") == "1"
+    flagged = [t for t in _texts(at) if "the two orders disagree" in t]
+    assert len(flagged) == len(_titles(at)) > 0  # every case shown carries the flag
+
+
+def test_a_link_to_a_page_past_the_end_shows_the_last_page():
+    at = _open({"judge": "sim-judge-steady", "a": "sim-birch", "b": "sim-cedar", "page": "999"})
+    total = int(_headline(at).split(" of ")[1].split("**")[0].replace(",", ""))
+    last = -(-total // 20)
+    assert f"page {last:,} of {last:,}" in _headline(at)
+
+
+def test_the_judge_disagrees_with_the_human_filter_shows_only_those():
+    at = _open({"judge": "sim-judge-first-slot", "human": "disagrees"})
+    humans = [t for t in _texts(at) if t.startswith("**Human label:**")]
+    assert humans and all("The judge disagrees" in t for t in humans)
+    assert at.toggle(key="vd_human").value is True
+
+
+def test_unknown_values_in_a_link_warn_and_the_rest_still_applies():
+    at = _open({"judge": "no-such-judge", "verdict": "maybe", "a": "sim-alder"})
+    warnings = " ".join(w.value for w in at.warning)
+    assert "no\\-such\\-judge" in warnings or "no-such-judge" in warnings
+    assert "verdict=maybe" in warnings
+    assert at.selectbox(key="vd_judge").value is None  # all judges
+    assert at.selectbox(key="vd_a").value == "sim-alder"
+    assert _param(at, "judge") is None and _param(at, "verdict") is None  # the link is cleaned
+    assert all("sim-alder" in t for t in _titles(at))
+
+
+def test_a_table_without_text_shows_the_verdicts_and_says_which_columns_add_text():
+    """Tiny: three models, two of which never meet, no text columns."""
+    rows = [
+        {"instruction_id": f"i{i}", "model_a": a, "model_b": b, "verdict": (i % 5) - 2}
+        for i in range(6)
+        for a, b in (("x", "y"), ("y", "z"))
+    ]
+    at = _uploaded(pd.DataFrame(rows))
+    (sentence,) = [i.value for i in at.info if "carries no prompts" in i.value]
+    for column in ("prompt", "response_a", "response_b", "judge_output"):
+        assert f"`{column}`" in sentence
+    assert _headline(at).startswith("**Cases 1–12 of 12**")
+    assert not any(t == "**Prompt**" for t in _texts(at))  # no empty text boxes
+    assert any("second slot much better" in t for t in _texts(at))
+    at.selectbox(key="vd_a").set_value("x").run()
+    at.selectbox(key="vd_b").set_value("z").run()  # x and z never met
+    assert _headline(at) == "**No case matches these filters.**"
+    assert any("widen them" in i.value for i in at.info)
+
+
+def test_hostile_text_is_shown_as_text():
+    rows = []
+    for k, text in enumerate(HOSTILE_TEXT):
+        rows.append(
+            {
+                "instruction_id": f"h{k}",
+                "model_a": "a",
+                "model_b": "b",
+                "verdict": 1,
+                "prompt": text,
+                "response_a": "**ok** " + text,
+                "response_b": text,
+                "judge_output": text + "\n\n[[A>B]]",
+            }
+        )
+    at = _uploaded(pd.DataFrame(rows))
+    texts = _texts(at)
+    at.button(key="vd_next").click().run()  # the second page holds the rest
+    texts += _texts(at)
+    assert sum(t.startswith("**Order 1:**") for t in texts) == len(HOSTILE_TEXT)
+    for text in texts:
+        assert not _live_markup(_outside_fences(text)), text
+    assert any("\\<script\\>" in t or "\\<script>" in t for t in texts)  # shown, escaped
+    assert not at.info or all("carries no prompts" not in i.value for i in at.info)
+
+
+def test_search_finds_words_in_the_answers():
+    at = _open({"judge": "sim-judge-steady", "q": "heapq"})
+    assert at.text_input(key="vd_search").value == "heapq"
+    titles = _titles(at)
+    assert titles and all("coding" in t for t in titles)
+
+
+@pytest.mark.parametrize("shape", ["anchor-only", "arena"])
+def test_the_page_reads_sparse_and_unbalanced_tables(shape):
+    if shape == "anchor-only":
+        spec = SimulationSpec(
+            n_models=6,
+            n_instructions=30,
+            design="anchor",
+            anchor="sim-birch",
+            anchor_slot="b",
+            both_orders=False,
+            text=True,
+            seed=3,
+        )
+        frame = simulate(spec).verdicts.drop(columns=["row"])
+        linked = "sim-birch"
+    else:  # one prompt per battle, some pairs never meet
+        sim = simulate_arena(n_battles=400, n_models=12, seed=1)
+        names = np.array(sim.models)
+        frame = pd.DataFrame(
+            {
+                "instruction_id": [f"b{k}" for k in range(len(sim.a))],
+                "model_a": names[sim.a],
+                "model_b": names[sim.b],
+                "verdict": np.where(sim.outcome == 2, 0, sim.outcome),
+                "prompt": [f"battle prompt {k}" for k in range(len(sim.a))],
+            }
+        )
+        linked = str(names[sim.a[0]])
+    at = _uploaded(frame)
+    at.selectbox(key="vd_a").set_value(linked).run()
+    assert not at.exception
+    titles = _titles(at)
+    assert titles and all(linked in t for t in titles)
+    orders = [t for t in _texts(at) if t.startswith("**Order ")]
+    assert len(orders) == len(titles)  # one call per case: no second order to compare
+    assert not any("the two orders disagree" in t for t in _texts(at))
+
+
+def test_arriving_from_another_page_keeps_its_judge_and_all_judges_stays_selectable():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("pages/calibration.py").run()
+    at.selectbox(key="cal_judge_select").select("sim-judge-tie-happy").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.selectbox(key="vd_judge").value == "sim-judge-tie-happy"
+    assert all("sim-judge-tie-happy" in t for t in _titles(at))
+    at.selectbox(key="vd_judge").select_index(0).run()  # "All judges"
+    assert at.selectbox(key="vd_judge").value is None and _param(at, "judge") is None
+    at.button(key="vd_next").click().run()
+    assert at.selectbox(key="vd_judge").value is None and _param(at, "page") == "2"
