@@ -13,11 +13,16 @@ from evalcore.cli import main
 from evalcore.store import VerdictStore
 from evalcore.verdicts import VerdictFilter
 from evalcore.verdicts.presentation import excerpt
+from tests.conftest import SHARED
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TEXT = FIXTURES / "verdicts"
 NATIVE = FIXTURES / "native"
-SAMPLES = Path("/work/shared/data/native-samples")
+# ../shared beside the checkout (the project's convention), else the developers' shared folder
+SAMPLES = next(
+    (p for p in (SHARED / "data/native-samples", Path("/work/shared/data/native-samples")) if p.exists()),
+    SHARED / "data/native-samples",
+)
 
 ROWS = pd.DataFrame(
     {
