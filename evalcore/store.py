@@ -98,6 +98,9 @@ class VerdictStore:
         self.con.execute("SET enable_progress_bar = false")
         self.con.execute(_CREATE)
         self.con.execute("CREATE OR REPLACE TABLE dataset (name VARCHAR, format VARCHAR)")
+        # every row has its own (instruction, model_a, model_b, judge): known after a typed load,
+        # it lets one judge's cells be read without grouping (an arena table: a prompt a battle)
+        self._unique_keys = False
 
     def close(self) -> None:
         self.con.close()
@@ -133,6 +136,7 @@ class VerdictStore:
             cur.execute("DELETE FROM dataset")
             cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
             cur.execute("COMMIT")
+            self._unique_keys = False
         except Exception:
             cur.execute("ROLLBACK")
             raise
@@ -185,22 +189,33 @@ class VerdictStore:
     def _load_source(self, src, *, origin: str | None, limits: LoadLimits) -> LoadedTable:
         cur = self.con.cursor()
         try:
-            label = ingest.read_canonical(cur, src, origin=origin, limits=limits)
+            canon = ingest.read_canonical(cur, src, origin=origin, limits=limits)
             cur.execute("BEGIN TRANSACTION")
             try:
-                cur.execute(_CREATE)
-                cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS} FROM vl_canon")
+                if canon.table is not None and _shape(cur, canon.table) == _shape(cur, "verdicts"):
+                    # the typed pass built the table as the store keeps it: no copy
+                    cur.execute("DROP TABLE verdicts")
+                    cur.execute(f"ALTER TABLE {canon.table} RENAME TO verdicts")
+                else:
+                    cur.execute(_CREATE)
+                    cur.execute(
+                        f"INSERT INTO verdicts BY NAME SELECT * FROM {canon.table}"
+                        if canon.table is not None
+                        else f"INSERT INTO verdicts SELECT {_COLUMNS} FROM vl_canon"
+                    )
                 cur.execute("DELETE FROM dataset")
-                cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, label])
+                cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, canon.label])
                 cur.execute("COMMIT")
+                self._unique_keys = canon.unique_keys
             except Exception:
                 cur.execute("ROLLBACK")
                 raise
-            report = ingest.inspect(cur)
+            report = canon.report if canon.report is not None else ingest.inspect(cur)
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
             cur.execute("DROP VIEW IF EXISTS vl_arena")
             for scratch in (
+                "vl_typed",
                 "vl_raw",
                 "vl_text",
                 "vl_frame",
@@ -210,7 +225,7 @@ class VerdictStore:
             ):
                 cur.execute(f"DROP TABLE IF EXISTS {scratch}")
             cur.close()
-        return LoadedTable(file=src.file, format=label, report=report, store=self)
+        return LoadedTable(file=src.file, format=canon.label, report=report, store=self)
 
     @property
     def is_empty(self) -> bool:
@@ -272,15 +287,20 @@ class VerdictStore:
                 params,
             ).fetchall()
         )
-        level_cols = ", ".join(
-            f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
-        )
+        if judge is not None and self._unique_keys:
+            # one judge's rows are its cells already (each row its own instruction and pair)
+            level_cols = ", ".join(f"(verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS))
+            grouped = f"SELECT instruction_id, model_a, model_b, {level_cols} FROM ({filtered})"
+        else:
+            level_cols = ", ".join(
+                f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
+            )
+            grouped = f"SELECT instruction_id, model_a, model_b, {level_cols} FROM ({filtered}) GROUP BY ALL"
         # One pass: group into cells, index the models through a small join, and sort by
         # instruction so Python numbers instructions from the change points of a sorted column.
         cells = self.con.execute(
             f"""
-            WITH c AS (SELECT instruction_id, model_a, model_b, {level_cols}
-                       FROM ({filtered}) GROUP BY ALL),
+            WITH c AS ({grouped}),
             mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
             SELECT instruction_id, ma.k AS a, mb.k AS b,
                    {", ".join(f"n{k}" for k in range(N_LEVELS))}
@@ -369,6 +389,11 @@ class VerdictStore:
             no_verdict=no_verdict,
             pair_coverage=tidy,
         )
+
+
+def _shape(cur: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
+    """A table's column names and types, in order."""
+    return [(str(r[0]), str(r[1])) for r in cur.execute(f"DESCRIBE {table}").fetchall()]
 
 
 def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, str | None]:

@@ -206,7 +206,8 @@ def leaderboard(
         else:
             cov = np.full((m, m), np.nan)
     else:
-        cov = ELO_SCALE**2 * sandwich_covariance(counts, theta, total, prior_games=prior)
+        with single_blas_thread():  # one (models × models) product per chunk: no pool needed
+            cov = ELO_SCALE**2 * sandwich_covariance(counts, theta, total, prior_games=prior)
         samples = (
             (ELO_CENTRE + ELO_SCALE * normal_draws(theta, cov / ELO_SCALE**2, draws=rounds, seed=seed))
             if rounds
