@@ -19,10 +19,10 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
-import pandas as pd
 
 from evalcore._sql import one_row
 from evalcore.limits import LoadLimits
@@ -37,6 +37,9 @@ from evalcore.schema import (
     _label_to_level,
     normalise_label,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Whitespace trimmed around every text cell (what Python's ``str.strip`` removes in practice).
 _WS = "' \t\n\x0b\x0c\r\xa0\ufeff'"  # a literal: DuckDB does not fold chr() || chr()
@@ -355,6 +358,8 @@ def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
     same rule as :func:`evalcore.schema.parse_verdicts`; a column with very many distinct values
     is mapped in SQL instead.
     """
+    import pandas as pd
+
     table = f"vl_map_{column}"
     distinct = one_row(cur.execute(f"SELECT count(DISTINCT {column}) FROM vl_text"))[0]
     if distinct <= 100_000:
@@ -859,6 +864,8 @@ def _python_native(
     cur: duckdb.DuckDBPyConnection, src: Source, names: list[str], *, origin: str | None, limits: LoadLimits
 ) -> str:
     """The native files converted by :mod:`evalcore.importers` in Python (small by nature)."""
+    import pandas as pd
+
     from evalcore import importers
     from evalcore.io import read_raw
 

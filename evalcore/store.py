@@ -13,10 +13,10 @@ import tempfile
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
-import pandas as pd
 
 from evalcore import ingest
 from evalcore._sql import one_row
@@ -24,6 +24,9 @@ from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
 from evalcore.schema import CANONICAL_COLUMNS, LEVELS, VerdictFormatError
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made: `rank --json` never needs it
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -327,6 +330,8 @@ class VerdictStore:
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
+        import pandas as pd
+
         con = self.con
         rows, instructions, labelled, self_rows = one_row(
             con.execute(
@@ -399,6 +404,8 @@ def _shape(cur: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
 def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, str | None]:
     """ "all pairs" if every pair of models was judged, "anchor-only" if one model is in every
     judged pair (the AlpacaEval design), else "partial". Returns the design and the anchor."""
+    import pandas as pd
+
     n_pairs = len(pairs)
     if len(models) >= 2 and n_pairs == comb(len(models), 2):
         return "all pairs", None
@@ -414,6 +421,8 @@ def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, 
 def counts_from_aggregate(agg: pd.DataFrame, *, judge: str | None) -> VerdictCounts:
     """Sparse counts from (instruction_id, model_a, model_b, verdict, n) rows (any order;
     repeated keys are summed; self-comparisons and missing verdicts are dropped)."""
+    import pandas as pd
+
     agg = agg[agg["verdict"].notna() & (agg["model_a"] != agg["model_b"])]
     models = tuple(sorted(pd.unique(pd.concat([agg["model_a"], agg["model_b"]]))))
     instructions = tuple(sorted(pd.unique(agg["instruction_id"])))
