@@ -1,10 +1,11 @@
 """A file on disk → the store's ``verdicts`` table, read and checked inside DuckDB.
 
-CSV, Parquet and JSON (Lines) are read by DuckDB's own readers straight from the path, every cell
-as text so that the contract, not a type sniffer, decides what a verdict is; the contract is
-checked in SQL with the same messages the pandas validator gives (file, 1-based data rows, the
-offending values, what to do); the canonical rows are inserted without the table ever being a
-pandas frame. Chatbot Arena battle tables (the published ``clean_battle`` JSON array and its
+CSV, Parquet and JSON (Lines) are read by DuckDB's own readers straight from the path (CSV cells
+as text, so that the contract, not a type sniffer, decides what a verdict is). A verdict table is
+first read in one typed pass (:func:`read_typed`: read, type and number the rows in one statement,
+check them with two aggregates); anything that pass does not vouch for takes the checking path:
+staged as text and checked in SQL with the same messages the pandas validator gives (file, 1-based
+data rows, the offending values, what to do). Either way the table is never a pandas frame. Chatbot Arena battle tables (the published ``clean_battle`` JSON array and its
 relatives) are converted in SQL too. The other tools' native files (Arena-Hard-Auto, AlpacaEval,
 MT-Bench), small by nature, go through :mod:`evalcore.importers` in Python under a size budget.
 
