@@ -77,9 +77,12 @@ def main() -> None:
     parser.add_argument("dir", type=Path)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=0)
-    parser.add_argument("--interval", default="", help="e.g. sandwich, once the ranking has it")
+    parser.add_argument("--interval", default="", help="sandwich: 95%% intervals without resampling")
+    parser.add_argument("--only", choices=("json", "parquet"), default=None, help="one of the two files")
     args = parser.parse_args()
     for name in ("clean_battle_sim.json", "clean_battle_sim.parquet"):
+        if args.only and not name.endswith(args.only):
+            continue
         path = args.dir / name
         runs = [run(path, args.rounds, args.interval) for _ in range(args.repeats)]
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}

@@ -279,13 +279,21 @@ class VerdictCounts:
             row_hash = np.zeros(n_inst, dtype=np.uint64)
             np.add.at(row_hash, self.inst, h)
             # instructions without a cell all share the empty pattern (hash 0)
-        _, representative, of_instruction, multiplicity = np.unique(
-            row_hash, return_index=True, return_inverse=True, return_counts=True
-        )
+        # np.unique(row_hash, return_index=…, return_inverse=…, return_counts=…) with one
+        # unstable sort (a third faster on an arena table): the first instruction of each pattern
+        # is the smallest index in its group, whatever order the sort left the group in.
+        order = np.argsort(row_hash)
+        ordered = row_hash[order]
+        first = np.empty(n_inst, dtype=bool)
+        first[0] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        of_instruction = np.empty(n_inst, dtype=np.int64)
+        of_instruction[order] = np.cumsum(first) - 1
         return InstructionPatterns(
-            of_instruction=of_instruction.astype(np.int64),
-            multiplicity=multiplicity.astype(np.int64),
-            representative=representative.astype(np.int64),
+            of_instruction=of_instruction,
+            multiplicity=np.diff(np.append(starts, n_inst)).astype(np.int64),
+            representative=np.minimum.reduceat(order, starts).astype(np.int64),
         )
 
     def pattern_counts(self) -> tuple[VerdictCounts, np.ndarray]:

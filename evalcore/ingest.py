@@ -1,10 +1,11 @@
 """A file on disk → the store's ``verdicts`` table, read and checked inside DuckDB.
 
-CSV, Parquet and JSON (Lines) are read by DuckDB's own readers straight from the path, every cell
-as text so that the contract, not a type sniffer, decides what a verdict is; the contract is
-checked in SQL with the same messages the pandas validator gives (file, 1-based data rows, the
-offending values, what to do); the canonical rows are inserted without the table ever being a
-pandas frame. Chatbot Arena battle tables (the published ``clean_battle`` JSON array and its
+CSV, Parquet and JSON (Lines) are read by DuckDB's own readers straight from the path (CSV cells
+as text, so that the contract, not a type sniffer, decides what a verdict is). A verdict table is
+first read in one typed pass (:func:`read_typed`: read, type and number the rows in one statement,
+check them with two aggregates); anything that pass does not vouch for takes the checking path:
+staged as text and checked in SQL with the same messages the pandas validator gives (file, 1-based
+data rows, the offending values, what to do). Either way the table is never a pandas frame. Chatbot Arena battle tables (the published ``clean_battle`` JSON array and its
 relatives) are converted in SQL too. The other tools' native files (Arena-Hard-Auto, AlpacaEval,
 MT-Bench), small by nature, go through :mod:`evalcore.importers` in Python under a size budget.
 
@@ -19,10 +20,10 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
-import pandas as pd
 
 from evalcore._sql import one_row
 from evalcore.features import feature_columns
@@ -39,6 +40,9 @@ from evalcore.schema import (
     _label_to_level,
     normalise_label,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Whitespace trimmed around every text cell (what Python's ``str.strip`` removes in practice).
 _WS = "' \t\n\x0b\x0c\r\xa0\ufeff'"  # a literal: DuckDB does not fold chr() || chr()
@@ -358,6 +362,8 @@ def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
     same rule as :func:`evalcore.schema.parse_verdicts`; a column with very many distinct values
     is mapped in SQL instead.
     """
+    import pandas as pd
+
     table = f"vl_map_{column}"
     distinct = one_row(cur.execute(f"SELECT count(DISTINCT {column}) FROM vl_text"))[0]
     if distinct <= 100_000:
@@ -518,6 +524,214 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         )
 
 
+# -- the typed single pass ----------------------------------------------------------------------
+
+#: The contract columns the typed single pass fills. A file naming any other contract column
+#: (one the contract gains later) takes the checking path, which handles every column.
+_FAST_COLUMNS = (
+    "instruction_id",
+    "model_a",
+    "model_b",
+    "verdict",
+    "judge",
+    "human",
+    "length_a",
+    "length_b",
+    "category",
+)
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER")
+#: A level the typed pass gives a verdict it does not know by sight (never a real level).
+_UNSEEN = 100
+#: The name columns with few distinct values (checked on those values, not row by row).
+_FEW_NAMES = tuple(n for n in NAME_COLUMNS if n != "instruction_id")
+#: An instruction id the typed pass leaves to the checking path: a control character anywhere,
+#: or whitespace at either end (what :func:`_strip` would remove).
+_ODD_ID = r"[[:cntrl:]\x{80}-\x{9f}]|^[ \x{a0}\x{feff}]|[ \x{a0}\x{feff}]$"
+
+
+def _spellings() -> dict[str, int | None]:
+    """The verdict spellings the typed pass maps on sight: each contract label and no-verdict
+    token as listed, in capitals and capitalised, MT-Bench's ``[[A]]``, and the levels as
+    integers and decimals.
+    Each level comes from :func:`evalcore.schema.normalise_label` and ``_label_to_level`` (the
+    rule of the checking path), so the two paths agree by construction."""
+    words = set(VERDICT_LABELS) | set(NO_VERDICT_TOKENS)
+    candidates = {w for word in words for w in (word, word.upper(), word.capitalize())}
+    candidates |= {f"[[{w}]]" for w in ("A", "B", "C", "a", "b", "c")}  # MT-Bench's verdicts
+    for number in ("0", "1", "2"):
+        candidates |= {number, f"{number}.0", f"-{number}", f"-{number}.0", f"+{number}", f"+{number}.0"}
+    out: dict[str, int | None] = {}
+    for text in sorted(candidates, key=lambda t: (len(t), t)):
+        level = _label_to_level(normalise_label(text))
+        if level is not None:
+            out[text] = None if np.isnan(level) else int(level)
+    return out
+
+
+_SPELLINGS = _spellings()
+
+
+def _fast_level(expr: str, dtype: str) -> str:
+    """A verdict column → TINYINT level, NULL for no verdict, ``_UNSEEN`` for anything else."""
+    if dtype in _INTEGER_TYPES:
+        return (
+            f"CASE WHEN {expr} IS NULL THEN NULL WHEN {expr} BETWEEN -2 AND 2 "
+            f"THEN CAST({expr} AS TINYINT) ELSE {_UNSEEN} END"
+        )
+    text = expr if dtype == "VARCHAR" else f"CAST({expr} AS VARCHAR)"
+    # the integers first: most tables write levels as numbers
+    order = sorted(_SPELLINGS.items(), key=lambda kv: (not kv[0].lstrip("-").isdigit(), len(kv[0])))
+    cases = " ".join(f"WHEN {_lit(k)} THEN {'NULL' if v is None else v}" for k, v in order)
+    return f"CASE WHEN {text} IS NULL THEN NULL ELSE (CASE {text} {cases} ELSE {_UNSEEN} END) END"
+
+
+def _fast_length(expr: str, dtype: str) -> str:
+    """A length column → DOUBLE, NULL if empty or NaN, −1 for what is not a number (refused).
+
+    DuckDB compares NaN equal to NaN, so ``nullif(…, NaN)`` drops it; the no-verdict tokens
+    are looked at only where the number is missing.
+    """
+    if dtype == "DOUBLE" or dtype in _INTEGER_TYPES:
+        return f"nullif(CAST({expr} AS DOUBLE), 'nan'::DOUBLE)"  # exact: no text round trip needed
+    text = expr if dtype == "VARCHAR" else f"CAST({expr} AS VARCHAR)"
+    tokens = ", ".join(_lit(x) for x in sorted(NO_VERDICT_TOKENS))
+    return (
+        f"coalesce(nullif(TRY_CAST({text} AS DOUBLE), 'nan'::DOUBLE), "
+        f"CASE WHEN {text} IS NULL OR lower({text}) IN ({tokens}) THEN NULL ELSE -1 END)"
+    )
+
+
+def _padded(expr: str) -> str:
+    return f"(ord({expr}) IN {_WS_CODES} OR ord(right({expr}, 1)) IN {_WS_CODES})"
+
+
+def read_typed(
+    cur: duckdb.DuckDBPyConnection,
+    sql: str,
+    width: int,
+    columns: dict[str, tuple[int, str]],
+    *,
+    limits: LoadLimits,
+    table: str = "vl_typed",
+) -> tuple[ValidationReport, bool] | None:
+    """The common case in one read: the file straight into ``table``, typed as ``verdicts``.
+
+    ``sql`` reads ``width`` columns; ``columns`` maps each contract column the file has to
+    (position, DuckDB type). The rows are read once, typed as the store keeps them (names as
+    written, verdicts mapped by sight, lengths as numbers) and numbered by the reader; one
+    aggregate over the table and one over its distinct names then check the contract and gather
+    the load report. Any sign of trouble — an empty name, a verdict or length not recognised on
+    sight, a name with surrounding spaces, control or invisible characters, a limit passed, rows
+    out of order — returns None with ``table`` dropped, and the caller takes the checking path
+    (:func:`validate`), which finds the exact rows and values and words the message. So a valid
+    file loads in one pass and an invalid one is refused with the same message as before.
+
+    Returns the load report and whether every row has its own (instruction, model_a, model_b,
+    judge): then one judge's cells are its rows, and :meth:`~evalcore.store.VerdictStore.counts`
+    need not group them.
+    """
+    if any(name not in _FAST_COLUMNS for name in columns):
+        return None
+
+    def col(name: str) -> tuple[str, str] | None:
+        found = columns.get(name)
+        return None if found is None else (f"vl_src.c{found[0]}", found[1])
+
+    select = ['CAST(vl_src.vl_row AS BIGINT) AS "row"']
+    for name in ("instruction_id", "model_a", "model_b"):
+        expr, _ = col(name)  # type: ignore[misc]  # required columns, checked by the caller
+        select.append(f"CAST({expr} AS VARCHAR) AS {name}")
+    verdict = col("verdict")
+    assert verdict is not None
+    select.append(f"CAST({_fast_level(*verdict)} AS TINYINT) AS verdict")
+    judge = col("judge")
+    select.append(
+        f"coalesce(nullif(CAST({judge[0]} AS VARCHAR), ''), {_lit(DEFAULT_JUDGE)}) AS judge"
+        if judge
+        else f"{_lit(DEFAULT_JUDGE)} AS judge"
+    )
+    human = col("human")
+    select.append(f"CAST({_fast_level(*human)} AS TINYINT) AS human" if human else "NULL::TINYINT AS human")
+    for name in ("length_a", "length_b"):
+        found = col(name)
+        select.append(
+            f"CAST({_fast_length(*found)} AS DOUBLE) AS {name}" if found else f"NULL::DOUBLE AS {name}"
+        )
+    category = col("category")
+    select.append(
+        f"nullif(CAST({category[0]} AS VARCHAR), '') AS category" if category else "NULL::VARCHAR AS category"
+    )
+    try:
+        cur.execute(
+            f"CREATE OR REPLACE TABLE {table} AS SELECT {', '.join(select)} FROM {sql} "
+            f"WITH ORDINALITY AS vl_src({', '.join(f'c{k}' for k in range(width))}, vl_row)"
+        )
+    except duckdb.Error:
+        cur.execute(f"DROP TABLE IF EXISTS {table}")
+        return None  # the checking path reads it again and words the reader's complaint
+    # Instruction ids may be as many as the rows (an arena table): checked row by row with one
+    # regular expression (a control character, or whitespace at either end). An exact repeat
+    # needs the same instruction, pair and judge: distinct hashes of those four for every row
+    # rule repeats out (equal hashes may be a collision; then the rows are looked at).
+    (rows, misnumbered, empty, unseen, bad_length, verdicts, self_rows, odd_ids, distinct_keys) = one_row(
+        cur.execute(f"""SELECT count(*), count(*) FILTER (WHERE "row" <> rowid + 1),
+            count(*) FILTER (WHERE coalesce(instruction_id, '') = '' OR coalesce(model_a, '') = ''
+                             OR coalesce(model_b, '') = ''),
+            count(*) FILTER (WHERE verdict = {_UNSEEN} OR human = {_UNSEEN}),
+            count(*) FILTER (WHERE length_a < 0 OR isinf(length_a) OR length_b < 0 OR isinf(length_b)),
+            count(verdict), count(*) FILTER (WHERE model_a = model_b),
+            count(*) FILTER (WHERE regexp_matches(instruction_id, '{_ODD_ID}')),
+            count(DISTINCT hash(instruction_id, model_a, model_b, judge))
+            FROM {table}""")
+    )
+    # The other names are few (models, judges, categories): one scan for the distinct values of
+    # each, then the character checks on those values only.
+    names = ", ".join(_FEW_NAMES)
+    (control, padded, invisible, n_models) = one_row(
+        cur.execute(f"""WITH d AS (
+                SELECT coalesce({names}) AS v, GROUPING_ID({names}) AS g FROM {table}
+                GROUP BY GROUPING SETS ({", ".join(f"({n})" for n in _FEW_NAMES)}))
+            SELECT count(*) FILTER (WHERE regexp_matches(v, '{_CONTROL}')),
+                count(*) FILTER (WHERE {_padded("v")}),
+                count(*) FILTER (WHERE regexp_matches(v, '{_INVISIBLE}')),
+                count(DISTINCT v) FILTER (WHERE g IN ({_grouping_id("model_a")}, {_grouping_id("model_b")}))
+            FROM d""")
+    )
+    trouble = (
+        rows == 0
+        or rows > limits.max_rows
+        or misnumbered
+        or empty
+        or unseen
+        or bad_length
+        or odd_ids
+        or control
+        or padded
+        or invisible
+        or n_models > limits.max_models
+    )
+    if trouble:
+        cur.execute(f"DROP TABLE IF EXISTS {table}")
+        return None
+    duplicates = np.zeros(0, dtype=np.int64)
+    if distinct_keys != rows:
+        duplicates = _duplicate_rows(cur, table)
+    report = ValidationReport(
+        rows=int(rows),
+        no_verdict_rows=int(rows - verdicts),
+        self_comparison_rows=int(self_rows),
+        duplicate_rows=tuple(int(r) for r in duplicates),
+    )
+    return report, distinct_keys == rows
+
+
+def _grouping_id(name: str) -> int:
+    """``GROUPING_ID(_FEW_NAMES)`` of the grouping set of ``name`` alone: a bit per column left
+    out, the first column the highest."""
+    k = len(_FEW_NAMES)
+    return sum(1 << (k - 1 - i) for i, n in enumerate(_FEW_NAMES) if n != name)
+
+
 # -- what loading noticed -----------------------------------------------------------------------
 
 
@@ -530,22 +744,11 @@ def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> Validati
             f"FROM {table}"
         )
     )
-    keys = "instruction_id, model_a, model_b, verdict, judge, human, length_a, length_b, category"
     # rows with distinct instructions cannot repeat each other (an arena table): one cheap count
     unique_ids = one_row(cur.execute(f"SELECT count(DISTINCT instruction_id) FROM {table}"))[0]
-    repeated = (
-        0
-        if unique_ids == rows
-        else one_row(
-            cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {keys} HAVING count(*) > 1)")
-        )[0]
-    )
     duplicates = np.zeros(0, dtype=np.int64)
-    if repeated:
-        duplicates = cur.execute(
-            f"""SELECT "row" FROM (SELECT "row", row_number() OVER (PARTITION BY {keys}
-                ORDER BY "row") AS k FROM {table}) WHERE k > 1 ORDER BY \"row\""""
-        ).fetchnumpy()["row"]
+    if unique_ids != rows:
+        duplicates = _duplicate_rows(cur, table)
     return ValidationReport(
         rows=int(rows),
         no_verdict_rows=int(no_verdict),
@@ -553,6 +756,20 @@ def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> Validati
         duplicate_rows=tuple(int(r) for r in duplicates),
         name_notes=_invisible_notes(cur, table),
     )
+
+
+def _duplicate_rows(cur: duckdb.DuckDBPyConnection, table: str) -> np.ndarray:
+    """Rows that repeat an earlier row exactly (every column but the row number)."""
+    keys = "instruction_id, model_a, model_b, verdict, judge, human, length_a, length_b, category"
+    repeated = one_row(
+        cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {keys} HAVING count(*) > 1)")
+    )[0]
+    if not repeated:
+        return np.zeros(0, dtype=np.int64)
+    return cur.execute(
+        f"""SELECT "row" FROM (SELECT "row", row_number() OVER (PARTITION BY {keys}
+            ORDER BY "row") AS k FROM {table}) WHERE k > 1 ORDER BY 1"""
+    ).fetchnumpy()["row"]
 
 
 def _invisible_notes(cur: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
@@ -597,11 +814,30 @@ def _invisible_notes(cur: duckdb.DuckDBPyConnection, table: str) -> tuple[str, .
     return tuple(notes)
 
 
+@dataclass(frozen=True)
+class Canonical:
+    """Where :func:`read_canonical` left a file's validated rows, and what it is.
+
+    ``table`` is a table already shaped as the store's ``verdicts`` (the typed single pass of
+    :func:`read_typed`; ``report`` is its load report); None means the rows are the view
+    ``vl_canon`` (the checking path; :func:`inspect` reports once they are stored).
+    """
+
+    label: str
+    table: str | None = None
+    report: ValidationReport | None = None
+    #: every row has its own (instruction, model_a, model_b, judge) (known from the typed pass)
+    unique_keys: bool = False
+
+
 def read_canonical(
     cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str | None, limits: LoadLimits
-) -> str:
-    """Read ``src`` and leave its canonical, validated rows in ``vl_canon``; the format label.
+) -> Canonical:
+    """Read ``src`` and leave its canonical, validated rows where the result says.
 
+    A verdict table is first read in one typed pass (:func:`read_typed`); a file that pass
+    does not vouch for, and every other format, takes the checking path: staged as text,
+    checked by :func:`validate` (which words every problem), left in the view ``vl_canon``.
     ``origin`` is the file's own path when it came from disk (an Arena-Hard-Auto file without a
     judge takes it from its folder); messages only ever name ``src.file``.
     """
@@ -613,6 +849,12 @@ def read_canonical(
         positions = _check_header(names, file=src.file)
         for name in dict.fromkeys(feature_columns(names)):
             positions[name] = lowered.index(name)
+        label = f"verdict table ({src.label})"
+        # the typed single pass takes the plain contract columns only (no text, no features)
+        typed = {name: (k, types[k]) for name, k in positions.items()}
+        typed_pass = read_typed(cur, sql, len(names), typed, limits=limits)
+        if typed_pass is not None:
+            return Canonical(label, "vl_typed", *typed_pass)
         # text columns are never staged: the store copies them from the file (text_source_view)
         positions, texts = _split_text(positions)
         stage(cur, src, sql, ", ".join(f"{_ident(cols[k])} AS {name}" for name, k in positions.items()))
@@ -620,7 +862,6 @@ def read_canonical(
         text_source_view(
             cur, sql, {n: _ident(cols[k]) for n, k in positions.items()}, texts, cols, types, delimited
         )
-        label = f"verdict table ({src.label})"
     else:
         found: str | None = None
         from evalcore.importers import judgements_900k as j900
@@ -639,7 +880,7 @@ def read_canonical(
                 found = converted[1]
         label = found if found is not None else _python_native(cur, src, names, origin=origin, limits=limits)
     validate(cur, file=src.file, limits=limits)
-    return label
+    return Canonical(label)
 
 
 def _split_text(positions: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
@@ -690,19 +931,28 @@ def text_source_view(
     )
 
 
-def text_source(cur: duckdb.DuckDBPyConnection) -> str:
+def text_source(cur: duckdb.DuckDBPyConnection) -> str | None:
     """Where the text of the file just read is: the file itself (``vl_text_source``, a verdict
-    table) or ``vl_text`` (a converted tool format, whose text the importer produced)."""
+    table) or ``vl_text`` (a converted tool format, whose text the importer produced); None
+    when nothing was staged as text (the typed single pass)."""
     found = cur.execute(
         "SELECT count(*) FROM duckdb_views() WHERE view_name = 'vl_text_source' AND temporary"
     ).fetchone()
-    return "vl_text_source" if found and found[0] else "vl_text"
+    if found and found[0]:
+        return "vl_text_source"
+    # the typed single pass (a table without text columns) builds no vl_text: nothing to copy
+    staged = cur.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'vl_text' AND temporary"
+    ).fetchone()
+    return "vl_text" if staged and staged[0] else None
 
 
 def _python_native(
     cur: duckdb.DuckDBPyConnection, src: Source, names: list[str], *, origin: str | None, limits: LoadLimits
 ) -> str:
     """The native files converted by :mod:`evalcore.importers` in Python (small by nature)."""
+    import pandas as pd
+
     from evalcore import importers
     from evalcore.io import read_raw
 

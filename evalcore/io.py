@@ -17,8 +17,6 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-import pandas as pd
-
 from evalcore.limits import LoadLimits, format_size
 from evalcore.schema import (
     REQUIRED_COLUMNS,
@@ -30,6 +28,8 @@ from evalcore.schema import (
 Source = Union[str, Path, bytes]
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalcore.ingest import Source as SourceFile
 
 
@@ -121,6 +121,8 @@ def _decode(data: bytes, *, file: str) -> str:
 
 
 def _read_delimited(text: str, *, sep: str, file: str) -> pd.DataFrame:
+    import pandas as pd
+
     if not text.strip():
         raise VerdictFormatError(
             file,
@@ -179,6 +181,8 @@ def read_raw(source: Source, *, name: str | None = None) -> tuple[object, str]:
 
     Nothing is validated here beyond the file being readable.
     """
+    import pandas as pd
+
     file = name or (Path(source).name if not isinstance(source, bytes) else "upload")
     suffix = _suffix(file)
     if suffix in (".parquet", ".pq"):
@@ -367,6 +371,8 @@ def spill(data: bytes, *, file: str, workdir: Path) -> Path:
 def _convert_native(
     raw: object, *, container: str, file: str, path: str | None = None
 ) -> tuple[pd.DataFrame, str]:
+    import pandas as pd
+
     try:
         from evalcore import importers
     except ImportError:  # the importers module is optional for the contract path
@@ -403,6 +409,8 @@ def _convert_native(
 
 def read_human_ranking(source: Source, *, name: str | None = None) -> pd.DataFrame:
     """Read a human ranking table (``model, score``; higher is better) into a tidy frame."""
+    import pandas as pd
+
     file = name or (Path(source).name if not isinstance(source, bytes) else "upload")
     raw, _ = read_raw(source, name=file)
     # A JSON number, string, or list of non-records is not a table: say so, never a TypeError.

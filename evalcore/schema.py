@@ -9,13 +9,14 @@ numbers and the offending values when a table breaks the contract.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from evalcore.errors import EvalcoreError
+
+if TYPE_CHECKING:  # pandas is imported by the functions that make frames
+    import pandas as pd
 
 #: The verdict scale, slot A's point of view: +2 A much better … −2 B much better.
 LEVELS: tuple[int, ...] = (-2, -1, 0, 1, 2)
@@ -146,6 +147,8 @@ def parse_verdicts(values: pd.Series, *, column: str, file: str) -> pd.Series:
     :class:`VerdictFormatError` naming every offending row (1-based) and value, so a file with one
     typo among a million good rows is refused with the row to fix.
     """
+    import pandas as pd
+
     if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
         numbers = pd.to_numeric(values, errors="coerce").astype("float64")
         finite = numbers.notna()
@@ -193,9 +196,14 @@ def _text_column(frame: pd.DataFrame, name: str, *, file: str, required: bool) -
 
 
 def _number_column(frame: pd.DataFrame, name: str, *, file: str) -> pd.Series:
+    import pandas as pd
+
     raw = frame[name]
     if pd.api.types.is_numeric_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype):
         return raw.astype("float64")
+    import pyarrow as pa  # here, not at the top: the command line's rank never needs it
+    import pyarrow.compute as pc
+
     try:  # fast path: Arrow's cast of clean numeric text
         text = pa.array(raw.astype("string").str.strip().replace("", None), type=pa.string())
         return pd.Series(
@@ -226,6 +234,8 @@ def validate_verdicts(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
     strings with surrounding spaces removed, and a missing ``judge`` becomes ``"judge"``.
     Columns the contract does not know are dropped.
     """
+    import pandas as pd
+
     if frame.shape[1] == 0 or (frame.shape[0] == 0 and not set(REQUIRED_COLUMNS) & set(frame.columns)):
         raise VerdictFormatError(
             file=file,

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
-import pandas as pd
 
 from evalcore import ingest
 from evalcore._sql import one_row
@@ -32,6 +31,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from evalcore.verdicts import VerdictFilter, VerdictPage
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made: `rank --json` never needs it
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,9 @@ class VerdictStore:
         self.con.execute("CREATE OR REPLACE TABLE dataset (name VARCHAR, format VARCHAR)")
         # prompts, answers and judge outputs: on disk, apart from the verdicts (store_verdicts)
         self.text = TextArea(self.con)
+        # every row has its own (instruction, model_a, model_b, judge): known after a typed load,
+        # it lets one judge's cells be read without grouping (an arena table: a prompt a battle)
+        self._unique_keys = False
 
     def close(self) -> None:
         """Close the connection and delete the folder holding the text (if any)."""
@@ -141,6 +146,8 @@ class VerdictStore:
         A :class:`LoadedTable` returned by this store's :meth:`load_file` is already here (nothing
         to do); one held by another store is streamed across as Arrow batches.
         """
+        import pandas as pd  # only here and where a frame is made: `rank --json` never loads it
+
         incoming: object
         text: object = None
         if isinstance(table, LoadedTable):
@@ -189,6 +196,7 @@ class VerdictStore:
                 cur.execute("DELETE FROM dataset")
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
                 cur.execute("COMMIT")
+                self._unique_keys = False
             except Exception:
                 cur.execute("ROLLBACK")
                 self.text.discard(cur)
@@ -245,34 +253,45 @@ class VerdictStore:
     def _load_source(self, src, *, origin: str | None, limits: LoadLimits) -> LoadedTable:
         cur = self.con.cursor()
         try:
-            label = ingest.read_canonical(cur, src, origin=origin, limits=limits)
+            canon = ingest.read_canonical(cur, src, origin=origin, limits=limits)
             # the text first, into the store's on-disk database (one transaction cannot write
             # two databases); it becomes current only once the verdicts are committed
+            source = ingest.text_source(cur)
             try:
-                staged = self.text.stage(cur, ingest.text_source(cur))
+                staged = self.text.stage(cur, source) if source is not None else False
             except Exception:
                 self.text.discard(cur)
                 raise
             cur.execute("BEGIN TRANSACTION")
             try:
-                feats = _features(cur.execute("DESCRIBE vl_canon").fetchall())
-                _create(cur, feats)
-                cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM vl_canon")
+                if canon.table is not None and _shape(cur, canon.table) == _shape(cur, "verdicts"):
+                    # the typed pass built the table as the store keeps it: no copy
+                    cur.execute("DROP TABLE verdicts")
+                    cur.execute(f"ALTER TABLE {canon.table} RENAME TO verdicts")
+                elif canon.table is not None:
+                    cur.execute(_CREATE)
+                    cur.execute(f"INSERT INTO verdicts BY NAME SELECT * FROM {canon.table}")
+                else:
+                    feats = _features(cur.execute("DESCRIBE vl_canon").fetchall())
+                    _create(cur, feats)
+                    cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM vl_canon")
                 cur.execute("DELETE FROM dataset")
-                cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, label])
+                cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, canon.label])
                 cur.execute("COMMIT")
+                self._unique_keys = canon.unique_keys
             except Exception:
                 cur.execute("ROLLBACK")
                 self.text.discard(cur)
                 raise
             self.text.publish(cur, staged)
-            report = ingest.inspect(cur)
+            report = canon.report if canon.report is not None else ingest.inspect(cur)
         finally:
             cur.execute("DROP VIEW IF EXISTS vl_canon")
             cur.execute("DROP VIEW IF EXISTS vl_text_source")
             cur.execute("DROP VIEW IF EXISTS vl_arena")
             cur.execute("DROP VIEW IF EXISTS vl_judgements")
             for scratch in (
+                "vl_typed",
                 "vl_raw",
                 "vl_text",
                 "vl_frame",
@@ -284,7 +303,7 @@ class VerdictStore:
             ):
                 cur.execute(f"DROP TABLE IF EXISTS {scratch}")
             cur.close()
-        return LoadedTable(file=src.file, format=label, report=report, store=self)
+        return LoadedTable(file=src.file, format=canon.label, report=report, store=self)
 
     @property
     def is_empty(self) -> bool:
@@ -431,15 +450,20 @@ class VerdictStore:
                 params,
             ).fetchall()
         )
-        level_cols = ", ".join(
-            f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
-        )
+        if judge is not None and self._unique_keys:
+            # one judge's rows are its cells already (each row its own instruction and pair)
+            level_cols = ", ".join(f"(verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS))
+            grouped = f"SELECT instruction_id, model_a, model_b, {level_cols} FROM ({filtered})"
+        else:
+            level_cols = ", ".join(
+                f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
+            )
+            grouped = f"SELECT instruction_id, model_a, model_b, {level_cols} FROM ({filtered}) GROUP BY ALL"
         # One pass: group into cells, index the models through a small join, and sort by
         # instruction so Python numbers instructions from the change points of a sorted column.
         cells = self.con.execute(
             f"""
-            WITH c AS (SELECT instruction_id, model_a, model_b, {level_cols}
-                       FROM ({filtered}) GROUP BY ALL),
+            WITH c AS ({grouped}),
             mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
             SELECT instruction_id, ma.k AS a, mb.k AS b,
                    {", ".join(f"n{k}" for k in range(N_LEVELS))}
@@ -558,6 +582,8 @@ class VerdictStore:
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
+        import pandas as pd
+
         con = self.con
         rows, instructions, labelled, self_rows = one_row(
             con.execute(
@@ -622,9 +648,16 @@ class VerdictStore:
         )
 
 
+def _shape(cur: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
+    """A table's column names and types, in order."""
+    return [(str(r[0]), str(r[1])) for r in cur.execute(f"DESCRIBE {table}").fetchall()]
+
+
 def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, str | None]:
     """ "all pairs" if every pair of models was judged, "anchor-only" if one model is in every
     judged pair (the AlpacaEval design), else "partial". Returns the design and the anchor."""
+    import pandas as pd
+
     n_pairs = len(pairs)
     if len(models) >= 2 and n_pairs == comb(len(models), 2):
         return "all pairs", None
@@ -640,6 +673,8 @@ def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, 
 def counts_from_aggregate(agg: pd.DataFrame, *, judge: str | None) -> VerdictCounts:
     """Sparse counts from (instruction_id, model_a, model_b, verdict, n) rows (any order;
     repeated keys are summed; self-comparisons and missing verdicts are dropped)."""
+    import pandas as pd
+
     agg = agg[agg["verdict"].notna() & (agg["model_a"] != agg["model_b"])]
     models = tuple(sorted(pd.unique(pd.concat([agg["model_a"], agg["model_b"]]))))
     instructions = tuple(sorted(pd.unique(agg["instruction_id"])))

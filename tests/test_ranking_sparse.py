@@ -162,3 +162,31 @@ def test_rounds_are_validated_with_the_argument_named():
         leaderboard(counts, rounds=-5)
     with pytest.raises(ValueError, match="interval must be"):
         leaderboard(counts, interval="jackknife")
+
+
+def test_patterns_group_instructions_with_identical_cells():
+    # An independent statement of what patterns are: instructions whose sets of (a, b, calls per
+    # level) cells are equal share a pattern; the representative is the first such instruction.
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        i, m, k = int(rng.integers(1, 200)), int(rng.integers(2, 6)), int(rng.integers(1, 600))
+        a = rng.integers(0, m, k)
+        counts = VerdictCounts.from_cells(
+            models=[f"m{j}" for j in range(m)],
+            instructions=[f"i{j}" for j in range(i)],
+            judge=None,
+            inst=rng.integers(0, i, k),
+            a=a,
+            b=(a + rng.integers(1, m, k)) % m,
+            n=rng.integers(0, 2, (k, 5)),
+        )
+        cells: list[frozenset] = [frozenset() for _ in range(i)]
+        for r in range(counts.n_cells):
+            key = (int(counts.a[r]), int(counts.b[r]), tuple(int(x) for x in counts.n[r]))
+            cells[counts.inst[r]] = cells[counts.inst[r]] | {key}
+        p = counts.patterns
+        assert p.multiplicity.sum() == i and p.n_patterns == len(set(cells))
+        for s in range(p.n_patterns):
+            members = np.flatnonzero(p.of_instruction == s)
+            assert len({cells[j] for j in members}) == 1 and p.multiplicity[s] == members.size
+            assert p.representative[s] == members.min()

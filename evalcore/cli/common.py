@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from evalcore.store import VerdictStore
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def add_file_argument(parser: argparse.ArgumentParser) -> None:
@@ -77,11 +80,13 @@ def pick_judge(store: VerdictStore, judge: str | None) -> str:
 
 def _plain(value: Any) -> Any:
     """JSON-safe: numpy scalars to Python, NaN/inf to null."""
+    # pandas only if something imported it (`rank --json` never does): else no value is a frame
+    pandas = sys.modules.get("pandas")
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
-    if isinstance(value, pd.DataFrame):
+    if pandas is not None and isinstance(value, pandas.DataFrame):
         return _plain(value.to_dict(orient="records"))
     if isinstance(value, np.ndarray):
         return _plain(value.tolist())
@@ -92,7 +97,7 @@ def _plain(value: Any) -> Any:
         return None if math.isnan(f) or math.isinf(f) else f
     if isinstance(value, np.bool_):
         return bool(value)
-    if value is pd.NA:
+    if pandas is not None and value is pandas.NA:
         return None
     return value
 
@@ -102,6 +107,8 @@ def print_json(payload: dict) -> None:
 
 
 def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
+    import pandas as pd
+
     with pd.option_context(
         "display.max_rows",
         500,

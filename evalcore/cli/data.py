@@ -94,6 +94,7 @@ def run_rank(args: argparse.Namespace) -> int:
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
     counts = store.counts(judge=judge, category=pick_category(store, args.category))
+    store.close()  # the counts are all the ranking needs: the table's memory goes back first
     board = leaderboard(counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval)
     styled = None
     if args.control is not None:

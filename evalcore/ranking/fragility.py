@@ -36,11 +36,9 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
-from scipy.linalg import cho_factor, cho_solve
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError, check_int
@@ -55,6 +53,9 @@ from evalcore.ranking.bradley_terry import (
 from evalcore.ranking.intervals import fisher_information
 from evalcore.schema import LEVELS
 from evalcore.stats.threads import single_blas_thread
+
+if TYPE_CHECKING:  # pandas is imported where a table is made
+    import pandas as pd
 
 PairsMode = Literal["leader", "adjacent"]
 #: A reversal smaller than this (Elo points) is a tie, not a flip.
@@ -221,6 +222,8 @@ class RankingFragility:
 
     def table(self) -> pd.DataFrame:
         """One row per pair: ahead, behind, gap, n_drop, share, flipped, proven_minimal, …"""
+        import pandas as pd
+
         cols = [
             "ahead",
             "behind",
@@ -335,6 +338,8 @@ class _Outcomes:
             # definite and its inverse acts as H⁺ on differences (which sum to zero).
             h = h + 1.0 / self.m
         try:
+            from scipy.linalg import cho_factor, cho_solve  # here: `rank` imports this module
+
             u = cho_solve(cho_factor(h), directions)
         except np.linalg.LinAlgError:
             u = np.linalg.pinv(h, hermitian=True) @ directions

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from functools import cached_property
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError, check_int
@@ -25,6 +25,9 @@ from evalcore.ranking.intervals import bootstrap_thetas, normal_draws, sandwich_
 from evalcore.schema import LEVELS
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.threads import single_blas_thread
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 IntervalMethod = Literal["bootstrap", "sandwich"]
 
@@ -54,9 +57,11 @@ class Leaderboard:
     """
 
     models: tuple[str, ...]
-    table: pd.DataFrame
-    win_rate_matrix: pd.DataFrame  # observed, row model's point of view; NaN where never met
-    battles_matrix: pd.DataFrame
+    #: the table's columns as arrays, rows in table order (the frames below are built on first
+    #: use, so a caller that only wants ``as_dict()`` — the command line — never loads pandas)
+    columns: dict[str, np.ndarray]
+    win_rates: np.ndarray  # (M, M) observed, row model's point of view; NaN where never met
+    battles: np.ndarray  # (M, M) battles between each pair, both slots
     samples: np.ndarray
     covariance: np.ndarray
     ratings: np.ndarray  # point ratings in the order of ``models``
@@ -67,6 +72,26 @@ class Leaderboard:
     notes: tuple[str, ...]
     prior_games: float
     interval_method: str = "bootstrap"
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.columns)
+
+    @cached_property
+    def win_rate_matrix(self) -> pd.DataFrame:
+        import pandas as pd
+
+        names = list(self.models)
+        return pd.DataFrame(self.win_rates, index=names, columns=names)
+
+    @cached_property
+    def battles_matrix(self) -> pd.DataFrame:
+        import pandas as pd
+
+        names = list(self.models)
+        return pd.DataFrame(self.battles, index=names, columns=names)
 
     @property
     def interval_description(self) -> str:
@@ -101,7 +126,7 @@ class Leaderboard:
             "n_instructions": self.n_instructions,
             "prior_games": self.prior_games,
             "notes": list(self.notes),
-            "models": _records(self.table),
+            "models": _records(self.columns),
         }
 
     def __repr__(self) -> str:
@@ -111,13 +136,15 @@ class Leaderboard:
         )
 
 
-def _records(table: pd.DataFrame) -> list[dict]:
-    out = []
-    for row in table.to_dict(orient="records"):
-        out.append(
-            {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in row.items()}
-        )
-    return out
+def _records(columns: dict[str, np.ndarray]) -> list[dict]:
+    """One dict per row with Python values (as ``DataFrame.to_dict("records")``), ±inf and NaN
+    as None."""
+    lists = {k: v.tolist() for k, v in columns.items()}
+    n = len(next(iter(lists.values()))) if lists else 0
+    return [
+        {k: (None if isinstance(v[i], float) and not math.isfinite(v[i]) else v[i]) for k, v in lists.items()}
+        for i in range(n)
+    ]
 
 
 def leaderboard(
@@ -206,7 +233,8 @@ def leaderboard(
         else:
             cov = np.full((m, m), np.nan)
     else:
-        cov = ELO_SCALE**2 * sandwich_covariance(counts, theta, total, prior_games=prior)
+        with single_blas_thread():  # one (models × models) product per chunk: no pool needed
+            cov = ELO_SCALE**2 * sandwich_covariance(counts, theta, total, prior_games=prior)
         samples = (
             (ELO_CENTRE + ELO_SCALE * normal_draws(theta, cov / ELO_SCALE**2, draws=rounds, seed=seed))
             if rounds
@@ -272,36 +300,33 @@ def leaderboard(
 
     sign = sign_counts(counts)
     battles = total + total.T
-    table = (
-        pd.DataFrame(
-            {
-                "rank": rank,
-                "model": list(counts.models),
-                "rating": ratings,
-                "ci_low": ci_low,
-                "ci_high": ci_high,
-                "rank_low": rank_low,
-                "rank_high": rank_high,
-                "battles": sign["battles"],
-                "wins": sign["wins"],
-                "ties": sign["ties"],
-                "losses": sign["losses"],
-                "win_rate": (sign["wins"] + 0.5 * sign["ties"]) / np.maximum(sign["battles"], 1),
-                "piece": graph.pieces.astype(int) + 1,
-                "bound": bound,
-            }
-        )
-        .sort_values(["piece", "rank", "model"], kind="stable")
-        .reset_index(drop=True)
-    )
+    piece = graph.pieces.astype(int) + 1
+    columns = {
+        "rank": rank,
+        "model": np.array(counts.models, dtype=object),
+        "rating": ratings,
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "rank_low": rank_low,
+        "rank_high": rank_high,
+        "battles": sign["battles"],
+        "wins": sign["wins"],
+        "ties": sign["ties"],
+        "losses": sign["losses"],
+        "win_rate": (sign["wins"] + 0.5 * sign["ties"]) / np.maximum(sign["battles"], 1),
+        "piece": piece,
+        "bound": bound,
+    }
+    # table order: by piece, then rank, then name (a stable sort, as pandas' sort_values)
+    order = sorted(range(m), key=lambda k: (piece[k], rank[k], counts.models[k]))
+    columns = {name: values[order] for name, values in columns.items()}
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(battles > 0, total / battles, np.nan)
-    names = list(counts.models)
     return Leaderboard(
         models=counts.models,
-        table=table,
-        win_rate_matrix=pd.DataFrame(rate, index=names, columns=names),
-        battles_matrix=pd.DataFrame(battles, index=names, columns=names),
+        columns=columns,
+        win_rates=rate,
+        battles=battles,
         samples=samples,
         covariance=cov,
         ratings=ratings,

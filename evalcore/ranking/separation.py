@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from evalcore.errors import UsageError
 from evalcore.ranking.leaderboard import Leaderboard
 from evalcore.stats.intervals import Z95
+
+if TYPE_CHECKING:  # pandas is imported where a table is made
+    import pandas as pd
 
 Correction = Literal["holm", "bh"]
 #: Every pair is tested and drawn: beyond this many models the pairs (M²/2) are too many to
@@ -52,6 +54,8 @@ class Separation:
     def matrix(self, column: str = "difference") -> pd.DataFrame:
         """A model × model view of a pairwise column in leaderboard order (antisymmetric for
         ``difference``; symmetric for p-values)."""
+        import pandas as pd
+
         order = list(self.tiers["model"])
         out = pd.DataFrame(np.nan, index=order, columns=order)
         for row in self.pairs.itertuples(index=False):
@@ -129,6 +133,8 @@ def separation(board: Leaderboard, *, alpha: float = 0.05, correction: Correctio
     ----------
     Holm (1979); Benjamini & Hochberg (1995); Efron & Tibshirani (1993), ch. 6.
     """
+    import pandas as pd
+
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must be between 0 and 1; got {alpha}.")
     if correction not in _CONTROL:

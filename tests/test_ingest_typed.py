@@ -1,0 +1,200 @@
+"""The typed single pass (``evalcore.ingest.read_typed``) against the checking path.
+
+A valid verdict table is read once, typed and checked by two aggregates; anything that pass does
+not recognise on sight sends the file down the checking path (text staging, ``validate``). Both
+must leave the same stored rows and the same load report, and an invalid file must get the
+checking path's message. Every case below is loaded both ways and compared.
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore import ingest
+from evalcore.limits import LoadLimits
+from evalcore.schema import VerdictFormatError
+from evalcore.simulate import SimulationSpec, simulate
+from evalcore.store import VerdictStore
+
+
+def _load(path, monkeypatch, *, typed: bool, limits: LoadLimits | None = None):
+    """(stored rows, report, whether the typed pass vouched for the file)."""
+    vouched = []
+    real = ingest.read_typed
+
+    def spy(*args, **kwargs):
+        got = real(*args, **kwargs) if typed else None
+        vouched.append(got is not None)
+        return got
+
+    monkeypatch.setattr(ingest, "read_typed", spy)
+    store = VerdictStore()
+    table = store.load_file(path, limits=limits)
+    rows = store.con.execute('SELECT * FROM verdicts ORDER BY "row"').df()
+    shape = store.con.execute("DESCRIBE verdicts").fetchall()
+    tables = {r[0] for r in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert tables == {"verdicts", "dataset"}  # no scratch table left behind
+    store.close()
+    monkeypatch.setattr(ingest, "read_typed", real)
+    return rows, shape, table.report, table.format, any(vouched)
+
+
+def _both(path, monkeypatch, **kwargs):
+    fast = _load(path, monkeypatch, typed=True, **kwargs)
+    slow = _load(path, monkeypatch, typed=False, **kwargs)
+    pd.testing.assert_frame_equal(fast[0], slow[0])
+    assert fast[1:4] == slow[1:4]
+    return fast
+
+
+def _csv(tmp_path, text: str, name: str = "t.csv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_simulated_table_is_read_in_one_pass_and_matches_the_checking_path(tmp_path, monkeypatch):
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=40, human_fraction=0.3, seed=3))
+    frame = sim.verdicts.drop(columns=["row"])
+    frame.loc[3, "verdict"] = None  # a call with no verdict
+    frame.loc[7, "model_b"] = frame.loc[7, "model_a"]  # a self-comparison
+    frame = pd.concat([frame, frame.iloc[[5, 9]]], ignore_index=True)  # two exact repeats
+    path = tmp_path / "sim.csv"
+    frame.to_csv(path, index=False)
+    rows, _, report, _, vouched = _both(path, monkeypatch)
+    assert vouched
+    assert report.no_verdict_rows == 1 and report.self_comparison_rows == 1
+    assert report.duplicate_rows == (len(frame) - 1, len(frame))
+    assert rows["row"].tolist() == list(range(1, len(frame) + 1))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "q1,a,b,A>B\nq1,b,a,[[B]]\nq2,a,b,tie\nq2,b,a,B>>A\nq3,a,b,model_a\nq3,b,a,tie (bothbad)\n",
+        "q1,a,b,1.0\nq1,b,a,+2\nq2,a,b,-0\nq2,b,a,NA\nq3,a,b,\nq3,b,a,error\n",
+        "q1,a,b,[[A]]\nq1,b,a,C\nq2,a,b,Tie\nq2,b,a,a=b\n",
+    ],
+)
+def test_labels_and_numbers_are_the_same_levels_either_way(tmp_path, monkeypatch, body):
+    rows, _, report, _, _ = _both(
+        _csv(tmp_path, "instruction_id,model_a,model_b,verdict\n" + body), monkeypatch
+    )
+    assert report.rows == len(body.splitlines())
+
+
+def test_unusual_but_valid_cells_take_the_checking_path_and_load(tmp_path, monkeypatch):
+    # spaces around names and labels, a length written 'nan' or ' 12 ', an empty judge
+    text = (
+        "instruction_id,model_a,model_b,verdict,judge,length_a,length_b,category\n"
+        "q1, a ,b, A>B ,j1,nan, 12 ,x\n"
+        "q2,a,b,1,,,3,\n"
+    )
+    rows, _, report, _, vouched = _both(_csv(tmp_path, text), monkeypatch)
+    assert not vouched  # padded names and labels are left to the checking path
+    assert rows["model_a"].tolist() == ["a", "a"] and rows["verdict"].tolist() == [1, 1]
+    assert rows["judge"].tolist() == ["j1", "judge"]
+    assert np.isnan(rows["length_a"][0]) and rows["length_b"].tolist() == [12.0, 3.0]
+
+
+def test_lengths_tokens_and_categories_in_one_pass(tmp_path, monkeypatch):
+    text = (
+        "instruction_id,model_a,model_b,verdict,judge,human,length_a,length_b,category\n"
+        "q1,a,b,1,j1,A>B,NaN,n/a,x\n"
+        "q2,a,b,-1,j1,,0,1e3,\n"
+        "q3,b,a,2,j2,-2,,-0,y\n"
+    )
+    rows, _, _, _, vouched = _both(_csv(tmp_path, text), monkeypatch)
+    assert vouched
+    assert rows["human"].tolist()[0] == 1 and rows["length_b"].tolist()[1] == 1000.0
+    assert rows["category"].isna().tolist() == [False, True, False]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("q1,a,b,1\nq2,,b,1\n", "column 'model_a' is empty in 1 row(s)"),
+        ("q1,a,b,1\nq2,a,b,3\n", "column 'verdict' has 1 value(s) outside the verdict scale"),
+        ("q1,a,b,1\nq2,a\u200bx,b,1\n", None),  # an invisible character: a note, not an error
+        ("q1,a,b,1\nq2,a\x01,b,1\n", "control character"),
+    ],
+)
+def test_problems_get_the_checking_paths_message(tmp_path, monkeypatch, body, words):
+    path = _csv(tmp_path, "instruction_id,model_a,model_b,verdict\n" + body)
+    if words is None:
+        _, _, report, _, vouched = _both(path, monkeypatch)
+        assert not vouched and report.name_notes
+        return
+    messages = []
+    for typed in (True, False):
+        with pytest.raises(VerdictFormatError) as err:
+            _load(path, monkeypatch, typed=typed)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and words in messages[0] and "row 2" in messages[0]
+
+
+def test_bad_lengths_get_the_checking_paths_message(tmp_path, monkeypatch):
+    head = "instruction_id,model_a,model_b,verdict,length_a\n"
+    for body, words in (("q1,a,b,1,12\nq2,a,b,1,long\n", "must hold numbers"), ("q1,a,b,1,-4\n", "negative")):
+        path = _csv(tmp_path, head + body)
+        with pytest.raises(VerdictFormatError, match=words) as err:
+            _load(path, monkeypatch, typed=True)
+        assert "row" in str(err.value)
+
+
+def test_limits_are_enforced_on_the_typed_pass(tmp_path, monkeypatch):
+    path = _csv(tmp_path, "instruction_id,model_a,model_b,verdict\nq1,a,b,1\nq2,c,d,1\n")
+    with pytest.raises(VerdictFormatError, match="over the limit of 1 rows"):
+        _load(path, monkeypatch, typed=True, limits=LoadLimits(max_rows=1))
+    with pytest.raises(VerdictFormatError, match="names 4 models, over the limit of 3"):
+        _load(path, monkeypatch, typed=True, limits=LoadLimits(max_models=3))
+
+
+def test_parquet_and_json_lines_with_typed_columns(tmp_path, monkeypatch):
+    con = duckdb.connect()
+    con.execute(
+        """CREATE TABLE t AS SELECT 'q' || (i // 2) AS instruction_id, i AS row_id,
+           CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END AS model_a,
+           CASE WHEN i % 2 = 0 THEN 'b' ELSE 'a' END AS model_b,
+           CAST((i % 5) - 2 AS TINYINT) AS verdict, 'j' AS judge,
+           CASE WHEN i % 3 = 0 THEN NULL ELSE i * 10.5 END AS length_a,
+           CAST(i * 0.1 AS FLOAT) AS length_b, i AS category
+           FROM range(50) r(i)"""
+    )
+    parquet = tmp_path / "t.parquet"
+    con.execute(f"COPY t TO '{parquet}' (FORMAT parquet)")
+    rows, _, _, fmt, vouched = _both(parquet, monkeypatch)
+    assert vouched and fmt == "verdict table (Parquet)"
+    assert rows["category"].tolist()[:3] == ["0", "1", "2"]
+    lines = tmp_path / "t.jsonl"
+    records = con.execute("SELECT * FROM t").df().to_dict(orient="records")
+    lines.write_text("\n".join(json.dumps(r, default=float) for r in records) + "\n", encoding="utf-8")
+    rows, _, _, _, vouched = _both(lines, monkeypatch)
+    assert vouched and len(rows) == 50
+
+
+def test_a_column_named_like_the_row_counter_is_only_data(tmp_path, monkeypatch):
+    path = _csv(tmp_path, "instruction_id,model_a,model_b,verdict,ordinality\nq1,a,b,1,7\nq2,a,b,1,3\n")
+    rows, _, _, _, vouched = _both(path, monkeypatch)
+    assert vouched and rows["row"].tolist() == [1, 2]
+    lines = tmp_path / "t.jsonl"
+    lines.write_text(
+        '{"ordinality": 9, "instruction_id": "q1", "model_a": "a", "model_b": "b", "verdict": 1}\n'
+        '{"ordinality": 4, "instruction_id": "q2", "model_a": "a", "model_b": "b", "verdict": -1}\n',
+        encoding="utf-8",
+    )
+    rows, _, _, _, vouched = _both(lines, monkeypatch)
+    assert vouched and rows["row"].tolist() == [1, 2] and rows["verdict"].tolist() == [1, -1]
+
+
+def test_a_failed_typed_load_keeps_the_previous_table(tmp_path):
+    store = VerdictStore()
+    store.load_file(_csv(tmp_path, "instruction_id,model_a,model_b,verdict\nq1,x,y,1\n", "ok.csv"))
+    with pytest.raises(VerdictFormatError):
+        store.load_file(_csv(tmp_path, "instruction_id,model_a,model_b,verdict\nq1,a,b,9\n", "bad.csv"))
+    assert store.models() == ("x", "y") and store.name == "ok.csv"
