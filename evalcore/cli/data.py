@@ -16,8 +16,6 @@ from evalcore.cli.common import (
     print_table,
 )
 from evalcore.ranking import leaderboard
-from evalcore.ranking.presentation import merge_style_records, style_columns
-from evalcore.ranking.style import METHOD, controlled_leaderboard
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -94,10 +92,15 @@ def run_rank(args: argparse.Namespace) -> int:
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
     counts = store.counts(judge=judge, category=pick_category(store, args.category))
-    store.close()  # the counts are all the ranking needs: the table's memory goes back first
+    if args.control is None:
+        store.close()  # the counts are all the ranking needs: the table's memory goes back first
     board = leaderboard(counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval)
     styled = None
     if args.control is not None:
+        # style control needs pandas and the store's rows: imported only when asked for
+        from evalcore.ranking.presentation import merge_style_records, style_columns
+        from evalcore.ranking.style import METHOD, controlled_leaderboard
+
         families = None
         if args.families:
             from pathlib import Path
@@ -108,6 +111,7 @@ def run_rank(args: argparse.Namespace) -> int:
         styled = controlled_leaderboard(
             store, judge=judge, category=args.category, controls=args.control, families=families
         )
+        store.close()
     if args.json:
         out = board.as_dict()
         if styled is not None:

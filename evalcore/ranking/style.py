@@ -38,10 +38,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from evalcore.errors import DesignError, UsageError
 from evalcore.features import MARKDOWN_ELEMENTS, StyleRows, family_of, normalised_difference
@@ -59,6 +58,9 @@ from evalcore.ranking.style_words import WORDS, meaning, unidentified
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.kendall import kendall_tau
 from evalcore.stats.threads import single_blas_thread
+
+if TYPE_CHECKING:  # pandas only where the table is made: `rank --json` never loads it
+    import pandas as pd
 
 Control = Literal["length", "markdown", "position", "family"]
 #: The built-in controls; a ``feat_<name>_a/_b`` pair adds ``<name>``.
@@ -415,6 +417,8 @@ def _check_identified(rows: StyleRows, x: np.ndarray, names: list[str], owners: 
 
 
 def _table(rows: StyleRows, theta, theta_plain, se, wins) -> pd.DataFrame:
+    import pandas as pd
+
     rating = to_elo(theta)
     rank = ranks_descending(theta)
     rank_plain = ranks_descending(theta_plain)
