@@ -372,6 +372,32 @@ def category_picker(store: VerdictStore, *, key: str = "category") -> str | None
     return value
 
 
+def selection(store: VerdictStore, *, key: str, columns: Any = None) -> tuple[str, str | None]:
+    """The judge and category pickers side by side (widget keys ``<key>_judge`` and
+    ``<key>_category``), in ``columns`` if given, else in two new columns."""
+    left, right = columns if columns is not None else st.columns(2)
+    with left:
+        judge = judge_picker(store, key=f"{key}_judge")
+    with right:
+        category = category_picker(store, key=f"{key}_category")
+    return judge, category
+
+
+@contextmanager
+def progress_bar(text: str) -> Iterator[Callable[[float, str], None]]:
+    """A progress bar for one long computation: yields the ``progress(fraction, text)`` callback
+    evalcore's long functions take, and removes the bar when the block ends (also on an error)."""
+    bar = st.progress(0.0, text=text)
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(1.0, max(0.0, float(fraction))), text=md(message))
+
+    try:
+        yield progress
+    finally:
+        bar.empty()
+
+
 def demo_banner() -> None:
     """Say that the data are simulated when a demo is loaded."""
     s = state()
