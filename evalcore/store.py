@@ -18,12 +18,13 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from evalcore import ingest
+from evalcore import ingest, store_queries
 from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
-from evalcore.schema import CANONICAL_COLUMNS, LEVELS, VerdictFormatError
+from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, VerdictFormatError
+from evalcore.store_queries import CalibrationPatterns, LabelledCells
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,26 @@ class VerdictStore:
 
     def close(self) -> None:
         self.con.close()
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, *, name: str = "data") -> VerdictStore:
+        """A store holding a verdict frame that is already canonical in its values (as
+        :func:`evalcore.schema.validate_verdicts` returns, or a simulator's table). Columns the
+        contract makes optional may be absent: ``judge`` becomes ``"judge"``, ``row`` the 1-based
+        position, the others missing values."""
+        n = len(frame)
+        defaults = {
+            "row": lambda: np.arange(1, n + 1, dtype=np.int64),
+            "judge": lambda: DEFAULT_JUDGE,
+            "human": lambda: pd.Series(pd.NA, index=frame.index, dtype="Int8"),
+            "length_a": lambda: np.nan,
+            "length_b": lambda: np.nan,
+            "category": lambda: pd.Series(pd.NA, index=frame.index, dtype="string"),
+        }
+        missing = {c: make() for c, make in defaults.items() if c not in frame.columns}
+        store = cls()
+        store.load(frame.assign(**missing) if missing else frame, name=name)
+        return store
 
     # -- loading ---------------------------------------------------------------------------
     def load(
@@ -304,6 +325,62 @@ class VerdictStore:
             b=np.asarray(cells["b"], dtype=np.int32),
             n=n.reshape(-1, N_LEVELS),
         )
+
+    def labelled_cells(self, *, judge: str | None = None, category: str | None = None) -> LabelledCells:
+        """Calls carrying both a verdict and a human label, counted per (instruction, ordered
+        pair, verdict, label) on sorted model and instruction axes (see
+        :class:`~evalcore.store_queries.LabelledCells`)."""
+        cur = self.con.cursor()
+        try:
+            return store_queries.labelled_cells(cur, judge=judge, category=category)
+        finally:
+            cur.close()
+
+    def orders_share(
+        self,
+        *,
+        judge: str | None = None,
+        candidate: str | None = None,
+        baseline: str | None = None,
+        category: str | None = None,
+    ) -> tuple[int, int]:
+        """(keys judged in both orders, all keys) over the selection's (instruction, unordered
+        pair) keys: the candidate's comparisons (with ``baseline`` if given) by ``judge`` in
+        ``category`` (None: all)."""
+        cur = self.con.cursor()
+        try:
+            return store_queries.orders_share(
+                cur, judge=judge, candidate=candidate, baseline=baseline, category=category
+            )
+        finally:
+            cur.close()
+
+    def calibration_patterns(
+        self,
+        *,
+        judge: str | None = None,
+        candidate: str | None = None,
+        baseline: str | None = None,
+        category: str | None = None,
+        labelled: str | None = None,
+        both_orders: bool = False,
+    ) -> CalibrationPatterns:
+        """The candidate's judged outcomes (in ``category``) and labelled confusion matrix (in
+        ``labelled``) per instruction pattern, per call or per both-orders unit (see
+        :func:`evalcore.calibration.calibration_counts`)."""
+        cur = self.con.cursor()
+        try:
+            return store_queries.calibration_patterns(
+                cur,
+                judge=judge,
+                candidate=candidate,
+                baseline=baseline,
+                category=category,
+                labelled=labelled,
+                both_orders=both_orders,
+            )
+        finally:
+            cur.close()
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""

@@ -65,9 +65,8 @@ def test_headline_metrics_and_sentences_match_the_library(demo_store):
     # Each finding links to its page, where that page exists in this build.
     links = {p.proto.label for p in at.get("page_link")}
     for finding in expected.findings:
-        if (ROOT / finding.page).exists():
-            name = finding.page.split("/")[1].removesuffix(".py").capitalize()
-            assert f"Open the {name} page" in links
+        if (ROOT / "pages" / f"{finding.page}.py").exists():
+            assert f"Open the {finding.page.capitalize()} page" in links
     # The leaderboard is shared with the Leaderboard page (same memo key, no second bootstrap).
     memo = at.session_state["vl"]["memo"]
     assert any(k[1:] == ("leaderboard", judge, None, False, 1000, 0) for k in memo)

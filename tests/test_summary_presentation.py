@@ -95,3 +95,13 @@ def test_overview_sentence_and_file_stem():
     assert "](https" not in text.replace("\\](", "")
     assert show.file_stem("a b", "[x](y)") == "a_b_x_y"
     assert show.file_stem("***") == "data"
+
+
+def test_workspace_note_save_name_and_listed_version():
+    note = show.workspace_note("/tmp/a*b`c.duckdb")
+    assert "`` /tmp/a*b`c.duckdb ``" in note and "?dataset=<name>" in note
+    assert show.default_save_name(None, None) == "data"
+    assert show.default_save_name(None, "my.runs.csv") == "my"
+    assert show.default_save_name("kept", "other.csv") == "kept"
+    listed = pd.DataFrame({"name": ["a", "b"], "version": [3, 7]})
+    assert show.listed_version(listed, "b") == 7

@@ -145,6 +145,49 @@ def load_saved(name: str) -> None:
     state()["saved_version"] = version
 
 
+def read_into_session(name: str, load: Callable[[], Any]) -> bool:
+    """Read a file with ``load`` into this session's store. A failure is kept in words in the
+    session (shown by the Data page; the data loaded before stays) and gives False."""
+    from evalcore.summary_presentation import unreadable
+
+    try:
+        with st.spinner(f"Reading {md(name)}…"):
+            install(load())
+        return True
+    except (VerdictFormatError, EvalcoreError) as exc:
+        state()["error"] = str(exc)
+    except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
+        state()["error"] = unreadable(name, exc)
+    return False
+
+
+def save_loaded(name: str, *, replace: bool) -> Any:
+    """Save the loaded data in the workspace as ``name`` and put it in the link; raises
+    WorkspaceError. Replacing the dataset this session loaded is refused when another session
+    changed it since (the version this session loaded is the expected one)."""
+    s = state()
+    expected = s.get("saved_version") if name == s.get("saved") else None
+    saved = workspace().save(
+        name,
+        session_store().frame(),
+        file=s.get("source"),
+        format=s.get("format"),
+        human_ranking=s.get("human_ranking"),
+        replace=replace,
+        expected_version=expected,
+    )
+    s["saved"], s["saved_version"] = saved.name, saved.version
+    set_url_param("dataset", saved.name)
+    return saved
+
+
+def delete_saved(name: str) -> None:
+    """Delete a saved dataset (every version); the loaded data stays, no longer saved."""
+    workspace().delete(name)
+    if state().get("saved") == name:
+        state()["saved"] = None
+
+
 def dataset_key() -> str | None:
     """The URL key of what is loaded: a demo key, a saved dataset's name, or None (an upload)."""
     s = state()
