@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
+from typing import Any, Callable, TypeVar
 
 import duckdb
 import numpy as np
@@ -83,6 +84,7 @@ CREATE OR REPLACE TABLE verdicts (
     "row" BIGINT, instruction_id VARCHAR, model_a VARCHAR, model_b VARCHAR, verdict TINYINT,
     judge VARCHAR, human TINYINT, length_a DOUBLE, length_b DOUBLE, category VARCHAR)
 """
+T = TypeVar("T")
 _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 
 
@@ -326,15 +328,21 @@ class VerdictStore:
             n=n.reshape(-1, N_LEVELS),
         )
 
+    def query(self, query: Callable[..., T], /, **params: Any) -> T:
+        """Run one of :mod:`evalcore.store_queries`' functions on a cursor of this store's
+        connection (closed afterwards): ``store.query(store_queries.labelled_rows, judge="j",
+        category=None)``. Names reach SQL as bound parameters."""
+        cur = self.con.cursor()
+        try:
+            return query(cur, **params)
+        finally:
+            cur.close()
+
     def labelled_cells(self, *, judge: str | None = None, category: str | None = None) -> LabelledCells:
         """Calls carrying both a verdict and a human label, counted per (instruction, ordered
         pair, verdict, label) on sorted model and instruction axes (see
         :class:`~evalcore.store_queries.LabelledCells`)."""
-        cur = self.con.cursor()
-        try:
-            return store_queries.labelled_cells(cur, judge=judge, category=category)
-        finally:
-            cur.close()
+        return self.query(store_queries.labelled_cells, judge=judge, category=category)
 
     def orders_share(
         self,
@@ -347,13 +355,9 @@ class VerdictStore:
         """(keys judged in both orders, all keys) over the selection's (instruction, unordered
         pair) keys: the candidate's comparisons (with ``baseline`` if given) by ``judge`` in
         ``category`` (None: all)."""
-        cur = self.con.cursor()
-        try:
-            return store_queries.orders_share(
-                cur, judge=judge, candidate=candidate, baseline=baseline, category=category
-            )
-        finally:
-            cur.close()
+        return self.query(
+            store_queries.orders_share, judge=judge, candidate=candidate, baseline=baseline, category=category
+        )
 
     def calibration_patterns(
         self,
@@ -368,19 +372,15 @@ class VerdictStore:
         """The candidate's judged outcomes (in ``category``) and labelled confusion matrix (in
         ``labelled``) per instruction pattern, per call or per both-orders unit (see
         :func:`evalcore.calibration.calibration_counts`)."""
-        cur = self.con.cursor()
-        try:
-            return store_queries.calibration_patterns(
-                cur,
-                judge=judge,
-                candidate=candidate,
-                baseline=baseline,
-                category=category,
-                labelled=labelled,
-                both_orders=both_orders,
-            )
-        finally:
-            cur.close()
+        return self.query(
+            store_queries.calibration_patterns,
+            judge=judge,
+            candidate=candidate,
+            baseline=baseline,
+            category=category,
+            labelled=labelled,
+            both_orders=both_orders,
+        )
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""

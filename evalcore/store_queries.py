@@ -1,7 +1,9 @@
-"""The store's SQL for single analyses: labelled cells (tie structure) and calibration patterns.
+"""The store's SQL for single analyses: labelled cells (tie structure), calibration patterns, and
+the judge sheet's coverage, self-comparisons, labelled rows and length bins.
 
-:class:`evalcore.store.VerdictStore` runs these on its connection and hands the analyses integer
-arrays and small tuples, so no analysis module queries DuckDB. Names (judges, models, categories)
+Each function takes a DuckDB connection holding the ``verdicts`` table; analyses run them through
+:meth:`evalcore.store.VerdictStore.query` (or the store's named methods) and receive integer
+arrays, tuples and small frames, so no analysis module queries DuckDB. Names (judges, models, categories)
 reach SQL only as bound parameters. The general aggregation every analysis reads
 (:meth:`VerdictStore.counts`) lives in :mod:`evalcore.store` itself.
 """
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 import duckdb
 import numpy as np
+import pandas as pd
 
 from evalcore._sql import one_row
 
@@ -20,8 +23,14 @@ __all__ = [
     "CalibrationPatterns",
     "LabelledCells",
     "calibration_patterns",
+    "coverage_counts",
     "labelled_cells",
+    "labelled_rows",
+    "length_cells",
+    "length_ratio_bins",
+    "mean_lengths",
     "orders_share",
+    "self_comparison_counts",
 ]
 
 # -- labelled cells (evalcore.ties.labelled_counts) -----------------------------------------------
@@ -243,3 +252,131 @@ def calibration_patterns(
         category_units={c: (int(j), int(n)) for c, j, n in cats},
         unpaired_calls=unpaired,
     )
+
+
+# -- the judge's sheet (evalcore.judge: coverage, self-comparison, agreement, length) ------------
+
+_JUDGE_CATEGORY = "(? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
+# Rows whose verdict and both lengths are usable for the length analyses.
+_LENGTHS_USABLE = (
+    "verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND length_b > 0 "
+    "AND NOT isnan(length_a) AND NOT isnan(length_b)"
+)
+
+
+def coverage_counts(
+    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None, length_bins: int
+) -> tuple[int, int, pd.DataFrame, pd.DataFrame]:
+    """Calls and calls without a verdict: in total, per model (a self-comparison counts once)
+    and per bin of the summed length (``length_bins`` bins of equal size, by rank)."""
+    params = [judge, judge, category, category]
+    calls, missing = one_row(
+        con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE verdict IS NULL) FROM verdicts WHERE {_JUDGE_CATEGORY}",
+            params,
+        )
+    )
+    by_model = con.execute(
+        f"""
+        WITH rows AS (SELECT model_a, model_b, verdict FROM verdicts WHERE {_JUDGE_CATEGORY}),
+        long AS (SELECT model_a AS model, verdict FROM rows
+                 UNION ALL SELECT model_b, verdict FROM rows WHERE model_a <> model_b)
+        SELECT model, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
+        FROM long GROUP BY model ORDER BY model
+        """,
+        params,
+    ).df()
+    by_length = con.execute(
+        f"""
+        WITH rows AS (
+            SELECT verdict, length_a + length_b AS length FROM verdicts
+            WHERE {_JUDGE_CATEGORY} AND length_a IS NOT NULL AND length_b IS NOT NULL
+              AND NOT isnan(length_a) AND NOT isnan(length_b)),
+        binned AS (SELECT *, ntile(?) OVER (ORDER BY length) AS length_bin FROM rows)
+        SELECT length_bin, min(length) AS length_min, max(length) AS length_max,
+               count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
+        FROM binned GROUP BY length_bin ORDER BY length_bin
+        """,
+        params + [int(length_bins)],
+    ).df()
+    return int(calls), int(missing), by_model, by_length
+
+
+def self_comparison_counts(
+    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None
+) -> tuple[int, int, float | None]:
+    """Calls of a model against itself: with a verdict, ties, and the mean verdict (None: none)."""
+    calls, ties, mean = one_row(
+        con.execute(
+            f"""SELECT count(verdict), count(*) FILTER (WHERE verdict = 0), avg(verdict)
+            FROM verdicts WHERE model_a = model_b AND {_JUDGE_CATEGORY}""",
+            [judge, judge, category, category],
+        )
+    )
+    return int(calls), int(ties), (float(mean) if mean is not None else None)
+
+
+def labelled_rows(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
+    """The judge's rows that carry a human label (with or without a verdict), in file order."""
+    return con.execute(
+        f"""SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
+           WHERE human IS NOT NULL AND model_a <> model_b AND {_JUDGE_CATEGORY}
+           ORDER BY "row" """,
+        [judge, judge, category, category],
+    ).df()
+
+
+def length_ratio_bins(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    judge: str | None,
+    category: str | None,
+    bin_width: float,
+    n_bins: int,
+) -> pd.DataFrame:
+    """The longer answer's score (win 1, tie ½, loss 0) per bin of |log2(length ratio)| of width
+    ``bin_width`` (the last of ``n_bins`` bins open-ended): ``bin``, ``calls``, ``x_mean``,
+    ``longer_score``. Calls with equal lengths say nothing about length and are left out."""
+    return con.execute(
+        f"""
+        WITH rows AS (
+            SELECT log2(length_a / length_b) AS x,
+                   CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS s
+            FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
+        longer AS (SELECT abs(x) AS x, CASE WHEN x > 0 THEN s ELSE 1.0 - s END AS s
+                   FROM rows WHERE x <> 0)
+        SELECT least(floor(x / ?), ?)::INTEGER AS bin, count(*) AS calls, avg(x) AS x_mean,
+               avg(s) AS longer_score
+        FROM longer GROUP BY bin ORDER BY bin
+        """,
+        [judge, judge, category, category, float(bin_width), int(n_bins) - 1],
+    ).df()
+
+
+def length_cells(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
+    """Calls with usable lengths grouped by (instruction, slot-A model, slot-B model, slot A's
+    score y (win 1, tie ½, loss 0), relative length difference z rounded to 0.001): ``n`` calls."""
+    return con.execute(
+        f"""
+        SELECT instruction_id, model_a, model_b,
+               CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS y,
+               round((length_a - length_b) / (length_a + length_b), 3) AS z,
+               count(*)::DOUBLE AS n
+        FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}
+        GROUP BY ALL
+        """,
+        [judge, judge, category, category],
+    ).df()
+
+
+def mean_lengths(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.Series:
+    """Each model's mean answer length over the calls with usable lengths (indexed by model)."""
+    frame = con.execute(
+        f"""WITH rows AS (SELECT model_a, model_b, length_a, length_b FROM verdicts
+                      WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
+        long AS (SELECT model_a AS model, length_a AS length FROM rows
+                 UNION ALL SELECT model_b, length_b FROM rows)
+        SELECT model, avg(length) AS mean_length FROM long GROUP BY model""",
+        [judge, judge, category, category],
+    ).df()
+    return frame.set_index("model")["mean_length"]

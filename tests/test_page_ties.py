@@ -3,8 +3,6 @@ pointwise section with the bundled demo, a bad upload and a good upload."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -13,8 +11,8 @@ from evalcore.io import read_human_ranking, read_verdicts
 from evalcore.pointwise import read_pointwise
 from evalcore.store import VerdictStore
 from evalcore.ties import labelled_counts, pointwise_tie_structure, verdict_tie_structure
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 
 

@@ -1,5 +1,5 @@
-"""The store's per-analysis queries (labelled cells, orders share, calibration patterns) on a
-hand-worked table: every expected number below is counted by hand from the nine rows."""
+"""The store's per-analysis queries (labelled cells, orders share, calibration patterns, the judge
+sheet's coverage and lengths) on hand-worked tables: every expected number below is counted by hand."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalcore import store_queries as sq
 from evalcore.store import VerdictStore
 from evalcore.store_queries import PATTERN_COLUMNS
 
@@ -126,3 +127,68 @@ def test_slot_a_view_without_a_candidate(store):
     wins, ties, losses = totals[:3]
     # slot A wins in rows 1, 2, 4 and both i4 rows; loses in row 3; ties in row 5
     assert (wins, ties, losses) == (5, 1, 1)
+
+
+# -- the judge sheet's queries ------------------------------------------------------------------
+JUDGE_ROWS = [
+    # instruction, model_a, model_b, verdict, human, judge, length_a, length_b
+    ("i1", "A", "B", 1, 1, "j", 100.0, 50.0),  # A twice as long, wins
+    ("i1", "B", "A", None, -1, "j", 50.0, 100.0),  # no verdict, labelled
+    ("i2", "A", "C", -2, None, "j", 10.0, 40.0),  # A a quarter as long, loses
+    ("i2", "A", "A", 0, None, "j", 10.0, 10.0),  # self-comparison, a tie
+    ("i3", "B", "C", 0, None, "j", float("nan"), 30.0),  # no usable length
+    ("i3", "B", "C", 2, None, "k", 10.0, 20.0),  # another judge
+]
+
+
+@pytest.fixture(scope="module")
+def judge_store():
+    columns = ["instruction_id", "model_a", "model_b", "verdict", "human", "judge", "length_a", "length_b"]
+    frame = pd.DataFrame(JUDGE_ROWS, columns=columns).astype({"verdict": "Int8", "human": "Int8"})
+    s = VerdictStore.from_frame(frame)
+    yield s
+    s.close()
+
+
+def test_coverage_counts_by_hand(judge_store):
+    calls, missing, by_model, by_length = judge_store.query(
+        sq.coverage_counts, judge="j", category=None, length_bins=2
+    )
+    assert (calls, missing) == (5, 1)
+    # a self-comparison counts once for its model
+    assert by_model.set_index("model")[["calls", "no_verdict"]].to_dict("index") == {
+        "A": {"calls": 4, "no_verdict": 1},
+        "B": {"calls": 3, "no_verdict": 1},
+        "C": {"calls": 2, "no_verdict": 0},
+    }
+    # summed lengths 150, 150, 50, 20 (the NaN row has none): two bins of two by rank
+    assert by_length[["length_min", "length_max", "calls", "no_verdict"]].values.tolist() == [
+        [20.0, 50.0, 2, 0],
+        [150.0, 150.0, 2, 1],
+    ]
+
+
+def test_self_comparisons_and_labelled_rows_by_hand(judge_store):
+    assert judge_store.query(sq.self_comparison_counts, judge="j", category=None) == (1, 1, 0.0)
+    assert judge_store.query(sq.self_comparison_counts, judge="k", category=None) == (0, 0, None)
+    rows = judge_store.query(sq.labelled_rows, judge="j", category=None)
+    assert rows["model_a"].tolist() == ["A", "B"] and rows["verdict"].isna().tolist() == [False, True]
+
+
+def test_length_queries_by_hand(judge_store):
+    # |log2 ratio| 1 (A longer, A wins) and 2 (C longer, A loses): the longer answer wins both
+    bins = judge_store.query(sq.length_ratio_bins, judge="j", category=None, bin_width=1.5, n_bins=2)
+    assert bins[["bin", "calls", "x_mean", "longer_score"]].values.tolist() == [
+        [0, 1, 1.0, 1.0],
+        [1, 1, 2.0, 1.0],
+    ]
+    # the last bin is open-ended: with one bin of width 1 both calls land in it
+    one = judge_store.query(sq.length_ratio_bins, judge="j", category=None, bin_width=1.0, n_bins=1)
+    assert one[["bin", "calls", "x_mean"]].values.tolist() == [[0, 2, 1.5]]
+    cells = judge_store.query(sq.length_cells, judge="j", category=None).sort_values("instruction_id")
+    assert cells[["model_a", "model_b", "y", "z", "n"]].values.tolist() == [
+        ["A", "B", 1.0, 0.333, 1.0],
+        ["A", "C", 0.0, -0.6, 1.0],
+    ]
+    means = judge_store.query(sq.mean_lengths, judge="j", category=None)
+    assert means.sort_index().to_dict() == {"A": 55.0, "B": 50.0, "C": 40.0}
