@@ -105,6 +105,14 @@ class VerdictStore:
     def close(self) -> None:
         self.con.close()
 
+    def limit_memory(self, budget_bytes: int) -> None:
+        """Cap DuckDB's own memory for this store: a bigger query spills to disk or fails with a
+        message instead of taking memory from everything else (an older DuckDB ignores it)."""
+        try:
+            self.con.execute(f"SET memory_limit = '{int(budget_bytes) // 2**20}MB'")
+        except duckdb.Error:
+            pass
+
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, *, name: str = "data") -> VerdictStore:
         """A store holding a verdict frame that is already canonical in its values (as

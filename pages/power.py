@@ -25,11 +25,7 @@ with _ui.page("Power"):
         st.warning(pv.TOO_FEW_MODELS)
         st.stop()
     summary = _ui.memo(("pw_summary",), store.summary)
-    # Widgets defaulting to the loaded data (anchor, comparison) start again when new data is loaded.
-    if st.session_state.get("pw_data_version") != (version := _ui.state()["version"]):
-        for stale in ("pw_anchor", "pw_compare", "pw_model_a", "pw_model_b", "pw_pool_anchor"):
-            st.session_state.pop(stale, None)
-        st.session_state["pw_data_version"] = version
+    _ui.forget_on_new_data("pw_anchor", "pw_compare", "pw_model_a", "pw_model_b", "pw_pool_anchor")
     board = _ui.memo(("pw_board", judge, category), lambda: leaderboard(counts, rounds=0))
     ranked = list(board.table["model"])
     default_anchor = summary.anchor if summary.anchor in ranked else ranked[len(ranked) // 2]

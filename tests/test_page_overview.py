@@ -6,21 +6,11 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.findings import headline_findings, run_analyses
-from evalcore.io import read_verdicts
 from evalcore.store import VerdictStore
-from tests.conftest import ROOT
-
-
-@pytest.fixture(scope="module")
-def demo_store():
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    yield store
-    store.close()
+from tests.conftest import ROOT, open_page
 
 
 def _expected(store: VerdictStore, judge: str):
@@ -29,11 +19,7 @@ def _expected(store: VerdictStore, judge: str):
 
 
 def _overview() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/overview.py").run()
-    assert not at.exception
-    return at
+    return open_page("pages/overview.py")
 
 
 def _unescape(source: str) -> str:
@@ -103,8 +89,7 @@ def test_changing_the_judge_changes_the_findings(demo_store):
 
 
 def test_a_tiny_upload_gets_words_not_a_traceback():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
+    at = open_page()
     tiny = (
         "instruction_id,model_a,model_b,verdict\n"
         "q1,sim-a,sim-b,1\nq2,sim-a,sim-b,1\nq3,sim-b,sim-a,-1\nq4,sim-a,sim-b,0\n"
@@ -122,8 +107,7 @@ def test_a_tiny_upload_gets_words_not_a_traceback():
 
 
 def test_anchor_only_demo():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
+    at = open_page()
     label = "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
     at.selectbox(key="demo_choice").set_value(label).run()
     at.button(key="load_demo").click().run()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import logging
+import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ import streamlit as st
 
 from evalcore import limits, text
 from evalcore.errors import EvalcoreError
+from evalcore.io import LoadedTable
 from evalcore.schema import VerdictFormatError
 from evalcore.store import VerdictStore
 from evalcore.workspace import UnknownDataset, Workspace, WorkspaceError
@@ -72,10 +74,7 @@ def session_store() -> VerdictStore:
     taking memory from every other session.
     """
     store = VerdictStore()
-    try:
-        store.con.execute(f"SET memory_limit = '{limits.budget_bytes() // 2**20}MB'")
-    except Exception:  # noqa: BLE001 - an older DuckDB without the setting still works
-        pass
+    store.limit_memory(limits.budget_bytes())
     return store
 
 
@@ -96,9 +95,24 @@ def state() -> dict:
     return ss["vl"]
 
 
+#: One copy of a demo at a time: the demo's DuckDB connection is shared by every session.
+_DEMO_LOCK = threading.Lock()
+
+
+@st.cache_resource(show_spinner=False, max_entries=len(DEMO_DATASETS))
+def _demo_table(label: str) -> LoadedTable:
+    """A bundled demo read and validated once per server process (in its own store); each
+    session copies its rows (about five times faster than reading and checking the file again)."""
+    return VerdictStore().load_file(DEMO_DATASETS[label][0])
+
+
 def load_demo(label: str = DEFAULT_DEMO) -> None:
     path, ranking = DEMO_DATASETS[label]
-    table = session_store().load_file(path)  # straight into this session's store, no second copy
+    demo = _demo_table(label)
+    store = session_store()
+    with _DEMO_LOCK:
+        store.load(demo)
+    table = LoadedTable(file=demo.file, format=demo.format, report=demo.report, store=store)
     human = None
     if ranking is not None:
         from evalcore.io import read_human_ranking
@@ -357,6 +371,16 @@ def require_data() -> VerdictStore:
         st.info("No data is loaded. Pick the demo or upload a verdict file on the **Data** page.")
         st.stop()
     return store
+
+
+def forget_on_new_data(*keys: str) -> None:
+    """Drop these widgets' values when another dataset is loaded, so that defaults that depend on
+    the data (an anchor, a comparison) apply again instead of a stale choice."""
+    marker, version = "data_version:" + ",".join(keys), state()["version"]
+    if st.session_state.get(marker) != version:
+        for key in keys:
+            st.session_state.pop(key, None)
+        st.session_state[marker] = version
 
 
 def memo(key: tuple, compute: Callable[[], T]) -> T:
