@@ -9,7 +9,6 @@ import streamlit as st
 import ui as _ui
 from evalcore import summary_presentation as show
 from evalcore.datafolder import data_dir, list_data_files, resolve_data_file
-from evalcore.errors import EvalcoreError
 from evalcore.io import read_human_ranking
 from evalcore.plots.common import CONFIG
 from evalcore.plots.summary import coverage_heatmap
@@ -22,18 +21,7 @@ with _ui.page("Data"):
 
     store = _ui.ensure_data()
     s = _ui.state()
-
-    def read(name: str, load) -> bool:
-        """Load a file into the session's store; a failure is kept in words (the old data stays)."""
-        try:
-            with st.spinner(f"Reading {_ui.md(name)}…"):
-                _ui.install(load())
-            return True
-        except (VerdictFormatError, EvalcoreError) as exc:
-            s["error"] = str(exc)
-        except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
-            s["error"] = show.unreadable(name, exc)
-        return False
+    read = _ui.read_into_session
 
     left, right = st.columns(2)
     with left:
@@ -56,13 +44,8 @@ with _ui.page("Data"):
             if not files:
                 st.caption("The server's data folder holds no verdict file.")
             else:
-                picked = st.selectbox(
-                    "File in the data folder",
-                    files,
-                    key="data_folder_pick",
-                    help="Files the server's operator placed in its data folder, "
-                    "for tables above the upload limit.",
-                )
+                why = show.DATA_FOLDER_HELP
+                picked = st.selectbox("File in the data folder", files, key="data_folder_pick", help=why)
                 if st.button("Load this file", key="data_folder_load") and read(
                     picked, lambda: _ui.session_store().load_file(resolve_data_file(picked), name=picked)
                 ):
@@ -72,39 +55,18 @@ with _ui.page("Data"):
 
     with st.expander("Saved datasets", icon=":material/save:"):
         ws = _ui.workspace()
-        st.caption(
-            f"Saved datasets live in the workspace file {_ui.code_span(ws.path)} on this server and "
-            "stay after a restart; replacing one keeps the old version. A link ending in "
-            "`?dataset=<name>` opens one."
-        )
+        st.caption(show.workspace_note(ws.path))
         if s.get("demo"):
             st.caption("The demo is bundled with the app: upload a file to save it here.")
         elif not store.is_empty:
             with st.form("save_dataset", border=False):
-                save_name = st.text_input(
-                    "Save the loaded data as",
-                    max_chars=MAX_NAME,
-                    key="save_name",
-                    value=s.get("saved") or (s.get("source") or "data").split(".")[0],
-                )
+                name = show.default_save_name(s.get("saved"), s.get("source"))
+                save_name = st.text_input("Save the loaded data as", name, MAX_NAME, key="save_name")
                 replace = st.checkbox("Replace a saved dataset of the same name", key="save_replace")
                 submitted = st.form_submit_button("Save")
             if submitted:
-                # Replacing the dataset this session loaded: refuse if another session changed it since.
-                expected = s.get("saved_version") if save_name == s.get("saved") else None
                 try:
-                    saved = ws.save(
-                        save_name,
-                        store.frame(),
-                        file=s.get("source"),
-                        format=s.get("format"),
-                        human_ranking=s.get("human_ranking"),
-                        replace=replace,
-                        expected_version=expected,
-                    )
-                    s["saved"], s["saved_version"] = saved.name, saved.version
-                    _ui.set_url_param("dataset", saved.name)
-                    st.success(show.saved_message(saved))
+                    st.success(show.saved_message(_ui.save_loaded(save_name, replace=replace)))
                 except WorkspaceError as exc:
                     _ui.error(exc, lead="**Not saved.**")
         try:
@@ -132,9 +94,7 @@ with _ui.page("Data"):
                     _ui.error(exc, lead="**Not loaded.**")
             confirm = delete_col.checkbox("Confirm deletion", key="saved_confirm")
             if delete_col.button("Delete", key="saved_delete", disabled=not confirm):
-                ws.delete(pick)
-                if s.get("saved") == pick:
-                    s["saved"] = None
+                _ui.delete_saved(pick)
                 st.rerun()
             history = ws.history(pick)
             if history:
@@ -147,11 +107,8 @@ with _ui.page("Data"):
                 )
                 if st.button("Restore this version", key="saved_restore"):
                     try:
-                        restored = ws.restore(
-                            pick,
-                            old.version,
-                            expected_version=int(listed.loc[listed["name"] == pick, "version"].iloc[0]),
-                        )
+                        current = show.listed_version(listed, pick)
+                        restored = ws.restore(pick, old.version, expected_version=current)
                         st.success(show.saved_message(restored))
                     except WorkspaceError as exc:
                         _ui.error(exc, lead="**Not restored.**")
@@ -187,9 +144,7 @@ with _ui.page("Data"):
         hr = s.get("human_ranking")
         if hr is not None:
             st.dataframe(hr, hide_index=True)
-        ranking_file = st.file_uploader(
-            "Upload a human ranking", type=["csv", "parquet", "json", "jsonl"], key="ranking_upload"
-        )
+        ranking_file = st.file_uploader("Upload a human ranking", show.RANKING_TYPES, key="ranking_upload")
         if ranking_file is not None and ranking_file.file_id != s.get("ranking_id"):
             s["ranking_id"] = ranking_file.file_id
             try:

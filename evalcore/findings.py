@@ -66,13 +66,14 @@ from evalcore.ties import VerdictTieStructure, verdict_tie_structure
 #: pages pass ``ui.memo``); the default computes every time.
 Cache = Callable[[tuple, Callable[[], Any]], Any]
 
-#: The app page that shows the detail of each finding (the Overview links to it).
+#: The analysis (the app's page of that name) with the detail of each finding; a front end maps
+#: the name to its own page (the Overview links to it).
 PAGES: dict[str, str] = {
-    "leader": "pages/leaderboard.py",
-    "separation": "pages/power.py",
-    "anchor": "pages/anchors.py",
-    "judge": "pages/judge.py",
-    "correction": "pages/calibration.py",
+    "leader": "leaderboard",
+    "separation": "power",
+    "anchor": "anchors",
+    "judge": "judge",
+    "correction": "calibration",
 }
 #: Finding → the section of the methods document (and the app's Methods page) behind it.
 METHOD_SECTIONS = {
@@ -381,7 +382,8 @@ class Finding:
     ``tiles`` are the :class:`Tile` s of a metric row. ``status`` is ``"clear"`` (the data
     answer the question), ``"caution"`` (they answer it with a warning: no separation, a large
     bias, a costly usual anchor, a refused correction) or ``"unavailable"`` (the analysis cannot
-    run on this data; ``text`` says why). ``page`` is the app page with the detail.
+    run on this data; ``text`` says why). ``page`` names the analysis with the detail
+    (``"leaderboard"``, ``"power"``, ``"anchors"``, ``"judge"``, ``"calibration"``).
     """
 
     key: str

@@ -13,27 +13,27 @@ import tempfile
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import duckdb
 import numpy as np
 
-from evalcore import ingest
+from evalcore import ingest, store_queries
 from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.features import feature_columns
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
-from evalcore.schema import CANONICAL_COLUMNS, LEVELS, TEXT_COLUMNS, VerdictFormatError
+from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, TEXT_COLUMNS, VerdictFormatError
+from evalcore.store_queries import CalibrationPatterns, LabelledCells
 from evalcore.store_verdicts import TextArea, case_page, options
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from evalcore.verdicts import VerdictFilter, VerdictPage
+    import pandas as pd  # imported where a frame is made: `rank --json` never needs it
 
-if TYPE_CHECKING:  # pandas is imported where a frame is made: `rank --json` never needs it
-    import pandas as pd
+    from evalcore.verdicts import VerdictFilter, VerdictPage
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,7 @@ CREATE OR REPLACE TABLE verdicts (
     "row" BIGINT, instruction_id VARCHAR, model_a VARCHAR, model_b VARCHAR, verdict TINYINT,
     judge VARCHAR, human TINYINT, length_a DOUBLE, length_b DOUBLE, category VARCHAR)
 """
+T = TypeVar("T")
 _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 
 
@@ -136,6 +137,36 @@ class VerdictStore:
         """Close the connection and delete the folder holding the text (if any)."""
         self.con.close()
         self.text.close()
+
+    def limit_memory(self, budget_bytes: int) -> None:
+        """Cap DuckDB's own memory for this store: a bigger query spills to disk or fails with a
+        message instead of taking memory from everything else (an older DuckDB ignores it)."""
+        try:
+            self.con.execute(f"SET memory_limit = '{int(budget_bytes) // 2**20}MB'")
+        except duckdb.Error:
+            pass
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, *, name: str = "data") -> VerdictStore:
+        """A store holding a verdict frame that is already canonical in its values (as
+        :func:`evalcore.schema.validate_verdicts` returns, or a simulator's table). Columns the
+        contract makes optional may be absent: ``judge`` becomes ``"judge"``, ``row`` the 1-based
+        position, the others missing values."""
+        import pandas as pd
+
+        n = len(frame)
+        defaults = {
+            "row": lambda: np.arange(1, n + 1, dtype=np.int64),
+            "judge": lambda: DEFAULT_JUDGE,
+            "human": lambda: pd.Series(pd.NA, index=frame.index, dtype="Int8"),
+            "length_a": lambda: np.nan,
+            "length_b": lambda: np.nan,
+            "category": lambda: pd.Series(pd.NA, index=frame.index, dtype="string"),
+        }
+        missing = {c: make() for c, make in defaults.items() if c not in frame.columns}
+        store = cls()
+        store.load(frame.assign(**missing) if missing else frame, name=name)
+        return store
 
     # -- loading ---------------------------------------------------------------------------
     def load(
@@ -488,7 +519,61 @@ class VerdictStore:
             n=n.reshape(-1, N_LEVELS),
         )
 
-    def labelled_cells(self, *, judge: str | None = None, category: str | None = None) -> dict:
+    def query(self, query: Callable[..., T], /, **params: Any) -> T:
+        """Run one of :mod:`evalcore.store_queries`' functions on a cursor of this store's
+        connection (closed afterwards): ``store.query(store_queries.labelled_rows, judge="j",
+        category=None)``. Names reach SQL as bound parameters."""
+        cur = self.con.cursor()
+        try:
+            return query(cur, **params)
+        finally:
+            cur.close()
+
+    def labelled_cells(self, *, judge: str | None = None, category: str | None = None) -> LabelledCells:
+        """Calls carrying both a verdict and a human label, counted per (instruction, ordered
+        pair, verdict, label) on sorted model and instruction axes (see
+        :class:`~evalcore.store_queries.LabelledCells`)."""
+        return self.query(store_queries.labelled_cells, judge=judge, category=category)
+
+    def orders_share(
+        self,
+        *,
+        judge: str | None = None,
+        candidate: str | None = None,
+        baseline: str | None = None,
+        category: str | None = None,
+    ) -> tuple[int, int]:
+        """(keys judged in both orders, all keys) over the selection's (instruction, unordered
+        pair) keys: the candidate's comparisons (with ``baseline`` if given) by ``judge`` in
+        ``category`` (None: all)."""
+        return self.query(
+            store_queries.orders_share, judge=judge, candidate=candidate, baseline=baseline, category=category
+        )
+
+    def calibration_patterns(
+        self,
+        *,
+        judge: str | None = None,
+        candidate: str | None = None,
+        baseline: str | None = None,
+        category: str | None = None,
+        labelled: str | None = None,
+        both_orders: bool = False,
+    ) -> CalibrationPatterns:
+        """The candidate's judged outcomes (in ``category``) and labelled confusion matrix (in
+        ``labelled``) per instruction pattern, per call or per both-orders unit (see
+        :func:`evalcore.calibration.calibration_counts`)."""
+        return self.query(
+            store_queries.calibration_patterns,
+            judge=judge,
+            candidate=candidate,
+            baseline=baseline,
+            category=category,
+            labelled=labelled,
+            both_orders=both_orders,
+        )
+
+    def score_cells(self, *, judge: str | None = None, category: str | None = None) -> dict:
         """Per (instruction, slot-A model, slot-B model) cell: the judge's calls and slot A's score,
         and on the rows that also carry a human label the human's and the judge's score.
 

@@ -16,11 +16,13 @@ from evalcore.text import code_span, fmt_int, fmt_pct
 from evalcore.text import markdown as md
 
 if TYPE_CHECKING:
+    from evalcore.findings import Finding
     from evalcore.store import DatasetSummary
     from evalcore.workspace import SavedDataset
 
 __all__ = [
     "design_markdown",
+    "finding_markdown",
     "load_error",
     "no_verdict_table",
     "saved_message",
@@ -99,6 +101,31 @@ def saved_table(listed: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def workspace_note(path: object) -> str:
+    """Where saved datasets live and how a link opens one (Markdown; the path is escaped)."""
+    return (
+        f"Saved datasets live in the workspace file {code_span(path)} on this server and stay "
+        "after a restart; replacing one keeps the old version. A link ending in "
+        "`?dataset=<name>` opens one."
+    )
+
+
+def default_save_name(saved: str | None, source: str | None) -> str:
+    """The name a save proposes: the saved dataset's own, else the file's name without endings.
+
+    Examples
+    --------
+    >>> default_save_name(None, "runs.csv.gz"), default_save_name("mine", "x.csv")
+    ('runs', 'mine')
+    """
+    return saved or (source or "data").split(".")[0]
+
+
+def listed_version(listed: pd.DataFrame, name: str) -> int:
+    """The current version of ``name`` in the workspace's table of saved datasets."""
+    return int(listed.loc[listed["name"] == name, "version"].iloc[0])
+
+
 def metric_cells(summary: DatasetSummary) -> list[tuple[str, str]]:
     """The five counts at the top of the summary: (label, value)."""
     return [
@@ -139,6 +166,8 @@ COLUMNS_NOTE = (
     "of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional `judge, human, length_a, "
     "length_b, category`."
 )
+DATA_FOLDER_HELP = "Files the server's operator placed in its data folder, for tables above the upload limit."
+RANKING_TYPES = ["csv", "parquet", "json", "jsonl"]
 VERSIONS_HELP = (
     "Replacing a saved dataset keeps the old version; restoring one makes it current again "
     "(the current one is kept too)."
@@ -182,3 +211,43 @@ def file_stem(*parts: object) -> str:
     """
     clean = (re.sub(r"[^A-Za-z0-9._-]+", "_", str(p)).strip("_") for p in parts)
     return "_".join(c for c in clean if c) or "data"
+
+
+#: The Overview's icon of each finding's status.
+STATUS_ICON = {
+    "clear": ":material/check_circle:",
+    "caution": ":material/warning:",
+    "unavailable": ":material/block:",
+}
+COMPARE_HELP = (
+    "Adds the spec sheet of every judge of the file to the HTML report (a second or two per "
+    "judge the first time)."
+)
+FINDINGS_NOTE = (
+    "The headline findings for the judge chosen here, computed by the same functions as the "
+    "detail pages (each finding links to its page). Results are kept for this session, so a "
+    "second visit is instant."
+)
+REPORT_NOTE = (
+    "One self-contained HTML file with the findings above, the data summary, the leaderboard, the "
+    "anchor analysis, the judge sheet, the power and calibration results. It opens offline in any "
+    "browser (plotly.js is inside the file), its plots stay interactive, and each plot's camera "
+    "button saves it as a PNG."
+)
+
+
+def finding_markdown(finding: Finding) -> tuple[str, str, str]:
+    r"""A finding as the Overview shows it: (heading, paragraph, definition line or "") in
+    Markdown, with the finding's own text escaped (it names models).
+
+    Examples
+    --------
+    >>> from evalcore.findings import Finding
+    >>> f = Finding("leader", "Leader", (), "m_1 leads", "", "leaderboard", "clear", {})
+    >>> heading, paragraph, definition = finding_markdown(f)
+    >>> print(heading, paragraph, sep="\n")
+    #### :material/check_circle: Leader
+    m\_1 leads
+    """
+    definition = "Definition: " + md(finding.definition) if finding.definition else ""
+    return f"#### {STATUS_ICON[finding.status]} {md(finding.title)}", md(finding.text), definition

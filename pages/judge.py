@@ -12,10 +12,6 @@ from evalcore.plots import judge as plots
 from evalcore.verdicts import VerdictFilter
 
 with _ui.page("Judge"):
-
-    def _progress(fraction: float, text: str) -> None:
-        bar.progress(min(1.0, max(0.0, fraction)), text=_ui.md(text))
-
     st.title("Judge")
     store = _ui.require_data()
     _ui.demo_banner()
@@ -26,30 +22,25 @@ with _ui.page("Judge"):
     rounds = int(c2.number_input("Bootstrap rounds", 0, 10000, 1000, 100, key="judge_rounds"))
     opts = {"category": category, "rounds": rounds, "seed": int(c3.number_input("Seed", 0, key="judge_seed"))}
     judges = store.judges()
-    demo_file = _ui.DATA / "demo_families.csv"
+    demo_file = _ui.DATA / "demo_families.csv"  # the families of the default demo's models
     with st.expander("Model families (for self-preference)", expanded=False):
         st.caption(EXPLAIN["families"])
-        upload = st.file_uploader(
-            "Families CSV (model,family)", type=["csv", "txt"], key="judge_families_file"
+        upload = st.file_uploader("Families CSV (model,family)", ["csv", "txt"], key="judge_families_file")
+        demo = _ui.state().get("demo") == _ui.DEFAULT_DEMO and demo_file.exists()
+        typed = st.text_area(
+            "…or type them", demo_file.read_text() if demo else "", 160, key="judge_families_text"
         )
-        text = (
-            demo_file.read_text()
-            if _ui.state().get("demo") == _ui.DEFAULT_DEMO and demo_file.exists()
-            else ""
-        )
-        typed = st.text_area("…or type them", text, 160, key="judge_families_text")
     family = show.family_list(upload.getvalue() if upload else typed, judges)
     if family.problem:
         _ui.error(family.problem, lead=EXPLAIN["families_lead"])
     elif family.note:
         st.info(family.note)
 
-    bar = st.progress(0.0, text="Measuring the judges…")
-    sheets = _ui.memo(
-        ("judge_sheets", *opts.values(), family.key),
-        lambda: ej.judge_sheets(store, families=family.families, progress=_progress, **opts),
-    )
-    bar.empty()
+    with _ui.progress_bar("Measuring the judges…") as progress:
+        sheets = _ui.memo(
+            ("judge_sheets", *opts.values(), family.key),
+            lambda: ej.judge_sheets(store, families=family.families, progress=progress, **opts),
+        )
     ok = {name: sheet for name, sheet in sheets.items() if not isinstance(sheet, str)}
     for warning in show.judge_warnings(sheets):
         _ui.warning(warning)
@@ -60,9 +51,8 @@ with _ui.page("Judge"):
     st.header("The judges side by side")
     _ui.table(show.side_by_side(sheets))
     st.caption(EXPLAIN["marks"])
-    _ui.download_csv(
-        ej.comparison_table(sheets), "judge_comparison.csv", label="Download the comparison (CSV)"
-    )
+    label = "Download the comparison (CSV)"
+    _ui.download_csv(ej.comparison_table(sheets), "judge_comparison.csv", label=label)
     with st.expander("What each column means"):
         st.table(show.column_definitions())
 
@@ -102,16 +92,11 @@ with _ui.page("Judge"):
     cov = sheet.coverage
     _ui.number_tiles([show.coverage_metric(sheet)])
     left, right = st.columns(2)
-    _ui.chart(
-        plots.coverage_figure(cov.by_model, by="model"), left, cov.by_model, f"coverage_by_model_{judge}.csv"
-    )
-    if len(cov.by_length):
-        _ui.chart(
-            plots.coverage_figure(cov.by_length, by="length"),
-            right,
-            cov.by_length,
-            f"coverage_by_length_{judge}.csv",
-        )
+    by_model, by_length = cov.by_model, cov.by_length
+    _ui.chart(plots.coverage_figure(by_model, by="model"), left, by_model, f"coverage_by_model_{judge}.csv")
+    if len(by_length):
+        figure = plots.coverage_figure(by_length, by="length")
+        _ui.chart(figure, right, by_length, f"coverage_by_length_{judge}.csv")
     else:
         right.info(EXPLAIN["no_lengths"])
     st.caption(show.tie_structure_sentence(sheet))

@@ -28,22 +28,14 @@ with _ui.page("Tie structure"):
 
     st.header("Pairwise judge")
     c1, c2, c3 = st.columns([2, 2, 2])
-    with c1:
-        judge = _ui.judge_picker(store, key="ties_judge")
-    with c2:
-        category = _ui.category_picker(store, key="ties_category")
-    names = show.SCORE_RULE_NAMES
+    judge, category = _ui.selection(store, key="ties", columns=(c1, c2))
+    names, why = show.SCORE_RULE_NAMES, EXPLAIN["score_rule"]
     rule = c3.radio(
-        "Within-instruction score",
-        tuple(names),
-        format_func=names.get,
-        key="ties_score",
-        horizontal=True,
-        help=EXPLAIN["score_rule"],
+        "Within-instruction score", tuple(names), format_func=names.get, key="ties_score", help=why
     )
     counts = _ui.counts(store, judge, category)
     if counts.calls == 0:
-        _ui.warning(f"Judge {judge} has no verdicts in this selection: choose another judge or category.")
+        _ui.warning(show.no_calls_sentence(judge))
     else:
         result = _ui.memo(
             ("ties", judge, category, rule),
@@ -100,9 +92,7 @@ with _ui.page("Tie structure"):
         _install_pointwise(read_pointwise(POINTWISE_DEMO) if demo_data else None, demo=demo_data)
     pw = s["pointwise"]
     up_col, demo_col = st.columns([3, 1])
-    kinds = ["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"]
-    label = "Upload a pointwise score table (CSV, CSV.gz, Parquet, JSON Lines)"
-    upload = up_col.file_uploader(label, type=kinds, key="pointwise_upload")
+    upload = up_col.file_uploader(show.POINTWISE_UPLOAD, type=show.POINTWISE_TYPES, key="pointwise_upload")
     if upload is not None and upload.file_id != pw.get("upload_id"):
         pw["upload_id"] = upload.file_id
         try:
@@ -122,16 +112,13 @@ with _ui.page("Tie structure"):
 
     table: PointwiseTable = pw["table"]
     if pw["demo"]:
-        st.caption(
-            f":material/science: Bundled demo {_ui.code_span(table.file)} — **simulated**: "
-            "three made-up judges (`sim-judge-…`) score made-up responses in three formats."
-        )
+        st.caption(show.pointwise_demo_note(table.file))
     _ui.caption(show.table_sentence(table))
     if pw.get("results") is None:
         pw["results"] = show.pointwise_analysis(table.frame)
     results: show.PointwiseAnalysis = pw["results"]
     if results.problem:
-        _ui.warning(f"Nothing to analyse in this table: {results.problem}.")
+        _ui.warning(show.nothing_to_analyse(results.problem))
         st.stop()
     cells = results.cells
     if not table.has_reference:

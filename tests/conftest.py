@@ -48,3 +48,34 @@ def small_store(small_sim):
     store.load(small_sim.verdicts, name="small")
     yield store
     store.close()
+
+
+#: The bundled all-pairs demo (20 simulated models, 3 judges, 342,000 calls).
+DEMO = ROOT / "data" / "demo_all_pairs.parquet"
+
+
+@pytest.fixture(scope="session")
+def demo_store():
+    """The all-pairs demo in a store, loaded once per test worker and shared by every file that
+    asks (about 5 s each time saved): read it, never load another table into it."""
+    from evalcore.io import read_verdicts
+
+    store = VerdictStore()
+    store.load(read_verdicts(DEMO))
+    yield store
+    store.close()
+
+
+def open_page(page: str | None = None, *, timeout: float = 120):
+    """The app as a visitor's first request opens it (the default demo loaded), then ``page``
+    (``"pages/power.py"``; None stays on the Data page); fails on any exception. The one way page
+    tests open a page: the app keeps the demo read once per process, so each call costs the
+    page's own work, not reading the demo again."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at

@@ -11,8 +11,8 @@ from evalcore.cli import main
 from evalcore.judge import position_stats
 from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
 from evalcore.store import VerdictStore
+from tests.conftest import SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ALPACA = SHARED / "data" / "real" / "alpacaeval2_weighted" / "alpacaeval2_weighted.csv"
 
 REQUIRED = (

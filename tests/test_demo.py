@@ -21,8 +21,8 @@ from evalcore.anchors import anchor_sweep
 from evalcore.io import read_human_ranking, read_verdicts
 from evalcore.judge import judge_sheet
 from evalcore.store import VerdictStore
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 ALL_PAIRS = DATA / "demo_all_pairs.parquet"
 ANCHOR_ONLY = DATA / "demo_anchor_only.csv.gz"

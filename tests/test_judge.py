@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,8 +26,8 @@ from evalcore.judge import (
 from evalcore.schema import LEVELS
 from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
 from evalcore.store import VerdictCounts, VerdictStore
+from tests.conftest import SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ALPACA = SHARED / "data" / "real" / "alpacaeval2_weighted" / "alpacaeval2_weighted.csv"
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,8 +19,7 @@ from evalcore.ranking import fit_bradley_terry, pairwise_wins
 from evalcore.simulate import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simulate
 from evalcore.stats.intervals import wilson_interval
 from evalcore.store import VerdictStore
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import ROOT
 
 
 def _store(frame: pd.DataFrame) -> VerdictStore:

@@ -18,6 +18,7 @@ from evalcore.limits import LoadLimits, parse_size
 from evalcore.schema import VerdictFormatError
 from evalcore.simulate import simulate_arena, write_arena_dump
 from evalcore.store import VerdictStore
+from tests.conftest import ROOT
 
 HEADER = "instruction_id,model_a,model_b,verdict"
 
@@ -254,13 +255,12 @@ def test_file_names_with_quotes_or_bad_bytes_load(tmp_path):
 
 
 def test_sql_arena_path_equals_the_python_importer():
-    from pathlib import Path
 
     import pandas as pd
 
     from evalcore.importers import from_battles
 
-    fixture = Path(__file__).parent / "fixtures" / "native" / "chatbot_arena" / "clean_battle.json"
+    fixture = ROOT / "tests" / "fixtures" / "native" / "chatbot_arena" / "clean_battle.json"
     sql = VerdictStore().load_file(fixture).frame
     python, _ = from_battles(pd.DataFrame.from_records(json.loads(fixture.read_text())), file="f")
     for column in ("instruction_id", "model_a", "model_b", "judge", "category"):

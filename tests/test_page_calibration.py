@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+from tests.conftest import ROOT
+
+APP = str(ROOT / "app.py")
 
 
 @pytest.fixture()

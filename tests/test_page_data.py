@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.conftest import open_page
 
 GOOD = (
     b"instruction_id,model_a,model_b,verdict\n"
@@ -14,10 +14,7 @@ GOOD = (
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
-    at.run()
-    assert not at.exception
-    return at
+    return open_page(timeout=90)
 
 
 def _metrics(at):

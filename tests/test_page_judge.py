@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import ROOT, open_page
 
 
 def _texts(at: AppTest) -> str:
@@ -19,10 +18,7 @@ def _texts(at: AppTest) -> str:
 
 @pytest.fixture(scope="module")
 def judge_page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/judge.py").run()
-    return at
+    return open_page("pages/judge.py")
 
 
 def test_page_shows_every_section(judge_page):

@@ -6,21 +6,11 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.findings import headline_findings, run_analyses
-from evalcore.io import read_verdicts
 from evalcore.store import VerdictStore
-from tests.conftest import ROOT
-
-
-@pytest.fixture(scope="module")
-def demo_store():
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    yield store
-    store.close()
+from tests.conftest import ROOT, open_page
 
 
 def _expected(store: VerdictStore, judge: str):
@@ -29,11 +19,7 @@ def _expected(store: VerdictStore, judge: str):
 
 
 def _overview() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/overview.py").run()
-    assert not at.exception
-    return at
+    return open_page("pages/overview.py")
 
 
 def _unescape(source: str) -> str:
@@ -65,9 +51,8 @@ def test_headline_metrics_and_sentences_match_the_library(demo_store):
     # Each finding links to its page, where that page exists in this build.
     links = {p.proto.label for p in at.get("page_link")}
     for finding in expected.findings:
-        if (ROOT / finding.page).exists():
-            name = finding.page.split("/")[1].removesuffix(".py").capitalize()
-            assert f"Open the {name} page" in links
+        if (ROOT / "pages" / f"{finding.page}.py").exists():
+            assert f"Open the {finding.page.capitalize()} page" in links
     # The leaderboard is shared with the Leaderboard page (same memo key, no second bootstrap).
     memo = at.session_state["vl"]["memo"]
     assert any(k[1:] == ("leaderboard", judge, None, False, 1000, 0) for k in memo)
@@ -104,8 +89,7 @@ def test_changing_the_judge_changes_the_findings(demo_store):
 
 
 def test_a_tiny_upload_gets_words_not_a_traceback():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
+    at = open_page()
     tiny = (
         "instruction_id,model_a,model_b,verdict\n"
         "q1,sim-a,sim-b,1\nq2,sim-a,sim-b,1\nq3,sim-b,sim-a,-1\nq4,sim-a,sim-b,0\n"
@@ -123,8 +107,7 @@ def test_a_tiny_upload_gets_words_not_a_traceback():
 
 
 def test_anchor_only_demo():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
+    at = open_page()
     label = "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
     at.selectbox(key="demo_choice").set_value(label).run()
     at.button(key="load_demo").click().run()

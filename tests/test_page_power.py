@@ -7,15 +7,11 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.conftest import open_page
 
 
 def _page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
-    at.run()
-    at.switch_page("pages/power.py").run()
-    assert not at.exception
-    return at
+    return open_page("pages/power.py", timeout=90)
 
 
 def _frames(at: AppTest) -> list:
@@ -31,21 +27,21 @@ def _charts(at: AppTest) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def page() -> AppTest:
+def power_page() -> AppTest:
     return _page()
 
 
-def test_page_reproduces_table2(page):
-    paper = next(f for f in _frames(page) if "total, I = 0.45 (o3)" in f.columns)
+def test_page_reproduces_table2(power_page):
+    paper = next(f for f in _frames(power_page) if "total, I = 0.45 (o3)" in f.columns)
     assert paper["discordant"].tolist() == [617, 153]
     assert paper["exact binomial"].tolist() == [620, 158]
     assert paper["total, I = 0.45 (o3)"].tolist() == [1372, 340]
     assert paper["total, I = 0.54 (mean)"].tolist()[0] == 1143
-    assert any("341" in c.value for c in page.caption)  # the explanation beside the 340
+    assert any("341" in c.value for c in power_page.caption)  # the explanation beside the 340
 
 
-def test_typed_informativeness_and_exact(page):
-    at = page
+def test_typed_informativeness_and_exact(power_page):
+    at = power_page
     at.radio(key="pw_info_source").set_value("Type it in").run()
     at.number_input(key="pw_info_typed").set_value(0.45).run()
     plan = next(f for f in _frames(at) if "Discordant samples" in f.columns)
@@ -58,8 +54,8 @@ def test_typed_informativeness_and_exact(page):
     assert not at.exception
 
 
-def test_wilcoxon_curve_and_detectable_edges_drawn(page):
-    at = page
+def test_wilcoxon_curve_and_detectable_edges_drawn(power_page):
+    at = power_page
     specs = _charts(at)
     curve = next(s for s in specs if "Power against N" in s["layout"]["title"]["text"])
     names = {t["name"] for t in curve["data"]}
@@ -80,8 +76,8 @@ def test_wilcoxon_curve_and_detectable_edges_drawn(page):
     assert not any("_" in c for c in table.columns)
 
 
-def test_one_pair_mode_and_anchor_comparison(page):
-    at = page
+def test_one_pair_mode_and_anchor_comparison(power_page):
+    at = power_page
     at.radio(key="pw_mode").set_value("One model pair").run()
     assert not at.exception
     assert _metric(at, "Distributions") == "1"

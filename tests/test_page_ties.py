@@ -3,18 +3,15 @@ pointwise section with the bundled demo, a bad upload and a good upload."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui as _ui
-from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.io import read_human_ranking
 from evalcore.pointwise import read_pointwise
-from evalcore.store import VerdictStore
 from evalcore.ties import labelled_counts, pointwise_tie_structure, verdict_tie_structure
+from tests.conftest import ROOT, open_page
 
-ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 
 
@@ -26,24 +23,12 @@ def _metrics(at: AppTest) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def demo_store():
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    yield store
-    store.close()
+def ties_page():
+    return open_page("pages/ties.py", timeout=90)
 
 
-@pytest.fixture(scope="module")
-def page():
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
-    at.switch_page("pages/ties.py").run()
-    assert not at.exception
-    return at
-
-
-def test_page_shows_the_judges_tie_structure(page, demo_store):
-    at = page
+def test_page_shows_the_judges_tie_structure(ties_page, demo_store):
+    at = ties_page
     judge = at.selectbox(key="ties_judge_select").value
     expected = verdict_tie_structure(demo_store.counts(judge=judge))
     metrics = _metrics(at)
@@ -63,8 +48,8 @@ def test_page_shows_the_judges_tie_structure(page, demo_store):
     assert any("Verdict levels of" in e.proto.spec for e in charts)
 
 
-def test_page_tie_happy_judge(page):
-    at = page
+def test_page_tie_happy_judge(ties_page):
+    at = ties_page
     at.selectbox(key="ties_judge_select").select("sim-judge-tie-happy").run()
     assert not at.exception
     metrics = _metrics(at)
@@ -72,8 +57,8 @@ def test_page_tie_happy_judge(page):
     assert float(metrics["Tie probability"][0]) > 0.3
 
 
-def test_page_pointwise_demo_then_bad_then_good_upload(page):
-    at = page
+def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
+    at = ties_page
     demo = read_pointwise(ROOT / "data" / "demo_pointwise.csv")
     cells = pointwise_tie_structure(demo.frame)
     shown = [df.value for df in at.dataframe if "tie probability" in df.value.columns]
@@ -113,9 +98,7 @@ def test_page_pointwise_demo_then_bad_then_good_upload(page):
 
 def test_page_without_human_labels_or_ranking():
     """The anchor-only demo has no human labels and no human ranking: the page says so in words."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
-    at.switch_page("app.py").run()
+    at = open_page("app.py", timeout=90)
     anchor_demo = [o for o in at.selectbox(key="demo_choice").options if "anchor" in o][0]
     at.selectbox(key="demo_choice").select(anchor_demo).run()
     at.button(key="load_demo").click().run()
@@ -130,9 +113,7 @@ def test_page_without_human_labels_or_ranking():
 def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     """After the demo's pointwise scores were on screen, an uploaded verdict table gets no
     made-up pointwise scores: the section says none is loaded until the user asks for the demo."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
-    at.switch_page("pages/ties.py").run()
+    at = open_page("pages/ties.py", timeout=90)
     assert any("tie probability" in df.value.columns for df in at.dataframe)  # the demo's
     at.switch_page("app.py").run()
     csv = (

@@ -341,6 +341,7 @@ def _equal_models_counts(rng, n_models: int, n_instructions: int):
     )
 
 
+@pytest.mark.slow  # 400 replications: the family-wise rate needs them (see the tolerance)
 def test_equal_models_are_resolved_at_most_alpha_of_the_time_family_wise():
     # Known truth: six equal models, so five adjacent pairs that are all ties in truth. The
     # leaderboard orders them by the same data, so a one-sided test in the chosen direction
@@ -498,3 +499,18 @@ def test_power_arguments_are_validated_first():
         sign_test_sample_size(0.05, alpha=2)
     with pytest.raises(TypeError):
         sign_test_sample_size(0.05, 0.05)  # options are keyword-only
+
+
+@pytest.mark.parametrize("two_sided", [False, True])
+@pytest.mark.parametrize(
+    "edge,alpha,power", [(0.05, 0.05, 0.8), (0.2, 0.01, 0.95), (0.3, 0.2, 0.3), (0.1, 0.001, 0.99)]
+)
+def test_exact_sample_size_is_the_first_n_of_a_scan_from_one(edge, alpha, power, two_sided):
+    # The search starts above 1 (below a bound no n can reach the power) and scans in blocks; the
+    # exact power saw-tooths in n, so check against the definition: the first n from n = 1 on.
+    from evalcore.power import sign_test_power
+
+    got = sign_test_sample_size(edge, alpha=alpha, power=power, two_sided=two_sided, method="exact")
+    n = np.arange(1, got + 1)
+    reached = np.asarray(sign_test_power(edge, n, alpha=alpha, two_sided=two_sided, method="exact")) >= power
+    assert reached[-1] and not reached[:-1].any()

@@ -5,26 +5,21 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pandas as pd
+import pytest
 
 from evalcore import summary_presentation as show
-from evalcore.store import VerdictStore
 from evalcore.text import code_span
 from evalcore.workspace import SavedDataset
 
 HOSTILE = "[x](https://evil.example)"
 
 
-def _summary():
-    from evalcore.io import read_verdicts
-    from tests.conftest import ROOT
-
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    return store.summary()
+@pytest.fixture(scope="module")
+def summary(demo_store):
+    return demo_store.summary()
 
 
-def test_design_markdown_lists_judges_as_code_and_counts_pairs():
-    summary = _summary()
+def test_design_markdown_lists_judges_as_code_and_counts_pairs(summary):
     text = show.design_markdown(summary)
     assert text.startswith("- **Design:** all pairs")
     assert f"({summary.pairs_judged} of {summary.pairs_possible} model pairs judged)" in text
@@ -32,8 +27,7 @@ def test_design_markdown_lists_judges_as_code_and_counts_pairs():
         assert judge in text
 
 
-def test_no_verdict_table_has_human_columns_and_percentages():
-    summary = _summary()
+def test_no_verdict_table_has_human_columns_and_percentages(summary):
     table = show.no_verdict_table(summary)
     assert list(table.columns) == ["Judge", "Calls", "No verdict", "No-verdict rate"]
     nv = summary.no_verdict
@@ -88,10 +82,19 @@ def test_saved_table_renames_every_column():
     assert all(c[0].isupper() for c in show.saved_table(frame).columns)
 
 
-def test_overview_sentence_and_file_stem():
-    summary = _summary()
+def test_overview_sentence_and_file_stem(summary):
     text = show.overview_sentence(summary, HOSTILE)
     assert f"{len(summary.models)} models, {summary.instructions:,} instructions" in text
     assert "](https" not in text.replace("\\](", "")
     assert show.file_stem("a b", "[x](y)") == "a_b_x_y"
     assert show.file_stem("***") == "data"
+
+
+def test_workspace_note_save_name_and_listed_version():
+    note = show.workspace_note("/tmp/a*b`c.duckdb")
+    assert "`` /tmp/a*b`c.duckdb ``" in note and "?dataset=<name>" in note
+    assert show.default_save_name(None, None) == "data"
+    assert show.default_save_name(None, "my.runs.csv") == "my"
+    assert show.default_save_name("kept", "other.csv") == "kept"
+    listed = pd.DataFrame({"name": ["a", "b"], "version": [3, 7]})
+    assert show.listed_version(listed, "b") == 7

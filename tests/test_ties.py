@@ -41,8 +41,8 @@ from evalcore.ties import (
     verdict_tie_structure,
     within_instruction,
 )
+from tests.conftest import ROOT
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 SIGMA = 1.0 / (1.0 + np.exp(-np.asarray(LEVELS, dtype=float)))  # σ(v) per level
 
 

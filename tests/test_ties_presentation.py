@@ -200,3 +200,13 @@ def test_explanations_cite_methods_not_internal_documents():
         for internal in ("seed 0", "DEFINITIONS", "§", ".md", "App. D"):
             assert internal not in text, (internal, text[:60])
     assert '"The Format is the Filter" (2025)' in show.EXPLAIN["stats"]
+
+
+def test_page_sentences_quote_names_and_escape_the_demo_file():
+    assert show.no_calls_sentence("[j](x)").startswith("Judge [j](x) has no verdicts")
+    # a problem sentence that already ends in a full stop gets one, not two
+    assert show.nothing_to_analyse("no scores.") == "Nothing to analyse in this table: no scores."
+    assert show.nothing_to_analyse("no scores") == "Nothing to analyse in this table: no scores."
+    note = show.pointwise_demo_note("a`b*.csv")
+    assert "`` a`b*.csv ``" in note and "**simulated**" in note
+    assert "csv" in show.POINTWISE_TYPES and "CSV" in show.POINTWISE_UPLOAD

@@ -24,8 +24,7 @@ from evalcore.workspace import (
     check_name,
     default_path,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import ROOT
 
 
 def _sim(seed: int, names: tuple[str, ...] | None = None, n_instructions: int = 12):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import logging
+import threading
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ import streamlit as st
 
 from evalcore import limits, text
 from evalcore.errors import EvalcoreError
+from evalcore.io import LoadedTable
 from evalcore.schema import VerdictFormatError
 from evalcore.store import VerdictStore
 from evalcore.workspace import UnknownDataset, Workspace, WorkspaceError
@@ -73,10 +75,7 @@ def session_store() -> VerdictStore:
     taking memory from every other session.
     """
     store = VerdictStore()
-    try:
-        store.con.execute(f"SET memory_limit = '{limits.budget_bytes() // 2**20}MB'")
-    except Exception:  # noqa: BLE001 - an older DuckDB without the setting still works
-        pass
+    store.limit_memory(limits.budget_bytes())
     return store
 
 
@@ -97,9 +96,24 @@ def state() -> dict:
     return ss["vl"]
 
 
+#: One copy of a demo at a time: the demo's DuckDB connection is shared by every session.
+_DEMO_LOCK = threading.Lock()
+
+
+@st.cache_resource(show_spinner=False, max_entries=len(DEMO_DATASETS))
+def _demo_table(label: str) -> LoadedTable:
+    """A bundled demo read and validated once per server process (in its own store); each
+    session copies its rows (about five times faster than reading and checking the file again)."""
+    return VerdictStore().load_file(DEMO_DATASETS[label][0])
+
+
 def load_demo(label: str = DEFAULT_DEMO) -> None:
     path, ranking = DEMO_DATASETS[label]
-    table = session_store().load_file(path)  # straight into this session's store, no second copy
+    demo = _demo_table(label)
+    store = session_store()
+    with _DEMO_LOCK:
+        store.load(demo)
+    table = LoadedTable(file=demo.file, format=demo.format, report=demo.report, store=store)
     human = None
     if ranking is not None:
         from evalcore.io import read_human_ranking
@@ -144,6 +158,49 @@ def load_saved(name: str) -> None:
     loaded = ws.load(name)
     install(loaded.table, saved=name, human_ranking=loaded.human_ranking)
     state()["saved_version"] = version
+
+
+def read_into_session(name: str, load: Callable[[], Any]) -> bool:
+    """Read a file with ``load`` into this session's store. A failure is kept in words in the
+    session (shown by the Data page; the data loaded before stays) and gives False."""
+    from evalcore.summary_presentation import unreadable
+
+    try:
+        with st.spinner(f"Reading {md(name)}…"):
+            install(load())
+        return True
+    except (VerdictFormatError, EvalcoreError) as exc:
+        state()["error"] = str(exc)
+    except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
+        state()["error"] = unreadable(name, exc)
+    return False
+
+
+def save_loaded(name: str, *, replace: bool) -> Any:
+    """Save the loaded data in the workspace as ``name`` and put it in the link; raises
+    WorkspaceError. Replacing the dataset this session loaded is refused when another session
+    changed it since (the version this session loaded is the expected one)."""
+    s = state()
+    expected = s.get("saved_version") if name == s.get("saved") else None
+    saved = workspace().save(
+        name,
+        session_store().frame(),
+        file=s.get("source"),
+        format=s.get("format"),
+        human_ranking=s.get("human_ranking"),
+        replace=replace,
+        expected_version=expected,
+    )
+    s["saved"], s["saved_version"] = saved.name, saved.version
+    set_url_param("dataset", saved.name)
+    return saved
+
+
+def delete_saved(name: str) -> None:
+    """Delete a saved dataset (every version); the loaded data stays, no longer saved."""
+    workspace().delete(name)
+    if state().get("saved") == name:
+        state()["saved"] = None
 
 
 def dataset_key() -> str | None:
@@ -317,6 +374,16 @@ def require_data() -> VerdictStore:
     return store
 
 
+def forget_on_new_data(*keys: str) -> None:
+    """Drop these widgets' values when another dataset is loaded, so that defaults that depend on
+    the data (an anchor, a comparison) apply again instead of a stale choice."""
+    marker, version = "data_version:" + ",".join(keys), state()["version"]
+    if st.session_state.get(marker) != version:
+        for key in keys:
+            st.session_state.pop(key, None)
+        st.session_state[marker] = version
+
+
 def memo(key: tuple, compute: Callable[[], T]) -> T:
     """Compute once per dataset version and key; results live in this session only."""
     s = state()
@@ -371,6 +438,32 @@ def category_picker(store: VerdictStore, *, key: str = "category") -> str | None
     st.session_state["vl_category"] = value
     set_url_param("category", value)
     return value
+
+
+def selection(store: VerdictStore, *, key: str, columns: Any = None) -> tuple[str, str | None]:
+    """The judge and category pickers side by side (widget keys ``<key>_judge`` and
+    ``<key>_category``), in ``columns`` if given, else in two new columns."""
+    left, right = columns if columns is not None else st.columns(2)
+    with left:
+        judge = judge_picker(store, key=f"{key}_judge")
+    with right:
+        category = category_picker(store, key=f"{key}_category")
+    return judge, category
+
+
+@contextmanager
+def progress_bar(text: str) -> Iterator[Callable[[float, str], None]]:
+    """A progress bar for one long computation: yields the ``progress(fraction, text)`` callback
+    evalcore's long functions take, and removes the bar when the block ends (also on an error)."""
+    bar = st.progress(0.0, text=text)
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(1.0, max(0.0, float(fraction))), text=md(message))
+
+    try:
+        yield progress
+    finally:
+        bar.empty()
 
 
 def demo_banner() -> None:

@@ -1,6 +1,7 @@
 """What a calibration counts: units, the candidate's outcomes and the labelled confusion matrix.
 
-Everything is aggregated in DuckDB (names reach SQL only as bound parameters); Python receives
+Everything is aggregated in DuckDB by the store (:meth:`VerdictStore.calibration_patterns`;
+names reach SQL only as bound parameters); Python receives
 one row per distinct *instruction pattern* (an instruction's judged outcomes and its labelled
 confusion matrix) with how many instructions share it. Totals are multiplicity-weighted sums, and
 the same rows give intervals clustered by instruction (a candidate's many opponents on one
@@ -22,29 +23,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import duckdb
 import numpy as np
 import pandas as pd
 
-from evalcore._sql import one_row
 from evalcore.errors import UsageError
+from evalcore.store_queries import PATTERN_COLUMNS
 
-#: Columns of a pattern row: judged wins, ties, losses; then the labelled confusion matrix with
-#: the human label (win, tie, loss) as rows and the judge's verdict (win, tie, loss) as columns.
-PATTERN_COLUMNS: tuple[str, ...] = (
-    "w",
-    "t",
-    "l",
-    "hw_vw",
-    "hw_vt",
-    "hw_vl",
-    "ht_vw",
-    "ht_vt",
-    "ht_vl",
-    "hl_vw",
-    "hl_vt",
-    "hl_vl",
-)
 #: Both orders must cover at least this share of the selection's pairs for the both-orders
 #: verdict to be the default unit.
 BOTH_ORDERS_DEFAULT_SHARE = 0.5
@@ -156,101 +140,14 @@ class CalibrationCounts:
         return int(c[2, 2]), int(c[2].sum()), int(c[:2, :2].sum()), int(c[:2].sum())
 
 
-# -- SQL (TODO(store): move these queries into VerdictStore) ----------------------------------------
-_FILTERS = """verdict IS NOT NULL AND model_a <> model_b
-      AND ($judge IS NULL OR judge = $judge)
-      AND ($candidate IS NULL OR model_a = $candidate OR model_b = $candidate)
-      AND ($baseline IS NULL OR model_a = $baseline OR model_b = $baseline)"""
-
-_PER_CALL_CTE = f"""
-WITH units AS (
-    SELECT instruction_id, category,
-           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN verdict ELSE -verdict END) AS v,
-           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN human ELSE -human END) AS h
-    FROM verdicts WHERE {_FILTERS}
-)
-"""
-
-_BOTH_ORDERS_CTE = f"""
-WITH oriented AS (
-    SELECT instruction_id,
-           CASE WHEN model_a = $candidate THEN model_b ELSE model_a END AS opponent,
-           model_a = $candidate AS candidate_first,
-           sign(CASE WHEN model_a = $candidate THEN verdict ELSE -verdict END) AS v,
-           sign(CASE WHEN model_a = $candidate THEN human ELSE -human END) AS h,
-           category
-    FROM verdicts WHERE {_FILTERS}
-), pairs AS (
-    SELECT instruction_id, opponent, any_value(category) AS category,
-           count(*) FILTER (WHERE candidate_first) AS n_first,
-           count(*) FILTER (WHERE NOT candidate_first) AS n_second,
-           max(v) FILTER (WHERE candidate_first) AS v_first,
-           max(v) FILTER (WHERE NOT candidate_first) AS v_second,
-           count(h) AS n_h, sum(h) AS h_sum
-    FROM oriented GROUP BY instruction_id, opponent
-), units AS (
-    SELECT instruction_id, category, CASE WHEN v_first = v_second THEN v_first ELSE 0 END AS v,
-           CASE WHEN n_h = 0 THEN NULL ELSE sign(h_sum) END AS h
-    FROM pairs WHERE n_first = 1 AND n_second = 1
-)
-"""
-
-_TARGET = "($category IS NULL OR category = $category)"
-_LABELLED = "(h IS NOT NULL AND ($labelled IS NULL OR category = $labelled))"
-_CELLS = ", ".join(
-    f"count(*) FILTER (WHERE {_LABELLED} AND h = {hv} AND v = {vv}) AS h{hn}_v{vn}"
-    for hn, hv in (("w", 1), ("t", 0), ("l", -1))
-    for vn, vv in (("w", 1), ("t", 0), ("l", -1))
-)
-_PATTERNS_SQL = f"""
-, per_instruction AS (
-    SELECT instruction_id,
-           count(*) FILTER (WHERE {_TARGET} AND v > 0) AS w,
-           count(*) FILTER (WHERE {_TARGET} AND v = 0) AS t,
-           count(*) FILTER (WHERE {_TARGET} AND v < 0) AS l,
-           {_CELLS}
-    FROM units GROUP BY instruction_id
-)
-SELECT {", ".join(PATTERN_COLUMNS)}, count(*) AS multiplicity FROM per_instruction
-WHERE {" + ".join(PATTERN_COLUMNS)} > 0
-GROUP BY ALL ORDER BY ALL
-"""
-_CATEGORIES_SQL = f"""
-SELECT category, count(*) FILTER (WHERE {_TARGET}) AS judged,
-       count(*) FILTER (WHERE {_LABELLED}) AS labelled
-FROM units GROUP BY category
-"""
-_UNPAIRED_SQL = f"""
-SELECT coalesce(sum(n_first + n_second), 0) FROM pairs
-WHERE NOT (n_first = 1 AND n_second = 1) AND {_TARGET}
-"""
-# Share of the selection's (instruction, unordered pair) keys judged in both orders.
-_ORDERS_SQL = f"""
-SELECT count(*) FILTER (WHERE n_ab > 0 AND n_ba > 0), count(*) FROM (
-    SELECT instruction_id, least(model_a, model_b) AS x, greatest(model_a, model_b) AS y,
-           count(*) FILTER (WHERE model_a < model_b) AS n_ab,
-           count(*) FILTER (WHERE model_a > model_b) AS n_ba
-    FROM verdicts WHERE {_FILTERS} AND {_TARGET}
-    GROUP BY ALL)
-"""
-
-
-def _connection(data) -> duckdb.DuckDBPyConnection:
+def _store(data):
+    """The store to count in: the one given, or a private store holding a canonical frame."""
     from evalcore.store import VerdictStore
 
     if isinstance(data, VerdictStore):
-        return data.con.cursor()
+        return data, False
     if isinstance(data, pd.DataFrame):
-        con = duckdb.connect(":memory:")
-        frame = data
-        if "category" not in frame.columns:
-            frame = frame.assign(category=pd.Series(pd.NA, index=frame.index, dtype="string"))
-        if "human" not in frame.columns:
-            frame = frame.assign(human=pd.Series(pd.NA, index=frame.index, dtype="Int8"))
-        if "judge" not in frame.columns:
-            frame = frame.assign(judge="judge")
-        con.register("verdicts", frame)
-        return con
+        return VerdictStore.from_frame(data), True
     raise UsageError("data: calibrate reads a VerdictStore, a canonical verdict frame or CalibrationCounts")
 
 
@@ -306,9 +203,9 @@ def calibration_counts(
             "slot A changes sides between the two orders"
         )
     lab = resolve_slice(category, labelled_category)
-    con = _connection(data)
+    store, private = _store(data)
     try:
-        judges = [r[0] for r in con.execute("SELECT DISTINCT judge FROM verdicts ORDER BY 1").fetchall()]
+        judges = store.judges()
         if judge is None and len(judges) > 1:
             raise UsageError(
                 "judge: the table has several judges ("
@@ -319,54 +216,27 @@ def calibration_counts(
             raise UsageError(
                 f"judge {judge!r} is not in the table; its judges are: " + ", ".join(map(str, judges))
             )
-        models = {
-            r[0]
-            for r in con.execute("SELECT model_a FROM verdicts UNION SELECT model_b FROM verdicts").fetchall()
-        }
+        models = store.models()
         for role, name in (("candidate", candidate), ("baseline", baseline)):
             if name is not None and name not in models:
                 raise UsageError(
                     f"{role} {name!r} is not a model of the table; its models are: "
                     + ", ".join(sorted(map(str, models)))
                 )
-        params = {
-            "judge": judge,
-            "candidate": candidate,
-            "baseline": baseline,
-            "category": category,
-            "labelled": lab,
-        }
-        both, keys = one_row(
-            con.execute(_ORDERS_SQL, {k: params[k] for k in ("judge", "candidate", "baseline", "category")})
-        )
+        selection = {"judge": judge, "candidate": candidate, "baseline": baseline, "category": category}
+        both, keys = store.orders_share(**selection)
         share = float(both / keys) if keys else 0.0
         if both_orders is None:
             both_orders = candidate is not None and share >= BOTH_ORDERS_DEFAULT_SHARE
-        cte = _BOTH_ORDERS_CTE if both_orders else _PER_CALL_CTE
-        rows = con.execute(cte + _PATTERNS_SQL, params).fetchnumpy()
-        cats = con.execute(cte + _CATEGORIES_SQL, params).fetchall()
-        unpaired = (
-            one_row(
-                con.execute(
-                    cte + _UNPAIRED_SQL,
-                    {k: params[k] for k in ("judge", "candidate", "baseline", "category")},
-                )
-            )[0]
-            if both_orders
-            else 0
-        )
+        found = store.calibration_patterns(**selection, labelled=lab, both_orders=bool(both_orders))
     finally:
-        con.close()
-    patterns = (
-        np.stack([np.asarray(rows[c], dtype=np.int64) for c in PATTERN_COLUMNS], axis=1)
-        if len(rows["w"])
-        else np.zeros((0, len(PATTERN_COLUMNS)), dtype=np.int64)
-    )
+        if private:
+            store.close()
     return CalibrationCounts.from_patterns(
-        patterns,
-        np.asarray(rows["multiplicity"], dtype=np.int64),
+        found.patterns,
+        found.multiplicity,
         both_orders=bool(both_orders),
-        unpaired_calls=int(unpaired or 0),
+        unpaired_calls=found.unpaired_calls,
         both_orders_share=share,
-        category_units={c: (int(j), int(n)) for c, j, n in cats},
+        category_units=found.category_units,
     )

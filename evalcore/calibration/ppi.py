@@ -251,7 +251,7 @@ def ppi_ratings(
     ----------
     source : VerdictStore, DataFrame or dict
         The verdict table (a canonical frame is loaded into a private store), or the per-cell
-        arrays of :meth:`evalcore.store.VerdictStore.labelled_cells`.
+        arrays of :meth:`evalcore.store.VerdictStore.score_cells`.
     judge : str, optional
         The judge; required when the table has several.
     category : str, optional
@@ -319,7 +319,7 @@ def _cells(source, *, judge: str | None, category: str | None) -> dict:
         raise UsageError("judge: the table has several judges (" + ", ".join(judges) + "); name one")
     if judge is not None and judge not in judges:
         raise UsageError(f"judge {judge!r} is not in the table; its judges are: " + ", ".join(judges))
-    return source.labelled_cells(judge=judge, category=category)
+    return source.score_cells(judge=judge, category=category)
 
 
 def _ppi_from_cells(

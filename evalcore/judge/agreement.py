@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalcore import store_queries
 from evalcore.errors import UsageError, check_int
 from evalcore.judge._resample import METHOD
 from evalcore.stats.bootstrap import MAX_ROUNDS, percentile_interval, resampled_sums
@@ -58,13 +59,7 @@ _SCORE = np.array([0.0, 0.5, 1.0])  # printed-win-rate credit of a judge loss / 
 
 def labelled_rows(store: VerdictStore, judge: str | None, *, category: str | None = None) -> pd.DataFrame:
     """The judge's rows that carry a human label (with or without a verdict), from DuckDB."""
-    return store.con.execute(
-        """SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
-           WHERE human IS NOT NULL AND model_a <> model_b
-             AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)
-           ORDER BY "row" """,
-        [judge, judge, category, category],
-    ).df()
+    return store.query(store_queries.labelled_rows, judge=judge, category=category)
 
 
 def _classes(values: np.ndarray) -> np.ndarray:

@@ -22,11 +22,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evalcore._sql import one_row
+from evalcore import store_queries
 from evalcore.errors import check_int
 from evalcore.store import VerdictStore
-
-_FILTER = "(? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
 
 
 @dataclass(frozen=True)
@@ -87,38 +85,12 @@ def coverage(
     0.5
     """
     length_bins = check_int("length_bins", length_bins, low=1)
-    params = [judge, judge, category, category]
-    calls, missing = one_row(
-        store.con.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE verdict IS NULL) FROM verdicts WHERE {_FILTER}", params
-        )
+    calls, missing, by_model, by_length = store.query(
+        store_queries.coverage_counts, judge=judge, category=category, length_bins=length_bins
     )
-    by_model = store.con.execute(
-        f"""
-        WITH rows AS (SELECT model_a, model_b, verdict FROM verdicts WHERE {_FILTER}),
-        long AS (SELECT model_a AS model, verdict FROM rows
-                 UNION ALL SELECT model_b, verdict FROM rows WHERE model_a <> model_b)
-        SELECT model, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
-        FROM long GROUP BY model ORDER BY model
-        """,
-        params,
-    ).df()
-    by_length = store.con.execute(
-        f"""
-        WITH rows AS (
-            SELECT verdict, length_a + length_b AS length FROM verdicts
-            WHERE {_FILTER} AND length_a IS NOT NULL AND length_b IS NOT NULL
-              AND NOT isnan(length_a) AND NOT isnan(length_b)),
-        binned AS (SELECT *, ntile(?) OVER (ORDER BY length) AS length_bin FROM rows)
-        SELECT length_bin, min(length) AS length_min, max(length) AS length_max,
-               count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
-        FROM binned GROUP BY length_bin ORDER BY length_bin
-        """,
-        params + [int(length_bins)],
-    ).df()
     for frame in (by_model, by_length):
         frame["no_verdict_rate"] = frame["no_verdict"] / frame["calls"].where(frame["calls"] > 0)
-    return Coverage(calls=int(calls), no_verdict=int(missing), by_model=by_model, by_length=by_length)
+    return Coverage(calls=calls, no_verdict=missing, by_model=by_model, by_length=by_length)
 
 
 @dataclass(frozen=True)
@@ -142,13 +114,7 @@ def self_comparison(store: VerdictStore, judge: str | None, *, category: str | N
     Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS
     Datasets and Benchmarks.
     """
-    calls, ties, mean = one_row(
-        store.con.execute(
-            f"""SELECT count(verdict), count(*) FILTER (WHERE verdict = 0), avg(verdict)
-            FROM verdicts WHERE model_a = model_b AND {_FILTER}""",
-            [judge, judge, category, category],
-        )
-    )
+    calls, ties, mean = store.query(store_queries.self_comparison_counts, judge=judge, category=category)
     return SelfComparison(
         calls=int(calls), ties=int(ties), mean_verdict=float(mean) if mean is not None else float("nan")
     )

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from evalcore import store_queries
 from evalcore.errors import UsageError
 from evalcore.ranking.bradley_terry import (
     ELO_SCALE,
@@ -46,11 +47,6 @@ from evalcore.store import VerdictStore
 
 #: How γ's interval is made.
 WALD_METHOD = "Wald 95% with a cluster-robust (by instruction) standard error"
-_FILTER = "(? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
-_USABLE = (
-    "verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND length_b > 0 "
-    "AND NOT isnan(length_a) AND NOT isnan(length_b)"
-)
 
 
 def length_preference_curve(
@@ -104,20 +100,9 @@ def length_preference_curve(
             f"bin_width and max_ratio_log2 must be positive; got {bin_width!r} and {max_ratio_log2!r}."
         )
     n_bins = int(np.ceil(max_ratio_log2 / bin_width))
-    frame = store.con.execute(
-        f"""
-        WITH rows AS (
-            SELECT log2(length_a / length_b) AS x,
-                   CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS s
-            FROM verdicts WHERE {_USABLE} AND {_FILTER}),
-        longer AS (SELECT abs(x) AS x, CASE WHEN x > 0 THEN s ELSE 1.0 - s END AS s
-                   FROM rows WHERE x <> 0)
-        SELECT least(floor(x / ?), ?)::INTEGER AS bin, count(*) AS calls, avg(x) AS x_mean,
-               avg(s) AS longer_score
-        FROM longer GROUP BY bin ORDER BY bin
-        """,
-        [judge, judge, category, category, float(bin_width), n_bins - 1],
-    ).df()
+    frame = store.query(
+        store_queries.length_ratio_bins, judge=judge, category=category, bin_width=bin_width, n_bins=n_bins
+    )
     frame["bin_low"] = frame["bin"] * bin_width
     frame["bin_high"] = np.where(frame["bin"] >= n_bins - 1, np.inf, (frame["bin"] + 1) * bin_width)
     frame["ratio_mid"] = np.power(2.0, frame["x_mean"])
@@ -125,20 +110,6 @@ def length_preference_curve(
     low, high = wilson_interval(frame["longer_score"].to_numpy() * calls, calls)
     frame["ci_low"], frame["ci_high"] = low, high
     return frame[["bin_low", "bin_high", "ratio_mid", "calls", "longer_score", "ci_low", "ci_high"]]
-
-
-def _aggregate(store: VerdictStore, judge: str | None, category: str | None) -> pd.DataFrame:
-    return store.con.execute(
-        f"""
-        SELECT instruction_id, model_a, model_b,
-               CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS y,
-               round((length_a - length_b) / (length_a + length_b), 3) AS z,
-               count(*)::DOUBLE AS n
-        FROM verdicts WHERE {_USABLE} AND {_FILTER}
-        GROUP BY ALL
-        """,
-        [judge, judge, category, category],
-    ).df()
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -269,7 +240,7 @@ def length_controlled_ranking(
     >>> bool(lc.gamma.low > 0)  # the length effect is detected
     True
     """
-    agg = _aggregate(store, judge, category)
+    agg = store.query(store_queries.length_cells, judge=judge, category=category)
     if agg.empty:
         raise UsageError(
             "No call has both response lengths (length_a, length_b): length "
@@ -309,18 +280,7 @@ def length_controlled_ranking(
     )
     if not ok:
         notes.append("The length-controlled fit did not fully converge; treat it with care.")
-    lengths = (
-        store.con.execute(
-            f"""WITH rows AS (SELECT model_a, model_b, length_a, length_b FROM verdicts
-                          WHERE {_USABLE} AND {_FILTER}),
-            long AS (SELECT model_a AS model, length_a AS length FROM rows
-                     UNION ALL SELECT model_b, length_b FROM rows)
-            SELECT model, avg(length) AS mean_length FROM long GROUP BY model""",
-            [judge, judge, category, category],
-        )
-        .df()
-        .set_index("model")["mean_length"]
-    )
+    lengths = store.query(store_queries.mean_lengths, judge=judge, category=category)
     rank = ranks_descending(theta_plain)
     rank_lc = ranks_descending(theta_lc)
     table = (

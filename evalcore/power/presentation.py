@@ -40,6 +40,33 @@ HELP = {
     ),
 }
 
+#: The page's settings: label, range, default and help of each input (the page adds the key).
+INPUTS: dict[str, dict] = {
+    "alpha": {"label": "α (significance level)", "min_value": 0.001, "max_value": 0.5, "value": 0.05,
+              "step": 0.01, "format": "%.3f"},
+    "power": {"label": "Power", "min_value": 0.5, "max_value": 0.99, "value": 0.80, "step": 0.05,
+              "format": "%.2f"},
+    "informativeness": {"label": "I (0–1)", "min_value": 0.01, "max_value": 1.0, "value": 0.45,
+                        "step": 0.01, "format": "%.3f",
+                        "help": "0.45 is o3's informativeness in the paper; 0.54 the mean."},
+    "window": {"label": "Edge window from", "min_value": 0.0, "max_value": 0.49, "value": 0.05,
+               "step": 0.01, "format": "%.2f",
+               "help": "Distributions with edge in [from, from + 1%), as in the paper."},
+    "largest": {"label": "Largest N", "min_value": 50, "max_value": 20000, "value": 2000, "step": 250},
+    "seed": {"label": "Random seed", "min_value": 0, "value": 0, "step": 1},
+}  # fmt: skip
+
+TOO_FEW_MODELS = (
+    "This selection has verdicts for fewer than two models, so there is nothing to compare. "
+    "Choose another judge or category."
+)
+
+#: The choices of the page's radio buttons: the first starts the "from the data" branch etc.
+INFO_SOURCES = ("From the loaded data, for the anchor", "Type it in")
+WILCOXON_MODES = ("Every pair whose edge is in a window (as the paper)", "One model pair")
+COMPARE_MODES = ("Against the anchor", "Head-to-head")
+ALL_ANCHORS = "All anchors"
+SIMULATION_CHOICES = (500, 1000, 2000, 5000, 10000)
 DISTRIBUTIONS_NOTE = (
     "Each row is oriented so that model A is the one with the edge; edge = "
     "P(d > 0 | d ≠ 0) − 50%; informativeness = share of instructions with d ≠ 0."

@@ -165,23 +165,60 @@ def sign_test_sample_size(
     normal_n = max(normal_n, 1)
     if method == "normal":
         return normal_n
-    upper = 2 * normal_n + 200
+    # The exact power saw-tooths in n, so the smallest n must be searched, but not from 1: no n
+    # below `start` can reach the power (see _exact_power_bound), and above it n is scanned in
+    # blocks, so the answer is the same as a scan from n = 1 at a small part of the cost.
+    start = _first_possible_n(p, alpha, power, two_sided, normal_n)
+    block = max(256, normal_n // 8)
     while True:
         from evalcore.limits import check_bytes  # scipy's binomial works on ~16 float64 arrays of n
 
         check_bytes(
             f"the exact sign test's sample size for an edge of {edge:.3%}",
-            128.0 * upper,
+            128.0 * block,
             advice="Use the normal approximation (without --exact) or a larger edge; "
             "for an edge this small the two agree to a fraction of a percent.",
         )
-        n = np.arange(1, upper + 1)
+        n = np.arange(start, start + block)
         reached = np.asarray(
             sign_test_power(edge, n, alpha=alpha, two_sided=two_sided, method="exact") >= power
         )  # n is an array
         if reached.any():
             return int(n[np.argmax(reached)])
-        upper *= 2
+        start += block
+        block *= 2
+
+
+def _exact_power_bound(n: int, p: float, alpha: float, two_sided: bool) -> float:
+    """An upper bound on the exact sign test's power at ``n`` that never decreases with n.
+
+    The randomised one-sided binomial test at level a is the most powerful level-a test (Neyman–
+    Pearson), so it bounds the exact one-sided test's power; and its power never decreases with n,
+    because a test may ignore an observation. Two-sided (a = α/2 each tail), the upper tail is
+    bounded so and the lower tail's rejection probability is at most α/2 when p > 1/2.
+    """
+    level = alpha / 2.0 if two_sided else alpha
+    c = int(_exact_critical(np.array([n]), level, False)[0])  # smallest k with P0(X ≥ k) ≤ level
+    tail0 = float(stats.binom.sf(c - 1, n, 0.5)) if c <= n else 0.0
+    mass0 = float(stats.binom.pmf(c - 1, n, 0.5))
+    gamma = min(1.0, (level - tail0) / mass0) if mass0 > 0 else 0.0
+    bound = float(stats.binom.sf(c - 1, n, p)) + gamma * float(stats.binom.pmf(c - 1, n, p))
+    return bound + (level if two_sided else 0.0)
+
+
+def _first_possible_n(p: float, alpha: float, power: float, two_sided: bool, guess: int) -> int:
+    """The smallest n whose :func:`_exact_power_bound` reaches ``power`` (bisection on a
+    non-decreasing function): no smaller n can give the exact test that power."""
+    lo, hi = 1, max(guess, 1)
+    while _exact_power_bound(hi, p, alpha, two_sided) < power:
+        lo, hi = hi + 1, hi * 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _exact_power_bound(mid, p, alpha, two_sided) >= power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def minimum_detectable_edge(

@@ -175,22 +175,6 @@ class LabelledPairs:
         return self.judge.calls
 
 
-# The labelled calls counted per (instruction, ordered pair, judge level, human level), indexed in
-# SQL so Python only receives integer arrays. TODO(store): move into VerdictStore.
-_LABELLED_SQL = """
-WITH f AS (
-    SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
-    WHERE verdict IS NOT NULL AND human IS NOT NULL AND model_a <> model_b
-      AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)),
-mi AS (SELECT m, (row_number() OVER (ORDER BY m) - 1)::INTEGER AS k FROM
-       (SELECT model_a AS m FROM f UNION SELECT model_b FROM f)),
-ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER AS k
-       FROM (SELECT DISTINCT instruction_id FROM f)),
-c AS (SELECT instruction_id, model_a, model_b, verdict, human, count(*)::INTEGER AS n
-      FROM f GROUP BY ALL)
-"""
-
-
 def labelled_counts(store, judge: str | None, *, category: str | None = None) -> LabelledPairs:
     """Count the judge's verdicts and the human labels on the rows that carry both.
 
@@ -209,38 +193,18 @@ def labelled_counts(store, judge: str | None, *, category: str | None = None) ->
     -------
     LabelledPairs
     """
-    params = [judge, judge, category, category]
-    con = store.con.cursor()
-    try:
-        models = tuple(
-            r[0] for r in con.execute(_LABELLED_SQL + "SELECT m FROM mi ORDER BY k", params).fetchall()
-        )
-        names = con.execute(_LABELLED_SQL + "SELECT instruction_id FROM ii ORDER BY k", params).fetchnumpy()[
-            "instruction_id"
-        ]
-        cells = con.execute(
-            _LABELLED_SQL
-            + """
-            SELECT ii.k AS i, ma.k AS a, mb.k AS b, c.verdict::INTEGER AS v, c.human::INTEGER AS h, c.n
-            FROM c JOIN ii USING (instruction_id) JOIN mi ma ON ma.m = c.model_a
-                 JOIN mi mb ON mb.m = c.model_b""",
-            params,
-        ).fetchnumpy()
-    finally:
-        con.close()
-    instructions = tuple(names.tolist())
-    rows = np.arange(len(cells["i"]))
+    cells = store.labelled_cells(judge=judge, category=category)
     out = {}
-    for who, col in (("judge", "v"), ("human", "h")):
-        n = np.zeros((rows.size, N_LEVELS), dtype=np.int64)
-        n[rows, np.asarray(cells[col], dtype=np.int64) - LEVELS[0]] = np.asarray(cells["n"])
+    for who, levels in (("judge", cells.verdict), ("human", cells.human)):
+        n = np.zeros((cells.n.size, N_LEVELS), dtype=np.int64)
+        n[np.arange(cells.n.size), levels - LEVELS[0]] = cells.n
         out[who] = VerdictCounts.from_cells(
-            models=models,
-            instructions=instructions,
+            models=cells.models,
+            instructions=cells.instructions,
             judge=judge if who == "judge" else "human",
-            inst=cells["i"],
-            a=cells["a"],
-            b=cells["b"],
+            inst=cells.inst,
+            a=cells.a,
+            b=cells.b,
             n=n,
         )
     return LabelledPairs(judge=out["judge"], human=out["human"])

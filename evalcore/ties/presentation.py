@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from evalcore.display import Metric, display_frame
-from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
+from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
 from evalcore.ties.pairwise import VerdictTieStructure
 from evalcore.ties.pointwise import pointwise_levels, pointwise_tie_structure
 from evalcore.ties.variance import VarianceShares, variance_shares
@@ -32,6 +32,8 @@ __all__ = [
     "DIAGNOSTICS",
     "EXPLAIN",
     "SCORE_RULE_NAMES",
+    "POINTWISE_TYPES",
+    "POINTWISE_UPLOAD",
     "PointwiseAnalysis",
     "agreement_display",
     "agreement_metrics",
@@ -42,8 +44,11 @@ __all__ = [
     "human_heading",
     "human_sentence",
     "level_metrics",
+    "no_calls_sentence",
+    "nothing_to_analyse",
     "per_instruction_display",
     "pointwise_analysis",
+    "pointwise_demo_note",
     "reference_heading",
     "shares_display",
     "shares_sentence",
@@ -276,6 +281,41 @@ def per_instruction_display(per_instruction: pd.DataFrame) -> pd.DataFrame:
             "somers_d": ("Somers' D", _three),
             "top1": ("top-1", _pct1),
         },
+    )
+
+
+#: The pointwise upload: its label and the file endings it takes.
+POINTWISE_UPLOAD = "Upload a pointwise score table (CSV, CSV.gz, Parquet, JSON Lines)"
+POINTWISE_TYPES = ("csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json")
+
+
+def no_calls_sentence(judge: str) -> str:
+    """Why the pairwise section is empty (plain text: names the judge).
+
+    Examples
+    --------
+    >>> no_calls_sentence("gpt-4")
+    'Judge gpt-4 has no verdicts in this selection: choose another judge or category.'
+    """
+    return f"Judge {judge} has no verdicts in this selection: choose another judge or category."
+
+
+def nothing_to_analyse(problem: str) -> str:
+    """Why a pointwise table gives no diagnostics (plain text: quotes the table)."""
+    return f"Nothing to analyse in this table: {problem.rstrip('.')}."
+
+
+def pointwise_demo_note(file: str) -> str:
+    """The caption under the bundled pointwise demo (Markdown; the file name is escaped).
+
+    Examples
+    --------
+    >>> pointwise_demo_note("demo_pointwise.csv").split(" — ")[0]
+    ':material/science: Bundled demo ` demo_pointwise.csv `'
+    """
+    return (
+        f":material/science: Bundled demo {code_span(file)} — **simulated**: "
+        "three made-up judges (`sim-judge-…`) score made-up responses in three formats."
     )
 
 

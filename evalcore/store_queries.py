@@ -1,0 +1,382 @@
+"""The store's SQL for single analyses: labelled cells (tie structure), calibration patterns, and
+the judge sheet's coverage, self-comparisons, labelled rows and length bins.
+
+Each function takes a DuckDB connection holding the ``verdicts`` table; analyses run them through
+:meth:`evalcore.store.VerdictStore.query` (or the store's named methods) and receive integer
+arrays, tuples and small frames, so no analysis module queries DuckDB. Names (judges, models, categories)
+reach SQL only as bound parameters. The general aggregation every analysis reads
+(:meth:`VerdictStore.counts`) lives in :mod:`evalcore.store` itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from evalcore._sql import one_row
+
+__all__ = [
+    "PATTERN_COLUMNS",
+    "CalibrationPatterns",
+    "LabelledCells",
+    "calibration_patterns",
+    "coverage_counts",
+    "labelled_cells",
+    "labelled_rows",
+    "length_cells",
+    "length_ratio_bins",
+    "mean_lengths",
+    "orders_share",
+    "self_comparison_counts",
+]
+
+# -- labelled cells (evalcore.ties.labelled_counts) -----------------------------------------------
+
+# The labelled calls counted per (instruction, ordered pair, judge level, human level), indexed in
+# SQL so Python only receives integer arrays.
+_LABELLED_SQL = """
+WITH f AS (
+    SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
+    WHERE verdict IS NOT NULL AND human IS NOT NULL AND model_a <> model_b
+      AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)),
+mi AS (SELECT m, (row_number() OVER (ORDER BY m) - 1)::INTEGER AS k FROM
+       (SELECT model_a AS m FROM f UNION SELECT model_b FROM f)),
+ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER AS k
+       FROM (SELECT DISTINCT instruction_id FROM f)),
+c AS (SELECT instruction_id, model_a, model_b, verdict, human, count(*)::INTEGER AS n
+      FROM f GROUP BY ALL)
+"""
+
+
+@dataclass(frozen=True)
+class LabelledCells:
+    """Calls carrying both a verdict and a human label, counted per (instruction, slot-A model,
+    slot-B model, verdict, human label): ``inst``, ``a``, ``b`` index ``instructions`` and
+    ``models`` (sorted); ``verdict`` and ``human`` are levels on −2..+2; ``n`` the calls."""
+
+    models: tuple[str, ...]
+    instructions: tuple[str, ...]
+    inst: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    verdict: np.ndarray
+    human: np.ndarray
+    n: np.ndarray
+
+
+def labelled_cells(
+    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None
+) -> LabelledCells:
+    """The labelled calls of ``judge`` (None: every judge) in ``category`` (None: all rows)."""
+    params = [judge, judge, category, category]
+    models = tuple(
+        r[0] for r in con.execute(_LABELLED_SQL + "SELECT m FROM mi ORDER BY k", params).fetchall()
+    )
+    names = con.execute(_LABELLED_SQL + "SELECT instruction_id FROM ii ORDER BY k", params).fetchnumpy()
+    cells = con.execute(
+        _LABELLED_SQL
+        + """
+        SELECT ii.k AS i, ma.k AS a, mb.k AS b, c.verdict::INTEGER AS v, c.human::INTEGER AS h, c.n
+        FROM c JOIN ii USING (instruction_id) JOIN mi ma ON ma.m = c.model_a
+             JOIN mi mb ON mb.m = c.model_b""",
+        params,
+    ).fetchnumpy()
+
+    def ints(name: str) -> np.ndarray:
+        return np.asarray(cells[name], dtype=np.int64)
+
+    return LabelledCells(
+        models=models,
+        instructions=tuple(names["instruction_id"].tolist()),
+        inst=ints("i"),
+        a=ints("a"),
+        b=ints("b"),
+        verdict=ints("v"),
+        human=ints("h"),
+        n=ints("n"),
+    )
+
+
+# -- calibration patterns (evalcore.calibration.calibration_counts) -------------------------------
+
+#: Columns of a pattern row: judged wins, ties, losses; then the labelled confusion matrix with
+#: the human label (win, tie, loss) as rows and the judge's verdict (win, tie, loss) as columns.
+PATTERN_COLUMNS: tuple[str, ...] = (
+    "w",
+    "t",
+    "l",
+    "hw_vw",
+    "hw_vt",
+    "hw_vl",
+    "ht_vw",
+    "ht_vt",
+    "ht_vl",
+    "hl_vw",
+    "hl_vt",
+    "hl_vl",
+)
+
+_FILTERS = """verdict IS NOT NULL AND model_a <> model_b
+      AND ($judge IS NULL OR judge = $judge)
+      AND ($candidate IS NULL OR model_a = $candidate OR model_b = $candidate)
+      AND ($baseline IS NULL OR model_a = $baseline OR model_b = $baseline)"""
+
+_PER_CALL_CTE = f"""
+WITH units AS (
+    SELECT instruction_id, category,
+           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN verdict ELSE -verdict END) AS v,
+           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN human ELSE -human END) AS h
+    FROM verdicts WHERE {_FILTERS}
+)
+"""
+
+_BOTH_ORDERS_CTE = f"""
+WITH oriented AS (
+    SELECT instruction_id,
+           CASE WHEN model_a = $candidate THEN model_b ELSE model_a END AS opponent,
+           model_a = $candidate AS candidate_first,
+           sign(CASE WHEN model_a = $candidate THEN verdict ELSE -verdict END) AS v,
+           sign(CASE WHEN model_a = $candidate THEN human ELSE -human END) AS h,
+           category
+    FROM verdicts WHERE {_FILTERS}
+), pairs AS (
+    SELECT instruction_id, opponent, any_value(category) AS category,
+           count(*) FILTER (WHERE candidate_first) AS n_first,
+           count(*) FILTER (WHERE NOT candidate_first) AS n_second,
+           max(v) FILTER (WHERE candidate_first) AS v_first,
+           max(v) FILTER (WHERE NOT candidate_first) AS v_second,
+           count(h) AS n_h, sum(h) AS h_sum
+    FROM oriented GROUP BY instruction_id, opponent
+), units AS (
+    SELECT instruction_id, category, CASE WHEN v_first = v_second THEN v_first ELSE 0 END AS v,
+           CASE WHEN n_h = 0 THEN NULL ELSE sign(h_sum) END AS h
+    FROM pairs WHERE n_first = 1 AND n_second = 1
+)
+"""
+
+_TARGET = "($category IS NULL OR category = $category)"
+_LABELLED = "(h IS NOT NULL AND ($labelled IS NULL OR category = $labelled))"
+_CELLS = ", ".join(
+    f"count(*) FILTER (WHERE {_LABELLED} AND h = {hv} AND v = {vv}) AS h{hn}_v{vn}"
+    for hn, hv in (("w", 1), ("t", 0), ("l", -1))
+    for vn, vv in (("w", 1), ("t", 0), ("l", -1))
+)
+_PATTERNS_SQL = f"""
+, per_instruction AS (
+    SELECT instruction_id,
+           count(*) FILTER (WHERE {_TARGET} AND v > 0) AS w,
+           count(*) FILTER (WHERE {_TARGET} AND v = 0) AS t,
+           count(*) FILTER (WHERE {_TARGET} AND v < 0) AS l,
+           {_CELLS}
+    FROM units GROUP BY instruction_id
+)
+SELECT {", ".join(PATTERN_COLUMNS)}, count(*) AS multiplicity FROM per_instruction
+WHERE {" + ".join(PATTERN_COLUMNS)} > 0
+GROUP BY ALL ORDER BY ALL
+"""
+_CATEGORIES_SQL = f"""
+SELECT category, count(*) FILTER (WHERE {_TARGET}) AS judged,
+       count(*) FILTER (WHERE {_LABELLED}) AS labelled
+FROM units GROUP BY category
+"""
+_UNPAIRED_SQL = f"""
+SELECT coalesce(sum(n_first + n_second), 0) FROM pairs
+WHERE NOT (n_first = 1 AND n_second = 1) AND {_TARGET}
+"""
+# Share of the selection's (instruction, unordered pair) keys judged in both orders.
+_ORDERS_SQL = f"""
+SELECT count(*) FILTER (WHERE n_ab > 0 AND n_ba > 0), count(*) FROM (
+    SELECT instruction_id, least(model_a, model_b) AS x, greatest(model_a, model_b) AS y,
+           count(*) FILTER (WHERE model_a < model_b) AS n_ab,
+           count(*) FILTER (WHERE model_a > model_b) AS n_ba
+    FROM verdicts WHERE {_FILTERS} AND {_TARGET}
+    GROUP BY ALL)
+"""
+
+
+@dataclass(frozen=True)
+class CalibrationPatterns:
+    """One row per distinct instruction pattern (columns :data:`PATTERN_COLUMNS`) with how many
+    instructions share it; ``category_units``: category → (judged units in the corrected slice,
+    labelled units in the labelled slice); ``unpaired_calls``: calls of pairs not judged exactly
+    once in each order (both-orders units only)."""
+
+    patterns: np.ndarray
+    multiplicity: np.ndarray
+    category_units: dict
+    unpaired_calls: int
+
+
+def orders_share(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    judge: str | None,
+    candidate: str | None,
+    baseline: str | None,
+    category: str | None,
+) -> tuple[int, int]:
+    """(instruction, unordered pair) keys of the selection judged in both orders, and all keys."""
+    params = {"judge": judge, "candidate": candidate, "baseline": baseline, "category": category}
+    both, keys = one_row(con.execute(_ORDERS_SQL, params))
+    return int(both), int(keys)
+
+
+def calibration_patterns(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    judge: str | None,
+    candidate: str | None,
+    baseline: str | None,
+    category: str | None,
+    labelled: str | None,
+    both_orders: bool,
+) -> CalibrationPatterns:
+    """The candidate's judged and labelled outcomes per instruction pattern (see
+    :func:`evalcore.calibration.calibration_counts` for the units)."""
+    params = {"judge": judge, "candidate": candidate, "baseline": baseline, "category": category}
+    cte = _BOTH_ORDERS_CTE if both_orders else _PER_CALL_CTE
+    rows = con.execute(cte + _PATTERNS_SQL, {**params, "labelled": labelled}).fetchnumpy()
+    cats = con.execute(cte + _CATEGORIES_SQL, {**params, "labelled": labelled}).fetchall()
+    unpaired = int(one_row(con.execute(cte + _UNPAIRED_SQL, params))[0] or 0) if both_orders else 0
+    patterns = (
+        np.stack([np.asarray(rows[c], dtype=np.int64) for c in PATTERN_COLUMNS], axis=1)
+        if len(rows["w"])
+        else np.zeros((0, len(PATTERN_COLUMNS)), dtype=np.int64)
+    )
+    return CalibrationPatterns(
+        patterns=patterns,
+        multiplicity=np.asarray(rows["multiplicity"], dtype=np.int64),
+        category_units={c: (int(j), int(n)) for c, j, n in cats},
+        unpaired_calls=unpaired,
+    )
+
+
+# -- the judge's sheet (evalcore.judge: coverage, self-comparison, agreement, length) ------------
+
+_JUDGE_CATEGORY = "(? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
+# Rows whose verdict and both lengths are usable for the length analyses.
+_LENGTHS_USABLE = (
+    "verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND length_b > 0 "
+    "AND NOT isnan(length_a) AND NOT isnan(length_b)"
+)
+
+
+def coverage_counts(
+    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None, length_bins: int
+) -> tuple[int, int, pd.DataFrame, pd.DataFrame]:
+    """Calls and calls without a verdict: in total, per model (a self-comparison counts once)
+    and per bin of the summed length (``length_bins`` bins of equal size, by rank)."""
+    params = [judge, judge, category, category]
+    calls, missing = one_row(
+        con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE verdict IS NULL) FROM verdicts WHERE {_JUDGE_CATEGORY}",
+            params,
+        )
+    )
+    by_model = con.execute(
+        f"""
+        WITH rows AS (SELECT model_a, model_b, verdict FROM verdicts WHERE {_JUDGE_CATEGORY}),
+        long AS (SELECT model_a AS model, verdict FROM rows
+                 UNION ALL SELECT model_b, verdict FROM rows WHERE model_a <> model_b)
+        SELECT model, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
+        FROM long GROUP BY model ORDER BY model
+        """,
+        params,
+    ).df()
+    by_length = con.execute(
+        f"""
+        WITH rows AS (
+            SELECT verdict, length_a + length_b AS length FROM verdicts
+            WHERE {_JUDGE_CATEGORY} AND length_a IS NOT NULL AND length_b IS NOT NULL
+              AND NOT isnan(length_a) AND NOT isnan(length_b)),
+        binned AS (SELECT *, ntile(?) OVER (ORDER BY length) AS length_bin FROM rows)
+        SELECT length_bin, min(length) AS length_min, max(length) AS length_max,
+               count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
+        FROM binned GROUP BY length_bin ORDER BY length_bin
+        """,
+        params + [int(length_bins)],
+    ).df()
+    return int(calls), int(missing), by_model, by_length
+
+
+def self_comparison_counts(
+    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None
+) -> tuple[int, int, float | None]:
+    """Calls of a model against itself: with a verdict, ties, and the mean verdict (None: none)."""
+    calls, ties, mean = one_row(
+        con.execute(
+            f"""SELECT count(verdict), count(*) FILTER (WHERE verdict = 0), avg(verdict)
+            FROM verdicts WHERE model_a = model_b AND {_JUDGE_CATEGORY}""",
+            [judge, judge, category, category],
+        )
+    )
+    return int(calls), int(ties), (float(mean) if mean is not None else None)
+
+
+def labelled_rows(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
+    """The judge's rows that carry a human label (with or without a verdict), in file order."""
+    return con.execute(
+        f"""SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
+           WHERE human IS NOT NULL AND model_a <> model_b AND {_JUDGE_CATEGORY}
+           ORDER BY "row" """,
+        [judge, judge, category, category],
+    ).df()
+
+
+def length_ratio_bins(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    judge: str | None,
+    category: str | None,
+    bin_width: float,
+    n_bins: int,
+) -> pd.DataFrame:
+    """The longer answer's score (win 1, tie ½, loss 0) per bin of |log2(length ratio)| of width
+    ``bin_width`` (the last of ``n_bins`` bins open-ended): ``bin``, ``calls``, ``x_mean``,
+    ``longer_score``. Calls with equal lengths say nothing about length and are left out."""
+    return con.execute(
+        f"""
+        WITH rows AS (
+            SELECT log2(length_a / length_b) AS x,
+                   CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS s
+            FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
+        longer AS (SELECT abs(x) AS x, CASE WHEN x > 0 THEN s ELSE 1.0 - s END AS s
+                   FROM rows WHERE x <> 0)
+        SELECT least(floor(x / ?), ?)::INTEGER AS bin, count(*) AS calls, avg(x) AS x_mean,
+               avg(s) AS longer_score
+        FROM longer GROUP BY bin ORDER BY bin
+        """,
+        [judge, judge, category, category, float(bin_width), int(n_bins) - 1],
+    ).df()
+
+
+def length_cells(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
+    """Calls with usable lengths grouped by (instruction, slot-A model, slot-B model, slot A's
+    score y (win 1, tie ½, loss 0), relative length difference z rounded to 0.001): ``n`` calls."""
+    return con.execute(
+        f"""
+        SELECT instruction_id, model_a, model_b,
+               CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS y,
+               round((length_a - length_b) / (length_a + length_b), 3) AS z,
+               count(*)::DOUBLE AS n
+        FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}
+        GROUP BY ALL
+        """,
+        [judge, judge, category, category],
+    ).df()
+
+
+def mean_lengths(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.Series:
+    """Each model's mean answer length over the calls with usable lengths (indexed by model)."""
+    frame = con.execute(
+        f"""WITH rows AS (SELECT model_a, model_b, length_a, length_b FROM verdicts
+                      WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
+        long AS (SELECT model_a AS model, length_a AS length FROM rows
+                 UNION ALL SELECT model_b, length_b FROM rows)
+        SELECT model, avg(length) AS mean_length FROM long GROUP BY model""",
+        [judge, judge, category, category],
+    ).df()
+    return frame.set_index("model")["mean_length"]
