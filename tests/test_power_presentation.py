@@ -94,3 +94,13 @@ def test_distributions_view_and_empty_selection_sentences():
     pair, _, label = pv.one_pair(dists, "A", "B", "X")
     assert len(pair) == 1 and pv.empty_selection_sentence(dists, pair, label, window=False) is None
     assert pv.difference_title(pair, "X").startswith("Distribution of d: A − B")
+
+
+def test_settings_start_inside_their_ranges_and_name_the_paper_defaults():
+    for name, spec in pv.INPUTS.items():
+        low, high = spec["min_value"], spec.get("max_value", float("inf"))
+        assert low <= spec["value"] <= high, name
+    # the paper's design: one-sided α = 0.05, power 0.8, o3's informativeness 0.45
+    assert (pv.INPUTS["alpha"]["value"], pv.INPUTS["power"]["value"]) == (0.05, 0.80)
+    assert pv.INPUTS["informativeness"]["value"] == 0.45
+    assert 2000 in pv.SIMULATION_CHOICES and len(set(pv.COMPARE_MODES)) == 2
