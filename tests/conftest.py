@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
 from evalcore.store import VerdictStore
@@ -19,6 +20,13 @@ SHARED = ROOT.parent / "shared"
 os.environ.setdefault(
     "VERDICTLAB_WORKSPACE", str(Path(tempfile.mkdtemp(prefix="verdictlab-tests-")) / "verdictlab.duckdb")
 )
+
+
+# Hypothesis keeps found examples and a cache in ./.hypothesis by default: tests never write into
+# the checkout, so its storage goes to the temporary folder and the example database is off.
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", tempfile.mkdtemp(prefix="verdictlab-hypothesis-"))
+settings.register_profile("verdictlab", database=None)
+settings.load_profile("verdictlab")
 
 
 def shared_path(*parts: str) -> Path:
