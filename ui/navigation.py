@@ -1,0 +1,108 @@
+"""The product's navigation and the wrapper every page runs in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from ui.messages import show_error
+from ui.readable import READABLE_CSS
+from ui.state import ROOT, dataset_key
+
+if TYPE_CHECKING:
+    pass
+
+
+def run_page(page: Any) -> None:
+    """Run the navigation's page; any error is an error box in words, never an exception box.
+
+    ``st.stop`` and ``st.rerun`` are not errors (Streamlit's control exceptions derive from
+    ``BaseException`` and pass through).
+    """
+    try:
+        page.run()
+    except Exception as exc:  # noqa: BLE001 - the page wrapper: every error becomes words
+        show_error(exc)
+
+
+#: (file, label, icon) of every page, in sidebar order.
+NAVIGATION: tuple[tuple[str, str, str], ...] = (
+    ("app.py", "Data", ":material/database:"),
+    ("pages/overview.py", "Overview", ":material/summarize:"),
+    ("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:"),
+    ("pages/anchors.py", "Anchors", ":material/anchor:"),
+    ("pages/anchor_planning.py", "Anchor planning", ":material/event_note:"),
+    ("pages/judge.py", "Judge", ":material/gavel:"),
+    ("pages/ties.py", "Tie structure", ":material/drag_handle:"),
+    ("pages/power.py", "Power", ":material/straighten:"),
+    ("pages/calibration.py", "Calibration", ":material/tune:"),
+    ("pages/verdicts.py", "Verdicts", ":material/fact_check:"),
+    ("pages/methods.py", "Methods", ":material/menu_book:"),
+)
+FAVICON = ROOT / "data" / "favicon.png"
+
+
+def sidebar() -> None:
+    """The product's navigation, drawn in the sidebar of every page."""
+    from streamlit.errors import StreamlitAPIException
+
+    with st.sidebar:
+        st.markdown("**Verdict Lab**")
+        for file, label, icon in NAVIGATION:
+            try:
+                st.page_link(file, label=label, icon=icon)
+            except StreamlitAPIException:  # a page run on its own (a test's script): no app
+                return
+
+
+@contextmanager
+def page(title: str) -> Iterator[None]:
+    """Set up a page (title, icon, sidebar) and run its body; any error becomes an error box in
+    words, never an exception box. ``st.stop`` and ``st.rerun`` pass through (they are not
+    ``Exception``\\ s)."""
+    st.set_page_config(page_title=f"{title} · Verdict Lab", page_icon=str(FAVICON), layout="wide")
+    st.html(READABLE_CSS)
+    sidebar()
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - the page wrapper: every error becomes words
+        show_error(exc)
+
+
+def verdicts_link(label: str, flt: Any, *, switch: bool = False, help: str | None = None) -> None:
+    """A link from a number to its evidence: the Verdicts page with the filter ``flt`` (an
+    :class:`evalcore.verdicts.VerdictFilter`) and the dataset in its URL.
+
+    ``label`` is the app's own words. ``switch=True`` opens the page at once (a click on a chart
+    cell); ``flt=None`` (nothing chosen) draws nothing.
+    """
+    from streamlit.errors import StreamlitAPIException
+
+    if flt is None:
+        return
+    key = dataset_key()
+    params = {**({"dataset": key} if key else {}), **flt.as_params()}
+    if switch:
+        st.switch_page("pages/verdicts.py", query_params=params)
+    try:
+        st.page_link(
+            "pages/verdicts.py", label=label, icon=":material/fact_check:", query_params=params, help=help
+        )
+    except StreamlitAPIException:  # a page run on its own (a test's script): no app to link in
+        pass
+
+
+def methods_link(section: str, *, label: str = "Method and references") -> None:
+    """A link to the Methods page opened at ``section`` (a heading of docs/methods.md, e.g.
+    ``"anchor-selection"``); the session and its data stay."""
+    from streamlit.errors import StreamlitAPIException
+
+    try:
+        st.page_link(
+            "pages/methods.py", label=label, icon=":material/menu_book:", query_params={"section": section}
+        )
+    except StreamlitAPIException:  # a page run on its own (a test's script): no app
+        pass

@@ -1,0 +1,337 @@
+"""The session: its store, its bookkeeping, the demos, saved datasets, settings in the link,
+and results memoised per dataset version."""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import threading
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import limits
+from evalcore.errors import EvalcoreError
+from evalcore.io import LoadedTable
+from evalcore.schema import VerdictFormatError
+from evalcore.store import VerdictStore
+from evalcore.workspace import UnknownDataset, Workspace, WorkspaceError
+from ui.messages import code_span, escape_markdown, md
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data"
+
+
+#: The bundled demo datasets: label → (verdict file, human ranking file or None).
+DEMO_DATASETS: dict[str, tuple[Path, Path | None]] = {
+    "Demo: all pairs, 20 simulated models, 3 judges": (
+        DATA / "demo_all_pairs.parquet",
+        DATA / "demo_human_ranking.csv",
+    ),
+    "Demo: anchor-only (AlpacaEval-style), 16 simulated models": (DATA / "demo_anchor_only.csv.gz", None),
+}
+DEFAULT_DEMO = next(iter(DEMO_DATASETS))
+
+
+#: Short keys of the demos in a shareable URL (``?dataset=demo-anchor``): key → label.
+DEMO_KEYS: dict[str, str] = dict(zip(("demo-all-pairs", "demo-anchor"), DEMO_DATASETS, strict=True))
+T = TypeVar("T")
+
+
+def release_memory() -> None:
+    """Give freed memory back to the operating system after a session's data goes away.
+
+    Python and DuckDB free the objects, but glibc's allocator keeps freed pages in its arenas, so
+    the server's resident memory would only ever grow over a day of uploads; ``malloc_trim``
+    returns them (a no-op where glibc is absent).
+    """
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _close(store: VerdictStore) -> None:
+    # Called by Streamlit when the session disconnects (its session-scoped resources are cleared).
+    store.close()
+    release_memory()
+
+
+@st.cache_resource(scope="session", on_release=_close, show_spinner=False)
+def session_store() -> VerdictStore:
+    """This browser session's own DuckDB database (never shared between sessions).
+
+    DuckDB's own memory for the session is capped at the request budget
+    (``$VERDICTLAB_MEMORY_BUDGET_MB``): a bigger query spills or fails with a message instead of
+    taking memory from every other session.
+    """
+    store = VerdictStore()
+    store.limit_memory(limits.budget_bytes())
+    return store
+
+
+def state() -> dict:
+    """Per-session bookkeeping: dataset version, memo of results, origin of the data."""
+    ss = st.session_state
+    if "vl" not in ss:
+        ss["vl"] = {
+            "version": 0,
+            "memo": {},
+            "source": None,
+            "demo": None,
+            "format": None,
+            "human_ranking": None,
+            "notes": (),
+            "error": None,
+        }
+    return ss["vl"]
+
+
+#: One copy of a demo at a time: the demo's DuckDB connection is shared by every session.
+_DEMO_LOCK = threading.Lock()
+
+
+@st.cache_resource(show_spinner=False, max_entries=len(DEMO_DATASETS))
+def _demo_table(label: str) -> LoadedTable:
+    """A bundled demo read and validated once per server process (in its own store); each
+    session copies its rows (about five times faster than reading and checking the file again)."""
+    return VerdictStore().load_file(DEMO_DATASETS[label][0])
+
+
+def load_demo(label: str = DEFAULT_DEMO) -> None:
+    path, ranking = DEMO_DATASETS[label]
+    demo = _demo_table(label)
+    store = session_store()
+    with _DEMO_LOCK:
+        store.load(demo)
+    table = LoadedTable(file=demo.file, format=demo.format, report=demo.report, store=store)
+    human = None
+    if ranking is not None:
+        from evalcore.io import read_human_ranking
+
+        human = read_human_ranking(ranking)
+    install(table, demo=label, human_ranking=human)
+
+
+def install(
+    table, *, demo: str | None = None, human_ranking: pd.DataFrame | None = None, saved: str | None = None
+) -> None:
+    """Put a validated table into this session's store and forget results of the old one."""
+    store = session_store()
+    store.load(table)
+    s = state()
+    s["version"] += 1
+    s["memo"] = {}  # the old dataset's results go now, not when the session ends
+    s["store_id"] = id(store)
+    s["source"] = table.file
+    s["format"] = table.format
+    s["demo"] = demo
+    s["human_ranking"] = human_ranking
+    s["notes"] = table.report.notes
+    s["error"] = None
+    s["saved"] = saved
+    s["url_problem"] = None
+    set_url_param("dataset", dataset_key())
+    release_memory()
+
+
+def workspace() -> Workspace:
+    """The workspace of saved datasets ($VERDICTLAB_WORKSPACE or ./workspace/verdictlab.duckdb)."""
+    return Workspace()
+
+
+def load_saved(name: str) -> None:
+    """Load a saved dataset through the same path as an upload; raises WorkspaceError."""
+    ws = workspace()
+    # The version is read before the rows: if another session saves in between, this session's
+    # later save is refused (expected_version is older), never a silent overwrite.
+    version = ws.version(name)
+    loaded = ws.load(name)
+    install(loaded.table, saved=name, human_ranking=loaded.human_ranking)
+    state()["saved_version"] = version
+
+
+def read_into_session(name: str, load: Callable[[], Any]) -> bool:
+    """Read a file with ``load`` into this session's store. A failure is kept in words in the
+    session (shown by the Data page; the data loaded before stays) and gives False."""
+    from evalcore.summary_presentation import unreadable
+
+    try:
+        with st.spinner(f"Reading {md(name)}…"):
+            install(load())
+        return True
+    except (VerdictFormatError, EvalcoreError) as exc:
+        state()["error"] = str(exc)
+    except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
+        state()["error"] = unreadable(name, exc)
+    return False
+
+
+def save_loaded(name: str, *, replace: bool) -> Any:
+    """Save the loaded data in the workspace as ``name`` and put it in the link; raises
+    WorkspaceError. Replacing the dataset this session loaded is refused when another session
+    changed it since (the version this session loaded is the expected one)."""
+    s = state()
+    expected = s.get("saved_version") if name == s.get("saved") else None
+    saved = workspace().save(
+        name,
+        session_store().frame(),
+        file=s.get("source"),
+        format=s.get("format"),
+        human_ranking=s.get("human_ranking"),
+        replace=replace,
+        expected_version=expected,
+    )
+    s["saved"], s["saved_version"] = saved.name, saved.version
+    set_url_param("dataset", saved.name)
+    return saved
+
+
+def delete_saved(name: str) -> None:
+    """Delete a saved dataset (every version); the loaded data stays, no longer saved."""
+    workspace().delete(name)
+    if state().get("saved") == name:
+        state()["saved"] = None
+
+
+def dataset_key() -> str | None:
+    """The URL key of what is loaded: a demo key, a saved dataset's name, or None (an upload)."""
+    s = state()
+    if s.get("demo"):
+        return next((k for k, label in DEMO_KEYS.items() if label == s["demo"]), None)
+    return s.get("saved")
+
+
+def url_param(name: str, default: str | None = None) -> str | None:
+    """A view setting from the URL (``?name=value``, a string), or ``default`` when absent."""
+    value = st.query_params.get(name)
+    return value if value else default
+
+
+def url_int(name: str, default: int, *, low: int, high: int) -> int:
+    """An integer view setting from the URL, or ``default`` when absent or not a number in range."""
+    try:
+        value = int(url_param(name, str(default)))
+    except ValueError:
+        return default
+    return value if low <= value <= high else default
+
+
+def set_url_param(name: str, value: object) -> None:
+    """Write a view setting into the URL so a copied link reproduces it; None removes it."""
+    if value is None or value == "":
+        if name in st.query_params:
+            del st.query_params[name]
+    elif st.query_params.get(name) != str(value):
+        st.query_params[name] = str(value)
+
+
+def apply_url() -> None:
+    """On a session's first run, apply ``dataset``, ``judge`` and ``category`` from the URL."""
+    s = state()
+    if s.get("url_applied"):
+        return
+    s["url_applied"] = True
+    key = url_param("dataset")
+    if key:
+        try:
+            if key in DEMO_KEYS:
+                load_demo(DEMO_KEYS[key])
+            else:
+                load_saved(key)
+        except WorkspaceError as exc:  # the link's text is shown as code, never as markdown
+            load_demo()
+            why = (
+                "it is neither a demo (`demo-all-pairs`, `demo-anchor`) nor a saved dataset; "
+                "pick a saved dataset on the **Data** page"
+                if isinstance(exc, UnknownDataset)
+                else escape_markdown(exc)
+            )
+            s["url_problem"] = (
+                f"The link's dataset {code_span(key)} was not loaded (the demo is shown instead): {why}."
+            )
+    for name in ("judge", "category"):
+        if url_param(name):
+            st.session_state[f"vl_{name}"] = url_param(name)
+
+
+def ensure_data() -> VerdictStore:
+    """The session's store, with the link's dataset or else the default demo on the first visit."""
+    store = session_store()
+    apply_url()
+    s = state()
+    if s["version"] == 0:  # a new session
+        load_demo()
+    elif s.get("store_id") != id(store):
+        # The session came back after its store was released (its browser was away longer than
+        # Streamlit keeps resources): reload what can be reloaded, else the demo, and say so.
+        _reload(store)
+    set_url_param("dataset", dataset_key())
+    if state().get("url_problem"):
+        st.warning(state()["url_problem"])
+    return store
+
+
+def _reload(store: VerdictStore) -> None:
+    s = state()
+    try:
+        if s.get("saved"):
+            load_saved(s["saved"])
+            return
+        if s.get("demo"):
+            load_demo(s["demo"])
+            return
+    except (WorkspaceError, VerdictFormatError):
+        pass
+    source = s.get("source")
+    load_demo()
+    if source:
+        s["url_problem"] = (
+            f"The upload {code_span(source)} was released while this page was "
+            "away; the demo is shown. Upload the file again on the **Data** page."
+        )
+
+
+def require_data() -> VerdictStore:
+    """Stop the page with a pointer to the data page when nothing is loaded."""
+    store = ensure_data()
+    if store.is_empty:
+        st.info("No data is loaded. Pick the demo or upload a verdict file on the **Data** page.")
+        st.stop()
+    return store
+
+
+def forget_on_new_data(*keys: str) -> None:
+    """Drop these widgets' values when another dataset is loaded, so that defaults that depend on
+    the data (an anchor, a comparison) apply again instead of a stale choice."""
+    marker, version = "data_version:" + ",".join(keys), state()["version"]
+    if st.session_state.get(marker) != version:
+        for key in keys:
+            st.session_state.pop(key, None)
+        st.session_state[marker] = version
+
+
+def memo(key: tuple, compute: Callable[[], T]) -> T:
+    """Compute once per dataset version and key; results live in this session only."""
+    s = state()
+    full = (s["version"],) + tuple(key)
+    if full not in s["memo"]:
+        s["memo"][full] = compute()
+    return s["memo"][full]
+
+
+def counts(store: VerdictStore, judge: str | None, category: str | None = None, *, both_orders: bool = False):
+    """The session's memoised count tensor for a judge (and category, and order handling)."""
+
+    def compute():
+        c = store.counts(judge=judge, category=category)
+        if both_orders:
+            from evalcore.judge import both_orders_counts
+
+            c = both_orders_counts(c)
+        return c
+
+    return memo(("counts", judge, category, both_orders), compute)

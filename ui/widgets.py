@@ -1,0 +1,184 @@
+"""Widgets the pages share: pickers, progress, metric tiles, charts, tables and CSV downloads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Callable
+
+import pandas as pd
+import streamlit as st
+
+from evalcore.store import VerdictStore
+from ui.messages import md, metric, warning
+from ui.readable import count_columns, metric_tile
+from ui.state import set_url_param, state
+
+
+def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
+    """A judge selector shared by the pages (remembers the choice across pages)."""
+    judges = store.judges()
+    current = st.session_state.get("vl_judge")
+    if current is not None and current not in judges:
+        # A link (or an earlier dataset) named a judge this dataset does not have: say so.
+        warning(
+            f"The judge {current} (named by the link or the previous dataset) is not in "
+            f"this dataset; "
+            f"showing {judges[0]} instead."
+        )
+        st.session_state["vl_judge"] = None
+    index = judges.index(current) if current in judges else 0
+    judge = st.selectbox(
+        "Judge",
+        judges,
+        index=index,
+        key=f"{key}_select",
+        help="Every analysis is per judge: judges differ in bias and scale.",
+    )
+    st.session_state["vl_judge"] = judge
+    set_url_param("judge", judge)
+    return judge
+
+
+def category_picker(store: VerdictStore, *, key: str = "category") -> str | None:
+    categories = store.categories()
+    current = st.session_state.get("vl_category")
+    if current is not None and current not in categories:
+        warning(
+            f"The category {current} (named by the link or the previous dataset) is not in "
+            "this dataset; "
+            "showing all categories instead."
+        )
+        st.session_state["vl_category"] = None
+        current = None
+    if not categories:
+        set_url_param("category", None)
+        return None
+    index = categories.index(current) + 1 if current in categories else 0
+    choice = st.selectbox("Category", ("All categories",) + categories, index=index, key=f"{key}_select")
+    value = None if choice == "All categories" else choice
+    st.session_state["vl_category"] = value
+    set_url_param("category", value)
+    return value
+
+
+def selection(store: VerdictStore, *, key: str, columns: Any = None) -> tuple[str, str | None]:
+    """The judge and category pickers side by side (widget keys ``<key>_judge`` and
+    ``<key>_category``), in ``columns`` if given, else in two new columns."""
+    left, right = columns if columns is not None else st.columns(2)
+    with left:
+        judge = judge_picker(store, key=f"{key}_judge")
+    with right:
+        category = category_picker(store, key=f"{key}_category")
+    return judge, category
+
+
+@contextmanager
+def progress_bar(text: str) -> Iterator[Callable[[float, str], None]]:
+    """A progress bar for one long computation: yields the ``progress(fraction, text)`` callback
+    evalcore's long functions take, and removes the bar when the block ends (also on an error)."""
+    bar = st.progress(0.0, text=text)
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(1.0, max(0.0, float(fraction))), text=md(message))
+
+    try:
+        yield progress
+    finally:
+        bar.empty()
+
+
+def demo_banner() -> None:
+    """Say that the data are simulated when a demo is loaded."""
+    s = state()
+    if s.get("demo"):
+        st.caption(
+            f":material/science: {s['demo']} — **simulated data**: the models and judges are made up "
+            "by evalcore's simulator, not real systems."
+        )
+
+
+def safe_csv(frame: pd.DataFrame) -> bytes:
+    """CSV for download, with spreadsheet formula injection neutralised (=, +, -, @ prefixes)."""
+
+    def defuse(value):
+        if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            return "'" + value
+        return value
+
+    out = frame.copy()
+    out.columns = [defuse(c) for c in out.columns]  # model names can be headers (matrices)
+    for i in range(out.shape[1]):
+        col = out.iloc[:, i]
+        if (
+            col.dtype == object
+            or pd.api.types.is_string_dtype(col.dtype)
+            or isinstance(col.dtype, pd.CategoricalDtype)
+        ):
+            out.isetitem(i, col.astype(object).map(defuse))
+    return out.to_csv(index=False).encode("utf-8")
+
+
+def tiles(rows: Any, *, empty: str = "", escape: bool = True) -> None:
+    """A row of metric tiles from evalcore's ``Metric`` objects or ``(label, value, help)``
+    tuples. ``escape=False`` only for values evalcore wrote as numbers (escaping would turn
+    "0.340" into "0\\.340" in the element's text); anything that may hold a name is escaped."""
+    rows = [(r.label, r.value, r.help) if hasattr(r, "label") else tuple(r) for r in rows]
+    if not rows and empty:
+        st.info(empty)
+    for column, (label, value, why) in zip(st.columns(max(len(rows), 1)), rows, strict=False):
+        if escape:
+            metric(column, label, value, help=why)
+        else:
+            metric_tile(column, label, value, help=why or None)
+
+
+def number_tiles(rows: Any, *, empty: str = "") -> None:
+    """:func:`tiles` of numbers evalcore wrote (not escaped; see there)."""
+    tiles(rows, empty=empty, escape=False)
+
+
+def chart(
+    figure: Any, where: Any = None, data: Any = None, name: str = "", *, key: str | None = None
+) -> None:
+    """A Plotly figure at full width (in ``where`` if given), with its data as a CSV if named."""
+    from evalcore.plots.common import CONFIG
+
+    with where or st.container():
+        st.plotly_chart(figure, config=CONFIG, key=key, width="stretch")
+        if name:
+            download_csv(data, name)
+
+
+def table(
+    frame: pd.DataFrame, data: pd.DataFrame | None = None, name: str = "", key: str | None = None
+) -> None:
+    """A table at full width, and the numbers behind it (``data``, else the table) as a CSV.
+    Whole-number columns (counts) get a thousands separator: 114,000, not 114000."""
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=count_columns(frame))
+    if name:
+        download_csv(frame if data is None else data, name, key=key)
+
+
+def download_csv(
+    frame: pd.DataFrame, name: str, *, label: str = "Download CSV", key: str | None = None
+) -> None:
+    st.download_button(
+        label,
+        data=safe_csv(frame),
+        file_name=name,
+        mime="text/csv",
+        key=key or f"dl_{name}",
+        on_click="ignore",
+    )
+
+
+def orders_picker(*, key: str = "orders") -> bool:
+    """Offer the both-orders verdict (the verdict both orders agree on, else a tie)."""
+    return st.toggle(
+        "Both-orders verdicts",
+        key=f"{key}_toggle",
+        help="Combine the two orders of each pair into the verdict both orders agree "
+        "on, else a tie (Zheng et al., 2023, “Judging LLM-as-a-judge”). Needs pairs judged in both orders; pairs judged in one order "
+        "only are left out while it is on.",
+    )
