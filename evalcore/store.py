@@ -4,14 +4,18 @@ Rows live in the ``verdicts`` table (the canonical frame of :mod:`evalcore.schem
 analysis reads the same small aggregated form, :class:`VerdictCounts`: judge calls counted per
 (instruction, slot-A model, slot-B model, verdict level), computed by SQL in DuckDB. User-supplied
 names (judges, categories) only ever reach SQL as bound parameters.
+
+Why this module is longer than 500 lines: it is the one façade through which analyses reach
+DuckDB (loading atomically with the text beside it, counts, the verdicts behind a number, and a
+method per query the analyses need). The SQL itself lives in :mod:`evalcore.store_queries`,
+:mod:`evalcore.store_summary`, :mod:`evalcore.store_style` and :mod:`evalcore.store_verdicts`;
+what stays here is the loading transaction and one short method per question.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
-from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
@@ -26,6 +30,7 @@ from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
 from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, TEXT_COLUMNS, VerdictFormatError
 from evalcore.store_queries import CalibrationPatterns, LabelledCells
+from evalcore.store_summary import DatasetSummary, classify_design, summarise  # noqa: F401 (re-exported)
 from evalcore.store_verdicts import TextArea, case_page, options
 
 if TYPE_CHECKING:
@@ -34,57 +39,6 @@ if TYPE_CHECKING:
     import pandas as pd  # imported where a frame is made: `rank --json` never needs it
 
     from evalcore.verdicts import VerdictFilter, VerdictPage
-
-
-@dataclass(frozen=True)
-class DatasetSummary:
-    """What is loaded: sizes, design, orders, coverage and labels (issue 2, item 4)."""
-
-    name: str
-    format: str
-    rows: int
-    models: tuple[str, ...]
-    instructions: int
-    judges: tuple[str, ...]
-    categories: tuple[str, ...]
-    design: str  # "all pairs", "anchor-only", "partial"
-    anchor: str | None  # the common opponent of an anchor-only table
-    pairs_judged: int
-    pairs_possible: int
-    both_orders_fraction: float  # share of (judge, instruction, pair) judged in both orders
-    self_comparison_rows: int
-    labelled_rows: int
-    no_verdict: pd.DataFrame  # judge, calls, no_verdict, no_verdict_rate
-    pair_coverage: pd.DataFrame  # model_a × model_b matrix of calls (either slot), tidy
-
-    @property
-    def orders(self) -> str:
-        if self.both_orders_fraction >= 0.999:
-            return "both orders"
-        if self.both_orders_fraction <= 0.0:
-            return "single order"
-        return f"mixed ({self.both_orders_fraction:.0%} of pairs in both orders)"
-
-    def as_dict(self) -> dict:
-        return {
-            "name": self.name,
-            "format": self.format,
-            "rows": self.rows,
-            "models": list(self.models),
-            "n_models": len(self.models),
-            "instructions": self.instructions,
-            "judges": list(self.judges),
-            "categories": list(self.categories),
-            "design": self.design,
-            "anchor": self.anchor,
-            "pairs_judged": self.pairs_judged,
-            "pairs_possible": self.pairs_possible,
-            "orders": self.orders,
-            "both_orders_fraction": self.both_orders_fraction,
-            "self_comparison_rows": self.self_comparison_rows,
-            "labelled_rows": self.labelled_rows,
-            "no_verdict": self.no_verdict.to_dict(orient="records"),
-        }
 
 
 _CREATE = """
@@ -575,68 +529,9 @@ class VerdictStore:
 
     def score_cells(self, *, judge: str | None = None, category: str | None = None) -> dict:
         """Per (instruction, slot-A model, slot-B model) cell: the judge's calls and slot A's score,
-        and on the rows that also carry a human label the human's and the judge's score.
-
-        What prediction-powered ratings (:mod:`evalcore.calibration.ppi`) read. A score is slot
-        A's share of the outcome: 1 for a win, ½ for a tie, 0 for a loss (the sign of the verdict
-        or of the label). Rows without a verdict or comparing a model with itself are left out;
-        a labelled row counts only when it has a verdict too. Returns numpy arrays ``inst`` (an
-        instruction number, cells sorted by it), ``a``, ``b`` (model indexes), ``calls``,
-        ``judge_score``, ``labelled``, ``human_score``, ``judge_score_labelled``; the sorted
-        ``models``; and ``labelled_pairs`` and ``labelled_instructions``: distinct
-        (instruction, unordered pair) keys and instructions with a label (a label repeated on
-        both order rows is one pair).
-        """
-        params = [judge, judge, category, category]
-        filtered = """
-            SELECT instruction_id, model_a, model_b,
-                   (sign(verdict) + 1) / 2.0 AS v, (sign(human) + 1) / 2.0 AS h
-            FROM verdicts
-            WHERE verdict IS NOT NULL AND model_a <> model_b
-              AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
-        models = tuple(
-            r[0]
-            for r in self.con.execute(
-                f"WITH f AS ({filtered}) SELECT DISTINCT m FROM "
-                "(SELECT model_a AS m FROM f UNION ALL SELECT model_b FROM f) ORDER BY m",
-                params,
-            ).fetchall()
-        )
-        cells = self.con.execute(
-            f"""
-            WITH c AS (SELECT instruction_id, model_a, model_b, count(*) AS calls,
-                              sum(v) AS judge_score, count(h) AS labelled,
-                              coalesce(sum(h), 0) AS human_score,
-                              coalesce(sum(v) FILTER (WHERE h IS NOT NULL), 0) AS judge_score_labelled
-                       FROM ({filtered}) GROUP BY ALL),
-            mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
-            SELECT instruction_id, ma.k AS a, mb.k AS b, calls, judge_score, labelled,
-                   human_score, judge_score_labelled
-            FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b
-            ORDER BY instruction_id, a, b
-            """,
-            params + [list(models), len(models)],
-        ).fetchnumpy()
-        pairs, insts = one_row(
-            self.con.execute(
-                f"""SELECT count(DISTINCT (instruction_id, least(model_a, model_b),
-                                           greatest(model_a, model_b))),
-                           count(DISTINCT instruction_id)
-                    FROM ({filtered}) WHERE h IS NOT NULL""",
-                params,
-            )
-        )
-        ids = np.asarray(cells["instruction_id"], dtype=object)
-        change = np.ones(ids.size, dtype=bool)
-        if ids.size > 1:
-            change[1:] = ids[1:] != ids[:-1]
-        out: dict = {"inst": (np.cumsum(change) - 1).astype(np.int64)}
-        out["a"] = np.asarray(cells["a"], dtype=np.int64)
-        out["b"] = np.asarray(cells["b"], dtype=np.int64)
-        for key in ("calls", "judge_score", "labelled", "human_score", "judge_score_labelled"):
-            out[key] = np.asarray(cells[key], dtype=np.float64)
-        out.update(models=models, labelled_pairs=int(pairs), labelled_instructions=int(insts))
-        return out
+        and on labelled rows the human's and the judge's score (what prediction-powered ratings
+        read; see :func:`evalcore.store_queries.score_cells`)."""
+        return self.query(store_queries.score_cells, judge=judge, category=category)
 
     def style_rows(
         self,
@@ -667,92 +562,12 @@ class VerdictStore:
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
-        import pandas as pd
-
-        con = self.con
-        rows, instructions, labelled, self_rows = one_row(
-            con.execute(
-                "SELECT count(*), count(DISTINCT instruction_id), count(human),"
-                " count(*) FILTER (WHERE model_a = model_b) FROM verdicts"
-            )
-        )
-        models = self.models()
-        no_verdict = con.execute(
-            "SELECT judge, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict"
-            " FROM verdicts GROUP BY judge ORDER BY judge"
-        ).df()
-        no_verdict["no_verdict_rate"] = no_verdict["no_verdict"] / no_verdict["calls"]
-        coverage = con.execute(
-            """
-            SELECT least(model_a, model_b) AS model_1, greatest(model_a, model_b) AS model_2,
-                   count(*) AS calls
-            FROM verdicts WHERE model_a <> model_b GROUP BY ALL
-            """
-        ).df()
-        # Both orders: a hash join of the distinct keys with themselves, slots swapped (linear;
-        # a correlated EXISTS is quadratic on a 1.8 M-battle table).
-        both = one_row(
-            con.execute(
-                """
-            WITH keys AS (
-                SELECT DISTINCT judge, instruction_id, model_a, model_b FROM verdicts
-                WHERE model_a <> model_b)
-            SELECT (SELECT count(*) FROM keys k JOIN keys k2 ON k2.judge = k.judge
-                        AND k2.instruction_id = k.instruction_id
-                        AND k2.model_a = k.model_b AND k2.model_b = k.model_a),
-                   (SELECT count(*) FROM keys)
-            """
-            )
-        )
-        both_fraction = (both[0] / both[1]) if both[1] else 0.0
-        design, anchor = classify_design(models, coverage[["model_1", "model_2"]])
-        tidy = pd.concat(
-            [
-                coverage.rename(columns={"model_1": "model_a", "model_2": "model_b"}),
-                coverage.rename(columns={"model_2": "model_a", "model_1": "model_b"}),
-            ],
-            ignore_index=True,
-        )
-        return DatasetSummary(
-            name=self.name or "",
-            format=self.format or "",
-            rows=int(rows),
-            models=models,
-            instructions=int(instructions),
-            judges=self.judges(),
-            categories=self.categories(),
-            design=design,
-            anchor=anchor,
-            pairs_judged=len(coverage),
-            pairs_possible=comb(len(models), 2),
-            both_orders_fraction=float(both_fraction),
-            self_comparison_rows=int(self_rows),
-            labelled_rows=int(labelled),
-            no_verdict=no_verdict,
-            pair_coverage=tidy,
-        )
+        return summarise(self)
 
 
 def _shape(cur: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
     """A table's column names and types, in order."""
     return [(str(r[0]), str(r[1])) for r in cur.execute(f"DESCRIBE {table}").fetchall()]
-
-
-def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, str | None]:
-    """ "all pairs" if every pair of models was judged, "anchor-only" if one model is in every
-    judged pair (the AlpacaEval design), else "partial". Returns the design and the anchor."""
-    import pandas as pd
-
-    n_pairs = len(pairs)
-    if len(models) >= 2 and n_pairs == comb(len(models), 2):
-        return "all pairs", None
-    if n_pairs:
-        both = pd.concat([pairs.iloc[:, 0], pairs.iloc[:, 1]])
-        appearances = both.value_counts()
-        top = appearances.index[0]
-        if appearances.iloc[0] == n_pairs and n_pairs == len(models) - 1:
-            return "anchor-only", str(top)
-    return "partial", None
 
 
 def counts_from_aggregate(agg: pd.DataFrame, *, judge: str | None) -> VerdictCounts:

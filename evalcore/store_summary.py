@@ -1,0 +1,151 @@
+"""What is loaded, in numbers: the dataset summary the Data page, the Overview and
+``python -m evalcore summary`` show (sizes, design, orders, coverage, labels, no-verdict calls)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+from typing import TYPE_CHECKING
+
+from evalcore._sql import one_row
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from evalcore.store import VerdictStore
+
+
+@dataclass(frozen=True)
+class DatasetSummary:
+    """What is loaded: sizes, design, orders, coverage and labels (issue 2, item 4)."""
+
+    name: str
+    format: str
+    rows: int
+    models: tuple[str, ...]
+    instructions: int
+    judges: tuple[str, ...]
+    categories: tuple[str, ...]
+    design: str  # "all pairs", "anchor-only", "partial"
+    anchor: str | None  # the common opponent of an anchor-only table
+    pairs_judged: int
+    pairs_possible: int
+    both_orders_fraction: float  # share of (judge, instruction, pair) judged in both orders
+    self_comparison_rows: int
+    labelled_rows: int
+    no_verdict: pd.DataFrame  # judge, calls, no_verdict, no_verdict_rate
+    pair_coverage: pd.DataFrame  # model_a × model_b matrix of calls (either slot), tidy
+
+    @property
+    def orders(self) -> str:
+        if self.both_orders_fraction >= 0.999:
+            return "both orders"
+        if self.both_orders_fraction <= 0.0:
+            return "single order"
+        return f"mixed ({self.both_orders_fraction:.0%} of pairs in both orders)"
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "format": self.format,
+            "rows": self.rows,
+            "models": list(self.models),
+            "n_models": len(self.models),
+            "instructions": self.instructions,
+            "judges": list(self.judges),
+            "categories": list(self.categories),
+            "design": self.design,
+            "anchor": self.anchor,
+            "pairs_judged": self.pairs_judged,
+            "pairs_possible": self.pairs_possible,
+            "orders": self.orders,
+            "both_orders_fraction": self.both_orders_fraction,
+            "self_comparison_rows": self.self_comparison_rows,
+            "labelled_rows": self.labelled_rows,
+            "no_verdict": self.no_verdict.to_dict(orient="records"),
+        }
+
+
+def summarise(store: VerdictStore) -> DatasetSummary:
+    """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
+    import pandas as pd
+
+    con = store.con
+    rows, instructions, labelled, self_rows = one_row(
+        con.execute(
+            "SELECT count(*), count(DISTINCT instruction_id), count(human),"
+            " count(*) FILTER (WHERE model_a = model_b) FROM verdicts"
+        )
+    )
+    models = store.models()
+    no_verdict = con.execute(
+        "SELECT judge, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict"
+        " FROM verdicts GROUP BY judge ORDER BY judge"
+    ).df()
+    no_verdict["no_verdict_rate"] = no_verdict["no_verdict"] / no_verdict["calls"]
+    coverage = con.execute(
+        """
+        SELECT least(model_a, model_b) AS model_1, greatest(model_a, model_b) AS model_2,
+               count(*) AS calls
+        FROM verdicts WHERE model_a <> model_b GROUP BY ALL
+        """
+    ).df()
+    # Both orders: a hash join of the distinct keys with themselves, slots swapped (linear;
+    # a correlated EXISTS is quadratic on a 1.8 M-battle table).
+    both = one_row(
+        con.execute(
+            """
+        WITH keys AS (
+            SELECT DISTINCT judge, instruction_id, model_a, model_b FROM verdicts
+            WHERE model_a <> model_b)
+        SELECT (SELECT count(*) FROM keys k JOIN keys k2 ON k2.judge = k.judge
+                    AND k2.instruction_id = k.instruction_id
+                    AND k2.model_a = k.model_b AND k2.model_b = k.model_a),
+               (SELECT count(*) FROM keys)
+        """
+        )
+    )
+    both_fraction = (both[0] / both[1]) if both[1] else 0.0
+    design, anchor = classify_design(models, coverage[["model_1", "model_2"]])
+    tidy = pd.concat(
+        [
+            coverage.rename(columns={"model_1": "model_a", "model_2": "model_b"}),
+            coverage.rename(columns={"model_2": "model_a", "model_1": "model_b"}),
+        ],
+        ignore_index=True,
+    )
+    return DatasetSummary(
+        name=store.name or "",
+        format=store.format or "",
+        rows=int(rows),
+        models=models,
+        instructions=int(instructions),
+        judges=store.judges(),
+        categories=store.categories(),
+        design=design,
+        anchor=anchor,
+        pairs_judged=len(coverage),
+        pairs_possible=comb(len(models), 2),
+        both_orders_fraction=float(both_fraction),
+        self_comparison_rows=int(self_rows),
+        labelled_rows=int(labelled),
+        no_verdict=no_verdict,
+        pair_coverage=tidy,
+    )
+
+
+def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, str | None]:
+    """ "all pairs" if every pair of models was judged, "anchor-only" if one model is in every
+    judged pair (the AlpacaEval design), else "partial". Returns the design and the anchor."""
+    import pandas as pd
+
+    n_pairs = len(pairs)
+    if len(models) >= 2 and n_pairs == comb(len(models), 2):
+        return "all pairs", None
+    if n_pairs:
+        both = pd.concat([pairs.iloc[:, 0], pairs.iloc[:, 1]])
+        appearances = both.value_counts()
+        top = appearances.index[0]
+        if appearances.iloc[0] == n_pairs and n_pairs == len(models) - 1:
+            return "anchor-only", str(top)
+    return "partial", None
