@@ -25,12 +25,12 @@ TIMEOUT = 90_000
 
 def _pages() -> list[tuple[str, str]]:
     """(file, title) of the sidebar's pages (ui.NAVIGATION), read without running Streamlit."""
-    tree = ast.parse((ROOT / "ui" / "__init__.py").read_text())
-    for node in tree.body:
-        target = getattr(node, "target", None) or (node.targets[0] if hasattr(node, "targets") else None)
-        if isinstance(target, ast.Name) and target.id == "NAVIGATION":
-            return [(file, title) for file, title, _icon in ast.literal_eval(node.value)]
-    raise AssertionError("ui/__init__.py has no NAVIGATION tuple")
+    for source in sorted((ROOT / "ui").glob("*.py")):
+        for node in ast.parse(source.read_text()).body:
+            target = getattr(node, "target", None) or (node.targets[0] if hasattr(node, "targets") else None)
+            if isinstance(target, ast.Name) and target.id == "NAVIGATION":
+                return [(file, title) for file, title, _icon in ast.literal_eval(node.value)]
+    raise AssertionError("no module of ui/ has a NAVIGATION tuple")
 
 
 PAGES = _pages()

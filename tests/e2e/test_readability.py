@@ -17,7 +17,6 @@ style removed, the Overview's toggle label is cut again and the check reports it
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -86,12 +85,9 @@ AUDIT = """() => {
 
 
 def _pages() -> list[tuple[str, str]]:
-    tree = ast.parse((ROOT / "ui" / "__init__.py").read_text())
-    for node in tree.body:
-        target = getattr(node, "target", None) or (node.targets[0] if hasattr(node, "targets") else None)
-        if isinstance(target, ast.Name) and target.id == "NAVIGATION":
-            return [(file, title) for file, title, _icon in ast.literal_eval(node.value)]
-    raise AssertionError("ui/__init__.py has no NAVIGATION tuple")
+    from tests.e2e.test_pages import PAGES  # one reading of ui.NAVIGATION for the browser tests
+
+    return PAGES
 
 
 @pytest.fixture(scope="module")
