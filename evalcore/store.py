@@ -552,13 +552,15 @@ class VerdictStore:
         """
         from evalcore.store_style import style_rows
 
-        return style_rows(self.con, judge=judge, category=category, features=tuple(features))
+        return style_rows(
+            self.con, judge=judge, category=category, features=tuple(features), text_table=self.text.current
+        )
 
     def feature_sources(self) -> dict[str, str]:
         """Per-answer features this table can supply for style control → their source, in words."""
         from evalcore.store_style import feature_sources
 
-        return feature_sources(self.con)
+        return feature_sources(self.con, self.text.current)
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""

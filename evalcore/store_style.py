@@ -25,10 +25,29 @@ def table_columns(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
     return tuple(str(r[0]) for r in con.execute("DESCRIBE verdicts").fetchall())
 
 
-def feature_sources(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """Every per-answer feature this table can supply → where it comes from (in words)."""
+def _text_in(con: duckdb.DuckDBPyConnection, text_table: str | None) -> bool:
+    """Whether the store's text table (kept apart from the verdicts, on disk) holds answers."""
+    if text_table is None:
+        return False
+    found = con.execute(
+        f"SELECT 1 FROM {text_table} WHERE response_a IS NOT NULL AND response_b IS NOT NULL LIMIT 1"
+    ).fetchone()
+    return found is not None
+
+
+def _rows_sql(con: duckdb.DuckDBPyConnection, text_table: str | None) -> str:
+    """The calls with their answers: the verdicts, joined to the text table by row when the
+    answers live there (a file's text is never copied into the verdicts table)."""
+    if set(TEXT_COLUMNS) <= set(table_columns(con)) or not _text_in(con, text_table):
+        return "verdicts"
+    return f'(SELECT v.*, t.response_a, t.response_b FROM verdicts v LEFT JOIN {text_table} t USING ("row"))'
+
+
+def feature_sources(con: duckdb.DuckDBPyConnection, text_table: str | None = None) -> dict[str, str]:
+    """Every per-answer feature this table can supply → where it comes from (in words).
+    ``text_table`` is the store's table of prompts and answers, if any."""
     columns = set(table_columns(con))
-    text = set(TEXT_COLUMNS) <= columns
+    text = set(TEXT_COLUMNS) <= columns or _text_in(con, text_table)
     pairs = feature_pairs(columns)
     out: dict[str, str] = {}
     has_length = one_row(
@@ -66,9 +85,10 @@ def style_rows(
     judge: str | None,
     category: str | None,
     features: Sequence[str],
+    text_table: str | None = None,
 ) -> StyleRows:
     """See :meth:`evalcore.store.VerdictStore.style_rows`."""
-    sources = feature_sources(con)
+    sources = feature_sources(con, text_table)
     missing = [f for f in features if f not in sources]
     if missing:
         raise UsageError(
@@ -109,7 +129,7 @@ def style_rows(
                 SELECT instruction_id, model_a, model_b, judge,
                        (CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END)::DOUBLE AS y
                        {"".join(", " + s for s in select)}
-                FROM (SELECT *{clean} FROM verdicts WHERE {where}))
+                FROM (SELECT *{clean} FROM {_rows_sql(con, text_table)} WHERE {where}))
             WHERE {complete}""",
             params + clean_params + filters,  # in textual order
         )

@@ -375,6 +375,31 @@ def test_tiny_table_with_models_that_never_meet():
 # -- data access and validation --------------------------------------------------------------
 
 
+def test_answers_loaded_from_a_file_supply_markdown_from_the_text_table(tmp_path):
+    # A file's text lives in the store's text table (on disk), not in the verdicts table: the
+    # Markdown control must still count it, and count the same as on the answers themselves.
+    frame = pd.DataFrame(
+        {
+            "instruction_id": [f"q{k}" for k in range(len(TEXTS))],
+            "model_a": "x",
+            "model_b": "y",
+            "verdict": 1,
+            "response_a": TEXTS,
+            "response_b": TEXTS[::-1],
+        }
+    )
+    path = tmp_path / "text.parquet"
+    frame.to_parquet(path)
+    store = VerdictStore()
+    store.load_file(path)
+    assert "response_a" not in {r[0] for r in store.con.execute("DESCRIBE verdicts").fetchall()}
+    assert store.feature_sources()["bold"] == "counted in the answers' text"
+    rows = store.style_rows(features=("bold",))
+    want = sorted(zip(markdown_counts(TEXTS)["bold"], markdown_counts(TEXTS[::-1])["bold"], strict=True))
+    assert sorted(zip(rows.feature_a["bold"], rows.feature_b["bold"], strict=True)) == want
+    store.close()
+
+
 def test_feat_columns_load_from_a_file_and_supply_markdown(tmp_path):
     sim = simulate_arena(n_battles=3000, n_models=6, seed=2, style_effects={"lists": 1.0})
     path = tmp_path / "arena.csv"
