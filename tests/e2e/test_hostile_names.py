@@ -84,6 +84,9 @@ def session(browser, base_url: str, hostile_csv: Path, st_app):
     context.close()
 
 
+NAMES_NOT_SHOWN = {"Tie structure", "Anchor planning", "Methods"}
+
+
 @pytest.mark.parametrize("title", [title for _file, title in PAGES])
 def test_no_page_turns_a_name_into_a_link_or_an_image(session, st_app, title: str) -> None:
     page, requests = session
@@ -100,7 +103,8 @@ def test_no_page_turns_a_name_into_a_link_or_an_image(session, st_app, title: st
     assert not found, found
     # the names are on the page, as text (the word joiners the escaping adds are invisible)
     shown = page.locator('[data-testid="stMain"]').inner_text().replace("\u2060", "")
-    assert any(name in shown for name in NAMES) or title == "Tie structure"
+    # pages that name no model until asked (a button, an upload) or never (the method references)
+    assert any(name in shown for name in NAMES) or title in NAMES_NOT_SHOWN
 
 
 class _Elements(HTMLParser):
