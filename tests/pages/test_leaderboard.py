@@ -97,8 +97,13 @@ def test_style_control_toggle_adds_rank_change_and_matches_the_library():
     at = _leaderboard_page()
     assert "Rank change" not in at.dataframe[0].value.columns
     choice = at.multiselect(key="lb_style")
-    # the demo has lengths but no text or feat_ columns: no Markdown control is offered
-    assert choice.options == ["Length", "Slot position (first-slot advantage)", "Same family as the judge"]
+    # the demo carries the answers' text: Markdown is counted in it and offered beside the rest
+    assert choice.options == [
+        "Length",
+        "Markdown (headers, bold, lists)",
+        "Slot position (first-slot advantage)",
+        "Same family as the judge",
+    ]
     at.multiselect(key="lb_style").set_value(["length", "position"]).run()
     assert not at.exception
     shown = at.dataframe[0].value

@@ -14,7 +14,7 @@ from evalcore.store import VerdictStore
 from evalcore.verdicts import VerdictFilter
 from tests.conftest import ROOT
 from tests.test_adversarial import _live_markup
-from tests.test_verdicts_presentation import HOSTILE_TEXT, _outside_fences
+from tests.verdicts.test_presentation import HOSTILE_TEXT, _outside_fences
 
 PAGE = "pages/verdicts.py"
 

@@ -13,9 +13,9 @@ from evalcore.cli import main
 from evalcore.store import VerdictStore
 from evalcore.verdicts import VerdictFilter
 from evalcore.verdicts.presentation import excerpt
-from tests.conftest import SHARED
+from tests.conftest import ROOT, SHARED
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = ROOT / "tests" / "fixtures"
 TEXT = FIXTURES / "verdicts"
 NATIVE = FIXTURES / "native"
 # ../shared beside the checkout (the project's convention), else the developers' shared folder
