@@ -169,7 +169,20 @@ _CASE_FILTER = """
               THEN least(model_a, model_b) = least($a, $b) AND greatest(model_a, model_b) = greatest($a, $b)
               WHEN $a IS NOT NULL THEN model_a = $a OR model_b = $a
               WHEN $b IS NOT NULL THEN model_a = $b OR model_b = $b
-              ELSE true END)"""
+              ELSE true END)
+    AND ($beats IS NULL OR ((model_a = $beats OR model_b = $beats) AND EXISTS (
+        -- instructions where every opponent's mean verdict against $beats is a loss
+        -- (evalcore.anchors.win_rate_distribution's anchor_beats_all)
+        SELECT 1 FROM (
+            SELECT judge AS w_judge, instruction_id AS w_inst,
+                   CASE WHEN model_a = $beats THEN model_b ELSE model_a END AS rival,
+                   avg(CASE WHEN model_a = $beats THEN -verdict ELSE verdict END) AS v
+            FROM verdicts
+            WHERE verdict IS NOT NULL AND model_a <> model_b AND (model_a = $beats OR model_b = $beats)
+              AND ($judge IS NULL OR judge = $judge) AND ($category IS NULL OR category = $category)
+            GROUP BY ALL) w
+        WHERE w.w_judge = verdicts.judge AND w.w_inst = verdicts.instruction_id
+        GROUP BY w.w_judge, w.w_inst HAVING bool_and(w.v < 0))))"""
 
 # One row per case. "flipped": both orders have a verdict and some call of one order and some
 # call of the other name different outcomes read from m1's side (evalcore.judge.both_orders'
@@ -230,6 +243,7 @@ def _params(flt: VerdictFilter) -> dict[str, Any]:
         "verdict": flt.verdict,
         "flipped": flt.flipped,
         "disagrees": flt.disagrees_with_human,
+        "beats": flt.beats_all,
     }
 
 
@@ -280,9 +294,10 @@ MAX_CANDIDATES = 20_000
 def _candidate_rows(con: duckdb.DuckDBPyConnection, flt: VerdictFilter) -> list[int] | None:
     """The rows a search has to read when the row filters (judge, pair, instruction, category)
     leave few; None when there is no such filter or too many rows to list."""
-    if not any((flt.judge, flt.model_a, flt.model_b, flt.instruction, flt.category)):
+    if not any((flt.judge, flt.model_a, flt.model_b, flt.instruction, flt.category, flt.beats_all)):
         return None
-    params = {k: v for k, v in _params(flt).items() if k in ("judge", "instruction", "category", "a", "b")}
+    keys = ("judge", "instruction", "category", "a", "b", "beats")
+    params = {k: v for k, v in _params(flt).items() if k in keys}
     got = (
         con.cursor()
         .execute(f'SELECT "row" FROM verdicts WHERE {_CASE_FILTER} LIMIT {MAX_CANDIDATES + 1}', params)

@@ -37,8 +37,8 @@ with _ui.page("Anchors"):
         _ui.chart(figures.win_rate_histograms(dists), key="anchors_hist")
         st.caption(av.WIN_RATE_NOTE)
         st.markdown("\n".join("- " + _ui.md(line) for line in av.win_rate_sentences(dists)))
-        filt = VerdictFilter(judge=p.judge, category=p.category, model_a=chosen)
-        _ui.verdicts_link("Read the verdicts against the chosen anchor", filt)
+        filt = VerdictFilter(judge=p.judge, category=p.category, beats_all=chosen)
+        _ui.verdicts_link("Read the instructions where the chosen anchor beats every model", filt)
         _ui.download_csv(av.win_rate_rows(dists), f"win_rate_distribution_{p.judge}.csv", key="dl_anchor_wrd")
 
     ranking = _ui.memo(

@@ -81,7 +81,11 @@ with _ui.page("Verdicts"):
         key="vd_human",
         help=show.HELP["human"],
     )
+    beats = old.beats_all  # from an anchor's "beats every model" count: kept while switched on
+    if beats and not st.toggle(show.beats_label(beats), True, key="vd_beats"):
+        beats = None
     flt = VerdictFilter(
+        beats_all=beats,
         judge=judge,
         model_a=model_a,
         model_b=model_b,

@@ -32,6 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--search", default=None, help="text in the prompt, an answer or the judge's output")
     p.add_argument(
+        "--beats-all",
+        default=None,
+        metavar="MODEL",
+        help="only MODEL's cases on the instructions where it beat every model it met",
+    )
+    p.add_argument(
         "--answers",
         action="append",
         default=[],
@@ -61,6 +67,7 @@ def run_verdicts(args: argparse.Namespace) -> int:
         flipped=args.flipped,
         disagrees_with_human=args.disagrees_with_human,
         search=args.search,
+        beats_all=args.beats_all,
     )
     store = load_store(args.file)
     try:

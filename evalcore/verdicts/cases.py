@@ -40,6 +40,7 @@ _PARAM = {
     "flipped": "flipped",
     "disagrees_with_human": "human",
     "search": "q",
+    "beats_all": "beats",
 }
 #: The longest free-text search accepted (a search is a substring, not a document).
 MAX_SEARCH = 1_000
@@ -74,6 +75,10 @@ class VerdictFilter:
     search : str, optional
         Case-insensitive substring of the prompt, either answer or the judge's output
         (``%``, ``_`` and quotes are plain characters).
+    beats_all : str, optional
+        Only that model's cases on the instructions where it beat every model it met: each
+        opponent's mean verdict against it (all calls, both slots) is a loss, the count
+        :func:`evalcore.anchors.win_rate_distribution` reports as ``anchor_beats_all``.
 
     Examples
     --------
@@ -93,9 +98,10 @@ class VerdictFilter:
     flipped: bool = False
     disagrees_with_human: bool = False
     search: str | None = None
+    beats_all: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("judge", "model_a", "model_b", "instruction", "category", "search"):
+        for name in ("judge", "model_a", "model_b", "instruction", "category", "search", "beats_all"):
             object.__setattr__(self, name, _text_option(name, getattr(self, name)))
         if self.verdict is not None and self.verdict not in VERDICT_KINDS:
             raise UsageError(f"verdict must be one of {', '.join(VERDICT_KINDS)}; got {self.verdict!r}.")

@@ -117,6 +117,11 @@ def case_flags(case: VerdictCase) -> list[str]:
     return flags
 
 
+def beats_label(model: str) -> str:
+    """The Verdicts page's switch for a link's ``beats`` filter (Markdown, the name escaped)."""
+    return f"Only instructions where {markdown(model)} beats every model it met"
+
+
 def filter_words(flt: VerdictFilter) -> str:
     """The filter in words, e.g. ``"judge gpt-4, model-x vs model-y, the two orders disagree"``."""
     parts = []
@@ -145,6 +150,8 @@ def filter_words(flt: VerdictFilter) -> str:
         parts.append("judge and human disagree")
     if flt.search:
         parts.append(f"text contains {flt.search!r}")
+    if flt.beats_all:
+        parts.append(f"instructions where {flt.beats_all} beats every model it met")
     return ", ".join(parts) if parts else "all cases"
 
 
@@ -182,7 +189,18 @@ def case_lines(case: VerdictCase, *, width: int = 160) -> list[str]:
 # -- the Verdicts page's lines (Markdown, user text escaped) ----------------------------
 
 #: The URL parameters of a filter (``VerdictFilter.as_params``), in the order the page shows them.
-PARAMS: tuple[str, ...] = ("judge", "a", "b", "instruction", "category", "verdict", "flipped", "human", "q")
+PARAMS: tuple[str, ...] = (
+    "judge",
+    "a",
+    "b",
+    "instruction",
+    "category",
+    "verdict",
+    "flipped",
+    "human",
+    "q",
+    "beats",
+)
 
 #: The contract's optional text columns, as the page names them when a table lacks them.
 TEXT_COLUMNS: tuple[str, ...] = ("prompt", "response_a", "response_b", "judge_output")
@@ -382,7 +400,7 @@ class LinkFilter:
     warnings: tuple[str, ...]
 
 
-_NAMED = {"judge": "judge", "a": "model", "b": "model", "category": "category"}
+_NAMED = {"judge": "judge", "a": "model", "b": "model", "category": "category", "beats": "model"}
 
 
 def filter_from_link(
@@ -415,7 +433,13 @@ def filter_from_link(
     >>> got.filter.judge, len(got.warnings)
     ('j', 1)
     """
-    known = {"judge": tuple(judges), "a": tuple(models), "b": tuple(models), "category": tuple(categories)}
+    known = {
+        "judge": tuple(judges),
+        "a": tuple(models),
+        "b": tuple(models),
+        "category": tuple(categories),
+        "beats": tuple(models),
+    }
     kept: dict[str, str] = {}
     warnings: list[str] = []
     for name in PARAMS:

@@ -100,6 +100,23 @@ def test_paging_moves_through_the_cases_and_a_new_filter_starts_at_page_one():
     assert len(flagged) == len(_titles(at)) > 0  # every case shown carries the flag
 
 
+def test_an_anchors_beats_every_model_link_opens_those_instructions_and_can_be_switched_off():
+    from evalcore.anchors import win_rate_distribution
+
+    judge, anchor = "sim-judge-steady", "sim-alder"
+    at = _open({"judge": judge, "beats": anchor})
+    store = VerdictStore()
+    store.load_file(ROOT / "data" / "demo_all_pairs.parquet")
+    want = store.verdicts(VerdictFilter(judge=judge, beats_all=anchor))
+    n = win_rate_distribution(store.counts(judge=judge), anchor).anchor_beats_all
+    assert want.total == n * (len(store.models()) - 1)  # all pairs: every rival once per instruction
+    assert _headline(at).startswith(f"**Cases 1–20 of {want.total:,}**")
+    assert all(anchor in t for t in _titles(at))
+    assert at.toggle(key="vd_beats").value is True and _param(at, "beats") == anchor
+    at.toggle(key="vd_beats").set_value(False).run()
+    assert _param(at, "beats") is None and not at.exception
+
+
 def test_a_link_to_a_page_past_the_end_shows_the_last_page():
     at = _open({"judge": "sim-judge-steady", "a": "sim-birch", "b": "sim-cedar", "page": "999"})
     total = int(_headline(at).split(" of ")[1].split("**")[0].replace(",", ""))

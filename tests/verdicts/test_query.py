@@ -398,3 +398,36 @@ def test_arena_shape_one_battle_per_prompt():
     assert case.prompt == "ask 5" and case.answers == {f"m{a[5]}": "A5", f"m{b[5]}": "B5"}
     assert store.verdicts(VerdictFilter(flipped=True)).total == 0
     store.close()
+
+
+def test_beats_all_by_hand(hand):
+    # x's opponents' mean verdict against x, per instruction (judge j): q1 0 (a win each way),
+    # q2 0 (ties), q3 −1.5, q4 −0.5, q6 −1/3, q7 −1 (the no-verdict call left out); q8 is a
+    # self-comparison (no opponent) and q5 does not involve x. Judge k's q1: y won.
+    got = keys(hand.verdicts(VerdictFilter(judge="j", beats_all="x")))
+    assert got == [("j", "q3"), ("j", "q4"), ("j", "q6"), ("j", "q7")]
+    assert keys(hand.verdicts(VerdictFilter(beats_all="x"))) == got  # per judge: k adds nothing
+    assert keys(hand.verdicts(VerdictFilter(judge="k", beats_all="x"))) == []
+    # y beats every model it met only on k's q1
+    assert keys(hand.verdicts(VerdictFilter(beats_all="y"))) == [("k", "q1")]
+    assert VerdictFilter.from_params({"beats": "x"}) == VerdictFilter(beats_all="x")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_beats_all_opens_the_instructions_the_anchor_count_names(shape):
+    from evalcore.anchors import win_rate_distribution
+
+    sim = simulate(SHAPES[shape])
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    judge = store.judges()[0]
+    counts = store.counts(judge=judge)
+    for anchor in store.models():
+        try:
+            expected = win_rate_distribution(counts, anchor).anchor_beats_all
+        except ValueError:  # an anchor the design cannot read (a model never met)
+            continue
+        cases = _all_cases(store, VerdictFilter(judge=judge, beats_all=anchor))
+        assert all(anchor in c.models for c in cases)
+        assert len({c.instruction for c in cases}) == expected, anchor
+    store.close()
