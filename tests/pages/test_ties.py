@@ -98,7 +98,8 @@ def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
 
 def test_page_without_human_labels_or_ranking():
     """The anchor-only demo has no human labels and no human ranking: the page says so in words."""
-    at = open_page("app.py", timeout=90)
+    # two demos load in one test: allow for a CI machine busy with the browser tests (5 s quiet)
+    at = open_page("app.py", timeout=180)
     anchor_demo = [o for o in at.selectbox(key="demo_choice").options if "anchor" in o][0]
     at.selectbox(key="demo_choice").select(anchor_demo).run()
     at.button(key="load_demo").click().run()
