@@ -202,6 +202,12 @@ PARAMS: tuple[str, ...] = (
     "beats",
 )
 
+#: What the page says while a search reads the text (seconds per gigabyte without other filters).
+SEARCHING = (
+    "Searching the text… On a large table, a search narrowed by judge, model or category "
+    "reads only those rows' text and answers faster."
+)
+
 #: The contract's optional text columns, as the page names them when a table lacks them.
 TEXT_COLUMNS: tuple[str, ...] = ("prompt", "response_a", "response_b", "judge_output")
 
