@@ -9,23 +9,23 @@ each headline as a sentence that carries its numbers and the definition behind t
 Overview page, the HTML report (:mod:`evalcore.report`) and ``python -m evalcore report`` show
 the same :class:`Findings`, so they cannot disagree.
 
-Definitions (``docs/definitions.md``):
+Definitions (the documentation's definitions page):
 
 - ratings: Bradley–Terry on the Elo scale, a tie half a win each, 95% intervals = 2.5–97.5
   percentiles of a bootstrap over instructions (Efron & Tibshirani 1993); head-to-head share
   P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400));
 - separation: the one-sided exact sign test of the leader against the runner-up on the
-  instructions where their verdicts differ (Don-Yehiya et al. 2026, §4.3, :func:`evalcore.power.detectable_edges`),
+  instructions where their verdicts differ (Don-Yehiya et al. 2026, section 4.3, :func:`evalcore.power.detectable_edges`),
   beside the leader's 95% rank range across the bootstrap rounds;
 - anchors: Kendall's tau-b between the anchor-based and the all-pairs ranking, informativeness =
   the share of (instruction, model pair) cases whose verdicts against the anchor differ, the
-  recommended anchor = the most informative one (Don-Yehiya et al. 2026, §4.3, §6); the usual choice is the
+  recommended anchor = the most informative one (Don-Yehiya et al. 2026, sections 4.3 and 6); the usual choice is the
   strongest model (Arena-Hard and AlpacaEval compare against a frontier model); its cost is in
   tau and in the total instructions a sign test needs for a +5% edge, ⌈617 / I⌉;
 - the judge: position bias = P(first slot wins) − P(second slot wins) over single-order verdicts,
-  in points; swap consistency, the both-orders tie rate (docs/definitions.md#both-orders-verdict, #position-bias);
+  in points; swap consistency, the both-orders tie rate (the documentation's definitions: both orders verdict, position bias);
 - correction: Rogan–Gladen with the Lang–Reiczigel interval, refused when the floor is wider than
-  ±20 points (docs/definitions.md#floors; :func:`evalcore.calibration.calibrate`).
+  ±20 points (the documentation's definitions: floors; :func:`evalcore.calibration.calibrate`).
 """
 
 from __future__ import annotations
@@ -584,7 +584,7 @@ def separation_finding(analyses: Analyses) -> Finding:
     )
     definition = (
         f"Exact sign test at α = {edges.alpha:g} on the instructions where the two "
-        f"models' verdicts ({how}) differ: resolved when the two-sided sign test, Holm-adjusted across the adjacent pairs, gives p < α (Don-Yehiya et al. 2026, §4.3; Holm 1979). Detectable edge: "
+        f"models' verdicts ({how}) differ: resolved when the two-sided sign test, Holm-adjusted across the adjacent pairs, gives p < α (Don-Yehiya et al. 2026, section 4.3; Holm 1979). Detectable edge: "
         f"the smallest P(upper wins | verdicts differ) − 0.5 the test finds with {edges.power:.0%} "
         "power at this many differing instructions. Rank range: 2.5–97.5 percentiles of the "
         f"leader's rank across {board.rounds:,} bootstrap rounds over instructions."
@@ -679,8 +679,8 @@ def anchor_finding(analyses: Analyses) -> Finding:
     tau_name = f"Kendall's tau-{sweep.tau}"
     definition = (
         "Informativeness: the share of (instruction, model pair) cases, the anchor excluded, whose "
-        "verdicts against the anchor differ on the judge's full scale (Don-Yehiya et al. 2026, §4.3). The "
-        "recommended anchor is the most informative one (Don-Yehiya et al. 2026, §6). tau: "
+        "verdicts against the anchor differ on the judge's full scale (Don-Yehiya et al. 2026, section 4.3). The "
+        "recommended anchor is the most informative one (Don-Yehiya et al. 2026, section 6). tau: "
         f"{tau_name} between the ranking by win rate against the anchor and the all-pairs "
         "Bradley–Terry ranking (and the human ranking when one is loaded). Instructions needed: "
         f"⌈{discordant} / informativeness⌉, the {discordant} differing instructions a one-sided "

@@ -10,16 +10,12 @@ from evalcore import calibration as lib
 from evalcore.calibration import presentation as show
 from evalcore.judge.certification import certify
 from evalcore.plots.calibration import calibration_figure, coverage_figure, floor_figure
-from evalcore.verdicts import VerdictFilter
 
 W = show.WIDGETS
 
+say = _ui.alerts  # safe Markdown: the presentation escaped the user text
+
 with _ui.page("Calibration"):
-
-    def say(messages) -> None:
-        for m in messages:
-            getattr(st, m.kind)(m.text)  # safe Markdown: the presentation escaped the user text
-
     st.title("Calibration")
     _ui.demo_banner()
     store = _ui.require_data()
@@ -72,14 +68,7 @@ with _ui.page("Calibration"):
         st.caption(show.correction_caption(cal))
         st.caption(show.TIES)
         _ui.number_tiles(show.metrics(cal))  # percentages or "refused"; help already escaped
-        disagree = VerdictFilter(
-            judge=sel.judge,
-            category=sel.category,
-            model_a=sel.candidate,
-            model_b=sel.baseline,
-            disagrees_with_human=True,
-        )
-        _ui.verdicts_link("Read the cases where the judge and the human disagree", disagree)
+        _ui.verdicts_link("Read the cases where the judge and the human disagree", sel.disagreements)
         say(show.correction_message(cal))
         threshold = st.columns(3)[0].slider(**W["certify"], key="cal_certify")
         say([show.certification_message(certify(cal.counts, threshold=threshold / 100, candidate=cand))])

@@ -8,8 +8,6 @@ import streamlit as st
 
 import ui as _ui
 from evalcore import power as pw
-from evalcore.anchors import anchor_informativeness
-from evalcore.errors import DesignError
 from evalcore.plots import power as figures
 from evalcore.power import presentation as pv
 from evalcore.ranking import leaderboard
@@ -47,15 +45,10 @@ with _ui.page("Power"):
         "Edges to detect", pv.EDGE_CHOICES, default=[0.05, 0.10], format_func=pv.edge_label, key="pw_edges"
     )
     source = st.radio("Informativeness I", pv.INFO_SOURCES, horizontal=True, key="pw_info_source")
-    informativeness = None
     if source == pv.INFO_SOURCES[0]:
-        try:
-            informativeness = _ui.memo(
-                ("pw_info", judge, category, anchor), lambda: anchor_informativeness(counts, anchor)
-            )
-        except DesignError:  # one battle per prompt: said in the sentence below
-            pass
-        informativeness = pv.usable_informativeness(informativeness)
+        informativeness = _ui.memo(
+            ("pw_info", judge, category, anchor), lambda: pv.measured_informativeness(counts, anchor)
+        )
         (_ui.caption if informativeness else _ui.info)(pv.informativeness_sentence(anchor, informativeness))
     else:
         informativeness = st.number_input(**pv.INPUTS["informativeness"], key="pw_info_typed")

@@ -64,14 +64,8 @@ with _ui.page("Verdicts"):
     )
     c5, c6, c7 = st.columns([1, 1, 2])
     instruction = c5.text_input("Instruction id", old.instruction or "", key="vd_instruction")
-    verdict = c6.selectbox(
-        "Verdict",
-        tuple(show.VERDICT_CHOICES),
-        index=tuple(show.VERDICT_CHOICES).index(old.verdict),
-        format_func=show.VERDICT_CHOICES.get,
-        key="vd_verdict",
-        help=show.HELP["verdict"],
-    )
+    at = tuple(show.VERDICT_CHOICES).index(old.verdict)
+    verdict = c6.selectbox(**show.VERDICT_WIDGET, index=at, key="vd_verdict")
     search = c7.text_input("Search the text", old.search or "", key="vd_search", help=show.HELP["search"])
     t1, t2 = st.columns(2)
     flipped = t1.toggle("The two orders disagree", old.flipped, key="vd_flipped", help=show.HELP["flipped"])
@@ -136,9 +130,8 @@ with _ui.page("Verdicts"):
             st.markdown("**Prompt**")
             with st.container(height=show.box_height(case.prompt), border=False):
                 st.markdown(show.document(case.prompt))
-            columns = st.columns(2)
             height = show.box_height(*case.answers.values())
-            for column, model in zip(columns, case.models, strict=True):
+            for column, model in zip(st.columns(2), case.models, strict=True):
                 column.markdown(show.answer_heading(case, model))
                 with column.container(height=height, border=True):
                     st.markdown(show.document(case.answers.get(model)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ui.messages import (  # noqa: F401
     _LOG,
+    alerts,
     caption,
     code_span,
     error,
@@ -78,6 +79,7 @@ from ui.widgets import (  # noqa: F401
 )
 
 __all__ = [
+    "alerts",
     "READABLE_CSS",
     "count_columns",
     "metric_tile",

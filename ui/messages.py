@@ -68,3 +68,10 @@ def show_error(exc: BaseException) -> None:
             "problem.** The data loaded is kept; try another setting, or report the problem "
             "with the file that caused it.",
         )
+
+
+def alerts(messages: Any) -> None:
+    """Show evalcore's alerts (objects with ``kind`` — success, info, warning, error — and
+    ``text``, Markdown the presentation already escaped) in their own colours."""
+    for m in messages:
+        getattr(st, m.kind)(m.text)

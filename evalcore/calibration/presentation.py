@@ -365,6 +365,20 @@ class Selection:
     def key(self) -> tuple:
         return (self.judge, self.candidate, self.baseline, self.category, self.slice_key, self.both_orders)
 
+    @property
+    def disagreements(self):
+        """The cases behind the correction: where the judge and the human disagree, for this
+        judge, category, candidate and opponent (a :class:`~evalcore.verdicts.VerdictFilter`)."""
+        from evalcore.verdicts import VerdictFilter
+
+        return VerdictFilter(
+            judge=self.judge,
+            category=self.category,
+            model_a=self.candidate,
+            model_b=self.baseline,
+            disagrees_with_human=True,
+        )
+
 
 def judge_profile(cal: Calibration, **sizes: int) -> dict:
     """This judge's Se, Sp and tie rates (and the study ``sizes`` given) as keyword arguments of

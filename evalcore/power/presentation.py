@@ -108,6 +108,19 @@ def usable_informativeness(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) and value > 0 else None
 
 
+def measured_informativeness(counts, anchor: str) -> float | None:
+    """The anchor's measured informativeness (:func:`evalcore.anchors.anchor_informativeness`),
+    or None when the design cannot measure it (one battle per prompt) or it is not above 0:
+    :func:`informativeness_sentence` then says why."""
+    from evalcore.anchors import anchor_informativeness  # anchors does not import power: no cycle
+    from evalcore.errors import DesignError
+
+    try:
+        return usable_informativeness(anchor_informativeness(counts, anchor))
+    except DesignError:
+        return None
+
+
 def informativeness_sentence(anchor: str, informativeness: float | None) -> str:
     """What the measured informativeness of ``anchor`` is, or why it cannot be measured."""
     if usable_informativeness(informativeness) is None:

@@ -84,7 +84,7 @@ def wilson_interval(successes: np.ndarray, n: ArrayLike, z: float = Z95) -> tupl
 @overload
 def wilson_interval(successes: ArrayLike, n: np.ndarray, z: float = Z95) -> tuple[np.ndarray, np.ndarray]: ...
 def wilson_interval(successes: ArrayLike, n: ArrayLike, z: float = Z95) -> tuple[ArrayLike, ArrayLike]:
-    """The Wilson score interval of a binomial share (docs/definitions.md#agreement-with-humans: the interval every comparison
+    """The Wilson score interval of a binomial share (the documentation's definitions: agreement with humans: the interval every comparison
     tool puts on its printed win rate). ``successes`` may be fractional (ties as halves).
 
     Vectorised; ``n == 0`` gives NaN bounds.

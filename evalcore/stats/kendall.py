@@ -14,7 +14,7 @@ def kendall_tau(x: np.ndarray, y: np.ndarray, *, variant: str = "b") -> np.ndarr
     is NaN in either is left out (as scipy's ``nan_policy="omit"`` on the pair of vectors).
     ``variant="b"``: tau-b, concordant minus discordant over the geometric mean of the untied
     pairs of each vector (scipy's default); ``variant="a"``: over all pairs, ties count as
-    neither (docs/definitions.md#per-anchor-kendall-tau). NaN where undefined (fewer than two
+    neither (the documentation's definitions: per anchor kendall tau). NaN where undefined (fewer than two
     models, or a vector with every model tied under tau-b).
     """
     if variant not in ("a", "b"):

@@ -236,6 +236,14 @@ VERDICT_CHOICES: dict[str | None, str] = {
     "none": "No verdict returned",
 }
 
+#: The Verdicts page's verdict picker (``st.selectbox`` options; the page adds index and key).
+VERDICT_WIDGET: dict = {
+    "label": "Verdict",
+    "options": tuple(VERDICT_CHOICES),
+    "format_func": VERDICT_CHOICES.get,
+    "help": HELP["verdict"],
+}
+
 #: A verdict level (slot A's view, −2..2) in words.
 _SLOT_WORDS: dict[int, str] = {
     2: "first slot much better",
