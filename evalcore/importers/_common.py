@@ -11,6 +11,26 @@ import pandas as pd
 
 Records = list[dict[str, Any]]
 
+#: The columns every native importer fills, in the contract's order (text included).
+NATIVE_COLUMNS: tuple[str, ...] = (
+    "instruction_id",
+    "model_a",
+    "model_b",
+    "verdict",
+    "judge",
+    "category",
+    "prompt",
+    "response_a",
+    "response_b",
+    "judge_output",
+)
+
+
+def empty_columns(*extra: str) -> dict[str, list]:
+    """One empty list per column an importer fills: :data:`NATIVE_COLUMNS` and ``extra``."""
+    return {k: [] for k in (*NATIVE_COLUMNS, *extra)}
+
+
 _MAX_NOTED = 3
 
 

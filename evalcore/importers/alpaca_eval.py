@@ -15,6 +15,7 @@ from evalcore.importers._common import (
     _missing,
     _output,
     _text,
+    empty_columns,
 )
 from evalcore.importers.detect import NAMES
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError
@@ -170,23 +171,7 @@ def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]
     * instruction_id = :func:`instruction_key` of the instruction text; judge = ``annotator``;
       category = ``dataset``; lengths = characters of each output.
     """
-    out: dict[str, list] = {
-        k: []
-        for k in (
-            "instruction_id",
-            "model_a",
-            "model_b",
-            "verdict",
-            "judge",
-            "category",
-            "length_a",
-            "length_b",
-            "prompt",
-            "response_a",
-            "response_b",
-            "judge_output",
-        )
-    }
+    out = empty_columns("length_a", "length_b")
     bad_pref, bad_rows = [], []
     bad_values: list[str] = []
     recovered = unrecovered = either = skipped = 0

@@ -16,6 +16,7 @@ from evalcore.importers._common import (
     _quoted,
     _text,
     _verdict_text,
+    empty_columns,
 )
 from evalcore.importers.detect import NAMES
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
@@ -121,21 +122,7 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None) -> 
     and the label says how many there were.
     """
     path_judge, path_model = _arena_hard_from_path(path)
-    out: dict[str, list] = {
-        k: []
-        for k in (
-            "instruction_id",
-            "model_a",
-            "model_b",
-            "verdict",
-            "judge",
-            "category",
-            "prompt",
-            "response_a",
-            "response_b",
-            "judge_output",
-        )
-    }
+    out = empty_columns()
     no_id, no_model, bad_games = [], [], []
     unknown_scores: list[str] = []
     judge_from: Counter[str] = Counter()

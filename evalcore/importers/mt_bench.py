@@ -14,6 +14,7 @@ from evalcore.importers._common import (
     _output,
     _text,
     _verdict_text,
+    empty_columns,
 )
 from evalcore.importers.detect import NAMES
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
@@ -92,22 +93,7 @@ def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, st
     and is not part of the judge's name. instruction_id = ``<question_id>#t<turn>``,
     category = ``turn <turn>``.
     """
-    out: dict[str, list] = {
-        k: []
-        for k in (
-            "instruction_id",
-            "model_a",
-            "model_b",
-            "verdict",
-            "judge",
-            "category",
-            "prompt",
-            "response_a",
-            "response_b",
-            "judge_output",
-            "judged_at",
-        )
-    }
+    out = empty_columns("judged_at")
     bad_rows, unknown_rows = [], []
     unknown: list[str] = []
     for number, record in enumerate(records, start=1):
