@@ -9,7 +9,8 @@ Each measurement runs in a fresh process, so its peak resident memory is its own
 * Parquet → loaded store, then the same;
 * ``VerdictStore.summary()`` on the loaded store.
 
-Prints medians over ``--repeats`` runs. Not a test: nothing is asserted (CONTRIBUTING.md).
+Prints medians over ``--repeats`` runs, after the machine's cost of touching fresh memory
+(``benchmarks/machine.py``; ``--warm GB`` pre-touches memory on a freshly booted VM). Not a test: nothing is asserted (CONTRIBUTING.md).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from benchmarks.machine import first_touch_ms_per_mb, warm_memory
 
 CHILD = r"""
 import json, resource, sys, time
@@ -79,7 +82,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=0)
     parser.add_argument("--interval", default="", help="sandwich: 95%% intervals without resampling")
     parser.add_argument("--only", choices=("json", "parquet"), default=None, help="one of the two files")
+    parser.add_argument(
+        "--warm", type=float, default=0.0, help="touch this many GB once first (see benchmarks/machine.py)"
+    )
     args = parser.parse_args()
+    warm_memory(args.warm)
+    print(f"fresh memory costs {first_touch_ms_per_mb():.2f} ms per MB on first touch (warm: about 0.15)")
     for name in ("clean_battle_sim.json", "clean_battle_sim.parquet"):
         if args.only and not name.endswith(args.only):
             continue
