@@ -13,7 +13,6 @@ from evalcore.io import read_human_ranking
 from evalcore.plots.common import CONFIG
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.schema import VerdictFormatError
-from evalcore.workspace import MAX_NAME, WorkspaceError
 
 with _ui.page("Data"):
     st.title("Verdict Lab")
@@ -53,65 +52,7 @@ with _ui.page("Data"):
         if s.get("error"):
             st.error(show.load_error(s["error"], previous=s.get("source")))
 
-    with st.expander("Saved datasets", icon=":material/save:"):
-        ws = _ui.workspace()
-        st.caption(show.workspace_note(ws.path))
-        if s.get("demo"):
-            st.caption("The demo is bundled with the app: upload a file to save it here.")
-        elif not store.is_empty:
-            with st.form("save_dataset", border=False):
-                name = show.default_save_name(s.get("saved"), s.get("source"))
-                save_name = st.text_input("Save the loaded data as", name, MAX_NAME, key="save_name")
-                replace = st.checkbox("Replace a saved dataset of the same name", key="save_replace")
-                submitted = st.form_submit_button("Save")
-            if submitted:
-                try:
-                    st.success(show.saved_message(_ui.save_loaded(save_name, replace=replace)))
-                except WorkspaceError as exc:
-                    _ui.error(exc, lead="**Not saved.**")
-        try:
-            listed = ws.table()
-        except WorkspaceError as exc:
-            listed = None
-            _ui.error(exc, lead="**The saved datasets cannot be read.**")
-        if listed is not None and listed.empty:
-            st.info("No dataset is saved yet.")
-        elif listed is not None:
-            st.dataframe(
-                show.saved_table(listed),
-                hide_index=True,
-                key="saved_table",
-                column_config={"Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
-            )
-            _ui.download_csv(listed, "saved_datasets.csv", key="dl_saved")
-            pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
-            load_col, delete_col = st.columns(2)
-            if load_col.button("Load", key="saved_load"):
-                try:
-                    _ui.load_saved(pick)
-                    st.rerun()
-                except WorkspaceError as exc:
-                    _ui.error(exc, lead="**Not loaded.**")
-            confirm = delete_col.checkbox("Confirm deletion", key="saved_confirm")
-            if delete_col.button("Delete", key="saved_delete", disabled=not confirm):
-                _ui.delete_saved(pick)
-                st.rerun()
-            history = ws.history(pick)
-            if history:
-                old = st.selectbox(
-                    "Previous versions",
-                    history,
-                    key="saved_version_pick",
-                    format_func=show.version_label,
-                    help=show.VERSIONS_HELP,
-                )
-                if st.button("Restore this version", key="saved_restore"):
-                    try:
-                        current = show.listed_version(listed, pick)
-                        restored = ws.restore(pick, old.version, expected_version=current)
-                        st.success(show.saved_message(restored))
-                    except WorkspaceError as exc:
-                        _ui.error(exc, lead="**Not restored.**")
+    _ui.saved_datasets(store)
 
     if store.is_empty:
         st.info("Nothing is loaded yet: load the demo or upload a file.")

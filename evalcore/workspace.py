@@ -38,7 +38,7 @@ import pandas as pd
 from evalcore._sql import one_row
 from evalcore.errors import EvalcoreError
 from evalcore.io import LoadedTable
-from evalcore.schema import CANONICAL_COLUMNS, inspect_verdicts
+from evalcore.schema import CANONICAL_COLUMNS, canonical_dtypes, inspect_verdicts
 
 #: The environment variable naming the workspace file.
 ENV_VAR = "VERDICTLAB_WORKSPACE"
@@ -48,10 +48,6 @@ MAX_NAME = 120
 RESERVED_PREFIX = "demo-"
 #: Earlier versions kept per name (older ones are deleted when a newer one is archived).
 KEEP_VERSIONS = 5
-
-_TEXT = ("instruction_id", "model_a", "model_b", "judge", "category")
-_LEVELS = ("verdict", "human")
-_LENGTHS = ("length_a", "length_b")
 
 _SCHEMA = (
     """
@@ -277,7 +273,7 @@ class Workspace:
                 " AND version = ? ORDER BY score DESC, model",
                 [name, meta[2]],
             ).df()
-        frame = _canonical_dtypes(frame)
+        frame = canonical_dtypes(frame)
         table = LoadedTable(frame=frame, file=meta[0], format=meta[1], report=inspect_verdicts(frame))
         human = None
         if len(ranking):
@@ -489,16 +485,3 @@ def _archive(con: duckdb.DuckDBPyConnection, name: str, when: datetime) -> None:
         con.execute("DELETE FROM dataset_history WHERE name = ? AND version = ?", [name, version])
         for table in ("dataset_rows", "dataset_rankings"):
             con.execute(f"DELETE FROM {table} WHERE dataset = ? AND version = ?", [name, version])
-
-
-def _canonical_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
-    """Give a frame read from DuckDB the dtypes of :func:`evalcore.schema.validate_verdicts`."""
-    out = frame.copy()
-    out["row"] = out["row"].astype("int64")
-    for column in _TEXT:
-        out[column] = out[column].astype("string")
-    for column in _LEVELS:
-        out[column] = out[column].astype("Int8")
-    for column in _LENGTHS:
-        out[column] = out[column].astype("float64")
-    return out.reset_index(drop=True)

@@ -22,19 +22,7 @@ with _ui.page("Judge"):
     rounds = int(c2.number_input("Bootstrap rounds", 0, 10000, 1000, 100, key="judge_rounds"))
     opts = {"category": category, "rounds": rounds, "seed": int(c3.number_input("Seed", 0, key="judge_seed"))}
     judges = store.judges()
-    demo_file = _ui.DATA / "demo_families.csv"  # the families of the default demo's models
-    with st.expander("Model families (for self-preference)", expanded=False):
-        st.caption(EXPLAIN["families"])
-        upload = st.file_uploader("Families CSV (model,family)", ["csv", "txt"], key="judge_families_file")
-        demo = _ui.state().get("demo") == _ui.DEFAULT_DEMO and demo_file.exists()
-        typed = st.text_area(
-            "…or type them", demo_file.read_text() if demo else "", 160, key="judge_families_text"
-        )
-    family = show.family_list(upload.getvalue() if upload else typed, judges)
-    if family.problem:
-        _ui.error(family.problem, lead=EXPLAIN["families_lead"])
-    elif family.note:
-        st.info(family.note)
+    family = _ui.families_picker(judges)
 
     with _ui.progress_bar("Measuring the judges…") as progress:
         sheets = _ui.memo(

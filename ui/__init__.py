@@ -3,11 +3,13 @@
 Pages stay thin: widgets, a call into evalcore, a figure. Nothing here computes a statistic.
 
 The glue is split by purpose: :mod:`ui.messages`, :mod:`ui.state`, :mod:`ui.widgets`,
-:mod:`ui.navigation`; every name is re-exported here, so pages use ``ui.<name>``.
+:mod:`ui.navigation`, :mod:`ui.datasets` (the Data page's saved datasets); every name is
+re-exported here, so pages use ``ui.<name>``.
 """
 
 from __future__ import annotations
 
+from ui.datasets import saved_datasets  # noqa: F401
 from ui.messages import (  # noqa: F401
     _LOG,
     alerts,
@@ -68,6 +70,7 @@ from ui.widgets import (  # noqa: F401
     chart,
     demo_banner,
     download_csv,
+    families_picker,
     judge_picker,
     number_tiles,
     orders_picker,

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 import streamlit as st
 
 from evalcore.store import VerdictStore
-from ui.messages import md, metric, warning
+from ui.messages import error, md, metric, warning
 from ui.readable import count_columns, metric_tile
-from ui.state import set_url_param, state
+from ui.state import DATA, DEFAULT_DEMO, set_url_param, state
+
+if TYPE_CHECKING:
+    from evalcore.judge.presentation import FamilyList
 
 
 def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
@@ -182,3 +185,25 @@ def orders_picker(*, key: str = "orders") -> bool:
         "on, else a tie (Zheng et al., 2023, “Judging LLM-as-a-judge”). Needs pairs judged in both orders; pairs judged in one order "
         "only are left out while it is on.",
     )
+
+
+def families_picker(judges: tuple[str, ...] | list[str]) -> FamilyList:
+    """The Judge page's model families for self-preference: an uploaded or typed ``model,family``
+    list (the default demo's families filled in), read by
+    :func:`evalcore.judge.presentation.family_list`; its problem or note is shown."""
+    from evalcore.judge.presentation import EXPLAIN, family_list  # only the Judge page needs it
+
+    demo_file = DATA / "demo_families.csv"  # the families of the default demo's models
+    with st.expander("Model families (for self-preference)", expanded=False):
+        st.caption(EXPLAIN["families"])
+        upload = st.file_uploader("Families CSV (model,family)", ["csv", "txt"], key="judge_families_file")
+        demo = state().get("demo") == DEFAULT_DEMO and demo_file.exists()
+        typed = st.text_area(
+            "…or type them", demo_file.read_text() if demo else "", 160, key="judge_families_text"
+        )
+    family = family_list(upload.getvalue() if upload else typed, judges)
+    if family.problem:
+        error(family.problem, lead=EXPLAIN["families_lead"])
+    elif family.note:
+        st.info(family.note)
+    return family

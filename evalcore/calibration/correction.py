@@ -17,6 +17,11 @@ Every interval is clustered by instruction (a candidate's many opponents on one 
 independent): binomial intervals use the effective sample n / deff, the both-arms interval is a
 bootstrap over instructions.
 
+Why this module is longer than 500 lines: it holds one concept, :func:`calibrate` and the
+:class:`Calibration` it fills, with the refusal rules that decide which of its fields are
+numbers; the statistics themselves (Rogan–Gladen, Lang–Reiczigel, clustering, the counts) are in
+the sibling modules it imports.
+
 References
 ----------
 Rogan, W. J. & Gladen, B. (1978). Estimating prevalence from the results of a screening test.

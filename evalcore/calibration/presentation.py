@@ -14,11 +14,20 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from evalcore.calibration.choices import (
+    Selection,
+    candidate_of,
+    default_candidate,
+    default_pair,
+    floor_sizes,
+    gate_for,
+    judge_profile,
+    selection,
+)
 from evalcore.calibration.correction import ESTIMANDS, Calibration
-from evalcore.calibration.counts import SAME_SLICE
 from evalcore.calibration.coverage import CoverageResult
 from evalcore.calibration.floors import SizePlan
-from evalcore.calibration.gate import GateResult, noninferiority_gate, ppi_gate, superiority_gate
+from evalcore.calibration.gate import GateResult
 from evalcore.calibration.ppi import CEILING_SENTENCE, PPIRatings
 from evalcore.calibration.words import (  # noqa: F401 - the page reads them as show.NAME
     ALL_CATEGORIES,
@@ -59,6 +68,7 @@ __all__ = [
     "coverage_table",
     "floor_display",
     "floor_rows",
+    "default_candidate",
     "default_pair",
     "floor_sizes",
     "gate_for",
@@ -338,131 +348,6 @@ def gate_message(gate: GateResult) -> Message:
         f"**{'PASS' if gate.passed else 'FAIL'}** — gated on the **{gate.gated_on}** number. "
         + md(gate.explanation),
     )
-
-
-@dataclass(frozen=True)
-class Selection:
-    """What the page's pickers chose, read into :func:`~evalcore.calibration.calibrate`'s terms.
-
-    ``note`` is app text to show when the chosen unit had to change (the both-orders verdict
-    needs a candidate); ``key`` is a hashable cache key."""
-
-    judge: str | None
-    candidate: str | None
-    baseline: str | None
-    category: str | None
-    labelled_category: object
-    both_orders: bool | None
-    slice_key: str
-    note: str = ""
-
-    @property
-    def kwargs(self) -> dict:
-        names = ("judge", "candidate", "baseline", "category", "labelled_category", "both_orders")
-        return {k: getattr(self, k) for k in names}
-
-    @property
-    def key(self) -> tuple:
-        return (self.judge, self.candidate, self.baseline, self.category, self.slice_key, self.both_orders)
-
-    @property
-    def disagreements(self):
-        """The cases behind the correction: where the judge and the human disagree, for this
-        judge, category, candidate and opponent (a :class:`~evalcore.verdicts.VerdictFilter`)."""
-        from evalcore.verdicts import VerdictFilter
-
-        return VerdictFilter(
-            judge=self.judge,
-            category=self.category,
-            model_a=self.candidate,
-            model_b=self.baseline,
-            disagrees_with_human=True,
-        )
-
-
-def judge_profile(cal: Calibration, **sizes: int) -> dict:
-    """This judge's Se, Sp and tie rates (and the study ``sizes`` given) as keyword arguments of
-    :func:`~evalcore.calibration.coverage_simulation`."""
-    c = cal.counts
-    profile = {
-        "se": cal.se,
-        "sp": cal.sp,
-        "tie_given_win": c.tie_given_win,
-        "tie_given_not_win": c.tie_given_not_win,
-    }
-    return {**profile, **sizes}
-
-
-def candidate_of(choice: str) -> str | None:
-    """The "Candidate" choice → a model name, None for slot A."""
-    return None if choice == SLOT_A else choice
-
-
-def selection(
-    judge: str | None, candidate: str | None, against: str, category: str | None, labelled: str, unit: str
-) -> Selection:
-    """The pickers' choices (candidate already read by :func:`candidate_of`) as a :class:`Selection`."""
-    baseline = None if (candidate is None or against == ALL_OPPONENTS) else against
-    both_orders = UNITS[unit]
-    note = ""
-    if both_orders and candidate is None:
-        both_orders, note = False, NEEDS_CANDIDATE
-    lab: object
-    if labelled == SAME:
-        lab, key = SAME_SLICE, "same"
-    else:
-        lab, key = (None if labelled == ALL_CATEGORIES else labelled), labelled
-    return Selection(judge, candidate, baseline, category, lab, both_orders, key, note)
-
-
-def floor_sizes(picked: list[int], custom: int) -> list[int]:
-    """The picked labelled-set sizes and the custom one (0: none), sorted, without duplicates."""
-    return sorted({int(s) for s in picked} | ({int(custom)} if custom else set()))
-
-
-def gate_for(
-    cal: Calibration, *, kind: str, margin_points: int, on: str, ppi: PPIRatings | None
-) -> GateResult | str:
-    """The gate the page asks for, or why it cannot be run (app text, safe Markdown).
-
-    ``on`` is "printed", "corrected" or "prediction-powered" (the PPI gate needs the ratings and a
-    named opponent under "Against")."""
-    margin = margin_points / 100.0 if kind == "non-inferiority" else 0.0
-    if on == "prediction-powered":
-        if ppi is None:
-            return "The prediction-powered gate needs prediction-powered ratings (see that tab)."
-        if cal.baseline is None or cal.candidate is None:
-            return "The prediction-powered gate compares two models: pick one under 'Against'."
-        kind_key = "superiority" if kind == "superiority" else "noninferiority"
-        return ppi_gate(ppi, cal.candidate, cal.baseline, kind=kind_key, margin=margin)
-    if kind == "superiority":
-        return superiority_gate(cal, corrected=on == "corrected")
-    return noninferiority_gate(cal, margin=margin, corrected=on == "corrected")
-
-
-def default_pair(counts) -> tuple[str | None, str | None]:
-    """The candidate and opponent the page starts with: the judge's leader and runner-up (a point
-    Bradley–Terry fit, no intervals; :func:`evalcore.ranking.presentation.calibration_pair`: all
-    opponents when the two never met), the pair
-    the Overview's "Can the win rate be corrected?" finding calibrates, so both pages show one
-    number. With fewer than two models, or a design the fit refuses, the first model against all
-    opponents; ``(None, None)`` without models.
-    """
-    from evalcore.ranking import leaderboard  # ranking does not import calibration: no cycle
-    from evalcore.ranking.presentation import calibration_pair
-
-    if counts.n_models < 2:
-        return (counts.models[0] if counts.n_models else None), None
-    try:
-        pair = calibration_pair(leaderboard(counts, rounds=0), counts)
-    except (ValueError, ArithmeticError):  # a design the fit refuses: any model will do
-        pair = None
-    return pair if pair is not None else (counts.models[0], None)
-
-
-def default_candidate(counts) -> str | None:
-    """The model the page starts with: the judge's top-rated one (:func:`default_pair`)."""
-    return default_pair(counts)[0]
 
 
 def _rating(e) -> str:

@@ -6,7 +6,7 @@ import argparse
 
 from evalcore.cli.common import add_file_argument, add_json_flag, display_name, load_store, print_json
 from evalcore.verdicts import VERDICT_KINDS, VerdictFilter
-from evalcore.verdicts.presentation import case_lines, page_headline
+from evalcore.verdicts.words import case_lines, page_headline
 
 
 def register(sub: argparse._SubParsersAction) -> None:

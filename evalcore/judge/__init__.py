@@ -49,6 +49,13 @@ from evalcore.judge.both_orders import (
     both_orders_summary,
     paired_verdicts,
 )
+from evalcore.judge.comparison import (
+    BEST_DIRECTION,
+    best_marks,
+    compare_judges,
+    comparison_table,
+    judge_sheets,
+)
 from evalcore.judge.coverage import Coverage, SelfComparison, coverage, self_comparison
 from evalcore.judge.length import (
     LengthControlled,
@@ -65,16 +72,7 @@ from evalcore.judge.position import (
     slot_balance,
 )
 from evalcore.judge.self_preference import read_families, self_preference
-from evalcore.judge.sheet import (
-    BEST_DIRECTION,
-    DEFINITIONS,
-    JudgeSheet,
-    best_marks,
-    compare_judges,
-    comparison_table,
-    judge_sheet,
-    judge_sheets,
-)
+from evalcore.judge.sheet import DEFINITIONS, JudgeSheet, judge_sheet
 from evalcore.stats.intervals import Estimate
 
 __all__ = [

@@ -24,6 +24,11 @@ Intervals are the instruction-clustered sandwich (Huber 1967; White 1980; Liang 
 the calls on one instruction share their answers. A covariate the design cannot separate from
 the strengths (conditional information under 10⁻⁸ of its own) is refused in words.
 
+Why this module is longer than 500 lines: it is one model. The covariates built here are the
+design matrix that the fit, the sandwich and the identification refusals all read, and the result
+types hold what that fit gives; the words are in :mod:`evalcore.ranking.style_words`, the SQL in
+:mod:`evalcore.store_style`.
+
 References
 ----------
 Li, T., Angelopoulos, A. N. & Chiang, W.-L. (2024). Does style matter? Disentangling style and

@@ -6,7 +6,8 @@ their prompt, answers, the judge's own text, verdicts and human label, filtered 
 {'a': 'x', 'b': 'y'}
 
 The cases come from :meth:`evalcore.store.VerdictStore.verdicts` (SQL in
-:mod:`evalcore.store_verdicts`); :mod:`evalcore.verdicts.presentation` turns a page into lines.
+:mod:`evalcore.store_verdicts`); :mod:`evalcore.verdicts.words` turns a page into plain lines and
+:mod:`evalcore.verdicts.presentation` into the Verdicts page's Markdown.
 """
 
 from __future__ import annotations

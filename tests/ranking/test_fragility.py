@@ -17,7 +17,8 @@ from evalcore.cli import build_parser
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
 from evalcore.ranking import ELO_SCALE, fit_bradley_terry, leaderboard, mle_exists, pooled_wins
-from evalcore.ranking.fragility import _Outcomes, ranking_fragility
+from evalcore.ranking.fragility import ranking_fragility
+from evalcore.ranking.fragility.outcomes import Outcomes
 from evalcore.schema import LEVELS
 from tests.bt_sim import simulate_bt
 
@@ -290,7 +291,7 @@ def test_a_leader_far_ahead_survives_and_says_so():
 
 def test_influence_is_the_first_order_change_of_the_refit():
     counts = simulate_bt(np.array([0.0, 0.3, 0.5, 1.0]), 200, shape="all_pairs", tie_rate=0.2, seed=3)
-    out = _Outcomes(counts)
+    out = Outcomes(counts)
     np.testing.assert_allclose(out.wins, pooled_wins(counts))
     theta, _ = fit_bradley_terry(out.wins)
     v = np.zeros((4, 1))

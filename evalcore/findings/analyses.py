@@ -1,0 +1,283 @@
+"""Run the analyses behind the headline findings once, for one dataset and one judge.
+
+:func:`run_analyses` calls the analyses of evalcore (:func:`evalcore.ranking.leaderboard`,
+:func:`evalcore.anchors.anchor_sweep`, :func:`evalcore.judge.judge_sheet`,
+:func:`evalcore.power.detectable_edges`, :func:`evalcore.calibration.calibrate`, …) and keeps
+their results in an :class:`Analyses` bundle, with a reason in words for each one that cannot
+run on the data. It computes no statistic of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pandas as pd
+
+from evalcore.anchors import AnchorSweep, anchor_sweep
+from evalcore.calibration import Calibration, PPIRatings, calibrate, ppi_ratings
+from evalcore.findings.finding import cell_number
+from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
+from evalcore.power import DetectableEdges, SampleSizePlan, detectable_edges, sample_size_plan
+from evalcore.progress import Progress
+from evalcore.ranking import Leaderboard, RankingFragility, leaderboard, ranking_fragility
+from evalcore.ranking.presentation import calibration_pair, default_interval
+from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
+from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
+from evalcore.ties import VerdictTieStructure, verdict_tie_structure
+
+#: ``cache(key, compute)`` returns a stored result for ``key`` or computes and stores it (the
+#: pages pass ``ui.memo``); the default computes every time.
+Cache = Callable[[tuple, Callable[[], Any]], Any]
+
+#: The edges of the report's sample-size plan (P(better wins | discordant) − 0.5).
+PLAN_EDGES = (0.025, 0.05, 0.075, 0.10, 0.15, 0.20)
+#: Rounds of the judge sheet's bootstrap on the Overview (its intervals are secondary there).
+JUDGE_ROUNDS = 500
+
+
+def _compute(key: tuple, compute: Callable[[], Any]) -> Any:
+    return compute()
+
+
+@dataclass(frozen=True)
+class Analyses:
+    """The evalcore results of one dataset and one judge that the Overview and the report show.
+
+    A result is ``None`` when its analysis cannot run on this data; ``unavailable`` says why in
+    words, keyed by finding (``leader``, ``separation``, ``anchor``, ``judge``, ``correction``,
+    and ``ties`` for the verdict-level distribution). ``judge_comparison`` (one row per judge,
+    :func:`evalcore.judge.comparison_table`) is filled when asked for. ``calibration`` is the leader against the
+    runner-up; ``plan`` the sign-test sample sizes of :data:`PLAN_EDGES` at the recommended
+    anchor's informativeness (else the mean over the leaderboard's adjacent pairs).
+    """
+
+    summary: DatasetSummary
+    judge: str
+    counts: VerdictCounts
+    rounds: int
+    seed: int
+    leaderboard: Leaderboard | None = None
+    anchors: AnchorSweep | None = None
+    judge_sheet: JudgeSheet | None = None
+    edges: DetectableEdges | None = None
+    plan: SampleSizePlan | None = None
+    calibration: Calibration | None = None
+    ties: VerdictTieStructure | None = None
+    judge_comparison: pd.DataFrame | None = None
+    human_ranking: pd.DataFrame | None = None
+    fragility: RankingFragility | None = None
+    #: prediction-powered ratings (judge on every pair + human labels), when labels exist
+    ppi: PPIRatings | None = None
+    #: The leaderboard controlled for the answers' length and Markdown, when the table has them.
+    style: StyleControl | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)
+
+
+def _attempt(unavailable: dict[str, str], key: str, compute: Callable[[], Any]) -> Any | None:
+    """Run one analysis; a ValueError (data too small, no labels, …) becomes a reason in words."""
+    try:
+        return compute()
+    except ValueError as exc:
+        unavailable[key] = str(exc)
+        return None
+
+
+def _style(store: VerdictStore, judge: str) -> StyleControl:
+    """The leaderboard controlled for length and Markdown (what the table can supply)."""
+    controls = [c for c in available_controls(store.feature_sources()) if c in ("length", "markdown")]
+    if not controls:
+        raise ValueError(
+            "no style control: the table has neither answer lengths nor Markdown counts "
+            "(length_a/length_b, the answers' text, or feat_ columns)."
+        )
+    return controlled_leaderboard(store, judge=judge, controls=controls)
+
+
+def ranking_key(frame: pd.DataFrame | None) -> str:
+    """A short content key of a human ranking (the Anchors page's cache key for it)."""
+    if frame is None:
+        return "none"
+    return hashlib.sha1(frame.to_csv(index=False).encode()).hexdigest()[:12]
+
+
+def run_analyses(
+    store: VerdictStore,
+    *,
+    judge: str | None = None,
+    human_ranking: pd.DataFrame | None = None,
+    rounds: int = 1000,
+    seed: int = 0,
+    compare_judges: bool = False,
+    cache: Cache | None = None,
+    progress: Progress | None = None,
+) -> Analyses:
+    """Run every analysis the headline findings and the report need, for one judge.
+
+    ``judge=None`` takes the first judge. ``rounds`` bounds the leaderboard bootstrap (1,000
+    rounds take under a second on the 20-model demo); the judge sheet uses at most
+    :data:`JUDGE_ROUNDS`. ``cache`` lets a page reuse results it already holds: the keys
+    ``("summary",)``, ``("counts", judge, None, False)`` and
+    ``("leaderboard", judge, None, False, rounds, seed)`` and
+    ``("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking))`` are those of the
+    Data, Leaderboard and Anchors pages; the others start with ``"findings"``.
+    ``compare_judges`` also builds the spec sheet of every other judge (a second or two per judge
+    on the demo) for the report's comparison of judges.
+    """
+    cache = cache or _compute
+
+    def step(fraction: float, text: str) -> None:
+        if progress is not None:
+            progress(min(1.0, fraction), text)
+
+    judges = store.judges()
+    if not judges:
+        raise ValueError("No verdicts are loaded: load a verdict table first.")
+    if judge is None:
+        judge = judges[0]
+    if judge not in judges:
+        raise ValueError(f"judge {judge!r} is not in the data; its judges are: {', '.join(judges)}")
+
+    step(0.0, "summarising the data")
+    summary = cache(("summary",), store.summary)
+    counts = cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
+    unavailable: dict[str, str] = {}
+
+    board = None
+    if counts.n_models < 2 or counts.n_instructions == 0:
+        reason = (
+            f"judge {judge} has verdicts for {counts.n_models} model(s): a ranking needs "
+            "at least two models with a verdict between them."
+        )
+        for key in ("leader", "separation", "anchor", "correction"):
+            unavailable[key] = reason
+    else:
+        board = cache(
+            ("leaderboard", judge, None, False, rounds, seed),
+            lambda: leaderboard(
+                counts,
+                rounds=rounds,
+                seed=seed,
+                interval=default_interval(counts.n_instructions, counts.n_models),
+                progress=lambda f, t: step(0.05 + 0.45 * f, t),
+            ),
+        )
+    sweep = edges = cal = fragile = style = None
+    if board is not None:
+        step(0.48, "how many verdicts the lead rests on")
+        fragile = _attempt(
+            unavailable,
+            "fragility",
+            lambda: cache(("findings", "fragility", judge), lambda: ranking_fragility(counts)),
+        )
+        style = _attempt(
+            unavailable,
+            "style",
+            lambda: cache(("findings", "style", judge), lambda: _style(store, judge)),
+        )
+        step(0.5, "anchor sweep")
+        sweep = _attempt(
+            unavailable,
+            "anchor",
+            lambda: cache(
+                ("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking)),
+                lambda: anchor_sweep(counts, human_ranking=human_ranking),
+            ),
+        )
+        step(0.55, "what the data can separate")
+        anchor = summary.anchor if summary.design == "anchor-only" else None
+        edges = _attempt(
+            unavailable,
+            "separation",
+            lambda: cache(
+                ("findings", "detectable_edges", judge, rounds, seed),
+                lambda: detectable_edges(counts, board, anchor=anchor),
+            ),
+        )
+        pair = calibration_pair(board, counts)  # the Calibration page's default pair
+        if pair is not None:
+            leader, runner_up = pair
+            step(0.6, "calibration against human labels")
+            cal = _attempt(
+                unavailable,
+                "correction",
+                lambda: cache(
+                    ("findings", "calibrate", judge, leader, runner_up),
+                    lambda: calibrate(store, judge=judge, candidate=leader, baseline=runner_up),
+                ),
+            )
+    ppi = None
+    if board is not None and summary.labelled_rows:
+        step(0.62, "prediction-powered ratings")
+        ppi = _attempt(
+            unavailable,
+            "ppi",
+            lambda: cache(("findings", "ppi", judge), lambda: ppi_ratings(store, judge=judge)),
+        )
+    plan = None
+    if sweep is not None or edges is not None:
+        info = (
+            cell_number(sweep.table.set_index("anchor").loc[sweep.recommended, "informativeness"])
+            if sweep is not None and sweep.recommended is not None
+            else edges.informativeness
+            if edges is not None
+            else math.nan
+        )
+        plan = sample_size_plan(PLAN_EDGES, informativeness=info if 0 < info <= 1 else None)
+    ties = None
+    if counts.n_models >= 2:
+        ties = _attempt(
+            unavailable,
+            "ties",
+            lambda: cache(("findings", "ties", judge), lambda: verdict_tie_structure(counts)),
+        )
+    others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []
+    share = 0.35 / (1 + len(others))
+    sheets: dict[str, JudgeSheet | str] = {}
+    for n, name in enumerate([judge] + others):
+        step(0.65 + n * share, f"the spec sheet of {name}")
+        why: dict[str, str] = {}
+
+        def one_sheet(name: str = name, n: int = n) -> JudgeSheet:
+            return cache(
+                ("findings", "judge_sheet", name, seed),
+                lambda: judge_sheet(
+                    store,
+                    name,
+                    rounds=min(rounds, JUDGE_ROUNDS),
+                    seed=seed,
+                    length_control=False,
+                    progress=lambda f, t: step(0.65 + (n + f) * share, f"{name}: {t}"),
+                ),
+            )
+
+        found = _attempt(why, "judge", one_sheet)
+        sheets[name] = found if found is not None else why["judge"]
+    own = sheets[judge]
+    sheet = own if not isinstance(own, str) else None
+    if sheet is None:
+        unavailable["judge"] = str(own)
+    comparison = comparison_table({j: sheets[j] for j in judges if j in sheets}) if others else None
+    step(1.0, "done")
+    return Analyses(
+        summary=summary,
+        judge=judge,
+        counts=counts,
+        rounds=rounds,
+        seed=seed,
+        leaderboard=board,
+        anchors=sweep,
+        judge_sheet=sheet,
+        edges=edges,
+        plan=plan,
+        calibration=cal,
+        ties=ties,
+        judge_comparison=comparison,
+        human_ranking=human_ranking,
+        fragility=fragile,
+        ppi=ppi,
+        style=style,
+        unavailable=unavailable,
+    )

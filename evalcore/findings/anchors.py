@@ -1,0 +1,122 @@
+"""The anchor finding: which anchor to compare against, and what the usual choice costs."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from evalcore.findings.analyses import Analyses
+from evalcore.findings.finding import (
+    PAGES,
+    TILE_LABELS,
+    TITLES,
+    Finding,
+    Tile,
+    cell_number,
+    fmt_tau,
+    unavailable_finding,
+)
+from evalcore.power import sign_test_sample_size, total_samples
+from evalcore.text import fmt_pct
+
+#: The edge of Don-Yehiya et al.'s (2026) headline sample size (P(better model wins | discordant) = 0.55).
+PLANNING_EDGE = 0.05
+
+
+def anchor_finding(analyses: Analyses) -> Finding:
+    """The recommended anchor and what the usual choice (the strongest model) would cost."""
+    sweep = analyses.anchors
+    if sweep is None:
+        return unavailable_finding("anchor", analyses.unavailable.get("anchor", "No anchor analysis."))
+    table = sweep.table.set_index("anchor")
+    recommended = sweep.recommended
+    if recommended is None:
+        return unavailable_finding(
+            "anchor", "No model was judged against two or more others: no anchor can be assessed."
+        )
+    rec = table.loc[recommended]
+    discordant = sign_test_sample_size(PLANNING_EDGE)
+    tau_name = f"Kendall's tau-{sweep.tau}"
+    definition = (
+        "Informativeness: the share of (instruction, model pair) cases, the anchor excluded, whose "
+        "verdicts against the anchor differ on the judge's full scale (Don-Yehiya et al. 2026, section 4.3). The "
+        "recommended anchor is the most informative one (Don-Yehiya et al. 2026, section 6). tau: "
+        f"{tau_name} between the ranking by win rate against the anchor and the all-pairs "
+        "Bradley–Terry ranking (and the human ranking when one is loaded). Instructions needed: "
+        f"⌈{discordant} / informativeness⌉, the {discordant} differing instructions a one-sided "
+        f"sign test needs for a +{100 * PLANNING_EDGE:.0f}% edge at 80% power (Don-Yehiya et al. 2026, Table 2)."
+    )
+    rec_info = cell_number(rec["informativeness"])
+    rec_total = total_samples(discordant, rec_info) if rec_info > 0 else math.nan
+    numbers: dict[str, Any] = {
+        "recommended": recommended,
+        "recommended_informativeness": rec_info,
+        "recommended_tau_quadratic": cell_number(rec["tau_quadratic"]),
+        "recommended_tau_human": cell_number(rec["tau_human"]),
+        "recommended_instructions_needed": rec_total,
+        "design": sweep.design,
+    }
+    tiles = (Tile(TILE_LABELS["anchor"], recommended, f"{fmt_pct(rec_info)} informative"),)
+    if not sweep.has_quadratic:
+        text = (
+            f"Every model here is compared with one anchor, {recommended}: "
+            f"{fmt_pct(rec_info)} of the (instruction, model pair) cases get different "
+            f"verdicts against it, so a +{100 * PLANNING_EDGE:.0f}% edge between two models "
+            f"needs about {rec_total:,} instructions. Choosing a better anchor needs an "
+            "all-pairs table (every model judged against every other)."
+        )
+        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], "clear", numbers)
+    position = int(rec["position"])
+    strongest = str(table.index[table["position"] == table["position"].min()][0])
+    usual = table.loc[strongest]
+    usual_info = cell_number(usual["informativeness"])
+    usual_total = total_samples(discordant, usual_info) if usual_info > 0 else math.nan
+    numbers.update(
+        {
+            "recommended_position": position,
+            "models": len(sweep.models),
+            "usual": strongest,
+            "usual_informativeness": usual_info,
+            "usual_tau_quadratic": cell_number(usual["tau_quadratic"]),
+            "usual_tau_human": cell_number(usual["tau_human"]),
+            "usual_instructions_needed": usual_total,
+        }
+    )
+    text = (
+        f"Compare against {recommended} (number {position} of {len(sweep.models)} in the "
+        f"all-pairs ranking): {fmt_pct(rec_info)} of the cases get different verdicts against "
+        f"it, and ranking the models by their win rate against it agrees with the all-pairs "
+        f"ranking at {tau_name} = {fmt_tau(numbers['recommended_tau_quadratic'])}"
+    )
+    if math.isfinite(numbers["recommended_tau_human"]):
+        text += f" ({numbers['recommended_tau_human']:.3f} with the human ranking)"
+    text += "."
+    caveats = "".join(" " + note for note in sweep.notes)
+    if strongest == recommended:
+        text += " The usual choice, the strongest model, is the recommended one here." + caveats
+        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], "clear", numbers)
+    if not usual_info > 0:
+        text += (
+            f" The usual choice, the strongest model {strongest}, gives no informative case: "
+            "every model gets the same verdict against it, so it cannot rank them at all."
+        )
+        costly = True
+    else:
+        text += (
+            f" The usual choice, the strongest model {strongest}, gives {fmt_pct(usual_info)} "
+            f"informative cases and tau {fmt_tau(numbers['usual_tau_quadratic'])}"
+        )
+        if math.isfinite(numbers["usual_tau_human"]):
+            text += f" ({numbers['usual_tau_human']:.3f} with the human ranking)"
+        costly = math.isfinite(rec_total) and usual_total > rec_total
+        if costly:
+            text += (
+                f": to detect a +{100 * PLANNING_EDGE:.0f}% edge it needs about "
+                f"{usual_total:,} instructions instead of {rec_total:,} "
+                f"({usual_total / rec_total - 1:.0%} more judge calls for the same power)."
+            )
+        else:
+            text += "."
+    text += caveats
+    status = "caution" if costly else "clear"
+    return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], status, numbers)

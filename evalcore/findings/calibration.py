@@ -1,0 +1,81 @@
+"""The calibration finding: whether the leader's win rate can be corrected with human labels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalcore.findings.analyses import Analyses
+from evalcore.findings.finding import (
+    PAGES,
+    TILE_LABELS,
+    TITLES,
+    Finding,
+    Tile,
+    unavailable_finding,
+)
+from evalcore.text import fmt_pct
+
+
+def correction_finding(analyses: Analyses) -> Finding:
+    """Whether the leader's win rate against the runner-up can be corrected with human labels."""
+    cal = analyses.calibration
+    if cal is None:
+        return unavailable_finding(
+            "correction", analyses.unavailable.get("correction", "There is no pair of models to calibrate.")
+        )
+    c = cal.counts
+    who = f"{cal.candidate} against {cal.baseline or 'all opponents'}"
+    definition = (
+        "Printed win rate: (wins + ties/2) / judged pairs with a Wilson interval (ties half a "
+        "win). Corrected: Rogan–Gladen, (share of judge-called wins + Sp − 1) / (Se + Sp − 1), "
+        "the share a human would call a win (ties are not wins), with the Lang–Reiczigel 95% "
+        'interval; Se, Sp: the judge\'s sensitivity and specificity for "candidate wins" on the '
+        "human-labelled rows. Refused when the floor, the narrowest interval any number of judged "
+        f"pairs could give, is wider than ±{100 * cal.max_floor:.0f} percentage points (Lang & Reiczigel 2014 interval)."
+    )
+    numbers: dict[str, Any] = {
+        "candidate": cal.candidate,
+        "baseline": cal.baseline,
+        "printed": cal.printed,
+        "printed_low": cal.printed_low,
+        "printed_high": cal.printed_high,
+        "n_judged": c.n_judged,
+        "n_labelled": c.n_labelled,
+        "se": cal.se,
+        "sp": cal.sp,
+        "youden_j": cal.youden_j,
+        "floor": cal.floor,
+        "refused": cal.refused,
+        "corrected": cal.corrected,
+        "lr_low": cal.lr_low,
+        "lr_high": cal.lr_high,
+    }
+    text = (
+        f"The judge prints a win rate of {fmt_pct(cal.printed, 1)} for {who} (95% "
+        f"{fmt_pct(cal.printed_low, 1)}–{fmt_pct(cal.printed_high, 1)}, {c.n_judged:,} judged "
+        "pairs). A judge's win rate is compressed toward 50%, and only human labels can undo it."
+    )
+    if cal.refused:
+        text += f" Here it cannot be corrected: {cal.refusal_reason}."
+        if c.n_se and c.n_sp:
+            text += f" (Se {cal.se:.2f}, Sp {cal.sp:.2f} on these labelled pairs.)"
+        status, value = "caution", "No"
+    else:
+        text += (
+            f" With {c.n_labelled:,} human-labelled pairs (Se {cal.se:.2f}, Sp {cal.sp:.2f}, "
+            f"Youden's J {cal.youden_j:.2f}) the corrected rate is {fmt_pct(cal.corrected, 1)} "
+            f"(Lang–Reiczigel 95% {fmt_pct(cal.lr_low, 1)}–{fmt_pct(cal.lr_high, 1)}); no "
+            f"number of judged pairs could narrow it below ±{100 * cal.floor:.1f} percentage points with "
+            "these labels."
+        )
+        status, value = "clear", "Yes"
+    if cal.transfer_warning:
+        text += " " + cal.transfer_warning
+    # one decimal, as the Calibration page prints the same floor
+    note = f"floor ±{100 * cal.floor:.1f} pp" if cal.refused else f"corrected {fmt_pct(cal.corrected, 1)}"
+    if cal.refused and not (c.n_se and c.n_sp):
+        note = f"{c.n_labelled:,} labelled pairs"
+    tiles = (Tile(TILE_LABELS["correction"], value, note),)
+    return Finding(
+        "correction", TITLES["correction"], tiles, text, definition, PAGES["correction"], status, numbers
+    )

@@ -1,0 +1,143 @@
+"""One headline finding: its tiles, its sentence, its definition and its numbers.
+
+:class:`Finding` and :class:`Findings` are the results every face shows (the Overview page, the
+HTML report, ``python -m evalcore report``); the titles, tile labels, detail pages and method
+sections of the five findings are kept here once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import pandas as pd
+
+#: The analysis (the app's page of that name) with the detail of each finding; a front end maps
+#: the name to its own page (the Overview links to it).
+PAGES: dict[str, str] = {
+    "leader": "leaderboard",
+    "separation": "power",
+    "anchor": "anchors",
+    "judge": "judge",
+    "correction": "calibration",
+}
+#: Finding → the section of the methods document (and the app's Methods page) behind it.
+METHOD_SECTIONS = {
+    "leader": "ranking-bradleyterry-on-the-elo-scale",
+    "separation": "power-and-sample-sizes",
+    "anchor": "anchor-selection",
+    "judge": "the-judges-spec-sheet",
+    "correction": "calibration-against-human-labels",
+}
+
+
+def cell_number(value: Any) -> float:
+    """A float from a table cell; NaN for a missing value (``pd.NA``, ``None``)."""
+    return math.nan if value is None or pd.isna(value) else float(value)
+
+
+def fmt_tau(value: float) -> str:
+    """Kendall's tau with three decimals; words where it is undefined."""
+    return f"{value:.3f}" if math.isfinite(value) else "undefined (too few models ranked)"
+
+
+class Tile(NamedTuple):
+    """One metric tile: a label, a short value and an optional one-line note under it."""
+
+    label: str
+    value: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One headline: metric tiles, a plain-words paragraph, its definition and its numbers.
+
+    ``tiles`` are the :class:`Tile` s of a metric row. ``status`` is ``"clear"`` (the data
+    answer the question), ``"caution"`` (they answer it with a warning: no separation, a large
+    bias, a costly usual anchor, a refused correction) or ``"unavailable"`` (the analysis cannot
+    run on this data; ``text`` says why). ``page`` names the analysis with the detail
+    (``"leaderboard"``, ``"power"``, ``"anchors"``, ``"judge"``, ``"calibration"``).
+    """
+
+    key: str
+    title: str
+    tiles: tuple[Tile, ...]
+    text: str
+    definition: str
+    page: str
+    status: str
+    numbers: dict[str, Any]
+
+    def as_dict(self) -> dict:
+        return {
+            "key": self.key,
+            "title": self.title,
+            "tiles": [t._asdict() for t in self.tiles],
+            "text": self.text,
+            "definition": self.definition,
+            "page": self.page,
+            "status": self.status,
+            "numbers": dict(self.numbers),
+        }
+
+
+@dataclass(frozen=True)
+class Findings:
+    """The headline findings of one dataset and judge, in the order they are shown."""
+
+    dataset: str
+    judge: str
+    findings: tuple[Finding, ...]
+
+    def get(self, key: str) -> Finding:
+        for finding in self.findings:
+            if finding.key == key:
+                return finding
+        raise KeyError(key)
+
+    def as_dict(self) -> dict:
+        return {
+            "dataset": self.dataset,
+            "judge": self.judge,
+            "findings": [f.as_dict() for f in self.findings],
+        }
+
+    def frame(self) -> pd.DataFrame:
+        """One row per finding (title, status, text, definition) for a CSV download."""
+        return pd.DataFrame(
+            [
+                {"finding": f.title, "status": f.status, "text": f.text, "definition": f.definition}
+                for f in self.findings
+            ]
+        )
+
+
+TITLES = {
+    "leader": "Who leads",
+    "separation": "Can the data separate the top models?",
+    "anchor": "Which anchor to compare against",
+    "judge": "The judge's position bias and ties",
+    "correction": "Can the win rate be corrected?",
+}
+TILE_LABELS = {
+    "leader": "Leader",
+    "separation": "Top two separated?",
+    "anchor": "Recommended anchor",
+    "judge": "Position bias",
+    "correction": "Win rate correctable?",
+}
+
+
+def unavailable_finding(key: str, reason: str) -> Finding:
+    return Finding(
+        key=key,
+        title=TITLES[key],
+        tiles=(Tile(TILE_LABELS[key], "—", "not available"),),
+        text=reason,
+        definition="",
+        page=PAGES[key],
+        status="unavailable",
+        numbers={},
+    )

@@ -1,0 +1,120 @@
+"""The judge finding: its position bias against a published range, its ties and swaps."""
+
+from __future__ import annotations
+
+import math
+from typing import cast
+
+from evalcore.findings.analyses import Analyses
+from evalcore.findings.finding import (
+    PAGES,
+    TILE_LABELS,
+    TITLES,
+    Finding,
+    Tile,
+    unavailable_finding,
+)
+from evalcore.text import fmt_pct
+
+#: First-slot preference (percentage points) of six open-weight judges and of human experts in a
+#: 2026 measurement study on the MT-Bench expert votes (docs/methods.md, calibration section).
+STUDY_POSITION_RANGE = (0.5, 24.0)
+STUDY_HUMAN_POSITION = -0.4
+#: A first-slot preference at least this large (percentage points) is flagged: the same study's
+#: judges on open crowd traffic ran +11 to +24, against −0.4 for humans.
+LARGE_POSITION_BIAS = 10.0
+
+
+def judge_finding(analyses: Analyses) -> Finding:
+    """The judge's position bias, swap consistency, tie rates and coverage."""
+    sheet = analyses.judge_sheet
+    if sheet is None:
+        return unavailable_finding("judge", analyses.unavailable.get("judge", "No judge sheet."))
+    s = sheet.scalars()
+    # the position bias and its bounds are always floats (NaN when not identified)
+    bias, low, high = (
+        cast(float, s["position_bias_points"]),
+        cast(float, s["position_bias_points_low"]),
+        cast(float, s["position_bias_points_high"]),
+    )
+    definition = (
+        "Position bias: P(first slot wins) − P(second slot wins), in percentage points, measured "
+        "on model pairs judged in both slot orders, each order weighted equally. Swap consistency: the share of pairs judged in both orders whose two verdicts, "
+        "read from the same model's side, name the same outcome. Both-orders verdict: the verdict "
+        "both orders agree on, else a tie (Zheng et al. 2023, MT-Bench). 95% intervals: bootstrap over "
+        f"instructions ({sheet.order.rounds:,} rounds)."
+    )
+    side = "first" if bias >= 0 else "second"
+    warnings = tuple(getattr(sheet, "design_warnings", ()) or ())
+    if not math.isfinite(bias):
+        # Not identified by the design (e.g. the reference always in one slot): say why, no number.
+        text = (
+            f"{analyses.judge}'s slot preference cannot be measured on this table: "
+            + (warnings[0] if warnings else "no model pair was judged in both slot orders.")
+            + " For scale,"
+        )
+    elif not (math.isfinite(low) and math.isfinite(high)):
+        text = f"{analyses.judge}'s slot preference: {bias:+.1f} percentage points (no interval). For scale,"
+    elif low <= 0 <= high:
+        lead = f"{analyses.judge} shows no clear slot preference: {bias:+.1f} percentage points"
+        text = f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale,"
+    else:
+        lead = f"{analyses.judge} prefers the {side} slot by {abs(bias):.1f} percentage points"
+        text = f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale,"
+    text += (
+        " a 2026 measurement study of six open-weight judges on the MT-Bench expert votes measured "
+        f"{STUDY_POSITION_RANGE[0]:+.1f} to {STUDY_POSITION_RANGE[1]:+.1f} percentage "
+        f"points, and {STUDY_HUMAN_POSITION:+.1f} for human experts."
+    )
+    if s["pairings"]:
+        text += (
+            f" When the answers swap places, {fmt_pct(s['flip_rate'])} of the pairs change "
+            f"their verdict (swap consistency {fmt_pct(s['swap_consistency'])})."
+        )
+    text += f" It calls a tie on {fmt_pct(s['tie_rate'], 1)} of its verdicts"
+    if s["pairings"]:
+        text += (
+            f", and {fmt_pct(s['both_orders_tie_rate'], 1)} of the pairs end as ties once "
+            "both orders are combined"
+        )
+    text += "."
+    if not s["pairings"]:
+        text += (
+            " No pair was judged in both orders, so swap consistency and the both-orders "
+            "tie rate cannot be measured."
+        )
+    nv = cast("float | None", s["no_verdict_rate"])
+    if nv is not None and math.isfinite(nv):
+        text += (
+            f" {fmt_pct(nv, 1)} of its calls returned no verdict."
+            if nv > 0
+            else " Every call returned a verdict."
+        )
+    numbers = {
+        k: s[k]
+        for k in (
+            "position_bias_points",
+            "position_bias_points_low",
+            "position_bias_points_high",
+            "swap_consistency",
+            "flip_rate",
+            "tie_rate",
+            "both_orders_tie_rate",
+            "no_verdict_rate",
+            "pairings",
+        )
+    }
+    tiles = (
+        Tile(
+            TILE_LABELS["judge"],
+            f"{bias:+.1f} pp" if math.isfinite(bias) else "n/a",
+            f"{fmt_pct(s['flip_rate'])} flip when swapped" if s["pairings"] else "first minus second slot",
+        ),
+        Tile(
+            "Tie rate",
+            fmt_pct(s["tie_rate"], 1),
+            f"{fmt_pct(s['both_orders_tie_rate'])} with both orders" if s["pairings"] else "single order",
+        ),
+    )
+    status = "caution" if abs(bias) >= LARGE_POSITION_BIAS else "clear"
+    return Finding("judge", TITLES["judge"], tiles, text, definition, PAGES["judge"], status, numbers)

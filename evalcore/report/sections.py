@@ -1,0 +1,445 @@
+"""The report's sections: one function per section, each turning one result into HTML.
+
+Each section reads one result of the :class:`evalcore.findings.Analyses` bundle and shows it with
+the pages' Plotly figures, or says in words why it is missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from evalcore.calibration import FLOOR_SIZES, floor_table
+from evalcore.findings import Analyses, Findings
+from evalcore.plots.anchors import informativeness_bars, inverted_u, tau_vs_informativeness
+from evalcore.plots.calibration import calibration_figure, floor_figure
+from evalcore.plots.judge import coverage_figure as no_verdict_figure
+from evalcore.plots.judge import order_swap_figure, position_bias_figure, tie_rates_figure
+from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
+from evalcore.plots.power import detectable_edges_figure, sample_size_figure
+from evalcore.plots.summary import coverage_heatmap
+from evalcore.plots.ties import verdict_levels_figure
+from evalcore.ranking.presentation import style_caption
+from evalcore.report.html import (
+    esc,
+    html_figure,
+    html_table,
+    missing_note,
+    num_format,
+    percent_format,
+    rating_text,
+)
+from evalcore.text import fmt_pct
+
+# ---------------------------------------------------------------------------------------------
+# Sections: each returns (anchor id, heading, html body)
+
+
+def findings_section(findings: Findings) -> str:
+    tiles = "".join(
+        f'<div class="tile"><div class="label">{esc(t.label)}</div>'
+        f'<div class="value">{esc(t.value)}</div><div class="note">{esc(t.note)}</div></div>'
+        for f in findings.findings
+        for t in f.tiles
+    )
+    cards = "".join(
+        f'<div class="finding {esc(f.status)}" id="finding-{esc(f.key)}"><h3>{esc(f.title)}</h3>'
+        f"<p>{esc(f.text)}</p>"
+        + (f'<p class="definition">Definition: {esc(f.definition)}</p>' if f.definition else "")
+        + "</div>"
+        for f in findings.findings
+    )
+    return f'<div class="tiles">{tiles}</div>{cards}'
+
+
+def summary_section(analyses: Analyses) -> str:
+    s = analyses.summary
+    facts = pd.DataFrame(
+        {
+            "item": [
+                "file",
+                "rows (judge calls)",
+                "models",
+                "instructions",
+                "judges",
+                "design",
+                "model pairs judged",
+                "orders",
+                "human-labelled rows",
+                "self-comparison rows",
+                "categories",
+            ],
+            "value": [
+                s.name,
+                f"{s.rows:,}",
+                f"{len(s.models)}",
+                f"{s.instructions:,}",
+                ", ".join(s.judges),
+                s.design + (f" (every model against {s.anchor})" if s.anchor else ""),
+                f"{s.pairs_judged} of {s.pairs_possible}",
+                s.orders,
+                f"{s.labelled_rows:,}",
+                f"{s.self_comparison_rows:,}",
+                ", ".join(s.categories) or "none",
+            ],
+        }
+    )
+    coverage = s.no_verdict.rename(columns={"no_verdict": "no verdict", "no_verdict_rate": "no-verdict rate"})
+    return (
+        html_table(facts, table_id="summary-table")
+        + "<h3>Calls that returned no verdict, per judge</h3>"
+        + html_table(
+            coverage,
+            {
+                "calls": lambda v: f"{v:,}",
+                "no verdict": lambda v: f"{v:,}",
+                "no-verdict rate": lambda v: fmt_pct(v, 1),
+            },
+            table_id="no-verdict-table",
+        )
+        + '<p class="caption">No-verdict calls are kept and counted, left out of win rates, '
+        "never imputed.</p>" + html_figure(coverage_heatmap(s), "fig-coverage")
+    )
+
+
+def leaderboard_section(analyses: Analyses) -> str:
+    board = analyses.leaderboard
+    if board is None:
+        return missing_note("The leaderboard", analyses.unavailable.get("leader", "no ranking"))
+    table = board.table.copy()
+    if table["piece"].nunique() == 1:
+        table = table.drop(columns=["piece"])
+    if (table["bound"] == "").all():
+        table = table.drop(columns=["bound"])
+    table = table.rename(
+        columns={
+            "ci_low": "95% low",
+            "ci_high": "95% high",
+            "rank_low": "best rank",
+            "rank_high": "worst rank",
+            "win_rate": "win rate",
+        }
+    )
+    formats = {
+        "rating": rating_text,
+        "95% low": rating_text,
+        "95% high": rating_text,
+        "battles": lambda v: f"{v:,}",
+        "wins": lambda v: f"{v:,}",
+        "ties": lambda v: f"{v:,}",
+        "losses": lambda v: f"{v:,}",
+        "win rate": lambda v: fmt_pct(v, 1),
+    }
+    notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in board.notes)
+    if analyses.style is not None:
+        notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
+    caption = (
+        f'<p class="caption">Judge {esc(analyses.judge)}. Bradley–Terry maximum likelihood '
+        "on win/tie/loss counts (a tie is half a win each), Elo scale with mean 1000: a "
+        "400-point gap is a 10:1 win probability. Intervals: "
+        + (
+            f"2.5–97.5 percentiles over {board.rounds:,} bootstrap rounds resampling the "
+            f"{board.n_instructions:,} instructions (seed {board.seed}); rank range: the same "
+            "percentiles of each model's rank."
+            if board.interval_method == "bootstrap"
+            else f"instruction-clustered sandwich standard errors over the "
+            f"{board.n_instructions:,} instructions (±1.96); rank range: 2.5–97.5 "
+            "percentiles of each model's rank under the normal approximation."
+        )
+        + " Win rate: (wins + ties/2) / battles, both slots pooled.</p>"
+    )
+    return (
+        caption
+        + notes
+        + html_table(table, formats, table_id="leaderboard-table")
+        + html_figure(forest_plot(board), "fig-forest")
+        + html_figure(win_rate_heatmap(board), "fig-winrate")
+    )
+
+
+def anchors_section(analyses: Analyses) -> str:
+    sweep = analyses.anchors
+    if sweep is None:
+        return missing_note("The anchor analysis", analyses.unavailable.get("anchor", "no sweep"))
+    columns = [
+        "anchor",
+        "position",
+        "tau_quadratic",
+        "tau_human",
+        "informativeness",
+        "calls",
+        "no_model_wins_share",
+    ]
+    table = sweep.table[[c for c in columns if c in sweep.table.columns]].rename(
+        columns={
+            "tau_quadratic": f"tau-{sweep.tau} vs all-pairs",
+            "tau_human": f"tau-{sweep.tau} vs human",
+            "no_model_wins_share": "no model beats it",
+        }
+    )
+    formats = {
+        f"tau-{sweep.tau} vs all-pairs": num_format(3),
+        f"tau-{sweep.tau} vs human": num_format(3),
+        "informativeness": percent_format(1),
+        "calls": lambda v: f"{int(v):,}",
+        "no model beats it": percent_format(1),
+    }
+    caption = (
+        f'<p class="caption">Recommended anchor: <strong>{esc(sweep.recommended)}</strong> (the '
+        "most informative; Don-Yehiya et al. 2026, §6). Informativeness: the share of (instruction, model pair) "
+        "cases, the anchor excluded, whose verdicts against the anchor differ on the judge's full "
+        f"scale. tau: Kendall's tau-{esc(sweep.tau)} of the ranking by win rate against the anchor "
+        "with the all-pairs Bradley–Terry ranking (and the human ranking when one is loaded). "
+        "Position: the anchor's place in the all-pairs ranking (1 = strongest). “No model beats "
+        "it”: the share of instructions on which no model beats the anchor.</p>"
+    )
+    notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in sweep.notes)
+    figures = ""
+    if sweep.has_quadratic:
+        figures += html_figure(inverted_u(sweep, highlight=sweep.recommended), "fig-anchor-u") + html_figure(
+            tau_vs_informativeness(sweep, highlight=sweep.recommended), "fig-anchor-info"
+        )
+    figures += html_figure(informativeness_bars(sweep, highlight=sweep.recommended), "fig-anchor-bars")
+    return caption + notes + html_table(table, formats, table_id="anchor-table") + figures
+
+
+#: The columns of the comparison of judges shown in the report.
+COMPARISON_COLUMNS = (
+    "judge",
+    "calls",
+    "position_bias_points",
+    "swap_consistency",
+    "tie_rate",
+    "both_orders_tie_rate",
+    "no_verdict_rate",
+    "slot_bias_b",
+    "agreement",
+    "kappa",
+    "note",
+)
+
+
+def judge_section(analyses: Analyses) -> str:
+    sheet = analyses.judge_sheet
+    if sheet is None:
+        return missing_note("The judge sheet", analyses.unavailable.get("judge", "no sheet"))
+    table = sheet.table()
+    table = table.assign(
+        **{c: pd.to_numeric(table[c], errors="coerce").astype("float64") for c in ("value", "low", "high")}
+    )
+    table = table[table["value"].notna()].reset_index(drop=True)
+
+    def cell(v: Any) -> str:
+        number = float(v)
+        return f"{number:,.0f}" if number.is_integer() and abs(number) >= 10 else f"{number:.4g}"
+
+    caption = (
+        f'<p class="caption">The spec sheet of {esc(analyses.judge)} (Zheng et al. 2023, MT-Bench; '
+        "Gondara et al. 2026, App. B). Rates are shares (0.05 = 5%), position bias is in "
+        "percentage points; low and high "
+        f"are 95% intervals from {sheet.order.rounds:,} bootstrap rounds over instructions. "
+        "Length control and self-preference are on the Judge page.</p>"
+    )
+    notes = "".join(
+        f'<p class="caption">⚠ {esc(n)}</p>' for n in (*getattr(sheet, "design_warnings", ()), *sheet.notes)
+    )
+    body = (
+        caption
+        + notes
+        + html_table(
+            table.drop(columns=["judge"]), {"value": cell, "low": cell, "high": cell}, table_id="judge-table"
+        )
+    )
+    comparison = analyses.judge_comparison
+    if comparison is not None and "position_bias_points" in comparison.columns:
+        rated = comparison[comparison["position_bias_points"].notna()].reset_index(drop=True)
+        columns = [c for c in COMPARISON_COLUMNS if c in comparison.columns]
+        body += (
+            "<h3>Every judge of the file</h3>"
+            f'<p class="caption">The same sheet for each of the {len(comparison)} judges '
+            "(definitions above; κ: Cohen's kappa with the human labels).</p>"
+            + html_table(
+                comparison[columns],
+                {c: cell for c in columns if c not in ("judge", "note")},
+                table_id="judges-table",
+            )
+            + html_figure(position_bias_figure(rated), "fig-judges-position")
+        )
+        if rated["both_orders_tie_rate"].notna().any():
+            body += html_figure(tie_rates_figure(rated), "fig-judge-ties")
+    elif sheet.position.pairings:
+        body += html_figure(tie_rates_figure(pd.DataFrame([sheet.scalars()])), "fig-judge-ties")
+    if len(sheet.order.by_anchor):
+        body += (
+            '<p class="caption">Order-swap decomposition (Gondara et al. 2026, App. B): for each model as '
+            "the anchor, q = (v_fwd − v_rev)/2 is its opponents' preference over it net of "
+            "position and b = (v_fwd + v_rev)/2 the slot-A bias, in verdict units.</p>"
+            + html_figure(order_swap_figure(sheet.order.by_anchor), "fig-judge-swap")
+        )
+    if sheet.coverage is not None and sheet.coverage.no_verdict:
+        body += html_figure(no_verdict_figure(sheet.coverage.by_model, by="model"), "fig-judge-coverage")
+    ties = analyses.ties
+    if ties is not None:
+        body += (
+            "<h3>Verdict levels and ties</h3>"
+            f'<p class="caption">Share of calls at each verdict level. Tie probability Σp² '
+            f"= {ties.stats.tie_probability:.3f}, effective levels D2 = 1/Σp² = "
+            f"{ties.stats.d2:.2f}, D1 = exp(Shannon entropy) = {ties.stats.d1:.2f} (Gondara et al. (2026) "
+            f"§3); T, the share of instructions whose top model is tied: "
+            f"{fmt_pct(ties.top_tied, 1)}.</p>"
+            + html_table(
+                ties.level_table(),
+                {"calls": lambda v: f"{int(v):,}", "share": percent_format(1)},
+                table_id="levels-table",
+            )
+            + html_figure(verdict_levels_figure(ties), "fig-levels")
+        )
+    return body
+
+
+def power_section(analyses: Analyses) -> str:
+    edges, plan = analyses.edges, analyses.plan
+    if edges is None:
+        return missing_note("The power analysis", analyses.unavailable.get("separation", "no result"))
+    how = (
+        f"verdict differences against the anchor {edges.anchor}" if edges.anchor else "head-to-head verdicts"
+    )
+    caption = (
+        f'<p class="caption">Each adjacent pair of the leaderboard, from {esc(how)}: discordant = '
+        "instructions where the two models' verdicts differ; observed edge = upper wins / "
+        f"discordant − 50%; detectable edge = the smallest edge a one-sided sign test at α = "
+        f"{edges.alpha:g} finds with {edges.power:.0%} power at this many discordant instructions; "
+        "resolved = the exact two-sided sign test, Holm-adjusted across the adjacent pairs, rejects “the two models are as good” (Don-Yehiya et al. 2026, §4.3; Holm 1979). "
+        f"{edges.n_resolved} of {edges.n_pairs} pairs are resolved.</p>"
+    )
+    notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in edges.notes)
+    table = edges.table[
+        [
+            "upper",
+            "lower",
+            "rating_gap",
+            "instructions",
+            "discordant",
+            "upper_wins",
+            "lower_wins",
+            "observed_edge",
+            "detectable_edge",
+            "p_value",
+            "resolved",
+            "instructions_needed",
+        ]
+    ]
+    formats = {
+        "rating_gap": num_format(0),
+        "observed_edge": percent_format(1),
+        "detectable_edge": percent_format(1),
+        "p_value": lambda v: f"{float(v):.3g}",
+        "resolved": lambda v: "yes" if v else "no",
+        "instructions_needed": lambda v: f"{float(v):,.0f}",
+    }
+    body = (
+        caption
+        + notes
+        + html_table(table, formats, table_id="power-table")
+        + html_figure(detectable_edges_figure(edges), "fig-power-edges")
+    )
+    if plan is not None:
+        source = (
+            f"informativeness I = {plan.informativeness:.3f}"
+            if plan.informativeness is not None
+            else "no informativeness"
+        )
+        body += (
+            "<h3>Samples a sign test needs for a given edge</h3>"
+            f'<p class="caption">One-sided sign test at α = {plan.alpha:g}, power '
+            f"{plan.power:.0%}, normal approximation (Don-Yehiya et al. 2026, Table 2). Total = "
+            f"⌈discordant / I⌉ with {esc(source)} (the recommended anchor's, or the mean of "
+            "the adjacent pairs' when there is no anchor analysis).</p>"
+            + html_table(
+                plan.table,
+                {
+                    "edge": percent_format(1),
+                    "win_probability": percent_format(1),
+                    "discordant": lambda v: f"{int(v):,}",
+                    "total": lambda v: f"{int(v):,}",
+                },
+                table_id="plan-table",
+            )
+            + html_figure(
+                sample_size_figure(plan.table, informativeness=plan.informativeness), "fig-power-plan"
+            )
+        )
+    return body
+
+
+def calibration_section(analyses: Analyses) -> str:
+    cal = analyses.calibration
+    if cal is None:
+        return missing_note(
+            "The calibration", analyses.unavailable.get("correction", "no result")
+        ) + ppi_section(analyses)
+    caption = (
+        f'<p class="caption">{esc(cal.candidate_label)}, judge {esc(analyses.judge)}: '
+        f"{cal.counts.n_judged:,} judged pairs, {cal.counts.n_labelled:,} with a human label "
+        f"({cal.counts.n_se:,} human-called wins). Corrected by Rogan & Gladen (1978) with the Lang & Reiczigel (2014) interval.</p>"
+    )
+    status = f'<p class="caption">⚠ Correction refused: {esc(cal.refusal_reason)}.</p>' if cal.refused else ""
+    if cal.transfer_warning:
+        status += f'<p class="caption">⚠ {esc(cal.transfer_warning)}</p>'
+    body = (
+        caption
+        + status
+        + html_table(
+            cal.summary_frame(),
+            {"estimate": num_format(3), "low": num_format(3), "high": num_format(3)},
+            table_id="calibration-table",
+        )
+        + html_figure(calibration_figure(cal), "fig-calibration")
+    )
+    if pd.notna(cal.youden_j) and -1.0 <= cal.youden_j <= 1.0:
+        sizes = sorted(set(FLOOR_SIZES) | ({cal.counts.n_labelled} if cal.counts.n_labelled else set()))
+        floors = floor_table(sizes, (), se=cal.se, sp=cal.sp)  # as the Calibration page reads it
+        body += (
+            "<h3>The floor at this judge's sensitivity and specificity</h3>"
+            '<p class="caption">The narrowest corrected interval any number of judged pairs '
+            "could give, by labelled-set size (this judge's Se and Sp, labelled pairs split "
+            "evenly; Lang & Reiczigel 2014).</p>"
+            + html_table(
+                floors,
+                {"youden_j": num_format(2), "floor": num_format(3), "floor_points": num_format(1)},
+                table_id="floor-table",
+            )
+            + html_figure(floor_figure(floors), "fig-floor")
+        )
+    return body + ppi_section(analyses)
+
+
+def ppi_section(analyses: Analyses) -> str:
+    """The certification line of the judge and the prediction-powered ratings, when labels exist."""
+    from evalcore.calibration.ppi import CEILING_SENTENCE
+    from evalcore.calibration.presentation import ppi_table
+
+    body = ""
+    sheet = analyses.judge_sheet
+    cert = sheet.certification if sheet is not None else None
+    if cert is not None:
+        body += f"<h3>Judge certification</h3><p>{esc(cert.sentence())}</p>"
+        if cert.note:
+            body += f'<p class="caption">{esc(cert.note)}</p>'
+    r = analyses.ppi
+    if r is None:
+        if analyses.summary.labelled_rows:
+            body += missing_note("Prediction-powered ratings", analyses.unavailable.get("ppi", "no result"))
+        return body
+    body += (
+        "<h3>Prediction-powered ratings</h3>"
+        f'<p class="caption">The judge\'s verdicts on all {r.n_calls:,} calls, corrected by the human '
+        f"labels on {r.n_labelled_pairs:,} pairs (PPI++, Angelopoulos, Duchi &amp; Zrnic 2023; Boyeau "
+        f"et al., ICML 2025), weight on the judge λ = {r.lam:.2f}. Elo points with 95% intervals "
+        f"clustered by instruction. The intervals are as narrow as a human-only study with about "
+        f"{r.effective_overall:,.0f} labelled pairs would give ({r.gain:.1f}× the labels). "
+        f"{esc(CEILING_SENTENCE)}</p>"
+    )
+    body += "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in r.notes)
+    return body + html_table(ppi_table(r), table_id="ppi-table")

@@ -1,0 +1,156 @@
+"""Words for cases in plain text: verdicts in plain language, short excerpts, a page's headline.
+
+Shared by the Verdicts page, ``python -m evalcore verdicts`` and reports, so that every face says
+the same thing. Everything here is plain text: callers pass it through :mod:`evalcore.text`
+(Markdown, HTML) before showing it. The Verdicts page's own Markdown lines are in
+:mod:`evalcore.verdicts.presentation`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evalcore.text import MISSING, fmt_int
+from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
+
+__all__ = [
+    "case_flags",
+    "case_lines",
+    "excerpt",
+    "filter_words",
+    "human_words",
+    "page_headline",
+    "verdict_words",
+]
+
+#: How each verdict level reads, with the models named (slot A's side).
+_LEVEL_WORDS = {
+    2: "{a} much better",
+    1: "{a} better",
+    0: "tie",
+    -1: "{b} better",
+    -2: "{b} much better",
+}
+
+
+def verdict_words(call: VerdictCall) -> str:
+    """A call's verdict with the models named, e.g. ``"model-x better"``; "no verdict" if none.
+
+    Examples
+    --------
+    >>> verdict_words(VerdictCall(row=1, model_a="x", model_b="y", verdict=-2))
+    'y much better'
+    """
+    if call.verdict is None:
+        return "no verdict"
+    return _LEVEL_WORDS[call.verdict].format(a=call.model_a, b=call.model_b)
+
+
+def human_words(case: VerdictCase) -> str:
+    """The human label of a case in words (read from ``models[0]``'s side), or "no human label"."""
+    if case.human is None:
+        return "no human label"
+    a, b = case.models
+    return "human: " + _LEVEL_WORDS[case.human].format(a=a, b=b)
+
+
+#: Control characters (C0, DEL, C1) that would drive a terminal (colours, cursor moves) if printed.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def excerpt(text: str | None, *, width: int = 160) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis; a dash when missing.
+    Control characters become ``�`` so that a judge's output cannot drive the terminal.
+
+    Examples
+    --------
+    >>> excerpt("line one\\n  line two", width=12)
+    'line one li…'
+    >>> excerpt(None)
+    '—'
+    >>> excerpt("red \\x1b[31m")
+    'red �[31m'
+    """
+    if text is None or text == "":
+        return MISSING
+    flat = _CONTROL.sub("\ufffd", " ".join(text.split()))
+    return flat if len(flat) <= width else flat[: max(width - 1, 1)] + "…"
+
+
+def case_flags(case: VerdictCase) -> list[str]:
+    """Short notes on a case: the two orders disagree, the judge disagrees with the human."""
+    flags = []
+    if case.flipped:
+        flags.append("the two orders disagree")
+    if case.agrees_with_human is False:
+        flags.append("judge and human disagree")
+    elif case.agrees_with_human is True:
+        flags.append("judge agrees with the human")
+    return flags
+
+
+def filter_words(flt: VerdictFilter) -> str:
+    """The filter in words, e.g. ``"judge gpt-4, model-x vs model-y, the two orders disagree"``."""
+    parts = []
+    if flt.judge:
+        parts.append(f"judge {flt.judge}")
+    if flt.model_a and flt.model_b:
+        parts.append(f"{flt.model_a} vs {flt.model_b}")
+    elif flt.model_a or flt.model_b:
+        parts.append(f"involving {flt.model_a or flt.model_b}")
+    if flt.instruction:
+        parts.append(f"instruction {flt.instruction}")
+    if flt.category:
+        parts.append(f"category {flt.category}")
+    if flt.verdict:
+        parts.append(
+            {
+                "first": "some call preferred the first slot",
+                "second": "some call preferred the second slot",
+                "tie": "some call was a tie",
+                "none": "some call returned no verdict",
+            }[flt.verdict]
+        )
+    if flt.flipped:
+        parts.append("the two orders disagree")
+    if flt.disagrees_with_human:
+        parts.append("judge and human disagree")
+    if flt.search:
+        parts.append(f"text contains {flt.search!r}")
+    if flt.beats_all:
+        parts.append(f"instructions where {flt.beats_all} beats every model it met")
+    return ", ".join(parts) if parts else "all cases"
+
+
+def page_headline(page: VerdictPage) -> str:
+    """``"Cases 1–20 of 1,234 (judge gpt-4, …)"``, or a sentence saying nothing matched."""
+    what = filter_words(page.filter)
+    if page.total == 0:
+        return f"No case matches ({what})."
+    if not page.cases:
+        return f"{fmt_int(page.total)} cases match ({what}); this page is past the last one."
+    first = page.offset + 1
+    last = page.offset + len(page.cases)
+    return f"Cases {fmt_int(first)}–{fmt_int(last)} of {fmt_int(page.total)} ({what})."
+
+
+def case_lines(case: VerdictCase, *, width: int = 160) -> list[str]:
+    """A case as a few plain lines (the command line's listing): header, prompt, answers, calls."""
+    a, b = case.models
+    head = f"{case.judge} · instruction {case.instruction} · {a} vs {b}"
+    if case.category:
+        head += f" · {case.category}"
+    lines = [head]
+    flags = case_flags(case)
+    lines.append("  " + human_words(case) + (" · " + "; ".join(flags) if flags else ""))
+    lines.append("  prompt: " + excerpt(case.prompt, width=width))
+    for model in case.models:
+        lines.append(f"  answer of {model}: " + excerpt(case.answers.get(model), width=width))
+    for call in case.calls:
+        lines.append(f"  row {call.row}: {call.model_a} first, {call.model_b} second → {verdict_words(call)}")
+        if call.judge_output is not None:
+            lines.append("    judge: " + excerpt(call.judge_output, width=width))
+    return lines
+
+
+# -- the Verdicts page's lines (Markdown, user text escaped) ----------------------------

@@ -1,0 +1,81 @@
+"""The Data page's saved-datasets panel: the workspace's datasets as widgets.
+
+The workspace itself (:mod:`evalcore.workspace`) and the session's loading and saving
+(:mod:`ui.state`) do the work; this module only lays the widgets out and shows their messages.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from evalcore import summary_presentation as show
+from evalcore.store import VerdictStore
+from evalcore.workspace import MAX_NAME, WorkspaceError
+from ui.messages import error
+from ui.state import delete_saved, load_saved, save_loaded, state, workspace
+from ui.widgets import download_csv
+
+
+def saved_datasets(store: VerdictStore) -> None:
+    """The Data page's "Saved datasets" panel: save what is loaded, list, load, delete and restore
+    earlier versions of the workspace's datasets (widget keys ``save_*`` and ``saved_*``)."""
+    s = state()
+    with st.expander("Saved datasets", icon=":material/save:"):
+        ws = workspace()
+        st.caption(show.workspace_note(ws.path))
+        if s.get("demo"):
+            st.caption("The demo is bundled with the app: upload a file to save it here.")
+        elif not store.is_empty:
+            with st.form("save_dataset", border=False):
+                name = show.default_save_name(s.get("saved"), s.get("source"))
+                save_name = st.text_input("Save the loaded data as", name, MAX_NAME, key="save_name")
+                replace = st.checkbox("Replace a saved dataset of the same name", key="save_replace")
+                submitted = st.form_submit_button("Save")
+            if submitted:
+                try:
+                    st.success(show.saved_message(save_loaded(save_name, replace=replace)))
+                except WorkspaceError as exc:
+                    error(exc, lead="**Not saved.**")
+        try:
+            listed = ws.table()
+        except WorkspaceError as exc:
+            listed = None
+            error(exc, lead="**The saved datasets cannot be read.**")
+        if listed is not None and listed.empty:
+            st.info("No dataset is saved yet.")
+        elif listed is not None:
+            st.dataframe(
+                show.saved_table(listed),
+                hide_index=True,
+                key="saved_table",
+                column_config={"Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
+            )
+            download_csv(listed, "saved_datasets.csv", key="dl_saved")
+            pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
+            load_col, delete_col = st.columns(2)
+            if load_col.button("Load", key="saved_load"):
+                try:
+                    load_saved(pick)
+                    st.rerun()
+                except WorkspaceError as exc:
+                    error(exc, lead="**Not loaded.**")
+            confirm = delete_col.checkbox("Confirm deletion", key="saved_confirm")
+            if delete_col.button("Delete", key="saved_delete", disabled=not confirm):
+                delete_saved(pick)
+                st.rerun()
+            history = ws.history(pick)
+            if history:
+                old = st.selectbox(
+                    "Previous versions",
+                    history,
+                    key="saved_version_pick",
+                    format_func=show.version_label,
+                    help=show.VERSIONS_HELP,
+                )
+                if st.button("Restore this version", key="saved_restore"):
+                    try:
+                        current = show.listed_version(listed, pick)
+                        restored = ws.restore(pick, old.version, expected_version=current)
+                        st.success(show.saved_message(restored))
+                    except WorkspaceError as exc:
+                        error(exc, lead="**Not restored.**")
