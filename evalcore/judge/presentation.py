@@ -7,7 +7,7 @@ missing value. Values and tables are plain text: a front end escapes them for it
 app through its ``_ui`` helpers). The numbers are written by :mod:`evalcore.text`; the section
 explanations are in :mod:`evalcore.judge.explanations`.
 
-Why one module of about 550 lines: one short function per section of the sheet, all sharing one
+Why one module of about 575 lines: one short function per section of the sheet, all sharing one
 vocabulary (:data:`SIDE_BY_SIDE`, :func:`format_value`); split by section, the same figure would
 be named and written in several files.
 
