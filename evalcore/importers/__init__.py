@@ -32,7 +32,7 @@ One module per tool: :mod:`.arena_hard`, :mod:`.alpaca_eval`, :mod:`.mt_bench`,
 
 from __future__ import annotations
 
-from evalcore.importers._common import Records
+from evalcore.importers._common import Conversion, Records
 from evalcore.importers.alpaca_eval import (
     ALPACA_LOSS_BELOW,
     ALPACA_ORDER_TOLERANCE,
@@ -45,7 +45,16 @@ from evalcore.importers.alpaca_eval import (
 )
 from evalcore.importers.arena_hard import ARENA_HARD_SCORES, UNNAMED_BASELINE, from_arena_hard
 from evalcore.importers.chatbot_arena import ARENA_VOTERS, from_battles, from_battles_one_hot
-from evalcore.importers.detect import NAMES, convert_native, detect_native, wrong_tool_file
+from evalcore.importers.detect import (
+    NAMES,
+    STREAMED,
+    conversion,
+    convert_native,
+    detect_native,
+    no_calls,
+    reading,
+    wrong_tool_file,
+)
 from evalcore.importers.mt_bench import from_mt_bench_pair
 
 __all__ = [
@@ -55,11 +64,14 @@ __all__ = [
     "ARENA_HARD_SCORES",
     "ARENA_VOTERS",
     "NAMES",
+    "STREAMED",
     "UNNAMED_BASELINE",
+    "Conversion",
     "Records",
     "alpaca_first_slot_probability",
     "alpaca_slot_order",
     "alpaca_verdict",
+    "conversion",
     "convert_native",
     "detect_native",
     "from_alpaca_eval",
@@ -68,5 +80,7 @@ __all__ = [
     "from_battles_one_hot",
     "from_mt_bench_pair",
     "instruction_key",
+    "no_calls",
+    "reading",
     "wrong_tool_file",
 ]

@@ -89,6 +89,37 @@ def _quoted(values: Iterable[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+class Conversion:
+    """One tool's native file converted batch by batch, so a file of any size is read once and
+    never held whole (:mod:`evalcore.ingest.native` streams the records in batches).
+
+    :meth:`rows` converts one batch of records (``start``: the 1-based number of its first
+    record, so messages name the same records as a whole-file read); what needs the whole file —
+    the problems collected from every record, the counts the format label reports — is gathered
+    across batches and settled by :meth:`label`. :meth:`whole` converts a file already in memory
+    as one batch: the streamed result equals it row for row by construction.
+    """
+
+    #: The format's key in :data:`evalcore.importers.detect.NAMES`.
+    kind: str = ""
+
+    def __init__(self, *, file: str) -> None:
+        self.file = file
+
+    def rows(self, raw: object, *, start: int = 1) -> pd.DataFrame:
+        """Verdict-table rows of one batch of records (a list of dicts or a frame)."""
+        raise NotImplementedError
+
+    def label(self) -> str:
+        """The format label once every batch is in; raises the problems found in any record."""
+        raise NotImplementedError
+
+    def whole(self, raw: object) -> tuple[pd.DataFrame, str]:
+        """A whole file as one batch: (rows, label)."""
+        frame = self.rows(raw)
+        return frame, self.label()
+
+
 def _records(raw: object) -> Records:
     if isinstance(raw, pd.DataFrame):
         return raw.to_dict(orient="records")

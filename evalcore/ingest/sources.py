@@ -162,10 +162,15 @@ def reader_sql(src: Source, columns: list[str] | None = None) -> str:
         return f"read_parquet({path})"
     if src.kind == "jsonl":
         return f"read_json({path}, format='newline_delimited', records=true)"
+    return f"read_json({path}, format='{json_layout(src)}', records=true, maximum_object_size=268435456)"
+
+
+def json_layout(src: Source) -> str:
+    """DuckDB's ``format`` for a JSON file: ``array`` when it starts with ``[`` (no format
+    detection on a 2 GB array), else ``auto``."""
     with open(src.path, "rb") as handle:
         first = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    layout = "array" if first == b"[" else "auto"  # skip format detection on a 2 GB array
-    return f"read_json({path}, format='{layout}', records=true, maximum_object_size=268435456)"
+    return "array" if first == b"[" else "auto"
 
 
 def describe(cur: duckdb.DuckDBPyConnection, src: Source) -> tuple[list[str], list[str], str]:
