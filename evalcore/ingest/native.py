@@ -63,14 +63,15 @@ def convert_native(
     *,
     origin: str | None,
     limits: LoadLimits,
-    batch: int = BATCH_RECORDS,
+    batch: int | None = None,
 ) -> str:
     """Convert a native tool file into ``vl_frame`` and ``vl_text``; return the format label.
 
     ``names`` are the file's columns as DuckDB describes them; ``origin`` the file's own path
     when it came from disk (an Arena-Hard-Auto file without a judge takes it from its folder);
-    ``batch`` the records per batch. Raises :class:`VerdictFormatError` in words for a file
-    that is no recognised format, or with the records of the first problem found.
+    ``batch`` the records per batch (default :data:`BATCH_RECORDS`). Raises
+    :class:`VerdictFormatError` in words for a file that is no recognised format, or with the
+    records of the first problem found.
     """
     from evalcore import importers
 
@@ -86,7 +87,7 @@ def convert_native(
         conversion = importers.conversion(kind, file=src.file, path=origin)
         rows, start = 0, 1
         with importers.reading(kind, file=src.file):
-            for records in _batches(reader, src, sql, batch):
+            for records in _batches(reader, src, sql, batch or BATCH_RECORDS):
                 frame = conversion.rows(records, start=start)
                 start += len(records)
                 if len(frame):
