@@ -14,7 +14,6 @@ from evalcore.importers._common import (
     Conversion,
     Records,
     _missing,
-    _output,
     _records,
     _text,
     empty_columns,
@@ -196,7 +195,7 @@ class AlpacaEvalConversion(Conversion):
             p_a = 0.5 if pref == 0 else 2.0 - pref
         return ref, other, out_ref, out_other, p_a
 
-    def rows(self, raw: object, *, start: int = 1) -> pd.DataFrame:
+    def columns(self, raw: object, *, start: int = 1) -> dict[str, list]:
         out = empty_columns("length_a", "length_b")
         for number, record in enumerate(_records(raw), start=start):
             instruction = record.get("instruction")
@@ -232,7 +231,7 @@ class AlpacaEvalConversion(Conversion):
             out["response_a"].append(len_a if isinstance(len_a, str) else None)
             out["response_b"].append(len_b if isinstance(len_b, str) else None)
             out["judge_output"].append(_completion_text(record.get("raw_completion")))
-        return _output(out)
+        return out
 
     def label(self) -> str:
         if self.bad_rows:

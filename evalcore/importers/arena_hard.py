@@ -13,7 +13,6 @@ from evalcore.importers._common import (
     Records,
     _judge_name,
     _missing,
-    _output,
     _quoted,
     _records,
     _text,
@@ -128,7 +127,7 @@ class ArenaHardConversion(Conversion):
         self.judge_from: Counter[str] = Counter()
         self.unnamed_baseline = 0
 
-    def rows(self, raw: object, *, start: int = 1) -> pd.DataFrame:
+    def columns(self, raw: object, *, start: int = 1) -> dict[str, list]:
         out = empty_columns()
         for number, record in enumerate(_records(raw), start=start):
             uid = _text(record.get("uid", record.get("question_id")))
@@ -178,7 +177,7 @@ class ArenaHardConversion(Conversion):
                 out["response_a"].append(answer_a)
                 out["response_b"].append(answer_b)
                 out["judge_output"].append(_judge_output(game))
-        return _output(out)
+        return out
 
     def label(self) -> str:
         for rows, problem, hint in (

@@ -265,7 +265,7 @@ class OneHotBattlesConversion(Conversion):
         super().__init__(file=file)
         self.invalid: list[int] = []
 
-    def rows(self, raw: object, *, start: int = 1) -> pd.DataFrame:
+    def columns(self, raw: object, *, start: int = 1) -> pd.DataFrame:
         frame = _frame(raw)
         flags = {}
         for name in ("winner_model_a", "winner_model_b", "winner_tie"):

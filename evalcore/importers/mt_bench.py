@@ -12,7 +12,6 @@ from evalcore.importers._common import (
     Records,
     _judge_name,
     _missing,
-    _output,
     _records,
     _text,
     _verdict_text,
@@ -95,7 +94,7 @@ class MtBenchPairConversion(Conversion):
         self.unknown_rows: list[int] = []
         self.unknown: list[str] = []
 
-    def rows(self, raw: object, *, start: int = 1) -> pd.DataFrame:
+    def columns(self, raw: object, *, start: int = 1) -> dict[str, list]:
         out = empty_columns("judged_at")
         for number, record in enumerate(_records(raw), start=start):
             qid = _text(record.get("question_id", record.get("id")))
@@ -125,7 +124,7 @@ class MtBenchPairConversion(Conversion):
                 out["verdict"].append(_verdict_text(level))
                 out["judge"].append(judge)
                 out["category"].append(category)
-        return _output(out)
+        return out
 
     def label(self) -> str:
         if self.bad_rows:

@@ -86,13 +86,16 @@ def convert_native(
         assert kind is not None
         conversion = importers.conversion(kind, file=src.file, path=origin)
         rows, start = 0, 1
+        types: dict[str, str] = {}
         with importers.reading(kind, file=src.file):
             for records in _batches(reader, src, sql, batch or BATCH_RECORDS):
-                frame = conversion.rows(records, start=start)
+                got = conversion.columns(records, start=start)
                 start += len(records)
-                if len(frame):
-                    _append(cur, frame, create=rows == 0)
-                    rows += len(frame)
+                size = len(got) if isinstance(got, pd.DataFrame) else len(next(iter(got.values()), []))
+                if size:
+                    types = types or _create(cur, got)
+                    _append(cur, got, types)
+                    rows += size
             label = conversion.label()
     finally:
         reader.close()
@@ -169,16 +172,35 @@ def _parse(src: Source, text: str) -> dict:
     return record
 
 
-def _append(cur: duckdb.DuckDBPyConnection, frame: pd.DataFrame, *, create: bool) -> None:
-    """Append one batch's rows to ``vl_frame`` (created from the first batch: numbers as DOUBLE,
-    everything else as text, so a batch whose text cells are all empty still fits)."""
-    types = {
-        str(c): "DOUBLE" if pd.api.types.is_float_dtype(frame[c].dtype) else "VARCHAR" for c in frame.columns
-    }
-    if create:
-        spec = ", ".join(f"{_ident(c)} {t}" for c, t in types.items())
-        cur.execute(f"CREATE OR REPLACE TEMP TABLE vl_frame ({spec})")
-    cur.register("vl_incoming", frame)
+def _create(cur: duckdb.DuckDBPyConnection, got: dict[str, list] | pd.DataFrame) -> dict[str, str]:
+    """``vl_frame`` for the first batch's columns: numbers as DOUBLE, everything else as text (so
+    a later batch whose text cells are all empty, or all filled, fits the same table)."""
+
+    def number(name: str) -> bool:
+        if isinstance(got, pd.DataFrame):
+            return pd.api.types.is_float_dtype(got[name].dtype)
+        return any(isinstance(v, float) for v in got[name][:1]) or name.startswith("length_")
+
+    types = {str(c): "DOUBLE" if number(c) else "VARCHAR" for c in got}
+    spec = ", ".join(f"{_ident(c)} {t}" for c, t in types.items())
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE vl_frame ({spec})")
+    return types
+
+
+def _append(
+    cur: duckdb.DuckDBPyConnection, got: dict[str, list] | pd.DataFrame, types: dict[str, str]
+) -> None:
+    """Append one batch's rows to ``vl_frame``: lists go to DuckDB as Arrow arrays (no frame is
+    built: a frame of text columns costs more than the conversion itself), frames as they are."""
+    import pyarrow as pa
+
+    if isinstance(got, pd.DataFrame):
+        incoming: object = got
+    else:
+        arrow = {"DOUBLE": pa.float64(), "VARCHAR": pa.string()}
+        # from_pandas: a NaN length is a missing value, as when a frame is read
+        incoming = pa.table({c: pa.array(got[c], type=arrow[types[c]], from_pandas=True) for c in types})
+    cur.register("vl_incoming", incoming)
     try:
         cast = ", ".join(f"CAST({_ident(c)} AS {t})" for c, t in types.items())
         cur.execute(f"INSERT INTO vl_frame SELECT {cast} FROM vl_incoming")
