@@ -8,7 +8,11 @@ the fields present; :func:`evalcore.io.read_verdicts` calls it for anything that
 verdict table, so the app and every CLI command read these files as they are.
 
 One module per tool: :mod:`.arena_hard`, :mod:`.alpaca_eval`, :mod:`.mt_bench`,
-:mod:`.chatbot_arena`; :mod:`.detect` recognises the format. Recognised formats:
+:mod:`.chatbot_arena`; :mod:`.detect` recognises the format. The formats converted record by
+record (:data:`STREAMED`) have a :class:`Conversion` that converts one batch at a time and settles
+what needs the whole file (problems found in any record, the label's counts) at the end; a
+streamed load (:mod:`evalcore.ingest.native`) and :func:`convert_native` on a file in memory run
+that same code. Recognised formats:
 
 * **Arena-Hard-Auto judgment JSONL** (``lmarena/arena-hard-auto``, ``gen_judgment.py``): one line
   per question and model with ``games``; game 1 shows the baseline as Assistant A and the model as

@@ -23,7 +23,7 @@ Python; they are small by nature (MT-Bench's human judgments are about 3,000 row
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import duckdb
 import pandas as pd
@@ -40,7 +40,7 @@ from evalcore.ingest.sources import (
 )
 from evalcore.ingest.text import build_text
 from evalcore.limits import LoadLimits
-from evalcore.schema import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, VerdictFormatError
+from evalcore.schema import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, TEXT_COLUMNS, VerdictFormatError
 
 #: Records per batch: big enough that DuckDB's reader and the per-batch overhead are amortised,
 #: small enough that one batch of Arena-Hard-Auto records (about 15 KB of judge text each) stays
@@ -101,7 +101,16 @@ def convert_native(
         reader.close()
     if not rows:
         raise importers.no_calls(kind, file=src.file)
-    build_text(cur, _frame_exprs(cur.execute("SELECT * FROM vl_frame LIMIT 0").df()), source="vl_frame")
+    # the text stays in vl_frame (not copied into vl_text): the store copies it from this view,
+    # whose rows are numbered as build_text numbers vl_frame's (rowid + 1)
+    exprs = {k: v for k, v in _frame_exprs(list(types)).items() if k not in TEXT_COLUMNS}
+    build_text(cur, exprs, source="vl_frame")
+    texts = [c for c in TEXT_COLUMNS if c in types]
+    if texts:
+        select = ", ".join(_ident(c) if c in texts else f"NULL::VARCHAR AS {c}" for c in TEXT_COLUMNS)
+        cur.execute(
+            f'CREATE OR REPLACE TEMP VIEW vl_text_source AS SELECT rowid + 1 AS "row", {select} FROM vl_frame'
+        )
     return label
 
 
@@ -135,8 +144,12 @@ def _refuse_unknown(src: Source, names: list[str]) -> None:
 def _records_sql(src: Source, names: list[str]) -> str:
     """The query that yields the file's records in file order, in the shape :func:`_batches` reads."""
     path = _lit(str(src.path))
-    if src.kind in ("json", "jsonl"):
-        layout = "newline_delimited" if src.kind == "jsonl" else json_layout(src)
+    # the options of reader_sql's read_json: a JSON Lines reader given a large object size
+    # allocates buffers of twice that size per thread, past a session's memory cap
+    if src.kind == "jsonl":
+        return f"SELECT json FROM read_json_objects({path}, format='newline_delimited')"
+    if src.kind == "json":
+        layout = json_layout(src)
         return f"SELECT json FROM read_json_objects({path}, format='{layout}', maximum_object_size=268435456)"
     if src.kind in ("csv", "tsv"):
         cells = ", ".join(f"coalesce(c{k}, '') AS {_ident(n)}" for k, n in enumerate(names))
@@ -232,11 +245,11 @@ def _whole(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str | None, l
         cur.execute("CREATE OR REPLACE TEMP TABLE vl_frame AS SELECT * FROM vl_incoming")
     finally:
         cur.unregister("vl_incoming")
-    build_text(cur, _frame_exprs(frame), source="vl_frame")
+    build_text(cur, _frame_exprs(frame.columns), source="vl_frame")
     return label
 
 
-def _frame_exprs(frame: pd.DataFrame) -> dict[str, str]:
+def _frame_exprs(columns: Iterable[object]) -> dict[str, str]:
     """Contract column → identifier of a converted frame's column."""
-    lowered = {str(c).strip().lower(): str(c) for c in frame.columns}
+    lowered = {str(c).strip().lower(): str(c) for c in columns}
     return {k: _ident(v) for k, v in lowered.items() if k in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)}
