@@ -295,8 +295,18 @@ def _mt_records():
     ]
 
 
-def test_mt_bench_pairs_across_batches(tmp_path, monkeypatch):
-    verdicts, text, label, _ = _same(_jsonl(tmp_path / "gpt-4_pair.jsonl", _mt_records()), monkeypatch)
+@pytest.mark.parametrize("container", ["jsonl", "csv", "parquet"])
+def test_mt_bench_pairs_across_batches(container, tmp_path, monkeypatch):
+    path = tmp_path / f"gpt-4_pair.{container}"
+    if container == "jsonl":
+        _jsonl(path, _mt_records())
+    elif container == "csv":  # a table export: the judge as its name, numbers as text
+        frame = pd.DataFrame(_mt_records()).assign(judge="gpt-4")
+        frame.loc[3, "g2_winner"] = ""
+        frame.to_csv(path, index=False)
+    else:
+        pd.DataFrame(_mt_records()).to_parquet(path)
+    verdicts, text, label, _ = _same(path, monkeypatch)
     assert len(verdicts) == 10 and "81#t2" in set(verdicts["instruction_id"])
     assert text is not None and text["response_a"].notna().sum() == 5  # game 1's prompt is split
 
