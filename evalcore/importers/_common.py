@@ -102,6 +102,11 @@ class Conversion:
 
     #: The format's key in :data:`evalcore.importers.detect.NAMES`.
     kind: str = ""
+    #: True when the importer works on a frame of the batch: a JSON record may lack a field other
+    #: records have, so the streamed load sets :attr:`fields` to the whole file's fields.
+    frames: bool = False
+    #: The file's field names in order of first appearance (a streamed JSON file), else None.
+    fields: tuple[str, ...] | None = None
 
     def __init__(self, *, file: str) -> None:
         self.file = file

@@ -260,6 +260,7 @@ class OneHotBattlesConversion(Conversion):
     """Arena tables with one-hot winner columns, batch by batch (see :func:`from_battles_one_hot`)."""
 
     kind = "battles_one_hot"
+    frames = True
 
     def __init__(self, *, file: str) -> None:
         super().__init__(file=file)
@@ -267,6 +268,8 @@ class OneHotBattlesConversion(Conversion):
 
     def columns(self, raw: object, *, start: int = 1) -> pd.DataFrame:
         frame = _frame(raw)
+        if self.fields is not None:  # the columns a whole-file frame has, missing values as NaN
+            frame = frame.reindex(columns=list(self.fields))
         flags = {}
         for name in ("winner_model_a", "winner_model_b", "winner_tie"):
             flags[name] = pd.to_numeric(_column(frame, name), errors="coerce")

@@ -85,6 +85,8 @@ def convert_native(
             return _whole(cur, src, origin=origin, limits=limits)
         assert kind is not None
         conversion = importers.conversion(kind, file=src.file, path=origin)
+        if conversion.frames and src.kind in ("json", "jsonl"):
+            conversion.fields = _fields(reader, src, sql)
         rows, start = 0, 1
         types: dict[str, str] = {}
         with importers.reading(kind, file=src.file):
@@ -155,6 +157,19 @@ def _records_sql(src: Source, names: list[str]) -> str:
         cells = ", ".join(f"coalesce(c{k}, '') AS {_ident(n)}" for k, n in enumerate(names))
         return f"SELECT {cells} FROM {reader_sql(src, names)}"
     return f"SELECT * FROM {reader_sql(src)}"
+
+
+def _fields(reader: duckdb.DuckDBPyConnection, src: Source, sql: str) -> tuple[str, ...]:
+    """The field names of a JSON file's records in order of first appearance (the columns a
+    frame of the whole file has), by one aggregate over the file."""
+    try:
+        found = reader.execute(f"""SELECT k FROM (
+                SELECT n, unnest(json_keys(json)) AS k, unnest(range(len(json_keys(json)))) AS pos
+                FROM (SELECT row_number() OVER () AS n, json FROM ({sql})))
+            GROUP BY k ORDER BY min(n), arg_min(pos, n)""").fetchall()
+    except duckdb.Error as exc:
+        raise _read_error(src, exc) from exc
+    return tuple(str(r[0]) for r in found)
 
 
 def _batches(reader: duckdb.DuckDBPyConnection, src: Source, sql: str, size: int) -> Iterator[list]:

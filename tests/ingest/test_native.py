@@ -362,3 +362,16 @@ def test_streamed_formats_are_not_refused_for_their_size(tmp_path, monkeypatch):
     # the battle tables converted whole keep the bound (MT-Bench human judgments)
     with pytest.raises(VerdictFormatError, match="converted in memory"):
         VerdictStore().load_file(NATIVE / "mt_bench" / "human_judgments.json", limits=tiny)
+
+
+def test_one_hot_json_whose_records_lack_fields_others_have(tmp_path, monkeypatch):
+    """A frame-based importer sees every batch with the whole file's columns (missing as NaN)."""
+    records = _one_hot().to_dict(orient="records")
+    for k, record in enumerate(records):
+        if k < 3:
+            record.pop("id")  # the first batches have no id column at all
+        if k != 4:
+            record.pop("prompt")  # only one record has a prompt
+    verdicts, text, label, _ = _same(_jsonl(tmp_path / "arena.jsonl", records), monkeypatch)
+    assert list(verdicts["instruction_id"][:4]) == ["battle-1", "battle-2", "battle-3", "battle-4"]
+    assert text is not None and text["prompt"].notna().sum() == 1
