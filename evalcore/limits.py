@@ -24,10 +24,14 @@ variable                   default      what it bounds
 ``VERDICTLAB_MAX_BYTES``   2 GiB        decompressed size of a compressed file
 ``VERDICTLAB_MAX_ROWS``    50,000,000   rows of one table
 ``VERDICTLAB_MAX_MODELS``  10,000       distinct models of one table
-``VERDICTLAB_MAX_PYTHON_BYTES`` 512 MiB  size of a native tool file converted in Python
+``VERDICTLAB_MAX_PYTHON_BYTES`` 512 MiB  size of a battle table converted whole in Python
 =========================  ===========  ===============================================
 
-Sizes accept a suffix: ``500M``, ``4G``.
+Sizes accept a suffix: ``500M``, ``4G``. The native files of Arena-Hard-Auto, AlpacaEval and
+MT-Bench (pairs), and the arena's one-hot tables, are streamed in batches
+(:mod:`evalcore.ingest.native`) and need no size bound of their own: only the rows and models
+bound them. ``VERDICTLAB_MAX_PYTHON_BYTES`` bounds the battle tables that need the whole table in
+Python (MT-Bench's human judgments, arena conversations stored as text), small by nature.
 """
 
 from __future__ import annotations

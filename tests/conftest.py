@@ -13,7 +13,8 @@ from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
 from evalcore.store import VerdictStore
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# ../shared beside the checkout; a worktree elsewhere names it with $VERDICTLAB_SHARED
+SHARED = Path(os.environ.get("VERDICTLAB_SHARED") or ROOT.parent / "shared")
 
 # Tests never write into the checkout: saved datasets of page tests go to a throw-away workspace
 # (set before any app code reads it; each xdist worker gets its own folder).

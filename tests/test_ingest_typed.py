@@ -32,7 +32,7 @@ def _load(path, monkeypatch, *, typed: bool, limits: LoadLimits | None = None):
         vouched.append(got is not None)
         return got
 
-    monkeypatch.setattr(ingest, "read_typed", spy)
+    monkeypatch.setattr(ingest.canonical, "read_typed", spy)
     store = VerdictStore()
     table = store.load_file(path, limits=limits)
     rows = store.con.execute('SELECT * FROM verdicts ORDER BY "row"').df()
@@ -40,7 +40,7 @@ def _load(path, monkeypatch, *, typed: bool, limits: LoadLimits | None = None):
     tables = {r[0] for r in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
     assert tables == {"verdicts", "dataset"}  # no scratch table left behind
     store.close()
-    monkeypatch.setattr(ingest, "read_typed", real)
+    monkeypatch.setattr(ingest.canonical, "read_typed", real)
     return rows, shape, table.report, table.format, any(vouched)
 
 

@@ -8,7 +8,11 @@ the fields present; :func:`evalcore.io.read_verdicts` calls it for anything that
 verdict table, so the app and every CLI command read these files as they are.
 
 One module per tool: :mod:`.arena_hard`, :mod:`.alpaca_eval`, :mod:`.mt_bench`,
-:mod:`.chatbot_arena`; :mod:`.detect` recognises the format. Recognised formats:
+:mod:`.chatbot_arena`; :mod:`.detect` recognises the format. The formats converted record by
+record (:data:`STREAMED`) have a :class:`Conversion` that converts one batch at a time and settles
+what needs the whole file (problems found in any record, the label's counts) at the end; a
+streamed load (:mod:`evalcore.ingest.native`) and :func:`convert_native` on a file in memory run
+that same code. Recognised formats:
 
 * **Arena-Hard-Auto judgment JSONL** (``lmarena/arena-hard-auto``, ``gen_judgment.py``): one line
   per question and model with ``games``; game 1 shows the baseline as Assistant A and the model as
@@ -32,7 +36,7 @@ One module per tool: :mod:`.arena_hard`, :mod:`.alpaca_eval`, :mod:`.mt_bench`,
 
 from __future__ import annotations
 
-from evalcore.importers._common import Records
+from evalcore.importers._common import Conversion, Records
 from evalcore.importers.alpaca_eval import (
     ALPACA_LOSS_BELOW,
     ALPACA_ORDER_TOLERANCE,
@@ -45,7 +49,16 @@ from evalcore.importers.alpaca_eval import (
 )
 from evalcore.importers.arena_hard import ARENA_HARD_SCORES, UNNAMED_BASELINE, from_arena_hard
 from evalcore.importers.chatbot_arena import ARENA_VOTERS, from_battles, from_battles_one_hot
-from evalcore.importers.detect import NAMES, convert_native, detect_native, wrong_tool_file
+from evalcore.importers.detect import (
+    NAMES,
+    STREAMED,
+    conversion,
+    convert_native,
+    detect_native,
+    no_calls,
+    reading,
+    wrong_tool_file,
+)
 from evalcore.importers.mt_bench import from_mt_bench_pair
 
 __all__ = [
@@ -55,11 +68,14 @@ __all__ = [
     "ARENA_HARD_SCORES",
     "ARENA_VOTERS",
     "NAMES",
+    "STREAMED",
     "UNNAMED_BASELINE",
+    "Conversion",
     "Records",
     "alpaca_first_slot_probability",
     "alpaca_slot_order",
     "alpaca_verdict",
+    "conversion",
     "convert_native",
     "detect_native",
     "from_alpaca_eval",
@@ -68,5 +84,7 @@ __all__ = [
     "from_battles_one_hot",
     "from_mt_bench_pair",
     "instruction_key",
+    "no_calls",
+    "reading",
     "wrong_tool_file",
 ]

@@ -89,6 +89,49 @@ def _quoted(values: Iterable[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+class Conversion:
+    """One tool's native file converted batch by batch, so a file of any size is read once and
+    never held whole (:mod:`evalcore.ingest.native` streams the records in batches).
+
+    :meth:`rows` (or :meth:`columns`) converts one batch of records (``start``: the 1-based number of its first
+    record, so messages name the same records as a whole-file read); what needs the whole file —
+    the problems collected from every record, the counts the format label reports — is gathered
+    across batches and settled by :meth:`label`. :meth:`whole` converts a file already in memory
+    as one batch: the streamed result equals it row for row by construction.
+    """
+
+    #: The format's key in :data:`evalcore.importers.detect.NAMES`.
+    kind: str = ""
+    #: True when the importer works on a frame of the batch: a JSON record may lack a field other
+    #: records have, so the streamed load sets :attr:`fields` to the whole file's fields.
+    frames: bool = False
+    #: The file's field names in order of first appearance (a streamed JSON file), else None.
+    fields: tuple[str, ...] | None = None
+
+    def __init__(self, *, file: str) -> None:
+        self.file = file
+
+    def columns(self, raw: object, *, start: int = 1) -> dict[str, list] | pd.DataFrame:
+        """The rows of one batch of records (a list of dicts or a frame) as one list per column
+        (the contract's columns, text included), or as a frame where the importer works on
+        columns; a streamed load hands the lists to DuckDB without building a frame."""
+        raise NotImplementedError
+
+    def rows(self, raw: object, *, start: int = 1) -> pd.DataFrame:
+        """Verdict-table rows of one batch of records (a list of dicts or a frame)."""
+        got = self.columns(raw, start=start)
+        return got if isinstance(got, pd.DataFrame) else _output(got)
+
+    def label(self) -> str:
+        """The format label once every batch is in; raises the problems found in any record."""
+        raise NotImplementedError
+
+    def whole(self, raw: object) -> tuple[pd.DataFrame, str]:
+        """A whole file as one batch: (rows, label)."""
+        frame = self.rows(raw)
+        return frame, self.label()
+
+
 def _records(raw: object) -> Records:
     if isinstance(raw, pd.DataFrame):
         return raw.to_dict(orient="records")

@@ -11,9 +11,10 @@ from typing import Any
 import pandas as pd
 
 from evalcore.importers._common import (
+    Conversion,
     Records,
     _missing,
-    _output,
+    _records,
     _text,
     empty_columns,
 )
@@ -154,6 +155,129 @@ def _completion_text(completion: Any) -> str | None:
     return None
 
 
+class AlpacaEvalConversion(Conversion):
+    """AlpacaEval annotations, batch by batch (see :func:`from_alpaca_eval`)."""
+
+    kind = "alpaca_eval"
+
+    def __init__(self, *, file: str) -> None:
+        super().__init__(file=file)
+        self.bad_pref: list[int] = []
+        self.bad_rows: list[int] = []
+        self.bad_values: list[str] = []
+        self.recovered = self.unrecovered = self.either = self.skipped = 0
+
+    def _slots(self, record: dict, pref: float | None) -> tuple[str, str, Any, Any, float | None] | None:
+        """(slot A, slot B, output A, output B, P(slot A better)) of one annotation; None for an
+        instruction never sent to the judge. Counts whether the display order was recovered."""
+        ref, other = _text(record.get("generator_1")), _text(record.get("generator_2"))
+        out_ref, out_other = record.get("output_1"), record.get("output_2")
+        completion = record.get("raw_completion")
+        if pref == 1.5 and _missing(completion) and isinstance(out_ref, str) and out_ref == out_other:
+            self.skipped += 1
+            return None
+        p_first = alpaca_first_slot_probability(completion) if pref not in (None, 0) else None
+        # p_first is only computed for a known preference, so pref is not None with it
+        order = alpaca_slot_order(pref, p_first) if p_first is not None and pref is not None else None
+        if order in ("reference first", "reference second"):
+            self.recovered += 1
+        elif order == "either":
+            self.either += 1
+        else:
+            self.unrecovered += 1
+        if order == "reference second":
+            return other, ref, out_other, out_ref, p_first
+        if order == "reference first":
+            p_a = p_first
+        elif pref is None:
+            p_a = None
+        else:
+            p_a = 0.5 if pref == 0 else 2.0 - pref
+        return ref, other, out_ref, out_other, p_a
+
+    def columns(self, raw: object, *, start: int = 1) -> dict[str, list]:
+        out = empty_columns("length_a", "length_b")
+        for number, record in enumerate(_records(raw), start=start):
+            instruction = record.get("instruction")
+            if (
+                _missing(instruction)
+                or not _text(record.get("generator_1"))
+                or not _text(record.get("generator_2"))
+            ):
+                self.bad_rows.append(number)
+                continue
+            try:
+                pref = _preference(record.get("preference"))
+            except (TypeError, ValueError):
+                pref = math.nan
+            if pref is not None and not (pref == 0 or 1.0 <= pref <= 2.0):
+                self.bad_pref.append(number)
+                self.bad_values.append(_text(record.get("preference")))
+                continue
+            slots = self._slots(record, pref)
+            if slots is None:
+                continue
+            slot_a, slot_b, len_a, len_b, p_a = slots
+            out["instruction_id"].append(instruction_key(str(instruction)))
+            out["model_a"].append(slot_a)
+            out["model_b"].append(slot_b)
+            out["verdict"].append("" if p_a is None else str(alpaca_verdict(p_a)))
+            out["judge"].append(_text(record.get("annotator")) or DEFAULT_JUDGE)
+            out["category"].append(_text(record.get("dataset")))
+            out["length_a"].append(float(len(len_a)) if isinstance(len_a, str) else math.nan)
+            out["length_b"].append(float(len(len_b)) if isinstance(len_b, str) else math.nan)
+            # the outputs follow the slots just chosen (mirrored back when the reference came second)
+            out["prompt"].append(str(instruction))
+            out["response_a"].append(len_a if isinstance(len_a, str) else None)
+            out["response_b"].append(len_b if isinstance(len_b, str) else None)
+            out["judge_output"].append(_completion_text(record.get("raw_completion")))
+        return out
+
+    def label(self) -> str:
+        if self.bad_rows:
+            raise VerdictFormatError(
+                self.file,
+                f"{len(self.bad_rows)} record(s) without 'instruction', 'generator_1' or 'generator_2'",
+                rows=tuple(self.bad_rows),
+                hint="Every AlpacaEval annotation names the instruction and both generators",
+            )
+        if self.bad_pref:
+            raise VerdictFormatError(
+                self.file,
+                f"{len(self.bad_pref)} record(s) with a 'preference' outside [1, 2]",
+                rows=tuple(self.bad_pref),
+                values=tuple(self.bad_values),
+                hint="AlpacaEval stores 1 (generator_1 better) … 2 (generator_2 "
+                "better), 0 or 1.5 for a draw, null for no verdict",
+            )
+        recovered, unrecovered, either = self.recovered, self.unrecovered, self.either
+        total = recovered + unrecovered + either
+        if total and unrecovered == 0:
+            order_note = f"slot order recovered from the judge's logprobs for {recovered + either:,}"
+            order_note += f" of {total:,} rows" + (
+                f" ({either} with p = ½ fit either order, written reference first)" if either else ""
+            )
+        elif recovered + either == 0:
+            order_note = (
+                "slot order not recovered (no judge logprobs stored): model_a is the "
+                "reference generator_1 in every row, not necessarily the slot the judge "
+                "saw first"
+            )
+        else:
+            order_note = (
+                f"slot order recovered from the judge's logprobs for {recovered + either:,} "
+                f"of {total:,} rows; the other {unrecovered:,} are written reference "
+                "(generator_1) first, order not recovered"
+            )
+        notes = [order_note, "verdict +1 if P(slot A better) > 0.75, −1 if < 0.25, else 0"]
+        if self.skipped:
+            notes.append(
+                f"{self.skipped} instruction(s) with identical outputs were never sent to the judge "
+                "and are left out"
+            )
+        return f"{NAMES['alpaca_eval']} ({'; '.join(notes)})"
+
+
 def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]:
     """AlpacaEval annotations: one row per annotated instruction, in the order the judge saw.
 
@@ -170,101 +294,7 @@ def from_alpaca_eval(records: Records, *, file: str) -> tuple[pd.DataFrame, str]
       ``raw_completion``) are left out and counted in the label.
     * instruction_id = :func:`instruction_key` of the instruction text; judge = ``annotator``;
       category = ``dataset``; lengths = characters of each output.
+    * Each annotation is converted on its own (the slot order is recovered per record), so a
+      file streamed in batches (:class:`AlpacaEvalConversion`) gives the same rows.
     """
-    out = empty_columns("length_a", "length_b")
-    bad_pref, bad_rows = [], []
-    bad_values: list[str] = []
-    recovered = unrecovered = either = skipped = 0
-    for number, record in enumerate(records, start=1):
-        instruction = record.get("instruction")
-        ref, other = _text(record.get("generator_1")), _text(record.get("generator_2"))
-        if _missing(instruction) or not ref or not other:
-            bad_rows.append(number)
-            continue
-        try:
-            pref = _preference(record.get("preference"))
-        except (TypeError, ValueError):
-            pref = math.nan
-        if pref is not None and not (pref == 0 or 1.0 <= pref <= 2.0):
-            bad_pref.append(number)
-            bad_values.append(_text(record.get("preference")))
-            continue
-        out_ref, out_other = record.get("output_1"), record.get("output_2")
-        completion = record.get("raw_completion")
-        if pref == 1.5 and _missing(completion) and isinstance(out_ref, str) and out_ref == out_other:
-            skipped += 1
-            continue
-        p_first = alpaca_first_slot_probability(completion) if pref not in (None, 0) else None
-        # p_first is only computed for a known preference, so pref is not None with it
-        order = alpaca_slot_order(pref, p_first) if p_first is not None and pref is not None else None
-        if order == "reference second":
-            slot_a, slot_b, p_a = other, ref, p_first
-            len_a, len_b = out_other, out_ref
-        else:
-            slot_a, slot_b = ref, other
-            len_a, len_b = out_ref, out_other
-            if order == "reference first":
-                p_a = p_first
-            elif pref is None:
-                p_a = None
-            else:
-                p_a = 0.5 if pref == 0 else 2.0 - pref
-        if order in ("reference first", "reference second"):
-            recovered += 1
-        elif order == "either":
-            either += 1
-        else:
-            unrecovered += 1
-        out["instruction_id"].append(instruction_key(str(instruction)))
-        out["model_a"].append(slot_a)
-        out["model_b"].append(slot_b)
-        out["verdict"].append("" if p_a is None else str(alpaca_verdict(p_a)))
-        out["judge"].append(_text(record.get("annotator")) or DEFAULT_JUDGE)
-        out["category"].append(_text(record.get("dataset")))
-        out["length_a"].append(float(len(len_a)) if isinstance(len_a, str) else math.nan)
-        out["length_b"].append(float(len(len_b)) if isinstance(len_b, str) else math.nan)
-        # the outputs follow the slots just chosen (mirrored back when the reference came second)
-        out["prompt"].append(str(instruction))
-        out["response_a"].append(len_a if isinstance(len_a, str) else None)
-        out["response_b"].append(len_b if isinstance(len_b, str) else None)
-        out["judge_output"].append(_completion_text(completion))
-    if bad_rows:
-        raise VerdictFormatError(
-            file,
-            f"{len(bad_rows)} record(s) without 'instruction', 'generator_1' or 'generator_2'",
-            rows=tuple(bad_rows),
-            hint="Every AlpacaEval annotation names the instruction and both generators",
-        )
-    if bad_pref:
-        raise VerdictFormatError(
-            file,
-            f"{len(bad_pref)} record(s) with a 'preference' outside [1, 2]",
-            rows=tuple(bad_pref),
-            values=tuple(bad_values),
-            hint="AlpacaEval stores 1 (generator_1 better) … 2 (generator_2 "
-            "better), 0 or 1.5 for a draw, null for no verdict",
-        )
-    total = recovered + unrecovered + either
-    if total and unrecovered == 0:
-        order_note = f"slot order recovered from the judge's logprobs for {recovered + either:,}"
-        order_note += f" of {total:,} rows" + (
-            f" ({either} with p = ½ fit either order, written reference first)" if either else ""
-        )
-    elif recovered + either == 0:
-        order_note = (
-            "slot order not recovered (no judge logprobs stored): model_a is the "
-            "reference generator_1 in every row, not necessarily the slot the judge "
-            "saw first"
-        )
-    else:
-        order_note = (
-            f"slot order recovered from the judge's logprobs for {recovered + either:,} "
-            f"of {total:,} rows; the other {unrecovered:,} are written reference "
-            "(generator_1) first, order not recovered"
-        )
-    notes = [order_note, "verdict +1 if P(slot A better) > 0.75, −1 if < 0.25, else 0"]
-    if skipped:
-        notes.append(
-            f"{skipped} instruction(s) with identical outputs were never sent to the judge and are left out"
-        )
-    return _output(out), f"{NAMES['alpaca_eval']} ({'; '.join(notes)})"
+    return AlpacaEvalConversion(file=file).whole(records)

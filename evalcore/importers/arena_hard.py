@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 
 from evalcore.importers._common import (
+    Conversion,
     Records,
     _judge_name,
     _missing,
-    _output,
     _quoted,
+    _records,
     _text,
     _verdict_text,
     empty_columns,
@@ -111,6 +112,108 @@ def _arena_hard_from_path(path: str | None) -> tuple[str | None, str | None]:
     return judge, model or None
 
 
+class ArenaHardConversion(Conversion):
+    """Arena-Hard-Auto judgments, batch by batch (see :func:`from_arena_hard`)."""
+
+    kind = "arena_hard"
+
+    def __init__(self, *, file: str, path: str | None = None) -> None:
+        super().__init__(file=file)
+        self.path_judge, self.path_model = _arena_hard_from_path(path)
+        self.no_id: list[int] = []
+        self.no_model: list[int] = []
+        self.bad_games: list[int] = []
+        self.unknown_scores: list[str] = []
+        self.judge_from: Counter[str] = Counter()
+        self.unnamed_baseline = 0
+
+    def columns(self, raw: object, *, start: int = 1) -> dict[str, list]:
+        out = empty_columns()
+        for number, record in enumerate(_records(raw), start=start):
+            uid = _text(record.get("uid", record.get("question_id")))
+            model = _text(record.get("model")) or (self.path_model or "")
+            if not uid:
+                self.no_id.append(number)
+                continue
+            if not model:
+                self.no_model.append(number)
+                continue
+            baseline = _text(record.get("baseline"))
+            if not baseline:
+                baseline = UNNAMED_BASELINE
+                self.unnamed_baseline += 1
+            judge = _judge_name(record.get("judge"))
+            if not judge:
+                judge = self.path_judge or DEFAULT_JUDGE
+                self.judge_from["folder" if self.path_judge else "default"] += 1
+            games = record.get("games")
+            if not isinstance(games, (list, tuple, np.ndarray)):
+                self.bad_games.append(number)
+                continue
+            category = _text(record.get("category"))
+            for index, game in enumerate(games):
+                slot_a, slot_b = (baseline, model) if index % 2 == 0 else (model, baseline)
+                score = game.get("score") if isinstance(game, dict) else None
+                if game is not None and not isinstance(game, dict):
+                    self.bad_games.append(number)
+                    break
+                level: int | None = None
+                if not _missing(score):
+                    if not isinstance(score, str):
+                        self.bad_games.append(number)
+                        break
+                    level = ARENA_HARD_SCORES.get(normalise_label(score))
+                    if level is None and score.strip():
+                        self.unknown_scores.append(score.strip())
+                out["instruction_id"].append(uid)
+                out["model_a"].append(slot_a)
+                out["model_b"].append(slot_b)
+                out["verdict"].append(_verdict_text(level))
+                out["judge"].append(judge)
+                out["category"].append(category)
+                # the judge's input holds the question and both answers in this game's slot order
+                question, answer_a, answer_b = split_judge_input(_judge_input(game))
+                out["prompt"].append(question)
+                out["response_a"].append(answer_a)
+                out["response_b"].append(answer_b)
+                out["judge_output"].append(_judge_output(game))
+        return out
+
+    def label(self) -> str:
+        for rows, problem, hint in (
+            (
+                self.no_id,
+                "record(s) without a question id ('uid' or 'question_id')",
+                "Every line of an Arena-Hard-Auto judgment file names its question",
+            ),
+            (
+                self.no_model,
+                "record(s) without a 'model'",
+                "Every line names the model it judges (or keep the file name MODEL.jsonl)",
+            ),
+            (
+                self.bad_games,
+                "record(s) whose 'games' is not a list of games with a text 'score'",
+                "Each game is an object with a 'score' such as \"A>B\" (or null)",
+            ),
+        ):
+            if rows:
+                raise VerdictFormatError(self.file, f"{len(rows)} {problem}", rows=tuple(rows), hint=hint)
+        notes = ["game 1 = baseline in slot A, game 2 = swapped"]
+        if self.unknown_scores:
+            notes.append(
+                f"{len(self.unknown_scores)} game(s) with a score Arena-Hard-Auto does not count "
+                f"({_quoted(self.unknown_scores)}) kept as no verdict"
+            )
+        if self.judge_from["folder"]:
+            notes.append("judge taken from the folder name")
+        if self.judge_from["default"]:
+            notes.append(f"judge not named in the file: called '{DEFAULT_JUDGE}'")
+        if self.unnamed_baseline:
+            notes.append(f"baseline not named in the file: called '{UNNAMED_BASELINE}'")
+        return f"{NAMES['arena_hard']} ({'; '.join(notes)})"
+
+
 def from_arena_hard(records: Records, *, file: str, path: str | None = None) -> tuple[pd.DataFrame, str]:
     """Arena-Hard-Auto judgments: every game of every line becomes one row.
 
@@ -119,94 +222,11 @@ def from_arena_hard(records: Records, *, file: str, path: str | None = None) -> 
     from slot A's point of view (``A>>B`` = +2 … ``B>>A`` = −2); a null score (the judge's output
     could not be parsed) or a game recorded as null (the API call failed) is a no-verdict row.
     A score label the tool does not know is also kept as no verdict, as Arena-Hard-Auto drops it,
-    and the label says how many there were.
+    and the label says how many there were. Each line is converted on its own (the baseline is
+    the line's own ``baseline``), so a file streamed in batches (:class:`ArenaHardConversion`)
+    gives the same rows.
     """
-    path_judge, path_model = _arena_hard_from_path(path)
-    out = empty_columns()
-    no_id, no_model, bad_games = [], [], []
-    unknown_scores: list[str] = []
-    judge_from: Counter[str] = Counter()
-    unnamed_baseline = 0
-    for number, record in enumerate(records, start=1):
-        uid = _text(record.get("uid", record.get("question_id")))
-        model = _text(record.get("model")) or (path_model or "")
-        if not uid:
-            no_id.append(number)
-            continue
-        if not model:
-            no_model.append(number)
-            continue
-        baseline = _text(record.get("baseline"))
-        if not baseline:
-            baseline = UNNAMED_BASELINE
-            unnamed_baseline += 1
-        judge = _judge_name(record.get("judge"))
-        if not judge:
-            judge = path_judge or DEFAULT_JUDGE
-            judge_from["folder" if path_judge else "default"] += 1
-        games = record.get("games")
-        if not isinstance(games, (list, tuple, np.ndarray)):
-            bad_games.append(number)
-            continue
-        category = _text(record.get("category"))
-        for index, game in enumerate(games):
-            slot_a, slot_b = (baseline, model) if index % 2 == 0 else (model, baseline)
-            score = game.get("score") if isinstance(game, dict) else None
-            if game is not None and not isinstance(game, dict):
-                bad_games.append(number)
-                break
-            level: int | None = None
-            if not _missing(score):
-                if not isinstance(score, str):
-                    bad_games.append(number)
-                    break
-                level = ARENA_HARD_SCORES.get(normalise_label(score))
-                if level is None and score.strip():
-                    unknown_scores.append(score.strip())
-            out["instruction_id"].append(uid)
-            out["model_a"].append(slot_a)
-            out["model_b"].append(slot_b)
-            out["verdict"].append(_verdict_text(level))
-            out["judge"].append(judge)
-            out["category"].append(category)
-            # the judge's input holds the question and both answers in this game's slot order
-            question, answer_a, answer_b = split_judge_input(_judge_input(game))
-            out["prompt"].append(question)
-            out["response_a"].append(answer_a)
-            out["response_b"].append(answer_b)
-            out["judge_output"].append(_judge_output(game))
-    for rows, problem, hint in (
-        (
-            no_id,
-            "record(s) without a question id ('uid' or 'question_id')",
-            "Every line of an Arena-Hard-Auto judgment file names its question",
-        ),
-        (
-            no_model,
-            "record(s) without a 'model'",
-            "Every line names the model it judges (or keep the file name MODEL.jsonl)",
-        ),
-        (
-            bad_games,
-            "record(s) whose 'games' is not a list of games with a text 'score'",
-            "Each game is an object with a 'score' such as \"A>B\" (or null)",
-        ),
-    ):
-        if rows:
-            raise VerdictFormatError(file, f"{len(rows)} {problem}", rows=tuple(rows), hint=hint)
-    notes = ["game 1 = baseline in slot A, game 2 = swapped"]
-    if unknown_scores:
-        notes.append(
-            f"{len(unknown_scores)} game(s) with a score Arena-Hard-Auto does not count "
-            f"({_quoted(unknown_scores)}) kept as no verdict"
-        )
-    if judge_from["folder"]:
-        notes.append("judge taken from the folder name")
-    if judge_from["default"]:
-        notes.append(f"judge not named in the file: called '{DEFAULT_JUDGE}'")
-    if unnamed_baseline:
-        notes.append(f"baseline not named in the file: called '{UNNAMED_BASELINE}'")
-    return _output(out), f"{NAMES['arena_hard']} ({'; '.join(notes)})"
+    return ArenaHardConversion(file=file, path=path).whole(records)
 
 
 def _answer_text(record: dict) -> tuple[str | None, str | None]:

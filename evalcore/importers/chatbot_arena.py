@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.importers._common import _judge_name, _text_series
+from evalcore.importers._common import Conversion, _frame, _judge_name, _text_series
 from evalcore.importers.detect import NAMES
 from evalcore.importers.mt_bench import _MT_BENCH_RATER, _instruction_with_turn
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
@@ -256,46 +256,69 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
     return out, f"{NAMES['battles']} ({'; '.join(notes)})"
 
 
+class OneHotBattlesConversion(Conversion):
+    """Arena tables with one-hot winner columns, batch by batch (see :func:`from_battles_one_hot`)."""
+
+    kind = "battles_one_hot"
+    frames = True
+
+    def __init__(self, *, file: str) -> None:
+        super().__init__(file=file)
+        self.invalid: list[int] = []
+
+    def columns(self, raw: object, *, start: int = 1) -> pd.DataFrame:
+        frame = _frame(raw)
+        if self.fields is not None:  # the columns a whole-file frame has, missing values as NaN
+            frame = frame.reindex(columns=list(self.fields))
+        flags = {}
+        for name in ("winner_model_a", "winner_model_b", "winner_tie"):
+            flags[name] = pd.to_numeric(_column(frame, name), errors="coerce")
+        stacked = pd.DataFrame(flags)
+        valid = stacked.isin([0, 1]).all(axis=1) & (stacked.sum(axis=1) <= 1)
+        self.invalid.extend(int(p) + start for p in np.flatnonzero(~valid.to_numpy()))
+        levels = (stacked["winner_model_a"] - stacked["winner_model_b"]).astype(float)
+        levels = levels.where(stacked.sum(axis=1) == 1, np.nan)
+        n = len(frame)
+        ids = _column(frame, "id")
+        if ids is None:
+            ids = _column(frame, "question_id")
+        ids = _text_series(ids) if ids is not None else pd.Series([""] * n)
+        own = pd.Series([f"battle-{i}" for i in range(start, start + n)], index=ids.index)
+        ids = ids.where(ids != "", own)
+        out = pd.DataFrame(
+            {
+                "instruction_id": ids.astype("string").to_numpy(),
+                "model_a": _text_series(_column(frame, "model_a")).to_numpy(),
+                "model_b": _text_series(_column(frame, "model_b")).to_numpy(),
+                "verdict": _levels_text(levels).to_numpy(),
+                "judge": ARENA_VOTERS,
+            }
+        )
+        for name in ("prompt", "response_a", "response_b"):
+            column = _column(frame, name)
+            if column is not None:
+                out[name] = [_turns_text(v) for v in column]
+        return out
+
+    def label(self) -> str:
+        if self.invalid:
+            raise VerdictFormatError(
+                self.file,
+                f"{len(self.invalid)} row(s) where winner_model_a, winner_model_b and winner_tie "
+                "are not a single 1 among 0s",
+                rows=tuple(self.invalid),
+                hint="Mark exactly one of the three winner columns with 1",
+            )
+        return (
+            f"{NAMES['battles_one_hot']} (one-hot winner columns; model_a = slot A; one "
+            f"crowd judge, '{ARENA_VOTERS}')"
+        )
+
+
 def from_battles_one_hot(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
     """Arena human-preference tables with one-hot ``winner_model_a`` / ``winner_model_b`` /
     ``winner_tie`` columns (one of them 1 per row; all 0 = no vote). instruction_id = ``id`` or
-    ``question_id``, else ``battle-<row>``; one crowd judge, ``Chatbot Arena voters``."""
-    flags = {}
-    for name in ("winner_model_a", "winner_model_b", "winner_tie"):
-        flags[name] = pd.to_numeric(_column(frame, name), errors="coerce")
-    stacked = pd.DataFrame(flags)
-    valid = stacked.isin([0, 1]).all(axis=1) & (stacked.sum(axis=1) <= 1)
-    if not valid.all():
-        positions = np.flatnonzero(~valid.to_numpy())
-        raise VerdictFormatError(
-            file,
-            f"{len(positions)} row(s) where winner_model_a, winner_model_b and winner_tie "
-            "are not a single 1 among 0s",
-            rows=tuple(int(p) + 1 for p in positions),
-            hint="Mark exactly one of the three winner columns with 1",
-        )
-    levels = (stacked["winner_model_a"] - stacked["winner_model_b"]).astype(float)
-    levels = levels.where(stacked.sum(axis=1) == 1, np.nan)
-    n = len(frame)
-    ids = _column(frame, "id")
-    if ids is None:
-        ids = _column(frame, "question_id")
-    ids = _text_series(ids) if ids is not None else pd.Series([""] * n)
-    ids = ids.where(ids != "", pd.Series([f"battle-{i}" for i in range(1, n + 1)], index=ids.index))
-    out = pd.DataFrame(
-        {
-            "instruction_id": ids.astype("string").to_numpy(),
-            "model_a": _text_series(_column(frame, "model_a")).to_numpy(),
-            "model_b": _text_series(_column(frame, "model_b")).to_numpy(),
-            "verdict": _levels_text(levels).to_numpy(),
-            "judge": ARENA_VOTERS,
-        }
-    )
-    for name in ("prompt", "response_a", "response_b"):
-        column = _column(frame, name)
-        if column is not None:
-            out[name] = [_turns_text(v) for v in column]
-    return out, (
-        f"{NAMES['battles_one_hot']} (one-hot winner columns; model_a = slot A; one "
-        f"crowd judge, '{ARENA_VOTERS}')"
-    )
+    ``question_id``, else ``battle-<row>``; one crowd judge, ``Chatbot Arena voters``. Each row
+    is converted on its own, so a file streamed in batches (:class:`OneHotBattlesConversion`)
+    gives the same rows."""
+    return OneHotBattlesConversion(file=file).whole(frame)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from contextlib import contextmanager
+from typing import Iterator
 
 import pandas as pd
 
-from evalcore.importers._common import _columns, _frame, _records
+from evalcore.importers._common import Conversion, _columns, _frame
 from evalcore.schema import REQUIRED_COLUMNS, VerdictFormatError
 
 
@@ -56,36 +57,39 @@ NAMES = {
 }
 
 
-def convert_native(raw: object, *, file: str, path: str | None = None) -> tuple[pd.DataFrame, str] | None:
-    """Convert a native tool file to verdict-table rows and a format label, or None if not native.
+#: The formats converted record by record (:class:`~evalcore.importers._common.Conversion`), so
+#: :mod:`evalcore.ingest.native` streams them in batches; the others need the whole table
+#: (Chatbot Arena battles: voters pooled only when every judge is a voter id) and are converted
+#: in SQL (:mod:`evalcore.ingest.arena`, :mod:`evalcore.importers.judgements_900k`).
+STREAMED = frozenset({"arena_hard", "alpaca_eval", "mt_bench_pair", "battles_one_hot"})
 
-    ``raw`` is what :func:`evalcore.io.read_raw` produced (a DataFrame, or a list of JSON
-    records); ``path`` (when the file came from disk) lets an Arena-Hard-Auto file without a
-    ``judge`` field take the judge from its folder (``model_judgment/<judge>/<model>.jsonl``).
-    A recognised file with broken content raises :class:`VerdictFormatError` naming the records.
-    """
-    kind = detect_native(raw)
-    if kind is None:
-        wrong = wrong_tool_file(raw)
-        if wrong is not None:
-            raise VerdictFormatError(file, wrong[0], hint=wrong[1])
-        return None
-    from evalcore.importers.alpaca_eval import from_alpaca_eval
-    from evalcore.importers.arena_hard import from_arena_hard
-    from evalcore.importers.chatbot_arena import from_battles, from_battles_one_hot
-    from evalcore.importers.judgements_900k import from_judgements_900k
-    from evalcore.importers.mt_bench import from_mt_bench_pair
 
-    converters: dict[str, Callable[..., tuple[pd.DataFrame, str]]] = {
-        "arena_hard": lambda: from_arena_hard(_records(raw), file=file, path=path),
-        "alpaca_eval": lambda: from_alpaca_eval(_records(raw), file=file),
-        "mt_bench_pair": lambda: from_mt_bench_pair(_records(raw), file=file),
-        "battles": lambda: from_battles(_frame(raw), file=file),
-        "battles_one_hot": lambda: from_battles_one_hot(_frame(raw), file=file),
-        "judgements_900k": lambda: from_judgements_900k(_frame(raw), file=file),
+def conversion(kind: str, *, file: str, path: str | None = None) -> Conversion:
+    """The batch-by-batch converter of a format in :data:`STREAMED` (``path``: see
+    :func:`convert_native`)."""
+    from evalcore.importers.alpaca_eval import AlpacaEvalConversion
+    from evalcore.importers.arena_hard import ArenaHardConversion
+    from evalcore.importers.chatbot_arena import OneHotBattlesConversion
+    from evalcore.importers.mt_bench import MtBenchPairConversion
+
+    if kind == "arena_hard":
+        return ArenaHardConversion(file=file, path=path)
+    found: dict[str, type[Conversion]] = {
+        "alpaca_eval": AlpacaEvalConversion,
+        "mt_bench_pair": MtBenchPairConversion,
+        "battles_one_hot": OneHotBattlesConversion,
     }
+    if kind not in found:
+        raise ValueError(f"{kind!r} is not converted record by record")
+    return found[kind](file=file)
+
+
+@contextmanager
+def reading(kind: str, *, file: str) -> Iterator[None]:
+    """Converting a recognised file: a malformed record (any error but a
+    :class:`VerdictFormatError`) becomes a message in words naming the format."""
     try:
-        frame, label = converters[kind]()
+        yield
     except VerdictFormatError:
         raise
     except Exception as exc:  # a malformed record of a recognised format: say so in words
@@ -94,12 +98,44 @@ def convert_native(raw: object, *, file: str, path: str | None = None) -> tuple[
             f"this looks like a {NAMES[kind]} but a record could not be read ({type(exc).__name__}: {exc})",
             hint="Check that the file is the tool's unedited output",
         ) from exc
+
+
+def no_calls(kind: str, *, file: str) -> VerdictFormatError:
+    """The message for a recognised file that converts to no row."""
+    return VerdictFormatError(
+        file,
+        f"this {NAMES[kind]} holds no judge calls",
+        hint="Upload a file with at least one judged pair",
+    )
+
+
+def convert_native(raw: object, *, file: str, path: str | None = None) -> tuple[pd.DataFrame, str] | None:
+    """Convert a native tool file to verdict-table rows and a format label, or None if not native.
+
+    ``raw`` is what :func:`evalcore.io.read_raw` produced (a DataFrame, or a list of JSON
+    records); ``path`` (when the file came from disk) lets an Arena-Hard-Auto file without a
+    ``judge`` field take the judge from its folder (``model_judgment/<judge>/<model>.jsonl``).
+    A recognised file with broken content raises :class:`VerdictFormatError` naming the records.
+    The formats in :data:`STREAMED` run the same code the streamed load runs, on one batch.
+    """
+    kind = detect_native(raw)
+    if kind is None:
+        wrong = wrong_tool_file(raw)
+        if wrong is not None:
+            raise VerdictFormatError(file, wrong[0], hint=wrong[1])
+        return None
+    from evalcore.importers.chatbot_arena import from_battles
+    from evalcore.importers.judgements_900k import from_judgements_900k
+
+    with reading(kind, file=file):
+        if kind in STREAMED:
+            frame, label = conversion(kind, file=file, path=path).whole(raw)
+        elif kind == "battles":
+            frame, label = from_battles(_frame(raw), file=file)
+        else:
+            frame, label = from_judgements_900k(_frame(raw), file=file)
     if frame.empty:
-        raise VerdictFormatError(
-            file,
-            f"this {NAMES[kind]} holds no judge calls",
-            hint="Upload a file with at least one judged pair",
-        )
+        raise no_calls(kind, file=file)
     return frame, label
 
 

@@ -38,7 +38,7 @@ import duckdb
 import pandas as pd
 
 from evalcore._sql import one_row
-from evalcore.ingest import _ident
+from evalcore.ingest.sources import _ident
 
 #: The columns that identify the format (``judge_model`` is read when present).
 COLUMNS = ("uid", "model_a_in_prompt", "model_b_in_prompt", "final_verdict")

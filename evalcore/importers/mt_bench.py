@@ -8,10 +8,11 @@ from typing import Any
 import pandas as pd
 
 from evalcore.importers._common import (
+    Conversion,
     Records,
     _judge_name,
     _missing,
-    _output,
+    _records,
     _text,
     _verdict_text,
     empty_columns,
@@ -82,6 +83,71 @@ def _opt_text(value: Any) -> str | None:
     return None if _missing(value) else str(value)
 
 
+class MtBenchPairConversion(Conversion):
+    """MT-Bench pairwise judgments, batch by batch (see :func:`from_mt_bench_pair`)."""
+
+    kind = "mt_bench_pair"
+
+    def __init__(self, *, file: str) -> None:
+        super().__init__(file=file)
+        self.bad_rows: list[int] = []
+        self.unknown_rows: list[int] = []
+        self.unknown: list[str] = []
+
+    def columns(self, raw: object, *, start: int = 1) -> dict[str, list]:
+        out = empty_columns("judged_at")
+        for number, record in enumerate(_records(raw), start=start):
+            qid = _text(record.get("question_id", record.get("id")))
+            m1, m2 = _text(record.get("model_1")), _text(record.get("model_2"))
+            if not qid or not m1 or not m2:
+                self.bad_rows.append(number)
+                continue
+            instruction_id, category = _instruction_with_turn(qid, record.get("turn"))
+            judge = _judge_name(record.get("judge")) or DEFAULT_JUDGE
+            games = (("g1_winner", m1, m2, "model_1", "model_2"), ("g2_winner", m2, m1, "model_2", "model_1"))
+            for key, slot_a, slot_b, a_key, b_key in games:
+                game = key[:2]  # "g1" / "g2": the game's judgment and judge prompt
+                question, answer_a, answer_b = split_pair_prompt(record.get(f"{game}_user_prompt"))
+                out["prompt"].append(question)
+                out["response_a"].append(answer_a)
+                out["response_b"].append(answer_b)
+                out["judge_output"].append(_opt_text(record.get(f"{game}_judgment")))
+                out["judged_at"].append(_opt_text(record.get("tstamp")))
+                level = _game_verdict(record.get(key), slot_a_key=a_key, slot_b_key=b_key)
+                if isinstance(level, str):
+                    self.unknown_rows.append(number)
+                    self.unknown.append(level)
+                    level = None
+                out["instruction_id"].append(instruction_id)
+                out["model_a"].append(slot_a)
+                out["model_b"].append(slot_b)
+                out["verdict"].append(_verdict_text(level))
+                out["judge"].append(judge)
+                out["category"].append(category)
+        return out
+
+    def label(self) -> str:
+        if self.bad_rows:
+            raise VerdictFormatError(
+                self.file,
+                f"{len(self.bad_rows)} record(s) without 'question_id', 'model_1' or 'model_2'",
+                rows=tuple(self.bad_rows),
+                hint="Every MT-Bench pair judgment names the question and both models",
+            )
+        if self.unknown_rows:
+            raise VerdictFormatError(
+                self.file,
+                f"{len(self.unknown_rows)} game winner(s) that are not model_1, model_2, tie or error",
+                rows=tuple(dict.fromkeys(self.unknown_rows)),
+                values=tuple(dict.fromkeys(self.unknown)),
+                hint="Use the winner labels FastChat writes (rows count records)",
+            )
+        return (
+            f"{NAMES['mt_bench_pair']} (game 1 = model_1 in slot A, game 2 = "
+            "swapped; the turn is in instruction_id, e.g. '81#t2', and in category)"
+        )
+
+
 def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, str]:
     """MT-Bench pairwise judgments (``gen_judgment.py --mode pairwise-*``): two rows per record.
 
@@ -91,55 +157,7 @@ def from_mt_bench_pair(records: Records, *, file: str) -> tuple[pd.DataFrame, st
     is a no-verdict row. The judge is the model of ``judge = [model, prompt]``; the prompt name
     (``pair-v2``, ``pair-v2-multi-turn``, ``pair-math-v1`` …) varies with the question and turn
     and is not part of the judge's name. instruction_id = ``<question_id>#t<turn>``,
-    category = ``turn <turn>``.
+    category = ``turn <turn>``. Each record is converted on its own (the turn is the record's
+    ``turn``), so a file streamed in batches (:class:`MtBenchPairConversion`) gives the same rows.
     """
-    out = empty_columns("judged_at")
-    bad_rows, unknown_rows = [], []
-    unknown: list[str] = []
-    for number, record in enumerate(records, start=1):
-        qid = _text(record.get("question_id", record.get("id")))
-        m1, m2 = _text(record.get("model_1")), _text(record.get("model_2"))
-        if not qid or not m1 or not m2:
-            bad_rows.append(number)
-            continue
-        instruction_id, category = _instruction_with_turn(qid, record.get("turn"))
-        judge = _judge_name(record.get("judge")) or DEFAULT_JUDGE
-        games = (("g1_winner", m1, m2, "model_1", "model_2"), ("g2_winner", m2, m1, "model_2", "model_1"))
-        for key, slot_a, slot_b, a_key, b_key in games:
-            game = key[:2]  # "g1" / "g2": the game's judgment and judge prompt
-            question, answer_a, answer_b = split_pair_prompt(record.get(f"{game}_user_prompt"))
-            out["prompt"].append(question)
-            out["response_a"].append(answer_a)
-            out["response_b"].append(answer_b)
-            out["judge_output"].append(_opt_text(record.get(f"{game}_judgment")))
-            out["judged_at"].append(_opt_text(record.get("tstamp")))
-            level = _game_verdict(record.get(key), slot_a_key=a_key, slot_b_key=b_key)
-            if isinstance(level, str):
-                unknown_rows.append(number)
-                unknown.append(level)
-                level = None
-            out["instruction_id"].append(instruction_id)
-            out["model_a"].append(slot_a)
-            out["model_b"].append(slot_b)
-            out["verdict"].append(_verdict_text(level))
-            out["judge"].append(judge)
-            out["category"].append(category)
-    if bad_rows:
-        raise VerdictFormatError(
-            file,
-            f"{len(bad_rows)} record(s) without 'question_id', 'model_1' or 'model_2'",
-            rows=tuple(bad_rows),
-            hint="Every MT-Bench pair judgment names the question and both models",
-        )
-    if unknown_rows:
-        raise VerdictFormatError(
-            file,
-            f"{len(unknown_rows)} game winner(s) that are not model_1, model_2, tie or error",
-            rows=tuple(dict.fromkeys(unknown_rows)),
-            values=tuple(dict.fromkeys(unknown)),
-            hint="Use the winner labels FastChat writes (rows count records)",
-        )
-    return _output(out), (
-        f"{NAMES['mt_bench_pair']} (game 1 = model_1 in slot A, game 2 = "
-        "swapped; the turn is in instruction_id, e.g. '81#t2', and in category)"
-    )
+    return MtBenchPairConversion(file=file).whole(records)

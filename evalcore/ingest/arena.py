@@ -14,7 +14,7 @@ import duckdb
 import pandas as pd
 
 from evalcore._sql import one_row
-from evalcore.ingest import _ident, _lit
+from evalcore.ingest.sources import _ident, _lit
 from evalcore.schema import VerdictFormatError, normalise_label
 
 

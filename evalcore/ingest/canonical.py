@@ -1,0 +1,89 @@
+"""Which path a file takes to its canonical rows (:func:`read_canonical`): the typed single pass,
+the checking path, or a tool's native format converted in SQL or streamed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from evalcore.features import feature_columns
+from evalcore.ingest.native import convert_native
+from evalcore.ingest.sources import Source, _ident, describe, stage
+from evalcore.ingest.text import _split_text, build_text, text_source_view
+from evalcore.ingest.typed import read_typed
+from evalcore.ingest.validate import _check_header, validate
+from evalcore.limits import LoadLimits
+from evalcore.schema import (
+    REQUIRED_COLUMNS,
+    ValidationReport,
+)
+
+
+@dataclass(frozen=True)
+class Canonical:
+    """Where :func:`read_canonical` left a file's validated rows, and what it is.
+
+    ``table`` is a table already shaped as the store's ``verdicts`` (the typed single pass of
+    :func:`read_typed`; ``report`` is its load report); None means the rows are the view
+    ``vl_canon`` (the checking path; :func:`inspect` reports once they are stored).
+    """
+
+    label: str
+    table: str | None = None
+    report: ValidationReport | None = None
+    #: every row has its own (instruction, model_a, model_b, judge) (known from the typed pass)
+    unique_keys: bool = False
+
+
+def read_canonical(
+    cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str | None, limits: LoadLimits
+) -> Canonical:
+    """Read ``src`` and leave its canonical, validated rows where the result says.
+
+    A verdict table is first read in one typed pass (:func:`read_typed`); a file that pass
+    does not vouch for, and every other format, takes the checking path: staged as text,
+    checked by :func:`validate` (which words every problem), left in the view ``vl_canon``.
+    ``origin`` is the file's own path when it came from disk (an Arena-Hard-Auto file without a
+    judge takes it from its folder); messages only ever name ``src.file``.
+    """
+    names, types, sql = describe(cur, src)
+    delimited = src.kind in ("csv", "tsv")
+    cols = [f"c{k}" for k in range(len(names))] if delimited else names
+    lowered = [n.strip().lower() for n in names]
+    if set(REQUIRED_COLUMNS) <= set(lowered):
+        positions = _check_header(names, file=src.file)
+        for name in dict.fromkeys(feature_columns(names)):
+            positions[name] = lowered.index(name)
+        label = f"verdict table ({src.label})"
+        # the typed single pass takes the plain contract columns only (no text, no features)
+        typed = {name: (k, types[k]) for name, k in positions.items()}
+        typed_pass = read_typed(cur, sql, len(names), typed, limits=limits)
+        if typed_pass is not None:
+            return Canonical(label, "vl_typed", *typed_pass)
+        # text columns are never staged: the store copies them from the file (text_source_view)
+        positions, texts = _split_text(positions)
+        stage(cur, src, sql, ", ".join(f"{_ident(cols[k])} AS {name}" for name, k in positions.items()))
+        build_text(cur, {name: name for name in positions}, skip_blank=delimited)
+        text_source_view(
+            cur, sql, {n: _ident(cols[k]) for n, k in positions.items()}, texts, cols, types, delimited
+        )
+    else:
+        found: str | None = None
+        from evalcore.importers import judgements_900k as j900
+        from evalcore.ingest.arena import arena_select, convert_arena
+
+        arena = arena_select(names, cols, types)
+        if (paper := j900.judgements_select(names, cols)) is not None:  # the anchor paper's release
+            stage(cur, src, sql, paper)
+            exprs, found = j900.convert_judgements(cur, has_judge="judge_model" in lowered)
+            build_text(cur, exprs, source=j900.VIEW, row="vl_rowid + 1")
+        elif arena is not None:
+            stage(cur, src, sql, arena[0])
+            converted = convert_arena(cur, arena[1], file=src.file)
+            if converted is not None:
+                build_text(cur, converted[0], source="vl_arena", row="vl_rowid + 1")
+                found = converted[1]
+        label = found if found is not None else convert_native(cur, src, names, origin=origin, limits=limits)
+    validate(cur, file=src.file, limits=limits)
+    return Canonical(label)

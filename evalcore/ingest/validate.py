@@ -1,0 +1,342 @@
+"""The checking path: ``vl_text`` checked against the contract in SQL with the same messages the
+pandas validator gives (file, 1-based data rows, the offending values, what to do), the
+canonical rows as the view ``vl_canon``, and what loading noticed (:func:`inspect`: rows without
+a verdict, self-comparisons, exact repeats, names with characters that do not show)."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+
+from evalcore._sql import one_row
+from evalcore.features import feature_columns
+from evalcore.ingest.sources import _CONTROL, _INVISIBLE, _WS, NAME_COLUMNS, _lit, _strip
+from evalcore.limits import LoadLimits
+from evalcore.schema import (
+    DEFAULT_JUDGE,
+    NO_VERDICT_TOKENS,
+    OPTIONAL_COLUMNS,
+    REQUIRED_COLUMNS,
+    VERDICT_LABELS,
+    ValidationReport,
+    VerdictFormatError,
+    _label_to_level,
+    normalise_label,
+)
+
+# -- the contract in SQL ------------------------------------------------------------------------
+
+
+def _norm(expr: str) -> str:
+    """lower-case, trimmed, ``[[ ]]`` removed: :func:`evalcore.schema.normalise_label` in SQL."""
+    t = f"lower(trim({expr}, {_WS}))"
+    return f"(CASE WHEN {t} LIKE '[[%]]' THEN trim({t}[3:-3], {_WS}) ELSE {t} END)"
+
+
+def level_sql(expr: str) -> str:
+    """A label or number → its level −2..+2, NULL for no verdict, 99 for a value off the scale."""
+    n = _norm(expr)
+    cases = [
+        f"WHEN {expr} IS NULL OR {n} IN ({', '.join(_lit(t) for t in sorted(NO_VERDICT_TOKENS))}) THEN NULL"
+    ]
+    by_level: dict[int, list[str]] = {}
+    for label, level in VERDICT_LABELS.items():
+        by_level.setdefault(level, []).append(label)
+    for level, labels in sorted(by_level.items()):
+        cases.append(f"WHEN {n} IN ({', '.join(_lit(x) for x in labels)}) THEN {level}")
+    num = f"TRY_CAST({n} AS DOUBLE)"
+    cases.append(f"WHEN {num} IN (-2, -1, 0, 1, 2) THEN CAST({num} AS INTEGER)")
+    return f"(CASE {' '.join(cases)} ELSE 99 END)"
+
+
+def _rows(cur, where: str, source: str = "vl_text") -> np.ndarray:
+    return (
+        cur.execute(f'SELECT "row" FROM {source} WHERE {where} ORDER BY "row"')
+        .fetchnumpy()["row"]
+        .astype(np.int64)
+    )
+
+
+def _values(cur, column: str, where: str, limit: int = 50) -> tuple[str, ...]:
+    got = cur.execute(
+        f"SELECT coalesce({column}, '') AS v FROM vl_text WHERE {where} "
+        f'GROUP BY v ORDER BY min("row") LIMIT {limit}'
+    ).fetchall()
+    return tuple(str(r[0]) for r in got)
+
+
+def _check_header(names: list[str], *, file: str) -> dict[str, int]:
+    """Header checks of :func:`evalcore.schema.validate_verdicts`; canonical name → position."""
+    lowered = [str(c).strip().lower() for c in names]
+    known = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS)
+    stems = [n.rsplit(".", 1)[0] if n.rsplit(".", 1)[-1].isdigit() else n for n in lowered]
+    repeated = sorted({n for n in stems if n in known and stems.count(n) > 1})
+    if repeated:
+        raise VerdictFormatError(
+            file,
+            "column(s) named more than once in the header: " + ", ".join(repeated),
+            values=tuple(names),
+            hint="Keep one column of each name (which one is meant cannot be guessed)",
+        )
+    missing = [c for c in REQUIRED_COLUMNS if c not in lowered]
+    if missing:
+        raise VerdictFormatError(
+            file,
+            "required column(s) missing: " + ", ".join(missing),
+            values=tuple(names),
+            hint="The header must name "
+            + ", ".join(REQUIRED_COLUMNS)
+            + " (the values listed are the columns found)",
+        )
+    return {name: lowered.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if name in lowered}
+
+
+def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
+    """``vl_map_<column>``: each distinct raw value → level (NULL: no verdict, 99: off the scale).
+
+    A million rows carry a handful of distinct labels: they are mapped once, in Python, by the
+    same rule as :func:`evalcore.schema.parse_verdicts`; a column with very many distinct values
+    is mapped in SQL instead.
+    """
+    import pandas as pd
+
+    table = f"vl_map_{column}"
+    distinct = one_row(cur.execute(f"SELECT count(DISTINCT {column}) FROM vl_text"))[0]
+    if distinct <= 100_000:
+        values = [
+            r[0]
+            for r in cur.execute(
+                f"SELECT DISTINCT {column} FROM vl_text WHERE {column} IS NOT NULL"
+            ).fetchall()
+        ]
+        levels = []
+        for value in values:
+            level = _label_to_level(normalise_label(value))
+            levels.append(99 if level is None else (None if np.isnan(level) else int(level)))
+        frame = pd.DataFrame(
+            {"label": pd.Series(values, dtype=object), "level": pd.array(levels, dtype="Int8")}
+        )
+        cur.register("vl_incoming_map", frame)
+        try:
+            cur.execute(
+                f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "
+                "CAST(level AS TINYINT) AS level FROM vl_incoming_map"
+            )
+        finally:
+            cur.unregister("vl_incoming_map")
+    else:
+        cur.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "
+            f"CAST({level_sql('label')} AS TINYINT) AS level FROM "
+            f"(SELECT DISTINCT {column} AS label FROM vl_text WHERE {column} IS NOT NULL)"
+        )
+    return table
+
+
+def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -> None:
+    """Check ``vl_text`` against the contract; ``vl_canon`` (a view) gives the canonical rows.
+
+    Raises :class:`VerdictFormatError` with the rows and values of the first problem found,
+    in the order of :func:`evalcore.schema.validate_verdicts` (required text, verdicts, human
+    labels, lengths), then names with control characters.
+    """
+    n_rows = one_row(cur.execute("SELECT count(*) FROM vl_text"))[0]
+    if n_rows == 0:
+        raise VerdictFormatError(
+            file, "the file has a header but no rows", hint="Add at least one judge call below the header"
+        )
+    if n_rows > limits.max_rows:
+        raise VerdictFormatError(
+            file,
+            f"the file has {n_rows:,} rows, over the limit of {limits.max_rows:,} rows this server accepts",
+            hint="Load a sample, or run the command-line tool on the file "
+            "with VERDICTLAB_MAX_ROWS set higher",
+        )
+    for name in ("instruction_id", "model_a", "model_b"):
+        rows = _rows(cur, f"coalesce({name}, '') = ''")
+        if rows.size:
+            raise VerdictFormatError(
+                file,
+                f"column '{name}' is empty in {rows.size} row(s)",
+                rows=tuple(rows.tolist()),
+                hint=f"Every row needs a value in '{name}'; fill it in or delete those rows",
+            )
+    maps = {}
+    for name in ("verdict", "human"):
+        maps[name] = _level_map(cur, name)
+        bad = f"{name} IN (SELECT label FROM {maps[name]} WHERE level = 99)"
+        rows = _rows(cur, bad)
+        if rows.size:
+            raise VerdictFormatError(
+                file,
+                f"column '{name}' has {rows.size} value(s) outside the verdict scale",
+                rows=tuple(rows.tolist()),
+                values=_values(cur, name, bad),
+                hint=(
+                    "Use −2..+2 (slot A's point of view), or a label of the verdict format "
+                    "(A>>B, A>B, A=B, B>A, B>>A; [[A]], [[B]], [[C]], tie; model_a, model_b, "
+                    "tie (bothbad)); leave the cell empty for a call that returned no verdict"
+                ),
+            )
+    features = feature_columns(str(r[0]) for r in cur.execute("DESCRIBE vl_text").fetchall())
+    for name in ("length_a", "length_b", *features):
+        t = _strip(name)
+        num = f"TRY_CAST({t} AS DOUBLE)"
+        not_number = (
+            f"{name} IS NOT NULL AND {t} <> '' AND lower({t}) NOT IN "
+            f"({', '.join(_lit(x) for x in sorted(NO_VERDICT_TOKENS))}) AND {num} IS NULL"
+        )
+        rows = _rows(cur, not_number)
+        if rows.size:
+            raise VerdictFormatError(
+                file,
+                f"column '{name}' must hold numbers",
+                rows=tuple(rows.tolist()),
+                values=_values(cur, name, not_number),
+                hint=f"Write '{name}' as a number (characters or tokens), or leave it empty"
+                if name.startswith("length")
+                else f"Write '{name}' as a number (a count or size of the answer), or leave it empty",
+            )
+        impossible = f"(isinf({num}) OR {num} < 0)"
+        rows = _rows(cur, impossible)
+        if rows.size:
+            raise VerdictFormatError(
+                file,
+                f"column '{name}' has {rows.size} value(s) that cannot be a "
+                + ("length" if name.startswith("length") else "count")
+                + " (negative or infinite)",
+                rows=tuple(rows.tolist()),
+                values=_values(cur, name, impossible),
+                hint=f"A length counts characters or tokens: write '{name}' as a number of 0 or "
+                "more, or leave it empty",
+            )
+    for name in NAME_COLUMNS:
+        # distinct names first: a handful of models, judges and categories
+        found = one_row(
+            cur.execute(
+                f"SELECT count(*) FROM (SELECT DISTINCT {name} AS v FROM vl_text) "
+                f"WHERE regexp_matches(v, '{_CONTROL}')"
+            )
+        )[0]
+        if not found:
+            continue
+        bad = f"regexp_matches({name}, '{_CONTROL}')"
+        rows = _rows(cur, bad)
+        if rows.size:
+            shown = tuple(repr(v)[1:-1] for v in _values(cur, name, bad))
+            raise VerdictFormatError(
+                file,
+                f"column '{name}' has {rows.size} value(s) with a control character (such "
+                "as NUL, a tab or a line break)",
+                rows=tuple(rows.tolist()),
+                values=shown,
+                hint="Names must be plain text on one line: remove the control characters",
+            )
+    length = {
+        n: (
+            f"CASE WHEN isnan(TRY_CAST({_strip(n)} AS DOUBLE)) THEN NULL "
+            f"ELSE TRY_CAST({_strip(n)} AS DOUBLE) END"
+        )
+        for n in ("length_a", "length_b", *features)
+    }
+    extra = "".join(f", {length[n]} AS {n}" for n in features)
+    cur.execute(f"""CREATE OR REPLACE TEMP VIEW vl_canon AS SELECT
+        t."row", t.instruction_id, t.model_a, t.model_b, mv.level AS verdict,
+        coalesce(nullif(t.judge, ''), {_lit(DEFAULT_JUDGE)}) AS judge, mh.level AS human,
+        {length["length_a"]} AS length_a, {length["length_b"]} AS length_b,
+        nullif(t.category, '') AS category{extra}
+        FROM vl_text t LEFT JOIN {maps["verdict"]} mv ON mv.label = t.verdict
+             LEFT JOIN {maps["human"]} mh ON mh.label = t.human""")
+    n_models = one_row(
+        cur.execute("SELECT count(*) FROM (SELECT model_a FROM vl_text UNION SELECT model_b FROM vl_text)")
+    )[0]
+    if n_models > limits.max_models:
+        raise VerdictFormatError(
+            file,
+            f"the file names {n_models:,} models, over the limit of {limits.max_models:,} "
+            "this server accepts",
+            hint="Load the models you want to compare (a sample of the "
+            "file), or run the command-line tool with VERDICTLAB_MAX_MODELS set higher",
+        )
+
+
+# -- what loading noticed -----------------------------------------------------------------------
+
+
+def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> ValidationReport:
+    """:func:`evalcore.schema.inspect_verdicts` in SQL, plus names that differ only by
+    characters that do not show (reported with their rows, never merged)."""
+    rows, no_verdict, self_rows = one_row(
+        cur.execute(
+            f"SELECT count(*), count(*) - count(verdict), count(*) FILTER (WHERE model_a = model_b) "
+            f"FROM {table}"
+        )
+    )
+    # rows with distinct instructions cannot repeat each other (an arena table): one cheap count
+    unique_ids = one_row(cur.execute(f"SELECT count(DISTINCT instruction_id) FROM {table}"))[0]
+    duplicates = np.zeros(0, dtype=np.int64)
+    if unique_ids != rows:
+        duplicates = _duplicate_rows(cur, table)
+    return ValidationReport(
+        rows=int(rows),
+        no_verdict_rows=int(no_verdict),
+        self_comparison_rows=int(self_rows),
+        duplicate_rows=tuple(int(r) for r in duplicates),
+        name_notes=_invisible_notes(cur, table),
+    )
+
+
+def _duplicate_rows(cur: duckdb.DuckDBPyConnection, table: str) -> np.ndarray:
+    """Rows that repeat an earlier row exactly (every column but the row number)."""
+    keys = "instruction_id, model_a, model_b, verdict, judge, human, length_a, length_b, category"
+    repeated = one_row(
+        cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} GROUP BY {keys} HAVING count(*) > 1)")
+    )[0]
+    if not repeated:
+        return np.zeros(0, dtype=np.int64)
+    return cur.execute(
+        f"""SELECT "row" FROM (SELECT "row", row_number() OVER (PARTITION BY {keys}
+            ORDER BY "row") AS k FROM {table}) WHERE k > 1 ORDER BY 1"""
+    ).fetchnumpy()["row"]
+
+
+def _invisible_notes(cur: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
+    notes = []
+    for role, columns in (
+        ("model", ("model_a", "model_b")),
+        ("judge", ("judge",)),
+        ("category", ("category",)),
+    ):
+        union = " UNION ".join(f"SELECT DISTINCT {c} AS name FROM {table}" for c in columns)
+        groups = cur.execute(
+            f"""WITH names AS ({union}),
+                marked AS (SELECT name, regexp_replace(name, '{_INVISIBLE}', '', 'g') AS shown
+                           FROM names WHERE name IS NOT NULL)
+            SELECT shown, list(name ORDER BY name) FROM marked
+            WHERE shown IN (SELECT shown FROM marked WHERE shown <> name)
+            GROUP BY shown ORDER BY shown LIMIT 20"""
+        ).fetchall()
+        for shown, names in groups:
+            where = " OR ".join(f"{c} = ?" for c in columns)
+            parts = []
+            for name in names:
+                found = cur.execute(
+                    f'SELECT "row" FROM {table} WHERE {where} ORDER BY "row" LIMIT 4', [name] * len(columns)
+                ).fetchall()
+                rows = ", ".join(str(r[0]) for r in found[:3]) + (" …" if len(found) > 3 else "")
+                parts.append(f"{name.encode('unicode_escape').decode('ascii')!s} (rows {rows})")
+            if len(names) > 1:
+                what = (
+                    f"{len(names)} {role} names look the same ('{shown}') but differ by "
+                    "characters that do not show (zero-width or text-direction marks): "
+                )
+            else:
+                what = (
+                    f"the {role} name shown as '{shown}' contains characters that do not show "
+                    "(zero-width or text-direction marks): "
+                )
+            notes.append(
+                what + "; ".join(parts) + ". They are kept as written; fix the file if "
+                "they are meant to be one name."
+            )
+    return tuple(notes)
