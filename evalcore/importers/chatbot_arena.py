@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,9 +25,10 @@ ARENA_VOTERS = "Chatbot Arena voters"
 _BATTLE_LEVELS = {"model_a": 1.0, "model_b": -1.0}
 
 
-def _battle_levels(winner: pd.Series, *, file: str, column: str = "winner") -> pd.Series:
+def _battle_levels(winner: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """model_a → +1, model_b → −1, tie… → 0 (tie, tie (bothbad), tie (inconsistent)), empty /
-    null / error → no verdict; anything else is an error naming the rows."""
+    null / error → no verdict; and the positions of anything else (reported by
+    :func:`_unknown_winners` once every batch is in)."""
     codes, uniques = pd.factorize(
         _text_series(winner, lambda v: normalise_label(v)).to_numpy(), use_na_sentinel=False
     )
@@ -41,19 +43,18 @@ def _battle_levels(winner: pd.Series, *, file: str, column: str = "winner") -> p
             pass
         else:
             unknown[k] = True
-    bad = unknown[codes]
-    if bad.any():
-        positions = np.flatnonzero(bad)
-        raise VerdictFormatError(
-            file,
-            f"column '{column}' has {len(positions)} value(s) that are not model_a, model_b, "
-            "tie or tie (bothbad)",
-            rows=tuple(int(p) + 1 for p in positions),
-            values=tuple(dict.fromkeys(str(v) for v in winner.iloc[positions])),
-            hint="A battle's winner is model_a (left), model_b (right), tie or tie (bothbad); "
-            "leave it empty for a battle without a vote",
-        )
-    return pd.Series(levels[codes], index=winner.index)
+    return pd.Series(levels[codes], index=winner.index), np.flatnonzero(unknown[codes])
+
+
+def _unknown_winners(file: str, rows: list[int], values: list[str]) -> VerdictFormatError:
+    return VerdictFormatError(
+        file,
+        f"column 'winner' has {len(rows)} value(s) that are not model_a, model_b, tie or tie (bothbad)",
+        rows=tuple(rows),
+        values=tuple(dict.fromkeys(values)),
+        hint="A battle's winner is model_a (left), model_b (right), tie or tie (bothbad); "
+        "leave it empty for a battle without a vote",
+    )
 
 
 def _levels_text(levels: pd.Series) -> pd.Series:
@@ -136,14 +137,192 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series | None:
     return None
 
 
+#: Judges a battle table is recognised as MT-Bench's human judgments from: the first this many
+#: that are present (rater ids ``expert_<n>`` / ``author_<n>`` or FastChat's ``[model, prompt]``).
+MT_BENCH_PROBE = 1000
+
+
 def _is_mt_bench(judges: pd.Series | None) -> bool:
+    """Whether the first :data:`MT_BENCH_PROBE` judges present hold a rater id or a judge list."""
     if judges is None:
         return False
-    sample = judges.dropna().head(1000)
+    sample = judges.dropna().head(MT_BENCH_PROBE)
     return any(
         isinstance(v, (list, tuple, np.ndarray)) or (isinstance(v, str) and _MT_BENCH_RATER.match(v.strip()))
         for v in sample
     )
+
+
+@dataclass(frozen=True)
+class BattleFacts:
+    """What converting a battle table needs to know about the whole file before its first row.
+
+    ``mt_bench``: the table is MT-Bench's human judgments (:func:`_is_mt_bench`); ``voters``:
+    the distinct voter ids when every judge named is one (``arena_user…``), so the judges are
+    pooled as one crowd judge, else None (judges kept as named); ``hashes``: the distinct
+    ``judge_hash`` values of a table without a judge column, else None. A streamed load works
+    them out in one SQL pass over the file (:mod:`evalcore.ingest.native`); :func:`battle_facts`
+    is the same rules on a table in memory.
+    """
+
+    mt_bench: bool = False
+    voters: int | None = None
+    hashes: int | None = None
+
+
+def battle_facts(frame: pd.DataFrame) -> BattleFacts:
+    """The :class:`BattleFacts` of a whole battle table in memory."""
+    judges = _column(frame, "judge")
+    if judges is not None and _is_mt_bench(judges):
+        return BattleFacts(mt_bench=True)
+    if judges is not None:
+        names = _text_series(judges, _judge_name)
+        present = names[names != ""]
+        pooled = bool(len(present)) and bool(present.str.startswith("arena_user").all())
+        return BattleFacts(voters=int(present.nunique()) if pooled else None)
+    voter_hash = _column(frame, "judge_hash")
+    return BattleFacts(hashes=None if voter_hash is None else int(voter_hash.nunique()))
+
+
+class BattlesConversion(Conversion):
+    """Battle tables, batch by batch (see :func:`from_battles`); ``facts`` come from the whole
+    file (:class:`BattleFacts`), everything else from each battle's own row."""
+
+    kind = "battles"
+    frames = True
+
+    def __init__(self, *, file: str, facts: BattleFacts | None = None) -> None:
+        super().__init__(file=file)
+        self.facts = facts
+        self.unknown_rows: list[int] = []
+        self.unknown: list[str] = []
+        self.seen = 0  # battles converted
+        self.listed = 0  # judges written as FastChat's [model, prompt] lists (GPT-4 rows)
+        self.unnamed = 0  # battles without a question_id
+        self.has_ids = False
+
+    def columns(self, raw: object, *, start: int = 1) -> pd.DataFrame:
+        if self.facts is None:
+            raise ValueError("the whole file's BattleFacts must be known before its first batch")
+        frame = _frame(raw)
+        if self.fields is not None:  # the columns a whole-file frame has, missing values as NaN
+            frame = frame.reindex(columns=list(self.fields))
+        n = len(frame)
+        self.seen += n
+        levels, unknown = _battle_levels(_column(frame, "winner"))
+        if unknown.size:
+            self.unknown_rows.extend(int(p) + start for p in unknown)
+            self.unknown.extend(str(v) for v in _column(frame, "winner").iloc[unknown])
+        out = pd.DataFrame(
+            {
+                "model_a": _text_series(_column(frame, "model_a")),
+                "model_b": _text_series(_column(frame, "model_b")),
+                "verdict": _levels_text(levels),
+            }
+        )
+        own = pd.Series([f"battle-{i}" for i in range(start, start + n)], index=frame.index)
+        qids = _column(frame, "question_id")
+        if qids is None:
+            qids = _column(frame, "id")
+        judges = _column(frame, "judge")
+        if self.facts.mt_bench and judges is not None:
+            self._mt_bench(frame, out, qids, judges, own)
+            return out
+        if qids is not None:
+            self.has_ids = True
+            ids = _text_series(qids)
+            empty = ids == ""
+            self.unnamed += int(empty.sum())
+            ids = ids.where(~empty, own)
+        else:
+            ids = own
+        out["instruction_id"] = ids.astype("string").to_numpy()
+        if judges is not None:
+            if self.facts.voters is not None:
+                out["judge"] = ARENA_VOTERS
+            else:
+                names = _text_series(judges, _judge_name)
+                out["judge"] = names.where(names != "", DEFAULT_JUDGE).astype("string")
+        elif self.facts.hashes is not None:
+            out["judge"] = ARENA_VOTERS
+        category = _column(frame, "category")
+        if category is None:
+            category = _column(frame, "language")
+        if category is not None:
+            out["category"] = _text_series(category)
+        for side in ("a", "b"):
+            conversation = _column(frame, f"conversation_{side}")
+            if conversation is not None:
+                out[f"length_{side}"] = conversation.map(_assistant_chars).astype("float64")
+                texts = [conversation_text(c) for c in conversation]
+                out[f"response_{side}"] = [t[1] for t in texts]
+                if side == "a" or "prompt" not in out:
+                    out["prompt"] = [t[0] for t in texts]
+        return out
+
+    def _mt_bench(
+        self,
+        frame: pd.DataFrame,
+        out: pd.DataFrame,
+        qids: pd.Series | None,
+        judges: pd.Series,
+        own: pd.Series,
+    ) -> None:
+        """MT-Bench's human judgments: the turn in the instruction id, the judged turn's text."""
+        n = len(frame)
+        qid_text = _text_series(qids) if qids is not None else own
+        turns = _column(frame, "turn")
+        turn_cells = turns if turns is not None else [None] * n
+        pairs = [_instruction_with_turn(q, t) for q, t in zip(qid_text, turn_cells, strict=True)]
+        out["instruction_id"] = pd.Series([p[0] for p in pairs], dtype="string")
+        out["category"] = pd.Series([p[1] for p in pairs], dtype="string")
+        out["judge"] = _text_series(judges, lambda v: _judge_name(v) or DEFAULT_JUDGE)
+        turn_numbers = [_turn(t) for t in turn_cells]
+        for side in ("a", "b"):  # the judged turn's question and answers (turn 2: the follow-up)
+            conversation = _column(frame, f"conversation_{side}")
+            if conversation is not None:
+                texts = [
+                    conversation_text(c, turn=t) for c, t in zip(conversation, turn_numbers, strict=True)
+                ]
+                out[f"response_{side}"] = [x[1] for x in texts]
+                if "prompt" not in out:
+                    out["prompt"] = [x[0] for x in texts]
+        self.listed += int(judges.map(lambda v: isinstance(v, (list, tuple, np.ndarray))).sum())
+
+    def whole(self, raw: object) -> tuple[pd.DataFrame, str]:
+        if self.facts is None:
+            self.facts = battle_facts(_frame(raw))
+        return super().whole(raw)
+
+    def label(self) -> str:
+        if self.unknown_rows:
+            raise _unknown_winners(self.file, self.unknown_rows, self.unknown)
+        assert self.facts is not None
+        if self.facts.mt_bench:
+            note = "turn in instruction_id (question 81, turn 2 → '81#t2') and in category"
+            if self.listed < self.seen:
+                note += "; judge = rater id"
+            if self.listed:
+                note += (
+                    "; the GPT-4 rows combine both orders (their model order is not the slot the judge saw)"
+                )
+            what = (
+                "human judgments"
+                if not self.listed
+                else "GPT-4 judgments"
+                if self.listed == self.seen
+                else "human and GPT-4 judgments"
+            )
+            return f"MT-Bench {what}, lmsys/mt_bench_human_judgments ({note})"
+        notes = ["winner model_a = left = slot A; ties and tie (bothbad) are ties"]
+        if not self.has_ids:
+            notes.append("no question_id: each battle is its own prompt ('battle-1', 'battle-2', …)")
+        elif self.unnamed:
+            notes.append(f"{self.unnamed:,} battle(s) without a question_id get their own id")
+        voters = self.facts.voters if self.facts.voters is not None else self.facts.hashes
+        if voters is not None:
+            notes.append(f"{voters:,} voters pooled as one judge, '{ARENA_VOTERS}'")
+        return f"{NAMES['battles']} ({'; '.join(notes)})"
 
 
 def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
@@ -162,98 +341,12 @@ def from_battles(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFrame, str]:
       becomes one crowd judge, ``Chatbot Arena voters``; other judge names are kept. category =
       ``category`` if present, else ``language``; lengths = characters the assistant wrote in
       ``conversation_a`` / ``conversation_b`` when present.
+
+    Which of these applies is a fact of the whole table (:class:`BattleFacts`); each row is
+    then converted on its own, so a file streamed in batches (:class:`BattlesConversion`, with
+    the facts worked out in SQL) gives the same rows.
     """
-    model_a, model_b = _column(frame, "model_a"), _column(frame, "model_b")
-    winner = _column(frame, "winner")
-    judges = _column(frame, "judge")
-    levels = _battle_levels(winner, file=file)
-    n = len(frame)
-    out = pd.DataFrame(
-        {
-            "model_a": _text_series(model_a),
-            "model_b": _text_series(model_b),
-            "verdict": _levels_text(levels),
-        }
-    )
-    qids = _column(frame, "question_id")
-    if qids is None:
-        qids = _column(frame, "id")
-    turns = _column(frame, "turn")
-    if judges is not None and _is_mt_bench(judges):
-        qid_text = (
-            _text_series(qids)
-            if qids is not None
-            else pd.Series([f"battle-{i}" for i in range(1, n + 1)], index=frame.index)
-        )
-        pairs = [
-            _instruction_with_turn(q, t)
-            for q, t in zip(qid_text, turns if turns is not None else [None] * n, strict=True)
-        ]
-        out["instruction_id"] = pd.Series([p[0] for p in pairs], dtype="string")
-        out["category"] = pd.Series([p[1] for p in pairs], dtype="string")
-        out["judge"] = _text_series(judges, lambda v: _judge_name(v) or DEFAULT_JUDGE)
-        turn_numbers = [_turn(t) for t in (turns if turns is not None else [None] * n)]
-        for side in ("a", "b"):  # the judged turn's question and answers (turn 2: the follow-up)
-            conversation = _column(frame, f"conversation_{side}")
-            if conversation is not None:
-                texts = [
-                    conversation_text(c, turn=t) for c, t in zip(conversation, turn_numbers, strict=True)
-                ]
-                out[f"response_{side}"] = [x[1] for x in texts]
-                if "prompt" not in out:
-                    out["prompt"] = [x[0] for x in texts]
-        is_gpt4 = judges.map(lambda v: isinstance(v, (list, tuple, np.ndarray)))
-        note = "turn in instruction_id (question 81, turn 2 → '81#t2') and in category"
-        if not is_gpt4.all():
-            note += "; judge = rater id"
-        if is_gpt4.any():
-            note += "; the GPT-4 rows combine both orders (their model order is not the slot the judge saw)"
-        what = (
-            "human judgments"
-            if not is_gpt4.any()
-            else "GPT-4 judgments"
-            if is_gpt4.all()
-            else "human and GPT-4 judgments"
-        )
-        return out, f"MT-Bench {what}, lmsys/mt_bench_human_judgments ({note})"
-    notes = []
-    if qids is not None:
-        ids = _text_series(qids)
-        empty = ids == ""
-        ids = ids.where(~empty, pd.Series([f"battle-{i}" for i in range(1, n + 1)]))
-        if empty.any():
-            notes.append(f"{int(empty.sum()):,} battle(s) without a question_id get their own id")
-    else:
-        ids = pd.Series([f"battle-{i}" for i in range(1, n + 1)])
-        notes.append("no question_id: each battle is its own prompt ('battle-1', 'battle-2', …)")
-    out["instruction_id"] = ids.astype("string").to_numpy()
-    voter_hash = _column(frame, "judge_hash")
-    if judges is not None:
-        names = _text_series(judges, _judge_name)
-        present = names[names != ""]
-        if len(present) and present.str.startswith("arena_user").all():
-            out["judge"] = ARENA_VOTERS
-            notes.append(f"{present.nunique():,} voters pooled as one judge, '{ARENA_VOTERS}'")
-        else:
-            out["judge"] = names.where(names != "", DEFAULT_JUDGE).astype("string")
-    elif voter_hash is not None:
-        out["judge"] = ARENA_VOTERS
-        notes.append(f"{voter_hash.nunique():,} voters pooled as one judge, '{ARENA_VOTERS}'")
-    category = _column(frame, "category")
-    if category is None:
-        category = _column(frame, "language")
-    if category is not None:
-        out["category"] = _text_series(category)
-    for side in ("a", "b"):
-        conversation = _column(frame, f"conversation_{side}")
-        if conversation is not None:
-            out[f"length_{side}"] = conversation.map(_assistant_chars).astype("float64")
-            texts = [conversation_text(c) for c in conversation]
-            out[f"response_{side}"] = [t[1] for t in texts]
-            if side == "a" or "prompt" not in out:
-                out["prompt"] = [t[0] for t in texts]
-    notes.insert(0, "winner model_a = left = slot A; ties and tie (bothbad) are ties")
-    return out, f"{NAMES['battles']} ({'; '.join(notes)})"
+    return BattlesConversion(file=file).whole(frame)
 
 
 class OneHotBattlesConversion(Conversion):

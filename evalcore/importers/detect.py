@@ -58,10 +58,13 @@ NAMES = {
 
 
 #: The formats converted record by record (:class:`~evalcore.importers._common.Conversion`), so
-#: :mod:`evalcore.ingest.native` streams them in batches; the others need the whole table
-#: (Chatbot Arena battles: voters pooled only when every judge is a voter id) and are converted
-#: in SQL (:mod:`evalcore.ingest.arena`, :mod:`evalcore.importers.judgements_900k`).
-STREAMED = frozenset({"arena_hard", "alpaca_eval", "mt_bench_pair", "battles_one_hot"})
+#: :mod:`evalcore.ingest.native` streams them in batches. A battle table also needs a few facts
+#: of the whole file first (:class:`~evalcore.importers.chatbot_arena.BattleFacts`: voters are
+#: pooled as one judge only when every judge is a voter id), which the streamed load works out
+#: in SQL before the first batch. The anchor paper's judgements are converted in SQL
+#: (:mod:`evalcore.importers.judgements_900k`), as are arena dumps whose conversations are
+#: stored as lists (:mod:`evalcore.ingest.arena`).
+STREAMED = frozenset({"arena_hard", "alpaca_eval", "mt_bench_pair", "battles", "battles_one_hot"})
 
 
 def conversion(kind: str, *, file: str, path: str | None = None) -> Conversion:
@@ -69,7 +72,7 @@ def conversion(kind: str, *, file: str, path: str | None = None) -> Conversion:
     :func:`convert_native`)."""
     from evalcore.importers.alpaca_eval import AlpacaEvalConversion
     from evalcore.importers.arena_hard import ArenaHardConversion
-    from evalcore.importers.chatbot_arena import OneHotBattlesConversion
+    from evalcore.importers.chatbot_arena import BattlesConversion, OneHotBattlesConversion
     from evalcore.importers.mt_bench import MtBenchPairConversion
 
     if kind == "arena_hard":
@@ -77,6 +80,7 @@ def conversion(kind: str, *, file: str, path: str | None = None) -> Conversion:
     found: dict[str, type[Conversion]] = {
         "alpaca_eval": AlpacaEvalConversion,
         "mt_bench_pair": MtBenchPairConversion,
+        "battles": BattlesConversion,
         "battles_one_hot": OneHotBattlesConversion,
     }
     if kind not in found:
@@ -124,14 +128,11 @@ def convert_native(raw: object, *, file: str, path: str | None = None) -> tuple[
         if wrong is not None:
             raise VerdictFormatError(file, wrong[0], hint=wrong[1])
         return None
-    from evalcore.importers.chatbot_arena import from_battles
     from evalcore.importers.judgements_900k import from_judgements_900k
 
     with reading(kind, file=file):
         if kind in STREAMED:
             frame, label = conversion(kind, file=file, path=path).whole(raw)
-        elif kind == "battles":
-            frame, label = from_battles(_frame(raw), file=file)
         else:
             frame, label = from_judgements_900k(_frame(raw), file=file)
     if frame.empty:

@@ -84,6 +84,6 @@ def read_canonical(
             if converted is not None:
                 build_text(cur, converted[0], source="vl_arena", row="vl_rowid + 1")
                 found = converted[1]
-        label = found if found is not None else convert_native(cur, src, names, origin=origin, limits=limits)
+        label = found if found is not None else convert_native(cur, src, names, origin=origin)
     validate(cur, file=src.file, limits=limits)
     return Canonical(label)

@@ -1,5 +1,6 @@
-"""The tools' native files (Arena-Hard-Auto, AlpacaEval, MT-Bench, arena one-hot tables) streamed
-through their importers, so a file of any size is read once and never held whole in Python.
+"""The tools' native files (Arena-Hard-Auto, AlpacaEval, MT-Bench, Chatbot Arena battle tables)
+streamed through their importers, so a file of any size is read once and never held whole in
+Python.
 
 DuckDB reads the file straight from its path and hands the records over in batches of
 :data:`BATCH_RECORDS`: JSON and JSON Lines as each record's own JSON text (``read_json_objects``,
@@ -7,27 +8,34 @@ parsed by Python's ``json`` module, so a record is exactly the object a whole-fi
 CSV cells as text (an empty cell as ``''``, as pandas reads it with ``keep_default_na=False``),
 Parquet as values. The format's importer (:class:`evalcore.importers.Conversion`) turns each
 batch into contract rows, which are appended to the scratch table ``vl_frame``; Python holds one
-batch at a time. None of these formats maps a record using another record (each line carries
-its own baseline, slot order and turn); what does need the whole file — the problems found in
-any record and the counts the format label reports — is gathered across batches by the
-conversion and settled at the end, so rows, label and every message equal a whole-file
-conversion (:func:`evalcore.importers.convert_native`, which runs the same code on one batch).
+batch at a time. No format maps a record using another record (each line carries its own
+baseline, slot order and turn); what does need the whole file is settled in one of two ways, so
+rows, label and every message equal a whole-file conversion
+(:func:`evalcore.importers.convert_native`, which runs the same code on one batch):
 
-Chatbot Arena battle tables the SQL path (:mod:`evalcore.ingest.arena`) does not take —
-MT-Bench's human judgments (rater ids) and conversations stored as text — need the whole table
-(voters are pooled as one judge only when every judge is a voter id) and are converted whole in
-Python; they are small by nature (MT-Bench's human judgments are about 3,000 rows), and
-:attr:`evalcore.limits.LoadLimits.max_python_bytes` bounds them.
+* the problems found in any record and the counts the format label reports are gathered across
+  batches by the conversion and settled at the end;
+* what must be known before the first row is worked out first, by SQL over the file: the field
+  names of a JSON file's records (:func:`_fields`), and for a battle table whether it is
+  MT-Bench's human judgments and whether every judge is a voter id, so the voters are pooled as
+  one judge (:func:`_battle_facts`, the rules of
+  :func:`evalcore.importers.chatbot_arena.battle_facts`).
+
+Chatbot Arena dumps whose conversations are stored as lists are converted in SQL instead
+(:mod:`evalcore.ingest.arena`); the battle tables that path does not take (MT-Bench's human
+judgments, conversations stored as text, judges written as lists) come here.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import duckdb
 import pandas as pd
 
+from evalcore._sql import one_row
 from evalcore.ingest.sources import (
     Source,
     _ident,
@@ -39,8 +47,10 @@ from evalcore.ingest.sources import (
     reader_sql,
 )
 from evalcore.ingest.text import build_text
-from evalcore.limits import LoadLimits
 from evalcore.schema import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, TEXT_COLUMNS, VerdictFormatError
+
+if TYPE_CHECKING:
+    from evalcore.importers.chatbot_arena import BattleFacts
 
 #: Records per batch: big enough that DuckDB's reader and the per-batch overhead are amortised,
 #: small enough that one batch of Arena-Hard-Auto records (about 15 KB of judge text each) stays
@@ -62,7 +72,6 @@ def convert_native(
     names: list[str],
     *,
     origin: str | None,
-    limits: LoadLimits,
     batch: int | None = None,
 ) -> str:
     """Convert a native tool file into ``vl_frame`` and ``vl_text``; return the format label.
@@ -74,6 +83,7 @@ def convert_native(
     records of the first problem found.
     """
     from evalcore import importers
+    from evalcore.importers.chatbot_arena import BattlesConversion
 
     _refuse_unknown(src, names)
     sql = _records_sql(src, names)
@@ -82,11 +92,18 @@ def convert_native(
         head = next(_batches(reader, src, f"{sql} LIMIT {_HEAD}", _HEAD), [])
         kind = importers.detect_native(head) if head else None
         if kind not in importers.STREAMED:
-            return _whole(cur, src, origin=origin, limits=limits)
+            # the first records are no tool's format (a whole-file read recognises the same ones)
+            wrong = importers.wrong_tool_file(head) if head else None
+            if wrong is not None:
+                raise VerdictFormatError(src.file, wrong[0], hint=wrong[1])
+            raise VerdictFormatError(src.file, _NO_TABLE, hint=_NO_TABLE_HINT)
         assert kind is not None
         conversion = importers.conversion(kind, file=src.file, path=origin)
         if conversion.frames and src.kind in ("json", "jsonl"):
             conversion.fields = _fields(reader, src, sql)
+        if isinstance(conversion, BattlesConversion):
+            fields = list(conversion.fields) if conversion.fields is not None else names
+            conversion.facts = _battle_facts(reader, src, sql, fields)
         rows, start = 0, 1
         types: dict[str, str] = {}
         with importers.reading(kind, file=src.file):
@@ -172,6 +189,86 @@ def _fields(reader: duckdb.DuckDBPyConnection, src: Source, sql: str) -> tuple[s
     return tuple(str(r[0]) for r in found)
 
 
+#: What Python's ``str.strip()`` removes (``str.isspace``), as an RE2 class: a judge name is
+#: stripped exactly as the importer strips it.
+_PY_SPACE = (
+    r"[\x{9}-\x{d}\x{1c}-\x{20}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}"
+    r"\x{205f}\x{3000}]"
+)
+
+
+def _py_strip(expr: str) -> str:
+    return f"regexp_replace({expr}, '^{_PY_SPACE}+|{_PY_SPACE}+$', '', 'g')"
+
+
+def _absent(j: str) -> str:
+    """A JSON value pandas holds as missing: no such field, null, or NaN."""
+    return f"({j} IS NULL OR json_type({j}) = 'NULL' OR lower(CAST({j} AS VARCHAR)) IN ('nan', '-nan'))"
+
+
+def _judge_name_sql(j: str) -> str:
+    """The judge name :func:`evalcore.importers._common._judge_name` gives a JSON value, as far as
+    pooling needs it: text stripped, a list's first item, '' when missing; any other value (a
+    number, an object) is a name that is no voter id, written '#'."""
+
+    def name(v: str) -> str:
+        return (
+            f"(CASE WHEN {_absent(v)} THEN '' WHEN json_type({v}) = 'VARCHAR' "
+            f"THEN {_py_strip(f'({v} ->> {_lit(chr(36))})')} ELSE '#' END)"
+        )
+
+    return f"(CASE WHEN NOT {_absent(j)} AND json_type({j}) = 'ARRAY' THEN {name(f'({j} -> 0)')} ELSE {name(j)} END)"
+
+
+def _battle_facts(reader: duckdb.DuckDBPyConnection, src: Source, sql: str, fields: list[str]) -> BattleFacts:
+    """The :class:`evalcore.importers.chatbot_arena.BattleFacts` of a battle table, worked out
+    over the whole file before its first batch is converted: the first judges present (is it
+    MT-Bench's human judgments?), then one aggregate — are all judges named voter ids, how many
+    distinct voters, how many distinct ``judge_hash`` values. ``fields``: the columns of a
+    whole-file frame, in order (the importer takes the first that matches a name)."""
+    from evalcore.importers.chatbot_arena import MT_BENCH_PROBE, BattleFacts, _is_mt_bench
+
+    def pick(name: str) -> str | None:
+        return next((f for f in fields if f.strip().lower() == name), None)
+
+    def value(field: str) -> str:  # the field of each record as a JSON value
+        if src.kind in ("json", "jsonl"):
+            key = field.replace("\\", "\\\\").replace('"', '\\"')
+            return f"json_extract(json, {_lit(f'$.{chr(34)}{key}{chr(34)}')})"
+        return f"to_json({_ident(field)})"
+
+    judge, voter_hash = pick("judge"), pick("judge_hash")
+    try:
+        if judge is not None:
+            probe = reader.execute(
+                f"SELECT CAST(j AS VARCHAR) FROM (SELECT {value(judge)} AS j FROM ({sql})) "
+                f"WHERE NOT {_absent('j')} LIMIT {MT_BENCH_PROBE}"
+            ).fetchall()
+            if _is_mt_bench(pd.Series([json.loads(r[0]) for r in probe], dtype=object)):
+                return BattleFacts(mt_bench=True)
+            present, voters_only, voters = one_row(
+                reader.execute(f"""SELECT count(*) FILTER (WHERE name <> ''),
+                        bool_and(starts_with(name, 'arena_user')) FILTER (WHERE name <> ''),
+                        count(DISTINCT name) FILTER (WHERE name <> '')
+                    FROM (SELECT {_judge_name_sql(value(judge))} AS name FROM ({sql}))""")
+            )
+            return BattleFacts(voters=int(voters) if present and voters_only else None)
+        if voter_hash is not None:
+            key = (
+                f"CASE WHEN {_absent('h')} THEN NULL WHEN json_type(h) = 'VARCHAR' "
+                "THEN 's' || (h ->> '$') ELSE 'j' || CAST(h AS VARCHAR) END"
+            )
+            (hashes,) = one_row(
+                reader.execute(
+                    f"SELECT count(DISTINCT {key}) FROM (SELECT {value(voter_hash)} AS h FROM ({sql}))"
+                )
+            )
+            return BattleFacts(hashes=int(hashes))
+    except duckdb.Error as exc:
+        raise _read_error(src, exc) from exc
+    return BattleFacts()
+
+
 def _batches(reader: duckdb.DuckDBPyConnection, src: Source, sql: str, size: int) -> Iterator[list]:
     """The records of ``sql`` (see :func:`_records_sql`) as lists of dicts, ``size`` at a time."""
     try:
@@ -184,7 +281,8 @@ def _batches(reader: duckdb.DuckDBPyConnection, src: Source, sql: str, size: int
                 records = [dict(zip(columns, r, strict=True)) for r in got]
                 if src.kind in ("csv", "tsv"):  # a blank line is no record (as pandas reads it)
                     records = [r for r in records if any(v != "" for v in r.values())]
-            yield records
+            if records:  # a batch of blank lines only is no batch
+                yield records
     except duckdb.Error as exc:
         raise _read_error(src, exc) from exc
 
@@ -234,34 +332,6 @@ def _append(
         cur.execute(f"INSERT INTO vl_frame SELECT {cast} FROM vl_incoming")
     finally:
         cur.unregister("vl_incoming")
-
-
-def _whole(cur: duckdb.DuckDBPyConnection, src: Source, *, origin: str | None, limits: LoadLimits) -> str:
-    """A battle table the SQL path does not take (see the module docstring): converted whole."""
-    from evalcore import importers
-    from evalcore.io import read_raw
-
-    size = src.path.stat().st_size
-    if size > limits.max_python_bytes:
-        raise VerdictFormatError(
-            src.file,
-            f"this battle table is converted in memory, and the file is larger than "
-            f"the {limits.max_python_bytes / 1024**2:,.0f} MB this server converts that way",
-            hint="Split the file, or convert it to a verdict table (Parquet or CSV) and load that",
-        )
-    raw, _ = read_raw(src.path, name=src.file)
-    converted = importers.convert_native(raw, file=src.file, path=origin)
-    if converted is None:
-        raise VerdictFormatError(src.file, _NO_TABLE, hint=_NO_TABLE_HINT)
-    frame, label = converted
-    frame = frame.reset_index(drop=True)
-    cur.register("vl_incoming", frame)
-    try:
-        cur.execute("CREATE OR REPLACE TEMP TABLE vl_frame AS SELECT * FROM vl_incoming")
-    finally:
-        cur.unregister("vl_incoming")
-    build_text(cur, _frame_exprs(frame.columns), source="vl_frame")
-    return label
 
 
 def _frame_exprs(columns: Iterable[object]) -> dict[str, str]:

@@ -1,11 +1,12 @@
 """Native tool files streamed in batches (``evalcore.ingest.native``) against the whole-file
 conversion they replace.
 
-Every file is loaded three ways into a store: whole (the importer on the whole file in Python,
-as before streaming: ``importers.STREAMED`` emptied), streamed with the default batch size, and
-streamed two or three records at a time so that every batch boundary falls inside the awkward
-cases. The stored verdicts, the stored text, the format label and the load report must be the
-same, and a broken file must get the same message (the same records named).
+Every file is loaded into a store whole (:func:`_whole_file`: the file read into Python and the
+importer run on it as one batch, its whole-file facts worked out in pandas — the load as it was
+before streaming), streamed with the default batch size, and streamed two or three records at a
+time so that every batch boundary falls inside the awkward cases. The stored verdicts, the stored
+text, the format label and the load report must be the same, and a broken file must get the same
+message (the same records named).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import pandas as pd
 import pytest
 
 from evalcore import importers
-from evalcore.ingest import native
+from evalcore.importers import chatbot_arena
+from evalcore.ingest import canonical, native
+from evalcore.ingest.text import build_text
 from evalcore.io import read_raw
 from evalcore.limits import LoadLimits
 from evalcore.schema import VerdictFormatError
@@ -27,11 +30,29 @@ from tests.conftest import ROOT, shared_path
 NATIVE = ROOT / "tests" / "fixtures" / "native"
 
 
+def _whole_file(cur, src, names, *, origin):
+    """The reference load: the whole file read into Python (``read_raw``) and converted by
+    ``importers.convert_native`` as one batch, into ``vl_frame`` and its text."""
+    native._refuse_unknown(src, names)
+    raw, _ = read_raw(src.path, name=src.file)
+    converted = importers.convert_native(raw, file=src.file, path=origin)
+    if converted is None:
+        raise VerdictFormatError(src.file, native._NO_TABLE, hint=native._NO_TABLE_HINT)
+    frame, label = converted
+    cur.register("vl_incoming", frame.reset_index(drop=True))
+    try:
+        cur.execute("CREATE OR REPLACE TEMP TABLE vl_frame AS SELECT * FROM vl_incoming")
+    finally:
+        cur.unregister("vl_incoming")
+    build_text(cur, native._frame_exprs(frame.columns), source="vl_frame")
+    return label
+
+
 def _load(path, monkeypatch, *, how: str, limits: LoadLimits | None = None):
     """(verdicts, text, label, report) of ``path`` loaded ``how``: whole, streamed, or tiny."""
     with monkeypatch.context() as m:
         if how == "whole":
-            m.setattr(importers, "STREAMED", frozenset())
+            m.setattr(canonical, "convert_native", _whole_file)
         elif how == "tiny":
             m.setattr(native, "BATCH_RECORDS", 2)
         elif how == "three":
@@ -351,17 +372,16 @@ def test_one_hot_arena_tables_across_batches(container, tmp_path, monkeypatch):
     assert isinstance(whole[0], str) and whole[2] == (2, 6)
 
 
-# -- no size refusal for streamed formats ----------------------------------------------------------
+# -- no size refusal -------------------------------------------------------------------------------
 
 
-def test_streamed_formats_are_not_refused_for_their_size(tmp_path, monkeypatch):
-    path = _jsonl(tmp_path / "a.jsonl", _arena_hard_records())
-    tiny = LoadLimits(max_python_bytes=1)
-    verdicts = _load(path, monkeypatch, how="streamed", limits=tiny)[0]
-    assert len(verdicts) == 12
-    # the battle tables converted whole keep the bound (MT-Bench human judgments)
-    with pytest.raises(VerdictFormatError, match="converted in memory"):
-        VerdictStore().load_file(NATIVE / "mt_bench" / "human_judgments.json", limits=tiny)
+@pytest.mark.parametrize("name", ["mt_bench/human_judgments.json", "arena_hard_v2/model-x.jsonl"])
+def test_native_files_are_not_refused_for_their_size(name, monkeypatch):
+    """Nothing is read whole any more, so no native format has a size bound of its own (a
+    server's tight limits on bytes still leave them alone: only rows and models bound them)."""
+    tiny = LoadLimits(max_bytes=1)
+    verdicts = _load(NATIVE / name, monkeypatch, how="tiny", limits=tiny)[0]
+    assert not isinstance(verdicts, str) and len(verdicts) > 0
 
 
 def test_one_hot_json_whose_records_lack_fields_others_have(tmp_path, monkeypatch):
