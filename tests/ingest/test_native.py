@@ -51,9 +51,14 @@ def _whole_file(cur, src, names, *, origin):
 def _load(path, monkeypatch, *, how: str, limits: LoadLimits | None = None):
     """(verdicts, text, label, report) of ``path`` loaded ``how``: whole, streamed, or tiny."""
     with monkeypatch.context() as m:
-        if how == "whole":
-            m.setattr(canonical, "convert_native", _whole_file)
-        elif how == "tiny":
+        streamed: list[str] = []
+
+        def spy(*args, **kwargs):  # the file must take the streamed path (not an SQL path)
+            streamed.append(how)
+            return native.convert_native(*args, **kwargs)
+
+        m.setattr(canonical, "convert_native", _whole_file if how == "whole" else spy)
+        if how == "tiny":
             m.setattr(native, "BATCH_RECORDS", 2)
         elif how == "three":
             m.setattr(native, "BATCH_RECORDS", 3)
@@ -63,6 +68,7 @@ def _load(path, monkeypatch, *, how: str, limits: LoadLimits | None = None):
         except VerdictFormatError as exc:
             store.close()
             return ("error", str(exc), exc.rows, exc.values)
+        assert streamed or how == "whole", "the file never reached the streamed conversion"
         verdicts = store.con.execute('SELECT * FROM verdicts ORDER BY "row"').df()
         text = None
         if store.text.current is not None:
@@ -395,3 +401,205 @@ def test_one_hot_json_whose_records_lack_fields_others_have(tmp_path, monkeypatc
     verdicts, text, label, _ = _same(_jsonl(tmp_path / "arena.jsonl", records), monkeypatch)
     assert list(verdicts["instruction_id"][:4]) == ["battle-1", "battle-2", "battle-3", "battle-4"]
     assert text is not None and text["prompt"].notna().sum() == 1
+
+
+# -- battle tables: MT-Bench human judgments and arena conversations stored as text ---------------
+
+
+def _conversation(question, answer, follow_up=None, second=None):
+    turns = [{"role": "user", "content": question}, {"role": "assistant", "content": answer}]
+    if follow_up is not None:
+        turns += [{"role": "user", "content": follow_up}, {"role": "assistant", "content": second}]
+    return turns
+
+
+def _mt_human_records():
+    """MT-Bench human judgments with GPT-4 rows among them, missing winners, turn 2 and a row
+    without a judge: every case the conversion treats on its own, spread over batches."""
+
+    def rec(qid, a, b, winner, judge, turn=1):
+        return {
+            "question_id": qid,
+            "model_a": a,
+            "model_b": b,
+            "winner": winner,
+            "judge": judge,
+            "conversation_a": _conversation(f"Q{qid}", f"{a} says", "More?", f"{a} again"),
+            "conversation_b": _conversation(f"Q{qid}", f"{b} says", "More?", f"{b} again"),
+            "turn": turn,
+        }
+
+    return [
+        rec(81, "x", "y", "model_a", "expert_0"),
+        rec(81, "x", "y", "tie", "author_2", turn=2),
+        rec(82, "y", "z", None, "expert_17"),  # no winner: a call without a verdict
+        rec(82, "y", "z", "model_b", ["gpt-4", "pair-v2"], turn=2),  # a GPT-4 row
+        rec(83, "z", "x", "", " expert_3 "),
+        rec(83, "z", "x", "tie (bothbad)", None),  # no judge: the default judge
+        rec(84, "x", "z", "model_a", "expert_0", turn=2),
+    ]
+
+
+def _arena_records(judges):
+    """Arena battles whose conversations are stored as JSON text, one per judge given."""
+    records = []
+    for k, judge in enumerate(judges):
+        a, b = ("m1", "m2") if k % 2 else ("m2", "m3")
+        records.append(
+            {
+                "question_id": f"q{k}" if k % 4 != 1 else "",  # some battles without an id
+                "model_a": a,
+                "model_b": b,
+                "winner": ["model_a", "model_b", "tie", "tie (bothbad)", None][k % 5],
+                "judge": judge,
+                "conversation_a": json.dumps(_conversation(f"p{k}", f"{a} answer {k}")),
+                "conversation_b": json.dumps(_conversation(f"p{k}", "x" * k)),
+                "language": "English" if k % 3 else "Deutsch",
+            }
+        )
+    return records
+
+
+VOTERS = ["arena_user_1", " arena_user_2", "arena_user_1", None, "", "arena_user_9 ", "arena_user_2"]
+MIXED = ["arena_user_1", "gpt-4", None, "arena_user_2", "", 7, "arena_user_3"]
+
+
+def _none(value) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def _write(path, records):
+    if path.suffix == ".json":
+        return _json(path, records)
+    if path.suffix == ".jsonl":
+        return _jsonl(path, records)
+    frame = pd.DataFrame(records)
+    for column in ("judge", "conversation_a", "conversation_b"):  # as a table export writes them
+        if column in frame:
+            frame[column] = [v if isinstance(v, str) or _none(v) else json.dumps(v) for v in frame[column]]
+    frame.to_csv(path, index=False) if path.suffix == ".csv" else frame.to_parquet(path)
+    return path
+
+
+@pytest.mark.parametrize("container", ["json", "jsonl", "csv", "parquet"])
+def test_mt_bench_human_judgments_fixture_across_batches(container, tmp_path, monkeypatch):
+    records = json.loads((NATIVE / "mt_bench" / "human_judgments.json").read_text(encoding="utf-8"))
+    verdicts, text, label, _ = _same(_write(tmp_path / f"human.{container}", records), monkeypatch)
+    assert label.startswith("MT-Bench human") and "judge = rater id" in label
+    assert "81#t2" in set(verdicts["instruction_id"]) and set(verdicts["judge"]) >= {"expert_0", "author_2"}
+    assert text is not None and text["response_a"].notna().all()
+
+
+@pytest.mark.parametrize("container", ["json", "jsonl"])
+def test_mt_bench_human_and_gpt4_rows_across_batches(container, tmp_path, monkeypatch):
+    verdicts, text, label, report = _same(
+        _write(tmp_path / f"h.{container}", _mt_human_records()), monkeypatch
+    )
+    assert label.startswith("MT-Bench human and GPT-4 judgments") and "combine both orders" in label
+    assert list(verdicts["instruction_id"]) == ["81#t1", "81#t2", "82#t1", "82#t2", "83#t1", "83#t1", "84#t2"]
+    assert list(verdicts["judge"]) == [
+        "expert_0",
+        "author_2",
+        "expert_17",
+        "gpt-4",
+        "expert_3",
+        "judge",
+        "expert_0",
+    ]
+    assert report.no_verdict_rows == 2
+    assert text is not None and text["response_a"].iloc[1] == "x again"  # turn 2: the follow-up
+
+
+def test_mt_bench_recognised_from_the_first_judges_present(tmp_path, monkeypatch):
+    """The first MT_BENCH_PROBE judges present decide (missing ones are skipped, as pandas'
+    dropna skips them): a rater id among them makes the table MT-Bench's; one after them does
+    not, and the judges are then kept as named."""
+    monkeypatch.setattr(chatbot_arena, "MT_BENCH_PROBE", 3)
+    records = _arena_records([None, None, "arena_user_1", "arena_user_2", "expert_1", "arena_user_3"])
+    for k, record in enumerate(records):
+        record["question_id"] = f"q{k}"  # MT-Bench keeps a question's id as it is, never its own
+    verdicts, _, label, _ = _same(_write(tmp_path / "a.jsonl", records), monkeypatch)
+    assert label.startswith("MT-Bench human judgments")
+    records = _arena_records(
+        ["arena_user_1", None, "arena_user_2", "arena_user_3", "expert_1", "arena_user_4"]
+    )
+    verdicts, _, label, _ = _same(_write(tmp_path / "b.jsonl", records), monkeypatch)
+    assert label.startswith("Chatbot Arena") and "pooled" not in label
+    assert "expert_1" in set(verdicts["judge"])
+
+
+@pytest.mark.parametrize("container", ["json", "jsonl", "csv", "parquet"])
+def test_arena_voters_pooled_across_batches(container, tmp_path, monkeypatch):
+    verdicts, text, label, report = _same(
+        _write(tmp_path / f"a.{container}", _arena_records(VOTERS)), monkeypatch
+    )
+    assert "3 voters pooled as one judge, 'Chatbot Arena voters'" in label
+    assert "2 battle(s) without a question_id get their own id" in label
+    assert set(verdicts["judge"]) == {"Chatbot Arena voters"}
+    assert list(verdicts["instruction_id"][:3]) == ["q0", "battle-2", "q2"]
+    assert report.no_verdict_rows == 1
+    assert text is not None and text["response_b"].iloc[3] == "xxx"
+
+
+@pytest.mark.parametrize("container", ["json", "jsonl", "csv"])
+def test_arena_voters_and_named_judges_kept_across_batches(container, tmp_path, monkeypatch):
+    verdicts, _, label, _ = _same(_write(tmp_path / f"a.{container}", _arena_records(MIXED)), monkeypatch)
+    assert "pooled" not in label
+    assert list(verdicts["judge"][:3]) == ["arena_user_1", "gpt-4", "judge"]
+
+
+def test_arena_voter_hashes_pooled_across_batches(tmp_path, monkeypatch):
+    records = _arena_records(VOTERS)
+    for k, record in enumerate(records):
+        del record["judge"], record["question_id"]
+        record["judge_hash"] = ["h1", "h2", None, "h1", 3, "3", "h2"][k]
+    verdicts, _, label, _ = _same(_write(tmp_path / "a.jsonl", records), monkeypatch)
+    # h1, h2, 3 and "3" (a number and a text are different values); the missing one is no voter
+    assert "4 voters pooled as one judge" in label and "each battle is its own prompt" in label
+    assert list(verdicts["instruction_id"][-2:]) == ["battle-6", "battle-7"]
+
+
+def test_arena_judges_missing_or_not_a_number(tmp_path, monkeypatch):
+    """A NaN judge (JSON allows it as Python writes it) is a missing judge, as in pandas."""
+    records = _arena_records(["arena_user_1", float("nan"), "arena_user_2", None])
+    assert "NaN" in _write(tmp_path / "a.jsonl", records).read_text(encoding="utf-8")
+    verdicts, _, label, _ = _same(tmp_path / "a.jsonl", monkeypatch)
+    assert "2 voters pooled" in label
+    records = _arena_records([float("nan"), None, ""])
+    verdicts, _, label, _ = _same(_write(tmp_path / "b.jsonl", records), monkeypatch)
+    assert "pooled" not in label and set(verdicts["judge"]) == {"judge"}
+
+
+def test_arena_unknown_winners_are_named_the_same(tmp_path, monkeypatch):
+    records = _arena_records(VOTERS)
+    records[1]["winner"] = "left"
+    records[5]["winner"] = "right"
+    records[6]["winner"] = "left"
+    whole = _same(_write(tmp_path / "a.jsonl", records), monkeypatch)
+    assert isinstance(whole[0], str) and "column 'winner' has 3 value(s)" in whole[1]
+    assert whole[2] == (2, 6, 7) and whole[3] == ("left", "right")
+
+
+def test_battle_facts_sql_equal_pandas_on_random_tables(tmp_path, monkeypatch):
+    """Random judge columns (voter ids, names, lists, numbers, blanks, whitespace, missing):
+    the facts worked out in SQL lead to the same rows and label as those worked out in pandas."""
+    rng = np.random.default_rng(7)
+    pool = [
+        "arena_user_1",
+        "arena_user_2",
+        "\\u3000arena_user_3\\t",
+        "  ",
+        "",
+        None,
+        "gpt-4",
+        ["arena_user_4", "p"],
+        [],
+        12,
+        "expert_1",
+    ]
+    for case in range(12):
+        weights = rng.dirichlet(np.ones(len(pool)) * 0.3)
+        judges = [pool[k] for k in rng.choice(len(pool), size=9, p=weights)]
+        judges = [json.loads(f'"{j}"') if isinstance(j, str) and "\\\\u" in j else j for j in judges]
+        path = _write(tmp_path / f"r{case}.jsonl", _arena_records(judges))
+        _same(path, monkeypatch)
