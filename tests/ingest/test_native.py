@@ -570,6 +570,15 @@ def test_arena_judges_missing_or_not_a_number(tmp_path, monkeypatch):
     assert "pooled" not in label and set(verdicts["judge"]) == {"judge"}
 
 
+@pytest.mark.parametrize("container", ["jsonl", "csv"])
+def test_judge_names_stripped_as_python_strips_them(container, tmp_path, monkeypatch):
+    """Whitespace beyond ASCII (an ideographic space, a unit separator, an em space alone) is
+    stripped from judge names before they are recognised as voter ids and counted."""
+    records = _arena_records(["\u3000arena_user_1\x1f", "arena_user_1", "\u2003", "arena_user_2\u00a0"])
+    verdicts, _, label, _ = _same(_write(tmp_path / f"a.{container}", records), monkeypatch)
+    assert "2 voters pooled" in label
+
+
 def test_arena_unknown_winners_are_named_the_same(tmp_path, monkeypatch):
     records = _arena_records(VOTERS)
     records[1]["winner"] = "left"
@@ -581,25 +590,30 @@ def test_arena_unknown_winners_are_named_the_same(tmp_path, monkeypatch):
 
 
 def test_battle_facts_sql_equal_pandas_on_random_tables(tmp_path, monkeypatch):
-    """Random judge columns (voter ids, names, lists, numbers, blanks, whitespace, missing):
-    the facts worked out in SQL lead to the same rows and label as those worked out in pandas."""
+    """Random judge columns (voter ids, names, lists, numbers, blanks, whitespace, NaN, missing):
+    the facts worked out in SQL lead to the same rows and label as those worked out in pandas.
+    Every kind of table comes up: voters pooled, judges kept, MT-Bench's."""
     rng = np.random.default_rng(7)
-    pool = [
+    arena = [
         "arena_user_1",
         "arena_user_2",
-        "\\u3000arena_user_3\\t",
+        "\u3000arena_user_3\t",
+        " arena_user_4",
         "  ",
         "",
         None,
-        "gpt-4",
-        ["arena_user_4", "p"],
-        [],
-        12,
-        "expert_1",
+        float("nan"),
     ]
-    for case in range(12):
-        weights = rng.dirichlet(np.ones(len(pool)) * 0.3)
+    other = ["gpt-4", 12, ["arena_user_5", "p"], [], "expert_1", ["gpt-4", "pair-v2"]]
+    kinds = []
+    for case in range(16):
+        pool = arena + other[: case % 7]  # a few cases of voter ids only, then more and more else
+        weights = rng.dirichlet(np.ones(len(pool)))
         judges = [pool[k] for k in rng.choice(len(pool), size=9, p=weights)]
-        judges = [json.loads(f'"{j}"') if isinstance(j, str) and "\\\\u" in j else j for j in judges]
-        path = _write(tmp_path / f"r{case}.jsonl", _arena_records(judges))
-        _same(path, monkeypatch)
+        records = _arena_records(judges)
+        for k, record in enumerate(records):
+            record["question_id"] = f"q{k % 4}"
+        _same(_write(tmp_path / f"r{case}.jsonl", records), monkeypatch)
+        facts = chatbot_arena.battle_facts(pd.DataFrame({"judge": pd.Series(judges, dtype=object)}))
+        kinds.append("mt" if facts.mt_bench else "pooled" if facts.voters else "kept")
+    assert min(kinds.count(k) for k in ("mt", "pooled", "kept")) >= 3, kinds
