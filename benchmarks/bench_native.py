@@ -1,13 +1,16 @@
 """Native tool files at scale: ``python -m benchmarks.bench_native [--records 300000] [--repeats 3]``.
 
 Writes, in a temporary folder, a synthetic Arena-Hard-Auto judgment JSONL (``--records`` lines,
-two games each, with the judge input and reply as text) and an AlpacaEval ``annotations.json``
-(``--records`` annotations as one JSON array, with the judge's logprobs in ``raw_completion``),
-then loads each with ``VerdictStore().load_file`` in a fresh process (so its peak resident memory
-is its own) and prints the median time and peak RSS over ``--repeats`` runs. The files are
-streamed (``evalcore.ingest.native``): DuckDB reads the records in batches and the importer
-converts one batch at a time. ``--whole`` also measures the whole-file conversion the streaming
-replaced (the importer on the whole file in Python, as before), for comparison.
+two games each, with the judge input and reply as text), an AlpacaEval ``annotations.json``
+(``--records`` annotations as one JSON array, with the judge's logprobs in ``raw_completion``) and
+a Chatbot Arena battle table whose conversations are stored as JSON text (``--records`` lines of
+JSON Lines, one voter id per battle, pooled as one judge), then loads each with
+``VerdictStore().load_file`` in a fresh process (so its peak resident memory is its own) and
+prints the median time and peak RSS over ``--repeats`` runs. The files are streamed
+(``evalcore.ingest.native``): DuckDB reads the records in batches and the importer converts one
+batch at a time (for the battle table, after one SQL pass that finds whether the voters are
+pooled). ``--whole`` also measures the whole-file conversion the streaming replaced (the file read
+into Python and the importer run on all of it, as before), for comparison.
 
 Not a test: nothing is asserted (CONTRIBUTING.md).
 """
@@ -28,15 +31,27 @@ from pathlib import Path
 CHILD = r"""
 import json, resource, sys, time
 from evalcore import importers
-from evalcore.limits import LoadLimits
+from evalcore.ingest import canonical, native
+from evalcore.ingest.text import build_text
+from evalcore.io import read_raw
 from evalcore.store import VerdictStore
 path, how = sys.argv[1], sys.argv[2]
+
+def whole(cur, src, names, *, origin):  # the whole file in Python, as before streaming
+    raw, _ = read_raw(src.path, name=src.file)
+    frame, label = importers.convert_native(raw, file=src.file, path=origin)
+    del raw
+    cur.register("vl_incoming", frame)
+    cur.execute("CREATE OR REPLACE TEMP TABLE vl_frame AS SELECT * FROM vl_incoming")
+    cur.unregister("vl_incoming")
+    build_text(cur, native._frame_exprs(frame.columns), source="vl_frame")
+    return label
+
 if how == "whole":
-    importers.STREAMED = frozenset()  # the importer on the whole file, as before streaming
-limits = LoadLimits(max_python_bytes=1 << 40)
+    canonical.convert_native = whole
 t = time.perf_counter()
 store = VerdictStore()
-table = store.load_file(path, limits=limits)
+table = store.load_file(path)
 out = {"load": time.perf_counter() - t, "rows": table.report.rows}
 out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print("RESULT " + json.dumps(out))
@@ -105,6 +120,32 @@ def write_alpaca_eval(path: Path, records: int, *, seed: int = 0) -> None:
         out.write("\n]\n")
 
 
+def write_arena_text(path: Path, records: int, *, seed: int = 0) -> None:
+    """``records`` arena battles as JSON Lines, each conversation stored as JSON text (as a table
+    export writes it), one voter id per battle."""
+    rng = random.Random(seed)
+    winners = ["model_a", "model_b", "tie", "tie (bothbad)"]
+    with open(path, "w", encoding="utf-8") as out:
+        for k in range(records):
+            question = _text(rng, 20)
+            a, b = rng.sample(range(60), 2)
+            record = {
+                "question_id": f"{k:032x}",
+                "model_a": f"model-{a}",
+                "model_b": f"model-{b}",
+                "winner": rng.choice(winners),
+                "judge": f"arena_user_{rng.randrange(records // 3 + 1)}",
+                "conversation_a": json.dumps(
+                    [{"role": "user", "content": question}, {"role": "assistant", "content": _text(rng, 60)}]
+                ),
+                "conversation_b": json.dumps(
+                    [{"role": "user", "content": question}, {"role": "assistant", "content": _text(rng, 60)}]
+                ),
+                "language": "English",
+            }
+            out.write(json.dumps(record) + "\n")
+
+
 def run(path: Path, how: str) -> dict:
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run(
@@ -121,6 +162,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=300_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--whole", action="store_true", help="also the whole-file conversion, as before")
+    parser.add_argument("--only", help="measure only the files whose name contains this text")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-native-") as work:
         folder = Path(work) / "model_judgment" / "gpt-4-1106-preview"
@@ -128,8 +170,11 @@ def main() -> None:
         files = {
             "Arena-Hard-Auto JSONL": (folder / "model-x.jsonl", write_arena_hard),
             "AlpacaEval annotations.json": (Path(work) / "annotations.json", write_alpaca_eval),
+            "Arena battles, conversations as text": (Path(work) / "battles.jsonl", write_arena_text),
         }
         for name, (path, write) in files.items():
+            if args.only and args.only.lower() not in name.lower():
+                continue
             write(path, args.records)
             for how in ("streamed", "whole") if args.whole else ("streamed",):
                 runs = [run(path, how) for _ in range(args.repeats)]

@@ -5,8 +5,8 @@ The contract is ``docs/data.md``. :func:`read_verdicts` (and the main path,
 as text so that the contract, not a type sniffer, decides what a verdict is (:mod:`evalcore.ingest`
 checks it in SQL). This module recognises the container, decompresses gzip as a capped stream and
 spills uploads to a scratch file. :func:`read_raw` (pandas; small files only) remains for the
-pointwise reader, answer files and the battle tables converted whole in Python; the tools' other
-native files are streamed by :mod:`evalcore.ingest.native`.
+pointwise reader and answer files; no verdict file goes through it (the tools' native files are
+converted in SQL or streamed by :mod:`evalcore.ingest.native`).
 """
 
 from __future__ import annotations

@@ -24,14 +24,13 @@ variable                   default      what it bounds
 ``VERDICTLAB_MAX_BYTES``   2 GiB        decompressed size of a compressed file
 ``VERDICTLAB_MAX_ROWS``    50,000,000   rows of one table
 ``VERDICTLAB_MAX_MODELS``  10,000       distinct models of one table
-``VERDICTLAB_MAX_PYTHON_BYTES`` 512 MiB  size of a battle table converted whole in Python
 =========================  ===========  ===============================================
 
-Sizes accept a suffix: ``500M``, ``4G``. The native files of Arena-Hard-Auto, AlpacaEval and
-MT-Bench (pairs), and the arena's one-hot tables, are streamed in batches
-(:mod:`evalcore.ingest.native`) and need no size bound of their own: only the rows and models
-bound them. ``VERDICTLAB_MAX_PYTHON_BYTES`` bounds the battle tables that need the whole table in
-Python (MT-Bench's human judgments, arena conversations stored as text), small by nature.
+Sizes accept a suffix: ``500M``, ``4G``. No file is read whole into Python: verdict tables and
+Chatbot Arena dumps are read and converted in SQL, and the tools' other native files
+(Arena-Hard-Auto, AlpacaEval, MT-Bench, the other arena battle tables) are streamed in batches
+(:mod:`evalcore.ingest.native`), so they need no size bound of their own: only the rows and
+models bound them.
 """
 
 from __future__ import annotations
@@ -193,7 +192,6 @@ class LoadLimits:
     max_bytes: int = 2 * 1024**3
     max_rows: int = 50_000_000
     max_models: int = 10_000
-    max_python_bytes: int = 512 * 1024**2
 
     @classmethod
     def from_env(cls) -> LoadLimits:
@@ -202,7 +200,6 @@ class LoadLimits:
             ("max_bytes", "VERDICTLAB_MAX_BYTES"),
             ("max_rows", "VERDICTLAB_MAX_ROWS"),
             ("max_models", "VERDICTLAB_MAX_MODELS"),
-            ("max_python_bytes", "VERDICTLAB_MAX_PYTHON_BYTES"),
         ):
             if os.environ.get(var):
                 values[field] = parse_size(os.environ[var], name=var)
