@@ -10,8 +10,10 @@ verdict table, so the app and every CLI command read these files as they are.
 One module per tool: :mod:`.arena_hard`, :mod:`.alpaca_eval`, :mod:`.mt_bench`,
 :mod:`.chatbot_arena`; :mod:`.detect` recognises the format. The formats converted record by
 record (:data:`STREAMED`) have a :class:`Conversion` that converts one batch at a time and settles
-what needs the whole file (problems found in any record, the label's counts) at the end; a
-streamed load (:mod:`evalcore.ingest.native`) and :func:`convert_native` on a file in memory run
+what needs the whole file (problems found in any record, the label's counts) at the end; a battle
+table also needs a few facts of the whole file before its first row
+(:class:`~evalcore.importers.chatbot_arena.BattleFacts`), which a streamed load works out in SQL.
+A streamed load (:mod:`evalcore.ingest.native`) and :func:`convert_native` on a file in memory run
 that same code. Recognised formats:
 
 * **Arena-Hard-Auto judgment JSONL** (``lmarena/arena-hard-auto``, ``gen_judgment.py``): one line

@@ -1,8 +1,9 @@
 """Battle tables: Chatbot Arena (FastChat ``clean_battle_data.py``, lmsys arena datasets) and the
 MT-Bench human judgments that share their columns.
 
-Large arena tables are converted in SQL by :mod:`evalcore.ingest`; this module is the Python path
-(and the reference the SQL path is tested against)."""
+Arena dumps whose conversations are lists are converted in SQL by :mod:`evalcore.ingest.arena`;
+this module converts the other battle tables (streamed in batches by :mod:`evalcore.ingest.native`,
+or a table in memory) and is the reference the SQL path is tested against."""
 
 from __future__ import annotations
 
@@ -209,10 +210,12 @@ class BattlesConversion(Conversion):
             frame = frame.reindex(columns=list(self.fields))
         n = len(frame)
         self.seen += n
-        levels, unknown = _battle_levels(_column(frame, "winner"))
+        winner = _column(frame, "winner")
+        assert winner is not None  # the format is recognised by its winner column
+        levels, unknown = _battle_levels(winner)
         if unknown.size:
             self.unknown_rows.extend(int(p) + start for p in unknown)
-            self.unknown.extend(str(v) for v in _column(frame, "winner").iloc[unknown])
+            self.unknown.extend(str(v) for v in winner.iloc[unknown])
         out = pd.DataFrame(
             {
                 "model_a": _text_series(_column(frame, "model_a")),

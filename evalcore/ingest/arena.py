@@ -19,11 +19,12 @@ from evalcore.schema import VerdictFormatError, normalise_label
 
 
 def arena_select(names: list[str], cols: list[str], types: list[str]) -> tuple[str, dict[str, str]] | None:
-    """The staging projection for a Chatbot Arena battle table, or None if it needs Python.
+    """The staging projection for a Chatbot Arena battle table, or None if it is streamed through
+    the importer (:mod:`evalcore.ingest.native`).
 
     ``names`` are the columns as the file names them, ``cols`` as the reader does (c0… for CSV).
     Returns (select list for ``vl_raw``, the staged columns). MT-Bench's human-judgment table
-    shares the columns but needs the turn logic in Python.
+    shares the columns but needs the turn logic of the importer.
     """
     lower = {n.strip().lower(): (c, t) for n, c, t in zip(names, cols, types, strict=True)}
     if not {"model_a", "model_b", "winner"} <= set(lower):
@@ -58,7 +59,7 @@ def arena_select(names: list[str], cols: list[str], types: list[str]) -> tuple[s
                         "AS VARCHAR) AS prompt"
                     )
             else:
-                return None  # conversations stored as text: the Python importer reads them
+                return None  # conversations stored as text: streamed through the importer
     return ", ".join(sel.values()), sel
 
 
@@ -81,7 +82,7 @@ def convert_arena(
     cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: str
 ) -> tuple[dict[str, str], str] | None:
     """Battles in ``vl_raw`` → contract expressions over the view ``vl_arena``; the format label.
-    None: an MT-Bench human-judgment table (rater ids), read by the Python importer.
+    None: an MT-Bench human-judgment table (rater ids), streamed through the importer.
 
     Judges and winners are mapped per distinct value (a handful of winners, one id per voter).
     """
