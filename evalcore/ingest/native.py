@@ -212,12 +212,18 @@ def _judge_name_sql(j: str) -> str:
     number, an object) is a name that is no voter id, written '#'."""
 
     def name(v: str) -> str:
-        return (
-            f"(CASE WHEN {_absent(v)} THEN '' WHEN json_type({v}) = 'VARCHAR' "
-            f"THEN {_py_strip(f'({v} ->> {_lit(chr(36))})')} ELSE '#' END)"
-        )
+        text = _py_strip(f"({v} ->> '$')")
+        return f"(CASE WHEN {_absent(v)} THEN '' WHEN json_type({v}) = 'VARCHAR' THEN {text} ELSE '#' END)"
 
     return f"(CASE WHEN NOT {_absent(j)} AND json_type({j}) = 'ARRAY' THEN {name(f'({j} -> 0)')} ELSE {name(j)} END)"
+
+
+def _json_value(text: str) -> object:
+    """A JSON value DuckDB wrote (``to_json`` of a Parquet cell may be ``inf``: kept as text)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def _battle_facts(reader: duckdb.DuckDBPyConnection, src: Source, sql: str, fields: list[str]) -> BattleFacts:
@@ -233,8 +239,8 @@ def _battle_facts(reader: duckdb.DuckDBPyConnection, src: Source, sql: str, fiel
 
     def value(field: str) -> str:  # the field of each record as a JSON value
         if src.kind in ("json", "jsonl"):
-            key = field.replace("\\", "\\\\").replace('"', '\\"')
-            return f"json_extract(json, {_lit(f'$.{chr(34)}{key}{chr(34)}')})"
+            path = '$."' + field.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            return f"json_extract(json, {_lit(path)})"
         return f"to_json({_ident(field)})"
 
     judge, voter_hash = pick("judge"), pick("judge_hash")
@@ -244,7 +250,7 @@ def _battle_facts(reader: duckdb.DuckDBPyConnection, src: Source, sql: str, fiel
                 f"SELECT CAST(j AS VARCHAR) FROM (SELECT {value(judge)} AS j FROM ({sql})) "
                 f"WHERE NOT {_absent('j')} LIMIT {MT_BENCH_PROBE}"
             ).fetchall()
-            if _is_mt_bench(pd.Series([json.loads(r[0]) for r in probe], dtype=object)):
+            if _is_mt_bench(pd.Series([_json_value(r[0]) for r in probe], dtype=object)):
                 return BattleFacts(mt_bench=True)
             present, voters_only, voters = one_row(
                 reader.execute(f"""SELECT count(*) FILTER (WHERE name <> ''),

@@ -617,3 +617,16 @@ def test_battle_facts_sql_equal_pandas_on_random_tables(tmp_path, monkeypatch):
         facts = chatbot_arena.battle_facts(pd.DataFrame({"judge": pd.Series(judges, dtype=object)}))
         kinds.append("mt" if facts.mt_bench else "pooled" if facts.voters else "kept")
     assert min(kinds.count(k) for k in ("mt", "pooled", "kept")) >= 3, kinds
+
+
+def test_judge_field_found_as_the_importer_finds_it(tmp_path, monkeypatch):
+    """The judge field is matched as the importer matches columns (trimmed, any case; the first
+    that matches): here ' Judge "x"' is not it, ' JUDGE ' is."""
+    records = _arena_records(VOTERS)
+    for k, record in enumerate(records):
+        record[' Judge "x"'] = "gpt-4"
+        record[" JUDGE "] = record.pop("judge")
+        if k == 2:
+            del record[" JUDGE "]  # a record without the field: missing in the whole frame
+    verdicts, _, label, _ = _same(_write(tmp_path / "a.jsonl", records), monkeypatch)
+    assert "3 voters pooled" in label
