@@ -19,7 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.simulate import simulate_arena, write_arena_dump
-from tests.conftest import ROOT
+from tests.conftest import new_app
 
 NUMBER = r"[\d,]+"
 
@@ -114,7 +114,7 @@ def _walk(at: AppTest) -> dict:
 
 @pytest.fixture(scope="module", params=["demo", "anchor-only", "arena"])
 def walk(request, tmp_path_factory) -> tuple[str, dict]:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at = new_app(timeout=300)
     at.run()
     assert not at.exception
     if request.param == "anchor-only":

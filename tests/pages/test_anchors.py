@@ -16,13 +16,13 @@ from evalcore.reference import human_ranking
 from evalcore.simulate import SimulationSpec, simulate
 from evalcore.store import VerdictStore
 from evalcore.text import fmt_num, fmt_pct
-from tests.conftest import ROOT, shared_path
+from tests.conftest import ROOT, new_app, shared_path
 
 SAMPLE_900K = ROOT / "tests" / "fixtures" / "native" / "judgements_900k" / "judgements.jsonl"
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     return at
 

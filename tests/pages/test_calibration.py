@@ -7,16 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, new_app
 
 APP = str(ROOT / "app.py")
 
 
 @pytest.fixture()
 def cal_page():
-    at = AppTest.from_file(APP, default_timeout=90)
+    at = new_app(timeout=90)
     at.run()
     at.switch_page("pages/calibration.py").run()
     assert not at.exception
@@ -98,7 +97,7 @@ def test_bad_typed_j_is_an_error_in_words(cal_page):
 
 
 def test_a_table_without_human_labels_is_refused_in_words():
-    at = AppTest.from_file(APP, default_timeout=90)
+    at = new_app(timeout=90)
     at.run()
     at.selectbox(key="demo_choice").set_value(
         "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
@@ -157,7 +156,7 @@ def test_prediction_powered_ratings_certification_and_their_gate(cal_page):
 
 
 def test_prediction_powered_ratings_refused_in_words_without_labels():
-    at = AppTest.from_file(APP, default_timeout=90)
+    at = new_app(timeout=90)
     at.run()
     at.selectbox(key="demo_choice").set_value(
         "Demo: anchor-only (AlpacaEval-style), 16 simulated models"

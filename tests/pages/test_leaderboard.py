@@ -10,11 +10,11 @@ from streamlit.testing.v1 import AppTest
 from evalcore.io import read_verdicts
 from evalcore.ranking import leaderboard
 from evalcore.store import VerdictStore
-from tests.conftest import ROOT
+from tests.conftest import ROOT, new_app
 
 
 def _leaderboard_page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     at.switch_page("pages/leaderboard.py").run()
     assert not at.exception
@@ -72,7 +72,7 @@ def test_a_model_named_model_does_not_break_the_page(tmp_path, monkeypatch):
         for i in range(40)
         for k, (a, b) in enumerate([("model", "row model"), ("row model", "x"), ("x", "model")])
     ]
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     at.file_uploader(key="upload").upload(
         "names.csv", pd.DataFrame(rows).to_csv(index=False).encode(), "text/csv"
@@ -135,7 +135,7 @@ def test_style_toggle_offers_markdown_from_feat_columns_and_refuses_the_slot_of_
     frame = arena_verdict_frame(sim).drop(columns=["row", "human", "category"])
     # anchor-only, the anchor always in slot B: the first-slot advantage is not identified
     frame = frame[frame["model_b"] == "sim-arena-000"]
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     at.file_uploader(key="upload").upload("feat.csv", frame.to_csv(index=False).encode(), "text/csv").run()
     at.switch_page("pages/leaderboard.py").run()

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from evalcore.simulate import SimulationSpec, simulate, simulate_arena
 from evalcore.store import VerdictStore
 from evalcore.verdicts import VerdictFilter
-from tests.conftest import ROOT
+from tests.conftest import ROOT, new_app
 from tests.test_adversarial import _live_markup
 from tests.verdicts.test_presentation import HOSTILE_TEXT, _outside_fences
 
@@ -26,7 +26,7 @@ def _workspace(tmp_path, monkeypatch):
 
 def _open(params: dict[str, str] | None = None) -> AppTest:
     """The page as a link's first request: a new session on the default demo."""
-    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=120)
+    at = new_app(PAGE)
     for key, value in (params or {}).items():
         at.query_params[key] = value
     at.run()
@@ -35,7 +35,7 @@ def _open(params: dict[str, str] | None = None) -> AppTest:
 
 
 def _uploaded(frame: pd.DataFrame, name: str = "t.csv") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     at.file_uploader(key="upload").upload(name, frame.to_csv(index=False).encode(), "text/csv").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -234,7 +234,7 @@ def test_the_page_reads_sparse_and_unbalanced_tables(shape):
 
 
 def test_arriving_from_another_page_keeps_its_judge_and_all_judges_stays_selectable():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     at.switch_page("pages/calibration.py").run()
     at.selectbox(key="cal_judge_select").select("sim-judge-tie-happy").run()
