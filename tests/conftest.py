@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -96,6 +97,35 @@ def new_app(script: str = "app.py", *, timeout: float = 120):
     at = AppTest.from_file(str(ROOT / script), default_timeout=timeout)
     at._bidi_component_manager = _components()  # AppTest's own attribute; None makes it scan
     return at
+
+
+@pytest.fixture(scope="session")
+def small_demo_dir(tmp_path_factory) -> Path:
+    """A folder with a tenth of the all-pairs demo (its first 30 instructions: the same 20 models,
+    3 judges, categories, labels and text) and the anchor-only demo as bundled."""
+    import duckdb
+
+    folder = tmp_path_factory.mktemp("small-demo")
+    con = duckdb.connect()
+    con.execute(
+        f"""COPY (SELECT * FROM read_parquet(?) WHERE instruction_id IN
+                  (SELECT DISTINCT instruction_id FROM read_parquet(?) ORDER BY 1 LIMIT 30)
+                  )
+            TO '{folder / DEMO.name}' (FORMAT parquet)""",
+        [str(DEMO), str(DEMO)],
+    )
+    con.close()
+    shutil.copy(ROOT / "data" / "demo_anchor_only.csv.gz", folder)
+    return folder
+
+
+@pytest.fixture()
+def small_demo(small_demo_dir, monkeypatch) -> Path:
+    """The app's demo is the small copy during this test (``$VERDICTLAB_DEMO_DIR``): for tests that
+    replace the demo at once with an upload, so that opening the app does not copy 342,000 calls
+    first (about a second per session). Nothing they check is about the demo's numbers."""
+    monkeypatch.setenv("VERDICTLAB_DEMO_DIR", str(small_demo_dir))
+    return small_demo_dir
 
 
 def open_page(page: str | None = None, *, timeout: float = 120):

@@ -26,6 +26,9 @@ from evalcore.store import VerdictStore
 from tests.conftest import ROOT, new_app
 from ui import safe_csv
 
+#: The small copy of the demo (the pages open on uploads of hostile files; the demo only has to be there).
+pytestmark = pytest.mark.usefixtures("small_demo")
+
 SQL = "x'); DROP TABLE verdicts;--"
 NASTY_NAMES = [
     SQL,

@@ -115,7 +115,10 @@ def _walk(at: AppTest) -> dict:
 @pytest.fixture(scope="module", params=["demo", "anchor-only", "arena"])
 def walk(request, tmp_path_factory) -> tuple[str, dict]:
     at = new_app(timeout=300)
-    at.run()
+    with pytest.MonkeyPatch.context() as mp:
+        if request.param != "demo":  # the demo is replaced at once: open on its small copy
+            mp.setenv("VERDICTLAB_DEMO_DIR", str(request.getfixturevalue("small_demo_dir")))
+        at.run()
     assert not at.exception
     if request.param == "anchor-only":
         label = next(d for d in at.selectbox(key="demo_choice").options if "anchor-only" in d)

@@ -26,6 +26,9 @@ from evalcore.workspace import (
 )
 from tests.conftest import ROOT, new_app
 
+#: The small copy of the demo (saving and linking datasets: the demo's numbers are not what is checked).
+pytestmark = pytest.mark.usefixtures("small_demo")
+
 
 def _sim(seed: int, names: tuple[str, ...] | None = None, n_instructions: int = 12):
     spec = SimulationSpec(

@@ -123,6 +123,7 @@ def test_planning_page_runs_sweeps_and_pilot_on_button_press():
     assert any(m.label == "Mean Pearson r with all data" for m in at.metric)
 
 
+@pytest.mark.usefixtures("small_demo")  # checks the upload's messages, not the demo's numbers
 def test_human_ranking_upload():
     at = _page()
     csv = b"model,score\nsim-alder,3\nsim-birch,2\nsim-cedar,1\nsim-dogwood,0\n"
@@ -135,6 +136,7 @@ def test_human_ranking_upload():
     assert any("model" in e.value for e in at.error)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_the_anchor_papers_human_ranking_in_one_click():
     """The released judgements' sample: the bundled ranking is offered (the table names five of
     its models), and one click fills tau with humans with the library's numbers."""
@@ -173,6 +175,7 @@ def _anchor_only_page(at: AppTest, anchor: str) -> None:
     _no_empty_cells(at)
 
 
+@pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
 def test_anchor_only_demo_shows_what_applies():
     at = _app()
     at.selectbox(key="demo_choice").select_index(1).run()
@@ -187,6 +190,7 @@ def test_anchor_only_demo_shows_what_applies():
     assert any("needs an all-pairs table" in i.value for i in at.info)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_simulated_anchor_only_table_with_a_human_ranking():
     """AlpacaEval-shaped: the reference always in slot B; with a human ranking the anchor's tau
     with humans is shown, equal to the library's."""

@@ -92,10 +92,13 @@ def test_bad_typed_j_is_an_error_in_words(cal_page):
 
 
 @pytest.fixture(scope="module")
-def anchor_only_page():
-    """The page on the anchor-only demo (no human labels), opened once for the tests that read it."""
+def anchor_only_page(small_demo_dir):
+    """The page on the anchor-only demo (no human labels), opened once for the tests that read it
+    (on the all-pairs demo's small copy, which it replaces at once)."""
     at = new_app(timeout=90)
-    at.run()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VERDICTLAB_DEMO_DIR", str(small_demo_dir))
+        at.run()
     at.selectbox(key="demo_choice").set_value(
         "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
     ).run()

@@ -66,6 +66,7 @@ def test_sandwich_picker_goes_into_the_link_and_matches_the_library(demo_store):
     assert any("sandwich" in c.value for c in at.caption)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_a_model_named_model_does_not_break_the_page(tmp_path, monkeypatch):
     import pandas as pd
 
@@ -124,6 +125,7 @@ def test_style_control_toggle_adds_rank_change_and_matches_the_library(demo_stor
     assert any("No style control" in w.value for w in at.warning)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_style_toggle_offers_markdown_from_feat_columns_and_refuses_the_slot_of_anchor_only(
     tmp_path, monkeypatch
 ):

@@ -100,6 +100,7 @@ def test_changing_the_judge_changes_the_findings(expected):
     assert "sim-judge-steady prefers the first slot" in _markdown(at)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_a_tiny_upload_gets_words_not_a_traceback():
     at = open_page()
     tiny = (
@@ -118,6 +119,7 @@ def test_a_tiny_upload_gets_words_not_a_traceback():
     assert "no labelled rows" in text
 
 
+@pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
 def test_anchor_only_demo():
     at = open_page()
     label = "Demo: anchor-only (AlpacaEval-style), 16 simulated models"

@@ -142,6 +142,7 @@ def test_unknown_values_in_a_link_warn_and_the_rest_still_applies():
     assert all("sim-alder" in t for t in _titles(at))
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_a_table_without_text_shows_the_verdicts_and_says_which_columns_add_text():
     """Tiny: three models, two of which never meet, no text columns."""
     rows = [
@@ -162,6 +163,7 @@ def test_a_table_without_text_shows_the_verdicts_and_says_which_columns_add_text
     assert any("widen them" in i.value for i in at.info)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_hostile_text_is_shown_as_text():
     rows = []
     for k, text in enumerate(HOSTILE_TEXT):
@@ -195,6 +197,7 @@ def test_search_finds_words_in_the_answers():
     assert titles and all("coding" in t for t in titles)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 @pytest.mark.parametrize("shape", ["anchor-only", "arena"])
 def test_the_page_reads_sparse_and_unbalanced_tables(shape):
     if shape == "anchor-only":
