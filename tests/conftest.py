@@ -67,12 +67,11 @@ DEMO = ROOT / "data" / "demo_all_pairs.parquet"
 
 @pytest.fixture(scope="session")
 def demo_store():
-    """The all-pairs demo in a store, loaded once per test worker and shared by every file that
-    asks (about 5 s each time saved): read it, never load another table into it."""
-    from evalcore.io import read_verdicts
-
+    """The all-pairs demo in a store (with its text), loaded once per test worker the way the app
+    loads it and shared by every file that asks (2–5 s each time saved): read it, never load
+    another table into it."""
     store = VerdictStore()
-    store.load(read_verdicts(DEMO))
+    store.load_file(DEMO)
     yield store
     store.close()
 

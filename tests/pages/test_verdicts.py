@@ -10,9 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.simulate import SimulationSpec, simulate, simulate_arena
-from evalcore.store import VerdictStore
 from evalcore.verdicts import VerdictFilter
-from tests.conftest import ROOT, new_app
+from tests.conftest import new_app
 from tests.test_adversarial import _live_markup
 from tests.verdicts.test_presentation import HOSTILE_TEXT, _outside_fences
 
@@ -61,13 +60,11 @@ def _titles(at: AppTest) -> list[str]:
     return [t for t in _texts(at) if " vs " in t and "· judge" in t]
 
 
-def test_a_link_opens_that_pairs_verdicts_with_their_text():
+def test_a_link_opens_that_pairs_verdicts_with_their_text(demo_store):
     at = _open(
         {"judge": "sim-judge-first-slot", "a": "sim-alder", "b": "sim-larch", "dataset": "demo-all-pairs"}
     )
-    store = VerdictStore()
-    store.load_file(ROOT / "data" / "demo_all_pairs.parquet")
-    want = store.verdicts(
+    want = demo_store.verdicts(
         VerdictFilter(judge="sim-judge-first-slot", model_a="sim-alder", model_b="sim-larch")
     )
     assert _headline(at).startswith(f"**Cases 1–20 of {want.total:,}**")
@@ -100,13 +97,12 @@ def test_paging_moves_through_the_cases_and_a_new_filter_starts_at_page_one():
     assert len(flagged) == len(_titles(at)) > 0  # every case shown carries the flag
 
 
-def test_an_anchors_beats_every_model_link_opens_those_instructions_and_can_be_switched_off():
+def test_an_anchors_beats_every_model_link_opens_those_instructions_and_can_be_switched_off(demo_store):
     from evalcore.anchors import win_rate_distribution
 
     judge, anchor = "sim-judge-steady", "sim-alder"
     at = _open({"judge": judge, "beats": anchor})
-    store = VerdictStore()
-    store.load_file(ROOT / "data" / "demo_all_pairs.parquet")
+    store = demo_store
     want = store.verdicts(VerdictFilter(judge=judge, beats_all=anchor))
     n = win_rate_distribution(store.counts(judge=judge), anchor).anchor_beats_all
     assert want.total == n * (len(store.models()) - 1)  # all pairs: every rival once per instruction
