@@ -118,11 +118,21 @@ def small_demo_dir(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def small_demo_store(small_demo_dir):
+    """The small copy of the all-pairs demo in a store (read it, never load into it)."""
+    store = VerdictStore()
+    store.load_file(small_demo_dir / DEMO.name)
+    yield store
+    store.close()
+
+
 @pytest.fixture()
 def small_demo(small_demo_dir, monkeypatch) -> Path:
     """The app's demo is the small copy during this test (``$VERDICTLAB_DEMO_DIR``): for tests that
     replace the demo at once with an upload, so that opening the app does not copy 342,000 calls
-    first (about a second per session). Nothing they check is about the demo's numbers."""
+    first (about a second per session), and for tests of a page's wiring (links, filters, paging)
+    that compare with :func:`small_demo_store`. Nothing they check is about the demo's numbers."""
     monkeypatch.setenv("VERDICTLAB_DEMO_DIR", str(small_demo_dir))
     return small_demo_dir
 

@@ -15,6 +15,9 @@ from tests.conftest import new_app
 from tests.test_adversarial import _live_markup
 from tests.verdicts.test_presentation import HOSTILE_TEXT, _outside_fences
 
+#: Links, filters and paging on the small copy of the demo (compared with `small_demo_store`).
+pytestmark = pytest.mark.usefixtures("small_demo")
+
 PAGE = "pages/verdicts.py"
 
 
@@ -60,11 +63,11 @@ def _titles(at: AppTest) -> list[str]:
     return [t for t in _texts(at) if " vs " in t and "· judge" in t]
 
 
-def test_a_link_opens_that_pairs_verdicts_with_their_text(demo_store):
+def test_a_link_opens_that_pairs_verdicts_with_their_text(small_demo_store):
     at = _open(
         {"judge": "sim-judge-first-slot", "a": "sim-alder", "b": "sim-larch", "dataset": "demo-all-pairs"}
     )
-    want = demo_store.verdicts(
+    want = small_demo_store.verdicts(
         VerdictFilter(judge="sim-judge-first-slot", model_a="sim-alder", model_b="sim-larch")
     )
     assert _headline(at).startswith(f"**Cases 1–20 of {want.total:,}**")
@@ -97,12 +100,12 @@ def test_paging_moves_through_the_cases_and_a_new_filter_starts_at_page_one():
     assert len(flagged) == len(_titles(at)) > 0  # every case shown carries the flag
 
 
-def test_an_anchors_beats_every_model_link_opens_those_instructions_and_can_be_switched_off(demo_store):
+def test_an_anchors_beats_every_model_link_opens_those_instructions_and_can_be_switched_off(small_demo_store):
     from evalcore.anchors import win_rate_distribution
 
     judge, anchor = "sim-judge-steady", "sim-alder"
     at = _open({"judge": judge, "beats": anchor})
-    store = demo_store
+    store = small_demo_store
     want = store.verdicts(VerdictFilter(judge=judge, beats_all=anchor))
     n = win_rate_distribution(store.counts(judge=judge), anchor).anchor_beats_all
     assert want.total == n * (len(store.models()) - 1)  # all pairs: every rival once per instruction
@@ -138,7 +141,6 @@ def test_unknown_values_in_a_link_warn_and_the_rest_still_applies():
     assert all("sim-alder" in t for t in _titles(at))
 
 
-@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_a_table_without_text_shows_the_verdicts_and_says_which_columns_add_text():
     """Tiny: three models, two of which never meet, no text columns."""
     rows = [
@@ -159,7 +161,6 @@ def test_a_table_without_text_shows_the_verdicts_and_says_which_columns_add_text
     assert any("widen them" in i.value for i in at.info)
 
 
-@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_hostile_text_is_shown_as_text():
     rows = []
     for k, text in enumerate(HOSTILE_TEXT):
@@ -193,7 +194,6 @@ def test_search_finds_words_in_the_answers():
     assert titles and all("coding" in t for t in titles)
 
 
-@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 @pytest.mark.parametrize("shape", ["anchor-only", "arena"])
 def test_the_page_reads_sparse_and_unbalanced_tables(shape):
     if shape == "anchor-only":
