@@ -1,8 +1,11 @@
-"""Shared fixtures: simulated tables with a known truth, and the path to ../shared (optional)."""
+"""Shared fixtures: simulated tables with a known truth, the demo loaded once per worker, the one
+way page tests open the app, and the path to ../shared (optional)."""
 
 from __future__ import annotations
 
+import functools
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -65,26 +68,98 @@ DEMO = ROOT / "data" / "demo_all_pairs.parquet"
 
 @pytest.fixture(scope="session")
 def demo_store():
-    """The all-pairs demo in a store, loaded once per test worker and shared by every file that
-    asks (about 5 s each time saved): read it, never load another table into it."""
-    from evalcore.io import read_verdicts
-
+    """The all-pairs demo in a store (with its text), loaded once per test worker the way the app
+    loads it and shared by every file that asks (2–5 s each time saved): read it, never load
+    another table into it."""
     store = VerdictStore()
-    store.load(read_verdicts(DEMO))
+    store.load_file(DEMO)
     yield store
     store.close()
+
+
+@functools.cache
+def _components():
+    """Streamlit's registry of custom components, scanned once per worker: every new AppTest
+    otherwise reads the metadata of every installed package (about 0.3 s each; the app uses
+    no custom components, so the scan finds the same nothing every time)."""
+    from streamlit.components.v2.component_manager import BidiComponentManager
+
+    manager = BidiComponentManager()
+    manager.discover_and_register_components(start_file_watching=False)
+    return manager
+
+
+def new_app(script: str = "app.py", *, timeout: float = 120):
+    """A fresh AppTest of the app (a new visitor's session), not yet run; ``script`` is the page a
+    link opens first (the Data page, ``app.py``, unless given)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / script), default_timeout=timeout)
+    at._bidi_component_manager = _components()  # AppTest's own attribute; None makes it scan
+    return at
+
+
+@pytest.fixture(scope="session")
+def small_demo_dir(tmp_path_factory) -> Path:
+    """A folder with a tenth of the all-pairs demo (its first 30 instructions: the same 20 models,
+    3 judges, categories, labels and text) and the anchor-only demo as bundled."""
+    import duckdb
+
+    folder = tmp_path_factory.mktemp("small-demo")
+    con = duckdb.connect()
+    con.execute(
+        f"""COPY (SELECT * FROM read_parquet(?) WHERE instruction_id IN
+                  (SELECT DISTINCT instruction_id FROM read_parquet(?) ORDER BY 1 LIMIT 30)
+                  )
+            TO '{folder / DEMO.name}' (FORMAT parquet)""",
+        [str(DEMO), str(DEMO)],
+    )
+    con.close()
+    shutil.copy(ROOT / "data" / "demo_anchor_only.csv.gz", folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def small_demo_store(small_demo_dir):
+    """The small copy of the all-pairs demo in a store (read it, never load into it)."""
+    store = VerdictStore()
+    store.load_file(small_demo_dir / DEMO.name)
+    yield store
+    store.close()
+
+
+@pytest.fixture()
+def small_demo(small_demo_dir, monkeypatch) -> Path:
+    """The app's demo is the small copy during this test (``$VERDICTLAB_DEMO_DIR``): for tests that
+    replace the demo at once with an upload, so that opening the app does not copy 342,000 calls
+    first (about a second per session), and for tests of a page's wiring (links, filters, paging)
+    that compare with :func:`small_demo_store`. Nothing they check is about the demo's numbers."""
+    monkeypatch.setenv("VERDICTLAB_DEMO_DIR", str(small_demo_dir))
+    return small_demo_dir
 
 
 def open_page(page: str | None = None, *, timeout: float = 120):
     """The app as a visitor's first request opens it (the default demo loaded), then ``page``
     (``"pages/power.py"``; None stays on the Data page); fails on any exception. The one way page
     tests open a page: the app keeps the demo read once per process, so each call costs the
-    page's own work, not reading the demo again."""
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    page's own work, not reading the demo again. Tests that only read a page's default view share
+    one opened page through a module-scoped fixture instead of opening it again each."""
+    at = new_app(timeout=timeout)
     at.run()
     if page is not None:
         at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+#: Fixtures of pytest-playwright: a test that uses one drives a real browser.
+_BROWSER_FIXTURES = {"page", "context", "new_context", "browser", "browser_type", "browser_name"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that drives the browser is an ``e2e`` test, marked or not, so that
+    ``-m "not e2e"`` never starts Chromium (runs before the ``-m`` selection)."""
+    for item in items:
+        if _BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)

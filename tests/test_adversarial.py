@@ -23,8 +23,11 @@ from evalcore.io import read_verdicts
 from evalcore.ranking import leaderboard
 from evalcore.schema import VerdictFormatError
 from evalcore.store import VerdictStore
-from tests.conftest import ROOT
+from tests.conftest import ROOT, new_app
 from ui import safe_csv
+
+#: The small copy of the demo (the pages open on uploads of hostile files; the demo only has to be there).
+pytestmark = pytest.mark.usefixtures("small_demo")
 
 SQL = "x'); DROP TABLE verdicts;--"
 NASTY_NAMES = [
@@ -351,7 +354,7 @@ def _own_workspace(request, monkeypatch, tmp_path):
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=90)
+    at = new_app(timeout=90)
     at.run()
     assert not at.exception
     return at
@@ -653,10 +656,10 @@ def _page_markdown(at: AppTest) -> list[str]:
 UNESCAPED_PAGES: set[str] = set()
 
 
-@pytest.mark.parametrize(
-    "page", sorted(p.name for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_"))
+@pytest.mark.parametrize(  # not `page`: that name is pytest-playwright's browser page
+    "page_file", sorted(p.name for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_"))
 )
-def test_no_page_renders_a_hostile_name_as_markup(page, monkeypatch, tmp_path):
+def test_no_page_renders_a_hostile_name_as_markup(page_file, monkeypatch, tmp_path):
     monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "workspace.duckdb"))
     rows = [
         {
@@ -671,13 +674,13 @@ def test_no_page_renders_a_hostile_name_as_markup(page, monkeypatch, tmp_path):
         for i, (a, b) in itertools.product(range(6), itertools.permutations(HOSTILE[:6], 2))
     ]
     at = _upload(_app(), "https://evil.example/[f](g).csv", pd.DataFrame(rows).to_csv(index=False).encode())
-    at.switch_page(f"pages/{page}").run()
+    at.switch_page(f"pages/{page_file}").run()
     assert not at.exception
     live = {s[:80]: _live_markup(s) for s in _page_markdown(at) if _live_markup(s)}
-    if page in UNESCAPED_PAGES:
+    if page_file in UNESCAPED_PAGES:
         if live:
-            pytest.xfail(f"{page} still renders user text as markup: {live}")
-        pytest.fail(f"{page} is listed in UNESCAPED_PAGES but renders no markup: remove it")
+            pytest.xfail(f"{page_file} still renders user text as markup: {live}")
+        pytest.fail(f"{page_file} is listed in UNESCAPED_PAGES but renders no markup: remove it")
     assert not live, live
 
 

@@ -19,7 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.simulate import simulate_arena, write_arena_dump
-from tests.conftest import ROOT
+from tests.conftest import new_app
 
 NUMBER = r"[\d,]+"
 
@@ -114,8 +114,11 @@ def _walk(at: AppTest) -> dict:
 
 @pytest.fixture(scope="module", params=["demo", "anchor-only", "arena"])
 def walk(request, tmp_path_factory) -> tuple[str, dict]:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-    at.run()
+    at = new_app(timeout=300)
+    with pytest.MonkeyPatch.context() as mp:
+        if request.param != "demo":  # the demo is replaced at once: open on its small copy
+            mp.setenv("VERDICTLAB_DEMO_DIR", str(request.getfixturevalue("small_demo_dir")))
+        at.run()
     assert not at.exception
     if request.param == "anchor-only":
         label = next(d for d in at.selectbox(key="demo_choice").options if "anchor-only" in d)

@@ -24,7 +24,10 @@ from evalcore.workspace import (
     check_name,
     default_path,
 )
-from tests.conftest import ROOT
+from tests.conftest import ROOT, new_app
+
+#: The small copy of the demo (saving and linking datasets: the demo's numbers are not what is checked).
+pytestmark = pytest.mark.usefixtures("small_demo")
 
 
 def _sim(seed: int, names: tuple[str, ...] | None = None, n_instructions: int = 12):
@@ -349,9 +352,8 @@ APP = str(ROOT / "app.py")
 
 
 def _app(**params: str):
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(APP, default_timeout=90)
+    at = new_app(timeout=90)
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()
@@ -479,9 +481,8 @@ def test_user_text_helpers_for_markdown() -> None:
 
 def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
     """?anchor=… picks the anchor; ?rounds=…&seed=… set the leaderboard's bootstrap."""
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.query_params["anchor"] = "sim-elm"
     at.query_params["rounds"] = "200"
     at.query_params["seed"] = "7"

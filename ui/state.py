@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import os
 import threading
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -94,16 +95,25 @@ def state() -> dict:
 _DEMO_LOCK = threading.Lock()
 
 
-@st.cache_resource(show_spinner=False, max_entries=len(DEMO_DATASETS))
-def _demo_table(label: str) -> LoadedTable:
-    """A bundled demo read and validated once per server process (in its own store); each
-    session copies its rows (about five times faster than reading and checking the file again)."""
-    return VerdictStore().load_file(DEMO_DATASETS[label][0])
+def demo_file(label: str) -> Path:
+    """The verdict file of a demo: the bundled one, or the file of the same name in
+    ``$VERDICTLAB_DEMO_DIR`` when that is set (an operator's regenerated demo, or the test suite's
+    smaller copy for tests that replace the demo at once; read on each load, not at import)."""
+    bundled = DEMO_DATASETS[label][0]
+    folder = os.environ.get("VERDICTLAB_DEMO_DIR")
+    return Path(folder) / bundled.name if folder else bundled
+
+
+@st.cache_resource(show_spinner=False, max_entries=2 * len(DEMO_DATASETS))
+def _demo_table(path: Path) -> LoadedTable:
+    """A demo file read and validated once per server process (in its own store); each session
+    copies its rows (about five times faster than reading and checking the file again)."""
+    return VerdictStore().load_file(path)
 
 
 def load_demo(label: str = DEFAULT_DEMO) -> None:
-    path, ranking = DEMO_DATASETS[label]
-    demo = _demo_table(label)
+    ranking = DEMO_DATASETS[label][1]
+    demo = _demo_table(demo_file(label))
     store = session_store()
     with _DEMO_LOCK:
         store.load(demo)

@@ -451,11 +451,9 @@ def test_decisive_rate_by_hand():
     assert decisive_rate(counts) == pytest.approx(0.5)
 
 
-def test_demo_human_ranking_is_used():
-    store = _store(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet").frame)
+def test_demo_human_ranking_is_used(demo_store):
     human = read_human_ranking(ROOT / "data" / "demo_human_ranking.csv")
-    sweep = anchor_sweep(store.counts(judge="sim-judge-steady"), human_ranking=human)
-    store.close()
+    sweep = anchor_sweep(demo_store.counts(judge="sim-judge-steady"), human_ranking=human)
     assert sweep.human_models_matched == 20
     assert sweep.table["tau_human"].notna().all()
 

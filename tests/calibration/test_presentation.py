@@ -11,17 +11,11 @@ from evalcore.calibration import calibrate, coverage_simulation, size_plan, supe
 from evalcore.calibration import presentation as show
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
-from evalcore.store import VerdictStore
-from tests.conftest import ROOT
 
 
 @pytest.fixture(scope="module")
-def demo():
-    from evalcore.io import read_verdicts
-
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    return store
+def demo(demo_store):
+    return demo_store
 
 
 def test_parse_js_reads_commas_and_semicolons_and_names_the_bad_token():

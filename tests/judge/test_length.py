@@ -8,7 +8,6 @@ import pytest
 from scipy.stats import kendalltau
 
 from evalcore.counts import VerdictCounts
-from evalcore.io import read_verdicts
 from evalcore.judge.length import (
     fit_length_controlled,
     length_controlled_ranking,
@@ -197,10 +196,9 @@ def test_no_self_preference_covers_zero():
     assert row["delta_low"] <= 0.0 <= row["delta_high"]
 
 
-def test_demo_first_slot_judge_prefers_its_family():
-    store = _store(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
+def test_demo_first_slot_judge_prefers_its_family(demo_store):
     families = read_families((ROOT / "data" / "demo_families.csv").read_text())
-    table = self_preference(store, families, rounds=200).set_index("judge")
+    table = self_preference(demo_store, families, rounds=200).set_index("judge")
     first = table.loc["sim-judge-first-slot"]  # self_preference = 0.3 for sim-broadleaf
     assert first["delta_low"] > 0 and first["delta_elo"] > 30
     steady = table.loc["sim-judge-steady"]  # self_preference = 0

@@ -11,18 +11,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.anchors import anchor_ranking, anchor_sweep
-from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.io import read_human_ranking
 from evalcore.reference import human_ranking
 from evalcore.simulate import SimulationSpec, simulate
 from evalcore.store import VerdictStore
 from evalcore.text import fmt_num, fmt_pct
-from tests.conftest import ROOT, shared_path
+from tests.conftest import ROOT, new_app, shared_path
 
 SAMPLE_900K = ROOT / "tests" / "fixtures" / "native" / "judgements_900k" / "judgements.jsonl"
 
 
 def _app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     return at
 
@@ -41,14 +41,17 @@ def _upload(name: str, data: bytes) -> AppTest:
     return at
 
 
-def _library_sweep(judge: str | None = None):
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    judge = judge or store.judges()[0]
+@pytest.fixture(scope="module")
+def library_sweep(demo_store):
+    """The library's anchor sweep of the demo's first judge, with the demo's human ranking."""
     human = read_human_ranking(ROOT / "data" / "demo_human_ranking.csv")
-    sweep = anchor_sweep(store.counts(judge=judge), human_ranking=human)
-    store.close()
-    return sweep
+    return anchor_sweep(demo_store.counts(judge=demo_store.judges()[0]), human_ranking=human)
+
+
+@pytest.fixture(scope="module")
+def default_view() -> AppTest:
+    """The Anchors page's default view, opened once for the tests that only read it."""
+    return _page()
 
 
 def _table(at: AppTest, column: str):
@@ -68,9 +71,8 @@ def _no_empty_cells(at: AppTest) -> None:
         assert not any(set(frame[c]) == {"—"} for c in frame.columns), frame
 
 
-def test_per_anchor_table_and_figures_match_the_library():
-    at = _page()
-    sweep = _library_sweep()
+def test_per_anchor_table_and_figures_match_the_library(default_view, library_sweep):
+    at, sweep = default_view, library_sweep
     shown = _table(at, "Tau with all pairs")
     assert shown["Anchor"].tolist() == sweep.table["anchor"].tolist()
     # Human column names, numbers written with sensible decimals, "—" for a missing value.
@@ -90,7 +92,7 @@ def test_per_anchor_table_and_figures_match_the_library():
     assert "Rank by humans" in _table(at, "Rank by the anchor").columns
 
 
-def test_judge_effect_runs_on_button_press_and_the_choices_stick():
+def test_judge_effect_runs_on_button_press_and_the_choices_stick(library_sweep):
     at = _page()
     at.button(key="anchors_btn_judges").click().run()
     assert not at.exception
@@ -98,7 +100,7 @@ def test_judge_effect_runs_on_button_press_and_the_choices_stick():
     at.radio(key="anchors_tau").set_value("a").run()  # tau-a on request
     assert not at.exception
     assert any("tau-a" in c.value for c in at.caption)
-    last = _library_sweep().table["anchor"].iloc[-1]
+    last = library_sweep.table["anchor"].iloc[-1]
     at.selectbox(key="anchors_chosen").set_value(last).run()
     assert not at.exception
     assert any(last in h.value for h in at.subheader)
@@ -121,6 +123,7 @@ def test_planning_page_runs_sweeps_and_pilot_on_button_press():
     assert any(m.label == "Mean Pearson r with all data" for m in at.metric)
 
 
+@pytest.mark.usefixtures("small_demo")  # checks the upload's messages, not the demo's numbers
 def test_human_ranking_upload():
     at = _page()
     csv = b"model,score\nsim-alder,3\nsim-birch,2\nsim-cedar,1\nsim-dogwood,0\n"
@@ -133,6 +136,7 @@ def test_human_ranking_upload():
     assert any("model" in e.value for e in at.error)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_the_anchor_papers_human_ranking_in_one_click():
     """The released judgements' sample: the bundled ranking is offered (the table names five of
     its models), and one click fills tau with humans with the library's numbers."""
@@ -153,8 +157,8 @@ def test_the_anchor_papers_human_ranking_in_one_click():
     assert shown["Tau with humans"].tolist() != ["—"] * len(shown)
 
 
-def test_the_bundled_ranking_is_not_offered_when_the_table_names_none_of_its_models():
-    at = _page()
+def test_the_bundled_ranking_is_not_offered_when_the_table_names_none_of_its_models(default_view):
+    at = default_view
     assert not [b for b in at.button if b.key == "anchors_human_paper"]
 
 
@@ -171,6 +175,7 @@ def _anchor_only_page(at: AppTest, anchor: str) -> None:
     _no_empty_cells(at)
 
 
+@pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
 def test_anchor_only_demo_shows_what_applies():
     at = _app()
     at.selectbox(key="demo_choice").select_index(1).run()
@@ -185,6 +190,7 @@ def test_anchor_only_demo_shows_what_applies():
     assert any("needs an all-pairs table" in i.value for i in at.info)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_simulated_anchor_only_table_with_a_human_ranking():
     """AlpacaEval-shaped: the reference always in slot B; with a human ranking the anchor's tau
     with humans is shown, equal to the library's."""
@@ -221,17 +227,14 @@ def test_real_alpacaeval_table_shows_what_applies():
     assert len(_table(at, "Rank by the anchor")) == len(models) - 1
 
 
-def test_recommended_anchor_with_its_resampling_rate():
+def test_recommended_anchor_with_its_resampling_rate(demo_store):
     from evalcore.anchors import anchor_stability
 
     at = _page()
-    at.number_input(key="anchors_stab_rounds").set_value(50).run()
+    at.number_input(key="anchors_stab_rounds").set_value(50).run()  # the fewest the page offers
     at.button(key="anchors_btn_stability").click().run()
     assert not at.exception
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    stab = anchor_stability(store.counts(judge=store.judges()[0]), rounds=50)
-    store.close()
+    stab = anchor_stability(demo_store.counts(judge=demo_store.judges()[0]), rounds=50)
     shown = _table(at, "Most informative in")
     assert shown["Most informative in"].tolist() == [fmt_pct(v) for v in stab.table["most_informative_rate"]]
     if stab.recommended:

@@ -4,19 +4,15 @@ weak one at a small labelled set, the floor table, the coverage simulation, gate
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT
-
-APP = str(ROOT / "app.py")
+from tests.conftest import new_app
 
 
 @pytest.fixture()
 def cal_page():
-    at = AppTest.from_file(APP, default_timeout=90)
+    at = new_app(timeout=90)
     at.run()
     at.switch_page("pages/calibration.py").run()
     assert not at.exception
@@ -27,14 +23,12 @@ def _texts(elements) -> str:
     return "\n".join(str(e.value) for e in elements)
 
 
-def test_default_view_starts_with_the_top_model_and_shows_every_section(cal_page):
-    from evalcore.io import read_verdicts
+def test_default_view_starts_with_the_top_model_and_shows_every_section(cal_page, demo_store):
     from evalcore.ranking import leaderboard
-    from evalcore.store import VerdictStore
 
-    store = VerdictStore()
-    store.load(read_verdicts(Path(APP).parent / "data" / "demo_all_pairs.parquet"))
-    top, second = leaderboard(store.counts(judge=store.judges()[0]), rounds=0).table["model"].iloc[:2]
+    top, second = (
+        leaderboard(demo_store.counts(judge=demo_store.judges()[0]), rounds=0).table["model"].iloc[:2]
+    )
     # the Overview's pair: the leader against the runner-up
     assert cal_page.selectbox(key="cal_candidate").value == top
     assert cal_page.selectbox(key="cal_baseline").value == second
@@ -97,15 +91,25 @@ def test_bad_typed_j_is_an_error_in_words(cal_page):
     assert "banana" in _texts(cal_page.error)
 
 
-def test_a_table_without_human_labels_is_refused_in_words():
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
+@pytest.fixture(scope="module")
+def anchor_only_page(small_demo_dir):
+    """The page on the anchor-only demo (no human labels), opened once for the tests that read it
+    (on the all-pairs demo's small copy, which it replaces at once)."""
+    at = new_app(timeout=90)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VERDICTLAB_DEMO_DIR", str(small_demo_dir))
+        at.run()
     at.selectbox(key="demo_choice").set_value(
         "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
     ).run()
     at.button(key="load_demo").click().run()
     at.switch_page("pages/calibration.py").run()
     assert not at.exception
+    return at
+
+
+def test_a_table_without_human_labels_is_refused_in_words(anchor_only_page):
+    at = anchor_only_page
     assert "No labelled rows" in _texts(at.warning)
     assert "no measured Se and Sp" in _texts(at.info)
 
@@ -156,13 +160,6 @@ def test_prediction_powered_ratings_certification_and_their_gate(cal_page):
     assert "Estimand: the Bradley–Terry probability" in _texts(cal_page.caption)
 
 
-def test_prediction_powered_ratings_refused_in_words_without_labels():
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.run()
-    at.selectbox(key="demo_choice").set_value(
-        "Demo: anchor-only (AlpacaEval-style), 16 simulated models"
-    ).run()
-    at.button(key="load_demo").click().run()
-    at.switch_page("pages/calibration.py").run()
-    assert not at.exception
+def test_prediction_powered_ratings_refused_in_words_without_labels(anchor_only_page):
+    at = anchor_only_page
     assert "No prediction-powered ratings" in _texts(at.error)

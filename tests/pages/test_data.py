@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import open_page
+
+#: The small copy of the demo (loading, uploading and saving: the demo's numbers are not what is checked).
+pytestmark = pytest.mark.usefixtures("small_demo")
 
 GOOD = (
     b"instruction_id,model_a,model_b,verdict\n"

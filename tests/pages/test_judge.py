@@ -63,6 +63,7 @@ def test_figures_and_downloads(judge_page):
     assert len(judge_page.get("download_button")) >= 8
 
 
+@pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
 def test_anchor_only_demo_has_no_agreement_and_no_crash():
     # the anchor-only demo (one judge, no human labels), loaded through the shared helper
     script = (

@@ -5,29 +5,32 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from evalcore.io import read_verdicts
 from evalcore.ranking import leaderboard
-from evalcore.store import VerdictStore
-from tests.conftest import ROOT
+from tests.conftest import new_app, open_page
 
 
 def _leaderboard_page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page("pages/leaderboard.py").run()
-    assert not at.exception
-    return at
+    return open_page("pages/leaderboard.py")
 
 
-def test_table_matches_the_library_and_plots_are_drawn():
-    at = _leaderboard_page()
+@pytest.fixture(scope="module")
+def default_view() -> AppTest:
+    """The page's default view, opened once for the tests that only read it."""
+    return _leaderboard_page()
+
+
+@pytest.fixture(scope="module")
+def bootstrap_board(demo_store):
+    """The library's leaderboard of the demo's first judge, as the page computes it by default."""
+    return leaderboard(demo_store.counts(judge=demo_store.judges()[0]), rounds=1000, seed=0)
+
+
+def test_table_matches_the_library_and_plots_are_drawn(default_view, bootstrap_board):
+    at, board = default_view, bootstrap_board
     shown = at.dataframe[0].value
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    judge = store.judges()[0]
-    board = leaderboard(store.counts(judge=judge), rounds=1000, seed=0)
     assert shown["Model"].tolist() == board.table["model"].tolist()
     highs = [float(v.split("–")[1].replace(",", "")) for v in shown["95% interval"]]
     np.testing.assert_allclose(highs, board.table["ci_high"], atol=0.5)
@@ -48,21 +51,22 @@ def test_changing_the_judge_changes_the_leaderboard():
     assert first != at.dataframe[0].value["Rating"].tolist()
 
 
-def test_sandwich_picker_goes_into_the_link_and_matches_the_library():
+def test_sandwich_picker_goes_into_the_link_and_matches_the_library(demo_store):
     at = _leaderboard_page()
     assert at.radio(key="lb_interval").value == "Bootstrap over instructions"
     at.radio(key="lb_interval").set_value("Sandwich (clustered, fast)").run()
     assert not at.exception
     assert at.query_params.get("interval") in ("sandwich", ["sandwich"])
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    board = leaderboard(store.counts(judge=store.judges()[0]), rounds=1000, seed=0, interval="sandwich")
+    board = leaderboard(
+        demo_store.counts(judge=demo_store.judges()[0]), rounds=1000, seed=0, interval="sandwich"
+    )
     shown = at.dataframe[0].value
     lows = [float(v.split("–")[0].replace(",", "")) for v in shown["95% interval"]]
     np.testing.assert_allclose(lows, board.table["ci_low"], atol=0.5)
     assert any("sandwich" in c.value for c in at.caption)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_a_model_named_model_does_not_break_the_page(tmp_path, monkeypatch):
     import pandas as pd
 
@@ -72,7 +76,7 @@ def test_a_model_named_model_does_not_break_the_page(tmp_path, monkeypatch):
         for i in range(40)
         for k, (a, b) in enumerate([("model", "row model"), ("row model", "x"), ("x", "model")])
     ]
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     at.file_uploader(key="upload").upload(
         "names.csv", pd.DataFrame(rows).to_csv(index=False).encode(), "text/csv"
@@ -91,7 +95,7 @@ def test_no_rounds_no_intervals_no_nan_and_separation_says_why():
     assert any("No separation test" in i.value and "bootstrap rounds" in i.value for i in at.info)
 
 
-def test_style_control_toggle_adds_rank_change_and_matches_the_library():
+def test_style_control_toggle_adds_rank_change_and_matches_the_library(demo_store):
     from evalcore.ranking.style import controlled_leaderboard
 
     at = _leaderboard_page()
@@ -108,10 +112,8 @@ def test_style_control_toggle_adds_rank_change_and_matches_the_library():
     assert not at.exception
     shown = at.dataframe[0].value
     assert {"Rank change", "Controlled rating", "Controlled 95% interval"} <= set(shown.columns)
-    store = VerdictStore()
-    store.load(read_verdicts(ROOT / "data" / "demo_all_pairs.parquet"))
-    judge = store.judges()[0]
-    styled = controlled_leaderboard(store, judge=judge, controls=["length", "position"])
+    judge = demo_store.judges()[0]
+    styled = controlled_leaderboard(demo_store, judge=judge, controls=["length", "position"])
     assert shown["Model"].tolist() == styled.table["model"].tolist()
     np.testing.assert_allclose(
         [float(v.replace(",", "")) for v in shown["Controlled rating"]], styled.table["rating"], atol=0.5
@@ -123,6 +125,7 @@ def test_style_control_toggle_adds_rank_change_and_matches_the_library():
     assert any("No style control" in w.value for w in at.warning)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_style_toggle_offers_markdown_from_feat_columns_and_refuses_the_slot_of_anchor_only(
     tmp_path, monkeypatch
 ):
@@ -135,7 +138,7 @@ def test_style_toggle_offers_markdown_from_feat_columns_and_refuses_the_slot_of_
     frame = arena_verdict_frame(sim).drop(columns=["row", "human", "category"])
     # anchor-only, the anchor always in slot B: the first-slot advantage is not identified
     frame = frame[frame["model_b"] == "sim-arena-000"]
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     at.file_uploader(key="upload").upload("feat.csv", frame.to_csv(index=False).encode(), "text/csv").run()
     at.switch_page("pages/leaderboard.py").run()

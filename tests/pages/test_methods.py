@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from evalcore.findings import METHOD_SECTIONS
 from evalcore.methods_doc import parse_methods, read_methods
-from tests.conftest import ROOT
+from tests.conftest import new_app
 
 
 def test_every_reference_has_authors_year_and_title():
@@ -44,19 +44,19 @@ def test_parse_keeps_a_section_body_and_a_book_title():
 
 
 @pytest.fixture(scope="module")
-def page() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+def methods_page() -> AppTest:  # not `page`: that name is pytest-playwright's browser page
+    at = new_app(timeout=60)
     at.run()
     at.switch_page("pages/methods.py").run()
     assert not at.exception
     return at
 
 
-def test_page_shows_sections_and_references(page):
+def test_page_shows_sections_and_references(methods_page):
     doc = read_methods()
-    headings = [h.value for h in page.header]
+    headings = [h.value for h in methods_page.header]
     assert headings == [s.title for s in doc.sections] + ["References"]
-    shown = "\n".join(m.value for m in page.markdown)
+    shown = "\n".join(m.value for m in methods_page.markdown)
     items = [line for line in shown.splitlines() if re.match(r"- .+ \(\d{4}[a-z]?\)\. \*\*", line)]
     assert len(items) == len(doc.references)
     rogan = (
@@ -68,7 +68,7 @@ def test_page_shows_sections_and_references(page):
 
 
 def test_a_link_opens_its_section_first():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = new_app(timeout=60)
     at.run()
     at.query_params["section"] = "anchor-selection"
     at.switch_page("pages/methods.py").run()

@@ -3,23 +3,37 @@ offers the HTML report (built only on click)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.findings import headline_findings, run_analyses
-from evalcore.store import VerdictStore
 from tests.conftest import ROOT, open_page
 
 
-def _expected(store: VerdictStore, judge: str):
-    human = pd.read_csv(ROOT / "data" / "demo_human_ranking.csv")
-    return headline_findings(run_analyses(store, judge=judge, human_ranking=human, rounds=1000))
+@pytest.fixture(scope="module")
+def expected(demo_store):
+    """The library's headline findings on the demo for a judge, computed once per judge."""
+
+    @functools.cache
+    def findings(judge: str):
+        human = pd.read_csv(ROOT / "data" / "demo_human_ranking.csv")
+        return headline_findings(run_analyses(demo_store, judge=judge, human_ranking=human, rounds=1000))
+
+    return findings
 
 
 def _overview() -> AppTest:
     return open_page("pages/overview.py")
+
+
+@pytest.fixture(scope="module")
+def default_view() -> AppTest:
+    """The page's default view, opened once for the tests that only read it."""
+    return _overview()
 
 
 def _unescape(source: str) -> str:
@@ -36,13 +50,12 @@ def _markdown(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown).replace("\\", "")
 
 
-def test_headline_metrics_and_sentences_match_the_library(demo_store):
-    at = _overview()
+def test_headline_metrics_and_sentences_match_the_library(default_view, expected):
+    at = default_view
     judge = at.selectbox(key="overview_judge_select").value
-    expected = _expected(demo_store, judge)
     metrics = _metrics(at)
     deltas = {m.label: _unescape(m.proto.delta) for m in at.metric}
-    for finding in expected.findings:
+    for finding in expected(judge).findings:
         for tile in finding.tiles:
             assert metrics[tile.label] == tile.value
             assert deltas[tile.label] == tile.note
@@ -50,7 +63,7 @@ def test_headline_metrics_and_sentences_match_the_library(demo_store):
     assert metrics["Leader"] == "sim-alder"
     # Each finding links to its page, where that page exists in this build.
     links = {p.proto.label for p in at.get("page_link")}
-    for finding in expected.findings:
+    for finding in expected(judge).findings:
         if (ROOT / "pages" / f"{finding.page}.py").exists():
             assert f"Open the {finding.page.capitalize()} page" in links
     # The leaderboard is shared with the Leaderboard page (same memo key, no second bootstrap).
@@ -58,8 +71,8 @@ def test_headline_metrics_and_sentences_match_the_library(demo_store):
     assert any(k[1:] == ("leaderboard", judge, None, False, 1000, 0) for k in memo)
 
 
-def test_report_download_is_built_on_click():
-    at = _overview()
+def test_report_download_is_built_on_click(default_view):
+    at = default_view
     buttons = at.get("download_button")
     report = [b for b in buttons if b.proto.label == "Download the HTML report"]
     assert len(report) == 1
@@ -77,17 +90,17 @@ def test_every_judge_toggle_computes_each_sheet():
     assert sheets == {"sim-judge-first-slot", "sim-judge-steady", "sim-judge-tie-happy"}
 
 
-def test_changing_the_judge_changes_the_findings(demo_store):
+def test_changing_the_judge_changes_the_findings(expected):
     at = _overview()
     at.selectbox(key="overview_judge_select").set_value("sim-judge-steady").run()
     assert not at.exception
-    expected = _expected(demo_store, "sim-judge-steady")
     metrics = _metrics(at)
-    assert metrics["Position bias"] == expected.get("judge").tiles[0][1]
+    assert metrics["Position bias"] == expected("sim-judge-steady").get("judge").tiles[0][1]
     assert metrics["Win rate correctable?"] == "Yes"
     assert "sim-judge-steady prefers the first slot" in _markdown(at)
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_a_tiny_upload_gets_words_not_a_traceback():
     at = open_page()
     tiny = (
@@ -106,6 +119,7 @@ def test_a_tiny_upload_gets_words_not_a_traceback():
     assert "no labelled rows" in text
 
 
+@pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
 def test_anchor_only_demo():
     at = open_page()
     label = "Demo: anchor-only (AlpacaEval-style), 16 simulated models"

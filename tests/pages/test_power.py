@@ -87,6 +87,7 @@ def test_one_pair_mode_and_anchor_comparison(power_page):
     assert len(table) == 19
 
 
+@pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
 def test_anchor_only_demo():
     at = _page()
     at.selectbox(key="pw_anchor").set_value("sim-juniper").run()  # a model both demos share

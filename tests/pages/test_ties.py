@@ -96,6 +96,7 @@ def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
     assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
 
 
+@pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
 def test_page_without_human_labels_or_ranking():
     """The anchor-only demo has no human labels and no human ranking: the page says so in words."""
     # two demos load in one test: allow for a CI machine busy with the browser tests (5 s quiet)
@@ -111,6 +112,7 @@ def test_page_without_human_labels_or_ranking():
     assert _metrics(at)["Distinct levels"] == ["5"]
 
 
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     """After the demo's pointwise scores were on screen, an uploaded verdict table gets no
     made-up pointwise scores: the section says none is loaded until the user asks for the demo."""

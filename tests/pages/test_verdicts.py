@@ -10,11 +10,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.simulate import SimulationSpec, simulate, simulate_arena
-from evalcore.store import VerdictStore
 from evalcore.verdicts import VerdictFilter
-from tests.conftest import ROOT
+from tests.conftest import new_app
 from tests.test_adversarial import _live_markup
 from tests.verdicts.test_presentation import HOSTILE_TEXT, _outside_fences
+
+#: Links, filters and paging on the small copy of the demo (compared with `small_demo_store`).
+pytestmark = pytest.mark.usefixtures("small_demo")
 
 PAGE = "pages/verdicts.py"
 
@@ -26,7 +28,7 @@ def _workspace(tmp_path, monkeypatch):
 
 def _open(params: dict[str, str] | None = None) -> AppTest:
     """The page as a link's first request: a new session on the default demo."""
-    at = AppTest.from_file(str(ROOT / PAGE), default_timeout=120)
+    at = new_app(PAGE)
     for key, value in (params or {}).items():
         at.query_params[key] = value
     at.run()
@@ -35,7 +37,7 @@ def _open(params: dict[str, str] | None = None) -> AppTest:
 
 
 def _uploaded(frame: pd.DataFrame, name: str = "t.csv") -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     at.file_uploader(key="upload").upload(name, frame.to_csv(index=False).encode(), "text/csv").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -61,13 +63,11 @@ def _titles(at: AppTest) -> list[str]:
     return [t for t in _texts(at) if " vs " in t and "· judge" in t]
 
 
-def test_a_link_opens_that_pairs_verdicts_with_their_text():
+def test_a_link_opens_that_pairs_verdicts_with_their_text(small_demo_store):
     at = _open(
         {"judge": "sim-judge-first-slot", "a": "sim-alder", "b": "sim-larch", "dataset": "demo-all-pairs"}
     )
-    store = VerdictStore()
-    store.load_file(ROOT / "data" / "demo_all_pairs.parquet")
-    want = store.verdicts(
+    want = small_demo_store.verdicts(
         VerdictFilter(judge="sim-judge-first-slot", model_a="sim-alder", model_b="sim-larch")
     )
     assert _headline(at).startswith(f"**Cases 1–20 of {want.total:,}**")
@@ -100,13 +100,12 @@ def test_paging_moves_through_the_cases_and_a_new_filter_starts_at_page_one():
     assert len(flagged) == len(_titles(at)) > 0  # every case shown carries the flag
 
 
-def test_an_anchors_beats_every_model_link_opens_those_instructions_and_can_be_switched_off():
+def test_an_anchors_beats_every_model_link_opens_those_instructions_and_can_be_switched_off(small_demo_store):
     from evalcore.anchors import win_rate_distribution
 
     judge, anchor = "sim-judge-steady", "sim-alder"
     at = _open({"judge": judge, "beats": anchor})
-    store = VerdictStore()
-    store.load_file(ROOT / "data" / "demo_all_pairs.parquet")
+    store = small_demo_store
     want = store.verdicts(VerdictFilter(judge=judge, beats_all=anchor))
     n = win_rate_distribution(store.counts(judge=judge), anchor).anchor_beats_all
     assert want.total == n * (len(store.models()) - 1)  # all pairs: every rival once per instruction
@@ -234,7 +233,7 @@ def test_the_page_reads_sparse_and_unbalanced_tables(shape):
 
 
 def test_arriving_from_another_page_keeps_its_judge_and_all_judges_stays_selectable():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = new_app()
     at.run()
     at.switch_page("pages/calibration.py").run()
     at.selectbox(key="cal_judge_select").select("sim-judge-tie-happy").run()

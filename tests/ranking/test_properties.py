@@ -4,7 +4,7 @@ slots with the verdict's sign, and duplicating every instruction."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evalcore.counts import VerdictCounts
@@ -77,8 +77,21 @@ def test_swapping_slots_with_the_verdicts_sign_changes_nothing(counts):
         assert abs(before[name] - after[name]) < 1e-6
 
 
+#: Found by Hypothesis: the reference model's rating is pinned, its "interval" a width of 1e-6.
+PINNED = VerdictCounts.from_cells(
+    models=("m0", "m1", "m2"),
+    instructions=("q0", "q1", "q2"),
+    judge=None,
+    inst=np.array([0, 0, 0, 0, 0, 0, 2]),
+    a=np.array([0, 0, 1, 1, 2, 2, 0]),
+    b=np.array([1, 2, 0, 2, 0, 1, 1]),
+    n=np.array([[0, 0, 0, 0, 1]] * 2 + [[0, 0, 1, 0, 1]] + [[0, 0, 0, 0, 1]] * 3 + [[0, 0, 0, 1, 0]]),
+)
+
+
 @settings(max_examples=25, deadline=None)
 @given(tables())
+@example(PINNED)
 def test_duplicating_every_instruction_keeps_ratings_and_narrows_intervals(counts):
     i = counts.n_instructions
     doubled = VerdictCounts.from_cells(
@@ -95,7 +108,9 @@ def test_duplicating_every_instruction_keeps_ratings_and_narrows_intervals(count
     np.testing.assert_allclose(one["rating"], two["rating"], atol=1e-6)
     w1 = (one["ci_high"] - one["ci_low"]).to_numpy()
     w2 = (two["ci_high"] - two["ci_low"]).to_numpy()
-    ok = np.isfinite(w1) & np.isfinite(w2) & (w1 > 1e-6)
+    # A width of a millionth of an Elo point is rounding noise around zero (a rating the design
+    # pins), not an interval: its ratio means nothing; real widths here are tens of points.
+    ok = np.isfinite(w1) & np.isfinite(w2) & (w1 > 1e-3)
     # Twice the clusters: information and meat both double, so the covariance halves; with the
     # small-sample factor I/(I − 1) the width ratio is exactly √(½ · (2I/(2I−1)) / (I/(I−1))).
     factor = np.sqrt(0.5 * (2 * i / (2 * i - 1)) / (i / (i - 1)))
