@@ -140,12 +140,17 @@ def sandwich_covariance(
     acts on the space orthogonal to the constant vector.
     """
     m = counts.n_models
-    reps, mult = counts.pattern_counts()
+    if counts.n_cells == counts.n_instructions:
+        # One cell per instruction (an arena table): clustered_outer sums such clusters in
+        # O(cells) already, so hashing them into patterns first would only cost time and memory.
+        reps, mult = counts, None
+    else:
+        reps, mult = counts.pattern_counts()
     p = _sigmoid(theta[:, None] - theta[None, :])
     calls = reps.n.sum(axis=1).astype(np.float64)
     resid = reps.cell_scores(SLOT_A_SCORE) - calls * p[reps.a, reps.b]
     meat = clustered_outer(reps.inst, reps.a, reps.b, resid, n_models=m, weights=mult, chunk=chunk_patterns)
-    n_clusters = int(mult.sum())
+    n_clusters = counts.n_instructions
     if n_clusters > 1:
         meat *= n_clusters / (n_clusters - 1)
     bread = np.linalg.pinv(fisher_information(wins, theta, prior_games=prior_games), hermitian=True)
