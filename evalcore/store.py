@@ -430,28 +430,31 @@ class VerdictStore:
         models = tuple(
             r[0]
             for r in self.con.execute(
-                f"WITH f AS ({filtered}) SELECT DISTINCT m FROM "
-                "(SELECT model_a AS m FROM f UNION ALL SELECT model_b FROM f) ORDER BY m",
+                # each slot's distinct names first: two small hash aggregates, not one over 2 × rows
+                f"WITH f AS ({filtered}) SELECT m FROM (SELECT DISTINCT model_a AS m FROM f "
+                "UNION SELECT DISTINCT model_b FROM f) ORDER BY m",
                 params,
             ).fetchall()
         )
-        if judge is not None and self._unique_keys:
-            # one judge's rows are its cells already (each row its own instruction and pair)
-            level_cols = ", ".join(f"(verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS))
-            grouped = f"SELECT instruction_id, model_a, model_b, {level_cols} FROM ({filtered})"
+        one_call = judge is not None and self._unique_keys
+        if one_call:
+            # One judge's rows are its cells already (each row its own instruction and pair): each
+            # cell is one call, so its level index travels instead of five count columns.
+            grouped = f"SELECT instruction_id, model_a, model_b, (verdict - {LEVELS[0]})::TINYINT AS lvl FROM ({filtered})"
+            payload = "lvl"
         else:
             level_cols = ", ".join(
                 f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
             )
             grouped = f"SELECT instruction_id, model_a, model_b, {level_cols} FROM ({filtered}) GROUP BY ALL"
+            payload = ", ".join(f"n{k}" for k in range(N_LEVELS))
         # One pass: group into cells, index the models through a small join, and sort by
         # instruction so Python numbers instructions from the change points of a sorted column.
         cells = self.con.execute(
             f"""
             WITH c AS ({grouped}),
             mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
-            SELECT instruction_id, ma.k AS a, mb.k AS b,
-                   {", ".join(f"n{k}" for k in range(N_LEVELS))}
+            SELECT instruction_id, ma.k AS a, mb.k AS b, {payload}
             FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b
             ORDER BY instruction_id, a, b
             """,
@@ -462,7 +465,11 @@ class VerdictStore:
         if ids.size > 1:
             change[1:] = ids[1:] != ids[:-1]
         inst = np.cumsum(change) - 1
-        n = np.stack([np.asarray(cells[f"n{k}"], dtype=np.int32) for k in range(N_LEVELS)], axis=1)
+        if one_call:
+            n = np.zeros((ids.size, N_LEVELS), dtype=np.int32)
+            n[np.arange(ids.size), np.asarray(cells["lvl"], dtype=np.intp)] = 1
+        else:
+            n = np.stack([np.asarray(cells[f"n{k}"], dtype=np.int32) for k in range(N_LEVELS)], axis=1)
         return VerdictCounts(
             models=models,
             instructions=tuple(ids[change].tolist()),
