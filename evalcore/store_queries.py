@@ -11,12 +11,15 @@ reach SQL only as bound parameters. The general aggregation every analysis reads
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
-import pandas as pd
 
 from evalcore._sql import one_row
+
+if TYPE_CHECKING:  # frames are made by DuckDB (.df()): `rank --json` never imports pandas
+    import pandas as pd
 
 __all__ = [
     "PATTERN_COLUMNS",

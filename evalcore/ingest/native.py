@@ -33,7 +33,6 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
 
 from evalcore._sql import one_row
 from evalcore.ingest.sources import (
@@ -50,6 +49,8 @@ from evalcore.ingest.text import build_text
 from evalcore.schema import OPTIONAL_COLUMNS, REQUIRED_COLUMNS, TEXT_COLUMNS, VerdictFormatError
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from evalcore.importers.chatbot_arena import BattleFacts
 
 #: Records per batch: big enough that DuckDB's reader and the per-batch overhead are amortised,
@@ -82,6 +83,8 @@ def convert_native(
     :class:`VerdictFormatError` in words for a file that is no recognised format, or with the
     records of the first problem found.
     """
+    import pandas as pd
+
     from evalcore import importers
     from evalcore.importers.chatbot_arena import BattlesConversion
 
@@ -135,6 +138,8 @@ def convert_native(
 
 def _refuse_unknown(src: Source, names: list[str]) -> None:
     """A file whose columns are no tool's format: the messages of a whole-file read."""
+    import pandas as pd
+
     from evalcore import importers
 
     probe = pd.DataFrame(columns=[str(n) for n in names])
@@ -232,6 +237,8 @@ def _battle_facts(reader: duckdb.DuckDBPyConnection, src: Source, sql: str, fiel
     MT-Bench's human judgments?), then one aggregate — are all judges named voter ids, how many
     distinct voters, how many distinct ``judge_hash`` values. ``fields``: the columns of a
     whole-file frame, in order (the importer takes the first that matches a name)."""
+    import pandas as pd
+
     from evalcore.importers.chatbot_arena import MT_BENCH_PROBE, BattleFacts, _is_mt_bench
 
     def pick(name: str) -> str | None:
@@ -307,6 +314,7 @@ def _parse(src: Source, text: str) -> dict:
 def _create(cur: duckdb.DuckDBPyConnection, got: dict[str, list] | pd.DataFrame) -> dict[str, str]:
     """``vl_frame`` for the first batch's columns: numbers as DOUBLE, everything else as text (so
     a later batch whose text cells are all empty, or all filled, fits the same table)."""
+    import pandas as pd
 
     def number(name: str) -> bool:
         if isinstance(got, pd.DataFrame):
@@ -324,6 +332,7 @@ def _append(
 ) -> None:
     """Append one batch's rows to ``vl_frame``: lists go to DuckDB as Arrow arrays (no frame is
     built: a frame of text columns costs more than the conversion itself), frames as they are."""
+    import pandas as pd
     import pyarrow as pa
 
     if isinstance(got, pd.DataFrame):
