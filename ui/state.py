@@ -7,6 +7,7 @@ import ctypes
 import gc
 import os
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
@@ -324,13 +325,66 @@ def forget_on_new_data(*keys: str) -> None:
         st.session_state[marker] = version
 
 
+#: Results computed on an untouched demo, shared by every session of this server process: a
+#: stakeholder opening the demo gets the Overview at once instead of recomputing it (4–5 s per
+#: judge). Bounded, oldest first out; demo results are a few megabytes at most.
+_SHARED: OrderedDict[tuple, Any] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+SHARED_ENTRIES = 128
+
+
+def _ranking_fingerprint(s: dict) -> int | None:
+    """A content hash of the session's human ranking (None without one), computed once per frame:
+    results that read the ranking are keyed by it, so a new ranking never shows old results."""
+    ranking = s.get("human_ranking")
+    if ranking is None:
+        return None
+    cached = s.get("ranking_fp")
+    if cached is None or cached[0] is not ranking:
+        cached = (ranking, int(pd.util.hash_pandas_object(ranking, index=False).sum()))
+        s["ranking_fp"] = cached
+    return cached[1]
+
+
+def _shared_identity(s: dict, ranking: int | None) -> tuple | None:
+    """What an untouched demo session's results depend on besides the key: the demo's file (and
+    its modification time) and the human ranking. None for uploads and saved datasets, whose
+    results stay in their session."""
+    label = s.get("demo")
+    if not label:
+        return None
+    path = demo_file(label)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return None
+    return (str(path), stamp, ranking)
+
+
 def memo(key: tuple, compute: Callable[[], T]) -> T:
-    """Compute once per dataset version and key; results live in this session only."""
+    """Compute once per dataset version, human ranking and key. Results of an untouched demo are
+    also shared between sessions (:data:`_SHARED`); any other dataset's stay in its session."""
     s = state()
-    full = (s["version"],) + tuple(key)
-    if full not in s["memo"]:
-        s["memo"][full] = compute()
-    return s["memo"][full]
+    ranking = _ranking_fingerprint(s)
+    full = (s["version"], ranking) + tuple(key)
+    if full in s["memo"]:
+        return s["memo"][full]
+    identity = _shared_identity(s, ranking)
+    shared = None if identity is None else identity + tuple(key)
+    if shared is not None:
+        with _SHARED_LOCK:
+            if shared in _SHARED:
+                _SHARED.move_to_end(shared)
+                s["memo"][full] = _SHARED[shared]
+                return s["memo"][full]
+    value = compute()
+    s["memo"][full] = value
+    if shared is not None and value is not None:  # None: "not computed yet" (a button's result)
+        with _SHARED_LOCK:
+            _SHARED[shared] = value
+            while len(_SHARED) > SHARED_ENTRIES:
+                _SHARED.popitem(last=False)
+    return value
 
 
 def counts(store: VerdictStore, judge: str | None, category: str | None = None, *, both_orders: bool = False):

@@ -68,7 +68,7 @@ def test_headline_metrics_and_sentences_match_the_library(default_view, expected
             assert f"Open the {finding.page.capitalize()} page" in links
     # The leaderboard is shared with the Leaderboard page (same memo key, no second bootstrap).
     memo = at.session_state["vl"]["memo"]
-    assert any(k[1:] == ("leaderboard", judge, None, False, 1000, 0) for k in memo)
+    assert any(k[2:] == ("leaderboard", judge, None, False, 1000, 0) for k in memo)  # (version, ranking, …)
 
 
 def test_report_download_is_built_on_click(default_view):
@@ -86,7 +86,7 @@ def test_every_judge_toggle_computes_each_sheet():
     at.toggle(key="overview_compare").set_value(True).run()
     assert not at.exception
     memo = at.session_state["vl"]["memo"]
-    sheets = {k[3] for k in memo if k[1:3] == ("findings", "judge_sheet")}
+    sheets = {k[4] for k in memo if k[2:4] == ("findings", "judge_sheet")}
     assert sheets == {"sim-judge-first-slot", "sim-judge-steady", "sim-judge-tie-happy"}
 
 

@@ -1,0 +1,87 @@
+"""Results of an untouched demo are shared between sessions; anything else stays in its session,
+and a new human ranking never shows results computed with the old one (ui.state.memo)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pandas as pd
+import pytest
+
+from tests.conftest import open_page
+
+# the module, not ui.state the function that ui re-exports under the same name
+us = importlib.import_module("ui.state")
+
+
+@pytest.fixture()
+def sessions(monkeypatch):
+    """Plain dicts as session states, one at a time (``use``), and an empty shared store."""
+    current: dict = {}
+    monkeypatch.setattr(us, "state", lambda: current["s"])
+    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
+
+    def use(**fields) -> dict:
+        current["s"] = {"version": 1, "memo": {}, "demo": None, "human_ranking": None, **fields}
+        return current["s"]
+
+    return use
+
+
+def counter():
+    calls: list[int] = []
+
+    def compute() -> int:
+        calls.append(1)
+        return len(calls)
+
+    return compute, calls
+
+
+def test_an_untouched_demo_shares_its_results_between_sessions(sessions):
+    compute, calls = counter()
+    sessions(demo=us.DEFAULT_DEMO)
+    assert us.memo(("board", "j"), compute) == 1
+    sessions(demo=us.DEFAULT_DEMO)  # another visitor
+    assert us.memo(("board", "j"), compute) == 1
+    assert len(calls) == 1
+    assert us.memo(("board", "other judge"), compute) == 2
+
+
+def test_uploads_keep_their_results_to_themselves(sessions):
+    compute, calls = counter()
+    sessions(demo=None)  # an upload
+    assert us.memo(("board", "j"), compute) == 1
+    sessions(demo=None)  # another upload, perhaps another file
+    assert us.memo(("board", "j"), compute) == 2
+    sessions(demo=us.DEFAULT_DEMO)
+    assert us.memo(("board", "j"), compute) == 3
+
+
+def test_a_new_human_ranking_is_a_new_result_in_the_session_and_across_sessions(sessions):
+    compute, calls = counter()
+    first = pd.DataFrame({"model": ["a", "b"], "score": [1.0, 2.0]})
+    s = sessions(demo=us.DEFAULT_DEMO, human_ranking=first)
+    assert us.memo(("anchor_sweep",), compute) == 1
+    s["human_ranking"] = pd.DataFrame({"model": ["a", "b"], "score": [2.0, 1.0]})  # uploaded
+    assert us.memo(("anchor_sweep",), compute) == 2
+    sessions(demo=us.DEFAULT_DEMO, human_ranking=first.copy())  # same content, another frame
+    assert us.memo(("anchor_sweep",), compute) == 1
+
+
+def test_a_result_not_computed_yet_is_not_shared(sessions):
+    # A page asks memo(key, lambda: None) for a button's result it has not computed.
+    sessions(demo=us.DEFAULT_DEMO)
+    assert us.memo(("sweep",), lambda: None) is None
+    sessions(demo=us.DEFAULT_DEMO)
+    assert us.memo(("sweep",), lambda: 42) == 42
+
+
+def test_two_visitors_of_the_demo_get_the_same_leaderboard_object():
+    first = open_page("pages/leaderboard.py")
+    second = open_page("pages/leaderboard.py")
+    one, two = first.session_state["vl"]["memo"], second.session_state["vl"]["memo"]
+    boards = [k for k in one if "leaderboard" in k]
+    assert boards
+    assert all(two[k] is one[k] for k in boards if k in two)
+    assert any(k in two for k in boards)
