@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 import ui as _ui
@@ -12,8 +11,6 @@ from evalcore.judge.certification import certify
 from evalcore.plots.calibration import calibration_figure, coverage_figure, floor_figure
 
 W = show.WIDGETS
-
-say = _ui.alerts  # safe Markdown: the presentation escaped the user text
 
 with _ui.page("Calibration"):
     st.title("Calibration")
@@ -69,10 +66,10 @@ with _ui.page("Calibration"):
         st.caption(show.TIES)
         _ui.number_tiles(show.metrics(cal))  # percentages or "refused"; help already escaped
         _ui.verdicts_link("Read the cases where the judge and the human disagree", sel.disagreements)
-        say(show.correction_message(cal))
+        _ui.alerts(show.correction_message(cal))
         threshold = st.columns(3)[0].slider(**W["certify"], key="cal_certify")
-        say([show.certification_message(certify(cal.counts, threshold=threshold / 100, candidate=cand))])
-        say(show.correction_notes(cal))
+        cert = certify(cal.counts, threshold=threshold / 100, candidate=cand)
+        _ui.alerts([show.certification_message(cert), *show.correction_notes(cal)])
         st.plotly_chart(calibration_figure(cal), width="stretch")
         _ui.table(show.summary_display(cal), cal.summary_frame(), "calibration.csv", key="dl_calibration")
         st.caption(show.METHOD)
@@ -82,7 +79,7 @@ with _ui.page("Calibration"):
         if ppi is None:
             st.error(ppi_problem)  # escaped by the presentation
         else:
-            say(show.ppi_messages(ppi))
+            _ui.alerts(show.ppi_messages(ppi))
             _ui.table(show.ppi_table(ppi), ppi.table(), "ppi_ratings.csv", key="dl_ppi")
         st.caption(show.PPI)
 
@@ -94,7 +91,7 @@ with _ui.page("Calibration"):
         custom = f2.number_input(**W["floor_custom"], key="cal_floor_custom")
         typed = f3.text_input(**W["floor_js"], key="cal_floor_js")
         typed_js, problems = show.typed_js(typed)
-        say(problems)
+        _ui.alerts(problems)
         js = show.youden_values(cal, typed_js)
         all_sizes = show.floor_sizes(sizes, custom)
         if not all_sizes or not js:
@@ -146,7 +143,7 @@ with _ui.page("Calibration"):
             margin = g2.slider(**W["margin"], key="cal_gate_margin", disabled=kind == "superiority")
             on = g3.radio(**W["gate_on"], key="cal_gate_on")
             gate = show.gate_for(cal, kind=kind, margin_points=margin, on=on, ppi=ppi)
-            say(show.gate_messages(gate))
-            if not isinstance(gate, str):
-                _ui.download_csv(pd.DataFrame([gate.as_dict()]), "gate.csv", key="dl_gate")
+            _ui.alerts(show.gate_messages(gate))
+            if (frame := show.gate_frame(gate)) is not None:
+                _ui.download_csv(frame, "gate.csv", key="dl_gate")
             st.caption(show.CLI)

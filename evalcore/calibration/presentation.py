@@ -411,6 +411,11 @@ def gate_messages(gate: GateResult | str) -> list[Message]:
     return out
 
 
+def gate_frame(gate: GateResult | str) -> pd.DataFrame | None:
+    """The gate's result as a one-row table for its CSV download; None when it could not run."""
+    return None if isinstance(gate, str) else pd.DataFrame([gate.as_dict()])
+
+
 def correction_notes(cal: Calibration) -> list[Message]:
     """The transfer warning and the design warnings of a calibration (escaped)."""
     out = [Message("warning", md(cal.transfer_warning))] if cal.transfer_warning else []
