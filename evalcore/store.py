@@ -89,6 +89,7 @@ class VerdictStore:
 
     def close(self) -> None:
         """Close the connection and delete the folder holding the text (if any)."""
+        self.text.release()  # a store that borrowed this one's text copies it now
         self.con.close()
         self.text.close()
 
@@ -135,6 +136,7 @@ class VerdictStore:
 
         incoming: object
         text: object = None
+        borrow = None
         if isinstance(table, LoadedTable):
             name, format = table.file, table.format
             if table.store is self:
@@ -142,12 +144,11 @@ class VerdictStore:
             if table.store is not None:
                 source = table.store.con.cursor()
                 feats = _features(source.execute("DESCRIBE verdicts").fetchall())
-                source_text = table.store.text.current
                 incoming = source.sql(
                     f'SELECT {_COLUMNS}{_list(feats)} FROM verdicts ORDER BY "row"'
                 ).to_arrow_reader()
-                if source_text is not None:  # streamed across in Arrow batches, never whole
-                    text = table.store.con.cursor().sql(f"SELECT * FROM {source_text}").to_arrow_reader()
+                # the text is borrowed, and copied (in Arrow batches) only when first read
+                borrow = table.store.text.borrowable()
             else:
                 feats = _features(table.frame.columns)
                 incoming = table.frame[list(CANONICAL_COLUMNS) + feats]
@@ -186,7 +187,7 @@ class VerdictStore:
                 cur.execute("ROLLBACK")
                 self.text.discard(cur)
                 raise
-            self.text.publish(cur, staged)
+            self.text.publish(cur, staged, borrow=borrow)
         finally:
             cur.unregister("incoming")
             if text is not None:
@@ -559,15 +560,13 @@ class VerdictStore:
         """
         from evalcore.store_style import style_rows
 
-        return style_rows(
-            self.con, judge=judge, category=category, features=tuple(features), text_table=self.text.current
-        )
+        return style_rows(self.con, judge=judge, category=category, features=tuple(features), text=self.text)
 
     def feature_sources(self) -> dict[str, str]:
         """Per-answer features this table can supply for style control → their source, in words."""
         from evalcore.store_style import feature_sources
 
-        return feature_sources(self.con, self.text.current)
+        return feature_sources(self.con, self.text)
 
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""

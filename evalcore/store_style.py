@@ -8,6 +8,7 @@ features (lengths, Markdown counts from the answers' text with the RE2 patterns 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import duckdb
 import numpy as np
@@ -15,6 +16,9 @@ import numpy as np
 from evalcore._sql import one_row
 from evalcore.errors import UsageError
 from evalcore.features import CODE_BLOCK, MARKDOWN_PATTERNS, StyleRows, feature_pairs
+
+if TYPE_CHECKING:
+    from evalcore.store_verdicts import TextArea
 
 TEXT_COLUMNS = ("response_a", "response_b")
 
@@ -25,29 +29,27 @@ def table_columns(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
     return tuple(str(r[0]) for r in con.execute("DESCRIBE verdicts").fetchall())
 
 
-def _text_in(con: duckdb.DuckDBPyConnection, text_table: str | None) -> bool:
-    """Whether the store's text table (kept apart from the verdicts, on disk) holds answers."""
-    if text_table is None:
-        return False
-    found = con.execute(
-        f"SELECT 1 FROM {text_table} WHERE response_a IS NOT NULL AND response_b IS NOT NULL LIMIT 1"
-    ).fetchone()
-    return found is not None
+def _text_in(text: TextArea | None) -> bool:
+    """Whether the store's text (kept apart from the verdicts, on disk) holds answers."""
+    return text is not None and text.has_answers()
 
 
-def _rows_sql(con: duckdb.DuckDBPyConnection, text_table: str | None) -> str:
+def _rows_sql(con: duckdb.DuckDBPyConnection, text: TextArea | None) -> str:
     """The calls with their answers: the verdicts, joined to the text table by row when the
     answers live there (a file's text is never copied into the verdicts table)."""
-    if set(TEXT_COLUMNS) <= set(table_columns(con)) or not _text_in(con, text_table):
+    if set(TEXT_COLUMNS) <= set(table_columns(con)) or not _text_in(text):
         return "verdicts"
-    return f'(SELECT v.*, t.response_a, t.response_b FROM verdicts v LEFT JOIN {text_table} t USING ("row"))'
+    assert text is not None
+    return (
+        f'(SELECT v.*, t.response_a, t.response_b FROM verdicts v LEFT JOIN {text.current} t USING ("row"))'
+    )
 
 
-def feature_sources(con: duckdb.DuckDBPyConnection, text_table: str | None = None) -> dict[str, str]:
+def feature_sources(con: duckdb.DuckDBPyConnection, text_area: TextArea | None = None) -> dict[str, str]:
     """Every per-answer feature this table can supply → where it comes from (in words).
-    ``text_table`` is the store's table of prompts and answers, if any."""
+    ``text_area`` holds the store's prompts and answers, if any."""
     columns = set(table_columns(con))
-    text = set(TEXT_COLUMNS) <= columns or _text_in(con, text_table)
+    text = set(TEXT_COLUMNS) <= columns or _text_in(text_area)
     pairs = feature_pairs(columns)
     out: dict[str, str] = {}
     has_length = one_row(
@@ -67,16 +69,39 @@ def feature_sources(con: duckdb.DuckDBPyConnection, text_table: str | None = Non
     return out
 
 
-def _side_sql(con_sources: dict[str, str], name: str, side: str) -> tuple[str, list[str]]:
+def _side_sql(con_sources: dict[str, str], name: str, side: str, k: int) -> str:
     source = con_sources[name]
     if name == "length":
         if source.startswith("length_a"):
-            return f"length_{side}", []
-        return f"length(response_{side})::DOUBLE", []
+            return f"length_{side}"
+        return f"length(response_{side})::DOUBLE"
     if name in MARKDOWN_PATTERNS and source.startswith("counted"):
-        parts = [f"len(regexp_extract_all(vl_clean_{side}, ?))" for _ in MARKDOWN_PATTERNS[name]]
-        return "(" + " + ".join(parts) + ")::DOUBLE", list(MARKDOWN_PATTERNS[name])
-    return f'"feat_{name}_{side}"::DOUBLE', []
+        return f"q.{side}{k}"  # counted once per distinct answer (vl_row_marks)
+    return f'"feat_{name}_{side}"::DOUBLE'
+
+
+def _row_marks(con: duckdb.DuckDBPyConnection, table: str, counted: tuple[str, ...]):
+    """The Markdown counts of both answers of every row of the text table ``table``, as Arrow
+    (``row``, then ``a<k>``, ``b<k>`` per element of ``counted``). An answer recurs in every
+    call that compares it (the demo: 6,000 answers in 684,000 answer slots), so the patterns run
+    once per distinct answer, joined back by the text (exact)."""
+    marks, params = [], []
+    for k, name in enumerate(counted):
+        parts = ["len(regexp_extract_all(vl_clean, ?))" for _ in MARKDOWN_PATTERNS[name]]
+        marks.append("(" + " + ".join(parts) + f")::DOUBLE AS m{k}")
+        params += list(MARKDOWN_PATTERNS[name])
+    sides = "".join(f", ua.m{k} AS a{k}, ub.m{k} AS b{k}" for k in range(len(counted)))
+    return con.sql(
+        f"""WITH u AS (
+                SELECT response, {", ".join(marks)} FROM (
+                    SELECT response, regexp_replace(response, ?, '', 'g') AS vl_clean FROM (
+                        SELECT DISTINCT response FROM (SELECT response_a AS response FROM {table}
+                                                       UNION ALL SELECT response_b FROM {table})
+                        WHERE response IS NOT NULL)))
+            SELECT t."row"{sides} FROM {table} t
+                LEFT JOIN u ua ON ua.response = t.response_a LEFT JOIN u ub ON ub.response = t.response_b""",
+        params=params + [CODE_BLOCK],  # in textual order
+    ).to_arrow_table()
 
 
 def style_rows(
@@ -85,10 +110,10 @@ def style_rows(
     judge: str | None,
     category: str | None,
     features: Sequence[str],
-    text_table: str | None = None,
+    text: TextArea | None = None,
 ) -> StyleRows:
     """See :meth:`evalcore.store.VerdictStore.style_rows`."""
-    sources = feature_sources(con, text_table)
+    sources = feature_sources(con, text)
     missing = [f for f in features if f not in sources]
     if missing:
         raise UsageError(
@@ -98,18 +123,15 @@ def style_rows(
             + (", ".join(sorted(sources)) if sources else "none")
             + "."
         )
-    uses_text = any(sources[f].startswith("counted") for f in features)
-    select, params = [], []
-    for k, name in enumerate(features):
-        for side in ("a", "b"):
-            expr, p = _side_sql(sources, name, side)
-            select.append(f"{expr} AS f{side}{k}")
-            params += p
-    clean = ""
-    clean_params: list[str] = []
-    if uses_text:
-        clean = ", regexp_replace(response_a, ?, '', 'g') AS vl_clean_a, regexp_replace(response_b, ?, '', 'g') AS vl_clean_b"
-        clean_params = [CODE_BLOCK, CODE_BLOCK]
+    counted = tuple(f for f in features if sources[f].startswith("counted"))
+    # the text table is joined only for lengths read from it; Markdown counts come per row from
+    # where the text lives (a borrowed demo text is not copied), computed once per table
+    from_text = any(sources[f].startswith("the answers") for f in features)
+    select = [
+        f"{_side_sql(sources, name, side, counted.index(name) if name in counted else k)} AS f{side}{k}"
+        for k, name in enumerate(features)
+        for side in ("a", "b")
+    ]
     keys = ["instruction_id", "model_a", "model_b", "judge", "y"]
     fcols = [f"f{s}{k}" for k in range(len(features)) for s in ("a", "b")]
     complete = " AND ".join(f"{c} IS NOT NULL AND NOT isnan({c})" for c in fcols) or "true"
@@ -118,8 +140,17 @@ def style_rows(
         "AND (? IS NULL OR category = ?)"
     )
     filters = [judge, judge, category, category]
+    rows = _rows_sql(con, text) if from_text else "verdicts"
+    joins = ' LEFT JOIN vl_row_marks q ON q."row" = r."row"' if counted else ""
     cur = con.cursor()
     try:
+        if counted:  # registered first: a half-read result blocks registering on a cursor
+            if set(TEXT_COLUMNS) <= set(table_columns(con)):  # answers in the verdicts table
+                marks = _row_marks(cur, "verdicts", counted)
+            else:
+                assert text is not None
+                marks = text.derived(("marks", counted), lambda c, t: _row_marks(c, t, counted))
+            cur.register("vl_row_marks", marks)
         total = one_row(cur.execute(f"SELECT count(*) FROM verdicts WHERE {where}", filters))[0]
         # One pass: features and complete rows. Identical calls are not grouped: with per-answer
         # features they rarely repeat, and a hash aggregate would triple the time of this step.
@@ -129,9 +160,9 @@ def style_rows(
                 SELECT instruction_id, model_a, model_b, judge,
                        (CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END)::DOUBLE AS y
                        {"".join(", " + s for s in select)}
-                FROM (SELECT *{clean} FROM {_rows_sql(con, text_table)} WHERE {where}))
+                FROM {rows} r{joins} WHERE {where})
             WHERE {complete}""",
-            params + clean_params + filters,  # in textual order
+            filters,
         )
         models = tuple(
             r[0]
@@ -156,6 +187,8 @@ def style_rows(
         n_inst = int(np.max(got["inst"])) + 1 if len(got["inst"]) else 0
     finally:
         cur.execute("DROP TABLE IF EXISTS vl_style")
+        if counted:
+            cur.unregister("vl_row_marks")
         cur.close()
     n = np.asarray(got["n"], dtype=np.float64)
     return StyleRows(

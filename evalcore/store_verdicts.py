@@ -20,8 +20,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import duckdb
 
@@ -30,6 +31,8 @@ from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, Ver
 
 if TYPE_CHECKING:
     from evalcore.store import VerdictStore
+
+T = TypeVar("T")
 
 #: Name of the attached on-disk database that holds the text.
 TEXT_DB = "vl_textdb"
@@ -49,16 +52,38 @@ def _lit(text: str) -> str:
 
 
 class TextArea:
-    """The temporary folder and on-disk database of one store's text (created on first use)."""
+    """The temporary folder and on-disk database of one store's text (created on first use).
+
+    **Borrowed text.** A table copied from another store (every session's copy of the demo) does
+    not copy its text at once: it borrows the other store's text table and copies it on first
+    read (the Verdicts page, a text feature). Most sessions never read the text, and the demo's
+    is 150 MB on disk; copied at load, it cost each new visitor 0.6 s and that much disk. Before
+    the lending store drops or closes that table, each borrower copies it, so a borrower always
+    reads the text of the table it loaded.
+    """
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
         self.folder: str | None = None
         self._cleanup: weakref.finalize | None = None
-        #: The current text table (qualified name), None when the loaded table has no text.
-        self.current: str | None = None
+        self._current: str | None = None
         self._next: str | None = None
         self._generation = 0
+        #: (the lending area, its table) until the borrowed text is first read
+        self._borrowed: tuple[TextArea, str] | None = None
+        #: areas that borrow this one's current table (copied before it goes)
+        self._borrowers: weakref.WeakSet[TextArea] = weakref.WeakSet()
+        self._lock = threading.RLock()
+        #: values computed from the current table by :meth:`derived` (shared by its borrowers)
+        self._derived: dict[object, object] = {}
+
+    @property
+    def current(self) -> str | None:
+        """The current text table (qualified name), None when the loaded table has no text; a
+        borrowed table is copied here first."""
+        if self._borrowed is not None:
+            self._copy_borrowed()
+        return self._current
 
     def ensure(self) -> None:
         """Create the folder, attach the database, cap the memory (idempotent)."""
@@ -79,7 +104,84 @@ class TextArea:
 
     @property
     def has_text(self) -> bool:
-        return self.current is not None
+        return self._current is not None or self._borrowed is not None
+
+    def has_answers(self) -> bool:
+        """Whether the text holds both answers of some call (read where the text is: a borrowed
+        table is not copied for this)."""
+        with self._lock:
+            if self._borrowed is not None:
+                con, table = self._borrowed[0].con, self._borrowed[1]
+            elif self._current is not None:
+                con, table = self.con, self._current
+            else:
+                return False
+            cur = con.cursor()
+            try:
+                found = cur.execute(
+                    f"SELECT 1 FROM {table} WHERE response_a IS NOT NULL AND response_b IS NOT NULL LIMIT 1"
+                ).fetchone()
+            finally:
+                cur.close()
+            return found is not None
+
+    def derived(self, key: object, make: Callable[[duckdb.DuckDBPyConnection, str], T]) -> T:
+        """``make(connection, table)`` run where the text lives (the lender's database for
+        borrowed text, which is not copied for this) and kept with that table under ``key``: every
+        session that borrows the demo's text shares one result. The table must hold text."""
+        borrowed = self._borrowed
+        if borrowed is not None:
+            lender, table = borrowed
+            with lender._lock:
+                if lender._current == table:  # else the lender moved on and this area copied it
+                    return lender._derived_here(key, make)
+        with self._lock:
+            return self._derived_here(key, make)
+
+    def _derived_here(self, key: object, make: Callable[[duckdb.DuckDBPyConnection, str], T]) -> T:
+        table = self.current
+        if table is None:
+            raise ValueError("the loaded table has no text")
+        if (table, key) not in self._derived:
+            cur = self.con.cursor()
+            try:
+                self._derived[(table, key)] = make(cur, table)
+            finally:
+                cur.close()
+        return self._derived[(table, key)]  # type: ignore[return-value]
+
+    def borrowable(self) -> tuple[TextArea, str] | None:
+        """What a store copying this one's table borrows: the lending area and its table (the
+        original lender when this area itself borrows), None without text."""
+        with self._lock:
+            if self._borrowed is not None:
+                return self._borrowed
+            return (self, self._current) if self._current is not None else None
+
+    def _copy_borrowed(self) -> None:
+        with self._lock:
+            if self._borrowed is None:
+                return
+            lender, table = self._borrowed
+            reader = lender.con.cursor().sql(f"SELECT * FROM {table}").to_arrow_reader()
+            cur = self.con.cursor()
+            try:
+                cur.register("vl_borrowed_text", reader)
+                self.stage(cur, "vl_borrowed_text", probe=False)
+                self._current, self._next, self._borrowed = self._next, None, None
+                lender._borrowers.discard(self)
+            except Exception:
+                self.discard(cur)
+                raise
+            finally:
+                cur.unregister("vl_borrowed_text")
+                cur.close()
+
+    def _release_borrowers(self) -> None:
+        """Let every borrower copy this area's current table before it is dropped."""
+        for borrower in list(self._borrowers):
+            borrower._copy_borrowed()
+        self._borrowers.clear()
 
     def _new_table(self, cur: duckdb.DuckDBPyConnection) -> str:
         """A new, empty text table (tables with an index cannot be renamed: each load gets its
@@ -107,11 +209,23 @@ class TextArea:
         )
         return True
 
-    def publish(self, cur: duckdb.DuckDBPyConnection, staged: bool) -> None:
-        """Make the staged text current (or drop the old text when the new table has none)."""
-        if self.current is not None:
-            cur.execute(f"DROP TABLE IF EXISTS {self.current}")
-        self.current, self._next = (self._next if staged else None), None
+    def publish(
+        self, cur: duckdb.DuckDBPyConnection, staged: bool, *, borrow: tuple[TextArea, str] | None = None
+    ) -> None:
+        """Make the staged text current (or drop the old text when the new table has none);
+        ``borrow`` (from :meth:`borrowable` of another store's area) is the text instead, copied on
+        first read."""
+        with self._lock:
+            if self._current is not None:
+                self._release_borrowers()
+                cur.execute(f"DROP TABLE IF EXISTS {self._current}")
+            if self._borrowed is not None:
+                self._borrowed[0]._borrowers.discard(self)
+            self._derived.clear()
+            self._current, self._next = (self._next if staged else None), None
+            self._borrowed = None if staged else borrow
+            if self._borrowed is not None:
+                self._borrowed[0]._borrowers.add(self)
 
     def attach_answers(self, cur: duckdb.DuckDBPyConnection, answers: str) -> int:
         """Fill in missing answers (and prompts) from ``answers`` (a registered relation with
@@ -149,7 +263,19 @@ class TextArea:
             cur.execute(f"DROP TABLE IF EXISTS {self._next}")
             self._next = None
 
+    def release(self) -> None:
+        """Before the store's connection closes: borrowers copy this area's table, and this area
+        stops borrowing (idempotent)."""
+        with self._lock:
+            if self._current is not None:
+                self._release_borrowers()
+            if self._borrowed is not None:
+                self._borrowed[0]._borrowers.discard(self)
+                self._borrowed = None
+
     def close(self) -> None:
+        """Delete the folder (after :meth:`release` and the connection's close)."""
+        self.release()
         if self._cleanup is not None:
             self._cleanup()
 

@@ -497,3 +497,27 @@ def test_ratings_are_estimates_matching_the_table():
     first = sc.table.iloc[0]
     assert est[first["model"]] == sc.rating(first["model"])
     assert est[first["model"]].low == pytest.approx(first["ci_low"]) and est[first["model"]].has_interval
+
+
+def test_markdown_counts_of_a_copied_table_read_the_lenders_text_without_copying_it(tmp_path):
+    # A session's copy of the demo borrows its text; Markdown counts are read where it lives.
+    from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+
+    sim = simulate(SimulationSpec(n_models=4, n_instructions=12, judges=(JudgeSpec("j"),), seed=3, text=True))
+    sim.verdicts.to_parquet(tmp_path / "t.parquet")
+    lender = VerdictStore()
+    table = lender.load_file(tmp_path / "t.parquet")
+    borrower = VerdictStore()
+    borrower.load(table)
+    features = ("headers", "bold", "lists", "length")
+    want, got = (s.style_rows(features=features) for s in (lender, borrower))
+    assert borrower.text.folder is None  # the text was not copied
+    assert sum(want.feature_a[name].sum() for name in features[:3]) > 0
+    for name in features[:3]:
+        np.testing.assert_array_equal(got.feature_a[name], want.feature_a[name])
+        np.testing.assert_array_equal(got.feature_b[name], want.feature_b[name])
+    # and by hand, for the calls as stored
+    text = lender.con.sql(f'SELECT response_a FROM {lender.text.current} ORDER BY "row"').df()
+    assert sorted(want.feature_a["bold"]) == sorted(markdown_counts(list(text["response_a"]))["bold"])
+    lender.close()
+    borrower.close()

@@ -431,3 +431,55 @@ def test_beats_all_opens_the_instructions_the_anchor_count_names(shape):
         assert all(anchor in c.models for c in cases)
         assert len({c.instruction for c in cases}) == expected, anchor
     store.close()
+
+
+def _cases_with_text(store: VerdictStore) -> list[tuple]:
+    page = store.verdicts(limit=50)
+    return [(c.instruction, c.prompt, c.answers, tuple(k.judge_output for k in c.calls)) for c in page.cases]
+
+
+def test_a_copied_table_borrows_the_text_until_it_is_read():
+    # Each session copies the demo: its text (150 MB on disk) is borrowed, not copied, until read.
+    lender = VerdictStore()
+    table = lender.load_bytes(HAND.encode(), name="hand.csv")
+    borrower = VerdictStore()
+    borrower.load(table)
+    assert borrower.has_text and borrower.text.folder is None  # nothing copied yet
+    assert borrower.text.has_answers()
+    assert borrower.verdict_options()["has_text"] and borrower.text.folder is None
+    assert _cases_with_text(borrower) == _cases_with_text(lender)
+    assert borrower.text.folder is not None  # the first read copied it
+    lender.close()
+    borrower.close()
+
+
+@pytest.mark.parametrize("then", ["reload", "close"])
+def test_borrowed_text_outlives_the_lenders_next_load_or_close(then):
+    lender = VerdictStore()
+    table = lender.load_bytes(HAND.encode(), name="hand.csv")
+    want = _cases_with_text(lender)
+    borrowers = [VerdictStore() for _ in range(2)]
+    for b in borrowers:
+        b.load(table)
+    if then == "reload":  # the lender's text table is dropped: each borrower copies it first
+        lender.load_bytes(HAND.replace("P1", "CHANGED").encode(), name="other.csv")
+        assert _cases_with_text(lender) != want
+    else:
+        lender.close()
+    for b in borrowers:
+        assert b.text.folder is not None
+        assert _cases_with_text(b) == want
+        b.close()
+
+
+def test_a_borrowers_next_load_stops_borrowing():
+    lender = VerdictStore()
+    table = lender.load_bytes(HAND.encode(), name="hand.csv")
+    borrower = VerdictStore()
+    borrower.load(table)
+    borrower.load_bytes(b"instruction_id,model_a,model_b,verdict\nq1,x,y,1\n", name="t.csv")
+    assert not borrower.has_text and not lender.text._borrowers
+    lender.load_bytes(HAND.encode(), name="again.csv")  # nothing to hand over
+    assert borrower.text.folder is None
+    lender.close()
+    borrower.close()
