@@ -8,8 +8,8 @@ names (judges, categories) only ever reach SQL as bound parameters.
 Why this module is longer than 500 lines: it is the one façade through which analyses reach
 DuckDB (loading atomically with the text beside it, counts, the verdicts behind a number, and a
 method per query the analyses need). The SQL itself lives in :mod:`evalcore.store_queries`,
-:mod:`evalcore.store_summary`, :mod:`evalcore.store_style` and :mod:`evalcore.store_verdicts`;
-what stays here is the loading transaction and one short method per question.
+:mod:`evalcore.store_summary`, :mod:`evalcore.store_style`, :mod:`evalcore.store_text` and
+:mod:`evalcore.store_verdicts`; what stays here is the loading transaction and one short method per question.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from evalcore.limits import LoadLimits
 from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, TEXT_COLUMNS, VerdictFormatError
 from evalcore.store_queries import CalibrationPatterns, LabelledCells
 from evalcore.store_summary import DatasetSummary, classify_design, summarise  # noqa: F401 (re-exported)
-from evalcore.store_verdicts import TextArea, case_page, options
+from evalcore.store_text import TextArea
+from evalcore.store_verdicts import case_page, options
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -81,7 +82,7 @@ class VerdictStore:
         self.con.execute("SET enable_progress_bar = false")
         self.con.execute(_CREATE)
         self.con.execute("CREATE OR REPLACE TABLE dataset (name VARCHAR, format VARCHAR)")
-        # prompts, answers and judge outputs: on disk, apart from the verdicts (store_verdicts)
+        # prompts, answers and judge outputs: on disk, apart from the verdicts (store_text)
         self.text = TextArea(self.con)
         # every row has its own (instruction, model_a, model_b, judge): known after a typed load,
         # it lets one judge's cells be read without grouping (an arena table: a prompt a battle)

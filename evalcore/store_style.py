@@ -18,7 +18,7 @@ from evalcore.errors import UsageError
 from evalcore.features import CODE_BLOCK, MARKDOWN_PATTERNS, StyleRows, feature_pairs
 
 if TYPE_CHECKING:
-    from evalcore.store_verdicts import TextArea
+    from evalcore.store_text import TextArea
 
 TEXT_COLUMNS = ("response_a", "response_b")
 

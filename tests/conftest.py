@@ -67,7 +67,7 @@ DEMO = ROOT / "data" / "demo_all_pairs.parquet"
 
 
 @pytest.fixture(scope="session")
-def demo_store():
+def full_demo_store():
     """The all-pairs demo in a store (with its text), loaded once per test worker the way the app
     loads it and shared by every file that asks (2–5 s each time saved): read it, never load
     another table into it."""
@@ -75,6 +75,12 @@ def demo_store():
     store.load_file(DEMO)
     yield store
     store.close()
+
+
+@pytest.fixture(scope="session")
+def demo_store(full_demo_store):
+    """The demo the app shows (page tests: the small copy unless marked ``full_demo``)."""
+    return full_demo_store
 
 
 @functools.cache

@@ -23,11 +23,14 @@ def _texts(elements) -> str:
     return "\n".join(str(e.value) for e in elements)
 
 
-def test_default_view_starts_with_the_top_model_and_shows_every_section(cal_page, demo_store):
+@pytest.mark.full_demo  # the coverage summary needs the demo's labelled pairs
+def test_default_view_starts_with_the_top_model_and_shows_every_section(cal_page, full_demo_store):
     from evalcore.ranking import leaderboard
 
     top, second = (
-        leaderboard(demo_store.counts(judge=demo_store.judges()[0]), rounds=0).table["model"].iloc[:2]
+        leaderboard(full_demo_store.counts(judge=full_demo_store.judges()[0]), rounds=0)
+        .table["model"]
+        .iloc[:2]
     )
     # the Overview's pair: the leader against the runner-up
     assert cal_page.selectbox(key="cal_candidate").value == top
@@ -52,6 +55,7 @@ def test_default_view_starts_with_the_top_model_and_shows_every_section(cal_page
     assert "Corrected rate" in _texts(cal_page.success)
 
 
+@pytest.mark.full_demo  # a decent judge corrects with all the demo's labelled calls
 def test_decent_judge_corrects_weak_judge_is_refused(cal_page):
     cal_page.selectbox(key="cal_judge_select").set_value("sim-judge-steady").run()
     cal_page.selectbox(key="cal_candidate").set_value("sim-alder").run()
@@ -136,6 +140,7 @@ def test_corrected_gate_states_its_estimand(cal_page):
     assert "Estimand: the human win rate with ties as half a win" in _texts(cal_page.caption)
 
 
+@pytest.mark.full_demo  # certification needs the demo's labelled calls
 def test_prediction_powered_ratings_certification_and_their_gate(cal_page):
     cal_page.selectbox(key="cal_judge_select").set_value("sim-judge-steady").run()
     cal_page.selectbox(key="cal_candidate").set_value("sim-alder").run()
