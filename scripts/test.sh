@@ -25,6 +25,9 @@ fi
 # Leave nothing in the checkout: bytecode goes to a temporary folder, ruff keeps no cache
 # (pytest's cache is already off: -p no:cacheprovider in pyproject.toml).
 export PYTHONPYCACHEPREFIX="${TMPDIR:-/tmp}/verdictlab-pycache"
+# ...and is written: where PYTHONDONTWRITEBYTECODE is set, every test worker and every CLI test's
+# subprocess would compile the project again (about 3 s of each worker's start).
+unset PYTHONDONTWRITEBYTECODE
 
 "$PY" -m pip install --disable-pip-version-check -q -r requirements-dev.txt
 

@@ -134,6 +134,7 @@ def install(
     store = session_store()
     store.load(table)
     s = state()
+    first = s["version"] == 0  # a new session: no earlier dataset's memory to give back
     s["version"] += 1
     s["memo"] = {}  # the old dataset's results go now, not when the session ends
     s["store_id"] = id(store)
@@ -146,7 +147,8 @@ def install(
     s["saved"] = saved
     s["url_problem"] = None
     set_url_param("dataset", dataset_key())
-    release_memory()
+    if not first:  # a full collection costs 50-150 ms on a busy server; a new visitor frees nothing
+        release_memory()
 
 
 def workspace() -> Workspace:
