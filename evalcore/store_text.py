@@ -36,6 +36,16 @@ _TEXT_SCHEMA = '("row" BIGINT PRIMARY KEY, ' + ", ".join(f"{c} VARCHAR" for c in
 DEFAULT_TEXT_MEMORY = "1GB"
 
 
+#: A lender's connection is shared by the sessions that borrow from it; its cursors (one per
+#: reading thread) are made one at a time.
+_CURSORS = threading.Lock()
+
+
+def _cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    with _CURSORS:
+        return con.cursor()
+
+
 def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -105,7 +115,7 @@ class TextArea:
                 con, table = self.con, self._current
             else:
                 return False
-            cur = con.cursor()
+            cur = _cursor(con)
             try:
                 found = cur.execute(
                     f"SELECT 1 FROM {table} WHERE response_a IS NOT NULL AND response_b IS NOT NULL LIMIT 1"
@@ -132,7 +142,7 @@ class TextArea:
         if table is None:
             raise ValueError("the loaded table has no text")
         if (table, key) not in self._derived:
-            cur = self.con.cursor()
+            cur = _cursor(self.con)
             try:
                 self._derived[(table, key)] = make(cur, table)
             finally:
@@ -152,7 +162,7 @@ class TextArea:
             if self._borrowed is None:
                 return
             lender, table = self._borrowed
-            reader = lender.con.cursor().sql(f"SELECT * FROM {table}").to_arrow_reader()
+            reader = _cursor(lender.con).sql(f"SELECT * FROM {table}").to_arrow_reader()
             cur = self.con.cursor()
             try:
                 cur.register("vl_borrowed_text", reader)

@@ -79,10 +79,22 @@ def _load(path, monkeypatch, *, how: str, limits: LoadLimits | None = None):
         return verdicts, text, table.format, table.report
 
 
+#: The streamed ways each file is loaded besides whole. Batches of three (a second alignment of
+#: every batch boundary after batches of two) are added when the slow tests run (CI, the README's
+#: command); the quick loop (``-m "not slow …"``) keeps the default batches and batches of two.
+_WAYS = ["streamed", "tiny", "three"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _ways_of_this_run(request):
+    quick = "not slow" in (request.config.getoption("markexpr") or "")
+    _WAYS[:] = ["streamed", "tiny"] if quick else ["streamed", "tiny", "three"]
+
+
 def _same(path, monkeypatch, **kwargs):
     """Load ``path`` every way and check the results agree; return the whole-file result."""
     whole = _load(path, monkeypatch, how="whole", **kwargs)
-    for how in ("streamed", "tiny", "three"):
+    for how in _WAYS:
         got = _load(path, monkeypatch, how=how, **kwargs)
         if isinstance(whole[0], str):
             assert got == whole, how
@@ -589,6 +601,7 @@ def test_arena_unknown_winners_are_named_the_same(tmp_path, monkeypatch):
     assert whole[2] == (2, 6, 7) and whole[3] == ("left", "right")
 
 
+@pytest.mark.slow  # 16 random tables, each loaded four ways
 def test_battle_facts_sql_equal_pandas_on_random_tables(tmp_path, monkeypatch):
     """Random judge columns (voter ids, names, lists, numbers, blanks, whitespace, NaN, missing):
     the facts worked out in SQL lead to the same rows and label as those worked out in pandas.

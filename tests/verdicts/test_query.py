@@ -483,3 +483,25 @@ def test_a_borrowers_next_load_stops_borrowing():
     assert borrower.text.folder is None
     lender.close()
     borrower.close()
+
+
+def test_sessions_borrowing_one_text_read_it_at_once_from_threads():
+    # Demo sessions are threads of one server: each borrows the demo's text and reads it at once.
+    from concurrent.futures import ThreadPoolExecutor
+
+    lender = VerdictStore()
+    table = lender.load_bytes(HAND.encode(), name="hand.csv")
+    want = _cases_with_text(lender)
+    borrowers = [VerdictStore() for _ in range(6)]
+    for b in borrowers:
+        b.load(table)
+
+    def read(b: VerdictStore):
+        return b.text.has_answers(), _cases_with_text(b)
+
+    with ThreadPoolExecutor(6) as pool:
+        got = list(pool.map(read, borrowers))
+    assert got == [(True, want)] * 6
+    for b in borrowers:
+        b.close()
+    lender.close()
