@@ -196,7 +196,12 @@ class VerdictStore:
             cur.close()
 
     def load_file(
-        self, path: str | Path, *, name: str | None = None, limits: LoadLimits | None = None
+        self,
+        path: str | Path,
+        *,
+        name: str | None = None,
+        limits: LoadLimits | None = None,
+        text: bool = True,
     ) -> LoadedTable:
         """Read, recognise, validate and load a file from disk, atomically; the main path.
 
@@ -205,7 +210,9 @@ class VerdictStore:
         checked in SQL (:mod:`evalcore.ingest`), and the canonical rows replace the stored table
         in one transaction: a file that fails leaves the previous data loaded. ``name`` is what
         messages call the file (default: its file name; never the server path). ``limits``
-        defaults to the server's (:meth:`LoadLimits.from_env`).
+        defaults to the server's (:meth:`LoadLimits.from_env`). ``text=False`` leaves the
+        prompts, answers and judge outputs in the file (nothing is written to disk for them): for
+        an analysis that reads only verdicts, such as a command's ranking.
 
         Returns the :class:`LoadedTable` (name, recognised format, load report) backed by this
         store. Raises :class:`~evalcore.schema.VerdictFormatError` naming rows and values.
@@ -225,25 +232,25 @@ class VerdictStore:
             link = Path(work) / ("input" + suffix)
             os.symlink(os.path.abspath(path), link)
             src = prepare_source(link, file=file, workdir=Path(work), limits=limits)
-            return self._load_source(src, origin=str(path), limits=limits)
+            return self._load_source(src, origin=str(path), limits=limits, text=text)
 
     def load_bytes(
-        self, data: bytes, *, name: str = "upload", limits: LoadLimits | None = None
+        self, data: bytes, *, name: str = "upload", limits: LoadLimits | None = None, text: bool = True
     ) -> LoadedTable:
         """:meth:`load_file` for an upload's bytes (spilled to a scratch file, read the same way)."""
         limits = limits or LoadLimits.from_env()
         with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
             path = spill(data, file=name, workdir=Path(work))
             src = prepare_source(path, file=name, workdir=Path(work), limits=limits)
-            return self._load_source(src, origin=None, limits=limits)
+            return self._load_source(src, origin=None, limits=limits, text=text)
 
-    def _load_source(self, src, *, origin: str | None, limits: LoadLimits) -> LoadedTable:
+    def _load_source(self, src, *, origin: str | None, limits: LoadLimits, text: bool = True) -> LoadedTable:
         cur = self.con.cursor()
         try:
             canon = ingest.read_canonical(cur, src, origin=origin, limits=limits)
             # the text first, into the store's on-disk database (one transaction cannot write
             # two databases); it becomes current only once the verdicts are committed
-            source = ingest.text_source(cur)
+            source = ingest.text_source(cur) if text else None
             try:
                 staged = self.text.stage(cur, source) if source is not None else False
             except Exception:

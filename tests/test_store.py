@@ -128,3 +128,18 @@ def test_pooled_judges_when_no_judge_given():
     store = VerdictStore()
     store.load(sim.verdicts)
     assert store.counts().counts.sum() == len(sim.verdicts)
+
+
+def test_a_load_without_text_keeps_every_verdict_and_writes_no_text(tmp_path):
+    # A command that only ranks reads the verdicts; the prompts and answers stay in the file.
+    sim = simulate(SimulationSpec(n_models=4, n_instructions=10, judges=(JudgeSpec("j"),), seed=2, text=True))
+    path = tmp_path / "t.parquet"
+    sim.verdicts.to_parquet(path)
+    with_text, without = VerdictStore(), VerdictStore()
+    with_text.load_file(path)
+    without.load_file(path, text=False)
+    assert with_text.has_text and not without.has_text and without.text.folder is None
+    pd.testing.assert_frame_equal(without.frame(), with_text.frame())
+    assert without.verdicts().total == with_text.verdicts().total
+    with_text.close()
+    without.close()

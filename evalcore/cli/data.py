@@ -89,7 +89,7 @@ def run_rank(args: argparse.Namespace) -> int:
 
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be 0 or more")
-    store = load_store(args.file)
+    store = load_store(args.file, text=args.control is not None)  # Markdown counts read the answers
     judge = pick_judge(store, args.judge)
     counts = store.counts(judge=judge, category=pick_category(store, args.category))
     if args.control is None:

@@ -68,7 +68,7 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"--output {output} is a directory; give a file name such as report.html")
     if not output.parent.exists():
         raise UsageError(f"cannot write {output}: the folder {output.parent} does not exist")
-    store = load_store(args.file)
+    store = load_store(args.file, text=True)  # style control counts Markdown in the answers
     judge = pick_judge(store, args.judge)
     human = None
     if args.human_ranking and args.human_ranking.strip().lower() == PAPER:

@@ -69,7 +69,7 @@ def run_verdicts(args: argparse.Namespace) -> int:
         search=args.search,
         beats_all=args.beats_all,
     )
-    store = load_store(args.file)
+    store = load_store(args.file, text=True)
     try:
         for answers in args.answers:
             store.attach_answers(answers, name=display_name(answers))
