@@ -33,11 +33,17 @@ MARGIN = 0.15
 EDGE = 2
 
 
-@cache
+_STORE: list[VerdictStore] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _the_demo(demo_store):
+    """The worker's shared copy of the all-pairs demo (read once per worker, never loaded into)."""
+    _STORE[:] = [demo_store]
+
+
 def _store() -> VerdictStore:
-    store = VerdictStore()
-    store.load(read_verdicts(ALL_PAIRS))
-    return store
+    return _STORE[0]
 
 
 @cache
