@@ -349,11 +349,28 @@ def prepare_source(path: Path, *, file: str, workdir: Path, limits: LoadLimits) 
         kind, label = known
         if kind == "json" and stripped[:1] == b"{":
             kind, label = "jsonl", "JSON Lines"
+    if kind == "jsonl" and suffix not in (".jsonl", ".ndjson"):
+        path, kind, label = _json_document(path, file=file, workdir=workdir, kind=kind, label=label)
     if gz and kind in ("csv", "tsv"):
         label = f"{label}.gz"
     from evalcore.ingest import Source as _Src
 
     return _Src(path=path, file=file, kind=kind, label=label)
+
+
+def _json_document(path: Path, *, file: str, workdir: Path, kind: str, label: str) -> tuple[Path, str, str]:
+    """A file starting with ``{`` whose first line is not a whole object is one JSON document (a
+    table written as one object, or one pretty-printed call): its records as JSON Lines."""
+    import json
+
+    from evalcore.ingest.json_document import is_document, to_json_lines
+
+    if not is_document(path):
+        return path, kind, label
+    try:
+        return to_json_lines(path, workdir / "document.jsonl", file=file), "jsonl", "JSON"
+    except json.JSONDecodeError:  # not one document either: JSON Lines' message names the line
+        return path, kind, label
 
 
 def spill(data: bytes, *, file: str, workdir: Path) -> Path:

@@ -26,10 +26,15 @@ def build_text(
 ) -> None:
     """``vl_text``: row number, names trimmed, labels and numbers as raw text (NULL if absent)."""
     cols = []
+    # A JSON column whose values mix strings with numbers or nulls is typed JSON: its text is the
+    # value (json_extract_string: A>B, not "A>B" with the quotes a cast keeps).
+    json_typed = {str(r[0]) for r in cur.execute(f"DESCRIBE {source}").fetchall() if str(r[1]) == "JSON"}
     # per-answer feature columns (feat_<name>_a/_b) ride along as text, checked by validate()
     for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS, *feature_columns(exprs)):
         expr = exprs.get(name)
         text = f"CAST({expr} AS VARCHAR)" if expr else "NULL::VARCHAR"
+        if expr in json_typed:
+            text = f"json_extract_string({expr}, '$')"
         if expr and name in NAME_COLUMNS:
             text = _strip(text)
         cols.append(f"{text} AS {name}")
