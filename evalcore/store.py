@@ -151,13 +151,12 @@ class VerdictStore:
                 # the text is borrowed, and copied (in Arrow batches) only when first read
                 borrow = table.store.text.borrowable()
             else:
-                feats = _features(table.frame.columns)
-                incoming = table.frame[list(CANONICAL_COLUMNS) + feats]
-        else:
+                table = table.frame  # a frame (a saved dataset read back): text columns too
+        if isinstance(table, pd.DataFrame):
             feats = _features(table.columns)
             incoming = table[list(CANONICAL_COLUMNS) + feats]
             present = [c for c in TEXT_COLUMNS if c in table.columns]
-            if present:  # a frame built in Python (tests, simulations) may carry text columns
+            if present:  # a frame built in Python (tests, simulations, a saved dataset) may carry text
                 text = pd.DataFrame(
                     {"row": table["row"]}
                     | {
@@ -336,6 +335,11 @@ class VerdictStore:
             ' ORDER BY "row"',
             [judge, judge, category, category],
         ).df()
+
+    def text_rows(self):
+        """The loaded table's text (``row`` and the text columns) as Arrow batches, read where it
+        lives (a borrowed text is not copied for this); None without text."""
+        return self.text.reader()
 
     # -- the verdicts behind the numbers -----------------------------------------------------
     @property

@@ -149,6 +149,17 @@ class TextArea:
                 cur.close()
         return self._derived[(table, key)]  # type: ignore[return-value]
 
+    def reader(self):
+        """The current text as an Arrow record-batch reader, read where it lives; None without."""
+        borrowed = self._borrowed
+        if borrowed is not None:
+            con, table = borrowed[0].con, borrowed[1]
+        else:
+            con, table = self.con, self.current
+        if table is None:
+            return None
+        return _cursor(con).sql(f'SELECT * FROM {table} ORDER BY "row"').to_arrow_reader()
+
     def borrowable(self) -> tuple[TextArea, str] | None:
         """What a store copying this one's table borrows: the lending area and its table (the
         original lender when this area itself borrows), None without text."""

@@ -18,8 +18,10 @@ always means the demo).
 
 Tables: ``datasets`` (one row per saved dataset: name, source file, format, sizes, time, version),
 ``dataset_history`` (the same for earlier versions, with the time each was replaced),
-``dataset_rows`` (the canonical verdict frame of :mod:`evalcore.schema`, keyed by dataset name
-and version) and ``dataset_rankings`` (an optional human ranking: model, score).
+``dataset_rows``, ``dataset_features`` and ``dataset_text`` (the canonical verdict frame of
+:mod:`evalcore.schema`, its ``feat_`` columns and its text, keyed by dataset name and version:
+:mod:`evalcore.workspace_rows`) and ``dataset_rankings`` (an optional human ranking: model,
+score).
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from evalcore import workspace_rows as rows_table
 from evalcore._sql import one_row
 from evalcore.errors import EvalcoreError
+from evalcore.features import FEATURE_PREFIX
 from evalcore.io import LoadedTable
-from evalcore.schema import CANONICAL_COLUMNS, canonical_dtypes, inspect_verdicts
+from evalcore.schema import CANONICAL_COLUMNS, TEXT_COLUMNS, canonical_dtypes, inspect_verdicts
 
 #: The environment variable naming the workspace file.
 ENV_VAR = "VERDICTLAB_WORKSPACE"
@@ -71,6 +75,7 @@ _SCHEMA = (
     "ALTER TABLE datasets ADD COLUMN IF NOT EXISTS version INTEGER DEFAULT 1",
     "ALTER TABLE dataset_rows ADD COLUMN IF NOT EXISTS version INTEGER DEFAULT 1",
     "ALTER TABLE dataset_rankings ADD COLUMN IF NOT EXISTS version INTEGER DEFAULT 1",
+    *rows_table.SCHEMA,  # feat_ columns and text (workspaces written before them have none)
 )
 
 _LOCKS: dict[Path, threading.Lock] = {}
@@ -263,11 +268,7 @@ class Workspace:
                     f"There is no saved dataset named {name!r}{which}. Pick one "
                     "from the list of saved datasets on the Data page."
                 )
-            columns = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
-            frame = con.execute(
-                f'SELECT {columns} FROM dataset_rows WHERE dataset = ? AND version = ? ORDER BY "row"',
-                [name, meta[2]],
-            ).df()
+            frame = rows_table.read(con, name, meta[2])
             ranking = con.execute(
                 "SELECT model, score FROM dataset_rankings WHERE dataset = ?"
                 " AND version = ? ORDER BY score DESC, model",
@@ -292,8 +293,13 @@ class Workspace:
         human_ranking: pd.DataFrame | None = None,
         replace: bool = False,
         expected_version: int | None = None,
+        text=None,
     ) -> SavedDataset:
         """Save a canonical verdict table under ``name`` in one transaction.
+
+        Its ``feat_`` columns are kept, and ``text`` (``row`` and the text columns, as a frame or
+        Arrow batches, e.g. :meth:`evalcore.store.VerdictStore.text_rows`) when given; a frame
+        that carries text columns itself keeps them too.
 
         Raise :class:`WorkspaceError` if the name is unusable, or taken and ``replace`` is False;
         :class:`ConcurrentChange` if ``expected_version`` is given and the saved dataset is no
@@ -306,7 +312,10 @@ class Workspace:
             frame, file, format = table.frame, file or table.file, format or table.format
         else:
             frame = table
-        frame = frame[list(CANONICAL_COLUMNS)]
+        present = [c for c in TEXT_COLUMNS if c in frame.columns]
+        if text is None and present:  # a saved dataset read back carries its text as columns
+            text = frame[["row"]].assign(**{c: frame[c] if c in present else None for c in TEXT_COLUMNS})
+        frame = frame[list(CANONICAL_COLUMNS) + [c for c in frame.columns if _is_feature(c)]]
         if len(frame) == 0:
             raise WorkspaceError("There is nothing to save: the table has no rows.")
         file = file or name
@@ -338,14 +347,7 @@ class Workspace:
                 version = _next_version(con, name)
                 if current is not None:
                     _archive(con, name, saved_at)
-                con.register("incoming", frame)
-                columns = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
-                con.execute(
-                    f"INSERT INTO dataset_rows (dataset, version, {columns})"
-                    f" SELECT ?, ?, {columns} FROM incoming",
-                    [name, version],
-                )
-                con.unregister("incoming")
+                rows_table.write(con, name, version, frame, text)
                 if ranking is not None:
                     con.register("incoming_ranking", ranking)
                     con.execute(
@@ -442,6 +444,10 @@ class Workspace:
 _META = "name, file, format, rows, models, judges, instructions, saved_at, version"
 
 
+def _is_feature(column: str) -> bool:
+    return column.startswith(FEATURE_PREFIX) and column.endswith(("_a", "_b"))
+
+
 def _saved(row: tuple) -> SavedDataset:
     name, file, format, rows, models, judges, instructions = row[:7]
     return SavedDataset(
@@ -483,5 +489,4 @@ def _archive(con: duckdb.DuckDBPyConnection, name: str, when: datetime) -> None:
     ]
     for version in stale:
         con.execute("DELETE FROM dataset_history WHERE name = ? AND version = ?", [name, version])
-        for table in ("dataset_rows", "dataset_rankings"):
-            con.execute(f"DELETE FROM {table} WHERE dataset = ? AND version = ?", [name, version])
+        rows_table.delete(con, name, version)

@@ -17,6 +17,7 @@ from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
 from evalcore.store import VerdictStore
 from evalcore.workspace import (
     ENV_VAR,
+    KEEP_VERSIONS,
     MAX_NAME,
     UnknownDataset,
     Workspace,
@@ -527,3 +528,70 @@ def test_a_session_whose_store_was_released_gets_its_data_back(
     at.run()
     assert not at.exception
     assert at.markdown[-2].value == before and at.markdown[-1].value == "loads: 2"  # reloaded
+
+
+_WITH_TEXT = (
+    "instruction_id,model_a,model_b,verdict,feat_tone_a,feat_tone_b,prompt,response_a,response_b,judge_output\n"
+    "q1,x,y,1,0.5,0.25,P1,**x1**,y1,o1\n"
+    "q2,y,x,-1,,0.75,P2,y2,# x2,o2\n"
+    "q3,x,y,0,1.0,1.5,,,,\n"
+)
+
+
+def _text_of(store: VerdictStore) -> list[tuple]:
+    return sorted(
+        (c.instruction, c.prompt, tuple(sorted(c.answers.items()))) for c in store.verdicts(limit=50).cases
+    )
+
+
+def test_a_saved_dataset_keeps_its_features_and_text(ws: Workspace) -> None:
+    # Saving loses nothing: the feat_ columns and the prompts, answers and judge outputs come back.
+    store = VerdictStore()
+    table = store.load_bytes(_WITH_TEXT.encode(), name="text.csv")
+    ws.save("with text", table, text=store.text_rows())
+    back = VerdictStore()
+    back.load(ws.load("with text").table)
+    pd.testing.assert_frame_equal(back.frame(), store.frame())
+    assert back.feature_sources()["tone"] == "feat_tone_a, feat_tone_b"
+    assert _text_of(back) == _text_of(store) and back.has_text
+    # a replaced version keeps its text in the history, and a restore brings it back
+    plain = _upload(3, ("x", "y", "z"))[0]
+    ws.save("with text", plain, replace=True)
+    (old,) = ws.history("with text")
+    ws.restore("with text", old.version)
+    again = VerdictStore()
+    again.load(ws.load("with text").table)
+    assert _text_of(again) == _text_of(store)
+    for s in (store, back, again):
+        s.close()
+
+
+def test_versions_beyond_the_kept_ones_take_their_text_and_features_along(ws: Workspace) -> None:
+    store = VerdictStore()
+    table = store.load_bytes(_WITH_TEXT.encode(), name="text.csv")
+    for _ in range(KEEP_VERSIONS + 3):
+        ws.save("busy", table, text=store.text_rows(), replace=True)
+    con = duckdb.connect(str(ws.path))
+    try:
+        kept = {r[0] for r in con.execute("SELECT DISTINCT version FROM dataset_text").fetchall()}
+        feats = {r[0] for r in con.execute("SELECT DISTINCT version FROM dataset_features").fetchall()}
+    finally:
+        con.close()
+    assert len(kept) == KEEP_VERSIONS + 1 and kept == feats  # the current one and the kept ones
+    store.close()
+
+
+def test_a_dataset_saved_in_the_app_opens_with_its_text(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "ui.duckdb"))
+    at = _app()
+    at.file_uploader(key="upload").upload("text.csv", _WITH_TEXT.encode(), "text/csv").run()
+    at.text_input(key="save_name").set_value("with text")
+    _button(at, "Save").click().run()
+    assert not at.exception and not at.error
+    link = _app(dataset="with text")
+    link.switch_page("pages/verdicts.py").run()
+    assert not link.exception
+    shown = "\n".join(str(e.value) for e in [*link.markdown, *link.code, *link.text])
+    assert "P1" in shown and "y1" in shown  # the prompt and an answer, from the saved text

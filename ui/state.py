@@ -189,9 +189,11 @@ def save_loaded(name: str, *, replace: bool) -> Any:
     changed it since (the version this session loaded is the expected one)."""
     s = state()
     expected = s.get("saved_version") if name == s.get("saved") else None
+    store = session_store()
     saved = workspace().save(
         name,
-        session_store().frame(),
+        store.frame(),
+        text=store.text_rows(),  # the prompts, answers and judge outputs are saved too
         file=s.get("source"),
         format=s.get("format"),
         human_ranking=s.get("human_ranking"),
