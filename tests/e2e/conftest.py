@@ -166,14 +166,36 @@ class Driver:
 
     def navigate(self, page, title: str, timeout: int = RUN_TIMEOUT_MS) -> None:
         """Go to another page through the sidebar (the same browser session keeps its data)."""
-        page.get_by_test_id("stSidebar").get_by_role("link", name=title).click()
+        self.run_after(page, lambda: page.get_by_test_id("stSidebar").get_by_role("link", name=title).click())
+        self.wait_idle(page, timeout)
+
+    def upload(self, page, path: Path, timeout: int = RUN_TIMEOUT_MS) -> None:
+        """Drop a file on the Data page's verdict uploader (the widget with key ``upload``) and
+        wait until the run that reads it has finished."""
+        zone = page.locator(".st-key-upload").get_by_test_id("stFileUploaderDropzoneInput")
+        self.run_after(page, lambda: zone.set_input_files(str(path)), timeout)
         self.wait_idle(page, timeout)
 
     @staticmethod
-    def upload(page, path: Path) -> None:
-        """Drop a file on the Data page's verdict uploader (the widget with key ``upload``)."""
-        zone = page.locator(".st-key-upload").get_by_test_id("stFileUploaderDropzoneInput")
-        zone.set_input_files(str(path))
+    def run_after(page, action, timeout: int = RUN_TIMEOUT_MS) -> None:
+        """Do ``action`` and wait until the script run it starts has begun. On a busy machine the
+        upload's request can take longer than :meth:`wait_idle`'s grace period, which then saw
+        the previous run's idle state and let the next step interrupt the upload."""
+        page.evaluate(
+            """() => {
+                window.__vlRunSeen = false;
+                const app = document.querySelector('[data-testid="stApp"]');
+                // a run that began and ended between two callbacks shows as its old value
+                new MutationObserver((records) => {
+                    const seen = records.some((r) => r.oldValue === 'running');
+                    if (seen || app.getAttribute('data-test-script-state') === 'running') window.__vlRunSeen = true;
+                }).observe(app, {
+                    attributes: true, attributeOldValue: true, attributeFilter: ['data-test-script-state'],
+                });
+            }"""
+        )
+        action()
+        page.wait_for_function("() => window.__vlRunSeen === true", timeout=timeout)
 
     @staticmethod
     def assert_no_exception(page) -> None:
