@@ -217,6 +217,14 @@ def feature_columns(columns: Iterable[str]) -> tuple[str, ...]:
     return tuple(str(c).lower() for c in columns if _FEATURE_COLUMN.match(str(c).lower()))
 
 
+def spelled_feature_columns(columns: Iterable[object]) -> list[str]:
+    """The per-answer ``feat_<name>_a|b`` columns among ``columns`` (names, or DESCRIBE rows whose
+    first field is the name), exactly as spelled: the pattern admits only lower-case letters,
+    digits and underscores, so a column selected by it can be selected by its own name."""
+    names = [c[0] if isinstance(c, tuple) else c for c in columns]
+    return [str(c) for c in names if _FEATURE_COLUMN.match(str(c))]
+
+
 def family_of(name: str, families: Mapping[str, str] | None = None) -> str | None:
     """The family of a model or judge name, or None when it is not recognised.
 

@@ -354,3 +354,17 @@ def canonical_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
     for column in ("length_a", "length_b"):
         out[column] = out[column].astype("float64")
     return out.reset_index(drop=True)
+
+
+def text_part(frame: pd.DataFrame) -> pd.DataFrame | None:
+    """``row`` and the text columns of a frame that carries any of them (the others as nulls),
+    as a store stages them; None when it carries none (a simulation, a saved dataset read back)."""
+    import pandas as pd
+
+    present = [c for c in TEXT_COLUMNS if c in frame.columns]
+    if not present:
+        return None
+    missing = pd.Series(None, index=frame.index, dtype=object)
+    return pd.DataFrame(
+        {"row": frame["row"]} | {c: frame[c] if c in present else missing for c in TEXT_COLUMNS}
+    )

@@ -25,10 +25,10 @@ import numpy as np
 from evalcore import ingest, store_queries
 from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
-from evalcore.features import feature_columns
+from evalcore.features import spelled_feature_columns
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import LoadLimits
-from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, TEXT_COLUMNS, VerdictFormatError
+from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, VerdictFormatError, text_part
 from evalcore.store_queries import CalibrationPatterns, LabelledCells
 from evalcore.store_summary import DatasetSummary, classify_design, summarise  # noqa: F401 (re-exported)
 from evalcore.store_text import TextArea
@@ -49,13 +49,6 @@ CREATE OR REPLACE TABLE verdicts (
 """
 T = TypeVar("T")
 _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
-
-
-def _features(columns) -> list[str]:
-    """The per-answer ``feat_<name>_a|b`` columns among ``columns`` (names or DESCRIBE rows),
-    exactly as spelled (the pattern admits only lower-case letters, digits and underscores)."""
-    names = [c[0] if isinstance(c, tuple) else c for c in columns]
-    return [str(c) for c in names if str(c) in feature_columns([str(c)])]
 
 
 def _list(columns: list[str]) -> str:
@@ -144,7 +137,7 @@ class VerdictStore:
                 return
             if table.store is not None:
                 source = table.store.con.cursor()
-                feats = _features(source.execute("DESCRIBE verdicts").fetchall())
+                feats = spelled_feature_columns(source.execute("DESCRIBE verdicts").fetchall())
                 incoming = source.sql(
                     f'SELECT {_COLUMNS}{_list(feats)} FROM verdicts ORDER BY "row"'
                 ).to_arrow_reader()
@@ -153,17 +146,10 @@ class VerdictStore:
             else:
                 table = table.frame  # a frame (a saved dataset read back): text columns too
         if isinstance(table, pd.DataFrame):
-            feats = _features(table.columns)
+            feats = spelled_feature_columns(table.columns)
             incoming = table[list(CANONICAL_COLUMNS) + feats]
-            present = [c for c in TEXT_COLUMNS if c in table.columns]
-            if present:  # a frame built in Python (tests, simulations, a saved dataset) may carry text
-                text = pd.DataFrame(
-                    {"row": table["row"]}
-                    | {
-                        c: (table[c] if c in present else pd.Series(None, index=table.index, dtype=object))
-                        for c in TEXT_COLUMNS
-                    }
-                )
+            # a frame built in Python (tests, simulations, a saved dataset) may carry text
+            text = text_part(table)
         cur = self.con.cursor()
         try:
             cur.register("incoming", incoming)
@@ -265,7 +251,7 @@ class VerdictStore:
                     cur.execute(_CREATE)
                     cur.execute(f"INSERT INTO verdicts BY NAME SELECT * FROM {canon.table}")
                 else:
-                    feats = _features(cur.execute("DESCRIBE vl_canon").fetchall())
+                    feats = spelled_feature_columns(cur.execute("DESCRIBE vl_canon").fetchall())
                     _create(cur, feats)
                     cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM vl_canon")
                 cur.execute("DELETE FROM dataset")

@@ -69,14 +69,14 @@ def feature_sources(con: duckdb.DuckDBPyConnection, text_area: TextArea | None =
     return out
 
 
-def _side_sql(con_sources: dict[str, str], name: str, side: str, k: int) -> str:
+def _side_sql(con_sources: dict[str, str], name: str, side: str, counted: tuple[str, ...]) -> str:
     source = con_sources[name]
     if name == "length":
         if source.startswith("length_a"):
             return f"length_{side}"
         return f"length(response_{side})::DOUBLE"
     if name in MARKDOWN_PATTERNS and source.startswith("counted"):
-        return f"q.{side}{k}"  # counted once per distinct answer (vl_row_marks)
+        return f"q.{side}{counted.index(name)}"  # counted once per distinct answer (vl_row_marks)
     return f'"feat_{name}_{side}"::DOUBLE'
 
 
@@ -128,7 +128,7 @@ def style_rows(
     # where the text lives (a borrowed demo text is not copied), computed once per table
     from_text = any(sources[f].startswith("the answers") for f in features)
     select = [
-        f"{_side_sql(sources, name, side, counted.index(name) if name in counted else k)} AS f{side}{k}"
+        f"{_side_sql(sources, name, side, counted)} AS f{side}{k}"
         for k, name in enumerate(features)
         for side in ("a", "b")
     ]

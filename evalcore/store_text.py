@@ -105,16 +105,22 @@ class TextArea:
     def has_text(self) -> bool:
         return self._current is not None or self._borrowed is not None
 
+    def _where(self) -> tuple[duckdb.DuckDBPyConnection, str] | None:
+        """The connection and table holding the text now (the lender's for borrowed text, which
+        is read there, not copied), None without text."""
+        borrowed = self._borrowed
+        if borrowed is not None:
+            return borrowed[0].con, borrowed[1]
+        return (self.con, self._current) if self._current is not None else None
+
     def has_answers(self) -> bool:
         """Whether the text holds both answers of some call (read where the text is: a borrowed
         table is not copied for this)."""
         with self._lock:
-            if self._borrowed is not None:
-                con, table = self._borrowed[0].con, self._borrowed[1]
-            elif self._current is not None:
-                con, table = self.con, self._current
-            else:
+            where = self._where()
+            if where is None:
                 return False
+            con, table = where
             cur = _cursor(con)
             try:
                 found = cur.execute(
@@ -151,13 +157,10 @@ class TextArea:
 
     def reader(self):
         """The current text as an Arrow record-batch reader, read where it lives; None without."""
-        borrowed = self._borrowed
-        if borrowed is not None:
-            con, table = borrowed[0].con, borrowed[1]
-        else:
-            con, table = self.con, self.current
-        if table is None:
+        where = self._where()
+        if where is None:
             return None
+        con, table = where
         return _cursor(con).sql(f'SELECT * FROM {table} ORDER BY "row"').to_arrow_reader()
 
     def borrowable(self) -> tuple[TextArea, str] | None:

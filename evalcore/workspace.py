@@ -40,9 +40,9 @@ import pandas as pd
 from evalcore import workspace_rows as rows_table
 from evalcore._sql import one_row
 from evalcore.errors import EvalcoreError
-from evalcore.features import FEATURE_PREFIX
+from evalcore.features import spelled_feature_columns
 from evalcore.io import LoadedTable
-from evalcore.schema import CANONICAL_COLUMNS, TEXT_COLUMNS, canonical_dtypes, inspect_verdicts
+from evalcore.schema import CANONICAL_COLUMNS, canonical_dtypes, inspect_verdicts, text_part
 
 #: The environment variable naming the workspace file.
 ENV_VAR = "VERDICTLAB_WORKSPACE"
@@ -312,10 +312,9 @@ class Workspace:
             frame, file, format = table.frame, file or table.file, format or table.format
         else:
             frame = table
-        present = [c for c in TEXT_COLUMNS if c in frame.columns]
-        if text is None and present:  # a saved dataset read back carries its text as columns
-            text = frame[["row"]].assign(**{c: frame[c] if c in present else None for c in TEXT_COLUMNS})
-        frame = frame[list(CANONICAL_COLUMNS) + [c for c in frame.columns if _is_feature(c)]]
+        if text is None:  # a saved dataset read back carries its text as columns
+            text = text_part(frame)
+        frame = frame[list(CANONICAL_COLUMNS) + spelled_feature_columns(frame.columns)]
         if len(frame) == 0:
             raise WorkspaceError("There is nothing to save: the table has no rows.")
         file = file or name
@@ -442,10 +441,6 @@ class Workspace:
 
 
 _META = "name, file, format, rows, models, judges, instructions, saved_at, version"
-
-
-def _is_feature(column: str) -> bool:
-    return column.startswith(FEATURE_PREFIX) and column.endswith(("_a", "_b"))
 
 
 def _saved(row: tuple) -> SavedDataset:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from evalcore.features import feature_pairs
 from evalcore.schema import CANONICAL_COLUMNS, TEXT_COLUMNS
@@ -89,8 +90,6 @@ def read(con: duckdb.DuckDBPyConnection, name: str, version: int) -> pd.DataFram
             'LEFT JOIN (SELECT * FROM dataset_text WHERE dataset = ? AND version = ?) t ON t."row" = r."row"'
         )
         params += key
-    import pyarrow as pa
-
     cur = con.cursor()  # its own result: the caller's connection may hold a half-read one
     table = cur.sql(
         f"SELECT {select} FROM (SELECT * FROM dataset_rows WHERE dataset = ? AND version = ?) r "

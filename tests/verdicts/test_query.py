@@ -438,12 +438,19 @@ def _cases_with_text(store: VerdictStore) -> list[tuple]:
     return [(c.instruction, c.prompt, c.answers, tuple(k.judge_output for k in c.calls)) for c in page.cases]
 
 
-def test_a_copied_table_borrows_the_text_until_it_is_read():
-    # Each session copies the demo: its text (150 MB on disk) is borrowed, not copied, until read.
+def _lent(n: int) -> tuple[VerdictStore, list[VerdictStore]]:
+    """A store holding the hand-worked table with its text, and ``n`` stores that copied it."""
     lender = VerdictStore()
     table = lender.load_bytes(HAND.encode(), name="hand.csv")
-    borrower = VerdictStore()
-    borrower.load(table)
+    borrowers = [VerdictStore() for _ in range(n)]
+    for b in borrowers:
+        b.load(table)
+    return lender, borrowers
+
+
+def test_a_copied_table_borrows_the_text_until_it_is_read():
+    # Each session copies the demo: its text (150 MB on disk) is borrowed, not copied, until read.
+    lender, (borrower,) = _lent(1)
     assert borrower.has_text and borrower.text.folder is None  # nothing copied yet
     assert borrower.text.has_answers()
     assert borrower.verdict_options()["has_text"] and borrower.text.folder is None
@@ -455,12 +462,8 @@ def test_a_copied_table_borrows_the_text_until_it_is_read():
 
 @pytest.mark.parametrize("then", ["reload", "close"])
 def test_borrowed_text_outlives_the_lenders_next_load_or_close(then):
-    lender = VerdictStore()
-    table = lender.load_bytes(HAND.encode(), name="hand.csv")
+    lender, borrowers = _lent(2)
     want = _cases_with_text(lender)
-    borrowers = [VerdictStore() for _ in range(2)]
-    for b in borrowers:
-        b.load(table)
     if then == "reload":  # the lender's text table is dropped: each borrower copies it first
         lender.load_bytes(HAND.replace("P1", "CHANGED").encode(), name="other.csv")
         assert _cases_with_text(lender) != want
@@ -473,10 +476,7 @@ def test_borrowed_text_outlives_the_lenders_next_load_or_close(then):
 
 
 def test_a_borrowers_next_load_stops_borrowing():
-    lender = VerdictStore()
-    table = lender.load_bytes(HAND.encode(), name="hand.csv")
-    borrower = VerdictStore()
-    borrower.load(table)
+    lender, (borrower,) = _lent(1)
     borrower.load_bytes(b"instruction_id,model_a,model_b,verdict\nq1,x,y,1\n", name="t.csv")
     assert not borrower.has_text and not lender.text._borrowers
     lender.load_bytes(HAND.encode(), name="again.csv")  # nothing to hand over
@@ -489,12 +489,8 @@ def test_sessions_borrowing_one_text_read_it_at_once_from_threads():
     # Demo sessions are threads of one server: each borrows the demo's text and reads it at once.
     from concurrent.futures import ThreadPoolExecutor
 
-    lender = VerdictStore()
-    table = lender.load_bytes(HAND.encode(), name="hand.csv")
+    lender, borrowers = _lent(6)
     want = _cases_with_text(lender)
-    borrowers = [VerdictStore() for _ in range(6)]
-    for b in borrowers:
-        b.load(table)
 
     def read(b: VerdictStore):
         return b.text.has_answers(), _cases_with_text(b)
