@@ -182,6 +182,13 @@ class Workspace:
         self.path = Path(path) if path is not None else default_path()
         self._lock = _lock_for(self.path.resolve())
 
+    def _cannot_open(self, reason: object) -> WorkspaceError:
+        return WorkspaceError(
+            f"The workspace file {self.path} cannot be opened ({reason}). Check that its "
+            f"folder is writable and that no other program has it open, or point "
+            f"{ENV_VAR} at another file."
+        )
+
     @contextmanager
     def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
         with self._lock:
@@ -189,11 +196,7 @@ class Workspace:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 con = duckdb.connect(str(self.path))
             except (OSError, duckdb.Error) as exc:
-                raise WorkspaceError(
-                    f"The workspace file {self.path} cannot be opened ({exc}). Check that its "
-                    f"folder is writable and that no other program has it open, or point "
-                    f"{ENV_VAR} at another file."
-                ) from exc
+                raise self._cannot_open(exc) from exc
             try:
                 for statement in _SCHEMA:
                     con.execute(statement)
@@ -202,28 +205,54 @@ class Workspace:
                 con.close()
 
     # -- reading ---------------------------------------------------------------------------
+    def _unsaved(self) -> bool:
+        """True where no workspace file exists yet and one could be made there (nothing is saved).
+
+        Reads then answer without creating the file or opening it: the Data page lists the saved
+        datasets on every run, and opening a DuckDB file costs 20-30 ms. A place where no file
+        can ever be made (a folder on the path is a file) is still refused in words.
+        """
+        if self.path.exists():
+            return False
+        folder = self.path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not folder.is_dir():
+            raise self._cannot_open(f"{folder} is not a folder")
+        return True
+
     def names(self) -> tuple[str, ...]:
+        if self._unsaved():
+            return ()
         with self._connect() as con:
             return tuple(r[0] for r in con.execute("SELECT name FROM datasets ORDER BY name").fetchall())
 
     def exists(self, name: str) -> bool:
+        if self._unsaved():
+            return False
         with self._connect() as con:
             return one_row(con.execute("SELECT count(*) FROM datasets WHERE name = ?", [name]))[0] > 0
 
     def list(self) -> tuple[SavedDataset, ...]:
         """Every saved dataset, sorted by name."""
+        if self._unsaved():
+            return ()
         with self._connect() as con:
             rows = con.execute(f"SELECT {_META} FROM datasets ORDER BY name").fetchall()
         return tuple(_saved(r) for r in rows)
 
     def version(self, name: str) -> int | None:
         """The current version number of ``name`` (None if nothing is saved under it)."""
+        if self._unsaved():
+            return None
         with self._connect() as con:
             row = con.execute("SELECT version FROM datasets WHERE name = ?", [name]).fetchone()
         return None if row is None else int(row[0])
 
     def history(self, name: str) -> tuple[SavedDataset, ...]:
         """The earlier versions of ``name`` that can be restored, newest first."""
+        if self._unsaved():
+            return ()
         with self._connect() as con:
             rows = con.execute(
                 f"SELECT {_META} FROM dataset_history WHERE name = ? ORDER BY version DESC", [name]
