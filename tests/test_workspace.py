@@ -338,7 +338,13 @@ def test_default_path_and_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
 
 def test_reading_where_nothing_is_saved_creates_no_file(tmp_path: Path) -> None:
     ws = Workspace(tmp_path / "not" / "yet" / "ws.duckdb")
-    assert (ws.names(), ws.list(), ws.history("x"), ws.version("x"), ws.exists("x")) == ((), (), (), None, False)
+    assert (ws.names(), ws.list(), ws.history("x"), ws.version("x"), ws.exists("x")) == (
+        (),
+        (),
+        (),
+        None,
+        False,
+    )
     assert ws.table().empty
     assert not (tmp_path / "not").exists()  # the Data page lists on every run: no file, no folder
     table, _ = _upload(9)
