@@ -48,8 +48,12 @@ def _whole_file(cur, src, names, *, origin):
     return label
 
 
-def _load(path, monkeypatch, *, how: str, limits: LoadLimits | None = None):
-    """(verdicts, text, label, report) of ``path`` loaded ``how``: whole, streamed, or tiny."""
+def _load(
+    path, monkeypatch, *, how: str, limits: LoadLimits | None = None, store: VerdictStore | None = None
+):
+    """(verdicts, text, label, report) of ``path`` loaded ``how``: whole, streamed, or tiny;
+    into ``store`` (kept open) if given, else into a store of its own."""
+    own = store is None
     with monkeypatch.context() as m:
         streamed: list[str] = []
 
@@ -62,11 +66,12 @@ def _load(path, monkeypatch, *, how: str, limits: LoadLimits | None = None):
             m.setattr(native, "BATCH_RECORDS", 2)
         elif how == "three":
             m.setattr(native, "BATCH_RECORDS", 3)
-        store = VerdictStore()
+        store = VerdictStore() if own else store
         try:
             table = store.load_file(path, limits=limits)
         except VerdictFormatError as exc:
-            store.close()
+            if own:
+                store.close()
             return ("error", str(exc), exc.rows, exc.values)
         assert streamed or how == "whole", "the file never reached the streamed conversion"
         verdicts = store.con.execute('SELECT * FROM verdicts ORDER BY "row"').df()
@@ -75,7 +80,8 @@ def _load(path, monkeypatch, *, how: str, limits: LoadLimits | None = None):
             text = store.con.execute(f'SELECT * FROM {store.text.current} ORDER BY "row"').df()
         scratch = {r[0] for r in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         assert not {s for s in scratch if s.startswith("vl_")}  # no vl_frame left behind
-        store.close()
+        if own:
+            store.close()
         return verdicts, text, table.format, table.report
 
 
@@ -92,21 +98,31 @@ def _ways_of_this_run(request):
 
 
 def _same(path, monkeypatch, **kwargs):
-    """Load ``path`` every way and check the results agree; return the whole-file result."""
+    """Load ``path`` every way and check the results agree; return the whole-file result.
+
+    The streamed ways load into one store one after the other, as a session loads file after
+    file: each load must replace the last one's rows and text entirely."""
     whole = _load(path, monkeypatch, how="whole", **kwargs)
-    for how in _WAYS:
-        got = _load(path, monkeypatch, how=how, **kwargs)
-        if isinstance(whole[0], str):
-            assert got == whole, how
-            continue
-        assert not isinstance(got[0], str), got
-        pd.testing.assert_frame_equal(got[0], whole[0])
-        if whole[1] is None:
-            assert got[1] is None
-        else:
-            pd.testing.assert_frame_equal(got[1], whole[1])
-        assert got[2:] == whole[2:]
+    store = VerdictStore()
+    try:
+        for how in _WAYS:
+            _check_same(whole, _load(path, monkeypatch, how=how, store=store, **kwargs), how)
+    finally:
+        store.close()
     return whole
+
+
+def _check_same(whole, got, how: str) -> None:
+    if isinstance(whole[0], str):
+        assert got == whole, how
+        return
+    assert not isinstance(got[0], str), got
+    pd.testing.assert_frame_equal(got[0], whole[0])
+    if whole[1] is None:
+        assert got[1] is None
+    else:
+        pd.testing.assert_frame_equal(got[1], whole[1])
+    assert got[2:] == whole[2:]
 
 
 def _jsonl(path, records):
