@@ -162,7 +162,7 @@ def idle(page) -> bool:
 
 
 def open_page(page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name=title).click()
 
 
 def memory(args: argparse.Namespace) -> None:
