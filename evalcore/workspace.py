@@ -212,12 +212,16 @@ class Workspace:
         datasets on every run, and opening a DuckDB file costs 20-30 ms. A place where no file
         can ever be made (a folder on the path is a file) is still refused in words.
         """
-        if self.path.exists():
-            return False
-        folder = self.path.parent
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent
-        if not folder.is_dir():
+        try:
+            if self.path.exists():
+                return False
+            folder = self.path.parent
+            while not folder.exists() and folder != folder.parent:
+                folder = folder.parent
+            usable = folder.is_dir()
+        except OSError as exc:  # a folder on the way that cannot be looked into
+            raise self._cannot_open(exc) from exc
+        if not usable:
             raise self._cannot_open(f"{folder} is not a folder")
         return True
 

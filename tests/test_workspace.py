@@ -352,11 +352,19 @@ def test_reading_where_nothing_is_saved_creates_no_file(tmp_path: Path) -> None:
     assert ws.names() == ("first",)
 
 
-def test_unopenable_workspace_is_a_clear_error(tmp_path: Path) -> None:
+def test_unopenable_workspace_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")
     with pytest.raises(WorkspaceError, match="cannot be opened"):
         Workspace(blocker / "ws.duckdb").names()
+
+    def locked(self: Path) -> bool:  # a folder on the way that cannot be looked into (not as root)
+        raise PermissionError(13, "Permission denied")
+
+    with monkeypatch.context() as m:
+        m.setattr(Path, "exists", locked)
+        with pytest.raises(WorkspaceError, match="cannot be opened.*Permission denied"):
+            Workspace(tmp_path / "locked" / "ws.duckdb").list()
     not_duckdb = tmp_path / "garbage.duckdb"
     not_duckdb.write_bytes(b"this is not a DuckDB database file" * 200)
     with pytest.raises(WorkspaceError, match="cannot be opened"):
