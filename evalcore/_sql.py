@@ -16,3 +16,10 @@ def one_row(result: duckdb.DuckDBPyConnection) -> tuple[Any, ...]:
     row = result.fetchone()
     assert row is not None, "an aggregate query without GROUP BY returns one row"
     return row
+
+
+def sql_literal(text: str) -> str:
+    """``text`` as an SQL string literal (single quotes doubled), for what DuckDB cannot take as a
+    bound parameter: a file path in ``FROM``/``ATTACH``, a ``SET`` value, the constants of a
+    ``CASE``."""
+    return "'" + text.replace("'", "''") + "'"

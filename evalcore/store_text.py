@@ -22,6 +22,7 @@ from typing import Callable, TypeVar
 
 import duckdb
 
+from evalcore._sql import sql_literal
 from evalcore.schema import TEXT_COLUMNS
 
 T = TypeVar("T")
@@ -44,10 +45,6 @@ _CURSORS = threading.Lock()
 def _cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     with _CURSORS:
         return con.cursor()
-
-
-def _lit(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 class TextArea:
@@ -91,8 +88,8 @@ class TextArea:
         folder = tempfile.mkdtemp(prefix="verdictlab-text-")
         self._cleanup = weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
         # the folder name comes from mkdtemp, never from a user; quoted all the same
-        self.con.execute(f"ATTACH {_lit(os.path.join(folder, 'text.duckdb'))} AS {TEXT_DB}")
-        self.con.execute(f"SET temp_directory = {_lit(os.path.join(folder, 'spill'))}")
+        self.con.execute(f"ATTACH {sql_literal(os.path.join(folder, 'text.duckdb'))} AS {TEXT_DB}")
+        self.con.execute(f"SET temp_directory = {sql_literal(os.path.join(folder, 'spill'))}")
         memory = os.environ.get("VERDICTLAB_TEXT_MEMORY", DEFAULT_TEXT_MEMORY)
         self.con.execute("SET memory_limit = ?", [memory])
         # Texts of tens of kilobytes: DuckDB's dictionary/FSST compression of them at checkpoint
@@ -288,7 +285,6 @@ class TextArea:
 
     def close(self) -> None:
         """Delete the folder (after :meth:`release` and the connection's close)."""
-        self.release()
         if self._cleanup is not None:
             self._cleanup()
 

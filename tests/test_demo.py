@@ -33,32 +33,21 @@ MARGIN = 0.15
 EDGE = 2
 
 
-_STORE: list[VerdictStore] = []
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _the_demo(demo_store):
-    """The worker's shared copy of the all-pairs demo (read once per worker, never loaded into)."""
-    _STORE[:] = [demo_store]
-
-
-def _store() -> VerdictStore:
-    return _STORE[0]
-
-
-@cache
-def _sweep(judge: str):
+@pytest.fixture(scope="module")
+def sweep(demo_store):
+    """Each judge's anchor sweep of the worker's shared demo (computed once per judge)."""
     human = read_human_ranking(DATA / "demo_human_ranking.csv")
-    return anchor_sweep(_store().counts(judge=judge), human_ranking=human)
+    return cache(lambda judge: anchor_sweep(demo_store.counts(judge=judge), human_ranking=human))
 
 
-@cache
-def _sheet(judge: str):
-    return judge_sheet(_store().counts(judge=judge), judge, rounds=20, seed=0)
+@pytest.fixture(scope="module")
+def sheet(demo_store):
+    """Each judge's sheet of the worker's shared demo (computed once per judge)."""
+    return cache(lambda judge: judge_sheet(demo_store.counts(judge=judge), judge, rounds=20, seed=0))
 
 
-def test_the_demo_has_three_judges_twenty_models_and_human_labels():
-    store = _store()
+def test_the_demo_has_three_judges_twenty_models_and_human_labels(demo_store):
+    store = demo_store
     assert set(store.judges()) == set(JUDGES)
     assert len(store.models()) == 20
     frame = store.frame(judge=JUDGES[0])
@@ -67,8 +56,8 @@ def test_the_demo_has_three_judges_twenty_models_and_human_labels():
 
 
 @pytest.mark.parametrize("judge", JUDGES)
-def test_tau_is_an_inverted_u_in_the_anchor_position(judge):
-    table = _sweep(judge).table.sort_values("position")
+def test_tau_is_an_inverted_u_in_the_anchor_position(judge, sweep):
+    table = sweep(judge).table.sort_values("position")
     tau = table["tau_quadratic"].to_numpy()
     m = len(tau)
     middle = tau[m // 4 : m - m // 4]
@@ -83,9 +72,9 @@ def test_tau_is_an_inverted_u_in_the_anchor_position(judge):
 
 
 @pytest.mark.parametrize("judge", JUDGES)
-def test_informativeness_peaks_away_from_the_extremes(judge):
-    sweep = _sweep(judge)
-    table = sweep.table.sort_values("position")
+def test_informativeness_peaks_away_from_the_extremes(judge, sweep):
+    found = sweep(judge)
+    table = found.table.sort_values("position")
     info = table["informativeness"].to_numpy()
     m = len(info)
     peak = int(np.argmax(info))
@@ -95,23 +84,23 @@ def test_informativeness_peaks_away_from_the_extremes(judge):
     assert info[peak] - max(info[0], info[-1]) >= 0.10, (judge, info)
     # The page's recommendation (the most informative anchor) is therefore mid-ranked, and it
     # ranks the models better than the strongest anchor does.
-    rec = table.set_index("anchor").loc[sweep.recommended]
-    assert m // 4 < rec["position"] <= m - m // 4, (judge, sweep.recommended)
+    rec = table.set_index("anchor").loc[found.recommended]
+    assert m // 4 < rec["position"] <= m - m // 4, (judge, found.recommended)
     assert rec["tau_quadratic"] - table["tau_quadratic"].iloc[0] >= 0.10
     # Informativeness and tau go together, as in the paper's Fig. 3.
-    assert sweep.fit_slope > 0 and sweep.fit_r2 > 0.5, (judge, sweep.fit_r2)
+    assert found.fit_slope > 0 and found.fit_r2 > 0.5, (judge, found.fit_r2)
 
 
-def test_the_human_ranking_shows_the_same_u():
+def test_the_human_ranking_shows_the_same_u(sweep):
     for judge in JUDGES:
-        table = _sweep(judge).table.sort_values("position")
+        table = sweep(judge).table.sort_values("position")
         tau_h = table["tau_human"].to_numpy()
         m = len(tau_h)
         assert tau_h[m // 4 : m - m // 4].max() - max(tau_h[0], tau_h[-1]) >= MARGIN / 2, judge
 
 
-def test_each_judge_shows_its_fault():
-    sheets = {j: _sheet(j) for j in JUDGES}
+def test_each_judge_shows_its_fault(sheet):
+    sheets = {j: sheet(j) for j in JUDGES}
     bias = {j: s.position.position_bias_points.value for j, s in sheets.items()}
     slot_b = {j: s.order.b.value for j, s in sheets.items()}
     ties = {j: s.position.tie_rate.value for j, s in sheets.items()}

@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 
 # Streamlit, pandas, DuckDB, Plotly and evalcore, all imported by now, live as long as the server:
-# moved out of the cycle collector's sight, a full collection after a reload (release_memory)
-# scans only what sessions made since (2 ms instead of 75 ms). What importing left as garbage is
+# moved out of the cycle collector's sight, the full collection after every load (release_memory)
+# scans only what sessions made since (2 ms instead of 75 ms, cheap enough for a new visitor's
+# first load too). What importing left as garbage is
 # collected first, or it would be kept for good. Freezing changes nothing else: an object is still
 # freed as soon as nothing refers to it. Unfrozen at exit, so that the interpreter's last
 # collection finds them (DuckDB's bindings report what it does not).
@@ -145,7 +146,6 @@ def install(
     store = session_store()
     store.load(table)
     s = state()
-    first = s["version"] == 0  # a new session: no earlier dataset's memory to give back
     s["version"] += 1
     s["memo"] = {}  # the old dataset's results go now, not when the session ends
     s["store_id"] = id(store)
@@ -158,8 +158,7 @@ def install(
     s["saved"] = saved
     s["url_problem"] = None
     set_url_param("dataset", dataset_key())
-    if not first:  # a full collection costs 50-150 ms on a busy server; a new visitor frees nothing
-        release_memory()
+    release_memory()
 
 
 def workspace() -> Workspace:

@@ -26,7 +26,6 @@ from evalcore.ingest.canonical import Canonical, read_canonical
 from evalcore.ingest.native import _frame_exprs as frame_exprs
 from evalcore.ingest.sources import NAME_COLUMNS, Source, describe, reader_sql, stage
 from evalcore.ingest.sources import _ident as _ident  # SQL quoting, importable from here as before
-from evalcore.ingest.sources import _lit as _lit
 from evalcore.ingest.text import build_text, text_source, text_source_view
 from evalcore.ingest.typed import read_typed
 from evalcore.ingest.validate import inspect, level_sql, validate

@@ -13,8 +13,8 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from evalcore._sql import one_row
-from evalcore.ingest.sources import _ident, _lit
+from evalcore._sql import one_row, sql_literal
+from evalcore.ingest.sources import _ident
 from evalcore.schema import VerdictFormatError, normalise_label
 
 
@@ -145,13 +145,13 @@ def convert_arena(
     if "judge" in sel:
         named = [j for j in judges if j]
         if named and all(j.startswith("arena_user") for j in named):
-            exprs["judge"] = _lit(ARENA_VOTERS)
+            exprs["judge"] = sql_literal(ARENA_VOTERS)
             notes.append(f"{len(set(named)):,} voters pooled as one judge, '{ARENA_VOTERS}'")
         else:
             exprs["judge"] = "judge"
     elif "judge_hash" in sel:
         distinct = one_row(cur.execute("SELECT count(DISTINCT judge_hash) FROM vl_raw"))[0]
-        exprs["judge"] = _lit(ARENA_VOTERS)
+        exprs["judge"] = sql_literal(ARENA_VOTERS)
         notes.append(f"{distinct:,} voters pooled as one judge, '{ARENA_VOTERS}'")
     if "category" in sel:
         exprs["category"] = "category"

@@ -49,9 +49,13 @@ def is_document_text(first_line: str, *, more: bool = False) -> bool:
     return _by_columns(obj)
 
 
+def _split(document: dict) -> bool:
+    """pandas' ``orient="split"``: the column names and a list of rows."""
+    return isinstance(document.get("columns"), list) and isinstance(document.get("data"), list)
+
+
 def _by_columns(document: dict) -> bool:
-    split = isinstance(document.get("columns"), list) and isinstance(document.get("data"), list)
-    return split or all(isinstance(v, dict) for v in document.values())
+    return _split(document) or all(isinstance(v, dict) for v in document.values())
 
 
 def records(document: dict, *, file: str) -> list[dict]:
@@ -67,8 +71,8 @@ def records(document: dict, *, file: str) -> list[dict]:
     if not document:
         raise VerdictFormatError(file, "the file holds an empty JSON object", hint=_HINT)
     values = list(document.values())
-    if isinstance(document.get("columns"), list) and isinstance(document.get("data"), list):
-        columns = [str(c) for c in document["columns"]]  # pandas' orient="split"
+    if _split(document):
+        columns = [str(c) for c in document["columns"]]
         rows = document["data"]
         if all(isinstance(r, list) and len(r) == len(columns) for r in rows):
             return [dict(zip(columns, r, strict=True)) for r in rows]

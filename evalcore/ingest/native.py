@@ -34,11 +34,10 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from evalcore._sql import one_row
+from evalcore._sql import one_row, sql_literal
 from evalcore.ingest.sources import (
     Source,
     _ident,
-    _lit,
     _locate_json_problem,
     _locate_text_problem,
     _read_error,
@@ -167,7 +166,7 @@ def _refuse_unknown(src: Source, names: list[str]) -> None:
 
 def _records_sql(src: Source, names: list[str]) -> str:
     """The query that yields the file's records in file order, in the shape :func:`_batches` reads."""
-    path = _lit(str(src.path))
+    path = sql_literal(str(src.path))
     # the options of reader_sql's read_json: a JSON Lines reader given a large object size
     # allocates buffers of twice that size per thread, past a session's memory cap
     if src.kind == "jsonl":
@@ -247,7 +246,7 @@ def _battle_facts(reader: duckdb.DuckDBPyConnection, src: Source, sql: str, fiel
     def value(field: str) -> str:  # the field of each record as a JSON value
         if src.kind in ("json", "jsonl"):
             path = '$."' + field.replace("\\", "\\\\").replace('"', '\\"') + '"'
-            return f"json_extract(json, {_lit(path)})"
+            return f"json_extract(json, {sql_literal(path)})"
         return f"to_json({_ident(field)})"
 
     judge, voter_hash = pick("judge"), pick("judge_hash")

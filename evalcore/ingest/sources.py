@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 
+from evalcore._sql import sql_literal
 from evalcore.schema import (
     REQUIRED_COLUMNS,
     VerdictFormatError,
@@ -40,10 +41,6 @@ def _strip(expr: str) -> str:
         f"(CASE WHEN ord({expr}) IN {_WS_CODES} OR ord(right({expr}, 1)) IN {_WS_CODES} "
         f"THEN trim({expr}, {_WS}) ELSE {expr} END)"
     )
-
-
-def _lit(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _ident(name: str) -> str:
@@ -148,7 +145,7 @@ def _locate_json_problem(src: Source) -> VerdictFormatError | None:
 
 def reader_sql(src: Source, columns: list[str] | None = None) -> str:
     """The DuckDB table function that reads ``src`` (columns: the CSV header, for c0…cN)."""
-    path = _lit(str(src.path))
+    path = sql_literal(str(src.path))
     if src.kind in ("csv", "tsv"):
         assert columns is not None
         spec = ", ".join(f"'c{k}': 'VARCHAR'" for k in range(len(columns)))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 
-from evalcore._sql import one_row
-from evalcore.ingest.sources import _CONTROL, _INVISIBLE, _WS_CODES, NAME_COLUMNS, _lit
+from evalcore._sql import one_row, sql_literal
+from evalcore.ingest.sources import _CONTROL, _INVISIBLE, _WS_CODES, NAME_COLUMNS
 from evalcore.ingest.validate import _duplicate_rows
 from evalcore.limits import LoadLimits
 from evalcore.schema import (
@@ -77,7 +77,7 @@ def _fast_level(expr: str, dtype: str) -> str:
     text = expr if dtype == "VARCHAR" else f"CAST({expr} AS VARCHAR)"
     # the integers first: most tables write levels as numbers
     order = sorted(_SPELLINGS.items(), key=lambda kv: (not kv[0].lstrip("-").isdigit(), len(kv[0])))
-    cases = " ".join(f"WHEN {_lit(k)} THEN {'NULL' if v is None else v}" for k, v in order)
+    cases = " ".join(f"WHEN {sql_literal(k)} THEN {'NULL' if v is None else v}" for k, v in order)
     return f"CASE WHEN {text} IS NULL THEN NULL ELSE (CASE {text} {cases} ELSE {_UNSEEN} END) END"
 
 
@@ -90,7 +90,7 @@ def _fast_length(expr: str, dtype: str) -> str:
     if dtype == "DOUBLE" or dtype in _INTEGER_TYPES:
         return f"nullif(CAST({expr} AS DOUBLE), 'nan'::DOUBLE)"  # exact: no text round trip needed
     text = expr if dtype == "VARCHAR" else f"CAST({expr} AS VARCHAR)"
-    tokens = ", ".join(_lit(x) for x in sorted(NO_VERDICT_TOKENS))
+    tokens = ", ".join(sql_literal(x) for x in sorted(NO_VERDICT_TOKENS))
     return (
         f"coalesce(nullif(TRY_CAST({text} AS DOUBLE), 'nan'::DOUBLE), "
         f"CASE WHEN {text} IS NULL OR lower({text}) IN ({tokens}) THEN NULL ELSE -1 END)"
@@ -142,9 +142,9 @@ def read_typed(
     select.append(f"CAST({_fast_level(*verdict)} AS TINYINT) AS verdict")
     judge = col("judge")
     select.append(
-        f"coalesce(nullif(CAST({judge[0]} AS VARCHAR), ''), {_lit(DEFAULT_JUDGE)}) AS judge"
+        f"coalesce(nullif(CAST({judge[0]} AS VARCHAR), ''), {sql_literal(DEFAULT_JUDGE)}) AS judge"
         if judge
-        else f"{_lit(DEFAULT_JUDGE)} AS judge"
+        else f"{sql_literal(DEFAULT_JUDGE)} AS judge"
     )
     human = col("human")
     select.append(f"CAST({_fast_level(*human)} AS TINYINT) AS human" if human else "NULL::TINYINT AS human")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import duckdb
 import numpy as np
 
-from evalcore._sql import one_row
+from evalcore._sql import one_row, sql_literal
 from evalcore.features import feature_columns
-from evalcore.ingest.sources import _CONTROL, _INVISIBLE, _WS, NAME_COLUMNS, _lit, _strip
+from evalcore.ingest.sources import _CONTROL, _INVISIBLE, _WS, NAME_COLUMNS, _strip
 from evalcore.limits import LoadLimits
 from evalcore.schema import (
     DEFAULT_JUDGE,
@@ -37,13 +37,13 @@ def level_sql(expr: str) -> str:
     """A label or number → its level −2..+2, NULL for no verdict, 99 for a value off the scale."""
     n = _norm(expr)
     cases = [
-        f"WHEN {expr} IS NULL OR {n} IN ({', '.join(_lit(t) for t in sorted(NO_VERDICT_TOKENS))}) THEN NULL"
+        f"WHEN {expr} IS NULL OR {n} IN ({', '.join(sql_literal(t) for t in sorted(NO_VERDICT_TOKENS))}) THEN NULL"
     ]
     by_level: dict[int, list[str]] = {}
     for label, level in VERDICT_LABELS.items():
         by_level.setdefault(level, []).append(label)
     for level, labels in sorted(by_level.items()):
-        cases.append(f"WHEN {n} IN ({', '.join(_lit(x) for x in labels)}) THEN {level}")
+        cases.append(f"WHEN {n} IN ({', '.join(sql_literal(x) for x in labels)}) THEN {level}")
     num = f"TRY_CAST({n} AS DOUBLE)"
     cases.append(f"WHEN {num} IN (-2, -1, 0, 1, 2) THEN CAST({num} AS INTEGER)")
     return f"(CASE {' '.join(cases)} ELSE 99 END)"
@@ -184,7 +184,7 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         num = f"TRY_CAST({t} AS DOUBLE)"
         not_number = (
             f"{name} IS NOT NULL AND {t} <> '' AND lower({t}) NOT IN "
-            f"({', '.join(_lit(x) for x in sorted(NO_VERDICT_TOKENS))}) AND {num} IS NULL"
+            f"({', '.join(sql_literal(x) for x in sorted(NO_VERDICT_TOKENS))}) AND {num} IS NULL"
         )
         rows = _rows(cur, not_number)
         if rows.size:
@@ -242,7 +242,7 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
     extra = "".join(f", {length[n]} AS {n}" for n in features)
     cur.execute(f"""CREATE OR REPLACE TEMP VIEW vl_canon AS SELECT
         t."row", t.instruction_id, t.model_a, t.model_b, mv.level AS verdict,
-        coalesce(nullif(t.judge, ''), {_lit(DEFAULT_JUDGE)}) AS judge, mh.level AS human,
+        coalesce(nullif(t.judge, ''), {sql_literal(DEFAULT_JUDGE)}) AS judge, mh.level AS human,
         {length["length_a"]} AS length_a, {length["length_b"]} AS length_b,
         nullif(t.category, '') AS category{extra}
         FROM vl_text t LEFT JOIN {maps["verdict"]} mv ON mv.label = t.verdict
