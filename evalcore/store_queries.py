@@ -272,7 +272,12 @@ def coverage_counts(
     con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None, length_bins: int
 ) -> tuple[int, int, pd.DataFrame, pd.DataFrame]:
     """Calls and calls without a verdict: in total, per model (a self-comparison counts once)
-    and per bin of the summed length (``length_bins`` bins of equal size, by rank)."""
+    and per bin of the summed length (up to ``length_bins`` bins of about equal size, by rank).
+
+    Equal lengths always share a bin (bin = the rank of the lowest such length, scaled): a
+    boundary inside a run of equal lengths would put those rows on either side by the order a
+    parallel sort met them, and the counts would change from one run to the next. So a length
+    shared by many rows can make a bin larger than the others, and there may be fewer bins."""
     params = [judge, judge, category, category]
     calls, missing = one_row(
         con.execute(
@@ -296,7 +301,9 @@ def coverage_counts(
             SELECT verdict, length_a + length_b AS length FROM verdicts
             WHERE {_JUDGE_CATEGORY} AND length_a IS NOT NULL AND length_b IS NOT NULL
               AND NOT isnan(length_a) AND NOT isnan(length_b)),
-        binned AS (SELECT *, ntile(?) OVER (ORDER BY length) AS length_bin FROM rows)
+        ranked AS (SELECT *, (rank() OVER (ORDER BY length) - 1) * ? // count(*) OVER () AS raw_bin
+                   FROM rows),
+        binned AS (SELECT *, dense_rank() OVER (ORDER BY raw_bin) AS length_bin FROM ranked)
         SELECT length_bin, min(length) AS length_min, max(length) AS length_max,
                count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
         FROM binned GROUP BY length_bin ORDER BY length_bin

@@ -168,6 +168,57 @@ def test_coverage_counts_by_hand(judge_store):
     ]
 
 
+def _length_store(lengths, verdicts):
+    n = len(lengths)
+    frame = pd.DataFrame(
+        {
+            "instruction_id": [f"q{i}" for i in range(n)],
+            "model_a": "A",
+            "model_b": "B",
+            "verdict": pd.array(verdicts, dtype="Int8"),
+            "judge": "j",
+            "length_a": np.asarray(lengths, dtype=float) / 2,
+            "length_b": np.asarray(lengths, dtype=float) / 2,
+        }
+    )
+    return VerdictStore.from_frame(frame)
+
+
+def test_equal_lengths_share_a_length_bin_by_hand():
+    # summed lengths 1, 1, 1, 2, 2, 3, 4, 5, 6, 7 in five bins: ranks 1, 1, 1, 4, 4, 6, 7, 8, 9,
+    # 10, bin 1 + floor((rank - 1) * 5 / 10): {1, 1, 1}, {2, 2}, {3}, {4, 5}, {6, 7}
+    store = _length_store([1, 1, 1, 2, 2, 3, 4, 5, 6, 7], [None, 1, 1, None, 1, 1, 1, 1, 1, None])
+    by_length = store.query(sq.coverage_counts, judge="j", category=None, length_bins=5)[3]
+    assert by_length[["length_bin", "length_min", "length_max", "calls", "no_verdict"]].values.tolist() == [
+        [1, 1.0, 1.0, 3, 1],
+        [2, 2.0, 2.0, 2, 1],
+        [3, 3.0, 3.0, 1, 0],
+        [4, 4.0, 5.0, 2, 0],
+        [5, 6.0, 7.0, 2, 1],
+    ]
+    # one length shared by seven of ten rows swallows the bins it spans; the bins stay numbered
+    # 1, 2, … from the shortest
+    store = _length_store([5, 5, 5, 5, 5, 5, 5, 8, 9, 9], [None] * 7 + [1, 1, 1])
+    by_length = store.query(sq.coverage_counts, judge="j", category=None, length_bins=5)[3]
+    assert by_length[["length_bin", "length_min", "length_max", "calls", "no_verdict"]].values.tolist() == [
+        [1, 5.0, 5.0, 7, 7],
+        [2, 8.0, 8.0, 1, 0],
+        [3, 9.0, 9.0, 2, 0],
+    ]
+
+
+def test_length_bins_do_not_depend_on_the_order_rows_are_read_in():
+    """A bin boundary inside a run of equal lengths once sent those rows to either side as a
+    parallel sort met them. On this table the calls without a verdict (the first fifth, all of
+    one length) landed in bins 2 and 3; on the demo, a judge's counts per bin changed from one
+    process to the next."""
+    n = 200_000
+    store = _length_store(np.full(n, 200.0), np.where(np.arange(n) < n // 5, None, 1).tolist())
+    for _ in range(3):
+        by_length = store.query(sq.coverage_counts, judge="j", category=None, length_bins=5)[3]
+        assert by_length[["length_bin", "calls", "no_verdict"]].values.tolist() == [[1, n, n // 5]]
+
+
 def test_self_comparisons_and_labelled_rows_by_hand(judge_store):
     assert judge_store.query(sq.self_comparison_counts, judge="j", category=None) == (1, 1, 0.0)
     assert judge_store.query(sq.self_comparison_counts, judge="k", category=None) == (0, 0, None)

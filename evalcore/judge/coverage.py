@@ -1,7 +1,9 @@
 """Coverage (calls that returned no verdict) and self-comparisons, counted in the store.
 
 - **Coverage**: calls that returned no verdict over all calls, never imputed; per model (a call
-  counts for both its models) and per equal-count bin of response length (length_a + length_b).
+  counts for both its models) and per bin of response length (length_a + length_b) of about
+  equal count (equal lengths share a bin, so the bins, and so the counts, never depend on the
+  order rows were read in).
   A judge that fails more often on long answers silently drops the hardest comparisons from
   every win rate, which is why the failures are shown rather than imputed.
 - **Self-comparison tie rate**: the tie share of calls that compare a model with itself, where any
@@ -61,7 +63,8 @@ def coverage(
     category : str, optional
         Only rows of this category.
     length_bins : int, default 5
-        Equal-count bins of length_a + length_b.
+        Bins of length_a + length_b of about equal count, by rank; equal lengths share a bin, so
+        a length many rows share gives fewer, uneven bins.
 
     Returns
     -------

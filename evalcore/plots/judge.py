@@ -97,7 +97,7 @@ def coverage_figure(frame: pd.DataFrame, *, by: str) -> go.Figure:
         title, xtitle = "No verdict, by model", "model (a call counts for both its models)"
     else:
         x = [f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(frame["length_min"], frame["length_max"], strict=True)]
-        title, xtitle = "No verdict, by response length", "length_a + length_b (equal-count bins)"
+        title, xtitle = "No verdict, by response length", "length_a + length_b (bins of about equal count)"
     fig = go.Figure(
         go.Bar(
             x=x,
