@@ -162,10 +162,47 @@ def open_page(page: str | None = None, *, timeout: float = 120):
 _BROWSER_FIXTURES = {"page", "context", "new_context", "browser", "browser_type", "browser_name"}
 
 
+_PAGE_TESTS = ROOT / "tests" / "pages"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test that drives the browser is an ``e2e`` test, marked or not, so that
-    ``-m "not e2e"`` never starts Chromium (runs before the ``-m`` selection)."""
+    ``-m "not e2e"`` never starts Chromium; every page test is an ``app`` test, so that
+    ``-m "not app"`` is the library's own loop (both run before the ``-m`` selection)."""
     for item in items:
         if _BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.e2e)
+        if item.path.is_relative_to(_PAGE_TESTS):
+            item.add_marker(pytest.mark.app)
+
+
+#: Whether the test running now is marked ``app`` (set around each test, setup to teardown).
+_APP_ALLOWED = [True]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    _APP_ALLOWED[0] = item.get_closest_marker("app") is not None
+    yield
+    _APP_ALLOWED[0] = True
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A test outside tests/pages that runs the app must say so (``@pytest.mark.app``): otherwise
+    ``-m "not app"`` would run it and the library loop would quietly slow down. AppTest's one run
+    method refuses such a test in words."""
+    from streamlit.testing.v1 import AppTest
+
+    run = AppTest._run
+
+    @functools.wraps(run)
+    def guarded(self, *args, **kwargs):
+        if not _APP_ALLOWED[0]:
+            raise AssertionError(
+                "This test runs the app in AppTest but is not marked: add @pytest.mark.app "
+                "(or move it under tests/pages), so that the library loop (-m 'not app') skips it."
+            )
+        return run(self, *args, **kwargs)
+
+    AppTest._run = guarded  # type: ignore[method-assign]

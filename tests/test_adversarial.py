@@ -370,6 +370,7 @@ def _models(at: AppTest) -> str:
     return {m.label: m.value for m in at.metric}["Models"]
 
 
+@pytest.mark.app
 def test_page_refuses_latin1_and_keeps_the_demo():
     at = _upload(
         _app(), "latin1.csv", "instruction_id,model_a,model_b,verdict\n1,café,b,1\n".encode("latin-1")
@@ -379,18 +380,21 @@ def test_page_refuses_latin1_and_keeps_the_demo():
     assert _models(at) == "20"
 
 
+@pytest.mark.app
 def test_page_refuses_a_header_only_file():
     at = _upload(_app(), "header.csv", b"instruction_id,model_a,model_b,verdict\n")
     errors = " ".join(e.value for e in at.error)
     assert "header but no rows" in errors and _models(at) == "20"
 
 
+@pytest.mark.app
 def test_page_loads_hostile_names():
     names = [SQL, '=HYPERLINK("http://evil.example","x")', "模型-α 🚀"]
     at = _upload(_app(), "nasty.csv", _all_pairs_csv(names, judge="judge-1"))
     assert not at.error and _models(at) == "3"
 
 
+@pytest.mark.app
 def test_page_says_which_native_format_it_recognised():
     data = (ROOT / "tests" / "fixtures" / "native" / "mt_bench" / "gpt-4_pair.jsonl").read_bytes()
     at = _upload(_app(), "gpt-4_pair.jsonl", data, "application/json")
@@ -448,6 +452,7 @@ def _hostile_upload() -> AppTest:
 KNOWN_CRASHES: set[str] = set()
 
 
+@pytest.mark.app
 def test_every_page_opens_on_hostile_names():
     """Names that are SQL, formulas, markdown and very long reach every page without a crash."""
     at = _hostile_upload()
@@ -460,12 +465,14 @@ def test_every_page_opens_on_hostile_names():
         assert not at.exception, (page, [e.value for e in at.exception])
 
 
+@pytest.mark.app
 def test_overview_page_opens_on_hostile_names():
     at = _hostile_upload()
     at.switch_page("pages/overview.py").run()
     assert not at.exception
 
 
+@pytest.mark.app
 def test_page_shows_hostile_names_literally():
     link = "[click](http://evil.example)"
     data = _all_pairs_csv(["a", "b"], judge=link)
@@ -659,6 +666,7 @@ UNESCAPED_PAGES: set[str] = set()
 @pytest.mark.parametrize(  # not `page`: that name is pytest-playwright's browser page
     "page_file", sorted(p.name for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_"))
 )
+@pytest.mark.app
 def test_no_page_renders_a_hostile_name_as_markup(page_file, monkeypatch, tmp_path):
     monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "workspace.duckdb"))
     rows = [
@@ -687,6 +695,7 @@ def test_no_page_renders_a_hostile_name_as_markup(page_file, monkeypatch, tmp_pa
 # -- every error in words (issue 11, item 4) -------------------------------------------------
 
 
+@pytest.mark.app
 def test_page_wrapper_shows_errors_in_words_never_an_exception_box():
     def script():
         import numpy as np
@@ -727,6 +736,7 @@ def test_page_wrapper_shows_errors_in_words_never_an_exception_box():
         assert not _live_markup(box.value)
 
 
+@pytest.mark.app
 def test_page_wrapper_lets_stop_and_rerun_through():
     def script():
         import streamlit as st

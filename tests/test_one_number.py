@@ -21,6 +21,8 @@ from streamlit.testing.v1 import AppTest
 from evalcore.simulate import simulate_arena, write_arena_dump
 from tests.conftest import new_app
 
+pytestmark = pytest.mark.app  # every test here walks the app
+
 NUMBER = r"[\d,]+"
 
 

@@ -388,6 +388,7 @@ def _button(at, label: str):
     return next(b for b in at.button if b.label == label)
 
 
+@pytest.mark.app
 def test_page_saves_loads_and_deletes_through_the_ui(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     path = tmp_path / "ui.duckdb"
     monkeypatch.setenv(ENV_VAR, str(path))
@@ -431,6 +432,7 @@ def test_page_saves_loads_and_deletes_through_the_ui(monkeypatch: pytest.MonkeyP
     assert Workspace(path).names() == ()
 
 
+@pytest.mark.app
 def test_link_to_a_demo_judge_and_category(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "unused.duckdb"))
     at = _app(dataset="demo-anchor")
@@ -452,6 +454,7 @@ def test_link_to_a_demo_judge_and_category(monkeypatch: pytest.MonkeyPatch, tmp_
     assert "category" not in at.query_params
 
 
+@pytest.mark.app
 def test_link_to_an_unknown_dataset_says_so_and_shows_the_demo(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -504,6 +507,7 @@ def test_user_text_helpers_for_markdown() -> None:
     )
 
 
+@pytest.mark.app
 def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
     """?anchor=… picks the anchor; ?rounds=…&seed=… set the leaderboard's bootstrap."""
 
@@ -521,6 +525,7 @@ def test_anchor_and_leaderboard_settings_live_in_the_link() -> None:
     assert any("200 bootstrap rounds" in c.value for c in at.caption)
 
 
+@pytest.mark.app
 def test_a_session_whose_store_was_released_gets_its_data_back(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -605,6 +610,7 @@ def test_versions_beyond_the_kept_ones_take_their_text_and_features_along(ws: Wo
     store.close()
 
 
+@pytest.mark.app
 def test_a_dataset_saved_in_the_app_opens_with_its_text(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

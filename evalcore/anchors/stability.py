@@ -35,7 +35,7 @@ from evalcore.errors import check_int
 from evalcore.progress import Progress
 from evalcore.ranking import fit_bradley_terry
 from evalcore.stats.against import disagreements_per_instruction, pooled_wins, verdicts_against
-from evalcore.stats.bootstrap import bootstrap_weights, percentile_interval
+from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, percentile_interval, weighted_totals
 from evalcore.stats.intervals import Estimate
 from evalcore.stats.kendall import kendall_tau
 
@@ -229,13 +229,13 @@ def anchor_stability(
 
     info_r = np.full((rounds, cand.size), np.nan)
     tau_r = np.full((rounds, cand.size), np.nan)
-    per_wins = per_instruction_wins(reps).T.tocsr() if has_tau else None  # (M², S)
+    per_wins = pattern_operand(per_instruction_wins(reps)) if has_tau else None
     row_bytes = (cand.size * m * m * 8 * 4) if has_tau else cand.size * 16
     for start, stop, w in bootstrap_weights(mult, rounds, seed, row_bytes=row_bytes):
         with np.errstate(invalid="ignore", divide="ignore"):
             info_r[start:stop] = (w @ differ) / (w @ pairs)
         if has_tau:
-            pw = np.asarray(per_wins @ w.T).T.reshape(stop - start, m, m)
+            pw = weighted_totals(w, per_wins).reshape(stop - start, m, m)
             theta, _ = fit_bradley_terry(pw, prior_games=RESAMPLE_PRIOR)
             r = np.where(eye, np.nan, win_rates(pw))[:, cand]  # (r, C, m)
             tau_r[start:stop] = kendall_tau(r, theta[:, None, :], variant=tau)

@@ -2,8 +2,9 @@
 
 Two shapes of statistic occur: ratios of sums over instructions (ties, swap consistency),
 resampled as a few numbers per instruction pattern; and statistics of per-pair totals pooled over instructions (the balanced position
-bias, the order-swap decomposition), resampled chunk by chunk with a sparse pattern × pair matrix
-so that no (rounds × instructions) or (instructions × models²) array is ever built.
+bias, the order-swap decomposition), resampled chunk by chunk with a pattern × pair matrix
+(:func:`~evalcore.stats.bootstrap.pattern_operand`: sparse for arena tables, dense where it is
+small and nearly full) so that no (rounds × instructions) array is ever built.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 from scipy import sparse
 
 from evalcore.counts import VerdictCounts
-from evalcore.stats.bootstrap import bootstrap_weights, percentile_interval
+from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, percentile_interval, weighted_totals
 from evalcore.stats.intervals import Estimate
 
 #: How the spec sheet's intervals are made (shown with every interval).
@@ -63,10 +64,10 @@ def resampled_pair_totals(
     over the cells (a, b) in round r. Chunks are sized so a chunk's totals stay near 64 MB."""
     m = rep.n_models
     c = values.shape[1]
-    x = pair_matrix(rep, values).T.tocsr()  # (C·M², S)
+    x = pattern_operand(pair_matrix(rep, values))
     per_round = c * m * m * 8 * 4  # the totals and the caller's working copies
     for start, stop, w in bootstrap_weights(multiplicity, rounds, seed, row_bytes=per_round):
-        totals = np.asarray(x @ w.T).T  # (r, C·M²)
+        totals = weighted_totals(w, x)  # (r, C·M²)
         yield start, stop, totals.reshape(stop - start, c, m, m)
 
 
@@ -146,10 +147,10 @@ def resampled(
     (r, D) the bootstrap totals of ``per_pattern`` (S, D). Drawing the weights is the costly part
     on a large table, so the analyses that share them draw them once."""
     c = pair_values.shape[1]
-    x = pairs.matrix(rep, pair_values).T.tocsr()  # (C·2P, S)
+    x = pattern_operand(pairs.matrix(rep, pair_values))
     per_round = c * 2 * pairs.size * 8 * 6 + per_pattern.shape[1] * 8
     for start, stop, w in bootstrap_weights(multiplicity, rounds, seed, row_bytes=per_round):
-        totals = np.asarray(x @ w.T).T.reshape(stop - start, c, pairs.size, 2)
+        totals = weighted_totals(w, x).reshape(stop - start, c, pairs.size, 2)
         yield start, stop, totals, w @ per_pattern
 
 

@@ -28,12 +28,10 @@ from evalcore.ranking.bradley_terry import (
     mle_exists,
     win_entries,
 )
-from evalcore.stats.bootstrap import bootstrap_weights
+from evalcore.stats.bootstrap import DENSE_PATTERN_BYTES, bootstrap_weights
 
 #: Most within-cluster pairs of score entries :func:`row_sandwich_covariance` forms at once.
 MEAT_CHUNK_PAIRS = 4_000_000
-#: Largest dense per-pattern win matrix (patterns × M²) the bootstrap builds (bytes).
-DENSE_PATTERN_BYTES = 128 * 1024**2
 
 
 def bootstrap_thetas(

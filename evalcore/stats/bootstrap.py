@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
+from scipy import sparse
 
 from evalcore.errors import check_int
 
@@ -20,6 +21,12 @@ from evalcore.errors import check_int
 CHUNK_BYTES = 64 * 1024**2
 #: The most rounds any bootstrap accepts (memory is chunked, but time is not free).
 MAX_ROUNDS = 100_000
+#: Largest per-pattern matrix (patterns × quantities) the bootstrap holds as a dense array (bytes).
+DENSE_PATTERN_BYTES = 128 * 1024**2
+#: Share of non-zero entries from which a per-pattern matrix is multiplied densely. Measured on
+#: two cores (``benchmarks/bench_bootstrap_product.py``): a sparse product costs about ten times a
+#: BLAS product per stored entry, so a dense product wins from a density of about 0.1.
+DENSE_PATTERN_DENSITY = 0.15
 
 
 def bootstrap_weights(
@@ -54,6 +61,29 @@ def bootstrap_weights(
     for start in range(0, rounds, step):
         stop = min(start + step, rounds)
         yield start, stop, rng.multinomial(total, p, size=stop - start).astype(np.float64)
+
+
+def pattern_operand(per_pattern: sparse.spmatrix | np.ndarray) -> np.ndarray | sparse.csr_matrix:
+    """A per-pattern matrix (S, F) prepared for :func:`weighted_totals`, dense or sparse.
+
+    All-pairs tables have a few hundred patterns that touch nearly every quantity: one dense BLAS
+    product per chunk is then several times faster than a sparse one. Arena tables have tens of
+    thousands of patterns, each touching a handful of the M² pairs: kept sparse, transposed
+    (F, S) so that the product runs over the stored entries only.
+    """
+    if isinstance(per_pattern, np.ndarray):
+        return per_pattern
+    s, f = per_pattern.shape
+    dense = s * f * 8 <= DENSE_PATTERN_BYTES and per_pattern.nnz >= DENSE_PATTERN_DENSITY * s * f
+    return per_pattern.toarray() if dense else sparse.csr_matrix(per_pattern.T)
+
+
+def weighted_totals(weights: np.ndarray, operand: np.ndarray | sparse.csr_matrix) -> np.ndarray:
+    """``weights @ per_pattern``: (r, F) totals for bootstrap weights (r, S) and an operand from
+    :func:`pattern_operand`."""
+    if isinstance(operand, np.ndarray):
+        return weights @ operand
+    return np.asarray(operand @ weights.T).T
 
 
 def resampled_sums(
