@@ -9,22 +9,13 @@ repetitions × 23 rankings) ≤ 15 s. Each figure is the median of several runs.
 
 from __future__ import annotations
 
-import statistics
 import time
 
 from benchmarks.paper_table import paper_sized_file
+from benchmarks.timing import median_seconds
 from evalcore.anchors import anchor_count_sweep, anchor_sweep, pilot_screening, sample_size_sweep
 from evalcore.io import read_verdicts
 from evalcore.store import VerdictStore
-
-
-def _median_seconds(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -37,26 +28,26 @@ def main() -> None:
     judge = store.judges()[0]
     print(f"{path.name}: {len(table.frame):,} rows, loaded and validated in {load:.2f} s")
 
-    aggregate = _median_seconds(lambda: store.counts(judge=judge), 5)
+    aggregate = median_seconds(lambda: store.counts(judge=judge), 5)
     counts = store.counts(judge=judge)
     print(f"counts tensor for {judge} {counts.counts.shape}: {aggregate:.3f} s (DuckDB, median of 5)")
 
-    sweep = _median_seconds(lambda: anchor_sweep(counts), 7)
+    sweep = median_seconds(lambda: anchor_sweep(counts), 7)
     print(
         f"per-anchor sweep (quadratic + {counts.n_models} anchor rankings + tau + "
         f"informativeness): {sweep:.3f} s (median of 7; target ≤ 1 s)"
     )
 
-    sizes = _median_seconds(lambda: sample_size_sweep(counts, repetitions=30, reference="quadratic"), 3)
+    sizes = median_seconds(lambda: sample_size_sweep(counts, repetitions=30, reference="quadratic"), 3)
     print(
         f"instruction-count sweep (10 sizes × 30 repetitions × {counts.n_models + 1} rankings): "
         f"{sizes:.2f} s (median of 3; target ≤ 15 s)"
     )
 
-    count = _median_seconds(lambda: anchor_count_sweep(counts, permutations=40), 3)
+    count = median_seconds(lambda: anchor_count_sweep(counts, permutations=40), 3)
     print(f"anchor-count sweep (40 orders × {counts.n_models} set sizes): {count:.2f} s (median of 3)")
 
-    pilot = _median_seconds(lambda: pilot_screening(counts, k=10, repetitions=30), 3)
+    pilot = median_seconds(lambda: pilot_screening(counts, k=10, repetitions=30), 3)
     print(f"pilot screening (k = 10, 30 repetitions, {counts.n_models} anchors): {pilot:.2f} s (median of 3)")
     store.close()
 

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from benchmarks.timing import median_seconds
 from evalcore.stats import bootstrap
 from evalcore.stats.bootstrap import pattern_operand, weighted_totals
 
@@ -39,15 +40,6 @@ SHAPES = (
 )
 
 
-def _median(fn, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def products(runs: int) -> None:
     rng = np.random.default_rng(0)
     print(f"{'shape':36s} {'sparse ms':>10s} {'dense ms':>10s}  picked")
@@ -55,11 +47,11 @@ def products(runs: int) -> None:
         x = sparse.random(s, f, density=density, format="csr", random_state=1)
         w = rng.multinomial(s, np.full(s, 1 / s), size=1_000).astype(np.float64)
         as_sparse = sparse.csr_matrix(x.T)
-        t_sparse = _median(lambda: weighted_totals(w, as_sparse), runs)  # noqa: B023
+        t_sparse = median_seconds(lambda: weighted_totals(w, as_sparse), runs)  # noqa: B023
         dense = "too big"  # a dense copy past the limit is never made
         if s * f * 8 <= bootstrap.DENSE_PATTERN_BYTES:
             as_dense = x.toarray()
-            dense = f"{_median(lambda: weighted_totals(w, as_dense), runs) * 1e3:.0f}"  # noqa: B023
+            dense = f"{median_seconds(lambda: weighted_totals(w, as_dense), runs) * 1e3:.0f}"  # noqa: B023
         picked = "dense" if isinstance(pattern_operand(x), np.ndarray) else "sparse"
         print(f"{label:36s} {t_sparse * 1e3:10.0f} {dense:>10s}  {picked}")
 

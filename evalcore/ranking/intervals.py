@@ -18,6 +18,7 @@ on one prompt are correlated).
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.progress import Progress
@@ -28,7 +29,7 @@ from evalcore.ranking.bradley_terry import (
     mle_exists,
     win_entries,
 )
-from evalcore.stats.bootstrap import DENSE_PATTERN_BYTES, bootstrap_weights
+from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, weighted_totals
 
 #: Most within-cluster pairs of score entries :func:`row_sandwich_covariance` forms at once.
 MEAT_CHUNK_PAIRS = 4_000_000
@@ -55,34 +56,17 @@ def bootstrap_thetas(
     reps, mult = counts.pattern_counts()
     rows, cols, vals = win_entries(reps)
     n_pat = int(mult.size)
-    # Two ways to form each round's win matrix W_r = Σ_s w[r, s] · wins_s: a dense per-pattern
-    # matrix and one BLAS product when it is small (all-pairs tables: hundreds of patterns), or a
-    # sparse gather + reduceat over the entries sorted by their (a, b) column when it is not
-    # (arena tables: tens of thousands of patterns, M² columns).
-    dense = n_pat * m * m * 8 <= DENSE_PATTERN_BYTES
-    if dense:
-        per_pattern = np.bincount(rows * (m * m) + cols, weights=vals, minlength=n_pat * m * m).reshape(
-            n_pat, m * m
-        )
-        row_bytes = 3 * m * m * 8
-    else:
-        order = np.argsort(cols, kind="stable")
-        rows, cols, vals = rows[order], cols[order], vals[order]
-        starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]]) if cols.size else np.zeros(0, int)
-        uniq = cols[starts]
-        row_bytes = (rows.size + 3 * m * m) * 8
+    # Each round's win matrix W_r = Σ_s w[r, s] · wins_s: one BLAS product on a dense per-pattern
+    # matrix for all-pairs tables (hundreds of patterns), a sparse one for arena tables (tens of
+    # thousands of patterns over M² columns).
+    per_pattern = pattern_operand(sparse.csr_matrix((vals, (rows, cols)), shape=(n_pat, m * m)))
+    row_bytes = (n_pat + 3 * m * m) * 8  # a transposed copy of the weights, the wins, their working copies
     samples = np.full((rounds, m), np.nan)
     absent_all = np.zeros((rounds, m), dtype=bool)
     regularised = unconverged = 0
     for start, stop, w in bootstrap_weights(mult, rounds, seed, row_bytes=row_bytes):
         r = stop - start
-        if dense:
-            wins: np.ndarray = w @ per_pattern  # float below (sparse path)
-        else:
-            wins = np.zeros((r, m * m))
-            if cols.size:
-                wins[:, uniq] = np.add.reduceat(w[:, rows] * vals, starts, axis=1)
-        wins = wins.reshape(r, m, m)
+        wins = weighted_totals(w, per_pattern).reshape(r, m, m)
         games = (wins + np.swapaxes(wins, 1, 2)).sum(axis=2)
         absent = games <= 0
         # For the existence check an absent model is treated as linked both ways to everyone:
