@@ -36,6 +36,8 @@ import math
 import re
 from typing import Any
 
+from evalcore.text_markdown import WORD_JOINER, normalise_lines, render_document
+
 __all__ = [
     "MISSING",
     "code_span",
@@ -56,17 +58,19 @@ __all__ = [
 
 #: How a missing, NaN or infinite number is written.
 MISSING = "—"
-#: Invisible, zero-width and not a line break: splits a token without changing what is read.
-WORD_JOINER = "\u2060"
 
 # Markdown characters that can start emphasis, code, links, images, HTML, tables, strikethrough,
 # maths, entities or Streamlit's coloured text anywhere in a line; headings, block quotes, list
 # bullets and setext underlines only at the start of one. Other punctuation (., -, :, =, >, ')
 # stays unescaped mid-line, so messages read the same in the source ("A=>B", "UTF-8").
+# Every pattern here is linear by construction: one character (class) with fixed-width
+# lookarounds, or a line start followed by spaces and tabs only (``[ \t]*`` cannot run past the
+# end of its line, so each character is scanned from at most one line start; ``\s*`` could, and
+# a text of many blank lines was quadratic).
 _MD_SYNTAX = re.compile(r"([\\`*_\[\]<|~$&])")
 _MD_DASHES = re.compile(r"-(?=-)")  # "--" is not typography, and "---" is not a rule
-_MD_BULLET = re.compile(r"(?m)^(\s*)([-+#>=])")
-_MD_ORDERED = re.compile(r"(?m)^(\s*\d+)([.)])")
+_MD_BULLET = re.compile(r"(?m)^([ \t]*)([-+#>=])")
+_MD_ORDERED = re.compile(r"(?m)^([ \t]*\d+)([.)])")
 _MD_SHORTCODE = re.compile(r":(?=[\w/+\-])")  # :smile:, :material/x:, https://, mailto:
 _MD_WWW = re.compile(r"(?i)(?<!\w)(www)(?=\.)")
 
@@ -92,7 +96,8 @@ def markdown(text: Any) -> str:
     >>> markdown("error: rows 1, 2")
     'error: rows 1, 2'
     """
-    out = _MD_SYNTAX.sub(r"\\\1", str(text))
+    # every line ending the browser knows as "\n", the one the line-start patterns see
+    out = _MD_SYNTAX.sub(r"\\\1", normalise_lines(str(text)))
     out = _MD_DASHES.sub(r"\\-", out)
     out = _MD_BULLET.sub(r"\1\\\2", out)
     out = _MD_ORDERED.sub(r"\1\\\2", out)
@@ -101,56 +106,20 @@ def markdown(text: Any) -> str:
     return out.replace("@", "@" + WORD_JOINER)
 
 
-#: A fence line of a fenced code block: up to three spaces, then ``` or ~~~ (three or more).
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-#: An inline code span on one line: a run of backticks, the shortest text, the same run
-#: (CommonMark 6.1). Never across lines (another block may start there, where the text would be
-#: live) and never holding "|" (a table splits its cells there before it reads code spans); such
-#: spans are escaped like prose, which only shows a few backslashes.
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)([^`\n|]+?|[^\n|]*?[^`\n|][^\n|]*?)(?<!`)\1(?!`)")
-#: Characters that start a link, an image, HTML, an entity, maths or a Streamlit directive.
-_DOC_SYNTAX = re.compile(r"([\\\[\]<&$])")
-_DOC_HEADING = re.compile(r"(?m)^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_DOC_UNDERLINE = re.compile(r"(?m)^( {0,3})(=+|-+)[ \t]*$")
-
-
-def _document_prose(text: str) -> str:
-    """Prose outside code: link, image, HTML, maths and directive syntax escaped (see
-    :func:`markdown_document`); code spans are kept as they are (nothing inside one is live)."""
-    out, last = [], 0
-    for match in _CODE_SPAN.finditer(text):
-        out.append(_document_escape(text[last : match.start()]))
-        out.append(match.group(0))
-        last = match.end()
-    out.append(_document_escape(text[last:]))
-    return "".join(out)
-
-
-def _document_escape(text: str) -> str:
-    out = _DOC_SYNTAX.sub(r"\\\1", text)
-    out = _MD_SHORTCODE.sub(":" + WORD_JOINER, out)  # https://, mailto:, :shortcodes:
-    out = _MD_WWW.sub(r"\1" + WORD_JOINER, out)
-    out = out.replace("@", "@" + WORD_JOINER)
-    # A heading inside an answer would outweigh the page's own headings: a bold line instead.
-    out = _DOC_HEADING.sub(lambda m: f"**{m.group(1)}**" if m.group(1) else "", out)
-    # A setext underline ("Title" over "===" or "---") would make a heading too.
-    return _DOC_UNDERLINE.sub(
-        lambda m: m.group(1) + ("***" if len(m.group(2)) >= 3 else "\\" + m.group(2)), out
-    )
-
-
 def markdown_document(text: Any) -> str:
     """A long user text (a prompt, an answer, a judge's reasoning) as Markdown that renders its
     formatting but nothing that links, loads or runs.
 
-    Emphasis, lists, tables, block quotes and code (fenced blocks and inline spans, kept
-    verbatim) render as Markdown. Links, images, reference definitions, autolinks (``<…>``,
-    bare ``https://…``, ``www.…``, e-mail addresses), raw HTML, entities, ``$…$`` maths and
-    Streamlit's ``:color[…]`` / ``:material/…:`` directives are shown as typed: a Markdown link
-    in an answer reads ``[label](https://…)`` and is not clickable, so a judged text can never
-    send a reader elsewhere. Headings become bold lines (an answer's ``# Title`` would otherwise
-    outweigh the page's own headings). Text in an indented (not fenced) code block shows the
-    backslashes of these escapes.
+    The text is parsed by a CommonMark parser (markdown-it-py) and written back
+    (:func:`evalcore.text_markdown.render_document`): emphasis, lists, tables, block quotes and
+    code (fenced blocks and inline spans, kept verbatim) render as Markdown; links, images,
+    reference definitions, autolinks (``<…>``, bare ``https://…``, ``www.…``, e-mail
+    addresses), raw HTML, entities, ``$…$`` maths and Streamlit's ``:color[…]`` /
+    ``:material/…:`` directives are shown as typed. Headings become bold lines (an answer's
+    ``# Title`` would otherwise outweigh the page's own headings). Every line ending a browser
+    knows (``\\r\\n``, ``\\r``, ``\\n``, U+2028, U+2029, …) is read as one. The cost is linear in
+    the length, a few microseconds per character; a page shows a preview of a long text
+    (:func:`evalcore.text_markdown.render_preview`).
 
     Parameters
     ----------
@@ -165,32 +134,11 @@ def markdown_document(text: Any) -> str:
     Examples
     --------
     >>> markdown_document("See [docs](https://evil.example) and **this**")
-    'See \\\\[docs\\\\](https:\\u2060//evil.example) and **this**'
-    >>> markdown_document("# Plan\\n- <b>step</b> `a[0] <b>`")
-    '**Plan**\\n- \\\\<b>step\\\\</b> `a[0] <b>`'
+    'See \\\\[docs\\\\]\\\\(https\\\\:\\u2060\\\\/\\\\/evil\\\\.example\\\\) and **this**'
+    >>> markdown_document("# Plan\\r- <b>step</b> `a[0] <b>`")
+    '**Plan**\\n\\n- \\\\<b\\\\>step\\\\<\\\\/b\\\\> ` a[0] <b> `'
     """
-    lines = str(text).replace("\r\n", "\n").split("\n")
-    out: list[str] = []
-    prose: list[str] = []
-    fence: str | None = None
-    for line in lines:
-        match = _FENCE.match(line)
-        if fence is not None:  # inside a fenced block: verbatim up to its closing fence
-            out.append(line)
-            closing = match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
-            if closing and not line.strip().lstrip(fence[0]):
-                fence = None
-        elif match and not (match.group(1)[0] == "`" and "`" in line[match.end() :]):
-            # (a backtick fence whose info string holds a backtick is not a fence: prose)
-            if prose:
-                out.append(_document_prose("\n".join(prose)))
-            prose, fence = [], match.group(1)
-            out.append(line)
-        else:
-            prose.append(line)
-    if prose:
-        out.append(_document_prose("\n".join(prose)))
-    return "\n".join(out)
+    return render_document(str(text))
 
 
 def code_span(text: Any) -> str:
@@ -201,7 +149,9 @@ def code_span(text: Any) -> str:
     >>> code_span("a`b")
     '`` a`b ``'
     """
-    text = str(text).replace("\n", " ")
+    # on one line: a line ending (any the browser knows, "\r" too) inside could end the span's
+    # paragraph, leaving its backticks unmatched and its content live
+    text = normalise_lines(str(text)).replace("\n", " ")
     ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
     return f"{ticks} {text} {ticks}"
 

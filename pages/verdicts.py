@@ -34,6 +34,16 @@ def _go(number: int) -> None:
     st.query_params["page"] = str(number)
 
 
+def _document(value: str | None, key: str, **options) -> None:
+    """A text rendered as safe Markdown; a long one in part, with a switch that shows all of it
+    as plain text (rendering a whole 1 MB text would hold the server and freeze the tab)."""
+    label = show.show_all_label(value)
+    if label and st.toggle(label, False, key=key):
+        st.text(show.full_text(value))
+    else:
+        st.markdown(show.document(value, **options))
+
+
 with _ui.page("Verdicts"):
     st.title("Verdicts")
     store = _ui.require_data()
@@ -119,7 +129,8 @@ with _ui.page("Verdicts"):
     if not result.cases:
         st.info(show.empty_sentence(flt))
 
-    for case in result.cases:
+    for n, case in enumerate(result.cases):
+        key = f"vd_all_{number}_{n}"  # the switches of this page's case n
         with st.container(border=True):
             st.markdown(show.case_title(case) + show.flag_badges(case))
             for k, call in enumerate(case.calls, 1):
@@ -129,19 +140,19 @@ with _ui.page("Verdicts"):
                 continue
             st.markdown("**Prompt**")
             with st.container(height=show.box_height(case.prompt), border=False):
-                st.markdown(show.document(case.prompt))
+                _document(case.prompt, f"{key}_p")
             height = show.box_height(*case.answers.values())
-            for column, model in zip(st.columns(2), case.models, strict=True):
+            for side, (column, model) in enumerate(zip(st.columns(2), case.models, strict=True)):
                 column.markdown(show.answer_heading(case, model))
                 with column.container(height=height, border=True):
-                    st.markdown(show.document(case.answers.get(model)))
+                    _document(case.answers.get(model), f"{key}_a{side}")
             boxes = st.columns(min(2, max(1, len(case.calls))))
             height = show.box_height(*(call.judge_output for call in case.calls))
             for k, call in enumerate(case.calls):
                 with boxes[k % len(boxes)]:
                     st.markdown(show.reasoning_label(call, k + 1))
                     with st.container(height=height, border=True):
-                        st.markdown(show.document(call.judge_output, missing=show.NO_REASONING))
+                        _document(call.judge_output, f"{key}_r{k}", missing=show.NO_REASONING)
 
     if pages > 1:
         st.button(

@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from evalcore.errors import UsageError
-from evalcore.text import code_span, fmt_int, markdown, markdown_document
+from evalcore.text import code_span, fmt_int, markdown
+from evalcore.text_markdown import PREVIEW_CHARS, normalise_lines, render_preview
 from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
 from evalcore.verdicts.words import (
     case_flags,
@@ -39,6 +40,8 @@ __all__ = [
     "cell_verdicts",
     "case_title",
     "document",
+    "full_text",
+    "show_all_label",
     "empty_sentence",
     "filter_from_link",
     "flag_badges",
@@ -227,12 +230,47 @@ def answer_heading(case: VerdictCase, model: str) -> str:
     return f"**{markdown(model)}**" + (f" · {where} slot" if where else "")
 
 
-def document(value: str | None, *, missing: str = "Not in the file.") -> str:
+def document(value: str | None, *, missing: str = "Not in the file.", limit: int = PREVIEW_CHARS) -> str:
     """A prompt, an answer or a judge's reasoning as safe rendered Markdown; ``missing`` in
-    italics when the file has none for this case."""
+    italics when the file has none for this case.
+
+    A text longer than ``limit`` characters is rendered up to there, with a line saying how much
+    is shown (:func:`show_all_label` names the control that shows the rest): rendering is
+    linear but costs microseconds per character on the server and more in the browser, where a
+    1 MB text froze the tab for half a minute or more.
+
+    Examples
+    --------
+    >>> document("**a** b", limit=5)
+    '**a**\\n\\n*The first 5 of 7 characters are shown.*'
+    """
     if value is None or not str(value).strip():
         return f"*{missing}*"
-    return markdown_document(value)
+    shown, cut = render_preview(str(value), limit)
+    if not cut:
+        return shown
+    total = len(normalise_lines(str(value)))
+    return f"{shown}\n\n*The first {fmt_int(limit)} of {fmt_int(total)} characters are shown.*"
+
+
+def show_all_label(value: str | None, *, limit: int = PREVIEW_CHARS) -> str | None:
+    """The label of the control that shows all of a long text (None when it is shown whole).
+
+    Examples
+    --------
+    >>> show_all_label("x" * 12, limit=10), show_all_label("short", limit=10)
+    ('Show all (12 characters, as plain text)', None)
+    """
+    if value is None:
+        return None
+    total = len(normalise_lines(str(value)))
+    return f"Show all ({fmt_int(total)} characters, as plain text)" if total > limit else None
+
+
+def full_text(value: str | None) -> str:
+    """The whole text for plain display (``st.text``: nothing in it is formatting), with every
+    line ending written ``\\n``."""
+    return normalise_lines(str(value or ""))
 
 
 def page_count(total: int, limit: int) -> int:
