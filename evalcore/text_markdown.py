@@ -154,7 +154,13 @@ def _table(node: SyntaxTreeNode) -> list[str]:
                 if section.type == "thead":
                     style = str(cell.attrs.get("style", ""))
                     aligns.append(
-                        ":---:" if "center" in style else ":---" if "left" in style else "---:" if "right" in style else "---"
+                        ":---:"
+                        if "center" in style
+                        else ":---"
+                        if "left" in style
+                        else "---:"
+                        if "right" in style
+                        else "---"
                     )
             rows.append(cells)
     if not rows:
@@ -168,9 +174,7 @@ def _table(node: SyntaxTreeNode) -> list[str]:
 
 
 def _list(node: SyntaxTreeNode) -> list[str]:
-    tight = all(
-        p.hidden for item in node.children for p in item.children if p.type == "paragraph"
-    )
+    tight = all(p.hidden for item in node.children for p in item.children if p.type == "paragraph")
     start = int(node.attrs.get("start", 1) or 1) if node.type == "ordered_list" else 0
     out: list[str] = []
     for k, item in enumerate(node.children):

@@ -11,8 +11,9 @@ from streamlit.testing.v1 import AppTest
 
 from evalcore.simulate import SimulationSpec, simulate, simulate_arena
 from evalcore.verdicts import VerdictFilter
+from evalcore.verdicts import presentation as show
 from tests.conftest import new_app
-from tests.test_adversarial import _live_markup
+from tests.test_adversarial import _live_markup, _reader_sees
 from tests.verdicts.test_presentation import HOSTILE_TEXT, _outside_fences
 
 #: Links, filters and paging on the small copy of the demo (compared with `small_demo_store`).
@@ -75,7 +76,8 @@ def test_a_link_opens_that_pairs_verdicts_with_their_text(small_demo_store):
     assert len(titles) == 20
     assert all("sim-alder" in t and "sim-larch" in t and "sim-judge-first-slot" in t for t in titles)
     texts = _texts(at)
-    assert want.cases[0].prompt in texts  # the prompt, shown (it holds no Markdown syntax)
+    assert show.document(want.cases[0].prompt) in texts  # the prompt, shown
+    assert want.cases[0].prompt in [_reader_sees(t) for t in texts]  # as typed
     assert sum(t.startswith("**Order ") for t in texts) == 40  # both orders of each case
     assert at.selectbox(key="vd_judge").value == "sim-judge-first-slot"
     assert (at.selectbox(key="vd_a").value, at.selectbox(key="vd_b").value) == ("sim-alder", "sim-larch")

@@ -13,6 +13,7 @@ from evalcore.text import WORD_JOINER, markdown_document
 from evalcore.verdicts import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
 from evalcore.verdicts import presentation as show
 from tests.test_adversarial import HOSTILE, _live_markup, _reader_sees
+from tests.test_text_markdown import live_parts
 
 #: Texts an answer or a judge may contain that must stay text: HTML that runs, Markdown links
 #: and images (inline, reference-style, autolinks), maths, Streamlit directives.
@@ -52,7 +53,9 @@ def _outside_fences(source: str) -> str:
 def test_documents_carry_no_live_link_image_or_html(text):
     source = markdown_document(text)
     assert not _live_markup(_outside_fences(source)), (text, source)
-    assert _reader_sees(source) == text  # every character the writer typed is there to read
+    assert not live_parts(source), (text, source)  # a CommonMark parser's view (tests/test_text_markdown.py)
+    words = re.findall(r"[A-Za-z]{4,}", text)
+    assert all(word in _reader_sees(source) for word in words)  # every word is there to read
 
 
 def test_documents_keep_their_formatting():
@@ -60,19 +63,29 @@ def test_documents_keep_their_formatting():
     source = markdown_document(text)
     assert "**bold**" in source and "_em_" in source and "\n- one\n- two\n" in source
     assert "```python\nx = a[0] < b\n```" in source  # code is verbatim, no backslashes
-    assert markdown_document("use `a[0] <b>` here") == "use `a[0] <b>` here"
+    assert markdown_document("use `a[0] <b>` here") == "use ` a[0] <b> ` here"
 
 
-def test_headings_become_bold_lines_and_setext_underlines_rules():
-    assert markdown_document("## Plan ##\ntext") == "**Plan**\ntext"
-    assert markdown_document("Title\n===") == "Title\n***"
-    assert markdown_document("#hashtag") == "#hashtag"  # not a heading in CommonMark
+def test_headings_become_bold_lines():
+    assert markdown_document("## Plan ##\ntext") == "**Plan**\n\ntext"
+    assert markdown_document("Title\n===") == "**Title**"
+    assert markdown_document("#hashtag") == "\\#hashtag"  # not a heading in CommonMark
 
 
 def test_a_fence_never_hides_prose_after_it_closes():
     source = markdown_document("```\ncode [a](b)\n```\n[x](https://evil.example)")
-    assert source.endswith("\\[x\\](https:" + WORD_JOINER + "//evil.example)")
+    assert source.endswith("\\[x\\]\\(https\\:" + WORD_JOINER + "\\/\\/evil\\.example\\)")
     assert "code [a](b)" in source
+
+
+def test_a_long_text_shows_its_start_and_offers_the_rest_as_plain_text():
+    text = "**start** " + "word " * 3000 + "\r\n[end](https://evil.example)"
+    shown = show.document(text)
+    assert shown.startswith("**start**") and "end" not in shown
+    assert shown.endswith("*The first 10,000 of 15,038 characters are shown.*")
+    assert show.show_all_label(text) == "Show all (15,038 characters, as plain text)"
+    assert show.show_all_label("short") is None
+    assert show.full_text(text).endswith("\n[end](https://evil.example)")  # for st.text, as typed
 
 
 def test_verdict_words_cover_the_scale_and_refuse_others():
