@@ -8,6 +8,7 @@ numbers. Every user value reaches SQL as a bound parameter.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -18,7 +19,7 @@ from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, Ver
 if TYPE_CHECKING:
     from evalcore.store import VerdictStore
 
-__all__ = ["TEXT_DB", "TextArea", "case_page", "options", "like_pattern"]
+__all__ = ["TEXT_DB", "TextArea", "case_page", "casefold_match", "options", "like_pattern"]
 
 #: The text columns searched by ``VerdictFilter.search``.
 SEARCHED = ("prompt", "response_a", "response_b", "judge_output")
@@ -99,6 +100,93 @@ def like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
+# -- search: Unicode case folding ----------------------------------------------------------------
+
+#: The characters whose Unicode full case folding (Python's ``str.casefold``) differs from what
+#: DuckDB's ``lower()`` makes of them: ``İ`` (``lower`` gives ``i``, folding gives ``i̇``), ``ß``
+#: (``ss``), final ``ς`` (``σ``), ``ﬁ`` (``fi``), Cherokee, Greek with iota subscript, … Every
+#: other character folds as ``lower()`` lowercases it. Found by comparing the two over every code
+#: point; ``tests/verdicts/test_search_fold.py`` repeats that comparison (slow) and fails if a
+#: new DuckDB or Python changes either.
+FOLDED = (
+    "\u00b5\u00df\u0130\u0149\u017f\u01f0\u0345\u0390\u03b0\u03c2\u03d0\u03d1\u03d5\u03d6"
+    "\u03f0\u03f1\u03f5\u0587\u1c80\u1c81\u1c82\u1c83\u1c84\u1c85\u1c86\u1c87\u1c88\u1e96"
+    "\u1e97\u1e98\u1e99\u1e9a\u1e9b\u1e9e\u1f50\u1f52\u1f54\u1f56\u1f80\u1f81\u1f82\u1f83"
+    "\u1f84\u1f85\u1f86\u1f87\u1f88\u1f89\u1f8a\u1f8b\u1f8c\u1f8d\u1f8e\u1f8f\u1f90\u1f91"
+    "\u1f92\u1f93\u1f94\u1f95\u1f96\u1f97\u1f98\u1f99\u1f9a\u1f9b\u1f9c\u1f9d\u1f9e\u1f9f"
+    "\u1fa0\u1fa1\u1fa2\u1fa3\u1fa4\u1fa5\u1fa6\u1fa7\u1fa8\u1fa9\u1faa\u1fab\u1fac\u1fad"
+    "\u1fae\u1faf\u1fb2\u1fb3\u1fb4\u1fb6\u1fb7\u1fbc\u1fbe\u1fc2\u1fc3\u1fc4\u1fc6\u1fc7"
+    "\u1fcc\u1fd2\u1fd3\u1fd6\u1fd7\u1fe2\u1fe3\u1fe4\u1fe6\u1fe7\u1ff2\u1ff3\u1ff4\u1ff6"
+    "\u1ff7\u1ffc\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06\ufb13\ufb14\ufb15\ufb16\ufb17"
+)
+
+
+@cache
+def _fold_table() -> tuple[tuple[str, str, str, str], ...]:
+    """For each of :data:`FOLDED`: the character, its case folding, and what ``lower()`` makes
+    of each (computed once per process, by DuckDB itself)."""
+    folds = [c.casefold() for c in FOLDED]
+    con = duckdb.connect()
+    try:
+        rows = con.execute(
+            "SELECT c, lower(c), lower(f) FROM (SELECT unnest($c) AS c, unnest($f) AS f)",
+            {"c": list(FOLDED), "f": folds},
+        ).fetchall()
+    finally:
+        con.close()
+    lowered = {c: (c_lower, f_lower) for c, c_lower, f_lower in rows}
+    return tuple((c, f, *lowered[c]) for c, f in zip(FOLDED, folds, strict=True))
+
+
+def casefold_match(columns: tuple[str, ...], needle: str) -> tuple[str, dict[str, str]]:
+    """SQL that is true where one of ``columns`` contains ``needle`` under Unicode full case
+    folding: ``needle.casefold() in text.casefold()``, as Python reads it, for every character.
+
+    DuckDB's ``ILIKE`` lowercases one character to one (``İ`` to ``i``, so a search for ``İ``
+    matched every ``i``; ``ß`` never matched ``ss``). Here ``lower()`` does the work for every
+    character whose folding it already gives, and a ``replace`` puts the folding in first for the
+    few where it does not (:data:`FOLDED`), only for those whose folding or lowercase shares a
+    character with the folded needle: any other such character cannot be part of a match either
+    way, so leaving it out changes no answer and saves a pass over the text.
+
+    Parameters
+    ----------
+    columns : tuple of str
+        Column names (the store's own, never user text).
+    needle : str
+        The search text (bound as a parameter, with ``%``, ``_`` and ``\\`` matched literally).
+
+    Returns
+    -------
+    tuple of (str, dict)
+        The condition and its parameters (``q`` and the replacements).
+
+    Examples
+    --------
+    >>> casefold_match(("prompt",), "x")
+    ("lower(prompt) LIKE lower($q) ESCAPE '\\\\'", {'q': '%x%'})
+    >>> sql, params = casefold_match(("prompt",), "İ")
+    >>> params["q"], [v for k, v in params.items() if k.startswith("fold_from")]
+    ('%i̇%', ['İ', 'ﬁ', 'ﬃ'])
+    """
+    folded = needle.casefold()
+    wanted = set(folded) | set(folded.lower())  # the needle's characters, before and after lower()
+    params: dict[str, str] = {"q": like_pattern(folded)}
+    replacements: list[int] = []
+    for char, fold, char_lower, fold_lower in _fold_table():
+        if wanted & (set(fold) | set(char_lower) | set(fold_lower)):
+            k = len(replacements)
+            params[f"fold_from_{k}"], params[f"fold_to_{k}"] = char, fold
+            replacements.append(k)
+    conditions = []
+    for column in columns:
+        expr = column
+        for k in replacements:
+            expr = f"replace({expr}, $fold_from_{k}, $fold_to_{k})"
+        conditions.append(f"lower({expr}) LIKE lower($q) ESCAPE '\\'")
+    return " OR ".join(conditions), params
+
+
 def _params(flt: VerdictFilter) -> dict[str, Any]:
     return {
         "judge": flt.judge,
@@ -125,7 +213,7 @@ def case_page(
     if flt.search is not None:
         if not has_text:
             return empty
-        match = " OR ".join(f"{c} ILIKE $q ESCAPE '\\'" for c in SEARCHED)
+        match, fold_params = casefold_match(SEARCHED, flt.search)
         candidates = _candidate_rows(con, flt)
         if candidates is not None:
             if not candidates:
@@ -139,7 +227,7 @@ def case_page(
             hit_join='LEFT JOIN hits USING ("row")',
             hit_where="AND hit",
         ).replace("WITH calls AS", "WITH " + _HITS.format(table=text.current, match=match) + " calls AS", 1)
-        params["q"] = like_pattern(flt.search)
+        params |= fold_params
     cur = con.cursor()
     try:
         rows = cur.execute(sql, params).fetchall()

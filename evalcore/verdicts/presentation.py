@@ -92,7 +92,9 @@ INTRO = (
 HELP: dict[str, str] = {
     "verdict": "Cases with at least one judge call of this verdict; the slot is where the model sat "
     "in that call (first = slot A).",
-    "search": "Words in the prompt, either answer or the judge's reasoning (not case-sensitive).",
+    "search": "Words in the prompt, either answer or the judge's reasoning. Letters match "
+    "whatever their case, as Unicode's case folding has it: “strasse” finds “Straße” and “i” "
+    "also finds “İ”, but “İ” finds only “İ”.",
     "flipped": "Pairs judged in both orders whose verdicts do not agree once the order is undone: "
     "the judge's position bias at work.",
     "human": "Cases with a human label that the judge's verdict contradicts.",
