@@ -247,3 +247,33 @@ def test_arriving_from_another_page_keeps_its_judge_and_all_judges_stays_selecta
     assert at.selectbox(key="vd_judge").value is None and _param(at, "judge") is None
     at.button(key="vd_next").click().run()
     assert at.selectbox(key="vd_judge").value is None and _param(at, "page") == "2"
+
+
+def test_a_long_text_shows_its_start_and_a_switch_shows_all_as_plain_text():
+    long = "**start** " + "[x](https://evil.example) `a\r\r![i](https://evil.example/i.png)` " * 400
+    frame = pd.DataFrame(
+        {
+            "instruction_id": ["q1"],
+            "model_a": "a",
+            "model_b": "b",
+            "verdict": 1,
+            "prompt": [long],
+            "response_a": "short",
+            "response_b": "short",
+            "judge_output": "fine",
+        }
+    )
+    at = new_app()
+    at.run()
+    data = frame.to_json(orient="records", lines=True).encode()  # (a CSV with a lone \r in a field
+    at.file_uploader(key="upload").upload("t.jsonl", data, "application/json").run()  # is refused)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.switch_page(PAGE).run()
+    switch = next(t for t in at.toggle if t.label.startswith("Show all ("))
+    assert switch.label == f"Show all ({len(long.replace(chr(13), chr(10))):,} characters, as plain text)"
+    shown = [t for t in _texts(at) if t.startswith("**start**")]
+    assert len(shown) == 1 and shown[0].endswith("characters are shown.*")
+    assert not _live_markup(shown[0]) and not at.text
+    switch.set_value(True).run()
+    assert [t.value.rstrip() for t in at.text] == [long.replace("\r", "\n").rstrip()]  # whole, as text
+    assert not [t for t in _texts(at) if t.startswith("**start**")]
