@@ -9,6 +9,7 @@ import streamlit as st
 import ui as _ui
 from evalcore import summary_presentation as show
 from evalcore.datafolder import data_dir, list_data_files, resolve_data_file
+from evalcore.display import shorten_cells
 from evalcore.io import read_human_ranking
 from evalcore.plots.common import CONFIG
 from evalcore.plots.summary import coverage_heatmap
@@ -74,7 +75,7 @@ with _ui.page("Data"):
         st.caption(show.ANCHOR_NOTE)
 
     st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
-    nv_table = show.no_verdict_table(summary)
+    nv_table = shorten_cells(show.no_verdict_table(summary))  # a long judge name cut for the eye
     st.dataframe(nv_table, hide_index=True, column_config=_ui.count_columns(nv_table))
     _ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
 
@@ -84,7 +85,7 @@ with _ui.page("Data"):
     with st.expander("Human ranking (optional): `model, score`, higher is better"):
         hr = s.get("human_ranking")
         if hr is not None:
-            st.dataframe(hr, hide_index=True)
+            st.dataframe(shorten_cells(hr), hide_index=True)
         ranking_file = st.file_uploader("Upload a human ranking", show.RANKING_TYPES, key="ranking_upload")
         if ranking_file is not None and ranking_file.file_id != s.get("ranking_id"):
             s["ranking_id"] = ranking_file.file_id

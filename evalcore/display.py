@@ -15,7 +15,7 @@ import pandas as pd
 
 from evalcore.text import MISSING, fmt_pct  # noqa: F401 - fmt_pct is used by the doctest
 
-__all__ = ["Metric", "display_frame"]
+__all__ = ["CELL_CHARS", "Metric", "display_frame", "shorten_cells"]
 
 
 @dataclass(frozen=True)
@@ -59,3 +59,33 @@ def display_frame(
         },
         index=range(len(frame)),
     )
+
+
+#: The longest text a table cell shows (a name, a file name); the CSV download keeps it whole.
+CELL_CHARS = 200
+
+
+def shorten_cells(frame: pd.DataFrame, *, limit: int = CELL_CHARS) -> pd.DataFrame:
+    """``frame`` with every text cell longer than ``limit`` characters cut there, ending in ``…``
+    (a copy; ``frame`` itself when nothing is that long).
+
+    A table is drawn in the browser cell by cell; a 1 MB name in one cell froze the viewer's tab
+    for half a minute or more. The cut is for the eye only: downloads take the table whole.
+
+    Examples
+    --------
+    >>> shorten_cells(pd.DataFrame({"name": ["a" * 6, "b"], "n": [1, 2]}), limit=4)["name"].tolist()
+    ['aaa…', 'b']
+    """
+    out = frame
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype != object and not pd.api.types.is_string_dtype(values.dtype):
+            continue
+        if not any(isinstance(v, str) and len(v) > limit for v in values):
+            continue
+        cut = [v[: limit - 1] + "…" if isinstance(v, str) and len(v) > limit else v for v in values]
+        if out is frame:
+            out = frame.copy()
+        out[column] = pd.Series(cut, index=frame.index, dtype=values.dtype)
+    return out

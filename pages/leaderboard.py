@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui as _ui
+from evalcore.display import shorten_cells
 from evalcore.errors import EvalcoreError, UsageError
 from evalcore.plots.common import CONFIG
 from evalcore.plots.leaderboard import forest_plot, separation_heatmap, win_rate_heatmap
@@ -113,7 +114,7 @@ with _ui.page("Leaderboard"):
             table = show.style_display(table, styled)
         except EvalcoreError as exc:
             _ui.warning(f"No style control: {exc}")
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(shorten_cells(table), hide_index=True, width="stretch")  # a long name cut for the eye
     _ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
     st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")

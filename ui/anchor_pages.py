@@ -18,6 +18,7 @@ from evalcore import anchors as an
 from evalcore.anchors import presentation as av
 from evalcore.anchors.tau import AnchorSweep
 from evalcore.counts import VerdictCounts
+from evalcore.display import shorten_cells
 from evalcore.errors import DesignError, UsageError
 from evalcore.findings import ranking_key
 from evalcore.io import read_human_ranking
@@ -97,7 +98,7 @@ def human_ranking_box(store: VerdictStore) -> pd.DataFrame | None:
             except VerdictFormatError as exc:
                 _ui.error(exc)
         if s.get("human_ranking") is not None:
-            st.dataframe(s["human_ranking"], hide_index=True, height=200)
+            st.dataframe(shorten_cells(s["human_ranking"]), hide_index=True, height=200)
             _ui.download_csv(s["human_ranking"], "human_ranking.csv", key="dl_anchor_human")
         else:
             st.caption("No human ranking is loaded: the human columns stay empty.")

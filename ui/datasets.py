@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from evalcore import summary_presentation as show
+from evalcore.display import shorten_cells
 from evalcore.store import VerdictStore
 from evalcore.workspace import MAX_NAME, WorkspaceError
 from ui.messages import error
@@ -45,7 +46,7 @@ def saved_datasets(store: VerdictStore) -> None:
             st.info("No dataset is saved yet.")
         elif listed is not None:
             st.dataframe(
-                show.saved_table(listed),
+                shorten_cells(show.saved_table(listed)),
                 hide_index=True,
                 key="saved_table",
                 column_config={"Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},

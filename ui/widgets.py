@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import pandas as pd
 import streamlit as st
 
+from evalcore.display import shorten_cells
 from evalcore.store import VerdictStore
 from ui.messages import error, md, metric, warning
 from ui.readable import count_columns, metric_tile
@@ -157,8 +158,9 @@ def table(
     frame: pd.DataFrame, data: pd.DataFrame | None = None, name: str = "", key: str | None = None
 ) -> None:
     """A table at full width, and the numbers behind it (``data``, else the table) as a CSV.
-    Whole-number columns (counts) get a thousands separator: 114,000, not 114000."""
-    st.dataframe(frame, hide_index=True, width="stretch", column_config=count_columns(frame))
+    Whole-number columns (counts) get a thousands separator: 114,000, not 114000. A long text
+    cell (a name) is cut for the eye (:func:`evalcore.display.shorten_cells`); the CSV is whole."""
+    st.dataframe(shorten_cells(frame), hide_index=True, width="stretch", column_config=count_columns(frame))
     if name:
         download_csv(frame if data is None else data, name, key=key)
 

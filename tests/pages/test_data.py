@@ -133,3 +133,14 @@ def test_hostile_notes_and_errors_are_text(tmp_path, monkeypatch):
     shown = " ".join(e.value for e in at.error)
     assert "not loaded" in shown
     assert "](https://evil" not in shown.replace("\\](", "")
+
+
+def test_a_long_name_is_cut_in_tables():
+    judge = "judge-" + "x" * 5000
+    at = _app()
+    data = f"instruction_id,model_a,model_b,verdict,judge\nq1,a,b,1,{judge}\nq2,a,b,,{judge}\n".encode()
+    at.file_uploader(key="upload").upload("long.csv", data, "text/csv").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    cells = [str(v) for frame in at.dataframe for v in frame.value.to_numpy().ravel()]
+    assert any(c.startswith("judge-xxx") for c in cells)
+    assert max(len(c) for c in cells) <= 200  # a 5,000-character name in a cell froze the tab
