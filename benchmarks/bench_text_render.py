@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 from benchmarks.timing import median_seconds
-from evalcore.text_markdown import render_document, render_preview
+from evalcore.text_markdown import _render_cached, render_document
 from evalcore.verdicts import presentation as show
 
 
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
         for name, text in texts(size).items():
 
             def page(text: str = text) -> None:
-                render_preview.cache_clear()  # a first visit, not a cached rerun
+                _render_cached.cache_clear()  # a first visit, not a cached rerun
                 show.document(text)
 
             preview = median_seconds(page, args.runs)

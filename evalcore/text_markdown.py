@@ -244,18 +244,23 @@ def render_document(text: str) -> str:
     return "\n".join(_blocks(tree.children))
 
 
-@lru_cache(maxsize=512)
 def render_preview(text: str, limit: int = PREVIEW_CHARS) -> tuple[str, bool]:
     """The first ``limit`` characters of ``text`` (line endings normalised first) rendered by
     :func:`render_document`, and whether the text is longer.
-
-    Cached (a page renders the same texts again on every interaction; the keys are the texts,
-    so a text that is not shown again is dropped in time).
 
     Examples
     --------
     >>> render_preview("*a* b c", 4)
     ('*a*', True)
     """
-    text = normalise_lines(text)
-    return render_document(text[:limit]), len(text) > limit
+    # "\r\n" becomes one character, so 2 * limit characters hold at least ``limit`` once read
+    head = normalise_lines(text[: 2 * limit + 2])
+    return _render_cached(head[:limit]), len(head) > limit
+
+
+@lru_cache(maxsize=512)
+def _render_cached(text: str) -> str:
+    """:func:`render_document`, cached: a page renders the same texts again on every
+    interaction. Keyed by the preview (at most :data:`PREVIEW_CHARS` characters), never by a
+    whole text, so the cache stays within a few tens of megabytes."""
+    return render_document(text)
