@@ -216,8 +216,11 @@ def save_loaded(name: str, *, replace: bool) -> Any:
 
 
 def delete_saved(name: str) -> None:
-    """Delete a saved dataset (every version); the loaded data stays, no longer saved."""
-    workspace().delete(name)
+    """Delete a saved dataset (every version); the loaded data stays, no longer saved.
+
+    Every version goes (the page offers no way back to a deleted name's history), so the
+    workspace file gives their space back."""
+    workspace().delete(name, forever=True)
     if state().get("saved") == name:
         state()["saved"] = None
 
