@@ -11,6 +11,7 @@ server sits idle after the last browser closed, so one sees whether a session's 
 ``--mb`` (50) MB CSV; every ``--refused-every``-th session (4) uploads a file of the same size
 that is refused (one row's verdict is not a verdict), so refused uploads are measured too. Prints
 the server's RSS at start, its peak, after the sessions ended (their TTL passed) and 60 s later.
+``--concurrent k`` opens k sessions at once (waves of k), as users of a shared server do.
 ``--repeat`` runs the whole scenario on fresh servers and prints the medians.
 
 ``load``: ``--sessions`` Chromium sessions at once, each uploading a different file, then opening
@@ -265,23 +266,31 @@ def _upload_once(server: Server, files: list[Path], args: argparse.Namespace) ->
             time.sleep(2)
             figures = {"start": server.rss}
             print(f"  server RSS at start (after a first visit): {figures['start']:,.0f} MB", flush=True)
-            for k, path in enumerate(files):
+            wave = max(1, args.concurrent)
+            for first in range(0, len(files), wave):
+                batch = list(enumerate(files))[first : first + wave]
                 started = time.perf_counter()
-                context = browser.new_context(base_url=server.url)
-                page = context.new_page()
-                page.goto("/?dataset=demo-anchor")
-                page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
-                page.locator(".st-key-upload").get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-                    str(path)
-                )
-                if path.name.startswith("refused"):
-                    page.get_by_text("was not loaded").first.wait_for(timeout=TIMEOUT_MS)
-                else:
-                    page.get_by_text(f"Loaded: {path.name}").first.wait_for(timeout=TIMEOUT_MS)
-                page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
-                context.close()
+                contexts = [browser.new_context(base_url=server.url) for _ in batch]
+                pages = [c.new_page() for c in contexts]
+                for page in pages:
+                    page.goto("/?dataset=demo-anchor")
+                for page in pages:
+                    page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
+                for page, (_, path) in zip(pages, batch, strict=True):
+                    page.locator(".st-key-upload").get_by_test_id(
+                        "stFileUploaderDropzoneInput"
+                    ).set_input_files(str(path))
+                for page, (_, path) in zip(pages, batch, strict=True):
+                    if path.name.startswith("refused"):
+                        page.get_by_text("was not loaded").first.wait_for(timeout=TIMEOUT_MS)
+                    else:
+                        page.get_by_text(f"Loaded: {path.name}").first.wait_for(timeout=TIMEOUT_MS)
+                    page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
+                for context in contexts:
+                    context.close()
                 print(
-                    f"  after session {k + 1:>3} ({'refused' if path.name.startswith('refused') else 'loaded'}): "
+                    f"  after sessions {batch[0][0] + 1}-{batch[-1][0] + 1} "
+                    f"({sum(p.name.startswith('refused') for _, p in batch)} refused): "
                     f"RSS {server.rss:,.0f} MB ({time.perf_counter() - started:.1f} s)",
                     flush=True,
                 )
@@ -453,6 +462,7 @@ def main() -> None:
     up.add_argument("--refused-every", type=int, default=4, help="every k-th upload is refused")
     up.add_argument("--ttl", type=int, default=20, help="server.disconnectedSessionTTL in seconds")
     up.add_argument("--repeat", type=int, default=1, help="fresh servers; medians printed")
+    up.add_argument("--concurrent", type=int, default=1, help="sessions open at once (in waves)")
     up.set_defaults(run=uploads)
     lo = sub.add_parser("load", help="concurrent sessions: errors, leaks, medians, peak RSS")
     lo.add_argument("--sessions", type=int, default=10)
