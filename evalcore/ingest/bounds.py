@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import duckdb
 
-from evalcore._sql import one_row, sql_literal
+from evalcore._sql import sql_literal
 from evalcore.ingest.sources import Source, _read_error
 from evalcore.limits import LoadLimits
 from evalcore.schema import VerdictFormatError
@@ -32,12 +32,11 @@ def check_rows(cur: duckdb.DuckDBPyConnection, src: Source, sql: str, *, limits:
     cap = limits.max_rows
     if src.kind == "parquet":
         try:
-            rows = one_row(
-                cur.execute(
-                    "SELECT coalesce(sum(num_rows), 0) FROM "
-                    f"parquet_file_metadata({sql_literal(str(src.path))})"
-                )
-            )[0]
+            # fetchall, not fetchone: the result is finished, so the cursor is free for the
+            # next statement (DuckDB refuses a register() while a result is open)
+            rows = cur.execute(
+                f"SELECT coalesce(sum(num_rows), 0) FROM parquet_file_metadata({sql_literal(str(src.path))})"
+            ).fetchall()[0][0]
         except duckdb.Error as exc:
             raise _read_error(src, exc) from exc
         if rows > cap:
@@ -50,7 +49,9 @@ def check_rows(cur: duckdb.DuckDBPyConnection, src: Source, sql: str, *, limits:
     if src.path.stat().st_size <= MIN_ROW_BYTES * (cap + 1):
         return
     try:
-        seen = one_row(cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {sql} LIMIT {int(cap) + 1})"))[0]
+        seen = cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM {sql} LIMIT {int(cap) + 1})").fetchall()[0][
+            0
+        ]
     except duckdb.Error as exc:
         raise _read_error(src, exc) from exc
     if seen > cap:
