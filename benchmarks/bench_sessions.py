@@ -74,6 +74,24 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def where_resident(pid: int) -> str:
+    """Resident MB by kind of mapping (/proc/PID/smaps): glibc's main heap, anonymous mappings
+    (other arenas, mmapped blocks, DuckDB's and Arrow's allocators) and files (libraries)."""
+    kinds = {"heap": 0, "anonymous": 0, "files": 0}
+    kind = "anonymous"
+    try:
+        for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+            head = line.split()
+            if len(head) >= 5 and "-" in head[0] and not line.startswith(("Rss", "Size")):
+                name = head[5] if len(head) > 5 else ""
+                kind = "heap" if name == "[heap]" else ("files" if name.startswith("/") else "anonymous")
+            elif line.startswith("Rss:"):
+                kinds[kind] += int(head[1])
+    except OSError:
+        return "smaps unreadable"
+    return ", ".join(f"{k} {v / 1024:,.0f} MB" for k, v in kinds.items())
+
+
 class Sampler(threading.Thread):
     """Samples a process's RSS every ``every`` seconds; keeps the peak."""
 
@@ -303,7 +321,9 @@ def _upload_once(server: Server, files: list[Path], args: argparse.Namespace) ->
         )
         time.sleep(60)
         figures["later"] = server.rss
-        print(f"  60 s later: RSS {figures['later']:,.0f} MB", flush=True)
+        print(
+            f"  60 s later: RSS {figures['later']:,.0f} MB ({where_resident(server.process.pid)})", flush=True
+        )
         figures["peak"] = sampler.peak
         print(f"  peak RSS {figures['peak']:,.0f} MB")
     finally:
