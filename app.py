@@ -37,7 +37,11 @@ with _ui.page("Data"):
         st.caption(show.COLUMNS_NOTE)
         if upload is not None and upload.file_id != s.get("upload_id"):
             s["upload_id"] = upload.file_id
-            read(upload.name, lambda: _ui.session_store().load_bytes(upload.getvalue(), name=upload.name))
+            read(
+                upload.name,
+                lambda: _ui.session_store().load_bytes(upload.getvalue(), name=upload.name),
+                upload=upload,
+            )
         if data_dir() is not None:
             files = list_data_files()
             st.subheader("Or pick a file from the server's data folder")

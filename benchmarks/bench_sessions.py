@@ -7,6 +7,13 @@ simulated CSV (different models each time, ``--rows`` rows), opens the Leaderboa
 The server's resident memory (RSS, from /proc) is printed after each session and then while the
 server sits idle after the last browser closed, so one sees whether a session's data comes back.
 
+``uploads``: the issue-30 case. ``--sessions`` (20) sessions one after another, each uploads a
+``--mb`` (50) MB CSV; every ``--refused-every``-th session (4) uploads a file of the same size
+that is refused (one row's verdict is not a verdict), so refused uploads are measured too. Prints
+the server's RSS at start, its peak, after the sessions ended (their TTL passed) and 60 s later.
+``--concurrent k`` opens k sessions at once (waves of k), as users of a shared server do.
+``--repeat`` runs the whole scenario on fresh servers and prints the medians.
+
 ``load``: ``--sessions`` Chromium sessions at once, each uploading a different file, then opening
 the Leaderboard and the Anchors page. Reports errors (exception boxes, tracebacks in the server
 log), cross-session leaks (a session drawing another session's model names), per-step medians
@@ -15,6 +22,7 @@ and the server's peak RSS.
 Usage::
 
     python -m benchmarks.bench_sessions memory --sessions 10 --rows 200000
+    python -m benchmarks.bench_sessions uploads --sessions 20 --mb 50
     python -m benchmarks.bench_sessions load --sessions 10
 
 Needs Playwright and Debian's Chromium at /usr/bin/chromium (never ``playwright install``).
@@ -64,6 +72,24 @@ def rss_mb(pid: int) -> float:
     except OSError:
         pass
     return float("nan")
+
+
+def where_resident(pid: int) -> str:
+    """Resident MB by kind of mapping (/proc/PID/smaps): glibc's main heap, anonymous mappings
+    (other arenas, mmapped blocks, DuckDB's and Arrow's allocators) and files (libraries)."""
+    kinds = {"heap": 0, "anonymous": 0, "files": 0}
+    kind = "anonymous"
+    try:
+        for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+            head = line.split()
+            if len(head) >= 5 and "-" in head[0] and not line.startswith(("Rss", "Size")):
+                name = head[5] if len(head) > 5 else ""
+                kind = "heap" if name == "[heap]" else ("files" if name.startswith("/") else "anonymous")
+            elif line.startswith("Rss:"):
+                kinds[kind] += int(head[1])
+    except OSError:
+        return "smaps unreadable"
+    return ", ".join(f"{k} {v / 1024:,.0f} MB" for k, v in kinds.items())
 
 
 class Sampler(threading.Thread):
@@ -218,6 +244,120 @@ def memory(args: argparse.Namespace) -> None:
         server.close()
 
 
+def write_sized_csv(folder: Path, megabytes: float, *, refused: bool) -> Path:
+    """A verdict CSV of about ``megabytes`` (12 simulated models); ``refused``: its last row's
+    verdict is not a verdict, so the whole file is read and then refused in words."""
+    path = folder / ("refused.csv" if refused else "upload.csv")
+    rows_guess = int(megabytes * 1e6 / 38)
+    sim = simulate(
+        SimulationSpec(
+            n_models=12, n_instructions=max(10, rows_guess // 132), judges=(JudgeSpec("j"),), seed=7
+        )
+    )
+    frame = sim.verdicts.drop(columns=["row"])
+    frame.to_csv(path, index=False)
+    rows = int(len(frame) * megabytes * 1e6 / path.stat().st_size)
+    frame = frame.iloc[: min(rows, len(frame))].copy()
+    if refused:
+        frame["verdict"] = frame["verdict"].astype("string")
+        frame.iloc[-1, frame.columns.get_loc("verdict")] = "maybe"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _upload_once(server: Server, files: list[Path], args: argparse.Namespace) -> dict[str, float]:
+    from playwright.sync_api import sync_playwright
+
+    sampler = Sampler(server.process.pid)
+    sampler.start()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            # "start": the server once a first visitor has opened the demo (imports done, the
+            # demo read once per process), as a server is after its first minute of use
+            context = browser.new_context(base_url=server.url)
+            page = context.new_page()
+            page.goto("/?dataset=demo-anchor")
+            page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
+            page.get_by_text("Loaded:").first.wait_for(timeout=TIMEOUT_MS)
+            context.close()
+            time.sleep(2)
+            figures = {"start": server.rss}
+            print(f"  server RSS at start (after a first visit): {figures['start']:,.0f} MB", flush=True)
+            wave = max(1, args.concurrent)
+            for first in range(0, len(files), wave):
+                batch = list(enumerate(files))[first : first + wave]
+                started = time.perf_counter()
+                contexts = [browser.new_context(base_url=server.url) for _ in batch]
+                pages = [c.new_page() for c in contexts]
+                for page in pages:
+                    page.goto("/?dataset=demo-anchor")
+                for page in pages:
+                    page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
+                for page, (_, path) in zip(pages, batch, strict=True):
+                    page.locator(".st-key-upload").get_by_test_id(
+                        "stFileUploaderDropzoneInput"
+                    ).set_input_files(str(path))
+                for page, (_, path) in zip(pages, batch, strict=True):
+                    if path.name.startswith("refused"):
+                        page.get_by_text("was not loaded").first.wait_for(timeout=TIMEOUT_MS)
+                    else:
+                        page.get_by_text(f"Loaded: {path.name}").first.wait_for(timeout=TIMEOUT_MS)
+                    page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT_MS)
+                for context in contexts:
+                    context.close()
+                print(
+                    f"  after sessions {batch[0][0] + 1}-{batch[-1][0] + 1} "
+                    f"({sum(p.name.startswith('refused') for _, p in batch)} refused): "
+                    f"RSS {server.rss:,.0f} MB ({time.perf_counter() - started:.1f} s)",
+                    flush=True,
+                )
+            browser.close()
+        closed = time.monotonic()
+        time.sleep(max(0.0, closed + args.ttl + 15 - time.monotonic()))
+        figures["ended"] = server.rss
+        print(
+            f"  sessions ended ({args.ttl + 15} s after the last browser closed): RSS {figures['ended']:,.0f} MB"
+        )
+        time.sleep(60)
+        figures["later"] = server.rss
+        print(
+            f"  60 s later: RSS {figures['later']:,.0f} MB ({where_resident(server.process.pid)})", flush=True
+        )
+        figures["peak"] = sampler.peak
+        print(f"  peak RSS {figures['peak']:,.0f} MB")
+    finally:
+        sampler.stop()
+    return figures
+
+
+def uploads(args: argparse.Namespace) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="bench_uploads_"))
+    good = write_sized_csv(folder, args.mb, refused=False)
+    bad = write_sized_csv(folder, args.mb, refused=True)
+    files = [bad if (k + 1) % args.refused_every == 0 else good for k in range(args.sessions)]
+    print(
+        f"uploads: {args.sessions} sessions one after another, each uploads a "
+        f"{good.stat().st_size / 1e6:.0f} MB CSV ({sum(f is bad for f in files)} of them refused); "
+        f"session TTL {args.ttl} s; load average {os.getloadavg()[0]:.2f}"
+    )
+    runs = []
+    for run in range(args.repeat):
+        print(f" run {run + 1} of {args.repeat}", flush=True)
+        server = Server(folder, session_ttl=args.ttl)
+        try:
+            runs.append(_upload_once(server, files, args))
+        finally:
+            server.close()
+    med = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+    print(
+        f"medians over {len(runs)} run(s): start {med['start']:,.0f} MB, peak {med['peak']:,.0f} MB, "
+        f"sessions ended {med['ended']:,.0f} MB (+{med['ended'] - med['start']:,.0f}), "
+        f"60 s later {med['later']:,.0f} MB (+{med['later'] - med['start']:,.0f}); "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+
+
 def load(args: argparse.Namespace) -> None:  # noqa: C901 - one scripted scenario, step by step
     from playwright.sync_api import sync_playwright
 
@@ -336,6 +476,14 @@ def main() -> None:
         help="server.disconnectedSessionTTL in seconds (Streamlit's default is 120)",
     )
     m.set_defaults(run=memory)
+    up = sub.add_parser("uploads", help="20 sessions of 50 MB uploads (some refused); RSS given back?")
+    up.add_argument("--sessions", type=int, default=20)
+    up.add_argument("--mb", type=float, default=50.0, help="size of each upload in MB")
+    up.add_argument("--refused-every", type=int, default=4, help="every k-th upload is refused")
+    up.add_argument("--ttl", type=int, default=20, help="server.disconnectedSessionTTL in seconds")
+    up.add_argument("--repeat", type=int, default=1, help="fresh servers; medians printed")
+    up.add_argument("--concurrent", type=int, default=1, help="sessions open at once (in waves)")
+    up.set_defaults(run=uploads)
     lo = sub.add_parser("load", help="concurrent sessions: errors, leaks, medians, peak RSS")
     lo.add_argument("--sessions", type=int, default=10)
     lo.add_argument("--models", type=int, default=5)

@@ -22,9 +22,19 @@ command-line tool on the file with the limit raised).
 variable                   default      what it bounds
 =========================  ===========  ===============================================
 ``VERDICTLAB_MAX_BYTES``   2 GiB        decompressed size of a compressed file
-``VERDICTLAB_MAX_ROWS``    50,000,000   rows of one table
+``VERDICTLAB_MAX_ROWS``    see below    rows of one table
 ``VERDICTLAB_MAX_MODELS``  10,000       distinct models of one table
+``VERDICTLAB_LOAD_SECONDS`` 600         time one load (read, check, store) may take
 =========================  ===========  ===============================================
+
+**Rows are counted by the product, not found out by the allocator.** A row costs memory whatever
+its size on disk (a 3 MB gzip file can hold 150 million valid rows), so the default row limit
+follows the memory budget: :data:`ROW_BYTES` per row (a load and its summary measured about
+120-300 bytes a row), at most 50,000,000; 10.7 million rows under the default 2 GB budget. The
+count is checked before the full load, cheaply: while a gzip stream is decompressed (its lines
+are counted as they pass, so the 150-million-row file is refused after a fraction of a second's
+worth of lines, not after filling memory), from a Parquet file's footer, and by a ``LIMIT``
+probe for a large plain file (:func:`evalcore.ingest.bounds.check_rows`).
 
 Sizes accept a suffix: ``500M``, ``4G``. No file is read whole into Python: verdict tables and
 Chatbot Arena dumps are read and converted in SQL, and the tools' other native files
@@ -54,6 +64,8 @@ __all__ = [
     "check_rounds",
     "check_simulations",
     "LoadLimits",
+    "ROW_BYTES",
+    "default_max_rows",
     "parse_size",
     "format_size",
 ]
@@ -185,17 +197,35 @@ def format_size(n: int) -> str:
     return f"{n} bytes"
 
 
+#: Memory one row of a table is counted at when the row limit follows the budget (a 5-million-row
+#: CSV.gz: 600 MB resident after the load, 1.5 GB after its summary; 200 bytes a row leaves the
+#: rest of a request's budget to Python's arrays).
+ROW_BYTES = 200
+#: The most rows any budget allows by default.
+MAX_ROWS_CEILING = 50_000_000
+#: Seconds one load may take by default (``VERDICTLAB_LOAD_SECONDS``).
+DEFAULT_LOAD_SECONDS = 600
+
+
+def default_max_rows() -> int:
+    """The row limit the memory budget allows: ``budget // ROW_BYTES``, at most 50,000,000."""
+    return min(MAX_ROWS_CEILING, budget_bytes() // ROW_BYTES)
+
+
 @dataclass(frozen=True)
 class LoadLimits:
-    """Budgets of one load (see the module docstring); :meth:`from_env` reads the server's."""
+    """Budgets of one load (see the module docstring); :meth:`from_env` reads the server's.
+
+    ``max_seconds``: a load running longer is stopped and refused in words (0: no bound)."""
 
     max_bytes: int = 2 * 1024**3
-    max_rows: int = 50_000_000
+    max_rows: int = MAX_ROWS_CEILING
     max_models: int = 10_000
+    max_seconds: float = 0.0
 
     @classmethod
     def from_env(cls) -> LoadLimits:
-        values = {}
+        values: dict[str, float] = {"max_rows": default_max_rows(), "max_seconds": DEFAULT_LOAD_SECONDS}
         for field, var in (
             ("max_bytes", "VERDICTLAB_MAX_BYTES"),
             ("max_rows", "VERDICTLAB_MAX_ROWS"),
@@ -203,4 +233,17 @@ class LoadLimits:
         ):
             if os.environ.get(var):
                 values[field] = parse_size(os.environ[var], name=var)
-        return cls(**values)
+        if os.environ.get("VERDICTLAB_LOAD_SECONDS"):
+            values["max_seconds"] = parse_size(
+                os.environ["VERDICTLAB_LOAD_SECONDS"], name="VERDICTLAB_LOAD_SECONDS"
+            )
+        return cls(**values)  # type: ignore[arg-type]
+
+    @property
+    def rows_advice(self) -> str:
+        """What to do about a table over :attr:`max_rows`, in words."""
+        return (
+            "Split the file, load a sample of it, or (on the command line, with the memory for it) "
+            "set VERDICTLAB_MAX_ROWS higher, or VERDICTLAB_MEMORY_BUDGET_MB, which the row limit "
+            "follows; Parquet is read faster than CSV"
+        )

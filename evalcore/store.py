@@ -25,8 +25,11 @@ import numpy as np
 from evalcore import ingest, store_queries
 from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
+from evalcore.deadline import Watchdog
+from evalcore.errors import ResourceLimitError
 from evalcore.features import spelled_feature_columns
 from evalcore.io import LoadedTable, prepare_source, spill
+from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
 from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, VerdictFormatError, text_part
 from evalcore.store_queries import CalibrationPatterns, LabelledCells
@@ -231,7 +234,10 @@ class VerdictStore:
 
     def _load_source(self, src, *, origin: str | None, limits: LoadLimits, text: bool = True) -> LoadedTable:
         cur = self.con.cursor()
+        # the time budget of a load: reading, checking and storing stop in words once it is spent
+        dog = Watchdog(cur, limits.max_seconds, what=f"reading {src.file}")
         try:
+            dog.__enter__()
             canon = ingest.read_canonical(cur, src, origin=origin, limits=limits)
             # the text first, into the store's on-disk database (one transaction cannot write
             # two databases); it becomes current only once the verdicts are committed
@@ -239,8 +245,12 @@ class VerdictStore:
             try:
                 staged = self.text.stage(cur, source) if source is not None else False
             except Exception:
+                dog.stop()
                 self.text.discard(cur)
                 raise
+            if dog.expired:  # spent between two queries, where an interrupt has nothing to stop
+                self.text.discard(cur)
+                raise dog.refusal()
             cur.execute("BEGIN TRANSACTION")
             try:
                 if canon.table is not None and _shape(cur, canon.table) == _shape(cur, "verdicts"):
@@ -259,12 +269,29 @@ class VerdictStore:
                 cur.execute("COMMIT")
                 self._unique_keys = canon.unique_keys
             except Exception:
+                dog.stop()
                 cur.execute("ROLLBACK")
                 self.text.discard(cur)
                 raise
+            dog.stop()  # committed: what is left is quick and must not be stopped half-way
             self.text.publish(cur, staged)
             report = canon.report if canon.report is not None else ingest.inspect(cur)
+        except Exception as exc:
+            dog.stop()
+            if dog.expired:  # DuckDB's "Interrupted!", however a step above worded it
+                raise dog.refusal() from exc
+            if isinstance(exc, duckdb.OutOfMemoryException) or isinstance(
+                exc.__cause__, duckdb.OutOfMemoryException
+            ):  # the session's DuckDB memory limit (limit_memory), not the machine's
+                raise ResourceLimitError(
+                    f"Reading {src.file} needed more memory than one session's database may "
+                    f"use on this server ({budget_env}), so it was stopped; the data loaded "
+                    "before stays. Load a sample of the file or split it, or convert it to "
+                    "Parquet (read in pieces)."
+                ) from exc
+            raise
         finally:
+            dog.stop()
             cur.execute("DROP VIEW IF EXISTS vl_canon")
             cur.execute("DROP VIEW IF EXISTS vl_text_source")
             cur.execute("DROP VIEW IF EXISTS vl_arena")

@@ -16,6 +16,15 @@ dataset meanwhile, the save is refused with :class:`ConcurrentChange` instead of
 Names starting with ``demo-`` are reserved for the built-in demos (a link ``?dataset=demo-…``
 always means the demo).
 
+**Space is given back.** DuckDB reuses the blocks of deleted rows but never makes its file
+smaller. After a save or delete that left at least :data:`RECLAIM_FRACTION` of the file free (and
+at least :data:`RECLAIM_MIN_BYTES`), the live data is copied into a fresh file beside it
+(``<file>.compact``) and that file atomically replaces the old one, under the same lock as every
+other operation. A kill at any moment leaves either the old file or the new one whole (a left-over
+``.compact`` file is removed on the next open). ``delete(name, forever=True)`` removes a dataset
+with its earlier versions (not restorable) and so gives its space back; a plain delete keeps
+the dataset restorable, and its rows, in the history.
+
 Tables: ``datasets`` (one row per saved dataset: name, source file, format, sizes, time, version),
 ``dataset_history`` (the same for earlier versions, with the time each was replaced),
 ``dataset_rows``, ``dataset_features`` and ``dataset_text`` (the canonical verdict frame of
@@ -38,7 +47,7 @@ import duckdb
 import pandas as pd
 
 from evalcore import workspace_rows as rows_table
-from evalcore._sql import one_row
+from evalcore._sql import one_row, sql_literal
 from evalcore.errors import EvalcoreError
 from evalcore.features import spelled_feature_columns
 from evalcore.io import LoadedTable
@@ -52,6 +61,10 @@ MAX_NAME = 120
 RESERVED_PREFIX = "demo-"
 #: Earlier versions kept per name (older ones are deleted when a newer one is archived).
 KEEP_VERSIONS = 5
+#: The file is rewritten (compacted) once this share of it is free blocks ...
+RECLAIM_FRACTION = 0.25
+#: ... and they add up to at least this many bytes (a small file is not worth rewriting).
+RECLAIM_MIN_BYTES = 1024**2
 
 _SCHEMA = (
     """
@@ -190,19 +203,66 @@ class Workspace:
         )
 
     @contextmanager
-    def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def _connect(self, *, reclaim: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection under the file's lock. ``reclaim``: after a write that went through,
+        give the free space back when enough of the file is free (see the module docstring)."""
         with self._lock:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                # a copy left by a compaction that was killed part-way: the file itself is whole
+                _compact_path(self.path).unlink(missing_ok=True)
                 con = duckdb.connect(str(self.path))
             except (OSError, duckdb.Error) as exc:
                 raise self._cannot_open(exc) from exc
+            worth = False
             try:
                 for statement in _SCHEMA:
                     con.execute(statement)
                 yield con
+                worth = reclaim and _mostly_free(con)
             finally:
                 con.close()
+            if worth:
+                self._compact_locked()
+
+    def compact(self) -> int:
+        """Rewrite the workspace file with only its live data; the bytes given back.
+
+        Saves and deletes call this themselves when a quarter of the file is free; it is public
+        for an administrator's maintenance. Safe against a kill at any moment (the old file
+        stays whole until the new one atomically replaces it)."""
+        if self._unsaved():
+            return 0
+        with self._lock:
+            return self._compact_locked()
+
+    def _compact_locked(self) -> int:
+        # Caller holds self._lock. Copy every table into a fresh file, make it durable, then
+        # swap it in with one rename: a reader of the path sees the old file or the new one.
+        fresh = _compact_path(self.path)
+        before = self.path.stat().st_size
+        try:
+            fresh.unlink(missing_ok=True)
+            con = duckdb.connect(str(self.path))
+            try:
+                database = one_row(con.execute("SELECT current_database()"))[0]
+                con.execute(f"ATTACH {sql_literal(str(fresh))} AS vl_fresh")
+                con.execute(f'COPY FROM DATABASE "{database.replace(chr(34), chr(34) * 2)}" TO vl_fresh')
+                con.execute("DETACH vl_fresh")
+            finally:
+                con.close()
+            if Path(str(self.path) + ".wal").exists() or Path(str(fresh) + ".wal").exists():
+                # changes not yet in a file would be replayed on the wrong one: leave it be
+                fresh.unlink(missing_ok=True)
+                return 0
+            _fsync(fresh)
+            os.replace(fresh, self.path)
+            _fsync(self.path.parent)
+        except (OSError, duckdb.Error):
+            # reclaiming space is housekeeping: when it cannot be done the data is as it was
+            fresh.unlink(missing_ok=True)
+            return 0
+        return max(0, before - self.path.stat().st_size)
 
     # -- reading ---------------------------------------------------------------------------
     def _unsaved(self) -> bool:
@@ -358,7 +418,7 @@ class Workspace:
             ranking = pd.DataFrame(
                 {"model": human_ranking["model"].astype(str), "score": human_ranking["score"].astype(float)}
             )
-        with self._connect() as con:
+        with self._connect(reclaim=True) as con:
             con.execute("BEGIN TRANSACTION")
             try:
                 rows = con.execute(f"SELECT {_META} FROM datasets WHERE name = ?", [name]).fetchall()
@@ -451,10 +511,12 @@ class Workspace:
             expected_version=expected_version,
         )
 
-    def delete(self, name: str, *, expected_version: int | None = None) -> bool:
+    def delete(self, name: str, *, expected_version: int | None = None, forever: bool = False) -> bool:
         """Delete a saved dataset (it stays restorable, see :meth:`restore`); False if there was
-        none by that name. With ``expected_version``, refuse if it changed since it was read."""
-        with self._connect() as con:
+        none by that name. With ``expected_version``, refuse if it changed since it was read.
+        ``forever``: delete it with all its earlier versions (nothing to restore), so that the
+        workspace file gives their space back; True also when only earlier versions were left."""
+        with self._connect(reclaim=True) as con:
             con.execute("BEGIN TRANSACTION")
             try:
                 row = con.execute("SELECT version FROM datasets WHERE name = ?", [name]).fetchone()
@@ -466,6 +528,14 @@ class Workspace:
                     )
                 if found:
                     _archive(con, name, datetime.now(UTC))
+                if forever:
+                    versions = con.execute(
+                        "SELECT version FROM dataset_history WHERE name = ?", [name]
+                    ).fetchall()
+                    for (version,) in versions:
+                        rows_table.delete(con, name, version)
+                    con.execute("DELETE FROM dataset_history WHERE name = ?", [name])
+                    found = found or bool(versions)
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -474,6 +544,29 @@ class Workspace:
 
 
 _META = "name, file, format, rows, models, judges, instructions, saved_at, version"
+
+
+def _compact_path(path: Path) -> Path:
+    return path.with_name(path.name + ".compact")
+
+
+def _mostly_free(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether free blocks make up :data:`RECLAIM_FRACTION` of the file (and at least
+    :data:`RECLAIM_MIN_BYTES`) once the last write is checkpointed into it."""
+    con.execute("CHECKPOINT")  # deleted row groups become free blocks only at a checkpoint
+    total, free, block = one_row(
+        con.execute("SELECT total_blocks, free_blocks, block_size FROM pragma_database_size()")
+    )
+    return free * block >= RECLAIM_MIN_BYTES and free >= RECLAIM_FRACTION * total
+
+
+def _fsync(path: Path) -> None:
+    """Make a file (or a folder's entries) durable before the rename that publishes it."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _saved(row: tuple) -> SavedDataset:

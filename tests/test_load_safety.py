@@ -280,3 +280,63 @@ def test_names_are_trimmed_and_blank_lines_are_no_rows():
     frame = table.frame
     assert frame["model_a"].tolist() == ["a", "b"] and frame["judge"].tolist() == ["j", "j"]
     assert frame["instruction_id"].tolist() == ["1", "2"] and frame["row"].tolist() == [1, 2]
+
+
+def _rows_csv(tmp_path, rows: int):
+    path = tmp_path / "many.csv"
+    lines = [HEADER] + [f"i{k},m{k % 9},n{k % 7},{k % 5 - 2}" for k in range(rows)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_load_over_its_time_budget_ends_in_words(tmp_path):
+    """Issue 30: a load held a session for 173 s before it failed. A watchdog stops DuckDB once
+    the load's time budget is spent (here at once), in words, and the previous data stays."""
+    from evalcore.errors import ResourceLimitError
+
+    store = VerdictStore()
+    store.load(read_verdicts(f"{HEADER}\nq,x,y,1\n".encode(), name="ok.csv"))
+    with pytest.raises(ResourceLimitError) as err:
+        store.load_file(_rows_csv(tmp_path, 20_000), limits=LoadLimits(max_seconds=0.001))
+    text = str(err.value)
+    assert "many.csv" in text and "VERDICTLAB_LOAD_SECONDS" in text and "Parquet" in text
+    assert store.models() == ("x", "y")
+    assert store.load_file(_rows_csv(tmp_path, 20_000)).report.rows == 20_000  # then it loads
+
+
+def test_a_load_over_the_sessions_database_memory_ends_in_words(tmp_path):
+    from evalcore.errors import ResourceLimitError
+
+    store = VerdictStore()
+    store.con.execute("SET memory_limit = '8MB'")
+    store.con.execute("SET temp_directory = ''")  # no spilling: the limit is met
+    with pytest.raises(ResourceLimitError, match="more memory than one session's database"):
+        store.load_file(_rows_csv(tmp_path, 300_000))
+
+
+def test_the_row_limit_is_checked_before_the_load(tmp_path, monkeypatch):
+    """Rows are counted cheaply before any is stored: while a gzip stream is decompressed, from
+    a Parquet footer, and by a LIMIT probe for a plain file large enough to exceed the limit.
+    The default limit follows the memory budget."""
+    from evalcore import limits as limits_module
+
+    monkeypatch.setenv("VERDICTLAB_MEMORY_BUDGET_MB", "100")
+    assert LoadLimits.from_env().max_rows == 100 * 2**20 // limits_module.ROW_BYTES
+    monkeypatch.setenv("VERDICTLAB_MAX_ROWS", "2000")
+    assert LoadLimits.from_env().max_rows == 2000
+    monkeypatch.delenv("VERDICTLAB_MAX_ROWS")
+    monkeypatch.delenv("VERDICTLAB_MEMORY_BUDGET_MB")
+    small = LoadLimits(max_rows=1000)
+    gz = tmp_path / "big.csv.gz"
+    gz.write_bytes(_bomb(1_000_000))
+    with pytest.raises(VerdictFormatError, match="over the limit of 1,000 rows") as err:
+        VerdictStore().load_file(gz, limits=small)
+    assert "reading stopped at line" in str(err.value) and "Split the file" in str(err.value)
+    plain = _rows_csv(tmp_path, 5000)
+    with pytest.raises(VerdictFormatError, match="more than 1,000 rows"):
+        VerdictStore().load_file(plain, limits=small)
+    parquet = tmp_path / "t.parquet"
+    read_verdicts(plain).frame.to_parquet(parquet)
+    with pytest.raises(VerdictFormatError, match="5,000 rows, over the limit of 1,000"):
+        VerdictStore().load_file(parquet, limits=small)
+    assert VerdictStore().load_file(plain, limits=LoadLimits(max_rows=5000)).report.rows == 5000

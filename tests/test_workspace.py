@@ -430,6 +430,7 @@ def test_page_saves_loads_and_deletes_through_the_ui(monkeypatch: pytest.MonkeyP
     _button(at, "Delete").click().run()
     assert not at.exception
     assert Workspace(path).names() == ()
+    assert Workspace(path).history(name) == ()  # every version goes: the page cannot restore it
 
 
 @pytest.mark.app
@@ -625,3 +626,79 @@ def test_a_dataset_saved_in_the_app_opens_with_its_text(
     assert not link.exception
     shown = "\n".join(str(e.value) for e in [*link.markdown, *link.code, *link.text])
     assert "P1" in shown and "y1" in shown  # the prompt and an answer, from the saved text
+
+
+def _big(seed: int, instructions: int = 12000):
+    return _sim(seed, n_instructions=instructions).verdicts
+
+
+def test_deleting_for_good_gives_the_space_back(ws: Workspace) -> None:
+    """Issue 30, item 8: the file stayed 114 MB after deletes. A dataset deleted for good (with
+    its earlier versions) leaves the file near its size before the dataset was saved."""
+    ws.save("small", _big(1, instructions=50))
+    before = ws.path.stat().st_size
+    ws.save("big", _big(2))
+    ws.save("big", _big(3), replace=True)  # an earlier version in the history too
+    grown = ws.path.stat().st_size
+    assert grown > before + 3 * 1024**2
+    assert ws.delete("big", forever=True) is True
+    assert ws.names() == ("small",) and ws.history("big") == ()
+    assert ws.path.stat().st_size < before + 1024**2
+    assert len(ws.load("small").table.frame) == len(_big(1, instructions=50))
+    assert ws.delete("big", forever=True) is False
+
+
+def test_a_plain_delete_stays_restorable_until_deleted_for_good(ws: Workspace) -> None:
+    ws.save("small", _big(1, instructions=50))
+    before = ws.path.stat().st_size
+    ws.save("big", _big(2))
+    ws.delete("big")
+    assert [d.version for d in ws.history("big")] == [1]  # restorable: its rows stay
+    assert ws.delete("big", forever=True) is True  # only the history was left
+    assert ws.history("big") == () and ws.path.stat().st_size < before + 1024**2
+
+
+def test_compaction_killed_part_way_leaves_the_workspace_whole(tmp_path: Path) -> None:
+    """kill -9 just before the compacted copy replaces the file: the old file is whole (every
+    dataset there, the deletion committed) and the next open removes the half-made copy."""
+    path = tmp_path / "ws.duckdb"
+    small, big = _big(1, instructions=50), _big(2)
+    Workspace(path).save("small", small)
+    Workspace(path).save("big", big)
+    script = (
+        "import os, signal, sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from evalcore.workspace import Workspace\n"
+        "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
+        f"Workspace({str(path)!r}).delete('big', forever=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert done.returncode == -9, done.stderr.decode()
+    assert (tmp_path / "ws.duckdb.compact").exists()
+    ws = Workspace(path)
+    assert ws.names() == ("small",) and not (tmp_path / "ws.duckdb.compact").exists()
+    pd.testing.assert_frame_equal(
+        ws.load("small").table.frame[["instruction_id", "verdict"]].reset_index(drop=True),
+        read_verdicts(small.to_csv(index=False).encode(), name="s.csv")
+        .frame[["instruction_id", "verdict"]]
+        .reset_index(drop=True),
+        check_dtype=False,
+    )
+    assert ws.compact() > 0  # the space is given back on the next chance
+    assert ws.names() == ("small",)
+
+
+def test_replacing_many_times_keeps_the_file_bounded(ws: Workspace) -> None:
+    """Issue 30, item 8: ten more saves made the file grow from 114 MB to 234 MB. Replacing a
+    dataset keeps KEEP_VERSIONS earlier versions; the file stays within what those hold, plus at
+    most the free share that triggers a compaction."""
+    from evalcore.workspace import RECLAIM_FRACTION
+
+    ws.save("busy", _big(5))
+    one = ws.path.stat().st_size
+    for seed in range(10):
+        ws.save("busy", _big(10 + seed), replace=True)
+    assert ws.path.stat().st_size < (KEEP_VERSIONS + 1) * one / (1 - RECLAIM_FRACTION) + 1024**2
+    ws.delete("busy", forever=True)
+    ws.save("busy", _big(5))
+    assert ws.path.stat().st_size < 1.5 * one

@@ -7,6 +7,7 @@ import atexit
 import ctypes
 import gc
 import os
+import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -54,18 +55,63 @@ DEMO_KEYS: dict[str, str] = dict(zip(("demo-all-pairs", "demo-anchor"), DEMO_DAT
 T = TypeVar("T")
 
 
-def release_memory() -> None:
-    """Give freed memory back to the operating system after a session's data goes away.
+def _libc() -> Any:
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc (macOS, musl): its allocator is left as it is
+        return None
 
-    Python and DuckDB free the objects, but glibc's allocator keeps freed pages in its arenas, so
-    the server's resident memory would only ever grow over a day of uploads; ``malloc_trim``
-    returns them (a no-op where glibc is absent).
+
+_LIBC = _libc()
+if _LIBC is not None:
+    # glibc gives each thread that meets contention an arena of its own, up to 8 per core, and
+    # an arena's freed pages stay with it; Streamlit runs every session's script in a thread of
+    # its own, so a day of sessions spread freed memory over dozens of arenas. Four arenas keep
+    # the sessions' threads from waiting on one another and leave little to trim.
+    try:
+        _LIBC.mallopt(-8, 4)  # M_ARENA_MAX
+    except AttributeError:
+        pass
+
+
+def release_memory() -> None:
+    """Give freed memory back to the operating system after a session's data goes away (a
+    load, a failed load, data replaced, a session ended).
+
+    Python and DuckDB free the objects, but the allocators keep freed pages: glibc's in its
+    arenas, Arrow's in its memory pool (the batches a store copies or saves pass through it). So
+    the server's resident memory would only ever grow over a day of uploads: Arrow's pool is
+    asked to release what is unused and ``malloc_trim`` returns glibc's free pages, in every
+    arena (a no-op where glibc is absent).
     """
     gc.collect()
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        try:
+            arrow.default_memory_pool().release_unused()
+        except AttributeError:  # an Arrow older than 9
+            pass
+    if _LIBC is not None:
+        try:
+            _LIBC.malloc_trim(0)
+        except AttributeError:
+            pass
+
+
+def forget_upload(upload: Any) -> None:
+    """Drop an upload's bytes once it has been read (loaded or refused): Streamlit keeps every
+    uploaded file in memory for as long as its session lasts, 50 MB a session for a 50 MB file.
+    Its file widget then reads as empty on the next run; the loaded data stays."""
     try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
+        from streamlit.runtime import get_instance
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        if ctx is not None:
+            get_instance().uploaded_file_mgr.remove_file(ctx.session_id, upload.file_id)
+    except (RuntimeError, AttributeError):  # no runtime (AppTest) or another Streamlit
         pass
+    upload.close()  # the widget's own copy (a BytesIO over the same bytes)
 
 
 def _close(store: VerdictStore) -> None:
@@ -177,9 +223,11 @@ def load_saved(name: str) -> None:
     state()["saved_version"] = version
 
 
-def read_into_session(name: str, load: Callable[[], Any]) -> bool:
+def read_into_session(name: str, load: Callable[[], Any], *, upload: Any = None) -> bool:
     """Read a file with ``load`` into this session's store. A failure is kept in words in the
-    session (shown by the Data page; the data loaded before stays) and gives False."""
+    session (shown by the Data page; the data loaded before stays) and gives False. ``upload``:
+    the uploaded file ``load`` reads, whose bytes are dropped once read (:func:`forget_upload`).
+    Either way the memory the reading took is given back (:func:`release_memory`)."""
     from evalcore.summary_presentation import unreadable
 
     try:
@@ -190,6 +238,10 @@ def read_into_session(name: str, load: Callable[[], Any]) -> bool:
         state()["error"] = str(exc)
     except Exception as exc:  # noqa: BLE001 - anything unforeseen still gets words, not a trace
         state()["error"] = unreadable(name, exc)
+    finally:
+        if upload is not None:
+            forget_upload(upload)
+        release_memory()  # a refused file's scratch tables and batches too
     return False
 
 
@@ -216,8 +268,11 @@ def save_loaded(name: str, *, replace: bool) -> Any:
 
 
 def delete_saved(name: str) -> None:
-    """Delete a saved dataset (every version); the loaded data stays, no longer saved."""
-    workspace().delete(name)
+    """Delete a saved dataset (every version); the loaded data stays, no longer saved.
+
+    Every version goes (the page offers no way back to a deleted name's history), so the
+    workspace file gives their space back."""
+    workspace().delete(name, forever=True)
     if state().get("saved") == name:
         state()["saved"] = None
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import duckdb
 
 from evalcore.features import feature_columns
+from evalcore.ingest.bounds import check_rows
 from evalcore.ingest.native import convert_native
 from evalcore.ingest.sources import Source, _ident, describe, stage
 from evalcore.ingest.text import _split_text, build_text, text_source_view
@@ -48,6 +49,7 @@ def read_canonical(
     judge takes it from its folder); messages only ever name ``src.file``.
     """
     names, types, sql = describe(cur, src)
+    check_rows(cur, src, sql, limits=limits)  # before any row is loaded
     delimited = src.kind in ("csv", "tsv")
     cols = [f"c{k}" for k in range(len(names))] if delimited else names
     lowered = [n.strip().lower() for n in names]
