@@ -81,6 +81,19 @@ MAX_ROUNDS = 100_000
 MAX_SIMULATIONS = 1_000_000
 #: Most points of a parameter grid (sample sizes, edges, steps).
 MAX_GRID = 10_000
+#: The smallest win-rate edge a sign-test sample size is worked out for: +0.0001% (a win
+#: probability of 0.500001) already needs about 1.5 trillion discordant samples.
+MIN_EDGE = 1e-6
+#: The most discordant samples the exact binomial sample-size search goes to (two million: an
+#: edge of about +0.09%; the search there takes seconds, at ten million over a minute). Above it
+#: the normal approximation agrees with the exact test to a fraction of a percent.
+MAX_EXACT_DISCORDANT = 2_000_000
+#: The smallest informativeness a total sample size is worked out for (one in a million).
+MIN_INFORMATIVENESS = 1e-6
+#: The largest labelled-set size a floor is worked out for (far past any labelling budget).
+MAX_LABELLED = 10**9
+#: The most cases a page of verdicts may skip (past any table, inside a 64-bit OFFSET).
+MAX_OFFSET = 10**12
 
 
 def budget_bytes() -> int:
@@ -187,6 +200,8 @@ def parse_size(text: str, *, name: str) -> int:
         raise UsageError(f"{name} must be a number (optionally with K, M or G), not {text!r}.") from None
     if not value > 0:
         raise UsageError(f"{name} must be positive, not {text!r}.")
+    if not math.isfinite(value * _UNITS[unit]) or value * _UNITS[unit] > 2**62:
+        raise UsageError(f"{name} must be a finite size below 4 EiB (such as 4G), not {text!r}.")
     return int(value * _UNITS[unit])
 
 

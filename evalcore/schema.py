@@ -69,6 +69,23 @@ VERDICT_LABELS: dict[str, int] = {
 }
 
 _MAX_LISTED = 5
+#: Characters of one value a message quotes: a 5 MB cell or JSON key is shown as its first
+#: characters and its length, so a message stays one readable line.
+MAX_QUOTED = 80
+
+
+def quoted_excerpt(value: object, *, limit: int = MAX_QUOTED) -> str:
+    """``value`` as a message quotes it (``repr``), at most ``limit`` characters of it.
+
+    >>> quoted_excerpt("abc")
+    "'abc'"
+    >>> quoted_excerpt("x" * 100, limit=5)
+    "'xxxxx…' (100 characters)"
+    """
+    text = str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit] + '…'!r} ({len(text):,} characters)"
 
 
 def _format_rows(rows: list[int]) -> str:
@@ -105,7 +122,7 @@ class VerdictFormatError(EvalcoreError, ValueError):
             noun = "row" if len(self.rows) == 1 else "rows"
             parts.append(f"{noun} {_format_rows(list(self.rows))}")
         if self.values:
-            shown = ", ".join(repr(v) for v in self.values[:_MAX_LISTED])
+            shown = ", ".join(quoted_excerpt(v) for v in self.values[:_MAX_LISTED])
             more = len(self.values) - _MAX_LISTED
             parts.append(
                 "value"

@@ -395,7 +395,9 @@ class VerdictStore:
         from evalcore.verdicts.cases import as_filter
 
         flt = as_filter(filter)
-        offset = check_int("offset", offset, low=0)
+        from evalcore.limits import MAX_OFFSET
+
+        offset = check_int("offset", offset, low=0, high=MAX_OFFSET)
         limit = check_int("limit", limit, low=1, high=500)
         return case_page(self, flt, offset=offset, limit=limit, text=self.text)
 

@@ -23,6 +23,7 @@ import pandas as pd
 
 from evalcore.calibration.lang_reiczigel import floor_from
 from evalcore.errors import UsageError
+from evalcore.limits import MAX_LABELLED
 from evalcore.stats.intervals import Z95
 
 ArrayLike = float | np.ndarray
@@ -101,8 +102,10 @@ def floor_table(
     own = se is not None and sp is not None and math.isfinite(se) and math.isfinite(sp)
     if not sizes or not (js or own):
         raise UsageError("n_labelled and youden_j need at least one value each")
-    if any(s < 1 for s in sizes):
-        raise UsageError(f"n_labelled: labelled-set sizes must be 1 or more; got {sizes}")
+    if any(s < 1 or s > MAX_LABELLED for s in sizes):
+        raise UsageError(
+            f"n_labelled: labelled-set sizes must be between 1 and {MAX_LABELLED:,}; got {sizes}"
+        )
     if any(not (-1.0 <= j <= 1.0) for j in js):
         raise UsageError(f"youden_j lies between -1 and 1 (J = Se + Sp - 1); got {js}")
     parts: list[tuple[float, str, np.ndarray]] = []

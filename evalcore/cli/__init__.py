@@ -80,6 +80,9 @@ def build_parser(modules: tuple[str, ...] = COMMAND_MODULES) -> argparse.Argumen
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in modules:
         importlib.import_module(f"evalcore.cli.{name}").register(sub)
+    from evalcore.cli.common import apply_ranges
+
+    apply_ranges(parser)
     return parser
 
 
@@ -124,8 +127,15 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     home = COMMAND_HOME.get(argv[0]) if argv else None
     parser = build_parser((home,) if home else COMMAND_MODULES)
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a value out of its range, an unknown option (2), or --help (0)
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        # the settings that bound memory are read before any work: a bad one is a message now,
+        # not a failure in the middle of a load
+        limits.budget_bytes()
+        limits.LoadLimits.from_env()
         check_bounds(args)
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,18 @@ def load_store(path: str, *, text: bool = False) -> VerdictStore:
     store = VerdictStore()
     store.load_file(path, name=display_name(path), text=text)
     return store
+
+
+def same_file(output: str | Path, given: str | Path) -> bool:
+    """Whether writing ``output`` would overwrite the file ``given`` (the same file under another
+    name too: a link, ``./x.csv``, a folder's ``..``)."""
+    target, source = Path(output), Path(given)
+    try:
+        if target.exists() and source.exists():
+            return target.samefile(source)
+        return target.resolve() == source.resolve()
+    except OSError:  # a path that cannot be looked at cannot be the same file as the output
+        return False
 
 
 def display_name(path: str) -> str:
@@ -123,3 +136,106 @@ def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
         floatfmt.format,
     ):
         print(frame.to_string(index=False))
+
+
+# -- ranges of the numeric options ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a numeric option accepts, as an argparse ``type``: the text is parsed and
+    checked before any work, and a value outside is refused with a message naming the option
+    (argparse prefixes ``argument --name:``) and exit code 2.
+
+    ``whole``: a whole number (``1e3`` is read as 1000; ``2.5`` is refused); ``low_open`` /
+    ``high_open``: the bound itself is outside; ``unit`` names what the number counts.
+    """
+
+    low: float
+    high: float
+    whole: bool = False
+    low_open: bool = False
+    high_open: bool = False
+    unit: str = ""
+
+    def __call__(self, text: str) -> int | float:
+        raw = str(text).strip().replace("_", "")
+        try:
+            value: int | float = int(raw) if self.whole and raw.lstrip("+-").isdigit() else float(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number; {self.words()}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number; {self.words()}")
+        if self.whole:
+            if value != int(value):
+                raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; {self.words()}")
+            value = int(value)
+        below = value <= self.low if self.low_open else value < self.low
+        above = value >= self.high if self.high_open else value > self.high
+        if below or above:
+            raise argparse.ArgumentTypeError(f"got {text}; {self.words()}")
+        return value
+
+    def words(self) -> str:
+        """The range in words: ``must be a whole number from 1 to 500``."""
+
+        def show(x: float) -> str:
+            return f"{int(x):,}" if self.whole or float(x).is_integer() else f"{x:g}"
+
+        what = "a whole number" if self.whole else "a number"
+        if not (self.low_open or self.high_open):
+            span = f"from {show(self.low)} to {show(self.high)}"
+        else:
+            low = f"above {show(self.low)}" if self.low_open else f"at least {show(self.low)}"
+            high = f"below {show(self.high)}" if self.high_open else f"at most {show(self.high)}"
+            span = f"{low} and {high}"
+        unit = f" ({self.unit})" if self.unit else ""
+        return f"must be {what} {span}{unit}"
+
+
+def option_ranges() -> dict[str, Range]:
+    """Every numeric option's range, by its argparse ``dest`` (the same meaning wherever the
+    option appears); :func:`evalcore.cli.build_parser` sets them as the options' types, and a
+    test checks that no numeric option is without one. The bounds are the library's own where
+    it has them (so pages and the command line give the same limits)."""
+    from evalcore import limits
+    from evalcore.limits import MAX_LABELLED, MAX_OFFSET, MIN_INFORMATIVENESS
+
+    share = Range(0.0, 1.0, low_open=True, high_open=True)
+    return {
+        "seed": Range(0, 2**32 - 1, whole=True),
+        "bootstrap": Range(0, limits.MAX_ROUNDS, whole=True, unit="rounds"),
+        "rounds": Range(0, limits.MAX_ROUNDS, whole=True, unit="rounds"),
+        "simulations": Range(1, limits.MAX_SIMULATIONS, whole=True),
+        "steps": Range(1, limits.MAX_GRID, whole=True),
+        "max_n": Range(1, 10_000_000, whole=True, unit="samples"),
+        "alpha": share,
+        "power": share,
+        "informativeness": Range(MIN_INFORMATIVENESS, 1.0),
+        "offset": Range(0, MAX_OFFSET, whole=True, unit="cases"),
+        "limit": Range(1, 500, whole=True, unit="cases"),
+        "width": Range(10, 100_000, whole=True, unit="characters"),
+        "labelled": Range(1, MAX_LABELLED, whole=True, unit="labelled pairs"),
+        "max_labelled": Range(1, MAX_LABELLED, whole=True, unit="labelled pairs"),
+        "min_labelled": Range(1, MAX_LABELLED, whole=True, unit="labelled pairs"),
+        "youden": Range(-1.0, 1.0),
+        "true_share": share,
+        "target": Range(0.0, 50.0, low_open=True, unit="points"),
+        "max_floor": Range(0.0, 50.0, low_open=True, unit="points"),
+        "margin": Range(0.0, 0.5, high_open=True),
+        "lam": Range(0.0, 1.0),
+        "threshold": share,
+        "max_drop": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
+        "exhaustive": Range(0, 1_000_000, whole=True, unit="refits"),
+    }
+
+
+def apply_ranges(parser: argparse.ArgumentParser) -> None:
+    """Give every numeric option of every command its :func:`option_ranges` type."""
+    ranges = option_ranges()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                apply_ranges(sub)
+        elif action.type in (int, float) and action.dest in ranges:
+            action.type = ranges[action.dest]

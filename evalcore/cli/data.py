@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from evalcore.cli.common import (
     add_file_argument,
@@ -89,6 +90,15 @@ def run_rank(args: argparse.Namespace) -> int:
 
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be 0 or more")
+    if args.families is not None:  # checked before any work, with or without --control family
+        families_file = Path(args.families)
+        if not families_file.is_file():
+            what = "is a folder, not a file" if families_file.is_dir() else "does not exist"
+            raise UsageError(f"--families {args.families}: the file {what}; give a model,family CSV")
+        if args.control is None or "family" not in {c.strip() for c in args.control.split(",")}:
+            raise UsageError(
+                "--families needs --control family (it lists each model's family for that control)"
+            )
     store = load_store(args.file, text=args.control is not None)  # Markdown counts read the answers
     judge = pick_judge(store, args.judge)
     counts = store.counts(judge=judge, category=pick_category(store, args.category))
@@ -103,8 +113,6 @@ def run_rank(args: argparse.Namespace) -> int:
 
         families = None
         if args.families:
-            from pathlib import Path
-
             from evalcore.judge import read_families
 
             families = read_families(Path(args.families).read_text(encoding="utf-8-sig"))

@@ -18,6 +18,7 @@ from evalcore.cli.common import (
     print_table,
 )
 from evalcore.errors import DesignError
+from evalcore.limits import MIN_EDGE
 
 
 def _edge(text: str) -> float:
@@ -27,10 +28,11 @@ def _edge(text: str) -> float:
         value = float(raw[:-1]) / 100.0 if raw.endswith("%") else float(raw)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an edge: write 0.05 or 5%") from None
-    if not 0.0 < value <= 0.5:
+    if not MIN_EDGE <= value <= 0.5:  # also refuses nan and inf
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not an edge between 0 and 0.5: +5% is 0.05 (the better model wins 55% "
-            "of the discordant samples)"
+            f"got {text}; an edge must be from {MIN_EDGE:g} to 0.5: +5% is 0.05 (the better model "
+            "wins 55% of the discordant samples); an edge below +0.0001% would need over a trillion "
+            "samples"
         )
     return value
 

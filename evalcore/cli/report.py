@@ -14,6 +14,7 @@ from evalcore.cli.common import (
     load_store,
     pick_judge,
     print_json,
+    same_file,
 )
 from evalcore.findings import headline_findings, run_analyses
 from evalcore.io import read_human_ranking
@@ -68,6 +69,15 @@ def run_report(args: argparse.Namespace) -> int:
         raise UsageError(f"--output {output} is a directory; give a file name such as report.html")
     if not output.parent.exists():
         raise UsageError(f"cannot write {output}: the folder {output.parent} does not exist")
+    inputs = [("FILE", args.file)]
+    if args.human_ranking and args.human_ranking.strip().lower() != PAPER:
+        inputs.append(("--human-ranking", args.human_ranking))
+    for flag, given in inputs:
+        if same_file(output, given):
+            raise UsageError(
+                f"--output {output} is the input {flag} {given}: the report would overwrite it; "
+                "give another file name such as report.html"
+            )
     store = load_store(args.file, text=True)  # style control counts Markdown in the answers
     judge = pick_judge(store, args.judge)
     human = None

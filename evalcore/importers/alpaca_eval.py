@@ -159,6 +159,14 @@ class AlpacaEvalConversion(Conversion):
     """AlpacaEval annotations, batch by batch (see :func:`from_alpaca_eval`)."""
 
     kind = "alpaca_eval"
+    screen = {
+        "instruction": "name",
+        "generator_1": "name",
+        "generator_2": "name",
+        "preference": "number?",
+        "annotator": "name?",
+        "dataset": "name?",
+    }
 
     def __init__(self, *, file: str) -> None:
         super().__init__(file=file)

@@ -116,6 +116,15 @@ class ArenaHardConversion(Conversion):
     """Arena-Hard-Auto judgments, batch by batch (see :func:`from_arena_hard`)."""
 
     kind = "arena_hard"
+    screen = {
+        "uid": "id",
+        "question_id": "id",
+        "model": "name?",
+        "baseline": "name?",
+        "judge": "judge?",
+        "category": "name?",
+        "games": "games",
+    }
 
     def __init__(self, *, file: str, path: str | None = None) -> None:
         super().__init__(file=file)

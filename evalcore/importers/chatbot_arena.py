@@ -191,6 +191,18 @@ class BattlesConversion(Conversion):
 
     kind = "battles"
     frames = True
+    screen = {
+        "model_a": "name",
+        "model_b": "name",
+        "winner": "name?",
+        "question_id": "id?",
+        "id": "id?",
+        "judge": "judge?",
+        "judge_hash": "id?",
+        "category": "name?",
+        "language": "name?",
+        "turn": "number?",
+    }
 
     def __init__(self, *, file: str, facts: BattleFacts | None = None) -> None:
         super().__init__(file=file)
@@ -357,6 +369,15 @@ class OneHotBattlesConversion(Conversion):
 
     kind = "battles_one_hot"
     frames = True
+    screen = {
+        "model_a": "name",
+        "model_b": "name",
+        "winner_model_a": "number?",
+        "winner_model_b": "number?",
+        "winner_tie": "number?",
+        "id": "id?",
+        "question_id": "id?",
+    }
 
     def __init__(self, *, file: str) -> None:
         super().__init__(file=file)

@@ -104,8 +104,18 @@ def reading(kind: str, *, file: str) -> Iterator[None]:
         ) from exc
 
 
-def no_calls(kind: str, *, file: str) -> VerdictFormatError:
-    """The message for a recognised file that converts to no row."""
+def no_calls(kind: str, *, file: str, set_aside: Conversion | None = None) -> VerdictFormatError:
+    """The message for a recognised file that converts to no row (``set_aside``: the conversion,
+    when it set records aside for values of the wrong type: they are named)."""
+    if set_aside is not None and set_aside.set_aside:
+        from evalcore.importers._common import set_aside_note
+
+        return VerdictFormatError(
+            file,
+            f"this {NAMES[kind]} holds no judge calls once the records with a value of the wrong "
+            f"type are set aside ({set_aside_note(set_aside.set_aside, set_aside.set_aside_examples)})",
+            hint="Check that the file is the tool's unedited output",
+        )
     return VerdictFormatError(
         file,
         f"this {NAMES[kind]} holds no judge calls",
@@ -130,13 +140,14 @@ def convert_native(raw: object, *, file: str, path: str | None = None) -> tuple[
         return None
     from evalcore.importers.judgements_900k import from_judgements_900k
 
+    converter = conversion(kind, file=file, path=path) if kind in STREAMED else None
     with reading(kind, file=file):
-        if kind in STREAMED:
-            frame, label = conversion(kind, file=file, path=path).whole(raw)
+        if converter is not None:
+            frame, label = converter.whole(raw)
         else:
             frame, label = from_judgements_900k(_frame(raw), file=file)
     if frame.empty:
-        raise no_calls(kind, file=file)
+        raise no_calls(kind, file=file, set_aside=converter)
     return frame, label
 
 

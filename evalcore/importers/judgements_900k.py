@@ -55,16 +55,34 @@ def is_judgements_900k(columns: set[str]) -> bool:
     return set(COLUMNS) <= columns
 
 
-def judgements_select(names: list[str], cols: list[str]) -> str | None:
+#: The type each column must have (:func:`evalcore.ingest.sources.typed_text`): a row whose
+#: uid, model or verdict is a number, a list or an object is set aside, counted and named.
+RULES = {
+    "uid": "name",
+    "model_a_in_prompt": "name",
+    "model_b_in_prompt": "name",
+    "final_verdict": "name?",
+    "judge_model": "name?",
+}
+
+
+def judgements_select(names: list[str], cols: list[str], types: list[str] | None = None) -> str | None:
     """The staging projection (columns as text) for the released judgements, or None.
 
-    ``names`` are the columns as the file names them, ``cols`` as the reader does (c0… for CSV).
+    ``names`` are the columns as the file names them, ``cols`` as the reader does (c0… for CSV),
+    ``types`` their DuckDB types: with them, each value is read as text by its own JSON type and
+    a row with a value of the wrong type is marked to be set aside
+    (:func:`evalcore.ingest.sources.typed_select`).
     """
-    lower = {n.strip().lower(): c for n, c in zip(names, cols, strict=True)}
+    from evalcore.ingest.sources import typed_select
+
+    lower = {n.strip().lower(): k for k, n in enumerate(names)}
     if not is_judgements_900k(set(lower)):
         return None
     keep = (*COLUMNS, "judge_model") if "judge_model" in lower else COLUMNS
-    return ", ".join(f"CAST({_ident(lower[k])} AS VARCHAR) AS {k}" for k in keep)
+    if types is None:
+        return ", ".join(f"CAST({_ident(cols[lower[k]])} AS VARCHAR) AS {k}" for k in keep)
+    return typed_select([(cols[lower[k]], types[lower[k]], k, RULES[k]) for k in keep])
 
 
 def _verdict_sql(v: str, a: str, b: str) -> str:
@@ -189,6 +207,7 @@ def from_judgements_900k(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFram
     [['q1', 'y', 'x/org', '-2']]
     """
     del file  # a frame already read: the names come from its columns
+    frame, note = _set_aside(frame.reset_index(drop=True))
     names = [str(c) for c in frame.columns]
     con = duckdb.connect()
     try:
@@ -203,4 +222,29 @@ def from_judgements_900k(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFram
         out = con.execute(f"SELECT {cols} FROM {VIEW} ORDER BY vl_rowid").df()
     finally:
         con.close()
+    if note:
+        label = f"{label[:-1]}; {note})"
     return out.astype("string"), label
+
+
+def _set_aside(frame: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    """The rows of an in-memory table whose columns have the types of :data:`RULES`, and the
+    note naming the rows set aside (as the SQL path sets them aside)."""
+    from evalcore.importers._common import SET_ASIDE_NAMED, _shown, set_aside_note, value_kind, wrong_type
+
+    bad: dict[int, tuple[str, object]] = {}
+    for column in frame.columns:
+        rule = RULES.get(str(column).strip().lower())
+        if rule is None:
+            continue
+        for position, value in enumerate(frame[column].to_numpy()):
+            if position not in bad and wrong_type(value, rule):
+                bad[position] = (str(column), value)
+    if not bad:
+        return frame, None
+    examples = [
+        (k + 1, field, _shown(value), value_kind(value))
+        for k, (field, value) in sorted(bad.items())[:SET_ASIDE_NAMED]
+    ]
+    keep = [k for k in range(len(frame)) if k not in bad]
+    return frame.iloc[keep].reset_index(drop=True), set_aside_note(len(bad), examples)

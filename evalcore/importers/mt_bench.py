@@ -87,6 +87,15 @@ class MtBenchPairConversion(Conversion):
     """MT-Bench pairwise judgments, batch by batch (see :func:`from_mt_bench_pair`)."""
 
     kind = "mt_bench_pair"
+    screen = {
+        "question_id": "id",
+        "model_1": "name",
+        "model_2": "name",
+        "g1_winner": "name?",
+        "g2_winner": "name?",
+        "judge": "judge?",
+        "turn": "number?",
+    }
 
     def __init__(self, *, file: str) -> None:
         super().__init__(file=file)

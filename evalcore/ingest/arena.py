@@ -14,8 +14,21 @@ import duckdb
 import pandas as pd
 
 from evalcore._sql import one_row, sql_literal
-from evalcore.ingest.sources import _ident
+from evalcore.ingest.sources import _ident, typed_select
 from evalcore.schema import VerdictFormatError, normalise_label
+
+#: The type each column must have (the rules of the streamed importer's screen).
+_RULES = {
+    "model_a": "name",
+    "model_b": "name",
+    "winner": "name?",
+    "question_id": "id?",
+    "id": "id?",
+    "judge": "id?",
+    "judge_hash": "id?",
+    "category": "name?",
+    "language": "name?",
+}
 
 
 def arena_select(names: list[str], cols: list[str], types: list[str]) -> tuple[str, dict[str, str]] | None:
@@ -32,10 +45,11 @@ def arena_select(names: list[str], cols: list[str], types: list[str]) -> tuple[s
     judge = lower.get("judge")
     if judge is not None and judge[1] not in ("VARCHAR", "BIGINT", "INTEGER", "DOUBLE"):
         return None  # FastChat's ["gpt-4", "pair-v2"] judges (lists or mixed JSON): MT-Bench
-    sel = {k: f"CAST({_ident(lower[k][0])} AS VARCHAR) AS {k}" for k in ("model_a", "model_b", "winner")}
-    for key in ("question_id", "id", "judge", "judge_hash", "category", "language"):
-        if key in lower:
-            sel[key] = f"CAST({_ident(lower[key][0])} AS VARCHAR) AS {key}"
+    # each value read as text by its own type; a row with a value of the wrong type is marked
+    # to be set aside (evalcore.ingest.sources.set_aside_rows)
+    checked = [(k, rule) for k, rule in _RULES.items() if k in lower]
+    sel = {k: f"{_ident(k)}" for k, _ in checked}
+    sel["vl_checked"] = typed_select([(lower[k][0], lower[k][1], k, rule) for k, rule in checked])
     for side in ("a", "b"):
         key = f"conversation_{side}"
         if key in lower:
@@ -60,7 +74,8 @@ def arena_select(names: list[str], cols: list[str], types: list[str]) -> tuple[s
                     )
             else:
                 return None  # conversations stored as text: streamed through the importer
-    return ", ".join(sel.values()), sel
+    staged = [v for k, v in sel.items() if k not in _RULES]  # the checked columns are in vl_checked
+    return ", ".join(staged), sel
 
 
 def _battle_level(label: str) -> str | None:

@@ -10,7 +10,7 @@ import duckdb
 from evalcore.features import feature_columns
 from evalcore.ingest.bounds import check_rows
 from evalcore.ingest.native import convert_native
-from evalcore.ingest.sources import Source, _ident, describe, stage
+from evalcore.ingest.sources import Source, _ident, describe, set_aside_rows, stage, with_note
 from evalcore.ingest.text import _split_text, build_text, text_source_view
 from evalcore.ingest.typed import read_typed
 from evalcore.ingest.validate import _check_header, validate
@@ -76,16 +76,19 @@ def read_canonical(
         from evalcore.ingest.arena import arena_select, convert_arena
 
         arena = arena_select(names, cols, types)
-        if (paper := j900.judgements_select(names, cols)) is not None:  # the anchor paper's release
+        if (paper := j900.judgements_select(names, cols, types)) is not None:  # the paper's release
             stage(cur, src, sql, paper)
+            note = set_aside_rows(cur, src, j900.NAME)
             exprs, found = j900.convert_judgements(cur, has_judge="judge_model" in lowered)
+            found = with_note(found, note)
             build_text(cur, exprs, source=j900.VIEW, row="vl_rowid + 1")
         elif arena is not None:
             stage(cur, src, sql, arena[0])
+            note = set_aside_rows(cur, src, "Chatbot Arena battle table")
             converted = convert_arena(cur, arena[1], file=src.file)
             if converted is not None:
                 build_text(cur, converted[0], source="vl_arena", row="vl_rowid + 1")
-                found = converted[1]
+                found = with_note(converted[1], note)
         label = found if found is not None else convert_native(cur, src, names, origin=origin)
     validate(cur, file=src.file, limits=limits)
     return Canonical(label)

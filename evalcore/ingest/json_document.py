@@ -39,14 +39,52 @@ def is_document(path: Path) -> bool:
 
 
 def is_document_text(first_line: str, *, more: bool = False) -> bool:
-    """:func:`is_document` for a file's first line (``more``: other lines follow)."""
+    """:func:`is_document` for a file's first line (``more``: other lines follow).
+
+    A file of one line is one document when it holds a table in one of the layouts
+    :func:`records` reads (by columns, split, a list of values per column, or records wrapped
+    with metadata: what ``json.dump`` writes on one line by default) and is not itself one
+    record of a table (a flat call, or a native tool's record such as an Arena-Hard-Auto line,
+    whose ``games`` list would otherwise pass for wrapped records)."""
     try:
         obj = json.loads(first_line)
     except json.JSONDecodeError:
         return True
+    except RecursionError:  # nested too deeply for any reader: the document path says so
+        return True
     if more or not isinstance(obj, dict) or not obj:
         return False
-    return _by_columns(obj)
+    if _by_columns(obj) or _lists(obj):
+        return True
+    return _wrapped(obj) and not _is_record(obj)
+
+
+def _is_record(document: dict) -> bool:
+    """Whether one object is itself a record: it has the contract's columns, or it is a native
+    tool's record."""
+    from evalcore.importers import detect_native
+    from evalcore.schema import REQUIRED_COLUMNS
+
+    keys = {str(k).strip().lower() for k in document}
+    return set(REQUIRED_COLUMNS) <= keys or detect_native([document]) is not None
+
+
+def _wrapped(document: dict) -> bool:
+    """Records wrapped with metadata: one list of objects, every other field a plain value."""
+    values = list(document.values())
+    lists = [v for v in values if isinstance(v, list) and v and all(isinstance(r, dict) for r in v)]
+    return len(lists) == 1 and all(v is lists[0] or not isinstance(v, (list, dict)) for v in values)
+
+
+def _lists(document: dict) -> bool:
+    """pandas' ``orient="list"``: a list of plain values per column, all of one length (no
+    record has every field a list)."""
+    values = list(document.values())
+    return (
+        all(isinstance(v, list) for v in values)
+        and len({len(v) for v in values}) == 1
+        and not any(isinstance(x, (list, dict)) for v in values for x in v)
+    )
 
 
 def _split(document: dict) -> bool:
@@ -90,11 +128,7 @@ def records(document: dict, *, file: str) -> list[dict]:
         if all(k.lstrip("-").isdigit() for k in index):
             index.sort(key=int)
         return [{str(c): v.get(i) for c, v in document.items()} for i in index]
-    if (
-        all(isinstance(v, list) for v in values)
-        and len({len(v) for v in values}) == 1
-        and not any(isinstance(x, (list, dict)) for v in values for x in v)
-    ):  # pandas' orient="list": a list of values per column
+    if _lists(document):  # pandas' orient="list": a list of values per column
         return [dict(zip(document, row, strict=True)) for row in zip(*values, strict=True)]
     if not any(isinstance(v, (list, dict)) for v in values):
         return [document]  # one call, pretty-printed
@@ -121,6 +155,12 @@ def to_json_lines(path: Path, out: Path, *, file: str) -> Path:
         )
     try:
         document = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except RecursionError:
+        raise VerdictFormatError(
+            file,
+            "the JSON is nested too deeply to be a table",
+            hint="Upload a list of records or JSON Lines",
+        ) from None
     except UnicodeDecodeError as exc:
         raise VerdictFormatError(
             file, f"the file is not UTF-8 text (byte {exc.start:,})", hint="Save it as UTF-8"

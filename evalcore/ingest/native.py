@@ -110,18 +110,18 @@ def convert_native(
         types: dict[str, str] = {}
         with importers.reading(kind, file=src.file):
             for records in _batches(reader, src, sql, batch or BATCH_RECORDS):
-                got = conversion.columns(records, start=start)
+                got = conversion.convert(records, start=start)
                 start += len(records)
                 size = len(got) if isinstance(got, pd.DataFrame) else len(next(iter(got.values()), []))
                 if size:
                     types = types or _create(cur, got)
                     _append(cur, got, types)
                     rows += size
-            label = conversion.label()
+            label = conversion.noted(conversion.label())
     finally:
         reader.close()
     if not rows:
-        raise importers.no_calls(kind, file=src.file)
+        raise importers.no_calls(kind, file=src.file, set_aside=conversion)
     # the text stays in vl_frame (not copied into vl_text): the store copies it from this view,
     # whose rows are numbered as build_text numbers vl_frame's (rowid + 1)
     exprs = {k: v for k, v in _frame_exprs(list(types)).items() if k not in TEXT_COLUMNS}

@@ -235,3 +235,121 @@ def stage(cur: duckdb.DuckDBPyConnection, src: Source, sql: str, select: str) ->
         cur.execute(f"CREATE OR REPLACE TEMP TABLE vl_raw AS SELECT {select} FROM {sql}")
     except duckdb.Error as exc:
         raise _read_error(src, exc) from exc
+
+
+# -- values of the wrong type in a tool's native file --------------------------------------------
+
+_NUMBER_TYPES = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "FLOAT",
+    "DOUBLE",
+)
+
+
+def typed_text(col: str, typ: str, rule: str) -> tuple[str, str, str]:
+    """(the value as text, whether it has the wrong type, what it is in words) as SQL over a
+    column of DuckDB type ``typ``, for a field of ``rule`` (the rules of
+    :func:`evalcore.importers._common.wrong_type`: ``"name"`` is text, ``"id"`` text or a number;
+    a trailing ``?`` lets it be missing).
+
+    A JSON file whose field holds a list or a number in one record is read by DuckDB as a
+    column of type JSON for every record; the text of a JSON string is its value, not its
+    quoted JSON, so one odd record does not change how every other record reads."""
+    optional = rule.endswith("?")
+    numbers = rule.rstrip("?") == "id"
+    missing = "FALSE" if optional else f"{col} IS NULL"
+    if typ == "VARCHAR":
+        return col, missing, "'missing'"
+    if typ == "JSON":
+        fine = "('VARCHAR', 'BIGINT', 'UBIGINT', 'DOUBLE')" if numbers else "('VARCHAR')"
+        kind = (
+            f"(CASE json_type({col}) WHEN 'ARRAY' THEN 'a list' WHEN 'OBJECT' THEN 'an object' "
+            f"WHEN 'BOOLEAN' THEN 'true or false' WHEN 'VARCHAR' THEN 'text' WHEN 'NULL' THEN "
+            f"'missing' ELSE 'a number' END)"
+        )
+        null = f"({col} IS NULL OR json_type({col}) = 'NULL')"
+        text = f"(CASE WHEN json_type({col}) = 'VARCHAR' THEN {col} ->> '$' WHEN json_type({col}) IN {fine} THEN CAST({col} AS VARCHAR) END)"
+        wrong = f"(NOT {null} AND json_type({col}) NOT IN {fine})"
+        if not optional:
+            wrong = f"({wrong} OR {null})"
+        return text, wrong, f"coalesce({kind}, 'missing')"
+    if typ in _NUMBER_TYPES or typ.startswith("DECIMAL"):
+        if numbers:
+            return f"CAST({col} AS VARCHAR)", missing, "'missing'"
+        return (
+            "NULL::VARCHAR",
+            f"({col} IS NOT NULL OR {missing})",
+            f"CASE WHEN {col} IS NULL THEN 'missing' ELSE 'a number' END",
+        )
+    what = (
+        "a list"
+        if typ.endswith("]")
+        else "true or false"
+        if typ == "BOOLEAN"
+        else "an object"
+        if typ.startswith(("STRUCT", "MAP"))
+        else "a value that is not text"
+    )
+    return (
+        "NULL::VARCHAR",
+        f"({col} IS NOT NULL OR {missing})",
+        f"CASE WHEN {col} IS NULL THEN 'missing' ELSE '{what}' END",
+    )
+
+
+def typed_select(fields: list[tuple[str, str, str, str]]) -> str:
+    """The staging select list of text fields checked for their types: each (file column, DuckDB
+    type, name staged as, rule) becomes its text, and three columns name the first field of a
+    row whose type is wrong (``vl_wrong_field``, ``vl_wrong_value``, ``vl_wrong_kind``), for
+    :func:`set_aside_rows`."""
+    items, field, value, kind = [], [], [], []
+    for col, typ, name, rule in fields:
+        text, wrong, what = typed_text(_ident(col), typ, rule)
+        items.append(f"{text} AS {_ident(name)}")
+        field.append(f"WHEN {wrong} THEN {sql_literal(col)}")
+        value.append(f"WHEN {wrong} THEN coalesce(CAST({_ident(col)} AS VARCHAR), 'null')")
+        kind.append(f"WHEN {wrong} THEN {what}")
+    for cases, name in ((field, "vl_wrong_field"), (value, "vl_wrong_value"), (kind, "vl_wrong_kind")):
+        items.append(f"(CASE {' '.join(cases)} END) AS {name}")
+    return ", ".join(items)
+
+
+def set_aside_rows(cur: duckdb.DuckDBPyConnection, src: Source, what: str) -> str | None:
+    """Set aside the staged rows (``vl_raw``, from :func:`typed_select`) with a value of the wrong
+    type: they are deleted (the others keep their row numbers), counted and named. Returns the
+    note for the format label, or None when every row's types are right; raises when no row
+    is left. ``what`` names the format for that message."""
+    from evalcore.importers._common import SET_ASIDE_NAMED, set_aside_note
+
+    count = cur.execute("SELECT count(*) FROM vl_raw WHERE vl_wrong_field IS NOT NULL").fetchone()
+    if not count or not count[0]:
+        return None
+    examples = cur.execute(
+        "SELECT rowid + 1, vl_wrong_field, vl_wrong_value, vl_wrong_kind FROM vl_raw "
+        f"WHERE vl_wrong_field IS NOT NULL ORDER BY rowid LIMIT {SET_ASIDE_NAMED}"
+    ).fetchall()
+    note = set_aside_note(int(count[0]), [(int(r), str(f), str(v), str(k)) for r, f, v, k in examples])
+    cur.execute("DELETE FROM vl_raw WHERE vl_wrong_field IS NOT NULL")
+    left = cur.execute("SELECT count(*) FROM vl_raw").fetchone()
+    if not left or not left[0]:
+        raise VerdictFormatError(
+            src.file,
+            f"this {what} holds no judge calls once the rows with a value of the wrong type are set aside ({note})",
+            hint="Check that the file is the tool's unedited output",
+        )
+    return note
+
+
+def with_note(label: str, note: str | None) -> str:
+    """A format label with one more note in its parentheses."""
+    if not note:
+        return label
+    return f"{label[:-1]}; {note})" if label.endswith(")") else f"{label} ({note})"

@@ -20,6 +20,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from evalcore.errors import UsageError
+from evalcore.limits import MAX_EXACT_DISCORDANT, MIN_EDGE, MIN_INFORMATIVENESS
 
 METHODS = ("normal", "exact")
 
@@ -43,12 +44,15 @@ def check_design(alpha: float, power: float, method: str = "normal") -> None:
         )
 
 
-def _check_edge(edge: float) -> float:
+def _check_edge(edge: float, *, low: float = 0.0) -> float:
+    """The edge as a float in (0, 0.5], or from ``low`` when a sample size is worked out for it."""
     edge = float(edge)
-    if not 0.0 < edge <= 0.5:
+    if not (low <= edge <= 0.5 and edge > 0.0):
         raise UsageError(
-            f"edge must be above 0 and at most 0.5 (got {edge}): +5% is 0.05, meaning the "
-            "better model wins 55% of the discordant samples."
+            f"edge must be {f'at least {low:g}' if low else 'above 0'} and at most 0.5 (got {edge:g}): "
+            "+5% is 0.05, meaning the "
+            "better model wins 55% of the discordant samples"
+            + ("; an edge below +0.0001% would need over a trillion samples." if low else ".")
         )
     return edge
 
@@ -156,7 +160,7 @@ def sign_test_sample_size(
     >>> sign_test_sample_size(0.05, method="exact")
     620
     """
-    edge = _check_edge(edge)
+    edge = _check_edge(edge, low=MIN_EDGE)
     check_design(alpha, power, method)
     p = 0.5 + edge
     z_a = _z_alpha(alpha, two_sided)
@@ -165,6 +169,13 @@ def sign_test_sample_size(
     normal_n = max(normal_n, 1)
     if method == "normal":
         return normal_n
+    if normal_n > MAX_EXACT_DISCORDANT:
+        raise UsageError(
+            f"the exact sign test's sample size is searched up to {MAX_EXACT_DISCORDANT:,} discordant "
+            f"samples, and an edge of {edge:.4%} needs about {normal_n:,}: use the normal "
+            "approximation (without --exact), which agrees with the exact test to a fraction of a "
+            "percent at this size, or a larger edge."
+        )
     # The exact power saw-tooths in n, so the smallest n must be searched, but not from 1: no n
     # below `start` can reach the power (see _exact_power_bound), and above it n is scanned in
     # blocks, so the answer is the same as a scan from n = 1 at a small part of the cost.
@@ -303,10 +314,10 @@ def total_samples(discordant: int, informativeness: float) -> int:
     >>> total_samples(617, 0.45), total_samples(617, 0.54), total_samples(153, 0.45)
     (1372, 1143, 340)
     """
-    if not 0.0 < informativeness <= 1.0:
+    if not MIN_INFORMATIVENESS <= informativeness <= 1.0:
         raise UsageError(
-            f"informativeness must be above 0 and at most 1 (got {informativeness}): it is the "
-            "share of samples on which the two models' verdicts differ."
+            f"informativeness must be between {MIN_INFORMATIVENESS:g} and 1 (got {informativeness:g}): "
+            "it is the share of samples on which the two models' verdicts differ."
         )
     if discordant < 0:
         raise UsageError(f"discordant samples cannot be negative (got {discordant}).")

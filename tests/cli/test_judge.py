@@ -112,7 +112,7 @@ def test_table_output_and_comparison(table_file, capsys):
     "argv, message",
     [
         (["--judge", "nobody"], "judge 'nobody' is not in the file"),
-        (["--bootstrap", "-1"], "--bootstrap must be 0 or more"),
+        (["--bootstrap", "-1"], "--bootstrap: got -1; must be a whole number from 0 to 100,000"),
         (["--category", "poetry"], "category 'poetry' is not in the file"),
     ],
 )

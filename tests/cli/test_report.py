@@ -113,7 +113,10 @@ def test_json_output(files, capsys):
         (["{verdicts}", "-o", "{folder}/no/such/dir/r.html"], "does not exist"),
         (["{verdicts}", "-o", "{folder}"], "is a directory"),
         (["{verdicts}", "--bootstrap", "0"], "--bootstrap must be at least 1"),
-        (["{verdicts}", "--bootstrap", "10000000"], "--bootstrap is at most 100,000"),
+        (
+            ["{verdicts}", "--bootstrap", "10000000"],
+            "--bootstrap: got 10000000; must be a whole number from 0 to 100,000",
+        ),
         (["{verdicts}", "--human-ranking", "{verdicts}"], "required column(s) missing: model, score"),
         (["{bad}"], "outside the verdict scale"),
     ],

@@ -223,3 +223,22 @@ def test_report_takes_the_papers_human_ranking(tmp_path, capsys):
     )
     assert code == 0
     assert "with the human ranking" in out.read_text(encoding="utf-8")
+
+
+def test_a_value_of_the_wrong_type_is_set_aside_in_memory_too():
+    """The in-memory conversion sets aside the rows the SQL path sets aside, and names them."""
+    rows = [
+        {
+            "uid": f"q{k}_x_y",
+            "judge_model": "j",
+            "model_a_in_prompt": "x",
+            "model_b_in_prompt": "y",
+            "final_verdict": "x>y",
+        }
+        for k in range(5)
+    ]
+    rows[2]["uid"] = [1, 2]
+    rows[3]["final_verdict"] = 3
+    out, label = from_judgements_900k(pd.DataFrame(rows), file="j.json")
+    assert out["instruction_id"].tolist() == ["q0", "q1", "q4"] and out["verdict"].tolist() == ["1"] * 3
+    assert "row 3, uid '[1, 2]' (a list)" in label and "row 4, final_verdict '3' (a number)" in label

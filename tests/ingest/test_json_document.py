@@ -106,3 +106,57 @@ def test_json_columns_mixing_strings_numbers_and_nulls_keep_their_values(name):
     assert got["verdict"].tolist() == [1, 1]  # "A>B" is slot A better, not a value off the scale
     assert got["category"].tolist() == ["x", "3"]
     assert got["judge"].tolist() == ["j1", "judge"]  # no judge named: the default, as in a CSV
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(json.dumps(TABLE.to_dict("list")), id="lists-one-line"),
+        pytest.param(json.dumps({"source": "api", "data": TABLE.to_dict("records")}), id="wrapped-one-line"),
+        pytest.param(
+            json.dumps({"data": TABLE.to_dict("records"), "total": 3}), id="wrapped-one-line-records-first"
+        ),
+    ],
+)
+def test_every_documented_layout_loads_on_one_line(text, as_csv):
+    """What ``json.dump`` writes by default (one line) loads as the pretty-printed file does;
+    before, the one-line forms were read as one JSON Lines record and refused."""
+    assert "\n" not in text
+    got = _frame(text.encode(), "t.json")
+    pd.testing.assert_frame_equal(got, as_csv)
+
+
+def test_a_one_line_native_record_is_not_taken_for_wrapped_records():
+    """One Arena-Hard-Auto judgment line (its ``games`` is a list of objects) stays one record."""
+    line = json.dumps(
+        {
+            "uid": "q1",
+            "model": "m",
+            "baseline": "b",
+            "judge": "j",
+            "games": [{"score": "A>B"}, {"score": "B>A"}],
+        }
+    )
+    assert not json_document.is_document_text(line)
+
+
+def test_json_nested_too_deeply_is_refused_in_words(tmp_path, capsys):
+    from evalcore.cli import main
+
+    deep = "{" + '"a":{' * 100_000 + "}" * 100_001
+    with pytest.raises(VerdictFormatError, match="nested too deeply"):
+        _frame(deep.encode(), "deep.json")
+    path = tmp_path / "deep.json"
+    path.write_text(deep, encoding="utf-8")
+    assert main(["summary", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "nested too deeply" in err and "unexpected problem" not in err
+
+
+def test_a_huge_key_is_quoted_by_an_excerpt():
+    """A 5 MB JSON key is named by its first 80 characters and its length, not echoed whole."""
+    key = "k" * 5_000_000
+    with pytest.raises(VerdictFormatError) as err:
+        _frame(json.dumps({key: 1}).encode(), "key.json")
+    message = str(err.value)
+    assert len(message) < 1_000 and "'" + "k" * 80 + "…' (5,000,000 characters)" in message

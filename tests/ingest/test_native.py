@@ -230,12 +230,12 @@ def test_arena_hard_across_batches(tmp_path, monkeypatch):
 def test_arena_hard_broken_records_are_named_the_same(tmp_path, monkeypatch):
     records = _arena_hard_records()
     records[4] = {"model": "m", "baseline": "base", "games": []}  # record 5: no question id
-    records[1]["games"] = "A>B"  # record 2: games not a list (reported after the ids)
+    records[1]["games"] = "A>B"  # record 2: games not a list (set aside: its own problem)
     whole = _same(_jsonl(tmp_path / "a.jsonl", records), monkeypatch)
     assert isinstance(whole[0], str) and whole[2] == (5,) and "without a question id" in whole[1]
     records[4] = {"uid": "q5", "model": "m", "baseline": "b", "games": [{"score": 2}]}  # record 5
     whole = _same(_jsonl(tmp_path / "b.jsonl", records), monkeypatch)
-    assert isinstance(whole[0], str) and whole[2] == (2, 5) and "'games'" in whole[1]
+    assert isinstance(whole[0], str) and whole[2] == (5,) and "'games'" in whole[1]
 
 
 def test_arena_hard_file_with_no_calls(tmp_path, monkeypatch):
@@ -316,7 +316,8 @@ def test_alpaca_eval_bad_records_are_named_the_same(tmp_path, monkeypatch):
     records[3]["preference"] = 3
     records[6]["preference"] = "x"
     whole = _same(_json(tmp_path / "a.json", records), monkeypatch)
-    assert isinstance(whole[0], str) and whole[2] == (4, 7) and whole[3] == ("3", "x")
+    # 3 is a number outside the scale (refused); "x" is text where a number belongs (set aside)
+    assert isinstance(whole[0], str) and whole[2] == (4,) and whole[3] == ("3",)
     records[5].pop("generator_2")
     whole = _same(_json(tmp_path / "b.json", records), monkeypatch)
     assert isinstance(whole[0], str) and whole[2] == (6,) and "without 'instruction'" in whole[1]
@@ -659,3 +660,16 @@ def test_judge_field_found_as_the_importer_finds_it(tmp_path, monkeypatch):
             del record[" JUDGE "]  # a record without the field: missing in the whole frame
     verdicts, _, label, _ = _same(_write(tmp_path / "a.jsonl", records), monkeypatch)
     assert "3 voters pooled" in label
+
+
+def test_records_set_aside_are_the_same_in_every_batching(tmp_path, monkeypatch):
+    """Records with a value of the wrong type are set aside the same way whole, streamed and in
+    batches of two (the good records around them are converted in runs that keep their record
+    numbers), and the label names them."""
+    records = _arena_hard_records()
+    records[1]["model"] = ["m"]  # record 2: a list where the model's name belongs
+    records[4]["baseline"] = 7  # record 5: a number where the baseline's name belongs
+    whole = _same(_jsonl(tmp_path / "a.jsonl", records), monkeypatch)
+    assert not isinstance(whole[0], str), whole
+    assert "2 row(s) set aside for a value of the wrong type" in whole[2]
+    assert "row 2, model '[\"m\"]' (a list)" in whole[2] and "row 5, baseline '7' (a number)" in whole[2]
