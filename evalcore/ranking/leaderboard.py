@@ -30,6 +30,17 @@ if TYPE_CHECKING:
     import pandas as pd
 
 IntervalMethod = Literal["bootstrap", "sandwich"]
+#: What a caller may ask for: a method, or ``"auto"`` (:func:`choose_interval` decides).
+IntervalChoice = Literal["auto", "bootstrap", "sandwich"]
+
+#: Above this many instructions ``"auto"`` takes the sandwich: the bootstrap refits the model once
+#: per round over every instruction pattern, which takes minutes on an arena-sized table (10.8 s
+#: instead of about 1 s for 1,000 rounds on 300,000 battles).
+BOOTSTRAP_LIMIT = 50_000
+#: Above this many models too: a bootstrap round refits every rating (over the compared pairs,
+#: ``evalcore.ranking.sparse_fit``), so 1,000 rounds on 2,000 models take tens of seconds where
+#: the sandwich takes one fit.
+BOOTSTRAP_MODEL_LIMIT = 150
 
 #: Below this many instructions, 95% intervals over instructions cover noticeably less than 95%,
 #: and the leaderboard says so. From ``benchmarks/bench_interval_coverage.py`` (all pairs, six
@@ -42,6 +53,64 @@ _METHOD_TEXT = {
     "bootstrap": "2.5-97.5 percentiles of a bootstrap over instructions",
     "sandwich": "instruction-clustered sandwich (normal approximation, ±1.96 standard errors)",
 }
+
+
+@dataclass(frozen=True)
+class IntervalPolicy:
+    """Which interval method a leaderboard uses and why, in words (shown by every face)."""
+
+    method: IntervalMethod
+    requested: IntervalChoice
+    reason: str
+
+    @property
+    def automatic(self) -> bool:
+        return self.requested == "auto"
+
+
+def choose_interval(
+    n_instructions: int, n_models: int, requested: str = "auto", *, rounds: int | None = None
+) -> IntervalPolicy:
+    """The one rule for the interval method, shared by ``rank``, :func:`leaderboard`,
+    :meth:`evalcore.Dataset.leaderboard` and the Leaderboard page.
+
+    ``"auto"`` takes the instruction-clustered sandwich above :data:`BOOTSTRAP_LIMIT` instructions
+    or :data:`BOOTSTRAP_MODEL_LIMIT` models (where the bootstrap would take long), else the
+    bootstrap over instructions; with ``rounds=0`` (ratings only) no interval is computed at all
+    (the bootstrap of zero rounds), so a point estimate never pays for a sandwich. An explicit
+    method is kept. ``reason`` says which and why.
+
+    Examples
+    --------
+    >>> choose_interval(1_000, 6).method, choose_interval(300_000, 129).method
+    ('bootstrap', 'sandwich')
+    >>> choose_interval(300, 2_000).reason
+    'chosen automatically: sandwich, because the table has 2,000 models (above 150, the bootstrap would take long)'
+    """
+    if requested not in ("auto", "bootstrap", "sandwich"):
+        raise UsageError(f"interval must be 'auto', 'bootstrap' or 'sandwich', not {requested!r}.")
+    n_instructions, n_models = int(n_instructions), int(n_models)
+    if requested != "auto":
+        return IntervalPolicy(method=requested, requested=requested, reason=f"{requested}, as asked")  # type: ignore[arg-type]
+    if rounds == 0:
+        return IntervalPolicy(
+            method="bootstrap", requested="auto", reason="no intervals: 0 rounds asked (ratings only)"
+        )
+    if n_instructions > BOOTSTRAP_LIMIT:
+        why = f"the table has {n_instructions:,} instructions (above {BOOTSTRAP_LIMIT:,}, the bootstrap would take long)"
+        method: IntervalMethod = "sandwich"
+    elif n_models > BOOTSTRAP_MODEL_LIMIT:
+        why = f"the table has {n_models:,} models (above {BOOTSTRAP_MODEL_LIMIT:,}, the bootstrap would take long)"
+        method = "sandwich"
+    else:
+        why = (
+            f"the table has {n_instructions:,} instructions and {n_models:,} models (up to "
+            f"{BOOTSTRAP_LIMIT:,} and {BOOTSTRAP_MODEL_LIMIT:,}, the bootstrap is quick)"
+        )
+        method = "bootstrap"
+    return IntervalPolicy(
+        method=method, requested="auto", reason=f"chosen automatically: {method}, because {why}"
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -72,6 +141,8 @@ class Leaderboard:
     notes: tuple[str, ...]
     prior_games: float
     interval_method: str = "bootstrap"
+    #: why this method: :attr:`IntervalPolicy.reason` (``"auto"`` says the rule it applied)
+    interval_reason: str = ""
 
     @cached_property
     def table(self) -> pd.DataFrame:
@@ -121,6 +192,7 @@ class Leaderboard:
             "judge": self.judge,
             "interval_method": self.interval_method,
             "interval": self.interval_description,
+            "interval_reason": self.interval_reason,
             "rounds": self.rounds,
             "seed": self.seed,
             "n_instructions": self.n_instructions,
@@ -152,7 +224,7 @@ def leaderboard(
     *,
     rounds: int = 1000,
     seed: int = 0,
-    interval: IntervalMethod = "bootstrap",
+    interval: IntervalChoice = "auto",
     progress: Progress | None = None,
 ) -> Leaderboard:
     """Bradley–Terry leaderboard with 95% intervals over instructions.
@@ -166,8 +238,10 @@ def leaderboard(
         (``interval="sandwich"``). ``0`` gives point estimates only.
     seed : int, default 0
         Seed of the resampling.
-    interval : {"bootstrap", "sandwich"}
-        How intervals are made (see :mod:`evalcore.ranking.intervals`).
+    interval : {"auto", "bootstrap", "sandwich"}, default "auto"
+        How intervals are made (see :mod:`evalcore.ranking.intervals`); ``"auto"`` applies
+        :func:`choose_interval` (the same rule as ``rank`` and the Leaderboard page), and
+        ``interval_reason`` says what it chose and why.
     progress : callable, optional
         ``progress(fraction, label)`` while bootstrapping.
 
@@ -202,8 +276,8 @@ def leaderboard(
     """
     rounds = check_rounds(rounds, models=counts.n_models)
     seed = check_int("seed", seed, low=0)
-    if interval not in _METHOD_TEXT:
-        raise UsageError(f"interval must be 'bootstrap' or 'sandwich', not {interval!r}.")
+    policy = choose_interval(counts.n_instructions, counts.n_models, interval, rounds=rounds)
+    interval = policy.method
     if counts.n_models < 2 or counts.n_cells == 0:
         raise UsageError(
             "A leaderboard needs verdicts between at least two different models; "
@@ -337,6 +411,7 @@ def leaderboard(
         notes=tuple(notes),
         prior_games=prior,
         interval_method=interval,
+        interval_reason=policy.reason,
     )
 
 
