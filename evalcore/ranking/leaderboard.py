@@ -11,7 +11,7 @@ import numpy as np
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError, check_int
-from evalcore.limits import check_rounds
+from evalcore.limits import check_bytes, check_rounds
 from evalcore.progress import Progress
 from evalcore.ranking.bradley_terry import (
     ELO_CENTRE,
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 IntervalMethod = Literal["bootstrap", "sandwich"]
+#: How many models × models float arrays a leaderboard holds at its peak (the pooled wins and
+#: their transpose sum, battles, win rates, the covariance and the sandwich's bread and meat).
+LEADERBOARD_MATRICES = 6
+
 #: What a caller may ask for: a method, or ``"auto"`` (:func:`choose_interval` decides).
 IntervalChoice = Literal["auto", "bootstrap", "sandwich"]
 
@@ -285,6 +289,15 @@ def leaderboard(
             "instruction(s) with a verdict."
         )
     m = counts.n_models
+    # The fit and its intervals work over the compared pairs, but the leaderboard still keeps
+    # models × models matrices (wins, battles, win rates, the covariance, their temporaries):
+    # refuse at once, in words, where they would not fit, instead of swapping for minutes.
+    check_bytes(
+        f"a leaderboard of {m:,} models",
+        LEADERBOARD_MATRICES * 8.0 * m * m,
+        advice="It keeps models × models matrices (win rates, battles, covariances). Rank a "
+        "category or a subset of the models.",
+    )
     total = pooled_wins(counts)
     graph = comparison_graph(total, counts.models)
     prior = 0.0 if graph.mle_exists else 1.0
