@@ -283,3 +283,43 @@ def weak_pieces(pairs: Pairs) -> np.ndarray:
     np.minimum.at(first, labels, np.arange(m))
     order = np.argsort(np.argsort(first, kind="stable"), kind="stable")
     return order[labels]
+
+
+def rows_to_pairs(a: np.ndarray, b: np.ndarray, n_models: int) -> tuple[Pairs, np.ndarray]:
+    """The pairs that met in rows of (slot A, slot B) models, and each row's pair index."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    m = int(n_models)
+    keys, pair = np.unique(np.minimum(a, b) * m + np.maximum(a, b), return_inverse=True)
+    return Pairs.from_arrays(keys // m, keys % m, m), pair
+
+
+def solve_covariate_step(
+    pairs: Pairs,
+    w_pair: np.ndarray,
+    prior_diag: np.ndarray | float,
+    cross: np.ndarray,
+    d: np.ndarray,
+    g_theta: np.ndarray,
+    g_beta: np.ndarray,
+    *,
+    rank_one: bool,
+    rtol: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Newton step of the Bradley–Terry fit with covariates, over the compared pairs.
+
+    The information is [[A, C], [Cᵀ, D]]: A the Laplacian of the pair weights (plus the prior's
+    diagonal, or the rank-one location term), C (M × F) the covariates' cross block, D (F × F)
+    theirs. With Y = A⁻¹[g_θ, C] (F + 1 conjugate-gradient solves, batched) the step is the
+    block elimination: s_β = S⁻¹(g_β − Cᵀ A⁻¹ g_θ) with the Schur complement S = D − Cᵀ A⁻¹ C,
+    and s_θ = A⁻¹(g_θ − C s_β). F is a handful of covariates, so S is tiny.
+    """
+    f = cross.shape[1]
+    rhs = np.vstack([g_theta[None, :], cross.T])
+    y = solve_information(
+        pairs, np.broadcast_to(w_pair, (f + 1, w_pair.size)), prior_diag, rhs, rank_one=rank_one, rtol=rtol
+    )
+    y_g, y_c = y[0], y[1:].T  # (M,), (M, F)
+    schur = d + 1e-9 * np.eye(f) - cross.T @ y_c
+    s_beta = np.linalg.solve(schur, g_beta - cross.T @ y_g) if f else np.zeros(0)
+    return y_g - y_c @ s_beta, s_beta

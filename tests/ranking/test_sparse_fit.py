@@ -251,3 +251,26 @@ def test_style_controlled_ratings_are_the_same_with_either_solver(dense):
             float
         )
     np.testing.assert_allclose(out["sparse"], out["dense"], atol=ELO_TOL)
+
+
+@pytest.mark.parametrize("prior", [0.0, 1.0])
+def test_the_fit_with_covariates_is_the_same_with_either_solver(prior):
+    from evalcore.ranking import fit_bradley_terry_covariates
+
+    rng = np.random.default_rng(21)
+    m, rows = 9, 1500
+    a = rng.integers(0, m, rows)
+    b = (a + rng.integers(1, m, rows)) % m
+    x = np.column_stack([np.ones(rows), rng.normal(size=rows)])  # slot A, a length-like term
+    eta = THETA[np.minimum(a, 7)] - THETA[np.minimum(b, 7)] + x @ np.array([0.3, 0.5])
+    y = (rng.random(rows) < 1 / (1 + np.exp(-eta))).astype(float)
+    y[rng.random(rows) < 0.2] = 0.5
+    n = np.ones(rows)
+    out = {}
+    for kind in ("dense", "sparse"):
+        theta, beta, info, ok = fit_bradley_terry_covariates(a, b, y, n, x, m, prior_games=prior, solver=kind)
+        assert ok
+        out[kind] = (theta, beta, info)
+    np.testing.assert_allclose(ELO_SCALE * out["sparse"][0], ELO_SCALE * out["dense"][0], atol=ELO_TOL)
+    np.testing.assert_allclose(out["sparse"][1], out["dense"][1], atol=1e-8)
+    np.testing.assert_allclose(out["sparse"][2], out["dense"][2], rtol=1e-7, atol=1e-7)
