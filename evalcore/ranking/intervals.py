@@ -32,6 +32,9 @@ from evalcore.ranking.bradley_terry import (
 )
 from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, weighted_totals
 
+#: Up to this many models the sandwich's normal draws use the eigendecomposition of the
+#: covariance; above, a Cholesky factor (:func:`normal_draws`).
+EIGH_DRAWS_UP_TO = 100
 #: Most within-cluster pairs of score entries :func:`row_sandwich_covariance` forms at once.
 MEAT_CHUNK_PAIRS = 4_000_000
 
@@ -222,9 +225,8 @@ def sandwich_covariance(
         reps, mult = counts, None
     else:
         reps, mult = counts.pattern_counts()
-    p = _sigmoid(theta[:, None] - theta[None, :])
     calls = reps.n.sum(axis=1).astype(np.float64)
-    resid = reps.cell_scores(SLOT_A_SCORE) - calls * p[reps.a, reps.b]
+    resid = reps.cell_scores(SLOT_A_SCORE) - calls * _sigmoid(theta[reps.a] - theta[reps.b])
     meat = clustered_outer(reps.inst, reps.a, reps.b, resid, n_models=m, weights=mult, chunk=chunk_patterns)
     n_clusters = counts.n_instructions
     if n_clusters > 1:
@@ -233,10 +235,15 @@ def sandwich_covariance(
         fisher_information(wins, theta, prior_games=prior_games), prior_games=prior_games
     )
     if prior_games:
-        # The penalised fit is not centred by the information; project onto Σθ = 0.
-        centre = np.eye(m) - 1.0 / m
-        bread = centre @ bread
-    cov = bread @ meat @ bread.T
+        # The penalised fit is not centred by the information; project onto Σθ = 0:
+        # (I − 11ᵀ/M)·bread, written as a subtraction of column means (no M³ product).
+        bread = bread - bread.mean(axis=0, keepdims=True)
+    if m >= sparse_fit.SPARSE_FROM_MODELS and np.count_nonzero(meat) < 0.1 * meat.size:
+        # An arena's meat is a weighted Laplacian of the pairs that met: its product with the
+        # bread costs O(pairs × M) as a sparse matrix, leaving one dense product of three.
+        cov = bread @ np.asarray(sparse.csr_matrix(meat) @ bread.T)
+    else:
+        cov = bread @ meat @ bread.T
     return 0.5 * (cov + cov.T)
 
 
@@ -308,10 +315,23 @@ def clustered_outer(
 
 
 def normal_draws(theta: np.ndarray, cov: np.ndarray, *, draws: int, seed: int) -> np.ndarray:
-    """Draws of θ from N(θ̂, Cov) (for rank ranges under the sandwich): (draws, M)."""
+    """Draws of θ from N(θ̂, Cov) (for rank ranges under the sandwich): (draws, M).
+
+    The square root of Cov is its eigendecomposition up to :data:`EIGH_DRAWS_UP_TO` models; above,
+    a Cholesky factor of Cov plus a ridge of 1e-10 of its largest variance (Cov is singular along
+    the constant vector and between pieces), about ten times cheaper at 2,000 models and the same
+    distribution up to that ridge (1e-5 of a standard deviation).
+    """
+    z = np.random.default_rng(seed).standard_normal((draws, theta.size))
+    if theta.size > EIGH_DRAWS_UP_TO:
+        ridge = 1e-10 * max(float(np.max(np.diag(cov))), 1e-300)
+        try:
+            root = np.linalg.cholesky(cov + ridge * np.eye(theta.size))
+            return theta + z @ root.T
+        except np.linalg.LinAlgError:
+            pass  # not positive definite even with the ridge: the eigendecomposition below
     vals, vecs = np.linalg.eigh(cov)
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-    z = np.random.default_rng(seed).standard_normal((draws, theta.size))
     return theta + z @ root.T
 
 
