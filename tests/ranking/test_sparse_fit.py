@@ -290,3 +290,14 @@ def test_sandwich_draws_for_many_models_have_the_sandwich_covariance():
     pair = np.cov(draws[:, 0] - draws[:, 1])
     c = board.covariance
     assert abs(pair / (c[0, 0] + c[1, 1] - 2 * c[0, 1]) - 1) < 0.1
+
+
+def test_a_leaderboard_too_large_for_the_budget_is_refused_in_words_before_allocating(monkeypatch):
+    from evalcore.errors import ResourceLimitError
+
+    monkeypatch.setenv("VERDICTLAB_MEMORY_BUDGET_MB", "16")
+    m = 700  # 6 matrices of 700 × 700 floats: 23.5 MB, over 16 MB
+    rows = [(k, k, (k + 1) % m, LEVEL_WIN) for k in range(m)]
+    counts = _cells([f"m{k}" for k in range(m)], rows)
+    with pytest.raises(ResourceLimitError, match=r"leaderboard of 700 models .* models × models matrices"):
+        leaderboard(counts, rounds=0)
