@@ -72,17 +72,16 @@ class IntervalPolicy:
         return self.requested == "auto"
 
 
-def choose_interval(
-    n_instructions: int, n_models: int, requested: str = "auto", *, rounds: int | None = None
-) -> IntervalPolicy:
+def choose_interval(n_instructions: int, n_models: int, requested: str = "auto") -> IntervalPolicy:
     """The one rule for the interval method, shared by ``rank``, :func:`leaderboard`,
     :meth:`evalcore.Dataset.leaderboard` and the Leaderboard page.
 
     ``"auto"`` takes the instruction-clustered sandwich above :data:`BOOTSTRAP_LIMIT` instructions
     or :data:`BOOTSTRAP_MODEL_LIMIT` models (where the bootstrap would take long), else the
-    bootstrap over instructions; with ``rounds=0`` (ratings only) no interval is computed at all
-    (the bootstrap of zero rounds), so a point estimate never pays for a sandwich. An explicit
-    method is kept. ``reason`` says which and why.
+    bootstrap over instructions. The size of the table decides, nothing else, so every face
+    shows the same intervals for the same table (the number of rounds does not change the
+    method: a caller that wants ratings only asks for ``interval="bootstrap", rounds=0``). An
+    explicit method is kept. ``reason`` says which and why.
 
     Examples
     --------
@@ -96,10 +95,6 @@ def choose_interval(
     n_instructions, n_models = int(n_instructions), int(n_models)
     if requested != "auto":
         return IntervalPolicy(method=requested, requested=requested, reason=f"{requested}, as asked")  # type: ignore[arg-type]
-    if rounds == 0:
-        return IntervalPolicy(
-            method="bootstrap", requested="auto", reason="no intervals: 0 rounds asked (ratings only)"
-        )
     if n_instructions > BOOTSTRAP_LIMIT:
         why = f"the table has {n_instructions:,} instructions (above {BOOTSTRAP_LIMIT:,}, the bootstrap would take long)"
         method: IntervalMethod = "sandwich"
@@ -280,7 +275,7 @@ def leaderboard(
     """
     rounds = check_rounds(rounds, models=counts.n_models)
     seed = check_int("seed", seed, low=0)
-    policy = choose_interval(counts.n_instructions, counts.n_models, interval, rounds=rounds)
+    policy = choose_interval(counts.n_instructions, counts.n_models, interval)
     interval = policy.method
     if counts.n_models < 2 or counts.n_cells == 0:
         raise UsageError(

@@ -42,7 +42,6 @@ def test_the_rule_in_words():
     assert many.method == "sandwich" and f"{BOOTSTRAP_MODEL_LIMIT + 1:,} models" in many.reason
     asked = choose_interval(BOOTSTRAP_LIMIT + 1, 10, "bootstrap")
     assert asked.method == "bootstrap" and not asked.automatic and asked.reason == "bootstrap, as asked"
-    assert choose_interval(BOOTSTRAP_LIMIT + 1, 10, rounds=0).method == "bootstrap"  # ratings only
     with pytest.raises(UsageError, match="'auto', 'bootstrap' or 'sandwich'"):
         choose_interval(10, 3, "jackknife")
 
