@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from evalcore.counts import VerdictCounts
-    from evalcore.ranking import IntervalMethod, Leaderboard
+    from evalcore.ranking import IntervalChoice, Leaderboard
     from evalcore.store import DatasetSummary, VerdictStore
     from evalcore.verdicts import VerdictFilter, VerdictPage
 
@@ -96,9 +96,11 @@ class Dataset:
         category: str | None = None,
         rounds: int = 1000,
         seed: int = 0,
-        interval: IntervalMethod = "bootstrap",
+        interval: IntervalChoice = "auto",
     ) -> Leaderboard:
-        """Bradley–Terry leaderboard with 95% intervals (:func:`evalcore.leaderboard`)."""
+        """Bradley–Terry leaderboard with 95% intervals (:func:`evalcore.leaderboard`); ``"auto"``
+        chooses the method by :func:`evalcore.ranking.leaderboard.choose_interval`, the rule of
+        ``rank`` and the Leaderboard page."""
         from evalcore.ranking import leaderboard
 
         return leaderboard(

@@ -9,7 +9,7 @@ from evalcore.display import shorten_cells
 from evalcore.errors import EvalcoreError, UsageError
 from evalcore.plots.common import CONFIG
 from evalcore.plots.leaderboard import forest_plot, separation_heatmap, win_rate_heatmap
-from evalcore.ranking import leaderboard, separation
+from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking import presentation as show
 from evalcore.ranking.style import available_controls, controlled_leaderboard
 from evalcore.verdicts.presentation import cell_verdicts
@@ -52,7 +52,9 @@ with _ui.page("Leaderboard"):
         )
         st.stop()
 
-    default = show.default_interval(counts.n_instructions, counts.n_models)
+    # The one rule of the library (choose_interval), which `rank` and Dataset.leaderboard apply too.
+    policy = choose_interval(counts.n_instructions, counts.n_models)
+    default = policy.method
     asked = _ui.url_param("interval", default)
     choice = st.radio(
         "Intervals",
@@ -65,8 +67,8 @@ with _ui.page("Leaderboard"):
     )
     interval = show.interval_from_label(choice)
     _ui.set_url_param("interval", None if interval == default else interval)
-    if show.default_note(counts.n_instructions, counts.n_models):
-        st.caption(show.default_note(counts.n_instructions, counts.n_models))
+    if interval == default:
+        st.caption(f"Intervals {policy.reason}. Pick the other method above to compare.")
     options = _ui.memo(("style_options",), lambda: available_controls(store.feature_sources()))
     controls = st.multiselect(
         "Control for style",

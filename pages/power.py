@@ -24,7 +24,9 @@ with _ui.page("Power"):
         st.stop()
     summary = _ui.memo(("pw_summary",), store.summary)
     _ui.forget_on_new_data("pw_anchor", "pw_compare", "pw_model_a", "pw_model_b", "pw_pool_anchor")
-    board = _ui.memo(("pw_board", judge, category), lambda: leaderboard(counts, rounds=0))
+    board = _ui.memo(
+        ("pw_board", judge, category), lambda: leaderboard(counts, rounds=0, interval="bootstrap")
+    )
     ranked = list(board.table["model"])
     default_anchor = summary.anchor if summary.anchor in ranked else ranked[len(ranked) // 2]
 

@@ -149,7 +149,7 @@ def default_pair(counts) -> tuple[str | None, str | None]:
     if counts.n_models < 2:
         return (counts.models[0] if counts.n_models else None), None
     try:
-        pair = calibration_pair(leaderboard(counts, rounds=0), counts)
+        pair = calibration_pair(leaderboard(counts, rounds=0, interval="bootstrap"), counts)  # ratings only
     except (ValueError, ArithmeticError):  # a design the fit refuses: any model will do
         pair = None
     return pair if pair is not None else (counts.models[0], None)

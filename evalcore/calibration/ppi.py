@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import DesignError, UsageError, check_int
+from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import (
     ELO_CENTRE,
     ELO_SCALE,
@@ -53,7 +54,7 @@ from evalcore.ranking.bradley_terry import (
     mle_exists,
     reachability,
 )
-from evalcore.ranking.intervals import clustered_outer, fisher_information
+from evalcore.ranking.intervals import clustered_outer, fisher_information, information_inverse
 from evalcore.stats.intervals import Z95, Estimate
 
 __all__ = ["DORNER_CEILING", "MIN_LABELLED", "MIN_LABELLED_INSTRUCTIONS", "PPIRatings", "ppi_ratings"]
@@ -195,7 +196,7 @@ def _sandwich(wins: np.ndarray, theta: np.ndarray, cells: dict, resid: np.ndarra
     meat = clustered_outer(cells["inst"], cells["a"], cells["b"], resid, n_models=m)
     if k > 1:
         meat *= k / (k - 1)
-    bread = np.linalg.pinv(fisher_information(wins, theta), hermitian=True)
+    bread = information_inverse(fisher_information(wins, theta))  # one Cholesky for many models
     cov = bread @ meat @ bread
     return 0.5 * (cov + cov.T)
 
@@ -226,7 +227,12 @@ def _check_design(cells: dict, m: int, models: tuple[str, ...], min_labelled: in
     games = np.zeros((m, m), dtype=bool)
     games[cells["a"][lab], cells["b"][lab]] = True
     games |= games.T
-    reach = reachability(games)[0]
+    if m >= sparse_fit.SPARSE_FROM_MODELS:
+        # graph traversal over the labelled pairs, linear in them (the closure is O(M³ log M))
+        i, j = np.nonzero(np.triu(games, 1))
+        reach = sparse_fit.weak_pieces(sparse_fit.Pairs.from_arrays(i, j, m)) == 0
+    else:
+        reach = reachability(games)[0]
     if not reach.all():
         missing = [name for name, r in zip(models, reach, strict=True) if not r]
         raise DesignError(
@@ -366,7 +372,7 @@ def _ppi_from_cells(
         except DesignError:
             theta0 = fit(0.0)
         e_all, e_h, e_jl = residuals(theta0)
-        bread = np.linalg.pinv(fisher_information(j_all, theta0), hermitian=True)
+        bread = information_inverse(fisher_information(j_all, theta0))
         lead = r * e_h  # z_k = lead_k + λ·slope_k
         slope = e_all - r * e_jl
         cross = clustered_outer(cells["inst"], cells["a"], cells["b"], lead, slope, n_models=m)

@@ -34,14 +34,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=1000,
         help="bootstrap rounds over instructions (default 1000; 0 for none); with "
-        "--interval sandwich, the draws behind the rank ranges",
+        "the sandwich, the draws behind the rank ranges",
     )
     p.add_argument(
         "--interval",
-        choices=("bootstrap", "sandwich"),
-        default="bootstrap",
-        help="bootstrap over instructions (default) or the instruction-clustered "
-        "sandwich (fast on arena-sized tables)",
+        choices=("auto", "bootstrap", "sandwich"),
+        default="auto",
+        help="auto (default: the instruction-clustered sandwich above 50,000 instructions or 150 "
+        "models, else the bootstrap; the rule the Leaderboard page and the library use, and the "
+        "output says which it chose and why), bootstrap over instructions, or sandwich",
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument(
@@ -129,6 +130,7 @@ def run_rank(args: argparse.Namespace) -> int:
         return 0
     print(
         f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: {board.interval_description}"
+        f" ({board.interval_reason})"
     )
     for note in board.notes:
         print(f"note: {note}", file=sys.stderr)

@@ -174,7 +174,7 @@ def detectable_edges(
     """
     check_design(alpha, power, method)
     if board is None:
-        board = leaderboard(counts, rounds=0)
+        board = leaderboard(counts, rounds=0, interval="bootstrap")  # ratings only: no interval
     if informativeness is not None and not 0.0 < informativeness <= 1.0:
         raise UsageError(f"informativeness must be above 0 and at most 1 (got {informativeness}).")
     table = board.table

@@ -22,8 +22,11 @@ from evalcore.ranking.fragility import PairFragility, RankingFragility, ranking_
 from evalcore.ranking.intervals import bootstrap_thetas, sandwich_covariance
 from evalcore.ranking.leaderboard import (
     MIN_INSTRUCTIONS_FOR_NOMINAL,
+    IntervalChoice,
     IntervalMethod,
+    IntervalPolicy,
     Leaderboard,
+    choose_interval,
     leaderboard,
     sign_counts,
 )
@@ -38,7 +41,10 @@ __all__ = [
     "SLOT_A_SCORE",
     "MIN_INSTRUCTIONS_FOR_NOMINAL",
     "ComparisonGraph",
+    "IntervalChoice",
     "IntervalMethod",
+    "IntervalPolicy",
+    "choose_interval",
     "Leaderboard",
     "bootstrap_thetas",
     "bootstrap_weights",

@@ -22,15 +22,19 @@ from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.progress import Progress
+from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import (
     SLOT_A_SCORE,
     _sigmoid,
     fit_bradley_terry,
-    mle_exists,
+    reachability,
     win_entries,
 )
 from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, weighted_totals
 
+#: Up to this many models the sandwich's normal draws use the eigendecomposition of the
+#: covariance; above, a Cholesky factor (:func:`normal_draws`).
+EIGH_DRAWS_UP_TO = 100
 #: Most within-cluster pairs of score entries :func:`row_sandwich_covariance` forms at once.
 MEAT_CHUNK_PAIRS = 4_000_000
 
@@ -56,6 +60,8 @@ def bootstrap_thetas(
     reps, mult = counts.pattern_counts()
     rows, cols, vals = win_entries(reps)
     n_pat = int(mult.size)
+    if m >= sparse_fit.SPARSE_FROM_MODELS:
+        return _bootstrap_pairs(m, theta, rows, cols, vals, mult, prior_games, rounds, seed, progress)
     # Each round's win matrix W_r = Σ_s w[r, s] · wins_s: one BLAS product on a dense per-pattern
     # matrix for all-pairs tables (hundreds of patterns), a sparse one for arena tables (tens of
     # thousands of patterns over M² columns).
@@ -69,10 +75,7 @@ def bootstrap_thetas(
         wins = weighted_totals(w, per_pattern).reshape(r, m, m)
         games = (wins + np.swapaxes(wins, 1, 2)).sum(axis=2)
         absent = games <= 0
-        # For the existence check an absent model is treated as linked both ways to everyone:
-        # it has no likelihood and must not force the prior on the others.
-        check = wins + absent[:, :, None] + absent[:, None, :]
-        needs = np.zeros(r, dtype=bool) if prior_games else ~mle_exists(check)
+        needs = np.zeros(r, dtype=bool) if prior_games else ~_mle_exists_present(wins, ~absent)
         regularised += int(needs.sum())
         th = np.empty((r, m))
         for group, games_prior in ((~needs, prior_games), (needs, 1.0)):
@@ -92,6 +95,77 @@ def bootstrap_thetas(
     return samples, absent_all, regularised, unconverged
 
 
+def _mle_exists_present(wins: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Whether each round's MLE is finite for the models that played in it: the graph "i scored
+    against j" strongly connected among them. An absent model has no likelihood and must not
+    force the prior on the others; it must not join them either (linking it both ways to
+    everyone, as this check once did, made every round with an absent model look connected, and
+    such a round with an undefeated model was then fitted without the prior and diverged)."""
+    reach = reachability(wins > 0)
+    mutual = reach & np.swapaxes(reach, -1, -2)
+    outside = ~present[:, :, None] | ~present[:, None, :]
+    return (mutual | outside).all(axis=(-2, -1))
+
+
+def _bootstrap_pairs(
+    m: int,
+    theta: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    vals: np.ndarray,
+    mult: np.ndarray,
+    prior_games: float,
+    rounds: int,
+    seed: int,
+    progress: Progress | None,
+) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """:func:`bootstrap_thetas` over the pairs that met (many models): each round's wins are K
+    numbers per direction instead of an M × M matrix, and the refits are Newton–CG
+    (:func:`evalcore.ranking.sparse_fit.fit_pairs`) warm-started from the point fit, so a round
+    costs time in proportion to the pairs. The same draws, frame, prior rule and outputs."""
+    first, second = cols // m, cols % m
+    lo, hi = np.minimum(first, second), np.maximum(first, second)
+    keys, pair = np.unique(lo * m + hi, return_inverse=True)
+    pairs = sparse_fit.Pairs.from_arrays(keys // m, keys % m, m)
+    k = pairs.n_pairs
+    slot = 2 * pair + (first > second)  # even: wins of the pair's first model, odd: of the second
+    n_pat = int(mult.size)
+    per_pattern = pattern_operand(sparse.csr_matrix((vals, (rows, slot)), shape=(n_pat, 2 * k)))
+    row_bytes = (n_pat + 16 * k + 16 * m) * 8  # the weights, the wins and the Newton–CG work arrays
+    samples = np.full((rounds, m), np.nan)
+    absent_all = np.zeros((rounds, m), dtype=bool)
+    regularised = unconverged = 0
+    for start, stop, w in bootstrap_weights(mult, rounds, seed, row_bytes=row_bytes):
+        r = stop - start
+        both = weighted_totals(w, per_pattern)
+        w_ij, w_ji = both[:, 0::2], both[:, 1::2]
+        absent = pairs.degree(w_ij + w_ji) <= 0
+        needs = np.zeros(r, dtype=bool)
+        if not prior_games:
+            for b in range(r):
+                needs[b] = sparse_fit.strong_pieces(pairs, w_ij[b], w_ji[b], present=~absent[b]) > 1
+        regularised += int(needs.sum())
+        th = np.empty((r, m))
+        for group, games_prior in ((~needs, prior_games), (needs, 1.0)):
+            if group.any():
+                th[group], ok = sparse_fit.fit_pairs(
+                    pairs,
+                    w_ij[group],
+                    w_ji[group],
+                    prior_games=games_prior,
+                    theta0=theta,
+                    frozen=absent[group],
+                )
+                unconverged += 0 if ok else int(group.sum())
+        present = ~absent
+        shift = np.where(present, theta - th, 0.0).sum(axis=1) / np.maximum(present.sum(axis=1), 1)
+        samples[start:stop] = np.where(present, th + shift[:, None], np.nan)
+        absent_all[start:stop] = absent
+        if progress is not None:
+            progress(stop / rounds, f"bootstrap round {stop:,} of {rounds:,}")
+    return samples, absent_all, regularised, unconverged
+
+
 def fisher_information(wins: np.ndarray, theta: np.ndarray, *, prior_games: float = 0.0) -> np.ndarray:
     """The observed = expected information of the Bradley–Terry log-likelihood at θ (M × M),
     a weighted graph Laplacian; with the weak prior, its diagonal term."""
@@ -103,6 +177,29 @@ def fisher_information(wins: np.ndarray, theta: np.ndarray, *, prior_games: floa
         q = _sigmoid(theta)
         h += np.diag(prior_games * q * (1.0 - q))
     return h
+
+
+def information_inverse(info: np.ndarray, *, prior_games: float = 0.0) -> np.ndarray:
+    """The pseudo-inverse of a Bradley–Terry information matrix (M × M), the sandwich's bread.
+
+    Below :data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models by an eigendecomposition
+    (``numpy.linalg.pinv``). From there by one Cholesky factorisation, several times cheaper: with
+    the prior the information is positive definite; without it, it is the Laplacian of a
+    connected graph (the MLE exists), whose pseudo-inverse is (H + 11ᵀ/M)⁻¹ − 11ᵀ/M. Falls back
+    to the pseudo-inverse if the factorisation fails (a disconnected graph without the prior).
+    """
+    m = info.shape[0]
+    if m < sparse_fit.SPARSE_FROM_MODELS:
+        return np.linalg.pinv(info, hermitian=True)
+    from scipy import linalg
+
+    shift = 0.0 if prior_games else 1.0 / m
+    try:
+        factor = linalg.cho_factor(info + shift, lower=True, check_finite=False)
+    except linalg.LinAlgError:
+        return np.linalg.pinv(info, hermitian=True)
+    inverse = linalg.cho_solve(factor, np.eye(m), check_finite=False)
+    return inverse - shift
 
 
 def sandwich_covariance(
@@ -128,19 +225,25 @@ def sandwich_covariance(
         reps, mult = counts, None
     else:
         reps, mult = counts.pattern_counts()
-    p = _sigmoid(theta[:, None] - theta[None, :])
     calls = reps.n.sum(axis=1).astype(np.float64)
-    resid = reps.cell_scores(SLOT_A_SCORE) - calls * p[reps.a, reps.b]
+    resid = reps.cell_scores(SLOT_A_SCORE) - calls * _sigmoid(theta[reps.a] - theta[reps.b])
     meat = clustered_outer(reps.inst, reps.a, reps.b, resid, n_models=m, weights=mult, chunk=chunk_patterns)
     n_clusters = counts.n_instructions
     if n_clusters > 1:
         meat *= n_clusters / (n_clusters - 1)
-    bread = np.linalg.pinv(fisher_information(wins, theta, prior_games=prior_games), hermitian=True)
+    bread = information_inverse(
+        fisher_information(wins, theta, prior_games=prior_games), prior_games=prior_games
+    )
     if prior_games:
-        # The penalised fit is not centred by the information; project onto Σθ = 0.
-        centre = np.eye(m) - 1.0 / m
-        bread = centre @ bread
-    cov = bread @ meat @ bread.T
+        # The penalised fit is not centred by the information; project onto Σθ = 0:
+        # (I − 11ᵀ/M)·bread, written as a subtraction of column means (no M³ product).
+        bread = bread - bread.mean(axis=0, keepdims=True)
+    if m >= sparse_fit.SPARSE_FROM_MODELS and np.count_nonzero(meat) < 0.1 * meat.size:
+        # An arena's meat is a weighted Laplacian of the pairs that met: its product with the
+        # bread costs O(pairs × M) as a sparse matrix, leaving one dense product of three.
+        cov = bread @ np.asarray(sparse.csr_matrix(meat) @ bread.T)
+    else:
+        cov = bread @ meat @ bread.T
     return 0.5 * (cov + cov.T)
 
 
@@ -212,10 +315,23 @@ def clustered_outer(
 
 
 def normal_draws(theta: np.ndarray, cov: np.ndarray, *, draws: int, seed: int) -> np.ndarray:
-    """Draws of θ from N(θ̂, Cov) (for rank ranges under the sandwich): (draws, M)."""
+    """Draws of θ from N(θ̂, Cov) (for rank ranges under the sandwich): (draws, M).
+
+    The square root of Cov is its eigendecomposition up to :data:`EIGH_DRAWS_UP_TO` models; above,
+    a Cholesky factor of Cov plus a ridge of 1e-10 of its largest variance (Cov is singular along
+    the constant vector and between pieces), about ten times cheaper at 2,000 models and the same
+    distribution up to that ridge (1e-5 of a standard deviation).
+    """
+    z = np.random.default_rng(seed).standard_normal((draws, theta.size))
+    if theta.size > EIGH_DRAWS_UP_TO:
+        ridge = 1e-10 * max(float(np.max(np.diag(cov))), 1e-300)
+        try:
+            root = np.linalg.cholesky(cov + ridge * np.eye(theta.size))
+            return theta + z @ root.T
+        except np.linalg.LinAlgError:
+            pass  # not positive definite even with the ridge: the eigendecomposition below
     vals, vecs = np.linalg.eigh(cov)
     root = vecs * np.sqrt(np.clip(vals, 0.0, None))
-    z = np.random.default_rng(seed).standard_normal((draws, theta.size))
     return theta + z @ root.T
 
 

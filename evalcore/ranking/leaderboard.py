@@ -11,7 +11,7 @@ import numpy as np
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError, check_int
-from evalcore.limits import check_rounds
+from evalcore.limits import check_bytes, check_rounds
 from evalcore.progress import Progress
 from evalcore.ranking.bradley_terry import (
     ELO_CENTRE,
@@ -30,6 +30,21 @@ if TYPE_CHECKING:
     import pandas as pd
 
 IntervalMethod = Literal["bootstrap", "sandwich"]
+#: How many models × models float arrays a leaderboard holds at its peak (the pooled wins and
+#: their transpose sum, battles, win rates, the covariance and the sandwich's bread and meat).
+LEADERBOARD_MATRICES = 6
+
+#: What a caller may ask for: a method, or ``"auto"`` (:func:`choose_interval` decides).
+IntervalChoice = Literal["auto", "bootstrap", "sandwich"]
+
+#: Above this many instructions ``"auto"`` takes the sandwich: the bootstrap refits the model once
+#: per round over every instruction pattern, which takes minutes on an arena-sized table (10.8 s
+#: instead of about 1 s for 1,000 rounds on 300,000 battles).
+BOOTSTRAP_LIMIT = 50_000
+#: Above this many models too: a bootstrap round refits every rating (over the compared pairs,
+#: ``evalcore.ranking.sparse_fit``), so 1,000 rounds on 2,000 models take tens of seconds where
+#: the sandwich takes one fit.
+BOOTSTRAP_MODEL_LIMIT = 150
 
 #: Below this many instructions, 95% intervals over instructions cover noticeably less than 95%,
 #: and the leaderboard says so. From ``benchmarks/bench_interval_coverage.py`` (all pairs, six
@@ -42,6 +57,59 @@ _METHOD_TEXT = {
     "bootstrap": "2.5-97.5 percentiles of a bootstrap over instructions",
     "sandwich": "instruction-clustered sandwich (normal approximation, ±1.96 standard errors)",
 }
+
+
+@dataclass(frozen=True)
+class IntervalPolicy:
+    """Which interval method a leaderboard uses and why, in words (shown by every face)."""
+
+    method: IntervalMethod
+    requested: IntervalChoice
+    reason: str
+
+    @property
+    def automatic(self) -> bool:
+        return self.requested == "auto"
+
+
+def choose_interval(n_instructions: int, n_models: int, requested: str = "auto") -> IntervalPolicy:
+    """The one rule for the interval method, shared by ``rank``, :func:`leaderboard`,
+    :meth:`evalcore.Dataset.leaderboard` and the Leaderboard page.
+
+    ``"auto"`` takes the instruction-clustered sandwich above :data:`BOOTSTRAP_LIMIT` instructions
+    or :data:`BOOTSTRAP_MODEL_LIMIT` models (where the bootstrap would take long), else the
+    bootstrap over instructions. The size of the table decides, nothing else, so every face
+    shows the same intervals for the same table (the number of rounds does not change the
+    method: a caller that wants ratings only asks for ``interval="bootstrap", rounds=0``). An
+    explicit method is kept. ``reason`` says which and why.
+
+    Examples
+    --------
+    >>> choose_interval(1_000, 6).method, choose_interval(300_000, 129).method
+    ('bootstrap', 'sandwich')
+    >>> choose_interval(300, 2_000).reason
+    'chosen automatically: sandwich, because the table has 2,000 models (above 150, the bootstrap would take long)'
+    """
+    if requested not in ("auto", "bootstrap", "sandwich"):
+        raise UsageError(f"interval must be 'auto', 'bootstrap' or 'sandwich', not {requested!r}.")
+    n_instructions, n_models = int(n_instructions), int(n_models)
+    if requested != "auto":
+        return IntervalPolicy(method=requested, requested=requested, reason=f"{requested}, as asked")  # type: ignore[arg-type]
+    if n_instructions > BOOTSTRAP_LIMIT:
+        why = f"the table has {n_instructions:,} instructions (above {BOOTSTRAP_LIMIT:,}, the bootstrap would take long)"
+        method: IntervalMethod = "sandwich"
+    elif n_models > BOOTSTRAP_MODEL_LIMIT:
+        why = f"the table has {n_models:,} models (above {BOOTSTRAP_MODEL_LIMIT:,}, the bootstrap would take long)"
+        method = "sandwich"
+    else:
+        why = (
+            f"the table has {n_instructions:,} instructions and {n_models:,} models (up to "
+            f"{BOOTSTRAP_LIMIT:,} and {BOOTSTRAP_MODEL_LIMIT:,}, the bootstrap is quick)"
+        )
+        method = "bootstrap"
+    return IntervalPolicy(
+        method=method, requested="auto", reason=f"chosen automatically: {method}, because {why}"
+    )
 
 
 @dataclass(frozen=True, repr=False)
@@ -72,6 +140,8 @@ class Leaderboard:
     notes: tuple[str, ...]
     prior_games: float
     interval_method: str = "bootstrap"
+    #: why this method: :attr:`IntervalPolicy.reason` (``"auto"`` says the rule it applied)
+    interval_reason: str = ""
 
     @cached_property
     def table(self) -> pd.DataFrame:
@@ -121,6 +191,7 @@ class Leaderboard:
             "judge": self.judge,
             "interval_method": self.interval_method,
             "interval": self.interval_description,
+            "interval_reason": self.interval_reason,
             "rounds": self.rounds,
             "seed": self.seed,
             "n_instructions": self.n_instructions,
@@ -152,7 +223,7 @@ def leaderboard(
     *,
     rounds: int = 1000,
     seed: int = 0,
-    interval: IntervalMethod = "bootstrap",
+    interval: IntervalChoice = "auto",
     progress: Progress | None = None,
 ) -> Leaderboard:
     """Bradley–Terry leaderboard with 95% intervals over instructions.
@@ -166,8 +237,10 @@ def leaderboard(
         (``interval="sandwich"``). ``0`` gives point estimates only.
     seed : int, default 0
         Seed of the resampling.
-    interval : {"bootstrap", "sandwich"}
-        How intervals are made (see :mod:`evalcore.ranking.intervals`).
+    interval : {"auto", "bootstrap", "sandwich"}, default "auto"
+        How intervals are made (see :mod:`evalcore.ranking.intervals`); ``"auto"`` applies
+        :func:`choose_interval` (the same rule as ``rank`` and the Leaderboard page), and
+        ``interval_reason`` says what it chose and why.
     progress : callable, optional
         ``progress(fraction, label)`` while bootstrapping.
 
@@ -202,8 +275,8 @@ def leaderboard(
     """
     rounds = check_rounds(rounds, models=counts.n_models)
     seed = check_int("seed", seed, low=0)
-    if interval not in _METHOD_TEXT:
-        raise UsageError(f"interval must be 'bootstrap' or 'sandwich', not {interval!r}.")
+    policy = choose_interval(counts.n_instructions, counts.n_models, interval)
+    interval = policy.method
     if counts.n_models < 2 or counts.n_cells == 0:
         raise UsageError(
             "A leaderboard needs verdicts between at least two different models; "
@@ -211,6 +284,15 @@ def leaderboard(
             "instruction(s) with a verdict."
         )
     m = counts.n_models
+    # The fit and its intervals work over the compared pairs, but the leaderboard still keeps
+    # models × models matrices (wins, battles, win rates, the covariance, their temporaries):
+    # refuse at once, in words, where they would not fit, instead of swapping for minutes.
+    check_bytes(
+        f"a leaderboard of {m:,} models",
+        LEADERBOARD_MATRICES * 8.0 * m * m,
+        advice="It keeps models × models matrices (win rates, battles, covariances). Rank a "
+        "category or a subset of the models.",
+    )
     total = pooled_wins(counts)
     graph = comparison_graph(total, counts.models)
     prior = 0.0 if graph.mle_exists else 1.0
@@ -337,6 +419,7 @@ def leaderboard(
         notes=tuple(notes),
         prior_games=prior,
         interval_method=interval,
+        interval_reason=policy.reason,
     )
 
 
@@ -387,12 +470,18 @@ def _bootstrap_notes(
 
 def sign_counts(counts: VerdictCounts) -> dict[str, np.ndarray]:
     """Wins, ties, losses and battles per model, both slots pooled."""
-    by_level = counts.pooled()  # (M, M, L) as slot A vs slot B
+    # Per cell, then per model by bincount: O(cells), where an (M, M, L) pooled array is 160 MB
+    # and most of a second at 2,000 models.
+    m = counts.n_models
     levels = np.asarray(LEVELS)
-    a_win = by_level[..., levels > 0].sum(-1)
-    a_tie = by_level[..., levels == 0].sum(-1)
-    a_loss = by_level[..., levels < 0].sum(-1)
-    wins = a_win.sum(1) + a_loss.sum(0)
-    losses = a_loss.sum(1) + a_win.sum(0)
-    ties = a_tie.sum(1) + a_tie.sum(0)
+    a = counts.a.astype(np.int64)
+    b = counts.b.astype(np.int64)
+
+    def per_model(values: np.ndarray, side: np.ndarray) -> np.ndarray:
+        return np.rint(np.bincount(side, weights=counts.cell_scores(values), minlength=m)).astype(np.int64)
+
+    a_win, a_tie, a_loss = (levels > 0) * 1.0, (levels == 0) * 1.0, (levels < 0) * 1.0
+    wins = per_model(a_win, a) + per_model(a_loss, b)
+    losses = per_model(a_loss, a) + per_model(a_win, b)
+    ties = per_model(a_tie, a) + per_model(a_tie, b)
     return {"wins": wins, "losses": losses, "ties": ties, "battles": wins + losses + ties}

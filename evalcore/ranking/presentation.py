@@ -13,17 +13,21 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import UsageError
-from evalcore.ranking.leaderboard import IntervalMethod, Leaderboard
+from evalcore.ranking.leaderboard import (
+    BOOTSTRAP_LIMIT,
+    IntervalMethod,
+    Leaderboard,
+    choose_interval,
+)
+from evalcore.ranking.leaderboard import (
+    BOOTSTRAP_MODEL_LIMIT as BOOTSTRAP_MODEL_LIMIT,  # re-exported for the page and its tests
+)
 from evalcore.ranking.separation import Separation
 from evalcore.ranking.style import METHOD, StyleControl
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_rating
 
-#: Above this many instructions the page starts with the sandwich: the bootstrap refits the model
-#: once per round over every instruction pattern, which takes minutes on an arena-sized table.
-BOOTSTRAP_LIMIT = 50_000
-#: Above this many models too: each bootstrap round solves a models × models system several
-#: times, so 1,000 rounds on 2,000 models would take most of an hour.
-BOOTSTRAP_MODEL_LIMIT = 150
+# BOOTSTRAP_LIMIT and BOOTSTRAP_MODEL_LIMIT (imported above) live with the one interval rule,
+# evalcore.ranking.leaderboard.choose_interval, which `rank` and the library apply too.
 #: The most models a model × model heatmap draws legibly (and a browser renders quickly).
 HEATMAP_MODEL_LIMIT = 150
 
@@ -48,8 +52,7 @@ def default_interval(n_instructions: int, n_models: int = 0) -> IntervalMethod:
     >>> default_interval(1_000), default_interval(1_800_000), default_interval(300, 2_000)
     ('bootstrap', 'sandwich', 'sandwich')
     """
-    big = int(n_instructions) > BOOTSTRAP_LIMIT or int(n_models) > BOOTSTRAP_MODEL_LIMIT
-    return "sandwich" if big else "bootstrap"
+    return choose_interval(n_instructions, n_models).method
 
 
 def top_pair(board: Leaderboard) -> tuple[str, str] | None:
@@ -114,7 +117,8 @@ def default_note(n_instructions: int, n_models: int = 0) -> str | None:
     )
     return (
         f"This selection has {size}: the bootstrap would take long here, so the intervals start "
-        "with the clustered sandwich. Pick the bootstrap above to compare."
+        "with the clustered sandwich (the same automatic choice as the command line and the "
+        "library). Pick the bootstrap above to compare."
     )
 
 
