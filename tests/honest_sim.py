@@ -26,11 +26,14 @@ from tests.bt_sim import simulate_bt
 OTHERS = np.array([0.6, 0.2, -0.1, -0.5, -1.2])
 
 
-def undefeated_coverage(tables: int = 200, *, rounds: int = 100, interval: str = "bootstrap", seed: int = 0) -> dict:
+def undefeated_coverage(
+    tables: int = 200, *, rounds: int = 100, interval: str = "bootstrap", seed: int = 0
+) -> dict:
     """Coverage of the undefeated model's stated lower bound over ``tables`` undefeated tables.
 
-    The strong model's strength is drawn uniformly in [2.5, 5.5] (natural scale) and the number
-    of instructions in 2..12 (10 battles each), so a sweep is neither certain nor rare. Truth and
+    The strong model's strength is drawn uniformly in [3, 5] (natural scale, 2.4 to 4.4 logits
+    above the others' best) and the number of instructions in 5..30 (10 battles each), so a sweep
+    happens on about one table in seven and is neither certain nor rare. Truth and
     bound are compared relative to the mean of the other five models (the frame every rating
     shares), so the comparison does not depend on where the table centres its ratings.
 
@@ -82,7 +85,9 @@ def confounded_table(seed: int, *, both_orders: bool = False, n_instructions: in
     return simulate(spec).verdicts
 
 
-def confounded_gate_errors(tables: int = 200, *, both_orders: bool = False, n_instructions: int = 300) -> dict:
+def confounded_gate_errors(
+    tables: int = 200, *, both_orders: bool = False, n_instructions: int = 300
+) -> dict:
     """How often the printed superiority gate passes an equally strong candidate.
 
     Returns ``passed`` (the share of tables the gate passed: each is an error, the candidate is no
@@ -94,7 +99,9 @@ def confounded_gate_errors(tables: int = 200, *, both_orders: bool = False, n_in
 
     passed, undetermined, printed = [], [], []
     for seed in range(tables):
-        store = VerdictStore.from_frame(confounded_table(seed, both_orders=both_orders, n_instructions=n_instructions))
+        store = VerdictStore.from_frame(
+            confounded_table(seed, both_orders=both_orders, n_instructions=n_instructions)
+        )
         try:
             cal = calibrate(store, judge="judge", candidate="sim-cedar", baseline="sim-birch", rounds=50)
         finally:

@@ -357,6 +357,8 @@ def test_report_marks_the_one_slot_reference_and_tiny_tables():
     analyses = run_analyses(store, rounds=50)
     document = html.unescape(build_report(analyses))
     store.close()
-    assert "With a single instruction there is nothing to resample, so no interval and no rank range" in document
+    assert (
+        "With a single instruction there is nothing to resample, so no interval and no rank range" in document
+    )
     assert "—–—" not in document and "rank range is 1–1" not in document
     assert headline_findings(analyses).get("leader").status == "caution"

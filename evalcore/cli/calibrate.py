@@ -130,7 +130,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=run_floor)
 
-    p = sub.add_parser("gate", help="superiority / non-inferiority gate; exit 1 when it fails or cannot decide")
+    p = sub.add_parser(
+        "gate", help="superiority / non-inferiority gate; exit 1 when it fails or cannot decide"
+    )
     add_file_argument(p)
     _selection_arguments(p, candidate_required=True)
     p.add_argument(

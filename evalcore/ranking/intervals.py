@@ -346,7 +346,9 @@ def _dense_labels(cluster: np.ndarray) -> tuple[np.ndarray, int]:
 ONE_SIDED_TAIL = 0.025
 
 
-def sweep_bound(opponents: np.ndarray, battles: np.ndarray, *, side: str, tail: float = ONE_SIDED_TAIL) -> float:
+def sweep_bound(
+    opponents: np.ndarray, battles: np.ndarray, *, side: str, tail: float = ONE_SIDED_TAIL
+) -> float:
     """The exact one-sided bound (Elo points) of a model that won (or lost) every battle.
 
     ``side="lower"`` for a model that won all its battles: the rating r at which winning every

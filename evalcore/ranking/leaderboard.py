@@ -82,7 +82,9 @@ class Leaderboard:
     @property
     def not_comparable(self) -> tuple[str, ...]:
         """The models whose ratings are not comparable with the others' (one slot only)."""
-        return tuple(str(m) for m, ok in zip(self.columns["model"], self.columns["comparable"], strict=True) if not ok)
+        return tuple(
+            str(m) for m, ok in zip(self.columns["model"], self.columns["comparable"], strict=True) if not ok
+        )
 
     def comparable_only(self) -> Leaderboard:
         """The same leaderboard with only the rows of comparable models in its table (what the

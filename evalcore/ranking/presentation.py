@@ -190,7 +190,9 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
                 _interval_text(float(lo), float(hi), str(b))
                 for lo, hi, b in zip(t["ci_low"], t["ci_high"], t["bound"], strict=True)
             ],
-            "Rank range": [rank_range_text(lo, hi) for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)],
+            "Rank range": [
+                rank_range_text(lo, hi) for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)
+            ],
             "Battles": t["battles"].astype(int),
             "Wins": t["wins"].astype(int),
             "Ties": t["ties"].astype(int),

@@ -74,7 +74,12 @@ def test_overview_with_two_instructions_is_caution_in_the_sentence():
 
 def test_leaderboard_page_states_the_undefeated_bound():
     rows = [
-        {"instruction_id": f"q{i}", "model_a": a, "model_b": b, "verdict": 1 if a == "sim-top" else (-1 if b == "sim-top" else (1 if (i + len(a)) % 2 else -1))}
+        {
+            "instruction_id": f"q{i}",
+            "model_a": a,
+            "model_b": b,
+            "verdict": 1 if a == "sim-top" else (-1 if b == "sim-top" else (1 if (i + len(a)) % 2 else -1)),
+        }
         for i in range(12)
         for a in ("sim-top", "sim-b", "sim-c", "sim-d")
         for b in ("sim-top", "sim-b", "sim-c", "sim-d")
@@ -84,7 +89,10 @@ def test_leaderboard_page_states_the_undefeated_bound():
     shown = at.dataframe[0].value.set_index("Model")
     interval = shown.loc["sim-top", "95% interval"]
     assert interval.startswith("at least ")
-    assert int(interval.removeprefix("at least ").replace(",", "")) < int(shown.loc["sim-top", "Rating"].replace(",", "")) - 100
+    assert (
+        int(interval.removeprefix("at least ").replace(",", ""))
+        < int(shown.loc["sim-top", "Rating"].replace(",", "")) - 100
+    )
     assert "has a 2.5% chance" in _text(at)
 
 
