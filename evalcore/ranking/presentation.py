@@ -54,12 +54,16 @@ def default_interval(n_instructions: int, n_models: int = 0) -> IntervalMethod:
 
 def top_pair(board: Leaderboard) -> tuple[str, str] | None:
     """The leader and the runner-up: the first two models of the leaderboard's first connected
-    piece (models in different pieces have no common scale), or None with fewer than two.
+    piece (models in different pieces have no common scale), or None with fewer than two. Models
+    whose ratings are not comparable with the others' (one slot only) are left out, unless no
+    model is comparable.
 
     The one definition of "the top two" shared by the Overview's findings and the Calibration
     page's default candidate and opponent, so both show the same pair.
     """
-    table = board.table
+    table = board.comparable_only().table  # a one-slot model's rating carries the slot preference
+    if table.empty:  # nothing is comparable (two models, each in one slot): the fit's order
+        table = board.table
     if table.empty:
         return None
     top = table[table["piece"] == table["piece"].iloc[0]]
