@@ -26,6 +26,8 @@ def _top_two(board: Leaderboard) -> pd.DataFrame:
     ratings are comparable (a model that only ever sat in one slot carries the judge's slot
     preference in its rating and is left out)."""
     table = board.comparable_only().table
+    if len(table) < 2:  # too few are comparable (two models, each in one slot): the fit's order
+        table = board.table
     return table[table["piece"] == table["piece"].iloc[0]].reset_index(drop=True)
 
 
@@ -95,15 +97,14 @@ def leader_finding(analyses: Analyses) -> Finding:
     board = analyses.leaderboard
     if board is None:
         return unavailable_finding("leader", analyses.unavailable.get("leader", "No leaderboard."))
-    if not len(board.comparable_only().table):
-        return unavailable_finding(
-            "leader",
-            "No model's rating can be compared with the others': each sat in one slot only. "
-            + " ".join(board.design_warnings),
-        )
     top = _top_two(board)
     first = top.iloc[0]
     caveat = few_instructions_caveat(board)
+    if not bool(first["comparable"]):  # too few comparable models to leave the others out
+        caveat += (
+            "Fewer than two models here were seen in both slots, so this order cannot separate "
+            "strength from the judge's slot preference: "
+        )
     status = "caution" if caveat else "clear"
     definition = (
         "Bradley–Terry ratings on the Elo scale (mean 1000; a tie is half a win each). 95% "

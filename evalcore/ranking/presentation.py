@@ -55,14 +55,14 @@ def default_interval(n_instructions: int, n_models: int = 0) -> IntervalMethod:
 def top_pair(board: Leaderboard) -> tuple[str, str] | None:
     """The leader and the runner-up: the first two models of the leaderboard's first connected
     piece (models in different pieces have no common scale), or None with fewer than two. Models
-    whose ratings are not comparable with the others' (one slot only) are left out, unless no
-    model is comparable.
+    whose ratings are not comparable with the others' (one slot only) are left out, unless fewer
+    than two are comparable.
 
     The one definition of "the top two" shared by the Overview's findings and the Calibration
     page's default candidate and opponent, so both show the same pair.
     """
     table = board.comparable_only().table  # a one-slot model's rating carries the slot preference
-    if table.empty:  # nothing is comparable (two models, each in one slot): the fit's order
+    if len(table) < 2:  # too few are comparable (two models, each in one slot): the fit's order
         table = board.table
     if table.empty:
         return None
