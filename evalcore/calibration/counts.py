@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import UsageError
+from evalcore.slots import UNBALANCED_BELOW, slot_balance
 from evalcore.store_queries import PATTERN_COLUMNS
 
 #: Both orders must cover at least this share of the selection's pairs for the both-orders
@@ -85,8 +86,6 @@ class CalibrationCounts:
         """The candidate's pairs are not seen in both slot orders in balance: its printed win
         rate cannot separate the judge's slot preference from the models' strengths. The threshold
         is the one below which the judge's spec sheet calls slot orders unbalanced."""
-        from evalcore.judge.position import UNBALANCED_BELOW  # judge imports calibration
-
         return bool(self.slot_order_balance < UNBALANCED_BELOW)
 
     @classmethod
@@ -265,9 +264,8 @@ def calibration_counts(
 
 def _candidate_slots(counts, candidate: str, baseline: str | None) -> tuple[tuple[int, int], float]:
     """The candidate's calls in slot A and slot B, and the order balance of its pairs, from the
-    same slot check the judge's spec sheet uses (:func:`evalcore.judge.position.slot_balance`)."""
+    same slot check the judge's spec sheet uses (:func:`evalcore.slots.slot_balance`)."""
     from evalcore.counts import VerdictCounts
-    from evalcore.judge.position import slot_balance
 
     if candidate not in counts.models:
         return (0, 0), float("nan")

@@ -23,6 +23,7 @@ from evalcore.ranking.bradley_terry import (
 )
 from evalcore.ranking.intervals import bootstrap_thetas, normal_draws, sandwich_covariance, sweep_bound
 from evalcore.schema import LEVELS
+from evalcore.slots import slot_balance
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.threads import single_blas_thread
 
@@ -395,7 +396,7 @@ def slot_comparability(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, l
     reference of that table, always in slot B; a candidate always shown first among balanced
     pairs) carries the slot preference in its rating, and neither its rating nor its rank can be
     compared with the others. The one-slot models come from
-    :func:`evalcore.judge.position.slot_balance`, the same check the judge's spec sheet uses to
+    :func:`evalcore.slots.slot_balance`, the same check the judge's spec sheet uses to
     refuse position bias.
 
     Returns
@@ -414,8 +415,6 @@ def slot_comparability(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, l
     >>> comparable.tolist(), slot.tolist()
     ([False, True, True], ['B', '', ''])
     """
-    from evalcore.judge.position import slot_balance  # judge imports ranking: import when used
-
     m = counts.n_models
     comparable = np.ones(m, dtype=bool)
     only_slot = np.array([""] * m, dtype=object)
