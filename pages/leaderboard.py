@@ -92,7 +92,7 @@ with _ui.page("Leaderboard"):
     bar.empty()
 
     st.caption(show.method_caption(board))
-    for note in board.notes:
+    for note in (*board.design_warnings, *board.notes):
         _ui.warning(note)
 
     try:

@@ -110,7 +110,10 @@ def _walk(at: AppTest) -> dict:
     assert not at.exception
     board = next(d.value for d in at.dataframe if "Rating" in d.value.columns)
     seen["leaderboard_models"] = len(board)
-    seen["leaderboard_top2"] = tuple(board["Model"].astype(str).head(2))
+    # a model marked not comparable (only ever in one slot) is left out of the headline's top two
+    comparable = board[board["Comparable"] == "yes"] if "Comparable" in board.columns else board
+    seen["leaderboard_top2"] = tuple(comparable["Model"].astype(str).head(2))
+    seen["leaderboard_not_comparable"] = sorted(set(board["Model"]) - set(comparable["Model"]))
     return seen
 
 
@@ -153,6 +156,8 @@ def test_counts_of_models_judges_and_instructions_agree(walk):
 def test_the_top_two_are_the_same_everywhere(walk):
     name, seen = walk
     assert (seen["leader"], seen["runner_up"]) == seen["leaderboard_top2"], name
+    # the anchor-only demo shows its reference in slot B only: its rating is not comparable
+    assert seen["leaderboard_not_comparable"] == (["sim-birch"] if name == "anchor-only" else []), name
     # the Calibration page starts with the Overview's pair (the runner-up when the two met)
     assert seen["cal_candidate"] == seen["leader"], name
     assert seen["cal_against"] in (seen["runner_up"], "All opponents"), name

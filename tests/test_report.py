@@ -336,3 +336,29 @@ def test_leaderboard_section_says_whether_style_control_changes_the_top(built):
     assert analyses.style is not None and analyses.style.controls == ("length",)
     said = "changes the top" if styled.top_changed else "leaves the first place unchanged"
     assert f"Controlling for style {said}" in document
+
+
+def test_report_marks_the_one_slot_reference_and_tiny_tables():
+    """Issue 25, items 3 and 6: the report leaves a one-slot reference out of the leader, marks it
+    in the leaderboard table, and puts a tiny table's caveat in the headline itself."""
+    from tests.honest_sim import REFERENCE, one_slot_table
+
+    store = VerdictStore.from_frame(one_slot_table(0))
+    analyses = run_analyses(store, rounds=50)
+    document = html.unescape(build_report(analyses))
+    store.close()
+    leader = headline_findings(analyses).get("leader")
+    assert leader.numbers["leader"] == "sim-alder"
+    assert f"{REFERENCE} (always in slot B) is rated higher but not comparable" in document
+    assert "no: only ever in slot B" in document and "Not comparable with the others" in document
+
+    frame = simulate(SimulationSpec(n_models=3, n_instructions=1, model_names=NAMES[:3], seed=1)).verdicts
+    store = VerdictStore.from_frame(frame)
+    analyses = run_analyses(store, rounds=50)
+    document = html.unescape(build_report(analyses))
+    store.close()
+    assert (
+        "With a single instruction there is nothing to resample, so no interval and no rank range" in document
+    )
+    assert "—–—" not in document and "rank range is 1–1" not in document
+    assert headline_findings(analyses).get("leader").status == "caution"

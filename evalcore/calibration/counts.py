@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import UsageError
+from evalcore.slots import UNBALANCED_BELOW, slot_balance
 from evalcore.store_queries import PATTERN_COLUMNS
 
 #: Both orders must cover at least this share of the selection's pairs for the both-orders
@@ -74,6 +75,18 @@ class CalibrationCounts:
     category_units: dict | None = field(default=None, repr=False, compare=False)
     #: share of the selection's (instruction, pair) keys judged in both orders
     both_orders_share: float = 0.0
+    #: the candidate's calls in slot A and in slot B (against the baseline or every opponent)
+    slot_calls: tuple[int, int] = (0, 0)
+    #: order balance of the candidate's pairs, 1 − Σ|n_ab − n_ba| / Σ(n_ab + n_ba) (1: each pair
+    #: equally often in each order; 0: each pair in one order only); NaN without a candidate
+    slot_order_balance: float = float("nan")
+
+    @property
+    def slot_confounded(self) -> bool:
+        """The candidate's pairs are not seen in both slot orders in balance: its printed win
+        rate cannot separate the judge's slot preference from the models' strengths. The threshold
+        is the one below which the judge's spec sheet calls slot orders unbalanced."""
+        return bool(self.slot_order_balance < UNBALANCED_BELOW)
 
     @classmethod
     def from_patterns(cls, patterns: np.ndarray, multiplicity: np.ndarray, **kwargs) -> CalibrationCounts:
@@ -229,6 +242,11 @@ def calibration_counts(
         if both_orders is None:
             both_orders = candidate is not None and share >= BOTH_ORDERS_DEFAULT_SHARE
         found = store.calibration_patterns(**selection, labelled=lab, both_orders=bool(both_orders))
+        slots = (
+            _candidate_slots(store.counts(judge=judge, category=category), candidate, baseline)
+            if candidate is not None
+            else ((0, 0), float("nan"))
+        )
     finally:
         if private:
             store.close()
@@ -239,4 +257,33 @@ def calibration_counts(
         unpaired_calls=found.unpaired_calls,
         both_orders_share=share,
         category_units=found.category_units,
+        slot_calls=slots[0],
+        slot_order_balance=slots[1],
     )
+
+
+def _candidate_slots(counts, candidate: str, baseline: str | None) -> tuple[tuple[int, int], float]:
+    """The candidate's calls in slot A and slot B, and the order balance of its pairs, from the
+    same slot check the judge's spec sheet uses (:func:`evalcore.slots.slot_balance`)."""
+    from evalcore.counts import VerdictCounts
+
+    if candidate not in counts.models:
+        return (0, 0), float("nan")
+    c = counts.index(candidate)
+    keep = counts.involving(c)
+    if baseline is not None:
+        keep &= counts.involving(counts.index(baseline)) if baseline in counts.models else False
+    if not np.any(keep):
+        return (0, 0), float("nan")
+    pair = VerdictCounts.from_cells(
+        models=counts.models,
+        instructions=counts.instructions,
+        judge=counts.judge,
+        inst=counts.inst[keep],
+        a=counts.a[keep],
+        b=counts.b[keep],
+        n=counts.n[keep],
+    )
+    calls = pair.n.sum(axis=1)
+    in_a = int(calls[pair.a == c].sum())
+    return (in_a, int(calls.sum()) - in_a), slot_balance(pair).order_balance

@@ -1,7 +1,10 @@
 """Release gates on a win rate: superiority and non-inferiority, saying which number they rest on.
 
 A superiority gate promotes when the lower bound of the 95% interval clears 50%; a
-non-inferiority gate passes when it clears 50% − margin. On the **printed** rate (ties half a
+non-inferiority gate passes when it clears 50% − margin. When the candidate's pairs are not seen
+in both slot orders in balance (the candidate always first, say), the printed rate mixes the
+judge's slot preference with strength and the printed gate is undetermined (``determined`` False,
+``passed`` False), with the reason in words; the compression note does not apply there. On the **printed** rate (ties half a
 win, Wilson interval clustered by instruction) compression toward 50/50 makes a superiority gate
 conservative and a non-inferiority gate blind to real regressions. On the **corrected** rate the
 gate tests the same estimand the printed gate means, the human win rate with ties as half a win,
@@ -48,10 +51,19 @@ class GateResult:
     interval: str = ""
     unit: str = ""
     design_warnings: tuple[str, ...] = ()
+    #: False when the design cannot decide the gate (a printed rate whose pair is not seen in both
+    #: slot orders in balance): ``passed`` is then False and ``explanation`` says why
+    determined: bool = True
+
+    @property
+    def verdict(self) -> str:
+        """``"PASS"``, ``"FAIL"`` or ``"UNDETERMINED"``."""
+        return "UNDETERMINED" if not self.determined else "PASS" if self.passed else "FAIL"
 
     def as_dict(self) -> dict:
         out = asdict(self)
         out["design_warnings"] = list(self.design_warnings)
+        out["verdict"] = self.verdict
         return out
 
 
@@ -63,8 +75,8 @@ _NONINF_WARNING = (
     "(needs labelled pairs) before a model migration."
 )
 _SUP_NOTE = (
-    "Gated on the printed number, which is compressed toward 50%: a superiority gate on it is "
-    "conservative and under-calls real wins."
+    "Gated on the printed number, which is compressed toward 50%: with the pair judged in both "
+    "slot orders in balance, a superiority gate on it is conservative and under-calls real wins."
 )
 _CORRECTED_NOTE = (
     "Gated on the human win rate with ties as half a win (the printed rate's own estimand), both "
@@ -112,6 +124,30 @@ def _gate(cal: Calibration, kind: str, margin: float, corrected: bool) -> GateRe
             "printed win rate",
         )
         warning = _NONINF_WARNING if kind == "noninferiority" else _SUP_NOTE
+        if cal.counts.slot_confounded:
+            # The printed rate mixes the judge's slot preference with strength: neither a pass nor
+            # a fail is evidence, and "conservative" would be false (a slot-A judge inflates it).
+            in_a, in_b = cal.counts.slot_calls
+            return GateResult(
+                kind,
+                "printed",
+                False,
+                estimate,
+                bound,
+                threshold,
+                margin,
+                f"Undetermined {what} for {subject}: the printed win rate "
+                f"{100 * estimate:.1f}% (lower bound {100 * bound:.1f}%) cannot separate the "
+                "judge's slot preference from the models' strengths, because the pair is not "
+                f"seen in both slot orders in balance (the candidate in slot A in {in_a:,} calls, "
+                f"in slot B in {in_b:,}).",
+                "",
+                estimand=estimand,
+                interval=interval,
+                unit=cal.unit,
+                design_warnings=cal.design_warnings,
+                determined=False,
+            )
     passed = bool(bound > threshold)
     verdict = "Passed" if passed else "Failed"
     relation = "above" if passed else "not above"

@@ -343,10 +343,10 @@ def coverage_table(result: CoverageResult) -> pd.DataFrame:
 
 def gate_message(gate: GateResult) -> Message:
     """PASS/FAIL with the number it rested on (safe Markdown)."""
+    kind = "warning" if not gate.determined else "success" if gate.passed else "error"
     return Message(
-        "success" if gate.passed else "error",
-        f"**{'PASS' if gate.passed else 'FAIL'}** — gated on the **{gate.gated_on}** number. "
-        + md(gate.explanation),
+        kind,
+        f"**{gate.verdict}** — gated on the **{gate.gated_on}** number. " + md(gate.explanation),
     )
 
 
@@ -408,6 +408,8 @@ def gate_messages(gate: GateResult | str) -> list[Message]:
     )
     if gate.warning:
         out.append(Message("warning", md(gate.warning)))
+    if not gate.determined:
+        out += [Message("warning", md(w)) for w in gate.design_warnings]
     return out
 
 

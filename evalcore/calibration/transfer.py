@@ -107,6 +107,9 @@ def design_warnings(
             f"{counts.unpaired_calls:,} calls without their other order are left out of the "
             "both-orders units."
         )
+    if counts.slot_confounded:
+        in_a, in_b = counts.slot_calls
+        out.append(slot_confounded_warning(in_a, in_b, counts.slot_order_balance))
     big = {k: v for k, v in deff.items() if v >= NOTABLE_DESIGN_EFFECT}
     if big:
         worst = max(big, key=big.__getitem__)
@@ -116,3 +119,22 @@ def design_warnings(
             "effective sample size, so they are wider than a count of units would suggest."
         )
     return tuple(out)
+
+
+def slot_confounded_warning(in_a: int, in_b: int, balance: float) -> str:
+    """Why a printed win rate cannot separate slot preference from strength (the candidate's
+    pairs are not seen in both slot orders in balance).
+
+    Examples
+    --------
+    >>> slot_confounded_warning(300, 0, 0.0)[:40]
+    'The candidate sat in slot A in 300 of it'
+    """
+    return (
+        f"The candidate sat in slot A in {in_a:,} of its {in_a + in_b:,} calls and in slot B in "
+        f"{in_b:,} (order balance {balance:.2f}, where 1 means each pair is shown equally often in "
+        "each order): the printed win rate cannot separate the judge's slot preference from the "
+        "models' strengths, so a gate on it cannot decide. Judge the pair in both slot orders, "
+        "or gate on the corrected rate, whose error profile is measured on labelled rows in the "
+        "same slots."
+    )

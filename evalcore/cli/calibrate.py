@@ -5,7 +5,7 @@ The printed win rate is compressed toward 50%; a labelled comparison corrects it
 Lang–Reiczigel interval) at a price set by Youden's J; gates say which number they rest on and what
 it estimates. The unit follows the table (the both-orders verdict on a table judged in both
 orders, so each human label counts once) unless ``--unit`` says otherwise. ``gate`` exits 0 when
-the gate passes, 1 when it fails (and says why), 2 on bad input; ``certify`` likewise exits 0 when
+the gate passes, 1 when it fails or cannot decide (and says why), 2 on bad input; ``certify`` likewise exits 0 when
 the judge is certified and 1 when it is not. ``ppi`` combines the judge's verdicts on every pair
 with the human labels into Bradley–Terry ratings (PPI++, Angelopoulos et al. 2023).
 """
@@ -130,7 +130,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=run_floor)
 
-    p = sub.add_parser("gate", help="superiority / non-inferiority gate; exit 1 when it fails")
+    p = sub.add_parser(
+        "gate", help="superiority / non-inferiority gate; exit 1 when it fails or cannot decide"
+    )
     add_file_argument(p)
     _selection_arguments(p, candidate_required=True)
     p.add_argument(
@@ -338,7 +340,7 @@ def run_gate(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.as_dict())
     else:
-        print(("PASS: " if result.passed else "FAIL: ") + result.explanation)
+        print(f"{result.verdict}: {result.explanation}")
         if result.warning:
             print(f"note: {result.warning}")
         for note in result.design_warnings:

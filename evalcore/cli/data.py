@@ -132,12 +132,18 @@ def run_rank(args: argparse.Namespace) -> int:
         f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: {board.interval_description}"
         f" ({board.interval_reason})"
     )
-    for note in board.notes:
+    for note in (*board.design_warnings, *board.notes):
         print(f"note: {note}", file=sys.stderr)
     table = board.table.copy()
     table["win_rate"] = [f"{100 * v:.1f}%" for v in table["win_rate"]]
     if (table["bound"] == "").all():
         table = table.drop(columns=["bound"])
+    if table["comparable"].all():
+        table = table.drop(columns=["comparable", "only_slot"])
+    else:  # a rating that carries the judge's slot preference, marked in words
+        from evalcore.ranking.presentation import comparable_text
+
+        table["comparable"] = [comparable_text(str(s)) for s in table.pop("only_slot")]
     if styled is not None:
         table = table.merge(style_columns(styled), on="model", how="left")
     print_table(table, floatfmt="{:.1f}")

@@ -193,7 +193,9 @@ def run_analyses(
             "separation",
             lambda: cache(
                 ("findings", "detectable_edges", judge, rounds, seed),
-                lambda: detectable_edges(counts, board, anchor=anchor),
+                # the headline reads the pairs among models whose ratings compare (a model that
+                # only ever sat in one slot carries the judge's slot preference in its rating)
+                lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor),
             ),
         )
         pair = calibration_pair(board, counts)  # the Calibration page's default pair

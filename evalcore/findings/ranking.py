@@ -17,14 +17,79 @@ from evalcore.findings.finding import (
     cell_number,
     unavailable_finding,
 )
-from evalcore.ranking import Leaderboard, win_probability
+from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
 from evalcore.text import fmt_p, fmt_pct, fmt_rating
 
 
 def _top_two(board: Leaderboard) -> pd.DataFrame:
-    """The rows of the leader's piece of the comparison graph, best first."""
-    table = board.table
+    """The rows of the leader's piece of the comparison graph, best first, among the models whose
+    ratings are comparable (a model that only ever sat in one slot carries the judge's slot
+    preference in its rating and is left out)."""
+    table = board.comparable_only().table
+    if len(table) < 2:  # too few are comparable (two models, each in one slot): the fit's order
+        table = board.table
     return table[table["piece"] == table["piece"].iloc[0]].reset_index(drop=True)
+
+
+def few_instructions_caveat(board: Leaderboard) -> str:
+    """The caveat that opens a ranking headline on a tiny table, or "" at or above
+    :data:`~evalcore.ranking.MIN_INSTRUCTIONS_FOR_NOMINAL` instructions."""
+    n = board.n_instructions
+    if n >= MIN_INSTRUCTIONS_FOR_NOMINAL:
+        return ""
+    if n < 2:
+        return (
+            "With a single instruction there is nothing to resample, so no interval and no rank "
+            "range can be given, and one instruction says little about the rest: "
+        )
+    return (
+        f"Only {n:,} instructions, so read this as rough (below about "
+        f"{MIN_INSTRUCTIONS_FOR_NOMINAL} instructions the intervals over instructions are too "
+        "narrow: in simulation nominal 95% intervals covered the truth about 90% of the time with "
+        "10 instructions and about 50% with 2): "
+    )
+
+
+def interval_words(row: pd.Series) -> str:
+    """A model's interval in words: the 95% interval, the one-sided bound of a model that never
+    lost (or never won), or why there is none."""
+    low, high, bound = float(row["ci_low"]), float(row["ci_high"]), str(row["bound"])
+    if bound == "at least":
+        return f"at least {fmt_rating(low)}, a one-sided 95% bound" if math.isfinite(low) else "no bound"
+    if bound == "at most":
+        return f"at most {fmt_rating(high)}, a one-sided 95% bound" if math.isfinite(high) else "no bound"
+    if math.isfinite(low) and math.isfinite(high):
+        return f"95% interval {fmt_rating(low)}–{fmt_rating(high)}"
+    return "no interval"
+
+
+def _short_interval(row: pd.Series) -> str:
+    """The interval for a tile: ``low–high``, ``at least low``, or ``no interval``."""
+    words = interval_words(row)
+    return words.removeprefix("95% interval ").removesuffix(", a one-sided 95% bound")
+
+
+def _number(value: object) -> float | None:
+    v = cell_number(value)
+    return v if math.isfinite(v) else None
+
+
+def _left_out(board: Leaderboard, leader: str) -> str:
+    """A sentence naming the models ranked above the leader whose ratings are not comparable."""
+    table = board.table
+    above = []
+    for _, row in table.iterrows():
+        if str(row["model"]) == leader:
+            break
+        if not bool(row["comparable"]):
+            above.append(f"{row['model']} (always in slot {row['only_slot']})")
+    if not above:
+        return ""
+    return (
+        f" {', '.join(above)} {'is' if len(above) == 1 else 'are'} rated higher but not comparable: "
+        "a model that only ever sat in one slot carries the judge's slot preference in its rating, "
+        "so it is left out of this headline."
+    )
 
 
 def leader_finding(analyses: Analyses) -> Finding:
@@ -34,37 +99,50 @@ def leader_finding(analyses: Analyses) -> Finding:
         return unavailable_finding("leader", analyses.unavailable.get("leader", "No leaderboard."))
     top = _top_two(board)
     first = top.iloc[0]
+    caveat = few_instructions_caveat(board)
+    if not bool(first["comparable"]):  # too few comparable models to leave the others out
+        caveat += (
+            "Fewer than two models here were seen in both slots, so this order cannot separate "
+            "strength from the judge's slot preference: "
+        )
+    status = "caution" if caveat else "clear"
     definition = (
         "Bradley–Terry ratings on the Elo scale (mean 1000; a tie is half a win each). 95% "
         f"intervals: 2.5–97.5 percentiles of {board.rounds:,} bootstrap rounds over the "
-        f"{board.n_instructions:,} instructions (seed {board.seed}). Head-to-head share: "
-        "P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400))."
+        f"{board.n_instructions:,} instructions (seed {board.seed}); a model that never lost gets "
+        "a one-sided bound instead, the rating at which its sweep has a 2.5% chance. Head-to-head "
+        "share: P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400))."
     )
     numbers: dict[str, Any] = {
         "leader": str(first["model"]),
         "rating": float(first["rating"]),
-        "ci_low": float(first["ci_low"]),
-        "ci_high": float(first["ci_high"]),
-        "rank_low": int(first["rank_low"]),
-        "rank_high": int(first["rank_high"]),
+        "ci_low": _number(first["ci_low"]),
+        "ci_high": _number(first["ci_high"]),
+        "bound": str(first["bound"]),
+        "rank_low": _number(first["rank_low"]),
+        "rank_high": _number(first["rank_high"]),
         "models": int(len(board.table)),
+        "instructions": board.n_instructions,
+        "not_comparable": list(board.not_comparable),
     }
-    text = (
-        f"{first['model']} leads the {len(board.table)} models with a rating of "
-        f"{fmt_rating(first['rating'])} (95% interval {fmt_rating(first['ci_low'])}–"
-        f"{fmt_rating(first['ci_high'])})"
+    rating_words = (
+        f"a rating held finite by a prior (it never lost; {interval_words(first)})"
+        if str(first["bound"]) == "at least"
+        else f"a rating of {fmt_rating(first['rating'])} ({interval_words(first)})"
     )
+    text = caveat + f"{first['model']} leads the {len(board.table)} models with {rating_words}"
     tiles: tuple[Tile, ...] = (
         Tile(
             TILE_LABELS["leader"],
             str(first["model"]),
-            f"{fmt_rating(first['rating'])} ({fmt_rating(first['ci_low'])}–{fmt_rating(first['ci_high'])})",
+            f"{_short_interval(first)} (never lost)"
+            if str(first["bound"]) == "at least"
+            else f"{fmt_rating(first['rating'])} ({_short_interval(first)})",
         ),
     )
     if len(top) < 2:
-        return Finding(
-            "leader", TITLES["leader"], tiles, text + ".", definition, PAGES["leader"], "clear", numbers
-        )
+        text += "." + _left_out(board, str(first["model"]))
+        return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], status, numbers)
     shared = top[top["rank"] == first["rank"]]
     if len(shared) > 1:
         # Several models share the top rating (e.g. an all-ties judge): nobody leads.
@@ -72,7 +150,7 @@ def leader_finding(analyses: Analyses) -> Finding:
         more = f" and {len(shared) - 5} more" if len(shared) > 5 else ""
         numbers["leader"] = None
         numbers["tied_at_the_top"] = [str(m) for m in shared["model"]]
-        text = (
+        text = caveat + (
             f"No model leads: {names}{more} share the top rating of {fmt_rating(first['rating'])} "
             "on this judge's verdicts."
         )
@@ -93,14 +171,28 @@ def leader_finding(analyses: Analyses) -> Finding:
             "head_to_head": share,
         }
     )
-    text += (
-        f", {gap:,.0f} Elo points ahead of {second['model']} ({fmt_rating(second['rating'])}, "
-        f"95% interval {fmt_rating(second['ci_low'])}–{fmt_rating(second['ci_high'])}). "
-        f"A {gap:,.0f}-point gap means {first['model']} would be preferred in "
-        + (f"about {fmt_pct(share)}" if share <= 0.995 else "more than 99%")
-        + " of their head-to-head comparisons."
-    )
-    if len(board.table) > len(top):
+    second_words = f"{second['model']} ({fmt_rating(second['rating'])}, {interval_words(second)})"
+    if str(first["bound"]) == "at least":
+        # The prior-held rating is no estimate: only the one-sided bound supports a share.
+        low = cell_number(first["ci_low"])
+        least = float(win_probability(low, second["rating"])) if math.isfinite(low) else math.nan
+        numbers["head_to_head"] = None
+        numbers["head_to_head_at_least"] = least if math.isfinite(least) else None
+        text += f", ahead of {second_words}. " + (
+            f"From its one-sided bound, {first['model']} would be preferred in at least "
+            f"{fmt_pct(least)} of their head-to-head comparisons; the data give no upper limit."
+            if math.isfinite(least)
+            else "With no bound, the data say nothing about how often it would be preferred."
+        )
+    else:
+        text += (
+            f", {gap:,.0f} Elo points ahead of {second_words}. "
+            f"A {gap:,.0f}-point gap means {first['model']} would be preferred in "
+            + (f"about {fmt_pct(share)}" if share <= 0.995 else "more than 99%")
+            + " of their head-to-head comparisons."
+        )
+    text += _left_out(board, str(first["model"]))
+    if len(board.comparable_only().table) > len(top):
         text += (
             f" Not every model met the others, directly or through others: this lead holds "
             f"among the {len(top)} models connected to {first['model']}."
@@ -109,12 +201,47 @@ def leader_finding(analyses: Analyses) -> Finding:
     for note in board.notes:
         if str(first["model"]) in note or str(second["model"]) in note:
             text += " " + note
-    if analyses.fragility is not None and analyses.fragility.lead is not None:
+    fragility = analyses.fragility
+    if fragility is not None and fragility.lead is not None and fragility.leader == str(first["model"]):
         # Huang et al. (2025): a lead can rest on a handful of verdicts; say how many.
-        text += " " + analyses.fragility.headline()
-        numbers["lead_rests_on_verdicts"] = analyses.fragility.lead.n_drop
-    tiles += (Tile("Lead over #2 (Elo)", f"{gap:+,.0f}", f"Elo points over {second['model']}"),)
-    return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "clear", numbers)
+        text += " " + fragility.headline()
+        numbers["lead_rests_on_verdicts"] = fragility.lead.n_drop
+    if str(first["bound"]) == "at least":  # the prior-held gap is no estimate: its bound is
+        least_gap = cell_number(first["ci_low"]) - float(second["rating"])
+        numbers["gap"] = None
+        numbers["gap_at_least"] = least_gap if math.isfinite(least_gap) else None
+        tiles += (
+            Tile(
+                "Lead over #2 (Elo)",
+                f"at least {least_gap:+,.0f}" if math.isfinite(least_gap) else "unbounded",
+                f"Elo points over {second['model']} (one-sided bound)",
+            ),
+        )
+    else:
+        tiles += (Tile("Lead over #2 (Elo)", f"{gap:+,.0f}", f"Elo points over {second['model']}"),)
+    return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], status, numbers)
+
+
+def _first_comparable_pair(table: pd.DataFrame, board: Leaderboard) -> pd.Series | None:
+    """The first adjacent pair of the edges table whose two models are both comparable."""
+    left_out = set(board.not_comparable)
+    for _, pair in table.iterrows():
+        if str(pair["upper"]) not in left_out and str(pair["lower"]) not in left_out:
+            return pair
+    return None
+
+
+def _rank_range(row: pd.Series) -> list[int] | None:
+    low, high = cell_number(row["rank_low"]), cell_number(row["rank_high"])
+    return [int(low), int(high)] if math.isfinite(low) and math.isfinite(high) else None
+
+
+def _rank_words(row: pd.Series) -> str:
+    """The leader's rank range in words, or why there is none (a single instruction)."""
+    found = _rank_range(row)
+    if found is None:
+        return "no rank range can be given from a single instruction"
+    return f"its 95% rank range is {found[0]}–{found[1]}"
 
 
 def separation_finding(analyses: Analyses) -> Finding:
@@ -127,7 +254,12 @@ def separation_finding(analyses: Analyses) -> Finding:
         )
     if edges.n_pairs == 0:
         return unavailable_finding("separation", "Only one model is ranked: there is nothing to separate.")
-    pair = edges.table.iloc[0]
+    pair = _first_comparable_pair(edges.table, board)
+    if pair is None:
+        return unavailable_finding(
+            "separation",
+            "No two adjacent models have ratings that can be compared. " + " ".join(board.design_warnings),
+        )
     upper, lower = str(pair["upper"]), str(pair["lower"])
     row = board.table.set_index("model").loc[upper]
     how = (
@@ -154,12 +286,12 @@ def separation_finding(analyses: Analyses) -> Finding:
         "observed_edge": cell_number(pair["observed_edge"]),
         "detectable_edge": cell_number(pair["detectable_edge"]),
         "instructions_needed": cell_number(pair["instructions_needed"]),
-        "leader_rank_range": [int(row["rank_low"]), int(row["rank_high"])],
+        "leader_rank_range": _rank_range(row),
         "resolved_pairs": edges.n_resolved,
         "adjacent_pairs": edges.n_pairs,
     }
     if int(pair["discordant"]) == 0:
-        text = (
+        text = few_instructions_caveat(board) + (
             f"No: {upper} and {lower} never received different verdicts {how} on a common "
             "instruction, so nothing separates them."
         )
@@ -178,12 +310,13 @@ def separation_finding(analyses: Analyses) -> Finding:
         f"instructions where their verdicts ({how}) differ: {fmt_pct(0.5 + pair['observed_edge'])} "
         f"({fmt_p(pair['p_value'])}, two-sided sign test)"
     )
-    rank = f"its 95% rank range is {int(row['rank_low'])}–{int(row['rank_high'])}"
+    rank = _rank_words(row)
+    caveat = few_instructions_caveat(board)
     if pair["resolved"]:
-        text = f"Yes: {won}, and {rank}. The data separate the top two."
-        status, value = "clear", "Yes"
+        text = caveat + f"Yes: {won}, and {rank}. The data separate the top two."
+        status, value = ("caution" if caveat else "clear"), "Yes"
     else:
-        text = f"No: {won}, which is not enough to tell them apart, and {rank}."
+        text = caveat + f"No: {won}, which is not enough to tell them apart, and {rank}."
         needed = numbers["instructions_needed"]
         if math.isfinite(needed):
             text += (

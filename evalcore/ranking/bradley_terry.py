@@ -194,12 +194,12 @@ class ComparisonGraph:
             notes.append(
                 f"{', '.join(self.undefeated)} lost no battle: the maximum-likelihood rating is "
                 "infinite. The rating shown is held finite by a weak prior (one virtual tie "
-                "against an average model) and is a lower bound on the evidence, not an estimate."
+                "against an average model); it is neither an estimate nor a bound."
             )
         if self.winless:
             notes.append(
-                f"{', '.join(self.winless)} won no battle (not even a tie): its rating is an upper "
-                "bound held finite by the same weak prior."
+                f"{', '.join(self.winless)} won no battle (not even a tie): its rating is held "
+                "finite by the same weak prior; it is neither an estimate nor a bound."
             )
         if not self.mle_exists and not (self.undefeated or self.winless) and self.n_pieces == 1:
             notes.append(

@@ -455,3 +455,77 @@ def _dense_labels(cluster: np.ndarray) -> tuple[np.ndarray, int]:
         return label[cluster - low], int(present.sum())
     _, inverse = np.unique(cluster, return_inverse=True)
     return inverse, int(inverse.max()) + 1
+
+
+#: The tail of the one-sided bound of a model that never lost (or never won): the lower end of a
+#: 95% interval whose other end is unbounded, so 2.5%, as the two-sided intervals' ends.
+ONE_SIDED_TAIL = 0.025
+
+
+def sweep_bound(
+    opponents: np.ndarray, battles: np.ndarray, *, side: str, tail: float = ONE_SIDED_TAIL
+) -> float:
+    """The exact one-sided bound (Elo points) of a model that won (or lost) every battle.
+
+    ``side="lower"`` for a model that won all its battles: the rating r at which winning every
+    one of them has probability ``tail``, Π_j P(r beats r_j)^{n_j} = tail, with the opponents
+    held at their ratings ``opponents`` (``battles`` n_j against each). Any lower rating makes
+    the observed sweep less likely than ``tail``, so "at least r" is the inversion of the exact
+    one-sided test of each rating (Clopper & Pearson, "The use of confidence or fiducial limits
+    illustrated in the case of the binomial", Biometrika 1934, the zero-failures case); it covers
+    the truth with probability at least 1 − ``tail`` when the opponents' ratings and the
+    battles' independence hold. ``side="upper"`` for a model that lost every battle: by symmetry,
+    "at most r". The maximum-likelihood rating of such a model is infinite, and a prior-held
+    rating is not a bound at all.
+
+    Parameters
+    ----------
+    opponents : array of float
+        The opponents' ratings (Elo points).
+    battles : array of float
+        Battles against each opponent.
+    side : {"lower", "upper"}
+    tail : float
+        The one-sided error probability (default 2.5%).
+
+    Returns
+    -------
+    float
+        NaN without battles.
+
+    Examples
+    --------
+    Two wins in two battles against a model rated 1,000 have probability 1/4 at a rating of 1,000;
+    one win in one battle has it at 400·log10(1/3) = 191 Elo points below the opponent.
+
+    >>> round(sweep_bound(np.array([1000.0]), np.array([2.0]), side="lower", tail=0.25))
+    1000
+    >>> round(sweep_bound(np.array([1000.0]), np.array([1.0]), side="lower", tail=0.25))
+    809
+    """
+    from scipy.optimize import brentq
+
+    from evalcore.ranking.bradley_terry import ELO_SCALE
+
+    keep = np.asarray(battles, dtype=np.float64) > 0
+    r = np.asarray(opponents, dtype=np.float64)[keep]
+    n = np.asarray(battles, dtype=np.float64)[keep]
+    if not n.size or not np.isfinite(r).all():
+        return float("nan")
+    if side == "upper":
+        return -sweep_bound(-r, n, side="lower", tail=tail)
+    log_tail = np.log(tail)
+
+    def excess(x: float) -> float:  # log P(sweep | rating x) − log tail, increasing in x
+        return float(-(n * np.logaddexp(0.0, (r - x) / ELO_SCALE)).sum() - log_tail)
+
+    low, high = float(r.min()), float(r.max())
+    step = 400.0
+    while excess(low) > 0:
+        low -= step
+        step *= 2
+    step = 400.0
+    while excess(high) < 0:
+        high += step
+        step *= 2
+    return float(brentq(excess, low, high, xtol=1e-6))

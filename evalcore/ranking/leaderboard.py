@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
@@ -21,8 +21,9 @@ from evalcore.ranking.bradley_terry import (
     pooled_wins,
     ranks_descending,
 )
-from evalcore.ranking.intervals import bootstrap_thetas, normal_draws, sandwich_covariance
+from evalcore.ranking.intervals import bootstrap_thetas, normal_draws, sandwich_covariance, sweep_bound
 from evalcore.schema import LEVELS
+from evalcore.slots import slot_balance
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.threads import single_blas_thread
 
@@ -117,9 +118,13 @@ class Leaderboard:
     """The leaderboard of one judge: ratings, 95% intervals, rank ranges and the win-rate matrix.
 
     ``table`` columns: rank, model, rating, ci_low, ci_high, rank_low, rank_high, battles, wins,
-    ties, losses, win_rate, piece, bound. ``bound`` is ``"at least"`` for a model that never lost
-    (its rating is a lower bound: ``ci_high`` is +inf), ``"at most"`` for one that never scored,
-    else empty. ``samples`` holds rating draws (rounds × M, in the order of ``models``): bootstrap
+    ties, losses, win_rate, piece, bound, comparable, only_slot. ``bound`` is ``"at least"`` for a
+    model that never lost (``ci_low`` is its exact one-sided 95% bound,
+    :func:`~evalcore.ranking.intervals.sweep_bound`; ``ci_high`` is +inf), ``"at most"`` for one
+    that never scored, else empty. ``comparable`` is False for a model that only ever sat in one
+    slot while most models did not (:func:`slot_comparability`; ``only_slot`` names the slot): its
+    rating carries the judge's slot preference. With a single instruction ``rank_low`` and
+    ``rank_high`` are NaN (no rank range). ``samples`` holds rating draws (rounds × M, in the order of ``models``): bootstrap
     ratings, or draws from the sandwich's normal approximation (for rank ranges). ``covariance``
     is the ratings' covariance (Elo² units) from the chosen method.
     """
@@ -142,6 +147,23 @@ class Leaderboard:
     interval_method: str = "bootstrap"
     #: why this method: :attr:`IntervalPolicy.reason` (``"auto"`` says the rule it applied)
     interval_reason: str = ""
+    #: design conditions that qualify the ratings (models not comparable with the others)
+    design_warnings: tuple[str, ...] = ()
+
+    @property
+    def not_comparable(self) -> tuple[str, ...]:
+        """The models whose ratings are not comparable with the others' (one slot only)."""
+        return tuple(
+            str(m) for m, ok in zip(self.columns["model"], self.columns["comparable"], strict=True) if not ok
+        )
+
+    def comparable_only(self) -> Leaderboard:
+        """The same leaderboard with only the rows of comparable models in its table (what the
+        headline findings read: the leader and the adjacent pairs among comparable models)."""
+        keep = np.asarray(self.columns["comparable"], dtype=bool)
+        if keep.all():
+            return self
+        return replace(self, columns={k: v[keep] for k, v in self.columns.items()})
 
     @cached_property
     def table(self) -> pd.DataFrame:
@@ -197,6 +219,7 @@ class Leaderboard:
             "n_instructions": self.n_instructions,
             "prior_games": self.prior_games,
             "notes": list(self.notes),
+            "design_warnings": list(self.design_warnings),
             "models": _records(self.columns),
         }
 
@@ -252,8 +275,9 @@ def leaderboard(
     -----
     The point estimate is the maximum-likelihood fit on all battles, with a weak prior (one
     virtual tie per model against an average model) only where the MLE is infinite, said in
-    ``notes``. A model that never lost has an infinite MLE: its rating is reported as a lower
-    bound (``bound == "at least"``), never as a two-sided interval. A model absent from a
+    ``notes``. A model that never lost has an infinite MLE: it gets an exact one-sided 95% lower
+    bound (``bound == "at least"``; the rating at which its sweep has a 2.5% chance, the others at
+    their ratings), never a two-sided interval. A model absent from a
     bootstrap resample has no rating in that round (it is not put at the prior's centre).
 
     References
@@ -324,23 +348,27 @@ def leaderboard(
         )
 
     ci_low, ci_high = _intervals(interval, ratings, samples, cov, rounds)
+    battles = total + total.T
     bound = np.array([""] * m, dtype=object)
-    for name in graph.undefeated:
-        k = counts.models.index(name)
-        bound[k] = "at least"
-        ci_high[k] = math.inf
-        ci_low[k] = min(ci_low[k], ratings[k]) if np.isfinite(ci_low[k]) else ratings[k]
-    for name in graph.winless:
-        k = counts.models.index(name)
-        bound[k] = "at most"
-        ci_low[k] = -math.inf
-        ci_high[k] = max(ci_high[k], ratings[k]) if np.isfinite(ci_high[k]) else ratings[k]
+    # A model that never lost (or never won) has an infinite maximum-likelihood rating: the
+    # resamples only repeat the prior-held one, which is no bound. Its one-sided bound is exact
+    # instead: the rating at which the observed sweep has a 2.5% chance, others at their ratings.
+    for names, side, words in ((graph.undefeated, "lower", "at least"), (graph.winless, "upper", "at most")):
+        for name in names:
+            k = counts.models.index(name)
+            bound[k] = words
+            limit = sweep_bound(ratings, battles[k], side=side) if rounds else math.nan
+            ci_low[k], ci_high[k] = (limit, math.inf) if side == "lower" else (-math.inf, limit)
+            if math.isfinite(limit):
+                notes.append(_sweep_note(name, side, limit, int(battles[k].sum())))
 
     n_inst = counts.n_instructions
-    if rounds and n_inst < 2:
+    rank_unidentified = bool(rounds and n_inst < 2)
+    if rank_unidentified:
         notes.append(
-            "With a single instruction there is nothing to resample: no interval is "
-            "shown. Judge more instructions."
+            "With a single instruction there is nothing to resample: no interval and no rank "
+            "range is shown (every resample would repeat the one instruction, so a range would "
+            "claim a certainty the data cannot give). Judge more instructions."
         )
         ci_low[:] = np.nan
         ci_high[:] = np.nan
@@ -380,8 +408,11 @@ def leaderboard(
             rank_low[members] = rank[members]
             rank_high[members] = rank[members]
 
+    if rank_unidentified:
+        rank_low, rank_high = np.full(m, np.nan), np.full(m, np.nan)
+    comparable, only_slot, slot_warnings = slot_comparability(counts)
+
     sign = sign_counts(counts)
-    battles = total + total.T
     piece = graph.pieces.astype(int) + 1
     columns = {
         "rank": rank,
@@ -398,6 +429,8 @@ def leaderboard(
         "win_rate": (sign["wins"] + 0.5 * sign["ties"]) / np.maximum(sign["battles"], 1),
         "piece": piece,
         "bound": bound,
+        "comparable": comparable,
+        "only_slot": only_slot,
     }
     # table order: by piece, then rank, then name (a stable sort, as pandas' sort_values)
     order = sorted(range(m), key=lambda k: (piece[k], rank[k], counts.models[k]))
@@ -420,7 +453,74 @@ def leaderboard(
         prior_games=prior,
         interval_method=interval,
         interval_reason=policy.reason,
+        design_warnings=tuple(slot_warnings),
     )
+
+
+def _sweep_note(name: str, side: str, limit: float, n_battles: int) -> str:
+    won = "won every one" if side == "lower" else "lost every one"
+    words = "at least" if side == "lower" else "at most"
+    return (
+        f"{name} {won} of its {n_battles:,} battles: its rating is {words} {limit:,.0f} (one-sided "
+        f"95% bound: the rating at which {'winning' if side == 'lower' else 'losing'} all of them "
+        "has a 2.5% chance, the other models held at their ratings and the battles taken as "
+        "independent). The rating in the table is held finite by a weak prior and is not an "
+        "estimate; rank it with care."
+    )
+
+
+def slot_comparability(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Which models' ratings are comparable with the others' when the judge may prefer a slot.
+
+    A rating fitted without a slot term absorbs the judge's slot preference in proportion to how
+    often the model sat in each slot. Models that share one slot pattern absorb the same amount
+    (the models of an anchor-only table, all in slot A), so they stay comparable with one another;
+    a model that only ever sat in a slot that at most half of the models share exclusively (the
+    reference of that table, always in slot B; a candidate always shown first among balanced
+    pairs) carries the slot preference in its rating, and neither its rating nor its rank can be
+    compared with the others. The one-slot models come from
+    :func:`evalcore.slots.slot_balance`, the same check the judge's spec sheet uses to
+    refuse position bias.
+
+    Returns
+    -------
+    comparable : array of bool, in the order of ``counts.models``
+    only_slot : array of str, ``"A"`` or ``"B"`` for a model that is not comparable, else ``""``
+    warnings : list of str
+        One sentence per design condition, empty when every model is comparable.
+
+    Examples
+    --------
+    >>> from evalcore.counts import VerdictCounts
+    >>> c = VerdictCounts.from_cells(models=("ref", "x", "y"), instructions=("q1", "q2"),
+    ...     judge="j", inst=[0, 1], a=[1, 2], b=[0, 0], n=[[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]])
+    >>> comparable, slot, _ = slot_comparability(c)
+    >>> comparable.tolist(), slot.tolist()
+    ([False, True, True], ['B', '', ''])
+    """
+    m = counts.n_models
+    comparable = np.ones(m, dtype=bool)
+    only_slot = np.array([""] * m, dtype=object)
+    one_slot = slot_balance(counts).one_slot_models
+    played = int((np.bincount(counts.a, minlength=m) + np.bincount(counts.b, minlength=m) > 0).sum())
+    per_slot = {s: sum(1 for _, t, _ in one_slot if t == s) for s in ("A", "B")}
+    flagged = [(name, slot, n) for name, slot, n in one_slot if 2 * per_slot[slot] <= played]
+    for name, slot, _ in flagged:
+        k = counts.models.index(name)
+        comparable[k] = False
+        only_slot[k] = slot
+    warnings: list[str] = []
+    if flagged:
+        listed = ", ".join(f"{name} (always in slot {slot}, {n:,} calls)" for name, slot, n in flagged[:4])
+        more = f" and {len(flagged) - 4} more" if len(flagged) > 4 else ""
+        warnings.append(
+            f"Not comparable with the others: {listed}{more}. A model that only ever sits in one "
+            "slot, while most models do not, carries the judge's slot preference in its rating: "
+            "its rating and rank cannot be told apart from that preference, so it is marked in "
+            "the table and left out of the leader and of the separation of the top models. "
+            "Judge it in both slot orders to compare it."
+        )
+    return comparable, only_slot, warnings
 
 
 def _intervals(

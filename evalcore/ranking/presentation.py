@@ -57,12 +57,16 @@ def default_interval(n_instructions: int, n_models: int = 0) -> IntervalMethod:
 
 def top_pair(board: Leaderboard) -> tuple[str, str] | None:
     """The leader and the runner-up: the first two models of the leaderboard's first connected
-    piece (models in different pieces have no common scale), or None with fewer than two.
+    piece (models in different pieces have no common scale), or None with fewer than two. Models
+    whose ratings are not comparable with the others' (one slot only) are left out, unless fewer
+    than two are comparable.
 
     The one definition of "the top two" shared by the Overview's findings and the Calibration
     page's default candidate and opponent, so both show the same pair.
     """
-    table = board.table
+    table = board.comparable_only().table  # a one-slot model's rating carries the slot preference
+    if len(table) < 2:  # too few are comparable (two models, each in one slot): the fit's order
+        table = board.table
     if table.empty:
         return None
     top = table[table["piece"] == table["piece"].iloc[0]]
@@ -154,14 +158,35 @@ def _interval_text(low: float, high: float, bound: str) -> str:
     return f"{fmt_rating(low)} – {fmt_rating(high)}"
 
 
+def rank_range_text(low: float, high: float) -> str:
+    """A rank range as the table shows it: ``3``, ``2–5``, or ``—`` where there is none (a
+    single instruction gives no rank range).
+
+    Examples
+    --------
+    >>> rank_range_text(2, 5), rank_range_text(3, 3), rank_range_text(float("nan"), float("nan"))
+    ('2–5', '3', '—')
+    """
+    if not (math.isfinite(float(low)) and math.isfinite(float(high))):
+        return MISSING
+    return str(int(low)) if low == high else f"{int(low)}–{int(high)}"
+
+
+def comparable_text(only_slot: str) -> str:
+    """The table's words for a model's comparability: ``"yes"``, or ``"no: only ever in slot B"``
+    for a model whose rating carries the judge's slot preference."""
+    return f"no: only ever in slot {only_slot}" if only_slot else "yes"
+
+
 def display_table(board: Leaderboard, separation: Separation | None = None) -> pd.DataFrame:
     """The leaderboard with human column names, whole-number ratings and no empty cell.
 
     Columns: Rank, Model, Rating, 95% interval (``"at least …"`` for a model that never lost,
     ``"at most …"`` for one that never won: their rating is one-sided), Rank range, Battles, Wins,
     Ties, Losses, Win rate, One-sided ("at least (never lost)" / "at most (never won)" / "—"),
-    Tier (when ``separation`` is given: models in one tier cannot be told apart by the data) and
-    Part (only when the comparison graph falls apart into several pieces that cannot be compared).
+    Comparable (only when some model only ever sat in one slot while most did not: "no: only
+    ever in slot B" marks a rating that carries the judge's slot preference), Tier (when
+    ``separation`` is given: models in one tier cannot be told apart by the data) and Part (only when the comparison graph falls apart into several pieces that cannot be compared).
     """
     t = board.table
     out = pd.DataFrame(
@@ -174,8 +199,7 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
                 for lo, hi, b in zip(t["ci_low"], t["ci_high"], t["bound"], strict=True)
             ],
             "Rank range": [
-                str(int(lo)) if lo == hi else f"{int(lo)}–{int(hi)}"
-                for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)
+                rank_range_text(lo, hi) for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)
             ],
             "Battles": t["battles"].astype(int),
             "Wins": t["wins"].astype(int),
@@ -187,6 +211,8 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
             "One-sided": [_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
         }
     )
+    if not t["comparable"].all():
+        out.insert(2, "Comparable", [comparable_text(str(slot)) for slot in t["only_slot"]])
     if separation is not None:
         tier = dict(zip(separation.tiers["model"], separation.tiers["tier"], strict=True))
         out["Tier"] = [int(tier[m]) for m in t["model"]]

@@ -20,7 +20,7 @@ from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
 from evalcore.plots.power import detectable_edges_figure, sample_size_figure
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
-from evalcore.ranking.presentation import style_caption
+from evalcore.ranking.presentation import comparable_text, style_caption
 from evalcore.report.html import (
     esc,
     html_figure,
@@ -112,6 +112,10 @@ def leaderboard_section(analyses: Analyses) -> str:
         table = table.drop(columns=["piece"])
     if (table["bound"] == "").all():
         table = table.drop(columns=["bound"])
+    if table["comparable"].all():
+        table = table.drop(columns=["comparable", "only_slot"])
+    else:
+        table["comparable"] = [comparable_text(str(slot)) for slot in table.pop("only_slot")]
     table = table.rename(
         columns={
             "ci_low": "95% low",
@@ -131,7 +135,7 @@ def leaderboard_section(analyses: Analyses) -> str:
         "losses": lambda v: f"{v:,}",
         "win rate": lambda v: fmt_pct(v, 1),
     }
-    notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in board.notes)
+    notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in (*board.design_warnings, *board.notes))
     if analyses.style is not None:
         notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
     caption = (

@@ -1,0 +1,84 @@
+"""How balanced the slot orders of a verdict table are: which model pairs are seen in both slot
+orders, the order balance, and the models that only ever sit in one slot.
+
+The one identification check shared by the judge's spec sheet (position bias is refused when no
+pair is seen in both orders), the leaderboard (a model that only ever sits in one slot while most
+do not is not comparable) and the printed release gate (a pair not seen in both orders in balance
+cannot separate the judge's slot preference from strength). It imports neither pandas nor any
+analysis package, so ``rank --json`` stays light. :mod:`evalcore.judge.position` re-exports it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalcore.counts import VerdictCounts
+
+#: Below this order balance the raw slot win rates are called out as confounded.
+UNBALANCED_BELOW = 0.8
+
+
+@dataclass(frozen=True)
+class SlotBalance:
+    """How balanced the slot orders of a table are (see the module docstring)."""
+
+    calls: int
+    pairs: int  # unordered model pairs with any call
+    pairs_both_orders: int  # of which seen in both slot orders
+    calls_both_orders: int  # calls of those pairs
+    order_balance: float  # 1 − Σ|n_ab − n_ba| / Σ(n_ab + n_ba)
+    one_slot_models: tuple[tuple[str, str, int], ...]  # (model, "A" or "B", calls)
+
+    @property
+    def balanced_share(self) -> float:
+        return self.calls_both_orders / self.calls if self.calls else float("nan")
+
+    def as_dict(self) -> dict:
+        return {
+            "calls": self.calls,
+            "pairs": self.pairs,
+            "pairs_both_orders": self.pairs_both_orders,
+            "calls_both_orders": self.calls_both_orders,
+            "balanced_share": self.balanced_share,
+            "order_balance": self.order_balance,
+            "one_slot_models": [{"model": m, "slot": s, "calls": n} for m, s, n in self.one_slot_models],
+        }
+
+
+def slot_balance(counts: VerdictCounts) -> SlotBalance:
+    """How often each model pair is seen in each slot order, pooled over instructions.
+
+    Examples
+    --------
+    >>> from evalcore.counts import VerdictCounts
+    >>> c = VerdictCounts.from_cells(models=("ref", "x", "y"), instructions=("q1", "q2"),
+    ...     judge="j", inst=[0, 1], a=[1, 2], b=[0, 0], n=[[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]])
+    >>> s = slot_balance(c)
+    >>> s.pairs_both_orders, s.order_balance, s.one_slot_models
+    (0, 0.0, (('ref', 'B', 2), ('x', 'A', 1), ('y', 'A', 1)))
+    """
+    n = counts.pooled().sum(axis=-1).astype(np.float64)  # (M, M)
+    upper = np.triu(np.ones(n.shape, dtype=bool), k=1)
+    both = (n > 0) & (n.T > 0) & upper
+    any_ = ((n + n.T) > 0) & upper
+    total = float(n.sum())
+    diff = float(np.abs(n - n.T)[upper].sum())
+    as_a, as_b = n.sum(axis=1), n.sum(axis=0)
+    one = sorted(
+        (
+            (counts.models[x], "A" if as_a[x] else "B", int(as_a[x] + as_b[x]))
+            for x in range(counts.n_models)
+            if (as_a[x] + as_b[x]) > 0 and (as_a[x] == 0 or as_b[x] == 0)
+        ),
+        key=lambda t: -t[2],
+    )  # most calls first: an anchor leads the list
+    return SlotBalance(
+        calls=int(total),
+        pairs=int(any_.sum()),
+        pairs_both_orders=int(both.sum()),
+        calls_both_orders=int((n + n.T)[both].sum()),
+        order_balance=1.0 - diff / total if total else float("nan"),
+        one_slot_models=tuple(one),
+    )
