@@ -128,6 +128,10 @@ def run_rank(args: argparse.Namespace) -> int:
     table["win_rate"] = [f"{100 * v:.1f}%" for v in table["win_rate"]]
     if (table["bound"] == "").all():
         table = table.drop(columns=["bound"])
+    # the per-model caveat in words (the notes above name the models and say why)
+    table["few_instructions"] = ["few: rough" if f else "" for f in table["few_instructions"]]
+    if (table["few_instructions"] == "").all():
+        table = table.drop(columns=["few_instructions"])
     if styled is not None:
         table = table.merge(style_columns(styled), on="model", how="left")
     print_table(table, floatfmt="{:.1f}")

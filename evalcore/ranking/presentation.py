@@ -140,7 +140,16 @@ def method_caption(board: Leaderboard) -> str:
     )
 
 
-def _interval_text(low: float, high: float, bound: str) -> str:
+#: What the interval cell adds for a model judged on few instructions.
+FEW_WORDS = "rough: few instructions"
+
+
+def _interval_text(low: float, high: float, bound: str, few: bool = False) -> str:
+    text = _bounded_text(low, high, bound)
+    return f"{text} ({FEW_WORDS})" if few and text != MISSING else text
+
+
+def _bounded_text(low: float, high: float, bound: str) -> str:
     if bound == "at least":
         return f"at least {fmt_rating(low)}" if math.isfinite(low) else MISSING
     if bound == "at most":
@@ -156,6 +165,8 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
     Columns: Rank, Model, Rating, 95% interval (``"at least …"`` for a model that never lost,
     ``"at most …"`` for one that never won: their rating is one-sided), Rank range, Battles, Wins,
     Ties, Losses, Win rate, One-sided ("at least (never lost)" / "at most (never won)" / "—"),
+    Instructions (how many instructions have a verdict involving the model; the interval of a
+    model below the few-instructions threshold says "rough: few instructions"),
     Tier (when ``separation`` is given: models in one tier cannot be told apart by the data) and
     Part (only when the comparison graph falls apart into several pieces that cannot be compared).
     """
@@ -166,8 +177,10 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
             "Model": t["model"].astype(str),
             "Rating": [fmt_rating(v) for v in t["rating"]],
             "95% interval": [
-                _interval_text(float(lo), float(hi), str(b))
-                for lo, hi, b in zip(t["ci_low"], t["ci_high"], t["bound"], strict=True)
+                _interval_text(float(lo), float(hi), str(b), bool(f))
+                for lo, hi, b, f in zip(
+                    t["ci_low"], t["ci_high"], t["bound"], t["few_instructions"], strict=True
+                )
             ],
             "Rank range": [
                 str(int(lo)) if lo == hi else f"{int(lo)}–{int(hi)}"
@@ -181,6 +194,7 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
                 fmt_pct(v, 1) if b > 0 else MISSING for v, b in zip(t["win_rate"], t["battles"], strict=True)
             ],
             "One-sided": [_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
+            "Instructions": t["instructions"].astype(int),
         }
     )
     if separation is not None:

@@ -112,6 +112,9 @@ def leaderboard_section(analyses: Analyses) -> str:
         table = table.drop(columns=["piece"])
     if (table["bound"] == "").all():
         table = table.drop(columns=["bound"])
+    table["few_instructions"] = ["few: rough interval" if f else "" for f in table["few_instructions"]]
+    if (table["few_instructions"] == "").all():
+        table = table.drop(columns=["few_instructions"])
     table = table.rename(
         columns={
             "ci_low": "95% low",
@@ -119,6 +122,7 @@ def leaderboard_section(analyses: Analyses) -> str:
             "rank_low": "best rank",
             "rank_high": "worst rank",
             "win_rate": "win rate",
+            "few_instructions": "caveat",
         }
     )
     formats = {
