@@ -125,6 +125,7 @@ def leaderboard_section(analyses: Analyses) -> str:
             "few_instructions": "caveat",
         }
     )
+    table = table[[c for c in table.columns if c != "win rate"] + ["win rate"]]  # last, as before
     formats = {
         "rating": rating_text,
         "95% low": rating_text,
