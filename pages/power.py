@@ -131,8 +131,10 @@ with _ui.page("Power"):
     info = informativeness if use_anchor is not None else None
     try:
         result = _ui.memo(
-            ("pw_detect", judge, category, use_anchor, info, *test.values()),
-            lambda: pw.detectable_edges(counts, board, anchor=use_anchor, informativeness=info, **test),
+            ("pw_detect", judge, category, use_anchor, info, alpha, target, method),
+            lambda: pw.detectable_edges(
+                counts, board, anchor=use_anchor, informativeness=info, alpha=alpha, power=target, method=method
+            ),
         )
     except ValueError as exc:
         _ui.error(exc)

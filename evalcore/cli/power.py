@@ -91,7 +91,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--anchor", default=None, help="compare through this anchor (default: head-to-head verdicts)"
     )
-    _add_design(p)
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="family-wise significance level (default 0.05)"
+    )
+    p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
+    p.add_argument(
+        "--two-sided",
+        action="store_true",
+        help="accepted for older scripts; the test that resolves a pair is always two-sided "
+        "(Holm-adjusted), and the detectable edges are that test's",
+    )
     p.add_argument("--exact", action="store_true", help="exact binomial detectable edges")
     add_json_flag(p)
     p.set_defaults(handler=run_detect)
@@ -217,7 +226,6 @@ def run_detect(args: argparse.Namespace) -> int:
         informativeness=info,
         alpha=args.alpha,
         power=args.power,
-        two_sided=args.two_sided,
         method="exact" if args.exact else "normal",
     )
     if args.json:
@@ -232,6 +240,7 @@ def run_detect(args: argparse.Namespace) -> int:
         + (f"+{edge:.1%}" if math.isfinite(edge) else "none")
         + f"; {result.n_resolved} of {result.n_pairs} adjacent pairs resolved"
     )
+    print(f"detectable edges and instructions needed: {result.level_text}")
     cols = [
         "upper",
         "lower",
@@ -239,6 +248,7 @@ def run_detect(args: argparse.Namespace) -> int:
         "observed_edge",
         "detectable_edge",
         "p_value",
+        "p_holm",
         "resolved",
         "instructions_needed",
     ]

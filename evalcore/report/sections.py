@@ -313,9 +313,10 @@ def power_section(analyses: Analyses) -> str:
     caption = (
         f'<p class="caption">Each adjacent pair of the leaderboard, from {esc(how)}: discordant = '
         "instructions where the two models' verdicts differ; observed edge = upper wins / "
-        f"discordant − 50%; detectable edge = the smallest edge a one-sided sign test at α = "
-        f"{edges.alpha:g} finds with {edges.power:.0%} power at this many discordant instructions; "
-        "resolved = the exact two-sided sign test, Holm-adjusted across the adjacent pairs, rejects “the two models are as good” (Don-Yehiya et al. 2026, §4.3; Holm 1979). "
+        "discordant − 50%; resolved = the exact two-sided sign test, Holm-adjusted across the "
+        "adjacent pairs, rejects “the two models are as good” (Don-Yehiya et al. 2026, §4.3; Holm "
+        "1979); detectable edge = the smallest edge that test finds with "
+        f"{edges.power:.0%} power at this many discordant instructions ({esc(edges.level_text)}). "
         f"{edges.n_resolved} of {edges.n_pairs} pairs are resolved.</p>"
     )
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in edges.notes)
