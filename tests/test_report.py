@@ -336,3 +336,11 @@ def test_leaderboard_section_says_whether_style_control_changes_the_top(built):
     assert analyses.style is not None and analyses.style.controls == ("length",)
     said = "changes the top" if styled.top_changed else "leaves the first place unchanged"
     assert f"Controlling for style {said}" in document
+
+
+def test_the_power_caption_describes_the_test_used(built):
+    """Issue 25, item 7: the detectable edges are the two-sided Holm test's, said in words."""
+    _, analyses, _, document, _ = built
+    assert "one-sided sign test at" not in document
+    assert analyses.edges.level_text.replace("'", "&#x27;") in document
+    assert "after Holm&#x27;s adjustment across the" in document
