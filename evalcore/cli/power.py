@@ -216,7 +216,9 @@ def run_detect(args: argparse.Namespace) -> int:
         from evalcore.anchors import anchor_informativeness
 
         try:
-            info = anchor_informativeness(counts, args.anchor)
+            # the pairs' unit (one comparison per instruction and pair), so the headline's
+            # N × I counts the same discordant instructions as the pairs' columns
+            info = anchor_informativeness(counts, args.anchor, per_order=False)
         except DesignError:  # one battle per prompt: the pairs' own informativeness is used
             info = None
         info = info if info is not None and math.isfinite(info) and info > 0 else None
@@ -233,7 +235,11 @@ def run_detect(args: argparse.Namespace) -> int:
         return 0
     how = f"against anchor {args.anchor}" if args.anchor else "head-to-head"
     edge = result.detectable_edge
-    source = f"informativeness of anchor {args.anchor}" if info is not None else result.informativeness_source
+    source = (
+        f"informativeness of anchor {args.anchor}, per instruction and pair as the pairs' own"
+        if info is not None
+        else result.informativeness_source
+    )
     print(
         f"{result.n_instructions:,} instructions, {how}; I = {result.informativeness:.3f} "
         f"({source}); detectable edge at N x I: "

@@ -108,7 +108,7 @@ def usable_informativeness(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) and value > 0 else None
 
 
-def measured_informativeness(counts, anchor: str) -> float | None:
+def measured_informativeness(counts, anchor: str, *, per_order: bool = True) -> float | None:
     """The anchor's measured informativeness (:func:`evalcore.anchors.anchor_informativeness`),
     or None when the design cannot measure it (one battle per prompt) or it is not above 0:
     :func:`informativeness_sentence` then says why."""
@@ -116,7 +116,7 @@ def measured_informativeness(counts, anchor: str) -> float | None:
     from evalcore.errors import DesignError
 
     try:
-        return usable_informativeness(anchor_informativeness(counts, anchor))
+        return usable_informativeness(anchor_informativeness(counts, anchor, per_order=per_order))
     except DesignError:
         return None
 

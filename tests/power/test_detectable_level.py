@@ -73,3 +73,32 @@ def test_no_pair_beyond_its_detectable_edge_is_drawn_not_resolved():
         beyond += int(past.sum())
         contradicted += int((past & ~t["resolved"]).sum())
     assert beyond > 300 and contradicted == 0
+
+
+def test_power_detect_with_an_anchor_uses_the_pairs_unit_of_informativeness(tmp_path, capsys):
+    """Issue 25, item 8: on a both-orders table the pairs' informativeness compares each model's
+    mean verdict per instruction, the anchor module's default compares within one order. The
+    headline of ``power-detect --anchor`` now uses the pairs' unit: the mean of every pair's own
+    share d ≠ 0 equals it (every pair judged against the anchor on every instruction)."""
+    import json
+
+    from evalcore.anchors import anchor_informativeness
+    from evalcore.cli import main
+    from evalcore.power import difference_distributions
+    from evalcore.simulate import SimulationSpec, simulate
+    from evalcore.store import VerdictStore
+
+    sim = simulate(SimulationSpec(n_models=6, n_instructions=40, seed=31))
+    path = tmp_path / "both.csv"
+    sim.verdicts.drop(columns=["row"]).to_csv(path, index=False)
+    store = VerdictStore.from_frame(sim.verdicts)
+    counts = store.counts()
+    store.close()
+    anchor = counts.models[2]
+    dists = difference_distributions(counts, [anchor])
+    pairs_mean = dists.table["informativeness"].mean()
+    per_order = anchor_informativeness(counts, anchor)
+    assert abs(per_order - pairs_mean) > 0.01  # the two units differ on this table
+    assert main(["power-detect", str(path), "--anchor", anchor, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["informativeness"] == pytest.approx(pairs_mean)
