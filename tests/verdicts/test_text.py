@@ -210,7 +210,7 @@ def test_mt_bench_pair_question_answers_and_judgment():
         "Assistant A is better. [[A]]",
         "Assistant B is better. [[B]]",
     ]
-    assert case.calls[0].judged_at == "1687222761.3"
+    assert case.calls[0].judged_at == "2023-06-20 00:59:21 UTC"  # tstamp 1687222761.3, as a date
     fixture = _cases(NATIVE / "mt_bench" / "gpt-4_pair.jsonl")
     assert fixture[0].calls[0].judge_output == "..."
 
@@ -287,3 +287,16 @@ def test_cli_verdicts_refuses_in_words(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         main(["verdicts", str(path), "--verdict", "A"])
     assert stop.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_a_unix_judged_at_is_shown_as_a_date(tmp_path):
+    """Issue 25, item 8: MT-Bench's ``tstamp`` (Unix seconds) read as ``judged_at`` is a date."""
+    frame = ROWS.assign(judged_at=["1687221890.5", "1687221890500", "2024-05-01"])
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    store = VerdictStore()
+    store.load_file(path)
+    q1, q2 = store.verdicts().cases
+    assert [c.judged_at for c in q1.calls] == ["2023-06-20 00:44:50 UTC"] * 2
+    assert q2.calls[0].judged_at == "2024-05-01"  # any other notation as written
+    store.close()
