@@ -361,3 +361,17 @@ def test_the_separation_sentence_quotes_the_p_and_edges_of_the_test_used():
     assert "Holm's first step" in sep.definition
     assert json.loads(json.dumps(_plain(sep.numbers)))["detection_level"] == pytest.approx(0.01)
     store.close()
+
+
+def test_the_recommended_anchor_carries_how_often_it_is_the_most_informative(spread):
+    """Issue 25, item 8: the recommendation's uncertainty, from the anchors' stability bootstrap."""
+    from evalcore.anchors.stability import anchor_stability
+
+    _, _, analyses, findings = spread
+    anchor = findings.get("anchor")
+    rec = anchor.numbers["recommended"]
+    stab = anchor_stability(analyses.counts, rounds=200, seed=0, with_tau=False)
+    rate = float(stab.table.set_index("anchor").loc[rec, "most_informative_rate"])
+    assert anchor.numbers["recommended_most_informative_rate"] == pytest.approx(rate)
+    assert f"most informative anchor in {100 * rate:.0f}% of 200 instruction resamples" in anchor.text
+    assert f"top in {100 * rate:.0f}% of resamples" in anchor.tiles[0].note
