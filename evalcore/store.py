@@ -62,7 +62,6 @@ def _create(cur, feats: list[str]) -> None:
         cur.execute(f'ALTER TABLE verdicts ADD COLUMN "{column}" DOUBLE')
 
 
-
 def _lengths_from_text(cur: duckdb.DuckDBPyConnection, source: str | None) -> None:
     """A file that carries both answers but no length columns: its lengths are the answers'
     lengths in characters (DuckDB's ``length``, Unicode characters), so the length analyses run
@@ -70,7 +69,9 @@ def _lengths_from_text(cur: duckdb.DuckDBPyConnection, source: str | None) -> No
     any row has both lengths (the file's own lengths win) or the file has no answers."""
     if source is None:
         return
-    given = one_row(cur.execute("SELECT count(*) FROM verdicts WHERE length_a IS NOT NULL AND length_b IS NOT NULL"))
+    given = one_row(
+        cur.execute("SELECT count(*) FROM verdicts WHERE length_a IS NOT NULL AND length_b IS NOT NULL")
+    )
     if given[0]:
         return
     cur.execute(
@@ -79,6 +80,7 @@ def _lengths_from_text(cur: duckdb.DuckDBPyConnection, source: str | None) -> No
             FROM {source} s
             WHERE verdicts."row" = s."row" AND s.response_a IS NOT NULL AND s.response_b IS NOT NULL"""
     )
+
 
 class VerdictStore:
     """One DuckDB database holding one verdict table (plus its name and format).

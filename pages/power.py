@@ -142,7 +142,13 @@ with _ui.page("Power"):
         result = _ui.memo(
             ("pw_detect", judge, category, use_anchor, info, alpha, target, method),
             lambda: pw.detectable_edges(
-                counts, board, anchor=use_anchor, informativeness=info, alpha=alpha, power=target, method=method
+                counts,
+                board,
+                anchor=use_anchor,
+                informativeness=info,
+                alpha=alpha,
+                power=target,
+                method=method,
             ),
         )
     except ValueError as exc:

@@ -62,7 +62,9 @@ def simulate_rare(
     """All pairs of every model but the last on every instruction; the last model (the rare one)
     meets every other model, in both orders, on the first ``rare_instructions`` instructions only
     (a model added late, or seen on a handful of prompts)."""
-    full = simulate_bt(theta, n_instructions, shape="all_pairs", effect_sd=effect_sd, tie_rate=tie_rate, seed=seed)
+    full = simulate_bt(
+        theta, n_instructions, shape="all_pairs", effect_sd=effect_sd, tie_rate=tie_rate, seed=seed
+    )
     m = len(full.models)
     rare = m - 1
     involved = (full.a == rare) | (full.b == rare)

@@ -91,9 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--anchor", default=None, help="compare through this anchor (default: head-to-head verdicts)"
     )
-    p.add_argument(
-        "--alpha", type=float, default=0.05, help="family-wise significance level (default 0.05)"
-    )
+    p.add_argument("--alpha", type=float, default=0.05, help="family-wise significance level (default 0.05)")
     p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
     p.add_argument(
         "--two-sided",

@@ -18,9 +18,6 @@ import pandas as pd
 
 from evalcore.anchors import AnchorSweep, anchor_sweep
 from evalcore.anchors.stability import AnchorStability, anchor_stability
-
-#: Instruction resamples behind the Overview's recommended-anchor rate.
-STABILITY_ROUNDS = 200
 from evalcore.calibration import Calibration, PPIRatings, calibrate, ppi_ratings
 from evalcore.findings.finding import cell_number
 from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
@@ -31,6 +28,9 @@ from evalcore.ranking.presentation import calibration_pair, default_interval
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
+
+#: Instruction resamples behind the Overview's recommended-anchor rate.
+STABILITY_ROUNDS = 200
 
 #: ``cache(key, compute)`` returns a stored result for ``key`` or computes and stores it (the
 #: pages pass ``ui.memo``); the default computes every time.

@@ -258,16 +258,20 @@ def detectable_edges(
     # pair's data can promise; the first step's level is the one a pair reaches on its own.
     tested = int(frame["p_value"].notna().sum())
     level = alpha / max(tested, 1)
-    test = {"alpha": level, "power": power, "two_sided": True, "method": method}
+
+    def detectable(discordant: int) -> float:
+        return minimum_detectable_edge(discordant, alpha=level, power=power, two_sided=True, method=method)
+
     frame.insert(
         frame.columns.get_loc("observed_edge") + 1,
         "detectable_edge",
-        [minimum_detectable_edge(int(d), **test) for d in frame["discordant"]],
+        [detectable(int(d)) for d in frame["discordant"]],
     )
     needed: list[float] = []
     for e, info in zip(frame["observed_edge"], frame["informativeness"], strict=True):
         if np.isfinite(e) and 0 < e <= 0.5 and info > 0:
-            needed.append(total_samples(sign_test_sample_size(e, **test), info))
+            size = sign_test_sample_size(e, alpha=level, power=power, two_sided=True, method=method)
+            needed.append(total_samples(size, info))
         else:
             needed.append(math.nan)
     frame["instructions_needed"] = pd.array(
@@ -294,11 +298,7 @@ def detectable_edges(
         info = float(frame["informativeness"].mean()) if frame["informativeness"].notna().any() else math.nan
         source = "mean over the adjacent pairs"
     n = counts.n_instructions
-    headline = (
-        minimum_detectable_edge(int(math.floor(n * info)), **test)
-        if np.isfinite(info) and info > 0
-        else math.nan
-    )
+    headline = detectable(int(math.floor(n * info))) if np.isfinite(info) and info > 0 else math.nan
     return DetectableEdges(
         table=frame,
         anchor=anchor,

@@ -412,9 +412,7 @@ def _widen_few(
     ci_high[few] = high[few]
 
 
-def _few_notes(
-    models: tuple[str, ...], per_model: np.ndarray, few: np.ndarray, n_inst: int
-) -> list[str]:
+def _few_notes(models: tuple[str, ...], per_model: np.ndarray, few: np.ndarray, n_inst: int) -> list[str]:
     """The per-model caveat: which models rest on few instructions (when only some do; a table
     that is small as a whole gets its own note)."""
     widened = (
@@ -422,7 +420,9 @@ def _few_notes(
         "and may still cover the truth less often than 95%"
     )
     if few.all():
-        return [f"Every model was judged on fewer than {MIN_INSTRUCTIONS_FOR_NOMINAL} instructions: their {widened}."]
+        return [
+            f"Every model was judged on fewer than {MIN_INSTRUCTIONS_FOR_NOMINAL} instructions: their {widened}."
+        ]
     order = [k for k in np.argsort(per_model, kind="stable") if few[k]]
     listed = ", ".join(f"{models[k]} ({int(per_model[k]):,} of {n_inst:,})" for k in order[:5])
     more = f" and {len(order) - 5} more" if len(order) > 5 else ""
