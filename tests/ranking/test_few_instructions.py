@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalcore.cli import main
-from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, leaderboard
+from evalcore.ranking import leaderboard
 from evalcore.ranking.bradley_terry import pooled_wins
 from evalcore.ranking.presentation import display_table
 from tests.bt_sim import simulate_bt, simulate_rare
@@ -117,7 +117,3 @@ def test_the_report_marks_the_model(rare_counts):
     store.close()
     assert "few: rough interval" in document
     assert "Few instructions behind some models" in document
-
-
-def test_the_threshold_is_the_documented_one():
-    assert MIN_INSTRUCTIONS_FOR_NOMINAL == 30
