@@ -65,6 +65,26 @@ def _create(cur, feats: list[str]) -> None:
         cur.execute(f'ALTER TABLE verdicts ADD COLUMN "{column}" DOUBLE')
 
 
+def _lengths_from_text(cur: duckdb.DuckDBPyConnection, source: str | None) -> None:
+    """A file that carries both answers but no length columns: its lengths are the answers'
+    lengths in characters (DuckDB's ``length``, Unicode characters), so the length analyses run
+    instead of asking the user to add two columns the file already implies. Nothing changes when
+    any row has both lengths (the file's own lengths win) or the file has no answers."""
+    if source is None:
+        return
+    given = one_row(
+        cur.execute("SELECT count(*) FROM verdicts WHERE length_a IS NOT NULL AND length_b IS NOT NULL")
+    )
+    if given[0]:
+        return
+    cur.execute(
+        f"""UPDATE verdicts SET length_a = length(s.response_a)::DOUBLE,
+                               length_b = length(s.response_b)::DOUBLE
+            FROM {source} s
+            WHERE verdicts."row" = s."row" AND s.response_a IS NOT NULL AND s.response_b IS NOT NULL"""
+    )
+
+
 class VerdictStore:
     """One DuckDB database holding one verdict table (plus its name and format).
 
@@ -264,6 +284,7 @@ class VerdictStore:
                     feats = spelled_feature_columns(cur.execute("DESCRIBE vl_canon").fetchall())
                     _create(cur, feats)
                     cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM vl_canon")
+                _lengths_from_text(cur, ingest.text_source(cur))
                 cur.execute("DELETE FROM dataset")
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, canon.label])
                 cur.execute("COMMIT")

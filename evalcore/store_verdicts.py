@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from evalcore.store_text import _TEXT_COLS, TEXT_DB, TextArea
+from evalcore.text import timestamp_text
 from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
 
 if TYPE_CHECKING:
@@ -342,7 +343,7 @@ def _case(
                 verdict=None if verdict is None else int(verdict),
                 judge_output=output,
                 call_id=call_id,
-                judged_at=judged_at,
+                judged_at=timestamp_text(judged_at),  # a Unix time is shown as a date
                 human=None if row_human is None else int(row_human),
             )
         )

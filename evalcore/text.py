@@ -289,3 +289,39 @@ def fmt_bytes(value: Any) -> str:
             return f"{number:,.0f} {unit}" if unit == "bytes" else f"{number:,.1f} {unit}"
         number /= 1024
     return MISSING  # pragma: no cover - the loop always returns
+
+
+#: Unix times (seconds) read as dates: 1973-03-03 to 2286-11-20, so a small number (a row count,
+#: a version) is never mistaken for one; milliseconds are the same range times 1,000.
+_UNIX_SECONDS = (1e8, 1e10)
+
+
+def timestamp_text(value: str | None) -> str | None:
+    """``judged_at`` as people read it: a Unix timestamp (seconds, or milliseconds; MT-Bench's
+    ``tstamp`` is one) becomes its UTC date and time; any other text is kept as written.
+
+    Examples
+    --------
+    >>> timestamp_text("1687221890.5")
+    '2023-06-20 00:44:50 UTC'
+    >>> timestamp_text("1687221890500")
+    '2023-06-20 00:44:50 UTC'
+    >>> timestamp_text("2024-05-01T10:00:00Z"), timestamp_text("42"), timestamp_text(None)
+    ('2024-05-01T10:00:00Z', '42', None)
+    """
+    if value is None:
+        return None
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        return value
+    if not math.isfinite(number):
+        return value
+    low, high = _UNIX_SECONDS
+    if low * 1000 <= abs(number) < high * 1000:
+        number /= 1000.0
+    if not low <= number < high:
+        return value
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(number, tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

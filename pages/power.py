@@ -130,11 +130,28 @@ with _ui.page("Power"):
         label, pv.COMPARE_MODES, first, horizontal=True, key="pw_compare", help=pv.HELP["compare"]
     )
     use_anchor = anchor if compare == pv.COMPARE_MODES[0] else None
-    info = informativeness if use_anchor is not None else None
+    # The headline's I in the pairs' unit (one comparison per instruction and pair), not the
+    # planner's per-order one, so N × I and the pairs' columns count the same thing.
+    info = (
+        _ui.memo(
+            ("pw_info_pooled", judge, category, use_anchor),
+            lambda: pv.measured_informativeness(counts, use_anchor, per_order=False),
+        )
+        if use_anchor is not None
+        else None
+    )
     try:
         result = _ui.memo(
-            ("pw_detect", judge, category, use_anchor, info, *test.values()),
-            lambda: pw.detectable_edges(counts, board, anchor=use_anchor, informativeness=info, **test),
+            ("pw_detect", judge, category, use_anchor, info, alpha, target, method),
+            lambda: pw.detectable_edges(
+                counts,
+                board,
+                anchor=use_anchor,
+                informativeness=info,
+                alpha=alpha,
+                power=target,
+                method=method,
+            ),
         )
     except ValueError as exc:
         _ui.error(exc)

@@ -54,3 +54,27 @@ def simulate_bt(
     return VerdictCounts.from_cells(
         models=models, instructions=inst_names, judge="sim", inst=inst, a=a, b=b, n=n
     )
+
+
+def simulate_rare(
+    theta, n_instructions, rare_instructions, *, effect_sd=0.0, tie_rate=0.0, seed=0
+) -> VerdictCounts:
+    """All pairs of every model but the last on every instruction; the last model (the rare one)
+    meets every other model, in both orders, on the first ``rare_instructions`` instructions only
+    (a model added late, or seen on a handful of prompts)."""
+    full = simulate_bt(
+        theta, n_instructions, shape="all_pairs", effect_sd=effect_sd, tie_rate=tie_rate, seed=seed
+    )
+    m = len(full.models)
+    rare = m - 1
+    involved = (full.a == rare) | (full.b == rare)
+    keep = ~involved | (full.inst < rare_instructions)
+    return VerdictCounts.from_cells(
+        models=full.models,
+        instructions=full.instructions,
+        judge=full.judge,
+        inst=full.inst[keep],
+        a=full.a[keep],
+        b=full.b[keep],
+        n=full.n[keep],
+    )

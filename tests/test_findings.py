@@ -332,3 +332,48 @@ def test_an_all_ties_judge_names_no_leader():
     finding = leader_finding(run_analyses(store, judge="j", rounds=50))
     assert finding.text.startswith("No model leads: a, b, c share the top rating")
     assert "leads the" not in finding.text and finding.numbers["leader"] is None
+
+
+def test_the_separation_sentence_quotes_the_p_and_edges_of_the_test_used():
+    """Issue 25, item 7: the decision uses the Holm-adjusted p, so the sentence quotes it (not
+    the raw p), and the detectable edge and instructions needed are the two-sided test's at
+    Holm's first step, not the one-sided formula's."""
+    from evalcore.power.sign_test import minimum_detectable_edge
+    from tests.power.test_detectable_level import _ladder
+
+    counts = _ladder(np.random.default_rng(3), np.array([0.12, 0.05, 0.05, 0.05, 0.05]))
+    rows = []
+    for i, a, b, n in zip(counts.inst, counts.a, counts.b, counts.n, strict=True):
+        for level, calls in zip((-2, -1, 0, 1, 2), n, strict=True):
+            rows += [(counts.instructions[i], counts.models[a], counts.models[b], level)] * int(calls)
+    frame = pd.DataFrame(rows, columns=["instruction_id", "model_a", "model_b", "verdict"])
+    store = VerdictStore.from_frame(frame)
+    analyses = run_analyses(store, rounds=100, seed=0)
+    sep = headline_findings(analyses).get("separation")
+    row = analyses.edges.table.iloc[0]
+    tested = analyses.edges.pairs_tested
+    assert tested == 5 and row["p_holm"] > row["p_value"]
+    holm, raw = f"p = {row['p_holm']:.3f}", f"p = {row['p_value']:.3f}"
+    assert f"{holm} after Holm's adjustment across the 5 adjacent pairs" in sep.text
+    assert raw not in sep.text
+    assert sep.numbers["p_holm"] == pytest.approx(row["p_holm"])
+    edge = minimum_detectable_edge(int(row["discordant"]), alpha=0.05 / 5, two_sided=True)
+    assert sep.numbers["detectable_edge"] == pytest.approx(edge)
+    assert f"+{100 * edge:.1f}%" in sep.text
+    assert "Holm's first step" in sep.definition
+    assert json.loads(json.dumps(_plain(sep.numbers)))["detection_level"] == pytest.approx(0.01)
+    store.close()
+
+
+def test_the_recommended_anchor_carries_how_often_it_is_the_most_informative(spread):
+    """Issue 25, item 8: the recommendation's uncertainty, from the anchors' stability bootstrap."""
+    from evalcore.anchors.stability import anchor_stability
+
+    _, _, analyses, findings = spread
+    anchor = findings.get("anchor")
+    rec = anchor.numbers["recommended"]
+    stab = anchor_stability(analyses.counts, rounds=200, seed=0, with_tau=False)
+    rate = float(stab.table.set_index("anchor").loc[rec, "most_informative_rate"])
+    assert anchor.numbers["recommended_most_informative_rate"] == pytest.approx(rate)
+    assert f"most informative anchor in {100 * rate:.0f}% of 200 instruction resamples" in anchor.text
+    assert f"top in {100 * rate:.0f}% of resamples" in anchor.tiles[0].note

@@ -362,3 +362,9 @@ def test_report_marks_the_one_slot_reference_and_tiny_tables():
     )
     assert "—–—" not in document and "rank range is 1–1" not in document
     assert headline_findings(analyses).get("leader").status == "caution"
+def test_the_power_caption_describes_the_test_used(built):
+    """Issue 25, item 7: the detectable edges are the two-sided Holm test's, said in words."""
+    _, analyses, _, document, _ = built
+    assert "one-sided sign test at" not in document
+    assert analyses.edges.level_text.replace("'", "&#x27;") in document
+    assert "after Holm&#x27;s adjustment across the" in document

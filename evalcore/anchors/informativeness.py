@@ -55,7 +55,7 @@ def informativeness_counts(against: AgainstVerdicts, anchors: np.ndarray) -> tup
     return differ, pairs
 
 
-def anchor_informativeness(counts: VerdictCounts, anchor: str) -> float:
+def anchor_informativeness(counts: VerdictCounts, anchor: str, *, per_order: bool = True) -> float:
     """I(p, A) of one anchor on the judge's full verdict scale, compared within slot orders.
 
     Parameters
@@ -64,12 +64,18 @@ def anchor_informativeness(counts: VerdictCounts, anchor: str) -> float:
         The sparse counts of one judge.
     anchor : str
         The anchor model.
+    per_order : bool, default True
+        Compare within slot orders (the paper's unit: (instruction, pair, order) cases). False:
+        compare each model's mean verdict on the instruction over all its calls, once per
+        (instruction, pair), the unit of the sign test's discordant instructions
+        (:func:`evalcore.power.detectable_edges`), so a headline N × I and the pairs' own
+        informativeness are the same quantity.
 
     Returns
     -------
     float
-        The share of (instruction, model pair, order) cases, anchor excluded, whose verdicts
-        against the anchor differ.
+        The share of (instruction, model pair, order) cases (``per_order=False``: (instruction,
+        model pair) cases), anchor excluded, whose verdicts against the anchor differ.
 
     Raises
     ------
@@ -92,7 +98,7 @@ def anchor_informativeness(counts: VerdictCounts, anchor: str) -> float:
     entries = verdicts_against(counts, only=x).of(x)
     if max_models_per_instruction(entries) < 2:
         raise one_battle_per_prompt(anchor, "Informativeness")
-    d, p = disagreement_totals(entries)
+    d, p = disagreement_totals(entries, per_order=per_order)
     return float(d / p) if p else float("nan")
 
 

@@ -115,6 +115,7 @@ def anchor_stability(
     rounds: int = 200,
     seed: int = 0,
     tau: str = "b",
+    with_tau: bool = True,
     progress: Progress | None = None,
 ) -> AnchorStability:
     """Resample instructions: how often each anchor is the most informative, with intervals.
@@ -129,6 +130,9 @@ def anchor_stability(
         Seed of the resamples.
     tau : {"b", "a"}
         Kendall's tau variant.
+    with_tau : bool, default True
+        False: informativeness and the recommendation rate only, without refitting the all-pairs
+        ranking in every resample (the Overview's recommended anchor; tau columns are NaN).
     progress : callable, optional
         ``progress(fraction, text)``.
 
@@ -200,7 +204,7 @@ def anchor_stability(
     for j, a in enumerate(cand):
         differ[:, j], pairs[:, j] = disagreements_per_instruction(against.of(int(a)))
     has_info = bool((pairs > 0).any())
-    has_tau = kind != "anchor-only" and m >= 3
+    has_tau = bool(with_tau) and kind != "anchor-only" and m >= 3
     notes: list[str] = []
     if not has_info:
         notes.append(
@@ -208,7 +212,7 @@ def anchor_stability(
             "informativeness, and so a recommended anchor, cannot be resampled."
         )
         has_tau = False  # nothing to recommend: no refits
-    elif not has_tau:
+    elif not has_tau and with_tau:
         notes.append("There is no all-pairs ranking here: tau intervals need an all-pairs table.")
     elif m > MAX_TAU_MODELS:
         has_tau = False

@@ -32,7 +32,9 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 def add_judge_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--judge", default=None, help="the judge to analyse (default: the only judge, or the first)"
+        "--judge",
+        default=None,
+        help="the judge to analyse (default: the only judge, or the first, named on stderr)",
     )
 
 
@@ -88,6 +90,15 @@ def pick_judge(store: VerdictStore, judge: str | None) -> str:
 
     judges = store.judges()
     if judge is None:
+        if len(judges) > 1:
+            # The choice is the command's, not the user's: say it in words (stderr, so --json stays
+            # clean), or a second judge's figures could be read as the first's.
+            listed = ", ".join(judges[:5]) + (f" and {len(judges) - 5} more" if len(judges) > 5 else "")
+            print(
+                f"note: the file has {len(judges)} judges ({listed}); this uses the first, "
+                f"{judges[0]}. Pass --judge to choose another.",
+                file=sys.stderr,
+            )
         return judges[0]
     if judge not in judges:
         raise UsageError(f"judge {judge!r} is not in the file; its judges are: " + ", ".join(judges))

@@ -144,6 +144,10 @@ def run_rank(args: argparse.Namespace) -> int:
         from evalcore.ranking.presentation import comparable_text
 
         table["comparable"] = [comparable_text(str(s)) for s in table.pop("only_slot")]
+    # the per-model caveat in words (the notes above name the models and say why)
+    table["few_instructions"] = ["few: rough" if f else "" for f in table["few_instructions"]]
+    if (table["few_instructions"] == "").all():
+        table = table.drop(columns=["few_instructions"])
     if styled is not None:
         table = table.merge(style_columns(styled), on="model", how="left")
     print_table(table, floatfmt="{:.1f}")

@@ -93,7 +93,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--anchor", default=None, help="compare through this anchor (default: head-to-head verdicts)"
     )
-    _add_design(p)
+    p.add_argument("--alpha", type=float, default=0.05, help="family-wise significance level (default 0.05)")
+    p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
+    p.add_argument(
+        "--two-sided",
+        action="store_true",
+        help="accepted for older scripts; the test that resolves a pair is always two-sided "
+        "(Holm-adjusted), and the detectable edges are that test's",
+    )
     p.add_argument("--exact", action="store_true", help="exact binomial detectable edges")
     add_json_flag(p)
     p.set_defaults(handler=run_detect)
@@ -209,7 +216,9 @@ def run_detect(args: argparse.Namespace) -> int:
         from evalcore.anchors import anchor_informativeness
 
         try:
-            info = anchor_informativeness(counts, args.anchor)
+            # the pairs' unit (one comparison per instruction and pair), so the headline's
+            # N × I counts the same discordant instructions as the pairs' columns
+            info = anchor_informativeness(counts, args.anchor, per_order=False)
         except DesignError:  # one battle per prompt: the pairs' own informativeness is used
             info = None
         info = info if info is not None and math.isfinite(info) and info > 0 else None
@@ -219,7 +228,6 @@ def run_detect(args: argparse.Namespace) -> int:
         informativeness=info,
         alpha=args.alpha,
         power=args.power,
-        two_sided=args.two_sided,
         method="exact" if args.exact else "normal",
     )
     if args.json:
@@ -227,13 +235,18 @@ def run_detect(args: argparse.Namespace) -> int:
         return 0
     how = f"against anchor {args.anchor}" if args.anchor else "head-to-head"
     edge = result.detectable_edge
-    source = f"informativeness of anchor {args.anchor}" if info is not None else result.informativeness_source
+    source = (
+        f"informativeness of anchor {args.anchor}, per instruction and pair as the pairs' own"
+        if info is not None
+        else result.informativeness_source
+    )
     print(
         f"{result.n_instructions:,} instructions, {how}; I = {result.informativeness:.3f} "
         f"({source}); detectable edge at N x I: "
         + (f"+{edge:.1%}" if math.isfinite(edge) else "none")
         + f"; {result.n_resolved} of {result.n_pairs} adjacent pairs resolved"
     )
+    print(f"detectable edges and instructions needed: {result.level_text}")
     cols = [
         "upper",
         "lower",
@@ -241,6 +254,7 @@ def run_detect(args: argparse.Namespace) -> int:
         "observed_edge",
         "detectable_edge",
         "p_value",
+        "p_holm",
         "resolved",
         "instructions_needed",
     ]

@@ -14,8 +14,8 @@ Definitions (the documentation's definitions page):
 - ratings: Bradley–Terry on the Elo scale, a tie half a win each, 95% intervals = 2.5–97.5
   percentiles of a bootstrap over instructions (Efron & Tibshirani 1993); head-to-head share
   P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400));
-- separation: the one-sided exact sign test of the leader against the runner-up on the
-  instructions where their verdicts differ (Don-Yehiya et al. 2026, section 4.3, :func:`evalcore.power.detectable_edges`),
+- separation: the two-sided exact sign test of the leader against the runner-up on the
+  instructions where their verdicts differ, Holm-adjusted across the adjacent pairs (Don-Yehiya et al. 2026, section 4.3, :func:`evalcore.power.detectable_edges`),
   beside the leader's 95% rank range across the bootstrap rounds;
 - anchors: Kendall's tau-b between the anchor-based and the all-pairs ranking, informativeness =
   the share of (instruction, model pair) cases whose verdicts against the anchor differ, the

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from evalcore.anchors import AnchorSweep, anchor_sweep
+from evalcore.anchors.stability import AnchorStability, anchor_stability
 from evalcore.calibration import Calibration, PPIRatings, calibrate, ppi_ratings
 from evalcore.findings.finding import cell_number
 from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
@@ -27,6 +28,9 @@ from evalcore.ranking.presentation import calibration_pair, default_interval
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
+
+#: Instruction resamples behind the Overview's recommended-anchor rate.
+STABILITY_ROUNDS = 200
 
 #: ``cache(key, compute)`` returns a stored result for ``key`` or computes and stores it (the
 #: pages pass ``ui.memo``); the default computes every time.
@@ -73,6 +77,8 @@ class Analyses:
     ppi: PPIRatings | None = None
     #: The leaderboard controlled for the answers' length and Markdown, when the table has them.
     style: StyleControl | None = None
+    #: How often each anchor is the most informative over instruction resamples (no tau refits).
+    anchor_stability: AnchorStability | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -164,7 +170,7 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = style = None
+    sweep = edges = cal = fragile = style = stability = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
@@ -186,6 +192,17 @@ def run_analyses(
                 lambda: anchor_sweep(counts, human_ranking=human_ranking),
             ),
         )
+        stability = None
+        if sweep is not None and sweep.recommended is not None and sweep.has_quadratic:
+            step(0.53, "how stable the recommended anchor is")
+            stability = _attempt(
+                unavailable,
+                "anchor_stability",
+                lambda: cache(
+                    ("findings", "anchor_stability", judge, seed),
+                    lambda: anchor_stability(counts, rounds=STABILITY_ROUNDS, seed=seed, with_tau=False),
+                ),
+            )
         step(0.55, "what the data can separate")
         anchor = summary.anchor if summary.design == "anchor-only" else None
         edges = _attempt(
@@ -281,5 +298,6 @@ def run_analyses(
         fragility=fragile,
         ppi=ppi,
         style=style,
+        anchor_stability=stability,
         unavailable=unavailable,
     )

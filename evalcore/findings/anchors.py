@@ -23,6 +23,16 @@ from evalcore.text import fmt_pct
 PLANNING_EDGE = 0.05
 
 
+def _stability(analyses: Analyses, anchor: str) -> tuple[float, int] | None:
+    """How often ``anchor`` was the most informative over the instruction resamples, and how
+    many resamples; None when the resampling did not run."""
+    stability = analyses.anchor_stability
+    if stability is None or anchor not in set(stability.table["anchor"]):
+        return None
+    rate = float(stability.table.set_index("anchor").loc[anchor, "most_informative_rate"])
+    return rate, stability.rounds
+
+
 def anchor_finding(analyses: Analyses) -> Finding:
     """The recommended anchor and what the usual choice (the strongest model) would cost."""
     sweep = analyses.anchors
@@ -44,7 +54,9 @@ def anchor_finding(analyses: Analyses) -> Finding:
         f"{tau_name} between the ranking by win rate against the anchor and the all-pairs "
         "Bradley–Terry ranking (and the human ranking when one is loaded). Instructions needed: "
         f"⌈{discordant} / informativeness⌉, the {discordant} differing instructions a one-sided "
-        f"sign test needs for a +{100 * PLANNING_EDGE:.0f}% edge at 80% power (Don-Yehiya et al. 2026, Table 2)."
+        f"sign test needs for a +{100 * PLANNING_EDGE:.0f}% edge at 80% power (Don-Yehiya et al. 2026, Table 2). "
+        "Stability: the share of bootstrap resamples of the instructions in which the anchor is "
+        "the most informative (Efron & Tibshirani 1993)."
     )
     rec_info = cell_number(rec["informativeness"])
     rec_total = total_samples(discordant, rec_info) if rec_info > 0 else math.nan
@@ -91,6 +103,28 @@ def anchor_finding(analyses: Analyses) -> Finding:
     if math.isfinite(numbers["recommended_tau_human"]):
         text += f" ({numbers['recommended_tau_human']:.3f} with the human ranking)"
     text += "."
+    stable = _stability(analyses, recommended)
+    if stable is not None:
+        rate, rounds = stable
+        numbers["recommended_most_informative_rate"] = rate
+        numbers["stability_resamples"] = rounds
+        text += (
+            f" It is the most informative anchor in {fmt_pct(rate)} of {rounds:,} instruction "
+            "resamples"
+            + (
+                ": the anchors near the top are not separated by these data, and any of them is a "
+                "reasonable choice."
+                if rate < 0.5
+                else "."
+            )
+        )
+        tiles = (
+            Tile(
+                TILE_LABELS["anchor"],
+                recommended,
+                f"{fmt_pct(rec_info)} informative; top in {fmt_pct(rate)} of resamples",
+            ),
+        )
     caveats = "".join(" " + note for note in sweep.notes)
     if strongest == recommended:
         text += " The usual choice, the strongest model, is the recommended one here." + caveats

@@ -244,6 +244,13 @@ def _rank_words(row: pd.Series) -> str:
     return f"its 95% rank range is {found[0]}–{found[1]}"
 
 
+def _holm_p(pair: pd.Series, tested: int) -> str:
+    """The p the decision uses, in words: Holm-adjusted across the adjacent pairs tested."""
+    if tested <= 1:
+        return fmt_p(pair["p_holm"])
+    return f"{fmt_p(pair['p_holm'])} after Holm's adjustment across the {tested} adjacent pairs"
+
+
 def separation_finding(analyses: Analyses) -> Finding:
     """Whether the data separate the top two: the sign test of the top adjacent pair."""
     board, edges = analyses.leaderboard, analyses.edges
@@ -269,9 +276,12 @@ def separation_finding(analyses: Analyses) -> Finding:
     )
     definition = (
         f"Exact sign test at α = {edges.alpha:g} on the instructions where the two "
-        f"models' verdicts ({how}) differ: resolved when the two-sided sign test, Holm-adjusted across the adjacent pairs, gives p < α (Don-Yehiya et al. 2026, section 4.3; Holm 1979). Detectable edge: "
-        f"the smallest P(upper wins | verdicts differ) − 0.5 the test finds with {edges.power:.0%} "
-        "power at this many differing instructions. Rank range: 2.5–97.5 percentiles of the "
+        f"models' verdicts ({how}) differ: resolved when the two-sided sign test, Holm-adjusted "
+        "across the adjacent pairs, gives p < α (Don-Yehiya et al. 2026, section 4.3; Holm 1979). "
+        "Detectable edge and instructions needed: the smallest P(upper wins | verdicts differ) − "
+        f"0.5 that test finds with {edges.power:.0%} power at this many differing instructions, "
+        f"and the instructions it needs for the observed edge: {edges.level_text}. Rank range: "
+        "2.5–97.5 percentiles of the "
         f"leader's rank across {board.rounds:,} bootstrap rounds over instructions."
     )
     numbers: dict[str, Any] = {
@@ -283,6 +293,8 @@ def separation_finding(analyses: Analyses) -> Finding:
         "upper_wins": int(pair["upper_wins"]),
         "lower_wins": int(pair["lower_wins"]),
         "p_value": cell_number(pair["p_value"]),
+        "p_holm": cell_number(pair["p_holm"]),
+        "detection_level": edges.level,
         "observed_edge": cell_number(pair["observed_edge"]),
         "detectable_edge": cell_number(pair["detectable_edge"]),
         "instructions_needed": cell_number(pair["instructions_needed"]),
@@ -308,7 +320,7 @@ def separation_finding(analyses: Analyses) -> Finding:
     won = (
         f"{upper} won {int(pair['upper_wins']):,} of the {int(pair['discordant']):,} "
         f"instructions where their verdicts ({how}) differ: {fmt_pct(0.5 + pair['observed_edge'])} "
-        f"({fmt_p(pair['p_value'])}, two-sided sign test)"
+        f"(two-sided sign test, {_holm_p(pair, edges.pairs_tested)})"
     )
     rank = _rank_words(row)
     caveat = few_instructions_caveat(board)
@@ -336,7 +348,7 @@ def separation_finding(analyses: Analyses) -> Finding:
         f" Down the whole leaderboard, {edges.n_resolved} of the {edges.n_pairs} adjacent "
         f"pairs {'is' if edges.n_resolved == 1 else 'are'} separated."
     )
-    note = f"sign test {fmt_p(pair['p_value'])}"
+    note = f"sign test, Holm-adjusted {fmt_p(pair['p_holm'])}"
     return Finding(
         "separation",
         TITLES["separation"],

@@ -14,7 +14,13 @@
   judgement, not two raters. Labels are read as copies where the table never varies (every
   unit labelled in both orders has the same labels in both; every repeated row of one order has
   the same label), and as independent judgements otherwise (:func:`human_judgements`); the
-  decision is said in ``notes``.
+  decision is said in ``notes``. A table whose pairs labelled in both orders are a mixture (some
+  carry the same labels in both orders, others different ones) cannot say which identical pairs
+  are one label copied and which are two people who agreed: read as raters throughout, a table
+  with 70% of its pairs copied gave α 0.93 and a ceiling of 95.6% where the doubly rated pairs
+  had 0.76 and 85.0%. The data contract has no rater column to settle it, so α and the ceiling
+  are withheld (NaN) with :data:`MIXED_LAYOUT_NOTE`; agreement and κ with the judge, which
+  compare each row's own label, are kept.
 - **Krippendorff's α** (nominal) among the human judgements of units with two or more of them:
   α = 1 − D_o/D_e from the coincidence matrix (Krippendorff 2011).
 - **Human ceiling**: each judgement of a unit with two or more judgements against the majority of
@@ -174,6 +180,16 @@ ONE_JUDGEMENT_NOTE = (
 )
 
 
+#: Shown when pairs labelled in both orders mix copied labels and different labels.
+MIXED_LAYOUT_NOTE = (
+    "Some pairs carry the same human label on both orders and others different labels, so the "
+    "file mixes layouts: a label copied onto both order rows cannot be told from two people who "
+    "agreed, and counting copies as raters inflates the humans' agreement. The file has no rater "
+    "column to tell them apart, so Krippendorff's α and the human ceiling are not shown. Label "
+    "each pair in one layout throughout (one label per pair, or one label per person and order)."
+)
+
+
 @dataclass(frozen=True, repr=False)
 class HumanAgreement:
     """The judge against human labels: see the module docstring."""
@@ -187,7 +203,7 @@ class HumanAgreement:
     compression: pd.DataFrame
     human_tie_share: float
     alpha: float  # among humans; NaN when no unit has two judgements
-    alpha_units: int  # units with two or more judgements
+    alpha_units: int  # units with two or more judgements (0 when withheld)
     human_pair_agreement: float  # two judgements of the same unit give the same outcome
     ceiling_n: int
     ceiling_agreement: float
@@ -293,12 +309,15 @@ def human_judgements(units: pd.DataFrame) -> tuple[np.ndarray, tuple[str, ...]]:
             "label, so they are read as one judgement copied onto each call."
         )
     both = (cnt[:, 0].sum(axis=1) > 0) & (cnt[:, 1].sum(axis=1) > 0)
-    if both.any() and (cnt[both, 0] == cnt[both, 1]).all():
+    same = (cnt[both, 0] == cnt[both, 1]).all(axis=1)
+    if both.any() and same.all():
         notes.append(
             "Every pair labelled in both orders carries the same human label in both, "
             "so the label is counted once per pair, not once per order."
         )
         return cnt.max(axis=1), tuple(notes)
+    if same.any():
+        notes.append(MIXED_LAYOUT_NOTE)
     return cnt.sum(axis=1), tuple(notes)
 
 
@@ -440,7 +459,12 @@ def human_agreement(
     method = METHOD.replace("instructions", "labelled instructions") if rounds else ""
     tie_share = float(per[:, 1].sum() / per.sum())
     ceiling_conf, ceiling_n, pair_agreement, alpha_units = _ceiling(per)
-    notes = copy_notes + (() if alpha_units else (ONE_JUDGEMENT_NOTE,))
+    alpha = alpha_nominal_from_counts(per)
+    mixed = MIXED_LAYOUT_NOTE in copy_notes
+    if mixed:  # not identified: withheld, never a guess
+        ceiling_conf, ceiling_n, pair_agreement, alpha_units = np.zeros((3, 3), np.int64), 0, float("nan"), 0
+        alpha = float("nan")
+    notes = copy_notes + (() if alpha_units or mixed else (ONE_JUDGEMENT_NOTE,))
     return HumanAgreement(
         n=n,
         n_no_verdict=n_no_verdict,
@@ -450,7 +474,7 @@ def human_agreement(
         confusion=conf,
         compression=compression_table(symmetrise(conf), tie_share=tie_share, rates=rates),
         human_tie_share=tie_share,
-        alpha=alpha_nominal_from_counts(per),
+        alpha=alpha,
         alpha_units=alpha_units,
         human_pair_agreement=pair_agreement,
         ceiling_n=ceiling_n,

@@ -15,6 +15,11 @@ threshold. The Wilson interval inverts the score test, so the bound at share p̂
 when p̂ − t ≥ z·√(t(1 − t)/n), that is n ≥ z²·t(1 − t)/(p̂ − t)²; at an observed agreement at or
 below the threshold no number of labels suffices.
 
+The Wilson bounds treat the labelled units as independent draws. Units on one instruction (several
+pairs, or both orders of a pair) may be correlated, and then the bounds are too narrow; the
+certification says so in its sentence and in ``as_dict()["independence"]`` rather than adjusting
+for clustering (the labelled set is usually a few hundred units over as many instructions).
+
 References
 ----------
 Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
@@ -35,6 +40,11 @@ __all__ = ["DEFAULT_THRESHOLD", "Certification", "ClassAgreement", "certify", "l
 #: The default threshold on each class's lower bound.
 DEFAULT_THRESHOLD = 0.80
 CLASSES = {"wins": "human wins", "non_wins": "human non-wins (ties and losses)"}
+#: What the Wilson bounds assume, in words (every face shows it).
+INDEPENDENCE = (
+    "The bounds treat the labelled units as independent; units that share an instruction may be "
+    "correlated, which would make them too narrow (no adjustment for clustering by instruction)."
+)
 
 
 def labels_needed(agreed: float, n: int, threshold: float, *, z: float = Z95) -> int | None:
@@ -133,7 +143,8 @@ class Certification:
             + f" {'is' if len(failing) == 1 else 'are'} below {t}"
         )
         return (
-            f"{lead}{what} — {part(self.wins)}; {part(self.non_wins)} (units: {self.unit}s, {self.subject})."
+            f"{lead}{what} — {part(self.wins)}; {part(self.non_wins)} (units: {self.unit}s, "
+            f"{self.subject}). {INDEPENDENCE}"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -147,6 +158,7 @@ class Certification:
             "wins": self.wins.as_dict(),
             "non_wins": self.non_wins.as_dict(),
             "sentence": self.sentence(),
+            "independence": INDEPENDENCE,
             "note": self.note,
         }
 

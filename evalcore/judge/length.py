@@ -243,8 +243,9 @@ def length_controlled_ranking(
     agg = store.query(store_queries.length_cells, judge=judge, category=category)
     if agg.empty:
         raise UsageError(
-            "No call has both response lengths (length_a, length_b): length "
-            "control needs them. Add the two lengths to the file to get it."
+            "No call has both response lengths (length_a, length_b) or both answers "
+            "(response_a, response_b, whose lengths are used when the file gives none): length "
+            "control needs them. Add the two lengths or the two answers to the file to get it."
         )
     models = tuple(sorted(pd.unique(pd.concat([agg["model_a"], agg["model_b"]]).astype(str))))
     if len(models) < 2:

@@ -28,6 +28,7 @@ from evalcore.counts import VerdictCounts
 from evalcore.errors import DesignError, UsageError, check_int
 from evalcore.judge._resample import METHOD
 from evalcore.judge.agreement import (
+    MIXED_LAYOUT_NOTE,
     ONE_JUDGEMENT_NOTE,
     HumanAgreement,
     human_agreement,
@@ -395,7 +396,7 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
             try:
                 agreement = human_agreement(rows, rounds=min(rounds, 1000), seed=seed)
                 for note in agreement.notes:  # what is not identified is a design warning
-                    (warnings if note == ONE_JUDGEMENT_NOTE else notes).append(note)
+                    (warnings if note in (ONE_JUDGEMENT_NOTE, MIXED_LAYOUT_NOTE) else notes).append(note)
             except ValueError as exc:
                 notes.append(str(exc))
             from evalcore.calibration.counts import calibration_counts  # calibration imports no judge

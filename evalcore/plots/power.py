@@ -103,7 +103,7 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
             x=t["detectable_edge"],
             y=labels,
             mode="markers",
-            name="detectable edge (at α and power)",
+            name="detectable edge (the resolution test, at the target power)",
             marker={"symbol": "line-ns-open", "size": 18, "color": "black", "line": {"width": 2}},
             hovertemplate="%{y}: detectable edge %{x:.1%}<extra></extra>",
         )
@@ -116,11 +116,11 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
             name="observed edge",
             marker={"size": 11, "color": np.where(resolved, PRIMARY, ACCENT)},
             customdata=np.stack(
-                [t["discordant"], t["p_value"], np.where(resolved, "resolved", "not resolved")], axis=-1
+                [t["discordant"], t["p_holm"], np.where(resolved, "resolved", "not resolved")], axis=-1
             ),
             hovertemplate=(
                 "%{y}: observed edge %{x:.1%} on %{customdata[0]} discordant samples, "
-                "p = %{customdata[1]:.3g} (%{customdata[2]})<extra></extra>"
+                "Holm-adjusted p = %{customdata[1]:.3g} (%{customdata[2]})<extra></extra>"
             ),
         )
     )

@@ -35,14 +35,21 @@ class DetectableEdges:
     ``table`` columns: upper, lower (upper is ranked higher), rank_upper, rank_lower,
     rating_gap (Elo points), instructions (where both are defined), discordant (d ≠ 0),
     informativeness (discordant / instructions), upper_wins, lower_wins, observed_edge
-    (upper_wins / discordant − 0.5), detectable_edge (at α and power with these discordant
-    samples; NaN if none can be detected), p_value (exact binomial sign test, always two-sided:
+    (upper_wins / discordant − 0.5), detectable_edge (the smallest edge the resolution test
+    detects with ``power`` at these discordant samples; NaN if none can be detected), p_value (exact binomial sign test, always two-sided:
     the order of a pair is chosen by the data, so a one-sided test in the chosen direction would
     reject twice as often as α under equality), p_holm (p_value adjusted with Holm's method across
     the adjacent pairs tested), resolved (p_holm < α with the edge on the upper model's side, so
     the chance that any pair of equal models is called resolved is at most α family-wise),
-    instructions_needed (Table 2's total for the observed edge at this
-    pair's informativeness; <NA> when the observed edge is not positive).
+    instructions_needed (Table 2's total for the observed edge at this pair's informativeness,
+    for the resolution test; <NA> when the observed edge is not positive).
+
+    Detectable edges and sizes are for the test that decides "resolved": two-sided, at Holm's
+    first step, ``level`` = α / (number of pairs tested). A pair whose p-value is below that
+    level is resolved whatever the other pairs show (Holm's adjusted p is at most the number of
+    pairs times the raw p), so a pair at or beyond its detectable edge is resolved with the
+    stated power. The one-sided formula of the paper's Table 2 (``two_sided=False``, α) gives
+    smaller edges that this test does not reach.
     """
 
     table: pd.DataFrame
@@ -56,6 +63,9 @@ class DetectableEdges:
     informativeness_source: str
     detectable_edge: float  # at n_instructions × informativeness discordant samples
     notes: tuple[str, ...]
+    #: the two-sided level the detectable edges and sizes use: α / pairs tested (Holm's first step)
+    level: float = math.nan
+    pairs_tested: int = 0
 
     def __repr__(self) -> str:
         return (
@@ -81,6 +91,17 @@ class DetectableEdges:
         )
 
     @property
+    def level_text(self) -> str:
+        """The level of the detectable edges in words."""
+        if self.pairs_tested <= 1:
+            return f"two-sided sign test at α = {self.alpha:g}"
+        return (
+            f"two-sided sign test at α / {self.pairs_tested} = {self.level:.3g} (Holm's first step "
+            f"over the {self.pairs_tested} adjacent pairs tested: below it a pair is resolved "
+            "whatever the others show)"
+        )
+
+    @property
     def top_pair_resolved(self) -> bool | None:
         """Whether the data separate the two top models (None when there is no pair)."""
         return bool(self.table["resolved"].iloc[0]) if len(self.table) else None
@@ -96,6 +117,9 @@ class DetectableEdges:
             "alpha": self.alpha,
             "power": self.power,
             "two_sided": self.two_sided,
+            "detection_level": self.level,
+            "detection_test": self.level_text,
+            "pairs_tested": self.pairs_tested,
             "method": self.method,
             "n_instructions": self.n_instructions,
             "informativeness": self.informativeness,
@@ -129,7 +153,6 @@ def detectable_edges(
     informativeness: float | None = None,
     alpha: float = 0.05,
     power: float = 0.8,
-    two_sided: bool = False,
     method: str = "normal",
 ) -> DetectableEdges:
     """What the loaded data can detect: the sign test on each adjacent pair of the leaderboard.
@@ -154,10 +177,9 @@ def detectable_edges(
     informativeness : float, optional
         I in (0, 1] for the headline.
     alpha, power : float
-        Significance level and target power.
-    two_sided : bool
-        Two-sided sign test for the detectable edges and sample sizes. Whether a pair is
-        resolved is always decided by a two-sided test, Holm-adjusted across the pairs.
+        Family-wise significance level and target power. Whether a pair is resolved is decided
+        by a two-sided sign test, Holm-adjusted across the pairs; the detectable edges and the
+        instructions needed are for that test at Holm's first step (two-sided, α / pairs tested).
     method : {"normal", "exact"}
         As in :func:`evalcore.power.sign_test_sample_size`.
 
@@ -207,9 +229,6 @@ def detectable_edges(
                 "upper_wins": wins,
                 "lower_wins": losses,
                 "observed_edge": wins / disc - 0.5 if disc else math.nan,
-                "detectable_edge": minimum_detectable_edge(
-                    disc, alpha=alpha, power=power, two_sided=two_sided, method=method
-                ),
             }
         )
     frame = pd.DataFrame(
@@ -226,7 +245,6 @@ def detectable_edges(
             "upper_wins",
             "lower_wins",
             "observed_edge",
-            "detectable_edge",
         ],
     )
     # "Resolved" is a claim about every adjacent pair at once, and the direction of each pair is
@@ -235,15 +253,25 @@ def detectable_edges(
     frame["p_value"] = _sign_p_value(frame["upper_wins"], frame["discordant"])
     frame["p_holm"] = adjust_p_values(frame["p_value"].to_numpy(dtype=float), correction="holm")
     frame["resolved"] = ((frame["p_holm"] < alpha) & (frame["observed_edge"] > 0)).fillna(False).astype(bool)
+    # The edges and sizes of the test actually used: two-sided, at Holm's first step. Later steps
+    # test at larger levels, but only after every smaller p-value was rejected, which no single
+    # pair's data can promise; the first step's level is the one a pair reaches on its own.
+    tested = int(frame["p_value"].notna().sum())
+    level = alpha / max(tested, 1)
+
+    def detectable(discordant: int) -> float:
+        return minimum_detectable_edge(discordant, alpha=level, power=power, two_sided=True, method=method)
+
+    frame.insert(
+        frame.columns.get_loc("observed_edge") + 1,
+        "detectable_edge",
+        [detectable(int(d)) for d in frame["discordant"]],
+    )
     needed: list[float] = []
     for e, info in zip(frame["observed_edge"], frame["informativeness"], strict=True):
         if np.isfinite(e) and 0 < e <= 0.5 and info > 0:
-            needed.append(
-                total_samples(
-                    sign_test_sample_size(e, alpha=alpha, power=power, two_sided=two_sided, method=method),
-                    info,
-                )
-            )
+            size = sign_test_sample_size(e, alpha=level, power=power, two_sided=True, method=method)
+            needed.append(total_samples(size, info))
         else:
             needed.append(math.nan)
     frame["instructions_needed"] = pd.array(
@@ -270,23 +298,19 @@ def detectable_edges(
         info = float(frame["informativeness"].mean()) if frame["informativeness"].notna().any() else math.nan
         source = "mean over the adjacent pairs"
     n = counts.n_instructions
-    headline = (
-        minimum_detectable_edge(
-            int(math.floor(n * info)), alpha=alpha, power=power, two_sided=two_sided, method=method
-        )
-        if np.isfinite(info) and info > 0
-        else math.nan
-    )
+    headline = detectable(int(math.floor(n * info))) if np.isfinite(info) and info > 0 else math.nan
     return DetectableEdges(
         table=frame,
         anchor=anchor,
         alpha=alpha,
         power=power,
-        two_sided=two_sided,
+        two_sided=True,
         method=method,
         n_instructions=n,
         informativeness=info,
         informativeness_source=source,
         detectable_edge=headline,
         notes=tuple(notes),
+        level=level,
+        pairs_tested=tested,
     )

@@ -108,7 +108,7 @@ def usable_informativeness(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) and value > 0 else None
 
 
-def measured_informativeness(counts, anchor: str) -> float | None:
+def measured_informativeness(counts, anchor: str, *, per_order: bool = True) -> float | None:
     """The anchor's measured informativeness (:func:`evalcore.anchors.anchor_informativeness`),
     or None when the design cannot measure it (one battle per prompt) or it is not above 0:
     :func:`informativeness_sentence` then says why."""
@@ -116,7 +116,7 @@ def measured_informativeness(counts, anchor: str) -> float | None:
     from evalcore.errors import DesignError
 
     try:
-        return usable_informativeness(anchor_informativeness(counts, anchor))
+        return usable_informativeness(anchor_informativeness(counts, anchor, per_order=per_order))
     except DesignError:
         return None
 
@@ -302,7 +302,8 @@ def detectable_metrics(result: DetectableEdges) -> list[tuple[str, str, str | No
         (
             "Detectable edge at N × I",
             "+" + fmt_pct(result.detectable_edge, 1) if math.isfinite(result.detectable_edge) else "none",
-            "The smallest edge the sign test detects at α and power with N × I discordant samples.",
+            "The smallest edge the resolution test detects with the target power and N × I "
+            f"discordant samples: {result.level_text}.",
         ),
         (
             "Adjacent pairs resolved",
@@ -368,14 +369,15 @@ def detectable_table(result: DetectableEdges) -> pd.DataFrame:
 
 def detectable_caption(result: DetectableEdges) -> str:
     """How the adjacent pairs were tested, in words."""
-    side = "two" if result.two_sided else "one"
     return (
         "Adjacent pairs follow the Bradley–Terry leaderboard order (all battles). For each pair, "
         "discordant = instructions with d ≠ 0; observed edge = P(higher-ranked wins | discordant) "
-        f"− 50%, in percentage points; detectable edge = the smallest edge a {side}-sided sign test "
-        f"detects at α = {result.alpha:g} and power {result.power:.0%} with that many discordant "
-        f"samples. Resolved: {result.resolution_test} (Holm 1979), below α = {result.alpha:g} with "
-        "the edge on the higher-ranked model's side, so the chance that any pair of equal models "
-        f"is called resolved stays at most {result.alpha:g}. Instructions needed = the sign "
-        "test's total for the observed edge at the pair's own informativeness."
+        "− 50%, in percentage points. Resolved: "
+        f"{result.resolution_test} (Holm 1979), below α = {result.alpha:g} with the edge on the "
+        "higher-ranked model's side, so the chance that any pair of equal models is called "
+        f"resolved stays at most {result.alpha:g}. Detectable edge = the smallest edge that test "
+        f"detects with power {result.power:.0%} at that many discordant samples, and instructions "
+        f"needed = its total for the observed edge at the pair's own informativeness: "
+        f"{result.level_text}. The two-sided setting above applies to the sample sizes and the "
+        "simulation, not here."
     )

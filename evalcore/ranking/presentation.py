@@ -15,6 +15,8 @@ import pandas as pd
 from evalcore.errors import UsageError
 from evalcore.ranking.leaderboard import (
     BOOTSTRAP_LIMIT,
+    COVERAGE_AT_THRESHOLD,
+    MIN_INSTRUCTIONS_FOR_NOMINAL,
     IntervalMethod,
     Leaderboard,
     choose_interval,
@@ -141,14 +143,26 @@ def method_caption(board: Leaderboard) -> str:
             f"resample the {fmt_int(board.n_instructions)} instructions (the benchmark's unit), seed "
             f"{board.seed}."
         )
+    measured = COVERAGE_AT_THRESHOLD[board.interval_method]
     return (
         "Bradley–Terry maximum likelihood on win/tie/loss counts (a tie is half a win each), Elo "
         "scale: a 400-Elo-point gap means a 10:1 win probability. " + how + " Rank range: the 95% "
-        "range of the model's rank across rounds."
+        "range of the model's rank across rounds. 95% is the nominal level: in simulation these "
+        f"intervals covered the truth {fmt_pct(measured, 1)} of the time at "
+        f"{MIN_INSTRUCTIONS_FOR_NOMINAL} instructions, less below."
     )
 
 
-def _interval_text(low: float, high: float, bound: str) -> str:
+#: What the interval cell adds for a model judged on few instructions.
+FEW_WORDS = "rough: few instructions"
+
+
+def _interval_text(low: float, high: float, bound: str, few: bool = False) -> str:
+    text = _bounded_text(low, high, bound)
+    return f"{text} ({FEW_WORDS})" if few and text != MISSING else text
+
+
+def _bounded_text(low: float, high: float, bound: str) -> str:
     if bound == "at least":
         return f"at least {fmt_rating(low)}" if math.isfinite(low) else MISSING
     if bound == "at most":
@@ -184,6 +198,8 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
     Columns: Rank, Model, Rating, 95% interval (``"at least …"`` for a model that never lost,
     ``"at most …"`` for one that never won: their rating is one-sided), Rank range, Battles, Wins,
     Ties, Losses, Win rate, One-sided ("at least (never lost)" / "at most (never won)" / "—"),
+    Instructions (how many instructions have a verdict involving the model; the interval of a
+    model below the few-instructions threshold says "rough: few instructions"),
     Comparable (only when some model only ever sat in one slot while most did not: "no: only
     ever in slot B" marks a rating that carries the judge's slot preference), Tier (when
     ``separation`` is given: models in one tier cannot be told apart by the data) and Part (only when the comparison graph falls apart into several pieces that cannot be compared).
@@ -195,8 +211,10 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
             "Model": t["model"].astype(str),
             "Rating": [fmt_rating(v) for v in t["rating"]],
             "95% interval": [
-                _interval_text(float(lo), float(hi), str(b))
-                for lo, hi, b in zip(t["ci_low"], t["ci_high"], t["bound"], strict=True)
+                _interval_text(float(lo), float(hi), str(b), bool(f))
+                for lo, hi, b, f in zip(
+                    t["ci_low"], t["ci_high"], t["bound"], t["few_instructions"], strict=True
+                )
             ],
             "Rank range": [
                 rank_range_text(lo, hi) for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)
@@ -209,6 +227,7 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
                 fmt_pct(v, 1) if b > 0 else MISSING for v, b in zip(t["win_rate"], t["battles"], strict=True)
             ],
             "One-sided": [_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
+            "Instructions": t["instructions"].astype(int),
         }
     )
     if not t["comparable"].all():

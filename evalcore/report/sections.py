@@ -116,6 +116,9 @@ def leaderboard_section(analyses: Analyses) -> str:
         table = table.drop(columns=["comparable", "only_slot"])
     else:
         table["comparable"] = [comparable_text(str(slot)) for slot in table.pop("only_slot")]
+    table["few_instructions"] = ["few: rough interval" if f else "" for f in table["few_instructions"]]
+    if (table["few_instructions"] == "").all():
+        table = table.drop(columns=["few_instructions"])
     table = table.rename(
         columns={
             "ci_low": "95% low",
@@ -123,8 +126,10 @@ def leaderboard_section(analyses: Analyses) -> str:
             "rank_low": "best rank",
             "rank_high": "worst rank",
             "win_rate": "win rate",
+            "few_instructions": "caveat",
         }
     )
+    table = table[[c for c in table.columns if c != "win rate"] + ["win rate"]]  # last, as before
     formats = {
         "rating": rating_text,
         "95% low": rating_text,
@@ -312,9 +317,10 @@ def power_section(analyses: Analyses) -> str:
     caption = (
         f'<p class="caption">Each adjacent pair of the leaderboard, from {esc(how)}: discordant = '
         "instructions where the two models' verdicts differ; observed edge = upper wins / "
-        f"discordant − 50%; detectable edge = the smallest edge a one-sided sign test at α = "
-        f"{edges.alpha:g} finds with {edges.power:.0%} power at this many discordant instructions; "
-        "resolved = the exact two-sided sign test, Holm-adjusted across the adjacent pairs, rejects “the two models are as good” (Don-Yehiya et al. 2026, §4.3; Holm 1979). "
+        "discordant − 50%; resolved = the exact two-sided sign test, Holm-adjusted across the "
+        "adjacent pairs, rejects “the two models are as good” (Don-Yehiya et al. 2026, §4.3; Holm "
+        "1979); detectable edge = the smallest edge that test finds with "
+        f"{edges.power:.0%} power at this many discordant instructions ({esc(edges.level_text)}). "
         f"{edges.n_resolved} of {edges.n_pairs} pairs are resolved.</p>"
     )
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in edges.notes)

@@ -130,3 +130,13 @@ def test_rank_control_refusals_in_words(table_file, capsys, control, message):
     assert main(["rank", str(table_file), "--bootstrap", "0", "--control", control]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_the_judge_chosen_for_you_is_named_on_stderr(table_file, capsys):
+    """Issue 25, item 8: with several judges and no --judge, the command says which it used."""
+    assert main(["rank", str(table_file), "--bootstrap", "0", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "the file has 2 judges (j1, j2); this uses the first, j1" in captured.err
+    assert json.loads(captured.out)["judge"] == "j1"  # stdout stays JSON
+    assert main(["rank", str(table_file), "--bootstrap", "0", "--judge", "j2"]) == 0
+    assert "this uses the first" not in capsys.readouterr().err

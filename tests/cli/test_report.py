@@ -40,7 +40,8 @@ def files(tmp_path_factory):
 
 
 def _error_line(capsys) -> str:
-    err = capsys.readouterr().err.strip().splitlines()
+    # a "note:" line (e.g. which judge was used) may come before the one error line
+    err = [line for line in capsys.readouterr().err.strip().splitlines() if not line.startswith("note: ")]
     assert len(err) == 1 and err[0].startswith("error: ")
     return err[0]
 

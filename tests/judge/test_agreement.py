@@ -8,6 +8,7 @@ import pytest
 from scipy.stats import norm
 
 from evalcore.judge.agreement import (
+    MIXED_LAYOUT_NOTE,
     cohen_kappa,
     compression_table,
     confusion_matrix,
@@ -89,9 +90,9 @@ def test_compression_table_hand_worked():
 def test_human_agreement_rows_hand_worked():
     rows = _rows(
         [
-            # q1: x–y judged both orders, two human labels (agree: x wins)
+            # q1: x–y judged twice in one order, two human labels (agree: x wins)
             ("q1", "x", "y", 2, 1),
-            ("q1", "y", "x", 1, -1),
+            ("q1", "x", "y", -1, 1),
             # q2: x–y, humans split (x wins / tie); judge says tie then x wins
             ("q2", "x", "y", 0, 1),
             ("q2", "y", "x", -1, 0),
@@ -301,3 +302,58 @@ def test_several_raters_on_both_orders_give_their_own_alpha():
                 hits += u[k] == others[0]
     assert res.ceiling_n == total
     assert res.ceiling_agreement == pytest.approx(hits / total)
+
+
+def _mixed_layout(seed: int, copied: float = 0.7) -> tuple[pd.DataFrame, float, float]:
+    """A both-orders table where a share ``copied`` of the pairs carries one label copied onto both
+    order rows and the rest two people's labels, one per order row (issue 25, item 5). Returns the
+    rows, and the truth: Krippendorff's α and the ceiling (each label against the other) of the
+    doubly rated pairs alone."""
+    rng = np.random.default_rng(seed)
+    sim = simulate(
+        SimulationSpec(
+            n_models=5, n_instructions=60, both_orders=True, judges=(JudgeSpec("j", noise=0.6),), seed=seed
+        )
+    )
+    rows = sim.verdicts[["instruction_id", "model_a", "model_b", "verdict"]].copy()
+    first = (rows["model_a"] < rows["model_b"]).to_numpy()
+    unit = rows["instruction_id"] + "|" + np.where(first, rows["model_a"], rows["model_b"])
+    codes, uniques = pd.factorize(unit + "|" + np.where(first, rows["model_b"], rows["model_a"]))
+    truth = rng.normal(0.0, 1.0, len(uniques))
+    two = np.sign(np.round(truth[:, None] + rng.normal(0.0, 0.9, (len(uniques), 2)))).astype(int)
+    is_copy = rng.random(len(uniques)) < copied
+    own = np.where(first, two[codes, 0], two[codes, 1])  # each order row: its own person
+    own = np.where(is_copy[codes], two[codes, 0], own)  # copied pairs: the first person on both
+    rows["human"] = pd.array(np.where(first, own, -own), dtype="Int8")
+    doubly = [list(x) for x in two[~is_copy]]
+    agree = float(np.mean([u[0] == u[1] for u in doubly]))
+    return rows, krippendorff_alpha_nominal(doubly), agree
+
+
+def test_a_mixed_layout_withholds_alpha_and_the_ceiling_in_words():
+    rows, true_alpha, true_ceiling = _mixed_layout(seed=1)
+    res = human_agreement(rows, rounds=0)
+    assert np.isnan(res.alpha) and np.isnan(res.ceiling_agreement) and res.ceiling_n == 0
+    assert res.alpha_units == 0
+    assert MIXED_LAYOUT_NOTE in res.notes
+    assert "no rater column" in MIXED_LAYOUT_NOTE and "not shown" in MIXED_LAYOUT_NOTE
+    # agreement with the judge is kept (each row's own label)
+    assert np.isfinite(res.agreement.value)
+    d = res.as_dict()
+    assert d["human_alpha"] is None or np.isnan(d["human_alpha"])
+    assert MIXED_LAYOUT_NOTE in d["notes"]
+
+
+@pytest.mark.slow
+def test_mixed_layouts_never_report_an_inflated_alpha_over_200_tables():
+    """Known truth: α and the ceiling of the doubly rated pairs. Read as two raters everywhere
+    (before), the tables reported a median α of 0.78 where the doubly rated pairs had 0.27, and a
+    ceiling of 85.5% where they agreed 51.9% of the time, α more than 0.05 too high in all 200;
+    now every table withholds both. 200 tables."""
+    inflated = withheld = 0
+    for seed in range(200):
+        rows, true_alpha, _ = _mixed_layout(seed)
+        res = human_agreement(rows, rounds=0)
+        withheld += bool(np.isnan(res.alpha) and np.isnan(res.ceiling_agreement))
+        inflated += bool(res.alpha > true_alpha + 0.05)
+    assert inflated == 0 and withheld == 200

@@ -82,3 +82,11 @@ def test_on_a_simulated_table_double_ordered_with_shared_labels():
     assert both.wins.n + both.non_wins.n == len(labelled) // 2  # one unit per shared label
     d = both.as_dict()
     assert d["certified"] == both.certified and d["wins"]["labelled"] == both.wins.n
+
+
+def test_the_independence_assumption_is_said_in_every_face():
+    """Issue 25, item 8: the Wilson bounds do not account for clustering by instruction, and
+    the certification says so (the sentence the page, the report and ``judge`` print, and JSON)."""
+    c = certify(_counts(90, 100, 85, 100), threshold=0.8)
+    assert "treat the labelled units as independent" in c.sentence()
+    assert "clustering by instruction" in c.as_dict()["independence"]

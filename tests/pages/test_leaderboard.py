@@ -151,3 +151,22 @@ def test_style_toggle_offers_markdown_from_feat_columns_and_refuses_the_slot_of_
     assert any("No style control" in w.value and "slot" in w.value for w in at.warning)
     assert "Rank change" not in at.dataframe[0].value.columns
     assert pd.notna(at.dataframe[0].value["Rating"]).all()
+
+
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
+def test_a_model_on_few_instructions_is_marked_in_the_table_and_the_notes():
+    """Issue 25, item 4: a model on 2 of 60 instructions gets its caveat on the page."""
+    from tests.bt_sim import simulate_rare
+    from tests.ranking.test_few_instructions import RARE, THETA, _frame
+
+    counts = simulate_rare(THETA, 60, 2, effect_sd=0.8, tie_rate=0.2, seed=3)
+    at = open_page()
+    data = _frame(counts).to_csv(index=False).encode()
+    at.file_uploader(key="upload").upload("rare.csv", data, "text/csv").run()
+    at.switch_page("pages/leaderboard.py").run()
+    assert not at.exception
+    shown = at.dataframe[0].value.set_index("Model")
+    assert shown.loc[RARE, "95% interval"].endswith("(rough: few instructions)")
+    assert shown.loc[RARE, "Instructions"] == 2
+    assert "rough" not in shown.drop(index=RARE)["95% interval"].str.cat()
+    assert any(f"{RARE} (2 of 60)" in w.value for w in at.warning)

@@ -61,6 +61,10 @@ def test_headline_metrics_and_sentences_match_the_library(default_view, expected
             assert deltas[tile.label] == tile.note
         assert finding.text in _markdown(at)
     assert metrics["Leader"] == "sim-alder"
+    # The separation sentence quotes the p the decision uses (issue 25, item 7).
+    assert "after Holm's adjustment across the 19 adjacent pairs" in _markdown(at)
+    # ... and the recommended anchor how often it is the most informative (item 8).
+    assert "of 200 instruction resamples" in _markdown(at)
     # Each finding links to its page, where that page exists in this build.
     links = {p.proto.label for p in at.get("page_link")}
     for finding in expected(judge).findings:

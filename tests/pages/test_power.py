@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -74,6 +76,24 @@ def test_wilcoxon_curve_and_detectable_edges_drawn(power_page):
     table = next(f for f in _frames(at) if "Observed edge" in f.columns)
     assert {"Higher-ranked model", "p (Holm-adjusted)", "Resolved"} <= set(table.columns)
     assert not any("_" in c for c in table.columns)
+    # The detectable edges (the chart's marks) are that test's, at Holm's first step (issue 25,
+    # item 7): no pair at or beyond its mark is drawn "not resolved".
+    assert any(
+        "two-sided sign test at α / 19" in c.value and "Holm's first step" in c.value for c in at.caption
+    )
+    edges = next(s for s in specs if "Adjacent pairs" in s["layout"]["title"]["text"])
+    marks, observed = edges["data"][0], edges["data"][1]
+    assert "the resolution test" in marks["name"]
+    xs, at_mark = _numbers(observed["x"]), _numbers(marks["x"])
+    beyond = np.isfinite(xs) & np.isfinite(at_mark) & (xs >= at_mark)
+    assert all(observed["customdata"][k][2] == "resolved" for k in np.flatnonzero(beyond))
+
+
+def _numbers(values) -> np.ndarray:
+    """A Plotly array as numbers (binary-encoded when numeric)."""
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
 def test_one_pair_mode_and_anchor_comparison(power_page):

@@ -288,8 +288,13 @@ def test_detectable_edges_hand_built_pair():
     assert other < top["p_value"] / 2
     assert top["p_holm"] == pytest.approx(max(top["p_value"], 2 * other))
     assert not top["resolved"]
-    assert top["detectable_edge"] == pytest.approx(minimum_detectable_edge(100))
-    assert top["instructions_needed"] == total_samples(153, 1.0)
+    # Detectable edge and instructions needed: the test used, two-sided at Holm's first step
+    # (0.05 / 2 pairs), not the one-sided formula at 0.05 (+12.4% and 153 discordant).
+    level = {"alpha": 0.025, "two_sided": True}
+    assert result.level == 0.025 and result.pairs_tested == 2
+    assert top["detectable_edge"] == pytest.approx(minimum_detectable_edge(100, **level))
+    assert top["detectable_edge"] > minimum_detectable_edge(100) + 0.02
+    assert top["instructions_needed"] == total_samples(sign_test_sample_size(0.1, **level), 1.0)
     assert result.table.iloc[1]["resolved"]  # B beat C every time
     assert result.top_pair_resolved is False
     assert result.as_dict()["resolution_test"] == (
@@ -297,7 +302,7 @@ def test_detectable_edges_hand_built_pair():
     )
     # The headline uses N × I with the informativeness given.
     r2 = detectable_edges(c, informativeness=0.45)
-    assert r2.detectable_edge == pytest.approx(minimum_detectable_edge(math.floor(100 * 0.45)))
+    assert r2.detectable_edge == pytest.approx(minimum_detectable_edge(math.floor(100 * 0.45), **level))
     assert r2.as_dict()["n_pairs"] == 2
 
 
@@ -409,7 +414,7 @@ def test_a_pair_ranked_against_its_own_head_to_head_is_not_resolved():
     rows += [(f"q{i}", "A", "C", 2) for i in range(100)]
     rows += [(f"q{i}", "B", "C", 1 if i < 50 else -1) for i in range(100)]
     c = _counts(rows)
-    t = detectable_edges(c, two_sided=True).table
+    t = detectable_edges(c).table
     top = t.iloc[0]
     assert (top["upper"], top["lower"]) == ("A", "B")
     assert top["observed_edge"] == pytest.approx(-0.2)

@@ -180,14 +180,21 @@ def test_a_graph_in_pieces_is_ranked_within_pieces():
 
 
 def test_all_ties_judge_gives_equal_ratings():
-    rows = [(str(i), a, b, 0) for i in range(6) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))]
+    rows = [(str(i), a, b, 0) for i in range(40) for a, b in (("x", "y"), ("y", "z"), ("x", "z"))]
     board = leaderboard(_table(rows), rounds=50)
     np.testing.assert_allclose(board.table["rating"], 1000.0, atol=1e-6)
-    # Six instructions: the few-instructions warning; every resample alike: no zero-width interval.
-    assert any("Only 6 instructions" in n for n in board.notes)
+    # Every resample alike: no zero-width interval.
     assert any("same rating" in n for n in board.notes)
     assert board.table["ci_low"].isna().all()
     assert not any("lead" in n for n in board.notes)
+    # Six instructions: the few-instructions warning, and every model's interval is the
+    # model-based one (ties are evidence of equal strength), never zero-width.
+    board = leaderboard(_table(rows[:18]), rounds=50)
+    assert any("Only 6 instructions" in n for n in board.notes)
+    assert any("Every model was judged on fewer than 30" in n for n in board.notes)
+    t = board.table
+    assert (t["ci_high"] - t["ci_low"] > 50).all()
+    np.testing.assert_allclose(t["ci_high"] - 1000.0, 1000.0 - t["ci_low"], atol=1e-6)
 
 
 def test_too_little_data_is_a_clear_error():

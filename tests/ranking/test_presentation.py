@@ -111,6 +111,15 @@ def test_method_caption_says_which_interval():
     assert "sandwich" in show.method_caption(leaderboard(counts, rounds=50, seed=0, interval="sandwich"))
 
 
+def test_method_caption_states_the_measured_coverage_not_95():
+    """Issue 25, item 8: 95% is nominal; at 30 instructions the measured coverage is quoted."""
+    counts = _mixed()
+    text = show.method_caption(leaderboard(counts, rounds=50, seed=0))
+    assert "covered the truth 93.1% of the time at 30 instructions" in text
+    text = show.method_caption(leaderboard(counts, rounds=50, seed=0, interval="sandwich"))
+    assert "covered the truth 94.4% of the time at 30 instructions" in text
+
+
 def test_separation_heatmap_marks_separated_pairs():
     from evalcore.plots.leaderboard import separation_heatmap
 

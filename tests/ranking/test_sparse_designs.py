@@ -149,10 +149,14 @@ def test_a_model_absent_from_resamples_is_not_put_at_the_prior_centre():
     # In those rounds the others keep the point estimate's frame (their mean is unchanged) ...
     point = board.ratings[:3]
     np.testing.assert_allclose(board.samples[absent, :3].mean(axis=1), point.mean(), atol=1e-6)
-    # ... and rare's interval comes from the rounds where it played, never from a prior centre.
+    # ... and rare's interval comes from the rounds where it played, never from a prior centre
+    # (on 3 instructions it is widened to at least the model-based width, so it holds them).
     played = board.samples[~absent, 3]
     rare = board.table.set_index("model").loc["rare"]
-    assert rare["ci_high"] == pytest.approx(np.percentile(played, 97.5))
+    assert rare["few_instructions"]
+    assert rare["ci_high"] >= np.percentile(played, 97.5) and rare["ci_low"] <= np.percentile(played, 2.5)
+    points = leaderboard(counts, rounds=0)
+    assert np.isnan(points.table.set_index("model").loc["rare", "ci_high"])  # no rounds, no widening
     assert any("no battle at all in some resamples" in note for note in board.notes)
 
 

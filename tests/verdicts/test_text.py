@@ -6,6 +6,7 @@ import gzip
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -210,7 +211,7 @@ def test_mt_bench_pair_question_answers_and_judgment():
         "Assistant A is better. [[A]]",
         "Assistant B is better. [[B]]",
     ]
-    assert case.calls[0].judged_at == "1687222761.3"
+    assert case.calls[0].judged_at == "2023-06-20 00:59:21 UTC"  # tstamp 1687222761.3, as a date
     fixture = _cases(NATIVE / "mt_bench" / "gpt-4_pair.jsonl")
     assert fixture[0].calls[0].judge_output == "..."
 
@@ -286,3 +287,41 @@ def test_cli_verdicts_refuses_in_words(tmp_path, capsys):
     assert "--limit: got 0; must be a whole number from 1 to 500" in capsys.readouterr().err
     assert main(["verdicts", str(path), "--verdict", "A"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_a_unix_judged_at_is_shown_as_a_date(tmp_path):
+    """Issue 25, item 8: MT-Bench's ``tstamp`` (Unix seconds) read as ``judged_at`` is a date."""
+    frame = ROWS.assign(judged_at=["1687221890.5", "1687221890500", "2024-05-01"])
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    store = VerdictStore()
+    store.load_file(path)
+    q1, q2 = store.verdicts().cases
+    assert [c.judged_at for c in q1.calls] == ["2023-06-20 00:44:50 UTC"] * 2
+    assert q2.calls[0].judged_at == "2024-05-01"  # any other notation as written
+    store.close()
+
+
+@pytest.mark.parametrize("text", [True, False])
+@pytest.mark.parametrize("name", ["t.csv", "t.parquet", "t.jsonl"])
+def test_lengths_come_from_the_answers_when_the_file_has_none(tmp_path, name, text):
+    """Issue 25, item 8: a file with both answers and no length columns gets the answers'
+    lengths in characters (whether or not its text is kept), instead of asking for two columns."""
+    path = tmp_path / name
+    _write(ROWS, path)
+    store = VerdictStore()
+    store.load_file(path, text=text)
+    got = store.frame().sort_values("row")
+    assert got["length_a"].tolist()[:2] == [len("hi from x"), len("hi from y")]
+    assert got["length_b"].tolist()[:2] == [len("hi from y"), len("hi from x")]
+    assert np.isnan(got["length_a"].iloc[2])  # one answer missing: no length pair
+    store.close()
+
+
+def test_the_files_own_lengths_win(tmp_path):
+    path = tmp_path / "t.csv"
+    _write(ROWS.assign(length_a=[5.0, 6.0, 7.0], length_b=[8.0, 9.0, 10.0]), path)
+    store = VerdictStore()
+    store.load_file(path)
+    assert store.frame().sort_values("row")["length_a"].tolist() == [5.0, 6.0, 7.0]
+    store.close()
