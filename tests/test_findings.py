@@ -345,7 +345,12 @@ def test_the_separation_sentence_quotes_the_p_and_edges_of_the_test_used():
     rows = []
     for i, a, b, n in zip(counts.inst, counts.a, counts.b, counts.n, strict=True):
         for level, calls in zip((-2, -1, 0, 1, 2), n, strict=True):
-            rows += [(counts.instructions[i], counts.models[a], counts.models[b], level)] * int(calls)
+            # every other instruction in the swapped order: a model always in one slot would be
+            # left out of the separation as not comparable (its rating carries slot preference)
+            row = (counts.instructions[i], counts.models[a], counts.models[b], level)
+            if i % 2:
+                row = (row[0], row[2], row[1], -level)
+            rows += [row] * int(calls)
     frame = pd.DataFrame(rows, columns=["instruction_id", "model_a", "model_b", "verdict"])
     store = VerdictStore.from_frame(frame)
     analyses = run_analyses(store, rounds=100, seed=0)
