@@ -347,7 +347,8 @@ def pilot_informativeness(pilot: PilotScreening | None, sweep: AnchorSweep, chos
         value = float(row.iloc[0]) if len(row) else float("nan")
     if not value == value:
         value = 0.5
-    return round(min(1.0, max(0.01, value)), 3)
+    # not rounded: the planner's total must be the Overview's ⌈617 / I⌉ (1,056, not 1,055)
+    return min(1.0, max(0.01, value))
 
 
 def planner_defaults(

@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     PAGES,
@@ -97,8 +98,9 @@ def leader_finding(analyses: Analyses) -> Finding:
         f", {gap:,.0f} Elo points ahead of {second['model']} ({fmt_rating(second['rating'])}, "
         f"95% interval {fmt_rating(second['ci_low'])}–{fmt_rating(second['ci_high'])}). "
         f"A {gap:,.0f}-point gap means {first['model']} would be preferred in "
-        + (f"about {fmt_pct(share)}" if share <= 0.995 else "more than 99%")
-        + " of their head-to-head comparisons."
+        + (f"about {q.format('predicted_preference', share)}" if share <= 0.995 else "more than 99%")
+        + " of their head-to-head comparisons (the predicted head-to-head preference: read off the "
+        "ratings, not a count of verdicts)."
     )
     if len(board.table) > len(top):
         text += (
@@ -113,7 +115,9 @@ def leader_finding(analyses: Analyses) -> Finding:
         # Huang et al. (2025): a lead can rest on a handful of verdicts; say how many.
         text += " " + analyses.fragility.headline()
         numbers["lead_rests_on_verdicts"] = analyses.fragility.lead.n_drop
-    tiles += (Tile("Lead over #2 (Elo)", f"{gap:+,.0f}", f"Elo points over {second['model']}"),)
+    tiles += (
+        Tile(q.name("lead_over_next"), q.format("lead_over_next", gap), f"Elo points over {second['model']}"),
+    )
     return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "clear", numbers)
 
 
@@ -175,8 +179,9 @@ def separation_finding(analyses: Analyses) -> Finding:
         )
     won = (
         f"{upper} won {int(pair['upper_wins']):,} of the {int(pair['discordant']):,} "
-        f"instructions where their verdicts ({how}) differ: {fmt_pct(0.5 + pair['observed_edge'])} "
-        f"({fmt_p(pair['p_value'])}, two-sided sign test)"
+        f"instructions where their verdicts ({how}) differ (share of differing instructions won "
+        f"{q.format('differing_share_won', 0.5 + pair['observed_edge'])}; "
+        f"{fmt_p(pair['p_value'])}, two-sided sign test)"
     )
     rank = f"its 95% rank range is {int(row['rank_low'])}–{int(row['rank_high'])}"
     if pair["resolved"]:
