@@ -135,6 +135,7 @@ FORMATS = {
     "signed_elo_1": lambda v: f"{v:+,.1f}",
     "count": lambda v: f"{round(v):,}",
     "coefficient": lambda v: f"{v:.3f}",
+    "coefficient_2": lambda v: f"{v:.2f}",
     "signed_coefficient": lambda v: f"{v:+.3f}",
     "levels": lambda v: f"{v:.2f}",
 }
@@ -277,7 +278,7 @@ _ENTRIES = (
     ),
     _q(
         "head_to_head_win_rate",
-        "Observed head-to-head win rate",
+        "Head-to-head win rate, single calls",
         "Among the single-order calls between two models, (wins + ties/2) ÷ calls, both slots pooled.",
         "percent",
         "percent",
@@ -813,7 +814,7 @@ _ENTRIES = (
     # -- calibration -------------------------------------------------------------------------
     _q(
         "printed_win_rate",
-        "Printed win rate (both orders)",
+        "Printed win rate, both orders",
         "The judge's win rate for the candidate against the baseline: (wins + ties/2) ÷ both-orders "
         "verdicts (both orders combined, a disagreement a tie).",
         "percent",
@@ -823,10 +824,10 @@ _ENTRIES = (
         json_keys=("printed",),
     ),
     _q(
-        "corrected_win_rate",
-        "Corrected win rate",
-        "The human win rate the judge's printed rate implies once its errors on the labelled pairs "
-        "are undone (a tie is not a win here).",
+        "corrected_win_share",
+        "Corrected share of human wins",
+        "The share of human-called wins the judge's calls imply once its errors on the labelled "
+        "pairs are undone (a tie is not a win here, unlike the printed win rate).",
         "percent",
         "percent",
         "Rogan–Gladen estimator with the Lang–Reiczigel interval.",
@@ -835,8 +836,19 @@ _ENTRIES = (
         json_keys=("corrected",),
     ),
     _q(
+        "corrected_win_rate",
+        "Corrected win rate",
+        "P(human win) + P(human tie)/2 for the candidate, both arms corrected for the judge's errors "
+        "(the printed win rate's convention, a tie half a win).",
+        "percent",
+        "percent",
+        "Rogan–Gladen on wins and on losses; bootstrap over instructions.",
+        _RG,
+        _NOT_LABELS,
+    ),
+    _q(
         "sensitivity",
-        "Human wins the judge calls wins",
+        "Sensitivity",
         "Sensitivity: among labelled pairs the human called a win, the share the judge called a win.",
         "percent",
         "percent",
@@ -847,7 +859,7 @@ _ENTRIES = (
     ),
     _q(
         "specificity",
-        "Human non-wins the judge calls non-wins",
+        "Specificity",
         "Specificity: among labelled pairs the human called a tie or a loss, the share the judge "
         "did not call a win.",
         "percent",
@@ -863,8 +875,8 @@ _ENTRIES = (
         "Sensitivity + specificity − 1: how much of the human signal "
         "survives in the judge's calls (0 none, 1 all).",
         "coefficient",
-        "coefficient",
-        "Se + Sp − 1.",
+        "coefficient_2",
+        "Sensitivity + specificity − 1.",
         _YOUDEN,
         _NOT_LABELS,
         json_keys=("j", "youden_j"),

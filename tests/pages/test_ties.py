@@ -32,18 +32,18 @@ def test_page_shows_the_judges_tie_structure(ties_page, demo_store):
     judge = at.selectbox(key="ties_judge_select").value
     expected = verdict_tie_structure(demo_store.counts(judge=judge))
     metrics = _metrics(at)
-    assert metrics["Tie probability"] == [f"{expected.stats.tie_probability:.3f}"]
-    assert metrics["D2"] == [f"{expected.stats.d2:.2f}"]
-    assert metrics["T (top tied)"] == [f"{expected.top_tied:.1%}"]
+    assert metrics["Same-level chance"] == [f"{expected.stats.tie_probability:.1%}"]
+    assert metrics["Effective levels, collisions"] == [f"{expected.stats.d2:.2f}"]
+    assert metrics["Instructions with a tied top"] == [f"{expected.top_tied:.1%}"]
     # human labels exist in the demo: τa against them is shown, and equals the library's
     labelled = labelled_counts(demo_store, judge)
     human = verdict_tie_structure(labelled.judge, labelled.human)
-    assert metrics["τa"][0] == f"{human.agreement.tau_a:.3f}"
+    assert metrics["Kendall's tau-a"][0] == f"{human.agreement.tau_a:.3f}"
     # the demo's human ranking is the reference score: a second row of agreement metrics
     ranking = read_human_ranking(ROOT / "data" / "demo_human_ranking.csv")
     by_score = verdict_tie_structure(demo_store.counts(judge=judge), ranking)
-    assert metrics["τb"][1] == f"{by_score.agreement.tau_b:.3f}"
-    assert any("Tie probability" in c.value and "Σp²" in c.value for c in at.caption)
+    assert metrics["Kendall's tau-b"][1] == f"{by_score.agreement.tau_b:.3f}"
+    assert any("Same-level chance" in c.value and "not the tie rate" in c.value for c in at.caption)
     charts = [e for e in at.get("plotly_chart")]
     assert any("Verdict levels of" in e.proto.spec for e in charts)
 
@@ -54,7 +54,7 @@ def test_page_tie_happy_judge(ties_page):
     assert not at.exception
     metrics = _metrics(at)
     assert metrics["Distinct levels"] == ["3"]
-    assert float(metrics["Tie probability"][0]) > 0.3
+    assert float(metrics["Same-level chance"][0].rstrip("%")) > 30
 
 
 def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
@@ -108,7 +108,7 @@ def test_page_without_human_labels_or_ranking():
     assert not at.exception
     assert any("no human-labelled rows" in i.value for i in at.info)
     assert any("No reference score is loaded" in c.value for c in at.caption)
-    assert "τa" not in _metrics(at)
+    assert "Kendall's tau-a" not in _metrics(at)
     assert _metrics(at)["Distinct levels"] == ["5"]
 
 
