@@ -93,9 +93,9 @@ def test_side_by_side_marks_the_steady_judge_and_shows_the_sheets_numbers(labell
     assert table.loc["steady", "Position bias (percentage points)"].endswith("★")
     assert not table.loc["first", "Position bias (percentage points)"].endswith("★")
     # tie rates are not graded
-    assert not any(v.endswith("★") for v in table["tie rate (single order)"])
+    assert not any(v.endswith("★") for v in table["Tie rate, single order"])
     definitions = show.column_definitions()
-    assert "position bias (percentage points)" in set(definitions["column"])
+    assert "Position bias (percentage points)" in set(definitions["column"])
     assert definitions["definition"].str.len().min() > 10
 
 
