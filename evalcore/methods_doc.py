@@ -93,6 +93,9 @@ def _plain_links(text: str) -> str:
         words, target = match[1], match[2]
         if re.match(r"https?://", target):
             return f"{words} ({re.sub(r'^https?://', '', target)})"
+        if target.startswith(("definitions.md", "glossary.md")):
+            # the page shows the glossary at its end: a reader can open it there
+            return f"{words} (see the glossary of reported quantities at the end of this page)"
         return words
 
     return _LINK.sub(one, text)

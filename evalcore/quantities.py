@@ -33,11 +33,13 @@ from evalcore.text import MISSING
 __all__ = [
     "CATALOGUE",
     "FORMATS",
+    "GLOSSARY_INTRO",
     "Quantity",
     "Reference",
     "STRUCTURAL_JSON_KEYS",
     "UNITS",
     "format",
+    "glossary_entries_markdown",
     "glossary_markdown",
     "json_key_ids",
     "lookup",
@@ -111,8 +113,20 @@ UNITS = (
     "model pairs",
     "models",
     "levels",
+    "judges",
+    "probability",
     "rank",
     "coefficient",
+)
+
+
+#: The glossary's opening words (docs/glossary.md and the Methods page).
+GLOSSARY_INTRO = (
+    "Every number Verdict Lab shows is one of these quantities, under this name, in this unit, on "
+    "every page, in the report and on the command line. Different quantities have different "
+    "names: the predicted head-to-head preference, the head-to-head win rate over single calls, "
+    "the printed win rate over both-orders verdicts and the share of differing instructions won "
+    "are four numbers."
 )
 
 
@@ -318,7 +332,7 @@ _ENTRIES = (
         "sign_test_p",
         "Sign-test p-value",
         "Two-sided exact sign test of 'the two models are as good' on the differing instructions.",
-        "coefficient",
+        "probability",
         "coefficient",
         "Binomial tail.",
         _DY,
@@ -1011,6 +1025,20 @@ def json_key_ids() -> dict[str, str]:
     return {key: entry.id for entry in _ENTRIES for key in entry.json_keys}
 
 
+def glossary_entries_markdown() -> str:
+    """Every quantity as a Markdown paragraph: the Methods page's glossary (the same words as
+    ``docs/glossary.md``)."""
+    out = []
+    for q in _ENTRIES:
+        parts = [f"**{q.name}** ({q.unit}): {q.definition} Method: {q.method}"]
+        if q.reference is not None:
+            parts.append(f"Reference: {q.reference}.")
+        if q.not_identified:
+            parts.append(f"Not computed on {q.not_identified}.")
+        out.append("- " + " ".join(parts))
+    return "\n".join(out)
+
+
 def glossary_markdown() -> str:
     """``docs/glossary.md``: every quantity with its name, definition, unit, method and reference."""
     lines = [
@@ -1019,10 +1047,7 @@ def glossary_markdown() -> str:
         "<!-- Generated from evalcore/quantities.py by scripts/write_glossary.py: edit the",
         "catalogue, not this file (a test fails when they differ). -->",
         "",
-        "Every number Verdict Lab shows is one of these quantities, under this name, in this unit,",
-        "on every page, in the report and on the command line. Different quantities have different",
-        "names: the predicted head-to-head preference, the observed head-to-head win rate, the",
-        "printed win rate and the share of differing instructions won are four numbers.",
+        GLOSSARY_INTRO,
         "",
         "| name | definition | unit | id |",
         "|---|---|---|---|",

@@ -51,11 +51,11 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
             x=t["position"],
             y=t["tau_quadratic"],
             mode="lines+markers",
-            name="vs quadratic ranking",
+            name="vs all-pairs ranking",
             text=t["anchor"],
             marker={"color": PRIMARY, "size": 9},
             line={"color": PRIMARY, "width": 1},
-            hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>quadratic</extra>",
+            hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>all pairs</extra>",
         )
     )
     if t["tau_human"].notna().any():
@@ -76,7 +76,7 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
         _highlight(fig, row["position"], row["tau_quadratic"], row["anchor"], highlight)
         if row["tau_human"].notna().any():
             _highlight(fig, row["position"], row["tau_human"], row["anchor"], highlight + " (human)")
-    fig.update_xaxes(title="anchor's position in the quadratic ranking (1 = strongest)", dtick=1)
+    fig.update_xaxes(title="anchor's position in the all-pairs ranking (1 = strongest)", dtick=1)
     fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)}")
     return style(
         fig, title="Anchor quality against anchor strength (Don-Yehiya et al. 2026, Fig. 1)", height=420
@@ -102,7 +102,7 @@ def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple
 
 
 def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
-    """tau with the quadratic ranking against informativeness, with the least-squares line and
+    """tau with the all-pairs ranking against informativeness, with the least-squares line and
     its R² (Fig. 3), and the 3-level ceiling ⌊M/2⌋⌈M/2⌉/C(M,2) as a dotted line."""
     t = sweep.table.dropna(subset=["informativeness", "tau_quadratic"])
     fig = go.Figure(
@@ -139,13 +139,13 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
         row = t[t["anchor"] == highlight]
         _highlight(fig, row["informativeness"], row["tau_quadratic"], row["anchor"], highlight)
     fig.update_xaxes(title="informativeness I(p, A)", tickformat=".0%")
-    fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)} with the quadratic ranking")
+    fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)} with the all-pairs ranking")
     r2 = f"R² = {sweep.fit_r2:.3f}" if np.isfinite(sweep.fit_r2) else "R² undefined"
     return style(fig, title=f"Anchor quality against informativeness (Fig. 3; {r2})", height=420)
 
 
 def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
-    """Informativeness of each anchor in the order of the quadratic ranking, with the ceiling."""
+    """Informativeness of each anchor in the order of the all-pairs ranking, with the ceiling."""
     t = sweep.table
     colors = [ACCENT if a == highlight else PRIMARY for a in t["anchor"]]
     fig = go.Figure(
@@ -338,7 +338,7 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
     """Mean tau against the number of instructions with 95% bands over repetitions (Fig. 4)."""
     s = sweep.summary
     fig = go.Figure()
-    lines = [("quadratic", PRIMARY), ("mean over anchors", MUTED)]
+    lines = [("all pairs", PRIMARY), ("mean over anchors", MUTED)]
     lines += [(a, PALETTE[k % len(PALETTE)]) for k, a in enumerate(anchors)]
     for name, color in lines:
         part = s[s["ranking"] == name].sort_values("size")
@@ -366,7 +366,7 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
 
 
 def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
-    """Mean tau with the quadratic ranking against the size of the anchor set (Fig. 7)."""
+    """Mean tau with the all-pairs ranking against the size of the anchor set (Fig. 7)."""
     s = sweep.summary.sort_values("n_anchors")
     fig = go.Figure()
     _band(fig, s["n_anchors"], s["low"], s["high"], PRIMARY, "band")
@@ -381,7 +381,7 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
         )
     )
     fig.update_xaxes(title="number of anchors", dtick=1)
-    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the quadratic ranking (non-anchors)")
+    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the all-pairs ranking (non-anchors)")
     return style(
         fig,
         title=f"Adding anchors one by one ({sweep.permutations} random orders; "
@@ -391,7 +391,7 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
 
 
 def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
-    """Per judge: best and worst anchor's tau with the quadratic ranking, and the quadratic
+    """Per judge: best and worst anchor's tau with the all-pairs ranking, and the quadratic
     ranking's tau with humans (Table 3)."""
     t = effect.table
     fig = go.Figure()
@@ -421,9 +421,9 @@ def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
                 x=t["judge"],
                 y=t["quadratic_tau_human"],
                 mode="markers",
-                name="quadratic vs human",
+                name="all pairs vs human",
                 marker={"color": PRIMARY, "size": 12, "symbol": "diamond"},
-                hovertemplate="%{x}<br>quadratic vs human %{y:.3f}<extra></extra>",
+                hovertemplate="%{x}<br>all pairs vs human %{y:.3f}<extra></extra>",
             )
         )
     fig.update_layout(barmode="group")

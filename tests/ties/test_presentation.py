@@ -66,7 +66,10 @@ def test_agreement_tiles_rows_and_table(labelled):
     assert "reference_kind" not in rows.columns
     table = show.agreement_display(rows)
     _words(table)
-    assert table["Kendall's tau-a"].tolist() == [f"{human.agreement.tau_a:.3f}", f"{result.agreement.tau_a:.3f}"]
+    assert table["Kendall's tau-a"].tolist() == [
+        f"{human.agreement.tau_a:.3f}",
+        f"{result.agreement.tau_a:.3f}",
+    ]
     assert show.agreement_rows(result, None)["reference"].tolist() == ["reference score"]
     assert f"{human.n_calls:,} labelled calls" in show.human_heading(human)
     assert "same soft σ(v) rule" in show.human_sentence(human)
@@ -162,7 +165,9 @@ def test_pointwise_analysis_tables_in_words():
     # j1: q1 tied (x, y score 1), q2 not; j2: q1 not (x alone on top), q2 tied
     assert table["Instructions with a tied top"].tolist() == ["50.0%", "50.0%"]
     assert table["distinct"].tolist() == ["2", "2"]
-    assert table["Same-level chance"].tolist() == [f"{100 * v:.1f}%" for v in analysis.cells["tie_probability"]]
+    assert table["Same-level chance"].tolist() == [
+        f"{100 * v:.1f}%" for v in analysis.cells["tie_probability"]
+    ]
     assert len(analysis.shares.table) == 0  # one format: no shares
     broken = show.pointwise_analysis(POINTWISE.assign(score=np.nan))
     assert broken.problem and broken.cells is None
