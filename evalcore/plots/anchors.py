@@ -23,6 +23,10 @@ HUMAN = "#15803d"
 PALETTE = ("#7c3aed", "#0891b2", "#be123c", "#a16207", "#4d7c0f", "#1e40af")
 
 
+#: The reference rankings in words ("quadratic" is the API's name for the all-pairs ranking).
+_REFERENCE_WORDS = {"quadratic": "all-pairs"}
+
+
 def _tau_name(variant: str) -> str:
     return "tau-b" if variant == "b" else "tau-a"
 
@@ -78,9 +82,7 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
             _highlight(fig, row["position"], row["tau_human"], row["anchor"], highlight + " (human)")
     fig.update_xaxes(title="anchor's position in the all-pairs ranking (1 = strongest)", dtick=1)
     fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)}")
-    return style(
-        fig, title="Anchor quality against anchor strength (Don-Yehiya et al. 2026, Fig. 1)", height=420
-    )
+    return style(fig, title="Anchor quality against anchor strength", height=420)
 
 
 def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple) -> None:
@@ -141,7 +143,7 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
     fig.update_xaxes(title="informativeness I(p, A)", tickformat=".0%")
     fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)} with the all-pairs ranking")
     r2 = f"R² = {sweep.fit_r2:.3f}" if np.isfinite(sweep.fit_r2) else "R² undefined"
-    return style(fig, title=f"Anchor quality against informativeness (Fig. 3; {r2})", height=420)
+    return style(fig, title=f"Anchor quality against informativeness ({r2})", height=420)
 
 
 def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
@@ -167,7 +169,7 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
         )
     fig.update_yaxes(title="informativeness I(p, A)", tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(title="anchor (strongest first)" if sweep.has_quadratic else "anchor")
-    return style(fig, title="Informative samples per anchor (Don-Yehiya et al. 2026, §4.3)", height=400)
+    return style(fig, title="Informative samples per anchor", height=400)
 
 
 def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
@@ -192,7 +194,7 @@ def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
         )
         fig.update_xaxes(title="models beating the anchor", row=1, col=k + 1)
     fig.update_yaxes(title="instructions", row=1, col=1)
-    return style(fig, title="Win-rate distributions (Don-Yehiya et al. 2026, Fig. 2)", height=380)
+    return style(fig, title="Win-rate distributions", height=380)
 
 
 def rank_comparison(ranking: AnchorRanking) -> go.Figure:
@@ -312,8 +314,7 @@ def pilot_scatter(pilot: PilotScreening) -> go.Figure:
     fig.update_yaxes(title=f"pilot estimate (k = {pilot.k})", tickformat=".0%")
     return style(
         fig,
-        title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} "
-        f"over {pilot.repetitions} repetitions (Don-Yehiya et al. 2026, §5.3)",
+        title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} over {pilot.repetitions} repetitions",
         height=420,
     )
 
@@ -356,11 +357,13 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
             )
         )
     fig.update_xaxes(title="number of instructions")
-    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the {sweep.reference} ranking")
+    fig.update_yaxes(
+        title=f"mean {_tau_name(sweep.tau)} with the {_REFERENCE_WORDS.get(sweep.reference, sweep.reference)} ranking"
+    )
     return style(
         fig,
         title=f"tau against the number of instructions ({sweep.repetitions} "
-        "repetitions; bands: 2.5–97.5 percentiles; Don-Yehiya et al. 2026, §5.1)",
+        "repetitions; bands: 2.5–97.5 percentiles)",
         height=420,
     )
 
@@ -428,6 +431,4 @@ def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
         )
     fig.update_layout(barmode="group")
     fig.update_yaxes(title=f"Kendall's {_tau_name(effect.tau)}")
-    return style(
-        fig, title="Anchor effect beside judge effect (Don-Yehiya et al. 2026, §5.2, Table 3)", height=400
-    )
+    return style(fig, title="Anchor effect beside judge effect", height=400)

@@ -182,7 +182,7 @@ def candidate_sentence(result: VerdictTieStructure) -> str | None:
     return (
         f"The within-instruction scores the selector sees ({SCORE_RULE_NAMES[result.score]}, "
         f"over {fmt_int(result.instructions)} instructions) take {fmt_int(cs.distinct)} "
-        f"distinct values with same-level chance {q.format('same_level_chance', cs.tie_probability)} (collision levels "
+        f"distinct values; two of these scores are equal with probability {fmt_pct(cs.tie_probability, 1)} (collision levels "
         f"{fmt_num(cs.d2, 1)}), the tournament row of {_PAPER}."
     )
 
