@@ -129,7 +129,7 @@ def test_anchor_ranking_against_humans_agrees_with_the_sweep(anchor_only):
     t = av.explorer_table(r)
     assert "Rank by humans" in t.columns
     metric = av.explorer_metrics(r, "b")[-1]
-    assert metric[0] == "tau-b with humans" and metric[1] == f"{r.tau_human:.3f}"
+    assert metric[0] == "Agreement with the human ranking" and metric[1] == f"{r.tau_human:.3f}"
 
 
 def test_anchor_ranking_human_tau_by_hand():
