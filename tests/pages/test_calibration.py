@@ -159,7 +159,7 @@ def test_prediction_powered_ratings_certification_and_their_gate(cal_page):
     # the certification line, and a threshold it cannot reach
     assert "Certified" in _texts(cal_page.success) + _texts(cal_page.warning)
     cal_page.slider(key="cal_certify").set_value(99).run()
-    assert "not certified" in _texts(cal_page.warning)
+    assert "Not certified" in _texts(cal_page.warning)
     # the gate on prediction-powered ratings needs a model under Against
     cal_page.radio(key="cal_gate_on").set_value("prediction-powered").run()
     assert "pick one under 'Against'" in _texts(cal_page.info)
