@@ -87,8 +87,9 @@ def test_per_anchor_table_and_figures_match_the_library(default_view, library_sw
     assert at.metric[0].value == sweep.recommended
     assert any("tau-b" in c.value for c in at.caption)
     titles = [c["layout"]["title"]["text"] for c in _charts(at)]
-    assert any("Fig. 1" in t for t in titles) and any("Fig. 3" in t for t in titles)
-    u = next(c for c in _charts(at) if "Fig. 1" in c["layout"]["title"]["text"])
+    assert "Anchor quality against anchor strength" in titles
+    assert any(t.startswith("Anchor quality against informativeness") for t in titles)
+    u = next(c for c in _charts(at) if c["layout"]["title"]["text"] == "Anchor quality against anchor strength")
     assert u["data"][0]["text"] == sweep.table["anchor"].tolist()  # names on hover
     assert any("3-level ceiling" in m.value for m in at.markdown)
     assert any("beats every model on" in m.value for m in at.markdown)
@@ -100,7 +101,7 @@ def test_judge_effect_runs_on_button_press_and_the_choices_stick(library_sweep):
     at = _page()
     at.button(key="anchors_btn_judges").click().run()
     assert not at.exception
-    assert any("Table 3" in c["layout"]["title"]["text"] for c in _charts(at))
+    assert any("Anchor effect beside judge effect" in c["layout"]["title"]["text"] for c in _charts(at))
     at.radio(key="anchors_tau").set_value("a").run()  # tau-a on request
     assert not at.exception
     assert any("tau-a" in c.value for c in at.caption)
@@ -216,7 +217,7 @@ def test_simulated_anchor_only_table_with_a_human_ranking():
     store.load(sim.verdicts)
     ranking = anchor_ranking(store.counts(), anchor, human_ranking=sim.human_ranking)
     store.close()
-    tile = next(m for m in at.metric if m.label == "tau-b with humans")
+    tile = next(m for m in at.metric if m.label == "Agreement with the human ranking")
     assert tile.value == fmt_num(ranking.tau_human, 3)
     assert _table(at, "Rank by humans")["Rank by humans"].notna().all()
 

@@ -61,9 +61,9 @@ def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
     at = ties_page
     demo = read_pointwise(ROOT / "data" / "demo_pointwise.csv")
     cells = pointwise_tie_structure(demo.frame)
-    shown = [df.value for df in at.dataframe if "tie probability" in df.value.columns]
+    shown = [df.value for df in at.dataframe if "Same-level chance" in df.value.columns]
     assert shown and len(shown[0]) == len(cells) == 9
-    assert shown[0]["tie probability"].tolist() == [f"{v:.3f}" for v in cells["tie_probability"]]
+    assert shown[0]["Same-level chance"].tolist() == [f"{100 * v:.1f}%" for v in cells["tie_probability"]]
     assert "parse_rate" not in shown[0].columns  # human headings, not the library's names
     assert any("simulated" in c.value for c in at.caption)
     assert any("format share" in df.value.columns for df in at.dataframe)
@@ -76,7 +76,7 @@ def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
     assert "row 2" in errors[0] and "ACCEPT" in errors[0]
     assert "still in use" in errors[0]
     # the demo is still analysed
-    assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+    assert any("Same-level chance" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
 
     good = (
         b"instruction_id,candidate,judge,format,score\n"
@@ -86,14 +86,14 @@ def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
     at.file_uploader(key="pointwise_upload").upload("mine.csv", good, "text/csv").run()
     assert not at.exception and not at.error
     assert any("mine.csv" in c.value for c in at.caption)
-    cell = [df.value for df in at.dataframe if "tie probability" in df.value.columns][0]
-    assert len(cell) == 1 and cell["T (top tied)"].iloc[0] == "50.0%"
+    cell = [df.value for df in at.dataframe if "Same-level chance" in df.value.columns][0]
+    assert len(cell) == 1 and cell["Instructions with a tied top"].iloc[0] == "50.0%"
     assert cell["global Spearman"].iloc[0] == "—" if "global Spearman" in cell else True
     assert any("no `reference` column" in i.value for i in at.info)
     assert any("two formats and two judges" in i.value for i in at.info)
     at.button(key="pointwise_demo").click().run()
     assert not at.exception
-    assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+    assert any("Same-level chance" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
 
 
 @pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
@@ -117,7 +117,7 @@ def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     """After the demo's pointwise scores were on screen, an uploaded verdict table gets no
     made-up pointwise scores: the section says none is loaded until the user asks for the demo."""
     at = open_page("pages/ties.py", timeout=90)
-    assert any("tie probability" in df.value.columns for df in at.dataframe)  # the demo's
+    assert any("Same-level chance" in df.value.columns for df in at.dataframe)  # the demo's
     at.switch_page("app.py").run()
     csv = (
         b"instruction_id,model_a,model_b,verdict\n"
@@ -127,9 +127,9 @@ def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     assert not at.exception
     at.switch_page("pages/ties.py").run()
     assert not at.exception
-    assert not any("tie probability" in df.value.columns for df in at.dataframe)
+    assert not any("Same-level chance" in df.value.columns for df in at.dataframe)
     assert any("No pointwise score table is loaded" in i.value for i in at.info)
     assert not any("Bundled demo" in c.value for c in at.caption)
     at.button(key="pointwise_demo").click().run()
     assert not at.exception
-    assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+    assert any("Same-level chance" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
