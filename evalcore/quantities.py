@@ -842,9 +842,10 @@ _ENTRIES = (
     # -- calibration -------------------------------------------------------------------------
     _q(
         "printed_win_rate",
-        "Printed win rate, both orders",
-        "The judge's win rate for the candidate against the baseline: (wins + ties/2) ÷ both-orders "
-        "verdicts (both orders combined, a disagreement a tie).",
+        "Printed win rate",
+        "The judge's win rate for the candidate against the baseline, the number a calibration "
+        "corrects: (wins + ties/2) ÷ the pair's units, both-orders verdicts (a disagreement a tie) "
+        "when the pair is judged in both orders, else single calls.",
         "percent",
         "percent",
         "Counted; Wilson interval clustered by instruction.",

@@ -215,7 +215,7 @@ def test_anchor_judge_power_and_calibration_numbers(built):
 
     cal = analyses.calibration
     cal_rows = {r[0]: r for r in _rows(page, "calibration-table")}
-    assert cal_rows["Printed win rate, both orders"][1] == f"{cal.printed:,.3f}"
+    assert cal_rows["Printed win rate"][1] == f"{cal.printed:,.3f}"
     assert cal_rows["Sensitivity"][1] == f"{cal.se:,.3f}"
     points = _figure_data(document, "fig-calibration")
     assert _values(points[0]["x"]).tolist() == [pytest.approx(100 * cal.printed)]

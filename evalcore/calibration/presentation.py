@@ -170,7 +170,7 @@ def metrics(cal: Calibration) -> list[tuple[str, str, str]]:
     w = cal.win_rate
     return [
         (
-            q.name("printed_win_rate") if cal.counts.both_orders else "Printed win rate, single calls",
+            q.name("printed_win_rate"),
             q.format("printed_win_rate", cal.printed),
             f"Wilson 95% interval {pct(cal.printed_low)} – {pct(cal.printed_high)}",
         ),

@@ -89,7 +89,9 @@ def test_per_anchor_table_and_figures_match_the_library(default_view, library_sw
     titles = [c["layout"]["title"]["text"] for c in _charts(at)]
     assert "Anchor quality against anchor strength" in titles
     assert any(t.startswith("Anchor quality against informativeness") for t in titles)
-    u = next(c for c in _charts(at) if c["layout"]["title"]["text"] == "Anchor quality against anchor strength")
+    u = next(
+        c for c in _charts(at) if c["layout"]["title"]["text"] == "Anchor quality against anchor strength"
+    )
     assert u["data"][0]["text"] == sweep.table["anchor"].tolist()  # names on hover
     assert any("3-level ceiling" in m.value for m in at.markdown)
     assert any("beats every model on" in m.value for m in at.markdown)
