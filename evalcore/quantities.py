@@ -1,5 +1,8 @@
 """The catalogue of reported quantities: one id, one name, one definition, one unit, one format.
 
+Why this module is longer than 500 lines: it is the one catalogue, one entry of about ten lines per
+quantity; split, a quantity could gain a second home and a second name.
+
 Every number the product shows (page tiles and table headings, finding sentences, the HTML
 report, the command line, the Methods page and ``docs/glossary.md``) is one of the entries
 below. Two different quantities never share a name: "how often A beats B" is four entries —
