@@ -132,11 +132,11 @@ def parse_methods(text: str) -> MethodsDoc:
     Examples
     --------
     >>> doc = parse_methods(
-    ...     "# Methods\\n\\nIntro.\\n\\n## Ranking\\n\\nBody, see [Glossary](glossary.md).\\n\\n"
+    ...     "# Methods\\n\\nIntro.\\n\\n## Ranking\\n\\nBody, see [Data](data-contract.md).\\n\\n"
     ...     "## References\\n\\n- Elo, A. E. (1978). *The Rating of Chessplayers*. Arco.\\n"
     ... )
     >>> doc.sections[0].body
-    'Body, see Glossary.'
+    'Body, see Data.'
     >>> doc.references[0].authors, doc.references[0].year, doc.references[0].title
     ('Elo, A. E.', '1978', 'The Rating of Chessplayers')
     """
