@@ -468,7 +468,8 @@ _ENTRIES = (
         "instructions_needed",
         "Instructions needed (sign-test formula)",
         "Instructions to judge so that the sign test detects the edge: the differing instructions "
-        "needed ÷ the anchor's informativeness.",
+        "needed ÷ the share of instructions where the two models differ (the anchor's "
+        "informativeness, or the decisive share of direct comparisons).",
         "instructions",
         "count",
         "⌈differing needed ÷ informativeness⌉; the lead answer to 'how many instructions'.",

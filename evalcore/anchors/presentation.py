@@ -436,7 +436,7 @@ def plan_table(plan: EvaluationPlan) -> pd.DataFrame:
         {
             "design": ("Design", None),
             "calls_per_instruction": ("Calls per instruction", fmt_int),
-            "instructions_needed": ("Instructions needed", fmt_int),
+            "instructions_needed": (q.name("instructions_needed"), fmt_int),
             "calls_needed": ("Calls needed", fmt_int),
             "instructions_planned": ("Instructions planned", fmt_int),
             "calls_planned": ("Calls planned", fmt_int),

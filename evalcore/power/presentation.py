@@ -307,9 +307,9 @@ def curve_caption(curve: PowerCurve, label: str) -> str:
 def difference_title(chosen: DifferenceDistributions, anchor: str) -> str:
     """The title of the histogram of d."""
     if len(chosen) > 1:
-        return "Distribution of d (pooled over the chosen distributions)"
+        return "Verdict differences (pooled over the chosen distributions)"
     row = chosen.table.iloc[0]
-    return f"Distribution of d: {row['model_a']} − {row['model_b']} against {anchor}"
+    return f"Verdict differences: {row['model_a']} − {row['model_b']} against {anchor}"
 
 
 def distributions_table(chosen: DifferenceDistributions) -> pd.DataFrame:

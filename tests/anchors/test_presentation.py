@@ -87,7 +87,7 @@ def test_pilot_view_and_planner_default(counts):
 def test_plan_view():
     plan = plan_evaluation(10, anchor="x", informativeness=0.5)
     t = av.plan_table(plan)
-    assert t["Instructions needed"].tolist()[:2] == ["617", "617"]  # Table 2's +5%
+    assert t["Instructions needed (sign-test formula)"].tolist()[:2] == ["617", "617"]  # Table 2's +5%
     assert set(t["Fits the budget"]) == {"—"}  # no budget given
     assert "617 discordant samples for a +5% edge" in av.plan_caption(plan)
 

@@ -96,7 +96,7 @@ def test_distributions_view_and_empty_selection_sentences():
     assert sentence is not None and "Move the window" in sentence
     pair, _, label = pv.one_pair(dists, "A", "B", "X")
     assert len(pair) == 1 and pv.empty_selection_sentence(dists, pair, label, window=False) is None
-    assert pv.difference_title(pair, "X").startswith("Distribution of d: A − B")
+    assert pv.difference_title(pair, "X").startswith("Verdict differences: A − B")
 
 
 def test_settings_start_inside_their_ranges_and_name_the_paper_defaults():
