@@ -93,6 +93,9 @@ def _plain_links(text: str) -> str:
         words, target = match[1], match[2]
         if re.match(r"https?://", target):
             return f"{words} ({re.sub(r'^https?://', '', target)})"
+        if target.startswith(("definitions.md", "glossary.md")):
+            # the page shows the glossary at its end: a reader can open it there
+            return f"{words} (see the glossary of reported quantities at the end of this page)"
         return words
 
     return _LINK.sub(one, text)
@@ -129,11 +132,11 @@ def parse_methods(text: str) -> MethodsDoc:
     Examples
     --------
     >>> doc = parse_methods(
-    ...     "# Methods\\n\\nIntro.\\n\\n## Ranking\\n\\nBody, see [Glossary](glossary.md).\\n\\n"
+    ...     "# Methods\\n\\nIntro.\\n\\n## Ranking\\n\\nBody, see [Data](data-contract.md).\\n\\n"
     ...     "## References\\n\\n- Elo, A. E. (1978). *The Rating of Chessplayers*. Arco.\\n"
     ... )
     >>> doc.sections[0].body
-    'Body, see Glossary.'
+    'Body, see Data.'
     >>> doc.references[0].authors, doc.references[0].year, doc.references[0].title
     ('Elo, A. E.', '1978', 'The Rating of Chessplayers')
     """

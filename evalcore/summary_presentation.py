@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from evalcore import quantities
 from evalcore.text import code_span, fmt_int, fmt_pct
 from evalcore.text import markdown as md
 
@@ -56,7 +57,7 @@ def no_verdict_table(summary: DatasetSummary) -> pd.DataFrame:
         {
             "Judge": nv["judge"].astype(str),
             "Calls": nv["calls"].astype(int),
-            "No verdict": nv["no_verdict"].astype(int),
+            "Calls without a verdict": nv["no_verdict"].astype(int),
             "No-verdict rate": [fmt_pct(v, 1) for v in nv["no_verdict_rate"]],
         }
     )
@@ -132,8 +133,8 @@ def metric_cells(summary: DatasetSummary) -> list[tuple[str, str]]:
         ("Models", fmt_int(len(summary.models))),
         ("Instructions", fmt_int(summary.instructions)),
         ("Judges", fmt_int(len(summary.judges))),
-        ("Rows (judge calls)", fmt_int(summary.rows)),
-        ("Human-labelled rows", fmt_int(summary.labelled_rows)),
+        (quantities.name("calls"), quantities.format("calls", summary.rows)),
+        (quantities.name("labelled_calls"), quantities.format("labelled_calls", summary.labelled_rows)),
     ]
 
 

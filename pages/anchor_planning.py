@@ -45,10 +45,16 @@ with _ui.page("Anchor planning"):
             )
 
     with tabs[1]:
-        st.subheader("Number of instructions (Don-Yehiya et al. 2026, Fig. 4)")
+        st.subheader("Number of instructions")
         w1, w2, w3 = st.columns(3)
         choices = ["human", "quadratic"] if p.human is not None else ["quadratic"]
-        ref = w1.radio("Reference ranking", choices, horizontal=True, key="anchors_sweep_ref")
+        ref = w1.radio(
+            "Reference ranking",
+            choices,
+            horizontal=True,
+            key="anchors_sweep_ref",
+            format_func=lambda c: "all pairs" if c == "quadratic" else c,  # the value keeps old links
+        )
         sweep_reps = int(w2.number_input("Repetitions", 1, 200, 30, key="anchors_sweep_reps"))
         sweep_seed = int(w3.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_sweep_seed"))
         highlight = st.multiselect(
@@ -76,7 +82,7 @@ with _ui.page("Anchor planning"):
             _ui.chart(figures.sample_size_curves(sizes, anchors=tuple(highlight)), key="anchors_sizes_fig")
             st.caption(av.sizes_caption(sizes))
             _ui.download_csv(sizes.summary, f"anchor_size_sweep_{p.judge}.csv", key="dl_anchor_sizes")
-        st.subheader("Number of anchors (Don-Yehiya et al. 2026, Fig. 7)")
+        st.subheader("Number of anchors")
         v1, v2 = st.columns(2)
         perms = int(v1.number_input("Random orders", 1, 500, 40, key="anchors_count_perms"))
         count_seed = int(v2.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_count_seed"))
@@ -94,7 +100,7 @@ with _ui.page("Anchor planning"):
             _ui.download_csv(count.summary, f"anchor_count_sweep_{p.judge}.csv", key="dl_anchor_count")
 
     with tabs[2]:
-        st.subheader("Planner (Don-Yehiya et al. 2026, Fig. 5)")
+        st.subheader("Planner")
         d = av.planner_defaults(p.counts, _ui.counts(p.store, p.judge, p.category), pilot, p.sweep, p.chosen)
         try:
             plan = an.plan_evaluation(**planner_inputs(d, p.chosen))

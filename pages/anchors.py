@@ -116,7 +116,7 @@ with _ui.page("Anchors"):
         _ui.chart(figures.rank_comparison(ranking), key="anchors_slope")
 
     with tabs[4]:
-        st.subheader("Anchor effect beside judge effect (Don-Yehiya et al. 2026, Table 3)")
+        st.subheader("Anchor effect beside judge effect")
         judges = p.store.judges()
         effect = None
         if len(judges) < 2:

@@ -113,7 +113,9 @@ with _ui.page("Calibration"):
         st.caption(show.LADDER)
 
     with tab_cover:
-        st.subheader("Do the intervals cover the truth? (simulation with this judge's Se and Sp)")
+        st.subheader(
+            "Do the intervals cover the truth? (simulation with this judge's sensitivity and specificity)"
+        )
         if not (cal.se > 0 and cal.sp > 0):  # NaN fails both
             st.info(show.NO_PROFILE)
         else:

@@ -134,7 +134,7 @@ with _ui.page("Leaderboard"):
             key="dl_sep",
         )
 
-    st.subheader("Win rates")
+    st.subheader("Head-to-head win rates")
     if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
         click = st.plotly_chart(win_rate_heatmap(board), config=CONFIG, key="winrate", on_select="rerun")
         cell = cell_verdicts(click.selection.points, list(board.table["model"]), judge, category)

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import ui as _ui
+from evalcore import quantities
 from evalcore.methods_doc import read_methods
 
 with _ui.page("Methods"):
@@ -21,6 +22,9 @@ with _ui.page("Methods"):
     for section in doc.sections:
         st.header(section.title, anchor=section.slug, divider="gray")
         st.markdown(section.body)
+    st.header("Glossary of reported quantities", anchor="glossary", divider="gray")
+    st.markdown(quantities.GLOSSARY_INTRO)
+    st.markdown(quantities.glossary_entries_markdown())
     st.header("References", anchor="references", divider="gray")
     # a list, not a table: long author lists and titles wrap instead of being cut in a cell
     st.markdown("\n".join(f"- {r.authors} ({r.year}). **{r.title}**. {r.published}" for r in doc.references))

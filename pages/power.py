@@ -41,8 +41,9 @@ with _ui.page("Power"):
     anchor = st.selectbox("Anchor", ranked, ranked.index(default_anchor), key="pw_anchor", help=help_anchor)
 
     # -- 1. the sign test ------------------------------------------------------------------------
-    st.header("1 · Sign-test sample size (Don-Yehiya et al. 2026)")
-    st.markdown(pv.SIGN_TEST_INTRO)
+    st.header("1 · How many instructions: the answer")
+    with st.expander("How the answer is computed (sign test)"):
+        st.markdown(pv.SIGN_TEST_INTRO)
     edges = st.multiselect(
         "Edges to detect", pv.EDGE_CHOICES, default=[0.05, 0.10], format_func=pv.edge_label, key="pw_edges"
     )
@@ -62,6 +63,9 @@ with _ui.page("Power"):
         except ValueError as exc:
             _ui.error(exc)
         else:
+            answer = pv.answer_sentence(plan, anchor if source == pv.INFO_SOURCES[0] else None)
+            if answer:
+                st.success(answer)
             _ui.table(pv.sample_size_table(plan), plan.table, "sign_test_sample_sizes.csv", "dl_pw_plan")
             st.caption(pv.sample_size_caption(plan))
             for note in plan.notes:
@@ -74,8 +78,9 @@ with _ui.page("Power"):
         st.caption(pv.PAPER_TABLE_NOTE)
 
     # -- 2. Wilcoxon power by simulation ----------------------------------------------------------
-    st.header("2 · Wilcoxon signed-rank power by simulation (Don-Yehiya et al. 2026)")
-    st.markdown(pv.WILCOXON_INTRO)
+    st.header("2 · For comparison: simulated sign and Wilcoxon tests on this file's verdicts")
+    with st.expander("How the simulation works"):
+        st.markdown(pv.WILCOXON_INTRO)
     mode = st.radio("Distributions", pv.WILCOXON_MODES, horizontal=True, key="pw_mode")
     window = mode == pv.WILCOXON_MODES[0]
     dists = None

@@ -18,12 +18,14 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from evalcore import quantities as q
 from evalcore.simulate import simulate_arena, write_arena_dump
 from tests.conftest import new_app
 
 pytestmark = pytest.mark.app  # every test here walks the app
 
 NUMBER = r"[\d,]+"
+FLOOR_HEADING = q.name("planning_floor") + " (± percentage points)"
 
 
 def _unescape(source: str) -> str:
@@ -76,7 +78,7 @@ def _walk(at: AppTest) -> dict:
     seen["overview_judge_instructions"] = _int(cover[2]) if cover else seen["overview_instructions"]
     tiles = _metrics(at)
     seen["leader"] = tiles["Leader"][0]
-    seen["runner_up"] = tiles["Lead over #2 (Elo)"][1].removeprefix("Elo points over ").strip()
+    seen["runner_up"] = tiles[q.name("lead_over_next")][1].removeprefix("Elo points over ").strip()
     seen["correctable"] = tiles.get("Win rate correctable?")
     text = "\n".join(_unescape(m.value) for m in at.markdown)
     printed = re.search(r"prints a win rate of ([\d.]+%) for (.+?) against (.+?) \(95%", text)
@@ -85,15 +87,15 @@ def _walk(at: AppTest) -> dict:
 
     at.switch_page("pages/power.py").run()
     assert not at.exception
-    seen["power_instructions"] = _int(_metrics(at)["Instructions N"][0])
+    seen["power_instructions"] = _int(_metrics(at)[q.name("instructions")][0])
 
     at.switch_page("pages/calibration.py").run()
     assert not at.exception
     seen["cal_candidate"] = at.selectbox(key="cal_candidate").value
     seen["cal_against"] = at.selectbox(key="cal_baseline").value
     cal = _metrics(at)
-    seen["cal_printed"] = cal.get("Printed", (None,))[0]
-    seen["cal_corrected"] = cal.get("Corrected", (None,))[0]
+    seen["cal_printed"] = cal.get(q.name("printed_win_rate"), (None,))[0]
+    seen["cal_corrected"] = cal.get(q.name("corrected_win_share"), (None,))[0]
     seen["cal_errors"] = [e.value for e in at.error]
     # the Correction tab's verdict: "Corrected rate … cannot be tighter than ±x" or "Correction
     # refused. … cannot be tighter than ±x percentage points …"
@@ -103,7 +105,7 @@ def _walk(at: AppTest) -> dict:
     frames = [d.value for d in at.dataframe]
     seen["floor_tables"] = (
         next((f for f in frames if any(str(c).startswith("this judge") for c in f.columns)), None),
-        next((f for f in frames if "Floor (± percentage points)" in f.columns), None),
+        next((f for f in frames if FLOOR_HEADING in f.columns), None),
     )
 
     at.switch_page("pages/leaderboard.py").run()
@@ -188,7 +190,7 @@ def test_this_judges_floor_is_one_number_on_the_floor_tab(walk):
         pytest.skip(f"{name}: no labelled rows, no floor tab numbers")
     own = next(c for c in table.columns if str(c).startswith("this judge"))
     mine = dict(zip(table["Labelled pairs"], table[own], strict=True))
-    theirs = dict(zip(ladder["Labelled pairs"], ladder["Floor (± percentage points)"], strict=True))
+    theirs = dict(zip(ladder["Labelled pairs"], ladder[FLOOR_HEADING], strict=True))
     shared = set(mine) & set(theirs)
     assert shared, name
     for n in shared:

@@ -215,8 +215,8 @@ def test_anchor_judge_power_and_calibration_numbers(built):
 
     cal = analyses.calibration
     cal_rows = {r[0]: r for r in _rows(page, "calibration-table")}
-    assert cal_rows["printed win rate"][1] == f"{cal.printed:,.3f}"
-    assert cal_rows["sensitivity (Se)"][1] == f"{cal.se:,.3f}"
+    assert cal_rows["Printed win rate"][1] == f"{cal.printed:,.3f}"
+    assert cal_rows["Sensitivity"][1] == f"{cal.se:,.3f}"
     points = _figure_data(document, "fig-calibration")
     assert _values(points[0]["x"]).tolist() == [pytest.approx(100 * cal.printed)]
 
@@ -362,6 +362,8 @@ def test_report_marks_the_one_slot_reference_and_tiny_tables():
     )
     assert "—–—" not in document and "rank range is 1–1" not in document
     assert headline_findings(analyses).get("leader").status == "caution"
+
+
 def test_the_power_caption_describes_the_test_used(built):
     """Issue 25, item 7: the detectable edges are the two-sided Holm test's, said in words."""
     _, analyses, _, document, _ = built

@@ -29,10 +29,10 @@ def test_design_markdown_lists_judges_as_code_and_counts_pairs(summary):
 
 def test_no_verdict_table_has_human_columns_and_percentages(summary):
     table = show.no_verdict_table(summary)
-    assert list(table.columns) == ["Judge", "Calls", "No verdict", "No-verdict rate"]
+    assert list(table.columns) == ["Judge", "Calls", "Calls without a verdict", "No-verdict rate"]
     nv = summary.no_verdict
     assert table["No-verdict rate"].tolist() == [f"{100 * r:.1f}%" for r in nv["no_verdict_rate"]]
-    assert (table["No verdict"] == nv["no_verdict"]).all()
+    assert (table["Calls without a verdict"] == nv["no_verdict"]).all()
 
 
 def test_messages_escape_user_text():

@@ -33,7 +33,7 @@ from evalcore.stats.kendall import kendall_tau
 
 @dataclass(frozen=True)
 class AnchorRanking:
-    """One anchor's ranking of the other models beside the quadratic ranking.
+    """One anchor's ranking of the other models beside the all-pairs ranking.
 
     ``table`` columns: model, win_rate (against the anchor, ties half), battles, anchor_rank,
     quadratic_rank (among the same models), rank_shift (quadratic_rank − anchor_rank: positive

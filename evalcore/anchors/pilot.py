@@ -34,7 +34,7 @@ class PilotScreening:
     (share in which it is the most informative). ``pearson_r``: mean over repetitions of the
     Pearson r between the pilot and full informativeness across anchors (the paper's statistic);
     ``pearson_r_reps`` each repetition's r. ``extremes`` maps the strongest and the weakest model
-    of the quadratic ranking to their bottom-three rate. ``recommended``: the anchor with the
+    of the all-pairs ranking to their bottom-three rate. ``recommended``: the anchor with the
     highest mean pilot informativeness. ``pilot_calls``: judge calls of one pilot (all pairs of
     the pool on k instructions, as in this table's orders).
     """

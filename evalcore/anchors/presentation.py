@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.anchors.informativeness import WinRateDistribution
 from evalcore.anchors.one_anchor import AnchorRanking
 from evalcore.anchors.pilot import PilotScreening
@@ -33,8 +34,8 @@ INTRO = (
 )
 
 PLANNING_INTRO = (
-    "Plan an anchor-based evaluation before judging the whole benchmark (Don-Yehiya et al. 2026, "
-    "§5–§6): screen candidate anchors on a small pilot, see how agreement with the all-pairs "
+    "Plan an anchor-based evaluation before judging the whole benchmark (Don-Yehiya et al. 2026): "
+    "screen candidate anchors on a small pilot, see how agreement with the all-pairs "
     "ranking grows with the number of instructions and of anchors, and size the design."
 )
 
@@ -110,16 +111,16 @@ def _pct(v) -> str:
 
 def recommended_metrics(sweep: AnchorSweep, tau: str) -> list[tuple[str, str, str | None]]:
     """The per-anchor headline as (label, value, help)."""
-    out: list[tuple[str, str, str | None]] = [
-        ("Recommended anchor", sweep.recommended or MISSING, f"The most informative anchor ({PAPER}).")
-    ]
+    why = f"The most informative anchor ({PAPER})."
     if sweep.has_quadratic:
+        # one tile per quantity: the best and worst anchors' agreement are a range in words, not
+        # two more tiles of the same quantity
         t = sweep.table["tau_quadratic"]
-        out += [
-            (f"{tau_name(tau)} with all pairs: best anchor", _tau(t.max()), None),
-            (f"{tau_name(tau)} with all pairs: worst anchor", _tau(t.min()), None),
-        ]
-    return out
+        why += (
+            f" {q.name('tau_all_pairs')} ({tau_name(tau)}) across the anchors: from "
+            f"{_tau(t.min())} (worst anchor) to {_tau(t.max())} (best)."
+        )
+    return [("Recommended anchor", sweep.recommended or MISSING, why)]
 
 
 def stability_sentence(stability: AnchorStability) -> str | None:
@@ -153,7 +154,7 @@ def stability_table(stability: AnchorStability) -> pd.DataFrame:
             "informativeness": ("Informativeness", _pct),
             "informativeness_low": ("Informativeness, 95% low", _pct),
             "informativeness_high": ("Informativeness, 95% high", _pct),
-            "tau_quadratic": ("Tau with all pairs", _tau),
+            "tau_quadratic": (q.name("tau_all_pairs"), _tau),
             "tau_low": ("Tau, 95% low", _tau),
             "tau_high": ("Tau, 95% high", _tau),
         },
@@ -168,8 +169,8 @@ def sweep_caption(sweep: AnchorSweep, tau: str) -> str:
         f"pairs: Kendall's {name} with the all-pairs Bradley–Terry ranking on the models other than "
         f"the anchor. Tau with humans: the same with the human ranking "
         f"({sweep.human_models_matched} models matched). Position: the anchor's rank in the "
-        "all-pairs ranking (1 = strongest). No model wins: share of instructions on which no "
-        "model beats the anchor."
+        "all-pairs ranking (1 = strongest). Instructions the anchor sweeps: share of instructions on "
+        "which no model beats the anchor."
     )
 
 
@@ -189,12 +190,12 @@ def sweep_table(sweep: AnchorSweep) -> pd.DataFrame:
             "anchor": ("Anchor", None),
             "position": ("Position", None),
             "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
-            "tau_quadratic": ("Tau with all pairs", _tau),
-            "tau_human": ("Tau with humans", _tau),
+            "tau_quadratic": (q.name("tau_all_pairs"), _tau),
+            "tau_human": (q.name("tau_humans"), _tau),
             "informativeness": ("Informativeness", _pct),
             "models_ranked": ("Models ranked", None),
             "calls": ("Judge calls", fmt_int),
-            "no_model_wins_share": ("No model wins", _pct),
+            "no_model_wins_share": (q.name("no_model_wins"), _pct),
         },
     )
 
@@ -206,7 +207,7 @@ def fit_caption(sweep: AnchorSweep, tau: str) -> str | None:
     return (
         f"Least-squares line of {tau_name(tau)} (with all pairs) on informativeness over {n} "
         f"anchors: R² = {fmt_num(sweep.fit_r2, 3)}, slope {fmt_num(sweep.fit_slope, 3)} per unit "
-        f"of informativeness ({PAPER}, Fig. 3, report R² = 0.594 for their judge)."
+        f"of informativeness ({PAPER} report R² = 0.594 for their judge)."
     )
 
 
@@ -235,9 +236,13 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, s
     the cost of the two designs, and tau with humans (when a human ranking matches)."""
     out: list[tuple[str, str, str | None]] = []
     if ranking.has_quadratic:
-        out.append((f"{tau_name(tau)} with all pairs", _tau(ranking.tau_quadratic), None))
+        out.append((q.name("tau_all_pairs"), _tau(ranking.tau_quadratic), f"Kendall's {tau_name(tau)}."))
     out += [
-        ("Informativeness", _pct(ranking.informativeness), "See the Informativeness definition."),
+        (
+            q.name("informativeness"),
+            q.format("informativeness", ranking.informativeness),
+            q.quantity("informativeness").definition,
+        ),
         (
             "Judge calls per instruction",
             f"{fmt_int(ranking.design_calls_anchor)} vs {fmt_int(ranking.design_calls_all_pairs)}",
@@ -247,7 +252,7 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, s
     if ranking.human_matched >= 3:
         out.append(
             (
-                f"{tau_name(tau)} with humans",
+                q.name("tau_humans"),
                 _tau(ranking.tau_human),
                 f"Kendall's {tau_name(tau)} of this anchor's ranking with the human ranking, over "
                 f"the {ranking.human_matched} models both list (1 = the same order).",
@@ -274,7 +279,7 @@ def explorer_table(ranking: AnchorRanking) -> pd.DataFrame:
     ranking (never a column of dashes on an anchor-only table), the human rank when given."""
     columns: dict[str, tuple[str, Callable | None]] = {
         "model": ("Model", None),
-        "win_rate": ("Win rate vs anchor", _pct),
+        "win_rate": (q.name("win_rate_vs_anchor"), _pct),
         "battles": ("Battles", fmt_int),
         "anchor_rank": ("Rank by the anchor", None),
         "human_rank": ("Rank by humans", None),
@@ -300,8 +305,7 @@ def paper_ranking_caption(matched: int, total: int) -> str:
     """Where the bundled human ranking comes from and how much of it this table covers."""
     return (
         f"The loaded table names {matched} of the {total} models {PAPER} ranked by their Chatbot "
-        "Arena Elo (the human ranking of the paper, §3.3; values from the paper's code, "
-        "IBM/Anchor-Selection). Tau with humans uses the models both list."
+        "Arena Elo (the paper's human ranking; values from the paper's published code). Tau with humans uses the models both list."
     )
 
 
@@ -347,7 +351,8 @@ def pilot_informativeness(pilot: PilotScreening | None, sweep: AnchorSweep, chos
         value = float(row.iloc[0]) if len(row) else float("nan")
     if not value == value:
         value = 0.5
-    return round(min(1.0, max(0.01, value)), 3)
+    # not rounded: the planner's total must be the Overview's ⌈617 / I⌉ (1,056, not 1,055)
+    return min(1.0, max(0.01, value))
 
 
 def planner_defaults(
@@ -386,7 +391,7 @@ COUNT_CAPTION = (
 
 JUDGE_CAPTION = (
     "Best/worst anchor: highest/lowest tau with the judge's own all-pairs ranking (as in the "
-    "paper's Table 3). Gap with humans = best − worst anchor's tau with humans; range with "
+    "paper). Gap with humans = best − worst anchor's tau with humans; range with "
     "humans = max − min over all anchors."
 )
 
@@ -431,7 +436,7 @@ def plan_table(plan: EvaluationPlan) -> pd.DataFrame:
         {
             "design": ("Design", None),
             "calls_per_instruction": ("Calls per instruction", fmt_int),
-            "instructions_needed": ("Instructions needed", fmt_int),
+            "instructions_needed": (q.name("instructions_needed"), fmt_int),
             "calls_needed": ("Calls needed", fmt_int),
             "instructions_planned": ("Instructions planned", fmt_int),
             "calls_planned": ("Calls planned", fmt_int),

@@ -123,7 +123,7 @@ def sample_size_sweep(
     human_ranking : DataFrame, optional
         Columns model, score; needed when ``reference="human"``.
     reference : {"human", "quadratic"}
-        The human ranking (the paper's Fig. 4) or the quadratic ranking on all instructions.
+        The human ranking (the paper's Fig. 4) or the all-pairs ranking on all instructions.
     tau : {"b", "a"}
         Kendall's tau variant.
     progress : callable, optional
@@ -158,7 +158,7 @@ def sample_size_sweep(
         if ref is None or np.isfinite(ref).sum() < 3:
             raise UsageError(
                 "No human ranking covering at least three of these models is "
-                "loaded: load one, or sweep against the quadratic ranking."
+                "loaded: load one, or sweep against the all-pairs ranking."
             )
     elif reference == "quadratic":
         ref = quadratic(wins, models)
@@ -225,7 +225,7 @@ def sample_size_sweep(
 
 @dataclass(frozen=True)
 class AnchorCountSweep:
-    """tau with the quadratic ranking as anchors are added one by one.
+    """tau with the all-pairs ranking as anchors are added one by one.
 
     ``runs``: n_anchors, permutation, first_anchor, tau, tau_all_models; ``summary``: n_anchors,
     mean, sd, low, high, runs (of ``tau``). The ranking for an anchor set is the Bradley–Terry
@@ -263,7 +263,7 @@ def anchor_count_sweep(
     progress: Progress | None = None,
 ) -> AnchorCountSweep:
     """Random orders of the models; after each added anchor, refit on the union of their
-    battles and take tau with the quadratic ranking. One batched fit per order.
+    battles and take tau with the all-pairs ranking. One batched fit per order.
 
     Parameters
     ----------

@@ -1,10 +1,10 @@
 """Per-anchor rankings and their Kendall's tau with the all-pairs and human rankings.
 
-The **quadratic ranking** is the Bradley–Terry fit on all battles (ties half a win each, both
+The **all-pairs ranking** is the Bradley–Terry fit on all battles (ties half a win each, both
 slots pooled). The **anchor-based ranking** for anchor A ranks the other models by their win rate
 against A, (wins + ties/2) / battles; on battles against one anchor, Bradley–Terry ratings are a
 monotone function of this win rate, so both rank alike. **Kendall's tau** of an anchor-based
-ranking is taken with the quadratic ranking (and with a human ranking when one is loaded) on the
+ranking is taken with the all-pairs ranking (and with a human ranking when one is loaded) on the
 models other than the anchor: tau-b by default, tau-a on request (Kendall 1938, 1945).
 Plotted against the anchor's position it draws the paper's inverted U (Don-Yehiya et al. 2026,
 §4.1, Fig. 1); against informativeness, its Fig. 3.
@@ -87,8 +87,8 @@ def _no_model_wins_share(against: AgainstVerdicts) -> np.ndarray:
 class AnchorSweep:
     """Every model taken as the anchor: its position, its taus and its informativeness.
 
-    ``table`` columns: anchor, position (1 = strongest in the quadratic ranking; <NA> when there
-    is no quadratic ranking), quadratic_rating (Elo scale), tau_quadratic, tau_human,
+    ``table`` columns: anchor, position (1 = strongest in the all-pairs ranking; <NA> when there
+    is no all-pairs ranking), quadratic_rating (Elo scale), tau_quadratic, tau_human,
     informativeness, models_ranked (models with battles against the anchor), calls (judge calls
     against it), no_model_wins_share (share of instructions on which no model beats it).
     ``quadratic`` lists model, rating, position. ``recommended`` is the most informative anchor,
@@ -155,7 +155,7 @@ def anchor_sweep(
     """Each model as the anchor: tau with the quadratic and human rankings, informativeness.
 
     Works on any design. On an anchor-only table only the anchor can serve as an anchor and there
-    is no quadratic ranking (tau_quadratic is NaN; ``needs_all_pairs`` says so in a sentence);
+    is no all-pairs ranking (tau_quadratic is NaN; ``needs_all_pairs`` says so in a sentence);
     on an arena-shaped table (one battle per prompt) informativeness is NaN with a note.
 
     Parameters
@@ -327,7 +327,7 @@ def anchor_sweep(
 
 @dataclass(frozen=True)
 class JudgeEffect:
-    """Per judge the best and the worst anchor (by tau with the quadratic ranking).
+    """Per judge the best and the worst anchor (by tau with the all-pairs ranking).
 
     ``table``: judge, best_anchor, worst_anchor, best_tau_quadratic, worst_tau_quadratic,
     gap_quadratic, best_tau_human, worst_tau_human, gap_human (best − worst of those two

@@ -42,6 +42,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
+from evalcore import quantities
 from evalcore.calibration.clustering import (
     WIN_RATE_ESTIMAND,
     corrected_win_rate,
@@ -199,7 +200,7 @@ class Calibration:
         w = self.win_rate
         rows = [
             (
-                "printed win rate",
+                quantities.name("printed_win_rate"),
                 self.printed,
                 self.printed_low,
                 self.printed_high,
@@ -213,43 +214,43 @@ class Calibration:
                 "judge wins / units; ties are not wins (what Rogan–Gladen corrects)",
             ),
             (
-                "sensitivity (Se)",
+                quantities.name("sensitivity"),
                 self.se,
                 self.se_low,
                 self.se_high,
                 "P(judge says win | human says win), Wilson interval",
             ),
             (
-                "specificity (Sp)",
+                quantities.name("specificity"),
                 self.sp,
                 self.sp_low,
                 self.sp_high,
                 "P(judge says not-win | human says not-win), Wilson interval",
             ),
-            ("Youden's J", self.youden_j, nan, nan, "Se + Sp − 1"),
+            (quantities.name("youden_j"), self.youden_j, nan, nan, "sensitivity + specificity − 1"),
             (
-                "corrected rate",
+                quantities.name("corrected_win_share"),
                 self.corrected,
                 self.lr_low,
                 self.lr_high,
                 "Rogan–Gladen, Lang–Reiczigel interval; share of human-called wins (ties not wins)",
             ),
             (
-                "corrected rate, naive interval",
+                quantities.name("corrected_win_share") + ", naive interval",
                 self.corrected,
                 self.naive_low,
                 self.naive_high,
                 "Wilson interval of the judge's share through Rogan–Gladen (Se, Sp taken as exact)",
             ),
             (
-                "corrected win rate (both arms)",
+                quantities.name("corrected_win_rate"),
                 w.value,
                 w.low,
                 w.high,
                 "P(human win) + P(human tie)/2, wins and losses each corrected; bootstrap over instructions",
             ),
             (
-                "floor (half-width)",
+                quantities.name("correction_floor"),
                 self.floor,
                 nan,
                 nan,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.calibration.choices import (
     Selection,
     candidate_of,
@@ -167,40 +168,43 @@ def correction_caption(cal: Calibration) -> str:
 def metrics(cal: Calibration) -> list[tuple[str, str, str]]:
     """The six metric cells: (label, value, help) with help as safe Markdown."""
     w = cal.win_rate
-    j = MISSING if math.isnan(cal.youden_j) else fmt_num(cal.youden_j, 2)
     return [
         (
-            "Printed",
-            pct(cal.printed),
+            q.name("printed_win_rate"),
+            q.format("printed_win_rate", cal.printed),
             f"Wilson 95% interval {pct(cal.printed_low)} – {pct(cal.printed_high)}",
         ),
         (
-            "Corrected",
-            "refused" if cal.refused else pct(cal.corrected),
+            q.name("corrected_win_share"),
+            "refused" if cal.refused else q.format("corrected_win_share", cal.corrected),
             md(cal.refusal_reason)
             if cal.refused
             else f"Rogan–Gladen; Lang–Reiczigel 95% interval {pct(cal.lr_low)} – {pct(cal.lr_high)}",
         ),
         (
-            "Corrected win rate",
-            "refused" if cal.win_rate_refusal else pct(w.value),
+            q.name("corrected_win_rate"),
+            "refused" if cal.win_rate_refusal else q.format("corrected_win_rate", w.value),
             md(cal.win_rate_refusal)
             if cal.win_rate_refusal
             else "P(human win) + P(human tie)/2, both arms corrected; 95% interval "
             f"{pct(w.low)} – {pct(w.high)} (bootstrap over instructions)",
         ),
         (
-            "Se",
-            pct(cal.se),
-            f"Sensitivity: P(judge says win | human says win); Wilson {pct(cal.se_low)} – {pct(cal.se_high)}",
+            q.name("sensitivity"),
+            q.format("sensitivity", cal.se),
+            f"Of the human wins, the share the judge calls a win; Wilson {pct(cal.se_low)} – {pct(cal.se_high)}",
         ),
         (
-            "Sp",
-            pct(cal.sp),
-            "Specificity: P(judge says not-win | human says not-win); Wilson "
+            q.name("specificity"),
+            q.format("specificity", cal.sp),
+            "Of the human ties and losses, the share the judge does not call a win; Wilson "
             f"{pct(cal.sp_low)} – {pct(cal.sp_high)}",
         ),
-        ("Youden's J", j, "J = Se + Sp − 1: the price of the correction (the interval divides by it)."),
+        (
+            q.name("youden_j"),
+            q.format("youden_j", cal.youden_j),
+            "Sensitivity + specificity − 1: the price of the correction (the interval divides by it).",
+        ),
     ]
 
 
@@ -244,16 +248,14 @@ def summary_display(cal: Calibration) -> pd.DataFrame:
     """:meth:`Calibration.summary_frame` with human column names and readable cells (no NaN)."""
     table = cal.summary_frame()
     rows = []
-    for q, est, low, high, definition in table.itertuples(index=False):
-        if q == "Youden's J":
-            cells = (MISSING if math.isnan(est) else fmt_num(est, 2), MISSING, MISSING)
-        elif q.startswith("floor"):
-            # the unit goes into the row's name: the cell stays short enough to read whole
-            q = q.replace(" (half-width)", ", half-width") + " (± percentage points)"
-            cells = (MISSING if math.isnan(est) else f"±{fmt_num(100 * est, 1)}", MISSING, MISSING)
+    for name, est, low, high, definition in table.itertuples(index=False):
+        if name == q.name("youden_j"):
+            cells = (q.format("youden_j", est), MISSING, MISSING)
+        elif name == q.name("correction_floor"):
+            cells = (q.format("correction_floor", 100 * est), MISSING, MISSING)
         else:
             cells = (pct(est), pct(low), pct(high))
-        rows.append((_first_upper(q), *cells, definition))
+        rows.append((_first_upper(name), *cells, definition))
     return pd.DataFrame(rows, columns=["Quantity", "Estimate", "95% low", "95% high", "Definition"])
 
 
@@ -302,7 +304,7 @@ def ladder_display(plan: SizePlan) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Labelled pairs": lad["n_labelled"].astype(int),
-            "Floor (± percentage points)": [fmt_num(v, 1) for v in lad["floor_points"]],
+            q.name("planning_floor") + " (± percentage points)": [fmt_num(v, 1) for v in lad["floor_points"]],
             "Judged pairs needed": [fmt_int(v) for v in lad["n_judged"]],
         }
     )

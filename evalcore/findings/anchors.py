@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     PAGES,
@@ -17,7 +18,6 @@ from evalcore.findings.finding import (
     unavailable_finding,
 )
 from evalcore.power import sign_test_sample_size, total_samples
-from evalcore.text import fmt_pct
 
 #: The edge of Don-Yehiya et al.'s (2026) headline sample size (P(better model wins | discordant) = 0.55).
 PLANNING_EDGE = 0.05
@@ -49,12 +49,12 @@ def anchor_finding(analyses: Analyses) -> Finding:
     tau_name = f"Kendall's tau-{sweep.tau}"
     definition = (
         "Informativeness: the share of (instruction, model pair) cases, the anchor excluded, whose "
-        "verdicts against the anchor differ on the judge's full scale (Don-Yehiya et al. 2026, section 4.3). The "
-        "recommended anchor is the most informative one (Don-Yehiya et al. 2026, section 6). tau: "
+        "verdicts against the anchor differ on the judge's full scale (Don-Yehiya et al. 2026). The "
+        "recommended anchor is the most informative one (Don-Yehiya et al. 2026). tau: "
         f"{tau_name} between the ranking by win rate against the anchor and the all-pairs "
         "Bradley–Terry ranking (and the human ranking when one is loaded). Instructions needed: "
         f"⌈{discordant} / informativeness⌉, the {discordant} differing instructions a one-sided "
-        f"sign test needs for a +{100 * PLANNING_EDGE:.0f}% edge at 80% power (Don-Yehiya et al. 2026, Table 2). "
+        f"sign test needs for a +{100 * PLANNING_EDGE:.0f}% edge at 80% power (Don-Yehiya et al. 2026). "
         "Stability: the share of bootstrap resamples of the instructions in which the anchor is "
         "the most informative (Efron & Tibshirani 1993)."
     )
@@ -68,11 +68,13 @@ def anchor_finding(analyses: Analyses) -> Finding:
         "recommended_instructions_needed": rec_total,
         "design": sweep.design,
     }
-    tiles = (Tile(TILE_LABELS["anchor"], recommended, f"{fmt_pct(rec_info)} informative"),)
+    tiles = (
+        Tile(TILE_LABELS["anchor"], recommended, f"informativeness {q.format('informativeness', rec_info)}"),
+    )
     if not sweep.has_quadratic:
         text = (
             f"Every model here is compared with one anchor, {recommended}: "
-            f"{fmt_pct(rec_info)} of the (instruction, model pair) cases get different "
+            f"{q.format('informativeness', rec_info)} of the (instruction, model pair) cases get different "
             f"verdicts against it, so a +{100 * PLANNING_EDGE:.0f}% edge between two models "
             f"needs about {rec_total:,} instructions. Choosing a better anchor needs an "
             "all-pairs table (every model judged against every other)."
@@ -96,8 +98,8 @@ def anchor_finding(analyses: Analyses) -> Finding:
     )
     text = (
         f"Compare against {recommended} (number {position} of {len(sweep.models)} in the "
-        f"all-pairs ranking): {fmt_pct(rec_info)} of the cases get different verdicts against "
-        f"it, and ranking the models by their win rate against it agrees with the all-pairs "
+        f"all-pairs ranking): {q.format('informativeness', rec_info)} of the cases get different "
+        f"verdicts against it (its informativeness), and ranking the models by their win rate against it agrees with the all-pairs "
         f"ranking at {tau_name} = {fmt_tau(numbers['recommended_tau_quadratic'])}"
     )
     if math.isfinite(numbers["recommended_tau_human"]):
@@ -109,7 +111,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
         numbers["recommended_most_informative_rate"] = rate
         numbers["stability_resamples"] = rounds
         text += (
-            f" It is the most informative anchor in {fmt_pct(rate)} of {rounds:,} instruction "
+            f" It is the most informative anchor in {q.format('anchor_top_share', rate)} of {rounds:,} instruction "
             "resamples"
             + (
                 ": the anchors near the top are not separated by these data, and any of them is a "
@@ -122,7 +124,8 @@ def anchor_finding(analyses: Analyses) -> Finding:
             Tile(
                 TILE_LABELS["anchor"],
                 recommended,
-                f"{fmt_pct(rec_info)} informative; top in {fmt_pct(rate)} of resamples",
+                f"{q.format('informativeness', rec_info)} informative; top in "
+                f"{q.format('anchor_top_share', rate)} of resamples",
             ),
         )
     caveats = "".join(" " + note for note in sweep.notes)
@@ -137,7 +140,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
         costly = True
     else:
         text += (
-            f" The usual choice, the strongest model {strongest}, gives {fmt_pct(usual_info)} "
+            f" The usual choice, the strongest model {strongest}, gives {q.format('informativeness', usual_info)} "
             f"informative cases and tau {fmt_tau(numbers['usual_tau_quadratic'])}"
         )
         if math.isfinite(numbers["usual_tau_human"]):

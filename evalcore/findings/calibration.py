@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     PAGES,
@@ -58,11 +59,15 @@ def correction_finding(analyses: Analyses) -> Finding:
     if cal.refused:
         text += f" Here it cannot be corrected: {cal.refusal_reason}."
         if c.n_se and c.n_sp:
-            text += f" (Se {cal.se:.2f}, Sp {cal.sp:.2f} on these labelled pairs.)"
+            text += (
+                f" (Sensitivity {q.format('sensitivity', cal.se)}, specificity "
+                f"{q.format('specificity', cal.sp)} on these labelled pairs.)"
+            )
         status, value = "caution", "No"
     else:
         text += (
-            f" With {c.n_labelled:,} human-labelled pairs (Se {cal.se:.2f}, Sp {cal.sp:.2f}, "
+            f" With {c.n_labelled:,} human-labelled pairs (sensitivity {q.format('sensitivity', cal.se)}, "
+            f"specificity {q.format('specificity', cal.sp)}, "
             f"Youden's J {cal.youden_j:.2f}) the corrected rate is {fmt_pct(cal.corrected, 1)} "
             f"(Lang–Reiczigel 95% {fmt_pct(cal.lr_low, 1)}–{fmt_pct(cal.lr_high, 1)}); no "
             f"number of judged pairs could narrow it below ±{100 * cal.floor:.1f} percentage points with "
@@ -72,7 +77,8 @@ def correction_finding(analyses: Analyses) -> Finding:
     if cal.transfer_warning:
         text += " " + cal.transfer_warning
     # one decimal, as the Calibration page prints the same floor
-    note = f"floor ±{100 * cal.floor:.1f} pp" if cal.refused else f"corrected {fmt_pct(cal.corrected, 1)}"
+    floor = q.format("correction_floor", 100 * cal.floor)
+    note = f"floor {floor}" if cal.refused else f"corrected {q.format('corrected_win_rate', cal.corrected)}"
     if cal.refused and not (c.n_se and c.n_sp):
         note = f"{c.n_labelled:,} labelled pairs"
     tiles = (Tile(TILE_LABELS["correction"], value, note),)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import cast
 
+from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     PAGES,
@@ -68,13 +69,13 @@ def judge_finding(analyses: Analyses) -> Finding:
     )
     if s["pairings"]:
         text += (
-            f" When the answers swap places, {fmt_pct(s['flip_rate'])} of the pairs change "
-            f"their verdict (swap consistency {fmt_pct(s['swap_consistency'])})."
+            f" When the answers swap places, {q.format('flip_rate', s['flip_rate'])} of the pairs change "
+            f"their verdict (swap consistency {q.format('swap_consistency', s['swap_consistency'])})."
         )
-    text += f" It calls a tie on {fmt_pct(s['tie_rate'], 1)} of its verdicts"
+    text += f" It calls a tie on {q.format('tie_rate', s['tie_rate'])} of its verdicts (its single-order tie rate)"
     if s["pairings"]:
         text += (
-            f", and {fmt_pct(s['both_orders_tie_rate'], 1)} of the pairs end as ties once "
+            f", and {q.format('both_orders_tie_rate', s['both_orders_tie_rate'])} of the pairs end as ties once "
             "both orders are combined"
         )
     text += "."
@@ -107,13 +108,17 @@ def judge_finding(analyses: Analyses) -> Finding:
     tiles = (
         Tile(
             TILE_LABELS["judge"],
-            f"{bias:+.1f} pp" if math.isfinite(bias) else "n/a",
-            f"{fmt_pct(s['flip_rate'])} flip when swapped" if s["pairings"] else "first minus second slot",
+            q.format("position_bias", bias) if math.isfinite(bias) else "n/a",
+            f"flip rate {q.format('flip_rate', s['flip_rate'])}"
+            if s["pairings"]
+            else "first minus second slot",
         ),
         Tile(
-            "Tie rate",
-            fmt_pct(s["tie_rate"], 1),
-            f"{fmt_pct(s['both_orders_tie_rate'])} with both orders" if s["pairings"] else "single order",
+            q.name("tie_rate"),
+            q.format("tie_rate", s["tie_rate"]),
+            f"{q.format('both_orders_tie_rate', s['both_orders_tie_rate'])} both orders"
+            if s["pairings"]
+            else "",
         ),
     )
     status = "caution" if abs(bias) >= LARGE_POSITION_BIAS else "clear"

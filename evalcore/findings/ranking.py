@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     PAGES,
@@ -188,8 +189,9 @@ def leader_finding(analyses: Analyses) -> Finding:
         text += (
             f", {gap:,.0f} Elo points ahead of {second_words}. "
             f"A {gap:,.0f}-point gap means {first['model']} would be preferred in "
-            + (f"about {fmt_pct(share)}" if share <= 0.995 else "more than 99%")
-            + " of their head-to-head comparisons."
+            + (f"about {q.format('predicted_preference', share)}" if share <= 0.995 else "more than 99%")
+            + " of their head-to-head comparisons (the predicted head-to-head preference: read off the "
+            "ratings, not a count of verdicts)."
         )
     text += _left_out(board, str(first["model"]))
     if len(board.comparable_only().table) > len(top):
@@ -212,13 +214,19 @@ def leader_finding(analyses: Analyses) -> Finding:
         numbers["gap_at_least"] = least_gap if math.isfinite(least_gap) else None
         tiles += (
             Tile(
-                "Lead over #2 (Elo)",
+                q.name("lead_over_next"),
                 f"at least {least_gap:+,.0f}" if math.isfinite(least_gap) else "unbounded",
                 f"Elo points over {second['model']} (one-sided bound)",
             ),
         )
     else:
-        tiles += (Tile("Lead over #2 (Elo)", f"{gap:+,.0f}", f"Elo points over {second['model']}"),)
+        tiles += (
+            Tile(
+                q.name("lead_over_next"),
+                q.format("lead_over_next", gap),
+                f"Elo points over {second['model']}",
+            ),
+        )
     return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], status, numbers)
 
 
@@ -319,8 +327,9 @@ def separation_finding(analyses: Analyses) -> Finding:
         )
     won = (
         f"{upper} won {int(pair['upper_wins']):,} of the {int(pair['discordant']):,} "
-        f"instructions where their verdicts ({how}) differ: {fmt_pct(0.5 + pair['observed_edge'])} "
-        f"(two-sided sign test, {_holm_p(pair, edges.pairs_tested)})"
+        f"instructions where their verdicts ({how}) differ (share of differing instructions won "
+        f"{q.format('differing_share_won', 0.5 + pair['observed_edge'])}; "
+        f"two-sided sign test, {_holm_p(pair, edges.pairs_tested)})"
     )
     rank = _rank_words(row)
     caveat = few_instructions_caveat(board)

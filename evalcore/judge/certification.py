@@ -133,7 +133,10 @@ class Certification:
                 return head + f", cannot pass: the observed agreement is not above {t}"
             return head + f", needs {c.more:,} more labels at this agreement"
 
-        lead = "Certified: " if self.certified else "Not certified: "
+        # Say which certification this is: the pair's (a candidate's labelled verdicts, the release
+        # gate's) and the judge's (every labelled call) count different units and differ in size.
+        scope = "this pair" if self.subject.endswith("'s wins") else "the judge, on all labelled calls"
+        lead = ("Certified" if self.certified else "Not certified") + f" ({scope}): "
         failing = [c for c in (self.wins, self.non_wins) if not c.passed]
         what = (
             f"both classes' lower 95% Wilson bounds reach {t}"

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.display import Metric, display_frame
 from evalcore.errors import UsageError
 from evalcore.judge.agreement import HumanAgreement, human_agreement, labelled_rows
@@ -72,18 +73,18 @@ __all__ = [
 #: The columns of the side-by-side table, with their headings.
 SIDE_BY_SIDE: dict[str, str] = {
     "judge": "judge",
-    "position_bias_points": "position bias (percentage points)",
-    "swap_consistency": "swap consistency",
-    "flip_rate": "flip rate",
-    "tie_rate": "tie rate (single order)",
-    "both_orders_tie_rate": "tie rate (both orders)",
-    "no_verdict_rate": "no verdict",
-    "slot_bias_b": "slot bias b",
-    "self_comparison_tie_rate": "self-comparison ties",
-    "agreement": "agreement",
-    "kappa": "κ",
-    "length_coefficient": "length effect (Elo/SD)",
-    "self_preference_elo": "self-preference (Elo)",
+    "position_bias_points": q.name("position_bias") + " (percentage points)",
+    "swap_consistency": q.name("swap_consistency"),
+    "flip_rate": q.name("flip_rate"),
+    "tie_rate": q.name("tie_rate"),
+    "both_orders_tie_rate": q.name("both_orders_tie_rate"),
+    "no_verdict_rate": q.name("no_verdict_rate"),
+    "slot_bias_b": q.name("slot_bias"),
+    "self_comparison_tie_rate": q.name("self_comparison_tie_rate"),
+    "agreement": q.name("agreement"),
+    "kappa": q.name("kappa"),
+    "length_coefficient": q.name("length_effect") + " (Elo points per SD)",
+    "self_preference_elo": q.name("self_preference") + " (Elo points)",
 }
 _PERCENT = {
     "agreement_on_wins",
@@ -139,15 +140,15 @@ _METRIC_NAMES: dict[str, str] = {
     "self_comparison_mean_verdict": "self-comparison mean verdict",
     "labelled_calls": "labelled calls",
     "human_judgements": "human judgements",
-    "human_alpha": "Krippendorff's α (humans)",
-    "human_ceiling_agreement": "human ceiling, agreement",
-    "human_ceiling_kappa": "human ceiling, κ",
-    "length_rank_changes": "models that change rank",
-    "ties_tie_probability": "tie probability",
-    "ties_d1": "effective levels D1",
-    "ties_d2": "effective levels D2",
-    "ties_distinct_levels": "distinct verdict levels",
-    "kappa": "Cohen's κ",
+    "human_alpha": q.name("human_alpha"),
+    "human_ceiling_agreement": q.name("human_ceiling_agreement"),
+    "human_ceiling_kappa": q.name("human_ceiling_kappa"),
+    "length_rank_changes": q.name("length_rank_changes"),
+    "ties_tie_probability": q.name("same_level_chance"),
+    "ties_d1": q.name("effective_levels_entropy"),
+    "ties_d2": q.name("effective_levels_collision"),
+    "ties_distinct_levels": q.name("distinct_levels"),
+    "kappa": q.name("kappa"),
 }
 
 
@@ -231,20 +232,22 @@ def position_metrics(sheet: JudgeSheet) -> list[Metric]:
         f"{fmt_pct(p.slot_b_win_rate, 1)} ({fmt_signed(p.slot_gap_points)} percentage points, "
         "which mixes position with which model sat where)."
     )
-    value = f"{fmt_signed(pb.value)} pp" if np.isfinite(pb.value) else MISSING
+    value = q.format("position_bias", pb.value)
     return [
-        Metric("Position bias", value, why + raw + " pp: percentage points."),
+        Metric(q.name("position_bias"), value, why + raw + " pp: percentage points."),
         Metric(
-            "Swap consistency",
+            q.name("swap_consistency"),
             format_value(p.swap_consistency.value, "swap_consistency"),
             f"Flip rate {format_value(p.flip_rate.value, 'flip_rate')}; opposite winners "
             f"{format_value(p.reversal_rate.value, 'reversal_rate')}; on {fmt_int(p.pairings)} "
             "both-orders pairs.",
         ),
-        Metric("Tie rate, single order", format_value(p.tie_rate.value, "tie_rate")),
-        Metric("Tie rate, both orders", format_value(p.both_orders_tie_rate.value, "both_orders_tie_rate")),
+        Metric(q.name("tie_rate"), q.format("tie_rate", p.tie_rate.value)),
         Metric(
-            "Slot balance",
+            q.name("both_orders_tie_rate"), q.format("both_orders_tie_rate", p.both_orders_tie_rate.value)
+        ),
+        Metric(
+            q.name("slot_balance"),
             format_value(p.balance.balanced_share, "balanced_share"),
             "Share of calls in model pairs judged in both slot orders; order balance "
             f"{fmt_num(p.balance.order_balance, 2)} (1: every pair equally often in each "
@@ -282,17 +285,17 @@ def order_metrics(sheet: JudgeSheet) -> list[Metric]:
     )
     if selfc is not None and selfc.calls:
         tile = Metric(
-            "Self-comparison ties",
-            fmt_pct(selfc.tie_rate, 1),
+            q.name("self_comparison_tie_rate"),
+            q.format("self_comparison_tie_rate", selfc.tie_rate),
             f"{fmt_int(selfc.calls)} calls of a model against itself; mean verdict "
             f"{fmt_signed(selfc.mean_verdict, 2)}",
         )
     else:
-        tile = Metric("Self-comparison ties", MISSING, "No call compares a model with itself.")
+        tile = Metric(q.name("self_comparison_tie_rate"), MISSING, "No call compares a model with itself.")
     return [
-        Metric("Slot bias b", format_value(o.b.value, "slot_bias_b"), b_help),
+        Metric(q.name("slot_bias"), q.format("slot_bias", o.b.value), b_help),
         tile,
-        Metric("Model pairs in both orders", fmt_int(o.pairs_both_orders)),
+        Metric(q.name("pairs_both_orders"), q.format("pairs_both_orders", o.pairs_both_orders)),
     ]
 
 
@@ -311,12 +314,12 @@ def order_swap_display(by_anchor: pd.DataFrame) -> pd.DataFrame:
             "calls_rev": ("calls, anchor in slot A", fmt_int),
             "v_fwd": ("mean verdict, opponent in slot A", _signed3),
             "v_rev": ("mean verdict, anchor in slot A", _signed3),
-            "q": ("preference q", _signed3),
-            "q_low": ("q 95% low", _signed3),
-            "q_high": ("q 95% high", _signed3),
-            "b": ("slot bias b", _signed3),
-            "b_low": ("b 95% low", _signed3),
-            "b_high": ("b 95% high", _signed3),
+            "q": (q.name("preference_net"), _signed3),
+            "q_low": ("preference, 95% low", _signed3),
+            "q_high": ("preference, 95% high", _signed3),
+            "b": (q.name("slot_bias"), _signed3),
+            "b_low": ("slot-A bias, 95% low", _signed3),
+            "b_high": ("slot-A bias, 95% high", _signed3),
         },
     )
 
@@ -325,10 +328,10 @@ def coverage_metric(sheet: JudgeSheet) -> Metric:
     """The share of calls without a verdict (counted, never imputed)."""
     cov = sheet.coverage
     if cov is None:
-        return Metric("No verdict", MISSING, "Counts alone hold no calls without a verdict.")
+        return Metric(q.name("no_verdict_rate"), MISSING, "Counts alone hold no calls without a verdict.")
     return Metric(
-        "No verdict",
-        fmt_pct(cov.no_verdict_rate, 2),
+        q.name("no_verdict_rate"),
+        q.format("no_verdict_rate", cov.no_verdict_rate),
         f"{fmt_int(cov.no_verdict)} of {fmt_int(cov.calls)} calls returned no verdict: "
         "counted, never imputed, left out of win rates.",
     )
@@ -340,9 +343,11 @@ def tie_structure_sentence(sheet: JudgeSheet) -> str:
     if not t:
         return "The verdict levels' tie structure is not available for this selection."
     return (
-        f"Tie structure of the verdict levels: tie probability {fmt_num(t['tie_probability'], 3)}"
-        f" (the chance two calls give the same level), effective levels D1 "
-        f"{fmt_num(t['d1'], 2)} and D2 {fmt_num(t['d2'], 2)}, {t['distinct_levels']} distinct "
+        "Tie structure of the verdict levels: same-level chance "
+        f"{q.format('same_level_chance', t['tie_probability'])} (the chance two calls give the same "
+        "level, not the tie rate), effective levels "
+        f"{q.format('effective_levels_entropy', t['d1'])} (entropy) and "
+        f"{q.format('effective_levels_collision', t['d2'])} (collisions), {t['distinct_levels']} distinct "
         "levels. The Tie structure page has the rest."
     )
 
@@ -351,31 +356,31 @@ def agreement_metrics(ag: HumanAgreement) -> list[Metric]:
     """Agreement, Cohen's κ, Krippendorff's α among humans and the human ceiling."""
     return [
         Metric(
-            "Agreement",
-            fmt_pct(ag.agreement.value, 1),
+            q.name("agreement"),
+            q.format("agreement", ag.agreement.value),
             f"95%: {fmt_pct(ag.agreement.low, 1)} to {fmt_pct(ag.agreement.high, 1)}; "
             f"{fmt_int(ag.n)} comparisons ({fmt_int(ag.n_no_verdict)} labelled calls had no "
             "verdict and are left out)",
         ),
         Metric(
-            "Cohen's κ",
-            fmt_num(ag.kappa.value, 3),
+            q.name("kappa"),
+            q.format("kappa", ag.kappa.value),
             f"Agreement beyond chance (0: chance, 1: perfect). 95%: {fmt_num(ag.kappa.low, 3)} "
             f"to {fmt_num(ag.kappa.high, 3)}",
         ),
         Metric(
-            "Krippendorff's α (humans)",
-            format_value(ag.alpha, "kappa"),
+            q.name("human_alpha"),
+            q.format("human_alpha", ag.alpha),
             f"Agreement beyond chance among the human judgements of {fmt_int(ag.alpha_units)} "
             "pairs with two or more (a label repeated on both orders of a pair counts once).",
         ),
         Metric(
-            "Human ceiling, agreement",
-            format_value(ag.ceiling_agreement, "agreement"),
+            q.name("human_ceiling_agreement"),
+            q.format("human_ceiling_agreement", ag.ceiling_agreement),
             f"One label against the majority of the pair's other labels, "
             f"{fmt_int(ag.ceiling_n)} comparisons.",
         ),
-        Metric("Human ceiling, κ", format_value(ag.ceiling_kappa, "kappa")),
+        Metric(q.name("human_ceiling_kappa"), q.format("human_ceiling_kappa", ag.ceiling_kappa)),
     ]
 
 
@@ -412,13 +417,13 @@ def length_metrics(sheet: JudgeSheet) -> list[Metric]:
     g = lc.gamma_elo
     return [
         Metric(
-            "Length effect γ",
-            f"{fmt_signed(g.value)} Elo per SD",
+            q.name("length_effect"),
+            f"{q.format('length_effect', g.value)} Elo per SD",
             f"95%: {fmt_signed(g.low)} to {fmt_signed(g.high)} Elo points (Wald, "
             "cluster-robust by instruction); SD: one standard deviation of the normalised "
             "length difference",
         ),
-        Metric("Models that change rank", fmt_int(lc.rank_changes)),
+        Metric(q.name("length_rank_changes"), q.format("length_rank_changes", lc.rank_changes)),
     ]
 
 
@@ -460,9 +465,9 @@ def self_preference_display(frame: pd.DataFrame) -> pd.DataFrame:
             "family": ("judge's family", str),
             "own_models": ("models of its family", fmt_int),
             "other_models": ("other models", fmt_int),
-            "delta_elo": ("δ (Elo)", fmt_signed),
-            "delta_elo_low": ("δ 95% low", fmt_signed),
-            "delta_elo_high": ("δ 95% high", fmt_signed),
+            "delta_elo": (q.name("self_preference") + " (Elo points)", fmt_signed),
+            "delta_elo_low": ("95% low", fmt_signed),
+            "delta_elo_high": ("95% high", fmt_signed),
             "reference": ("compared with", str),
             "note": ("note", lambda v: str(v) or MISSING),
         },

@@ -23,6 +23,10 @@ HUMAN = "#15803d"
 PALETTE = ("#7c3aed", "#0891b2", "#be123c", "#a16207", "#4d7c0f", "#1e40af")
 
 
+#: The reference rankings in words ("quadratic" is the API's name for the all-pairs ranking).
+_REFERENCE_WORDS = {"quadratic": "all-pairs"}
+
+
 def _tau_name(variant: str) -> str:
     return "tau-b" if variant == "b" else "tau-a"
 
@@ -51,11 +55,11 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
             x=t["position"],
             y=t["tau_quadratic"],
             mode="lines+markers",
-            name="vs quadratic ranking",
+            name="vs all-pairs ranking",
             text=t["anchor"],
             marker={"color": PRIMARY, "size": 9},
             line={"color": PRIMARY, "width": 1},
-            hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>quadratic</extra>",
+            hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>all pairs</extra>",
         )
     )
     if t["tau_human"].notna().any():
@@ -76,11 +80,9 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
         _highlight(fig, row["position"], row["tau_quadratic"], row["anchor"], highlight)
         if row["tau_human"].notna().any():
             _highlight(fig, row["position"], row["tau_human"], row["anchor"], highlight + " (human)")
-    fig.update_xaxes(title="anchor's position in the quadratic ranking (1 = strongest)", dtick=1)
+    fig.update_xaxes(title="anchor's position in the all-pairs ranking (1 = strongest)", dtick=1)
     fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)}")
-    return style(
-        fig, title="Anchor quality against anchor strength (Don-Yehiya et al. 2026, Fig. 1)", height=420
-    )
+    return style(fig, title="Anchor quality against anchor strength", height=420)
 
 
 def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple) -> None:
@@ -102,7 +104,7 @@ def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple
 
 
 def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
-    """tau with the quadratic ranking against informativeness, with the least-squares line and
+    """tau with the all-pairs ranking against informativeness, with the least-squares line and
     its R² (Fig. 3), and the 3-level ceiling ⌊M/2⌋⌈M/2⌉/C(M,2) as a dotted line."""
     t = sweep.table.dropna(subset=["informativeness", "tau_quadratic"])
     fig = go.Figure(
@@ -139,13 +141,13 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
         row = t[t["anchor"] == highlight]
         _highlight(fig, row["informativeness"], row["tau_quadratic"], row["anchor"], highlight)
     fig.update_xaxes(title="informativeness I(p, A)", tickformat=".0%")
-    fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)} with the quadratic ranking")
+    fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)} with the all-pairs ranking")
     r2 = f"R² = {sweep.fit_r2:.3f}" if np.isfinite(sweep.fit_r2) else "R² undefined"
-    return style(fig, title=f"Anchor quality against informativeness (Fig. 3; {r2})", height=420)
+    return style(fig, title=f"Anchor quality against informativeness ({r2})", height=420)
 
 
 def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
-    """Informativeness of each anchor in the order of the quadratic ranking, with the ceiling."""
+    """Informativeness of each anchor in the order of the all-pairs ranking, with the ceiling."""
     t = sweep.table
     colors = [ACCENT if a == highlight else PRIMARY for a in t["anchor"]]
     fig = go.Figure(
@@ -167,7 +169,7 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
         )
     fig.update_yaxes(title="informativeness I(p, A)", tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(title="anchor (strongest first)" if sweep.has_quadratic else "anchor")
-    return style(fig, title="Informative samples per anchor (Don-Yehiya et al. 2026, §4.3)", height=400)
+    return style(fig, title="Informative samples per anchor", height=400)
 
 
 def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
@@ -192,7 +194,7 @@ def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
         )
         fig.update_xaxes(title="models beating the anchor", row=1, col=k + 1)
     fig.update_yaxes(title="instructions", row=1, col=1)
-    return style(fig, title="Win-rate distributions (Don-Yehiya et al. 2026, Fig. 2)", height=380)
+    return style(fig, title="Win-rate distributions", height=380)
 
 
 def rank_comparison(ranking: AnchorRanking) -> go.Figure:
@@ -312,8 +314,7 @@ def pilot_scatter(pilot: PilotScreening) -> go.Figure:
     fig.update_yaxes(title=f"pilot estimate (k = {pilot.k})", tickformat=".0%")
     return style(
         fig,
-        title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} "
-        f"over {pilot.repetitions} repetitions (Don-Yehiya et al. 2026, §5.3)",
+        title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} over {pilot.repetitions} repetitions",
         height=420,
     )
 
@@ -338,7 +339,7 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
     """Mean tau against the number of instructions with 95% bands over repetitions (Fig. 4)."""
     s = sweep.summary
     fig = go.Figure()
-    lines = [("quadratic", PRIMARY), ("mean over anchors", MUTED)]
+    lines = [("all pairs", PRIMARY), ("mean over anchors", MUTED)]
     lines += [(a, PALETTE[k % len(PALETTE)]) for k, a in enumerate(anchors)]
     for name, color in lines:
         part = s[s["ranking"] == name].sort_values("size")
@@ -356,17 +357,19 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
             )
         )
     fig.update_xaxes(title="number of instructions")
-    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the {sweep.reference} ranking")
+    fig.update_yaxes(
+        title=f"mean {_tau_name(sweep.tau)} with the {_REFERENCE_WORDS.get(sweep.reference, sweep.reference)} ranking"
+    )
     return style(
         fig,
         title=f"tau against the number of instructions ({sweep.repetitions} "
-        "repetitions; bands: 2.5–97.5 percentiles; Don-Yehiya et al. 2026, §5.1)",
+        "repetitions; bands: 2.5–97.5 percentiles)",
         height=420,
     )
 
 
 def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
-    """Mean tau with the quadratic ranking against the size of the anchor set (Fig. 7)."""
+    """Mean tau with the all-pairs ranking against the size of the anchor set (Fig. 7)."""
     s = sweep.summary.sort_values("n_anchors")
     fig = go.Figure()
     _band(fig, s["n_anchors"], s["low"], s["high"], PRIMARY, "band")
@@ -381,7 +384,7 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
         )
     )
     fig.update_xaxes(title="number of anchors", dtick=1)
-    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the quadratic ranking (non-anchors)")
+    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the all-pairs ranking (non-anchors)")
     return style(
         fig,
         title=f"Adding anchors one by one ({sweep.permutations} random orders; "
@@ -391,7 +394,7 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
 
 
 def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
-    """Per judge: best and worst anchor's tau with the quadratic ranking, and the quadratic
+    """Per judge: best and worst anchor's tau with the all-pairs ranking, and the quadratic
     ranking's tau with humans (Table 3)."""
     t = effect.table
     fig = go.Figure()
@@ -421,13 +424,11 @@ def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
                 x=t["judge"],
                 y=t["quadratic_tau_human"],
                 mode="markers",
-                name="quadratic vs human",
+                name="all pairs vs human",
                 marker={"color": PRIMARY, "size": 12, "symbol": "diamond"},
-                hovertemplate="%{x}<br>quadratic vs human %{y:.3f}<extra></extra>",
+                hovertemplate="%{x}<br>all pairs vs human %{y:.3f}<extra></extra>",
             )
         )
     fig.update_layout(barmode="group")
     fig.update_yaxes(title=f"Kendall's {_tau_name(effect.tau)}")
-    return style(
-        fig, title="Anchor effect beside judge effect (Don-Yehiya et al. 2026, §5.2, Table 3)", height=400
-    )
+    return style(fig, title="Anchor effect beside judge effect", height=400)

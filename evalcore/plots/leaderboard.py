@@ -97,7 +97,7 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
     fig.update_yaxes(range=[len(order) - 0.5, -0.5])
     fig = style(
         fig,
-        title="Win rate of the row model against the column model",
+        title="Head-to-head win rate, single calls: the row model against the column model",
         height=max(360, min(900, 28 * len(order) + 160)),
     )
     fig.update_layout(title_subtitle_text="Click a cell to read that pair's verdicts.", margin_t=80)

@@ -131,7 +131,7 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
     return style(
         fig,
         title=(
-            f"Adjacent pairs: {result.n_resolved} of {result.n_pairs} resolved (blue: resolved, orange: not)"
+            f"Adjacent pairs: {result.n_resolved} of {result.n_pairs} separated (blue: separated, orange: not)"
         ),
         height=max(320, (40 if two_lines else 28) * len(t) + 160),
     )
@@ -163,4 +163,4 @@ def sample_size_figure(plan_edges: pd.DataFrame, *, informativeness: float | Non
     fig.update_xaxes(title="edge = P(A beats B | discordant) − 50%", tickformat=".0%")
     needed = list(plan_edges["discordant"]) + list(plan_edges["total"].dropna().astype(float))
     log_axis(fig, needed, axis="y", title="samples needed")
-    return style(fig, title="Samples the sign test needs", height=360)
+    return style(fig, title="Instructions the sign test needs", height=360)

@@ -11,12 +11,12 @@ from evalcore.ties import VarianceShares, VerdictTieStructure
 
 #: Readable names of the diagnostics (the page and the report use the same words).
 DIAGNOSTIC_LABELS: dict[str, str] = {
-    "tie_probability": "Tie probability Σp²",
+    "tie_probability": "Same-level chance",
     "distinct": "Distinct values",
-    "d2_per_nominal": "D2 / nominal levels",
-    "d1": "D1 (exp Shannon entropy)",
-    "d2": "D2 (1 / tie probability)",
-    "top_tied": "T (top tied)",
+    "d2_per_nominal": "Effective levels per nominal level",
+    "d1": "Effective levels, entropy",
+    "d2": "Effective levels, collisions",
+    "top_tied": "Instructions with a tied top",
     "spearman": "Global Spearman",
     "tau_b": "Within-instruction τb",
     "tau_a": "Within-instruction τa",
@@ -48,7 +48,7 @@ def verdict_levels_figure(result: VerdictTieStructure) -> go.Figure:
     return style(
         fig,
         title=f"Verdict levels of {result.judge or 'the judge'} "
-        f"(tie probability {result.stats.tie_probability:.3f}, D2 {result.stats.d2:.2f})",
+        f"(same-level chance {100 * result.stats.tie_probability:.1f}%, {result.stats.d2:.2f} effective levels)",
         height=380,
     )
 

@@ -225,19 +225,19 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
         choice = "natural anchor"
         reasons.append(
             "A natural anchor exists (e.g. the method a new one improves on): compare "
-            "every model with it and draw no conclusions about other pairs (§6)."
+            "every model with it and draw no conclusions about other pairs."
         )
     elif m <= 3:
         choice = "all pairs"
         reasons.append(
             f"With {m} models all pairs cost {comb(m, 2)} calls per instruction, no "
-            f"more than the {m} of an external anchor (§6)."
+            f"more than the {m} of an external anchor."
         )
     elif not full_ranking:
         choice = "pairs of interest"
         reasons.append(
             "No full ranking is needed: judge only the comparisons of interest and "
-            "report their win rates, not absolute scores (§6)."
+            "report their win rates, not absolute scores."
         )
         if not pairs_of_interest:
             warnings.append("Give the number of pairs of interest to cost this design.")
@@ -245,7 +245,7 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
         choice = "all pairs"
         reasons.append(
             "A full ranking is needed and the budget covers all pairs: avoid anchors "
-            "when possible (an anchor caps informativeness, §4.3, §6)."
+            "when possible (an anchor caps informativeness)."
         )
     else:
         choice = "chosen anchor"
@@ -253,7 +253,7 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
             "A full ranking of four or more models is needed"
             + (" and all pairs exceed the budget" if budget is not None else "")
             + ": choose a mid-ranked anchor, confirm its informativeness on a pilot of "
-            "about 10 instructions (§5.3), and report it (§6)."
+            "about 10 instructions, and report it."
         )
     if budget is not None and choice in set(options["design"]) and not fits(choice):
         warnings.append(

@@ -11,11 +11,12 @@ import math
 import numpy as np
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.power.differences import DifferenceDistributions
 from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
 from evalcore.power.simulation import PowerCurve
-from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
+from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, markdown
 
 #: Edges offered on the page: +5% = the better model wins 55% of the discordant samples.
 EDGE_CHOICES = (0.01, 0.02, 0.03, 0.05, 0.075, 0.10, 0.15, 0.20, 0.25, 0.30)
@@ -138,17 +139,42 @@ def informativeness_sentence(anchor: str, informativeness: float | None) -> str:
 def sample_size_table(plan: SampleSizePlan) -> pd.DataFrame:
     """The sign test's sample sizes with human column names."""
     t = plan.table
-    total = "Total samples" + (f" (I = {plan.informativeness:.3f})" if plan.informativeness else "")
+    total = q.name("instructions_needed")
     out = pd.DataFrame(
         {
             "Edge": [edge_label(e) for e in t["edge"]],
-            "P(A wins | discordant)": [fmt_pct(p, 1) for p in t["win_probability"]],
-            "Discordant samples": t["discordant"].astype("Int64"),
+            q.name("differing_share_won"): [fmt_pct(p, 1) for p in t["win_probability"]],
+            q.name("discordant_needed"): t["discordant"].astype("Int64"),
         }
     )
     if plan.informativeness:  # without I there is no total to show
         out[total] = t["total"].astype("Int64")
     return out
+
+
+def answer_sentence(plan: SampleSizePlan, anchor: str | None = None) -> str | None:
+    """The page's one answer to "how many instructions", in plain words (Markdown, ``anchor``
+    escaped), or None without an informativeness.
+
+    It leads with the sign-test formula (the method the paper's sample sizes use, and the one the
+    Overview and the Anchor planning page quote) and names the simulated tests as comparisons, so
+    the page never shows rival headline numbers for one question.
+    """
+    if not plan.informativeness or plan.table.empty:
+        return None
+    t = plan.table
+    row = t.loc[(t["edge"] - 0.05).abs().idxmin()]
+    against = f" against {markdown(anchor)}" if anchor else ""
+    return (
+        f"**About {q.format('instructions_needed', row['total'])} instructions** to detect a "
+        f"{edge_label(row['edge'])} edge{against} at {plan.power:.0%} power: "
+        f"{q.name('instructions_needed').lower()}, "
+        f"{q.format('discordant_needed', row['discordant'])} differing instructions ÷ an "
+        f"informativeness of {q.format('informativeness', plan.informativeness)} ({PAPER}'s method, "
+        "the number the Overview and the Anchor planning page quote). Section 2 gives, for "
+        "comparison only, the same question simulated on this file's verdicts with the sign test and "
+        "the Wilcoxon test."
+    )
 
 
 def sample_size_caption(plan: SampleSizePlan) -> str:
@@ -159,7 +185,13 @@ def sample_size_caption(plan: SampleSizePlan) -> str:
         if plan.method == "normal"
         else "exact binomial test (smallest n reaching the power; the paper used the normal approximation)."
     )
-    return f"{side}-sided sign test, α = {plan.alpha:g}, power {plan.power:.0%}, {how}"
+    info = (
+        f" Instructions needed = differing instructions needed ÷ informativeness "
+        f"{q.format('informativeness', plan.informativeness)}."
+        if plan.informativeness
+        else ""
+    )
+    return f"{side}-sided sign test, α = {plan.alpha:g}, power {plan.power:.0%}, {how}{info}"
 
 
 def paper_table_view() -> pd.DataFrame:
@@ -237,19 +269,25 @@ def curve_metrics(curve: PowerCurve, largest: int) -> list[tuple[str, str, str]]
             "(anchor, model pair) distributions of d drawn from",
         ),
         (
-            "Mean informativeness",
-            fmt_pct(curve.mean_informativeness, 1),
-            "Share of instructions with d ≠ 0 (discordant), averaged over the distributions",
+            q.name("mean_pair_informativeness"),
+            q.format("mean_pair_informativeness", curve.mean_informativeness),
+            "Share of instructions where the two models' verdicts differ, averaged over the distributions",
         ),
         (
-            "N for Wilcoxon",
-            fmt_int(curve.wilcoxon_n) if curve.wilcoxon_n else f"> {fmt_int(largest)}",
-            "Smallest N of the grid where the simulated Wilcoxon test reaches the target power",
+            q.name("instructions_needed_wilcoxon_sim"),
+            q.format("instructions_needed_wilcoxon_sim", curve.wilcoxon_n)
+            if curve.wilcoxon_n
+            else f"> {fmt_int(largest)}",
+            "A comparison beside the formula: the smallest N of the grid where the simulated "
+            "Wilcoxon test reaches the target power",
         ),
         (
-            "N for sign test",
-            fmt_int(curve.sign_n) if curve.sign_n else f"> {fmt_int(largest)}",
-            "Smallest N of the grid where the simulated sign test reaches the target power" + planned,
+            q.name("instructions_needed_sign_sim"),
+            q.format("instructions_needed_sign_sim", curve.sign_n)
+            if curve.sign_n
+            else f"> {fmt_int(largest)}",
+            "A comparison beside the formula: the smallest N of the grid where the simulated sign "
+            "test reaches the target power" + planned,
         ),
     ]
 
@@ -269,9 +307,9 @@ def curve_caption(curve: PowerCurve, label: str) -> str:
 def difference_title(chosen: DifferenceDistributions, anchor: str) -> str:
     """The title of the histogram of d."""
     if len(chosen) > 1:
-        return "Distribution of d (pooled over the chosen distributions)"
+        return "Verdict differences (pooled over the chosen distributions)"
     row = chosen.table.iloc[0]
-    return f"Distribution of d: {row['model_a']} − {row['model_b']} against {anchor}"
+    return f"Verdict differences: {row['model_a']} − {row['model_b']} against {anchor}"
 
 
 def distributions_table(chosen: DifferenceDistributions) -> pd.DataFrame:
@@ -283,7 +321,9 @@ def distributions_table(chosen: DifferenceDistributions) -> pd.DataFrame:
             "Model A (with the edge)": t["model_a"].astype(object),
             "Model B": t["model_b"].astype(object),
             "Instructions": t["n"],
-            "Informativeness": [fmt_pct(v, 1) for v in t["informativeness"]],
+            q.name("pair_informativeness"): [
+                q.format("pair_informativeness", v) for v in t["informativeness"]
+            ],
             "Edge": [MISSING if pd.isna(v) else f"{100 * v:+.1f}%" for v in t["edge"]],
             "Mean difference": [fmt_num(v, 3) for v in t["mean_difference"]],
         }
@@ -294,19 +334,25 @@ def detectable_metrics(result: DetectableEdges) -> list[tuple[str, str, str | No
     """The headline of what the dataset can detect, as (label, value, help)."""
     return [
         (
-            "Instructions N",
-            fmt_int(result.n_instructions),
+            q.name("instructions"),
+            q.format("instructions", result.n_instructions),
             "Instructions with a verdict from this judge (the count the Overview gives for it).",
         ),
-        ("Informativeness I", fmt_pct(result.informativeness, 1), f"Source: {result.informativeness_source}"),
         (
-            "Detectable edge at N × I",
-            "+" + fmt_pct(result.detectable_edge, 1) if math.isfinite(result.detectable_edge) else "none",
-            "The smallest edge the resolution test detects with the target power and N × I "
-            f"discordant samples: {result.level_text}.",
+            q.name(info_id := "informativeness" if result.anchor is not None else "adjacent_differing_share"),
+            q.format(info_id, result.informativeness),
+            f"Source: {result.informativeness_source}",
         ),
         (
-            "Adjacent pairs resolved",
+            q.name("detectable_edge"),
+            q.format("detectable_edge", result.detectable_edge)
+            if math.isfinite(result.detectable_edge)
+            else "none",
+            "The smallest edge the resolution test detects with the target power and as many "
+            f"differing instructions as the instructions times the share above: {result.level_text}.",
+        ),
+        (
+            q.name("adjacent_resolved"),
             f"{result.n_resolved} of {result.n_pairs}",
             f"Resolved: {result.resolution_test}, at α = {result.alpha:g}.",
         ),
@@ -353,16 +399,18 @@ def detectable_table(result: DetectableEdges) -> pd.DataFrame:
             "Ranks": [f"{a} / {b}" for a, b in zip(t["rank_upper"], t["rank_lower"], strict=True)],
             "Rating gap (Elo points)": [fmt_num(v, 0) for v in t["rating_gap"]],
             "Instructions": t["instructions"],
-            "Discordant": t["discordant"],
-            "Informativeness": pct(t["informativeness"]),
+            "Differing instructions": t["discordant"],
+            q.name("pair_informativeness"): pct(t["informativeness"]),
             "Higher wins": t["upper_wins"],
             "Lower wins": t["lower_wins"],
-            "Observed edge": pct(t["observed_edge"], signed=True),
-            "Detectable edge": pct(t["detectable_edge"], signed=True),
+            q.name("observed_edge"): pct(t["observed_edge"], signed=True),
+            q.name("detectable_edge"): pct(t["detectable_edge"], signed=True),
             "p (two-sided sign test)": [MISSING if pd.isna(v) else f"{v:.2g}" for v in t["p_value"]],
             "p (Holm-adjusted)": [MISSING if pd.isna(v) else f"{v:.2g}" for v in t["p_holm"]],
             "Resolved": ["yes" if r else "no" for r in t["resolved"]],
-            "Instructions needed": [fmt_int(v) if pd.notna(v) else MISSING for v in t["instructions_needed"]],
+            q.name("instructions_needed"): [
+                fmt_int(v) if pd.notna(v) else MISSING for v in t["instructions_needed"]
+            ],
         }
     )
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.errors import UsageError
 from evalcore.ranking.leaderboard import (
     BOOTSTRAP_LIMIT,
@@ -209,7 +210,7 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
         {
             "Rank": t["rank"].astype(int),
             "Model": t["model"].astype(str),
-            "Rating": [fmt_rating(v) for v in t["rating"]],
+            q.name("rating"): [q.format("rating", v) for v in t["rating"]],
             "95% interval": [
                 _interval_text(float(lo), float(hi), str(b), bool(f))
                 for lo, hi, b, f in zip(
@@ -223,8 +224,9 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
             "Wins": t["wins"].astype(int),
             "Ties": t["ties"].astype(int),
             "Losses": t["losses"].astype(int),
-            "Win rate": [
-                fmt_pct(v, 1) if b > 0 else MISSING for v, b in zip(t["win_rate"], t["battles"], strict=True)
+            q.name("win_rate"): [
+                q.format("win_rate", v) if b > 0 else MISSING
+                for v, b in zip(t["win_rate"], t["battles"], strict=True)
             ],
             "One-sided": [_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
             "Instructions": t["instructions"].astype(int),

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalcore import quantities
 from evalcore.calibration import FLOOR_SIZES, floor_table
 from evalcore.findings import Analyses, Findings
 from evalcore.plots.anchors import informativeness_bars, inverted_u, tau_vs_informativeness
@@ -410,14 +411,29 @@ def calibration_section(analyses: Analyses) -> str:
     if pd.notna(cal.youden_j) and -1.0 <= cal.youden_j <= 1.0:
         sizes = sorted(set(FLOOR_SIZES) | ({cal.counts.n_labelled} if cal.counts.n_labelled else set()))
         floors = floor_table(sizes, (), se=cal.se, sp=cal.sp)  # as the Calibration page reads it
+        # The table is a plan (even split, a true share of 37.5%); the sentence above is this
+        # labelled set's own floor. Both are named, and the assumptions sit next to the numbers,
+        # so ±19.0 at 30 labels beside ±27.8 for these 30 labels reads as two quantities.
+        own = quantities.format("correction_floor", 100 * cal.floor)
+        plan = floors.rename(
+            columns={
+                "n_labelled": "Labelled pairs",
+                "youden_j": quantities.name("youden_j"),
+                "floor_points": quantities.name("planning_floor") + " (± percentage points)",
+            }
+        ).drop(columns=["floor", "quality"], errors="ignore")
         body += (
-            "<h3>The floor at this judge's sensitivity and specificity</h3>"
+            f"<h3>{quantities.name('planning_floor')} at this judge's sensitivity and specificity</h3>"
             '<p class="caption">The narrowest corrected interval any number of judged pairs '
-            "could give, by labelled-set size (this judge's Se and Sp, labelled pairs split "
-            "evenly; Lang & Reiczigel 2014).</p>"
+            "could give, by labelled-set size, assuming this judge's sensitivity and specificity, "
+            "the labelled pairs split evenly between human wins and non-wins and a true win share "
+            f"of 37.5% (Lang & Reiczigel 2014). This labelled set's own "
+            f"{esc(quantities.name('correction_floor').lower())} ({cal.counts.n_se:,} human wins, "
+            f"{cal.counts.n_sp:,} non-wins, the judge's own printed share) is {own}: the number "
+            "in the sentence above.</p>"
             + html_table(
-                floors,
-                {"youden_j": num_format(2), "floor": num_format(3), "floor_points": num_format(1)},
+                plan,
+                {quantities.name("youden_j"): num_format(2), plan.columns[-1]: num_format(1)},
                 table_id="floor-table",
             )
             + html_figure(floor_figure(floors), "fig-floor")
@@ -434,7 +450,13 @@ def ppi_section(analyses: Analyses) -> str:
     sheet = analyses.judge_sheet
     cert = sheet.certification if sheet is not None else None
     if cert is not None:
-        body += f"<h3>Judge certification</h3><p>{esc(cert.sentence())}</p>"
+        body += (
+            f"<h3>Judge certification, all labelled calls</h3><p>{esc(cert.sentence())}</p>"
+            f'<p class="caption">{esc(quantities.name("judge_agreement_on_wins"))}: every labelled '
+            "call of the judge counts. The Calibration page's release gate certifies one pair on "
+            f"its labelled both-orders verdicts ({esc(quantities.name('pair_agreement_on_wins').lower())}"
+            "), so its counts are smaller.</p>"
+        )
         if cert.note:
             body += f'<p class="caption">{esc(cert.note)}</p>'
     r = analyses.ppi

@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.display import Metric, display_frame
 from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
 from evalcore.ties.pairwise import VerdictTieStructure
@@ -60,12 +61,12 @@ SCORE_RULE_NAMES: dict[str, str] = {"soft": "soft σ(v)", "sign": "win share"}
 
 #: Pointwise diagnostics: column → heading.
 DIAGNOSTICS: dict[str, str] = {
-    "tie_probability": "tie probability Σp²",
+    "tie_probability": q.name("same_level_chance"),
     "distinct": "distinct values",
     "d2_per_nominal": "D2 / nominal levels",
-    "d1": "D1 (exp Shannon entropy)",
-    "d2": "D2 (1 / tie probability)",
-    "top_tied": "T (top tied)",
+    "d1": q.name("effective_levels_entropy"),
+    "d2": q.name("effective_levels_collision"),
+    "top_tied": q.name("top_tied_share"),
     "spearman": "global Spearman",
     "tau_b": "within-instruction τb",
     "tau_a": "within-instruction τa",
@@ -85,10 +86,11 @@ EXPLAIN: dict[str, str] = {
     "Soft: each call gives slot A σ(v) = 1/(1+e^−v) and slot B 1 − σ(v), averaged "
     "over the model's calls (the tournament score of " + _PAPER + "). Win share: a "
     "win 1, a tie ½, a loss 0.",
-    "stats": "**Tie probability** Σp²: the chance two random calls get the same verdict level "
-    "(not the share of TIE verdicts, shown apart). **D1** = exp(Shannon entropy) and "
-    "**D2** = 1 / Σp²: the number of equally used levels with the same entropy (Rényi "
-    "orders 1 and 2; D2 ≤ D1 ≤ distinct levels). **Distinct**: levels used at least once. "
+    "stats": "**Same-level chance**: the chance two random calls get the same verdict level "
+    "(not the tie rate, the share of TIE verdicts, shown apart). **Effective levels, entropy** "
+    "and **effective levels, collisions**: the number of equally used levels with the same "
+    "entropy, or the same same-level chance (never more than the distinct levels; the "
+    "collision count never above the entropy count; formulas on the Methods page). **Distinct**: levels used at least once. "
     "**T**: share of instructions (with ≥ 2 models) whose top is tied, i.e. at least two "
     "models share the highest within-instruction score, so a selector keeping the best "
     "response picks at random. Definitions: " + _PAPER + ", section 3 and appendix D.",
@@ -140,15 +142,27 @@ def level_metrics(result: VerdictTieStructure) -> list[Metric]:
     )
     return [
         Metric(
-            "Tie probability",
-            fmt_num(s.tie_probability, 3),
-            "The chance two random calls get the same verdict level.",
+            q.name("same_level_chance"),
+            q.format("same_level_chance", s.tie_probability),
+            "The chance two random calls get the same verdict level (not the tie rate).",
         ),
-        Metric("D1", fmt_num(s.d1, 2), "Effective levels: exp(Shannon entropy)."),
-        Metric("D2", fmt_num(s.d2, 2), "Effective levels: 1 / tie probability."),
-        Metric("Distinct levels", fmt_int(s.distinct)),
-        Metric("TIE verdicts", fmt_pct(result.tie_verdict_rate, 1)),
-        Metric("T (top tied)", fmt_pct(result.top_tied, 1) if result.instructions else MISSING, t_help),
+        Metric(
+            q.name("effective_levels_entropy"),
+            q.format("effective_levels_entropy", s.d1),
+            "Effective levels: exp(Shannon entropy).",
+        ),
+        Metric(
+            q.name("effective_levels_collision"),
+            q.format("effective_levels_collision", s.d2),
+            "Effective levels: 1 / same-level chance.",
+        ),
+        Metric(q.name("distinct_levels"), q.format("distinct_levels", s.distinct)),
+        Metric(q.name("tie_rate"), q.format("tie_rate", result.tie_verdict_rate)),
+        Metric(
+            q.name("top_tied_share"),
+            q.format("top_tied_share", result.top_tied) if result.instructions else MISSING,
+            t_help,
+        ),
     ]
 
 
@@ -168,7 +182,7 @@ def candidate_sentence(result: VerdictTieStructure) -> str | None:
     return (
         f"The within-instruction scores the selector sees ({SCORE_RULE_NAMES[result.score]}, "
         f"over {fmt_int(result.instructions)} instructions) take {fmt_int(cs.distinct)} "
-        f"distinct values with tie probability {fmt_num(cs.tie_probability, 4)} (D2 "
+        f"distinct values; two of these scores are equal with probability {fmt_pct(cs.tie_probability, 1)} (collision levels "
         f"{fmt_num(cs.d2, 1)}), the tournament row of {_PAPER}."
     )
 
@@ -179,17 +193,19 @@ def agreement_metrics(a: Agreement) -> list[Metric]:
     if a.instructions == 0:
         return []
     return [
-        Metric("τa", fmt_num(a.tau_a, 3), "Kendall's tau-a: a pair the judge ties counts 0."),
         Metric(
-            "τb",
-            fmt_num(a.tau_b, 3),
+            q.name("tau_a"), q.format("tau_a", a.tau_a), "Kendall's tau-a: a pair the judge ties counts 0."
+        ),
+        Metric(
+            q.name("tau_b"),
+            q.format("tau_b", a.tau_b),
             f"Defined on {fmt_int(a.tau_b_instructions)} of {fmt_int(a.instructions)} "
             "instructions (undefined where either side ties every candidate).",
         ),
-        Metric("Somers' D", fmt_num(a.somers_d, 3)),
-        Metric("Top-1", fmt_pct(a.top1, 1)),
-        Metric("Uniform top-1", fmt_pct(a.uniform_top1, 1)),
-        Metric("Ref. top tied", fmt_pct(a.reference_top_tied, 1)),
+        Metric(q.name("somers_d"), q.format("somers_d", a.somers_d)),
+        Metric(q.name("top1"), q.format("top1", a.top1)),
+        Metric(q.name("uniform_top1"), q.format("uniform_top1", a.uniform_top1)),
+        Metric(q.name("reference_top_tied"), q.format("reference_top_tied", a.reference_top_tied)),
     ]
 
 
@@ -252,13 +268,13 @@ def agreement_display(rows: pd.DataFrame) -> pd.DataFrame:
             "reference": ("reference", str),
             "calls": ("calls", fmt_int),
             "instructions": ("instructions", fmt_int),
-            "tau_a": ("τa", _three),
-            "tau_b": ("τb", _three),
+            "tau_a": (q.name("tau_a"), _three),
+            "tau_b": (q.name("tau_b"), _three),
             "tau_b_instructions": ("instructions with τb", fmt_int),
             "somers_d": ("Somers' D", _three),
-            "top1": ("top-1", _pct1),
-            "reference_top_tied": ("reference top tied", _pct1),
-            "uniform_top1": ("uniform top-1", _pct1),
+            "top1": (q.name("top1"), _pct1),
+            "reference_top_tied": (q.name("reference_top_tied"), _pct1),
+            "uniform_top1": (q.name("uniform_top1"), _pct1),
         },
     )
 
@@ -276,10 +292,10 @@ def per_instruction_display(per_instruction: pd.DataFrame) -> pd.DataFrame:
             "pairs": ("model pairs", fmt_int),
             "judge_tied": ("pairs the judge ties", fmt_int),
             "reference_tied": ("pairs the reference ties", fmt_int),
-            "tau_a": ("τa", _three),
-            "tau_b": ("τb", _three),
+            "tau_a": (q.name("tau_a"), _three),
+            "tau_b": (q.name("tau_b"), _three),
             "somers_d": ("Somers' D", _three),
-            "top1": ("top-1", _pct1),
+            "top1": (q.name("top1"), _pct1),
         },
     )
 
@@ -371,18 +387,18 @@ def diagnostics_display(cells: pd.DataFrame) -> pd.DataFrame:
             "parse_rate": ("parse rate", _pct1),
             "instructions": ("instructions", fmt_int),
             "distinct": ("distinct", fmt_int),
-            "tie_probability": ("tie probability", _three),
-            "d1": ("D1", lambda v: fmt_num(v, 2)),
-            "d2": ("D2", lambda v: fmt_num(v, 2)),
-            "top_tied": ("T (top tied)", _pct1),
+            "tie_probability": (q.name("same_level_chance"), _pct1),
+            "d1": (q.name("effective_levels_entropy"), lambda v: fmt_num(v, 2)),
+            "d2": (q.name("effective_levels_collision"), lambda v: fmt_num(v, 2)),
+            "top_tied": (q.name("top_tied_share"), _pct1),
             "ranked_instructions": ("ranked instructions", fmt_int),
             "spearman": ("global Spearman", _three),
-            "tau_b": ("τb", _three),
-            "tau_a": ("τa", _three),
+            "tau_b": (q.name("tau_b"), _three),
+            "tau_a": (q.name("tau_a"), _three),
             "somers_d": ("Somers' D", _three),
-            "top1": ("top-1", _pct1),
-            "reference_top_tied": ("reference top tied", _pct1),
-            "uniform_top1": ("uniform top-1", _pct1),
+            "top1": (q.name("top1"), _pct1),
+            "reference_top_tied": (q.name("reference_top_tied"), _pct1),
+            "uniform_top1": (q.name("uniform_top1"), _pct1),
         },
     )
 

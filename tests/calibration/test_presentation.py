@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from evalcore import quantities as q
 from evalcore.calibration import calibrate, coverage_simulation, size_plan, superiority_gate
 from evalcore.calibration import presentation as show
 from evalcore.counts import VerdictCounts
@@ -36,14 +37,14 @@ def test_summary_and_metrics_have_no_nan_and_match_the_result(demo):
     assert list(table.columns) == ["Quantity", "Estimate", "95% low", "95% high", "Definition"]
     assert not table.isna().any().any()
     assert "nan" not in table.to_string().lower()
-    row = table.set_index("Quantity").loc["Printed win rate"]
+    row = table.set_index("Quantity").loc[q.name("printed_win_rate")]
     assert row["Estimate"] == f"{100 * cal.printed:.1f}%"
     assert row["95% low"] == f"{100 * cal.printed_low:.1f}%"
-    floor = table.set_index("Quantity").loc["Floor, half-width (± percentage points)", "Estimate"]
-    assert floor == f"±{100 * cal.floor:.1f}"
+    floor = table.set_index("Quantity").loc[q.name("correction_floor"), "Estimate"]
+    assert floor == f"±{100 * cal.floor:.1f} pp"
     cells = dict((label, value) for label, value, _ in show.metrics(cal))
     assert cells["Youden's J"] == f"{cal.youden_j:.2f}"
-    assert cells["Corrected"] in ("refused", f"{100 * cal.corrected:.1f}%")
+    assert cells[q.name("corrected_win_share")] in ("refused", f"{100 * cal.corrected:.1f}%")
 
 
 def test_user_text_is_escaped_in_every_sentence(demo):
@@ -74,7 +75,7 @@ def test_this_judges_floor_is_one_number_on_the_floor_tab(demo):
     plan = size_plan(0.10, max_labelled=1600, **options[next(iter(options))])
     ladder = show.ladder_display(plan).set_index("Labelled pairs")
     for n in sizes:
-        assert own[n] == ladder.loc[n, "Floor (± percentage points)"], n
+        assert own[n] == ladder.loc[n, q.name("planning_floor") + " (± percentage points)"], n
     # and the typed J columns are the published reading, not the judge's
     assert own.tolist() != wide["J = 0.57"].tolist()
 

@@ -77,7 +77,7 @@ def test_calibrate_table_and_refusal_in_words(verdict_file, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert "printed win rate" in out and "correction refused" in out
+    assert "Printed win rate" in out and "correction refused" in out
 
 
 def test_calibrate_transfer_warning(verdict_file, capsys):

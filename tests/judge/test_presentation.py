@@ -87,15 +87,15 @@ def test_side_by_side_marks_the_steady_judge_and_shows_the_sheets_numbers(labell
     assert list(table.index) == ["first", "steady"]  # the store's order
     for name, sheet in sheets.items():
         pb = sheet.position.position_bias_points.value
-        assert table.loc[name, "position bias (percentage points)"].split()[0] == f"{pb:+.1f}"
+        assert table.loc[name, "Position bias (percentage points)"].split()[0] == f"{pb:+.1f}"
         sc = sheet.position.swap_consistency.value
-        assert table.loc[name, "swap consistency"].split()[0] == f"{100 * sc:.1f}%"
-    assert table.loc["steady", "position bias (percentage points)"].endswith("★")
-    assert not table.loc["first", "position bias (percentage points)"].endswith("★")
+        assert table.loc[name, "Swap consistency"].split()[0] == f"{100 * sc:.1f}%"
+    assert table.loc["steady", "Position bias (percentage points)"].endswith("★")
+    assert not table.loc["first", "Position bias (percentage points)"].endswith("★")
     # tie rates are not graded
-    assert not any(v.endswith("★") for v in table["tie rate (single order)"])
+    assert not any(v.endswith("★") for v in table["Tie rate, single order"])
     definitions = show.column_definitions()
-    assert "position bias (percentage points)" in set(definitions["column"])
+    assert "Position bias (percentage points)" in set(definitions["column"])
     assert definitions["definition"].str.len().min() > 10
 
 
@@ -108,13 +108,13 @@ def test_tiles_of_a_double_ordered_labelled_table(labelled):
     assert f"{pb.low:+.1f} to {pb.high:+.1f}" in tiles["Position bias"].help
     assert tiles["Tie rate, both orders"].value == f"{100 * sheet.position.both_orders_tie_rate.value:.1f}%"
     order = {m.label: m for m in show.order_metrics(sheet)}
-    assert order["Slot bias b"].value == f"{sheet.order.b.value:+.3f}"
+    assert order["Slot-A bias"].value == f"{sheet.order.b.value:+.3f}"
     assert order["Self-comparison ties"].value == "—"  # no model meets itself
     assert order["Model pairs in both orders"].value == "15"  # 6 models, all pairs
     ag = sheet.agreement
     tiles = {m.label: m for m in show.agreement_metrics(ag)}
-    assert tiles["Agreement"].value == f"{100 * ag.agreement.value:.1f}%"
-    assert tiles["Cohen's κ"].value == f"{ag.kappa.value:.3f}"
+    assert tiles["Agreement with humans"].value == f"{100 * ag.agreement.value:.1f}%"
+    assert tiles["Cohen's kappa"].value == f"{ag.kappa.value:.3f}"
     comp = show.compression_display(ag)
     assert comp["shift (percentage points)"].tolist() == [
         f"{100 * v + 0.0:+.1f}" for v in ag.compression["shift"]
@@ -125,7 +125,7 @@ def test_tiles_of_a_double_ordered_labelled_table(labelled):
     # the sheet's own counts give the same sentence as the summary of the counts
     assert show.both_orders_sentence(sheet) == show.both_orders_sentence(summary)
     cov = show.coverage_metric(sheets["steady"])
-    assert cov.value == f"{100 * sheets['steady'].coverage.no_verdict_rate:.2f}%"
+    assert cov.value == f"{100 * sheets['steady'].coverage.no_verdict_rate:.1f}%"
     assert "Σ" not in show.tie_structure_sentence(sheet)  # words, and the numbers of the sheet
     assert f"{sheet.ties['d2']:.2f}" in show.tie_structure_sentence(sheet)
 
@@ -140,11 +140,11 @@ def test_tables_have_words_for_headings_and_dashes_for_gaps(labelled):
     ):
         _no_missing_words(frame)
     by_anchor = show.order_swap_display(sheet.order.by_anchor)
-    assert by_anchor["slot bias b"].tolist() == [f"{v:+.3f}" for v in sheet.order.by_anchor["b"]]
+    assert by_anchor["Slot-A bias"].tolist() == [f"{v:+.3f}" for v in sheet.order.by_anchor["b"]]
     rows = show.self_preference_rows(sheets)
     assert set(rows["judge"]) <= {"steady", "first"} and len(rows)
     display = show.self_preference_display(rows)
-    assert display["δ (Elo)"].tolist() == [f"{v:+.1f}" for v in rows["delta_elo"]]
+    assert display["Self-preference (Elo points)"].tolist() == [f"{v:+.1f}" for v in rows["delta_elo"]]
     assert show.self_preference_problem(sheets, n_judges=2, has_families=True) is None
     assert "one judge" in show.self_preference_problem(sheets, n_judges=1, has_families=True)
     assert "families" in show.self_preference_problem(sheets, n_judges=2, has_families=False)
@@ -170,7 +170,7 @@ def test_anchor_always_in_slot_b_is_refused_in_words():
     tiles = {m.label: m for m in show.position_metrics(sheet)}
     assert tiles["Position bias"].value == "—"
     assert "Not identified" in tiles["Position bias"].help
-    assert {m.label: m.value for m in show.order_metrics(sheet)}["Slot bias b"] == "—"
+    assert {m.label: m.value for m in show.order_metrics(sheet)}["Slot-A bias"] == "—"
     assert show.coverage_metric(sheet).value == "—"  # counts hold no missing verdicts
     assert show.order_swap_display(sheet.order.by_anchor).empty
     _no_missing_words(show.sheet_display(sheet))
@@ -222,7 +222,7 @@ def test_tiny_table_with_a_judge_that_has_no_sheet(tmp_path):
     warnings = show.judge_warnings(sheets)
     assert warnings[0].startswith("j2: ")
     table = show.side_by_side(sheets)
-    assert table.set_index("judge").loc["j2", "swap consistency"] == "—"
+    assert table.set_index("judge").loc["j2", "Swap consistency"] == "—"
     assert not any("★" in v for v in table.to_numpy().ravel())  # one judge measured: no best
 
 

@@ -73,18 +73,25 @@ def _no_empty_cells(at: AppTest) -> None:
 
 def test_per_anchor_table_and_figures_match_the_library(default_view, library_sweep):
     at, sweep = default_view, library_sweep
-    shown = _table(at, "Tau with all pairs")
+    shown = _table(at, "Agreement with the all-pairs ranking")
     assert shown["Anchor"].tolist() == sweep.table["anchor"].tolist()
     # Human column names, numbers written with sensible decimals, "—" for a missing value.
     assert not any("_" in c for c in shown.columns)
-    assert shown["Tau with all pairs"].tolist() == [fmt_num(v, 3) for v in sweep.table["tau_quadratic"]]
-    assert shown["Tau with humans"].tolist() == [fmt_num(v, 3) for v in sweep.table["tau_human"]]
+    assert shown["Agreement with the all-pairs ranking"].tolist() == [
+        fmt_num(v, 3) for v in sweep.table["tau_quadratic"]
+    ]
+    assert shown["Agreement with the human ranking"].tolist() == [
+        fmt_num(v, 3) for v in sweep.table["tau_human"]
+    ]
     assert shown["Informativeness"].tolist() == [fmt_pct(v, 1) for v in sweep.table["informativeness"]]
     assert at.metric[0].value == sweep.recommended
     assert any("tau-b" in c.value for c in at.caption)
     titles = [c["layout"]["title"]["text"] for c in _charts(at)]
-    assert any("Fig. 1" in t for t in titles) and any("Fig. 3" in t for t in titles)
-    u = next(c for c in _charts(at) if "Fig. 1" in c["layout"]["title"]["text"])
+    assert "Anchor quality against anchor strength" in titles
+    assert any(t.startswith("Anchor quality against informativeness") for t in titles)
+    u = next(
+        c for c in _charts(at) if c["layout"]["title"]["text"] == "Anchor quality against anchor strength"
+    )
     assert u["data"][0]["text"] == sweep.table["anchor"].tolist()  # names on hover
     assert any("3-level ceiling" in m.value for m in at.markdown)
     assert any("beats every model on" in m.value for m in at.markdown)
@@ -96,7 +103,7 @@ def test_judge_effect_runs_on_button_press_and_the_choices_stick(library_sweep):
     at = _page()
     at.button(key="anchors_btn_judges").click().run()
     assert not at.exception
-    assert any("Table 3" in c["layout"]["title"]["text"] for c in _charts(at))
+    assert any("Anchor effect beside judge effect" in c["layout"]["title"]["text"] for c in _charts(at))
     at.radio(key="anchors_tau").set_value("a").run()  # tau-a on request
     assert not at.exception
     assert any("tau-a" in c.value for c in at.caption)
@@ -152,9 +159,11 @@ def test_the_anchor_papers_human_ranking_in_one_click():
     counts = store.counts(judge=store.judges()[0], category="Arena-Hard v2.0")
     sweep = anchor_sweep(counts, human_ranking=human_ranking("paper"))
     store.close()
-    shown = _table(at, "Tau with humans")
-    assert shown["Tau with humans"].tolist() == [fmt_num(v, 3) for v in sweep.table["tau_human"]]
-    assert shown["Tau with humans"].tolist() != ["—"] * len(shown)
+    shown = _table(at, "Agreement with the human ranking")
+    assert shown["Agreement with the human ranking"].tolist() == [
+        fmt_num(v, 3) for v in sweep.table["tau_human"]
+    ]
+    assert shown["Agreement with the human ranking"].tolist() != ["—"] * len(shown)
 
 
 def test_the_bundled_ranking_is_not_offered_when_the_table_names_none_of_its_models(default_view):
@@ -165,7 +174,7 @@ def test_the_bundled_ranking_is_not_offered_when_the_table_names_none_of_its_mod
 def _anchor_only_page(at: AppTest, anchor: str) -> None:
     assert any("no all-pairs (quadratic) ranking" in i.value for i in at.info)
     assert any("Comparing anchors with each other" in c.value for c in at.caption)  # one sentence
-    assert not [df for df in at.dataframe if "Tau with all pairs" in df.value.columns]
+    assert not [df for df in at.dataframe if "Agreement with the all-pairs ranking" in df.value.columns]
     shown = _table(at, "Rank by the anchor")
     assert "Rank by all pairs" not in shown.columns
     assert anchor not in shown["Model"].tolist()
@@ -210,7 +219,7 @@ def test_simulated_anchor_only_table_with_a_human_ranking():
     store.load(sim.verdicts)
     ranking = anchor_ranking(store.counts(), anchor, human_ranking=sim.human_ranking)
     store.close()
-    tile = next(m for m in at.metric if m.label == "tau-b with humans")
+    tile = next(m for m in at.metric if m.label == "Agreement with the human ranking")
     assert tile.value == fmt_num(ranking.tau_human, 3)
     assert _table(at, "Rank by humans")["Rank by humans"].notna().all()
 

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from evalcore import quantities as q
 from tests.conftest import new_app
 
 
@@ -36,7 +37,10 @@ def test_default_view_starts_with_the_top_model_and_shows_every_section(cal_page
     assert cal_page.selectbox(key="cal_candidate").value == top
     assert cal_page.selectbox(key="cal_baseline").value == second
     labels = [m.label for m in cal_page.metric]
-    assert {"Printed", "Corrected", "Se", "Sp", "Youden's J"} <= set(labels)
+    assert {
+        q.name(i)
+        for i in ("printed_win_rate", "corrected_win_share", "sensitivity", "specificity", "youden_j")
+    } <= set(labels)
     # a correction or its refusal in words (the first-slot judge's floor is too wide on this pair)
     assert "Corrected rate" in _texts(cal_page.success) or "Correction refused" in _texts(cal_page.warning)
     assert "Lang–Reiczigel" in _texts(cal_page.markdown)  # coverage summary
@@ -66,7 +70,7 @@ def test_decent_judge_corrects_weak_judge_is_refused(cal_page):
     assert not cal_page.exception
     warnings = _texts(cal_page.warning)
     assert "Correction refused" in warnings and "cannot be tighter than" in warnings
-    corrected = [m for m in cal_page.metric if m.label == "Corrected"][0]
+    corrected = [m for m in cal_page.metric if m.label == q.name("corrected_win_share")][0]
     assert corrected.value == "refused"
 
 

@@ -37,7 +37,7 @@ def test_page_shows_every_section(judge_page):
         assert any(h.startswith(start) for h in headers), start
     labels = {m.label: m.value for m in at.metric}
     assert labels["Position bias"].endswith(" pp")  # percentage points
-    assert "Cohen's κ" in labels and "Krippendorff's α (humans)" in labels
+    assert "Cohen's kappa" in labels and "Agreement among humans" in labels
     assert labels["Self-comparison ties"] == "—"  # the demo has no self-comparisons
     assert not at.error
 
@@ -46,11 +46,11 @@ def test_side_by_side_marks_the_steady_judge(judge_page):
     table = judge_page.dataframe[0].value
     assert list(table["judge"]) == ["sim-judge-first-slot", "sim-judge-steady", "sim-judge-tie-happy"]
     steady = table.set_index("judge").loc["sim-judge-steady"]
-    assert steady["swap consistency"].endswith("★")
-    assert steady["no verdict"].endswith("★")
+    assert steady["Swap consistency"].endswith("★")
+    assert steady["No-verdict rate"].endswith("★")
     first = table.set_index("judge").loc["sim-judge-first-slot"]
-    assert float(first["position bias (percentage points)"].split()[0]) > 15
-    assert not first["position bias (percentage points)"].endswith("★")
+    assert float(first["Position bias (percentage points)"].split()[0]) > 15
+    assert not first["Position bias (percentage points)"].endswith("★")
 
 
 def test_figures_and_downloads(judge_page):
@@ -122,4 +122,4 @@ def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
     assert "sim-alder (slot B" in warnings
     labels = {m.label: m.value for m in at.metric}
     assert labels["Position bias"] == "—"
-    assert labels["Slot bias b"] == "—"
+    assert labels["Slot-A bias"] == "—"

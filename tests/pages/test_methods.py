@@ -55,7 +55,7 @@ def methods_page() -> AppTest:  # not `page`: that name is pytest-playwright's b
 def test_page_shows_sections_and_references(methods_page):
     doc = read_methods()
     headings = [h.value for h in methods_page.header]
-    assert headings == [s.title for s in doc.sections] + ["References"]
+    assert headings == [s.title for s in doc.sections] + ["Glossary of reported quantities", "References"]
     shown = "\n".join(m.value for m in methods_page.markdown)
     items = [line for line in shown.splitlines() if re.match(r"- .+ \(\d{4}[a-z]?\)\. \*\*", line)]
     assert len(items) == len(doc.references)

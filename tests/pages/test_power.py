@@ -46,13 +46,13 @@ def test_typed_informativeness_and_exact(power_page):
     at = power_page
     at.radio(key="pw_info_source").set_value("Type it in").run()
     at.number_input(key="pw_info_typed").set_value(0.45).run()
-    plan = next(f for f in _frames(at) if "Discordant samples" in f.columns)
+    plan = next(f for f in _frames(at) if "Differing instructions needed" in f.columns)
     assert plan["Edge"].tolist() == ["+5%", "+10%"]
-    assert plan["Discordant samples"].tolist() == [617, 153]
-    assert plan["Total samples (I = 0.450)"].tolist() == [1372, 340]
+    assert plan["Differing instructions needed"].tolist() == [617, 153]
+    assert plan["Instructions needed (sign-test formula)"].tolist() == [1372, 340]
     at.toggle(key="pw_exact").set_value(True).run()
-    plan = next(f for f in _frames(at) if "Discordant samples" in f.columns)
-    assert plan["Discordant samples"].tolist() == [620, 158]
+    plan = next(f for f in _frames(at) if "Differing instructions needed" in f.columns)
+    assert plan["Differing instructions needed"].tolist() == [620, 158]
     assert not at.exception
 
 
@@ -66,7 +66,7 @@ def test_wilcoxon_curve_and_detectable_edges_drawn(power_page):
     assert any(sh.get("y0") == 0.8 and sh.get("y1") == 0.8 for sh in curve["layout"]["shapes"])
     assert _metric(at, "Distributions") != "0"
     assert any("Adjacent pairs" in s["layout"]["title"]["text"] for s in specs)
-    resolved = _metric(at, "Adjacent pairs resolved")
+    resolved = _metric(at, "Adjacent pairs separated")
     assert " of 19" in resolved
     assert any("top two models" in m.value for m in list(at.success) + list(at.warning))
     # "Resolved" is a two-sided sign test, Holm-adjusted across the adjacent pairs, and says so.
@@ -120,7 +120,7 @@ def test_anchor_only_demo():
     assert not at.exception
     assert at.selectbox(key="pw_anchor").value == "sim-birch"
     assert at.radio(key="pw_compare").value == "Against the anchor"
-    assert " of 15" in _metric(at, "Adjacent pairs resolved")
+    assert " of 15" in _metric(at, "Adjacent pairs separated")
     # Head-to-head on an anchor-only table: the pairs that never met are explained.
     at.radio(key="pw_compare").set_value("Head-to-head").run()
     assert not at.exception

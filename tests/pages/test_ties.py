@@ -32,18 +32,18 @@ def test_page_shows_the_judges_tie_structure(ties_page, demo_store):
     judge = at.selectbox(key="ties_judge_select").value
     expected = verdict_tie_structure(demo_store.counts(judge=judge))
     metrics = _metrics(at)
-    assert metrics["Tie probability"] == [f"{expected.stats.tie_probability:.3f}"]
-    assert metrics["D2"] == [f"{expected.stats.d2:.2f}"]
-    assert metrics["T (top tied)"] == [f"{expected.top_tied:.1%}"]
+    assert metrics["Same-level chance"] == [f"{expected.stats.tie_probability:.1%}"]
+    assert metrics["Effective levels, collisions"] == [f"{expected.stats.d2:.2f}"]
+    assert metrics["Instructions with a tied top"] == [f"{expected.top_tied:.1%}"]
     # human labels exist in the demo: τa against them is shown, and equals the library's
     labelled = labelled_counts(demo_store, judge)
     human = verdict_tie_structure(labelled.judge, labelled.human)
-    assert metrics["τa"][0] == f"{human.agreement.tau_a:.3f}"
+    assert metrics["Kendall's tau-a"][0] == f"{human.agreement.tau_a:.3f}"
     # the demo's human ranking is the reference score: a second row of agreement metrics
     ranking = read_human_ranking(ROOT / "data" / "demo_human_ranking.csv")
     by_score = verdict_tie_structure(demo_store.counts(judge=judge), ranking)
-    assert metrics["τb"][1] == f"{by_score.agreement.tau_b:.3f}"
-    assert any("Tie probability" in c.value and "Σp²" in c.value for c in at.caption)
+    assert metrics["Kendall's tau-b"][1] == f"{by_score.agreement.tau_b:.3f}"
+    assert any("Same-level chance" in c.value and "not the tie rate" in c.value for c in at.caption)
     charts = [e for e in at.get("plotly_chart")]
     assert any("Verdict levels of" in e.proto.spec for e in charts)
 
@@ -54,16 +54,16 @@ def test_page_tie_happy_judge(ties_page):
     assert not at.exception
     metrics = _metrics(at)
     assert metrics["Distinct levels"] == ["3"]
-    assert float(metrics["Tie probability"][0]) > 0.3
+    assert float(metrics["Same-level chance"][0].rstrip("%")) > 30
 
 
 def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
     at = ties_page
     demo = read_pointwise(ROOT / "data" / "demo_pointwise.csv")
     cells = pointwise_tie_structure(demo.frame)
-    shown = [df.value for df in at.dataframe if "tie probability" in df.value.columns]
+    shown = [df.value for df in at.dataframe if "Same-level chance" in df.value.columns]
     assert shown and len(shown[0]) == len(cells) == 9
-    assert shown[0]["tie probability"].tolist() == [f"{v:.3f}" for v in cells["tie_probability"]]
+    assert shown[0]["Same-level chance"].tolist() == [f"{100 * v:.1f}%" for v in cells["tie_probability"]]
     assert "parse_rate" not in shown[0].columns  # human headings, not the library's names
     assert any("simulated" in c.value for c in at.caption)
     assert any("format share" in df.value.columns for df in at.dataframe)
@@ -76,7 +76,7 @@ def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
     assert "row 2" in errors[0] and "ACCEPT" in errors[0]
     assert "still in use" in errors[0]
     # the demo is still analysed
-    assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+    assert any("Same-level chance" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
 
     good = (
         b"instruction_id,candidate,judge,format,score\n"
@@ -86,14 +86,14 @@ def test_page_pointwise_demo_then_bad_then_good_upload(ties_page):
     at.file_uploader(key="pointwise_upload").upload("mine.csv", good, "text/csv").run()
     assert not at.exception and not at.error
     assert any("mine.csv" in c.value for c in at.caption)
-    cell = [df.value for df in at.dataframe if "tie probability" in df.value.columns][0]
-    assert len(cell) == 1 and cell["T (top tied)"].iloc[0] == "50.0%"
+    cell = [df.value for df in at.dataframe if "Same-level chance" in df.value.columns][0]
+    assert len(cell) == 1 and cell["Instructions with a tied top"].iloc[0] == "50.0%"
     assert cell["global Spearman"].iloc[0] == "—" if "global Spearman" in cell else True
     assert any("no `reference` column" in i.value for i in at.info)
     assert any("two formats and two judges" in i.value for i in at.info)
     at.button(key="pointwise_demo").click().run()
     assert not at.exception
-    assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+    assert any("Same-level chance" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
 
 
 @pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
@@ -108,7 +108,7 @@ def test_page_without_human_labels_or_ranking():
     assert not at.exception
     assert any("no human-labelled rows" in i.value for i in at.info)
     assert any("No reference score is loaded" in c.value for c in at.caption)
-    assert "τa" not in _metrics(at)
+    assert "Kendall's tau-a" not in _metrics(at)
     assert _metrics(at)["Distinct levels"] == ["5"]
 
 
@@ -117,7 +117,7 @@ def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     """After the demo's pointwise scores were on screen, an uploaded verdict table gets no
     made-up pointwise scores: the section says none is loaded until the user asks for the demo."""
     at = open_page("pages/ties.py", timeout=90)
-    assert any("tie probability" in df.value.columns for df in at.dataframe)  # the demo's
+    assert any("Same-level chance" in df.value.columns for df in at.dataframe)  # the demo's
     at.switch_page("app.py").run()
     csv = (
         b"instruction_id,model_a,model_b,verdict\n"
@@ -127,9 +127,9 @@ def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     assert not at.exception
     at.switch_page("pages/ties.py").run()
     assert not at.exception
-    assert not any("tie probability" in df.value.columns for df in at.dataframe)
+    assert not any("Same-level chance" in df.value.columns for df in at.dataframe)
     assert any("No pointwise score table is loaded" in i.value for i in at.info)
     assert not any("Bundled demo" in c.value for c in at.caption)
     at.button(key="pointwise_demo").click().run()
     assert not at.exception
-    assert any("tie probability" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+    assert any("Same-level chance" in df.value.columns and len(df.value) == 9 for df in at.dataframe)

@@ -38,15 +38,18 @@ def test_sample_size_table_has_human_columns_and_the_published_numbers():
     t = pv.sample_size_table(sample_size_plan([0.05, 0.10], informativeness=0.45))
     assert list(t.columns) == [
         "Edge",
-        "P(A wins | discordant)",
-        "Discordant samples",
-        "Total samples (I = 0.450)",
+        "Share of differing instructions won",
+        "Differing instructions needed",
+        "Instructions needed (sign-test formula)",
     ]
-    assert t["Discordant samples"].tolist() == [617, 153]  # Don-Yehiya et al. 2026, Table 2
-    assert t["Total samples (I = 0.450)"].tolist() == [1372, 340]
-    assert t["P(A wins | discordant)"].tolist() == ["55.0%", "60.0%"]
+    assert t["Differing instructions needed"].tolist() == [617, 153]  # Don-Yehiya et al. 2026, Table 2
+    assert t["Instructions needed (sign-test formula)"].tolist() == [1372, 340]
+    assert t["Share of differing instructions won"].tolist() == ["55.0%", "60.0%"]
     # Without an informativeness there is no total column (not a column of empty cells).
-    assert "Total" not in " ".join(pv.sample_size_table(sample_size_plan([0.05])).columns)
+    assert "sign-test formula" not in " ".join(pv.sample_size_table(sample_size_plan([0.05])).columns)
+    # the page's one answer leads with the formula and names the simulations as a comparison
+    answer = pv.answer_sentence(sample_size_plan([0.05, 0.10], informativeness=0.45), "m")
+    assert "**About 1,372 instructions**" in answer and "for comparison only" in answer
 
 
 def test_informativeness_sentence_names_the_anchor_or_says_why_not():
@@ -66,8 +69,8 @@ def _edges_table():
 def test_detectable_view_words_the_holm_test_and_the_top_pair():
     result = _edges_table()
     metrics = dict((label, value) for label, value, _ in pv.detectable_metrics(result))
-    assert metrics["Adjacent pairs resolved"] == "1 of 2"
-    assert metrics["Instructions N"] == "100"
+    assert metrics["Adjacent pairs separated"] == "1 of 2"
+    assert metrics["Instructions"] == "100"
     kind, sentence = pv.top_pair_sentence(result)
     # 60 of 100: two-sided p = 0.0569 (scipy binomtest), Holm keeps it (the larger of two).
     assert kind == "warning"
@@ -78,14 +81,14 @@ def test_detectable_view_words_the_holm_test_and_the_top_pair():
     assert table["Resolved"].tolist() == ["no", "yes"]
     assert table["Observed edge"].tolist() == ["+10.0%", "+50.0%"]
     assert table["p (two-sided sign test)"].iloc[0] == "0.057"
-    assert table["Instructions needed"].iloc[1] != "None"
+    assert table["Instructions needed (sign-test formula)"].iloc[1] != "None"
 
 
 def test_distributions_view_and_empty_selection_sentences():
     rows = [(f"q{i}", m, "X", v) for i in range(20) for m, v in (("A", 1), ("B", -1 if i % 4 else 1))]
     dists = difference_distributions(_counts(rows))
     table = pv.distributions_table(dists)
-    assert {"Anchor", "Model A (with the edge)", "Edge", "Informativeness"} <= set(table.columns)
+    assert {"Anchor", "Model A (with the edge)", "Edge", "Pair's differing share"} <= set(table.columns)
     assert "None" not in table.astype(str).to_numpy().ravel().tolist()
     chosen, nominal, label = pv.edge_window(dists, 0.05)
     assert label == "edge in [5%, 6%)" and nominal == pytest.approx(0.05)
@@ -93,7 +96,7 @@ def test_distributions_view_and_empty_selection_sentences():
     assert sentence is not None and "Move the window" in sentence
     pair, _, label = pv.one_pair(dists, "A", "B", "X")
     assert len(pair) == 1 and pv.empty_selection_sentence(dists, pair, label, window=False) is None
-    assert pv.difference_title(pair, "X").startswith("Distribution of d: A − B")
+    assert pv.difference_title(pair, "X").startswith("Verdict differences: A − B")
 
 
 def test_settings_start_inside_their_ranges_and_name_the_paper_defaults():

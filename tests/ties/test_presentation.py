@@ -40,15 +40,15 @@ def labelled():
 def test_level_tiles_are_the_results_numbers(labelled):
     result, _ = labelled
     tiles = {m.label: m for m in show.level_metrics(result)}
-    assert tiles["Tie probability"].value == f"{result.stats.tie_probability:.3f}"
-    assert tiles["D1"].value == f"{result.stats.d1:.2f}"
-    assert tiles["D2"].value == f"{result.stats.d2:.2f}"
+    assert tiles["Same-level chance"].value == f"{100 * result.stats.tie_probability:.1f}%"
+    assert tiles["Effective levels, entropy"].value == f"{result.stats.d1:.2f}"
+    assert tiles["Effective levels, collisions"].value == f"{result.stats.d2:.2f}"
     assert tiles["Distinct levels"].value == str(result.stats.distinct)
-    assert tiles["TIE verdicts"].value == f"{100 * result.tie_verdict_rate:.1f}%"
+    assert tiles["Tie rate, single order"].value == f"{100 * result.tie_verdict_rate:.1f}%"
     t = result.intervals["top_tied"]
-    assert tiles["T (top tied)"].value == f"{100 * result.top_tied:.1f}%"
+    assert tiles["Instructions with a tied top"].value == f"{100 * result.top_tied:.1f}%"
     if t.has_interval:
-        assert f"{100 * t.low:.1f}%" in tiles["T (top tied)"].help
+        assert f"{100 * t.low:.1f}%" in tiles["Instructions with a tied top"].help
     assert "sim-judge" in show.calls_sentence(result, "sim-judge")
     assert f"{result.n_calls:,} calls" in show.calls_sentence(result, "sim-judge")
     assert f"{result.candidate_stats.distinct:,} distinct values" in show.candidate_sentence(result)
@@ -57,16 +57,19 @@ def test_level_tiles_are_the_results_numbers(labelled):
 def test_agreement_tiles_rows_and_table(labelled):
     result, human = labelled
     tiles = {m.label: m.value for m in show.agreement_metrics(human.agreement)}
-    assert tiles["τa"] == f"{human.agreement.tau_a:.3f}"
-    assert tiles["τb"] == f"{human.agreement.tau_b:.3f}"
-    assert tiles["Top-1"] == f"{100 * human.agreement.top1:.1f}%"
+    assert tiles["Kendall's tau-a"] == f"{human.agreement.tau_a:.3f}"
+    assert tiles["Kendall's tau-b"] == f"{human.agreement.tau_b:.3f}"
+    assert tiles["Top-1 agreement"] == f"{100 * human.agreement.top1:.1f}%"
     rows = show.agreement_rows(result, human)
     assert rows["reference"].tolist() == ["human labels", "reference score"]
     assert rows["calls"].tolist() == [human.n_calls, result.n_calls]
     assert "reference_kind" not in rows.columns
     table = show.agreement_display(rows)
     _words(table)
-    assert table["τa"].tolist() == [f"{human.agreement.tau_a:.3f}", f"{result.agreement.tau_a:.3f}"]
+    assert table["Kendall's tau-a"].tolist() == [
+        f"{human.agreement.tau_a:.3f}",
+        f"{result.agreement.tau_a:.3f}",
+    ]
     assert show.agreement_rows(result, None)["reference"].tolist() == ["reference score"]
     assert f"{human.n_calls:,} labelled calls" in show.human_heading(human)
     assert "same soft σ(v) rule" in show.human_sentence(human)
@@ -123,8 +126,8 @@ def test_arena_table_top_ties_with_one_battle_per_prompt():
     )
     result = verdict_tie_structure(counts, score="sign")
     tiles = {m.label: m.value for m in show.level_metrics(result)}
-    assert tiles["T (top tied)"] == f"{100 * np.mean(level == 2):.1f}%"
-    assert tiles["TIE verdicts"] == tiles["T (top tied)"]
+    assert tiles["Instructions with a tied top"] == f"{100 * np.mean(level == 2):.1f}%"
+    assert tiles["Tie rate, single order"] == tiles["Instructions with a tied top"]
 
 
 def test_anchor_only_table():
@@ -160,9 +163,11 @@ def test_pointwise_analysis_tables_in_words():
     table = show.diagnostics_display(analysis.cells)
     _words(table)
     # j1: q1 tied (x, y score 1), q2 not; j2: q1 not (x alone on top), q2 tied
-    assert table["T (top tied)"].tolist() == ["50.0%", "50.0%"]
+    assert table["Instructions with a tied top"].tolist() == ["50.0%", "50.0%"]
     assert table["distinct"].tolist() == ["2", "2"]
-    assert table["tie probability"].tolist() == [f"{v:.3f}" for v in analysis.cells["tie_probability"]]
+    assert table["Same-level chance"].tolist() == [
+        f"{100 * v:.1f}%" for v in analysis.cells["tie_probability"]
+    ]
     assert len(analysis.shares.table) == 0  # one format: no shares
     broken = show.pointwise_analysis(POINTWISE.assign(score=np.nan))
     assert broken.problem and broken.cells is None
@@ -179,7 +184,7 @@ def test_variance_shares_in_words():
     _words(table)
     raw = analysis.shares.table
     assert table["format share"].tolist() == [f"{100 * v:.1f}%" for v in raw["format_share"]]
-    assert "tie probability Σp²" in table["diagnostic"].tolist()
+    assert "Same-level chance" in table["diagnostic"].tolist()
     sentence = show.shares_sentence(analysis.shares)
     assert "2 × 4 format × judge grid" in sentence
 

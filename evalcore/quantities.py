@@ -1,0 +1,1309 @@
+"""The catalogue of reported quantities: one id, one name, one definition, one unit, one format.
+
+Why this module is longer than 500 lines: it is the one catalogue, one entry of about ten lines per
+quantity; split, a quantity could gain a second home and a second name.
+
+Every number the product shows (page tiles and table headings, finding sentences, the HTML
+report, the command line, the Methods page and ``docs/glossary.md``) is one of the entries
+below. Two different quantities never share a name: "how often A beats B" is four entries —
+the preference the ratings predict, the observed win rate over single-order calls, the printed
+win rate over both-orders verdicts and the share of differing instructions won — because on
+one table they are four different numbers (about 60%, 64.2%, 62.2% and 68% on the demo).
+
+A face reads a quantity's words and writes its number through this module::
+
+    >>> from evalcore import quantities as q
+    >>> q.name("tie_rate"), q.format("tie_rate", 0.0292)
+    ('Tie rate, single order', '2.9%')
+    >>> q.format("position_bias", 19.38)
+    '+19.4 pp'
+    >>> q.lookup("Tie rate, single order")
+    'tie_rate'
+
+The glossary in ``docs/glossary.md`` is :func:`glossary_markdown`'s output (write it with
+``python scripts/write_glossary.py``; a test fails when the file differs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evalcore.text import MISSING
+
+__all__ = [
+    "CATALOGUE",
+    "DETAIL_JSON_KEYS",
+    "FORMATS",
+    "GLOSSARY_INTRO",
+    "Quantity",
+    "Reference",
+    "STRUCTURAL_JSON_KEYS",
+    "UNITS",
+    "format",
+    "glossary_entries_markdown",
+    "glossary_markdown",
+    "json_key_ids",
+    "lookup",
+    "name",
+    "quantity",
+    "unit",
+]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A method's source as people cite it: authors, title, year."""
+
+    authors: str
+    title: str
+    year: int
+
+    def __str__(self) -> str:
+        return f"{self.authors}, *{self.title}* ({self.year})"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One reported quantity.
+
+    Attributes
+    ----------
+    id : str
+        The key every face uses (snake case; the CLI ``--json`` keys in :attr:`json_keys` map to
+        it).
+    name : str
+        Its name in plain words, as a tile label or table heading shows it; unique in the
+        catalogue.
+    definition : str
+        One line: what the number is.
+    unit : str
+        One of :data:`UNITS`.
+    fmt : str
+        One of :data:`FORMATS`: how :func:`format` writes it.
+    method : str
+        How it is computed, in words.
+    reference : Reference or None
+        Where the method comes from.
+    not_identified : str
+        The designs or data where it cannot be computed ("" when it always can).
+    json_keys : tuple of str
+        The CLI ``--json`` keys that carry it (kept for backward compatibility).
+    """
+
+    id: str
+    name: str
+    definition: str
+    unit: str
+    fmt: str
+    method: str
+    reference: Reference | None = None
+    not_identified: str = ""
+    json_keys: tuple[str, ...] = ()
+
+
+#: The units a quantity may have.
+UNITS = (
+    "percent",
+    "percentage points",
+    "Elo points",
+    "Elo points per standard deviation",
+    "verdicts",
+    "instructions",
+    "labels",
+    "judge calls",
+    "model pairs",
+    "models",
+    "levels",
+    "judges",
+    "probability",
+    "rank",
+    "coefficient",
+)
+
+
+#: The glossary's opening words (docs/glossary.md and the Methods page).
+GLOSSARY_INTRO = (
+    "Every number Verdict Lab shows is one of these quantities, under this name, in this unit, on "
+    "every page, in the report and on the command line. Different quantities have different "
+    "names: the predicted head-to-head preference, the head-to-head win rate over single calls, "
+    "the printed win rate over both-orders verdicts and the share of differing instructions won "
+    "are four numbers."
+)
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+#: How each format writes a finite number (a share is a fraction in 0–1).
+FORMATS = {
+    "percent": lambda v: f"{100 * v:.1f}%",
+    "signed_percent": lambda v: f"{100 * v:+.1f}%",
+    "points": lambda v: f"{v:+.1f} pp",
+    "plus_minus_points": lambda v: f"±{v:.1f} pp",
+    "elo": lambda v: f"{v:,.0f}",
+    "signed_elo": lambda v: f"{v:+,.0f}",
+    "signed_elo_1": lambda v: f"{v:+,.1f}",
+    "count": lambda v: f"{round(v):,}",
+    "coefficient": lambda v: f"{v:.3f}",
+    "coefficient_2": lambda v: f"{v:.2f}",
+    "signed_coefficient": lambda v: f"{v:+.3f}",
+    "levels": lambda v: f"{v:.2f}",
+}
+
+_DY = Reference(
+    "Don-Yehiya, Yehudai, Choshen & Abend", "Mediocrity is the key for LLM as a judge anchor selection", 2026
+)
+_BT = Reference(
+    "Bradley & Terry", "Rank analysis of incomplete block designs: I. The method of paired comparisons", 1952
+)
+_ARENA = Reference(
+    "Chiang et al.", "Chatbot Arena: An open platform for evaluating LLMs by human preference", 2024
+)
+_GONDARA = Reference(
+    "Gondara, Novikova, Suresh, Ji & Pradeep",
+    "The format is the filter: Scoring format fixes what an LLM judge can express",
+    2026,
+)
+_ZHENG = Reference("Zheng et al.", "Judging LLM-as-a-judge with MT-Bench and Chatbot Arena", 2023)
+_LR = Reference(
+    "Lang & Reiczigel",
+    "Confidence limits for prevalence of disease adjusted for estimated sensitivity and specificity",
+    2014,
+)
+_RG = Reference("Rogan & Gladen", "Estimating prevalence from the results of a screening test", 1978)
+_YOUDEN = Reference("Youden", "Index for rating diagnostic tests", 1950)
+_WILSON = Reference("Wilson", "Probable inference, the law of succession, and statistical inference", 1927)
+_KENDALL = Reference("Kendall", "The treatment of ties in ranking problems", 1945)
+_COHEN = Reference("Cohen", "A coefficient of agreement for nominal scales", 1960)
+_PPI = Reference("Angelopoulos, Duchi & Zrnic", "PPI++: Efficient prediction-powered inference", 2023)
+_WILCOXON = Reference("Wilcoxon", "Individual comparisons by ranking methods", 1945)
+_HOLM = Reference("Holm", "A simple sequentially rejective multiple test procedure", 1979)
+_STYLE = Reference(
+    "Li, Angelopoulos & Chiang", "Does style matter? Disentangling style and substance in Chatbot Arena", 2024
+)
+_SELF = Reference(
+    "Panickssery, Bowman & Feng", "LLM evaluators recognize and favor their own generations", 2024
+)
+_FRAGILE = Reference(
+    "Broderick, Giordano & Meager",
+    "An automatic finite-sample robustness metric: When can dropping a little data make a big difference?",
+    2020,
+)
+
+_NOT_SINGLE = "a table judged in one slot order only (no pair seen in both orders)"
+_NOT_LABELS = "a table without human labels for the pair"
+
+
+def _q(*args: Any, **kwargs: Any) -> Quantity:
+    return Quantity(*args, **kwargs)
+
+
+_ENTRIES = (
+    # -- what is loaded ---------------------------------------------------------------------
+    _q(
+        "models",
+        "Models",
+        "Distinct models in the selection.",
+        "models",
+        "count",
+        "Counted.",
+        json_keys=("n_models", "models"),
+    ),
+    _q(
+        "instructions",
+        "Instructions",
+        "Distinct instructions (prompts) with at least one call.",
+        "instructions",
+        "count",
+        "Counted.",
+        json_keys=("instructions", "n_instructions"),
+    ),
+    _q(
+        "judges",
+        "Judges",
+        "Distinct judges in the file.",
+        "judges",
+        "count",
+        "Counted.",
+        json_keys=("judges",),
+    ),
+    _q(
+        "calls",
+        "Judge calls",
+        "Rows of the verdict table: one judge call each.",
+        "judge calls",
+        "count",
+        "Counted.",
+        json_keys=("rows", "calls"),
+    ),
+    _q(
+        "labelled_calls",
+        "Human-labelled calls",
+        "Judge calls that also carry a human label.",
+        "judge calls",
+        "count",
+        "Counted.",
+        json_keys=("labelled_rows", "labelled_calls"),
+    ),
+    _q(
+        "no_verdict_rate",
+        "No-verdict rate",
+        "Share of a judge's calls that returned no verdict.",
+        "percent",
+        "percent",
+        "Calls without a verdict ÷ calls.",
+        json_keys=("no_verdict_rate",),
+    ),
+    # -- ranking ----------------------------------------------------------------------------
+    _q(
+        "rating",
+        "Rating",
+        "A model's Bradley–Terry strength on the Elo scale (mean 1000).",
+        "Elo points",
+        "elo",
+        "Maximum likelihood on the pooled win matrix, a tie half a win each; 95% interval from "
+        "instruction bootstrap rounds (2.5 and 97.5 percentiles).",
+        _BT,
+        json_keys=("rating", "quadratic_rating"),
+    ),
+    _q(
+        "lead_over_next",
+        "Lead over the runner-up",
+        "The leader's rating minus the second model's.",
+        "Elo points",
+        "signed_elo",
+        "Difference of two ratings.",
+        _BT,
+    ),
+    _q(
+        "rank_range",
+        "Rank range",
+        "The 2.5 and 97.5 percentiles of a model's rank across bootstrap rounds over instructions.",
+        "rank",
+        "count",
+        "Instruction bootstrap.",
+        _ARENA,
+        json_keys=("best_rank", "worst_rank", "rank_low", "rank_high"),
+    ),
+    _q(
+        "predicted_preference",
+        "Predicted head-to-head preference",
+        "How often the ratings predict the higher-rated model is preferred: 1 / (1 + 10^(−gap/400)).",
+        "percent",
+        "percent",
+        "Read off the rating gap; not a count of verdicts.",
+        _BT,
+    ),
+    _q(
+        "head_to_head_win_rate",
+        "Head-to-head win rate, single calls",
+        "Among the single-order calls between two models, (wins + ties/2) ÷ calls, both slots pooled.",
+        "percent",
+        "percent",
+        "Counted over calls.",
+        _ARENA,
+    ),
+    _q(
+        "win_rate",
+        "Win rate, all battles",
+        "A model's (wins + ties/2) ÷ battles against every opponent, both slots pooled.",
+        "percent",
+        "percent",
+        "Counted over calls.",
+        _ARENA,
+        json_keys=("win_rate",),
+    ),
+    _q(
+        "battles",
+        "Battles",
+        "Calls with a verdict between two different models.",
+        "judge calls",
+        "count",
+        "Counted.",
+        json_keys=("battles",),
+    ),
+    _q(
+        "differing_share_won",
+        "Share of differing instructions won",
+        "Among the instructions where two models' verdicts differ, the share the higher-ranked model "
+        "won (the sign test's statistic).",
+        "percent",
+        "percent",
+        "Counted per instruction; exact two-sided sign test.",
+        _DY,
+        json_keys=("win_probability",),
+    ),
+    _q(
+        "sign_test_p",
+        "Sign-test p-value",
+        "Two-sided exact sign test of 'the two models are as good' on the differing instructions.",
+        "probability",
+        "coefficient",
+        "Binomial tail.",
+        _DY,
+        json_keys=("p_value",),
+    ),
+    _q(
+        "fragility",
+        "Verdicts that flip the lead",
+        "The fewest verdicts whose removal puts the runner-up ahead.",
+        "verdicts",
+        "count",
+        "Greedy removal with an exact check.",
+        _FRAGILE,
+    ),
+    _q(
+        "style_effect",
+        "Style effect",
+        "Elo points one standard deviation more of a style feature (length, Markdown) is worth.",
+        "Elo points per standard deviation",
+        "signed_elo_1",
+        "Bradley–Terry with style covariates.",
+        _STYLE,
+    ),
+    # -- anchors -----------------------------------------------------------------------------
+    _q(
+        "informativeness",
+        "Informativeness",
+        "Share of (instruction, model pair) cases, the anchor excluded, whose verdicts against the "
+        "anchor differ on the judge's full scale.",
+        "percent",
+        "percent",
+        "Counted per slot order, never averaged across orders.",
+        _DY,
+        "a table with one battle per prompt (no instruction holds two models against the anchor)",
+        json_keys=("informativeness",),
+    ),
+    _q(
+        "anchor_top_share",
+        "Top-anchor share",
+        "Share of bootstrap resamples of the instructions in which the recommended anchor is the "
+        "most informative one.",
+        "percent",
+        "percent",
+        "Instructions resampled with replacement; the informativeness of every anchor recomputed "
+        "in each resample.",
+        Reference("Efron & Tibshirani", "An introduction to the bootstrap", 1993),
+    ),
+    _q(
+        "pair_informativeness",
+        "Pair's differing share",
+        "For one pair of models compared against an anchor: the share of instructions where the two "
+        "verdict differences are not zero.",
+        "percent",
+        "percent",
+        "Counted per instruction.",
+        _DY,
+    ),
+    _q(
+        "mean_pair_informativeness",
+        "Mean pair's differing share",
+        "The mean of the pairs' differing shares over the distributions a simulation uses.",
+        "percent",
+        "percent",
+        "Mean over pairs.",
+        _DY,
+    ),
+    _q(
+        "adjacent_differing_share",
+        "Differing share, adjacent pairs",
+        "Over adjacent pairs of the leaderboard compared head to head: the share of instructions "
+        "where their verdicts differ (the informativeness of direct comparison).",
+        "percent",
+        "percent",
+        "Mean over adjacent pairs.",
+        _DY,
+    ),
+    _q(
+        "tau_all_pairs",
+        "Agreement with the all-pairs ranking",
+        "Kendall's tau-b between the ranking by win rate against the anchor and the all-pairs ranking.",
+        "coefficient",
+        "coefficient",
+        "Kendall's tau-b (ties counted in the denominator's correction).",
+        _KENDALL,
+        json_keys=("tau_all_pairs", "tau_quadratic", "tau"),
+    ),
+    _q(
+        "tau_humans",
+        "Agreement with the human ranking",
+        "Kendall's tau-b between the ranking by win rate against the anchor and the human ranking.",
+        "coefficient",
+        "coefficient",
+        "Kendall's tau-b.",
+        _KENDALL,
+        "a run without a human ranking",
+        json_keys=("tau_human",),
+    ),
+    _q(
+        "win_rate_vs_anchor",
+        "Win rate against the anchor",
+        "A model's (wins + ties/2) ÷ battles against the anchor.",
+        "percent",
+        "percent",
+        "Counted over calls.",
+        _DY,
+    ),
+    _q(
+        "no_model_wins",
+        "Instructions the anchor sweeps",
+        "Share of instructions on which the anchor beats every model (no ranking signal there at "
+        "the win/tie/loss level).",
+        "percent",
+        "percent",
+        "Counted per instruction.",
+        _DY,
+        json_keys=("no_model_wins_share",),
+    ),
+    # -- power -------------------------------------------------------------------------------
+    _q(
+        "discordant_needed",
+        "Differing instructions needed",
+        "Instructions on which the two models must differ for the sign test to detect the edge "
+        "(one-sided, normal approximation).",
+        "instructions",
+        "count",
+        "n = ⌈((z₁₋α·0.5 + z_power·√(p(1−p))) / (p − 0.5))²⌉.",
+        _DY,
+        json_keys=("discordant",),
+    ),
+    _q(
+        "instructions_needed",
+        "Instructions needed (sign-test formula)",
+        "Instructions to judge so that the sign test detects the edge: the differing instructions "
+        "needed ÷ the share of instructions where the two models differ (the anchor's "
+        "informativeness, or the decisive share of direct comparisons).",
+        "instructions",
+        "count",
+        "⌈differing needed ÷ informativeness⌉; the lead answer to 'how many instructions'.",
+        _DY,
+        json_keys=("total", "instructions_needed"),
+    ),
+    _q(
+        "instructions_needed_sign_sim",
+        "Instructions needed (simulated sign test)",
+        "The smallest N on the simulation grid where the sign test on this file's verdict differences "
+        "reaches the target power.",
+        "instructions",
+        "count",
+        "Monte Carlo over resampled instructions; a comparison beside the formula.",
+        _DY,
+        json_keys=("n_sign",),
+    ),
+    _q(
+        "instructions_needed_wilcoxon_sim",
+        "Instructions needed (simulated Wilcoxon test)",
+        "The smallest N on the simulation grid where the Wilcoxon signed-rank test on this file's "
+        "verdict differences reaches the target power.",
+        "instructions",
+        "count",
+        "Monte Carlo; uses the size of each difference, not only its sign.",
+        _WILCOXON,
+        json_keys=("n_wilcoxon",),
+    ),
+    _q(
+        "detectable_edge",
+        "Smallest detectable edge",
+        "The smallest edge (share of differing instructions won − 50%) the one-sided sign test "
+        "detects with the differing instructions at hand.",
+        "percent",
+        "signed_percent",
+        "Inverts the sign-test power.",
+        _DY,
+        json_keys=("detectable_edge",),
+    ),
+    _q(
+        "observed_edge",
+        "Observed edge",
+        "Share of differing instructions the higher-ranked model won, minus 50%.",
+        "percent",
+        "signed_percent",
+        "Counted per instruction.",
+        _DY,
+        json_keys=("observed_edge",),
+    ),
+    _q(
+        "adjacent_resolved",
+        "Adjacent pairs separated",
+        "Adjacent leaderboard pairs whose two-sided sign test, Holm-adjusted, rejects 'as good'.",
+        "model pairs",
+        "count",
+        "Sign test with Holm's adjustment.",
+        _HOLM,
+    ),
+    # -- the judge ---------------------------------------------------------------------------
+    _q(
+        "position_bias",
+        "Position bias",
+        "P(slot A wins) − P(slot B wins) on pairs judged in both orders, the two orders weighted "
+        "equally (> 0 favours the first slot).",
+        "percentage points",
+        "points",
+        "Slot-balanced difference of rates; 95% interval by instruction bootstrap.",
+        _ZHENG,
+        _NOT_SINGLE,
+        json_keys=("position_bias_points",),
+    ),
+    _q(
+        "swap_consistency",
+        "Swap consistency",
+        "Share of pairs judged in both orders whose verdict is the same in both.",
+        "percent",
+        "percent",
+        "Counted over pairs in both orders.",
+        _ZHENG,
+        _NOT_SINGLE,
+        json_keys=("swap_consistency",),
+    ),
+    _q(
+        "flip_rate",
+        "Flip rate",
+        "Share of pairs judged in both orders whose verdict changes when "
+        "the answers swap places (1 − swap consistency).",
+        "percent",
+        "percent",
+        "Counted over pairs in both orders.",
+        _ZHENG,
+        _NOT_SINGLE,
+        json_keys=("flip_rate",),
+    ),
+    _q(
+        "tie_rate",
+        "Tie rate, single order",
+        "Share of the judge's verdicts that are ties, each call on its own.",
+        "percent",
+        "percent",
+        "Counted over calls.",
+        json_keys=("tie_rate", "tie_verdict_rate"),
+    ),
+    _q(
+        "both_orders_tie_rate",
+        "Tie rate, both orders",
+        "Share of pairs judged in both orders that end as a tie once the two orders are combined "
+        "(a disagreement counts as a tie).",
+        "percent",
+        "percent",
+        "Counted over pairs.",
+        None,
+        _NOT_SINGLE,
+        json_keys=("both_orders_tie_rate",),
+    ),
+    _q(
+        "slot_bias",
+        "Slot-A bias",
+        "Half the sum of a model's mean verdict in slot A and its slot-A-oriented mean verdict in "
+        "slot B: the pull of the first slot on a −2…+2 scale.",
+        "coefficient",
+        "signed_coefficient",
+        "Order-swap decomposition, bootstrap over instructions.",
+        _ZHENG,
+        _NOT_SINGLE,
+        json_keys=("slot_bias_b", "b"),
+    ),
+    _q(
+        "preference_net",
+        "Preference net of position",
+        "Half the difference of a model's mean verdict in slot A and in slot B: its margin over the "
+        "opponents with the slot effect removed.",
+        "coefficient",
+        "signed_coefficient",
+        "Order-swap decomposition.",
+        _ZHENG,
+        _NOT_SINGLE,
+        json_keys=("q",),
+    ),
+    _q(
+        "agreement",
+        "Agreement with humans",
+        "Share of labelled calls where judge and human name the same outcome (win / tie / loss).",
+        "percent",
+        "percent",
+        "Counted over labelled calls.",
+        _ZHENG,
+        "a table without human labels",
+        json_keys=("agreement",),
+    ),
+    _q(
+        "kappa",
+        "Cohen's kappa",
+        "Agreement with humans beyond chance (3 classes).",
+        "coefficient",
+        "coefficient",
+        "Cohen's kappa on labelled calls.",
+        _COHEN,
+        "a table without human labels",
+        json_keys=("kappa",),
+    ),
+    _q(
+        "human_alpha",
+        "Agreement among humans",
+        "Krippendorff's alpha among the human judgements of "
+        "pairs with two labels or more (agreement beyond chance).",
+        "coefficient",
+        "coefficient",
+        "Krippendorff's alpha, nominal.",
+        Reference("Krippendorff", "Content analysis: An introduction to its methodology", 2004),
+        "a table with at most one label per pair",
+        json_keys=("human_alpha",),
+    ),
+    _q(
+        "human_ceiling_agreement",
+        "Human ceiling, agreement",
+        "How often one human label matches "
+        "the majority of the pair's other labels: the agreement a second human reaches.",
+        "percent",
+        "percent",
+        "Leave-one-out over labels.",
+        _ZHENG,
+        "a table with at most one label per pair",
+        json_keys=("human_ceiling_agreement", "ceiling_agreement"),
+    ),
+    _q(
+        "human_ceiling_kappa",
+        "Human ceiling, kappa",
+        "Cohen's kappa of one human label against the others.",
+        "coefficient",
+        "coefficient",
+        "Leave-one-out over labels.",
+        _COHEN,
+        "a table with at most one label per pair",
+        json_keys=("human_ceiling_kappa", "ceiling_kappa"),
+    ),
+    _q(
+        "self_comparison_tie_rate",
+        "Self-comparison ties",
+        "Share of the calls comparing a model with itself that end as a tie.",
+        "percent",
+        "percent",
+        "Counted.",
+        None,
+        "a table without self-comparisons",
+        json_keys=("self_comparison_tie_rate",),
+    ),
+    _q(
+        "slot_balance",
+        "Slot balance",
+        "Share of calls in model pairs judged in both slot orders.",
+        "percent",
+        "percent",
+        "Counted.",
+        json_keys=("balanced_share",),
+    ),
+    _q(
+        "pairs_both_orders",
+        "Model pairs in both orders",
+        "Model pairs with calls in both slot orders.",
+        "model pairs",
+        "count",
+        "Counted.",
+        json_keys=("pairs_both_orders",),
+    ),
+    _q(
+        "length_rank_changes",
+        "Models that change rank",
+        "Models whose rank differs once length is controlled for.",
+        "models",
+        "count",
+        "Ranks of two Bradley–Terry fits compared.",
+        _STYLE,
+        json_keys=("length_rank_changes",),
+    ),
+    _q(
+        "length_effect",
+        "Length effect",
+        "Elo points a standard deviation of relative length is worth to the judge.",
+        "Elo points per standard deviation",
+        "signed_elo_1",
+        "Bradley–Terry with a length covariate.",
+        _STYLE,
+        "a table without answer lengths",
+        json_keys=("length_gamma", "gamma", "length_coefficient", "length_coefficient_elo_per_sd"),
+    ),
+    _q(
+        "self_preference",
+        "Self-preference",
+        "Extra Elo points the judge gives models of its own family, against another judge's ratings.",
+        "Elo points",
+        "signed_elo_1",
+        "Difference of rating differences; bootstrap interval.",
+        _SELF,
+        "a run without model families",
+        json_keys=("delta", "self_preference_elo"),
+    ),
+    # -- tie structure -----------------------------------------------------------------------
+    _q(
+        "same_level_chance",
+        "Same-level chance",
+        "The chance two random calls of the judge give the same verdict level (sum of squared "
+        "level shares); not the share of TIE verdicts.",
+        "percent",
+        "percent",
+        "Sum of squared level shares.",
+        _GONDARA,
+        json_keys=("tie_probability", "ties_tie_probability"),
+    ),
+    _q(
+        "effective_levels_entropy",
+        "Effective levels, entropy",
+        "The number of equally used levels with the same Shannon entropy (exp of the entropy).",
+        "levels",
+        "levels",
+        "Hill number of order 1.",
+        _GONDARA,
+        json_keys=("d1", "ties_d1"),
+    ),
+    _q(
+        "effective_levels_collision",
+        "Effective levels, collisions",
+        "1 ÷ same-level chance: the number of equally used levels with the same chance of two calls "
+        "matching (never above the entropy version).",
+        "levels",
+        "levels",
+        "Hill number of order 2.",
+        _GONDARA,
+        json_keys=("d2", "ties_d2"),
+    ),
+    _q(
+        "distinct_levels",
+        "Distinct levels",
+        "Verdict levels used at least once.",
+        "levels",
+        "count",
+        "Counted.",
+        _GONDARA,
+        json_keys=("distinct", "distinct_levels", "ties_distinct_levels"),
+    ),
+    _q(
+        "tau_a",
+        "Kendall's tau-a",
+        "Rank agreement of the judge with the reference within an "
+        "instruction, a pair the judge ties counting zero; mean over instructions.",
+        "coefficient",
+        "coefficient",
+        "Kendall's tau-a.",
+        Reference("Kendall", "A new measure of rank correlation", 1938),
+        json_keys=("tau_a",),
+    ),
+    _q(
+        "tau_b",
+        "Kendall's tau-b",
+        "Rank agreement within an instruction with the ties corrected "
+        "for; mean over the instructions where it is defined.",
+        "coefficient",
+        "coefficient",
+        "Kendall's tau-b.",
+        _KENDALL,
+        json_keys=("tau_b",),
+    ),
+    _q(
+        "somers_d",
+        "Somers' D",
+        "Asymmetric rank agreement with the reference (ties of the judge "
+        "count against it); mean over instructions.",
+        "coefficient",
+        "coefficient",
+        "Somers' D.",
+        Reference("Somers", "A new asymmetric measure of association for ordinal variables", 1962),
+        json_keys=("somers_d",),
+    ),
+    _q(
+        "top1",
+        "Top-1 agreement",
+        "Share of instructions where the judge's best model is the reference's best (shared tops split).",
+        "percent",
+        "percent",
+        "Counted per instruction.",
+        _GONDARA,
+        json_keys=("top1",),
+    ),
+    _q(
+        "uniform_top1",
+        "Top-1 agreement by chance",
+        "The top-1 agreement a judge picking at random would reach.",
+        "percent",
+        "percent",
+        "Expected value.",
+        _GONDARA,
+        json_keys=("uniform_top1",),
+    ),
+    _q(
+        "reference_top_tied",
+        "Reference's tied top",
+        "Share of instructions where the reference itself ties the best models.",
+        "percent",
+        "percent",
+        "Counted per instruction.",
+        _GONDARA,
+        json_keys=("reference_top_tied",),
+    ),
+    _q(
+        "top_tied_share",
+        "Instructions with a tied top",
+        "Share of instructions (two models or more) whose best score is shared by two models or more.",
+        "percent",
+        "percent",
+        "Counted per instruction.",
+        _GONDARA,
+        json_keys=("top_tied",),
+    ),
+    # -- calibration -------------------------------------------------------------------------
+    _q(
+        "printed_win_rate",
+        "Printed win rate",
+        "The judge's win rate for the candidate against the baseline, the number a calibration "
+        "corrects: (wins + ties/2) ÷ the pair's units, both-orders verdicts (a disagreement a tie) "
+        "when the pair is judged in both orders, else single calls.",
+        "percent",
+        "percent",
+        "Counted; Wilson interval clustered by instruction.",
+        _WILSON,
+        json_keys=("printed",),
+    ),
+    _q(
+        "corrected_win_share",
+        "Corrected share of human wins",
+        "The share of human-called wins the judge's calls imply once its errors on the labelled "
+        "pairs are undone (a tie is not a win here, unlike the printed win rate).",
+        "percent",
+        "percent",
+        "Rogan–Gladen estimator with the Lang–Reiczigel interval.",
+        _RG,
+        _NOT_LABELS,
+        json_keys=("corrected",),
+    ),
+    _q(
+        "corrected_win_rate",
+        "Corrected win rate",
+        "P(human win) + P(human tie)/2 for the candidate, both arms corrected for the judge's errors "
+        "(the printed win rate's convention, a tie half a win).",
+        "percent",
+        "percent",
+        "Rogan–Gladen on wins and on losses; bootstrap over instructions.",
+        _RG,
+        _NOT_LABELS,
+        json_keys=("corrected_win_rate",),
+    ),
+    _q(
+        "sensitivity",
+        "Sensitivity",
+        "Sensitivity: among labelled pairs the human called a win, the share the judge called a win.",
+        "percent",
+        "percent",
+        "Counted over labelled both-orders verdicts.",
+        _YOUDEN,
+        _NOT_LABELS,
+        json_keys=("se", "sensitivity"),
+    ),
+    _q(
+        "specificity",
+        "Specificity",
+        "Specificity: among labelled pairs the human called a tie or a loss, the share the judge "
+        "did not call a win.",
+        "percent",
+        "percent",
+        "Counted over labelled both-orders verdicts.",
+        _YOUDEN,
+        _NOT_LABELS,
+        json_keys=("sp", "specificity"),
+    ),
+    _q(
+        "youden_j",
+        "Youden's J",
+        "Sensitivity + specificity − 1: how much of the human signal "
+        "survives in the judge's calls (0 none, 1 all).",
+        "coefficient",
+        "coefficient_2",
+        "Sensitivity + specificity − 1.",
+        _YOUDEN,
+        _NOT_LABELS,
+        json_keys=("j", "youden_j"),
+    ),
+    _q(
+        "correction_floor",
+        "Correction floor, this labelled set",
+        "The narrowest the corrected win rate's 95% interval can get however many pairs are judged, "
+        "for this labelled set's own sensitivity, specificity and split of human wins.",
+        "percentage points",
+        "plus_minus_points",
+        "Lang–Reiczigel half-width as judged pairs grow without bound.",
+        _LR,
+        _NOT_LABELS,
+        json_keys=("floor",),
+    ),
+    _q(
+        "planning_floor",
+        "Planning floor",
+        "The same floor for a planned labelled set: sensitivity = specificity = (1 + J)/2, the "
+        "labels split evenly between human wins and non-wins, a true win rate of 35–40%.",
+        "percentage points",
+        "plus_minus_points",
+        "Lang–Reiczigel half-width, pseudo-counts applied, under the stated assumptions.",
+        _LR,
+        json_keys=("floor_points",),
+    ),
+    _q(
+        "missed_human_wins",
+        "Human wins the judge missed",
+        "Labelled pairs (both-orders verdicts) the human called a win and the judge did not.",
+        "verdicts",
+        "count",
+        "Counted.",
+        None,
+        _NOT_LABELS,
+    ),
+    _q(
+        "cases_disagreeing",
+        "Cases with a call that disagrees with the human",
+        "Cases (instruction and pair, both orders) where at least one call has a verdict other than "
+        "the human label.",
+        "verdicts",
+        "count",
+        "Counted over calls.",
+        None,
+        _NOT_LABELS,
+    ),
+    _q(
+        "pair_agreement_on_wins",
+        "Agreement on human wins, this pair",
+        "For the chosen pair's labelled both-orders verdicts: of the human wins, how many the judge "
+        "also calls a win (the release gate's certification).",
+        "verdicts",
+        "count",
+        "Counted; lower 95% Wilson bound against the threshold.",
+        _WILSON,
+        _NOT_LABELS,
+    ),
+    _q(
+        "judge_agreement_on_wins",
+        "Agreement on human wins, all labelled calls",
+        "Over every labelled call of the judge: of the human wins, how many the judge also calls a "
+        "win (the judge's certification).",
+        "judge calls",
+        "count",
+        "Counted; lower 95% Wilson bound against the threshold.",
+        _WILSON,
+        "a table without human labels",
+        json_keys=("agreement_on_wins",),
+    ),
+    _q(
+        "ppi_rating",
+        "Prediction-powered rating",
+        "Bradley–Terry rating fitted to the judge on every pair and corrected by the human labels.",
+        "Elo points",
+        "elo",
+        "Prediction-powered inference (PPI++) on Bradley–Terry.",
+        _PPI,
+        "a table without human labels",
+        json_keys=("ppi",),
+    ),
+)
+
+#: Every reported quantity by id.
+CATALOGUE: Mapping[str, Quantity] = {entry.id: entry for entry in _ENTRIES}
+
+_BY_NAME = {entry.name.casefold(): entry.id for entry in _ENTRIES}
+
+#: Keys of the CLI's ``--json`` that are not quantities: names, lists, settings, counts of
+#: units behind a rate, interval bounds and containers.
+STRUCTURAL_JSON_KEYS = frozenset(
+    {
+        "agreed",
+        "agreement_detail",
+        "alpha",
+        "alpha_level",
+        "alpha_units",
+        "anchor",
+        "anchors",
+        "baseline",
+        "bootstrap_rounds",
+        "both_orders",
+        "bound",
+        "calls_both_orders",
+        "calls_fwd",
+        "calls_rev",
+        "candidate",
+        "candidate_scores",
+        "categories",
+        "category",
+        "ceiling_n",
+        "certification",
+        "certified",
+        "ci_high",
+        "ci_low",
+        "class",
+        "columns_judge",
+        "comparison",
+        "confidence",
+        "confusion",
+        "converged",
+        "counts",
+        "coverage_by_length",
+        "coverage_by_model",
+        "design",
+        "design_effects",
+        "design_warnings",
+        "discordant",
+        "edge",
+        "plans",
+        "test",
+        "true_share",
+        "quality",
+        "definition",
+        "estimands",
+        "exact",
+        "exceeds_ceiling",
+        "fit",
+        "format",
+        "high",
+        "human_judgements",
+        "human_labels",
+        "human_models_matched",
+        "informativeness_definition",
+        "informativeness_source",
+        "interval",
+        "interval_method",
+        "intervals",
+        "judge",
+        "labelled",
+        "labelled_category",
+        "lambda_tuned",
+        "length_bin",
+        "length_control",
+        "length_max",
+        "length_min",
+        "level",
+        "level_counts",
+        "levels",
+        "losses",
+        "low",
+        "lower",
+        "lr_high",
+        "lr_low",
+        "method",
+        "model",
+        "models_ranked",
+        "n",
+        "n_calls",
+        "n_human_not_wins",
+        "n_human_wins",
+        "n_instructions",
+        "n_judged",
+        "n_judgements",
+        "n_labelled",
+        "n_labelled_calls",
+        "n_labelled_instructions",
+        "n_labelled_pairs",
+        "n_no_verdict",
+        "n_pairs",
+        "n_resolved",
+        "naive_high",
+        "naive_low",
+        "name",
+        "needs_all_pairs",
+        "no_verdict",
+        "no_verdict_calls",
+        "non_wins",
+        "note",
+        "notes",
+        "one_slot_models",
+        "opponents",
+        "order_swap_by_anchor",
+        "orders",
+        "pairings",
+        "pairs",
+        "pairs_judged",
+        "pairs_possible",
+        "passed",
+        "piece",
+        "position",
+        "power",
+        "quadratic",
+        "rank",
+        "rank_lower",
+        "rank_upper",
+        "recommended",
+        "recommended_by",
+        "reference_kind",
+        "refusal_reason",
+        "refused",
+        "resolution_correction",
+        "resolution_test",
+        "resolution_two_sided",
+        "resolved",
+        "rounds",
+        "rows",
+        "rows_human",
+        "score",
+        "seed",
+        "self_comparison_calls",
+        "self_comparison_rows",
+        "self_preference",
+        "sentence",
+        "sizes",
+        "slot_balance",
+        "structure",
+        "subject",
+        "table",
+        "threshold",
+        "ties",
+        "top_pair_resolved",
+        "total",
+        "transfer_warning",
+        "two_sided",
+        "unit",
+        "unpaired_calls",
+        "upper",
+        "value",
+        "win_rate_refusal",
+        "wins",
+        "youden",
+    }
+)
+
+#: Secondary quantities that only ``--json`` and the downloads carry (no page tile, table heading
+#: or sentence names them yet): listed so that a new key must be placed, in the catalogue or here.
+DETAIL_JSON_KEYS = frozenset(
+    {
+        "agreement_on_non_wins",
+        "apparent",
+        "both_orders_fraction",
+        "both_orders_share",
+        "ceiling",
+        "ceiling_3_level",
+        "ceiling_compression",
+        "compression",
+        "corrected_loss",
+        "effective_labels",
+        "gain",
+        "human_only",
+        "human_pair_agreement",
+        "human_rate",
+        "human_tie_share",
+        "intercept",
+        "judge_only",
+        "judge_prints",
+        "labels_needed",
+        "lambda",
+        "length_coefficient_logit_per_sd",
+        "level_shares",
+        "lower_wins",
+        "max_floor",
+        "mean_length",
+        "more_labels",
+        "order_balance",
+        "p_holm",
+        "prior_games",
+        "quadratic_tau_human",
+        "r2",
+        "rank_change",
+        "rank_changes",
+        "rank_lc",
+        "rating_gap",
+        "rating_lc",
+        "reversal_rate",
+        "self_comparison_mean_verdict",
+        "shift",
+        "slope",
+        "slot_a_win_rate",
+        "slot_b_win_rate",
+        "slot_gap_points",
+        "swap_consistency_exact",
+        "tau_b_instructions",
+        "upper_wins",
+        "v_fwd",
+        "v_rev",
+        "youden_j_adjusted",
+        "z_sd",
+    }
+)
+
+
+def quantity(id: str) -> Quantity:
+    """The entry ``id``; a KeyError naming the known ids otherwise."""
+    try:
+        return CATALOGUE[id]
+    except KeyError:
+        raise KeyError(f"{id!r} is not in the catalogue of quantities ({', '.join(CATALOGUE)})") from None
+
+
+def name(id: str) -> str:
+    """The plain-words name of quantity ``id`` (a tile label, a table heading)."""
+    return quantity(id).name
+
+
+def unit(id: str) -> str:
+    """The unit of quantity ``id``."""
+    return quantity(id).unit
+
+
+def lookup(label: str) -> str | None:
+    """The id whose name is ``label`` (case-insensitive), else None."""
+    return _BY_NAME.get(label.strip().casefold())
+
+
+def format(id: str, value: Any) -> str:  # noqa: A001 - the catalogue's one verb
+    """``value`` written as quantity ``id`` is written everywhere (``—`` when missing).
+
+    Examples
+    --------
+    >>> format("informativeness", 0.5845), format("instructions_needed", 1055.6)
+    ('58.5%', '1,056')
+    >>> format("correction_floor", 27.81), format("rating", float("nan"))
+    ('±27.8 pp', '—')
+    """
+    number = _finite(value)
+    return MISSING if number is None else FORMATS[quantity(id).fmt](number)
+
+
+def json_key_ids() -> dict[str, str]:
+    """Every CLI ``--json`` key that carries a quantity, mapped to its catalogue id."""
+    return {key: entry.id for entry in _ENTRIES for key in entry.json_keys}
+
+
+def glossary_entries_markdown() -> str:
+    """Every quantity as a Markdown paragraph: the Methods page's glossary (the same words as
+    ``docs/glossary.md``)."""
+    out = []
+    for q in _ENTRIES:
+        parts = [f"**{q.name}** ({q.unit}): {q.definition} Method: {q.method}"]
+        if q.reference is not None:
+            parts.append(f"Reference: {q.reference}.")
+        if q.not_identified:
+            parts.append(f"Not computed on {q.not_identified}.")
+        out.append("- " + " ".join(parts))
+    return "\n".join(out)
+
+
+def glossary_markdown() -> str:
+    """``docs/glossary.md``: every quantity with its name, definition, unit, method and reference."""
+    lines = [
+        "# Glossary of reported quantities",
+        "",
+        "<!-- Generated from evalcore/quantities.py by scripts/write_glossary.py: edit the",
+        "catalogue, not this file (a test fails when they differ). -->",
+        "",
+        GLOSSARY_INTRO,
+        "",
+        "| name | definition | unit | id |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {q.name} | {q.definition} | {q.unit} | `{q.id}` |" for q in _ENTRIES]
+    lines.append("")
+    for q in _ENTRIES:
+        lines += [f"## {q.name}", "", q.definition, "", f"- Unit: {q.unit}.", f"- Method: {q.method}"]
+        if q.reference is not None:
+            lines.append(f"- Reference: {q.reference}.")
+        if q.not_identified:
+            lines.append(f"- Not computed on {q.not_identified}.")
+        if q.json_keys:
+            lines.append("- Command-line `--json` keys: " + ", ".join(f"`{k}`" for k in q.json_keys) + ".")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,343 @@
+"""One quantity, one name, one number: the catalogue of reported quantities and every face that
+reads it.
+
+- The catalogue itself: unique names, known units and formats, a reference for every method.
+- ``docs/glossary.md`` and the Methods page are generated from it.
+- Every key the command line's ``--json`` prints is a catalogue key or a listed structural or
+  detail key (so a new key has to be placed).
+- Walking every page of the bundled demo (and its HTML report): every tile label that names a
+  quantity is a catalogue name, one catalogue id never shows two values (tiles, tile notes and
+  the sentences that name a quantity), no retired ambiguous name is back, and no heading, chart
+  title or tile label carries a section sign, a figure or table number, a module name or a path.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from evalcore import quantities as q
+from evalcore.cli import main
+from tests.conftest import ROOT, new_app
+
+PAGES = (
+    "app.py",
+    "pages/overview.py",
+    "pages/leaderboard.py",
+    "pages/judge.py",
+    "pages/verdicts.py",
+    "pages/calibration.py",
+    "pages/ties.py",
+    "pages/power.py",
+    "pages/anchors.py",
+    "pages/anchor_planning.py",
+    "pages/methods.py",
+)
+
+#: Tile labels that name a thing, a verdict in words or a design, not a quantity.
+STRUCTURAL_LABELS = {
+    "Leader",
+    "Top two separated?",
+    "Recommended anchor",
+    "Win rate correctable?",
+    "Distributions",
+    "Judge calls per instruction",
+}
+
+#: Quantities a page shows once per reference (the Tie structure page's agreement rows: against
+#: the human labels, then against the human ranking): one value per reference, not per page.
+PER_REFERENCE = {"tau_a", "tau_b", "somers_d", "top1", "uniform_top1", "reference_top_tied"}
+
+#: Names that once stood for two quantities, or for a symbol: none may come back as a label or
+#: a table heading.
+RETIRED = {
+    "Tie probability",
+    "TIE verdicts",
+    "Tie rate",
+    "Informativeness I",
+    "Mean informativeness",
+    "N for sign test",
+    "N for Wilcoxon",
+    "Instructions N",
+    "Printed",
+    "Corrected",
+    "Se",
+    "Sp",
+    "D1",
+    "D2",
+    "T (top tied)",
+    "τa",
+    "τb",
+    "κ",
+    "Cohen's κ",
+    "Win rate",
+    "Slot bias b",
+    "Length effect γ",
+    "Lead over #2 (Elo)",
+    "Detectable edge at N × I",
+    "No verdict",
+}
+
+#: Sentences that name a quantity: the pattern's number is that quantity's value.
+SENTENCES = {
+    "predicted_preference": r"would be preferred in about ([\d.]+%)",
+    "differing_share_won": r"share of differing instructions won ([\d.]+%)",
+    "instructions_needed": (
+        r"instead of ([\d,]+) \("
+        r"|About ([\d,]+) instructions\*\* to detect a \+5% edge"
+        r"|fewer than the ([\d,]+) needed to detect a \+5% edge"
+    ),
+    "correction_floor": r"cannot be tighter than ±([\d.]+) percentage points",
+    "tie_rate": r"calls a tie on ([\d.]+%) of its verdicts",
+    "both_orders_tie_rate": r"([\d.]+%) of the pairs end as ties",
+    "flip_rate": r"When the answers swap places, ([\d.]+%)",
+    "swap_consistency": r"swap consistency ([\d.]+%)",
+    "same_level_chance": r"same-level chance ([\d.]+%)",
+    "printed_win_rate": r"prints a win rate of ([\d.]+%)",
+}
+
+#: Tile notes under a tile ("informativeness 58.5%", "22.2% both orders"): id and pattern.
+NOTES = {
+    "informativeness": r"informativeness ([\d.]+%)",
+    "both_orders_tie_rate": r"([\d.]+%) both orders",
+    "flip_rate": r"flip rate ([\d.]+%)",
+    "correction_floor": r"floor ±([\d.]+) pp",
+}
+
+#: No heading, chart title or tile label carries these.
+DETAIL_IN_HEADINGS = re.compile(
+    r"§|\bFig\.|\bTable \d|\bevalcore\.|\bApp\. [A-Z]\b|[\w.-]+/[\w.-]+\.(py|csv|parquet|json|jsonl|md)\b"
+)
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", str(text)).replace("\u2060", "")
+
+
+def _number(text: str) -> float:
+    """The number in a displayed value: '+19.4 pp' → 19.4, '1,056' → 1056, '58.5%' → 58.5."""
+    return float(re.sub(r"[^\d.\-]", "", text.replace("−", "-")).strip(".") or "nan")
+
+
+def _chart_titles(at) -> list[str]:
+    titles = []
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        title = spec.get("layout", {}).get("title", {})
+        titles.append(title.get("text", "") if isinstance(title, dict) else str(title))
+    return [t for t in titles if t]
+
+
+def _report_text(tmp_path: Path) -> str:
+    out = tmp_path / "report.html"
+    assert main(["report", str(ROOT / "data" / "demo_all_pairs.parquet"), "-o", str(out)]) == 0
+    text = re.sub(r"<(style|script)\b.*?</\1>", " ", out.read_text(encoding="utf-8"), flags=re.S)
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text)))
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory):
+    """Every page of the bundled demo as a visitor opens it (defaults untouched), and the report
+    the command line writes for the same file: tiles, tables, text and headings."""
+    at = new_app(timeout=600)
+    at.run()
+    assert not at.exception
+    seen: dict[str, dict] = {}
+    for page in PAGES:
+        if page != "app.py":
+            at.switch_page(page).run()
+        assert not at.exception, (page, [e.value for e in at.exception])
+        seen[page] = {
+            "tiles": [(_clean(m.label), _clean(m.value), _clean(m.proto.delta)) for m in at.metric],
+            "headers": [str(c) for d in at.dataframe for c in d.value.columns],
+            "text": [
+                _clean(e.value)
+                for kind in ("markdown", "caption", "info", "warning", "success", "error")
+                for e in getattr(at, kind)
+            ],
+            "headings": [
+                _clean(e.value) for kind in ("title", "header", "subheader") for e in getattr(at, kind)
+            ]
+            + [_clean(m.label) for m in at.metric]
+            + _chart_titles(at),
+        }
+    seen["report"] = {
+        "tiles": [],
+        "headers": [],
+        "text": [_report_text(tmp_path_factory.mktemp("r"))],
+        "headings": [],
+    }
+    return seen
+
+
+def _values(walk) -> dict[str, set[tuple[float, str]]]:
+    """Every displayed value by catalogue id: (number, where)."""
+    values: dict[str, set[tuple[float, str]]] = defaultdict(set)
+    for page, seen in walk.items():
+        for label, value, note in seen["tiles"]:
+            qid = q.lookup(label)
+            if qid is not None and qid not in PER_REFERENCE and re.search(r"\d", value):
+                values[qid].add((_number(value), f"{page}: tile {label!r} = {value}"))
+            for nid, pattern in NOTES.items():
+                for found in re.finditer(pattern, note):
+                    values[nid].add((_number(found[1]), f"{page}: note {note!r} under {label!r}"))
+        for text in seen["text"]:
+            for qid, pattern in SENTENCES.items():
+                for found in re.finditer(pattern, text):
+                    number = next(g for g in found.groups() if g)
+                    values[qid].add((_number(number), f"{page}: {found[0]!r}"))
+    return values
+
+
+# -- the catalogue ---------------------------------------------------------------------------
+
+
+def test_every_entry_is_complete_and_names_are_unique():
+    names = [entry.name.casefold() for entry in q.CATALOGUE.values()]
+    assert len(names) == len(set(names)), "two quantities share a name"
+    for entry in q.CATALOGUE.values():
+        assert entry.unit in q.UNITS, entry
+        assert entry.fmt in q.FORMATS, entry
+        assert entry.definition.endswith(".") and len(entry.definition) > 15, entry
+        assert entry.method, entry
+        if entry.reference is not None:
+            assert entry.reference.authors and entry.reference.title and 1900 < entry.reference.year < 2100
+        assert q.lookup(entry.name) == entry.id
+    # the four "how often A beats B" are four entries with four names
+    four = ("predicted_preference", "head_to_head_win_rate", "printed_win_rate", "differing_share_won")
+    assert len({q.name(i) for i in four}) == 4
+
+
+def test_format_writes_each_unit_once():
+    assert q.format("tie_rate", 0.0292) == "2.9%"
+    assert q.format("same_level_chance", 0.340) == "34.0%"
+    assert q.format("position_bias", 19.38) == "+19.4 pp"
+    assert q.format("correction_floor", 27.81) == "±27.8 pp"
+    assert q.format("instructions_needed", 1056) == "1,056"
+    assert q.format("rating", 1306.6) == "1,307"
+    assert q.format("informativeness", float("nan")) == "—"
+    with pytest.raises(KeyError, match="not in the catalogue"):
+        q.format("no_such_quantity", 1.0)
+
+
+def test_the_glossary_in_docs_is_generated_from_the_catalogue():
+    """docs/glossary.md is ``scripts/write_glossary.py``'s output: edit the catalogue, then run it."""
+    written = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    assert written == q.glossary_markdown() + "\n", "run: python scripts/write_glossary.py"
+    for entry in q.CATALOGUE.values():
+        assert f"## {entry.name}\n" in written
+
+
+# -- the command line --------------------------------------------------------------------------
+
+
+def _keys(obj, out: set[str]) -> set[str]:
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            out.add(key)
+            _keys(value, out)
+    elif isinstance(obj, list):
+        for value in obj:
+            _keys(value, out)
+    return out
+
+
+COMMANDS = (
+    ["summary"],
+    ["rank", "--bootstrap", "20"],
+    ["judge"],
+    ["anchors"],
+    ["ties"],
+    ["power", "--edge", "0.05", "--informativeness", "0.5"],
+    ["power-detect"],
+    ["calibrate", "--candidate", "sim-alder", "--baseline", "sim-birch"],
+    ["floor", "--youden", "0.57"],
+    ["certify"],
+)
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c[0])
+def test_every_json_key_is_a_catalogue_key_or_listed(command, small_demo_dir, capsys):
+    """Keys stay as they were (scripts read them); each maps to a catalogue id, or is listed as
+    structure or as a detail quantity, so a new key cannot slip in unnamed."""
+    argv = [command[0]]
+    if command[0] not in ("floor", "power"):
+        argv.append(str(small_demo_dir / "demo_all_pairs.parquet"))
+    code = main([*argv, *command[1:], "--json"])
+    assert code in (0, 1), capsys.readouterr().err
+    keys = _keys(json.loads(capsys.readouterr().out), set())
+    mapped = q.json_key_ids()
+    known = set(mapped) | q.STRUCTURAL_JSON_KEYS | q.DETAIL_JSON_KEYS
+
+    def placed(key: str) -> bool:
+        base = re.sub(r"_(low|high)$", "", key)  # an interval's bounds go with their quantity
+        return key in known or base in known
+
+    assert {k for k in keys if not placed(k)} == set()
+    assert set(mapped.values()) <= set(q.CATALOGUE)
+
+
+# -- the pages and the report ------------------------------------------------------------------
+
+
+@pytest.mark.app
+def test_one_id_shows_one_value_across_pages_and_the_report(walk):
+    values = _values(walk)
+    # the walk reads the quantities it is about (a test that finds nothing proves nothing)
+    for qid in (
+        "predicted_preference",
+        "instructions_needed",
+        "tie_rate",
+        "informativeness",
+        "correction_floor",
+    ):
+        assert values.get(qid), f"{qid} was not found on the pages"
+    conflicts = {
+        qid: sorted(where for _, where in shown)
+        for qid, shown in values.items()
+        if len({number for number, _ in shown}) > 1
+    }
+    assert conflicts == {}
+
+
+@pytest.mark.app
+def test_every_tile_label_is_a_catalogue_name_and_no_retired_name_is_back(walk):
+    unnamed, retired = [], []
+    for page, seen in walk.items():
+        for label, _, _ in seen["tiles"]:
+            if q.lookup(label) is None and label not in STRUCTURAL_LABELS:
+                unnamed.append(f"{page}: {label}")
+        for heading in [t[0] for t in seen["tiles"]] + seen["headers"]:
+            if heading in RETIRED:
+                retired.append(f"{page}: {heading}")
+    assert unnamed == []
+    assert retired == []
+
+
+@pytest.mark.app
+def test_no_heading_chart_title_or_tile_label_carries_detail(walk):
+    found = [
+        f"{page}: {heading!r}"
+        for page, seen in walk.items()
+        for heading in seen["headings"]
+        if DETAIL_IN_HEADINGS.search(heading)
+    ]
+    assert found == []
+    shown = " ".join(h for seen in walk.values() for h in seen["headings"] + seen["text"])
+    assert "quadratic ranking" not in shown.lower()
+
+
+@pytest.mark.app
+def test_the_methods_page_shows_the_glossary(walk):
+    methods = walk["pages/methods.py"]
+    assert "Glossary of reported quantities" in methods["headings"]
+    glossary = "\n".join(methods["text"])
+    for entry in q.CATALOGUE.values():
+        assert f"**{entry.name}**" in glossary, entry.name
+    # "see Definitions" points at something on the page
+    assert "Definitions (see the glossary of reported quantities at the end of this page)" in glossary
