@@ -1015,6 +1015,14 @@ _BY_NAME = {entry.name.casefold(): entry.id for entry in _ENTRIES}
 #: units behind a rate, interval bounds and containers.
 STRUCTURAL_JSON_KEYS = frozenset(
     {
+        # flags and words of the design checks (one-slot models, few instructions, interval
+        # choice, the certification's independence assumption, the resolution test used)
+        "comparable",
+        "only_slot",
+        "few_instructions",
+        "interval_reason",
+        "independence",
+        "detection_test",
         "agreed",
         "agreement_detail",
         "alpha",
@@ -1172,6 +1180,8 @@ STRUCTURAL_JSON_KEYS = frozenset(
 #: or sentence names them yet): listed so that a new key must be placed, in the catalogue or here.
 DETAIL_JSON_KEYS = frozenset(
     {
+        "detection_level",
+        "pairs_tested",
         "agreement_on_non_wins",
         "apparent",
         "both_orders_fraction",

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalcore import quantities as q
 from evalcore.anchors import anchor_sweep
 from evalcore.calibration import calibrate
 from evalcore.cli.common import _plain
@@ -380,5 +381,8 @@ def test_the_recommended_anchor_carries_how_often_it_is_the_most_informative(spr
     stab = anchor_stability(analyses.counts, rounds=200, seed=0, with_tau=False)
     rate = float(stab.table.set_index("anchor").loc[rec, "most_informative_rate"])
     assert anchor.numbers["recommended_most_informative_rate"] == pytest.approx(rate)
-    assert f"most informative anchor in {100 * rate:.0f}% of 200 instruction resamples" in anchor.text
-    assert f"top in {100 * rate:.0f}% of resamples" in anchor.tiles[0].note
+    assert (
+        f"most informative anchor in {q.format('anchor_top_share', rate)} of 200 instruction resamples"
+        in anchor.text
+    )
+    assert f"top in {q.format('anchor_top_share', rate)} of resamples" in anchor.tiles[0].note
