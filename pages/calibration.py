@@ -65,7 +65,10 @@ with _ui.page("Calibration"):
         st.caption(show.correction_caption(cal))
         st.caption(show.TIES)
         _ui.number_tiles(show.metrics(cal))  # percentages or "refused"; help already escaped
-        _ui.verdicts_link("Read the cases where the judge and the human disagree", sel.disagreements)
+        if cal.candidate is None:
+            _ui.verdicts_link("Read the cases where the judge and the human disagree", sel.disagreements)
+        else:  # the disagreements the correction counts, in its units
+            _ui.verdicts_link(show.disagreements_label(cal), show.disagreement_filter(cal))
         _ui.alerts(show.correction_message(cal))
         threshold = st.columns(3)[0].slider(**W["certify"], key="cal_certify")
         cert = certify(cal.counts, threshold=threshold / 100, candidate=cand)

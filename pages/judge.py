@@ -62,8 +62,7 @@ with _ui.page("Judge"):
     _ui.number_tiles(show.position_metrics(sheet))
     st.caption(show.both_orders_sentence(sheet))
     _ui.verdicts_link(
-        "Read the pairs whose verdict flipped with the order",
-        VerdictFilter(judge=judge, category=category, flipped=True),
+        show.flips_link_label(sheet), VerdictFilter(judge=judge, category=category, flipped=True)
     )
 
     st.header("2. Order-swap decomposition")

@@ -52,12 +52,12 @@ with _ui.page("Leaderboard"):
         st.stop()
 
     default = show.default_interval(counts.n_instructions, counts.n_models)
-    asked = _ui.url_param("interval", default)
+    asked = _ui.url_choice("interval", list(show.INTERVAL_CHOICES), default)
     choice = st.radio(
         "Intervals",
         list(show.INTERVAL_CHOICES.values()),
         horizontal=True,
-        index=list(show.INTERVAL_CHOICES).index(asked if asked in show.INTERVAL_CHOICES else default),
+        index=list(show.INTERVAL_CHOICES).index(asked),
         key="lb_interval",
         help="Bootstrap: refit on resampled instructions (Efron 1979). Sandwich: a robust "
         "variance clustered by instruction, one fit only (fast on large tables).",
@@ -70,10 +70,12 @@ with _ui.page("Leaderboard"):
     controls = st.multiselect(
         "Control for style",
         options,
+        default=_ui.url_list("style", options),
         format_func=show.control_label,
         key="lb_style",
         help=show.STYLE_EXPLAINED,
     )
+    _ui.set_url_param("style", ",".join(controls) or None)  # the link reproduces the controlled table
 
     bar = st.progress(0.0, text="Computing the intervals…")
 
@@ -135,7 +137,9 @@ with _ui.page("Leaderboard"):
     if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
         click = st.plotly_chart(win_rate_heatmap(board), config=CONFIG, key="winrate", on_select="rerun")
         cell = cell_verdicts(click.selection.points, list(board.table["model"]), judge, category)
-        _ui.verdicts_link("Open this pair's verdicts", cell, switch=True)
+        _ui.verdicts_link(
+            "Open this pair's verdicts", cell, switch=True, extra={"orders": "both"} if both else None
+        )
     else:
         _ui.info(
             f"The win-rate matrix of {len(board.models):,} models is too large to draw; download it below."

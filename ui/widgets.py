@@ -12,7 +12,7 @@ import streamlit as st
 from evalcore.store import VerdictStore
 from ui.messages import error, md, metric, warning
 from ui.readable import count_columns, metric_tile
-from ui.state import DATA, DEFAULT_DEMO, set_url_param, state
+from ui.state import DATA, DEFAULT_DEMO, set_url_param, state, url_choice
 
 if TYPE_CHECKING:
     from evalcore.judge.presentation import FamilyList
@@ -177,14 +177,19 @@ def download_csv(
 
 
 def orders_picker(*, key: str = "orders") -> bool:
-    """Offer the both-orders verdict (the verdict both orders agree on, else a tie)."""
-    return st.toggle(
+    """Offer the both-orders verdict (the verdict both orders agree on, else a tie); kept in the
+    link as ``orders=both``, so a shared link shows the same numbers."""
+    asked = url_choice("orders", (False, True), False, encode=lambda on: "both" if on else "single")
+    on = st.toggle(
         "Both-orders verdicts",
+        value=asked,
         key=f"{key}_toggle",
         help="Combine the two orders of each pair into the verdict both orders agree "
         "on, else a tie (Zheng et al., 2023, “Judging LLM-as-a-judge”). Needs pairs judged in both orders; pairs judged in one order "
         "only are left out while it is on.",
     )
+    set_url_param("orders", "both" if on else None)
+    return on
 
 
 def families_picker(judges: tuple[str, ...] | list[str]) -> FamilyList:
