@@ -164,7 +164,6 @@ WITH oriented AS (
 _BOTH_ORDERS_CTE = _BOTH_ORDERS_TEMPLATE.format(judge_col="")
 
 
-
 def disagreement_units_sql(*, both_orders: bool) -> str:
     """SQL of the labelled units whose judge and human disagree on whether ``$candidate`` won
     (the judge says win and the human not, or the other way round: the cases behind 1 − Se and
@@ -175,9 +174,18 @@ def disagreement_units_sql(*, both_orders: bool) -> str:
     if both_orders:
         cte = _BOTH_ORDERS_TEMPLATE.format(judge_col="judge, ")
     else:
-        cte = _PER_CALL_CTE.replace("SELECT instruction_id, category,", "SELECT judge, instruction_id, category,"
-            " CASE WHEN model_a = $candidate THEN model_b ELSE model_a END AS opponent,", 1)
-    return cte + "SELECT judge, instruction_id, opponent FROM units WHERE " + _LABELLED + " AND (h = 1) <> (v = 1)"
+        cte = _PER_CALL_CTE.replace(
+            "SELECT instruction_id, category,",
+            "SELECT judge, instruction_id, category,"
+            " CASE WHEN model_a = $candidate THEN model_b ELSE model_a END AS opponent,",
+            1,
+        )
+    return (
+        cte
+        + "SELECT judge, instruction_id, opponent FROM units WHERE "
+        + _LABELLED
+        + " AND (h = 1) <> (v = 1)"
+    )
 
 
 _TARGET = "($category IS NULL OR category = $category)"

@@ -181,7 +181,9 @@ def _cases_sql(
     """The cases query of ``flt`` with its parameters (``final``: its SELECT, ``order``: what
     follows the WHERE); None when a search cannot match (no text, or no row to read)."""
     params = _params(flt)
-    sql = _CASES.format(where=_case_filter(flt), hit_col="", hit_join="", hit_where="", final=final, order=order)
+    sql = _CASES.format(
+        where=_case_filter(flt), hit_col="", hit_join="", hit_where="", final=final, order=order
+    )
     if flt.search is not None:
         if not text.has_text:
             return None
@@ -235,7 +237,7 @@ def case_stats(store: VerdictStore, flt: VerdictFilter, *, text: TextArea) -> Ca
         row = cur.execute(sql, params).fetchone()
     finally:
         cur.close()
-    return CaseStats(*(int(v or 0) for v in row))
+    return CaseStats(*(int(v or 0) for v in (row or (0,) * 9)))  # an aggregate: always one row
 
 
 #: Search only these rows' text when the other filters leave at most this many calls.

@@ -13,8 +13,8 @@ import streamlit as st
 
 import ui as _ui
 from evalcore.verdicts import VerdictFilter
-from evalcore.verdicts import evidence
 from evalcore.verdicts import presentation as show
+from ui.cases import draw_case, draw_evidence
 
 LIMIT = 20
 
@@ -110,22 +110,7 @@ with _ui.page("Verdicts"):
         result = store.verdicts(flt, offset=(number - 1) * LIMIT, limit=LIMIT)
     _ui.set_url_param("page", None if number == 1 else number)
 
-    # How these cases make up the number the link came from, recomputed on them (the unit of
-    # the aggregate: battles, instructions, labelled units or pairings, against cases)
-    both = _ui.url_param("orders") == "both" and bool(flt.judge and flt.model_a and flt.model_b)
-    _ui.set_url_param("orders", "both" if both else None)
-    record = None
-    if both:
-        record = evidence.pair_record(
-            _ui.counts(store, flt.judge, flt.category, both_orders=True),
-            flt.model_a,
-            flt.model_b,
-            unit="both-orders verdict",
-        )
-    stats = _ui.memo(("case_stats", *sorted(flt.as_params().items())), lambda: store.case_stats(flt))
-    with st.container(border=True, key="vd_evidence"):
-        for line in evidence.evidence_lines(stats, flt, record=record):
-            st.markdown(line)  # app text, names escaped by the presentation
+    draw_evidence(store, flt)  # how these cases make up the number the link came from
 
     if show.no_text_sentence(result) and result.total:
         st.info(show.no_text_sentence(result))
@@ -143,41 +128,7 @@ with _ui.page("Verdicts"):
         st.info(show.empty_sentence(flt))
 
     for case in result.cases:
-        with st.container(border=True):
-            st.markdown(show.case_title(case) + show.flag_badges(case))
-            for k, call in enumerate(case.calls, 1):
-                st.markdown(show.call_line(call, k))
-            st.markdown(show.human_line(case))
-            if not result.has_text:
-                continue
-            texts = (case.prompt, *case.answers.values(), *(call.judge_output for call in case.calls))
-            # Long texts scroll in boxes of a fixed height; one switch per case shows them at
-            # their full height in place (the page's own scroll bar, no box inside a box)
-            full = show.box_height(*texts) != "content" and st.toggle(
-                "Show this case's texts at full height", key=f"vd_full_{case.calls[0].row}"
-            )
-
-            def _box(*values, _full=full):
-                return "content" if _full else show.box_height(*values)
-
-            st.markdown("**Prompt**")
-            with st.container(height=_box(case.prompt), border=False):
-                st.markdown(show.document(case.prompt))
-            height = _box(*case.answers.values())
-            for column, model in zip(st.columns(2), case.models, strict=True):
-                column.markdown(show.answer_heading(case, model))
-                with column.container(height=height, border=True):
-                    st.markdown(show.document(case.answers.get(model)))
-            boxes = st.columns(min(2, max(1, len(case.calls))))
-            height = _box(*(call.judge_output for call in case.calls))
-            for k, call in enumerate(case.calls):
-                with boxes[k % len(boxes)]:
-                    st.markdown(show.reasoning_label(call, k + 1))
-                    with st.container(height=height, border=True):
-                        st.markdown(show.document(call.judge_output, missing=show.NO_REASONING))
-                    last = evidence.closing_words(call.judge_output)
-                    if height != "content" and last:  # the verdict judges write last, visible
-                        st.markdown(f"**The reasoning ends:** {_ui.md(last)}")
+        draw_case(case, has_text=result.has_text)
 
     if pages > 1:
         st.button(

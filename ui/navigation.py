@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
@@ -76,6 +77,24 @@ def page(title: str) -> Iterator[None]:
         return
     if names := unknown_params():
         unknown.warning(unknown_sentence(names), icon=":material/link_off:")
+
+
+def unknown_page() -> str | None:
+    """The page a link asked for when it names no page of the app (Streamlit then runs the Data
+    page with a "Page not found" box that does not say which): None when it names one.
+
+    Streamlit keeps the requested page name of the run in its pages manager (the only place it
+    is known once the main page runs instead)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        name = ctx.pages_manager.intended_page_name if ctx is not None else None
+    except Exception:  # noqa: BLE001 - another Streamlit version: the check is a courtesy
+        return None
+    name = str(name or "").strip("/")
+    pages = {Path(file).stem for file, _, _ in NAVIGATION if file != "app.py"}
+    return None if not name or name in pages else name
 
 
 def unknown_sentence(names: list[str]) -> str:

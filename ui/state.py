@@ -47,6 +47,15 @@ DEMO_DATASETS: dict[str, tuple[Path, Path | None]] = {
     "Demo: anchor-only (AlpacaEval-style), 16 simulated models": (DATA / "demo_anchor_only.csv.gz", None),
 }
 DEFAULT_DEMO = next(iter(DEMO_DATASETS))
+#: The judge each demo opens on: the one a team would publish with (the all-pairs demo's steady
+#: judge), not the alphabetically first, which is its deliberately faulty first-slot judge.
+DEMO_JUDGE: dict[str, str] = {DEFAULT_DEMO: "sim-judge-steady"}
+
+
+def default_judge(judges: tuple[str, ...] | list[str]) -> str:
+    """The judge a page starts on: the demo's own choice (:data:`DEMO_JUDGE`), else the first."""
+    wanted = DEMO_JUDGE.get(state().get("demo") or "")
+    return wanted if wanted in judges else judges[0]
 
 
 #: Short keys of the demos in a shareable URL (``?dataset=demo-anchor``): key → label.
@@ -258,8 +267,7 @@ def url_problem(text: str) -> None:
 
 def _bad_value(name: str, raw: str, why: str, instead: object) -> None:
     url_problem(
-        f"The link's {code_span(name + '=' + raw)} was not used: {why}; showing "
-        f"{code_span(instead)} instead."
+        f"The link's {code_span(name + '=' + raw)} was not used: {why}; showing {code_span(instead)} instead."
     )
 
 

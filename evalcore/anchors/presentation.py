@@ -69,7 +69,6 @@ TAU_HELP = (
 )
 
 
-
 def beats_link_label(anchor: str, instructions: int, cases: int) -> str:
     """The link to the instructions where ``anchor`` beats every model it met, with the count
     and unit it opens: the instructions the win-rate distribution counts, and the cases (one per
@@ -85,6 +84,7 @@ def beats_link_label(anchor: str, instructions: int, cases: int) -> str:
         f"Read the {fmt_int(instructions)} {noun} where {markdown(anchor)} beats every model it met "
         f"({fmt_int(cases)} case{'' if cases == 1 else 's'}: each instruction once per opponent)"
     )
+
 
 def tau_name(tau: str) -> str:
     """``"b"`` → ``"tau-b"``."""

@@ -139,11 +139,28 @@ def log_axis(fig: go.Figure, values: Any, *, axis: str = "y", title: str | None 
 
 
 def cut_label(text: str, chars: int) -> str:
-    """``text`` with each line (Plotly's ``<br>``) at most ``chars`` long, cut in the middle."""
+    """``text`` with each line (Plotly's ``<br>``) at most ``chars`` long: words wrap onto new
+    lines (a label in words is never cut in the middle), and a single word longer than ``chars``
+    (a long model name) keeps its start and end around "…".
+
+    Examples
+    --------
+    >>> cut_label("printed win rate (wins + ties/2), Wilson", 20)
+    'printed win rate<br>(wins + ties/2),<br>Wilson'
+    """
     if "<br>" in text:
         return "<br>".join(cut_label(line, chars) for line in text.split("<br>"))
     if len(text) <= chars:
         return text
+    if " " in text.strip():
+        lines: list[str] = []
+        for word in text.split():
+            word = cut_label(word, chars)
+            if lines and len(lines[-1]) + 1 + len(word) <= chars:
+                lines[-1] += " " + word
+            else:
+                lines.append(word)
+        return "<br>".join(lines)
     head = (chars - 1) * 3 // 5
     return text[:head] + "…" + text[len(text) - (chars - 1 - head) :]
 

@@ -115,7 +115,16 @@ class VerdictFilter:
     unit: UnitKind | None = None
 
     def __post_init__(self) -> None:
-        names = ("judge", "model_a", "model_b", "instruction", "category", "search", "beats_all", "win_disagrees")
+        names = (
+            "judge",
+            "model_a",
+            "model_b",
+            "instruction",
+            "category",
+            "search",
+            "beats_all",
+            "win_disagrees",
+        )
         for name in names:
             object.__setattr__(self, name, _text_option(name, getattr(self, name)))
         if self.verdict is not None and self.verdict not in VERDICT_KINDS:
@@ -173,7 +182,9 @@ class VerdictFilter:
                 values[name] = text == "disagrees"
             elif name == "unit":
                 if text not in (*UNIT_KINDS, ""):
-                    raise UsageError(f"parameter 'unit' must be one of {', '.join(UNIT_KINDS)}; got {text!r}.")
+                    raise UsageError(
+                        f"parameter 'unit' must be one of {', '.join(UNIT_KINDS)}; got {text!r}."
+                    )
                 values[name] = text or None
             elif name == "verdict":
                 if text not in (*VERDICT_KINDS, ""):

@@ -133,8 +133,7 @@ def win_disagrees_label(model: str, unit: str | None) -> str:
     """The Verdicts page's switch for a link's ``win`` filter (Markdown, the name escaped)."""
     units = "both-orders verdicts" if unit == "both" else "calls"
     return (
-        f"Only the labelled {units} where the judge and the human disagree on whether "
-        f"{markdown(model)} won"
+        f"Only the labelled {units} where the judge and the human disagree on whether {markdown(model)} won"
     )
 
 
