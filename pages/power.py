@@ -44,7 +44,12 @@ with _ui.page("Power"):
         "Edges to detect", pv.EDGE_CHOICES, default=[0.05, 0.10], format_func=pv.edge_label, key="pw_edges"
     )
     source = _ui.linked_choice(
-        st.radio, "Informativeness I", pv.INFO_SOURCES, param="informativeness", key="pw_info_source"
+        st.radio,
+        "Informativeness I",
+        pv.INFO_SOURCES,
+        param="informativeness",
+        key="pw_info_source",
+        horizontal=True,
     )
     if source == pv.INFO_SOURCES[0]:
         informativeness = _ui.memo(

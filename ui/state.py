@@ -166,6 +166,9 @@ def install(
     s["error"] = None
     s["saved"] = saved
     s["url_problem"] = None
+    if not s.get("applying_url"):  # another dataset starts every view afresh: the link's view
+        for name in [n for n in st.query_params if n not in GLOBAL_PARAMS]:  # settings go
+            del st.query_params[name]
     set_url_param("dataset", dataset_key())
     set_url_param("upload", upload_name())
     release_memory()
@@ -357,6 +360,14 @@ def apply_url() -> None:
     if s.get("url_applied"):
         return
     s["url_applied"] = True
+    s["applying_url"] = True  # the link's own view settings stay while its dataset loads
+    try:
+        _apply_url(s)
+    finally:
+        s["applying_url"] = False
+
+
+def _apply_url(s: dict) -> None:
     key = url_param("dataset")
     if key:
         try:
@@ -376,7 +387,7 @@ def apply_url() -> None:
                 f"The link's dataset {code_span(key)} was not loaded (the demo is shown instead): {why}."
             )
     upload = url_param("upload")
-    if upload and not key:  # a link made while an unsaved upload was loaded: its data are not here
+    if upload and not key and not s["version"]:  # a link made with an unsaved upload: not here
         load_demo()
         s["url_problem"] = (
             f"This link was made while the unsaved upload {code_span(upload)} was loaded. An "

@@ -100,7 +100,9 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
         title="Win rate of the row model against the column model",
         height=max(360, min(900, 28 * len(order) + 160)),
     )
-    fig.update_layout(title_subtitle_text="Click a cell to read that pair's verdicts.", margin_t=80)
+    fig.update_layout(
+        title_subtitle_text="Click a cell to read that pair's verdicts.", margin_t=fig.layout.margin.t + 24
+    )
     return fig
 
 
