@@ -336,3 +336,11 @@ def test_leaderboard_section_says_whether_style_control_changes_the_top(built):
     assert analyses.style is not None and analyses.style.controls == ("length",)
     said = "changes the top" if styled.top_changed else "leaves the first place unchanged"
     assert f"Controlling for style {said}" in document
+
+
+def test_a_file_asks_for_no_click(built):
+    """The report is a file: the app's "Click a cell to read that pair's verdicts" (the subtitle
+    and hover of its win-rate chart) is not in it (issue 23, item 6)."""
+    document = built[3]
+    assert "Win rate of the row model" in document
+    assert "Click a cell" not in document and "click to see these verdicts" not in document
