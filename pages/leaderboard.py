@@ -135,7 +135,9 @@ with _ui.page("Leaderboard"):
 
     st.subheader("Win rates")
     if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
-        click = st.plotly_chart(win_rate_heatmap(board, clickable=True), config=CONFIG, key="winrate", on_select="rerun")
+        click = st.plotly_chart(
+            win_rate_heatmap(board, clickable=True), config=CONFIG, key="winrate", on_select="rerun"
+        )
         cell = cell_verdicts(click.selection.points, list(board.table["model"]), judge, category)
         _ui.verdicts_link(
             "Open this pair's verdicts", cell, switch=True, extra={"orders": "both"} if both else None

@@ -106,7 +106,8 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
     )
     if clickable:
         fig.update_layout(
-            title_subtitle_text="Click a cell to read that pair's verdicts.", margin_t=fig.layout.margin.t + 24
+            title_subtitle_text="Click a cell to read that pair's verdicts.",
+            margin_t=fig.layout.margin.t + 24,
         )
     return fig
 

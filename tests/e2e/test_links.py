@@ -45,7 +45,7 @@ SHOWN = """() => {
     .map(e => e.innerText.trim()).filter(t => t);
   const charts = [...main.querySelectorAll('.js-plotly-plot')].map(g => JSON.stringify(
     (g.data || []).map(d => [d.x, d.y, d.z, d.text])));
-  const inputs = [...main.querySelectorAll('input')].map(e => e.type === 'checkbox' ? String(e.checked) : e.value);
+  const inputs = [...main.querySelectorAll('input')].map(e => e.type === 'checkbox' ? String(e.checked) : e.value).filter(v => v !== '');
   return {metrics, words, charts, inputs};
 }"""
 
