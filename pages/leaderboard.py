@@ -115,7 +115,7 @@ with _ui.page("Leaderboard"):
             table = show.style_display(table, styled)
         except EvalcoreError as exc:
             _ui.warning(f"No style control: {exc}")
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.dataframe(table, hide_index=True, width="stretch", column_config=_ui.count_columns(table))
     _ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
     st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")

@@ -58,7 +58,16 @@ def _open(context, st_app, path: str):
 
 
 def _shown(page) -> dict:
-    page.wait_for_timeout(300)  # Plotly draws after the run
+    # Streamlit draws a chart when it comes into view: scroll the page through, then wait for
+    # each chart's Plotly drawing
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    for top in range(0, int(height) + 600, 600):
+        page.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {top})")
+        page.wait_for_timeout(150)
+    for chart in page.get_by_test_id("stPlotlyChart").all():
+        chart.scroll_into_view_if_needed()
+        expect(chart.locator(".main-svg").first).to_be_visible(timeout=60_000)
+    page.wait_for_timeout(300)
     return page.evaluate(SHOWN)
 
 
@@ -78,8 +87,10 @@ def _radio(label: str):
 
 def _select(name: str, option: str):
     def act(page):
-        page.get_by_test_id("stMain").get_by_role("combobox", name=name).first.click()
-        page.get_by_role("option", name=option, exact=True).first.click()
+        box = page.get_by_test_id("stMain").get_by_role("combobox", name=name).first
+        box.click()
+        box.fill(option)  # type to filter the options, then take the first (Enter)
+        page.keyboard.press("Enter")
 
     return act
 
