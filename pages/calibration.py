@@ -15,8 +15,8 @@ W = show.WIDGETS
 
 with _ui.page("Calibration"):
     st.title("Calibration")
-    _ui.demo_banner()
     store = _ui.require_data()
+    _ui.demo_banner()
     st.caption(show.INTRO)
 
     models = store.models()

@@ -42,7 +42,7 @@ AXIS_NAME_CHARS = 28
 #: Longest line of a figure's title (it wraps at words): whole at 390 px, a phone's width.
 TITLE_CHARS = 40
 #: Height of Plotly's toolbar over the top of a figure; titles start below it.
-TOOLBAR_PX = 34
+TOOLBAR_PX = 38
 
 TEMPLATE = "plotly_white"
 #: Plotly config for pages and the report: the camera button saves a PNG in the browser.
@@ -285,8 +285,9 @@ def _set_template(fig: go.Figure) -> None:
 def style(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
     """The shared look, and every text of the figure made safe (:func:`sanitize`)."""
     # One layout update, with the template last: every update copies the template in place.
-    # The title wraps at TITLE_CHARS (whole on a 390 px phone) and starts below the chart's
-    # toolbar, which Plotly draws over the top right corner.
+    # The title wraps at TITLE_CHARS (whole on a 390 px phone); Plotly centres it in the top
+    # margin, which leaves the toolbar's height free above it (the toolbar is drawn over the top
+    # right corner).
     text = title if title is None else cut_label(str(title), TITLE_CHARS)
     lines = 0 if not text else text.count("<br>") + 1
     fig.update_layout(
@@ -297,13 +298,10 @@ def style(fig: go.Figure, *, title: str | None = None, height: int | None = None
             "x": 0,
             "xref": "container",
             "xanchor": "left",
-            "y": 1,
-            "yref": "paper",
-            "yanchor": "bottom",
-            "pad": {"l": 10, "b": 10},
+            "pad": {"l": 10},
         },
         font={"size": 13},
-        margin={"l": 10, "r": 10, "t": TOOLBAR_PX + 22 * lines + 16 if text else 20, "b": 10},
+        margin={"l": 10, "r": 10, "t": 2 * TOOLBAR_PX + 22 * lines if text else 20, "b": 10},
         **({"height": height + 22 * max(0, lines - 1)} if height else {}),
     )
     # Tick labels and axis titles push the margins out instead of being cut at the figure's edge.

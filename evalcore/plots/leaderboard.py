@@ -107,8 +107,7 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
     if clickable:
         fig.update_layout(
             title_subtitle_text="Click a cell to read that pair's verdicts.",
-            title_pad_b=34,  # room for the subtitle between the title and the cells
-            margin_t=fig.layout.margin.t + 24,
+            margin_t=fig.layout.margin.t + 30,
         )
     return fig
 

@@ -43,7 +43,7 @@ SHOWN = """() => {
   const metrics = [...main.querySelectorAll('[data-testid="stMetricValue"]')].map(e => e.innerText.trim());
   const words = [...main.querySelectorAll('[data-testid="stMarkdownContainer"], [data-testid="stAlert"], [data-testid="stCaptionContainer"]')]
     .map(e => e.innerText.trim()).filter(t => t);
-  const charts = [...main.querySelectorAll('.js-plotly-plot')].map(g => JSON.stringify(
+  const charts = [...main.querySelectorAll('.js-plotly-plot')].filter(g => g.getClientRects().length > 0).map(g => JSON.stringify(
     (g.data || []).map(d => [d.x, d.y, d.z, d.text])));
   const inputs = [...main.querySelectorAll('input')].map(e => e.type === 'checkbox' ? String(e.checked) : e.value).filter(v => v !== '');
   return {metrics, words, charts, inputs};
@@ -65,6 +65,8 @@ def _shown(page) -> dict:
         page.evaluate(f"() => document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {top})")
         page.wait_for_timeout(150)
     for chart in page.get_by_test_id("stPlotlyChart").all():
+        if not chart.is_visible():  # on a tab not shown
+            continue
         chart.scroll_into_view_if_needed()
         expect(chart.locator(".main-svg").first).to_be_visible(timeout=60_000)
     page.wait_for_timeout(300)
