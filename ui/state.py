@@ -155,6 +155,7 @@ def install(
     store = session_store()
     store.load(table)
     s = state()
+    replacing = s["version"] > 0  # a dataset was loaded before this one (not a session's first)
     s["version"] += 1
     s["memo"] = {}  # the old dataset's results go now, not when the session ends
     s["store_id"] = id(store)
@@ -166,8 +167,8 @@ def install(
     s["error"] = None
     s["saved"] = saved
     s["url_problem"] = None
-    if not s.get("applying_url"):  # another dataset starts every view afresh: the link's view
-        for name in [n for n in st.query_params if n not in GLOBAL_PARAMS]:  # settings go
+    if replacing and not s.get("applying_url"):  # another dataset starts every view afresh: the
+        for name in [n for n in st.query_params if n not in GLOBAL_PARAMS]:  # old view's settings go
             del st.query_params[name]
     set_url_param("dataset", dataset_key())
     set_url_param("upload", upload_name())
