@@ -14,11 +14,18 @@ from evalcore.io import read_human_ranking
 from evalcore.plots.common import CONFIG
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.schema import VerdictFormatError
+from ui.navigation import unknown_page
 
 with _ui.page("Data"):
     st.title("Verdict Lab")
     st.markdown(show.INTRO)
 
+    if (asked := unknown_page()) is not None:  # a link with a page name that is not one of ours
+        st.warning(
+            f"The link asks for the page {_ui.code_span('/' + asked)}, which this app does not have; "
+            "the Data page is shown. The pages are listed in the sidebar.",
+            icon=":material/link_off:",
+        )
     store = _ui.ensure_data()
     s = _ui.state()
     read = _ui.read_into_session
@@ -83,7 +90,11 @@ with _ui.page("Data"):
     st.dataframe(nv_table, hide_index=True, column_config=_ui.count_columns(nv_table))
     _ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
 
-    st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
+    even = show.even_coverage_sentence(summary)
+    if even:  # a fully, evenly covered table: one sentence says what the map would
+        st.markdown("**Judge calls per pair of models:** " + even)
+    else:
+        st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
     _ui.download_csv(summary.pair_coverage, "pair_coverage.csv", key="dl_cov")
 
     with st.expander("Human ranking (optional): `model, score`, higher is better"):

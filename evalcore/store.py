@@ -35,7 +35,7 @@ from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, VerdictFor
 from evalcore.store_queries import CalibrationPatterns, LabelledCells
 from evalcore.store_summary import DatasetSummary, classify_design, summarise  # noqa: F401 (re-exported)
 from evalcore.store_text import TextArea
-from evalcore.store_verdicts import case_page, options
+from evalcore.store_verdicts import CaseStats, case_page, case_stats, options
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -421,6 +421,25 @@ class VerdictStore:
         offset = check_int("offset", offset, low=0, high=MAX_OFFSET)
         limit = check_int("limit", limit, low=1, high=500)
         return case_page(self, flt, offset=offset, limit=limit, text=self.text)
+
+    def case_stats(self, filter: VerdictFilter | Mapping[str, str] | None = None) -> CaseStats:
+        """What the cases matching ``filter`` hold (:class:`evalcore.store_verdicts.CaseStats`):
+        cases, instructions, calls, calls with a verdict, the filter's first model's wins, ties
+        and losses, the calibration's disagreeing calls and the flipped cases. The Verdicts page
+        says with it how the cases it lists make up the number a link came from.
+
+        Examples
+        --------
+        >>> store = VerdictStore()
+        >>> _ = store.load_bytes(b"instruction_id,model_a,model_b,verdict\\n"
+        ...     b"q1,x,y,1\\nq1,y,x,1\\nq2,x,y,0\\n", name="v.csv")
+        >>> s = store.case_stats({"a": "x", "b": "y"})
+        >>> s.cases, s.calls, s.wins, s.ties, s.losses, s.flipped
+        (2, 3, 1, 1, 1, 1)
+        """
+        from evalcore.verdicts.cases import as_filter
+
+        return case_stats(self, as_filter(filter), text=self.text)
 
     def attach_answers(self, source: str | Path | bytes, *, name: str | None = None) -> int:
         """Fill in the answers (and prompts) of the loaded judgments from Arena-Hard-Auto answer

@@ -137,9 +137,9 @@ WITH units AS (
 )
 """
 
-_BOTH_ORDERS_CTE = f"""
+_BOTH_ORDERS_TEMPLATE = f"""
 WITH oriented AS (
-    SELECT instruction_id,
+    SELECT {{judge_col}}instruction_id,
            CASE WHEN model_a = $candidate THEN model_b ELSE model_a END AS opponent,
            model_a = $candidate AS candidate_first,
            sign(CASE WHEN model_a = $candidate THEN verdict ELSE -verdict END) AS v,
@@ -153,13 +153,40 @@ WITH oriented AS (
            max(v) FILTER (WHERE candidate_first) AS v_first,
            max(v) FILTER (WHERE NOT candidate_first) AS v_second,
            count(h) AS n_h, sum(h) AS h_sum
-    FROM oriented GROUP BY instruction_id, opponent
+    FROM oriented GROUP BY {{judge_col}}instruction_id, opponent
 ), units AS (
-    SELECT instruction_id, category, CASE WHEN v_first = v_second THEN v_first ELSE 0 END AS v,
+    SELECT {{judge_col}}instruction_id, opponent, category,
+           CASE WHEN v_first = v_second THEN v_first ELSE 0 END AS v,
            CASE WHEN n_h = 0 THEN NULL ELSE sign(h_sum) END AS h
     FROM pairs WHERE n_first = 1 AND n_second = 1
 )
 """
+_BOTH_ORDERS_CTE = _BOTH_ORDERS_TEMPLATE.format(judge_col="")
+
+
+def disagreement_units_sql(*, both_orders: bool) -> str:
+    """SQL of the labelled units whose judge and human disagree on whether ``$candidate`` won
+    (the judge says win and the human not, or the other way round: the cases behind 1 − Se and
+    1 − Sp of :func:`evalcore.calibration.calibrate`), one row per unit with its ``judge``,
+    ``instruction_id`` and ``opponent``; the units are those of :func:`calibration_patterns`
+    (a call, or a both-orders verdict), grouped by judge as well. Parameters ``$judge``,
+    ``$candidate``, ``$baseline`` and ``$labelled`` (the labelled slice)."""
+    if both_orders:
+        cte = _BOTH_ORDERS_TEMPLATE.format(judge_col="judge, ")
+    else:
+        cte = _PER_CALL_CTE.replace(
+            "SELECT instruction_id, category,",
+            "SELECT judge, instruction_id, category,"
+            " CASE WHEN model_a = $candidate THEN model_b ELSE model_a END AS opponent,",
+            1,
+        )
+    return (
+        cte
+        + "SELECT judge, instruction_id, opponent FROM units WHERE "
+        + _LABELLED
+        + " AND (h = 1) <> (v = 1)"
+    )
+
 
 _TARGET = "($category IS NULL OR category = $category)"
 _LABELLED = "(h IS NOT NULL AND ($labelled IS NULL OR category = $labelled))"

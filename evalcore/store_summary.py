@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from evalcore.store import VerdictStore
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DatasetSummary:
     """What is loaded: sizes, design, orders, coverage and labels (issue 2, item 4)."""
 
@@ -43,6 +43,15 @@ class DatasetSummary:
         if self.both_orders_fraction <= 0.0:
             return "single order"
         return f"mixed ({self.both_orders_fraction:.0%} of pairs in both orders)"
+
+    def __repr__(self) -> str:
+        # One line, as every result's repr: the dataclass default printed every model name and
+        # two whole tables (about 3,000 characters on the demo).
+        return (
+            f"DatasetSummary({self.name!r}: {self.rows:,} rows, {len(self.models):,} models, "
+            f"{self.instructions:,} instructions, {len(self.judges):,} judge(s), {self.design}, "
+            f"{self.orders})"
+        )
 
     def as_dict(self) -> dict:
         return {

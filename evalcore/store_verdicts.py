@@ -8,11 +8,13 @@ numbers. Every user value reaches SQL as a bound parameter.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from evalcore.store_queries import disagreement_units_sql
 from evalcore.store_text import _TEXT_COLS, TEXT_DB, TextArea
 from evalcore.text import timestamp_text
 from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
@@ -20,7 +22,16 @@ from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, Ver
 if TYPE_CHECKING:
     from evalcore.store import VerdictStore
 
-__all__ = ["TEXT_DB", "TextArea", "case_page", "casefold_match", "options", "like_pattern"]
+__all__ = [
+    "TEXT_DB",
+    "CaseStats",
+    "TextArea",
+    "case_page",
+    "case_stats",
+    "casefold_match",
+    "options",
+    "like_pattern",
+]
 
 #: The text columns searched by ``VerdictFilter.search``.
 SEARCHED = ("prompt", "response_a", "response_b", "judge_output")
@@ -50,7 +61,27 @@ _CASE_FILTER = """
               AND ($judge IS NULL OR judge = $judge) AND ($category IS NULL OR category = $category)
             GROUP BY ALL) w
         WHERE w.w_judge = verdicts.judge AND w.w_inst = verdicts.instruction_id
-        GROUP BY w.w_judge, w.w_inst HAVING bool_and(w.v < 0))))"""
+        GROUP BY w.w_judge, w.w_inst HAVING bool_and(w.v < 0))))
+    AND {win}"""
+
+# The calibration's disagreeing units (evalcore.store_queries.disagreement_units_sql): a case of
+# $win is kept when its (judge, instruction, opponent) holds one.
+_WIN_FILTER = """($win IS NULL OR ((model_a = $win OR model_b = $win) AND EXISTS (
+        SELECT 1 FROM ({units}) u
+        WHERE u.judge = verdicts.judge AND u.instruction_id = verdicts.instruction_id
+          AND u.opponent = CASE WHEN verdicts.model_a = $win THEN verdicts.model_b ELSE verdicts.model_a END)))"""
+
+
+def _case_filter(flt: VerdictFilter) -> str:
+    """The row filter of ``flt`` (:data:`_CASE_FILTER`, with the calibration units it names)."""
+    if flt.win_disagrees is None:
+        return _CASE_FILTER.format(win="$win IS NULL")
+    units = disagreement_units_sql(both_orders=flt.unit == "both")
+    # the units' own parameters, renamed to the filter's: the candidate is $win, any opponent
+    # (the pair filter already narrows), the labelled slice is the filter's category
+    units = units.replace("$candidate", "$win").replace("$baseline", "NULL").replace("$labelled", "$category")
+    return _CASE_FILTER.format(win=_WIN_FILTER.format(units=units))
+
 
 # One row per case. "flipped": both orders have a verdict and some call of one order and some
 # call of the other name different outcomes read from m1's side (evalcore.judge.both_orders'
@@ -72,17 +103,31 @@ _CASES = """
              AND count(DISTINCT CASE WHEN model_a = m1 THEN sign(verdict) ELSE -sign(verdict) END) > 1
             ) AS flipped,
             bool_or(verdict IS NOT NULL AND human IS NOT NULL AND sign(verdict) <> sign(human)) AS disagrees,
-            bool_or(verdict IS NOT NULL AND human IS NOT NULL) AS labelled
+            bool_or(verdict IS NOT NULL AND human IS NOT NULL) AS labelled,
+            count(*) AS n_calls, count(verdict) AS n_verdicts,
+            count(*) FILTER (WHERE m1 <> m2 AND sign(CASE WHEN model_a = $a THEN verdict ELSE -verdict END) > 0) AS a_wins,
+            count(*) FILTER (WHERE m1 <> m2 AND verdict = 0) AS a_ties,
+            count(*) FILTER (WHERE m1 <> m2 AND sign(CASE WHEN model_a = $a THEN verdict ELSE -verdict END) < 0) AS a_losses,
+            -- the calibration's per-call units: the judge and the human disagree on whether $win won
+            count(*) FILTER (WHERE verdict IS NOT NULL AND human IS NOT NULL
+                AND (sign(CASE WHEN model_a = $win THEN verdict ELSE -verdict END) = 1)
+                    <> (sign(CASE WHEN model_a = $win THEN human ELSE -human END) = 1)) AS win_calls
             {hit_col}
         FROM calls {hit_join} GROUP BY judge, instruction_id, m1, m2)
-    SELECT judge, instruction_id, m1, m2, first_row, category, flipped, disagrees, labelled,
-           count(*) OVER () AS total
+    {final}
     FROM cases
     WHERE ($verdict IS NULL OR ($verdict = 'first' AND v_first) OR ($verdict = 'second' AND v_second)
            OR ($verdict = 'tie' AND v_tie) OR ($verdict = 'none' AND v_none))
       AND (NOT $flipped OR flipped) AND (NOT $disagrees OR disagrees) {hit_where}
-    ORDER BY first_row LIMIT $limit OFFSET $offset
+    {order}
 """
+_PAGE_SELECT = """SELECT judge, instruction_id, m1, m2, first_row, category, flipped, disagrees, labelled,
+           count(*) OVER () AS total"""
+_PAGE_ORDER = "ORDER BY first_row LIMIT $limit OFFSET $offset"
+#: What the matching cases hold, in one row (:func:`case_stats`).
+_STATS_SELECT = """SELECT count(*), count(DISTINCT instruction_id), coalesce(sum(n_calls), 0),
+           coalesce(sum(n_verdicts), 0), coalesce(sum(a_wins), 0), coalesce(sum(a_ties), 0),
+           coalesce(sum(a_losses), 0), coalesce(sum(win_calls), 0), count(*) FILTER (WHERE flipped)"""
 
 _HITS = """
     hits AS (SELECT DISTINCT "row" FROM {table}
@@ -199,6 +244,7 @@ def _params(flt: VerdictFilter) -> dict[str, Any]:
         "flipped": flt.flipped,
         "disagrees": flt.disagrees_with_human,
         "beats": flt.beats_all,
+        "win": flt.win_disagrees,
     }
 
 
@@ -208,27 +254,12 @@ def case_page(
     """One page of cases matching ``flt`` (see :meth:`VerdictStore.verdicts`)."""
     con = store.con
     has_text = text.has_text
-    params = _params(flt) | {"limit": limit, "offset": offset}
-    sql = _CASES.format(where=_CASE_FILTER, hit_col="", hit_join="", hit_where="")
     empty = VerdictPage(cases=(), total=0, offset=offset, limit=limit, has_text=has_text, filter=flt)
-    if flt.search is not None:
-        if not has_text:
-            return empty
-        match, fold_params = casefold_match(SEARCHED, flt.search)
-        candidates = _candidate_rows(con, flt)
-        if candidates is not None:
-            if not candidates:
-                return empty
-            # integers from the query above, never user text: inline, so that DuckDB's scan skips
-            # the text of every other row instead of reading gigabytes
-            match = f'"row" IN ({", ".join(str(r) for r in candidates)}) AND ({match})'
-        sql = _CASES.format(
-            where=_CASE_FILTER,
-            hit_col=', bool_or(hits."row" IS NOT NULL) AS hit',
-            hit_join='LEFT JOIN hits USING ("row")',
-            hit_where="AND hit",
-        ).replace("WITH calls AS", "WITH " + _HITS.format(table=text.current, match=match) + " calls AS", 1)
-        params |= fold_params
+    built = _cases_sql(con, flt, text, final=_PAGE_SELECT, order=_PAGE_ORDER)
+    if built is None:
+        return empty
+    sql, params = built
+    params |= {"limit": limit, "offset": offset}
     cur = con.cursor()
     try:
         rows = cur.execute(sql, params).fetchall()
@@ -242,6 +273,71 @@ def case_page(
     return VerdictPage(cases=cases, total=total, offset=offset, limit=limit, has_text=has_text, filter=flt)
 
 
+def _cases_sql(
+    con: duckdb.DuckDBPyConnection, flt: VerdictFilter, text: TextArea, *, final: str, order: str
+) -> tuple[str, dict[str, Any]] | None:
+    """The cases query of ``flt`` with its parameters (``final``: its SELECT, ``order``: what
+    follows the WHERE); None when a search cannot match (no text, or no row to read)."""
+    params = _params(flt)
+    sql = _CASES.format(
+        where=_case_filter(flt), hit_col="", hit_join="", hit_where="", final=final, order=order
+    )
+    if flt.search is not None:
+        if not text.has_text:
+            return None
+        match, fold_params = casefold_match(SEARCHED, flt.search)
+        candidates = _candidate_rows(con, flt)
+        if candidates is not None:
+            if not candidates:
+                return None
+            # integers from the query above, never user text: inline, so that DuckDB's scan skips
+            # the text of every other row instead of reading gigabytes
+            match = f'"row" IN ({", ".join(str(r) for r in candidates)}) AND ({match})'
+        sql = _CASES.format(
+            where=_case_filter(flt),
+            hit_col=', bool_or(hits."row" IS NOT NULL) AS hit',
+            hit_join='LEFT JOIN hits USING ("row")',
+            hit_where="AND hit",
+            final=final,
+            order=order,
+        ).replace("WITH calls AS", "WITH " + _HITS.format(table=text.current, match=match) + " calls AS", 1)
+        params |= fold_params
+    return sql, params
+
+
+@dataclass(frozen=True)
+class CaseStats:
+    """What the cases matching a filter hold: ``cases``, distinct ``instructions``, judge
+    ``calls`` and those with a verdict (``verdicts``); from ``model_a``'s side (the filter's
+    first model), its ``wins``, ``ties`` and ``losses`` in those calls (self-comparisons left
+    out); ``win_calls``: calls where the judge and the human disagree on whether the filter's
+    ``win_disagrees`` model won; ``flipped``: cases whose two orders disagree."""
+
+    cases: int
+    instructions: int
+    calls: int
+    verdicts: int
+    wins: int
+    ties: int
+    losses: int
+    win_calls: int
+    flipped: int
+
+
+def case_stats(store: VerdictStore, flt: VerdictFilter, *, text: TextArea) -> CaseStats:
+    """:class:`CaseStats` of the cases matching ``flt`` (see :meth:`VerdictStore.case_stats`)."""
+    built = _cases_sql(store.con, flt, text, final=_STATS_SELECT, order="")
+    if built is None:
+        return CaseStats(0, 0, 0, 0, 0, 0, 0, 0, 0)
+    sql, params = built
+    cur = store.con.cursor()
+    try:
+        row = cur.execute(sql, params).fetchone()
+    finally:
+        cur.close()
+    return CaseStats(*(int(v or 0) for v in (row or (0,) * 9)))  # an aggregate: always one row
+
+
 #: Search only these rows' text when the other filters leave at most this many calls.
 MAX_CANDIDATES = 20_000
 
@@ -251,11 +347,11 @@ def _candidate_rows(con: duckdb.DuckDBPyConnection, flt: VerdictFilter) -> list[
     leave few; None when there is no such filter or too many rows to list."""
     if not any((flt.judge, flt.model_a, flt.model_b, flt.instruction, flt.category, flt.beats_all)):
         return None
-    keys = ("judge", "instruction", "category", "a", "b", "beats")
+    keys = ("judge", "instruction", "category", "a", "b", "beats", "win")
     params = {k: v for k, v in _params(flt).items() if k in keys}
     got = (
         con.cursor()
-        .execute(f'SELECT "row" FROM verdicts WHERE {_CASE_FILTER} LIMIT {MAX_CANDIDATES + 1}', params)
+        .execute(f'SELECT "row" FROM verdicts WHERE {_case_filter(flt)} LIMIT {MAX_CANDIDATES + 1}', params)
         .fetchall()
     )
     return None if len(got) > MAX_CANDIDATES else sorted(int(r[0]) for r in got)

@@ -50,6 +50,32 @@ def design_markdown(summary: DatasetSummary) -> str:
     return "\n".join(lines)
 
 
+def even_coverage_sentence(summary: DatasetSummary) -> str | None:
+    """A sentence instead of the coverage map when the map would be one even colour: every pair
+    of models judged, each the same number of times (None otherwise: the map shows where the
+    evidence is). On the demo: every one of the 190 pairs of the 20 models has 1,800 calls.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from types import SimpleNamespace
+    >>> cov = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"], "calls": [6, 6]})
+    >>> even_coverage_sentence(SimpleNamespace(models=("x", "y"), pair_coverage=cov, pairs_possible=1))
+    'Every one of the 1 pairs of the 2 models was judged equally often: 6 calls per pair (either slot order, every judge), so a map of calls per pair would be one even colour.'
+    """
+    cov = summary.pair_coverage
+    off = cov[cov["model_a"] != cov["model_b"]] if len(cov) else cov
+    judged = len(off) // 2
+    if not len(off) or judged != summary.pairs_possible or off["calls"].nunique() != 1:
+        return None
+    calls = int(off["calls"].iloc[0])
+    return (
+        f"Every one of the {fmt_int(judged)} pairs of the {fmt_int(len(summary.models))} models was "
+        f"judged equally often: {fmt_int(calls)} calls per pair (either slot order, every judge), so "
+        "a map of calls per pair would be one even colour."
+    )
+
+
 def no_verdict_table(summary: DatasetSummary) -> pd.DataFrame:
     """Calls with no verdict per judge, with human column names and percentages."""
     nv = summary.no_verdict

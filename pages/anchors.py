@@ -22,9 +22,11 @@ with _ui.page("Anchors"):
 
     def _win_rates(default: list[str]) -> None:
         """The win-rate distributions of the anchors picked (every section's third face)."""
+        asked = _ui.url_list("hist", p.anchors) or default  # the link keeps the anchors shown
         shown = st.multiselect(
-            "Anchors side by side", p.anchors, default=default, key="anchors_hist_pick", max_selections=6
+            "Anchors side by side", p.anchors, asked, key="anchors_hist_pick", max_selections=6
         )
+        _ui.set_url_param("hist", None if shown == default else ",".join(shown))
         try:
             dists = [
                 _ui.memo(("anchor_wrd", *key, a), lambda a=a: an.win_rate_distribution(p.counts, a))
@@ -38,7 +40,9 @@ with _ui.page("Anchors"):
         st.caption(av.WIN_RATE_NOTE)
         st.markdown("\n".join("- " + _ui.md(line) for line in av.win_rate_sentences(dists)))
         filt = VerdictFilter(judge=p.judge, category=p.category, beats_all=chosen)
-        _ui.verdicts_link("Read the instructions where the chosen anchor beats every model", filt)
+        beats = _ui.memo(("anchor_wrd", *key, chosen), lambda: an.win_rate_distribution(p.counts, chosen))
+        cases = _ui.memo(("case_stats", "beats", *key, chosen), lambda: p.store.case_stats(filt)).cases
+        _ui.verdicts_link(av.beats_link_label(chosen, beats.anchor_beats_all, cases), filt)
         _ui.download_csv(av.win_rate_rows(dists), f"win_rate_distribution_{p.judge}.csv", key="dl_anchor_wrd")
 
     ranking = _ui.memo(

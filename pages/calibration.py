@@ -9,13 +9,14 @@ from evalcore import calibration as lib
 from evalcore.calibration import presentation as show
 from evalcore.judge.certification import certify
 from evalcore.plots.calibration import calibration_figure, coverage_figure, floor_figure
+from ui.pickers import calibration_pair, calibration_unit, disagreements_link
 
 W = show.WIDGETS
 
 with _ui.page("Calibration"):
     st.title("Calibration")
-    _ui.demo_banner()
     store = _ui.require_data()
+    _ui.demo_banner()
     st.caption(show.INTRO)
 
     models = store.models()
@@ -24,14 +25,7 @@ with _ui.page("Calibration"):
         judge = _ui.judge_picker(store, key="cal_judge")
     # Start with the Overview's pair (the judge's leader against its runner-up), not slot A.
     top, second = _ui.memo(("cal_pair", judge), lambda: show.default_pair(_ui.counts(store, judge)))
-    options = (show.SLOT_A,) + models
-    start = options.index(top) if top in options else 0
-    cand = show.candidate_of(
-        c2.selectbox("Candidate", options, index=start, key="cal_candidate", help=show.HELP["candidate"])
-    )
-    against = (show.ALL_OPPONENTS,) + tuple(m for m in models if m != cand)
-    second_at = against.index(second) if cand == top and second in against else 0
-    base_choice = c3.selectbox("Against", against, index=second_at, key="cal_baseline", disabled=cand is None)
+    cand, base_choice = calibration_pair((c2, c3), models, top, second)
     c4, c5, c6 = st.columns(3)
     with c4:
         category = _ui.category_picker(store, key="cal_category")
@@ -42,7 +36,7 @@ with _ui.page("Calibration"):
         else show.SAME
     )
     max_floor_points = c6.slider(**W["max_floor"], key="cal_max_floor")
-    unit = st.radio("Unit", tuple(show.UNITS), horizontal=True, key="cal_unit", help=show.HELP["unit"])
+    unit = calibration_unit()
     sel = show.selection(judge, cand, base_choice, category, lab_choice, unit)
     if sel.note:
         st.caption(sel.note)
@@ -65,7 +59,7 @@ with _ui.page("Calibration"):
         st.caption(show.correction_caption(cal))
         st.caption(show.TIES)
         _ui.number_tiles(show.metrics(cal))  # percentages or "refused"; help already escaped
-        _ui.verdicts_link("Read the cases where the judge and the human disagree", sel.disagreements)
+        disagreements_link(cal, sel)
         _ui.alerts(show.correction_message(cal))
         threshold = st.columns(3)[0].slider(**W["certify"], key="cal_certify")
         cert = certify(cal.counts, threshold=threshold / 100, candidate=cand)

@@ -10,6 +10,7 @@ from evalcore.judge import presentation as show
 from evalcore.judge.presentation import EXPLAIN
 from evalcore.plots import judge as plots
 from evalcore.verdicts import VerdictFilter
+from ui.pickers import rounds_and_seed
 
 with _ui.page("Judge"):
     st.title("Judge")
@@ -19,8 +20,8 @@ with _ui.page("Judge"):
     c1, c2, c3 = st.columns([2, 1, 1])
     with c1:
         category = _ui.category_picker(store, key="judge_category")
-    rounds = int(c2.number_input("Bootstrap rounds", 0, 10000, 1000, 100, key="judge_rounds"))
-    opts = {"category": category, "rounds": rounds, "seed": int(c3.number_input("Seed", 0, key="judge_seed"))}
+    rounds, seed = rounds_and_seed(c2, c3)
+    opts = {"category": category, "rounds": rounds, "seed": int(seed)}
     judges = store.judges()
     family = _ui.families_picker(judges)
 
@@ -62,8 +63,7 @@ with _ui.page("Judge"):
     _ui.number_tiles(show.position_metrics(sheet))
     st.caption(show.both_orders_sentence(sheet))
     _ui.verdicts_link(
-        "Read the pairs whose verdict flipped with the order",
-        VerdictFilter(judge=judge, category=category, flipped=True),
+        show.flips_link_label(sheet), VerdictFilter(judge=judge, category=category, flipped=True)
     )
 
     st.header("2. Order-swap decomposition")
@@ -94,7 +94,13 @@ with _ui.page("Judge"):
     if ag is None:
         st.info(EXPLAIN["no_labels"])
     else:
-        if st.toggle("Compare both-orders verdicts", key="judge_agree_both", help=EXPLAIN["agree_both"]):
+        if _ui.linked_toggle(
+            None,
+            "Compare both-orders verdicts",
+            param="agree_orders",
+            key="judge_agree_both",
+            help=EXPLAIN["agree_both"],
+        ):
             try:
                 ag = _ui.memo(
                     ("agreement_both", judge, *opts.values()),

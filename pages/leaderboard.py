@@ -55,12 +55,12 @@ with _ui.page("Leaderboard"):
     # The one rule of the library (choose_interval), which `rank` and Dataset.leaderboard apply too.
     policy = choose_interval(counts.n_instructions, counts.n_models)
     default = policy.method
-    asked = _ui.url_param("interval", default)
+    asked = _ui.url_choice("interval", list(show.INTERVAL_CHOICES), default)
     choice = st.radio(
         "Intervals",
         list(show.INTERVAL_CHOICES.values()),
         horizontal=True,
-        index=list(show.INTERVAL_CHOICES).index(asked if asked in show.INTERVAL_CHOICES else default),
+        index=list(show.INTERVAL_CHOICES).index(asked),
         key="lb_interval",
         help="Bootstrap: refit on resampled instructions (Efron 1979). Sandwich: a robust "
         "variance clustered by instruction, one fit only (fast on large tables).",
@@ -73,10 +73,12 @@ with _ui.page("Leaderboard"):
     controls = st.multiselect(
         "Control for style",
         options,
+        default=_ui.url_list("style", options),
         format_func=show.control_label,
         key="lb_style",
         help=show.STYLE_EXPLAINED,
     )
+    _ui.set_url_param("style", ",".join(controls) or None)  # the link reproduces the controlled table
 
     bar = st.progress(0.0, text="Computing the intervals…")
 
@@ -116,7 +118,9 @@ with _ui.page("Leaderboard"):
             table = show.style_display(table, styled)
         except EvalcoreError as exc:
             _ui.warning(f"No style control: {exc}")
-    st.dataframe(shorten_cells(table), hide_index=True, width="stretch")  # a long name cut for the eye
+    st.dataframe(
+        shorten_cells(table), hide_index=True, width="stretch", column_config=_ui.count_columns(table)
+    )  # a long name cut for the eye
     _ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
     st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")
@@ -136,9 +140,13 @@ with _ui.page("Leaderboard"):
 
     st.subheader("Head-to-head win rates")
     if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
-        click = st.plotly_chart(win_rate_heatmap(board), config=CONFIG, key="winrate", on_select="rerun")
+        click = st.plotly_chart(
+            win_rate_heatmap(board, clickable=True), config=CONFIG, key="winrate", on_select="rerun"
+        )
         cell = cell_verdicts(click.selection.points, list(board.table["model"]), judge, category)
-        _ui.verdicts_link("Open this pair's verdicts", cell, switch=True)
+        _ui.verdicts_link(
+            "Open this pair's verdicts", cell, switch=True, extra={"orders": "both"} if both else None
+        )
     else:
         _ui.info(
             f"The win-rate matrix of {len(board.models):,} models is too large to draw; download it below."

@@ -30,8 +30,13 @@ with _ui.page("Overview"):
         judge = _ui.judge_picker(store, key="overview_judge")
     with middle:
         several = len(store.judges()) >= 2
-        compare = st.toggle(
-            "Every judge in the report", key="overview_compare", disabled=not several, help=show.COMPARE_HELP
+        compare = _ui.linked_toggle(
+            None,
+            "Every judge in the report",
+            param="compare",
+            key="overview_compare",
+            disabled=not several,
+            help=show.COMPARE_HELP,
         )
     right.caption(show.FINDINGS_NOTE)
 

@@ -11,6 +11,7 @@ from evalcore import power as pw
 from evalcore.plots import power as figures
 from evalcore.power import presentation as pv
 from evalcore.ranking import leaderboard
+from ui.pickers import power_anchor, power_compare, power_test
 
 with _ui.page("Power"):
     st.title("Power")
@@ -34,11 +35,9 @@ with _ui.page("Power"):
     s1, s2, s3, s4 = st.columns(4)
     alpha = float(s1.number_input(**pv.INPUTS["alpha"], key="pw_alpha"))
     target = float(s2.number_input(**pv.INPUTS["power"], key="pw_power"))
-    two_sided = s3.toggle("Two-sided", key="pw_two_sided", help=pv.HELP["two_sided"])
-    method = "exact" if s4.toggle("Exact binomial", key="pw_exact", help=pv.HELP["exact"]) else "normal"
+    two_sided, method = power_test(s3, s4, pv.HELP)
     test = {"alpha": alpha, "power": target, "two_sided": two_sided, "method": method}
-    help_anchor = "The model every other model is compared against."
-    anchor = st.selectbox("Anchor", ranked, ranked.index(default_anchor), key="pw_anchor", help=help_anchor)
+    anchor = power_anchor(ranked, default_anchor, "The model every other model is compared against.")
 
     # -- 1. the sign test ------------------------------------------------------------------------
     st.header("1 · How many instructions: the answer")
@@ -47,7 +46,14 @@ with _ui.page("Power"):
     edges = st.multiselect(
         "Edges to detect", pv.EDGE_CHOICES, default=[0.05, 0.10], format_func=pv.edge_label, key="pw_edges"
     )
-    source = st.radio("Informativeness I", pv.INFO_SOURCES, horizontal=True, key="pw_info_source")
+    source = _ui.linked_choice(
+        st.radio,
+        "Informativeness I",
+        pv.INFO_SOURCES,
+        param="informativeness",
+        key="pw_info_source",
+        horizontal=True,
+    )
     if source == pv.INFO_SOURCES[0]:
         informativeness = _ui.memo(
             ("pw_info", judge, category, anchor), lambda: pv.measured_informativeness(counts, anchor)
@@ -81,7 +87,9 @@ with _ui.page("Power"):
     st.header("2 · For comparison: simulated sign and Wilcoxon tests on this file's verdicts")
     with st.expander("How the simulation works"):
         st.markdown(pv.WILCOXON_INTRO)
-    mode = st.radio("Distributions", pv.WILCOXON_MODES, horizontal=True, key="pw_mode")
+    mode = _ui.linked_choice(
+        st.radio, "Distributions", pv.WILCOXON_MODES, param="mode", key="pw_mode", horizontal=True
+    )
     window = mode == pv.WILCOXON_MODES[0]
     dists = None
     try:
@@ -131,9 +139,7 @@ with _ui.page("Power"):
     # -- 3. what this dataset can detect ---------------------------------------------------------
     st.header("3 · What this dataset can detect")
     first, label = (0 if summary.design == "anchor-only" else 1), "Compare adjacent models"
-    compare = st.radio(
-        label, pv.COMPARE_MODES, first, horizontal=True, key="pw_compare", help=pv.HELP["compare"]
-    )
+    compare = power_compare(label, pv.COMPARE_MODES, first, pv.HELP["compare"])
     use_anchor = anchor if compare == pv.COMPARE_MODES[0] else None
     # The headline's I in the pairs' unit (one comparison per instruction and pair), not the
     # planner's per-order one, so N × I and the pairs' columns count the same thing.

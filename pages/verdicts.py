@@ -14,6 +14,7 @@ import streamlit as st
 import ui as _ui
 from evalcore.verdicts import VerdictFilter
 from evalcore.verdicts import presentation as show
+from ui.cases import draw_case, draw_evidence
 
 LIMIT = 20
 
@@ -32,16 +33,6 @@ def _choice(where, label: str, options, current, key: str, *, any_label: str):
 
 def _go(number: int) -> None:
     st.query_params["page"] = str(number)
-
-
-def _document(value: str | None, key: str, **options) -> None:
-    """A text rendered as safe Markdown; a long one in part, with a switch that shows all of it
-    as plain text (rendering a whole 1 MB text would hold the server and freeze the tab)."""
-    label = show.show_all_label(value)
-    if label and st.toggle(label, False, key=key):
-        st.text(show.full_text(value))
-    else:
-        st.markdown(show.document(value, **options))
 
 
 with _ui.page("Verdicts"):
@@ -88,7 +79,12 @@ with _ui.page("Verdicts"):
     beats = old.beats_all  # from an anchor's "beats every model" count: kept while switched on
     if beats and not st.toggle(show.beats_label(beats), True, key="vd_beats"):
         beats = None
+    win = old.win_disagrees  # from the Calibration page's disagreements: kept while switched on
+    if win and not st.toggle(show.win_disagrees_label(win, old.unit), True, key="vd_win"):
+        win = None
     flt = VerdictFilter(
+        win_disagrees=win,
+        unit=old.unit if win else None,
         beats_all=beats,
         judge=judge,
         model_a=model_a,
@@ -114,6 +110,8 @@ with _ui.page("Verdicts"):
         result = store.verdicts(flt, offset=(number - 1) * LIMIT, limit=LIMIT)
     _ui.set_url_param("page", None if number == 1 else number)
 
+    draw_evidence(store, flt)  # how these cases make up the number the link came from
+
     if show.no_text_sentence(result) and result.total:
         st.info(show.no_text_sentence(result))
     nav = st.columns([4, 1, 1])
@@ -129,30 +127,8 @@ with _ui.page("Verdicts"):
     if not result.cases:
         st.info(show.empty_sentence(flt))
 
-    for n, case in enumerate(result.cases):
-        key = f"vd_all_{number}_{n}"  # the switches of this page's case n
-        with st.container(border=True):
-            st.markdown(show.case_title(case) + show.flag_badges(case))
-            for k, call in enumerate(case.calls, 1):
-                st.markdown(show.call_line(call, k))
-            st.markdown(show.human_line(case))
-            if not result.has_text:
-                continue
-            st.markdown("**Prompt**")
-            with st.container(height=show.box_height(case.prompt), border=False):
-                _document(case.prompt, f"{key}_p")
-            height = show.box_height(*case.answers.values())
-            for side, (column, model) in enumerate(zip(st.columns(2), case.models, strict=True)):
-                column.markdown(show.answer_heading(case, model))
-                with column.container(height=height, border=True):
-                    _document(case.answers.get(model), f"{key}_a{side}")
-            boxes = st.columns(min(2, max(1, len(case.calls))))
-            height = show.box_height(*(call.judge_output for call in case.calls))
-            for k, call in enumerate(case.calls):
-                with boxes[k % len(boxes)]:
-                    st.markdown(show.reasoning_label(call, k + 1))
-                    with st.container(height=height, border=True):
-                        _document(call.judge_output, f"{key}_r{k}", missing=show.NO_REASONING)
+    for case in result.cases:
+        draw_case(case, has_text=result.has_text)
 
     if pages > 1:
         st.button(

@@ -370,3 +370,11 @@ def test_the_power_caption_describes_the_test_used(built):
     assert "one-sided sign test at" not in document
     assert analyses.edges.level_text.replace("'", "&#x27;") in document
     assert "after Holm&#x27;s adjustment across the" in document
+
+
+def test_a_file_asks_for_no_click(built):
+    """The report is a file: the app's "Click a cell to read that pair's verdicts" (the subtitle
+    and hover of its win-rate chart) is not in it (issue 23, item 6)."""
+    document = built[3]
+    assert "Win rate of the row model" in document
+    assert "Click a cell" not in document and "click to see these verdicts" not in document

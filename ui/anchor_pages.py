@@ -119,11 +119,13 @@ def setup(intro: str = av.INTRO) -> AnchorView:
     tau = c3.radio(
         "Kendall's tau",
         ("b", "a"),
+        index=("b", "a").index(_ui.url_choice("tau", ("b", "a"), "b")),
         horizontal=True,
         key="anchors_tau",
         format_func=av.tau_name,
         help=av.TAU_HELP,
     )
+    _ui.set_url_param("tau", None if tau == "b" else tau)
     with c4:
         both = _ui.orders_picker(key="anchors_orders")
     human = human_ranking_box(store)
@@ -157,12 +159,13 @@ def setup(intro: str = av.INTRO) -> AnchorView:
             "No model met at least two others in this selection: no anchor-based ranking can be formed."
         )
         st.stop()
-    linked = _ui.url_param("anchor")  # a shared link may name the anchor
-    default = next((anchors.index(a) for a in (linked, sweep.recommended) if a in anchors), 0)
+    # a shared link may name the anchor; one this table does not have is named in a warning
+    recommended = sweep.recommended if sweep.recommended in anchors else anchors[0]
+    linked = _ui.url_choice("anchor", anchors, recommended)
     chosen = st.selectbox(
         "Chosen anchor (highlighted in the figures, explored below)",
         anchors,
-        index=default,
+        index=anchors.index(linked),
         key="anchors_chosen",
         help="Defaults to the most informative anchor; the link keeps your choice.",
     )

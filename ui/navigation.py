@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from ui.messages import show_error
+from ui.messages import code_span, show_error
 from ui.readable import READABLE_CSS
-from ui.state import ROOT, dataset_key
+from ui.state import ROOT, dataset_key, unknown_params
 
 if TYPE_CHECKING:
     pass
@@ -66,25 +67,62 @@ def page(title: str) -> Iterator[None]:
     st.set_page_config(page_title=f"{title} · Verdict Lab", page_icon=str(FAVICON), layout="wide")
     st.html(READABLE_CSS)
     sidebar()
+    st.session_state["_vl_url_known"] = set()  # the link parameters this run reads (ui.state)
+    st.session_state["_vl_url_said"] = set()
+    unknown = st.empty()  # at the top: filled once the page has read what it reads
     try:
         yield
     except Exception as exc:  # noqa: BLE001 - the page wrapper: every error becomes words
         show_error(exc)
+        return
+    if names := unknown_params():
+        unknown.warning(unknown_sentence(names), icon=":material/link_off:")
 
 
-def verdicts_link(label: str, flt: Any, *, switch: bool = False, help: str | None = None) -> None:
+def unknown_page() -> str | None:
+    """The page a link asked for when it names no page of the app (Streamlit then runs the Data
+    page with a "Page not found" box that does not say which): None when it names one.
+
+    Streamlit keeps the requested page name of the run in its pages manager (the only place it
+    is known once the main page runs instead)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        name = ctx.pages_manager.intended_page_name if ctx is not None else None
+    except Exception:  # noqa: BLE001 - another Streamlit version: the check is a courtesy
+        return None
+    name = str(name or "").strip("/")
+    pages = {Path(file).stem for file, _, _ in NAVIGATION if file != "app.py"}
+    return None if not name or name in pages else name
+
+
+def unknown_sentence(names: list[str]) -> str:
+    """The warning about link parameters this page does not know (Markdown, names as code)."""
+    listed = ", ".join(code_span(n) for n in names)
+    one = len(names) == 1
+    return (
+        f"The link's parameter{'' if one else 's'} {listed} {'is' if one else 'are'} not a setting "
+        "of this page and had no effect (a typo, or a setting of another page)."
+    )
+
+
+def verdicts_link(
+    label: str, flt: Any, *, switch: bool = False, help: str | None = None, extra: dict | None = None
+) -> None:
     """A link from a number to its evidence: the Verdicts page with the filter ``flt`` (an
     :class:`evalcore.verdicts.VerdictFilter`) and the dataset in its URL.
 
     ``label`` is the app's own words. ``switch=True`` opens the page at once (a click on a chart
-    cell); ``flt=None`` (nothing chosen) draws nothing.
+    cell); ``flt=None`` (nothing chosen) draws nothing. ``extra``: view settings the Verdicts
+    page reads besides the filter (``orders=both``: the pair's statistic in both-orders verdicts).
     """
     from streamlit.errors import StreamlitAPIException
 
     if flt is None:
         return
     key = dataset_key()
-    params = {**({"dataset": key} if key else {}), **flt.as_params()}
+    params = {**({"dataset": key} if key else {}), **flt.as_params(), **(extra or {})}
     if switch:
         st.switch_page("pages/verdicts.py", query_params=params)
     try:

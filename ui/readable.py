@@ -29,8 +29,12 @@ READABLE_CSS = """<style>
 }
 [data-testid="stMetricValue"] { font-size: 1.9rem; line-height: 1.2; }
 [class*="st-key-vl-long-"] [data-testid="stMetricValue"] { font-size: 1.2rem; line-height: 1.3; }
-[data-testid="stFileUploaderDropzoneInstructions"] * {
+[data-testid="stFileUploaderDropzoneInstructions"] *,
+[data-testid="stMain"] [data-testid="stPageLink"] * {
   white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] table {
+  display: block; max-width: 100%; overflow-x: auto;
 }
 </style>"""
 

@@ -48,6 +48,15 @@ DEMO_DATASETS: dict[str, tuple[Path, Path | None]] = {
     "Demo: anchor-only (AlpacaEval-style), 16 simulated models": (DATA / "demo_anchor_only.csv.gz", None),
 }
 DEFAULT_DEMO = next(iter(DEMO_DATASETS))
+#: The judge each demo opens on: the one a team would publish with (the all-pairs demo's steady
+#: judge), not the alphabetically first, which is its deliberately faulty first-slot judge.
+DEMO_JUDGE: dict[str, str] = {DEFAULT_DEMO: "sim-judge-steady"}
+
+
+def default_judge(judges: tuple[str, ...] | list[str]) -> str:
+    """The judge a page starts on: the demo's own choice (:data:`DEMO_JUDGE`), else the first."""
+    wanted = DEMO_JUDGE.get(state().get("demo") or "")
+    return wanted if wanted in judges else judges[0]
 
 
 #: Short keys of the demos in a shareable URL (``?dataset=demo-anchor``): key → label.
@@ -192,6 +201,7 @@ def install(
     store = session_store()
     store.load(table)
     s = state()
+    replacing = s["version"] > 0  # a dataset was loaded before this one (not a session's first)
     s["version"] += 1
     s["memo"] = {}  # the old dataset's results go now, not when the session ends
     s["store_id"] = id(store)
@@ -203,7 +213,11 @@ def install(
     s["error"] = None
     s["saved"] = saved
     s["url_problem"] = None
+    if replacing and not s.get("applying_url"):  # another dataset starts every view afresh: the
+        for name in [n for n in st.query_params if n not in GLOBAL_PARAMS]:  # old view's settings go
+            del st.query_params[name]
     set_url_param("dataset", dataset_key())
+    set_url_param("upload", upload_name())
     release_memory()
 
 
@@ -285,23 +299,110 @@ def dataset_key() -> str | None:
     return s.get("saved")
 
 
+#: Link parameters every page reads (ui.state.apply_url and the pickers).
+GLOBAL_PARAMS: tuple[str, ...] = ("dataset", "judge", "category", "upload")
+
+
+def known_params(*names: str) -> None:
+    """Mark link parameters as read by this run of the page, so that :func:`unknown_params`
+    does not report them (url_param and set_url_param mark theirs)."""
+    st.session_state.setdefault("_vl_url_known", set()).update(names)
+
+
+def unknown_params() -> list[str]:
+    """The link's parameters that nothing on this run of the page read: a typo or a setting of
+    another page, named in a warning instead of being dropped in silence."""
+    seen = st.session_state.get("_vl_url_known", set()) | set(GLOBAL_PARAMS)
+    return [name for name in st.query_params if name not in seen]
+
+
+def url_problem(text: str) -> None:
+    """Say, once per run, that a value in the link was not used (``text``: app Markdown)."""
+    shown = st.session_state.setdefault("_vl_url_said", set())
+    if text not in shown:
+        shown.add(text)
+        st.warning(text, icon=":material/link_off:")
+
+
+def _bad_value(name: str, raw: str, why: str, instead: object) -> None:
+    url_problem(
+        f"The link's {code_span(name + '=' + raw)} was not used: {why}; showing {code_span(instead)} instead."
+    )
+
+
+def upload_name() -> str | None:
+    """The file name of an unsaved upload (None for a demo or a saved dataset): a link made
+    while it is loaded says so (``?upload=``), since the file itself cannot travel in a link."""
+    s = state()
+    if s.get("demo") or s.get("saved") or not s.get("source"):
+        return None
+    return str(s["source"])
+
+
 def url_param(name: str, default: str | None = None) -> str | None:
     """A view setting from the URL (``?name=value``, a string), or ``default`` when absent."""
+    known_params(name)
     value = st.query_params.get(name)
     return value if value else default
 
 
 def url_int(name: str, default: int, *, low: int, high: int) -> int:
-    """An integer view setting from the URL, or ``default`` when absent or not a number in range."""
-    try:
-        value = int(url_param(name, str(default)))
-    except ValueError:
+    """An integer view setting from the URL, or ``default`` when absent; a value that is not a
+    whole number from ``low`` to ``high`` is named in a warning and ``default`` is used."""
+    raw = url_param(name)
+    if raw is None:
         return default
-    return value if low <= value <= high else default
+    try:
+        value = int(raw)
+    except ValueError:
+        _bad_value(name, raw, "it is not a whole number", default)
+        return default
+    if not low <= value <= high:
+        _bad_value(name, raw, f"it must be from {low:,} to {high:,}", default)
+        return default
+    return value
+
+
+def url_choice(name: str, options: Any, default: Any, *, encode: Callable[[Any], str] = str) -> Any:
+    """One of ``options`` named by the link (by ``encode(option)``), else ``default``; a value
+    that names none of them is named in a warning."""
+    raw = url_param(name)
+    if raw is None:
+        return default
+    by_text = {encode(o): o for o in options}
+    if raw in by_text:
+        return by_text[raw]
+    choices = ", ".join(list(by_text)[:8]) + (" …" if len(by_text) > 8 else "")
+    _bad_value(name, raw, f"it is not one of {escape_markdown(choices)}", encode(default))
+    return default
+
+
+def url_flag(name: str) -> bool:
+    """A switch from the link (``1`` on, ``0`` or absent off); another value is named in a warning."""
+    return url_choice(name, (False, True), False, encode=lambda on: "1" if on else "0")
+
+
+def url_list(name: str, options: Any, *, encode: Callable[[Any], str] = str) -> list:
+    """Several of ``options`` from the link (comma-separated ``encode(option)``); values that
+    name none of them are named in a warning and left out."""
+    raw = url_param(name)
+    if not raw:
+        return []
+    by_text = {encode(o): o for o in options}
+    parts = [p for p in raw.split(",") if p]
+    bad = [p for p in parts if p not in by_text]
+    if bad:
+        url_problem(
+            f"The link's {code_span(name + '=' + raw)} names {', '.join(code_span(b) for b in bad)}, "
+            f"which {'is' if len(bad) == 1 else 'are'} not among the choices "
+            f"({escape_markdown(', '.join(by_text))}); left out."
+        )
+    return [by_text[p] for p in parts if p in by_text]
 
 
 def set_url_param(name: str, value: object) -> None:
     """Write a view setting into the URL so a copied link reproduces it; None removes it."""
+    known_params(name)
     if value is None or value == "":
         if name in st.query_params:
             del st.query_params[name]
@@ -315,6 +416,14 @@ def apply_url() -> None:
     if s.get("url_applied"):
         return
     s["url_applied"] = True
+    s["applying_url"] = True  # the link's own view settings stay while its dataset loads
+    try:
+        _apply_url(s)
+    finally:
+        s["applying_url"] = False
+
+
+def _apply_url(s: dict) -> None:
     key = url_param("dataset")
     if key:
         try:
@@ -333,6 +442,15 @@ def apply_url() -> None:
             s["url_problem"] = (
                 f"The link's dataset {code_span(key)} was not loaded (the demo is shown instead): {why}."
             )
+    upload = url_param("upload")
+    if upload and not key and not s["version"]:  # a link made with an unsaved upload: not here
+        load_demo()
+        s["url_problem"] = (
+            f"This link was made while the unsaved upload {code_span(upload)} was loaded. An "
+            "upload does not travel with a link, so its numbers cannot be shown here: the demo is "
+            "shown instead. Upload the file again on the **Data** page, or ask for a link to it "
+            "saved there (**Save**), which opens it."
+        )
     for name in ("judge", "category"):
         if url_param(name):
             st.session_state[f"vl_{name}"] = url_param(name)
@@ -350,6 +468,7 @@ def ensure_data() -> VerdictStore:
         # Streamlit keeps resources): reload what can be reloaded, else the demo, and say so.
         _reload(store)
     set_url_param("dataset", dataset_key())
+    set_url_param("upload", upload_name())
     if state().get("url_problem"):
         st.warning(state()["url_problem"])
     return store

@@ -13,7 +13,7 @@ from evalcore.display import shorten_cells
 from evalcore.store import VerdictStore
 from ui.messages import error, md, metric, warning
 from ui.readable import count_columns, metric_tile
-from ui.state import DATA, DEFAULT_DEMO, set_url_param, state
+from ui.state import DATA, DEFAULT_DEMO, default_judge, set_url_param, state, url_choice, url_flag, url_int
 
 if TYPE_CHECKING:
     from evalcore.judge.presentation import FamilyList
@@ -28,10 +28,10 @@ def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
         warning(
             f"The judge {current} (named by the link or the previous dataset) is not in "
             f"this dataset; "
-            f"showing {judges[0]} instead."
+            f"showing {default_judge(judges)} instead."
         )
         st.session_state["vl_judge"] = None
-    index = judges.index(current) if current in judges else 0
+    index = judges.index(current if current in judges else default_judge(judges))
     judge = st.selectbox(
         "Judge",
         judges,
@@ -179,14 +179,19 @@ def download_csv(
 
 
 def orders_picker(*, key: str = "orders") -> bool:
-    """Offer the both-orders verdict (the verdict both orders agree on, else a tie)."""
-    return st.toggle(
+    """Offer the both-orders verdict (the verdict both orders agree on, else a tie); kept in the
+    link as ``orders=both``, so a shared link shows the same numbers."""
+    asked = url_choice("orders", (False, True), False, encode=lambda on: "both" if on else "single")
+    on = st.toggle(
         "Both-orders verdicts",
+        value=asked,
         key=f"{key}_toggle",
         help="Combine the two orders of each pair into the verdict both orders agree "
         "on, else a tie (Zheng et al., 2023, “Judging LLM-as-a-judge”). Needs pairs judged in both orders; pairs judged in one order "
         "only are left out while it is on.",
     )
+    set_url_param("orders", "both" if on else None)
+    return on
 
 
 def families_picker(judges: tuple[str, ...] | list[str]) -> FamilyList:
@@ -209,3 +214,51 @@ def families_picker(judges: tuple[str, ...] | list[str]) -> FamilyList:
     elif family.note:
         st.info(family.note)
     return family
+
+
+def linked_toggle(where: Any, label: str, *, param: str, key: str, **options: Any) -> bool:
+    """A switch kept in the link (``param=1`` when on), so a shared link shows the same numbers."""
+    on = (where or st).toggle(label, value=url_flag(param), key=key, **options)
+    set_url_param(param, "1" if on else None)
+    return bool(on)
+
+
+def linked_choice(
+    widget: Callable[..., Any],
+    label: str,
+    options: Any,
+    *,
+    param: str,
+    key: str,
+    default: Any = None,
+    encode: Callable[[Any], str] = str,
+    **kwargs: Any,
+) -> Any:
+    """``widget`` (``st.selectbox`` or ``st.radio``, or a column's) over ``options``, started on
+    the link's ``param`` (a value it does not offer is named in a warning) and kept in the link
+    when it differs from ``default`` (the first option when None)."""
+    options = list(options)
+    default = options[0] if default is None or default not in options else default
+    asked = url_choice(param, options, default, encode=encode)
+    value = widget(label, options, index=options.index(asked), key=key, **kwargs)
+    set_url_param(param, None if value == default else encode(value))
+    return value
+
+
+def linked_number(
+    widget: Callable[..., Any],
+    label: str,
+    *,
+    param: str,
+    key: str,
+    default: Any,
+    low: Any,
+    high: Any,
+    **kwargs: Any,
+) -> Any:
+    """A number input or slider started on the link's whole number ``param`` (a value out of
+    ``low``..``high`` is named in a warning) and kept in the link when it differs from ``default``."""
+    asked = url_int(param, int(default), low=int(low), high=int(high))
+    value = widget(label, min_value=low, max_value=high, value=type(default)(asked), key=key, **kwargs)
+    set_url_param(param, None if value == default else int(value))
+    return value

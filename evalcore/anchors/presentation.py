@@ -22,7 +22,7 @@ from evalcore.anchors.tau import AnchorSweep, JudgeEffect
 from evalcore.counts import VerdictCounts
 from evalcore.power.planner import EvaluationPlan, decisive_rate
 from evalcore.stats.against import orders_per_pair
-from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_rating
+from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_rating, markdown
 
 PAPER = "Don-Yehiya et al. 2026"
 
@@ -68,6 +68,23 @@ TAU_HELP = (
     "tau-b (default, scipy's kendalltau) divides by the untied pairs of each ranking; "
     "tau-a divides by all pairs and counts tied pairs as neither (Kendall 1945)."
 )
+
+
+def beats_link_label(anchor: str, instructions: int, cases: int) -> str:
+    """The link to the instructions where ``anchor`` beats every model it met, with the count
+    and unit it opens: the instructions the win-rate distribution counts, and the cases (one per
+    opponent) that hold them.
+
+    Examples
+    --------
+    >>> beats_link_label("sim-larch", 12, 228)
+    'Read the 12 instructions where sim-larch beats every model it met (228 cases: each instruction once per opponent)'
+    """
+    noun = "instruction" if instructions == 1 else "instructions"
+    return (
+        f"Read the {fmt_int(instructions)} {noun} where {markdown(anchor)} beats every model it met "
+        f"({fmt_int(cases)} case{'' if cases == 1 else 's'}: each instruction once per opponent)"
+    )
 
 
 def tau_name(tau: str) -> str:

@@ -26,6 +26,8 @@ from evalcore.calibration.words import (
 __all__ = [
     "Selection",
     "candidate_of",
+    "disagreement_count",
+    "disagreement_filter",
     "default_candidate",
     "default_pair",
     "floor_sizes",
@@ -73,6 +75,33 @@ class Selection:
             model_b=self.baseline,
             disagrees_with_human=True,
         )
+
+
+def disagreement_filter(cal: Calibration):
+    """The cases behind the correction's disagreements, in its own units: the labelled units
+    (calls, or both-orders verdicts) where the judge and the human disagree on whether the
+    candidate won, in the labelled slice (a :class:`~evalcore.verdicts.VerdictFilter`; with the
+    both-orders verdict, one case per unit). None without a candidate (slot A's side has no
+    model to name)."""
+    from evalcore.verdicts import VerdictFilter
+
+    if cal.candidate is None:
+        return None
+    return VerdictFilter(
+        judge=cal.judge,
+        category=cal.labelled_category,
+        model_a=cal.candidate,
+        model_b=cal.baseline,
+        win_disagrees=cal.candidate,
+        unit="both" if cal.counts.both_orders else "call",
+    )
+
+
+def disagreement_count(cal: Calibration) -> int:
+    """Labelled units where the judge and the human disagree on a candidate win: human wins the
+    judge did not call a win and human non-wins it did (n_se − tp + n_sp − tn)."""
+    c = cal.counts
+    return int(c.n_se - c.tp + c.n_sp - c.tn)
 
 
 def judge_profile(cal: Calibration, **sizes: int) -> dict:

@@ -20,6 +20,8 @@ from evalcore.calibration.choices import (
     candidate_of,
     default_candidate,
     default_pair,
+    disagreement_count,
+    disagreement_filter,
     floor_sizes,
     gate_for,
     judge_profile,
@@ -71,6 +73,9 @@ __all__ = [
     "floor_rows",
     "default_candidate",
     "default_pair",
+    "disagreement_count",
+    "disagreement_filter",
+    "disagreements_label",
     "floor_sizes",
     "gate_for",
     "Selection",
@@ -141,6 +146,17 @@ def parse_js(text: str) -> list[float]:
             raise UsageError(f"{token} is outside -1..1 (J = Se + Sp - 1)")
         values.append(value)
     return values
+
+
+def disagreements_label(cal: Calibration) -> str:
+    """The link to the disagreements, with the count and unit it opens ("Read the 7 both-orders
+    verdicts where the judge and the human disagree on whether sim-alder won")."""
+    n = disagreement_count(cal)
+    unit = "both-orders verdict" if cal.counts.both_orders else "judge call"
+    return (
+        f"Read the {fmt_int(n)} {unit}{'' if n == 1 else 's'} where the judge and the human "
+        f"disagree on whether {md(cal.candidate)} won"
+    )
 
 
 def headline(cal: Calibration) -> str:

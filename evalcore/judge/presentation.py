@@ -256,6 +256,22 @@ def position_metrics(sheet: JudgeSheet) -> list[Metric]:
     ]
 
 
+def flips_link_label(sheet: JudgeSheet) -> str:
+    """The Judge page's link to the flipped pairs, with the count it opens: the flipped
+    both-orders pairings behind the flip rate (one case each when a pair has one call per
+    order), e.g. "Read the 3,267 pairings whose verdict flipped with the order (5.8% of 56,439)".
+    """
+    p = sheet.position
+    rate = p.flip_rate.value
+    if not p.pairings or not np.isfinite(rate):
+        return "Read the pairs whose verdict flipped with the order"
+    flips = round(rate * p.pairings)
+    return (
+        f"Read the {fmt_int(flips)} pairing{'' if flips == 1 else 's'} whose verdict flipped with "
+        f"the order ({fmt_pct(rate, 1)} of {fmt_int(p.pairings)})"
+    )
+
+
 def both_orders_sentence(source: BothOrdersSummary | JudgeSheet) -> str:
     """How many both-orders verdicts the calls make, and how many calls have none.
 

@@ -94,8 +94,8 @@ def calibration_figure(cal: Calibration) -> go.Figure:
     who = who if len(who) <= 70 else who[:69] + "…"
     title = "Printed vs corrected win rate (95%)" + (" — correction refused" if cal.refused else "")
     fig.update_layout(xaxis_title="win rate (%)", xaxis_range=[0, 100], yaxis={"autorange": "reversed"})
+    # the pair as the title's second line (style leaves room for every line below the toolbar)
     style(fig, title=f"{title}<br><sup>{plot_text(who)}</sup>", height=340)
-    fig.update_layout(margin={"t": 70})
     return fig
 
 

@@ -39,6 +39,10 @@ __all__ = [
 
 #: Longest model name drawn on an axis; longer ones are cut with "…" and shown whole on hover.
 AXIS_NAME_CHARS = 28
+#: Longest line of a figure's title (it wraps at words): whole at 390 px, a phone's width.
+TITLE_CHARS = 40
+#: Height of Plotly's toolbar over the top of a figure; titles start below it.
+TOOLBAR_PX = 38
 
 TEMPLATE = "plotly_white"
 #: Plotly config for pages and the report: the camera button saves a PNG in the browser.
@@ -139,11 +143,28 @@ def log_axis(fig: go.Figure, values: Any, *, axis: str = "y", title: str | None 
 
 
 def cut_label(text: str, chars: int) -> str:
-    """``text`` with each line (Plotly's ``<br>``) at most ``chars`` long, cut in the middle."""
+    """``text`` with each line (Plotly's ``<br>``) at most ``chars`` long: words wrap onto new
+    lines (a label in words is never cut in the middle), and a single word longer than ``chars``
+    (a long model name) keeps its start and end around "…".
+
+    Examples
+    --------
+    >>> cut_label("printed win rate (wins + ties/2), Wilson", 20)
+    'printed win rate<br>(wins + ties/2),<br>Wilson'
+    """
     if "<br>" in text:
         return "<br>".join(cut_label(line, chars) for line in text.split("<br>"))
     if len(text) <= chars:
         return text
+    if " " in text.strip():
+        lines: list[str] = []
+        for word in text.split():
+            word = cut_label(word, chars)
+            if lines and len(lines[-1]) + 1 + len(word) <= chars:
+                lines[-1] += " " + word
+            else:
+                lines.append(word)
+        return "<br>".join(lines)
     head = (chars - 1) * 3 // 5
     return text[:head] + "…" + text[len(text) - (chars - 1 - head) :]
 
@@ -264,11 +285,24 @@ def _set_template(fig: go.Figure) -> None:
 def style(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
     """The shared look, and every text of the figure made safe (:func:`sanitize`)."""
     # One layout update, with the template last: every update copies the template in place.
+    # The title wraps at TITLE_CHARS (whole on a 390 px phone); Plotly centres it in the top
+    # margin, which leaves the toolbar's height free above it (the toolbar is drawn over the top
+    # right corner).
+    text = title if title is None else cut_label(str(title), TITLE_CHARS)
+    lines = 0 if not text else text.count("<br>") + 1
     fig.update_layout(
-        title=title,
+        title=None
+        if text is None
+        else {
+            "text": text,
+            "x": 0,
+            "xref": "container",
+            "xanchor": "left",
+            "pad": {"l": 10},
+        },
         font={"size": 13},
-        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
-        **({"height": height} if height else {}),
+        margin={"l": 10, "r": 10, "t": 2 * TOOLBAR_PX + 22 * lines if text else 20, "b": 10},
+        **({"height": height + 22 * max(0, lines - 1)} if height else {}),
     )
     # Tick labels and axis titles push the margins out instead of being cut at the figure's edge.
     fig.update_xaxes(automargin=True)

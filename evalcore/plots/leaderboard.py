@@ -48,8 +48,11 @@ def forest_plot(board: Leaderboard) -> go.Figure:
     return style(fig, title=f"Ratings with 95% intervals ({how})", height=max(320, 26 * len(t) + 120))
 
 
-def win_rate_heatmap(board: Leaderboard) -> go.Figure:
-    """Observed win rate of the row model against the column model (ties count half)."""
+def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figure:
+    """Observed win rate of the row model against the column model (ties count half).
+
+    ``clickable``: the app's chart, whose cells open their verdicts, says so under its title and
+    in its hover (a file, the HTML report, has nothing to click)."""
     order = list(board.table["model"])
     rate = board.win_rate_matrix.reindex(index=order, columns=order)
     battles = board.battles_matrix.reindex(index=order, columns=order)
@@ -87,7 +90,8 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
                 for i, j in zip(rows, cols, strict=True)
             ],
             hovertemplate="%{y} vs %{x}: %{customdata[2]:.1%} over %{customdata[3]:,.0f} battles"
-            "<br>click to see these verdicts<extra></extra>",
+            + ("<br>click to see these verdicts" if clickable else "")
+            + "<extra></extra>",
             showlegend=False,
         )
     )
@@ -100,7 +104,11 @@ def win_rate_heatmap(board: Leaderboard) -> go.Figure:
         title="Head-to-head win rate, single calls: the row model against the column model",
         height=max(360, min(900, 28 * len(order) + 160)),
     )
-    fig.update_layout(title_subtitle_text="Click a cell to read that pair's verdicts.", margin_t=80)
+    if clickable:
+        fig.update_layout(
+            title_subtitle_text="Click a cell to read that pair's verdicts.",
+            margin_t=fig.layout.margin.t + 30,
+        )
     return fig
 
 

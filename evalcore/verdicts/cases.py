@@ -41,7 +41,11 @@ _PARAM = {
     "disagrees_with_human": "human",
     "search": "q",
     "beats_all": "beats",
+    "win_disagrees": "win",
+    "unit": "unit",
 }
+UnitKind = Literal["call", "both"]
+UNIT_KINDS: tuple[str, ...] = get_args(UnitKind)
 #: The longest free-text search accepted (a search is a substring, not a document).
 MAX_SEARCH = 1_000
 
@@ -79,6 +83,14 @@ class VerdictFilter:
         Only that model's cases on the instructions where it beat every model it met: each
         opponent's mean verdict against it (all calls, both slots) is a loss, the count
         :func:`evalcore.anchors.win_rate_distribution` reports as ``anchor_beats_all``.
+    win_disagrees : str, optional
+        Only the cases of that model holding a labelled unit where the judge and the human
+        disagree on whether it won (judge win and human not, or the other way round): the
+        disagreements a calibration counts (:func:`evalcore.calibration.calibrate`, 1 − Se and
+        1 − Sp), in its units (``unit``).
+    unit : {"call", "both"}, optional
+        The units of ``win_disagrees``: each judge call (the default), or the both-orders verdict
+        of an (instruction, opponent) judged exactly once in each order (one case each).
 
     Examples
     --------
@@ -99,12 +111,26 @@ class VerdictFilter:
     disagrees_with_human: bool = False
     search: str | None = None
     beats_all: str | None = None
+    win_disagrees: str | None = None
+    unit: UnitKind | None = None
 
     def __post_init__(self) -> None:
-        for name in ("judge", "model_a", "model_b", "instruction", "category", "search", "beats_all"):
+        names = (
+            "judge",
+            "model_a",
+            "model_b",
+            "instruction",
+            "category",
+            "search",
+            "beats_all",
+            "win_disagrees",
+        )
+        for name in names:
             object.__setattr__(self, name, _text_option(name, getattr(self, name)))
         if self.verdict is not None and self.verdict not in VERDICT_KINDS:
             raise UsageError(f"verdict must be one of {', '.join(VERDICT_KINDS)}; got {self.verdict!r}.")
+        if self.unit is not None and self.unit not in UNIT_KINDS:
+            raise UsageError(f"unit must be one of {', '.join(UNIT_KINDS)}; got {self.unit!r}.")
         for name in ("flipped", "disagrees_with_human"):
             if not isinstance(getattr(self, name), bool):
                 raise UsageError(f"{name} must be True or False, not {getattr(self, name)!r}.")
@@ -154,6 +180,12 @@ class VerdictFilter:
                 if text not in ("disagrees", ""):
                     raise UsageError(f"parameter 'human' must be 'disagrees'; got {text!r}.")
                 values[name] = text == "disagrees"
+            elif name == "unit":
+                if text not in (*UNIT_KINDS, ""):
+                    raise UsageError(
+                        f"parameter 'unit' must be one of {', '.join(UNIT_KINDS)}; got {text!r}."
+                    )
+                values[name] = text or None
             elif name == "verdict":
                 if text not in (*VERDICT_KINDS, ""):
                     raise UsageError(

@@ -71,6 +71,8 @@ PARAMS: tuple[str, ...] = (
     "human",
     "q",
     "beats",
+    "win",
+    "unit",
 )
 
 #: What the page says while a search reads the text (seconds per gigabyte without other filters).
@@ -130,6 +132,14 @@ _SLOT_WORDS: dict[int, str] = {
 def beats_label(model: str) -> str:
     """The Verdicts page's switch for a link's ``beats`` filter (Markdown, the name escaped)."""
     return f"Only instructions where {markdown(model)} beats every model it met"
+
+
+def win_disagrees_label(model: str, unit: str | None) -> str:
+    """The Verdicts page's switch for a link's ``win`` filter (Markdown, the name escaped)."""
+    units = "both-orders verdicts" if unit == "both" else "calls"
+    return (
+        f"Only the labelled {units} where the judge and the human disagree on whether {markdown(model)} won"
+    )
 
 
 def level_words(verdict: int | None) -> str:
@@ -327,7 +337,14 @@ class LinkFilter:
     warnings: tuple[str, ...]
 
 
-_NAMED = {"judge": "judge", "a": "model", "b": "model", "category": "category", "beats": "model"}
+_NAMED = {
+    "judge": "judge",
+    "a": "model",
+    "b": "model",
+    "category": "category",
+    "beats": "model",
+    "win": "model",
+}
 
 
 def filter_from_link(
@@ -366,6 +383,7 @@ def filter_from_link(
         "b": tuple(models),
         "category": tuple(categories),
         "beats": tuple(models),
+        "win": tuple(models),
     }
     kept: dict[str, str] = {}
     warnings: list[str] = []

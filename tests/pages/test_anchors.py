@@ -17,6 +17,9 @@ from evalcore.simulate import SimulationSpec, simulate
 from evalcore.store import VerdictStore
 from evalcore.text import fmt_num, fmt_pct
 from tests.conftest import ROOT, new_app, shared_path
+from ui.state import DEFAULT_DEMO, DEMO_JUDGE
+
+DEMO_JUDGE = DEMO_JUDGE[DEFAULT_DEMO]  # the judge the demo opens on (its steady one)
 
 SAMPLE_900K = ROOT / "tests" / "fixtures" / "native" / "judgements_900k" / "judgements.jsonl"
 
@@ -45,7 +48,7 @@ def _upload(name: str, data: bytes) -> AppTest:
 def library_sweep(demo_store):
     """The library's anchor sweep of the demo's first judge, with the demo's human ranking."""
     human = read_human_ranking(ROOT / "data" / "demo_human_ranking.csv")
-    return anchor_sweep(demo_store.counts(judge=demo_store.judges()[0]), human_ranking=human)
+    return anchor_sweep(demo_store.counts(judge=DEMO_JUDGE), human_ranking=human)
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +246,7 @@ def test_recommended_anchor_with_its_resampling_rate(demo_store):
     at.number_input(key="anchors_stab_rounds").set_value(50).run()  # the fewest the page offers
     at.button(key="anchors_btn_stability").click().run()
     assert not at.exception
-    stab = anchor_stability(demo_store.counts(judge=demo_store.judges()[0]), rounds=50)
+    stab = anchor_stability(demo_store.counts(judge=DEMO_JUDGE), rounds=50)
     shown = _table(at, "Most informative in")
     assert shown["Most informative in"].tolist() == [fmt_pct(v) for v in stab.table["most_informative_rate"]]
     if stab.recommended:

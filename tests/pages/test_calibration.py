@@ -9,6 +9,9 @@ import pytest
 
 from evalcore import quantities as q
 from tests.conftest import new_app
+from ui.state import DEFAULT_DEMO, DEMO_JUDGE
+
+DEMO_JUDGE = DEMO_JUDGE[DEFAULT_DEMO]  # the judge the demo opens on (its steady one)
 
 
 @pytest.fixture()
@@ -28,11 +31,7 @@ def _texts(elements) -> str:
 def test_default_view_starts_with_the_top_model_and_shows_every_section(cal_page, full_demo_store):
     from evalcore.ranking import leaderboard
 
-    top, second = (
-        leaderboard(full_demo_store.counts(judge=full_demo_store.judges()[0]), rounds=0)
-        .table["model"]
-        .iloc[:2]
-    )
+    top, second = leaderboard(full_demo_store.counts(judge=DEMO_JUDGE), rounds=0).table["model"].iloc[:2]
     # the Overview's pair: the leader against the runner-up
     assert cal_page.selectbox(key="cal_candidate").value == top
     assert cal_page.selectbox(key="cal_baseline").value == second

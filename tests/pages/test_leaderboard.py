@@ -10,6 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 from evalcore.ranking import leaderboard
 from tests.conftest import new_app, open_page
+from ui.state import DEFAULT_DEMO, DEMO_JUDGE
+
+DEMO_JUDGE = DEMO_JUDGE[DEFAULT_DEMO]  # the judge the demo opens on (its steady one)
 
 
 def _leaderboard_page() -> AppTest:
@@ -25,7 +28,7 @@ def default_view() -> AppTest:
 @pytest.fixture(scope="module")
 def bootstrap_board(demo_store):
     """The library's leaderboard of the demo's first judge, as the page computes it by default."""
-    return leaderboard(demo_store.counts(judge=demo_store.judges()[0]), rounds=1000, seed=0)
+    return leaderboard(demo_store.counts(judge=DEMO_JUDGE), rounds=1000, seed=0)
 
 
 def test_table_matches_the_library_and_plots_are_drawn(default_view, bootstrap_board):
@@ -57,9 +60,7 @@ def test_sandwich_picker_goes_into_the_link_and_matches_the_library(demo_store):
     at.radio(key="lb_interval").set_value("Sandwich (clustered, fast)").run()
     assert not at.exception
     assert at.query_params.get("interval") in ("sandwich", ["sandwich"])
-    board = leaderboard(
-        demo_store.counts(judge=demo_store.judges()[0]), rounds=1000, seed=0, interval="sandwich"
-    )
+    board = leaderboard(demo_store.counts(judge=DEMO_JUDGE), rounds=1000, seed=0, interval="sandwich")
     shown = at.dataframe[0].value
     lows = [float(v.split("–")[0].replace(",", "")) for v in shown["95% interval"]]
     np.testing.assert_allclose(lows, board.table["ci_low"], atol=0.5)
@@ -112,7 +113,7 @@ def test_style_control_toggle_adds_rank_change_and_matches_the_library(demo_stor
     assert not at.exception
     shown = at.dataframe[0].value
     assert {"Rank change", "Controlled rating", "Controlled 95% interval"} <= set(shown.columns)
-    judge = demo_store.judges()[0]
+    judge = DEMO_JUDGE
     styled = controlled_leaderboard(demo_store, judge=judge, controls=["length", "position"])
     assert shown["Model"].tolist() == styled.table["model"].tolist()
     np.testing.assert_allclose(

@@ -1,0 +1,106 @@
+"""Pickers of single pages that are kept in the link (so a shared link shows the same numbers),
+and the links whose label carries the count they open. Here rather than in the pages, which stay
+storyboards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from evalcore.calibration import presentation as cal_show
+from ui.navigation import verdicts_link
+from ui.widgets import linked_choice, linked_number, linked_toggle
+
+
+def calibration_pair(columns: Any, models: tuple[str, ...], top: str | None, second: str | None):
+    """The Calibration page's candidate and opponent (``?candidate=``, ``?against=``), starting
+    on the Overview's pair (the judge's leader against its runner-up), not slot A."""
+    left, right = columns
+    options = (cal_show.SLOT_A,) + tuple(models)
+    start = options[options.index(top)] if top in options else options[0]
+    picked = linked_choice(
+        left.selectbox,
+        "Candidate",
+        options,
+        param="candidate",
+        key="cal_candidate",
+        default=start,
+        help=cal_show.HELP["candidate"],
+    )
+    cand = cal_show.candidate_of(picked)
+    against = (cal_show.ALL_OPPONENTS,) + tuple(m for m in models if m != cand)
+    default = second if cand == top and second in against else against[0]
+    base = linked_choice(
+        right.selectbox,
+        "Against",
+        against,
+        param="against",
+        key="cal_baseline",
+        default=default,
+        disabled=cand is None,
+    )
+    return cand, base
+
+
+def calibration_unit() -> str:
+    """The Calibration page's unit (``?unit=``)."""
+    units = tuple(cal_show.UNITS)
+    return linked_choice(
+        st.radio, "Unit", units, param="unit", key="cal_unit", horizontal=True, help=cal_show.HELP["unit"]
+    )
+
+
+def disagreements_link(cal: Any, sel: Any) -> None:
+    """The link from the correction to its disagreements, with their count and unit (the cases
+    it opens are those units); without a candidate, the judge's per-call disagreements."""
+    if cal.candidate is None:
+        verdicts_link("Read the cases where the judge and the human disagree", sel.disagreements)
+    else:
+        verdicts_link(cal_show.disagreements_label(cal), cal_show.disagreement_filter(cal))
+
+
+def rounds_and_seed(left: Any, right: Any) -> tuple[int, int]:
+    """The Judge page's bootstrap rounds and seed (``?rounds=``, ``?seed=``)."""
+    rounds = linked_number(
+        left.number_input,
+        "Bootstrap rounds",
+        param="rounds",
+        key="judge_rounds",
+        default=1000,
+        low=0,
+        high=10000,
+        step=100,
+    )
+    seed = linked_number(
+        right.number_input, "Seed", param="seed", key="judge_seed", default=0, low=0, high=2**31 - 1
+    )
+    return int(rounds), int(seed)
+
+
+def power_test(two: Any, exact: Any, help: dict) -> tuple[bool, str]:
+    """The Power page's sidedness and method switches (``?two_sided=1``, ``?exact=1``)."""
+    sided = linked_toggle(two, "Two-sided", param="two_sided", key="pw_two_sided", help=help["two_sided"])
+    method = linked_toggle(exact, "Exact binomial", param="exact", key="pw_exact", help=help["exact"])
+    return sided, "exact" if method else "normal"
+
+
+def power_compare(label: str, modes: Any, first: int, help: str) -> str:
+    """The Power page's "what this dataset can detect" comparison (``?compare=``)."""
+    return linked_choice(
+        st.radio,
+        label,
+        modes,
+        param="compare",
+        key="pw_compare",
+        default=modes[first],
+        horizontal=True,
+        help=help,
+    )
+
+
+def power_anchor(ranked: list[str], default: str, help: str) -> str:
+    """The Power page's anchor (``?anchor=``; one the table does not have is named in a warning)."""
+    return linked_choice(
+        st.selectbox, "Anchor", ranked, param="anchor", key="pw_anchor", default=default, help=help
+    )
