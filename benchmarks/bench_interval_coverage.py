@@ -4,7 +4,7 @@ Known truth: the Bradley–Terry fit on a very large sample of the same process 
 every instruction, instruction-level random effects per model, 20% ties). For each instruction
 count, many small tables are drawn and the share of intervals containing the truth is printed,
 for the bootstrap over instructions and the clustered sandwich. This is where
-``MIN_INSTRUCTIONS_FOR_NOMINAL`` in :mod:`evalcore.ranking.leaderboard` comes from.
+``MIN_INSTRUCTIONS_FOR_NOMINAL`` in :mod:`evalcore.ranking.design` comes from.
 
     python -m benchmarks.bench_interval_coverage [--reps 200]
 """

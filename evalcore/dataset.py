@@ -99,7 +99,7 @@ class Dataset:
         interval: IntervalChoice = "auto",
     ) -> Leaderboard:
         """Bradley–Terry leaderboard with 95% intervals (:func:`evalcore.leaderboard`); ``"auto"``
-        chooses the method by :func:`evalcore.ranking.leaderboard.choose_interval`, the rule of
+        chooses the method by :func:`evalcore.ranking.design.choose_interval`, the rule of
         ``rank`` and the Leaderboard page."""
         from evalcore.ranking import leaderboard
 

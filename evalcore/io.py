@@ -7,6 +7,10 @@ checks it in SQL). This module recognises the container, decompresses gzip as a 
 spills uploads to a scratch file. :func:`read_raw` (pandas; small files only) remains for the
 pointwise reader and answer files; no verdict file goes through it (the tools' native files are
 converted in SQL or streamed by :mod:`evalcore.ingest.native`).
+
+Why this module is longer than 500 lines: every check that bounds what a file may cost (bytes,
+decompressed bytes, rows counted before the load, one-object JSON size) sits beside the reader it
+guards, so no path into the store can skip one.
 """
 
 from __future__ import annotations

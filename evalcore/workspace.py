@@ -31,6 +31,10 @@ Tables: ``datasets`` (one row per saved dataset: name, source file, format, size
 :mod:`evalcore.schema`, its ``feat_`` columns and its text, keyed by dataset name and version:
 :mod:`evalcore.workspace_rows`) and ``dataset_rankings`` (an optional human ranking: model,
 score).
+
+Why this module is longer than 500 lines: the file's invariants (one writer under a lock,
+versions and history, compaction into a fresh file renamed in place, recovery of a compaction cut
+short) hold only together, so they live in one module.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from evalcore import power as pw
 from evalcore.plots import power as figures
 from evalcore.power import presentation as pv
 from evalcore.ranking import leaderboard
-from ui.pickers import power_anchor, power_compare, power_test
+from ui.pickers import power_anchor, power_compare, power_settings
 
 with _ui.page("Power"):
     st.title("Power")
@@ -32,11 +32,8 @@ with _ui.page("Power"):
     default_anchor = summary.anchor if summary.anchor in ranked else ranked[len(ranked) // 2]
 
     st.subheader("Test settings")
-    s1, s2, s3, s4 = st.columns(4)
-    alpha = float(s1.number_input(**pv.INPUTS["alpha"], key="pw_alpha"))
-    target = float(s2.number_input(**pv.INPUTS["power"], key="pw_power"))
-    two_sided, method = power_test(s3, s4, pv.HELP)
-    test = {"alpha": alpha, "power": target, "two_sided": two_sided, "method": method}
+    test = power_settings(pv.INPUTS, pv.HELP)
+    alpha, target, two_sided, method = test["alpha"], test["power"], test["two_sided"], test["method"]
     anchor = power_anchor(ranked, default_anchor, "The model every other model is compared against.")
 
     # -- 1. the sign test ------------------------------------------------------------------------
@@ -69,16 +66,16 @@ with _ui.page("Power"):
         except ValueError as exc:
             _ui.error(exc)
         else:
-            answer = pv.answer_sentence(plan, anchor if source == pv.INFO_SOURCES[0] else None)
-            if answer:
+            if answer := pv.answer_sentence(plan, anchor if source == pv.INFO_SOURCES[0] else None):
                 st.success(answer)
             _ui.table(pv.sample_size_table(plan), plan.table, "sign_test_sample_sizes.csv", "dl_pw_plan")
             st.caption(pv.sample_size_caption(plan))
             for note in plan.notes:
                 _ui.caption(note)
             if len(plan.table) > 1:
-                figure = figures.sample_size_figure(plan.table, informativeness=informativeness)
-                _ui.chart(figure, key="pw_plan_fig")
+                _ui.chart(
+                    figures.sample_size_figure(plan.table, informativeness=informativeness), key="pw_plan_fig"
+                )
     with st.expander("The paper's sample sizes, reproduced"):
         _ui.table(pv.paper_table_view(), name="paper_sample_sizes.csv", key="dl_pw_paper")
         st.caption(pv.PAPER_TABLE_NOTE)
@@ -91,11 +88,7 @@ with _ui.page("Power"):
         st.radio, "Distributions", pv.WILCOXON_MODES, param="mode", key="pw_mode", horizontal=True
     )
     window = mode == pv.WILCOXON_MODES[0]
-    dists = None
-    try:
-        dists = _ui.memo(("pw_dists", judge, category), lambda: pw.difference_distributions(counts))
-    except ValueError as exc:
-        _ui.info(exc)
+    dists = _ui.memo_or_info(("pw_dists", judge, category), lambda: pw.difference_distributions(counts))
     if dists is not None:
         g1, g2, g3, g4 = st.columns(4)
         if window:
@@ -112,8 +105,7 @@ with _ui.page("Power"):
         seed = int(g4.number_input(**pv.INPUTS["seed"], key="pw_seed"))
         sims = int(st.select_slider("Simulations per N", pv.SIMULATION_CHOICES, value=2000, key="pw_sims"))
         grid = pv.simulation_grid(max_n)
-        problem = pv.empty_selection_sentence(dists, chosen, label, window=window)
-        if problem:
+        if problem := pv.empty_selection_sentence(dists, chosen, label, window=window):
             _ui.info(problem)
         else:
             sim = {"alpha": alpha, "target_power": target, "two_sided": two_sided, "simulations": sims}
@@ -141,35 +133,18 @@ with _ui.page("Power"):
     first, label = (0 if summary.design == "anchor-only" else 1), "Compare adjacent models"
     compare = power_compare(label, pv.COMPARE_MODES, first, pv.HELP["compare"])
     use_anchor = anchor if compare == pv.COMPARE_MODES[0] else None
-    # The headline's I in the pairs' unit (one comparison per instruction and pair), not the
-    # planner's per-order one, so N × I and the pairs' columns count the same thing.
-    info = (
-        _ui.memo(
-            ("pw_info_pooled", judge, category, use_anchor),
-            lambda: pv.measured_informativeness(counts, use_anchor, per_order=False),
-        )
-        if use_anchor is not None
-        else None
-    )
     try:
         result = _ui.memo(
-            ("pw_detect", judge, category, use_anchor, info, alpha, target, method),
-            lambda: pw.detectable_edges(
-                counts,
-                board,
-                anchor=use_anchor,
-                informativeness=info,
-                alpha=alpha,
-                power=target,
-                method=method,
+            ("pw_detect", judge, category, use_anchor, alpha, target, method),
+            lambda: pv.dataset_detection(
+                counts, board, anchor=use_anchor, alpha=alpha, power=target, method=method
             ),
         )
     except ValueError as exc:
         _ui.error(exc)
         st.stop()
     _ui.tiles(pv.detectable_metrics(result))
-    top = pv.top_pair_sentence(result)
-    if top is not None:
+    if (top := pv.top_pair_sentence(result)) is not None:
         (st.success if top[0] == "success" else st.warning)(_ui.md(top[1]))
     for note in result.notes:
         _ui.info(note)

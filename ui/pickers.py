@@ -78,6 +78,15 @@ def rounds_and_seed(left: Any, right: Any) -> tuple[int, int]:
     return int(rounds), int(seed)
 
 
+def power_settings(inputs: dict, help: dict) -> dict[str, Any]:
+    """The Power page's test settings in one row: level, target power, sidedness, method."""
+    s1, s2, s3, s4 = st.columns(4)
+    alpha = float(s1.number_input(**inputs["alpha"], key="pw_alpha"))
+    target = float(s2.number_input(**inputs["power"], key="pw_power"))
+    two_sided, method = power_test(s3, s4, help)
+    return {"alpha": alpha, "power": target, "two_sided": two_sided, "method": method}
+
+
 def power_test(two: Any, exact: Any, help: dict) -> tuple[bool, str]:
     """The Power page's sidedness and method switches (``?two_sided=1``, ``?exact=1``)."""
     sided = linked_toggle(two, "Two-sided", param="two_sided", key="pw_two_sided", help=help["two_sided"])

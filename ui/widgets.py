@@ -11,9 +11,19 @@ import streamlit as st
 
 from evalcore.display import shorten_cells
 from evalcore.store import VerdictStore
-from ui.messages import error, md, metric, warning
+from ui.messages import error, info, md, metric, warning
 from ui.readable import count_columns, metric_tile
-from ui.state import DATA, DEFAULT_DEMO, default_judge, set_url_param, state, url_choice, url_flag, url_int
+from ui.state import (
+    DATA,
+    DEFAULT_DEMO,
+    default_judge,
+    memo,
+    set_url_param,
+    state,
+    url_choice,
+    url_flag,
+    url_int,
+)
 
 if TYPE_CHECKING:
     from evalcore.judge.presentation import FamilyList
@@ -262,3 +272,13 @@ def linked_number(
     value = widget(label, min_value=low, max_value=high, value=type(default)(asked), key=key, **kwargs)
     set_url_param(param, None if value == default else int(value))
     return value
+
+
+def memo_or_info(key: tuple, compute: Any) -> Any:
+    """:func:`ui.state.memo`, or None with the reason shown as a note when the design cannot give
+    the result (the library says why in a ValueError)."""
+    try:
+        return memo(key, compute)
+    except ValueError as exc:
+        info(exc)
+        return None

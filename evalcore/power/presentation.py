@@ -7,6 +7,7 @@ models) or a frame with human column names and rounded numbers. Nothing here com
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -428,4 +429,19 @@ def detectable_caption(result: DetectableEdges) -> str:
         f"needed = its total for the observed edge at the pair's own informativeness: "
         f"{result.level_text}. The two-sided setting above applies to the sample sizes and the "
         "simulation, not here."
+    )
+
+
+def dataset_detection(
+    counts: Any, board: Any, *, anchor: str | None, alpha: float, power: float, method: str
+) -> DetectableEdges:
+    """What the loaded data can detect (the Power page's third section): the adjacent pairs, or
+    every model against ``anchor``, with the headline's informativeness counted in the pairs'
+    unit (one comparison per instruction and pair, not the planner's per-order one), so that
+    instructions × informativeness and the pairs' columns count the same thing."""
+    from evalcore.power import detectable_edges
+
+    info = None if anchor is None else measured_informativeness(counts, anchor, per_order=False)
+    return detectable_edges(
+        counts, board, anchor=anchor, informativeness=info, alpha=alpha, power=power, method=method
     )

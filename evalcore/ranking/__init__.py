@@ -18,15 +18,19 @@ from evalcore.ranking.bradley_terry import (
     win_entries,
     win_probability,
 )
-from evalcore.ranking.fragility import PairFragility, RankingFragility, ranking_fragility
-from evalcore.ranking.intervals import bootstrap_thetas, sandwich_covariance
-from evalcore.ranking.leaderboard import (
+from evalcore.ranking.design import (
     MIN_INSTRUCTIONS_FOR_NOMINAL,
     IntervalChoice,
     IntervalMethod,
     IntervalPolicy,
-    Leaderboard,
     choose_interval,
+    slot_comparability,
+    sweep_bound,
+)
+from evalcore.ranking.fragility import PairFragility, RankingFragility, ranking_fragility
+from evalcore.ranking.intervals import bootstrap_thetas, sandwich_covariance
+from evalcore.ranking.leaderboard import (
+    Leaderboard,
     leaderboard,
     sign_counts,
 )
@@ -36,6 +40,8 @@ from evalcore.ranking.style import StyleControl, controlled_leaderboard, style_c
 _sign_counts = sign_counts  # old private name, still used by some callers
 
 __all__ = [
+    "slot_comparability",
+    "sweep_bound",
     "ELO_CENTRE",
     "ELO_SCALE",
     "SLOT_A_SCORE",

@@ -14,23 +14,23 @@ import pandas as pd
 
 from evalcore import quantities as q
 from evalcore.errors import UsageError
-from evalcore.ranking.leaderboard import (
+from evalcore.ranking.design import (
     BOOTSTRAP_LIMIT,
     COVERAGE_AT_THRESHOLD,
     MIN_INSTRUCTIONS_FOR_NOMINAL,
     IntervalMethod,
-    Leaderboard,
     choose_interval,
 )
-from evalcore.ranking.leaderboard import (
+from evalcore.ranking.design import (
     BOOTSTRAP_MODEL_LIMIT as BOOTSTRAP_MODEL_LIMIT,  # re-exported for the page and its tests
 )
+from evalcore.ranking.leaderboard import Leaderboard
 from evalcore.ranking.separation import Separation
 from evalcore.ranking.style import METHOD, StyleControl
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_rating
 
 # BOOTSTRAP_LIMIT and BOOTSTRAP_MODEL_LIMIT (imported above) live with the one interval rule,
-# evalcore.ranking.leaderboard.choose_interval, which `rank` and the library apply too.
+# evalcore.ranking.design.choose_interval, which `rank` and the library apply too.
 #: The most models a model × model heatmap draws legibly (and a browser renders quickly).
 HEATMAP_MODEL_LIMIT = 150
 

@@ -28,7 +28,7 @@ def _finding(board, counts, fn=leader_finding):
 
 
 def test_sweep_bound_is_the_exact_zero_failure_bound():
-    from evalcore.ranking.intervals import sweep_bound
+    from evalcore.ranking.design import sweep_bound
 
     # n battles against one opponent rated r: p^n = tail, so p = tail^(1/n) (Clopper–Pearson with
     # no failures), and the rating is r + 400·log10(p / (1 − p)).
@@ -52,7 +52,7 @@ def _undefeated_table():
 
 
 def test_an_undefeated_model_gets_the_exact_one_sided_bound_not_its_prior_held_rating():
-    from evalcore.ranking.intervals import sweep_bound
+    from evalcore.ranking.design import sweep_bound
 
     counts = _undefeated_table()
     board = leaderboard(counts, rounds=100)

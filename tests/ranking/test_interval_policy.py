@@ -14,7 +14,7 @@ from evalcore.dataset import Dataset
 from evalcore.errors import UsageError
 from evalcore.io import read_verdicts
 from evalcore.ranking import choose_interval, leaderboard
-from evalcore.ranking.leaderboard import BOOTSTRAP_LIMIT, BOOTSTRAP_MODEL_LIMIT
+from evalcore.ranking.design import BOOTSTRAP_LIMIT, BOOTSTRAP_MODEL_LIMIT
 from evalcore.store import VerdictStore
 
 
