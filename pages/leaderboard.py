@@ -80,18 +80,13 @@ with _ui.page("Leaderboard"):
     )
     _ui.set_url_param("style", ",".join(controls) or None)  # the link reproduces the controlled table
 
-    bar = st.progress(0.0, text="Computing the intervals…")
-
-    def _progress(fraction: float, text: str) -> None:
-        bar.progress(min(1.0, fraction), text=text)
-
-    board = _ui.memo(
-        ("leaderboard", judge, category, both, int(rounds), int(seed), interval),
-        lambda: leaderboard(
-            counts, rounds=int(rounds), seed=int(seed), interval=interval, progress=_progress
-        ),
-    )
-    bar.empty()
+    with _ui.progress_bar("Computing the intervals…") as progress:
+        board = _ui.memo(
+            ("leaderboard", judge, category, both, int(rounds), int(seed), interval),
+            lambda: leaderboard(
+                counts, rounds=int(rounds), seed=int(seed), interval=interval, progress=progress
+            ),
+        )
 
     st.caption(show.method_caption(board))
     for note in (*board.design_warnings, *board.notes):

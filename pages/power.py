@@ -11,7 +11,7 @@ from evalcore import power as pw
 from evalcore.plots import power as figures
 from evalcore.power import presentation as pv
 from evalcore.ranking import leaderboard
-from ui.pickers import power_anchor, power_compare, power_settings
+from ui.pickers import power_anchor, power_compare, power_settings, recommended_anchor
 
 with _ui.page("Power"):
     st.title("Power")
@@ -29,7 +29,7 @@ with _ui.page("Power"):
         ("pw_board", judge, category), lambda: leaderboard(counts, rounds=0, interval="bootstrap")
     )
     ranked = list(board.table["model"])
-    default_anchor = summary.anchor if summary.anchor in ranked else ranked[len(ranked) // 2]
+    default_anchor = recommended_anchor(counts, judge, category, ranked, summary.anchor)
 
     st.subheader("Test settings")
     test = power_settings(pv.INPUTS, pv.HELP)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from evalcore.calibration import presentation as cal_show
 from ui.navigation import verdicts_link
+from ui.state import memo, state
 from ui.widgets import linked_choice, linked_number, linked_toggle
 
 
@@ -113,3 +114,24 @@ def power_anchor(ranked: list[str], default: str, help: str) -> str:
     return linked_choice(
         st.selectbox, "Anchor", ranked, param="anchor", key="pw_anchor", default=default, help=help
     )
+
+
+def recommended_anchor(
+    counts: Any, judge: str, category: str | None, ranked: list[str], fixed: str | None
+) -> str:
+    """The anchor the Power page starts on: the table's own anchor (an anchor-only table), else
+    the most informative one, the anchor the Overview recommends (the same sweep, shared through
+    the memo key the Overview and Anchors pages use), so the page's first answer is the
+    Overview's number; the middle-ranked model where no anchor can be assessed."""
+    from evalcore.anchors import anchor_sweep
+    from evalcore.findings.analyses import ranking_key
+
+    if fixed in ranked:
+        return str(fixed)
+    human = state().get("human_ranking")
+    key = ("anchor_sweep", judge, category, False, "b", ranking_key(human))
+    try:
+        best = memo(key, lambda: anchor_sweep(counts, human_ranking=human)).recommended
+    except ValueError:  # the design has no anchor to assess (one battle per prompt)
+        best = None
+    return best if best in ranked else ranked[len(ranked) // 2]
