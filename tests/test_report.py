@@ -16,6 +16,7 @@ import pytest
 
 from evalcore.findings import headline_findings, run_analyses
 from evalcore.judge import judge_sheet
+from evalcore.judge.presentation import SIDE_BY_SIDE
 from evalcore.ranking import leaderboard
 from evalcore.report import build_report
 from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
@@ -194,15 +195,18 @@ def test_anchor_judge_power_and_calibration_numbers(built):
     assert f"Recommended anchor: <strong>{sweep.recommended}</strong>" in document
 
     sheet = analyses.judge_sheet.scalars()
+    # the report's judge table is the Judge page's: the catalogue's names, percentages, points
     judge_rows = {r[0]: r for r in _rows(page, "judge-table")}
-    assert judge_rows["position_bias_points"][1] == f"{sheet['position_bias_points']:.4g}"
-    assert judge_rows["tie_rate"][1] == f"{sheet['tie_rate']:.4g}"
+    bias, ties = SIDE_BY_SIDE["position_bias_points"], SIDE_BY_SIDE["tie_rate"]
+    assert judge_rows[bias][1] == f"{sheet['position_bias_points']:+.1f}"
+    assert judge_rows[ties][1] == f"{100 * sheet['tie_rate']:.1f}%"
+    assert not any("_" in name for name in judge_rows)  # no snake_case keys in a report
     # Every judge's row equals its own sheet (built independently here).
     judges = {r[0]: r for r in _rows(page, "judges-table")}
     assert list(judges) == ["sim-judge", "sim-other"]
     other = judge_sheet(store, "sim-other", rounds=500, seed=0, length_control=False).scalars()
-    assert judges["sim-other"][2] == f"{other['position_bias_points']:.4g}"
-    assert judges["sim-other"][4] == f"{other['tie_rate']:.4g}"
+    assert judges["sim-other"][2] == f"{other['position_bias_points']:+.1f}"
+    assert judges["sim-other"][4] == f"{100 * other['tie_rate']:.1f}%"
     levels = _rows(page, "levels-table")
     assert [int(r[2].replace(",", "")) for r in levels] == list(analyses.ties.level_counts)
     assert sum(analyses.ties.level_counts) == int(analyses.counts.counts.sum())

@@ -490,6 +490,22 @@ def self_preference_display(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def comparison_display(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table of judges' sheet figures (one row per judge, sheet keys as columns) with the
+    catalogue's names as headings and each figure written as on the Judge page."""
+    out = pd.DataFrame(index=frame.index)
+    for column in frame.columns:
+        heading = {"judge": "Judge", "note": "Note", "calls": "Judge calls"}.get(column)
+        values = frame[column]
+        if heading is None:
+            heading = _METRIC_NAMES.get(column, column.replace("_", " "))
+            values = values.map(lambda v, c=column: format_value(v, c))
+        elif column == "calls":
+            values = values.map(lambda v: format_value(v, "calls") if pd.notna(v) else MISSING)
+        out[heading] = values
+    return out
+
+
 def sheet_display(sheet: JudgeSheet) -> pd.DataFrame:
     """The whole sheet of one judge, one row per figure: words, value, 95% interval, meaning."""
     t = sheet.table()

@@ -6,13 +6,12 @@ the pages' Plotly figures, or says in words why it is missing.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
 from evalcore import quantities
 from evalcore.calibration import FLOOR_SIZES, floor_table
 from evalcore.findings import Analyses, Findings
+from evalcore.judge import presentation as judge_show
 from evalcore.plots.anchors import informativeness_bars, inverted_u, tau_vs_informativeness
 from evalcore.plots.calibration import calibration_figure, floor_figure
 from evalcore.plots.judge import coverage_figure as no_verdict_figure
@@ -31,7 +30,7 @@ from evalcore.report.html import (
     percent_format,
     rating_text,
 )
-from evalcore.text import fmt_pct
+from evalcore.text import MISSING, fmt_pct
 
 # ---------------------------------------------------------------------------------------------
 # Sections: each returns (anchor id, heading, html body)
@@ -234,33 +233,19 @@ def judge_section(analyses: Analyses) -> str:
     sheet = analyses.judge_sheet
     if sheet is None:
         return missing_note("The judge sheet", analyses.unavailable.get("judge", "no sheet"))
-    table = sheet.table()
-    table = table.assign(
-        **{c: pd.to_numeric(table[c], errors="coerce").astype("float64") for c in ("value", "low", "high")}
-    )
-    table = table[table["value"].notna()].reset_index(drop=True)
-
-    def cell(v: Any) -> str:
-        number = float(v)
-        return f"{number:,.0f}" if number.is_integer() and abs(number) >= 10 else f"{number:.4g}"
-
+    # the Judge page's own table: the catalogue's names, percentages and signed points
+    table = judge_show.sheet_display(sheet)
+    table = table[table["value"] != MISSING].reset_index(drop=True)
     caption = (
-        f'<p class="caption">The spec sheet of {esc(analyses.judge)} (Zheng et al. 2023, MT-Bench; '
-        "Gondara et al. 2026, App. B). Rates are shares (0.05 = 5%), position bias is in "
-        "percentage points; low and high "
-        f"are 95% intervals from {sheet.order.rounds:,} bootstrap rounds over instructions. "
-        "Length control and self-preference are on the Judge page.</p>"
+        f'<p class="caption">The spec sheet of {esc(analyses.judge)} (Zheng et al. 2023, "Judging '
+        'LLM-as-a-judge with MT-Bench and Chatbot Arena"; Gondara et al. 2026). The 95% intervals '
+        f"come from {sheet.order.rounds:,} bootstrap rounds over instructions. Length control and "
+        "self-preference are on the Judge page.</p>"
     )
     notes = "".join(
         f'<p class="caption">⚠ {esc(n)}</p>' for n in (*getattr(sheet, "design_warnings", ()), *sheet.notes)
     )
-    body = (
-        caption
-        + notes
-        + html_table(
-            table.drop(columns=["judge"]), {"value": cell, "low": cell, "high": cell}, table_id="judge-table"
-        )
-    )
+    body = caption + notes + html_table(table, {}, table_id="judge-table")
     comparison = analyses.judge_comparison
     if comparison is not None and "position_bias_points" in comparison.columns:
         rated = comparison[comparison["position_bias_points"].notna()].reset_index(drop=True)
@@ -268,10 +253,10 @@ def judge_section(analyses: Analyses) -> str:
         body += (
             "<h3>Every judge of the file</h3>"
             f'<p class="caption">The same sheet for each of the {len(comparison)} judges '
-            "(definitions above; κ: Cohen's kappa with the human labels).</p>"
+            "(definitions above).</p>"
             + html_table(
-                comparison[columns],
-                {c: cell for c in columns if c not in ("judge", "note")},
+                judge_show.comparison_display(comparison[columns]),
+                {},
                 table_id="judges-table",
             )
             + html_figure(position_bias_figure(rated), "fig-judges-position")
@@ -282,9 +267,9 @@ def judge_section(analyses: Analyses) -> str:
         body += html_figure(tie_rates_figure(pd.DataFrame([sheet.scalars()])), "fig-judge-ties")
     if len(sheet.order.by_anchor):
         body += (
-            '<p class="caption">Order-swap decomposition (Gondara et al. 2026, App. B): for each model as '
-            "the anchor, q = (v_fwd − v_rev)/2 is its opponents' preference over it net of "
-            "position and b = (v_fwd + v_rev)/2 the slot-A bias, in verdict units.</p>"
+            '<p class="caption">Order swap (Gondara et al. 2026): for each model as the anchor, '
+            "its opponents' preference over it net of position, and the first-slot bias, in verdict "
+            "units (the formulas are on the Methods page).</p>"
             + html_figure(order_swap_figure(sheet.order.by_anchor), "fig-judge-swap")
         )
     if sheet.coverage is not None and sheet.coverage.no_verdict:
@@ -293,11 +278,14 @@ def judge_section(analyses: Analyses) -> str:
     if ties is not None:
         body += (
             "<h3>Verdict levels and ties</h3>"
-            f'<p class="caption">Share of calls at each verdict level. Tie probability Σp² '
-            f"= {ties.stats.tie_probability:.3f}, effective levels D2 = 1/Σp² = "
-            f"{ties.stats.d2:.2f}, D1 = exp(Shannon entropy) = {ties.stats.d1:.2f} (Gondara et al. (2026) "
-            f"§3); T, the share of instructions whose top model is tied: "
-            f"{fmt_pct(ties.top_tied, 1)}.</p>"
+            f'<p class="caption">Share of calls at each verdict level. '
+            f"{quantities.name('same_level_chance')}: "
+            f"{quantities.format('same_level_chance', ties.stats.tie_probability)}; "
+            f"{quantities.name('effective_levels_collision')}: "
+            f"{quantities.format('effective_levels_collision', ties.stats.d2)}; "
+            f"{quantities.name('effective_levels_entropy')}: "
+            f"{quantities.format('effective_levels_entropy', ties.stats.d1)} (Gondara et al. 2026); "
+            f"{quantities.name('top_tied_share')}: {quantities.format('top_tied_share', ties.top_tied)}.</p>"
             + html_table(
                 ties.level_table(),
                 {"calls": lambda v: f"{int(v):,}", "share": percent_format(1)},
