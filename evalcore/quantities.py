@@ -26,12 +26,11 @@ The glossary in ``docs/glossary.md`` is :func:`glossary_markdown`'s output (writ
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evalcore.text import MISSING
+from evalcore.text import MISSING, finite_number
 
 __all__ = [
     "CATALOGUE",
@@ -132,14 +131,6 @@ GLOSSARY_INTRO = (
     "the printed win rate over both-orders verdicts and the share of differing instructions won "
     "are four numbers."
 )
-
-
-def _finite(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 #: How each format writes a finite number (a share is a fraction in 0–1).
@@ -1269,7 +1260,7 @@ def format(id: str, value: Any) -> str:  # noqa: A001 - the catalogue's one verb
     >>> format("correction_floor", 27.81), format("rating", float("nan"))
     ('±27.8 pp', '—')
     """
-    number = _finite(value)
+    number = finite_number(value)
     return MISSING if number is None else FORMATS[quantity(id).fmt](number)
 
 

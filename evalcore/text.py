@@ -214,7 +214,8 @@ def plotly_sanitize(text: str) -> str:
 # -- numbers ---------------------------------------------------------------------------------
 
 
-def _finite(value: Any) -> float | None:
+def finite_number(value: Any) -> float | None:
+    """``value`` as a float, or None when it is not a finite number (None, NaN, text)."""
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -224,26 +225,26 @@ def _finite(value: Any) -> float | None:
 
 def fmt_int(value: Any) -> str:
     """A count with a thousands separator: ``fmt_int(4683)`` → ``'4,683'``; ``—`` if missing."""
-    number = _finite(value)
+    number = finite_number(value)
     return MISSING if number is None else f"{round(number):,}"
 
 
 def fmt_num(value: Any, digits: int = 2) -> str:
     """A number with ``digits`` decimals and a thousands separator: ``fmt_num(1234.5, 1)`` →
     ``'1,234.5'``; ``—`` if missing."""
-    number = _finite(value)
+    number = finite_number(value)
     return MISSING if number is None else f"{number:,.{digits}f}"
 
 
 def fmt_signed(value: Any, digits: int = 1) -> str:
     """A difference with its sign: ``fmt_signed(2.345)`` → ``'+2.3'``; ``—`` if missing."""
-    number = _finite(value)
+    number = finite_number(value)
     return MISSING if number is None else f"{number:+,.{digits}f}"
 
 
 def fmt_pct(value: Any, digits: int = 0) -> str:
     """A share as a percentage: ``fmt_pct(0.2925, 1)`` → ``'29.3%'``; ``—`` if missing."""
-    number = _finite(value)
+    number = finite_number(value)
     return MISSING if number is None else f"{100 * number:.{digits}f}%"
 
 
@@ -254,7 +255,7 @@ def fmt_rating(value: Any) -> str:
 
 def fmt_p(value: Any) -> str:
     """A p-value as people read it: ``p < 0.0001``, ``p = 0.0004``, ``p = 0.031``."""
-    number = _finite(value)
+    number = finite_number(value)
     if number is None:
         return f"p = {MISSING}"
     if number < 0.0001:
@@ -270,7 +271,7 @@ def fmt_compact(value: Any) -> str:
     >>> [fmt_compact(v) for v in (1, 20, 500, 1000, 2500, 10_000, 2_000_000)]
     ['1', '20', '500', '1k', '2.5k', '10k', '2M']
     """
-    number = _finite(value)
+    number = finite_number(value)
     if number is None:
         return MISSING
     for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -281,7 +282,7 @@ def fmt_compact(value: Any) -> str:
 
 def fmt_bytes(value: Any) -> str:
     """A size in bytes as people read it: ``fmt_bytes(3.5e9)`` → ``'3.3 GiB'``."""
-    number = _finite(value)
+    number = finite_number(value)
     if number is None:
         return MISSING
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
