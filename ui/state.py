@@ -113,13 +113,15 @@ def forget_upload(upload: Any) -> None:
         pass
     upload.close()  # the widget's own copy (a BytesIO over the same bytes)
     # The session state keeps the widget's value, another file object over the same bytes,
-    # until the session itself is dropped (minutes after its browser left): closed too, so that
-    # the bytes go as soon as they are read.
+    # until the session itself is dropped (minutes after its browser left): emptied too, so that
+    # the bytes go as soon as they are read. Emptied, not closed: Streamlit may still read it
+    # (the test harness does, to keep the widget's files on the next run).
     try:
         for key in list(st.session_state.keys()):
             held = st.session_state[key]
             if held is not upload and getattr(held, "file_id", None) == upload.file_id:
-                held.close()
+                held.seek(0)
+                held.truncate(0)  # drops its reference to the bytes
     except (RuntimeError, AttributeError, KeyError):  # no session state here (a bare call)
         pass
 
