@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 
@@ -76,3 +77,91 @@ def test_a_refused_upload_is_dropped_and_its_memory_given_back() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-4:] == ["False", "True", "True", "True"], done.stdout
+
+
+def test_an_upload_once_read_leaves_no_copy_in_the_session_state(monkeypatch) -> None:
+    """Issue 30, item 3: the session state keeps the file widget's value, a second file object
+    over the same bytes, until the session is dropped (minutes after its browser left, and never
+    when no other session comes by): five sessions closed together kept 235 MB. Reading the upload
+    empties that copy too."""
+    import io
+    import types
+
+    state = importlib.import_module("ui.state")  # ui.state the module (ui exports a function too)
+
+    class Upload(io.BytesIO):  # what st.file_uploader gives: a BytesIO with an id
+        file_id = "f1"
+        name = "upload.csv"
+
+    data = b"instruction_id,model_a,model_b,verdict\n" * 100
+    upload, held, other = Upload(data), Upload(data), Upload(data)
+    other.file_id = "f2"  # another widget's file is left alone
+    monkeypatch.setattr(state, "st", types.SimpleNamespace(session_state={"upload": held, "other": other}))
+    state.forget_upload(upload)
+    assert upload.closed
+    assert held.getvalue() == b""  # emptied (still readable: Streamlit may read it)
+    assert other.getvalue() == data
+
+
+def test_ended_sessions_are_dropped_once_their_reconnect_time_passed(monkeypatch) -> None:
+    """Streamlit drops an expired disconnected session only when its session store is next
+    touched; after the last sessions ended nothing touched it and their state stayed for good.
+    The reaper run after a disconnect's reconnect time drops them and gives the memory back."""
+    import threading
+    import types
+    import weakref
+
+    import streamlit.runtime as runtime
+    from streamlit.runtime.caching.ttl_cache import TTLCache
+
+    state = importlib.import_module("ui.state")  # ui.state the module (ui exports a function too)
+
+    class Session:
+        pass
+
+    now = [0.0]
+    cache: TTLCache = TTLCache(maxsize=128, ttl=20, timer=lambda: now[0])
+    session = Session()
+    cache["s1"] = session
+    gone = weakref.ref(session)
+    del session
+    manager = types.SimpleNamespace(
+        _storage_lock=threading.Lock(), _session_storage=types.SimpleNamespace(_cache=cache)
+    )
+    monkeypatch.setattr(runtime.Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(
+        runtime.Runtime, "instance", classmethod(lambda cls: types.SimpleNamespace(_session_mgr=manager))
+    )
+    released = []
+    monkeypatch.setattr(state, "release_memory", lambda: released.append(1))
+    now[0] = 30.0  # past the reconnect time: expired, but still held until the store is touched
+    assert gone() is not None
+    state._reap_ended_sessions()
+    assert gone() is None
+    assert released
+
+
+def test_a_disconnect_schedules_one_reaper_after_the_reconnect_time(monkeypatch) -> None:
+    state = importlib.import_module("ui.state")  # ui.state the module (ui exports a function too)
+
+    started = []
+
+    class Timer:
+        def __init__(self, delay, fn):
+            self.delay, self.fn, self.cancelled, self.daemon = delay, fn, False, False
+            started.append(self)
+
+        def start(self):
+            pass
+
+        def cancel(self):
+            self.cancelled = True
+
+    monkeypatch.setattr(state.threading, "Timer", Timer)
+    monkeypatch.setattr(state, "_REAP_TIMER", None)
+    monkeypatch.setattr(state.st, "get_option", lambda name: 20)
+    state._schedule_reap()
+    state._schedule_reap()
+    assert [t.delay for t in started] == [22.0, 22.0]
+    assert started[0].cancelled and not started[1].cancelled  # one pending reaper at a time
+    assert started[1].fn is state._reap_ended_sessions and started[1].daemon

@@ -121,11 +121,67 @@ def forget_upload(upload: Any) -> None:
     except (RuntimeError, AttributeError):  # no runtime (AppTest) or another Streamlit
         pass
     upload.close()  # the widget's own copy (a BytesIO over the same bytes)
+    # The session state keeps the widget's value, another file object over the same bytes,
+    # until the session itself is dropped (minutes after its browser left): emptied too, so that
+    # the bytes go as soon as they are read. Emptied, not closed: Streamlit may still read it
+    # (the test harness does, to keep the widget's files on the next run).
+    try:
+        for key in list(st.session_state.keys()):
+            held = st.session_state[key]
+            if held is not upload and getattr(held, "file_id", None) == upload.file_id:
+                held.seek(0)
+                held.truncate(0)  # drops its reference to the bytes
+    except (RuntimeError, AttributeError, KeyError):  # no session state here (a bare call)
+        pass
 
 
 def _close(store: VerdictStore) -> None:
     # Called by Streamlit when the session disconnects (its session-scoped resources are cleared).
     store.close()
+    release_memory()
+    _schedule_reap()
+
+
+_REAP_LOCK = threading.Lock()
+_REAP_TIMER: threading.Timer | None = None
+
+
+def _schedule_reap() -> None:
+    """Reap ended sessions once their reconnect time has passed (one timer for all).
+
+    Streamlit keeps a disconnected session, with its widgets' values (an uploaded file's bytes
+    among them, 50 MB for a 50 MB upload), for ``server.disconnectedSessionTTL`` seconds in case
+    its browser comes back. But the store that keeps them drops an expired session only when it
+    is next touched, that is when another session connects or disconnects: after the last
+    sessions of a busy hour ended, they stayed for good (five sessions closed together kept
+    235 MB, measured with ``benchmarks.bench_sessions uploads --concurrent 5``)."""
+    global _REAP_TIMER
+    try:
+        ttl = float(st.get_option("server.disconnectedSessionTTL"))
+    except (RuntimeError, TypeError, ValueError):
+        ttl = 120.0
+    with _REAP_LOCK:
+        if _REAP_TIMER is not None:
+            _REAP_TIMER.cancel()  # the latest disconnect's expiry covers the earlier ones
+        _REAP_TIMER = threading.Timer(ttl + 2.0, _reap_ended_sessions)
+        _REAP_TIMER.daemon = True
+        _REAP_TIMER.start()
+
+
+def _reap_ended_sessions() -> None:
+    """Let Streamlit drop the sessions whose reconnect time has passed, then give their memory
+    back (:func:`release_memory`). Asking the session store for its size is what drops expired
+    entries; where Streamlit keeps its sessions differently, only the memory is released."""
+    try:
+        from streamlit.runtime import Runtime
+
+        if Runtime.exists():
+            manager = Runtime.instance()._session_mgr
+            # the lock Streamlit holds when it saves or deletes a stored session
+            with getattr(manager, "_storage_lock", threading.Lock()):
+                len(manager._session_storage._cache)
+    except (AttributeError, TypeError, RuntimeError):  # another Streamlit: nothing to reap
+        pass
     release_memory()
 
 
