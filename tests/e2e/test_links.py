@@ -58,6 +58,19 @@ def _open(context, st_app, path: str):
 
 
 def _shown(page) -> dict:
+    """What the page shows, read once it has settled: two passes in a row that read the same
+    (on a busy machine a chart scrolled past may mount a moment later)."""
+    last = None
+    for _ in range(4):
+        now = _read(page)
+        if now == last:
+            return now
+        last = now
+        page.wait_for_timeout(700)
+    return last
+
+
+def _read(page) -> dict:
     # Streamlit draws a chart when it comes into view: scroll the page through, then wait for
     # each chart's Plotly drawing
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")

@@ -44,7 +44,7 @@ CHECKS: dict[str, tuple[str, tuple[str, str]]] = {
     "anchor_planning": ("Anchor planning", ("stHeading", "Pilot screening")),
     "judge": ("Judge", ("stPlotlyChart", "")),
     "ties": ("Tie structure", ("stHeading", "Pairwise judge")),
-    "power": ("Power", ("stHeading", "Sign-test sample size")),
+    "power": ("Power", ("stHeading", "How many instructions")),
     "calibration": ("Calibration", ("stHeading", "rinted vs corrected win rate")),
     "methods": ("Methods and references", ("stHeading", "References")),
     "verdicts": ("Verdicts", ("stMarkdown", "Human label")),
