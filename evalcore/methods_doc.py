@@ -85,6 +85,10 @@ def slug(title: str) -> str:
     return re.sub(r"\s", "-", text)
 
 
+#: Documentation pages whose content the Methods page shows itself (its glossary at the end).
+_ON_THIS_PAGE = frozenset({"definitions", "glossary"})
+
+
 def _plain_links(text: str) -> str:
     """Every link becomes its words (a web address follows in brackets): the app cannot open the
     other documentation files, and a page shows no live link it did not write itself."""
@@ -93,8 +97,8 @@ def _plain_links(text: str) -> str:
         words, target = match[1], match[2]
         if re.match(r"https?://", target):
             return f"{words} ({re.sub(r'^https?://', '', target)})"
-        if target.startswith(("definitions.md", "glossary.md")):
-            # the page shows the glossary at its end: a reader can open it there
+        if target.split("#")[0].removesuffix(".md") in _ON_THIS_PAGE:
+            # the docs' definitions and glossary pages: this page shows the glossary at its end
             return f"{words} (see the glossary of reported quantities at the end of this page)"
         return words
 

@@ -40,8 +40,9 @@ with _ui.page("Judge"):
     st.header("The judges side by side")
     _ui.table(show.side_by_side(sheets))
     st.caption(EXPLAIN["marks"])
-    label = "Download the comparison (CSV)"
-    _ui.download_csv(ej.comparison_table(sheets), "judge_comparison.csv", label=label)
+    _ui.download_csv(
+        ej.comparison_table(sheets), "judge_comparison.csv", label="Download the comparison (CSV)"
+    )
     with st.expander("What each column means"):
         st.table(show.column_definitions())
 
@@ -94,20 +95,13 @@ with _ui.page("Judge"):
     if ag is None:
         st.info(EXPLAIN["no_labels"])
     else:
-        if _ui.linked_toggle(
-            None,
-            "Compare both-orders verdicts",
-            param="agree_orders",
-            key="judge_agree_both",
-            help=EXPLAIN["agree_both"],
-        ):
-            try:
-                ag = _ui.memo(
-                    ("agreement_both", judge, *opts.values()),
-                    lambda: show.both_orders_agreement(store, judge, **opts),
-                )
-            except ValueError as exc:
-                _ui.warning(exc)
+        toggle = dict(param="agree_orders", key="judge_agree_both", help=EXPLAIN["agree_both"])
+        if _ui.linked_toggle(None, "Compare both-orders verdicts", **toggle):
+            both = _ui.memo_or_info(
+                ("agreement_both", judge, *opts.values()),
+                lambda: show.both_orders_agreement(store, judge, **opts),
+            )
+            ag = both if both is not None else ag
         _ui.number_tiles(show.agreement_metrics(ag))
         st.caption(EXPLAIN["agreement"])
         for note in ag.notes:

@@ -46,11 +46,7 @@ with _ui.page("Leaderboard"):
 
     counts = _ui.counts(store, judge, category, both_orders=both)
     if counts.n_models < 2:
-        st.warning(
-            "This selection has verdicts for fewer than two models: nothing to rank. "
-            "Choose another judge or category."
-        )
-        st.stop()
+        _ui.stop_with(show.TOO_FEW_MODELS)
 
     # The one rule of the library (choose_interval), which `rank` and Dataset.leaderboard apply too.
     policy = choose_interval(counts.n_instructions, counts.n_models)
@@ -126,12 +122,8 @@ with _ui.page("Leaderboard"):
     else:
         st.caption(show.separation_caption(sep))
         st.plotly_chart(separation_heatmap(sep), config=CONFIG, key="separation")
-        _ui.download_csv(
-            show.pairs_frame(sep),
-            f"separation_{judge}.csv",
-            label="Download the pairwise tests (CSV)",
-            key="dl_sep",
-        )
+        label = "Download the pairwise tests (CSV)"
+        _ui.download_csv(show.pairs_frame(sep), f"separation_{judge}.csv", label=label, key="dl_sep")
 
     st.subheader("Head-to-head win rates")
     if len(board.models) <= show.HEATMAP_MODEL_LIMIT:

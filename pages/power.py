@@ -21,8 +21,7 @@ with _ui.page("Power"):
     judge, category = _ui.selection(store, key="pw")
     counts = _ui.counts(store, judge, category)
     if counts.n_models < 2:
-        st.warning(pv.TOO_FEW_MODELS)
-        st.stop()
+        _ui.stop_with(pv.TOO_FEW_MODELS)
     summary = _ui.memo(("pw_summary",), store.summary)
     _ui.forget_on_new_data("pw_anchor", "pw_compare", "pw_model_a", "pw_model_b", "pw_pool_anchor")
     board = _ui.memo(
@@ -43,14 +42,8 @@ with _ui.page("Power"):
     edges = st.multiselect(
         "Edges to detect", pv.EDGE_CHOICES, default=[0.05, 0.10], format_func=pv.edge_label, key="pw_edges"
     )
-    source = _ui.linked_choice(
-        st.radio,
-        "Informativeness I",
-        pv.INFO_SOURCES,
-        param="informativeness",
-        key="pw_info_source",
-        horizontal=True,
-    )
+    radio = {"param": "informativeness", "key": "pw_info_source", "horizontal": True}
+    source = _ui.linked_choice(st.radio, "Informativeness source", pv.INFO_SOURCES, **radio)
     if source == pv.INFO_SOURCES[0]:
         informativeness = _ui.memo(
             ("pw_info", judge, category, anchor), lambda: pv.measured_informativeness(counts, anchor)

@@ -21,6 +21,7 @@ from ui.messages import (  # noqa: F401
     md,
     metric,
     show_error,
+    stop_with,
     warning,
 )
 from ui.navigation import (  # noqa: F401
@@ -96,6 +97,7 @@ __all__ = [
     "READABLE_CSS",
     "count_columns",
     "metric_tile",
+    "stop_with",
     "memo_or_info",
     "DATA",
     "DEFAULT_DEMO",

@@ -31,6 +31,12 @@ def warning(message: Any) -> None:
     st.warning(md(message))
 
 
+def stop_with(message: Any) -> None:
+    """Say why the page cannot go on (a warning in words) and end this run of the page."""
+    warning(message)
+    st.stop()
+
+
 def info(message: Any) -> None:
     st.info(md(message))
 

@@ -242,7 +242,7 @@ def correction_message(cal: Calibration) -> list[Message]:
             f"{pct(cal.printed_high)}). With these {fmt_int(cal.counts.n_labelled)} labelled pairs the "
             f"corrected rate cannot be tighter than ±{fmt_num(100 * cal.floor, 1)} percentage points, "
             f"however many pairs are judged. The naive interval ({pct(cal.naive_low)} – "
-            f"{pct(cal.naive_high)}) treats Se and Sp as exact and is too narrow (it covers 31–53% at 25 "
+            f"{pct(cal.naive_high)}) treats the judge's sensitivity and specificity as exact and is too narrow (it covers 31–53% at 25 "
             "labelled pairs while claiming 95%).",
         )
     ]
@@ -308,7 +308,10 @@ def quality_options(cal: Calibration, typed: list[float]) -> dict[str, dict]:
     """Judge qualities the size picker offers: label → keyword arguments of ``size_plan``."""
     out: dict[str, dict] = {}
     if not (math.isnan(cal.se) or math.isnan(cal.sp)):
-        out[f"this judge (Se {pct(cal.se)}, Sp {pct(cal.sp)})"] = {"se": cal.se, "sp": cal.sp}
+        out[f"this judge (sensitivity {pct(cal.se)}, specificity {pct(cal.sp)})"] = {
+            "se": cal.se,
+            "sp": cal.sp,
+        }
     for j in typed:
         out[f"typed J = {j:.2f}"] = {"youden_j": j}
     return out or {DEFAULT_QUALITY: {"youden_j": 0.57}}
@@ -335,7 +338,7 @@ def coverage_sentence(result: CoverageResult, cal: Calibration, *, n_judged: int
         return f"{pct(c.min())}–{pct(c.max())}"
 
     return (
-        f"With Se {pct(cal.se)}, Sp {pct(cal.sp)}, {fmt_int(n_judged)} judged and "
+        f"With sensitivity {pct(cal.se)} and specificity {pct(cal.sp)}, {fmt_int(n_judged)} judged and "
         f"{fmt_int(n_labelled)} labelled pairs: the Wilson interval on the printed rate covers the "
         f"truth {span('printed (Wilson)')} of the time, the naive corrected interval "
         f"{span('naive corrected')}, the Lang–Reiczigel interval {span('Lang–Reiczigel')}. The "
@@ -401,7 +404,7 @@ def ppi_messages(r: PPIRatings) -> list[Message]:
         else "there is no human-only interval to compare with"
     )
     lam = f"weight on the judge λ = {fmt_num(r.lam, 2)}" + (
-        ", chosen by the PPI++ formula" if r.lam_tuned else ""
+        ", chosen to make the interval narrowest (Angelopoulos, Duchi & Zrnic 2023)" if r.lam_tuned else ""
     )
     out = [
         Message(

@@ -28,10 +28,10 @@ def correction_finding(analyses: Analyses) -> Finding:
     who = f"{cal.candidate} against {cal.baseline or 'all opponents'}"
     definition = (
         "Printed win rate: (wins + ties/2) / judged pairs with a Wilson interval (ties half a "
-        "win). Corrected: Rogan–Gladen, (share of judge-called wins + Sp − 1) / (Se + Sp − 1), "
-        "the share a human would call a win (ties are not wins), with the Lang–Reiczigel 95% "
-        'interval; Se, Sp: the judge\'s sensitivity and specificity for "candidate wins" on the '
-        "human-labelled rows. Refused when the floor, the narrowest interval any number of judged "
+        "win). Corrected: the share a human would call a win (ties are not wins), from the "
+        'judge\'s sensitivity and specificity for "candidate wins" on the human-labelled rows '
+        "(Rogan & Gladen 1978), with the Lang–Reiczigel 95% interval; the formula is on the Methods "
+        "page. Refused when the floor, the narrowest interval any number of judged "
         f"pairs could give, is wider than ±{100 * cal.max_floor:.0f} percentage points (Lang & Reiczigel 2014 interval)."
     )
     numbers: dict[str, Any] = {

@@ -387,8 +387,7 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
     fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the all-pairs ranking (non-anchors)")
     return style(
         fig,
-        title=f"Adding anchors one by one ({sweep.permutations} random orders; "
-        "Don-Yehiya et al. 2026, App. E)",
+        title=f"Adding anchors one by one ({sweep.permutations} random orders; Don-Yehiya et al. 2026)",
         height=400,
     )
 

@@ -196,7 +196,7 @@ def anchors_section(analyses: Analyses) -> str:
     }
     caption = (
         f'<p class="caption">Recommended anchor: <strong>{esc(sweep.recommended)}</strong> (the '
-        "most informative; Don-Yehiya et al. 2026, §6). Informativeness: the share of (instruction, model pair) "
+        "most informative; Don-Yehiya et al. 2026). Informativeness: the share of (instruction, model pair) "
         "cases, the anchor excluded, whose verdicts against the anchor differ on the judge's full "
         f"scale. tau: Kendall's tau-{esc(sweep.tau)} of the ranking by win rate against the anchor "
         "with the all-pairs Bradley–Terry ranking (and the human ranking when one is loaded). "
@@ -307,7 +307,7 @@ def power_section(analyses: Analyses) -> str:
         f'<p class="caption">Each adjacent pair of the leaderboard, from {esc(how)}: discordant = '
         "instructions where the two models' verdicts differ; observed edge = upper wins / "
         "discordant − 50%; resolved = the exact two-sided sign test, Holm-adjusted across the "
-        "adjacent pairs, rejects “the two models are as good” (Don-Yehiya et al. 2026, §4.3; Holm "
+        "adjacent pairs, rejects “the two models are as good” (Don-Yehiya et al. 2026; Holm "
         "1979); detectable edge = the smallest edge that test finds with "
         f"{edges.power:.0%} power at this many discordant instructions ({esc(edges.level_text)}). "
         f"{edges.n_resolved} of {edges.n_pairs} pairs are resolved.</p>"
@@ -352,7 +352,7 @@ def power_section(analyses: Analyses) -> str:
         body += (
             "<h3>Samples a sign test needs for a given edge</h3>"
             f'<p class="caption">One-sided sign test at α = {plan.alpha:g}, power '
-            f"{plan.power:.0%}, normal approximation (Don-Yehiya et al. 2026, Table 2). Total = "
+            f"{plan.power:.0%}, normal approximation (Don-Yehiya et al. 2026). Total = "
             f"⌈discordant / I⌉ with {esc(source)} (the recommended anchor's, or the mean of "
             "the adjacent pairs' when there is no anchor analysis).</p>"
             + html_table(
@@ -455,7 +455,7 @@ def ppi_section(analyses: Analyses) -> str:
     body += (
         "<h3>Prediction-powered ratings</h3>"
         f'<p class="caption">The judge\'s verdicts on all {r.n_calls:,} calls, corrected by the human '
-        f"labels on {r.n_labelled_pairs:,} pairs (PPI++, Angelopoulos, Duchi &amp; Zrnic 2023; Boyeau "
+        f"labels on {r.n_labelled_pairs:,} pairs (prediction-powered inference: Angelopoulos, Duchi &amp; Zrnic 2023; Boyeau "
         f"et al., ICML 2025), weight on the judge λ = {r.lam:.2f}. Elo points with 95% intervals "
         f"clustered by instruction. The intervals are as narrow as a human-only study with about "
         f"{r.effective_overall:,.0f} labelled pairs would give ({r.gain:.1f}× the labels). "

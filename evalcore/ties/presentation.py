@@ -93,7 +93,7 @@ EXPLAIN: dict[str, str] = {
     "collision count never above the entropy count; formulas on the Methods page). **Distinct**: levels used at least once. "
     "**T**: share of instructions (with ≥ 2 models) whose top is tied, i.e. at least two "
     "models share the highest within-instruction score, so a selector keeping the best "
-    "response picks at random. Definitions: " + _PAPER + ", section 3 and appendix D.",
+    "response picks at random. Definitions: " + _PAPER + " and the Methods page.",
     "agreement": "Within each instruction, the judge's ranking of the models against the "
     "reference's, then averaged over instructions. A pair tied by either side counts "
     "in no numerator. **τa** (Kendall's tau-a) = (concordant − discordant) / all "
@@ -121,9 +121,8 @@ EXPLAIN: dict[str, str] = {
     "no_reference": "This table has no `reference` column, so only the structural diagnostics "
     "are shown (no τa, τb, Somers' D, top-1 or Spearman).",
     "diagnostics": "Per format and judge: **parse rate** = rows with a score; **instructions** "
-    "with ≥ 2 scored candidates; **distinct** scores emitted; **tie probability** "
-    "Σp² over the scores (two random candidates get the same score); **D1**, "
-    "**D2** effective levels; **T** share of instructions whose top score is tied. "
+    "with ≥ 2 scored candidates; **distinct** scores emitted; **same-level chance** "
+    "(two random candidates get the same score); two **effective levels** measures; **T** share of instructions whose top score is tied. "
     "With a reference: **global Spearman** = rank correlation over all candidates; "
     "**τb**, **τa**, **Somers' D**, **top-1** = means over instructions as above "
     "(" + _PAPER + ", tables 1, 5 and 9).",
@@ -422,7 +421,7 @@ def shares_sentence(shares: VarianceShares) -> str:
         f"Each diagnostic's sum of squares over the {len(shares.formats)} × "
         f"{len(shares.judges)} format × judge grid, split into format, judge and residual "
         "(two-way analysis of variance with one value per cell, so the residual absorbs the "
-        f"interaction; {_PAPER}, section 3.1, table 2). Structural diagnostics near 100% "
+        f"interaction; {_PAPER}). Structural diagnostics near 100% "
         "format mean the format, not the judge, fixes how many ties the scores contain."
     )
 

@@ -83,7 +83,7 @@ def test_this_judges_floor_is_one_number_on_the_floor_tab(demo):
 def test_quality_options_feed_size_plan(demo):
     cal = calibrate(demo, judge="sim-judge-steady")
     options = show.quality_options(cal, [0.34])
-    assert list(options)[0].startswith("this judge (Se ")
+    assert list(options)[0].startswith("this judge (sensitivity ")
     plan = size_plan(0.10, max_labelled=1600, **options["typed J = 0.34"])
     assert math.isclose(plan.youden_j, 0.34, abs_tol=1e-9)
     ladder = show.ladder_display(plan)
