@@ -265,7 +265,6 @@ def calibration_counts(
 def _candidate_slots(counts, candidate: str, baseline: str | None) -> tuple[tuple[int, int], float]:
     """The candidate's calls in slot A and slot B, and the order balance of its pairs, from the
     same slot check the judge's spec sheet uses (:func:`evalcore.slots.slot_balance`)."""
-    from evalcore.counts import VerdictCounts
 
     if candidate not in counts.models:
         return (0, 0), float("nan")
@@ -275,15 +274,7 @@ def _candidate_slots(counts, candidate: str, baseline: str | None) -> tuple[tupl
         keep &= counts.involving(counts.index(baseline)) if baseline in counts.models else False
     if not np.any(keep):
         return (0, 0), float("nan")
-    pair = VerdictCounts.from_cells(
-        models=counts.models,
-        instructions=counts.instructions,
-        judge=counts.judge,
-        inst=counts.inst[keep],
-        a=counts.a[keep],
-        b=counts.b[keep],
-        n=counts.n[keep],
-    )
+    pair = counts.with_cells(counts.inst[keep], counts.a[keep], counts.b[keep], counts.n[keep])
     calls = pair.n.sum(axis=1)
     in_a = int(calls[pair.a == c].sum())
     return (in_a, int(calls.sum()) - in_a), slot_balance(pair).order_balance
