@@ -7,12 +7,12 @@ from __future__ import annotations
 import streamlit as st
 
 import ui as _ui
-from evalcore import summary_presentation as show
-from evalcore.datafolder import data_dir, list_data_files, resolve_data_file
-from evalcore.display import shorten_cells
-from evalcore.io import read_human_ranking
+from evalcore.ingest.datafolder import data_dir, list_data_files, resolve_data_file
+from evalcore.ingest.files import read_human_ranking
 from evalcore.plots.common import CONFIG
 from evalcore.plots.summary import coverage_heatmap
+from evalcore.present import summary as show
+from evalcore.present.display import shorten_cells
 from evalcore.schema import VerdictFormatError
 from ui.navigation import unknown_page
 

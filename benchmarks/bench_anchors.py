@@ -14,8 +14,7 @@ import time
 from benchmarks.paper_table import paper_sized_file
 from benchmarks.timing import median_seconds
 from evalcore.anchors import anchor_count_sweep, anchor_sweep, pilot_screening, sample_size_sweep
-from evalcore.io import read_verdicts
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore, read_verdicts
 
 
 def main() -> None:

@@ -27,7 +27,7 @@ from benchmarks.machine import first_touch_ms_per_mb, warm_memory
 
 CHILD = r"""
 import json, resource, sys, time
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from evalcore.ranking import leaderboard
 path, rounds, interval = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 out = {}

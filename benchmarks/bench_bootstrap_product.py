@@ -58,7 +58,7 @@ def products(runs: int) -> None:
 
 def judge_page(runs: int) -> None:
     from evalcore.judge.comparison import judge_sheets
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     store = VerdictStore()
     store.load_file(ROOT / "data" / "demo_all_pairs.parquet")

@@ -25,7 +25,7 @@ from benchmarks.paper_table import paper_sized_file  # noqa: E402
 _CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from evalcore.ranking import pairwise_wins, fit_bradley_terry, leaderboard
 t0 = time.perf_counter()
 store = VerdictStore()

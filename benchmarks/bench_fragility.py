@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.paper_table import paper_sized_file  # noqa: E402
 from evalcore.ranking.fragility import ranking_fragility  # noqa: E402
-from evalcore.store import VerdictStore  # noqa: E402
+from evalcore.store.store import VerdictStore  # noqa: E402
 from tests.bt_sim import simulate_bt  # noqa: E402
 
 
@@ -57,7 +57,7 @@ def main() -> None:
 
     t = time.perf_counter()
     store = VerdictStore()
-    from evalcore.io import read_verdicts
+    from evalcore.store.store import read_verdicts
 
     store.load(read_verdicts(paper_sized_file()))
     judge = store.judges()[0]

@@ -85,7 +85,7 @@ def _counts(n_inst: int, n_models: int, **kw) -> VerdictCounts:
 
 def _store(n_inst: int, n_models: int, judges: tuple[str, ...]):
     from evalcore.schema import validate_verdicts
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     rng = np.random.default_rng(0)
     frames = []

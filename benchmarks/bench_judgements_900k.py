@@ -22,9 +22,9 @@ from pathlib import Path
 
 CHILD = r"""
 import json, resource, sys, time
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from evalcore.anchors import anchor_sweep
-from evalcore.reference import human_ranking
+from evalcore.ingest.reference import human_ranking
 out = {}
 t = time.perf_counter()
 store = VerdictStore()
@@ -44,7 +44,7 @@ print(json.dumps(out))
 MAKE = r"""
 import sys
 import duckdb
-from evalcore.reference import paper_human_ranking
+from evalcore.ingest.reference import paper_human_ranking
 con = duckdb.connect()
 con.register("elo", paper_human_ranking()[["model", "score"]])
 con.execute('''CREATE TABLE pairs AS SELECT a.model AS m1, b.model AS m2, a.score - b.score AS d

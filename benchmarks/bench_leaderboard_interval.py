@@ -17,7 +17,7 @@ import numpy as np
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import leaderboard
-from evalcore.simulate import simulate_arena
+from evalcore.simulate.tables import simulate_arena
 
 
 def arena_counts(n_battles: int, seed: int = 0) -> VerdictCounts:

@@ -64,7 +64,7 @@ def write_table(path: Path, n_models: int, n_battles: int) -> Path:
     """A simulated arena table as a small CSV (instruction, models, verdict, judge)."""
     if path.exists():
         return path
-    from evalcore.simulate_arena import arena_verdict_frame, simulate_arena
+    from evalcore.simulate.arena import arena_verdict_frame, simulate_arena
 
     frame = arena_verdict_frame(simulate_arena(n_battles=n_battles, n_models=n_models, seed=0))
     frame[["instruction_id", "model_a", "model_b", "verdict", "judge"]].to_csv(path, index=False)

@@ -33,8 +33,8 @@ import json, resource, sys, time
 from evalcore import importers
 from evalcore.ingest import canonical, native
 from evalcore.ingest.text import build_text
-from evalcore.io import read_raw
-from evalcore.store import VerdictStore
+from evalcore.ingest.files import read_raw
+from evalcore.store.store import VerdictStore
 path, how = sys.argv[1], sys.argv[2]
 
 def whole(cur, src, names, *, origin):  # the whole file in Python, as before streaming

@@ -3,7 +3,7 @@
     python benchmarks/bench_ppi.py [--repeat 200] [--instructions 300] [--fraction 0.2]
 
 Simulates tables with a known truth (fixed latent strengths; the truth is the humans' Bradley–
-Terry projection, :func:`evalcore.simulate.true_human_ratings`), human labels on a random share of
+Terry projection, :func:`evalcore.simulate.tables.true_human_ratings`), human labels on a random share of
 instructions, and a judge whose noise sets its quality: good (noise 0.3), middling (1.0) and
 useless (noise 200: verdicts unrelated to the answers). Also the double-ordered shape with one
 human label shared by both orders, and an arena-shaped table for speed. Prints, per setting, the
@@ -25,8 +25,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evalcore.calibration.ppi import ppi_ratings  # noqa: E402
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate, true_human_ratings  # noqa: E402
-from evalcore.store import VerdictStore  # noqa: E402
+from evalcore.simulate.tables import (  # noqa: E402
+    JudgeSpec,
+    SimulationSpec,
+    simulate,
+    true_human_ratings,
+)
+from evalcore.store.store import VerdictStore  # noqa: E402
 
 STRENGTHS = (1.2, 0.7, 0.3, 0.0, -0.4, -1.1)
 

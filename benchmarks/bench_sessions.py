@@ -46,7 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate  # noqa: E402
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate  # noqa: E402
 
 CHROMIUM = os.environ.get("VERDICTLAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

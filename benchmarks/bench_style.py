@@ -2,7 +2,7 @@
 
 ``python -m benchmarks.bench_style [--battles 1800000] [--models 129] [--repeats 3]``: simulates
 arena battles (one prompt per battle, about 35% ties) with per-answer lengths and Markdown counts
-and injected effects (:func:`evalcore.simulate.simulate_arena`), loads them into a store, then
+and injected effects (:func:`evalcore.simulate.tables.simulate_arena`), loads them into a store, then
 times :meth:`VerdictStore.style_rows` (DuckDB: features, grouping, numbering → arrays) and
 :func:`evalcore.ranking.style.style_control` (Newton fit with length, Markdown and position, plus
 the instruction-clustered sandwich). Prints medians over ``--repeats`` and the peak of memory
@@ -19,8 +19,8 @@ import time
 import tracemalloc
 
 from evalcore.ranking.style import style_control
-from evalcore.simulate import arena_verdict_frame, simulate_arena
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import arena_verdict_frame, simulate_arena
+from evalcore.store.store import VerdictStore
 
 EFFECTS = {"length": 0.8, "headers": 0.2, "bold": 0.1, "lists": 0.4}
 CONTROLS = ("length", "markdown", "position")

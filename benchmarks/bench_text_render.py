@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 
 from benchmarks.timing import median_seconds
+from evalcore.present import verdicts as show
 from evalcore.text_markdown import _render_cached, render_document
-from evalcore.verdicts import presentation as show
 
 
 def texts(size: int) -> dict[str, str]:

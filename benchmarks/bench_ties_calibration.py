@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from evalcore.ties import labelled_counts, verdict_tie_structure
 from evalcore.calibration import calibrate
 store = VerdictStore()

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.build).write_bytes(make_table(args.mb, instructions=args.instructions))
         return 0
 
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.csv"

@@ -3,7 +3,7 @@
 
 Writes a simulated verdict table with ``--rows`` judge calls and about ``--kb`` kilobytes of text
 per call (prompt, both answers, the judge's reasoning) as Parquet into a temporary folder, loads
-it with :meth:`evalcore.store.VerdictStore.load_file` in a child process, and prints the load
+it with :meth:`evalcore.store.store.VerdictStore.load_file` in a child process, and prints the load
 time, the child's peak resident memory and the median time per page of 20 cases for several
 filters (none, one pair, a free-text search, the flipped cases, a late page). The folder is
 removed afterwards. Not a test: no assertion on time (see docs/development.md).
@@ -99,7 +99,7 @@ def _peak_mb() -> float:
 
 def child(path: str, pages: int) -> None:
     """Load and page in this process; print one JSON line of measurements."""
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
     from evalcore.verdicts import VerdictFilter
 
     out: dict = {}

@@ -2,7 +2,7 @@
 
 Writes ``clean_battle_sim.json`` (the published battle format: one JSON array, 1.8 M battles,
 129 models, about 35% ties, one prompt per battle) and ``clean_battle_sim.parquet`` (the same
-battles as a verdict table) using :func:`evalcore.simulate.simulate_arena`.
+battles as a verdict table) using :func:`evalcore.simulate.tables.simulate_arena`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 import time
 from pathlib import Path
 
-from evalcore.simulate import simulate_arena, write_arena_dump
+from evalcore.simulate.tables import simulate_arena, write_arena_dump
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 
 JUDGES = tuple(
     JudgeSpec(f"sim-judge-{k}", slot_bias=0.1 * k, tie_width=0.3 + 0.2 * k, noise=0.4 + 0.05 * k)

@@ -21,7 +21,7 @@ ACL 2026, §4.1–4.3):
   in doubt (three levels, a wide tie band, a quarter of its verdicts ties) and one is steady.
 
 Both demos carry short synthetic prompts, answers and judge's reasoning
-(``evalcore.simulate_text``), so the Verdicts page has something to show: the wording follows each
+(``evalcore.simulate.text``), so the Verdicts page has something to show: the wording follows each
 answer's simulated quality and each verdict the judge returned; it is illustrative only.
 
 The seed is one for which every judge shows all three of these cleanly (about half the seeds
@@ -38,7 +38,12 @@ from statistics import NormalDist
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # run as a script from anywhere
 
-from evalcore.simulate import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simulate  # noqa: E402
+from evalcore.simulate.tables import (  # noqa: E402
+    DEMO_MODEL_NAMES,
+    JudgeSpec,
+    SimulationSpec,
+    simulate,
+)
 
 #: Three judges that differ the way real ones do.
 DEMO_JUDGES = (

@@ -16,7 +16,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # run as a script from anywhere
 
-from evalcore.pointwise import PointwiseJudge, simulate_pointwise  # noqa: E402
+from evalcore.ingest.pointwise import PointwiseJudge, simulate_pointwise  # noqa: E402
 
 OUT = HERE / "demo_pointwise.csv"
 

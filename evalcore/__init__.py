@@ -22,7 +22,7 @@ _EXPORTS = {
     "load": "evalcore.dataset",
     "Dataset": "evalcore.dataset",
     "VerdictCounts": "evalcore.counts",
-    "VerdictStore": "evalcore.store",
+    "VerdictStore": "evalcore.store.store",
     "EvalcoreError": "evalcore.errors",
     "UsageError": "evalcore.errors",
     "DesignError": "evalcore.errors",

@@ -33,6 +33,23 @@ N_LEVELS = len(LEVELS)
 #: Default ceiling for a dense tensor built on request (bytes).
 DENSE_LIMIT_BYTES = 256 * 1024**2
 
+#: Columns of a pattern row: judged wins, ties, losses; then the labelled confusion matrix with
+#: the human label (win, tie, loss) as rows and the judge's verdict (win, tie, loss) as columns.
+PATTERN_COLUMNS: tuple[str, ...] = (
+    "w",
+    "t",
+    "l",
+    "hw_vw",
+    "hw_vt",
+    "hw_vl",
+    "ht_vw",
+    "ht_vt",
+    "ht_vl",
+    "hl_vw",
+    "hl_vt",
+    "hl_vl",
+)
+
 
 @dataclass(frozen=True)
 class InstructionPatterns:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from evalcore.counts import VerdictCounts
     from evalcore.ranking import IntervalChoice, Leaderboard
-    from evalcore.store import DatasetSummary, VerdictStore
+    from evalcore.store.store import DatasetSummary, VerdictStore
     from evalcore.verdicts import VerdictFilter, VerdictPage
 
 
@@ -81,7 +81,7 @@ class Dataset:
         self, filter: VerdictFilter | Mapping[str, str] | None = None, *, offset: int = 0, limit: int = 20
     ) -> VerdictPage:
         """One page of cases with their prompt, answers and judge output
-        (:meth:`evalcore.store.VerdictStore.verdicts`)."""
+        (:meth:`evalcore.store.store.VerdictStore.verdicts`)."""
         return self.store.verdicts(filter, offset=offset, limit=limit)
 
     def verdict_options(self) -> dict:
@@ -136,7 +136,7 @@ class Dataset:
         (:func:`evalcore.anchors.anchor_sweep`); ``human_ranking`` may also be a file path or
         ``"paper"`` (the anchor paper's bundled Chatbot Arena Elo)."""
         from evalcore.anchors import anchor_sweep
-        from evalcore.reference import human_ranking
+        from evalcore.ingest.reference import human_ranking
 
         if isinstance(options.get("human_ranking"), str):
             options["human_ranking"] = human_ranking(options["human_ranking"])
@@ -172,7 +172,7 @@ def load(source: str | Path | bytes, *, name: str | None = None) -> Dataset:
     Raises :class:`evalcore.VerdictFormatError` naming the file, rows and values when the file
     breaks the data contract (``docs/data-contract.md``).
     """
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     store = VerdictStore()
     # straight into the dataset's own store: one copy of the rows, and the text stays on disk

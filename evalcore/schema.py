@@ -24,7 +24,7 @@ LEVELS: tuple[int, ...] = (-2, -1, 0, 1, 2)
 REQUIRED_COLUMNS: tuple[str, ...] = ("instruction_id", "model_a", "model_b", "verdict")
 #: Optional text of a call: the prompt, both answers (slot A's, slot B's), the judge's own output,
 #: and the call's id and time as the tool wrote them. Kept verbatim (never trimmed or parsed) and
-#: stored apart from the verdicts (:mod:`evalcore.store_verdicts`), so counting never reads them.
+#: stored apart from the verdicts (:mod:`evalcore.store.verdicts`), so counting never reads them.
 TEXT_COLUMNS: tuple[str, ...] = ("prompt", "response_a", "response_b", "judge_output", "call_id", "judged_at")
 OPTIONAL_COLUMNS: tuple[str, ...] = ("judge", "human", "length_a", "length_b", "category", *TEXT_COLUMNS)
 

@@ -8,8 +8,8 @@ import streamlit as st
 
 import ui as _ui
 from evalcore import anchors as an
-from evalcore.anchors import presentation as av
 from evalcore.plots import anchors as figures
+from evalcore.present import anchors as av
 from ui.anchor_pages import planner_inputs, run_on_click, setup
 
 with _ui.page("Anchor planning"):

@@ -9,9 +9,9 @@ import streamlit as st
 
 import ui as _ui
 from evalcore import anchors as an
-from evalcore.anchors import presentation as av
 from evalcore.errors import DesignError
 from evalcore.plots import anchors as figures
+from evalcore.present import anchors as av
 from evalcore.verdicts import VerdictFilter
 from ui.anchor_pages import captions, run_on_click, setup
 

@@ -6,9 +6,9 @@ import streamlit as st
 
 import ui as _ui
 from evalcore import calibration as lib
-from evalcore.calibration import presentation as show
 from evalcore.judge.certification import certify
 from evalcore.plots.calibration import calibration_figure, coverage_figure, floor_figure
+from evalcore.present import calibration as show
 from ui.pickers import calibration_pair, calibration_unit, disagreements_link
 
 W = show.WIDGETS

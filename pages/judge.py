@@ -6,9 +6,9 @@ import streamlit as st
 
 import evalcore.judge as ej
 import ui as _ui
-from evalcore.judge import presentation as show
-from evalcore.judge.presentation import EXPLAIN
 from evalcore.plots import judge as plots
+from evalcore.present import judge as show
+from evalcore.present.judge import EXPLAIN
 from evalcore.verdicts import VerdictFilter
 from ui.pickers import rounds_and_seed
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 import ui as _ui
-from evalcore.display import shorten_cells
 from evalcore.errors import EvalcoreError, UsageError
 from evalcore.plots.common import CONFIG
 from evalcore.plots.leaderboard import forest_plot, separation_heatmap, win_rate_heatmap
+from evalcore.present import ranking as show
+from evalcore.present.display import shorten_cells
+from evalcore.present.verdicts import cell_verdicts
 from evalcore.ranking import choose_interval, leaderboard, separation
-from evalcore.ranking import presentation as show
 from evalcore.ranking.style import available_controls, controlled_leaderboard
-from evalcore.verdicts.presentation import cell_verdicts
 
 with _ui.page("Leaderboard"):
     st.title("Leaderboard")

@@ -8,7 +8,7 @@ import streamlit as st
 
 import ui as _ui
 from evalcore import quantities
-from evalcore.methods_doc import read_methods
+from evalcore.present.methods import read_methods
 
 with _ui.page("Methods"):
     st.title("Methods and references")

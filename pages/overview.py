@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 import ui as _ui
-from evalcore import summary_presentation as show
 from evalcore.findings import METHOD_SECTIONS, headline_findings, run_analyses
+from evalcore.present import summary as show
 from evalcore.report import build_report
 
 with _ui.page("Overview"):

@@ -1,6 +1,6 @@
 """Power: how many samples separate two models, and what the loaded data can separate
 (Don-Yehiya et al. 2026). Every sentence, number, display table and setting's label comes from
-evalcore.power.presentation; one evalcore call per section."""
+evalcore.present.power; one evalcore call per section."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import streamlit as st
 import ui as _ui
 from evalcore import power as pw
 from evalcore.plots import power as figures
-from evalcore.power import presentation as pv
+from evalcore.present import power as pv
 from evalcore.ranking import leaderboard
 from ui.pickers import power_anchor, power_compare, power_settings, recommended_anchor
 

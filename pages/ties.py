@@ -6,12 +6,12 @@ from __future__ import annotations
 import streamlit as st
 
 import ui as _ui
+from evalcore.ingest.pointwise import PointwiseTable, read_pointwise
 from evalcore.plots import ties as plots
-from evalcore.pointwise import PointwiseTable, read_pointwise
+from evalcore.present import ties as show
+from evalcore.present.ties import EXPLAIN
 from evalcore.schema import VerdictFormatError
 from evalcore.ties import labelled_counts, verdict_tie_structure
-from evalcore.ties import presentation as show
-from evalcore.ties.presentation import EXPLAIN
 
 with _ui.page("Tie structure"):
     POINTWISE_DEMO = _ui.DATA / "demo_pointwise.csv"

@@ -2,7 +2,7 @@
 verdicts in words and the human label — filtered, searched and paged, with the filters in the URL.
 
 Text stays in DuckDB: one page of cases is read per run (VerdictStore.verdicts); the words come
-from evalcore.verdicts.presentation, with every user text escaped there.
+from evalcore.present.verdicts, with every user text escaped there.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import replace
 import streamlit as st
 
 import ui as _ui
+from evalcore.present import verdicts as show
 from evalcore.verdicts import VerdictFilter
-from evalcore.verdicts import presentation as show
 from ui.cases import draw_case, draw_evidence
 
 LIMIT = 20

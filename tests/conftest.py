@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 
 ROOT = Path(__file__).resolve().parents[1]
 # ../shared beside the checkout; a worktree elsewhere names it with $VERDICTLAB_SHARED

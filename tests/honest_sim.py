@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalcore.ranking import ELO_SCALE, leaderboard
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 from tests.bt_sim import simulate_bt
 
 #: the five models behind the strong one (natural scale)
@@ -95,7 +95,7 @@ def confounded_gate_errors(
     ``mean_printed`` (the mean printed win rate).
     """
     from evalcore.calibration import calibrate, superiority_gate
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     passed, undetermined, printed = [], [], []
     for seed in range(tables):
@@ -148,7 +148,7 @@ def one_slot_leader(tables: int = 200, *, n_instructions: int = 100) -> dict:
     where the reference is ranked first in the leaderboard's table).
     """
     from evalcore.findings import Analyses, leader_finding
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     named, best, first = [], [], []
     for seed in range(tables):

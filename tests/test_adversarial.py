@@ -19,10 +19,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from evalcore.io import read_verdicts
 from evalcore.ranking import leaderboard
 from evalcore.schema import VerdictFormatError
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore, read_verdicts
 from tests.conftest import ROOT, new_app
 from ui import safe_csv
 
@@ -405,7 +404,7 @@ def test_page_says_which_native_format_it_recognised():
 
 
 def test_counts_add_repeated_keys_in_place():
-    from evalcore.store import counts_from_aggregate
+    from evalcore.store.store import counts_from_aggregate
 
     agg = pd.DataFrame(
         {

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from evalcore.anchors import anchor_sweep
-from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.ingest.files import read_human_ranking
 from evalcore.judge import judge_sheet
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore, read_verdicts
 from tests.conftest import ROOT
 
 DATA = ROOT / "data"
@@ -158,7 +158,7 @@ def test_the_favicon_is_a_local_png():
 
 # -- the simulator options the demo uses ----------------------------------------------------------
 def _weak_win_share(rate: float) -> float:
-    from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 
     spec = SimulationSpec(
         n_models=2,
@@ -190,7 +190,7 @@ def test_outliers_let_a_much_weaker_model_win_at_the_rate_they_imply():
 
 
 def test_anchor_slot_fixes_the_reference_in_a_single_order_table():
-    from evalcore.simulate import SimulationSpec, simulate
+    from evalcore.simulate.tables import SimulationSpec, simulate
 
     base = dict(n_models=5, n_instructions=20, design="anchor", anchor="sim-cedar", both_orders=False)
     b = simulate(SimulationSpec(**base, anchor_slot="b")).verdicts

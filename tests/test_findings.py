@@ -17,8 +17,8 @@ from evalcore.cli.common import _plain
 from evalcore.findings import headline_findings, run_analyses
 from evalcore.judge import judge_sheet
 from evalcore.ranking import leaderboard
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 
 NAMES = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm", "sim-fir", "sim-ginkgo")
 

@@ -18,8 +18,8 @@ import pytest
 from evalcore import ingest
 from evalcore.limits import LoadLimits
 from evalcore.schema import VerdictFormatError
-from evalcore.simulate import SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 
 
 def _load(path, monkeypatch, *, typed: bool, limits: LoadLimits | None = None):

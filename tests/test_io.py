@@ -9,8 +9,9 @@ import json
 import pandas as pd
 import pytest
 
-from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.ingest.files import read_human_ranking
 from evalcore.schema import VerdictFormatError
+from evalcore.store.store import read_verdicts
 
 CSV = (
     "instruction_id,model_a,model_b,verdict,judge,human,length_a,length_b,category\n"
@@ -115,7 +116,7 @@ def test_human_ranking_reader():
 
 @pytest.mark.parametrize("content,kind", [(b"[1, 2, 3]", "list"), (b"42", "number"), (b'"best"', "string")])
 def test_a_human_ranking_that_is_not_a_table_is_refused_in_words(tmp_path, content, kind):
-    from evalcore.io import read_human_ranking
+    from evalcore.ingest.files import read_human_ranking
 
     path = tmp_path / "ranking.json"
     path.write_bytes(content)

@@ -11,13 +11,12 @@ import zlib
 import numpy as np
 import pytest
 
-from evalcore.datafolder import list_data_files, resolve_data_file
 from evalcore.errors import EvalcoreError, UsageError
-from evalcore.io import read_verdicts
+from evalcore.ingest.datafolder import list_data_files, resolve_data_file
 from evalcore.limits import LoadLimits, parse_size
 from evalcore.schema import VerdictFormatError
-from evalcore.simulate import simulate_arena, write_arena_dump
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import simulate_arena, write_arena_dump
+from evalcore.store.store import VerdictStore, read_verdicts
 from tests.conftest import ROOT
 
 HEADER = "instruction_id,model_a,model_b,verdict"

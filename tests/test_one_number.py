@@ -19,7 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore import quantities as q
-from evalcore.simulate import simulate_arena, write_arena_dump
+from evalcore.simulate.tables import simulate_arena, write_arena_dump
 from tests.conftest import new_app
 
 pytestmark = pytest.mark.app  # every test here walks the app

@@ -16,11 +16,11 @@ import pytest
 
 from evalcore.findings import headline_findings, run_analyses
 from evalcore.judge import judge_sheet
-from evalcore.judge.presentation import SIDE_BY_SIDE
+from evalcore.present.judge import SIDE_BY_SIDE
 from evalcore.ranking import leaderboard
 from evalcore.report import build_report
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 
 NAMES = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm", "sim-fir")
 SECTIONS = ("findings", "summary", "leaderboard", "anchors", "judge", "power", "calibration")

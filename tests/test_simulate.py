@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalcore.io import read_verdicts
-from evalcore.simulate import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simulate
+from evalcore.simulate.tables import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import read_verdicts
 
 
 def _rows(**kw):

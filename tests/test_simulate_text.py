@@ -1,4 +1,4 @@
-"""Synthetic text of simulated tables (evalcore.simulate_text): it follows the truth and never
+"""Synthetic text of simulated tables (evalcore.simulate.text): it follows the truth and never
 changes the verdicts."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import re
 
 import pandas as pd
 
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 
 TOKEN = {"[[A>>B]]": 2, "[[A>B]]": 1, "[[A=B]]": 0, "[[B>A]]": -1, "[[B>>A]]": -2}
 

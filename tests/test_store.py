@@ -6,10 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.io import read_verdicts
 from evalcore.schema import LEVELS, VerdictFormatError
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore, read_verdicts
 
 
 def test_counts_match_an_independent_pandas_recount(small_sim, small_store):

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore import store_queries as sq
-from evalcore.store import VerdictStore
-from evalcore.store_queries import PATTERN_COLUMNS
+from evalcore.store import queries as sq
+from evalcore.store.queries import PATTERN_COLUMNS
+from evalcore.store.store import VerdictStore
 
 # A judge whose name is SQL text: it must reach DuckDB as a bound value.
 J = "j1' OR '1'='1"

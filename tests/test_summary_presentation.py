@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pandas as pd
 import pytest
 
-from evalcore import summary_presentation as show
+from evalcore.present import summary as show
+from evalcore.store.workspace import SavedDataset
 from evalcore.text import code_span
-from evalcore.workspace import SavedDataset
 
 HOSTILE = "[x](https://evil.example)"
 

@@ -161,7 +161,7 @@ def test_a_long_text_is_previewed():
 _HANG_SCRIPT = """
 import sys, time
 from evalcore.text import code_span, markdown
-from evalcore.verdicts import presentation as show
+from evalcore.present import verdicts as show
 texts = {
     "stray backtick": "`" + "a" * 1_000_000,
     "backticks and \\\\r": "`a\\r\\r![x](http://evil.example/i.png) `` b " * 25_000,

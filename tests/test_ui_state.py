@@ -42,7 +42,7 @@ _READ_SCRIPT = """
 import io
 import importlib
 state = importlib.import_module("ui.state")
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 
 released = []
 original = state.release_memory

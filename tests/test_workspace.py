@@ -12,10 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalcore.io import read_verdicts
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
-from evalcore.workspace import (
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore, read_verdicts
+from evalcore.store.workspace import (
     ENV_VAR,
     KEEP_VERSIONS,
     MAX_NAME,
@@ -81,8 +80,8 @@ def test_saved_dataset_is_there_after_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "restart.duckdb"
     code = (
         "import sys\n"
-        "from evalcore.simulate import SimulationSpec, simulate\n"
-        "from evalcore.workspace import Workspace\n"
+        "from evalcore.simulate.tables import SimulationSpec, simulate\n"
+        "from evalcore.store.workspace import Workspace\n"
         "sim = simulate(SimulationSpec(n_models=3, n_instructions=7, model_names=('p','q','r'),"
         " seed=5))\n"
         "Workspace(sys.argv[1]).save('from another process', sim.verdicts, file='x.csv')\n"
@@ -242,7 +241,7 @@ def test_replacing_keeps_the_previous_version_and_says_what_it_replaced(ws: Work
 
 
 def test_history_keeps_a_bounded_number_of_versions(ws: Workspace) -> None:
-    from evalcore.workspace import KEEP_VERSIONS
+    from evalcore.store.workspace import KEEP_VERSIONS
 
     table, _ = _upload(42)
     for _ in range(KEEP_VERSIONS + 3):
@@ -260,7 +259,7 @@ def test_history_keeps_a_bounded_number_of_versions(ws: Workspace) -> None:
 
 
 def test_a_concurrent_replace_is_detected_not_overwritten(ws: Workspace) -> None:
-    from evalcore.workspace import ConcurrentChange
+    from evalcore.store.workspace import ConcurrentChange
 
     base, _ = _upload(43, ("c-a", "c-b", "c-c"))
     mine, _ = _upload(44, ("m-a", "m-b", "m-c"))
@@ -668,7 +667,7 @@ def test_compaction_killed_part_way_leaves_the_workspace_whole(tmp_path: Path) -
     script = (
         "import os, signal, sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from evalcore.workspace import Workspace\n"
+        "from evalcore.store.workspace import Workspace\n"
         "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
         f"Workspace({str(path)!r}).delete('big', forever=True)\n"
     )
@@ -692,7 +691,7 @@ def test_replacing_many_times_keeps_the_file_bounded(ws: Workspace) -> None:
     """Issue 30, item 8: ten more saves made the file grow from 114 MB to 234 MB. Replacing a
     dataset keeps KEEP_VERSIONS earlier versions; the file stays within what those hold, plus at
     most the free share that triggers a compaction."""
-    from evalcore.workspace import RECLAIM_FRACTION
+    from evalcore.store.workspace import RECLAIM_FRACTION
 
     ws.save("busy", _big(5))
     one = ws.path.stat().st_size

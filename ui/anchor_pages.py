@@ -15,16 +15,16 @@ import streamlit as st
 
 import ui as _ui
 from evalcore import anchors as an
-from evalcore.anchors import presentation as av
 from evalcore.anchors.tau import AnchorSweep
 from evalcore.counts import VerdictCounts
-from evalcore.display import shorten_cells
 from evalcore.errors import DesignError, UsageError
 from evalcore.findings import ranking_key
-from evalcore.io import read_human_ranking
-from evalcore.reference import MIN_OVERLAP, paper_human_ranking, ranking_overlap
+from evalcore.ingest.files import read_human_ranking
+from evalcore.ingest.reference import MIN_OVERLAP, paper_human_ranking, ranking_overlap
+from evalcore.present import anchors as av
+from evalcore.present.display import shorten_cells
 from evalcore.schema import VerdictFormatError
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from typing import Any
 
 import streamlit as st
 
+from evalcore.present import verdicts as show
 from evalcore.verdicts import evidence
-from evalcore.verdicts import presentation as show
 from ui.messages import md
 from ui.state import counts, memo, set_url_param, url_param
 

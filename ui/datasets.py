@@ -1,6 +1,6 @@
 """The Data page's saved-datasets panel: the workspace's datasets as widgets.
 
-The workspace itself (:mod:`evalcore.workspace`) and the session's loading and saving
+The workspace itself (:mod:`evalcore.store.workspace`) and the session's loading and saving
 (:mod:`ui.state`) do the work; this module only lays the widgets out and shows their messages.
 """
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from evalcore import summary_presentation as show
-from evalcore.display import shorten_cells
-from evalcore.store import VerdictStore
-from evalcore.workspace import MAX_NAME, WorkspaceError
+from evalcore.present import summary as show
+from evalcore.present.display import shorten_cells
+from evalcore.store.store import VerdictStore
+from evalcore.store.workspace import MAX_NAME, WorkspaceError
 from ui.messages import error
 from ui.state import delete_saved, load_saved, save_loaded, state, workspace
 from ui.widgets import download_csv

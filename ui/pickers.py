@@ -8,7 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from evalcore.calibration import presentation as cal_show
+from evalcore.present import calibration as cal_show
 from ui.navigation import verdicts_link
 from ui.state import memo, state
 from ui.widgets import linked_choice, linked_number, linked_toggle

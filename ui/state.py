@@ -18,10 +18,10 @@ import streamlit as st
 
 from evalcore import limits
 from evalcore.errors import EvalcoreError
-from evalcore.io import LoadedTable
+from evalcore.ingest.files import LoadedTable
 from evalcore.schema import VerdictFormatError
-from evalcore.store import VerdictStore
-from evalcore.workspace import UnknownDataset, Workspace, WorkspaceError
+from evalcore.store.store import VerdictStore
+from evalcore.store.workspace import UnknownDataset, Workspace, WorkspaceError
 from ui.messages import code_span, escape_markdown, md
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -244,7 +244,7 @@ def load_demo(label: str = DEFAULT_DEMO) -> None:
     table = LoadedTable(file=demo.file, format=demo.format, report=demo.report, store=store)
     human = None
     if ranking is not None:
-        from evalcore.io import read_human_ranking
+        from evalcore.ingest.files import read_human_ranking
 
         human = read_human_ranking(ranking)
     install(table, demo=label, human_ranking=human)
@@ -298,7 +298,7 @@ def read_into_session(name: str, load: Callable[[], Any], *, upload: Any = None)
     session (shown by the Data page; the data loaded before stays) and gives False. ``upload``:
     the uploaded file ``load`` reads, whose bytes are dropped once read (:func:`forget_upload`).
     Either way the memory the reading took is given back (:func:`release_memory`)."""
-    from evalcore.summary_presentation import unreadable
+    from evalcore.present.summary import unreadable
 
     try:
         with st.spinner(f"Reading {md(name)}…"):

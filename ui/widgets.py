@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import pandas as pd
 import streamlit as st
 
-from evalcore.display import shorten_cells
-from evalcore.store import VerdictStore
+from evalcore.present.display import shorten_cells
+from evalcore.store.store import VerdictStore
 from ui.messages import error, info, md, metric, warning
 from ui.readable import count_columns, metric_tile
 from ui.state import (
@@ -26,7 +26,7 @@ from ui.state import (
 )
 
 if TYPE_CHECKING:
-    from evalcore.judge.presentation import FamilyList
+    from evalcore.present.judge import FamilyList
 
 
 def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
@@ -169,7 +169,7 @@ def table(
 ) -> None:
     """A table at full width, and the numbers behind it (``data``, else the table) as a CSV.
     Whole-number columns (counts) get a thousands separator: 114,000, not 114000. A long text
-    cell (a name) is cut for the eye (:func:`evalcore.display.shorten_cells`); the CSV is whole."""
+    cell (a name) is cut for the eye (:func:`evalcore.present.display.shorten_cells`); the CSV is whole."""
     st.dataframe(shorten_cells(frame), hide_index=True, width="stretch", column_config=count_columns(frame))
     if name:
         download_csv(frame if data is None else data, name, key=key)
@@ -207,8 +207,8 @@ def orders_picker(*, key: str = "orders") -> bool:
 def families_picker(judges: tuple[str, ...] | list[str]) -> FamilyList:
     """The Judge page's model families for self-preference: an uploaded or typed ``model,family``
     list (the default demo's families filled in), read by
-    :func:`evalcore.judge.presentation.family_list`; its problem or note is shown."""
-    from evalcore.judge.presentation import EXPLAIN, family_list  # only the Judge page needs it
+    :func:`evalcore.present.judge.family_list`; its problem or note is shown."""
+    from evalcore.present.judge import EXPLAIN, family_list  # only the Judge page needs it
 
     demo_file = DATA / "demo_families.csv"  # the families of the default demo's models
     with st.expander("Model families (for self-preference)", expanded=False):

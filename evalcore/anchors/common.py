@@ -8,8 +8,8 @@ import pandas as pd
 from evalcore.counts import VerdictCounts
 from evalcore.errors import DesignError, UsageError
 from evalcore.ranking import comparison_graph, fit_bradley_terry, to_elo
+from evalcore.ranking.design import classify_design
 from evalcore.stats.against import pooled_wins
-from evalcore.store import classify_design
 
 #: The prior (virtual tie games against an average player) that keeps resampled fits finite
 #: when a resample leaves a model without a loss or without a win (as in ``leaderboard``).

@@ -132,8 +132,8 @@ def pilot_screening(
 
     Examples
     --------
-    >>> from evalcore.simulate import SimulationSpec, simulate
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.simulate.tables import SimulationSpec, simulate
+    >>> from evalcore.store.store import VerdictStore
     >>> store = VerdictStore(); store.load(simulate(SimulationSpec(n_models=5, seed=1)).verdicts)
     >>> pilot_screening(store.counts(), k=100, repetitions=2).pearson_r  # every instruction
     1.0

@@ -148,8 +148,8 @@ def anchor_stability(
 
     Examples
     --------
-    >>> from evalcore.simulate import SimulationSpec, simulate
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.simulate.tables import SimulationSpec, simulate
+    >>> from evalcore.store.store import VerdictStore
     >>> store = VerdictStore(); store.load(simulate(SimulationSpec(n_models=5, seed=1)).verdicts)
     >>> s = anchor_stability(store.counts(), rounds=50)
     >>> 0 < s.recommended_rate <= 1

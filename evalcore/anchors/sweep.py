@@ -140,8 +140,8 @@ def sample_size_sweep(
 
     Examples
     --------
-    >>> from evalcore.simulate import SimulationSpec, simulate
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.simulate.tables import SimulationSpec, simulate
+    >>> from evalcore.store.store import VerdictStore
     >>> store = VerdictStore(); store.load(simulate(SimulationSpec(n_models=4, seed=1)).verdicts)
     >>> s = sample_size_sweep(store.counts(), sizes=(100,), repetitions=1, reference="quadratic")
     >>> float(s.summary.set_index("ranking").loc["quadratic", "mean"])
@@ -289,8 +289,8 @@ def anchor_count_sweep(
 
     Examples
     --------
-    >>> from evalcore.simulate import SimulationSpec, simulate
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.simulate.tables import SimulationSpec, simulate
+    >>> from evalcore.store.store import VerdictStore
     >>> store = VerdictStore(); store.load(simulate(SimulationSpec(n_models=6, seed=1)).verdicts)
     >>> s = anchor_count_sweep(store.counts(), permutations=2)
     >>> s.summary["n_anchors"].tolist()  # three models must remain to be ranked

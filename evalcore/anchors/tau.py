@@ -179,8 +179,8 @@ def anchor_sweep(
 
     Examples
     --------
-    >>> from evalcore.simulate import SimulationSpec, simulate
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.simulate.tables import SimulationSpec, simulate
+    >>> from evalcore.store.store import VerdictStore
     >>> store = VerdictStore(); store.load(simulate(SimulationSpec(n_models=5, seed=1)).verdicts)
     >>> sweep = anchor_sweep(store.counts())
     >>> sweep.design, len(sweep.table)

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalcore.counts import PATTERN_COLUMNS
 from evalcore.errors import UsageError
 from evalcore.slots import UNBALANCED_BELOW, slot_balance
-from evalcore.store_queries import PATTERN_COLUMNS
 
 #: Both orders must cover at least this share of the selection's pairs for the both-orders
 #: verdict to be the default unit.
@@ -155,7 +155,7 @@ class CalibrationCounts:
 
 def _store(data):
     """The store to count in: the one given, or a private store holding a canonical frame."""
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     if isinstance(data, VerdictStore):
         return data, False

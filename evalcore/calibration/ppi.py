@@ -257,7 +257,7 @@ def ppi_ratings(
     ----------
     source : VerdictStore, DataFrame or dict
         The verdict table (a canonical frame is loaded into a private store), or the per-cell
-        arrays of :meth:`evalcore.store.VerdictStore.score_cells`.
+        arrays of :meth:`evalcore.store.store.VerdictStore.score_cells`.
     judge : str, optional
         The judge; required when the table has several.
     category : str, optional
@@ -286,7 +286,7 @@ def ppi_ratings(
 
     Examples
     --------
-    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    >>> from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
     >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=120, human_fraction=0.3, seed=3,
     ...                               judges=(JudgeSpec("j", noise=0.2),)))
     >>> r = ppi_ratings(sim.verdicts)
@@ -305,7 +305,7 @@ def ppi_ratings(
 
 
 def _cells(source, *, judge: str | None, category: str | None) -> dict:
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     if isinstance(source, dict):
         return source

@@ -21,6 +21,7 @@ from typing import NoReturn
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from evalcore import errors, limits  # noqa: E402
+from evalcore.cli.common import UsageError, printable  # noqa: E402 (re-exported: commands raise it)
 
 #: The command modules, in help order; each defines ``register(subparsers)``.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -60,10 +61,6 @@ COMMAND_HOME: dict[str, str] = {
 DEBUG_VAR = "VERDICTLAB_DEBUG"
 
 
-class UsageError(errors.UsageError):
-    """Input the command cannot work with; the message is shown as one line, exit code 2."""
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad argument is one line on stderr (exit 2), not the usage block."""
 
@@ -84,12 +81,6 @@ def build_parser(modules: tuple[str, ...] = COMMAND_MODULES) -> argparse.Argumen
 
     apply_ranges(parser)
     return parser
-
-
-def printable(text: object) -> str:
-    """``text`` safe to print: a file name that is not UTF-8 (undecodable bytes kept by Python as
-    surrogates) is shown with U+FFFD in place of those bytes instead of failing to print."""
-    return str(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _say(message: str) -> None:

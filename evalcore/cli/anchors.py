@@ -18,7 +18,7 @@ from evalcore.cli.common import (
 )
 from evalcore.cli.power import report_unavailable
 from evalcore.errors import DesignError
-from evalcore.reference import human_ranking
+from evalcore.ingest.reference import human_ranking
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_anchors(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     human = human_ranking(args.human_ranking) if args.human_ranking else None
     store = load_store(args.file)

@@ -205,7 +205,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _calibration(args: argparse.Namespace):
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if not 0 < args.max_floor <= 50:
         raise UsageError("--max-floor is in points, between 0 and 50 (e.g. 20 for ±20 points)")
@@ -277,7 +277,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 
 def run_floor(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if not 0 < args.true_share < 1:
         raise UsageError("--true-share is a share between 0 and 1")
@@ -313,7 +313,7 @@ def run_floor(args: argparse.Namespace) -> int:
 
 
 def run_gate(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     kind = args.kind or ("noninferiority" if args.margin is not None else "superiority")
     if kind == "superiority" and args.margin is not None:
@@ -349,7 +349,7 @@ def run_gate(args: argparse.Namespace) -> int:
 
 
 def _check_category(store, category: str | None) -> None:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if category is not None and category not in store.categories():
         cats = ", ".join(store.categories()) or "none"
@@ -357,8 +357,8 @@ def _check_category(store, category: str | None) -> None:
 
 
 def run_ppi(args: argparse.Namespace) -> int:
-    from evalcore.calibration.presentation import ppi_table
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
+    from evalcore.present.calibration import ppi_table
 
     if args.lam is not None and not 0 <= args.lam <= 1:
         raise UsageError("--lam is the weight on the judge, between 0 and 1")
@@ -390,7 +390,7 @@ def run_ppi(args: argparse.Namespace) -> int:
 
 
 def run_certify(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if not 0 < args.threshold < 1:
         raise UsageError("--threshold is a share between 0 and 1, e.g. 0.8")

@@ -12,10 +12,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evalcore.store import VerdictStore
+from evalcore import errors
+from evalcore.store.store import VerdictStore
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+class UsageError(errors.UsageError):
+    """Input the command cannot work with; the message is shown as one line, exit code 2."""
+
+
+def printable(text: object) -> str:
+    """``text`` safe to print: a file name that is not UTF-8 (undecodable bytes kept by Python as
+    surrogates) is shown with U+FFFD in place of those bytes instead of failing to print."""
+    return str(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def add_file_argument(parser: argparse.ArgumentParser) -> None:
@@ -43,8 +54,6 @@ def load_store(path: str, *, text: bool = False) -> VerdictStore:
 
     The prompts, answers and judge outputs are loaded only for a command that reads them
     (``text=True``): copying a demo's 150 MB of text to disk took a ranking 1.5 s longer."""
-    from evalcore.cli import UsageError
-
     if not path:
         raise UsageError("no file given")
     store = VerdictStore()
@@ -67,15 +76,11 @@ def same_file(output: str | Path, given: str | Path) -> bool:
 def display_name(path: str) -> str:
     """The file's name as text: bytes of a name that is not UTF-8 become U+FFFD (the file itself
     is opened by its real path)."""
-    from evalcore.cli import printable
-
     return printable(Path(path).name)
 
 
 def pick_category(store: VerdictStore, category: str | None) -> str | None:
     """``category`` if the file has it (None for all rows), else a UsageError listing them."""
-    from evalcore.cli import UsageError
-
     if category is not None and category not in store.categories():
         have = store.categories()
         raise UsageError(
@@ -86,8 +91,6 @@ def pick_category(store: VerdictStore, category: str | None) -> str | None:
 
 
 def pick_judge(store: VerdictStore, judge: str | None) -> str:
-    from evalcore.cli import UsageError
-
     judges = store.judges()
     if judge is None:
         if len(judges) > 1:

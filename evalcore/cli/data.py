@@ -87,7 +87,7 @@ def run_summary(args: argparse.Namespace) -> int:
 
 
 def run_rank(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be 0 or more")
@@ -109,7 +109,7 @@ def run_rank(args: argparse.Namespace) -> int:
     styled = None
     if args.control is not None:
         # style control needs pandas and the store's rows: imported only when asked for
-        from evalcore.ranking.presentation import merge_style_records, style_columns
+        from evalcore.present.ranking import merge_style_records, style_columns
         from evalcore.ranking.style import METHOD, controlled_leaderboard
 
         families = None
@@ -141,7 +141,7 @@ def run_rank(args: argparse.Namespace) -> int:
     if table["comparable"].all():
         table = table.drop(columns=["comparable", "only_slot"])
     else:  # a rating that carries the judge's slot preference, marked in words
-        from evalcore.ranking.presentation import comparable_text
+        from evalcore.present.ranking import comparable_text
 
         table["comparable"] = [comparable_text(str(s)) for s in table.pop("only_slot")]
     # the per-model caveat in words (the notes above name the models and say why)

@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_fragility(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if args.max_drop is not None and args.max_drop < 1:
         raise UsageError("--max-drop must be 1 or more")

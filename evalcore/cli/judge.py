@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_judge(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be 0 or more")

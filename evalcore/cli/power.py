@@ -146,14 +146,14 @@ def _counts(args: argparse.Namespace):
 
 
 def _check_anchor(counts, anchor: str | None) -> None:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if anchor is not None and anchor not in counts.models:
         raise UsageError(f"anchor {anchor!r} is not in the file; its models are: " + ", ".join(counts.models))
 
 
 def run_power(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
     from evalcore.power import sample_size_plan
 
     info = args.informativeness
@@ -265,7 +265,7 @@ def run_detect(args: argparse.Namespace) -> int:
 
 
 def run_sim(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
     from evalcore.power import difference_distributions, wilcoxon_power
 
     if args.max_n < 1 or args.steps < 1 or args.simulations < 1:

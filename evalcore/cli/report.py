@@ -17,8 +17,8 @@ from evalcore.cli.common import (
     same_file,
 )
 from evalcore.findings import headline_findings, run_analyses
-from evalcore.io import read_human_ranking
-from evalcore.reference import PAPER, human_ranking
+from evalcore.ingest.files import read_human_ranking
+from evalcore.ingest.reference import PAPER, human_ranking
 from evalcore.report import build_report
 from evalcore.text import fmt_bytes
 
@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if args.bootstrap < 1:
         raise UsageError("--bootstrap must be at least 1 (the report shows intervals)")

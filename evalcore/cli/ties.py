@@ -18,7 +18,7 @@ from evalcore.cli.common import (
     print_json,
     print_table,
 )
-from evalcore.io import read_human_ranking
+from evalcore.ingest.files import read_human_ranking
 from evalcore.ties import (
     SCORE_RULES,
     labelled_counts,
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _nominal(pairs: list[str]) -> dict[str, int]:
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     out = {}
     for item in pairs:
@@ -89,7 +89,7 @@ def _nominal(pairs: list[str]) -> dict[str, int]:
 def run_ties(args: argparse.Namespace) -> int:
     if args.pointwise:
         return _run_pointwise(args)
-    from evalcore.cli import UsageError
+    from evalcore.cli.common import UsageError
 
     if args.nominal:
         raise UsageError("--nominal applies to pointwise tables (add --pointwise)")
@@ -140,8 +140,8 @@ def run_ties(args: argparse.Namespace) -> int:
 
 
 def _run_pointwise(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
-    from evalcore.pointwise import read_pointwise
+    from evalcore.cli.common import UsageError
+    from evalcore.ingest.pointwise import read_pointwise
 
     if args.category is not None or args.human_ranking is not None:
         raise UsageError(

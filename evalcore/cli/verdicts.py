@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from evalcore.cli.common import add_file_argument, add_json_flag, display_name, load_store, print_json
+from evalcore.present.verdict_words import case_lines, page_headline
 from evalcore.verdicts import VERDICT_KINDS, VerdictFilter
-from evalcore.verdicts.words import case_lines, page_headline
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_verdicts(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError, printable
+    from evalcore.cli.common import UsageError, printable
 
     if args.width < 10:
         raise UsageError("--width must be 10 or more")

@@ -22,11 +22,11 @@ from evalcore.calibration import Calibration, PPIRatings, calibrate, ppi_ratings
 from evalcore.findings.finding import cell_number
 from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
 from evalcore.power import DetectableEdges, SampleSizePlan, detectable_edges, sample_size_plan
+from evalcore.present.ranking import calibration_pair, default_interval
 from evalcore.progress import Progress
 from evalcore.ranking import Leaderboard, RankingFragility, leaderboard, ranking_fragility
-from evalcore.ranking.presentation import calibration_pair, default_interval
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
-from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
+from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
 
 #: Instruction resamples behind the Overview's recommended-anchor rate.

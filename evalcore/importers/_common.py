@@ -11,6 +11,18 @@ import pandas as pd
 
 Records = list[dict[str, Any]]
 
+#: The native formats by key, in words (the key :func:`evalcore.importers.detect.detect_native`
+#: returns). Here rather than in ``detect`` so that each importer can name its format without
+#: importing the module that dispatches to it.
+NAMES = {
+    "arena_hard": "Arena-Hard-Auto judgment JSONL",
+    "alpaca_eval": "AlpacaEval annotations JSON",
+    "mt_bench_pair": "MT-Bench GPT-4 pairwise judgments",
+    "battles": "Chatbot Arena battle table",
+    "battles_one_hot": "Chatbot Arena battle table",
+    "judgements_900k": "Anchor-paper judgements (ibm-research/900K-Judgements)",
+}
+
 #: The columns every native importer fills, in the contract's order (text included).
 NATIVE_COLUMNS: tuple[str, ...] = (
     "instruction_id",
@@ -210,7 +222,7 @@ class Conversion:
     as one batch: the streamed result equals it row for row by construction.
     """
 
-    #: The format's key in :data:`evalcore.importers.detect.NAMES`.
+    #: The format's key in :data:`NAMES`.
     kind: str = ""
     #: True when the importer works on a frame of the batch: a JSON record may lack a field other
     #: records have, so the streamed load sets :attr:`fields` to the whole file's fields.

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from evalcore.importers._common import (
+    NAMES,
     Conversion,
     Records,
     _missing,
@@ -18,7 +19,6 @@ from evalcore.importers._common import (
     _text,
     empty_columns,
 )
-from evalcore.importers.detect import NAMES
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError
 
 #: AlpacaEval: a continuous preference is cut into a verdict at these probabilities that the

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.importers._common import (
+    NAMES,
     Conversion,
     Records,
     _judge_name,
@@ -19,7 +20,6 @@ from evalcore.importers._common import (
     _verdict_text,
     empty_columns,
 )
-from evalcore.importers.detect import NAMES
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
 
 #: Arena-Hard-Auto score labels (its judge prompt's ``[[A>>B]]`` … ``[[B>>A]]``), slot A's view.

@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalcore.importers._common import Conversion, _frame, _judge_name, _text_series
-from evalcore.importers.detect import NAMES
+from evalcore.importers._common import NAMES, Conversion, _frame, _judge_name, _text_series
 from evalcore.importers.mt_bench import _MT_BENCH_RATER, _instruction_with_turn
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
 

@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pandas as pd
 
-from evalcore.importers._common import Conversion, _columns, _frame
+from evalcore.importers._common import NAMES, Conversion, _columns, _frame
 from evalcore.schema import REQUIRED_COLUMNS, VerdictFormatError
 
 
@@ -45,16 +45,6 @@ def detect_native(raw: object) -> str | None:
     if {"model_a", "model_b", "winner_model_a", "winner_model_b", "winner_tie"} <= keys:
         return "battles_one_hot"
     return None
-
-
-NAMES = {
-    "arena_hard": "Arena-Hard-Auto judgment JSONL",
-    "alpaca_eval": "AlpacaEval annotations JSON",
-    "mt_bench_pair": "MT-Bench GPT-4 pairwise judgments",
-    "battles": "Chatbot Arena battle table",
-    "battles_one_hot": "Chatbot Arena battle table",
-    "judgements_900k": "Anchor-paper judgements (ibm-research/900K-Judgements)",
-}
 
 
 #: The formats converted record by record (:class:`~evalcore.importers._common.Conversion`), so
@@ -126,7 +116,7 @@ def no_calls(kind: str, *, file: str, set_aside: Conversion | None = None) -> Ve
 def convert_native(raw: object, *, file: str, path: str | None = None) -> tuple[pd.DataFrame, str] | None:
     """Convert a native tool file to verdict-table rows and a format label, or None if not native.
 
-    ``raw`` is what :func:`evalcore.io.read_raw` produced (a DataFrame, or a list of JSON
+    ``raw`` is what :func:`evalcore.ingest.files.read_raw` produced (a DataFrame, or a list of JSON
     records); ``path`` (when the file came from disk) lets an Arena-Hard-Auto file without a
     ``judge`` field take the judge from its folder (``model_judgment/<judge>/<model>.jsonl``).
     A recognised file with broken content raises :class:`VerdictFormatError` naming the records.

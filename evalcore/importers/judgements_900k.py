@@ -37,8 +37,7 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
-from evalcore._sql import one_row
-from evalcore.ingest.sources import _ident
+from evalcore._sql import _ident, one_row, typed_select
 
 #: The columns that identify the format (``judge_model`` is read when present).
 COLUMNS = ("uid", "model_a_in_prompt", "model_b_in_prompt", "final_verdict")
@@ -55,7 +54,7 @@ def is_judgements_900k(columns: set[str]) -> bool:
     return set(COLUMNS) <= columns
 
 
-#: The type each column must have (:func:`evalcore.ingest.sources.typed_text`): a row whose
+#: The type each column must have (:func:`evalcore._sql.typed_text`): a row whose
 #: uid, model or verdict is a number, a list or an object is set aside, counted and named.
 RULES = {
     "uid": "name",
@@ -72,10 +71,8 @@ def judgements_select(names: list[str], cols: list[str], types: list[str] | None
     ``names`` are the columns as the file names them, ``cols`` as the reader does (c0… for CSV),
     ``types`` their DuckDB types: with them, each value is read as text by its own JSON type and
     a row with a value of the wrong type is marked to be set aside
-    (:func:`evalcore.ingest.sources.typed_select`).
+    (:func:`evalcore._sql.typed_select`).
     """
-    from evalcore.ingest.sources import typed_select
-
     lower = {n.strip().lower(): k for k, n in enumerate(names)}
     if not is_judgements_900k(set(lower)):
         return None

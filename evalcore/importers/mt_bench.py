@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from evalcore.importers._common import (
+    NAMES,
     Conversion,
     Records,
     _judge_name,
@@ -17,7 +18,6 @@ from evalcore.importers._common import (
     _verdict_text,
     empty_columns,
 )
-from evalcore.importers.detect import NAMES
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
 
 _MT_BENCH_RATER = re.compile(r"^(expert|author)_\d+$")

@@ -17,7 +17,7 @@ Modules: :mod:`.sources` (the file, its reader, its columns, messages when DuckD
 (``vl_text`` and the file's text columns), :mod:`.native`, :mod:`.arena`.
 
 Everything here works on one DuckDB cursor and scratch tables named ``vl_*`` that the caller
-drops; :meth:`evalcore.store.VerdictStore.load_file` wraps it in a transaction.
+drops; :meth:`evalcore.store.store.VerdictStore.load_file` wraps it in a transaction.
 """
 
 from __future__ import annotations

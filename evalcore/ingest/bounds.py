@@ -1,7 +1,7 @@
 """The row limit checked before a file is loaded, cheaply (issue 30: a 3 MB gzip file of 150
 million valid rows was found too big only by the allocator, after minutes at gigabytes).
 
-A gzip stream's lines are counted while it is decompressed (:func:`evalcore.io.prepare_source`);
+A gzip stream's lines are counted while it is decompressed (:func:`evalcore.ingest.files.prepare_source`);
 here, before the full load: a Parquet file's row count from its footer, and for any other file
 large enough to hold more rows than the limit, a ``LIMIT`` probe that counts at most one row past
 the limit as DuckDB streams the file (no row is kept). A small file cannot hold too many rows

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 
-from evalcore._sql import sql_literal
+from evalcore._sql import _ident, sql_literal, typed_select, typed_text  # noqa: F401 (read from here)
 from evalcore.schema import (
     REQUIRED_COLUMNS,
     VerdictFormatError,
@@ -41,10 +41,6 @@ def _strip(expr: str) -> str:
         f"(CASE WHEN ord({expr}) IN {_WS_CODES} OR ord(right({expr}, 1)) IN {_WS_CODES} "
         f"THEN trim({expr}, {_WS}) ELSE {expr} END)"
     )
-
-
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _scrub(message: str, path: Path, file: str) -> str:
@@ -238,88 +234,6 @@ def stage(cur: duckdb.DuckDBPyConnection, src: Source, sql: str, select: str) ->
 
 
 # -- values of the wrong type in a tool's native file --------------------------------------------
-
-_NUMBER_TYPES = (
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "FLOAT",
-    "DOUBLE",
-)
-
-
-def typed_text(col: str, typ: str, rule: str) -> tuple[str, str, str]:
-    """(the value as text, whether it has the wrong type, what it is in words) as SQL over a
-    column of DuckDB type ``typ``, for a field of ``rule`` (the rules of
-    :func:`evalcore.importers._common.wrong_type`: ``"name"`` is text, ``"id"`` text or a number;
-    a trailing ``?`` lets it be missing).
-
-    A JSON file whose field holds a list or a number in one record is read by DuckDB as a
-    column of type JSON for every record; the text of a JSON string is its value, not its
-    quoted JSON, so one odd record does not change how every other record reads."""
-    optional = rule.endswith("?")
-    numbers = rule.rstrip("?") == "id"
-    missing = "FALSE" if optional else f"{col} IS NULL"
-    if typ == "VARCHAR":
-        return col, missing, "'missing'"
-    if typ == "JSON":
-        fine = "('VARCHAR', 'BIGINT', 'UBIGINT', 'DOUBLE')" if numbers else "('VARCHAR')"
-        kind = (
-            f"(CASE json_type({col}) WHEN 'ARRAY' THEN 'a list' WHEN 'OBJECT' THEN 'an object' "
-            f"WHEN 'BOOLEAN' THEN 'true or false' WHEN 'VARCHAR' THEN 'text' WHEN 'NULL' THEN "
-            f"'missing' ELSE 'a number' END)"
-        )
-        null = f"({col} IS NULL OR json_type({col}) = 'NULL')"
-        text = f"(CASE WHEN json_type({col}) = 'VARCHAR' THEN {col} ->> '$' WHEN json_type({col}) IN {fine} THEN CAST({col} AS VARCHAR) END)"
-        wrong = f"(NOT {null} AND json_type({col}) NOT IN {fine})"
-        if not optional:
-            wrong = f"({wrong} OR {null})"
-        return text, wrong, f"coalesce({kind}, 'missing')"
-    if typ in _NUMBER_TYPES or typ.startswith("DECIMAL"):
-        if numbers:
-            return f"CAST({col} AS VARCHAR)", missing, "'missing'"
-        return (
-            "NULL::VARCHAR",
-            f"({col} IS NOT NULL OR {missing})",
-            f"CASE WHEN {col} IS NULL THEN 'missing' ELSE 'a number' END",
-        )
-    what = (
-        "a list"
-        if typ.endswith("]")
-        else "true or false"
-        if typ == "BOOLEAN"
-        else "an object"
-        if typ.startswith(("STRUCT", "MAP"))
-        else "a value that is not text"
-    )
-    return (
-        "NULL::VARCHAR",
-        f"({col} IS NOT NULL OR {missing})",
-        f"CASE WHEN {col} IS NULL THEN 'missing' ELSE '{what}' END",
-    )
-
-
-def typed_select(fields: list[tuple[str, str, str, str]]) -> str:
-    """The staging select list of text fields checked for their types: each (file column, DuckDB
-    type, name staged as, rule) becomes its text, and three columns name the first field of a
-    row whose type is wrong (``vl_wrong_field``, ``vl_wrong_value``, ``vl_wrong_kind``), for
-    :func:`set_aside_rows`."""
-    items, field, value, kind = [], [], [], []
-    for col, typ, name, rule in fields:
-        text, wrong, what = typed_text(_ident(col), typ, rule)
-        items.append(f"{text} AS {_ident(name)}")
-        field.append(f"WHEN {wrong} THEN {sql_literal(col)}")
-        value.append(f"WHEN {wrong} THEN coalesce(CAST({_ident(col)} AS VARCHAR), 'null')")
-        kind.append(f"WHEN {wrong} THEN {what}")
-    for cases, name in ((field, "vl_wrong_field"), (value, "vl_wrong_value"), (kind, "vl_wrong_kind")):
-        items.append(f"(CASE {' '.join(cases)} END) AS {name}")
-    return ", ".join(items)
 
 
 def set_aside_rows(cur: duckdb.DuckDBPyConnection, src: Source, what: str) -> str | None:

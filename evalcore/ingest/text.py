@@ -67,7 +67,7 @@ def text_source_view(
 
     Text can be gigabytes (tens of kilobytes per call): it is not staged with the verdicts but
     read once more, straight from the file, when the store copies it to disk
-    (:mod:`evalcore.store_verdicts`). Rows are numbered in file order, skipping the blank lines
+    (:mod:`evalcore.store.verdicts`). Rows are numbered in file order, skipping the blank lines
     :func:`build_text` skips, so that row n of the view is row n of the verdicts.
     """
     cur.execute("DROP VIEW IF EXISTS vl_text_source")

@@ -123,7 +123,7 @@ def read_typed(
     file loads in one pass and an invalid one is refused with the same message as before.
 
     Returns the load report and whether every row has its own (instruction, model_a, model_b,
-    judge): then one judge's cells are its rows, and :meth:`~evalcore.store.VerdictStore.counts`
+    judge): then one judge's cells are its rows, and :meth:`~evalcore.store.store.VerdictStore.counts`
     need not group them.
     """
     if any(name not in _FAST_COLUMNS for name in columns):

@@ -49,12 +49,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalcore import store_queries
 from evalcore.errors import UsageError, check_int
 from evalcore.judge._resample import METHOD
 from evalcore.stats.bootstrap import MAX_ROUNDS, percentile_interval, resampled_sums
 from evalcore.stats.intervals import Estimate
-from evalcore.store import VerdictStore
+from evalcore.store import queries as store_queries
+from evalcore.store.store import VerdictStore
 
 #: The outcome classes, in order: loss, tie, win (from the point of view read).
 OUTCOMES: tuple[str, ...] = ("loss", "tie", "win")

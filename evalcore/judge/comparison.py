@@ -14,7 +14,7 @@ import pandas as pd
 from evalcore.judge.self_preference import self_preference
 from evalcore.judge.sheet import JudgeSheet, _as_store, _check_options, judge_sheet
 from evalcore.progress import Progress
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 
 #: For the side-by-side comparison: which direction is better for each sheet metric.
 #: "abs" = closer to zero is better.
@@ -50,7 +50,7 @@ def judge_sheets(
 
     Examples
     --------
-    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    >>> from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
     >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=20, seed=1,
     ...                               judges=(JudgeSpec("calm"), JudgeSpec("first", slot_bias=1.0))))
     >>> sheets = judge_sheets(sim.verdicts, rounds=0, length_control=False)

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evalcore import store_queries
 from evalcore.errors import check_int
-from evalcore.store import VerdictStore
+from evalcore.store import queries as store_queries
+from evalcore.store.store import VerdictStore
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def coverage(
     --------
     >>> import pandas as pd
     >>> from evalcore.schema import validate_verdicts
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.store.store import VerdictStore
     >>> store = VerdictStore()
     >>> store.load(validate_verdicts(pd.DataFrame({"instruction_id": ["q1", "q1"],
     ...     "model_a": ["x", "y"], "model_b": ["y", "x"], "verdict": [1, None],

@@ -31,7 +31,6 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from evalcore import store_queries
 from evalcore.errors import UsageError
 from evalcore.ranking.bradley_terry import (
     ELO_SCALE,
@@ -43,7 +42,8 @@ from evalcore.ranking.bradley_terry import (
 )
 from evalcore.ranking.intervals import row_sandwich_covariance
 from evalcore.stats.intervals import Estimate, wilson_interval
-from evalcore.store import VerdictStore
+from evalcore.store import queries as store_queries
+from evalcore.store.store import VerdictStore
 
 #: How γ's interval is made.
 WALD_METHOD = "Wald 95% with a cluster-robust (by instruction) standard error"
@@ -85,8 +85,8 @@ def length_preference_curve(
 
     Examples
     --------
-    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+    >>> from evalcore.store.store import VerdictStore
     >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=30, seed=1,
     ...                               judges=(JudgeSpec("j", verbosity=1.0),)))
     >>> store = VerdictStore()
@@ -230,8 +230,8 @@ def length_controlled_ranking(
 
     Examples
     --------
-    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+    >>> from evalcore.store.store import VerdictStore
     >>> sim = simulate(SimulationSpec(n_models=5, n_instructions=60, seed=2,
     ...                               judges=(JudgeSpec("j", verbosity=1.5),)))
     >>> store = VerdictStore()

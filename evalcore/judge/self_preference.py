@@ -33,7 +33,7 @@ from evalcore.progress import Progress
 from evalcore.ranking import ELO_SCALE, fit_bradley_terry
 from evalcore.schema import LEVELS
 from evalcore.stats.bootstrap import MAX_ROUNDS, percentile_interval
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 
 _SLOT_A_SCORE = np.array([0.0 if v < 0 else 0.5 if v == 0 else 1.0 for v in LEVELS])
 

@@ -42,7 +42,7 @@ from evalcore.judge.position import PositionResult, position_and_order_swap
 from evalcore.judge.self_preference import self_preference
 from evalcore.progress import Progress
 from evalcore.stats.bootstrap import MAX_ROUNDS
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 
 #: One line per sheet metric: what it means (shown in the app and in the CSV).
 DEFINITIONS: dict[str, str] = {
@@ -324,7 +324,7 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
 
     Examples
     --------
-    >>> from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    >>> from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
     >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=20, seed=1,
     ...                               judges=(JudgeSpec("j", slot_bias=0.5),)))
     >>> sheet = judge_sheet(sim.verdicts, "j", rounds=0, length_control=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from evalcore.plots.common import count_scale, labels, style
-from evalcore.store import DatasetSummary
+from evalcore.store.store import DatasetSummary
 
 
 def coverage_heatmap(summary: DatasetSummary) -> go.Figure:

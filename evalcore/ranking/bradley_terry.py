@@ -14,9 +14,9 @@ from typing import Literal
 
 import numpy as np
 
+from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
 from evalcore.schema import LEVELS
-from evalcore.store import VerdictCounts
 
 #: Elo points per natural-log unit of strength: r = ELO_SCALE · θ.
 ELO_SCALE = 400.0 / np.log(10.0)

@@ -7,7 +7,8 @@ each is a pure function of the counts or of the fit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from math import comb
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -17,6 +18,9 @@ from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE
 from evalcore.ranking.intervals import fisher_information, information_inverse
 from evalcore.slots import slot_balance
 from evalcore.stats.intervals import Z95
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The tail of the one-sided bound of a model that never lost (or never won): the lower end of a
 #: 95% interval whose other end is unbounded, so 2.5%, as the two-sided intervals' ends.
@@ -302,3 +306,20 @@ def few_notes(models: tuple[str, ...], per_model: np.ndarray, few: np.ndarray, n
         f"points and covered the truth about half the time); their {widened}. Read their "
         "ratings as rough."
     ]
+
+
+def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, str | None]:
+    """ "all pairs" if every pair of models was judged, "anchor-only" if one model is in every
+    judged pair (the AlpacaEval design), else "partial". Returns the design and the anchor."""
+    import pandas as pd
+
+    n_pairs = len(pairs)
+    if len(models) >= 2 and n_pairs == comb(len(models), 2):
+        return "all pairs", None
+    if n_pairs:
+        both = pd.concat([pairs.iloc[:, 0], pairs.iloc[:, 1]])
+        appearances = both.value_counts()
+        top = appearances.index[0]
+        if appearances.iloc[0] == n_pairs and n_pairs == len(models) - 1:
+            return "anchor-only", str(top)
+    return "partial", None

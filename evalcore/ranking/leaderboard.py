@@ -197,7 +197,7 @@ def leaderboard(
     Parameters
     ----------
     counts : VerdictCounts
-        One judge's calls (sparse counts from :meth:`evalcore.store.VerdictStore.counts`).
+        One judge's calls (sparse counts from :meth:`evalcore.store.store.VerdictStore.counts`).
     rounds : int, default 1000
         Bootstrap rounds (``interval="bootstrap"``), or normal draws for the rank ranges
         (``interval="sandwich"``). ``0`` gives point estimates only.

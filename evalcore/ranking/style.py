@@ -27,7 +27,7 @@ the strengths (conditional information under 10⁻⁸ of its own) is refused in 
 Why this module is longer than 500 lines: it is one model. The covariates built here are the
 design matrix that the fit, the sandwich and the identification refusals all read, and the result
 types hold what that fit gives; the words are in :mod:`evalcore.ranking.style_words`, the SQL in
-:mod:`evalcore.store_style`.
+:mod:`evalcore.store.style`.
 
 References
 ----------
@@ -222,7 +222,7 @@ def style_control(
     Parameters
     ----------
     rows : StyleRows
-        From :meth:`evalcore.store.VerdictStore.style_rows` with the features of every control
+        From :meth:`evalcore.store.store.VerdictStore.style_rows` with the features of every control
         (:func:`features_of`).
     controls : sequence of str
         Any of ``"length"``, ``"markdown"``, ``"position"``, ``"family"`` and ``feat_`` names.
@@ -456,7 +456,7 @@ NEEDS = {
 
 
 def available_controls(sources: Mapping[str, str]) -> tuple[str, ...]:
-    """The controls a table can supply, given :meth:`~evalcore.store.VerdictStore.feature_sources`:
+    """The controls a table can supply, given :meth:`~evalcore.store.store.VerdictStore.feature_sources`:
     position and family always (the fit refuses them when the design does not identify them),
     length and markdown when their features are there, and every other ``feat_`` name.
 
@@ -482,12 +482,12 @@ def controlled_leaderboard(
 ) -> StyleControl:
     """:func:`style_control` on a store's calls: validates the controls against what the table
     can supply (a :class:`UsageError` naming the columns that would add a missing one), fetches
-    the rows with :meth:`~evalcore.store.VerdictStore.style_rows` and fits.
+    the rows with :meth:`~evalcore.store.store.VerdictStore.style_rows` and fits.
 
     Examples
     --------
-    >>> from evalcore.simulate import simulate_arena, arena_verdict_frame
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.simulate.tables import simulate_arena, arena_verdict_frame
+    >>> from evalcore.store.store import VerdictStore
     >>> store = VerdictStore()
     >>> store.load(arena_verdict_frame(simulate_arena(n_battles=5000, n_models=6, seed=1,
     ...                                               style_effects={"length": 1.0})))

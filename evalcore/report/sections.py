@@ -11,7 +11,6 @@ import pandas as pd
 from evalcore import quantities
 from evalcore.calibration import FLOOR_SIZES, floor_table
 from evalcore.findings import Analyses, Findings
-from evalcore.judge import presentation as judge_show
 from evalcore.plots.anchors import informativeness_bars, inverted_u, tau_vs_informativeness
 from evalcore.plots.calibration import calibration_figure, floor_figure
 from evalcore.plots.judge import coverage_figure as no_verdict_figure
@@ -20,7 +19,8 @@ from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
 from evalcore.plots.power import detectable_edges_figure, sample_size_figure
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
-from evalcore.ranking.presentation import comparable_text, style_caption
+from evalcore.present import judge as judge_show
+from evalcore.present.ranking import comparable_text, style_caption
 from evalcore.report.html import (
     esc,
     html_figure,
@@ -432,7 +432,7 @@ def calibration_section(analyses: Analyses) -> str:
 def ppi_section(analyses: Analyses) -> str:
     """The certification line of the judge and the prediction-powered ratings, when labels exist."""
     from evalcore.calibration.ppi import CEILING_SENTENCE
-    from evalcore.calibration.presentation import ppi_table
+    from evalcore.present.calibration import ppi_table
 
     body = ""
     sheet = analyses.judge_sheet

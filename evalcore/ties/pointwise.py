@@ -59,7 +59,7 @@ def pointwise_tie_structure(
 ) -> pd.DataFrame:
     """Scoring-stage diagnostics per format and judge ("The Format is the Filter", Tables 1, 5, 9).
 
-    ``scores`` is a validated pointwise table (:func:`evalcore.pointwise.validate_pointwise`):
+    ``scores`` is a validated pointwise table (:func:`evalcore.ingest.pointwise.validate_pointwise`):
     ``instruction_id, candidate, judge, format, score[, reference]``; a missing score is a call
     that returned nothing (counted in ``parse_rate``, left out of everything else). Returns one row
     per (format, judge) with ``rows``, ``scored``, ``parse_rate``, ``instructions`` (with ≥ 2 scored

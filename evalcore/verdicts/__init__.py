@@ -5,9 +5,9 @@ their prompt, answers, the judge's own text, verdicts and human label, filtered 
 >>> VerdictFilter(model_a="x", model_b="y").as_params()
 {'a': 'x', 'b': 'y'}
 
-The cases come from :meth:`evalcore.store.VerdictStore.verdicts` (SQL in
-:mod:`evalcore.store_verdicts`); :mod:`evalcore.verdicts.words` turns a page into plain lines and
-:mod:`evalcore.verdicts.presentation` into the Verdicts page's Markdown.
+The cases come from :meth:`evalcore.store.store.VerdictStore.verdicts` (SQL in
+:mod:`evalcore.store.verdicts`); :mod:`evalcore.present.verdict_words` turns a page into plain lines and
+:mod:`evalcore.present.verdicts` into the Verdicts page's Markdown.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A **case** is one judge, one instruction and one unordered pair of models: every call the judge
 made on that pair for that instruction, both slot orders together, with the prompt, the two
 answers and the judge's own text when the table carries them. The store
-(:meth:`evalcore.store.VerdictStore.verdicts`) finds the cases in DuckDB and returns one page of
+(:meth:`evalcore.store.store.VerdictStore.verdicts`) finds the cases in DuckDB and returns one page of
 them; only that page ever reaches Python.
 
 Definitions (one place each, shared with the aggregates):
@@ -291,3 +291,22 @@ def as_filter(value: VerdictFilter | Mapping[str, str] | None) -> VerdictFilter:
     if isinstance(value, Mapping):
         return VerdictFilter.from_params(cast(Mapping[str, str], value))
     raise UsageError(f"filter must be a VerdictFilter, not {type(value).__name__}.")
+
+
+@dataclass(frozen=True)
+class CaseStats:
+    """What the cases matching a filter hold: ``cases``, distinct ``instructions``, judge
+    ``calls`` and those with a verdict (``verdicts``); from ``model_a``'s side (the filter's
+    first model), its ``wins``, ``ties`` and ``losses`` in those calls (self-comparisons left
+    out); ``win_calls``: calls where the judge and the human disagree on whether the filter's
+    ``win_disagrees`` model won; ``flipped``: cases whose two orders disagree."""
+
+    cases: int
+    instructions: int
+    calls: int
+    verdicts: int
+    wins: int
+    ties: int
+    losses: int
+    win_calls: int
+    flipped: int

@@ -5,7 +5,7 @@ verdict), the Anchors page in instructions, the Calibration page in labelled uni
 page in both-orders pairings. The Verdicts page lists **cases** (one judge, instruction and
 unordered pair, both orders together). :func:`evidence_lines` says, for the filter on screen,
 how many cases hold how many of the aggregate's units, and recomputes the aggregate's statistic
-on exactly those cases (from :meth:`evalcore.store.VerdictStore.case_stats`), so the number a
+on exactly those cases (from :meth:`evalcore.store.store.VerdictStore.case_stats`), so the number a
 reader clicked and the list they read can be checked against each other.
 """
 
@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evalcore.store_verdicts import CaseStats
 from evalcore.text import fmt_int, markdown
-from evalcore.verdicts.cases import VerdictFilter
+from evalcore.verdicts.cases import CaseStats, VerdictFilter
 
 __all__ = ["PairRecord", "closing_words", "evidence_lines", "link_count", "pair_record"]
 

@@ -24,11 +24,11 @@ from evalcore.anchors import (
     sample_size_sweep,
     win_rate_distribution,
 )
-from evalcore.io import read_human_ranking, read_verdicts
+from evalcore.ingest.files import read_human_ranking
 from evalcore.ranking import fit_bradley_terry
 from evalcore.schema import LEVELS
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictCounts, VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictCounts, VerdictStore, read_verdicts
 from tests.conftest import ROOT, shared_path
 
 

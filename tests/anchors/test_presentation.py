@@ -1,4 +1,4 @@
-"""evalcore.anchors.presentation: the Anchors page's sentences and display tables."""
+"""evalcore.present.anchors: the Anchors page's sentences and display tables."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from evalcore.anchors import (
     plan_evaluation,
     win_rate_distribution,
 )
-from evalcore.anchors import presentation as av
-from evalcore.simulate import SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.present import anchors as av
+from evalcore.simulate.tables import SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 
 
 @pytest.fixture(scope="module")

@@ -26,8 +26,8 @@ from evalcore.calibration import (
     superiority_gate,
     wilson_interval,
 )
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 
 Z = 1.959963984540054
 

@@ -13,7 +13,7 @@ from scipy.optimize import minimize_scalar
 from evalcore.calibration.ppi import ppi_ratings
 from evalcore.errors import DesignError, UsageError
 from evalcore.ranking.bradley_terry import ELO_SCALE
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate, true_human_ratings
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate, true_human_ratings
 from evalcore.stats.intervals import Z95
 
 STRENGTHS = (1.2, 0.6, 0.0, -0.5, -1.3)

@@ -9,9 +9,9 @@ import pytest
 
 from evalcore import quantities as q
 from evalcore.calibration import calibrate, coverage_simulation, size_plan, superiority_gate
-from evalcore.calibration import presentation as show
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
+from evalcore.present import calibration as show
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +142,7 @@ def test_ppi_words_table_gate_and_certification():
     from evalcore.calibration import ppi_gate, ppi_ratings
     from evalcore.judge.certification import certify
     from evalcore.ranking.bradley_terry import win_probability
-    from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 
     sim = simulate(
         SimulationSpec(n_models=3, n_instructions=150, human_fraction=0.3, seed=4, judges=(JudgeSpec("j"),))

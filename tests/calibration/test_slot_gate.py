@@ -11,7 +11,7 @@ import pytest
 
 from evalcore.calibration import calibrate, noninferiority_gate, superiority_gate
 from evalcore.cli import main
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from tests.honest_sim import confounded_gate_errors, confounded_table
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from evalcore.anchors import anchor_sweep
 from evalcore.cli import main
-from evalcore.io import read_human_ranking
+from evalcore.ingest.files import read_human_ranking
 from tests.conftest import ROOT
 
 ALL_PAIRS = ROOT / "data" / "demo_all_pairs.parquet"
@@ -83,7 +83,7 @@ def test_bad_human_ranking_file(tmp_path, capsys):
 
 
 def test_anchor_only_json_says_what_needs_all_pairs(tmp_path, capsys):
-    from evalcore.simulate import SimulationSpec, simulate
+    from evalcore.simulate.tables import SimulationSpec, simulate
 
     sim = simulate(SimulationSpec(n_models=6, n_instructions=30, design="anchor", seed=2))
     path = tmp_path / "anchor_only.csv"

@@ -9,7 +9,7 @@ import pytest
 
 from evalcore.calibration import calibrate, floor_table
 from evalcore.cli import main
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 
 
 @pytest.fixture(scope="module")

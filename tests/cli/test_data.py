@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 
 from evalcore.cli import main
-from evalcore.io import read_verdicts
 from evalcore.ranking import leaderboard
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore, read_verdicts
 from tests.conftest import ROOT
 
 
@@ -94,7 +93,7 @@ def test_module_entry_point_runs_as_a_process(table_file):
 
 def test_rank_control_json_adds_controlled_ratings_and_coefficients(tmp_path, capsys):
     from evalcore.ranking.style import controlled_leaderboard
-    from evalcore.simulate import arena_verdict_frame, simulate_arena
+    from evalcore.simulate.tables import arena_verdict_frame, simulate_arena
 
     sim = simulate_arena(n_battles=4000, n_models=6, seed=5, style_effects={"length": 1.0, "lists": 0.5})
     path = tmp_path / "arena.parquet"

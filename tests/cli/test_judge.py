@@ -9,8 +9,8 @@ import pytest
 
 from evalcore.cli import main
 from evalcore.judge import position_stats
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 from tests.conftest import SHARED
 
 ALPACA = SHARED / "data" / "real" / "alpacaeval2_weighted" / "alpacaeval2_weighted.csv"
@@ -85,7 +85,7 @@ def test_json_sheet_has_the_issue_fields(table_file, capsys):
     assert out["self_preference"]["family"] == "fam-a"
     # the same number the library gives on the same file
     store = VerdictStore()
-    from evalcore.io import read_verdicts
+    from evalcore.store.store import read_verdicts
 
     store.load(read_verdicts(table_file))
     lib = position_stats(store.counts(judge="first"), rounds=0)

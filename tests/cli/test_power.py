@@ -8,7 +8,7 @@ import math
 import pytest
 
 from evalcore.cli import main
-from evalcore.simulate import SimulationSpec, simulate
+from evalcore.simulate.tables import SimulationSpec, simulate
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +45,7 @@ def test_power_options(capsys):
 
 def test_power_informativeness_from_a_file(capsys, table):
     from evalcore.anchors import anchor_informativeness
-    from evalcore.io import read_verdicts
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore, read_verdicts
 
     store = VerdictStore()
     store.load(read_verdicts(table))

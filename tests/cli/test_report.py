@@ -11,9 +11,8 @@ import pytest
 
 from evalcore.cli import main
 from evalcore.findings import headline_findings, run_analyses
-from evalcore.io import read_verdicts
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore, read_verdicts
 from tests.conftest import ROOT
 
 NAMES = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm")

@@ -31,7 +31,7 @@ import pytest
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import expect  # noqa: E402
 
-from evalcore.calibration.words import ALL_OPPONENTS  # noqa: E402
+from evalcore.present.calibration_words import ALL_OPPONENTS  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 SHOTS = Path(os.environ.get("VERDICTLAB_LINK_SHOTS", "/tmp/shots-links"))

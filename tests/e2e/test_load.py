@@ -17,8 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.workspace import Workspace
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.workspace import Workspace
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import expect  # noqa: E402

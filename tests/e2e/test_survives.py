@@ -54,7 +54,7 @@ def _cap_landed(tmp: Path) -> bool:
     code = textwrap.dedent(f"""
         import resource, sys
         resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
-        from evalcore.io import read_verdicts
+        from evalcore.store.store import read_verdicts
         try:
             read_verdicts({str(bomb)!r})
         except Exception as exc:

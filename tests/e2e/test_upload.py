@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 
 pytest.importorskip("playwright.sync_api")
 from playwright.sync_api import expect  # noqa: E402

@@ -12,10 +12,10 @@ import pytest
 
 from evalcore import importers
 from evalcore.cli import main as cli_main
-from evalcore.io import read_raw, read_verdicts
+from evalcore.ingest.files import read_raw
 from evalcore.ranking import leaderboard
 from evalcore.schema import VerdictFormatError
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore, read_verdicts
 from tests.conftest import ROOT, shared_path
 
 NATIVE = ROOT / "tests" / "fixtures" / "native"

@@ -16,10 +16,10 @@ from evalcore import importers
 from evalcore.anchors import anchor_sweep
 from evalcore.cli import main as cli_main
 from evalcore.importers.judgements_900k import ALPACA_EVAL, ARENA_HARD, from_judgements_900k
-from evalcore.io import read_raw, read_verdicts
-from evalcore.reference import human_ranking, paper_human_ranking, ranking_overlap
+from evalcore.ingest.files import read_raw
+from evalcore.ingest.reference import human_ranking, paper_human_ranking, ranking_overlap
 from evalcore.stats.kendall import kendall_tau
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore, read_verdicts
 from tests.conftest import ROOT, shared_path
 
 SAMPLE = ROOT / "tests" / "fixtures" / "native" / "judgements_900k" / "judgements.jsonl"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from tests.conftest import ROOT
 
 NATIVE = ROOT / "tests" / "fixtures" / "native"

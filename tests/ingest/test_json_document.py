@@ -11,7 +11,7 @@ import pytest
 
 from evalcore.ingest import json_document
 from evalcore.schema import VerdictFormatError
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 
 TABLE = pd.DataFrame(
     {

@@ -20,11 +20,11 @@ import pytest
 from evalcore import importers
 from evalcore.importers import chatbot_arena
 from evalcore.ingest import canonical, native
+from evalcore.ingest.files import read_raw
 from evalcore.ingest.text import build_text
-from evalcore.io import read_raw
 from evalcore.limits import LoadLimits
 from evalcore.schema import VerdictFormatError
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from tests.conftest import ROOT, shared_path
 
 NATIVE = ROOT / "tests" / "fixtures" / "native"

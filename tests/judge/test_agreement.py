@@ -16,8 +16,8 @@ from evalcore.judge.agreement import (
     krippendorff_alpha_nominal,
     labelled_rows,
 )
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 
 
 def test_cohen_kappa_hand_worked():

@@ -8,7 +8,7 @@ import pytest
 
 from evalcore.calibration import CalibrationCounts
 from evalcore.judge.certification import certify, certify_judge, labels_needed
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 from evalcore.stats.intervals import wilson_interval
 
 

@@ -15,9 +15,9 @@ from evalcore.judge.length import (
 )
 from evalcore.judge.self_preference import read_families, self_preference
 from evalcore.ranking import fit_bradley_terry, pairwise_wins
-from evalcore.simulate import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simulate
+from evalcore.simulate.tables import DEMO_MODEL_NAMES, JudgeSpec, SimulationSpec, simulate
 from evalcore.stats.intervals import wilson_interval
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from tests.conftest import ROOT
 
 

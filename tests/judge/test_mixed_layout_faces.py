@@ -12,7 +12,7 @@ import pytest
 from evalcore.cli import main
 from evalcore.judge import judge_sheet
 from evalcore.judge.agreement import MIXED_LAYOUT_NOTE
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from tests.judge.test_agreement import _mixed_layout
 
 

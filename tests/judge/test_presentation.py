@@ -1,4 +1,4 @@
-"""The judge's spec sheet in words and display tables (evalcore.judge.presentation).
+"""The judge's spec sheet in words and display tables (evalcore.present.judge).
 
 Every check compares what is shown with the number the analysis computed (written independently
 here), on the real shapes: all pairs in both orders with human labels, an arena table (one battle
@@ -13,11 +13,10 @@ import pandas as pd
 import pytest
 
 from evalcore.counts import LEVELS, VerdictCounts
-from evalcore.io import read_verdicts
 from evalcore.judge import both_orders_summary, judge_sheet, judge_sheets
-from evalcore.judge import presentation as show
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.present import judge as show
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore, read_verdicts
 
 
 def _no_missing_words(frame: pd.DataFrame) -> None:

@@ -10,7 +10,6 @@ import pytest
 from scipy.stats import norm
 
 from evalcore.cli.common import _plain
-from evalcore.io import read_verdicts
 from evalcore.judge import (
     best_marks,
     both_orders_counts,
@@ -24,8 +23,8 @@ from evalcore.judge import (
     self_comparison,
 )
 from evalcore.schema import LEVELS
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictCounts, VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictCounts, VerdictStore, read_verdicts
 from tests.conftest import SHARED
 
 ALPACA = SHARED / "data" / "real" / "alpacaeval2_weighted" / "alpacaeval2_weighted.csv"

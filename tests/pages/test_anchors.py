@@ -11,10 +11,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.anchors import anchor_ranking, anchor_sweep
-from evalcore.io import read_human_ranking
-from evalcore.reference import human_ranking
-from evalcore.simulate import SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.ingest.files import read_human_ranking
+from evalcore.ingest.reference import human_ranking
+from evalcore.simulate.tables import SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 from evalcore.text import fmt_num, fmt_pct
 from tests.conftest import ROOT, new_app, shared_path
 from ui.state import DEFAULT_DEMO, DEMO_JUDGE

@@ -83,7 +83,7 @@ def _button(at, label):
 
 
 def test_save_says_what_it_replaced_refuses_a_concurrent_change_and_restores(tmp_path, monkeypatch):
-    from evalcore.workspace import Workspace
+    from evalcore.store.workspace import Workspace
 
     path = tmp_path / "ws.duckdb"
     monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(path))

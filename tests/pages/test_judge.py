@@ -86,7 +86,7 @@ def test_anchor_only_demo_has_no_agreement_and_no_crash():
 def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
     # AlpacaEval-style table with the reference always in slot B: the page refuses position
     # bias ("—") and says why, instead of reporting a second-slot preference
-    from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 
     names = ("sim-alder", "sim-birch", "sim-cedar", "sim-dogwood", "sim-elm")
     sim = simulate(
@@ -109,7 +109,7 @@ def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
     frame.to_csv(path, index=False)
     script = (
         "import ui as _ui\n"
-        "from evalcore.io import read_verdicts\n"
+        "from evalcore.ingest.files import read_verdicts\n"
         f"_ui.install(read_verdicts({str(path)!r}))\n"
         "import runpy\n"
         f"runpy.run_path({str(ROOT / 'pages' / 'judge.py')!r}, run_name='__main__')\n"

@@ -132,7 +132,7 @@ def test_style_toggle_offers_markdown_from_feat_columns_and_refuses_the_slot_of_
 ):
     import pandas as pd
 
-    from evalcore.simulate import arena_verdict_frame, simulate_arena
+    from evalcore.simulate.tables import arena_verdict_frame, simulate_arena
 
     monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "ws.duckdb"))
     sim = simulate_arena(n_battles=3000, n_models=5, seed=3, style_effects={"lists": 1.0})

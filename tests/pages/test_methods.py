@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.findings import METHOD_SECTIONS
-from evalcore.methods_doc import parse_methods, read_methods
+from evalcore.present.methods import parse_methods, read_methods
 from tests.conftest import new_app
 
 

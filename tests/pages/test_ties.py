@@ -7,8 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui as _ui
-from evalcore.io import read_human_ranking
-from evalcore.pointwise import read_pointwise
+from evalcore.ingest.files import read_human_ranking
+from evalcore.ingest.pointwise import read_pointwise
 from evalcore.ties import labelled_counts, pointwise_tie_structure, verdict_tie_structure
 from tests.conftest import ROOT, open_page
 

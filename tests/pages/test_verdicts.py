@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from evalcore.simulate import SimulationSpec, simulate, simulate_arena
+from evalcore.present import verdicts as show
+from evalcore.simulate.tables import SimulationSpec, simulate, simulate_arena
 from evalcore.verdicts import VerdictFilter
-from evalcore.verdicts import presentation as show
 from tests.conftest import new_app
 from tests.test_adversarial import _live_markup, _reader_sees
 from tests.verdicts.test_presentation import HOSTILE_TEXT, _outside_fences

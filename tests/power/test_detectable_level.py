@@ -85,8 +85,8 @@ def test_power_detect_with_an_anchor_uses_the_pairs_unit_of_informativeness(tmp_
     from evalcore.anchors import anchor_informativeness
     from evalcore.cli import main
     from evalcore.power import difference_distributions
-    from evalcore.simulate import SimulationSpec, simulate
-    from evalcore.store import VerdictStore
+    from evalcore.simulate.tables import SimulationSpec, simulate
+    from evalcore.store.store import VerdictStore
 
     sim = simulate(SimulationSpec(n_models=6, n_instructions=40, seed=31))
     path = tmp_path / "both.csv"

@@ -25,8 +25,8 @@ from evalcore.power import (
     verdict_differences,
     wilcoxon_power,
 )
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore, counts_from_aggregate
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore, counts_from_aggregate
 
 
 # -- the sign test: published numbers -------------------------------------------------------

@@ -1,4 +1,4 @@
-"""evalcore.power.presentation: the Power page's sentences and display tables, on hand-built data."""
+"""evalcore.present.power: the Power page's sentences and display tables, on hand-built data."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from evalcore.counts import VerdictCounts
 from evalcore.power import detectable_edges, difference_distributions, sample_size_plan
-from evalcore.power import presentation as pv
+from evalcore.present import power as pv
 
 
 def _counts(rows):

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from evalcore.cli import main
+from evalcore.present.ranking import display_table
 from evalcore.ranking import leaderboard
 from evalcore.ranking.bradley_terry import pooled_wins
-from evalcore.ranking.presentation import display_table
 from tests.bt_sim import simulate_bt, simulate_rare
 
 THETA = np.array([1.0, 0.6, 0.2, -0.1, -0.5, -1.2, 0.3])  # m06, the last, is the rare one
@@ -109,7 +109,7 @@ def test_rank_json_and_text_say_so(tmp_path, rare_counts, capsys):
 def test_the_report_marks_the_model(rare_counts):
     from evalcore.findings import run_analyses
     from evalcore.report import build_report
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     store = VerdictStore.from_frame(_frame(rare_counts))
     analyses = run_analyses(store, judge=store.judges()[0], rounds=100)

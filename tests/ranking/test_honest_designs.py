@@ -13,7 +13,7 @@ import pytest
 from evalcore.cli import main
 from evalcore.findings import Analyses, leader_finding, separation_finding
 from evalcore.ranking import leaderboard
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 from tests.bt_sim import simulate_bt
 from tests.honest_sim import REFERENCE, one_slot_leader, one_slot_table, undefeated_coverage
 
@@ -214,7 +214,7 @@ def test_one_instruction_gives_no_interval_and_no_rank_range(capsys, tmp_path):
     assert finding.text.startswith("With a single instruction there is nothing to resample")
     assert "—–—" not in finding.text and "no interval" in finding.text
     assert finding.numbers["rank_low"] is None
-    from evalcore.ranking.presentation import display_table
+    from evalcore.present.ranking import display_table
 
     assert set(display_table(board)["Rank range"]) == {"—"}
 

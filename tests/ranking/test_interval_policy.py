@@ -12,10 +12,9 @@ import pytest
 from evalcore.cli import main
 from evalcore.dataset import Dataset
 from evalcore.errors import UsageError
-from evalcore.io import read_verdicts
 from evalcore.ranking import choose_interval, leaderboard
 from evalcore.ranking.design import BOOTSTRAP_LIMIT, BOOTSTRAP_MODEL_LIMIT
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore, read_verdicts
 
 
 def _table(n_models: int, n_battles: int) -> pd.DataFrame:

@@ -9,7 +9,6 @@ import pytest
 from scipy.optimize import minimize
 from scipy.stats import kendalltau
 
-from evalcore.io import read_verdicts
 from evalcore.ranking import (
     ELO_SCALE,
     comparison_graph,
@@ -19,8 +18,8 @@ from evalcore.ranking import (
     to_elo,
     win_probability,
 )
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore, read_verdicts
 
 
 def test_seed_004_a_400_point_gap_is_a_10_to_1_win_probability():

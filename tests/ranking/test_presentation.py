@@ -10,8 +10,8 @@ import pytest
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
+from evalcore.present import ranking as show
 from evalcore.ranking import leaderboard, separation
-from evalcore.ranking import presentation as show
 
 
 def _counts(models, cells):
@@ -170,11 +170,11 @@ def test_anchor_only_table_reads_in_words():
 
 
 def test_style_display_orders_by_controlled_rank_and_marks_changes():
+    from evalcore.present import ranking as show
     from evalcore.ranking import leaderboard
-    from evalcore.ranking import presentation as show
     from evalcore.ranking.style import controlled_leaderboard
-    from evalcore.simulate import arena_verdict_frame, simulate_arena
-    from evalcore.store import VerdictStore
+    from evalcore.simulate.tables import arena_verdict_frame, simulate_arena
+    from evalcore.store.store import VerdictStore
 
     sim = simulate_arena(n_battles=6000, n_models=6, seed=11, style_effects={"length": 2.0})
     frame = arena_verdict_frame(sim)

@@ -210,7 +210,7 @@ def test_a_resample_with_an_absent_model_and_an_undefeated_one_gets_the_prior(de
 
 def test_prediction_powered_ratings_are_the_same_with_either_solver(dense):
     from evalcore.calibration.ppi import ppi_ratings
-    from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 
     for design in ("all_pairs", "anchor"):
         extra = {"design": "anchor", "anchor": "sim-cedar", "anchor_slot": "b"} if design == "anchor" else {}
@@ -236,8 +236,8 @@ def test_prediction_powered_ratings_are_the_same_with_either_solver(dense):
 
 def test_style_controlled_ratings_are_the_same_with_either_solver(dense):
     from evalcore.ranking.style import controlled_leaderboard
-    from evalcore.simulate_arena import arena_verdict_frame, simulate_arena
-    from evalcore.store import VerdictStore
+    from evalcore.simulate.arena import arena_verdict_frame, simulate_arena
+    from evalcore.store.store import VerdictStore
 
     store = VerdictStore()
     store.load(

@@ -21,7 +21,7 @@ from evalcore.ranking import fit_bradley_terry
 from evalcore.ranking.bradley_terry import ELO_SCALE
 from evalcore.ranking.style import check_controls, style_control
 from evalcore.schema import VerdictFormatError
-from evalcore.simulate import (
+from evalcore.simulate.tables import (
     JudgeSpec,
     SimulationSpec,
     arena_verdict_frame,
@@ -29,7 +29,7 @@ from evalcore.simulate import (
     simulate_arena,
 )
 from evalcore.stats.kendall import kendall_tau
-from evalcore.store import VerdictStore
+from evalcore.store.store import VerdictStore
 
 STYLE = ("length", "headers", "bold", "lists")
 
@@ -501,7 +501,7 @@ def test_ratings_are_estimates_matching_the_table():
 
 def test_markdown_counts_of_a_copied_table_read_the_lenders_text_without_copying_it(tmp_path):
     # A session's copy of the demo borrows its text; Markdown counts are read where it lives.
-    from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
+    from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 
     sim = simulate(SimulationSpec(n_models=4, n_instructions=12, judges=(JudgeSpec("j"),), seed=3, text=True))
     sim.verdicts.to_parquet(tmp_path / "t.parquet")

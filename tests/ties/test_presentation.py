@@ -1,4 +1,4 @@
-"""Tie structure in words and display tables (evalcore.ties.presentation).
+"""Tie structure in words and display tables (evalcore.present.ties).
 
 What is shown is compared with the numbers the analysis computed, on double-ordered labelled
 data, an arena table (one battle per prompt), an anchor-only table and tiny pointwise tables.
@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from evalcore.counts import VerdictCounts
-from evalcore.simulate import SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.present import ties as show
+from evalcore.simulate.tables import SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 from evalcore.ties import labelled_counts, verdict_tie_structure
-from evalcore.ties import presentation as show
 
 
 def _words(frame: pd.DataFrame) -> None:

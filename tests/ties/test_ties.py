@@ -14,21 +14,21 @@ import pytest
 from scipy.stats import kendalltau, somersd, spearmanr
 
 from evalcore.cli import main
+from evalcore.ingest.pointwise import (
+    PointwiseJudge,
+    read_pointwise,
+    simulate_pointwise,
+    validate_pointwise,
+)
 from evalcore.plots.ties import (
     diagnostic_grid_figure,
     score_distribution_figure,
     variance_shares_figure,
     verdict_levels_figure,
 )
-from evalcore.pointwise import (
-    PointwiseJudge,
-    read_pointwise,
-    simulate_pointwise,
-    validate_pointwise,
-)
 from evalcore.schema import LEVELS, VerdictFormatError
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictCounts, VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictCounts, VerdictStore
 from evalcore.ties import (
     instruction_scores,
     labelled_counts,
@@ -430,7 +430,7 @@ def test_worked_example_through_pairwise_verdicts_and_human_labels():
 
 
 def test_simulated_tie_happy_judge_ties_more():
-    """Known truth (evalcore.simulate): a wide tie band and three levels → more TIE verdicts,
+    """Known truth (evalcore.simulate.tables): a wide tie band and three levels → more TIE verdicts,
     a higher tie probability and fewer effective levels than a sharp five-level judge."""
     spec = SimulationSpec(
         n_models=4,
@@ -761,7 +761,7 @@ def test_tie_structure_on_an_arena_table_builds_no_dense_tensor(monkeypatch):
 def test_labelled_counts_equal_an_independent_pandas_count():
     """The SQL-indexed labelled counts equal counting the labelled rows in pandas (double-ordered
     table, two categories, labels on some instructions)."""
-    from evalcore.store import counts_from_aggregate
+    from evalcore.store.store import counts_from_aggregate
 
     sim = simulate(
         SimulationSpec(

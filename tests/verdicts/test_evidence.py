@@ -17,11 +17,11 @@ import pytest
 
 from evalcore.anchors import win_rate_distribution
 from evalcore.calibration import calibrate
-from evalcore.calibration.choices import disagreement_count, disagreement_filter
 from evalcore.judge import both_orders_counts, position_stats
+from evalcore.present.calibration_choices import disagreement_count, disagreement_filter
 from evalcore.ranking import leaderboard
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 from evalcore.verdicts import VerdictFilter
 from evalcore.verdicts.evidence import evidence_lines, pair_record
 

@@ -1,4 +1,4 @@
-"""The Verdicts page's words (evalcore.verdicts.presentation) and rendered-but-defused Markdown
+"""The Verdicts page's words (evalcore.present.verdicts) and rendered-but-defused Markdown
 for prompts, answers and the judge's reasoning (evalcore.text.markdown_document)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from evalcore.errors import UsageError
+from evalcore.present import verdicts as show
 from evalcore.text import WORD_JOINER, markdown_document
 from evalcore.verdicts import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
-from evalcore.verdicts import presentation as show
 from tests.test_adversarial import HOSTILE, _live_markup, _reader_sees
 from tests.test_text_markdown import live_parts
 
@@ -201,7 +201,7 @@ def test_a_win_rate_cell_names_its_pair_by_index_not_by_label():
     drawn x/y labels of the point)."""
     from evalcore.plots.leaderboard import win_rate_heatmap
     from evalcore.ranking import leaderboard
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
     names = ["<b>x</b>", "y", "z", "never"]
     rows = [

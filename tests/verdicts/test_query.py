@@ -11,10 +11,10 @@ import pytest
 
 from evalcore.errors import UsageError
 from evalcore.judge.both_orders import SAME_OUTCOME, paired_verdicts
-from evalcore.simulate import JudgeSpec, SimulationSpec, simulate
-from evalcore.store import VerdictStore
+from evalcore.present.verdicts import case_lines, page_headline, verdict_words
+from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from evalcore.store.store import VerdictStore
 from evalcore.verdicts import VerdictFilter, VerdictPage
-from evalcore.verdicts.presentation import case_lines, page_headline, verdict_words
 
 # A hand-worked table. Cases (judge, instruction, pair) and what they are, read from x's side:
 #   j q1 {x,y}: x>y (+1), then y first and y>x (+1, i.e. −1 for x): flipped; row 2's human says
@@ -147,7 +147,7 @@ def test_search_is_case_insensitive_substring(hand):
 
 
 def test_search_within_other_filters_reads_only_their_rows(hand, monkeypatch):
-    import evalcore.store_verdicts as sv
+    import evalcore.store.verdicts as sv
 
     flt = VerdictFilter(model_a="x", model_b="y", search="o1")  # o1, o10, o11, o14, o16 on x-y cases
     assert keys(hand.verdicts(flt)) == [("j", "q1"), ("j", "q6"), ("j", "q7"), ("k", "q1")]
@@ -247,7 +247,7 @@ def test_text_follows_a_table_moved_between_stores_and_the_facade(tmp_path):
     page = ds.verdicts({"a": "x", "b": "z"})
     assert page.cases[0].prompt == "P2" and ds.verdict_options()["has_text"]
     other = VerdictStore()
-    from evalcore.io import read_verdicts
+    from evalcore.store.store import read_verdicts
 
     other.load(read_verdicts(path))
     assert other.verdicts(VerdictFilter(flipped=True)).total == 3

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.store import VerdictStore
-from evalcore.store_verdicts import FOLDED, casefold_match
+from evalcore.store.store import VerdictStore
+from evalcore.store.verdicts import FOLDED, casefold_match
 from evalcore.verdicts import VerdictFilter
 
 #: Characters whose folding is not one-to-one or not what lower() gives, their neighbours, and

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from evalcore.cli import main
-from evalcore.store import VerdictStore
+from evalcore.present.verdicts import excerpt
+from evalcore.store.store import VerdictStore
 from evalcore.verdicts import VerdictFilter
-from evalcore.verdicts.presentation import excerpt
 from tests.conftest import ROOT, SHARED
 
 FIXTURES = ROOT / "tests" / "fixtures"

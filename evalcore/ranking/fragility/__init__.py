@@ -86,7 +86,7 @@ def ranking_fragility(
     Parameters
     ----------
     counts : VerdictCounts
-        One judge's calls (sparse counts from :meth:`evalcore.store.VerdictStore.counts`).
+        One judge's calls (sparse counts from :meth:`evalcore.store.store.VerdictStore.counts`).
     pairs : {"leader", "adjacent"}, default "leader"
         ``"leader"``: the leader against every model it was compared with (directly or through
         others); the lead is the challenger needing the fewest removals. ``"adjacent"``: each

@@ -3,7 +3,7 @@
 Shared by the Verdicts page, ``python -m evalcore verdicts`` and reports, so that every face says
 the same thing. Everything here is plain text: callers pass it through :mod:`evalcore.text`
 (Markdown, HTML) before showing it. The Verdicts page's own Markdown lines are in
-:mod:`evalcore.verdicts.presentation`.
+:mod:`evalcore.present.verdicts`.
 """
 
 from __future__ import annotations

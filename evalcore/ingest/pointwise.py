@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalcore.io import Source, read_raw
+from evalcore.ingest.files import Source, read_raw
 from evalcore.schema import NO_VERDICT_TOKENS, VerdictFormatError
 
 REQUIRED_POINTWISE: tuple[str, ...] = ("instruction_id", "candidate", "score")

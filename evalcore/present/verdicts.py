@@ -2,7 +2,7 @@
 answers, the judge's reasoning) already escaped by :mod:`evalcore.text`.
 
 The plain-text words every face shares (:func:`verdict_words` … :func:`case_lines`) are in
-:mod:`evalcore.verdicts.words` and importable from here too, so the page reads one module.
+:mod:`evalcore.present.verdict_words` and importable from here too, so the page reads one module.
 """
 
 from __future__ import annotations
@@ -11,10 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from evalcore.errors import UsageError
-from evalcore.text import code_span, fmt_int, markdown
-from evalcore.text_markdown import PREVIEW_CHARS, normalise_lines, render_preview
-from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
-from evalcore.verdicts.words import (
+from evalcore.present.verdict_words import (
     case_flags,
     case_lines,
     excerpt,
@@ -23,6 +20,9 @@ from evalcore.verdicts.words import (
     page_headline,
     verdict_words,
 )
+from evalcore.text import code_span, fmt_int, markdown
+from evalcore.text_markdown import PREVIEW_CHARS, normalise_lines, render_preview
+from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
 
 __all__ = [
     "PARAMS",

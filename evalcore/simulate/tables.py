@@ -10,7 +10,7 @@ and cuts it at thresholds into the 5-level scale (±tie_width/2 for a tie, ±muc
 better"), or into {−1, 0, +1} when ``levels == 3``. A human label, on a subset of rows, cuts the
 same margin without slot bias or verbosity, with its own noise. The table written is the one a
 user would upload (``docs/data-contract.md``), so every analysis is tested through the path
-real data takes. Arena battles (one prompt per battle) come from :mod:`evalcore.simulate_arena`.
+real data takes. Arena battles (one prompt per battle) come from :mod:`evalcore.simulate.arena`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 # The arena simulator lives in its own module; its names stay importable from here.
-from evalcore.simulate_arena import (  # noqa: F401
+from evalcore.simulate.arena import (  # noqa: F401
     ARENA_LANGUAGES,
     ArenaSimulation,
     arena_verdict_frame,
@@ -124,7 +124,7 @@ class SimulationSpec:
     #: AlpacaEval, where the reference output has a fixed place); None: a random slot per call.
     anchor_slot: str | None = None
     #: Add short synthetic prompts, answers and judge's reasoning that follow the truth
-    #: (:func:`evalcore.simulate_text.add_text`; drawn apart, so the verdicts are unchanged).
+    #: (:func:`evalcore.simulate.text.add_text`; drawn apart, so the verdicts are unchanged).
     text: bool = False
 
 
@@ -243,7 +243,7 @@ def simulate(spec: SimulationSpec) -> Simulation:
     for col in ("instruction_id", "model_a", "model_b", "judge"):
         table[col] = table[col].astype("string")
     if spec.text:
-        from evalcore.simulate_text import add_text
+        from evalcore.simulate.text import add_text
 
         quality = disc[:, None] * strengths[None, :] + quality_noise  # each answer's own quality
         reps = len(spec.judges)

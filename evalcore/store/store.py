@@ -7,9 +7,9 @@ names (judges, categories) only ever reach SQL as bound parameters.
 
 Why this module is longer than 500 lines: it is the one façade through which analyses reach
 DuckDB (loading atomically with the text beside it, counts, the verdicts behind a number, and a
-method per query the analyses need). The SQL itself lives in :mod:`evalcore.store_queries`,
-:mod:`evalcore.store_summary`, :mod:`evalcore.store_style`, :mod:`evalcore.store_text` and
-:mod:`evalcore.store_verdicts`; what stays here is the loading transaction and one short method per question.
+method per query the analyses need). The SQL itself lives in :mod:`evalcore.store.queries`,
+:mod:`evalcore.store.summary`, :mod:`evalcore.store.style`, :mod:`evalcore.store.text` and
+:mod:`evalcore.store.verdicts`; what stays here is the loading transaction and one short method per question.
 """
 
 from __future__ import annotations
@@ -22,20 +22,25 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 import duckdb
 import numpy as np
 
-from evalcore import ingest, store_queries
+from evalcore import ingest
 from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
-from evalcore.deadline import Watchdog
 from evalcore.errors import ResourceLimitError
 from evalcore.features import spelled_feature_columns
-from evalcore.io import LoadedTable, prepare_source, spill
+from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
 from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, VerdictFormatError, text_part
-from evalcore.store_queries import CalibrationPatterns, LabelledCells
-from evalcore.store_summary import DatasetSummary, classify_design, summarise  # noqa: F401 (re-exported)
-from evalcore.store_text import TextArea
-from evalcore.store_verdicts import CaseStats, case_page, case_stats, options
+from evalcore.store import queries as store_queries
+from evalcore.store.deadline import Watchdog
+from evalcore.store.queries import CalibrationPatterns, LabelledCells
+from evalcore.store.summary import (  # noqa: F401 (re-exported)
+    DatasetSummary,
+    classify_design,
+    summarise,
+)
+from evalcore.store.text import TextArea
+from evalcore.store.verdicts import CaseStats, case_page, case_stats, options
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -423,7 +428,7 @@ class VerdictStore:
         return case_page(self, flt, offset=offset, limit=limit, text=self.text)
 
     def case_stats(self, filter: VerdictFilter | Mapping[str, str] | None = None) -> CaseStats:
-        """What the cases matching ``filter`` hold (:class:`evalcore.store_verdicts.CaseStats`):
+        """What the cases matching ``filter`` hold (:class:`evalcore.store.verdicts.CaseStats`):
         cases, instructions, calls, calls with a verdict, the filter's first model's wins, ties
         and losses, the calibration's disagreeing calls and the flipped cases. The Verdicts page
         says with it how the cases it lists make up the number a link came from.
@@ -462,7 +467,7 @@ class VerdictStore:
         """
         from evalcore.importers._common import _records
         from evalcore.importers.arena_hard import arena_hard_answers
-        from evalcore.io import read_raw
+        from evalcore.ingest.files import read_raw
 
         file = name or ("upload" if isinstance(source, bytes) else Path(source).name)
         raw, _ = read_raw(source, name=file)
@@ -549,7 +554,7 @@ class VerdictStore:
         )
 
     def query(self, query: Callable[..., T], /, **params: Any) -> T:
-        """Run one of :mod:`evalcore.store_queries`' functions on a cursor of this store's
+        """Run one of :mod:`evalcore.store.queries`' functions on a cursor of this store's
         connection (closed afterwards): ``store.query(store_queries.labelled_rows, judge="j",
         category=None)``. Names reach SQL as bound parameters."""
         cur = self.con.cursor()
@@ -561,7 +566,7 @@ class VerdictStore:
     def labelled_cells(self, *, judge: str | None = None, category: str | None = None) -> LabelledCells:
         """Calls carrying both a verdict and a human label, counted per (instruction, ordered
         pair, verdict, label) on sorted model and instruction axes (see
-        :class:`~evalcore.store_queries.LabelledCells`)."""
+        :class:`~evalcore.store.queries.LabelledCells`)."""
         return self.query(store_queries.labelled_cells, judge=judge, category=category)
 
     def orders_share(
@@ -605,7 +610,7 @@ class VerdictStore:
     def score_cells(self, *, judge: str | None = None, category: str | None = None) -> dict:
         """Per (instruction, slot-A model, slot-B model) cell: the judge's calls and slot A's score,
         and on labelled rows the human's and the judge's score (what prediction-powered ratings
-        read; see :func:`evalcore.store_queries.score_cells`)."""
+        read; see :func:`evalcore.store.queries.score_cells`)."""
         return self.query(store_queries.score_cells, judge=judge, category=category)
 
     def style_rows(
@@ -625,13 +630,13 @@ class VerdictStore:
         ``feat_<name>_a/_b`` pair; :meth:`feature_sources` lists what this table can supply.
         Calls missing a requested feature are left out and counted in ``dropped``.
         """
-        from evalcore.store_style import style_rows
+        from evalcore.store.style import style_rows
 
         return style_rows(self.con, judge=judge, category=category, features=tuple(features), text=self.text)
 
     def feature_sources(self) -> dict[str, str]:
         """Per-answer features this table can supply for style control → their source, in words."""
-        from evalcore.store_style import feature_sources
+        from evalcore.store.style import feature_sources
 
         return feature_sources(self.con, self.text)
 
@@ -667,3 +672,20 @@ def counts_from_aggregate(agg: pd.DataFrame, *, judge: str | None) -> VerdictCou
         b=m_index.get_indexer(agg["model_b"]),
         n=n,
     )
+
+
+def read_verdicts(
+    source: Source, *, name: str | None = None, limits: LoadLimits | None = None
+) -> LoadedTable:
+    """Read, recognise and validate a verdict file; raise :class:`VerdictFormatError` if it fails.
+
+    The file is read by DuckDB into a store of its own (see
+    :meth:`evalcore.store.store.VerdictStore.load_file`, the main path, which loads into a given store).
+    Contract tables (CSV, CSV.gz, Parquet, JSON Lines) are validated in SQL; the native files of
+    Arena-Hard-Auto, AlpacaEval, MT-Bench and Chatbot Arena are converted first. The returned
+    ``format`` says which was recognised.
+    """
+    store = VerdictStore()
+    if isinstance(source, bytes):
+        return store.load_bytes(source, name=name or "upload", limits=limits)
+    return store.load_file(source, name=name, limits=limits)

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.calibration.choices import (
+from evalcore.calibration.correction import ESTIMANDS, Calibration
+from evalcore.calibration.coverage import CoverageResult
+from evalcore.calibration.floors import SizePlan
+from evalcore.calibration.gate import GateResult
+from evalcore.calibration.ppi import CEILING_SENTENCE, PPIRatings
+from evalcore.errors import UsageError
+from evalcore.judge.certification import Certification
+from evalcore.present.calibration_choices import (
     Selection,
     candidate_of,
     default_candidate,
@@ -27,12 +34,7 @@ from evalcore.calibration.choices import (
     judge_profile,
     selection,
 )
-from evalcore.calibration.correction import ESTIMANDS, Calibration
-from evalcore.calibration.coverage import CoverageResult
-from evalcore.calibration.floors import SizePlan
-from evalcore.calibration.gate import GateResult
-from evalcore.calibration.ppi import CEILING_SENTENCE, PPIRatings
-from evalcore.calibration.words import (  # noqa: F401 - the page reads them as show.NAME
+from evalcore.present.calibration_words import (  # noqa: F401 - the page reads them as show.NAME
     ALL_CATEGORIES,
     ALL_OPPONENTS,
     CANNOT,
@@ -57,8 +59,6 @@ from evalcore.calibration.words import (  # noqa: F401 - the page reads them as 
     UNITS,
     WIDGETS,
 )
-from evalcore.errors import UsageError
-from evalcore.judge.certification import Certification
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
 from evalcore.text import markdown as md
 

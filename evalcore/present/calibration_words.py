@@ -1,6 +1,6 @@
 """The Calibration page's own words: explanations, help texts and widget settings (no user text).
 
-Kept apart from :mod:`evalcore.calibration.presentation` (which re-exports them) so that the
+Kept apart from :mod:`evalcore.present.calibration` (which re-exports them) so that the
 sentences built from results and the fixed texts each stay short enough to read.
 """
 

@@ -30,7 +30,6 @@ import numpy as np
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.display import Metric, display_frame
 from evalcore.errors import UsageError
 from evalcore.judge.agreement import HumanAgreement, human_agreement, labelled_rows
 from evalcore.judge.both_orders import BothOrdersSummary
@@ -38,6 +37,7 @@ from evalcore.judge.comparison import best_marks, comparison_table
 from evalcore.judge.explanations import EXPLAIN
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet
+from evalcore.present.display import Metric, display_frame
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 __all__ = [

@@ -3,7 +3,7 @@
 The page reads its widgets into a :class:`Selection` (judge, candidate, opponent, category,
 labelled slice, unit), starts from :func:`default_pair` (the pair the Overview's finding
 calibrates) and asks :func:`gate_for` for the gate its options name. The page's sentences and
-tables are in :mod:`evalcore.calibration.presentation`, which re-exports these names.
+tables are in :mod:`evalcore.present.calibration`, which re-exports these names.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from evalcore.calibration.correction import Calibration
 from evalcore.calibration.counts import SAME_SLICE
 from evalcore.calibration.gate import GateResult, noninferiority_gate, ppi_gate, superiority_gate
 from evalcore.calibration.ppi import PPIRatings
-from evalcore.calibration.words import (
+from evalcore.present.calibration_words import (
     ALL_CATEGORIES,
     ALL_OPPONENTS,
     NEEDS_CANDIDATE,
@@ -166,14 +166,14 @@ def gate_for(
 
 def default_pair(counts) -> tuple[str | None, str | None]:
     """The candidate and opponent the page starts with: the judge's leader and runner-up (a point
-    Bradley–Terry fit, no intervals; :func:`evalcore.ranking.presentation.calibration_pair`: all
+    Bradley–Terry fit, no intervals; :func:`evalcore.present.ranking.calibration_pair`: all
     opponents when the two never met), the pair
     the Overview's "Can the win rate be corrected?" finding calibrates, so both pages show one
     number. With fewer than two models, or a design the fit refuses, the first model against all
     opponents; ``(None, None)`` without models.
     """
+    from evalcore.present.ranking import calibration_pair
     from evalcore.ranking import leaderboard  # ranking does not import calibration: no cycle
-    from evalcore.ranking.presentation import calibration_pair
 
     if counts.n_models < 2:
         return (counts.models[0] if counts.n_models else None), None

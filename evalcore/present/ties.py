@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.display import Metric, display_frame
+from evalcore.present.display import Metric, display_frame
 from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
 from evalcore.ties.pairwise import VerdictTieStructure
 from evalcore.ties.pointwise import pointwise_levels, pointwise_tie_structure

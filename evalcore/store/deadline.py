@@ -5,7 +5,7 @@ server's cores for as long as the file takes (issue 30: a load ran 173 s before 
 DuckDB can stop a running query from another thread (``interrupt``); Python code between
 queries is not stopped, so the watchdog interrupts again every 50 ms until the work under it
 ends (the next query it starts is stopped too), and the load checks before it commits. Used by
-:meth:`evalcore.store.VerdictStore.load_file` and ``load_bytes`` with
+:meth:`evalcore.store.store.VerdictStore.load_file` and ``load_bytes`` with
 :attr:`evalcore.limits.LoadLimits.max_seconds`.
 """
 

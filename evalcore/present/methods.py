@@ -15,7 +15,7 @@ from pathlib import Path
 __all__ = ["MethodSection", "MethodsDoc", "Reference", "parse_methods", "read_methods", "slug"]
 
 #: docs/methods.md in the repository (the app's working copy).
-METHODS_FILE = Path(__file__).resolve().parent.parent / "docs" / "methods.md"
+METHODS_FILE = Path(__file__).resolve().parents[2] / "docs" / "methods.md"
 
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 #: "Authors (year). Title. *Venue* …" — the year may carry a letter or be "n.d.".

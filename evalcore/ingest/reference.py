@@ -31,7 +31,7 @@ PAPER = "paper"
 #: How pages and reports name it.
 PAPER_HUMAN_LABEL = "the anchor paper's human ranking (Chatbot Arena Elo, Don-Yehiya et al. 2026)"
 #: Where the bundled file lives: ``data/reference`` of the repository checkout.
-REFERENCE_DIR = Path(__file__).resolve().parent.parent / "data" / "reference"
+REFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "reference"
 _PAPER_FILE = "anchor_paper_human_elo.csv"
 #: The fewest models a ranking must share with a table for a rank correlation to say anything.
 MIN_OVERLAP = 3
@@ -93,7 +93,7 @@ def human_ranking(spec: str) -> pd.DataFrame:
     """
     if spec.strip().lower() == PAPER:
         return paper_human_ranking()[["model", "score"]]
-    from evalcore.io import read_human_ranking
+    from evalcore.ingest.files import read_human_ranking
 
     return read_human_ranking(spec)
 

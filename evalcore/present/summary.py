@@ -18,8 +18,8 @@ from evalcore.text import markdown as md
 
 if TYPE_CHECKING:
     from evalcore.findings import Finding
-    from evalcore.store import DatasetSummary
-    from evalcore.workspace import SavedDataset
+    from evalcore.store.store import DatasetSummary
+    from evalcore.store.workspace import SavedDataset
 
 __all__ = [
     "design_markdown",

@@ -1,7 +1,7 @@
 """Readers: a file (CSV, CSV.gz, Parquet, JSON Lines, or a tool's native output) → the store.
 
 The contract is ``docs/data.md``. :func:`read_verdicts` (and the main path,
-:meth:`evalcore.store.VerdictStore.load_file`) hand the file to DuckDB's own readers, every cell
+:meth:`evalcore.store.store.VerdictStore.load_file`) hand the file to DuckDB's own readers, every cell
 as text so that the contract, not a type sniffer, decides what a verdict is (:mod:`evalcore.ingest`
 checks it in SQL). This module recognises the container, decompresses gzip as a capped stream and
 spills uploads to a scratch file. :func:`read_raw` (pandas; small files only) remains for the
@@ -249,25 +249,6 @@ def read_raw(source: Source, *, name: str | None = None) -> tuple[object, str]:
 def _is_contract_frame(frame: pd.DataFrame) -> bool:
     columns = {str(c).strip().lower() for c in frame.columns}
     return set(REQUIRED_COLUMNS) <= columns
-
-
-def read_verdicts(
-    source: Source, *, name: str | None = None, limits: LoadLimits | None = None
-) -> LoadedTable:
-    """Read, recognise and validate a verdict file; raise :class:`VerdictFormatError` if it fails.
-
-    The file is read by DuckDB into a store of its own (see
-    :meth:`evalcore.store.VerdictStore.load_file`, the main path, which loads into a given store).
-    Contract tables (CSV, CSV.gz, Parquet, JSON Lines) are validated in SQL; the native files of
-    Arena-Hard-Auto, AlpacaEval, MT-Bench and Chatbot Arena are converted first. The returned
-    ``format`` says which was recognised.
-    """
-    from evalcore.store import VerdictStore
-
-    store = VerdictStore()
-    if isinstance(source, bytes):
-        return store.load_bytes(source, name=name or "upload", limits=limits)
-    return store.load_file(source, name=name, limits=limits)
 
 
 # -- files as DuckDB reads them ---------------------------------------------------------------

@@ -4,7 +4,7 @@
 battle on its own prompt, popular models paired more often, ties and "tie (bothbad)"), optionally
 with answer-style features and a slot advantage of known size; :func:`arena_verdict_frame` turns
 them into the verdict table of the data contract and :func:`write_arena_dump` into the dump's own
-files. The judge-table simulator is :mod:`evalcore.simulate`.
+files. The judge-table simulator is :mod:`evalcore.simulate.tables`.
 """
 
 from __future__ import annotations

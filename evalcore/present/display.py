@@ -1,6 +1,6 @@
 """Display pieces shared by the presentation modules: a metric tile and a table in words.
 
-A presentation module (:mod:`evalcore.judge.presentation`, :mod:`evalcore.ties.presentation`)
+A presentation module (:mod:`evalcore.present.judge`, :mod:`evalcore.present.ties`)
 turns a result into what a page shows; these are the two shapes it returns besides sentences.
 Nothing here computes a statistic.
 """

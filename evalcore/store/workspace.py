@@ -29,7 +29,7 @@ Tables: ``datasets`` (one row per saved dataset: name, source file, format, size
 ``dataset_history`` (the same for earlier versions, with the time each was replaced),
 ``dataset_rows``, ``dataset_features`` and ``dataset_text`` (the canonical verdict frame of
 :mod:`evalcore.schema`, its ``feat_`` columns and its text, keyed by dataset name and version:
-:mod:`evalcore.workspace_rows`) and ``dataset_rankings`` (an optional human ranking: model,
+:mod:`evalcore.store.rows`) and ``dataset_rankings`` (an optional human ranking: model,
 score).
 
 Why this module is longer than 500 lines: the file's invariants (one writer under a lock,
@@ -50,12 +50,12 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from evalcore import workspace_rows as rows_table
 from evalcore._sql import one_row, sql_literal
 from evalcore.errors import EvalcoreError
 from evalcore.features import spelled_feature_columns
-from evalcore.io import LoadedTable
+from evalcore.ingest.files import LoadedTable
 from evalcore.schema import CANONICAL_COLUMNS, canonical_dtypes, inspect_verdicts, text_part
+from evalcore.store import rows as rows_table
 
 #: The environment variable naming the workspace file.
 ENV_VAR = "VERDICTLAB_WORKSPACE"
@@ -395,7 +395,7 @@ class Workspace:
         """Save a canonical verdict table under ``name`` in one transaction.
 
         Its ``feat_`` columns are kept, and ``text`` (``row`` and the text columns, as a frame or
-        Arrow batches, e.g. :meth:`evalcore.store.VerdictStore.text_rows`) when given; a frame
+        Arrow batches, e.g. :meth:`evalcore.store.store.VerdictStore.text_rows`) when given; a frame
         that carries text columns itself keeps them too.
 
         Raise :class:`WorkspaceError` if the name is unusable, or taken and ``replace`` is False;

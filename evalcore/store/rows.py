@@ -4,7 +4,7 @@ version and row number.
 
 Features are kept long (one row per call and feature) so that datasets with different feature
 columns share one table; text has a table of its own so that listing and counting never read it.
-Called by :class:`evalcore.workspace.Workspace` inside its transactions.
+Called by :class:`evalcore.store.workspace.Workspace` inside its transactions.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The store's SQL for style control: judge calls with per-answer features, as numpy arrays.
 
-Called through :meth:`evalcore.store.VerdictStore.style_rows`. DuckDB filters, computes the
+Called through :meth:`evalcore.store.store.VerdictStore.style_rows`. DuckDB filters, computes the
 features (lengths, Markdown counts from the answers' text with the RE2 patterns of
 :mod:`evalcore.features`, or the ``feat_`` columns) and numbers models, judges and instructions; Python receives integer and float arrays, never the text.
 """
@@ -18,7 +18,7 @@ from evalcore.errors import UsageError
 from evalcore.features import CODE_BLOCK, MARKDOWN_PATTERNS, StyleRows, feature_pairs
 
 if TYPE_CHECKING:
-    from evalcore.store_text import TextArea
+    from evalcore.store.text import TextArea
 
 TEXT_COLUMNS = ("response_a", "response_b")
 
@@ -112,7 +112,7 @@ def style_rows(
     features: Sequence[str],
     text: TextArea | None = None,
 ) -> StyleRows:
-    """See :meth:`evalcore.store.VerdictStore.style_rows`."""
+    """See :meth:`evalcore.store.store.VerdictStore.style_rows`."""
     sources = feature_sources(con, text)
     missing = [f for f in features if f not in sources]
     if missing:

@@ -1,5 +1,5 @@
 """The store's cases: the SQL that pages through the cases behind every number (the text they
-show lives in :mod:`evalcore.store_text`).
+show lives in :mod:`evalcore.store.text`).
 
 A case is one (judge, instruction, unordered pair). Cases are grouped in SQL over the text-free
 ``verdicts`` table; the free-text search scans the text table once and joins its matching row
@@ -8,19 +8,18 @@ numbers. Every user value reaches SQL as a bound parameter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from evalcore.store_queries import disagreement_units_sql
-from evalcore.store_text import _TEXT_COLS, TEXT_DB, TextArea
+from evalcore.store.queries import disagreement_units_sql
+from evalcore.store.text import _TEXT_COLS, TEXT_DB, TextArea
 from evalcore.text import timestamp_text
-from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
+from evalcore.verdicts.cases import CaseStats, VerdictCall, VerdictCase, VerdictFilter, VerdictPage
 
 if TYPE_CHECKING:
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
 __all__ = [
     "TEXT_DB",
@@ -64,7 +63,7 @@ _CASE_FILTER = """
         GROUP BY w.w_judge, w.w_inst HAVING bool_and(w.v < 0))))
     AND {win}"""
 
-# The calibration's disagreeing units (evalcore.store_queries.disagreement_units_sql): a case of
+# The calibration's disagreeing units (evalcore.store.queries.disagreement_units_sql): a case of
 # $win is kept when its (judge, instruction, opponent) holds one.
 _WIN_FILTER = """($win IS NULL OR ((model_a = $win OR model_b = $win) AND EXISTS (
         SELECT 1 FROM ({units}) u
@@ -303,25 +302,6 @@ def _cases_sql(
         ).replace("WITH calls AS", "WITH " + _HITS.format(table=text.current, match=match) + " calls AS", 1)
         params |= fold_params
     return sql, params
-
-
-@dataclass(frozen=True)
-class CaseStats:
-    """What the cases matching a filter hold: ``cases``, distinct ``instructions``, judge
-    ``calls`` and those with a verdict (``verdicts``); from ``model_a``'s side (the filter's
-    first model), its ``wins``, ``ties`` and ``losses`` in those calls (self-comparisons left
-    out); ``win_calls``: calls where the judge and the human disagree on whether the filter's
-    ``win_disagrees`` model won; ``flipped``: cases whose two orders disagree."""
-
-    cases: int
-    instructions: int
-    calls: int
-    verdicts: int
-    wins: int
-    ties: int
-    losses: int
-    win_calls: int
-    flipped: int
 
 
 def case_stats(store: VerdictStore, flt: VerdictFilter, *, text: TextArea) -> CaseStats:

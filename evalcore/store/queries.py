@@ -2,10 +2,10 @@
 the judge sheet's coverage, self-comparisons, labelled rows and length bins.
 
 Each function takes a DuckDB connection holding the ``verdicts`` table; analyses run them through
-:meth:`evalcore.store.VerdictStore.query` (or the store's named methods) and receive integer
+:meth:`evalcore.store.store.VerdictStore.query` (or the store's named methods) and receive integer
 arrays, tuples and small frames, so no analysis module queries DuckDB. Names (judges, models, categories)
 reach SQL only as bound parameters. The general aggregation every analysis reads
-(:meth:`VerdictStore.counts`) lives in :mod:`evalcore.store` itself.
+(:meth:`VerdictStore.counts`) lives in :mod:`evalcore.store.store` itself.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import duckdb
 import numpy as np
 
 from evalcore._sql import one_row
+from evalcore.counts import PATTERN_COLUMNS
 
 if TYPE_CHECKING:  # frames are made by DuckDB (.df()): `rank --json` never imports pandas
     import pandas as pd
@@ -106,22 +107,6 @@ def labelled_cells(
 
 # -- calibration patterns (evalcore.calibration.calibration_counts) -------------------------------
 
-#: Columns of a pattern row: judged wins, ties, losses; then the labelled confusion matrix with
-#: the human label (win, tie, loss) as rows and the judge's verdict (win, tie, loss) as columns.
-PATTERN_COLUMNS: tuple[str, ...] = (
-    "w",
-    "t",
-    "l",
-    "hw_vw",
-    "hw_vt",
-    "hw_vl",
-    "ht_vw",
-    "ht_vt",
-    "ht_vl",
-    "hl_vw",
-    "hl_vt",
-    "hl_vl",
-)
 
 _FILTERS = """verdict IS NOT NULL AND model_a <> model_b
       AND ($judge IS NULL OR judge = $judge)

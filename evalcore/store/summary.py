@@ -8,11 +8,12 @@ from math import comb
 from typing import TYPE_CHECKING
 
 from evalcore._sql import one_row
+from evalcore.ranking.design import classify_design
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from evalcore.store import VerdictStore
+    from evalcore.store.store import VerdictStore
 
 
 @dataclass(frozen=True, repr=False)
@@ -141,20 +142,3 @@ def summarise(store: VerdictStore) -> DatasetSummary:
         no_verdict=no_verdict,
         pair_coverage=tidy,
     )
-
-
-def classify_design(models: tuple[str, ...], pairs: pd.DataFrame) -> tuple[str, str | None]:
-    """ "all pairs" if every pair of models was judged, "anchor-only" if one model is in every
-    judged pair (the AlpacaEval design), else "partial". Returns the design and the anchor."""
-    import pandas as pd
-
-    n_pairs = len(pairs)
-    if len(models) >= 2 and n_pairs == comb(len(models), 2):
-        return "all pairs", None
-    if n_pairs:
-        both = pd.concat([pairs.iloc[:, 0], pairs.iloc[:, 1]])
-        appearances = both.value_counts()
-        top = appearances.index[0]
-        if appearances.iloc[0] == n_pairs and n_pairs == len(models) - 1:
-            return "anchor-only", str(top)
-    return "partial", None

@@ -1,0 +1,39 @@
+"""The DuckDB store: loading, the queries every analysis reads, the text kept apart, the workspace.
+
+Modules: :mod:`.store` (:class:`VerdictStore`, the loading transaction and one method per
+question), :mod:`.queries` (the SQL of the counts), :mod:`.summary`, :mod:`.style`, :mod:`.text`,
+:mod:`.verdicts` (the cases behind a number), :mod:`.workspace` and :mod:`.rows` (saved datasets),
+:mod:`.deadline`. The names below are the package's face for notebooks
+(``VerdictStore`` imported from this package); they are imported lazily so that reading one query
+module does not load DuckDB's whole loading path.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "VerdictStore": "evalcore.store.store",
+    "read_verdicts": "evalcore.store.store",
+    "counts_from_aggregate": "evalcore.store.store",
+    "DatasetSummary": "evalcore.store.summary",
+    "summarise": "evalcore.store.summary",
+    "Workspace": "evalcore.store.workspace",
+    "SavedDataset": "evalcore.store.workspace",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalcore.store.store' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(__all__) | set(globals()))
