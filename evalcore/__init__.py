@@ -14,7 +14,8 @@ is an :class:`EvalcoreError`. Names are imported lazily so the command line star
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import sys
+from typing import Any, Callable
 
 __version__ = "0.2.0"
 
@@ -46,13 +47,26 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'evalcore' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+def lazy_face(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for a package face: each name in ``exports`` (name -> module)
+    is imported from its module on first use, so the face costs nothing until a name is read."""
+    space = sys.modules[package].__dict__
+
+    def getattr_(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        space[name] = value
+        return value
+
+    def dir_() -> list[str]:
+        return sorted(set(exports) | set(space))
+
+    return getattr_, dir_
+
+
+__getattr__ = lazy_face(__name__, _EXPORTS)[0]
 
 
 def __dir__() -> list[str]:

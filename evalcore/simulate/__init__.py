@@ -8,8 +8,7 @@ notebooks (``SimulationSpec`` and ``simulate`` imported from this package), impo
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from evalcore import lazy_face
 
 _EXPORTS = {
     "JudgeSpec": "evalcore.simulate.tables",
@@ -27,14 +26,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'evalcore.simulate.tables' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(__all__) | set(globals()))
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS)

@@ -10,8 +10,7 @@ module does not load DuckDB's whole loading path.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from evalcore import lazy_face
 
 _EXPORTS = {
     "VerdictStore": "evalcore.store.store",
@@ -26,14 +25,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'evalcore.store.store' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(__all__) | set(globals()))
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS)
