@@ -44,6 +44,25 @@ NAVIGATION: tuple[tuple[str, str, str], ...] = (
     ("pages/methods.py", "Methods", ":material/menu_book:"),
 )
 FAVICON = ROOT / "data" / "favicon.png"
+#: The same registry by page name (the file's stem; ``app`` is the Data page): every link to a
+#: page takes its file, label and icon from here (:func:`page_link`).
+PAGES: dict[str, tuple[str, str, str]] = {
+    Path(file).stem: (file, label, icon) for file, label, icon in NAVIGATION
+}
+
+
+def page_link(
+    name: str, *, label: str | None = None, query_params: dict | None = None, help: str | None = None
+) -> None:
+    """A link to the registered page ``name`` (its label unless ``label`` is given); nothing when
+    the page runs on its own (a test's script: no app to link in)."""
+    from streamlit.errors import StreamlitAPIException
+
+    file, title, icon = PAGES[name]
+    try:
+        st.page_link(file, label=label or title, icon=icon, query_params=query_params, help=help)
+    except StreamlitAPIException:  # a page run on its own (a test's script): no app
+        pass
 
 
 def sidebar() -> None:
@@ -117,30 +136,17 @@ def verdicts_link(
     cell); ``flt=None`` (nothing chosen) draws nothing. ``extra``: view settings the Verdicts
     page reads besides the filter (``orders=both``: the pair's statistic in both-orders verdicts).
     """
-    from streamlit.errors import StreamlitAPIException
 
     if flt is None:
         return
     key = dataset_key()
     params = {**({"dataset": key} if key else {}), **flt.as_params(), **(extra or {})}
     if switch:
-        st.switch_page("pages/verdicts.py", query_params=params)
-    try:
-        st.page_link(
-            "pages/verdicts.py", label=label, icon=":material/fact_check:", query_params=params, help=help
-        )
-    except StreamlitAPIException:  # a page run on its own (a test's script): no app to link in
-        pass
+        st.switch_page(PAGES["verdicts"][0], query_params=params)
+    page_link("verdicts", label=label, query_params=params, help=help)
 
 
 def methods_link(section: str, *, label: str = "Method and references") -> None:
     """A link to the Methods page opened at ``section`` (a heading of docs/methods.md, e.g.
     ``"anchor-selection"``); the session and its data stay."""
-    from streamlit.errors import StreamlitAPIException
-
-    try:
-        st.page_link(
-            "pages/methods.py", label=label, icon=":material/menu_book:", query_params={"section": section}
-        )
-    except StreamlitAPIException:  # a page run on its own (a test's script): no app
-        pass
+    page_link("methods", label=label, query_params={"section": section})

@@ -23,6 +23,8 @@ from ui.state import (
     url_choice,
     url_flag,
     url_int,
+    url_list,
+    url_param,
 )
 
 if TYPE_CHECKING:
@@ -282,3 +284,25 @@ def memo_or_info(key: tuple, compute: Any) -> Any:
     except ValueError as exc:
         info(exc)
         return None
+
+
+def linked_multi(
+    widget: Callable[..., Any], label: str, options: Any, *, param: str, key: str, default: Any, **kwargs: Any
+) -> list:
+    """A multiselect started on the link's ``param`` (comma-separated; a value it does not offer
+    is named in a warning) and kept in the link when it differs from ``default``."""
+    options = list(options)
+    asked = url_list(param, options) if url_param(param) else list(default)
+    value = widget(label, options, default=asked, key=key, **kwargs)
+    set_url_param(param, None if list(value) == list(default) else ",".join(str(v) for v in value))
+    return list(value)
+
+
+def linked_text(
+    widget: Callable[..., Any], label: str, *, param: str, key: str, default: str, **kwargs: Any
+) -> str:
+    """A text input started on the link's ``param`` and kept in the link when it differs from
+    ``default`` (the page checks the text itself, as it does a typed one)."""
+    value = widget(label, value=url_param(param, default), key=key, **kwargs)
+    set_url_param(param, None if value == default else value)
+    return str(value)

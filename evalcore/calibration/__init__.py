@@ -12,6 +12,8 @@
   prediction-powered).
 - :mod:`evalcore.calibration.ppi`: prediction-powered Bradley–Terry ratings (PPI++).
 - :mod:`evalcore.calibration.coverage`: the coverage simulation with a known truth.
+- :mod:`evalcore.calibration.selection`: the policies a view starts on (default pair, unit rule,
+  release gate) as keyword options.
 
 References
 ----------
@@ -56,10 +58,20 @@ from evalcore.calibration.gate import GateResult, noninferiority_gate, ppi_gate,
 from evalcore.calibration.lang_reiczigel import lang_reiczigel_interval
 from evalcore.calibration.ppi import PPIRatings, ppi_ratings
 from evalcore.calibration.rogan_gladen import naive_interval, rogan_gladen
+from evalcore.calibration.selection import (
+    CalibrationSelection,
+    calibration_selection,
+    default_pair,
+    release_gate,
+)
 from evalcore.calibration.transfer import transfer_warning
 from evalcore.stats.intervals import Z95, wilson_interval
 
 __all__ = [
+    "CalibrationSelection",
+    "calibration_selection",
+    "default_pair",
+    "release_gate",
     "DEFAULT_MAX_FLOOR",
     "ESTIMANDS",
     "FLOOR_SIZES",

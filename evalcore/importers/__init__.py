@@ -4,7 +4,7 @@ Each importer reads one tool's own file as the tool writes it and returns the ro
 table (``docs/data.md``): one row per judge call, ``model_a`` the response the judge
 saw **first**, the verdict on −2..+2 from slot A's point of view, and calls that returned no
 verdict kept as empty verdicts (never imputed). :func:`convert_native` recognises the format from
-the fields present; :func:`evalcore.ingest.files.read_verdicts` calls it for anything that is not already a
+the fields present; :func:`evalcore.store.store.read_verdicts` calls it for anything that is not already a
 verdict table, so the app and every CLI command read these files as they are.
 
 One module per tool: :mod:`.arena_hard`, :mod:`.alpaca_eval`, :mod:`.mt_bench`,

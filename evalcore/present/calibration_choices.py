@@ -1,8 +1,8 @@
 """What the Calibration page's pickers choose, in the terms of :func:`~evalcore.calibration.calibrate`.
 
 The page reads its widgets into a :class:`Selection` (judge, candidate, opponent, category,
-labelled slice, unit), starts from :func:`default_pair` (the pair the Overview's finding
-calibrates) and asks :func:`gate_for` for the gate its options name. The page's sentences and
+labelled slice, unit). The policies (the default pair, the unit rule, the gate) are the analyses'
+keyword options in :mod:`evalcore.calibration.selection`; here the widgets' labels map to them. The page's sentences and
 tables are in :mod:`evalcore.present.calibration`, which re-exports these names.
 """
 
@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 from evalcore.calibration.correction import Calibration
 from evalcore.calibration.counts import SAME_SLICE
-from evalcore.calibration.gate import GateResult, noninferiority_gate, ppi_gate, superiority_gate
+from evalcore.calibration.gate import GateResult
 from evalcore.calibration.ppi import PPIRatings
+from evalcore.calibration.selection import calibration_selection, default_pair, release_gate
+from evalcore.errors import UsageError
 from evalcore.present.calibration_words import (
     ALL_CATEGORIES,
     ALL_OPPONENTS,
@@ -125,18 +127,23 @@ def candidate_of(choice: str) -> str | None:
 def selection(
     judge: str | None, candidate: str | None, against: str, category: str | None, labelled: str, unit: str
 ) -> Selection:
-    """The pickers' choices (candidate already read by :func:`candidate_of`) as a :class:`Selection`."""
-    baseline = None if (candidate is None or against == ALL_OPPONENTS) else against
-    both_orders = UNITS[unit]
-    note = ""
-    if both_orders and candidate is None:
-        both_orders, note = False, NEEDS_CANDIDATE
+    """The pickers' choices (candidate already read by :func:`candidate_of`) as a :class:`Selection`:
+    labels to values here, the rule in :func:`~evalcore.calibration.selection.calibration_selection`."""
     lab: object
     if labelled == SAME:
         lab, key = SAME_SLICE, "same"
     else:
         lab, key = (None if labelled == ALL_CATEGORIES else labelled), labelled
-    return Selection(judge, candidate, baseline, category, lab, both_orders, key, note)
+    chosen = calibration_selection(
+        judge=judge,
+        candidate=candidate,
+        baseline=None if against == ALL_OPPONENTS else against,
+        category=category,
+        labelled_category=lab,
+        both_orders=UNITS[unit],
+    )
+    note = NEEDS_CANDIDATE if chosen.unit_changed else ""
+    return Selection(judge, candidate, chosen.baseline, category, lab, chosen.both_orders, key, note)
 
 
 def floor_sizes(picked: list[int], custom: int) -> list[int]:
@@ -147,41 +154,12 @@ def floor_sizes(picked: list[int], custom: int) -> list[int]:
 def gate_for(
     cal: Calibration, *, kind: str, margin_points: int, on: str, ppi: PPIRatings | None
 ) -> GateResult | str:
-    """The gate the page asks for, or why it cannot be run (app text, safe Markdown).
-
-    ``on`` is "printed", "corrected" or "prediction-powered" (the PPI gate needs the ratings and a
-    named opponent under "Against")."""
-    margin = margin_points / 100.0 if kind == "non-inferiority" else 0.0
-    if on == "prediction-powered":
-        if ppi is None:
-            return "The prediction-powered gate needs prediction-powered ratings (see that tab)."
-        if cal.baseline is None or cal.candidate is None:
-            return "The prediction-powered gate compares two models: pick one under 'Against'."
-        kind_key = "superiority" if kind == "superiority" else "noninferiority"
-        return ppi_gate(ppi, cal.candidate, cal.baseline, kind=kind_key, margin=margin)
-    if kind == "superiority":
-        return superiority_gate(cal, corrected=on == "corrected")
-    return noninferiority_gate(cal, margin=margin, corrected=on == "corrected")
-
-
-def default_pair(counts) -> tuple[str | None, str | None]:
-    """The candidate and opponent the page starts with: the judge's leader and runner-up (a point
-    Bradley–Terry fit, no intervals; :func:`evalcore.present.ranking.calibration_pair`: all
-    opponents when the two never met), the pair
-    the Overview's "Can the win rate be corrected?" finding calibrates, so both pages show one
-    number. With fewer than two models, or a design the fit refuses, the first model against all
-    opponents; ``(None, None)`` without models.
-    """
-    from evalcore.present.ranking import calibration_pair
-    from evalcore.ranking import leaderboard  # ranking does not import calibration: no cycle
-
-    if counts.n_models < 2:
-        return (counts.models[0] if counts.n_models else None), None
+    """:func:`~evalcore.calibration.selection.release_gate` with the page's margin in percentage
+    points, or why it cannot be run (app text, safe Markdown)."""
     try:
-        pair = calibration_pair(leaderboard(counts, rounds=0, interval="bootstrap"), counts)  # ratings only
-    except (ValueError, ArithmeticError):  # a design the fit refuses: any model will do
-        pair = None
-    return pair if pair is not None else (counts.models[0], None)
+        return release_gate(cal, kind=kind, margin=margin_points / 100.0, basis=on, ppi=ppi)  # type: ignore[arg-type]
+    except UsageError as exc:
+        return str(exc)
 
 
 def default_candidate(counts) -> str | None:

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore import quantities as q
+from evalcore.calibration.selection import calibration_pair, top_pair  # noqa: F401 (read from here)
 from evalcore.errors import UsageError
 from evalcore.ranking.design import (
     BOOTSTRAP_LIMIT,
@@ -61,53 +62,6 @@ def default_interval(n_instructions: int, n_models: int = 0) -> IntervalMethod:
     ('bootstrap', 'sandwich', 'sandwich')
     """
     return choose_interval(n_instructions, n_models).method
-
-
-def top_pair(board: Leaderboard) -> tuple[str, str] | None:
-    """The leader and the runner-up: the first two models of the leaderboard's first connected
-    piece (models in different pieces have no common scale), or None with fewer than two. Models
-    whose ratings are not comparable with the others' (one slot only) are left out, unless fewer
-    than two are comparable.
-
-    The one definition of "the top two" shared by the Overview's findings and the Calibration
-    page's default candidate and opponent, so both show the same pair.
-    """
-    table = board.comparable_only().table  # a one-slot model's rating carries the slot preference
-    if len(table) < 2:  # too few are comparable (two models, each in one slot): the fit's order
-        table = board.table
-    if table.empty:
-        return None
-    top = table[table["piece"] == table["piece"].iloc[0]]
-    if len(top) < 2:
-        return None
-    return str(top.iloc[0]["model"]), str(top.iloc[1]["model"])
-
-
-def calibration_pair(board: Leaderboard, counts) -> tuple[str, str | None] | None:
-    """The pair whose win rate the Overview and the Calibration page calibrate by default: the
-    leader against the runner-up (:func:`top_pair`), or the leader against all opponents when
-    the two never met in ``counts`` (a sparse or anchor-only table), so the default view is never
-    an empty page.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalcore.counts import VerdictCounts
-    >>> from evalcore.ranking import leaderboard
-    >>> n = np.array([[0, 0, 0, 3, 1], [0, 0, 0, 2, 2], [0, 0, 0, 1, 3]], dtype=np.int32)
-    >>> counts = VerdictCounts(models=("a", "b", "c"), instructions=("q",), judge="j",
-    ...     inst=np.zeros(3, np.int32), a=np.array([0, 1, 0], np.int32),
-    ...     b=np.array([2, 2, 1], np.int32), n=n)
-    >>> calibration_pair(leaderboard(counts, rounds=0), counts)
-    ('a', 'b')
-    """
-    pair = top_pair(board)
-    if pair is None:
-        return None
-    leader, runner_up = pair
-    i, j = counts.models.index(leader), counts.models.index(runner_up)
-    met = bool(np.any(((counts.a == i) & (counts.b == j)) | ((counts.a == j) & (counts.b == i))))
-    return leader, runner_up if met else None
 
 
 def interval_from_label(label: str) -> str:

@@ -27,11 +27,13 @@ from evalcore.ties.levels import (
     renyi_effective_levels,
 )
 from evalcore.ties.pairwise import (
+    JudgeTies,
     LabelledPairs,
     ScoreEntries,
     VerdictTieStructure,
     instruction_mean,
     instruction_scores,
+    judge_ties,
     labelled_counts,
     score_entries,
     verdict_tie_structure,
@@ -51,6 +53,8 @@ from evalcore.ties.variance import (
 from evalcore.ties.within import Agreement, summarise_agreement, within_instruction
 
 __all__ = [
+    "JudgeTies",
+    "judge_ties",
     "AGREEMENT_COLUMNS",
     "LEVEL_LABELS",
     "SCORE_DECIMALS",

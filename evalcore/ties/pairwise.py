@@ -438,3 +438,37 @@ def verdict_tie_structure(
         per_instruction=per,
         intervals=intervals,
     )
+
+
+@dataclass(frozen=True)
+class JudgeTies:
+    """The tie structure of a judge's calls (``judge``, against ``human_ranking`` when given) and,
+    on the rows that also carry a human label, of those calls against the labels (``human``;
+    None without labelled rows)."""
+
+    judge: VerdictTieStructure
+    human: VerdictTieStructure | None
+
+    def as_dict(self) -> dict:
+        return {"judge": self.judge.as_dict(), "human": self.human.as_dict() if self.human else None}
+
+
+def judge_ties(
+    counts: VerdictCounts,
+    labelled: LabelledPairs | None = None,
+    *,
+    human_ranking: pd.DataFrame | None = None,
+    score: str = "soft",
+) -> JudgeTies:
+    """:func:`verdict_tie_structure` of a judge's calls and, on its labelled rows
+    (:func:`labelled_counts`), of the same calls against the human labels: the Tie-structure
+    view's pairwise section in one call ("The Format is the Filter: Scoring Format Fixes What an
+    LLM Judge Can Express", 2025).
+
+    Both parts use the same within-instruction ``score`` rule, so the two agreements compare.
+    """
+    judge = verdict_tie_structure(counts, human_ranking, score=score)
+    human = None
+    if labelled is not None and labelled.n_calls:
+        human = verdict_tie_structure(labelled.judge, labelled.human, score=score)
+    return JudgeTies(judge, human)

@@ -171,3 +171,58 @@ def test_prediction_powered_ratings_certification_and_their_gate(cal_page):
 def test_prediction_powered_ratings_refused_in_words_without_labels(anchor_only_page):
     at = anchor_only_page
     assert "No prediction-powered ratings" in _texts(at.error)
+
+
+#: The floor and size inputs as a copied link carries them (none is the page's default).
+FLOOR_LINK = {
+    "max_floor": "30",
+    "sizes": "50,200",
+    "custom_size": "300",
+    "js": "0.4",
+    "target": "5",
+    "max_labelled": "5000",
+    "quality": "typed J = 0.40",
+}
+
+
+def test_a_copied_link_reproduces_the_floor_and_size_numbers():
+    from evalcore.calibration import size_plan
+
+    at = new_app(timeout=90)
+    for name, value in FLOOR_LINK.items():
+        at.query_params[name] = value
+    at.run()
+    at.switch_page("pages/calibration.py").run()
+    assert not at.exception
+    assert at.slider(key="cal_max_floor").value == 30
+    assert at.multiselect(key="cal_floor_sizes").value == [50, 200]
+    assert at.number_input(key="cal_floor_custom").value == 300
+    assert at.text_input(key="cal_floor_js").value == "0.4"
+    assert at.slider(key="cal_target").value == 5
+    assert at.number_input(key="cal_max_labelled").value == 5000
+    assert at.selectbox(key="cal_plan_source").value == "typed J = 0.40"
+    # the size picker's answer is the library's for these inputs, not the default's
+    plan = size_plan(0.05, max_labelled=5000, youden_j=0.4)
+    shown = _texts(at.success) + _texts(at.warning)
+    assert plan.explanation in shown
+    assert size_plan(0.10, max_labelled=1600, youden_j=0.57).explanation not in shown
+    # the unknown-parameter warning does not fire: the page reads every one of them
+    assert not any("not a setting of this page" in str(w.value) for w in at.warning)
+
+
+def test_the_floor_and_size_inputs_are_written_into_the_link(cal_page):
+    at = cal_page
+    for name in FLOOR_LINK:  # the defaults keep the link short
+        assert name not in at.query_params
+    at.slider(key="cal_target").set_value(7)
+    at.text_input(key="cal_floor_js").input("0.3")
+    at.multiselect(key="cal_floor_sizes").set_value([800])
+    at.number_input(key="cal_max_labelled").set_value(2000)
+    at.slider(key="cal_max_floor").set_value(25)
+    at.run()
+    assert not at.exception
+    assert at.query_params["target"] == "7"
+    assert at.query_params["js"] == "0.3"
+    assert at.query_params["sizes"] == "800"
+    assert at.query_params["max_labelled"] == "2000"
+    assert at.query_params["max_floor"] == "25"

@@ -109,7 +109,7 @@ def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
     frame.to_csv(path, index=False)
     script = (
         "import ui as _ui\n"
-        "from evalcore.ingest.files import read_verdicts\n"
+        "from evalcore.store.store import read_verdicts\n"
         f"_ui.install(read_verdicts({str(path)!r}))\n"
         "import runpy\n"
         f"runpy.run_path({str(ROOT / 'pages' / 'judge.py')!r}, run_name='__main__')\n"

@@ -10,7 +10,7 @@ import ui as _ui
 from evalcore.ingest.files import read_human_ranking
 from evalcore.ingest.pointwise import read_pointwise
 from evalcore.ties import labelled_counts, pointwise_tie_structure, verdict_tie_structure
-from tests.conftest import ROOT, open_page
+from tests.conftest import ROOT, new_app, open_page
 
 APP = str(ROOT / "app.py")
 
@@ -133,3 +133,33 @@ def test_uploaded_dataset_never_shows_the_demo_pointwise_scores():
     at.button(key="pointwise_demo").click().run()
     assert not at.exception
     assert any("Same-level chance" in df.value.columns and len(df.value) == 9 for df in at.dataframe)
+
+
+def test_a_copied_link_reproduces_the_tie_pickers(demo_store):
+    at = new_app(timeout=90)
+    at.query_params["score"] = "sign"
+    at.query_params["pw_format"] = "likert-5"
+    at.query_params["pw_diagnostic"] = "top_tied"
+    at.run()
+    at.switch_page("pages/ties.py").run()
+    assert not at.exception
+    assert at.radio(key="ties_score").value == "sign"
+    assert at.selectbox(key="pw_format").value == "likert-5"
+    assert at.selectbox(key="pw_diag").value == "top_tied"
+    # the numbers are the win-share rule's, not the default soft rule's
+    judge = at.selectbox(key="ties_judge_select").value
+    expected = verdict_tie_structure(demo_store.counts(judge=judge), score="sign")
+    assert _metrics(at)["Instructions with a tied top"] == [f"{expected.top_tied:.1%}"]
+    assert not any("not a setting of this page" in str(w.value) for w in at.warning)
+
+
+def test_the_tie_pickers_are_written_into_the_link(ties_page):
+    at = ties_page
+    for name in ("score", "pw_format", "pw_diagnostic"):
+        assert name not in at.query_params
+    at.radio(key="ties_score").set_value("sign")
+    at.selectbox(key="pw_diag").set_value("d2")
+    at.run()
+    assert not at.exception
+    assert at.query_params["score"] == "sign"
+    assert at.query_params["pw_diagnostic"] == "d2"

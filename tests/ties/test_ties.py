@@ -816,3 +816,24 @@ def test_t_and_tau_a_carry_bootstrap_intervals_that_cover_the_truth():
     assert 0.91 <= hits / 300 <= 0.98
     # one value everywhere: no spread, no interval (never a zero-width one)
     assert not instruction_mean(np.ones(10)).has_interval
+
+
+def test_judge_ties_is_the_two_structures_of_the_tie_view():
+    """One call for the Tie-structure view's pairwise section: the judge's calls, and its calls
+    against the human labels on the labelled rows, with the same score rule."""
+    from evalcore.ties import judge_ties
+
+    spec = SimulationSpec(
+        n_models=4, n_instructions=40, judges=(JudgeSpec("j", tie_width=0.8),), human_fraction=0.5
+    )
+    store = VerdictStore()
+    store.load(simulate(spec).verdicts)
+    counts = store.counts(judge="j")
+    labelled = labelled_counts(store, "j")
+    got = judge_ties(counts, labelled, score="sign")
+    assert got.judge.as_dict() == verdict_tie_structure(counts, score="sign").as_dict()
+    assert got.human is not None
+    assert (
+        got.human.as_dict() == verdict_tie_structure(labelled.judge, labelled.human, score="sign").as_dict()
+    )
+    assert judge_ties(counts).human is None and set(got.as_dict()) == {"judge", "human"}

@@ -1,0 +1,131 @@
+"""The Tie-structure page's two sections, each one evalcore call and its drawing: the pairwise
+judge (:func:`evalcore.ties.judge_ties`) and the pointwise score table
+(:func:`evalcore.present.ties.pointwise_analysis`). The pickers are kept in the link
+(``?score=``, ``?pw_format=``, ``?pw_diagnostic=``), so a copied link reproduces the numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from evalcore.plots import ties as plots
+from evalcore.present import ties as show
+from evalcore.present.ties import EXPLAIN
+from evalcore.ties import judge_ties, labelled_counts
+from ui.messages import caption, warning
+from ui.state import counts as session_counts
+from ui.state import memo, state
+from ui.widgets import chart, download_csv, linked_choice, number_tiles, selection, table
+
+
+def _agreement(heading: str, agreement: Any) -> None:
+    st.markdown(heading)
+    number_tiles(show.agreement_metrics(agreement), empty=EXPLAIN["no_ranked"])
+
+
+def pairwise_section(store: Any) -> None:
+    """The loaded judge's verdict levels, its agreement with the human labels and with the
+    human ranking, per instruction."""
+    c1, c2, c3 = st.columns([2, 2, 2])
+    judge, category = selection(store, key="ties", columns=(c1, c2))
+    names = show.SCORE_RULE_NAMES
+    rule = linked_choice(
+        c3.radio,
+        "Within-instruction score",
+        tuple(names),
+        param="score",
+        key="ties_score",
+        format_func=names.get,
+        help=EXPLAIN["score_rule"],
+    )
+    counts = session_counts(store, judge, category)
+    if counts.calls == 0:
+        warning(show.no_calls_sentence(judge))
+        return
+    human_ranking = state().get("human_ranking")
+    labelled = memo(
+        ("ties_labelled", judge, category), lambda: labelled_counts(store, judge, category=category)
+    )
+    ties = memo(
+        ("ties", judge, category, rule),
+        lambda: judge_ties(counts, labelled, human_ranking=human_ranking, score=rule),
+    )
+    result, human = ties.judge, ties.human
+    number_tiles(show.level_metrics(result))
+    caption(show.calls_sentence(result, judge))
+    st.caption(EXPLAIN["stats"])
+    if result.candidate_stats is not None:
+        st.caption(show.candidate_sentence(result))
+    chart(plots.verdict_levels_figure(result), key="ties_levels")
+    label = "Download the verdict-level distribution (CSV)"
+    download_csv(result.level_table(), f"verdict_levels_{judge}.csv", label=label, key="dl_ties_levels")
+
+    st.subheader("Agreement with a reference")
+    if human is not None:
+        _agreement(show.human_heading(human), human.agreement)
+        st.caption(show.human_sentence(human))
+    else:
+        st.info(EXPLAIN["no_labels"])
+    if result.agreement is not None:
+        _agreement(show.reference_heading(result), result.agreement)
+    else:
+        st.caption(EXPLAIN["no_ranking"])
+    rows = show.agreement_rows(result, human)
+    if len(rows):
+        st.caption(EXPLAIN["agreement"])
+        table(show.agreement_display(rows), rows, f"tie_agreement_{judge}.csv", "dl_ties_agreement")
+    with st.expander("Per instruction"):
+        per = result.per_instruction
+        name = f"ties_per_instruction_{judge}.csv"
+        table(show.per_instruction_display(per), per, name, "dl_ties_per_instruction")
+
+
+def pointwise_section(scores: Any, *, demo: bool) -> None:
+    """Diagnostics per format and judge, score distributions and the shares of variance of a
+    pointwise table (analysed once per table)."""
+    if demo:
+        st.caption(show.pointwise_demo_note(scores.file))
+    caption(show.table_sentence(scores))
+    pw = state()["pointwise"]
+    if pw.get("results") is None:
+        pw["results"] = show.pointwise_analysis(scores.frame)
+    results: show.PointwiseAnalysis = pw["results"]
+    if results.problem:
+        warning(show.nothing_to_analyse(results.problem))
+        return
+    cells = results.cells
+    if not scores.has_reference:
+        st.info(EXPLAIN["no_reference"])
+    st.subheader("Diagnostics per format and judge")
+    table(show.diagnostics_display(cells), cells, "pointwise_tie_structure.csv", "dl_pw_cells")
+    st.caption(EXPLAIN["diagnostics"])
+    left, right = st.columns(2)
+    with left:
+        formats = sorted(cells["format"].unique())
+        fmt = linked_choice(st.selectbox, "Format", formats, param="pw_format", key="pw_format")
+        chart(plots.score_distribution_figure(results.levels, fmt), key="pw_levels")
+    with right:
+        options = [c for c in plots.DIAGNOSTIC_LABELS if c in cells.columns]
+        diag = linked_choice(
+            st.selectbox,
+            "Diagnostic",
+            options,
+            param="pw_diagnostic",
+            key="pw_diag",
+            format_func=plots.DIAGNOSTIC_LABELS.get,
+        )
+        chart(plots.diagnostic_grid_figure(cells, diag), key="pw_grid")
+    label = "Download the score distributions (CSV)"
+    download_csv(results.levels, "pointwise_score_distribution.csv", label=label, key="dl_pw_levels")
+
+    st.subheader("Shares of variance: format versus judge")
+    shares = results.shares
+    if len(shares.table):
+        chart(plots.variance_shares_figure(shares), key="pw_shares")
+        table(show.shares_display(shares), shares.table, "pointwise_variance_shares.csv", "dl_pw_shares")
+        st.caption(show.shares_sentence(shares))
+    else:
+        st.info(EXPLAIN["no_shares"])
+    for note in shares.notes:
+        caption(f"Note: {note}")
