@@ -124,12 +124,18 @@ class CalibrationSelection:
 
     @property
     def key(self) -> tuple:
-        """A hashable cache key (the same slice as the corrected rows is its own value)."""
-        lab = "same" if self.labelled_category is SAME_SLICE else self.labelled_category
+        """A hashable cache key. The same slice as the corrected rows is a tuple, so that no
+        category name can stand for it."""
+        lab = ("same slice",) if self.labelled_category is SAME_SLICE else self.labelled_category
         return (self.judge, self.candidate, self.baseline, self.category, lab, self.both_orders)
 
     def as_dict(self) -> dict:
-        return {**self.kwargs, "labelled_category": self.key[4], "unit_changed": self.unit_changed}
+        same = self.labelled_category is SAME_SLICE
+        return {
+            **self.kwargs,
+            "labelled_category": "same" if same else self.labelled_category,
+            "unit_changed": self.unit_changed,
+        }
 
 
 def calibration_selection(

@@ -14,7 +14,12 @@ from evalcore.calibration.correction import Calibration
 from evalcore.calibration.counts import SAME_SLICE
 from evalcore.calibration.gate import GateResult
 from evalcore.calibration.ppi import PPIRatings
-from evalcore.calibration.selection import calibration_selection, default_pair, release_gate
+from evalcore.calibration.selection import (
+    CalibrationSelection,
+    calibration_selection,
+    default_pair,
+    release_gate,
+)
 from evalcore.errors import UsageError
 from evalcore.present.calibration_words import (
     ALL_CATEGORIES,
@@ -40,29 +45,13 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Selection:
-    """What the page's pickers chose, read into :func:`~evalcore.calibration.calibrate`'s terms.
+class Selection(CalibrationSelection):
+    """What the page's pickers chose, in :func:`~evalcore.calibration.calibrate`'s terms
+    (:class:`~evalcore.calibration.selection.CalibrationSelection`: ``kwargs``, a hashable
+    ``key``), with ``note``: app text to show when the chosen unit had to change (the
+    both-orders verdict needs a candidate)."""
 
-    ``note`` is app text to show when the chosen unit had to change (the both-orders verdict
-    needs a candidate); ``key`` is a hashable cache key."""
-
-    judge: str | None
-    candidate: str | None
-    baseline: str | None
-    category: str | None
-    labelled_category: object
-    both_orders: bool | None
-    slice_key: str
     note: str = ""
-
-    @property
-    def kwargs(self) -> dict:
-        names = ("judge", "candidate", "baseline", "category", "labelled_category", "both_orders")
-        return {k: getattr(self, k) for k in names}
-
-    @property
-    def key(self) -> tuple:
-        return (self.judge, self.candidate, self.baseline, self.category, self.slice_key, self.both_orders)
 
     @property
     def disagreements(self):
@@ -129,11 +118,7 @@ def selection(
 ) -> Selection:
     """The pickers' choices (candidate already read by :func:`candidate_of`) as a :class:`Selection`:
     labels to values here, the rule in :func:`~evalcore.calibration.selection.calibration_selection`."""
-    lab: object
-    if labelled == SAME:
-        lab, key = SAME_SLICE, "same"
-    else:
-        lab, key = (None if labelled == ALL_CATEGORIES else labelled), labelled
+    lab: object = SAME_SLICE if labelled == SAME else (None if labelled == ALL_CATEGORIES else labelled)
     chosen = calibration_selection(
         judge=judge,
         candidate=candidate,
@@ -142,8 +127,7 @@ def selection(
         labelled_category=lab,
         both_orders=UNITS[unit],
     )
-    note = NEEDS_CANDIDATE if chosen.unit_changed else ""
-    return Selection(judge, candidate, chosen.baseline, category, lab, chosen.both_orders, key, note)
+    return Selection(**vars(chosen), note=NEEDS_CANDIDATE if chosen.unit_changed else "")
 
 
 def floor_sizes(picked: list[int], custom: int) -> list[int]:

@@ -192,7 +192,10 @@ def test_selection_reads_the_pickers():
     assert sel.both_orders is False and sel.note == show.NEEDS_CANDIDATE and sel.baseline is None
     sel = show.selection("j", "m1", "m2", "x", show.ALL_CATEGORIES, "Each judge call")
     assert sel.kwargs["labelled_category"] is None and sel.baseline == "m2" and sel.both_orders is False
-    assert sel.key == ("j", "m1", "m2", "x", show.ALL_CATEGORIES, False)
+    assert sel.key == ("j", "m1", "m2", "x", None, False)
+    # the same slice as the corrected rows is never mistaken for a category of that name
+    same = show.selection("j", "m1", "m2", "x", show.SAME, "Each judge call")
+    assert same.key != show.selection("j", "m1", "m2", "x", "same", "Each judge call").key
     assert show.candidate_of(show.SLOT_A) is None and show.candidate_of("m1") == "m1"
     assert show.floor_sizes([100, 25], 100) == [25, 100] and show.floor_sizes([], 0) == []
     values, problems = show.typed_js("0.5, banana")

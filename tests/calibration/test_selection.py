@@ -66,7 +66,9 @@ def test_the_both_orders_unit_needs_a_candidate():
     assert (s.baseline, s.both_orders, s.unit_changed) == (None, False, True)
     kept = calibration_selection(judge="j", candidate="a", baseline="b", both_orders=True)
     assert (kept.baseline, kept.both_orders, kept.unit_changed) == ("b", True, False)
-    assert kept.labelled_category is SAME_SLICE and kept.key[4] == "same"
+    assert kept.labelled_category is SAME_SLICE and kept.as_dict()["labelled_category"] == "same"
+    named = calibration_selection(judge="j", candidate="a", labelled_category="same", both_orders=True)
+    assert named.key[4] == "same" != kept.key[4]  # a category called "same" is not the same slice
     assert set(kept.kwargs) == {
         "judge",
         "candidate",
