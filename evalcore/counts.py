@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import EllipsisType
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -336,3 +337,16 @@ def _splitmix(x: np.ndarray) -> np.ndarray:
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return x ^ (x >> np.uint64(31))
+
+
+class CountSource(Protocol):
+    """What an analysis reads from a store of verdicts, so that analyses need not import the store
+    (:class:`evalcore.store.VerdictStore` is one): counts per judge and category, the judges, and
+    a named aggregation of :mod:`evalcore.store.queries` run with bound parameters
+    (``source.query("labelled_rows", judge="j", category=None)``)."""
+
+    def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts: ...
+
+    def judges(self) -> tuple[str, ...]: ...
+
+    def query(self, query: Any, /, **params: Any) -> Any: ...

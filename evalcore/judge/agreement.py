@@ -49,12 +49,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalcore.counts import CountSource
 from evalcore.errors import UsageError, check_int
 from evalcore.judge._resample import METHOD
 from evalcore.stats.bootstrap import MAX_ROUNDS, percentile_interval, resampled_sums
 from evalcore.stats.intervals import Estimate
-from evalcore.store import queries as store_queries
-from evalcore.store.store import VerdictStore
 
 #: The outcome classes, in order: loss, tie, win (from the point of view read).
 OUTCOMES: tuple[str, ...] = ("loss", "tie", "win")
@@ -63,9 +62,9 @@ COMPRESSION_RATES: tuple[float, ...] = (0.20, 0.35, 0.50, 0.65, 0.80)
 _SCORE = np.array([0.0, 0.5, 1.0])  # printed-win-rate credit of a judge loss / tie / win
 
 
-def labelled_rows(store: VerdictStore, judge: str | None, *, category: str | None = None) -> pd.DataFrame:
+def labelled_rows(store: CountSource, judge: str | None, *, category: str | None = None) -> pd.DataFrame:
     """The judge's rows that carry a human label (with or without a verdict), from DuckDB."""
-    return store.query(store_queries.labelled_rows, judge=judge, category=category)
+    return store.query("labelled_rows", judge=judge, category=category)
 
 
 def _classes(values: np.ndarray) -> np.ndarray:

@@ -24,9 +24,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from evalcore.counts import CountSource
 from evalcore.errors import check_int
-from evalcore.store import queries as store_queries
-from evalcore.store.store import VerdictStore
 
 
 @dataclass(frozen=True)
@@ -50,13 +49,13 @@ class Coverage:
 
 
 def coverage(
-    store: VerdictStore, judge: str | None, *, category: str | None = None, length_bins: int = 5
+    store: CountSource, judge: str | None, *, category: str | None = None, length_bins: int = 5
 ) -> Coverage:
     """No-verdict counts of one judge, per model and per length bin.
 
     Parameters
     ----------
-    store : VerdictStore
+    store : CountSource
         The loaded verdict table.
     judge : str or None
         The judge (None: every row).
@@ -89,7 +88,7 @@ def coverage(
     """
     length_bins = check_int("length_bins", length_bins, low=1)
     calls, missing, by_model, by_length = store.query(
-        store_queries.coverage_counts, judge=judge, category=category, length_bins=length_bins
+        "coverage_counts", judge=judge, category=category, length_bins=length_bins
     )
     for frame in (by_model, by_length):
         frame["no_verdict_rate"] = frame["no_verdict"] / frame["calls"].where(frame["calls"] > 0)
@@ -109,7 +108,7 @@ class SelfComparison:
         return self.ties / self.calls if self.calls else float("nan")
 
 
-def self_comparison(store: VerdictStore, judge: str | None, *, category: str | None = None) -> SelfComparison:
+def self_comparison(store: CountSource, judge: str | None, *, category: str | None = None) -> SelfComparison:
     """Calls of a model against itself: how many, how many ties, the mean verdict.
 
     References
@@ -117,7 +116,7 @@ def self_comparison(store: VerdictStore, judge: str | None, *, category: str | N
     Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS
     Datasets and Benchmarks.
     """
-    calls, ties, mean = store.query(store_queries.self_comparison_counts, judge=judge, category=category)
+    calls, ties, mean = store.query("self_comparison_counts", judge=judge, category=category)
     return SelfComparison(
         calls=int(calls), ties=int(ties), mean_verdict=float(mean) if mean is not None else float("nan")
     )

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from evalcore.counts import CountSource
 from evalcore.errors import UsageError
 from evalcore.ranking.bradley_terry import (
     ELO_SCALE,
@@ -42,15 +43,13 @@ from evalcore.ranking.bradley_terry import (
 )
 from evalcore.ranking.intervals import row_sandwich_covariance
 from evalcore.stats.intervals import Estimate, wilson_interval
-from evalcore.store import queries as store_queries
-from evalcore.store.store import VerdictStore
 
 #: How γ's interval is made.
 WALD_METHOD = "Wald 95% with a cluster-robust (by instruction) standard error"
 
 
 def length_preference_curve(
-    store: VerdictStore,
+    store: CountSource,
     judge: str | None,
     *,
     category: str | None = None,
@@ -61,7 +60,7 @@ def length_preference_curve(
 
     Parameters
     ----------
-    store : VerdictStore
+    store : CountSource
     judge : str or None
     category : str, optional
     bin_width : float, default 0.25
@@ -101,7 +100,7 @@ def length_preference_curve(
         )
     n_bins = int(np.ceil(max_ratio_log2 / bin_width))
     frame = store.query(
-        store_queries.length_ratio_bins, judge=judge, category=category, bin_width=bin_width, n_bins=n_bins
+        "length_ratio_bins", judge=judge, category=category, bin_width=bin_width, n_bins=n_bins
     )
     frame["bin_low"] = frame["bin"] * bin_width
     frame["bin_high"] = np.where(frame["bin"] >= n_bins - 1, np.inf, (frame["bin"] + 1) * bin_width)
@@ -206,13 +205,13 @@ class LengthControlled:
 
 
 def length_controlled_ranking(
-    store: VerdictStore, judge: str | None, *, category: str | None = None
+    store: CountSource, judge: str | None, *, category: str | None = None
 ) -> LengthControlled:
     """Fit plain and length-controlled Bradley–Terry for one judge and compare the ranks.
 
     Parameters
     ----------
-    store : VerdictStore
+    store : CountSource
         Needs length_a and length_b on the judge's rows.
     judge : str or None
     category : str, optional
@@ -240,7 +239,7 @@ def length_controlled_ranking(
     >>> bool(lc.gamma.low > 0)  # the length effect is detected
     True
     """
-    agg = store.query(store_queries.length_cells, judge=judge, category=category)
+    agg = store.query("length_cells", judge=judge, category=category)
     if agg.empty:
         raise UsageError(
             "No call has both response lengths (length_a, length_b) or both answers "
@@ -281,7 +280,7 @@ def length_controlled_ranking(
     )
     if not ok:
         notes.append("The length-controlled fit did not fully converge; treat it with care.")
-    lengths = store.query(store_queries.mean_lengths, judge=judge, category=category)
+    lengths = store.query("mean_lengths", judge=judge, category=category)
     rank = ranks_descending(theta_plain)
     rank_lc = ranks_descending(theta_lc)
     table = (

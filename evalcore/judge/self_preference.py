@@ -26,14 +26,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalcore.counts import VerdictCounts
+from evalcore.counts import CountSource, VerdictCounts
 from evalcore.errors import DesignError, UsageError, check_int
 from evalcore.judge._resample import pair_totals, resampled_pair_totals
 from evalcore.progress import Progress
 from evalcore.ranking import ELO_SCALE, fit_bradley_terry
 from evalcore.schema import LEVELS
 from evalcore.stats.bootstrap import MAX_ROUNDS, percentile_interval
-from evalcore.store.store import VerdictStore
 
 _SLOT_A_SCORE = np.array([0.0 if v < 0 else 0.5 if v == 0 else 1.0 for v in LEVELS])
 
@@ -64,7 +63,7 @@ def read_families(text: str) -> dict[str, str]:
 
 
 def stacked_counts(
-    store: VerdictStore, judges: tuple[str, ...], category: str | None
+    store: CountSource, judges: tuple[str, ...], category: str | None
 ) -> tuple[tuple[str, ...], VerdictCounts]:
     """Every judge's counts on common axes, as one sparse table whose model index is
     ``judge_index · M + model_index`` (M the number of models of all judges together)."""
@@ -102,7 +101,7 @@ def _judge_wins(totals: np.ndarray, n_judges: int, m: int) -> np.ndarray:
 
 
 def self_preference(
-    store: VerdictStore,
+    store: CountSource,
     families: dict[str, str],
     *,
     category: str | None = None,
@@ -114,7 +113,7 @@ def self_preference(
 
     Parameters
     ----------
-    store : VerdictStore
+    store : CountSource
     families : dict
         Model names and judge names → family.
     category : str, optional

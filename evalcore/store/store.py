@@ -553,10 +553,14 @@ class VerdictStore:
             n=n.reshape(-1, N_LEVELS),
         )
 
-    def query(self, query: Callable[..., T], /, **params: Any) -> T:
-        """Run one of :mod:`evalcore.store.queries`' functions on a cursor of this store's
-        connection (closed afterwards): ``store.query(store_queries.labelled_rows, judge="j",
-        category=None)``. Names reach SQL as bound parameters."""
+    def query(self, query: Callable[..., T] | str, /, **params: Any) -> T:
+        """Run one of :mod:`evalcore.store.queries`' functions, or the one so named, on a cursor
+        of this store's connection (closed afterwards): ``store.query("labelled_rows",
+        judge="j", category=None)``; the analyses name it, so they need not import the store.
+        Names reach SQL as bound parameters."""
+        if isinstance(query, str):
+            query = getattr(store_queries, query)
+            assert callable(query), "a query of evalcore.store.queries"
         cur = self.con.cursor()
         try:
             return query(cur, **params)
