@@ -341,7 +341,7 @@ def _splitmix(x: np.ndarray) -> np.ndarray:
 
 class CountSource(Protocol):
     """What an analysis reads from a store of verdicts, so that analyses need not import the store
-    (:class:`evalcore.store.VerdictStore` is one): counts per judge and category, the judges, and
+    (:class:`evalcore.store.store.VerdictStore` is one): counts per judge and category, the judges, and
     a named aggregation of :mod:`evalcore.store.queries` run with bound parameters
     (``source.query("labelled_rows", judge="j", category=None)``)."""
 
