@@ -76,24 +76,11 @@ def run_judge(args: argparse.Namespace) -> int:
                 }
             )
             return 0
-        columns = [
-            c
-            for c in (
-                "judge",
-                "position_bias_points",
-                "swap_consistency",
-                "flip_rate",
-                "tie_rate",
-                "both_orders_tie_rate",
-                "no_verdict_rate",
-                "slot_bias_b",
-                "agreement",
-                "kappa",
-                "length_coefficient",
-                "self_preference_elo",
-            )
-            if c in table.columns
-        ]
+        # the Judge page's side-by-side columns (the self-comparison tie rate is on the sheet)
+        from evalcore.judge.presentation import SIDE_BY_SIDE
+
+        shown = [c for c in SIDE_BY_SIDE if c != "self_comparison_tie_rate"]
+        columns = [c for c in shown if c in table.columns]
         print_table(table[columns])
         if "design_warnings" in table.columns:
             for name, text in zip(table["judge"], table["design_warnings"], strict=True):
