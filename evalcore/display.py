@@ -147,7 +147,7 @@ def catalogue_table(
 
 
 def display_frame(
-    frame: pd.DataFrame, columns: Mapping[str, tuple[str, Callable[[object], str]]]
+    frame: pd.DataFrame, columns: Mapping[str, tuple[str, str | Callable[[Any], str] | None]]
 ) -> pd.DataFrame:
     """:func:`catalogue_table` with the columns given as ``{column: (heading, format)}``.
 

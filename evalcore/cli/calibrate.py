@@ -37,6 +37,7 @@ from evalcore.cli.common import (
     print_json,
     print_table,
 )
+from evalcore.display import FORMATS
 from evalcore.judge.certification import DEFAULT_THRESHOLD, certify_judge
 
 
@@ -242,10 +243,6 @@ def _calibration(args: argparse.Namespace):
     )
 
 
-def _pct(x: float) -> str:
-    return "—" if x != x else f"{100 * x:.1f}%"
-
-
 def run_calibrate(args: argparse.Namespace) -> int:
     cal = _calibration(args)
     if args.json:
@@ -263,7 +260,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     )
     frame = cal.summary_frame()
     for col in ("estimate", "low", "high"):
-        frame[col] = frame[col].map(_pct)
+        frame[col] = frame[col].map(FORMATS["pct1"])
     print_table(frame)
     if cal.refused:
         print(f"correction refused: {cal.refusal_reason}")
