@@ -33,6 +33,7 @@ from evalcore.cli.common import (
     add_json_flag,
     add_judge_argument,
     load_store,
+    pick_category,
     pick_judge,
     print_json,
     print_table,
@@ -215,10 +216,9 @@ def _calibration(args: argparse.Namespace):
     labelled: str | None | _SameSlice = SAME_SLICE
     if args.labelled_category is not None:
         labelled = None if args.labelled_category.lower() == "all" else args.labelled_category
-    for name in (args.category, None if labelled in (None, SAME_SLICE) else labelled):
-        if name is not None and name not in store.categories():
-            cats = ", ".join(store.categories()) or "none"
-            raise UsageError(f"category {name!r} is not in the file; its categories are: {cats}")
+    pick_category(store, args.category)
+    if isinstance(labelled, str):
+        pick_category(store, labelled)
     if args.both_orders and args.unit not in (None, "both-orders"):
         raise UsageError("--both-orders and --unit call contradict each other; give one of them")
     unit = "both-orders" if args.both_orders else (args.unit or "auto")

@@ -10,6 +10,7 @@ from evalcore.cli.common import (
     add_json_flag,
     add_judge_argument,
     load_store,
+    pick_category,
     pick_judge,
     print_json,
     print_table,
@@ -45,19 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_judge(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
 
-    if args.bootstrap < 0:
-        raise UsageError("--bootstrap must be 0 or more")
     families = None
     if args.families:
         families = read_families(Path(args.families).read_text(encoding="utf-8-sig"))
     store = load_store(args.file)
-    if args.category is not None and args.category not in store.categories():
-        raise UsageError(
-            f"category {args.category!r} is not in the file; its categories are: "
-            + (", ".join(store.categories()) or "none")
-        )
+    pick_category(store, args.category)  # every judge of the file: no judge to pick
     options = {
         "category": args.category,
         "rounds": args.bootstrap,
