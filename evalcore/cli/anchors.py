@@ -8,13 +8,11 @@ import sys
 
 from evalcore.anchors import anchor_sweep
 from evalcore.cli.common import (
-    add_file_argument,
     add_json_flag,
-    add_judge_argument,
-    load_store,
-    pick_judge,
+    add_selection_arguments,
     print_json,
     print_table,
+    select,
 )
 from evalcore.cli.power import report_unavailable
 from evalcore.errors import DesignError
@@ -25,9 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "anchors", help="per-anchor rankings: tau with all pairs and with humans, informativeness"
     )
-    add_file_argument(p)
-    add_judge_argument(p)
-    p.add_argument("--category", default=None, help="only rows of this category")
+    add_selection_arguments(p)
     p.add_argument(
         "--human",
         "--human-ranking",
@@ -45,17 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_anchors(args: argparse.Namespace) -> int:
-    from evalcore.cli.common import UsageError
 
     human = human_ranking(args.human_ranking) if args.human_ranking else None
-    store = load_store(args.file)
-    judge = pick_judge(store, args.judge)
-    if args.category is not None and args.category not in store.categories():
-        raise UsageError(
-            f"category {args.category!r} is not in the file; its categories are: "
-            + (", ".join(store.categories()) or "none")
-        )
-    counts = store.counts(judge=judge, category=args.category)
+    chosen = select(args)
+    judge, counts = chosen.judge, chosen.counts()
     try:
         sweep = anchor_sweep(counts, human_ranking=human, tau=args.tau)
     except DesignError as exc:

@@ -33,11 +33,13 @@ from evalcore.cli.common import (
     add_json_flag,
     add_judge_argument,
     load_store,
+    pick_category,
     pick_judge,
     print_json,
     print_table,
 )
 from evalcore.judge.certification import DEFAULT_THRESHOLD, certify_judge
+from evalcore.present.display import FORMATS
 
 
 def _selection_arguments(p: argparse.ArgumentParser, *, candidate_required: bool) -> None:
@@ -214,10 +216,9 @@ def _calibration(args: argparse.Namespace):
     labelled: str | None | _SameSlice = SAME_SLICE
     if args.labelled_category is not None:
         labelled = None if args.labelled_category.lower() == "all" else args.labelled_category
-    for name in (args.category, None if labelled in (None, SAME_SLICE) else labelled):
-        if name is not None and name not in store.categories():
-            cats = ", ".join(store.categories()) or "none"
-            raise UsageError(f"category {name!r} is not in the file; its categories are: {cats}")
+    pick_category(store, args.category)
+    if isinstance(labelled, str):
+        pick_category(store, labelled)
     if args.both_orders and args.unit not in (None, "both-orders"):
         raise UsageError("--both-orders and --unit call contradict each other; give one of them")
     unit = "both-orders" if args.both_orders else (args.unit or "auto")
@@ -242,10 +243,6 @@ def _calibration(args: argparse.Namespace):
     )
 
 
-def _pct(x: float) -> str:
-    return "—" if x != x else f"{100 * x:.1f}%"
-
-
 def run_calibrate(args: argparse.Namespace) -> int:
     cal = _calibration(args)
     if args.json:
@@ -263,7 +260,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     )
     frame = cal.summary_frame()
     for col in ("estimate", "low", "high"):
-        frame[col] = frame[col].map(_pct)
+        frame[col] = frame[col].map(FORMATS["pct1"])
     print_table(frame)
     if cal.refused:
         print(f"correction refused: {cal.refusal_reason}")

@@ -108,6 +108,36 @@ def pick_judge(store: VerdictStore, judge: str | None) -> str:
     return judge
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What a command analyses: the loaded store, the judge and the category (None: all rows)."""
+
+    store: VerdictStore
+    judge: str
+    category: str | None
+
+    def counts(self) -> Any:
+        """The selection's verdict counts."""
+        return self.store.counts(judge=self.judge, category=self.category)
+
+
+def add_selection_arguments(
+    parser: argparse.ArgumentParser, *, category_help: str = "only rows of this category"
+) -> None:
+    """The file, ``--judge`` and ``--category``: the selection every analysis command takes."""
+    add_file_argument(parser)
+    add_judge_argument(parser)
+    parser.add_argument("--category", default=None, help=category_help)
+
+
+def select(args: argparse.Namespace, *, text: bool = False) -> Selection:
+    """The one selection preamble: load ``args.file``, then check the judge and the category
+    against the file (a UsageError naming what the file has otherwise: exit 2)."""
+    store = load_store(args.file, text=text)
+    judge = pick_judge(store, args.judge)
+    return Selection(store, judge, pick_category(store, getattr(args, "category", None)))
+
+
 def _plain(value: Any) -> Any:
     """JSON-safe: numpy scalars to Python, NaN/inf to null."""
     # pandas only if something imported it (`rank --json` never does): else no value is a frame

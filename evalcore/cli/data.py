@@ -9,12 +9,11 @@ from pathlib import Path
 from evalcore.cli.common import (
     add_file_argument,
     add_json_flag,
-    add_judge_argument,
+    add_selection_arguments,
     load_store,
-    pick_category,
-    pick_judge,
     print_json,
     print_table,
+    select,
 )
 from evalcore.ranking import leaderboard
 
@@ -26,9 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_summary)
 
     p = sub.add_parser("rank", help="Bradley–Terry leaderboard with 95%% intervals")
-    add_file_argument(p)
-    add_judge_argument(p)
-    p.add_argument("--category", default=None, help="only rows of this category")
+    add_selection_arguments(p)
     p.add_argument(
         "--bootstrap",
         type=int,
@@ -100,9 +97,8 @@ def run_rank(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--families needs --control family (it lists each model's family for that control)"
             )
-    store = load_store(args.file, text=args.control is not None)  # Markdown counts read the answers
-    judge = pick_judge(store, args.judge)
-    counts = store.counts(judge=judge, category=pick_category(store, args.category))
+    chosen = select(args, text=args.control is not None)  # Markdown counts read the answers
+    store, judge, counts = chosen.store, chosen.judge, chosen.counts()
     if args.control is None:
         store.close()  # the counts are all the ranking needs: the table's memory goes back first
     board = leaderboard(counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval)

@@ -8,13 +8,11 @@ import sys
 import pandas as pd
 
 from evalcore.cli.common import (
-    add_file_argument,
     add_json_flag,
-    add_judge_argument,
-    load_store,
-    pick_judge,
+    add_selection_arguments,
     print_json,
     print_table,
+    select,
 )
 from evalcore.ranking.fragility import ranking_fragility
 
@@ -25,9 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the fewest verdicts whose removal flips the leader (or each adjacent pair), "
         "and which verdicts they are",
     )
-    add_file_argument(p)
-    add_judge_argument(p)
-    p.add_argument("--category", default=None, help="only rows of this category")
+    add_selection_arguments(p)
     p.add_argument(
         "--pairs",
         choices=("leader", "adjacent"),
@@ -54,20 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_fragility(args: argparse.Namespace) -> int:
-    from evalcore.cli.common import UsageError
 
-    if args.max_drop is not None and args.max_drop < 1:
-        raise UsageError("--max-drop must be 1 or more")
-    if args.exhaustive < 0:
-        raise UsageError("--exhaustive must be 0 or more")
-    store = load_store(args.file)
-    judge = pick_judge(store, args.judge)
-    if args.category is not None and args.category not in store.categories():
-        raise UsageError(
-            f"unknown category {args.category!r}; the file has: "
-            + (", ".join(store.categories()) or "no categories")
-        )
-    counts = store.counts(judge=judge, category=args.category)
+    chosen = select(args)  # --max-drop and --exhaustive are checked by their ranges
+    judge, counts = chosen.judge, chosen.counts()
     result = ranking_fragility(counts, pairs=args.pairs, max_drop=args.max_drop, exhaustive=args.exhaustive)
     if args.json:
         print_json(result.as_dict())

@@ -10,6 +10,7 @@ from evalcore.cli.common import (
     add_json_flag,
     add_judge_argument,
     load_store,
+    pick_category,
     pick_judge,
     print_json,
     print_table,
@@ -45,19 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_judge(args: argparse.Namespace) -> int:
-    from evalcore.cli.common import UsageError
 
-    if args.bootstrap < 0:
-        raise UsageError("--bootstrap must be 0 or more")
     families = None
     if args.families:
         families = read_families(Path(args.families).read_text(encoding="utf-8-sig"))
     store = load_store(args.file)
-    if args.category is not None and args.category not in store.categories():
-        raise UsageError(
-            f"category {args.category!r} is not in the file; its categories are: "
-            + (", ".join(store.categories()) or "none")
-        )
+    pick_category(store, args.category)  # every judge of the file: no judge to pick
     options = {
         "category": args.category,
         "rounds": args.bootstrap,
@@ -76,24 +70,11 @@ def run_judge(args: argparse.Namespace) -> int:
                 }
             )
             return 0
-        columns = [
-            c
-            for c in (
-                "judge",
-                "position_bias_points",
-                "swap_consistency",
-                "flip_rate",
-                "tie_rate",
-                "both_orders_tie_rate",
-                "no_verdict_rate",
-                "slot_bias_b",
-                "agreement",
-                "kappa",
-                "length_coefficient",
-                "self_preference_elo",
-            )
-            if c in table.columns
-        ]
+        # the Judge page's side-by-side columns (the self-comparison tie rate is on the sheet)
+        from evalcore.present.judge import SIDE_BY_SIDE
+
+        shown = [c for c in SIDE_BY_SIDE if c != "self_comparison_tie_rate"]
+        columns = [c for c in shown if c in table.columns]
         print_table(table[columns])
         if "design_warnings" in table.columns:
             for name, text in zip(table["judge"], table["design_warnings"], strict=True):

@@ -12,10 +12,9 @@ from evalcore.cli.common import (
     add_file_argument,
     add_json_flag,
     add_judge_argument,
-    load_store,
-    pick_judge,
     print_json,
     print_table,
+    select,
 )
 from evalcore.errors import DesignError
 from evalcore.limits import MIN_EDGE
@@ -140,9 +139,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _counts(args: argparse.Namespace):
-    store = load_store(args.file)
-    judge = pick_judge(store, args.judge)
-    return store.counts(judge=judge, category=args.category)
+    return select(args).counts()
 
 
 def _check_anchor(counts, anchor: str | None) -> None:

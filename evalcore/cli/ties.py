@@ -10,13 +10,11 @@ import argparse
 import pandas as pd
 
 from evalcore.cli.common import (
-    add_file_argument,
     add_json_flag,
-    add_judge_argument,
-    load_store,
-    pick_judge,
+    add_selection_arguments,
     print_json,
     print_table,
+    select,
 )
 from evalcore.ingest.files import read_human_ranking
 from evalcore.ties import (
@@ -35,9 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="tie structure: level distribution, tie probability, D1/D2, top-tied share T, "
         "tau-a/tau-b/top-1 against a reference ('The Format is the Filter')",
     )
-    add_file_argument(p)
-    add_judge_argument(p)
-    p.add_argument("--category", default=None, help="only rows of this category (verdict tables)")
+    add_selection_arguments(p, category_help="only rows of this category (verdict tables)")
     p.add_argument(
         "--score",
         choices=SCORE_RULES,
@@ -93,9 +89,8 @@ def run_ties(args: argparse.Namespace) -> int:
 
     if args.nominal:
         raise UsageError("--nominal applies to pointwise tables (add --pointwise)")
-    store = load_store(args.file)
-    judge = pick_judge(store, args.judge)
-    counts = store.counts(judge=judge, category=args.category)
+    chosen = select(args)
+    store, judge, counts = chosen.store, chosen.judge, chosen.counts()
     if counts.calls == 0:
         raise UsageError(f"judge {judge!r} has no verdicts in this selection")
     ranking = read_human_ranking(args.human_ranking) if args.human_ranking else None

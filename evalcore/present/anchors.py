@@ -8,7 +8,7 @@ computes a statistic.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -21,8 +21,9 @@ from evalcore.anchors.sweep import SampleSizeSweep
 from evalcore.anchors.tau import AnchorSweep, JudgeEffect
 from evalcore.counts import VerdictCounts
 from evalcore.power.planner import EvaluationPlan, decisive_rate
+from evalcore.present.display import Column, catalogue_table
 from evalcore.stats.against import orders_per_pair
-from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_rating, markdown
+from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, markdown
 
 PAPER = "Don-Yehiya et al. 2026"
 
@@ -108,24 +109,6 @@ def ceiling_text(sweep: AnchorSweep, *, drawn: bool = True) -> str:
     )
 
 
-def _show(frame: pd.DataFrame, columns: dict[str, tuple[str, Callable | None]]) -> pd.DataFrame:
-    """``frame``'s columns renamed (source → (name, formatter)); a formatter writes each value."""
-    out = {}
-    for src, (name, fmt) in columns.items():
-        if src in frame:
-            col = frame[src]
-            out[name] = [fmt(v) for v in col] if fmt else col.astype(object).where(col.notna(), MISSING)
-    return pd.DataFrame(out)
-
-
-def _tau(v) -> str:
-    return fmt_num(v, 3)
-
-
-def _pct(v) -> str:
-    return fmt_pct(v, 1)
-
-
 def recommended_metrics(sweep: AnchorSweep, tau: str) -> list[tuple[str, str, str | None]]:
     """The per-anchor headline as (label, value, help)."""
     why = f"The most informative anchor ({PAPER})."
@@ -135,7 +118,7 @@ def recommended_metrics(sweep: AnchorSweep, tau: str) -> list[tuple[str, str, st
         t = sweep.table["tau_quadratic"]
         why += (
             f" {q.name('tau_all_pairs')} ({tau_name(tau)}) across the anchors: from "
-            f"{_tau(t.min())} (worst anchor) to {_tau(t.max())} (best)."
+            f"{fmt_num(t.min(), 3)} (worst anchor) to {fmt_num(t.max(), 3)} (best)."
         )
     return [("Recommended anchor", sweep.recommended or MISSING, why)]
 
@@ -163,18 +146,18 @@ def stability_caption(stability: AnchorStability) -> str | None:
 
 
 def stability_table(stability: AnchorStability) -> pd.DataFrame:
-    return _show(
+    return catalogue_table(
         stability.table,
-        {
-            "anchor": ("Anchor", None),
-            "most_informative_rate": ("Most informative in", fmt_pct),
-            "informativeness": ("Informativeness", _pct),
-            "informativeness_low": ("Informativeness, 95% low", _pct),
-            "informativeness_high": ("Informativeness, 95% high", _pct),
-            "tau_quadratic": (q.name("tau_all_pairs"), _tau),
-            "tau_low": ("Tau, 95% low", _tau),
-            "tau_high": ("Tau, 95% high", _tau),
-        },
+        [
+            ("anchor", "Anchor", None),
+            ("most_informative_rate", "Most informative in", "pct"),
+            "informativeness",
+            ("informativeness_low", "Informativeness, 95% low", "pct1"),
+            ("informativeness_high", "Informativeness, 95% high", "pct1"),
+            ("tau_quadratic", "tau_all_pairs"),
+            ("tau_low", "Tau, 95% low", "num3"),
+            ("tau_high", "Tau, 95% high", "num3"),
+        ],
     )
 
 
@@ -195,25 +178,25 @@ def quadratic_human_caption(sweep: AnchorSweep, tau: str) -> str | None:
     if not sweep.has_quadratic or pd.isna(sweep.quadratic_tau_human):
         return None
     return (
-        f"The all-pairs ranking itself has {tau_name(tau)} = {_tau(sweep.quadratic_tau_human)} "
+        f"The all-pairs ranking itself has {tau_name(tau)} = {fmt_num(sweep.quadratic_tau_human, 3)} "
         "with the human ranking."
     )
 
 
 def sweep_table(sweep: AnchorSweep) -> pd.DataFrame:
-    return _show(
+    return catalogue_table(
         sweep.table,
-        {
-            "anchor": ("Anchor", None),
-            "position": ("Position", None),
-            "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
-            "tau_quadratic": (q.name("tau_all_pairs"), _tau),
-            "tau_human": (q.name("tau_humans"), _tau),
-            "informativeness": ("Informativeness", _pct),
-            "models_ranked": ("Models ranked", None),
-            "calls": ("Judge calls", fmt_int),
-            "no_model_wins_share": (q.name("no_model_wins"), _pct),
-        },
+        [
+            ("anchor", "Anchor", None),
+            ("position", "Position", None),
+            ("quadratic_rating", "All-pairs rating (Elo points)", "elo"),
+            ("tau_quadratic", "tau_all_pairs"),
+            ("tau_human", "tau_humans"),
+            "informativeness",
+            ("models_ranked", "Models ranked", None),
+            "calls",
+            ("no_model_wins_share", "no_model_wins"),
+        ],
     )
 
 
@@ -253,7 +236,9 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, s
     the cost of the two designs, and tau with humans (when a human ranking matches)."""
     out: list[tuple[str, str, str | None]] = []
     if ranking.has_quadratic:
-        out.append((q.name("tau_all_pairs"), _tau(ranking.tau_quadratic), f"Kendall's {tau_name(tau)}."))
+        out.append(
+            (q.name("tau_all_pairs"), fmt_num(ranking.tau_quadratic, 3), f"Kendall's {tau_name(tau)}.")
+        )
     out += [
         (
             q.name("informativeness"),
@@ -270,7 +255,7 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, s
         out.append(
             (
                 q.name("tau_humans"),
-                _tau(ranking.tau_human),
+                fmt_num(ranking.tau_human, 3),
                 f"Kendall's {tau_name(tau)} of this anchor's ranking with the human ranking, over "
                 f"the {ranking.human_matched} models both list (1 = the same order).",
             )
@@ -294,20 +279,20 @@ def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
 def explorer_table(ranking: AnchorRanking) -> pd.DataFrame:
     """The anchor's ranking; the all-pairs columns only when the table has an all-pairs
     ranking (never a column of dashes on an anchor-only table), the human rank when given."""
-    columns: dict[str, tuple[str, Callable | None]] = {
-        "model": ("Model", None),
-        "win_rate": (q.name("win_rate_vs_anchor"), _pct),
-        "battles": ("Battles", fmt_int),
-        "anchor_rank": ("Rank by the anchor", None),
-        "human_rank": ("Rank by humans", None),
-    }
+    columns: list[Column] = [
+        ("model", "Model", None),
+        ("win_rate", "win_rate_vs_anchor"),
+        ("battles", "Battles", "int"),
+        ("anchor_rank", "Rank by the anchor", None),
+        ("human_rank", "Rank by humans", None),
+    ]
     if ranking.has_quadratic:
-        columns |= {
-            "quadratic_rank": ("Rank by all pairs", None),
-            "rank_shift": ("Rank shift", None),
-            "quadratic_rating": ("All-pairs rating (Elo points)", fmt_rating),
-        }
-    return _show(ranking.table, columns)
+        columns += [
+            ("quadratic_rank", "Rank by all pairs", None),
+            ("rank_shift", "Rank shift", None),
+            ("quadratic_rating", "All-pairs rating (Elo points)", "elo"),
+        ]
+    return catalogue_table(ranking.table, columns)
 
 
 #: The button that loads the bundled human ranking.
@@ -328,7 +313,7 @@ def paper_ranking_caption(matched: int, total: int) -> str:
 
 def pilot_metrics(pilot: PilotScreening) -> list[tuple[str, str, str | None]]:
     return [
-        ("Mean Pearson r with all data", _tau(pilot.pearson_r), None),
+        ("Mean Pearson r with all data", fmt_num(pilot.pearson_r, 3), None),
         ("Pilot recommends", pilot.recommended or MISSING, None),
         ("Judge calls per pilot", fmt_int(pilot.pilot_calls), None),
     ]
@@ -340,19 +325,19 @@ def pilot_extremes_sentence(pilot: PilotScreening) -> str:
 
 
 def pilot_table(pilot: PilotScreening) -> pd.DataFrame:
-    return _show(
+    return catalogue_table(
         pilot.table,
-        {
-            "anchor": ("Anchor", None),
-            "position": ("Position", None),
-            "full": ("Informativeness, all data", _pct),
-            "pilot_mean": ("Pilot mean", _pct),
-            "pilot_sd": ("Pilot SD", _pct),
-            "pilot_low": ("Pilot, 2.5%", _pct),
-            "pilot_high": ("Pilot, 97.5%", _pct),
-            "bottom_three_rate": ("Among the three least informative", fmt_pct),
-            "recommended_rate": ("Recommended by the pilot", fmt_pct),
-        },
+        [
+            ("anchor", "Anchor", None),
+            ("position", "Position", None),
+            ("full", "Informativeness, all data", "pct1"),
+            ("pilot_mean", "Pilot mean", "pct1"),
+            ("pilot_sd", "Pilot SD", "pct1"),
+            ("pilot_low", "Pilot, 2.5%", "pct1"),
+            ("pilot_high", "Pilot, 97.5%", "pct1"),
+            ("bottom_three_rate", "Among the three least informative", "pct"),
+            ("recommended_rate", "Recommended by the pilot", "pct"),
+        ],
     )
 
 
@@ -419,8 +404,8 @@ def judge_effect_sentence(effect: JudgeEffect, tau: str) -> str | None:
     name = tau_name(tau)
     return (
         f"Across judges, the all-pairs ranking's {name} with humans spans "
-        f"{_tau(effect.judge_spread)}; within a judge, the best and worst anchor differ by up "
-        f"to {_tau(effect.max_anchor_gap_human)} in {name} with humans."
+        f"{fmt_num(effect.judge_spread, 3)}; within a judge, the best and worst anchor differ by up "
+        f"to {fmt_num(effect.max_anchor_gap_human, 3)} in {name} with humans."
     )
 
 
@@ -431,7 +416,7 @@ def judge_effect_table(effect: JudgeEffect) -> pd.DataFrame:
             c.replace("_", " ")
             .capitalize()
             .replace("Gap human", "Gap with humans")
-            .replace("Human range", "Range with humans"): [_tau(v) for v in t[c]]
+            .replace("Human range", "Range with humans"): [fmt_num(v, 3) for v in t[c]]
             if pd.api.types.is_float_dtype(t[c])
             else t[c].astype(object).where(t[c].notna(), MISSING)
             for c in t.columns
@@ -448,16 +433,16 @@ def plan_caption(plan: EvaluationPlan) -> str:
 
 
 def plan_table(plan: EvaluationPlan) -> pd.DataFrame:
-    return _show(
+    return catalogue_table(
         plan.options,
-        {
-            "design": ("Design", None),
-            "calls_per_instruction": ("Calls per instruction", fmt_int),
-            "instructions_needed": (q.name("instructions_needed"), fmt_int),
-            "calls_needed": ("Calls needed", fmt_int),
-            "instructions_planned": ("Instructions planned", fmt_int),
-            "calls_planned": ("Calls planned", fmt_int),
-            "fits_budget": ("Fits the budget", lambda v: MISSING if pd.isna(v) else ("yes" if v else "no")),
-            "note": ("Note", None),
-        },
+        [
+            ("design", "Design", None),
+            ("calls_per_instruction", "Calls per instruction", "int"),
+            "instructions_needed",
+            ("calls_needed", "Calls needed", "int"),
+            ("instructions_planned", "Instructions planned", "int"),
+            ("calls_planned", "Calls planned", "int"),
+            ("fits_budget", "Fits the budget", "yes_no"),
+            ("note", "Note", None),
+        ],
     )

@@ -91,7 +91,6 @@ __all__ = [
     "ladder_display",
     "metrics",
     "parse_js",
-    "pct",
     "ppi_messages",
     "ppi_table",
     "quality_options",
@@ -109,11 +108,6 @@ class Message:
 
     kind: str
     text: str
-
-
-def pct(x: float | None) -> str:
-    """A share with one decimal, ``—`` if missing: ``pct(0.375)`` → ``'37.5%'``."""
-    return fmt_pct(x, 1)
 
 
 def _first_upper(text: str) -> str:
@@ -188,14 +182,14 @@ def metrics(cal: Calibration) -> list[tuple[str, str, str]]:
         (
             q.name("printed_win_rate"),
             q.format("printed_win_rate", cal.printed),
-            f"Wilson 95% interval {pct(cal.printed_low)} – {pct(cal.printed_high)}",
+            f"Wilson 95% interval {fmt_pct(cal.printed_low, 1)} – {fmt_pct(cal.printed_high, 1)}",
         ),
         (
             q.name("corrected_win_share"),
             "refused" if cal.refused else q.format("corrected_win_share", cal.corrected),
             md(cal.refusal_reason)
             if cal.refused
-            else f"Rogan–Gladen; Lang–Reiczigel 95% interval {pct(cal.lr_low)} – {pct(cal.lr_high)}",
+            else f"Rogan–Gladen; Lang–Reiczigel 95% interval {fmt_pct(cal.lr_low, 1)} – {fmt_pct(cal.lr_high, 1)}",
         ),
         (
             q.name("corrected_win_rate"),
@@ -203,18 +197,18 @@ def metrics(cal: Calibration) -> list[tuple[str, str, str]]:
             md(cal.win_rate_refusal)
             if cal.win_rate_refusal
             else "P(human win) + P(human tie)/2, both arms corrected; 95% interval "
-            f"{pct(w.low)} – {pct(w.high)} (bootstrap over instructions)",
+            f"{fmt_pct(w.low, 1)} – {fmt_pct(w.high, 1)} (bootstrap over instructions)",
         ),
         (
             q.name("sensitivity"),
             q.format("sensitivity", cal.se),
-            f"Of the human wins, the share the judge calls a win; Wilson {pct(cal.se_low)} – {pct(cal.se_high)}",
+            f"Of the human wins, the share the judge calls a win; Wilson {fmt_pct(cal.se_low, 1)} – {fmt_pct(cal.se_high, 1)}",
         ),
         (
             q.name("specificity"),
             q.format("specificity", cal.sp),
             "Of the human ties and losses, the share the judge does not call a win; Wilson "
-            f"{pct(cal.sp_low)} – {pct(cal.sp_high)}",
+            f"{fmt_pct(cal.sp_low, 1)} – {fmt_pct(cal.sp_high, 1)}",
         ),
         (
             q.name("youden_j"),
@@ -237,12 +231,12 @@ def correction_message(cal: Calibration) -> list[Message]:
     out = [
         Message(
             "success",
-            f"Corrected rate **{pct(cal.corrected)}** (Lang–Reiczigel 95% interval {pct(cal.lr_low)} – "
-            f"{pct(cal.lr_high)}), against a printed **{pct(cal.printed)}** ({pct(cal.printed_low)} – "
-            f"{pct(cal.printed_high)}). With these {fmt_int(cal.counts.n_labelled)} labelled pairs the "
+            f"Corrected rate **{fmt_pct(cal.corrected, 1)}** (Lang–Reiczigel 95% interval {fmt_pct(cal.lr_low, 1)} – "
+            f"{fmt_pct(cal.lr_high, 1)}), against a printed **{fmt_pct(cal.printed, 1)}** ({fmt_pct(cal.printed_low, 1)} – "
+            f"{fmt_pct(cal.printed_high, 1)}). With these {fmt_int(cal.counts.n_labelled)} labelled pairs the "
             f"corrected rate cannot be tighter than ±{fmt_num(100 * cal.floor, 1)} percentage points, "
-            f"however many pairs are judged. The naive interval ({pct(cal.naive_low)} – "
-            f"{pct(cal.naive_high)}) treats the judge's sensitivity and specificity as exact and is too narrow (it covers 31–53% at 25 "
+            f"however many pairs are judged. The naive interval ({fmt_pct(cal.naive_low, 1)} – "
+            f"{fmt_pct(cal.naive_high, 1)}) treats the judge's sensitivity and specificity as exact and is too narrow (it covers 31–53% at 25 "
             "labelled pairs while claiming 95%).",
         )
     ]
@@ -253,7 +247,7 @@ def correction_message(cal: Calibration) -> list[Message]:
         out.append(
             Message(
                 "info",
-                f"Corrected win rate on both arms, **{pct(w.value)}** (95% {pct(w.low)} – {pct(w.high)}): "
+                f"Corrected win rate on both arms, **{fmt_pct(w.value, 1)}** (95% {fmt_pct(w.low, 1)} – {fmt_pct(w.high, 1)}): "
                 f"{ESTIMANDS['corrected_win_rate']}. This is the number a corrected gate tests.",
             )
         )
@@ -270,7 +264,7 @@ def summary_display(cal: Calibration) -> pd.DataFrame:
         elif name == q.name("correction_floor"):
             cells = (q.format("correction_floor", 100 * est), MISSING, MISSING)
         else:
-            cells = (pct(est), pct(low), pct(high))
+            cells = (fmt_pct(est, 1), fmt_pct(low, 1), fmt_pct(high, 1))
         rows.append((_first_upper(name), *cells, definition))
     return pd.DataFrame(rows, columns=["Quantity", "Estimate", "95% low", "95% high", "Definition"])
 
@@ -308,7 +302,7 @@ def quality_options(cal: Calibration, typed: list[float]) -> dict[str, dict]:
     """Judge qualities the size picker offers: label → keyword arguments of ``size_plan``."""
     out: dict[str, dict] = {}
     if not (math.isnan(cal.se) or math.isnan(cal.sp)):
-        out[f"this judge (sensitivity {pct(cal.se)}, specificity {pct(cal.sp)})"] = {
+        out[f"this judge (sensitivity {fmt_pct(cal.se, 1)}, specificity {fmt_pct(cal.sp, 1)})"] = {
             "se": cal.se,
             "sp": cal.sp,
         }
@@ -335,10 +329,10 @@ def coverage_sentence(result: CoverageResult, cal: Calibration, *, n_judged: int
 
     def span(name: str) -> str:
         c = cov[cov["interval"] == name]["coverage"]
-        return f"{pct(c.min())}–{pct(c.max())}"
+        return f"{fmt_pct(c.min(), 1)}–{fmt_pct(c.max(), 1)}"
 
     return (
-        f"With sensitivity {pct(cal.se)} and specificity {pct(cal.sp)}, {fmt_int(n_judged)} judged and "
+        f"With sensitivity {fmt_pct(cal.se, 1)} and specificity {fmt_pct(cal.sp, 1)}, {fmt_int(n_judged)} judged and "
         f"{fmt_int(n_labelled)} labelled pairs: the Wilson interval on the printed rate covers the "
         f"truth {span('printed (Wilson)')} of the time, the naive corrected interval "
         f"{span('naive corrected')}, the Lang–Reiczigel interval {span('Lang–Reiczigel')}. The "
@@ -352,12 +346,12 @@ def coverage_table(result: CoverageResult) -> pd.DataFrame:
     t = result.table
     return pd.DataFrame(
         {
-            "True rate": [pct(v) for v in t["true_rate"]],
+            "True rate": [fmt_pct(v, 1) for v in t["true_rate"]],
             "Interval": t["interval"],
-            "Coverage": [pct(v) for v in t["coverage"]],
-            "Refused": [pct(v) for v in t["refused"]],
-            "Mean estimate": [pct(v) for v in t["mean_estimate"]],
-            "Mean half-width": [pct(v) for v in t["mean_half_width"]],
+            "Coverage": [fmt_pct(v, 1) for v in t["coverage"]],
+            "Refused": [fmt_pct(v, 1) for v in t["refused"]],
+            "Mean estimate": [fmt_pct(v, 1) for v in t["mean_estimate"]],
+            "Mean half-width": [fmt_pct(v, 1) for v in t["mean_half_width"]],
         }
     )
 

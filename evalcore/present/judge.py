@@ -37,7 +37,7 @@ from evalcore.judge.comparison import best_marks, comparison_table
 from evalcore.judge.explanations import EXPLAIN
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet
-from evalcore.present.display import Metric, display_frame
+from evalcore.present.display import Metric, display_frame, write
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 __all__ = [
@@ -70,86 +70,58 @@ __all__ = [
 ]
 
 
+#: Every figure of the sheet once: its key, its heading and how it is written (a shared format
+#: of :data:`evalcore.present.display.FORMATS`). The first rows up to ``self_preference_elo`` are the
+#: side-by-side table's columns (:data:`SIDE_BY_SIDE`).
+SHEET_FIGURES: dict[str, tuple[str, str]] = {
+    "judge": ("judge", "text"),
+    "position_bias_points": (q.name("position_bias") + " (percentage points)", "signed"),
+    "swap_consistency": (q.name("swap_consistency"), "pct1"),
+    "flip_rate": (q.name("flip_rate"), "pct1"),
+    "tie_rate": (q.name("tie_rate"), "pct1"),
+    "both_orders_tie_rate": (q.name("both_orders_tie_rate"), "pct1"),
+    "no_verdict_rate": (q.name("no_verdict_rate"), "pct1"),
+    "slot_bias_b": (q.name("slot_bias"), "signed3"),
+    "self_comparison_tie_rate": (q.name("self_comparison_tie_rate"), "pct1"),
+    "agreement": (q.name("agreement"), "pct1"),
+    "kappa": (q.name("kappa"), "num3"),
+    "length_coefficient": (q.name("length_effect") + " (Elo points per SD)", "signed"),
+    "self_preference_elo": (q.name("self_preference") + " (Elo points)", "signed"),
+    "calls": ("calls", "int"),
+    "certified": ("certified against humans (1 yes, 0 no)", "int"),
+    "agreement_on_wins": ("agreement on human wins", "pct1"),
+    "agreement_on_non_wins": ("agreement on human non-wins", "pct1"),
+    "slot_gap_points": ("raw slot gap (percentage points)", "signed"),
+    "slot_a_win_rate": ("slot A wins", "pct1"),
+    "slot_b_win_rate": ("slot B wins", "pct1"),
+    "balanced_share": ("calls in pairs seen in both orders", "pct1"),
+    "order_balance": ("order balance", "num3"),
+    "pairings": ("both-orders verdicts", "int"),
+    "unpaired_calls": ("calls in one order only", "int"),
+    "swap_consistency_exact": ("swap consistency (same level)", "pct1"),
+    "reversal_rate": ("opposite winners", "pct1"),
+    "no_verdict_calls": ("calls without a verdict", "int"),
+    "pairs_both_orders": ("model pairs in both orders", "int"),
+    "self_comparison_calls": ("self-comparison calls", "int"),
+    "self_comparison_mean_verdict": ("self-comparison mean verdict", "num2"),
+    "labelled_calls": ("labelled calls", "int"),
+    "human_judgements": ("human judgements", "int"),
+    "human_alpha": (q.name("human_alpha"), "num3"),
+    "human_ceiling_agreement": (q.name("human_ceiling_agreement"), "pct1"),
+    "human_ceiling_kappa": (q.name("human_ceiling_kappa"), "num3"),
+    "length_rank_changes": (q.name("length_rank_changes"), "int"),
+    "ties_tie_probability": (q.name("same_level_chance"), "num3"),
+    "ties_d1": (q.name("effective_levels_entropy"), "num2"),
+    "ties_d2": (q.name("effective_levels_collision"), "num2"),
+    "ties_distinct_levels": (q.name("distinct_levels"), "int"),
+}
+_SIDE_BY_SIDE_KEYS = list(SHEET_FIGURES)[: list(SHEET_FIGURES).index("self_preference_elo") + 1]
 #: The columns of the side-by-side table, with their headings.
-SIDE_BY_SIDE: dict[str, str] = {
-    "judge": "judge",
-    "position_bias_points": q.name("position_bias") + " (percentage points)",
-    "swap_consistency": q.name("swap_consistency"),
-    "flip_rate": q.name("flip_rate"),
-    "tie_rate": q.name("tie_rate"),
-    "both_orders_tie_rate": q.name("both_orders_tie_rate"),
-    "no_verdict_rate": q.name("no_verdict_rate"),
-    "slot_bias_b": q.name("slot_bias"),
-    "self_comparison_tie_rate": q.name("self_comparison_tie_rate"),
-    "agreement": q.name("agreement"),
-    "kappa": q.name("kappa"),
-    "length_coefficient": q.name("length_effect") + " (Elo points per SD)",
-    "self_preference_elo": q.name("self_preference") + " (Elo points)",
-}
-_PERCENT = {
-    "agreement_on_wins",
-    "agreement_on_non_wins",
-    "swap_consistency",
-    "flip_rate",
-    "tie_rate",
-    "both_orders_tie_rate",
-    "no_verdict_rate",
-    "self_comparison_tie_rate",
-    "agreement",
-    "balanced_share",
-    "slot_a_win_rate",
-    "slot_b_win_rate",
-    "swap_consistency_exact",
-    "reversal_rate",
-    "human_ceiling_agreement",
-}
-_SIGNED = {"position_bias_points", "length_coefficient", "self_preference_elo", "slot_gap_points"}
-_THREE = {"kappa", "human_alpha", "human_ceiling_kappa", "ties_tie_probability", "order_balance"}
-_COUNTS = {
-    "certified",
-    "calls",
-    "pairings",
-    "unpaired_calls",
-    "no_verdict_calls",
-    "pairs_both_orders",
-    "self_comparison_calls",
-    "labelled_calls",
-    "human_judgements",
-    "length_rank_changes",
-    "ties_distinct_levels",
-}
-#: Words for the sheet's metric keys beyond the side-by-side headings.
-_METRIC_NAMES: dict[str, str] = {
-    **SIDE_BY_SIDE,
-    "calls": "calls",
-    "certified": "certified against humans (1 yes, 0 no)",
-    "agreement_on_wins": "agreement on human wins",
-    "agreement_on_non_wins": "agreement on human non-wins",
-    "slot_gap_points": "raw slot gap (percentage points)",
-    "slot_a_win_rate": "slot A wins",
-    "slot_b_win_rate": "slot B wins",
-    "balanced_share": "calls in pairs seen in both orders",
-    "order_balance": "order balance",
-    "pairings": "both-orders verdicts",
-    "unpaired_calls": "calls in one order only",
-    "swap_consistency_exact": "swap consistency (same level)",
-    "reversal_rate": "opposite winners",
-    "no_verdict_calls": "calls without a verdict",
-    "pairs_both_orders": "model pairs in both orders",
-    "self_comparison_calls": "self-comparison calls",
-    "self_comparison_mean_verdict": "self-comparison mean verdict",
-    "labelled_calls": "labelled calls",
-    "human_judgements": "human judgements",
-    "human_alpha": q.name("human_alpha"),
-    "human_ceiling_agreement": q.name("human_ceiling_agreement"),
-    "human_ceiling_kappa": q.name("human_ceiling_kappa"),
-    "length_rank_changes": q.name("length_rank_changes"),
-    "ties_tie_probability": q.name("same_level_chance"),
-    "ties_d1": q.name("effective_levels_entropy"),
-    "ties_d2": q.name("effective_levels_collision"),
-    "ties_distinct_levels": q.name("distinct_levels"),
-    "kappa": q.name("kappa"),
-}
+SIDE_BY_SIDE: dict[str, str] = {k: SHEET_FIGURES[k][0] for k in _SIDE_BY_SIDE_KEYS}
+
+
+def _heading(key: str) -> str:
+    return SHEET_FIGURES[key][0] if key in SHEET_FIGURES else key.replace("_", " ")
 
 
 def format_value(value: object, column: str) -> str:
@@ -162,21 +134,9 @@ def format_value(value: object, column: str) -> str:
     >>> format_value(float("nan"), "kappa"), format_value(None, "agreement")
     ('—', '—')
     """
-    if value is None or (isinstance(value, float | np.floating) and not np.isfinite(value)):
-        return MISSING
     if isinstance(value, str):
         return value
-    if column in _PERCENT:
-        return fmt_pct(value, 1)
-    if column in _SIGNED:
-        return fmt_signed(value, 1)
-    if column == "slot_bias_b":
-        return fmt_signed(value, 3)
-    if column in _THREE:
-        return fmt_num(value, 3)
-    if column in _COUNTS:
-        return fmt_int(value)
-    return fmt_num(value, 2)
+    return write(value, SHEET_FIGURES[column][1] if column in SHEET_FIGURES else "num2")
 
 
 def side_by_side(sheets: Mapping[str, JudgeSheet | str]) -> pd.DataFrame:
@@ -498,7 +458,7 @@ def comparison_display(frame: pd.DataFrame) -> pd.DataFrame:
         heading = {"judge": "Judge", "note": "Note", "calls": "Judge calls"}.get(column)
         values = frame[column]
         if heading is None:
-            heading = _METRIC_NAMES.get(column, column.replace("_", " "))
+            heading = _heading(column)
             values = values.map(lambda v, c=column: format_value(v, c))
         elif column == "calls":
             values = values.map(lambda v: format_value(v, "calls") if pd.notna(v) else MISSING)
@@ -512,7 +472,7 @@ def sheet_display(sheet: JudgeSheet) -> pd.DataFrame:
     keys = list(t["metric"])
     return pd.DataFrame(
         {
-            "figure": [_METRIC_NAMES.get(k, k.replace("_", " ")) for k in keys],
+            "figure": [_heading(k) for k in keys],
             "value": [format_value(v, k) for v, k in zip(t["value"], keys, strict=True)],
             "95% low": [format_value(v, k) for v, k in zip(t["low"], keys, strict=True)],
             "95% high": [format_value(v, k) for v, k in zip(t["high"], keys, strict=True)],

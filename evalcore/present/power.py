@@ -17,7 +17,8 @@ from evalcore.power.differences import DifferenceDistributions
 from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
 from evalcore.power.simulation import PowerCurve
-from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, markdown
+from evalcore.present.display import catalogue_table, signed_pct
+from evalcore.text import fmt_int, fmt_num, fmt_pct, markdown
 
 #: Edges offered on the page: +5% = the better model wins 55% of the discordant samples.
 EDGE_CHOICES = (0.01, 0.02, 0.03, 0.05, 0.075, 0.10, 0.15, 0.20, 0.25, 0.30)
@@ -315,19 +316,20 @@ def difference_title(chosen: DifferenceDistributions, anchor: str) -> str:
 
 def distributions_table(chosen: DifferenceDistributions) -> pd.DataFrame:
     """The distributions used, with human column names and percentages."""
-    t = chosen.table
-    return pd.DataFrame(
-        {
-            "Anchor": t["anchor"].astype(object).where(t["anchor"].notna(), "— (head-to-head)"),
-            "Model A (with the edge)": t["model_a"].astype(object),
-            "Model B": t["model_b"].astype(object),
-            "Instructions": t["n"],
-            q.name("pair_informativeness"): [
-                q.format("pair_informativeness", v) for v in t["informativeness"]
-            ],
-            "Edge": [MISSING if pd.isna(v) else f"{100 * v:+.1f}%" for v in t["edge"]],
-            "Mean difference": [fmt_num(v, 3) for v in t["mean_difference"]],
-        }
+    t = chosen.table.assign(
+        anchor=chosen.table["anchor"].astype(object).where(chosen.table["anchor"].notna(), "— (head-to-head)")
+    )
+    return catalogue_table(
+        t,
+        [
+            ("anchor", "Anchor", None),
+            ("model_a", "Model A (with the edge)", None),
+            ("model_b", "Model B", None),
+            ("n", "Instructions", None),
+            ("informativeness", "pair_informativeness"),
+            ("edge", "Edge", "signed_pct"),
+            ("mean_difference", "Mean difference", "num3"),
+        ],
     )
 
 
@@ -378,7 +380,7 @@ def top_pair_sentence(result: DetectableEdges) -> tuple[str, str] | None:
         if pd.notna(need)
         else "."
     )
-    edge = "—" if pd.isna(top["observed_edge"]) else f"{100 * top['observed_edge']:+.1f}%"
+    edge = signed_pct(top["observed_edge"])
     return "warning", (
         f"The data do not separate the top two models ({top['upper']} and "
         f"{top['lower']}): observed edge {edge} on {fmt_int(top['discordant'])} "
@@ -389,30 +391,26 @@ def top_pair_sentence(result: DetectableEdges) -> tuple[str, str] | None:
 def detectable_table(result: DetectableEdges) -> pd.DataFrame:
     """The adjacent pairs with human column names, rounded numbers and "—" for missing values."""
     t = result.table
-
-    def pct(values, signed=False):
-        return [MISSING if pd.isna(v) else (f"{100 * v:+.1f}%" if signed else fmt_pct(v, 1)) for v in values]
-
-    return pd.DataFrame(
-        {
-            "Higher-ranked model": t["upper"],
-            "Lower-ranked model": t["lower"],
-            "Ranks": [f"{a} / {b}" for a, b in zip(t["rank_upper"], t["rank_lower"], strict=True)],
-            "Rating gap (Elo points)": [fmt_num(v, 0) for v in t["rating_gap"]],
-            "Instructions": t["instructions"],
-            "Differing instructions": t["discordant"],
-            q.name("pair_informativeness"): pct(t["informativeness"]),
-            "Higher wins": t["upper_wins"],
-            "Lower wins": t["lower_wins"],
-            q.name("observed_edge"): pct(t["observed_edge"], signed=True),
-            q.name("detectable_edge"): pct(t["detectable_edge"], signed=True),
-            "p (two-sided sign test)": [MISSING if pd.isna(v) else f"{v:.2g}" for v in t["p_value"]],
-            "p (Holm-adjusted)": [MISSING if pd.isna(v) else f"{v:.2g}" for v in t["p_holm"]],
-            "Resolved": ["yes" if r else "no" for r in t["resolved"]],
-            q.name("instructions_needed"): [
-                fmt_int(v) if pd.notna(v) else MISSING for v in t["instructions_needed"]
-            ],
-        }
+    t = t.assign(ranks=[f"{a} / {b}" for a, b in zip(t["rank_upper"], t["rank_lower"], strict=True)])
+    return catalogue_table(
+        t,
+        [
+            ("upper", "Higher-ranked model", None),
+            ("lower", "Lower-ranked model", None),
+            ("ranks", "Ranks", None),
+            ("rating_gap", "Rating gap (Elo points)", "elo"),
+            ("instructions", "Instructions", None),
+            ("discordant", "Differing instructions", None),
+            ("informativeness", "pair_informativeness"),
+            ("upper_wins", "Higher wins", None),
+            ("lower_wins", "Lower wins", None),
+            "observed_edge",
+            "detectable_edge",
+            ("p_value", "p (two-sided sign test)", "p"),
+            ("p_holm", "p (Holm-adjusted)", "p"),
+            ("resolved", "Resolved", "yes_no"),
+            ("instructions_needed", "instructions_needed"),
+        ],
     )
 
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from evalcore import quantities
-from evalcore.text import code_span, fmt_int, fmt_pct
+from evalcore.present.display import catalogue_table
+from evalcore.text import code_span, fmt_int
 from evalcore.text import markdown as md
 
 if TYPE_CHECKING:
@@ -78,14 +79,14 @@ def even_coverage_sentence(summary: DatasetSummary) -> str | None:
 
 def no_verdict_table(summary: DatasetSummary) -> pd.DataFrame:
     """Calls with no verdict per judge, with human column names and percentages."""
-    nv = summary.no_verdict
-    return pd.DataFrame(
-        {
-            "Judge": nv["judge"].astype(str),
-            "Calls": nv["calls"].astype(int),
-            "Calls without a verdict": nv["no_verdict"].astype(int),
-            "No-verdict rate": [fmt_pct(v, 1) for v in nv["no_verdict_rate"]],
-        }
+    return catalogue_table(
+        summary.no_verdict,
+        [
+            ("judge", "Judge", "text"),
+            ("calls", "Calls", None),
+            ("no_verdict", "Calls without a verdict", None),
+            "no_verdict_rate",
+        ],
     )
 
 

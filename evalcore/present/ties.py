@@ -251,10 +251,6 @@ def _three(v: object) -> str:
     return fmt_num(v, 3)
 
 
-def _pct1(v: object) -> str:
-    return fmt_pct(v, 1)
-
-
 def _yes_no(v: Any) -> str:  # a 0/1 flag column
     return "yes" if float(v) > 0 else "no"
 
@@ -271,9 +267,9 @@ def agreement_display(rows: pd.DataFrame) -> pd.DataFrame:
             "tau_b": (q.name("tau_b"), _three),
             "tau_b_instructions": ("instructions with τb", fmt_int),
             "somers_d": ("Somers' D", _three),
-            "top1": (q.name("top1"), _pct1),
-            "reference_top_tied": (q.name("reference_top_tied"), _pct1),
-            "uniform_top1": (q.name("uniform_top1"), _pct1),
+            "top1": (q.name("top1"), "pct1"),
+            "reference_top_tied": (q.name("reference_top_tied"), "pct1"),
+            "uniform_top1": (q.name("uniform_top1"), "pct1"),
         },
     )
 
@@ -294,7 +290,7 @@ def per_instruction_display(per_instruction: pd.DataFrame) -> pd.DataFrame:
             "tau_a": (q.name("tau_a"), _three),
             "tau_b": (q.name("tau_b"), _three),
             "somers_d": ("Somers' D", _three),
-            "top1": (q.name("top1"), _pct1),
+            "top1": (q.name("top1"), "pct1"),
         },
     )
 
@@ -383,21 +379,21 @@ def diagnostics_display(cells: pd.DataFrame) -> pd.DataFrame:
             "judge": ("judge", str),
             "rows": ("rows", fmt_int),
             "scored": ("scored", fmt_int),
-            "parse_rate": ("parse rate", _pct1),
+            "parse_rate": ("parse rate", "pct1"),
             "instructions": ("instructions", fmt_int),
             "distinct": ("distinct", fmt_int),
-            "tie_probability": (q.name("same_level_chance"), _pct1),
+            "tie_probability": (q.name("same_level_chance"), "pct1"),
             "d1": (q.name("effective_levels_entropy"), lambda v: fmt_num(v, 2)),
             "d2": (q.name("effective_levels_collision"), lambda v: fmt_num(v, 2)),
-            "top_tied": (q.name("top_tied_share"), _pct1),
+            "top_tied": (q.name("top_tied_share"), "pct1"),
             "ranked_instructions": ("ranked instructions", fmt_int),
             "spearman": ("global Spearman", _three),
             "tau_b": (q.name("tau_b"), _three),
             "tau_a": (q.name("tau_a"), _three),
             "somers_d": ("Somers' D", _three),
-            "top1": (q.name("top1"), _pct1),
-            "reference_top_tied": (q.name("reference_top_tied"), _pct1),
-            "uniform_top1": (q.name("uniform_top1"), _pct1),
+            "top1": (q.name("top1"), "pct1"),
+            "reference_top_tied": (q.name("reference_top_tied"), "pct1"),
+            "uniform_top1": (q.name("uniform_top1"), "pct1"),
         },
     )
 
@@ -408,9 +404,9 @@ def shares_display(shares: VarianceShares) -> pd.DataFrame:
         shares.table,
         {
             "diagnostic": ("diagnostic", lambda d: DIAGNOSTICS.get(str(d), str(d))),
-            "format_share": ("format share", _pct1),
-            "judge_share": ("judge share", _pct1),
-            "residual_share": ("residual share", _pct1),
+            "format_share": ("format share", "pct1"),
+            "judge_share": ("judge share", "pct1"),
+            "residual_share": ("residual share", "pct1"),
         },
     )
 

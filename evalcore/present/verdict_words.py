@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from evalcore.errors import UsageError
 from evalcore.text import MISSING, fmt_int
 from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
 
@@ -19,11 +20,13 @@ __all__ = [
     "excerpt",
     "filter_words",
     "human_words",
+    "level_words",
     "page_headline",
     "verdict_words",
 ]
 
-#: How each verdict level reads, with the models named (slot A's side).
+#: How each verdict level reads, with the two sides named (slot A's side): the one wording of the
+#: verdict scale, rendered by each face with its own names (models, "first slot", escaped Markdown).
 _LEVEL_WORDS = {
     2: "{a} much better",
     1: "{a} better",
@@ -31,6 +34,24 @@ _LEVEL_WORDS = {
     -1: "{b} better",
     -2: "{b} much better",
 }
+
+
+def level_words(
+    verdict: int | None, a: str = "first slot", b: str = "second slot", *, tie: str = "tie"
+) -> str:
+    """A verdict level (slot A's view, −2..2) in words, the sides named ``a`` and ``b``; "no
+    verdict" for None. A face passes its own names (escaped for its markup).
+
+    Examples
+    --------
+    >>> level_words(-2), level_words(1, "x", "y"), level_words(0, tie="a tie"), level_words(None)
+    ('second slot much better', 'x better', 'a tie', 'no verdict')
+    """
+    if verdict is None:
+        return "no verdict"
+    if verdict not in _LEVEL_WORDS:
+        raise UsageError(f"verdict must be a level from -2 to 2 or None; got {verdict!r}.")
+    return tie if verdict == 0 else _LEVEL_WORDS[verdict].format(a=a, b=b)
 
 
 def verdict_words(call: VerdictCall) -> str:
@@ -41,9 +62,7 @@ def verdict_words(call: VerdictCall) -> str:
     >>> verdict_words(VerdictCall(row=1, model_a="x", model_b="y", verdict=-2))
     'y much better'
     """
-    if call.verdict is None:
-        return "no verdict"
-    return _LEVEL_WORDS[call.verdict].format(a=call.model_a, b=call.model_b)
+    return level_words(call.verdict, call.model_a, call.model_b)
 
 
 def human_words(case: VerdictCase) -> str:
@@ -51,7 +70,7 @@ def human_words(case: VerdictCase) -> str:
     if case.human is None:
         return "no human label"
     a, b = case.models
-    return "human: " + _LEVEL_WORDS[case.human].format(a=a, b=b)
+    return "human: " + level_words(case.human, a, b)
 
 
 #: Control characters (C0, DEL, C1) that would drive a terminal (colours, cursor moves) if printed.

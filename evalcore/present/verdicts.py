@@ -17,6 +17,7 @@ from evalcore.present.verdict_words import (
     excerpt,
     filter_words,
     human_words,
+    level_words,
     page_headline,
     verdict_words,
 )
@@ -119,15 +120,6 @@ VERDICT_WIDGET: dict = {
     "help": HELP["verdict"],
 }
 
-#: A verdict level (slot A's view, −2..2) in words.
-_SLOT_WORDS: dict[int, str] = {
-    2: "first slot much better",
-    1: "first slot better",
-    0: "tie",
-    -1: "second slot better",
-    -2: "second slot much better",
-}
-
 
 def beats_label(model: str) -> str:
     """The Verdicts page's switch for a link's ``beats`` filter (Markdown, the name escaped)."""
@@ -142,29 +134,9 @@ def win_disagrees_label(model: str, unit: str | None) -> str:
     )
 
 
-def level_words(verdict: int | None) -> str:
-    """A verdict level in words (slot A's view): ``level_words(-2)`` → ``'second slot much better'``.
-
-    Examples
-    --------
-    >>> level_words(2), level_words(0), level_words(None)
-    ('first slot much better', 'tie', 'no verdict')
-    """
-    if verdict is None:
-        return "no verdict"
-    if verdict not in _SLOT_WORDS:
-        raise UsageError(f"verdict must be a level from -2 to 2 or None; got {verdict!r}.")
-    return _SLOT_WORDS[verdict]
-
-
 def _for_model(verdict: int | None, first: str, second: str) -> str:
-    """Who the level favours, by name: "`A` much better", "a tie", "no verdict"."""
-    if verdict is None:
-        return "no verdict"
-    if verdict == 0:
-        return "a tie"
-    winner = first if verdict > 0 else second
-    return f"{markdown(winner)} {'much ' if abs(verdict) == 2 else ''}better"
+    """Who the level favours, by name (Markdown): "`A` much better", "a tie", "no verdict"."""
+    return level_words(verdict, markdown(first), markdown(second), tie="a tie")
 
 
 def call_line(call: VerdictCall, number: int) -> str:

@@ -6,6 +6,7 @@ Every user text in the report goes through :func:`esc`, the one HTML escaper
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import pandas as pd
@@ -82,6 +83,7 @@ def html_table(
     formats = formats or {}
     numeric = [
         bool(pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))
+        or _written_numbers(frame[c])
         for c in frame.columns
     ]
     long = (
@@ -113,6 +115,20 @@ def html_table(
     return (
         f'<div class="scroll"><table class="tbl"{ident}><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+#: A number as the catalogue writes it: sign, digits with separators, a unit sign ("—" if missing).
+_WRITTEN_NUMBER = re.compile(r"^(?:[+\-−±]?[\d,]+(?:\.\d+)?(?:%| pp)?|—)$")
+
+
+def _written_numbers(column: pd.Series) -> bool:
+    """Whether a text column holds numbers the display builder wrote (right-aligned like numbers)."""
+    cells = column.dropna().astype(str)
+    return (
+        bool(len(cells))
+        and bool(cells.map(lambda v: bool(_WRITTEN_NUMBER.match(v))).all())
+        and not (cells == "—").all()
     )
 
 

@@ -20,7 +20,9 @@ from evalcore.plots.power import detectable_edges_figure, sample_size_figure
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
 from evalcore.present import judge as judge_show
+from evalcore.present.display import catalogue_table
 from evalcore.present.ranking import comparable_text, style_caption
+from evalcore.present.summary import no_verdict_table
 from evalcore.report.html import (
     esc,
     html_figure,
@@ -30,7 +32,7 @@ from evalcore.report.html import (
     percent_format,
     rating_text,
 )
-from evalcore.text import MISSING, fmt_pct
+from evalcore.text import MISSING, fmt_int, fmt_pct
 
 # ---------------------------------------------------------------------------------------------
 # Sections: each returns (anchor id, heading, html body)
@@ -85,17 +87,13 @@ def summary_section(analyses: Analyses) -> str:
             ],
         }
     )
-    coverage = s.no_verdict.rename(columns={"no_verdict": "no verdict", "no_verdict_rate": "no-verdict rate"})
     return (
         html_table(facts, table_id="summary-table")
         + "<h3>Calls that returned no verdict, per judge</h3>"
+        # the Data page's table: the same headings and formats
         + html_table(
-            coverage,
-            {
-                "calls": lambda v: f"{v:,}",
-                "no verdict": lambda v: f"{v:,}",
-                "no-verdict rate": lambda v: fmt_pct(v, 1),
-            },
+            no_verdict_table(s),
+            {"Calls": fmt_int, "Calls without a verdict": fmt_int},
             table_id="no-verdict-table",
         )
         + '<p class="caption">No-verdict calls are kept and counted, left out of win rates, '
@@ -171,29 +169,18 @@ def anchors_section(analyses: Analyses) -> str:
     sweep = analyses.anchors
     if sweep is None:
         return missing_note("The anchor analysis", analyses.unavailable.get("anchor", "no sweep"))
-    columns = [
-        "anchor",
-        "position",
-        "tau_quadratic",
-        "tau_human",
-        "informativeness",
-        "calls",
-        "no_model_wins_share",
-    ]
-    table = sweep.table[[c for c in columns if c in sweep.table.columns]].rename(
-        columns={
-            "tau_quadratic": f"tau-{sweep.tau} vs all-pairs",
-            "tau_human": f"tau-{sweep.tau} vs human",
-            "no_model_wins_share": "no model beats it",
-        }
+    table = catalogue_table(
+        sweep.table,
+        [
+            ("anchor", "anchor", None),
+            ("position", "position", None),
+            ("tau_quadratic", f"tau-{sweep.tau} vs all-pairs", "num3"),
+            ("tau_human", f"tau-{sweep.tau} vs human", "num3"),
+            ("informativeness", "informativeness", "pct1"),
+            ("calls", "calls", "int"),
+            ("no_model_wins_share", "no model beats it", "pct1"),
+        ],
     )
-    formats = {
-        f"tau-{sweep.tau} vs all-pairs": num_format(3),
-        f"tau-{sweep.tau} vs human": num_format(3),
-        "informativeness": percent_format(1),
-        "calls": lambda v: f"{int(v):,}",
-        "no model beats it": percent_format(1),
-    }
     caption = (
         f'<p class="caption">Recommended anchor: <strong>{esc(sweep.recommended)}</strong> (the '
         "most informative; Don-Yehiya et al. 2026). Informativeness: the share of (instruction, model pair) "
@@ -210,7 +197,7 @@ def anchors_section(analyses: Analyses) -> str:
             tau_vs_informativeness(sweep, highlight=sweep.recommended), "fig-anchor-info"
         )
     figures += html_figure(informativeness_bars(sweep, highlight=sweep.recommended), "fig-anchor-bars")
-    return caption + notes + html_table(table, formats, table_id="anchor-table") + figures
+    return caption + notes + html_table(table, table_id="anchor-table") + figures
 
 
 #: The columns of the comparison of judges shown in the report.

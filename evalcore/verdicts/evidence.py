@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evalcore.text import fmt_int, markdown
+from evalcore.text import fmt_int, fmt_pct, markdown
 from evalcore.verdicts.cases import CaseStats, VerdictFilter
 
 __all__ = ["PairRecord", "closing_words", "evidence_lines", "link_count", "pair_record"]
@@ -66,10 +66,6 @@ def pair_record(counts, model: str, opponent: str, *, unit: str = "battle") -> P
     return PairRecord(model, opponent, wins, ties, losses, unit)
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}%"
-
-
 def _narrowed(flt: VerdictFilter) -> bool:
     """Whether filters beyond judge, category and pair narrow the cases."""
     return any(
@@ -107,7 +103,7 @@ def evidence_lines(stats: CaseStats, flt: VerdictFilter, *, record: PairRecord |
                 f"**{markdown(a)} against {markdown(b)}, both-orders verdicts:** these cases make "
                 f"{fmt_int(record.battles)} both-orders verdicts; {markdown(a)} won "
                 f"{fmt_int(record.wins)}, tied {fmt_int(record.ties)} and lost "
-                f"{fmt_int(record.losses)}: a win rate of {_pct(record.win_rate)} (a tie counts "
+                f"{fmt_int(record.losses)}: a win rate of {fmt_pct(record.win_rate, 1)} (a tie counts "
                 "half), the number in the Leaderboard’s win-rate cell with its both-orders switch on."
             )
         else:
@@ -122,7 +118,7 @@ def evidence_lines(stats: CaseStats, flt: VerdictFilter, *, record: PairRecord |
                 f"**{markdown(a)} against {markdown(b)}:** {fmt_int(battles)} battles (judge calls "
                 f"with a verdict) in these {fmt_int(stats.cases)} {noun}; {markdown(a)} won "
                 f"{fmt_int(stats.wins)}, tied {fmt_int(stats.ties)} and lost {fmt_int(stats.losses)}"
-                + (f": a win rate of {_pct(rate)} (a tie counts half), {where}." if battles else ".")
+                + (f": a win rate of {fmt_pct(rate, 1)} (a tie counts half), {where}." if battles else ".")
             )
     if flt.beats_all:
         lines.append(

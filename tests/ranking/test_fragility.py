@@ -414,7 +414,7 @@ def test_cli_table_and_category(table_file, capsys):
     [
         (["--max-drop", "0"], "--max-drop"),
         (["--exhaustive", "-1"], "--exhaustive"),
-        (["--category", "nope"], "unknown category"),
+        (["--category", "nope"], "category 'nope' is not in the file"),
         (["--judge", "nobody"], "judge 'nobody'"),
     ],
 )
