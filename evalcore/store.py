@@ -27,6 +27,7 @@ from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.deadline import Watchdog
 from evalcore.errors import ResourceLimitError
+from evalcore.ingest import counts_table
 from evalcore.features import spelled_feature_columns
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
@@ -228,11 +229,13 @@ class VerdictStore:
         path = Path(path)
         # a name that is not valid UTF-8 is shown with replacement characters, never crashes
         file = name or path.name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        limits = limits or LoadLimits.from_env()
+        if counts_table.is_many_files(path):
+            return self._load_many(path, file=file, limits=limits)
         if not path.exists():
             raise VerdictFormatError(file, "there is no such file", hint="Check the name and the folder")
         if path.is_dir():
             raise VerdictFormatError(file, "this is a folder, not a file", hint="Give one verdict file")
-        limits = limits or LoadLimits.from_env()
         with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
             # DuckDB reads a link with a plain name: any file name (quotes, non-UTF-8 bytes)
             # reaches SQL as a safe literal.
@@ -241,6 +244,18 @@ class VerdictStore:
             os.symlink(os.path.abspath(path), link)
             src = prepare_source(link, file=file, workdir=Path(work), limits=limits)
             return self._load_source(src, origin=str(path), limits=limits, text=text)
+
+    def _load_many(self, path: Path, *, file: str, limits: LoadLimits) -> LoadedTable:
+        """A folder or glob of Parquet verdict files: counted out of core into a counts table
+        (:func:`evalcore.ingest.counts_table.aggregate_files`), which is then loaded."""
+        from evalcore.limits import budget_bytes
+
+        with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
+            out = Path(work) / "counts.parquet"
+            memory = f"{budget_bytes() // 2 // 2**20}MB"
+            counts_table.aggregate_files(path, out, name=file, memory_limit=memory, temp_dir=work)
+            src = prepare_source(out, file=file, workdir=Path(work), limits=limits)
+            return self._load_source(src, origin=None, limits=limits, text=False)
 
     def load_bytes(
         self, data: bytes, *, name: str = "upload", limits: LoadLimits | None = None, text: bool = True
@@ -547,6 +562,13 @@ class VerdictStore:
             b=np.asarray(cells["b"], dtype=np.int32),
             n=n.reshape(-1, N_LEVELS),
         )
+
+    def counts_table(self) -> pd.DataFrame:
+        """The loaded calls as a counts table (:mod:`evalcore.ingest.counts_table`), computed by
+        the same SQL ``python -m evalcore counts-sql`` prints for an engine."""
+        feats = spelled_feature_columns(self.con.execute("DESCRIBE verdicts").fetchall())
+        sql = counts_table.counts_sql("verdicts", canonical=True, features=feats)
+        return self.con.execute(sql + " ORDER BY ALL").df()
 
     def query(self, query: Callable[..., T], /, **params: Any) -> T:
         """Run one of :mod:`evalcore.store_queries`' functions on a cursor of this store's
