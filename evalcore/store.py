@@ -27,8 +27,8 @@ from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.deadline import Watchdog
 from evalcore.errors import ResourceLimitError
-from evalcore.ingest import counts_table
 from evalcore.features import spelled_feature_columns
+from evalcore.ingest import counts_table
 from evalcore.io import LoadedTable, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits

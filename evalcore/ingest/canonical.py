@@ -98,7 +98,13 @@ def read_canonical(
 
 
 def _read_counts(
-    cur: duckdb.DuckDBPyConnection, src: Source, sql: str, cols: list[str], lowered: list[str], *, limits: LoadLimits
+    cur: duckdb.DuckDBPyConnection,
+    src: Source,
+    sql: str,
+    cols: list[str],
+    lowered: list[str],
+    *,
+    limits: LoadLimits,
 ) -> Canonical:
     """A counts table (:mod:`evalcore.ingest.counts_table`): its rows checked like a verdict
     table's (messages name the counts table's rows), then one stored call per counted call."""
@@ -114,4 +120,6 @@ def _read_counts(
     build_text(cur, {name: name for name in positions})
     validate(cur, file=src.file, limits=limits)
     counts_table.expand_counts(cur, feature_columns(positions))
-    return Canonical(f"counts table ({src.label})", None, counts_table.counts_report(inspect(cur, "vl_canon")))
+    return Canonical(
+        f"counts table ({src.label})", None, counts_table.counts_report(inspect(cur, "vl_canon"))
+    )

@@ -74,30 +74,32 @@ def _matches(dialect: str, expr: str, pattern: str) -> str:
     return f"({expr} ~ {sql_literal(pattern)})"
 
 
-def level_expr(column: str, dialect: str) -> str:
-    """A verdict or human-label column → its level −2..+2, NULL for no verdict, 99 off the scale.
-
-    The same labels, no-verdict tokens and numbers the contract accepts
-    (:data:`evalcore.schema.VERDICT_LABELS`), lower-cased, trimmed and ``[[ ]]`` removed.
-    """
+def label_expr(column: str, dialect: str) -> str:
+    """A verdict or human-label column as its label: text, lower-cased, trimmed, ``[[ ]]``
+    removed (:func:`evalcore.schema.normalise_label` in SQL)."""
     text = f"LOWER(TRIM(CAST({column} AS {_TEXT[dialect]})))"
-    norm = f"(CASE WHEN {text} LIKE '[[%]]' THEN TRIM(SUBSTR({text}, 3, LENGTH({text}) - 4)) ELSE {text} END)"
+    return f"CASE WHEN {text} LIKE '[[%]]' THEN TRIM(SUBSTR({text}, 3, LENGTH({text}) - 4)) ELSE {text} END"
+
+
+def level_expr(label: str, dialect: str) -> str:
+    """A label (:func:`label_expr`) → its level −2..+2, NULL for no verdict, 99 off the scale:
+    the contract's labels (:data:`evalcore.schema.VERDICT_LABELS`), no-verdict tokens and numbers."""
     tokens = ", ".join(sql_literal(t) for t in sorted(NO_VERDICT_TOKENS))
-    whens = [f"WHEN {column} IS NULL OR {norm} IN ({tokens}) THEN NULL"]
+    whens = [f"WHEN {label} IS NULL OR {label} IN ({tokens}) THEN NULL"]
     by_level: dict[int, list[str]] = {}
-    for label, level in VERDICT_LABELS.items():
-        by_level.setdefault(level, []).append(label)
+    for text, level in VERDICT_LABELS.items():
+        by_level.setdefault(level, []).append(text)
     for level, labels in sorted(by_level.items()):
-        whens.append(f"WHEN {norm} IN ({', '.join(sql_literal(x) for x in labels)}) THEN {level}")
+        whens.append(f"WHEN {label} IN ({', '.join(sql_literal(x) for x in labels)}) THEN {level}")
     # a failed cast is NULL where the engine has a safe cast (DuckDB and Spark evaluate both
     # branches of a CASE on a vector); PostgreSQL evaluates its CASE lazily, behind the pattern
     cast = {"duckdb": "TRY_CAST", "spark": "TRY_CAST", "bigquery": "SAFE_CAST", "postgres": "CAST"}[dialect]
-    num = f"{cast}({norm} AS {_FLOAT[dialect]})"
+    num = f"{cast}({label} AS {_FLOAT[dialect]})"
     whens.append(
-        f"WHEN {_matches(dialect, norm, _NUMBER)} THEN "
+        f"WHEN {_matches(dialect, label, _NUMBER)} THEN "
         f"(CASE WHEN {num} IN (-2, -1, 0, 1, 2) THEN CAST({num} AS INTEGER) ELSE 99 END)"
     )
-    return f"(CASE {' '.join(whens)} ELSE 99 END)"
+    return "CASE " + "\n      ".join(whens) + "\n      ELSE 99 END"
 
 
 def _name_expr(column: str, dialect: str) -> str:
@@ -148,33 +150,45 @@ def counts_sql(
     if bad:
         raise UsageError(f"feature column(s) {', '.join(bad)} are not named feat_<name>_a or feat_<name>_b.")
     if not canonical and not (dialect == "duckdb" and "(" in table) and not _TABLE_NAME.match(table):
-        raise UsageError(f"{table!r} is not a table name; give a name such as verdicts or project.dataset.verdicts.")
+        raise UsageError(
+            f"{table!r} is not a table name; give a name such as verdicts or project.dataset.verdicts."
+        )
     text, flt = _TEXT[dialect], _FLOAT[dialect]
     null_text, null_num = f"CAST(NULL AS {text})", f"CAST(NULL AS {flt})"
+    labels = ""
     if canonical:
         exprs = {k: k for k in KEYS} | {c: c for c in (*SUMMED, *features)}
     else:
+        # first the labels as text, then their levels: each step readable on its own
         judge = _name_expr("judge", dialect) if "judge" in present else null_text
-        exprs = {
+        first = {
             "judge": f"COALESCE({judge}, {sql_literal(DEFAULT_JUDGE)})",
             "category": _name_expr("category", dialect) if "category" in present else null_text,
             "instruction_id": f"TRIM(CAST(instruction_id AS {text}))",
             "model_a": f"TRIM(CAST(model_a AS {text}))",
             "model_b": f"TRIM(CAST(model_b AS {text}))",
-            "verdict": level_expr("verdict", dialect),
-            "human": level_expr("human", dialect) if "human" in present else "CAST(NULL AS INTEGER)",
+            "verdict_label": label_expr("verdict", dialect),
+            "human_label": label_expr("human", dialect) if "human" in present else null_text,
         }
         for c in SUMMED:
-            exprs[c] = f"CAST({c} AS {flt})" if c in present else null_num
+            first[c] = f"CAST({c} AS {flt})" if c in present else null_num
         for c in features:
-            exprs[c] = f"CAST({c} AS {flt})"
-    calls = ",\n    ".join(f"{e} AS {c}" for c, e in exprs.items())
+            first[c] = f"CAST({c} AS {flt})"
+        listed = ",\n    ".join(f"{e} AS {c}" for c, e in first.items())
+        labels = f"labelled AS (\n  SELECT\n    {listed}\n  FROM {table}\n),\n"
+        table = "labelled"
+        exprs = {c: c for c in first if not c.endswith("_label")}
+        exprs["verdict"] = level_expr("verdict_label", dialect)
+        exprs["human"] = level_expr("human_label", dialect)
+        exprs = {c: exprs[c] for c in (*KEYS, *SUMMED, *features)}
+    calls = ",\n    ".join(e if e == c else f"{e} AS {c}" for c, e in exprs.items())
     keys = ", ".join(KEYS)
     sums = "".join(
-        f",\n  CASE WHEN COUNT({c}) = COUNT(*) THEN SUM({c}) END AS {sum_column(c)}" for c in (*SUMMED, *features)
+        f",\n  CASE WHEN COUNT({c}) = COUNT(*) THEN SUM({c}) END AS {sum_column(c)}"
+        for c in (*SUMMED, *features)
     )
     return (
-        f"WITH calls AS (\n  SELECT\n    {calls}\n  FROM {table}\n)\n"
+        f"WITH {labels}calls AS (\n  SELECT\n    {calls}\n  FROM {table}\n)\n"
         f"SELECT {keys},\n  COUNT(*) AS {COUNT}{sums}\nFROM calls\nGROUP BY {keys}"
     )
 
@@ -318,7 +332,9 @@ def aggregate_files(
             con.execute(f"COPY ({sql}) TO {sql_literal(str(out))} (FORMAT parquet)")
         except duckdb.Error as exc:
             raise VerdictFormatError(
-                name, f"the files could not be counted ({str(exc).splitlines()[0]})", hint="Check the files' columns"
+                name,
+                f"the files could not be counted ({str(exc).splitlines()[0]})",
+                hint="Check the files' columns",
             ) from exc
         return int(one_row(con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(str(out))})"))[0])
     finally:
