@@ -234,8 +234,6 @@ class VerdictStore:
             return self._load_many(path, file=file, limits=limits)
         if not path.exists():
             raise VerdictFormatError(file, "there is no such file", hint="Check the name and the folder")
-        if path.is_dir():
-            raise VerdictFormatError(file, "this is a folder, not a file", hint="Give one verdict file")
         with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
             # DuckDB reads a link with a plain name: any file name (quotes, non-UTF-8 bytes)
             # reaches SQL as a safe literal.

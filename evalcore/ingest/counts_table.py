@@ -274,7 +274,10 @@ def counts_report(report):
 def is_many_files(path: str | Path) -> bool:
     """Whether ``path`` names a folder or a glob of Parquet files (not one file)."""
     text = str(path)
-    return Path(text).is_dir() or any(ch in text for ch in "*?[")
+    if Path(text).is_dir():
+        return True
+    # a file whose own name holds a bracket or a star is that file, not a glob
+    return not Path(text).exists() and any(ch in text for ch in "*?[")
 
 
 def parquet_glob(path: str | Path) -> str:
