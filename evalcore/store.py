@@ -359,6 +359,12 @@ class VerdictStore:
         row = self.con.execute("SELECT format FROM dataset").fetchone()
         return row[0] if row else None
 
+    @property
+    def is_counts_table(self) -> bool:
+        """Whether the loaded data came from a counts table (or a folder of Parquet files counted
+        on load): its calls are counted groups, with no single calls or text behind them."""
+        return counts_table.is_counts_format(self.format)
+
     def judges(self) -> tuple[str, ...]:
         rows = self.con.execute("SELECT DISTINCT judge FROM verdicts ORDER BY judge").fetchall()
         return tuple(r[0] for r in rows)

@@ -153,44 +153,82 @@ def counts_sql(
         raise UsageError(
             f"{table!r} is not a table name; give a name such as verdicts or project.dataset.verdicts."
         )
-    text, flt = _TEXT[dialect], _FLOAT[dialect]
-    null_text, null_num = f"CAST(NULL AS {text})", f"CAST(NULL AS {flt})"
-    labels = ""
+    summed = (*SUMMED, *features)
+    tallies = "".join(f",\n    COUNT({c}) AS {c}_calls, SUM({c}) AS {c}_total" for c in summed)
     if canonical:
-        exprs = {k: k for k in KEYS} | {c: c for c in (*SUMMED, *features)}
+        # the store's own calls: already levels and trimmed names, grouped once
+        keys = ", ".join(KEYS)
+        stages = f"calls AS (\n  SELECT {keys},\n    COUNT(*) AS {COUNT}{tallies}\n  FROM {table}\n  GROUP BY {keys}\n)"
     else:
-        # first the labels as text, then their levels: each step readable on its own
-        judge = _name_expr("judge", dialect) if "judge" in present else null_text
-        first = {
-            "judge": f"COALESCE({judge}, {sql_literal(DEFAULT_JUDGE)})",
-            "category": _name_expr("category", dialect) if "category" in present else null_text,
-            "instruction_id": f"TRIM(CAST(instruction_id AS {text}))",
-            "model_a": f"TRIM(CAST(model_a AS {text}))",
-            "model_b": f"TRIM(CAST(model_b AS {text}))",
-            "verdict_label": label_expr("verdict", dialect),
-            "human_label": label_expr("human", dialect) if "human" in present else null_text,
-        }
-        for c in SUMMED:
-            first[c] = f"CAST({c} AS {flt})" if c in present else null_num
-        for c in features:
-            first[c] = f"CAST({c} AS {flt})"
-        listed = ",\n    ".join(f"{e} AS {c}" for c, e in first.items())
-        labels = f"labelled AS (\n  SELECT\n    {listed}\n  FROM {table}\n),\n"
-        table = "labelled"
-        exprs = {c: c for c in first if not c.endswith("_label")}
-        exprs["verdict"] = level_expr("verdict_label", dialect)
-        exprs["human"] = level_expr("human_label", dialect)
-        exprs = {c: exprs[c] for c in (*KEYS, *SUMMED, *features)}
-    calls = ",\n    ".join(e if e == c else f"{e} AS {c}" for c, e in exprs.items())
+        stages = _raw_stages(table, dialect, present, features)
     keys = ", ".join(KEYS)
+    # one definition of the result, whatever came before: partial counts add up, and a sum is
+    # kept only when every call of the row carried the value
     sums = "".join(
-        f",\n  CASE WHEN COUNT({c}) = COUNT(*) THEN SUM({c}) END AS {sum_column(c)}"
-        for c in (*SUMMED, *features)
+        f",\n  CASE WHEN SUM({c}_calls) = SUM({COUNT}) THEN SUM({c}_total) END AS {sum_column(c)}"
+        for c in summed
     )
-    return (
-        f"WITH {labels}calls AS (\n  SELECT\n    {calls}\n  FROM {table}\n)\n"
-        f"SELECT {keys},\n  COUNT(*) AS {COUNT}{sums}\nFROM calls\nGROUP BY {keys}"
+    return f"WITH {stages}\nSELECT {keys},\n  SUM({COUNT}) AS {COUNT}{sums}\nFROM calls\nGROUP BY {keys}"
+
+
+def _raw_stages(table: str, dialect: str, present: set[str], features: tuple[str, ...] | list[str]) -> str:
+    """The ``calls`` stage from a verdict table as written: its calls grouped first by their raw
+    values (a billion calls carry a few million distinct groups), then the names trimmed and the
+    labels mapped once per group, so the costly text work runs on groups, not on calls."""
+    text, flt = _TEXT[dialect], _FLOAT[dialect]
+    null_text = f"CAST(NULL AS {text})"
+    raw_keys = [k for k in KEYS if k not in OPTIONAL or k in present]
+    tallies = []
+    for c in (*SUMMED, *features):
+        if c in present or c in features:
+            tallies.append(f"COUNT(CAST({c} AS {flt})) AS {c}_calls, SUM(CAST({c} AS {flt})) AS {c}_total")
+        else:
+            tallies.append(f"0 AS {c}_calls, CAST(NULL AS {flt}) AS {c}_total")
+    listed = ", ".join(raw_keys)
+    grouped = (
+        f"grouped AS (\n  SELECT {listed},\n    COUNT(*) AS {COUNT},\n    "
+        + ",\n    ".join(tallies)
+        + f"\n  FROM {table}\n  GROUP BY {listed}\n)"
     )
+    judge = _name_expr("judge", dialect) if "judge" in present else null_text
+    first = {
+        "judge": f"COALESCE({judge}, {sql_literal(DEFAULT_JUDGE)})",
+        "category": _name_expr("category", dialect) if "category" in present else null_text,
+        "instruction_id": f"TRIM(CAST(instruction_id AS {text}))",
+        "model_a": f"TRIM(CAST(model_a AS {text}))",
+        "model_b": f"TRIM(CAST(model_b AS {text}))",
+        "verdict_label": label_expr("verdict", dialect),
+        "human_label": label_expr("human", dialect) if "human" in present else null_text,
+    }
+    carried = [COUNT] + [f"{c}{part}" for c in (*SUMMED, *features) for part in ("_calls", "_total")]
+    listed_first = ",\n    ".join([f"{e} AS {c}" for c, e in first.items()] + carried)
+    labelled = f"labelled AS (\n  SELECT\n    {listed_first}\n  FROM grouped\n)"
+    levels = {c: c for c in first if not c.endswith("_label")}
+    levels["verdict"] = f"{level_expr('verdict_label', dialect)} AS verdict"
+    levels["human"] = f"{level_expr('human_label', dialect)} AS human"
+    listed_calls = ",\n    ".join([levels[k] for k in KEYS] + carried)
+    calls = f"calls AS (\n  SELECT\n    {listed_calls}\n  FROM labelled\n)"
+    return f"{grouped},\n{labelled},\n{calls}"
+
+
+#: What a counts table cannot give, in words: the pages and commands that list single calls say it.
+SINGLE_CALLS_NOTE = (
+    "This dataset is a counts table: it holds how many calls gave each verdict, not the calls "
+    "themselves. Every ranking, judge and calibration analysis runs on it; reading single calls "
+    "with their prompt, answers and the judge's reasoning needs the raw verdict table, so load "
+    "the raw files (a verdict table or a folder of Parquet files) to read them."
+)
+#: The same for fragility's lists of calls: cells of the counts table, not single calls.
+CALL_LIST_NOTE = (
+    "This dataset is a counts table: the calls listed are counted groups (instruction, which "
+    "model sat in slot A, verdict, how many); the single calls behind them, with their text, are "
+    "in the raw verdict table."
+)
+
+
+def is_counts_format(format: str | None) -> bool:
+    """Whether a loaded dataset's recognised format (``VerdictStore.format``) is a counts table."""
+    return bool(format) and str(format).startswith("counts table")
 
 
 # -- reading a counts table back -------------------------------------------------------------------
