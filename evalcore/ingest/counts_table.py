@@ -24,9 +24,14 @@ one description (:data:`KEYS`, :data:`COUNT`, :func:`sum_column`, the contract's
 :mod:`evalcore.schema`), and the store runs the DuckDB rendering itself
 (:meth:`evalcore.store.VerdictStore.counts_table`, and :func:`aggregate_files` for a folder of
 Parquet files), so the SQL a team runs on its warehouse cannot drift from what Verdict Lab
-computes. :func:`stage_counts` reads a counts table back: its rows are checked against the
-contract like a verdict table's, then expanded into one stored call per counted call (each
-carrying its row's mean length), so every analysis reads it unchanged.
+computes. :func:`is_counts_table`, :func:`check_counts` and :func:`expand_counts` read a counts table back
+(:func:`evalcore.ingest.canonical.read_canonical`): its rows are checked against the contract like
+a verdict table's, then expanded into one stored call per counted call (each carrying its row's
+mean length), so every analysis reads it unchanged.
+
+The SQL for a raw table groups the calls by their values as written first and trims names and
+maps labels once per group: a billion calls carry a few million distinct groups, and the text work
+is most of the cost (counting 100 million calls took 68 s of CPU mapping every call, 54 s this way).
 """
 
 from __future__ import annotations
@@ -374,8 +379,9 @@ def aggregate_files(
         except duckdb.Error as exc:
             raise VerdictFormatError(
                 name,
-                f"the files could not be counted ({str(exc).splitlines()[0]})",
-                hint="Check the files' columns",
+                # DuckDB's words, without the server's path (messages name only what the user picked)
+                f"the files could not be counted ({str(exc).splitlines()[0].replace(glob, name)})",
+                hint="Check that every file has the contract's columns with the same types",
             ) from exc
         return int(one_row(con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(str(out))})"))[0])
     finally:
