@@ -118,7 +118,9 @@ def test_data_folder_refuses_a_partitioned_folder_linking_out(tmp_path):
 
 def test_commands_that_list_single_calls_say_a_counts_table_has_none(tmp_path, capsys):
     path = tmp_path / "counts.csv"
-    path.write_text("instruction_id,model_a,model_b,verdict,n_calls\nq1,x,y,1,3\nq1,y,x,-1,2\nq2,x,z,1,1\nq2,y,z,0,2\n")
+    path.write_text(
+        "instruction_id,model_a,model_b,verdict,n_calls\nq1,x,y,1,3\nq1,y,x,-1,2\nq2,x,z,1,1\nq2,y,z,0,2\n"
+    )
     assert main(["verdicts", str(path)]) == 2
     assert "counts table" in capsys.readouterr().err
     assert main(["fragility", str(path)]) == 0
