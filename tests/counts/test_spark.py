@@ -16,10 +16,13 @@ from evalcore.store import VerdictStore
 from tests.counts.shapes import feature_columns, normalised, optional_columns, shapes, write
 from tests.counts.test_counts_table import pandas_counts
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("java") is None,
-    reason="Spark needs Java: install a headless JRE (Debian: openjdk-17-jre-headless) to run the Spark tests",
-)
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.skipif(
+        shutil.which("java") is None,
+        reason="Spark needs Java: install a headless JRE (Debian: openjdk-17-jre-headless) to run the Spark tests",
+    ),
+]
 pyspark = pytest.importorskip(
     "pyspark", reason="PySpark is not installed (pip install -r requirements-dev.txt)"
 )
