@@ -14,6 +14,7 @@ from evalcore.plots.summary import coverage_heatmap
 from evalcore.present import summary as show
 from evalcore.present.display import shorten_cells
 from evalcore.schema import VerdictFormatError
+from ui.counts import loaded_note
 from ui.navigation import unknown_page
 
 with _ui.page("Data"):
@@ -75,6 +76,7 @@ with _ui.page("Data"):
     st.subheader(f"Loaded: {_ui.code_span(summary.name)}")
     _ui.demo_banner()
     st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.format)}**.")
+    loaded_note(store)  # a counts table: what it can and cannot show
     for note in s.get("notes", ()):
         _ui.info(note)
 

@@ -166,8 +166,9 @@ class Dataset:
 
 
 def load(source: str | Path | bytes, *, name: str | None = None) -> Dataset:
-    """Read a verdict file (CSV, CSV.gz, TSV, Parquet, JSON Lines, or a tool's native output)
-    into a :class:`Dataset`.
+    """Read a verdict file (CSV, CSV.gz, TSV, Parquet, JSON Lines, or a tool's native output), a
+    counts table, or a folder or glob of Parquet verdict files (counted out of core, hive
+    partitions read as columns; :mod:`evalcore.ingest.counts_table`) into a :class:`Dataset`.
 
     Raises :class:`evalcore.VerdictFormatError` naming the file, rows and values when the file
     breaks the data contract (``docs/data-contract.md``).

@@ -15,6 +15,7 @@ import ui as _ui
 from evalcore.present import verdicts as show
 from evalcore.verdicts import VerdictFilter
 from ui.cases import draw_case, draw_evidence
+from ui.counts import stop_without_single_calls
 
 LIMIT = 20
 
@@ -38,6 +39,7 @@ def _go(number: int) -> None:
 with _ui.page("Verdicts"):
     st.title("Verdicts")
     store = _ui.require_data()
+    stop_without_single_calls(store)  # a counts table holds no single calls to list
     _ui.demo_banner()
     st.caption(show.INTRO)
 

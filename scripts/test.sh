@@ -43,6 +43,19 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
+# Java for the Spark tests of the counts table (PySpark in local mode, tests/counts/test_spark.py)
+if ! command -v java >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Installing Debian's headless Java for the Spark tests…"
+    apt-get update -qq >/dev/null \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless >/dev/null \
+      || echo "warning: Java could not be installed; the Spark tests will be skipped"
+  else
+    echo "note: java is missing and this user cannot install it (needs root and apt-get);"
+    echo "      the Spark tests will be skipped. Install Debian's 'openjdk-17-jre-headless' to run them."
+  fi
+fi
+
 "$PY" -m ruff check --no-cache .
 "$PY" -m ruff format --no-cache --check .
 "$PY" -m mypy evalcore

@@ -34,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ties",
     "fragility",
     "verdicts",
+    "counts_sql",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
@@ -55,6 +56,7 @@ COMMAND_HOME: dict[str, str] = {
     "ties": "ties",
     "fragility": "fragility",
     "verdicts": "verdicts",
+    "counts-sql": "counts_sql",
 }
 
 #: Set to 1 to let an unforeseen exception print its traceback (for developers).

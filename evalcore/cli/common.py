@@ -32,8 +32,8 @@ def printable(text: object) -> str:
 def add_file_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file",
-        help="a verdict table (CSV, CSV.gz, Parquet, JSONL) or a "
-        "native Arena-Hard-Auto / AlpacaEval / MT-Bench / Chatbot Arena file",
+        help="a verdict table (CSV, CSV.gz, Parquet, JSONL), a counts table, a folder or glob of "
+        "Parquet verdict files, or a native Arena-Hard-Auto / AlpacaEval / MT-Bench / Chatbot Arena file",
     )
 
 

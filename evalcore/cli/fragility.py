@@ -50,7 +50,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_fragility(args: argparse.Namespace) -> int:
-
     chosen = select(args)  # --max-drop and --exhaustive are checked by their ranges
     judge, counts = chosen.judge, chosen.counts()
     result = ranking_fragility(counts, pairs=args.pairs, max_drop=args.max_drop, exhaustive=args.exhaustive)
@@ -61,6 +60,10 @@ def run_fragility(args: argparse.Namespace) -> int:
     print(result.headline())
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
+    if chosen.store.is_counts_table:
+        from evalcore.ingest.counts_table import CALL_LIST_NOTE
+
+        print(f"note: {CALL_LIST_NOTE}", file=sys.stderr)
     table = result.table()
     table["share"] = [None if pd.isna(v) else f"{100 * v:.3g}%" for v in table["share"]]
     table["n_drop"] = [("none found" if pd.isna(v) else str(int(v))) for v in table["n_drop"]]

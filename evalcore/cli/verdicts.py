@@ -70,6 +70,11 @@ def run_verdicts(args: argparse.Namespace) -> int:
         beats_all=args.beats_all,
     )
     store = load_store(args.file, text=True)
+    if store.is_counts_table:  # counted groups: no single call, no text to list
+        from evalcore.cli import UsageError
+        from evalcore.ingest.counts_table import SINGLE_CALLS_NOTE
+
+        raise UsageError(SINGLE_CALLS_NOTE)
     try:
         for answers in args.answers:
             store.attach_answers(answers, name=display_name(answers))

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 import duckdb
 
 from evalcore.features import feature_columns
+from evalcore.ingest import counts_table
 from evalcore.ingest.bounds import check_rows
 from evalcore.ingest.native import convert_native
 from evalcore.ingest.sources import Source, _ident, describe, set_aside_rows, stage, with_note
 from evalcore.ingest.text import _split_text, build_text, text_source_view
 from evalcore.ingest.typed import read_typed
-from evalcore.ingest.validate import _check_header, validate
+from evalcore.ingest.validate import _check_header, inspect, validate
 from evalcore.limits import LoadLimits
 from evalcore.schema import (
     REQUIRED_COLUMNS,
@@ -53,6 +54,8 @@ def read_canonical(
     delimited = src.kind in ("csv", "tsv")
     cols = [f"c{k}" for k in range(len(names))] if delimited else names
     lowered = [n.strip().lower() for n in names]
+    if counts_table.is_counts_table(lowered):
+        return _read_counts(cur, src, sql, cols, lowered, limits=limits)
     if set(REQUIRED_COLUMNS) <= set(lowered):
         positions = _check_header(names, file=src.file)
         for name in dict.fromkeys(feature_columns(names)):
@@ -92,3 +95,31 @@ def read_canonical(
         label = found if found is not None else convert_native(cur, src, names, origin=origin)
     validate(cur, file=src.file, limits=limits)
     return Canonical(label)
+
+
+def _read_counts(
+    cur: duckdb.DuckDBPyConnection,
+    src: Source,
+    sql: str,
+    cols: list[str],
+    lowered: list[str],
+    *,
+    limits: LoadLimits,
+) -> Canonical:
+    """A counts table (:mod:`evalcore.ingest.counts_table`): its rows checked like a verdict
+    table's (messages name the counts table's rows), then one stored call per counted call."""
+    positions = counts_table.staged_names(lowered)
+    count = _ident(cols[lowered.index(counts_table.COUNT)])
+    select = ", ".join(f"{_ident(cols[k])} AS {name}" for name, k in positions.items())
+    stage(cur, src, sql, f"{select}, {count} AS vl_n")
+    counts_table.check_counts(cur, "vl_n", file=src.file, max_calls=limits.max_rows)
+    cur.execute(
+        'CREATE OR REPLACE TEMP TABLE vl_ncalls AS SELECT rowid + 1 AS "row", '
+        "CAST(TRY_CAST(trim(CAST(vl_n AS VARCHAR)) AS DOUBLE) AS BIGINT) AS n FROM vl_raw"
+    )
+    build_text(cur, {name: name for name in positions})
+    validate(cur, file=src.file, limits=limits)
+    counts_table.expand_counts(cur, feature_columns(positions))
+    return Canonical(
+        f"counts table ({src.label})", None, counts_table.counts_report(inspect(cur, "vl_canon"))
+    )

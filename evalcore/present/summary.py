@@ -185,16 +185,20 @@ DEMO_NOTE = (
     "(`sim-…`), with a known true ranking."
 )
 UPLOAD_LABEL = (
-    "Verdict table: CSV, CSV.gz, Parquet, JSON Lines, or a native Arena-Hard-Auto, "
-    "AlpacaEval, MT-Bench or Chatbot Arena file"
+    "Verdict table or counts table: CSV, CSV.gz, Parquet, JSON Lines, or a native "
+    "Arena-Hard-Auto, AlpacaEval, MT-Bench or Chatbot Arena file"
 )
 UPLOAD_TYPES = ["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"]
 COLUMNS_NOTE = (
     "Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot A's point "
     "of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional `judge, human, length_a, "
-    "length_b, category`."
+    "length_b, category`. A counts table (calls counted where they live) adds `n_calls`, the "
+    "calls each row stands for, and optional sums such as `length_a_sum`."
 )
-DATA_FOLDER_HELP = "Files the server's operator placed in its data folder, for tables above the upload limit."
+DATA_FOLDER_HELP = (
+    "Files the server's operator placed in its data folder, for tables above the upload limit; a "
+    "name ending in / is a folder of Parquet files, counted as one table."
+)
 RANKING_TYPES = ["csv", "parquet", "json", "jsonl"]
 VERSIONS_HELP = (
     "Replacing a saved dataset keeps the old version; restoring one makes it current again "

@@ -27,6 +27,7 @@ from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.errors import ResourceLimitError
 from evalcore.features import spelled_feature_columns
+from evalcore.ingest import counts_table
 from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
@@ -233,11 +234,11 @@ class VerdictStore:
         path = Path(path)
         # a name that is not valid UTF-8 is shown with replacement characters, never crashes
         file = name or path.name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        limits = limits or LoadLimits.from_env()
+        if counts_table.is_many_files(path):
+            return self._load_many(path, file=file, limits=limits)
         if not path.exists():
             raise VerdictFormatError(file, "there is no such file", hint="Check the name and the folder")
-        if path.is_dir():
-            raise VerdictFormatError(file, "this is a folder, not a file", hint="Give one verdict file")
-        limits = limits or LoadLimits.from_env()
         with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
             # DuckDB reads a link with a plain name: any file name (quotes, non-UTF-8 bytes)
             # reaches SQL as a safe literal.
@@ -246,6 +247,18 @@ class VerdictStore:
             os.symlink(os.path.abspath(path), link)
             src = prepare_source(link, file=file, workdir=Path(work), limits=limits)
             return self._load_source(src, origin=str(path), limits=limits, text=text)
+
+    def _load_many(self, path: Path, *, file: str, limits: LoadLimits) -> LoadedTable:
+        """A folder or glob of Parquet verdict files: counted out of core into a counts table
+        (:func:`evalcore.ingest.counts_table.aggregate_files`), which is then loaded."""
+        from evalcore.limits import budget_bytes
+
+        with tempfile.TemporaryDirectory(prefix="verdictlab-") as work:
+            out = Path(work) / "counts.parquet"
+            memory = f"{budget_bytes() // 2 // 2**20}MB"
+            counts_table.aggregate_files(path, out, name=file, memory_limit=memory, temp_dir=work)
+            src = prepare_source(out, file=file, workdir=Path(work), limits=limits)
+            return self._load_source(src, origin=None, limits=limits, text=False)
 
     def load_bytes(
         self, data: bytes, *, name: str = "upload", limits: LoadLimits | None = None, text: bool = True
@@ -350,6 +363,12 @@ class VerdictStore:
     def format(self) -> str | None:
         row = self.con.execute("SELECT format FROM dataset").fetchone()
         return row[0] if row else None
+
+    @property
+    def is_counts_table(self) -> bool:
+        """Whether the loaded data came from a counts table (or a folder of Parquet files counted
+        on load): its calls are counted groups, with no single calls or text behind them."""
+        return counts_table.is_counts_format(self.format)
 
     def judges(self) -> tuple[str, ...]:
         rows = self.con.execute("SELECT DISTINCT judge FROM verdicts ORDER BY judge").fetchall()
@@ -552,6 +571,13 @@ class VerdictStore:
             b=np.asarray(cells["b"], dtype=np.int32),
             n=n.reshape(-1, N_LEVELS),
         )
+
+    def counts_table(self) -> pd.DataFrame:
+        """The loaded calls as a counts table (:mod:`evalcore.ingest.counts_table`), computed by
+        the same SQL ``python -m evalcore counts-sql`` prints for an engine."""
+        feats = spelled_feature_columns(self.con.execute("DESCRIBE verdicts").fetchall())
+        sql = counts_table.counts_sql("verdicts", canonical=True, features=feats)
+        return self.con.execute(sql + " ORDER BY ALL").df()
 
     def query(self, query: Callable[..., T] | str, /, **params: Any) -> T:
         """Run one of :mod:`evalcore.store.queries`' functions, or the one so named, on a cursor
