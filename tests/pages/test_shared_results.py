@@ -152,3 +152,17 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
     s = sessions(demo=label, human_ranking=human)  # a visitor of the untouched demo
     assert us.memo(board_key[3:], lambda: pytest.fail("computed again")) is warmed
     assert s["memo"]
+
+
+def test_the_start_up_work_is_off_when_asked_and_starts_once(monkeypatch):
+    from ui import warm
+
+    monkeypatch.setattr(warm, "_STARTED", False)
+    monkeypatch.setenv("VERDICTLAB_WARM", "0")
+    assert warm.start() is None
+    monkeypatch.setattr(warm, "warm_demo", lambda: None)
+    monkeypatch.setenv("VERDICTLAB_WARM", "1")
+    thread = warm.start()
+    assert thread is not None
+    thread.join(10)
+    assert warm.start() is None  # once per server process
