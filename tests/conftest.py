@@ -25,6 +25,9 @@ os.environ.setdefault(
     "VERDICTLAB_WORKSPACE", str(Path(tempfile.mkdtemp(prefix="verdictlab-tests-")) / "verdictlab.duckdb")
 )
 
+# The server's start-up work (ui.warm) computes the whole demo in a background thread: page tests
+# open pages one at a time and time nothing, so it would only compete with them for the cores.
+os.environ.setdefault("VERDICTLAB_WARM", "0")
 
 # Hypothesis keeps found examples and a cache in ./.hypothesis by default: tests never write into
 # the checkout, so its storage goes to the temporary folder and the example database is off.

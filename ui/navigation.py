@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from ui import warm
 from ui.messages import code_span, show_error
 from ui.readable import READABLE_CSS
 from ui.state import ROOT, dataset_key, unknown_params
@@ -84,6 +85,7 @@ def page(title: str) -> Iterator[None]:
     words, never an exception box. ``st.stop`` and ``st.rerun`` pass through (they are not
     ``Exception``\\ s)."""
     st.set_page_config(page_title=f"{title} · Verdict Lab", page_icon=str(FAVICON), layout="wide")
+    warm.start()  # the first request to a fresh server: the demo's results start in the background
     st.html(READABLE_CSS)
     sidebar()
     st.session_state["_vl_url_known"] = set()  # the link parameters this run reads (ui.state)

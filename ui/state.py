@@ -228,11 +228,26 @@ def demo_file(label: str) -> Path:
     return Path(folder) / bundled.name if folder else bundled
 
 
-@st.cache_resource(show_spinner=False, max_entries=2 * len(DEMO_DATASETS))
+#: Demo files read and validated in this server process: (path, modification time) → table.
+_DEMO_TABLES: dict[tuple[str, int], LoadedTable] = {}
+#: Held while a demo file is read, so that a visitor arriving while the server's start-up work
+#: (:mod:`ui.warm`) reads it waits for that one reading instead of reading it a second time.
+_DEMO_READ_LOCK = threading.Lock()
+
+
 def _demo_table(path: Path) -> LoadedTable:
     """A demo file read and validated once per server process (in its own store); each session
-    copies its rows (about five times faster than reading and checking the file again)."""
-    return VerdictStore().load_file(path)
+    copies its rows (about five times faster than reading and checking the file again). A plain
+    dictionary rather than Streamlit's resource cache: the start-up thread, which runs outside any
+    session, fills it too."""
+    try:
+        key = (str(path), path.stat().st_mtime_ns)
+    except OSError:  # missing: load_file says so in words
+        return VerdictStore().load_file(path)
+    with _DEMO_READ_LOCK:
+        if key not in _DEMO_TABLES:
+            _DEMO_TABLES[key] = VerdictStore().load_file(path)
+        return _DEMO_TABLES[key]
 
 
 def load_demo(label: str = DEFAULT_DEMO) -> None:
@@ -518,7 +533,8 @@ def ensure_data() -> VerdictStore:
     apply_url()
     s = state()
     if s["version"] == 0:  # a new session
-        load_demo()
+        with st.spinner("Loading the demo (read and checked once per server, then copied)…"):
+            load_demo()
     elif s.get("store_id") != id(store):
         # The session came back after its store was released (its browser was away longer than
         # Streamlit keeps resources): reload what can be reloaded, else the demo, and say so.
@@ -577,6 +593,18 @@ _SHARED_LOCK = threading.Lock()
 SHARED_ENTRIES = 128
 
 
+#: Shared results being computed right now (key → set when done): a second session asking for
+#: one waits for it instead of computing it again on the same two cores.
+_IN_FLIGHT: dict[tuple, threading.Event] = {}
+#: How long a session waits for another's computation before doing it itself (a safety net).
+WAIT_SECONDS = 300.0
+
+
+def fingerprint(ranking: pd.DataFrame) -> int:
+    """A content hash of a human ranking (the part of a shared result's key that names it)."""
+    return int(pd.util.hash_pandas_object(ranking, index=False).sum())
+
+
 def _ranking_fingerprint(s: dict) -> int | None:
     """A content hash of the session's human ranking (None without one), computed once per frame:
     results that read the ranking are keyed by it, so a new ranking never shows old results."""
@@ -585,24 +613,61 @@ def _ranking_fingerprint(s: dict) -> int | None:
         return None
     cached = s.get("ranking_fp")
     if cached is None or cached[0] is not ranking:
-        cached = (ranking, int(pd.util.hash_pandas_object(ranking, index=False).sum()))
+        cached = (ranking, fingerprint(ranking))
         s["ranking_fp"] = cached
     return cached[1]
 
 
-def _shared_identity(s: dict, ranking: int | None) -> tuple | None:
-    """What an untouched demo session's results depend on besides the key: the demo's file (and
-    its modification time) and the human ranking. None for uploads and saved datasets, whose
-    results stay in their session."""
-    label = s.get("demo")
-    if not label:
-        return None
+def demo_identity(label: str, ranking: int | None) -> tuple | None:
+    """What a demo's shared results depend on besides their key: the demo's file (and its
+    modification time) and the human ranking's fingerprint. None when the file is missing."""
     path = demo_file(label)
     try:
         stamp = path.stat().st_mtime_ns
     except OSError:
         return None
     return (str(path), stamp, ranking)
+
+
+def shared_value(shared: tuple, compute: Callable[[], T]) -> T:
+    """The result shared by every session under ``shared``: taken from :data:`_SHARED`, or waited
+    for while another session (or the start-up work) computes it, or computed here and kept.
+    A result of None ("not computed yet") is never kept."""
+    with _SHARED_LOCK:
+        if shared in _SHARED:
+            _SHARED.move_to_end(shared)
+            return _SHARED[shared]
+        event = _IN_FLIGHT.get(shared)
+        mine = event is None
+        if mine:
+            event = _IN_FLIGHT[shared] = threading.Event()
+    if not mine:  # the same numbers are on their way: wait for them rather than compete
+        event.wait(WAIT_SECONDS)
+        with _SHARED_LOCK:
+            if shared in _SHARED:
+                return _SHARED[shared]
+        return compute()  # the other computation failed (its session shows why) or gave None
+    try:
+        value = compute()
+        if value is not None:
+            with _SHARED_LOCK:
+                _SHARED[shared] = value
+                while len(_SHARED) > SHARED_ENTRIES:
+                    _SHARED.popitem(last=False)
+        return value
+    finally:
+        with _SHARED_LOCK:
+            _IN_FLIGHT.pop(shared, None)
+        event.set()
+
+
+def _shared_identity(s: dict, ranking: int | None) -> tuple | None:
+    """What an untouched demo session's results depend on besides the key (:func:`demo_identity`).
+    None for uploads and saved datasets, whose results stay in their session."""
+    label = s.get("demo")
+    if not label:
+        return None
+    return demo_identity(label, ranking)
 
 
 def memo(key: tuple, compute: Callable[[], T]) -> T:
@@ -614,20 +679,8 @@ def memo(key: tuple, compute: Callable[[], T]) -> T:
     if full in s["memo"]:
         return s["memo"][full]
     identity = _shared_identity(s, ranking)
-    shared = None if identity is None else identity + tuple(key)
-    if shared is not None:
-        with _SHARED_LOCK:
-            if shared in _SHARED:
-                _SHARED.move_to_end(shared)
-                s["memo"][full] = _SHARED[shared]
-                return s["memo"][full]
-    value = compute()
+    value = compute() if identity is None else shared_value(identity + tuple(key), compute)
     s["memo"][full] = value
-    if shared is not None and value is not None:  # None: "not computed yet" (a button's result)
-        with _SHARED_LOCK:
-            _SHARED[shared] = value
-            while len(_SHARED) > SHARED_ENTRIES:
-                _SHARED.popitem(last=False)
     return value
 
 

@@ -85,3 +85,84 @@ def test_two_visitors_of_the_demo_get_the_same_leaderboard_object():
     assert boards
     assert all(two[k] is one[k] for k in boards if k in two)
     assert any(k in two for k in boards)
+
+
+def test_a_second_visitor_waits_for_the_result_being_computed_instead_of_computing_it(sessions):
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def slow() -> object:
+        calls.append("slow")
+        started.set()
+        release.wait(30)
+        return object()
+
+    got: dict[str, object] = {}
+    first = threading.Thread(target=lambda: got.__setitem__("first", us.shared_value(("k",), slow)))
+    first.start()
+    started.wait(30)
+    second = threading.Thread(
+        target=lambda: got.__setitem__("second", us.shared_value(("k",), lambda: calls.append("again")))
+    )
+    second.start()
+    second.join(0.2)
+    assert second.is_alive()  # waiting, not computing
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert calls == ["slow"]
+    assert got["first"] is got["second"]
+
+
+def test_a_failed_computation_lets_the_waiting_visitor_compute_it(sessions):
+    def fails() -> int:
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        us.shared_value(("k",), fails)
+    assert us.shared_value(("k",), lambda: 7) == 7  # nothing left in flight or kept
+
+
+def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(sessions, monkeypatch):
+    """The demo's results computed when the server starts (ui.warm) sit under the keys the pages
+    ask for and equal what the pages compute without it; a page opened afterwards takes them."""
+    from evalcore.findings import run_analyses
+    from evalcore.io import read_human_ranking
+    from ui import warm
+
+    monkeypatch.setattr(us, "_DEMO_TABLES", {})
+    warm.warm_demo()
+    label = us.DEFAULT_DEMO
+    human = read_human_ranking(us.DEMO_DATASETS[label][1])
+    identity = us.demo_identity(label, us.fingerprint(human))
+    board_key = identity + ("leaderboard", "sim-judge-steady", None, False, 1000, 0)
+    for key in [("summary",), ("counts", "sim-judge-steady", None, False), board_key[3:]]:
+        assert identity + key in us._SHARED, key
+    assert any(k[3] == "judge_sheets" for k in us._SHARED)
+
+    store = us._demo_table(us.demo_file(label)).store
+    fresh = run_analyses(store, judge="sim-judge-steady", human_ranking=human, rounds=1000, seed=0)
+    warmed = us._SHARED[board_key]
+    pd.testing.assert_frame_equal(warmed.table, fresh.leaderboard.table)
+    sheet = us._SHARED[identity + ("findings", "judge_sheet", "sim-judge-steady", 0)]
+    pd.testing.assert_frame_equal(sheet.table(), fresh.judge_sheet.table())
+
+    s = sessions(demo=label, human_ranking=human)  # a visitor of the untouched demo
+    assert us.memo(board_key[3:], lambda: pytest.fail("computed again")) is warmed
+    assert s["memo"]
+
+
+def test_the_start_up_work_is_off_when_asked_and_starts_once(monkeypatch):
+    from ui import warm
+
+    monkeypatch.setattr(warm, "_STARTED", False)
+    monkeypatch.setenv("VERDICTLAB_WARM", "0")
+    assert warm.start() is None
+    monkeypatch.setattr(warm, "warm_demo", lambda: None)
+    monkeypatch.setenv("VERDICTLAB_WARM", "1")
+    thread = warm.start()
+    assert thread is not None
+    thread.join(10)
+    assert warm.start() is None  # once per server process
