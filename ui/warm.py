@@ -45,10 +45,10 @@ def start() -> threading.Thread | None:
 def warm_demo() -> None:
     """Compute the default demo's first-page results into the shared results (see the module)."""
     from evalcore.findings import run_analyses
-    from evalcore.io import read_human_ranking
+    from evalcore.ingest.files import read_human_ranking
     from evalcore.judge import judge_sheets
-    from evalcore.judge.presentation import family_list
-    from evalcore.store import VerdictStore
+    from evalcore.present.judge import family_list
+    from evalcore.store.store import VerdictStore
 
     # ``ui.state`` by its module name: the package exports a function of that name too
     ui_state = importlib.import_module("ui.state")

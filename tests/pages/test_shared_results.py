@@ -129,7 +129,7 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
     """The demo's results computed when the server starts (ui.warm) sit under the keys the pages
     ask for and equal what the pages compute without it; a page opened afterwards takes them."""
     from evalcore.findings import run_analyses
-    from evalcore.io import read_human_ranking
+    from evalcore.ingest.files import read_human_ranking
     from ui import warm
 
     monkeypatch.setattr(us, "_DEMO_TABLES", {})
