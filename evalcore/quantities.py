@@ -174,6 +174,11 @@ _YOUDEN = Reference("Youden", "Index for rating diagnostic tests", 1950)
 _WILSON = Reference("Wilson", "Probable inference, the law of succession, and statistical inference", 1927)
 _KENDALL = Reference("Kendall", "The treatment of ties in ranking problems", 1945)
 _COHEN = Reference("Cohen", "A coefficient of agreement for nominal scales", 1960)
+_HOWARD = Reference(
+    "Howard, Ramdas, McAuliffe & Sekhon",
+    "Time-uniform, nonparametric, nonasymptotic confidence sequences",
+    2021,
+)
 _PPI = Reference("Angelopoulos, Duchi & Zrnic", "PPI++: Efficient prediction-powered inference", 2023)
 _WILCOXON = Reference("Wilcoxon", "Individual comparisons by ranking methods", 1945)
 _HOLM = Reference("Holm", "A simple sequentially rejective multiple test procedure", 1979)
@@ -301,6 +306,7 @@ _ENTRIES = (
         "percent",
         "Counted over calls.",
         _ARENA,
+        json_keys=("head_to_head_win_rate",),
     ),
     _q(
         "win_rate",
@@ -995,6 +1001,56 @@ _ENTRIES = (
         "a table without human labels",
         json_keys=("ppi",),
     ),
+    _q(
+        "head_to_head_rating_difference",
+        "Head-to-head rating difference",
+        "The Bradley–Terry rating difference of two models read off their head-to-head win rate w: "
+        "400 × log10(w ÷ (1 − w)).",
+        "Elo points",
+        "signed_elo",
+        "Head-to-head win rate over the verdicts judged so far, a tie half a win, on the Elo scale.",
+        _BT,
+        "two models that never meet head-to-head",
+        json_keys=("rating_difference",),
+    ),
+    _q(
+        "rating_difference_sequence",
+        "Rating difference, anytime-valid range",
+        "A range for the head-to-head rating difference that holds at every number of verdicts at "
+        "once, so it stays valid however often it is looked at while judging runs.",
+        "Elo points",
+        "signed_elo",
+        "Normal-mixture confidence sequence for the head-to-head win rate (scores in 0–1, "
+        "Hoeffding variance), intersected over time and mapped to Elo points; 95% unless chosen.",
+        _HOWARD,
+        "two models that never meet head-to-head",
+        json_keys=("rating_lower", "rating_upper"),
+    ),
+    _q(
+        "win_rate_sequence",
+        "Head-to-head win rate, anytime-valid range",
+        "A range for the head-to-head win rate that holds at every number of verdicts at once; in "
+        "leader mode, the leader's smallest lower bound against any rival.",
+        "percent",
+        "percent",
+        "Normal-mixture confidence sequence, intersected over time; the leader's pairs each at "
+        "the error divided by the number of pairs.",
+        _HOWARD,
+        "two models that never meet head-to-head",
+        json_keys=("sequence_lower", "sequence_upper"),
+    ),
+    _q(
+        "verdicts_to_decision",
+        "Verdicts to a decision",
+        "How many verdicts, in the order judged, had arrived when the anytime-valid range first "
+        "left out an even match (or the leader first beat every rival): where judging could stop.",
+        "verdicts",
+        "count",
+        "First crossing of the confidence sequence; none while the range still includes an even match.",
+        _HOWARD,
+        "two models that never meet head-to-head",
+        json_keys=("stopped_at",),
+    ),
 )
 
 #: Every reported quantity by id.
@@ -1006,6 +1062,17 @@ _BY_NAME = {entry.name.casefold(): entry.id for entry in _ENTRIES}
 #: units behind a rate, interval bounds and containers.
 STRUCTURAL_JSON_KEYS = frozenset(
     {
+        # the anytime-valid monitor: which pair or leader, the order, the decision, the curve
+        "mode",
+        "model_a",
+        "model_b",
+        "leader",
+        "n_verdicts",
+        "ordered_by",
+        "decided",
+        "decision",
+        "curve",
+        "verdicts",
         # flags and words of the design checks (one-slot models, few instructions, interval
         # choice, the certification's independence assumption, the resolution test used)
         "comparable",

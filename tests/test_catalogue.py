@@ -261,6 +261,8 @@ COMMANDS = (
     ["calibrate", "--candidate", "sim-alder", "--baseline", "sim-birch"],
     ["floor", "--youden", "0.57"],
     ["certify"],
+    ["monitor", "--a", "sim-alder", "--b", "sim-birch"],
+    ["monitor"],
 )
 
 

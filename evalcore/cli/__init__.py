@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ties",
     "fragility",
     "verdicts",
+    "monitor",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
@@ -54,6 +55,7 @@ COMMAND_HOME: dict[str, str] = {
     "ties": "ties",
     "fragility": "fragility",
     "verdicts": "verdicts",
+    "monitor": "monitor",
 }
 
 #: Set to 1 to let an unforeseen exception print its traceback (for developers).
