@@ -23,7 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evalcore.power.monitor import monitor_leader, monitor_pair, simulate_peeking  # noqa: E402
+from evalcore.power.monitor import monitor_leader, monitor_pair  # noqa: E402
+from evalcore.power.peeking import simulate_peeking  # noqa: E402
 from evalcore.simulate import SimulationSpec, simulate  # noqa: E402
 from evalcore.store import VerdictStore  # noqa: E402
 

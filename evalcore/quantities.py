@@ -1051,6 +1051,17 @@ _ENTRIES = (
         "two models that never meet head-to-head",
         json_keys=("stopped_at",),
     ),
+    _q(
+        "verdicts_judged_so_far",
+        "Verdicts judged so far",
+        "The head-to-head verdicts the anytime-valid range has read (the pair's, or every pair's for "
+        "the leader).",
+        "verdicts",
+        "count",
+        "Counted over verdicts with a verdict between two different models.",
+        None,
+        json_keys=("n_verdicts",),
+    ),
 )
 
 #: Every reported quantity by id.
@@ -1067,7 +1078,6 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "model_a",
         "model_b",
         "leader",
-        "n_verdicts",
         "ordered_by",
         "decided",
         "decision",

@@ -14,6 +14,7 @@ from evalcore.cli.common import (
     add_json_flag,
     add_judge_argument,
     load_store,
+    pick_category,
     pick_judge,
     print_json,
     print_table,
@@ -29,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_file_argument(p)
     add_judge_argument(p)
+    p.add_argument("--category", default=None, help="only rows of this category")
     p.add_argument("--a", default=None, metavar="MODEL", help="the first model of the pair")
     p.add_argument("--b", default=None, metavar="MODEL", help="the second model of the pair")
     p.add_argument("--alpha", type=float, default=0.05, help="error allowed over every look (default 0.05)")
@@ -55,7 +57,12 @@ def run_monitor(args: argparse.Namespace) -> int:
         raise UsageError(f"--tuned-for must be 1 or more (got {args.tuned_for})")
     store = load_store(args.file, text=True)  # judged_at is kept with the text
     judge = pick_judge(store, args.judge)
-    options = {"judge": judge, "alpha": args.alpha, "tuned_for": args.tuned_for}
+    options = {
+        "judge": judge,
+        "category": pick_category(store, args.category),
+        "alpha": args.alpha,
+        "tuned_for": args.tuned_for,
+    }
     if args.a is not None:
         result = monitor_pair(store, model_a=args.a, model_b=args.b, **options)
     else:

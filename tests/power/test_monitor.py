@@ -18,8 +18,8 @@ from evalcore.power.monitor import (
     elo_difference,
     mixture_radius,
     mixture_rho,
-    simulate_peeking,
 )
+from evalcore.power.peeking import simulate_peeking
 from evalcore.simulate import SimulationSpec, simulate
 
 
