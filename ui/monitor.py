@@ -3,6 +3,8 @@ verdicts judged so far (evalcore.power.monitor), drawn with its stopping point."
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 import ui as _ui
@@ -18,18 +20,17 @@ def monitor_section(store, judge: str | None, category: str | None, ranked: list
     with st.expander("How the stopping rule works (confidence sequence)"):
         st.markdown(mv.INTRO)
     mode = st.radio("Question", mv.MODES, horizontal=True, key="pw_monitor_mode")
+    options = {"judge": judge, "category": category, "alpha": alpha}
     if mode == mv.MODES[0]:
         c1, c2 = st.columns(2)
         a = c1.selectbox("First model", ranked, index=0, key="pw_monitor_a")
         rest = [m for m in ranked if m != a]
         b = c2.selectbox("Second model", rest, index=0, key="pw_monitor_b")
-        key = ("pw_monitor", judge, category, a, b, alpha)
-        compute = lambda: monitor_pair(
-            store, model_a=a, model_b=b, judge=judge, category=category, alpha=alpha
-        )  # noqa: E731
+        key: tuple = ("pw_monitor", judge, category, a, b, alpha)
+        compute = partial(monitor_pair, store, model_a=a, model_b=b, **options)
     else:
         key = ("pw_monitor_leader", judge, category, alpha)
-        compute = lambda: monitor_leader(store, judge=judge, category=category, alpha=alpha)  # noqa: E731
+        compute = partial(monitor_leader, store, **options)
     try:
         result = _ui.memo(key, compute)
     except EvalcoreError as exc:
