@@ -120,6 +120,7 @@ UNITS = (
     "probability",
     "rank",
     "coefficient",
+    "money",
 )
 
 
@@ -147,6 +148,7 @@ FORMATS = {
     "coefficient_2": lambda v: f"{v:.2f}",
     "signed_coefficient": lambda v: f"{v:+.3f}",
     "levels": lambda v: f"{v:.2f}",
+    "money": lambda v: f"{v:,.2f}",
 }
 
 _DY = Reference(
@@ -179,6 +181,7 @@ _HOWARD = Reference(
     "Time-uniform, nonparametric, nonasymptotic confidence sequences",
     2021,
 )
+_PPI_2023 = Reference("Angelopoulos, Bates, Fannjiang, Jordan & Zrnic", "Prediction-powered inference", 2023)
 _PPI = Reference("Angelopoulos, Duchi & Zrnic", "PPI++: Efficient prediction-powered inference", 2023)
 _WILCOXON = Reference("Wilcoxon", "Individual comparisons by ranking methods", 1945)
 _HOLM = Reference("Holm", "A simple sequentially rejective multiple test procedure", 1979)
@@ -1062,6 +1065,72 @@ _ENTRIES = (
         None,
         json_keys=("n_verdicts",),
     ),
+    _q(
+        "budget_calls",
+        "Judge calls to buy",
+        "For a budget: how many judge calls of the two models the plan buys (the labelled ones included).",
+        "judge calls",
+        "count",
+        "Minimises the interval's variance under the budget: calls in proportion to the spread of "
+        "the judge's scores divided by the square root of a call's price.",
+        _PPI_2023,
+        json_keys=("calls",),
+    ),
+    _q(
+        "budget_labels",
+        "Human labels to buy",
+        "For a budget: how many of the judged calls the plan has a human label.",
+        "labels",
+        "count",
+        "Labels in proportion to the spread of the human-minus-judge gap divided by the square root "
+        "of a label's price (Neyman allocation of the prediction-powered variance).",
+        _PPI_2023,
+        "a table without human labels",
+        json_keys=("labels",),
+    ),
+    _q(
+        "planned_width",
+        "Planned interval width",
+        "The width of the 95% interval on the (human-corrected) head-to-head win rate that the plan "
+        "is expected to give.",
+        "percent",
+        "percent",
+        "2 × 1.96 × √(calls' variance ÷ calls + gap variance ÷ labels), variances from the loaded table.",
+        _PPI_2023,
+        json_keys=("predicted_width",),
+    ),
+    _q(
+        "planned_width_elo",
+        "Planned interval width, Elo points",
+        "The planned width on the rating difference: the win-rate width times 400 ÷ (ln 10 × w(1 − w)).",
+        "Elo points",
+        "elo",
+        "Delta method on the planned win-rate width.",
+        _PPI_2023,
+        json_keys=("predicted_width_elo",),
+    ),
+    _q(
+        "planned_spend",
+        "Planned spend",
+        "What the plan's judge calls and human labels cost at the prices given.",
+        "money",
+        "money",
+        "Calls × price per call + labels × price per label.",
+        None,
+        json_keys=("spent",),
+    ),
+    _q(
+        "label_share",
+        "Share of the labels",
+        "Of the labels to buy, the share the plan gives to one slot order of the two models: the "
+        "order whose judge errors spread more narrows the interval more per label.",
+        "percent",
+        "percent",
+        "In proportion to the spread of the human-minus-judge gap in that order (Neyman allocation).",
+        _PPI_2023,
+        "a table without human labels",
+        json_keys=("label_share",),
+    ),
 )
 
 #: Every reported quantity by id.
@@ -1073,6 +1142,13 @@ _BY_NAME = {entry.name.casefold(): entry.id for entry in _ENTRIES}
 #: units behind a rate, interval bounds and containers.
 STRUCTURAL_JSON_KEYS = frozenset(
     {
+        # the budget planner: the settings and the per-order label table
+        "quantity",
+        "budget",
+        "price_per_call",
+        "price_per_label",
+        "label_orders",
+        "order",
         # the anytime-valid monitor: which pair or leader, the order, the decision, the curve
         "mode",
         "model_a",
@@ -1248,6 +1324,7 @@ STRUCTURAL_JSON_KEYS = frozenset(
 #: or sentence names them yet): listed so that a new key must be placed, in the catalogue or here.
 DETAIL_JSON_KEYS = frozenset(
     {
+        "gap_sd",
         "detection_level",
         "pairs_tested",
         "agreement_on_non_wins",

@@ -263,6 +263,19 @@ COMMANDS = (
     ["certify"],
     ["monitor", "--a", "sim-alder", "--b", "sim-birch"],
     ["monitor"],
+    [
+        "budget",
+        "--a",
+        "sim-alder",
+        "--b",
+        "sim-birch",
+        "--budget",
+        "100",
+        "--price-per-call",
+        "0.01",
+        "--price-per-label",
+        "0.5",
+    ],
 )
 
 

@@ -34,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "fragility",
     "verdicts",
     "monitor",
+    "budget",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
@@ -56,6 +57,7 @@ COMMAND_HOME: dict[str, str] = {
     "fragility": "fragility",
     "verdicts": "verdicts",
     "monitor": "monitor",
+    "budget": "budget",
 }
 
 #: Set to 1 to let an unforeseen exception print its traceback (for developers).
