@@ -179,6 +179,31 @@ class Dataset:
             )
         return monitor_leader(self.store, judge=self._judge(judge), **options)
 
+    def budget(
+        self,
+        *,
+        model_a: str,
+        model_b: str,
+        budget: float,
+        prices: Any,
+        judge: str | None = None,
+        **options: Any,
+    ):
+        """For ``budget``, the judge calls and human labels of ``model_a`` against ``model_b``
+        giving the narrowest 95% interval on their (human-corrected) win rate; ``prices`` an
+        :class:`evalcore.power.budget.Prices` (:func:`evalcore.power.budget.plan_budget`)."""
+        from evalcore.power.budget import plan_budget
+
+        return plan_budget(
+            self.store,
+            model_a=model_a,
+            model_b=model_b,
+            budget=budget,
+            prices=prices,
+            judge=self._judge(judge),
+            **options,
+        )
+
     def certify(self, *, judge: str | None = None, category: str | None = None, **options: Any):
         """Judge certification against the human labels
         (:func:`evalcore.judge.certification.certify_judge`)."""

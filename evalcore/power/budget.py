@@ -211,6 +211,13 @@ def plan_budget(
             )
         gap = h[labelled] - f[labelled]
         gap_sd = float(np.std(gap, ddof=1))
+        floor = math.sqrt(0.25 / (len(gap) + 1))  # as if one more labelled call disagreed by a half
+        if gap_sd < floor:
+            notes.append(
+                f"The judge and the humans agree on all {len(gap):,} labelled calls; the plan assumes "
+                "a small disagreement, as if one more call differed by a tie."
+            )
+            gap_sd = floor
         # the labelled calls are among the judged ones: the calls' term is var(h) − var(h − f)
         judge_sd = math.sqrt(max(float(np.var(h[labelled], ddof=1)) - gap_sd**2, 1e-6))
         slot = np.where(rows["model_a"][labelled] == model_a, f"{model_a} in slot A", f"{model_a} in slot B")
