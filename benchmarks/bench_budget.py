@@ -33,23 +33,23 @@ def scores(frame, a):
     return np.where(mine, f, 1 - f), np.where(mine, h, 1 - h)
 
 
-def spec(n: int, seed: int, fraction: float) -> SimulationSpec:
+def spec(n: int, seed: int, fraction: float, noise: float = 0.8, bias: float = 0.3) -> SimulationSpec:
     return SimulationSpec(
         n_models=2,
         n_instructions=n,
         strengths=(0.4, 0.0),
         human_fraction=fraction,
-        judges=(JudgeSpec("sim-judge", noise=0.8, slot_bias=0.3),),
+        judges=(JudgeSpec("sim-judge", noise=noise, slot_bias=bias),),
         seed=seed,
     )
 
 
-def case(budget: float, prices: Prices, quantity: str, runs: int, seed: int = 0) -> tuple:
-    pilot = simulate(spec(400, seed, 0.5)).verdicts
+def case(budget: float, prices: Prices, quantity: str, runs: int, seed: int = 0, noise: float = 0.8) -> tuple:
+    pilot = simulate(spec(400, seed, 0.5, noise, 0.3 if noise > 0.5 else 0.0)).verdicts
     store = VerdictStore.from_frame(pilot)
     a, b = store.models()
     plan = plan_budget(store, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity)
-    population = simulate(spec(20_000, seed + 1, 1.0)).verdicts
+    population = simulate(spec(20_000, seed + 1, 1.0, noise, 0.3 if noise > 0.5 else 0.0)).verdicts
     f, h = scores(population, a)
     return plan, achieved_width(plan, f, h, runs=runs, seed=seed)
 
@@ -59,16 +59,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=400)
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f}")
-    print("quantity             budget  call  label   calls  labels  predicted  achieved  ratio")
-    for quantity, budget, prices in (
-        ("win_rate", 50.0, Prices(per_call=0.02)),
-        ("corrected_win_rate", 100.0, Prices(per_call=0.02, per_label=0.5)),
-        ("corrected_win_rate", 300.0, Prices(per_call=0.01, per_label=1.0)),
-        ("corrected_win_rate", 60.0, Prices(per_call=0.005, per_label=0.2)),
+    print("judge noise 0.8 with a slot bias (a weak judge), then 0.1 without (a close one)")
+    print("noise  quantity             budget  call  label   calls  labels  predicted  achieved  ratio")
+    for noise, quantity, budget, prices in (
+        (0.8, "win_rate", 50.0, Prices(per_call=0.02)),
+        (0.8, "corrected_win_rate", 100.0, Prices(per_call=0.02, per_label=0.5)),
+        (0.8, "corrected_win_rate", 300.0, Prices(per_call=0.01, per_label=1.0)),
+        (0.8, "corrected_win_rate", 60.0, Prices(per_call=0.005, per_label=0.2)),
+        (0.1, "corrected_win_rate", 100.0, Prices(per_call=0.002, per_label=1.0)),
+        (0.1, "corrected_win_rate", 300.0, Prices(per_call=0.001, per_label=2.0)),
     ):
-        plan, achieved = case(budget, prices, quantity, args.runs)
+        plan, achieved = case(budget, prices, quantity, args.runs, noise=noise)
         print(
-            f"{quantity:19}  {budget:6.0f}  {prices.per_call:4.3f}  {prices.per_label:5.2f}  {plan.calls:6,}  "
+            f"{noise:5.1f}  {quantity:19}  {budget:6.0f}  {prices.per_call:4.3f}  {prices.per_label:5.2f}  {plan.calls:6,}  "
             f"{plan.labels:6,}  {100 * plan.predicted_width:8.2f}pp  {100 * achieved:7.2f}pp  "
             f"{plan.predicted_width / achieved:5.3f}"
         )

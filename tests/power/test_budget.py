@@ -34,8 +34,8 @@ def test_allocation_against_a_hand_worked_case():
         allocate(budget=10, prices=Prices(0.02), judge_sd=0.5, gap_sd=0.3)  # labels cost nothing
 
 
-def _spec(n, seed, fraction):
-    judge = JudgeSpec("sim-judge", noise=0.8, slot_bias=0.3)
+def _spec(n, seed, fraction, noise=0.8):
+    judge = JudgeSpec("sim-judge", noise=noise, slot_bias=0.3 if noise > 0.5 else 0.0)
     return SimulationSpec(
         n_models=2,
         n_instructions=n,
@@ -54,17 +54,23 @@ def _scores(frame, a):
 
 
 @pytest.mark.parametrize(
-    "quantity,budget,prices",
-    [("win_rate", 50.0, Prices(0.02)), ("corrected_win_rate", 300.0, Prices(0.01, 1.0))],
+    "quantity,budget,prices,noise",
+    [
+        ("win_rate", 50.0, Prices(0.02), 0.8),
+        ("corrected_win_rate", 300.0, Prices(0.01, 1.0), 0.8),  # a weak judge: label every call
+        ("corrected_win_rate", 100.0, Prices(0.002, 1.0), 0.1),  # a close judge: few labels
+    ],
 )
-def test_predicted_width_is_within_ten_percent_of_the_achieved(quantity, budget, prices):
-    store = VerdictStore.from_frame(simulate(_spec(400, 0, 0.5)).verdicts)
+def test_predicted_width_is_within_ten_percent_of_the_achieved(quantity, budget, prices, noise):
+    store = VerdictStore.from_frame(simulate(_spec(400, 0, 0.5, noise)).verdicts)
     a, b = store.models()
     plan = plan_budget(store, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity)
     assert plan.spent <= budget
-    f, h = _scores(simulate(_spec(20_000, 1, 1.0)).verdicts, a)
+    f, h = _scores(simulate(_spec(20_000, 1, 1.0, noise)).verdicts, a)
     achieved = achieved_width(plan, f, h, runs=300, seed=0)
     assert plan.predicted_width == pytest.approx(achieved, rel=0.10)
+    if noise < 0.5:
+        assert plan.calls > 10 * plan.labels > 0  # the close judge's calls are worth buying
 
 
 def test_cli_reads_the_cost_column_and_tokens(tmp_path, capsys):
