@@ -1120,6 +1120,28 @@ _ENTRIES = (
         json_keys=("spent",),
     ),
     _q(
+        "spent_so_far",
+        "Spent on the verdicts so far",
+        "What the head-to-head verdicts read by the stopping rule cost, at the price per call given or "
+        "the file's mean cost per call.",
+        "money",
+        "money",
+        "Verdicts × price per call.",
+        None,
+        json_keys=("spent_so_far",),
+    ),
+    _q(
+        "cost_to_decision",
+        "Cost to a decision",
+        "What the verdicts up to the point where judging could have stopped cost.",
+        "money",
+        "money",
+        "Verdicts to a decision × price per call.",
+        _HOWARD,
+        "two models that never meet head-to-head",
+        json_keys=("cost_to_decision",),
+    ),
+    _q(
         "label_share",
         "Share of the labels",
         "Of the labels to buy, the share the plan gives to one slot order of the two models: the "

@@ -41,6 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="verdicts at which the sequence is narrowest (default 1000; any value keeps the guarantee)",
     )
+    p.add_argument(
+        "--price-per-call",
+        type=float,
+        default=None,
+        help="price of one judge call, to read the verdicts in money (default: the file's cost column, if any)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_monitor)
 
@@ -68,10 +74,26 @@ def run_monitor(args: argparse.Namespace) -> int:
     else:
         result = monitor_leader(store, **options)
     code = 0 if result.decided else 1
+    from evalcore.power.budget import Prices, file_prices
+
+    prices = (
+        Prices(per_call=args.price_per_call)
+        if args.price_per_call is not None
+        else file_prices(args.file, per_label=0.0, price_in=None, price_out=None)
+    )
+    money = {}
+    if prices is not None:  # the sizes read in money: what the verdicts so far and to a decision cost
+        money = {
+            "spent_so_far": prices.money(calls=result.n_verdicts),
+            "cost_to_decision": prices.money(calls=result.stopped_at) if result.decided else None,
+        }
     if args.json:
-        print_json(result.as_dict())
+        print_json(result.as_dict() | money)
         return code
     print(result.sentence())
+    if money:
+        decided = f"; the decision cost {money['cost_to_decision']:,.2f}" if result.decided else ""
+        print(f"the {result.n_verdicts:,} verdicts cost {money['spent_so_far']:,.2f}{decided}")
     print(f"verdicts ordered by {result.ordered_by}; {result.n_verdicts:,} head-to-head verdicts")
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)

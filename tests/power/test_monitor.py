@@ -102,6 +102,14 @@ def test_cli_exit_codes(timed, capsys):
     assert main(["monitor", str(path), "--a", models[0], "--b", models[-1], "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["decided"] and out["stopped_at"] >= 1 and out["rating_lower"] > 0
+    # the sizes read in money
+    assert (
+        main(["monitor", str(path), "--a", models[0], "--b", models[-1], "--price-per-call", "0.5", "--json"])
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["cost_to_decision"] == pytest.approx(0.5 * out["stopped_at"])
+    assert out["spent_so_far"] == pytest.approx(0.5 * out["n_verdicts"])
     # six even verdicts between two models: keep judging
     few = path.parent / "few.csv"
     pd.DataFrame(
