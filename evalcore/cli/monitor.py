@@ -85,7 +85,7 @@ def run_monitor(args: argparse.Namespace) -> int:
     if prices is not None:  # the sizes read in money: what the verdicts so far and to a decision cost
         money = {
             "spent_so_far": prices.money(calls=result.n_verdicts),
-            "cost_to_decision": prices.money(calls=result.stopped_at) if result.decided else None,
+            "cost_to_decision": None if result.stopped_at is None else prices.money(calls=result.stopped_at),
         }
     if args.json:
         print_json(result.as_dict() | money)
