@@ -382,3 +382,15 @@ def test_a_file_asks_for_no_click(built):
     document = built[3]
     assert "Head-to-head win rate, single calls" in document  # the chart is there
     assert "Click a cell" not in document and "click to see these verdicts" not in document
+
+
+def test_the_report_says_whether_judging_could_have_stopped(built):
+    """The power section carries the anytime-valid monitor's sentence for the leader, the same
+    one the library gives for this judge."""
+    from evalcore.power.monitor import monitor_leader
+    from evalcore.text import html
+
+    store, analyses, _, document, _ = built
+    expected = monitor_leader(store, judge="sim-judge")
+    assert analyses.monitor is not None and analyses.monitor.stopped_at == expected.stopped_at
+    assert 'id="monitor-line"' in document and html(expected.sentence()) in document

@@ -22,6 +22,7 @@ from evalcore.calibration import Calibration, PPIRatings, calibrate, ppi_ratings
 from evalcore.findings.finding import cell_number
 from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
 from evalcore.power import DetectableEdges, SampleSizePlan, detectable_edges, sample_size_plan
+from evalcore.power.monitor import MonitorResult, monitor_leader
 from evalcore.present.ranking import calibration_pair, default_interval
 from evalcore.progress import Progress
 from evalcore.ranking import Leaderboard, RankingFragility, leaderboard, ranking_fragility
@@ -79,6 +80,9 @@ class Analyses:
     style: StyleControl | None = None
     #: How often each anchor is the most informative over instruction resamples (no tau refits).
     anchor_stability: AnchorStability | None = None
+    #: Whether judging could have stopped: the anytime-valid sequence for the leader being first
+    #: (head-to-head verdicts in the order judged), when models meet head-to-head.
+    monitor: MonitorResult | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -170,7 +174,7 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = style = stability = None
+    sweep = edges = cal = fragile = style = stability = monitor = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
@@ -215,6 +219,12 @@ def run_analyses(
                 lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor),
             ),
         )
+        if summary.design != "anchor-only":
+            monitor = _attempt(
+                unavailable,
+                "monitor",
+                lambda: cache(("findings", "monitor", judge), lambda: monitor_leader(store, judge=judge)),
+            )
         pair = calibration_pair(board, counts)  # the Calibration page's default pair
         if pair is not None:
             leader, runner_up = pair
@@ -291,6 +301,7 @@ def run_analyses(
         judge_sheet=sheet,
         edges=edges,
         plan=plan,
+        monitor=monitor,
         calibration=cal,
         ties=ties,
         judge_comparison=comparison,

@@ -300,6 +300,13 @@ def power_section(analyses: Analyses) -> str:
         f"{edges.n_resolved} of {edges.n_pairs} pairs are resolved.</p>"
     )
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in edges.notes)
+    if (watch := analyses.monitor) is not None:
+        # the stopping rule that stays valid however often the table was looked at
+        notes += (
+            f'<p id="monitor-line">{esc(watch.sentence())} (anytime-valid confidence sequence, '
+            "Howard, Ramdas, McAuliffe and Sekhon 2021; verdicts ordered by "
+            f"{'judging time' if watch.ordered_by == 'judged_at' else 'row order'}.)</p>"
+        )
     table = edges.table[
         [
             "upper",
