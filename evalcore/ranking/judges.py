@@ -104,13 +104,13 @@ class JudgeWeight:
     def as_dict(self) -> dict[str, Any]:
         return {
             "judge": self.judge,
-            "verdicts": self.verdicts,
+            "decisive_verdicts": self.verdicts,
             "weight": self.weight,
             "weight_low": self.weight_low,
             "weight_high": self.weight_high,
-            "lean": self.lean,
-            "share": self.share,
-            "tau": self.tau,
+            "slot_lean": self.lean,
+            "information_share": self.share,
+            "tau_with_pooled": self.tau,
             "status": self.status,
             "reason": self.reason,
             "certified": self.certified,
@@ -178,7 +178,7 @@ class JudgePooling:
                 {
                     "rank": int(cols["rank"][k]),
                     "model": str(cols["model"][k]),
-                    "rating": float(cols["rating"][k]),
+                    "pooled_rating": float(cols["rating"][k]),
                     "ci_low": float(cols["ci_low"][k]),
                     "ci_high": float(cols["ci_high"][k]),
                     "plain_rating": float(cols["plain_rating"][k]),
@@ -187,14 +187,15 @@ class JudgePooling:
                 }
                 for k in range(len(cols["model"]))
             ],
-            "judge_weights": self.judge_weights,
+            # a list, not a mapping: judge names are data, never keys
+            "judge_weights": [{"judge": j.judge, "weight": j.weight} for j in self.judges],
             "judges": [j.as_dict() for j in self.judges],
-            "tau_plain": self.tau_plain,
+            "tau_plain_pooled": self.tau_plain,
             "moves": [{"model": m, "rank": r, "plain_rank": p} for m, r, p in self.moves],
             "rounds": self.rounds,
             "seed": self.seed,
             "instructions": self.n_instructions,
-            "lean": self.lean,
+            "lean_fitted": self.lean,
             "max_weight": self.max_weight,
             "converged": self.converged,
             "notes": list(self.notes),

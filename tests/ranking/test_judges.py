@@ -172,5 +172,5 @@ def test_one_judge_is_refused_in_words(three_judges):
 def test_as_dict_carries_judge_weights(three_judges):
     _, counts = three_judges
     d = judge_pooling(counts, rounds=20).as_dict()
-    assert set(d["judge_weights"]) == {"sharp", "middling", "noisy"}
-    assert d["models"][0]["rank"] == 1 and len(d["judges"]) == 3
+    assert {w["judge"] for w in d["judge_weights"]} == {"sharp", "middling", "noisy"}
+    assert d["models"][0]["rank"] == 1 and len(d["judges"]) == 3 and "pooled_rating" in d["models"][0]
