@@ -382,3 +382,14 @@ def test_a_file_asks_for_no_click(built):
     document = built[3]
     assert "Head-to-head win rate, single calls" in document  # the chart is there
     assert "Click a cell" not in document and "click to see these verdicts" not in document
+
+
+def test_report_line_on_several_judges(built):
+    from evalcore.ranking.judges import pool_store
+    from evalcore.report.html import esc
+
+    store, analyses, _, document, _ = built
+    pooled = pool_store(store, rounds=0, certify=False)
+    assert analyses.judge_pooling is not None
+    assert esc(f"Several judges: {pooled.sentence()}") in document
+    assert "sim-judge " in pooled.sentence() and "sim-other " in pooled.sentence()

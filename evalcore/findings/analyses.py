@@ -79,6 +79,8 @@ class Analyses:
     style: StyleControl | None = None
     #: How often each anchor is the most informative over instruction resamples (no tau refits).
     anchor_stability: AnchorStability | None = None
+    #: Every judge pooled into one ranking by estimated reliability, when there are several judges.
+    judge_pooling: Any = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -100,6 +102,12 @@ def _style(store: VerdictStore, judge: str) -> StyleControl:
             "(length_a/length_b, the answers' text, or feat_ columns)."
         )
     return controlled_leaderboard(store, judge=judge, controls=controls)
+
+
+def _pool(store: VerdictStore, seed: int):
+    from evalcore.ranking.judges import pool_store
+
+    return pool_store(store, rounds=0, seed=seed, certify=False)
 
 
 def ranking_key(frame: pd.DataFrame | None) -> str:
@@ -170,7 +178,7 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = style = stability = None
+    sweep = edges = cal = fragile = style = stability = pooled = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
@@ -183,6 +191,13 @@ def run_analyses(
             "style",
             lambda: cache(("findings", "style", judge), lambda: _style(store, judge)),
         )
+        pooled = None
+        if len(judges) > 1:  # the report's line on several judges (weights only: no bootstrap)
+            pooled = _attempt(
+                unavailable,
+                "judge_pooling",
+                lambda: cache(("findings", "judge_pooling"), lambda: _pool(store, seed)),
+            )
         step(0.5, "anchor sweep")
         sweep = _attempt(
             unavailable,
@@ -299,5 +314,6 @@ def run_analyses(
         ppi=ppi,
         style=style,
         anchor_stability=stability,
+        judge_pooling=pooled,
         unavailable=unavailable,
     )
