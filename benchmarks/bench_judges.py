@@ -41,11 +41,21 @@ from evalcore.stats.kendall import kendall_tau  # noqa: E402
 from evalcore.store import VerdictStore  # noqa: E402
 
 STRENGTHS = (1.0, 0.7, 0.45, 0.2, 0.0, -0.3, -0.6, -1.0)
-JUDGES = (
-    JudgeSpec("sharp", noise=0.3),
-    JudgeSpec("middling", noise=1.2),
-    JudgeSpec("noisy", noise=2.5, slot_bias=0.6),
-)
+PANELS = {
+    "mixed": (
+        JudgeSpec("sharp", noise=0.3),
+        JudgeSpec("middling", noise=1.2),
+        JudgeSpec("noisy", noise=2.5, slot_bias=0.6),
+    ),
+    # one sharp judge among three noisy ones (two of them leaning to slot A)
+    "mostly-noisy": (
+        JudgeSpec("sharp", noise=0.3),
+        JudgeSpec("noisy-1", noise=2.5, slot_bias=0.6),
+        JudgeSpec("noisy-2", noise=3.0),
+        JudgeSpec("noisy-3", noise=3.5, slot_bias=0.8),
+    ),
+}
+JUDGES = PANELS["mixed"]
 
 
 def expected_scores(spec: SimulationSpec, judge: JudgeSpec, nodes: int = 64) -> np.ndarray:
@@ -90,9 +100,9 @@ def estimands(spec: SimulationSpec) -> dict[str, np.ndarray]:
     return out
 
 
-def run(reps: int, rounds: int, n_instructions: int) -> None:
+def run(reps: int, rounds: int, n_instructions: int, judges: tuple[JudgeSpec, ...] = JUDGES) -> None:
     base = SimulationSpec(
-        n_models=len(STRENGTHS), n_instructions=n_instructions, strengths=STRENGTHS, judges=JUDGES
+        n_models=len(STRENGTHS), n_instructions=n_instructions, strengths=STRENGTHS, judges=judges
     )
     target = estimands(base)
     stats: dict[str, dict[str, list[float]]] = {
@@ -132,7 +142,7 @@ def run(reps: int, rounds: int, n_instructions: int) -> None:
     cpu = time.process_time() - cpu
     print(
         f"{reps} tables: {len(STRENGTHS)} models, {n_instructions} instructions, every pair in both orders, "
-        f"judges {', '.join(f'{j.name} (noise {j.noise}, slot lean {j.slot_bias})' for j in JUDGES)}; {rounds} bootstrap rounds"
+        f"judges {', '.join(f'{j.name} (noise {j.noise}, slot lean {j.slot_bias})' for j in judges)}; {rounds} bootstrap rounds"
     )
     print(
         f"{'ranking':<22} {'coverage':>9} {'width (Elo)':>12} {'width / spread':>15} {'tau with truth':>15}"
@@ -189,8 +199,9 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=40)
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--instructions", type=int, default=40)
+    ap.add_argument("--panel", choices=sorted(PANELS), default="mixed", help="which judges")
     args = ap.parse_args()
-    run(args.reps, args.rounds, args.instructions)
+    run(args.reps, args.rounds, args.instructions, PANELS[args.panel])
     one_sided(min(args.reps, 20))
 
 

@@ -11,7 +11,7 @@ large) — and γ_j its lean towards slot A. This is the judge-aware Bradley–T
 discrimination per judge of Qian, Sun, Gales & Knill, "Who can we trust? LLM-as-a-jury for
 comparative assessment" (2026, "BT-σ") and of Xu, Tan, Wu & Zhou, "A judge-aware ranking
 framework for evaluating large language models without ground truth" (2026), plus the
-order (home-advantage) term of Agresti, "Categorical Data Analysis" (2002, section 10.6) per
+order (home-advantage) term of Agresti, "Categorical Data Analysis" (2002) per
 judge. The reliabilities are found from the judges' agreement with each other, without labels;
 the scale is fixed by the judges' mean reliability being 1, so with identical judges (and no
 lean) every weight is 1 and the ratings are the plain Bradley–Terry ratings.
