@@ -301,18 +301,24 @@ def judge_pooling(
     samples = np.empty((0, len(models)))
     s_samples = np.empty((0, n_j))
     if rounds:
-        draws, s_draws = [], []
+        draws, s_draws, slow = [], [], 0
         for _, _, w in bootstrap_weights(len(instructions), rounds, seed):
             for wr in w:
                 rw = wr[rows.inst] * keep_rows
                 bw = np.bincount(rows.key, weights=rows.wins * rw, minlength=rows.n_keys)
                 bg = np.bincount(rows.key, weights=rows.games * rw, minlength=rows.n_keys)
                 # each round starts from the full fit: a few steps reach its own maximum
-                th_b, s_b, _, _ = fit(bw, bg, start=(theta, s, gam), max_iter=200, tol=1e-7)
+                th_b, s_b, _, ok = fit(bw, bg, start=(theta, s, gam), max_iter=200, tol=1e-7)
+                slow += not ok
                 draws.append(th_b)
                 s_draws.append(s_b)
         samples = ELO_CENTRE + ELO_SCALE * np.array(draws)
         s_samples = np.array(s_draws)
+        if slow:
+            notes.append(
+                f"{slow:,} of {rounds:,} bootstrap rounds had not converged after 200 steps: "
+                "the intervals are approximate."
+            )
     ratings = ELO_CENTRE + ELO_SCALE * theta
     low, high = percentile_interval(samples) if rounds > 1 else (np.full(ratings.size, np.nan),) * 2
     s_low, s_high = percentile_interval(s_samples) if rounds > 1 else (np.full(n_j, np.nan),) * 2

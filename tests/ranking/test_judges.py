@@ -174,3 +174,15 @@ def test_as_dict_carries_judge_weights(three_judges):
     d = judge_pooling(counts, rounds=20).as_dict()
     assert {w["judge"] for w in d["judge_weights"]} == {"sharp", "middling", "noisy"}
     assert d["models"][0]["rank"] == 1 and len(d["judges"]) == 3 and "pooled_rating" in d["models"][0]
+
+
+def test_dataset_call_equals_the_function(three_judges):
+    from evalcore.dataset import Dataset
+
+    sim, counts = three_judges
+    ds = Dataset(VerdictStore.from_frame(sim.verdicts))
+    got = ds.judge_pooling(rounds=0)
+    assert got.judge_weights == pytest.approx(judge_pooling(counts, rounds=0).judge_weights)
+    assert all(j.certified is None for j in got.judges)  # no human labels: nothing beside the weight
+    with pytest.raises(UsageError, match="category"):
+        ds.judge_pooling(category="nope")
