@@ -123,7 +123,7 @@ class JudgePooling:
     """The pooled ranking of several judges, each judge's weight, and the comparisons.
 
     ``columns``: rank, model, rating, ci_low, ci_high (Elo scale, mean 1000), plain_rating and
-    plain_rank (every judge's verdicts pooled with equal weight), rank_change (plain rank minus
+    plain_rank (every judge's verdicts pooled with equal weight, judges left out too), rank_change (plain rank minus
     pooled rank: positive = the model moves up when judges are weighted). ``tau_plain`` is
     Kendall's tau-b between the pooled and the plainly pooled ratings; ``moves`` the models whose
     rank changes most between them, biggest first.
@@ -235,6 +235,7 @@ def judge_pooling(
         Bradley–Terry, Qian et al. 2026; Xu et al. 2026).
     """
     rounds = check_int("rounds", rounds, low=0)
+    min_verdicts = check_int("min_verdicts", min_verdicts, low=1)
     if not max_weight > 1:
         raise UsageError(f"max_weight must be above 1 (got {max_weight}).")
     names = tuple(counts)
@@ -296,7 +297,7 @@ def judge_pooling(
     notes = [f"{names[j]} left out: {r}." for j, r in reasons.items()]
     notes += list(graph.notes(models))
     if not converged:
-        notes.append("the fit did not converge within 500 steps: read the ratings as approximate.")
+        notes.append("the fit did not converge within 2,000 steps: read the ratings as approximate.")
 
     samples = np.empty((0, len(models)))
     s_samples = np.empty((0, n_j))
@@ -323,7 +324,10 @@ def judge_pooling(
     low, high = percentile_interval(samples) if rounds > 1 else (np.full(ratings.size, np.nan),) * 2
     s_low, s_high = percentile_interval(s_samples) if rounds > 1 else (np.full(n_j, np.nan),) * 2
 
-    plain_theta, _ = fit_bradley_terry(plain_total, prior_games=prior)
+    # plain pooling: every judge's verdicts alike, the ones left out too (the naive baseline)
+    plain_all = pooled_from_sums(pairs, k_pair, k_sign, every_w, every_g)
+    plain_prior = 0.0 if comparison_graph(plain_all, models).mle_exists else 1.0
+    plain_theta, _ = fit_bradley_terry(plain_all, prior_games=plain_prior)
     plain = ELO_CENTRE + ELO_SCALE * plain_theta
     rank = ranks_descending(ratings)
     plain_rank = ranks_descending(plain)
