@@ -107,6 +107,14 @@ class Dataset:
             self.counts(judge=judge, category=category), rounds=rounds, seed=seed, interval=interval
         )
 
+    def judge_pooling(self, *, category: str | None = None, **options: Any):
+        """Every judge pooled into one ranking, each weighted by its estimated reliability and
+        shown beside its certification (:func:`evalcore.judge.pooling.pool_store`)."""
+        from evalcore.judge.pooling import pool_store
+
+        self.counts(judge=self.judges[0], category=category)  # validates the category
+        return pool_store(self.store, category=category, **options)
+
     def style_control(
         self,
         *,

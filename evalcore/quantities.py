@@ -197,6 +197,10 @@ _FRAGILE = Reference(
     2020,
 )
 
+_QIAN = Reference(
+    "Qian, Sun, Gales & Knill", "Who can we trust? LLM-as-a-jury for comparative assessment", 2026
+)
+_NOT_SEVERAL = "a table with one judge (at least two judges must be weighted)"
 _NOT_SINGLE = "a table judged in one slot order only (no pair seen in both orders)"
 _NOT_LABELS = "a table without human labels for the pair"
 
@@ -271,7 +275,79 @@ _ENTRIES = (
         "Maximum likelihood on the pooled win matrix, a tie half a win each; 95% interval from "
         "instruction bootstrap rounds (2.5 and 97.5 percentiles).",
         _BT,
-        json_keys=("rating", "quadratic_rating"),
+        json_keys=("rating", "quadratic_rating", "plain_rating"),
+    ),
+    _q(
+        "pooled_rating",
+        "Pooled rating",
+        "A model's strength when several judges are pooled, each weighted by its estimated "
+        "reliability, on the Elo scale (mean 1000).",
+        "Elo points",
+        "elo",
+        "Maximum likelihood of the judge-aware Bradley–Terry model (a reliability and a slot lean "
+        "per judge, mean reliability 1); 95% interval from instruction bootstrap rounds (2.5 and "
+        "97.5 percentiles).",
+        _QIAN,
+        _NOT_SEVERAL,
+        json_keys=("pooled_rating",),
+    ),
+    _q(
+        "judge_weight",
+        "Judge weight",
+        "How sharply a judge's verdicts follow the rating gap, relative to the pooled judges' mean "
+        "(1); 0 for a judge left out.",
+        "coefficient",
+        "coefficient_2",
+        "The judge's reliability in the judge-aware Bradley–Terry model, bounded at 0 and at a "
+        "multiple of the other judges' median; 95% interval from the instruction bootstrap.",
+        _QIAN,
+        _NOT_SEVERAL,
+        json_keys=("weight", "judge_weights"),
+    ),
+    _q(
+        "judge_slot_lean",
+        "Judge slot lean",
+        "The chance a judge gives slot A between two equally rated models (50%: no lean).",
+        "percent",
+        "percent",
+        "The judge's order term in the judge-aware Bradley–Terry model, as a probability.",
+        _QIAN,
+        _NOT_SEVERAL,
+        json_keys=("slot_lean",),
+    ),
+    _q(
+        "judge_information_share",
+        "Share of the pooled information",
+        "The part of the pooled ranking's information that comes from a judge's verdicts.",
+        "percent",
+        "percent",
+        "The judge's sum of weight² · p(1 − p) over its calls ÷ the sum over all judges.",
+        _QIAN,
+        _NOT_SEVERAL,
+        json_keys=("information_share",),
+    ),
+    _q(
+        "judge_tau_pooled",
+        "Agreement with the pooled ranking",
+        "Kendall's tau-b between one judge's own ranking and the pooled ranking.",
+        "coefficient",
+        "coefficient_2",
+        "Kendall's tau-b of the judge's plain Bradley–Terry ratings and the pooled ratings.",
+        _KENDALL,
+        _NOT_SEVERAL,
+        json_keys=("tau_with_pooled",),
+    ),
+    _q(
+        "plain_pooling_tau",
+        "Agreement of plain pooling",
+        "Kendall's tau-b between the plainly pooled ranking (every verdict weighted alike) and the "
+        "pooled ranking.",
+        "coefficient",
+        "coefficient_2",
+        "Kendall's tau-b of the two sets of ratings.",
+        _KENDALL,
+        _NOT_SEVERAL,
+        json_keys=("tau_plain_pooled",),
     ),
     _q(
         "lead_over_next",
@@ -1181,6 +1257,14 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "decision",
         "curve",
         "verdicts",
+        # several judges pooled: each judge's counts, status and why, the biggest moves, settings
+        "decisive_verdicts",
+        "status",
+        "reason",
+        "moves",
+        "plain_rank",
+        "max_weight",
+        "lean_fitted",
         # flags and words of the design checks (one-slot models, few instructions, interval
         # choice, the certification's independence assumption, the resolution test used)
         "comparable",

@@ -394,3 +394,14 @@ def test_the_report_says_whether_judging_could_have_stopped(built):
     expected = monitor_leader(store, judge="sim-judge")
     assert analyses.monitor is not None and analyses.monitor.stopped_at == expected.stopped_at
     assert 'id="monitor-line"' in document and html(expected.sentence()) in document
+
+
+def test_report_line_on_several_judges(built):
+    from evalcore.judge.pooling import pool_store
+    from evalcore.report.html import esc
+
+    store, analyses, _, document, _ = built
+    pooled = pool_store(store, rounds=0, certify=False)
+    assert analyses.judge_pooling is not None
+    assert esc(f"Several judges: {pooled.sentence()}") in document
+    assert "sim-judge " in pooled.sentence() and "sim-other " in pooled.sentence()

@@ -45,7 +45,8 @@ def add_judge_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge",
         default=None,
-        help="the judge to analyse (default: the only judge, or the first, named on stderr)",
+        help="the judge to analyse (default: the only judge, or the first, named on stderr); "
+        "rank also takes all: every judge pooled, each weighted by its estimated reliability",
     )
 
 

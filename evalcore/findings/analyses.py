@@ -83,6 +83,8 @@ class Analyses:
     #: Whether judging could have stopped: the anytime-valid sequence for the leader being first
     #: (head-to-head verdicts in the order judged), when models meet head-to-head.
     monitor: MonitorResult | None = None
+    #: Every judge pooled into one ranking by estimated reliability, when there are several judges.
+    judge_pooling: Any = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -104,6 +106,15 @@ def _style(store: VerdictStore, judge: str) -> StyleControl:
             "(length_a/length_b, the answers' text, or feat_ columns)."
         )
     return controlled_leaderboard(store, judge=judge, controls=controls)
+
+
+def _pool(store: VerdictStore, seed: int):
+    """The report's line on several judges (weights only: no bootstrap); None for one judge."""
+    from evalcore.judge.pooling import pool_store
+
+    if len(store.judges()) < 2:
+        return None
+    return pool_store(store, rounds=0, seed=seed, certify=False)
 
 
 def ranking_key(frame: pd.DataFrame | None) -> str:
@@ -174,7 +185,7 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = style = stability = monitor = None
+    sweep = edges = cal = fragile = style = stability = monitor = pooled = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
@@ -186,6 +197,11 @@ def run_analyses(
             unavailable,
             "style",
             lambda: cache(("findings", "style", judge), lambda: _style(store, judge)),
+        )
+        pooled = _attempt(
+            unavailable,
+            "judge_pooling",
+            lambda: cache(("findings", "judge_pooling"), lambda: _pool(store, seed)),
         )
         step(0.5, "anchor sweep")
         sweep = _attempt(
@@ -310,5 +326,6 @@ def run_analyses(
         ppi=ppi,
         style=style,
         anchor_stability=stability,
+        judge_pooling=pooled,
         unavailable=unavailable,
     )

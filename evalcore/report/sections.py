@@ -141,6 +141,8 @@ def leaderboard_section(analyses: Analyses) -> str:
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in (*board.design_warnings, *board.notes))
     if analyses.style is not None:
         notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
+    if analyses.judge_pooling is not None:  # several judges: the ranking that weights them
+        notes += f'<p class="caption">Several judges: {esc(analyses.judge_pooling.sentence())}</p>'
     caption = (
         f'<p class="caption">Judge {esc(analyses.judge)}. Bradley–Terry maximum likelihood '
         "on win/tie/loss counts (a tie is half a win each), Elo scale with mean 1000: a "
