@@ -555,6 +555,18 @@ _ENTRIES = (
         json_keys=("swap_consistency",),
     ),
     _q(
+        "same_winner_both_orders",
+        "Same winner in both orders",
+        "Share of pairs judged in both orders where both orders name the same winner (a tie in "
+        "either order does not count): how often the judge gives a decision that survives the swap.",
+        "percent",
+        "percent",
+        "Counted over pairs in both orders; the default judge is the one with the highest share.",
+        _ZHENG,
+        _NOT_SINGLE,
+        json_keys=("same_winner_both_orders",),
+    ),
+    _q(
         "flip_rate",
         "Flip rate",
         "Share of pairs judged in both orders whose verdict changes when "

@@ -135,8 +135,7 @@ def _chart_titles(at) -> list[str]:
 
 def _report_text(tmp_path: Path) -> str:
     out = tmp_path / "report.html"
-    # the judge the app opens the demo on (ui.state.DEMO_JUDGE); the command line takes the first
-    # judge unless told, and says which on stderr
+    # the judge the app opens the demo on: the default judge of every face (tests/test_default_judge.py)
     demo = ROOT / "data" / "demo_all_pairs.parquet"
     assert main(["report", str(demo), "--judge", "sim-judge-steady", "-o", str(out)]) == 0
     text = re.sub(r"<(style|script)\b.*?</\1>", " ", out.read_text(encoding="utf-8"), flags=re.S)

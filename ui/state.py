@@ -48,15 +48,23 @@ DEMO_DATASETS: dict[str, tuple[Path, Path | None]] = {
     "Demo: anchor-only (AlpacaEval-style), 16 simulated models": (DATA / "demo_anchor_only.csv.gz", None),
 }
 DEFAULT_DEMO = next(iter(DEMO_DATASETS))
-#: The judge each demo opens on: the one a team would publish with (the all-pairs demo's steady
-#: judge), not the alphabetically first, which is its deliberately faulty first-slot judge.
+#: The judge the all-pairs demo opens on, as the library's one default-judge rule
+#: (:func:`evalcore.judge.choice.publishing_judge`) picks it: its steady judge, not the
+#: alphabetically first (the deliberately faulty first-slot judge). Tests read it; the app asks
+#: the rule (:func:`default_judge`), never this table.
 DEMO_JUDGE: dict[str, str] = {DEFAULT_DEMO: "sim-judge-steady"}
 
 
-def default_judge(judges: tuple[str, ...] | list[str]) -> str:
-    """The judge a page starts on: the demo's own choice (:data:`DEMO_JUDGE`), else the first."""
-    wanted = DEMO_JUDGE.get(state().get("demo") or "")
-    return wanted if wanted in judges else judges[0]
+def default_choice(store: VerdictStore):
+    """The library's default judge for the loaded data, with its reason in words (memoised)."""
+    from evalcore.judge.choice import publishing_judge
+
+    return memo(("default_judge",), lambda: publishing_judge(store))
+
+
+def default_judge(store: VerdictStore) -> str:
+    """The judge a page starts on: the one every face defaults to (:func:`default_choice`)."""
+    return default_choice(store).judge
 
 
 #: Short keys of the demos in a shareable URL (``?dataset=demo-anchor``): key → label.

@@ -11,11 +11,12 @@ import streamlit as st
 
 from evalcore.display import shorten_cells
 from evalcore.store import VerdictStore
-from ui.messages import error, info, md, metric, warning
+from ui.messages import error, escape_markdown, info, md, metric, warning
 from ui.readable import count_columns, metric_tile
 from ui.state import (
     DATA,
     DEFAULT_DEMO,
+    default_choice,
     default_judge,
     memo,
     set_url_param,
@@ -38,16 +39,18 @@ def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
         warning(
             f"The judge {current} (named by the link or the previous dataset) is not in "
             f"this dataset; "
-            f"showing {default_judge(judges)} instead."
+            f"showing {default_judge(store)} instead."
         )
         st.session_state["vl_judge"] = None
-    index = judges.index(current if current in judges else default_judge(judges))
+    index = judges.index(current if current in judges else default_judge(store))
     judge = st.selectbox(
         "Judge",
         judges,
         index=index,
         key=f"{key}_select",
-        help="Every analysis is per judge: judges differ in bias and scale.",
+        # the default in words, where it applies (the same rule as the commands and the report)
+        help="Every analysis is per judge: judges differ in bias and scale. Pages start on "
+        + escape_markdown(default_choice(store).reason),
     )
     st.session_state["vl_judge"] = judge
     set_url_param("judge", judge)

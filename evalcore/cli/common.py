@@ -90,16 +90,14 @@ def pick_judge(store: VerdictStore, judge: str | None) -> str:
 
     judges = store.judges()
     if judge is None:
+        from evalcore.judge.choice import publishing_judge
+
+        choice = publishing_judge(store)  # the app's and the report's default too
         if len(judges) > 1:
             # The choice is the command's, not the user's: say it in words (stderr, so --json stays
             # clean), or a second judge's figures could be read as the first's.
-            listed = ", ".join(judges[:5]) + (f" and {len(judges) - 5} more" if len(judges) > 5 else "")
-            print(
-                f"note: the file has {len(judges)} judges ({listed}); this uses the first, "
-                f"{judges[0]}. Pass --judge to choose another.",
-                file=sys.stderr,
-            )
-        return judges[0]
+            print(f"note: {choice.reason} Pass --judge to choose another.", file=sys.stderr)
+        return choice.judge
     if judge not in judges:
         raise UsageError(f"judge {judge!r} is not in the file; its judges are: " + ", ".join(judges))
     return judge
