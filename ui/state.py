@@ -427,6 +427,25 @@ def url_int(name: str, default: int, *, low: int, high: int) -> int:
     return value
 
 
+def url_number(name: str, default: float, *, low: float | None, high: float | None) -> float:
+    """A view setting that is a number (whole when ``default`` is an int), or ``default`` when
+    absent; a value that is not a number from ``low`` to ``high`` is named in a warning."""
+    raw = url_param(name)
+    if raw is None:
+        return default
+    whole = isinstance(default, int)
+    try:
+        value: float = int(raw) if whole else float(raw)
+    except ValueError:
+        _bad_value(name, raw, f"it is not a {'whole ' if whole else ''}number", default)
+        return default
+    if value != value or (low is not None and value < low) or (high is not None and value > high):
+        span = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
+        _bad_value(name, raw, f"it must be {span}", default)
+        return default
+    return value
+
+
 def url_choice(name: str, options: Any, default: Any, *, encode: Callable[[Any], str] = str) -> Any:
     """One of ``options`` named by the link (by ``encode(option)``), else ``default``; a value
     that names none of them is named in a warning."""

@@ -24,6 +24,9 @@ from ui.state import (
     url_choice,
     url_flag,
     url_int,
+    url_list,
+    url_number,
+    url_param,
 )
 
 if TYPE_CHECKING:
@@ -285,3 +288,50 @@ def memo_or_info(key: tuple, compute: Any) -> Any:
     except ValueError as exc:
         info(exc)
         return None
+
+
+def linked_input(widget: Callable[..., Any], *, param: str, key: str, **inputs: Any) -> Any:
+    """A number input or slider (``widget``, with ``inputs`` as its keyword arguments: label,
+    min_value, max_value, value, step, format, help) started on the link's ``param`` (a value
+    that is not a number in range is named in a warning) and kept in the link when it differs
+    from ``value``, so a copied link shows the same numbers."""
+    default = inputs.pop("value")
+    asked = url_number(param, default, low=inputs.get("min_value"), high=inputs.get("max_value"))
+    value = widget(value=type(default)(asked), key=key, **inputs)
+    set_url_param(
+        param, None if value == default else (int(value) if isinstance(default, int) else f"{value:g}")
+    )
+    return value
+
+
+def linked_multi(
+    widget: Callable[..., Any],
+    label: str,
+    options: Any,
+    *,
+    param: str,
+    key: str,
+    default: list,
+    encode: Callable[[Any], str] = str,
+    **kwargs: Any,
+) -> list:
+    """A multiselect started on the link's comma-separated ``param`` (values it does not offer
+    are named in a warning) and kept in the link when it differs from ``default``; an empty
+    choice is ``param=none``."""
+    options = list(options)
+    raw = url_param(param)
+    asked = [] if raw == "none" else (url_list(param, options, encode=encode) or default) if raw else default
+    value = widget(label, options, default=asked, key=key, **kwargs)
+    text = ",".join(encode(v) for v in value) or "none"
+    set_url_param(param, None if list(value) == list(default) else text)
+    return list(value)
+
+
+def linked_check(
+    where: Any, label: str, *, param: str, key: str, default: bool = False, **options: Any
+) -> bool:
+    """A checkbox kept in the link (``param=1`` or ``0`` when it differs from ``default``)."""
+    asked = url_choice(param, (False, True), default, encode=lambda on: "1" if on else "0")
+    on = (where or st).checkbox(label, value=asked, key=key, **options)
+    set_url_param(param, None if on == default else ("1" if on else "0"))
+    return bool(on)
