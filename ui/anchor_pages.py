@@ -272,3 +272,9 @@ def planner_inputs(d: dict, chosen: str) -> dict:
         "orders": int(orders),
         "edge": float(edge),
     }
+
+
+def resamples_input() -> int:
+    """The Anchors page's instruction resamples for the recommendation's stability (``?resamples=``)."""
+    inputs = {"label": "Instruction resamples", "min_value": 50, "max_value": 2000, "value": 200, "step": 50}
+    return int(_ui.linked_input(st.number_input, param="resamples", key="anchors_stab_rounds", **inputs))
