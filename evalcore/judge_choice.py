@@ -10,20 +10,48 @@ alphabetically first judge (which the faces used to take) may be either.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from evalcore import quantities as q
+from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
-from evalcore.judge.both_orders import LEVEL_VALUES, paired_verdicts
-from evalcore.store import VerdictStore
+from evalcore.schema import LEVELS
 
-__all__ = ["JudgeChoice", "publishing_judge", "SAME_WINNER"]
+if TYPE_CHECKING:
+    from evalcore.store import VerdictStore
 
-_SIGN = np.sign(LEVEL_VALUES)
+__all__ = ["JudgeChoice", "publishing_judge", "same_winner_share", "SAME_WINNER"]
+
+_SIGN = np.sign(np.asarray(LEVELS))
 #: SAME_WINNER[k, l] = 1 when forward level k and reverse level l (read from the same model's
 #: view) name the same winner; a tie in either order is no winner.
 SAME_WINNER = ((_SIGN[:, None] * _SIGN[None, :]) > 0).astype(float)
+
+
+def same_winner_share(counts: VerdictCounts) -> float:
+    """The share of pairs judged in both orders whose two orders name the same winner (NaN with
+    no such pair): :func:`evalcore.judge.both_orders.paired_verdicts`' pairing (each cell with
+    its reverse, ``min`` of their calls, the calls paired at random), computed here without
+    the judge package, so that a command that only ranks (``rank --json``) starts without
+    pandas."""
+    m = max(counts.n_models, 1)
+    inst, a, b = (np.asarray(x, dtype=np.int64) for x in (counts.inst, counts.a, counts.b))
+    key = (inst * m + a) * m + b  # cells are unique and sorted by (inst, a, b)
+    fwd = np.flatnonzero(a < b)
+    rkey = (inst[fwd] * m + b[fwd]) * m + a[fwd]
+    pos = np.minimum(np.searchsorted(key, rkey), max(key.size - 1, 0))
+    found = key[pos] == rkey if key.size else np.zeros(0, bool)
+    nf = counts.n[fwd[found]].astype(np.float64)
+    nr = counts.n[pos[found]][:, ::-1].astype(np.float64)  # read from the first model's view
+    size_f, size_r = nf.sum(axis=1), nr.sum(axis=1)
+    pairings = np.minimum(size_f, size_r)
+    total = float(pairings.sum())
+    if total <= 0:
+        return float("nan")
+    agree = pairings * np.einsum("rk,kl,rl->r", nf / size_f[:, None], SAME_WINNER, nr / size_r[:, None])
+    return float(agree.sum() / total)
 
 
 @dataclass(frozen=True)
@@ -87,6 +115,7 @@ def publishing_judge(store: VerdictStore, *, category: str | None = None) -> Jud
     ...     "model_a": ["x", "y", "x", "y"], "model_b": ["y", "x", "y", "x"],
     ...     "judge": ["aa-first-slot", "aa-first-slot", "steady", "steady"],
     ...     "verdict": [2, 2, 2, -2]})
+    >>> from evalcore.store import VerdictStore
     >>> publishing_judge(VerdictStore.from_frame(rows)).judge
     'steady'
     """
@@ -98,9 +127,7 @@ def publishing_judge(store: VerdictStore, *, category: str | None = None) -> Jud
     for judge in judges:
         counts = store.counts(judge=judge, category=category)
         calls[judge] = int(counts.calls)
-        paired = paired_verdicts(counts)
-        total = float(paired.pairings.sum())
-        shares[judge] = float(paired.reduce(SAME_WINNER).sum() / total) if total > 0 else float("nan")
+        shares[judge] = same_winner_share(counts)
     if len(judges) == 1:
         return JudgeChoice(judges[0], shares, calls, f"{judges[0]} is the file's only judge.")
     measured = [j for j in judges if np.isfinite(shares[j])]
