@@ -191,7 +191,8 @@ UPLOAD_TYPES = ["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"]
 COLUMNS_NOTE = (
     "Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot A's point "
     "of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional `judge, human, length_a, "
-    "length_b, category`."
+    "length_b, category`, and the text the Verdicts page shows: `prompt, response_a, response_b, "
+    "judge_output`."
 )
 DATA_FOLDER_HELP = "Files the server's operator placed in its data folder, for tables above the upload limit."
 RANKING_TYPES = ["csv", "parquet", "json", "jsonl"]

@@ -113,7 +113,7 @@ def _select(name: str, option: str):
 
 def _number(label: str, value: str):
     def act(page):
-        box = page.get_by_test_id("stMain").get_by_label(label, exact=True).first
+        box = page.get_by_test_id("stMain").get_by_role("spinbutton", name=label, exact=True).first
         box.fill(value)
         box.press("Enter")
 
@@ -127,6 +127,16 @@ def _step_slider(label: str):
         widget = page.get_by_test_id("stMain").get_by_test_id("stSlider").filter(has_text=label).first
         widget.get_by_role("slider").first.focus()
         page.keyboard.press("ArrowRight")
+
+    return act
+
+
+def _option(group: str, option: str):
+    """Pick ``option`` of the radio group labelled ``group`` (a label such as "1" is not unique)."""
+
+    def act(page):
+        radio = page.get_by_test_id("stMain").get_by_test_id("stRadio").filter(has_text=group).first
+        radio.get_by_text(option, exact=True).first.click()
 
     return act
 
@@ -153,7 +163,7 @@ CONTROLS = [
     ("/power", _number("Largest N", "1000"), "largest"),
     ("/power", _number("Random seed", "3"), "sim_seed"),
     ("/power", _step_slider("Simulations per N"), "simulations"),
-    ("/power", _radio("Head-to-head"), "compare"),
+    ("/power", _radio("Against the anchor"), "compare"),
     ("/anchor_planning", _in_tab("Planner", _number("Models to evaluate", "40")), "plan_models"),
     ("/anchor_planning", _in_tab("Planner", _toggle("A natural anchor exists")), "plan_natural"),
     ("/anchor_planning", _in_tab("Planner", _toggle("A full ranking is needed")), "plan_full"),
@@ -164,10 +174,10 @@ CONTROLS = [
     ),
     (
         "/anchor_planning",
-        _in_tab("Planner", _number("Instructions planned (0 = as many as needed)", "300")),
+        _in_tab("Planner", _number("Instructions planned (0 = as many as needed)", "500")),
         "plan_instructions",
     ),
-    ("/anchor_planning", _in_tab("Planner", _radio("1")), "plan_orders"),
+    ("/anchor_planning", _in_tab("Planner", _option("Orders per pair", "1")), "plan_orders"),
     (
         "/anchor_planning",
         _in_tab("Planner", _number("Informativeness of the chosen anchor", "0.3")),
