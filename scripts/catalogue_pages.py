@@ -11,6 +11,8 @@ every name in its glossary and is listed apart. ``--markdown`` prints a Markdown
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import re
 import sys
 import tempfile
@@ -58,7 +60,7 @@ def walk() -> dict[str, dict[str, list[str]]]:
                 for e in getattr(at, kind)
             ],
         }
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
         seen["HTML report"] = {"labels": [], "notes": [], "text": [_report_text(Path(folder))]}
     return seen
 
