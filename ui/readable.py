@@ -36,6 +36,9 @@ READABLE_CSS = """<style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] table {
   display: block; max-width: 100%; overflow-x: auto;
 }
+[data-testid="stDataFrameResizable"] .dvn-scroller {
+  scrollbar-width: auto !important; scrollbar-color: #9a9a9a #ececec !important;
+}
 [data-testid="stDataFrameResizable"] .dvn-scroller::-webkit-scrollbar { height: 10px; width: 10px; }
 [data-testid="stDataFrameResizable"] .dvn-scroller::-webkit-scrollbar-thumb {
   background: #9a9a9a; border-radius: 5px;
