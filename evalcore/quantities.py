@@ -44,6 +44,7 @@ __all__ = [
     "format",
     "glossary_entries_markdown",
     "glossary_markdown",
+    "heading",
     "json_key_ids",
     "lookup",
     "name",
@@ -638,6 +639,18 @@ _ENTRIES = (
         _ZHENG,
         _NOT_SINGLE,
         json_keys=("swap_consistency",),
+    ),
+    _q(
+        "same_winner_both_orders",
+        "Same winner in both orders",
+        "Share of pairs judged in both orders where both orders name the same winner (a tie in "
+        "either order does not count): how often the judge gives a decision that survives the swap.",
+        "percent",
+        "percent",
+        "Counted over pairs in both orders; the default judge is the one with the highest share.",
+        _ZHENG,
+        _NOT_SINGLE,
+        json_keys=("same_winner_both_orders",),
     ),
     _q(
         "flip_rate",
@@ -1527,6 +1540,28 @@ def format(id: str, value: Any) -> str:  # noqa: A001 - the catalogue's one verb
 def json_key_ids() -> dict[str, str]:
     """Every CLI ``--json`` key that carries a quantity, mapped to its catalogue id."""
     return {key: entry.id for entry in _ENTRIES for key in entry.json_keys}
+
+
+def heading(key: object) -> tuple[str, str | None]:
+    """A table column's heading as the app writes it, and its catalogue id (None when the column
+    is not a quantity): a key of a quantity gives its name (an interval bound "(low)"/"(high)"),
+    any other snake-case key is put in words. Headings already in words are kept.
+
+    >>> heading("observed_edge"), heading("models_ranked"), heading("Model")
+    (('Observed edge', 'observed_edge'), ('Models ranked', None), ('Model', None))
+    """
+    text = str(key)
+    if "_" not in text and text[:1].isupper():
+        return text, lookup(text)
+    base, bound = text, ""
+    for end in ("_low", "_high"):
+        if text.endswith(end):
+            base, bound = text[: -len(end)], f" ({end[1:]})"
+    qid = json_key_ids().get(base) or (base if base in CATALOGUE else None)
+    if qid is not None:
+        return name(qid) + bound, qid
+    words = text.replace("_", " ").strip()
+    return (words[:1].upper() + words[1:]) if words else text, None
 
 
 def glossary_entries_markdown() -> str:

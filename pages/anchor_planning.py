@@ -13,6 +13,13 @@ from evalcore.present import anchors as av
 from ui.anchor_pages import planner_inputs, run_on_click, setup
 from ui.budget import budget_section
 
+
+def num(where, label: str, low: int, high: int, value: int, param: str, key: str) -> int:
+    """A whole-number input kept in the link (``?param=``), so a copied link runs the same."""
+    inputs = {"label": label, "min_value": low, "max_value": high, "value": value}
+    return _ui.linked_input(where.number_input, param=param, key=key, **inputs)
+
+
 with _ui.page("Anchor planning"):
     st.title("Anchor planning")
     p = setup(av.PLANNING_INTRO)
@@ -23,12 +30,12 @@ with _ui.page("Anchor planning"):
         st.subheader("Pilot screening")
         st.caption(av.PILOT_NOTE)
         p1, p2, p3, p4 = st.columns(4)
-        k = int(p1.number_input("Instructions k", 1, max(1, n_inst), min(10, n_inst), key="anchors_pilot_k"))
+        k = int(num(p1, "Instructions k", 1, max(1, n_inst), min(10, n_inst), "pilot_k", "anchors_pilot_k"))
         pool = int(
-            p2.number_input("Models in the pool", min(3, n_mod), n_mod, n_mod, key="anchors_pilot_pool")
+            num(p2, "Models in the pool", min(3, n_mod), n_mod, n_mod, "pilot_pool", "anchors_pilot_pool")
         )
-        reps = int(p3.number_input("Repetitions R", 1, 500, 30, key="anchors_pilot_reps"))
-        seed = int(p4.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_pilot_seed"))
+        reps = int(num(p3, "Repetitions R", 1, 500, 30, "pilot_reps", "anchors_pilot_reps"))
+        seed = int(num(p4, "Random seed", 0, 2**31 - 1, 0, "pilot_seed", "anchors_pilot_seed"))
         pilot = run_on_click(
             "pilot",
             ("anchor_pilot", *key, k, pool, reps, seed),
@@ -49,22 +56,20 @@ with _ui.page("Anchor planning"):
         st.subheader("Number of instructions")
         w1, w2, w3 = st.columns(3)
         choices = ["human", "quadratic"] if p.human is not None else ["quadratic"]
-        ref = w1.radio(
+        ref = _ui.linked_choice(
+            w1.radio,
             "Reference ranking",
             choices,
+            param="reference",
             horizontal=True,
             key="anchors_sweep_ref",
             format_func=lambda c: "all pairs" if c == "quadratic" else c,  # the value keeps old links
         )
-        sweep_reps = int(w2.number_input("Repetitions", 1, 200, 30, key="anchors_sweep_reps"))
-        sweep_seed = int(w3.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_sweep_seed"))
-        highlight = st.multiselect(
-            "Anchors drawn on their own",
-            p.anchors,
-            key="anchors_sweep_pick",
-            default=list(dict.fromkeys([p.anchors[0], p.chosen])),
-            max_selections=5,
-        )
+        sweep_reps = int(num(w2, "Repetitions", 1, 200, 30, "sweep_reps", "anchors_sweep_reps"))
+        sweep_seed = int(num(w3, "Random seed", 0, 2**31 - 1, 0, "sweep_seed", "anchors_sweep_seed"))
+        drawn = list(dict.fromkeys([p.anchors[0], p.chosen]))
+        pick = {"param": "drawn", "key": "anchors_sweep_pick", "default": drawn, "max_selections": 5}
+        highlight = _ui.linked_multi(st.multiselect, "Anchors drawn on their own", p.anchors, **pick)
         sizes = run_on_click(
             "sizes",
             ("anchor_sizes", *key, p.tau, p.hkey, ref, sweep_reps, sweep_seed),
@@ -85,8 +90,8 @@ with _ui.page("Anchor planning"):
             _ui.download_csv(sizes.summary, f"anchor_size_sweep_{p.judge}.csv", key="dl_anchor_sizes")
         st.subheader("Number of anchors")
         v1, v2 = st.columns(2)
-        perms = int(v1.number_input("Random orders", 1, 500, 40, key="anchors_count_perms"))
-        count_seed = int(v2.number_input("Random seed", 0, 2**31 - 1, 0, key="anchors_count_seed"))
+        perms = int(num(v1, "Random orders", 1, 500, 40, "count_orders", "anchors_count_perms"))
+        count_seed = int(num(v2, "Random seed", 0, 2**31 - 1, 0, "count_seed", "anchors_count_seed"))
         count = run_on_click(
             "count",
             ("anchor_count", *key, p.tau, perms, count_seed),

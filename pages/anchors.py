@@ -13,7 +13,7 @@ from evalcore.errors import DesignError
 from evalcore.plots import anchors as figures
 from evalcore.present import anchors as av
 from evalcore.verdicts import VerdictFilter
-from ui.anchor_pages import captions, run_on_click, setup
+from ui.anchor_pages import captions, resamples_input, run_on_click, setup
 
 with _ui.page("Anchors"):
     st.title("Anchors")
@@ -71,9 +71,7 @@ with _ui.page("Anchors"):
     with tabs[0]:
         st.subheader("Per-anchor rankings")
         _ui.tiles(av.recommended_metrics(sweep, p.tau))
-        rounds = int(
-            st.number_input("Instruction resamples", 50, 2000, 200, step=50, key="anchors_stab_rounds")
-        )
+        rounds = resamples_input()
         stability = run_on_click(
             "stability",
             ("anchor_stability", *key, p.tau, rounds),

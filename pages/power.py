@@ -12,7 +12,14 @@ from evalcore.plots import power as figures
 from evalcore.present import power as pv
 from evalcore.ranking import leaderboard
 from ui.monitor import monitor_section
-from ui.pickers import power_anchor, power_compare, power_settings, recommended_anchor
+from ui.pickers import (
+    power_anchor,
+    power_compare,
+    power_edges,
+    power_settings,
+    power_simulation,
+    recommended_anchor,
+)
 
 with _ui.page("Power"):
     st.title("Power")
@@ -40,9 +47,7 @@ with _ui.page("Power"):
     st.header("1 · How many instructions: the answer")
     with st.expander("How the answer is computed (sign test)"):
         st.markdown(pv.SIGN_TEST_INTRO)
-    edges = st.multiselect(
-        "Edges to detect", pv.EDGE_CHOICES, default=[0.05, 0.10], format_func=pv.edge_label, key="pw_edges"
-    )
+    edges = power_edges(pv.EDGE_CHOICES, pv.edge_label)
     radio = {"param": "informativeness", "key": "pw_info_source", "horizontal": True}
     source = _ui.linked_choice(st.radio, "Informativeness source", pv.INFO_SOURCES, **radio)
     if source == pv.INFO_SOURCES[0]:
@@ -51,7 +56,8 @@ with _ui.page("Power"):
         )
         (_ui.caption if informativeness else _ui.info)(pv.informativeness_sentence(anchor, informativeness))
     else:
-        informativeness = st.number_input(**pv.INPUTS["informativeness"], key="pw_info_typed")
+        typed = pv.INPUTS["informativeness"]
+        informativeness = _ui.linked_input(st.number_input, param="typed_i", key="pw_info_typed", **typed)
     if not edges:
         st.info("Pick at least one edge above.")
     else:
@@ -78,26 +84,11 @@ with _ui.page("Power"):
     st.header("2 · For comparison: simulated sign and Wilcoxon tests on this file's verdicts")
     with st.expander("How the simulation works"):
         st.markdown(pv.WILCOXON_INTRO)
-    mode = _ui.linked_choice(
-        st.radio, "Distributions", pv.WILCOXON_MODES, param="mode", key="pw_mode", horizontal=True
-    )
-    window = mode == pv.WILCOXON_MODES[0]
     dists = _ui.memo_or_info(("pw_dists", judge, category), lambda: pw.difference_distributions(counts))
     if dists is not None:
-        g1, g2, g3, g4 = st.columns(4)
-        if window:
-            low = g1.number_input(**pv.INPUTS["window"], key="pw_window")
-            pool = g2.selectbox("Anchors", [pv.ALL_ANCHORS, *ranked], key="pw_pool_anchor")
-            chosen, nominal, label = pv.edge_window(dists, low, None if pool == pv.ALL_ANCHORS else pool)
-        else:
-            others = [m for m in ranked if m != anchor]
-            model_a = g1.selectbox("Model A", others, index=0, key="pw_model_a")
-            rest = [m for m in others if m != model_a]
-            model_b = g2.selectbox("Model B", rest, index=0 if rest else None, key="pw_model_b")
-            chosen, nominal, label = pv.one_pair(dists, model_a, model_b, anchor)
-        max_n = int(g3.number_input(**pv.INPUTS["largest"], key="pw_max_n"))
-        seed = int(g4.number_input(**pv.INPUTS["seed"], key="pw_seed"))
-        sims = int(st.select_slider("Simulations per N", pv.SIMULATION_CHOICES, value=2000, key="pw_sims"))
+        c = power_simulation(pv, dists, ranked, anchor)
+        chosen, nominal, label, window, pool = c["chosen"], c["nominal"], c["label"], c["window"], c["pool"]
+        max_n, seed, sims, mode = c["max_n"], c["seed"], c["sims"], window
         grid = pv.simulation_grid(max_n)
         if problem := pv.empty_selection_sentence(dists, chosen, label, window=window):
             _ui.info(problem)

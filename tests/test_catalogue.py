@@ -111,7 +111,14 @@ NOTES = {
 
 #: No heading, chart title or tile label carries these.
 DETAIL_IN_HEADINGS = re.compile(
-    r"§|\bFig\.|\bTable \d|\bevalcore\.|\bApp\. [A-Z]\b|[\w.-]+/[\w.-]+\.(py|csv|parquet|json|jsonl|md)\b"
+    r"§|\bFig\.|\bTable \d|\b(evalcore|ui|pages|scripts|benchmarks|streamlit)\.[a-z_]|\bApp\. [A-Z]\b"
+    r"|[\w.-]+/[\w.-]+\.(py|csv|parquet|json|jsonl|md)\b|\b\w+\.py\b"
+)
+
+#: A pointer on screen ("see the glossary", "(see **Calibration**)"): what follows "see", unless
+#: "see" is the verb of a clause ("see how tau grows", "to see what the section shows").
+POINTER = re.compile(
+    r"\bsee (?!how\b|what\b|whether\b|which\b|why\b|if\b|that\b|it\b|them\b)([^.;,)(]{1,70})"
 )
 
 
@@ -135,8 +142,7 @@ def _chart_titles(at) -> list[str]:
 
 def _report_text(tmp_path: Path) -> str:
     out = tmp_path / "report.html"
-    # the judge the app opens the demo on (ui.state.DEMO_JUDGE); the command line takes the first
-    # judge unless told, and says which on stderr
+    # the judge the app opens the demo on: the default judge of every face (tests/test_default_judge.py)
     demo = ROOT / "data" / "demo_all_pairs.parquet"
     assert main(["report", str(demo), "--judge", "sim-judge-steady", "-o", str(out)]) == 0
     text = re.sub(r"<(style|script)\b.*?</\1>", " ", out.read_text(encoding="utf-8"), flags=re.S)
@@ -168,12 +174,19 @@ def walk(tmp_path_factory):
             ]
             + [_clean(m.label) for m in at.metric]
             + _chart_titles(at),
+            # what a reader can open on the page: its headings, expanders and tabs
+            "openers": [
+                _clean(e.value) for kind in ("title", "header", "subheader") for e in getattr(at, kind)
+            ]
+            + [_clean(e.label) for e in at.expander]
+            + [_clean(e.label) for e in at.tabs],
         }
     seen["report"] = {
         "tiles": [],
         "headers": [],
         "text": [_report_text(tmp_path_factory.mktemp("r"))],
         "headings": [],
+        "openers": [],
     }
     return seen
 
@@ -359,3 +372,52 @@ def test_the_methods_page_shows_the_glossary(walk):
         assert f"**{entry.name}**" in glossary, entry.name
     # "see Definitions" points at something on the page
     assert "Definitions (see the glossary of reported quantities at the end of this page)" in glossary
+
+
+def _cited(target: str, text: list[str]) -> bool:
+    """ "see also Hunter (2004)": a citation of a work in the page's own list of references."""
+    author = target.removeprefix("also ").split(" ")[0]
+    listed = re.compile(rf"^- [^\n]*\b{re.escape(author)}\b", re.M | re.I)
+    return bool(author) and any(listed.search(t) for t in text)
+
+
+@pytest.mark.app
+def test_every_see_pointer_on_screen_resolves_to_something_a_user_can_open(walk):
+    """ "see Definitions", "see the glossary", "(see **Calibration**)": each names a page of the
+    sidebar, the glossary (on the Methods page), or a heading, expander or tab of the same page;
+    never a file or a document the app cannot open ("see the data contract")."""
+    from types import SimpleNamespace
+
+    from evalcore.present.verdicts import no_text_sentence
+    from ui.navigation import NAVIGATION
+
+    pages = {label.casefold() for _, label, _ in NAVIGATION}
+    unresolved = []
+    # the Verdicts page's sentence for a file without text (the demo has text): "see the data
+    # contract" named a document the app cannot open
+    walk = {
+        **walk,
+        "verdicts without text": {
+            "text": [no_text_sentence(SimpleNamespace(has_text=False))],
+            "headings": [],
+            "openers": [],
+        },
+    }
+    for page, seen in walk.items():
+        if page == "report":
+            continue
+        openers = {o.casefold() for o in seen["openers"]}
+        for text in seen["text"] + seen["headings"]:
+            for found in POINTER.finditer(text):
+                target = found[1].replace("*", "").strip().casefold()
+                target = re.sub(r"^the ", "", target)
+                ok = (
+                    "glossary" in target
+                    or target.startswith(("below", "above"))
+                    or any(re.fullmatch(rf"{re.escape(p)}( page\b.*)?", target) for p in pages)
+                    or any(target.startswith(o) or o.startswith(target) for o in openers if o)
+                    or _cited(target, seen["text"])
+                )
+                if not ok:
+                    unresolved.append(f"{page}: {found[0]!r}")
+    assert unresolved == []

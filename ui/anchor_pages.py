@@ -176,60 +176,89 @@ def setup(intro: str = av.INTRO) -> AnchorView:
 def planner_inputs(d: dict, chosen: str) -> dict:
     """The planner's ten inputs (defaults ``d`` from :func:`av.planner_defaults`) as the keyword
     arguments of :func:`evalcore.anchors.plan_evaluation` (the model count positional)."""
+    # every input is kept in the link (``?plan_models=`` …), so a copied link shows the same plan
+    num = _ui.linked_input
     g1, g2, g3 = st.columns(3)
-    n_models = g1.number_input("Models to evaluate", 2, 1000, d["models"], key="plan_models")
-    natural = g2.checkbox(
+    n_models = num(
+        g1.number_input,
+        label="Models to evaluate",
+        min_value=2,
+        max_value=1000,
+        value=int(d["models"]),
+        param="plan_models",
+        key="plan_models",
+    )
+    natural = _ui.linked_check(
+        g2,
         "A natural anchor exists",
+        param="plan_natural",
         key="plan_natural",
         help="E.g. the method a new one is meant to improve on.",
     )
-    full = g3.checkbox("A full ranking is needed", value=True, key="plan_full")
+    full = _ui.linked_check(g3, "A full ranking is needed", param="plan_full", key="plan_full", default=True)
     h1, h2, h3 = st.columns(3)
-    budget = h1.number_input(
-        "Budget in judge calls (0 = no limit)", 0, 10**10, 0, step=1000, key="plan_budget"
+    budget = num(
+        h1.number_input,
+        label="Budget in judge calls (0 = no limit)",
+        min_value=0,
+        max_value=10**10,
+        value=0,
+        step=1000,
+        param="plan_budget",
+        key="plan_budget",
     )
-    n_inst = h2.number_input(
-        "Instructions planned (0 = as many as needed)", 0, 10**7, d["instructions"], key="plan_inst"
+    n_inst = num(
+        h2.number_input,
+        label="Instructions planned (0 = as many as needed)",
+        min_value=0,
+        max_value=10**7,
+        value=int(d["instructions"]),
+        param="plan_instructions",
+        key="plan_inst",
     )
-    orders = h3.radio(
+    orders = _ui.linked_choice(
+        h3.radio,
         "Orders per pair",
         (1, 2),
-        index=d["orders"] - 1,
-        horizontal=True,
+        param="plan_orders",
         key="plan_orders",
+        default=d["orders"],
+        horizontal=True,
         help="2 when every pair is judged in both slot orders (the loaded table's design is the default).",
     )
     k1, k2, k3, k4 = st.columns(4)
-    info = k1.number_input(
-        "Informativeness of the chosen anchor",
-        0.01,
-        1.0,
-        d["informativeness"],
-        step=0.01,
-        format="%.3f",
+    share = {"min_value": 0.01, "max_value": 1.0, "step": 0.01, "format": "%.3f"}
+    info = num(
+        k1.number_input,
+        label="Informativeness of the chosen anchor",
+        value=float(d["informativeness"]),
+        param="plan_informativeness",
         key=f"plan_info_{chosen}",
         help="From the pilot when it has run, else from all data.",
+        **share,
     )
-    direct = k2.number_input(
-        "Decisive share of direct comparisons",
-        0.01,
-        1.0,
-        d["decisive"],
-        step=0.01,
-        format="%.3f",
+    direct = num(
+        k2.number_input,
+        label="Decisive share of direct comparisons",
+        value=float(d["decisive"]),
+        param="plan_decisive",
         key="plan_direct",
         help="Share of non-tie verdicts in this selection.",
+        **share,
     )
-    edge = k3.number_input(
-        "Edge to detect",
-        0.01,
-        0.45,
-        0.05,
+    edge = num(
+        k3.number_input,
+        label="Edge to detect",
+        min_value=0.01,
+        max_value=0.45,
+        value=0.05,
         step=0.01,
+        param="plan_edge",
         key="plan_edge",
         help="+5% = the better model wins 55% of discordant samples.",
     )
-    pairs = k4.number_input("Pairs of interest", 0, 10**6, 0, key="plan_pairs")
+    pairs = num(k4.number_input, label="Pairs of interest", min_value=0, max_value=10**6, value=0,
+                param="plan_pairs", key="plan_pairs")  # fmt: skip
     return {
         "n_models": int(n_models),
         "natural_anchor": natural,
@@ -243,3 +272,9 @@ def planner_inputs(d: dict, chosen: str) -> dict:
         "orders": int(orders),
         "edge": float(edge),
     }
+
+
+def resamples_input() -> int:
+    """The Anchors page's instruction resamples for the recommendation's stability (``?resamples=``)."""
+    inputs = {"label": "Instruction resamples", "min_value": 50, "max_value": 2000, "value": 200, "step": 50}
+    return int(_ui.linked_input(st.number_input, param="resamples", key="anchors_stab_rounds", **inputs))

@@ -10,8 +10,8 @@ import streamlit as st
 
 from evalcore.present import calibration as cal_show
 from ui.navigation import verdicts_link
-from ui.state import memo, state
-from ui.widgets import linked_choice, linked_number, linked_toggle
+from ui.state import memo, set_url_param, state, url_choice
+from ui.widgets import linked_choice, linked_input, linked_multi, linked_number, linked_toggle
 
 
 def calibration_pair(columns: Any, models: tuple[str, ...], top: str | None, second: str | None):
@@ -82,8 +82,8 @@ def rounds_and_seed(left: Any, right: Any) -> tuple[int, int]:
 def power_settings(inputs: dict, help: dict) -> dict[str, Any]:
     """The Power page's test settings in one row: level, target power, sidedness, method."""
     s1, s2, s3, s4 = st.columns(4)
-    alpha = float(s1.number_input(**inputs["alpha"], key="pw_alpha"))
-    target = float(s2.number_input(**inputs["power"], key="pw_power"))
+    alpha = float(linked_input(s1.number_input, param="alpha", key="pw_alpha", **inputs["alpha"]))
+    target = float(linked_input(s2.number_input, param="power", key="pw_power", **inputs["power"]))
     two_sided, method = power_test(s3, s4, help)
     return {"alpha": alpha, "power": target, "two_sided": two_sided, "method": method}
 
@@ -135,3 +135,55 @@ def recommended_anchor(
     except ValueError:  # the design has no anchor to assess (one battle per prompt)
         best = None
     return best if best in ranked else ranked[len(ranked) // 2]
+
+
+def power_edges(choices: Any, label: Any) -> list:
+    """The Power page's edges to detect (``?edges=0.05,0.1``; ``none`` for none)."""
+    return linked_multi(
+        st.multiselect,
+        "Edges to detect",
+        choices,
+        param="edges",
+        key="pw_edges",
+        default=[0.05, 0.10],
+        encode=lambda e: f"{e:g}",
+        format_func=label,
+    )
+
+
+def power_simulation(pv: Any, dists: Any, ranked: list[str], anchor: str) -> dict[str, Any]:
+    """The Power page's simulation settings, each in the link: the window's start or the pair
+    (``?window=``, ``?pool=``, ``?model_a=``, ``?model_b=``), the largest N (``?largest=``), the
+    seed (``?sim_seed=``) and the simulations per N (``?simulations=``). Returns the chosen
+    distributions with their nominal edge and label, and the settings."""
+    window = (
+        linked_choice(
+            st.radio, "Distributions", pv.WILCOXON_MODES, param="mode", key="pw_mode", horizontal=True
+        )
+        == pv.WILCOXON_MODES[0]
+    )
+    g1, g2, g3, g4 = st.columns(4)
+    pool = None
+    if window:
+        low = linked_input(g1.number_input, param="window", key="pw_window", **pv.INPUTS["window"])
+        pool = linked_choice(
+            g2.selectbox, "Anchors", [pv.ALL_ANCHORS, *ranked], param="pool", key="pw_pool_anchor"
+        )
+        chosen, nominal, label = pv.edge_window(dists, low, None if pool == pv.ALL_ANCHORS else pool)
+    else:
+        others = [m for m in ranked if m != anchor]
+        model_a = linked_choice(g1.selectbox, "Model A", others, param="model_a", key="pw_model_a")
+        rest = [m for m in others if m != model_a]
+        model_b = linked_choice(g2.selectbox, "Model B", rest, param="model_b", key="pw_model_b")
+        chosen, nominal, label = pv.one_pair(dists, model_a, model_b, anchor)
+    max_n = int(linked_input(g3.number_input, param="largest", key="pw_max_n", **pv.INPUTS["largest"]))
+    seed = int(
+        linked_input(
+            g4.number_input, param="sim_seed", key="pw_seed", max_value=2**31 - 1, **pv.INPUTS["seed"]
+        )
+    )
+    asked = url_choice("simulations", pv.SIMULATION_CHOICES, 2000)
+    sims = int(st.select_slider("Simulations per N", pv.SIMULATION_CHOICES, value=asked, key="pw_sims"))
+    set_url_param("simulations", None if sims == 2000 else sims)
+    return {"window": window, "chosen": chosen, "nominal": nominal, "label": label, "pool": pool,
+            "max_n": max_n, "seed": seed, "sims": sims}  # fmt: skip

@@ -2,8 +2,8 @@
 
 Streamlit cuts metric labels and values, widget labels and toggles with an ellipsis at a quarter
 of a 1280 px page ("Every judge i…", "sim-juni…"); on a projector a cut number or name is a wrong
-one. The page style below makes them wrap, long headline values are drawn smaller, and counts in
-tables get a thousands separator. ``tests/e2e/test_readability.py`` checks the result in Chromium.
+one. The page style below makes them wrap, long headline values are drawn smaller, counts in
+tables get a thousands separator, and a wide table keeps its first column and a scroll bar. ``tests/e2e/test_readability.py`` checks the result in Chromium.
 """
 
 from __future__ import annotations
@@ -36,6 +36,14 @@ READABLE_CSS = """<style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] table {
   display: block; max-width: 100%; overflow-x: auto;
 }
+[data-testid="stDataFrameResizable"] .dvn-scroller {
+  scrollbar-width: auto !important; scrollbar-color: #9a9a9a #ececec !important;
+}
+[data-testid="stDataFrameResizable"] .dvn-scroller::-webkit-scrollbar { height: 10px; width: 10px; }
+[data-testid="stDataFrameResizable"] .dvn-scroller::-webkit-scrollbar-thumb {
+  background: #9a9a9a; border-radius: 5px;
+}
+[data-testid="stDataFrameResizable"] .dvn-scroller::-webkit-scrollbar-track { background: #ececec; }
 </style>"""
 
 
@@ -55,10 +63,25 @@ def metric_tile(where: Any, label: str, value: str, **options: Any) -> None:
 
 def count_columns(frame: pd.DataFrame) -> dict:
     """``column_config`` that prints every integer column with a thousands separator, except
-    ranks, tiers and parts (small ordinals read better plain)."""
+    ranks, tiers and parts (small ordinals read better plain), and pins the first column.
+
+    A table of a dozen quantities is wider than the page (1400 px) or a phone (390 px); cutting
+    its columns would hide numbers and narrowing them would cut their headings (the grid draws
+    headings on one line). So it scrolls sideways inside its own frame, and a reader sees that
+    it continues: the first column (the row's model, judge or anchor) stays in place while the
+    rest scroll, the frame's scroll bar is always drawn (:data:`READABLE_CSS`; an overlay bar
+    shows only while scrolling), and the last column is cut at the frame's edge."""
     plain = {"Rank", "Tier", "Part"}
-    return {
+    config: dict = {
         c: st.column_config.NumberColumn(format="localized")
         for c in frame.columns
         if pd.api.types.is_integer_dtype(frame[c].dtype) and str(c) not in plain
     }
+    if len(frame.columns) > 3:  # a narrow table fits: nothing to keep in place
+        first = frame.columns[0]
+        config[first] = (
+            st.column_config.NumberColumn(format="localized", pinned=True)
+            if first in config
+            else st.column_config.Column(pinned=True)
+        )
+    return config

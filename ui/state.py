@@ -48,15 +48,23 @@ DEMO_DATASETS: dict[str, tuple[Path, Path | None]] = {
     "Demo: anchor-only (AlpacaEval-style), 16 simulated models": (DATA / "demo_anchor_only.csv.gz", None),
 }
 DEFAULT_DEMO = next(iter(DEMO_DATASETS))
-#: The judge each demo opens on: the one a team would publish with (the all-pairs demo's steady
-#: judge), not the alphabetically first, which is its deliberately faulty first-slot judge.
+#: The judge the all-pairs demo opens on, as the library's one default-judge rule
+#: (:func:`evalcore.judge.choice.publishing_judge`) picks it: its steady judge, not the
+#: alphabetically first (the deliberately faulty first-slot judge). Tests read it; the app asks
+#: the rule (:func:`default_judge`), never this table.
 DEMO_JUDGE: dict[str, str] = {DEFAULT_DEMO: "sim-judge-steady"}
 
 
-def default_judge(judges: tuple[str, ...] | list[str]) -> str:
-    """The judge a page starts on: the demo's own choice (:data:`DEMO_JUDGE`), else the first."""
-    wanted = DEMO_JUDGE.get(state().get("demo") or "")
-    return wanted if wanted in judges else judges[0]
+def default_choice(store: VerdictStore):
+    """The library's default judge for the loaded data, with its reason in words (memoised)."""
+    from evalcore.judge.choice import publishing_judge
+
+    return memo(("default_judge",), lambda: publishing_judge(store))
+
+
+def default_judge(store: VerdictStore) -> str:
+    """The judge a page starts on: the one every face defaults to (:func:`default_choice`)."""
+    return default_choice(store).judge
 
 
 #: Short keys of the demos in a shareable URL (``?dataset=demo-anchor``): key → label.
@@ -430,6 +438,25 @@ def url_int(name: str, default: int, *, low: int, high: int) -> int:
         return default
     if not low <= value <= high:
         _bad_value(name, raw, f"it must be from {low:,} to {high:,}", default)
+        return default
+    return value
+
+
+def url_number(name: str, default: float, *, low: float | None, high: float | None) -> float:
+    """A view setting that is a number (whole when ``default`` is an int), or ``default`` when
+    absent; a value that is not a number from ``low`` to ``high`` is named in a warning."""
+    raw = url_param(name)
+    if raw is None:
+        return default
+    whole = isinstance(default, int)
+    try:
+        value: float = int(raw) if whole else float(raw)
+    except ValueError:
+        _bad_value(name, raw, f"it is not a {'whole ' if whole else ''}number", default)
+        return default
+    if value != value or (low is not None and value < low) or (high is not None and value > high):
+        span = f"from {low:,} to {high:,}" if high is not None else f"at least {low:,}"
+        _bad_value(name, raw, f"it must be {span}", default)
         return default
     return value
 

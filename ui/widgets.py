@@ -11,11 +11,12 @@ import streamlit as st
 
 from evalcore.present.display import shorten_cells
 from evalcore.store.store import VerdictStore
-from ui.messages import error, info, md, metric, warning
+from ui.messages import error, escape_markdown, info, md, metric, warning
 from ui.readable import count_columns, metric_tile
 from ui.state import (
     DATA,
     DEFAULT_DEMO,
+    default_choice,
     default_judge,
     memo,
     set_url_param,
@@ -24,6 +25,7 @@ from ui.state import (
     url_flag,
     url_int,
     url_list,
+    url_number,
     url_param,
 )
 
@@ -40,16 +42,18 @@ def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
         warning(
             f"The judge {current} (named by the link or the previous dataset) is not in "
             f"this dataset; "
-            f"showing {default_judge(judges)} instead."
+            f"showing {default_judge(store)} instead."
         )
         st.session_state["vl_judge"] = None
-    index = judges.index(current if current in judges else default_judge(judges))
+    index = judges.index(current if current in judges else default_judge(store))
     judge = st.selectbox(
         "Judge",
         judges,
         index=index,
         key=f"{key}_select",
-        help="Every analysis is per judge: judges differ in bias and scale.",
+        # the default in words, where it applies (the same rule as the commands and the report)
+        help="Every analysis is per judge: judges differ in bias and scale. Pages start on "
+        + escape_markdown(default_choice(store).reason),
     )
     st.session_state["vl_judge"] = judge
     set_url_param("judge", judge)
@@ -286,16 +290,51 @@ def memo_or_info(key: tuple, compute: Any) -> Any:
         return None
 
 
+def linked_input(widget: Callable[..., Any], *, param: str, key: str, **inputs: Any) -> Any:
+    """A number input or slider (``widget``, with ``inputs`` as its keyword arguments: label,
+    min_value, max_value, value, step, format, help) started on the link's ``param`` (a value
+    that is not a number in range is named in a warning) and kept in the link when it differs
+    from ``value``, so a copied link shows the same numbers."""
+    default = inputs.pop("value")
+    asked = url_number(param, default, low=inputs.get("min_value"), high=inputs.get("max_value"))
+    value = widget(value=type(default)(asked), key=key, **inputs)
+    set_url_param(
+        param, None if value == default else (int(value) if isinstance(default, int) else f"{value:g}")
+    )
+    return value
+
+
 def linked_multi(
-    widget: Callable[..., Any], label: str, options: Any, *, param: str, key: str, default: Any, **kwargs: Any
+    widget: Callable[..., Any],
+    label: str,
+    options: Any,
+    *,
+    param: str,
+    key: str,
+    default: list,
+    encode: Callable[[Any], str] = str,
+    **kwargs: Any,
 ) -> list:
-    """A multiselect started on the link's ``param`` (comma-separated; a value it does not offer
-    is named in a warning) and kept in the link when it differs from ``default``."""
+    """A multiselect started on the link's comma-separated ``param`` (values it does not offer
+    are named in a warning) and kept in the link when it differs from ``default``; an empty
+    choice is ``param=none``."""
     options = list(options)
-    asked = url_list(param, options) if url_param(param) else list(default)
+    raw = url_param(param)
+    asked = [] if raw == "none" else (url_list(param, options, encode=encode) or default) if raw else default
     value = widget(label, options, default=asked, key=key, **kwargs)
-    set_url_param(param, None if list(value) == list(default) else ",".join(str(v) for v in value))
+    text = ",".join(encode(v) for v in value) or "none"
+    set_url_param(param, None if list(value) == list(default) else text)
     return list(value)
+
+
+def linked_check(
+    where: Any, label: str, *, param: str, key: str, default: bool = False, **options: Any
+) -> bool:
+    """A checkbox kept in the link (``param=1`` or ``0`` when it differs from ``default``)."""
+    asked = url_choice(param, (False, True), default, encode=lambda on: "1" if on else "0")
+    on = (where or st).checkbox(label, value=asked, key=key, **options)
+    set_url_param(param, None if on == default else ("1" if on else "0"))
+    return bool(on)
 
 
 def linked_text(

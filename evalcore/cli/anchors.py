@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from evalcore import quantities as q
 from evalcore.anchors import anchor_sweep
 from evalcore.cli.common import (
     add_json_flag,
@@ -78,5 +79,5 @@ def run_anchors(args: argparse.Namespace) -> int:
     if sweep.recommended:
         print(f"recommended anchor (most informative): {sweep.recommended}")
     if sweep.fit_r2 == sweep.fit_r2:
-        print(f"tau_quadratic ~ informativeness: R² = {sweep.fit_r2:.3f}")
+        print(f"{q.name('tau_all_pairs')} against {q.name('informativeness')}: R² = {sweep.fit_r2:.3f}")
     return 0

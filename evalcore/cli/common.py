@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,16 +95,14 @@ def pick_category(store: VerdictStore, category: str | None) -> str | None:
 def pick_judge(store: VerdictStore, judge: str | None) -> str:
     judges = store.judges()
     if judge is None:
+        from evalcore.judge.choice import publishing_judge
+
+        choice = publishing_judge(store)  # the app's and the report's default too
         if len(judges) > 1:
             # The choice is the command's, not the user's: say it in words (stderr, so --json stays
             # clean), or a second judge's figures could be read as the first's.
-            listed = ", ".join(judges[:5]) + (f" and {len(judges) - 5} more" if len(judges) > 5 else "")
-            print(
-                f"note: the file has {len(judges)} judges ({listed}); this uses the first, "
-                f"{judges[0]}. Pass --judge to choose another.",
-                file=sys.stderr,
-            )
-        return judges[0]
+            print(f"note: {choice.reason} Pass --judge to choose another.", file=sys.stderr)
+        return choice.judge
     if judge not in judges:
         raise UsageError(f"judge {judge!r} is not in the file; its judges are: " + ", ".join(judges))
     return judge
@@ -167,9 +166,31 @@ def print_json(payload: dict) -> None:
     print(json.dumps(_plain(payload), indent=2, ensure_ascii=False))
 
 
+def catalogue_column(column: object) -> tuple[str, str | None]:
+    """A column's heading as the app writes it and its catalogue id (:func:`evalcore.quantities.heading`)."""
+    from evalcore import quantities as q
+
+    return q.heading(column)
+
+
 def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
+    """A table as text, in the app's names and formats: each column that is a catalogue quantity
+    is headed by its name and written in its format (percentages, points, thousands separators,
+    :mod:`evalcore.quantities`); other keys are put in words; whole numbers get a thousands
+    separator."""
     import pandas as pd
 
+    from evalcore import quantities as q
+
+    shown = pd.DataFrame(index=frame.index)
+    for column in frame.columns:
+        heading, qid = catalogue_column(column)
+        values = frame[column]
+        if qid is not None and pd.api.types.is_numeric_dtype(values.dtype):
+            values = values.map(lambda v, qid=qid: q.format(qid, v))
+        elif pd.api.types.is_integer_dtype(values.dtype):
+            values = values.map(lambda v: f"{v:,}")
+        shown[heading] = values
     with pd.option_context(
         "display.max_rows",
         500,
@@ -180,7 +201,39 @@ def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
         "display.float_format",
         floatfmt.format,
     ):
-        print(frame.to_string(index=False))
+        print(shown.to_string(index=False))
+
+
+def print_metrics(table: pd.DataFrame) -> None:
+    """A long table of ``metric, value, low, high`` rows as text in the app's names and formats:
+    a metric that is a catalogue quantity gets its name and its format, others their key in
+    words with the value as it is."""
+    import pandas as pd
+
+    from evalcore import quantities as q
+
+    rows = []
+    for metric, value, low, high in table[["metric", "value", "low", "high"]].itertuples(index=False):
+        heading, qid = catalogue_column(metric)
+        if qid is not None and q.CATALOGUE[qid].fmt == "count" and not float(value).is_integer():
+            # a key that names a count elsewhere carries a share here: not that quantity
+            heading, qid = catalogue_column(str(metric).replace("_", " "))
+
+        def write(v: object, qid: str | None = qid, metric: object = metric) -> str:
+            if v is None or (isinstance(v, float) and v != v):
+                return ""
+            if qid is not None:
+                return q.format(qid, v)
+            if metric == "certified":
+                return "yes" if v else "no"
+            if isinstance(v, float) and re.search(r"rate|share|agreement|consistency|balance", str(metric)):
+                return f"{100 * v:.1f}%"  # a fraction the catalogue does not list: a percentage too
+            whole = isinstance(v, float) and v.is_integer()
+            return f"{v:,.0f}" if whole else f"{v:.4g}" if isinstance(v, float) else f"{v:,}"
+
+        interval = f"{write(low)} to {write(high)}" if write(low) and write(high) else ""
+        rows.append({"Quantity": heading, "Value": write(value) or "—", "95% interval": interval})
+    print_table(pd.DataFrame(rows))
 
 
 # -- ranges of the numeric options ---------------------------------------------------------------

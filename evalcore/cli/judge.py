@@ -13,6 +13,7 @@ from evalcore.cli.common import (
     pick_category,
     pick_judge,
     print_json,
+    print_metrics,
     print_table,
 )
 from evalcore.judge import comparison_table, judge_sheet, judge_sheets, read_families
@@ -97,6 +98,5 @@ def run_judge(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     if sheet.certification is not None:
         print(f"certification: {sheet.certification.sentence()}")
-    table = sheet.table()[["metric", "value", "low", "high"]]
-    print_table(table, floatfmt="{:.4f}")
+    print_metrics(sheet.table()[["metric", "value", "low", "high"]])
     return 0

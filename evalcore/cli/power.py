@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from evalcore import quantities as q
 from evalcore.cli.common import (
     add_file_argument,
     add_json_flag,
@@ -190,8 +191,8 @@ def run_power(args: argparse.Namespace) -> int:
         return 0
     d = plan.as_dict()
     print(
-        f"{d['test']}, alpha = {plan.alpha:g}, power = {plan.power:g}, {d['method']}"
-        + (f"; informativeness I = {info:.4g}" if info is not None else "")
+        f"{d['test']}, significance level {plan.alpha:g}, power {plan.power:.0%}, {d['method']}"
+        + (f"; {q.name('informativeness')} {q.format('informativeness', info)}" if info is not None else "")
     )
     table = plan.table.copy()
     table["edge"] = [f"+{e * 100:g}%" for e in table["edge"]]
@@ -237,10 +238,13 @@ def run_detect(args: argparse.Namespace) -> int:
         if info is not None
         else result.informativeness_source
     )
+    # the app's names and formats (the catalogue), not the paper's symbols
+    shared = "informativeness" if info is not None else "mean_pair_informativeness"
     print(
-        f"{result.n_instructions:,} instructions, {how}; I = {result.informativeness:.3f} "
-        f"({source}); detectable edge at N x I: "
-        + (f"+{edge:.1%}" if math.isfinite(edge) else "none")
+        f"{result.n_instructions:,} instructions, {how}; {q.name(shared)} "
+        f"{q.format(shared, result.informativeness)} ({source}); {q.name('detectable_edge')} over "
+        "the differing instructions: "
+        + (q.format("detectable_edge", edge) if math.isfinite(edge) else "none")
         + f"; {result.n_resolved} of {result.n_pairs} adjacent pairs resolved"
     )
     print(f"detectable edges and instructions needed: {result.level_text}")
@@ -327,7 +331,7 @@ def run_sim(args: argparse.Namespace) -> int:
             + (f"{n:,}" if n else f"more than {grid[-1]:,}")
         )
     if curve.planned_sign_total is not None:
-        print(f"Table 2 formula: {curve.planned_sign_total:,} total samples at this informativeness")
+        print(f"{q.name('instructions_needed')}: {curve.planned_sign_total:,} at this informativeness")
     return 0
 
 

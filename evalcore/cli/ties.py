@@ -9,6 +9,7 @@ import argparse
 
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.cli.common import (
     add_json_flag,
     add_selection_arguments,
@@ -115,12 +116,17 @@ def run_ties(args: argparse.Namespace) -> int:
     print(f"judge {judge}: {result.n_calls:,} calls; within-instruction score: {args.score}")
     print_table(result.level_table())
     stats = result.stats
-    print(
-        f"tie probability (sum p^2) {stats.tie_probability:.3f}; D1 {stats.d1:.2f}; "
-        f"D2 {stats.d2:.2f}; distinct levels {stats.distinct}; TIE verdicts "
-        f"{result.tie_verdict_rate:.1%}"
+    # the app's names and formats (the catalogue), never the paper's symbols
+    said = (
+        ("same_level_chance", stats.tie_probability),
+        ("effective_levels_entropy", stats.d1),
+        ("effective_levels_collision", stats.d2),
+        ("distinct_levels", stats.distinct),
+        ("tie_rate", result.tie_verdict_rate),
     )
-    print(f"T (instructions whose top is tied): {result.top_tied:.1%} of {result.instructions:,}")
+    print("; ".join(f"{q.name(qid)} {q.format(qid, value)}" for qid, value in said))
+    top = q.format("top_tied_share", result.top_tied)
+    print(f"{q.name('top_tied_share')}: {top} of {result.instructions:,} instructions")
     rows = []
     if result.agreement is not None:
         rows.append({"reference": "reference score", "calls": result.n_calls, **result.agreement.as_dict()})
@@ -173,7 +179,7 @@ def _run_pointwise(args: argparse.Namespace) -> int:
     )
     print_table(cells)
     if len(shares.table):
-        print("\nshares of variance over the format x judge grid ('The Format is the Filter', Table 2):")
+        print("\nshares of variance over the format × judge grid (Gondara et al. 2026):")
         print_table(shares.table)
     for note in shares.notes:
         print(f"note: {note}")

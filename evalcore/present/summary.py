@@ -192,7 +192,8 @@ UPLOAD_TYPES = ["csv", "gz", "tsv", "parquet", "pq", "jsonl", "ndjson", "json"]
 COLUMNS_NOTE = (
     "Required columns: `instruction_id, model_a, model_b, verdict` (−2..+2 from slot A's point "
     "of view, or labels such as `A>B`, `[[A]]`, `model_a`); optional `judge, human, length_a, "
-    "length_b, category`. A counts table (calls counted where they live) adds `n_calls`, the "
+    "length_b, category`, and the text the Verdicts page shows: `prompt, response_a, response_b, "
+    "judge_output`. A counts table (calls counted where they live) adds `n_calls`, the "
     "calls each row stands for, and optional sums such as `length_a_sum`."
 )
 DATA_FOLDER_HELP = (

@@ -290,7 +290,7 @@ def no_text_sentence(page: VerdictPage) -> str | None:
     columns = ", ".join(f"`{c}`" for c in TEXT_COLUMNS)
     return (
         "This file carries no prompts, answers or judge's reasoning, so only the verdicts are "
-        f"shown; the optional columns {columns} would add them (see the data contract)."
+        f"shown; the optional columns {columns} would add them (they are listed under the upload box on the **Data** page)."
     )
 
 

@@ -7,12 +7,13 @@ Every user text in the report goes through :func:`esc`, the one HTML escaper
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any, Callable
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from evalcore import text
+from evalcore import quantities, text
 from evalcore.plots.common import CONFIG
 from evalcore.text import fmt_num, fmt_pct, fmt_rating
 
@@ -98,7 +99,13 @@ def html_table(
         ' class="num"' if n else ' class="text long"' if w else ' class="text"'
         for n, w in zip(numeric, long, strict=True)
     ]
-    head = "".join(f"<th{a}>{esc(c)}</th>" for c, a in zip(frame.columns, align, strict=True))
+    # the app's names and formats (the catalogue): a key such as "observed_edge" is headed
+    # "Observed edge" and, without a formatter of its own, written as a percentage
+    named = [quantities.heading(c) for c in frame.columns]
+    for (_, qid), column, n in zip(named, frame.columns, numeric, strict=True):
+        if qid is not None and n and column not in formats:
+            formats = {**formats, column: partial(quantities.format, qid)}
+    head = "".join(f"<th{a}>{esc(h)}</th>" for (h, _), a in zip(named, align, strict=True))
     rows = []
     for record in frame.itertuples(index=False, name=None):
         cells = []

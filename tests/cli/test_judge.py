@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -100,7 +101,10 @@ def test_json_sheet_has_the_issue_fields(table_file, capsys):
 def test_table_output_and_comparison(table_file, capsys):
     assert main(["judge", str(table_file), "--judge", "steady", "--bootstrap", "50"]) == 0
     text = capsys.readouterr().out
-    assert "position_bias_points" in text and "swap_consistency" in text
+    # the app's names and formats (the catalogue), not the --json keys
+    assert "Position bias" in text and "Swap consistency" in text and "Flip rate" in text
+    assert "position_bias_points" not in text and "swap_consistency" not in text
+    assert re.search(r"Swap consistency +\d+\.\d%", text), text  # a percentage, not a fraction
     assert main(["judge", str(table_file), "--all", "--bootstrap", "50", "--json", "--no-length"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [row["judge"] for row in out["judges"]] == ["first", "plain", "steady"]
