@@ -261,6 +261,7 @@ COMMANDS = (
     ["calibrate", "--candidate", "sim-alder", "--baseline", "sim-birch"],
     ["floor", "--youden", "0.57"],
     ["certify"],
+    ["heterogeneity"],
 )
 
 

@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "ties",
     "fragility",
     "verdicts",
+    "heterogeneity",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
@@ -53,6 +54,7 @@ COMMAND_HOME: dict[str, str] = {
     "report": "report",
     "ties": "ties",
     "fragility": "fragility",
+    "heterogeneity": "heterogeneity",
     "verdicts": "verdicts",
 }
 
