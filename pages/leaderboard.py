@@ -13,6 +13,7 @@ from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking import presentation as show
 from evalcore.ranking.style import available_controls, controlled_leaderboard
 from evalcore.verdicts.presentation import cell_verdicts
+from ui.heterogeneity import category_section
 
 with _ui.page("Leaderboard"):
     st.title("Leaderboard")
@@ -144,3 +145,5 @@ with _ui.page("Leaderboard"):
         label="Download the win-rate matrix (CSV)",
         key="dl_wr",
     )
+
+    category_section(store, judge, category)  # one ranking or one per category?
