@@ -85,7 +85,9 @@ def main() -> None:
             flagged += any(
                 {r.better_overall, r.worse_overall} == {"sim-arena-000", "sim-arena-001"} for r in h.reversals
             )
-        line = f"{name:22s} rejects {_rate(reject, args.reps)}; chi-squared reference {_rate(naive, args.reps)}"
+        line = (
+            f"{name:22s} rejects {_rate(reject, args.reps)}; chi-squared reference {_rate(naive, args.reps)}"
+        )
         if "swap" in name:
             line += f"; swap flagged {_rate(flagged, args.reps)}"
         print(line + f"; {statistics.median(cpu):.2f} s CPU per analysis")

@@ -120,6 +120,7 @@ UNITS = (
     "probability",
     "rank",
     "coefficient",
+    "random halves",
 )
 
 
@@ -195,6 +196,9 @@ _WILKS = Reference(
 _SIMPSON = Reference("Simpson", "The interpretation of interaction in contingency tables", 1951)
 _EB = Reference(
     "Efron & Morris", "Stein's estimation rule and its competitors: an empirical Bayes approach", 1973
+)
+_MAHALANOBIS = Reference(
+    "Mahalanobis", "Recent experiments in statistical sampling in the Indian Statistical Institute", 1946
 )
 _NOT_CATEGORIES = "a table with fewer than two categories of at least 30 verdicts"
 
@@ -1005,6 +1009,28 @@ _ENTRIES = (
         json_keys=("ppi",),
     ),
     _q(
+        "leader_stays",
+        "Leader stays first, of 50 halves",
+        "In how many of 50 random halves of the instructions, each refitted, the model that leads "
+        "on all the data is (or shares) first place.",
+        "random halves",
+        "count",
+        "Bradley–Terry refitted on random halves of the instructions.",
+        _MAHALANOBIS,
+        json_keys=("leader_stays",),
+    ),
+    _q(
+        "top_three_stays",
+        "Top three stay the top three, of 50 halves",
+        "In how many of 50 random halves of the instructions the three leading models on all the "
+        "data are the top three, in any order.",
+        "random halves",
+        "count",
+        "Bradley–Terry refitted on random halves of the instructions.",
+        _MAHALANOBIS,
+        json_keys=("top_three_stays",),
+    ),
+    _q(
         "one_ranking_p",
         "One-ranking test p-value",
         "How surprising the differences between the categories' rankings would be if one ranking "
@@ -1073,6 +1099,12 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "better_overall",
         "worse_overall",
         "in_every_category",
+        # split-half stability: its parts (the counts are catalogued)
+        "split_half",
+        "leader",
+        "top_three",
+        "halves",
+        "first_in",
         "overall",
         "raw",
         # flags and words of the design checks (one-slot models, few instructions, interval
