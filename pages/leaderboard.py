@@ -13,7 +13,7 @@ from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking import presentation as show
 from evalcore.ranking.style import available_controls, controlled_leaderboard
 from evalcore.verdicts.presentation import cell_verdicts
-from ui.heterogeneity import category_section
+from ui.heterogeneity import category_section, split_half_line
 
 with _ui.page("Leaderboard"):
     st.title("Leaderboard")
@@ -113,6 +113,7 @@ with _ui.page("Leaderboard"):
     st.dataframe(
         shorten_cells(table), hide_index=True, width="stretch", column_config=_ui.count_columns(table)
     )  # a long name cut for the eye
+    split_half_line(counts, (judge, category, both))  # "#1 stays #1 in k of 50 halves"
     _ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
     st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")

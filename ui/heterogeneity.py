@@ -1,4 +1,5 @@
-"""The "does one ranking fit every category?" section (Leaderboard) and its line (Overview).
+"""The "does one ranking fit every category?" section (Leaderboard) and its line (Overview), and
+the Leaderboard's split-half line beside its rank ranges and tiers.
 
 Both pages read one memoised result per judge: the Overview's line is the Leaderboard's sentence.
 """
@@ -9,7 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from evalcore import quantities as q
+from evalcore.counts import VerdictCounts
 from evalcore.ranking.heterogeneity import Heterogeneity, HeterogeneityError, store_heterogeneity
+from evalcore.ranking.split_half import split_half_stability
 from evalcore.store import VerdictStore
 from ui.messages import caption, info, md, warning
 from ui.state import memo
@@ -107,3 +110,12 @@ def overview_line(store: VerdictStore, judge: str) -> None:
     result = category_result(store, judge)
     if isinstance(result, Heterogeneity) and (result.reversals or result.rejects):
         warning(result.sentence())
+
+
+def split_half_line(counts: VerdictCounts, key: tuple) -> None:
+    """Under the leaderboard: how often its #1 and top three survive random halves of the data."""
+    result = memo(("split_half", *key), lambda: split_half_stability(counts))
+    caption(
+        f"Stability: {result.sentence()} A half sees half the evidence, so this is a cautious "
+        "picture; the rank ranges and tiers above say the same for every position."
+    )

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from evalcore.ranking.heterogeneity import store_heterogeneity
+from evalcore.ranking.split_half import split_half_stability
 from evalcore.simulate_arena import ARENA_LANGUAGES, arena_verdict_frame, simulate_arena
 from tests.conftest import open_page
 from ui.heterogeneity import HEADING
@@ -27,6 +28,8 @@ def test_leaderboard_section_says_the_library_sentence(demo_store):
     assert any(expected.sentence().split(" (")[0] in t for t in _texts(at))
     shown = at.dataframe[1].value  # after the leaderboard: the per-category tests
     assert shown["Category"].tolist() == list(expected.categories)
+    stability = split_half_stability(demo_store.counts(judge=judge))
+    assert any(c.value.startswith("Stability: " + stability.sentence()) for c in at.caption)
 
 
 @pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
