@@ -8,7 +8,6 @@ import ui as _ui
 from evalcore import summary_presentation as show
 from evalcore.findings import METHOD_SECTIONS, headline_findings, run_analyses
 from evalcore.report import build_report
-from ui.heterogeneity import overview_line
 
 with _ui.page("Overview"):
     #: Bootstrap rounds of the leaderboard behind the findings (the Leaderboard page's default, so
@@ -60,7 +59,6 @@ with _ui.page("Overview"):
     summary = analyses.summary
 
     st.markdown(show.overview_sentence(summary, judge, analyses.counts))
-    overview_line(store, judge)  # the pooled ranking hides a reversal between categories
 
     tiles = [tile for finding in findings.findings for tile in finding.tiles]
     for start in range(0, len(tiles), 4):  # four tiles a row

@@ -1,7 +1,8 @@
-"""The "does one ranking fit every category?" section (Leaderboard) and its line (Overview), and
-the Leaderboard's split-half line beside its rank ranges and tiers.
+"""The Leaderboard's "does one ranking fit every category?" section and its split-half line
+beside the rank ranges and tiers.
 
-Both pages read one memoised result per judge: the Overview's line is the Leaderboard's sentence.
+The category analysis is memoised under the key the Overview's findings use, so the sentence the
+Overview's leader finding adds (when the categories rank differently) is this section's.
 """
 
 from __future__ import annotations
@@ -31,13 +32,10 @@ METHOD = (
 def category_result(store: VerdictStore, judge: str) -> Heterogeneity | str:
     """The judge's category analysis, or why there is none (in words)."""
 
-    def compute() -> Heterogeneity | str:
-        try:
-            return store_heterogeneity(store, judge=judge)
-        except HeterogeneityError as exc:
-            return f"No comparison of the categories: {exc}."
-
-    return memo(("heterogeneity", judge), compute)
+    try:  # the key the Overview's findings use: one computation for both pages
+        return memo(("findings", "heterogeneity", judge), lambda: store_heterogeneity(store, judge=judge))
+    except HeterogeneityError as exc:
+        return f"No comparison of the categories: {exc}."
 
 
 def category_section(store: VerdictStore, judge: str, category: str | None) -> None:
@@ -100,16 +98,6 @@ def category_section(store: VerdictStore, judge: str, category: str | None) -> N
         download_csv(
             r, f"category_ratings_{judge}.csv", label="Download the ratings by category (CSV)", key="dl_cat"
         )
-
-
-def overview_line(store: VerdictStore, judge: str) -> None:
-    """On the Overview: a line in words when the pooled ranking hides a reversal or the
-    categories rank differently; nothing when one ranking fits or there are no categories."""
-    if len(store.categories()) < 2:
-        return
-    result = category_result(store, judge)
-    if isinstance(result, Heterogeneity) and (result.reversals or result.rejects):
-        warning(result.sentence())
 
 
 def split_half_line(counts: VerdictCounts, key: tuple) -> None:

@@ -24,6 +24,7 @@ from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
 from evalcore.power import DetectableEdges, SampleSizePlan, detectable_edges, sample_size_plan
 from evalcore.progress import Progress
 from evalcore.ranking import Leaderboard, RankingFragility, leaderboard, ranking_fragility
+from evalcore.ranking.heterogeneity import Heterogeneity, store_heterogeneity
 from evalcore.ranking.presentation import calibration_pair, default_interval
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.store import DatasetSummary, VerdictCounts, VerdictStore
@@ -73,6 +74,8 @@ class Analyses:
     judge_comparison: pd.DataFrame | None = None
     human_ranking: pd.DataFrame | None = None
     fragility: RankingFragility | None = None
+    #: Does one ranking fit every category (tables with two or more categories)?
+    categories: Heterogeneity | None = None
     #: prediction-powered ratings (judge on every pair + human labels), when labels exist
     ppi: PPIRatings | None = None
     #: The leaderboard controlled for the answers' length and Markdown, when the table has them.
@@ -170,7 +173,7 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = style = stability = None
+    sweep = edges = cal = fragile = style = stability = categories = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
@@ -178,6 +181,15 @@ def run_analyses(
             "fragility",
             lambda: cache(("findings", "fragility", judge), lambda: ranking_fragility(counts)),
         )
+        if len(store.categories()) >= 2:
+            step(0.49, "does one ranking fit every category")
+            categories = _attempt(
+                unavailable,
+                "categories",
+                lambda: cache(
+                    ("findings", "heterogeneity", judge), lambda: store_heterogeneity(store, judge=judge)
+                ),
+            )
         style = _attempt(
             unavailable,
             "style",
@@ -296,6 +308,7 @@ def run_analyses(
         judge_comparison=comparison,
         human_ranking=human_ranking,
         fragility=fragile,
+        categories=categories,
         ppi=ppi,
         style=style,
         anchor_stability=stability,
