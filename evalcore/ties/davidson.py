@@ -126,3 +126,59 @@ def fit_davidson(wins: np.ndarray, ties: np.ndarray, *, models: tuple[str, ...] 
         log_likelihood=-float(res.fun),
         converged=bool(res.success),
     )
+
+
+@dataclass(frozen=True)
+class TieConventions:
+    """Ratings (Elo scale) and ranks of the same verdicts under three tie conventions, and the
+    largest rank change between any two."""
+
+    models: tuple[str, ...]
+    half_win: np.ndarray
+    dropped: np.ndarray
+    modelled: np.ndarray
+    largest_rank_change: int
+
+    def frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "model": self.models,
+                "half_win": self.half_win,
+                "dropped": self.dropped,
+                "modelled": self.modelled,
+            }
+        )
+
+
+def tie_conventions(
+    wins: np.ndarray, ties: np.ndarray, *, models: tuple[str, ...] | None = None
+) -> TieConventions:
+    """The ranking under "a tie is half a win" (the leaderboard), "ties dropped" and "ties
+    modelled" (Davidson 1970): how much the choice of convention moves each model.
+
+    ``wins``/``ties`` as in :func:`fit_davidson`. The first two are the leaderboard's
+    Bradley–Terry fit (:func:`evalcore.ranking.bradley_terry.fit_bradley_terry`, with its weak
+    prior when a model never lost or never won).
+    """
+    from evalcore.ranking.bradley_terry import fit_bradley_terry, mle_exists, ranks_descending, to_elo
+
+    w = np.asarray(wins, dtype=np.float64)
+    t = np.asarray(ties, dtype=np.float64)
+    half = w + 0.5 * t
+    out = []
+    for matrix in (half, w):
+        prior = 0.0 if bool(np.all(mle_exists(matrix))) else 1.0
+        theta, _ = fit_bradley_terry(matrix, prior_games=prior)
+        out.append(to_elo(theta))
+    modelled = fit_davidson(w, t, models=models).ratings
+    ranks = [ranks_descending(r) for r in (*out, modelled)]
+    change = max(int(np.max(np.abs(a - b))) for a in ranks for b in ranks)
+    return TieConventions(
+        models=models or tuple(f"m{k}" for k in range(w.shape[0])),
+        half_win=out[0],
+        dropped=out[1],
+        modelled=modelled,
+        largest_rank_change=change,
+    )
