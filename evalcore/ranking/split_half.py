@@ -92,10 +92,12 @@ def split_half_stability(counts: VerdictCounts, *, halves: int = HALVES, seed: i
     per_inst = sparse.csr_matrix((vals, (rows, cols)), shape=(counts.n_instructions, m * m))
     rng = np.random.default_rng(seed)
     n_half = counts.n_instructions // 2
-    mask = np.zeros((halves, counts.n_instructions))
+    # one half at a time: a dense halves × instructions mask of a 1.8-million-battle arena would
+    # take most of a gigabyte, one half's row selection a few megabytes
+    wins = np.empty((halves, m, m))
     for h in range(halves):
-        mask[h, rng.choice(counts.n_instructions, n_half, replace=False)] = 1.0
-    wins = np.asarray((per_inst.T @ mask.T).T).reshape(halves, m, m)
+        keep = rng.choice(counts.n_instructions, n_half, replace=False)
+        wins[h] = np.asarray(per_inst[keep].sum(axis=0)).reshape(m, m)
     theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES)
     half_ranks = ranks_descending(theta)
     firsts = half_ranks == 1
