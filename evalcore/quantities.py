@@ -122,6 +122,7 @@ UNITS = (
     "rank",
     "coefficient",
     "money",
+    "random halves",
 )
 
 
@@ -202,6 +203,18 @@ _QIAN = Reference(
     "Qian, Sun, Gales & Knill", "Who can we trust? LLM-as-a-jury for comparative assessment", 2026
 )
 _NOT_SEVERAL = "a table with one judge (at least two judges must be weighted)"
+_WILKS = Reference(
+    "Wilks", "The large-sample distribution of the likelihood ratio for testing composite hypotheses", 1938
+)
+_SIMPSON = Reference("Simpson", "The interpretation of interaction in contingency tables", 1951)
+_EB = Reference(
+    "Efron & Morris", "Stein's estimation rule and its competitors: an empirical Bayes approach", 1973
+)
+_MAHALANOBIS = Reference(
+    "Mahalanobis", "Recent experiments in statistical sampling in the Indian Statistical Institute", 1946
+)
+_NOT_CATEGORIES = "a table with fewer than two categories of at least 30 verdicts"
+
 _NOT_SINGLE = "a table judged in one slot order only (no pair seen in both orders)"
 _NOT_LABELS = "a table without human labels for the pair"
 
@@ -1242,6 +1255,76 @@ _ENTRIES = (
         "a table without human labels",
         json_keys=("label_share",),
     ),
+    _q(
+        "leader_stays",
+        "Leader stays first, of 50 halves",
+        "In how many of 50 random halves of the instructions, each refitted, the model that leads "
+        "on all the data is (or shares) first place.",
+        "random halves",
+        "count",
+        "Bradley–Terry refitted on random halves of the instructions.",
+        _MAHALANOBIS,
+        json_keys=("leader_stays",),
+    ),
+    _q(
+        "top_three_stays",
+        "Top three stay the top three, of 50 halves",
+        "In how many of 50 random halves of the instructions the three leading models on all the "
+        "data are the top three, in any order.",
+        "random halves",
+        "count",
+        "Bradley–Terry refitted on random halves of the instructions.",
+        _MAHALANOBIS,
+        json_keys=("top_three_stays",),
+    ),
+    _q(
+        "one_ranking_p",
+        "One-ranking test p-value",
+        "How surprising the differences between the categories' rankings would be if one ranking "
+        "fitted every category; small means the categories rank the models differently.",
+        "probability",
+        "coefficient",
+        "Likelihood ratio of one Bradley–Terry fit per category against the pooled fit, decisive "
+        "verdicts, chi-squared reference.",
+        _WILKS,
+        _NOT_CATEGORIES,
+    ),
+    _q(
+        "category_reversals",
+        "Category reversals",
+        "Pairs of models in one order overall and, with the 95% interval of the category's gap "
+        "entirely on the other side of zero, in the opposite order within a category.",
+        "model pairs",
+        "count",
+        "Shrunk category gap against the pooled gap.",
+        _SIMPSON,
+        _NOT_CATEGORIES,
+        json_keys=("reversals",),
+    ),
+    _q(
+        "category_rating",
+        "Rating within a category",
+        "A model's rating fitted to one category's verdicts and pulled toward its overall rating "
+        "as far as the category's evidence is thin.",
+        "Elo points",
+        "elo",
+        "Bradley–Terry per category, empirical-Bayes shrinkage toward the pooled fit.",
+        _EB,
+        _NOT_CATEGORIES,
+        json_keys=("shrunk", "category_ratings"),
+    ),
+    _q(
+        "category_spread",
+        "Category spread",
+        "How far, beyond chance, the category's ratings stray from the overall ones (a standard "
+        "deviation); zero leaves the overall ratings in place.",
+        "Elo points",
+        "elo",
+        "Method of moments over the category's models.",
+        _EB,
+        _NOT_CATEGORIES,
+        json_keys=("category_spread", "spread"),
+    ),
 )
 
 #: Every reported quantity by id.
@@ -1278,6 +1361,22 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "plain_rank",
         "max_weight",
         "lean_fitted",
+        # the category heterogeneity test's parts and the names of a reversal
+        "statistic",
+        "df",
+        "one_ranking_rejected",
+        "drivers",
+        "per_category",
+        "better_overall",
+        "worse_overall",
+        "in_every_category",
+        # split-half stability: its parts (the counts are catalogued)
+        "split_half",
+        "top_three",
+        "halves",
+        "first_in",
+        "overall",
+        "raw",
         # flags and words of the design checks (one-slot models, few instructions, interval
         # choice, the certification's independence assumption, the resolution test used)
         "comparable",
@@ -1444,6 +1543,8 @@ STRUCTURAL_JSON_KEYS = frozenset(
 DETAIL_JSON_KEYS = frozenset(
     {
         "gap_sd",
+        "pooled_gap",
+        "category_gap",
         "detection_level",
         "pairs_tested",
         "agreement_on_non_wins",

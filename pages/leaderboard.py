@@ -13,6 +13,7 @@ from evalcore.present.display import shorten_cells
 from evalcore.present.verdicts import cell_verdicts
 from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking.style import available_controls, controlled_leaderboard
+from ui.heterogeneity import category_section, split_half_line
 from ui.judges import pooled_ranking_section
 
 with _ui.page("Leaderboard"):
@@ -113,6 +114,7 @@ with _ui.page("Leaderboard"):
     st.dataframe(
         shorten_cells(table), hide_index=True, width="stretch", column_config=_ui.count_columns(table)
     )  # a long name cut for the eye
+    split_half_line(counts, (judge, category, both))  # "#1 stays #1 in k of 50 halves"
     _ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
     st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")
@@ -147,3 +149,4 @@ with _ui.page("Leaderboard"):
     )
 
     pooled_ranking_section(store, category)  # several judges: one ranking that weights them
+    category_section(store, judge, category)  # one ranking or one per category?

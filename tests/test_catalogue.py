@@ -289,6 +289,7 @@ COMMANDS = (
         "--price-per-label",
         "0.5",
     ],
+    ["heterogeneity"],
 )
 
 

@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "counts_sql",
     "monitor",
     "budget",
+    "heterogeneity",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
@@ -57,6 +58,7 @@ COMMAND_HOME: dict[str, str] = {
     "report": "report",
     "ties": "ties",
     "fragility": "fragility",
+    "heterogeneity": "heterogeneity",
     "verdicts": "verdicts",
     "counts-sql": "counts_sql",
     "monitor": "monitor",

@@ -156,8 +156,12 @@ def run_rank(args: argparse.Namespace) -> int:
             store, judge=judge, category=args.category, controls=args.control, families=families
         )
         store.close()
+    from evalcore.ranking.split_half import split_half_stability
+
+    stability = split_half_stability(counts, seed=args.seed)
     if args.json:
         out = board.as_dict()
+        out["split_half"] = stability.as_dict()
         if styled is not None:
             out["models"] = merge_style_records(out["models"], styled)
             out["style_control"] = styled.as_dict()
@@ -186,6 +190,7 @@ def run_rank(args: argparse.Namespace) -> int:
     if styled is not None:
         table = table.merge(style_columns(styled), on="model", how="left")
     print_table(table, floatfmt="{:.1f}")
+    print(f"stability: {stability.sentence()}")
     if styled is not None:
         print(f"controlled for {', '.join(styled.controls)}; 95% intervals: {METHOD}")
         for note in styled.notes:

@@ -26,6 +26,7 @@ from evalcore.power.monitor import MonitorResult, monitor_leader
 from evalcore.present.ranking import calibration_pair, default_interval
 from evalcore.progress import Progress
 from evalcore.ranking import Leaderboard, RankingFragility, leaderboard, ranking_fragility
+from evalcore.ranking.heterogeneity import Heterogeneity, store_heterogeneity
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
@@ -74,6 +75,8 @@ class Analyses:
     judge_comparison: pd.DataFrame | None = None
     human_ranking: pd.DataFrame | None = None
     fragility: RankingFragility | None = None
+    #: Does one ranking fit every category (tables with two or more categories)?
+    categories: Heterogeneity | None = None
     #: prediction-powered ratings (judge on every pair + human labels), when labels exist
     ppi: PPIRatings | None = None
     #: The leaderboard controlled for the answers' length and Markdown, when the table has them.
@@ -115,6 +118,17 @@ def _pool(store: VerdictStore, seed: int):
     if len(store.judges()) < 2:
         return None
     return pool_store(store, rounds=0, seed=seed, certify=False)
+
+
+def _monitor(store: VerdictStore, judge: str, design: str) -> MonitorResult | None:
+    """Whether judging could have stopped; None for an anchor-only table, whose models never meet
+    head-to-head except through the anchor."""
+    return None if design == "anchor-only" else monitor_leader(store, judge=judge)
+
+
+def _categories(store: VerdictStore, judge: str) -> Heterogeneity | None:
+    """Does one ranking fit every category; None with fewer than two categories."""
+    return store_heterogeneity(store, judge=judge) if len(store.categories()) >= 2 else None
 
 
 def ranking_key(frame: pd.DataFrame | None) -> str:
@@ -187,13 +201,19 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = style = stability = monitor = pooled = None
+    sweep = edges = cal = fragile = style = stability = monitor = pooled = categories = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
             unavailable,
             "fragility",
             lambda: cache(("findings", "fragility", judge), lambda: ranking_fragility(counts)),
+        )
+        step(0.49, "does one ranking fit every category")
+        categories = _attempt(
+            unavailable,
+            "categories",
+            lambda: cache(("findings", "heterogeneity", judge), lambda: _categories(store, judge)),
         )
         style = _attempt(
             unavailable,
@@ -237,12 +257,11 @@ def run_analyses(
                 lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor),
             ),
         )
-        if summary.design != "anchor-only":
-            monitor = _attempt(
-                unavailable,
-                "monitor",
-                lambda: cache(("findings", "monitor", judge), lambda: monitor_leader(store, judge=judge)),
-            )
+        monitor = _attempt(
+            unavailable,
+            "monitor",
+            lambda: cache(("findings", "monitor", judge), lambda: _monitor(store, judge, summary.design)),
+        )
         pair = calibration_pair(board, counts)  # the Calibration page's default pair
         if pair is not None:
             leader, runner_up = pair
@@ -325,6 +344,7 @@ def run_analyses(
         judge_comparison=comparison,
         human_ranking=human_ranking,
         fragility=fragile,
+        categories=categories,
         ppi=ppi,
         style=style,
         anchor_stability=stability,

@@ -208,6 +208,10 @@ def leader_finding(analyses: Analyses) -> Finding:
         # Huang et al. (2025): a lead can rest on a handful of verdicts; say how many.
         text += " " + fragility.headline()
         numbers["lead_rests_on_verdicts"] = fragility.lead.n_drop
+    categories = analyses.categories
+    if categories is not None and categories.rejects:
+        # one pooled order can hide a different order within a category (Simpson): say so
+        text += " " + categories.sentence()
     if str(first["bound"]) == "at least":  # the prior-held gap is no estimate: its bound is
         least_gap = cell_number(first["ci_low"]) - float(second["rating"])
         numbers["gap"] = None

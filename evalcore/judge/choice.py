@@ -115,7 +115,7 @@ def publishing_judge(store: CountSource, *, category: str | None = None) -> Judg
     ...     "model_a": ["x", "y", "x", "y"], "model_b": ["y", "x", "y", "x"],
     ...     "judge": ["aa-first-slot", "aa-first-slot", "steady", "steady"],
     ...     "verdict": [2, 2, 2, -2]})
-    >>> from evalcore.store import VerdictStore
+    >>> from evalcore.store.store import VerdictStore
     >>> publishing_judge(VerdictStore.from_frame(rows)).judge
     'steady'
     """

@@ -72,6 +72,7 @@ def simulate_arena(
     seed: int = 0,
     style_effects: dict[str, float] | None = None,
     slot_bias: float = 0.0,
+    category_effects: np.ndarray | None = None,
 ) -> ArenaSimulation:
     """Battles shaped like the public Chatbot Arena dump: one prompt per battle, uneven pairing.
 
@@ -95,6 +96,11 @@ def simulate_arena(
     adds Σ effect·(a − b)/(a + b) to the log-odds; ``slot_bias`` adds a slot-A advantage. An empty
     dict draws the features without effects. Features come from a separate random stream, so the
     battles of a table without them are unchanged.
+
+    ``category_effects`` ((languages, models) log-strengths, the languages of
+    :data:`ARENA_LANGUAGES`) adds a per-language shift to each model's strength: a planted
+    category × model interaction (e.g. two models swapped in one language). The languages are
+    then drawn first, from their own stream, so the battle outcomes can depend on them.
     """
     rng = np.random.default_rng(seed)
     models = tuple(f"sim-arena-{k:03d}" for k in range(n_models))
@@ -105,6 +111,19 @@ def simulate_arena(
     b = rng.choice(n_models - 1, n_battles, p=None).astype(np.int32)
     b = np.where(b >= a, b + 1, b).astype(np.int32)  # never a self-battle
     d = strengths[a] - strengths[b] + slot_bias
+    shares = np.array([s for _, s in ARENA_LANGUAGES])
+    language_first = None
+    if category_effects is not None:
+        effects = np.asarray(category_effects, dtype=np.float64)
+        if effects.shape != (len(ARENA_LANGUAGES), n_models):
+            raise ValueError(
+                f"category_effects must be ({len(ARENA_LANGUAGES)}, {n_models}), not {effects.shape}"
+            )
+        lang_rng = np.random.default_rng([seed, 2])
+        language_first = lang_rng.choice(len(ARENA_LANGUAGES), n_battles, p=shares / shares.sum()).astype(
+            np.int8
+        )
+        d = d + effects[language_first, a] - effects[language_first, b]
     feats_a: dict[str, np.ndarray] = {}
     feats_b: dict[str, np.ndarray] = {}
     if style_effects is not None:
@@ -125,8 +144,9 @@ def simulate_arena(
     outcome = np.where(u < p_a, 1, np.where(u < p_a + p_tie, 0, -1)).astype(np.int8)
     bothbad = (outcome == 0) & (rng.random(n_battles) < 0.5)
     outcome[bothbad] = 2
-    shares = np.array([s for _, s in ARENA_LANGUAGES])
     language = rng.choice(len(ARENA_LANGUAGES), n_battles, p=shares / shares.sum()).astype(np.int8)
+    if language_first is not None:
+        language = language_first
     voter = rng.integers(0, n_voters, n_battles).astype(np.int32)
     return ArenaSimulation(
         models=models,
@@ -161,9 +181,10 @@ def _arena_style(rng: np.random.Generator, a: np.ndarray, b: np.ndarray, m: int)
     return out_a, out_b
 
 
-def arena_verdict_frame(sim: ArenaSimulation) -> pd.DataFrame:
+def arena_verdict_frame(sim: ArenaSimulation, *, with_category: bool = False) -> pd.DataFrame:
     """``sim`` as a canonical verdict table (one instruction per battle, ties as 0, judge
-    "arena"), with ``length_a/_b`` and ``feat_<name>_a/_b`` columns when style was simulated."""
+    "arena"), with ``length_a/_b`` and ``feat_<name>_a/_b`` columns when style was simulated;
+    ``with_category`` fills ``category`` with each battle's language."""
     n = sim.n_battles
     frame = pd.DataFrame(
         {
@@ -176,7 +197,12 @@ def arena_verdict_frame(sim: ArenaSimulation) -> pd.DataFrame:
             "human": pd.array(np.full(n, pd.NA), dtype="Int8"),
             "length_a": sim.features_a.get("length", np.full(n, np.nan)),
             "length_b": sim.features_b.get("length", np.full(n, np.nan)),
-            "category": pd.array(np.full(n, pd.NA), dtype="string"),
+            "category": pd.array(
+                np.asarray([x for x, _ in ARENA_LANGUAGES], dtype=object)[sim.language]
+                if with_category
+                else np.full(n, pd.NA),
+                dtype="string",
+            ),
         }
     )
     for name in sim.features_a:
