@@ -59,6 +59,7 @@ from evalcore.present.calibration_words import (  # noqa: F401 - the page reads 
     UNITS,
     WIDGETS,
 )
+from evalcore.present.display import Metric, tile
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
 from evalcore.text import markdown as md
 
@@ -175,44 +176,44 @@ def correction_caption(cal: Calibration) -> str:
     )
 
 
-def metrics(cal: Calibration) -> list[tuple[str, str, str]]:
-    """The six metric cells: (label, value, help) with help as safe Markdown."""
+def metrics(cal: Calibration) -> list[Metric]:
+    """The six metric tiles, with help as safe Markdown."""
     w = cal.win_rate
     return [
-        (
-            q.name("printed_win_rate"),
-            q.format("printed_win_rate", cal.printed),
+        tile(
+            "printed_win_rate",
+            cal.printed,
             f"Wilson 95% interval {fmt_pct(cal.printed_low, 1)} – {fmt_pct(cal.printed_high, 1)}",
         ),
-        (
-            q.name("corrected_win_share"),
-            "refused" if cal.refused else q.format("corrected_win_share", cal.corrected),
+        tile(
+            "corrected_win_share",
+            "refused" if cal.refused else cal.corrected,
             md(cal.refusal_reason)
             if cal.refused
             else f"Rogan–Gladen; Lang–Reiczigel 95% interval {fmt_pct(cal.lr_low, 1)} – {fmt_pct(cal.lr_high, 1)}",
         ),
-        (
-            q.name("corrected_win_rate"),
-            "refused" if cal.win_rate_refusal else q.format("corrected_win_rate", w.value),
+        tile(
+            "corrected_win_rate",
+            "refused" if cal.win_rate_refusal else w.value,
             md(cal.win_rate_refusal)
             if cal.win_rate_refusal
             else "P(human win) + P(human tie)/2, both arms corrected; 95% interval "
             f"{fmt_pct(w.low, 1)} – {fmt_pct(w.high, 1)} (bootstrap over instructions)",
         ),
-        (
-            q.name("sensitivity"),
-            q.format("sensitivity", cal.se),
+        tile(
+            "sensitivity",
+            cal.se,
             f"Of the human wins, the share the judge calls a win; Wilson {fmt_pct(cal.se_low, 1)} – {fmt_pct(cal.se_high, 1)}",
         ),
-        (
-            q.name("specificity"),
-            q.format("specificity", cal.sp),
+        tile(
+            "specificity",
+            cal.sp,
             "Of the human ties and losses, the share the judge does not call a win; Wilson "
             f"{fmt_pct(cal.sp_low, 1)} – {fmt_pct(cal.sp_high, 1)}",
         ),
-        (
-            q.name("youden_j"),
-            q.format("youden_j", cal.youden_j),
+        tile(
+            "youden_j",
+            cal.youden_j,
             "Sensitivity + specificity − 1: the price of the correction (the interval divides by it).",
         ),
     ]
