@@ -59,7 +59,7 @@ from evalcore.present.calibration_words import (  # noqa: F401 - the page reads 
     UNITS,
     WIDGETS,
 )
-from evalcore.present.display import Metric, tile
+from evalcore.present.display import Metric, catalogue_table, tile
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
 from evalcore.text import markdown as md
 
@@ -312,15 +312,16 @@ def quality_options(cal: Calibration, typed: list[float]) -> dict[str, dict]:
     return out or {DEFAULT_QUALITY: {"youden_j": 0.57}}
 
 
+#: The planning floor as a table column (± percentage points, one decimal), on the page and in the
+#: report alike.
+FLOOR_POINTS = ("floor_points", q.name("planning_floor") + " (± percentage points)", "num1")
+
+
 def ladder_display(plan: SizePlan) -> pd.DataFrame:
     """The size plan's ladder with human columns; "—" where no number of judged pairs suffices."""
-    lad = plan.ladder
-    return pd.DataFrame(
-        {
-            "Labelled pairs": lad["n_labelled"].astype(int),
-            q.name("planning_floor") + " (± percentage points)": [fmt_num(v, 1) for v in lad["floor_points"]],
-            "Judged pairs needed": [fmt_int(v) for v in lad["n_judged"]],
-        }
+    return catalogue_table(
+        plan.ladder.astype({"n_labelled": int}),
+        [("n_labelled", "Labelled pairs", None), FLOOR_POINTS, ("n_judged", "Judged pairs needed", "int")],
     )
 
 
@@ -344,16 +345,17 @@ def coverage_sentence(result: CoverageResult, cal: Calibration, *, n_judged: int
 
 def coverage_table(result: CoverageResult) -> pd.DataFrame:
     """The coverage table with human column names and percentages."""
-    t = result.table
-    return pd.DataFrame(
-        {
-            "True rate": [fmt_pct(v, 1) for v in t["true_rate"]],
-            "Interval": t["interval"],
-            "Coverage": [fmt_pct(v, 1) for v in t["coverage"]],
-            "Refused": [fmt_pct(v, 1) for v in t["refused"]],
-            "Mean estimate": [fmt_pct(v, 1) for v in t["mean_estimate"]],
-            "Mean half-width": [fmt_pct(v, 1) for v in t["mean_half_width"]],
-        }
+    return catalogue_table(
+        result.table,
+        [
+            ("true_rate", "True rate", "pct1"),
+            ("interval", "Interval", None),
+            *(
+                (c, c.replace("_", " ").capitalize(), "pct1")
+                for c in ("coverage", "refused", "mean_estimate")
+            ),
+            ("mean_half_width", "Mean half-width", "pct1"),
+        ],
     )
 
 

@@ -58,6 +58,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "pct": fmt_pct,
     "pct1": lambda v: fmt_pct(v, 1),
     "signed_pct": signed_pct,
+    "num1": lambda v: fmt_num(v, 1),
     "num2": fmt_num,
     "num3": lambda v: fmt_num(v, 3),
     "elo": lambda v: fmt_num(v, 0),
