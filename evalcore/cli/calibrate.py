@@ -39,7 +39,7 @@ from evalcore.cli.common import (
     print_table,
 )
 from evalcore.judge.certification import DEFAULT_THRESHOLD, certify_judge
-from evalcore.present.display import FORMATS
+from evalcore.present.display import catalogue_table
 
 
 def _selection_arguments(p: argparse.ArgumentParser, *, candidate_required: bool) -> None:
@@ -258,10 +258,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
         f"judge {cal.judge}, candidate {cal.candidate_label}: {c.n_judged:,} judged units, "
         f"{c.n_labelled:,} labelled ({c.n_se:,} human wins, {c.n_sp:,} non-wins); units: {unit}"
     )
-    frame = cal.summary_frame()
-    for col in ("estimate", "low", "high"):
-        frame[col] = frame[col].map(FORMATS["pct1"])
-    print_table(frame)
+    columns = [("quantity", "quantity", None), *((c, c, "pct1") for c in ("estimate", "low", "high"))]
+    print_table(catalogue_table(cal.summary_frame(), [*columns, ("definition", "definition", None)]))
     if cal.refused:
         print(f"correction refused: {cal.refusal_reason}")
     elif cal.win_rate_refusal:

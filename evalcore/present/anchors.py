@@ -21,7 +21,7 @@ from evalcore.anchors.sweep import SampleSizeSweep
 from evalcore.anchors.tau import AnchorSweep, JudgeEffect
 from evalcore.counts import VerdictCounts
 from evalcore.power.planner import EvaluationPlan, decisive_rate
-from evalcore.present.display import Column, catalogue_table
+from evalcore.present.display import Column, Metric, catalogue_table, tile
 from evalcore.stats.against import orders_per_pair
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, markdown
 
@@ -231,21 +231,21 @@ def win_rate_rows(dists: Sequence[WinRateDistribution]) -> pd.DataFrame:
     return pd.concat([d.per_instruction.assign(anchor=d.anchor) for d in dists], ignore_index=True)
 
 
-def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, str | None]]:
+def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[Metric]:
     """One anchor's headline: tau with all pairs (when the table has them), informativeness,
     the cost of the two designs, and tau with humans (when a human ranking matches)."""
-    out: list[tuple[str, str, str | None]] = []
+    out: list[Metric] = []
     if ranking.has_quadratic:
         out.append(
-            (q.name("tau_all_pairs"), fmt_num(ranking.tau_quadratic, 3), f"Kendall's {tau_name(tau)}.")
+            Metric(q.name("tau_all_pairs"), fmt_num(ranking.tau_quadratic, 3), f"Kendall's {tau_name(tau)}.")
         )
     out += [
-        (
-            q.name("informativeness"),
-            q.format("informativeness", ranking.informativeness),
+        tile(
+            "informativeness",
+            ranking.informativeness,
             q.quantity("informativeness").definition,
         ),
-        (
+        Metric(
             "Judge calls per instruction",
             f"{fmt_int(ranking.design_calls_anchor)} vs {fmt_int(ranking.design_calls_all_pairs)}",
             "Anchor design against all pairs.",
@@ -253,7 +253,7 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[tuple[str, str, s
     ]
     if ranking.human_matched >= 3:
         out.append(
-            (
+            Metric(
                 q.name("tau_humans"),
                 fmt_num(ranking.tau_human, 3),
                 f"Kendall's {tau_name(tau)} of this anchor's ranking with the human ranking, over "

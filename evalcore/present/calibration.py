@@ -59,6 +59,7 @@ from evalcore.present.calibration_words import (  # noqa: F401 - the page reads 
     UNITS,
     WIDGETS,
 )
+from evalcore.present.display import Metric, catalogue_table, tile
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
 from evalcore.text import markdown as md
 
@@ -175,44 +176,44 @@ def correction_caption(cal: Calibration) -> str:
     )
 
 
-def metrics(cal: Calibration) -> list[tuple[str, str, str]]:
-    """The six metric cells: (label, value, help) with help as safe Markdown."""
+def metrics(cal: Calibration) -> list[Metric]:
+    """The six metric tiles, with help as safe Markdown."""
     w = cal.win_rate
     return [
-        (
-            q.name("printed_win_rate"),
-            q.format("printed_win_rate", cal.printed),
+        tile(
+            "printed_win_rate",
+            cal.printed,
             f"Wilson 95% interval {fmt_pct(cal.printed_low, 1)} – {fmt_pct(cal.printed_high, 1)}",
         ),
-        (
-            q.name("corrected_win_share"),
-            "refused" if cal.refused else q.format("corrected_win_share", cal.corrected),
+        tile(
+            "corrected_win_share",
+            "refused" if cal.refused else cal.corrected,
             md(cal.refusal_reason)
             if cal.refused
             else f"Rogan–Gladen; Lang–Reiczigel 95% interval {fmt_pct(cal.lr_low, 1)} – {fmt_pct(cal.lr_high, 1)}",
         ),
-        (
-            q.name("corrected_win_rate"),
-            "refused" if cal.win_rate_refusal else q.format("corrected_win_rate", w.value),
+        tile(
+            "corrected_win_rate",
+            "refused" if cal.win_rate_refusal else w.value,
             md(cal.win_rate_refusal)
             if cal.win_rate_refusal
             else "P(human win) + P(human tie)/2, both arms corrected; 95% interval "
             f"{fmt_pct(w.low, 1)} – {fmt_pct(w.high, 1)} (bootstrap over instructions)",
         ),
-        (
-            q.name("sensitivity"),
-            q.format("sensitivity", cal.se),
+        tile(
+            "sensitivity",
+            cal.se,
             f"Of the human wins, the share the judge calls a win; Wilson {fmt_pct(cal.se_low, 1)} – {fmt_pct(cal.se_high, 1)}",
         ),
-        (
-            q.name("specificity"),
-            q.format("specificity", cal.sp),
+        tile(
+            "specificity",
+            cal.sp,
             "Of the human ties and losses, the share the judge does not call a win; Wilson "
             f"{fmt_pct(cal.sp_low, 1)} – {fmt_pct(cal.sp_high, 1)}",
         ),
-        (
-            q.name("youden_j"),
-            q.format("youden_j", cal.youden_j),
+        tile(
+            "youden_j",
+            cal.youden_j,
             "Sensitivity + specificity − 1: the price of the correction (the interval divides by it).",
         ),
     ]
@@ -311,15 +312,16 @@ def quality_options(cal: Calibration, typed: list[float]) -> dict[str, dict]:
     return out or {DEFAULT_QUALITY: {"youden_j": 0.57}}
 
 
+#: The planning floor as a table column (± percentage points, one decimal), on the page and in the
+#: report alike.
+FLOOR_POINTS = ("floor_points", q.name("planning_floor") + " (± percentage points)", "num1")
+
+
 def ladder_display(plan: SizePlan) -> pd.DataFrame:
     """The size plan's ladder with human columns; "—" where no number of judged pairs suffices."""
-    lad = plan.ladder
-    return pd.DataFrame(
-        {
-            "Labelled pairs": lad["n_labelled"].astype(int),
-            q.name("planning_floor") + " (± percentage points)": [fmt_num(v, 1) for v in lad["floor_points"]],
-            "Judged pairs needed": [fmt_int(v) for v in lad["n_judged"]],
-        }
+    return catalogue_table(
+        plan.ladder.astype({"n_labelled": int}),
+        [("n_labelled", "Labelled pairs", None), FLOOR_POINTS, ("n_judged", "Judged pairs needed", "int")],
     )
 
 
@@ -343,16 +345,17 @@ def coverage_sentence(result: CoverageResult, cal: Calibration, *, n_judged: int
 
 def coverage_table(result: CoverageResult) -> pd.DataFrame:
     """The coverage table with human column names and percentages."""
-    t = result.table
-    return pd.DataFrame(
-        {
-            "True rate": [fmt_pct(v, 1) for v in t["true_rate"]],
-            "Interval": t["interval"],
-            "Coverage": [fmt_pct(v, 1) for v in t["coverage"]],
-            "Refused": [fmt_pct(v, 1) for v in t["refused"]],
-            "Mean estimate": [fmt_pct(v, 1) for v in t["mean_estimate"]],
-            "Mean half-width": [fmt_pct(v, 1) for v in t["mean_half_width"]],
-        }
+    return catalogue_table(
+        result.table,
+        [
+            ("true_rate", "True rate", "pct1"),
+            ("interval", "Interval", None),
+            *(
+                (c, c.replace("_", " ").capitalize(), "pct1")
+                for c in ("coverage", "refused", "mean_estimate")
+            ),
+            ("mean_half_width", "Mean half-width", "pct1"),
+        ],
     )
 
 

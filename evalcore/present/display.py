@@ -12,8 +12,7 @@ Nothing here computes a statistic.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -35,11 +34,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Metric:
+class Metric(NamedTuple):
     """One figure as a tile: ``label`` (the app's words), ``value`` (a number written as text, or
     ``—``), ``help`` (a sentence). None of the three ever holds user text (names, labels), so a
-    front end can show them as they are."""
+    front end can show them as they are. A tuple, so ``label, value, help = tile`` reads it."""
 
     label: str
     value: str
@@ -60,6 +58,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "pct": fmt_pct,
     "pct1": lambda v: fmt_pct(v, 1),
     "signed_pct": signed_pct,
+    "num1": lambda v: fmt_num(v, 1),
     "num2": fmt_num,
     "num3": lambda v: fmt_num(v, 3),
     "elo": lambda v: fmt_num(v, 0),

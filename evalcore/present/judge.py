@@ -37,7 +37,7 @@ from evalcore.judge.comparison import best_marks, comparison_table
 from evalcore.judge.explanations import EXPLAIN
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet
-from evalcore.present.display import Metric, display_frame, write
+from evalcore.present.display import Metric, display_frame, tile, tiles, write
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 __all__ = [
@@ -192,22 +192,18 @@ def position_metrics(sheet: JudgeSheet) -> list[Metric]:
         f"{fmt_pct(p.slot_b_win_rate, 1)} ({fmt_signed(p.slot_gap_points)} percentage points, "
         "which mixes position with which model sat where)."
     )
-    value = q.format("position_bias", pb.value)
     return [
-        Metric(q.name("position_bias"), value, why + raw + " pp: percentage points."),
-        Metric(
-            q.name("swap_consistency"),
+        tile("position_bias", pb.value, why + raw + " pp: percentage points."),
+        tile(
+            "swap_consistency",
             format_value(p.swap_consistency.value, "swap_consistency"),
             f"Flip rate {format_value(p.flip_rate.value, 'flip_rate')}; opposite winners "
             f"{format_value(p.reversal_rate.value, 'reversal_rate')}; on {fmt_int(p.pairings)} "
             "both-orders pairs.",
         ),
-        Metric(q.name("tie_rate"), q.format("tie_rate", p.tie_rate.value)),
-        Metric(
-            q.name("both_orders_tie_rate"), q.format("both_orders_tie_rate", p.both_orders_tie_rate.value)
-        ),
-        Metric(
-            q.name("slot_balance"),
+        *tiles(p, ["tie_rate", "both_orders_tie_rate"]),
+        tile(
+            "slot_balance",
             format_value(p.balance.balanced_share, "balanced_share"),
             "Share of calls in model pairs judged in both slot orders; order balance "
             f"{fmt_num(p.balance.order_balance, 2)} (1: every pair equally often in each "
@@ -260,19 +256,15 @@ def order_metrics(sheet: JudgeSheet) -> list[Metric]:
         else "verdict units, −2..+2"
     )
     if selfc is not None and selfc.calls:
-        tile = Metric(
-            q.name("self_comparison_tie_rate"),
-            q.format("self_comparison_tie_rate", selfc.tie_rate),
+        self_tile = tile(
+            "self_comparison_tie_rate",
+            selfc.tie_rate,
             f"{fmt_int(selfc.calls)} calls of a model against itself; mean verdict "
             f"{fmt_signed(selfc.mean_verdict, 2)}",
         )
     else:
-        tile = Metric(q.name("self_comparison_tie_rate"), MISSING, "No call compares a model with itself.")
-    return [
-        Metric(q.name("slot_bias"), q.format("slot_bias", o.b.value), b_help),
-        tile,
-        Metric(q.name("pairs_both_orders"), q.format("pairs_both_orders", o.pairs_both_orders)),
-    ]
+        self_tile = tile("self_comparison_tie_rate", MISSING, "No call compares a model with itself.")
+    return [tile("slot_bias", o.b.value, b_help), self_tile, tile("pairs_both_orders", o.pairs_both_orders)]
 
 
 def _signed3(v: object) -> str:
@@ -304,10 +296,10 @@ def coverage_metric(sheet: JudgeSheet) -> Metric:
     """The share of calls without a verdict (counted, never imputed)."""
     cov = sheet.coverage
     if cov is None:
-        return Metric(q.name("no_verdict_rate"), MISSING, "Counts alone hold no calls without a verdict.")
-    return Metric(
-        q.name("no_verdict_rate"),
-        q.format("no_verdict_rate", cov.no_verdict_rate),
+        return tile("no_verdict_rate", MISSING, "Counts alone hold no calls without a verdict.")
+    return tile(
+        "no_verdict_rate",
+        cov.no_verdict_rate,
         f"{fmt_int(cov.no_verdict)} of {fmt_int(cov.calls)} calls returned no verdict: "
         "counted, never imputed, left out of win rates.",
     )
@@ -331,32 +323,32 @@ def tie_structure_sentence(sheet: JudgeSheet) -> str:
 def agreement_metrics(ag: HumanAgreement) -> list[Metric]:
     """Agreement, Cohen's κ, Krippendorff's α among humans and the human ceiling."""
     return [
-        Metric(
-            q.name("agreement"),
-            q.format("agreement", ag.agreement.value),
+        tile(
+            "agreement",
+            ag.agreement.value,
             f"95%: {fmt_pct(ag.agreement.low, 1)} to {fmt_pct(ag.agreement.high, 1)}; "
             f"{fmt_int(ag.n)} comparisons ({fmt_int(ag.n_no_verdict)} labelled calls had no "
             "verdict and are left out)",
         ),
-        Metric(
-            q.name("kappa"),
-            q.format("kappa", ag.kappa.value),
+        tile(
+            "kappa",
+            ag.kappa.value,
             f"Agreement beyond chance (0: chance, 1: perfect). 95%: {fmt_num(ag.kappa.low, 3)} "
             f"to {fmt_num(ag.kappa.high, 3)}",
         ),
-        Metric(
-            q.name("human_alpha"),
-            q.format("human_alpha", ag.alpha),
+        tile(
+            "human_alpha",
+            ag.alpha,
             f"Agreement beyond chance among the human judgements of {fmt_int(ag.alpha_units)} "
             "pairs with two or more (a label repeated on both orders of a pair counts once).",
         ),
-        Metric(
-            q.name("human_ceiling_agreement"),
-            q.format("human_ceiling_agreement", ag.ceiling_agreement),
+        tile(
+            "human_ceiling_agreement",
+            ag.ceiling_agreement,
             f"One label against the majority of the pair's other labels, "
             f"{fmt_int(ag.ceiling_n)} comparisons.",
         ),
-        Metric(q.name("human_ceiling_kappa"), q.format("human_ceiling_kappa", ag.ceiling_kappa)),
+        tile("human_ceiling_kappa", ag.ceiling_kappa),
     ]
 
 
@@ -392,14 +384,14 @@ def length_metrics(sheet: JudgeSheet) -> list[Metric]:
         return []
     g = lc.gamma_elo
     return [
-        Metric(
-            q.name("length_effect"),
+        tile(
+            "length_effect",
             f"{q.format('length_effect', g.value)} Elo per SD",
             f"95%: {fmt_signed(g.low)} to {fmt_signed(g.high)} Elo points (Wald, "
             "cluster-robust by instruction); SD: one standard deviation of the normalised "
             "length difference",
         ),
-        Metric(q.name("length_rank_changes"), q.format("length_rank_changes", lc.rank_changes)),
+        tile("length_rank_changes", lc.rank_changes),
     ]
 
 

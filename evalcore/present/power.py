@@ -17,7 +17,7 @@ from evalcore.power.differences import DifferenceDistributions
 from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
 from evalcore.power.simulation import PowerCurve
-from evalcore.present.display import catalogue_table, signed_pct
+from evalcore.present.display import Metric, catalogue_table, signed_pct, tile
 from evalcore.text import fmt_int, fmt_num, fmt_pct, markdown
 
 #: Edges offered on the page: +5% = the better model wins 55% of the discordant samples.
@@ -256,8 +256,8 @@ def empty_selection_sentence(
     return None
 
 
-def curve_metrics(curve: PowerCurve, largest: int) -> list[tuple[str, str, str]]:
-    """The power curve's headline numbers as (label, value, help)."""
+def curve_metrics(curve: PowerCurve, largest: int) -> list[Metric]:
+    """The power curve's headline numbers as tiles."""
     planned = (
         f"; the sign test's formula gives {fmt_int(curve.planned_sign_total)} total samples "
         "at this mean informativeness"
@@ -265,29 +265,25 @@ def curve_metrics(curve: PowerCurve, largest: int) -> list[tuple[str, str, str]]
         else ""
     )
     return [
-        (
+        Metric(
             "Distributions",
             fmt_int(curve.n_distributions),
             "(anchor, model pair) distributions of d drawn from",
         ),
-        (
-            q.name("mean_pair_informativeness"),
-            q.format("mean_pair_informativeness", curve.mean_informativeness),
+        tile(
+            "mean_pair_informativeness",
+            curve.mean_informativeness,
             "Share of instructions where the two models' verdicts differ, averaged over the distributions",
         ),
-        (
-            q.name("instructions_needed_wilcoxon_sim"),
-            q.format("instructions_needed_wilcoxon_sim", curve.wilcoxon_n)
-            if curve.wilcoxon_n
-            else f"> {fmt_int(largest)}",
+        tile(
+            "instructions_needed_wilcoxon_sim",
+            curve.wilcoxon_n if curve.wilcoxon_n else f"> {fmt_int(largest)}",
             "A comparison beside the formula: the smallest N of the grid where the simulated "
             "Wilcoxon test reaches the target power",
         ),
-        (
-            q.name("instructions_needed_sign_sim"),
-            q.format("instructions_needed_sign_sim", curve.sign_n)
-            if curve.sign_n
-            else f"> {fmt_int(largest)}",
+        tile(
+            "instructions_needed_sign_sim",
+            curve.sign_n if curve.sign_n else f"> {fmt_int(largest)}",
             "A comparison beside the formula: the smallest N of the grid where the simulated sign "
             "test reaches the target power" + planned,
         ),
@@ -333,29 +329,27 @@ def distributions_table(chosen: DifferenceDistributions) -> pd.DataFrame:
     )
 
 
-def detectable_metrics(result: DetectableEdges) -> list[tuple[str, str, str | None]]:
-    """The headline of what the dataset can detect, as (label, value, help)."""
+def detectable_metrics(result: DetectableEdges) -> list[Metric]:
+    """The headline of what the dataset can detect, as tiles."""
     return [
-        (
-            q.name("instructions"),
-            q.format("instructions", result.n_instructions),
+        tile(
+            "instructions",
+            result.n_instructions,
             "Instructions with a verdict from this judge (the count the Overview gives for it).",
         ),
-        (
-            q.name(info_id := "informativeness" if result.anchor is not None else "adjacent_differing_share"),
-            q.format(info_id, result.informativeness),
+        tile(
+            "informativeness" if result.anchor is not None else "adjacent_differing_share",
+            result.informativeness,
             f"Source: {result.informativeness_source}",
         ),
-        (
-            q.name("detectable_edge"),
-            q.format("detectable_edge", result.detectable_edge)
-            if math.isfinite(result.detectable_edge)
-            else "none",
+        tile(
+            "detectable_edge",
+            result.detectable_edge if math.isfinite(result.detectable_edge) else "none",
             "The smallest edge the resolution test detects with the target power and as many "
             f"differing instructions as the instructions times the share above: {result.level_text}.",
         ),
-        (
-            q.name("adjacent_resolved"),
+        tile(
+            "adjacent_resolved",
             f"{result.n_resolved} of {result.n_pairs}",
             f"Resolved: {result.resolution_test}, at α = {result.alpha:g}.",
         ),

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from evalcore import quantities as q
 from evalcore.calibration.selection import calibration_pair, top_pair  # noqa: F401 (read from here)
 from evalcore.errors import UsageError
+from evalcore.present.display import Column, catalogue_table
 from evalcore.ranking.design import (
     BOOTSTRAP_LIMIT,
     COVERAGE_AT_THRESHOLD,
@@ -165,40 +165,38 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
     ``separation`` is given: models in one tier cannot be told apart by the data) and Part (only when the comparison graph falls apart into several pieces that cannot be compared).
     """
     t = board.table
-    out = pd.DataFrame(
-        {
-            "Rank": t["rank"].astype(int),
-            "Model": t["model"].astype(str),
-            q.name("rating"): [q.format("rating", v) for v in t["rating"]],
-            "95% interval": [
-                _interval_text(float(lo), float(hi), str(b), bool(f))
-                for lo, hi, b, f in zip(
-                    t["ci_low"], t["ci_high"], t["bound"], t["few_instructions"], strict=True
-                )
-            ],
-            "Rank range": [
-                rank_range_text(lo, hi) for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)
-            ],
-            "Battles": t["battles"].astype(int),
-            "Wins": t["wins"].astype(int),
-            "Ties": t["ties"].astype(int),
-            "Losses": t["losses"].astype(int),
-            q.name("win_rate"): [
-                q.format("win_rate", v) if b > 0 else MISSING
-                for v, b in zip(t["win_rate"], t["battles"], strict=True)
-            ],
-            "One-sided": [_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
-            "Instructions": t["instructions"].astype(int),
-        }
+    counts = ("rank", "battles", "wins", "ties", "losses", "instructions")
+    frame = t.astype(dict.fromkeys(counts, int)).assign(
+        model=t["model"].astype(str),
+        interval=[
+            _interval_text(float(lo), float(hi), str(b), bool(f))
+            for lo, hi, b, f in zip(t["ci_low"], t["ci_high"], t["bound"], t["few_instructions"], strict=True)
+        ],
+        rank_range=[rank_range_text(lo, hi) for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)],
+        win_rate=t["win_rate"].where(t["battles"] > 0),
+        one_sided=[_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
+        comparable=[comparable_text(str(slot)) for slot in t["only_slot"]],
+        piece=t["piece"].astype(int),
     )
+    columns: list[Column] = [("rank", "Rank", None), ("model", "Model", None)]
     if not t["comparable"].all():
-        out.insert(2, "Comparable", [comparable_text(str(slot)) for slot in t["only_slot"]])
+        columns.append(("comparable", "Comparable", None))
+    columns += [
+        "rating",
+        ("interval", "95% interval", None),
+        ("rank_range", "Rank range", None),
+        *((c, c.capitalize(), None) for c in counts[1:5]),
+        "win_rate",
+        ("one_sided", "One-sided", None),
+        ("instructions", "Instructions", None),
+    ]
     if separation is not None:
         tier = dict(zip(separation.tiers["model"], separation.tiers["tier"], strict=True))
-        out["Tier"] = [int(tier[m]) for m in t["model"]]
+        frame["tier"] = [int(tier[m]) for m in t["model"]]
+        columns.append(("tier", "Tier", None))
     if t["piece"].nunique() > 1:
-        out["Part"] = t["piece"].astype(int)
-    return out
+        columns.append(("piece", "Part", None))
+    return catalogue_table(frame, columns)
 
 
 def index_column(names: Iterable[object], base: str = "row model") -> str:

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.present.display import Metric, display_frame
+from evalcore.present.display import Metric, display_frame, tile, tiles
 from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
 from evalcore.ties.pairwise import VerdictTieStructure
 from evalcore.ties.pointwise import pointwise_levels, pointwise_tie_structure
@@ -132,37 +132,26 @@ EXPLAIN: dict[str, str] = {
 
 def level_metrics(result: VerdictTieStructure) -> list[Metric]:
     """Tie probability, D1, D2, distinct levels, the TIE share and T (with its interval)."""
-    s = result.stats
     t_ci = result.intervals.get("top_tied")
     t_help = (
         f"95% interval {fmt_pct(t_ci.low, 1)} – {fmt_pct(t_ci.high, 1)} (bootstrap over instructions)"
         if t_ci is not None and t_ci.has_interval
         else "No interval: too few instructions, or every instruction alike."
     )
-    return [
-        Metric(
-            q.name("same_level_chance"),
-            q.format("same_level_chance", s.tie_probability),
-            "The chance two random calls get the same verdict level (not the tie rate).",
-        ),
-        Metric(
-            q.name("effective_levels_entropy"),
-            q.format("effective_levels_entropy", s.d1),
-            "Effective levels: exp(Shannon entropy).",
-        ),
-        Metric(
-            q.name("effective_levels_collision"),
-            q.format("effective_levels_collision", s.d2),
-            "Effective levels: 1 / same-level chance.",
-        ),
-        Metric(q.name("distinct_levels"), q.format("distinct_levels", s.distinct)),
-        Metric(q.name("tie_rate"), q.format("tie_rate", result.tie_verdict_rate)),
-        Metric(
-            q.name("top_tied_share"),
-            q.format("top_tied_share", result.top_tied) if result.instructions else MISSING,
-            t_help,
-        ),
-    ]
+    top_tied = result.top_tied if result.instructions else MISSING
+    return tiles(
+        result.stats,
+        [
+            (
+                "tie_probability",
+                "same_level_chance",
+                "The chance two random calls get the same verdict level (not the tie rate).",
+            ),
+            ("d1", "effective_levels_entropy", "Effective levels: exp(Shannon entropy)."),
+            ("d2", "effective_levels_collision", "Effective levels: 1 / same-level chance."),
+            ("distinct", "distinct_levels"),
+        ],
+    ) + [tile("tie_rate", result.tie_verdict_rate), tile("top_tied_share", top_tied, t_help)]
 
 
 def calls_sentence(result: VerdictTieStructure, judge: str) -> str:
@@ -191,21 +180,18 @@ def agreement_metrics(a: Agreement) -> list[Metric]:
     instruction can be ranked: say :data:`EXPLAIN` ``["no_ranked"]`` instead)."""
     if a.instructions == 0:
         return []
-    return [
-        Metric(
-            q.name("tau_a"), q.format("tau_a", a.tau_a), "Kendall's tau-a: a pair the judge ties counts 0."
-        ),
-        Metric(
-            q.name("tau_b"),
-            q.format("tau_b", a.tau_b),
-            f"Defined on {fmt_int(a.tau_b_instructions)} of {fmt_int(a.instructions)} "
-            "instructions (undefined where either side ties every candidate).",
-        ),
-        Metric(q.name("somers_d"), q.format("somers_d", a.somers_d)),
-        Metric(q.name("top1"), q.format("top1", a.top1)),
-        Metric(q.name("uniform_top1"), q.format("uniform_top1", a.uniform_top1)),
-        Metric(q.name("reference_top_tied"), q.format("reference_top_tied", a.reference_top_tied)),
-    ]
+    tau_b_help = (
+        f"Defined on {fmt_int(a.tau_b_instructions)} of {fmt_int(a.instructions)} "
+        "instructions (undefined where either side ties every candidate)."
+    )
+    return tiles(
+        a,
+        [
+            ("tau_a", "tau_a", "Kendall's tau-a: a pair the judge ties counts 0."),
+            ("tau_b", "tau_b", tau_b_help),
+            *("somers_d", "top1", "uniform_top1", "reference_top_tied"),
+        ],
+    )
 
 
 def human_heading(human: VerdictTieStructure) -> str:

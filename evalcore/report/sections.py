@@ -20,7 +20,8 @@ from evalcore.plots.power import detectable_edges_figure, sample_size_figure
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
 from evalcore.present import judge as judge_show
-from evalcore.present.display import catalogue_table
+from evalcore.present.calibration import FLOOR_POINTS
+from evalcore.present.display import Column, catalogue_table
 from evalcore.present.ranking import comparable_text, style_caption
 from evalcore.present.summary import no_verdict_table
 from evalcore.report.html import (
@@ -32,7 +33,7 @@ from evalcore.report.html import (
     percent_format,
     rating_text,
 )
-from evalcore.text import MISSING, fmt_int, fmt_pct
+from evalcore.text import MISSING, fmt_int
 
 # ---------------------------------------------------------------------------------------------
 # Sections: each returns (anchor id, heading, html body)
@@ -105,39 +106,31 @@ def leaderboard_section(analyses: Analyses) -> str:
     board = analyses.leaderboard
     if board is None:
         return missing_note("The leaderboard", analyses.unavailable.get("leader", "no ranking"))
-    table = board.table.copy()
-    if table["piece"].nunique() == 1:
-        table = table.drop(columns=["piece"])
-    if (table["bound"] == "").all():
-        table = table.drop(columns=["bound"])
-    if table["comparable"].all():
-        table = table.drop(columns=["comparable", "only_slot"])
-    else:
-        table["comparable"] = [comparable_text(str(slot)) for slot in table.pop("only_slot")]
-    table["few_instructions"] = ["few: rough interval" if f else "" for f in table["few_instructions"]]
-    if (table["few_instructions"] == "").all():
-        table = table.drop(columns=["few_instructions"])
-    table = table.rename(
-        columns={
-            "ci_low": "95% low",
-            "ci_high": "95% high",
-            "rank_low": "best rank",
-            "rank_high": "worst rank",
-            "win_rate": "win rate",
-            "few_instructions": "caveat",
-        }
+    t = board.table
+    # the interval's ends are written before the table: an open end is "unbounded", not missing
+    frame = t.assign(
+        ci_low=t["ci_low"].map(rating_text),
+        ci_high=t["ci_high"].map(rating_text),
+        comparable=[comparable_text(str(slot)) for slot in t["only_slot"]],
+        few_instructions=["few: rough interval" if f else "" for f in t["few_instructions"]],
     )
-    table = table[[c for c in table.columns if c != "win rate"] + ["win rate"]]  # last, as before
-    formats = {
-        "rating": rating_text,
-        "95% low": rating_text,
-        "95% high": rating_text,
-        "battles": lambda v: f"{v:,}",
-        "wins": lambda v: f"{v:,}",
-        "ties": lambda v: f"{v:,}",
-        "losses": lambda v: f"{v:,}",
-        "win rate": lambda v: fmt_pct(v, 1),
-    }
+    columns: list[Column] = [
+        *((c, c, None) for c in ("rank", "model")),
+        "rating",
+        ("ci_low", "95% low", None),
+        ("ci_high", "95% high", None),
+        ("rank_low", "best rank", None),
+        ("rank_high", "worst rank", None),
+        *((c, c, "int") for c in ("battles", "wins", "ties", "losses")),
+    ]
+    optional = {"piece": t["piece"].nunique() > 1, "bound": (t["bound"] != "").any()}
+    columns += [(c, c, None) for c, shown in optional.items() if shown]
+    if not t["comparable"].all():
+        columns.append(("comparable", "comparable", None))
+    columns.append(("instructions", "instructions", None))
+    if t["few_instructions"].any():
+        columns.append(("few_instructions", "caveat", None))
+    table = catalogue_table(frame, [*columns, "win_rate"])
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in (*board.design_warnings, *board.notes))
     if analyses.style is not None:
         notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
@@ -161,7 +154,7 @@ def leaderboard_section(analyses: Analyses) -> str:
     return (
         caption
         + notes
-        + html_table(table, formats, table_id="leaderboard-table")
+        + html_table(table, table_id="leaderboard-table")
         + html_figure(forest_plot(board), "fig-forest")
         + html_figure(win_rate_heatmap(board), "fig-winrate")
     )
@@ -386,8 +379,14 @@ def calibration_section(analyses: Analyses) -> str:
         caption
         + status
         + html_table(
-            cal.summary_frame(),
-            {"estimate": num_format(3), "low": num_format(3), "high": num_format(3)},
+            catalogue_table(
+                cal.summary_frame(),
+                [
+                    ("quantity", "quantity", None),
+                    *((c, c, "num3") for c in ("estimate", "low", "high")),
+                    ("definition", "definition", None),
+                ],
+            ),
             table_id="calibration-table",
         )
         + html_figure(calibration_figure(cal), "fig-calibration")
@@ -399,13 +398,7 @@ def calibration_section(analyses: Analyses) -> str:
         # labelled set's own floor. Both are named, and the assumptions sit next to the numbers,
         # so ±19.0 at 30 labels beside ±27.8 for these 30 labels reads as two quantities.
         own = quantities.format("correction_floor", 100 * cal.floor)
-        plan = floors.rename(
-            columns={
-                "n_labelled": "Labelled pairs",
-                "youden_j": quantities.name("youden_j"),
-                "floor_points": quantities.name("planning_floor") + " (± percentage points)",
-            }
-        ).drop(columns=["floor", "quality"], errors="ignore")
+        plan = catalogue_table(floors, [("n_labelled", "Labelled pairs", None), "youden_j", FLOOR_POINTS])
         body += (
             f"<h3>{quantities.name('planning_floor')} at this judge's sensitivity and specificity</h3>"
             '<p class="caption">The narrowest corrected interval any number of judged pairs '
@@ -415,11 +408,7 @@ def calibration_section(analyses: Analyses) -> str:
             f"{esc(quantities.name('correction_floor').lower())} ({cal.counts.n_se:,} human wins, "
             f"{cal.counts.n_sp:,} non-wins, the judge's own printed share) is {own}: the number "
             "in the sentence above.</p>"
-            + html_table(
-                plan,
-                {quantities.name("youden_j"): num_format(2), plan.columns[-1]: num_format(1)},
-                table_id="floor-table",
-            )
+            + html_table(plan, table_id="floor-table")
             + html_figure(floor_figure(floors), "fig-floor")
         )
     return body + ppi_section(analyses)
