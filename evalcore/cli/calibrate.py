@@ -370,7 +370,7 @@ def run_ppi(args: argparse.Namespace) -> int:
         return 0
     print(
         f"judge {judge}: {result.n_calls:,} judged calls, {result.n_labelled_pairs:,} labelled pairs on "
-        f"{result.n_labelled_instructions:,} instructions; weight on the judge λ = {result.lam:.2f}"
+        f"{result.n_labelled_instructions:,} instructions; weight on the judge {result.lam:.2f}"
         + (" (PPI++ formula)" if result.lam_tuned else " (given)")
         + "; Elo points, 95% intervals clustered by instruction"
     )

@@ -47,32 +47,32 @@ from evalcore.store.store import VerdictStore
 #: One line per sheet metric: what it means (shown in the app and in the CSV).
 DEFINITIONS: dict[str, str] = {
     "calls": "calls with a verdict between two different models",
-    "slot_gap_points": "raw P(slot A wins) − P(slot B wins) over all calls, ×100; mixes position "
-    "with which model sat where unless every pair is shown in both orders",
+    "slot_gap_points": "slot A's win share minus slot B's over all calls, in percentage points; "
+    "mixes position with which model sat where unless every pair is shown in both orders",
     "slot_a_win_rate": "share of single-order verdicts won by slot A",
     "slot_b_win_rate": "share of single-order verdicts won by slot B",
     "balanced_share": "share of calls in model pairs judged in both slot orders",
-    "order_balance": "1 − Σ|n_ab − n_ba| / Σ(n_ab + n_ba) over model pairs (1: every pair "
-    "equally often in each slot order; 0: each pair in one order only)",
+    "order_balance": "how evenly each model pair is split between the two slot orders, over all "
+    "pairs (1: every pair equally often in each order; 0: each pair in one order only)",
     "pairings": "both-orders verdicts formed (each pairs a call in each order)",
     "unpaired_calls": "calls judged in one order only: no both-orders verdict, dropped from it",
     "swap_consistency_exact": "like swap consistency, but the same level on the full scale",
     "no_verdict_calls": "calls that returned no verdict",
-    "pairs_both_orders": "model pairs seen in both slot orders (they carry position bias and b)",
+    "pairs_both_orders": "model pairs seen in both slot orders (they carry position bias and slot bias)",
     "self_comparison_calls": "calls comparing a model with itself, with a verdict",
-    "self_comparison_mean_verdict": "mean verdict of self-comparisons (> 0: slot A favoured)",
+    "self_comparison_mean_verdict": "mean verdict of self-comparisons (above 0: slot A favoured)",
     "labelled_calls": "calls compared with a human label",
     "human_judgements": "distinct human judgements (a label repeated on both orders counts once)",
     "human_ceiling_agreement": "one human judgement against the majority of the pair's other "
     "judgements (needs pairs labelled by two or more people)",
-    "human_ceiling_kappa": "Cohen's κ of one human against the majority of the others",
+    "human_ceiling_kappa": "Cohen's kappa of one human against the majority of the others",
     "length_rank_changes": "models whose rank changes when length is controlled",
-    "ties_tie_probability": "Σp² of the verdict-level distribution",
-    "ties_d1": "effective levels exp(Shannon entropy)",
-    "ties_d2": "effective levels 1/Σp²",
+    "ties_tie_probability": "chance that two verdicts drawn at random sit on the same level",
+    "ties_d1": "effective number of verdict levels, from the Shannon entropy",
+    "ties_d2": "effective number of verdict levels, one over the same-level chance",
     "ties_distinct_levels": "verdict levels used at least once",
-    "position_bias_points": "P(slot A wins) − P(slot B wins), ×100, on model pairs judged in both "
-    "slot orders, each order weighted equally (> 0 favours the first "
+    "position_bias_points": "slot A's win share minus slot B's, in percentage points, on model "
+    "pairs judged in both slot orders, each order weighted equally (above 0 favours the first "
     "slot; not reported when no pair is seen in both orders)",
     "swap_consistency": "share of pairs judged in both orders whose two verdicts name the same "
     "outcome from the same model's view (repeated calls paired at random)",
@@ -80,17 +80,17 @@ DEFINITIONS: dict[str, str] = {
     "reversal_rate": "share of both-orders pairs where the two orders name opposite winners",
     "tie_rate": "share of single-order verdicts that are a tie",
     "both_orders_tie_rate": "share of both-orders verdicts that are a tie (a tie when the orders disagree)",
-    "no_verdict_rate": "calls that returned no verdict / all calls (never imputed)",
-    "slot_bias_b": "b = (v_fwd + v_rev)/2 in verdict units (−2..+2), call-weighted over pairs "
-    "seen in both orders (> 0 favours slot A)",
+    "no_verdict_rate": "share of all calls that returned no verdict (never imputed)",
+    "slot_bias_b": "the average of a pair's mean verdicts in its two slot orders, in verdict "
+    "units (−2 to +2), weighted by calls over pairs seen in both orders (above 0 favours slot A)",
     "self_comparison_tie_rate": "ties among calls comparing a model with itself",
     "agreement": "share of labelled calls where judge and human name the same outcome (win / tie / loss)",
-    "kappa": "Cohen's κ of judge vs human on labelled calls (3 classes)",
+    "kappa": "Cohen's kappa of judge against human on labelled calls (win, tie, loss)",
     "certified": "1 when the lower 95% Wilson bounds of agreement on human wins and on human "
     "non-wins both reach the threshold (default 0.80), else 0",
     "agreement_on_wins": "share of human wins (slot A's view) the judge also calls a win (sensitivity)",
     "agreement_on_non_wins": "share of human ties and losses the judge calls a tie or loss (specificity)",
-    "human_alpha": "Krippendorff's α (nominal) among independent human judgements of the same pair",
+    "human_alpha": "Krippendorff's alpha (nominal) among independent human judgements of the same pair",
     "length_coefficient": "length term of the length-controlled Bradley–Terry fit, Elo points per "
     "standard deviation of the normalised length difference",
     "self_preference_elo": "how much more the judge rates its own family than the other judges "

@@ -400,7 +400,7 @@ def ppi_messages(r: PPIRatings) -> list[Message]:
         if math.isfinite(r.effective_overall)
         else "there is no human-only interval to compare with"
     )
-    lam = f"weight on the judge λ = {fmt_num(r.lam, 2)}" + (
+    lam = f"weight on the judge {fmt_num(r.lam, 2)}" + (
         ", chosen to make the interval narrowest (Angelopoulos, Duchi & Zrnic 2023)" if r.lam_tuned else ""
     )
     out = [

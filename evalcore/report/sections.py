@@ -441,7 +441,7 @@ def ppi_section(analyses: Analyses) -> str:
         "<h3>Prediction-powered ratings</h3>"
         f'<p class="caption">The judge\'s verdicts on all {r.n_calls:,} calls, corrected by the human '
         f"labels on {r.n_labelled_pairs:,} pairs (prediction-powered inference: Angelopoulos, Duchi &amp; Zrnic 2023; Boyeau "
-        f"et al., ICML 2025), weight on the judge λ = {r.lam:.2f}. Elo points with 95% intervals "
+        f"et al., ICML 2025), weight on the judge {r.lam:.2f}. Elo points with 95% intervals "
         f"clustered by instruction. The intervals are as narrow as a human-only study with about "
         f"{r.effective_overall:,.0f} labelled pairs would give ({r.gain:.1f}× the labels). "
         f"{esc(CEILING_SENTENCE)}</p>"
