@@ -14,7 +14,7 @@ from evalcore.plots.summary import coverage_heatmap
 from evalcore.present import summary as show
 from evalcore.present.display import shorten_cells
 from evalcore.schema import VerdictFormatError
-from ui.counts import loaded_note
+from ui.counts_table import loaded_note
 from ui.navigation import unknown_page
 
 with _ui.page("Data"):

@@ -107,6 +107,14 @@ class Dataset:
             self.counts(judge=judge, category=category), rounds=rounds, seed=seed, interval=interval
         )
 
+    def judge_pooling(self, *, category: str | None = None, **options: Any):
+        """Every judge pooled into one ranking, each weighted by its estimated reliability and
+        shown beside its certification (:func:`evalcore.judge.pooling.pool_store`)."""
+        from evalcore.judge.pooling import pool_store
+
+        self.counts(judge=self.judges[0], category=category)  # validates the category
+        return pool_store(self.store, category=category, **options)
+
     def style_control(
         self,
         *,
@@ -156,6 +164,53 @@ class Dataset:
         from evalcore.calibration import ppi_ratings
 
         return ppi_ratings(self.store, judge=self._judge(judge), category=category, **options)
+
+    def monitor(
+        self,
+        *,
+        model_a: str | None = None,
+        model_b: str | None = None,
+        judge: str | None = None,
+        **options: Any,
+    ):
+        """Whether judging can stop: the anytime-valid confidence sequence for the rating
+        difference of ``model_a`` over ``model_b`` (both given) or for the leader being first
+        (neither), over the verdicts as judged (:func:`evalcore.power.monitor.monitor_pair`,
+        :func:`~evalcore.power.monitor.monitor_leader`; Howard et al. 2021)."""
+        from evalcore.power.monitor import monitor_leader, monitor_pair
+
+        if (model_a is None) != (model_b is None):
+            raise UsageError("give both model_a and model_b (a pair), or neither (the leader).")
+        if model_a is not None and model_b is not None:
+            return monitor_pair(
+                self.store, model_a=model_a, model_b=model_b, judge=self._judge(judge), **options
+            )
+        return monitor_leader(self.store, judge=self._judge(judge), **options)
+
+    def budget(
+        self,
+        *,
+        model_a: str,
+        model_b: str,
+        budget: float,
+        prices: Any,
+        judge: str | None = None,
+        **options: Any,
+    ):
+        """For ``budget``, the judge calls and human labels of ``model_a`` against ``model_b``
+        giving the narrowest 95% interval on their (human-corrected) win rate; ``prices`` an
+        :class:`evalcore.power.budget.Prices` (:func:`evalcore.power.budget.plan_budget`)."""
+        from evalcore.power.budget import plan_budget
+
+        return plan_budget(
+            self.store,
+            model_a=model_a,
+            model_b=model_b,
+            budget=budget,
+            prices=prices,
+            judge=self._judge(judge),
+            **options,
+        )
 
     def certify(self, *, judge: str | None = None, category: str | None = None, **options: Any):
         """Judge certification against the human labels

@@ -120,6 +120,7 @@ UNITS = (
     "probability",
     "rank",
     "coefficient",
+    "money",
 )
 
 
@@ -147,6 +148,7 @@ FORMATS = {
     "coefficient_2": lambda v: f"{v:.2f}",
     "signed_coefficient": lambda v: f"{v:+.3f}",
     "levels": lambda v: f"{v:.2f}",
+    "money": lambda v: f"{v:,.2f}",
 }
 
 _DY = Reference(
@@ -174,6 +176,12 @@ _YOUDEN = Reference("Youden", "Index for rating diagnostic tests", 1950)
 _WILSON = Reference("Wilson", "Probable inference, the law of succession, and statistical inference", 1927)
 _KENDALL = Reference("Kendall", "The treatment of ties in ranking problems", 1945)
 _COHEN = Reference("Cohen", "A coefficient of agreement for nominal scales", 1960)
+_HOWARD = Reference(
+    "Howard, Ramdas, McAuliffe & Sekhon",
+    "Time-uniform, nonparametric, nonasymptotic confidence sequences",
+    2021,
+)
+_PPI_2023 = Reference("Angelopoulos, Bates, Fannjiang, Jordan & Zrnic", "Prediction-powered inference", 2023)
 _PPI = Reference("Angelopoulos, Duchi & Zrnic", "PPI++: Efficient prediction-powered inference", 2023)
 _WILCOXON = Reference("Wilcoxon", "Individual comparisons by ranking methods", 1945)
 _HOLM = Reference("Holm", "A simple sequentially rejective multiple test procedure", 1979)
@@ -189,6 +197,10 @@ _FRAGILE = Reference(
     2020,
 )
 
+_QIAN = Reference(
+    "Qian, Sun, Gales & Knill", "Who can we trust? LLM-as-a-jury for comparative assessment", 2026
+)
+_NOT_SEVERAL = "a table with one judge (at least two judges must be weighted)"
 _NOT_SINGLE = "a table judged in one slot order only (no pair seen in both orders)"
 _NOT_LABELS = "a table without human labels for the pair"
 
@@ -263,7 +275,79 @@ _ENTRIES = (
         "Maximum likelihood on the pooled win matrix, a tie half a win each; 95% interval from "
         "instruction bootstrap rounds (2.5 and 97.5 percentiles).",
         _BT,
-        json_keys=("rating", "quadratic_rating"),
+        json_keys=("rating", "quadratic_rating", "plain_rating"),
+    ),
+    _q(
+        "pooled_rating",
+        "Pooled rating",
+        "A model's strength when several judges are pooled, each weighted by its estimated "
+        "reliability, on the Elo scale (mean 1000).",
+        "Elo points",
+        "elo",
+        "Maximum likelihood of the judge-aware Bradley–Terry model (a reliability and a slot lean "
+        "per judge, mean reliability 1); 95% interval from instruction bootstrap rounds (2.5 and "
+        "97.5 percentiles).",
+        _QIAN,
+        _NOT_SEVERAL,
+        json_keys=("pooled_rating",),
+    ),
+    _q(
+        "judge_weight",
+        "Judge weight",
+        "How sharply a judge's verdicts follow the rating gap, relative to the pooled judges' mean "
+        "(1); 0 for a judge left out.",
+        "coefficient",
+        "coefficient_2",
+        "The judge's reliability in the judge-aware Bradley–Terry model, bounded at 0 and at a "
+        "multiple of the other judges' median; 95% interval from the instruction bootstrap.",
+        _QIAN,
+        _NOT_SEVERAL,
+        json_keys=("weight", "judge_weights"),
+    ),
+    _q(
+        "judge_slot_lean",
+        "Judge slot lean",
+        "The chance a judge gives slot A between two equally rated models (50%: no lean).",
+        "percent",
+        "percent",
+        "The judge's order term in the judge-aware Bradley–Terry model, as a probability.",
+        _QIAN,
+        _NOT_SEVERAL,
+        json_keys=("slot_lean",),
+    ),
+    _q(
+        "judge_information_share",
+        "Share of the pooled information",
+        "The part of the pooled ranking's information that comes from a judge's verdicts.",
+        "percent",
+        "percent",
+        "The judge's sum of weight² · p(1 − p) over its calls ÷ the sum over all judges.",
+        _QIAN,
+        _NOT_SEVERAL,
+        json_keys=("information_share",),
+    ),
+    _q(
+        "judge_tau_pooled",
+        "Agreement with the pooled ranking",
+        "Kendall's tau-b between one judge's own ranking and the pooled ranking.",
+        "coefficient",
+        "coefficient_2",
+        "Kendall's tau-b of the judge's plain Bradley–Terry ratings and the pooled ratings.",
+        _KENDALL,
+        _NOT_SEVERAL,
+        json_keys=("tau_with_pooled",),
+    ),
+    _q(
+        "plain_pooling_tau",
+        "Agreement of plain pooling",
+        "Kendall's tau-b between the plainly pooled ranking (every verdict weighted alike) and the "
+        "pooled ranking.",
+        "coefficient",
+        "coefficient_2",
+        "Kendall's tau-b of the two sets of ratings.",
+        _KENDALL,
+        _NOT_SEVERAL,
+        json_keys=("tau_plain_pooled",),
     ),
     _q(
         "lead_over_next",
@@ -301,6 +385,7 @@ _ENTRIES = (
         "percent",
         "Counted over calls.",
         _ARENA,
+        json_keys=("head_to_head_win_rate",),
     ),
     _q(
         "win_rate",
@@ -995,6 +1080,155 @@ _ENTRIES = (
         "a table without human labels",
         json_keys=("ppi",),
     ),
+    _q(
+        "head_to_head_rating_difference",
+        "Head-to-head rating difference",
+        "The Bradley–Terry rating difference of two models read off their head-to-head win rate w: "
+        "400 × log10(w ÷ (1 − w)).",
+        "Elo points",
+        "signed_elo",
+        "Head-to-head win rate over the verdicts judged so far, a tie half a win, on the Elo scale.",
+        _BT,
+        "two models that never meet head-to-head",
+        json_keys=("rating_difference",),
+    ),
+    _q(
+        "rating_difference_sequence",
+        "Rating difference, anytime-valid range",
+        "A range for the head-to-head rating difference that holds at every number of verdicts at "
+        "once, so it stays valid however often it is looked at while judging runs.",
+        "Elo points",
+        "signed_elo",
+        "Normal-mixture confidence sequence for the head-to-head win rate (scores in 0–1, "
+        "Hoeffding variance), intersected over time and mapped to Elo points; 95% unless chosen.",
+        _HOWARD,
+        "two models that never meet head-to-head",
+        json_keys=("rating_lower", "rating_upper"),
+    ),
+    _q(
+        "win_rate_sequence",
+        "Head-to-head win rate, anytime-valid range",
+        "A range for the head-to-head win rate that holds at every number of verdicts at once; in "
+        "leader mode, the leader's smallest lower bound against any rival.",
+        "percent",
+        "percent",
+        "Normal-mixture confidence sequence, intersected over time; the leader's pairs each at "
+        "the error divided by the number of pairs.",
+        _HOWARD,
+        "two models that never meet head-to-head",
+        json_keys=("sequence_lower", "sequence_upper"),
+    ),
+    _q(
+        "verdicts_to_decision",
+        "Verdicts to a decision",
+        "How many verdicts, in the order judged, had arrived when the anytime-valid range first "
+        "left out an even match (or the leader first beat every rival): where judging could stop.",
+        "verdicts",
+        "count",
+        "First crossing of the confidence sequence; none while the range still includes an even match.",
+        _HOWARD,
+        "two models that never meet head-to-head",
+        json_keys=("stopped_at",),
+    ),
+    _q(
+        "verdicts_judged_so_far",
+        "Verdicts judged so far",
+        "The head-to-head verdicts the anytime-valid range has read (the pair's, or every pair's for "
+        "the leader).",
+        "verdicts",
+        "count",
+        "Counted over verdicts with a verdict between two different models.",
+        None,
+        json_keys=("n_verdicts",),
+    ),
+    _q(
+        "budget_calls",
+        "Judge calls to buy",
+        "For a budget: how many judge calls of the two models the plan buys (the labelled ones included).",
+        "judge calls",
+        "count",
+        "Minimises the interval's variance under the budget: calls in proportion to the spread of "
+        "the judge's scores divided by the square root of a call's price.",
+        _PPI_2023,
+        json_keys=("calls",),
+    ),
+    _q(
+        "budget_labels",
+        "Human labels to buy",
+        "For a budget: how many of the judged calls the plan has a human label.",
+        "labels",
+        "count",
+        "Labels in proportion to the spread of the human-minus-judge gap divided by the square root "
+        "of a label's price (Neyman allocation of the prediction-powered variance).",
+        _PPI_2023,
+        "a table without human labels",
+        json_keys=("labels",),
+    ),
+    _q(
+        "planned_width",
+        "Planned interval width",
+        "The width of the 95% interval on the (human-corrected) head-to-head win rate that the plan "
+        "is expected to give.",
+        "percent",
+        "percent",
+        "2 × 1.96 × √(calls' variance ÷ calls + gap variance ÷ labels), variances from the loaded table.",
+        _PPI_2023,
+        json_keys=("predicted_width",),
+    ),
+    _q(
+        "planned_width_elo",
+        "Planned interval width, Elo points",
+        "The planned width on the rating difference: the win-rate width times 400 ÷ (ln 10 × w(1 − w)).",
+        "Elo points",
+        "elo",
+        "Delta method on the planned win-rate width.",
+        _PPI_2023,
+        json_keys=("predicted_width_elo",),
+    ),
+    _q(
+        "planned_spend",
+        "Planned spend",
+        "What the plan's judge calls and human labels cost at the prices given.",
+        "money",
+        "money",
+        "Calls × price per call + labels × price per label.",
+        None,
+        json_keys=("spent",),
+    ),
+    _q(
+        "spent_so_far",
+        "Spent on the verdicts so far",
+        "What the head-to-head verdicts read by the stopping rule cost, at the price per call given or "
+        "the file's mean cost per call.",
+        "money",
+        "money",
+        "Verdicts × price per call.",
+        None,
+        json_keys=("spent_so_far",),
+    ),
+    _q(
+        "cost_to_decision",
+        "Cost to a decision",
+        "What the verdicts up to the point where judging could have stopped cost.",
+        "money",
+        "money",
+        "Verdicts to a decision × price per call.",
+        _HOWARD,
+        "two models that never meet head-to-head",
+        json_keys=("cost_to_decision",),
+    ),
+    _q(
+        "label_share",
+        "Share of the labels",
+        "Of the labels to buy, the share the plan gives to one slot order of the two models: the "
+        "order whose judge errors spread more narrows the interval more per label.",
+        "percent",
+        "percent",
+        "In proportion to the spread of the human-minus-judge gap in that order (Neyman allocation).",
+        _PPI_2023,
+        "a table without human labels",
+        json_keys=("label_share",),
+    ),
 )
 
 #: Every reported quantity by id.
@@ -1006,6 +1240,31 @@ _BY_NAME = {entry.name.casefold(): entry.id for entry in _ENTRIES}
 #: units behind a rate, interval bounds and containers.
 STRUCTURAL_JSON_KEYS = frozenset(
     {
+        # the budget planner: the settings and the per-order label table
+        "quantity",
+        "budget",
+        "price_per_call",
+        "price_per_label",
+        "label_orders",
+        "order",
+        # the anytime-valid monitor: which pair or leader, the order, the decision, the curve
+        "mode",
+        "model_a",
+        "model_b",
+        "leader",
+        "ordered_by",
+        "decided",
+        "decision",
+        "curve",
+        "verdicts",
+        # several judges pooled: each judge's counts, status and why, the biggest moves, settings
+        "decisive_verdicts",
+        "status",
+        "reason",
+        "moves",
+        "plain_rank",
+        "max_weight",
+        "lean_fitted",
         # flags and words of the design checks (one-slot models, few instructions, interval
         # choice, the certification's independence assumption, the resolution test used)
         "comparable",
@@ -1171,6 +1430,7 @@ STRUCTURAL_JSON_KEYS = frozenset(
 #: or sentence names them yet): listed so that a new key must be placed, in the catalogue or here.
 DETAIL_JSON_KEYS = frozenset(
     {
+        "gap_sd",
         "detection_level",
         "pairs_tested",
         "agreement_on_non_wins",

@@ -11,6 +11,7 @@ from evalcore import anchors as an
 from evalcore.plots import anchors as figures
 from evalcore.present import anchors as av
 from ui.anchor_pages import planner_inputs, run_on_click, setup
+from ui.budget import budget_section
 
 with _ui.page("Anchor planning"):
     st.title("Anchor planning")
@@ -115,3 +116,4 @@ with _ui.page("Anchor planning"):
             _ui.table(av.plan_table(plan), plan.options, "evaluation_plan.csv", key="dl_anchor_plan")
             st.markdown("Sentence for the report:")
             st.code(plan.sentence, language=None, wrap_lines=True)
+        budget_section(p.store, p.judge, list(p.store.models()))

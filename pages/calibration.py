@@ -13,6 +13,7 @@ import ui as _ui
 from evalcore import calibration as lib
 from evalcore.present import calibration as show
 from ui import calibration_tabs as tabs
+from ui.budget import budget_section
 from ui.pickers import calibration_pair, calibration_unit
 
 with _ui.page("Calibration"):
@@ -58,6 +59,7 @@ with _ui.page("Calibration"):
         tabs.ppi_tab(ppi, ppi_problem)
     with tab_floor:
         tabs.floor_tab(cal)
+        budget_section(store, judge, [cand, *[m for m in store.models() if m != cand]], key="cal_budget")
     with tab_cover:
         tabs.coverage_tab(cal, sel)
     with tab_gate:

@@ -10,6 +10,7 @@ from evalcore.plots import judge as plots
 from evalcore.present import judge as show
 from evalcore.present.judge import EXPLAIN
 from evalcore.verdicts import VerdictFilter
+from ui.judges import judge_weights_section
 from ui.pickers import rounds_and_seed
 
 with _ui.page("Judge"):
@@ -145,3 +146,4 @@ with _ui.page("Judge"):
     st.header(f"The sheet of {_ui.md(judge)}")
     _ui.table(show.sheet_display(sheet))
     _ui.download_csv(sheet.table(), f"judge_sheet_{judge}.csv", label="Download this sheet (CSV)")
+    judge_weights_section(store, category)  # each judge's weight beside its certification

@@ -13,6 +13,7 @@ from evalcore.present.display import shorten_cells
 from evalcore.present.verdicts import cell_verdicts
 from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking.style import available_controls, controlled_leaderboard
+from ui.judges import pooled_ranking_section
 
 with _ui.page("Leaderboard"):
     st.title("Leaderboard")
@@ -144,3 +145,5 @@ with _ui.page("Leaderboard"):
         label="Download the win-rate matrix (CSV)",
         key="dl_wr",
     )
+
+    pooled_ranking_section(store, category)  # several judges: one ranking that weights them

@@ -11,6 +11,7 @@ from evalcore import power as pw
 from evalcore.plots import power as figures
 from evalcore.present import power as pv
 from evalcore.ranking import leaderboard
+from ui.monitor import monitor_section
 from ui.pickers import power_anchor, power_compare, power_settings, recommended_anchor
 
 with _ui.page("Power"):
@@ -145,3 +146,4 @@ with _ui.page("Power"):
         _ui.chart(figures.detectable_edges_figure(result), key="pw_detect_fig")
         _ui.table(pv.detectable_table(result), result.table, f"detectable_edges_{judge}.csv", "dl_pw_detect")
     st.caption(pv.detectable_caption(result))
+    monitor_section(store, judge, category, ranked, alpha)

@@ -15,7 +15,7 @@ import ui as _ui
 from evalcore.present import verdicts as show
 from evalcore.verdicts import VerdictFilter
 from ui.cases import draw_case, draw_evidence
-from ui.counts import stop_without_single_calls
+from ui.counts_table import stop_without_single_calls
 
 LIMIT = 20
 

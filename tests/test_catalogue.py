@@ -261,6 +261,21 @@ COMMANDS = (
     ["calibrate", "--candidate", "sim-alder", "--baseline", "sim-birch"],
     ["floor", "--youden", "0.57"],
     ["certify"],
+    ["monitor", "--a", "sim-alder", "--b", "sim-birch"],
+    ["monitor"],
+    [
+        "budget",
+        "--a",
+        "sim-alder",
+        "--b",
+        "sim-birch",
+        "--budget",
+        "100",
+        "--price-per-call",
+        "0.01",
+        "--price-per-label",
+        "0.5",
+    ],
 )
 
 

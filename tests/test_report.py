@@ -382,3 +382,26 @@ def test_a_file_asks_for_no_click(built):
     document = built[3]
     assert "Head-to-head win rate, single calls" in document  # the chart is there
     assert "Click a cell" not in document and "click to see these verdicts" not in document
+
+
+def test_the_report_says_whether_judging_could_have_stopped(built):
+    """The power section carries the anytime-valid monitor's sentence for the leader, the same
+    one the library gives for this judge."""
+    from evalcore.power.monitor import monitor_leader
+    from evalcore.text import html
+
+    store, analyses, _, document, _ = built
+    expected = monitor_leader(store, judge="sim-judge")
+    assert analyses.monitor is not None and analyses.monitor.stopped_at == expected.stopped_at
+    assert 'id="monitor-line"' in document and html(expected.sentence()) in document
+
+
+def test_report_line_on_several_judges(built):
+    from evalcore.judge.pooling import pool_store
+    from evalcore.report.html import esc
+
+    store, analyses, _, document, _ = built
+    pooled = pool_store(store, rounds=0, certify=False)
+    assert analyses.judge_pooling is not None
+    assert esc(f"Several judges: {pooled.sentence()}") in document
+    assert "sim-judge " in pooled.sentence() and "sim-other " in pooled.sentence()

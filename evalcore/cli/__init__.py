@@ -35,6 +35,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "fragility",
     "verdicts",
     "counts_sql",
+    "monitor",
+    "budget",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
@@ -57,6 +59,8 @@ COMMAND_HOME: dict[str, str] = {
     "fragility": "fragility",
     "verdicts": "verdicts",
     "counts-sql": "counts_sql",
+    "monitor": "monitor",
+    "budget": "budget",
 }
 
 #: Set to 1 to let an unforeseen exception print its traceback (for developers).

@@ -45,7 +45,8 @@ def add_judge_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge",
         default=None,
-        help="the judge to analyse (default: the only judge, or the first, named on stderr)",
+        help="the judge to analyse (default: the only judge, or the first, named on stderr); "
+        "rank also takes all: every judge pooled, each weighted by its estimated reliability",
     )
 
 
@@ -271,6 +272,12 @@ def option_ranges() -> dict[str, Range]:
         "threshold": share,
         "max_drop": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
         "exhaustive": Range(0, 1_000_000, whole=True, unit="refits"),
+        "tuned_for": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
+        "budget": Range(0.0, 1e15, low_open=True, unit="money"),
+        "price_per_call": Range(0.0, 1e9, low_open=True, unit="money"),
+        "price_per_label": Range(0.0, 1e9, unit="money"),
+        "price_in": Range(0.0, 1e9, unit="money per million tokens"),
+        "price_out": Range(0.0, 1e9, unit="money per million tokens"),
     }
 
 

@@ -11,9 +11,10 @@ from evalcore.cli.common import (
     add_json_flag,
     add_selection_arguments,
     load_store,
+    pick_category,
+    pick_judge,
     print_json,
     print_table,
-    select,
 )
 from evalcore.ranking import leaderboard
 
@@ -83,11 +84,38 @@ def run_summary(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_rank(args: argparse.Namespace) -> int:
+def _rank_all_judges(store, args: argparse.Namespace) -> int:
+    """``--judge all``: every judge pooled, each weighted by its estimated reliability."""
+    from evalcore.cli.common import UsageError
+    from evalcore.judge.pooling import pool_store
+    from evalcore.ranking.judges import METHOD
+
+    if args.control is not None:
+        raise UsageError("--judge all does not combine with --control; control one judge's ranking")
+    res = pool_store(
+        store, category=pick_category(store, args.category), rounds=min(args.bootstrap, 1000), seed=args.seed
+    )
+    store.close()
+    if args.json:
+        print_json(res.as_dict())
+        return 0
+    print(f"{len(res.judges)} judges pooled, {res.n_instructions:,} instructions; {METHOD}")
+    for note in res.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print_table(res.table, floatfmt="{:.1f}")
+    for j in res.judges:
+        cert = "" if j.certified is None else ("; certified" if j.certified else "; not certified")
+        why = f" ({j.reason})" if j.reason else ""
+        print(
+            f"{j.judge}: weight {j.weight:.2f}, slot A lean {100 * j.lean:.1f}%, tau with pooled {j.tau:.2f}, {j.status}{why}{cert}"
+        )
+    print(f"Kendall's tau with plain pooling: {res.tau_plain:.2f}")
+    return 0
+
+
+def _check_families(args: argparse.Namespace) -> None:
     from evalcore.cli.common import UsageError
 
-    if args.bootstrap < 0:
-        raise UsageError("--bootstrap must be 0 or more")
     if args.families is not None:  # checked before any work, with or without --control family
         families_file = Path(args.families)
         if not families_file.is_file():
@@ -97,8 +125,19 @@ def run_rank(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--families needs --control family (it lists each model's family for that control)"
             )
-    chosen = select(args, text=args.control is not None)  # Markdown counts read the answers
-    store, judge, counts = chosen.store, chosen.judge, chosen.counts()
+
+
+def run_rank(args: argparse.Namespace) -> int:
+    from evalcore.cli.common import UsageError
+
+    if args.bootstrap < 0:
+        raise UsageError("--bootstrap must be 0 or more")
+    _check_families(args)
+    store = load_store(args.file, text=args.control is not None)  # Markdown counts read the answers
+    if args.judge == "all" and "all" not in store.judges():
+        return _rank_all_judges(store, args)
+    judge = pick_judge(store, args.judge)
+    counts = store.counts(judge=judge, category=pick_category(store, args.category))
     if args.control is None:
         store.close()  # the counts are all the ranking needs: the table's memory goes back first
     board = leaderboard(counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval)

@@ -22,6 +22,7 @@ from evalcore.calibration import Calibration, PPIRatings, calibrate, ppi_ratings
 from evalcore.findings.finding import cell_number
 from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
 from evalcore.power import DetectableEdges, SampleSizePlan, detectable_edges, sample_size_plan
+from evalcore.power.monitor import MonitorResult, monitor_leader
 from evalcore.present.ranking import calibration_pair, default_interval
 from evalcore.progress import Progress
 from evalcore.ranking import Leaderboard, RankingFragility, leaderboard, ranking_fragility
@@ -79,6 +80,11 @@ class Analyses:
     style: StyleControl | None = None
     #: How often each anchor is the most informative over instruction resamples (no tau refits).
     anchor_stability: AnchorStability | None = None
+    #: Whether judging could have stopped: the anytime-valid sequence for the leader being first
+    #: (head-to-head verdicts in the order judged), when models meet head-to-head.
+    monitor: MonitorResult | None = None
+    #: Every judge pooled into one ranking by estimated reliability, when there are several judges.
+    judge_pooling: Any = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -100,6 +106,15 @@ def _style(store: VerdictStore, judge: str) -> StyleControl:
             "(length_a/length_b, the answers' text, or feat_ columns)."
         )
     return controlled_leaderboard(store, judge=judge, controls=controls)
+
+
+def _pool(store: VerdictStore, seed: int):
+    """The report's line on several judges (weights only: no bootstrap); None for one judge."""
+    from evalcore.judge.pooling import pool_store
+
+    if len(store.judges()) < 2:
+        return None
+    return pool_store(store, rounds=0, seed=seed, certify=False)
 
 
 def ranking_key(frame: pd.DataFrame | None) -> str:
@@ -170,7 +185,7 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = style = stability = None
+    sweep = edges = cal = fragile = style = stability = monitor = pooled = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
@@ -182,6 +197,11 @@ def run_analyses(
             unavailable,
             "style",
             lambda: cache(("findings", "style", judge), lambda: _style(store, judge)),
+        )
+        pooled = _attempt(
+            unavailable,
+            "judge_pooling",
+            lambda: cache(("findings", "judge_pooling"), lambda: _pool(store, seed)),
         )
         step(0.5, "anchor sweep")
         sweep = _attempt(
@@ -215,6 +235,12 @@ def run_analyses(
                 lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor),
             ),
         )
+        if summary.design != "anchor-only":
+            monitor = _attempt(
+                unavailable,
+                "monitor",
+                lambda: cache(("findings", "monitor", judge), lambda: monitor_leader(store, judge=judge)),
+            )
         pair = calibration_pair(board, counts)  # the Calibration page's default pair
         if pair is not None:
             leader, runner_up = pair
@@ -291,6 +317,7 @@ def run_analyses(
         judge_sheet=sheet,
         edges=edges,
         plan=plan,
+        monitor=monitor,
         calibration=cal,
         ties=ties,
         judge_comparison=comparison,
@@ -299,5 +326,6 @@ def run_analyses(
         ppi=ppi,
         style=style,
         anchor_stability=stability,
+        judge_pooling=pooled,
         unavailable=unavailable,
     )

@@ -141,6 +141,8 @@ def leaderboard_section(analyses: Analyses) -> str:
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in (*board.design_warnings, *board.notes))
     if analyses.style is not None:
         notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
+    if analyses.judge_pooling is not None:  # several judges: the ranking that weights them
+        notes += f'<p class="caption">Several judges: {esc(analyses.judge_pooling.sentence())}</p>'
     caption = (
         f'<p class="caption">Judge {esc(analyses.judge)}. Bradley–Terry maximum likelihood '
         "on win/tie/loss counts (a tie is half a win each), Elo scale with mean 1000: a "
@@ -300,6 +302,13 @@ def power_section(analyses: Analyses) -> str:
         f"{edges.n_resolved} of {edges.n_pairs} pairs are resolved.</p>"
     )
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in edges.notes)
+    if (watch := analyses.monitor) is not None:
+        # the stopping rule that stays valid however often the table was looked at
+        notes += (
+            f'<p id="monitor-line">{esc(watch.sentence())} (anytime-valid confidence sequence, '
+            "Howard, Ramdas, McAuliffe and Sekhon 2021; verdicts ordered by "
+            f"{'judging time' if watch.ordered_by == 'judged_at' else 'row order'}.)</p>"
+        )
     table = edges.table[
         [
             "upper",

@@ -469,3 +469,42 @@ def score_cells(cur: duckdb.DuckDBPyConnection, *, judge: str | None, category: 
         out[key] = np.asarray(cells[key], dtype=np.float64)
     out.update(models=models, labelled_pairs=int(pairs), labelled_instructions=int(insts))
     return out
+
+
+def pair_scores(
+    con: duckdb.DuckDBPyConnection, *, judge: str | None, model_a: str, model_b: str
+) -> pd.DataFrame:
+    """Head-to-head calls of two models with a verdict: ``model_a`` (who sat in slot A), the
+    judge's score for slot A and the human's (1, 1/2, 0; NaN without a label)."""
+    return con.execute(
+        "SELECT model_a, (sign(verdict) + 1) / 2.0 AS f, (sign(human) + 1) / 2.0 AS h FROM verdicts "
+        "WHERE verdict IS NOT NULL AND (? IS NULL OR judge = ?) AND "
+        "((model_a = ? AND model_b = ?) OR (model_a = ? AND model_b = ?))",
+        [judge, judge, model_a, model_b, model_b, model_a],
+    ).df()
+
+
+def head_to_head_rows(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    judge: str | None,
+    category: str | None,
+    models: tuple[str, ...] | None,
+) -> pd.DataFrame:
+    """Decided-or-tied calls between two different models (``models`` only, if given), with their
+    row number: ``row``, ``model_a``, ``model_b``, ``score`` (slot A's: 1, 1/2, 0)."""
+    where = [
+        "verdict IS NOT NULL",
+        "model_a <> model_b",
+        "(? IS NULL OR judge = ?)",
+        "(? IS NULL OR category = ?)",
+    ]
+    params: list = [judge, judge, category, category]
+    if models is not None:
+        where.append("list_contains(?, model_a) AND list_contains(?, model_b)")
+        params += [list(models), list(models)]
+    return con.execute(
+        'SELECT "row", model_a, model_b, (sign(verdict) + 1) / 2.0 AS score FROM verdicts WHERE '
+        + " AND ".join(where),
+        params,
+    ).df()

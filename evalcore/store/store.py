@@ -593,6 +593,18 @@ class VerdictStore:
         finally:
             cur.close()
 
+    def judged_at(self) -> pd.DataFrame | None:
+        """Each call's ``judged_at`` as written (``row``, ``judged_at``; calls without one left
+        out), or None when the table kept no per-call columns. Read once per store."""
+        if not self.has_text:
+            return None
+        return self.text.derived(
+            ("judged_at",),
+            lambda con, table: con.execute(
+                f'SELECT "row", judged_at FROM {table} WHERE judged_at IS NOT NULL'
+            ).df(),
+        )
+
     def labelled_cells(self, *, judge: str | None = None, category: str | None = None) -> LabelledCells:
         """Calls carrying both a verdict and a human label, counted per (instruction, ordered
         pair, verdict, label) on sorted model and instruction axes (see

@@ -40,6 +40,10 @@ BAD = [
     ("gate FILE --candidate a --margin nan", "--margin"),
     ("ppi FILE --lam 2", "--lam"),
     ("certify FILE --threshold 7", "--threshold"),
+    ("monitor FILE --alpha 2", "--alpha"),
+    ("monitor FILE --tuned-for 0", "--tuned-for"),
+    ("budget FILE --a x --b y --budget -5 --price-per-call 0.1", "--budget"),
+    ("budget FILE --a x --b y --budget 5 --price-per-call nan", "--price-per-call"),
 ]
 
 

@@ -125,3 +125,25 @@ def test_anchor_only_demo():
     at.radio(key="pw_compare").set_value("Head-to-head").run()
     assert not at.exception
     assert any("never judged head-to-head" in i.value for i in at.info)
+
+
+def test_stop_judging_section_shows_the_sequence_and_its_stopping_point(power_page, demo_store):
+    """The monitor section: the answer, the tiles from the catalogue, the curve; the number of
+    verdicts to a decision equals the library's for the same pair."""
+    from evalcore.power.monitor import monitor_pair
+
+    at = power_page
+    a = at.selectbox(key="pw_monitor_a").value
+    b = at.selectbox(key="pw_monitor_b").value
+    judge = at.selectbox(key="pw_judge_select").value
+    tile = _metric(at, "Verdicts to a decision")
+    assert tile == "not yet" or tile.replace(",", "").isdigit()
+    assert _metric(at, "Rating difference, anytime-valid range")
+    assert any(
+        "as verdicts arrive" in json.dumps(c) and "rating difference" in json.dumps(c) for c in _charts(at)
+    )
+    expected = monitor_pair(demo_store, model_a=a, model_b=b, judge=judge).stopped_at
+    assert tile == (f"{expected:,}" if expected else "not yet")
+    at.radio(key="pw_monitor_mode").set_value("Is the leader really first").run()
+    assert any("smallest lead" in json.dumps(c) for c in _charts(at))
+    assert not at.exception

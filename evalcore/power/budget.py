@@ -1,0 +1,319 @@
+"""Money: how to spend a budget on judge calls and human labels for the narrowest interval.
+
+The quantity is the head-to-head win rate of model A over model B (wins + ties/2 over verdicts,
+from A's side), either as the judge prints it or corrected by human labels, and its Bradley–Terry
+rating difference ``400·log10(w / (1 − w))``.
+
+*Judge only.* With ``N`` judge calls of per-call score variance ``σ_f²`` the 95% interval's width
+is ``2·z·σ_f / √N``; a budget ``B`` at ``c`` per call buys ``N = B / c``.
+
+*Corrected by humans (prediction-powered).* The judge scores every one of ``N`` calls and a human
+labels ``n`` of them; the estimate is the judge's mean plus the mean human-minus-judge gap on the
+labelled calls (Angelopoulos, Bates, Fannjiang, Jordan and Zrnic, "Prediction-powered
+inference", Science 2023; ``σ_r²`` the variance of the gap). The labelled calls are a random subset
+of the judged ones, so the two means covary and the variance is ``(σ_h² − σ_r²) / N + σ_r² / n``
+(``σ_h²`` the human scores' variance; ``σ_f²/N + σ_r²/n`` of independent samples overstated the
+width by 15% in ``benchmarks/bench_budget.py``). Under ``N·c + n·h ≤ B`` (``c`` per call, ``h`` per
+label) it is smallest at ``N ∝ √(σ_h² − σ_r²) / √c`` and ``n ∝ σ_r / √h`` (the Lagrange condition,
+Neyman's allocation), which this planner uses; both variances are estimated from the loaded table. The
+rating difference's width follows by the delta method, ``400 / (ln 10 · w(1 − w))`` Elo points per
+unit of win rate.
+
+Which labels narrow it most: per slot order (A in slot A, A in slot B) the spread of the human
+-minus-judge gap; the order with the larger spread gains more per label (Neyman again).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+
+from evalcore.errors import DesignError, UsageError
+
+if TYPE_CHECKING:
+    from evalcore.counts import CountSource
+
+Quantity = Literal["win_rate", "corrected_win_rate"]
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Prices:
+    """What a judge call and a human label cost (any currency, the same for all)."""
+
+    per_call: float
+    per_label: float = 0.0
+
+    @classmethod
+    def from_tokens(
+        cls,
+        *,
+        tokens_in: float,
+        tokens_out: float,
+        price_in_per_million: float,
+        price_out_per_million: float,
+        per_label: float = 0.0,
+    ) -> Prices:
+        """A call's price from its mean tokens and a price list per million tokens."""
+        per_call = (tokens_in * price_in_per_million + tokens_out * price_out_per_million) / 1e6
+        return cls(per_call=per_call, per_label=per_label)
+
+    def money(self, *, calls: float = 0, labels: float = 0) -> float:
+        """What ``calls`` judge calls and ``labels`` human labels cost."""
+        return calls * self.per_call + labels * self.per_label
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    """The allocation of a budget giving the narrowest 95% interval on ``quantity``.
+
+    ``calls``: judge calls to buy (each a verdict of A against B); ``labels``: of those, how many a
+    human labels (0 for the judge-only win rate); ``predicted_width``: the 95% interval's width on
+    the win rate (a fraction) and ``predicted_width_elo`` in Elo points; ``label_orders``: per slot
+    order, the labelled calls, the spread of the human-minus-judge gap and the share of labels
+    that order should get.
+    """
+
+    quantity: Quantity
+    model_a: str
+    model_b: str
+    budget: float
+    prices: Prices
+    calls: int
+    labels: int
+    win_rate: float
+    judge_sd: float
+    gap_sd: float
+    predicted_width: float
+    predicted_width_elo: float
+    spent: float
+    label_orders: pd.DataFrame = field(default_factory=pd.DataFrame)
+    notes: tuple[str, ...] = ()
+
+    def sentence(self) -> str:
+        what = "human-corrected win rate" if self.quantity == "corrected_win_rate" else "win rate"
+        labels = f" and {self.labels:,} human labels" if self.labels else ""
+        return (
+            f"With {self.budget:,.2f} to spend, buy {self.calls:,} judge calls of {self.model_a} against "
+            f"{self.model_b}{labels} (cost {self.spent:,.2f}): the 95% interval on the {what} is then "
+            f"about {100 * self.predicted_width:.1f} percentage points wide "
+            f"(±{self.predicted_width_elo / 2:,.0f} Elo points on the rating difference)."
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "quantity": self.quantity,
+            "model_a": self.model_a,
+            "model_b": self.model_b,
+            "budget": self.budget,
+            "price_per_call": self.prices.per_call,
+            "price_per_label": self.prices.per_label,
+            "calls": self.calls,
+            "labels": self.labels,
+            "spent": self.spent,
+            "head_to_head_win_rate": self.win_rate,
+            "predicted_width": self.predicted_width,
+            "predicted_width_elo": self.predicted_width_elo,
+            "sentence": self.sentence(),
+            "label_orders": self.label_orders.to_dict(orient="records"),
+            "notes": list(self.notes),
+        }
+
+
+def allocate(*, budget: float, prices: Prices, judge_sd: float, gap_sd: float | None) -> tuple[int, int]:
+    """(calls, labels) minimising ``judge_sd²/N + gap_sd²/n`` (``judge_sd``: the calls' term, see
+    the module docstring) under ``N·c + n·h ≤ budget`` with
+    ``n ≤ N`` (``gap_sd`` None: judge only, ``n = 0``). Rounded down, so never over budget."""
+    c, h = prices.per_call, prices.per_label
+    if budget <= 0 or c <= 0:
+        raise UsageError("the budget and the price per call must be above 0.")
+    if gap_sd is None:
+        return int(budget / c + 1e-9), 0  # 10 / 0.02 is 499.99… in floating point
+    if h <= 0:
+        raise UsageError("a corrected win rate needs a price per human label above 0.")
+    # Lagrange: N ∝ σ_f/√c, n ∝ σ_r/√h; scaled to spend the budget
+    wn, wl = judge_sd / math.sqrt(c), gap_sd / math.sqrt(h)
+    k = budget / (wn * c + wl * h)
+    calls, labels = int(k * wn), int(k * wl)
+    if labels > calls:  # every labelled call is also judged
+        calls = labels = int(budget / (c + h) + 1e-9)
+    return calls, labels
+
+
+def predicted_width(*, calls: int, labels: int, judge_sd: float, gap_sd: float | None) -> float:
+    """Width of the 95% interval on the (corrected) win rate for this allocation."""
+    if calls < 1 or (gap_sd is not None and labels < 1):
+        return math.inf
+    var = judge_sd**2 / calls + ((gap_sd**2 / labels) if gap_sd is not None else 0.0)
+    return 2 * Z95 * math.sqrt(var)
+
+
+def elo_per_win_rate(w: float) -> float:
+    """Elo points per unit of win rate at ``w`` (the delta method's slope)."""
+    w = min(max(w, 0.01), 0.99)
+    return 400.0 / (math.log(10) * w * (1 - w))
+
+
+def _pair_rows(store: CountSource, judge: str | None, a: str, b: str) -> pd.DataFrame:
+    return store.query("pair_scores", judge=judge, model_a=a, model_b=b)
+
+
+def plan_budget(
+    store: CountSource,
+    *,
+    model_a: str,
+    model_b: str,
+    budget: float,
+    prices: Prices,
+    quantity: Quantity = "corrected_win_rate",
+    judge: str | None = None,
+) -> BudgetPlan:
+    """Spend ``budget`` on judge calls (and human labels) of ``model_a`` against ``model_b`` so
+    that the 95% interval on ``quantity`` is narrowest, with the variances of this table's calls
+    (prediction-powered variance, Angelopoulos et al. 2023; Neyman allocation)."""
+    if quantity not in ("win_rate", "corrected_win_rate"):
+        raise UsageError(f"quantity must be 'win_rate' or 'corrected_win_rate' (got {quantity!r}).")
+    known = set(store.models())
+    for m in (model_a, model_b):
+        if m not in known:
+            raise UsageError(f"model {m!r} is not in this table; pick one of its {len(known):,} models.")
+    rows = _pair_rows(store, judge, model_a, model_b)
+    if len(rows) < 2:
+        raise DesignError(
+            f"{model_a} and {model_b} have {len(rows)} head-to-head verdict(s); the planner needs at "
+            "least two to estimate their spread."
+        )
+    f = np.where(rows["model_a"] == model_a, rows["f"], 1 - rows["f"])
+    h = np.where(rows["model_a"] == model_a, rows["h"], 1 - rows["h"])
+    judge_sd = float(np.std(f, ddof=1))
+    labelled = ~np.isnan(h)
+    notes: list[str] = []
+    gap_sd: float | None = None
+    orders = pd.DataFrame()
+    if quantity == "corrected_win_rate":
+        if labelled.sum() < 2:
+            raise DesignError(
+                f"{model_a} against {model_b} has {int(labelled.sum())} human-labelled call(s); the "
+                "corrected win rate needs at least two to estimate the judge's error spread."
+            )
+        gap = h[labelled] - f[labelled]
+        gap_sd = float(np.std(gap, ddof=1))
+        floor = math.sqrt(0.25 / (len(gap) + 1))  # as if one more labelled call disagreed by a half
+        if gap_sd < floor:
+            notes.append(
+                f"The judge and the humans agree on all {len(gap):,} labelled calls; the plan assumes "
+                "a small disagreement, as if one more call differed by a tie."
+            )
+            gap_sd = floor
+        # the labelled calls are among the judged ones: the calls' term is var(h) − var(h − f)
+        judge_sd = math.sqrt(max(float(np.var(h[labelled], ddof=1)) - gap_sd**2, 1e-6))
+        slot = np.where(rows["model_a"][labelled] == model_a, f"{model_a} in slot A", f"{model_a} in slot B")
+        orders = (
+            pd.DataFrame({"order": slot, "gap": gap})
+            .groupby("order")["gap"]
+            .agg(labelled="size", gap_sd=lambda g: float(np.std(g, ddof=1)) if len(g) > 1 else float("nan"))
+            .reset_index()
+        )
+        weight = orders["gap_sd"].fillna(0.0)
+        orders["label_share"] = weight / weight.sum() if weight.sum() > 0 else 1.0 / len(orders)
+        orders = orders.sort_values("label_share", ascending=False, ignore_index=True)
+        if labelled.sum() < 30:
+            notes.append(
+                f"The judge's error spread rests on {int(labelled.sum())} labelled calls; the plan's width "
+                "is rough until about 30."
+            )
+    calls, labels = allocate(budget=budget, prices=prices, judge_sd=judge_sd, gap_sd=gap_sd)
+    width = predicted_width(calls=calls, labels=labels, judge_sd=judge_sd, gap_sd=gap_sd)
+    w = float(np.mean(f) + (np.mean(h[labelled] - f[labelled]) if gap_sd is not None else 0.0))
+    if calls < 1 or (gap_sd is not None and labels < 1):
+        raise UsageError(
+            f"a budget of {budget:,.2f} buys no {'label' if calls else 'judge call'} at these prices; "
+            "raise the budget."
+        )
+    return BudgetPlan(
+        quantity=quantity,
+        model_a=model_a,
+        model_b=model_b,
+        budget=budget,
+        prices=prices,
+        calls=calls,
+        labels=labels,
+        win_rate=w,
+        judge_sd=judge_sd,
+        gap_sd=gap_sd if gap_sd is not None else 0.0,
+        predicted_width=width,
+        predicted_width_elo=width * elo_per_win_rate(w),
+        spent=prices.money(calls=calls, labels=labels),
+        label_orders=orders,
+        notes=tuple(notes),
+    )
+
+
+def file_prices(
+    path: str, *, per_label: float, price_in: float | None, price_out: float | None
+) -> Prices | None:
+    """A call's price from the file's optional ``cost`` column (mean per call), else from mean
+    ``tokens_in``/``tokens_out`` and the prices per million tokens; None when neither is there.
+    Other columns of the file are not read (DuckDB reads only these)."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        # only the header: the columns DuckDB's reader finds
+        columns = set(con.sql("SELECT * FROM " + _reader(path) + " LIMIT 0").columns)
+        if "cost" in columns:
+            mean = con.execute("SELECT avg(TRY_CAST(cost AS DOUBLE)) FROM " + _reader(path)).fetchone()
+            if mean and mean[0] is not None:
+                return Prices(per_call=float(mean[0]), per_label=per_label)
+        if {"tokens_in", "tokens_out"} <= columns and price_in is not None and price_out is not None:
+            tin, tout = con.execute(
+                "SELECT avg(TRY_CAST(tokens_in AS DOUBLE)), avg(TRY_CAST(tokens_out AS DOUBLE)) FROM "
+                + _reader(path)
+            ).fetchone() or (None, None)
+            if tin is not None and tout is not None:
+                return Prices.from_tokens(
+                    tokens_in=tin,
+                    tokens_out=tout,
+                    price_in_per_million=price_in,
+                    price_out_per_million=price_out,
+                    per_label=per_label,
+                )
+        return None
+    finally:
+        con.close()
+
+
+def _reader(path: str) -> str:
+    from evalcore._sql import sql_literal
+
+    lower = path.lower()
+    if lower.endswith(".parquet"):
+        return f"read_parquet({sql_literal(path)})"
+    if lower.endswith((".jsonl", ".ndjson", ".json")):
+        return f"read_json_auto({sql_literal(path)})"
+    return f"read_csv_auto({sql_literal(path)}, all_varchar = true)"
+
+
+def achieved_width(
+    plan: BudgetPlan, judge_scores: np.ndarray, human_scores: np.ndarray, *, runs: int = 400, seed: int = 0
+) -> float:
+    """Carry ``plan`` out ``runs`` times on a population of calls (A's judge and human scores):
+    draw its calls, label the first ``labels`` of them, estimate; return the width 2·1.96·SD of
+    the estimates (the interval the plan really achieves)."""
+    rng = np.random.default_rng(seed)
+    f, h = np.asarray(judge_scores, float), np.asarray(human_scores, float)
+    if plan.calls > len(f):
+        raise UsageError(f"the population has {len(f):,} calls; the plan needs {plan.calls:,}.")
+    estimates = np.empty(runs)
+    for r in range(runs):
+        pick = rng.choice(len(f), size=plan.calls, replace=False)
+        est = f[pick].mean()
+        if plan.labels:
+            lab = pick[: plan.labels]  # a random subset: pick is in random order
+            est += (h[lab] - f[lab]).mean()
+        estimates[r] = est
+    return float(2 * Z95 * estimates.std(ddof=1))

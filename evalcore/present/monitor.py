@@ -1,0 +1,81 @@
+"""Words and tiles of the anytime-valid monitor (:mod:`evalcore.power.monitor`): what the Power
+page, the report and the command line say about it, written once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evalcore import quantities as q
+from evalcore.power.monitor import MonitorResult, elo_difference
+from evalcore.present.display import Metric
+
+MODES = ("Two models", "Is the leader really first")
+
+INTRO = (
+    'Looking at a test after every batch of verdicts and stopping as soon as it says "different" '
+    "makes it say so far too often: with 100 looks, a 5% test calls two equal models different "
+    "about 40% of the time. A confidence sequence is a range that holds at every number of "
+    "verdicts at once, so the table can be looked at as often as wanted and judging stopped the "
+    "first time the range leaves out an even match, with the error still at most 5%. Each "
+    "head-to-head verdict scores 1 for a win, one half for a tie and 0 for a loss; the range for "
+    "the win rate comes from a normal-mixture boundary (Howard, Ramdas, McAuliffe and Sekhon, "
+    "2021) and is shown in Elo points. Verdicts are taken in the order they were judged (the "
+    "judged_at column), else in row order. For the leader, every pair of models that met gets its "
+    "own range at the error divided by the number of pairs, and the leader is first once its "
+    "range beats every other model's."
+)
+
+
+def tiles(result: MonitorResult) -> list[Metric]:
+    """The monitor's tiles: where it could stop, the range now, the verdicts so far."""
+    stop = q.format("verdicts_to_decision", result.stopped_at) if result.decided else "not yet"
+    out = [Metric(q.name("verdicts_to_decision"), stop, q.quantity("verdicts_to_decision").definition)]
+    if result.mode == "pair":
+        lo, hi = (float(elo_difference(v)) for v in (result.lower, result.upper))
+        span = f"{_elo(lo)} to {_elo(hi)}"
+        out.append(
+            Metric(
+                q.name("rating_difference_sequence"),
+                span,
+                q.quantity("rating_difference_sequence").definition,
+            )
+        )
+        out.append(
+            Metric(
+                q.name("head_to_head_rating_difference"),
+                q.format("head_to_head_rating_difference", result.rating_difference),
+                q.quantity("head_to_head_rating_difference").definition,
+            )
+        )
+    else:
+        out.append(
+            Metric(
+                q.name("win_rate_sequence"),
+                q.format("win_rate_sequence", result.lower),
+                q.quantity("win_rate_sequence").definition,
+            )
+        )
+    out.append(
+        Metric(
+            q.name("verdicts_judged_so_far"),
+            q.format("verdicts_judged_so_far", result.n_verdicts),
+            q.quantity("verdicts_judged_so_far").definition,
+        )
+    )
+    return out
+
+
+def caption(result: MonitorResult) -> str:
+    order = (
+        "the judging time (judged_at)" if result.ordered_by == "judged_at" else "row order (no judging times)"
+    )
+    return (
+        f"Verdicts in {order}; {100 * (1 - result.alpha):g}% anytime-valid range. A bound beyond "
+        "±1,000 Elo points, or not drawn, means too few verdicts to bound it yet."
+    )
+
+
+def _elo(v: float) -> str:
+    if not np.isfinite(v):
+        return "no bound" if np.isnan(v) else ("+∞" if v > 0 else "−∞")
+    return f"{v:+,.0f}"

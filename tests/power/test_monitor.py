@@ -1,0 +1,131 @@
+"""The anytime-valid monitor: the boundary against a hand-worked value, arrival order, the
+stopping point, the leader, the CLI's exit codes, and the peeking simulation's error rates."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore import load
+from evalcore.cli import main
+from evalcore.errors import DesignError, UsageError
+from evalcore.power.monitor import (
+    arrival_order,
+    confidence_sequence,
+    elo_difference,
+    mixture_radius,
+    mixture_rho,
+)
+from evalcore.power.peeking import simulate_peeking
+from evalcore.simulate.tables import SimulationSpec, simulate
+
+
+def test_boundary_against_hand_worked_value():
+    # alpha 0.05, tuned for 1,000 verdicts: V = 250, L = 2 ln 20 = 5.99146, rho = 250 / (L +
+    # ln(1 + L)) = 250 / 7.93634 = 31.5007. After 100 verdicts: V + rho = 56.5007;
+    # ln(56.5007 / (31.5007 * 0.0025)) = ln(717.45) = 6.57570; sqrt(56.5007 * 6.57570) / 100.
+    assert mixture_rho(1000, alpha=0.05) == pytest.approx(31.5007, abs=1e-3)
+    assert float(mixture_radius(100, alpha=0.05, rho=31.5007)) == pytest.approx(0.192753, abs=1e-5)
+    # the sequence: the running intersection, so a bound never loosens
+    mean, lower, upper = confidence_sequence(np.tile([1.0, 0.0], 50), alpha=0.05)
+    assert np.all(np.diff(lower) >= 0) and np.all(np.diff(upper) <= 0)
+    assert mean[-1] == 0.5 and lower[-1] < 0.5 < upper[-1]
+    assert elo_difference(0.75) == pytest.approx(400 * np.log10(3))
+
+
+def test_arrival_order_reads_numbers_dates_and_missing_times():
+    rows = np.array([1, 2, 3, 4])
+    order, by, notes = arrival_order(rows, pd.Series(["30", "10", None, "20"]))
+    assert order.tolist() == [1, 3, 0, 2] and by == "judged_at" and "1 verdicts" in notes[0]
+    order, _, _ = arrival_order(
+        rows, pd.Series(["2024-05-02", "2024-05-01T10:00:00Z", "2024-04-30", "2024-05-03"])
+    )
+    assert order.tolist() == [2, 1, 0, 3]
+    assert arrival_order(rows, None)[1] == "row order"
+
+
+@pytest.fixture(scope="module")
+def timed(tmp_path_factory):
+    sim = simulate(SimulationSpec(n_models=4, n_instructions=200, strength_sd=1.0, seed=5))
+    frame = sim.verdicts.drop(columns=["row"])
+    # judged in a shuffled order; the file's rows are not that order
+    frame["judged_at"] = np.random.default_rng(1).permutation(len(frame)) + 1_700_000_000
+    path = tmp_path_factory.mktemp("monitor") / "timed.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_pair_stops_where_the_sequence_first_excludes_even(timed):
+    path, frame = timed
+    ds = load(path)
+    a, b = ds.models[0], ds.models[-1]
+    result = ds.monitor(model_a=a, model_b=b)
+    # brute force: the pair's verdicts in judged_at order, slot A's score from a's side
+    pair = frame[frame.model_a.isin([a, b]) & frame.model_b.isin([a, b])].sort_values("judged_at")
+    score = (np.sign(pair.verdict) + 1) / 2
+    score = np.where(pair.model_a == a, score, 1 - score)
+    mean, lower, upper = confidence_sequence(score, alpha=0.05)
+    first = int(np.flatnonzero((lower > 0.5) | (upper < 0.5))[0]) + 1
+    assert result.stopped_at == first and result.n_verdicts == len(pair)
+    assert result.ordered_by == "judged_at" and result.win_rate == pytest.approx(score.mean())
+    assert first in result.curve["verdicts"].tolist()
+    # rows in file order would stop elsewhere in general: the order is the judging time's
+    assert result.as_dict()["decided"] is True and result.as_dict()["stopped_at"] == first
+
+
+def test_leader_and_refusals(timed):
+    path, _ = timed
+    ds = load(path)
+    leader = ds.monitor()
+    assert leader.mode == "leader" and leader.leader == ds.models[0]  # the strongest simulated
+    assert leader.decided and leader.curve["lower"].iloc[-1] > 0.5
+    with pytest.raises(UsageError):
+        ds.monitor(model_a=ds.models[0])
+    with pytest.raises(UsageError):
+        ds.monitor(model_a=ds.models[0], model_b="nobody")
+
+
+def test_pair_that_never_met_is_refused():
+    sim = simulate(SimulationSpec(n_models=4, n_instructions=30, design="anchor", seed=2))
+    ds = load(sim.verdicts.to_csv(index=False).encode())
+    others = [m for m in ds.models if m != ds.summary().anchor]
+    with pytest.raises(DesignError, match="never meet"):
+        ds.monitor(model_a=others[0], model_b=others[1])
+
+
+def test_cli_exit_codes(timed, capsys):
+    path, _ = timed
+    models = sorted(pd.read_csv(path).model_a.unique())
+    assert main(["monitor", str(path), "--a", models[0], "--b", models[-1], "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["decided"] and out["stopped_at"] >= 1 and out["rating_lower"] > 0
+    # the sizes read in money
+    assert (
+        main(["monitor", str(path), "--a", models[0], "--b", models[-1], "--price-per-call", "0.5", "--json"])
+        == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["cost_to_decision"] == pytest.approx(0.5 * out["stopped_at"])
+    assert out["spent_so_far"] == pytest.approx(0.5 * out["n_verdicts"])
+    # six even verdicts between two models: keep judging
+    few = path.parent / "few.csv"
+    pd.DataFrame(
+        {"instruction_id": range(6), "model_a": "x", "model_b": "y", "verdict": ["A>B", "B>A"] * 3}
+    ).to_csv(few, index=False)
+    assert main(["monitor", str(few), "--a", "x", "--b", "y"]) == 1
+    assert "Keep judging" in capsys.readouterr().out
+    assert main(["monitor", str(path), "--a", models[0]]) == 2
+    assert main(["monitor", str(path), "--a", models[0], "--b", "nobody"]) == 2
+    assert "nobody" in capsys.readouterr().err
+
+
+def test_peeking_inflates_the_fixed_test_but_not_the_sequence():
+    s = simulate_peeking(runs=400, looks=100, batch=20, seed=3)
+    # a fixed-sample test re-run at 100 looks rejects equal models far more than 5% of the time
+    assert s.fixed_error > 0.25
+    assert s.sequence_error <= 0.05
+    # under a 5-point edge the sequence decides in every run, within twice the fixed-sample size
+    assert s.decided_share == 1.0 and s.median_to_decision < 2 * s.fixed_sample_size

@@ -1,0 +1,108 @@
+"""Several judges, one ranking: the sections of the Leaderboard and Judge pages.
+
+The pages call :func:`pooled_ranking_section` and :func:`judge_weights_section` in one line each;
+both draw nothing for a table with one judge. The numbers come from
+:func:`evalcore.judge.pooling.pool_store`, memoised per category.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from evalcore import quantities as q
+from evalcore.errors import EvalcoreError
+from ui.messages import caption, info, warning
+from ui.state import memo
+from ui.widgets import download_csv
+
+ROUNDS = 200
+INTRO = (
+    "Each judge gets a weight estimated from the data: how sharply its verdicts follow the "
+    "rating gap, judged by its agreement with the other judges (no labels needed), with its own "
+    "lean towards slot A taken out. A judge that picks one slot almost always is left out, and "
+    "no weight is negative or above four times the median of the other judges' weights, so one "
+    "one-sided judge cannot take over the ranking."
+)
+
+
+def _pooling(store, category: str | None):
+    from evalcore.judge.pooling import pool_store
+
+    return memo(("judge_pooling", category), lambda: pool_store(store, category=category, rounds=ROUNDS))
+
+
+def _result(store, category: str | None):
+    """The pooled result, or None (with the reason on screen) when it cannot be computed."""
+    if len(store.judges()) < 2:
+        return None
+    try:
+        return _pooling(store, category)
+    except EvalcoreError as exc:
+        info(f"No pooled ranking: {exc}")
+        return None
+
+
+def judge_table(res) -> pd.DataFrame:
+    """Each judge's weight beside its certification against the human labels."""
+    rows = []
+    for j in res.judges:
+        cert = "no labels" if j.certified is None else ("certified" if j.certified else "not certified")
+        rows.append(
+            {
+                "Judge": j.judge,
+                q.name("judge_weight"): q.format("judge_weight", j.weight),
+                "95% interval": f"{q.format('judge_weight', j.weight_low)} to {q.format('judge_weight', j.weight_high)}",
+                q.name("judge_slot_lean"): q.format("judge_slot_lean", j.lean),
+                q.name("judge_information_share"): q.format("judge_information_share", j.share),
+                q.name("judge_tau_pooled"): q.format("judge_tau_pooled", j.tau),
+                "Certification against human labels": cert,
+                "In the pooled ranking": j.status + (f": {j.reason}" if j.reason else ""),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def pooled_ranking_section(store, category: str | None) -> None:
+    """Leaderboard page: the ranking that pools every judge, against plain pooling."""
+    res = _result(store, category)
+    if res is None:
+        return
+    st.subheader("Several judges, one ranking")
+    caption(INTRO)
+    for note in res.notes:
+        warning(note)
+    t = res.table
+    shown = pd.DataFrame(
+        {
+            "Rank": t["rank"],
+            "Model": t["model"],
+            q.name("pooled_rating"): [q.format("pooled_rating", v) for v in t["rating"]],
+            "95% interval": [
+                f"{q.format('pooled_rating', lo)} to {q.format('pooled_rating', hi)}"
+                for lo, hi in zip(t["ci_low"], t["ci_high"], strict=True)
+            ],
+            "Rank with plain pooling": t["plain_rank"],
+            "Places gained by weighting": t["rank_change"],
+        }
+    )
+    st.dataframe(shown, hide_index=True, width="stretch")
+    moves = "; ".join(f"{m} {p} → {r}" for m, r, p in res.moves) or "no model changes place"
+    caption(
+        f"{q.name('plain_pooling_tau')}: {q.format('plain_pooling_tau', res.tau_plain)} (every verdict "
+        f"weighted alike against weighted by judge). Biggest moves from plain pooling: {moves}."
+    )
+    st.dataframe(judge_table(res), hide_index=True, width="stretch")
+    download_csv(t, "pooled_ranking.csv", label="Download the pooled ranking (CSV)", key="dl_pooled")
+
+
+def judge_weights_section(store, category: str | None) -> None:
+    """Judge page: each judge's weight in the pooled ranking beside its certification."""
+    res = _result(store, category)
+    if res is None:
+        return
+    st.header("Weights in the pooled ranking")
+    caption(INTRO)
+    frame = judge_table(res)
+    st.dataframe(frame, hide_index=True, width="stretch")
+    download_csv(frame, "judge_weights.csv", label="Download the judge weights (CSV)", key="dl_judge_weights")
