@@ -354,3 +354,16 @@ class CountSource(Protocol):
     def judged_at(self) -> Any: ...
 
     def query(self, query: Any, /, **params: Any) -> Any: ...
+
+
+def require_source(data: Any, *, needs: tuple[str, ...], what: str) -> None:
+    """Refuse anything that is not a store of verdicts. A frame is loaded by the caller
+    (``VerdictStore.from_frame(frame)``), so that the analyses never build a DuckDB store
+    themselves."""
+    if hasattr(data, "columns") and not hasattr(data, "counts"):  # a DataFrame
+        raise UsageError(
+            f"{what} reads a store of verdicts, not a DataFrame: load the frame first "
+            "with VerdictStore.from_frame(frame) and pass the store"
+        )
+    if not all(hasattr(data, name) for name in needs):
+        raise UsageError(f"{what} reads a store of verdicts; got {type(data).__name__}")

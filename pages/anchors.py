@@ -13,6 +13,7 @@ from evalcore.errors import DesignError
 from evalcore.plots import anchors as figures
 from evalcore.present import anchors as av
 from evalcore.verdicts import VerdictFilter
+from ui import anchors_view as view
 from ui.anchor_pages import captions, resamples_input, run_on_click, setup
 
 with _ui.page("Anchors"):
@@ -51,13 +52,7 @@ with _ui.page("Anchors"):
     )
     if sweep.needs_all_pairs:  # anchor-only: the anchor's ranking, informativeness, win rates, humans
         st.subheader(_ui.md(f"Ranking by the anchor: {chosen}"))
-        _ui.number_tiles(av.explorer_metrics(ranking, p.tau))
-        if p.human is None:
-            st.info(av.HUMAN_HINT)
-        _ui.caption(av.explorer_caption(ranking, chosen))
-        _ui.table(
-            av.explorer_table(ranking), ranking.table, f"anchor_{chosen}_{p.judge}.csv", key="dl_anchor_rank"
-        )
+        view.explorer(ranking, chosen, p.tau, p.judge, human_hint=p.human is None)
         st.subheader("Informativeness")
         st.markdown(av.INFO_DEF)
         st.markdown(av.ceiling_text(sweep, drawn=False))
@@ -80,17 +75,7 @@ with _ui.page("Anchors"):
             help=av.STABILITY_HELP,
         )
         if stability is not None:
-            if av.stability_sentence(stability):
-                st.markdown(_ui.md(av.stability_sentence(stability)))
-            for note in stability.notes:
-                _ui.warning(note)
-            captions(av.stability_caption(stability))
-            _ui.table(
-                av.stability_table(stability),
-                stability.table,
-                f"anchor_stability_{p.judge}.csv",
-                key="dl_anchor_stab",
-            )
+            view.stability(stability, p.judge)
         captions(av.sweep_caption(sweep, p.tau), av.quadratic_human_caption(sweep, p.tau))
         _ui.table(av.sweep_table(sweep), sweep.table, f"anchors_{p.judge}.csv", key="dl_anchor_sweep")
         _ui.chart(figures.inverted_u(sweep, highlight=chosen), key="anchors_u")
@@ -110,11 +95,7 @@ with _ui.page("Anchors"):
 
     with tabs[3]:
         st.subheader(_ui.md(f"Anchor explorer: {chosen}"))
-        _ui.number_tiles(av.explorer_metrics(ranking, p.tau))
-        _ui.caption(av.explorer_caption(ranking, chosen))
-        _ui.table(
-            av.explorer_table(ranking), ranking.table, f"anchor_{chosen}_{p.judge}.csv", key="dl_anchor_rank"
-        )
+        view.explorer(ranking, chosen, p.tau, p.judge)
         _ui.chart(figures.rank_comparison(ranking), key="anchors_slope")
 
     with tabs[4]:
@@ -144,9 +125,4 @@ with _ui.page("Anchors"):
             )
         if effect is not None:
             _ui.chart(figures.judge_effect_bars(effect), key="anchors_judges_fig")
-            if av.judge_effect_sentence(effect, p.tau):
-                st.markdown(av.judge_effect_sentence(effect, p.tau))
-            st.caption(av.JUDGE_CAPTION)
-            _ui.table(
-                av.judge_effect_table(effect), effect.table, "anchor_vs_judge.csv", key="dl_anchor_judges"
-            )
+            view.judge_effect(effect, p.tau)

@@ -10,6 +10,7 @@ from evalcore.plots import judge as plots
 from evalcore.present import judge as show
 from evalcore.present.judge import EXPLAIN
 from evalcore.verdicts import VerdictFilter
+from ui import judge_view as view
 from ui.judges import judge_weights_section
 from ui.pickers import rounds_and_seed
 
@@ -69,14 +70,7 @@ with _ui.page("Judge"):
     )
 
     st.header("2. Order-swap decomposition")
-    _ui.number_tiles(show.order_metrics(sheet))
-    st.caption(EXPLAIN["order"])
-    by_anchor = sheet.order.by_anchor
-    if len(by_anchor):
-        _ui.chart(plots.order_swap_figure(by_anchor))
-        _ui.table(show.order_swap_display(by_anchor), by_anchor, f"order_swap_{judge}.csv")
-    else:
-        st.info(EXPLAIN["no_order"])
+    view.order_swap(sheet, judge)
 
     st.header("3. Coverage")
     cov = sheet.coverage
@@ -103,45 +97,16 @@ with _ui.page("Judge"):
                 lambda: show.both_orders_agreement(store, judge, **opts),
             )
             ag = both if both is not None else ag
-        _ui.number_tiles(show.agreement_metrics(ag))
-        st.caption(EXPLAIN["agreement"])
-        for note in ag.notes:
-            _ui.info(note)
-        left, right = st.columns(2)
-        with left:
-            st.subheader("Confusion (counts)")
-            _ui.table(ag.confusion_frame(), name=f"confusion_{judge}.csv")
-            st.subheader("Compression table")
-            _ui.table(show.compression_display(ag), ag.compression, f"compression_{judge}.csv")
-        _ui.chart(plots.compression_figure(ag.compression, ag.ceiling_compression), right)
-        st.caption(show.compression_sentence(ag))
+        view.agreement(ag, judge)
 
     st.header("5. Length and family")
     curve = _ui.memo(
         ("length_curve", judge, category), lambda: ej.length_preference_curve(store, judge, category=category)
     )
-    lc = sheet.length
-    if curve.empty:
-        st.info(EXPLAIN["no_length_curve"])
-    else:
-        left, right = st.columns(2)
-        _ui.chart(plots.length_curve_figure(curve), left, curve, f"length_curve_{judge}.csv")
-        if lc is not None:
-            _ui.chart(plots.rank_change_figure(lc.table), right)
-        st.caption(EXPLAIN["length"])
-        if lc is not None:
-            _ui.number_tiles(show.length_metrics(sheet))
-            _ui.table(show.length_display(lc.table), lc.table, f"length_controlled_{judge}.csv")
+    view.length(curve, sheet, judge)
 
     st.subheader("Self-preference")
-    problem = show.self_preference_problem(sheets, n_judges=len(judges), has_families=bool(family.families))
-    if problem:
-        st.info(problem)
-    else:
-        frame = show.self_preference_rows(sheets)
-        _ui.chart(plots.self_preference_figure(frame))
-        _ui.table(show.self_preference_display(frame), frame, "self_preference.csv")
-        st.caption(EXPLAIN["self_preference"])
+    view.self_preference(sheets, n_judges=len(judges), has_families=bool(family.families))
 
     st.header(f"The sheet of {_ui.md(judge)}")
     _ui.table(show.sheet_display(sheet))

@@ -8,9 +8,9 @@ import streamlit as st
 
 import ui as _ui
 from evalcore import power as pw
-from evalcore.plots import power as figures
 from evalcore.present import power as pv
 from evalcore.ranking import leaderboard
+from ui import power_view as view
 from ui.monitor import monitor_section
 from ui.pickers import (
     power_anchor,
@@ -66,16 +66,8 @@ with _ui.page("Power"):
         except ValueError as exc:
             _ui.error(exc)
         else:
-            if answer := pv.answer_sentence(plan, anchor if source == pv.INFO_SOURCES[0] else None):
-                st.success(answer)
-            _ui.table(pv.sample_size_table(plan), plan.table, "sign_test_sample_sizes.csv", "dl_pw_plan")
-            st.caption(pv.sample_size_caption(plan))
-            for note in plan.notes:
-                _ui.caption(note)
-            if len(plan.table) > 1:
-                _ui.chart(
-                    figures.sample_size_figure(plan.table, informativeness=informativeness), key="pw_plan_fig"
-                )
+            used = anchor if source == pv.INFO_SOURCES[0] else None
+            view.plan(plan, anchor=used, informativeness=informativeness)
     with st.expander("The paper's sample sizes, reproduced"):
         _ui.table(pv.paper_table_view(), name="paper_sample_sizes.csv", key="dl_pw_paper")
         st.caption(pv.PAPER_TABLE_NOTE)
@@ -102,16 +94,7 @@ with _ui.page("Power"):
                         chosen, grid, seed=seed, edge=nominal, progress=progress, **sim
                     ),
                 )
-            _ui.tiles(pv.curve_metrics(curve, int(grid[-1])))
-            _ui.chart(figures.power_curve_figure(curve), key="pw_curve_fig")
-            _ui.caption(pv.curve_caption(curve, label))
-            _ui.download_csv(curve.frame, "power_curve.csv", key="dl_pw_curve")
-            title = pv.difference_title(chosen, anchor)
-            _ui.chart(figures.difference_figure(chosen, title=title), key="pw_diff_fig")
-            with st.expander("The distributions used"):
-                name = "difference_distributions.csv"
-                _ui.table(pv.distributions_table(chosen), chosen.table, name, "dl_pw_dists")
-                st.caption(pv.DISTRIBUTIONS_NOTE)
+            view.curve(curve, largest=int(grid[-1]), label=label, chosen=chosen, anchor=anchor)
 
     # -- 3. what this dataset can detect ---------------------------------------------------------
     st.header("3 · What this dataset can detect")
@@ -128,13 +111,5 @@ with _ui.page("Power"):
     except ValueError as exc:
         _ui.error(exc)
         st.stop()
-    _ui.tiles(pv.detectable_metrics(result))
-    if (top := pv.top_pair_sentence(result)) is not None:
-        (st.success if top[0] == "success" else st.warning)(_ui.md(top[1]))
-    for note in result.notes:
-        _ui.info(note)
-    if result.n_pairs:
-        _ui.chart(figures.detectable_edges_figure(result), key="pw_detect_fig")
-        _ui.table(pv.detectable_table(result), result.table, f"detectable_edges_{judge}.csv", "dl_pw_detect")
-    st.caption(pv.detectable_caption(result))
+    view.detection(result, judge)
     monitor_section(store, judge, category, ranked, alpha)

@@ -22,11 +22,11 @@ both-orders verdict) and §6.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
-import pandas as pd
 
-from evalcore.counts import PATTERN_COLUMNS
+from evalcore.counts import PATTERN_COLUMNS, CountSource, require_source
 from evalcore.errors import UsageError
 from evalcore.slots import UNBALANCED_BELOW, slot_balance
 
@@ -153,15 +153,16 @@ class CalibrationCounts:
         return int(c[2, 2]), int(c[2].sum()), int(c[:2, :2].sum()), int(c[:2].sum())
 
 
-def _store(data):
-    """The store to count in: the one given, or a private store holding a canonical frame."""
-    from evalcore.store.store import VerdictStore
+class CalibrationSource(CountSource, Protocol):
+    """What a calibration reads from a store of verdicts (:class:`evalcore.store.store.VerdictStore`
+    is one): the :class:`~evalcore.counts.CountSource` views plus the models, the share of pairs
+    judged in both orders and the per-instruction patterns, all aggregated by the store."""
 
-    if isinstance(data, VerdictStore):
-        return data, False
-    if isinstance(data, pd.DataFrame):
-        return VerdictStore.from_frame(data), True
-    raise UsageError("data: calibrate reads a VerdictStore, a canonical verdict frame or CalibrationCounts")
+    def models(self) -> tuple[str, ...]: ...
+
+    def orders_share(self, **selection: Any) -> tuple[int, int]: ...
+
+    def calibration_patterns(self, **selection: Any) -> Any: ...
 
 
 def resolve_slice(category: str | None, labelled_category) -> str | None:
@@ -170,7 +171,7 @@ def resolve_slice(category: str | None, labelled_category) -> str | None:
 
 
 def calibration_counts(
-    data,
+    data: CalibrationSource,
     *,
     judge: str | None = None,
     candidate: str | None = None,
@@ -183,8 +184,9 @@ def calibration_counts(
 
     Parameters
     ----------
-    data : VerdictStore or DataFrame
-        The verdict table (a canonical verdict frame is registered in a private DuckDB).
+    data : CalibrationSource
+        The store of verdicts (:class:`~evalcore.store.store.VerdictStore`; load a frame with
+        ``VerdictStore.from_frame(frame)``).
     judge : str, optional
         The judge; required when the table has several.
     candidate : str, optional
@@ -216,40 +218,37 @@ def calibration_counts(
             "slot A changes sides between the two orders"
         )
     lab = resolve_slice(category, labelled_category)
-    store, private = _store(data)
-    try:
-        judges = store.judges()
-        if judge is None and len(judges) > 1:
-            raise UsageError(
-                "judge: the table has several judges ("
-                + ", ".join(map(str, judges))
-                + "); name the one to calibrate"
-            )
-        if judge is not None and judge not in judges:
-            raise UsageError(
-                f"judge {judge!r} is not in the table; its judges are: " + ", ".join(map(str, judges))
-            )
-        models = store.models()
-        for role, name in (("candidate", candidate), ("baseline", baseline)):
-            if name is not None and name not in models:
-                raise UsageError(
-                    f"{role} {name!r} is not a model of the table; its models are: "
-                    + ", ".join(sorted(map(str, models)))
-                )
-        selection = {"judge": judge, "candidate": candidate, "baseline": baseline, "category": category}
-        both, keys = store.orders_share(**selection)
-        share = float(both / keys) if keys else 0.0
-        if both_orders is None:
-            both_orders = candidate is not None and share >= BOTH_ORDERS_DEFAULT_SHARE
-        found = store.calibration_patterns(**selection, labelled=lab, both_orders=bool(both_orders))
-        slots = (
-            _candidate_slots(store.counts(judge=judge, category=category), candidate, baseline)
-            if candidate is not None
-            else ((0, 0), float("nan"))
+    require_source(data, needs=("judges", "models", "orders_share", "calibration_patterns"), what="calibrate")
+    store = data
+    judges = store.judges()
+    if judge is None and len(judges) > 1:
+        raise UsageError(
+            "judge: the table has several judges ("
+            + ", ".join(map(str, judges))
+            + "); name the one to calibrate"
         )
-    finally:
-        if private:
-            store.close()
+    if judge is not None and judge not in judges:
+        raise UsageError(
+            f"judge {judge!r} is not in the table; its judges are: " + ", ".join(map(str, judges))
+        )
+    models = store.models()
+    for role, name in (("candidate", candidate), ("baseline", baseline)):
+        if name is not None and name not in models:
+            raise UsageError(
+                f"{role} {name!r} is not a model of the table; its models are: "
+                + ", ".join(sorted(map(str, models)))
+            )
+    selection = {"judge": judge, "candidate": candidate, "baseline": baseline, "category": category}
+    both, keys = store.orders_share(**selection)
+    share = float(both / keys) if keys else 0.0
+    if both_orders is None:
+        both_orders = candidate is not None and share >= BOTH_ORDERS_DEFAULT_SHARE
+    found = store.calibration_patterns(**selection, labelled=lab, both_orders=bool(both_orders))
+    slots = (
+        _candidate_slots(store.counts(judge=judge, category=category), candidate, baseline)
+        if candidate is not None
+        else ((0, 0), float("nan"))
+    )
     return CalibrationCounts.from_patterns(
         found.patterns,
         found.multiplicity,

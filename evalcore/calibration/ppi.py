@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evalcore.counts import require_source
 from evalcore.errors import DesignError, UsageError, check_int
 from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import (
@@ -255,8 +256,8 @@ def ppi_ratings(
 
     Parameters
     ----------
-    source : VerdictStore, DataFrame or dict
-        The verdict table (a canonical frame is loaded into a private store), or the per-cell
+    source : VerdictStore or dict
+        The store of verdicts (load a frame with ``VerdictStore.from_frame(frame)``), or the per-cell
         arrays of :meth:`evalcore.store.store.VerdictStore.score_cells`.
     judge : str, optional
         The judge; required when the table has several.
@@ -289,7 +290,8 @@ def ppi_ratings(
     >>> from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
     >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=120, human_fraction=0.3, seed=3,
     ...                               judges=(JudgeSpec("j", noise=0.2),)))
-    >>> r = ppi_ratings(sim.verdicts)
+    >>> from evalcore.store.store import VerdictStore
+    >>> r = ppi_ratings(VerdictStore.from_frame(sim.verdicts))
     >>> 0.0 <= r.lam <= 1.0, r.ppi[0].width < r.human[0].width
     (True, True)
     """
@@ -305,21 +307,9 @@ def ppi_ratings(
 
 
 def _cells(source, *, judge: str | None, category: str | None) -> dict:
-    from evalcore.store.store import VerdictStore
-
     if isinstance(source, dict):
         return source
-    if isinstance(source, pd.DataFrame):
-        own = VerdictStore()
-        try:
-            own.load(source)
-            return _cells(own, judge=judge, category=category)
-        finally:
-            own.close()
-    if not isinstance(source, VerdictStore):
-        raise UsageError(
-            f"source must be a VerdictStore, a verdict DataFrame or labelled cells; got {type(source).__name__}"
-        )
+    require_source(source, needs=("judges", "score_cells"), what="ppi_ratings")
     judges = source.judges()
     if judge is None and len(judges) > 1:
         raise UsageError("judge: the table has several judges (" + ", ".join(judges) + "); name one")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from evalcore.counts import CountSource, require_source
 from evalcore.judge.self_preference import self_preference
-from evalcore.judge.sheet import JudgeSheet, _as_store, _check_options, judge_sheet
+from evalcore.judge.sheet import JudgeSheet, _check_options, judge_sheet
 from evalcore.progress import Progress
-from evalcore.store.store import VerdictStore
 
 #: For the side-by-side comparison: which direction is better for each sheet metric.
 #: "abs" = closer to zero is better.
@@ -33,7 +33,7 @@ BEST_DIRECTION: dict[str, str] = {
 
 
 def judge_sheets(
-    source: VerdictStore | pd.DataFrame,
+    source: CountSource,
     judges: tuple[str, ...] | list[str] | None = None,
     *,
     category: str | None = None,
@@ -53,27 +53,14 @@ def judge_sheets(
     >>> from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
     >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=20, seed=1,
     ...                               judges=(JudgeSpec("calm"), JudgeSpec("first", slot_bias=1.0))))
-    >>> sheets = judge_sheets(sim.verdicts, rounds=0, length_control=False)
+    >>> from evalcore.store.store import VerdictStore
+    >>> sheets = judge_sheets(VerdictStore.from_frame(sim.verdicts), rounds=0, length_control=False)
     >>> table = comparison_table(sheets)
     >>> table.set_index("judge")["position_bias_points"].idxmax()
     'first'
     """
     rounds, seed = _check_options(rounds, seed)
-    if isinstance(source, pd.DataFrame):
-        own = _as_store(source)
-        try:
-            return judge_sheets(
-                own,
-                judges,
-                category=category,
-                rounds=rounds,
-                seed=seed,
-                families=families,
-                length_control=length_control,
-                progress=progress,
-            )
-        finally:
-            own.close()
+    require_source(source, needs=("counts", "judges", "query"), what="judge_sheets")
     store = source
     judges = tuple(judges) if judges is not None else store.judges()
     table = None
@@ -119,7 +106,7 @@ def comparison_table(sheets: dict[str, JudgeSheet | str]) -> pd.DataFrame:
 
 
 def compare_judges(
-    source: VerdictStore | pd.DataFrame,
+    source: CountSource,
     judges: tuple[str, ...] | list[str] | None = None,
     *,
     category: str | None = None,

@@ -19,12 +19,12 @@ and Benchmarks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
-from evalcore.counts import VerdictCounts
+from evalcore.counts import CountSource, VerdictCounts, require_source
 from evalcore.errors import DesignError, UsageError, check_int
 from evalcore.judge._resample import METHOD
 from evalcore.judge.agreement import (
@@ -42,7 +42,6 @@ from evalcore.judge.position import PositionResult, position_and_order_swap
 from evalcore.judge.self_preference import self_preference
 from evalcore.progress import Progress
 from evalcore.stats.bootstrap import MAX_ROUNDS
-from evalcore.store.store import VerdictStore
 
 #: One line per sheet metric: what it means (shown in the app and in the CSV).
 DEFINITIONS: dict[str, str] = {
@@ -246,14 +245,6 @@ class JudgeSheet:
         return out
 
 
-def _as_store(source: VerdictStore | pd.DataFrame) -> VerdictStore:
-    if isinstance(source, VerdictStore):
-        return source
-    store = VerdictStore()
-    store.load(source)
-    return store
-
-
 def _ties_figures(counts: VerdictCounts) -> dict | None:
     """Verdict-level tie structure (tie probability Σp², D1, D2, distinct levels) from
     :func:`evalcore.ties.level_stats`; the tie-structure page has the rest."""
@@ -276,7 +267,7 @@ def _check_options(rounds: int, seed: int) -> tuple[int, int]:
 
 
 def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guarded on its own
-    source: VerdictStore | pd.DataFrame | VerdictCounts,
+    source: CountSource | VerdictCounts,
     judge: str | None,
     *,
     category: str | None = None,
@@ -292,8 +283,9 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
 
     Parameters
     ----------
-    source : VerdictStore, DataFrame or VerdictCounts
-        A store, a canonical verdict frame or sparse counts. Counts hold no no-verdict rows, human
+    source : CountSource or VerdictCounts
+        A store of verdicts (:class:`~evalcore.store.store.VerdictStore`; load a frame with
+        ``VerdictStore.from_frame(frame)``) or sparse counts. Counts hold no no-verdict rows, human
         labels or lengths, so coverage, agreement and length control are left out (``None``).
     judge : str or None
         The judge to measure (None only when the data has one judge).
@@ -327,7 +319,8 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
     >>> from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
     >>> sim = simulate(SimulationSpec(n_models=4, n_instructions=20, seed=1,
     ...                               judges=(JudgeSpec("j", slot_bias=0.5),)))
-    >>> sheet = judge_sheet(sim.verdicts, "j", rounds=0, length_control=False)
+    >>> from evalcore.store.store import VerdictStore
+    >>> sheet = judge_sheet(VerdictStore.from_frame(sim.verdicts), "j", rounds=0, length_control=False)
     >>> sheet.position.position_bias_points.value > 0
     True
     >>> sheet.design_warnings
@@ -339,27 +332,11 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
         if progress is not None:
             progress(f, text)
 
-    if isinstance(source, pd.DataFrame):
-        own = _as_store(source)
-        try:
-            return judge_sheet(
-                own,
-                judge,
-                category=category,
-                rounds=rounds,
-                seed=seed,
-                families=families,
-                length_control=length_control,
-                self_preference_table=self_preference_table,
-                certify_threshold=certify_threshold,
-                progress=progress,
-            )
-        finally:
-            own.close()
     notes: list[str] = []
     if isinstance(source, VerdictCounts):
         counts, store = source, None
-    elif isinstance(source, VerdictStore):
+    else:
+        require_source(source, needs=("counts", "judges", "query"), what="judge_sheet")
         store = source
         judges = store.judges()
         if judge is not None and judge not in judges:
@@ -370,11 +347,6 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
                 "the one to measure; pooling judges would mix their biases."
             )
         counts = store.counts(judge=judge, category=category)
-    else:
-        raise UsageError(
-            "source must be a VerdictStore, a verdict DataFrame or VerdictCounts; "
-            f"got {type(source).__name__}."
-        )
     if counts.n_models < 2 or counts.calls == 0:
         raise DesignError(
             f"judge {judge!r} has no verdict between two different models"
@@ -399,10 +371,11 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
                     (warnings if note in (ONE_JUDGEMENT_NOTE, MIXED_LAYOUT_NOTE) else notes).append(note)
             except ValueError as exc:
                 notes.append(str(exc))
-            from evalcore.calibration.counts import calibration_counts  # calibration imports no judge
+            # calibration imports no judge; the store's own check refuses a source without patterns
+            from evalcore.calibration.counts import CalibrationSource, calibration_counts
 
             cert = certify(
-                calibration_counts(store, judge=judge, category=category),
+                calibration_counts(cast(CalibrationSource, store), judge=judge, category=category),
                 threshold=certify_threshold,
                 judge=judge,
             )

@@ -28,6 +28,10 @@ from evalcore.calibration import (
 )
 from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 from evalcore.store.store import VerdictStore
+from tests.frames import on_store
+
+calibrate = on_store(calibrate)
+calibration_counts = on_store(calibration_counts)
 
 Z = 1.959963984540054
 

@@ -15,6 +15,9 @@ from evalcore.errors import DesignError, UsageError
 from evalcore.ranking.bradley_terry import ELO_SCALE
 from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate, true_human_ratings
 from evalcore.stats.intervals import Z95
+from tests.frames import on_store
+
+ppi_ratings = on_store(ppi_ratings)
 
 STRENGTHS = (1.2, 0.6, 0.0, -0.5, -1.3)
 
@@ -253,3 +256,14 @@ def test_relabelling_models_moves_the_ratings_with_them():
         j = r2.models.index(rename.get(name, name))
         assert (r2.ppi[j].value, r2.ppi[j].low) == pytest.approx((r1.ppi[k].value, r1.ppi[k].low), rel=1e-9)
         assert r2.effective[j] == pytest.approx(r1.effective[k], rel=1e-9)
+
+
+def test_a_frame_is_refused_with_what_to_do():
+    # the analyses read a store and never build one (tests/test_layout.py's floor check)
+    from evalcore.calibration import calibration_counts
+    from evalcore.calibration.ppi import ppi_ratings as bare
+
+    table = simulate(_spec(4)).verdicts
+    for analysis in (bare, calibration_counts):
+        with pytest.raises(UsageError, match=r"VerdictStore\.from_frame"):
+            analysis(table)

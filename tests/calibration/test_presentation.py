@@ -9,6 +9,7 @@ import pytest
 
 from evalcore import quantities as q
 from evalcore.calibration import calibrate, coverage_simulation, size_plan, superiority_gate
+from evalcore.calibration import calibrate as calibrate_store
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
 from evalcore.present import calibration as show
@@ -141,6 +142,10 @@ def test_ppi_words_table_gate_and_certification():
 
     from evalcore.calibration import ppi_gate, ppi_ratings
     from evalcore.judge.certification import certify
+    from tests.frames import on_store
+
+    ppi_ratings = on_store(ppi_ratings)
+    calibrate = on_store(calibrate_store)
     from evalcore.ranking.bradley_terry import win_probability
     from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 

@@ -18,6 +18,9 @@ from evalcore.calibration.counts import SAME_SLICE
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
 from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from tests.frames import on_store
+
+calibrate = on_store(calibrate)
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,9 @@ import pytest
 from evalcore.calibration import calibrate, floor_table
 from evalcore.cli import main
 from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+from tests.frames import on_store
+
+calibrate = on_store(calibrate)
 
 
 @pytest.fixture(scope="module")
@@ -259,7 +262,7 @@ def test_ppi_json_equals_the_library(verdict_file, capsys):
     path, frame = verdict_file
     assert main(["ppi", str(path), "--judge", "good", "--json"]) == 0
     out = _json(capsys)
-    lib = ppi_ratings(frame, judge="good")
+    lib = on_store(ppi_ratings)(frame, judge="good")
     assert out["lambda"] == pytest.approx(lib.lam)
     assert out["n_labelled_pairs"] == lib.n_labelled_pairs
     first = out["models"][0]
@@ -285,7 +288,7 @@ def test_certify_exits_0_when_certified_1_when_not(verdict_file, capsys):
     path, frame = verdict_file
     code = main(["certify", str(path), "--judge", "good", "--threshold", "0.5", "--json"])
     out = _json(capsys)
-    lib = certify_judge(frame, "good", threshold=0.5)
+    lib = on_store(certify_judge)(frame, "good", threshold=0.5)
     assert code == (0 if lib.certified else 1) == 0
     assert out["wins"]["labelled"] == lib.wins.n and out["non_wins"]["agreed"] == lib.non_wins.agreed
     assert main(["certify", str(path), "--judge", "other", "--threshold", "0.99"]) == 1
@@ -301,7 +304,7 @@ def test_gate_on_prediction_powered_ratings(verdict_file, capsys):
     args = ["gate", str(path), "--judge", "good", "--candidate", "sim-alder", "--baseline", "sim-dogwood"]
     assert main([*args, "--ppi", "--json"]) == 0  # the strongest model against the weakest
     out = _json(capsys)
-    lib = ppi_gate(ppi_ratings(frame, judge="good"), "sim-alder", "sim-dogwood")
+    lib = ppi_gate(on_store(ppi_ratings)(frame, judge="good"), "sim-alder", "sim-dogwood")
     assert out["gated_on"] == "prediction-powered" and out["bound"] == pytest.approx(lib.bound)
     assert main([*args, "--ppi", "--corrected"]) == 2
     assert "--ppi and --corrected" in capsys.readouterr().err

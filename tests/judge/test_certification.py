@@ -10,6 +10,9 @@ from evalcore.calibration import CalibrationCounts
 from evalcore.judge.certification import certify, certify_judge, labels_needed
 from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 from evalcore.stats.intervals import wilson_interval
+from tests.frames import on_store
+
+certify_judge = on_store(certify_judge)
 
 
 def _counts(tp: int, n_se: int, tn: int, n_sp: int) -> CalibrationCounts:

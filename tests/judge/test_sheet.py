@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import norm
 
 from evalcore.cli.common import _plain
+from evalcore.errors import UsageError
 from evalcore.judge import (
     best_marks,
     both_orders_counts,
@@ -26,6 +27,7 @@ from evalcore.schema import LEVELS
 from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 from evalcore.store.store import VerdictCounts, VerdictStore, read_verdicts
 from tests.conftest import SHARED
+from tests.frames import on_store
 
 ALPACA = SHARED / "data" / "real" / "alpacaeval2_weighted" / "alpacaeval2_weighted.csv"
 
@@ -390,7 +392,10 @@ def test_judge_sheet_has_every_field_and_is_json(labelled_store):
 
 def test_judge_sheet_from_a_frame_and_from_counts(labelled_store):
     frame = labelled_store.frame()
-    from_frame = judge_sheet(frame, "steady", rounds=0, length_control=False)
+    # the sheet reads a store and never builds one: a frame is refused with what to do
+    with pytest.raises(UsageError, match="VerdictStore.from_frame"):
+        judge_sheet(frame, "steady", rounds=0, length_control=False)
+    from_frame = on_store(judge_sheet)(frame, "steady", rounds=0, length_control=False)
     from_counts = judge_sheet(labelled_store.counts(judge="steady"), "steady", rounds=0)
     assert from_frame.position.position_bias_points.value == pytest.approx(
         from_counts.position.position_bias_points.value

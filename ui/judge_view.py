@@ -1,0 +1,70 @@
+"""The Judge page's result sections, each one call from the page: the order-swap decomposition,
+agreement with humans, the length preference and self-preference. The page picks the judge and
+computes the sheets; these draw one result each (words and tables from
+:mod:`evalcore.present.judge`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import ui as _ui
+from evalcore.plots import judge as plots
+from evalcore.present import judge as show
+from evalcore.present.judge import EXPLAIN
+
+
+def order_swap(sheet, judge: str) -> None:
+    """Slot bias and preference: tiles, then the per-anchor figure and table."""
+    _ui.number_tiles(show.order_metrics(sheet))
+    st.caption(EXPLAIN["order"])
+    by_anchor = sheet.order.by_anchor
+    if len(by_anchor):
+        _ui.chart(plots.order_swap_figure(by_anchor))
+        _ui.table(show.order_swap_display(by_anchor), by_anchor, f"order_swap_{judge}.csv")
+    else:
+        st.info(EXPLAIN["no_order"])
+
+
+def agreement(ag, judge: str) -> None:
+    """Agreement with the human labels: tiles, notes, confusion and compression tables, figure."""
+    _ui.number_tiles(show.agreement_metrics(ag))
+    st.caption(EXPLAIN["agreement"])
+    for note in ag.notes:
+        _ui.info(note)
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Confusion (counts)")
+        _ui.table(ag.confusion_frame(), name=f"confusion_{judge}.csv")
+        st.subheader("Compression table")
+        _ui.table(show.compression_display(ag), ag.compression, f"compression_{judge}.csv")
+    _ui.chart(plots.compression_figure(ag.compression, ag.ceiling_compression), right)
+    st.caption(show.compression_sentence(ag))
+
+
+def length(curve: pd.DataFrame, sheet, judge: str) -> None:
+    """The length preference curve and, when fitted, the length-controlled ranking."""
+    lc = sheet.length
+    if curve.empty:
+        st.info(EXPLAIN["no_length_curve"])
+        return
+    left, right = st.columns(2)
+    _ui.chart(plots.length_curve_figure(curve), left, curve, f"length_curve_{judge}.csv")
+    if lc is not None:
+        _ui.chart(plots.rank_change_figure(lc.table), right)
+    st.caption(EXPLAIN["length"])
+    if lc is not None:
+        _ui.number_tiles(show.length_metrics(sheet))
+        _ui.table(show.length_display(lc.table), lc.table, f"length_controlled_{judge}.csv")
+
+
+def self_preference(sheets: dict, *, n_judges: int, has_families: bool) -> None:
+    """Each judge's preference for its own model family, or why it cannot be measured."""
+    problem = show.self_preference_problem(sheets, n_judges=n_judges, has_families=has_families)
+    if problem:
+        st.info(problem)
+        return
+    frame = show.self_preference_rows(sheets)
+    _ui.chart(plots.self_preference_figure(frame))
+    _ui.table(show.self_preference_display(frame), frame, "self_preference.csv")
+    st.caption(EXPLAIN["self_preference"])

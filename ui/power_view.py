@@ -1,0 +1,52 @@
+"""The Power page's result sections, each one call from the page: the sample-size plan, the
+simulated power curve and the dataset's detectable edges. The page picks the settings and
+computes; these draw one result each (words and tables from :mod:`evalcore.present.power`)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui as _ui
+from evalcore.plots import power as figures
+from evalcore.present import power as pv
+
+
+def plan(result, *, anchor: str | None, informativeness: float) -> None:
+    """The answer to "how many instructions": sentence, table, caption, notes and the figure."""
+    if answer := pv.answer_sentence(result, anchor):
+        st.success(answer)
+    _ui.table(pv.sample_size_table(result), result.table, "sign_test_sample_sizes.csv", "dl_pw_plan")
+    st.caption(pv.sample_size_caption(result))
+    for note in result.notes:
+        _ui.caption(note)
+    if len(result.table) > 1:
+        _ui.chart(
+            figures.sample_size_figure(result.table, informativeness=informativeness), key="pw_plan_fig"
+        )
+
+
+def curve(result, *, largest: int, label: str, chosen, anchor: str) -> None:
+    """The simulated power curve and the difference distributions it was drawn from."""
+    _ui.tiles(pv.curve_metrics(result, largest))
+    _ui.chart(figures.power_curve_figure(result), key="pw_curve_fig")
+    _ui.caption(pv.curve_caption(result, label))
+    _ui.download_csv(result.frame, "power_curve.csv", key="dl_pw_curve")
+    title = pv.difference_title(chosen, anchor)
+    _ui.chart(figures.difference_figure(chosen, title=title), key="pw_diff_fig")
+    with st.expander("The distributions used"):
+        name = "difference_distributions.csv"
+        _ui.table(pv.distributions_table(chosen), chosen.table, name, "dl_pw_dists")
+        st.caption(pv.DISTRIBUTIONS_NOTE)
+
+
+def detection(result, judge: str) -> None:
+    """What this dataset can detect: tiles, the top pair in words, notes, figure, table, caption."""
+    _ui.tiles(pv.detectable_metrics(result))
+    if (top := pv.top_pair_sentence(result)) is not None:
+        (st.success if top[0] == "success" else st.warning)(_ui.md(top[1]))
+    for note in result.notes:
+        _ui.info(note)
+    if result.n_pairs:
+        _ui.chart(figures.detectable_edges_figure(result), key="pw_detect_fig")
+        _ui.table(pv.detectable_table(result), result.table, f"detectable_edges_{judge}.csv", "dl_pw_detect")
+    st.caption(pv.detectable_caption(result))
