@@ -1093,7 +1093,30 @@ _ENTRIES = (
         "Counted; lower 95% Wilson bound against the threshold.",
         _WILSON,
         "a table without human labels",
+    ),
+    _q(
+        "judge_win_sensitivity",
+        "Share of human wins the judge also calls a win",
+        "Over every labelled call of the judge: the human wins (slot A's view) the judge also calls "
+        "a win, as a share of the human wins (its sensitivity).",
+        "percent",
+        "percent",
+        "Proportion with a 95% Wilson interval.",
+        _WILSON,
+        "a table without human labels",
         json_keys=("agreement_on_wins",),
+    ),
+    _q(
+        "judge_non_win_specificity",
+        "Share of human ties and losses the judge also calls a tie or loss",
+        "Over every labelled call of the judge: the human ties and losses the judge also calls a "
+        "tie or loss, as a share of them (its specificity).",
+        "percent",
+        "percent",
+        "Proportion with a 95% Wilson interval.",
+        _WILSON,
+        "a table without human labels",
+        json_keys=("agreement_on_non_wins",),
     ),
     _q(
         "ppi_rating",
@@ -1176,7 +1199,7 @@ _ENTRIES = (
         "Minimises the interval's variance under the budget: calls in proportion to the spread of "
         "the judge's scores divided by the square root of a call's price.",
         _PPI_2023,
-        json_keys=("calls",),
+        json_keys=("calls_to_buy",),
     ),
     _q(
         "budget_labels",
@@ -1188,7 +1211,7 @@ _ENTRIES = (
         "of a label's price (Neyman allocation of the prediction-powered variance).",
         _PPI_2023,
         "a table without human labels",
-        json_keys=("labels",),
+        json_keys=("labels_to_buy",),
     ),
     _q(
         "planned_width",
@@ -1547,7 +1570,6 @@ DETAIL_JSON_KEYS = frozenset(
         "category_gap",
         "detection_level",
         "pairs_tested",
-        "agreement_on_non_wins",
         "apparent",
         "both_orders_fraction",
         "both_orders_share",

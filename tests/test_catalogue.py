@@ -140,13 +140,20 @@ def _chart_titles(at) -> list[str]:
     return [t for t in titles if t]
 
 
-def _report_text(tmp_path: Path) -> str:
+def _report_html(tmp_path: Path) -> str:
     out = tmp_path / "report.html"
     # the judge the app opens the demo on: the default judge of every face (tests/test_default_judge.py)
     demo = ROOT / "data" / "demo_all_pairs.parquet"
-    assert main(["report", str(demo), "--judge", "sim-judge-steady", "-o", str(out)]) == 0
-    text = re.sub(r"<(style|script)\b.*?</\1>", " ", out.read_text(encoding="utf-8"), flags=re.S)
-    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text)))
+    # ...and the human ranking the app opens the demo with
+    human = ROOT / "data" / "demo_human_ranking.csv"
+    args = ["report", str(demo), "--judge", "sim-judge-steady", "--human-ranking", str(human)]
+    assert main([*args, "-o", str(out)]) == 0
+    return out.read_text(encoding="utf-8")
+
+
+def _plain(html: str) -> str:
+    text = re.sub(r"<(style|script)\b.*?</\1>", " ", html, flags=re.S)
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))).strip()
 
 
 @pytest.fixture(scope="module")
@@ -169,6 +176,12 @@ def walk(tmp_path_factory):
                 for kind in ("markdown", "caption", "info", "warning", "success", "error")
                 for e in getattr(at, kind)
             ],
+            # the boxed notes a reader is told once: (kind, text)
+            "alerts": [
+                (kind, _clean(e.value))
+                for kind in ("info", "warning", "success", "error")
+                for e in getattr(at, kind)
+            ],
             "headings": [
                 _clean(e.value) for kind in ("title", "header", "subheader") for e in getattr(at, kind)
             ]
@@ -181,10 +194,13 @@ def walk(tmp_path_factory):
             + [_clean(e.label) for e in at.expander]
             + [_clean(e.label) for e in at.tabs],
         }
+    html = _report_html(tmp_path_factory.mktemp("r"))
     seen["report"] = {
+        "html": html,
+        "alerts": [],
         "tiles": [],
         "headers": [],
-        "text": [_report_text(tmp_path_factory.mktemp("r"))],
+        "text": [_plain(html)],
         "headings": [],
         "openers": [],
     }
@@ -227,6 +243,14 @@ def test_every_entry_is_complete_and_names_are_unique():
     # the four "how often A beats B" are four entries with four names
     four = ("predicted_preference", "head_to_head_win_rate", "printed_win_rate", "differing_share_won")
     assert len({q.name(i) for i in four}) == 4
+    # ...and a --json key carries one quantity: "calls" once meant every call of the table on one
+    # face and the calls a budget buys on another
+    owners: dict[str, list[str]] = defaultdict(list)
+    for entry in q.CATALOGUE.values():
+        for key in (*entry.json_keys, entry.id):
+            owners[key].append(entry.id)
+    shared = {key: ids for key, ids in owners.items() if len(set(ids)) > 1}
+    assert not shared, f"a --json key that stands for two quantities: {shared}"
 
 
 def test_format_writes_each_unit_once():
@@ -312,8 +336,17 @@ def placed(key: str, *, listed: frozenset[str] = frozenset()) -> bool:
     catalogue id or ``--json`` key, a listed structural or detail key (an interval's ``_low`` /
     ``_high`` go with their quantity), or in ``listed``."""
     known = set(q.json_key_ids()) | set(q.CATALOGUE) | q.STRUCTURAL_JSON_KEYS | q.DETAIL_JSON_KEYS
-    base = re.sub(r"_(low|high)$", "", key)
-    return key in known or base in known or q.lookup(key) is not None or key in listed
+    # a heading the faces put in words ("Rating gap") is placed as its key (rating_gap)
+    snake = key.strip().casefold().replace(" ", "_").replace("-", "_")
+    base = re.sub(r"_(low|high)$", "", snake)
+    folded = {k.casefold() for k in listed}
+    return (
+        key in known
+        or snake in known
+        or base in known
+        or q.lookup(key) is not None
+        or key.casefold() in folded
+    )
 
 
 def unplaced(keys, *, listed: frozenset[str] = frozenset()) -> set[str]:
@@ -485,3 +518,64 @@ def test_every_see_pointer_on_screen_resolves_to_something_a_user_can_open(walk)
                 if not ok:
                     unresolved.append(f"{page}: {found[0]!r}")
     assert unresolved == []
+
+
+def test_a_json_key_and_its_sheet_row_carry_the_same_unit():
+    # The judge sheet writes each figure in one format; the catalogue entry its --json key maps
+    # to must be of the same kind, or one name would stand for a count on one face and a share
+    # on another (agreement on human wins once mapped to the count of agreeing calls).
+    from evalcore.present.judge import SHEET_FIGURES
+
+    ids = q.json_key_ids()
+    kinds = {"pct1": {"percent"}, "int": {"count", "int"}}
+    checked = 0
+    for key, (_heading, fmt) in SHEET_FIGURES.items():
+        if key not in ids or fmt not in kinds:
+            continue
+        entry = q.quantity(ids[key])
+        assert entry.fmt in kinds[fmt], f"{key}: sheet writes {fmt}, catalogue {entry.id} is {entry.fmt}"
+        checked += 1
+    assert checked >= 8
+
+
+@pytest.mark.app
+def test_each_page_prints_a_warning_once(walk):
+    # Two sections that each guard the same condition would print the same box twice; a reader
+    # skims the second as a new problem.
+    for page, seen in walk.items():
+        counts: dict[tuple[str, str], int] = defaultdict(int)
+        for alert in seen["alerts"]:
+            counts[alert] += 1
+        twice = {text[:80]: n for (_kind, text), n in counts.items() if n > 1}
+        assert not twice, f"{page} prints the same note more than once: {twice}"
+    assert sum(len(seen["alerts"]) for seen in walk.values()) >= 5  # the notes were collected
+
+
+def _markdown_plain(text: str) -> str:
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links keep their words
+    text = re.sub(r"[*_`]", "", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.mark.app
+def test_the_report_claims_nothing_the_overview_does_not_show(walk):
+    # The report's headline findings and tiles are the Overview's, word for word and number for
+    # number: a stakeholder who opens the app after the file sees the same claims.
+    html = walk["report"]["html"]
+    cards = re.findall(
+        r'<div class="finding [^"]*" id="finding-[^"]*"><h3>(.*?)</h3><p>(.*?)</p>', html, re.S
+    )
+    tiles = re.findall(
+        r'<div class="tile"><div class="label">(.*?)</div><div class="value">(.*?)</div>', html, re.S
+    )
+    assert len(cards) >= 4 and len(tiles) >= 4  # the report's findings were found
+    overview = walk["pages/overview.py"]
+    shown = _markdown_plain(" ".join(overview["text"]))
+    for title, paragraph in cards:
+        for claim in (_plain(title), _plain(paragraph)):
+            assert _markdown_plain(claim) in shown, (
+                f"the report claims what the Overview does not show: {claim!r}"
+            )
+    overview_tiles = {(label, value) for label, value, _note in overview["tiles"]}
+    for label, value in tiles:
+        assert (_plain(label), _plain(value)) in overview_tiles, (label, value)

@@ -1,5 +1,5 @@
 """One default judge for every face (issue 23, item 7): the library's rule
-(:func:`evalcore.judge.choice.publishing_judge`) picks it, and the app, the commands and the
+(:func:`evalcore.judge_choice.publishing_judge`) picks it, and the app, the commands and the
 report (through the analyses) all start on it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from evalcore.cli import main
 from evalcore.findings import run_analyses
-from evalcore.judge.choice import publishing_judge
+from evalcore.judge_choice import publishing_judge
 from evalcore.store.store import VerdictStore
 from tests.conftest import DEMO, open_page
 
@@ -87,7 +87,7 @@ def test_the_app_picks_it(demo_choice):
 def test_the_share_is_the_both_orders_pairing(small_demo_store):
     """The rule's share, computed without the judge package, equals the both-orders pairing's."""
     from evalcore.judge.both_orders import paired_verdicts
-    from evalcore.judge.choice import SAME_WINNER, same_winner_share
+    from evalcore.judge_choice import SAME_WINNER, same_winner_share
 
     for judge in small_demo_store.judges():
         counts = small_demo_store.counts(judge=judge)

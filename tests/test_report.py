@@ -405,3 +405,19 @@ def test_report_line_on_several_judges(built):
     assert analyses.judge_pooling is not None
     assert esc(f"Several judges: {pooled.sentence()}") in document
     assert "sim-judge " in pooled.sentence() and "sim-other " in pooled.sentence()
+
+
+def test_a_written_table_is_not_written_twice():
+    # catalogue_table writes "1,473"; the HTML table must not read it back as a rating (it once
+    # showed every rating above 999 and every count above 999 as missing)
+    import pandas as pd
+
+    from evalcore.present.display import catalogue_table
+    from evalcore.report.html import html_table
+
+    frame = pd.DataFrame({"rating": [1472.9, 922.4], "battles": [1500, 12], "win_rate": [0.9257, 0.5]})
+    written = html_table(catalogue_table(frame, ["rating", ("battles", "battles", "int"), "win_rate"]))
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", written)
+    assert cells[:2] == ["1,473", "1,500"] and cells[2].endswith("%") and "—" not in cells
+    raw = html_table(frame)  # raw numbers still get the catalogue's format
+    assert ">1,473<" in raw

@@ -28,20 +28,52 @@ INTRO = (
 def budget_section(store, judge: str | None, models: list[str], *, key: str = "budget") -> None:
     """Budget and prices → the plan, its width, and which slot order to label first."""
     st.subheader("Spend a budget")
-    with st.expander("How the plan is made"):
-        st.markdown(INTRO)
+    st.caption(INTRO)
+    # every control changes the plan's numbers, so each is kept in the link (prefixed by the
+    # section's key: the Calibration page has its own)
     c1, c2, c3 = st.columns(3)
-    a = c1.selectbox("First model", models, index=0, key=f"{key}_a")
-    b = c2.selectbox("Second model", [m for m in models if m != a], index=0, key=f"{key}_b")
-    quantity = c3.selectbox(
-        "Interval on", list(QUANTITIES), format_func=QUANTITIES.get, key=f"{key}_quantity"
+    a = _ui.linked_choice(c1.selectbox, "First model", models, param=f"{key}_a", key=f"{key}_a")
+    b = _ui.linked_choice(
+        c2.selectbox, "Second model", [m for m in models if m != a], param=f"{key}_b", key=f"{key}_b"
+    )
+    quantity = _ui.linked_choice(
+        c3.selectbox,
+        "Interval on",
+        list(QUANTITIES),
+        param=f"{key}_on",
+        key=f"{key}_quantity",
+        format_func=QUANTITIES.get,
     )
     m1, m2, m3 = st.columns(3)
-    budget = m1.number_input("Budget", min_value=0.01, value=100.0, step=10.0, key=f"{key}_amount")
-    per_call = m2.number_input(
-        "Price per judge call", min_value=0.0001, value=0.01, format="%.4f", key=f"{key}_call"
+    budget = _ui.linked_input(
+        m1.number_input,
+        param=f"{key}_amount",
+        key=f"{key}_amount",
+        label="Budget",
+        min_value=0.01,
+        max_value=1e15,
+        value=100.0,
+        step=10.0,
     )
-    per_label = m3.number_input("Price per human label", min_value=0.0, value=0.5, key=f"{key}_label")
+    per_call = _ui.linked_input(
+        m2.number_input,
+        param=f"{key}_call",
+        key=f"{key}_call",
+        label="Price per judge call",
+        min_value=0.0001,
+        max_value=1e9,
+        value=0.01,
+        format="%.4f",
+    )
+    per_label = _ui.linked_input(
+        m3.number_input,
+        param=f"{key}_label",
+        key=f"{key}_label",
+        label="Price per human label",
+        min_value=0.0,
+        max_value=1e9,
+        value=0.5,
+    )
     try:
         plan = _ui.memo(
             (f"{key}_plan", judge, a, b, quantity, budget, per_call, per_label),

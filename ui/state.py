@@ -49,7 +49,7 @@ DEMO_DATASETS: dict[str, tuple[Path, Path | None]] = {
 }
 DEFAULT_DEMO = next(iter(DEMO_DATASETS))
 #: The judge the all-pairs demo opens on, as the library's one default-judge rule
-#: (:func:`evalcore.judge.choice.publishing_judge`) picks it: its steady judge, not the
+#: (:func:`evalcore.judge_choice.publishing_judge`) picks it: its steady judge, not the
 #: alphabetically first (the deliberately faulty first-slot judge). Tests read it; the app asks
 #: the rule (:func:`default_judge`), never this table.
 DEMO_JUDGE: dict[str, str] = {DEFAULT_DEMO: "sim-judge-steady"}
@@ -57,7 +57,7 @@ DEMO_JUDGE: dict[str, str] = {DEFAULT_DEMO: "sim-judge-steady"}
 
 def default_choice(store: VerdictStore):
     """The library's default judge for the loaded data, with its reason in words (memoised)."""
-    from evalcore.judge.choice import publishing_judge
+    from evalcore.judge_choice import publishing_judge
 
     return memo(("default_judge",), lambda: publishing_judge(store))
 

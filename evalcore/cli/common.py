@@ -95,7 +95,7 @@ def pick_category(store: VerdictStore, category: str | None) -> str | None:
 def pick_judge(store: VerdictStore, judge: str | None) -> str:
     judges = store.judges()
     if judge is None:
-        from evalcore.judge.choice import publishing_judge
+        from evalcore.judge_choice import publishing_judge
 
         choice = publishing_judge(store)  # the app's and the report's default too
         if len(judges) > 1:
@@ -190,6 +190,8 @@ def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
             values = values.map(lambda v, qid=qid: q.format(qid, v))
         elif pd.api.types.is_integer_dtype(values.dtype):
             values = values.map(lambda v: f"{v:,}")
+        if values.dtype == object:  # a missing value reads as a dash, as on the pages
+            values = values.map(lambda v: "—" if v is None or v is pd.NA else v)
         shown[heading] = values
     with pd.option_context(
         "display.max_rows",
@@ -201,7 +203,7 @@ def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
         "display.float_format",
         floatfmt.format,
     ):
-        print(shown.to_string(index=False))
+        print(shown.to_string(index=False, na_rep="—"))
 
 
 def print_metrics(table: pd.DataFrame) -> None:
@@ -326,6 +328,7 @@ def option_ranges() -> dict[str, Range]:
         "max_drop": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
         "exhaustive": Range(0, 1_000_000, whole=True, unit="refits"),
         "tuned_for": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
+        "min_verdicts": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
         "budget": Range(0.0, 1e15, low_open=True, unit="money"),
         "price_per_call": Range(0.0, 1e9, low_open=True, unit="money"),
         "price_per_label": Range(0.0, 1e9, unit="money"),

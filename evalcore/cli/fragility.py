@@ -65,7 +65,7 @@ def run_fragility(args: argparse.Namespace) -> int:
 
         print(f"note: {CALL_LIST_NOTE}", file=sys.stderr)
     table = result.table()
-    table["share"] = [None if pd.isna(v) else f"{100 * v:.3g}%" for v in table["share"]]
+    table["share"] = ["—" if pd.isna(v) else f"{100 * v:.3g}%" for v in table["share"]]
     table["n_drop"] = [("none found" if pd.isna(v) else str(int(v))) for v in table["n_drop"]]
     print_table(table.drop(columns=["first_order_flips"]), floatfmt="{:.1f}")
     lead = result.lead

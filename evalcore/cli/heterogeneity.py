@@ -42,12 +42,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_heterogeneity(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
-
-    if not 0 < args.alpha < 1:
-        raise UsageError(f"--alpha {args.alpha}: give a level between 0 and 1, e.g. 0.05")
-    if args.min_verdicts < 1:
-        raise UsageError(f"--min-verdicts {args.min_verdicts}: give a positive number, e.g. 30")
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
     result = store_heterogeneity(store, judge=judge, alpha=args.alpha, min_verdicts=args.min_verdicts)

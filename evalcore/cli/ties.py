@@ -1,6 +1,7 @@
 """``ties``: tie structure of a pairwise judge, or of a pointwise score table.
 
-Reference: "The Format is the Filter: Scoring Format Fixes What an LLM Judge Can Express" (2025).
+Reference: Gondara, Novikova, Suresh, Ji & Pradeep, "The Format is the Filter: Scoring Format
+Fixes What an LLM Judge Can Express" (2025).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from evalcore.ties import (
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "ties",
-        help="tie structure: level distribution, tie probability, D1/D2, top-tied share T, "
-        "tau-a/tau-b/top-1 against a reference ('The Format is the Filter')",
+        help="tie structure: how the verdicts spread over the levels, the same-level chance, the "
+        "effective number of levels, the share of instructions with a tied top, and agreement with "
+        "a reference (Gondara et al. 2025)",
     )
     add_selection_arguments(p, category_help="only rows of this category (verdict tables)")
     p.add_argument(
@@ -114,7 +116,9 @@ def run_ties(args: argparse.Namespace) -> int:
         )
         return 0
     print(f"judge {judge}: {result.n_calls:,} calls; within-instruction score: {args.score}")
-    print_table(result.level_table())
+    levels = result.level_table()
+    levels["share"] = [f"{100 * v:.1f}%" for v in levels["share"]]  # a share reads as a percentage
+    print_table(levels)
     stats = result.stats
     # the app's names and formats (the catalogue), never the paper's symbols
     said = (

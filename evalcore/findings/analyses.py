@@ -151,7 +151,7 @@ def run_analyses(
 ) -> Analyses:
     """Run every analysis the headline findings and the report need, for one judge.
 
-    ``judge=None`` takes the default judge (:func:`evalcore.judge.choice.publishing_judge`). ``rounds`` bounds the leaderboard bootstrap (1,000
+    ``judge=None`` takes the default judge (:func:`evalcore.judge_choice.publishing_judge`). ``rounds`` bounds the leaderboard bootstrap (1,000
     rounds take under a second on the 20-model demo); the judge sheet uses at most
     :data:`JUDGE_ROUNDS`. ``cache`` lets a page reuse results it already holds: the keys
     ``("summary",)``, ``("counts", judge, None, False)`` and
@@ -171,7 +171,7 @@ def run_analyses(
     if not judges:
         raise ValueError("No verdicts are loaded: load a verdict table first.")
     if judge is None:  # the default judge of every face (the app, the commands, the report)
-        from evalcore.judge.choice import publishing_judge
+        from evalcore.judge_choice import publishing_judge
 
         judge = publishing_judge(store).judge
     if judge not in judges:

@@ -98,11 +98,9 @@ def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
     same rule as :func:`evalcore.schema.parse_verdicts`; a column with very many distinct values
     is mapped in SQL instead.
     """
-    import pandas as pd
-
     table = f"vl_map_{column}"
     distinct = one_row(cur.execute(f"SELECT count(DISTINCT {column}) FROM vl_text"))[0]
-    if distinct <= 100_000:
+    if distinct <= 1_000:
         values = [
             r[0]
             for r in cur.execute(
@@ -113,17 +111,13 @@ def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
         for value in values:
             level = _label_to_level(normalise_label(value))
             levels.append(99 if level is None else (None if np.isnan(level) else int(level)))
-        frame = pd.DataFrame(
-            {"label": pd.Series(values, dtype=object), "level": pd.array(levels, dtype="Int8")}
-        )
-        cur.register("vl_incoming_map", frame)
-        try:
-            cur.execute(
-                f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "
-                "CAST(level AS TINYINT) AS level FROM vl_incoming_map"
-            )
-        finally:
-            cur.unregister("vl_incoming_map")
+        # bound as parameters (the labels are the user's text); no pandas frame, so that light
+        # commands (rank --json) never import pandas
+        cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} (label VARCHAR, level TINYINT)")
+        for start in range(0, len(values), 200):
+            chunk = list(zip(values[start : start + 200], levels[start : start + 200], strict=True))
+            rows = ", ".join("(CAST(? AS VARCHAR), CAST(? AS TINYINT))" for _ in chunk)
+            cur.execute(f"INSERT INTO {table} VALUES {rows}", [x for pair in chunk for x in pair])
     else:
         cur.execute(
             f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT label, "

@@ -102,8 +102,11 @@ def html_table(
     # the app's names and formats (the catalogue): a key such as "observed_edge" is headed
     # "Observed edge" and, without a formatter of its own, written as a percentage
     named = [quantities.heading(c) for c in frame.columns]
-    for (_, qid), column, n in zip(named, frame.columns, numeric, strict=True):
-        if qid is not None and n and column not in formats:
+    for (_, qid), column in zip(named, frame.columns, strict=True):
+        # only raw numbers: a column the display builder already wrote ("1,473") is text, and
+        # reading it back as a number would lose it
+        raw = pd.api.types.is_numeric_dtype(frame[column]) and not pd.api.types.is_bool_dtype(frame[column])
+        if qid is not None and raw and column not in formats:
             formats = {**formats, column: partial(quantities.format, qid)}
     head = "".join(f"<th{a}>{esc(h)}</th>" for (h, _), a in zip(named, align, strict=True))
     rows = []

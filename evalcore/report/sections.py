@@ -169,9 +169,9 @@ def anchors_section(analyses: Analyses) -> str:
         [
             ("anchor", "anchor", None),
             ("position", "position", None),
-            ("tau_quadratic", f"tau-{sweep.tau} vs all-pairs", "num3"),
-            ("tau_human", f"tau-{sweep.tau} vs human", "num3"),
-            ("informativeness", "informativeness", "pct1"),
+            ("tau_quadratic", "tau_all_pairs"),
+            ("tau_human", "tau_humans"),
+            "informativeness",
             ("calls", "calls", "int"),
             ("no_model_wins_share", "no model beats it", "pct1"),
         ],

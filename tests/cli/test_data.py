@@ -135,7 +135,7 @@ def test_the_judge_chosen_for_you_is_named_on_stderr(table_file, capsys):
     """Issue 25, item 8: with several judges and no --judge, the command says which it used."""
     assert main(["rank", str(table_file), "--bootstrap", "0", "--json"]) == 0
     captured = capsys.readouterr()
-    from evalcore.judge.choice import publishing_judge
+    from evalcore.judge_choice import publishing_judge
     from evalcore.store.store import VerdictStore
 
     store = VerdictStore()

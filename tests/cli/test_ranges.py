@@ -42,6 +42,8 @@ BAD = [
     ("certify FILE --threshold 7", "--threshold"),
     ("monitor FILE --alpha 2", "--alpha"),
     ("monitor FILE --tuned-for 0", "--tuned-for"),
+    ("heterogeneity FILE --min-verdicts 0", "--min-verdicts"),
+    ("heterogeneity FILE --alpha 1", "--alpha"),
     ("budget FILE --a x --b y --budget -5 --price-per-call 0.1", "--budget"),
     ("budget FILE --a x --b y --budget 5 --price-per-call nan", "--price-per-call"),
 ]

@@ -75,7 +75,7 @@ def test_writes_the_report_and_prints_the_findings(files, capsys):
     )
     for finding in findings.findings:
         assert f"- {finding.title}: {finding.text}" in printed
-    assert 'id="anchor-table"' in document and "tau-b vs human" in document
+    assert 'id="anchor-table"' in document and ">Agreement with the human ranking<" in document
     assert 'id="judges-table"' in document  # both judges' sheets, by default
 
 

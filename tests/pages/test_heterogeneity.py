@@ -26,7 +26,8 @@ def test_leaderboard_section_says_the_library_sentence(demo_store):
     expected = store_heterogeneity(demo_store, judge=judge)
     assert not expected.reversals  # the demo's categories are random labels
     assert any(expected.sentence().split(" (")[0] in t for t in _texts(at))
-    shown = at.dataframe[1].value  # after the leaderboard: the per-category tests
+    # the per-category tests: the table headed by the category
+    shown = next(d.value for d in at.dataframe if "Category" in d.value.columns)
     assert shown["Category"].tolist() == list(expected.categories)
     stability = split_half_stability(demo_store.counts(judge=judge))
     assert any(c.value.startswith("Stability: " + stability.sentence()) for c in at.caption)

@@ -406,7 +406,7 @@ def test_cli_json_agrees_with_the_library(table_file, small_store, capsys):
 def test_cli_table_and_category(table_file, capsys):
     assert _run(["fragility", str(table_file), "--category", "x", "--pairs", "adjacent"]) == 0
     text = capsys.readouterr().out
-    assert "The lead of" in text and "ahead" in text
+    assert "The lead of" in text and "Ahead" in text and "None" not in text
 
 
 @pytest.mark.parametrize(

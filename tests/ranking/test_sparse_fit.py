@@ -211,6 +211,7 @@ def test_a_resample_with_an_absent_model_and_an_undefeated_one_gets_the_prior(de
 def test_prediction_powered_ratings_are_the_same_with_either_solver(dense):
     from evalcore.calibration.ppi import ppi_ratings
     from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+    from tests.frames import on_store
 
     for design in ("all_pairs", "anchor"):
         extra = {"design": "anchor", "anchor": "sim-cedar", "anchor_slot": "b"} if design == "anchor" else {}
@@ -227,7 +228,7 @@ def test_prediction_powered_ratings_are_the_same_with_either_solver(dense):
         out = {}
         for kind in ("dense", "sparse"):
             dense(kind)
-            r = ppi_ratings(table)
+            r = on_store(ppi_ratings)(table)
             out[kind] = np.array(
                 [[e.value, e.low, e.high] for e in (*r.ppi, *r.human, *r.judge_only)], dtype=float
             )

@@ -635,7 +635,7 @@ def test_cli_ties_verdicts_json(tmp_path, capsys):
     assert out["structure"]["distinct"] == 3 and out["human_labels"]["reference_kind"] == "human labels"
     assert main(["ties", str(path)]) == 0
     text = capsys.readouterr().out
-    assert "tie probability" in text and "human labels" in text
+    assert "Same-level chance" in text and "human labels" in text and "Judge calls to buy" not in text
     store.close()
 
 

@@ -5,6 +5,9 @@ judge, :func:`publishing_judge`'s: the judge whose two answer orders most often 
 winner. A judge that leans on the first slot flips its winner when the answers swap places, and
 a judge that answers "tie" whenever unsure gives few decisions at all; both score low, while the
 alphabetically first judge (which the faces used to take) may be either.
+
+It sits beside the packages rather than in :mod:`evalcore.judge`: every command calls it, and
+importing that package loads the whole spec sheet (and pandas), which ``rank --json`` avoids.
 """
 
 from __future__ import annotations
