@@ -541,13 +541,22 @@ def self_preference_problem(
 def judge_warnings(sheets: Mapping[str, JudgeSheet | str]) -> list[str]:
     """Every judge's problem as ``"judge: sentence"``: why it has no sheet, then each design
     condition that leaves one of its figures unidentified."""
-    out = [f"{name}: {sheet}" for name, sheet in sheets.items() if isinstance(sheet, str)]
-    out += [
-        f"{name}: {warning}"
-        for name, sheet in sheets.items()
-        if not isinstance(sheet, str)
-        for warning in sheet.design_warnings
-    ]
+    # a condition of the table (not of one judge) would otherwise be said once per judge: each
+    # sentence is said once, naming every judge it concerns
+    who: dict[str, list[str]] = {}
+    for name, sheet in sheets.items():  # why a judge has no sheet comes first
+        if isinstance(sheet, str):
+            who.setdefault(sheet, []).append(name)
+    for name, sheet in sheets.items():
+        for sentence in [] if isinstance(sheet, str) else sheet.design_warnings:
+            who.setdefault(sentence, []).append(name)
+    out = []
+    for sentence, names in who.items():
+        if len(names) == len(sheets) > 1:
+            lead = "Every judge" if len(names) > 2 else f"{names[0]} and {names[1]}"
+        else:
+            lead = ", ".join(names)
+        out.append(f"{lead}: {sentence}")
     return out
 
 

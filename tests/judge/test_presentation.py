@@ -253,3 +253,15 @@ def test_both_orders_agreement_is_the_libraries_with_capped_rounds(labelled):
     want = human_agreement(labelled_rows(store, "first"), both_orders=True, rounds=1000, seed=3)
     assert got.both_orders and got.n == want.n
     assert (got.agreement.low, got.agreement.high) == (want.agreement.low, want.agreement.high)
+
+
+def test_a_condition_of_the_table_is_said_once_for_every_judge():
+    class Sheet:  # only what judge_warnings reads
+        def __init__(self, *warnings):
+            self.design_warnings = list(warnings)
+
+    mixed = "Some pairs carry the same human label on both orders."
+    sheets = {"a": Sheet(mixed), "b": Sheet(mixed, "b only."), "c": Sheet(mixed)}
+    assert show.judge_warnings(sheets) == [f"Every judge: {mixed}", "b: b only."]
+    assert show.judge_warnings({"a": Sheet(mixed), "b": Sheet(mixed)}) == [f"a and b: {mixed}"]
+    assert show.judge_warnings({"a": Sheet(mixed), "b": Sheet()}) == [f"a: {mixed}"]
