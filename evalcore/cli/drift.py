@@ -41,7 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_drift(args: argparse.Namespace) -> int:
-    from evalcore.ranking.over_time import NoTimesError, judge_drift, rating_windows
+    from evalcore.ranking.judge_drift import judge_drift
+    from evalcore.ranking.judging_times import NoTimesError
+    from evalcore.ranking.over_time import rating_windows
 
     sel = select(args, text=True)  # judged_at is kept with the text
     try:

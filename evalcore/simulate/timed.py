@@ -12,7 +12,7 @@ cuts it into the 5-level scale with a tie band of width ``tie_width + tie_driftÂ
 ``gains`` improves linearly by its gain over the period; ``slot_drift`` and ``tie_drift`` plant a
 judge whose slot preference or tie habit shifts. With all three at zero the repeated calls of an
 item are exchangeable in time, which is the null hypothesis of the drift test
-(:func:`evalcore.ranking.over_time.judge_drift`).
+(:func:`evalcore.ranking.judge_drift.judge_drift`).
 """
 
 from __future__ import annotations

@@ -13,17 +13,10 @@ import pytest
 
 from evalcore.cli import main
 from evalcore.errors import DesignError
+from evalcore.ranking.judge_drift import judge_drift, paired_drift_test
+from evalcore.ranking.judging_times import NoTimesError, end_of, parse_times
 from evalcore.ranking.leaderboard import leaderboard
-from evalcore.ranking.over_time import (
-    NoTimesError,
-    as_of_leaderboard,
-    end_of,
-    judge_drift,
-    paired_drift_test,
-    parse_times,
-    rating_windows,
-    window_edges,
-)
+from evalcore.ranking.over_time import as_of_leaderboard, rating_windows, window_edges
 from evalcore.simulate.timed import TimedSpec, simulate_timed
 from evalcore.store.store import VerdictStore
 from tests.test_catalogue import _keys, unplaced
