@@ -11,7 +11,7 @@ from evalcore import quantities as q
 from evalcore.errors import DesignError
 from evalcore.ranking.judge_drift import judge_drift
 from evalcore.ranking.judging_times import has_times, judging_days
-from evalcore.ranking.over_time import as_of_leaderboard, rating_windows
+from evalcore.ranking.over_time import WINDOW_ROUNDS, as_of_leaderboard, rating_windows
 from evalcore.store.store import VerdictStore
 from ui.messages import caption, info, warning
 from ui.state import memo
@@ -27,8 +27,9 @@ METHOD = (
     "likely, which random sign flips of whole items test (Good, Permutation, Parametric, and "
     "Bootstrap Tests of Hypotheses, 2005)."
 )
-#: Bootstrap rounds behind the section's intervals (a section, not the main table: quick).
-ROUNDS = 200
+#: Bootstrap rounds behind the section's intervals (a section, not the main table: quick; the
+#: windows' default, so the report's line and this section are one computation).
+ROUNDS = WINDOW_ROUNDS
 
 
 def _board_frame(result) -> pd.DataFrame:
@@ -91,7 +92,7 @@ def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
     try:
         windows = memo(
             ("time_windows", judge, category),
-            lambda: rating_windows(store, judge=judge, category=category, rounds=ROUNDS),
+            lambda: rating_windows(store, judge=judge, category=category),
         )
         (warning if windows.moved else info)(windows.sentence())
         with st.expander(q.name("window_rating") + ", every model and window"):
