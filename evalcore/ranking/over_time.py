@@ -292,12 +292,23 @@ def _num(v: float) -> float | None:
 
 
 def window_label(start: float, end: float) -> str:
-    """A window's span in words: ``March 2024`` within one month, else ``2024-03-01 to 2024-04-12``."""
+    """A window's span in words: ``March 2024`` for (about) a whole month, ``5 to 20 March 2024``
+    within one, ``31 March to 30 April 2024`` within a year, else ``2023-12-01 to 2024-01-31``.
+
+    Examples
+    --------
+    >>> window_label(1709251200, 1711843200)  # 2024-03-01 to 2024-03-31
+    'March 2024'
+    >>> window_label(1709856000, 1714435200)  # 2024-03-08 to 2024-04-30
+    '8 March to 30 April 2024'
+    """
     a = datetime.fromtimestamp(start, tz=UTC)
     b = datetime.fromtimestamp(end, tz=UTC)
     if (a.year, a.month) == (b.year, b.month):
-        whole = a.day <= 3 and (b + pd.Timedelta(days=3)).month != b.month
-        return a.strftime("%B %Y") if whole else f"{a:%d} to {b:%d %B %Y}".lstrip("0")
+        whole = a.day <= 2 and (b + pd.Timedelta(days=2)).month != b.month
+        return a.strftime("%B %Y") if whole else f"{a.day} to {b.day} {b:%B %Y}"
+    if a.year == b.year:
+        return f"{a.day} {a:%B} to {b.day} {b:%B %Y}"
     return f"{a:%Y-%m-%d} to {b:%Y-%m-%d}"
 
 
