@@ -263,17 +263,20 @@ class TimeWindows:
             return f"The models keep the same order between {first} and {last}."
         top = self.moves[0]
         way = "rose" if top.change > 0 else "fell"
-        clear = (
-            "a change its 95% interval confirms"
-            if top.clear
-            else "a change within what chance allows (its 95% interval includes zero)"
-        )
+        if math.isfinite(top.low) and math.isfinite(top.high):
+            clear = (
+                "a change its 95% interval confirms"
+                if top.clear
+                else "a change within what chance allows (its 95% interval includes zero)"
+            )
+            clear = f" (95% interval {top.low:+,.0f} to {top.high:+,.0f}), {clear}"
+        else:  # fitted without intervals (no rounds), or a rating without a two-sided interval
+            clear = ", without an interval to say whether chance could explain it"
         others = sum(m.rank_first != m.rank_last for m in self.moves) - 1
         more = f" {others:,} other model{'s' if others != 1 else ''} changed rank too." if others else ""
         return (
             f"{top.model} moved from #{top.rank_first} to #{top.rank_last} between {first} and {last}; "
-            f"its rating {way} {abs(top.change):,.0f} Elo points (95% interval {top.low:+,.0f} to "
-            f"{top.high:+,.0f}), {clear}.{more}"
+            f"its rating {way} {abs(top.change):,.0f} Elo points{clear}.{more}"
         )
 
     def as_dict(self) -> dict:

@@ -106,6 +106,8 @@ def test_windows_hold_equal_counts_and_find_the_planted_improvement(improving):
     assert top.model == "sim-fir" and top.rank_first == 6 and top.rank_last == 1
     assert top.clear and top.change > 0
     assert result.sentence().startswith("sim-fir moved from #6 to #1 between March 2024 and ")
+    bare = rating_windows(_store(improving.verdicts), rounds=0)  # no intervals: no claim either way
+    assert "without an interval to say whether chance could explain it" in bare.sentence()
     # a window's ratings are the leaderboard of its own verdicts
     t = np.sort(parse_times(improving.verdicts["judged_at"]))
     edges = window_edges(t, windows=3, split="count")
