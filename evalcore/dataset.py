@@ -187,6 +187,27 @@ class Dataset:
             )
         return monitor_leader(self.store, judge=self._judge(judge), **options)
 
+    def as_of(self, *, as_of: Any, judge: str | None = None, **options: Any):
+        """The leaderboard of the verdicts judged up to ``as_of`` (a date: its whole day, UTC), from
+        the ``judged_at`` column (:func:`evalcore.ranking.over_time.as_of_leaderboard`)."""
+        from evalcore.ranking.over_time import as_of_leaderboard
+
+        return as_of_leaderboard(self.store, as_of=as_of, judge=self._judge(judge), **options)
+
+    def rating_windows(self, *, judge: str | None = None, **options: Any):
+        """Bradley–Terry ratings per time window and who moved between the first and the last
+        (:func:`evalcore.ranking.over_time.rating_windows`)."""
+        from evalcore.ranking.over_time import rating_windows
+
+        return rating_windows(self.store, judge=self._judge(judge), **options)
+
+    def judge_drift(self, *, judge: str | None = None, **options: Any):
+        """Did the judge's verdicts on items judged more than once shift between early and late
+        calls (:func:`evalcore.ranking.judge_drift.judge_drift`, a sign-flip permutation test)."""
+        from evalcore.ranking.judge_drift import judge_drift
+
+        return judge_drift(self.store, judge=self._judge(judge), **options)
+
     def budget(
         self,
         *,

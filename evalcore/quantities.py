@@ -214,6 +214,9 @@ _MAHALANOBIS = Reference(
     "Mahalanobis", "Recent experiments in statistical sampling in the Indian Statistical Institute", 1946
 )
 _NOT_CATEGORIES = "a table with fewer than two categories of at least 30 verdicts"
+_GOOD = Reference("Good", "Permutation, Parametric, and Bootstrap Tests of Hypotheses", 2005)
+_NOT_TIMED = "a table without judging times (the optional judged_at column)"
+_NOT_REPEATED = "a table where no item (instruction and the two models in the same slots) was judged twice at different times"
 
 _NOT_SINGLE = "a table judged in one slot order only (no pair seen in both orders)"
 _NOT_LABELS = "a table without human labels for the pair"
@@ -1348,6 +1351,102 @@ _ENTRIES = (
         _NOT_CATEGORIES,
         json_keys=("category_spread", "spread"),
     ),
+    _q(
+        "verdicts_as_of",
+        "Verdicts judged by the date",
+        "Verdicts judged up to the end of the chosen day, the ones the leaderboard as of that date counts.",
+        "verdicts",
+        "count",
+        "Counted on the judging times.",
+        None,
+        _NOT_TIMED,
+        json_keys=("verdicts_used",),
+    ),
+    _q(
+        "window_rating",
+        "Rating in a time window",
+        "A model's Bradley–Terry rating fitted to the verdicts judged in one time window only "
+        "(centred in the window, so it compares with the other windows as gaps between models).",
+        "Elo points",
+        "elo",
+        "Bradley–Terry maximum likelihood on the window's verdicts, 95% interval over instructions.",
+        _BT,
+        _NOT_TIMED,
+        json_keys=("window_rating",),
+    ),
+    _q(
+        "window_rank",
+        "Rank in a time window",
+        "A model's place on the leaderboard of one time window's verdicts (1 is first); the first "
+        "and the last window's ranks say how the model moved.",
+        "rank",
+        "count",
+        "Order of the window's ratings.",
+        _BT,
+        _NOT_TIMED,
+        json_keys=("window_rank", "rank_first", "rank_last"),
+    ),
+    _q(
+        "window_rating_change",
+        "Rating change from the first to the last window",
+        "How far a model's rating in the last time window lies from its rating in the first, with a "
+        "95% interval from the two windows' intervals.",
+        "Elo points",
+        "signed_elo",
+        "Difference of the two windows' ratings; the windows hold different verdicts, so their "
+        "errors add as independent.",
+        _BT,
+        _NOT_TIMED,
+        json_keys=("rating_change",),
+    ),
+    _q(
+        "repeated_items",
+        "Items judged twice",
+        "Items (an instruction with the same model in each slot) judged at two or more different "
+        "times: the pairs the judge drift test compares.",
+        "instructions",
+        "count",
+        "Counted on the judging times.",
+        None,
+        _NOT_TIMED,
+        json_keys=("repeated_items",),
+    ),
+    _q(
+        "drift_p",
+        "Judge drift test p-value",
+        "How surprising the shift between the earlier and the later calls on the same items would be "
+        "if the judge had not changed; small means the judge drifted.",
+        "probability",
+        "coefficient",
+        "Hotelling's statistic on each repeated item's latest minus earliest call (slot A's score, "
+        "tie or not), referred to random sign flips of whole items.",
+        _GOOD,
+        _NOT_REPEATED,
+        json_keys=("drift_p",),
+    ),
+    _q(
+        "drift_slot_shift",
+        "Shift in slot A's score on repeated items",
+        "The later calls' mean score for slot A (a win 1, a tie one half) minus the earlier calls' "
+        "on the same items.",
+        "percentage points",
+        "points",
+        "Mean of the paired differences, later minus earlier.",
+        _GOOD,
+        _NOT_REPEATED,
+        json_keys=("slot_shift",),
+    ),
+    _q(
+        "drift_tie_shift",
+        "Shift in tie share on repeated items",
+        "The later calls' share of ties minus the earlier calls' on the same items.",
+        "percentage points",
+        "points",
+        "Mean of the paired differences, later minus earlier.",
+        _GOOD,
+        _NOT_REPEATED,
+        json_keys=("tie_shift",),
+    ),
 )
 
 #: Every reported quantity by id.
@@ -1393,6 +1492,20 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "better_overall",
         "worse_overall",
         "in_every_category",
+        # the ranking in time: the date, the windows' spans and the flags in words
+        "as_of",
+        "verdicts_later",
+        "untimed",
+        "split",
+        "windows",
+        "label",
+        "start",
+        "end",
+        "moved",
+        "drift_detected",
+        "permutations",
+        "time_windows",
+        "judge_drift",
         # split-half stability: its parts (the counts are catalogued)
         "split_half",
         "top_three",

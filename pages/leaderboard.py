@@ -15,6 +15,7 @@ from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking.style import available_controls, controlled_leaderboard
 from ui.heterogeneity import category_section, split_half_line
 from ui.judges import pooled_ranking_section
+from ui.time_view import time_section
 
 with _ui.page("Leaderboard"):
     st.title("Leaderboard")
@@ -150,3 +151,4 @@ with _ui.page("Leaderboard"):
 
     pooled_ranking_section(store, category)  # several judges: one ranking that weights them
     category_section(store, judge, category)  # one ranking or one per category?
+    time_section(store, judge, category)  # shown only when the table says when each call was made

@@ -38,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "monitor",
     "budget",
     "heterogeneity",
+    "drift",
 )
 
 #: Which module registers each command, so that running one imports only what it needs
@@ -63,6 +64,7 @@ COMMAND_HOME: dict[str, str] = {
     "counts-sql": "counts_sql",
     "monitor": "monitor",
     "budget": "budget",
+    "drift": "drift",
 }
 
 #: Set to 1 to let an unforeseen exception print its traceback (for developers).

@@ -329,6 +329,8 @@ def option_ranges() -> dict[str, Range]:
         "exhaustive": Range(0, 1_000_000, whole=True, unit="refits"),
         "tuned_for": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
         "min_verdicts": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
+        "windows": Range(2, 12, whole=True, unit="time windows"),
+        "permutations": Range(1, 1_000_000, whole=True, unit="sign flips"),
         "budget": Range(0.0, 1e15, low_open=True, unit="money"),
         "price_per_call": Range(0.0, 1e9, low_open=True, unit="money"),
         "price_per_label": Range(0.0, 1e9, unit="money"),

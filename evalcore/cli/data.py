@@ -57,6 +57,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="CSV",
         help="a model,family list for --control family (default: families recognised from name prefixes)",
     )
+    p.add_argument(
+        "--as-of",
+        default=None,
+        metavar="DATE",
+        help="the leaderboard as of a date: only the verdicts judged up to the end of that day (UTC), "
+        "read from the optional judged_at column",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_rank)
 
@@ -127,12 +134,47 @@ def _check_families(args: argparse.Namespace) -> None:
             )
 
 
+def _rank_as_of(args: argparse.Namespace) -> int:
+    """``--as-of DATE``: the leaderboard of the verdicts judged up to that date."""
+    from evalcore.cli.common import UsageError
+    from evalcore.ranking.over_time import as_of_leaderboard
+
+    if args.control is not None or args.judge == "all":
+        raise UsageError("--as-of ranks one judge without style control; drop --control or --judge all")
+    store = load_store(args.file, text=True)  # judged_at is kept with the text
+    judge = pick_judge(store, args.judge)
+    result = as_of_leaderboard(
+        store,
+        as_of=args.as_of,
+        judge=judge,
+        category=pick_category(store, args.category),
+        rounds=args.bootstrap,
+        seed=args.seed,
+        interval=args.interval,
+    )
+    store.close()
+    if args.json:
+        print_json(result.as_dict())
+        return 0
+    board = result.board
+    print(result.sentence())
+    print(f"judge {judge}; 95% intervals: {board.interval_description} ({board.interval_reason})")
+    for note in (*board.design_warnings, *board.notes):
+        print(f"note: {note}", file=sys.stderr)
+    table = board.table[["rank", "model", "rating", "ci_low", "ci_high", "battles", "win_rate"]].copy()
+    table["win_rate"] = [f"{100 * v:.1f}%" for v in table["win_rate"]]
+    print_table(table, floatfmt="{:.1f}")
+    return 0
+
+
 def run_rank(args: argparse.Namespace) -> int:
     from evalcore.cli.common import UsageError
 
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be 0 or more")
     _check_families(args)
+    if args.as_of is not None:
+        return _rank_as_of(args)
     store = load_store(args.file, text=args.control is not None)  # Markdown counts read the answers
     if args.judge == "all" and "all" not in store.judges():
         return _rank_all_judges(store, args)

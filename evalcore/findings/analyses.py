@@ -27,6 +27,9 @@ from evalcore.present.ranking import calibration_pair, default_interval
 from evalcore.progress import Progress
 from evalcore.ranking import Leaderboard, RankingFragility, leaderboard, ranking_fragility
 from evalcore.ranking.heterogeneity import Heterogeneity, store_heterogeneity
+from evalcore.ranking.judge_drift import JudgeDrift, judge_drift
+from evalcore.ranking.judging_times import has_times
+from evalcore.ranking.over_time import TimeWindows, rating_windows
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.ties import VerdictTieStructure, verdict_tie_structure
@@ -88,6 +91,9 @@ class Analyses:
     monitor: MonitorResult | None = None
     #: Every judge pooled into one ranking by estimated reliability, when there are several judges.
     judge_pooling: Any = None
+    #: Ratings per time window and the judge drift test, when the table has judging times.
+    time_windows: TimeWindows | None = None
+    judge_drift: JudgeDrift | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -202,6 +208,7 @@ def run_analyses(
             ),
         )
     sweep = edges = cal = fragile = style = stability = monitor = pooled = categories = None
+    windows = drift = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
@@ -262,6 +269,18 @@ def run_analyses(
             "monitor",
             lambda: cache(("findings", "monitor", judge), lambda: _monitor(store, judge, summary.design)),
         )
+        if has_times(store):  # the Leaderboard page's keys: one computation for both
+            step(0.56, "the ranking in time")
+            windows = _attempt(
+                unavailable,
+                "time_windows",
+                lambda: cache(("time_windows", judge, None), lambda: rating_windows(store, judge=judge)),
+            )
+            drift = _attempt(
+                unavailable,
+                "judge_drift",
+                lambda: cache(("judge_drift", judge, None), lambda: judge_drift(store, judge=judge)),
+            )
         pair = calibration_pair(board, counts)  # the Calibration page's default pair
         if pair is not None:
             leader, runner_up = pair
@@ -349,5 +368,7 @@ def run_analyses(
         style=style,
         anchor_stability=stability,
         judge_pooling=pooled,
+        time_windows=windows,
+        judge_drift=drift,
         unavailable=unavailable,
     )

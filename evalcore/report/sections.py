@@ -136,6 +136,7 @@ def leaderboard_section(analyses: Analyses) -> str:
         notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
     if analyses.judge_pooling is not None:  # several judges: the ranking that weights them
         notes += f'<p class="caption">Several judges: {esc(analyses.judge_pooling.sentence())}</p>'
+    notes += time_line(analyses)
     caption = (
         f'<p class="caption">Judge {esc(analyses.judge)}. Bradley–Terry maximum likelihood '
         "on win/tie/loss counts (a tie is half a win each), Elo scale with mean 1000: a "
@@ -276,6 +277,21 @@ def judge_section(analyses: Analyses) -> str:
             + html_figure(verdict_levels_figure(ties), "fig-levels")
         )
     return body
+
+
+def time_line(analyses: Analyses) -> str:
+    """The line on the ranking in time, when the ranking moved between the first and the last time
+    window or the judge drifted on repeated items (tables with judging times); else nothing."""
+    said = []
+    if analyses.time_windows is not None and analyses.time_windows.moved:
+        said.append(("time-line", analyses.time_windows.sentence() + " (Bradley–Terry per time window.)"))
+    if analyses.judge_drift is not None and analyses.judge_drift.detected:
+        words = (
+            analyses.judge_drift.sentence()
+            + " (Sign-flip permutation test on items judged twice, Good 2005.)"
+        )
+        said.append(("drift-line", words))
+    return "".join(f'<p id="{key}">{esc(text)}</p>' for key, text in said)
 
 
 def power_section(analyses: Analyses) -> str:

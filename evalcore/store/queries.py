@@ -18,6 +18,7 @@ import numpy as np
 
 from evalcore._sql import one_row
 from evalcore.counts import PATTERN_COLUMNS
+from evalcore.store.time_queries import binned_cells, repeated_calls, timed_values
 
 if TYPE_CHECKING:  # frames are made by DuckDB (.df()): `rank --json` never imports pandas
     import pandas as pd
@@ -36,6 +37,9 @@ __all__ = [
     "mean_lengths",
     "orders_share",
     "self_comparison_counts",
+    "binned_cells",
+    "repeated_calls",
+    "timed_values",
 ]
 
 # -- labelled cells (evalcore.ties.labelled_counts) -----------------------------------------------

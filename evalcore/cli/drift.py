@@ -1,0 +1,97 @@
+"""``drift``: the ranking in time — ratings per time window, who moved between the first and the
+last window, and a test of judge drift on items judged more than once (Bradley & Terry 1952;
+Good, "Permutation, Parametric, and Bootstrap Tests of Hypotheses", 2005). Needs the optional
+``judged_at`` column; ``rank --as-of DATE`` gives the leaderboard as of a date."""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from evalcore.cli.common import add_json_flag, add_selection_arguments, print_json, print_table, select
+from evalcore.errors import DesignError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "drift",
+        help="the ranking in time (needs judged_at): ratings per time window, who moved between the "
+        "first and the last window, and a test of judge drift on items judged more than once",
+    )
+    add_selection_arguments(p)
+    p.add_argument("--windows", type=int, default=3, help="time windows (default 3; 2 to 12)")
+    p.add_argument(
+        "--split",
+        choices=("count", "calendar"),
+        default="count",
+        help="windows of equal numbers of verdicts (default) or of equal calendar length",
+    )
+    p.add_argument("--min-verdicts", type=int, default=100, help="verdicts each window needs (default 100)")
+    p.add_argument(
+        "--bootstrap", type=int, default=200, help="bootstrap rounds of each window's intervals (default 200)"
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="level of the drift test (default 0.05)")
+    p.add_argument(
+        "--permutations", type=int, default=1999, help="sign flips of the drift test (default 1999)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the flips (default 0)")
+    add_json_flag(p)
+    p.set_defaults(handler=run_drift)
+
+
+def run_drift(args: argparse.Namespace) -> int:
+    from evalcore.ranking.judge_drift import judge_drift
+    from evalcore.ranking.judging_times import NoTimesError
+    from evalcore.ranking.over_time import rating_windows
+
+    sel = select(args, text=True)  # judged_at is kept with the text
+    try:
+        windows = rating_windows(
+            sel.store,
+            judge=sel.judge,
+            category=sel.category,
+            windows=args.windows,
+            split=args.split,
+            min_verdicts=args.min_verdicts,
+            rounds=args.bootstrap,
+            seed=args.seed,
+        )
+        refused = None
+    except NoTimesError:
+        raise
+    except DesignError as exc:  # too few verdicts per window: said in words, the drift test still runs
+        windows, refused = None, f"No ratings per time window: {exc}."
+    drift = judge_drift(
+        sel.store,
+        judge=sel.judge,
+        category=sel.category,
+        alpha=args.alpha,
+        permutations=args.permutations,
+        seed=args.seed,
+    )
+    sel.store.close()
+    if args.json:
+        print_json(
+            {
+                "judge": sel.judge,
+                "time_windows": windows.as_dict() if windows is not None else {"sentence": refused},
+                "judge_drift": drift.as_dict(),
+            }
+        )
+        return 0
+    print(f"judge {sel.judge}")
+    if windows is None:
+        print(refused)
+    else:
+        print(windows.sentence())
+        rows = [
+            {"window": w.label, "verdicts": w.verdicts, **r.as_dict()}
+            for w in windows.windows
+            for r in w.ratings
+        ]
+        print_table(pd.DataFrame(rows), floatfmt="{:.0f}")
+        if windows.untimed:
+            print(f"note: {windows.untimed:,} verdicts without a judging time are left out")
+    print(drift.sentence())
+    return 0
