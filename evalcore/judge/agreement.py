@@ -174,7 +174,7 @@ def symmetrise(confusion: np.ndarray) -> np.ndarray:
 #: Shown when no unit has two independent human judgements.
 ONE_JUDGEMENT_NOTE = (
     "Every labelled pair carries one human judgement (the same label on both orders of a pair "
-    "counts once), so the humans' agreement with each other (Krippendorff's α and the human "
+    "counts once), so the humans' agreement with each other (Krippendorff's alpha and the human "
     "ceiling) needs pairs labelled by two or more people and is not available."
 )
 
@@ -184,7 +184,7 @@ MIXED_LAYOUT_NOTE = (
     "Some pairs carry the same human label on both orders and others different labels, so the "
     "file mixes layouts: a label copied onto both order rows cannot be told from two people who "
     "agreed, and counting copies as raters inflates the humans' agreement. The file has no rater "
-    "column to tell them apart, so Krippendorff's α and the human ceiling are not shown. Label "
+    "column to tell them apart, so Krippendorff's alpha and the human ceiling are not shown. Label "
     "each pair in one layout throughout (one label per pair, or one label per person and order)."
 )
 

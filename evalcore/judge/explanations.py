@@ -15,7 +15,7 @@ EXPLAIN: dict[str, str] = {
     "the demo data.",
     "marks": "★ marks the best value of a column among the judges (closest to zero for position "
     "bias, slot bias, length effect and self-preference; highest for consistency, "
-    "self-comparison ties, agreement and κ; lowest for flips and missing verdicts). Tie "
+    "self-comparison ties, agreement and Cohen's kappa; lowest for flips and missing verdicts). Tie "
     "rates are not graded: how many ties a judge should give depends on the task. "
     "Intervals are in the per-judge sheet below and in the CSV.",
     "position": "**Position bias**: P(slot A wins) − P(slot B wins) in percentage points, "
@@ -47,11 +47,11 @@ EXPLAIN: dict[str, str] = {
     "no_lengths": "The file has no response lengths (length_a, length_b), so coverage by length "
     "cannot be shown.",
     "no_labels": "No call of this judge carries a human label (the `human` column), so agreement, "
-    "κ and the compression table cannot be computed. Label a sample of pairs to get "
+    "Cohen's kappa and the compression table cannot be computed. Label a sample of pairs to get "
     "them.",
-    "agreement": "Outcomes compared as win / tie / loss (the sign of a verdict). Agreement and κ "
+    "agreement": "Outcomes compared as win / tie / loss (the sign of a verdict). Agreement and Cohen's kappa "
     "read each call from slot A's point of view; intervals resample labelled "
-    "instructions. α and the ceiling need pairs labelled by two or more people "
+    "instructions. Krippendorff's alpha and the human ceiling need pairs labelled by two or more people "
     "(Krippendorff 2011; Cohen 1960).",
     "no_length_curve": "The file has no response lengths (length_a, length_b), so the length "
     "preference and the length-controlled ranking cannot be computed.",
