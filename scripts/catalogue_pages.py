@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from evalcore import quantities as q  # noqa: E402
 from tests.conftest import new_app  # noqa: E402
-from tests.test_catalogue import NOTES, PAGES, SENTENCES, _clean, _report_text  # noqa: E402
+from tests.test_catalogue import NOTES, PAGES, SENTENCES, _clean, _plain, _report_html  # noqa: E402
 from ui.navigation import NAVIGATION  # noqa: E402
 
 LABELS = {file: label for file, label, _ in NAVIGATION}
@@ -61,7 +61,7 @@ def walk() -> dict[str, dict[str, list[str]]]:
             ],
         }
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
-        seen["HTML report"] = {"labels": [], "notes": [], "text": [_report_text(Path(folder))]}
+        seen["HTML report"] = {"labels": [], "notes": [], "text": [_plain(_report_html(Path(folder)))]}
     return seen
 
 
