@@ -29,7 +29,7 @@ from evalcore.ranking import Leaderboard, RankingFragility, leaderboard, ranking
 from evalcore.ranking.heterogeneity import Heterogeneity, store_heterogeneity
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
-from evalcore.ties import VerdictTieStructure, verdict_tie_structure
+from evalcore.ties import TieConventions, VerdictTieStructure, tie_conventions, verdict_tie_structure
 
 #: Instruction resamples behind the Overview's recommended-anchor rate.
 STABILITY_ROUNDS = 200
@@ -72,6 +72,8 @@ class Analyses:
     plan: SampleSizePlan | None = None
     calibration: Calibration | None = None
     ties: VerdictTieStructure | None = None
+    #: The ranking under three tie conventions (half a win, dropped, modelled by Davidson 1970).
+    tie_conventions: TieConventions | None = None
     judge_comparison: pd.DataFrame | None = None
     human_ranking: pd.DataFrame | None = None
     fragility: RankingFragility | None = None
@@ -299,6 +301,14 @@ def run_analyses(
             "ties",
             lambda: cache(("findings", "ties", judge), lambda: verdict_tie_structure(counts)),
         )
+    conventions = None
+    if board is not None:
+        conventions = _attempt(
+            unavailable,
+            "tie_conventions",
+            # the Ties page's key: the app computes it once for both
+            lambda: cache(("tie_conventions", judge, None), lambda: tie_conventions(counts)),
+        )
     others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []
     share = 0.35 / (1 + len(others))
     sheets: dict[str, JudgeSheet | str] = {}
@@ -341,6 +351,7 @@ def run_analyses(
         monitor=monitor,
         calibration=cal,
         ties=ties,
+        tie_conventions=conventions,
         judge_comparison=comparison,
         human_ranking=human_ranking,
         fragility=fragile,

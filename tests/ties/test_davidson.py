@@ -1,5 +1,6 @@
 """Davidson's tie model: the fit equals a direct maximisation of the written-out likelihood on
-three models, and recovers a known tie parameter with about 95% interval coverage."""
+three models, and recovers a known tie parameter with about 95% interval coverage (the
+comparison of tie conventions: ``test_conventions.py``)."""
 
 from __future__ import annotations
 
@@ -68,16 +69,3 @@ def test_a_known_tie_parameter_is_recovered_with_coverage():
         estimates.append(fit.nu)
     assert abs(np.mean(estimates) - nu) < 0.03
     assert covered >= 88  # nominal 95 of 100 draws; fewer than 88 has a 0.3% chance
-
-
-def test_tie_conventions_agree_on_a_clear_order_and_report_the_half_win_board():
-    from evalcore.ranking.bradley_terry import fit_bradley_terry, to_elo
-    from evalcore.ties.davidson import tie_conventions
-
-    rng = np.random.default_rng(3)
-    wins, ties = _simulate(rng, np.array([1.5, 0.5, -0.5, -1.5]), 0.8, 200)
-    tc = tie_conventions(wins, ties)
-    assert tc.largest_rank_change == 0  # well-separated models: every convention ranks alike
-    np.testing.assert_allclose(tc.half_win, to_elo(fit_bradley_terry(wins + 0.5 * ties)[0]))
-    # counting a tie as half a win pulls the ratings together; Davidson's do not shrink
-    assert np.ptp(tc.modelled) > np.ptp(tc.half_win)
