@@ -320,12 +320,12 @@ def conventions_display(tc: TieConventions) -> pd.DataFrame:
     return catalogue_table(
         tc.frame(),
         [
-            ("model", "model", None),
-            ("rank", "rank, a tie as half a win", None),
-            ("rating", "rating, a tie as half a win", "rating"),
-            ("rank_ties_dropped", "rank, ties dropped", None),
+            ("model", "Model", None),
+            ("rank", "Rank, a tie as half a win", None),
+            ("rating", "Rating, a tie as half a win", "rating"),
+            ("rank_ties_dropped", "Rank, ties dropped", None),
             "rating_ties_dropped",
-            ("rank_ties_modelled", "rank, ties modelled", None),
+            ("rank_ties_modelled", "Rank, ties modelled", None),
             "rating_ties_modelled",
         ],
     )

@@ -68,7 +68,7 @@ def test_page_shows_ties_as_data(ties_page, demo_store):
     assert shown[0]["Rating, ties modelled"].tolist() == [
         q.format("rating_ties_modelled", v) for v in frame["rating_ties_modelled"]
     ]
-    assert shown[0]["rating, a tie as half a win"].tolist() == [
+    assert shown[0]["Rating, a tie as half a win"].tolist() == [
         q.format("rating", v) for v in frame["rating"]
     ]
 
@@ -188,3 +188,17 @@ def test_the_tie_pickers_are_written_into_the_link(ties_page):
     assert not at.exception
     assert at.query_params["score"] == "sign"
     assert at.query_params["pw_diagnostic"] == "d2"
+
+
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
+def test_a_table_without_ties_refuses_the_tie_parameter_in_words():
+    at = open_page("app.py", timeout=90)
+    csv = b"instruction_id,model_a,model_b,verdict\nq1,x,y,1\nq2,y,z,1\nq3,z,x,1\nq4,x,z,2\nq5,y,x,-1\n"
+    at.file_uploader(key="upload").upload("no_ties.csv", csv, "text/csv").run()
+    assert not at.exception
+    at.switch_page("pages/ties.py").run()
+    assert not at.exception
+    assert any("tie parameter is not identified" in i.value for i in at.info)
+    metrics = _metrics(at)
+    assert "Davidson's tie parameter" not in metrics  # never a 0 with an interval
+    assert metrics["Models moved by the tie convention"] == ["0"]

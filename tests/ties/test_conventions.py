@@ -271,3 +271,33 @@ def test_the_report_says_it_only_when_the_conventions_disagree(tmp_path):
     out = tmp_path / "clear.html"
     assert main(["report", _table(clear, rows), "-o", str(out)]) == 0
     assert "Ties as data" not in out.read_text(encoding="utf-8")
+
+
+def test_an_arena_shaped_table_recovers_the_simulators_tie_parameter():
+    """The arena simulator draws battles from Davidson's model with uneven pairing (popular models
+    fight far more) and sets ν for a 35% tie share; the fit's interval covers that ν."""
+    from evalcore.simulate.arena import simulate_arena
+
+    sim = simulate_arena(n_battles=20_000, n_models=20, seed=1)
+    m = len(sim.models)
+    d = sim.strengths[sim.a] - sim.strengths[sim.b]
+    spread = np.exp(d / 2) + np.exp(-d / 2)
+    low, high = 0.0, 100.0  # the simulator's own bisection for the ν giving a 35% tie share
+    for _ in range(60):
+        nu = (low + high) / 2
+        low, high = (nu, high) if np.mean(nu / (spread + nu)) < 0.35 else (low, nu)
+    o = sim.outcome
+    wins = np.bincount(sim.a * m + sim.b, weights=o == 1, minlength=m * m) + np.bincount(
+        sim.b * m + sim.a, weights=o == -1, minlength=m * m
+    )
+    tied = (o == 0) | (o == 2)  # "tie" and "tie (bothbad)"
+    upper = np.bincount(
+        np.minimum(sim.a, sim.b) * m + np.maximum(sim.a, sim.b), weights=tied, minlength=m * m
+    ).reshape(m, m)
+    tc = conventions_from_matrices(wins.reshape(m, m), upper + upper.T, models=sim.models)
+    assert tc.tie_parameter_low < nu < tc.tie_parameter_high
+    assert tc.tie_parameter_high - tc.tie_parameter_low < 0.1
+    # the strengths come back in order: Kendall's tau of the modelled ratings with the truth
+    from evalcore.stats.kendall import kendall_tau
+
+    assert kendall_tau(tc.modelled, sim.strengths) > 0.9
