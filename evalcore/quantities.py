@@ -971,7 +971,8 @@ _ENTRIES = (
         "coefficient",
         "Maximum likelihood of Davidson's extension of Bradley–Terry (a tie has probability "
         "proportional to the parameter times the geometric mean of the two strengths); 95% "
-        "interval from the profile likelihood.",
+        "interval from instruction bootstrap rounds (2.5 and 97.5 percentiles), or from the "
+        "profile likelihood without rounds or with fewer than 20 instructions.",
         _DAVIDSON,
         "verdicts without a single tie (the estimate would sit at zero) or with nothing but ties",
         json_keys=("tie_parameter",),

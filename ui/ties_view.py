@@ -14,6 +14,7 @@ from evalcore.plots import ties as plots
 from evalcore.present import ties as show
 from evalcore.present.ties import EXPLAIN
 from evalcore.ties import judge_ties, labelled_counts, tie_conventions
+from evalcore.ties.conventions import ROUNDS
 from ui.messages import caption, warning
 from ui.state import counts as session_counts
 from ui.state import memo, state
@@ -95,7 +96,9 @@ def conventions_section(counts: Any, judge: str, category: str | None) -> None:
     """Ties as data: the ranking under three tie conventions, Davidson's tie parameter."""
     st.subheader("Ties as data")
     st.markdown(EXPLAIN["conventions"])
-    tc = memo_or_info(("tie_conventions", judge, category), lambda: tie_conventions(counts))
+    tc = memo_or_info(
+        ("tie_conventions", judge, category, ROUNDS), lambda: tie_conventions(counts, rounds=ROUNDS)
+    )
     if tc is None:
         return
     if not tc.identified:

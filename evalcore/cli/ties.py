@@ -31,6 +31,7 @@ from evalcore.ties import (
     variance_shares,
     verdict_tie_structure,
 )
+from evalcore.ties.conventions import ROUNDS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,6 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(the tournament score of 'The Format is the Filter', default), "
         "sign = win share (tie = half)",
     )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=ROUNDS,
+        help=f"bootstrap rounds over instructions for the tie parameter's 95%% interval (default {ROUNDS}; "
+        "0 = the profile-likelihood interval, which treats verdicts as independent)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     p.add_argument(
         "--no-conventions",
         action="store_true",
@@ -116,7 +125,7 @@ def run_ties(args: argparse.Namespace) -> int:
     if human is not None:
         assert human.agreement is not None  # a reference (the human labels) always yields one
         human_row = {"calls": human.n_calls, **human.agreement.as_dict()}
-    conventions = None if args.no_conventions else _conventions(counts)
+    conventions = None if args.no_conventions else _conventions(counts, rounds=args.rounds, seed=args.seed)
     if args.json:
         payload = {"judge": judge, "structure": result.as_dict(), "human_labels": human_row}
         if conventions is not None:
@@ -156,12 +165,16 @@ def run_ties(args: argparse.Namespace) -> int:
     return 0
 
 
-def _conventions(counts) -> TieConventions | str:
+def _conventions(counts, *, rounds: int, seed: int) -> TieConventions | str:
     """The tie-convention comparison, or why there is none (in words)."""
     try:
-        return tie_conventions(counts)
+        return tie_conventions(counts, rounds=rounds, seed=seed)
     except ValueError as exc:
         return str(exc)
+
+
+def _interval_words(tc: TieConventions) -> str:
+    return f"{tc.interval}, {tc.rounds:,} rounds" if tc.rounds else tc.interval
 
 
 def _print_conventions(tc: TieConventions | str) -> None:
@@ -174,7 +187,7 @@ def _print_conventions(tc: TieConventions | str) -> None:
         nu = (
             f"{q.name('tie_parameter')} {q.format('tie_parameter', tc.tie_parameter)} "
             f"(95% interval {q.format('tie_parameter', tc.tie_parameter_low)} – "
-            f"{q.format('tie_parameter', tc.tie_parameter_high)}); "
+            f"{q.format('tie_parameter', tc.tie_parameter_high)}, {_interval_words(tc)}); "
             f"{q.name('tie_chance_equal_models')} {q.format('tie_chance_equal_models', tc.tie_chance_equal)}"
         )
         print(nu)

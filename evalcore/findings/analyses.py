@@ -306,8 +306,9 @@ def run_analyses(
         conventions = _attempt(
             unavailable,
             "tie_conventions",
-            # the Ties page's key: the app computes it once for both
-            lambda: cache(("tie_conventions", judge, None), lambda: tie_conventions(counts)),
+            # the order under each convention only (the report says it when they disagree): no
+            # bootstrap of the tie parameter's interval
+            lambda: cache(("findings", "tie_conventions", judge), lambda: tie_conventions(counts)),
         )
     others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []
     share = 0.35 / (1 + len(others))

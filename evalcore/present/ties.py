@@ -306,13 +306,17 @@ def convention_metrics(tc: TieConventions) -> list[Metric]:
             tile(
                 "tie_parameter",
                 tc.tie_parameter,
-                f"95% interval {low} – {high} (profile likelihood). Two equally strong models tie "
+                f"95% interval {low} – {high} ({_interval_words(tc)}). Two equally strong models tie "
                 f"with chance {chance}; 0 would mean the judge never ties.",
             )
         )
     out.append(tile("models_moved_by_ties", head.models_moved, against))
     out.append(tile("convention_tau", head.tau, against + " 1 is the same order."))
     return out
+
+
+def _interval_words(tc: TieConventions) -> str:
+    return f"{tc.interval}, {fmt_int(tc.rounds)} rounds" if tc.rounds else tc.interval
 
 
 def conventions_display(tc: TieConventions) -> pd.DataFrame:

@@ -47,6 +47,8 @@ class DavidsonFit:
     nu_high: float
     log_likelihood: float
     converged: bool
+    #: The fitted parameters (θ_1 … θ_{M−1}, log ν): a resample's starting point.
+    params: np.ndarray | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -134,6 +136,8 @@ def fit_davidson(
     *,
     models: tuple[str, ...] | None = None,
     prior_games: float = 0.0,
+    interval: bool = True,
+    start: np.ndarray | None = None,
 ) -> DavidsonFit:
     """Maximum-likelihood Davidson fit of pooled counts.
 
@@ -148,6 +152,11 @@ def fit_davidson(
     prior_games
         Virtual tie games of each model against an average model (0: the plain maximum
         likelihood; the leaderboard uses 1 where a strength would be infinite).
+    interval
+        Whether to compute the profile-likelihood interval (False: NaN bounds, the point fit
+        only, as a bootstrap round needs).
+    start
+        Starting parameters (θ_1 … θ_{M−1}, log ν), e.g. the full data's fit for a resample.
 
     Returns
     -------
@@ -179,7 +188,7 @@ def fit_davidson(
         raise ValueError("no ties: the tie parameter is not identified (it would be 0)")
     if w.sum() == 0:
         raise ValueError("nothing but ties: the tie parameter is not identified (it would be infinite)")
-    x0 = np.zeros(m)
+    x0 = np.zeros(m) if start is None else np.asarray(start, dtype=np.float64)
     res = optimize.minimize(
         _negloglik,
         x0,
@@ -193,8 +202,8 @@ def fit_davidson(
     n_ties, n_all = float(np.triu(t, 1).sum()), float(w.sum() + np.triu(t, 1).sum())
     step = Z95 * float(np.sqrt(1.0 / n_ties + 1.0 / n_all))
     top = -float(res.fun)
-    low = _profile_end(res.x, top, step, -1.0, w, t, prior_games)
-    high = _profile_end(res.x, top, step, 1.0, w, t, prior_games)
+    low = _profile_end(res.x, top, step, -1.0, w, t, prior_games) if interval else np.nan
+    high = _profile_end(res.x, top, step, 1.0, w, t, prior_games) if interval else np.nan
     log_nu = float(res.x[-1])
     theta = np.append(res.x[: m - 1], -res.x[: m - 1].sum())
     return DavidsonFit(
@@ -205,4 +214,5 @@ def fit_davidson(
         nu_high=float(np.exp(high)),
         log_likelihood=top,
         converged=bool(res.success),
+        params=res.x,
     )

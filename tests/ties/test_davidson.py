@@ -69,3 +69,31 @@ def test_a_known_tie_parameter_is_recovered_with_coverage():
         estimates.append(fit.nu)
     assert abs(np.mean(estimates) - nu) < 0.03
     assert covered >= 88  # nominal 95 of 100 draws; fewer than 88 has a 0.3% chance
+
+
+def test_the_gradient_with_the_weak_prior_is_exact():
+    from evalcore.ties.davidson import _negloglik
+
+    wins = np.array([[0, 20, 25, 3], [9, 0, 14, 2], [6, 10, 0, 1], [0, 0, 0, 0]], float)
+    t = np.array([[0, 8, 5, 0], [8, 0, 11, 0], [5, 11, 0, 0], [0, 0, 0, 0]], float)
+    x = np.array([0.3, -0.1, 0.2, -0.4])
+    for prior in (0.0, 1.0):
+        err = optimize.check_grad(
+            lambda p, prior=prior: _negloglik(p, wins, t, prior)[0],
+            lambda p, prior=prior: _negloglik(p, wins, t, prior)[1],
+            x,
+        )
+        assert err < 1e-5
+
+
+def test_a_model_that_never_lost_keeps_a_finite_rating_under_the_weak_prior():
+    from evalcore.ties.conventions import conventions_from_matrices
+
+    # d never scores against anyone (it only loses): the plain fits diverge
+    wins = np.array([[0, 20, 25, 3], [9, 0, 14, 2], [6, 10, 0, 1], [0, 0, 0, 0]], float)
+    t = np.array([[0, 8, 5, 0], [8, 0, 11, 0], [5, 11, 0, 0], [0, 0, 0, 0]], float)
+    tc = conventions_from_matrices(wins, t, models=("a", "b", "c", "d"))
+    assert tc.notes and "virtual tie" in tc.notes[0]
+    for ratings in (tc.half_win, tc.dropped, tc.modelled):
+        assert np.all(np.isfinite(ratings)) and np.argmin(ratings) == 3
+    assert tc.tie_parameter_low < tc.tie_parameter < tc.tie_parameter_high
