@@ -439,7 +439,7 @@ def tie_conventions(counts: VerdictCounts, *, rounds: int = 0, seed: int = 0) ->
     tc = conventions_from_matrices(wins, ties, models=counts.models)
     if not rounds or not tc.identified or counts.n_instructions < MIN_BOOTSTRAP_INSTRUCTIONS:
         return tc
-    prior = PRIOR_GAMES if tc.notes and not bool(mle_exists(wins + 0.5 * ties)) else 0.0
+    prior = 0.0 if bool(mle_exists(wins + 0.5 * ties)) else PRIOR_GAMES  # as the point fit
     start = fit_davidson(wins, ties, prior_games=prior, interval=False).params
     draws = _bootstrap_tie_parameter(counts, rounds=rounds, seed=seed, prior=prior, start=start)
     low, high = percentile_interval(draws)
