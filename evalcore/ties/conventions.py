@@ -10,9 +10,9 @@ A pairwise judge's tie can enter a Bradley–Terry ranking three ways:
   read as wins (:func:`evalcore.ties.davidson.fit_davidson`).
 
 :func:`tie_conventions` fits all three on the same verdicts (sign only: a strong and a weak win
-are both a win), reports Davidson's tie parameter with its 95% profile-likelihood interval, and
-for each pair of conventions how many models change rank, by how many places at most, and
-Kendall's tau between the two rankings. When the conventions agree on the order, the choice of
+are both a win), reports Davidson's tie parameter with its 95% interval (a bootstrap over
+instructions, or the profile likelihood), and for each pair of conventions how many models change
+rank, by how many places at most, and Kendall's tau between the two rankings. When the conventions agree on the order, the choice of
 convention is a matter of scale only; when they disagree, which model sits where depends on how a
 tie is read, and the sentence says so.
 
@@ -399,8 +399,8 @@ def tie_conventions(counts: VerdictCounts, *, rounds: int = 0, seed: int = 0) ->
     -------
     TieConventions
         The ratings and ranks under each convention, Davidson's tie parameter with its 95%
-        interval (bootstrap over instructions, or profile likelihood; refused in words when the verdicts hold no tie, or nothing
-        but ties), and for each pair of conventions the models that change rank, the largest move
+        interval (bootstrap over instructions, or profile likelihood; refused in words when the
+        verdicts hold no tie, or nothing but ties), and for each pair of conventions the models that change rank, the largest move
         and Kendall's tau-b between the rankings.
 
     Notes
