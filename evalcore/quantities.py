@@ -177,6 +177,11 @@ _RG = Reference("Rogan & Gladen", "Estimating prevalence from the results of a s
 _YOUDEN = Reference("Youden", "Index for rating diagnostic tests", 1950)
 _WILSON = Reference("Wilson", "Probable inference, the law of succession, and statistical inference", 1927)
 _KENDALL = Reference("Kendall", "The treatment of ties in ranking problems", 1945)
+_DAVIDSON = Reference(
+    "Davidson",
+    "On extending the Bradley–Terry model to accommodate ties in paired comparison experiments",
+    1970,
+)
 _COHEN = Reference("Cohen", "A coefficient of agreement for nominal scales", 1960)
 _HOWARD = Reference(
     "Howard, Ramdas, McAuliffe & Sekhon",
@@ -959,6 +964,87 @@ _ENTRIES = (
         _GONDARA,
         json_keys=("top_tied",),
     ),
+    # -- ties as data: the ranking under three tie conventions ---------------------------------
+    _q(
+        "tie_parameter",
+        "Davidson's tie parameter",
+        "How readily the judge calls a tie between two models, beyond what their strengths "
+        "explain: 0 never, 1 a tie as likely as either win between equal models.",
+        "coefficient",
+        "coefficient",
+        "Maximum likelihood of Davidson's extension of Bradley–Terry (a tie has probability "
+        "proportional to the parameter times the geometric mean of the two strengths); 95% "
+        "interval from instruction bootstrap rounds (2.5 and 97.5 percentiles), or from the "
+        "profile likelihood without rounds or with fewer than 20 instructions.",
+        _DAVIDSON,
+        "verdicts without a single tie (the estimate would sit at zero) or with nothing but ties",
+        json_keys=("tie_parameter",),
+    ),
+    _q(
+        "tie_chance_equal_models",
+        "Tie chance between equal models",
+        "The chance Davidson's model gives a tie between two equally strong models.",
+        "percent",
+        "percent",
+        "The tie parameter divided by (2 + the tie parameter).",
+        _DAVIDSON,
+        "verdicts without a single tie or with nothing but ties",
+        json_keys=("tie_chance_equal_models",),
+    ),
+    _q(
+        "rating_ties_dropped",
+        "Rating, ties dropped",
+        "A model's Bradley–Terry strength fitted to the decisive verdicts only, on the Elo scale "
+        "(mean 1000).",
+        "Elo points",
+        "elo",
+        "Maximum likelihood on the pooled decisive wins; one virtual tie per model against an "
+        "average model where a strength would be infinite.",
+        _BT,
+        json_keys=("rating_ties_dropped",),
+    ),
+    _q(
+        "rating_ties_modelled",
+        "Rating, ties modelled",
+        "A model's strength when ties are a third outcome of their own (Davidson's model), on the "
+        "Elo scale (mean 1000).",
+        "Elo points",
+        "elo",
+        "Maximum likelihood of Davidson's extension of Bradley–Terry on the pooled wins and ties.",
+        _DAVIDSON,
+        json_keys=("rating_ties_modelled",),
+    ),
+    _q(
+        "models_moved_by_ties",
+        "Models moved by the tie convention",
+        "Models whose rank differs between two ways of counting ties (headline: ties modelled "
+        "against a tie as half a win, the leaderboard's way).",
+        "models",
+        "count",
+        "Ranks compared model by model (equal ratings share the better rank).",
+        _DAVIDSON,
+        json_keys=("models_moved",),
+    ),
+    _q(
+        "largest_tie_move",
+        "Largest move between tie conventions",
+        "The most rank places one model moves between two ways of counting ties.",
+        "rank",
+        "count",
+        "Largest absolute rank difference.",
+        _DAVIDSON,
+        json_keys=("largest_move",),
+    ),
+    _q(
+        "convention_tau",
+        "Rank agreement between tie conventions",
+        "Kendall's tau-b between the rankings under two ways of counting ties: 1 is the same order.",
+        "coefficient",
+        "coefficient",
+        "Kendall's tau-b over the models' ratings.",
+        _KENDALL,
+        json_keys=("convention_tau",),
+    ),
     # -- calibration -------------------------------------------------------------------------
     _q(
         "printed_win_rate",
@@ -1475,6 +1561,17 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "decision",
         "curve",
         "verdicts",
+        # ties as data: the verdicts behind the fits, the comparisons' parts, ranks and words
+        "tie_conventions",
+        "tie_verdicts",
+        "refusal",
+        "orders_agree",
+        "comparisons",
+        "from",
+        "to",
+        "moved",
+        "rank_ties_dropped",
+        "rank_ties_modelled",
         # several judges pooled: each judge's counts, status and why, the biggest moves, settings
         "decisive_verdicts",
         "status",

@@ -1,5 +1,6 @@
-"""The Tie-structure page's two sections, each one evalcore call and its drawing: the pairwise
-judge (:func:`evalcore.ties.judge_ties`) and the pointwise score table
+"""The Tie-structure page's sections, each one evalcore call and its drawing: the pairwise
+judge (:func:`evalcore.ties.judge_ties`), ties as data (:func:`evalcore.ties.tie_conventions`,
+inside the pairwise section, on the same judge and category) and the pointwise score table
 (:func:`evalcore.present.ties.pointwise_analysis`). The pickers are kept in the link
 (``?score=``, ``?pw_format=``, ``?pw_diagnostic=``), so a copied link reproduces the numbers."""
 
@@ -12,11 +13,20 @@ import streamlit as st
 from evalcore.plots import ties as plots
 from evalcore.present import ties as show
 from evalcore.present.ties import EXPLAIN
-from evalcore.ties import judge_ties, labelled_counts
+from evalcore.ties import judge_ties, labelled_counts, tie_conventions
+from evalcore.ties.conventions import ROUNDS
 from ui.messages import caption, warning
 from ui.state import counts as session_counts
 from ui.state import memo, state
-from ui.widgets import chart, download_csv, linked_choice, number_tiles, selection, table
+from ui.widgets import (
+    chart,
+    download_csv,
+    linked_choice,
+    memo_or_info,
+    number_tiles,
+    selection,
+    table,
+)
 
 
 def _agreement(heading: str, agreement: Any) -> None:
@@ -79,6 +89,26 @@ def pairwise_section(store: Any) -> None:
         per = result.per_instruction
         name = f"ties_per_instruction_{judge}.csv"
         table(show.per_instruction_display(per), per, name, "dl_ties_per_instruction")
+    conventions_section(counts, judge, category)
+
+
+def conventions_section(counts: Any, judge: str, category: str | None) -> None:
+    """Ties as data: the ranking under three tie conventions, Davidson's tie parameter."""
+    st.subheader("Ties as data")
+    st.markdown(EXPLAIN["conventions"])
+    tc = memo_or_info(
+        ("tie_conventions", judge, category, ROUNDS), lambda: tie_conventions(counts, rounds=ROUNDS)
+    )
+    if tc is None:
+        return
+    if not tc.identified:
+        st.info(tc.refusal)
+    number_tiles(show.convention_metrics(tc))
+    caption(tc.sentence())
+    for note in tc.notes:
+        caption(f"Note: {note}")
+    frame = tc.frame()
+    table(show.conventions_display(tc), frame, f"tie_conventions_{judge}.csv", "dl_tie_conventions")
 
 
 def pointwise_section(scores: Any, *, demo: bool) -> None:

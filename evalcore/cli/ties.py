@@ -1,7 +1,9 @@
-"""``ties``: tie structure of a pairwise judge, or of a pointwise score table.
+"""``ties``: tie structure of a pairwise judge, or of a pointwise score table; for a pairwise judge
+also the ranking under three tie conventions (a tie as half a win, ties dropped, ties modelled).
 
-Reference: Gondara, Novikova, Suresh, Ji & Pradeep, "The Format is the Filter: Scoring Format
-Fixes What an LLM Judge Can Express" (2025).
+References: Gondara, Novikova, Suresh, Ji & Pradeep, "The Format is the Filter: Scoring Format
+Fixes What an LLM Judge Can Express" (2025). Davidson, R. R. (1970), "On extending the
+Bradley–Terry model to accommodate ties in paired comparison experiments", JASA 65, 317–328.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from evalcore.cli.common import (
 from evalcore.ingest.files import read_human_ranking
 from evalcore.ties import (
     SCORE_RULES,
+    TieConventions,
     labelled_counts,
     leave_one_judge_out,
     pointwise_tie_structure,
+    tie_conventions,
     variance_shares,
     verdict_tie_structure,
 )
+from evalcore.ties.conventions import ROUNDS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,6 +49,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="within-instruction score of a pairwise judge: soft = mean σ(verdict) "
         "(the tournament score of 'The Format is the Filter', default), "
         "sign = win share (tie = half)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=ROUNDS,
+        help=f"bootstrap rounds over instructions for the tie parameter's 95%% interval (default {ROUNDS}; "
+        "0 = the profile-likelihood interval, which treats verdicts as independent)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument(
+        "--no-conventions",
+        action="store_true",
+        help="skip the ranking under three tie conventions (a tie as half a win, ties dropped, "
+        "ties modelled by Davidson 1970)",
     )
     p.add_argument(
         "--human-ranking",
@@ -106,14 +125,14 @@ def run_ties(args: argparse.Namespace) -> int:
     if human is not None:
         assert human.agreement is not None  # a reference (the human labels) always yields one
         human_row = {"calls": human.n_calls, **human.agreement.as_dict()}
+    conventions = None if args.no_conventions else _conventions(counts, rounds=args.rounds, seed=args.seed)
     if args.json:
-        print_json(
-            {
-                "judge": judge,
-                "structure": result.as_dict(),
-                "human_labels": human_row,
-            }
-        )
+        payload = {"judge": judge, "structure": result.as_dict(), "human_labels": human_row}
+        if conventions is not None:
+            payload["tie_conventions"] = (
+                conventions.as_dict() if isinstance(conventions, TieConventions) else {"refusal": conventions}
+            )
+        print_json(payload)
         return 0
     print(f"judge {judge}: {result.n_calls:,} calls; within-instruction score: {args.score}")
     levels = result.level_table()
@@ -141,7 +160,50 @@ def run_ties(args: argparse.Namespace) -> int:
         print_table(frame)
     else:
         print("no reference: the file has no human labels for this judge and no --human-ranking")
+    if conventions is not None:
+        _print_conventions(conventions)
     return 0
+
+
+def _conventions(counts, *, rounds: int, seed: int) -> TieConventions | str:
+    """The tie-convention comparison, or why there is none (in words)."""
+    try:
+        return tie_conventions(counts, rounds=rounds, seed=seed)
+    except ValueError as exc:
+        return str(exc)
+
+
+def _interval_words(tc: TieConventions) -> str:
+    return f"{tc.interval}, {tc.rounds:,} rounds" if tc.rounds else tc.interval
+
+
+def _print_conventions(tc: TieConventions | str) -> None:
+    """The ranking under three tie conventions, in the catalogue's names and formats."""
+    print("\nties as data: the ranking under three ways of counting a tie (Davidson 1970)")
+    if isinstance(tc, str):
+        print(tc)
+        return
+    if tc.identified:
+        nu = (
+            f"{q.name('tie_parameter')} {q.format('tie_parameter', tc.tie_parameter)} "
+            f"(95% interval {q.format('tie_parameter', tc.tie_parameter_low)} – "
+            f"{q.format('tie_parameter', tc.tie_parameter_high)}, {_interval_words(tc)}); "
+            f"{q.name('tie_chance_equal_models')} {q.format('tie_chance_equal_models', tc.tie_chance_equal)}"
+        )
+        print(nu)
+    else:
+        print(tc.refusal)
+    head = tc.headline
+    print(
+        f"{q.name('models_moved_by_ties')} {q.format('models_moved_by_ties', head.models_moved)}; "
+        f"{q.name('largest_tie_move')} {q.format('largest_tie_move', head.largest_move)}; "
+        f"{q.name('convention_tau')} {q.format('convention_tau', head.tau)} "
+        "(ties modelled against a tie as half a win)"
+    )
+    print(tc.sentence())
+    print_table(tc.frame())
+    for note in tc.notes:
+        print(f"note: {note}")
 
 
 def _run_pointwise(args: argparse.Namespace) -> int:

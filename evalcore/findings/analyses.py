@@ -32,7 +32,7 @@ from evalcore.ranking.judging_times import has_times
 from evalcore.ranking.over_time import TimeWindows, rating_windows
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
-from evalcore.ties import VerdictTieStructure, verdict_tie_structure
+from evalcore.ties import TieConventions, VerdictTieStructure, tie_conventions, verdict_tie_structure
 
 #: Instruction resamples behind the Overview's recommended-anchor rate.
 STABILITY_ROUNDS = 200
@@ -75,6 +75,8 @@ class Analyses:
     plan: SampleSizePlan | None = None
     calibration: Calibration | None = None
     ties: VerdictTieStructure | None = None
+    #: The ranking under three tie conventions (half a win, dropped, modelled by Davidson 1970).
+    tie_conventions: TieConventions | None = None
     judge_comparison: pd.DataFrame | None = None
     human_ranking: pd.DataFrame | None = None
     fragility: RankingFragility | None = None
@@ -318,6 +320,15 @@ def run_analyses(
             "ties",
             lambda: cache(("findings", "ties", judge), lambda: verdict_tie_structure(counts)),
         )
+    conventions = None
+    if board is not None:
+        conventions = _attempt(
+            unavailable,
+            "tie_conventions",
+            # the order under each convention only (the report says it when they disagree): no
+            # bootstrap of the tie parameter's interval
+            lambda: cache(("findings", "tie_conventions", judge), lambda: tie_conventions(counts)),
+        )
     others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []
     share = 0.35 / (1 + len(others))
     sheets: dict[str, JudgeSheet | str] = {}
@@ -360,6 +371,7 @@ def run_analyses(
         monitor=monitor,
         calibration=cal,
         ties=ties,
+        tie_conventions=conventions,
         judge_comparison=comparison,
         human_ranking=human_ranking,
         fragility=fragile,

@@ -12,6 +12,8 @@ References
 "The Format is the Filter: Scoring Format Fixes What an LLM Judge Can Express" (2025).
 Rényi, A. (1961). On measures of entropy and information. *Proc. Fourth Berkeley Symposium*.
 Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3).
+Davidson, R. R. (1970). On extending the Bradley–Terry model to accommodate ties in paired
+comparison experiments. *Journal of the American Statistical Association* 65(329).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from typing import Any
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.present.display import Metric, display_frame, tile, tiles
+from evalcore.present.display import Metric, catalogue_table, display_frame, tile, tiles
 from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
+from evalcore.ties.conventions import TieConventions
 from evalcore.ties.pairwise import VerdictTieStructure
 from evalcore.ties.pointwise import pointwise_levels, pointwise_tie_structure
 from evalcore.ties.variance import VarianceShares, variance_shares
@@ -41,6 +44,8 @@ __all__ = [
     "agreement_rows",
     "calls_sentence",
     "candidate_sentence",
+    "convention_metrics",
+    "conventions_display",
     "diagnostics_display",
     "human_heading",
     "human_sentence",
@@ -127,6 +132,12 @@ EXPLAIN: dict[str, str] = {
     "**τb**, **τa**, **Somers' D**, **top-1** = means over instructions as above "
     "(" + _PAPER + ", tables 1, 5 and 9).",
     "no_shares": "Variance shares need at least two formats and two judges, each pair scored.",
+    "conventions": "The leaderboard counts a tie as half a win for each side. Two other readings "
+    "are as defensible: drop the ties and rank on the decisive verdicts only, or treat a tie "
+    "as a third outcome with its own probability, which is larger between close models "
+    "(Davidson, *On extending the Bradley–Terry model to accommodate ties in paired comparison "
+    "experiments*, 1970). If the three rankings agree, how ties are counted does not matter for "
+    "the order; where they disagree, the places that move rest on that choice.",
 }
 
 
@@ -278,6 +289,49 @@ def per_instruction_display(per_instruction: pd.DataFrame) -> pd.DataFrame:
             "somers_d": ("Somers' D", _three),
             "top1": (q.name("top1"), "pct1"),
         },
+    )
+
+
+def convention_metrics(tc: TieConventions) -> list[Metric]:
+    """Davidson's tie parameter (when identified), the models moved and the rank agreement
+    between ties modelled and a tie as half a win (the leaderboard)."""
+    head = tc.headline
+    against = "Ties modelled against a tie as half a win (the leaderboard's way)."
+    out = []
+    if tc.identified:
+        low = q.format("tie_parameter", tc.tie_parameter_low)
+        high = q.format("tie_parameter", tc.tie_parameter_high)
+        chance = q.format("tie_chance_equal_models", tc.tie_chance_equal)
+        out.append(
+            tile(
+                "tie_parameter",
+                tc.tie_parameter,
+                f"95% interval {low} – {high} ({_interval_words(tc)}). Two equally strong models tie "
+                f"with chance {chance}; 0 would mean the judge never ties.",
+            )
+        )
+    out.append(tile("models_moved_by_ties", head.models_moved, against))
+    out.append(tile("convention_tau", head.tau, against + " 1 is the same order."))
+    return out
+
+
+def _interval_words(tc: TieConventions) -> str:
+    return f"{tc.interval}, {fmt_int(tc.rounds)} rounds" if tc.rounds else tc.interval
+
+
+def conventions_display(tc: TieConventions) -> pd.DataFrame:
+    """Each model's rating and rank under the three tie conventions, in the leaderboard's order."""
+    return catalogue_table(
+        tc.frame(),
+        [
+            ("model", "Model", None),
+            ("rank", "Rank, a tie as half a win", None),
+            ("rating", "Rating, a tie as half a win", "rating"),
+            ("rank_ties_dropped", "Rank, ties dropped", None),
+            "rating_ties_dropped",
+            ("rank_ties_modelled", "Rank, ties modelled", None),
+            "rating_ties_modelled",
+        ],
     )
 
 

@@ -137,6 +137,9 @@ def leaderboard_section(analyses: Analyses) -> str:
     if analyses.judge_pooling is not None:  # several judges: the ranking that weights them
         notes += f'<p class="caption">Several judges: {esc(analyses.judge_pooling.sentence())}</p>'
     notes += time_line(analyses)
+    conventions = analyses.tie_conventions
+    if conventions is not None and not conventions.modelling_agrees:  # said only when it matters
+        notes += f'<p class="caption">Ties as data: {esc(conventions.sentence())}</p>'
     caption = (
         f'<p class="caption">Judge {esc(analyses.judge)}. Bradley–Terry maximum likelihood '
         "on win/tie/loss counts (a tie is half a win each), Elo scale with mean 1000: a "

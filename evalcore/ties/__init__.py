@@ -9,14 +9,19 @@ must break a tie at random.
   ``labelled_counts``).
 - :mod:`evalcore.ties.pointwise`: pointwise score tables per format and judge.
 - :mod:`evalcore.ties.variance`: format versus judge variance shares.
+- :mod:`evalcore.ties.davidson` and :mod:`evalcore.ties.conventions`: ties as data, Davidson's
+  tie model and the ranking under three tie conventions (``tie_conventions``).
 
 References
 ----------
 "The Format is the Filter: Scoring Format Fixes What an LLM Judge Can Express" (2025).
 Rényi, A. (1961). On measures of entropy and information. *Proc. Fourth Berkeley Symposium*.
 Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3).
+Davidson, R. R. (1970). On extending the Bradley–Terry model to accommodate ties in paired
+comparison experiments. *Journal of the American Statistical Association* 65(329).
 """
 
+from evalcore.ties.conventions import ConventionShift, TieConventions, tie_conventions
 from evalcore.ties.levels import (
     LEVEL_LABELS,
     SCORE_DECIMALS,
@@ -53,6 +58,9 @@ from evalcore.ties.variance import (
 from evalcore.ties.within import Agreement, summarise_agreement, within_instruction
 
 __all__ = [
+    "ConventionShift",
+    "TieConventions",
+    "tie_conventions",
     "JudgeTies",
     "judge_ties",
     "AGREEMENT_COLUMNS",

@@ -5,8 +5,18 @@ P(i beats j) = π_i / D, P(tie) = ν·√(π_i π_j) / D, D = π_i + π_j + ν·
 says how readily a judge calls a tie between equals (P(tie | equal) = ν / (2 + ν)); the strengths
 are then fitted from wins and ties together instead of counting a tie as half a win. The fit here
 maximises the written-out log-likelihood over (θ, log ν) with θ centred, by L-BFGS with the exact
-gradient, and reports ν with a 95% Wald interval on the log scale from the observed information
-(a finite-difference Jacobian of the exact gradient).
+gradient, and reports ν with a 95% profile-likelihood interval: the values of ν whose profile
+log-likelihood (the strengths refitted at each fixed ν) lies within χ²₁(0.95)/2 = 1.92 of the
+maximum (Wilks 1938). The profile interval keeps ν positive and follows the likelihood's own
+asymmetry, which a Wald interval (symmetric on the log scale) ignores. It treats the
+verdicts as independent given the strengths (as the Bradley–Terry model does).
+
+A model that never lost, or never won or tied, has an infinite maximum-likelihood strength;
+``prior_games`` then adds that many virtual tie games of every model against an average model
+(the same weak prior as the leaderboard's Bradley–Terry fit), which keeps every strength finite.
+
+The comparison of the three tie conventions (a tie as half a win, ties dropped, ties modelled)
+is :func:`evalcore.ties.conventions.tie_conventions`.
 
 Reference: Davidson, R. R. (1970). On extending the Bradley–Terry model to accommodate ties in
 paired comparison experiments. *Journal of the American Statistical Association* 65(329), 317–328.
@@ -22,6 +32,8 @@ from scipy import optimize
 from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE
 
 Z95 = 1.959963984540054
+#: Half the 95% point of χ² with one degree of freedom: the profile interval's drop in ℓ.
+PROFILE_DROP = 0.5 * 3.841458820694124
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,8 @@ class DavidsonFit:
     nu_high: float
     log_likelihood: float
     converged: bool
+    #: The fitted parameters (θ_1 … θ_{M−1}, log ν): a resample's starting point.
+    params: np.ndarray | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -47,8 +61,11 @@ class DavidsonFit:
         }
 
 
-def _negloglik(params: np.ndarray, wins: np.ndarray, ties: np.ndarray) -> tuple[float, np.ndarray]:
-    """−ℓ and its gradient; params = (θ_1 … θ_{M−1}, log ν) with θ_M = −Σ the others (centred)."""
+def _negloglik(
+    params: np.ndarray, wins: np.ndarray, ties: np.ndarray, prior_games: float = 0.0
+) -> tuple[float, np.ndarray]:
+    """−ℓ and its gradient; params = (θ_1 … θ_{M−1}, log ν) with θ_M = −Σ the others (centred).
+    ``prior_games`` virtual tie games of each model against strength 0 are added to ℓ."""
     m = wins.shape[0]
     theta = np.append(params[: m - 1], -params[: m - 1].sum())
     log_nu = params[-1]
@@ -71,12 +88,57 @@ def _negloglik(params: np.ndarray, wins: np.ndarray, ties: np.ndarray) -> tuple[
         + 0.5 * (np.sum(t_up, axis=1) + np.sum(t_up, axis=0))
         - 0.5 * (np.sum(n_up * p_t, axis=1) + np.sum(n_up * p_t, axis=0))
     )
+    if prior_games:
+        ll += prior_games * float(np.sum(0.5 * _log_sigmoid(theta) + 0.5 * _log_sigmoid(-theta)))
+        d_theta = d_theta + prior_games * (0.5 - 1.0 / (1.0 + np.exp(-theta)))
     d_lognu = float(np.sum(t_up) - np.sum(n_up * p_t))
     grad_free = d_theta[: m - 1] - d_theta[m - 1]
     return -float(ll), -np.append(grad_free, d_lognu)
 
 
-def fit_davidson(wins: np.ndarray, ties: np.ndarray, *, models: tuple[str, ...] | None = None) -> DavidsonFit:
+def _log_sigmoid(x: np.ndarray) -> np.ndarray:
+    return -np.logaddexp(0.0, -x)
+
+
+def _profile(log_nu: float, start: np.ndarray, w: np.ndarray, t: np.ndarray, prior: float) -> float:
+    """The profile log-likelihood at a fixed log ν: the strengths refitted, ν held."""
+
+    def f(free: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = _negloglik(np.append(free, log_nu), w, t, prior)
+        return value, grad[:-1]
+
+    res = optimize.minimize(f, start, jac=True, method="L-BFGS-B", options={"gtol": 1e-9, "maxiter": 2000})
+    return -float(res.fun)
+
+
+def _profile_end(
+    best: np.ndarray, top: float, step: float, direction: float, w: np.ndarray, t: np.ndarray, prior: float
+) -> float:
+    """The log ν on one side of the maximum where the profile has dropped by :data:`PROFILE_DROP`
+    (±inf when it never does within 40 units of log ν: the data bound ν on one side only)."""
+    c0, start = float(best[-1]), best[:-1]
+
+    def gap(c: float) -> float:
+        return _profile(c, start, w, t, prior) - (top - PROFILE_DROP)
+
+    inner, outer = c0, c0 + direction * step
+    while gap(outer) > 0:
+        inner, outer = outer, outer + direction * step
+        step *= 2.0
+        if abs(outer - c0) > 40.0:
+            return direction * np.inf
+    return float(optimize.brentq(gap, min(inner, outer), max(inner, outer), xtol=1e-6))
+
+
+def fit_davidson(
+    wins: np.ndarray,
+    ties: np.ndarray,
+    *,
+    models: tuple[str, ...] | None = None,
+    prior_games: float = 0.0,
+    interval: bool = True,
+    start: np.ndarray | None = None,
+) -> DavidsonFit:
     """Maximum-likelihood Davidson fit of pooled counts.
 
     Parameters
@@ -87,11 +149,33 @@ def fit_davidson(wins: np.ndarray, ties: np.ndarray, *, models: tuple[str, ...] 
         (M, M), symmetric: ties between i and j (``ties[i, j] == ties[j, i]``, each tie once).
     models
         Names (default ``m0 … m{M-1}``).
+    prior_games
+        Virtual tie games of each model against an average model (0: the plain maximum
+        likelihood; the leaderboard uses 1 where a strength would be infinite).
+    interval
+        Whether to compute the profile-likelihood interval (False: NaN bounds, the point fit
+        only, as a bootstrap round needs).
+    start
+        Starting parameters (θ_1 … θ_{M−1}, log ν), e.g. the full data's fit for a resample.
 
     Returns
     -------
     DavidsonFit
-        Ratings on the Elo scale and ν with its 95% interval (Davidson 1970).
+        Ratings on the Elo scale and ν with its 95% profile-likelihood interval.
+
+    Raises
+    ------
+    ValueError
+        Without a single tie, or without a single decisive verdict: ν is then not identified
+        (its estimate would be 0 or infinite, on the edge of the parameter space, and no interval
+        around it means anything).
+
+    References
+    ----------
+    Davidson, R. R. (1970). On extending the Bradley–Terry model to accommodate ties in paired
+    comparison experiments. *Journal of the American Statistical Association* 65(329), 317–328.
+    Wilks, S. S. (1938). The large-sample distribution of the likelihood ratio for testing
+    composite hypotheses. *Annals of Mathematical Statistics* 9(1), 60–62.
     """
     w = np.asarray(wins, dtype=np.float64)
     t = np.asarray(ties, dtype=np.float64)
@@ -102,83 +186,33 @@ def fit_davidson(wins: np.ndarray, ties: np.ndarray, *, models: tuple[str, ...] 
         raise ValueError("ties must be symmetric: ties[i, j] is the ties between i and j")
     if np.triu(t, 1).sum() == 0:
         raise ValueError("no ties: the tie parameter is not identified (it would be 0)")
-    x0 = np.zeros(m)
+    if w.sum() == 0:
+        raise ValueError("nothing but ties: the tie parameter is not identified (it would be infinite)")
+    x0 = np.zeros(m) if start is None else np.asarray(start, dtype=np.float64)
     res = optimize.minimize(
-        _negloglik, x0, args=(w, t), jac=True, method="L-BFGS-B", options={"gtol": 1e-10, "maxiter": 2000}
+        _negloglik,
+        x0,
+        args=(w, t, prior_games),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-10, "ftol": 1e-15, "maxiter": 5000},
     )
-    # observed information: the Jacobian of the exact gradient by central differences
-    h = 1e-5
-    info = np.empty((m, m))
-    for k in range(m):
-        e = np.zeros(m)
-        e[k] = h
-        info[:, k] = (_negloglik(res.x + e, w, t)[1] - _negloglik(res.x - e, w, t)[1]) / (2 * h)
-    cov = np.linalg.pinv(0.5 * (info + info.T))
-    se = float(np.sqrt(max(cov[-1, -1], 0.0)))
+    # the profile search starts one rough standard error away (log ν is about as precise as the
+    # log of a count of ties among the verdicts) and doubles its step until the likelihood drops
+    n_ties, n_all = float(np.triu(t, 1).sum()), float(w.sum() + np.triu(t, 1).sum())
+    step = Z95 * float(np.sqrt(1.0 / n_ties + 1.0 / n_all))
+    top = -float(res.fun)
+    low = _profile_end(res.x, top, step, -1.0, w, t, prior_games) if interval else np.nan
+    high = _profile_end(res.x, top, step, 1.0, w, t, prior_games) if interval else np.nan
     log_nu = float(res.x[-1])
     theta = np.append(res.x[: m - 1], -res.x[: m - 1].sum())
     return DavidsonFit(
         models=models or tuple(f"m{k}" for k in range(m)),
         ratings=ELO_CENTRE + ELO_SCALE * theta,
         nu=float(np.exp(log_nu)),
-        nu_low=float(np.exp(log_nu - Z95 * se)),
-        nu_high=float(np.exp(log_nu + Z95 * se)),
-        log_likelihood=-float(res.fun),
+        nu_low=float(np.exp(low)),
+        nu_high=float(np.exp(high)),
+        log_likelihood=top,
         converged=bool(res.success),
-    )
-
-
-@dataclass(frozen=True)
-class TieConventions:
-    """Ratings (Elo scale) and ranks of the same verdicts under three tie conventions, and the
-    largest rank change between any two."""
-
-    models: tuple[str, ...]
-    half_win: np.ndarray
-    dropped: np.ndarray
-    modelled: np.ndarray
-    largest_rank_change: int
-
-    def frame(self):
-        import pandas as pd
-
-        return pd.DataFrame(
-            {
-                "model": self.models,
-                "half_win": self.half_win,
-                "dropped": self.dropped,
-                "modelled": self.modelled,
-            }
-        )
-
-
-def tie_conventions(
-    wins: np.ndarray, ties: np.ndarray, *, models: tuple[str, ...] | None = None
-) -> TieConventions:
-    """The ranking under "a tie is half a win" (the leaderboard), "ties dropped" and "ties
-    modelled" (Davidson 1970): how much the choice of convention moves each model.
-
-    ``wins``/``ties`` as in :func:`fit_davidson`. The first two are the leaderboard's
-    Bradley–Terry fit (:func:`evalcore.ranking.bradley_terry.fit_bradley_terry`, with its weak
-    prior when a model never lost or never won).
-    """
-    from evalcore.ranking.bradley_terry import fit_bradley_terry, mle_exists, ranks_descending, to_elo
-
-    w = np.asarray(wins, dtype=np.float64)
-    t = np.asarray(ties, dtype=np.float64)
-    half = w + 0.5 * t
-    out = []
-    for matrix in (half, w):
-        prior = 0.0 if bool(np.all(mle_exists(matrix))) else 1.0
-        theta, _ = fit_bradley_terry(matrix, prior_games=prior)
-        out.append(to_elo(theta))
-    modelled = fit_davidson(w, t, models=models).ratings
-    ranks = [ranks_descending(r) for r in (*out, modelled)]
-    change = max(int(np.max(np.abs(a - b))) for a in ranks for b in ranks)
-    return TieConventions(
-        models=models or tuple(f"m{k}" for k in range(w.shape[0])),
-        half_win=out[0],
-        dropped=out[1],
-        modelled=modelled,
-        largest_rank_change=change,
+        params=res.x,
     )

@@ -1,5 +1,6 @@
-"""The Tie structure page (AppTest): stats for the chosen judge, the human-label comparison, and the
-pointwise section with the bundled demo, a bad upload and a good upload."""
+"""The Tie structure page (AppTest): stats for the chosen judge, the human-label comparison, ties as
+data (the ranking under three tie conventions), and the pointwise section with the bundled demo, a
+bad upload and a good upload."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui as _ui
+from evalcore import quantities as q
 from evalcore.ingest.files import read_human_ranking
 from evalcore.ingest.pointwise import read_pointwise
-from evalcore.ties import labelled_counts, pointwise_tie_structure, verdict_tie_structure
+from evalcore.ties import labelled_counts, pointwise_tie_structure, tie_conventions, verdict_tie_structure
 from tests.conftest import ROOT, new_app, open_page
 
 APP = str(ROOT / "app.py")
@@ -46,6 +48,29 @@ def test_page_shows_the_judges_tie_structure(ties_page, demo_store):
     assert any("Same-level chance" in c.value and "not the tie rate" in c.value for c in at.caption)
     charts = [e for e in at.get("plotly_chart")]
     assert any("Verdict levels of" in e.proto.spec for e in charts)
+
+
+def test_page_shows_ties_as_data(ties_page, demo_store):
+    """The section draws the library's comparison: the tie parameter, the models moved, the
+    sentence and one row per model with its rating under each convention."""
+    at = ties_page
+    judge = at.selectbox(key="ties_judge_select").value
+    tc = tie_conventions(demo_store.counts(judge=judge))
+    assert "Ties as data" in [h.value for h in at.subheader]
+    metrics = _metrics(at)
+    assert metrics["Davidson's tie parameter"] == [q.format("tie_parameter", tc.tie_parameter)]
+    assert metrics["Models moved by the tie convention"] == [str(tc.headline.models_moved)]
+    assert metrics["Rank agreement between tie conventions"] == [q.format("convention_tau", tc.headline.tau)]
+    assert any("Modelling ties instead of counting each as half a win" in c.value for c in at.caption)
+    shown = [df.value for df in at.dataframe if "Rating, ties modelled" in df.value.columns]
+    assert len(shown) == 1 and len(shown[0]) == len(tc.models)
+    frame = tc.frame()
+    assert shown[0]["Rating, ties modelled"].tolist() == [
+        q.format("rating_ties_modelled", v) for v in frame["rating_ties_modelled"]
+    ]
+    assert shown[0]["Rating, a tie as half a win"].tolist() == [
+        q.format("rating", v) for v in frame["rating"]
+    ]
 
 
 def test_page_tie_happy_judge(ties_page):
@@ -163,3 +188,17 @@ def test_the_tie_pickers_are_written_into_the_link(ties_page):
     assert not at.exception
     assert at.query_params["score"] == "sign"
     assert at.query_params["pw_diagnostic"] == "d2"
+
+
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
+def test_a_table_without_ties_refuses_the_tie_parameter_in_words():
+    at = open_page("app.py", timeout=90)
+    csv = b"instruction_id,model_a,model_b,verdict\nq1,x,y,1\nq2,y,z,1\nq3,z,x,1\nq4,x,z,2\nq5,y,x,-1\n"
+    at.file_uploader(key="upload").upload("no_ties.csv", csv, "text/csv").run()
+    assert not at.exception
+    at.switch_page("pages/ties.py").run()
+    assert not at.exception
+    assert any("tie parameter is not identified" in i.value for i in at.info)
+    metrics = _metrics(at)
+    assert "Davidson's tie parameter" not in metrics  # never a 0 with an interval
+    assert metrics["Models moved by the tie convention"] == ["0"]

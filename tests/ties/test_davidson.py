@@ -1,5 +1,6 @@
 """Davidson's tie model: the fit equals a direct maximisation of the written-out likelihood on
-three models, and recovers a known tie parameter with about 95% interval coverage."""
+three models, and recovers a known tie parameter with about 95% interval coverage (the
+comparison of tie conventions: ``test_conventions.py``)."""
 
 from __future__ import annotations
 
@@ -70,14 +71,29 @@ def test_a_known_tie_parameter_is_recovered_with_coverage():
     assert covered >= 88  # nominal 95 of 100 draws; fewer than 88 has a 0.3% chance
 
 
-def test_tie_conventions_agree_on_a_clear_order_and_report_the_half_win_board():
-    from evalcore.ranking.bradley_terry import fit_bradley_terry, to_elo
-    from evalcore.ties.davidson import tie_conventions
+def test_the_gradient_with_the_weak_prior_is_exact():
+    from evalcore.ties.davidson import _negloglik
 
-    rng = np.random.default_rng(3)
-    wins, ties = _simulate(rng, np.array([1.5, 0.5, -0.5, -1.5]), 0.8, 200)
-    tc = tie_conventions(wins, ties)
-    assert tc.largest_rank_change == 0  # well-separated models: every convention ranks alike
-    np.testing.assert_allclose(tc.half_win, to_elo(fit_bradley_terry(wins + 0.5 * ties)[0]))
-    # counting a tie as half a win pulls the ratings together; Davidson's do not shrink
-    assert np.ptp(tc.modelled) > np.ptp(tc.half_win)
+    wins = np.array([[0, 20, 25, 3], [9, 0, 14, 2], [6, 10, 0, 1], [0, 0, 0, 0]], float)
+    t = np.array([[0, 8, 5, 0], [8, 0, 11, 0], [5, 11, 0, 0], [0, 0, 0, 0]], float)
+    x = np.array([0.3, -0.1, 0.2, -0.4])
+    for prior in (0.0, 1.0):
+        err = optimize.check_grad(
+            lambda p, prior=prior: _negloglik(p, wins, t, prior)[0],
+            lambda p, prior=prior: _negloglik(p, wins, t, prior)[1],
+            x,
+        )
+        assert err < 1e-5
+
+
+def test_a_model_that_never_lost_keeps_a_finite_rating_under_the_weak_prior():
+    from evalcore.ties.conventions import conventions_from_matrices
+
+    # d never scores against anyone (it only loses): the plain fits diverge
+    wins = np.array([[0, 20, 25, 3], [9, 0, 14, 2], [6, 10, 0, 1], [0, 0, 0, 0]], float)
+    t = np.array([[0, 8, 5, 0], [8, 0, 11, 0], [5, 11, 0, 0], [0, 0, 0, 0]], float)
+    tc = conventions_from_matrices(wins, t, models=("a", "b", "c", "d"))
+    assert tc.notes and "virtual tie" in tc.notes[0]
+    for ratings in (tc.half_win, tc.dropped, tc.modelled):
+        assert np.all(np.isfinite(ratings)) and np.argmin(ratings) == 3
+    assert tc.tie_parameter_low < tc.tie_parameter < tc.tie_parameter_high
