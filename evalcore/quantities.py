@@ -1598,7 +1598,6 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "label",
         "start",
         "end",
-        "moved",
         "drift_detected",
         "permutations",
         "time_windows",

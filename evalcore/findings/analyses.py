@@ -313,22 +313,9 @@ def run_analyses(
             else math.nan
         )
         plan = sample_size_plan(PLAN_EDGES, informativeness=info if 0 < info <= 1 else None)
-    ties = None
-    if counts.n_models >= 2:
-        ties = _attempt(
-            unavailable,
-            "ties",
-            lambda: cache(("findings", "ties", judge), lambda: verdict_tie_structure(counts)),
-        )
-    conventions = None
-    if board is not None:
-        conventions = _attempt(
-            unavailable,
-            "tie_conventions",
-            # the order under each convention only (the report says it when they disagree): no
-            # bootstrap of the tie parameter's interval
-            lambda: cache(("findings", "tie_conventions", judge), lambda: tie_conventions(counts)),
-        )
+    ties, conventions = _tie_results(
+        counts, judge, has_board=board is not None, cache=cache, unavailable=unavailable
+    )
     others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []
     share = 0.35 / (1 + len(others))
     sheets: dict[str, JudgeSheet | str] = {}
@@ -384,3 +371,25 @@ def run_analyses(
         judge_drift=drift,
         unavailable=unavailable,
     )
+
+
+def _tie_results(
+    counts: VerdictCounts, judge: str, *, has_board: bool, cache: Any, unavailable: dict[str, str]
+) -> tuple[VerdictTieStructure | None, TieConventions | None]:
+    """The tie structure and the ranking under each tie convention (the order only: the report
+    says it when modelling the ties reorders the leaderboard, so no bootstrap of the tie
+    parameter's interval)."""
+    ties = conventions = None
+    if counts.n_models >= 2:
+        ties = _attempt(
+            unavailable,
+            "ties",
+            lambda: cache(("findings", "ties", judge), lambda: verdict_tie_structure(counts)),
+        )
+    if has_board:
+        conventions = _attempt(
+            unavailable,
+            "tie_conventions",
+            lambda: cache(("findings", "tie_conventions", judge), lambda: tie_conventions(counts)),
+        )
+    return ties, conventions
