@@ -18,11 +18,14 @@ DIAGNOSTIC_LABELS: dict[str, str] = {
     "d2": "Effective levels, collisions",
     "top_tied": "Instructions with a tied top",
     "spearman": "Global Spearman",
-    "tau_b": "Within-instruction τb",
-    "tau_a": "Within-instruction τa",
+    "tau_b": "Within-instruction Kendall's tau-b",
+    "tau_a": "Within-instruction Kendall's tau-a",
     "somers_d": "Somers' D",
     "top1": "Top-1 agreement",
 }
+
+#: Diagnostics that are shares (written as percentages on the axis and in the table).
+SHARES = frozenset({"tie_probability", "top_tied", "top1"})
 
 
 def verdict_levels_figure(result: VerdictTieStructure) -> go.Figure:
@@ -79,18 +82,20 @@ def score_distribution_figure(levels: pd.DataFrame, fmt: str) -> go.Figure:
 def diagnostic_grid_figure(cells: pd.DataFrame, diagnostic: str) -> go.Figure:
     """One diagnostic per format (x) and judge (colour), from pointwise_tie_structure output."""
     fig = go.Figure()
+    hover = ".1%" if diagnostic in SHARES else ".3f"
     for judge, rows in cells.groupby("judge", sort=True, observed=True):
         fig.add_trace(
             go.Bar(
                 x=rows["format"],
                 y=rows[diagnostic],
                 name=str(judge),
-                hovertemplate=f"{judge}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+                hovertemplate=f"{judge}<br>%{{x}}: %{{y:{hover}}}<extra></extra>",
             )
         )
     label = DIAGNOSTIC_LABELS.get(diagnostic, diagnostic)
     fig.update_layout(barmode="group", legend_title_text="judge")
-    fig.update_yaxes(title=label)
+    # shares read as percentages, as in the table beside the chart
+    fig.update_yaxes(title=label, tickformat=".0%" if diagnostic in SHARES else None)
     fig.update_xaxes(title="format")
     return style(fig, title=f"{label} by format and judge", height=380)
 

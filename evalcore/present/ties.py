@@ -79,7 +79,7 @@ DIAGNOSTICS: dict[str, str] = {
     "top1": "top-1 agreement",
 }
 
-_PAPER = '"The Format is the Filter" (2025)'
+_PAPER = 'Gondara et al., "The Format is the Filter" (2025)'
 
 #: The page's explanations (Markdown, no user text).
 EXPLAIN: dict[str, str] = {
@@ -120,17 +120,17 @@ EXPLAIN: dict[str, str] = {
     "pointwise": "A pointwise table scores each candidate response alone: `instruction_id, "
     "candidate, judge, format, score[, reference]` (higher is better; `reference` is "
     "a reference quality score). With several formats and judges, the variance "
-    "shares say whether the **format** or the **judge** sets each diagnostic (" + _PAPER + ", table 2).",
+    "shares say whether the **format** or the **judge** sets each diagnostic (" + _PAPER + ").",
     "no_pointwise": "No pointwise score table is loaded for this dataset. Upload one above, or use "
     "the bundled demo (simulated scores) to see what the section shows.",
     "no_reference": "This table has no `reference` column, so only the structural diagnostics "
-    "are shown (no τa, τb, Somers' D, top-1 or Spearman).",
+    "are shown (no Kendall's tau, Somers' D, top-1 or Spearman).",
     "diagnostics": "Per format and judge: **parse rate** = rows with a score; **instructions** "
     "with ≥ 2 scored candidates; **distinct** scores emitted; **same-level chance** "
-    "(two random candidates get the same score); two **effective levels** measures; **T** share of instructions whose top score is tied. "
+    "(two random candidates get the same score); two **effective levels** measures; **instructions with a tied top**, the share whose best score is shared. "
     "With a reference: **global Spearman** = rank correlation over all candidates; "
-    "**τb**, **τa**, **Somers' D**, **top-1** = means over instructions as above "
-    "(" + _PAPER + ", tables 1, 5 and 9).",
+    "**Kendall's tau-b** and **tau-a**, **Somers' D**, **top-1** = means over instructions as above "
+    "(" + _PAPER + ").",
     "no_shares": "Variance shares need at least two formats and two judges, each pair scored.",
     "conventions": "The leaderboard counts a tie as half a win for each side. Two other readings "
     "are as defensible: drop the ties and rank on the decisive verdicts only, or treat a tie "
