@@ -458,6 +458,17 @@ def test_no_heading_chart_title_or_tile_label_carries_detail(walk):
     assert found == []
     shown = " ".join(h for seen in walk.values() for h in seen["headings"] + seen["text"])
     assert "quadratic ranking" not in shown.lower()
+    # nor does any sentence on a page point into a paper by number (the Methods page, which
+    # cites the sources in full, may)
+    numbered = re.compile(r"§|\bFig(ure|\.)? ?\d|\b[Tt]ables? \d|\b[Ss]ection \d|\bApp(endix|\.) [A-Z]\b")
+    pointers = [
+        f"{page}: {found[0]!r} in {text[max(0, found.start() - 60) : found.end() + 20]!r}"
+        for page, seen in walk.items()
+        if page not in {"pages/methods.py", "report"}
+        for text in seen["text"]
+        for found in numbered.finditer(text)
+    ]
+    assert pointers == []
 
 
 @pytest.mark.app

@@ -173,7 +173,7 @@ def answer_sentence(plan: SampleSizePlan, anchor: str | None = None) -> str | No
         f"{q.name('instructions_needed').lower()}, "
         f"{q.format('discordant_needed', row['discordant'])} differing instructions ÷ an "
         f"informativeness of {q.format('informativeness', plan.informativeness)} ({PAPER}'s method, "
-        "the number the Overview and the Anchor planning page quote). Section 2 gives, for "
+        'the number the Overview and the Anchor planning page quote). The section "For comparison" below gives, for '
         "comparison only, the same question simulated on this file's verdicts with the sign test and "
         "the Wilcoxon test."
     )
