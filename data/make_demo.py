@@ -105,6 +105,8 @@ def all_pairs_spec() -> SimulationSpec:
         design="all pairs",
         both_orders=True,
         human_fraction=0.12,
+        # one label per pair, repeated on both order rows, as labelled tables usually carry it
+        human_shared_orders=True,
         categories=("coding", "writing", "reasoning", "math"),
         families=families,
         model_names=names,

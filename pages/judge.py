@@ -97,7 +97,7 @@ with _ui.page("Judge"):
                 lambda: show.both_orders_agreement(store, judge, **opts),
             )
             ag = both if both is not None else ag
-        view.agreement(ag, judge)
+        view.agreement(ag, judge, said=(*sheet.notes, *sheet.design_warnings))
 
     st.header("5. Length and family")
     curve = _ui.memo(

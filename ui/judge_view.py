@@ -26,12 +26,14 @@ def order_swap(sheet, judge: str) -> None:
         st.info(EXPLAIN["no_order"])
 
 
-def agreement(ag, judge: str) -> None:
-    """Agreement with the human labels: tiles, notes, confusion and compression tables, figure."""
+def agreement(ag, judge: str, *, said: tuple[str, ...] = ()) -> None:
+    """Agreement with the human labels: tiles, notes (those not ``said`` at the top of the page
+    already), confusion and compression tables, figure."""
     _ui.number_tiles(show.agreement_metrics(ag))
     st.caption(EXPLAIN["agreement"])
     for note in ag.notes:
-        _ui.info(note)
+        if note not in said:
+            _ui.info(note)
     left, right = st.columns(2)
     with left:
         st.subheader("Confusion (counts)")
