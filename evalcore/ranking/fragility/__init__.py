@@ -251,7 +251,7 @@ def _ranking_fragility(
         notes.append(
             "The plain maximum-likelihood ratings are not all finite on these verdicts, so they "
             "are held finite by a weak prior (one virtual tie per model), as on the leaderboard; "
-            "refits after a removal use the same rule."
+            "refits after a removal (or flip) use the same rule."
         )
     results = [replace(r, kind=kind) for r in results]
     return RankingFragility(
