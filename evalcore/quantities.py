@@ -457,6 +457,19 @@ _ENTRIES = (
         "count",
         "Greedy removal with an exact check.",
         _FRAGILE,
+        json_keys=("n_drop",),
+    ),
+    _q(
+        "fragility_flips",
+        "Verdict flips that reverse the lead",
+        "The fewest verdicts whose reversal puts the runner-up ahead: a win for one model turned "
+        "into a win for the other, or a tie into a win for either (a judge's error, or a judge "
+        "working against the leader). One reversal counts about as much as two removals.",
+        "verdicts",
+        "count",
+        "Greedy reversal with an exact check, as for removals.",
+        _FRAGILE,
+        json_keys=("n_flip",),
     ),
     _q(
         "style_effect",
@@ -1544,6 +1557,25 @@ _BY_NAME = {entry.name.casefold(): entry.id for entry in _ENTRIES}
 #: units behind a rate, interval bounds and containers.
 STRUCTURAL_JSON_KEYS = frozenset(
     {
+        # the fragility search: the pair, the outcomes and calls removed or reversed, the flags
+        "ahead",
+        "behind",
+        "kind",
+        "headline",
+        "outcomes",
+        "winner",
+        "loser",
+        "outcome",
+        "available",
+        "becomes",
+        "instruction",
+        "count",
+        "flipped",
+        "proven_minimal",
+        "calls_listed_all",
+        "exhaustive_refits",
+        "max_drop",
+        "max_flip",
         # the budget planner: the settings and the per-order label table
         "quantity",
         "budget",
@@ -1774,6 +1806,14 @@ STRUCTURAL_JSON_KEYS = frozenset(
 #: or sentence names them yet): listed so that a new key must be placed, in the catalogue or here.
 DETAIL_JSON_KEYS = frozenset(
     {
+        # the fragility search: the gap before and after, the share, the bounds and first order
+        "gap",
+        "gap_after",
+        "share",
+        "lower_bound",
+        "first_order_drop",
+        "first_order_flip",
+        "first_order_flips",
         "gap_sd",
         "pooled_gap",
         "category_gap",

@@ -314,6 +314,8 @@ COMMANDS = (
         "0.5",
     ],
     ["heterogeneity"],
+    ["fragility", "--pairs", "adjacent"],
+    ["fragility", "--flip"],
 )
 
 

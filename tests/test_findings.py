@@ -103,7 +103,14 @@ def test_leader_is_the_simulated_strongest_with_the_leaderboard_numbers(spread):
 
     fragile = ranking_fragility(store.counts(judge="sim-judge"))
     assert leader.numbers["lead_rests_on_verdicts"] == fragile.lead.n_drop
-    assert fragile.headline() in leader.text
+    # ...and, in one clause beside it, how many reversed verdicts would do the same
+    flips = ranking_fragility(store.counts(judge="sim-judge"), kind="flip")
+    clause = flips.flip_clause(fragile.lead.behind)
+    if clause is None:
+        assert fragile.headline() in leader.text
+    else:
+        assert f"{fragile.headline()[:-1]}; {clause}." in leader.text
+        assert leader.numbers["lead_reversed_by_flips"] == flips.lead.n_drop <= fragile.lead.n_drop
     assert leader.tiles[0].note == f"{top['rating']:,.0f} ({top['ci_low']:,.0f}–{top['ci_high']:,.0f})"
 
 

@@ -1,4 +1,5 @@
-"""``fragility``: the fewest verdicts whose removal flips the leader, or each adjacent pair."""
+"""``fragility``: the fewest verdicts whose removal (``--flip``: reversal) flips the leader, or each
+adjacent pair."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from evalcore.ranking.fragility import ranking_fragility
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "fragility",
-        help="the fewest verdicts whose removal flips the leader (or each adjacent pair), "
-        "and which verdicts they are",
+        help="the fewest verdicts whose removal (or, with --flip, reversal) flips the leader "
+        "(or each adjacent pair), and which verdicts they are",
     )
     add_selection_arguments(p)
     p.add_argument(
@@ -32,11 +33,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "one down the leaderboard",
     )
     p.add_argument(
+        "--flip",
+        action="store_true",
+        help="reverse verdicts instead of removing them (a win becomes a win for the other model, "
+        "a tie a win for either), as a judge error or an adversarial judge would",
+    )
+    p.add_argument(
         "--max-drop",
         type=int,
         default=None,
         metavar="N",
-        help="the most verdicts removed per pair (default: 1%% of them, at least 10)",
+        help="the most verdicts removed (or flipped) per pair (default: 1%% of them, at least 10)",
     )
     p.add_argument(
         "--exhaustive",
@@ -52,11 +59,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_fragility(args: argparse.Namespace) -> int:
     chosen = select(args)  # --max-drop and --exhaustive are checked by their ranges
     judge, counts = chosen.judge, chosen.counts()
-    result = ranking_fragility(counts, pairs=args.pairs, max_drop=args.max_drop, exhaustive=args.exhaustive)
+    kind = "flip" if args.flip else "remove"
+    result = ranking_fragility(
+        counts, pairs=args.pairs, kind=kind, max_drop=args.max_drop, exhaustive=args.exhaustive
+    )
     if args.json:
         print_json(result.as_dict())
         return 0
-    print(f"judge {judge}: {result.n_calls:,} verdicts; at most {result.max_drop:,} removed per pair")
+    done = "flipped" if args.flip else "removed"
+    print(f"judge {judge}: {result.n_calls:,} verdicts; at most {result.max_drop:,} {done} per pair")
     print(result.headline())
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -67,11 +78,14 @@ def run_fragility(args: argparse.Namespace) -> int:
     table = result.table()
     table["share"] = ["—" if pd.isna(v) else f"{100 * v:.3g}%" for v in table["share"]]
     table["n_drop"] = [("none found" if pd.isna(v) else str(int(v))) for v in table["n_drop"]]
+    if args.flip:  # the counts are of verdicts flipped: the columns say so
+        table = table.rename(columns={"n_drop": "n_flip", "first_order_drop": "first_order_flip"})
     print_table(table.drop(columns=["first_order_flips"]), floatfmt="{:.1f}")
     lead = result.lead
     if lead is not None and lead.calls:
+        what = "verdicts whose reversal flips" if args.flip else "verdicts behind"
         print(
-            f"\nverdicts behind the lead of {lead.ahead} over {lead.behind} "
+            f"\n{what} the lead of {lead.ahead} over {lead.behind} "
             "(any call with the same models and outcome would do as well):"
         )
         print_table(pd.DataFrame([c.as_dict() for c in lead.calls]))

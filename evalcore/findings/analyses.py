@@ -80,6 +80,8 @@ class Analyses:
     judge_comparison: pd.DataFrame | None = None
     human_ranking: pd.DataFrame | None = None
     fragility: RankingFragility | None = None
+    #: The same search reversing verdicts instead of removing them (one clause beside it).
+    fragility_flips: RankingFragility | None = None
     #: Does one ranking fit every category (tables with two or more categories)?
     categories: Heterogeneity | None = None
     #: prediction-powered ratings (judge on every pair + human labels), when labels exist
@@ -209,7 +211,7 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = style = stability = monitor = pooled = categories = None
+    sweep = edges = cal = fragile = flips = style = stability = monitor = pooled = categories = None
     windows = drift = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
@@ -217,6 +219,13 @@ def run_analyses(
             unavailable,
             "fragility",
             lambda: cache(("findings", "fragility", judge), lambda: ranking_fragility(counts)),
+        )
+        flips = _attempt(
+            unavailable,
+            "fragility_flips",
+            lambda: cache(
+                ("findings", "fragility_flips", judge), lambda: ranking_fragility(counts, kind="flip")
+            ),
         )
         step(0.49, "does one ranking fit every category")
         categories = _attempt(
@@ -362,6 +371,7 @@ def run_analyses(
         judge_comparison=comparison,
         human_ranking=human_ranking,
         fragility=fragile,
+        fragility_flips=flips,
         categories=categories,
         ppi=ppi,
         style=style,

@@ -208,6 +208,12 @@ def leader_finding(analyses: Analyses) -> Finding:
         # Huang et al. (2025): a lead can rest on a handful of verdicts; say how many.
         text += " " + fragility.headline()
         numbers["lead_rests_on_verdicts"] = fragility.lead.n_drop
+        flips = analyses.fragility_flips
+        clause = flips.flip_clause(fragility.lead.behind) if flips is not None else None
+        if clause and flips is not None and flips.leader == fragility.leader and text.endswith("."):
+            # one clause beside the removal figure: reversing a verdict counts about twice
+            text = f"{text[:-1]}; {clause}."
+            numbers["lead_reversed_by_flips"] = flips.lead.n_drop if flips.lead else None
     categories = analyses.categories
     if categories is not None and categories.rejects:
         # one pooled order can hide a different order within a category (Simpson): say so

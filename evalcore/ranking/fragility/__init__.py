@@ -21,6 +21,14 @@ Chatbot Arena votes changes the top model. It has three steps.
    every removal of 1, 2, … calls (bounded by ``exhaustive`` refits) proves that no smaller set
    flips the order, or finds one.
 
+The same search answers a second question (``kind="flip"``): the fewest verdicts whose *reversal*
+puts the model behind ahead, as a judge's errors or a judge working against the leader would. A
+flip turns a win for one model into a win for the other, or a tie into a win for either; each
+verdict is flipped at most once. A flip moves the pair's scores by a whole verdict where a removal
+moves them by its surprise (1 − p for a win), so about half as many flips suffice. Only the moves
+change (:class:`~evalcore.ranking.fragility.outcomes.Outcomes` with ``kind``); the influence,
+refits, minimising and exhaustive proof are shared.
+
 The Bradley–Terry fit sees only the pooled win matrix, so calls with the same two models and the
 same outcome (x beat y, or a tie) are interchangeable: the search works on these *outcomes* (at
 most M² + M²/2 of them, whatever the number of instructions), and the concrete calls reported are
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -48,7 +57,7 @@ from evalcore.ranking.bradley_terry import (
     fit_bradley_terry,
     ranks_descending,
 )
-from evalcore.ranking.fragility.outcomes import CellIndex, Outcomes
+from evalcore.ranking.fragility.outcomes import CellIndex, Kind, Outcomes
 from evalcore.ranking.fragility.results import (
     LIST_LIMIT,
     TOLERANCE_ELO,
@@ -66,6 +75,7 @@ __all__ = [
     "TOLERANCE_ELO",
     "DroppedCalls",
     "DroppedOutcome",
+    "Kind",
     "PairFragility",
     "PairsMode",
     "RankingFragility",
@@ -77,11 +87,12 @@ def ranking_fragility(
     counts: VerdictCounts,
     *,
     pairs: PairsMode = "leader",
+    kind: Kind = "remove",
     max_drop: int | None = None,
     exhaustive: int = 2000,
     max_listed: int = LIST_LIMIT,
 ) -> RankingFragility:
-    """The smallest number of verdicts whose removal flips the leader, or each adjacent pair.
+    """The smallest number of verdicts whose removal (or reversal) flips the leader, or each adjacent pair.
 
     Parameters
     ----------
@@ -91,8 +102,14 @@ def ranking_fragility(
         ``"leader"``: the leader against every model it was compared with (directly or through
         others); the lead is the challenger needing the fewest removals. ``"adjacent"``: each
         model against the next one down the leaderboard.
+    kind : {"remove", "flip"}, default "remove"
+        ``"remove"``: verdicts are taken out of the table. ``"flip"``: verdicts are reversed, as a
+        judge error or an adversarial judge would: a win for one model becomes a win for the other
+        (a loss for the model it favoured), and a tie becomes a win for either of the two. A
+        verdict is flipped at most once; a win is never softened to a tie. Every count below
+        (``max_drop``, ``n_drop``) then counts verdicts flipped.
     max_drop : int, optional
-        The most calls removed per pair. Default: 1% of the calls, at least 10 (at most all).
+        The most calls removed (or flipped) per pair. Default: 1% of the calls, at least 10 (at most all).
     exhaustive : int, default 2000
         Largest number of candidate removals refitted to prove that no smaller set flips an
         order (all removals of 1 call, then of 2, …, while the count fits); ``0`` turns it off.
@@ -117,6 +134,14 @@ def ranking_fragility(
     ``"leader"`` mode, once some rival takes the lead with k calls, the other rivals are searched
     up to 2k + 10 calls only (their ``max_drop`` says so).
 
+    Flipping a call changes the score equations of its two models by its whole score (a removal
+    by its score less the predicted probability p), so to first order one flip of a win for the
+    model ahead moves the gap as far as 1 / (1 − p) removals: about two where the two models are
+    close (p near ½). The same greedy, refit-verified and exhaustive search runs on flips, so a
+    lead resting on k removals usually rests on about k / 2 flips; for two models alone exactly
+    ⌈k / 2⌉. The first-order step is the one Broderick, Giordano & Meager derive for dropping
+    data, applied to a change of outcome instead of a removal.
+
     References
     ----------
     Huang, Shen, Wei & Broderick, "Dropping Just a Handful of Preferences Can Change Top Large
@@ -137,7 +162,7 @@ def ranking_fragility(
     """
     with single_blas_thread():  # thousands of small refits: one BLAS thread is far faster
         return _ranking_fragility(
-            counts, pairs=pairs, max_drop=max_drop, exhaustive=exhaustive, max_listed=max_listed
+            counts, pairs=pairs, kind=kind, max_drop=max_drop, exhaustive=exhaustive, max_listed=max_listed
         )
 
 
@@ -145,6 +170,7 @@ def _ranking_fragility(
     counts: VerdictCounts,
     *,
     pairs: PairsMode,
+    kind: Kind,
     max_drop: int | None,
     exhaustive: int,
     max_listed: int,
@@ -153,6 +179,8 @@ def _ranking_fragility(
         raise UsageError(f"counts must be VerdictCounts, not {type(counts).__name__}.")
     if pairs not in ("leader", "adjacent"):
         raise UsageError(f"pairs must be 'leader' or 'adjacent', not {pairs!r}.")
+    if kind not in ("remove", "flip"):
+        raise UsageError(f"kind must be 'remove' or 'flip', not {kind!r}.")
     exhaustive = check_int("exhaustive", exhaustive, low=0)
     max_listed = check_int("max_listed", max_listed, low=0)
     n_calls = counts.calls
@@ -165,7 +193,7 @@ def _ranking_fragility(
         max_drop = min(n_calls, max(10, math.ceil(0.01 * n_calls)))
     max_drop = min(check_int("max_drop", max_drop, low=1), n_calls)
 
-    out = Outcomes(counts)
+    out = Outcomes(counts, kind)
     graph = comparison_graph(out.wins, counts.models)
     prior = 0.0 if graph.mle_exists else 1.0
     theta, _ = fit_bradley_terry(out.wins, prior_games=prior)
@@ -191,7 +219,10 @@ def _ranking_fragility(
     # one flips the lead with k calls the others are searched up to 2k + 10 calls only: the top
     # spot is decided by the smallest, and far rivals would cost the most refits.
     gaps = [theta[i] - theta[j] for i, j in todo]
-    needs = [take_calls(delta0[:, k], out.avail, gaps[k], max_drop)[2] for k in range(len(todo))]
+    needs = [
+        take_calls(delta0[:, k], out.room(np.zeros(out.size, dtype=np.int64)), gaps[k], max_drop)[2]
+        for k in range(len(todo))
+    ]
     order_key = [math.inf if n is None else float(n) for n in needs]
     visit = sorted(range(len(todo)), key=order_key.__getitem__)
     found_k: int | None = None
@@ -220,8 +251,9 @@ def _ranking_fragility(
         notes.append(
             "The plain maximum-likelihood ratings are not all finite on these verdicts, so they "
             "are held finite by a weak prior (one virtual tie per model), as on the leaderboard; "
-            "refits after a removal use the same rule."
+            "refits after a removal (or flip) use the same rule."
         )
+    results = [replace(r, kind=kind) for r in results]
     return RankingFragility(
         judge=counts.judge,
         mode=pairs,
@@ -231,6 +263,7 @@ def _ranking_fragility(
         pairs=tuple(results),
         notes=tuple(notes),
         exhaustive_refits=refits,
+        kind=kind,
     )
 
 
@@ -263,6 +296,7 @@ def _pair_result(counts, out, index, search, i, j, removed, need, flips, checked
             "tie" if out.tie[c] else "win",
             int(removed[c]),
             int(out.avail[c]),
+            models[out.new_winner(c)] if out.kind == "flip" else None,
         )
         for c in np.flatnonzero(removed)
     )

@@ -39,16 +39,21 @@ class DroppedCalls:
 @dataclass(frozen=True)
 class DroppedOutcome:
     """``count`` of the ``available`` calls in which ``winner`` beat ``loser`` (``outcome="win"``)
-    or the two tied (``outcome="tie"``); the fit cannot tell these calls apart."""
+    or the two tied (``outcome="tie"``); the fit cannot tell these calls apart. ``becomes``: for a
+    flip, the model the flipped calls now call the winner (``None`` for a removal)."""
 
     winner: str
     loser: str
     outcome: str
     count: int
     available: int
+    becomes: str | None = None
 
     def as_dict(self) -> dict:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        if self.becomes is None:  # a removal: the keys stay as they were
+            del out["becomes"]
+        return out
 
 
 @dataclass(frozen=True, repr=False)
@@ -61,6 +66,8 @@ class PairFragility:
     ``n_drop``. ``first_order_drop`` is the AMIP estimate on the full data (``None`` when even all
     calls with a negative influence do not suffice to first order) and ``first_order_flips``
     whether removing that set flips the order on refit (``None`` when over ``max_drop``).
+    With ``kind="flip"`` every count is of verdicts reversed instead of removed, and
+    :meth:`as_dict` names them ``n_flip``, ``first_order_flip`` and ``max_flip``.
     """
 
     ahead: str
@@ -76,6 +83,7 @@ class PairFragility:
     first_order_flips: bool | None
     max_drop: int
     n_calls: int
+    kind: str = "remove"
 
     @property
     def flipped(self) -> bool:
@@ -89,31 +97,35 @@ class PairFragility:
         """The result in words."""
         if self.n_drop == 0:
             return f"{self.ahead} and {self.behind} are tied: there is no order to flip."
+        verb, noun = _WORDS[self.kind]
         if self.n_drop is None:
             if self.lower_bound > self.max_drop:
                 return (
-                    f"{self.ahead} stays ahead of {self.behind} after removing any "
+                    f"{self.ahead} stays ahead of {self.behind} after {verb} any "
                     f"{_plural(self.max_drop)} ({_pct(self.max_drop / self.n_calls)} of all): "
-                    "every such removal was checked."
+                    f"every such {noun} was checked."
                 )
             return (
-                f"{self.ahead} stays ahead of {self.behind} after removing up to "
+                f"{self.ahead} stays ahead of {self.behind} after {verb} up to "
                 f"{_plural(self.max_drop)} ({_pct(self.max_drop / self.n_calls)} of all): the most "
-                "influential removals found do not flip the order."
+                f"influential {noun}s found do not flip the order."
             )
         text = (
-            f"Removing {_plural(self.n_drop)} ({_pct(self.share or 0.0)} of all) puts {self.behind} "
-            f"ahead of {self.ahead}"
+            f"{verb.capitalize()} {_plural(self.n_drop)} ({_pct(self.share or 0.0)} of all) puts "
+            f"{self.behind} ahead of {self.ahead}"
         )
         return text + ("; no smaller set does." if self.proven_minimal else ".")
 
     def as_dict(self) -> dict:
-        out = {k: v for k, v in self.__dict__.items() if k not in ("outcomes", "calls")}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("outcomes", "calls", "kind")}
+        out = _renamed(out, self.kind)
         out["flipped"] = self.flipped
         out["proven_minimal"] = self.proven_minimal
         out["outcomes"] = [o.as_dict() for o in self.outcomes]
         out["calls"] = [c.as_dict() for c in self.calls]
         out["calls_listed_all"] = sum(c.count for c in self.calls) == (self.n_drop or 0)
+        if self.kind == "flip":
+            out["kind"] = self.kind
         out["sentence"] = self.sentence()
         return out
 
@@ -134,6 +146,7 @@ class RankingFragility:
     pairs: tuple[PairFragility, ...]
     notes: tuple[str, ...]
     exhaustive_refits: int  # candidate removals refitted by the exhaustive search
+    kind: str = "remove"  # "flip": verdicts reversed, not removed
 
     @property
     def lead(self) -> PairFragility | None:
@@ -154,22 +167,34 @@ class RankingFragility:
             return f"{self.leader} has no rival it was compared with, directly or through others."
         if p.n_drop == 0:
             return f"{p.ahead} and {p.behind} are tied at the top: there is no lead to flip."
+        verb, noun = _WORDS[self.kind]
         if p.n_drop is not None:
             text = (
                 f"The lead of {p.ahead} rests on {_plural(p.n_drop)} ({_pct(p.share or 0.0)} of "
-                f"all {self.n_calls:,}): removing them puts {p.behind} ahead"
+                f"all {self.n_calls:,}): {verb} them puts {p.behind} ahead"
             )
             return text + ("; no smaller set does." if p.proven_minimal else ".")
         share = _pct(self.max_drop / self.n_calls)
         if p.lower_bound > self.max_drop:
             return (
-                f"The lead of {p.ahead} survives removing any {_plural(self.max_drop)} ({share} of "
-                f"all {self.n_calls:,}): every such removal was checked."
+                f"The lead of {p.ahead} survives {verb} any {_plural(self.max_drop)} ({share} of "
+                f"all {self.n_calls:,}): every such {noun} was checked."
             )
         return (
-            f"The lead of {p.ahead} survives removing up to {_plural(self.max_drop)} ({share} of all "
-            f"{self.n_calls:,}): the most influential removals found do not flip it."
+            f"The lead of {p.ahead} survives {verb} up to {_plural(self.max_drop)} ({share} of all "
+            f"{self.n_calls:,}): the most influential {noun}s found do not flip it."
         )
+
+    def flip_clause(self, behind: str) -> str | None:
+        """For a flip search: one clause to set beside the removal headline, whose flip puts
+        ``behind`` ahead ("reversing 6 verdicts would do the same"); None when no reversal of the
+        lead was found."""
+        p = self.lead
+        if self.kind != "flip" or p is None or not p.n_drop:
+            return None
+        proven = ", and no fewer," if p.proven_minimal else ""
+        what = "do the same" if p.behind == behind else f"put {p.behind} ahead"
+        return f"reversing {_plural(p.n_drop)}{proven} would {what}"
 
     def table(self) -> pd.DataFrame:
         """One row per pair: ahead, behind, gap, n_drop, share, flipped, proven_minimal, …"""
@@ -190,7 +215,7 @@ class RankingFragility:
         return pd.DataFrame(rows, columns=[*cols, "proven_minimal"])
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "judge": self.judge,
             "mode": self.mode,
             "leader": self.leader,
@@ -201,9 +226,24 @@ class RankingFragility:
             "notes": list(self.notes),
             "pairs": [p.as_dict() for p in self.pairs],
         }
+        if self.kind == "flip":
+            out = _renamed(out, self.kind) | {"kind": self.kind}
+        return out
 
     def __repr__(self) -> str:
         return f"RankingFragility({self.mode}, {len(self.pairs)} pairs, max_drop={self.max_drop:,})"
+
+
+#: kind -> (the verb, the noun) of the sentences.
+_WORDS = {"remove": ("removing", "removal"), "flip": ("flipping", "flip")}
+#: The ``--json`` keys of a flip search: its counts are of verdicts flipped, not removed.
+_FLIP_KEYS = {"n_drop": "n_flip", "first_order_drop": "first_order_flip", "max_drop": "max_flip"}
+
+
+def _renamed(out: dict, kind: str) -> dict:
+    if kind != "flip":
+        return out
+    return {_FLIP_KEYS.get(k, k): v for k, v in out.items()}
 
 
 def _plural(n: int) -> str:

@@ -87,7 +87,7 @@ class Search:
                 delta = delta0
             else:
                 delta = o.influence(wins, theta, prior, self.direction(i, j))[:, 0]
-            cls, n, need = take_calls(delta, o.avail - removed, gap, left)
+            cls, n, need = take_calls(delta, o.room(removed), gap, left)
             if rnd == 0:
                 first_need = need
             if not cls.size:
@@ -182,7 +182,7 @@ class Search:
         for s in range(1, self.max_drop + 1):
             open_pairs = [k for k, b in enumerate(best) if b is None or int(b.sum()) > s]
             cost = math.comb(o.size + s - 1, s)
-            if not open_pairs or done + cost > budget or s > int(o.avail.sum()):
+            if not open_pairs or done + cost > budget or s > o.total:
                 break
             done += cost
             checked = s
@@ -193,7 +193,7 @@ class Search:
                 removed = np.zeros((pick.shape[0], o.size), dtype=np.int64)
                 for col in range(s):
                     np.add.at(removed, (np.arange(pick.shape[0]), pick[:, col]), 1)
-                removed = removed[(removed <= o.avail).all(axis=1)]
+                removed = removed[o.feasible(removed)]
                 if not removed.size:
                     continue
                 th, _ = o.refit(removed, self.theta)
