@@ -301,7 +301,12 @@ def plan_budget(
 ) -> BudgetPlan:
     """Spend ``budget`` on judge calls (and human labels) of ``model_a`` against ``model_b`` so
     that the 95% interval on ``quantity`` is narrowest, with the variances of this table's calls
-    (prediction-powered variance, Angelopoulos et al. 2023; Neyman allocation)."""
+    (prediction-powered variance, Angelopoulos et al. 2023; Neyman allocation).
+
+    ``quantity``: "corrected_win_rate" (human-corrected), "win_rate" (the judge's own) or
+    "rating_difference" (the Bradley–Terry rating difference in Elo points, its width by the delta
+    method from the corrected win rate when labels have a price and the table has at least two,
+    else from the judge's own; the allocation is the win rate's)."""
     if quantity not in QUANTITIES:
         raise UsageError(f"quantity must be one of {', '.join(QUANTITIES)} (got {quantity!r}).")
     known = set(store.models())
