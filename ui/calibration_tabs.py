@@ -114,7 +114,8 @@ def floor_tab(cal: Any, prices: Any = None) -> None:
         cost := show.size_plan_cost(plan, per_call=prices.per_call, per_label=prices.per_label)
     ):
         st.info(cost)
-    table(show.ladder_display(plan), plan.ladder, "size_plan.csv", key="dl_plan")
+    given = {"per_call": prices.per_call, "per_label": prices.per_label} if prices is not None else {}
+    table(show.ladder_display(plan, **given), plan.ladder, "size_plan.csv", key="dl_plan")
     st.caption(show.LADDER)
 
 

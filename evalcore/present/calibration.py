@@ -336,11 +336,32 @@ def size_plan_cost(plan: SizePlan, *, per_call: float | None, per_label: float |
     return f"In money: {text}."
 
 
-def ladder_display(plan: SizePlan) -> pd.DataFrame:
-    """The size plan's ladder with human columns; "—" where no number of judged pairs suffices."""
+def ladder_display(
+    plan: SizePlan, *, per_call: float | None = None, per_label: float | None = None
+) -> pd.DataFrame:
+    """The size plan's ladder with human columns; "—" where no number of judged pairs suffices.
+    With both prices, each rung's cost: labelled pairs × price per label + judged pairs × price
+    per call."""
+    ladder = plan.ladder.astype({"n_labelled": int})
+    if per_call is not None and per_label is not None:
+        ladder = ladder.assign(
+            cost=[
+                Prices(per_call, per_label).money(calls=judged, labels=labelled)
+                if math.isfinite(judged)
+                else math.nan
+                for labelled, judged in zip(
+                    ladder["n_labelled"], ladder["n_judged"].astype(float), strict=True
+                )
+            ]
+        )
     return catalogue_table(
-        plan.ladder.astype({"n_labelled": int}),
-        [("n_labelled", "Labelled pairs", None), FLOOR_POINTS, ("n_judged", "Judged pairs needed", "int")],
+        ladder,
+        [
+            ("n_labelled", "Labelled pairs", None),
+            FLOOR_POINTS,
+            ("n_judged", "Judged pairs needed", "int"),
+            ("cost", "size_cost"),
+        ],
     )
 
 

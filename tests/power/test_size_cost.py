@@ -117,3 +117,16 @@ def test_report_names_the_judge_calls_of_the_plan():
     assert "1,234 instructions" in text and "6,170 judge calls" in text
     assert _plan_calls(sample_size_plan([0.05]), 6) == ""  # no informativeness: no total
     assert isinstance(plan.table, pd.DataFrame)
+
+
+def test_size_picker_ladder_in_money():
+    from evalcore.calibration import size_plan
+    from evalcore.present.calibration import ladder_display
+
+    plan = size_plan(0.10, youden_j=0.57, max_labelled=1600)
+    view = ladder_display(plan, per_call=0.01, per_label=0.5).set_index("Labelled pairs")
+    judged = plan.ladder.set_index("n_labelled")["n_judged"]
+    for n, j in judged.items():
+        # labelled pairs × 0.50 + judged pairs × 0.01, "—" where no judged count suffices
+        assert view.loc[n, "Cost"] == (f"{n * 0.5 + j * 0.01:,.2f}" if j == j else "—"), n
+    assert "Cost" not in ladder_display(plan, per_call=0.01).columns
