@@ -219,7 +219,8 @@ class Dataset:
         **options: Any,
     ):
         """For ``budget``, the judge calls and human labels of ``model_a`` against ``model_b``
-        giving the narrowest 95% interval on their (human-corrected) win rate; ``prices`` an
+        giving the narrowest 95% interval on their (human-corrected) win rate or, with
+        ``quantity="rating_difference"``, their rating difference; ``prices`` an
         :class:`evalcore.power.budget.Prices` (:func:`evalcore.power.budget.plan_budget`)."""
         from evalcore.power.budget import plan_budget
 

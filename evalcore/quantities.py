@@ -1347,6 +1347,30 @@ _ENTRIES = (
         json_keys=("spent",),
     ),
     _q(
+        "size_calls",
+        "Judge calls for the size",
+        "The judge calls a size to collect needs: instructions times the design's judge calls per "
+        "instruction (one less than the models against an anchor, every pair for all pairs, times "
+        "the slot orders judged).",
+        "judge calls",
+        "count",
+        "Instructions × calls per instruction.",
+        _DY,
+        json_keys=("judge_calls",),
+    ),
+    _q(
+        "size_cost",
+        "Cost",
+        "What a size to collect costs at the prices given: its judge calls times the price per call, "
+        "or its human labels times the price per label.",
+        "money",
+        "money",
+        "Judge calls × price per call + human labels × price per label.",
+        None,
+        "no prices given",
+        json_keys=("cost",),
+    ),
+    _q(
         "spent_so_far",
         "Spent on the verdicts so far",
         "What the head-to-head verdicts read by the stopping rule cost, at the price per call given or "

@@ -23,6 +23,7 @@ def num(where, label: str, low: int, high: int, value: int, param: str, key: str
 with _ui.page("Anchor planning"):
     st.title("Anchor planning")
     p = setup(av.PLANNING_INTRO)
+    prices = _ui.prices_input()
     key, n_inst, n_mod = (p.judge, p.category, p.both), p.counts.n_instructions, p.counts.n_models
     tabs = st.tabs(["Pilot screening", "Sweeps", "Planner"])
     pilot = None
@@ -118,7 +119,14 @@ with _ui.page("Anchor planning"):
             for warning in plan.warnings:
                 _ui.warning(warning)
             st.caption(av.plan_caption(plan))
-            _ui.table(av.plan_table(plan), plan.options, "evaluation_plan.csv", key="dl_anchor_plan")
+            if cost := av.plan_cost_sentence(plan, per_call=prices.per_call, per_label=prices.per_label):
+                st.info(cost)
+            _ui.table(
+                av.plan_table(plan, per_call=prices.per_call),
+                plan.options,
+                "evaluation_plan.csv",
+                key="dl_anchor_plan",
+            )
             st.markdown("Sentence for the report:")
             st.code(plan.sentence, language=None, wrap_lines=True)
-        budget_section(p.store, p.judge, list(p.store.models()))
+        budget_section(p.store, p.judge, list(p.store.models()), prices=prices)

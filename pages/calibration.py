@@ -20,6 +20,7 @@ with _ui.page("Calibration"):
     st.title("Calibration")
     store = _ui.require_data()
     _ui.demo_banner()
+    prices = _ui.prices_input()
     st.caption(show.INTRO)
 
     c1, c2, c3 = st.columns(3)
@@ -58,8 +59,10 @@ with _ui.page("Calibration"):
     with tab_ppi:
         tabs.ppi_tab(ppi, ppi_problem)
     with tab_floor:
-        tabs.floor_tab(cal)
-        budget_section(store, judge, [cand, *[m for m in store.models() if m != cand]], key="cal_budget")
+        tabs.floor_tab(cal, prices)
+        budget_section(
+            store, judge, [cand, *[m for m in store.models() if m != cand]], key="cal_budget", prices=prices
+        )
     with tab_cover:
         tabs.coverage_tab(cal, sel)
     with tab_gate:

@@ -24,6 +24,7 @@ with _ui.page("Overview"):
     store = _ui.require_data()
     _ui.demo_banner()
     s = _ui.state()
+    prices = _ui.prices_input()
 
     left, middle, right = st.columns([2, 1, 2])
     with left:
@@ -71,6 +72,10 @@ with _ui.page("Overview"):
         with st.container(border=True):
             st.markdown(heading)
             st.markdown(paragraph)
+            if cost := show.finding_cost(
+                finding, analyses, per_call=prices.per_call, per_label=prices.per_label
+            ):
+                st.caption(cost)
             if definition:
                 st.caption(definition)
             if finding.page in PAGES and (_ui.ROOT / PAGES[finding.page][0]).exists():

@@ -27,6 +27,7 @@ with _ui.page("Power"):
     store = _ui.require_data()
     _ui.demo_banner()
     judge, category = _ui.selection(store, key="pw")
+    prices = _ui.prices_input()
     counts = _ui.counts(store, judge, category)
     if counts.n_models < 2:
         _ui.stop_with(pv.TOO_FEW_MODELS)
@@ -67,7 +68,9 @@ with _ui.page("Power"):
             _ui.error(exc)
         else:
             used = anchor if source == pv.INFO_SOURCES[0] else None
-            view.plan(plan, anchor=used, informativeness=informativeness)
+            view.plan(
+                plan, anchor=used, informativeness=informativeness, n_models=counts.n_models, prices=prices
+            )
     with st.expander("The paper's sample sizes, reproduced"):
         _ui.table(pv.paper_table_view(), name="paper_sample_sizes.csv", key="dl_pw_paper")
         st.caption(pv.PAPER_TABLE_NOTE)

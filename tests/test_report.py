@@ -421,3 +421,12 @@ def test_a_written_table_is_not_written_twice():
     assert cells[:2] == ["1,473", "1,500"] and cells[2].endswith("%") and "—" not in cells
     raw = html_table(frame)  # raw numbers still get the catalogue's format
     assert ">1,473<" in raw
+
+
+def test_the_power_section_names_the_judge_calls_of_the_plan(built):
+    """Issue 27, item 2: the report has no prices, so it gives the plan's size in judge calls:
+    the +5% row's instructions × the other five models against one anchor."""
+    _, analyses, _, document, _ = built
+    t = analyses.plan.table
+    total = int(t.loc[(t["edge"] - 0.05).abs().idxmin(), "total"])
+    assert f"needs {total:,} instructions, that is {total * 5:,} judge calls" in document

@@ -34,6 +34,7 @@ from ui.navigation import (  # noqa: F401
     sidebar,
     verdicts_link,
 )
+from ui.prices import PriceInput, prices_input  # noqa: F401
 from ui.readable import READABLE_CSS, count_columns, metric_tile
 from ui.state import (  # noqa: F401
     _DEMO_LOCK,

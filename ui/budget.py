@@ -13,6 +13,7 @@ from evalcore.power.budget import Prices, plan_budget
 QUANTITIES = {
     "corrected_win_rate": "Win rate corrected by human labels",
     "win_rate": "The judge's own win rate",
+    "rating_difference": "Rating difference (Elo points)",
 }
 
 INTRO = (
@@ -25,8 +26,12 @@ INTRO = (
 )
 
 
-def budget_section(store, judge: str | None, models: list[str], *, key: str = "budget") -> None:
-    """Budget and prices → the plan, its width, and which slot order to label first."""
+def budget_section(
+    store, judge: str | None, models: list[str], *, key: str = "budget", prices: _ui.PriceInput | None = None
+) -> None:
+    """Budget and prices → the plan, its width, and which slot order to label first. The prices
+    start on the sidebar's shared ``prices`` when given."""
+    shared = prices or _ui.PriceInput()
     st.subheader("Spend a budget")
     st.caption(INTRO)
     # every control changes the plan's numbers, so each is kept in the link (prefixed by the
@@ -62,7 +67,7 @@ def budget_section(store, judge: str | None, models: list[str], *, key: str = "b
         label="Price per judge call",
         min_value=0.0001,
         max_value=1e9,
-        value=0.01,
+        value=float(shared.per_call) if shared.per_call else 0.01,
         format="%.4f",
     )
     per_label = _ui.linked_input(
@@ -72,7 +77,7 @@ def budget_section(store, judge: str | None, models: list[str], *, key: str = "b
         label="Price per human label",
         min_value=0.0,
         max_value=1e9,
-        value=0.5,
+        value=float(shared.per_label) if shared.per_label is not None else 0.5,
     )
     try:
         plan = _ui.memo(
@@ -91,6 +96,10 @@ def budget_section(store, judge: str | None, models: list[str], *, key: str = "b
         _ui.info(exc)
         return
     st.success(_ui.md(plan.sentence()))
+    elo = quantity == "rating_difference"
+    width_id, width_attr = (
+        ("planned_width_elo", "predicted_width_elo") if elo else ("planned_width", "predicted_width")
+    )
     _ui.tiles(
         [
             (
@@ -104,9 +113,9 @@ def budget_section(store, judge: str | None, models: list[str], *, key: str = "b
                 q.quantity("budget_labels").definition,
             ),
             (
-                q.name("planned_width"),
-                q.format("planned_width", plan.predicted_width),
-                q.quantity("planned_width").definition,
+                q.name(width_id),
+                q.format(width_id, getattr(plan, width_attr)),
+                q.quantity(width_id).definition,
             ),
             (
                 q.name("planned_spend"),

@@ -71,7 +71,7 @@ def ppi_tab(ppi: Any, problem: str) -> None:
     st.caption(show.PPI)
 
 
-def floor_tab(cal: Any) -> None:
+def floor_tab(cal: Any, prices: Any = None) -> None:
     """The floor a labelled set of each size buys (one ``floor_table`` call), then the size
     picker (one ``size_plan`` call); both kept in the link."""
     st.subheader("The floor: what a labelled set of a given size can buy")
@@ -110,7 +110,12 @@ def floor_tab(cal: Any) -> None:
     )
     plan = lib.size_plan(target / 100.0, max_labelled=int(max_labelled), **qualities[source])
     (st.success if plan.reachable else st.warning)(plan.explanation)
-    table(show.ladder_display(plan), plan.ladder, "size_plan.csv", key="dl_plan")
+    if prices is not None and (
+        cost := show.size_plan_cost(plan, per_call=prices.per_call, per_label=prices.per_label)
+    ):
+        st.info(cost)
+    given = {"per_call": prices.per_call, "per_label": prices.per_label} if prices is not None else {}
+    table(show.ladder_display(plan, **given), plan.ladder, "size_plan.csv", key="dl_plan")
     st.caption(show.LADDER)
 
 

@@ -8,14 +8,25 @@ import streamlit as st
 
 import ui as _ui
 from evalcore.plots import power as figures
+from evalcore.power.budget import Prices, calls_per_instruction
 from evalcore.present import power as pv
 
 
-def plan(result, *, anchor: str | None, informativeness: float) -> None:
-    """The answer to "how many instructions": sentence, table, caption, notes and the figure."""
+def plan(
+    result, *, anchor: str | None, informativeness: float, n_models: int, prices: _ui.PriceInput
+) -> None:
+    """The answer to "how many instructions": sentence, its cost at the prices given, table,
+    caption, notes and the figure."""
+    per_instruction = calls_per_instruction(n_models, design="anchor")
     if answer := pv.answer_sentence(result, anchor):
         st.success(answer)
-    _ui.table(pv.sample_size_table(result), result.table, "sign_test_sample_sizes.csv", "dl_pw_plan")
+        t = result.table
+        total = t.loc[(t["edge"] - 0.05).abs().idxmin(), "total"]
+        if cost := prices.cost(total, per_instruction=per_instruction):
+            st.info(pv.cost_sentence(cost, n_models=n_models, per_instruction=per_instruction))
+    money = Prices(prices.per_call, prices.per_label or 0.0) if prices.per_call is not None else None
+    view = pv.sample_size_table(result, per_instruction=per_instruction, prices=money)
+    _ui.table(view, result.table, "sign_test_sample_sizes.csv", "dl_pw_plan")
     st.caption(pv.sample_size_caption(result))
     for note in result.notes:
         _ui.caption(note)

@@ -379,7 +379,7 @@ def dataset_key() -> str | None:
 
 
 #: Link parameters every page reads (ui.state.apply_url and the pickers).
-GLOBAL_PARAMS: tuple[str, ...] = ("dataset", "judge", "category", "upload")
+GLOBAL_PARAMS: tuple[str, ...] = ("dataset", "judge", "category", "upload", "price_call", "price_label")
 
 
 def known_params(*names: str) -> None:

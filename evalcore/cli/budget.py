@@ -30,9 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=float, required=True, metavar="AMOUNT", help="money to spend")
     p.add_argument(
         "--quantity",
-        choices=("corrected_win_rate", "win_rate"),
+        choices=("corrected_win_rate", "win_rate", "rating_difference"),
         default="corrected_win_rate",
-        help="the human-corrected win rate (default) or the judge's own",
+        help="the human-corrected win rate (default), the judge's own, or the rating difference in Elo "
+        "points (from the corrected win rate when labels have a price)",
     )
     p.add_argument(
         "--price-per-call",

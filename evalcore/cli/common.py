@@ -334,6 +334,8 @@ def option_ranges() -> dict[str, Range]:
         "budget": Range(0.0, 1e15, low_open=True, unit="money"),
         "price_per_call": Range(0.0, 1e9, low_open=True, unit="money"),
         "price_per_label": Range(0.0, 1e9, unit="money"),
+        "models": Range(2, 1_000_000, whole=True, unit="models"),
+        "orders": Range(1, 2, whole=True, unit="slot orders"),
         "price_in": Range(0.0, 1e9, unit="money per million tokens"),
         "price_out": Range(0.0, 1e9, unit="money per million tokens"),
     }

@@ -79,6 +79,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--file", default=None, help="take I from this verdict file for --anchor instead of --informativeness"
     )
     p.add_argument("--anchor", default=None, help="the anchor whose informativeness to use (with --file)")
+    p.add_argument(
+        "--models",
+        type=int,
+        default=None,
+        metavar="M",
+        help="models to evaluate, for the judge calls each size needs (default: the file's, else 2)",
+    )
+    p.add_argument(
+        "--design",
+        choices=("anchor", "all-pairs"),
+        default="anchor",
+        help="judge calls per instruction: M - 1 against an anchor (default) or M(M - 1)/2 for all pairs",
+    )
+    p.add_argument("--orders", type=int, default=1, help="slot orders judged per pair (default 1)")
+    p.add_argument(
+        "--price-per-call", type=float, default=None, help="price of one judge call: each size's cost"
+    )
     _add_data(p)
     add_json_flag(p)
     p.set_defaults(handler=run_power)
@@ -150,11 +167,30 @@ def _check_anchor(counts, anchor: str | None) -> None:
         raise UsageError(f"anchor {anchor!r} is not in the file; its models are: " + ", ".join(counts.models))
 
 
+def _sizes_in_calls(args: argparse.Namespace, plan, counts) -> list:
+    """Each row's instructions in judge calls (and money with --price-per-call); None per row
+    without an informativeness (no total)."""
+    from evalcore.cli.common import UsageError
+    from evalcore.power.budget import Prices, calls_per_instruction, size_cost
+
+    if args.price_per_call is not None and not args.price_per_call >= 0:
+        raise UsageError(f"--price-per-call must be 0 or more (got {args.price_per_call})")
+    if args.models is not None and args.models < 2:
+        raise UsageError(f"--models must be at least 2 (got {args.models})")
+    if plan.informativeness is None:
+        return [None] * len(plan.table)
+    m = args.models or (counts.n_models if counts is not None else 2)
+    per = calls_per_instruction(m, design=args.design.replace("-", " "), orders=args.orders)
+    prices = Prices(args.price_per_call) if args.price_per_call is not None else None
+    return [size_cost(int(n), per_instruction=per, prices=prices) for n in plan.table["total"]]
+
+
 def run_power(args: argparse.Namespace) -> int:
     from evalcore.cli.common import UsageError
     from evalcore.power import sample_size_plan
 
     info = args.informativeness
+    counts = None
     if args.file is not None:
         if info is not None:
             raise UsageError("give either --informativeness or --file with --anchor, not both")
@@ -183,10 +219,14 @@ def run_power(args: argparse.Namespace) -> int:
         two_sided=args.two_sided,
         method="exact" if args.exact else "normal",
     )
+    sizes = _sizes_in_calls(args, plan, counts if args.file is not None else None)
     if args.json:
         out = plan.as_dict()
         if args.file is not None:
             out["informativeness_source"] = f"anchor {args.anchor} in {args.file}"
+        for row, size in zip(out["plans"], sizes, strict=True):
+            if size is not None:
+                row["judge_calls"], row["cost"] = size.calls, size.money
         print_json(out)
         return 0
     d = plan.as_dict()
@@ -198,6 +238,10 @@ def run_power(args: argparse.Namespace) -> int:
     table["edge"] = [f"+{e * 100:g}%" for e in table["edge"]]
     if info is None:
         table = table.drop(columns=["total"])
+    else:
+        table["judge_calls"] = [size.calls for size in sizes]
+        if args.price_per_call is not None:
+            table["cost"] = [q.format("size_cost", size.money) for size in sizes]
     print_table(table)
     for note in plan.notes:
         print(f"note: {note}")

@@ -17,7 +17,15 @@ width by 15% in ``benchmarks/bench_budget.py``). Under ``N·c + n·h ≤ B`` (``
 label) it is smallest at ``N ∝ √(σ_h² − σ_r²) / √c`` and ``n ∝ σ_r / √h`` (the Lagrange condition,
 Neyman's allocation), which this planner uses; both variances are estimated from the loaded table. The
 rating difference's width follows by the delta method, ``400 / (ln 10 · w(1 − w))`` Elo points per
-unit of win rate.
+unit of win rate; the quantity "rating_difference" plans that interval (the allocation is the win
+rate's: the slope is a constant at the table's ``w``), from the human-corrected win rate when
+labels have a price and the table has labels, else from the judge's own.
+
+*Every size in money.* A size to collect (instructions, judge calls or human labels) converts to
+judge calls by the design's calls per instruction (``M − 1`` against an anchor, ``M(M − 1)/2`` for
+all pairs of ``M`` models, times the slot orders judged; Don-Yehiya, Yehudai, Choshen and Abend,
+"Mediocrity is the key for LLM as a Judge Anchor Selection", 2026, §6) and to money by the prices
+(:func:`size_cost`).
 
 Which labels narrow it most: per slot order (A in slot A, A in slot B) the spread of the human
 -minus-judge gap; the order with the larger spread gains more per label (Neyman again).
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from math import comb
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -37,7 +46,8 @@ from evalcore.errors import DesignError, UsageError
 if TYPE_CHECKING:
     from evalcore.counts import CountSource
 
-Quantity = Literal["win_rate", "corrected_win_rate"]
+Quantity = Literal["win_rate", "corrected_win_rate", "rating_difference"]
+QUANTITIES: tuple[str, ...] = ("corrected_win_rate", "win_rate", "rating_difference")
 Z95 = 1.959963984540054
 
 
@@ -65,6 +75,116 @@ class Prices:
     def money(self, *, calls: float = 0, labels: float = 0) -> float:
         """What ``calls`` judge calls and ``labels`` human labels cost."""
         return calls * self.per_call + labels * self.per_label
+
+
+Design = Literal["anchor", "all pairs"]
+SizeUnit = Literal["instructions", "judge calls", "human labels"]
+
+
+def calls_per_instruction(n_models: int, *, design: Design = "anchor", orders: int = 1) -> int:
+    """Judge calls one instruction costs: ``M − 1`` against an anchor, ``M(M − 1)/2`` for all pairs
+    of ``M`` models, times the slot orders judged (1 or 2).
+
+    References
+    ----------
+    Don-Yehiya, Yehudai, Choshen and Abend, "Mediocrity is the key for LLM as a Judge Anchor
+    Selection", 2026, §6 (the cost of each design).
+
+    Examples
+    --------
+    >>> calls_per_instruction(20, design="anchor", orders=1)
+    19
+    >>> calls_per_instruction(4, design="all pairs", orders=2)
+    12
+    """
+    if n_models < 2:
+        raise UsageError(f"a design needs at least 2 models (got {n_models}).")
+    if orders not in (1, 2):
+        raise UsageError(f"orders must be 1 or 2 (got {orders}).")
+    if design == "anchor":
+        return (int(n_models) - 1) * orders
+    if design == "all pairs":
+        return comb(int(n_models), 2) * orders
+    raise UsageError(f"design must be 'anchor' or 'all pairs' (got {design!r}).")
+
+
+@dataclass(frozen=True)
+class SizeCost:
+    """A size to collect in judge calls, human labels and money.
+
+    ``size`` in ``unit``; ``calls`` the judge calls it needs (instructions × calls per instruction,
+    or the size itself when it counts calls; 0 for labels); ``labels`` the human labels;
+    ``money`` what they cost at the prices (None without prices).
+    """
+
+    size: int
+    unit: SizeUnit
+    calls: int
+    labels: int
+    money: float | None
+
+    def sentence(self) -> str:
+        """E.g. "935 instructions ≈ 17,765 judge calls ≈ 177.65"."""
+        parts = [f"{self.size:,} {self.unit}"]
+        if self.unit == "instructions":
+            parts.append(f"{self.calls:,} judge calls")
+        if self.money is not None:
+            parts.append(f"{self.money:,.2f}")
+        return " ≈ ".join(parts)
+
+    def as_dict(self) -> dict:
+        return {"size": self.size, "unit": self.unit, "judge_calls": self.calls, "cost": self.money}
+
+
+def size_cost(
+    size: float,
+    *,
+    unit: SizeUnit = "instructions",
+    per_instruction: int = 1,
+    prices: Prices | None = None,
+) -> SizeCost:
+    """A size to collect in judge calls and money: instructions × ``per_instruction`` judge calls
+    (:func:`calls_per_instruction`) × the price per call; judge calls × the price per call; human
+    labels × the price per label. ``money`` is None without ``prices``.
+
+    Examples
+    --------
+    >>> size_cost(935, per_instruction=19, prices=Prices(0.01)).sentence()
+    '935 instructions ≈ 17,765 judge calls ≈ 177.65'
+    >>> size_cost(40, unit="human labels", prices=Prices(0.01, 0.5)).money
+    20.0
+    """
+    if not size >= 0 or math.isinf(size):
+        raise UsageError(f"a size must be a finite number of 0 or more (got {size}).")
+    n = int(math.ceil(size))
+    if unit == "instructions":
+        calls, labels = n * int(per_instruction), 0
+    elif unit == "judge calls":
+        calls, labels = n, 0
+    elif unit == "human labels":
+        calls, labels = 0, n
+    else:
+        raise UsageError(f"unit must be instructions, judge calls or human labels (got {unit!r}).")
+    money = prices.money(calls=calls, labels=labels) if prices is not None else None
+    return SizeCost(size=n, unit=unit, calls=calls, labels=labels, money=money)
+
+
+def cost_text(
+    size: float,
+    *,
+    unit: SizeUnit = "instructions",
+    per_instruction: int = 1,
+    per_call: float | None = None,
+    per_label: float | None = None,
+) -> str:
+    """:func:`size_cost` in words for prices that may be missing: the money is left out when the
+    size's price (per call, or per label for labels) is not given; "" when neither price is given
+    or the size is not a finite number."""
+    if (per_call is None and per_label is None) or not math.isfinite(size) or size < 0:
+        return ""
+    price = per_label if unit == "human labels" else per_call
+    prices = Prices(per_call=per_call or 0.0, per_label=per_label or 0.0) if price is not None else None
+    return size_cost(size, unit=unit, per_instruction=per_instruction, prices=prices).sentence()
 
 
 @dataclass(frozen=True)
@@ -95,8 +215,15 @@ class BudgetPlan:
     notes: tuple[str, ...] = ()
 
     def sentence(self) -> str:
-        what = "human-corrected win rate" if self.quantity == "corrected_win_rate" else "win rate"
+        what = "human-corrected win rate" if self.labels else "win rate"
         labels = f" and {self.labels:,} human labels" if self.labels else ""
+        if self.quantity == "rating_difference":
+            return (
+                f"With {self.budget:,.2f} to spend, buy {self.calls:,} judge calls of {self.model_a} against "
+                f"{self.model_b}{labels} (cost {self.spent:,.2f}): the 95% interval on their rating "
+                f"difference (from the {what}) is then about {self.predicted_width_elo:,.0f} Elo points "
+                f"wide (±{self.predicted_width_elo / 2:,.0f})."
+            )
         return (
             f"With {self.budget:,.2f} to spend, buy {self.calls:,} judge calls of {self.model_a} against "
             f"{self.model_b}{labels} (cost {self.spent:,.2f}): the 95% interval on the {what} is then "
@@ -174,9 +301,14 @@ def plan_budget(
 ) -> BudgetPlan:
     """Spend ``budget`` on judge calls (and human labels) of ``model_a`` against ``model_b`` so
     that the 95% interval on ``quantity`` is narrowest, with the variances of this table's calls
-    (prediction-powered variance, Angelopoulos et al. 2023; Neyman allocation)."""
-    if quantity not in ("win_rate", "corrected_win_rate"):
-        raise UsageError(f"quantity must be 'win_rate' or 'corrected_win_rate' (got {quantity!r}).")
+    (prediction-powered variance, Angelopoulos et al. 2023; Neyman allocation).
+
+    ``quantity``: "corrected_win_rate" (human-corrected), "win_rate" (the judge's own) or
+    "rating_difference" (the Bradley–Terry rating difference in Elo points, its width by the delta
+    method from the corrected win rate when labels have a price and the table has at least two,
+    else from the judge's own; the allocation is the win rate's)."""
+    if quantity not in QUANTITIES:
+        raise UsageError(f"quantity must be one of {', '.join(QUANTITIES)} (got {quantity!r}).")
     known = set(store.models())
     for m in (model_a, model_b):
         if m not in known:
@@ -194,7 +326,20 @@ def plan_budget(
     notes: list[str] = []
     gap_sd: float | None = None
     orders = pd.DataFrame()
-    if quantity == "corrected_win_rate":
+    corrected = quantity == "corrected_win_rate"
+    if quantity == "rating_difference":
+        # the rating difference of the human-corrected win rate when labels can be bought and
+        # the table has some to measure the judge's errors on, else of the judge's own
+        corrected = prices.per_label > 0 and labelled.sum() >= 2
+        notes.append(
+            "The rating difference is taken from the "
+            + (
+                "human-corrected win rate."
+                if corrected
+                else "judge's own win rate (no labels to buy or none in the table)."
+            )
+        )
+    if corrected:
         if labelled.sum() < 2:
             raise DesignError(
                 f"{model_a} against {model_b} has {int(labelled.sum())} human-labelled call(s); the "
@@ -303,7 +448,8 @@ def achieved_width(
 ) -> float:
     """Carry ``plan`` out ``runs`` times on a population of calls (A's judge and human scores):
     draw its calls, label the first ``labels`` of them, estimate; return the width 2·1.96·SD of
-    the estimates (the interval the plan really achieves)."""
+    the estimates (the interval the plan really achieves), in Elo points for the rating
+    difference (each estimate turned into ``400·log10(w / (1 − w))``)."""
     rng = np.random.default_rng(seed)
     f, h = np.asarray(judge_scores, float), np.asarray(human_scores, float)
     if plan.calls > len(f):
@@ -316,4 +462,7 @@ def achieved_width(
             lab = pick[: plan.labels]  # a random subset: pick is in random order
             est += (h[lab] - f[lab]).mean()
         estimates[r] = est
+    if plan.quantity == "rating_difference":  # the width on the Elo scale, without the delta method
+        w = np.clip(estimates, 1e-6, 1 - 1e-6)
+        estimates = 400.0 * np.log10(w / (1 - w))
     return float(2 * Z95 * estimates.std(ddof=1))

@@ -20,6 +20,7 @@ from evalcore.anchors.stability import AnchorStability
 from evalcore.anchors.sweep import SampleSizeSweep
 from evalcore.anchors.tau import AnchorSweep, JudgeEffect
 from evalcore.counts import VerdictCounts
+from evalcore.power.budget import Prices, cost_text, size_cost
 from evalcore.power.planner import EvaluationPlan, decisive_rate
 from evalcore.present.display import Column, Metric, catalogue_table, tile
 from evalcore.stats.against import orders_per_pair
@@ -432,14 +433,41 @@ def plan_caption(plan: EvaluationPlan) -> str:
     )
 
 
-def plan_table(plan: EvaluationPlan) -> pd.DataFrame:
+def plan_cost_sentence(plan: EvaluationPlan, *, per_call: float | None, per_label: float | None) -> str:
+    """The recommended design's size in judge calls and money at the prices given ("" without
+    a price per judge call)."""
+    rows = plan.options[plan.options["design"] == plan.recommendation]
+    if per_call is None or rows.empty:
+        return ""
+    row = rows.iloc[0]
+    text = cost_text(
+        int(row["instructions_needed"]),
+        per_instruction=int(row["calls_per_instruction"]),
+        per_call=per_call,
+        per_label=per_label,
+    )
+    return f"The recommended design ({plan.recommendation}) in money: {text}."
+
+
+def plan_table(plan: EvaluationPlan, *, per_call: float | None = None) -> pd.DataFrame:
+    """The planner's designs as a display table; with a price per judge call, what each design's
+    calls needed cost (calls × price)."""
+    options = plan.options
+    if per_call is not None:
+        options = options.assign(
+            cost=[
+                size_cost(int(c), unit="judge calls", prices=Prices(per_call)).money
+                for c in options["calls_needed"]
+            ]
+        )
     return catalogue_table(
-        plan.options,
+        options,
         [
             ("design", "Design", None),
             ("calls_per_instruction", "Calls per instruction", "int"),
             "instructions_needed",
             ("calls_needed", "Calls needed", "int"),
+            ("cost", "size_cost"),
             ("instructions_planned", "Instructions planned", "int"),
             ("calls_planned", "Calls planned", "int"),
             ("fits_budget", "Fits the budget", "yes_no"),

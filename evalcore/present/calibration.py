@@ -22,6 +22,7 @@ from evalcore.calibration.gate import GateResult
 from evalcore.calibration.ppi import CEILING_SENTENCE, PPIRatings
 from evalcore.errors import UsageError
 from evalcore.judge.certification import Certification
+from evalcore.power.budget import Prices, cost_text
 from evalcore.present.calibration_choices import (
     Selection,
     candidate_of,
@@ -317,11 +318,50 @@ def quality_options(cal: Calibration, typed: list[float]) -> dict[str, dict]:
 FLOOR_POINTS = ("floor_points", q.name("planning_floor") + " (± percentage points)", "num1")
 
 
-def ladder_display(plan: SizePlan) -> pd.DataFrame:
-    """The size plan's ladder with human columns; "—" where no number of judged pairs suffices."""
+def size_plan_cost(plan: SizePlan, *, per_call: float | None, per_label: float | None) -> str:
+    """The size picker's plan in money at the prices given ("" when it is out of reach or no price
+    is given): the human labels at the price per label, the judged pairs at the price per call."""
+    if not plan.reachable or plan.n_labelled is None or plan.n_judged is None:
+        return ""
+    parts = [
+        cost_text(plan.n_labelled, unit="human labels", per_call=per_call, per_label=per_label),
+        cost_text(plan.n_judged, unit="judge calls", per_call=per_call, per_label=per_label),
+    ]
+    if not all(parts):
+        return ""
+    text = "; ".join(parts)
+    if per_call is not None and per_label is not None:
+        total = Prices(per_call, per_label).money(calls=plan.n_judged, labels=plan.n_labelled)
+        text += f"; together {q.format('size_cost', total)}"
+    return f"In money: {text}."
+
+
+def ladder_display(
+    plan: SizePlan, *, per_call: float | None = None, per_label: float | None = None
+) -> pd.DataFrame:
+    """The size plan's ladder with human columns; "—" where no number of judged pairs suffices.
+    With both prices, each rung's cost: labelled pairs × price per label + judged pairs × price
+    per call."""
+    ladder = plan.ladder.astype({"n_labelled": int})
+    if per_call is not None and per_label is not None:
+        ladder = ladder.assign(
+            cost=[
+                Prices(per_call, per_label).money(calls=judged, labels=labelled)
+                if math.isfinite(judged)
+                else math.nan
+                for labelled, judged in zip(
+                    ladder["n_labelled"], ladder["n_judged"].astype(float), strict=True
+                )
+            ]
+        )
     return catalogue_table(
-        plan.ladder.astype({"n_labelled": int}),
-        [("n_labelled", "Labelled pairs", None), FLOOR_POINTS, ("n_judged", "Judged pairs needed", "int")],
+        ladder,
+        [
+            ("n_labelled", "Labelled pairs", None),
+            FLOOR_POINTS,
+            ("n_judged", "Judged pairs needed", "int"),
+            ("cost", "size_cost"),
+        ],
     )
 
 

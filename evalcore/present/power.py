@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore import quantities as q
+from evalcore.power.budget import Prices, size_cost
 from evalcore.power.differences import DifferenceDistributions
 from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
@@ -138,8 +139,11 @@ def informativeness_sentence(anchor: str, informativeness: float | None) -> str:
     )
 
 
-def sample_size_table(plan: SampleSizePlan) -> pd.DataFrame:
-    """The sign test's sample sizes with human column names."""
+def sample_size_table(
+    plan: SampleSizePlan, *, per_instruction: int | None = None, prices: Prices | None = None
+) -> pd.DataFrame:
+    """The sign test's sample sizes with human column names; with ``per_instruction`` (judge calls
+    per instruction) the judge calls each size needs, and with ``prices`` what they cost."""
     t = plan.table
     total = q.name("instructions_needed")
     out = pd.DataFrame(
@@ -151,7 +155,20 @@ def sample_size_table(plan: SampleSizePlan) -> pd.DataFrame:
     )
     if plan.informativeness:  # without I there is no total to show
         out[total] = t["total"].astype("Int64")
+        if per_instruction:
+            costs = [size_cost(n, per_instruction=per_instruction, prices=prices) for n in t["total"]]
+            out[q.name("size_calls")] = pd.array([c.calls for c in costs], dtype="Int64")
+            if prices is not None:
+                out[q.name("size_cost")] = [q.format("size_cost", c.money) for c in costs]
     return out
+
+
+def cost_sentence(cost: str, *, n_models: int, per_instruction: int) -> str:
+    """The answer's size in judge calls and money (``cost`` from the prices), in plain words."""
+    return (
+        f"In money: {cost} ({per_instruction:,} judge calls per instruction: each of the other "
+        f"{n_models - 1:,} models against the anchor, one slot order)."
+    )
 
 
 def answer_sentence(plan: SampleSizePlan, anchor: str | None = None) -> str | None:

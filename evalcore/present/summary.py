@@ -284,3 +284,28 @@ def finding_markdown(finding: Finding) -> tuple[str, str, str]:
     """
     definition = "Definition: " + md(finding.definition) if finding.definition else ""
     return f"#### {STATUS_ICON[finding.status]} {md(finding.title)}", md(finding.text), definition
+
+
+def finding_cost(finding: Finding, analyses, *, per_call: float | None, per_label: float | None) -> str:
+    """The size a finding asks to collect, in judge calls and money at the prices given ("" when
+    it asks for none or no price is given): the recommended anchor's instructions needed (each of
+    the other models against it: one less than the models, judge calls per instruction), or the
+    instructions that would separate the top two (two calls per instruction against an anchor,
+    one head-to-head)."""
+    from evalcore.power.budget import calls_per_instruction, cost_text
+
+    numbers, m = finding.numbers, analyses.counts.n_models
+    if finding.key == "anchor" and m >= 2:
+        size, per = numbers.get("recommended_instructions_needed"), calls_per_instruction(m, design="anchor")
+    elif finding.key == "separation" and not numbers.get("separated", True):
+        edges = analyses.edges
+        against = (
+            edges is not None and edges.anchor and edges.anchor not in (numbers["upper"], numbers["lower"])
+        )
+        size, per = numbers.get("instructions_needed"), (2 if against else 1)
+    else:
+        return ""
+    if size is None:
+        return ""
+    text = cost_text(float(size), per_instruction=per, per_call=per_call, per_label=per_label)
+    return f"In money: {text}." if text else ""

@@ -21,6 +21,8 @@ BAD = [
     ("power --edge 0.05 --informativeness 1e-300", "--informativeness"),
     ("power --edge 0.05 --alpha nan", "--alpha"),
     ("power --edge 0.05 --power inf", "--power"),
+    ("power --edge 0.05 --models 1", "--models"),
+    ("power --edge 0.05 --orders 3", "--orders"),
     ("power-sim FILE --max-n 1e12", "--max-n"),
     ("power-sim FILE --simulations 1e300", "--simulations"),
     ("verdicts FILE --offset 100000000000000000000", "--offset"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from evalcore import quantities as q
 from evalcore.power.budget import Prices, plan_budget
 from tests.conftest import open_page
 
@@ -33,3 +34,25 @@ def test_budget_section_shows_the_librarys_plan(planning_page, demo_store):
     )
     assert _metric(at, "Human labels to buy") == f"{bigger.labels:,}" and bigger.labels > plan.labels
     assert not at.exception
+
+
+def test_budget_section_plans_the_rating_difference(planning_page, demo_store):
+    at = planning_page
+    at.selectbox(key="budget_quantity").set_value("rating_difference").run()
+    assert not at.exception
+    a, b = at.selectbox(key="budget_a").value, at.selectbox(key="budget_b").value
+    judge = at.selectbox(key="anchors_judge_select").value
+    amount = at.number_input(key="budget_amount").value
+    plan = plan_budget(
+        demo_store,
+        model_a=a,
+        model_b=b,
+        budget=amount,
+        prices=Prices(0.01, 0.5),
+        quantity="rating_difference",
+        judge=judge,
+    )
+    assert _metric(at, "Planned interval width, Elo points") == q.format(
+        "planned_width_elo", plan.predicted_width_elo
+    )
+    assert at.query_params["budget_on"] == "rating_difference"

@@ -3,6 +3,7 @@ the width achieved when the plan is carried out (fixed seed), prices from the fi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -116,3 +117,40 @@ def test_cli_reads_the_cost_column_and_tokens(tmp_path, capsys):
         main(["budget", str(path), "--a", "x", "--b", "nobody", "--budget", "5", "--price-per-call", "0.1"])
         == 2
     )
+
+
+@pytest.mark.parametrize(
+    "budget,prices,noise",
+    [
+        (50.0, Prices(0.02), 0.8),  # no price per label: the judge's own win rate
+        (300.0, Prices(0.01, 1.0), 0.8),  # labels have a price: the corrected win rate
+        (100.0, Prices(0.002, 1.0), 0.1),
+    ],
+)
+def test_rating_difference_width_is_within_ten_percent_of_the_achieved(budget, prices, noise):
+    # the delta method's Elo width against the spread of 400·log10(w/(1−w)) over the plan carried out
+    store = VerdictStore.from_frame(simulate(_spec(400, 0, 0.5, noise)).verdicts)
+    a, b = store.models()
+    plan = plan_budget(
+        store, model_a=a, model_b=b, budget=budget, prices=prices, quantity="rating_difference"
+    )
+    assert (plan.labels > 0) == (prices.per_label > 0)
+    f, h = _scores(simulate(_spec(20_000, 1, 1.0, noise)).verdicts, a)
+    achieved = achieved_width(plan, f, h, runs=300, seed=0)
+    assert plan.predicted_width_elo == pytest.approx(achieved, rel=0.10)
+    assert achieved > 20 * achieved_width(  # Elo points, not a share: the scale is right
+        dataclasses.replace(plan, quantity="win_rate"), f, h, runs=300, seed=0
+    )
+    assert "Elo points wide" in plan.sentence()
+
+
+def test_cli_plans_the_rating_difference(tmp_path, capsys):
+    store_frame = simulate(_spec(200, 0, 0.5)).verdicts
+    path = tmp_path / "sim.parquet"
+    store_frame.to_parquet(path)
+    a, b = sorted(set(store_frame["model_a"]) | set(store_frame["model_b"]))
+    argv = ["budget", str(path), "--a", a, "--b", b, "--budget", "100", "--price-per-call", "0.01"]
+    assert main([*argv, "--price-per-label", "0.5", "--quantity", "rating_difference", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["quantity"] == "rating_difference" and out["labels_to_buy"] > 0
+    assert "Elo points wide" in out["sentence"]
