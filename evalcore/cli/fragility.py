@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Literal
 
 import pandas as pd
 
@@ -59,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run_fragility(args: argparse.Namespace) -> int:
     chosen = select(args)  # --max-drop and --exhaustive are checked by their ranges
     judge, counts = chosen.judge, chosen.counts()
-    kind = "flip" if args.flip else "remove"
+    kind: Literal["remove", "flip"] = "flip" if args.flip else "remove"
     result = ranking_fragility(
         counts, pairs=args.pairs, kind=kind, max_drop=args.max_drop, exhaustive=args.exhaustive
     )

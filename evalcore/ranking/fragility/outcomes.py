@@ -84,8 +84,8 @@ class Outcomes:
         """Which rows of ``moved`` (B, size) overdraw no pool of calls."""
         moved = np.atleast_2d(moved)
         used = np.zeros((moved.shape[0], self.pool_avail.size), dtype=np.int64)
-        np.add.at(used, (slice(None), self.pool), moved)
-        return (used <= self.pool_avail).all(axis=1)
+        np.add.at(used.T, self.pool, moved.T)  # per row: the calls each pool gives up
+        return np.asarray((used <= self.pool_avail).all(axis=1))
 
     def wins_after(self, removed: np.ndarray) -> np.ndarray:
         """Win matrices (B, M, M) after ``removed[b, c]`` calls of each move."""
