@@ -120,6 +120,15 @@ def _number(label: str, value: str):
     return act
 
 
+def _sidebar_number(label: str, value: str):
+    def act(page):
+        box = page.get_by_test_id("stSidebar").get_by_role("spinbutton", name=label, exact=True).first
+        box.fill(value)
+        box.press("Enter")
+
+    return act
+
+
 def _step_slider(label: str):
     """Move a (select) slider one step to the right with the keyboard."""
 
@@ -161,6 +170,8 @@ CONTROLS = [
     ("/power", _radio("One model pair"), "mode"),
     ("/power?mode=One+model+pair", _select("Model A", "sim-oak"), "model_a"),
     ("/power", _number("Largest N", "1000"), "largest"),
+    ("/power", _sidebar_number("Price per judge call", "0.02"), "price_call"),
+    ("/calibration", _sidebar_number("Price per human label", "0.5"), "price_label"),
     ("/power", _number("Random seed", "3"), "sim_seed"),
     ("/power", _step_slider("Simulations per N"), "simulations"),
     ("/power", _radio("Against the anchor"), "compare"),
