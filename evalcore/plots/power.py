@@ -154,7 +154,7 @@ def sample_size_figure(plan_edges: pd.DataFrame, *, informativeness: float | Non
             go.Scatter(
                 x=plan_edges["edge"],
                 y=plan_edges["total"].astype(float),
-                name=f"total at I = {informativeness:.2f}",
+                name=f"total at informativeness {informativeness:.1%}",
                 mode="lines+markers",
                 line={"color": ACCENT},
                 hovertemplate="edge %{x:.0%}: %{y:,} total<extra></extra>",

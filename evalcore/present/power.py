@@ -133,7 +133,7 @@ def informativeness_sentence(anchor: str, informativeness: float | None) -> str:
             "cannot be measured here. Pick another anchor or type a value in."
         )
     return (
-        f"I = {informativeness:.3f} for anchor {anchor}: the share of (instruction, model "
+        f"Informativeness {q.format('informativeness', informativeness)} for anchor {anchor}: the share of (instruction, model "
         "pair) cases whose verdicts against the anchor differ, on the judge's full scale "
         f"({PAPER})."
     )
@@ -221,7 +221,7 @@ def paper_table_view() -> pd.DataFrame:
         columns={
             "exact_binomial": "exact binomial",
             **{
-                f"total_I_{v:.2f} ({k})": f"total, I = {v:.2f} ({k})"
+                f"total_I_{v:.2f} ({k})": f"total at informativeness {v:.0%} ({k})"
                 for k, v in PAPER_INFORMATIVENESS.items()
             },
         }

@@ -353,7 +353,7 @@ def power_section(analyses: Analyses) -> str:
     )
     if plan is not None:
         source = (
-            f"informativeness I = {plan.informativeness:.3f}"
+            f"informativeness {quantities.format('informativeness', plan.informativeness)}"
             if plan.informativeness is not None
             else "no informativeness"
         )

@@ -26,7 +26,17 @@ def _json(capsys, argv):
 
 def test_power_json_reproduces_table2(capsys):
     out = _json(capsys, ["power", "--edge", "0.05", "--informativeness", "0.45", "--json"])
-    assert out["plans"] == [{"edge": 0.05, "win_probability": 0.55, "discordant": 617, "total": 1372}]
+    # the paper's figures; with two models (the default without a file) one judge call each
+    assert out["plans"] == [
+        {
+            "edge": 0.05,
+            "win_probability": 0.55,
+            "discordant": 617,
+            "total": 1372,
+            "judge_calls": 1372,
+            "cost": None,
+        }
+    ]
     out = _json(capsys, ["power", "--edge", "5%", "10%", "--informativeness", "0.54", "--json"])
     assert [p["discordant"] for p in out["plans"]] == [617, 153]
     assert [p["total"] for p in out["plans"]] == [1143, 284]

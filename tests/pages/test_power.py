@@ -34,11 +34,11 @@ def power_page() -> AppTest:
 
 
 def test_page_reproduces_table2(power_page):
-    paper = next(f for f in _frames(power_page) if "total, I = 0.45 (o3)" in f.columns)
+    paper = next(f for f in _frames(power_page) if "total at informativeness 45% (o3)" in f.columns)
     assert paper["discordant"].tolist() == [617, 153]
     assert paper["exact binomial"].tolist() == [620, 158]
-    assert paper["total, I = 0.45 (o3)"].tolist() == [1372, 340]
-    assert paper["total, I = 0.54 (mean)"].tolist()[0] == 1143
+    assert paper["total at informativeness 45% (o3)"].tolist() == [1372, 340]
+    assert paper["total at informativeness 54% (mean)"].tolist()[0] == 1143
     assert any("341" in c.value for c in power_page.caption)  # the explanation beside the 340
 
 

@@ -55,7 +55,7 @@ def test_sample_size_table_has_human_columns_and_the_published_numbers():
 def test_informativeness_sentence_names_the_anchor_or_says_why_not():
     assert pv.usable_informativeness(float("nan")) is None and pv.usable_informativeness(0.0) is None
     assert pv.usable_informativeness(0.4) == 0.4
-    assert "0.400 for anchor [x](y)" in pv.informativeness_sentence("[x](y)", 0.4)
+    assert "Informativeness 40.0% for anchor [x](y)" in pv.informativeness_sentence("[x](y)", 0.4)
     assert pv.informativeness_sentence("m", None).startswith("No instruction has two models")
 
 
