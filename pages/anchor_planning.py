@@ -1,4 +1,4 @@
-"""Anchor planning: before judging a whole benchmark (Don-Yehiya et al. 2026, §5–§6): screen
+"""Anchor planning: before judging a whole benchmark (Don-Yehiya et al. 2026): screen
 anchors on a small pilot, see how tau grows with the number of instructions and of anchors, and
 plan the design and its size. Which anchor the full data favour is the Anchors page."""
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 import streamlit as st
 
 import ui as _ui
-from evalcore.errors import EvalcoreError, UsageError
+from evalcore.errors import UsageError
 from evalcore.plots.common import CONFIG
 from evalcore.plots.leaderboard import forest_plot, separation_heatmap, win_rate_heatmap
 from evalcore.present import ranking as show
 from evalcore.present.display import shorten_cells
 from evalcore.present.verdicts import cell_verdicts
 from evalcore.ranking import choose_interval, leaderboard, separation
-from evalcore.ranking.style import available_controls, controlled_leaderboard
+from evalcore.ranking.style import available_controls
 from ui.heterogeneity import category_section, split_half_line
 from ui.judges import pooled_ranking_section
+from ui.style_control import style_table
 from ui.time_view import time_section
 
 with _ui.page("Leaderboard"):
@@ -69,15 +70,16 @@ with _ui.page("Leaderboard"):
     if interval == default:
         st.caption(f"Intervals {policy.reason}. Pick the other method above to compare.")
     options = _ui.memo(("style_options",), lambda: available_controls(store.feature_sources()))
-    controls = st.multiselect(
+    controls = _ui.linked_multi(  # the link reproduces the controlled table
+        st.multiselect,
         "Control for style",
         options,
-        default=_ui.url_list("style", options),
-        format_func=show.control_label,
+        param="style",
         key="lb_style",
+        default=[],
+        format_func=show.control_label,
         help=show.STYLE_EXPLAINED,
     )
-    _ui.set_url_param("style", ",".join(controls) or None)  # the link reproduces the controlled table
 
     with _ui.progress_bar("Computing the intervals…") as progress:
         board = _ui.memo(
@@ -99,19 +101,7 @@ with _ui.page("Leaderboard"):
         sep = None
         why = exc
     table = show.display_table(board, sep)
-    if controls:
-        st.caption(show.STYLE_EXPLAINED + (" " + show.STYLE_BOTH_ORDERS if both else ""))
-        try:
-            styled = _ui.memo(
-                ("style", judge, category, tuple(controls)),
-                lambda: controlled_leaderboard(store, judge=judge, category=category, controls=controls),
-            )
-            _ui.caption(show.style_caption(styled))
-            for note in styled.notes:
-                _ui.warning(note)
-            table = show.style_display(table, styled)
-        except EvalcoreError as exc:
-            _ui.warning(f"No style control: {exc}")
+    table = style_table(store, table, judge=judge, category=category, controls=controls, both=both)
     st.dataframe(
         shorten_cells(table), hide_index=True, width="stretch", column_config=_ui.count_columns(table)
     )  # a long name cut for the eye

@@ -15,7 +15,7 @@ Definitions (the documentation's definitions page):
   percentiles of a bootstrap over instructions (Efron & Tibshirani 1993); head-to-head share
   P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400));
 - separation: the two-sided exact sign test of the leader against the runner-up on the
-  instructions where their verdicts differ, Holm-adjusted across the adjacent pairs (Don-Yehiya et al. 2026, section 4.3, :func:`evalcore.power.detectable_edges`),
+  instructions where their verdicts differ, Holm-adjusted across the adjacent pairs (Don-Yehiya et al. 2026, :func:`evalcore.power.detectable_edges`),
   beside the leader's 95% rank range across the bootstrap rounds;
 - anchors: Kendall's tau-b between the anchor-based and the all-pairs ranking, informativeness =
   the share of (instruction, model pair) cases whose verdicts against the anchor differ, the

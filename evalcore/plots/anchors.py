@@ -46,7 +46,7 @@ def _highlight(fig: go.Figure, x, y, text, name: str) -> None:
 
 
 def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
-    """tau of each anchor-based ranking against the anchor's position (Fig. 1), one point per
+    """tau of each anchor-based ranking against the anchor's position, one point per
     anchor, for the quadratic and (when loaded) the human reference."""
     t = sweep.table
     fig = go.Figure()
@@ -105,7 +105,7 @@ def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple
 
 def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
     """tau with the all-pairs ranking against informativeness, with the least-squares line and
-    its R² (Fig. 3), and the 3-level ceiling ⌊M/2⌋⌈M/2⌉/C(M,2) as a dotted line."""
+    its R², and the 3-level ceiling ⌊M/2⌋⌈M/2⌉/C(M,2) as a dotted line."""
     t = sweep.table.dropna(subset=["informativeness", "tau_quadratic"])
     fig = go.Figure(
         go.Scatter(
@@ -173,7 +173,7 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
 
 
 def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
-    """For each instruction, how many models beat the anchor: one histogram per anchor (Fig. 2)."""
+    """For each instruction, how many models beat the anchor: one histogram per anchor."""
     n = max(1, len(dists))
     fig = make_subplots(rows=1, cols=n, shared_yaxes=True, subplot_titles=[d.anchor for d in dists] or [""])
     for k, d in enumerate(dists):
@@ -336,7 +336,7 @@ def _band(fig: go.Figure, x, low, high, color: str, name: str) -> None:
 
 
 def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ()) -> go.Figure:
-    """Mean tau against the number of instructions with 95% bands over repetitions (Fig. 4)."""
+    """Mean tau against the number of instructions with 95% bands over repetitions."""
     s = sweep.summary
     fig = go.Figure()
     lines = [("all pairs", PRIMARY), ("mean over anchors", MUTED)]
@@ -369,7 +369,7 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
 
 
 def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
-    """Mean tau with the all-pairs ranking against the size of the anchor set (Fig. 7)."""
+    """Mean tau with the all-pairs ranking against the size of the anchor set."""
     s = sweep.summary.sort_values("n_anchors")
     fig = go.Figure()
     _band(fig, s["n_anchors"], s["low"], s["high"], PRIMARY, "band")
@@ -394,7 +394,7 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
 
 def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
     """Per judge: best and worst anchor's tau with the all-pairs ranking, and the quadratic
-    ranking's tau with humans (Table 3)."""
+    ranking's tau with humans."""
     t = effect.table
     fig = go.Figure()
     fig.add_trace(

@@ -1,4 +1,4 @@
-"""Figures of the power analysis (Don-Yehiya et al. 2026, §4.3, App. C): power curves, verdict-difference
+"""Figures of the power analysis (Don-Yehiya et al. 2026): power curves, verdict-difference
 distributions and the detectable edge of each adjacent leaderboard pair."""
 
 from __future__ import annotations

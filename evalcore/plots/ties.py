@@ -101,7 +101,7 @@ def diagnostic_grid_figure(cells: pd.DataFrame, diagnostic: str) -> go.Figure:
 
 
 def variance_shares_figure(shares: VarianceShares) -> go.Figure:
-    """Stacked horizontal bars: format, judge and residual share of each diagnostic (Table 2)."""
+    """Stacked horizontal bars: format, judge and residual share of each diagnostic."""
     table = shares.table.dropna(subset=["format_share"]).iloc[::-1]
     labels = [DIAGNOSTIC_LABELS.get(d, d) for d in table["diagnostic"]]
     fig = go.Figure()

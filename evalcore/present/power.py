@@ -214,7 +214,7 @@ def sample_size_caption(plan: SampleSizePlan) -> str:
 
 
 def paper_table_view() -> pd.DataFrame:
-    """Table 2 of Don-Yehiya et al. (2026) as the page shows it."""
+    """The published sample-size table of Don-Yehiya et al. (2026) as the page shows it."""
     paper = paper_table()
     paper["edge"] = paper["edge"].map(edge_label)
     return paper.rename(

@@ -383,7 +383,7 @@ def power_section(analyses: Analyses) -> str:
 
 def _plan_calls(plan, n_models: int) -> str:
     """One sentence: the judge calls the plan's +5% row needs (instructions × the other models
-    against one anchor, one slot order; Don-Yehiya et al. 2026, §6), or "" without a total."""
+    against one anchor, one slot order; Don-Yehiya et al. 2026), or "" without a total."""
     from evalcore.power.budget import calls_per_instruction, size_cost
 
     t = plan.table

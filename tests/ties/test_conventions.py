@@ -18,20 +18,7 @@ from evalcore.ties.conventions import (
     tie_conventions,
 )
 from evalcore.ties.davidson import fit_davidson
-
-
-def _simulate(rng, theta, nu, per_pair):
-    m = theta.size
-    wins, ties = np.zeros((m, m)), np.zeros((m, m))
-    for i in range(m):
-        for j in range(i + 1, m):
-            pi, pj = np.exp(theta[i]), np.exp(theta[j])
-            tie = nu * np.sqrt(pi * pj)
-            d = pi + pj + tie
-            n_i, n_j, n_t = rng.multinomial(per_pair, [pi / d, pj / d, tie / d])
-            wins[i, j], wins[j, i], ties[i, j], ties[j, i] = n_i, n_j, n_t, n_t
-    return wins, ties
-
+from tests.ties.test_davidson import _simulate  # the Davidson model, drawn
 
 #: The coverage figure of the last run of the simulation (printed with -s).
 REPLICATIONS = 200
