@@ -81,9 +81,11 @@ Design = Literal["anchor", "all pairs"]
 SizeUnit = Literal["instructions", "judge calls", "human labels"]
 
 
-def calls_per_instruction(n_models: int, *, design: Design = "anchor", orders: int = 1) -> int:
+def calls_per_instruction(n_models: int, *, design: Design = "anchor", orders: int = 1, anchors: int = 1) -> int:
     """Judge calls one instruction costs: ``M − 1`` against an anchor, ``M(M − 1)/2`` for all pairs
-    of ``M`` models, times the slot orders judged (1 or 2).
+    of ``M`` models, times the slot orders judged (1 or 2). With ``anchors`` = k anchors, every pair
+    with at least one anchor in it: ``M(M − 1)/2 − (M − k)(M − k − 1)/2`` (k = 1 gives ``M − 1``;
+    k = M − 1 every pair).
 
     References
     ----------
@@ -96,13 +98,18 @@ def calls_per_instruction(n_models: int, *, design: Design = "anchor", orders: i
     19
     >>> calls_per_instruction(4, design="all pairs", orders=2)
     12
+    >>> calls_per_instruction(6, anchors=2)
+    9
     """
     if n_models < 2:
         raise UsageError(f"a design needs at least 2 models (got {n_models}).")
     if orders not in (1, 2):
         raise UsageError(f"orders must be 1 or 2 (got {orders}).")
     if design == "anchor":
-        return (int(n_models) - 1) * orders
+        m, k = int(n_models), int(anchors)
+        if not 1 <= k <= m - 1:
+            raise UsageError(f"the anchors must number 1 to {m - 1} for {m} models (got {anchors}).")
+        return (comb(m, 2) - comb(m - k, 2)) * orders
     if design == "all pairs":
         return comb(int(n_models), 2) * orders
     raise UsageError(f"design must be 'anchor' or 'all pairs' (got {design!r}).")

@@ -512,3 +512,24 @@ def head_to_head_rows(
         + " AND ".join(where),
         params,
     ).df()
+
+
+def anchor_scores(
+    con: duckdb.DuckDBPyConnection, *, judge: str | None, models: list[str], anchors: list[str]
+) -> pd.DataFrame:
+    """Calls of ``models`` against ``anchors`` with a verdict, one row each: ``instruction_id``,
+    ``model`` (of ``models``), ``anchor``, ``f`` and ``h`` (the judge's and the human's score from
+    the model's side: 1, 1/2, 0; NaN without a label)."""
+    return con.execute(
+        "SELECT instruction_id, "
+        "CASE WHEN list_contains(?, model_a) THEN model_a ELSE model_b END AS model, "
+        "CASE WHEN list_contains(?, model_a) THEN model_b ELSE model_a END AS anchor, "
+        "CASE WHEN list_contains(?, model_a) THEN (sign(verdict) + 1) / 2.0 "
+        "ELSE (1 - sign(verdict)) / 2.0 END AS f, "
+        "CASE WHEN list_contains(?, model_a) THEN (sign(human) + 1) / 2.0 "
+        "ELSE (1 - sign(human)) / 2.0 END AS h FROM verdicts "
+        "WHERE verdict IS NOT NULL AND (? IS NULL OR judge = ?) AND "
+        "((list_contains(?, model_a) AND list_contains(?, model_b)) OR "
+        "(list_contains(?, model_b) AND list_contains(?, model_a)))",
+        [models, models, models, models, judge, judge, models, anchors, models, anchors],
+    ).df()
