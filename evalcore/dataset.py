@@ -234,6 +234,32 @@ class Dataset:
             **options,
         )
 
+    def anchor_budget(
+        self,
+        *,
+        model_a: str,
+        model_b: str,
+        budget: float,
+        prices: Any,
+        judge: str | None = None,
+        **options: Any,
+    ):
+        """For ``budget``, judging every model against anchors: the number of anchors, instructions
+        and labelled instructions giving the narrowest 95% interval on the rating difference of
+        ``model_a`` and ``model_b`` (or the win rate it implies), with the alternatives compared
+        (:func:`evalcore.power.anchor_budget.plan_anchor_budget`)."""
+        from evalcore.power.anchor_budget import plan_anchor_budget
+
+        return plan_anchor_budget(
+            self.store,
+            model_a=model_a,
+            model_b=model_b,
+            budget=budget,
+            prices=prices,
+            judge=self._judge(judge),
+            **options,
+        )
+
     def certify(self, *, judge: str | None = None, category: str | None = None, **options: Any):
         """Judge certification against the human labels
         (:func:`evalcore.judge.certification.certify_judge`)."""

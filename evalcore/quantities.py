@@ -1319,7 +1319,8 @@ _ENTRIES = (
         "planned_width",
         "Planned interval width",
         "The width of the 95% interval on the (human-corrected) head-to-head win rate that the plan "
-        "is expected to give.",
+        "is expected to give (with anchors: the win rate implied by the two models' ratings against "
+        "the anchors).",
         "percent",
         "percent",
         "2 × 1.96 × √(calls' variance ÷ calls + gap variance ÷ labels), variances from the loaded table.",
@@ -1329,7 +1330,8 @@ _ENTRIES = (
     _q(
         "planned_width_elo",
         "Planned interval width, Elo points",
-        "The planned width on the rating difference: the win-rate width times 400 ÷ (ln 10 × w(1 − w)).",
+        "The planned width on the rating difference: the win-rate width times 400 ÷ (ln 10 × w(1 − w)) "
+        "(with anchors: the difference of the two models' ratings against the anchors).",
         "Elo points",
         "elo",
         "Delta method on the planned win-rate width.",
@@ -1345,6 +1347,57 @@ _ENTRIES = (
         "Calls × price per call + labels × price per label.",
         None,
         json_keys=("spent",),
+    ),
+    _q(
+        "anchors_chosen",
+        "Anchors to use",
+        "For a budget: how many anchor models (each judged against every model on every instruction) "
+        "give the narrowest interval on the two models' quantity; anchors are taken most informative "
+        "first.",
+        "anchors",
+        "count",
+        "The predicted 95% interval width for each number of anchors under the budget; the narrowest "
+        "is chosen. More anchors cost more judge calls per instruction, so fewer instructions, but "
+        "average the judge's noise over more comparisons.",
+        _DY,
+        "a table where the two models are not both judged against some other model on the same instructions",
+        json_keys=("anchors_chosen",),
+    ),
+    _q(
+        "instructions_affordable",
+        "Instructions affordable",
+        "For a budget and a number of anchors: how many instructions the plan buys, every model judged "
+        "against every anchor on each.",
+        "instructions",
+        "count",
+        "Neyman allocation of the budget between instructions (priced at their judge calls) and "
+        "labelled instructions (priced at their human labels).",
+        _PPI_2023,
+        json_keys=("instructions_affordable",),
+    ),
+    _q(
+        "labelled_instructions",
+        "Instructions to label",
+        "For a budget and a number of anchors: on how many of the bought instructions a human labels "
+        "both models' calls against every anchor.",
+        "instructions",
+        "count",
+        "Neyman allocation: in proportion to the spread of the human-minus-judge gap divided by the "
+        "square root of a labelled instruction's price.",
+        _PPI_2023,
+        "a table without human labels on both models' calls against the anchors",
+        json_keys=("labelled_instructions",),
+    ),
+    _q(
+        "pilot_instructions",
+        "Instructions measured on",
+        "The loaded table's instructions the planned width for a number of anchors was measured on "
+        "(those holding both models against every anchor; the labelled ones for a corrected width).",
+        "instructions",
+        "count",
+        "Counted.",
+        None,
+        json_keys=("pilot_instructions",),
     ),
     _q(
         "size_calls",
@@ -1607,6 +1660,9 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "price_per_label",
         "label_orders",
         "order",
+        "anchor_plan",
+        "anchor_options",
+        "anchor_models",
         # the anytime-valid monitor: which pair or leader, the order, the decision, the curve
         "mode",
         "model_a",

@@ -129,4 +129,4 @@ with _ui.page("Anchor planning"):
             )
             st.markdown("Sentence for the report:")
             st.code(plan.sentence, language=None, wrap_lines=True)
-        budget_section(p.store, p.judge, list(p.store.models()), prices=prices)
+        budget_section(p.store, p.judge, list(p.store.models()), prices=prices, anchors=True)

@@ -3,11 +3,13 @@ judge calls and human labels with the narrowest interval out (evalcore.power.bud
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 import ui as _ui
 from evalcore import quantities as q
 from evalcore.errors import EvalcoreError
+from evalcore.power.anchor_budget import plan_anchor_budget
 from evalcore.power.budget import Prices, plan_budget
 
 QUANTITIES = {
@@ -27,10 +29,17 @@ INTRO = (
 
 
 def budget_section(
-    store, judge: str | None, models: list[str], *, key: str = "budget", prices: _ui.PriceInput | None = None
+    store,
+    judge: str | None,
+    models: list[str],
+    *,
+    key: str = "budget",
+    prices: _ui.PriceInput | None = None,
+    anchors: bool = False,
 ) -> None:
-    """Budget and prices → the plan, its width, and which slot order to label first. The prices
-    start on the sidebar's shared ``prices`` when given."""
+    """Budget and prices → the plan, its width, and which slot order to label first; with
+    ``anchors``, also how many anchors to judge every model against. The prices start on the
+    sidebar's shared ``prices`` when given."""
     shared = prices or _ui.PriceInput()
     st.subheader("Spend a budget")
     st.caption(INTRO)
@@ -94,7 +103,17 @@ def budget_section(
         )
     except EvalcoreError as exc:
         _ui.info(exc)
-        return
+        plan = None
+    if plan is not None:
+        if anchors:
+            st.markdown("**The two models head to head**")
+        _head_to_head(plan, quantity, key)
+    if anchors:
+        anchors_part(store, judge, a, b, quantity, budget, Prices(per_call, per_label), key=key)
+
+
+def _head_to_head(plan, quantity: str, key: str) -> None:
+    """The head-to-head plan: its sentence, tiles, the slot orders to label and its notes."""
     st.success(_ui.md(plan.sentence()))
     elo = quantity == "rating_difference"
     width_id, width_attr = (
@@ -131,5 +150,59 @@ def budget_section(
             view.drop(columns=["gap_sd", "label_share"]), plan.label_orders, "label_plan.csv", key=f"dl_{key}"
         )
         _ui.caption("Label first the slot order whose share is largest: its judge errors vary most.")
+    for note in plan.notes:
+        _ui.caption(note)
+
+
+ANCHORS_INTRO = (
+    "Judging every model of the table against a few anchor models instead of every pair: more "
+    "anchors cost more judge calls per instruction, so the budget buys fewer instructions, but each "
+    "instruction compares the two models through more anchors. For each number of anchors (the most "
+    "informative first), the plan below predicts the width of the 95% interval on the two models' "
+    "rating difference, or on the head-to-head win rate it implies, from this table's calls; the "
+    "narrowest is chosen (anchors: Don-Yehiya, Yehudai, Choshen and Abend, 2026)."
+)
+
+
+def anchors_part(
+    store, judge, a: str, b: str, quantity: str, budget: float, prices: Prices, *, key: str
+) -> None:
+    """How many anchors: the chosen number and the alternatives compared (a table)."""
+    st.markdown("**How many anchors**")
+    st.caption(ANCHORS_INTRO)
+    try:
+        plan = _ui.memo(
+            (f"{key}_anchors", judge, a, b, quantity, budget, prices.per_call, prices.per_label),
+            lambda: plan_anchor_budget(
+                store, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity, judge=judge
+            ),
+        )
+    except EvalcoreError as exc:
+        _ui.info(exc)
+        return
+    st.success(_ui.md(plan.sentence()))
+    width_id = "planned_width_elo" if quantity == "rating_difference" else "planned_width"
+    o = plan.options
+    view = {
+        q.name("anchors_chosen"): [f"{k} (chosen)" if k == plan.chosen else str(k) for k in o["anchors"]],
+        "Anchor added": [m[-1] for m in o["anchor_models"]],
+        q.name("instructions_affordable"): [
+            q.format("instructions_affordable", v) for v in o["instructions"]
+        ],
+        q.name("size_calls"): [q.format("size_calls", v) for v in o["judge_calls"]],
+    }
+    if plan.corrected:
+        view[q.name("labelled_instructions")] = [
+            q.format("labelled_instructions", v) for v in o["labelled_instructions"]
+        ]
+    view[q.name(width_id)] = [q.format(width_id, v) for v in o[plan.width_column]]
+    view[q.name("planned_spend")] = [q.format("planned_spend", v) for v in o["spent"]]
+    raw = o.assign(anchor_models=[", ".join(m) for m in o["anchor_models"]])
+    _ui.table(pd.DataFrame(view), raw, "anchor_budget.csv", key=f"dl_{key}_anchors")
+    _ui.caption(
+        "Each row adds the next most informative anchor to the ones above it. The widths are measured "
+        f"on {q.format('pilot_instructions', int(o['pilot_instructions'].min()))} or more of this table's "
+        "instructions."
+    )
     for note in plan.notes:
         _ui.caption(note)

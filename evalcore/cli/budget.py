@@ -1,6 +1,7 @@
 """``budget``: how to spend a budget on judge calls and human labels so that the 95% interval on
 a head-to-head win rate (as judged, or corrected by human labels) is narrowest (prediction-powered
-variance, Angelopoulos et al. 2023; Neyman allocation)."""
+variance, Angelopoulos et al. 2023; Neyman allocation), and, judging every model against anchors,
+how many anchors, instructions and labelled instructions give the narrowest interval."""
 
 from __future__ import annotations
 
@@ -48,18 +49,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--price-out", type=float, default=None, help="price per million output tokens (with tokens_out)"
     )
+    p.add_argument(
+        "--max-anchors",
+        type=int,
+        default=None,
+        metavar="K",
+        help="compare at most K anchors (the most informative first; default: every model that can be one)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_budget)
 
 
 def run_budget(args: argparse.Namespace) -> int:
     from evalcore.cli import UsageError
+    from evalcore.errors import DesignError
+    from evalcore.power.anchor_budget import plan_anchor_budget
     from evalcore.power.budget import Prices, file_prices, plan_budget
 
     for flag in ("budget", "price_per_call", "price_per_label", "price_in", "price_out"):
         value = getattr(args, flag)
         if value is not None and not value >= 0:  # also refuses nan
             raise UsageError(f"--{flag.replace('_', '-')} must be 0 or more (got {value})")
+    if args.max_anchors is not None and args.max_anchors < 1:
+        raise UsageError(f"--max-anchors must be 1 or more (got {args.max_anchors})")
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
     if args.price_per_call is not None:
@@ -83,10 +95,47 @@ def run_budget(args: argparse.Namespace) -> int:
         quantity=args.quantity,
         judge=judge,
     )
+    anchor_plan, refused = None, ""
+    try:
+        anchor_plan = plan_anchor_budget(
+            store,
+            model_a=args.a,
+            model_b=args.b,
+            budget=args.budget,
+            prices=prices,
+            quantity=args.quantity,
+            judge=judge,
+            max_anchors=args.max_anchors,
+        )
+    except DesignError as exc:
+        refused = f"The number of anchors is not planned: {exc}"
     if args.json:
-        print_json(plan.as_dict())
+        out = plan.as_dict()
+        out["anchor_plan"] = anchor_plan.as_dict() if anchor_plan is not None else None
+        if refused:
+            out["notes"].append(refused)
+        print_json(out)
         return 0
     print(plan.sentence())
+    if anchor_plan is not None:
+        print(anchor_plan.sentence())
+        width = "Elo points" if args.quantity == "rating_difference" else "percentage points"
+        print(
+            f"anchors  instructions affordable  judge calls  instructions to label  planned width ({width})"
+        )
+        for row in anchor_plan.options.itertuples():
+            value = (
+                row.predicted_width_elo if args.quantity == "rating_difference" else 100 * row.predicted_width
+            )
+            mark = "  (chosen)" if row.anchors == anchor_plan.chosen else ""
+            print(
+                f"{row.anchors:7d}  {row.instructions:22,}  {row.judge_calls:11,}  "
+                f"{row.labelled_instructions:21,}  {value:.1f}{mark}"
+            )
+        for note in anchor_plan.notes:
+            print(f"note: {note}", file=sys.stderr)
+    elif refused:
+        print(f"note: {refused}", file=sys.stderr)
     for row in plan.label_orders.itertuples():
         print(f"labels: {row.order}: {100 * row.label_share:.0f}% of them ({row.labelled:,} labelled so far)")
     for note in plan.notes:

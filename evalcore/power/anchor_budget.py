@@ -68,8 +68,8 @@ class AnchorBudgetPlan:
 
     ``options``: one row per number of anchors ``k``: ``anchors`` (k), ``anchor_models`` (their
     names, most informative first), ``instructions`` (affordable), ``judge_calls``,
-    ``labelled_instructions``, ``labels``, ``spent``, ``predicted_width`` (a fraction for the win
-    rate, Elo points for the rating difference), ``predicted_width_elo`` and ``pilot_instructions`` (the table's
+    ``labelled_instructions``, ``labels``, ``spent``, ``predicted_width`` (on the implied
+    head-to-head win rate, a fraction), ``predicted_width_elo`` (on the rating difference) and ``pilot_instructions`` (the table's
     instructions the width was measured on). ``chosen``: the k of the narrowest.
     """
 
@@ -89,6 +89,11 @@ class AnchorBudgetPlan:
     def best(self) -> pd.Series:
         return self.options.loc[self.options["anchors"] == self.chosen].iloc[0]
 
+    @property
+    def width_column(self) -> str:
+        """The options' column of the quantity picked."""
+        return "predicted_width_elo" if self.quantity == "rating_difference" else "predicted_width"
+
     def width_text(self, width: float) -> str:
         if self.quantity == "rating_difference":
             return f"{width:,.0f} Elo points"
@@ -98,13 +103,14 @@ class AnchorBudgetPlan:
         b = self.best
         what = "rating difference" if self.quantity == "rating_difference" else "head-to-head win rate"
         labels = f" and human labels on {int(b['labelled_instructions']):,} of them" if b["labels"] else ""
-        plural = "s" if self.chosen > 1 else ""
+        count = f"{self.chosen} anchors" if self.chosen > 1 else "1 anchor"
+        verb = "give" if self.chosen > 1 else "gives"
         return (
-            f"Judging all {self.n_models} models against anchors, {self.chosen} anchor{plural} "
-            f"({', '.join(b['anchor_models'])}) give the narrowest interval for {self.model_a} against "
+            f"Judging all {self.n_models} models against anchors, {count} "
+            f"({', '.join(b['anchor_models'])}) {verb} the narrowest interval for {self.model_a} against "
             f"{self.model_b}: {int(b['instructions']):,} instructions ({int(b['judge_calls']):,} judge "
             f"calls){labels} for {float(b['spent']):,.2f}; the 95% interval on their {what} is then about "
-            f"{self.width_text(float(b['predicted_width']))} wide."
+            f"{self.width_text(float(b[self.width_column]))} wide."
         )
 
     def as_dict(self) -> dict:
@@ -124,7 +130,8 @@ class AnchorBudgetPlan:
                     "labelled_instructions": int(r.labelled_instructions),
                     "labels_to_buy": int(r.labels),
                     "spent": float(r.spent),
-                    "predicted_width_anchors": float(r.predicted_width),
+                    "predicted_width": float(r.predicted_width),
+                    "predicted_width_elo": float(r.predicted_width_elo),
                     "pilot_instructions": int(r.pilot_instructions),
                 }
                 for r in self.options.itertuples()
@@ -219,7 +226,9 @@ def _variances(scores: pd.DataFrame, corrected: bool) -> tuple[float, float | No
     gap_sd = float((t_h - (ka * lab["a_f"] - kb * lab["b_f"])).std(ddof=1))
     floor = math.sqrt(0.25 / (len(lab) + 1)) * (ka + kb) / 2  # as if one more label differed by a tie
     if gap_sd < floor:
-        notes.append("The judge and the humans agree on every labelled instruction; the plan assumes a small disagreement.")
+        notes.append(
+            "The judge and the humans agree on every labelled instruction; the plan assumes a small disagreement."
+        )
         gap_sd = floor
     calls_sd = math.sqrt(max(float(t_h.var(ddof=1)) - gap_sd**2, 1e-6 * (ka + kb) ** 2))
     return calls_sd, gap_sd, len(lab), delta, notes
@@ -286,7 +295,7 @@ def plan_anchor_budget(
         n_inst, n_lab = allocate(budget=budget, prices=inst_prices, judge_sd=calls_sd, gap_sd=gap_sd)
         width_elo = predicted_width(calls=n_inst, labels=n_lab, judge_sd=calls_sd, gap_sd=gap_sd)
         w = float(implied_win_rate(delta))
-        width = width_elo if quantity == "rating_difference" else width_elo * w * (1 - w) / ELO
+        width = width_elo * w * (1 - w) / ELO
         rows.append(
             {
                 "anchors": k,
@@ -307,10 +316,13 @@ def plan_anchor_budget(
             f"informative anchor{' with human labels' if corrected else ''}; the width cannot be measured."
         )
     options = pd.DataFrame(rows)
-    finite = options[np.isfinite(options["predicted_width"])]
+    column = "predicted_width_elo" if quantity == "rating_difference" else "predicted_width"
+    finite = options[np.isfinite(options[column])]
     if finite.empty:
-        raise UsageError(f"a budget of {budget:,.2f} buys no instruction with its labels at these prices; raise it.")
-    chosen = int(finite.loc[finite["predicted_width"].idxmin(), "anchors"])
+        raise UsageError(
+            f"a budget of {budget:,.2f} buys no instruction with its labels at these prices; raise it."
+        )
+    chosen = int(finite.loc[finite[column].idxmin(), "anchors"])
     if int(options["pilot_instructions"].min()) < 30:
         notes.append(
             f"Some widths rest on {int(options['pilot_instructions'].min())} instructions of this table; "

@@ -81,7 +81,9 @@ Design = Literal["anchor", "all pairs"]
 SizeUnit = Literal["instructions", "judge calls", "human labels"]
 
 
-def calls_per_instruction(n_models: int, *, design: Design = "anchor", orders: int = 1, anchors: int = 1) -> int:
+def calls_per_instruction(
+    n_models: int, *, design: Design = "anchor", orders: int = 1, anchors: int = 1
+) -> int:
     """Judge calls one instruction costs: ``M − 1`` against an anchor, ``M(M − 1)/2`` for all pairs
     of ``M`` models, times the slot orders judged (1 or 2). With ``anchors`` = k anchors, every pair
     with at least one anchor in it: ``M(M − 1)/2 − (M − k)(M − k − 1)/2`` (k = 1 gives ``M − 1``;
