@@ -1354,7 +1354,7 @@ _ENTRIES = (
         "For a budget: how many anchor models (each judged against every model on every instruction) "
         "give the narrowest interval on the two models' quantity; anchors are taken most informative "
         "first.",
-        "anchors",
+        "models",
         "count",
         "The predicted 95% interval width for each number of anchors under the budget; the narrowest "
         "is chosen. More anchors cost more judge calls per instruction, so fewer instructions, but "
