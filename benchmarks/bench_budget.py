@@ -91,7 +91,9 @@ def anchors_scenario(
     ratios, chosen_ratios, best, near, chosen_k = [], [], 0, 0, []
     for seed in range(tables):
         pilot = VerdictStore.from_frame(simulate(anchor_spec(300, seed, 0.3, response, noise)).verdicts)
-        plan = plan_anchor_budget(pilot, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity)
+        plan = plan_anchor_budget(
+            pilot, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity
+        )
         for anchors in plan.options["anchor_models"]:
             if anchors not in scores:
                 scores[anchors] = instruction_scores(frame, a, b, list(anchors))
