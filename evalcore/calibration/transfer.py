@@ -104,8 +104,12 @@ def design_warnings(
             )
     if counts.both_orders and counts.unpaired_calls:
         out.append(
-            f"{counts.unpaired_calls:,} calls without their other order are left out of the "
-            "both-orders units."
+            (
+                "1 call without its other order is left out"
+                if counts.unpaired_calls == 1
+                else f"{counts.unpaired_calls:,} calls without their other order are left out"
+            )
+            + " of the both-orders units."
         )
     if counts.slot_confounded:
         in_a, in_b = counts.slot_calls

@@ -166,7 +166,11 @@ def correction_caption(cal: Calibration) -> str:
     c = cal.counts
     unit = (
         "both-orders verdicts (the verdict both orders agree on, else a tie; one per human label; "
-        f"{fmt_int(c.unpaired_calls)} calls without their other order left out)"
+        + (
+            "1 call without its other order left out)"
+            if c.unpaired_calls == 1
+            else f"{fmt_int(c.unpaired_calls)} calls without their other order left out)"
+        )
         if c.both_orders
         else "judge calls (each order counts once)"
     )

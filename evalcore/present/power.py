@@ -19,7 +19,7 @@ from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
 from evalcore.power.simulation import PowerCurve
 from evalcore.present.display import Metric, catalogue_table, signed_pct, tile
-from evalcore.text import fmt_int, fmt_num, fmt_pct, markdown
+from evalcore.text import fmt_int, fmt_p, fmt_pct, markdown
 
 #: Edges offered on the page: +5% = the better model wins 55% of the discordant samples.
 EDGE_CHOICES = (0.01, 0.02, 0.03, 0.05, 0.075, 0.10, 0.15, 0.20, 0.25, 0.30)
@@ -378,7 +378,7 @@ def top_pair_sentence(result: DetectableEdges) -> tuple[str, str] | None:
     if result.top_pair_resolved is None:
         return None
     top = result.table.iloc[0]
-    p = f"Holm-adjusted p = {fmt_num(top['p_holm'], 3)}" if pd.notna(top["p_holm"]) else "no p-value"
+    p = f"Holm-adjusted {fmt_p(top['p_holm'])}" if pd.notna(top["p_holm"]) else "no p-value"
     if result.top_pair_resolved:
         return "success", (
             f"The data separate the top two models: {top['upper']} beats "

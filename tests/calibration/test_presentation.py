@@ -215,3 +215,17 @@ def test_judge_profile_feeds_the_coverage_simulation():
     assert opts["se"] == pytest.approx(0.9) and opts["n_judged"] == 50
     assert coverage_simulation(**opts).simulations == 100
     assert show.TABS[1] == "Prediction-powered ratings"
+
+
+def test_one_unpaired_call_is_written_in_the_singular(demo):
+    import dataclasses
+
+    from evalcore.calibration.transfer import design_warnings
+
+    cal = calibrate(demo, judge="sim-judge-steady", candidate="sim-alder")
+    one = dataclasses.replace(cal.counts, unpaired_calls=1, both_orders=True)
+    cal = type(cal)(**{**cal.__dict__, "counts": one})
+    assert "1 call without its other order left out" in show.correction_caption(cal)
+    assert "1 calls" not in show.correction_caption(cal)
+    said = " ".join(design_warnings(one, candidate="sim-alder", deff={}))
+    assert "1 call without its other order is left out of the both-orders units." in said

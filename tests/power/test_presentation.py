@@ -107,3 +107,12 @@ def test_settings_start_inside_their_ranges_and_name_the_paper_defaults():
     assert (pv.INPUTS["alpha"]["value"], pv.INPUTS["power"]["value"]) == (0.05, 0.80)
     assert pv.INPUTS["informativeness"]["value"] == 0.45
     assert 2000 in pv.SIMULATION_CHOICES and len(set(pv.COMPARE_MODES)) == 2
+
+
+def test_top_pair_sentence_never_prints_a_p_value_of_zero():
+    # B beats C on all 100 instructions: p = 2·0.5^100, far below 0.0001; it read "p = 0.000"
+    rows = [(f"q{i}", "B", "C", 2) for i in range(100)]
+    rows += [(f"q{i}", "A", "B", 2) for i in range(100)]
+    kind, sentence = pv.top_pair_sentence(detectable_edges(_counts(rows)))
+    assert kind == "success"
+    assert "Holm-adjusted p < 0.0001" in sentence and "p = 0.000" not in sentence
