@@ -196,11 +196,11 @@ def anchors_part(
             q.format("labelled_instructions", v) for v in o["labelled_instructions"]
         ]
     view[q.name(width_id)] = [q.format(width_id, v) for v in o[plan.width_column]]
-    view[q.name("planned_spend")] = [q.format("planned_spend", v) for v in o["spent"]]
     raw = o.assign(anchor_models=[", ".join(m) for m in o["anchor_models"]])
     _ui.table(pd.DataFrame(view), raw, "anchor_budget.csv", key=f"dl_{key}_anchors")
     _ui.caption(
-        "Each row adds the next most informative anchor to the ones above it. The widths are measured "
+        "Each row adds the next most informative anchor to the ones above it and spends up to the "
+        "budget (each row's spend is in the CSV). The widths are measured "
         f"on {q.format('pilot_instructions', int(o['pilot_instructions'].min()))} or more of this table's "
         "instructions."
     )

@@ -226,9 +226,7 @@ def _variances(scores: pd.DataFrame, corrected: bool) -> tuple[float, float | No
     gap_sd = float((t_h - (ka * lab["a_f"] - kb * lab["b_f"])).std(ddof=1))
     floor = math.sqrt(0.25 / (len(lab) + 1)) * (ka + kb) / 2  # as if one more label differed by a tie
     if gap_sd < floor:
-        notes.append(
-            "The judge and the humans agree on every labelled instruction; the plan assumes a small disagreement."
-        )
+        notes.append("agree")
         gap_sd = floor
     calls_sd = math.sqrt(max(float(t_h.var(ddof=1)) - gap_sd**2, 1e-6 * (ka + kb) ** 2))
     return calls_sd, gap_sd, len(lab), delta, notes
@@ -282,13 +280,15 @@ def plan_anchor_budget(
         and len(instruction_scores(frame, model_a, model_b, order[:1]).dropna()) >= 2
     )
     rows, notes = [], []
+    agree_from = 0  # the fewest anchors on whose labelled instructions judge and humans agree
     for k in range(1, len(order) + 1):
         anchors = order[:k]
         scores = instruction_scores(frame, model_a, model_b, anchors)
         if len(scores) < 2 or (corrected and len(scores.dropna()) < 2):
             break  # more anchors leave too few shared instructions to measure on
         calls_sd, gap_sd, labelled, delta, more = _variances(scores, corrected)
-        notes += [n for n in more if n not in notes]
+        if more and not agree_from:
+            agree_from = k
         per_inst = calls_per_instruction(len(models), anchors=k, orders=orders)
         per_lab = 2 * k * orders
         inst_prices = Prices(per_call=prices.per_call * per_inst, per_label=prices.per_label * per_lab)
@@ -323,6 +323,13 @@ def plan_anchor_budget(
             f"a budget of {budget:,.2f} buys no instruction with its labels at these prices; raise it."
         )
     chosen = int(finite.loc[finite[column].idxmin(), "anchors"])
+    if agree_from:
+        notes.append(
+            ("With one anchor" if agree_from == 1 else f"From {agree_from} anchors on")
+            + ", the judge and the humans (nearly) always agree on the labelled "
+            "instructions of this table; the plan assumes a small disagreement, as if one more "
+            "instruction differed by a tie."
+        )
     if int(options["pilot_instructions"].min()) < 30:
         notes.append(
             f"Some widths rest on {int(options['pilot_instructions'].min())} instructions of this table; "

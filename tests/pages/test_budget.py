@@ -56,3 +56,26 @@ def test_budget_section_plans_the_rating_difference(planning_page, demo_store):
         "planned_width_elo", plan.predicted_width_elo
     )
     assert at.query_params["budget_on"] == "rating_difference"
+
+
+def test_budget_section_names_the_librarys_number_of_anchors(planning_page, demo_store):
+    from evalcore.power.anchor_budget import plan_anchor_budget
+
+    at = planning_page
+    a, b = at.selectbox(key="budget_a").value, at.selectbox(key="budget_b").value
+    judge = at.selectbox(key="anchors_judge_select").value
+    quantity = at.selectbox(key="budget_quantity").value
+    amount = at.number_input(key="budget_amount").value
+    plan = plan_anchor_budget(
+        demo_store,
+        model_a=a,
+        model_b=b,
+        budget=amount,
+        prices=Prices(0.01, 0.5),
+        quantity=quantity,
+        judge=judge,
+    )
+    shown = [s.value.replace("\\", "") for s in at.success]
+    assert plan.sentence() in shown
+    assert any(m.value == "**How many anchors**" for m in at.markdown)
+    assert not at.exception
