@@ -70,8 +70,6 @@ def run_budget(args: argparse.Namespace) -> int:
         value = getattr(args, flag)
         if value is not None and not value >= 0:  # also refuses nan
             raise UsageError(f"--{flag.replace('_', '-')} must be 0 or more (got {value})")
-    if args.max_anchors is not None and args.max_anchors < 1:
-        raise UsageError(f"--max-anchors must be 1 or more (got {args.max_anchors})")
     store = load_store(args.file)
     judge = pick_judge(store, args.judge)
     if args.price_per_call is not None:

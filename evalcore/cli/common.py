@@ -326,6 +326,7 @@ def option_ranges() -> dict[str, Range]:
         "lam": Range(0.0, 1.0),
         "threshold": share,
         "max_drop": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
+        "max_anchors": Range(1, 100_000, whole=True, unit="anchors"),
         "exhaustive": Range(0, 1_000_000, whole=True, unit="refits"),
         "tuned_for": Range(1, 1_000_000_000, whole=True, unit="verdicts"),
         "min_verdicts": Range(1, 1_000_000_000, whole=True, unit="verdicts"),

@@ -48,6 +48,7 @@ BAD = [
     ("heterogeneity FILE --alpha 1", "--alpha"),
     ("budget FILE --a x --b y --budget -5 --price-per-call 0.1", "--budget"),
     ("budget FILE --a x --b y --budget 5 --price-per-call nan", "--price-per-call"),
+    ("budget FILE --a x --b y --budget 5 --price-per-call 0.1 --max-anchors 0", "--max-anchors"),
 ]
 
 
