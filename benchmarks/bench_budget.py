@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -118,6 +119,8 @@ def anchors_scenario(
 
 
 def anchors_part(tables: int, runs: int) -> None:
+    if tables < 1:
+        return
     print(
         f"\nanchors: 8 models, {tables} pilot tables of 300 instructions per scenario, each option carried "
         f"out {runs} times"
@@ -141,6 +144,27 @@ def anchors_part(tables: int, runs: int) -> None:
         )
 
 
+def demo_timing() -> None:
+    """Seconds to plan the number of anchors on the demo (20 models, all pairs), median of 3."""
+    import time
+
+    store = VerdictStore.from_frame(
+        pd.read_parquet(Path(__file__).resolve().parents[1] / "data" / "demo_all_pairs.parquet")
+    )
+    a, b = store.models()[:2]
+    seconds = []
+    for _ in range(3):
+        start = time.perf_counter()
+        plan = plan_anchor_budget(
+            store, model_a=a, model_b=b, budget=100.0, prices=Prices(0.01, 0.5), judge=store.judges()[0]
+        )
+        seconds.append(time.perf_counter() - start)
+    print(
+        f"\nplanning the number of anchors on the demo (20 models, {len(plan.options)} options): "
+        f"{float(np.median(seconds)):.2f} s (median of 3)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=400)
@@ -150,6 +174,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f}")
     if args.anchors_only:
+        demo_timing()
         anchors_part(args.tables, args.anchor_runs)
         print(f"load average: {os.getloadavg()[0]:.2f}")
         return
@@ -169,6 +194,7 @@ def main() -> None:
             f"{plan.labels:6,}  {100 * plan.predicted_width:8.2f}pp  {100 * achieved:7.2f}pp  "
             f"{plan.predicted_width / achieved:5.3f}"
         )
+    demo_timing()
     anchors_part(args.tables, args.anchor_runs)
     print(f"load average: {os.getloadavg()[0]:.2f}")
 
