@@ -203,10 +203,10 @@ def implied_win_rate(delta):
     return 1.0 / (1.0 + 10.0 ** (-delta / 400.0))
 
 
-def _variances(scores: pd.DataFrame, corrected: bool) -> tuple[float, float | None, int, float, list[str]]:
-    """(calls' term SD, gap SD or None, labelled instructions, the rating difference, notes) of
-    ``t`` (Elo points) on the table."""
-    notes: list[str] = []
+def _variances(scores: pd.DataFrame, corrected: bool) -> tuple[float, float | None, int, float, bool]:
+    """(calls' term SD, gap SD or None, labelled instructions, the rating difference, whether the
+    gap's SD was floored) of ``t`` (Elo points) on the table."""
+    floored = False
     lab = scores.dropna(subset=["a_h", "b_h"])
     gap_a = lab["a_h"] - lab["a_f"]
     gap_b = lab["b_h"] - lab["b_f"]
@@ -216,7 +216,7 @@ def _variances(scores: pd.DataFrame, corrected: bool) -> tuple[float, float | No
     delta = float(estimate(w_a, w_b, "rating_difference"))
     t_f = ka * scores["a_f"] - kb * scores["b_f"]
     if not corrected:
-        return float(t_f.std(ddof=1)), None, 0, delta, notes
+        return float(t_f.std(ddof=1)), None, 0, delta, floored
     if len(lab) < 2:
         raise DesignError(
             f"{len(lab)} instruction(s) have human labels on all of the two models' calls against the "
@@ -226,10 +226,9 @@ def _variances(scores: pd.DataFrame, corrected: bool) -> tuple[float, float | No
     gap_sd = float((t_h - (ka * lab["a_f"] - kb * lab["b_f"])).std(ddof=1))
     floor = math.sqrt(0.25 / (len(lab) + 1)) * (ka + kb) / 2  # as if one more label differed by a tie
     if gap_sd < floor:
-        notes.append("agree")
-        gap_sd = floor
+        floored, gap_sd = True, floor
     calls_sd = math.sqrt(max(float(t_h.var(ddof=1)) - gap_sd**2, 1e-6 * (ka + kb) ** 2))
-    return calls_sd, gap_sd, len(lab), delta, notes
+    return calls_sd, gap_sd, len(lab), delta, floored
 
 
 def table_orders(frame: pd.DataFrame) -> int:
@@ -286,8 +285,8 @@ def plan_anchor_budget(
         scores = instruction_scores(frame, model_a, model_b, anchors)
         if len(scores) < 2 or (corrected and len(scores.dropna()) < 2):
             break  # more anchors leave too few shared instructions to measure on
-        calls_sd, gap_sd, labelled, delta, more = _variances(scores, corrected)
-        if more and not agree_from:
+        calls_sd, gap_sd, labelled, delta, floored = _variances(scores, corrected)
+        if floored and not agree_from:
             agree_from = k
         per_inst = calls_per_instruction(len(models), anchors=k, orders=orders)
         per_lab = 2 * k * orders
