@@ -25,13 +25,20 @@ import numpy as np
 from evalcore import ingest
 from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
-from evalcore.errors import ResourceLimitError
+from evalcore.errors import ResourceLimitError, UsageError
 from evalcore.features import spelled_feature_columns
 from evalcore.ingest import counts_table
 from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
-from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, VerdictFormatError, text_part
+from evalcore.schema import (
+    CANONICAL_COLUMNS,
+    DEFAULT_JUDGE,
+    LEVELS,
+    UNIT_COLUMNS,
+    VerdictFormatError,
+    text_part,
+)
 from evalcore.store import queries as store_queries
 from evalcore.store.deadline import Watchdog
 from evalcore.store.queries import CalibrationPatterns, LabelledCells
@@ -506,14 +513,36 @@ class VerdictStore:
         return options(self, self.text)
 
     # -- aggregation -----------------------------------------------------------------------
-    def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts:
+    def unit_columns(self) -> tuple[str, ...]:
+        """The optional unit columns (``session``, ``voter``, ``run``) this table fills with at
+        least two different values: what intervals may be clustered by besides the instruction."""
+        if not self.has_text:
+            return ()
+
+        def present(con: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
+            sql = ", ".join(f"count(DISTINCT {c})" for c in UNIT_COLUMNS)
+            found = one_row(con.execute(f"SELECT {sql} FROM {table}"))
+            return tuple(c for c, k in zip(UNIT_COLUMNS, found, strict=True) if k >= 2)
+
+        return self.text.derived("unit_columns", present)
+
+    def counts(
+        self, *, judge: str | None = None, category: str | None = None, cluster: str | None = None
+    ) -> VerdictCounts:
         """Aggregate calls into sparse :class:`~evalcore.counts.VerdictCounts` in DuckDB.
 
         ``judge=None`` pools every judge (only sensible for a one-judge table). The model axis
         holds every model seen in the filtered rows, sorted; instructions likewise. DuckDB does
         the grouping and the indexing; Python receives integer arrays, one row per judged
         (instruction, ordered pair) cell.
+
+        ``cluster`` names the resampling unit: None or ``"instruction"`` (the default), or one of
+        :meth:`unit_columns`; then cells are split per unit and carry its index
+        (:attr:`VerdictCounts.unit`). A call with no value in that column is its own
+        instruction's unit.
         """
+        if cluster not in (None, "instruction"):
+            return self._unit_counts(judge=judge, category=category, cluster=str(cluster))
         params = [judge, judge, category, category]
         filtered = """
             SELECT instruction_id, model_a, model_b, verdict FROM verdicts
@@ -570,6 +599,62 @@ class VerdictStore:
             a=np.asarray(cells["a"], dtype=np.int32),
             b=np.asarray(cells["b"], dtype=np.int32),
             n=n.reshape(-1, N_LEVELS),
+        )
+
+    def _unit_counts(self, *, judge: str | None, category: str | None, cluster: str) -> VerdictCounts:
+        """:meth:`counts` with the calls' ``cluster`` column (read from the text area by row)."""
+        available = self.unit_columns()
+        if cluster not in available:
+            raise UsageError(
+                f"cannot cluster by {cluster!r}: "
+                + (
+                    "this table's unit columns with two or more values are " + ", ".join(available)
+                    if available
+                    else "this table has no session, voter or run column with two or more values"
+                )
+                + " (or use the instruction)."
+            )
+        units = self.text.derived(
+            ("unit", cluster),
+            lambda con, table: con.sql(
+                f'SELECT "row", {cluster} AS unit FROM {table} WHERE {cluster} IS NOT NULL'
+            ).to_arrow_table(),
+        )
+        level_cols = ", ".join(
+            f"count(*) FILTER (WHERE v.verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
+        )
+        cur = self.con.cursor()
+        cur.register("vl_units", units)
+        try:
+            cells = cur.execute(
+                f"""SELECT v.instruction_id, v.model_a, v.model_b,
+                       coalesce(u.unit, 'instruction ' || v.instruction_id) AS unit, {level_cols}
+                FROM verdicts v LEFT JOIN vl_units u ON u."row" = v."row"
+                WHERE v.verdict IS NOT NULL AND v.model_a <> v.model_b
+                  AND (? IS NULL OR v.judge = ?) AND (? IS NULL OR v.category = ?)
+                GROUP BY ALL""",
+                [judge, judge, category, category],
+            ).fetchnumpy()
+        finally:
+            cur.unregister("vl_units")
+            cur.close()
+        ids = np.asarray(cells["instruction_id"], dtype=object)
+        pair = np.concatenate([np.asarray(cells["model_a"], dtype=object), np.asarray(cells["model_b"], dtype=object)])
+        models, ab = np.unique(pair.astype(str), return_inverse=True)
+        instructions, inst = np.unique(ids.astype(str), return_inverse=True)
+        unit_names, unit = np.unique(np.asarray(cells["unit"], dtype=object).astype(str), return_inverse=True)
+        n = np.stack([np.asarray(cells[f"n{k}"], dtype=np.int64) for k in range(N_LEVELS)], axis=1)
+        return VerdictCounts.from_cells(
+            models=tuple(models.tolist()),
+            instructions=tuple(instructions.tolist()),
+            judge=judge,
+            inst=inst,
+            a=ab[: ids.size],
+            b=ab[ids.size :],
+            n=n,
+            unit=unit,
+            units=tuple(unit_names.tolist()),
+            unit_column=cluster,
         )
 
     def counts_table(self) -> pd.DataFrame:
