@@ -333,8 +333,7 @@ _ENTRIES = (
     _q(
         "weighting_shift",
         "Shift from pair weighting",
-        "How far inverse pair-frequency weighting moved a model's rating (weighted minus "
-        "unweighted).",
+        "How far inverse pair-frequency weighting moved a model's rating (weighted minus unweighted).",
         "Elo points",
         "signed_elo_1",
         "Both fits by maximum likelihood; weighted, each call of a pair counts (mean battles per "

@@ -53,7 +53,7 @@ def bootstrap_thetas(
 
     The instruction axis is the resampling unit: pass ``counts.by_unit()`` to resample sessions,
     voters or runs (the cluster bootstrap; Field & Welsh 2007). ``pair_weights`` (M × M,
-    symmetric) weights every call of a pair, fixed across rounds (:func:`inverse_pair_weights`).
+    symmetric) weights every call of a pair, fixed across rounds (:func:`evalcore.ranking.units.inverse_pair_weights`).
 
     Returns ``(theta_samples, absent, regularised_rounds, unconverged)``. ``absent[r, m]`` marks a
     model with no battle in round ``r``: its θ* is NaN (not the prior's centre) and the other
@@ -171,25 +171,6 @@ def _bootstrap_pairs(
         if progress is not None:
             progress(stop / rounds, f"bootstrap round {stop:,} of {rounds:,}")
     return samples, absent_all, regularised, unconverged
-
-
-def inverse_pair_weights(battles: np.ndarray) -> np.ndarray:
-    """Inverse pair-frequency weights (M × M, symmetric): every call of the pair (i, j) weighs
-    (mean battles per pair that met) ÷ (battles of i and j), so each pair that met counts as
-    much as any other in the weighted likelihood, and the total weight equals the calls. 0 where
-    a pair never met.
-
-    >>> inverse_pair_weights(np.array([[0, 30, 10], [30, 0, 20], [10, 20, 0]])).round(2).tolist()
-    [[0.0, 0.67, 2.0], [0.67, 0.0, 1.0], [2.0, 1.0, 0.0]]
-    """
-    battles = np.asarray(battles, dtype=np.float64)
-    met = battles > 0
-    off = met & ~np.eye(battles.shape[0], dtype=bool)
-    if not off.any():
-        return np.zeros_like(battles)
-    mean = battles[off].mean()
-    with np.errstate(divide="ignore"):
-        return np.where(off, mean / np.where(met, battles, 1.0), 0.0)
 
 
 def fisher_information(wins: np.ndarray, theta: np.ndarray, *, prior_games: float = 0.0) -> np.ndarray:

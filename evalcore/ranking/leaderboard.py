@@ -1,4 +1,10 @@
-"""The leaderboard of one judge: Bradley–Terry ratings with intervals, rank ranges, win rates."""
+"""The leaderboard of one judge: Bradley–Terry ratings with intervals, rank ranges, win rates.
+
+Why this module is longer than 500 lines: :func:`leaderboard` assembles every column of the one
+table (ratings, intervals over the chosen unit, bounds, rank ranges, weighting shifts) and its
+notes; the interval methods, the design rules and the unit of resampling live in
+:mod:`.intervals`, :mod:`.design` and :mod:`.units`.
+"""
 
 from __future__ import annotations
 
@@ -34,10 +40,10 @@ from evalcore.ranking.design import (
 )
 from evalcore.ranking.intervals import (
     bootstrap_thetas,
-    inverse_pair_weights,
     normal_draws,
     sandwich_covariance,
 )
+from evalcore.ranking.units import cluster_widening, inverse_pair_weights, widening_matters, widening_note
 from evalcore.schema import LEVELS
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.threads import single_blas_thread
@@ -472,50 +478,6 @@ def leaderboard(
         n_units=counts.n_units,
         cluster_widening=widening,
         weighting=weighting,
-    )
-
-
-#: From this median ratio of standard errors on, clustering by the unit column is said to matter.
-WIDENING_NOTE_FROM = 1.1
-
-
-def cluster_widening(
-    counts: VerdictCounts,
-    theta: np.ndarray,
-    wins: np.ndarray,
-    *,
-    prior_games: float = 0.0,
-    pair_weights: np.ndarray | None = None,
-) -> float:
-    """Median over models of the sandwich standard error clustered by the counts' unit column ÷
-    the one clustered by instruction (NaN without a unit column). Above 1, calls within a unit
-    are positively correlated beyond their instruction, and intervals over instructions are too
-    narrow (Cameron & Miller 2015)."""
-    if counts.unit is None:
-        return math.nan
-    with single_blas_thread():
-        by_unit = sandwich_covariance(
-            counts.by_unit(), theta, wins, prior_games=prior_games, pair_weights=pair_weights
-        )
-        by_inst = sandwich_covariance(counts, theta, wins, prior_games=prior_games, pair_weights=pair_weights)
-    se_u, se_i = np.sqrt(np.clip(np.diag(by_unit), 0, None)), np.sqrt(np.clip(np.diag(by_inst), 0, None))
-    ok = se_i > 0
-    return float(np.median(se_u[ok] / se_i[ok])) if ok.any() else math.nan
-
-
-def widening_matters(widening: float) -> bool:
-    """Whether clustering by the unit column changed the intervals enough to say so."""
-    return math.isfinite(widening) and widening >= WIDENING_NOTE_FROM
-
-
-def widening_note(column: str, widening: float, n_units: int) -> str:
-    """The words for a clustered interval noticeably wider than one over instructions."""
-    from evalcore import quantities as q
-
-    return (
-        f"Clustered by {column} ({n_units:,} {column}s), the intervals are "
-        f"{q.format('cluster_widening', widening)} as wide as over instructions: calls in one "
-        f"{column} agree more than chance, so intervals over instructions would be too narrow."
     )
 
 

@@ -639,7 +639,9 @@ class VerdictStore:
             cur.unregister("vl_units")
             cur.close()
         ids = np.asarray(cells["instruction_id"], dtype=object)
-        pair = np.concatenate([np.asarray(cells["model_a"], dtype=object), np.asarray(cells["model_b"], dtype=object)])
+        pair = np.concatenate(
+            [np.asarray(cells["model_a"], dtype=object), np.asarray(cells["model_b"], dtype=object)]
+        )
         models, ab = np.unique(pair.astype(str), return_inverse=True)
         instructions, inst = np.unique(ids.astype(str), return_inverse=True)
         unit_names, unit = np.unique(np.asarray(cells["unit"], dtype=object).astype(str), return_inverse=True)

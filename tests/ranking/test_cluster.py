@@ -18,7 +18,7 @@ from evalcore import Dataset
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
 from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE
-from evalcore.ranking.intervals import inverse_pair_weights
+from evalcore.ranking.units import inverse_pair_weights
 from evalcore.ranking.leaderboard import leaderboard
 from evalcore.simulate.sessions import SessionSpec, session_frame, session_truth, simulate_sessions
 from evalcore.store.store import VerdictStore
@@ -154,7 +154,9 @@ def _coverage(unit: str, method: str, tables: int, rounds: int) -> float:
         c = counts if unit == "session" else counts.over_instructions()
         board = leaderboard(c, rounds=rounds, seed=t, interval=method)
         order = [board.models.index(x) for x in board.columns["model"]]
-        hits += ((board.columns["ci_low"] <= truth[order]) & (truth[order] <= board.columns["ci_high"])).tolist()
+        hits += (
+            (board.columns["ci_low"] <= truth[order]) & (truth[order] <= board.columns["ci_high"])
+        ).tolist()
     return float(np.mean(hits))
 
 
