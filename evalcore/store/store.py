@@ -601,8 +601,9 @@ class VerdictStore:
             n=n.reshape(-1, N_LEVELS),
         )
 
-    def _unit_counts(self, *, judge: str | None, category: str | None, cluster: str) -> VerdictCounts:
-        """:meth:`counts` with the calls' ``cluster`` column (read from the text area by row)."""
+    def _units(self, cluster: str):
+        """``row`` and ``unit`` (the calls' ``cluster`` column, read once from the text area), or a
+        UsageError naming the unit columns this table has."""
         available = self.unit_columns()
         if cluster not in available:
             raise UsageError(
@@ -614,12 +615,16 @@ class VerdictStore:
                 )
                 + " (or use the instruction)."
             )
-        units = self.text.derived(
+        return self.text.derived(
             ("unit", cluster),
             lambda con, table: con.sql(
                 f'SELECT "row", {cluster} AS unit FROM {table} WHERE {cluster} IS NOT NULL'
             ).to_arrow_table(),
         )
+
+    def _unit_counts(self, *, judge: str | None, category: str | None, cluster: str) -> VerdictCounts:
+        """:meth:`counts` with the calls' ``cluster`` column (read from the text area by row)."""
+        units = self._units(cluster)
         level_cols = ", ".join(
             f"count(*) FILTER (WHERE v.verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
         )
@@ -736,11 +741,15 @@ class VerdictStore:
             both_orders=both_orders,
         )
 
-    def score_cells(self, *, judge: str | None = None, category: str | None = None) -> dict:
+    def score_cells(
+        self, *, judge: str | None = None, category: str | None = None, cluster: str | None = None
+    ) -> dict:
         """Per (instruction, slot-A model, slot-B model) cell: the judge's calls and slot A's score,
         and on labelled rows the human's and the judge's score (what prediction-powered ratings
-        read; see :func:`evalcore.store.queries.score_cells`)."""
-        return self.query(store_queries.score_cells, judge=judge, category=category)
+        read; see :func:`evalcore.store.queries.score_cells`); per unit of ``cluster`` (a unit
+        column) instead of per instruction when given."""
+        units = None if cluster in (None, "instruction") else self._units(str(cluster))
+        return self.query(store_queries.score_cells, judge=judge, category=category, units=units)
 
     def style_rows(
         self,

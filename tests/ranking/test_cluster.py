@@ -171,3 +171,43 @@ def test_session_clustered_intervals_cover_and_instruction_ones_undercover():
     assert by_instruction <= 0.87
     boot_session = _coverage("session", "bootstrap", 200, 200)
     assert 0.92 <= boot_session <= 0.975
+
+
+def _labelled_sessions(seed: int = 5) -> pd.DataFrame:
+    frame = session_frame(SessionSpec(sessions=60), seed=seed)
+    rng = np.random.default_rng(seed)
+    # humans agree with the judge on 85% of the labelled calls; 40% of calls are labelled
+    human = np.where(rng.random(len(frame)) < 0.85, frame["verdict"], -frame["verdict"])
+    frame["human"] = pd.array(np.where(rng.random(len(frame)) < 0.4, human, 0), dtype="Int8")
+    frame.loc[frame["human"] == 0, "human"] = pd.NA
+    return frame
+
+
+def test_ppi_clustered_by_session_uses_the_session_sandwich():
+    from evalcore.calibration import ppi_ratings
+
+    frame = _labelled_sessions()
+    store = VerdictStore.from_frame(frame)
+    by_session = ppi_ratings(store, cluster="session")
+    plain = ppi_ratings(store)
+    assert by_session.cluster == "session" and by_session.n_units == 60
+    assert plain.cluster == "instruction" and plain.n_units == plain.n_instructions == len(frame)
+    assert by_session.n_instructions == len(frame)
+    assert "clustered by session" in by_session.as_dict()["method"]
+    # the judge-only interval is the leaderboard's session-clustered sandwich (checked by hand above)
+    board = leaderboard(store.counts(cluster="session"), rounds=0, interval="sandwich")
+    for k, name in enumerate(by_session.models):
+        half = (by_session.judge_only[k].high - by_session.judge_only[k].low) / 2
+        j = board.models.index(name)
+        assert half == pytest.approx(1.959963984540054 * math.sqrt(board.covariance[j, j]), rel=1e-6)
+    # correlated sessions: clustered intervals are wider than the ones over instructions
+    assert np.median([e.width for e in by_session.ppi]) > np.median([e.width for e in plain.ppi])
+
+
+def test_ppi_with_one_instruction_per_unit_is_the_instruction_sandwich():
+    from evalcore.calibration import ppi_ratings
+
+    frame = _labelled_sessions().assign(session=lambda f: "u" + f["instruction_id"])
+    store = VerdictStore.from_frame(frame)
+    a, b = ppi_ratings(store, cluster="session", lam=0.5), ppi_ratings(store, lam=0.5)
+    np.testing.assert_allclose(a.covariance, b.covariance, rtol=1e-9, atol=1e-9)
