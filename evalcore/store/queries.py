@@ -476,7 +476,9 @@ def score_cells(
             )
         )
         if units is not None:  # the clusters are units: the instructions are counted apart
-            n_inst = cur.execute(f"SELECT count(DISTINCT instruction_id) FROM ({filtered})", params).fetchall()[0][0]
+            n_inst = cur.execute(
+                f"SELECT count(DISTINCT instruction_id) FROM ({filtered})", params
+            ).fetchall()[0][0]
     finally:
         if units is not None:
             cur.unregister("vl_units")

@@ -19,7 +19,9 @@ def test_the_unit_picker_clusters_by_session_and_keeps_it_in_the_link():
     at = open_page("pages/leaderboard.py")
     assert not [s for s in at.selectbox if s.key == "lb_cluster"]  # the demo has no unit column
     at.switch_page("app.py").run()
-    at.file_uploader(key="upload").upload("sessions.csv", frame.to_csv(index=False).encode(), "text/csv").run()
+    at.file_uploader(key="upload").upload(
+        "sessions.csv", frame.to_csv(index=False).encode(), "text/csv"
+    ).run()
     at.switch_page("pages/leaderboard.py").run()
     assert not at.exception, [e.value for e in at.exception]
     picker = at.selectbox(key="lb_cluster")
