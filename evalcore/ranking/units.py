@@ -81,3 +81,24 @@ def inverse_pair_weights(battles: np.ndarray) -> np.ndarray:
     mean = battles[off].mean()
     with np.errstate(divide="ignore"):
         return np.where(off, mean / np.where(met, battles, 1.0), 0.0)
+
+
+def widening_by_unit(
+    source, *, judge: str | None, category: str | None = None
+) -> dict[str, tuple[float, int]]:
+    """:func:`cluster_widening` and the number of units for every unit column of a store of
+    verdicts (``session``, ``voter``, ``run`` with two or more values), for one judge: what the
+    report says when it matters. Empty for a table without unit columns."""
+    from evalcore.ranking.bradley_terry import comparison_graph, fit_bradley_terry, pooled_wins
+
+    columns = source.unit_columns() if hasattr(source, "unit_columns") else ()
+    out: dict[str, tuple[float, int]] = {}
+    for column in columns:
+        counts = source.counts(judge=judge, category=category, cluster=column)
+        if counts.n_models < 2 or counts.n_cells == 0:
+            continue
+        wins = pooled_wins(counts)
+        prior = 0.0 if comparison_graph(wins, counts.models).mle_exists else 1.0
+        theta, _ = fit_bradley_terry(wins, prior_games=prior)
+        out[column] = (cluster_widening(counts, theta, wins, prior_games=prior), counts.n_units)
+    return out
