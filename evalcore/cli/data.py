@@ -181,16 +181,36 @@ def _rank_as_of(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unit_options(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """``--cluster`` and ``--weighting`` as the library takes them (None for the defaults)."""
+    from evalcore.cli.common import UsageError
+
+    cluster = None if args.cluster == "instruction" else args.cluster
+    weighting = None if args.weighting == "none" else args.weighting
+    if (cluster or weighting) and (args.judge == "all" or args.as_of is not None):
+        raise UsageError("--cluster and --weighting rank one judge; drop --judge all or --as-of")
+    return cluster, weighting
+
+
+def _print_units(board) -> None:
+    """The resampling units and how much they widened the intervals (clustered by a column)."""
+    if board.cluster == "instruction":
+        return
+    from evalcore import quantities as q
+
+    print(
+        f"{q.name('resampling_units')}: {q.format('resampling_units', board.n_units)} {board.cluster}s; "
+        f"{q.name('cluster_widening')}: {q.format('cluster_widening', board.cluster_widening)}"
+    )
+
+
 def run_rank(args: argparse.Namespace) -> int:
     from evalcore.cli.common import UsageError
 
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be 0 or more")
     _check_families(args)
-    cluster = None if args.cluster == "instruction" else args.cluster
-    weighting = None if args.weighting == "none" else args.weighting
-    if (cluster or weighting) and (args.judge == "all" or args.as_of is not None):
-        raise UsageError("--cluster and --weighting rank one judge; drop --judge all or --as-of")
+    cluster, weighting = _unit_options(args)
     if args.as_of is not None:
         return _rank_as_of(args)
     # Markdown counts read the answers; unit columns are kept with the text (as judged_at)
@@ -234,13 +254,7 @@ def run_rank(args: argparse.Namespace) -> int:
         f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: {board.interval_description}"
         f" ({board.interval_reason})"
     )
-    if cluster is not None:
-        from evalcore import quantities as q
-
-        print(
-            f"{q.name('resampling_units')}: {q.format('resampling_units', board.n_units)} {cluster}s; "
-            f"{q.name('cluster_widening')}: {q.format('cluster_widening', board.cluster_widening)}"
-        )
+    _print_units(board)
     for note in (*board.design_warnings, *board.notes):
         print(f"note: {note}", file=sys.stderr)
     table = board.table.copy()

@@ -18,13 +18,13 @@ from evalcore.plots.judge import order_swap_figure, position_bias_figure, tie_ra
 from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
 from evalcore.plots.power import detectable_edges_figure, sample_size_figure
 from evalcore.plots.summary import coverage_heatmap
-from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.plots.ties import verdict_levels_figure
 from evalcore.present import judge as judge_show
 from evalcore.present.calibration import FLOOR_POINTS
 from evalcore.present.display import Column, catalogue_table
 from evalcore.present.ranking import comparable_text, style_caption
 from evalcore.present.summary import no_verdict_table
+from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.report.html import (
     esc,
     html_figure,

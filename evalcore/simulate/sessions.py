@@ -80,7 +80,7 @@ def session_frame(spec: SessionSpec, seed: int = 0):
             "model_a": [c.models[i] for i in c.a],
             "model_b": [c.models[i] for i in c.b],
             "verdict": verdict,
-            "session": [c.units[u] for u in c.unit],  # type: ignore[index]
+            "session": [c.units[u] for u in np.asarray(c.unit)],
         }
     )
 

@@ -18,8 +18,8 @@ from evalcore import Dataset
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
 from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE
-from evalcore.ranking.units import inverse_pair_weights
 from evalcore.ranking.leaderboard import leaderboard
+from evalcore.ranking.units import inverse_pair_weights
 from evalcore.simulate.sessions import SessionSpec, session_frame, session_truth, simulate_sessions
 from evalcore.store.store import VerdictStore
 
@@ -32,7 +32,7 @@ def _hand_frame() -> pd.DataFrame:
     k = 0
     for session, outcomes in HAND.items():
         for y in outcomes:
-            rows.append(("q%d" % k, "a", "b", 1 if y else -1, session))
+            rows.append((f"q{k}", "a", "b", 1 if y else -1, session))
             k += 1
     return pd.DataFrame(rows, columns=["instruction_id", "model_a", "model_b", "verdict", "session"])
 
