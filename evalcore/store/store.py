@@ -626,41 +626,60 @@ class VerdictStore:
         """:meth:`counts` with the calls' ``cluster`` column (read from the text area by row)."""
         units = self._units(cluster)
         level_cols = ", ".join(
-            f"count(*) FILTER (WHERE v.verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
+            f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
         )
         cur = self.con.cursor()
         cur.register("vl_units", units)
         try:
-            cells = cur.execute(
-                f"""SELECT v.instruction_id, v.model_a, v.model_b,
-                       coalesce(u.unit, 'instruction ' || v.instruction_id) AS unit, {level_cols}
-                FROM verdicts v LEFT JOIN vl_units u ON u."row" = v."row"
-                WHERE v.verdict IS NOT NULL AND v.model_a <> v.model_b
-                  AND (? IS NULL OR v.judge = ?) AND (? IS NULL OR v.category = ?)
+            # the selection's cells per unit, kept for the three small queries that number them
+            cur.execute(
+                f"""CREATE OR REPLACE TEMP TABLE vl_unit_cells AS
+                SELECT instruction_id, model_a, model_b, unit, {level_cols} FROM (
+                    SELECT v.instruction_id, v.model_a, v.model_b, v.verdict,
+                           coalesce(u.unit, 'instruction ' || v.instruction_id) AS unit
+                    FROM verdicts v LEFT JOIN vl_units u ON u."row" = v."row"
+                    WHERE v.verdict IS NOT NULL AND v.model_a <> v.model_b
+                      AND (? IS NULL OR v.judge = ?) AND (? IS NULL OR v.category = ?))
                 GROUP BY ALL""",
                 [judge, judge, category, category],
+            )
+
+            def names(sql: str) -> list[str]:
+                return [r[0] for r in cur.execute(sql).fetchall()]
+
+            models = names(
+                "SELECT m FROM (SELECT model_a AS m FROM vl_unit_cells UNION "
+                "SELECT model_b FROM vl_unit_cells) ORDER BY m"
+            )
+            instructions = names("SELECT DISTINCT instruction_id FROM vl_unit_cells ORDER BY 1")
+            unit_names = names("SELECT DISTINCT unit FROM vl_unit_cells ORDER BY 1")
+            payload = ", ".join(f"c.n{k}" for k in range(N_LEVELS))
+            cells = cur.execute(
+                f"""WITH mi AS (SELECT m, (row_number() OVER (ORDER BY m) - 1)::INTEGER AS k FROM
+                         (SELECT model_a AS m FROM vl_unit_cells UNION SELECT model_b FROM vl_unit_cells)),
+                    ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER AS k
+                           FROM (SELECT DISTINCT instruction_id FROM vl_unit_cells)),
+                    ui AS (SELECT unit, (row_number() OVER (ORDER BY unit) - 1)::INTEGER AS k
+                           FROM (SELECT DISTINCT unit FROM vl_unit_cells))
+                SELECT ii.k AS inst, ma.k AS a, mb.k AS b, ui.k AS unit, {payload}
+                FROM vl_unit_cells c JOIN ii USING (instruction_id) JOIN ui USING (unit)
+                     JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b"""
             ).fetchnumpy()
         finally:
+            cur.execute("DROP TABLE IF EXISTS vl_unit_cells")
             cur.unregister("vl_units")
             cur.close()
-        ids = np.asarray(cells["instruction_id"], dtype=object)
-        pair = np.concatenate(
-            [np.asarray(cells["model_a"], dtype=object), np.asarray(cells["model_b"], dtype=object)]
-        )
-        models, ab = np.unique(pair.astype(str), return_inverse=True)
-        instructions, inst = np.unique(ids.astype(str), return_inverse=True)
-        unit_names, unit = np.unique(np.asarray(cells["unit"], dtype=object).astype(str), return_inverse=True)
         n = np.stack([np.asarray(cells[f"n{k}"], dtype=np.int64) for k in range(N_LEVELS)], axis=1)
         return VerdictCounts.from_cells(
-            models=tuple(models.tolist()),
-            instructions=tuple(instructions.tolist()),
+            models=models,
+            instructions=instructions,
             judge=judge,
-            inst=inst,
-            a=ab[: ids.size],
-            b=ab[ids.size :],
+            inst=cells["inst"],
+            a=cells["a"],
+            b=cells["b"],
             n=n,
-            unit=unit,
-            units=tuple(unit_names.tolist()),
+            unit=cells["unit"],
+            units=unit_names,
             unit_column=cluster,
         )
 
