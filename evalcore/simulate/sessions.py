@@ -98,3 +98,20 @@ def session_truth(spec: SessionSpec) -> np.ndarray:
     wins = p * (1.0 - np.eye(theta.size))
     truth, _ = fit_bradley_terry(wins)
     return truth - truth.mean()
+
+
+def labelled_session_frame(spec: SessionSpec, seed: int = 0, *, share: float = 0.4, flip: float = 0.15):
+    """:func:`session_frame` where the simulated outcome is the **human's**: ``human`` holds it on
+    a random ``share`` of the calls, and the judge's ``verdict`` is that outcome flipped with
+    probability ``flip`` on every call. The human's population-averaged rating
+    (:func:`session_truth`) is then what prediction-powered ratings estimate."""
+    import pandas as pd
+
+    frame = session_frame(spec, seed)
+    rng = np.random.default_rng([seed, 1])
+    outcome = frame["verdict"].to_numpy()
+    labelled = rng.random(outcome.size) < share
+    frame["human"] = pd.array(np.where(labelled, outcome, 0), dtype="Int8")
+    frame.loc[~labelled, "human"] = pd.NA
+    frame["verdict"] = np.where(rng.random(outcome.size) < flip, -outcome, outcome)
+    return frame
