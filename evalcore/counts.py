@@ -90,11 +90,23 @@ class VerdictCounts:
     b: np.ndarray  # int32 (K,)
     n: np.ndarray  # int32 (K, L)
     _cache: dict = field(default_factory=dict, compare=False)
+    #: The resampling unit of each cell when the counts were read clustered by a column other
+    #: than the instruction (``session``, ``voter``, ``run``): ``units[unit[r]]`` is cell r's
+    #: unit, ``unit_column`` the column's name. None: the instruction is the unit.
+    unit: np.ndarray | None = None  # int32 (K,)
+    units: tuple[str, ...] = ()
+    unit_column: str | None = None
 
     # -- construction --------------------------------------------------------------------------
     @classmethod
-    def from_cells(cls, *, models, instructions, judge, inst, a, b, n) -> VerdictCounts:
-        """Counts from cell arrays; repeated (inst, a, b) keys are summed, empty cells dropped."""
+    def from_cells(
+        cls, *, models, instructions, judge, inst, a, b, n, unit=None, units=(), unit_column=None
+    ) -> VerdictCounts:
+        """Counts from cell arrays; repeated (inst, a, b) keys are summed, empty cells dropped.
+
+        With ``unit`` (a unit index per cell into ``units``, named ``unit_column``), cells are
+        keyed by (inst, a, b, unit): calls of one cell in two sessions stay two cells.
+        """
         models, instructions = tuple(models), tuple(instructions)
         inst = np.asarray(inst, dtype=np.int64)
         a = np.asarray(a, dtype=np.int64)
@@ -102,12 +114,19 @@ class VerdictCounts:
         n = np.asarray(n, dtype=np.int64).reshape(len(inst), N_LEVELS)
         m = max(len(models), 1)
         key = (inst * m + a) * m + b
-        order = np.argsort(key, kind="stable")
+        u = None if unit is None else np.asarray(unit, dtype=np.int64)
+        order = np.argsort(key, kind="stable") if u is None else np.lexsort((u, key))
         key, n = key[order], n[order]
+        if u is not None:
+            u = u[order]
         if key.size:
-            starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            new = np.r_[True, key[1:] != key[:-1]]
+            if u is not None:
+                new |= np.r_[True, u[1:] != u[:-1]]
+            starts = np.flatnonzero(new)
             n = np.add.reduceat(n, starts, axis=0)
             key = key[starts]
+            u = None if u is None else u[starts]
         keep = n.sum(axis=1) > 0
         key, n = key[keep], n[keep]
         return cls(
@@ -118,6 +137,9 @@ class VerdictCounts:
             a=((key // m) % m).astype(np.int32),
             b=(key % m).astype(np.int32),
             n=n.astype(np.int32),
+            unit=None if u is None else u[keep].astype(np.int32),
+            units=tuple(units) if u is not None else (),
+            unit_column=unit_column if u is not None else None,
         )
 
     @classmethod
@@ -240,7 +262,10 @@ class VerdictCounts:
                 "Select fewer models or a sample of instructions, or a category."
             )
         out = np.zeros((self.n_instructions, self.n_models, self.n_models, N_LEVELS), np.int32)
-        out[self.inst, self.a, self.b, :] = self.n
+        if self.unit is None:
+            out[self.inst, self.a, self.b, :] = self.n
+        else:  # one (instruction, pair) may hold a cell per unit
+            np.add.at(out, (self.inst, self.a, self.b), self.n)
         return out
 
     @property
@@ -255,6 +280,7 @@ class VerdictCounts:
         Instruction indices may repeat (a bootstrap draw): each copy becomes its own instruction.
         """
         inst, a, b, n = self.inst, self.a, self.b, self.n
+        unit = self.unit
         inst_names, model_names = self.instructions, self.models
         if models is not None:
             idx = np.asarray(models, dtype=np.int64)
@@ -262,6 +288,7 @@ class VerdictCounts:
             remap[idx] = np.arange(idx.size)
             keep = (remap[a] >= 0) & (remap[b] >= 0)
             inst, a, b, n = inst[keep], remap[a[keep]], remap[b[keep]], n[keep]
+            unit = None if unit is None else unit[keep]
             model_names = tuple(self.models[i] for i in idx)
         if instructions is not None:
             idx = np.asarray(instructions, dtype=np.int64)
@@ -274,9 +301,61 @@ class VerdictCounts:
             offsets = np.arange(total) - np.repeat(np.cumsum(take_size) - take_size, take_size)
             rows = np.repeat(start[idx], take_size) + offsets
             inst, a, b, n = new_inst, a[rows], b[rows], n[rows]
+            unit = None if unit is None else unit[rows]
             inst_names = tuple(self.instructions[i] for i in idx)
         return VerdictCounts.from_cells(
-            models=model_names, instructions=inst_names, judge=self.judge, inst=inst, a=a, b=b, n=n
+            models=model_names,
+            instructions=inst_names,
+            judge=self.judge,
+            inst=inst,
+            a=a,
+            b=b,
+            n=n,
+            unit=unit,
+            units=self.units,
+            unit_column=self.unit_column,
+        )
+
+    @property
+    def n_units(self) -> int:
+        """Resampling units: the instructions, or the units of :attr:`unit_column`."""
+        return self.n_instructions if self.unit is None else len(self.units)
+
+    def by_unit(self) -> VerdictCounts:
+        """The same calls with the resampling unit as the instruction axis (what the cluster
+        bootstrap and the clustered sandwich read): itself when the instruction is the unit.
+
+        Pooled views (wins, battles, the fit) are unchanged; only the grouping of calls into
+        independent units differs, so every interval "over instructions" becomes one over units.
+        """
+        if self.unit is None:
+            return self
+        cached = self._cache.get("by_unit")
+        if cached is None:
+            cached = VerdictCounts.from_cells(
+                models=self.models,
+                instructions=self.units,
+                judge=self.judge,
+                inst=self.unit,
+                a=self.a,
+                b=self.b,
+                n=self.n,
+            )
+            self._cache["by_unit"] = cached
+        return cached
+
+    def over_instructions(self) -> VerdictCounts:
+        """The same counts with the instruction as the resampling unit (the unit column dropped)."""
+        if self.unit is None:
+            return self
+        return VerdictCounts.from_cells(
+            models=self.models,
+            instructions=self.instructions,
+            judge=self.judge,
+            inst=self.inst,
+            a=self.a,
+            b=self.b,
+            n=self.n,
         )
 
     def involving(self, model: int) -> np.ndarray:

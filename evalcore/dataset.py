@@ -66,15 +66,24 @@ class Dataset:
             raise UsageError(f"judge {judge!r} is not in this table; it has: {', '.join(judges)}.")
         return judge
 
-    def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts:
-        """The sparse counts every analysis reads (see :class:`evalcore.counts.VerdictCounts`)."""
+    @property
+    def unit_columns(self) -> tuple[str, ...]:
+        """The unit columns (session, voter, run) intervals may be clustered by, besides the
+        instruction."""
+        return self.store.unit_columns()
+
+    def counts(
+        self, *, judge: str | None = None, category: str | None = None, cluster: str | None = None
+    ) -> VerdictCounts:
+        """The sparse counts every analysis reads (see :class:`evalcore.counts.VerdictCounts`);
+        ``cluster`` (a unit column, default the instruction) is the unit intervals resample."""
         if category is not None and category not in self.categories:
             raise UsageError(
                 f"category {category!r} is not in this table; it has: "
                 + (", ".join(self.categories) or "no categories")
                 + "."
             )
-        return self.store.counts(judge=self._judge(judge), category=category)
+        return self.store.counts(judge=self._judge(judge), category=category, cluster=cluster)
 
     # -- the verdicts behind the numbers -----------------------------------------------------
     def verdicts(
@@ -97,14 +106,22 @@ class Dataset:
         rounds: int = 1000,
         seed: int = 0,
         interval: IntervalChoice = "auto",
+        cluster: str | None = None,
+        weighting: str | None = None,
     ) -> Leaderboard:
         """Bradley–Terry leaderboard with 95% intervals (:func:`evalcore.leaderboard`); ``"auto"``
         chooses the method by :func:`evalcore.ranking.design.choose_interval`, the rule of
-        ``rank`` and the Leaderboard page."""
+        ``rank`` and the Leaderboard page. ``cluster="session"`` (or ``"voter"``, ``"run"``: one
+        of :attr:`unit_columns`) resamples that column's units instead of instructions;
+        ``weighting="inverse-pair"`` weights every pair that met alike."""
         from evalcore.ranking import leaderboard
 
         return leaderboard(
-            self.counts(judge=judge, category=category), rounds=rounds, seed=seed, interval=interval
+            self.counts(judge=judge, category=category, cluster=cluster),
+            rounds=rounds,
+            seed=seed,
+            interval=interval,
+            weighting=weighting,
         )
 
     def judge_pooling(self, *, category: str | None = None, **options: Any):

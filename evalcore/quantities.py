@@ -123,6 +123,8 @@ UNITS = (
     "coefficient",
     "money",
     "random halves",
+    "resampling units",
+    "ratio",
 )
 
 
@@ -151,6 +153,7 @@ FORMATS = {
     "signed_coefficient": lambda v: f"{v:+.3f}",
     "levels": lambda v: f"{v:.2f}",
     "money": lambda v: f"{v:,.2f}",
+    "times": lambda v: f"{v:.2f} times",
 }
 
 _DY = Reference(
@@ -211,6 +214,9 @@ _NOT_SEVERAL = "a table with one judge (at least two judges must be weighted)"
 _WILKS = Reference(
     "Wilks", "The large-sample distribution of the likelihood ratio for testing composite hypotheses", 1938
 )
+_CGM = Reference("Cameron, Gelbach & Miller", "Robust inference with multiway clustering", 2011)
+_CM = Reference("Cameron & Miller", "A practitioner's guide to cluster-robust inference", 2015)
+_FW = Reference("Field & Welsh", "Bootstrapping clustered data", 2007)
 _SIMPSON = Reference("Simpson", "The interpretation of interaction in contingency tables", 1951)
 _EB = Reference(
     "Efron & Morris", "Stein's estimation rule and its competitors: an empirical Bayes approach", 1973
@@ -298,6 +304,43 @@ _ENTRIES = (
         "instruction bootstrap rounds (2.5 and 97.5 percentiles).",
         _BT,
         json_keys=("rating", "quadratic_rating", "plain_rating"),
+    ),
+    _q(
+        "resampling_units",
+        "Resampling units",
+        "How many independent units the intervals resample: instructions, or the sessions, "
+        "voters or runs of the column chosen.",
+        "resampling units",
+        "count",
+        "Distinct values of the unit column among the ranked calls; a call without a value is "
+        "its own instruction's unit.",
+        _FW,
+        json_keys=("n_units",),
+    ),
+    _q(
+        "cluster_widening",
+        "Interval widening by unit",
+        "How much wider the intervals are when clustered by the chosen unit column than over "
+        "instructions (median over models).",
+        "ratio",
+        "times",
+        "Median over models of the sandwich standard error with scores summed per unit ÷ the "
+        "one with scores summed per instruction; said in words from 1.1.",
+        _CM,
+        "The unit is the instruction (nothing to compare).",
+        json_keys=("cluster_widening",),
+    ),
+    _q(
+        "weighting_shift",
+        "Shift from pair weighting",
+        "How far inverse pair-frequency weighting moved a model's rating (weighted minus unweighted).",
+        "Elo points",
+        "signed_elo_1",
+        "Both fits by maximum likelihood; weighted, each call of a pair counts (mean battles per "
+        "pair) ÷ (the pair's battles), so every pair that met weighs the same.",
+        _BT,
+        "No weighting asked for.",
+        json_keys=("weighting_shift",),
     ),
     _q(
         "pooled_rating",
@@ -1784,6 +1827,8 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "informativeness_source",
         "interval",
         "interval_method",
+        "cluster",
+        "weighting",
         "intervals",
         "judge",
         "labelled",

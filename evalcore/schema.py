@@ -25,7 +25,18 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("instruction_id", "model_a", "model_b", "ve
 #: Optional text of a call: the prompt, both answers (slot A's, slot B's), the judge's own output,
 #: and the call's id and time as the tool wrote them. Kept verbatim (never trimmed or parsed) and
 #: stored apart from the verdicts (:mod:`evalcore.store.verdicts`), so counting never reads them.
-TEXT_COLUMNS: tuple[str, ...] = ("prompt", "response_a", "response_b", "judge_output", "call_id", "judged_at")
+#: Optional resampling units: the call's session, voter or run, for intervals clustered by one
+#: of them (``rank --cluster``). Kept verbatim with the text, like ``call_id`` and ``judged_at``.
+UNIT_COLUMNS: tuple[str, ...] = ("session", "voter", "run")
+TEXT_COLUMNS: tuple[str, ...] = (
+    "prompt",
+    "response_a",
+    "response_b",
+    "judge_output",
+    "call_id",
+    "judged_at",
+    *UNIT_COLUMNS,
+)
 OPTIONAL_COLUMNS: tuple[str, ...] = ("judge", "human", "length_a", "length_b", "category", *TEXT_COLUMNS)
 
 #: The columns of the canonical verdict frame every reader returns.

@@ -15,6 +15,7 @@ from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking.style import available_controls
 from ui.heterogeneity import category_section, split_half_line
 from ui.judges import pooled_ranking_section
+from ui.resampling import resampling_controls, unit_counts
 from ui.style_control import style_table
 from ui.time_view import time_section
 
@@ -48,7 +49,8 @@ with _ui.page("Leaderboard"):
     _ui.set_url_param("seed", None if seed == 0 else int(seed))
     both = _ui.orders_picker(key="lb_orders")
 
-    counts = _ui.counts(store, judge, category, both_orders=both)
+    cluster, weighting = resampling_controls(store, both=both)  # the unit column, if the table has one
+    counts = unit_counts(store, judge, category, cluster, both=both)
     if counts.n_models < 2:
         _ui.stop_with(show.TOO_FEW_MODELS)
 
@@ -83,9 +85,14 @@ with _ui.page("Leaderboard"):
 
     with _ui.progress_bar("Computing the intervals…") as progress:
         board = _ui.memo(
-            ("leaderboard", judge, category, both, int(rounds), int(seed), interval),
+            ("leaderboard", judge, category, both, int(rounds), int(seed), interval, cluster, weighting),
             lambda: leaderboard(
-                counts, rounds=int(rounds), seed=int(seed), interval=interval, progress=progress
+                counts,
+                rounds=int(rounds),
+                seed=int(seed),
+                interval=interval,
+                progress=progress,
+                weighting=weighting,
             ),
         )
 
@@ -95,7 +102,8 @@ with _ui.page("Leaderboard"):
 
     try:
         sep = _ui.memo(
-            ("separation", judge, category, both, int(rounds), int(seed), interval), lambda: separation(board)
+            ("separation", judge, category, both, int(rounds), int(seed), interval, cluster, weighting),
+            lambda: separation(board),
         )
     except UsageError as exc:
         sep = None

@@ -101,6 +101,10 @@ class PPIRatings:
     n_labelled_instructions: int
     covariance: np.ndarray = field(compare=False)  # Elo², of the PPI ratings
     notes: tuple[str, ...] = ()
+    #: the sandwich's cluster: "instruction", or the unit column (session, voter, run)
+    cluster: str = "instruction"
+    #: clusters of the sandwich (instructions, or the unit column's units)
+    n_units: int = 0
 
     def __repr__(self) -> str:
         return (
@@ -149,7 +153,7 @@ class PPIRatings:
         return {
             "judge": self.judge,
             "category": self.category,
-            "method": METHOD,
+            "method": method_text(self.cluster),
             "lambda": self.lam,
             "lambda_tuned": self.lam_tuned,
             "n_calls": self.n_calls,
@@ -157,6 +161,8 @@ class PPIRatings:
             "n_labelled_pairs": self.n_labelled_pairs,
             "n_instructions": self.n_instructions,
             "n_labelled_instructions": self.n_labelled_instructions,
+            "cluster": self.cluster,
+            "n_units": self.n_units,
             "effective_labels": num(self.effective_overall),
             "gain": num(self.gain),
             "exceeds_ceiling": self.exceeds_ceiling,
@@ -173,6 +179,11 @@ class PPIRatings:
             ],
             "notes": list(self.notes),
         }
+
+
+def method_text(cluster: str = "instruction") -> str:
+    """:data:`METHOD`, naming the sandwich's cluster."""
+    return METHOD if cluster == "instruction" else METHOD.replace("by instruction", f"by {cluster}")
 
 
 def _z(level: float) -> float:
@@ -251,8 +262,13 @@ def ppi_ratings(
     lam: float | None = None,
     min_labelled: int = MIN_LABELLED,
     level: float = 0.95,
+    cluster: str | None = None,
 ) -> PPIRatings:
     """Prediction-powered Bradley–Terry ratings with instruction-clustered intervals.
+
+    ``cluster`` (``"session"``, ``"voter"``, ``"run"``: a unit column of the store) clusters the
+    sandwich by that column's units instead (Cameron & Miller 2015); the point estimate and λ's
+    rule are unchanged, λ is tuned on the same clusters.
 
     Parameters
     ----------
@@ -300,13 +316,13 @@ def ppi_ratings(
     min_labelled = check_int("min_labelled", min_labelled, low=1)
     if not 0.5 <= level < 1.0:
         raise UsageError(f"level is a confidence level between 0.5 and 1, e.g. 0.95; got {level!r}")
-    cells = _cells(source, judge=judge, category=category)
+    cells = _cells(source, judge=judge, category=category, cluster=cluster)
     return _ppi_from_cells(
         cells, judge=judge, category=category, lam=lam, min_labelled=min_labelled, level=level
     )
 
 
-def _cells(source, *, judge: str | None, category: str | None) -> dict:
+def _cells(source, *, judge: str | None, category: str | None, cluster: str | None = None) -> dict:
     if isinstance(source, dict):
         return source
     require_source(source, needs=("judges", "score_cells"), what="ppi_ratings")
@@ -315,7 +331,9 @@ def _cells(source, *, judge: str | None, category: str | None) -> dict:
         raise UsageError("judge: the table has several judges (" + ", ".join(judges) + "); name one")
     if judge is not None and judge not in judges:
         raise UsageError(f"judge {judge!r} is not in the table; its judges are: " + ", ".join(judges))
-    return source.score_cells(judge=judge, category=category)
+    if cluster in (None, "instruction"):
+        return source.score_cells(judge=judge, category=category)
+    return {**source.score_cells(judge=judge, category=category, cluster=cluster), "cluster": cluster}
 
 
 def _ppi_from_cells(
@@ -327,7 +345,8 @@ def _ppi_from_cells(
     z = _z(level)
     calls, lab = cells["calls"], cells["labelled"]
     n_all, n_lab = float(calls.sum()), float(lab.sum())
-    k = int(cells["inst"][-1]) + 1
+    k = int(cells["inst"][-1]) + 1  # clusters: instructions, or the unit column's units
+    unit = str(cells.get("cluster", "instruction"))
     r = n_all / n_lab
     j_all = _wins(cells, cells["judge_score"], calls, m)
     h_lab = _wins(cells, cells["human_score"], lab, m)
@@ -373,14 +392,14 @@ def _ppi_from_cells(
     e_all, e_h, e_jl = residuals(theta)
     wins = weight * j_all + r * (h_lab - weight * j_lab)
     cov = _sandwich(wins, theta, cells, weight * e_all + r * (e_h - weight * e_jl), k)
-    ppi = _estimates(theta, cov, z, level, METHOD)
+    ppi = _estimates(theta, cov, z, level, method_text(unit))
 
     # Human only: the same fit and sandwich on the labelled calls (λ = 0), if its MLE exists.
     human_cov = None
     if mle_exists(h_lab):
         th_h, ok = fit_bradley_terry(h_lab)
         human_cov = _sandwich(h_lab, th_h, cells, residuals(th_h)[1], k)
-        human = _estimates(th_h, human_cov, z, level, "human labels only, sandwich clustered by instruction")
+        human = _estimates(th_h, human_cov, z, level, f"human labels only, sandwich clustered by {unit}")
     else:
         human = _estimates(np.full(m, np.nan), None, z, level, "human labels only")
         notes.append(
@@ -393,7 +412,7 @@ def _ppi_from_cells(
     judge_cov = None
     if not prior:
         judge_cov = _sandwich(j_all, th_j, cells, residuals(th_j)[0], k)
-    judge_est = _estimates(th_j, judge_cov, z, level, "judge only, sandwich clustered by instruction")
+    judge_est = _estimates(th_j, judge_cov, z, level, f"judge only, sandwich clustered by {unit}")
 
     pairs = cells["labelled_pairs"]
     if human_cov is not None:
@@ -417,10 +436,12 @@ def _ppi_from_cells(
         n_calls=int(n_all),
         n_labelled_calls=int(n_lab),
         n_labelled_pairs=int(pairs),
-        n_instructions=k,
+        n_instructions=int(cells.get("n_instructions", k)),
         n_labelled_instructions=int(cells["labelled_instructions"]),
         covariance=ELO_SCALE**2 * cov,
         notes=tuple(notes),
+        cluster=unit,
+        n_units=k,
     )
     if result.exceeds_ceiling:
         notes.append(

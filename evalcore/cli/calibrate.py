@@ -182,6 +182,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=MIN_LABELLED,
         help=f"refuse with fewer labelled pairs (default {MIN_LABELLED})",
     )
+    p.add_argument(
+        "--cluster",
+        default="instruction",
+        metavar="COLUMN",
+        help="the sandwich's cluster: instruction (default), or the file's session, voter or run column",
+    )
     add_json_flag(p)
     p.set_defaults(handler=run_ppi)
 
@@ -359,20 +365,26 @@ def run_ppi(args: argparse.Namespace) -> int:
         raise UsageError("--lam is the weight on the judge, between 0 and 1")
     if args.min_labelled < 1:
         raise UsageError("--min-labelled must be 1 or more")
-    store = load_store(args.file)
+    cluster = None if args.cluster == "instruction" else args.cluster
+    store = load_store(args.file, text=cluster is not None)  # unit columns are kept with the text
     judge = pick_judge(store, args.judge)
     _check_category(store, args.category)
     result = ppi_ratings(
-        store, judge=judge, category=args.category, lam=args.lam, min_labelled=args.min_labelled
+        store,
+        judge=judge,
+        category=args.category,
+        lam=args.lam,
+        min_labelled=args.min_labelled,
+        cluster=cluster,
     )
     if args.json:
         print_json(result.as_dict())
         return 0
     print(
         f"judge {judge}: {result.n_calls:,} judged calls, {result.n_labelled_pairs:,} labelled pairs on "
-        f"{result.n_labelled_instructions:,} instructions; weight on the judge {result.lam:.2f}"
+        f"{result.n_labelled_instructions:,} {result.cluster}s; weight on the judge {result.lam:.2f}"
         + (" (PPI++ formula)" if result.lam_tuned else " (given)")
-        + "; Elo points, 95% intervals clustered by instruction"
+        + f"; Elo points, 95% intervals clustered by {result.cluster}"
     )
     print_table(ppi_table(result))
     print(

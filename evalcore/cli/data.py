@@ -44,6 +44,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument(
+        "--cluster",
+        default="instruction",
+        metavar="COLUMN",
+        help="the unit the intervals resample: instruction (default), or the file's session, voter "
+        "or run column (the bootstrap redraws whole units, the sandwich sums scores per unit)",
+    )
+    p.add_argument(
+        "--weighting",
+        choices=("none", "inverse-pair"),
+        default="none",
+        help="inverse-pair: every pair of models that met weighs the same (for unbalanced arenas); "
+        "adds each model's weighting_shift",
+    )
+    p.add_argument(
         "--control",
         default=None,
         metavar="LIST",
@@ -167,22 +181,49 @@ def _rank_as_of(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unit_options(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """``--cluster`` and ``--weighting`` as the library takes them (None for the defaults)."""
+    from evalcore.cli.common import UsageError
+
+    cluster = None if args.cluster == "instruction" else args.cluster
+    weighting = None if args.weighting == "none" else args.weighting
+    if (cluster or weighting) and (args.judge == "all" or args.as_of is not None):
+        raise UsageError("--cluster and --weighting rank one judge; drop --judge all or --as-of")
+    return cluster, weighting
+
+
+def _print_units(board) -> None:
+    """The resampling units and how much they widened the intervals (clustered by a column)."""
+    if board.cluster == "instruction":
+        return
+    from evalcore import quantities as q
+
+    print(
+        f"{q.name('resampling_units')}: {q.format('resampling_units', board.n_units)} {board.cluster}s; "
+        f"{q.name('cluster_widening')}: {q.format('cluster_widening', board.cluster_widening)}"
+    )
+
+
 def run_rank(args: argparse.Namespace) -> int:
     from evalcore.cli.common import UsageError
 
     if args.bootstrap < 0:
         raise UsageError("--bootstrap must be 0 or more")
     _check_families(args)
+    cluster, weighting = _unit_options(args)
     if args.as_of is not None:
         return _rank_as_of(args)
-    store = load_store(args.file, text=args.control is not None)  # Markdown counts read the answers
+    # Markdown counts read the answers; unit columns are kept with the text (as judged_at)
+    store = load_store(args.file, text=args.control is not None or cluster is not None)
     if args.judge == "all" and "all" not in store.judges():
         return _rank_all_judges(store, args)
     judge = pick_judge(store, args.judge)
-    counts = store.counts(judge=judge, category=pick_category(store, args.category))
+    counts = store.counts(judge=judge, category=pick_category(store, args.category), cluster=cluster)
     if args.control is None:
         store.close()  # the counts are all the ranking needs: the table's memory goes back first
-    board = leaderboard(counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval)
+    board = leaderboard(
+        counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval, weighting=weighting
+    )
     styled = None
     if args.control is not None:
         # style control needs pandas and the store's rows: imported only when asked for
@@ -213,6 +254,7 @@ def run_rank(args: argparse.Namespace) -> int:
         f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: {board.interval_description}"
         f" ({board.interval_reason})"
     )
+    _print_units(board)
     for note in (*board.design_warnings, *board.notes):
         print(f"note: {note}", file=sys.stderr)
     table = board.table.copy()

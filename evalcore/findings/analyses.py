@@ -31,6 +31,7 @@ from evalcore.ranking.judge_drift import JudgeDrift, judge_drift
 from evalcore.ranking.judging_times import has_times
 from evalcore.ranking.over_time import TimeWindows, rating_windows
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
+from evalcore.ranking.units import widening_by_unit
 from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.ties import TieConventions, VerdictTieStructure, tie_conventions, verdict_tie_structure
 
@@ -98,6 +99,9 @@ class Analyses:
     #: Ratings per time window and the judge drift test, when the table has judging times.
     time_windows: TimeWindows | None = None
     judge_drift: JudgeDrift | None = None
+    #: Per unit column (session, voter, run), how much wider intervals clustered by it are than
+    #: over instructions, and its units (:func:`evalcore.ranking.units.widening_by_unit`); empty without one.
+    unit_widening: dict[str, tuple[float, int]] = field(default_factory=dict)
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -212,7 +216,7 @@ def run_analyses(
             ),
         )
     sweep = edges = cal = fragile = flips = style = stability = monitor = pooled = categories = None
-    windows = drift = None
+    windows = drift = widening = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
         fragile = _attempt(
@@ -292,6 +296,11 @@ def run_analyses(
                 "judge_drift",
                 lambda: cache(("judge_drift", judge, None), lambda: judge_drift(store, judge=judge)),
             )
+        widening = _attempt(
+            unavailable,
+            "unit_widening",
+            lambda: cache(("unit_widening", judge), lambda: widening_by_unit(store, judge=judge)),
+        )
         pair = calibration_pair(board, counts)  # the Calibration page's default pair
         if pair is not None:
             leader, runner_up = pair
@@ -378,6 +387,7 @@ def run_analyses(
         anchor_stability=stability,
         judge_pooling=pooled,
         time_windows=windows,
+        unit_widening=widening or {},
         judge_drift=drift,
         unavailable=unavailable,
     )

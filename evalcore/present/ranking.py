@@ -103,6 +103,17 @@ def method_caption(board: Leaderboard) -> str:
             f"resample the {fmt_int(board.n_instructions)} instructions (the benchmark's unit), seed "
             f"{board.seed}."
         )
+    if board.cluster != "instruction":
+        how += (
+            f" Resampled by {board.cluster} instead: the bootstrap redraws whole {board.cluster}s and "
+            f"the sandwich sums scores per {board.cluster} ({fmt_int(board.n_units)} units), so calls "
+            f"in one {board.cluster} count as one unit (Field & Welsh 2007; Cameron & Miller 2015)."
+        )
+    if board.weighting:
+        how += (
+            " Weighted: every pair of models that met counts as much as any other (each call "
+            "weighs the mean battles per pair ÷ its pair's battles)."
+        )
     measured = COVERAGE_AT_THRESHOLD[board.interval_method]
     return (
         "Bradley–Terry maximum likelihood on win/tie/loss counts (a tie is half a win each), Elo "
@@ -190,6 +201,8 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
         ("one_sided", "One-sided", None),
         ("instructions", "Instructions", None),
     ]
+    if "weighting_shift" in t:
+        columns.append("weighting_shift")
     if separation is not None:
         tier = dict(zip(separation.tiers["model"], separation.tiers["tier"], strict=True))
         frame["tier"] = [int(tier[m]) for m in t["model"]]

@@ -47,8 +47,13 @@ def bootstrap_thetas(
     rounds: int,
     seed: int,
     progress: Progress | None = None,
+    pair_weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Bootstrap strengths θ* (rounds, M), refitted on resampled instruction patterns.
+
+    The instruction axis is the resampling unit: pass ``counts.by_unit()`` to resample sessions,
+    voters or runs (the cluster bootstrap; Field & Welsh 2007). ``pair_weights`` (M × M,
+    symmetric) weights every call of a pair, fixed across rounds (:func:`evalcore.ranking.units.inverse_pair_weights`).
 
     Returns ``(theta_samples, absent, regularised_rounds, unconverged)``. ``absent[r, m]`` marks a
     model with no battle in round ``r``: its θ* is NaN (not the prior's centre) and the other
@@ -59,6 +64,8 @@ def bootstrap_thetas(
     m = counts.n_models
     reps, mult = counts.pattern_counts()
     rows, cols, vals = win_entries(reps)
+    if pair_weights is not None:
+        vals = vals * np.asarray(pair_weights, dtype=np.float64).ravel()[cols]
     n_pat = int(mult.size)
     if m >= sparse_fit.SPARSE_FROM_MODELS:
         return _bootstrap_pairs(m, theta, rows, cols, vals, mult, prior_games, rounds, seed, progress)
@@ -209,8 +216,14 @@ def sandwich_covariance(
     *,
     prior_games: float = 0.0,
     chunk_patterns: int = 20_000,
+    pair_weights: np.ndarray | None = None,
 ) -> np.ndarray:
     """Instruction-clustered sandwich covariance of the natural-scale strengths θ̂ (M × M).
+
+    The instruction axis is the cluster: pass ``counts.by_unit()`` to cluster by session, voter or
+    run (Cameron, Gelbach & Miller 2011; Cameron & Miller 2015). With ``pair_weights`` (M × M,
+    symmetric) each call's score is weighted by its pair's weight, and ``wins`` must be the
+    weighted wins the fit used (the weighted likelihood's information).
 
     The score of instruction i for model x is Σ over its cells of (score − calls·p) with sign +
     for slot A's model and − for slot B's; instructions with identical cells contribute the same
@@ -227,6 +240,8 @@ def sandwich_covariance(
         reps, mult = counts.pattern_counts()
     calls = reps.n.sum(axis=1).astype(np.float64)
     resid = reps.cell_scores(SLOT_A_SCORE) - calls * _sigmoid(theta[reps.a] - theta[reps.b])
+    if pair_weights is not None:
+        resid = resid * np.asarray(pair_weights, dtype=np.float64)[reps.a, reps.b]
     meat = clustered_outer(reps.inst, reps.a, reps.b, resid, n_models=m, weights=mult, chunk=chunk_patterns)
     n_clusters = counts.n_instructions
     if n_clusters > 1:

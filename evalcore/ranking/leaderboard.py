@@ -1,4 +1,10 @@
-"""The leaderboard of one judge: Bradley–Terry ratings with intervals, rank ranges, win rates."""
+"""The leaderboard of one judge: Bradley–Terry ratings with intervals, rank ranges, win rates.
+
+Why this module is longer than 500 lines: :func:`leaderboard` assembles every column of the one
+table (ratings, intervals over the chosen unit, bounds, rank ranges, weighting shifts) and its
+notes; the interval methods, the design rules and the unit of resampling live in
+:mod:`.intervals`, :mod:`.design` and :mod:`.units`.
+"""
 
 from __future__ import annotations
 
@@ -37,6 +43,7 @@ from evalcore.ranking.intervals import (
     normal_draws,
     sandwich_covariance,
 )
+from evalcore.ranking.units import cluster_widening, inverse_pair_weights, widening_matters, widening_note
 from evalcore.schema import LEVELS
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.threads import single_blas_thread
@@ -52,6 +59,13 @@ _METHOD_TEXT = {
     "bootstrap": "2.5-97.5 percentiles of a bootstrap over instructions",
     "sandwich": "instruction-clustered sandwich (normal approximation, ±1.96 standard errors)",
 }
+#: The same, when the unit is a column's (the bootstrap draws, the sandwich clusters, its values).
+_UNIT_METHOD_TEXT = {
+    "bootstrap": "2.5-97.5 percentiles of a bootstrap over {unit}s",
+    "sandwich": "{unit}-clustered sandwich (normal approximation, ±1.96 standard errors)",
+}
+#: The weightings of the calls a leaderboard accepts.
+WEIGHTINGS = (None, "inverse-pair")
 
 
 @dataclass(frozen=True, repr=False)
@@ -92,6 +106,15 @@ class Leaderboard:
     interval_reason: str = ""
     #: design conditions that qualify the ratings (models not comparable with the others)
     design_warnings: tuple[str, ...] = ()
+    #: the resampling unit: "instruction", or the unit column the intervals are clustered by
+    cluster: str = "instruction"
+    #: how many resampling units (instructions, or sessions, voters, runs)
+    n_units: int = 0
+    #: median over models of the clustered sandwich standard error ÷ the instruction-level one
+    #: (NaN when the unit is the instruction)
+    cluster_widening: float = math.nan
+    #: None, or "inverse-pair" (each pair that met weighs the same; ``weighting_shift`` column)
+    weighting: str | None = None
 
     @property
     def not_comparable(self) -> tuple[str, ...]:
@@ -130,6 +153,8 @@ class Leaderboard:
 
     @property
     def interval_description(self) -> str:
+        if self.cluster != "instruction":
+            return _UNIT_METHOD_TEXT[self.interval_method].format(unit=self.cluster)
         return _METHOD_TEXT[self.interval_method]
 
     def difference(self, model_1: str, model_2: str) -> Estimate:
@@ -149,7 +174,7 @@ class Leaderboard:
         if d.size < 2:
             return Estimate(value, method="bootstrap")
         low, high = np.percentile(d, [2.5, 97.5])
-        return Estimate(value, float(low), float(high), method="bootstrap over instructions")
+        return Estimate(value, float(low), float(high), method=f"bootstrap over {self.cluster}s")
 
     def as_dict(self) -> dict:
         return {
@@ -160,6 +185,10 @@ class Leaderboard:
             "rounds": self.rounds,
             "seed": self.seed,
             "n_instructions": self.n_instructions,
+            "cluster": self.cluster,
+            "n_units": self.n_units,
+            "cluster_widening": None if not math.isfinite(self.cluster_widening) else self.cluster_widening,
+            "weighting": self.weighting,
             "prior_games": self.prior_games,
             "notes": list(self.notes),
             "design_warnings": list(self.design_warnings),
@@ -191,8 +220,10 @@ def leaderboard(
     seed: int = 0,
     interval: IntervalChoice = "auto",
     progress: Progress | None = None,
+    weighting: str | None = None,
 ) -> Leaderboard:
-    """Bradley–Terry leaderboard with 95% intervals over instructions.
+    """Bradley–Terry leaderboard with 95% intervals over instructions (or over the unit the
+    counts were read with: ``store.counts(cluster="session")``).
 
     Parameters
     ----------
@@ -209,6 +240,15 @@ def leaderboard(
         ``interval_reason`` says what it chose and why.
     progress : callable, optional
         ``progress(fraction, label)`` while bootstrapping.
+    weighting : {None, "inverse-pair"}, default None
+        ``"inverse-pair"`` weights every call by (mean battles per pair) ÷ (its pair's battles),
+        so that a heavily sampled pair does not dominate an unbalanced arena; the
+        ``weighting_shift`` column says how far it moved each model.
+
+    The resampling unit is the counts' (:attr:`VerdictCounts.unit_column`, else the
+    instruction): the bootstrap redraws whole units and the sandwich sums scores per unit
+    (:meth:`VerdictCounts.by_unit`). With a unit column, ``cluster_widening`` is the median ratio
+    of the unit-clustered to the instruction-clustered sandwich standard errors.
 
     Returns
     -------
@@ -251,6 +291,8 @@ def leaderboard(
     """
     rounds = check_rounds(rounds, models=counts.n_models)
     seed = check_int("seed", seed, low=0)
+    if weighting not in WEIGHTINGS:
+        raise UsageError(f"weighting must be None or 'inverse-pair', not {weighting!r}.")
     policy = choose_interval(counts.n_instructions, counts.n_models, interval)
     interval = policy.method
     if counts.n_models < 2 or counts.n_cells == 0:
@@ -272,14 +314,23 @@ def leaderboard(
     total = pooled_wins(counts)
     graph = comparison_graph(total, counts.models)
     prior = 0.0 if graph.mle_exists else 1.0
-    theta, _ = fit_bradley_terry(total, prior_games=prior)
+    weights = inverse_pair_weights(total + total.T) if weighting else None
+    fitted = total if weights is None else total * weights
+    theta, _ = fit_bradley_terry(fitted, prior_games=prior)
     ratings = ELO_CENTRE + ELO_SCALE * theta
+    units = counts.by_unit()  # what is resampled: instructions, or the unit column's values
 
     notes: list[str] = list(graph.notes(counts.models))
     if interval == "bootstrap":
         with single_blas_thread():  # thousands of small solves: one thread is far faster
             th, absent, regularised, unconverged = bootstrap_thetas(
-                counts, theta, prior_games=prior, rounds=rounds, seed=seed, progress=progress
+                units,
+                theta,
+                prior_games=prior,
+                rounds=rounds,
+                seed=seed,
+                progress=progress,
+                pair_weights=weights,
             )
         samples = ELO_CENTRE + ELO_SCALE * th
         notes += _bootstrap_notes(rounds, regularised, unconverged, absent, counts.models)
@@ -292,7 +343,9 @@ def leaderboard(
             cov = np.full((m, m), np.nan)
     else:
         with single_blas_thread():  # one (models × models) product per chunk: no pool needed
-            cov = ELO_SCALE**2 * sandwich_covariance(counts, theta, total, prior_games=prior)
+            cov = ELO_SCALE**2 * sandwich_covariance(
+                units, theta, fitted, prior_games=prior, pair_weights=weights
+            )
         samples = (
             (ELO_CENTRE + ELO_SCALE * normal_draws(theta, cov / ELO_SCALE**2, draws=rounds, seed=seed))
             if rounds
@@ -300,6 +353,11 @@ def leaderboard(
         )
 
     ci_low, ci_high = _intervals(interval, ratings, samples, cov, rounds)
+    widening = math.nan
+    if counts.unit is not None:
+        widening = cluster_widening(counts, theta, fitted, prior_games=prior, pair_weights=weights)
+        if widening_matters(widening):
+            notes.append(widening_note(counts.unit_column or "unit", widening, units.n_instructions))
     battles = total + total.T
     bound = np.array([""] * m, dtype=object)
     # A model that never lost (or never won) has an infinite maximum-likelihood rating: the
@@ -393,6 +451,9 @@ def leaderboard(
     }
     # table order: by piece, then rank, then name (a stable sort, as pandas' sort_values)
     order = sorted(range(m), key=lambda k: (piece[k], rank[k], counts.models[k]))
+    if weights is not None:
+        plain, _ = fit_bradley_terry(total, prior_games=prior)
+        columns["weighting_shift"] = ELO_SCALE * (theta - plain)
     columns = {name: values[order] for name, values in columns.items()}
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(battles > 0, total / battles, np.nan)
@@ -413,6 +474,10 @@ def leaderboard(
         interval_method=interval,
         interval_reason=policy.reason,
         design_warnings=tuple(slot_warnings),
+        cluster=counts.unit_column or "instruction",
+        n_units=counts.n_units,
+        cluster_widening=widening,
+        weighting=weighting,
     )
 
 

@@ -24,6 +24,7 @@ from evalcore.present.calibration import FLOOR_POINTS
 from evalcore.present.display import Column, catalogue_table
 from evalcore.present.ranking import comparable_text, style_caption
 from evalcore.present.summary import no_verdict_table
+from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.report.html import (
     esc,
     html_figure,
@@ -136,7 +137,7 @@ def leaderboard_section(analyses: Analyses) -> str:
         notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
     if analyses.judge_pooling is not None:  # several judges: the ranking that weights them
         notes += f'<p class="caption">Several judges: {esc(analyses.judge_pooling.sentence())}</p>'
-    notes += time_line(analyses)
+    notes += time_line(analyses) + unit_line(analyses)
     conventions = analyses.tie_conventions
     if conventions is not None and not conventions.modelling_agrees:  # said only when it matters
         notes += f'<p class="caption">Ties as data: {esc(conventions.sentence())}</p>'
@@ -295,6 +296,21 @@ def time_line(analyses: Analyses) -> str:
         )
         said.append(("drift-line", words))
     return "".join(f'<p id="{key}">{esc(text)}</p>' for key, text in said)
+
+
+def unit_line(analyses: Analyses) -> str:
+    """The line on the unit of resampling, when the table has a session, voter or run column and
+    intervals clustered by it are noticeably wider than over instructions; else nothing."""
+    said = [
+        widening_note(column, value, n_units)
+        for column, (value, n_units) in analyses.unit_widening.items()
+        if widening_matters(value)
+    ]
+    return "".join(
+        f'<p class="unit-line">{esc(text)} Rank with that column as the unit (the Leaderboard\'s '
+        "resampling unit, or rank --cluster).</p>"
+        for text in said
+    )
 
 
 def power_section(analyses: Analyses) -> str:

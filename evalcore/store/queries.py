@@ -19,6 +19,7 @@ import numpy as np
 from evalcore._sql import one_row
 from evalcore.counts import PATTERN_COLUMNS
 from evalcore.store.budget_queries import anchor_scores, pair_scores
+from evalcore.store.score_queries import score_cells
 from evalcore.store.time_queries import binned_cells, repeated_calls, timed_values
 
 if TYPE_CHECKING:  # frames are made by DuckDB (.df()): `rank --json` never imports pandas
@@ -410,72 +411,6 @@ def mean_lengths(con: duckdb.DuckDBPyConnection, *, judge: str | None, category:
         [judge, judge, category, category],
     ).df()
     return frame.set_index("model")["mean_length"]
-
-
-def score_cells(cur: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> dict:
-    """Per (instruction, slot-A model, slot-B model) cell: the judge's calls and slot A's score,
-    and on the rows that also carry a human label the human's and the judge's score.
-
-    What prediction-powered ratings (:mod:`evalcore.calibration.ppi`) read. A score is slot
-    A's share of the outcome: 1 for a win, ½ for a tie, 0 for a loss (the sign of the verdict
-    or of the label). Rows without a verdict or comparing a model with itself are left out;
-    a labelled row counts only when it has a verdict too. Returns numpy arrays ``inst`` (an
-    instruction number, cells sorted by it), ``a``, ``b`` (model indexes), ``calls``,
-    ``judge_score``, ``labelled``, ``human_score``, ``judge_score_labelled``; the sorted
-    ``models``; and ``labelled_pairs`` and ``labelled_instructions``: distinct
-    (instruction, unordered pair) keys and instructions with a label (a label repeated on
-    both order rows is one pair).
-    """
-    params = [judge, judge, category, category]
-    filtered = """
-        SELECT instruction_id, model_a, model_b,
-               (sign(verdict) + 1) / 2.0 AS v, (sign(human) + 1) / 2.0 AS h
-        FROM verdicts
-        WHERE verdict IS NOT NULL AND model_a <> model_b
-          AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
-    models = tuple(
-        r[0]
-        for r in cur.execute(
-            f"WITH f AS ({filtered}) SELECT DISTINCT m FROM "
-            "(SELECT model_a AS m FROM f UNION ALL SELECT model_b FROM f) ORDER BY m",
-            params,
-        ).fetchall()
-    )
-    cells = cur.execute(
-        f"""
-        WITH c AS (SELECT instruction_id, model_a, model_b, count(*) AS calls,
-                          sum(v) AS judge_score, count(h) AS labelled,
-                          coalesce(sum(h), 0) AS human_score,
-                          coalesce(sum(v) FILTER (WHERE h IS NOT NULL), 0) AS judge_score_labelled
-                   FROM ({filtered}) GROUP BY ALL),
-        mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
-        SELECT instruction_id, ma.k AS a, mb.k AS b, calls, judge_score, labelled,
-               human_score, judge_score_labelled
-        FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b
-        ORDER BY instruction_id, a, b
-        """,
-        params + [list(models), len(models)],
-    ).fetchnumpy()
-    pairs, insts = one_row(
-        cur.execute(
-            f"""SELECT count(DISTINCT (instruction_id, least(model_a, model_b),
-                                       greatest(model_a, model_b))),
-                       count(DISTINCT instruction_id)
-                FROM ({filtered}) WHERE h IS NOT NULL""",
-            params,
-        )
-    )
-    ids = np.asarray(cells["instruction_id"], dtype=object)
-    change = np.ones(ids.size, dtype=bool)
-    if ids.size > 1:
-        change[1:] = ids[1:] != ids[:-1]
-    out: dict = {"inst": (np.cumsum(change) - 1).astype(np.int64)}
-    out["a"] = np.asarray(cells["a"], dtype=np.int64)
-    out["b"] = np.asarray(cells["b"], dtype=np.int64)
-    for key in ("calls", "judge_score", "labelled", "human_score", "judge_score_labelled"):
-        out[key] = np.asarray(cells[key], dtype=np.float64)
-    out.update(models=models, labelled_pairs=int(pairs), labelled_instructions=int(insts))
-    return out
 
 
 def head_to_head_rows(

@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 
 from evalcore.features import feature_pairs
-from evalcore.schema import CANONICAL_COLUMNS, TEXT_COLUMNS
+from evalcore.schema import CANONICAL_COLUMNS, TEXT_COLUMNS, UNIT_COLUMNS
 
 #: Tables that hold a version's rows (deleted with the version).
 ROW_TABLES = ("dataset_rows", "dataset_features", "dataset_text", "dataset_rankings")
@@ -27,6 +27,8 @@ SCHEMA = (
     'CREATE TABLE IF NOT EXISTS dataset_text (dataset VARCHAR, version INTEGER, "row" BIGINT, '
     + ", ".join(f"{c} VARCHAR" for c in TEXT_COLUMNS)
     + ")",
+    # workspaces written before the unit columns (session, voter, run) gain them, empty
+    *(f"ALTER TABLE dataset_text ADD COLUMN IF NOT EXISTS {c} VARCHAR" for c in UNIT_COLUMNS),
 )
 _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 

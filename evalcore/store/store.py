@@ -25,13 +25,20 @@ import numpy as np
 from evalcore import ingest
 from evalcore._sql import one_row
 from evalcore.counts import N_LEVELS, VerdictCounts
-from evalcore.errors import ResourceLimitError
+from evalcore.errors import ResourceLimitError, UsageError
 from evalcore.features import spelled_feature_columns
 from evalcore.ingest import counts_table
 from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
-from evalcore.schema import CANONICAL_COLUMNS, DEFAULT_JUDGE, LEVELS, VerdictFormatError, text_part
+from evalcore.schema import (
+    CANONICAL_COLUMNS,
+    DEFAULT_JUDGE,
+    LEVELS,
+    UNIT_COLUMNS,
+    VerdictFormatError,
+    text_part,
+)
 from evalcore.store import queries as store_queries
 from evalcore.store.deadline import Watchdog
 from evalcore.store.queries import CalibrationPatterns, LabelledCells
@@ -506,14 +513,36 @@ class VerdictStore:
         return options(self, self.text)
 
     # -- aggregation -----------------------------------------------------------------------
-    def counts(self, *, judge: str | None = None, category: str | None = None) -> VerdictCounts:
+    def unit_columns(self) -> tuple[str, ...]:
+        """The optional unit columns (``session``, ``voter``, ``run``) this table fills with at
+        least two different values: what intervals may be clustered by besides the instruction."""
+        if not self.has_text:
+            return ()
+
+        def present(con: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
+            sql = ", ".join(f"count(DISTINCT {c})" for c in UNIT_COLUMNS)
+            found = one_row(con.execute(f"SELECT {sql} FROM {table}"))
+            return tuple(c for c, k in zip(UNIT_COLUMNS, found, strict=True) if k >= 2)
+
+        return self.text.derived("unit_columns", present)
+
+    def counts(
+        self, *, judge: str | None = None, category: str | None = None, cluster: str | None = None
+    ) -> VerdictCounts:
         """Aggregate calls into sparse :class:`~evalcore.counts.VerdictCounts` in DuckDB.
 
         ``judge=None`` pools every judge (only sensible for a one-judge table). The model axis
         holds every model seen in the filtered rows, sorted; instructions likewise. DuckDB does
         the grouping and the indexing; Python receives integer arrays, one row per judged
         (instruction, ordered pair) cell.
+
+        ``cluster`` names the resampling unit: None or ``"instruction"`` (the default), or one of
+        :meth:`unit_columns`; then cells are split per unit and carry its index
+        (:attr:`VerdictCounts.unit`). A call with no value in that column is its own
+        instruction's unit.
         """
+        if cluster not in (None, "instruction"):
+            return self._unit_counts(judge=judge, category=category, cluster=str(cluster))
         params = [judge, judge, category, category]
         filtered = """
             SELECT instruction_id, model_a, model_b, verdict FROM verdicts
@@ -570,6 +599,88 @@ class VerdictStore:
             a=np.asarray(cells["a"], dtype=np.int32),
             b=np.asarray(cells["b"], dtype=np.int32),
             n=n.reshape(-1, N_LEVELS),
+        )
+
+    def _units(self, cluster: str):
+        """``row`` and ``unit`` (the calls' ``cluster`` column, read once from the text area), or a
+        UsageError naming the unit columns this table has."""
+        available = self.unit_columns()
+        if cluster not in available:
+            raise UsageError(
+                f"cannot cluster by {cluster!r}: "
+                + (
+                    "this table's unit columns with two or more values are " + ", ".join(available)
+                    if available
+                    else "this table has no session, voter or run column with two or more values"
+                )
+                + " (or use the instruction)."
+            )
+        return self.text.derived(
+            ("unit", cluster),
+            lambda con, table: con.sql(
+                f'SELECT "row", {cluster} AS unit FROM {table} WHERE {cluster} IS NOT NULL'
+            ).to_arrow_table(),
+        )
+
+    def _unit_counts(self, *, judge: str | None, category: str | None, cluster: str) -> VerdictCounts:
+        """:meth:`counts` with the calls' ``cluster`` column (read from the text area by row)."""
+        units = self._units(cluster)
+        level_cols = ", ".join(
+            f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
+        )
+        cur = self.con.cursor()
+        cur.register("vl_units", units)
+        try:
+            # the selection's cells per unit, kept for the three small queries that number them
+            cur.execute(
+                f"""CREATE OR REPLACE TEMP TABLE vl_unit_cells AS
+                SELECT instruction_id, model_a, model_b, unit, {level_cols} FROM (
+                    SELECT v.instruction_id, v.model_a, v.model_b, v.verdict,
+                           coalesce(u.unit, 'instruction ' || v.instruction_id) AS unit
+                    FROM verdicts v LEFT JOIN vl_units u ON u."row" = v."row"
+                    WHERE v.verdict IS NOT NULL AND v.model_a <> v.model_b
+                      AND (? IS NULL OR v.judge = ?) AND (? IS NULL OR v.category = ?))
+                GROUP BY ALL""",
+                [judge, judge, category, category],
+            )
+
+            def names(sql: str) -> list[str]:
+                return [r[0] for r in cur.execute(sql).fetchall()]
+
+            models = names(
+                "SELECT m FROM (SELECT model_a AS m FROM vl_unit_cells UNION "
+                "SELECT model_b FROM vl_unit_cells) ORDER BY m"
+            )
+            instructions = names("SELECT DISTINCT instruction_id FROM vl_unit_cells ORDER BY 1")
+            unit_names = names("SELECT DISTINCT unit FROM vl_unit_cells ORDER BY 1")
+            payload = ", ".join(f"c.n{k}" for k in range(N_LEVELS))
+            cells = cur.execute(
+                f"""WITH mi AS (SELECT m, (row_number() OVER (ORDER BY m) - 1)::INTEGER AS k FROM
+                         (SELECT model_a AS m FROM vl_unit_cells UNION SELECT model_b FROM vl_unit_cells)),
+                    ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER AS k
+                           FROM (SELECT DISTINCT instruction_id FROM vl_unit_cells)),
+                    ui AS (SELECT unit, (row_number() OVER (ORDER BY unit) - 1)::INTEGER AS k
+                           FROM (SELECT DISTINCT unit FROM vl_unit_cells))
+                SELECT ii.k AS inst, ma.k AS a, mb.k AS b, ui.k AS unit, {payload}
+                FROM vl_unit_cells c JOIN ii USING (instruction_id) JOIN ui USING (unit)
+                     JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b"""
+            ).fetchnumpy()
+        finally:
+            cur.execute("DROP TABLE IF EXISTS vl_unit_cells")
+            cur.unregister("vl_units")
+            cur.close()
+        n = np.stack([np.asarray(cells[f"n{k}"], dtype=np.int64) for k in range(N_LEVELS)], axis=1)
+        return VerdictCounts.from_cells(
+            models=models,
+            instructions=instructions,
+            judge=judge,
+            inst=cells["inst"],
+            a=cells["a"],
+            b=cells["b"],
+            n=n,
+            unit=cells["unit"],
+            units=unit_names,
+            unit_column=cluster,
         )
 
     def counts_table(self) -> pd.DataFrame:
@@ -649,11 +760,15 @@ class VerdictStore:
             both_orders=both_orders,
         )
 
-    def score_cells(self, *, judge: str | None = None, category: str | None = None) -> dict:
+    def score_cells(
+        self, *, judge: str | None = None, category: str | None = None, cluster: str | None = None
+    ) -> dict:
         """Per (instruction, slot-A model, slot-B model) cell: the judge's calls and slot A's score,
         and on labelled rows the human's and the judge's score (what prediction-powered ratings
-        read; see :func:`evalcore.store.queries.score_cells`)."""
-        return self.query(store_queries.score_cells, judge=judge, category=category)
+        read; see :func:`evalcore.store.queries.score_cells`); per unit of ``cluster`` (a unit
+        column) instead of per instruction when given."""
+        units = None if cluster in (None, "instruction") else self._units(str(cluster))
+        return self.query(store_queries.score_cells, judge=judge, category=category, units=units)
 
     def style_rows(
         self,

@@ -403,7 +403,7 @@ def _case(
     human: int | None = None
     for row, _j, _i, _m1, _m2, model_a, model_b, verdict, row_human in rows:
         t = texts.get(int(row))
-        prompt_t, resp_a, resp_b, output, call_id, judged_at = t if t is not None else (None,) * 6
+        prompt_t, resp_a, resp_b, output, call_id, judged_at = (t if t is not None else (None,) * 6)[:6]
         prompt = prompt if prompt is not None else prompt_t
         if answers.get(model_a) is None:
             answers[model_a] = resp_a
