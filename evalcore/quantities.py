@@ -144,6 +144,8 @@ FORMATS = {
     "signed_percent": lambda v: f"{100 * v:+.1f}%",
     "points": lambda v: f"{v:+.1f} pp",
     "plus_minus_points": lambda v: f"±{v:.1f} pp",
+    # a width or gap between two shares, held as a fraction: written in percentage points
+    "share_points": lambda v: f"{100 * v:.1f} pp",
     "elo": lambda v: f"{v:,.0f}",
     "signed_elo": lambda v: f"{v:+,.0f}",
     "signed_elo_1": lambda v: f"{v:+,.1f}",
@@ -1364,8 +1366,8 @@ _ENTRIES = (
         "The width of the 95% interval on the (human-corrected) head-to-head win rate that the plan "
         "is expected to give (with anchors: the win rate implied by the two models' ratings against "
         "the anchors).",
-        "percent",
-        "percent",
+        "percentage points",
+        "share_points",
         "2 × 1.96 × √(calls' variance ÷ calls + gap variance ÷ labels), variances from the loaded table.",
         _PPI_2023,
         json_keys=("predicted_width",),

@@ -154,3 +154,11 @@ def test_cli_plans_the_rating_difference(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["quantity"] == "rating_difference" and out["labels_to_buy"] > 0
     assert "Elo points wide" in out["sentence"]
+
+
+def test_a_planned_win_rate_width_is_written_in_percentage_points():
+    """A width between two win rates is a distance on the percent scale: "6.2 pp", not "6.2%"."""
+    from evalcore import quantities as q
+
+    assert q.format("planned_width", 0.062) == "6.2 pp"
+    assert q.quantity("planned_width").unit == "percentage points"
