@@ -1131,7 +1131,7 @@ _ENTRIES = (
     _q(
         "corrected_win_rate",
         "Corrected win rate",
-        "P(human win) + P(human tie)/2 for the candidate, both arms corrected for the judge's errors "
+        "The share of units a human would call a candidate win plus half the share a human would call a tie, both corrected for the judge's errors "
         "(the printed win rate's convention, a tie half a win).",
         "percent",
         "percent",

@@ -202,7 +202,7 @@ def metrics(cal: Calibration) -> list[Metric]:
             "refused" if cal.win_rate_refusal else w.value,
             md(cal.win_rate_refusal)
             if cal.win_rate_refusal
-            else "P(human win) + P(human tie)/2, both arms corrected; 95% interval "
+            else "a human win plus half a human tie, wins and losses each corrected; 95% interval "
             f"{fmt_pct(w.low, 1)} – {fmt_pct(w.high, 1)} (bootstrap over instructions)",
         ),
         tile(

@@ -20,7 +20,8 @@ INTRO = (
     "judge, 0 a coin). Labelled rows are the rows with a `human` label. **Printed** win rate = (wins + "
     "ties/2) / units, as every comparison tool prints it. **Corrected** rate = the estimated share of "
     "units a human would call a candidate win (a tie is *not* a win). **Corrected win rate (both "
-    "arms)** = P(human win) + P(human tie)/2, wins and losses each corrected: the human number the "
+    "arms)** = the share a human would call a win plus half the share a human would call a tie, "
+    "wins and losses each corrected: the human number the "
     "printed rate stands for, and what a corrected gate tests."
 )
 TIES = (

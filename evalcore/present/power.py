@@ -72,8 +72,9 @@ COMPARE_MODES = ("Against the anchor", "Head-to-head")
 ALL_ANCHORS = "All anchors"
 SIMULATION_CHOICES = (500, 1000, 2000, 5000, 10000)
 DISTRIBUTIONS_NOTE = (
-    "Each row is oriented so that model A is the one with the edge; edge = "
-    "P(d > 0 | d ≠ 0) − 50%; informativeness = share of instructions with d ≠ 0."
+    "Each row is oriented so that model A is the one with the edge. The edge is the share of "
+    "differing instructions that A wins, minus 50%; informativeness is the share of instructions "
+    "on which the two models' verdicts differ."
 )
 
 SIGN_TEST_INTRO = (
@@ -200,7 +201,8 @@ def sample_size_caption(plan: SampleSizePlan) -> str:
     """How the sample sizes were computed, in one sentence."""
     side = "Two" if plan.two_sided else "One"
     how = (
-        "normal approximation n = ⌈((z₁₋α·0.5 + z_power·√(p(1−p))) / (p − 0.5))²⌉ (the paper's method)."
+        "normal approximation to the one-proportion test (the paper's method; the formula is on the "
+        "Methods page)."
         if plan.method == "normal"
         else "exact binomial test (smallest n reaching the power; the paper used the normal approximation)."
     )
@@ -429,9 +431,10 @@ def detectable_caption(result: DetectableEdges) -> str:
     """How the adjacent pairs were tested, in words."""
     return (
         "Adjacent pairs follow the Bradley–Terry leaderboard order (all battles). For each pair, "
-        "discordant = instructions with d ≠ 0; observed edge = P(higher-ranked wins | discordant) "
-        "− 50%, in percentage points. Resolved: "
-        f"{result.resolution_test} (Holm 1979), below α = {result.alpha:g} with the edge on the "
+        "the differing instructions are those where the two models' verdicts against the anchor "
+        "differ; the observed edge is the share of them the higher-ranked model wins, minus 50%, in "
+        "percentage points. Resolved: "
+        f"{result.resolution_test} (Holm 1979), below the significance level {result.alpha:g} with the edge on the "
         "higher-ranked model's side, so the chance that any pair of equal models is called "
         f"resolved stays at most {result.alpha:g}. Detectable edge = the smallest edge that test "
         f"detects with power {result.power:.0%} at that many discordant samples, and instructions "
