@@ -977,6 +977,30 @@ _ENTRIES = (
         _GONDARA,
         json_keys=("top_tied",),
     ),
+    # -- both bad, kept apart from tie -------------------------------------------------------
+    _q(
+        "both_bad_share_of_ties",
+        "Both-bad share of ties",
+        "Share of the ties that say both answers were bad (Chatbot Arena's \"tie (bothbad)\"), "
+        "among the ties whose both-bad mark is known. Every ranking still counts them as ties.",
+        "percent",
+        "percent",
+        "Counted over calls with a verdict, self-comparisons left out.",
+        _ARENA,
+        "tables without a both-bad mark (no both_bad column, no tie (bothbad) verdict)",
+        json_keys=("both_bad_share_of_ties",),
+    ),
+    _q(
+        "both_bad_share_of_verdicts",
+        "Both-bad share of verdicts",
+        "Share of all verdicts that are ties saying both answers were bad.",
+        "percent",
+        "percent",
+        "Counted over calls with a verdict, self-comparisons left out.",
+        _ARENA,
+        "tables without a both-bad mark (no both_bad column, no tie (bothbad) verdict)",
+        json_keys=("both_bad_share_of_verdicts",),
+    ),
     # -- ties as data: the ranking under three tie conventions ---------------------------------
     _q(
         "tie_parameter",

@@ -32,7 +32,14 @@ from evalcore.ranking.judging_times import has_times
 from evalcore.ranking.over_time import TimeWindows, rating_windows
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
-from evalcore.ties import TieConventions, VerdictTieStructure, tie_conventions, verdict_tie_structure
+from evalcore.ties import (
+    BothBadShare,
+    TieConventions,
+    VerdictTieStructure,
+    both_bad_share,
+    tie_conventions,
+    verdict_tie_structure,
+)
 
 #: Instruction resamples behind the Overview's recommended-anchor rate.
 STABILITY_ROUNDS = 200
@@ -98,6 +105,8 @@ class Analyses:
     #: Ratings per time window and the judge drift test, when the table has judging times.
     time_windows: TimeWindows | None = None
     judge_drift: JudgeDrift | None = None
+    #: The share of the judge's ties marked "both bad", when the table keeps that mark.
+    both_bad: BothBadShare | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -379,6 +388,7 @@ def run_analyses(
         judge_pooling=pooled,
         time_windows=windows,
         judge_drift=drift,
+        both_bad=cache(("both_bad", judge, None), lambda: both_bad_share(store, judge=judge)),
         unavailable=unavailable,
     )
 

@@ -279,6 +279,8 @@ def judge_section(analyses: Analyses) -> str:
             )
             + html_figure(verdict_levels_figure(ties), "fig-levels")
         )
+    if analyses.both_bad is not None:  # a table that keeps "both bad" apart from "tie"
+        body += f'<p id="both-bad-line">{esc(analyses.both_bad.sentence())}</p>'
     return body
 
 
