@@ -981,7 +981,7 @@ _ENTRIES = (
     _q(
         "both_bad_share_of_ties",
         "Both-bad share of ties",
-        "Share of the ties that say both answers were bad (Chatbot Arena's \"tie (bothbad)\"), "
+        'Share of the ties that say both answers were bad (Chatbot Arena\'s "tie (bothbad)"), '
         "among the ties whose both-bad mark is known. Every ranking still counts them as ties.",
         "percent",
         "percent",

@@ -64,7 +64,9 @@ def pairwise_section(store: Any) -> None:
     result, human = ties.judge, ties.human
     number_tiles(show.level_metrics(result))
     caption(show.calls_sentence(result, judge))
-    both_bad = memo(("both_bad", judge, category), lambda: both_bad_share(store, judge=judge, category=category))
+    both_bad = memo(
+        ("both_bad", judge, category), lambda: both_bad_share(store, judge=judge, category=category)
+    )
     if both_bad is not None:  # only a table that keeps "both bad" apart from "tie"
         number_tiles(show.both_bad_metrics(both_bad))
         caption(both_bad.sentence())

@@ -128,7 +128,10 @@ def convert_arena(
             "level": pd.Series(levels, dtype=object),
             # "tie (bothbad)" is a tie marked both bad (kept in the both_bad column)
             "both_bad": pd.Series(
-                [_battle_both_bad(w) if v not in (None, "?") else None for w, v in zip(winners, levels, strict=True)],
+                [
+                    _battle_both_bad(w) if v not in (None, "?") else None
+                    for w, v in zip(winners, levels, strict=True)
+                ],
                 dtype=object,
             ),
         }

@@ -13,10 +13,10 @@ from evalcore.features import feature_columns
 from evalcore.ingest.sources import _CONTROL, _INVISIBLE, _WS, NAME_COLUMNS, _strip
 from evalcore.limits import LoadLimits
 from evalcore.schema import (
-    DEFAULT_JUDGE,
     BOTH_BAD_LABELS,
     BOTH_BAD_NOT_TIE,
     BOTH_BAD_UNREADABLE,
+    DEFAULT_JUDGE,
     FLAG_FALSE,
     FLAG_TRUE,
     NO_VERDICT_TOKENS,
@@ -142,12 +142,12 @@ def _both_bad(cur: duckdb.DuckDBPyConnection, verdict_map: str, *, file: str) ->
     :func:`evalcore.schema.both_bad_flags` (the column where it says yes or no, else the
     verdict's label), with the same refusals."""
     cell = f"lower(trim(t.both_bad, {_WS}))"
-    given = one_row(
-        cur.execute(f"SELECT count(*) FROM vl_text t WHERE coalesce({cell}, '') <> ''")
-    )[0]
+    given = one_row(cur.execute(f"SELECT count(*) FROM vl_text t WHERE coalesce({cell}, '') <> ''"))[0]
     labels = [
         r[0]
-        for r in cur.execute(f"SELECT label FROM {verdict_map} WHERE {_norm('label')} IN ({_literals(BOTH_BAD_LABELS)})").fetchall()
+        for r in cur.execute(
+            f"SELECT label FROM {verdict_map} WHERE {_norm('label')} IN ({_literals(BOTH_BAD_LABELS)})"
+        ).fetchall()
     ]
     if not given and not labels:
         return None
@@ -184,7 +184,7 @@ def _both_bad(cur: duckdb.DuckDBPyConnection, verdict_map: str, *, file: str) ->
         rows = (
             cur.execute(
                 f'SELECT t."row" FROM vl_text t LEFT JOIN {verdict_map} mv ON mv.label = t.verdict '
-                f'WHERE {flag} AND coalesce(mv.level, 99) <> 0 ORDER BY 1'
+                f"WHERE {flag} AND coalesce(mv.level, 99) <> 0 ORDER BY 1"
             )
             .fetchnumpy()["row"]
             .astype(np.int64)

@@ -18,6 +18,7 @@ import numpy as np
 
 from evalcore._sql import one_row
 from evalcore.counts import PATTERN_COLUMNS
+from evalcore.store.tie_queries import both_bad_counts
 from evalcore.store.time_queries import binned_cells, repeated_calls, timed_values
 
 if TYPE_CHECKING:  # frames are made by DuckDB (.df()): `rank --json` never imports pandas
@@ -40,6 +41,7 @@ __all__ = [
     "binned_cells",
     "repeated_calls",
     "timed_values",
+    "both_bad_counts",
 ]
 
 # -- labelled cells (evalcore.ties.labelled_counts) -----------------------------------------------
@@ -341,26 +343,6 @@ def self_comparison_counts(
         )
     )
     return int(calls), int(ties), (float(mean) if mean is not None else None)
-
-
-def both_bad_counts(
-    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None
-) -> tuple[int, int, int, int] | None:
-    """The selection's calls with a verdict (self-comparisons left out, as every ranking leaves
-    them), its ties, the ties whose ``both_bad`` mark is known, and those marked both bad; None
-    when the table carries no ``both_bad`` column (:data:`evalcore.schema.FLAG_COLUMNS`)."""
-    columns = {str(r[0]) for r in con.execute("DESCRIBE verdicts").fetchall()}
-    if "both_bad" not in columns:
-        return None
-    verdicts, ties, marked, both_bad = one_row(
-        con.execute(
-            f"""SELECT count(*), count(*) FILTER (WHERE verdict = 0),
-                count(both_bad) FILTER (WHERE verdict = 0), count(*) FILTER (WHERE both_bad)
-            FROM verdicts WHERE verdict IS NOT NULL AND model_a <> model_b AND {_JUDGE_CATEGORY}""",
-            [judge, judge, category, category],
-        )
-    )
-    return int(verdicts), int(ties), int(marked), int(both_bad)
 
 
 def labelled_rows(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:

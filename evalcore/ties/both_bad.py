@@ -81,7 +81,9 @@ class BothBadShare:
         }
 
 
-def both_bad_share(source: Any, *, judge: str | None = None, category: str | None = None) -> BothBadShare | None:
+def both_bad_share(
+    source: Any, *, judge: str | None = None, category: str | None = None
+) -> BothBadShare | None:
     """How many of the selection's ties are marked both bad.
 
     Parameters

@@ -57,7 +57,11 @@ def test_native_arena_samples_give_their_hand_count():
     if not samples:
         pytest.skip("no Chatbot Arena battle sample among the shared native samples")
     for path in samples:
-        raw = pd.read_json(path, lines=path.suffix == ".jsonl") if path.suffix != ".parquet" else pd.read_parquet(path)
+        raw = (
+            pd.read_json(path, lines=path.suffix == ".jsonl")
+            if path.suffix != ".parquet"
+            else pd.read_parquet(path)
+        )
         if "winner" not in raw.columns:
             continue
         store = VerdictStore()
@@ -108,7 +112,9 @@ def test_the_streamed_importer_keeps_the_mark(arena, tmp_path):
     """Conversations written as text send a battle table through the streamed importer."""
     sim, path = arena
     raw = pd.DataFrame(json.loads(path.read_text())).head(500)
-    raw["conversation_a"] = json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a"}])
+    raw["conversation_a"] = json.dumps(
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "a"}]
+    )
     raw["conversation_b"] = raw["conversation_a"]
     csv = tmp_path / "battles.csv"
     raw.to_csv(csv, index=False)
@@ -125,7 +131,9 @@ def test_every_analysis_still_counts_it_as_a_tie(arena, tmp_path):
     sim, path = arena
     raw = json.loads(path.read_text())
     plain = tmp_path / "plain.json"
-    plain.write_text(json.dumps([r | {"winner": "tie" if r["winner"].startswith("tie") else r["winner"]} for r in raw]))
+    plain.write_text(
+        json.dumps([r | {"winner": "tie" if r["winner"].startswith("tie") else r["winner"]} for r in raw])
+    )
     marked, unmarked = VerdictStore(), VerdictStore()
     marked.load_file(path)
     unmarked.load_file(plain)
@@ -133,8 +141,11 @@ def test_every_analysis_still_counts_it_as_a_tie(arena, tmp_path):
     assert np.array_equal(a.n, b.n) and np.array_equal(a.inst, b.inst)
     la, lb = leaderboard(a, rounds=0), leaderboard(b, rounds=0)
     assert np.allclose(la.ratings, lb.ratings)
-    assert np.allclose(tie_conventions(a, rounds=0).frame().select_dtypes("number"),
-                       tie_conventions(b, rounds=0).frame().select_dtypes("number"), equal_nan=True)
+    assert np.allclose(
+        tie_conventions(a, rounds=0).frame().select_dtypes("number"),
+        tie_conventions(b, rounds=0).frame().select_dtypes("number"),
+        equal_nan=True,
+    )
     share = both_bad_share(unmarked)  # plain ties in an arena table: the mark is known, none both bad
     assert share.both_bad == 0 and share.marked_ties == share.ties > 0
 
@@ -157,7 +168,9 @@ def test_a_verdict_table_carries_the_mark_as_a_column_or_a_label(tmp_path):
     assert frame["both_bad"].tolist() == store.frame()["both_bad"].tolist()
     # only the label: a typed-pass table takes the checking path and keeps it
     labels = tmp_path / "labels.csv"
-    labels.write_text("instruction_id,model_a,model_b,verdict\nq1,a,b,A>B\nq2,a,b,tie\nq3,a,b,tie (bothbad)\nq4,a,b,\n")
+    labels.write_text(
+        "instruction_id,model_a,model_b,verdict\nq1,a,b,A>B\nq2,a,b,tie\nq3,a,b,tie (bothbad)\nq4,a,b,\n"
+    )
     store.load_file(labels)
     share = both_bad_share(store)
     assert (share.verdicts, share.ties, share.marked_ties, share.both_bad) == (3, 2, 2, 1)
