@@ -1605,6 +1605,9 @@ _BY_NAME = {entry.name.casefold(): entry.id for entry in _ENTRIES}
 #: units behind a rate, interval bounds and containers.
 STRUCTURAL_JSON_KEYS = frozenset(
     {
+        # ties kept apart: the both-bad counts (null where the table keeps no mark)
+        "both_bad",
+        "marked_ties",
         # the fragility search: the pair, the outcomes and calls removed or reversed, the flags
         "ahead",
         "behind",

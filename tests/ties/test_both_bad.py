@@ -219,3 +219,28 @@ def test_the_mark_travels_with_a_frame_and_between_stores():
     second = VerdictStore()
     second.load(first.frame())
     assert both_bad_share(second).both_bad == 1
+
+
+def test_ties_json_and_the_report_say_the_share(capsys):
+    from evalcore.cli import main
+    from evalcore.findings import run_analyses
+    from evalcore.report import build_report
+
+    assert main(["ties", str(FIXTURE), "--no-conventions", "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)["both_bad"]
+    assert (said["both_bad"], said["marked_ties"], said["both_bad_share_of_ties"]) == (1, 2, 0.5)
+    assert said["both_bad_share_of_verdicts"] == 0.25
+    store = VerdictStore()
+    store.load_file(FIXTURE)
+    analyses = run_analyses(store, rounds=0)
+    assert analyses.both_bad is not None
+    assert f'<p id="both-bad-line">{analyses.both_bad.sentence()}</p>' in build_report(analyses)
+
+
+def test_ties_json_says_null_without_a_mark(tmp_path, capsys):
+    from evalcore.cli import main
+
+    path = tmp_path / "plain.csv"
+    path.write_text("instruction_id,model_a,model_b,verdict\nq1,a,b,1\nq2,a,b,0\nq3,b,a,1\n")
+    assert main(["ties", str(path), "--no-conventions", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["both_bad"] is None
