@@ -136,25 +136,69 @@ def _literals(values: frozenset[str]) -> str:
     return ", ".join(sql_literal(v) for v in sorted(values))
 
 
+#: Distinct (verdict, both_bad) cells screened in Python; a file with more is checked in SQL.
+_SCREEN_PAIRS = 10_000
+_WS_CHARS = " \t\n\x0b\x0c\r\xa0\ufeff"
+
+
+def _flag_sql(cell: str, labels: list[str], *, given: bool) -> str:
+    """The mark as SQL: the column where it says yes or no, else the verdict's label."""
+    column = (
+        f"(CASE WHEN {cell} IN ({_literals(FLAG_TRUE)}) THEN TRUE "
+        f"WHEN {cell} IN ({_literals(FLAG_FALSE)}) THEN FALSE END)"
+    )
+    label = (
+        f"(CASE WHEN mv.level IS NULL THEN NULL ELSE t.verdict IN "
+        f"({', '.join(sql_literal(x) for x in labels)}) END)"
+    )
+    return f"coalesce({column}, {label})" if given and labels else (column if given else label)
+
+
+def _screen_both_bad(
+    cur: duckdb.DuckDBPyConnection, levels: dict[str, int | None], labels: list[str]
+) -> tuple[bool, bool] | None:
+    """(any cell says yes or no or something else, nothing to refuse) from the distinct
+    (verdict, both_bad) cells, a handful in any real file: one grouped pass instead of a pass
+    per check. None when there are too many to screen in Python."""
+    pairs = cur.execute(
+        f"SELECT DISTINCT verdict, both_bad FROM vl_text LIMIT {_SCREEN_PAIRS + 1}"
+    ).fetchall()
+    if len(pairs) > _SCREEN_PAIRS:
+        return None
+    given, clean = False, True
+    for verdict, raw in pairs:
+        cell = raw.strip(_WS_CHARS).lower() if raw is not None else ""
+        given = given or cell != ""
+        if cell in FLAG_TRUE:
+            flag: bool | None = True
+        elif cell in FLAG_FALSE:
+            flag = False
+        elif cell and cell not in NO_VERDICT_TOKENS:
+            return True, False  # unreadable: the SQL checks below word it, with the rows
+        else:
+            known = verdict is not None and levels.get(verdict) is not None
+            flag = (verdict in labels) if labels and known else None
+        if flag and (verdict is None or levels.get(verdict) != 0):
+            clean = False
+    return given, clean
+
+
 def _both_bad(cur: duckdb.DuckDBPyConnection, verdict_map: str, *, file: str) -> str | None:
     """The ``both_bad`` mark of each row of ``vl_text`` as an expression over ``t`` (the row) and
     ``mv`` (its verdict's level), or None when the table carries no mark: the rule of
     :func:`evalcore.schema.both_bad_flags` (the column where it says yes or no, else the
     verdict's label), with the same refusals."""
     cell = f"lower(trim(t.both_bad, {_WS}))"
+    levels = dict(cur.execute(f"SELECT label, level FROM {verdict_map}").fetchall())
+    labels = [label for label in levels if normalise_label(label) in BOTH_BAD_LABELS]
+    screen = _screen_both_bad(cur, levels, labels)
+    if screen is not None and not screen[0] and not labels:
+        return None
+    if screen is not None and screen[1]:  # nothing to refuse: no row-by-row checks
+        return _flag_sql(cell, labels, given=screen[0])
     given = one_row(cur.execute(f"SELECT count(*) FROM vl_text t WHERE coalesce({cell}, '') <> ''"))[0]
-    labels = [
-        r[0]
-        for r in cur.execute(
-            f"SELECT label FROM {verdict_map} WHERE {_norm('label')} IN ({_literals(BOTH_BAD_LABELS)})"
-        ).fetchall()
-    ]
     if not given and not labels:
         return None
-    column = (
-        f"(CASE WHEN {cell} IN ({_literals(FLAG_TRUE)}) THEN TRUE "
-        f"WHEN {cell} IN ({_literals(FLAG_FALSE)}) THEN FALSE END)"
-    )
     if given:
         unreadable = (
             f"coalesce({cell}, '') <> '' AND {cell} NOT IN "
@@ -169,11 +213,7 @@ def _both_bad(cur: duckdb.DuckDBPyConnection, verdict_map: str, *, file: str) ->
                 values=_values(cur, "both_bad", unreadable.replace("t.both_bad", "both_bad")),
                 hint=BOTH_BAD_UNREADABLE[1],
             )
-    label = (
-        f"(CASE WHEN mv.level IS NULL THEN NULL ELSE t.verdict IN "
-        f"({', '.join(sql_literal(x) for x in labels)}) END)"
-    )
-    flag = f"coalesce({column}, {label})" if given and labels else (column if given else label)
+    flag = _flag_sql(cell, labels, given=bool(given))
     wrong = one_row(
         cur.execute(
             f"SELECT count(*) FROM vl_text t LEFT JOIN {verdict_map} mv ON mv.label = t.verdict "
