@@ -14,6 +14,7 @@ from evalcore.plots.summary import coverage_heatmap
 from evalcore.present import summary as show
 from evalcore.present.display import shorten_cells
 from evalcore.schema import VerdictFormatError
+from evalcore.ties.both_bad import both_bad_share
 from ui.counts_table import loaded_note
 from ui.navigation import unknown_page
 
@@ -86,6 +87,9 @@ with _ui.page("Data"):
     st.markdown(show.design_markdown(summary))
     if summary.design == "anchor-only":
         st.caption(show.ANCHOR_NOTE)
+    both_bad = _ui.memo(("both_bad", None, None), lambda: both_bad_share(store))
+    if both_bad is not None:  # a table that keeps "both bad" apart from "tie" (Chatbot Arena)
+        st.markdown(show.both_bad_markdown(both_bad))
 
     st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
     nv_table = shorten_cells(show.no_verdict_table(summary))  # a long judge name cut for the eye

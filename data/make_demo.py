@@ -20,6 +20,11 @@ ACL 2026, §4.1–4.3):
   percentage points, plus a taste for long answers and for its own family), one says "tie" when
   in doubt (three levels, a wide tie band, a quarter of its verdicts ties) and one is steady.
 
+The all-pairs demo also says when each call was judged (``judged_at``, six weeks from January
+2025: each judge works through the instructions in batches at random times,
+``evalcore.simulate.timed.judging_times``). The times are drawn apart from the verdicts, so the
+ranking in time on the Leaderboard shows what chance alone moves between time windows.
+
 Both demos carry short synthetic prompts, answers and judge's reasoning
 (``evalcore.simulate.text``), so the Verdicts page has something to show: the wording follows each
 answer's simulated quality and each verdict the judge returned; it is illustrative only.
@@ -44,6 +49,7 @@ from evalcore.simulate.tables import (  # noqa: E402
     SimulationSpec,
     simulate,
 )
+from evalcore.simulate.timed import judging_times  # noqa: E402
 
 #: Three judges that differ the way real ones do.
 DEMO_JUDGES = (
@@ -82,6 +88,11 @@ DEMO_JUDGES = (
 )
 
 CONIFERS = {"sim-cedar", "sim-fir", "sim-juniper", "sim-larch", "sim-pine", "sim-spruce", "sim-yew"}
+
+#: When the all-pairs demo was judged: six weeks from this day, times drawn with this seed.
+JUDGING_START = "2025-01-06"
+JUDGING_DAYS = 42.0
+TIMES_SEED = 2025
 
 #: Spread of the latent strengths (sd of the normal whose quantiles they are) and the outliers.
 STRENGTH_SD = 1.7
@@ -139,7 +150,10 @@ def anchor_only_spec() -> SimulationSpec:
 
 def main() -> None:
     sim = simulate(all_pairs_spec())
-    sim.verdicts.drop(columns=["row"]).to_parquet(HERE / "demo_all_pairs.parquet", index=False)
+    table = sim.verdicts.drop(columns=["row"])
+    # the judging times: a column of their own, drawn after (and apart from) every verdict
+    table["judged_at"] = judging_times(table, start=JUDGING_START, days=JUDGING_DAYS, seed=TIMES_SEED)
+    table.to_parquet(HERE / "demo_all_pairs.parquet", index=False)
     sim.human_ranking.to_csv(HERE / "demo_human_ranking.csv", index=False)
     families = all_pairs_spec().families
     with open(HERE / "demo_families.csv", "w") as fh:

@@ -1022,6 +1022,30 @@ _ENTRIES = (
         _GONDARA,
         json_keys=("top_tied",),
     ),
+    # -- both bad, kept apart from tie -------------------------------------------------------
+    _q(
+        "both_bad_share_of_ties",
+        "Both-bad share of ties",
+        'Share of the ties that say both answers were bad (Chatbot Arena\'s "tie (bothbad)"), '
+        "among the ties whose both-bad mark is known. Every ranking still counts them as ties.",
+        "percent",
+        "percent",
+        "Counted over calls with a verdict, self-comparisons left out.",
+        _ARENA,
+        "tables without a both-bad mark (no both_bad column, no tie (bothbad) verdict)",
+        json_keys=("both_bad_share_of_ties",),
+    ),
+    _q(
+        "both_bad_share_of_verdicts",
+        "Both-bad share of verdicts",
+        "Share of all verdicts that are ties saying both answers were bad.",
+        "percent",
+        "percent",
+        "Counted over calls with a verdict, self-comparisons left out.",
+        _ARENA,
+        "tables without a both-bad mark (no both_bad column, no tie (bothbad) verdict)",
+        json_keys=("both_bad_share_of_verdicts",),
+    ),
     # -- ties as data: the ranking under three tie conventions ---------------------------------
     _q(
         "tie_parameter",
@@ -1679,6 +1703,9 @@ _BY_NAME = {entry.name.casefold(): entry.id for entry in _ENTRIES}
 #: units behind a rate, interval bounds and containers.
 STRUCTURAL_JSON_KEYS = frozenset(
     {
+        # ties kept apart: the both-bad counts (null where the table keeps no mark)
+        "both_bad",
+        "marked_ties",
         # the fragility search: the pair, the outcomes and calls removed or reversed, the flags
         "ahead",
         "behind",

@@ -37,7 +37,20 @@ TEXT_COLUMNS: tuple[str, ...] = (
     "judged_at",
     *UNIT_COLUMNS,
 )
-OPTIONAL_COLUMNS: tuple[str, ...] = ("judge", "human", "length_a", "length_b", "category", *TEXT_COLUMNS)
+#: Optional yes/no marks of a call, kept with the verdicts only when a file carries them (NULL
+#: elsewhere). ``both_bad``: the tie is a "both answers are bad" (Chatbot Arena's ``tie
+#: (bothbad)``); every analysis still counts it as the tie it is, and its share is reported
+#: (:mod:`evalcore.ties.both_bad`).
+FLAG_COLUMNS: tuple[str, ...] = ("both_bad",)
+OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "judge",
+    "human",
+    "length_a",
+    "length_b",
+    "category",
+    *FLAG_COLUMNS,
+    *TEXT_COLUMNS,
+)
 
 #: The columns of the canonical verdict frame every reader returns.
 CANONICAL_COLUMNS: tuple[str, ...] = (
@@ -77,7 +90,14 @@ VERDICT_LABELS: dict[str, int] = {
     "model_a": 1,
     "model_b": -1,
     "tie (bothbad)": 0,
+    # a tie that says both answers are bad (the tie level, plus the both_bad mark)
+    "both_bad": 0,
 }
+#: Verdict labels that are a tie and also mark the call ``both_bad``.
+BOTH_BAD_LABELS: frozenset[str] = frozenset({"tie (bothbad)", "both_bad"})
+#: How a ``both_bad`` cell may be written (lower-cased, trimmed); empty or a no-verdict token = unknown.
+FLAG_TRUE: frozenset[str] = frozenset({"true", "t", "yes", "y", "1", "1.0"})
+FLAG_FALSE: frozenset[str] = frozenset({"false", "f", "no", "n", "0", "0.0"})
 
 _MAX_LISTED = 5
 #: Characters of one value a message quotes: a 5 MB cell or JSON key is shown as its first
@@ -202,7 +222,7 @@ def parse_verdicts(values: pd.Series, *, column: str, file: str) -> pd.Series:
             hint=(
                 "Use −2..+2 (slot A's point of view), or a label of the verdict format "
                 "(A>>B, A>B, A=B, B>A, B>>A; [[A]], [[B]], [[C]], tie; model_a, model_b, "
-                "tie (bothbad)); leave the cell empty for a call that returned no verdict"
+                "tie (bothbad), both_bad); leave the cell empty for a call that returned no verdict"
             ),
         )
     return levels.round().astype("Int8")
@@ -323,7 +343,69 @@ def validate_verdicts(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
         out["category"] = category.mask(category == "", pd.NA)
     else:
         out["category"] = pd.Series(pd.NA, index=out.index, dtype="string")
+    flag = both_bad_flags(frame, out["verdict"], file=file)
+    if flag is not None:
+        out["both_bad"] = flag
+        return out[[*CANONICAL_COLUMNS, "both_bad"]]
     return out[list(CANONICAL_COLUMNS)]
+
+
+#: The message of a ``both_bad`` mark on a call that is not a tie (one wording for both checkers).
+BOTH_BAD_NOT_TIE = (
+    "column 'both_bad' marks {n} call(s) whose verdict is not a tie",
+    "'both bad' is a kind of tie: mark it only where the verdict is a tie (0, tie, A=B), or "
+    "leave the cell empty",
+)
+BOTH_BAD_UNREADABLE = (
+    "column 'both_bad' has {n} value(s) that are not yes or no",
+    "Write 'both_bad' as true/false (or yes/no, 1/0), or leave it empty where it is not known",
+)
+
+
+def both_bad_flags(frame: pd.DataFrame, verdict: pd.Series, *, file: str) -> pd.Series | None:
+    """The ``both_bad`` mark of each call (nullable boolean), or None when the table has none.
+
+    A mark comes from a ``both_bad`` column (true/false, yes/no, 1/0; empty = not known) or,
+    where that cell is empty, from the verdict's own label (``tie (bothbad)``, ``both_bad``: a
+    tie marked both bad; any other verdict: not both bad, no verdict: not known). A table with
+    neither has no mark (None): the share of both-bad ties is then not reported.
+    """
+    import pandas as pd
+
+    labels = frame["verdict"].astype("string").fillna("").map(normalise_label)
+    from_label = labels.isin(BOTH_BAD_LABELS)
+    text = pd.Series("", index=frame.index, dtype="string")
+    if "both_bad" in frame.columns:
+        text = frame["both_bad"].astype("string").fillna("").str.strip().str.lower()
+    has_column = bool((text != "").any())
+    if not has_column and not from_label.any():
+        return None
+    flag = pd.Series(pd.NA, index=frame.index, dtype="boolean")
+    if from_label.any():
+        flag = flag.mask(verdict.notna(), from_label)
+    if has_column:
+        given = text.isin(FLAG_TRUE | FLAG_FALSE)
+        unreadable = ~given & (text != "") & ~text.isin(NO_VERDICT_TOKENS)
+        if unreadable.any():
+            positions = np.flatnonzero(unreadable.to_numpy())
+            raise VerdictFormatError(
+                file=file,
+                problem=BOTH_BAD_UNREADABLE[0].format(n=len(positions)),
+                rows=tuple(int(p) + 1 for p in positions),
+                values=tuple(dict.fromkeys(str(v) for v in frame["both_bad"].iloc[positions])),
+                hint=BOTH_BAD_UNREADABLE[1],
+            )
+        flag = flag.mask(given, text.isin(FLAG_TRUE))
+    wrong = (flag.fillna(False) & verdict.ne(0).fillna(True)).to_numpy(dtype=bool)
+    if wrong.any():
+        positions = np.flatnonzero(wrong)
+        raise VerdictFormatError(
+            file=file,
+            problem=BOTH_BAD_NOT_TIE[0].format(n=len(positions)),
+            rows=tuple(int(p) + 1 for p in positions),
+            hint=BOTH_BAD_NOT_TIE[1],
+        )
+    return flag.astype("boolean")
 
 
 @dataclass(frozen=True)
@@ -381,6 +463,9 @@ def canonical_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
         out[column] = out[column].astype("Int8")
     for column in ("length_a", "length_b"):
         out[column] = out[column].astype("float64")
+    for column in FLAG_COLUMNS:
+        if column in out.columns:
+            out[column] = out[column].astype("boolean")
     return out.reset_index(drop=True)
 
 

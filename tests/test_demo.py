@@ -203,3 +203,31 @@ def test_anchor_slot_fixes_the_reference_in_a_single_order_table():
         simulate(SimulationSpec(**base, anchor_slot="first"))
     with pytest.raises(ValueError, match="outlier_rate"):
         simulate(SimulationSpec(n_models=3, n_instructions=5, outlier_rate=1.5))
+
+
+def test_the_demo_says_when_each_call_was_judged():
+    """judged_at: every call has one, within the six weeks the script names, and it is what the
+    committed script draws from the file's other columns (so no verdict moved to make it)."""
+    import importlib.util
+
+    import pandas as pd
+
+    from evalcore.simulate.timed import judging_times
+
+    spec = importlib.util.spec_from_file_location("make_demo", ROOT / "data" / "make_demo.py")
+    assert spec is not None and spec.loader is not None
+    make_demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_demo)
+    frame = pd.read_parquet(ROOT / "data" / "demo_all_pairs.parquet")
+    assert frame.columns[-1] == "judged_at" and frame["judged_at"].notna().all()
+    start = pd.Timestamp(make_demo.JUDGING_START, tz="UTC")
+    stamps = pd.to_datetime(frame["judged_at"], utc=True)
+    assert stamps.min() >= start
+    assert stamps.max() <= start + pd.Timedelta(days=make_demo.JUDGING_DAYS + 1)
+    drawn = judging_times(
+        frame.drop(columns=["judged_at"]),
+        start=make_demo.JUDGING_START,
+        days=make_demo.JUDGING_DAYS,
+        seed=make_demo.TIMES_SEED,
+    )
+    assert drawn.tolist() == frame["judged_at"].tolist()

@@ -13,7 +13,7 @@ import streamlit as st
 from evalcore.plots import ties as plots
 from evalcore.present import ties as show
 from evalcore.present.ties import EXPLAIN
-from evalcore.ties import judge_ties, labelled_counts, tie_conventions
+from evalcore.ties import both_bad_share, judge_ties, labelled_counts, tie_conventions
 from evalcore.ties.conventions import ROUNDS
 from ui.messages import caption, warning
 from ui.state import counts as session_counts
@@ -64,6 +64,12 @@ def pairwise_section(store: Any) -> None:
     result, human = ties.judge, ties.human
     number_tiles(show.level_metrics(result))
     caption(show.calls_sentence(result, judge))
+    both_bad = memo(
+        ("both_bad", judge, category), lambda: both_bad_share(store, judge=judge, category=category)
+    )
+    if both_bad is not None:  # only a table that keeps "both bad" apart from "tie"
+        number_tiles(show.both_bad_metrics(both_bad))
+        caption(both_bad.sentence())
     st.caption(EXPLAIN["stats"])
     if result.candidate_stats is not None:
         st.caption(show.candidate_sentence(result))

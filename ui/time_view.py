@@ -94,7 +94,8 @@ def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
             ("time_windows", judge, category),
             lambda: rating_windows(store, judge=judge, category=category),
         )
-        (warning if windows.moved else info)(windows.sentence())
+        # a warning when the largest move is beyond chance, else the same words as a note
+        (warning if windows.moved and windows.confirmed(windows.moves[0]) else info)(windows.sentence())
         with st.expander(q.name("window_rating") + ", every model and window"):
             st.dataframe(_windows_frame(windows), hide_index=True, width="stretch")
     except DesignError as exc:

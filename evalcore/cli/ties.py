@@ -24,6 +24,7 @@ from evalcore.ingest.files import read_human_ranking
 from evalcore.ties import (
     SCORE_RULES,
     TieConventions,
+    both_bad_share,
     labelled_counts,
     leave_one_judge_out,
     pointwise_tie_structure,
@@ -126,8 +127,15 @@ def run_ties(args: argparse.Namespace) -> int:
         assert human.agreement is not None  # a reference (the human labels) always yields one
         human_row = {"calls": human.n_calls, **human.agreement.as_dict()}
     conventions = None if args.no_conventions else _conventions(counts, rounds=args.rounds, seed=args.seed)
+    both_bad = both_bad_share(store, judge=judge, category=args.category)
     if args.json:
-        payload = {"judge": judge, "structure": result.as_dict(), "human_labels": human_row}
+        payload = {
+            "judge": judge,
+            "structure": result.as_dict(),
+            "human_labels": human_row,
+            # null: the table keeps no "both bad" mark apart from "tie"
+            "both_bad": both_bad.as_dict() if both_bad is not None else None,
+        }
         if conventions is not None:
             payload["tie_conventions"] = (
                 conventions.as_dict() if isinstance(conventions, TieConventions) else {"refusal": conventions}
@@ -150,6 +158,8 @@ def run_ties(args: argparse.Namespace) -> int:
     print("; ".join(f"{q.name(qid)} {q.format(qid, value)}" for qid, value in said))
     top = q.format("top_tied_share", result.top_tied)
     print(f"{q.name('top_tied_share')}: {top} of {result.instructions:,} instructions")
+    if both_bad is not None:
+        print(both_bad.sentence())
     rows = []
     if result.agreement is not None:
         rows.append({"reference": "reference score", "calls": result.n_calls, **result.agreement.as_dict()})

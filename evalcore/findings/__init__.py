@@ -62,7 +62,7 @@ from evalcore.findings.judge import (
     STUDY_POSITION_RANGE,
     judge_finding,
 )
-from evalcore.findings.ranking import leader_finding, separation_finding
+from evalcore.findings.ranking import leader_finding, separation_finding, time_lines
 
 __all__ = [
     "JUDGE_ROUNDS",
@@ -76,6 +76,7 @@ __all__ = [
     "TILE_LABELS",
     "TITLES",
     "Analyses",
+    "time_lines",
     "Cache",
     "Finding",
     "Findings",

@@ -33,7 +33,14 @@ from evalcore.ranking.over_time import TimeWindows, rating_windows
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.ranking.units import widening_by_unit
 from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
-from evalcore.ties import TieConventions, VerdictTieStructure, tie_conventions, verdict_tie_structure
+from evalcore.ties import (
+    BothBadShare,
+    TieConventions,
+    VerdictTieStructure,
+    both_bad_share,
+    tie_conventions,
+    verdict_tie_structure,
+)
 
 #: Instruction resamples behind the Overview's recommended-anchor rate.
 STABILITY_ROUNDS = 200
@@ -102,6 +109,8 @@ class Analyses:
     #: Per unit column (session, voter, run), how much wider intervals clustered by it are than
     #: over instructions, and its units (:func:`evalcore.ranking.units.widening_by_unit`); empty without one.
     unit_widening: dict[str, tuple[float, int]] = field(default_factory=dict)
+    #: The share of the judge's ties marked "both bad", when the table keeps that mark.
+    both_bad: BothBadShare | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
@@ -389,6 +398,7 @@ def run_analyses(
         time_windows=windows,
         unit_widening=widening or {},
         judge_drift=drift,
+        both_bad=cache(("both_bad", judge, None), lambda: both_bad_share(store, judge=judge)),
         unavailable=unavailable,
     )
 

@@ -93,6 +93,21 @@ def _left_out(board: Leaderboard, leader: str) -> str:
     )
 
 
+def time_lines(analyses: Analyses) -> tuple[tuple[str, str], ...]:
+    """The ranking in time in words, one wording for every face (the Overview's leader finding,
+    the report's leaderboard section): (key, sentence) when the ranking moved between the first
+    and the last time window, and when the judge drifted on repeated items; empty otherwise
+    (tables without judging times included)."""
+    said = []
+    windows, drift = analyses.time_windows, analyses.judge_drift
+    if windows is not None and windows.moved:
+        said.append(("time-line", windows.sentence() + " (Bradley–Terry per time window.)"))
+    if drift is not None and drift.detected:
+        words = drift.sentence() + " (Sign-flip permutation test on items judged twice, Good 2005.)"
+        said.append(("drift-line", words))
+    return tuple(said)
+
+
 def leader_finding(analyses: Analyses) -> Finding:
     """Who leads and by how much, with the intervals of the leader and the runner-up."""
     board = analyses.leaderboard
@@ -218,6 +233,11 @@ def leader_finding(analyses: Analyses) -> Finding:
     if categories is not None and categories.rejects:
         # one pooled order can hide a different order within a category (Simpson): say so
         text += " " + categories.sentence()
+    said_in_time = time_lines(analyses)
+    if said_in_time:  # the ranking moved between time windows, or the judge drifted
+        text += " " + " ".join(words for _, words in said_in_time)
+        numbers["moved_in_time"] = any(key == "time-line" for key, _ in said_in_time)
+        numbers["judge_drifted"] = any(key == "drift-line" for key, _ in said_in_time)
     if str(first["bound"]) == "at least":  # the prior-held gap is no estimate: its bound is
         least_gap = cell_number(first["ci_low"]) - float(second["rating"])
         numbers["gap"] = None

@@ -17,12 +17,16 @@ import pandas as pd
 
 from evalcore.importers._common import NAMES, Conversion, _frame, _judge_name, _text_series
 from evalcore.importers.mt_bench import _MT_BENCH_RATER, _instruction_with_turn
-from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
+from evalcore.schema import BOTH_BAD_LABELS, DEFAULT_JUDGE, VerdictFormatError, normalise_label
 
 #: Judge name for Chatbot Arena tables whose judge column holds one id per voter.
 ARENA_VOTERS = "Chatbot Arena voters"
 
 _BATTLE_LEVELS = {"model_a": 1.0, "model_b": -1.0}
+#: How a battle table's winners were read (the format label's first note).
+BATTLE_NOTE = (
+    "winner model_a = left = slot A; ties and tie (bothbad) are ties, tie (bothbad) also marked both_bad"
+)
 
 
 def _battle_levels(winner: pd.Series) -> tuple[pd.Series, np.ndarray]:
@@ -44,6 +48,14 @@ def _battle_levels(winner: pd.Series) -> tuple[pd.Series, np.ndarray]:
         else:
             unknown[k] = True
     return pd.Series(levels[codes], index=winner.index), np.flatnonzero(unknown[codes])
+
+
+def _both_bad_text(winner: pd.Series, levels: pd.Series) -> pd.Series:
+    """'true' where the winner is ``tie (bothbad)``, 'false' for any other vote, '' for none."""
+    marked = _text_series(winner, lambda v: normalise_label(v)).isin(BOTH_BAD_LABELS).to_numpy()
+    text = np.where(marked, "true", "false").astype(object)
+    text[levels.isna().to_numpy()] = ""
+    return pd.Series(text, index=winner.index, dtype="string")
 
 
 def _unknown_winners(file: str, rows: list[int], values: list[str]) -> VerdictFormatError:
@@ -234,6 +246,8 @@ class BattlesConversion(Conversion):
                 "verdict": _levels_text(levels),
             }
         )
+        if not self.facts.mt_bench:  # the arena's "tie (bothbad)": a tie marked both bad
+            out["both_bad"] = _both_bad_text(winner, levels)
         own = pd.Series([f"battle-{i}" for i in range(start, start + n)], index=frame.index)
         qids = _column(frame, "question_id")
         if qids is None:
@@ -328,7 +342,7 @@ class BattlesConversion(Conversion):
                 else "human and GPT-4 judgments"
             )
             return f"MT-Bench {what}, lmsys/mt_bench_human_judgments ({note})"
-        notes = ["winner model_a = left = slot A; ties and tie (bothbad) are ties"]
+        notes = [BATTLE_NOTE]
         if not self.has_ids:
             notes.append("no question_id: each battle is its own prompt ('battle-1', 'battle-2', …)")
         elif self.unnamed:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from evalcore._sql import one_row, sql_literal
 from evalcore.ingest.sources import _ident, typed_select
-from evalcore.schema import VerdictFormatError, normalise_label
+from evalcore.schema import BOTH_BAD_LABELS, VerdictFormatError, normalise_label
 
 #: The type each column must have (the rules of the streamed importer's screen).
 _RULES = {
@@ -93,6 +93,11 @@ def _battle_level(label: str) -> str | None:
     return "?"
 
 
+def _battle_both_bad(label: str) -> str:
+    """'true' for a tie both voters' answers were bad (``tie (bothbad)``), else 'false'."""
+    return "true" if normalise_label(label) in BOTH_BAD_LABELS else "false"
+
+
 def convert_arena(
     cur: duckdb.DuckDBPyConnection, sel: dict[str, str], *, file: str
 ) -> tuple[dict[str, str], str] | None:
@@ -102,6 +107,7 @@ def convert_arena(
     Judges and winners are mapped per distinct value (a handful of winners, one id per voter).
     """
     from evalcore.importers import ARENA_VOTERS, NAMES
+    from evalcore.importers.chatbot_arena import BATTLE_NOTE
     from evalcore.importers.mt_bench import _MT_BENCH_RATER
 
     judges: list[str] = []
@@ -115,17 +121,27 @@ def convert_arena(
     winners = [
         r[0] for r in cur.execute("SELECT DISTINCT winner FROM vl_raw WHERE winner IS NOT NULL").fetchall()
     ]
+    levels = [_battle_level(w) for w in winners]
     frame = pd.DataFrame(
         {
             "label": pd.Series(winners, dtype=object),
-            "level": pd.Series([_battle_level(w) for w in winners], dtype=object),
+            "level": pd.Series(levels, dtype=object),
+            # "tie (bothbad)" is a tie marked both bad (kept in the both_bad column)
+            "both_bad": pd.Series(
+                [
+                    _battle_both_bad(w) if v not in (None, "?") else None
+                    for w, v in zip(winners, levels, strict=True)
+                ],
+                dtype=object,
+            ),
         }
     )
     cur.register("vl_incoming_winner", frame)
     try:
         cur.execute(
             "CREATE OR REPLACE TEMP TABLE vl_map_winner AS SELECT CAST(label AS VARCHAR) "
-            "AS label, CAST(level AS VARCHAR) AS level FROM vl_incoming_winner"
+            "AS label, CAST(level AS VARCHAR) AS level, CAST(both_bad AS VARCHAR) AS both_bad "
+            "FROM vl_incoming_winner"
         )
     finally:
         cur.unregister("vl_incoming_winner")
@@ -144,8 +160,8 @@ def convert_arena(
             "leave it empty for a battle without a vote",
         )
     cur.execute("""CREATE OR REPLACE TEMP VIEW vl_arena AS SELECT r.rowid AS vl_rowid, r.*,
-                   m.level AS vl_level FROM vl_raw r LEFT JOIN vl_map_winner m ON m.label = r.winner""")
-    notes = ["winner model_a = left = slot A; ties and tie (bothbad) are ties"]
+                   m.level AS vl_level, m.both_bad AS vl_both_bad FROM vl_raw r LEFT JOIN vl_map_winner m ON m.label = r.winner""")
+    notes = [BATTLE_NOTE]
     own_id = "'battle-' || CAST(vl_rowid + 1 AS VARCHAR)"
     qid = "question_id" if "question_id" in sel else ("id" if "id" in sel else None)
     if qid is not None:
@@ -156,7 +172,13 @@ def convert_arena(
     else:
         inst = own_id
         notes.append("no question_id: each battle is its own prompt ('battle-1', 'battle-2', …)")
-    exprs = {"instruction_id": inst, "model_a": "model_a", "model_b": "model_b", "verdict": "vl_level"}
+    exprs = {
+        "instruction_id": inst,
+        "model_a": "model_a",
+        "model_b": "model_b",
+        "verdict": "vl_level",
+        "both_bad": "vl_both_bad",
+    }
     if "judge" in sel:
         named = [j for j in judges if j]
         if named and all(j.startswith("arena_user") for j in named):

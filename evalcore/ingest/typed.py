@@ -12,6 +12,7 @@ from evalcore.ingest.sources import _CONTROL, _INVISIBLE, _WS_CODES, NAME_COLUMN
 from evalcore.ingest.validate import _duplicate_rows
 from evalcore.limits import LoadLimits
 from evalcore.schema import (
+    BOTH_BAD_LABELS,
     DEFAULT_JUDGE,
     NO_VERDICT_TOKENS,
     VERDICT_LABELS,
@@ -48,10 +49,11 @@ _ODD_ID = r"[[:cntrl:]\x{80}-\x{9f}]|^[ \x{a0}\x{feff}]|[ \x{a0}\x{feff}]$"
 def _spellings() -> dict[str, int | None]:
     """The verdict spellings the typed pass maps on sight: each contract label and no-verdict
     token as listed, in capitals and capitalised, MT-Bench's ``[[A]]``, and the levels as
-    integers and decimals.
+    integers and decimals. The labels that also mark a tie both bad (``tie (bothbad)``) are left
+    to the checking path, which keeps that mark.
     Each level comes from :func:`evalcore.schema.normalise_label` and ``_label_to_level`` (the
     rule of the checking path), so the two paths agree by construction."""
-    words = set(VERDICT_LABELS) | set(NO_VERDICT_TOKENS)
+    words = (set(VERDICT_LABELS) - BOTH_BAD_LABELS) | set(NO_VERDICT_TOKENS)
     candidates = {w for word in words for w in (word, word.upper(), word.capitalize())}
     candidates |= {f"[[{w}]]" for w in ("A", "B", "C", "a", "b", "c")}  # MT-Bench's verdicts
     for number in ("0", "1", "2"):

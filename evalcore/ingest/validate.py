@@ -13,7 +13,12 @@ from evalcore.features import feature_columns
 from evalcore.ingest.sources import _CONTROL, _INVISIBLE, _WS, NAME_COLUMNS, _strip
 from evalcore.limits import LoadLimits
 from evalcore.schema import (
+    BOTH_BAD_LABELS,
+    BOTH_BAD_NOT_TIE,
+    BOTH_BAD_UNREADABLE,
     DEFAULT_JUDGE,
+    FLAG_FALSE,
+    FLAG_TRUE,
     NO_VERDICT_TOKENS,
     OPTIONAL_COLUMNS,
     REQUIRED_COLUMNS,
@@ -127,6 +132,109 @@ def _level_map(cur: duckdb.DuckDBPyConnection, column: str) -> str:
     return table
 
 
+def _literals(values: frozenset[str]) -> str:
+    return ", ".join(sql_literal(v) for v in sorted(values))
+
+
+#: Distinct (verdict, both_bad) cells screened in Python; a file with more is checked in SQL.
+_SCREEN_PAIRS = 10_000
+_WS_CHARS = " \t\n\x0b\x0c\r\xa0\ufeff"
+
+
+def _flag_sql(cell: str, labels: list[str], *, given: bool) -> str:
+    """The mark as SQL: the column where it says yes or no, else the verdict's label."""
+    column = (
+        f"(CASE WHEN {cell} IN ({_literals(FLAG_TRUE)}) THEN TRUE "
+        f"WHEN {cell} IN ({_literals(FLAG_FALSE)}) THEN FALSE END)"
+    )
+    label = (
+        f"(CASE WHEN mv.level IS NULL THEN NULL ELSE t.verdict IN "
+        f"({', '.join(sql_literal(x) for x in labels)}) END)"
+    )
+    return f"coalesce({column}, {label})" if given and labels else (column if given else label)
+
+
+def _screen_both_bad(
+    cur: duckdb.DuckDBPyConnection, levels: dict[str, int | None], labels: list[str]
+) -> tuple[bool, bool] | None:
+    """(any cell says yes or no or something else, nothing to refuse) from the distinct
+    (verdict, both_bad) cells, a handful in any real file: one grouped pass instead of a pass
+    per check. None when there are too many to screen in Python."""
+    pairs = cur.execute(
+        f"SELECT DISTINCT verdict, both_bad FROM vl_text LIMIT {_SCREEN_PAIRS + 1}"
+    ).fetchall()
+    if len(pairs) > _SCREEN_PAIRS:
+        return None
+    given, clean = False, True
+    for verdict, raw in pairs:
+        cell = raw.strip(_WS_CHARS).lower() if raw is not None else ""
+        given = given or cell != ""
+        if cell in FLAG_TRUE:
+            flag: bool | None = True
+        elif cell in FLAG_FALSE:
+            flag = False
+        elif cell and cell not in NO_VERDICT_TOKENS:
+            return True, False  # unreadable: the SQL checks below word it, with the rows
+        else:
+            known = verdict is not None and levels.get(verdict) is not None
+            flag = (verdict in labels) if labels and known else None
+        if flag and (verdict is None or levels.get(verdict) != 0):
+            clean = False
+    return given, clean
+
+
+def _both_bad(cur: duckdb.DuckDBPyConnection, verdict_map: str, *, file: str) -> str | None:
+    """The ``both_bad`` mark of each row of ``vl_text`` as an expression over ``t`` (the row) and
+    ``mv`` (its verdict's level), or None when the table carries no mark: the rule of
+    :func:`evalcore.schema.both_bad_flags` (the column where it says yes or no, else the
+    verdict's label), with the same refusals."""
+    cell = f"lower(trim(t.both_bad, {_WS}))"
+    levels = dict(cur.execute(f"SELECT label, level FROM {verdict_map}").fetchall())
+    labels = [label for label in levels if normalise_label(label) in BOTH_BAD_LABELS]
+    screen = _screen_both_bad(cur, levels, labels)
+    if screen is not None and not screen[0] and not labels:
+        return None
+    if screen is not None and screen[1]:  # nothing to refuse: no row-by-row checks
+        return _flag_sql(cell, labels, given=screen[0])
+    given = one_row(cur.execute(f"SELECT count(*) FROM vl_text t WHERE coalesce({cell}, '') <> ''"))[0]
+    if not given and not labels:
+        return None
+    if given:
+        unreadable = (
+            f"coalesce({cell}, '') <> '' AND {cell} NOT IN "
+            f"({_literals(FLAG_TRUE | FLAG_FALSE | NO_VERDICT_TOKENS)})"
+        )
+        rows = _rows(cur, unreadable.replace("t.both_bad", "both_bad"))
+        if rows.size:
+            raise VerdictFormatError(
+                file,
+                BOTH_BAD_UNREADABLE[0].format(n=rows.size),
+                rows=tuple(rows.tolist()),
+                values=_values(cur, "both_bad", unreadable.replace("t.both_bad", "both_bad")),
+                hint=BOTH_BAD_UNREADABLE[1],
+            )
+    flag = _flag_sql(cell, labels, given=bool(given))
+    wrong = one_row(
+        cur.execute(
+            f"SELECT count(*) FROM vl_text t LEFT JOIN {verdict_map} mv ON mv.label = t.verdict "
+            f"WHERE {flag} AND coalesce(mv.level, 99) <> 0"
+        )
+    )[0]
+    if wrong:
+        rows = (
+            cur.execute(
+                f'SELECT t."row" FROM vl_text t LEFT JOIN {verdict_map} mv ON mv.label = t.verdict '
+                f"WHERE {flag} AND coalesce(mv.level, 99) <> 0 ORDER BY 1"
+            )
+            .fetchnumpy()["row"]
+            .astype(np.int64)
+        )
+        raise VerdictFormatError(
+            file, BOTH_BAD_NOT_TIE[0].format(n=rows.size), rows=tuple(rows.tolist()), hint=BOTH_BAD_NOT_TIE[1]
+        )
+    return flag
+
+
 def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -> None:
     """Check ``vl_text`` against the contract; ``vl_canon`` (a view) gives the canonical rows.
 
@@ -169,9 +277,10 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                 hint=(
                     "Use −2..+2 (slot A's point of view), or a label of the verdict format "
                     "(A>>B, A>B, A=B, B>A, B>>A; [[A]], [[B]], [[C]], tie; model_a, model_b, "
-                    "tie (bothbad)); leave the cell empty for a call that returned no verdict"
+                    "tie (bothbad), both_bad); leave the cell empty for a call that returned no verdict"
                 ),
             )
+    both_bad = _both_bad(cur, maps["verdict"], file=file)
     features = feature_columns(str(r[0]) for r in cur.execute("DESCRIBE vl_text").fetchall())
     for name in ("length_a", "length_b", *features):
         t = _strip(name)
@@ -233,7 +342,9 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         )
         for n in ("length_a", "length_b", *features)
     }
-    extra = "".join(f", {length[n]} AS {n}" for n in features)
+    extra = (f", {both_bad} AS both_bad" if both_bad else "") + "".join(
+        f", {length[n]} AS {n}" for n in features
+    )
     cur.execute(f"""CREATE OR REPLACE TEMP VIEW vl_canon AS SELECT
         t."row", t.instruction_id, t.model_a, t.model_b, mv.level AS verdict,
         coalesce(nullif(t.judge, ''), {sql_literal(DEFAULT_JUDGE)}) AS judge, mh.level AS human,

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from evalcore.findings import Finding
     from evalcore.store.store import DatasetSummary
     from evalcore.store.workspace import SavedDataset
+    from evalcore.ties.both_bad import BothBadShare
 
 __all__ = [
     "design_markdown",
@@ -75,6 +76,11 @@ def even_coverage_sentence(summary: DatasetSummary) -> str | None:
         f"judged equally often: {fmt_int(calls)} calls per pair (either slot order, every judge), so "
         "a map of calls per pair would be one even colour."
     )
+
+
+def both_bad_markdown(share: BothBadShare) -> str:
+    """The Data page's line on ties marked both bad."""
+    return "**Both bad, kept apart from tie:** " + share.sentence()
 
 
 def no_verdict_table(summary: DatasetSummary) -> pd.DataFrame:

@@ -26,6 +26,7 @@ import pandas as pd
 from evalcore import quantities as q
 from evalcore.present.display import Metric, catalogue_table, display_frame, tile, tiles
 from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
+from evalcore.ties.both_bad import BothBadShare
 from evalcore.ties.conventions import TieConventions
 from evalcore.ties.pairwise import VerdictTieStructure
 from evalcore.ties.pointwise import pointwise_levels, pointwise_tie_structure
@@ -163,6 +164,19 @@ def level_metrics(result: VerdictTieStructure) -> list[Metric]:
             ("distinct", "distinct_levels"),
         ],
     ) + [tile("tie_rate", result.tie_verdict_rate), tile("top_tied_share", top_tied, t_help)]
+
+
+def both_bad_metrics(share: BothBadShare) -> list[Metric]:
+    """The both-bad share of the ties and of all verdicts (a table that carries the mark)."""
+    counted = f"{fmt_int(share.both_bad)} of {fmt_int(share.marked_ties)} ties whose mark is known."
+    return [
+        tile("both_bad_share_of_ties", share.share_of_ties if share.marked_ties else MISSING, counted),
+        tile(
+            "both_bad_share_of_verdicts",
+            share.share_of_verdicts if share.verdicts else MISSING,
+            f"{fmt_int(share.both_bad)} of {fmt_int(share.verdicts)} verdicts.",
+        ),
+    ]
 
 
 def calls_sentence(result: VerdictTieStructure, judge: str) -> str:

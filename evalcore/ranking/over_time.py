@@ -12,7 +12,10 @@ date and time, or a Unix time in seconds or milliseconds). Three questions use i
   windows as gaps between models. The line in words names the model whose rank moved most
   between the first and the last window, and its rating change with a 95% interval from the two
   windows' intervals (the windows hold different verdicts, so their errors are taken as
-  independent).
+  independent). That model is the largest of all the models' moves, so the line calls its change
+  confirmed only when the interval widened for every model compared (Bonferroni; Dunn, "Multiple
+  comparisons among means", 1961) excludes zero: with many models, one 95% interval in twenty
+  misses by chance alone.
 * **Judge drift on repeated items** is tested in :mod:`evalcore.ranking.judge_drift`.
 
 Times are read from the store (:meth:`~evalcore.counts.CountSource.judged_at`); the windows'
@@ -24,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -252,6 +256,15 @@ class TimeWindows:
     moves: tuple[Move, ...]
     untimed: int
 
+    def confirmed(self, move: Move) -> bool:
+        """``move``'s rating change excludes zero at the 95% level allowing for every model
+        compared (Bonferroni: each interval widened to 1 − 0.05 / models; Dunn 1961)."""
+        if not (math.isfinite(move.low) and math.isfinite(move.high)):
+            return False
+        se = (move.high - move.low) / (2 * Z95)
+        z = NormalDist().inv_cdf(1 - 0.025 / max(len(self.moves), 1))
+        return bool(abs(move.change) > z * se)
+
     @property
     def moved(self) -> bool:
         """Some model's rank differs between the first and the last window."""
@@ -263,11 +276,21 @@ class TimeWindows:
             return f"The models keep the same order between {first} and {last}."
         top = self.moves[0]
         way = "rose" if top.change > 0 else "fell"
+        compared = len(self.moves)
         if math.isfinite(top.low) and math.isfinite(top.high):
+            # the model that moved most is picked among all of them: its change is confirmed only
+            # when its interval widened for every model compared (Bonferroni) excludes zero
             clear = (
                 "a change its 95% interval confirms"
-                if top.clear
-                else "a change within what chance allows (its 95% interval includes zero)"
+                + (f" even allowing for the {compared} models compared" if compared > 1 else "")
+                if self.confirmed(top)
+                else "a change within what chance allows"
+                + (
+                    f" once the {compared} models compared are allowed for (its interval widened "
+                    "for them includes zero)"
+                    if compared > 1 and top.clear
+                    else " (its 95% interval includes zero)"
+                )
             )
             clear = f" (95% interval {top.low:+,.0f} to {top.high:+,.0f}), {clear}"
         else:  # fitted without intervals (no rounds), or a rating without a two-sided interval

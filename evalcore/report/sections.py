@@ -11,6 +11,7 @@ import pandas as pd
 from evalcore import quantities
 from evalcore.calibration import FLOOR_SIZES, floor_table
 from evalcore.findings import Analyses, Findings
+from evalcore.findings.ranking import time_lines
 from evalcore.plots.anchors import informativeness_bars, inverted_u, tau_vs_informativeness
 from evalcore.plots.calibration import calibration_figure, floor_figure
 from evalcore.plots.judge import coverage_figure as no_verdict_figure
@@ -280,22 +281,15 @@ def judge_section(analyses: Analyses) -> str:
             )
             + html_figure(verdict_levels_figure(ties), "fig-levels")
         )
+    if analyses.both_bad is not None:  # a table that keeps "both bad" apart from "tie"
+        body += f'<p id="both-bad-line">{esc(analyses.both_bad.sentence())}</p>'
     return body
 
 
 def time_line(analyses: Analyses) -> str:
-    """The line on the ranking in time, when the ranking moved between the first and the last time
-    window or the judge drifted on repeated items (tables with judging times); else nothing."""
-    said = []
-    if analyses.time_windows is not None and analyses.time_windows.moved:
-        said.append(("time-line", analyses.time_windows.sentence() + " (Bradley–Terry per time window.)"))
-    if analyses.judge_drift is not None and analyses.judge_drift.detected:
-        words = (
-            analyses.judge_drift.sentence()
-            + " (Sign-flip permutation test on items judged twice, Good 2005.)"
-        )
-        said.append(("drift-line", words))
-    return "".join(f'<p id="{key}">{esc(text)}</p>' for key, text in said)
+    """The line on the ranking in time (:func:`evalcore.findings.ranking.time_lines`, the
+    Overview's wording), when the ranking moved or the judge drifted; else nothing."""
+    return "".join(f'<p id="{key}">{esc(text)}</p>' for key, text in time_lines(analyses))
 
 
 def unit_line(analyses: Analyses) -> str:

@@ -1,4 +1,5 @@
-"""A simulator of verdict tables judged over time, with a planted drift if asked.
+"""A simulator of verdict tables judged over time, with a planted drift if asked, and judging
+times for a table that has none (:func:`judging_times`).
 
 Every (instruction, pair of models) is judged once, in a random slot order, at a time drawn
 uniformly over ``days`` from ``start``; a share of these items (``repeat_share``) is judged again
@@ -113,3 +114,38 @@ def simulate_timed(spec: TimedSpec) -> TimedSimulation:
     )
     truth = pd.DataFrame({"model": names, "start": strengths, "end": strengths + gain})
     return TimedSimulation(verdicts=table, strengths=truth)
+
+
+def judging_times(
+    frame: pd.DataFrame,
+    *,
+    start: str = "2025-01-06",
+    days: float = 42.0,
+    seed: int = 0,
+    batch: tuple[str, ...] = ("judge", "instruction_id"),
+) -> pd.Series:
+    """A plausible ``judged_at`` (ISO text, UTC) for each row of an existing table, which is left
+    untouched: each judge works through its instructions in batches (``batch``: one batch per
+    judge and instruction), each batch at a time drawn uniformly over ``days`` from ``start``,
+    its calls a few seconds apart in row order. Deterministic in ``seed``.
+
+    The times are drawn independently of the verdicts, so the ranking does not change in truth
+    between any two time windows: what the windows show is chance alone.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"judge": ["j", "j", "j"], "instruction_id": ["q1", "q1", "q2"]})
+    >>> times = judging_times(frame, seed=1)
+    >>> bool(times.iloc[0] < times.iloc[1]), bool(times.str.match(r"2025-0[12]-\\d\\dT").all())
+    (True, True)
+    """
+    if days <= 0:
+        raise ValueError(f"days must be positive, got {days}")
+    rng = np.random.default_rng(seed)
+    group = frame.groupby(list(batch), sort=True, dropna=False).ngroup().to_numpy()
+    begins = rng.random(int(group.max()) + 1 if group.size else 0) * days * 86_400.0
+    within = frame.groupby(group).cumcount().to_numpy()  # the call's place in its batch
+    gaps = rng.integers(2, 30, size=len(frame))  # seconds between two calls of a batch
+    seconds = np.round(begins[group] + within * 30.0 + gaps)
+    when = pd.Timestamp(start, tz="UTC") + pd.to_timedelta(seconds, unit="s")
+    return pd.Series(when.strftime("%Y-%m-%dT%H:%M:%SZ"), index=frame.index, name="judged_at")

@@ -20,6 +20,7 @@ from evalcore._sql import one_row
 from evalcore.counts import PATTERN_COLUMNS
 from evalcore.store.budget_queries import anchor_scores, pair_scores
 from evalcore.store.score_queries import score_cells
+from evalcore.store.tie_queries import both_bad_counts
 from evalcore.store.time_queries import binned_cells, repeated_calls, timed_values
 
 if TYPE_CHECKING:  # frames are made by DuckDB (.df()): `rank --json` never imports pandas
@@ -44,6 +45,7 @@ __all__ = [
     "binned_cells",
     "repeated_calls",
     "timed_values",
+    "both_bad_counts",
 ]
 
 # -- labelled cells (evalcore.ties.labelled_counts) -----------------------------------------------

@@ -34,6 +34,7 @@ from evalcore.limits import LoadLimits
 from evalcore.schema import (
     CANONICAL_COLUMNS,
     DEFAULT_JUDGE,
+    FLAG_COLUMNS,
     LEVELS,
     UNIT_COLUMNS,
     VerdictFormatError,
@@ -71,11 +72,20 @@ def _list(columns: list[str]) -> str:
     return "".join(f', "{c}"' for c in columns)
 
 
-def _create(cur, feats: list[str]) -> None:
-    """The verdicts table: the contract's columns, then any per-answer feature columns."""
+def _extra_columns(columns) -> list[str]:
+    """The columns a stored table carries beyond the contract's, as the table spells them: the
+    calls' marks (``both_bad``, :data:`~evalcore.schema.FLAG_COLUMNS`) where the file had them,
+    then the per-answer ``feat_`` columns. ``columns``: names, or DESCRIBE rows."""
+    names = {str(c[0] if isinstance(c, tuple) else c) for c in columns}
+    return [c for c in FLAG_COLUMNS if c in names] + spelled_feature_columns(columns)
+
+
+def _create(cur, extras: list[str]) -> None:
+    """The verdicts table: the contract's columns, then any marks and per-answer feature columns."""
     cur.execute(_CREATE)
-    for column in feats:
-        cur.execute(f'ALTER TABLE verdicts ADD COLUMN "{column}" DOUBLE')
+    for column in extras:
+        kind = "BOOLEAN" if column in FLAG_COLUMNS else "DOUBLE"
+        cur.execute(f'ALTER TABLE verdicts ADD COLUMN "{column}" {kind}')
 
 
 def _lengths_from_text(cur: duckdb.DuckDBPyConnection, source: str | None) -> None:
@@ -173,7 +183,7 @@ class VerdictStore:
                 return
             if table.store is not None:
                 source = table.store.con.cursor()
-                feats = spelled_feature_columns(source.execute("DESCRIBE verdicts").fetchall())
+                feats = _extra_columns(source.execute("DESCRIBE verdicts").fetchall())
                 incoming = source.sql(
                     f'SELECT {_COLUMNS}{_list(feats)} FROM verdicts ORDER BY "row"'
                 ).to_arrow_reader()
@@ -182,7 +192,7 @@ class VerdictStore:
             else:
                 table = table.frame  # a frame (a saved dataset read back): text columns too
         if isinstance(table, pd.DataFrame):
-            feats = spelled_feature_columns(table.columns)
+            feats = _extra_columns(table.columns)
             incoming = table[list(CANONICAL_COLUMNS) + feats]
             # a frame built in Python (tests, simulations, a saved dataset) may carry text
             text = text_part(table)
@@ -306,7 +316,7 @@ class VerdictStore:
                     cur.execute(_CREATE)
                     cur.execute(f"INSERT INTO verdicts BY NAME SELECT * FROM {canon.table}")
                 else:
-                    feats = spelled_feature_columns(cur.execute("DESCRIBE vl_canon").fetchall())
+                    feats = _extra_columns(cur.execute("DESCRIBE vl_canon").fetchall())
                     _create(cur, feats)
                     cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM vl_canon")
                 _lengths_from_text(cur, ingest.text_source(cur))

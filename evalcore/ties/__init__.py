@@ -9,6 +9,8 @@ must break a tie at random.
   ``labelled_counts``).
 - :mod:`evalcore.ties.pointwise`: pointwise score tables per format and judge.
 - :mod:`evalcore.ties.variance`: format versus judge variance shares.
+- :mod:`evalcore.ties.both_bad`: the share of ties that say both answers were bad
+  (``both_bad_share``; Chatbot Arena's "tie (bothbad)").
 - :mod:`evalcore.ties.davidson` and :mod:`evalcore.ties.conventions`: ties as data, Davidson's
   tie model and the ranking under three tie conventions (``tie_conventions``).
 
@@ -21,6 +23,7 @@ Davidson, R. R. (1970). On extending the Bradley–Terry model to accommodate ti
 comparison experiments. *Journal of the American Statistical Association* 65(329).
 """
 
+from evalcore.ties.both_bad import BothBadShare, both_bad_share
 from evalcore.ties.conventions import ConventionShift, TieConventions, tie_conventions
 from evalcore.ties.levels import (
     LEVEL_LABELS,
@@ -58,6 +61,8 @@ from evalcore.ties.variance import (
 from evalcore.ties.within import Agreement, summarise_agreement, within_instruction
 
 __all__ = [
+    "BothBadShare",
+    "both_bad_share",
     "ConventionShift",
     "TieConventions",
     "tie_conventions",

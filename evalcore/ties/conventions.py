@@ -16,8 +16,8 @@ rank, by how many places at most, and Kendall's tau between the two rankings. Wh
 convention is a matter of scale only; when they disagree, which model sits where depends on how a
 tie is read, and the sentence says so.
 
-The store keeps a verdict's level only (−2 … 2), so a Chatbot Arena battle's "tie (bothbad)" is a
-tie like any other once imported: the share of both-bad ties cannot be reported from the store.
+A Chatbot Arena battle's "tie (bothbad)" is a tie like any other here; the store keeps its
+"both bad" mark beside the verdict, and :mod:`evalcore.ties.both_bad` reports its share.
 
 References
 ----------

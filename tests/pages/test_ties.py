@@ -202,3 +202,41 @@ def test_a_table_without_ties_refuses_the_tie_parameter_in_words():
     metrics = _metrics(at)
     assert "Davidson's tie parameter" not in metrics  # never a 0 with an interval
     assert metrics["Models moved by the tie convention"] == ["0"]
+
+
+def test_the_demo_shows_no_both_bad_tiles(ties_page):
+    assert q.name("both_bad_share_of_ties") not in _metrics(ties_page)
+
+
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
+def test_an_arena_table_shows_its_both_bad_share(tmp_path):
+    """A Chatbot Arena dump keeps "tie (bothbad)" apart: the Data page says its share in the
+    library's sentence, and the Ties page shows the two catalogue tiles with the library's
+    numbers; the demo (no such mark) shows neither."""
+    from evalcore.simulate.arena import simulate_arena, write_arena_dump
+    from evalcore.store.store import VerdictStore
+    from evalcore.ties import both_bad_share
+
+    sim = simulate_arena(n_battles=800, n_models=6, n_voters=100, seed=5)
+    path = tmp_path / "clean_battle.json"
+    write_arena_dump(sim, path)
+    store = VerdictStore()
+    store.load_file(path)
+    share = both_bad_share(store)
+    assert share.both_bad == int((sim.outcome == 2).sum()) > 0  # the simulator's own count
+
+    at = open_page()
+    assert not any("Both bad" in m.value for m in at.markdown)  # the demo has no mark
+    at.file_uploader(key="upload").upload("clean_battle.json", path.read_bytes(), "application/json").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(share.sentence() in m.value.replace("\\", "") for m in at.markdown)
+    at.switch_page("pages/ties.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    metrics = _metrics(at)
+    assert metrics[q.name("both_bad_share_of_ties")] == [
+        q.format("both_bad_share_of_ties", share.share_of_ties)
+    ]
+    assert metrics[q.name("both_bad_share_of_verdicts")] == [
+        q.format("both_bad_share_of_verdicts", share.share_of_verdicts)
+    ]
+    assert any(share.sentence() in c.value.replace("\\", "") for c in at.caption)

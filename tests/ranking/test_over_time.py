@@ -175,3 +175,19 @@ def test_the_commands_answer_and_every_json_key_is_placed(improving, tmp_path, c
     improving.verdicts.drop(columns=["row", "judged_at"]).to_csv(bare, index=False)
     assert main(["drift", str(bare)]) == 2
     assert "no judging times" in capsys.readouterr().err
+
+
+def test_the_largest_move_is_confirmed_only_beyond_every_models_chance():
+    """Twenty models compared: a move whose 95% interval (+5 to +95) excludes zero is not
+    confirmed once the interval is widened for the twenty (z = 3.02 for 0.05 / 20: half-width
+    69 > 50, worked by hand); a move of 150 on the same spread is (half-width 69 < 150)."""
+    from evalcore.ranking.over_time import Move, TimeWindows, Window
+
+    window = Window(label="w", start="a", end="b", verdicts=1, ratings=(), interval="")
+    quiet = tuple(Move(f"m{k}", k + 2, k + 2, 0.0, -45.0, 45.0) for k in range(19))
+    chance = TimeWindows("count", (window, window), (Move("top", 5, 1, 50.0, 5.0, 95.0), *quiet), 0)
+    assert chance.moves[0].clear and not chance.confirmed(chance.moves[0])
+    assert "within what chance allows once the 20 models compared are allowed for" in chance.sentence()
+    real = TimeWindows("count", (window, window), (Move("top", 5, 1, 150.0, 105.0, 195.0), *quiet), 0)
+    assert real.confirmed(real.moves[0])
+    assert "confirms even allowing for the 20 models compared" in real.sentence()
