@@ -387,8 +387,8 @@ def _tie_results(
     counts: VerdictCounts, judge: str, *, has_board: bool, cache: Any, unavailable: dict[str, str]
 ) -> tuple[VerdictTieStructure | None, TieConventions | None]:
     """The tie structure and the ranking under each tie convention (the order only: the report
-    says it when modelling the ties reorders the leaderboard, so no bootstrap of the tie
-    parameter's interval)."""
+    says it when modelling the ties reorders the leaderboard, so no interval of the tie parameter:
+    neither the bootstrap nor the profile likelihood's search, most of the fit's cost)."""
     ties = conventions = None
     if counts.n_models >= 2:
         ties = _attempt(
@@ -400,6 +400,8 @@ def _tie_results(
         conventions = _attempt(
             unavailable,
             "tie_conventions",
-            lambda: cache(("findings", "tie_conventions", judge), lambda: tie_conventions(counts)),
+            lambda: cache(
+                ("findings", "tie_conventions", judge), lambda: tie_conventions(counts, interval=False)
+            ),
         )
     return ties, conventions
