@@ -165,7 +165,8 @@ def run_analyses(
     rounds take under a second on the 20-model demo); the judge sheet uses at most
     :data:`JUDGE_ROUNDS`. ``cache`` lets a page reuse results it already holds: the keys
     ``("summary",)``, ``("counts", judge, None, False)`` and
-    ``("leaderboard", judge, None, False, rounds, seed)`` and
+    ``("leaderboard", judge, None, False, rounds, seed, interval)`` (the interval method the
+    library's rule picks, :func:`evalcore.ranking.choose_interval`) and
     ``("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking))`` are those of the
     Data, Leaderboard and Anchors pages; the others start with ``"findings"``.
     ``compare_judges`` also builds the spec sheet of every other judge (a second or two per judge
@@ -201,13 +202,14 @@ def run_analyses(
         for key in ("leader", "separation", "anchor", "correction"):
             unavailable[key] = reason
     else:
+        interval = default_interval(counts.n_instructions, counts.n_models)
         board = cache(
-            ("leaderboard", judge, None, False, rounds, seed),
+            ("leaderboard", judge, None, False, rounds, seed, interval),
             lambda: leaderboard(
                 counts,
                 rounds=rounds,
                 seed=seed,
-                interval=default_interval(counts.n_instructions, counts.n_models),
+                interval=interval,
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
