@@ -57,7 +57,8 @@ PRIOR_GAMES = 1.0
 ROUNDS = 200
 #: Fewer instructions than this are too few to resample: the interval is the profile likelihood's.
 MIN_BOOTSTRAP_INSTRUCTIONS = 20
-#: How the interval was made when it was not asked for (``interval=False``: the bounds are NaN).
+#: How the interval was made without resampling, and when it was not asked for (NaN bounds).
+PROFILE_INTERVAL = "profile likelihood"
 NO_INTERVAL = "not computed"
 #: Ratings equal to a hundredth of an Elo point share a rank (the fits' own precision is finer).
 RANK_DECIMALS = 2
@@ -139,7 +140,7 @@ class TieConventions:
     refusal: str
     shifts: tuple[ConventionShift, ...]
     notes: tuple[str, ...] = ()
-    interval: str = "profile likelihood"
+    interval: str = PROFILE_INTERVAL
     rounds: int = 0
 
     @property
@@ -335,7 +336,7 @@ def conventions_from_matrices(
         refusal=refusal,
         shifts=tuple(convention_shift(names, a, b, ratings) for a, b in PAIRS),
         notes=tuple(notes),
-        **({} if interval else {"interval": NO_INTERVAL}),
+        interval=PROFILE_INTERVAL if interval else NO_INTERVAL,
     )
 
 
