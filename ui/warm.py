@@ -2,16 +2,18 @@
 
 The first request to a fresh server starts one thread that reads the default demo and runs, through
 the very evalcore functions the pages call (:func:`evalcore.findings.run_analyses`,
-:func:`evalcore.judge.judge_sheets`), what the Data, Overview, Leaderboard, Anchors and Judge pages
-show first. Each result goes into the results shared by every untouched demo session
+:func:`evalcore.judge.judge_sheets`, the leaderboard, the judges' weights, the tie conventions, …),
+what the Data, Overview, Leaderboard, Anchors, Judge, Tie structure, Power and Verdicts pages show
+first, on the library's default judge. Each result goes into the results shared by every untouched demo session
 (:func:`ui.state.shared_value`) under the key the page itself uses, so a page opened meanwhile
 waits for the result being computed (its progress bar says what) instead of computing it a second
 time, and a page opened afterwards draws at once. Nothing is stored on disk: a changed demo file
 has another key and is computed afresh.
 
 It starts as soon as the server's first page imports :mod:`ui` (:func:`start_in_server`), so the
-demo is read while that page still imports the rest of what it needs, and it computes first what
-the page asked for shows (the Judge page's sheets before the findings).
+demo is read while that page still imports the rest of what it needs (a spinner says so,
+:func:`announce`), and it computes first what the page asked for shows (the Judge page's sheets
+before the findings).
 
 ``VERDICTLAB_WARM=0`` turns it off (the test suite's page tests, which time nothing).
 """
@@ -134,6 +136,7 @@ def warm_demo(first: str = "") -> None:
         from evalcore.ranking.split_half import split_half_stability
         from evalcore.ties import judge_ties, labelled_counts, tie_conventions
         from evalcore.ties.conventions import ROUNDS as TIE_ROUNDS
+        from evalcore.verdicts import VerdictFilter
         from ui.judges import ROUNDS as POOL_ROUNDS
 
         store = VerdictStore()
@@ -201,8 +204,12 @@ def warm_demo(first: str = "") -> None:
             key = ("tie_conventions", judge, None, TIE_ROUNDS)
             cache(key, lambda: tie_conventions(counts, rounds=TIE_ROUNDS))
 
-        order = {"judge": sheets, "leaderboard": board, "power": power, "ties": ties}
-        works = [findings, sheets, board, power, weights, ties]
+        def cases() -> None:
+            # The Verdicts page's counts over every verdict (no filter yet).
+            cache(("case_stats",), lambda: store.case_stats(VerdictFilter()))
+
+        order = {"judge": sheets, "leaderboard": board, "power": power, "ties": ties, "verdicts": cases}
+        works = [findings, sheets, board, power, cases, weights, ties]
         if first in order:  # the page asked for first, the others after
             works.insert(0, works.pop(works.index(order[first])))
         for work in works:

@@ -150,6 +150,7 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
         ("length_curve", "sim-judge-steady", None),
         ("ties", "sim-judge-steady", None, "soft"),
         ("tie_conventions", "sim-judge-steady", None, 200),
+        ("case_stats",),
     ]
     for key in [("summary",), ("counts", *judge), board_key[3:], *pages]:
         assert identity + key in us._SHARED, key
