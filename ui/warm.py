@@ -208,11 +208,16 @@ def warm_demo(first: str = "") -> None:
             # The Verdicts page's counts over every verdict (no filter yet).
             cache(("case_stats",), lambda: store.case_stats(VerdictFilter()))
 
-        order = {"judge": sheets, "leaderboard": board, "power": power, "ties": ties, "verdicts": cases}
-        works = [findings, sheets, board, power, cases, weights, ties]
-        if first in order:  # the page asked for first, the others after
-            works.insert(0, works.pop(works.index(order[first])))
-        for work in works:
+        order = {
+            "judge": [sheets, weights],
+            "leaderboard": [board, weights],
+            "power": [power],
+            "ties": [ties],
+            "verdicts": [cases],
+        }
+        # the page asked for first (in the order it draws), then the others
+        works = order.get(first, []) + [findings, sheets, board, power, cases, weights, ties]
+        for work in dict.fromkeys(works):  # each once
             try:
                 work()
             except ValueError:  # the design cannot give it: the page says why in words
