@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-import evalcore.judge as ej
 import ui as _ui
+from evalcore import judge as ej
 from evalcore.plots import judge as plots
 from evalcore.present import judge as show
 from evalcore.present.judge import EXPLAIN

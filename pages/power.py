@@ -31,7 +31,7 @@ with _ui.page("Power"):
     counts = _ui.counts(store, judge, category)
     if counts.n_models < 2:
         _ui.stop_with(pv.TOO_FEW_MODELS)
-    summary = _ui.memo(("pw_summary",), store.summary)
+    summary = _ui.memo(("summary",), store.summary)  # the Data page's and the findings' key
     _ui.forget_on_new_data("pw_anchor", "pw_compare", "pw_model_a", "pw_model_b", "pw_pool_anchor")
     board = _ui.memo(
         ("pw_board", judge, category), lambda: leaderboard(counts, rounds=0, interval="bootstrap")

@@ -283,7 +283,7 @@ def test_cache_reuses_results_under_the_pages_keys(twins):
 
     first = run_analyses(store, rounds=100, seed=0, cache=cache)
     second = run_analyses(store, rounds=100, seed=0, cache=cache)
-    assert ("leaderboard", "sim-judge", None, False, 100, 0) in memo
+    assert ("leaderboard", "sim-judge", None, False, 100, 0, "bootstrap") in memo
     assert ("counts", "sim-judge", None, False) in memo
     assert second.leaderboard is first.leaderboard and second.anchors is first.anchors
 

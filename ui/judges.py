@@ -29,7 +29,8 @@ INTRO = (
 def _pooling(store, category: str | None):
     from evalcore.judge.pooling import pool_store
 
-    return memo(("judge_pooling", category), lambda: pool_store(store, category=category, rounds=ROUNDS))
+    with st.spinner(f"Weighting the judges ({ROUNDS} resamples of the instructions)…", show_time=True):
+        return memo(("judge_pooling", category), lambda: pool_store(store, category=category, rounds=ROUNDS))
 
 
 def _result(store, category: str | None):

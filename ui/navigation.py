@@ -85,7 +85,8 @@ def page(title: str) -> Iterator[None]:
     words, never an exception box. ``st.stop`` and ``st.rerun`` pass through (they are not
     ``Exception``\\ s)."""
     st.set_page_config(page_title=f"{title} · Verdict Lab", page_icon=str(FAVICON), layout="wide")
-    warm.start()  # the first request to a fresh server: the demo's results start in the background
+    warm.announced()  # the page draws now: the start-up note (a fresh server's first page) goes
+    warm.start(warm.requested_page())  # a fresh server: the demo's results start in the background
     st.html(READABLE_CSS)
     sidebar()
     st.session_state["_vl_url_known"] = set()  # the link parameters this run reads (ui.state)

@@ -102,9 +102,11 @@ def conventions_section(counts: Any, judge: str, category: str | None) -> None:
     """Ties as data: the ranking under three tie conventions, Davidson's tie parameter."""
     st.subheader("Ties as data")
     st.markdown(EXPLAIN["conventions"])
-    tc = memo_or_info(
-        ("tie_conventions", judge, category, ROUNDS), lambda: tie_conventions(counts, rounds=ROUNDS)
-    )
+    busy = f"Ranking with the ties modelled ({ROUNDS} resamples of the instructions for the tie parameter)…"
+    with st.spinner(busy, show_time=True):
+        tc = memo_or_info(
+            ("tie_conventions", judge, category, ROUNDS), lambda: tie_conventions(counts, rounds=ROUNDS)
+        )
     if tc is None:
         return
     if not tc.identified:

@@ -2,12 +2,18 @@
 
 The first request to a fresh server starts one thread that reads the default demo and runs, through
 the very evalcore functions the pages call (:func:`evalcore.findings.run_analyses`,
-:func:`evalcore.judge.judge_sheets`), what the Data, Overview, Leaderboard, Anchors and Judge pages
-show first. Each result goes into the results shared by every untouched demo session
+:func:`evalcore.judge.judge_sheets`, the leaderboard, the judges' weights, the tie conventions, …),
+what the Data, Overview, Leaderboard, Anchors, Judge, Tie structure, Power and Verdicts pages show
+first, on the library's default judge. Each result goes into the results shared by every untouched demo session
 (:func:`ui.state.shared_value`) under the key the page itself uses, so a page opened meanwhile
 waits for the result being computed (its progress bar says what) instead of computing it a second
 time, and a page opened afterwards draws at once. Nothing is stored on disk: a changed demo file
 has another key and is computed afresh.
+
+It starts as soon as the server's first page imports :mod:`ui` (:func:`start_in_server`), so the
+demo is read while that page still imports the rest of what it needs (a spinner says so,
+:func:`announce`), and it computes first what the page asked for shows (the Judge page's sheets
+before the findings).
 
 ``VERDICTLAB_WARM=0`` turns it off (the test suite's page tests, which time nothing).
 """
@@ -17,7 +23,10 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import sys
 import threading
+from pathlib import Path
+from typing import Any
 
 _STARTED = False
 _LOCK = threading.Lock()
@@ -29,25 +38,83 @@ def enabled() -> bool:
     return os.environ.get("VERDICTLAB_WARM", "1").strip() != "0"
 
 
-def start() -> threading.Thread | None:
+def start(first: str = "") -> threading.Thread | None:
     """Start the start-up work once per server process; the thread, or None when it already ran
-    or is turned off."""
+    or is turned off. ``first``: the page asked for (its file's stem), whose results come first."""
     global _STARTED
     with _LOCK:
         if _STARTED or not enabled():
             return None
         _STARTED = True
-    thread = threading.Thread(target=warm_demo, name="verdictlab-warm", daemon=True)
+    thread = threading.Thread(target=warm_demo, args=(first,), name="verdictlab-warm", daemon=True)
     thread.start()
     return thread
 
 
-def warm_demo() -> None:
-    """Compute the default demo's first-page results into the shared results (see the module)."""
-    from evalcore.findings import run_analyses
-    from evalcore.ingest.files import read_human_ranking
-    from evalcore.judge import judge_sheets
-    from evalcore.present.judge import family_list
+def start_in_server() -> threading.Thread | None:
+    """:func:`start` when a Streamlit server runs this process (never in a script or a benchmark
+    that merely imports :mod:`ui`), for the page whose script is running."""
+    try:
+        from streamlit import runtime
+
+        if not runtime.exists():
+            return None
+    except Exception:  # noqa: BLE001 - another Streamlit version: the pages start it themselves
+        return None
+    return start(requested_page())
+
+
+#: What a fresh server's first page says while it imports the libraries and the demo is read.
+STARTING = (
+    "Starting the server: loading the statistics libraries and reading the demo (once per server "
+    "start; the demo's results are then computed in the background)…"
+)
+#: The note being shown (a spinner's context), False once it was shown and removed.
+_ANNOUNCED: Any = None
+
+
+def announce() -> None:
+    """On a fresh server's first page, say what happens while that page imports what it needs:
+    a spinner (Streamlit's transient element, drawn after half a second) until :func:`announced`,
+    which the page wrapper calls as the page begins to draw. Once per server process."""
+    global _ANNOUNCED
+    if _ANNOUNCED is not None:
+        return
+    _ANNOUNCED = False
+    try:
+        import streamlit as st
+        from streamlit import runtime
+
+        if not runtime.exists():
+            return
+        note = st.spinner(STARTING, show_time=True)
+        note.__enter__()
+        _ANNOUNCED = note
+    except Exception:  # noqa: BLE001 - outside a page's run (a script, another version): no note
+        return
+
+
+def announced() -> None:
+    """Remove the start-up note of :func:`announce`, if it is shown."""
+    global _ANNOUNCED
+    note, _ANNOUNCED = _ANNOUNCED, False
+    if note:
+        try:
+            note.__exit__(None, None, None)
+        except Exception:  # noqa: BLE001 - the note is a courtesy
+            pass
+
+
+def requested_page() -> str:
+    """The stem of the page script Streamlit is running ("" when none): Streamlit runs a page as
+    the module ``__main__`` with its file as ``__file__``."""
+    main = sys.modules.get("__main__")
+    return Path(str(getattr(main, "__file__", "") or "")).stem
+
+
+def warm_demo(first: str = "") -> None:
+    """Compute the default demo's first-page results into the shared results (see the module);
+    ``first`` names the page whose results come first (the Judge page: its sheets)."""
     from evalcore.store.store import VerdictStore
 
     # ``ui.state`` by its module name: the package exports a function of that name too
@@ -55,7 +122,23 @@ def warm_demo() -> None:
     try:
         label = ui_state.DEFAULT_DEMO
         verdicts, ranking_file = ui_state.DEMO_DATASETS[label]
+        # the demo is read first (in DuckDB, beside the page's own imports), then the rest imported
         demo = ui_state._demo_table(ui_state.demo_file(label))
+        from evalcore.findings import run_analyses
+        from evalcore.ingest.files import read_human_ranking
+        from evalcore.judge import judge_sheets, length_preference_curve
+        from evalcore.judge.pooling import pool_store
+        from evalcore.judge_choice import publishing_judge
+        from evalcore.power import difference_distributions
+        from evalcore.present.judge import family_list
+        from evalcore.present.ties import SCORE_RULE_NAMES
+        from evalcore.ranking import choose_interval, leaderboard, separation
+        from evalcore.ranking.split_half import split_half_stability
+        from evalcore.ties import judge_ties, labelled_counts, tie_conventions
+        from evalcore.ties.conventions import ROUNDS as TIE_ROUNDS
+        from evalcore.verdicts import VerdictFilter
+        from ui.judges import ROUNDS as POOL_ROUNDS
+
         store = VerdictStore()
         with ui_state._DEMO_LOCK:
             store.load(demo)
@@ -68,18 +151,80 @@ def warm_demo() -> None:
             return ui_state.shared_value(identity + tuple(key), compute)
 
         judges = store.judges()
-        judge = ui_state.DEMO_JUDGE.get(label, judges[0])
-        judge = judge if judge in judges else judges[0]
-        # The Overview's defaults (its ROUNDS and SEED, one judge): its keys are also those of
-        # the Data, Leaderboard and Anchors pages.
-        run_analyses(store, judge=judge, human_ranking=human, rounds=1000, seed=0, cache=cache)
-        # The Judge page's defaults: every judge, 1,000 rounds, seed 0, the demo's families.
+        # every page starts on the library's default judge (the one rule: ui.state.default_choice)
+        judge = cache(("default_judge",), lambda: publishing_judge(store)).judge
         families_file = ui_state.DATA / "demo_families.csv"
         family = family_list(families_file.read_text() if families_file.exists() else "", judges)
-        cache(
-            ("judge_sheets", None, 1000, 0, family.key),
-            lambda: judge_sheets(store, families=family.families, category=None, rounds=1000, seed=0),
-        )
+        counts = cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
+
+        def findings() -> None:
+            # The Overview's defaults (its ROUNDS and SEED, one judge): its keys are also those
+            # of the Data, Leaderboard and Anchors pages.
+            run_analyses(store, judge=judge, human_ranking=human, rounds=1000, seed=0, cache=cache)
+
+        def sheets() -> None:
+            # The Judge page's defaults: every judge, 1,000 rounds, seed 0, the demo's families.
+            cache(
+                ("judge_sheets", None, 1000, 0, family.key),
+                lambda: judge_sheets(store, families=family.families, category=None, rounds=1000, seed=0),
+            )
+            curve = ("length_curve", judge, None)
+            cache(curve, lambda: length_preference_curve(store, judge, category=None))
+
+        def board() -> None:
+            # The Leaderboard page's defaults beyond the findings' table (which it shares).
+            interval = choose_interval(counts.n_instructions, counts.n_models).method
+            key = (judge, None, False, 1000, 0, interval)
+            table = cache(
+                ("leaderboard", *key), lambda: leaderboard(counts, rounds=1000, seed=0, interval=interval)
+            )
+            cache(("separation", *key), lambda: separation(table))
+            cache(("split_half", judge, None, False), lambda: split_half_stability(counts))
+
+        def weights() -> None:
+            # Each judge's weight (the Leaderboard and Judge pages' section on several judges).
+            if len(judges) >= 2:
+                cache(("judge_pooling", None), lambda: pool_store(store, category=None, rounds=POOL_ROUNDS))
+
+        def power() -> None:
+            # The Power page's ranking without intervals (its summary is the Data page's).
+            cache(("pw_board", judge, None), lambda: leaderboard(counts, rounds=0, interval="bootstrap"))
+            cache(("pw_dists", judge, None), lambda: difference_distributions(counts))
+
+        def ties() -> None:
+            # The Tie structure page's ranking under three tie conventions (its bootstrap is long).
+            labelled = cache(
+                ("ties_labelled", judge, None), lambda: labelled_counts(store, judge, category=None)
+            )
+            rule = next(iter(SCORE_RULE_NAMES))  # the page's first choice
+            cache(
+                ("ties", judge, None, rule),
+                lambda: judge_ties(counts, labelled, human_ranking=human, score=rule),
+            )
+            key = ("tie_conventions", judge, None, TIE_ROUNDS)
+            cache(key, lambda: tie_conventions(counts, rounds=TIE_ROUNDS))
+
+        def cases() -> None:
+            # The Verdicts page's counts over every verdict (no filter yet).
+            cache(("case_stats",), lambda: store.case_stats(VerdictFilter()))
+
+        order = {
+            "judge": [sheets, weights],
+            "leaderboard": [board, weights],
+            "power": [power],
+            "ties": [ties],
+            "verdicts": [cases],
+        }
+        # the page asked for first (in the order it draws), then the others
+        works = order.get(first, []) + [findings, sheets, board, power, cases, weights, ties]
+        for work in dict.fromkeys(works):  # each once
+            try:
+                work()
+            except ValueError:  # the design cannot give it: the page says why in words
+                continue
         store.close()
     except Exception:  # noqa: BLE001 - a page computes what this could not, and says why
         LOG.warning("The demo's start-up computation stopped; pages compute on request.", exc_info=True)
+
+
+announce()  # imported first by the ui package: a fresh server's first page says what it does

@@ -178,7 +178,8 @@ def run_analyses(
     rounds take under a second on the 20-model demo); the judge sheet uses at most
     :data:`JUDGE_ROUNDS`. ``cache`` lets a page reuse results it already holds: the keys
     ``("summary",)``, ``("counts", judge, None, False)`` and
-    ``("leaderboard", judge, None, False, rounds, seed)`` and
+    ``("leaderboard", judge, None, False, rounds, seed, interval)`` (the interval method the
+    library's rule picks, :func:`evalcore.ranking.choose_interval`) and
     ``("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking))`` are those of the
     Data, Leaderboard and Anchors pages; the others start with ``"findings"``.
     ``compare_judges`` also builds the spec sheet of every other judge (a second or two per judge
@@ -214,13 +215,14 @@ def run_analyses(
         for key in ("leader", "separation", "anchor", "correction"):
             unavailable[key] = reason
     else:
+        interval = default_interval(counts.n_instructions, counts.n_models)
         board = cache(
-            ("leaderboard", judge, None, False, rounds, seed),
+            ("leaderboard", judge, None, False, rounds, seed, interval),
             lambda: leaderboard(
                 counts,
                 rounds=rounds,
                 seed=seed,
-                interval=default_interval(counts.n_instructions, counts.n_models),
+                interval=interval,
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
@@ -407,8 +409,8 @@ def _tie_results(
     counts: VerdictCounts, judge: str, *, has_board: bool, cache: Any, unavailable: dict[str, str]
 ) -> tuple[VerdictTieStructure | None, TieConventions | None]:
     """The tie structure and the ranking under each tie convention (the order only: the report
-    says it when modelling the ties reorders the leaderboard, so no bootstrap of the tie
-    parameter's interval)."""
+    says it when modelling the ties reorders the leaderboard, so no interval of the tie parameter:
+    neither the bootstrap nor the profile likelihood's search, most of the fit's cost)."""
     ties = conventions = None
     if counts.n_models >= 2:
         ties = _attempt(
@@ -420,6 +422,8 @@ def _tie_results(
         conventions = _attempt(
             unavailable,
             "tie_conventions",
-            lambda: cache(("findings", "tie_conventions", judge), lambda: tie_conventions(counts)),
+            lambda: cache(
+                ("findings", "tie_conventions", judge), lambda: tie_conventions(counts, interval=False)
+            ),
         )
     return ties, conventions

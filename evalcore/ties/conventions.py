@@ -57,6 +57,9 @@ PRIOR_GAMES = 1.0
 ROUNDS = 200
 #: Fewer instructions than this are too few to resample: the interval is the profile likelihood's.
 MIN_BOOTSTRAP_INSTRUCTIONS = 20
+#: How the interval was made without resampling, and when it was not asked for (NaN bounds).
+PROFILE_INTERVAL = "profile likelihood"
+NO_INTERVAL = "not computed"
 #: Ratings equal to a hundredth of an Elo point share a rank (the fits' own precision is finer).
 RANK_DECIMALS = 2
 PAIRS: tuple[tuple[str, str], ...] = (
@@ -137,7 +140,7 @@ class TieConventions:
     refusal: str
     shifts: tuple[ConventionShift, ...]
     notes: tuple[str, ...] = ()
-    interval: str = "profile likelihood"
+    interval: str = PROFILE_INTERVAL
     rounds: int = 0
 
     @property
@@ -270,10 +273,15 @@ def _bradley_terry(wins: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def conventions_from_matrices(
-    wins: np.ndarray, ties: np.ndarray, *, models: tuple[str, ...] | None = None
+    wins: np.ndarray,
+    ties: np.ndarray,
+    *,
+    models: tuple[str, ...] | None = None,
+    interval: bool = True,
 ) -> TieConventions:
     """:func:`tie_conventions` on pooled matrices: ``wins[i, j]`` decisive verdicts of i over j,
-    ``ties`` symmetric (``ties[i, j]`` the ties between i and j, each tie once)."""
+    ``ties`` symmetric (``ties[i, j]`` the ties between i and j, each tie once). ``interval=False``
+    leaves the tie parameter's interval out (NaN bounds, :data:`NO_INTERVAL`)."""
     w = np.asarray(wins, dtype=np.float64)
     t = np.asarray(ties, dtype=np.float64)
     m = w.shape[0]
@@ -311,7 +319,8 @@ def conventions_from_matrices(
         modelled = np.full(m, 1000.0)
         dropped = modelled
     else:
-        fit = fit_davidson(w, t, models=names, prior_games=0.0 if half_finite else PRIOR_GAMES)
+        prior = 0.0 if half_finite else PRIOR_GAMES
+        fit = fit_davidson(w, t, models=names, prior_games=prior, interval=interval)
         modelled, nu, low, high = fit.ratings, fit.nu, fit.nu_low, fit.nu_high
     ratings = {"half_win": half, "dropped": dropped, "modelled": modelled}
     return TieConventions(
@@ -327,6 +336,7 @@ def conventions_from_matrices(
         refusal=refusal,
         shifts=tuple(convention_shift(names, a, b, ratings) for a, b in PAIRS),
         notes=tuple(notes),
+        interval=PROFILE_INTERVAL if interval else NO_INTERVAL,
     )
 
 
@@ -388,7 +398,9 @@ def _bootstrap_tie_parameter(
     return out
 
 
-def tie_conventions(counts: VerdictCounts, *, rounds: int = 0, seed: int = 0) -> TieConventions:
+def tie_conventions(
+    counts: VerdictCounts, *, rounds: int = 0, seed: int = 0, interval: bool = True
+) -> TieConventions:
     """Rank one judge's verdicts three ways: a tie as half a win, ties dropped, ties modelled.
 
     Parameters
@@ -401,6 +413,10 @@ def tie_conventions(counts: VerdictCounts, *, rounds: int = 0, seed: int = 0) ->
         :data:`MIN_BOOTSTRAP_INSTRUCTIONS` instructions, gives the profile-likelihood interval.
     seed : int, default 0
         Seed of the resampling.
+    interval : bool, default True
+        False: the ratings and the tie parameter without its interval (NaN bounds; ``rounds`` is
+        then ignored), for a caller that shows only the order and the sentence (the headline
+        findings and the report): the profile-likelihood search is most of the cost.
 
     Returns
     -------
@@ -443,8 +459,8 @@ def tie_conventions(counts: VerdictCounts, *, rounds: int = 0, seed: int = 0) ->
     rounds = check_int("rounds", rounds, low=0)
     seed = check_int("seed", seed, low=0)
     wins, ties = outcome_matrices(counts)
-    tc = conventions_from_matrices(wins, ties, models=counts.models)
-    if not rounds or not tc.identified or counts.n_instructions < MIN_BOOTSTRAP_INSTRUCTIONS:
+    tc = conventions_from_matrices(wins, ties, models=counts.models, interval=interval)
+    if not interval or not rounds or not tc.identified or counts.n_instructions < MIN_BOOTSTRAP_INSTRUCTIONS:
         return tc
     prior = 0.0 if bool(mle_exists(wins + 0.5 * ties)) else PRIOR_GAMES  # as the point fit
     start = fit_davidson(wins, ties, prior_games=prior, interval=False).params

@@ -72,7 +72,9 @@ def test_headline_metrics_and_sentences_match_the_library(default_view, expected
             assert f"Open the {finding.page.capitalize()} page" in links
     # The leaderboard is shared with the Leaderboard page (same memo key, no second bootstrap).
     memo = at.session_state["vl"]["memo"]
-    assert any(k[2:] == ("leaderboard", judge, None, False, 1000, 0) for k in memo)  # (version, ranking, …)
+    assert any(
+        k[2:] == ("leaderboard", judge, None, False, 1000, 0, "bootstrap") for k in memo
+    )  # (version, ranking, …)
 
 
 def test_report_download_is_built_on_click(default_view):

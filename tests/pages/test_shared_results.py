@@ -137,10 +137,25 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
     label = us.DEFAULT_DEMO
     human = read_human_ranking(us.DEMO_DATASETS[label][1])
     identity = us.demo_identity(label, us.fingerprint(human))
-    board_key = identity + ("leaderboard", "sim-judge-steady", None, False, 1000, 0)
-    for key in [("summary",), ("counts", "sim-judge-steady", None, False), board_key[3:]]:
+    board_key = identity + ("leaderboard", "sim-judge-steady", None, False, 1000, 0, "bootstrap")
+    judge = ("sim-judge-steady", None, False)
+    # the keys the Leaderboard, Power, Judge and Tie structure pages ask for on their first draw
+    pages = [
+        ("default_judge",),
+        ("separation", *board_key[4:]),
+        ("split_half", *judge),
+        ("judge_pooling", None),
+        ("pw_board", "sim-judge-steady", None),
+        ("pw_dists", "sim-judge-steady", None),
+        ("length_curve", "sim-judge-steady", None),
+        ("ties", "sim-judge-steady", None, "soft"),
+        ("tie_conventions", "sim-judge-steady", None, 200),
+        ("case_stats",),
+    ]
+    for key in [("summary",), ("counts", *judge), board_key[3:], *pages]:
         assert identity + key in us._SHARED, key
     assert any(k[3] == "judge_sheets" for k in us._SHARED)
+    assert us._SHARED[identity + ("default_judge",)].judge == "sim-judge-steady"
 
     store = us._demo_table(us.demo_file(label)).store
     fresh = run_analyses(store, judge="sim-judge-steady", human_ranking=human, rounds=1000, seed=0)
@@ -160,9 +175,45 @@ def test_the_start_up_work_is_off_when_asked_and_starts_once(monkeypatch):
     monkeypatch.setattr(warm, "_STARTED", False)
     monkeypatch.setenv("VERDICTLAB_WARM", "0")
     assert warm.start() is None
-    monkeypatch.setattr(warm, "warm_demo", lambda: None)
+    monkeypatch.setattr(warm, "warm_demo", lambda first="": None)
     monkeypatch.setenv("VERDICTLAB_WARM", "1")
     thread = warm.start()
     assert thread is not None
     thread.join(10)
     assert warm.start() is None  # once per server process
+
+
+@pytest.mark.parametrize(
+    ("page", "first"),
+    [("", ("leaderboard", "sim-judge-steady")), ("judge", ("judge_sheets",)), ("ties", ("ties_labelled",))],
+)
+def test_the_start_up_work_computes_first_what_the_page_asked_for_shows(monkeypatch, page, first):
+    """A fresh server's first request names a page: its results come before the others (the
+    Judge page's sheets, not the findings, on a Judge link)."""
+    from ui import warm
+
+    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
+    asked: list[tuple] = []
+    real = us.shared_value
+    setup = ("summary", "default_judge", "counts")
+
+    def first_only(key, compute):
+        asked.append(key[3:])
+        if key[3] in setup:
+            return real(key, compute)
+        raise RuntimeError("stop here")  # the start-up work logs it and ends
+
+    monkeypatch.setattr(us, "shared_value", first_only)
+    warm.warm_demo(page)
+    work = [k for k in asked if k[0] not in setup]
+    assert work and work[0][: len(first)] == first
+
+
+def test_the_start_up_work_waits_for_a_server(monkeypatch):
+    """Importing the ui package outside a Streamlit server (a script, a benchmark) starts nothing."""
+    from ui import warm
+
+    monkeypatch.setattr(warm, "_STARTED", False)
+    monkeypatch.setenv("VERDICTLAB_WARM", "1")
+    assert warm.start_in_server() is None
+    assert warm._STARTED is False

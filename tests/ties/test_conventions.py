@@ -357,3 +357,41 @@ def test_few_instructions_keep_the_profile_interval():
     tc = tie_conventions(counts, rounds=200)
     assert tc.interval == "profile likelihood" and tc.rounds == 0
     assert tc.tie_parameter_low < tc.tie_parameter < tc.tie_parameter_high
+
+
+def test_without_the_interval_the_ratings_and_the_tie_parameter_are_unchanged():
+    """The headline findings ask for the order only (``interval=False``): the same ratings, ranks,
+    tie parameter and sentence as the full fit, with the interval's bounds left out (NaN) and
+    said to be so, never a profile-likelihood search."""
+    rng = np.random.default_rng(11)
+    wins, ties = _simulate(rng, np.array([0.6, 0.2, -0.1, -0.7]), 0.5, 40)
+    full = conventions_from_matrices(wins, ties, models=("a", "b", "c", "d"))
+    point = conventions_from_matrices(wins, ties, models=("a", "b", "c", "d"), interval=False)
+    for name in ("half_win", "dropped", "modelled"):
+        np.testing.assert_array_equal(getattr(point, name), getattr(full, name))
+    assert point.tie_parameter == full.tie_parameter
+    assert point.sentence() == full.sentence() and point.shifts == full.shifts
+    assert np.isfinite(full.tie_parameter_low) and np.isnan(point.tie_parameter_low)
+    assert np.isnan(point.tie_parameter_high) and point.interval == "not computed"
+    assert np.isnan(tie_conventions(_counts(), interval=False).tie_parameter_low)
+
+
+def test_the_findings_fit_the_tie_conventions_without_the_interval(monkeypatch):
+    """The findings show the order and the sentence only: the profile search never runs there."""
+    from evalcore.findings import run_analyses
+    from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
+    from evalcore.store.store import VerdictStore
+    from evalcore.ties import davidson
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the profile-likelihood interval was computed for the findings")
+
+    monkeypatch.setattr(davidson, "_profile_end", refuse)
+    sim = simulate(SimulationSpec(n_models=5, n_instructions=60, judges=(JudgeSpec("j1"),), seed=3))
+    store = VerdictStore()
+    store.load(sim.verdicts, name="small")
+    analyses = run_analyses(store, judge="j1", rounds=20, seed=0)
+    store.close()
+    tc = analyses.tie_conventions
+    assert "tie_conventions" not in analyses.unavailable
+    assert tc is not None and tc.identified and np.isnan(tc.tie_parameter_low)
