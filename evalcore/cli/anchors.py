@@ -7,8 +7,16 @@ import argparse
 
 from evalcore import quantities as q
 from evalcore.anchors import anchor_sweep
-from evalcore.cli.common import SELECTION, Command, opt, print_json, print_notes, print_table, select
-from evalcore.cli.power import report_unavailable
+from evalcore.cli.common import (
+    SELECTION,
+    Command,
+    opt,
+    print_json,
+    print_notes,
+    print_table,
+    report_unavailable,
+    select,
+)
 from evalcore.errors import DesignError
 from evalcore.ingest.reference import human_ranking
 

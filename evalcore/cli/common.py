@@ -216,6 +216,15 @@ def print_notes(notes: Iterable[object], *, err: bool = False, label: str = "not
         print(f"{label}: {note}", file=sys.stderr if err else sys.stdout)
 
 
+def report_unavailable(args: argparse.Namespace, exc: Exception) -> int:
+    """An analysis the table's design cannot support: the reason in words (``--json``: as
+    ``{"unavailable": reason}``), exit status 0 because the input is not at fault."""
+    if getattr(args, "json", False):
+        return print_json({"unavailable": str(exc)})
+    print(f"not available: {exc}")
+    return 0
+
+
 def catalogue_column(column: object) -> tuple[str, str | None]:
     """A column's heading as the app writes it and its catalogue id (:func:`evalcore.quantities.heading`)."""
     from evalcore import quantities as q

@@ -17,6 +17,7 @@ from evalcore.cli.common import (
     print_json,
     print_notes,
     print_table,
+    report_unavailable,
     select,
 )
 from evalcore.errors import DesignError
@@ -243,15 +244,6 @@ def run_sim(args: argparse.Namespace) -> int:
         )
     if curve.planned_sign_total is not None:
         print(f"{q.name('instructions_needed')}: {curve.planned_sign_total:,} at this informativeness")
-    return 0
-
-
-def report_unavailable(args: argparse.Namespace, exc: Exception) -> int:
-    """An analysis the table's design cannot support: the reason in words (``--json``: as
-    ``{"unavailable": reason}``), exit status 0 because the input is not at fault."""
-    if getattr(args, "json", False):
-        return print_json({"unavailable": str(exc)})
-    print(f"not available: {exc}")
     return 0
 
 
