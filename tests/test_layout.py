@@ -408,3 +408,63 @@ def test_few_modules_at_the_top_of_evalcore():
     assert len(top) <= 16, (
         f"evalcore/ holds {len(top)} modules at the top; put them in a package by layer: {top}"
     )
+
+
+# -- the command line: a table of commands, one selection preamble ---------------------------------
+
+#: What only evalcore/cli/common.py may call: building parsers and choosing the judge.
+CLI_OWN_CALLS = frozenset({"add_argument", "add_parser", "add_subparsers", "pick_judge"})
+
+
+def cli_problems(source: str, shared_flags: set[str]) -> list[str]:
+    """What a command module does that the table of commands does once: declaring an argument
+    itself (``add_argument``), choosing the judge outside ``select``, or declaring one of the
+    shared options by its flag (``opt("--seed", …)`` instead of ``opt("seed", …)``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in CLI_OWN_CALLS:
+            found.append(f"line {node.lineno}: calls {name}")
+        first = node.args[0] if node.args else None
+        if name == "opt" and isinstance(first, ast.Constant) and first.value in shared_flags:
+            found.append(f"line {node.lineno}: declares the shared option {first.value}")
+    return found
+
+
+def _shared_flags() -> set[str]:
+    from evalcore.cli.common import SHARED
+
+    return {flag for flags, _ in SHARED.values() for flag in flags if flag.startswith("-")}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        p
+        for p in sorted((ROOT / "evalcore" / "cli").glob("*.py"))
+        if p.name not in {"common.py", "__init__.py"}
+    ],
+    ids=lambda p: p.name,
+)
+def test_commands_declare_no_shared_option_and_choose_no_judge(path):
+    found = cli_problems(path.read_text(encoding="utf-8"), _shared_flags())
+    assert not found, (
+        f"{path.name}: list the command's options in its Command, the shared ones by name "
+        f"(evalcore.cli.common.SHARED), and select the file, judge and category with select(): {found}"
+    )
+
+
+def test_a_planted_command_problem_is_found():
+    planted = (
+        'p.add_argument("--x")\n'
+        "judge = pick_judge(store, args.judge)\n"
+        'OPTIONS = (opt("--seed", type=int), opt("seed"), opt("--tau"))\n'
+    )
+    assert cli_problems(planted, {"--seed", "--json"}) == [
+        "line 1: calls add_argument",
+        "line 2: calls pick_judge",
+        "line 3: declares the shared option --seed",
+    ]

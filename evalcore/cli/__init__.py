@@ -1,7 +1,9 @@
 """The command line: ``python -m evalcore <command> … [--json]``.
 
-Each command lives in a module of this package with ``register(subparsers)``; it calls evalcore
-functions and prints their results (a table for people, ``--json`` for scripts). Every error is
+The commands are a table: each module of this package lists its :class:`~evalcore.cli.common.Command`
+entries in ``COMMANDS`` (name, help, options, what it runs), the options several commands share
+declared once (:data:`~evalcore.cli.common.SHARED`); a command calls evalcore functions and
+prints their results (a table for people, ``--json`` for scripts). Every error is
 one line on stderr, never a traceback: bad input exits with code 2 (the message names what to
 change), a request over the memory budget with code 3, an unforeseen failure with code 1 (set
 ``VERDICTLAB_DEBUG=1`` to see its traceback).
@@ -23,7 +25,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from evalcore import errors, limits  # noqa: E402
 from evalcore.cli.common import UsageError, printable  # noqa: E402 (re-exported: commands raise it)
 
-#: The command modules, in help order; each defines ``register(subparsers)``.
+#: The command modules, in help order; each defines ``COMMANDS``.
 COMMAND_MODULES: tuple[str, ...] = (
     "data",
     "anchors",
@@ -86,7 +88,8 @@ def build_parser(modules: tuple[str, ...] = COMMAND_MODULES) -> argparse.Argumen
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in modules:
-        importlib.import_module(f"evalcore.cli.{name}").register(sub)
+        for command in importlib.import_module(f"evalcore.cli.{name}").COMMANDS:
+            command.declare(sub)
     from evalcore.cli.common import apply_ranges
 
     apply_ranges(parser)

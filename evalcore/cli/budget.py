@@ -6,72 +6,16 @@ how many anchors, instructions and labelled instructions give the narrowest inte
 from __future__ import annotations
 
 import argparse
-import sys
 
-from evalcore.cli.common import (
-    add_file_argument,
-    add_json_flag,
-    add_judge_argument,
-    load_store,
-    pick_judge,
-    print_json,
-)
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "budget",
-        help="for a budget, the judge calls and human labels of --a against --b giving the narrowest "
-        "interval on their (corrected) win rate, in money",
-    )
-    add_file_argument(p)
-    add_judge_argument(p)
-    p.add_argument("--a", required=True, metavar="MODEL", help="the first model")
-    p.add_argument("--b", required=True, metavar="MODEL", help="the second model")
-    p.add_argument("--budget", type=float, required=True, metavar="AMOUNT", help="money to spend")
-    p.add_argument(
-        "--quantity",
-        choices=("corrected_win_rate", "win_rate", "rating_difference"),
-        default="corrected_win_rate",
-        help="the human-corrected win rate (default), the judge's own, or the rating difference in Elo "
-        "points (from the corrected win rate when labels have a price)",
-    )
-    p.add_argument(
-        "--price-per-call",
-        type=float,
-        default=None,
-        help="price of one judge call (else the file's cost column)",
-    )
-    p.add_argument("--price-per-label", type=float, default=0.0, help="price of one human label")
-    p.add_argument(
-        "--price-in", type=float, default=None, help="price per million input tokens (with tokens_in)"
-    )
-    p.add_argument(
-        "--price-out", type=float, default=None, help="price per million output tokens (with tokens_out)"
-    )
-    p.add_argument(
-        "--max-anchors",
-        type=int,
-        default=None,
-        metavar="K",
-        help="compare at most K anchors (the most informative first; default: every model that can be one)",
-    )
-    add_json_flag(p)
-    p.set_defaults(handler=run_budget)
+from evalcore.cli.common import Command, UsageError, opt, print_json, print_notes, select
 
 
 def run_budget(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
     from evalcore.errors import DesignError
     from evalcore.power.anchor_budget import plan_anchor_budget
     from evalcore.power.budget import Prices, file_prices, plan_budget
 
-    for flag in ("budget", "price_per_call", "price_per_label", "price_in", "price_out"):
-        value = getattr(args, flag)
-        if value is not None and not value >= 0:  # also refuses nan
-            raise UsageError(f"--{flag.replace('_', '-')} must be 0 or more (got {value})")
-    store = load_store(args.file)
-    judge = pick_judge(store, args.judge)
+    chosen = select(args)  # the prices are checked by their ranges
     if args.price_per_call is not None:
         prices = Prices(per_call=args.price_per_call, per_label=args.price_per_label)
     else:
@@ -85,24 +29,24 @@ def run_budget(args: argparse.Namespace) -> int:
             )
         prices = found
     plan = plan_budget(
-        store,
+        chosen.store,
         model_a=args.a,
         model_b=args.b,
         budget=args.budget,
         prices=prices,
         quantity=args.quantity,
-        judge=judge,
+        judge=chosen.judge,
     )
     anchor_plan, refused = None, ""
     try:
         anchor_plan = plan_anchor_budget(
-            store,
+            chosen.store,
             model_a=args.a,
             model_b=args.b,
             budget=args.budget,
             prices=prices,
             quantity=args.quantity,
-            judge=judge,
+            judge=chosen.judge,
             max_anchors=args.max_anchors,
         )
     except DesignError as exc:
@@ -112,8 +56,7 @@ def run_budget(args: argparse.Namespace) -> int:
         out["anchor_plan"] = anchor_plan.as_dict() if anchor_plan is not None else None
         if refused:
             out["notes"].append(refused)
-        print_json(out)
-        return 0
+        return print_json(out)
     print(plan.sentence())
     if anchor_plan is not None:
         print(anchor_plan.sentence())
@@ -130,12 +73,53 @@ def run_budget(args: argparse.Namespace) -> int:
                 f"{row.anchors:7d}  {row.instructions:22,}  {row.judge_calls:11,}  "
                 f"{row.labelled_instructions:21,}  {value:.1f}{mark}"
             )
-        for note in anchor_plan.notes:
-            print(f"note: {note}", file=sys.stderr)
+        print_notes(anchor_plan.notes, err=True)
     elif refused:
-        print(f"note: {refused}", file=sys.stderr)
+        print_notes([refused], err=True)
     for row in plan.label_orders.itertuples():
         print(f"labels: {row.order}: {100 * row.label_share:.0f}% of them ({row.labelled:,} labelled so far)")
-    for note in plan.notes:
-        print(f"note: {note}", file=sys.stderr)
+    print_notes(plan.notes, err=True)
     return 0
+
+
+COMMANDS = (
+    Command(
+        "budget",
+        "for a budget, the judge calls and human labels of --a against --b giving the narrowest "
+        "interval on their (corrected) win rate, in money",
+        run_budget,
+        (
+            "file",
+            "judge",
+            opt("a", required=True),
+            opt("b", required=True),
+            opt("--budget", type=float, required=True, metavar="AMOUNT", help="money to spend"),
+            opt(
+                "--quantity",
+                choices=("corrected_win_rate", "win_rate", "rating_difference"),
+                default="corrected_win_rate",
+                help="the human-corrected win rate (default), the judge's own, or the rating difference "
+                "in Elo points (from the corrected win rate when labels have a price)",
+            ),
+            opt("price_per_call", help="price of one judge call (else the file's cost column)"),
+            opt("--price-per-label", type=float, default=0.0, help="price of one human label"),
+            opt(
+                "--price-in", type=float, default=None, help="price per million input tokens (with tokens_in)"
+            ),
+            opt(
+                "--price-out",
+                type=float,
+                default=None,
+                help="price per million output tokens (with tokens_out)",
+            ),
+            opt(
+                "--max-anchors",
+                type=int,
+                default=None,
+                metavar="K",
+                help="compare at most K anchors (the most informative first; default: every model that "
+                "can be one)",
+            ),
+        ),
+    ),
+)

@@ -7,6 +7,7 @@ import json
 import math
 import re
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,25 +31,74 @@ def printable(text: object) -> str:
     return str(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def add_file_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "file",
-        help="a verdict table (CSV, CSV.gz, Parquet, JSONL), a counts table, a folder or glob of "
-        "Parquet verdict files, or a native Arena-Hard-Auto / AlpacaEval / MT-Bench / Chatbot Arena file",
-    )
+#: The options several commands share, declared once: a name -> (flags, argparse keywords). A
+#: command lists them by name in its :class:`Command` (with its own default or help if it needs
+#: one); ``tests/test_layout.py`` checks that no command declares one of these flags itself.
+SHARED: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "file": (
+        ("file",),
+        {
+            "help": "a verdict table (CSV, CSV.gz, Parquet, JSONL), a counts table, a folder or glob of "
+            "Parquet verdict files, or a native Arena-Hard-Auto / AlpacaEval / MT-Bench / Chatbot Arena file"
+        },
+    ),
+    "judge": (
+        ("--judge",),
+        {
+            "default": None,
+            "help": "the judge to analyse (default: the only judge, or the first, named on stderr); "
+            "rank also takes all: every judge pooled, each weighted by its estimated reliability",
+        },
+    ),
+    "category": (("--category",), {"default": None, "help": "only rows of this category"}),
+    "seed": (("--seed",), {"type": int, "default": 0, "help": "bootstrap seed (default 0)"}),
+    "bootstrap": (("--bootstrap",), {"type": int}),
+    "alpha": (("--alpha",), {"type": float, "default": 0.05, "help": "significance level (default 0.05)"}),
+    "power": (("--power",), {"type": float, "default": 0.8, "help": "target power (default 0.8)"}),
+    "two_sided": (("--two-sided",), {"action": "store_true", "help": "two-sided tests"}),
+    "price_per_call": (("--price-per-call",), {"type": float, "default": None}),
+    "a": (("--a",), {"metavar": "MODEL", "help": "the first model"}),
+    "b": (("--b",), {"metavar": "MODEL", "help": "the second model"}),
+    "candidate": (("--candidate",), {"default": None}),
+    "human_ranking": (("--human-ranking",), {"default": None, "metavar": "FILE"}),
+    "families": (("--families",), {"default": None}),
+    "json": (("--json",), {"action": "store_true", "help": "print machine-readable JSON"}),
+}
+
+#: What most analysis commands take first: the file, the judge and the category.
+SELECTION = ("file", "judge", "category")
+
+Option = str | tuple[tuple[str, ...], dict[str, Any]]
 
 
-def add_json_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+def opt(*flags: str, **keywords: Any) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """One option of a command: its flags and argparse keywords; ``opt("seed", help=…)`` is a
+    shared option (:data:`SHARED`) with some keywords of this command's own."""
+    if len(flags) == 1 and flags[0] in SHARED:
+        shared_flags, shared = SHARED[flags[0]]
+        return shared_flags, {**shared, **keywords}
+    return flags, keywords
 
 
-def add_judge_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--judge",
-        default=None,
-        help="the judge to analyse (default: the only judge, or the first, named on stderr); "
-        "rank also takes all: every judge pooled, each weighted by its estimated reliability",
-    )
+@dataclass(frozen=True)
+class Command:
+    """One command of the table: its name, one line of help, what it runs, and its options in
+    help order (names of :data:`SHARED` options or :func:`opt`); ``--json`` comes last unless
+    ``json`` is False."""
+
+    name: str
+    help: str
+    run: Callable[[argparse.Namespace], int]
+    options: tuple[Option, ...] = ()
+    json: bool = True
+
+    def declare(self, sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+        parser = sub.add_parser(self.name, help=self.help)
+        for item in (*self.options, *(("json",) if self.json else ())):
+            flags, keywords = opt(item) if isinstance(item, str) else item
+            parser.add_argument(*flags, **keywords)
+        parser.set_defaults(handler=self.run)
+        return parser
 
 
 def load_store(path: str, *, text: bool = False) -> VerdictStore:
@@ -121,19 +171,11 @@ class Selection:
         return self.store.counts(judge=self.judge, category=self.category)
 
 
-def add_selection_arguments(
-    parser: argparse.ArgumentParser, *, category_help: str = "only rows of this category"
-) -> None:
-    """The file, ``--judge`` and ``--category``: the selection every analysis command takes."""
-    add_file_argument(parser)
-    add_judge_argument(parser)
-    parser.add_argument("--category", default=None, help=category_help)
-
-
-def select(args: argparse.Namespace, *, text: bool = False) -> Selection:
-    """The one selection preamble: load ``args.file``, then check the judge and the category
-    against the file (a UsageError naming what the file has otherwise: exit 2)."""
-    store = load_store(args.file, text=text)
+def select(args: argparse.Namespace, *, text: bool = False, store: VerdictStore | None = None) -> Selection:
+    """The one selection preamble: load ``args.file`` (unless ``store`` is that file loaded), then
+    check the judge and the category against the file (a UsageError naming what the file has
+    otherwise: exit 2; a ``note:`` on stderr when the command chose the judge)."""
+    store = store if store is not None else load_store(args.file, text=text)
     judge = pick_judge(store, args.judge)
     return Selection(store, judge, pick_category(store, getattr(args, "category", None)))
 
@@ -162,8 +204,25 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def print_json(payload: dict) -> None:
+def print_json(payload: dict, code: int = 0) -> int:
+    """``payload`` as JSON on stdout; returns ``code`` (the command's exit code)."""
     print(json.dumps(_plain(payload), indent=2, ensure_ascii=False))
+    return code
+
+
+def print_notes(notes: Iterable[object], *, err: bool = False, label: str = "note") -> None:
+    """Each of ``notes`` as a line ``note: …`` (on stderr with ``err``, so --json stays clean)."""
+    for note in notes:
+        print(f"{label}: {note}", file=sys.stderr if err else sys.stdout)
+
+
+def report_unavailable(args: argparse.Namespace, exc: Exception) -> int:
+    """An analysis the table's design cannot support: the reason in words (``--json``: as
+    ``{"unavailable": reason}``), exit status 0 because the input is not at fault."""
+    if getattr(args, "json", False):
+        return print_json({"unavailable": str(exc)})
+    print(f"not available: {exc}")
+    return 0
 
 
 def catalogue_column(column: object) -> tuple[str, str | None]:

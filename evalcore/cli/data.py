@@ -3,91 +3,28 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from evalcore.cli.common import (
-    add_file_argument,
-    add_json_flag,
-    add_selection_arguments,
+    SELECTION,
+    Command,
+    UsageError,
     load_store,
+    opt,
     pick_category,
-    pick_judge,
     print_json,
+    print_notes,
     print_table,
+    select,
 )
 from evalcore.ranking import leaderboard
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("summary", help="models, instructions, judges, design and coverage")
-    add_file_argument(p)
-    add_json_flag(p)
-    p.set_defaults(handler=run_summary)
-
-    p = sub.add_parser("rank", help="Bradley–Terry leaderboard with 95%% intervals")
-    add_selection_arguments(p)
-    p.add_argument(
-        "--bootstrap",
-        type=int,
-        default=1000,
-        help="bootstrap rounds over instructions (default 1000; 0 for none); with "
-        "the sandwich, the draws behind the rank ranges",
-    )
-    p.add_argument(
-        "--interval",
-        choices=("auto", "bootstrap", "sandwich"),
-        default="auto",
-        help="auto (default: the instruction-clustered sandwich above 50,000 instructions or 150 "
-        "models, else the bootstrap; the rule the Leaderboard page and the library use, and the "
-        "output says which it chose and why), bootstrap over instructions, or sandwich",
-    )
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument(
-        "--cluster",
-        default="instruction",
-        metavar="COLUMN",
-        help="the unit the intervals resample: instruction (default), or the file's session, voter "
-        "or run column (the bootstrap redraws whole units, the sandwich sums scores per unit)",
-    )
-    p.add_argument(
-        "--weighting",
-        choices=("none", "inverse-pair"),
-        default="none",
-        help="inverse-pair: every pair of models that met weighs the same (for unbalanced arenas); "
-        "adds each model's weighting_shift",
-    )
-    p.add_argument(
-        "--control",
-        default=None,
-        metavar="LIST",
-        help="control for style: comma-separated length, markdown, position, family (and any "
-        "feat_<name>_a/_b column pair by its name); adds each model's controlled rating, interval "
-        "and rank change, and each covariate's coefficient",
-    )
-    p.add_argument(
-        "--families",
-        default=None,
-        metavar="CSV",
-        help="a model,family list for --control family (default: families recognised from name prefixes)",
-    )
-    p.add_argument(
-        "--as-of",
-        default=None,
-        metavar="DATE",
-        help="the leaderboard as of a date: only the verdicts judged up to the end of that day (UTC), "
-        "read from the optional judged_at column",
-    )
-    add_json_flag(p)
-    p.set_defaults(handler=run_rank)
 
 
 def run_summary(args: argparse.Namespace) -> int:
     store = load_store(args.file)
     summary = store.summary()
     if args.json:
-        print_json(summary.as_dict())
-        return 0
+        return print_json(summary.as_dict())
     print(
         f"{summary.name} ({summary.format}): {summary.rows:,} rows, {len(summary.models)} models, "
         f"{summary.instructions:,} instructions, {len(summary.judges)} judge(s)"
@@ -107,7 +44,6 @@ def run_summary(args: argparse.Namespace) -> int:
 
 def _rank_all_judges(store, args: argparse.Namespace) -> int:
     """``--judge all``: every judge pooled, each weighted by its estimated reliability."""
-    from evalcore.cli.common import UsageError
     from evalcore.judge.pooling import pool_store
     from evalcore.ranking.judges import METHOD
 
@@ -118,11 +54,9 @@ def _rank_all_judges(store, args: argparse.Namespace) -> int:
     )
     store.close()
     if args.json:
-        print_json(res.as_dict())
-        return 0
+        return print_json(res.as_dict())
     print(f"{len(res.judges)} judges pooled, {res.n_instructions:,} instructions; {METHOD}")
-    for note in res.notes:
-        print(f"note: {note}", file=sys.stderr)
+    print_notes(res.notes, err=True)
     print_table(res.table, floatfmt="{:.1f}")
     for j in res.judges:
         cert = "" if j.certified is None else ("; certified" if j.certified else "; not certified")
@@ -135,8 +69,6 @@ def _rank_all_judges(store, args: argparse.Namespace) -> int:
 
 
 def _check_families(args: argparse.Namespace) -> None:
-    from evalcore.cli.common import UsageError
-
     if args.families is not None:  # checked before any work, with or without --control family
         families_file = Path(args.families)
         if not families_file.is_file():
@@ -150,31 +82,27 @@ def _check_families(args: argparse.Namespace) -> None:
 
 def _rank_as_of(args: argparse.Namespace) -> int:
     """``--as-of DATE``: the leaderboard of the verdicts judged up to that date."""
-    from evalcore.cli.common import UsageError
     from evalcore.ranking.over_time import as_of_leaderboard
 
     if args.control is not None or args.judge == "all":
         raise UsageError("--as-of ranks one judge without style control; drop --control or --judge all")
-    store = load_store(args.file, text=True)  # judged_at is kept with the text
-    judge = pick_judge(store, args.judge)
+    chosen = select(args, text=True)  # judged_at is kept with the text
     result = as_of_leaderboard(
-        store,
+        chosen.store,
         as_of=args.as_of,
-        judge=judge,
-        category=pick_category(store, args.category),
+        judge=chosen.judge,
+        category=chosen.category,
         rounds=args.bootstrap,
         seed=args.seed,
         interval=args.interval,
     )
-    store.close()
+    chosen.store.close()
     if args.json:
-        print_json(result.as_dict())
-        return 0
+        return print_json(result.as_dict())
     board = result.board
     print(result.sentence())
-    print(f"judge {judge}; 95% intervals: {board.interval_description} ({board.interval_reason})")
-    for note in (*board.design_warnings, *board.notes):
-        print(f"note: {note}", file=sys.stderr)
+    print(f"judge {chosen.judge}; 95% intervals: {board.interval_description} ({board.interval_reason})")
+    print_notes((*board.design_warnings, *board.notes), err=True)
     table = board.table[["rank", "model", "rating", "ci_low", "ci_high", "battles", "win_rate"]].copy()
     table["win_rate"] = [f"{100 * v:.1f}%" for v in table["win_rate"]]
     print_table(table, floatfmt="{:.1f}")
@@ -183,8 +111,6 @@ def _rank_as_of(args: argparse.Namespace) -> int:
 
 def _unit_options(args: argparse.Namespace) -> tuple[str | None, str | None]:
     """``--cluster`` and ``--weighting`` as the library takes them (None for the defaults)."""
-    from evalcore.cli.common import UsageError
-
     cluster = None if args.cluster == "instruction" else args.cluster
     weighting = None if args.weighting == "none" else args.weighting
     if (cluster or weighting) and (args.judge == "all" or args.as_of is not None):
@@ -205,11 +131,7 @@ def _print_units(board) -> None:
 
 
 def run_rank(args: argparse.Namespace) -> int:
-    from evalcore.cli.common import UsageError
-
-    if args.bootstrap < 0:
-        raise UsageError("--bootstrap must be 0 or more")
-    _check_families(args)
+    _check_families(args)  # --bootstrap is checked by its range
     cluster, weighting = _unit_options(args)
     if args.as_of is not None:
         return _rank_as_of(args)
@@ -217,8 +139,9 @@ def run_rank(args: argparse.Namespace) -> int:
     store = load_store(args.file, text=args.control is not None or cluster is not None)
     if args.judge == "all" and "all" not in store.judges():
         return _rank_all_judges(store, args)
-    judge = pick_judge(store, args.judge)
-    counts = store.counts(judge=judge, category=pick_category(store, args.category), cluster=cluster)
+    chosen = select(args, store=store)
+    judge = chosen.judge
+    counts = store.counts(judge=judge, category=chosen.category, cluster=cluster)
     if args.control is None:
         store.close()  # the counts are all the ranking needs: the table's memory goes back first
     board = leaderboard(
@@ -248,15 +171,13 @@ def run_rank(args: argparse.Namespace) -> int:
         if styled is not None:
             out["models"] = merge_style_records(out["models"], styled)
             out["style_control"] = styled.as_dict()
-        print_json(out)
-        return 0
+        return print_json(out)
     print(
         f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: {board.interval_description}"
         f" ({board.interval_reason})"
     )
     _print_units(board)
-    for note in (*board.design_warnings, *board.notes):
-        print(f"note: {note}", file=sys.stderr)
+    print_notes((*board.design_warnings, *board.notes), err=True)
     table = board.table.copy()
     table["win_rate"] = [f"{100 * v:.1f}%" for v in table["win_rate"]]
     if (table["bound"] == "").all():
@@ -277,8 +198,69 @@ def run_rank(args: argparse.Namespace) -> int:
     print(f"stability: {stability.sentence()}")
     if styled is not None:
         print(f"controlled for {', '.join(styled.controls)}; 95% intervals: {METHOD}")
-        for note in styled.notes:
-            print(f"note: {note}", file=sys.stderr)
+        print_notes(styled.notes, err=True)
         for c in styled.coefficients:
             print(f"{c.name}: {c.meaning}")
     return 0
+
+
+COMMANDS = (
+    Command("summary", "models, instructions, judges, design and coverage", run_summary, ("file",)),
+    Command(
+        "rank",
+        "Bradley–Terry leaderboard with 95%% intervals",
+        run_rank,
+        (
+            *SELECTION,
+            opt(
+                "bootstrap",
+                default=1000,
+                help="bootstrap rounds over instructions (default 1000; 0 for none); with "
+                "the sandwich, the draws behind the rank ranges",
+            ),
+            opt(
+                "--interval",
+                choices=("auto", "bootstrap", "sandwich"),
+                default="auto",
+                help="auto (default: the instruction-clustered sandwich above 50,000 instructions or 150 "
+                "models, else the bootstrap; the rule the Leaderboard page and the library use, and the "
+                "output says which it chose and why), bootstrap over instructions, or sandwich",
+            ),
+            "seed",
+            opt(
+                "--cluster",
+                default="instruction",
+                metavar="COLUMN",
+                help="the unit the intervals resample: instruction (default), or the file's session, voter "
+                "or run column (the bootstrap redraws whole units, the sandwich sums scores per unit)",
+            ),
+            opt(
+                "--weighting",
+                choices=("none", "inverse-pair"),
+                default="none",
+                help="inverse-pair: every pair of models that met weighs the same (for unbalanced arenas); "
+                "adds each model's weighting_shift",
+            ),
+            opt(
+                "--control",
+                default=None,
+                metavar="LIST",
+                help="control for style: comma-separated length, markdown, position, family (and any "
+                "feat_<name>_a/_b column pair by its name); adds each model's controlled rating, interval "
+                "and rank change, and each covariate's coefficient",
+            ),
+            opt(
+                "families",
+                metavar="CSV",
+                help="a model,family list for --control family (default: families recognised from name prefixes)",
+            ),
+            opt(
+                "--as-of",
+                default=None,
+                metavar="DATE",
+                help="the leaderboard as of a date: only the verdicts judged up to the end of that day (UTC), "
+                "read from the optional judged_at column",
+            ),
+        ),
+    ),
+)

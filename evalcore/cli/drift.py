@@ -9,35 +9,8 @@ import argparse
 
 import pandas as pd
 
-from evalcore.cli.common import add_json_flag, add_selection_arguments, print_json, print_table, select
+from evalcore.cli.common import SELECTION, Command, opt, print_json, print_table, select
 from evalcore.errors import DesignError
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "drift",
-        help="the ranking in time (needs judged_at): ratings per time window, who moved between the "
-        "first and the last window, and a test of judge drift on items judged more than once",
-    )
-    add_selection_arguments(p)
-    p.add_argument("--windows", type=int, default=3, help="time windows (default 3; 2 to 12)")
-    p.add_argument(
-        "--split",
-        choices=("count", "calendar"),
-        default="count",
-        help="windows of equal numbers of verdicts (default) or of equal calendar length",
-    )
-    p.add_argument("--min-verdicts", type=int, default=100, help="verdicts each window needs (default 100)")
-    p.add_argument(
-        "--bootstrap", type=int, default=200, help="bootstrap rounds of each window's intervals (default 200)"
-    )
-    p.add_argument("--alpha", type=float, default=0.05, help="level of the drift test (default 0.05)")
-    p.add_argument(
-        "--permutations", type=int, default=1999, help="sign flips of the drift test (default 1999)"
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the flips (default 0)")
-    add_json_flag(p)
-    p.set_defaults(handler=run_drift)
 
 
 def run_drift(args: argparse.Namespace) -> int:
@@ -72,14 +45,8 @@ def run_drift(args: argparse.Namespace) -> int:
     )
     sel.store.close()
     if args.json:
-        print_json(
-            {
-                "judge": sel.judge,
-                "time_windows": windows.as_dict() if windows is not None else {"sentence": refused},
-                "judge_drift": drift.as_dict(),
-            }
-        )
-        return 0
+        times = windows.as_dict() if windows is not None else {"sentence": refused}
+        return print_json({"judge": sel.judge, "time_windows": times, "judge_drift": drift.as_dict()})
     print(f"judge {sel.judge}")
     if windows is None:
         print(refused)
@@ -95,3 +62,28 @@ def run_drift(args: argparse.Namespace) -> int:
             print(f"note: {windows.untimed:,} verdicts without a judging time are left out")
     print(drift.sentence())
     return 0
+
+
+COMMANDS = (
+    Command(
+        "drift",
+        "the ranking in time (needs judged_at): ratings per time window, who moved between the "
+        "first and the last window, and a test of judge drift on items judged more than once",
+        run_drift,
+        (
+            *SELECTION,
+            opt("--windows", type=int, default=3, help="time windows (default 3; 2 to 12)"),
+            opt(
+                "--split",
+                choices=("count", "calendar"),
+                default="count",
+                help="windows of equal numbers of verdicts (default) or of equal calendar length",
+            ),
+            opt("--min-verdicts", type=int, default=100, help="verdicts each window needs (default 100)"),
+            opt("bootstrap", default=200, help="bootstrap rounds of each window's intervals (default 200)"),
+            opt("alpha", help="level of the drift test (default 0.05)"),
+            opt("--permutations", type=int, default=1999, help="sign flips of the drift test (default 1999)"),
+            opt("seed", help="seed of the bootstrap and the flips (default 0)"),
+        ),
+    ),
+)

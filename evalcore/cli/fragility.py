@@ -4,57 +4,12 @@ adjacent pair."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Literal
 
 import pandas as pd
 
-from evalcore.cli.common import (
-    add_json_flag,
-    add_selection_arguments,
-    print_json,
-    print_table,
-    select,
-)
+from evalcore.cli.common import SELECTION, Command, opt, print_json, print_notes, print_table, select
 from evalcore.ranking.fragility import ranking_fragility
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "fragility",
-        help="the fewest verdicts whose removal (or, with --flip, reversal) flips the leader "
-        "(or each adjacent pair), and which verdicts they are",
-    )
-    add_selection_arguments(p)
-    p.add_argument(
-        "--pairs",
-        choices=("leader", "adjacent"),
-        default="leader",
-        help="the leader against every rival (default), or each model against the next "
-        "one down the leaderboard",
-    )
-    p.add_argument(
-        "--flip",
-        action="store_true",
-        help="reverse verdicts instead of removing them (a win becomes a win for the other model, "
-        "a tie a win for either), as a judge error or an adversarial judge would",
-    )
-    p.add_argument(
-        "--max-drop",
-        type=int,
-        default=None,
-        metavar="N",
-        help="the most verdicts removed (or flipped) per pair (default: 1%% of them, at least 10)",
-    )
-    p.add_argument(
-        "--exhaustive",
-        type=int,
-        default=2000,
-        metavar="N",
-        help="refits spent proving that no smaller set flips the order (default 2000; 0 for none)",
-    )
-    add_json_flag(p)
-    p.set_defaults(handler=run_fragility)
 
 
 def run_fragility(args: argparse.Namespace) -> int:
@@ -65,17 +20,15 @@ def run_fragility(args: argparse.Namespace) -> int:
         counts, pairs=args.pairs, kind=kind, max_drop=args.max_drop, exhaustive=args.exhaustive
     )
     if args.json:
-        print_json(result.as_dict())
-        return 0
+        return print_json(result.as_dict())
     done = "flipped" if args.flip else "removed"
     print(f"judge {judge}: {result.n_calls:,} verdicts; at most {result.max_drop:,} {done} per pair")
     print(result.headline())
-    for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
+    print_notes(result.notes, err=True)
     if chosen.store.is_counts_table:
         from evalcore.ingest.counts_table import CALL_LIST_NOTE
 
-        print(f"note: {CALL_LIST_NOTE}", file=sys.stderr)
+        print_notes([CALL_LIST_NOTE], err=True)
     table = result.table()
     table["share"] = ["—" if pd.isna(v) else f"{100 * v:.3g}%" for v in table["share"]]
     table["n_drop"] = [("none found" if pd.isna(v) else str(int(v))) for v in table["n_drop"]]
@@ -91,3 +44,43 @@ def run_fragility(args: argparse.Namespace) -> int:
         )
         print_table(pd.DataFrame([c.as_dict() for c in lead.calls]))
     return 0
+
+
+COMMANDS = (
+    Command(
+        "fragility",
+        "the fewest verdicts whose removal (or, with --flip, reversal) flips the leader "
+        "(or each adjacent pair), and which verdicts they are",
+        run_fragility,
+        (
+            *SELECTION,
+            opt(
+                "--pairs",
+                choices=("leader", "adjacent"),
+                default="leader",
+                help="the leader against every rival (default), or each model against the next "
+                "one down the leaderboard",
+            ),
+            opt(
+                "--flip",
+                action="store_true",
+                help="reverse verdicts instead of removing them (a win becomes a win for the other "
+                "model, a tie a win for either), as a judge error or an adversarial judge would",
+            ),
+            opt(
+                "--max-drop",
+                type=int,
+                default=None,
+                metavar="N",
+                help="the most verdicts removed (or flipped) per pair (default: 1%% of them, at least 10)",
+            ),
+            opt(
+                "--exhaustive",
+                type=int,
+                default=2000,
+                metavar="N",
+                help="refits spent proving that no smaller set flips the order (default 2000; 0 for none)",
+            ),
+        ),
+    ),
+)

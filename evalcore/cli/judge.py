@@ -6,48 +6,20 @@ import argparse
 from pathlib import Path
 
 from evalcore.cli.common import (
-    add_file_argument,
-    add_json_flag,
-    add_judge_argument,
+    Command,
     load_store,
+    opt,
     pick_category,
-    pick_judge,
     print_json,
     print_metrics,
+    print_notes,
     print_table,
+    select,
 )
 from evalcore.judge import comparison_table, judge_sheet, judge_sheets, read_families
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "judge",
-        help="a judge's spec sheet: position bias, swap consistency, ties, "
-        "coverage, slot bias, agreement with humans, length and self-preference",
-    )
-    add_file_argument(p)
-    add_judge_argument(p)
-    p.add_argument(
-        "--all", action="store_true", help="compare every judge side by side instead of one judge's sheet"
-    )
-    p.add_argument("--category", default=None, help="only rows of this category")
-    p.add_argument(
-        "--bootstrap",
-        type=int,
-        default=2000,
-        help="bootstrap rounds over instructions (default 2000; 0 for none)",
-    )
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument(
-        "--families", default=None, help="a model,family CSV (judges listed by name too) for self-preference"
-    )
-    p.add_argument("--no-length", action="store_true", help="skip the length-controlled Bradley–Terry fit")
-    add_json_flag(p)
-    p.set_defaults(handler=run_judge)
-
-
 def run_judge(args: argparse.Namespace) -> int:
-
     families = None
     if args.families:
         families = read_families(Path(args.families).read_text(encoding="utf-8-sig"))
@@ -63,14 +35,8 @@ def run_judge(args: argparse.Namespace) -> int:
     if args.all:
         table = comparison_table(judge_sheets(store, **options))
         if args.json:
-            print_json(
-                {
-                    "interval": "2.5-97.5 percentiles of a bootstrap over instructions",
-                    "bootstrap_rounds": args.bootstrap,
-                    "judges": table,
-                }
-            )
-            return 0
+            interval = "2.5-97.5 percentiles of a bootstrap over instructions"
+            return print_json({"interval": interval, "bootstrap_rounds": args.bootstrap, "judges": table})
         # the Judge page's side-by-side columns (the self-comparison tie rate is on the sheet)
         from evalcore.present.judge import SIDE_BY_SIDE
 
@@ -82,21 +48,46 @@ def run_judge(args: argparse.Namespace) -> int:
                 if isinstance(text, str) and text:
                     print(f"warning ({name}): {text}")
         return 0
-    judge = pick_judge(store, args.judge)
+    judge = select(args, store=store).judge
     sheet = judge_sheet(store, judge, **options)
     if args.json:
-        print_json(sheet.as_dict())
-        return 0
+        return print_json(sheet.as_dict())
     print(
         f"judge {judge}: {sheet.position.calls:,} calls with a verdict, "
         f"{sheet.n_instructions:,} instructions, {sheet.n_models} models; 95% intervals from "
         f"{args.bootstrap:,} bootstrap rounds over instructions"
     )
-    for warning in sheet.design_warnings:
-        print(f"warning: {warning}")
-    for note in sheet.notes:
-        print(f"note: {note}")
+    print_notes(sheet.design_warnings, label="warning")
+    print_notes(sheet.notes)
     if sheet.certification is not None:
         print(f"certification: {sheet.certification.sentence()}")
     print_metrics(sheet.table()[["metric", "value", "low", "high"]])
     return 0
+
+
+COMMANDS = (
+    Command(
+        "judge",
+        "a judge's spec sheet: position bias, swap consistency, ties, "
+        "coverage, slot bias, agreement with humans, length and self-preference",
+        run_judge,
+        (
+            "file",
+            "judge",
+            opt(
+                "--all",
+                action="store_true",
+                help="compare every judge side by side instead of one judge's sheet",
+            ),
+            "category",
+            opt(
+                "bootstrap",
+                default=2000,
+                help="bootstrap rounds over instructions (default 2000; 0 for none)",
+            ),
+            "seed",
+            opt("families", help="a model,family CSV (judges listed by name too) for self-preference"),
+            opt("--no-length", action="store_true", help="skip the length-controlled Bradley–Terry fit"),
+        ),
+    ),
+)

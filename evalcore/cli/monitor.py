@@ -7,65 +7,29 @@ Exit code 0: decided (judging could stop); 1: keep judging; 2: bad input."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 from evalcore.cli.common import (
-    add_file_argument,
-    add_json_flag,
-    add_judge_argument,
-    load_store,
-    pick_category,
-    pick_judge,
+    SELECTION,
+    Command,
+    UsageError,
+    opt,
     print_json,
+    print_notes,
     print_table,
+    select,
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "monitor",
-        help="whether judging can stop: an anytime-valid confidence sequence for the rating "
-        "difference of --a over --b (or, without them, for the leader being first); exit 0 decided, "
-        "1 keep judging",
-    )
-    add_file_argument(p)
-    add_judge_argument(p)
-    p.add_argument("--category", default=None, help="only rows of this category")
-    p.add_argument("--a", default=None, metavar="MODEL", help="the first model of the pair")
-    p.add_argument("--b", default=None, metavar="MODEL", help="the second model of the pair")
-    p.add_argument("--alpha", type=float, default=0.05, help="error allowed over every look (default 0.05)")
-    p.add_argument(
-        "--tuned-for",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="verdicts at which the sequence is narrowest (default 1000; any value keeps the guarantee)",
-    )
-    p.add_argument(
-        "--price-per-call",
-        type=float,
-        default=None,
-        help="price of one judge call, to read the verdicts in money (default: the file's cost column, if any)",
-    )
-    add_json_flag(p)
-    p.set_defaults(handler=run_monitor)
-
-
 def run_monitor(args: argparse.Namespace) -> int:
-    from evalcore.cli import UsageError
     from evalcore.power.monitor import monitor_leader, monitor_pair
 
     if (args.a is None) != (args.b is None):
         raise UsageError("give both --a and --b (a pair), or neither (is the leader really first)")
-    if not 0 < args.alpha < 1:
-        raise UsageError(f"--alpha must be between 0 and 1 (got {args.alpha})")
-    if args.tuned_for < 1:
-        raise UsageError(f"--tuned-for must be 1 or more (got {args.tuned_for})")
-    store = load_store(args.file, text=True)  # judged_at is kept with the text
-    judge = pick_judge(store, args.judge)
+    chosen = select(args, text=True)  # judged_at is kept with the text; --alpha, --tuned-for: ranges
+    store = chosen.store
     options = {
-        "judge": judge,
-        "category": pick_category(store, args.category),
+        "judge": chosen.judge,
+        "category": chosen.category,
         "alpha": args.alpha,
         "tuned_for": args.tuned_for,
     }
@@ -88,15 +52,42 @@ def run_monitor(args: argparse.Namespace) -> int:
             "cost_to_decision": None if result.stopped_at is None else prices.money(calls=result.stopped_at),
         }
     if args.json:
-        print_json(result.as_dict() | money)
-        return code
+        return print_json(result.as_dict() | money, code)
     print(result.sentence())
     if money:
         decided = f"; the decision cost {money['cost_to_decision']:,.2f}" if result.decided else ""
         print(f"the {result.n_verdicts:,} verdicts cost {money['spent_so_far']:,.2f}{decided}")
     print(f"verdicts ordered by {result.ordered_by}; {result.n_verdicts:,} head-to-head verdicts")
-    for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
+    print_notes(result.notes, err=True)
     step = max(1, len(result.curve) // 10)
     print_table(result.curve.iloc[::step], floatfmt="{:.3f}")
     return code
+
+
+COMMANDS = (
+    Command(
+        "monitor",
+        "whether judging can stop: an anytime-valid confidence sequence for the rating "
+        "difference of --a over --b (or, without them, for the leader being first); exit 0 decided, "
+        "1 keep judging",
+        run_monitor,
+        (
+            *SELECTION,
+            opt("a", default=None, help="the first model of the pair"),
+            opt("b", default=None, help="the second model of the pair"),
+            opt("alpha", help="error allowed over every look (default 0.05)"),
+            opt(
+                "--tuned-for",
+                type=int,
+                default=1000,
+                metavar="N",
+                help="verdicts at which the sequence is narrowest (default 1000; any value keeps the guarantee)",
+            ),
+            opt(
+                "price_per_call",
+                help="price of one judge call, to read the verdicts in money (default: the file's cost "
+                "column, if any)",
+            ),
+        ),
+    ),
+)

@@ -10,11 +10,14 @@ import numpy as np
 
 from evalcore import quantities as q
 from evalcore.cli.common import (
-    add_file_argument,
-    add_json_flag,
-    add_judge_argument,
+    SELECTION,
+    Command,
+    UsageError,
+    opt,
     print_json,
+    print_notes,
     print_table,
+    report_unavailable,
     select,
 )
 from evalcore.errors import DesignError
@@ -37,132 +40,11 @@ def _edge(text: str) -> float:
     return value
 
 
-def _add_design(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    p.add_argument(
-        "--two-sided", action="store_true", help="two-sided test (default one-sided, as the paper's Table 2)"
-    )
-
-
-def _add_data(p: argparse.ArgumentParser) -> None:
-    add_judge_argument(p)
-    p.add_argument("--category", default=None, help="only rows of this category")
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "power",
-        help="sign-test samples needed to detect a win-rate edge "
-        "(discordant and total; Don-Yehiya et al. 2026, Table 2)",
-    )
-    p.add_argument(
-        "--edge",
-        type=_edge,
-        nargs="+",
-        required=True,
-        metavar="E",
-        help="edge(s) to detect: 0.05 or 5%% means P(A beats B | discordant) = 0.55",
-    )
-    _add_design(p)
-    p.add_argument(
-        "--exact", action="store_true", help="exact binomial test instead of the paper's normal approximation"
-    )
-    p.add_argument(
-        "--informativeness",
-        type=float,
-        default=None,
-        metavar="I",
-        help="share of samples on which the two models' verdicts differ; total = ceil(discordant / I)",
-    )
-    p.add_argument(
-        "--file", default=None, help="take I from this verdict file for --anchor instead of --informativeness"
-    )
-    p.add_argument("--anchor", default=None, help="the anchor whose informativeness to use (with --file)")
-    p.add_argument(
-        "--models",
-        type=int,
-        default=None,
-        metavar="M",
-        help="models to evaluate, for the judge calls each size needs (default: the file's, else 2)",
-    )
-    p.add_argument(
-        "--design",
-        choices=("anchor", "all-pairs"),
-        default="anchor",
-        help="judge calls per instruction: M - 1 against an anchor (default) or M(M - 1)/2 for all pairs",
-    )
-    p.add_argument("--orders", type=int, default=1, help="slot orders judged per pair (default 1)")
-    p.add_argument(
-        "--price-per-call", type=float, default=None, help="price of one judge call: each size's cost"
-    )
-    _add_data(p)
-    add_json_flag(p)
-    p.set_defaults(handler=run_power)
-
-    p = sub.add_parser(
-        "power-detect",
-        help="which adjacent leaderboard pairs the data can "
-        "separate, and the smallest detectable edge for each",
-    )
-    add_file_argument(p)
-    _add_data(p)
-    p.add_argument(
-        "--anchor", default=None, help="compare through this anchor (default: head-to-head verdicts)"
-    )
-    p.add_argument("--alpha", type=float, default=0.05, help="family-wise significance level (default 0.05)")
-    p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    p.add_argument(
-        "--two-sided",
-        action="store_true",
-        help="accepted for older scripts; the test that resolves a pair is always two-sided "
-        "(Holm-adjusted), and the detectable edges are that test's",
-    )
-    p.add_argument("--exact", action="store_true", help="exact binomial detectable edges")
-    add_json_flag(p)
-    p.set_defaults(handler=run_detect)
-
-    p = sub.add_parser(
-        "power-sim",
-        help="Wilcoxon signed-rank vs sign-test power by simulation "
-        "on the file's verdict differences (Don-Yehiya et al. 2026, App. C)",
-    )
-    add_file_argument(p)
-    _add_data(p)
-    p.add_argument(
-        "--edge",
-        type=_edge,
-        default=0.05,
-        help="use every (anchor, pair) distribution with edge in [E, E + 1%%) (default 5%%)",
-    )
-    p.add_argument(
-        "--anchor", default=None, help="only this anchor (default: every model in turn); required with --pair"
-    )
-    p.add_argument(
-        "--pair",
-        nargs=2,
-        default=None,
-        metavar=("A", "B"),
-        help="simulate one model pair against --anchor instead of an edge window",
-    )
-    p.add_argument("--max-n", type=int, default=2000, help="largest total N (default 2000)")
-    p.add_argument("--steps", type=int, default=20, help="number of N values (default 20)")
-    p.add_argument("--simulations", type=int, default=2000, help="simulations per N (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    p.add_argument("--two-sided", action="store_true", help="two-sided tests")
-    add_json_flag(p)
-    p.set_defaults(handler=run_sim)
-
-
 def _counts(args: argparse.Namespace):
     return select(args).counts()
 
 
 def _check_anchor(counts, anchor: str | None) -> None:
-    from evalcore.cli.common import UsageError
-
     if anchor is not None and anchor not in counts.models:
         raise UsageError(f"anchor {anchor!r} is not in the file; its models are: " + ", ".join(counts.models))
 
@@ -170,13 +52,8 @@ def _check_anchor(counts, anchor: str | None) -> None:
 def _sizes_in_calls(args: argparse.Namespace, plan, counts) -> list:
     """Each row's instructions in judge calls (and money with --price-per-call); None per row
     without an informativeness (no total)."""
-    from evalcore.cli.common import UsageError
     from evalcore.power.budget import Prices, calls_per_instruction, size_cost
 
-    if args.price_per_call is not None and not args.price_per_call >= 0:
-        raise UsageError(f"--price-per-call must be 0 or more (got {args.price_per_call})")
-    if args.models is not None and args.models < 2:
-        raise UsageError(f"--models must be at least 2 (got {args.models})")
     if plan.informativeness is None:
         return [None] * len(plan.table)
     m = args.models or (counts.n_models if counts is not None else 2)
@@ -186,7 +63,6 @@ def _sizes_in_calls(args: argparse.Namespace, plan, counts) -> list:
 
 
 def run_power(args: argparse.Namespace) -> int:
-    from evalcore.cli.common import UsageError
     from evalcore.power import sample_size_plan
 
     info = args.informativeness
@@ -227,8 +103,7 @@ def run_power(args: argparse.Namespace) -> int:
         for row, size in zip(out["plans"], sizes, strict=True):
             if size is not None:
                 row["judge_calls"], row["cost"] = size.calls, size.money
-        print_json(out)
-        return 0
+        return print_json(out)
     d = plan.as_dict()
     print(
         f"{d['test']}, significance level {plan.alpha:g}, power {plan.power:.0%}, {d['method']}"
@@ -243,8 +118,7 @@ def run_power(args: argparse.Namespace) -> int:
         if args.price_per_call is not None:
             table["cost"] = [q.format("size_cost", size.money) for size in sizes]
     print_table(table)
-    for note in plan.notes:
-        print(f"note: {note}")
+    print_notes(plan.notes)
     return 0
 
 
@@ -273,8 +147,7 @@ def run_detect(args: argparse.Namespace) -> int:
         method="exact" if args.exact else "normal",
     )
     if args.json:
-        print_json(result.as_dict())
-        return 0
+        return print_json(result.as_dict())
     how = f"against anchor {args.anchor}" if args.anchor else "head-to-head"
     edge = result.detectable_edge
     source = (
@@ -304,17 +177,13 @@ def run_detect(args: argparse.Namespace) -> int:
         "instructions_needed",
     ]
     print_table(result.table[cols], floatfmt="{:.3g}")
-    for note in result.notes:
-        print(f"note: {note}")
+    print_notes(result.notes)
     return 0
 
 
 def run_sim(args: argparse.Namespace) -> int:
-    from evalcore.cli.common import UsageError
     from evalcore.power import difference_distributions, wilcoxon_power
 
-    if args.max_n < 1 or args.steps < 1 or args.simulations < 1:
-        raise UsageError("--max-n, --steps and --simulations must be positive")
     counts = _counts(args)
     _check_anchor(counts, args.anchor)
     anchors = [args.anchor] if args.anchor is not None else None
@@ -357,8 +226,7 @@ def run_sim(args: argparse.Namespace) -> int:
         edge=edge,
     )
     if args.json:
-        print_json(curve.as_dict())
-        return 0
+        return print_json(curve.as_dict())
     print(
         f"{curve.n_distributions} distribution(s), mean edge {curve.mean_edge:.1%}, mean "
         f"informativeness {curve.mean_informativeness:.1%}; {curve.simulations:,} simulations "
@@ -379,11 +247,112 @@ def run_sim(args: argparse.Namespace) -> int:
     return 0
 
 
-def report_unavailable(args: argparse.Namespace, exc: Exception) -> int:
-    """An analysis the table's design cannot support: the reason in words (``--json``: as
-    ``{"unavailable": reason}``), exit status 0 because the input is not at fault."""
-    if getattr(args, "json", False):
-        print_json({"unavailable": str(exc)})
-    else:
-        print(f"not available: {exc}")
-    return 0
+COMMANDS = (
+    Command(
+        "power",
+        "sign-test samples needed to detect a win-rate edge "
+        "(discordant and total; Don-Yehiya et al. 2026, Table 2)",
+        run_power,
+        (
+            opt(
+                "--edge",
+                type=_edge,
+                nargs="+",
+                required=True,
+                metavar="E",
+                help="edge(s) to detect: 0.05 or 5%% means P(A beats B | discordant) = 0.55",
+            ),
+            "alpha",
+            "power",
+            opt("two_sided", help="two-sided test (default one-sided, as the paper's Table 2)"),
+            opt(
+                "--exact",
+                action="store_true",
+                help="exact binomial test instead of the paper's normal approximation",
+            ),
+            opt(
+                "--informativeness",
+                type=float,
+                default=None,
+                metavar="I",
+                help="share of samples on which the two models' verdicts differ; total = ceil(discordant / I)",
+            ),
+            opt(
+                "--file",
+                default=None,
+                help="take I from this verdict file for --anchor instead of --informativeness",
+            ),
+            opt("--anchor", default=None, help="the anchor whose informativeness to use (with --file)"),
+            opt(
+                "--models",
+                type=int,
+                default=None,
+                metavar="M",
+                help="models to evaluate, for the judge calls each size needs (default: the file's, else 2)",
+            ),
+            opt(
+                "--design",
+                choices=("anchor", "all-pairs"),
+                default="anchor",
+                help="judge calls per instruction: M - 1 against an anchor (default) or M(M - 1)/2 for all pairs",
+            ),
+            opt("--orders", type=int, default=1, help="slot orders judged per pair (default 1)"),
+            opt("price_per_call", help="price of one judge call: each size's cost"),
+            "judge",
+            "category",
+        ),
+    ),
+    Command(
+        "power-detect",
+        "which adjacent leaderboard pairs the data can separate, and the smallest detectable edge for each",
+        run_detect,
+        (
+            *SELECTION,
+            opt(
+                "--anchor", default=None, help="compare through this anchor (default: head-to-head verdicts)"
+            ),
+            opt("alpha", help="family-wise significance level (default 0.05)"),
+            "power",
+            opt(
+                "two_sided",
+                help="accepted for older scripts; the test that resolves a pair is always two-sided "
+                "(Holm-adjusted), and the detectable edges are that test's",
+            ),
+            opt("--exact", action="store_true", help="exact binomial detectable edges"),
+        ),
+    ),
+    Command(
+        "power-sim",
+        "Wilcoxon signed-rank vs sign-test power by simulation "
+        "on the file's verdict differences (Don-Yehiya et al. 2026, App. C)",
+        run_sim,
+        (
+            *SELECTION,
+            opt(
+                "--edge",
+                type=_edge,
+                default=0.05,
+                help="use every (anchor, pair) distribution with edge in [E, E + 1%%) (default 5%%)",
+            ),
+            opt(
+                "--anchor",
+                default=None,
+                help="only this anchor (default: every model in turn); required with --pair",
+            ),
+            opt(
+                "--pair",
+                nargs=2,
+                default=None,
+                metavar=("A", "B"),
+                help="simulate one model pair against --anchor instead of an edge window",
+            ),
+            opt("--max-n", type=int, default=2000, help="largest total N (default 2000)"),
+            opt("--steps", type=int, default=20, help="number of N values (default 20)"),
+            opt("--simulations", type=int, default=2000, help="simulations per N (default 2000)"),
+            opt("seed", help="random seed (default 0)"),
+            "alpha",
+            "power",
+            "two_sided",
+        ),
+    ),
+)

@@ -14,9 +14,11 @@ import pandas as pd
 
 from evalcore import quantities as q
 from evalcore.cli.common import (
-    add_json_flag,
-    add_selection_arguments,
+    Command,
+    UsageError,
+    opt,
     print_json,
+    print_notes,
     print_table,
     select,
 )
@@ -35,61 +37,7 @@ from evalcore.ties import (
 from evalcore.ties.conventions import ROUNDS
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "ties",
-        help="tie structure: how the verdicts spread over the levels, the same-level chance, the "
-        "effective number of levels, the share of instructions with a tied top, and agreement with "
-        "a reference (Gondara et al. 2025)",
-    )
-    add_selection_arguments(p, category_help="only rows of this category (verdict tables)")
-    p.add_argument(
-        "--score",
-        choices=SCORE_RULES,
-        default="soft",
-        help="within-instruction score of a pairwise judge: soft = mean σ(verdict) "
-        "(the tournament score of 'The Format is the Filter', default), "
-        "sign = win share (tie = half)",
-    )
-    p.add_argument(
-        "--rounds",
-        type=int,
-        default=ROUNDS,
-        help=f"bootstrap rounds over instructions for the tie parameter's 95%% interval (default {ROUNDS}; "
-        "0 = the profile-likelihood interval, which treats verdicts as independent)",
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    p.add_argument(
-        "--no-conventions",
-        action="store_true",
-        help="skip the ranking under three tie conventions (a tie as half a win, ties dropped, "
-        "ties modelled by Davidson 1970)",
-    )
-    p.add_argument(
-        "--human-ranking",
-        default=None,
-        metavar="FILE",
-        help="a reference score per model (model, score; higher is better)",
-    )
-    p.add_argument(
-        "--pointwise",
-        action="store_true",
-        help="FILE is a pointwise score table: instruction_id, candidate, judge, format, score[, reference]",
-    )
-    p.add_argument(
-        "--nominal",
-        action="append",
-        default=[],
-        metavar="FORMAT=LEVELS",
-        help="nominal levels of a pointwise format (e.g. binary=2); repeatable; adds D2 / nominal levels",
-    )
-    add_json_flag(p)
-    p.set_defaults(handler=run_ties)
-
-
 def _nominal(pairs: list[str]) -> dict[str, int]:
-    from evalcore.cli.common import UsageError
-
     out = {}
     for item in pairs:
         name, _, value = item.rpartition("=")
@@ -108,8 +56,6 @@ def _nominal(pairs: list[str]) -> dict[str, int]:
 def run_ties(args: argparse.Namespace) -> int:
     if args.pointwise:
         return _run_pointwise(args)
-    from evalcore.cli.common import UsageError
-
     if args.nominal:
         raise UsageError("--nominal applies to pointwise tables (add --pointwise)")
     chosen = select(args)
@@ -140,8 +86,7 @@ def run_ties(args: argparse.Namespace) -> int:
             payload["tie_conventions"] = (
                 conventions.as_dict() if isinstance(conventions, TieConventions) else {"refusal": conventions}
             )
-        print_json(payload)
-        return 0
+        return print_json(payload)
     print(f"judge {judge}: {result.n_calls:,} calls; within-instruction score: {args.score}")
     levels = result.level_table()
     levels["share"] = [f"{100 * v:.1f}%" for v in levels["share"]]  # a share reads as a percentage
@@ -212,12 +157,10 @@ def _print_conventions(tc: TieConventions | str) -> None:
     )
     print(tc.sentence())
     print_table(tc.frame())
-    for note in tc.notes:
-        print(f"note: {note}")
+    print_notes(tc.notes)
 
 
 def _run_pointwise(args: argparse.Namespace) -> int:
-    from evalcore.cli.common import UsageError
     from evalcore.ingest.pointwise import read_pointwise
 
     if args.category is not None or args.human_ranking is not None:
@@ -240,15 +183,8 @@ def _run_pointwise(args: argparse.Namespace) -> int:
     shares = variance_shares(cells)
     loo = leave_one_judge_out(cells) if len(shares.judges) >= 3 else None
     if args.json:
-        print_json(
-            {
-                "file": table.file,
-                "cells": cells,
-                "variance_shares": shares.as_dict(),
-                "leave_one_judge_out": loo,
-            }
-        )
-        return 0
+        out = {"file": table.file, "cells": cells, "variance_shares": shares.as_dict()}
+        return print_json({**out, "leave_one_judge_out": loo})
     print(
         f"{table.file}: {len(frame):,} rows, {frame['format'].nunique()} format(s), "
         f"{frame['judge'].nunique()} judge(s)" + ("" if table.has_reference else "; no reference")
@@ -257,6 +193,56 @@ def _run_pointwise(args: argparse.Namespace) -> int:
     if len(shares.table):
         print("\nshares of variance over the format × judge grid (Gondara et al. 2026):")
         print_table(shares.table)
-    for note in shares.notes:
-        print(f"note: {note}")
+    print_notes(shares.notes)
     return 0
+
+
+COMMANDS = (
+    Command(
+        "ties",
+        "tie structure: how the verdicts spread over the levels, the same-level chance, the "
+        "effective number of levels, the share of instructions with a tied top, and agreement with "
+        "a reference (Gondara et al. 2025)",
+        run_ties,
+        (
+            "file",
+            "judge",
+            opt("category", help="only rows of this category (verdict tables)"),
+            opt(
+                "--score",
+                choices=SCORE_RULES,
+                default="soft",
+                help="within-instruction score of a pairwise judge: soft = mean σ(verdict) "
+                "(the tournament score of 'The Format is the Filter', default), "
+                "sign = win share (tie = half)",
+            ),
+            opt(
+                "--rounds",
+                type=int,
+                default=ROUNDS,
+                help=f"bootstrap rounds over instructions for the tie parameter's 95%% interval (default {ROUNDS}; "
+                "0 = the profile-likelihood interval, which treats verdicts as independent)",
+            ),
+            opt("seed", help="seed of the bootstrap (default 0)"),
+            opt(
+                "--no-conventions",
+                action="store_true",
+                help="skip the ranking under three tie conventions (a tie as half a win, ties dropped, "
+                "ties modelled by Davidson 1970)",
+            ),
+            opt("human_ranking", help="a reference score per model (model, score; higher is better)"),
+            opt(
+                "--pointwise",
+                action="store_true",
+                help="FILE is a pointwise score table: instruction_id, candidate, judge, format, score[, reference]",
+            ),
+            opt(
+                "--nominal",
+                action="append",
+                default=[],
+                metavar="FORMAT=LEVELS",
+                help="nominal levels of a pointwise format (e.g. binary=2); repeatable; adds D2 / nominal levels",
+            ),
+        ),
+    ),
+)

@@ -241,11 +241,7 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[Metric]:
             Metric(q.name("tau_all_pairs"), fmt_num(ranking.tau_quadratic, 3), f"Kendall's {tau_name(tau)}.")
         )
     out += [
-        tile(
-            "informativeness",
-            ranking.informativeness,
-            q.quantity("informativeness").definition,
-        ),
+        tile("informativeness", ranking.informativeness, None),
         Metric(
             "Judge calls per instruction",
             f"{fmt_int(ranking.design_calls_anchor)} vs {fmt_int(ranking.design_calls_all_pairs)}",

@@ -169,9 +169,11 @@ def _value(result: object, path: str) -> Any:
     return getattr(value, "value", value) if not isinstance(value, int | float | str) else value
 
 
-def tile(qid: str, value: Any, help: str = "") -> Metric:  # noqa: A002 - Streamlit's word
-    """One quantity as a tile: its catalogue name, ``value`` in its format, and ``help``."""
-    return Metric(q.name(qid), value if isinstance(value, str) else q.format(qid, value), help)
+def tile(qid: str, value: Any, help: str | None = "") -> Metric:  # noqa: A002 - Streamlit's word
+    """One quantity as a tile: its catalogue name, ``value`` in its format (text as it is), and
+    ``help`` (None: the quantity's catalogue definition)."""
+    words = q.quantity(qid).definition if help is None else help
+    return Metric(q.name(qid), value if isinstance(value, str) else q.format(qid, value), words)
 
 
 def tiles(result: object, ids: Sequence[str | tuple[str, str] | tuple[str, str, str]]) -> list[Metric]:

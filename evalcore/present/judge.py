@@ -267,10 +267,6 @@ def order_metrics(sheet: JudgeSheet) -> list[Metric]:
     return [tile("slot_bias", o.b.value, b_help), self_tile, tile("pairs_both_orders", o.pairs_both_orders)]
 
 
-def _signed3(v: object) -> str:
-    return fmt_signed(v, 3)
-
-
 def order_swap_display(by_anchor: pd.DataFrame) -> pd.DataFrame:
     """The order-swap table per anchor model, with human headings (q and b to three decimals)."""
     return display_frame(
@@ -280,14 +276,14 @@ def order_swap_display(by_anchor: pd.DataFrame) -> pd.DataFrame:
             "opponents": ("opponents", fmt_int),
             "calls_fwd": ("calls, opponent in slot A", fmt_int),
             "calls_rev": ("calls, anchor in slot A", fmt_int),
-            "v_fwd": ("mean verdict, opponent in slot A", _signed3),
-            "v_rev": ("mean verdict, anchor in slot A", _signed3),
-            "q": (q.name("preference_net"), _signed3),
-            "q_low": ("preference, 95% low", _signed3),
-            "q_high": ("preference, 95% high", _signed3),
-            "b": (q.name("slot_bias"), _signed3),
-            "b_low": ("slot-A bias, 95% low", _signed3),
-            "b_high": ("slot-A bias, 95% high", _signed3),
+            "v_fwd": ("mean verdict, opponent in slot A", "signed3"),
+            "v_rev": ("mean verdict, anchor in slot A", "signed3"),
+            "q": (q.name("preference_net"), "signed3"),
+            "q_low": ("preference, 95% low", "signed3"),
+            "q_high": ("preference, 95% high", "signed3"),
+            "b": (q.name("slot_bias"), "signed3"),
+            "b_low": ("slot-A bias, 95% low", "signed3"),
+            "b_high": ("slot-A bias, 95% high", "signed3"),
         },
     )
 
@@ -398,9 +394,6 @@ def length_metrics(sheet: JudgeSheet) -> list[Metric]:
 def length_display(table: pd.DataFrame) -> pd.DataFrame:
     """The length-controlled ranking with human headings (ratings as whole Elo points)."""
 
-    def elo(v: object) -> str:
-        return fmt_num(v, 0)
-
     def signed_change(v: Any) -> str:  # a whole number of places, as the table holds it
         return f"{int(v):+d}" if int(v) else "0"
 
@@ -408,9 +401,9 @@ def length_display(table: pd.DataFrame) -> pd.DataFrame:
         table,
         {
             "model": ("model", str),
-            "rating": ("rating (Elo)", elo),
+            "rating": ("rating (Elo)", "elo"),
             "rank": ("rank", fmt_int),
-            "rating_lc": ("rating, length controlled (Elo)", elo),
+            "rating_lc": ("rating, length controlled (Elo)", "elo"),
             "rank_lc": ("rank, length controlled", fmt_int),
             "rank_change": ("rank change", signed_change),
             "mean_length": ("mean length", fmt_int),

@@ -7,7 +7,7 @@ import numpy as np
 
 from evalcore import quantities as q
 from evalcore.power.monitor import MonitorResult, elo_difference
-from evalcore.present.display import Metric
+from evalcore.present.display import Metric, tile
 
 MODES = ("Two models", "Is the leader really first")
 
@@ -27,42 +27,18 @@ INTRO = (
 
 
 def tiles(result: MonitorResult) -> list[Metric]:
-    """The monitor's tiles: where it could stop, the range now, the verdicts so far."""
+    """The monitor's tiles: where it could stop, the range now, the verdicts so far; each with
+    its catalogue definition as help."""
     stop = q.format("verdicts_to_decision", result.stopped_at) if result.decided else "not yet"
-    out = [Metric(q.name("verdicts_to_decision"), stop, q.quantity("verdicts_to_decision").definition)]
+    shown: list[tuple[str, object]] = [("verdicts_to_decision", stop)]
     if result.mode == "pair":
         lo, hi = (float(elo_difference(v)) for v in (result.lower, result.upper))
-        span = f"{_elo(lo)} to {_elo(hi)}"
-        out.append(
-            Metric(
-                q.name("rating_difference_sequence"),
-                span,
-                q.quantity("rating_difference_sequence").definition,
-            )
-        )
-        out.append(
-            Metric(
-                q.name("head_to_head_rating_difference"),
-                q.format("head_to_head_rating_difference", result.rating_difference),
-                q.quantity("head_to_head_rating_difference").definition,
-            )
-        )
+        shown.append(("rating_difference_sequence", f"{_elo(lo)} to {_elo(hi)}"))
+        shown.append(("head_to_head_rating_difference", result.rating_difference))
     else:
-        out.append(
-            Metric(
-                q.name("win_rate_sequence"),
-                q.format("win_rate_sequence", result.lower),
-                q.quantity("win_rate_sequence").definition,
-            )
-        )
-    out.append(
-        Metric(
-            q.name("verdicts_judged_so_far"),
-            q.format("verdicts_judged_so_far", result.n_verdicts),
-            q.quantity("verdicts_judged_so_far").definition,
-        )
-    )
-    return out
+        shown.append(("win_rate_sequence", result.lower))
+    shown.append(("verdicts_judged_so_far", result.n_verdicts))
+    return [tile(qid, value, None) for qid, value in shown]
 
 
 def caption(result: MonitorResult) -> str:
