@@ -48,14 +48,14 @@ __all__ = [
 # SQL so Python only receives integer arrays.
 _LABELLED_SQL = """
 WITH f AS (
-    SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
+    SELECT instruction_id, model_a, model_b, verdict, human, weight FROM verdicts
     WHERE verdict IS NOT NULL AND human IS NOT NULL AND model_a <> model_b
       AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)),
 mi AS (SELECT m, (row_number() OVER (ORDER BY m) - 1)::INTEGER AS k FROM
        (SELECT model_a AS m FROM f UNION SELECT model_b FROM f)),
 ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER AS k
        FROM (SELECT DISTINCT instruction_id FROM f)),
-c AS (SELECT instruction_id, model_a, model_b, verdict, human, count(*)::INTEGER AS n
+c AS (SELECT instruction_id, model_a, model_b, verdict, human, sum(weight)::BIGINT AS n
       FROM f GROUP BY ALL)
 """
 
@@ -121,7 +121,8 @@ _PER_CALL_CTE = f"""
 WITH units AS (
     SELECT instruction_id, category,
            sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN verdict ELSE -verdict END) AS v,
-           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN human ELSE -human END) AS h
+           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN human ELSE -human END) AS h,
+           weight AS w
     FROM verdicts WHERE {_FILTERS}
 )
 """
@@ -133,20 +134,20 @@ WITH oriented AS (
            model_a = $candidate AS candidate_first,
            sign(CASE WHEN model_a = $candidate THEN verdict ELSE -verdict END) AS v,
            sign(CASE WHEN model_a = $candidate THEN human ELSE -human END) AS h,
-           category
+           category, weight
     FROM verdicts WHERE {_FILTERS}
 ), pairs AS (
     SELECT instruction_id, opponent, any_value(category) AS category,
-           count(*) FILTER (WHERE candidate_first) AS n_first,
-           count(*) FILTER (WHERE NOT candidate_first) AS n_second,
+           coalesce(sum(weight) FILTER (WHERE candidate_first), 0) AS n_first,
+           coalesce(sum(weight) FILTER (WHERE NOT candidate_first), 0) AS n_second,
            max(v) FILTER (WHERE candidate_first) AS v_first,
            max(v) FILTER (WHERE NOT candidate_first) AS v_second,
-           count(h) AS n_h, sum(h) AS h_sum
+           count(h) AS n_h, sum(h * weight) AS h_sum
     FROM oriented GROUP BY {{judge_col}}instruction_id, opponent
 ), units AS (
     SELECT {{judge_col}}instruction_id, opponent, category,
            CASE WHEN v_first = v_second THEN v_first ELSE 0 END AS v,
-           CASE WHEN n_h = 0 THEN NULL ELSE sign(h_sum) END AS h
+           CASE WHEN n_h = 0 THEN NULL ELSE sign(h_sum) END AS h, 1 AS w
     FROM pairs WHERE n_first = 1 AND n_second = 1
 )
 """
@@ -180,16 +181,16 @@ def disagreement_units_sql(*, both_orders: bool) -> str:
 _TARGET = "($category IS NULL OR category = $category)"
 _LABELLED = "(h IS NOT NULL AND ($labelled IS NULL OR category = $labelled))"
 _CELLS = ", ".join(
-    f"count(*) FILTER (WHERE {_LABELLED} AND h = {hv} AND v = {vv}) AS h{hn}_v{vn}"
+    f"coalesce(sum(w) FILTER (WHERE {_LABELLED} AND h = {hv} AND v = {vv}), 0) AS h{hn}_v{vn}"
     for hn, hv in (("w", 1), ("t", 0), ("l", -1))
     for vn, vv in (("w", 1), ("t", 0), ("l", -1))
 )
 _PATTERNS_SQL = f"""
 , per_instruction AS (
     SELECT instruction_id,
-           count(*) FILTER (WHERE {_TARGET} AND v > 0) AS w,
-           count(*) FILTER (WHERE {_TARGET} AND v = 0) AS t,
-           count(*) FILTER (WHERE {_TARGET} AND v < 0) AS l,
+           coalesce(sum(w) FILTER (WHERE {_TARGET} AND v > 0), 0) AS w,
+           coalesce(sum(w) FILTER (WHERE {_TARGET} AND v = 0), 0) AS t,
+           coalesce(sum(w) FILTER (WHERE {_TARGET} AND v < 0), 0) AS l,
            {_CELLS}
     FROM units GROUP BY instruction_id
 )
@@ -198,8 +199,8 @@ WHERE {" + ".join(PATTERN_COLUMNS)} > 0
 GROUP BY ALL ORDER BY ALL
 """
 _CATEGORIES_SQL = f"""
-SELECT category, count(*) FILTER (WHERE {_TARGET}) AS judged,
-       count(*) FILTER (WHERE {_LABELLED}) AS labelled
+SELECT category, coalesce(sum(w) FILTER (WHERE {_TARGET}), 0) AS judged,
+       coalesce(sum(w) FILTER (WHERE {_LABELLED}), 0) AS labelled
 FROM units GROUP BY category
 """
 _UNPAIRED_SQL = f"""
@@ -210,8 +211,8 @@ WHERE NOT (n_first = 1 AND n_second = 1) AND {_TARGET}
 _ORDERS_SQL = f"""
 SELECT count(*) FILTER (WHERE n_ab > 0 AND n_ba > 0), count(*) FROM (
     SELECT instruction_id, least(model_a, model_b) AS x, greatest(model_a, model_b) AS y,
-           count(*) FILTER (WHERE model_a < model_b) AS n_ab,
-           count(*) FILTER (WHERE model_a > model_b) AS n_ba
+           coalesce(sum(weight) FILTER (WHERE model_a < model_b), 0) AS n_ab,
+           coalesce(sum(weight) FILTER (WHERE model_a > model_b), 0) AS n_ba
     FROM verdicts WHERE {_FILTERS} AND {_TARGET}
     GROUP BY ALL)
 """
@@ -297,16 +298,18 @@ def coverage_counts(
     params = [judge, judge, category, category]
     calls, missing = one_row(
         con.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE verdict IS NULL) FROM verdicts WHERE {_JUDGE_CATEGORY}",
+            "SELECT coalesce(sum(weight), 0), coalesce(sum(weight) FILTER (WHERE verdict IS NULL), 0) "
+            f"FROM verdicts WHERE {_JUDGE_CATEGORY}",
             params,
         )
     )
     by_model = con.execute(
         f"""
-        WITH rows AS (SELECT model_a, model_b, verdict FROM verdicts WHERE {_JUDGE_CATEGORY}),
-        long AS (SELECT model_a AS model, verdict FROM rows
-                 UNION ALL SELECT model_b, verdict FROM rows WHERE model_a <> model_b)
-        SELECT model, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
+        WITH rows AS (SELECT model_a, model_b, verdict, weight FROM verdicts WHERE {_JUDGE_CATEGORY}),
+        long AS (SELECT model_a AS model, verdict, weight FROM rows
+                 UNION ALL SELECT model_b, verdict, weight FROM rows WHERE model_a <> model_b)
+        SELECT model, sum(weight)::BIGINT AS calls,
+               coalesce(sum(weight) FILTER (WHERE verdict IS NULL), 0)::BIGINT AS no_verdict
         FROM long GROUP BY model ORDER BY model
         """,
         params,
@@ -314,14 +317,19 @@ def coverage_counts(
     by_length = con.execute(
         f"""
         WITH rows AS (
-            SELECT verdict, length_a + length_b AS length FROM verdicts
+            SELECT verdict, length_a + length_b AS length, weight FROM verdicts
             WHERE {_JUDGE_CATEGORY} AND length_a IS NOT NULL AND length_b IS NOT NULL
               AND NOT isnan(length_a) AND NOT isnan(length_b)),
-        ranked AS (SELECT *, (rank() OVER (ORDER BY length) - 1) * ? // count(*) OVER () AS raw_bin
-                   FROM rows),
+        lengths AS (SELECT length, sum(weight) AS calls,
+                           coalesce(sum(weight) FILTER (WHERE verdict IS NULL), 0) AS no_verdict
+                    FROM rows GROUP BY length),
+        -- a length's rank among the calls: 1 + the calls with a shorter length
+        ranked AS (SELECT *, (sum(calls) OVER (ORDER BY length ROWS UNBOUNDED PRECEDING) - calls)
+                             * ? // sum(calls) OVER () AS raw_bin
+                   FROM lengths),
         binned AS (SELECT *, dense_rank() OVER (ORDER BY raw_bin) AS length_bin FROM ranked)
         SELECT length_bin, min(length) AS length_min, max(length) AS length_max,
-               count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
+               sum(calls)::BIGINT AS calls, sum(no_verdict)::BIGINT AS no_verdict
         FROM binned GROUP BY length_bin ORDER BY length_bin
         """,
         params + [int(length_bins)],
@@ -335,7 +343,9 @@ def self_comparison_counts(
     """Calls of a model against itself: with a verdict, ties, and the mean verdict (None: none)."""
     calls, ties, mean = one_row(
         con.execute(
-            f"""SELECT count(verdict), count(*) FILTER (WHERE verdict = 0), avg(verdict)
+            f"""SELECT coalesce(sum(weight) FILTER (WHERE verdict IS NOT NULL), 0),
+                   coalesce(sum(weight) FILTER (WHERE verdict = 0), 0),
+                   sum(weight * verdict) / sum(weight) FILTER (WHERE verdict IS NOT NULL)
             FROM verdicts WHERE model_a = model_b AND {_JUDGE_CATEGORY}""",
             [judge, judge, category, category],
         )
@@ -343,10 +353,15 @@ def self_comparison_counts(
     return int(calls), int(ties), (float(mean) if mean is not None else None)
 
 
+#: One row per call of a stored row (a counts table's row stands for ``weight`` calls): for the
+#: few analyses that read calls one by one; only the selected rows are repeated, in DuckDB.
+_EACH_CALL = "range(weight) AS vl_call(k)"
+
+
 def labelled_rows(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
     """The judge's rows that carry a human label (with or without a verdict), in file order."""
     return con.execute(
-        f"""SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
+        f"""SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts, {_EACH_CALL}
            WHERE human IS NOT NULL AND model_a <> model_b AND {_JUDGE_CATEGORY}
            ORDER BY "row" """,
         [judge, judge, category, category],
@@ -368,12 +383,12 @@ def length_ratio_bins(
         f"""
         WITH rows AS (
             SELECT log2(length_a / length_b) AS x,
-                   CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS s
+                   CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS s, weight
             FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
-        longer AS (SELECT abs(x) AS x, CASE WHEN x > 0 THEN s ELSE 1.0 - s END AS s
+        longer AS (SELECT abs(x) AS x, CASE WHEN x > 0 THEN s ELSE 1.0 - s END AS s, weight
                    FROM rows WHERE x <> 0)
-        SELECT least(floor(x / ?), ?)::INTEGER AS bin, count(*) AS calls, avg(x) AS x_mean,
-               avg(s) AS longer_score
+        SELECT least(floor(x / ?), ?)::INTEGER AS bin, sum(weight)::BIGINT AS calls,
+               sum(weight * x) / sum(weight) AS x_mean, sum(weight * s) / sum(weight) AS longer_score
         FROM longer GROUP BY bin ORDER BY bin
         """,
         [judge, judge, category, category, float(bin_width), int(n_bins) - 1],
@@ -388,7 +403,7 @@ def length_cells(con: duckdb.DuckDBPyConnection, *, judge: str | None, category:
         SELECT instruction_id, model_a, model_b,
                CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS y,
                round((length_a - length_b) / (length_a + length_b), 3) AS z,
-               count(*)::DOUBLE AS n
+               sum(weight)::DOUBLE AS n
         FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}
         GROUP BY ALL
         """,
@@ -399,11 +414,11 @@ def length_cells(con: duckdb.DuckDBPyConnection, *, judge: str | None, category:
 def mean_lengths(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.Series:
     """Each model's mean answer length over the calls with usable lengths (indexed by model)."""
     frame = con.execute(
-        f"""WITH rows AS (SELECT model_a, model_b, length_a, length_b FROM verdicts
+        f"""WITH rows AS (SELECT model_a, model_b, length_a, length_b, weight FROM verdicts
                       WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
-        long AS (SELECT model_a AS model, length_a AS length FROM rows
-                 UNION ALL SELECT model_b, length_b FROM rows)
-        SELECT model, avg(length) AS mean_length FROM long GROUP BY model""",
+        long AS (SELECT model_a AS model, length_a AS length, weight FROM rows
+                 UNION ALL SELECT model_b, length_b, weight FROM rows)
+        SELECT model, sum(weight * length) / sum(weight) AS mean_length FROM long GROUP BY model""",
         [judge, judge, category, category],
     ).df()
     return frame.set_index("model")["mean_length"]
@@ -426,7 +441,7 @@ def score_cells(cur: duckdb.DuckDBPyConnection, *, judge: str | None, category: 
     params = [judge, judge, category, category]
     filtered = """
         SELECT instruction_id, model_a, model_b,
-               (sign(verdict) + 1) / 2.0 AS v, (sign(human) + 1) / 2.0 AS h
+               (sign(verdict) + 1) / 2.0 AS v, (sign(human) + 1) / 2.0 AS h, weight
         FROM verdicts
         WHERE verdict IS NOT NULL AND model_a <> model_b
           AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
@@ -440,10 +455,11 @@ def score_cells(cur: duckdb.DuckDBPyConnection, *, judge: str | None, category: 
     )
     cells = cur.execute(
         f"""
-        WITH c AS (SELECT instruction_id, model_a, model_b, count(*) AS calls,
-                          sum(v) AS judge_score, count(h) AS labelled,
-                          coalesce(sum(h), 0) AS human_score,
-                          coalesce(sum(v) FILTER (WHERE h IS NOT NULL), 0) AS judge_score_labelled
+        WITH c AS (SELECT instruction_id, model_a, model_b, sum(weight) AS calls,
+                          sum(weight * v) AS judge_score,
+                          coalesce(sum(weight) FILTER (WHERE h IS NOT NULL), 0) AS labelled,
+                          coalesce(sum(weight * h), 0) AS human_score,
+                          coalesce(sum(weight * v) FILTER (WHERE h IS NOT NULL), 0) AS judge_score_labelled
                    FROM ({filtered}) GROUP BY ALL),
         mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
         SELECT instruction_id, ma.k AS a, mb.k AS b, calls, judge_score, labelled,
@@ -481,7 +497,8 @@ def pair_scores(
     """Head-to-head calls of two models with a verdict: ``model_a`` (who sat in slot A), the
     judge's score for slot A and the human's (1, 1/2, 0; NaN without a label)."""
     return con.execute(
-        "SELECT model_a, (sign(verdict) + 1) / 2.0 AS f, (sign(human) + 1) / 2.0 AS h FROM verdicts "
+        "SELECT model_a, (sign(verdict) + 1) / 2.0 AS f, (sign(human) + 1) / 2.0 AS h "
+        f"FROM verdicts, {_EACH_CALL} "
         "WHERE verdict IS NOT NULL AND (? IS NULL OR judge = ?) AND "
         "((model_a = ? AND model_b = ?) OR (model_a = ? AND model_b = ?))",
         [judge, judge, model_a, model_b, model_b, model_a],
@@ -508,7 +525,7 @@ def head_to_head_rows(
         where.append("list_contains(?, model_a) AND list_contains(?, model_b)")
         params += [list(models), list(models)]
     return con.execute(
-        'SELECT "row", model_a, model_b, (sign(verdict) + 1) / 2.0 AS score FROM verdicts WHERE '
-        + " AND ".join(where),
+        'SELECT "row", model_a, model_b, (sign(verdict) + 1) / 2.0 AS score '
+        f"FROM verdicts, {_EACH_CALL} WHERE " + " AND ".join(where) + ' ORDER BY "row"',
         params,
     ).df()
