@@ -101,13 +101,17 @@ def level_expr(label: str, dialect: str) -> str:
     for level, labels in sorted(by_level.items()):
         whens.append(f"WHEN {label} IN ({', '.join(sql_literal(x) for x in labels)}) THEN {level}")
     # a failed cast is NULL where the engine has a safe cast (DuckDB and Spark evaluate both
-    # branches of a CASE on a vector); PostgreSQL evaluates its CASE lazily, behind the pattern
+    # branches of a CASE on a vector); PostgreSQL has none, so its cast stands once, behind the
+    # pattern: written twice, an engine that computes a repeated expression once for every row
+    # (DuckDB running this SQL) would cast a label such as a>>b and fail
     cast = {"duckdb": "TRY_CAST", "spark": "TRY_CAST", "bigquery": "SAFE_CAST", "postgres": "CAST"}[dialect]
     num = f"{cast}({label} AS {_FLOAT[dialect]})"
-    whens.append(
-        f"WHEN {_matches(dialect, label, _NUMBER)} THEN "
-        f"(CASE WHEN {num} IN (-2, -1, 0, 1, 2) THEN CAST({num} AS INTEGER) ELSE 99 END)"
-    )
+    if dialect == "postgres":
+        on_scale = " ".join(f"WHEN {v} THEN {v}" for v in (-2, -1, 0, 1, 2))
+        number = f"(CASE {num} {on_scale} ELSE 99 END)"
+    else:
+        number = f"(CASE WHEN {num} IN (-2, -1, 0, 1, 2) THEN CAST({num} AS INTEGER) ELSE 99 END)"
+    whens.append(f"WHEN {_matches(dialect, label, _NUMBER)} THEN {number}")
     return "CASE " + "\n      ".join(whens) + "\n      ELSE 99 END"
 
 
