@@ -167,3 +167,19 @@ def test_calls_of_a_counts_table_are_not_bounded_by_the_row_limit(tmp_path):
     want_ratings = Dataset(raw).leaderboard(rounds=20).ratings
     got_ratings = Dataset(store).leaderboard(rounds=20).ratings
     np.testing.assert_allclose(np.asarray(got_ratings), np.asarray(want_ratings), rtol=1e-6, atol=1e-6)
+
+
+def test_a_saved_counts_table_keeps_its_calls(tmp_path):
+    """Saved in the workspace and read back, a counts table's rows keep the calls each stands
+    for: the same counts and the same number of calls (not one call a row)."""
+    from evalcore.store.workspace import Workspace
+
+    big, path = _scaled_counts(tmp_path, 1000)
+    store = VerdictStore()
+    store.load_file(path)
+    ws = Workspace(tmp_path / "ws" / "verdictlab.duckdb")
+    saved = ws.save("counted", store.frame(), file="counts.parquet", format=store.format)
+    assert saved.rows == int(big[COUNT].sum())
+    again = VerdictStore.from_frame(ws.load("counted").table.frame)
+    assert_same_counts(again.counts(), store.counts())
+    assert again.summary().rows == int(big[COUNT].sum())
