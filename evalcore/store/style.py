@@ -151,7 +151,8 @@ def style_rows(
                 assert text is not None
                 marks = text.derived(("marks", counted), lambda c, t: _row_marks(c, t, counted))
             cur.register("vl_row_marks", marks)
-        total = one_row(cur.execute(f"SELECT coalesce(sum(weight), 0) FROM verdicts WHERE {where}", filters))[0]
+        total_sql = f"SELECT coalesce(sum(weight), 0) FROM verdicts WHERE {where}"
+        total = one_row(cur.execute(total_sql, filters))[0]
         # One pass: features and complete rows, each weighing the calls it stands for (a counts
         # table's row: its count). Identical calls are not grouped: with per-answer
         # features they rarely repeat, and a hash aggregate would triple the time of this step.

@@ -19,7 +19,9 @@ from evalcore.store.store import VerdictStore
 from tests.counts.shapes import feature_columns, normalised, optional_columns, shapes, write
 from tests.counts.test_counts_table import pandas_counts
 
-sqlglot = pytest.importorskip("sqlglot", reason="sqlglot is not installed (pip install -r requirements-dev.txt)")
+sqlglot = pytest.importorskip(
+    "sqlglot", reason="sqlglot is not installed (pip install -r requirements-dev.txt)"
+)
 from sqlglot import exp  # noqa: E402
 
 SHAPES = shapes()
