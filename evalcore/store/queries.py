@@ -1,5 +1,7 @@
-"""The store's SQL for single analyses: labelled cells (tie structure), calibration patterns, and
-the judge sheet's coverage, self-comparisons, labelled rows and length bins.
+"""The store's SQL for single analyses: labelled cells (tie structure), calibration patterns,
+prediction-powered ratings' cells and a pair's calls (the judge sheet's queries live in
+:mod:`evalcore.store.judge_queries`, the time queries in :mod:`evalcore.store.time_queries`; both
+re-exported here). Every count sums the stored rows' ``weight``: the calls a row stands for.
 
 Each function takes a DuckDB connection holding the ``verdicts`` table; analyses run them through
 :meth:`evalcore.store.store.VerdictStore.query` (or the store's named methods) and receive integer
@@ -18,6 +20,15 @@ import numpy as np
 
 from evalcore._sql import one_row
 from evalcore.counts import PATTERN_COLUMNS
+from evalcore.store.judge_queries import (
+    EACH_CALL,
+    coverage_counts,
+    labelled_rows,
+    length_cells,
+    length_ratio_bins,
+    mean_lengths,
+    self_comparison_counts,
+)
 from evalcore.store.time_queries import binned_cells, repeated_calls, timed_values
 
 if TYPE_CHECKING:  # frames are made by DuckDB (.df()): `rank --json` never imports pandas
@@ -275,155 +286,6 @@ def calibration_patterns(
     )
 
 
-# -- the judge's sheet (evalcore.judge: coverage, self-comparison, agreement, length) ------------
-
-_JUDGE_CATEGORY = "(? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
-# Rows whose verdict and both lengths are usable for the length analyses.
-_LENGTHS_USABLE = (
-    "verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND length_b > 0 "
-    "AND NOT isnan(length_a) AND NOT isnan(length_b)"
-)
-
-
-def coverage_counts(
-    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None, length_bins: int
-) -> tuple[int, int, pd.DataFrame, pd.DataFrame]:
-    """Calls and calls without a verdict: in total, per model (a self-comparison counts once)
-    and per bin of the summed length (up to ``length_bins`` bins of about equal size, by rank).
-
-    Equal lengths always share a bin (bin = the rank of the lowest such length, scaled): a
-    boundary inside a run of equal lengths would put those rows on either side by the order a
-    parallel sort met them, and the counts would change from one run to the next. So a length
-    shared by many rows can make a bin larger than the others, and there may be fewer bins."""
-    params = [judge, judge, category, category]
-    calls, missing = one_row(
-        con.execute(
-            "SELECT coalesce(sum(weight), 0), coalesce(sum(weight) FILTER (WHERE verdict IS NULL), 0) "
-            f"FROM verdicts WHERE {_JUDGE_CATEGORY}",
-            params,
-        )
-    )
-    by_model = con.execute(
-        f"""
-        WITH rows AS (SELECT model_a, model_b, verdict, weight FROM verdicts WHERE {_JUDGE_CATEGORY}),
-        long AS (SELECT model_a AS model, verdict, weight FROM rows
-                 UNION ALL SELECT model_b, verdict, weight FROM rows WHERE model_a <> model_b)
-        SELECT model, sum(weight)::BIGINT AS calls,
-               coalesce(sum(weight) FILTER (WHERE verdict IS NULL), 0)::BIGINT AS no_verdict
-        FROM long GROUP BY model ORDER BY model
-        """,
-        params,
-    ).df()
-    by_length = con.execute(
-        f"""
-        WITH rows AS (
-            SELECT verdict, length_a + length_b AS length, weight FROM verdicts
-            WHERE {_JUDGE_CATEGORY} AND length_a IS NOT NULL AND length_b IS NOT NULL
-              AND NOT isnan(length_a) AND NOT isnan(length_b)),
-        lengths AS (SELECT length, sum(weight) AS calls,
-                           coalesce(sum(weight) FILTER (WHERE verdict IS NULL), 0) AS no_verdict
-                    FROM rows GROUP BY length),
-        -- a length's rank among the calls: 1 + the calls with a shorter length
-        ranked AS (SELECT *, (sum(calls) OVER (ORDER BY length ROWS UNBOUNDED PRECEDING) - calls)
-                             * ? // sum(calls) OVER () AS raw_bin
-                   FROM lengths),
-        binned AS (SELECT *, dense_rank() OVER (ORDER BY raw_bin) AS length_bin FROM ranked)
-        SELECT length_bin, min(length) AS length_min, max(length) AS length_max,
-               sum(calls)::BIGINT AS calls, sum(no_verdict)::BIGINT AS no_verdict
-        FROM binned GROUP BY length_bin ORDER BY length_bin
-        """,
-        params + [int(length_bins)],
-    ).df()
-    return int(calls), int(missing), by_model, by_length
-
-
-def self_comparison_counts(
-    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None
-) -> tuple[int, int, float | None]:
-    """Calls of a model against itself: with a verdict, ties, and the mean verdict (None: none)."""
-    calls, ties, mean = one_row(
-        con.execute(
-            f"""SELECT coalesce(sum(weight) FILTER (WHERE verdict IS NOT NULL), 0),
-                   coalesce(sum(weight) FILTER (WHERE verdict = 0), 0),
-                   sum(weight * verdict) / sum(weight) FILTER (WHERE verdict IS NOT NULL)
-            FROM verdicts WHERE model_a = model_b AND {_JUDGE_CATEGORY}""",
-            [judge, judge, category, category],
-        )
-    )
-    return int(calls), int(ties), (float(mean) if mean is not None else None)
-
-
-#: One row per call of a stored row (a counts table's row stands for ``weight`` calls): for the
-#: few analyses that read calls one by one; only the selected rows are repeated, in DuckDB.
-_EACH_CALL = "range(weight) AS vl_call(k)"
-
-
-def labelled_rows(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
-    """The judge's rows that carry a human label (with or without a verdict), in file order."""
-    return con.execute(
-        f"""SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts, {_EACH_CALL}
-           WHERE human IS NOT NULL AND model_a <> model_b AND {_JUDGE_CATEGORY}
-           ORDER BY "row" """,
-        [judge, judge, category, category],
-    ).df()
-
-
-def length_ratio_bins(
-    con: duckdb.DuckDBPyConnection,
-    *,
-    judge: str | None,
-    category: str | None,
-    bin_width: float,
-    n_bins: int,
-) -> pd.DataFrame:
-    """The longer answer's score (win 1, tie ½, loss 0) per bin of |log2(length ratio)| of width
-    ``bin_width`` (the last of ``n_bins`` bins open-ended): ``bin``, ``calls``, ``x_mean``,
-    ``longer_score``. Calls with equal lengths say nothing about length and are left out."""
-    return con.execute(
-        f"""
-        WITH rows AS (
-            SELECT log2(length_a / length_b) AS x,
-                   CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS s, weight
-            FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
-        longer AS (SELECT abs(x) AS x, CASE WHEN x > 0 THEN s ELSE 1.0 - s END AS s, weight
-                   FROM rows WHERE x <> 0)
-        SELECT least(floor(x / ?), ?)::INTEGER AS bin, sum(weight)::BIGINT AS calls,
-               sum(weight * x) / sum(weight) AS x_mean, sum(weight * s) / sum(weight) AS longer_score
-        FROM longer GROUP BY bin ORDER BY bin
-        """,
-        [judge, judge, category, category, float(bin_width), int(n_bins) - 1],
-    ).df()
-
-
-def length_cells(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
-    """Calls with usable lengths grouped by (instruction, slot-A model, slot-B model, slot A's
-    score y (win 1, tie ½, loss 0), relative length difference z rounded to 0.001): ``n`` calls."""
-    return con.execute(
-        f"""
-        SELECT instruction_id, model_a, model_b,
-               CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS y,
-               round((length_a - length_b) / (length_a + length_b), 3) AS z,
-               sum(weight)::DOUBLE AS n
-        FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}
-        GROUP BY ALL
-        """,
-        [judge, judge, category, category],
-    ).df()
-
-
-def mean_lengths(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.Series:
-    """Each model's mean answer length over the calls with usable lengths (indexed by model)."""
-    frame = con.execute(
-        f"""WITH rows AS (SELECT model_a, model_b, length_a, length_b, weight FROM verdicts
-                      WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
-        long AS (SELECT model_a AS model, length_a AS length, weight FROM rows
-                 UNION ALL SELECT model_b, length_b, weight FROM rows)
-        SELECT model, sum(weight * length) / sum(weight) AS mean_length FROM long GROUP BY model""",
-        [judge, judge, category, category],
-    ).df()
-    return frame.set_index("model")["mean_length"]
-
-
 def score_cells(cur: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> dict:
     """Per (instruction, slot-A model, slot-B model) cell: the judge's calls and slot A's score,
     and on the rows that also carry a human label the human's and the judge's score.
@@ -498,7 +360,7 @@ def pair_scores(
     judge's score for slot A and the human's (1, 1/2, 0; NaN without a label)."""
     return con.execute(
         "SELECT model_a, (sign(verdict) + 1) / 2.0 AS f, (sign(human) + 1) / 2.0 AS h "
-        f"FROM verdicts, {_EACH_CALL} "
+        f"FROM verdicts, {EACH_CALL} "
         "WHERE verdict IS NOT NULL AND (? IS NULL OR judge = ?) AND "
         "((model_a = ? AND model_b = ?) OR (model_a = ? AND model_b = ?))",
         [judge, judge, model_a, model_b, model_b, model_a],
@@ -526,6 +388,6 @@ def head_to_head_rows(
         params += [list(models), list(models)]
     return con.execute(
         'SELECT "row", model_a, model_b, (sign(verdict) + 1) / 2.0 AS score '
-        f"FROM verdicts, {_EACH_CALL} WHERE " + " AND ".join(where) + ' ORDER BY "row"',
+        f"FROM verdicts, {EACH_CALL} WHERE " + " AND ".join(where) + ' ORDER BY "row"',
         params,
     ).df()
