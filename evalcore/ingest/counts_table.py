@@ -54,6 +54,8 @@ COUNT = "n_calls"
 #: The store's column holding how many calls a stored row stands for (1 for a verdict table's
 #: rows; a counts table's rows are stored as they are, with their count here).
 WEIGHT = "weight"
+#: The most calls one counts-table row may stand for (the store keeps a row's weight in 4 bytes).
+MAX_ROW_CALLS = 2**31 - 1
 #: Per-call numbers summed per row (plus every ``feat_<name>_a|b`` column).
 SUMMED: tuple[str, ...] = ("length_a", "length_b")
 #: Optional contract columns the verdict table may lack (rendered as their default).
@@ -279,7 +281,7 @@ def check_counts(cur: duckdb.DuckDBPyConnection, column: str, *, file: str) -> i
     Every row must count a whole number of calls, at least 1. The calls are not bounded: the
     counts table is stored as its rows (each carrying its count), and the row limit bounds those."""
     num = f"TRY_CAST(trim(CAST({column} AS VARCHAR)) AS DOUBLE)"
-    bad = f"{num} IS NULL OR {num} < 1 OR {num} <> floor({num}) OR isinf({num}) OR {num} >= 9.2e18"
+    bad = f"{num} IS NULL OR {num} < 1 OR {num} <> floor({num}) OR isinf({num}) OR {num} > {MAX_ROW_CALLS}"
     rows = cur.execute(f"SELECT rowid + 1 FROM vl_raw WHERE {bad} ORDER BY 1 LIMIT 6").fetchall()
     if rows:
         n_bad = one_row(cur.execute(f"SELECT count(*) FROM vl_raw WHERE {bad}"))[0]
@@ -288,11 +290,13 @@ def check_counts(cur: duckdb.DuckDBPyConnection, column: str, *, file: str) -> i
         ).fetchall()
         raise VerdictFormatError(
             file,
-            f"column '{COUNT}' must count the calls of each row (a whole number, 1 or more); "
+            f"column '{COUNT}' must count the calls of each row (a whole number from 1 to "
+            f"{MAX_ROW_CALLS:,}); "
             f"{n_bad:,} row(s) do not",
             rows=tuple(int(r[0]) for r in rows),
             values=tuple(str(v[0]) for v in values),
-            hint="Write each row's number of calls, or leave out the rows that count none",
+            hint="Write each row's number of calls, leave out the rows that count none, and split a row "
+            "of more calls into two",
         )
     return int(one_row(cur.execute(f"SELECT coalesce(sum({num}), 0)::HUGEINT FROM vl_raw"))[0])
 
@@ -307,7 +311,7 @@ def weigh_counts(cur: duckdb.DuckDBPyConnection, features: tuple[str, ...]) -> N
     means = ", ".join(f"c.{c} / n.n AS {c}" for c in (*SUMMED, *features))
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE vl_calls AS
         SELECT c."row", c.instruction_id, c.model_a, c.model_b, c.verdict, c.judge, c.human, {means},
-               c.category, n.n AS {WEIGHT}
+               c.category, n.n::INTEGER AS {WEIGHT}
         FROM vl_canon_cells c JOIN vl_ncalls n ON n."row" = c."row"
         """)
     feat = "".join(f", {c}" for c in features)

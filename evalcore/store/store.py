@@ -56,11 +56,12 @@ _CREATE = """
 CREATE OR REPLACE TABLE verdicts (
     "row" BIGINT, instruction_id VARCHAR, model_a VARCHAR, model_b VARCHAR, verdict TINYINT,
     judge VARCHAR, human TINYINT, length_a DOUBLE, length_b DOUBLE, category VARCHAR,
-    weight BIGINT DEFAULT 1)
+    weight INTEGER DEFAULT 1)
 """
 # ``weight``: how many judge calls a stored row stands for (counts_table.WEIGHT): 1 for a verdict
 # table's rows, the row's count for a counts table's. Every aggregate sums it instead of counting
-# rows, so a counts table is stored as its rows (the row limit bounds rows, not calls).
+# rows, so a counts table is stored as its rows (the row limit bounds rows, not calls). Four bytes
+# a row (an in-memory table is not compressed): a counts table's row counts at most 2**31 - 1 calls.
 T = TypeVar("T")
 _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 
@@ -306,7 +307,7 @@ class VerdictStore:
                     # the typed pass built the table as the store keeps it (one call a row): no copy
                     cur.execute("DROP TABLE verdicts")
                     cur.execute(f"ALTER TABLE {canon.table} RENAME TO verdicts")
-                    cur.execute("ALTER TABLE verdicts ADD COLUMN weight BIGINT DEFAULT 1")
+                    cur.execute("ALTER TABLE verdicts ADD COLUMN weight INTEGER DEFAULT 1")
                 elif canon.table is not None:
                     cur.execute(_CREATE)
                     cur.execute(f"INSERT INTO verdicts BY NAME SELECT * FROM {canon.table}")

@@ -101,7 +101,7 @@ def _counts_file(tmp_path, n_calls, verdict=1):
     return path
 
 
-@pytest.mark.parametrize("bad", ["0", "1.5", "two", "-3", ""])
+@pytest.mark.parametrize("bad", ["0", "1.5", "two", "-3", "", "2147483648"])
 def test_bad_call_counts_are_refused_naming_rows(tmp_path, bad):
     path = _counts_file(tmp_path, ["2", bad, "1"])
     with pytest.raises(VerdictFormatError) as err:
