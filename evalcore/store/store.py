@@ -1,6 +1,8 @@
 """The DuckDB store: one database per browser session, and the aggregation every analysis reads.
 
-Rows live in the ``verdicts`` table (the canonical frame of :mod:`evalcore.schema`). Every
+Rows live in the ``verdicts`` table (the canonical frame of :mod:`evalcore.schema`), each with
+its ``weight``: the judge calls it stands for (1 for a verdict table's rows, a counts table's
+count for its rows, stored as they are). Every count below sums the weight instead of counting rows. Every
 analysis reads the same small aggregated form, :class:`VerdictCounts`: judge calls counted per
 (instruction, slot-A model, slot-B model, verdict level), computed by SQL in DuckDB. User-supplied
 names (judges, categories) only ever reach SQL as bound parameters.
