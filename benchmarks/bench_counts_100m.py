@@ -154,10 +154,12 @@ def main(argv: list[str] | None = None) -> int:
             [sys.executable, "-c", _LOAD, str(folder)],
             capture_output=True,
             text=True,
-            check=True,
             cwd=root,
             env=os.environ | {"PYTHONPATH": str(root)},
         )
+        if done.returncode:
+            print("opening the folder failed:", done.stderr.strip().splitlines()[-1:])
+            return 1
         t_load, c_load, t_all, c_all, calls, stored, models, rss = (float(x) for x in done.stdout.split())
         load = os.getloadavg()
         print(

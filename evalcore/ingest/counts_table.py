@@ -390,8 +390,16 @@ def aggregate_files(
         present = tuple(c for c in OPTIONAL if c in lowered)
         features = tuple(c for c in lowered if _FEATURE.match(c))
         sql = counts_sql(source, dialect="duckdb", columns=present, features=features)
+        copy = f"COPY ({sql}) TO {sql_literal(str(out))} (FORMAT parquet)"
         try:
-            con.execute(f"COPY ({sql}) TO {sql_literal(str(out))} (FORMAT parquet)")
+            try:
+                con.execute(copy)
+            except duckdb.OutOfMemoryException:
+                # each thread holds a hash table of the groups, and the part that cannot spill can
+                # outgrow the limit when both run at once (seen at 100 million calls under half of
+                # the default budget): count again on one thread, with one table
+                con.execute("SET threads = 1")
+                con.execute(copy)
         except duckdb.Error as exc:
             raise VerdictFormatError(
                 name,
