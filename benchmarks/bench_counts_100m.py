@@ -8,7 +8,9 @@ bias, 3% calls without a verdict, per-answer lengths. Then counts it in a fresh 
 :func:`evalcore.ingest.counts_table.aggregate_files` (the path ``evalcore.load`` and the
 server's data folder take for a folder) and prints the wall and CPU time, the peak resident
 memory of that process, the counts table's rows and the load average. The issue's target is
-≤ 60 s and ≤ 2 GB. Not a test: no assertion on time (CONTRIBUTING.md).
+≤ 60 s and ≤ 2 GB. ``--load`` then opens the folder as ``evalcore.load`` does (counted, the
+counts table stored as its rows, each with its calls as its weight: 100 million calls are more
+than the row limit) and ranks it. Not a test: no assertion on time (CONTRIBUTING.md).
 """
 
 from __future__ import annotations
@@ -78,12 +80,35 @@ print(time.perf_counter() - t, time.process_time() - c, rows,
 """
 
 
+# The whole path of ``evalcore.load(folder)``: counted out of core, the counts table checked and
+# stored as its rows (each with its calls as its weight), then ranked by Bradley-Terry.
+_LOAD = r"""
+import sys, time, resource
+from evalcore.dataset import Dataset
+from evalcore.store.store import VerdictStore
+folder = sys.argv[1]
+t, c = time.perf_counter(), time.process_time()
+store = VerdictStore()
+loaded = store.load_file(folder)
+t_load, c_load = time.perf_counter() - t, time.process_time() - c
+board = Dataset(store).leaderboard(judge="judge-0", rounds=100)
+stored = store.con.execute("SELECT count(*) FROM verdicts").fetchone()[0]
+print(t_load, c_load, time.perf_counter() - t, time.process_time() - c, loaded.report.rows, stored,
+      len(board.models), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100_000_000, help="judge calls to simulate")
     parser.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "verdictlab-100m"))
     parser.add_argument("--memory", default="1GB", help="DuckDB's memory limit while counting")
     parser.add_argument("--repeat", type=int, default=1, help="counting runs (the median is printed)")
+    parser.add_argument(
+        "--load",
+        action="store_true",
+        help="also open the folder as evalcore.load does (counted, stored as a counts table) and rank it",
+    )
     args = parser.parse_args(argv)
     folder = Path(args.dir) / f"calls-{args.calls}"
     if not folder.exists():
@@ -124,6 +149,25 @@ def main(argv: list[str] | None = None) -> int:
         f"counts table {rows:,} rows; {os.cpu_count()} cores; load average "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
+    if args.load:
+        done = subprocess.run(
+            [sys.executable, "-c", _LOAD, str(folder)],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env=os.environ | {"PYTHONPATH": str(root)},
+        )
+        if done.returncode:
+            print("opening the folder failed:", done.stderr.strip().splitlines()[-1:])
+            return 1
+        t_load, c_load, t_all, c_all, calls, stored, models, rss = (float(x) for x in done.stdout.split())
+        load = os.getloadavg()
+        print(
+            f"opened as a counts table: {int(calls):,} calls in {int(stored):,} stored rows, loaded in "
+            f"{t_load:.1f} s wall ({c_load:.1f} s CPU), loaded and ranked (one judge, {int(models)} models, 100 "
+            f"bootstrap rounds) in {t_all:.1f} s wall ({c_all:.1f} s CPU); peak resident memory "
+            f"{rss:,.0f} MB; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+        )
     return 0
 
 

@@ -107,19 +107,20 @@ def _read_counts(
     limits: LoadLimits,
 ) -> Canonical:
     """A counts table (:mod:`evalcore.ingest.counts_table`): its rows checked like a verdict
-    table's (messages name the counts table's rows), then one stored call per counted call."""
+    table's (messages name the counts table's rows), then stored as its rows, each weighing the
+    calls it counts (the row limit, checked before, bounds the rows, not the calls)."""
     positions = counts_table.staged_names(lowered)
     count = _ident(cols[lowered.index(counts_table.COUNT)])
     select = ", ".join(f"{_ident(cols[k])} AS {name}" for name, k in positions.items())
     stage(cur, src, sql, f"{select}, {count} AS vl_n")
-    counts_table.check_counts(cur, "vl_n", file=src.file, max_calls=limits.max_rows)
+    counts_table.check_counts(cur, "vl_n", file=src.file)
     cur.execute(
         'CREATE OR REPLACE TEMP TABLE vl_ncalls AS SELECT rowid + 1 AS "row", '
         "CAST(TRY_CAST(trim(CAST(vl_n AS VARCHAR)) AS DOUBLE) AS BIGINT) AS n FROM vl_raw"
     )
     build_text(cur, {name: name for name in positions})
     validate(cur, file=src.file, limits=limits)
-    counts_table.expand_counts(cur, feature_columns(positions))
+    counts_table.weigh_counts(cur, feature_columns(positions))
     return Canonical(
         f"counts table ({src.label})", None, counts_table.counts_report(inspect(cur, "vl_canon"))
     )

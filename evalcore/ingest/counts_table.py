@@ -24,10 +24,11 @@ one description (:data:`KEYS`, :data:`COUNT`, :func:`sum_column`, the contract's
 :mod:`evalcore.schema`), and the store runs the DuckDB rendering itself
 (:meth:`evalcore.store.store.VerdictStore.counts_table`, and :func:`aggregate_files` for a folder of
 Parquet files), so the SQL a team runs on its warehouse cannot drift from what Verdict Lab
-computes. :func:`is_counts_table`, :func:`check_counts` and :func:`expand_counts` read a counts table back
+computes. :func:`is_counts_table`, :func:`check_counts` and :func:`weigh_counts` read a counts table back
 (:func:`evalcore.ingest.canonical.read_canonical`): its rows are checked against the contract like
-a verdict table's, then expanded into one stored call per counted call (each carrying its row's
-mean length), so every analysis reads it unchanged.
+a verdict table's, then stored as they are, each with its count as its weight (the store's
+:data:`WEIGHT` column, which every aggregate sums) and its mean length, so every analysis reads
+it unchanged and the row limit bounds its rows, not the calls they count.
 
 The SQL for a raw table groups the calls by their values as written first and trims names and
 maps labels once per group: a billion calls carry a few million distinct groups, and the text work
@@ -50,6 +51,11 @@ from evalcore.schema import DEFAULT_JUDGE, NO_VERDICT_TOKENS, VERDICT_LABELS, Ve
 KEYS: tuple[str, ...] = ("judge", "category", "instruction_id", "model_a", "model_b", "verdict", "human")
 #: The column holding how many calls a row stands for.
 COUNT = "n_calls"
+#: The store's column holding how many calls a stored row stands for (1 for a verdict table's
+#: rows; a counts table's rows are stored as they are, with their count here).
+WEIGHT = "weight"
+#: The most calls one counts-table row may stand for (the store keeps a row's weight in 4 bytes).
+MAX_ROW_CALLS = 2**31 - 1
 #: Per-call numbers summed per row (plus every ``feat_<name>_a|b`` column).
 SUMMED: tuple[str, ...] = ("length_a", "length_b")
 #: Optional contract columns the verdict table may lack (rendered as their default).
@@ -97,13 +103,17 @@ def level_expr(label: str, dialect: str) -> str:
     for level, labels in sorted(by_level.items()):
         whens.append(f"WHEN {label} IN ({', '.join(sql_literal(x) for x in labels)}) THEN {level}")
     # a failed cast is NULL where the engine has a safe cast (DuckDB and Spark evaluate both
-    # branches of a CASE on a vector); PostgreSQL evaluates its CASE lazily, behind the pattern
+    # branches of a CASE on a vector); PostgreSQL has none, so its cast stands once, behind the
+    # pattern: written twice, an engine that computes a repeated expression once for every row
+    # (DuckDB running this SQL) would cast a label such as a>>b and fail
     cast = {"duckdb": "TRY_CAST", "spark": "TRY_CAST", "bigquery": "SAFE_CAST", "postgres": "CAST"}[dialect]
     num = f"{cast}({label} AS {_FLOAT[dialect]})"
-    whens.append(
-        f"WHEN {_matches(dialect, label, _NUMBER)} THEN "
-        f"(CASE WHEN {num} IN (-2, -1, 0, 1, 2) THEN CAST({num} AS INTEGER) ELSE 99 END)"
-    )
+    if dialect == "postgres":
+        on_scale = " ".join(f"WHEN {v} THEN {v}" for v in (-2, -1, 0, 1, 2))
+        number = f"(CASE {num} {on_scale} ELSE 99 END)"
+    else:
+        number = f"(CASE WHEN {num} IN (-2, -1, 0, 1, 2) THEN CAST({num} AS INTEGER) ELSE 99 END)"
+    whens.append(f"WHEN {_matches(dialect, label, _NUMBER)} THEN {number}")
     return "CASE " + "\n      ".join(whens) + "\n      ELSE 99 END"
 
 
@@ -159,11 +169,19 @@ def counts_sql(
             f"{table!r} is not a table name; give a name such as verdicts or project.dataset.verdicts."
         )
     summed = (*SUMMED, *features)
-    tallies = "".join(f",\n    COUNT({c}) AS {c}_calls, SUM({c}) AS {c}_total" for c in summed)
     if canonical:
-        # the store's own calls: already levels and trimmed names, grouped once
+        # the store's own rows: already levels and trimmed names, each standing for ``weight``
+        # calls (1, or a counts table's count) and holding the mean of its calls' values
+        tallies = "".join(
+            f",\n    SUM(CASE WHEN {c} IS NULL THEN 0 ELSE {WEIGHT} END) AS {c}_calls,"
+            f" SUM({c} * {WEIGHT}) AS {c}_total"
+            for c in summed
+        )
         keys = ", ".join(KEYS)
-        stages = f"calls AS (\n  SELECT {keys},\n    COUNT(*) AS {COUNT}{tallies}\n  FROM {table}\n  GROUP BY {keys}\n)"
+        stages = (
+            f"calls AS (\n  SELECT {keys},\n    SUM({WEIGHT}) AS {COUNT}{tallies}\n  FROM {table}\n"
+            f"  GROUP BY {keys}\n)"
+        )
     else:
         stages = _raw_stages(table, dialect, present, features)
     keys = ", ".join(KEYS)
@@ -257,13 +275,13 @@ def staged_names(lowered: list[str]) -> dict[str, int]:
     return positions
 
 
-def check_counts(cur: duckdb.DuckDBPyConnection, column: str, *, file: str, max_calls: int) -> int:
+def check_counts(cur: duckdb.DuckDBPyConnection, column: str, *, file: str) -> int:
     """Check ``n_calls`` (column ``column`` of ``vl_raw``, as text) and return the total calls.
 
-    Every row must count a whole number of calls, at least 1; the total is bounded like a
-    verdict table's rows (each counted call becomes one stored call)."""
+    Every row must count a whole number of calls, at least 1. The calls are not bounded: the
+    counts table is stored as its rows (each carrying its count), and the row limit bounds those."""
     num = f"TRY_CAST(trim(CAST({column} AS VARCHAR)) AS DOUBLE)"
-    bad = f"{num} IS NULL OR {num} < 1 OR {num} <> floor({num}) OR isinf({num})"
+    bad = f"{num} IS NULL OR {num} < 1 OR {num} <> floor({num}) OR isinf({num}) OR {num} > {MAX_ROW_CALLS}"
     rows = cur.execute(f"SELECT rowid + 1 FROM vl_raw WHERE {bad} ORDER BY 1 LIMIT 6").fetchall()
     if rows:
         n_bad = one_row(cur.execute(f"SELECT count(*) FROM vl_raw WHERE {bad}"))[0]
@@ -272,42 +290,40 @@ def check_counts(cur: duckdb.DuckDBPyConnection, column: str, *, file: str, max_
         ).fetchall()
         raise VerdictFormatError(
             file,
-            f"column '{COUNT}' must count the calls of each row (a whole number, 1 or more); "
+            f"column '{COUNT}' must count the calls of each row (a whole number from 1 to "
+            f"{MAX_ROW_CALLS:,}); "
             f"{n_bad:,} row(s) do not",
             rows=tuple(int(r[0]) for r in rows),
             values=tuple(str(v[0]) for v in values),
-            hint="Write each row's number of calls, or leave out the rows that count none",
+            hint="Write each row's number of calls, leave out the rows that count none, and split a row "
+            "of more calls into two",
         )
-    total = int(one_row(cur.execute(f"SELECT coalesce(sum({num}), 0)::HUGEINT FROM vl_raw"))[0])
-    if total > max_calls:
-        raise VerdictFormatError(
-            file,
-            f"the counts table stands for {total:,} calls, over the limit of {max_calls:,} calls this server accepts",
-            hint="Count a sample, or run the command-line tool on the file with VERDICTLAB_MAX_ROWS set higher",
-        )
-    return total
+    return int(one_row(cur.execute(f"SELECT coalesce(sum({num}), 0)::HUGEINT FROM vl_raw"))[0])
 
 
-def expand_counts(cur: duckdb.DuckDBPyConnection, features: tuple[str, ...]) -> None:
-    """Replace the checked cells ``vl_canon`` (one row per counts-table row, with ``vl_ncalls``)
-    by one row per counted call: each carries its row's mean of every summed column, so a
-    length shared by a row's calls (the usual case: the same two answers) comes back exactly."""
+def weigh_counts(cur: duckdb.DuckDBPyConnection, features: tuple[str, ...]) -> None:
+    """Turn the checked cells ``vl_canon`` (one row per counts-table row, with ``vl_ncalls``)
+    into the rows the store keeps: each row once, with its count as its :data:`WEIGHT` and
+    its mean of every summed column, so a length shared by a row's calls (the usual case: the
+    same two answers) comes back exactly. No row is repeated: a billion counted calls in a few
+    million rows take a few million stored rows."""
     cur.execute("ALTER VIEW vl_canon RENAME TO vl_canon_cells")
     means = ", ".join(f"c.{c} / n.n AS {c}" for c in (*SUMMED, *features))
-    feat = "".join(f", {c}" for c in features)
     cur.execute(f"""CREATE OR REPLACE TEMP TABLE vl_calls AS
-        SELECT row_number() OVER (ORDER BY c."row", k.range) AS "row", c.instruction_id, c.model_a,
-               c.model_b, c.verdict, c.judge, c.human, {means}, c.category
-        FROM vl_canon_cells c JOIN vl_ncalls n ON n."row" = c."row", range(n.n) k""")
+        SELECT c."row", c.instruction_id, c.model_a, c.model_b, c.verdict, c.judge, c.human, {means},
+               c.category, n.n::INTEGER AS {WEIGHT}
+        FROM vl_canon_cells c JOIN vl_ncalls n ON n."row" = c."row"
+        """)
+    feat = "".join(f", {c}" for c in features)
     cur.execute(
         'CREATE OR REPLACE TEMP VIEW vl_canon AS SELECT "row", instruction_id, model_a, model_b, verdict, '
-        f"judge, human, length_a, length_b, category{feat} FROM vl_calls"
+        f"judge, human, length_a, length_b, category{feat}, {WEIGHT} FROM vl_calls"
     )
 
 
 def counts_report(report):
-    """The load report of an expanded counts table: calls of one row repeat each other by
-    construction, so no call is reported as an exact repeat of another."""
+    """The load report of a counts table: its rows are counted groups, so no call is reported
+    as an exact repeat of another."""
     return replace(report, duplicate_rows=())
 
 
@@ -374,8 +390,16 @@ def aggregate_files(
         present = tuple(c for c in OPTIONAL if c in lowered)
         features = tuple(c for c in lowered if _FEATURE.match(c))
         sql = counts_sql(source, dialect="duckdb", columns=present, features=features)
+        copy = f"COPY ({sql}) TO {sql_literal(str(out))} (FORMAT parquet)"
         try:
-            con.execute(f"COPY ({sql}) TO {sql_literal(str(out))} (FORMAT parquet)")
+            try:
+                con.execute(copy)
+            except duckdb.OutOfMemoryException:
+                # each thread holds a hash table of the groups, and the part that cannot spill can
+                # outgrow the limit when both run at once (seen at 100 million calls under half of
+                # the default budget): count again on one thread, with one table
+                con.execute("SET threads = 1")
+                con.execute(copy)
         except duckdb.Error as exc:
             raise VerdictFormatError(
                 name,

@@ -371,16 +371,19 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
 def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> ValidationReport:
     """:func:`evalcore.schema.inspect_verdicts` in SQL, plus names that differ only by
     characters that do not show (reported with their rows, never merged)."""
-    rows, no_verdict, self_rows = one_row(
+    # a row stands for ``weight`` calls where the table says (a counts table's rows), else one
+    described = {str(r[0]) for r in cur.execute(f"DESCRIBE {table}").fetchall()}
+    w = "weight" if "weight" in described else "1"
+    rows, no_verdict, self_rows, stored = one_row(
         cur.execute(
-            f"SELECT count(*), count(*) - count(verdict), count(*) FILTER (WHERE model_a = model_b) "
-            f"FROM {table}"
+            f"SELECT coalesce(sum({w}), 0), coalesce(sum({w}) FILTER (WHERE verdict IS NULL), 0), "
+            f"coalesce(sum({w}) FILTER (WHERE model_a = model_b), 0), count(*) FROM {table}"
         )
     )
     # rows with distinct instructions cannot repeat each other (an arena table): one cheap count
     unique_ids = one_row(cur.execute(f"SELECT count(DISTINCT instruction_id) FROM {table}"))[0]
     duplicates = np.zeros(0, dtype=np.int64)
-    if unique_ids != rows:
+    if unique_ids != stored:
         duplicates = _duplicate_rows(cur, table)
     return ValidationReport(
         rows=int(rows),

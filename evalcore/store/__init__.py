@@ -1,7 +1,9 @@
 """The DuckDB store: loading, the queries every analysis reads, the text kept apart, the workspace.
 
 Modules: :mod:`.store` (:class:`VerdictStore`, the loading transaction and one method per
-question), :mod:`.queries` (the SQL of the counts), :mod:`.summary`, :mod:`.style`, :mod:`.text`,
+question; every count sums the stored rows' ``weight``, the calls a row stands for),
+:mod:`.queries` (the SQL of the counts; the judge sheet's in :mod:`.judge_queries`, the time
+queries' in :mod:`.time_queries`), :mod:`.summary`, :mod:`.style`, :mod:`.text`,
 :mod:`.verdicts` (the cases behind a number), :mod:`.workspace` and :mod:`.rows` (saved datasets),
 :mod:`.deadline`. The names below are the package's face for notebooks
 (``VerdictStore`` imported from this package); they are imported lazily so that reading one query

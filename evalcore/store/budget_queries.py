@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from evalcore.store.judge_queries import EACH_CALL
+
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
@@ -16,7 +18,8 @@ def pair_scores(
     """Head-to-head calls of two models with a verdict: ``model_a`` (who sat in slot A), the
     judge's score for slot A and the human's (1, 1/2, 0; NaN without a label)."""
     return con.execute(
-        "SELECT model_a, (sign(verdict) + 1) / 2.0 AS f, (sign(human) + 1) / 2.0 AS h FROM verdicts "
+        "SELECT model_a, (sign(verdict) + 1) / 2.0 AS f, (sign(human) + 1) / 2.0 AS h "
+        f"FROM verdicts, {EACH_CALL} "
         "WHERE verdict IS NOT NULL AND (? IS NULL OR judge = ?) AND "
         "((model_a = ? AND model_b = ?) OR (model_a = ? AND model_b = ?))",
         [judge, judge, model_a, model_b, model_b, model_a],
@@ -36,7 +39,8 @@ def anchor_scores(
         "CASE WHEN list_contains(?, model_a) THEN (sign(verdict) + 1) / 2.0 "
         "ELSE (1 - sign(verdict)) / 2.0 END AS f, "
         "CASE WHEN list_contains(?, model_a) THEN (sign(human) + 1) / 2.0 "
-        "ELSE (1 - sign(human)) / 2.0 END AS h FROM verdicts "
+        "ELSE (1 - sign(human)) / 2.0 END AS h "
+        f"FROM verdicts, {EACH_CALL} "
         "WHERE verdict IS NOT NULL AND (? IS NULL OR judge = ?) AND "
         "((list_contains(?, model_a) AND list_contains(?, model_b)) OR "
         "(list_contains(?, model_b) AND list_contains(?, model_a)))",

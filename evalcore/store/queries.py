@@ -1,5 +1,7 @@
-"""The store's SQL for single analyses: labelled cells (tie structure), calibration patterns, and
-the judge sheet's coverage, self-comparisons, labelled rows and length bins.
+"""The store's SQL for single analyses: labelled cells (tie structure), calibration patterns,
+prediction-powered ratings' cells and a pair's calls (the judge sheet's queries live in
+:mod:`evalcore.store.judge_queries`, the time queries in :mod:`evalcore.store.time_queries`; both
+re-exported here). Every count sums the stored rows' ``weight``: the calls a row stands for.
 
 Each function takes a DuckDB connection holding the ``verdicts`` table; analyses run them through
 :meth:`evalcore.store.store.VerdictStore.query` (or the store's named methods) and receive integer
@@ -21,6 +23,15 @@ from evalcore.counts import PATTERN_COLUMNS
 from evalcore.store.budget_queries import anchor_scores, pair_scores
 from evalcore.store.score_queries import score_cells
 from evalcore.store.tie_queries import both_bad_counts
+from evalcore.store.judge_queries import (
+    EACH_CALL,
+    coverage_counts,
+    labelled_rows,
+    length_cells,
+    length_ratio_bins,
+    mean_lengths,
+    self_comparison_counts,
+)
 from evalcore.store.time_queries import binned_cells, repeated_calls, timed_values
 
 if TYPE_CHECKING:  # frames are made by DuckDB (.df()): `rank --json` never imports pandas
@@ -54,14 +65,14 @@ __all__ = [
 # SQL so Python only receives integer arrays.
 _LABELLED_SQL = """
 WITH f AS (
-    SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
+    SELECT instruction_id, model_a, model_b, verdict, human, weight FROM verdicts
     WHERE verdict IS NOT NULL AND human IS NOT NULL AND model_a <> model_b
       AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)),
 mi AS (SELECT m, (row_number() OVER (ORDER BY m) - 1)::INTEGER AS k FROM
        (SELECT model_a AS m FROM f UNION SELECT model_b FROM f)),
 ii AS (SELECT instruction_id, (row_number() OVER (ORDER BY instruction_id) - 1)::INTEGER AS k
        FROM (SELECT DISTINCT instruction_id FROM f)),
-c AS (SELECT instruction_id, model_a, model_b, verdict, human, count(*)::INTEGER AS n
+c AS (SELECT instruction_id, model_a, model_b, verdict, human, sum(weight)::BIGINT AS n
       FROM f GROUP BY ALL)
 """
 
@@ -127,7 +138,8 @@ _PER_CALL_CTE = f"""
 WITH units AS (
     SELECT instruction_id, category,
            sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN verdict ELSE -verdict END) AS v,
-           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN human ELSE -human END) AS h
+           sign(CASE WHEN $candidate IS NULL OR model_a = $candidate THEN human ELSE -human END) AS h,
+           weight AS w
     FROM verdicts WHERE {_FILTERS}
 )
 """
@@ -139,20 +151,20 @@ WITH oriented AS (
            model_a = $candidate AS candidate_first,
            sign(CASE WHEN model_a = $candidate THEN verdict ELSE -verdict END) AS v,
            sign(CASE WHEN model_a = $candidate THEN human ELSE -human END) AS h,
-           category
+           category, weight
     FROM verdicts WHERE {_FILTERS}
 ), pairs AS (
     SELECT instruction_id, opponent, any_value(category) AS category,
-           count(*) FILTER (WHERE candidate_first) AS n_first,
-           count(*) FILTER (WHERE NOT candidate_first) AS n_second,
+           coalesce(sum(weight) FILTER (WHERE candidate_first), 0) AS n_first,
+           coalesce(sum(weight) FILTER (WHERE NOT candidate_first), 0) AS n_second,
            max(v) FILTER (WHERE candidate_first) AS v_first,
            max(v) FILTER (WHERE NOT candidate_first) AS v_second,
-           count(h) AS n_h, sum(h) AS h_sum
+           count(h) AS n_h, sum(h * weight) AS h_sum
     FROM oriented GROUP BY {{judge_col}}instruction_id, opponent
 ), units AS (
     SELECT {{judge_col}}instruction_id, opponent, category,
            CASE WHEN v_first = v_second THEN v_first ELSE 0 END AS v,
-           CASE WHEN n_h = 0 THEN NULL ELSE sign(h_sum) END AS h
+           CASE WHEN n_h = 0 THEN NULL ELSE sign(h_sum) END AS h, 1 AS w
     FROM pairs WHERE n_first = 1 AND n_second = 1
 )
 """
@@ -186,16 +198,16 @@ def disagreement_units_sql(*, both_orders: bool) -> str:
 _TARGET = "($category IS NULL OR category = $category)"
 _LABELLED = "(h IS NOT NULL AND ($labelled IS NULL OR category = $labelled))"
 _CELLS = ", ".join(
-    f"count(*) FILTER (WHERE {_LABELLED} AND h = {hv} AND v = {vv}) AS h{hn}_v{vn}"
+    f"coalesce(sum(w) FILTER (WHERE {_LABELLED} AND h = {hv} AND v = {vv}), 0) AS h{hn}_v{vn}"
     for hn, hv in (("w", 1), ("t", 0), ("l", -1))
     for vn, vv in (("w", 1), ("t", 0), ("l", -1))
 )
 _PATTERNS_SQL = f"""
 , per_instruction AS (
     SELECT instruction_id,
-           count(*) FILTER (WHERE {_TARGET} AND v > 0) AS w,
-           count(*) FILTER (WHERE {_TARGET} AND v = 0) AS t,
-           count(*) FILTER (WHERE {_TARGET} AND v < 0) AS l,
+           coalesce(sum(w) FILTER (WHERE {_TARGET} AND v > 0), 0) AS w,
+           coalesce(sum(w) FILTER (WHERE {_TARGET} AND v = 0), 0) AS t,
+           coalesce(sum(w) FILTER (WHERE {_TARGET} AND v < 0), 0) AS l,
            {_CELLS}
     FROM units GROUP BY instruction_id
 )
@@ -204,8 +216,8 @@ WHERE {" + ".join(PATTERN_COLUMNS)} > 0
 GROUP BY ALL ORDER BY ALL
 """
 _CATEGORIES_SQL = f"""
-SELECT category, count(*) FILTER (WHERE {_TARGET}) AS judged,
-       count(*) FILTER (WHERE {_LABELLED}) AS labelled
+SELECT category, coalesce(sum(w) FILTER (WHERE {_TARGET}), 0) AS judged,
+       coalesce(sum(w) FILTER (WHERE {_LABELLED}), 0) AS labelled
 FROM units GROUP BY category
 """
 _UNPAIRED_SQL = f"""
@@ -216,8 +228,8 @@ WHERE NOT (n_first = 1 AND n_second = 1) AND {_TARGET}
 _ORDERS_SQL = f"""
 SELECT count(*) FILTER (WHERE n_ab > 0 AND n_ba > 0), count(*) FROM (
     SELECT instruction_id, least(model_a, model_b) AS x, greatest(model_a, model_b) AS y,
-           count(*) FILTER (WHERE model_a < model_b) AS n_ab,
-           count(*) FILTER (WHERE model_a > model_b) AS n_ba
+           coalesce(sum(weight) FILTER (WHERE model_a < model_b), 0) AS n_ab,
+           coalesce(sum(weight) FILTER (WHERE model_a > model_b), 0) AS n_ba
     FROM verdicts WHERE {_FILTERS} AND {_TARGET}
     GROUP BY ALL)
 """
@@ -280,141 +292,6 @@ def calibration_patterns(
     )
 
 
-# -- the judge's sheet (evalcore.judge: coverage, self-comparison, agreement, length) ------------
-
-_JUDGE_CATEGORY = "(? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
-# Rows whose verdict and both lengths are usable for the length analyses.
-_LENGTHS_USABLE = (
-    "verdict IS NOT NULL AND model_a <> model_b AND length_a > 0 AND length_b > 0 "
-    "AND NOT isnan(length_a) AND NOT isnan(length_b)"
-)
-
-
-def coverage_counts(
-    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None, length_bins: int
-) -> tuple[int, int, pd.DataFrame, pd.DataFrame]:
-    """Calls and calls without a verdict: in total, per model (a self-comparison counts once)
-    and per bin of the summed length (up to ``length_bins`` bins of about equal size, by rank).
-
-    Equal lengths always share a bin (bin = the rank of the lowest such length, scaled): a
-    boundary inside a run of equal lengths would put those rows on either side by the order a
-    parallel sort met them, and the counts would change from one run to the next. So a length
-    shared by many rows can make a bin larger than the others, and there may be fewer bins."""
-    params = [judge, judge, category, category]
-    calls, missing = one_row(
-        con.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE verdict IS NULL) FROM verdicts WHERE {_JUDGE_CATEGORY}",
-            params,
-        )
-    )
-    by_model = con.execute(
-        f"""
-        WITH rows AS (SELECT model_a, model_b, verdict FROM verdicts WHERE {_JUDGE_CATEGORY}),
-        long AS (SELECT model_a AS model, verdict FROM rows
-                 UNION ALL SELECT model_b, verdict FROM rows WHERE model_a <> model_b)
-        SELECT model, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
-        FROM long GROUP BY model ORDER BY model
-        """,
-        params,
-    ).df()
-    by_length = con.execute(
-        f"""
-        WITH rows AS (
-            SELECT verdict, length_a + length_b AS length FROM verdicts
-            WHERE {_JUDGE_CATEGORY} AND length_a IS NOT NULL AND length_b IS NOT NULL
-              AND NOT isnan(length_a) AND NOT isnan(length_b)),
-        ranked AS (SELECT *, (rank() OVER (ORDER BY length) - 1) * ? // count(*) OVER () AS raw_bin
-                   FROM rows),
-        binned AS (SELECT *, dense_rank() OVER (ORDER BY raw_bin) AS length_bin FROM ranked)
-        SELECT length_bin, min(length) AS length_min, max(length) AS length_max,
-               count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict
-        FROM binned GROUP BY length_bin ORDER BY length_bin
-        """,
-        params + [int(length_bins)],
-    ).df()
-    return int(calls), int(missing), by_model, by_length
-
-
-def self_comparison_counts(
-    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None
-) -> tuple[int, int, float | None]:
-    """Calls of a model against itself: with a verdict, ties, and the mean verdict (None: none)."""
-    calls, ties, mean = one_row(
-        con.execute(
-            f"""SELECT count(verdict), count(*) FILTER (WHERE verdict = 0), avg(verdict)
-            FROM verdicts WHERE model_a = model_b AND {_JUDGE_CATEGORY}""",
-            [judge, judge, category, category],
-        )
-    )
-    return int(calls), int(ties), (float(mean) if mean is not None else None)
-
-
-def labelled_rows(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
-    """The judge's rows that carry a human label (with or without a verdict), in file order."""
-    return con.execute(
-        f"""SELECT instruction_id, model_a, model_b, verdict, human FROM verdicts
-           WHERE human IS NOT NULL AND model_a <> model_b AND {_JUDGE_CATEGORY}
-           ORDER BY "row" """,
-        [judge, judge, category, category],
-    ).df()
-
-
-def length_ratio_bins(
-    con: duckdb.DuckDBPyConnection,
-    *,
-    judge: str | None,
-    category: str | None,
-    bin_width: float,
-    n_bins: int,
-) -> pd.DataFrame:
-    """The longer answer's score (win 1, tie ½, loss 0) per bin of |log2(length ratio)| of width
-    ``bin_width`` (the last of ``n_bins`` bins open-ended): ``bin``, ``calls``, ``x_mean``,
-    ``longer_score``. Calls with equal lengths say nothing about length and are left out."""
-    return con.execute(
-        f"""
-        WITH rows AS (
-            SELECT log2(length_a / length_b) AS x,
-                   CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS s
-            FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
-        longer AS (SELECT abs(x) AS x, CASE WHEN x > 0 THEN s ELSE 1.0 - s END AS s
-                   FROM rows WHERE x <> 0)
-        SELECT least(floor(x / ?), ?)::INTEGER AS bin, count(*) AS calls, avg(x) AS x_mean,
-               avg(s) AS longer_score
-        FROM longer GROUP BY bin ORDER BY bin
-        """,
-        [judge, judge, category, category, float(bin_width), int(n_bins) - 1],
-    ).df()
-
-
-def length_cells(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
-    """Calls with usable lengths grouped by (instruction, slot-A model, slot-B model, slot A's
-    score y (win 1, tie ½, loss 0), relative length difference z rounded to 0.001): ``n`` calls."""
-    return con.execute(
-        f"""
-        SELECT instruction_id, model_a, model_b,
-               CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS y,
-               round((length_a - length_b) / (length_a + length_b), 3) AS z,
-               count(*)::DOUBLE AS n
-        FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}
-        GROUP BY ALL
-        """,
-        [judge, judge, category, category],
-    ).df()
-
-
-def mean_lengths(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.Series:
-    """Each model's mean answer length over the calls with usable lengths (indexed by model)."""
-    frame = con.execute(
-        f"""WITH rows AS (SELECT model_a, model_b, length_a, length_b FROM verdicts
-                      WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}),
-        long AS (SELECT model_a AS model, length_a AS length FROM rows
-                 UNION ALL SELECT model_b, length_b FROM rows)
-        SELECT model, avg(length) AS mean_length FROM long GROUP BY model""",
-        [judge, judge, category, category],
-    ).df()
-    return frame.set_index("model")["mean_length"]
-
-
 def head_to_head_rows(
     con: duckdb.DuckDBPyConnection,
     *,
@@ -435,7 +312,7 @@ def head_to_head_rows(
         where.append("list_contains(?, model_a) AND list_contains(?, model_b)")
         params += [list(models), list(models)]
     return con.execute(
-        'SELECT "row", model_a, model_b, (sign(verdict) + 1) / 2.0 AS score FROM verdicts WHERE '
-        + " AND ".join(where),
+        'SELECT "row", model_a, model_b, (sign(verdict) + 1) / 2.0 AS score '
+        f"FROM verdicts, {EACH_CALL} WHERE " + " AND ".join(where) + ' ORDER BY "row"',
         params,
     ).df()

@@ -29,6 +29,8 @@ SCHEMA = (
     + ")",
     # workspaces written before the unit columns (session, voter, run) gain them, empty
     *(f"ALTER TABLE dataset_text ADD COLUMN IF NOT EXISTS {c} VARCHAR" for c in UNIT_COLUMNS),
+    # how many calls a row stands for (a counts table's count; workspaces before it: 1)
+    "ALTER TABLE dataset_rows ADD COLUMN IF NOT EXISTS weight BIGINT DEFAULT 1",
 )
 _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 
@@ -36,10 +38,13 @@ _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 def write(con: duckdb.DuckDBPyConnection, name: str, version: int, frame: pd.DataFrame, text=None) -> None:
     """Insert a canonical frame (with any ``feat_`` columns) and its text (``row`` and the text
     columns: a frame or Arrow batches; None without text) as ``name``'s ``version``."""
+    # a counts table's rows carry the calls each stands for (1 when absent)
+    weight = ", weight" if "weight" in frame.columns else ""
     con.register("incoming", frame)
     try:
         con.execute(
-            f"INSERT INTO dataset_rows (dataset, version, {_COLUMNS}) SELECT ?, ?, {_COLUMNS} FROM incoming",
+            f"INSERT INTO dataset_rows (dataset, version, {_COLUMNS}{weight}) "
+            f"SELECT ?, ?, {_COLUMNS}{weight} FROM incoming",
             [name, version],
         )
         for feature in feature_pairs(frame.columns):
@@ -78,6 +83,11 @@ def read(con: duckdb.DuckDBPyConnection, name: str, version: int) -> pd.DataFram
         "SELECT 1 FROM dataset_text WHERE dataset = ? AND version = ? LIMIT 1", key
     ).fetchone()
     select = ", ".join(f'r."{c}"' for c in CANONICAL_COLUMNS)
+    weighted = con.execute(
+        "SELECT 1 FROM dataset_rows WHERE dataset = ? AND version = ? AND weight <> 1 LIMIT 1", key
+    ).fetchone()
+    if weighted:  # a counts table: its rows with the calls each stands for
+        select += ", r.weight"
     joins, params = [], list(key)
     for k, feature in enumerate(features):
         select += f', f{k}.a AS "feat_{feature}_a", f{k}.b AS "feat_{feature}_b"'

@@ -42,7 +42,7 @@ def score_cells(
         join = 'LEFT JOIN vl_units u ON u."row" = v."row"'
     filtered = f"""
         SELECT v.instruction_id, {group} AS grp, v.model_a, v.model_b,
-               (sign(v.verdict) + 1) / 2.0 AS v, (sign(v.human) + 1) / 2.0 AS h
+               (sign(v.verdict) + 1) / 2.0 AS v, (sign(v.human) + 1) / 2.0 AS h, v.weight
         FROM verdicts v {join}
         WHERE v.verdict IS NOT NULL AND v.model_a <> v.model_b
           AND (? IS NULL OR v.judge = ?) AND (? IS NULL OR v.category = ?)"""
@@ -57,10 +57,12 @@ def score_cells(
         )
         cells = cur.execute(
             f"""
-            WITH c AS (SELECT grp, model_a, model_b, count(*) AS calls,
-                              sum(v) AS judge_score, count(h) AS labelled,
-                              coalesce(sum(h), 0) AS human_score,
-                              coalesce(sum(v) FILTER (WHERE h IS NOT NULL), 0) AS judge_score_labelled
+            WITH c AS (SELECT grp, model_a, model_b, sum(weight) AS calls,
+                              sum(weight * v) AS judge_score,
+                              coalesce(sum(weight) FILTER (WHERE h IS NOT NULL), 0) AS labelled,
+                              coalesce(sum(weight * h), 0) AS human_score,
+                              coalesce(sum(weight * v) FILTER (WHERE h IS NOT NULL), 0)
+                                  AS judge_score_labelled
                        FROM ({filtered}) GROUP BY ALL),
             mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
             SELECT grp, ma.k AS a, mb.k AS b, calls, judge_score, labelled,

@@ -1,6 +1,8 @@
 """The DuckDB store: one database per browser session, and the aggregation every analysis reads.
 
-Rows live in the ``verdicts`` table (the canonical frame of :mod:`evalcore.schema`). Every
+Rows live in the ``verdicts`` table (the canonical frame of :mod:`evalcore.schema`), each with
+its ``weight``: the judge calls it stands for (1 for a verdict table's rows, a counts table's
+count for its rows, stored as they are). Every count below sums the weight instead of counting rows. Every
 analysis reads the same small aggregated form, :class:`VerdictCounts`: judge calls counted per
 (instruction, slot-A model, slot-B model, verdict level), computed by SQL in DuckDB. User-supplied
 names (judges, categories) only ever reach SQL as bound parameters.
@@ -28,6 +30,7 @@ from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.errors import ResourceLimitError, UsageError
 from evalcore.features import spelled_feature_columns
 from evalcore.ingest import counts_table
+from evalcore.ingest.counts_table import WEIGHT
 from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
@@ -62,8 +65,13 @@ if TYPE_CHECKING:
 _CREATE = """
 CREATE OR REPLACE TABLE verdicts (
     "row" BIGINT, instruction_id VARCHAR, model_a VARCHAR, model_b VARCHAR, verdict TINYINT,
-    judge VARCHAR, human TINYINT, length_a DOUBLE, length_b DOUBLE, category VARCHAR)
+    judge VARCHAR, human TINYINT, length_a DOUBLE, length_b DOUBLE, category VARCHAR,
+    weight INTEGER DEFAULT 1)
 """
+# ``weight``: how many judge calls a stored row stands for (counts_table.WEIGHT): 1 for a verdict
+# table's rows, the row's count for a counts table's. Every aggregate sums it instead of counting
+# rows, so a counts table is stored as its rows (the row limit bounds rows, not calls). Four bytes
+# a row (an in-memory table is not compressed): a counts table's row counts at most 2**31 - 1 calls.
 T = TypeVar("T")
 _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 
@@ -176,6 +184,7 @@ class VerdictStore:
 
         incoming: object
         text: object = None
+        has_weight = False
         borrow = None
         if isinstance(table, LoadedTable):
             name, format = table.file, table.format
@@ -185,15 +194,17 @@ class VerdictStore:
                 source = table.store.con.cursor()
                 feats = _extra_columns(source.execute("DESCRIBE verdicts").fetchall())
                 incoming = source.sql(
-                    f'SELECT {_COLUMNS}{_list(feats)} FROM verdicts ORDER BY "row"'
+                    f'SELECT {_COLUMNS}{_list(feats)}, weight FROM verdicts ORDER BY "row"'
                 ).to_arrow_reader()
+                has_weight = True
                 # the text is borrowed, and copied (in Arrow batches) only when first read
                 borrow = table.store.text.borrowable()
             else:
                 table = table.frame  # a frame (a saved dataset read back): text columns too
         if isinstance(table, pd.DataFrame):
             feats = _extra_columns(table.columns)
-            incoming = table[list(CANONICAL_COLUMNS) + feats]
+            has_weight = WEIGHT in table.columns  # a saved counts table read back
+            incoming = table[list(CANONICAL_COLUMNS) + feats + ([WEIGHT] if has_weight else [])]
             # a frame built in Python (tests, simulations, a saved dataset) may carry text
             text = text_part(table)
         cur = self.con.cursor()
@@ -210,7 +221,10 @@ class VerdictStore:
             cur.execute("BEGIN TRANSACTION")
             try:
                 _create(cur, feats)
-                cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM incoming")
+                weight = ', "weight"' if has_weight else ""
+                cur.execute(
+                    f"INSERT INTO verdicts BY NAME SELECT {_COLUMNS}{_list(feats)}{weight} FROM incoming"
+                )
                 cur.execute("DELETE FROM dataset")
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
                 cur.execute("COMMIT")
@@ -308,17 +322,22 @@ class VerdictStore:
                 raise dog.refusal()
             cur.execute("BEGIN TRANSACTION")
             try:
-                if canon.table is not None and _shape(cur, canon.table) == _shape(cur, "verdicts"):
-                    # the typed pass built the table as the store keeps it: no copy
+                if canon.table is not None and _shape(cur, canon.table) == _plain_shape(cur):
+                    # the typed pass built the table as the store keeps it (one call a row): no copy
                     cur.execute("DROP TABLE verdicts")
                     cur.execute(f"ALTER TABLE {canon.table} RENAME TO verdicts")
+                    cur.execute("ALTER TABLE verdicts ADD COLUMN weight INTEGER DEFAULT 1")
                 elif canon.table is not None:
                     cur.execute(_CREATE)
                     cur.execute(f"INSERT INTO verdicts BY NAME SELECT * FROM {canon.table}")
                 else:
-                    feats = _extra_columns(cur.execute("DESCRIBE vl_canon").fetchall())
+                    described = cur.execute("DESCRIBE vl_canon").fetchall()
+                    feats = _extra_columns(described)
+                    weight = ', "weight"' if "weight" in {str(r[0]) for r in described} else ""
                     _create(cur, feats)
-                    cur.execute(f"INSERT INTO verdicts SELECT {_COLUMNS}{_list(feats)} FROM vl_canon")
+                    cur.execute(
+                        f"INSERT INTO verdicts BY NAME SELECT {_COLUMNS}{_list(feats)}{weight} FROM vl_canon"
+                    )
                 _lengths_from_text(cur, ingest.text_source(cur))
                 cur.execute("DELETE FROM dataset")
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, canon.label])
@@ -404,9 +423,12 @@ class VerdictStore:
         return tuple(r[0] for r in rows)
 
     def frame(self, *, judge: str | None = None, category: str | None = None) -> pd.DataFrame:
-        """The canonical rows, optionally filtered by judge and category (bound parameters)."""
+        """The canonical rows, optionally filtered by judge and category (bound parameters); a
+        counts table's rows carry their ``weight`` (the calls each stands for) too."""
+        weighted = self.con.execute("SELECT 1 FROM verdicts WHERE weight <> 1 LIMIT 1").fetchone()
+        columns = "*" if weighted else "* EXCLUDE (weight)"
         return self.con.execute(
-            "SELECT * FROM verdicts WHERE (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
+            f"SELECT {columns} FROM verdicts WHERE (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
             ' ORDER BY "row"',
             [judge, judge, category, category],
         ).df()
@@ -555,7 +577,7 @@ class VerdictStore:
             return self._unit_counts(judge=judge, category=category, cluster=str(cluster))
         params = [judge, judge, category, category]
         filtered = """
-            SELECT instruction_id, model_a, model_b, verdict FROM verdicts
+            SELECT instruction_id, model_a, model_b, verdict, weight FROM verdicts
             WHERE verdict IS NOT NULL AND model_a <> model_b
               AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
         models = tuple(
@@ -567,6 +589,7 @@ class VerdictStore:
                 params,
             ).fetchall()
         )
+        # (a typed load's rows are single calls: weight 1)
         one_call = judge is not None and self._unique_keys
         if one_call:
             # One judge's rows are its cells already (each row its own instruction and pair): each
@@ -575,7 +598,8 @@ class VerdictStore:
             payload = "lvl"
         else:
             level_cols = ", ".join(
-                f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
+                f"coalesce(sum(weight) FILTER (WHERE verdict = {v}), 0)::INTEGER AS n{k}"
+                for k, v in enumerate(LEVELS)
             )
             grouped = f"SELECT instruction_id, model_a, model_b, {level_cols} FROM ({filtered}) GROUP BY ALL"
             payload = ", ".join(f"n{k}" for k in range(N_LEVELS))
@@ -636,7 +660,8 @@ class VerdictStore:
         """:meth:`counts` with the calls' ``cluster`` column (read from the text area by row)."""
         units = self._units(cluster)
         level_cols = ", ".join(
-            f"count(*) FILTER (WHERE verdict = {v})::INTEGER AS n{k}" for k, v in enumerate(LEVELS)
+            f"coalesce(sum(weight) FILTER (WHERE verdict = {v}), 0)::INTEGER AS n{k}"
+            for k, v in enumerate(LEVELS)
         )
         cur = self.con.cursor()
         cur.register("vl_units", units)
@@ -645,7 +670,7 @@ class VerdictStore:
             cur.execute(
                 f"""CREATE OR REPLACE TEMP TABLE vl_unit_cells AS
                 SELECT instruction_id, model_a, model_b, unit, {level_cols} FROM (
-                    SELECT v.instruction_id, v.model_a, v.model_b, v.verdict,
+                    SELECT v.instruction_id, v.model_a, v.model_b, v.verdict, v.weight,
                            coalesce(u.unit, 'instruction ' || v.instruction_id) AS unit
                     FROM verdicts v LEFT JOIN vl_units u ON u."row" = v."row"
                     WHERE v.verdict IS NOT NULL AND v.model_a <> v.model_b
@@ -810,6 +835,11 @@ class VerdictStore:
     def summary(self) -> DatasetSummary:
         """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
         return summarise(self)
+
+
+def _plain_shape(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """The stored table's contract columns and types (without the weight and features)."""
+    return [c for c in _shape(cur, "verdicts") if c[0] in CANONICAL_COLUMNS]
 
 
 def _shape(cur: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:

@@ -151,13 +151,15 @@ def style_rows(
                 assert text is not None
                 marks = text.derived(("marks", counted), lambda c, t: _row_marks(c, t, counted))
             cur.register("vl_row_marks", marks)
-        total = one_row(cur.execute(f"SELECT count(*) FROM verdicts WHERE {where}", filters))[0]
-        # One pass: features and complete rows. Identical calls are not grouped: with per-answer
+        total_sql = f"SELECT coalesce(sum(weight), 0) FROM verdicts WHERE {where}"
+        total = one_row(cur.execute(total_sql, filters))[0]
+        # One pass: features and complete rows, each weighing the calls it stands for (a counts
+        # table's row: its count). Identical calls are not grouped: with per-answer
         # features they rarely repeat, and a hash aggregate would triple the time of this step.
         cur.execute(
             f"""CREATE OR REPLACE TEMP TABLE vl_style AS
-            SELECT {", ".join(keys + fcols)}, 1.0::DOUBLE AS n FROM (
-                SELECT instruction_id, model_a, model_b, judge,
+            SELECT {", ".join(keys + fcols)}, n FROM (
+                SELECT instruction_id, model_a, model_b, judge, weight::DOUBLE AS n,
                        (CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END)::DOUBLE AS y
                        {"".join(", " + s for s in select)}
                 FROM {rows} r{joins} WHERE {where})

@@ -83,20 +83,23 @@ def summarise(store: VerdictStore) -> DatasetSummary:
     con = store.con
     rows, instructions, labelled, self_rows = one_row(
         con.execute(
-            "SELECT count(*), count(DISTINCT instruction_id), count(human),"
-            " count(*) FILTER (WHERE model_a = model_b) FROM verdicts"
+            # every count sums the calls a row stands for (its weight: 1, or a counts table's count)
+            "SELECT coalesce(sum(weight), 0), count(DISTINCT instruction_id),"
+            " coalesce(sum(weight) FILTER (WHERE human IS NOT NULL), 0),"
+            " coalesce(sum(weight) FILTER (WHERE model_a = model_b), 0) FROM verdicts"
         )
     )
     models = store.models()
     no_verdict = con.execute(
-        "SELECT judge, count(*) AS calls, count(*) FILTER (WHERE verdict IS NULL) AS no_verdict"
+        "SELECT judge, sum(weight)::BIGINT AS calls,"
+        " coalesce(sum(weight) FILTER (WHERE verdict IS NULL), 0)::BIGINT AS no_verdict"
         " FROM verdicts GROUP BY judge ORDER BY judge"
     ).df()
     no_verdict["no_verdict_rate"] = no_verdict["no_verdict"] / no_verdict["calls"]
     coverage = con.execute(
         """
         SELECT least(model_a, model_b) AS model_1, greatest(model_a, model_b) AS model_2,
-               count(*) AS calls
+               sum(weight)::BIGINT AS calls
         FROM verdicts WHERE model_a <> model_b GROUP BY ALL
         """
     ).df()

@@ -22,8 +22,9 @@ def both_bad_counts(
         return None
     verdicts, ties, marked, both_bad = one_row(
         con.execute(
-            f"""SELECT count(*), count(*) FILTER (WHERE verdict = 0),
-                count(both_bad) FILTER (WHERE verdict = 0), count(*) FILTER (WHERE both_bad)
+            f"""SELECT coalesce(sum(weight), 0), coalesce(sum(weight) FILTER (WHERE verdict = 0), 0),
+                coalesce(sum(weight) FILTER (WHERE verdict = 0 AND both_bad IS NOT NULL), 0),
+                coalesce(sum(weight) FILTER (WHERE both_bad), 0)
             FROM verdicts WHERE verdict IS NOT NULL AND model_a <> model_b AND {_JUDGE_CATEGORY}""",
             [judge, judge, category, category],
         )

@@ -62,7 +62,7 @@ def binned_cells(
         "vl_bins",
         bins,
         "SELECT b.bin, v.instruction_id, v.model_a, v.model_b, v.verdict::INTEGER AS verdict, "
-        f'count(*)::INTEGER AS n FROM verdicts v JOIN vl_bins b ON b."row" = v."row" WHERE {_SELECTION} '
+        f'sum(v.weight)::INTEGER AS n FROM verdicts v JOIN vl_bins b ON b."row" = v."row" WHERE {_SELECTION} '
         "GROUP BY ALL ORDER BY ALL",
         [judge, judge, category, category],
         lambda c: c.df(),

@@ -54,7 +54,7 @@ _CASE_FILTER = """
         SELECT 1 FROM (
             SELECT judge AS w_judge, instruction_id AS w_inst,
                    CASE WHEN model_a = $beats THEN model_b ELSE model_a END AS rival,
-                   avg(CASE WHEN model_a = $beats THEN -verdict ELSE verdict END) AS v
+                   sum(weight * CASE WHEN model_a = $beats THEN -verdict ELSE verdict END) / sum(weight) AS v
             FROM verdicts
             WHERE verdict IS NOT NULL AND model_a <> model_b AND (model_a = $beats OR model_b = $beats)
               AND ($judge IS NULL OR judge = $judge) AND ($category IS NULL OR category = $category)
@@ -88,7 +88,7 @@ def _case_filter(flt: VerdictFilter) -> str:
 # reading of evalcore.judge.agreement).
 _CASES = """
     WITH calls AS (
-        SELECT "row", judge, instruction_id, category, model_a, model_b, verdict, human,
+        SELECT "row", judge, instruction_id, category, model_a, model_b, verdict, human, weight,
                least(model_a, model_b) AS m1, greatest(model_a, model_b) AS m2
         FROM verdicts WHERE {where}),
     cases AS (
@@ -103,14 +103,14 @@ _CASES = """
             ) AS flipped,
             bool_or(verdict IS NOT NULL AND human IS NOT NULL AND sign(verdict) <> sign(human)) AS disagrees,
             bool_or(verdict IS NOT NULL AND human IS NOT NULL) AS labelled,
-            count(*) AS n_calls, count(verdict) AS n_verdicts,
-            count(*) FILTER (WHERE m1 <> m2 AND sign(CASE WHEN model_a = $a THEN verdict ELSE -verdict END) > 0) AS a_wins,
-            count(*) FILTER (WHERE m1 <> m2 AND verdict = 0) AS a_ties,
-            count(*) FILTER (WHERE m1 <> m2 AND sign(CASE WHEN model_a = $a THEN verdict ELSE -verdict END) < 0) AS a_losses,
+            sum(weight) AS n_calls, coalesce(sum(weight) FILTER (WHERE verdict IS NOT NULL), 0) AS n_verdicts,
+            coalesce(sum(weight) FILTER (WHERE m1 <> m2 AND sign(CASE WHEN model_a = $a THEN verdict ELSE -verdict END) > 0), 0) AS a_wins,
+            coalesce(sum(weight) FILTER (WHERE m1 <> m2 AND verdict = 0), 0) AS a_ties,
+            coalesce(sum(weight) FILTER (WHERE m1 <> m2 AND sign(CASE WHEN model_a = $a THEN verdict ELSE -verdict END) < 0), 0) AS a_losses,
             -- the calibration's per-call units: the judge and the human disagree on whether $win won
-            count(*) FILTER (WHERE verdict IS NOT NULL AND human IS NOT NULL
+            coalesce(sum(weight) FILTER (WHERE verdict IS NOT NULL AND human IS NOT NULL
                 AND (sign(CASE WHEN model_a = $win THEN verdict ELSE -verdict END) = 1)
-                    <> (sign(CASE WHEN model_a = $win THEN human ELSE -human END) = 1)) AS win_calls
+                    <> (sign(CASE WHEN model_a = $win THEN human ELSE -human END) = 1)), 0) AS win_calls
             {hit_col}
         FROM calls {hit_join} GROUP BY judge, instruction_id, m1, m2)
     {final}

@@ -411,7 +411,8 @@ class Workspace:
             frame = table
         if text is None:  # a saved dataset read back carries its text as columns
             text = text_part(frame)
-        frame = frame[list(CANONICAL_COLUMNS) + spelled_feature_columns(frame.columns)]
+        weight = ["weight"] if "weight" in frame.columns else []  # a counts table's
+        frame = frame[list(CANONICAL_COLUMNS) + spelled_feature_columns(frame.columns) + weight]
         if len(frame) == 0:
             raise WorkspaceError("There is nothing to save: the table has no rows.")
         file = file or name
@@ -454,7 +455,7 @@ class Workspace:
                     con.unregister("incoming_ranking")
                 sizes = one_row(
                     con.execute(
-                        "SELECT count(*), count(DISTINCT judge), count(DISTINCT instruction_id)"
+                        "SELECT sum(weight), count(DISTINCT judge), count(DISTINCT instruction_id)"
                         " FROM dataset_rows WHERE dataset = ? AND version = ?",
                         [name, version],
                     )

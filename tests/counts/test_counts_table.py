@@ -101,7 +101,7 @@ def _counts_file(tmp_path, n_calls, verdict=1):
     return path
 
 
-@pytest.mark.parametrize("bad", ["0", "1.5", "two", "-3", ""])
+@pytest.mark.parametrize("bad", ["0", "1.5", "two", "-3", "", "2147483648"])
 def test_bad_call_counts_are_refused_naming_rows(tmp_path, bad):
     path = _counts_file(tmp_path, ["2", bad, "1"])
     with pytest.raises(VerdictFormatError) as err:
@@ -116,10 +116,70 @@ def test_off_scale_level_in_a_counts_table_is_refused(tmp_path):
         VerdictStore().load_file(path)
 
 
-def test_total_calls_are_bounded_like_rows(tmp_path):
+def _scaled_counts(tmp_path, scale: int):
+    """A counts table of 4 models in every ordered pair on 20 instructions (each row 1 to 4
+    calls, drawn once), every count multiplied by ``scale``."""
+    rng = np.random.default_rng(7)
+    models = ["m0", "m1", "m2", "m3"]
+    rows = []
+    for k in range(20):
+        for a in models:
+            for b in models:
+                if a != b:
+                    for verdict in rng.choice([-2, -1, 0, 1, 2], size=2, replace=False):
+                        rows.append((f"q{k:02d}", a, b, int(verdict), int(rng.integers(1, 5)) * scale))
+    frame = pd.DataFrame(rows, columns=["instruction_id", "model_a", "model_b", "verdict", COUNT])
+    path = tmp_path / f"counts-{scale}.parquet"
+    frame.to_parquet(path, index=False)
+    return frame, path
+
+
+def test_calls_of_a_counts_table_are_not_bounded_by_the_row_limit(tmp_path):
+    """The row limit bounds the stored rows, not the calls: a counts table of 480 rows standing
+    for 12 billion calls loads under a limit of 1,000 rows (each row stored once with its count,
+    none repeated), its counts are exactly the file's, and it ranks: the Bradley-Terry ratings of
+    counts all multiplied by ten million are the ratings of the counts themselves (a likelihood
+    raised to a power has the same maximum), fitted from a table small enough to store call by call."""
+    from evalcore.dataset import Dataset
     from evalcore.limits import LoadLimits
 
-    path = _counts_file(tmp_path, ["600", "600"])
-    limits = LoadLimits(max_rows=1000)
-    with pytest.raises(VerdictFormatError, match="1,200 calls"):
-        VerdictStore().load_file(path, limits=limits)
+    small, small_path = _scaled_counts(tmp_path, 1)
+    big, big_path = _scaled_counts(tmp_path, 10_000_000)
+    total = int(big[COUNT].sum())
+    assert total > 10_000_000_000 and len(big) < 1000
+    store = VerdictStore()
+    loaded = store.load_file(big_path, limits=LoadLimits(max_rows=1000))
+    assert loaded.report.rows == total
+    assert store.con.execute("SELECT count(*) FROM verdicts").fetchone()[0] == len(big)  # rows, not calls
+    assert store.summary().rows == total
+    counts = store.counts()
+    want = big.groupby(["instruction_id", "model_a", "model_b", "verdict"])[COUNT].sum()
+    got = {
+        (counts.instructions[i], counts.models[a], counts.models[b], level): int(n[level + 2])
+        for i, a, b, n in zip(counts.inst, counts.a, counts.b, counts.n, strict=True)
+        for level in range(-2, 3)
+        if n[level + 2]
+    }
+    assert got == {k: int(v) for k, v in want.items()}
+    # the small table expanded into single calls, as a verdict table: the independent fit
+    calls = small.loc[small.index.repeat(small[COUNT])].drop(columns=COUNT)
+    raw = VerdictStore.from_frame(calls.reset_index(drop=True))
+    want_ratings = Dataset(raw).leaderboard(rounds=20).ratings
+    got_ratings = Dataset(store).leaderboard(rounds=20).ratings
+    np.testing.assert_allclose(np.asarray(got_ratings), np.asarray(want_ratings), rtol=1e-6, atol=1e-6)
+
+
+def test_a_saved_counts_table_keeps_its_calls(tmp_path):
+    """Saved in the workspace and read back, a counts table's rows keep the calls each stands
+    for: the same counts and the same number of calls (not one call a row)."""
+    from evalcore.store.workspace import Workspace
+
+    big, path = _scaled_counts(tmp_path, 1000)
+    store = VerdictStore()
+    store.load_file(path)
+    ws = Workspace(tmp_path / "ws" / "verdictlab.duckdb")
+    saved = ws.save("counted", store.frame(), file="counts.parquet", format=store.format)
+    assert saved.rows == int(big[COUNT].sum())
+    again = VerdictStore.from_frame(ws.load("counted").table.frame)
+    assert_same_counts(again.counts(), store.counts())
+    assert again.summary().rows == int(big[COUNT].sum())
