@@ -21,8 +21,6 @@ import numpy as np
 from evalcore._sql import one_row
 from evalcore.counts import PATTERN_COLUMNS
 from evalcore.store.budget_queries import anchor_scores, pair_scores
-from evalcore.store.score_queries import score_cells
-from evalcore.store.tie_queries import both_bad_counts
 from evalcore.store.judge_queries import (
     EACH_CALL,
     coverage_counts,
@@ -32,6 +30,8 @@ from evalcore.store.judge_queries import (
     mean_lengths,
     self_comparison_counts,
 )
+from evalcore.store.score_queries import score_cells
+from evalcore.store.tie_queries import both_bad_counts
 from evalcore.store.time_queries import binned_cells, repeated_calls, timed_values
 
 if TYPE_CHECKING:  # frames are made by DuckDB (.df()): `rank --json` never imports pandas
