@@ -843,12 +843,13 @@ def test_cli_human_ranking_that_is_not_a_table_is_one_line(tmp_path, capsys, con
 
 
 def test_cli_unforeseen_error_is_one_line_and_debug_shows_it(capsys, monkeypatch, tmp_path):
-    import evalcore.cli.data as data
+    from evalcore.store.store import VerdictStore
 
-    def broken(args):
+    def broken(self):
         raise KeyError("internal")
 
-    monkeypatch.setattr(data, "run_summary", broken)
+    # a fault inside the library, below the command (the command table holds its own handlers)
+    monkeypatch.setattr(VerdictStore, "summary", broken)
     path = tmp_path / "v.csv"
     path.write_bytes(_all_pairs_csv(["a", "b"]))
     code, _, err = _cli(["summary", path], capsys)
