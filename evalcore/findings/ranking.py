@@ -95,12 +95,13 @@ def _left_out(board: Leaderboard, leader: str) -> str:
 
 def time_lines(analyses: Analyses) -> tuple[tuple[str, str], ...]:
     """The ranking in time in words, one wording for every face (the Overview's leader finding,
-    the report's leaderboard section): (key, sentence) when the ranking moved between the first
-    and the last time window, and when the judge drifted on repeated items; empty otherwise
-    (tables without judging times included)."""
+    the report's leaderboard section): (key, sentence) when a model changed rank between the
+    first and the last time window by more than chance allows (the Leaderboard's time section
+    shows every move), and when the judge drifted on repeated items; empty otherwise (tables
+    without judging times included)."""
     said = []
     windows, drift = analyses.time_windows, analyses.judge_drift
-    if windows is not None and windows.moved:
+    if windows is not None and windows.moved_beyond_chance:
         said.append(("time-line", windows.sentence() + " (Bradley–Terry per time window.)"))
     if drift is not None and drift.detected:
         words = drift.sentence() + " (Sign-flip permutation test on items judged twice, Good 2005.)"

@@ -270,6 +270,13 @@ class TimeWindows:
         """Some model's rank differs between the first and the last window."""
         return any(m.rank_first != m.rank_last for m in self.moves)
 
+    @property
+    def moved_beyond_chance(self) -> bool:
+        """Some model changed rank with a rating change :meth:`confirmed` (allowing for every
+        model compared): with many models a few rank swaps between windows are expected by
+        chance alone, so the headlines speak only of a move beyond it."""
+        return any(m.rank_first != m.rank_last and self.confirmed(m) for m in self.moves)
+
     def sentence(self) -> str:
         first, last = self.windows[0].label, self.windows[-1].label
         if not self.moved:
