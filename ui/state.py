@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import gc
+import itertools
 import os
 import sys
 import threading
@@ -193,6 +194,16 @@ def _reap_ended_sessions() -> None:
     release_memory()
 
 
+#: One number per store made, never reused: how a session tells its own store from a new one made
+#: after Streamlit released the old (an ``id()`` can be reused by the next object at that address).
+_STORE_NUMBERS = itertools.count(1)
+
+
+def store_number(store: VerdictStore) -> int:
+    """The number :func:`session_store` gave ``store`` (0 for a store made elsewhere)."""
+    return int(getattr(store, "_vl_number", 0))
+
+
 @st.cache_resource(scope="session", on_release=_close, show_spinner=False)
 def session_store() -> VerdictStore:
     """This browser session's own DuckDB database (never shared between sessions).
@@ -203,6 +214,7 @@ def session_store() -> VerdictStore:
     """
     store = VerdictStore()
     store.limit_memory(limits.budget_bytes())
+    store._vl_number = next(_STORE_NUMBERS)  # type: ignore[attr-defined]
     return store
 
 
@@ -283,7 +295,7 @@ def install(
     replacing = s["version"] > 0  # a dataset was loaded before this one (not a session's first)
     s["version"] += 1
     s["memo"] = {}  # the old dataset's results go now, not when the session ends
-    s["store_id"] = id(store)
+    s["store_id"] = store_number(store)
     s["source"] = table.file
     s["format"] = table.format
     s["demo"] = demo
@@ -562,7 +574,7 @@ def ensure_data() -> VerdictStore:
     if s["version"] == 0:  # a new session
         with st.spinner("Loading the demo (read and checked once per server, then copied)…"):
             load_demo()
-    elif s.get("store_id") != id(store):
+    elif s.get("store_id") != store_number(store):
         # The session came back after its store was released (its browser was away longer than
         # Streamlit keeps resources): reload what can be reloaded, else the demo, and say so.
         _reload(store)
