@@ -83,28 +83,20 @@ with _ui.page("Leaderboard"):
         help=show.STYLE_EXPLAINED,
     )
 
+    # the default unit and weighting keep the Overview's key, so the two pages share one board
+    key = (judge, category, both, int(rounds), int(seed), interval) + (
+        (cluster, weighting) if cluster or weighting else ()
+    )
+    options = {"rounds": int(rounds), "seed": int(seed), "interval": interval, "weighting": weighting}
     with _ui.progress_bar("Computing the intervals…") as progress:
-        board = _ui.memo(
-            ("leaderboard", judge, category, both, int(rounds), int(seed), interval, cluster, weighting),
-            lambda: leaderboard(
-                counts,
-                rounds=int(rounds),
-                seed=int(seed),
-                interval=interval,
-                progress=progress,
-                weighting=weighting,
-            ),
-        )
+        board = _ui.memo(("leaderboard", *key), lambda: leaderboard(counts, progress=progress, **options))
 
     st.caption(show.method_caption(board))
     for note in (*board.design_warnings, *board.notes):
         _ui.warning(note)
 
     try:
-        sep = _ui.memo(
-            ("separation", judge, category, both, int(rounds), int(seed), interval, cluster, weighting),
-            lambda: separation(board),
-        )
+        sep = _ui.memo(("separation", *key), lambda: separation(board))
     except UsageError as exc:
         sep = None
         why = exc

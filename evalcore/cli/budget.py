@@ -28,27 +28,13 @@ def run_budget(args: argparse.Namespace) -> int:
                 "tokens_in/tokens_out columns with --price-in and --price-out (per million tokens)"
             )
         prices = found
-    plan = plan_budget(
-        chosen.store,
-        model_a=args.a,
-        model_b=args.b,
-        budget=args.budget,
-        prices=prices,
-        quantity=args.quantity,
-        judge=chosen.judge,
-    )
+    # the same question for both plans: head to head, and through the anchors
+    question = {"model_a": args.a, "model_b": args.b, "budget": args.budget, "prices": prices}
+    question.update(quantity=args.quantity, judge=chosen.judge)
+    plan = plan_budget(chosen.store, **question)
     anchor_plan, refused = None, ""
     try:
-        anchor_plan = plan_anchor_budget(
-            chosen.store,
-            model_a=args.a,
-            model_b=args.b,
-            budget=args.budget,
-            prices=prices,
-            quantity=args.quantity,
-            judge=chosen.judge,
-            max_anchors=args.max_anchors,
-        )
+        anchor_plan = plan_anchor_budget(chosen.store, max_anchors=args.max_anchors, **question)
     except DesignError as exc:
         refused = f"The number of anchors is not planned: {exc}"
     if args.json:

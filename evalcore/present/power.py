@@ -201,7 +201,7 @@ def sample_size_caption(plan: SampleSizePlan) -> str:
     """How the sample sizes were computed, in one sentence."""
     side = "Two" if plan.two_sided else "One"
     how = (
-        "normal approximation to the one-proportion test (the paper's method; the formula is on the "
+        "normal approximation to the one-proportion test (the paper's method, written out on the "
         "Methods page)."
         if plan.method == "normal"
         else "exact binomial test (smallest n reaching the power; the paper used the normal approximation)."

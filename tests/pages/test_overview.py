@@ -141,3 +141,14 @@ def test_anchor_only_demo():
     text = _markdown(at)
     assert "compared with one anchor, sim-birch" in text
     assert "No pair was judged in both orders" in text
+
+
+def test_the_leaderboard_page_reuses_the_overviews_board():
+    """Opened after the Overview with the default settings, the Leaderboard page draws the board
+    the findings computed: one leaderboard in the session's results, not a second bootstrap (its
+    key gained the resampling unit and weighting only when they are chosen)."""
+    at = _overview()
+    at.switch_page("pages/leaderboard.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    boards = [k for k in at.session_state["vl"]["memo"] if len(k) > 2 and k[2] == "leaderboard"]
+    assert len(boards) == 1, boards
