@@ -178,8 +178,9 @@ def test_leaderboard_numbers_equal_the_library(built):
     assert [r[1] for r in rows] == board.table["model"].tolist()
     for row, (_, ref) in zip(rows, board.table.iterrows(), strict=True):
         assert row[2] == f"{ref['rating']:,.0f}"
-        assert row[3] == f"{ref['ci_low']:,.0f}" and row[4] == f"{ref['ci_high']:,.0f}"
-        assert row[-1] == f"{100 * ref['win_rate']:.1f}%"
+        # the Leaderboard page's table: the interval in one cell, the win rate after the counts
+        assert row[3] == f"{ref['ci_low']:,.0f} – {ref['ci_high']:,.0f}"
+        assert row[9] == f"{100 * ref['win_rate']:.1f}%"
     forest = _figure_data(document, "fig-forest")
     np.testing.assert_allclose(_values(forest[0]["x"]), board.table["rating"].to_numpy())
     assert _values(forest[0]["y"]).tolist() == board.table["model"].tolist()
@@ -190,8 +191,8 @@ def test_anchor_judge_power_and_calibration_numbers(built):
     sweep = analyses.anchors
     rows = {r[0]: r for r in _rows(page, "anchor-table")}
     for _, ref in sweep.table.iterrows():
-        assert rows[ref["anchor"]][4] == f"{100 * ref['informativeness']:.1f}%"
-        assert rows[ref["anchor"]][2] == f"{ref['tau_quadratic']:,.3f}"
+        assert rows[ref["anchor"]][5] == f"{100 * ref['informativeness']:.1f}%"
+        assert rows[ref["anchor"]][3] == f"{ref['tau_quadratic']:,.3f}"
     assert f"Recommended anchor: <strong>{sweep.recommended}</strong>" in document
 
     sheet = analyses.judge_sheet.scalars()
@@ -214,13 +215,13 @@ def test_anchor_judge_power_and_calibration_numbers(built):
     edges = analyses.edges.table
     power_rows = _rows(page, "power-table")
     assert [r[0] for r in power_rows] == edges["upper"].tolist()
-    assert [r[10] for r in power_rows] == ["yes" if v else "no" for v in edges["resolved"]]
-    assert [r[4] for r in power_rows] == [str(v) for v in edges["discordant"]]
+    assert [r[13] for r in power_rows] == ["yes" if v else "no" for v in edges["resolved"]]
+    assert [r[5] for r in power_rows] == [str(v) for v in edges["discordant"]]
 
     cal = analyses.calibration
     cal_rows = {r[0]: r for r in _rows(page, "calibration-table")}
-    assert cal_rows["Printed win rate"][1] == f"{cal.printed:,.3f}"
-    assert cal_rows["Sensitivity"][1] == f"{cal.se:,.3f}"
+    assert cal_rows["Printed win rate"][1] == f"{100 * cal.printed:.1f}%"
+    assert cal_rows["Sensitivity"][1] == f"{100 * cal.se:.1f}%"
     points = _figure_data(document, "fig-calibration")
     assert _values(points[0]["x"]).tolist() == [pytest.approx(100 * cal.printed)]
 

@@ -15,7 +15,6 @@ import plotly.graph_objects as go
 
 from evalcore import quantities, text
 from evalcore.plots.common import CONFIG
-from evalcore.text import fmt_num, fmt_pct, fmt_rating
 
 #: The shared figure config, without plotly.js 4's "Share chart" button (it would upload the
 #: chart to Plotly's cloud: a report that opens offline must not offer that).
@@ -158,17 +157,3 @@ def html_figure(fig: go.Figure, div_id: str) -> str:
 
 def missing_note(what: str, reason: str) -> str:
     return f'<p class="missing">{esc(what)} is not available: {esc(reason)}</p>'
-
-
-def rating_text(value: float) -> str:
-    if value in (float("inf"), float("-inf")):
-        return "unbounded"  # a one-sided bound (a model that never lost or never won)
-    return fmt_rating(value)  # "—" where no interval is identified (the notes say why)
-
-
-def num_format(digits: int) -> Callable[[Any], str]:
-    return lambda v: fmt_num(v, digits)
-
-
-def percent_format(digits: int = 1) -> Callable[[Any], str]:
-    return lambda v: fmt_pct(float(v), digits)

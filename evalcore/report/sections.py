@@ -21,9 +21,16 @@ from evalcore.plots.power import detectable_edges_figure, sample_size_figure
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
 from evalcore.present import judge as judge_show
-from evalcore.present.calibration import FLOOR_POINTS
-from evalcore.present.display import Column, catalogue_table
-from evalcore.present.ranking import comparable_text, style_caption
+from evalcore.present.anchors import sweep_caption, sweep_table
+from evalcore.present.calibration import FLOOR_POINTS, ppi_table, summary_display
+from evalcore.present.display import FORMATS, catalogue_table
+from evalcore.present.power import (
+    detectable_caption,
+    detectable_table,
+    sample_size_caption,
+    sample_size_table,
+)
+from evalcore.present.ranking import display_table, method_caption, style_caption
 from evalcore.present.summary import no_verdict_table
 from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.report.html import (
@@ -31,9 +38,6 @@ from evalcore.report.html import (
     html_figure,
     html_table,
     missing_note,
-    num_format,
-    percent_format,
-    rating_text,
 )
 from evalcore.text import MISSING, fmt_int
 
@@ -108,31 +112,6 @@ def leaderboard_section(analyses: Analyses) -> str:
     board = analyses.leaderboard
     if board is None:
         return missing_note("The leaderboard", analyses.unavailable.get("leader", "no ranking"))
-    t = board.table
-    # the interval's ends are written before the table: an open end is "unbounded", not missing
-    frame = t.assign(
-        ci_low=t["ci_low"].map(rating_text),
-        ci_high=t["ci_high"].map(rating_text),
-        comparable=[comparable_text(str(slot)) for slot in t["only_slot"]],
-        few_instructions=["few: rough interval" if f else "" for f in t["few_instructions"]],
-    )
-    columns: list[Column] = [
-        *((c, c, None) for c in ("rank", "model")),
-        "rating",
-        ("ci_low", "95% low", None),
-        ("ci_high", "95% high", None),
-        ("rank_low", "best rank", None),
-        ("rank_high", "worst rank", None),
-        *((c, c, "int") for c in ("battles", "wins", "ties", "losses")),
-    ]
-    optional = {"piece": t["piece"].nunique() > 1, "bound": (t["bound"] != "").any()}
-    columns += [(c, c, None) for c, shown in optional.items() if shown]
-    if not t["comparable"].all():
-        columns.append(("comparable", "comparable", None))
-    columns.append(("instructions", "instructions", None))
-    if t["few_instructions"].any():
-        columns.append(("few_instructions", "caveat", None))
-    table = catalogue_table(frame, [*columns, "win_rate"])
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in (*board.design_warnings, *board.notes))
     if analyses.style is not None:
         notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
@@ -142,20 +121,11 @@ def leaderboard_section(analyses: Analyses) -> str:
     conventions = analyses.tie_conventions
     if conventions is not None and not conventions.modelling_agrees:  # said only when it matters
         notes += f'<p class="caption">Ties as data: {esc(conventions.sentence())}</p>'
+    # the Leaderboard page's table and method paragraph
+    table = display_table(board)
     caption = (
-        f'<p class="caption">Judge {esc(analyses.judge)}. Bradley–Terry maximum likelihood '
-        "on win/tie/loss counts (a tie is half a win each), Elo scale with mean 1000: a "
-        "400-point gap is a 10:1 win probability. Intervals: "
-        + (
-            f"2.5–97.5 percentiles over {board.rounds:,} bootstrap rounds resampling the "
-            f"{board.n_instructions:,} instructions (seed {board.seed}); rank range: the same "
-            "percentiles of each model's rank."
-            if board.interval_method == "bootstrap"
-            else f"instruction-clustered sandwich standard errors over the "
-            f"{board.n_instructions:,} instructions (±1.96); rank range: 2.5–97.5 "
-            "percentiles of each model's rank under the normal approximation."
-        )
-        + " Win rate: (wins + ties/2) / battles, both slots pooled.</p>"
+        f'<p class="caption">Judge {esc(analyses.judge)}. {esc(method_caption(board))} Win rate: '
+        "(wins + ties/2) / battles, both slots pooled.</p>"
     )
     return (
         caption
@@ -170,26 +140,11 @@ def anchors_section(analyses: Analyses) -> str:
     sweep = analyses.anchors
     if sweep is None:
         return missing_note("The anchor analysis", analyses.unavailable.get("anchor", "no sweep"))
-    table = catalogue_table(
-        sweep.table,
-        [
-            ("anchor", "anchor", None),
-            ("position", "position", None),
-            ("tau_quadratic", "tau_all_pairs"),
-            ("tau_human", "tau_humans"),
-            "informativeness",
-            ("calls", "calls", "int"),
-            ("no_model_wins_share", "no model beats it", "pct1"),
-        ],
-    )
     caption = (
         f'<p class="caption">Recommended anchor: <strong>{esc(sweep.recommended)}</strong> (the '
         "most informative; Don-Yehiya et al. 2026). Informativeness: the share of (instruction, model pair) "
         "cases, the anchor excluded, whose verdicts against the anchor differ on the judge's full "
-        f"scale. tau: Kendall's tau-{esc(sweep.tau)} of the ranking by win rate against the anchor "
-        "with the all-pairs Bradley–Terry ranking (and the human ranking when one is loaded). "
-        "Position: the anchor's place in the all-pairs ranking (1 = strongest). “No model beats "
-        "it”: the share of instructions on which no model beats the anchor.</p>"
+        f"scale. {esc(sweep_caption(sweep, sweep.tau))}</p>"
     )
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in sweep.notes)
     figures = ""
@@ -198,7 +153,7 @@ def anchors_section(analyses: Analyses) -> str:
             tau_vs_informativeness(sweep, highlight=sweep.recommended), "fig-anchor-info"
         )
     figures += html_figure(informativeness_bars(sweep, highlight=sweep.recommended), "fig-anchor-bars")
-    return caption + notes + html_table(table, table_id="anchor-table") + figures
+    return caption + notes + html_table(sweep_table(sweep), table_id="anchor-table") + figures
 
 
 #: The columns of the comparison of judges shown in the report.
@@ -276,7 +231,7 @@ def judge_section(analyses: Analyses) -> str:
             f"{quantities.name('top_tied_share')}: {quantities.format('top_tied_share', ties.top_tied)}.</p>"
             + html_table(
                 ties.level_table(),
-                {"calls": lambda v: f"{int(v):,}", "share": percent_format(1)},
+                {"calls": fmt_int, "share": FORMATS["pct1"]},
                 table_id="levels-table",
             )
             + html_figure(verdict_levels_figure(ties), "fig-levels")
@@ -311,17 +266,10 @@ def power_section(analyses: Analyses) -> str:
     edges, plan = analyses.edges, analyses.plan
     if edges is None:
         return missing_note("The power analysis", analyses.unavailable.get("separation", "no result"))
-    how = (
-        f"verdict differences against the anchor {edges.anchor}" if edges.anchor else "head-to-head verdicts"
-    )
+    # the Power page's caption and table
     caption = (
-        f'<p class="caption">Each adjacent pair of the leaderboard, from {esc(how)}: discordant = '
-        "instructions where the two models' verdicts differ; observed edge = upper wins / "
-        "discordant − 50%; resolved = the exact two-sided sign test, Holm-adjusted across the "
-        "adjacent pairs, rejects “the two models are as good” (Don-Yehiya et al. 2026; Holm "
-        "1979); detectable edge = the smallest edge that test finds with "
-        f"{edges.power:.0%} power at this many discordant instructions ({esc(edges.level_text)}). "
-        f"{edges.n_resolved} of {edges.n_pairs} pairs are resolved.</p>"
+        f'<p class="caption">{esc(detectable_caption(edges))} {edges.n_resolved} of '
+        f"{edges.n_pairs} pairs are resolved.</p>"
     )
     notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in edges.notes)
     if (watch := analyses.monitor) is not None:
@@ -331,58 +279,19 @@ def power_section(analyses: Analyses) -> str:
             "Howard, Ramdas, McAuliffe and Sekhon 2021; verdicts ordered by "
             f"{'judging time' if watch.ordered_by == 'judged_at' else 'row order'}.)</p>"
         )
-    table = edges.table[
-        [
-            "upper",
-            "lower",
-            "rating_gap",
-            "instructions",
-            "discordant",
-            "upper_wins",
-            "lower_wins",
-            "observed_edge",
-            "detectable_edge",
-            "p_value",
-            "resolved",
-            "instructions_needed",
-        ]
-    ]
-    formats = {
-        "rating_gap": num_format(0),
-        "observed_edge": percent_format(1),
-        "detectable_edge": percent_format(1),
-        "p_value": lambda v: f"{float(v):.3g}",
-        "resolved": lambda v: "yes" if v else "no",
-        "instructions_needed": lambda v: f"{float(v):,.0f}",
-    }
     body = (
         caption
         + notes
-        + html_table(table, formats, table_id="power-table")
+        + html_table(detectable_table(edges), table_id="power-table")
         + html_figure(detectable_edges_figure(edges), "fig-power-edges")
     )
     if plan is not None:
-        source = (
-            f"informativeness {quantities.format('informativeness', plan.informativeness)}"
-            if plan.informativeness is not None
-            else "no informativeness"
-        )
         body += (
             "<h3>Samples a sign test needs for a given edge</h3>"
-            f'<p class="caption">One-sided sign test at α = {plan.alpha:g}, power '
-            f"{plan.power:.0%}, normal approximation (Don-Yehiya et al. 2026). Total = "
-            f"⌈discordant / I⌉ with {esc(source)} (the recommended anchor's, or the mean of "
-            "the adjacent pairs' when there is no anchor analysis).</p>"
-            + html_table(
-                plan.table,
-                {
-                    "edge": percent_format(1),
-                    "win_probability": percent_format(1),
-                    "discordant": lambda v: f"{int(v):,}",
-                    "total": lambda v: f"{int(v):,}",
-                },
-                table_id="plan-table",
-            )
+            f'<p class="caption">{esc(sample_size_caption(plan))} The informativeness is the '
+            "recommended anchor's, or the mean of the adjacent pairs' when there is no anchor "
+            "analysis.</p>"
+            + html_table(sample_size_table(plan), table_id="plan-table")
             + _plan_calls(plan, analyses.counts.n_models)
             + html_figure(
                 sample_size_figure(plan.table, informativeness=plan.informativeness), "fig-power-plan"
@@ -426,17 +335,7 @@ def calibration_section(analyses: Analyses) -> str:
     body = (
         caption
         + status
-        + html_table(
-            catalogue_table(
-                cal.summary_frame(),
-                [
-                    ("quantity", "quantity", None),
-                    *((c, c, "num3") for c in ("estimate", "low", "high")),
-                    ("definition", "definition", None),
-                ],
-            ),
-            table_id="calibration-table",
-        )
+        + html_table(summary_display(cal), table_id="calibration-table")  # the Calibration page's
         + html_figure(calibration_figure(cal), "fig-calibration")
     )
     if pd.notna(cal.youden_j) and -1.0 <= cal.youden_j <= 1.0:
@@ -465,7 +364,6 @@ def calibration_section(analyses: Analyses) -> str:
 def ppi_section(analyses: Analyses) -> str:
     """The certification line of the judge and the prediction-powered ratings, when labels exist."""
     from evalcore.calibration.ppi import CEILING_SENTENCE
-    from evalcore.present.calibration import ppi_table
 
     body = ""
     sheet = analyses.judge_sheet
