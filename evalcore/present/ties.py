@@ -7,24 +7,17 @@ sentences and tables with human column names, sensible decimals and ``—`` for 
 Sentences and cells are plain text (a front end escapes them for its own markup); the numbers are
 written by :mod:`evalcore.text`.
 
-References
-----------
-"The Format is the Filter: Scoring Format Fixes What an LLM Judge Can Express" (2025).
-Rényi, A. (1961). On measures of entropy and information. *Proc. Fourth Berkeley Symposium*.
-Kendall, M. G. (1945). The treatment of ties in ranking problems. *Biometrika* 33(3).
-Davidson, R. R. (1970). On extending the Bradley–Terry model to accommodate ties in paired
-comparison experiments. *Journal of the American Statistical Association* 65(329).
+The references are the quantities' own (:mod:`evalcore.quantities`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.present.display import Metric, catalogue_table, display_frame, tile, tiles
+from evalcore.present.display import Metric, catalogue_table, tile, tiles
 from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
 from evalcore.ties.both_bad import BothBadShare
 from evalcore.ties.conventions import TieConventions
@@ -258,51 +251,41 @@ def agreement_rows(result: VerdictTieStructure, human: VerdictTieStructure | Non
     return pd.DataFrame(rows)
 
 
-def _three(v: object) -> str:
-    return fmt_num(v, 3)
-
-
-def _yes_no(v: Any) -> str:  # a 0/1 flag column
-    return "yes" if float(v) > 0 else "no"
+#: The agreement columns every ties table shares (catalogue ids: names and formats).
+_AGREEMENT = ("tau_a", "tau_b", "somers_d", "top1")
+_BY_CHANCE = ("reference_top_tied", "uniform_top1")
 
 
 def agreement_display(rows: pd.DataFrame) -> pd.DataFrame:
     """:func:`agreement_rows` with human headings."""
-    return display_frame(
+    return catalogue_table(
         rows,
-        {
-            "reference": ("reference", str),
-            "calls": ("calls", fmt_int),
-            "instructions": ("instructions", fmt_int),
-            "tau_a": (q.name("tau_a"), _three),
-            "tau_b": (q.name("tau_b"), _three),
-            "tau_b_instructions": ("instructions with τb", fmt_int),
-            "somers_d": ("Somers' D", _three),
-            "top1": (q.name("top1"), "pct1"),
-            "reference_top_tied": (q.name("reference_top_tied"), "pct1"),
-            "uniform_top1": (q.name("uniform_top1"), "pct1"),
-        },
+        [
+            ("reference", "reference", None),
+            ("calls", "calls", "int"),
+            ("instructions", "instructions", "int"),
+            ("tau_b_instructions", "instructions with τb", "int"),
+            *_AGREEMENT,
+            *_BY_CHANCE,
+        ],
     )
 
 
 def per_instruction_display(per_instruction: pd.DataFrame) -> pd.DataFrame:
     """The per-instruction table (candidates, size of the top, whether it is tied)."""
-    return display_frame(
+    return catalogue_table(
         per_instruction,
-        {
-            "instruction_id": ("instruction", str),
-            "candidates": ("models scored", fmt_int),
-            "top_size": ("models sharing the top", fmt_int),
-            "top_tied": ("top tied", _yes_no),
-            "ranked": ("models with a reference", fmt_int),
-            "pairs": ("model pairs", fmt_int),
-            "judge_tied": ("pairs the judge ties", fmt_int),
-            "reference_tied": ("pairs the reference ties", fmt_int),
-            "tau_a": (q.name("tau_a"), _three),
-            "tau_b": (q.name("tau_b"), _three),
-            "somers_d": ("Somers' D", _three),
-            "top1": (q.name("top1"), "pct1"),
-        },
+        [
+            ("instruction_id", "instruction", None),
+            ("candidates", "models scored", "int"),
+            ("top_size", "models sharing the top", "int"),
+            ("top_tied", "top tied", "yes_no"),
+            ("ranked", "models with a reference", "int"),
+            ("pairs", "model pairs", "int"),
+            ("judge_tied", "pairs the judge ties", "int"),
+            ("reference_tied", "pairs the reference ties", "int"),
+            *_AGREEMENT,
+        ],
     )
 
 
@@ -426,42 +409,33 @@ def pointwise_analysis(frame: pd.DataFrame) -> PointwiseAnalysis:
 
 def diagnostics_display(cells: pd.DataFrame) -> pd.DataFrame:
     """Diagnostics per format and judge with human headings and sensible decimals."""
-    return display_frame(
+    return catalogue_table(
         cells,
-        {
-            "format": ("format", str),
-            "judge": ("judge", str),
-            "rows": ("rows", fmt_int),
-            "scored": ("scored", fmt_int),
-            "parse_rate": ("parse rate", "pct1"),
-            "instructions": ("instructions", fmt_int),
-            "distinct": ("distinct", fmt_int),
-            "tie_probability": (q.name("same_level_chance"), "pct1"),
-            "d1": (q.name("effective_levels_entropy"), lambda v: fmt_num(v, 2)),
-            "d2": (q.name("effective_levels_collision"), lambda v: fmt_num(v, 2)),
-            "top_tied": (q.name("top_tied_share"), "pct1"),
-            "ranked_instructions": ("ranked instructions", fmt_int),
-            "spearman": ("global Spearman", _three),
-            "tau_b": (q.name("tau_b"), _three),
-            "tau_a": (q.name("tau_a"), _three),
-            "somers_d": ("Somers' D", _three),
-            "top1": (q.name("top1"), "pct1"),
-            "reference_top_tied": (q.name("reference_top_tied"), "pct1"),
-            "uniform_top1": (q.name("uniform_top1"), "pct1"),
-        },
+        [
+            *((c, c, None) for c in ("format", "judge")),
+            *((c, c, "int") for c in ("rows", "scored")),
+            ("parse_rate", "parse rate", "pct1"),
+            *((c, c, "int") for c in ("instructions", "distinct")),
+            ("tie_probability", "same_level_chance"),
+            ("d1", "effective_levels_entropy"),
+            ("d2", "effective_levels_collision"),
+            ("top_tied", "top_tied_share"),
+            ("ranked_instructions", "ranked instructions", "int"),
+            ("spearman", "global Spearman", "num3"),
+            *_AGREEMENT,
+            *_BY_CHANCE,
+        ],
     )
 
 
 def shares_display(shares: VarianceShares) -> pd.DataFrame:
     """Format, judge and residual shares per diagnostic, in words and percentages."""
-    return display_frame(
+    return catalogue_table(
         shares.table,
-        {
-            "diagnostic": ("diagnostic", lambda d: DIAGNOSTICS.get(str(d), str(d))),
-            "format_share": ("format share", "pct1"),
-            "judge_share": ("judge share", "pct1"),
-            "residual_share": ("residual share", "pct1"),
-        },
+        [
+            ("diagnostic", "diagnostic", lambda d: DIAGNOSTICS.get(str(d), str(d))),
+            *((f"{c}_share", f"{c} share", "pct1") for c in ("format", "judge", "residual")),
+        ],
     )
 
 
