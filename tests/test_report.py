@@ -207,7 +207,7 @@ def test_anchor_judge_power_and_calibration_numbers(built):
     assert list(judges) == ["sim-judge", "sim-other"]
     other = judge_sheet(store, "sim-other", rounds=500, seed=0, length_control=False).scalars()
     assert judges["sim-other"][2] == f"{other['position_bias_points']:+.1f}"
-    assert judges["sim-other"][4] == f"{100 * other['tie_rate']:.1f}%"
+    assert judges["sim-other"][5] == f"{100 * other['tie_rate']:.1f}%"
     levels = _rows(page, "levels-table")
     assert [int(r[2].replace(",", "")) for r in levels] == list(analyses.ties.level_counts)
     assert sum(analyses.ties.level_counts) == int(analyses.counts.counts.sum())

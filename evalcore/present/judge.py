@@ -7,23 +7,14 @@ missing value. Values and tables are plain text: a front end escapes them for it
 app through its ``_ui`` helpers). The numbers are written by :mod:`evalcore.text`; the section
 explanations are in :mod:`evalcore.judge.explanations`.
 
-Why one module of about 575 lines: one short function per section of the sheet, all sharing one
-vocabulary (:data:`SIDE_BY_SIDE`, :func:`format_value`); split by section, the same figure would
-be named and written in several files.
-
-References
-----------
-Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena. NeurIPS Datasets
-and Benchmarks.
-Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and Psychological
-Measurement* 20(1).
-Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. University of Pennsylvania.
+The references are the quantities' own (:mod:`evalcore.quantities`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -37,7 +28,7 @@ from evalcore.judge.comparison import best_marks, comparison_table
 from evalcore.judge.explanations import EXPLAIN
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet
-from evalcore.present.display import Metric, display_frame, tile, tiles, write
+from evalcore.present.display import Metric, catalogue_table, display_frame, tile, tiles, write
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 __all__ = [
@@ -350,13 +341,14 @@ def agreement_metrics(ag: HumanAgreement) -> list[Metric]:
 
 def compression_display(ag: HumanAgreement) -> pd.DataFrame:
     """The compression table: the win rate the judge prints for each humans' win rate."""
-    comp = ag.compression
-    out = pd.DataFrame(
-        {
-            "humans' win rate": [fmt_pct(v) for v in comp["human_rate"]],
-            "judge prints": [fmt_pct(v, 1) for v in comp["judge_prints"]],
-            "shift (percentage points)": [fmt_signed(100 * v + 0.0) for v in comp["shift"]],
-        }
+    comp = ag.compression.assign(shift=lambda t: 100 * t["shift"] + 0.0)
+    out = catalogue_table(
+        comp,
+        [
+            ("human_rate", "humans' win rate", "pct"),
+            ("judge_prints", "judge prints", "pct1"),
+            ("shift", "shift (percentage points)", "signed"),
+        ],
     )
     if ag.ceiling_compression is not None:
         out["one human vs the others"] = [fmt_pct(v, 1) for v in ag.ceiling_compression["judge_prints"]]
@@ -438,32 +430,28 @@ def self_preference_display(frame: pd.DataFrame) -> pd.DataFrame:
 def comparison_display(frame: pd.DataFrame) -> pd.DataFrame:
     """A table of judges' sheet figures (one row per judge, sheet keys as columns) with the
     catalogue's names as headings and each figure written as on the Judge page."""
-    out = pd.DataFrame(index=frame.index)
-    for column in frame.columns:
-        heading = {"judge": "Judge", "note": "Note", "calls": "Judge calls"}.get(column)
-        values = frame[column]
-        if heading is None:
-            heading = _heading(column)
-            values = values.map(lambda v, c=column: format_value(v, c))
-        elif column == "calls":
-            values = values.map(lambda v: format_value(v, "calls") if pd.notna(v) else MISSING)
-        out[heading] = values
-    return out
+    own = {"judge": "Judge", "note": "Note", "calls": "Judge calls"}
+    return catalogue_table(
+        frame,
+        [
+            (
+                c,
+                own.get(c) or _heading(c),
+                None if c in ("judge", "note") else partial(format_value, column=c),
+            )
+            for c in frame.columns
+        ],
+    )
 
 
 def sheet_display(sheet: JudgeSheet) -> pd.DataFrame:
     """The whole sheet of one judge, one row per figure: words, value, 95% interval, meaning."""
     t = sheet.table()
     keys = list(t["metric"])
-    return pd.DataFrame(
-        {
-            "figure": [_heading(k) for k in keys],
-            "value": [format_value(v, k) for v, k in zip(t["value"], keys, strict=True)],
-            "95% low": [format_value(v, k) for v, k in zip(t["low"], keys, strict=True)],
-            "95% high": [format_value(v, k) for v, k in zip(t["high"], keys, strict=True)],
-            "meaning": [d or MISSING for d in t["definition"]],
-        }
-    )
+    out = {"figure": [_heading(k) for k in keys]}
+    for column, heading in (("value", "value"), ("low", "95% low"), ("high", "95% high")):
+        out[heading] = [format_value(v, k) for v, k in zip(t[column], keys, strict=True)]
+    return pd.DataFrame(out | {"meaning": [d or MISSING for d in t["definition"]]})
 
 
 @dataclass(frozen=True)

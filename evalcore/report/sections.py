@@ -65,34 +65,20 @@ def findings_section(findings: Findings) -> str:
 def summary_section(analyses: Analyses) -> str:
     s = analyses.summary
     facts = pd.DataFrame(
-        {
-            "item": [
-                "file",
-                "rows (judge calls)",
-                "models",
-                "instructions",
-                "judges",
-                "design",
-                "model pairs judged",
-                "orders",
-                "human-labelled rows",
-                "self-comparison rows",
-                "categories",
-            ],
-            "value": [
-                s.name,
-                f"{s.rows:,}",
-                f"{len(s.models)}",
-                f"{s.instructions:,}",
-                ", ".join(s.judges),
-                s.design + (f" (every model against {s.anchor})" if s.anchor else ""),
-                f"{s.pairs_judged} of {s.pairs_possible}",
-                s.orders,
-                f"{s.labelled_rows:,}",
-                f"{s.self_comparison_rows:,}",
-                ", ".join(s.categories) or "none",
-            ],
-        }
+        [
+            ("file", s.name),
+            ("rows (judge calls)", fmt_int(s.rows)),
+            ("models", fmt_int(len(s.models))),
+            ("instructions", fmt_int(s.instructions)),
+            ("judges", ", ".join(s.judges)),
+            ("design", s.design + (f" (every model against {s.anchor})" if s.anchor else "")),
+            ("model pairs judged", f"{s.pairs_judged} of {s.pairs_possible}"),
+            ("orders", s.orders),
+            ("human-labelled rows", fmt_int(s.labelled_rows)),
+            ("self-comparison rows", fmt_int(s.self_comparison_rows)),
+            ("categories", ", ".join(s.categories) or "none"),
+        ],
+        columns=["item", "value"],
     )
     return (
         html_table(facts, table_id="summary-table")
@@ -156,22 +142,6 @@ def anchors_section(analyses: Analyses) -> str:
     return caption + notes + html_table(sweep_table(sweep), table_id="anchor-table") + figures
 
 
-#: The columns of the comparison of judges shown in the report.
-COMPARISON_COLUMNS = (
-    "judge",
-    "calls",
-    "position_bias_points",
-    "swap_consistency",
-    "tie_rate",
-    "both_orders_tie_rate",
-    "no_verdict_rate",
-    "slot_bias_b",
-    "agreement",
-    "kappa",
-    "note",
-)
-
-
 def judge_section(analyses: Analyses) -> str:
     sheet = analyses.judge_sheet
     if sheet is None:
@@ -188,20 +158,17 @@ def judge_section(analyses: Analyses) -> str:
     notes = "".join(
         f'<p class="caption">⚠ {esc(n)}</p>' for n in (*getattr(sheet, "design_warnings", ()), *sheet.notes)
     )
-    body = caption + notes + html_table(table, {}, table_id="judge-table")
+    body = caption + notes + html_table(table, table_id="judge-table")
     comparison = analyses.judge_comparison
     if comparison is not None and "position_bias_points" in comparison.columns:
         rated = comparison[comparison["position_bias_points"].notna()].reset_index(drop=True)
-        columns = [c for c in COMPARISON_COLUMNS if c in comparison.columns]
+        # the Judge page's side-by-side columns, with each judge's calls and note
+        shown = comparison.filter(["judge", "calls", *list(judge_show.SIDE_BY_SIDE)[1:], "note"])
         body += (
             "<h3>Every judge of the file</h3>"
             f'<p class="caption">The same sheet for each of the {len(comparison)} judges '
             "(definitions above).</p>"
-            + html_table(
-                judge_show.comparison_display(comparison[columns]),
-                {},
-                table_id="judges-table",
-            )
+            + html_table(judge_show.comparison_display(shown), table_id="judges-table")
             + html_figure(position_bias_figure(rated), "fig-judges-position")
         )
         if rated["both_orders_tie_rate"].notna().any():
