@@ -25,7 +25,6 @@ __all__ = [
     "FORMATS",
     "Metric",
     "catalogue_table",
-    "display_frame",
     "shorten_cells",
     "signed_pct",
     "tile",
@@ -143,22 +142,6 @@ def catalogue_table(
         else:
             out[heading] = [write(v, fmt) for v in values]
     return pd.DataFrame(out, index=range(len(frame)))
-
-
-def display_frame(
-    frame: pd.DataFrame, columns: Mapping[str, tuple[str, str | Callable[[Any], str] | None]]
-) -> pd.DataFrame:
-    """:func:`catalogue_table` with the columns given as ``{column: (heading, format)}``.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"no_verdict_rate": [0.25, None], "model": ["a", "b"]})
-    >>> display_frame(t, {"model": ("model", str), "no_verdict_rate": ("no verdict", fmt_pct)})
-      model no verdict
-    0     a        25%
-    1     b          —
-    """
-    return catalogue_table(frame, [(c, h, f) for c, (h, f) in columns.items()])
 
 
 def _value(result: object, path: str) -> Any:

@@ -28,7 +28,7 @@ from evalcore.judge.comparison import best_marks, comparison_table
 from evalcore.judge.explanations import EXPLAIN
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet
-from evalcore.present.display import Metric, catalogue_table, display_frame, tile, tiles, write
+from evalcore.present.display import Metric, catalogue_table, tile, tiles, write
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 __all__ = [
@@ -40,7 +40,6 @@ __all__ = [
     "column_definitions",
     "compression_display",
     "compression_sentence",
-    "display_frame",
     "family_list",
     "format_value",
     "length_display",
@@ -260,22 +259,22 @@ def order_metrics(sheet: JudgeSheet) -> list[Metric]:
 
 def order_swap_display(by_anchor: pd.DataFrame) -> pd.DataFrame:
     """The order-swap table per anchor model, with human headings (q and b to three decimals)."""
-    return display_frame(
+    return catalogue_table(
         by_anchor,
-        {
-            "anchor": ("anchor model", str),
-            "opponents": ("opponents", fmt_int),
-            "calls_fwd": ("calls, opponent in slot A", fmt_int),
-            "calls_rev": ("calls, anchor in slot A", fmt_int),
-            "v_fwd": ("mean verdict, opponent in slot A", "signed3"),
-            "v_rev": ("mean verdict, anchor in slot A", "signed3"),
-            "q": (q.name("preference_net"), "signed3"),
-            "q_low": ("preference, 95% low", "signed3"),
-            "q_high": ("preference, 95% high", "signed3"),
-            "b": (q.name("slot_bias"), "signed3"),
-            "b_low": ("slot-A bias, 95% low", "signed3"),
-            "b_high": ("slot-A bias, 95% high", "signed3"),
-        },
+        [
+            ("anchor", "anchor model", None),
+            ("opponents", "opponents", "int"),
+            ("calls_fwd", "calls, opponent in slot A", "int"),
+            ("calls_rev", "calls, anchor in slot A", "int"),
+            ("v_fwd", "mean verdict, opponent in slot A", "signed3"),
+            ("v_rev", "mean verdict, anchor in slot A", "signed3"),
+            ("q", q.name("preference_net"), "signed3"),
+            ("q_low", "preference, 95% low", "signed3"),
+            ("q_high", "preference, 95% high", "signed3"),
+            ("b", q.name("slot_bias"), "signed3"),
+            ("b_low", "slot-A bias, 95% low", "signed3"),
+            ("b_high", "slot-A bias, 95% high", "signed3"),
+        ],
     )
 
 
@@ -389,17 +388,17 @@ def length_display(table: pd.DataFrame) -> pd.DataFrame:
     def signed_change(v: Any) -> str:  # a whole number of places, as the table holds it
         return f"{int(v):+d}" if int(v) else "0"
 
-    return display_frame(
+    return catalogue_table(
         table,
-        {
-            "model": ("model", str),
-            "rating": ("rating (Elo)", "elo"),
-            "rank": ("rank", fmt_int),
-            "rating_lc": ("rating, length controlled (Elo)", "elo"),
-            "rank_lc": ("rank, length controlled", fmt_int),
-            "rank_change": ("rank change", signed_change),
-            "mean_length": ("mean length", fmt_int),
-        },
+        [
+            ("model", "model", None),
+            ("rating", "rating (Elo)", "elo"),
+            ("rank", "rank", "int"),
+            ("rating_lc", "rating, length controlled (Elo)", "elo"),
+            ("rank_lc", "rank, length controlled", "int"),
+            ("rank_change", "rank change", signed_change),
+            ("mean_length", "mean length", "int"),
+        ],
     )
 
 
@@ -411,19 +410,19 @@ def self_preference_rows(sheets: Mapping[str, JudgeSheet | str]) -> pd.DataFrame
 
 def self_preference_display(frame: pd.DataFrame) -> pd.DataFrame:
     """Self-preference rows with human headings (δ in Elo points, one decimal)."""
-    return display_frame(
+    return catalogue_table(
         frame,
-        {
-            "judge": ("judge", str),
-            "family": ("judge's family", str),
-            "own_models": ("models of its family", fmt_int),
-            "other_models": ("other models", fmt_int),
-            "delta_elo": (q.name("self_preference") + " (Elo points)", fmt_signed),
-            "delta_elo_low": ("95% low", fmt_signed),
-            "delta_elo_high": ("95% high", fmt_signed),
-            "reference": ("compared with", str),
-            "note": ("note", lambda v: str(v) or MISSING),
-        },
+        [
+            ("judge", "judge", None),
+            ("family", "judge's family", None),
+            ("own_models", "models of its family", "int"),
+            ("other_models", "other models", "int"),
+            ("delta_elo", q.name("self_preference") + " (Elo points)", "signed"),
+            ("delta_elo_low", "95% low", "signed"),
+            ("delta_elo_high", "95% high", "signed"),
+            ("reference", "compared with", None),
+            ("note", "note", lambda v: str(v) or MISSING),
+        ],
     )
 
 

@@ -70,10 +70,12 @@ def test_format_value_hand_worked():
     assert show.format_value(None, "flip_rate") == "—"
 
 
-def test_display_frame_renames_writes_and_dashes():
+def test_catalogue_table_renames_writes_and_dashes():
+    from evalcore.present.display import catalogue_table
+
     frame = pd.DataFrame({"a_b": [0.5, np.nan], "name": ["x", None], "unused": [1, 2]})
-    out = show.display_frame(
-        frame, {"name": ("model", str), "a_b": ("share", show.fmt_pct), "absent": ("never", str)}
+    out = catalogue_table(
+        frame, [("name", "model", None), ("a_b", "share", show.fmt_pct), ("absent", "never", None)]
     )
     assert list(out.columns) == ["model", "share"]
     assert out.to_dict("list") == {"model": ["x", "—"], "share": ["50%", "—"]}
