@@ -309,6 +309,7 @@ class LinkFilter:
     warnings: tuple[str, ...]
 
 
+#: What each named filter holds: its link parameters and what the dataset lists for it.
 _NAMED = {
     "judge": "judge",
     "a": "model",
@@ -349,14 +350,8 @@ def filter_from_link(
     >>> got.filter.judge, len(got.warnings)
     ('j', 1)
     """
-    known = {
-        "judge": tuple(judges),
-        "a": tuple(models),
-        "b": tuple(models),
-        "category": tuple(categories),
-        "beats": tuple(models),
-        "win": tuple(models),
-    }
+    lists = {"judge": tuple(judges), "model": tuple(models), "category": tuple(categories)}
+    known = {name: lists[kind] for name, kind in _NAMED.items()}
     kept: dict[str, str] = {}
     warnings: list[str] = []
     for name in PARAMS:
