@@ -23,82 +23,13 @@ from evalcore.calibration.ppi import CEILING_SENTENCE, PPIRatings
 from evalcore.errors import UsageError
 from evalcore.judge.certification import Certification
 from evalcore.power.budget import Prices, cost_text
-from evalcore.present.calibration_choices import (
-    Selection,
-    candidate_of,
-    default_candidate,
-    default_pair,
-    disagreement_count,
-    disagreement_filter,
-    floor_sizes,
-    gate_for,
-    judge_profile,
-    selection,
-)
-from evalcore.present.calibration_words import (  # noqa: F401 - the page reads them as show.NAME
-    ALL_CATEGORIES,
-    ALL_OPPONENTS,
-    CANNOT,
-    CLI,
-    COVERAGE,
-    FLOOR,
-    HELP,
-    INTRO,
-    JS_ERROR,
-    LADDER,
-    METHOD,
-    NEEDS_CANDIDATE,
-    NO_PROFILE,
-    PICK_CANDIDATE,
-    PICK_SIZES,
-    PPI,
-    PPI_REFUSED,
-    SAME,
-    SLOT_A,
-    TABS,
-    TIES,
-    UNITS,
-    WIDGETS,
-)
+from evalcore.present.calibration_choices import *  # noqa: F403 - the page reads them as show.NAME
+from evalcore.present.calibration_choices import disagreement_count
+from evalcore.present.calibration_words import *  # noqa: F403 - the page reads them as show.NAME
+from evalcore.present.calibration_words import JS_ERROR, PPI_REFUSED
 from evalcore.present.display import Metric, catalogue_table, tile
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
 from evalcore.text import markdown as md
-
-__all__ = [
-    "Message",
-    "certification_message",
-    "correction_caption",
-    "correction_message",
-    "coverage_sentence",
-    "coverage_table",
-    "floor_display",
-    "floor_rows",
-    "default_candidate",
-    "default_pair",
-    "disagreement_count",
-    "disagreement_filter",
-    "disagreements_label",
-    "floor_sizes",
-    "gate_for",
-    "Selection",
-    "candidate_of",
-    "judge_profile",
-    "selection",
-    "gate_message",
-    "gate_messages",
-    "correction_notes",
-    "typed_js",
-    "ppi_or_problem",
-    "headline",
-    "ladder_display",
-    "metrics",
-    "parse_js",
-    "ppi_messages",
-    "ppi_table",
-    "quality_options",
-    "summary_display",
-    "youden_values",
-]
 
 #: The default quality when the selection measured no Se/Sp and no J was typed: expert-grade labels.
 DEFAULT_QUALITY = "J = 0.57 (expert-grade labels)"

@@ -20,18 +20,6 @@ import pandas as pd
 from evalcore import quantities as q
 from evalcore.text import MISSING, finite_number, fmt_int, fmt_num, fmt_pct, fmt_signed
 
-__all__ = [
-    "CELL_CHARS",
-    "FORMATS",
-    "Metric",
-    "catalogue_table",
-    "shorten_cells",
-    "signed_pct",
-    "tile",
-    "tiles",
-    "write",
-]
-
 
 class Metric(NamedTuple):
     """One figure as a tile: ``label`` (the app's words), ``value`` (a number written as text, or

@@ -25,40 +25,11 @@ from evalcore.errors import UsageError
 from evalcore.judge.agreement import HumanAgreement, human_agreement, labelled_rows
 from evalcore.judge.both_orders import BothOrdersSummary
 from evalcore.judge.comparison import best_marks, comparison_table
-from evalcore.judge.explanations import EXPLAIN
+from evalcore.judge.explanations import EXPLAIN  # noqa: F401 - the page reads show.EXPLAIN
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet
 from evalcore.present.display import Metric, catalogue_table, tile, tiles, write
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
-
-__all__ = [
-    "SIDE_BY_SIDE",
-    "FamilyList",
-    "Metric",
-    "agreement_metrics",
-    "both_orders_sentence",
-    "column_definitions",
-    "compression_display",
-    "compression_sentence",
-    "family_list",
-    "format_value",
-    "length_display",
-    "length_metrics",
-    "order_metrics",
-    "order_swap_display",
-    "position_metrics",
-    "self_preference_display",
-    "self_preference_problem",
-    "self_preference_rows",
-    "EXPLAIN",
-    "coverage_metric",
-    "judge_warnings",
-    "both_orders_agreement",
-    "sheet_display",
-    "side_by_side",
-    "tie_structure_sentence",
-]
-
 
 #: Every figure of the sheet once: its key, its heading and how it is written (a shared format
 #: of :data:`evalcore.present.display.FORMATS`). The first rows up to ``self_preference_elo`` are the

@@ -12,8 +12,6 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-__all__ = ["MethodSection", "MethodsDoc", "Reference", "parse_methods", "read_methods", "slug"]
-
 #: docs/methods.md in the repository (the app's working copy).
 METHODS_FILE = Path(__file__).resolve().parents[2] / "docs" / "methods.md"
 

@@ -23,16 +23,6 @@ if TYPE_CHECKING:
     from evalcore.store.workspace import SavedDataset
     from evalcore.ties.both_bad import BothBadShare
 
-__all__ = [
-    "design_markdown",
-    "finding_markdown",
-    "load_error",
-    "no_verdict_table",
-    "saved_message",
-    "saved_table",
-    "version_label",
-]
-
 
 def design_markdown(summary: DatasetSummary) -> str:
     """The bullet list under "Loaded": design, orders, judges, categories, self-comparisons."""

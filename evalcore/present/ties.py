@@ -26,35 +26,6 @@ from evalcore.ties.pointwise import pointwise_levels, pointwise_tie_structure
 from evalcore.ties.variance import VarianceShares, variance_shares
 from evalcore.ties.within import Agreement
 
-__all__ = [
-    "DIAGNOSTICS",
-    "EXPLAIN",
-    "SCORE_RULE_NAMES",
-    "POINTWISE_TYPES",
-    "POINTWISE_UPLOAD",
-    "PointwiseAnalysis",
-    "agreement_display",
-    "agreement_metrics",
-    "agreement_rows",
-    "calls_sentence",
-    "candidate_sentence",
-    "convention_metrics",
-    "conventions_display",
-    "diagnostics_display",
-    "human_heading",
-    "human_sentence",
-    "level_metrics",
-    "no_calls_sentence",
-    "nothing_to_analyse",
-    "per_instruction_display",
-    "pointwise_analysis",
-    "pointwise_demo_note",
-    "reference_heading",
-    "shares_display",
-    "shares_sentence",
-    "table_sentence",
-]
-
 #: The within-instruction score rules, in words.
 SCORE_RULE_NAMES: dict[str, str] = {"soft": "soft σ(v)", "sign": "win share"}
 

@@ -11,54 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from evalcore.errors import UsageError
-from evalcore.present.verdict_words import (
-    case_flags,
-    case_lines,
-    excerpt,
-    filter_words,
-    human_words,
-    level_words,
-    page_headline,
-    verdict_words,
-)
+from evalcore.present.verdict_words import *  # noqa: F403 - the page reads them as show.NAME
+from evalcore.present.verdict_words import case_flags, level_words
 from evalcore.text import code_span, fmt_int, markdown
 from evalcore.text_markdown import PREVIEW_CHARS, normalise_lines, render_preview
 from evalcore.verdicts.cases import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
-
-__all__ = [
-    "PARAMS",
-    "TEXT_COLUMNS",
-    "VERDICT_CHOICES",
-    "LinkFilter",
-    "BOX_HEIGHT",
-    "HELP",
-    "INTRO",
-    "NO_REASONING",
-    "answer_heading",
-    "box_height",
-    "call_line",
-    "case_flags",
-    "cell_verdicts",
-    "case_title",
-    "document",
-    "full_text",
-    "show_all_label",
-    "empty_sentence",
-    "filter_from_link",
-    "flag_badges",
-    "human_line",
-    "no_text_sentence",
-    "page_count",
-    "range_line",
-    "reasoning_label",
-    "case_lines",
-    "excerpt",
-    "filter_words",
-    "human_words",
-    "level_words",
-    "page_headline",
-    "verdict_words",
-]
 
 #: The URL parameters of a filter (``VerdictFilter.as_params``), in the order the page shows them.
 PARAMS: tuple[str, ...] = (
