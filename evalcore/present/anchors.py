@@ -237,9 +237,7 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[Metric]:
     the cost of the two designs, and tau with humans (when a human ranking matches)."""
     out: list[Metric] = []
     if ranking.has_quadratic:
-        out.append(
-            Metric(q.name("tau_all_pairs"), fmt_num(ranking.tau_quadratic, 3), f"Kendall's {tau_name(tau)}.")
-        )
+        out.append(tile("tau_all_pairs", ranking.tau_quadratic, f"Kendall's {tau_name(tau)}."))
     out += [
         tile("informativeness", ranking.informativeness, None),
         Metric(
@@ -250,9 +248,9 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[Metric]:
     ]
     if ranking.human_matched >= 3:
         out.append(
-            Metric(
-                q.name("tau_humans"),
-                fmt_num(ranking.tau_human, 3),
+            tile(
+                "tau_humans",
+                ranking.tau_human,
                 f"Kendall's {tau_name(tau)} of this anchor's ranking with the human ranking, over "
                 f"the {ranking.human_matched} models both list (1 = the same order).",
             )

@@ -110,19 +110,7 @@ def version_label(saved: SavedDataset) -> str:
 
 def saved_table(listed: pd.DataFrame) -> pd.DataFrame:
     """The saved datasets with human column names."""
-    return listed.rename(
-        columns={
-            "name": "Name",
-            "file": "File",
-            "format": "Format",
-            "rows": "Rows",
-            "models": "Models",
-            "judges": "Judges",
-            "instructions": "Instructions",
-            "saved_at": "Saved (UTC)",
-            "version": "Version",
-        }
-    )
+    return listed.rename(columns=lambda c: "Saved (UTC)" if c == "saved_at" else c.capitalize())
 
 
 def workspace_note(path: object) -> str:
