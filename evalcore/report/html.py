@@ -7,11 +7,13 @@ Every user text in the report goes through :func:`esc`, the one HTML escaper
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import partial
 from typing import Any, Callable
 
 import pandas as pd
 import plotly.graph_objects as go
+from markdown_it import MarkdownIt
 
 from evalcore import quantities, text
 from evalcore.plots.common import CONFIG
@@ -157,3 +159,17 @@ def html_figure(fig: go.Figure, div_id: str) -> str:
 
 def missing_note(what: str, reason: str) -> str:
     return f'<p class="missing">{esc(what)} is not available: {esc(reason)}</p>'
+
+
+#: The pages' safe Markdown (user text in it already escaped) as HTML; raw HTML in it stays text.
+_MARKDOWN = MarkdownIt("commonmark", {"html": False})
+
+
+def captions(notes: Iterable[Any]) -> str:
+    """Caption paragraphs: a plain note is a warning (⚠, escaped); a page's alert (an object with
+    ``kind`` and safe Markdown ``text``) keeps its words, rendered for HTML."""
+    out = []
+    for n in notes:
+        kind, body = (n.kind, _MARKDOWN.renderInline(n.text)) if hasattr(n, "kind") else ("warning", esc(n))
+        out.append(f'<p class="caption">{"⚠ " if kind in ("warning", "error") else ""}{body}</p>')
+    return "".join(out)

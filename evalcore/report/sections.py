@@ -22,7 +22,18 @@ from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
 from evalcore.present import judge as judge_show
 from evalcore.present.anchors import sweep_caption, sweep_table
-from evalcore.present.calibration import FLOOR_POINTS, ppi_table, summary_display
+from evalcore.present.calibration import (
+    FLOOR_POINTS,
+    METHOD,
+    Message,
+    correction_caption,
+    correction_message,
+    correction_notes,
+    headline,
+    ppi_messages,
+    ppi_table,
+    summary_display,
+)
 from evalcore.present.display import FORMATS, catalogue_table
 from evalcore.present.power import (
     detectable_caption,
@@ -34,6 +45,7 @@ from evalcore.present.ranking import display_table, method_caption, style_captio
 from evalcore.present.summary import no_verdict_table
 from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.report.html import (
+    captions,
     esc,
     html_figure,
     html_table,
@@ -98,7 +110,7 @@ def leaderboard_section(analyses: Analyses) -> str:
     board = analyses.leaderboard
     if board is None:
         return missing_note("The leaderboard", analyses.unavailable.get("leader", "no ranking"))
-    notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in (*board.design_warnings, *board.notes))
+    notes = captions([*board.design_warnings, *board.notes])
     if analyses.style is not None:
         notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
     if analyses.judge_pooling is not None:  # several judges: the ranking that weights them
@@ -132,7 +144,7 @@ def anchors_section(analyses: Analyses) -> str:
         "cases, the anchor excluded, whose verdicts against the anchor differ on the judge's full "
         f"scale. {esc(sweep_caption(sweep, sweep.tau))}</p>"
     )
-    notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in sweep.notes)
+    notes = captions(sweep.notes)
     figures = ""
     if sweep.has_quadratic:
         figures += html_figure(inverted_u(sweep, highlight=sweep.recommended), "fig-anchor-u") + html_figure(
@@ -155,9 +167,7 @@ def judge_section(analyses: Analyses) -> str:
         f"come from {sheet.order.rounds:,} bootstrap rounds over instructions. Length control and "
         "self-preference are on the Judge page.</p>"
     )
-    notes = "".join(
-        f'<p class="caption">⚠ {esc(n)}</p>' for n in (*getattr(sheet, "design_warnings", ()), *sheet.notes)
-    )
+    notes = captions([*getattr(sheet, "design_warnings", ()), *sheet.notes])
     body = caption + notes + html_table(table, table_id="judge-table")
     comparison = analyses.judge_comparison
     if comparison is not None and "position_bias_points" in comparison.columns:
@@ -238,7 +248,7 @@ def power_section(analyses: Analyses) -> str:
         f'<p class="caption">{esc(detectable_caption(edges))} {edges.n_resolved} of '
         f"{edges.n_pairs} pairs are resolved.</p>"
     )
-    notes = "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in edges.notes)
+    notes = captions(edges.notes)
     if (watch := analyses.monitor) is not None:
         # the stopping rule that stays valid however often the table was looked at
         notes += (
@@ -291,18 +301,11 @@ def calibration_section(analyses: Analyses) -> str:
         return missing_note(
             "The calibration", analyses.unavailable.get("correction", "no result")
         ) + ppi_section(analyses)
-    caption = (
-        f'<p class="caption">{esc(cal.candidate_label)}, judge {esc(analyses.judge)}: '
-        f"{cal.counts.n_judged:,} judged pairs, {cal.counts.n_labelled:,} with a human label "
-        f"({cal.counts.n_se:,} human-called wins). Corrected by Rogan & Gladen (1978) with the Lang & Reiczigel (2014) interval.</p>"
-    )
-    status = f'<p class="caption">⚠ Correction refused: {esc(cal.refusal_reason)}.</p>' if cal.refused else ""
-    if cal.transfer_warning:
-        status += f'<p class="caption">⚠ {esc(cal.transfer_warning)}</p>'
+    # the Calibration page's words, table and figure
+    said = [Message("info", f"{headline(cal)}. {correction_caption(cal)} {METHOD}"), *correction_message(cal)]
     body = (
-        caption
-        + status
-        + html_table(summary_display(cal), table_id="calibration-table")  # the Calibration page's
+        captions([*said, *correction_notes(cal)])
+        + html_table(summary_display(cal), table_id="calibration-table")
         + html_figure(calibration_figure(cal), "fig-calibration")
     )
     if pd.notna(cal.youden_j) and -1.0 <= cal.youden_j <= 1.0:
@@ -330,8 +333,6 @@ def calibration_section(analyses: Analyses) -> str:
 
 def ppi_section(analyses: Analyses) -> str:
     """The certification line of the judge and the prediction-powered ratings, when labels exist."""
-    from evalcore.calibration.ppi import CEILING_SENTENCE
-
     body = ""
     sheet = analyses.judge_sheet
     cert = sheet.certification if sheet is not None else None
@@ -352,12 +353,8 @@ def ppi_section(analyses: Analyses) -> str:
         return body
     body += (
         "<h3>Prediction-powered ratings</h3>"
-        f'<p class="caption">The judge\'s verdicts on all {r.n_calls:,} calls, corrected by the human '
-        f"labels on {r.n_labelled_pairs:,} pairs (prediction-powered inference: Angelopoulos, Duchi &amp; Zrnic 2023; Boyeau "
-        f"et al., ICML 2025), weight on the judge {r.lam:.2f}. Elo points with 95% intervals "
-        f"clustered by instruction. The intervals are as narrow as a human-only study with about "
-        f"{r.effective_overall:,.0f} labelled pairs would give ({r.gain:.1f}× the labels). "
-        f"{esc(CEILING_SENTENCE)}</p>"
+        '<p class="caption">Elo points with 95% intervals clustered by instruction (prediction-powered '
+        "inference: Angelopoulos, Duchi &amp; Zrnic 2023; Boyeau et al., ICML 2025).</p>"
+        + captions(ppi_messages(r))  # the Calibration page's words
     )
-    body += "".join(f'<p class="caption">⚠ {esc(n)}</p>' for n in r.notes)
     return body + html_table(ppi_table(r), table_id="ppi-table")
