@@ -20,28 +20,12 @@ from evalcore.plots.leaderboard import forest_plot, win_rate_heatmap
 from evalcore.plots.power import detectable_edges_figure, sample_size_figure
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
+from evalcore.present import anchors as anchor_show
+from evalcore.present import calibration as cal_show
 from evalcore.present import judge as judge_show
-from evalcore.present.anchors import sweep_caption, sweep_table
-from evalcore.present.calibration import (
-    FLOOR_POINTS,
-    METHOD,
-    Message,
-    correction_caption,
-    correction_message,
-    correction_notes,
-    headline,
-    ppi_messages,
-    ppi_table,
-    summary_display,
-)
+from evalcore.present import power as power_show
+from evalcore.present import ranking as rank_show
 from evalcore.present.display import FORMATS, catalogue_table
-from evalcore.present.power import (
-    detectable_caption,
-    detectable_table,
-    sample_size_caption,
-    sample_size_table,
-)
-from evalcore.present.ranking import display_table, method_caption, style_caption
 from evalcore.present.summary import no_verdict_table
 from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.report.html import (
@@ -112,7 +96,7 @@ def leaderboard_section(analyses: Analyses) -> str:
         return missing_note("The leaderboard", analyses.unavailable.get("leader", "no ranking"))
     notes = captions([*board.design_warnings, *board.notes])
     if analyses.style is not None:
-        notes += f'<p class="caption">Style control: {esc(style_caption(analyses.style))}</p>'
+        notes += f'<p class="caption">Style control: {esc(rank_show.style_caption(analyses.style))}</p>'
     if analyses.judge_pooling is not None:  # several judges: the ranking that weights them
         notes += f'<p class="caption">Several judges: {esc(analyses.judge_pooling.sentence())}</p>'
     notes += time_line(analyses) + unit_line(analyses)
@@ -120,9 +104,9 @@ def leaderboard_section(analyses: Analyses) -> str:
     if conventions is not None and not conventions.modelling_agrees:  # said only when it matters
         notes += f'<p class="caption">Ties as data: {esc(conventions.sentence())}</p>'
     # the Leaderboard page's table and method paragraph
-    table = display_table(board)
+    table = rank_show.display_table(board)
     caption = (
-        f'<p class="caption">Judge {esc(analyses.judge)}. {esc(method_caption(board))} Win rate: '
+        f'<p class="caption">Judge {esc(analyses.judge)}. {esc(rank_show.method_caption(board))} Win rate: '
         "(wins + ties/2) / battles, both slots pooled.</p>"
     )
     return (
@@ -142,7 +126,7 @@ def anchors_section(analyses: Analyses) -> str:
         f'<p class="caption">Recommended anchor: <strong>{esc(sweep.recommended)}</strong> (the '
         "most informative; Don-Yehiya et al. 2026). Informativeness: the share of (instruction, model pair) "
         "cases, the anchor excluded, whose verdicts against the anchor differ on the judge's full "
-        f"scale. {esc(sweep_caption(sweep, sweep.tau))}</p>"
+        f"scale. {esc(anchor_show.sweep_caption(sweep, sweep.tau))}</p>"
     )
     notes = captions(sweep.notes)
     figures = ""
@@ -151,7 +135,7 @@ def anchors_section(analyses: Analyses) -> str:
             tau_vs_informativeness(sweep, highlight=sweep.recommended), "fig-anchor-info"
         )
     figures += html_figure(informativeness_bars(sweep, highlight=sweep.recommended), "fig-anchor-bars")
-    return caption + notes + html_table(sweep_table(sweep), table_id="anchor-table") + figures
+    return caption + notes + html_table(anchor_show.sweep_table(sweep), table_id="anchor-table") + figures
 
 
 def judge_section(analyses: Analyses) -> str:
@@ -245,7 +229,7 @@ def power_section(analyses: Analyses) -> str:
         return missing_note("The power analysis", analyses.unavailable.get("separation", "no result"))
     # the Power page's caption and table
     caption = (
-        f'<p class="caption">{esc(detectable_caption(edges))} {edges.n_resolved} of '
+        f'<p class="caption">{esc(power_show.detectable_caption(edges))} {edges.n_resolved} of '
         f"{edges.n_pairs} pairs are resolved.</p>"
     )
     notes = captions(edges.notes)
@@ -259,16 +243,16 @@ def power_section(analyses: Analyses) -> str:
     body = (
         caption
         + notes
-        + html_table(detectable_table(edges), table_id="power-table")
+        + html_table(power_show.detectable_table(edges), table_id="power-table")
         + html_figure(detectable_edges_figure(edges), "fig-power-edges")
     )
     if plan is not None:
         body += (
             "<h3>Samples a sign test needs for a given edge</h3>"
-            f'<p class="caption">{esc(sample_size_caption(plan))} The informativeness is the '
+            f'<p class="caption">{esc(power_show.sample_size_caption(plan))} The informativeness is the '
             "recommended anchor's, or the mean of the adjacent pairs' when there is no anchor "
             "analysis.</p>"
-            + html_table(sample_size_table(plan), table_id="plan-table")
+            + html_table(power_show.sample_size_table(plan), table_id="plan-table")
             + _plan_calls(plan, analyses.counts.n_models)
             + html_figure(
                 sample_size_figure(plan.table, informativeness=plan.informativeness), "fig-power-plan"
@@ -302,10 +286,15 @@ def calibration_section(analyses: Analyses) -> str:
             "The calibration", analyses.unavailable.get("correction", "no result")
         ) + ppi_section(analyses)
     # the Calibration page's words, table and figure
-    said = [Message("info", f"{headline(cal)}. {correction_caption(cal)} {METHOD}"), *correction_message(cal)]
+    intro = f"{cal_show.headline(cal)}. {cal_show.correction_caption(cal)} {cal_show.METHOD}"
+    said = [
+        cal_show.Message("info", intro),
+        *cal_show.correction_message(cal),
+        *cal_show.correction_notes(cal),
+    ]
     body = (
-        captions([*said, *correction_notes(cal)])
-        + html_table(summary_display(cal), table_id="calibration-table")
+        captions(said)
+        + html_table(cal_show.summary_display(cal), table_id="calibration-table")
         + html_figure(calibration_figure(cal), "fig-calibration")
     )
     if pd.notna(cal.youden_j) and -1.0 <= cal.youden_j <= 1.0:
@@ -315,7 +304,9 @@ def calibration_section(analyses: Analyses) -> str:
         # labelled set's own floor. Both are named, and the assumptions sit next to the numbers,
         # so ±19.0 at 30 labels beside ±27.8 for these 30 labels reads as two quantities.
         own = quantities.format("correction_floor", 100 * cal.floor)
-        plan = catalogue_table(floors, [("n_labelled", "Labelled pairs", None), "youden_j", FLOOR_POINTS])
+        plan = catalogue_table(
+            floors, [("n_labelled", "Labelled pairs", None), "youden_j", cal_show.FLOOR_POINTS]
+        )
         body += (
             f"<h3>{quantities.name('planning_floor')} at this judge's sensitivity and specificity</h3>"
             '<p class="caption">The narrowest corrected interval any number of judged pairs '
@@ -355,6 +346,6 @@ def ppi_section(analyses: Analyses) -> str:
         "<h3>Prediction-powered ratings</h3>"
         '<p class="caption">Elo points with 95% intervals clustered by instruction (prediction-powered '
         "inference: Angelopoulos, Duchi &amp; Zrnic 2023; Boyeau et al., ICML 2025).</p>"
-        + captions(ppi_messages(r))  # the Calibration page's words
+        + captions(cal_show.ppi_messages(r))  # the Calibration page's words
     )
-    return body + html_table(ppi_table(r), table_id="ppi-table")
+    return body + html_table(cal_show.ppi_table(r), table_id="ppi-table")
