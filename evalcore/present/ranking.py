@@ -15,15 +15,13 @@ import pandas as pd
 from evalcore.calibration.selection import calibration_pair, top_pair  # noqa: F401 (read from here)
 from evalcore.errors import UsageError
 from evalcore.present.display import Column, catalogue_table
-from evalcore.ranking.design import (
+from evalcore.ranking.design import (  # noqa: F401 - the limits are read from here by the page and its tests
     BOOTSTRAP_LIMIT,
+    BOOTSTRAP_MODEL_LIMIT,
     COVERAGE_AT_THRESHOLD,
     MIN_INSTRUCTIONS_FOR_NOMINAL,
     IntervalMethod,
     choose_interval,
-)
-from evalcore.ranking.design import (
-    BOOTSTRAP_MODEL_LIMIT as BOOTSTRAP_MODEL_LIMIT,  # re-exported for the page and its tests
 )
 from evalcore.ranking.leaderboard import Leaderboard
 from evalcore.ranking.separation import Separation
@@ -70,22 +68,6 @@ def interval_from_label(label: str) -> str:
         if label == text:
             return method
     raise UsageError(f"interval label must be one of {list(INTERVAL_CHOICES.values())}, not {label!r}.")
-
-
-def default_note(n_instructions: int, n_models: int = 0) -> str | None:
-    """Why the page starts with the sandwich, or None when it starts with the bootstrap."""
-    if default_interval(n_instructions, n_models) == "bootstrap":
-        return None
-    size = (
-        f"{fmt_int(n_instructions)} instructions"
-        if n_instructions > BOOTSTRAP_LIMIT
-        else f"{fmt_int(n_models)} models"
-    )
-    return (
-        f"This selection has {size}: the bootstrap would take long here, so the intervals start "
-        "with the clustered sandwich (the same automatic choice as the command line and the "
-        "library). Pick the bootstrap above to compare."
-    )
 
 
 def method_caption(board: Leaderboard) -> str:
