@@ -41,9 +41,6 @@ class MethodSection:
     slug: str
     body: str
 
-    def as_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
 class MethodsDoc:
@@ -57,16 +54,6 @@ class MethodsDoc:
         """The section with this anchor or title, or None."""
         key = slug(slug_or_title)
         return next((s for s in self.sections if s.slug == key), None)
-
-    def as_dict(self) -> dict:
-        return {
-            "intro": self.intro,
-            "sections": [s.as_dict() for s in self.sections],
-            "references": [r.as_dict() for r in self.references],
-        }
-
-    def __repr__(self) -> str:
-        return f"MethodsDoc({len(self.sections)} sections, {len(self.references)} references)"
 
 
 def slug(title: str) -> str:
