@@ -230,9 +230,9 @@ def test_summary_numbers(built):
     store, analyses, _, _, page = built
     summary = store.summary()
     facts = {r[0]: r[1] for r in _rows(page, "summary-table")}
-    assert facts["rows (judge calls)"] == f"{summary.rows:,}"
-    assert facts["models"] == str(len(summary.models))
-    assert facts["human-labelled rows"] == f"{summary.labelled_rows:,}"
+    assert facts["Judge calls"] == f"{summary.rows:,}"  # the Data page's counts
+    assert facts["Models"] == str(len(summary.models))
+    assert facts["Human-labelled calls"] == f"{summary.labelled_rows:,}"
     no_verdict = _rows(page, "no-verdict-table")
     assert [r[0] for r in no_verdict] == list(summary.judges)
 

@@ -165,6 +165,11 @@ def missing_note(what: str, reason: str) -> str:
 _MARKDOWN = MarkdownIt("commonmark", {"html": False})
 
 
+def markdown_html(text: str) -> str:
+    """A page's safe Markdown (lists, bold, code) as HTML: the same words in the report."""
+    return _MARKDOWN.render(text)
+
+
 def captions(notes: Iterable[Any]) -> str:
     """Caption paragraphs: a plain note is a warning (⚠, escaped); a page's alert (an object with
     ``kind`` and safe Markdown ``text``) keeps its words, rendered for HTML."""

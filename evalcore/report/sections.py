@@ -25,14 +25,15 @@ from evalcore.present import calibration as cal_show
 from evalcore.present import judge as judge_show
 from evalcore.present import power as power_show
 from evalcore.present import ranking as rank_show
+from evalcore.present import summary as summary_show
 from evalcore.present.display import FORMATS, catalogue_table
-from evalcore.present.summary import no_verdict_table
 from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.report.html import (
     captions,
     esc,
     html_figure,
     html_table,
+    markdown_html,
     missing_note,
 )
 from evalcore.text import MISSING, fmt_int
@@ -60,28 +61,15 @@ def findings_section(findings: Findings) -> str:
 
 def summary_section(analyses: Analyses) -> str:
     s = analyses.summary
-    facts = pd.DataFrame(
-        [
-            ("file", s.name),
-            ("rows (judge calls)", fmt_int(s.rows)),
-            ("models", fmt_int(len(s.models))),
-            ("instructions", fmt_int(s.instructions)),
-            ("judges", ", ".join(s.judges)),
-            ("design", s.design + (f" (every model against {s.anchor})" if s.anchor else "")),
-            ("model pairs judged", f"{s.pairs_judged} of {s.pairs_possible}"),
-            ("orders", s.orders),
-            ("human-labelled rows", fmt_int(s.labelled_rows)),
-            ("self-comparison rows", fmt_int(s.self_comparison_rows)),
-            ("categories", ", ".join(s.categories) or "none"),
-        ],
-        columns=["item", "value"],
-    )
+    # the Data page's counts and design list
+    facts = pd.DataFrame(summary_show.metric_cells(s), columns=["item", "value"])
     return (
         html_table(facts, table_id="summary-table")
+        + markdown_html(summary_show.design_markdown(s))
         + "<h3>Calls that returned no verdict, per judge</h3>"
         # the Data page's table: the same headings and formats
         + html_table(
-            no_verdict_table(s),
+            summary_show.no_verdict_table(s),
             {"Calls": fmt_int, "Calls without a verdict": fmt_int},
             table_id="no-verdict-table",
         )
