@@ -1,9 +1,7 @@
-"""Anchor results in words and display tables: what the Anchors page shows, built and tested here.
+"""Anchor results in words and display tables: what the Anchors page shows.
 
-Sentences naming models are plain text (the page escapes them whole); the fixed explanations
-(:data:`INFO_DEF`, :func:`ceiling_text`) are the app's own Markdown. Display tables have human
-column names, rounded numbers written as text and ``—`` for a missing value. Nothing here
-computes a statistic.
+Sentences naming models are plain text; the fixed explanations (:data:`INFO_DEF`,
+:func:`ceiling_text`) are the app's own Markdown.
 """
 
 from __future__ import annotations

@@ -1,8 +1,4 @@
-"""What the Calibration page says: sentences, metric cells and tables in human words.
-
-Every function returns either plain data or Markdown in which user text (model, judge and
-category names, messages that quote them) is already escaped with :func:`evalcore.text.markdown`,
-so a page can hand it to Streamlit as is. Nothing here computes a statistic; it reads
+"""What the Calibration page says, in safe Markdown: sentences, tiles and tables read from a
 :class:`~evalcore.calibration.Calibration`, :class:`~evalcore.calibration.SizePlan`,
 :class:`~evalcore.calibration.CoverageResult` and :class:`~evalcore.calibration.GateResult`.
 """

@@ -1,13 +1,6 @@
-"""The judge's spec sheet in words and display tables: what the Judge page (and a notebook) shows.
-
-Nothing here computes a statistic: every function reads a :class:`~evalcore.judge.JudgeSheet`
-(or one of its parts) and returns display-ready pieces -- :class:`Metric` tiles (label, value,
-explanation), sentences, and tables with human column names, sensible decimals and ``—`` for a
-missing value. Values and tables are plain text: a front end escapes them for its own markup (the
-app through its ``_ui`` helpers). The numbers are written by :mod:`evalcore.text`; the section
-explanations are in :mod:`evalcore.judge.explanations`.
-
-The references are the quantities' own (:mod:`evalcore.quantities`).
+"""The judge's spec sheet in words and display tables, in plain text: what the Judge page shows
+of a :class:`~evalcore.judge.JudgeSheet`. The section explanations are in
+:mod:`evalcore.judge.explanations`; the references are the quantities' own (:mod:`evalcore.quantities`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Power results in words and display tables: what the Power page shows, built and tested here.
-
-Every function returns plain text (no Markdown: the page escapes it whole, since sentences name
-models) or a frame with human column names and rounded numbers. Nothing here computes a statistic.
+"""Power results in words and display tables: what the Power page shows, in plain text (the page
+escapes it whole, since sentences name models).
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""What the Leaderboard page shows: the table in human words, the interval choice, the captions.
-
-Pages draw; this module decides what a cell says. Nothing here computes a statistic: it reads a
-:class:`~evalcore.ranking.Leaderboard` and a :class:`~evalcore.ranking.Separation`.
+"""What the Leaderboard page shows, in plain text: the table, the interval choice and the captions of
+a :class:`~evalcore.ranking.Leaderboard` and a :class:`~evalcore.ranking.Separation`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""What the Data page says about a loaded table and the saved datasets, in safe Markdown.
-
-User text (file, model, judge, category and dataset names, messages that quote them) is escaped
-here with :func:`evalcore.text.markdown` or shown as code with :func:`evalcore.text.code_span`, so
-a page hands the result to Streamlit as is. Nothing here computes a statistic.
+"""What the Data page says about a loaded table and the saved datasets, in safe Markdown (names
+shown as code with :func:`evalcore.text.code_span`).
 """
 
 from __future__ import annotations

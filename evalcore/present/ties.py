@@ -1,13 +1,7 @@
-"""Tie structure in words and display tables: what the Tie structure page (and a notebook) shows.
-
-Nothing here computes a statistic: the functions read a
+"""Tie structure in words and display tables, in plain text: what the Tie structure page shows of a
 :class:`~evalcore.ties.VerdictTieStructure`, an :class:`~evalcore.ties.Agreement`, a pointwise
-table's diagnostics or its :class:`~evalcore.ties.VarianceShares` and return metric tiles,
-sentences and tables with human column names, sensible decimals and ``—`` for a missing value.
-Sentences and cells are plain text (a front end escapes them for its own markup); the numbers are
-written by :mod:`evalcore.text`.
-
-The references are the quantities' own (:mod:`evalcore.quantities`).
+table's diagnostics or its :class:`~evalcore.ties.VarianceShares`. The references are the
+quantities' own (:mod:`evalcore.quantities`).
 """
 
 from __future__ import annotations
