@@ -112,9 +112,8 @@ def anchors_section(analyses: Analyses) -> str:
         return missing_note("The anchor analysis", analyses.unavailable.get("anchor", "no sweep"))
     caption = (
         f'<p class="caption">Recommended anchor: <strong>{esc(sweep.recommended)}</strong> (the '
-        "most informative; Don-Yehiya et al. 2026). Informativeness: the share of (instruction, model pair) "
-        "cases, the anchor excluded, whose verdicts against the anchor differ on the judge's full "
-        f"scale. {esc(anchor_show.sweep_caption(sweep, sweep.tau))}</p>"
+        f"most informative; Don-Yehiya et al. 2026). Informativeness: {esc(quantities.quantity('informativeness').definition)} "
+        f"{esc(anchor_show.sweep_caption(sweep, sweep.tau))}</p>"
     )
     notes = captions(sweep.notes)
     figures = ""
@@ -144,8 +143,9 @@ def judge_section(analyses: Analyses) -> str:
     comparison = analyses.judge_comparison
     if comparison is not None and "position_bias_points" in comparison.columns:
         rated = comparison[comparison["position_bias_points"].notna()].reset_index(drop=True)
-        # the Judge page's side-by-side columns, with each judge's calls and note
-        shown = comparison.filter(["judge", "calls", *list(judge_show.SIDE_BY_SIDE)[1:], "note"])
+        # the Judge page's side-by-side columns with each judge's calls and note; its length and
+        # self-preference terms (Elo points) are on the Judge page
+        shown = comparison.filter(["judge", "calls", *list(judge_show.SIDE_BY_SIDE)[1:-2], "note"])
         body += (
             "<h3>Every judge of the file</h3>"
             f'<p class="caption">The same sheet for each of the {len(comparison)} judges '
