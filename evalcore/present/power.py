@@ -427,10 +427,11 @@ def detectable_table(result: DetectableEdges) -> pd.DataFrame:
 
 def detectable_caption(result: DetectableEdges) -> str:
     """How the adjacent pairs were tested, in words."""
+    verdicts = f"against the anchor {result.anchor}" if result.anchor else "head-to-head"
     return (
         "Adjacent pairs follow the Bradley–Terry leaderboard order (all battles). For each pair, "
-        "the differing instructions are those where the two models' verdicts against the anchor "
-        "differ; the observed edge is the share of them the higher-ranked model wins, minus 50%, in "
+        f"the differing instructions are those where the two models' verdicts {verdicts} differ; "
+        "the observed edge is the share of them the higher-ranked model wins, minus 50%, in "
         "percentage points. Resolved: "
         f"{result.resolution_test} (Holm 1979), below the significance level {result.alpha:g} with the edge on the "
         "higher-ranked model's side, so the chance that any pair of equal models is called "
