@@ -165,16 +165,6 @@ def missing_note(what: str, reason: str) -> str:
 _MARKDOWN = MarkdownIt("commonmark", {"html": False})
 
 
-def tiles_html(tiles: Iterable[tuple[str, str, str]]) -> str:
-    """Metric tiles (label, value, a line under it: a finding's tile, a page's metric), escaped."""
-    cells = "".join(
-        f'<div class="tile"><div class="label">{esc(label)}</div><div class="value">{esc(value)}</div>'
-        f'<div class="note">{esc(note)}</div></div>'
-        for label, value, note in tiles
-    )
-    return f'<div class="tiles">{cells}</div>'
-
-
 def markdown_html(text: str) -> str:
     """A page's safe Markdown (lists, bold, code) as HTML: the same words in the report."""
     return _MARKDOWN.render(text)

@@ -26,7 +26,6 @@ from evalcore.present import judge as judge_show
 from evalcore.present import power as power_show
 from evalcore.present import ranking as rank_show
 from evalcore.present import summary as summary_show
-from evalcore.present import ties as ties_show
 from evalcore.present.display import FORMATS, catalogue_table
 from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.report.html import (
@@ -36,7 +35,6 @@ from evalcore.report.html import (
     html_table,
     markdown_html,
     missing_note,
-    tiles_html,
 )
 from evalcore.text import MISSING, fmt_int
 
@@ -45,6 +43,12 @@ from evalcore.text import MISSING, fmt_int
 
 
 def findings_section(findings: Findings) -> str:
+    tiles = "".join(
+        f'<div class="tile"><div class="label">{esc(t.label)}</div>'
+        f'<div class="value">{esc(t.value)}</div><div class="note">{esc(t.note)}</div></div>'
+        for f in findings.findings
+        for t in f.tiles
+    )
     cards = "".join(
         f'<div class="finding {esc(f.status)}" id="finding-{esc(f.key)}"><h3>{esc(f.title)}</h3>'
         f"<p>{esc(f.text)}</p>"
@@ -52,7 +56,7 @@ def findings_section(findings: Findings) -> str:
         + "</div>"
         for f in findings.findings
     )
-    return tiles_html(t for f in findings.findings for t in f.tiles) + cards
+    return f'<div class="tiles">{tiles}</div>{cards}'
 
 
 def summary_section(analyses: Analyses) -> str:
@@ -166,8 +170,14 @@ def judge_section(analyses: Analyses) -> str:
     if ties is not None:
         body += (
             "<h3>Verdict levels and ties</h3>"
-            '<p class="caption">Share of calls at each verdict level (Gondara et al. 2026).</p>'
-            + tiles_html(ties_show.level_metrics(ties))  # the Tie structure page's tiles
+            f'<p class="caption">Share of calls at each verdict level. '
+            f"{quantities.name('same_level_chance')}: "
+            f"{quantities.format('same_level_chance', ties.stats.tie_probability)}; "
+            f"{quantities.name('effective_levels_collision')}: "
+            f"{quantities.format('effective_levels_collision', ties.stats.d2)}; "
+            f"{quantities.name('effective_levels_entropy')}: "
+            f"{quantities.format('effective_levels_entropy', ties.stats.d1)} (Gondara et al. 2026); "
+            f"{quantities.name('top_tied_share')}: {quantities.format('top_tied_share', ties.top_tied)}.</p>"
             + html_table(
                 ties.level_table(),
                 {"calls": fmt_int, "share": FORMATS["pct1"]},
