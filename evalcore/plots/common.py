@@ -26,8 +26,11 @@ __all__ = [
     "MUTED",
     "PRIMARY",
     "TEMPLATE",
+    "band_line",
     "count_scale",
     "cut_label",
+    "error_bars",
+    "grid_height",
     "label",
     "labels",
     "log_axis",
@@ -200,6 +203,37 @@ def _shorten_category_axes(fig: go.Figure, chars: int = AXIS_NAME_CHARS) -> None
         fig.layout[axis].update(
             tickmode="array", tickvals=shown, ticktext=[cut_label(v, chars) for v in shown]
         )
+
+
+def error_bars(values: Any, low: Any, high: Any, **look: Any) -> dict[str, Any]:
+    """Plotly's asymmetric error bars from ``low`` to ``high`` around ``values`` (``look``: colour,
+    thickness, width)."""
+    return {"type": "data", "symmetric": False, "array": high - values, "arrayminus": values - low, **look}
+
+
+def band_line(
+    fig: go.Figure, x: Any, mean: Any, low: Any, high: Any, *, color: str, name: str, **line: Any
+) -> None:
+    """A shaded band from ``low`` to ``high`` (no hover, no legend) under a line with markers of
+    ``mean`` (``line``: the line trace's other properties, its hover template)."""
+    xs = list(x)
+    fig.add_scatter(
+        x=xs + xs[::-1],
+        y=list(high) + list(low)[::-1],
+        fill="toself",
+        fillcolor=color,
+        opacity=0.15,
+        line={"width": 0},
+        hoverinfo="skip",
+        showlegend=False,
+        name=line.pop("band_name", name),
+    )
+    fig.add_scatter(x=x, y=mean, mode="lines+markers", name=name, line={"color": color}, **line)
+
+
+def grid_height(models: int) -> int:
+    """The height of a models × models heat map: 28 px a model, between 360 and 900 px."""
+    return max(360, min(900, 28 * models + 160))
 
 
 def count_scale(values: Any) -> dict[str, float]:

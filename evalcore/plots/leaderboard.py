@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from evalcore.plots.common import ACCENT, PRIMARY, labels, style
+from evalcore.plots.common import ACCENT, PRIMARY, error_bars, grid_height, labels, style
 from evalcore.ranking import Leaderboard, Separation
 from evalcore.text import fmt_int
 
@@ -19,14 +19,7 @@ def forest_plot(board: Leaderboard) -> go.Figure:
             y=labels(t["model"]),
             mode="markers",
             marker={"color": PRIMARY, "size": 9},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": t["ci_high"] - t["rating"],
-                "arrayminus": t["rating"] - t["ci_low"],
-                "color": PRIMARY,
-                "thickness": 1.5,
-            },
+            error_x=error_bars(t["rating"], t["ci_low"], t["ci_high"], color=PRIMARY, thickness=1.5),
             customdata=np.stack(
                 [t["ci_low"], t["ci_high"], t["rank"], t["rank_low"], t["rank_high"]], axis=-1
             ),
@@ -75,25 +68,23 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
     # the leaderboard's order, so an escaped label never matters). A selected cell gets a frame.
     rows, cols = np.nonzero(battles.fillna(0).to_numpy() > 0)
     names = labels(order)
-    fig.add_trace(
-        go.Scatter(
-            x=[names[j] for j in cols],
-            y=[names[i] for i in rows],
-            mode="markers",
-            marker={"symbol": "square-open", "size": 18, "color": "#0f172a", "opacity": 0},
-            selected={"marker": {"opacity": 1}},
-            unselected={"marker": {"opacity": 0}},
-            # plain lists, not a NumPy array: Plotly would ship a typed array, which comes back
-            # from the browser's selection event as an object instead of a list
-            customdata=[
-                [int(i), int(j), float(rate.iat[i, j]), int(battles.iat[i, j])]
-                for i, j in zip(rows, cols, strict=True)
-            ],
-            hovertemplate="%{y} vs %{x}: %{customdata[2]:.1%} over %{customdata[3]:,.0f} battles"
-            + ("<br>click to see these verdicts" if clickable else "")
-            + "<extra></extra>",
-            showlegend=False,
-        )
+    fig.add_scatter(
+        x=[names[j] for j in cols],
+        y=[names[i] for i in rows],
+        mode="markers",
+        marker={"symbol": "square-open", "size": 18, "color": "#0f172a", "opacity": 0},
+        selected={"marker": {"opacity": 1}},
+        unselected={"marker": {"opacity": 0}},
+        # plain lists, not a NumPy array: Plotly would ship a typed array, which comes back
+        # from the browser's selection event as an object instead of a list
+        customdata=[
+            [int(i), int(j), float(rate.iat[i, j]), int(battles.iat[i, j])]
+            for i, j in zip(rows, cols, strict=True)
+        ],
+        hovertemplate="%{y} vs %{x}: %{customdata[2]:.1%} over %{customdata[3]:,.0f} battles"
+        + ("<br>click to see these verdicts" if clickable else "")
+        + "<extra></extra>",
+        showlegend=False,
     )
     fig.update_layout(clickmode="event+select")
     # the markers would pad the axes: keep them on the cells, first model at the top
@@ -102,7 +93,7 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
     fig = style(
         fig,
         title="Head-to-head win rate, single calls: the row model against the column model",
-        height=max(360, min(900, 28 * len(order) + 160)),
+        height=grid_height(len(order)),
     )
     if clickable:
         fig.update_layout(
@@ -144,7 +135,5 @@ def separation_heatmap(sep: Separation) -> go.Figure:
     )
     fig.update_yaxes(autorange="reversed")
     return style(
-        fig,
-        title="Rating difference, row minus column (● = separated)",
-        height=max(360, min(900, 28 * len(order) + 160)),
+        fig, title="Rating difference, row minus column (● = separated)", height=grid_height(len(order))
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from evalcore.plots.common import count_scale, labels, style
+from evalcore.plots.common import count_scale, grid_height, labels, style
 from evalcore.store.store import DatasetSummary
 
 
@@ -27,5 +27,6 @@ def coverage_heatmap(summary: DatasetSummary) -> go.Figure:
         )
     )
     fig.update_yaxes(autorange="reversed")
-    size = max(360, min(900, 28 * len(models) + 160))
-    return style(fig, title="Judge calls per pair of models (blank: never judged)", height=size)
+    return style(
+        fig, title="Judge calls per pair of models (blank: never judged)", height=grid_height(len(models))
+    )
