@@ -8,13 +8,12 @@ from typing import Any
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
-    PAGES,
     TILE_LABELS,
-    TITLES,
     Finding,
     Tile,
     cell_number,
     fmt_tau,
+    make_finding,
     unavailable_finding,
 )
 from evalcore.power import sign_test_sample_size, total_samples
@@ -79,7 +78,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
             f"needs about {rec_total:,} instructions. Choosing a better anchor needs an "
             "all-pairs table (every model judged against every other)."
         )
-        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], "clear", numbers)
+        return make_finding("anchor", "clear", tiles, text, definition, numbers)
     position = int(rec["position"])
     strongest = str(table.index[table["position"] == table["position"].min()][0])
     usual = table.loc[strongest]
@@ -131,7 +130,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
     caveats = "".join(" " + note for note in sweep.notes)
     if strongest == recommended:
         text += " The usual choice, the strongest model, is the recommended one here." + caveats
-        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], "clear", numbers)
+        return make_finding("anchor", "clear", tiles, text, definition, numbers)
     if not usual_info > 0:
         text += (
             f" The usual choice, the strongest model {strongest}, gives no informative case: "
@@ -156,4 +155,4 @@ def anchor_finding(analyses: Analyses) -> Finding:
             text += "."
     text += caveats
     status = "caution" if costly else "clear"
-    return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], status, numbers)
+    return make_finding("anchor", status, tiles, text, definition, numbers)

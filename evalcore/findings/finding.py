@@ -130,14 +130,12 @@ TILE_LABELS = {
 }
 
 
+def make_finding(
+    key: str, status: str, tiles: tuple[Tile, ...], text: str, definition: str, numbers: dict
+) -> Finding:
+    """The finding ``key`` with its title and the page of its detail."""
+    return Finding(key, TITLES[key], tiles, text, definition, PAGES[key], status, numbers)
+
+
 def unavailable_finding(key: str, reason: str) -> Finding:
-    return Finding(
-        key=key,
-        title=TITLES[key],
-        tiles=(Tile(TILE_LABELS[key], "—", "not available"),),
-        text=reason,
-        definition="",
-        page=PAGES[key],
-        status="unavailable",
-        numbers={},
-    )
+    return make_finding(key, "unavailable", (Tile(TILE_LABELS[key], "—", "not available"),), reason, "", {})

@@ -8,11 +8,10 @@ from typing import cast
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
-    PAGES,
     TILE_LABELS,
-    TITLES,
     Finding,
     Tile,
+    make_finding,
     unavailable_finding,
 )
 from evalcore.text import fmt_pct
@@ -122,4 +121,4 @@ def judge_finding(analyses: Analyses) -> Finding:
         ),
     )
     status = "caution" if abs(bias) >= LARGE_POSITION_BIAS else "clear"
-    return Finding("judge", TITLES["judge"], tiles, text, definition, PAGES["judge"], status, numbers)
+    return make_finding("judge", status, tiles, text, definition, numbers)

@@ -10,12 +10,11 @@ import pandas as pd
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
-    PAGES,
     TILE_LABELS,
-    TITLES,
     Finding,
     Tile,
     cell_number,
+    make_finding,
     unavailable_finding,
 )
 from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
@@ -159,7 +158,7 @@ def leader_finding(analyses: Analyses) -> Finding:
     )
     if len(top) < 2:
         text += "." + _left_out(board, str(first["model"]))
-        return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], status, numbers)
+        return make_finding("leader", status, tiles, text, definition, numbers)
     shared = top[top["rank"] == first["rank"]]
     if len(shared) > 1:
         # Several models share the top rating (e.g. an all-ties judge): nobody leads.
@@ -172,9 +171,7 @@ def leader_finding(analyses: Analyses) -> Finding:
             "on this judge's verdicts."
         )
         tiles = (Tile(TILE_LABELS["leader"], "none", f"{len(shared)} models tied at the top"),)
-        return Finding(
-            "leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "caution", numbers
-        )
+        return make_finding("leader", "caution", tiles, text, definition, numbers)
     second = top.iloc[1]
     gap = float(first["rating"] - second["rating"])
     share = float(win_probability(first["rating"], second["rating"]))
@@ -258,7 +255,7 @@ def leader_finding(analyses: Analyses) -> Finding:
                 f"Elo points over {second['model']}",
             ),
         )
-    return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], status, numbers)
+    return make_finding("leader", status, tiles, text, definition, numbers)
 
 
 def _first_comparable_pair(table: pd.DataFrame, board: Leaderboard) -> pd.Series | None:
@@ -346,14 +343,12 @@ def separation_finding(analyses: Analyses) -> Finding:
             f"No: {upper} and {lower} never received different verdicts {how} on a common "
             "instruction, so nothing separates them."
         )
-        return Finding(
+        return make_finding(
             "separation",
-            TITLES["separation"],
+            "caution",
             (Tile(TILE_LABELS["separation"], "No", "their verdicts never differ"),),
             text,
             definition,
-            PAGES["separation"],
-            "caution",
             numbers,
         )
     won = (
@@ -389,13 +384,6 @@ def separation_finding(analyses: Analyses) -> Finding:
         f"pairs {'is' if edges.n_resolved == 1 else 'are'} separated."
     )
     note = f"sign test, Holm-adjusted {fmt_p(pair['p_holm'])}"
-    return Finding(
-        "separation",
-        TITLES["separation"],
-        (Tile(TILE_LABELS["separation"], value, note),),
-        text,
-        definition,
-        PAGES["separation"],
-        status,
-        numbers,
+    return make_finding(
+        "separation", status, (Tile(TILE_LABELS["separation"], value, note),), text, definition, numbers
     )

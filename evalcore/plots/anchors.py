@@ -57,7 +57,9 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
     anchor, for the quadratic and (when loaded) the human reference."""
     t = sweep.table
     fig = go.Figure()
-    references = [("quadratic", "all-pairs", "all pairs", PRIMARY, {}, {})]
+    references: list[tuple[str, str, str, str, dict, dict]] = [
+        ("quadratic", "all-pairs", "all pairs", PRIMARY, {}, {})
+    ]
     if t["tau_human"].notna().any():
         references.append(("human", "human", "human", HUMAN, {"symbol": "diamond"}, {"dash": "dot"}))
     for reference, words, short, colour, marker, line in references:
