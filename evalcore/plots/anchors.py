@@ -209,33 +209,24 @@ def rank_comparison(ranking: AnchorRanking) -> go.Figure:
                 hovertemplate=f"<b>{row['model']}</b><br>%{{x}}: rank %{{y}}<br>shift {shift:+d}<extra></extra>",
             )
 
-        def names_at(ranks: pd.Series) -> tuple[list[int], list[str]]:
+        top = int(max(t["quadratic_rank"].max(), t["anchor_rank"].max()))
+
+        def rank_axis(ranks: pd.Series) -> dict:
+            """A rank axis with the models' names at their ranks, rank 1 at the top."""
             at: dict[int, list[str]] = {}
             for rank, model in zip(ranks.astype(int), t["model"].astype(str), strict=True):
                 at.setdefault(int(rank), []).append(cut_label(model, AXIS_NAME_CHARS))
             keys = sorted(at)
-            return keys, [plot_text(", ".join(at[k])) for k in keys]
+            text = [plot_text(", ".join(at[k])) for k in keys]
+            return {"tickmode": "array", "tickvals": keys, "ticktext": text, "range": [top + 0.5, 0.5]}
 
-        top = int(max(t["quadratic_rank"].max(), t["anchor_rank"].max()))
-        span = [top + 0.5, 0.5]  # rank 1 at the top on both axes
-        left_vals, left_text = names_at(t["quadratic_rank"])
-        right_vals, right_text = names_at(t["anchor_rank"])
         # an invisible point puts the right axis on the figure
         fig.add_scatter(
             x=["all pairs"], y=[1], yaxis="y2", mode="markers", opacity=0, showlegend=False, hoverinfo="skip"
         )
+        right = {"overlaying": "y", "side": "right", "showgrid": False, "automargin": True}
         fig.update_layout(
-            yaxis={"tickmode": "array", "tickvals": left_vals, "ticktext": left_text, "range": span},
-            yaxis2={
-                "overlaying": "y",
-                "side": "right",
-                "tickmode": "array",
-                "tickvals": right_vals,
-                "ticktext": right_text,
-                "range": span,
-                "showgrid": False,
-                "automargin": True,
-            },
+            yaxis=rank_axis(t["quadratic_rank"]), yaxis2={**rank_axis(t["anchor_rank"]), **right}
         )
     else:
         fig.add_bar(

@@ -32,21 +32,13 @@ def power_curve_figure(curve: PowerCurve, *, title: str | None = None) -> go.Fig
             else {"type": "data", "array": 1.96 * group["mc_se"], "thickness": 1, "width": 2},
             hovertemplate="N = %{x:,}: power %{y:.1%}<extra>" + test + "</extra>",
         )
-    fig.add_hline(
-        y=curve.target_power,
-        line_dash="dot",
-        line_color="black",
-        annotation_text=f"target power {curve.target_power:.0%}",
-        annotation_position="bottom right",
-    )
-    fig.add_hline(
-        y=curve.alpha,
-        line_dash="dot",
-        line_color=MUTED,
-        opacity=0.6,
-        annotation_text=f"α = {curve.alpha:g}",
-        annotation_position="top right",
-    )
+    for y, colour, text, where, more in (
+        (curve.target_power, "black", f"target power {curve.target_power:.0%}", "bottom right", {}),
+        (curve.alpha, MUTED, f"α = {curve.alpha:g}", "top right", {"opacity": 0.6}),
+    ):
+        fig.add_hline(
+            y=y, line_dash="dot", line_color=colour, annotation_text=text, annotation_position=where, **more
+        )
     fig.update_xaxes(title="total samples N (instructions)", rangemode="tozero")
     fig.update_yaxes(title="power", range=[0, 1.02], tickformat=".0%")
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
