@@ -57,8 +57,6 @@ def _calibration(args: argparse.Namespace):
         raise UsageError(
             "the both-orders verdict needs --candidate: slot A changes sides between the two orders"
         )
-    if args.rounds < 1:  # the range allows 0 (no bootstrap) for other commands
-        raise UsageError("--rounds must be between 1 and 100,000")
     return calibrate(
         chosen.store,
         judge=chosen.judge,
@@ -189,13 +187,8 @@ def run_ppi(args: argparse.Namespace) -> int:
 
 
 def run_certify(args: argparse.Namespace) -> int:
-    chosen = select(args)  # --threshold is checked by its range
+    chosen = select(args)  # --threshold is checked by its range, --candidate by the library
     store, judge = chosen.store, chosen.judge
-    if args.candidate is not None and args.candidate not in store.models():
-        raise UsageError(
-            f"--candidate {args.candidate!r} is not a model of the file; its models are: "
-            + ", ".join(store.models())
-        )
     cert = certify_judge(
         store, judge, candidate=args.candidate, category=args.category, threshold=args.threshold
     )

@@ -41,12 +41,13 @@ def _edge(text: str) -> float:
 
 
 def _counts(args: argparse.Namespace):
-    return select(args).counts()
-
-
-def _check_anchor(counts, anchor: str | None) -> None:
-    if anchor is not None and anchor not in counts.models:
-        raise UsageError(f"anchor {anchor!r} is not in the file; its models are: " + ", ".join(counts.models))
+    """The selection's verdict counts, ``--anchor`` checked against their models."""
+    counts = select(args).counts()
+    if args.anchor is not None and args.anchor not in counts.models:
+        raise UsageError(
+            f"anchor {args.anchor!r} is not in the file; its models are: " + ", ".join(counts.models)
+        )
+    return counts
 
 
 def _sizes_in_calls(args: argparse.Namespace, plan, counts) -> list:
@@ -75,7 +76,6 @@ def run_power(args: argparse.Namespace) -> int:
         from evalcore.anchors import anchor_informativeness
 
         counts = _counts(args)
-        _check_anchor(counts, args.anchor)
         try:
             info = anchor_informativeness(counts, args.anchor)
         except DesignError as exc:
@@ -126,7 +126,6 @@ def run_detect(args: argparse.Namespace) -> int:
     from evalcore.power import detectable_edges
 
     counts = _counts(args)
-    _check_anchor(counts, args.anchor)
     info = None
     if args.anchor is not None:
         from evalcore.anchors import anchor_informativeness
@@ -185,7 +184,6 @@ def run_sim(args: argparse.Namespace) -> int:
     from evalcore.power import difference_distributions, wilcoxon_power
 
     counts = _counts(args)
-    _check_anchor(counts, args.anchor)
     anchors = [args.anchor] if args.anchor is not None else None
     try:
         dists = difference_distributions(counts, anchors)

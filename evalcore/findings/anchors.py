@@ -32,6 +32,11 @@ def _stability(analyses: Analyses, anchor: str) -> tuple[float, int] | None:
     return rate, stability.rounds
 
 
+def _with_humans(tau: float) -> str:
+    """The anchor's tau with the human ranking in brackets, or nothing without one."""
+    return f" ({tau:.3f} with the human ranking)" if math.isfinite(tau) else ""
+
+
 def anchor_finding(analyses: Analyses) -> Finding:
     """The recommended anchor and what the usual choice (the strongest model) would cost."""
     sweep = analyses.anchors
@@ -101,9 +106,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
         f"verdicts against it (its informativeness), and ranking the models by their win rate against it agrees with the all-pairs "
         f"ranking at {tau_name} = {fmt_tau(numbers['recommended_tau_quadratic'])}"
     )
-    if math.isfinite(numbers["recommended_tau_human"]):
-        text += f" ({numbers['recommended_tau_human']:.3f} with the human ranking)"
-    text += "."
+    text += _with_humans(numbers["recommended_tau_human"]) + "."
     stable = _stability(analyses, recommended)
     if stable is not None:
         rate, rounds = stable
@@ -142,8 +145,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
             f" The usual choice, the strongest model {strongest}, gives {q.format('informativeness', usual_info)} "
             f"informative cases and tau {fmt_tau(numbers['usual_tau_quadratic'])}"
         )
-        if math.isfinite(numbers["usual_tau_human"]):
-            text += f" ({numbers['usual_tau_human']:.3f} with the human ranking)"
+        text += _with_humans(numbers["usual_tau_human"])
         costly = math.isfinite(rec_total) and usual_total > rec_total
         if costly:
             text += (

@@ -122,6 +122,7 @@ def leader_finding(analyses: Analyses) -> Finding:
             "strength from the judge's slot preference: "
         )
     status = "caution" if caveat else "clear"
+    never_lost = str(first["bound"]) == "at least"
     definition = (
         "Bradley–Terry ratings on the Elo scale (mean 1000; a tie is half a win each). 95% "
         f"intervals: 2.5–97.5 percentiles of {board.rounds:,} bootstrap rounds over the "
@@ -143,19 +144,13 @@ def leader_finding(analyses: Analyses) -> Finding:
     }
     rating_words = (
         f"a rating held finite by a prior (it never lost; {interval_words(first)})"
-        if str(first["bound"]) == "at least"
+        if never_lost
         else f"a rating of {fmt_rating(first['rating'])} ({interval_words(first)})"
     )
     text = caveat + f"{first['model']} leads the {len(board.table)} models with {rating_words}"
-    tiles: tuple[Tile, ...] = (
-        Tile(
-            TILE_LABELS["leader"],
-            str(first["model"]),
-            f"{_short_interval(first)} (never lost)"
-            if str(first["bound"]) == "at least"
-            else f"{fmt_rating(first['rating'])} ({_short_interval(first)})",
-        ),
-    )
+    interval = _short_interval(first)
+    note = f"{interval} (never lost)" if never_lost else f"{fmt_rating(first['rating'])} ({interval})"
+    tiles: tuple[Tile, ...] = (Tile(TILE_LABELS["leader"], str(first["model"]), note),)
     if len(top) < 2:
         text += "." + _left_out(board, str(first["model"]))
         return make_finding("leader", status, tiles, text, definition, numbers)
@@ -186,7 +181,7 @@ def leader_finding(analyses: Analyses) -> Finding:
         }
     )
     second_words = f"{second['model']} ({fmt_rating(second['rating'])}, {interval_words(second)})"
-    if str(first["bound"]) == "at least":
+    if never_lost:
         # The prior-held rating is no estimate: only the one-sided bound supports a share.
         low = cell_number(first["ci_low"])
         least = float(win_probability(low, second["rating"])) if math.isfinite(low) else math.nan
@@ -236,25 +231,16 @@ def leader_finding(analyses: Analyses) -> Finding:
         text += " " + " ".join(words for _, words in said_in_time)
         numbers["moved_in_time"] = any(key == "time-line" for key, _ in said_in_time)
         numbers["judge_drifted"] = any(key == "drift-line" for key, _ in said_in_time)
-    if str(first["bound"]) == "at least":  # the prior-held gap is no estimate: its bound is
+    over = f"Elo points over {second['model']}"
+    if never_lost:  # the prior-held gap is no estimate: its bound is
         least_gap = cell_number(first["ci_low"]) - float(second["rating"])
         numbers["gap"] = None
         numbers["gap_at_least"] = least_gap if math.isfinite(least_gap) else None
-        tiles += (
-            Tile(
-                q.name("lead_over_next"),
-                f"at least {least_gap:+,.0f}" if math.isfinite(least_gap) else "unbounded",
-                f"Elo points over {second['model']} (one-sided bound)",
-            ),
-        )
+        value = f"at least {least_gap:+,.0f}" if math.isfinite(least_gap) else "unbounded"
+        over += " (one-sided bound)"
     else:
-        tiles += (
-            Tile(
-                q.name("lead_over_next"),
-                q.format("lead_over_next", gap),
-                f"Elo points over {second['model']}",
-            ),
-        )
+        value = q.format("lead_over_next", gap)
+    tiles += (Tile(q.name("lead_over_next"), value, over),)
     return make_finding("leader", status, tiles, text, definition, numbers)
 
 

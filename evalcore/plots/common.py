@@ -35,6 +35,7 @@ __all__ = [
     "labels",
     "log_axis",
     "log_ticks",
+    "model_heatmap",
     "sanitize",
     "short_labels",
     "style",
@@ -234,6 +235,15 @@ def band_line(
 def grid_height(models: int) -> int:
     """The height of a models × models heat map: 28 px a model, between 360 and 900 px."""
     return max(360, min(900, 28 * models + 160))
+
+
+def model_heatmap(z: Any, models: list, *, colorbar: str, **more: Any) -> go.Figure:
+    """A heat map of the models against themselves (row and column labels escaped, no hover on
+    empty cells, ``colorbar`` titling the scale; ``more``: the rest of the trace)."""
+    names = labels(models)
+    return go.Figure(
+        go.Heatmap(z=z, x=names, y=names, hoverongaps=False, colorbar={"title": colorbar}, **more)
+    )
 
 
 def count_scale(values: Any) -> dict[str, float]:

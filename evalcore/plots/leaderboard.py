@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from evalcore.plots.common import ACCENT, PRIMARY, error_bars, grid_height, labels, style
+from evalcore.plots.common import ACCENT, PRIMARY, error_bars, grid_height, labels, model_heatmap, style
 from evalcore.ranking import Leaderboard, Separation
 from evalcore.text import fmt_int
 
@@ -49,19 +49,15 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
     order = list(board.table["model"])
     rate = board.win_rate_matrix.reindex(index=order, columns=order)
     battles = board.battles_matrix.reindex(index=order, columns=order)
-    fig = go.Figure(
-        go.Heatmap(
-            z=rate.to_numpy(),
-            x=labels(order),
-            y=labels(order),
-            zmin=0,
-            zmax=1,
-            colorscale="RdBu",
-            customdata=battles.to_numpy(),
-            hoverongaps=False,
-            colorbar={"title": "win rate"},
-            hoverinfo="skip",  # the cell layer below answers hovers and clicks
-        )
+    fig = model_heatmap(
+        rate.to_numpy(),
+        order,
+        colorbar="win rate",
+        zmin=0,
+        zmax=1,
+        colorscale="RdBu",
+        customdata=battles.to_numpy(),
+        hoverinfo="skip",  # the cell layer below answers hovers and clicks
     )
     # Plotly reports no selection on a heatmap, so an invisible marker sits on every cell with
     # battles: a click selects it and its customdata [row, column] names the pair (indices into
@@ -115,23 +111,17 @@ def separation_heatmap(sep: Separation) -> go.Figure:
     marks = np.where(separated, "●", "")
     limit = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
     p_text = np.where(np.isfinite(p), np.char.mod("%.3g", np.nan_to_num(p)), "—")
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=labels(order),
-            y=labels(order),
-            zmin=-limit,
-            zmax=limit,
-            colorscale="RdBu",
-            text=marks,
-            texttemplate="%{text}",
-            hoverongaps=False,
-            customdata=p_text,
-            colorbar={"title": "Elo points"},
-            hovertemplate=(
-                "%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p = %{customdata}<extra></extra>"
-            ),
-        )
+    fig = model_heatmap(
+        z,
+        order,
+        colorbar="Elo points",
+        zmin=-limit,
+        zmax=limit,
+        colorscale="RdBu",
+        text=marks,
+        texttemplate="%{text}",
+        customdata=p_text,
+        hovertemplate="%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p = %{customdata}<extra></extra>",
     )
     fig.update_yaxes(autorange="reversed")
     return style(
