@@ -31,6 +31,7 @@ from evalcore.calibration.ppi import MIN_LABELLED, ppi_ratings
 from evalcore.cli.common import (
     Command,
     UsageError,
+    given,
     opt,
     pick_category,
     print_json,
@@ -60,14 +61,10 @@ def _calibration(args: argparse.Namespace):
     return calibrate(
         chosen.store,
         judge=chosen.judge,
-        candidate=args.candidate,
-        baseline=args.baseline,
-        category=args.category,
         labelled_category=labelled,
         both_orders=both_orders,
         max_floor=args.max_floor / 100.0,
-        rounds=args.rounds,
-        seed=args.seed,
+        **given(args, "candidate", "baseline", "category", "rounds", "seed"),
     )
 
 
@@ -165,9 +162,8 @@ def run_ppi(args: argparse.Namespace) -> int:
         chosen.store,
         judge=chosen.judge,
         category=chosen.category,
-        lam=args.lam,
-        min_labelled=args.min_labelled,
         cluster=cluster,
+        **given(args, "lam", "min_labelled"),
     )
     if args.json:
         return print_json(result.as_dict())

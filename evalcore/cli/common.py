@@ -101,6 +101,12 @@ class Command:
         return parser
 
 
+def given(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    """The options ``names`` as the library's keywords of the same names (``--max-drop`` is
+    ``max_drop``): ``calibrate(store, **given(args, "rounds", "seed"))``."""
+    return {name: getattr(args, name) for name in names}
+
+
 def load_store(path: str, *, text: bool = False) -> VerdictStore:
     """Read, validate and load a file; errors propagate as VerdictFormatError (exit 2).
 

@@ -13,6 +13,7 @@ from evalcore.cli.common import (
     SELECTION,
     Command,
     UsageError,
+    given,
     opt,
     print_json,
     print_notes,
@@ -38,6 +39,11 @@ def _edge(text: str) -> float:
             "samples"
         )
     return value
+
+
+def _method(args: argparse.Namespace) -> str:
+    """The sign test's method: the exact binomial with ``--exact``, else the normal approximation."""
+    return "exact" if args.exact else "normal"
 
 
 def _counts(args: argparse.Namespace):
@@ -88,12 +94,7 @@ def run_power(args: argparse.Namespace) -> int:
     elif args.anchor is not None:
         raise UsageError("--anchor needs --file (the data to measure its informativeness on)")
     plan = sample_size_plan(
-        args.edge,
-        alpha=args.alpha,
-        power=args.power,
-        informativeness=info,
-        two_sided=args.two_sided,
-        method="exact" if args.exact else "normal",
+        args.edge, informativeness=info, method=_method(args), **given(args, "alpha", "power", "two_sided")
     )
     sizes = _sizes_in_calls(args, plan, counts if args.file is not None else None)
     if args.json:
@@ -138,12 +139,7 @@ def run_detect(args: argparse.Namespace) -> int:
             info = None
         info = info if info is not None and math.isfinite(info) and info > 0 else None
     result = detectable_edges(
-        counts,
-        anchor=args.anchor,
-        informativeness=info,
-        alpha=args.alpha,
-        power=args.power,
-        method="exact" if args.exact else "normal",
+        counts, informativeness=info, method=_method(args), **given(args, "anchor", "alpha", "power")
     )
     if args.json:
         return print_json(result.as_dict())
@@ -216,12 +212,9 @@ def run_sim(args: argparse.Namespace) -> int:
     curve = wilcoxon_power(
         chosen,
         grid,
-        alpha=args.alpha,
         target_power=args.power,
-        two_sided=args.two_sided,
-        simulations=args.simulations,
-        seed=args.seed,
         edge=edge,
+        **given(args, "alpha", "two_sided", "simulations", "seed"),
     )
     if args.json:
         return print_json(curve.as_dict())
