@@ -131,18 +131,16 @@ def run_gate(args: argparse.Namespace) -> int:
         raise UsageError("gate needs --baseline: the model the candidate must beat or not fall behind")
     if args.ppi and args.corrected:
         raise UsageError("--ppi and --corrected name two different numbers to gate on; give one")
+    margin = 0.05 if args.margin is None else args.margin  # a non-inferiority gate's default
     if args.ppi:
         chosen = select(args)
         ratings = ppi_ratings(chosen.store, judge=chosen.judge, category=chosen.category)
-        margin = 0.0 if kind == "superiority" else (0.05 if args.margin is None else args.margin)
+        margin = 0.0 if kind == "superiority" else margin
         result = ppi_gate(ratings, args.candidate, args.baseline, kind=kind, margin=margin)
     elif kind == "superiority":
-        cal = _calibration(args)
-        result = superiority_gate(cal, corrected=args.corrected)
+        result = superiority_gate(_calibration(args), corrected=args.corrected)
     else:
-        cal = _calibration(args)
-        margin = 0.05 if args.margin is None else args.margin
-        result = noninferiority_gate(cal, margin=margin, corrected=args.corrected)
+        result = noninferiority_gate(_calibration(args), margin=margin, corrected=args.corrected)
     code = 0 if result.passed else 1
     if args.json:
         return print_json(result.as_dict(), code)

@@ -31,3 +31,23 @@ def test_the_simulations_memory_check_is_the_library_s(monkeypatch):
 def test_a_command_runs_with_only_its_module_known(capsys):
     assert main(["floor", "--youden", "0.5", "--json"]) == 0
     assert '"rows"' in capsys.readouterr().out
+
+
+@pytest.fixture()
+def table_file(tmp_path, small_sim):
+    path = tmp_path / "verdicts.csv"
+    small_sim.verdicts.drop(columns=["row"]).to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        # the library's own checks, not a second copy in the command
+        (["certify", "{file}", "--candidate", "nobody"], "candidate 'nobody' is not a model of the table"),
+        (["calibrate", "{file}", "--rounds", "0"], "rounds must be at least 1"),
+    ],
+)
+def test_the_library_refuses_what_it_checks(table_file, capsys, argv, words):
+    assert main([a.replace("{file}", table_file) for a in argv]) == 2
+    assert words in capsys.readouterr().err
