@@ -251,17 +251,7 @@ def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
         if values.dtype == object:  # a missing value reads as a dash, as on the pages
             values = values.map(lambda v: "—" if v is None or v is pd.NA else v)
         shown[heading] = values
-    with pd.option_context(
-        "display.max_rows",
-        500,
-        "display.width",
-        200,
-        "display.max_columns",
-        50,
-        "display.float_format",
-        floatfmt.format,
-    ):
-        print(shown.to_string(index=False, na_rep="—"))
+    print(shown.to_string(index=False, na_rep="—", float_format=floatfmt.format))
 
 
 def print_metrics(table: pd.DataFrame) -> None:

@@ -283,9 +283,7 @@ def _clean(value: Any, key: str | None) -> tuple[Any, bool]:
     if isinstance(value, list | tuple):
         items = [_clean(v, key) for v in value]
         if any(c for _, c in items):
-            return type(value)(v for v, _ in items) if isinstance(value, tuple) else [
-                v for v, _ in items
-            ], True
+            return type(value)(v for v, _ in items), True
         return value, False
     return value, False
 
