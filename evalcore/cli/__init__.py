@@ -23,51 +23,31 @@ from typing import NoReturn
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from evalcore import errors, limits  # noqa: E402
-from evalcore.cli.common import UsageError, printable  # noqa: E402 (re-exported: commands raise it)
+from evalcore.cli.common import UsageError as UsageError  # noqa: E402 (re-exported: commands raise it)
+from evalcore.cli.common import printable  # noqa: E402
 
-#: The command modules, in help order; each defines ``COMMANDS``.
-COMMAND_MODULES: tuple[str, ...] = (
-    "data",
-    "anchors",
-    "judge",
-    "power",
-    "calibrate",
-    "report",
-    "ties",
-    "fragility",
-    "verdicts",
-    "counts_sql",
-    "monitor",
-    "budget",
-    "heterogeneity",
-    "drift",
-)
-
-#: Which module registers each command, so that running one imports only what it needs
-#: (``--help`` and unknown commands still load them all).
-COMMAND_HOME: dict[str, str] = {
-    "summary": "data",
-    "rank": "data",
-    "anchors": "anchors",
-    "judge": "judge",
-    "power": "power",
-    "power-detect": "power",
-    "power-sim": "power",
-    "calibrate": "calibrate",
-    "floor": "calibrate",
-    "gate": "calibrate",
-    "ppi": "calibrate",
-    "certify": "calibrate",
-    "report": "report",
-    "ties": "ties",
-    "fragility": "fragility",
-    "heterogeneity": "heterogeneity",
-    "verdicts": "verdicts",
-    "counts-sql": "counts_sql",
-    "monitor": "monitor",
-    "budget": "budget",
-    "drift": "drift",
+#: The command modules in help order (each defines ``COMMANDS``) and the commands each one
+#: declares, so that running one imports only its module (``--help`` and unknown commands load them
+#: all; a test checks the names against the modules' tables).
+COMMANDS_BY_MODULE: dict[str, tuple[str, ...]] = {
+    "data": ("summary", "rank"),
+    "anchors": ("anchors",),
+    "judge": ("judge",),
+    "power": ("power", "power-detect", "power-sim"),
+    "calibrate": ("calibrate", "floor", "gate", "ppi", "certify"),
+    "report": ("report",),
+    "ties": ("ties",),
+    "fragility": ("fragility",),
+    "verdicts": ("verdicts",),
+    "counts_sql": ("counts-sql",),
+    "monitor": ("monitor",),
+    "budget": ("budget",),
+    "heterogeneity": ("heterogeneity",),
+    "drift": ("drift",),
 }
+COMMAND_MODULES: tuple[str, ...] = tuple(COMMANDS_BY_MODULE)
+#: Which module declares each command.
+COMMAND_HOME: dict[str, str] = {name: home for home, names in COMMANDS_BY_MODULE.items() for name in names}
 
 #: Set to 1 to let an unforeseen exception print its traceback (for developers).
 DEBUG_VAR = "VERDICTLAB_DEBUG"
@@ -100,33 +80,6 @@ def _say(message: str) -> None:
     print(printable(message).replace("\n", " "), file=sys.stderr)
 
 
-#: Options that multiply memory or time: option attribute → (flag, upper bound, why).
-BOUNDS: dict[str, tuple[str, int, str]] = {
-    "bootstrap": ("--bootstrap", limits.MAX_ROUNDS, "1,000 rounds give 95% intervals"),
-    "simulations": (
-        "--simulations",
-        limits.MAX_SIMULATIONS,
-        "2,000 simulations give power to about ±1 percentage point",
-    ),
-    "steps": ("--steps", limits.MAX_GRID, "20 sample sizes draw the curve"),
-}
-
-
-def check_bounds(args: argparse.Namespace) -> None:
-    """Refuse, before any work, parameters that multiply memory or time beyond their bounds
-    (:mod:`evalcore.limits`). Lower bounds are each command's own check; the analyses check the
-    memory they need again once the data's size is known."""
-    for attr, (flag, high, why) in BOUNDS.items():
-        value = getattr(args, attr, None)
-        if isinstance(value, int) and value > high:
-            raise UsageError(f"{flag} is at most {high:,} on this server (got {value:,}); {why}")
-    simulations = getattr(args, "simulations", None)
-    if isinstance(simulations, int) and simulations > 0:
-        # per simulation: the drawn pair, its probabilities and counts over the (at most 16)
-        # verdict differences, and the test statistics, float64
-        limits.check_simulations(simulations, name="--simulations", bytes_per_simulation=16 * 8 * 4)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     home = COMMAND_HOME.get(argv[0]) if argv else None
@@ -140,7 +93,6 @@ def main(argv: list[str] | None = None) -> int:
         # not a failure in the middle of a load
         limits.budget_bytes()
         limits.LoadLimits.from_env()
-        check_bounds(args)
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         sys.stderr.close()

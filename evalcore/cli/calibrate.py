@@ -31,6 +31,7 @@ from evalcore.calibration.ppi import MIN_LABELLED, ppi_ratings
 from evalcore.cli.common import (
     Command,
     UsageError,
+    given,
     opt,
     pick_category,
     print_json,
@@ -57,19 +58,13 @@ def _calibration(args: argparse.Namespace):
         raise UsageError(
             "the both-orders verdict needs --candidate: slot A changes sides between the two orders"
         )
-    if args.rounds < 1:  # the range allows 0 (no bootstrap) for other commands
-        raise UsageError("--rounds must be between 1 and 100,000")
     return calibrate(
         chosen.store,
         judge=chosen.judge,
-        candidate=args.candidate,
-        baseline=args.baseline,
-        category=args.category,
         labelled_category=labelled,
         both_orders=both_orders,
         max_floor=args.max_floor / 100.0,
-        rounds=args.rounds,
-        seed=args.seed,
+        **given(args, "candidate", "baseline", "category", "rounds", "seed"),
     )
 
 
@@ -136,18 +131,16 @@ def run_gate(args: argparse.Namespace) -> int:
         raise UsageError("gate needs --baseline: the model the candidate must beat or not fall behind")
     if args.ppi and args.corrected:
         raise UsageError("--ppi and --corrected name two different numbers to gate on; give one")
+    margin = 0.05 if args.margin is None else args.margin  # a non-inferiority gate's default
     if args.ppi:
         chosen = select(args)
         ratings = ppi_ratings(chosen.store, judge=chosen.judge, category=chosen.category)
-        margin = 0.0 if kind == "superiority" else (0.05 if args.margin is None else args.margin)
+        margin = 0.0 if kind == "superiority" else margin
         result = ppi_gate(ratings, args.candidate, args.baseline, kind=kind, margin=margin)
     elif kind == "superiority":
-        cal = _calibration(args)
-        result = superiority_gate(cal, corrected=args.corrected)
+        result = superiority_gate(_calibration(args), corrected=args.corrected)
     else:
-        cal = _calibration(args)
-        margin = 0.05 if args.margin is None else args.margin
-        result = noninferiority_gate(cal, margin=margin, corrected=args.corrected)
+        result = noninferiority_gate(_calibration(args), margin=margin, corrected=args.corrected)
     code = 0 if result.passed else 1
     if args.json:
         return print_json(result.as_dict(), code)
@@ -167,9 +160,8 @@ def run_ppi(args: argparse.Namespace) -> int:
         chosen.store,
         judge=chosen.judge,
         category=chosen.category,
-        lam=args.lam,
-        min_labelled=args.min_labelled,
         cluster=cluster,
+        **given(args, "lam", "min_labelled"),
     )
     if args.json:
         return print_json(result.as_dict())
@@ -189,13 +181,8 @@ def run_ppi(args: argparse.Namespace) -> int:
 
 
 def run_certify(args: argparse.Namespace) -> int:
-    chosen = select(args)  # --threshold is checked by its range
+    chosen = select(args)  # --threshold is checked by its range, --candidate by the library
     store, judge = chosen.store, chosen.judge
-    if args.candidate is not None and args.candidate not in store.models():
-        raise UsageError(
-            f"--candidate {args.candidate!r} is not a model of the file; its models are: "
-            + ", ".join(store.models())
-        )
     cert = certify_judge(
         store, judge, candidate=args.candidate, category=args.category, threshold=args.threshold
     )

@@ -101,6 +101,12 @@ class Command:
         return parser
 
 
+def given(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    """The options ``names`` as the library's keywords of the same names (``--max-drop`` is
+    ``max_drop``): ``calibrate(store, **given(args, "rounds", "seed"))``."""
+    return {name: getattr(args, name) for name in names}
+
+
 def load_store(path: str, *, text: bool = False) -> VerdictStore:
     """Read, validate and load a file; errors propagate as VerdictFormatError (exit 2).
 
@@ -225,13 +231,6 @@ def report_unavailable(args: argparse.Namespace, exc: Exception) -> int:
     return 0
 
 
-def catalogue_column(column: object) -> tuple[str, str | None]:
-    """A column's heading as the app writes it and its catalogue id (:func:`evalcore.quantities.heading`)."""
-    from evalcore import quantities as q
-
-    return q.heading(column)
-
-
 def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
     """A table as text, in the app's names and formats: each column that is a catalogue quantity
     is headed by its name and written in its format (percentages, points, thousands separators,
@@ -243,7 +242,7 @@ def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
 
     shown = pd.DataFrame(index=frame.index)
     for column in frame.columns:
-        heading, qid = catalogue_column(column)
+        heading, qid = q.heading(column)
         values = frame[column]
         if qid is not None and pd.api.types.is_numeric_dtype(values.dtype):
             values = values.map(lambda v, qid=qid: q.format(qid, v))
@@ -252,17 +251,7 @@ def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
         if values.dtype == object:  # a missing value reads as a dash, as on the pages
             values = values.map(lambda v: "—" if v is None or v is pd.NA else v)
         shown[heading] = values
-    with pd.option_context(
-        "display.max_rows",
-        500,
-        "display.width",
-        200,
-        "display.max_columns",
-        50,
-        "display.float_format",
-        floatfmt.format,
-    ):
-        print(shown.to_string(index=False, na_rep="—"))
+    print(shown.to_string(index=False, na_rep="—", float_format=floatfmt.format))
 
 
 def print_metrics(table: pd.DataFrame) -> None:
@@ -275,10 +264,10 @@ def print_metrics(table: pd.DataFrame) -> None:
 
     rows = []
     for metric, value, low, high in table[["metric", "value", "low", "high"]].itertuples(index=False):
-        heading, qid = catalogue_column(metric)
+        heading, qid = q.heading(metric)
         if qid is not None and q.CATALOGUE[qid].fmt == "count" and not float(value).is_integer():
             # a key that names a count elsewhere carries a share here: not that quantity
-            heading, qid = catalogue_column(str(metric).replace("_", " "))
+            heading, qid = q.heading(str(metric).replace("_", " "))
 
         def write(v: object, qid: str | None = qid, metric: object = metric) -> str:
             if v is None or (isinstance(v, float) and v != v):

@@ -9,6 +9,7 @@ from evalcore.cli.common import (
     SELECTION,
     Command,
     UsageError,
+    given,
     load_store,
     opt,
     pick_category,
@@ -89,12 +90,10 @@ def _rank_as_of(args: argparse.Namespace) -> int:
     chosen = select(args, text=True)  # judged_at is kept with the text
     result = as_of_leaderboard(
         chosen.store,
-        as_of=args.as_of,
         judge=chosen.judge,
         category=chosen.category,
         rounds=args.bootstrap,
-        seed=args.seed,
-        interval=args.interval,
+        **given(args, "as_of", "seed", "interval"),
     )
     chosen.store.close()
     if args.json:

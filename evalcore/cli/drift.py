@@ -9,7 +9,7 @@ import argparse
 
 import pandas as pd
 
-from evalcore.cli.common import SELECTION, Command, opt, print_json, print_table, select
+from evalcore.cli.common import SELECTION, Command, given, opt, print_json, print_table, select
 from evalcore.errors import DesignError
 
 
@@ -24,11 +24,8 @@ def run_drift(args: argparse.Namespace) -> int:
             sel.store,
             judge=sel.judge,
             category=sel.category,
-            windows=args.windows,
-            split=args.split,
-            min_verdicts=args.min_verdicts,
             rounds=args.bootstrap,
-            seed=args.seed,
+            **given(args, "windows", "split", "min_verdicts", "seed"),
         )
         refused = None
     except NoTimesError:
@@ -36,12 +33,7 @@ def run_drift(args: argparse.Namespace) -> int:
     except DesignError as exc:  # too few verdicts per window: said in words, the drift test still runs
         windows, refused = None, f"No ratings per time window: {exc}."
     drift = judge_drift(
-        sel.store,
-        judge=sel.judge,
-        category=sel.category,
-        alpha=args.alpha,
-        permutations=args.permutations,
-        seed=args.seed,
+        sel.store, judge=sel.judge, category=sel.category, **given(args, "alpha", "permutations", "seed")
     )
     sel.store.close()
     if args.json:

@@ -13,6 +13,7 @@ from evalcore.cli.common import (
     SELECTION,
     Command,
     UsageError,
+    given,
     opt,
     print_json,
     print_notes,
@@ -40,13 +41,19 @@ def _edge(text: str) -> float:
     return value
 
 
+def _method(args: argparse.Namespace) -> str:
+    """The sign test's method: the exact binomial with ``--exact``, else the normal approximation."""
+    return "exact" if args.exact else "normal"
+
+
 def _counts(args: argparse.Namespace):
-    return select(args).counts()
-
-
-def _check_anchor(counts, anchor: str | None) -> None:
-    if anchor is not None and anchor not in counts.models:
-        raise UsageError(f"anchor {anchor!r} is not in the file; its models are: " + ", ".join(counts.models))
+    """The selection's verdict counts, ``--anchor`` checked against their models."""
+    counts = select(args).counts()
+    if args.anchor is not None and args.anchor not in counts.models:
+        raise UsageError(
+            f"anchor {args.anchor!r} is not in the file; its models are: " + ", ".join(counts.models)
+        )
+    return counts
 
 
 def _sizes_in_calls(args: argparse.Namespace, plan, counts) -> list:
@@ -75,7 +82,6 @@ def run_power(args: argparse.Namespace) -> int:
         from evalcore.anchors import anchor_informativeness
 
         counts = _counts(args)
-        _check_anchor(counts, args.anchor)
         try:
             info = anchor_informativeness(counts, args.anchor)
         except DesignError as exc:
@@ -88,12 +94,7 @@ def run_power(args: argparse.Namespace) -> int:
     elif args.anchor is not None:
         raise UsageError("--anchor needs --file (the data to measure its informativeness on)")
     plan = sample_size_plan(
-        args.edge,
-        alpha=args.alpha,
-        power=args.power,
-        informativeness=info,
-        two_sided=args.two_sided,
-        method="exact" if args.exact else "normal",
+        args.edge, informativeness=info, method=_method(args), **given(args, "alpha", "power", "two_sided")
     )
     sizes = _sizes_in_calls(args, plan, counts if args.file is not None else None)
     if args.json:
@@ -126,7 +127,6 @@ def run_detect(args: argparse.Namespace) -> int:
     from evalcore.power import detectable_edges
 
     counts = _counts(args)
-    _check_anchor(counts, args.anchor)
     info = None
     if args.anchor is not None:
         from evalcore.anchors import anchor_informativeness
@@ -139,12 +139,7 @@ def run_detect(args: argparse.Namespace) -> int:
             info = None
         info = info if info is not None and math.isfinite(info) and info > 0 else None
     result = detectable_edges(
-        counts,
-        anchor=args.anchor,
-        informativeness=info,
-        alpha=args.alpha,
-        power=args.power,
-        method="exact" if args.exact else "normal",
+        counts, informativeness=info, method=_method(args), **given(args, "anchor", "alpha", "power")
     )
     if args.json:
         return print_json(result.as_dict())
@@ -185,7 +180,6 @@ def run_sim(args: argparse.Namespace) -> int:
     from evalcore.power import difference_distributions, wilcoxon_power
 
     counts = _counts(args)
-    _check_anchor(counts, args.anchor)
     anchors = [args.anchor] if args.anchor is not None else None
     try:
         dists = difference_distributions(counts, anchors)
@@ -218,12 +212,9 @@ def run_sim(args: argparse.Namespace) -> int:
     curve = wilcoxon_power(
         chosen,
         grid,
-        alpha=args.alpha,
         target_power=args.power,
-        two_sided=args.two_sided,
-        simulations=args.simulations,
-        seed=args.seed,
         edge=edge,
+        **given(args, "alpha", "two_sided", "simulations", "seed"),
     )
     if args.json:
         return print_json(curve.as_dict())

@@ -9,6 +9,7 @@ from evalcore.cli.common import (
     Command,
     UsageError,
     display_name,
+    given,
     opt,
     print_json,
     print_notes,
@@ -33,10 +34,10 @@ def run_report(args: argparse.Namespace) -> int:
     inputs = [("FILE", args.file)]
     if args.human_ranking and args.human_ranking.strip().lower() != PAPER:
         inputs.append(("--human-ranking", args.human_ranking))
-    for flag, given in inputs:
-        if same_file(output, given):
+    for flag, source in inputs:
+        if same_file(output, source):
             raise UsageError(
-                f"--output {output} is the input {flag} {given}: the report would overwrite it; "
+                f"--output {output} is the input {flag} {source}: the report would overwrite it; "
                 "give another file name such as report.html"
             )
     chosen = select(args, text=True)  # style control counts Markdown in the answers
@@ -50,8 +51,7 @@ def run_report(args: argparse.Namespace) -> int:
         judge=chosen.judge,
         human_ranking=human,
         rounds=args.bootstrap,
-        seed=args.seed,
-        compare_judges=args.compare_judges,
+        **given(args, "seed", "compare_judges"),
     )
     findings = headline_findings(analyses)
     document = build_report(analyses, findings)

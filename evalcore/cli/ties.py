@@ -65,11 +65,9 @@ def run_ties(args: argparse.Namespace) -> int:
     ranking = read_human_ranking(args.human_ranking) if args.human_ranking else None
     result = verdict_tie_structure(counts, ranking, score=args.score)
     labelled = labelled_counts(store, judge, category=args.category)
-    human = (
-        verdict_tie_structure(labelled.judge, labelled.human, score=args.score) if labelled.n_calls else None
-    )
     human_row: dict | None = None
-    if human is not None:
+    if labelled.n_calls:
+        human = verdict_tie_structure(labelled.judge, labelled.human, score=args.score)
         assert human.agreement is not None  # a reference (the human labels) always yields one
         human_row = {"calls": human.n_calls, **human.agreement.as_dict()}
     conventions = None if args.no_conventions else _conventions(counts, rounds=args.rounds, seed=args.seed)

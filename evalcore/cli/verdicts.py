@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 
-from evalcore.cli.common import Command, UsageError, display_name, load_store, opt, print_json, printable
+from evalcore.cli.common import (
+    Command,
+    UsageError,
+    display_name,
+    given,
+    load_store,
+    opt,
+    print_json,
+    printable,
+)
 from evalcore.present.verdict_words import case_lines, page_headline
 from evalcore.verdicts import VERDICT_KINDS, VerdictFilter
 
 
 def run_verdicts(args: argparse.Namespace) -> int:
-    flt = VerdictFilter(
-        judge=args.judge,
-        model_a=args.model_a,
-        model_b=args.model_b,
-        instruction=args.instruction,
-        category=args.category,
-        verdict=args.verdict,
-        flipped=args.flipped,
-        disagrees_with_human=args.disagrees_with_human,
-        search=args.search,
-        beats_all=args.beats_all,
-    )
+    # every filter this command offers is an option of the filter's field name
+    flt = VerdictFilter(**given(args, *(f.name for f in fields(VerdictFilter) if hasattr(args, f.name))))
     store = load_store(args.file, text=True)
     if store.is_counts_table:  # counted groups: no single call, no text to list
         from evalcore.ingest.counts_table import SINGLE_CALLS_NOTE

@@ -9,23 +9,8 @@ each headline as a sentence that carries its numbers and the definition behind t
 Overview page, the HTML report (:mod:`evalcore.report`) and ``python -m evalcore report`` show
 the same :class:`Findings`, so they cannot disagree.
 
-Definitions (the documentation's definitions page):
-
-- ratings: Bradley–Terry on the Elo scale, a tie half a win each, 95% intervals = 2.5–97.5
-  percentiles of a bootstrap over instructions (Efron & Tibshirani 1993); head-to-head share
-  P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400));
-- separation: the two-sided exact sign test of the leader against the runner-up on the
-  instructions where their verdicts differ, Holm-adjusted across the adjacent pairs (Don-Yehiya et al. 2026, :func:`evalcore.power.detectable_edges`),
-  beside the leader's 95% rank range across the bootstrap rounds;
-- anchors: Kendall's tau-b between the anchor-based and the all-pairs ranking, informativeness =
-  the share of (instruction, model pair) cases whose verdicts against the anchor differ, the
-  recommended anchor = the most informative one (Don-Yehiya et al. 2026, sections 4.3 and 6); the usual choice is the
-  strongest model (Arena-Hard and AlpacaEval compare against a frontier model); its cost is in
-  tau and in the total instructions a sign test needs for a +5% edge, ⌈617 / I⌉;
-- the judge: position bias = P(first slot wins) − P(second slot wins) over single-order verdicts,
-  in points; swap consistency, the both-orders tie rate (the documentation's definitions: both orders verdict, position bias);
-- correction: Rogan–Gladen with the Lang–Reiczigel interval, refused when the floor is wider than
-  ±20 points (the documentation's definitions: floors; :func:`evalcore.calibration.calibrate`).
+Each finding carries its definition in words (:attr:`Finding.definition`, the text every face
+shows with it); the methods document gives the formulas and their references.
 
 The package has one module per family of findings: :mod:`~evalcore.findings.analyses` (running
 the analyses once), :mod:`~evalcore.findings.finding` (the :class:`Finding` result and its

@@ -205,8 +205,15 @@ def run_analyses(
     summary = cache(("summary",), store.summary)
     counts = cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
     unavailable: dict[str, str] = {}
+    found: dict[str, Any] = {}  # the Analyses fields computed below, by name
 
-    board = None
+    def attempt(name: str, key: tuple, compute: Callable[[], Any], *, reason: str | None = None) -> Any:
+        """The field ``name`` through the cache under ``key``, or None with the reason in words
+        (under ``reason``, else the field's name) when its analysis cannot run on these data."""
+        found[name] = _attempt(unavailable, reason or name, lambda: cache(key, compute))
+        return found[name]
+
+    board = sweep = edges = None
     if counts.n_models < 2 or counts.n_instructions == 0:
         reason = (
             f"judge {judge} has verdicts for {counts.n_models} model(s): a ranking needs "
@@ -226,112 +233,58 @@ def run_analyses(
                 progress=lambda f, t: step(0.05 + 0.45 * f, t),
             ),
         )
-    sweep = edges = cal = fragile = flips = style = stability = monitor = pooled = categories = None
-    windows = drift = widening = None
     if board is not None:
         step(0.48, "how many verdicts the lead rests on")
-        fragile = _attempt(
-            unavailable,
-            "fragility",
-            lambda: cache(("findings", "fragility", judge), lambda: ranking_fragility(counts)),
-        )
-        flips = _attempt(
-            unavailable,
-            "fragility_flips",
-            lambda: cache(
-                ("findings", "fragility_flips", judge), lambda: ranking_fragility(counts, kind="flip")
-            ),
-        )
+        attempt("fragility", ("findings", "fragility", judge), lambda: ranking_fragility(counts))
+        flips = ("findings", "fragility_flips", judge)
+        attempt("fragility_flips", flips, lambda: ranking_fragility(counts, kind="flip"))
         step(0.49, "does one ranking fit every category")
-        categories = _attempt(
-            unavailable,
-            "categories",
-            lambda: cache(("findings", "heterogeneity", judge), lambda: _categories(store, judge)),
-        )
-        style = _attempt(
-            unavailable,
-            "style",
-            lambda: cache(("findings", "style", judge), lambda: _style(store, judge)),
-        )
-        pooled = _attempt(
-            unavailable,
-            "judge_pooling",
-            lambda: cache(("findings", "judge_pooling"), lambda: _pool(store, seed)),
-        )
+        attempt("categories", ("findings", "heterogeneity", judge), lambda: _categories(store, judge))
+        attempt("style", ("findings", "style", judge), lambda: _style(store, judge))
+        attempt("judge_pooling", ("findings", "judge_pooling"), lambda: _pool(store, seed))
         step(0.5, "anchor sweep")
-        sweep = _attempt(
-            unavailable,
-            "anchor",
-            lambda: cache(
-                ("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking)),
-                lambda: anchor_sweep(counts, human_ranking=human_ranking),
-            ),
+        sweep = attempt(
+            "anchors",
+            ("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking)),
+            lambda: anchor_sweep(counts, human_ranking=human_ranking),
+            reason="anchor",
         )
-        stability = None
         if sweep is not None and sweep.recommended is not None and sweep.has_quadratic:
             step(0.53, "how stable the recommended anchor is")
-            stability = _attempt(
-                unavailable,
+            attempt(
                 "anchor_stability",
-                lambda: cache(
-                    ("findings", "anchor_stability", judge, seed),
-                    lambda: anchor_stability(counts, rounds=STABILITY_ROUNDS, seed=seed, with_tau=False),
-                ),
+                ("findings", "anchor_stability", judge, seed),
+                lambda: anchor_stability(counts, rounds=STABILITY_ROUNDS, seed=seed, with_tau=False),
             )
         step(0.55, "what the data can separate")
         anchor = summary.anchor if summary.design == "anchor-only" else None
-        edges = _attempt(
-            unavailable,
-            "separation",
-            lambda: cache(
-                ("findings", "detectable_edges", judge, rounds, seed),
-                # the headline reads the pairs among models whose ratings compare (a model that
-                # only ever sat in one slot carries the judge's slot preference in its rating)
-                lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor),
-            ),
+        edges = attempt(
+            "edges",
+            ("findings", "detectable_edges", judge, rounds, seed),
+            # the headline reads the pairs among models whose ratings compare (a model that
+            # only ever sat in one slot carries the judge's slot preference in its rating)
+            lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor),
+            reason="separation",
         )
-        monitor = _attempt(
-            unavailable,
-            "monitor",
-            lambda: cache(("findings", "monitor", judge), lambda: _monitor(store, judge, summary.design)),
-        )
+        attempt("monitor", ("findings", "monitor", judge), lambda: _monitor(store, judge, summary.design))
         if has_times(store):  # the Leaderboard page's keys: one computation for both
             step(0.56, "the ranking in time")
-            windows = _attempt(
-                unavailable,
-                "time_windows",
-                lambda: cache(("time_windows", judge, None), lambda: rating_windows(store, judge=judge)),
-            )
-            drift = _attempt(
-                unavailable,
-                "judge_drift",
-                lambda: cache(("judge_drift", judge, None), lambda: judge_drift(store, judge=judge)),
-            )
-        widening = _attempt(
-            unavailable,
-            "unit_widening",
-            lambda: cache(("unit_widening", judge), lambda: widening_by_unit(store, judge=judge)),
-        )
+            attempt("time_windows", ("time_windows", judge, None), lambda: rating_windows(store, judge=judge))
+            attempt("judge_drift", ("judge_drift", judge, None), lambda: judge_drift(store, judge=judge))
+        attempt("unit_widening", ("unit_widening", judge), lambda: widening_by_unit(store, judge=judge))
         pair = calibration_pair(board, counts)  # the Calibration page's default pair
         if pair is not None:
             leader, runner_up = pair
             step(0.6, "calibration against human labels")
-            cal = _attempt(
-                unavailable,
-                "correction",
-                lambda: cache(
-                    ("findings", "calibrate", judge, leader, runner_up),
-                    lambda: calibrate(store, judge=judge, candidate=leader, baseline=runner_up),
-                ),
+            attempt(
+                "calibration",
+                ("findings", "calibrate", judge, leader, runner_up),
+                lambda: calibrate(store, judge=judge, candidate=leader, baseline=runner_up),
+                reason="correction",
             )
-    ppi = None
     if board is not None and summary.labelled_rows:
         step(0.62, "prediction-powered ratings")
-        ppi = _attempt(
-            unavailable,
-            "ppi",
-            lambda: cache(("findings", "ppi", judge), lambda: ppi_ratings(store, judge=judge)),
-        )
+        attempt("ppi", ("findings", "ppi", judge), lambda: ppi_ratings(store, judge=judge))
     plan = None
     if sweep is not None or edges is not None:
         info = (
@@ -342,35 +295,21 @@ def run_analyses(
             else math.nan
         )
         plan = sample_size_plan(PLAN_EDGES, informativeness=info if 0 < info <= 1 else None)
-    ties, conventions = _tie_results(
-        counts, judge, has_board=board is not None, cache=cache, unavailable=unavailable
-    )
+    if counts.n_models >= 2:
+        attempt("ties", ("findings", "ties", judge), lambda: verdict_tie_structure(counts))
+    if board is not None:
+        # the order only: the report says it when modelling the ties reorders the leaderboard, so
+        # no interval of the tie parameter (neither the bootstrap nor the profile likelihood's
+        # search, most of the fit's cost)
+        conventions = ("findings", "tie_conventions", judge)
+        attempt("tie_conventions", conventions, lambda: tie_conventions(counts, interval=False))
     others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []
-    share = 0.35 / (1 + len(others))
-    sheets: dict[str, JudgeSheet | str] = {}
-    for n, name in enumerate([judge] + others):
-        step(0.65 + n * share, f"the spec sheet of {name}")
-        why: dict[str, str] = {}
-
-        def one_sheet(name: str = name, n: int = n) -> JudgeSheet:
-            return cache(
-                ("findings", "judge_sheet", name, seed),
-                lambda: judge_sheet(
-                    store,
-                    name,
-                    rounds=min(rounds, JUDGE_ROUNDS),
-                    seed=seed,
-                    length_control=False,
-                    progress=lambda f, t: step(0.65 + (n + f) * share, f"{name}: {t}"),
-                ),
-            )
-
-        found = _attempt(why, "judge", one_sheet)
-        sheets[name] = found if found is not None else why["judge"]
+    sheets = _judge_sheets(
+        store, [judge, *others], rounds=min(rounds, JUDGE_ROUNDS), seed=seed, cache=cache, step=step
+    )
     own = sheets[judge]
-    sheet = own if not isinstance(own, str) else None
-    if sheet is None:
-        unavailable["judge"] = str(own)
+    if isinstance(own, str):
+        unavailable["judge"] = own
     comparison = comparison_table({j: sheets[j] for j in judges if j in sheets}) if others else None
     step(1.0, "done")
     return Analyses(
@@ -380,50 +319,45 @@ def run_analyses(
         rounds=rounds,
         seed=seed,
         leaderboard=board,
-        anchors=sweep,
-        judge_sheet=sheet,
-        edges=edges,
+        judge_sheet=None if isinstance(own, str) else own,
         plan=plan,
-        monitor=monitor,
-        calibration=cal,
-        ties=ties,
-        tie_conventions=conventions,
         judge_comparison=comparison,
         human_ranking=human_ranking,
-        fragility=fragile,
-        fragility_flips=flips,
-        categories=categories,
-        ppi=ppi,
-        style=style,
-        anchor_stability=stability,
-        judge_pooling=pooled,
-        time_windows=windows,
-        unit_widening=widening or {},
-        judge_drift=drift,
+        **{**found, "unit_widening": found.get("unit_widening") or {}},
         both_bad=cache(("both_bad", judge, None), lambda: both_bad_share(store, judge=judge)),
         unavailable=unavailable,
     )
 
 
-def _tie_results(
-    counts: VerdictCounts, judge: str, *, has_board: bool, cache: Any, unavailable: dict[str, str]
-) -> tuple[VerdictTieStructure | None, TieConventions | None]:
-    """The tie structure and the ranking under each tie convention (the order only: the report
-    says it when modelling the ties reorders the leaderboard, so no interval of the tie parameter:
-    neither the bootstrap nor the profile likelihood's search, most of the fit's cost)."""
-    ties = conventions = None
-    if counts.n_models >= 2:
-        ties = _attempt(
-            unavailable,
-            "ties",
-            lambda: cache(("findings", "ties", judge), lambda: verdict_tie_structure(counts)),
-        )
-    if has_board:
-        conventions = _attempt(
-            unavailable,
-            "tie_conventions",
-            lambda: cache(
-                ("findings", "tie_conventions", judge), lambda: tie_conventions(counts, interval=False)
-            ),
-        )
-    return ties, conventions
+def _judge_sheets(
+    store: VerdictStore,
+    names: list[str],
+    *,
+    rounds: int,
+    seed: int,
+    cache: Cache,
+    step: Callable[[float, str], None],
+) -> dict[str, JudgeSheet | str]:
+    """The spec sheet of each judge of ``names`` (the chosen one first), or why it cannot be built."""
+    share = 0.35 / len(names)
+    sheets: dict[str, JudgeSheet | str] = {}
+    for n, name in enumerate(names):
+        step(0.65 + n * share, f"the spec sheet of {name}")
+        why: dict[str, str] = {}
+
+        def one_sheet(name: str = name, n: int = n) -> JudgeSheet:
+            return cache(
+                ("findings", "judge_sheet", name, seed),
+                lambda: judge_sheet(
+                    store,
+                    name,
+                    rounds=rounds,
+                    seed=seed,
+                    length_control=False,
+                    progress=lambda f, t: step(0.65 + (n + f) * share, f"{name}: {t}"),
+                ),
+            )
+
+        sheet = _attempt(why, "judge", one_sheet)
+        sheets[name] = sheet if sheet is not None else why["judge"]
+    return sheets

@@ -8,13 +8,12 @@ from typing import Any
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
-    PAGES,
     TILE_LABELS,
-    TITLES,
     Finding,
     Tile,
     cell_number,
     fmt_tau,
+    make_finding,
     unavailable_finding,
 )
 from evalcore.power import sign_test_sample_size, total_samples
@@ -31,6 +30,11 @@ def _stability(analyses: Analyses, anchor: str) -> tuple[float, int] | None:
         return None
     rate = float(stability.table.set_index("anchor").loc[anchor, "most_informative_rate"])
     return rate, stability.rounds
+
+
+def _with_humans(tau: float) -> str:
+    """The anchor's tau with the human ranking in brackets, or nothing without one."""
+    return f" ({tau:.3f} with the human ranking)" if math.isfinite(tau) else ""
 
 
 def anchor_finding(analyses: Analyses) -> Finding:
@@ -79,7 +83,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
             f"needs about {rec_total:,} instructions. Choosing a better anchor needs an "
             "all-pairs table (every model judged against every other)."
         )
-        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], "clear", numbers)
+        return make_finding("anchor", "clear", tiles, text, definition, numbers)
     position = int(rec["position"])
     strongest = str(table.index[table["position"] == table["position"].min()][0])
     usual = table.loc[strongest]
@@ -102,9 +106,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
         f"verdicts against it (its informativeness), and ranking the models by their win rate against it agrees with the all-pairs "
         f"ranking at {tau_name} = {fmt_tau(numbers['recommended_tau_quadratic'])}"
     )
-    if math.isfinite(numbers["recommended_tau_human"]):
-        text += f" ({numbers['recommended_tau_human']:.3f} with the human ranking)"
-    text += "."
+    text += _with_humans(numbers["recommended_tau_human"]) + "."
     stable = _stability(analyses, recommended)
     if stable is not None:
         rate, rounds = stable
@@ -131,7 +133,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
     caveats = "".join(" " + note for note in sweep.notes)
     if strongest == recommended:
         text += " The usual choice, the strongest model, is the recommended one here." + caveats
-        return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], "clear", numbers)
+        return make_finding("anchor", "clear", tiles, text, definition, numbers)
     if not usual_info > 0:
         text += (
             f" The usual choice, the strongest model {strongest}, gives no informative case: "
@@ -143,8 +145,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
             f" The usual choice, the strongest model {strongest}, gives {q.format('informativeness', usual_info)} "
             f"informative cases and tau {fmt_tau(numbers['usual_tau_quadratic'])}"
         )
-        if math.isfinite(numbers["usual_tau_human"]):
-            text += f" ({numbers['usual_tau_human']:.3f} with the human ranking)"
+        text += _with_humans(numbers["usual_tau_human"])
         costly = math.isfinite(rec_total) and usual_total > rec_total
         if costly:
             text += (
@@ -156,4 +157,4 @@ def anchor_finding(analyses: Analyses) -> Finding:
             text += "."
     text += caveats
     status = "caution" if costly else "clear"
-    return Finding("anchor", TITLES["anchor"], tiles, text, definition, PAGES["anchor"], status, numbers)
+    return make_finding("anchor", status, tiles, text, definition, numbers)

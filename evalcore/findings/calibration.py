@@ -6,14 +6,7 @@ from typing import Any
 
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
-from evalcore.findings.finding import (
-    PAGES,
-    TILE_LABELS,
-    TITLES,
-    Finding,
-    Tile,
-    unavailable_finding,
-)
+from evalcore.findings.finding import TILE_LABELS, Finding, Tile, make_finding, unavailable_finding
 from evalcore.text import fmt_pct
 
 
@@ -82,6 +75,4 @@ def correction_finding(analyses: Analyses) -> Finding:
     if cal.refused and not (c.n_se and c.n_sp):
         note = f"{c.n_labelled:,} labelled pairs"
     tiles = (Tile(TILE_LABELS["correction"], value, note),)
-    return Finding(
-        "correction", TITLES["correction"], tiles, text, definition, PAGES["correction"], status, numbers
-    )
+    return make_finding("correction", status, tiles, text, definition, numbers)

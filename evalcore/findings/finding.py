@@ -13,23 +13,31 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-#: The analysis (the app's page of that name) with the detail of each finding; a front end maps
-#: the name to its own page (the Overview links to it).
-PAGES: dict[str, str] = {
-    "leader": "leaderboard",
-    "separation": "power",
-    "anchor": "anchors",
-    "judge": "judge",
-    "correction": "calibration",
+#: The five findings in the order they are shown: key → (title, the label of its first tile, the
+#: analysis with its detail (the app's page of that name; a front end maps the name to its own
+#: page, the Overview links to it), the section of the methods document behind it).
+FINDINGS: dict[str, tuple[str, str, str, str]] = {
+    "leader": ("Who leads", "Leader", "leaderboard", "ranking-bradleyterry-on-the-elo-scale"),
+    "separation": (
+        "Can the data separate the top models?",
+        "Top two separated?",
+        "power",
+        "power-and-sample-sizes",
+    ),
+    "anchor": ("Which anchor to compare against", "Recommended anchor", "anchors", "anchor-selection"),
+    "judge": ("The judge's position bias and ties", "Position bias", "judge", "the-judges-spec-sheet"),
+    "correction": (
+        "Can the win rate be corrected?",
+        "Win rate correctable?",
+        "calibration",
+        "calibration-against-human-labels",
+    ),
 }
+TITLES = {key: row[0] for key, row in FINDINGS.items()}
+TILE_LABELS = {key: row[1] for key, row in FINDINGS.items()}
+PAGES: dict[str, str] = {key: row[2] for key, row in FINDINGS.items()}
 #: Finding → the section of the methods document (and the app's Methods page) behind it.
-METHOD_SECTIONS = {
-    "leader": "ranking-bradleyterry-on-the-elo-scale",
-    "separation": "power-and-sample-sizes",
-    "anchor": "anchor-selection",
-    "judge": "the-judges-spec-sheet",
-    "correction": "calibration-against-human-labels",
-}
+METHOD_SECTIONS = {key: row[3] for key, row in FINDINGS.items()}
 
 
 def cell_number(value: Any) -> float:
@@ -114,30 +122,12 @@ class Findings:
         )
 
 
-TITLES = {
-    "leader": "Who leads",
-    "separation": "Can the data separate the top models?",
-    "anchor": "Which anchor to compare against",
-    "judge": "The judge's position bias and ties",
-    "correction": "Can the win rate be corrected?",
-}
-TILE_LABELS = {
-    "leader": "Leader",
-    "separation": "Top two separated?",
-    "anchor": "Recommended anchor",
-    "judge": "Position bias",
-    "correction": "Win rate correctable?",
-}
+def make_finding(
+    key: str, status: str, tiles: tuple[Tile, ...], text: str, definition: str, numbers: dict
+) -> Finding:
+    """The finding ``key`` with its title and the page of its detail."""
+    return Finding(key, TITLES[key], tiles, text, definition, PAGES[key], status, numbers)
 
 
 def unavailable_finding(key: str, reason: str) -> Finding:
-    return Finding(
-        key=key,
-        title=TITLES[key],
-        tiles=(Tile(TILE_LABELS[key], "—", "not available"),),
-        text=reason,
-        definition="",
-        page=PAGES[key],
-        status="unavailable",
-        numbers={},
-    )
+    return make_finding(key, "unavailable", (Tile(TILE_LABELS[key], "—", "not available"),), reason, "", {})

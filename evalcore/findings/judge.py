@@ -8,11 +8,10 @@ from typing import cast
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
-    PAGES,
     TILE_LABELS,
-    TITLES,
     Finding,
     Tile,
+    make_finding,
     unavailable_finding,
 )
 from evalcore.text import fmt_pct
@@ -33,11 +32,7 @@ def judge_finding(analyses: Analyses) -> Finding:
         return unavailable_finding("judge", analyses.unavailable.get("judge", "No judge sheet."))
     s = sheet.scalars()
     # the position bias and its bounds are always floats (NaN when not identified)
-    bias, low, high = (
-        cast(float, s["position_bias_points"]),
-        cast(float, s["position_bias_points_low"]),
-        cast(float, s["position_bias_points_high"]),
-    )
+    bias, low, high = (cast(float, s[f"position_bias_points{end}"]) for end in ("", "_low", "_high"))
     definition = (
         "Position bias: P(first slot wins) − P(second slot wins), in percentage points, measured "
         "on model pairs judged in both slot orders, each order weighted equally. Swap consistency: the share of pairs judged in both orders whose two verdicts, "
@@ -56,32 +51,29 @@ def judge_finding(analyses: Analyses) -> Finding:
         )
     elif not (math.isfinite(low) and math.isfinite(high)):
         text = f"{analyses.judge}'s slot preference: {bias:+.1f} percentage points (no interval). For scale,"
-    elif low <= 0 <= high:
-        lead = f"{analyses.judge} shows no clear slot preference: {bias:+.1f} percentage points"
-        text = f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale,"
     else:
-        lead = f"{analyses.judge} prefers the {side} slot by {abs(bias):.1f} percentage points"
+        lead = (
+            f"{analyses.judge} shows no clear slot preference: {bias:+.1f} percentage points"
+            if low <= 0 <= high
+            else f"{analyses.judge} prefers the {side} slot by {abs(bias):.1f} percentage points"
+        )
         text = f"{lead} (95% interval {low:+.1f} to {high:+.1f}). For scale,"
     text += (
         " a 2026 measurement study of six open-weight judges on the MT-Bench expert votes measured "
         f"{STUDY_POSITION_RANGE[0]:+.1f} to {STUDY_POSITION_RANGE[1]:+.1f} percentage "
         f"points, and {STUDY_HUMAN_POSITION:+.1f} for human experts."
     )
+    ties = f" It calls a tie on {q.format('tie_rate', s['tie_rate'])} of its verdicts (its single-order tie rate)"
     if s["pairings"]:
         text += (
             f" When the answers swap places, {q.format('flip_rate', s['flip_rate'])} of the pairs change "
-            f"their verdict (swap consistency {q.format('swap_consistency', s['swap_consistency'])})."
+            f"their verdict (swap consistency {q.format('swap_consistency', s['swap_consistency'])}).{ties}, "
+            f"and {q.format('both_orders_tie_rate', s['both_orders_tie_rate'])} of the pairs end as ties once "
+            "both orders are combined."
         )
-    text += f" It calls a tie on {q.format('tie_rate', s['tie_rate'])} of its verdicts (its single-order tie rate)"
-    if s["pairings"]:
+    else:
         text += (
-            f", and {q.format('both_orders_tie_rate', s['both_orders_tie_rate'])} of the pairs end as ties once "
-            "both orders are combined"
-        )
-    text += "."
-    if not s["pairings"]:
-        text += (
-            " No pair was judged in both orders, so swap consistency and the both-orders "
+            f"{ties}. No pair was judged in both orders, so swap consistency and the both-orders "
             "tie rate cannot be measured."
         )
     nv = cast("float | None", s["no_verdict_rate"])
@@ -122,4 +114,4 @@ def judge_finding(analyses: Analyses) -> Finding:
         ),
     )
     status = "caution" if abs(bias) >= LARGE_POSITION_BIAS else "clear"
-    return Finding("judge", TITLES["judge"], tiles, text, definition, PAGES["judge"], status, numbers)
+    return make_finding("judge", status, tiles, text, definition, numbers)

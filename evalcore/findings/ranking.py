@@ -10,12 +10,11 @@ import pandas as pd
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
-    PAGES,
     TILE_LABELS,
-    TITLES,
     Finding,
     Tile,
     cell_number,
+    make_finding,
     unavailable_finding,
 )
 from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
@@ -123,6 +122,7 @@ def leader_finding(analyses: Analyses) -> Finding:
             "strength from the judge's slot preference: "
         )
     status = "caution" if caveat else "clear"
+    never_lost = str(first["bound"]) == "at least"
     definition = (
         "Bradley–Terry ratings on the Elo scale (mean 1000; a tie is half a win each). 95% "
         f"intervals: 2.5–97.5 percentiles of {board.rounds:,} bootstrap rounds over the "
@@ -144,22 +144,16 @@ def leader_finding(analyses: Analyses) -> Finding:
     }
     rating_words = (
         f"a rating held finite by a prior (it never lost; {interval_words(first)})"
-        if str(first["bound"]) == "at least"
+        if never_lost
         else f"a rating of {fmt_rating(first['rating'])} ({interval_words(first)})"
     )
     text = caveat + f"{first['model']} leads the {len(board.table)} models with {rating_words}"
-    tiles: tuple[Tile, ...] = (
-        Tile(
-            TILE_LABELS["leader"],
-            str(first["model"]),
-            f"{_short_interval(first)} (never lost)"
-            if str(first["bound"]) == "at least"
-            else f"{fmt_rating(first['rating'])} ({_short_interval(first)})",
-        ),
-    )
+    interval = _short_interval(first)
+    note = f"{interval} (never lost)" if never_lost else f"{fmt_rating(first['rating'])} ({interval})"
+    tiles: tuple[Tile, ...] = (Tile(TILE_LABELS["leader"], str(first["model"]), note),)
     if len(top) < 2:
         text += "." + _left_out(board, str(first["model"]))
-        return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], status, numbers)
+        return make_finding("leader", status, tiles, text, definition, numbers)
     shared = top[top["rank"] == first["rank"]]
     if len(shared) > 1:
         # Several models share the top rating (e.g. an all-ties judge): nobody leads.
@@ -172,9 +166,7 @@ def leader_finding(analyses: Analyses) -> Finding:
             "on this judge's verdicts."
         )
         tiles = (Tile(TILE_LABELS["leader"], "none", f"{len(shared)} models tied at the top"),)
-        return Finding(
-            "leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], "caution", numbers
-        )
+        return make_finding("leader", "caution", tiles, text, definition, numbers)
     second = top.iloc[1]
     gap = float(first["rating"] - second["rating"])
     share = float(win_probability(first["rating"], second["rating"]))
@@ -189,7 +181,7 @@ def leader_finding(analyses: Analyses) -> Finding:
         }
     )
     second_words = f"{second['model']} ({fmt_rating(second['rating'])}, {interval_words(second)})"
-    if str(first["bound"]) == "at least":
+    if never_lost:
         # The prior-held rating is no estimate: only the one-sided bound supports a share.
         low = cell_number(first["ci_low"])
         least = float(win_probability(low, second["rating"])) if math.isfinite(low) else math.nan
@@ -239,26 +231,17 @@ def leader_finding(analyses: Analyses) -> Finding:
         text += " " + " ".join(words for _, words in said_in_time)
         numbers["moved_in_time"] = any(key == "time-line" for key, _ in said_in_time)
         numbers["judge_drifted"] = any(key == "drift-line" for key, _ in said_in_time)
-    if str(first["bound"]) == "at least":  # the prior-held gap is no estimate: its bound is
+    over = f"Elo points over {second['model']}"
+    if never_lost:  # the prior-held gap is no estimate: its bound is
         least_gap = cell_number(first["ci_low"]) - float(second["rating"])
         numbers["gap"] = None
         numbers["gap_at_least"] = least_gap if math.isfinite(least_gap) else None
-        tiles += (
-            Tile(
-                q.name("lead_over_next"),
-                f"at least {least_gap:+,.0f}" if math.isfinite(least_gap) else "unbounded",
-                f"Elo points over {second['model']} (one-sided bound)",
-            ),
-        )
+        value = f"at least {least_gap:+,.0f}" if math.isfinite(least_gap) else "unbounded"
+        over += " (one-sided bound)"
     else:
-        tiles += (
-            Tile(
-                q.name("lead_over_next"),
-                q.format("lead_over_next", gap),
-                f"Elo points over {second['model']}",
-            ),
-        )
-    return Finding("leader", TITLES["leader"], tiles, text, definition, PAGES["leader"], status, numbers)
+        value = q.format("lead_over_next", gap)
+    tiles += (Tile(q.name("lead_over_next"), value, over),)
+    return make_finding("leader", status, tiles, text, definition, numbers)
 
 
 def _first_comparable_pair(table: pd.DataFrame, board: Leaderboard) -> pd.Series | None:
@@ -346,14 +329,12 @@ def separation_finding(analyses: Analyses) -> Finding:
             f"No: {upper} and {lower} never received different verdicts {how} on a common "
             "instruction, so nothing separates them."
         )
-        return Finding(
+        return make_finding(
             "separation",
-            TITLES["separation"],
+            "caution",
             (Tile(TILE_LABELS["separation"], "No", "their verdicts never differ"),),
             text,
             definition,
-            PAGES["separation"],
-            "caution",
             numbers,
         )
     won = (
@@ -389,13 +370,6 @@ def separation_finding(analyses: Analyses) -> Finding:
         f"pairs {'is' if edges.n_resolved == 1 else 'are'} separated."
     )
     note = f"sign test, Holm-adjusted {fmt_p(pair['p_holm'])}"
-    return Finding(
-        "separation",
-        TITLES["separation"],
-        (Tile(TILE_LABELS["separation"], value, note),),
-        text,
-        definition,
-        PAGES["separation"],
-        status,
-        numbers,
+    return make_finding(
+        "separation", status, (Tile(TILE_LABELS["separation"], value, note),), text, definition, numbers
     )

@@ -16,7 +16,16 @@ from evalcore.anchors import (
     SampleSizeSweep,
     WinRateDistribution,
 )
-from evalcore.plots.common import ACCENT, AXIS_NAME_CHARS, MUTED, PRIMARY, cut_label, style
+from evalcore.plots.common import (
+    ACCENT,
+    AXIS_NAME_CHARS,
+    MUTED,
+    PRIMARY,
+    band_line,
+    cut_label,
+    error_bars,
+    style,
+)
 from evalcore.plots.common import label as plot_text
 
 HUMAN = "#15803d"
@@ -32,16 +41,14 @@ def _tau_name(variant: str) -> str:
 
 
 def _highlight(fig: go.Figure, x, y, text, name: str) -> None:
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=y,
-            mode="markers",
-            name=name,
-            text=text,
-            marker={"symbol": "star", "size": 18, "color": ACCENT, "line": {"width": 1, "color": "white"}},
-            hovertemplate="<b>%{text}</b> (chosen)<br>%{x}, %{y:.3f}<extra></extra>",
-        )
+    fig.add_scatter(
+        x=x,
+        y=y,
+        mode="markers",
+        name=name,
+        text=text,
+        marker={"symbol": "star", "size": 18, "color": ACCENT, "line": {"width": 1, "color": "white"}},
+        hovertemplate="<b>%{text}</b> (chosen)<br>%{x}, %{y:.3f}<extra></extra>",
     )
 
 
@@ -50,30 +57,21 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
     anchor, for the quadratic and (when loaded) the human reference."""
     t = sweep.table
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=t["position"],
-            y=t["tau_quadratic"],
-            mode="lines+markers",
-            name="vs all-pairs ranking",
-            text=t["anchor"],
-            marker={"color": PRIMARY, "size": 9},
-            line={"color": PRIMARY, "width": 1},
-            hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>all pairs</extra>",
-        )
-    )
+    references: list[tuple[str, str, str, str, dict, dict]] = [
+        ("quadratic", "all-pairs", "all pairs", PRIMARY, {}, {})
+    ]
     if t["tau_human"].notna().any():
-        fig.add_trace(
-            go.Scatter(
-                x=t["position"],
-                y=t["tau_human"],
-                mode="lines+markers",
-                name="vs human ranking",
-                text=t["anchor"],
-                marker={"color": HUMAN, "size": 9, "symbol": "diamond"},
-                line={"color": HUMAN, "width": 1, "dash": "dot"},
-                hovertemplate="<b>%{text}</b><br>position %{x}<br>tau %{y:.3f}<extra>human</extra>",
-            )
+        references.append(("human", "human", "human", HUMAN, {"symbol": "diamond"}, {"dash": "dot"}))
+    for reference, words, short, colour, marker, line in references:
+        fig.add_scatter(
+            x=t["position"],
+            y=t[f"tau_{reference}"],
+            mode="lines+markers",
+            name=f"vs {words} ranking",
+            text=t["anchor"],
+            marker={"color": colour, "size": 9, **marker},
+            line={"color": colour, "width": 1, **line},
+            hovertemplate=f"<b>%{{text}}</b><br>position %{{x}}<br>tau %{{y:.3f}}<extra>{short}</extra>",
         )
     if highlight is not None and highlight in set(t["anchor"]):
         row = t[t["anchor"] == highlight]
@@ -91,15 +89,13 @@ def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple
     xy = (
         {"x": [ceiling, ceiling], "y": list(span)} if vertical else {"x": list(span), "y": [ceiling, ceiling]}
     )
-    fig.add_trace(
-        go.Scatter(
-            **xy,
-            mode="lines",
-            name=f"3-level ceiling {ceiling:.1%}",
-            line={"color": ACCENT, "dash": "dot", "width": 2},
-            hoverinfo="skip",
-            showlegend=True,
-        )
+    fig.add_scatter(
+        **xy,
+        mode="lines",
+        name=f"3-level ceiling {ceiling:.1%}",
+        line={"color": ACCENT, "dash": "dot", "width": 2},
+        hoverinfo="skip",
+        showlegend=True,
     )
 
 
@@ -120,15 +116,13 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
     )
     if np.isfinite(sweep.fit_slope) and len(t):
         xs = np.linspace(t["informativeness"].min(), t["informativeness"].max(), 20)
-        fig.add_trace(
-            go.Scatter(
-                x=xs,
-                y=sweep.fit_slope * xs + sweep.fit_intercept,
-                mode="lines",
-                name=f"linear fit, R² = {sweep.fit_r2:.3f}",
-                line={"color": MUTED, "dash": "dash"},
-                hoverinfo="skip",
-            )
+        fig.add_scatter(
+            x=xs,
+            y=sweep.fit_slope * xs + sweep.fit_intercept,
+            mode="lines",
+            name=f"linear fit, R² = {sweep.fit_r2:.3f}",
+            line={"color": MUTED, "dash": "dash"},
+            hoverinfo="skip",
         )
     if np.isfinite(sweep.ceiling_3_level) and len(t):
         _ceiling_line(
@@ -177,18 +171,14 @@ def win_rate_histograms(dists: list[WinRateDistribution]) -> go.Figure:
     n = max(1, len(dists))
     fig = make_subplots(rows=1, cols=n, shared_yaxes=True, subplot_titles=[d.anchor for d in dists] or [""])
     for k, d in enumerate(dists):
-        fig.add_trace(
-            go.Bar(
-                x=d.histogram["models_beating_anchor"],
-                y=d.histogram["instructions"],
-                marker_color=PALETTE[k % len(PALETTE)],
-                name=d.anchor,
-                showlegend=False,
-                hovertemplate=(
-                    f"<b>{d.anchor}</b><br>%{{x}} of {d.n_competitors} models beat it on "
-                    "%{y} instructions<extra></extra>"
-                ),
-            ),
+        fig.add_bar(
+            x=d.histogram["models_beating_anchor"],
+            y=d.histogram["instructions"],
+            marker_color=PALETTE[k % len(PALETTE)],
+            name=d.anchor,
+            showlegend=False,
+            hovertemplate=f"<b>{d.anchor}</b><br>%{{x}} of {d.n_competitors} models beat it on "
+            "%{y} instructions<extra></extra>",
             row=1,
             col=k + 1,
         )
@@ -209,64 +199,42 @@ def rank_comparison(ranking: AnchorRanking) -> go.Figure:
         for _, row in t.iterrows():
             shift = int(row["rank_shift"])
             color = MUTED if shift == 0 else (HUMAN if shift > 0 else ACCENT)
-            fig.add_trace(
-                go.Scatter(
-                    x=["all pairs", f"anchor {ranking.anchor}"],
-                    y=[int(row["quadratic_rank"]), int(row["anchor_rank"])],
-                    mode="lines+markers",
-                    showlegend=False,
-                    line={"color": color},
-                    marker={"color": color},
-                    hovertemplate=(
-                        f"<b>{row['model']}</b><br>%{{x}}: rank %{{y}}<br>shift {shift:+d}<extra></extra>"
-                    ),
-                )
+            fig.add_scatter(
+                x=["all pairs", f"anchor {ranking.anchor}"],
+                y=[int(row["quadratic_rank"]), int(row["anchor_rank"])],
+                mode="lines+markers",
+                showlegend=False,
+                line={"color": color},
+                marker={"color": color},
+                hovertemplate=f"<b>{row['model']}</b><br>%{{x}}: rank %{{y}}<br>shift {shift:+d}<extra></extra>",
             )
 
-        def names_at(ranks: pd.Series) -> tuple[list[int], list[str]]:
+        top = int(max(t["quadratic_rank"].max(), t["anchor_rank"].max()))
+
+        def rank_axis(ranks: pd.Series) -> dict:
+            """A rank axis with the models' names at their ranks, rank 1 at the top."""
             at: dict[int, list[str]] = {}
             for rank, model in zip(ranks.astype(int), t["model"].astype(str), strict=True):
                 at.setdefault(int(rank), []).append(cut_label(model, AXIS_NAME_CHARS))
             keys = sorted(at)
-            return keys, [plot_text(", ".join(at[k])) for k in keys]
+            text = [plot_text(", ".join(at[k])) for k in keys]
+            return {"tickmode": "array", "tickvals": keys, "ticktext": text, "range": [top + 0.5, 0.5]}
 
-        top = int(max(t["quadratic_rank"].max(), t["anchor_rank"].max()))
-        span = [top + 0.5, 0.5]  # rank 1 at the top on both axes
-        left_vals, left_text = names_at(t["quadratic_rank"])
-        right_vals, right_text = names_at(t["anchor_rank"])
-        fig.add_trace(  # an invisible point puts the right axis on the figure
-            go.Scatter(
-                x=["all pairs"],
-                y=[1],
-                yaxis="y2",
-                mode="markers",
-                opacity=0,
-                showlegend=False,
-                hoverinfo="skip",
-            )
+        # an invisible point puts the right axis on the figure
+        fig.add_scatter(
+            x=["all pairs"], y=[1], yaxis="y2", mode="markers", opacity=0, showlegend=False, hoverinfo="skip"
         )
+        right = {"overlaying": "y", "side": "right", "showgrid": False, "automargin": True}
         fig.update_layout(
-            yaxis={"tickmode": "array", "tickvals": left_vals, "ticktext": left_text, "range": span},
-            yaxis2={
-                "overlaying": "y",
-                "side": "right",
-                "tickmode": "array",
-                "tickvals": right_vals,
-                "ticktext": right_text,
-                "range": span,
-                "showgrid": False,
-                "automargin": True,
-            },
+            yaxis=rank_axis(t["quadratic_rank"]), yaxis2={**rank_axis(t["anchor_rank"]), **right}
         )
     else:
-        fig.add_trace(
-            go.Bar(
-                x=t["win_rate"],
-                y=t["model"],
-                orientation="h",
-                marker_color=PRIMARY,
-                hovertemplate="<b>%{y}</b><br>win rate %{x:.1%}<extra></extra>",
-            )
+        fig.add_bar(
+            x=t["win_rate"],
+            y=t["model"],
+            orientation="h",
+            marker_color=PRIMARY,
+            hovertemplate="<b>%{y}</b><br>win rate %{x:.1%}<extra></extra>",
         )
         fig.update_xaxes(title=f"win rate against {ranking.anchor}", tickformat=".0%")
         fig.update_yaxes(autorange="reversed")
@@ -288,27 +256,19 @@ def pilot_scatter(pilot: PilotScreening) -> go.Figure:
             text=t["anchor"],
             name="anchor",
             marker={"color": PRIMARY, "size": 9},
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": t["pilot_high"] - t["pilot_mean"],
-                "arrayminus": t["pilot_mean"] - t["pilot_low"],
-                "color": MUTED,
-            },
+            error_y=error_bars(t["pilot_mean"], t["pilot_low"], t["pilot_high"], color=MUTED),
             hovertemplate=("<b>%{text}</b><br>full data %{x:.1%}<br>pilot mean %{y:.1%}<extra></extra>"),
         )
     )
     lo = float(np.nanmin([t["full"].min(), t["pilot_low"].min()]))
     hi = float(np.nanmax([t["full"].max(), t["pilot_high"].max()]))
-    fig.add_trace(
-        go.Scatter(
-            x=[lo, hi],
-            y=[lo, hi],
-            mode="lines",
-            name="equal",
-            line={"color": MUTED, "dash": "dot"},
-            hoverinfo="skip",
-        )
+    fig.add_scatter(
+        x=[lo, hi],
+        y=[lo, hi],
+        mode="lines",
+        name="equal",
+        line={"color": MUTED, "dash": "dot"},
+        hoverinfo="skip",
     )
     fig.update_xaxes(title="informativeness on all data", tickformat=".0%")
     fig.update_yaxes(title=f"pilot estimate (k = {pilot.k})", tickformat=".0%")
@@ -316,22 +276,6 @@ def pilot_scatter(pilot: PilotScreening) -> go.Figure:
         fig,
         title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} over {pilot.repetitions} repetitions",
         height=420,
-    )
-
-
-def _band(fig: go.Figure, x, low, high, color: str, name: str) -> None:
-    fig.add_trace(
-        go.Scatter(
-            x=list(x) + list(x)[::-1],
-            y=list(high) + list(low)[::-1],
-            fill="toself",
-            fillcolor=color,
-            opacity=0.15,
-            line={"width": 0},
-            hoverinfo="skip",
-            showlegend=False,
-            name=name,
-        )
     )
 
 
@@ -345,16 +289,16 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
         part = s[s["ranking"] == name].sort_values("size")
         if part.empty:
             continue
-        _band(fig, part["size"], part["low"], part["high"], color, name)
-        fig.add_trace(
-            go.Scatter(
-                x=part["size"],
-                y=part["mean"],
-                mode="lines+markers",
-                name=name,
-                line={"color": color},
-                hovertemplate=(f"<b>{name}</b><br>%{{x}} instructions<br>mean tau %{{y:.3f}}<extra></extra>"),
-            )
+        hover = f"<b>{name}</b><br>%{{x}} instructions<br>mean tau %{{y:.3f}}<extra></extra>"
+        band_line(
+            fig,
+            part["size"],
+            part["mean"],
+            part["low"],
+            part["high"],
+            color=color,
+            name=name,
+            hovertemplate=hover,
         )
     fig.update_xaxes(title="number of instructions")
     fig.update_yaxes(
@@ -372,16 +316,17 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
     """Mean tau with the all-pairs ranking against the size of the anchor set."""
     s = sweep.summary.sort_values("n_anchors")
     fig = go.Figure()
-    _band(fig, s["n_anchors"], s["low"], s["high"], PRIMARY, "band")
-    fig.add_trace(
-        go.Scatter(
-            x=s["n_anchors"],
-            y=s["mean"],
-            mode="lines+markers",
-            name="mean",
-            line={"color": PRIMARY},
-            hovertemplate="%{x} anchors<br>mean tau %{y:.3f}<extra></extra>",
-        )
+    hover = "%{x} anchors<br>mean tau %{y:.3f}<extra></extra>"
+    band_line(
+        fig,
+        s["n_anchors"],
+        s["mean"],
+        s["low"],
+        s["high"],
+        color=PRIMARY,
+        name="mean",
+        band_name="band",
+        hovertemplate=hover,
     )
     fig.update_xaxes(title="number of anchors", dtick=1)
     fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the all-pairs ranking (non-anchors)")
@@ -397,36 +342,23 @@ def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
     ranking's tau with humans."""
     t = effect.table
     fig = go.Figure()
-    fig.add_trace(
-        go.Bar(
+    for which, colour in (("best", HUMAN), ("worst", ACCENT)):
+        fig.add_bar(
             x=t["judge"],
-            y=t["best_tau_quadratic"],
-            name="best anchor",
-            marker_color=HUMAN,
-            text=t["best_anchor"],
-            hovertemplate="%{x}<br>best anchor %{text}: %{y:.3f}<extra></extra>",
+            y=t[f"{which}_tau_quadratic"],
+            name=f"{which} anchor",
+            marker_color=colour,
+            text=t[f"{which}_anchor"],
+            hovertemplate=f"%{{x}}<br>{which} anchor %{{text}}: %{{y:.3f}}<extra></extra>",
         )
-    )
-    fig.add_trace(
-        go.Bar(
-            x=t["judge"],
-            y=t["worst_tau_quadratic"],
-            name="worst anchor",
-            marker_color=ACCENT,
-            text=t["worst_anchor"],
-            hovertemplate="%{x}<br>worst anchor %{text}: %{y:.3f}<extra></extra>",
-        )
-    )
     if t["quadratic_tau_human"].notna().any():
-        fig.add_trace(
-            go.Scatter(
-                x=t["judge"],
-                y=t["quadratic_tau_human"],
-                mode="markers",
-                name="all pairs vs human",
-                marker={"color": PRIMARY, "size": 12, "symbol": "diamond"},
-                hovertemplate="%{x}<br>all pairs vs human %{y:.3f}<extra></extra>",
-            )
+        fig.add_scatter(
+            x=t["judge"],
+            y=t["quadratic_tau_human"],
+            mode="markers",
+            name="all pairs vs human",
+            marker={"color": PRIMARY, "size": 12, "symbol": "diamond"},
+            hovertemplate="%{x}<br>all pairs vs human %{y:.3f}<extra></extra>",
         )
     fig.update_layout(barmode="group")
     fig.update_yaxes(title=f"Kendall's {_tau_name(effect.tau)}")

@@ -26,66 +26,36 @@ def calibration_figure(cal: Calibration) -> go.Figure:
 
     A refused correction draws no corrected number; the title says why in short.
     """
+    printed, naive, lang_reiczigel = _COLOURS.values()
     rows = [
-        (
-            "printed win rate (ties ½), Wilson",
-            cal.printed,
-            cal.printed_low,
-            cal.printed_high,
-            _COLOURS["printed (Wilson)"],
-        ),
+        ("printed win rate (ties ½), Wilson", cal.printed, cal.printed_low, cal.printed_high, printed),
         ("judge's share of wins (ties not wins)", cal.apparent, math.nan, math.nan, "#b0b0b0"),
     ]
     if not cal.refused:
         rows += [
-            (
-                "corrected, naive interval",
-                cal.corrected,
-                cal.naive_low,
-                cal.naive_high,
-                _COLOURS["naive corrected"],
-            ),
-            ("corrected, Lang–Reiczigel", cal.corrected, cal.lr_low, cal.lr_high, _COLOURS["Lang–Reiczigel"]),
+            ("corrected, naive interval", cal.corrected, cal.naive_low, cal.naive_high, naive),
+            ("corrected, Lang–Reiczigel", cal.corrected, cal.lr_low, cal.lr_high, lang_reiczigel),
         ]
     if not cal.win_rate_refusal:
+        both = cal.win_rate
         rows.append(
-            (
-                "corrected win rate (ties ½), both arms",
-                cal.win_rate.value,
-                cal.win_rate.low,
-                cal.win_rate.high,
-                _COLOURS["Lang–Reiczigel"],
-            )
+            ("corrected win rate (ties ½), both arms", both.value, both.low, both.high, lang_reiczigel)
         )
     fig = go.Figure()
     for label, est, low, high, colour in rows:
         has_ci = not (math.isnan(low) or math.isnan(high))
-        fig.add_trace(
-            go.Scatter(
-                x=[100 * est],
-                y=[label],
-                mode="markers",
-                marker={"size": 12, "color": colour},
-                error_x=(
-                    {
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [100 * (high - est)],
-                        "arrayminus": [100 * (est - low)],
-                        "thickness": 3,
-                        "width": 8,
-                    }
-                    if has_ci
-                    else None
-                ),
-                name=label,
-                showlegend=False,
-                hovertemplate=(
-                    f"{label}<br>%{{x:.1f}}%"
-                    + (f" [{100 * low:.1f}, {100 * high:.1f}]" if has_ci else "")
-                    + "<extra></extra>"
-                ),
-            )
+        bars = {"array": [100 * (high - est)], "arrayminus": [100 * (est - low)], "thickness": 3, "width": 8}
+        fig.add_scatter(
+            x=[100 * est],
+            y=[label],
+            mode="markers",
+            marker={"size": 12, "color": colour},
+            error_x={"type": "data", "symmetric": False, **bars} if has_ci else None,
+            name=label,
+            showlegend=False,
+            hovertemplate=f"{label}<br>%{{x:.1f}}%"
+            + (f" [{100 * low:.1f}, {100 * high:.1f}]" if has_ci else "")
+            + "<extra></extra>",
         )
     fig.add_vline(x=50, line_dash="dot", line_color="#666")
     # The pair on a line of its own, cut to a length that fits at 1280 px (the heading above the
@@ -106,14 +76,12 @@ def floor_figure(table: pd.DataFrame) -> go.Figure:
     names = table["quality"] if "quality" in table else table["youden_j"].map(lambda j: f"J = {j:.2f}")
     for name in dict.fromkeys(names):
         part = table[names == name].sort_values("n_labelled")
-        fig.add_trace(
-            go.Scatter(
-                x=part["n_labelled"],
-                y=part["floor_points"],
-                mode="lines+markers",
-                name=name,
-                hovertemplate="%{x:,} labelled pairs: ±%{y:.1f} percentage points<extra></extra>",
-            )
+        fig.add_scatter(
+            x=part["n_labelled"],
+            y=part["floor_points"],
+            mode="lines+markers",
+            name=name,
+            hovertemplate="%{x:,} labelled pairs: ±%{y:.1f} percentage points<extra></extra>",
         )
     log_axis(fig, table["n_labelled"], axis="x", title="labelled pairs")
     fig.update_yaxes(title="floor half-width (± percentage points)", rangemode="tozero")
@@ -126,15 +94,13 @@ def coverage_figure(result: CoverageResult) -> go.Figure:
     """Coverage of each 95% interval against the true rate, with the nominal 95% line."""
     fig = go.Figure()
     for name, part in result.table.groupby("interval", sort=False):
-        fig.add_trace(
-            go.Scatter(
-                x=100 * part["true_rate"],
-                y=100 * part["coverage"],
-                mode="lines+markers",
-                name=name,
-                line={"color": _COLOURS.get(name)},
-                hovertemplate="true rate %{x:.0f}%: covers %{y:.1f}%<extra></extra>",
-            )
+        fig.add_scatter(
+            x=100 * part["true_rate"],
+            y=100 * part["coverage"],
+            mode="lines+markers",
+            name=name,
+            line={"color": _COLOURS.get(name)},
+            hovertemplate="true rate %{x:.0f}%: covers %{y:.1f}%<extra></extra>",
         )
     fig.add_hline(
         y=95,

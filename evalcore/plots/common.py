@@ -26,12 +26,16 @@ __all__ = [
     "MUTED",
     "PRIMARY",
     "TEMPLATE",
+    "band_line",
     "count_scale",
     "cut_label",
+    "error_bars",
+    "grid_height",
     "label",
     "labels",
     "log_axis",
     "log_ticks",
+    "model_heatmap",
     "sanitize",
     "short_labels",
     "style",
@@ -202,6 +206,46 @@ def _shorten_category_axes(fig: go.Figure, chars: int = AXIS_NAME_CHARS) -> None
         )
 
 
+def error_bars(values: Any, low: Any, high: Any, **look: Any) -> dict[str, Any]:
+    """Plotly's asymmetric error bars from ``low`` to ``high`` around ``values`` (``look``: colour,
+    thickness, width)."""
+    return {"type": "data", "symmetric": False, "array": high - values, "arrayminus": values - low, **look}
+
+
+def band_line(
+    fig: go.Figure, x: Any, mean: Any, low: Any, high: Any, *, color: str, name: str, **line: Any
+) -> None:
+    """A shaded band from ``low`` to ``high`` (no hover, no legend) under a line with markers of
+    ``mean`` (``line``: the line trace's other properties, its hover template)."""
+    xs = list(x)
+    fig.add_scatter(
+        x=xs + xs[::-1],
+        y=list(high) + list(low)[::-1],
+        fill="toself",
+        fillcolor=color,
+        opacity=0.15,
+        line={"width": 0},
+        hoverinfo="skip",
+        showlegend=False,
+        name=line.pop("band_name", name),
+    )
+    fig.add_scatter(x=x, y=mean, mode="lines+markers", name=name, line={"color": color}, **line)
+
+
+def grid_height(models: int) -> int:
+    """The height of a models × models heat map: 28 px a model, between 360 and 900 px."""
+    return max(360, min(900, 28 * models + 160))
+
+
+def model_heatmap(z: Any, models: list, *, colorbar: str, **more: Any) -> go.Figure:
+    """A heat map of the models against themselves (row and column labels escaped, no hover on
+    empty cells, ``colorbar`` titling the scale; ``more``: the rest of the trace)."""
+    names = labels(models)
+    return go.Figure(
+        go.Heatmap(z=z, x=names, y=names, hoverongaps=False, colorbar={"title": colorbar}, **more)
+    )
+
+
 def count_scale(values: Any) -> dict[str, float]:
     """``zmin``/``zmax`` of a heat map of counts: from 0 to the largest count, so a map where every
     pair has 1,800 calls is one even colour instead of a scale from 1,799.6 to 1,800.4."""
@@ -239,9 +283,7 @@ def _clean(value: Any, key: str | None) -> tuple[Any, bool]:
     if isinstance(value, list | tuple):
         items = [_clean(v, key) for v in value]
         if any(c for _, c in items):
-            return type(value)(v for v, _ in items) if isinstance(value, tuple) else [
-                v for v, _ in items
-            ], True
+            return type(value)(v for v, _ in items), True
         return value, False
     return value, False
 

@@ -6,16 +6,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from evalcore.plots.common import ACCENT, MUTED, PRIMARY, style
+from evalcore.plots.common import ACCENT, MUTED, PRIMARY, error_bars, style
 
 
-def _error(values: pd.Series, low: pd.Series, high: pd.Series) -> dict:
-    return {
-        "type": "data",
-        "symmetric": False,
-        "array": (high - values).to_numpy(),
-        "arrayminus": (values - low).to_numpy(),
-    }
+def _error(table: pd.DataFrame, column: str, low: str = "_low", high: str = "_high") -> dict:
+    """The error bars of ``column`` from its bound columns (``column`` + ``low``, + ``high``)."""
+    return error_bars(table[column], table[column + low], table[column + high])
 
 
 def position_bias_figure(table: pd.DataFrame) -> go.Figure:
@@ -24,11 +20,7 @@ def position_bias_figure(table: pd.DataFrame) -> go.Figure:
         go.Bar(
             x=table["judge"],
             y=table["position_bias_points"],
-            error_y=_error(
-                table["position_bias_points"],
-                table["position_bias_points_low"],
-                table["position_bias_points_high"],
-            ),
+            error_y=_error(table, "position_bias_points"),
             marker_color=[ACCENT if v > 0 else PRIMARY for v in table["position_bias_points"]],
             hovertemplate="%{x}: %{y:+.1f} percentage points<extra></extra>",
         )
@@ -41,24 +33,13 @@ def position_bias_figure(table: pd.DataFrame) -> go.Figure:
 def tie_rates_figure(table: pd.DataFrame) -> go.Figure:
     """Tie rate of single-order verdicts beside both-orders verdicts, per judge."""
     fig = go.Figure()
-    fig.add_bar(
-        name="single order",
-        x=table["judge"],
-        y=table["tie_rate"],
-        error_y=_error(table["tie_rate"], table["tie_rate_low"], table["tie_rate_high"]),
-        marker_color=MUTED,
-    )
-    fig.add_bar(
-        name="both orders (disagreement = tie)",
-        x=table["judge"],
-        y=table["both_orders_tie_rate"],
-        error_y=_error(
-            table["both_orders_tie_rate"],
-            table["both_orders_tie_rate_low"],
-            table["both_orders_tie_rate_high"],
-        ),
-        marker_color=PRIMARY,
-    )
+    for name, column, colour in (
+        ("single order", "tie_rate", MUTED),
+        ("both orders (disagreement = tie)", "both_orders_tie_rate", PRIMARY),
+    ):
+        fig.add_bar(
+            name=name, x=table["judge"], y=table[column], error_y=_error(table, column), marker_color=colour
+        )
     fig.update_layout(barmode="group", legend={"orientation": "h", "y": -0.15})
     fig.update_yaxes(title="share of verdicts that are a tie", tickformat=".0%")
     return style(fig, title="Ties: what the judge says vs what both orders produce", height=360)
@@ -68,22 +49,18 @@ def order_swap_figure(by_anchor: pd.DataFrame) -> go.Figure:
     """q and b per anchor with 95% intervals (order-swap decomposition)."""
     frame = by_anchor.sort_values("q")
     fig = go.Figure()
-    fig.add_scatter(
-        name="q: opponents' preference over the anchor",
-        y=frame["anchor"],
-        x=frame["q"],
-        mode="markers",
-        marker={"color": PRIMARY, "size": 9},
-        error_x=_error(frame["q"], frame["q_low"], frame["q_high"]),
-    )
-    fig.add_scatter(
-        name="b: slot-A bias",
-        y=frame["anchor"],
-        x=frame["b"],
-        mode="markers",
-        marker={"color": ACCENT, "size": 9, "symbol": "diamond"},
-        error_x=_error(frame["b"], frame["b_low"], frame["b_high"]),
-    )
+    for column, name, marker in (
+        ("q", "q: opponents' preference over the anchor", {"color": PRIMARY}),
+        ("b", "b: slot-A bias", {"color": ACCENT, "symbol": "diamond"}),
+    ):
+        fig.add_scatter(
+            name=name,
+            y=frame["anchor"],
+            x=frame[column],
+            mode="markers",
+            marker={**marker, "size": 9},
+            error_x=_error(frame, column),
+        )
     fig.add_vline(x=0, line_color=MUTED)
     fig.update_xaxes(title="verdict units (−2..+2)")
     fig.update_layout(legend={"orientation": "h", "y": -0.12})
@@ -118,21 +95,14 @@ def compression_figure(compression: pd.DataFrame, ceiling: pd.DataFrame | None =
     fig.add_scatter(
         x=[0, 1], y=[0, 1], mode="lines", name="no compression", line={"color": MUTED, "dash": "dot"}
     )
-    fig.add_scatter(
-        x=compression["human_rate"],
-        y=compression["judge_prints"],
-        mode="lines+markers",
-        name="the judge prints",
-        line={"color": PRIMARY},
-    )
-    if ceiling is not None:
-        fig.add_scatter(
-            x=ceiling["human_rate"],
-            y=ceiling["judge_prints"],
-            mode="lines+markers",
-            name="one human vs the others",
-            line={"color": ACCENT, "dash": "dash"},
-        )
+    for frame, name, line in (
+        (compression, "the judge prints", {"color": PRIMARY}),
+        (ceiling, "one human vs the others", {"color": ACCENT, "dash": "dash"}),
+    ):
+        if frame is not None:
+            fig.add_scatter(
+                x=frame["human_rate"], y=frame["judge_prints"], mode="lines+markers", name=name, line=line
+            )
     fig.update_xaxes(title="humans' win rate", tickformat=".0%", range=[0, 1])
     fig.update_yaxes(title="win rate printed", tickformat=".0%", range=[0, 1])
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
@@ -151,7 +121,7 @@ def length_curve_figure(curve: pd.DataFrame) -> go.Figure:
             y=curve["longer_score"],
             mode="lines+markers",
             line={"color": PRIMARY},
-            error_y=_error(curve["longer_score"], curve["ci_low"], curve["ci_high"]),
+            error_y=error_bars(curve["longer_score"], curve["ci_low"], curve["ci_high"]),
             customdata=curve["calls"],
             hovertemplate="longer by %{x}: %{y:.1%} (%{customdata} calls)<extra></extra>",
         )
@@ -189,7 +159,7 @@ def self_preference_figure(table: pd.DataFrame) -> go.Figure:
         go.Bar(
             x=[f"{j}<br>(family {f})" for j, f in zip(frame["judge"], frame["family"], strict=True)],
             y=frame["delta_elo"],
-            error_y=_error(frame["delta_elo"], frame["delta_elo_low"], frame["delta_elo_high"]),
+            error_y=_error(frame, "delta_elo"),
             marker_color=ACCENT,
             hovertemplate="%{x}: %{y:+.0f} Elo<extra></extra>",
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from evalcore.plots.common import ACCENT, PRIMARY, labels, style
+from evalcore.plots.common import ACCENT, PRIMARY, error_bars, grid_height, labels, model_heatmap, style
 from evalcore.ranking import Leaderboard, Separation
 from evalcore.text import fmt_int
 
@@ -19,14 +19,7 @@ def forest_plot(board: Leaderboard) -> go.Figure:
             y=labels(t["model"]),
             mode="markers",
             marker={"color": PRIMARY, "size": 9},
-            error_x={
-                "type": "data",
-                "symmetric": False,
-                "array": t["ci_high"] - t["rating"],
-                "arrayminus": t["rating"] - t["ci_low"],
-                "color": PRIMARY,
-                "thickness": 1.5,
-            },
+            error_x=error_bars(t["rating"], t["ci_low"], t["ci_high"], color=PRIMARY, thickness=1.5),
             customdata=np.stack(
                 [t["ci_low"], t["ci_high"], t["rank"], t["rank_low"], t["rank_high"]], axis=-1
             ),
@@ -56,44 +49,38 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
     order = list(board.table["model"])
     rate = board.win_rate_matrix.reindex(index=order, columns=order)
     battles = board.battles_matrix.reindex(index=order, columns=order)
-    fig = go.Figure(
-        go.Heatmap(
-            z=rate.to_numpy(),
-            x=labels(order),
-            y=labels(order),
-            zmin=0,
-            zmax=1,
-            colorscale="RdBu",
-            customdata=battles.to_numpy(),
-            hoverongaps=False,
-            colorbar={"title": "win rate"},
-            hoverinfo="skip",  # the cell layer below answers hovers and clicks
-        )
+    fig = model_heatmap(
+        rate.to_numpy(),
+        order,
+        colorbar="win rate",
+        zmin=0,
+        zmax=1,
+        colorscale="RdBu",
+        customdata=battles.to_numpy(),
+        hoverinfo="skip",  # the cell layer below answers hovers and clicks
     )
     # Plotly reports no selection on a heatmap, so an invisible marker sits on every cell with
     # battles: a click selects it and its customdata [row, column] names the pair (indices into
     # the leaderboard's order, so an escaped label never matters). A selected cell gets a frame.
     rows, cols = np.nonzero(battles.fillna(0).to_numpy() > 0)
     names = labels(order)
-    fig.add_trace(
-        go.Scatter(
-            x=[names[j] for j in cols],
-            y=[names[i] for i in rows],
-            mode="markers",
-            marker={"symbol": "square-open", "size": 18, "color": "#0f172a", "opacity": 0},
-            selected={"marker": {"opacity": 1}},
-            unselected={"marker": {"opacity": 0}},
-            # plain lists, not a NumPy array: Plotly would ship a typed array, which comes back
-            # from the browser's selection event as an object instead of a list
-            customdata=[
-                [int(i), int(j), float(rate.iat[i, j]), int(battles.iat[i, j])]
-                for i, j in zip(rows, cols, strict=True)
-            ],
-            hovertemplate="%{y} vs %{x}: %{customdata[2]:.1%} over %{customdata[3]:,.0f} battles"
-            + ("<br>click to see these verdicts" if clickable else "")
-            + "<extra></extra>",
-            showlegend=False,
-        )
+    fig.add_scatter(
+        x=[names[j] for j in cols],
+        y=[names[i] for i in rows],
+        mode="markers",
+        marker={"symbol": "square-open", "size": 18, "color": "#0f172a", "opacity": 0},
+        selected={"marker": {"opacity": 1}},
+        unselected={"marker": {"opacity": 0}},
+        # plain lists, not a NumPy array: Plotly would ship a typed array, which comes back
+        # from the browser's selection event as an object instead of a list
+        customdata=[
+            [int(i), int(j), float(rate.iat[i, j]), int(battles.iat[i, j])]
+            for i, j in zip(rows, cols, strict=True)
+        ],
+        hovertemplate="%{y} vs %{x}: %{customdata[2]:.1%} over %{customdata[3]:,.0f} battles"
+        + ("<br>click to see these verdicts" if clickable else "")
+        + "<extra></extra>",
+        showlegend=False,
     )
     fig.update_layout(clickmode="event+select")
     # the markers would pad the axes: keep them on the cells, first model at the top
@@ -102,7 +89,7 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
     fig = style(
         fig,
         title="Head-to-head win rate, single calls: the row model against the column model",
-        height=max(360, min(900, 28 * len(order) + 160)),
+        height=grid_height(len(order)),
     )
     if clickable:
         fig.update_layout(
@@ -124,27 +111,19 @@ def separation_heatmap(sep: Separation) -> go.Figure:
     marks = np.where(separated, "●", "")
     limit = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
     p_text = np.where(np.isfinite(p), np.char.mod("%.3g", np.nan_to_num(p)), "—")
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=labels(order),
-            y=labels(order),
-            zmin=-limit,
-            zmax=limit,
-            colorscale="RdBu",
-            text=marks,
-            texttemplate="%{text}",
-            hoverongaps=False,
-            customdata=p_text,
-            colorbar={"title": "Elo points"},
-            hovertemplate=(
-                "%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p = %{customdata}<extra></extra>"
-            ),
-        )
+    fig = model_heatmap(
+        z,
+        order,
+        colorbar="Elo points",
+        zmin=-limit,
+        zmax=limit,
+        colorscale="RdBu",
+        text=marks,
+        texttemplate="%{text}",
+        customdata=p_text,
+        hovertemplate="%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p = %{customdata}<extra></extra>",
     )
     fig.update_yaxes(autorange="reversed")
     return style(
-        fig,
-        title="Rating difference, row minus column (● = separated)",
-        height=max(360, min(900, 28 * len(order) + 160)),
+        fig, title="Rating difference, row minus column (● = separated)", height=grid_height(len(order))
     )

@@ -17,50 +17,34 @@ def monitor_figure(result: MonitorResult) -> go.Figure:
     c = result.curve.replace([np.inf, -np.inf], np.nan)
     fig = go.Figure()
     if result.mode == "pair":
-        fig.add_trace(
-            go.Scatter(
-                x=c["verdicts"],
-                y=c["rating_upper"],
-                mode="lines",
-                line={"width": 0},
-                showlegend=False,
-                hoverinfo="skip",
-            )
+        edge = {"mode": "lines", "line": {"width": 0}, "hoverinfo": "skip"}
+        fig.add_scatter(x=c["verdicts"], y=c["rating_upper"], showlegend=False, **edge)
+        fig.add_scatter(
+            x=c["verdicts"],
+            y=c["rating_lower"],
+            fill="tonexty",
+            fillcolor="rgba(31, 119, 180, 0.2)",
+            name=f"{100 * (1 - result.alpha):g}% anytime-valid range",
+            **edge,
         )
-        fig.add_trace(
-            go.Scatter(
-                x=c["verdicts"],
-                y=c["rating_lower"],
-                mode="lines",
-                line={"width": 0},
-                fill="tonexty",
-                fillcolor="rgba(31, 119, 180, 0.2)",
-                name=f"{100 * (1 - result.alpha):g}% anytime-valid range",
-                hoverinfo="skip",
-            )
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=c["verdicts"],
-                y=c["rating_difference"],
-                mode="lines",
-                line={"color": PRIMARY},
-                name="rating difference so far",
-                hovertemplate="%{x:,} verdicts: %{y:+,.0f} Elo points<extra></extra>",
-            )
+        fig.add_scatter(
+            x=c["verdicts"],
+            y=c["rating_difference"],
+            mode="lines",
+            line={"color": PRIMARY},
+            name="rating difference so far",
+            hovertemplate="%{x:,} verdicts: %{y:+,.0f} Elo points<extra></extra>",
         )
         title = f"{label(result.model_a)} over {label(result.model_b)}: rating difference as verdicts arrive"
     else:
-        fig.add_trace(
-            go.Scatter(
-                x=c["verdicts"],
-                y=c["rating_lower"],
-                mode="lines",
-                line={"color": PRIMARY},
-                name="the leader's smallest lead, lower bound",
-                customdata=c[["leader"]].map(label),
-                hovertemplate="%{x:,} verdicts: %{customdata[0]} at least %{y:+,.0f} Elo points<extra></extra>",
-            )
+        fig.add_scatter(
+            x=c["verdicts"],
+            y=c["rating_lower"],
+            mode="lines",
+            line={"color": PRIMARY},
+            name="the leader's smallest lead, lower bound",
+            customdata=c[["leader"]].map(label),
+            hovertemplate="%{x:,} verdicts: %{customdata[0]} at least %{y:+,.0f} Elo points<extra></extra>",
         )
         title = "Is the leader really first: its smallest lead as verdicts arrive"
     fig.add_hline(y=0, line_dash="dot", line_color=MUTED)

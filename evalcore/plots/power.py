@@ -21,34 +21,24 @@ def power_curve_figure(curve: PowerCurve, *, title: str | None = None) -> go.Fig
         if group["power"].isna().all():
             continue
         formula = test == PowerCurve.SIGN_FORMULA
-        fig.add_trace(
-            go.Scatter(
-                x=group["n"],
-                y=group["power"],
-                name=test,
-                mode="lines" if formula else "lines+markers",
-                line={"color": _COLOURS.get(test, PRIMARY), "dash": "dash" if formula else "solid"},
-                error_y=None
-                if formula
-                else {"type": "data", "array": 1.96 * group["mc_se"], "thickness": 1, "width": 2},
-                hovertemplate="N = %{x:,}: power %{y:.1%}<extra>" + test + "</extra>",
-            )
+        fig.add_scatter(
+            x=group["n"],
+            y=group["power"],
+            name=test,
+            mode="lines" if formula else "lines+markers",
+            line={"color": _COLOURS.get(test, PRIMARY), "dash": "dash" if formula else "solid"},
+            error_y=None
+            if formula
+            else {"type": "data", "array": 1.96 * group["mc_se"], "thickness": 1, "width": 2},
+            hovertemplate="N = %{x:,}: power %{y:.1%}<extra>" + test + "</extra>",
         )
-    fig.add_hline(
-        y=curve.target_power,
-        line_dash="dot",
-        line_color="black",
-        annotation_text=f"target power {curve.target_power:.0%}",
-        annotation_position="bottom right",
-    )
-    fig.add_hline(
-        y=curve.alpha,
-        line_dash="dot",
-        line_color=MUTED,
-        opacity=0.6,
-        annotation_text=f"α = {curve.alpha:g}",
-        annotation_position="top right",
-    )
+    for y, colour, text, where, more in (
+        (curve.target_power, "black", f"target power {curve.target_power:.0%}", "bottom right", {}),
+        (curve.alpha, MUTED, f"α = {curve.alpha:g}", "top right", {"opacity": 0.6}),
+    ):
+        fig.add_hline(
+            y=y, line_dash="dot", line_color=colour, annotation_text=text, annotation_position=where, **more
+        )
     fig.update_xaxes(title="total samples N (instructions)", rangemode="tozero")
     fig.update_yaxes(title="power", range=[0, 1.02], tickformat=".0%")
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
@@ -98,31 +88,25 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
     ]
     resolved = t["resolved"].to_numpy(dtype=bool)
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=t["detectable_edge"],
-            y=labels,
-            mode="markers",
-            name="detectable edge (the resolution test, at the target power)",
-            marker={"symbol": "line-ns-open", "size": 18, "color": "black", "line": {"width": 2}},
-            hovertemplate="%{y}: detectable edge %{x:.1%}<extra></extra>",
-        )
+    fig.add_scatter(
+        x=t["detectable_edge"],
+        y=labels,
+        mode="markers",
+        name="detectable edge (the resolution test, at the target power)",
+        marker={"symbol": "line-ns-open", "size": 18, "color": "black", "line": {"width": 2}},
+        hovertemplate="%{y}: detectable edge %{x:.1%}<extra></extra>",
     )
-    fig.add_trace(
-        go.Scatter(
-            x=t["observed_edge"],
-            y=labels,
-            mode="markers",
-            name="observed edge",
-            marker={"size": 11, "color": np.where(resolved, PRIMARY, ACCENT)},
-            customdata=np.stack(
-                [t["discordant"], t["p_holm"], np.where(resolved, "resolved", "not resolved")], axis=-1
-            ),
-            hovertemplate=(
-                "%{y}: observed edge %{x:.1%} on %{customdata[0]} discordant samples, "
-                "Holm-adjusted p = %{customdata[1]:.3g} (%{customdata[2]})<extra></extra>"
-            ),
-        )
+    fig.add_scatter(
+        x=t["observed_edge"],
+        y=labels,
+        mode="markers",
+        name="observed edge",
+        marker={"size": 11, "color": np.where(resolved, PRIMARY, ACCENT)},
+        customdata=np.stack(
+            [t["discordant"], t["p_holm"], np.where(resolved, "resolved", "not resolved")], axis=-1
+        ),
+        hovertemplate="%{y}: observed edge %{x:.1%} on %{customdata[0]} discordant samples, "
+        "Holm-adjusted p = %{customdata[1]:.3g} (%{customdata[2]})<extra></extra>",
     )
     fig.add_vline(x=0, line_color=MUTED)
     fig.update_yaxes(autorange="reversed", title=None)
@@ -139,26 +123,19 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
 
 def sample_size_figure(plan_edges: pd.DataFrame, *, informativeness: float | None) -> go.Figure:
     """Discordant (and total) samples against the edge, from a :class:`SampleSizePlan` table."""
-    fig = go.Figure(
-        go.Scatter(
-            x=plan_edges["edge"],
-            y=plan_edges["discordant"],
-            name="discordant",
-            mode="lines+markers",
-            line={"color": PRIMARY},
-            hovertemplate="edge %{x:.0%}: %{y:,} discordant<extra></extra>",
-        )
-    )
+    fig = go.Figure()
+    lines = [("discordant", plan_edges["discordant"], "discordant", PRIMARY)]
     if informativeness is not None and plan_edges["total"].notna().any():
-        fig.add_trace(
-            go.Scatter(
-                x=plan_edges["edge"],
-                y=plan_edges["total"].astype(float),
-                name=f"total at informativeness {informativeness:.1%}",
-                mode="lines+markers",
-                line={"color": ACCENT},
-                hovertemplate="edge %{x:.0%}: %{y:,} total<extra></extra>",
-            )
+        total = plan_edges["total"].astype(float)
+        lines.append(("total", total, f"total at informativeness {informativeness:.1%}", ACCENT))
+    for what, needed, name, colour in lines:
+        fig.add_scatter(
+            x=plan_edges["edge"],
+            y=needed,
+            name=name,
+            mode="lines+markers",
+            line={"color": colour},
+            hovertemplate=f"edge %{{x:.0%}}: %{{y:,}} {what}<extra></extra>",
         )
     fig.update_xaxes(title="edge = P(A beats B | discordant) − 50%", tickformat=".0%")
     needed = list(plan_edges["discordant"]) + list(plan_edges["total"].dropna().astype(float))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from evalcore.plots.common import count_scale, labels, style
+from evalcore.plots.common import count_scale, grid_height, model_heatmap, style
 from evalcore.store.store import DatasetSummary
 
 
@@ -14,18 +14,15 @@ def coverage_heatmap(summary: DatasetSummary) -> go.Figure:
     matrix = summary.pair_coverage.pivot_table(
         index="model_a", columns="model_b", values="calls", aggfunc="sum"
     ).reindex(index=models, columns=models)
-    fig = go.Figure(
-        go.Heatmap(
-            z=matrix.to_numpy(),
-            x=labels(models),
-            y=labels(models),
-            colorscale="Blues",
-            **count_scale(matrix.to_numpy()),
-            hoverongaps=False,
-            colorbar={"title": "calls"},
-            hovertemplate="%{y} vs %{x}: %{z:,} calls<extra></extra>",
-        )
+    fig = model_heatmap(
+        matrix.to_numpy(),
+        models,
+        colorbar="calls",
+        colorscale="Blues",
+        **count_scale(matrix.to_numpy()),
+        hovertemplate="%{y} vs %{x}: %{z:,} calls<extra></extra>",
     )
     fig.update_yaxes(autorange="reversed")
-    size = max(360, min(900, 28 * len(models) + 160))
-    return style(fig, title="Judge calls per pair of models (blank: never judged)", height=size)
+    return style(
+        fig, title="Judge calls per pair of models (blank: never judged)", height=grid_height(len(models))
+    )

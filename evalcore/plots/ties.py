@@ -3,6 +3,8 @@ distributions, per-cell diagnostics, and the format-versus-judge variance shares
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -56,48 +58,51 @@ def verdict_levels_figure(result: VerdictTieStructure) -> go.Figure:
     )
 
 
+def _bars_by_judge(frame: pd.DataFrame, x: str, y: str, hover: str, **more: Any) -> go.Figure:
+    """Grouped bars of ``y`` over ``x``, one colour per judge; ``hover`` follows the judge's name in
+    the hover (``more``: the bars' custom data column, the y axis' title and tick format, the
+    x axis' title, the figure's title)."""
+    fig = go.Figure()
+    for judge, rows in frame.groupby("judge", sort=True, observed=True):
+        extra = {"customdata": rows[more["customdata"]]} if "customdata" in more else {}
+        fig.add_bar(x=rows[x], y=rows[y], name=str(judge), hovertemplate=f"{judge}<br>{hover}", **extra)
+    fig.update_layout(barmode="group", legend_title_text="judge")
+    fig.update_yaxes(title=more["ytitle"], tickformat=more["tickformat"])
+    fig.update_xaxes(title=x)
+    return style(fig, title=more["title"], height=380)
+
+
 def score_distribution_figure(levels: pd.DataFrame, fmt: str) -> go.Figure:
     """Grouped bars of the score distribution of one format, one colour per judge.
 
     ``levels`` is :func:`evalcore.ties.pointwise_levels` output (format, judge, score, count, share).
     """
-    part = levels[levels["format"] == fmt]
-    fig = go.Figure()
-    for judge, rows in part.groupby("judge", sort=True, observed=True):
-        fig.add_trace(
-            go.Bar(
-                x=rows["score"],
-                y=rows["share"],
-                name=str(judge),
-                customdata=rows["count"],
-                hovertemplate=f"{judge}<br>score %{{x}}: %{{y:.1%}} (%{{customdata:,}})<extra></extra>",
-            )
-        )
-    fig.update_layout(barmode="group", legend_title_text="judge")
-    fig.update_yaxes(title="share of scored candidates", tickformat=".0%")
-    fig.update_xaxes(title="score")
-    return style(fig, title=f"Scores emitted under {fmt}", height=380)
+    return _bars_by_judge(
+        levels[levels["format"] == fmt],
+        "score",
+        "share",
+        "score %{x}: %{y:.1%} (%{customdata:,})<extra></extra>",
+        customdata="count",
+        ytitle="share of scored candidates",
+        tickformat=".0%",
+        title=f"Scores emitted under {fmt}",
+    )
 
 
 def diagnostic_grid_figure(cells: pd.DataFrame, diagnostic: str) -> go.Figure:
     """One diagnostic per format (x) and judge (colour), from pointwise_tie_structure output."""
-    fig = go.Figure()
-    hover = ".1%" if diagnostic in SHARES else ".3f"
-    for judge, rows in cells.groupby("judge", sort=True, observed=True):
-        fig.add_trace(
-            go.Bar(
-                x=rows["format"],
-                y=rows[diagnostic],
-                name=str(judge),
-                hovertemplate=f"{judge}<br>%{{x}}: %{{y:{hover}}}<extra></extra>",
-            )
-        )
+    share = diagnostic in SHARES
     label = DIAGNOSTIC_LABELS.get(diagnostic, diagnostic)
-    fig.update_layout(barmode="group", legend_title_text="judge")
-    # shares read as percentages, as in the table beside the chart
-    fig.update_yaxes(title=label, tickformat=".0%" if diagnostic in SHARES else None)
-    fig.update_xaxes(title="format")
-    return style(fig, title=f"{label} by format and judge", height=380)
+    return _bars_by_judge(
+        cells,
+        "format",
+        diagnostic,
+        f"%{{x}}: %{{y:{'.1%' if share else '.3f'}}}<extra></extra>",
+        ytitle=label,
+        # shares read as percentages, as in the table beside the chart
+        tickformat=".0%" if share else None,
+        title=f"{label} by format and judge",
+    )
 
 
 def variance_shares_figure(shares: VarianceShares) -> go.Figure:
@@ -110,15 +115,13 @@ def variance_shares_figure(shares: VarianceShares) -> go.Figure:
         ("judge_share", "judge", ACCENT),
         ("residual_share", "residual", MUTED),
     ):
-        fig.add_trace(
-            go.Bar(
-                y=labels,
-                x=table[column],
-                name=name,
-                orientation="h",
-                marker_color=colour,
-                hovertemplate=f"%{{y}}: {name} %{{x:.1%}}<extra></extra>",
-            )
+        fig.add_bar(
+            y=labels,
+            x=table[column],
+            name=name,
+            orientation="h",
+            marker_color=colour,
+            hovertemplate=f"%{{y}}: {name} %{{x:.1%}}<extra></extra>",
         )
     fig.update_layout(barmode="stack", legend_title_text="share of variance", legend_traceorder="normal")
     fig.update_xaxes(

@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import stats
 
 from evalcore.errors import UsageError, check_int
+from evalcore.limits import check_simulations
 from evalcore.power.differences import DifferenceDistributions
 from evalcore.power.sign_test import (
     check_design,
@@ -196,7 +197,9 @@ def wilcoxon_power(
     200
     """
     check_design(alpha, target_power, "normal")
-    simulations = check_int("simulations", simulations, low=1, high=1_000_000)
+    # per simulation: the drawn pair, its probabilities and counts over the (at most 16) verdict
+    # differences, and the test statistics, float64: refused over the memory budget before any work
+    simulations = check_simulations(simulations, bytes_per_simulation=16 * 8 * 4)
     seed = check_int("seed", seed, low=0)
     if len(distributions) == 0:
         raise UsageError(
