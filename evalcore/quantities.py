@@ -633,7 +633,7 @@ _ENTRIES = (
     ),
     _q(
         "instructions_needed",
-        "Instructions needed (sign-test formula)",
+        "Instructions needed (sign test, calculated)",
         "Instructions to judge so that the sign test detects the edge: the differing instructions "
         "needed ÷ the share of instructions where the two models differ (the anchor's "
         "informativeness, or the decisive share of direct comparisons).",
@@ -650,7 +650,7 @@ _ENTRIES = (
         "reaches the target power.",
         "instructions",
         "count",
-        "Monte Carlo over resampled instructions; a comparison beside the formula.",
+        "Monte Carlo over resampled instructions; a comparison beside the calculation.",
         _DY,
         json_keys=("n_sign",),
     ),

@@ -106,7 +106,7 @@ def run_floor(args: argparse.Namespace) -> int:
         ]
     if args.json:
         payload = {
-            "definition": "Lang-Reiczigel half-width with unlimited judged pairs; Se = Sp = (1 + J)/2, "
+            "definition": "Lang-Reiczigel half-width with unlimited judged pairs; sensitivity and specificity each half of one plus Youden's J, "
             "labelled pairs split evenly, pseudo-counts applied (Lang and Reiczigel 2014)",
             "true_share": args.true_share,
             "rows": table,
@@ -168,7 +168,7 @@ def run_ppi(args: argparse.Namespace) -> int:
     print(
         f"judge {chosen.judge}: {result.n_calls:,} judged calls, {result.n_labelled_pairs:,} labelled pairs on "
         f"{result.n_labelled_instructions:,} {result.cluster}s; weight on the judge {result.lam:.2f}"
-        + (" (PPI++ formula)" if result.lam_tuned else " (given)")
+        + (" (chosen by PPI++)" if result.lam_tuned else " (given)")
         + f"; Elo points, 95% intervals clustered by {result.cluster}"
     )
     print_table(ppi_table(result))
@@ -212,7 +212,7 @@ def _calibration_options(*, candidate_required: bool) -> tuple:
         opt(
             "--labelled-category",
             default=None,
-            help="measure Se/Sp on the labelled rows of this category (default: the same rows "
+            help="measure sensitivity and specificity on the labelled rows of this category (default: the same rows "
             "as --category; 'all' for every category)",
         ),
         opt(
@@ -245,7 +245,7 @@ def _calibration_options(*, candidate_required: bool) -> tuple:
 COMMANDS = (
     Command(
         "calibrate",
-        "judge Se/Sp on labelled rows, printed vs corrected win rate",
+        "the judge's sensitivity and specificity on labelled rows, printed vs corrected win rate",
         run_calibrate,
         _calibration_options(candidate_required=False),
     ),
@@ -335,7 +335,7 @@ COMMANDS = (
                 "--lam",
                 type=float,
                 default=None,
-                help="weight on the judge, 0..1 (default: chosen by the PPI++ formula; 0 = human labels only)",
+                help="weight on the judge, 0..1 (default: chosen by PPI++; 0 = human labels only)",
             ),
             opt(
                 "--min-labelled",

@@ -241,8 +241,7 @@ def run_sim(args: argparse.Namespace) -> int:
 COMMANDS = (
     Command(
         "power",
-        "sign-test samples needed to detect a win-rate edge "
-        "(discordant and total; Don-Yehiya et al. 2026, Table 2)",
+        "sign-test samples needed to detect a win-rate edge (discordant and total; Don-Yehiya et al. 2026)",
         run_power,
         (
             opt(
@@ -255,7 +254,7 @@ COMMANDS = (
             ),
             "alpha",
             "power",
-            opt("two_sided", help="two-sided test (default one-sided, as the paper's Table 2)"),
+            opt("two_sided", help="two-sided test (default one-sided, as the published sample sizes)"),
             opt(
                 "--exact",
                 action="store_true",
@@ -315,7 +314,7 @@ COMMANDS = (
     Command(
         "power-sim",
         "Wilcoxon signed-rank vs sign-test power by simulation "
-        "on the file's verdict differences (Don-Yehiya et al. 2026, App. C)",
+        "on the file's verdict differences (Don-Yehiya et al. 2026)",
         run_sim,
         (
             *SELECTION,

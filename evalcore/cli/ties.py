@@ -210,7 +210,7 @@ COMMANDS = (
                 "--score",
                 choices=SCORE_RULES,
                 default="soft",
-                help="within-instruction score of a pairwise judge: soft = mean σ(verdict) "
+                help="within-instruction score of a pairwise judge: soft = mean logistic of the verdict "
                 "(the tournament score of 'The Format is the Filter', default), "
                 "sign = win share (tie = half)",
             ),

@@ -23,7 +23,7 @@ def correction_finding(analyses: Analyses) -> Finding:
         "Printed win rate: (wins + ties/2) / judged pairs with a Wilson interval (ties half a "
         "win). Corrected: the share a human would call a win (ties are not wins), from the "
         'judge\'s sensitivity and specificity for "candidate wins" on the human-labelled rows '
-        "(Rogan & Gladen 1978), with the Lang–Reiczigel 95% interval; the formula is on the Methods "
+        "(Rogan & Gladen 1978), with the Lang–Reiczigel 95% interval; the method is on the Methods "
         "page. Refused when the floor, the narrowest interval any number of judged "
         f"pairs could give, is wider than ±{100 * cal.max_floor:.0f} percentage points (Lang & Reiczigel 2014 interval)."
     )

@@ -297,9 +297,9 @@ def separation_finding(analyses: Analyses) -> Finding:
         else "head-to-head"
     )
     definition = (
-        f"Exact sign test at α = {edges.alpha:g} on the instructions where the two "
+        f"Exact sign test at significance level {edges.alpha:g} on the instructions where the two "
         f"models' verdicts ({how}) differ: resolved when the two-sided sign test, Holm-adjusted "
-        "across the adjacent pairs, gives p < α (Don-Yehiya et al. 2026; Holm 1979). "
+        "across the adjacent pairs, gives a p-value below it (Don-Yehiya et al. 2026; Holm 1979). "
         "Detectable edge and instructions needed: the smallest P(upper wins | verdicts differ) − "
         f"0.5 that test finds with {edges.power:.0%} power at this many differing instructions, "
         f"and the instructions it needs for the observed edge: {edges.level_text}. Rank range: "

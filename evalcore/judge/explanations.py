@@ -58,9 +58,9 @@ EXPLAIN: dict[str, str] = {
     "length": "Left: each call read from the longer response's point of view; a judge with no "
     "length preference stays at 50% (Wilson 95% intervals, calls treated as "
     "independent). Right: Bradley–Terry with and without a length term, as the arena's "
-    "style control does (Li et al. 2024; Dubois et al. 2024): logit P(A wins) = θ_A − "
-    "θ_B + γ·z, z the normalised length difference (len_a − len_b)/(len_a + len_b) in "
-    "standard deviations (SD).",
+    "style control does (Li et al. 2024; Dubois et al. 2024): the log-odds that A wins are A's "
+    "strength less B's plus a length weight times the normalised length difference (the "
+    "difference of the two lengths over their sum, in standard deviations).",
     "self_preference": "δ: how much more the judge rates models of its own family than the other "
     "judges do, from a regression of its Bradley–Terry strengths on the other "
     "judges' (with its own scale) plus a family indicator; Elo points, 95% "

@@ -34,7 +34,7 @@ def power_curve_figure(curve: PowerCurve, *, title: str | None = None) -> go.Fig
         )
     for y, colour, text, where, more in (
         (curve.target_power, "black", f"target power {curve.target_power:.0%}", "bottom right", {}),
-        (curve.alpha, MUTED, f"α = {curve.alpha:g}", "top right", {"opacity": 0.6}),
+        (curve.alpha, MUTED, f"significance level {curve.alpha:g}", "top right", {"opacity": 0.6}),
     ):
         fig.add_hline(
             y=y, line_dash="dot", line_color=colour, annotation_text=text, annotation_position=where, **more

@@ -101,8 +101,8 @@ def ceiling_text(sweep: AnchorSweep, *, drawn: bool = True) -> str:
         + (" (dotted line)" if drawn else "")
         + ": when every verdict against the anchor is a win or "
         f"a loss that follows one strength order, an instruction splits the {m} other models into "
-        "those above and those below the anchor, so at most ⌊M/2⌋·⌈M/2⌉ / C(M, 2) = "
-        f"{fmt_pct(c, 1)} of the pairs can differ (the paper's 0.5, reached by a middle anchor). "
+        "those above and those below the anchor, so at most the pairs split across the two halves, "
+        f"{fmt_pct(c, 1)} of all pairs, can differ (the paper's 0.5, reached by a middle anchor). "
         "Ties with the anchor form a third group and 5-level verdicts add magnitude, so an anchor "
         "can pass the line: it is a reference, not a hard limit for this judge."
     )
@@ -419,7 +419,7 @@ def judge_effect_table(effect: JudgeEffect) -> pd.DataFrame:
 
 def plan_caption(plan: EvaluationPlan) -> str:
     return (
-        f"Sign test, one-sided, α = {plan.alpha:g}, power {plan.power:.0%}: "
+        f"Sign test, one-sided, significance level {plan.alpha:g}, power {plan.power:.0%}: "
         f"{fmt_int(plan.discordant)} discordant samples for a +{plan.edge:.0%} edge; the total "
         f"divides by the informative share (N total = N / I, {PAPER})."
     )

@@ -29,14 +29,15 @@ TIES = (
     "**Corrected win rate** counts a human tie as half a win, like the printed rate."
 )
 METHOD = (
-    "The judge-says-win share is what Rogan–Gladen (1978) corrects: P = (AP + Sp − 1)/(Se + Sp − "
-    "1), clipped to [0, 1]. The Lang–Reiczigel interval (2014) carries the uncertainty of Se and "
-    "Sp into the interval. The confusion matrix behind Se and Sp is on the Judge page."
+    "The judge-says-win share is what Rogan and Gladen (1978) correct: the printed share plus the "
+    "specificity less one, divided by the sensitivity plus the specificity less one (Youden's J), "
+    "kept between 0 and 1. The Lang–Reiczigel interval (2014) carries the uncertainty of the "
+    "sensitivity and the specificity into the interval. The confusion matrix behind them is on the Judge page."
 )
 FLOOR = (
-    "Half-width of the Lang–Reiczigel interval with unlimited judged pairs, read with Se = Sp = "
-    "(1 + J)/2, the labelled pairs split evenly between human wins and non-wins, Lang–Reiczigel's "
-    "pseudo-counts and a true share of 37.5%. The published table at J ≈ 0.57: ±33–35 percentage "
+    "Half-width of the Lang–Reiczigel interval with unlimited judged pairs, read with equal "
+    "sensitivity and specificity (each half of one plus Youden's J), the labelled pairs split evenly between human wins and non-wins, Lang–Reiczigel's "
+    "pseudo-counts and a true share of 37.5%. The published table at a Youden's J of about 0.57: ±33–35 percentage "
     "points at 25 labelled pairs, ±15–16 at 100, ±7–8 at 400, ±4 at 1,600."
 )
 LADDER = (
@@ -44,13 +45,14 @@ LADDER = (
     "target: no number of judged pairs reaches it."
 )
 NO_PROFILE = (
-    "This selection has no measured Se and Sp (it needs labelled human wins and non-wins), so "
+    "This selection has no measured sensitivity and specificity (it needs labelled human wins and non-wins), so "
     "there is no judge profile to simulate. Pick a selection with labelled rows."
 )
 COVERAGE = (
     "Truth = the share of human-called candidate wins. Each study draws human outcomes, the "
     "judge's win/tie/loss from this judge's measured rates, and a labelled set split evenly "
-    "between human wins and non-wins. Refused = studies whose measured J ≤ 0."
+    "between human wins and non-wins. Refused: the studies whose measured Youden's J was zero or "
+    "below."
 )
 PPI = (
     "**Prediction-powered ratings** (PPI++: Angelopoulos, Duchi & Zrnic 2023; for arena ratings "
@@ -73,7 +75,7 @@ CLI = (
 HELP = {
     "candidate": "The model whose win rate is corrected (it starts with the judge's top-rated model); "
     "slot A reads every call from the first slot's point of view.",
-    "labelled": "Where the judge's Se/Sp are measured. An error profile belongs to its population.",
+    "labelled": "Where the judge's sensitivity and specificity are measured. An error profile belongs to its population.",
     "floor": "The floor is the narrowest corrected interval the labelled set allows, however many "
     "pairs are judged.",
     "unit": "The table's own unit: the both-orders verdict (the verdict both orders agree on, else a "

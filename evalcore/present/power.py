@@ -44,7 +44,7 @@ HELP = {
 
 #: The page's settings: label, range, default and help of each input (the page adds the key).
 INPUTS: dict[str, dict] = {
-    "alpha": {"label": "α (significance level)", "min_value": 0.001, "max_value": 0.5, "value": 0.05,
+    "alpha": {"label": "Significance level", "min_value": 0.001, "max_value": 0.5, "value": 0.05,
               "step": 0.01, "format": "%.3f"},
     "power": {"label": "Power", "min_value": 0.5, "max_value": 0.99, "value": 0.80, "step": 0.05,
               "format": "%.2f"},
@@ -78,8 +78,8 @@ DISTRIBUTIONS_NOTE = (
 SIGN_TEST_INTRO = (
     "An edge of +5% means the better model wins 55% of the discordant samples, the samples on "
     "which the two models' verdicts (against the anchor) differ: P(A beats B | discordant) = "
-    "0.55. The sign test ignores the rest, so the total is ⌈discordant / I⌉, with I the "
-    f"informativeness: the share of samples that are discordant ({PAPER})."
+    "0.55. The sign test ignores the rest, so the total is the discordant samples divided by the "
+    f"informativeness, the share of samples that are discordant, rounded up ({PAPER})."
 )
 
 WILCOXON_INTRO = (
@@ -94,8 +94,9 @@ WILCOXON_INTRO = (
 )
 
 PAPER_TABLE_NOTE = (
-    "One-sided, α = 0.05, power 0.8, normal approximation: 617 discordant samples for +5% → "
-    "1,372 total for o3 (I = 0.45) and 1,143 at the mean I = 0.54, as published. The paper's "
+    "One-sided, significance level 0.05, power 80%, normal approximation: 617 discordant samples "
+    "for +5%, so 1,372 in total for o3 (informativeness 45%) and 1,143 at the mean "
+    "informativeness of 54%, as published. The paper's "
     "summary says +10% needs 341 total at a 55% tie rate; 153 / 0.45 is exactly 340, and 341 "
     "only appears when 1 − 0.55 is computed in floating point (0.44999999999999996). We print 340."
 )
@@ -174,7 +175,7 @@ def answer_sentence(plan: SampleSizePlan, anchor: str | None = None) -> str | No
     """The page's one answer to "how many instructions", in plain words (Markdown, ``anchor``
     escaped), or None without an informativeness.
 
-    It leads with the sign-test formula (the method the paper's sample sizes use, and the one the
+    It leads with the sign-test calculation (the method the paper's sample sizes use, and the one the
     Overview and the Anchor planning page quote) and names the simulated tests as comparisons, so
     the page never shows rival headline numbers for one question.
     """
@@ -210,7 +211,7 @@ def sample_size_caption(plan: SampleSizePlan) -> str:
         if plan.informativeness
         else ""
     )
-    return f"{side}-sided sign test, α = {plan.alpha:g}, power {plan.power:.0%}, {how}{info}"
+    return f"{side}-sided sign test, significance level {plan.alpha:g}, power {plan.power:.0%}, {how}{info}"
 
 
 def paper_table_view() -> pd.DataFrame:
@@ -276,7 +277,7 @@ def empty_selection_sentence(
 def curve_metrics(curve: PowerCurve, largest: int) -> list[Metric]:
     """The power curve's headline numbers as tiles."""
     planned = (
-        f"; the sign test's formula gives {fmt_int(curve.planned_sign_total)} total samples "
+        f"; the sign test's sample-size calculation gives {fmt_int(curve.planned_sign_total)} total samples "
         "at this mean informativeness"
         if curve.planned_sign_total
         else ""
@@ -295,13 +296,13 @@ def curve_metrics(curve: PowerCurve, largest: int) -> list[Metric]:
         tile(
             "instructions_needed_wilcoxon_sim",
             curve.wilcoxon_n if curve.wilcoxon_n else f"> {fmt_int(largest)}",
-            "A comparison beside the formula: the smallest N of the grid where the simulated "
+            "A comparison beside the calculation: the smallest N of the grid where the simulated "
             "Wilcoxon test reaches the target power",
         ),
         tile(
             "instructions_needed_sign_sim",
             curve.sign_n if curve.sign_n else f"> {fmt_int(largest)}",
-            "A comparison beside the formula: the smallest N of the grid where the simulated sign "
+            "A comparison beside the calculation: the smallest N of the grid where the simulated sign "
             "test reaches the target power" + planned,
         ),
     ]
@@ -368,7 +369,7 @@ def detectable_metrics(result: DetectableEdges) -> list[Metric]:
         tile(
             "adjacent_resolved",
             f"{result.n_resolved} of {result.n_pairs}",
-            f"Resolved: {result.resolution_test}, at α = {result.alpha:g}.",
+            f"Resolved: {result.resolution_test}, at significance level {result.alpha:g}.",
         ),
     ]
 

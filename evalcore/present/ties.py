@@ -21,7 +21,7 @@ from evalcore.ties.variance import VarianceShares, variance_shares
 from evalcore.ties.within import Agreement
 
 #: The within-instruction score rules, in words.
-SCORE_RULE_NAMES: dict[str, str] = {"soft": "soft σ(v)", "sign": "win share"}
+SCORE_RULE_NAMES: dict[str, str] = {"soft": "soft (logistic)", "sign": "win share"}
 
 #: Pointwise diagnostics: column → heading.
 DIAGNOSTICS: dict[str, str] = {
@@ -32,8 +32,8 @@ DIAGNOSTICS: dict[str, str] = {
     "d2": q.name("effective_levels_collision"),
     "top_tied": q.name("top_tied_share"),
     "spearman": "global Spearman",
-    "tau_b": "within-instruction τb",
-    "tau_a": "within-instruction τa",
+    "tau_b": "within-instruction tau-b",
+    "tau_a": "within-instruction tau-a",
     "somers_d": "Somers' D",
     "top1": "top-1 agreement",
 }
@@ -47,27 +47,27 @@ EXPLAIN: dict[str, str] = {
     "measures that for the loaded **pairwise judge** and for a **pointwise score table** "
     "(binary, Likert, 0–100 …).",
     "score_rule": "How a model's calls on one instruction become its within-instruction score. "
-    "Soft: each call gives slot A σ(v) = 1/(1+e^−v) and slot B 1 − σ(v), averaged "
+    "Soft: each call gives slot A the logistic function of its verdict and slot B the rest, averaged "
     "over the model's calls (the tournament score of " + _PAPER + "). Win share: a "
     "win 1, a tie ½, a loss 0.",
     "stats": "**Same-level chance**: the chance two random calls get the same verdict level "
     "(not the tie rate, the share of TIE verdicts, shown apart). **Effective levels, entropy** "
     "and **effective levels, collisions**: the number of equally used levels with the same "
     "entropy, or the same same-level chance (never more than the distinct levels; the "
-    "collision count never above the entropy count; formulas on the Methods page). **Distinct**: levels used at least once. "
-    "**T**: share of instructions (with ≥ 2 models) whose top is tied, i.e. at least two "
+    "collision count never above the entropy count; definitions on the Methods page). **Distinct**: levels used at least once. "
+    "**Tied top**: share of instructions (with two models or more) whose top is tied, i.e. at least two "
     "models share the highest within-instruction score, so a selector keeping the best "
     "response picks at random. Definitions: " + _PAPER + " and the Methods page.",
     "agreement": "Within each instruction, the judge's ranking of the models against the "
     "reference's, then averaged over instructions. A pair tied by either side counts "
-    "in no numerator. **τa** (Kendall's tau-a) = (concordant − discordant) / all "
+    "in no numerator. **Tau-a** (Kendall's tau-a) = (concordant − discordant) / all "
     "pairs: a pair the judge ties scores 0, as for a selector that breaks the tie at "
-    "random. **τb** divides by the untied pairs instead, so a coarse judge is "
+    "random. **Tau-b** divides by the untied pairs instead, so a coarse judge is "
     "flattered (" + _PAPER + ": reference a > b > c, a judge accepting a and b gets "
-    "τa = 2/3 but τb ≈ 0.82). **Somers' D** divides by the pairs the reference "
+    "a tau-a of 2/3 but a tau-b of about 0.82). **Somers' D** divides by the pairs the reference "
     "orders. **Top-1**: the chance the judge's top model (ties broken uniformly at "
     "random, exact expectation) is a reference top model; **uniform top-1** is the "
-    "same for a selector that picks any model at random; **reference top tied** is T "
+    "same for a selector that picks any model at random; **reference top tied** is the tied top "
     "for the reference.",
     "no_ranked": "No instruction has two or more models with a reference value here, so there is "
     "nothing to rank: the agreement needs at least two candidates per instruction.",
@@ -229,7 +229,7 @@ def agreement_display(rows: pd.DataFrame) -> pd.DataFrame:
             ("reference", "reference", None),
             ("calls", "calls", "int"),
             ("instructions", "instructions", "int"),
-            ("tau_b_instructions", "instructions with τb", "int"),
+            ("tau_b_instructions", "instructions with tau-b", "int"),
             *_AGREEMENT,
             *_BY_CHANCE,
         ],

@@ -161,7 +161,7 @@ def judge_section(analyses: Analyses) -> str:
         body += (
             '<p class="caption">Order swap (Gondara et al. 2026): for each model as the anchor, '
             "its opponents' preference over it net of position, and the first-slot bias, in verdict "
-            "units (the formulas are on the Methods page).</p>"
+            "units (defined on the Methods page).</p>"
             + html_figure(order_swap_figure(sheet.order.by_anchor), "fig-judge-swap")
         )
     if sheet.coverage is not None and sheet.coverage.no_verdict:

@@ -48,7 +48,7 @@ def test_ceiling_text_matches_the_formula(counts):
     # 5 other models: ⌊5/2⌋·⌈5/2⌉ / C(5, 2) = 2·3 / 10 = 60%.
     sweep = anchor_sweep(counts)
     assert "the 5 other models" in av.ceiling_text(sweep)
-    assert "= 60.0% of the pairs" in av.ceiling_text(sweep)
+    assert "halves, 60.0% of all pairs, can differ" in av.ceiling_text(sweep)
 
 
 def test_histogram_defaults_and_win_rate_sentences(counts):
@@ -87,7 +87,7 @@ def test_pilot_view_and_planner_default(counts):
 def test_plan_view():
     plan = plan_evaluation(10, anchor="x", informativeness=0.5)
     t = av.plan_table(plan)
-    assert t["Instructions needed (sign-test formula)"].tolist()[:2] == ["617", "617"]  # Table 2's +5%
+    assert t["Instructions needed (sign test, calculated)"].tolist()[:2] == ["617", "617"]  # Table 2's +5%
     assert set(t["Fits the budget"]) == {"—"}  # no budget given
     assert "617 discordant samples for a +5% edge" in av.plan_caption(plan)
 

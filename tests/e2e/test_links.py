@@ -161,7 +161,7 @@ def _in_tab(tab: str, act):
 #: (page, what to do, parameter the link must carry). Each control changes a number on its page
 #: (on Anchor planning's first two tabs, the number its button then computes).
 CONTROLS = [
-    ("/power", _number("α (significance level)", "0.1"), "alpha"),
+    ("/power", _number("Significance level", "0.1"), "alpha"),
     ("/power", _number("Power", "0.9"), "power"),
     ("/power", _select("Edges to detect", "+20%"), "edges"),
     ("/power?informativeness=Type+it+in", _number("I (0–1)", "0.3"), "typed_i"),

@@ -49,7 +49,7 @@ def test_typed_informativeness_and_exact(power_page):
     plan = next(f for f in _frames(at) if "Differing instructions needed" in f.columns)
     assert plan["Edge"].tolist() == ["+5%", "+10%"]
     assert plan["Differing instructions needed"].tolist() == [617, 153]
-    assert plan["Instructions needed (sign-test formula)"].tolist() == [1372, 340]
+    assert plan["Instructions needed (sign test, calculated)"].tolist() == [1372, 340]
     at.toggle(key="pw_exact").set_value(True).run()
     plan = next(f for f in _frames(at) if "Differing instructions needed" in f.columns)
     assert plan["Differing instructions needed"].tolist() == [620, 158]

@@ -40,13 +40,13 @@ def test_sample_size_table_has_human_columns_and_the_published_numbers():
         "Edge",
         "Share of differing instructions won",
         "Differing instructions needed",
-        "Instructions needed (sign-test formula)",
+        "Instructions needed (sign test, calculated)",
     ]
     assert t["Differing instructions needed"].tolist() == [617, 153]  # Don-Yehiya et al. 2026, Table 2
-    assert t["Instructions needed (sign-test formula)"].tolist() == [1372, 340]
+    assert t["Instructions needed (sign test, calculated)"].tolist() == [1372, 340]
     assert t["Share of differing instructions won"].tolist() == ["55.0%", "60.0%"]
     # Without an informativeness there is no total column (not a column of empty cells).
-    assert "sign-test formula" not in " ".join(pv.sample_size_table(sample_size_plan([0.05])).columns)
+    assert "sign test, calculated" not in " ".join(pv.sample_size_table(sample_size_plan([0.05])).columns)
     # the page's one answer leads with the formula and names the simulations as a comparison
     answer = pv.answer_sentence(sample_size_plan([0.05, 0.10], informativeness=0.45), "m")
     assert "**About 1,372 instructions**" in answer and "for comparison only" in answer
@@ -81,7 +81,7 @@ def test_detectable_view_words_the_holm_test_and_the_top_pair():
     assert table["Resolved"].tolist() == ["no", "yes"]
     assert table["Observed edge"].tolist() == ["+10.0%", "+50.0%"]
     assert table["p (two-sided sign test)"].iloc[0] == "0.057"
-    assert table["Instructions needed (sign-test formula)"].iloc[1] != "None"
+    assert table["Instructions needed (sign test, calculated)"].iloc[1] != "None"
 
 
 def test_distributions_view_and_empty_selection_sentences():

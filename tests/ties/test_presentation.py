@@ -72,7 +72,7 @@ def test_agreement_tiles_rows_and_table(labelled):
     ]
     assert show.agreement_rows(result, None)["reference"].tolist() == ["reference score"]
     assert f"{human.n_calls:,} labelled calls" in show.human_heading(human)
-    assert "same soft σ(v) rule" in show.human_sentence(human)
+    assert "same soft (logistic) rule" in show.human_sentence(human)
     assert f"{100 * human.top_tied:.1f}%" in show.human_sentence(human)
 
 
