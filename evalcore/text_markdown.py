@@ -74,6 +74,7 @@ def _parser() -> MarkdownIt:
         .disable(["link", "image", "autolink", "html_inline", "html_block", "entity", "reference"])
     )
 
+
 #: Text as literal characters: every ASCII punctuation character backslash-escaped (CommonMark
 #: lets any of them be escaped, and an escaped one never starts syntax); a backtick as an entity
 #: (an escaped backtick next to a code span's own backticks reads differently in some parsers);

@@ -357,7 +357,9 @@ def test_a_files_bytes_bound_its_rows_and_the_limit_still_holds(tmp_path, monkey
         "nested.json": json.dumps(
             [{"instruction_id": f"{{i{k}", **record, "x": {"y": pad}} for k in range(rows)]
         ),
-        "lines.jsonl": "".join(json.dumps({"instruction_id": f"i{k}{pad}", **record}) + "\n" for k in range(rows)),
+        "lines.jsonl": "".join(
+            json.dumps({"instruction_id": f"i{k}{pad}", **record}) + "\n" for k in range(rows)
+        ),
     }
     for name, text in cases.items():
         path = tmp_path / name

@@ -56,7 +56,9 @@ def test_the_rule_in_words():
         (6, 20, "sandwich"),
     ],
 )
-def test_every_face_chooses_the_same_default(n_models, instruction_limit, expected, tmp_path, capsys, monkeypatch):
+def test_every_face_chooses_the_same_default(
+    n_models, instruction_limit, expected, tmp_path, capsys, monkeypatch
+):
     if instruction_limit is not None:
         from evalcore.ranking import design
 

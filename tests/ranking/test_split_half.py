@@ -13,9 +13,7 @@ from evalcore.ranking.split_half import PRIOR_GAMES, split_half_stability
 from tests.bt_sim import simulate_bt
 
 
-@pytest.mark.parametrize(
-    ("shape", "n_instructions"), [("all_pairs", 60), ("arena", 3_000), ("anchor", 400)]
-)
+@pytest.mark.parametrize(("shape", "n_instructions"), [("all_pairs", 60), ("arena", 3_000), ("anchor", 400)])
 def test_counts_match_refitting_each_half_one_by_one(shape, n_instructions):
     counts = simulate_bt(
         [0.3, 0.2, 0.0, -0.1, -0.4], n_instructions, shape=shape, effect_sd=0.5, tie_rate=0.1, seed=2
