@@ -26,7 +26,7 @@ import numpy as np
 
 from evalcore import ingest
 from evalcore._sql import one_row
-from evalcore.counts import COMPACT_NAMES_FROM, N_LEVELS, Names, VerdictCounts
+from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.errors import ResourceLimitError, UsageError
 from evalcore.features import spelled_feature_columns
 from evalcore.ingest import counts_table
@@ -34,6 +34,7 @@ from evalcore.ingest.counts_table import WEIGHT
 from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
+from evalcore.names import COMPACT_NAMES_FROM, Names
 from evalcore.schema import (
     CANONICAL_COLUMNS,
     DEFAULT_JUDGE,

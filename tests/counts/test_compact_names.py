@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from evalcore.cli import main
-from evalcore.counts import Names
+from evalcore.names import Names
 from evalcore.store.store import VerdictStore
 
 
@@ -26,6 +26,8 @@ def test_names_read_as_the_tuple_they_replace():
     assert names == plain and plain == names and list(names) == list(plain) and names[1:3] == ("q2", "q3")
     assert "q3" in names and names.index("q3") == 2 and hash(names) == hash(plain)
     assert names + ("q5",) == (*plain, "q5") and ("q0",) + names == ("q0", *plain)
+    assert np.asarray(names).tolist() == list(plain) and np.asarray(names, dtype=object).dtype == object
+    assert pd.Index(names).equals(pd.Index(plain))
     copied = pickle.loads(pickle.dumps(names))
     assert type(copied) is tuple and copied == plain
 
