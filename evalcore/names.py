@@ -17,7 +17,7 @@ class Names(Sequence[str]):
     tuple of ``str``: about 35 bytes a name where a tuple of Python strings takes about 90, and
     no Python object is made for a name nobody reads (a ranking reads none). Reading one name by
     position converts that one; iterating, comparing or slicing converts them all, once.
-    :meth:`VerdictStore.counts` uses it above :data:`COMPACT_NAMES_FROM` instructions."""
+    :meth:`VerdictStore.counts` uses it for a table of :data:`COMPACT_NAMES_FROM` rows or more."""
 
     __slots__ = ("_array", "_tuple")
 
@@ -77,8 +77,10 @@ class Names(Sequence[str]):
         return f"Names({len(self):,} names)"
 
 
-#: From this many instructions, :meth:`VerdictStore.counts` keeps their names as :class:`Names`.
-COMPACT_NAMES_FROM = 100_000
+#: From this many rows in the table, :meth:`VerdictStore.counts` reads the instruction ids as
+#: Arrow and keeps their names as :class:`Names` (below, pyarrow's 40 MB of libraries would cost
+#: more than the names).
+COMPACT_NAMES_FROM = 1_000_000
 
 
 def take_names(names: Sequence[str], index: np.ndarray) -> tuple[str, ...]:

@@ -606,32 +606,42 @@ class VerdictStore:
             payload = ", ".join(f"n{k}" for k in range(N_LEVELS))
         # One pass: group into cells, index the models through a small join, and sort by
         # instruction so Python numbers instructions from the change points of a sorted column.
-        # The instruction ids arrive as one Arrow column: their change points and the distinct
-        # names are found there, and an arena's 1.8 M names stay in Arrow (``Names``, 65 MB)
-        # instead of becoming 1.8 M Python strings (180 MB and a quarter of a second).
-        cells = self.con.sql(
-            f"""
+        query = f"""
             WITH c AS ({grouped}),
             mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
             SELECT instruction_id, ma.k AS a, mb.k AS b, {payload}
             FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b
             ORDER BY instruction_id, a, b
-            """,
-            params=params + [list(models), len(models)],
-        ).to_arrow_table()
-        import pyarrow.compute as pc
+            """
+        query_params = params + [list(models), len(models)]
+        names: Any
+        # (fetchall: the result finished, so the connection is free for the next statement)
+        if self.con.execute("SELECT count(*) FROM verdicts").fetchall()[0][0] < COMPACT_NAMES_FROM:
+            column = self.con.execute(query, query_params).fetchnumpy()
+            ids = np.asarray(column.pop("instruction_id"), dtype=object)
+            size = ids.size
+            change = np.ones(size, dtype=bool)
+            if size > 1:
+                change[1:] = ids[1:] != ids[:-1]
+            names = tuple(ids[change].tolist())
+        else:
+            # Many rows (an arena table): the ids arrive as one Arrow column, their change
+            # points are found there, and the names stay in Arrow (``Names``: 65 MB for 1.8 M
+            # ids, against 180 MB and a quarter of a second as Python strings). pyarrow is
+            # loaded only here (40 MB of libraries a small table does not need).
+            import pyarrow.compute as pc
 
-        ids = cells.column("instruction_id")
-        size = len(ids)
-        change = np.ones(size, dtype=bool)
-        if size > 1:
-            change[1:] = pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)
+            cells = self.con.sql(query, params=query_params).to_arrow_table()
+            arrow_ids = cells.column("instruction_id")
+            size = len(arrow_ids)
+            change = np.ones(size, dtype=bool)
+            if size > 1:
+                change[1:] = pc.not_equal(arrow_ids[1:], arrow_ids[:-1]).to_numpy(zero_copy_only=False)
+            # an arena's ids are its names: no copy
+            names = Names(arrow_ids if change.all() else arrow_ids.filter(change))
+            column = {n: cells.column(n).to_numpy() for n in cells.column_names if n != "instruction_id"}
+            del cells, arrow_ids
         inst = np.cumsum(change) - 1
-        names = ids if change.all() else ids.filter(change)  # an arena's ids are its names: no copy
-        column = {
-            name: cells.column(name).to_numpy() for name in cells.column_names if name != "instruction_id"
-        }
-        del cells, ids
         if one_call:
             n = np.zeros((size, N_LEVELS), dtype=np.int32)
             n[np.arange(size), np.asarray(column["lvl"], dtype=np.intp)] = 1
@@ -639,7 +649,7 @@ class VerdictStore:
             n = np.stack([np.asarray(column[f"n{k}"], dtype=np.int32) for k in range(N_LEVELS)], axis=1)
         return VerdictCounts(
             models=models,
-            instructions=Names(names) if len(names) >= COMPACT_NAMES_FROM else tuple(names.to_pylist()),
+            instructions=names,
             judge=judge,
             inst=inst.astype(np.int32),
             a=np.asarray(column["a"], dtype=np.int32),
