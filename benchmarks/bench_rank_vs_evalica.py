@@ -150,15 +150,16 @@ CHILD_ENV = {
 }
 
 
-def run(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one fresh process."""
+def run(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MB) and CPU seconds (user + system, every thread) of one fresh
+    process. On a loaded machine the CPU time is the steadier figure."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=CHILD_ENV)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{proc.stderr.read().decode()[-2000:]}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def load() -> str:
@@ -166,10 +167,11 @@ def load() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} cores)"
 
 
-def cell(runs: list[tuple[float, float]]) -> str:
+def cell(runs: list[tuple[float, float, float]]) -> str:
     if not runs:
         return "not run"
-    return f"{statistics.median(w for w, _ in runs):6.2f} s {statistics.median(r for _, r in runs):6.0f} MB"
+    wall, rss, cpu = (statistics.median(r[k] for r in runs) for k in range(3))
+    return f"{wall:6.2f} s {cpu:5.2f} s {rss:5.0f} MB"
 
 
 ALL_SHAPES = ("paper", "arena300k-parquet", "arena300k-json", "arena1800k-parquet", "arena1800k-json")
@@ -187,10 +189,10 @@ def main() -> None:
     todo = shapes(args.shapes, args.arena_dir)
     print(f"before: {load()}")
     print(f"peer: {args.evalica_python if have_peer else 'absent (see the docstring); peer runs skipped'}")
-    print(f"medians of {args.repeat} fresh processes, alternated (wall, peak RSS)\n")
+    print(f"medians of {args.repeat} fresh processes, alternated (wall, CPU, peak RSS)\n")
     print(
-        f"{'shape':20s} {'file':>9s}  {'Verdict Lab':>17s}  {'evalica (point)':>17s}  {'floor (DuckDB)':>17s}"
-        "  ours/peer wall, RSS  ours/floor"
+        f"{'shape':19s} {'file':>6s}  {'Verdict Lab':>22s}  {'evalica (point)':>22s}  {'floor (DuckDB)':>22s}"
+        "  ours/peer: wall CPU RSS  ours/floor: wall CPU"
     )
     for shape in todo:
         extra = [shape.judge] if shape.judge else []
@@ -199,9 +201,9 @@ def main() -> None:
             ours_cmd[5:5] = ["--judge", shape.judge]
         peer_cmd = [args.evalica_python, "-c", PEER, shape.kind, str(shape.path), *extra]
         floor_cmd = [sys.executable, "-c", FLOOR, shape.kind, str(shape.path), *extra]
-        ours: list[tuple[float, float]] = []
-        peer: list[tuple[float, float]] = []
-        floor: list[tuple[float, float]] = []
+        ours: list[tuple[float, float, float]] = []
+        peer: list[tuple[float, float, float]] = []
+        floor: list[tuple[float, float, float]] = []
         for cmd in (ours_cmd, peer_cmd if have_peer else None, None if args.no_floor else floor_cmd):
             if cmd:  # once untimed: compiled modules and the file in the page cache for all three
                 run(cmd)
@@ -212,15 +214,15 @@ def main() -> None:
             if not args.no_floor:
                 floor.append(run(floor_cmd))
 
-        def med(runs: list[tuple[float, float]], k: int) -> float:
+        def med(runs: list[tuple[float, float, float]], k: int) -> float:
             return statistics.median(r[k] for r in runs)
 
-        ratio = f"{med(ours, 0) / med(peer, 0):5.2f}, {med(ours, 1) / med(peer, 1):4.2f}" if peer else "-"
-        to_floor = f"{med(ours, 0) / med(floor, 0):5.2f}" if floor else "-"
+        ratio = " ".join(f"{med(ours, k) / med(peer, k):4.2f}" for k in (0, 2, 1)) if peer else "-"
+        to_floor = " ".join(f"{med(ours, k) / med(floor, k):4.1f}" for k in (0, 2)) if floor else "-"
         size = f"{shape.path.stat().st_size / 1e6:.0f} MB"
         print(
-            f"{shape.name:20s} {size:>9s}  {cell(ours):>17s}  {cell(peer):>17s}  {cell(floor):>17s}"
-            f"  {ratio:>19s}  {to_floor:>10s}",
+            f"{shape.name:19s} {size:>6s}  {cell(ours):>22s}  {cell(peer):>22s}  {cell(floor):>22s}"
+            f"  {ratio:>23s}  {to_floor:>20s}",
             flush=True,
         )
     print(f"\nafter: {load()}")
