@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from evalcore.errors import ResourceLimitError, UsageError
+from evalcore.names import Names, take_names
 from evalcore.schema import LEVELS
 
 N_LEVELS = len(LEVELS)
@@ -83,7 +84,7 @@ class VerdictCounts:
     """
 
     models: tuple[str, ...]
-    instructions: tuple[str, ...]
+    instructions: tuple[str, ...] | Names
     judge: str | None
     inst: np.ndarray  # int32 (K,)
     a: np.ndarray  # int32 (K,)
@@ -107,7 +108,8 @@ class VerdictCounts:
         With ``unit`` (a unit index per cell into ``units``, named ``unit_column``), cells are
         keyed by (inst, a, b, unit): calls of one cell in two sessions stay two cells.
         """
-        models, instructions = tuple(models), tuple(instructions)
+        models = tuple(models)
+        instructions = instructions if isinstance(instructions, Names) else tuple(instructions)
         inst = np.asarray(inst, dtype=np.int64)
         a = np.asarray(a, dtype=np.int64)
         b = np.asarray(b, dtype=np.int64)
@@ -302,7 +304,7 @@ class VerdictCounts:
             rows = np.repeat(start[idx], take_size) + offsets
             inst, a, b, n = new_inst, a[rows], b[rows], n[rows]
             unit = None if unit is None else unit[rows]
-            inst_names = tuple(self.instructions[i] for i in idx)
+            inst_names = take_names(self.instructions, idx)
         return VerdictCounts.from_cells(
             models=model_names,
             instructions=inst_names,

@@ -52,6 +52,25 @@ def test_without_both_orders_the_judge_with_most_calls():
     assert choice.judge == "b-judge" and "most calls (3)" in choice.reason
 
 
+def test_a_file_with_one_judge_is_ranked_on_it_without_counting_it_twice(tmp_path, monkeypatch, capsys):
+    """The only judge needs no choosing: ``rank`` counts its calls once (choosing by the rule
+    counted them a second time, a second or more on an arena table) and says nothing about it."""
+    path = tmp_path / "one.csv"
+    pd.DataFrame(
+        [(f"q{k}", "x", "y", "solo", v) for k, v in enumerate([2, 1, -1, 2, 0, 1])],
+        columns=["instruction_id", "model_a", "model_b", "judge", "verdict"],
+    ).to_csv(path, index=False)
+    counted = []
+    real = VerdictStore.counts
+    monkeypatch.setattr(VerdictStore, "counts", lambda self, **kw: counted.append(kw) or real(self, **kw))
+    assert main(["rank", str(path), "--bootstrap", "20", "--json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["judge"] == "solo"
+    assert counted == [{"judge": "solo", "category": None, "cluster": None}]
+    assert "note:" not in out.err
+    assert publishing_judge(VerdictStore.from_frame(pd.read_csv(path))).judge == "solo"  # the rule agrees
+
+
 @pytest.fixture(scope="module")
 def demo_choice(full_demo_store):
     return publishing_judge(full_demo_store)

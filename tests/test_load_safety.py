@@ -339,3 +339,38 @@ def test_the_row_limit_is_checked_before_the_load(tmp_path, monkeypatch):
     with pytest.raises(VerdictFormatError, match="5,000 rows, over the limit of 1,000"):
         VerdictStore().load_file(parquet, limits=small)
     assert VerdictStore().load_file(plain, limits=LoadLimits(max_rows=5000)).report.rows == 5000
+
+
+def test_a_files_bytes_bound_its_rows_and_the_limit_still_holds(tmp_path, monkeypatch):
+    """A large text file whose bytes bound its rows below the limit is not parsed an extra time
+    to count them (:func:`evalcore.ingest.bounds.row_bound`); the bound is never below the true
+    count (line ends inside quotes, nested objects and ``{`` inside strings only
+    raise it), so a file over the limit is still refused before it is loaded."""
+    from evalcore.ingest import bounds
+    from evalcore.ingest.files import prepare_source
+
+    pad = "x" * 200  # rows far longer than the 8 bytes the size check assumes: a probe was due
+    rows = 40
+    record = {"model_a": "m1", "model_b": "m2", "verdict": 1}
+    cases = {
+        "quoted.csv": HEADER + ",prompt\n" + "".join(f'i{k},m1,m2,1,"{pad}\n{pad}"\n' for k in range(rows)),
+        "nested.json": json.dumps(
+            [{"instruction_id": f"{{i{k}", **record, "x": {"y": pad}} for k in range(rows)]
+        ),
+        "lines.jsonl": "".join(
+            json.dumps({"instruction_id": f"i{k}{pad}", **record}) + "\n" for k in range(rows)
+        ),
+    }
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        src = prepare_source(path, file=name, workdir=tmp_path, limits=LoadLimits(max_rows=1000))
+        assert rows <= bounds.row_bound(src) <= 3 * rows + 1, name
+        assert VerdictStore().load_file(path, limits=LoadLimits(max_rows=rows)).report.rows == rows, name
+        with pytest.raises(VerdictFormatError, match=f"more than {rows - 1:,} rows"):
+            VerdictStore().load_file(path, limits=LoadLimits(max_rows=rows - 1))
+    # a bound under the limit skips DuckDB's counting pass (its LIMIT probe) altogether
+    seen: list[str] = []
+    monkeypatch.setattr(bounds, "row_bound", lambda src, **kw: seen.append(src.file) or 1)
+    bounds.check_rows(None, src, "unused", limits=LoadLimits(max_rows=rows))  # no cursor: no probe
+    assert seen == ["lines.jsonl"]

@@ -150,6 +150,8 @@ def pick_category(store: VerdictStore, category: str | None) -> str | None:
 
 def pick_judge(store: VerdictStore, judge: str | None) -> str:
     judges = store.judges()
+    if judge is None and len(judges) == 1:
+        return judges[0]  # the file's only judge (publishing_judge's choice too, without its counts)
     if judge is None:
         from evalcore.judge_choice import publishing_judge
 

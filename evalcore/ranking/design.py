@@ -255,8 +255,16 @@ def instructions_per_model(counts: VerdictCounts) -> np.ndarray:
     """
     m = counts.n_models
     inst = np.asarray(counts.inst, dtype=np.int64)
-    keys = np.concatenate([inst * m + counts.a, inst * m + counts.b])
-    return np.bincount(np.unique(keys) % m, minlength=m).astype(np.int64)
+    # An instruction with a single cell (an arena's prompt: one battle) counts once for each of
+    # its two models: counted directly, where hashing 2 × 1.8 M (instruction, model) keys took
+    # seconds. Only instructions with several cells need the distinct keys.
+    single = np.bincount(inst, minlength=counts.n_instructions)[inst] == 1
+    out = np.bincount(counts.a[single], minlength=m) + np.bincount(counts.b[single], minlength=m)
+    if not single.all():
+        many = inst[~single]
+        keys = np.concatenate([many * m + counts.a[~single], many * m + counts.b[~single]])
+        out += np.bincount(np.unique(keys) % m, minlength=m)
+    return out.astype(np.int64)
 
 
 def widen_few(

@@ -117,3 +117,46 @@ def test_the_report_marks_the_model(rare_counts):
     store.close()
     assert "few: rough interval" in document
     assert "Few instructions behind some models" in document
+
+
+@pytest.mark.parametrize("shape", ["arena", "all_pairs", "anchor", "mixed", "units"])
+def test_instructions_per_model_counts_distinct_instructions(shape):
+    """Each model's instructions, counted by hand as sets, on every shape: one cell per
+    instruction (counted directly), several (counted as distinct keys), both in one table, and
+    cells split by a unit column (one instruction and pair in two cells)."""
+    from evalcore.counts import VerdictCounts
+    from evalcore.ranking.design import instructions_per_model
+
+    if shape == "mixed":  # an arena's single battles and a few fully judged instructions
+        arena = simulate_bt([0.2, 0.0, -0.1, -0.3], 50, shape="arena", seed=3)
+        full = simulate_bt([0.2, 0.0, -0.1, -0.3], 5, shape="all_pairs", seed=4)
+        counts = VerdictCounts.from_cells(
+            models=arena.models,
+            instructions=arena.instructions + tuple(f"r{k}" for k in range(5)),
+            judge=None,
+            inst=np.r_[arena.inst, full.inst + 50],
+            a=np.r_[arena.a, full.a],
+            b=np.r_[arena.b, full.b],
+            n=np.r_[arena.n, full.n],
+        )
+    elif shape == "units":  # the same instruction and pair in two sessions: two cells
+        counts = VerdictCounts.from_cells(
+            models=("x", "y", "z"),
+            instructions=("q1", "q2"),
+            judge=None,
+            inst=[0, 0, 1, 1],
+            a=[0, 0, 0, 1],
+            b=[1, 1, 2, 2],
+            n=[[0, 0, 0, 1, 0]] * 4,
+            unit=[0, 1, 0, 0],
+            units=("s1", "s2"),
+            unit_column="session",
+        )
+        assert counts.n_cells == 4
+    else:
+        counts = simulate_bt([0.2, 0.0, -0.1, -0.3, -0.5], 80, shape=shape, seed=5)
+    seen: list[set[int]] = [set() for _ in counts.models]
+    for i, a, b in zip(counts.inst.tolist(), counts.a.tolist(), counts.b.tolist(), strict=True):
+        seen[a].add(i)
+        seen[b].add(i)
+    assert instructions_per_model(counts).tolist() == [len(s) for s in seen]

@@ -47,9 +47,22 @@ def test_the_rule_in_words():
 
 @pytest.mark.app
 @pytest.mark.parametrize(
-    ("n_models", "expected"), [(6, "bootstrap"), (BOOTSTRAP_MODEL_LIMIT + 10, "sandwich")]
+    ("n_models", "instruction_limit", "expected"),
+    [
+        (6, None, "bootstrap"),
+        (BOOTSTRAP_MODEL_LIMIT + 10, None, "sandwich"),
+        # an arena table's rule (instructions above the limit), on a table small enough for a
+        # page test: the limit lowered for every face at once
+        (6, 20, "sandwich"),
+    ],
 )
-def test_every_face_chooses_the_same_default(n_models, expected, tmp_path, capsys, monkeypatch):
+def test_every_face_chooses_the_same_default(
+    n_models, instruction_limit, expected, tmp_path, capsys, monkeypatch
+):
+    if instruction_limit is not None:
+        from evalcore.ranking import design
+
+        monkeypatch.setattr(design, "BOOTSTRAP_LIMIT", instruction_limit)
     frame = _table(n_models, 4 * n_models)
     path = tmp_path / "battles.csv"
     frame.to_csv(path, index=False)
@@ -58,6 +71,8 @@ def test_every_face_chooses_the_same_default(n_models, expected, tmp_path, capsy
     counts = store.counts()
     policy = choose_interval(counts.n_instructions, counts.n_models)
     assert policy.method == expected
+    if instruction_limit is not None:
+        assert f"{counts.n_instructions:,} instructions (above {instruction_limit:,}" in policy.reason
 
     # the library and the facade
     board = leaderboard(counts, rounds=50)

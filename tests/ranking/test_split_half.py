@@ -1,19 +1,25 @@
-"""Split-half stability: the batched count equals a refit of each half one by one, and a clear
-leader stays #1 while a dead heat at the top does not."""
+"""Split-half stability: the batched count equals a refit of each half one by one (on every
+shape: all pairs, where each instruction is its own pattern, and an arena or anchor table, where
+the halves are summed over repeated instruction patterns), and a clear leader stays #1 while a
+dead heat at the top does not."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from evalcore.ranking.bradley_terry import fit_bradley_terry, pooled_wins
 from evalcore.ranking.split_half import PRIOR_GAMES, split_half_stability
 from tests.bt_sim import simulate_bt
 
 
-def test_counts_match_refitting_each_half_one_by_one():
+@pytest.mark.parametrize(("shape", "n_instructions"), [("all_pairs", 60), ("arena", 3_000), ("anchor", 400)])
+def test_counts_match_refitting_each_half_one_by_one(shape, n_instructions):
     counts = simulate_bt(
-        [0.3, 0.2, 0.0, -0.1, -0.4], 60, shape="all_pairs", effect_sd=0.5, tie_rate=0.1, seed=2
+        [0.3, 0.2, 0.0, -0.1, -0.4], n_instructions, shape=shape, effect_sd=0.5, tie_rate=0.1, seed=2
     )
+    if shape != "all_pairs":  # instructions repeat a few patterns: the halves sum over patterns
+        assert counts.patterns.n_patterns < counts.n_instructions / 4
     result = split_half_stability(counts, halves=20, seed=5)
     rng = np.random.default_rng(5)
     full, _ = fit_bradley_terry(pooled_wins(counts), prior_games=PRIOR_GAMES)

@@ -1,0 +1,90 @@
+"""Compact instruction names (an arena's 1.8 M prompt ids kept in Arrow, not as Python strings):
+they read as the tuple they replace, and every result is the same with them as without."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from evalcore.cli import main
+from evalcore.names import Names
+from evalcore.store.store import VerdictStore
+
+
+def test_names_read_as_the_tuple_they_replace():
+    plain = ("q1", "q2", "q3", "q4")
+    names = Names(pa.chunked_array([["q1", "q2"], ["q3", "q4"]]))
+    assert len(names) == 4 and names[1] == "q2" and names[-1] == "q4" and names[np.int64(2)] == "q3"
+    assert names.take(np.array([3, 0])) == ("q4", "q1")
+    with pytest.raises(IndexError):
+        names[4]
+    assert names == plain and plain == names and list(names) == list(plain) and names[1:3] == ("q2", "q3")
+    assert "q3" in names and names.index("q3") == 2 and hash(names) == hash(plain)
+    assert names + ("q5",) == (*plain, "q5") and ("q0",) + names == ("q0", *plain)
+    assert np.asarray(names).tolist() == list(plain) and np.asarray(names, dtype=object).dtype == object
+    assert pd.Index(names).equals(pd.Index(plain))
+    copied = pickle.loads(pickle.dumps(names))
+    assert type(copied) is tuple and copied == plain
+
+
+def _shapes(tmp_path):
+    rng = np.random.default_rng(7)
+    arena = pd.DataFrame(
+        {
+            "instruction_id": [f"p{k:05d}" for k in rng.permutation(600)],
+            "model_a": rng.choice(["m1", "m2", "m3", "m4"], 600),
+            "model_b": rng.choice(["m5", "m6", "m2"], 600),
+            "verdict": rng.choice([-1, 0, 1], 600),
+        }
+    )
+    arena = arena[arena.model_a != arena.model_b]
+    models = ["a", "b", "c", "d"]
+    pairs = [(x, y) for x in models for y in models if x != y]
+    all_pairs = pd.DataFrame(
+        [
+            (f"q{i}", x, y, j, int(rng.integers(-2, 3)))
+            for i in range(40)
+            for x, y in pairs
+            for j in ("j1", "j2")
+        ],
+        columns=["instruction_id", "model_a", "model_b", "judge", "verdict"],
+    )
+    anchor = pd.DataFrame(
+        [(f"q{i}", x, "ref", int(rng.integers(-1, 2))) for i in range(80) for x in models],
+        columns=["instruction_id", "model_a", "model_b", "verdict"],
+    )
+    out = {}
+    for name, frame in {"arena": arena, "all_pairs": all_pairs, "anchor": anchor}.items():
+        path = tmp_path / f"{name}.parquet"
+        frame.to_parquet(path)
+        out[name] = path
+    return out
+
+
+@pytest.mark.parametrize("shape", ["arena", "all_pairs", "anchor"])
+def test_rank_is_the_same_with_compact_names(shape, tmp_path, capsys, monkeypatch):
+    path = _shapes(tmp_path)[shape]
+    args = ["rank", str(path), "--bootstrap", "50", "--json"] + (
+        ["--judge", "j1"] if shape == "all_pairs" else []
+    )
+    for interval in ("bootstrap", "sandwich"):
+        assert main([*args, "--interval", interval]) == 0  # small tables: names as a tuple
+        plain = json.loads(capsys.readouterr().out)
+        monkeypatch.setattr("evalcore.store.store.COMPACT_NAMES_FROM", 0)
+        assert main([*args, "--interval", interval]) == 0
+        compact = json.loads(capsys.readouterr().out)
+        monkeypatch.undo()
+        assert compact == plain
+    store = VerdictStore()
+    store.load_file(path)
+    monkeypatch.setattr("evalcore.store.store.COMPACT_NAMES_FROM", 0)
+    counts = store.counts(judge="j1" if shape == "all_pairs" else None)
+    assert isinstance(counts.instructions, Names)
+    assert counts.instructions == tuple(sorted(set(pd.read_parquet(path)["instruction_id"])))
+    reps, _ = counts.pattern_counts()  # a subset takes the names it keeps, without the others
+    assert set(reps.instructions) <= set(counts.instructions)
