@@ -177,22 +177,12 @@ def run_rank(args: argparse.Namespace) -> int:
     )
     _print_units(board)
     print_notes((*board.design_warnings, *board.notes), err=True)
-    table = board.table.copy()
-    table["win_rate"] = [f"{100 * v:.1f}%" for v in table["win_rate"]]
-    if (table["bound"] == "").all():
-        table = table.drop(columns=["bound"])
-    if table["comparable"].all():
-        table = table.drop(columns=["comparable", "only_slot"])
-    else:  # a rating that carries the judge's slot preference, marked in words
-        from evalcore.present.ranking import comparable_text
+    # the Leaderboard page's own table: the same columns, names and words on both faces
+    from evalcore.present.ranking import display_table
 
-        table["comparable"] = [comparable_text(str(s)) for s in table.pop("only_slot")]
-    # the per-model caveat in words (the notes above name the models and say why)
-    table["few_instructions"] = ["few: rough" if f else "" for f in table["few_instructions"]]
-    if (table["few_instructions"] == "").all():
-        table = table.drop(columns=["few_instructions"])
+    table = display_table(board)
     if styled is not None:
-        table = table.merge(style_columns(styled), on="model", how="left")
+        table = table.merge(style_columns(styled).rename(columns={"model": "Model"}), on="Model", how="left")
     print_table(table, floatfmt="{:.1f}")
     print(f"stability: {stability.sentence()}")
     if styled is not None:

@@ -85,7 +85,9 @@ def _csv_header(src: Source) -> list[str]:
             hint="Save it as UTF-8 (in a spreadsheet: 'CSV UTF-8'), then upload it again",
         ) from exc
     sep = "\t" if src.kind == "tsv" else ","
-    row = next(csv.reader(io.StringIO(text), delimiter=sep), [])
+    # newline="": a file whose lines end in a carriage return alone (old Mac exports) still has a
+    # first line, rather than a csv error
+    row = next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])
     return [str(c) for c in row]
 
 
