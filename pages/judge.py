@@ -91,7 +91,7 @@ with _ui.page("Judge"):
         st.info(EXPLAIN["no_labels"])
     else:
         toggle = dict(param="agree_orders", key="judge_agree_both", help=EXPLAIN["agree_both"])
-        if _ui.linked_toggle(None, "Compare both-orders verdicts", **toggle):
+        if _ui.linked_flag(st.toggle, "Compare both-orders verdicts", **toggle):
             both = _ui.memo_or_info(
                 ("agreement_both", judge, *opts.values()),
                 lambda: show.both_orders_agreement(store, judge, **opts),

@@ -15,6 +15,7 @@ from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking.style import available_controls
 from ui.heterogeneity import category_section, split_half_line
 from ui.judges import pooled_ranking_section
+from ui.pickers import rounds_and_seed
 from ui.resampling import resampling_controls, unit_counts
 from ui.style_control import style_table
 from ui.time_view import time_section
@@ -29,24 +30,8 @@ with _ui.page("Leaderboard"):
         judge = _ui.judge_picker(store)
     with c2:
         category = _ui.category_picker(store)
-    with c3:
-        rounds = st.number_input(
-            "Bootstrap rounds",
-            min_value=0,
-            max_value=10000,
-            step=100,
-            value=_ui.url_int("rounds", 1000, low=0, high=10000),
-            key="lb_rounds",
-            help="Resamples of the instructions (bootstrap), or normal draws for the "
-            "rank ranges (sandwich). 0 gives ratings without intervals.",
-        )
-    with c4:
-        seed = st.number_input(
-            "Seed", min_value=0, step=1, value=_ui.url_int("seed", 0, low=0, high=2**31 - 1), key="lb_seed"
-        )
-    # Settings that differ from the defaults go into the link, so it reproduces this leaderboard.
-    _ui.set_url_param("rounds", None if rounds == 1000 else int(rounds))
-    _ui.set_url_param("seed", None if seed == 0 else int(seed))
+    why = "Resamples of the instructions (bootstrap), or normal draws for the rank ranges (sandwich). "
+    rounds, seed = rounds_and_seed(c3, c4, key="lb", help=why + "0 gives ratings without intervals.")
     both = _ui.orders_picker(key="lb_orders")
 
     cluster, weighting = resampling_controls(store, both=both)  # the unit column, if the table has one

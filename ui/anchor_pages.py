@@ -177,45 +177,19 @@ def planner_inputs(d: dict, chosen: str) -> dict:
     """The planner's ten inputs (defaults ``d`` from :func:`av.planner_defaults`) as the keyword
     arguments of :func:`evalcore.anchors.plan_evaluation` (the model count positional)."""
     # every input is kept in the link (``?plan_models=`` …), so a copied link shows the same plan
-    num = _ui.linked_input
+    num, flag = _ui.linked_number, _ui.linked_flag
     g1, g2, g3 = st.columns(3)
     n_models = num(
-        g1.number_input,
-        label="Models to evaluate",
-        min_value=2,
-        max_value=1000,
-        value=int(d["models"]),
-        param="plan_models",
-        key="plan_models",
+        g1, "Models to evaluate", 2, 1000, int(d["models"]), param="plan_models", key="plan_models"
     )
-    natural = _ui.linked_check(
-        g2,
-        "A natural anchor exists",
-        param="plan_natural",
-        key="plan_natural",
-        help="E.g. the method a new one is meant to improve on.",
-    )
-    full = _ui.linked_check(g3, "A full ranking is needed", param="plan_full", key="plan_full", default=True)
+    why = "E.g. the method a new one is meant to improve on."
+    natural = flag(g2.checkbox, "A natural anchor exists", param="plan_natural", key="plan_natural", help=why)
+    full = flag(g3.checkbox, "A full ranking is needed", param="plan_full", key="plan_full", default=True)
     h1, h2, h3 = st.columns(3)
-    budget = num(
-        h1.number_input,
-        label="Budget in judge calls (0 = no limit)",
-        min_value=0,
-        max_value=10**10,
-        value=0,
-        step=1000,
-        param="plan_budget",
-        key="plan_budget",
-    )
-    n_inst = num(
-        h2.number_input,
-        label="Instructions planned (0 = as many as needed)",
-        min_value=0,
-        max_value=10**7,
-        value=int(d["instructions"]),
-        param="plan_instructions",
-        key="plan_inst",
-    )
+    label = "Budget in judge calls (0 = no limit)"
+    budget = num(h1, label, 0, 10**10, 0, step=1000, param="plan_budget", key="plan_budget")
+    label = "Instructions planned (0 = as many as needed)"
+    n_inst = num(h2, label, 0, 10**7, int(d["instructions"]), param="plan_instructions", key="plan_inst")
     orders = _ui.linked_choice(
         h3.radio,
         "Orders per pair",
@@ -227,38 +201,20 @@ def planner_inputs(d: dict, chosen: str) -> dict:
         help="2 when every pair is judged in both slot orders (the loaded table's design is the default).",
     )
     k1, k2, k3, k4 = st.columns(4)
-    share = {"min_value": 0.01, "max_value": 1.0, "step": 0.01, "format": "%.3f"}
+    share = {"step": 0.01, "format": "%.3f", "param": "plan_informativeness", "key": f"plan_info_{chosen}"}
+    why = "From the pilot when it has run, else from all data."
     info = num(
-        k1.number_input,
-        label="Informativeness of the chosen anchor",
-        value=float(d["informativeness"]),
-        param="plan_informativeness",
-        key=f"plan_info_{chosen}",
-        help="From the pilot when it has run, else from all data.",
-        **share,
+        k1, "Informativeness of the chosen anchor", 0.01, 1.0, float(d["informativeness"]), help=why, **share
     )
-    direct = num(
-        k2.number_input,
-        label="Decisive share of direct comparisons",
-        value=float(d["decisive"]),
-        param="plan_decisive",
-        key="plan_direct",
-        help="Share of non-tie verdicts in this selection.",
-        **share,
+    share.update(
+        param="plan_decisive", key="plan_direct", help="Share of non-tie verdicts in this selection."
     )
+    direct = num(k2, "Decisive share of direct comparisons", 0.01, 1.0, float(d["decisive"]), **share)
+    why = "+5% = the better model wins 55% of discordant samples."
     edge = num(
-        k3.number_input,
-        label="Edge to detect",
-        min_value=0.01,
-        max_value=0.45,
-        value=0.05,
-        step=0.01,
-        param="plan_edge",
-        key="plan_edge",
-        help="+5% = the better model wins 55% of discordant samples.",
+        k3, "Edge to detect", 0.01, 0.45, 0.05, step=0.01, param="plan_edge", key="plan_edge", help=why
     )
-    pairs = num(k4.number_input, label="Pairs of interest", min_value=0, max_value=10**6, value=0,
-                param="plan_pairs", key="plan_pairs")  # fmt: skip
+    pairs = num(k4, "Pairs of interest", 0, 10**6, 0, param="plan_pairs", key="plan_pairs")
     return {
         "n_models": int(n_models),
         "natural_anchor": natural,
@@ -276,5 +232,7 @@ def planner_inputs(d: dict, chosen: str) -> dict:
 
 def resamples_input() -> int:
     """The Anchors page's instruction resamples for the recommendation's stability (``?resamples=``)."""
-    inputs = {"label": "Instruction resamples", "min_value": 50, "max_value": 2000, "value": 200, "step": 50}
-    return int(_ui.linked_input(st.number_input, param="resamples", key="anchors_stab_rounds", **inputs))
+    label = "Instruction resamples"
+    return int(
+        _ui.linked_number(st, label, 50, 2000, 200, step=50, param="resamples", key="anchors_stab_rounds")
+    )

@@ -21,8 +21,8 @@ from ui.state import memo
 from ui.widgets import (
     download_csv,
     linked_choice,
+    linked_input,
     linked_multi,
-    linked_number,
     linked_text,
     number_tiles,
     table,
@@ -31,12 +31,9 @@ from ui.widgets import (
 W = show.WIDGETS
 
 
-def _number(where: Any, name: str, *, param: str, key: str) -> Any:
+def _number(widget: Any, name: str, *, param: str, key: str) -> Any:
     """A number input or slider of :data:`WIDGETS` ``name``, kept in the link as ``param``."""
-    spec = dict(W[name])
-    label, default = spec.pop("label"), spec.pop("value")
-    low, high = spec.pop("min_value"), spec.pop("max_value")
-    return linked_number(where, label, param=param, key=key, default=default, low=low, high=high, **spec)
+    return linked_input(widget, param=param, key=key, **W[name])
 
 
 def max_floor(where: Any) -> float:

@@ -11,7 +11,7 @@ import streamlit as st
 from evalcore.present import calibration as cal_show
 from ui.navigation import verdicts_link
 from ui.state import memo, set_url_param, state, url_choice
-from ui.widgets import linked_choice, linked_input, linked_multi, linked_number, linked_toggle
+from ui.widgets import linked_choice, linked_flag, linked_input, linked_multi, linked_number
 
 
 def calibration_pair(columns: Any, models: tuple[str, ...], top: str | None, second: str | None):
@@ -61,21 +61,12 @@ def disagreements_link(cal: Any, sel: Any) -> None:
         verdicts_link(cal_show.disagreements_label(cal), cal_show.disagreement_filter(cal))
 
 
-def rounds_and_seed(left: Any, right: Any) -> tuple[int, int]:
-    """The Judge page's bootstrap rounds and seed (``?rounds=``, ``?seed=``)."""
+def rounds_and_seed(left: Any, right: Any, *, key: str = "judge", help: str | None = None) -> tuple[int, int]:
+    """The bootstrap rounds and seed of the Judge and Leaderboard pages (``?rounds=``, ``?seed=``)."""
     rounds = linked_number(
-        left.number_input,
-        "Bootstrap rounds",
-        param="rounds",
-        key="judge_rounds",
-        default=1000,
-        low=0,
-        high=10000,
-        step=100,
+        left, "Bootstrap rounds", 0, 10000, 1000, param="rounds", key=f"{key}_rounds", step=100, help=help
     )
-    seed = linked_number(
-        right.number_input, "Seed", param="seed", key="judge_seed", default=0, low=0, high=2**31 - 1
-    )
+    seed = linked_number(right, "Seed", 0, 2**31 - 1, 0, param="seed", key=f"{key}_seed")
     return int(rounds), int(seed)
 
 
@@ -90,8 +81,10 @@ def power_settings(inputs: dict, help: dict) -> dict[str, Any]:
 
 def power_test(two: Any, exact: Any, help: dict) -> tuple[bool, str]:
     """The Power page's sidedness and method switches (``?two_sided=1``, ``?exact=1``)."""
-    sided = linked_toggle(two, "Two-sided", param="two_sided", key="pw_two_sided", help=help["two_sided"])
-    method = linked_toggle(exact, "Exact binomial", param="exact", key="pw_exact", help=help["exact"])
+    sided = linked_flag(
+        two.toggle, "Two-sided", param="two_sided", key="pw_two_sided", help=help["two_sided"]
+    )
+    method = linked_flag(exact.toggle, "Exact binomial", param="exact", key="pw_exact", help=help["exact"])
     return sided, "exact" if method else "normal"
 
 

@@ -32,8 +32,8 @@ def resampling_controls(store, *, both: bool) -> tuple[str | None, str | None]:
             "scores per unit). Pick the column when calls in one unit may be correlated.",
         )
         cluster = None if unit == INSTRUCTION else unit
-    weighted = _ui.linked_toggle(
-        None,
+    weighted = _ui.linked_flag(
+        st.toggle,
         "Weight every pair alike",
         param="weighting",
         key="lb_weighting",

@@ -22,8 +22,6 @@ from ui.state import (
     set_url_param,
     state,
     url_choice,
-    url_flag,
-    url_int,
     url_list,
     url_number,
     url_param,
@@ -232,10 +230,14 @@ def families_picker(judges: tuple[str, ...] | list[str]) -> FamilyList:
     return family
 
 
-def linked_toggle(where: Any, label: str, *, param: str, key: str, **options: Any) -> bool:
-    """A switch kept in the link (``param=1`` when on), so a shared link shows the same numbers."""
-    on = (where or st).toggle(label, value=url_flag(param), key=key, **options)
-    set_url_param(param, "1" if on else None)
+def linked_flag(
+    widget: Callable[..., Any], label: str, *, param: str, key: str, default: bool = False, **options: Any
+) -> bool:
+    """A switch (``st.toggle`` or ``st.checkbox``, or a column's) kept in the link (``param=1`` or
+    ``0`` when it differs from ``default``), so a shared link shows the same numbers."""
+    asked = url_choice(param, (False, True), default, encode=lambda on: "1" if on else "0")
+    on = widget(label, value=asked, key=key, **options)
+    set_url_param(param, None if on == default else ("1" if on else "0"))
     return bool(on)
 
 
@@ -261,25 +263,6 @@ def linked_choice(
     return value
 
 
-def linked_number(
-    widget: Callable[..., Any],
-    label: str,
-    *,
-    param: str,
-    key: str,
-    default: Any,
-    low: Any,
-    high: Any,
-    **kwargs: Any,
-) -> Any:
-    """A number input or slider started on the link's whole number ``param`` (a value out of
-    ``low``..``high`` is named in a warning) and kept in the link when it differs from ``default``."""
-    asked = url_int(param, int(default), low=int(low), high=int(high))
-    value = widget(label, min_value=low, max_value=high, value=type(default)(asked), key=key, **kwargs)
-    set_url_param(param, None if value == default else int(value))
-    return value
-
-
 def memo_or_info(key: tuple, compute: Any) -> Any:
     """:func:`ui.state.memo`, or None with the reason shown as a note when the design cannot give
     the result (the library says why in a ValueError)."""
@@ -293,8 +276,8 @@ def memo_or_info(key: tuple, compute: Any) -> Any:
 def linked_input(widget: Callable[..., Any], *, param: str, key: str, **inputs: Any) -> Any:
     """A number input or slider (``widget``, with ``inputs`` as its keyword arguments: label,
     min_value, max_value, value, step, format, help) started on the link's ``param`` (a value
-    that is not a number in range is named in a warning) and kept in the link when it differs
-    from ``value``, so a copied link shows the same numbers."""
+    that is not a number in range, or not whole for a whole ``value``, is named in a warning)
+    and kept in the link when it differs from ``value``, so a copied link shows the same numbers."""
     default = inputs.pop("value")
     asked = url_number(param, default, low=inputs.get("min_value"), high=inputs.get("max_value"))
     value = widget(value=type(default)(asked), key=key, **inputs)
@@ -302,6 +285,15 @@ def linked_input(widget: Callable[..., Any], *, param: str, key: str, **inputs: 
         param, None if value == default else (int(value) if isinstance(default, int) else f"{value:g}")
     )
     return value
+
+
+def linked_number(
+    where: Any, label: str, low: Any, high: Any, value: Any, param: str, key: str, **inputs: Any
+) -> Any:
+    """``where``'s number input from ``low`` to ``high``, started on ``value`` and kept in the link
+    as ``param`` (:func:`linked_input`)."""
+    inputs.update(label=label, min_value=low, max_value=high, value=value)
+    return linked_input(where.number_input, param=param, key=key, **inputs)
 
 
 def linked_multi(
@@ -325,16 +317,6 @@ def linked_multi(
     text = ",".join(encode(v) for v in value) or "none"
     set_url_param(param, None if list(value) == list(default) else text)
     return list(value)
-
-
-def linked_check(
-    where: Any, label: str, *, param: str, key: str, default: bool = False, **options: Any
-) -> bool:
-    """A checkbox kept in the link (``param=1`` or ``0`` when it differs from ``default``)."""
-    asked = url_choice(param, (False, True), default, encode=lambda on: "1" if on else "0")
-    on = (where or st).checkbox(label, value=asked, key=key, **options)
-    set_url_param(param, None if on == default else ("1" if on else "0"))
-    return bool(on)
 
 
 def linked_text(
