@@ -109,8 +109,7 @@ with _ui.page("Anchor planning"):
         else:
             st.success("Recommended design: **" + _ui.md(plan.recommendation) + "**")
             st.markdown("\n".join("- " + _ui.md(reason) for reason in plan.reasons))
-            for warning in plan.warnings:
-                _ui.warning(warning)
+            _ui.warning(*plan.warnings)
             st.caption(av.plan_caption(plan))
             if cost := av.plan_cost_sentence(plan, per_call=prices.per_call, per_label=prices.per_label):
                 st.info(cost)

@@ -13,7 +13,7 @@ from evalcore.errors import DesignError
 from evalcore.plots import anchors as figures
 from evalcore.present import anchors as av
 from evalcore.verdicts import VerdictFilter
-from ui import anchors_view as view
+from ui import anchor_pages as view
 from ui.anchor_pages import captions, resamples_input, run_on_click, setup
 
 with _ui.page("Anchors"):

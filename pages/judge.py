@@ -33,8 +33,7 @@ with _ui.page("Judge"):
             lambda: ej.judge_sheets(store, families=family.families, progress=progress, **opts),
         )
     ok = {name: sheet for name, sheet in sheets.items() if not isinstance(sheet, str)}
-    for warning in show.judge_warnings(sheets):
-        _ui.warning(warning)
+    _ui.warning(*show.judge_warnings(sheets))
     if not ok:
         st.info(EXPLAIN["no_judge"])
         st.stop()
@@ -59,10 +58,8 @@ with _ui.page("Judge"):
     if sheet is None:
         _ui.warning(f"{judge} has no sheet in this selection: {sheets.get(judge)}")
         st.stop()
-    for warning in sheet.design_warnings:
-        _ui.warning(warning)
-    for note in sheet.notes:
-        _ui.info(note)
+    _ui.warning(*sheet.design_warnings)
+    _ui.info(*sheet.notes)
     _ui.number_tiles(show.position_metrics(sheet))
     st.caption(show.both_orders_sentence(sheet))
     _ui.verdicts_link(

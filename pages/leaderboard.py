@@ -16,8 +16,7 @@ from evalcore.ranking.style import available_controls
 from ui.heterogeneity import category_section, split_half_line
 from ui.judges import pooled_ranking_section
 from ui.pickers import rounds_and_seed
-from ui.resampling import resampling_controls, unit_counts
-from ui.style_control import style_table
+from ui.resampling import resampling_controls, style_table, unit_counts
 from ui.time_view import time_section
 
 with _ui.page("Leaderboard"):
@@ -77,8 +76,7 @@ with _ui.page("Leaderboard"):
         board = _ui.memo(("leaderboard", *key), lambda: leaderboard(counts, progress=progress, **options))
 
     st.caption(show.method_caption(board))
-    for note in (*board.design_warnings, *board.notes):
-        _ui.warning(note)
+    _ui.warning(*board.design_warnings, *board.notes)
 
     try:
         sep = _ui.memo(("separation", *key), lambda: separation(board))

@@ -11,7 +11,6 @@ from evalcore import power as pw
 from evalcore.present import power as pv
 from evalcore.ranking import leaderboard
 from ui import power_view as view
-from ui.monitor import monitor_section
 from ui.pickers import (
     power_anchor,
     power_compare,
@@ -115,4 +114,4 @@ with _ui.page("Power"):
         _ui.error(exc)
         st.stop()
     view.detection(result, judge)
-    monitor_section(store, judge, category, ranked, alpha)
+    view.monitor_section(store, judge, category, ranked, alpha)

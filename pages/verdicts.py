@@ -14,8 +14,7 @@ import streamlit as st
 import ui as _ui
 from evalcore.present import verdicts as show
 from evalcore.verdicts import VerdictFilter
-from ui.cases import draw_case, draw_evidence
-from ui.counts_table import stop_without_single_calls
+from ui.cases import draw_case, draw_evidence, stop_without_single_calls
 
 LIMIT = 20
 

@@ -1,6 +1,7 @@
 """Glue the two anchor pages share (Anchors; Anchor planning): the controls at the top, the human
 ranking box, the per-anchor sweep every section reads, the chosen anchor, run-on-click sections
-and the planner's inputs. Widget keys and URL parameters are those the single Anchors page had,
+the planner's inputs, and the Anchors page's result sections (the explorer, the stability of the
+recommendation, the anchor effect beside the judge effect), one result each. Widget keys and URL parameters are those the single Anchors page had,
 so shared links (``/anchors?judge=…&anchor=…``) keep working. No statistics here: every number
 and sentence comes from :mod:`evalcore.anchors` and its presentation module.
 """
@@ -149,8 +150,7 @@ def setup(intro: str = av.INTRO) -> AnchorView:
     except ValueError as exc:
         _ui.error(exc)
         st.stop()
-    for note in sweep.notes:
-        _ui.info(note)
+    _ui.info(*sweep.notes)
     if sweep.needs_all_pairs:
         _ui.caption(sweep.needs_all_pairs)
     anchors = list(sweep.table["anchor"])
@@ -236,3 +236,30 @@ def resamples_input() -> int:
     return int(
         _ui.linked_number(st, label, 50, 2000, 200, step=50, param="resamples", key="anchors_stab_rounds")
     )
+
+
+def explorer(ranking, chosen: str, tau: str, judge: str, *, human_hint: bool = False) -> None:
+    """One anchor's ranking: its tiles, (the hint to add a human ranking), caption and table."""
+    _ui.number_tiles(av.explorer_metrics(ranking, tau))
+    if human_hint:
+        st.info(av.HUMAN_HINT)
+    _ui.caption(av.explorer_caption(ranking, chosen))
+    _ui.table(av.explorer_table(ranking), ranking.table, f"anchor_{chosen}_{judge}.csv", key="dl_anchor_rank")
+
+
+def stability(result, judge: str) -> None:
+    """How sure the recommendation is: its sentence, notes, caption and table."""
+    if av.stability_sentence(result):
+        st.markdown(_ui.md(av.stability_sentence(result)))
+    _ui.warning(*result.notes)
+    captions(av.stability_caption(result))
+    _ui.table(av.stability_table(result), result.table, f"anchor_stability_{judge}.csv", key="dl_anchor_stab")
+
+
+def judge_effect(effect, tau: str) -> None:
+    """The anchor effect beside the judge effect: its sentence, caption and table (the chart is
+    drawn by the page above it)."""
+    if av.judge_effect_sentence(effect, tau):
+        st.markdown(av.judge_effect_sentence(effect, tau))
+    st.caption(av.JUDGE_CAPTION)
+    _ui.table(av.judge_effect_table(effect), effect.table, "anchor_vs_judge.csv", key="dl_anchor_judges")

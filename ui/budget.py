@@ -110,8 +110,7 @@ def _head_to_head(plan, quantity: str, key: str) -> None:
             view.drop(columns=["gap_sd", "label_share"]), plan.label_orders, "label_plan.csv", key=f"dl_{key}"
         )
         _ui.caption("Label first the slot order whose share is largest: its judge errors vary most.")
-    for note in plan.notes:
-        _ui.caption(note)
+    _ui.caption(*plan.notes)
 
 
 ANCHORS_INTRO = (
@@ -164,5 +163,4 @@ def anchors_part(
         f"on {q.format('pilot_instructions', int(o['pilot_instructions'].min()))} or more of this table's "
         "instructions."
     )
-    for note in plan.notes:
-        _ui.caption(note)
+    _ui.caption(*plan.notes)

@@ -78,8 +78,7 @@ def category_section(store: VerdictStore, judge: str, category: str | None) -> N
             }
         )
         st.dataframe(rev, hide_index=True, width="stretch")
-    for note in result.notes:
-        caption(note)
+    caption(*result.notes)
     with st.expander(q.name("category_rating") + ", every model and category"):
         r = result.ratings
         shown = pd.DataFrame(

@@ -71,8 +71,7 @@ def pooled_ranking_section(store, category: str | None) -> None:
         return
     st.subheader("Several judges, one ranking")
     caption(INTRO)
-    for note in res.notes:
-        warning(note)
+    warning(*res.notes)
     t = res.table
     shown = pd.DataFrame(
         {

@@ -1,14 +1,21 @@
 """The Power page's result sections, each one call from the page: the sample-size plan, the
-simulated power curve and the dataset's detectable edges. The page picks the settings and
+simulated power curve, the dataset's detectable edges and "Stop judging now" (the anytime-valid
+confidence sequence over the verdicts judged so far, :mod:`evalcore.power.monitor`). The page picks the settings and
 computes; these draw one result each (words and tables from :mod:`evalcore.present.power`)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 import ui as _ui
+from evalcore.errors import EvalcoreError
 from evalcore.plots import power as figures
+from evalcore.plots.monitor import monitor_figure
 from evalcore.power.budget import Prices, calls_per_instruction
+from evalcore.power.monitor import monitor_leader, monitor_pair
+from evalcore.present import monitor as mv
 from evalcore.present import power as pv
 
 
@@ -28,8 +35,7 @@ def plan(
     view = pv.sample_size_table(result, per_instruction=per_instruction, prices=money)
     _ui.table(view, result.table, "sign_test_sample_sizes.csv", "dl_pw_plan")
     st.caption(pv.sample_size_caption(result))
-    for note in result.notes:
-        _ui.caption(note)
+    _ui.caption(*result.notes)
     if len(result.table) > 1:
         _ui.chart(
             figures.sample_size_figure(result.table, informativeness=informativeness), key="pw_plan_fig"
@@ -55,9 +61,38 @@ def detection(result, judge: str) -> None:
     _ui.tiles(pv.detectable_metrics(result))
     if (top := pv.top_pair_sentence(result)) is not None:
         (st.success if top[0] == "success" else st.warning)(_ui.md(top[1]))
-    for note in result.notes:
-        _ui.info(note)
+    _ui.info(*result.notes)
     if result.n_pairs:
         _ui.chart(figures.detectable_edges_figure(result), key="pw_detect_fig")
         _ui.table(pv.detectable_table(result), result.table, f"detectable_edges_{judge}.csv", "dl_pw_detect")
     st.caption(pv.detectable_caption(result))
+
+
+def monitor_section(store, judge: str | None, category: str | None, ranked: list[str], alpha: float) -> None:
+    """Pick two models (or the leader), show whether judging could stop, and the curve."""
+    st.header("4 · Stop judging now: is the answer already safe?")
+    with st.expander("How the stopping rule works (confidence sequence)"):
+        st.markdown(mv.INTRO)
+    mode = st.radio("Question", mv.MODES, horizontal=True, key="pw_monitor_mode")
+    options = {"judge": judge, "category": category, "alpha": alpha}
+    if mode == mv.MODES[0]:
+        c1, c2 = st.columns(2)
+        a = c1.selectbox("First model", ranked, index=0, key="pw_monitor_a")
+        rest = [m for m in ranked if m != a]
+        b = c2.selectbox("Second model", rest, index=0, key="pw_monitor_b")
+        key: tuple = ("pw_monitor", judge, category, a, b, alpha)
+        compute = partial(monitor_pair, store, model_a=a, model_b=b, **options)
+    else:
+        key = ("pw_monitor_leader", judge, category, alpha)
+        compute = partial(monitor_leader, store, **options)
+    try:
+        result = _ui.memo(key, compute)
+    except EvalcoreError as exc:
+        _ui.info(exc)
+        return
+    (st.success if result.decided else st.warning)(_ui.md(result.sentence()))
+    _ui.tiles(mv.tiles(result))
+    _ui.chart(monitor_figure(result), key="pw_monitor_fig")
+    _ui.caption(mv.caption(result))
+    _ui.caption(*result.notes)
+    _ui.download_csv(result.curve, "confidence_sequence.csv", key="dl_pw_monitor")

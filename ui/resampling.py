@@ -1,13 +1,18 @@
 """The Leaderboard's unit of resampling and pair weighting: a picker of the unit column (shown
 only when the table has a session, voter or run column) and a pair-weighting switch, both kept in
-the link like the page's other controls."""
+the link like the page's other controls; and its style control: the table with each model's
+style-controlled rating beside its plain one (:mod:`evalcore.ranking.style`), or the reason there
+is none."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 import ui as _ui
 from evalcore.errors import EvalcoreError
+from evalcore.present import ranking as show
+from evalcore.ranking.style import controlled_leaderboard
 
 #: The picker's first option: the benchmark's unit.
 INSTRUCTION = "instruction"
@@ -51,3 +56,23 @@ def unit_counts(store, judge: str | None, category: str | None, cluster: str | N
         ("unit_counts", judge, category, cluster),
         lambda: store.counts(judge=judge, category=category, cluster=cluster),
     )
+
+
+def style_table(
+    store, table: pd.DataFrame, *, judge: str, category: str | None, controls: list, both: bool
+) -> pd.DataFrame:
+    """``table`` with the style-controlled columns for ``controls`` (unchanged when none)."""
+    if not controls:
+        return table
+    st.caption(show.STYLE_EXPLAINED + (" " + show.STYLE_BOTH_ORDERS if both else ""))
+    try:
+        styled = _ui.memo(
+            ("style", judge, category, tuple(controls)),
+            lambda: controlled_leaderboard(store, judge=judge, category=category, controls=controls),
+        )
+    except EvalcoreError as exc:
+        _ui.warning(f"No style control: {exc}")
+        return table
+    _ui.caption(show.style_caption(styled))
+    _ui.warning(*styled.notes)
+    return show.style_display(table, styled)

@@ -113,8 +113,7 @@ def conventions_section(counts: Any, judge: str, category: str | None) -> None:
         st.info(tc.refusal)
     number_tiles(show.convention_metrics(tc))
     caption(tc.sentence())
-    for note in tc.notes:
-        caption(f"Note: {note}")
+    caption(*(f"Note: {note}" for note in tc.notes))
     frame = tc.frame()
     table(show.conventions_display(tc), frame, f"tie_conventions_{judge}.csv", "dl_tie_conventions")
 
@@ -165,5 +164,4 @@ def pointwise_section(scores: Any, *, demo: bool) -> None:
         st.caption(show.shares_sentence(shares))
     else:
         st.info(EXPLAIN["no_shares"])
-    for note in shares.notes:
-        caption(f"Note: {note}")
+    caption(*(f"Note: {note}" for note in shares.notes))

@@ -30,54 +30,49 @@ from ui.state import (
 if TYPE_CHECKING:
     from evalcore.present.judge import FamilyList
 
+ALL_CATEGORIES = "All categories"
+
+
+def _shared_picker(
+    name: str, options: Any, *, key: str, default: Any, instead: str, draw: bool = True, **kwargs: Any
+) -> Any:
+    """The judge or category selectbox every page shares: it starts on the choice made on another
+    page or named by the link (``vl_<name>``; one this dataset lacks is named in a warning) and
+    is kept in the link (``?<name>=``). Not ``draw``n (None) when there is nothing to choose."""
+    current = st.session_state.get(f"vl_{name}")
+    if current is not None and current not in options:
+        warning(
+            f"The {name} {current} (named by the link or the previous dataset) is not in this "
+            f"dataset; showing {instead} instead."
+        )
+        st.session_state[f"vl_{name}"] = current = None
+    if not draw:
+        set_url_param(name, None)
+        return None
+    start = options.index(current if current in options else default)
+    value = st.selectbox(name.capitalize(), options, index=start, key=f"{key}_select", **kwargs)
+    value = None if value == ALL_CATEGORIES else value
+    st.session_state[f"vl_{name}"] = value
+    set_url_param(name, value)
+    return value
+
 
 def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
-    """A judge selector shared by the pages (remembers the choice across pages)."""
-    judges = store.judges()
-    current = st.session_state.get("vl_judge")
-    if current is not None and current not in judges:
-        # A link (or an earlier dataset) named a judge this dataset does not have: say so.
-        warning(
-            f"The judge {current} (named by the link or the previous dataset) is not in "
-            f"this dataset; "
-            f"showing {default_judge(store)} instead."
-        )
-        st.session_state["vl_judge"] = None
-    index = judges.index(current if current in judges else default_judge(store))
-    judge = st.selectbox(
-        "Judge",
-        judges,
-        index=index,
-        key=f"{key}_select",
-        # the default in words, where it applies (the same rule as the commands and the report)
-        help="Every analysis is per judge: judges differ in bias and scale. Pages start on "
-        + escape_markdown(default_choice(store).reason),
-    )
-    st.session_state["vl_judge"] = judge
-    set_url_param("judge", judge)
-    return judge
+    """A judge selector shared by the pages (remembers the choice across pages); its help says
+    the default in words (the same rule as the commands and the report)."""
+    first = default_judge(store)
+    why = "Every analysis is per judge: judges differ in bias and scale. Pages start on "
+    why += escape_markdown(default_choice(store).reason)
+    return _shared_picker("judge", list(store.judges()), key=key, default=first, instead=first, help=why)
 
 
 def category_picker(store: VerdictStore, *, key: str = "category") -> str | None:
-    categories = store.categories()
-    current = st.session_state.get("vl_category")
-    if current is not None and current not in categories:
-        warning(
-            f"The category {current} (named by the link or the previous dataset) is not in "
-            "this dataset; "
-            "showing all categories instead."
-        )
-        st.session_state["vl_category"] = None
-        current = None
-    if not categories:
-        set_url_param("category", None)
-        return None
-    index = categories.index(current) + 1 if current in categories else 0
-    choice = st.selectbox("Category", ("All categories",) + categories, index=index, key=f"{key}_select")
-    value = None if choice == "All categories" else choice
-    st.session_state["vl_category"] = value
-    set_url_param("category", value)
-    return value
+    """A category selector shared by the pages (remembers the choice across pages)."""
+    options = [ALL_CATEGORIES, *store.categories()]
+    some = len(options) > 1
+    return _shared_picker(
+        "category", options, key=key, default=ALL_CATEGORIES, instead="all categories", draw=some
+    )
 
 
 def selection(store: VerdictStore, *, key: str, columns: Any = None) -> tuple[str, str | None]:
