@@ -23,11 +23,8 @@ with _ui.page("Anchors"):
 
     def _win_rates(default: list[str]) -> None:
         """The win-rate distributions of the anchors picked (every section's third face)."""
-        asked = _ui.url_list("hist", p.anchors) or default  # the link keeps the anchors shown
-        shown = st.multiselect(
-            "Anchors side by side", p.anchors, asked, key="anchors_hist_pick", max_selections=6
-        )
-        _ui.set_url_param("hist", None if shown == default else ",".join(shown))
+        pick = {"param": "hist", "key": "anchors_hist_pick", "default": default, "max_selections": 6}
+        shown = _ui.linked_multi(st.multiselect, "Anchors side by side", p.anchors, **pick)  # in the link
         try:
             dists = [
                 _ui.memo(("anchor_wrd", *key, a), lambda a=a: an.win_rate_distribution(p.counts, a))

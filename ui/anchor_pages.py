@@ -117,16 +117,8 @@ def setup(intro: str = av.INTRO) -> AnchorView:
         judge = _ui.judge_picker(store, key="anchors_judge")
     with c2:
         category = _ui.category_picker(store, key="anchors_category")
-    tau = c3.radio(
-        "Kendall's tau",
-        ("b", "a"),
-        index=("b", "a").index(_ui.url_choice("tau", ("b", "a"), "b")),
-        horizontal=True,
-        key="anchors_tau",
-        format_func=av.tau_name,
-        help=av.TAU_HELP,
-    )
-    _ui.set_url_param("tau", None if tau == "b" else tau)
+    radio = {"key": "anchors_tau", "horizontal": True, "format_func": av.tau_name, "help": av.TAU_HELP}
+    tau = _ui.linked_choice(c3.radio, "Kendall's tau", ("b", "a"), param="tau", **radio)
     with c4:
         both = _ui.orders_picker(key="anchors_orders")
     human = human_ranking_box(store)

@@ -28,10 +28,6 @@ class PriceInput:
             size, unit=unit, per_instruction=per_instruction, per_call=self.per_call, per_label=self.per_label
         )
 
-    @property
-    def given(self) -> bool:
-        return self.per_call is not None or self.per_label is not None
-
 
 def _price(where, label: str, param: str) -> float | None:
     remembered = st.session_state.setdefault(_SEEN, {})

@@ -678,15 +678,6 @@ def shared_value(shared: tuple, compute: Callable[[], T]) -> T:
         event.set()
 
 
-def _shared_identity(s: dict, ranking: int | None) -> tuple | None:
-    """What an untouched demo session's results depend on besides the key (:func:`demo_identity`).
-    None for uploads and saved datasets, whose results stay in their session."""
-    label = s.get("demo")
-    if not label:
-        return None
-    return demo_identity(label, ranking)
-
-
 def memo(key: tuple, compute: Callable[[], T]) -> T:
     """Compute once per dataset version, human ranking and key. Results of an untouched demo are
     also shared between sessions (:data:`_SHARED`); any other dataset's stay in its session."""
@@ -695,7 +686,8 @@ def memo(key: tuple, compute: Callable[[], T]) -> T:
     full = (s["version"], ranking) + tuple(key)
     if full in s["memo"]:
         return s["memo"][full]
-    identity = _shared_identity(s, ranking)
+    # uploads and saved datasets keep their results in their session (no shared identity)
+    identity = demo_identity(s["demo"], ranking) if s.get("demo") else None
     value = compute() if identity is None else shared_value(identity + tuple(key), compute)
     s["memo"][full] = value
     return value
