@@ -49,17 +49,15 @@ def run_on_click(name: str, key: tuple, button: str, compute: Callable, *, help:
     """Compute only when the button is pressed; show the last result for the same inputs."""
     slot, version = f"anchors_last_{name}", _ui.state()["version"]
     if st.button(button, key=f"anchors_btn_{name}", help=help):
-        bar = st.progress(0.0, text="Starting…")
+        st.session_state.pop(slot, None)  # until this computation succeeds
         try:
-            _ui.memo(key, lambda: compute(lambda f, t: bar.progress(min(1.0, max(0.0, f)), text=t)))
+            with _ui.progress_bar("Starting…") as progress:
+                _ui.memo(key, lambda: compute(progress))
             st.session_state[slot] = (version, key)
         except DesignError as exc:  # the design does not identify it: say so, not an error
             _ui.info(exc)
-            st.session_state.pop(slot, None)
         except ValueError as exc:
             _ui.error(exc)
-            st.session_state.pop(slot, None)
-        bar.empty()
     return _ui.memo(key, lambda: None) if st.session_state.get(slot) == (version, key) else None
 
 

@@ -69,22 +69,19 @@ def budget_section(
     per_label = _ui.linked_number(
         m3, "Price per human label", 0.0, 1e9, label, f"{key}_label", f"{key}_label"
     )
-    try:
-        plan = _ui.memo(
-            (f"{key}_plan", judge, a, b, quantity, budget, per_call, per_label),
-            lambda: plan_budget(
-                store,
-                model_a=a,
-                model_b=b,
-                budget=budget,
-                prices=Prices(per_call, per_label),
-                quantity=quantity,
-                judge=judge,
-            ),
-        )
-    except EvalcoreError as exc:
-        _ui.info(exc)
-        plan = None
+    plan = _ui.memo_or_info(
+        (f"{key}_plan", judge, a, b, quantity, budget, per_call, per_label),
+        lambda: plan_budget(
+            store,
+            model_a=a,
+            model_b=b,
+            budget=budget,
+            prices=Prices(per_call, per_label),
+            quantity=quantity,
+            judge=judge,
+        ),
+        errors=EvalcoreError,
+    )
     if plan is not None:
         if anchors:
             st.markdown("**The two models head to head**")
@@ -129,15 +126,14 @@ def anchors_part(
     """How many anchors: the chosen number and the alternatives compared (a table)."""
     st.markdown("**How many anchors**")
     st.caption(ANCHORS_INTRO)
-    try:
-        plan = _ui.memo(
-            (f"{key}_anchors", judge, a, b, quantity, budget, prices.per_call, prices.per_label),
-            lambda: plan_anchor_budget(
-                store, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity, judge=judge
-            ),
-        )
-    except EvalcoreError as exc:
-        _ui.info(exc)
+    plan = _ui.memo_or_info(
+        (f"{key}_anchors", judge, a, b, quantity, budget, prices.per_call, prices.per_label),
+        lambda: plan_anchor_budget(
+            store, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity, judge=judge
+        ),
+        errors=EvalcoreError,
+    )
+    if plan is None:
         return
     st.success(_ui.md(plan.sentence()))
     width_id = "planned_width_elo" if quantity == "rating_difference" else "planned_width"

@@ -71,35 +71,20 @@ def rounds_and_seed(left: Any, right: Any, *, key: str = "judge", help: str | No
 
 
 def power_settings(inputs: dict, help: dict) -> dict[str, Any]:
-    """The Power page's test settings in one row: level, target power, sidedness, method."""
+    """The Power page's test settings in one row: level, target power, sidedness and method
+    (``?alpha=``, ``?power=``, ``?two_sided=1``, ``?exact=1``)."""
     s1, s2, s3, s4 = st.columns(4)
     alpha = float(linked_input(s1.number_input, param="alpha", key="pw_alpha", **inputs["alpha"]))
     target = float(linked_input(s2.number_input, param="power", key="pw_power", **inputs["power"]))
-    two_sided, method = power_test(s3, s4, help)
-    return {"alpha": alpha, "power": target, "two_sided": two_sided, "method": method}
-
-
-def power_test(two: Any, exact: Any, help: dict) -> tuple[bool, str]:
-    """The Power page's sidedness and method switches (``?two_sided=1``, ``?exact=1``)."""
-    sided = linked_flag(
-        two.toggle, "Two-sided", param="two_sided", key="pw_two_sided", help=help["two_sided"]
-    )
-    method = linked_flag(exact.toggle, "Exact binomial", param="exact", key="pw_exact", help=help["exact"])
-    return sided, "exact" if method else "normal"
+    sided = linked_flag(s3.toggle, "Two-sided", param="two_sided", key="pw_two_sided", help=help["two_sided"])
+    exact = linked_flag(s4.toggle, "Exact binomial", param="exact", key="pw_exact", help=help["exact"])
+    return {"alpha": alpha, "power": target, "two_sided": sided, "method": "exact" if exact else "normal"}
 
 
 def power_compare(label: str, modes: Any, first: int, help: str) -> str:
     """The Power page's "what this dataset can detect" comparison (``?compare=``)."""
-    return linked_choice(
-        st.radio,
-        label,
-        modes,
-        param="compare",
-        key="pw_compare",
-        default=modes[first],
-        horizontal=True,
-        help=help,
-    )
+    radio = {"key": "pw_compare", "default": modes[first], "horizontal": True, "help": help}
+    return linked_choice(st.radio, label, modes, param="compare", **radio)
 
 
 def power_anchor(ranked: list[str], default: str, help: str) -> str:
@@ -132,16 +117,8 @@ def recommended_anchor(
 
 def power_edges(choices: Any, label: Any) -> list:
     """The Power page's edges to detect (``?edges=0.05,0.1``; ``none`` for none)."""
-    return linked_multi(
-        st.multiselect,
-        "Edges to detect",
-        choices,
-        param="edges",
-        key="pw_edges",
-        default=[0.05, 0.10],
-        encode=lambda e: f"{e:g}",
-        format_func=label,
-    )
+    pick = {"key": "pw_edges", "default": [0.05, 0.10], "encode": lambda e: f"{e:g}", "format_func": label}
+    return linked_multi(st.multiselect, "Edges to detect", choices, param="edges", **pick)
 
 
 def power_simulation(pv: Any, dists: Any, ranked: list[str], anchor: str) -> dict[str, Any]:

@@ -85,10 +85,8 @@ def monitor_section(store, judge: str | None, category: str | None, ranked: list
     else:
         key = ("pw_monitor_leader", judge, category, alpha)
         compute = partial(monitor_leader, store, **options)
-    try:
-        result = _ui.memo(key, compute)
-    except EvalcoreError as exc:
-        _ui.info(exc)
+    result = _ui.memo_or_info(key, compute, errors=EvalcoreError)
+    if result is None:
         return
     (st.success if result.decided else st.warning)(_ui.md(result.sentence()))
     _ui.tiles(mv.tiles(result))

@@ -258,13 +258,14 @@ def linked_choice(
     return value
 
 
-def memo_or_info(key: tuple, compute: Any) -> Any:
-    """:func:`ui.state.memo`, or None with the reason shown as a note when the design cannot give
-    the result (the library says why in a ValueError)."""
+def memo_or_info(key: tuple, compute: Any, *, errors: Any = ValueError, words: str = "{}") -> Any:
+    """:func:`ui.state.memo`, or None with the reason shown as a note (``words`` with the reason in
+    its braces) when the design cannot give the result (the library says why in one of ``errors``,
+    a ValueError unless said)."""
     try:
         return memo(key, compute)
-    except ValueError as exc:
-        info(exc)
+    except errors as exc:
+        info(words.format(exc))
         return None
 
 
