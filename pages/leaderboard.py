@@ -41,18 +41,16 @@ with _ui.page("Leaderboard"):
     # The one rule of the library (choose_interval), which `rank` and Dataset.leaderboard apply too.
     policy = choose_interval(counts.n_instructions, counts.n_models)
     default = policy.method
-    asked = _ui.url_choice("interval", list(show.INTERVAL_CHOICES), default)
-    choice = st.radio(
-        "Intervals",
-        list(show.INTERVAL_CHOICES.values()),
-        horizontal=True,
-        index=list(show.INTERVAL_CHOICES).index(asked),
-        key="lb_interval",
-        help="Bootstrap: refit on resampled instructions (Efron 1979). Sandwich: a robust "
-        "variance clustered by instruction, one fit only (fast on large tables).",
+    why = (
+        "Bootstrap: refit on resampled instructions (Efron 1979). Sandwich: a robust "
+        "variance clustered by instruction, one fit only (fast on large tables)."
+    )
+    radio = {"key": "lb_interval", "default": show.INTERVAL_CHOICES[default], "horizontal": True, "help": why}
+    labels = list(show.INTERVAL_CHOICES.values())  # in the link as the method's name
+    choice = _ui.linked_choice(
+        st.radio, "Intervals", labels, param="interval", encode=show.interval_from_label, **radio
     )
     interval = show.interval_from_label(choice)
-    _ui.set_url_param("interval", None if interval == default else interval)
     if interval == default:
         st.caption(f"Intervals {policy.reason}. Pick the other method above to compare.")
     options = _ui.memo(("style_options",), lambda: available_controls(store.feature_sources()))
