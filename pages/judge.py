@@ -12,7 +12,7 @@ from evalcore.present.judge import EXPLAIN
 from evalcore.verdicts import VerdictFilter
 from ui import judge_view as view
 from ui.judges import judge_weights_section
-from ui.pickers import rounds_and_seed
+from ui.widgets import rounds_and_seed
 
 with _ui.page("Judge"):
     st.title("Judge")

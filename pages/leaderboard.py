@@ -15,9 +15,9 @@ from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking.style import available_controls
 from ui.heterogeneity import category_section, split_half_line
 from ui.judges import pooled_ranking_section
-from ui.pickers import rounds_and_seed
 from ui.resampling import resampling_controls, style_table, unit_counts
 from ui.time_view import time_section
+from ui.widgets import rounds_and_seed
 
 with _ui.page("Leaderboard"):
     st.title("Leaderboard")

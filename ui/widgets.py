@@ -323,3 +323,12 @@ def linked_text(
     value = widget(label, value=url_param(param, default), key=key, **kwargs)
     set_url_param(param, None if value == default else value)
     return str(value)
+
+
+def rounds_and_seed(left: Any, right: Any, *, key: str = "judge", help: str | None = None) -> tuple[int, int]:
+    """The bootstrap rounds and seed of the Judge and Leaderboard pages (``?rounds=``, ``?seed=``)."""
+    rounds = linked_number(
+        left, "Bootstrap rounds", 0, 10000, 1000, param="rounds", key=f"{key}_rounds", step=100, help=help
+    )
+    seed = linked_number(right, "Seed", 0, 2**31 - 1, 0, param="seed", key=f"{key}_seed")
+    return int(rounds), int(seed)
