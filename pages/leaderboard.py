@@ -13,10 +13,8 @@ from evalcore.present.display import shorten_cells
 from evalcore.present.verdicts import cell_verdicts
 from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking.style import available_controls
-from ui.heterogeneity import category_section, split_half_line
+from ui import leaderboard_view as view
 from ui.judges import pooled_ranking_section
-from ui.resampling import resampling_controls, style_table, unit_counts
-from ui.time_view import time_section
 from ui.widgets import rounds_and_seed
 
 with _ui.page("Leaderboard"):
@@ -33,8 +31,8 @@ with _ui.page("Leaderboard"):
     rounds, seed = rounds_and_seed(c3, c4, key="lb", help=why + "0 gives ratings without intervals.")
     both = _ui.orders_picker(key="lb_orders")
 
-    cluster, weighting = resampling_controls(store, both=both)  # the unit column, if the table has one
-    counts = unit_counts(store, judge, category, cluster, both=both)
+    cluster, weighting = view.resampling_controls(store, both=both)  # the unit column, if the table has one
+    counts = view.unit_counts(store, judge, category, cluster, both=both)
     if counts.n_models < 2:
         _ui.stop_with(show.TOO_FEW_MODELS)
 
@@ -82,11 +80,11 @@ with _ui.page("Leaderboard"):
         sep = None
         why = exc
     table = show.display_table(board, sep)
-    table = style_table(store, table, judge=judge, category=category, controls=controls, both=both)
+    table = view.style_table(store, table, judge=judge, category=category, controls=controls, both=both)
     st.dataframe(
         shorten_cells(table), hide_index=True, width="stretch", column_config=_ui.count_columns(table)
     )  # a long name cut for the eye
-    split_half_line(counts, (judge, category, both))  # "#1 stays #1 in k of 50 halves"
+    view.split_half_line(counts, (judge, category, both))  # "#1 stays #1 in k of 50 halves"
     _ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
     st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")
@@ -121,5 +119,5 @@ with _ui.page("Leaderboard"):
     )
 
     pooled_ranking_section(store, category)  # several judges: one ranking that weights them
-    category_section(store, judge, category)  # one ranking or one per category?
-    time_section(store, judge, category)  # shown only when the table says when each call was made
+    view.category_section(store, judge, category)  # one ranking or one per category?
+    view.time_section(store, judge, category)  # shown only when the table says when each call was made
