@@ -25,7 +25,7 @@ with _ui.page("Judge"):
     rounds, seed = rounds_and_seed(c2, c3)
     opts = {"category": category, "rounds": rounds, "seed": int(seed)}
     judges = store.judges()
-    family = _ui.families_picker(judges)
+    family = view.families_picker(judges)
 
     with _ui.progress_bar("Measuring the judges…") as progress:
         sheets = _ui.memo(

@@ -32,7 +32,6 @@ from ui.state import (  # noqa: F401
     set_url_param,
     state,
     url_choice,
-    url_list,
     url_number,
     url_param,
 )
@@ -41,7 +40,6 @@ from ui.widgets import (  # noqa: F401
     chart,
     demo_banner,
     download_csv,
-    families_picker,
     judge_picker,
     linked_choice,
     linked_flag,

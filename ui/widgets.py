@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
 
 from evalcore.present.display import shorten_cells
 from evalcore.store.store import VerdictStore
-from ui.messages import error, escape_markdown, info, md, metric, warning
+from ui.messages import escape_markdown, info, md, metric, warning
 from ui.readable import count_columns, metric_tile
 from ui.state import (
-    DATA,
-    DEFAULT_DEMO,
     default_choice,
     default_judge,
     memo,
@@ -26,9 +24,6 @@ from ui.state import (
     url_number,
     url_param,
 )
-
-if TYPE_CHECKING:
-    from evalcore.present.judge import FamilyList
 
 ALL_CATEGORIES = "All categories"
 
@@ -201,28 +196,6 @@ def orders_picker(*, key: str = "orders") -> bool:
     )
     set_url_param("orders", "both" if on else None)
     return on
-
-
-def families_picker(judges: tuple[str, ...] | list[str]) -> FamilyList:
-    """The Judge page's model families for self-preference: an uploaded or typed ``model,family``
-    list (the default demo's families filled in), read by
-    :func:`evalcore.present.judge.family_list`; its problem or note is shown."""
-    from evalcore.present.judge import EXPLAIN, family_list  # only the Judge page needs it
-
-    demo_file = DATA / "demo_families.csv"  # the families of the default demo's models
-    with st.expander("Model families (for self-preference)", expanded=False):
-        st.caption(EXPLAIN["families"])
-        upload = st.file_uploader("Families CSV (model,family)", ["csv", "txt"], key="judge_families_file")
-        demo = state().get("demo") == DEFAULT_DEMO and demo_file.exists()
-        typed = st.text_area(
-            "…or type them", demo_file.read_text() if demo else "", 160, key="judge_families_text"
-        )
-    family = family_list(upload.getvalue() if upload else typed, judges)
-    if family.problem:
-        error(family.problem, lead=EXPLAIN["families_lead"])
-    elif family.note:
-        st.info(family.note)
-    return family
 
 
 def linked_flag(
