@@ -15,7 +15,6 @@ from ui import warm as _warm
 from ui.datasets import saved_datasets  # noqa: F401
 from ui.messages import caption, code_span, error, escape_markdown, info, md, metric, stop_with, warning  # noqa: F401
 from ui.navigation import PAGES, methods_link, page, page_link, verdicts_link  # noqa: F401
-from ui.prices import PriceInput, prices_input  # noqa: F401
 from ui.readable import count_columns  # noqa: F401
 from ui.state import (  # noqa: F401
     DEFAULT_DEMO,
@@ -36,6 +35,7 @@ from ui.state import (  # noqa: F401
     url_param,
 )
 from ui.widgets import (  # noqa: F401
+    PriceInput,
     category_picker,
     chart,
     demo_banner,
@@ -49,6 +49,7 @@ from ui.widgets import (  # noqa: F401
     memo_or_info,
     number_tiles,
     orders_picker,
+    prices_input,
     progress_bar,
     safe_csv,
     selection,
