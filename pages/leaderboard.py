@@ -27,8 +27,8 @@ with _ui.page("Leaderboard"):
         judge = _ui.judge_picker(store)
     with c2:
         category = _ui.category_picker(store)
-    why = "Resamples of the instructions (bootstrap), or normal draws for the rank ranges (sandwich). "
-    rounds, seed = rounds_and_seed(c3, c4, key="lb", help=why + "0 gives ratings without intervals.")
+    resamples = "Resamples of the instructions (bootstrap), or normal draws for the rank ranges (sandwich). "
+    rounds, seed = rounds_and_seed(c3, c4, key="lb", help=resamples + "0 gives ratings without intervals.")
     both = _ui.orders_picker(key="lb_orders")
 
     cluster, weighting = view.resampling_controls(store, both=both)  # the unit column, if the table has one
@@ -77,8 +77,7 @@ with _ui.page("Leaderboard"):
     try:
         sep = _ui.memo(("separation", *key), lambda: separation(board))
     except UsageError as exc:
-        sep = None
-        why = exc
+        sep, refused = None, exc
     table = show.display_table(board, sep)
     table = view.style_table(store, table, judge=judge, category=category, controls=controls, both=both)
     st.dataframe(
@@ -91,7 +90,7 @@ with _ui.page("Leaderboard"):
 
     st.subheader("Separation")
     if sep is None:
-        _ui.info(f"No separation test: {why}")
+        _ui.info(f"No separation test: {refused}")
     else:
         st.caption(show.separation_caption(sep))
         st.plotly_chart(separation_heatmap(sep), config=CONFIG, key="separation")
