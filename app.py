@@ -15,7 +15,7 @@ from evalcore.present import summary as show
 from evalcore.present.display import shorten_cells
 from evalcore.schema import VerdictFormatError
 from evalcore.ties.both_bad import both_bad_share
-from ui.counts_table import loaded_note
+from ui.datasets import loaded_note
 from ui.navigation import unknown_page
 
 with _ui.page("Data"):
@@ -78,8 +78,7 @@ with _ui.page("Data"):
     _ui.demo_banner()
     st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.format)}**.")
     loaded_note(store)  # a counts table: what it can and cannot show
-    for note in s.get("notes", ()):
-        _ui.info(note)
+    _ui.info(*s.get("notes", ()))
 
     for col, (label, value) in zip(st.columns(5), show.metric_cells(summary), strict=True):
         col.metric(label, value)

@@ -13,14 +13,8 @@ from evalcore.present import anchors as av
 from ui.anchor_pages import planner_inputs, run_on_click, setup
 from ui.budget import budget_section
 
-
-def num(where, label: str, low: int, high: int, value: int, param: str, key: str) -> int:
-    """A whole-number input kept in the link (``?param=``), so a copied link runs the same."""
-    inputs = {"label": label, "min_value": low, "max_value": high, "value": value}
-    return _ui.linked_input(where.number_input, param=param, key=key, **inputs)
-
-
 with _ui.page("Anchor planning"):
+    num = _ui.linked_number  # a whole-number input kept in the link (``?param=``)
     st.title("Anchor planning")
     p = setup(av.PLANNING_INTRO)
     prices = _ui.prices_input()
@@ -32,9 +26,8 @@ with _ui.page("Anchor planning"):
         st.caption(av.PILOT_NOTE)
         p1, p2, p3, p4 = st.columns(4)
         k = int(num(p1, "Instructions k", 1, max(1, n_inst), min(10, n_inst), "pilot_k", "anchors_pilot_k"))
-        pool = int(
-            num(p2, "Models in the pool", min(3, n_mod), n_mod, n_mod, "pilot_pool", "anchors_pilot_pool")
-        )
+        low = min(3, n_mod)
+        pool = int(num(p2, "Models in the pool", low, n_mod, n_mod, "pilot_pool", "anchors_pilot_pool"))
         reps = int(num(p3, "Repetitions R", 1, 500, 30, "pilot_reps", "anchors_pilot_reps"))
         seed = int(num(p4, "Random seed", 0, 2**31 - 1, 0, "pilot_seed", "anchors_pilot_seed"))
         pilot = run_on_click(
@@ -116,8 +109,7 @@ with _ui.page("Anchor planning"):
         else:
             st.success("Recommended design: **" + _ui.md(plan.recommendation) + "**")
             st.markdown("\n".join("- " + _ui.md(reason) for reason in plan.reasons))
-            for warning in plan.warnings:
-                _ui.warning(warning)
+            _ui.warning(*plan.warnings)
             st.caption(av.plan_caption(plan))
             if cost := av.plan_cost_sentence(plan, per_call=prices.per_call, per_label=prices.per_label):
                 st.info(cost)

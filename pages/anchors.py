@@ -13,7 +13,7 @@ from evalcore.errors import DesignError
 from evalcore.plots import anchors as figures
 from evalcore.present import anchors as av
 from evalcore.verdicts import VerdictFilter
-from ui import anchors_view as view
+from ui import anchor_pages as view
 from ui.anchor_pages import captions, resamples_input, run_on_click, setup
 
 with _ui.page("Anchors"):
@@ -23,11 +23,8 @@ with _ui.page("Anchors"):
 
     def _win_rates(default: list[str]) -> None:
         """The win-rate distributions of the anchors picked (every section's third face)."""
-        asked = _ui.url_list("hist", p.anchors) or default  # the link keeps the anchors shown
-        shown = st.multiselect(
-            "Anchors side by side", p.anchors, asked, key="anchors_hist_pick", max_selections=6
-        )
-        _ui.set_url_param("hist", None if shown == default else ",".join(shown))
+        pick = {"param": "hist", "key": "anchors_hist_pick", "default": default, "max_selections": 6}
+        shown = _ui.linked_multi(st.multiselect, "Anchors side by side", p.anchors, **pick)  # in the link
         try:
             dists = [
                 _ui.memo(("anchor_wrd", *key, a), lambda a=a: an.win_rate_distribution(p.counts, a))

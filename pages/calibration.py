@@ -14,7 +14,6 @@ from evalcore import calibration as lib
 from evalcore.present import calibration as show
 from ui import calibration_tabs as tabs
 from ui.budget import budget_section
-from ui.pickers import calibration_pair, calibration_unit
 
 with _ui.page("Calibration"):
     st.title("Calibration")
@@ -28,7 +27,7 @@ with _ui.page("Calibration"):
         judge = _ui.judge_picker(store, key="cal_judge")
     # Start with the Overview's pair (the judge's leader against its runner-up), not slot A.
     top, second = _ui.memo(("cal_pair", judge), lambda: lib.default_pair(_ui.counts(store, judge)))
-    cand, base_choice = calibration_pair((c2, c3), store.models(), top, second)
+    cand, base_choice = tabs.calibration_pair((c2, c3), store.models(), top, second)
     c4, c5, c6 = st.columns(3)
     with c4:
         category = _ui.category_picker(store, key="cal_category")
@@ -39,7 +38,7 @@ with _ui.page("Calibration"):
         else show.SAME
     )
     widest = tabs.max_floor(c6)
-    sel = show.selection(judge, cand, base_choice, category, lab_choice, calibration_unit())
+    sel = show.selection(judge, cand, base_choice, category, lab_choice, tabs.calibration_unit())
     if sel.note:
         st.caption(sel.note)
     try:

@@ -12,7 +12,7 @@ from evalcore.present.judge import EXPLAIN
 from evalcore.verdicts import VerdictFilter
 from ui import judge_view as view
 from ui.judges import judge_weights_section
-from ui.pickers import rounds_and_seed
+from ui.widgets import rounds_and_seed
 
 with _ui.page("Judge"):
     st.title("Judge")
@@ -25,7 +25,7 @@ with _ui.page("Judge"):
     rounds, seed = rounds_and_seed(c2, c3)
     opts = {"category": category, "rounds": rounds, "seed": int(seed)}
     judges = store.judges()
-    family = _ui.families_picker(judges)
+    family = view.families_picker(judges)
 
     with _ui.progress_bar("Measuring the judges…") as progress:
         sheets = _ui.memo(
@@ -33,8 +33,7 @@ with _ui.page("Judge"):
             lambda: ej.judge_sheets(store, families=family.families, progress=progress, **opts),
         )
     ok = {name: sheet for name, sheet in sheets.items() if not isinstance(sheet, str)}
-    for warning in show.judge_warnings(sheets):
-        _ui.warning(warning)
+    _ui.warning(*show.judge_warnings(sheets))
     if not ok:
         st.info(EXPLAIN["no_judge"])
         st.stop()
@@ -59,10 +58,8 @@ with _ui.page("Judge"):
     if sheet is None:
         _ui.warning(f"{judge} has no sheet in this selection: {sheets.get(judge)}")
         st.stop()
-    for warning in sheet.design_warnings:
-        _ui.warning(warning)
-    for note in sheet.notes:
-        _ui.info(note)
+    _ui.warning(*sheet.design_warnings)
+    _ui.info(*sheet.notes)
     _ui.number_tiles(show.position_metrics(sheet))
     st.caption(show.both_orders_sentence(sheet))
     _ui.verdicts_link(
@@ -91,7 +88,7 @@ with _ui.page("Judge"):
         st.info(EXPLAIN["no_labels"])
     else:
         toggle = dict(param="agree_orders", key="judge_agree_both", help=EXPLAIN["agree_both"])
-        if _ui.linked_toggle(None, "Compare both-orders verdicts", **toggle):
+        if _ui.linked_flag(st.toggle, "Compare both-orders verdicts", **toggle):
             both = _ui.memo_or_info(
                 ("agreement_both", judge, *opts.values()),
                 lambda: show.both_orders_agreement(store, judge, **opts),

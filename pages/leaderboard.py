@@ -13,11 +13,9 @@ from evalcore.present.display import shorten_cells
 from evalcore.present.verdicts import cell_verdicts
 from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking.style import available_controls
-from ui.heterogeneity import category_section, split_half_line
+from ui import leaderboard_view as view
 from ui.judges import pooled_ranking_section
-from ui.resampling import resampling_controls, unit_counts
-from ui.style_control import style_table
-from ui.time_view import time_section
+from ui.widgets import rounds_and_seed
 
 with _ui.page("Leaderboard"):
     st.title("Leaderboard")
@@ -29,46 +27,28 @@ with _ui.page("Leaderboard"):
         judge = _ui.judge_picker(store)
     with c2:
         category = _ui.category_picker(store)
-    with c3:
-        rounds = st.number_input(
-            "Bootstrap rounds",
-            min_value=0,
-            max_value=10000,
-            step=100,
-            value=_ui.url_int("rounds", 1000, low=0, high=10000),
-            key="lb_rounds",
-            help="Resamples of the instructions (bootstrap), or normal draws for the "
-            "rank ranges (sandwich). 0 gives ratings without intervals.",
-        )
-    with c4:
-        seed = st.number_input(
-            "Seed", min_value=0, step=1, value=_ui.url_int("seed", 0, low=0, high=2**31 - 1), key="lb_seed"
-        )
-    # Settings that differ from the defaults go into the link, so it reproduces this leaderboard.
-    _ui.set_url_param("rounds", None if rounds == 1000 else int(rounds))
-    _ui.set_url_param("seed", None if seed == 0 else int(seed))
+    resamples = "Resamples of the instructions (bootstrap), or normal draws for the rank ranges (sandwich). "
+    rounds, seed = rounds_and_seed(c3, c4, key="lb", help=resamples + "0 gives ratings without intervals.")
     both = _ui.orders_picker(key="lb_orders")
 
-    cluster, weighting = resampling_controls(store, both=both)  # the unit column, if the table has one
-    counts = unit_counts(store, judge, category, cluster, both=both)
+    cluster, weighting = view.resampling_controls(store, both=both)  # the unit column, if the table has one
+    counts = view.unit_counts(store, judge, category, cluster, both=both)
     if counts.n_models < 2:
         _ui.stop_with(show.TOO_FEW_MODELS)
 
     # The one rule of the library (choose_interval), which `rank` and Dataset.leaderboard apply too.
     policy = choose_interval(counts.n_instructions, counts.n_models)
     default = policy.method
-    asked = _ui.url_choice("interval", list(show.INTERVAL_CHOICES), default)
-    choice = st.radio(
-        "Intervals",
-        list(show.INTERVAL_CHOICES.values()),
-        horizontal=True,
-        index=list(show.INTERVAL_CHOICES).index(asked),
-        key="lb_interval",
-        help="Bootstrap: refit on resampled instructions (Efron 1979). Sandwich: a robust "
-        "variance clustered by instruction, one fit only (fast on large tables).",
+    why = (
+        "Bootstrap: refit on resampled instructions (Efron 1979). Sandwich: a robust "
+        "variance clustered by instruction, one fit only (fast on large tables)."
+    )
+    radio = {"key": "lb_interval", "default": show.INTERVAL_CHOICES[default], "horizontal": True, "help": why}
+    labels = list(show.INTERVAL_CHOICES.values())  # in the link as the method's name
+    choice = _ui.linked_choice(
+        st.radio, "Intervals", labels, param="interval", encode=show.interval_from_label, **radio
     )
     interval = show.interval_from_label(choice)
-    _ui.set_url_param("interval", None if interval == default else interval)
     if interval == default:
         st.caption(f"Intervals {policy.reason}. Pick the other method above to compare.")
     options = _ui.memo(("style_options",), lambda: available_controls(store.feature_sources()))
@@ -92,27 +72,25 @@ with _ui.page("Leaderboard"):
         board = _ui.memo(("leaderboard", *key), lambda: leaderboard(counts, progress=progress, **options))
 
     st.caption(show.method_caption(board))
-    for note in (*board.design_warnings, *board.notes):
-        _ui.warning(note)
+    _ui.warning(*board.design_warnings, *board.notes)
 
     try:
         sep = _ui.memo(("separation", *key), lambda: separation(board))
     except UsageError as exc:
-        sep = None
-        why = exc
+        sep, refused = None, exc
     table = show.display_table(board, sep)
-    table = style_table(store, table, judge=judge, category=category, controls=controls, both=both)
+    table = view.style_table(store, table, judge=judge, category=category, controls=controls, both=both)
     st.dataframe(
         shorten_cells(table), hide_index=True, width="stretch", column_config=_ui.count_columns(table)
     )  # a long name cut for the eye
-    split_half_line(counts, (judge, category, both))  # "#1 stays #1 in k of 50 halves"
+    view.split_half_line(counts, (judge, category, both))  # "#1 stays #1 in k of 50 halves"
     _ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
     st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")
 
     st.subheader("Separation")
     if sep is None:
-        _ui.info(f"No separation test: {why}")
+        _ui.info(f"No separation test: {refused}")
     else:
         st.caption(show.separation_caption(sep))
         st.plotly_chart(separation_heatmap(sep), config=CONFIG, key="separation")
@@ -140,5 +118,5 @@ with _ui.page("Leaderboard"):
     )
 
     pooled_ranking_section(store, category)  # several judges: one ranking that weights them
-    category_section(store, judge, category)  # one ranking or one per category?
-    time_section(store, judge, category)  # shown only when the table says when each call was made
+    view.category_section(store, judge, category)  # one ranking or one per category?
+    view.time_section(store, judge, category)  # shown only when the table says when each call was made

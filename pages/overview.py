@@ -14,11 +14,6 @@ with _ui.page("Overview"):
     #: both pages share one result).
     ROUNDS = 1000
     SEED = 0
-    #: page name → (file, label, icon) of the pages a finding links to.
-    PAGES = {
-        file.removeprefix("pages/").removesuffix(".py"): (file, label, icon)
-        for file, label, icon in _ui.NAVIGATION
-    }
 
     st.title("Overview")
     store = _ui.require_data()
@@ -31,8 +26,8 @@ with _ui.page("Overview"):
         judge = _ui.judge_picker(store, key="overview_judge")
     with middle:
         several = len(store.judges()) >= 2
-        compare = _ui.linked_toggle(
-            None,
+        compare = _ui.linked_flag(
+            st.toggle,
             "Every judge in the report",
             param="compare",
             key="overview_compare",
@@ -78,9 +73,8 @@ with _ui.page("Overview"):
                 st.caption(cost)
             if definition:
                 st.caption(definition)
-            if finding.page in PAGES and (_ui.ROOT / PAGES[finding.page][0]).exists():
-                file, label, icon = PAGES[finding.page]
-                st.page_link(file, label=f"Open the {label} page", icon=icon)
+            if finding.page in _ui.PAGES:
+                _ui.page_link(finding.page, label=f"Open the {_ui.PAGES[finding.page][1]} page")
             if finding.key in METHOD_SECTIONS:
                 _ui.methods_link(METHOD_SECTIONS[finding.key])
 

@@ -11,15 +11,6 @@ from evalcore import power as pw
 from evalcore.present import power as pv
 from evalcore.ranking import leaderboard
 from ui import power_view as view
-from ui.monitor import monitor_section
-from ui.pickers import (
-    power_anchor,
-    power_compare,
-    power_edges,
-    power_settings,
-    power_simulation,
-    recommended_anchor,
-)
 
 with _ui.page("Power"):
     st.title("Power")
@@ -37,18 +28,18 @@ with _ui.page("Power"):
         ("pw_board", judge, category), lambda: leaderboard(counts, rounds=0, interval="bootstrap")
     )
     ranked = list(board.table["model"])
-    default_anchor = recommended_anchor(counts, judge, category, ranked, summary.anchor)
+    default_anchor = view.recommended_anchor(counts, judge, category, ranked, summary.anchor)
 
     st.subheader("Test settings")
-    test = power_settings(pv.INPUTS, pv.HELP)
+    test = view.power_settings(pv.INPUTS, pv.HELP)
     alpha, target, two_sided, method = test["alpha"], test["power"], test["two_sided"], test["method"]
-    anchor = power_anchor(ranked, default_anchor, "The model every other model is compared against.")
+    anchor = view.power_anchor(ranked, default_anchor, "The model every other model is compared against.")
 
     # -- 1. the sign test ------------------------------------------------------------------------
     st.header("1 · How many instructions: the answer")
     with st.expander("How the answer is computed (sign test)"):
         st.markdown(pv.SIGN_TEST_INTRO)
-    edges = power_edges(pv.EDGE_CHOICES, pv.edge_label)
+    edges = view.power_edges(pv.EDGE_CHOICES, pv.edge_label)
     radio = {"param": "informativeness", "key": "pw_info_source", "horizontal": True}
     source = _ui.linked_choice(st.radio, "Informativeness source", pv.INFO_SOURCES, **radio)
     if source == pv.INFO_SOURCES[0]:
@@ -81,7 +72,7 @@ with _ui.page("Power"):
         st.markdown(pv.WILCOXON_INTRO)
     dists = _ui.memo_or_info(("pw_dists", judge, category), lambda: pw.difference_distributions(counts))
     if dists is not None:
-        c = power_simulation(pv, dists, ranked, anchor)
+        c = view.power_simulation(pv, dists, ranked, anchor)
         chosen, nominal, label, window, pool = c["chosen"], c["nominal"], c["label"], c["window"], c["pool"]
         max_n, seed, sims, mode = c["max_n"], c["seed"], c["sims"], window
         grid = pv.simulation_grid(max_n)
@@ -102,7 +93,7 @@ with _ui.page("Power"):
     # -- 3. what this dataset can detect ---------------------------------------------------------
     st.header("3 · What this dataset can detect")
     first, label = (0 if summary.design == "anchor-only" else 1), "Compare adjacent models"
-    compare = power_compare(label, pv.COMPARE_MODES, first, pv.HELP["compare"])
+    compare = view.power_compare(label, pv.COMPARE_MODES, first, pv.HELP["compare"])
     use_anchor = anchor if compare == pv.COMPARE_MODES[0] else None
     try:
         result = _ui.memo(
@@ -115,4 +106,4 @@ with _ui.page("Power"):
         _ui.error(exc)
         st.stop()
     view.detection(result, judge)
-    monitor_section(store, judge, category, ranked, alpha)
+    view.monitor_section(store, judge, category, ranked, alpha)

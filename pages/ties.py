@@ -2,7 +2,7 @@
 random ("The Format is the Filter"), for the loaded pairwise judge and for pointwise score tables.
 
 Load → one evalcore call per section → draw (:mod:`ui.ties_view`); the pointwise table is read
-into the session like the Data page reads verdicts (:mod:`ui.pointwise`)."""
+into the session like the Data page reads verdicts."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import streamlit as st
 
 import ui as _ui
 from evalcore.present.ties import EXPLAIN
-from ui.pointwise import pointwise_table
-from ui.ties_view import pairwise_section, pointwise_section
+from ui.ties_view import pairwise_section, pointwise_section, pointwise_table
 
 with _ui.page("Tie structure"):
     st.title("Tie structure")

@@ -14,8 +14,7 @@ import streamlit as st
 import ui as _ui
 from evalcore.present import verdicts as show
 from evalcore.verdicts import VerdictFilter
-from ui.cases import draw_case, draw_evidence
-from ui.counts_table import stop_without_single_calls
+from ui.cases import draw_case, draw_evidence, stop_without_single_calls
 
 LIMIT = 20
 
@@ -101,7 +100,7 @@ with _ui.page("Verdicts"):
     params = flt.as_params()
     for name in show.PARAMS:  # the link reproduces this view
         _ui.set_url_param(name, params.get(name))
-    number = 1 if flt != old else _ui.url_int("page", 1, low=1, high=10**9)
+    number = 1 if flt != old else _ui.url_number("page", 1, low=1, high=10**9)
 
     # One page of cases straight from DuckDB each run (never the table's text in the session)
     with st.spinner(show.SEARCHING if flt.search else "Reading the cases…"):  # a search reads the text

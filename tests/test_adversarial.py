@@ -705,13 +705,6 @@ def test_page_wrapper_shows_errors_in_words_never_an_exception_box():
         import ui as _ui
         from evalcore.errors import ResourceLimitError, UsageError
 
-        class Page:
-            def __init__(self, exc):
-                self.exc = exc
-
-            def run(self):
-                raise self.exc
-
         kind = st.session_state.get("kind", "usage")
         exc = {
             "usage": UsageError("no model named [top](https://evil.example/top)"),
@@ -719,7 +712,8 @@ def test_page_wrapper_shows_errors_in_words_never_an_exception_box():
             "numpy": MemoryError("Unable to allocate 22.5 TiB"),
             "bug": TypeError("'int' object is not iterable"),
         }[kind]
-        _ui.run_page(Page(exc))
+        with _ui.page("Errors"):
+            raise exc
         np.zeros(1)
 
     for kind, words in (
@@ -744,17 +738,15 @@ def test_page_wrapper_lets_stop_and_rerun_through():
 
         import ui as _ui
 
-        class Page:
-            def run(self):
-                st.write("before")
-                st.stop()
-
-        _ui.run_page(Page())
+        with _ui.page("Stops"):
+            st.write("before")
+            st.stop()
         st.write("after the page")
 
     at = AppTest.from_function(script, default_timeout=30).run()
     assert not at.exception and not at.error
-    assert [m.value for m in at.markdown] == ["before"]
+    shown = [m.value for m in at.main.markdown]
+    assert "before" in shown and "after the page" not in shown
 
 
 def _cli(argv, capsys):

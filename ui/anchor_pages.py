@@ -1,6 +1,7 @@
 """Glue the two anchor pages share (Anchors; Anchor planning): the controls at the top, the human
 ranking box, the per-anchor sweep every section reads, the chosen anchor, run-on-click sections
-and the planner's inputs. Widget keys and URL parameters are those the single Anchors page had,
+the planner's inputs, and the Anchors page's result sections (the explorer, the stability of the
+recommendation, the anchor effect beside the judge effect), one result each. Widget keys and URL parameters are those the single Anchors page had,
 so shared links (``/anchors?judge=…&anchor=…``) keep working. No statistics here: every number
 and sentence comes from :mod:`evalcore.anchors` and its presentation module.
 """
@@ -48,17 +49,15 @@ def run_on_click(name: str, key: tuple, button: str, compute: Callable, *, help:
     """Compute only when the button is pressed; show the last result for the same inputs."""
     slot, version = f"anchors_last_{name}", _ui.state()["version"]
     if st.button(button, key=f"anchors_btn_{name}", help=help):
-        bar = st.progress(0.0, text="Starting…")
+        st.session_state.pop(slot, None)  # until this computation succeeds
         try:
-            _ui.memo(key, lambda: compute(lambda f, t: bar.progress(min(1.0, max(0.0, f)), text=t)))
+            with _ui.progress_bar("Starting…") as progress:
+                _ui.memo(key, lambda: compute(progress))
             st.session_state[slot] = (version, key)
         except DesignError as exc:  # the design does not identify it: say so, not an error
             _ui.info(exc)
-            st.session_state.pop(slot, None)
         except ValueError as exc:
             _ui.error(exc)
-            st.session_state.pop(slot, None)
-        bar.empty()
     return _ui.memo(key, lambda: None) if st.session_state.get(slot) == (version, key) else None
 
 
@@ -116,16 +115,8 @@ def setup(intro: str = av.INTRO) -> AnchorView:
         judge = _ui.judge_picker(store, key="anchors_judge")
     with c2:
         category = _ui.category_picker(store, key="anchors_category")
-    tau = c3.radio(
-        "Kendall's tau",
-        ("b", "a"),
-        index=("b", "a").index(_ui.url_choice("tau", ("b", "a"), "b")),
-        horizontal=True,
-        key="anchors_tau",
-        format_func=av.tau_name,
-        help=av.TAU_HELP,
-    )
-    _ui.set_url_param("tau", None if tau == "b" else tau)
+    radio = {"key": "anchors_tau", "horizontal": True, "format_func": av.tau_name, "help": av.TAU_HELP}
+    tau = _ui.linked_choice(c3.radio, "Kendall's tau", ("b", "a"), param="tau", **radio)
     with c4:
         both = _ui.orders_picker(key="anchors_orders")
     human = human_ranking_box(store)
@@ -149,8 +140,7 @@ def setup(intro: str = av.INTRO) -> AnchorView:
     except ValueError as exc:
         _ui.error(exc)
         st.stop()
-    for note in sweep.notes:
-        _ui.info(note)
+    _ui.info(*sweep.notes)
     if sweep.needs_all_pairs:
         _ui.caption(sweep.needs_all_pairs)
     anchors = list(sweep.table["anchor"])
@@ -177,45 +167,19 @@ def planner_inputs(d: dict, chosen: str) -> dict:
     """The planner's ten inputs (defaults ``d`` from :func:`av.planner_defaults`) as the keyword
     arguments of :func:`evalcore.anchors.plan_evaluation` (the model count positional)."""
     # every input is kept in the link (``?plan_models=`` …), so a copied link shows the same plan
-    num = _ui.linked_input
+    num, flag = _ui.linked_number, _ui.linked_flag
     g1, g2, g3 = st.columns(3)
     n_models = num(
-        g1.number_input,
-        label="Models to evaluate",
-        min_value=2,
-        max_value=1000,
-        value=int(d["models"]),
-        param="plan_models",
-        key="plan_models",
+        g1, "Models to evaluate", 2, 1000, int(d["models"]), param="plan_models", key="plan_models"
     )
-    natural = _ui.linked_check(
-        g2,
-        "A natural anchor exists",
-        param="plan_natural",
-        key="plan_natural",
-        help="E.g. the method a new one is meant to improve on.",
-    )
-    full = _ui.linked_check(g3, "A full ranking is needed", param="plan_full", key="plan_full", default=True)
+    why = "E.g. the method a new one is meant to improve on."
+    natural = flag(g2.checkbox, "A natural anchor exists", param="plan_natural", key="plan_natural", help=why)
+    full = flag(g3.checkbox, "A full ranking is needed", param="plan_full", key="plan_full", default=True)
     h1, h2, h3 = st.columns(3)
-    budget = num(
-        h1.number_input,
-        label="Budget in judge calls (0 = no limit)",
-        min_value=0,
-        max_value=10**10,
-        value=0,
-        step=1000,
-        param="plan_budget",
-        key="plan_budget",
-    )
-    n_inst = num(
-        h2.number_input,
-        label="Instructions planned (0 = as many as needed)",
-        min_value=0,
-        max_value=10**7,
-        value=int(d["instructions"]),
-        param="plan_instructions",
-        key="plan_inst",
-    )
+    label = "Budget in judge calls (0 = no limit)"
+    budget = num(h1, label, 0, 10**10, 0, step=1000, param="plan_budget", key="plan_budget")
+    label = "Instructions planned (0 = as many as needed)"
+    n_inst = num(h2, label, 0, 10**7, int(d["instructions"]), param="plan_instructions", key="plan_inst")
     orders = _ui.linked_choice(
         h3.radio,
         "Orders per pair",
@@ -227,38 +191,20 @@ def planner_inputs(d: dict, chosen: str) -> dict:
         help="2 when every pair is judged in both slot orders (the loaded table's design is the default).",
     )
     k1, k2, k3, k4 = st.columns(4)
-    share = {"min_value": 0.01, "max_value": 1.0, "step": 0.01, "format": "%.3f"}
+    share = {"step": 0.01, "format": "%.3f", "param": "plan_informativeness", "key": f"plan_info_{chosen}"}
+    why = "From the pilot when it has run, else from all data."
     info = num(
-        k1.number_input,
-        label="Informativeness of the chosen anchor",
-        value=float(d["informativeness"]),
-        param="plan_informativeness",
-        key=f"plan_info_{chosen}",
-        help="From the pilot when it has run, else from all data.",
-        **share,
+        k1, "Informativeness of the chosen anchor", 0.01, 1.0, float(d["informativeness"]), help=why, **share
     )
-    direct = num(
-        k2.number_input,
-        label="Decisive share of direct comparisons",
-        value=float(d["decisive"]),
-        param="plan_decisive",
-        key="plan_direct",
-        help="Share of non-tie verdicts in this selection.",
-        **share,
+    share.update(
+        param="plan_decisive", key="plan_direct", help="Share of non-tie verdicts in this selection."
     )
+    direct = num(k2, "Decisive share of direct comparisons", 0.01, 1.0, float(d["decisive"]), **share)
+    why = "+5% = the better model wins 55% of discordant samples."
     edge = num(
-        k3.number_input,
-        label="Edge to detect",
-        min_value=0.01,
-        max_value=0.45,
-        value=0.05,
-        step=0.01,
-        param="plan_edge",
-        key="plan_edge",
-        help="+5% = the better model wins 55% of discordant samples.",
+        k3, "Edge to detect", 0.01, 0.45, 0.05, step=0.01, param="plan_edge", key="plan_edge", help=why
     )
-    pairs = num(k4.number_input, label="Pairs of interest", min_value=0, max_value=10**6, value=0,
-                param="plan_pairs", key="plan_pairs")  # fmt: skip
+    pairs = num(k4, "Pairs of interest", 0, 10**6, 0, param="plan_pairs", key="plan_pairs")
     return {
         "n_models": int(n_models),
         "natural_anchor": natural,
@@ -276,5 +222,34 @@ def planner_inputs(d: dict, chosen: str) -> dict:
 
 def resamples_input() -> int:
     """The Anchors page's instruction resamples for the recommendation's stability (``?resamples=``)."""
-    inputs = {"label": "Instruction resamples", "min_value": 50, "max_value": 2000, "value": 200, "step": 50}
-    return int(_ui.linked_input(st.number_input, param="resamples", key="anchors_stab_rounds", **inputs))
+    label = "Instruction resamples"
+    return int(
+        _ui.linked_number(st, label, 50, 2000, 200, step=50, param="resamples", key="anchors_stab_rounds")
+    )
+
+
+def explorer(ranking, chosen: str, tau: str, judge: str, *, human_hint: bool = False) -> None:
+    """One anchor's ranking: its tiles, (the hint to add a human ranking), caption and table."""
+    _ui.number_tiles(av.explorer_metrics(ranking, tau))
+    if human_hint:
+        st.info(av.HUMAN_HINT)
+    _ui.caption(av.explorer_caption(ranking, chosen))
+    _ui.table(av.explorer_table(ranking), ranking.table, f"anchor_{chosen}_{judge}.csv", key="dl_anchor_rank")
+
+
+def stability(result, judge: str) -> None:
+    """How sure the recommendation is: its sentence, notes, caption and table."""
+    if av.stability_sentence(result):
+        st.markdown(_ui.md(av.stability_sentence(result)))
+    _ui.warning(*result.notes)
+    captions(av.stability_caption(result))
+    _ui.table(av.stability_table(result), result.table, f"anchor_stability_{judge}.csv", key="dl_anchor_stab")
+
+
+def judge_effect(effect, tau: str) -> None:
+    """The anchor effect beside the judge effect: its sentence, caption and table (the chart is
+    drawn by the page above it)."""
+    if av.judge_effect_sentence(effect, tau):
+        st.markdown(av.judge_effect_sentence(effect, tau))
+    st.caption(av.JUDGE_CAPTION)
+    _ui.table(av.judge_effect_table(effect), effect.table, "anchor_vs_judge.csv", key="dl_anchor_judges")

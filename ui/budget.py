@@ -11,6 +11,7 @@ from evalcore import quantities as q
 from evalcore.errors import EvalcoreError
 from evalcore.power.anchor_budget import plan_anchor_budget
 from evalcore.power.budget import Prices, plan_budget
+from evalcore.present.display import tile
 
 QUANTITIES = {
     "corrected_win_rate": "Win rate corrected by human labels",
@@ -59,51 +60,28 @@ def budget_section(
         format_func=QUANTITIES.get,
     )
     m1, m2, m3 = st.columns(3)
-    budget = _ui.linked_input(
-        m1.number_input,
-        param=f"{key}_amount",
-        key=f"{key}_amount",
-        label="Budget",
-        min_value=0.01,
-        max_value=1e15,
-        value=100.0,
-        step=10.0,
+    budget = _ui.linked_number(m1, "Budget", 0.01, 1e15, 100.0, f"{key}_amount", f"{key}_amount", step=10.0)
+    call = float(shared.per_call) if shared.per_call else 0.01
+    per_call = _ui.linked_number(
+        m2, "Price per judge call", 0.0001, 1e9, call, f"{key}_call", f"{key}_call", format="%.4f"
     )
-    per_call = _ui.linked_input(
-        m2.number_input,
-        param=f"{key}_call",
-        key=f"{key}_call",
-        label="Price per judge call",
-        min_value=0.0001,
-        max_value=1e9,
-        value=float(shared.per_call) if shared.per_call else 0.01,
-        format="%.4f",
+    label = float(shared.per_label) if shared.per_label is not None else 0.5
+    per_label = _ui.linked_number(
+        m3, "Price per human label", 0.0, 1e9, label, f"{key}_label", f"{key}_label"
     )
-    per_label = _ui.linked_input(
-        m3.number_input,
-        param=f"{key}_label",
-        key=f"{key}_label",
-        label="Price per human label",
-        min_value=0.0,
-        max_value=1e9,
-        value=float(shared.per_label) if shared.per_label is not None else 0.5,
+    plan = _ui.memo_or_info(
+        (f"{key}_plan", judge, a, b, quantity, budget, per_call, per_label),
+        lambda: plan_budget(
+            store,
+            model_a=a,
+            model_b=b,
+            budget=budget,
+            prices=Prices(per_call, per_label),
+            quantity=quantity,
+            judge=judge,
+        ),
+        errors=EvalcoreError,
     )
-    try:
-        plan = _ui.memo(
-            (f"{key}_plan", judge, a, b, quantity, budget, per_call, per_label),
-            lambda: plan_budget(
-                store,
-                model_a=a,
-                model_b=b,
-                budget=budget,
-                prices=Prices(per_call, per_label),
-                quantity=quantity,
-                judge=judge,
-            ),
-        )
-    except EvalcoreError as exc:
-        _ui.info(exc)
-        plan = None
     if plan is not None:
         if anchors:
             st.markdown("**The two models head to head**")
@@ -119,30 +97,9 @@ def _head_to_head(plan, quantity: str, key: str) -> None:
     width_id, width_attr = (
         ("planned_width_elo", "predicted_width_elo") if elo else ("planned_width", "predicted_width")
     )
-    _ui.tiles(
-        [
-            (
-                q.name("budget_calls"),
-                q.format("budget_calls", plan.calls),
-                q.quantity("budget_calls").definition,
-            ),
-            (
-                q.name("budget_labels"),
-                q.format("budget_labels", plan.labels),
-                q.quantity("budget_labels").definition,
-            ),
-            (
-                q.name(width_id),
-                q.format(width_id, getattr(plan, width_attr)),
-                q.quantity(width_id).definition,
-            ),
-            (
-                q.name("planned_spend"),
-                q.format("planned_spend", plan.spent),
-                q.quantity("planned_spend").definition,
-            ),
-        ]
-    )
+    shown = {"budget_calls": plan.calls, "budget_labels": plan.labels, width_id: getattr(plan, width_attr)}
+    shown["planned_spend"] = plan.spent
+    _ui.tiles([tile(qid, value, None) for qid, value in shown.items()])  # definitions as help
     if len(plan.label_orders):
         view = plan.label_orders.rename(columns={"order": "Slot order", "labelled": "Labelled so far"})
         view[q.name("label_share")] = [q.format("label_share", v) for v in plan.label_orders["label_share"]]
@@ -150,8 +107,7 @@ def _head_to_head(plan, quantity: str, key: str) -> None:
             view.drop(columns=["gap_sd", "label_share"]), plan.label_orders, "label_plan.csv", key=f"dl_{key}"
         )
         _ui.caption("Label first the slot order whose share is largest: its judge errors vary most.")
-    for note in plan.notes:
-        _ui.caption(note)
+    _ui.caption(*plan.notes)
 
 
 ANCHORS_INTRO = (
@@ -170,15 +126,14 @@ def anchors_part(
     """How many anchors: the chosen number and the alternatives compared (a table)."""
     st.markdown("**How many anchors**")
     st.caption(ANCHORS_INTRO)
-    try:
-        plan = _ui.memo(
-            (f"{key}_anchors", judge, a, b, quantity, budget, prices.per_call, prices.per_label),
-            lambda: plan_anchor_budget(
-                store, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity, judge=judge
-            ),
-        )
-    except EvalcoreError as exc:
-        _ui.info(exc)
+    plan = _ui.memo_or_info(
+        (f"{key}_anchors", judge, a, b, quantity, budget, prices.per_call, prices.per_label),
+        lambda: plan_anchor_budget(
+            store, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity, judge=judge
+        ),
+        errors=EvalcoreError,
+    )
+    if plan is None:
         return
     st.success(_ui.md(plan.sentence()))
     width_id = "planned_width_elo" if quantity == "rating_difference" else "planned_width"
@@ -204,5 +159,4 @@ def anchors_part(
         f"on {q.format('pilot_instructions', int(o['pilot_instructions'].min()))} or more of this table's "
         "instructions."
     )
-    for note in plan.notes:
-        _ui.caption(note)
+    _ui.caption(*plan.notes)

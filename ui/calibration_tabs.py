@@ -1,4 +1,6 @@
-"""The Calibration page's tabs: each reads its inputs, makes one evalcore call and draws the result.
+"""The Calibration page's pickers (the candidate, its opponent and the unit, ``?candidate=``,
+``?against=``, ``?unit=``) and its tabs: each tab reads its inputs, makes one evalcore call and
+draws the result.
 
 The floor and size inputs are kept in the link (``?max_floor=``, ``?sizes=``, ``?custom_size=``,
 ``?js=``, ``?target=``, ``?max_labelled=``, ``?quality=``), so a copied link reproduces the
@@ -16,13 +18,13 @@ from evalcore.judge.certification import certify
 from evalcore.plots.calibration import calibration_figure, coverage_figure, floor_figure
 from evalcore.present import calibration as show
 from ui.messages import alerts
-from ui.pickers import disagreements_link
+from ui.navigation import verdicts_link
 from ui.state import memo
 from ui.widgets import (
     download_csv,
     linked_choice,
+    linked_input,
     linked_multi,
-    linked_number,
     linked_text,
     number_tiles,
     table,
@@ -31,12 +33,9 @@ from ui.widgets import (
 W = show.WIDGETS
 
 
-def _number(where: Any, name: str, *, param: str, key: str) -> Any:
+def _number(widget: Any, name: str, *, param: str, key: str) -> Any:
     """A number input or slider of :data:`WIDGETS` ``name``, kept in the link as ``param``."""
-    spec = dict(W[name])
-    label, default = spec.pop("label"), spec.pop("value")
-    low, high = spec.pop("min_value"), spec.pop("max_value")
-    return linked_number(where, label, param=param, key=key, default=default, low=low, high=high, **spec)
+    return linked_input(widget, param=param, key=key, **W[name])
 
 
 def max_floor(where: Any) -> float:
@@ -159,3 +158,50 @@ def gate_tab(cal: Any, ppi: Any) -> None:
     if (frame := show.gate_frame(gate)) is not None:
         download_csv(frame, "gate.csv", key="dl_gate")
     st.caption(show.CLI)
+
+
+def calibration_pair(columns: Any, models: tuple[str, ...], top: str | None, second: str | None):
+    """The Calibration page's candidate and opponent (``?candidate=``, ``?against=``), starting
+    on the Overview's pair (the judge's leader against its runner-up), not slot A."""
+    left, right = columns
+    options = (show.SLOT_A,) + tuple(models)
+    start = options[options.index(top)] if top in options else options[0]
+    picked = linked_choice(
+        left.selectbox,
+        "Candidate",
+        options,
+        param="candidate",
+        key="cal_candidate",
+        default=start,
+        help=show.HELP["candidate"],
+    )
+    cand = show.candidate_of(picked)
+    against = (show.ALL_OPPONENTS,) + tuple(m for m in models if m != cand)
+    default = second if cand == top and second in against else against[0]
+    base = linked_choice(
+        right.selectbox,
+        "Against",
+        against,
+        param="against",
+        key="cal_baseline",
+        default=default,
+        disabled=cand is None,
+    )
+    return cand, base
+
+
+def calibration_unit() -> str:
+    """The Calibration page's unit (``?unit=``)."""
+    units = tuple(show.UNITS)
+    return linked_choice(
+        st.radio, "Unit", units, param="unit", key="cal_unit", horizontal=True, help=show.HELP["unit"]
+    )
+
+
+def disagreements_link(cal: Any, sel: Any) -> None:
+    """The link from the correction to its disagreements, with their count and unit (the cases
+    it opens are those units); without a candidate, the judge's per-call disagreements."""
+    if cal.candidate is None:
+        verdicts_link("Read the cases where the judge and the human disagree", sel.disagreements)
+    else:
+        verdicts_link(show.disagreements_label(cal), show.disagreement_filter(cal))

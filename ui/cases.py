@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from evalcore.ingest.counts_table import SINGLE_CALLS_NOTE
 from evalcore.present import verdicts as show
 from evalcore.verdicts import evidence
 from ui.messages import md
@@ -79,3 +80,10 @@ def _document(value: str | None, key: str, **options) -> None:
         st.text(show.full_text(value))
     else:
         st.markdown(show.document(value, **options))
+
+
+def stop_without_single_calls(store) -> None:
+    """Say in words that a counts table has no single calls to list (evalcore's words), and stop."""
+    if store.is_counts_table:
+        st.info(SINGLE_CALLS_NOTE, icon=":material/functions:")
+        st.stop()

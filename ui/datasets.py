@@ -1,4 +1,5 @@
-"""The Data page's saved-datasets panel: the workspace's datasets as widgets.
+"""The Data page's saved-datasets panel (the workspace's datasets as widgets), and its note on
+what a counts table can show.
 
 The workspace itself (:mod:`evalcore.store.workspace`) and the session's loading and saving
 (:mod:`ui.state`) do the work; this module only lays the widgets out and shows their messages.
@@ -80,3 +81,17 @@ def saved_datasets(store: VerdictStore) -> None:
                         st.success(show.saved_message(restored))
                     except WorkspaceError as exc:
                         error(exc, lead="**Not restored.**")
+
+
+#: The Data page's line under "Recognised as …" for a counts table.
+LOADED_NOTE = (
+    "Every call of this table is counted, not listed: the leaderboard, the judge, calibration, "
+    "anchors and ties read counts and give the same numbers as the raw table. The Verdicts page "
+    "lists single calls with their text, which a counts table does not hold."
+)
+
+
+def loaded_note(store) -> None:
+    """On the Data page: what a loaded counts table can and cannot show."""
+    if store.is_counts_table:
+        st.info(LOADED_NOTE, icon=":material/functions:")

@@ -1,7 +1,7 @@
 """The Judge page's result sections, each one call from the page: the order-swap decomposition,
-agreement with humans, the length preference and self-preference. The page picks the judge and
-computes the sheets; these draw one result each (words and tables from
-:mod:`evalcore.present.judge`)."""
+agreement with humans, the length preference and self-preference. The page picks the judge (and
+the model families, :func:`families_picker`) and computes the sheets; these draw one result each
+(words and tables from :mod:`evalcore.present.judge`)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import ui as _ui
 from evalcore.plots import judge as plots
 from evalcore.present import judge as show
 from evalcore.present.judge import EXPLAIN
+from ui.state import DATA, DEFAULT_DEMO, state
 
 
 def order_swap(sheet, judge: str) -> None:
@@ -70,3 +71,23 @@ def self_preference(sheets: dict, *, n_judges: int, has_families: bool) -> None:
     _ui.chart(plots.self_preference_figure(frame))
     _ui.table(show.self_preference_display(frame), frame, "self_preference.csv")
     st.caption(EXPLAIN["self_preference"])
+
+
+def families_picker(judges: tuple[str, ...] | list[str]) -> show.FamilyList:
+    """The Judge page's model families for self-preference: an uploaded or typed ``model,family``
+    list (the default demo's families filled in), read by
+    :func:`evalcore.present.judge.family_list`; its problem or note is shown."""
+    demo_file = DATA / "demo_families.csv"  # the families of the default demo's models
+    with st.expander("Model families (for self-preference)", expanded=False):
+        st.caption(EXPLAIN["families"])
+        upload = st.file_uploader("Families CSV (model,family)", ["csv", "txt"], key="judge_families_file")
+        demo = state().get("demo") == DEFAULT_DEMO and demo_file.exists()
+        typed = st.text_area(
+            "…or type them", demo_file.read_text() if demo else "", 160, key="judge_families_text"
+        )
+    family = show.family_list(upload.getvalue() if upload else typed, judges)
+    if family.problem:
+        _ui.error(family.problem, lead=EXPLAIN["families_lead"])
+    elif family.note:
+        st.info(family.note)
+    return family

@@ -7,14 +7,16 @@ both draw nothing for a table with one judge. The numbers come from
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any, Callable
+
 import pandas as pd
 import streamlit as st
 
 from evalcore import quantities as q
 from evalcore.errors import EvalcoreError
-from ui.messages import caption, info, warning
-from ui.state import memo
-from ui.widgets import download_csv
+from ui.messages import caption, warning
+from ui.widgets import download_csv, memo_or_info
 
 ROUNDS = 200
 INTRO = (
@@ -26,22 +28,22 @@ INTRO = (
 )
 
 
-def _pooling(store, category: str | None):
+def _result(store, category: str | None, title: Callable[[str], Any], heading: str):
+    """The pooled result under its ``title(heading)`` and the method, or None: nothing drawn for
+    one judge, the reason in words when it cannot be computed."""
     from evalcore.judge.pooling import pool_store
 
-    with st.spinner(f"Weighting the judges ({ROUNDS} resamples of the instructions)…", show_time=True):
-        return memo(("judge_pooling", category), lambda: pool_store(store, category=category, rounds=ROUNDS))
-
-
-def _result(store, category: str | None):
-    """The pooled result, or None (with the reason on screen) when it cannot be computed."""
     if len(store.judges()) < 2:
         return None
-    try:
-        return _pooling(store, category)
-    except EvalcoreError as exc:
-        info(f"No pooled ranking: {exc}")
-        return None
+    with st.spinner(f"Weighting the judges ({ROUNDS} resamples of the instructions)…", show_time=True):
+        compute = partial(pool_store, store, category=category, rounds=ROUNDS)
+        res = memo_or_info(
+            ("judge_pooling", category), compute, errors=EvalcoreError, words="No pooled ranking: {}"
+        )
+    if res is not None:
+        title(heading)
+        caption(INTRO)
+    return res
 
 
 def judge_table(res) -> pd.DataFrame:
@@ -66,13 +68,10 @@ def judge_table(res) -> pd.DataFrame:
 
 def pooled_ranking_section(store, category: str | None) -> None:
     """Leaderboard page: the ranking that pools every judge, against plain pooling."""
-    res = _result(store, category)
+    res = _result(store, category, st.subheader, "Several judges, one ranking")
     if res is None:
         return
-    st.subheader("Several judges, one ranking")
-    caption(INTRO)
-    for note in res.notes:
-        warning(note)
+    warning(*res.notes)
     t = res.table
     shown = pd.DataFrame(
         {
@@ -99,11 +98,9 @@ def pooled_ranking_section(store, category: str | None) -> None:
 
 def judge_weights_section(store, category: str | None) -> None:
     """Judge page: each judge's weight in the pooled ranking beside its certification."""
-    res = _result(store, category)
+    res = _result(store, category, st.header, "Weights in the pooled ranking")
     if res is None:
         return
-    st.header("Weights in the pooled ranking")
-    caption(INTRO)
     frame = judge_table(res)
     st.dataframe(frame, hide_index=True, width="stretch")
     download_csv(frame, "judge_weights.csv", label="Download the judge weights (CSV)", key="dl_judge_weights")

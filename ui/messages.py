@@ -26,9 +26,11 @@ md = text.markdown
 code_span = text.code_span
 
 
-def warning(message: Any) -> None:
-    """A warning whose whole text is user-influenced (an analysis note naming models)."""
-    st.warning(md(message))
+def warning(*messages: Any) -> None:
+    """A warning for each message, whose whole text is user-influenced (an analysis note naming
+    models)."""
+    for message in messages:
+        st.warning(md(message))
 
 
 def stop_with(message: Any) -> None:
@@ -37,12 +39,16 @@ def stop_with(message: Any) -> None:
     st.stop()
 
 
-def info(message: Any) -> None:
-    st.info(md(message))
+def info(*messages: Any) -> None:
+    """A note for each message (user text escaped)."""
+    for message in messages:
+        st.info(md(message))
 
 
-def caption(message: Any) -> None:
-    st.caption(md(message))
+def caption(*messages: Any) -> None:
+    """A caption for each message (user text escaped)."""
+    for message in messages:
+        st.caption(md(message))
 
 
 def error(message: Any, *, lead: str = "") -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import streamlit as st
 
@@ -13,22 +13,6 @@ from ui import warm
 from ui.messages import code_span, show_error
 from ui.readable import READABLE_CSS
 from ui.state import ROOT, dataset_key, unknown_params
-
-if TYPE_CHECKING:
-    pass
-
-
-def run_page(page: Any) -> None:
-    """Run the navigation's page; any error is an error box in words, never an exception box.
-
-    ``st.stop`` and ``st.rerun`` are not errors (Streamlit's control exceptions derive from
-    ``BaseException`` and pass through).
-    """
-    try:
-        page.run()
-    except Exception as exc:  # noqa: BLE001 - the page wrapper: every error becomes words
-        show_error(exc)
-
 
 #: (file, label, icon) of every page, in sidebar order.
 NAVIGATION: tuple[tuple[str, str, str], ...] = (
@@ -68,15 +52,10 @@ def page_link(
 
 def sidebar() -> None:
     """The product's navigation, drawn in the sidebar of every page."""
-    from streamlit.errors import StreamlitAPIException
-
     with st.sidebar:
         st.markdown("**Verdict Lab**")
-        for file, label, icon in NAVIGATION:
-            try:
-                st.page_link(file, label=label, icon=icon)
-            except StreamlitAPIException:  # a page run on its own (a test's script): no app
-                return
+        for name in PAGES:
+            page_link(name)
 
 
 @contextmanager
@@ -115,8 +94,7 @@ def unknown_page() -> str | None:
     except Exception:  # noqa: BLE001 - another Streamlit version: the check is a courtesy
         return None
     name = str(name or "").strip("/")
-    pages = {Path(file).stem for file, _, _ in NAVIGATION if file != "app.py"}
-    return None if not name or name in pages else name
+    return None if not name or (name in PAGES and name != "app") else name
 
 
 def unknown_sentence(names: list[str]) -> str:

@@ -1,15 +1,27 @@
-"""The Power page's result sections, each one call from the page: the sample-size plan, the
-simulated power curve and the dataset's detectable edges. The page picks the settings and
-computes; these draw one result each (words and tables from :mod:`evalcore.present.power`)."""
+"""The Power page's settings, each kept in the link (the test, the anchor it starts on, the
+edges, the simulation), and its result sections, each one call from the page: the sample-size
+plan, the simulated power curve, the dataset's detectable edges and "Stop judging now" (the
+anytime-valid confidence sequence over the verdicts judged so far, :mod:`evalcore.power.monitor`).
+The page picks the settings and computes; these draw one result each (words and tables from
+:mod:`evalcore.present.power`)."""
 
 from __future__ import annotations
+
+from functools import partial
+from typing import Any
 
 import streamlit as st
 
 import ui as _ui
+from evalcore.errors import EvalcoreError
 from evalcore.plots import power as figures
+from evalcore.plots.monitor import monitor_figure
 from evalcore.power.budget import Prices, calls_per_instruction
+from evalcore.power.monitor import monitor_leader, monitor_pair
+from evalcore.present import monitor as mv
 from evalcore.present import power as pv
+from ui.state import memo, set_url_param, state, url_choice
+from ui.widgets import linked_choice, linked_flag, linked_input, linked_multi
 
 
 def plan(
@@ -28,8 +40,7 @@ def plan(
     view = pv.sample_size_table(result, per_instruction=per_instruction, prices=money)
     _ui.table(view, result.table, "sign_test_sample_sizes.csv", "dl_pw_plan")
     st.caption(pv.sample_size_caption(result))
-    for note in result.notes:
-        _ui.caption(note)
+    _ui.caption(*result.notes)
     if len(result.table) > 1:
         _ui.chart(
             figures.sample_size_figure(result.table, informativeness=informativeness), key="pw_plan_fig"
@@ -55,9 +66,125 @@ def detection(result, judge: str) -> None:
     _ui.tiles(pv.detectable_metrics(result))
     if (top := pv.top_pair_sentence(result)) is not None:
         (st.success if top[0] == "success" else st.warning)(_ui.md(top[1]))
-    for note in result.notes:
-        _ui.info(note)
+    _ui.info(*result.notes)
     if result.n_pairs:
         _ui.chart(figures.detectable_edges_figure(result), key="pw_detect_fig")
         _ui.table(pv.detectable_table(result), result.table, f"detectable_edges_{judge}.csv", "dl_pw_detect")
     st.caption(pv.detectable_caption(result))
+
+
+def monitor_section(store, judge: str | None, category: str | None, ranked: list[str], alpha: float) -> None:
+    """Pick two models (or the leader), show whether judging could stop, and the curve."""
+    st.header("4 · Stop judging now: is the answer already safe?")
+    with st.expander("How the stopping rule works (confidence sequence)"):
+        st.markdown(mv.INTRO)
+    mode = st.radio("Question", mv.MODES, horizontal=True, key="pw_monitor_mode")
+    options = {"judge": judge, "category": category, "alpha": alpha}
+    if mode == mv.MODES[0]:
+        c1, c2 = st.columns(2)
+        a = c1.selectbox("First model", ranked, index=0, key="pw_monitor_a")
+        rest = [m for m in ranked if m != a]
+        b = c2.selectbox("Second model", rest, index=0, key="pw_monitor_b")
+        key: tuple = ("pw_monitor", judge, category, a, b, alpha)
+        compute = partial(monitor_pair, store, model_a=a, model_b=b, **options)
+    else:
+        key = ("pw_monitor_leader", judge, category, alpha)
+        compute = partial(monitor_leader, store, **options)
+    result = _ui.memo_or_info(key, compute, errors=EvalcoreError)
+    if result is None:
+        return
+    (st.success if result.decided else st.warning)(_ui.md(result.sentence()))
+    _ui.tiles(mv.tiles(result))
+    _ui.chart(monitor_figure(result), key="pw_monitor_fig")
+    _ui.caption(mv.caption(result))
+    _ui.caption(*result.notes)
+    _ui.download_csv(result.curve, "confidence_sequence.csv", key="dl_pw_monitor")
+
+
+def power_settings(inputs: dict, help: dict) -> dict[str, Any]:
+    """The Power page's test settings in one row: level, target power, sidedness and method
+    (``?alpha=``, ``?power=``, ``?two_sided=1``, ``?exact=1``)."""
+    s1, s2, s3, s4 = st.columns(4)
+    alpha = float(linked_input(s1.number_input, param="alpha", key="pw_alpha", **inputs["alpha"]))
+    target = float(linked_input(s2.number_input, param="power", key="pw_power", **inputs["power"]))
+    sided = linked_flag(s3.toggle, "Two-sided", param="two_sided", key="pw_two_sided", help=help["two_sided"])
+    exact = linked_flag(s4.toggle, "Exact binomial", param="exact", key="pw_exact", help=help["exact"])
+    return {"alpha": alpha, "power": target, "two_sided": sided, "method": "exact" if exact else "normal"}
+
+
+def power_compare(label: str, modes: Any, first: int, help: str) -> str:
+    """The Power page's "what this dataset can detect" comparison (``?compare=``)."""
+    radio = {"key": "pw_compare", "default": modes[first], "horizontal": True, "help": help}
+    return linked_choice(st.radio, label, modes, param="compare", **radio)
+
+
+def power_anchor(ranked: list[str], default: str, help: str) -> str:
+    """The Power page's anchor (``?anchor=``; one the table does not have is named in a warning)."""
+    return linked_choice(
+        st.selectbox, "Anchor", ranked, param="anchor", key="pw_anchor", default=default, help=help
+    )
+
+
+def recommended_anchor(
+    counts: Any, judge: str, category: str | None, ranked: list[str], fixed: str | None
+) -> str:
+    """The anchor the Power page starts on: the table's own anchor (an anchor-only table), else
+    the most informative one, the anchor the Overview recommends (the same sweep, shared through
+    the memo key the Overview and Anchors pages use), so the page's first answer is the
+    Overview's number; the middle-ranked model where no anchor can be assessed."""
+    from evalcore.anchors import anchor_sweep
+    from evalcore.findings.analyses import ranking_key
+
+    if fixed in ranked:
+        return str(fixed)
+    human = state().get("human_ranking")
+    key = ("anchor_sweep", judge, category, False, "b", ranking_key(human))
+    try:
+        best = memo(key, lambda: anchor_sweep(counts, human_ranking=human)).recommended
+    except ValueError:  # the design has no anchor to assess (one battle per prompt)
+        best = None
+    return best if best in ranked else ranked[len(ranked) // 2]
+
+
+def power_edges(choices: Any, label: Any) -> list:
+    """The Power page's edges to detect (``?edges=0.05,0.1``; ``none`` for none)."""
+    pick = {"key": "pw_edges", "default": [0.05, 0.10], "encode": lambda e: f"{e:g}", "format_func": label}
+    return linked_multi(st.multiselect, "Edges to detect", choices, param="edges", **pick)
+
+
+def power_simulation(pv: Any, dists: Any, ranked: list[str], anchor: str) -> dict[str, Any]:
+    """The Power page's simulation settings, each in the link: the window's start or the pair
+    (``?window=``, ``?pool=``, ``?model_a=``, ``?model_b=``), the largest N (``?largest=``), the
+    seed (``?sim_seed=``) and the simulations per N (``?simulations=``). Returns the chosen
+    distributions with their nominal edge and label, and the settings."""
+    window = (
+        linked_choice(
+            st.radio, "Distributions", pv.WILCOXON_MODES, param="mode", key="pw_mode", horizontal=True
+        )
+        == pv.WILCOXON_MODES[0]
+    )
+    g1, g2, g3, g4 = st.columns(4)
+    pool = None
+    if window:
+        low = linked_input(g1.number_input, param="window", key="pw_window", **pv.INPUTS["window"])
+        pool = linked_choice(
+            g2.selectbox, "Anchors", [pv.ALL_ANCHORS, *ranked], param="pool", key="pw_pool_anchor"
+        )
+        chosen, nominal, label = pv.edge_window(dists, low, None if pool == pv.ALL_ANCHORS else pool)
+    else:
+        others = [m for m in ranked if m != anchor]
+        model_a = linked_choice(g1.selectbox, "Model A", others, param="model_a", key="pw_model_a")
+        rest = [m for m in others if m != model_a]
+        model_b = linked_choice(g2.selectbox, "Model B", rest, param="model_b", key="pw_model_b")
+        chosen, nominal, label = pv.one_pair(dists, model_a, model_b, anchor)
+    max_n = int(linked_input(g3.number_input, param="largest", key="pw_max_n", **pv.INPUTS["largest"]))
+    seed = int(
+        linked_input(
+            g4.number_input, param="sim_seed", key="pw_seed", max_value=2**31 - 1, **pv.INPUTS["seed"]
+        )
+    )
+    asked = url_choice("simulations", pv.SIMULATION_CHOICES, 2000)
+    sims = int(st.select_slider("Simulations per N", pv.SIMULATION_CHOICES, value=asked, key="pw_sims"))
+    set_url_param("simulations", None if sims == 2000 else sims)
+    return {"window": window, "chosen": chosen, "nominal": nominal, "label": label, "pool": pool,
+            "max_n": max_n, "seed": seed, "sims": sims}  # fmt: skip

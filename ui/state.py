@@ -437,23 +437,6 @@ def url_param(name: str, default: str | None = None) -> str | None:
     return value if value else default
 
 
-def url_int(name: str, default: int, *, low: int, high: int) -> int:
-    """An integer view setting from the URL, or ``default`` when absent; a value that is not a
-    whole number from ``low`` to ``high`` is named in a warning and ``default`` is used."""
-    raw = url_param(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        _bad_value(name, raw, "it is not a whole number", default)
-        return default
-    if not low <= value <= high:
-        _bad_value(name, raw, f"it must be from {low:,} to {high:,}", default)
-        return default
-    return value
-
-
 def url_number(name: str, default: float, *, low: float | None, high: float | None) -> float:
     """A view setting that is a number (whole when ``default`` is an int), or ``default`` when
     absent; a value that is not a number from ``low`` to ``high`` is named in a warning."""
@@ -485,11 +468,6 @@ def url_choice(name: str, options: Any, default: Any, *, encode: Callable[[Any],
     choices = ", ".join(list(by_text)[:8]) + (" …" if len(by_text) > 8 else "")
     _bad_value(name, raw, f"it is not one of {escape_markdown(choices)}", encode(default))
     return default
-
-
-def url_flag(name: str) -> bool:
-    """A switch from the link (``1`` on, ``0`` or absent off); another value is named in a warning."""
-    return url_choice(name, (False, True), False, encode=lambda on: "1" if on else "0")
 
 
 def url_list(name: str, options: Any, *, encode: Callable[[Any], str] = str) -> list:
@@ -700,15 +678,6 @@ def shared_value(shared: tuple, compute: Callable[[], T]) -> T:
         event.set()
 
 
-def _shared_identity(s: dict, ranking: int | None) -> tuple | None:
-    """What an untouched demo session's results depend on besides the key (:func:`demo_identity`).
-    None for uploads and saved datasets, whose results stay in their session."""
-    label = s.get("demo")
-    if not label:
-        return None
-    return demo_identity(label, ranking)
-
-
 def memo(key: tuple, compute: Callable[[], T]) -> T:
     """Compute once per dataset version, human ranking and key. Results of an untouched demo are
     also shared between sessions (:data:`_SHARED`); any other dataset's stay in its session."""
@@ -717,7 +686,8 @@ def memo(key: tuple, compute: Callable[[], T]) -> T:
     full = (s["version"], ranking) + tuple(key)
     if full in s["memo"]:
         return s["memo"][full]
-    identity = _shared_identity(s, ranking)
+    # uploads and saved datasets keep their results in their session (no shared identity)
+    identity = demo_identity(s["demo"], ranking) if s.get("demo") else None
     value = compute() if identity is None else shared_value(identity + tuple(key), compute)
     s["memo"][full] = value
     return value

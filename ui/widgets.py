@@ -1,85 +1,79 @@
-"""Widgets the pages share: pickers, progress, metric tiles, charts, tables and CSV downloads."""
+"""Widgets the pages share: pickers, widgets kept in the link, progress, metric tiles, charts,
+tables and CSV downloads; and the sidebar's "Prices" input with the cost a size shows beside it:
+every page that prints a size to collect (instructions, judge calls, human labels) reads it in
+money when prices are given. Both prices are kept in the link (``price_call``, ``price_label``;
+empty = no cost shown)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import pandas as pd
 import streamlit as st
 
+from evalcore.power.budget import SizeUnit, cost_text
 from evalcore.present.display import shorten_cells
 from evalcore.store.store import VerdictStore
-from ui.messages import error, escape_markdown, info, md, metric, warning
+from ui.messages import escape_markdown, info, md, metric, warning
 from ui.readable import count_columns, metric_tile
 from ui.state import (
-    DATA,
-    DEFAULT_DEMO,
     default_choice,
     default_judge,
     memo,
     set_url_param,
     state,
     url_choice,
-    url_flag,
-    url_int,
     url_list,
     url_number,
     url_param,
 )
 
-if TYPE_CHECKING:
-    from evalcore.present.judge import FamilyList
+ALL_CATEGORIES = "All categories"
+
+
+def _shared_picker(
+    name: str, options: Any, *, key: str, default: Any, instead: str, draw: bool = True, **kwargs: Any
+) -> Any:
+    """The judge or category selectbox every page shares: it starts on the choice made on another
+    page or named by the link (``vl_<name>``; one this dataset lacks is named in a warning) and
+    is kept in the link (``?<name>=``). Not ``draw``n (None) when there is nothing to choose."""
+    current = st.session_state.get(f"vl_{name}")
+    if current is not None and current not in options:
+        warning(
+            f"The {name} {current} (named by the link or the previous dataset) is not in this "
+            f"dataset; showing {instead} instead."
+        )
+        st.session_state[f"vl_{name}"] = current = None
+    if not draw:
+        set_url_param(name, None)
+        return None
+    start = options.index(current if current in options else default)
+    value = st.selectbox(name.capitalize(), options, index=start, key=f"{key}_select", **kwargs)
+    value = None if value == ALL_CATEGORIES else value
+    st.session_state[f"vl_{name}"] = value
+    set_url_param(name, value)
+    return value
 
 
 def judge_picker(store: VerdictStore, *, key: str = "judge") -> str:
-    """A judge selector shared by the pages (remembers the choice across pages)."""
-    judges = store.judges()
-    current = st.session_state.get("vl_judge")
-    if current is not None and current not in judges:
-        # A link (or an earlier dataset) named a judge this dataset does not have: say so.
-        warning(
-            f"The judge {current} (named by the link or the previous dataset) is not in "
-            f"this dataset; "
-            f"showing {default_judge(store)} instead."
-        )
-        st.session_state["vl_judge"] = None
-    index = judges.index(current if current in judges else default_judge(store))
-    judge = st.selectbox(
-        "Judge",
-        judges,
-        index=index,
-        key=f"{key}_select",
-        # the default in words, where it applies (the same rule as the commands and the report)
-        help="Every analysis is per judge: judges differ in bias and scale. Pages start on "
-        + escape_markdown(default_choice(store).reason),
-    )
-    st.session_state["vl_judge"] = judge
-    set_url_param("judge", judge)
-    return judge
+    """A judge selector shared by the pages (remembers the choice across pages); its help says
+    the default in words (the same rule as the commands and the report)."""
+    first = default_judge(store)
+    why = "Every analysis is per judge: judges differ in bias and scale. Pages start on "
+    why += escape_markdown(default_choice(store).reason)
+    return _shared_picker("judge", list(store.judges()), key=key, default=first, instead=first, help=why)
 
 
 def category_picker(store: VerdictStore, *, key: str = "category") -> str | None:
-    categories = store.categories()
-    current = st.session_state.get("vl_category")
-    if current is not None and current not in categories:
-        warning(
-            f"The category {current} (named by the link or the previous dataset) is not in "
-            "this dataset; "
-            "showing all categories instead."
-        )
-        st.session_state["vl_category"] = None
-        current = None
-    if not categories:
-        set_url_param("category", None)
-        return None
-    index = categories.index(current) + 1 if current in categories else 0
-    choice = st.selectbox("Category", ("All categories",) + categories, index=index, key=f"{key}_select")
-    value = None if choice == "All categories" else choice
-    st.session_state["vl_category"] = value
-    set_url_param("category", value)
-    return value
+    """A category selector shared by the pages (remembers the choice across pages)."""
+    options = [ALL_CATEGORIES, *store.categories()]
+    some = len(options) > 1
+    return _shared_picker(
+        "category", options, key=key, default=ALL_CATEGORIES, instead="all categories", draw=some
+    )
 
 
 def selection(store: VerdictStore, *, key: str, columns: Any = None) -> tuple[str, str | None]:
@@ -210,32 +204,14 @@ def orders_picker(*, key: str = "orders") -> bool:
     return on
 
 
-def families_picker(judges: tuple[str, ...] | list[str]) -> FamilyList:
-    """The Judge page's model families for self-preference: an uploaded or typed ``model,family``
-    list (the default demo's families filled in), read by
-    :func:`evalcore.present.judge.family_list`; its problem or note is shown."""
-    from evalcore.present.judge import EXPLAIN, family_list  # only the Judge page needs it
-
-    demo_file = DATA / "demo_families.csv"  # the families of the default demo's models
-    with st.expander("Model families (for self-preference)", expanded=False):
-        st.caption(EXPLAIN["families"])
-        upload = st.file_uploader("Families CSV (model,family)", ["csv", "txt"], key="judge_families_file")
-        demo = state().get("demo") == DEFAULT_DEMO and demo_file.exists()
-        typed = st.text_area(
-            "…or type them", demo_file.read_text() if demo else "", 160, key="judge_families_text"
-        )
-    family = family_list(upload.getvalue() if upload else typed, judges)
-    if family.problem:
-        error(family.problem, lead=EXPLAIN["families_lead"])
-    elif family.note:
-        st.info(family.note)
-    return family
-
-
-def linked_toggle(where: Any, label: str, *, param: str, key: str, **options: Any) -> bool:
-    """A switch kept in the link (``param=1`` when on), so a shared link shows the same numbers."""
-    on = (where or st).toggle(label, value=url_flag(param), key=key, **options)
-    set_url_param(param, "1" if on else None)
+def linked_flag(
+    widget: Callable[..., Any], label: str, *, param: str, key: str, default: bool = False, **options: Any
+) -> bool:
+    """A switch (``st.toggle`` or ``st.checkbox``, or a column's) kept in the link (``param=1`` or
+    ``0`` when it differs from ``default``), so a shared link shows the same numbers."""
+    asked = url_choice(param, (False, True), default, encode=lambda on: "1" if on else "0")
+    on = widget(label, value=asked, key=key, **options)
+    set_url_param(param, None if on == default else ("1" if on else "0"))
     return bool(on)
 
 
@@ -261,40 +237,22 @@ def linked_choice(
     return value
 
 
-def linked_number(
-    widget: Callable[..., Any],
-    label: str,
-    *,
-    param: str,
-    key: str,
-    default: Any,
-    low: Any,
-    high: Any,
-    **kwargs: Any,
-) -> Any:
-    """A number input or slider started on the link's whole number ``param`` (a value out of
-    ``low``..``high`` is named in a warning) and kept in the link when it differs from ``default``."""
-    asked = url_int(param, int(default), low=int(low), high=int(high))
-    value = widget(label, min_value=low, max_value=high, value=type(default)(asked), key=key, **kwargs)
-    set_url_param(param, None if value == default else int(value))
-    return value
-
-
-def memo_or_info(key: tuple, compute: Any) -> Any:
-    """:func:`ui.state.memo`, or None with the reason shown as a note when the design cannot give
-    the result (the library says why in a ValueError)."""
+def memo_or_info(key: tuple, compute: Any, *, errors: Any = ValueError, words: str = "{}") -> Any:
+    """:func:`ui.state.memo`, or None with the reason shown as a note (``words`` with the reason in
+    its braces) when the design cannot give the result (the library says why in one of ``errors``,
+    a ValueError unless said)."""
     try:
         return memo(key, compute)
-    except ValueError as exc:
-        info(exc)
+    except errors as exc:
+        info(words.format(exc))
         return None
 
 
 def linked_input(widget: Callable[..., Any], *, param: str, key: str, **inputs: Any) -> Any:
     """A number input or slider (``widget``, with ``inputs`` as its keyword arguments: label,
     min_value, max_value, value, step, format, help) started on the link's ``param`` (a value
-    that is not a number in range is named in a warning) and kept in the link when it differs
-    from ``value``, so a copied link shows the same numbers."""
+    that is not a number in range, or not whole for a whole ``value``, is named in a warning)
+    and kept in the link when it differs from ``value``, so a copied link shows the same numbers."""
     default = inputs.pop("value")
     asked = url_number(param, default, low=inputs.get("min_value"), high=inputs.get("max_value"))
     value = widget(value=type(default)(asked), key=key, **inputs)
@@ -302,6 +260,15 @@ def linked_input(widget: Callable[..., Any], *, param: str, key: str, **inputs: 
         param, None if value == default else (int(value) if isinstance(default, int) else f"{value:g}")
     )
     return value
+
+
+def linked_number(
+    where: Any, label: str, low: Any, high: Any, value: Any, param: str, key: str, **inputs: Any
+) -> Any:
+    """``where``'s number input from ``low`` to ``high``, started on ``value`` and kept in the link
+    as ``param`` (:func:`linked_input`)."""
+    inputs.update(label=label, min_value=low, max_value=high, value=value)
+    return linked_input(where.number_input, param=param, key=key, **inputs)
 
 
 def linked_multi(
@@ -327,16 +294,6 @@ def linked_multi(
     return list(value)
 
 
-def linked_check(
-    where: Any, label: str, *, param: str, key: str, default: bool = False, **options: Any
-) -> bool:
-    """A checkbox kept in the link (``param=1`` or ``0`` when it differs from ``default``)."""
-    asked = url_choice(param, (False, True), default, encode=lambda on: "1" if on else "0")
-    on = (where or st).checkbox(label, value=asked, key=key, **options)
-    set_url_param(param, None if on == default else ("1" if on else "0"))
-    return bool(on)
-
-
 def linked_text(
     widget: Callable[..., Any], label: str, *, param: str, key: str, default: str, **kwargs: Any
 ) -> str:
@@ -345,3 +302,58 @@ def linked_text(
     value = widget(label, value=url_param(param, default), key=key, **kwargs)
     set_url_param(param, None if value == default else value)
     return str(value)
+
+
+def rounds_and_seed(left: Any, right: Any, *, key: str = "judge", help: str | None = None) -> tuple[int, int]:
+    """The bootstrap rounds and seed of the Judge and Leaderboard pages (``?rounds=``, ``?seed=``)."""
+    rounds = linked_number(
+        left, "Bootstrap rounds", 0, 10000, 1000, param="rounds", key=f"{key}_rounds", step=100, help=help
+    )
+    seed = linked_number(right, "Seed", 0, 2**31 - 1, 0, param="seed", key=f"{key}_seed")
+    return int(rounds), int(seed)
+
+
+_SEEN = "_vl_prices"  # the last prices typed, so another page opened from the sidebar keeps them
+
+
+@dataclass(frozen=True)
+class PriceInput:
+    """The prices typed (None: not given)."""
+
+    per_call: float | None = None
+    per_label: float | None = None
+
+    def cost(self, size: float, *, unit: SizeUnit = "instructions", per_instruction: int = 1) -> str:
+        """The size in judge calls and money ("935 instructions ≈ 17,765 judge calls ≈ 177.65"),
+        the money left out when its price is not given; "" when neither price is given."""
+        return cost_text(
+            size, unit=unit, per_instruction=per_instruction, per_call=self.per_call, per_label=self.per_label
+        )
+
+
+def _price(where, label: str, param: str) -> float | None:
+    remembered = st.session_state.setdefault(_SEEN, {})
+    given = url_param(param) is not None
+    asked = url_number(param, 0.0, low=0.0, high=1e9) if given else remembered.get(param)
+    value = where.number_input(
+        label,
+        min_value=0.0,
+        max_value=1e9,
+        value=asked,
+        format="%.4f",
+        key=f"prices_{param}",
+        placeholder="none",
+    )
+    remembered[param] = value
+    set_url_param(param, None if value is None else f"{value:g}")
+    return value
+
+
+def prices_input() -> PriceInput:
+    """The sidebar's "Prices" box: a price per judge call and per human label, both optional."""
+    box = st.sidebar.expander("Prices", expanded=True)
+    box.caption("Give a price to read every size to collect in money (any currency).")
+    return PriceInput(
+        per_call=_price(box, "Price per judge call", "price_call"),
+        per_label=_price(box, "Price per human label", "price_label"),
+    )

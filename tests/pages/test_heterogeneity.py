@@ -11,7 +11,7 @@ from evalcore.ranking.heterogeneity import store_heterogeneity
 from evalcore.ranking.split_half import split_half_stability
 from evalcore.simulate.arena import ARENA_LANGUAGES, arena_verdict_frame, simulate_arena
 from tests.conftest import open_page
-from ui.heterogeneity import HEADING
+from ui.leaderboard_view import CATEGORY_HEADING as HEADING
 from ui.state import DEFAULT_DEMO, DEMO_JUDGE
 
 

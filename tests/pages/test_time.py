@@ -15,7 +15,8 @@ from evalcore.report import build_report
 from evalcore.simulate.timed import TimedSpec, simulate_timed
 from evalcore.store.store import VerdictStore
 from tests.conftest import open_page
-from ui.time_view import HEADING, ROUNDS
+from ui.leaderboard_view import TIME_HEADING as HEADING
+from ui.leaderboard_view import TIME_ROUNDS as ROUNDS
 
 
 def _texts(at) -> list[str]:

@@ -1,0 +1,60 @@
+"""The shared widgets written once (ui.widgets, ui.messages): several notes in one call, a switch
+and a whole number kept in the link."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+pytestmark = pytest.mark.app
+
+
+def test_several_notes_are_one_call_each_in_its_own_box():
+    def script():
+        import ui
+
+        ui.info("first *note*", "second note")
+        ui.caption("a caption")
+        ui.warning()  # no notes: nothing drawn
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert not at.exception
+    assert [box.value for box in at.info] == ["first \\*note\\*", "second note"]  # user text escaped
+    assert [c.value for c in at.caption] == ["a caption"]
+    assert not at.warning
+
+
+def test_a_linked_checkbox_starts_on_the_link_and_leaves_it_at_its_default():
+    def script():
+        import streamlit as st
+
+        import ui
+
+        on = ui.linked_flag(st.checkbox, "Full ranking", param="full", key="full", default=True)
+        st.write(f"on={on}")
+
+    at = AppTest.from_function(script, default_timeout=30)
+    at.query_params["full"] = "0"
+    at.run()
+    assert at.checkbox(key="full").value is False
+    assert at.query_params["full"] == "0"
+    at.checkbox(key="full").check().run()
+    assert "full" not in at.query_params  # the default is not written into the link
+
+
+def test_a_linked_number_names_a_value_that_is_not_whole_and_starts_on_its_default():
+    def script():
+        import streamlit as st
+
+        import ui
+
+        value = ui.linked_number(st, "Rounds", 0, 10, 5, "rounds", "rounds_input")
+        st.write(f"value={value}")
+
+    at = AppTest.from_function(script, default_timeout=30)
+    at.query_params["rounds"] = "x"
+    at.run()
+    assert at.number_input(key="rounds_input").value == 5
+    assert any("is not a whole number" in w.value for w in at.warning)
+    at.number_input(key="rounds_input").set_value(7).run()
+    assert at.query_params["rounds"] == "7"

@@ -1,0 +1,275 @@
+"""The Leaderboard's controls and sections beside its main table, each one call from the page.
+
+* The unit of resampling and pair weighting: a picker of the unit column (shown only when the
+  table has a session, voter or run column) and a pair-weighting switch, both kept in the link.
+* The style control: the table with each model's style-controlled rating beside its plain one
+  (:mod:`evalcore.ranking.style`), or the reason there is none.
+* "Does one ranking fit every category?" and the split-half line beside the rank ranges and
+  tiers. The category analysis is memoised under the key the Overview's findings use, so the
+  sentence the Overview's leader finding adds (when the categories rank differently) is this
+  section's.
+* "The ranking in time", shown only when the table says when each call was made (the optional
+  judged_at column): the leaderboard as of a date picked in the link, the line on who moved
+  between the first and the last time window, and the judge drift test's sentence.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import ui as _ui
+from evalcore import quantities as q
+from evalcore.counts import VerdictCounts
+from evalcore.errors import DesignError, EvalcoreError
+from evalcore.present import ranking as show
+from evalcore.ranking.heterogeneity import Heterogeneity, HeterogeneityError, store_heterogeneity
+from evalcore.ranking.judge_drift import judge_drift
+from evalcore.ranking.judging_times import has_times, judging_days
+from evalcore.ranking.over_time import WINDOW_ROUNDS, as_of_leaderboard, rating_windows
+from evalcore.ranking.split_half import split_half_stability
+from evalcore.ranking.style import controlled_leaderboard
+from evalcore.store.store import VerdictStore
+from ui.messages import caption, info, md, warning
+from ui.state import memo
+from ui.widgets import download_csv, linked_choice
+
+#: The picker's first option: the benchmark's unit.
+INSTRUCTION = "instruction"
+
+
+def resampling_controls(store, *, both: bool) -> tuple[str | None, str | None]:
+    """(the unit column to cluster by or None, the weighting or None) chosen on the page."""
+    try:
+        columns = _ui.memo(("unit_columns",), store.unit_columns)
+    except EvalcoreError:
+        columns = ()
+    cluster = None
+    if columns and not both:  # verdicts combined over both orders have no per-call unit
+        unit = _ui.linked_choice(
+            st.selectbox,
+            "Resampling unit",
+            [INSTRUCTION, *columns],
+            param="cluster",
+            key="lb_cluster",
+            help="What the intervals treat as independent: the instruction, or the table's "
+            "session, voter or run column (the bootstrap redraws whole units, the sandwich sums "
+            "scores per unit). Pick the column when calls in one unit may be correlated.",
+        )
+        cluster = None if unit == INSTRUCTION else unit
+    weighted = _ui.linked_flag(
+        st.toggle,
+        "Weight every pair alike",
+        param="weighting",
+        key="lb_weighting",
+        help="Inverse pair-frequency weighting for unbalanced arenas: each call weighs the mean "
+        "battles per pair ÷ its pair's battles. The table shows how far it moved each model.",
+    )
+    return cluster, ("inverse-pair" if weighted else None)
+
+
+def unit_counts(store, judge: str | None, category: str | None, cluster: str | None, *, both: bool):
+    """The session's memoised counts, split by ``cluster``'s units when one is chosen."""
+    if cluster is None:
+        return _ui.counts(store, judge, category, both_orders=both)
+    return _ui.memo(
+        ("unit_counts", judge, category, cluster),
+        lambda: store.counts(judge=judge, category=category, cluster=cluster),
+    )
+
+
+def style_table(
+    store, table: pd.DataFrame, *, judge: str, category: str | None, controls: list, both: bool
+) -> pd.DataFrame:
+    """``table`` with the style-controlled columns for ``controls`` (unchanged when none)."""
+    if not controls:
+        return table
+    st.caption(show.STYLE_EXPLAINED + (" " + show.STYLE_BOTH_ORDERS if both else ""))
+    try:
+        styled = _ui.memo(
+            ("style", judge, category, tuple(controls)),
+            lambda: controlled_leaderboard(store, judge=judge, category=category, controls=controls),
+        )
+    except EvalcoreError as exc:
+        _ui.warning(f"No style control: {exc}")
+        return table
+    _ui.caption(show.style_caption(styled))
+    _ui.warning(*styled.notes)
+    return show.style_display(table, styled)
+
+
+CATEGORY_HEADING = "Does one ranking fit every category?"
+CATEGORY_METHOD = (
+    "A separate Bradley–Terry fit per category against the one pooled fit, compared by a "
+    "likelihood-ratio test whose reference shuffles the categories among whole instructions (so "
+    "the correlated verdicts on one instruction cannot fake a difference). A reversal is a pair "
+    "in one order overall whose 95% interval within a category lies entirely in the other order; "
+    "the ratings within a category are pulled toward the overall ones as far as its evidence is thin."
+)
+
+
+def category_result(store: VerdictStore, judge: str) -> Heterogeneity | str:
+    """The judge's category analysis, or why there is none (in words)."""
+
+    try:  # the key the Overview's findings use: one computation for both pages
+        return memo(("findings", "heterogeneity", judge), lambda: store_heterogeneity(store, judge=judge))
+    except HeterogeneityError as exc:
+        return f"No comparison of the categories: {exc}."
+
+
+def category_section(store: VerdictStore, judge: str, category: str | None) -> None:
+    """The Leaderboard's section: the test in words, the categories, reversals, ratings."""
+    if len(store.categories()) < 2:
+        return
+    st.subheader(CATEGORY_HEADING)
+    if category is not None:
+        info("Pick **All categories** above to compare the categories' rankings.")
+        return
+    result = category_result(store, judge)
+    if isinstance(result, str):
+        info(result)
+        return
+    (warning if result.reversals or result.rejects else info)(result.sentence())
+    caption(CATEGORY_METHOD)
+    tests = pd.DataFrame(
+        {
+            "Category": [t.category for t in result.per_category],
+            "Verdicts": [t.verdicts for t in result.per_category],
+            "Against the other categories, p": [f"{t.p_value:.3g}" for t in result.per_category],
+            "Holm-adjusted p": [f"{t.p_holm:.3g}" for t in result.per_category],
+            q.name("category_spread"): [q.format("category_spread", x) for x in result.spread],
+        }
+    )
+    st.dataframe(tests, hide_index=True, width="stretch")
+    if result.reversals:
+        st.markdown(md(f"**{q.name('category_reversals')}: {len(result.reversals):,}**"))
+        rev = pd.DataFrame(
+            {
+                "Category": [r.category for r in result.reversals],
+                "Ahead overall": [r.better_overall for r in result.reversals],
+                "Behind overall": [r.worse_overall for r in result.reversals],
+                "Gap overall (Elo)": [f"{r.pooled_gap:+,.0f}" for r in result.reversals],
+                "Gap in the category (Elo)": [f"{r.category_gap:+,.0f}" for r in result.reversals],
+                "95% interval": [f"{r.lower:+,.0f} to {r.upper:+,.0f}" for r in result.reversals],
+                "Reversed in every category": [
+                    "yes" if r.in_every_category else "no" for r in result.reversals
+                ],
+            }
+        )
+        st.dataframe(rev, hide_index=True, width="stretch")
+    caption(*result.notes)
+    with st.expander(q.name("category_rating") + ", every model and category"):
+        r = result.ratings
+        shown = pd.DataFrame(
+            {
+                "Category": r["category"],
+                "Model": r["model"],
+                "Overall": r["overall"].map(lambda v: q.format("category_rating", v)),
+                q.name("category_rating"): r["shrunk"].map(lambda v: q.format("category_rating", v)),
+                "95% interval": [
+                    f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(r["lower"], r["upper"], strict=True)
+                ],
+                "Verdicts": r["verdicts"],
+            }
+        )
+        st.dataframe(shown, hide_index=True, width="stretch")
+        download_csv(
+            r, f"category_ratings_{judge}.csv", label="Download the ratings by category (CSV)", key="dl_cat"
+        )
+
+
+def split_half_line(counts: VerdictCounts, key: tuple) -> None:
+    """Under the leaderboard: how often its #1 and top three survive random halves of the data."""
+    result = memo(("split_half", *key), lambda: split_half_stability(counts))
+    caption(
+        f"Stability: {result.sentence()} A half sees half the evidence, so this is a cautious "
+        "picture; the rank ranges and tiers above say the same for every position."
+    )
+
+
+TIME_HEADING = "The ranking in time"
+TIME_METHOD = (
+    "The leaderboard as of a date counts only the verdicts judged up to the end of that day. The "
+    "windows cut the judged verdicts into three spans of equal counts, each with its own "
+    "Bradley–Terry leaderboard (Bradley & Terry, 1952); a rank change is confirmed when the "
+    "rating change's 95% interval, widened to allow for every model compared (Bonferroni; Dunn, "
+    "Multiple comparisons among means, 1961), excludes zero. The drift test compares, on items judged more "
+    "than once, the latest call with the earliest: with an unchanged judge either order is as "
+    "likely, which random sign flips of whole items test (Good, Permutation, Parametric, and "
+    "Bootstrap Tests of Hypotheses, 2005)."
+)
+#: Bootstrap rounds behind the section's intervals (a section, not the main table: quick; the
+#: windows' default, so the report's line and this section are one computation).
+TIME_ROUNDS = WINDOW_ROUNDS
+
+
+def _board_frame(result) -> pd.DataFrame:
+    cols = result.board.columns
+    return pd.DataFrame(
+        {
+            "Rank": cols["rank"],
+            "Model": cols["model"],
+            "Rating": [q.format("rating", v) for v in cols["rating"]],
+            "95% interval": [
+                f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(cols["ci_low"], cols["ci_high"], strict=True)
+            ],
+        }
+    )
+
+
+def _windows_frame(windows) -> pd.DataFrame:
+    rows = {}
+    for w in windows.windows:
+        for r in w.ratings:
+            rows.setdefault(r.model, {"Model": r.model})[w.label] = (
+                f"#{r.rank}: {q.format('window_rating', r.rating)} ({r.low:,.0f}–{r.high:,.0f})"
+            )
+    return pd.DataFrame(list(rows.values()))
+
+
+def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
+    """The section, or nothing when the table has no judging times."""
+    if not memo(("has_times",), lambda: has_times(store)):
+        return
+    st.subheader(TIME_HEADING)
+    caption(TIME_METHOD)
+    try:
+        days = memo(
+            ("judging_days", judge, category), lambda: judging_days(store, judge=judge, category=category)
+        )
+    except DesignError as exc:
+        info(f"Nothing in time: {exc}.")
+        return
+    if not days:
+        info("None of this selection's verdicts has a judging time.")
+        return
+    as_of = linked_choice(
+        st.selectbox,
+        "As of",
+        days,
+        param="as_of",
+        key="lb_as_of",
+        help="Only the verdicts judged up to the end of this day (UTC) are counted.",
+    )
+    try:
+        result = memo(
+            ("as_of", judge, category, as_of),
+            lambda: as_of_leaderboard(store, as_of=as_of, judge=judge, category=category, rounds=TIME_ROUNDS),
+        )
+        info(result.sentence())
+        st.dataframe(_board_frame(result), hide_index=True, width="stretch")
+    except DesignError as exc:
+        info(f"No leaderboard as of {as_of}: {exc}.")
+    try:
+        windows = memo(
+            ("time_windows", judge, category),
+            lambda: rating_windows(store, judge=judge, category=category),
+        )
+        # a warning when the largest move is beyond chance, else the same words as a note
+        (warning if windows.moved and windows.confirmed(windows.moves[0]) else info)(windows.sentence())
+        with st.expander(q.name("window_rating") + ", every model and window"):
+            st.dataframe(_windows_frame(windows), hide_index=True, width="stretch")
+    except DesignError as exc:
+        info(f"No ratings per time window: {exc}.")
+    drift = memo(("judge_drift", judge, category), lambda: judge_drift(store, judge=judge, category=category))
+    (warning if drift.detected else info)(drift.sentence())
