@@ -47,7 +47,21 @@ def test_rank_json_agrees_with_the_library(table_file, capsys):
 
 def test_rank_table_output(table_file, capsys):
     assert main(["rank", str(table_file), "--bootstrap", "50"]) == 0
-    assert "sim-alder" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "sim-alder" in out
+    # the Leaderboard page's table: the interval and the rank range in words, not raw columns
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("Rank"))
+    assert "95% interval" in header and "Rank range" in header
+    assert "Ci low" not in out and "ci_low" not in out
+
+
+def test_a_file_whose_lines_end_in_a_carriage_return_alone_is_read(tmp_path, capsys):
+    # old spreadsheet exports end lines in a bare CR: the header reader stopped on a csv error
+    rows = ["model_a,model_b,verdict,instruction_id,judge", "m1,m2,1,i1,j", "m2,m1,-1,i1,j", "m1,m2,0,i2,j"]
+    path = tmp_path / "cr.csv"
+    path.write_bytes("\r".join(rows).encode() + b"\r")
+    assert main(["summary", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_models"] == 2
 
 
 @pytest.mark.parametrize(
