@@ -382,6 +382,8 @@ def leaderboard(
     if widening_matters(widening):
         notes.append(widening_note(counts.unit_column or "unit", widening, units.n_instructions))
     battles, rate = fit.battles_and_rates()
+    if not isinstance(battles, np.ndarray):
+        battles = sparse.csr_matrix(battles)
     bound = np.array([""] * m, dtype=object)
     # A model that never lost (or never won) has an infinite maximum-likelihood rating: the
     # resamples only repeat the prior-held one, which is no bound. Its one-sided bound is exact
@@ -502,7 +504,10 @@ def _row(matrix: np.ndarray | sparse.csr_matrix, k: int) -> np.ndarray:
     """Row ``k`` of a models × models matrix, dense or sparse, as a dense vector."""
     if isinstance(matrix, np.ndarray):
         return matrix[k]
-    return np.asarray(matrix[[k]].toarray()).ravel()
+    out = np.zeros(matrix.shape[1])
+    span = slice(matrix.indptr[k], matrix.indptr[k + 1])
+    np.add.at(out, matrix.indices[span], matrix.data[span])
+    return out
 
 
 def _dense(matrix: np.ndarray | sparse.csr_matrix, what: str, fill: float) -> np.ndarray:

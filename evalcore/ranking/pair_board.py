@@ -36,8 +36,11 @@ from evalcore.ranking.bradley_terry import SLOT_A_SCORE, ComparisonGraph, _sigmo
 #: The largest piece of the comparison graph whose information is inverted exactly (a dense
 #: matrix of this many models: 8 × 2,500² bytes = 50 MB, under a second).
 EXACT_PIECE_MODELS = 2_500
-#: The fewest normal draws the diagonal of a larger piece is estimated from.
+#: The fewest draws the diagonal of a larger piece is estimated from.
 DIAGONAL_DRAWS = 1_000
+#: Draws the model-based variances of a larger piece are estimated from (only the models judged
+#: on few instructions use them, as a floor under their intervals).
+MODEL_DRAWS = 300
 #: How exactly a draw is solved (relative residual): its error is a hundred-thousandth of the draw, far
 #: below the draws' own Monte Carlo error.
 DRAW_RTOL = 1e-5
@@ -211,7 +214,7 @@ class PairSandwich:
             else:
                 out[idx] = np.diag(_piece_inverse(self, idx))
         if big:
-            est = _drawn_model_diagonal(self, DIAGONAL_DRAWS)
+            est = _drawn_model_diagonal(self, MODEL_DRAWS)
             for idx in big:
                 out[idx] = est[idx]
         return np.clip(out, 0.0, None)
@@ -277,12 +280,39 @@ def _pieces(pieces: np.ndarray) -> list[np.ndarray]:
 def _piece_inverse(s: PairSandwich, idx: np.ndarray) -> np.ndarray:
     """The dense X of one piece: H⁻¹ with the prior; without it (one piece, every model) the
     pseudo-inverse (H + 11ᵀ/M)⁻¹ − 11ᵀ/M."""
-    h = s.info[idx][:, idx].toarray()
+    from scipy.linalg import lapack
+
+    h = s.info[idx][:, idx].toarray().T  # symmetric: its transpose is the Fortran-ordered copy
     shift = 1.0 / s.n_models if s.rank_one else 0.0
-    try:
-        return np.linalg.inv(h + shift) - shift
-    except np.linalg.LinAlgError:
-        return np.linalg.pinv(h, hermitian=True)
+    if shift:
+        h += shift
+    # Cholesky, then the inverse from it, in place (half the work of a general inverse, one
+    # matrix of memory); the lower triangle is mirrored into the (zero) upper one.
+    factor, info = lapack.dpotrf(h, lower=True, clean=True, overwrite_a=True)
+    if info == 0:
+        inverse, info = lapack.dpotri(factor, lower=True, overwrite_c=True)
+    if info != 0:
+        return np.linalg.pinv(s.info[idx][:, idx].toarray(), hermitian=True)
+    n = inverse.shape[0]
+    for lo in range(0, n, 256):  # mirror the lower triangle up, a block at a time
+        hi = min(lo + 256, n)
+        inverse[:lo, lo:hi] = inverse[lo:hi, :lo].T
+        block = inverse[lo:hi, lo:hi]
+        block[np.triu_indices(hi - lo, 1)] = block.T[np.triu_indices(hi - lo, 1)]
+    if shift:
+        inverse -= shift
+    return inverse
+
+
+def _quadratic_diagonal(x: np.ndarray, b: sparse.spmatrix) -> np.ndarray:
+    """diag(X B X) for a dense symmetric X and a sparse B, entry by entry of B (no X B copy)."""
+    coo = sparse.coo_matrix(b)
+    out = np.zeros(x.shape[0])
+    step = max(1, 500_000 // max(x.shape[0], 1))
+    for lo in range(0, coo.nnz, step):
+        rows, cols, v = coo.row[lo : lo + step], coo.col[lo : lo + step], coo.data[lo : lo + step]
+        out += (x[:, rows] * x[:, cols]) @ v
+    return out
 
 
 def _fill_diagonal(s: PairSandwich, draws: int) -> None:
@@ -297,7 +327,7 @@ def _fill_diagonal(s: PairSandwich, draws: int) -> None:
             big.append(idx)
             continue
         xp = _piece_inverse(s, idx)
-        raw[idx] = np.einsum("ij,ij->i", xp, np.asarray(s.meat[idx][:, idx] @ xp).T)
+        raw[idx] = _quadratic_diagonal(xp, s.meat[idx][:, idx])
     if big:
         s.exact = False
         drawn, est = _draw_solutions(s, max(draws, DIAGONAL_DRAWS), np.random.default_rng(s.seed))
@@ -348,11 +378,14 @@ def _chunk(n_signs: int) -> int:
     return int(np.clip(16_000_000 // max(n_signs, 1), 8, 256))
 
 
+_SIGN = np.array([-1.0, 1.0], dtype=np.float32)
+
+
 def _signs(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
     """(n, k) independent random signs ±1 (float32), from random bytes: a tenth of the time of
     normal numbers, and the same mean and covariance (zero and the identity)."""
     bits = np.unpackbits(np.frombuffer(rng.bytes((n * k + 7) // 8), dtype=np.uint8))[: n * k]
-    return (bits.astype(np.float32) * 2.0 - 1.0).reshape(n, k)
+    return _SIGN[bits].reshape(n, k)
 
 
 def _draw_solutions(s: PairSandwich, draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
