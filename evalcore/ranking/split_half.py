@@ -108,13 +108,15 @@ def _fit_halves_by_pairs(
         for h in range(stop - start):  # the halves drawn in the dense path's order
             chosen = rng.choice(counts.n_instructions, n_half, replace=False)
             w[h] = np.asarray(per_inst[chosen].sum(axis=0)).ravel()
-        # started from the full fit, to the precision a ranking needs
+        # started from the full fit (a model with no battle in the half at 0, the prior's centre
+        # and its exact optimum), to the precision a ranking needs
+        present = pairs.degree(w[:, 0::2] + w[:, 1::2]) > 0
         theta[start:stop], _ = sparse_fit.fit_pairs(
             pairs,
             w[:, 0::2],
             w[:, 1::2],
             prior_games=PRIOR_GAMES,
-            theta0=full,
+            theta0=np.where(present, full, 0.0),
             tol=HALF_TOL,
             cg_floor=HALF_TOL,
         )
