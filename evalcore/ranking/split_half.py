@@ -71,9 +71,9 @@ class SplitHalf:
 
 #: Most halves × pairs numbers fitted at once over the pairs (a batch's Newton–CG work arrays).
 HALF_BATCH_NUMBERS = 500_000
-#: The Newton steps' stopping size over the pairs (their solves to a hundredth of it): a half
-#: only ranks, and Newton's last step squares the error, far below the six decimals compared.
-HALF_TOL = 1e-6
+#: The Newton steps' stopping size over the pairs (the dense fit's): strengths are compared to
+#: six decimals, and a looser fit could round the other way.
+HALF_TOL = 1e-9
 
 
 def _fit_halves_by_pairs(
@@ -118,7 +118,6 @@ def _fit_halves_by_pairs(
             prior_games=PRIOR_GAMES,
             theta0=np.where(present, full, 0.0),
             tol=HALF_TOL,
-            cg_floor=HALF_TOL,
         )
     return full, theta
 
@@ -167,14 +166,16 @@ def split_half_stability(counts: VerdictCounts, *, halves: int | None = None, se
             keep = rng.choice(counts.n_instructions, n_half, replace=False)
             wins[h] = np.asarray(per_inst[keep].sum(axis=0)).reshape(m, m)
         theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES)
-    order = np.argsort(-full, kind="stable")
+    # strengths compared to six decimals, as the ranks are: models whose fits differ only by
+    # floating-point noise (the same record) keep the order of the models, not of the noise
+    order = np.argsort(-np.round(full, 6), kind="stable")
     leader = int(order[0])
     top = set(order[: min(3, m)].tolist())
     half_ranks = ranks_descending(theta)
     firsts = half_ranks == 1
     # a tie at the top of a half counts for every tied model (the "min" ranks of the board)
     leader_stays = int(firsts[:, leader].sum())
-    tops = np.argsort(-theta, axis=1, kind="stable")[:, : len(top)]
+    tops = np.argsort(-np.round(theta, 6), axis=1, kind="stable")[:, : len(top)]
     top_stays = int(sum(set(t.tolist()) == top for t in tops))
     return SplitHalf(
         leader=counts.models[leader],
