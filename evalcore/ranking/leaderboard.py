@@ -369,9 +369,9 @@ def leaderboard(
             )
         samples = ELO_CENTRE + ELO_SCALE * th
         notes += _bootstrap_notes(rounds, regularised, unconverged, absent, counts.models)
-        cov = pair_board.SampleCovariance(samples if rounds > 1 else np.full((2, m), np.nan))
+        cov = pair_board.SampleCovariance(samples if rounds > 1 else np.empty((0, m)))
         if not fit.many:
-            cov = np.asarray(cov)
+            cov = np.asarray(cov) if rounds > 1 else np.full((m, m), np.nan)
     else:
         cov, draws, more = fit.sandwich(units, rounds)  # type: ignore[assignment]
         samples = ELO_CENTRE + ELO_SCALE * draws

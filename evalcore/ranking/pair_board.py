@@ -488,7 +488,11 @@ class SampleCovariance:
 
     def _centred(self, cols) -> np.ndarray:
         x = self.samples[:, cols]
-        return np.where(np.isfinite(x), x - np.nanmean(x, axis=0), 0.0)
+        if x.shape[0] < 2:  # no rounds: no covariance
+            return np.full((2, *x.shape[1:]), np.nan)
+        ok = np.isfinite(x)
+        mean = np.where(ok, x, 0.0).sum(axis=0) / np.maximum(ok.sum(axis=0), 1)
+        return np.where(ok, x - mean, 0.0)
 
     def diagonal(self) -> np.ndarray:
         c = self._centred(slice(None))
