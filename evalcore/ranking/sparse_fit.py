@@ -249,19 +249,25 @@ def solve_information(
     # and index (B, K) arrays twice per product.
     lap = pairs.block_laplacian(info, full_diag - extra)
 
-    def apply(x: np.ndarray) -> np.ndarray:
-        if keep is not None:
-            x = x * keep
-        y = (lap @ x.ravel()).reshape(x.shape)
+    def product(matrix: sparse.csr_matrix, kept: np.ndarray | None, x: np.ndarray) -> np.ndarray:
+        if kept is not None:
+            x = x * kept
+        y = (matrix @ x.ravel()).reshape(x.shape)
         if rank_one:
             y = y + extra * x.sum(axis=1, keepdims=True)
-        if keep is not None:
-            y = y * keep
+        if kept is not None:
+            y = y * kept
         return y
+
+    def apply(x: np.ndarray) -> np.ndarray:
+        return product(lap, keep, x)
 
     inv = np.where(full_diag > 0, 1.0 / np.where(full_diag > 0, full_diag, 1.0), 0.0)
     if keep is not None:
         inv = inv * keep
+    solved = np.zeros((n_batch, m))
+    rows = np.arange(n_batch)  # the problems still iterating
+    sub, kept = lap, keep
     x = np.zeros((n_batch, m))
     r = rhs.copy()
     z = inv * r
@@ -273,16 +279,26 @@ def solve_information(
         active = (r * r).sum(axis=1) > target
         if not active.any():
             break
-        q = apply(p)
+        if rows.size > 1 and 2 * int(active.sum()) <= rows.size:
+            # Half the batch has converged: keep iterating the others only (a finished
+            # problem no longer changes; its products were wasted work).
+            solved[rows] = x
+            rows, x, r, p, rz, target = rows[active], x[active], r[active], p[active], rz[active], target[active]
+            sub = pairs.block_laplacian(info[rows], (full_diag - extra)[rows])
+            kept = None if keep is None else keep[rows]
+            active = active[active]
+        q = product(sub, kept, p)
         pq = (p * q).sum(axis=1)
         alpha = np.where(active & (pq > 0), rz / np.where(pq > 0, pq, 1.0), 0.0)
         x += alpha[:, None] * p
         r -= alpha[:, None] * q
-        z = inv * r
+        z = inv[rows] * r
         rz_new = (r * z).sum(axis=1)
         beta = np.where(rz > 0, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
         p = z + beta[:, None] * p
         rz = rz_new
+    solved[rows] = x
+    x = solved
     if rank_one:
         # The preconditioned iterates are not orthogonal to the constant vector, so a solve that
         # stops early leaves a stray shift of all strengths, which no later step removes (the
