@@ -111,7 +111,8 @@ class Leaderboard:
     ``rank_high`` are NaN (no rank range). ``instructions`` counts the instructions with at least one
     verdict involving the model; ``few_instructions`` is True below
     :data:`MIN_INSTRUCTIONS_FOR_NOMINAL` (its interval is widened, see :func:`leaderboard`). ``samples`` holds rating draws (rounds × M, in the order of ``models``): bootstrap
-    ratings, or draws from the sandwich's normal approximation (for rank ranges). ``covariance``
+    ratings, or draws from the sandwich's normal approximation (for rank ranges; from 100 models
+    draws of the clusters' scores with random signs, which have the sandwich's covariance exactly). ``covariance``
     is the ratings' covariance (Elo² units) from the chosen method.
     """
 

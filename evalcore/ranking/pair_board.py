@@ -10,8 +10,11 @@ the location fixed, B the clustered meat, P the centring; see
 :func:`evalcore.ranking.intervals.sandwich_covariance`) is kept as the pieces it is made of
 (:class:`PairSandwich`): the information as the pairs' weights, the meat as a sparse matrix. An
 interval needs only the diagonal of Cov; a rating difference one entry (two solves); the rank
-ranges draws from N(θ̂, Cov), made without forming Cov: with z a standard normal per cluster,
-s = Σ_k z_k g_k has covariance B, and X s then has covariance X B X exactly.
+ranges draws with covariance Cov, made without forming it: with ε_k a random sign per cluster,
+s = Σ_k ε_k g_k over the clusters' scores g_k has covariance B exactly, and X s then has
+covariance X B X (the score wild bootstrap: Kline & Santos, "A score based approach to wild
+bootstrap inference", 2012). Each draw sums many clusters' scores, so it is close to normal: the
+sandwich's normal approximation, with random signs a tenth of the cost of normal numbers.
 
 The diagonal is exact where the comparison graph is in pieces of at most
 :data:`EXACT_PIECE_MODELS` models: each piece's information is inverted as a small dense matrix

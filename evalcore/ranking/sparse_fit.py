@@ -283,7 +283,14 @@ def solve_information(
             # Half the batch has converged: keep iterating the others only (a finished
             # problem no longer changes; its products were wasted work).
             solved[rows] = x
-            rows, x, r, p, rz, target = rows[active], x[active], r[active], p[active], rz[active], target[active]
+            rows, x, r, p, rz, target = (
+                rows[active],
+                x[active],
+                r[active],
+                p[active],
+                rz[active],
+                target[active],
+            )
             sub = pairs.block_laplacian(info[rows], (full_diag - extra)[rows])
             kept = None if keep is None else keep[rows]
             active = active[active]
