@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.tree import SyntaxTreeNode
+if TYPE_CHECKING:  # the parser is imported on first use: a fifth of a second at every start-up
+    from markdown_it import MarkdownIt
+    from markdown_it.tree import SyntaxTreeNode
 
 __all__ = ["PREVIEW_CHARS", "WORD_JOINER", "normalise_lines", "render_document", "render_preview"]
 
@@ -62,11 +64,16 @@ def normalise_lines(text: str) -> str:
 # with every rule that could make a link, an image, HTML or an entity switched off, so that such
 # syntax comes out of the parse as text (to be escaped below). Headings, lists, quotes, emphasis
 # and code stay.
-_PARSER = (
-    MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    .enable(["table", "strikethrough"])
-    .disable(["link", "image", "autolink", "html_inline", "html_block", "entity", "reference"])
-)
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return (
+        MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+        .enable(["table", "strikethrough"])
+        .disable(["link", "image", "autolink", "html_inline", "html_block", "entity", "reference"])
+    )
+
 
 #: Text as literal characters: every ASCII punctuation character backslash-escaped (CommonMark
 #: lets any of them be escaped, and an escaped one never starts syntax); a backtick as an entity
@@ -240,7 +247,9 @@ def render_document(text: str) -> str:
     >>> render_document("# Plan\\r- a `b[0]`")
     '**Plan**\\n\\n- a ` b[0] `'
     """
-    tree = SyntaxTreeNode(_PARSER.parse(normalise_lines(text)))
+    from markdown_it.tree import SyntaxTreeNode
+
+    tree = SyntaxTreeNode(_parser().parse(normalise_lines(text)))
     return "\n".join(_blocks(tree.children))
 
 

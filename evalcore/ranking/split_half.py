@@ -74,6 +74,9 @@ HALF_BATCH_NUMBERS = 500_000
 #: The Newton steps' stopping size over the pairs (the dense fit's): strengths are compared to
 #: six decimals, and a looser fit could round the other way.
 HALF_TOL = 1e-9
+#: The tightest relative tolerance of their conjugate-gradient solves (the point fit's is 1e-13):
+#: a half's strengths are compared to six decimals, so 1e-10 leaves them exact to far below that.
+HALF_CG_FLOOR = 1e-10
 
 
 def _fit_halves_by_pairs(
@@ -118,6 +121,7 @@ def _fit_halves_by_pairs(
             prior_games=PRIOR_GAMES,
             theta0=np.where(present, full, 0.0),
             tol=HALF_TOL,
+            cg_floor=HALF_CG_FLOOR,
         )
     return full, theta
 
