@@ -6,7 +6,9 @@ process for a dozen concurrent sessions: one request (an upload, a bootstrap, a 
 use 2 GB, so ten heavy requests at once still leave room for the rest of the machine. A laptop
 user running the CLI alone can raise it; a small container can lower it.
 
-Analyses estimate what an allocation needs before making it and call :func:`check_bytes`, which
+Analyses estimate what an allocation needs before making it (a leaderboard of many models by
+what it keeps per pair that met, per verdict cell and per draw:
+:func:`evalcore.ranking.leaderboard.board_bytes`) and call :func:`check_bytes`, which
 refuses in words that name the need, the budget, the variable to change and how else to proceed.
 Parameters that multiply memory or time (bootstrap rounds, simulations, grid sizes) also have
 fixed upper bounds here, so a typo such as ``--bootstrap 10000000`` is refused at once.

@@ -1528,9 +1528,10 @@ _ENTRIES = (
     ),
     _q(
         "leader_stays",
-        "Leader stays first, of 50 halves",
-        "In how many of 50 random halves of the instructions, each refitted, the model that leads "
-        "on all the data is (or shares) first place.",
+        "Leader stays first, of the random halves",
+        "In how many of the random halves of the instructions (50; fewer, down to 10, on a table "
+        "of more than 40,000 pairs of models that met, and the sentence says how many), each "
+        "refitted, the model that leads on all the data is (or shares) first place.",
         "random halves",
         "count",
         "Bradley–Terry refitted on random halves of the instructions.",
@@ -1539,9 +1540,9 @@ _ENTRIES = (
     ),
     _q(
         "top_three_stays",
-        "Top three stay the top three, of 50 halves",
-        "In how many of 50 random halves of the instructions the three leading models on all the "
-        "data are the top three, in any order.",
+        "Top three stay the top three, of the random halves",
+        "In how many of the random halves of the instructions (as for the leader) the three "
+        "leading models on all the data are the top three, in any order.",
         "random halves",
         "count",
         "Bradley–Terry refitted on random halves of the instructions.",

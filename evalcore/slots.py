@@ -59,13 +59,21 @@ def slot_balance(counts: VerdictCounts) -> SlotBalance:
     >>> s.pairs_both_orders, s.order_balance, s.one_slot_models
     (0, 0.0, (('ref', 'B', 2), ('x', 'A', 1), ('y', 'A', 1)))
     """
-    n = counts.pooled().sum(axis=-1).astype(np.float64)  # (M, M)
-    upper = np.triu(np.ones(n.shape, dtype=bool), k=1)
-    both = (n > 0) & (n.T > 0) & upper
-    any_ = ((n + n.T) > 0) & upper
-    total = float(n.sum())
-    diff = float(np.abs(n - n.T)[upper].sum())
-    as_a, as_b = n.sum(axis=1), n.sum(axis=0)
+    # Per ordered pair (a, b) of the cells, never an (M, M) matrix: a 10,000-model arena's
+    # pooled (M, M, levels) array would take 4 GB.
+    m = counts.n_models
+    a, b = counts.a.astype(np.int64), counts.b.astype(np.int64)
+    calls = counts.n.sum(axis=1).astype(np.float64)
+    as_a = np.bincount(a, calls, minlength=m)
+    as_b = np.bincount(b, calls, minlength=m)
+    total = float(calls.sum())
+    off = (a != b) & (calls > 0)
+    lo, hi = np.minimum(a, b)[off], np.maximum(a, b)[off]
+    _, pair = np.unique(lo * m + hi, return_inverse=True)
+    forward = np.bincount(pair, np.where(a[off] < b[off], calls[off], 0.0))
+    backward = np.bincount(pair, np.where(a[off] > b[off], calls[off], 0.0))
+    both = (forward > 0) & (backward > 0)
+    diff = float(np.abs(forward - backward).sum())
     one = sorted(
         (
             (counts.models[x], "A" if as_a[x] else "B", int(as_a[x] + as_b[x]))
@@ -76,9 +84,9 @@ def slot_balance(counts: VerdictCounts) -> SlotBalance:
     )  # most calls first: an anchor leads the list
     return SlotBalance(
         calls=int(total),
-        pairs=int(any_.sum()),
+        pairs=int(forward.size),
         pairs_both_orders=int(both.sum()),
-        calls_both_orders=int((n + n.T)[both].sum()),
+        calls_both_orders=int((forward + backward)[both].sum()),
         order_balance=1.0 - diff / total if total else float("nan"),
         one_slot_models=tuple(one),
     )

@@ -271,20 +271,28 @@ def widen_few(
     ci_low: np.ndarray,
     ci_high: np.ndarray,
     few: np.ndarray,
-    wins: np.ndarray,
+    wins: np.ndarray | None,
     theta: np.ndarray,
     prior: float,
+    *,
+    variances: np.ndarray | None = None,
 ) -> None:
     """Widen (in place) the intervals of the models in ``few`` to at least ±1.96 model-based
     standard errors: with a handful of instructions the resampling and clustered intervals have
     almost no units to vary over and come out far too narrow, while the model-based width still
-    reflects how many calls the model has."""
+    reflects how many calls the model has. ``variances``: the model-based variances when the
+    caller has them (many models: :meth:`~evalcore.ranking.pair_board.PairSandwich.model_variances`),
+    else they come from ``wins``."""
     if not few.any():
         return
-    info = fisher_information(wins, theta, prior_games=prior)
-    # The pseudo-inverse: without the prior the information is a graph Laplacian (singular along
-    # each connected piece's common shift, which the ratings do not identify).
-    var = np.clip(np.diag(information_inverse(info, prior_games=prior)), 0.0, None)
+    if variances is not None:
+        var = np.clip(variances, 0.0, None)
+    else:
+        assert wins is not None
+        info = fisher_information(wins, theta, prior_games=prior)
+        # The pseudo-inverse: without the prior the information is a graph Laplacian (singular
+        # along each connected piece's common shift, which the ratings do not identify).
+        var = np.clip(np.diag(information_inverse(info, prior_games=prior)), 0.0, None)
     half = Z95 * ELO_SCALE * np.sqrt(var)
     rating = ELO_CENTRE + ELO_SCALE * theta
     low = np.where(np.isfinite(ci_low), np.minimum(ci_low, rating - half), rating - half)

@@ -47,13 +47,13 @@ def bootstrap_thetas(
     rounds: int,
     seed: int,
     progress: Progress | None = None,
-    pair_weights: np.ndarray | None = None,
+    pair_weights: np.ndarray | sparse.spmatrix | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Bootstrap strengths θ* (rounds, M), refitted on resampled instruction patterns.
 
     The instruction axis is the resampling unit: pass ``counts.by_unit()`` to resample sessions,
     voters or runs (the cluster bootstrap; Field & Welsh 2007). ``pair_weights`` (M × M,
-    symmetric) weights every call of a pair, fixed across rounds (:func:`evalcore.ranking.units.inverse_pair_weights`).
+    symmetric, dense or sparse) weights every call of a pair, fixed across rounds (:func:`evalcore.ranking.units.inverse_pair_weights`).
 
     Returns ``(theta_samples, absent, regularised_rounds, unconverged)``. ``absent[r, m]`` marks a
     model with no battle in round ``r``: its θ* is NaN (not the prior's centre) and the other
@@ -65,7 +65,10 @@ def bootstrap_thetas(
     reps, mult = counts.pattern_counts()
     rows, cols, vals = win_entries(reps)
     if pair_weights is not None:
-        vals = vals * np.asarray(pair_weights, dtype=np.float64).ravel()[cols]
+        if sparse.issparse(pair_weights):  # many models: the pairs that met
+            vals = vals * np.asarray(pair_weights[cols // m, cols % m], dtype=np.float64).ravel()
+        else:
+            vals = vals * np.asarray(pair_weights, dtype=np.float64).ravel()[cols]
     n_pat = int(mult.size)
     if m >= sparse_fit.SPARSE_FROM_MODELS:
         return _bootstrap_pairs(m, theta, rows, cols, vals, mult, prior_games, rounds, seed, progress)

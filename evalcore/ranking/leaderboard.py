@@ -14,17 +14,17 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError, check_int
 from evalcore.limits import check_bytes, check_rounds
 from evalcore.progress import Progress
+from evalcore.ranking import pair_board, sparse_fit
+from evalcore.ranking.board_fit import BoardFit
 from evalcore.ranking.bradley_terry import (
     ELO_CENTRE,
     ELO_SCALE,
-    comparison_graph,
-    fit_bradley_terry,
-    pooled_wins,
     ranks_descending,
 )
 from evalcore.ranking.design import (
@@ -36,14 +36,11 @@ from evalcore.ranking.design import (
     slot_comparability,
     sweep_bound,
     sweep_note,
-    widen_few,
 )
 from evalcore.ranking.intervals import (
     bootstrap_thetas,
-    normal_draws,
-    sandwich_covariance,
 )
-from evalcore.ranking.units import cluster_widening, inverse_pair_weights, widening_matters, widening_note
+from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.schema import LEVELS
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.threads import single_blas_thread
@@ -51,9 +48,41 @@ from evalcore.stats.threads import single_blas_thread
 if TYPE_CHECKING:
     import pandas as pd
 
-#: How many models × models float arrays a leaderboard holds at its peak (the pooled wins and
-#: their transpose sum, battles, win rates, the covariance and the sandwich's bread and meat).
+#: How many models × models float arrays a leaderboard of fewer than
+#: :data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models holds at its peak (the pooled
+#: wins and their transpose sum, battles, win rates, the covariance, the sandwich's bread and meat).
 LEADERBOARD_MATRICES = 6
+#: Bytes a leaderboard over the pairs holds per pair that met (the wins, the Newton–CG work
+#: arrays, the information and the meat as sparse matrices), per verdict cell (the clusters'
+#: scores) and per model.
+PAIR_BYTES, CELL_BYTES, MODEL_BYTES = 320, 100, 400
+#: Copies of the draws (rounds × models numbers) a leaderboard holds: the ratings, the draws a
+#: sandwich keeps, the ranks (4-byte) and a chunk's work arrays.
+DRAW_COPIES = 4
+#: The chunked work of the draws' solves and the rank ranges (about 64 MB of random signs and
+#: their solutions).
+DRAW_WORK_BYTES = 160 * 2**20
+
+
+def board_bytes(n_models: int, n_pairs: int, n_cells: int, rounds: int) -> float:
+    """The memory a leaderboard needs at its peak, before it is built (for :func:`check_bytes`).
+
+    Below :data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models: its models × models
+    matrices. From there it keeps no such matrix: the estimate follows the pairs that met, the
+    verdict cells and the draws (10,000 models, 200,000 pairs and 1,000 draws: about 600 MB).
+    """
+    m = float(n_models)
+    if n_models < sparse_fit.SPARSE_FROM_MODELS:
+        return LEADERBOARD_MATRICES * 8.0 * m * m
+    draws = max(int(rounds), pair_board.DIAGONAL_DRAWS)
+    return (
+        PAIR_BYTES * float(n_pairs)
+        + CELL_BYTES * float(n_cells)
+        + MODEL_BYTES * m
+        + DRAW_COPIES * 8.0 * draws * m
+        + DRAW_WORK_BYTES
+    )
+
 
 _METHOD_TEXT = {
     "bootstrap": "2.5-97.5 percentiles of a bootstrap over instructions",
@@ -82,7 +111,8 @@ class Leaderboard:
     ``rank_high`` are NaN (no rank range). ``instructions`` counts the instructions with at least one
     verdict involving the model; ``few_instructions`` is True below
     :data:`MIN_INSTRUCTIONS_FOR_NOMINAL` (its interval is widened, see :func:`leaderboard`). ``samples`` holds rating draws (rounds × M, in the order of ``models``): bootstrap
-    ratings, or draws from the sandwich's normal approximation (for rank ranges). ``covariance``
+    ratings, or draws from the sandwich's normal approximation (for rank ranges; from 100 models
+    draws of the clusters' scores with random signs, which have the sandwich's covariance exactly). ``covariance``
     is the ratings' covariance (Elo² units) from the chosen method.
     """
 
@@ -90,10 +120,17 @@ class Leaderboard:
     #: the table's columns as arrays, rows in table order (the frames below are built on first
     #: use, so a caller that only wants ``as_dict()`` — the command line — never loads pandas)
     columns: dict[str, np.ndarray]
-    win_rates: np.ndarray  # (M, M) observed, row model's point of view; NaN where never met
-    battles: np.ndarray  # (M, M) battles between each pair, both slots
+    #: (M, M) observed, row model's point of view; NaN where never met. From
+    #: :data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models a sparse matrix of the pairs
+    #: that met (and ``battles`` too); :attr:`win_rate_matrix` is dense either way.
+    win_rates: np.ndarray | sparse.csr_matrix
+    battles: np.ndarray | sparse.csr_matrix  # (M, M) battles between each pair, both slots
     samples: np.ndarray
-    covariance: np.ndarray
+    #: dense (M, M) below SPARSE_FROM_MODELS models; from there its factors
+    #: (:class:`~evalcore.ranking.pair_board.PairSandwich`, or the bootstrap's
+    #: :class:`~evalcore.ranking.pair_board.SampleCovariance`): ``cov[i, j]`` and
+    #: ``cov.diagonal()`` either way, ``numpy.asarray(cov)`` the whole matrix
+    covariance: np.ndarray | pair_board.PairSandwich | pair_board.SampleCovariance
     ratings: np.ndarray  # point ratings in the order of ``models``
     rounds: int
     seed: int
@@ -142,14 +179,14 @@ class Leaderboard:
         import pandas as pd
 
         names = list(self.models)
-        return pd.DataFrame(self.win_rates, index=names, columns=names)
+        return pd.DataFrame(_dense(self.win_rates, "win-rate", np.nan), index=names, columns=names)
 
     @cached_property
     def battles_matrix(self) -> pd.DataFrame:
         import pandas as pd
 
         names = list(self.models)
-        return pd.DataFrame(self.battles, index=names, columns=names)
+        return pd.DataFrame(_dense(self.battles, "battles", 0.0), index=names, columns=names)
 
     @property
     def interval_description(self) -> str:
@@ -302,25 +339,24 @@ def leaderboard(
             "instruction(s) with a verdict."
         )
     m = counts.n_models
-    # The fit and its intervals work over the compared pairs, but the leaderboard still keeps
-    # models × models matrices (wins, battles, win rates, the covariance, their temporaries):
-    # refuse at once, in words, where they would not fit, instead of swapping for minutes.
+    many = m >= sparse_fit.SPARSE_FROM_MODELS
+    pw = pair_board.pooled_pair_wins(counts) if many else None
+    # Refuse at once, in words, what would not fit, instead of swapping for minutes: from
+    # SPARSE_FROM_MODELS models nothing is models × models (see board_bytes).
     check_bytes(
         f"a leaderboard of {m:,} models",
-        LEADERBOARD_MATRICES * 8.0 * m * m,
-        advice="It keeps models × models matrices (win rates, battles, covariances). Rank a "
-        "category or a subset of the models.",
+        board_bytes(m, 0 if pw is None else pw.pairs.n_pairs, counts.n_cells, rounds),
+        advice="Below 100 models it keeps models × models matrices (win rates, battles, "
+        "covariances); from there it keeps the pairs that met and the draws. Rank a category or "
+        "a subset of the models, or ask for fewer rounds.",
     )
-    total = pooled_wins(counts)
-    graph = comparison_graph(total, counts.models)
-    prior = 0.0 if graph.mle_exists else 1.0
-    weights = inverse_pair_weights(total + total.T) if weighting else None
-    fitted = total if weights is None else total * weights
-    theta, _ = fit_bradley_terry(fitted, prior_games=prior)
-    ratings = ELO_CENTRE + ELO_SCALE * theta
     units = counts.by_unit()  # what is resampled: instructions, or the unit column's values
+    fit = BoardFit.make(counts, pw, weighted=weighting is not None, seed=seed)
+    graph, prior, theta = fit.graph, fit.prior, fit.theta
+    ratings = ELO_CENTRE + ELO_SCALE * theta
 
     notes: list[str] = list(graph.notes(counts.models))
+    cov: np.ndarray | pair_board.PairSandwich | pair_board.SampleCovariance
     if interval == "bootstrap":
         with single_blas_thread():  # thousands of small solves: one thread is far faster
             th, absent, regularised, unconverged = bootstrap_thetas(
@@ -330,35 +366,25 @@ def leaderboard(
                 rounds=rounds,
                 seed=seed,
                 progress=progress,
-                pair_weights=weights,
+                pair_weights=fit.weights,
             )
         samples = ELO_CENTRE + ELO_SCALE * th
         notes += _bootstrap_notes(rounds, regularised, unconverged, absent, counts.models)
-        if rounds > 1:
-            finite = np.where(np.isfinite(samples), samples, np.nan)
-            centred = finite - np.nanmean(finite, axis=0)
-            ok = np.isfinite(centred)
-            cov = np.where(ok, centred, 0.0).T @ np.where(ok, centred, 0.0) / max(rounds - 1, 1)
-        else:
-            cov = np.full((m, m), np.nan)
+        cov = pair_board.SampleCovariance(samples if rounds > 1 else np.empty((0, m)))
+        if not fit.many:
+            cov = np.asarray(cov) if rounds > 1 else np.full((m, m), np.nan)
     else:
-        with single_blas_thread():  # one (models × models) product per chunk: no pool needed
-            cov = ELO_SCALE**2 * sandwich_covariance(
-                units, theta, fitted, prior_games=prior, pair_weights=weights
-            )
-        samples = (
-            (ELO_CENTRE + ELO_SCALE * normal_draws(theta, cov / ELO_SCALE**2, draws=rounds, seed=seed))
-            if rounds
-            else np.empty((0, m))
-        )
+        cov, draws, more = fit.sandwich(units, rounds)  # type: ignore[assignment]
+        samples = ELO_CENTRE + ELO_SCALE * draws
+        notes += more
 
     ci_low, ci_high = _intervals(interval, ratings, samples, cov, rounds)
-    widening = math.nan
-    if counts.unit is not None:
-        widening = cluster_widening(counts, theta, fitted, prior_games=prior, pair_weights=weights)
-        if widening_matters(widening):
-            notes.append(widening_note(counts.unit_column or "unit", widening, units.n_instructions))
-    battles = total + total.T
+    widening = fit.widening()
+    if widening_matters(widening):
+        notes.append(widening_note(counts.unit_column or "unit", widening, units.n_instructions))
+    battles, rate = fit.battles_and_rates()
+    if not isinstance(battles, np.ndarray):
+        battles = sparse.csr_matrix(battles)
     bound = np.array([""] * m, dtype=object)
     # A model that never lost (or never won) has an infinite maximum-likelihood rating: the
     # resamples only repeat the prior-held one, which is no bound. Its one-sided bound is exact
@@ -367,16 +393,17 @@ def leaderboard(
         for name in names:
             k = counts.models.index(name)
             bound[k] = words
-            limit = sweep_bound(ratings, battles[k], side=side) if rounds else math.nan
+            row = _row(battles, k)
+            limit = sweep_bound(ratings, row, side=side) if rounds else math.nan
             ci_low[k], ci_high[k] = (limit, math.inf) if side == "lower" else (-math.inf, limit)
             if math.isfinite(limit):
-                notes.append(sweep_note(name, side, limit, int(battles[k].sum())))
+                notes.append(sweep_note(name, side, limit, int(row.sum())))
 
     n_inst = counts.n_instructions
     per_model = instructions_per_model(counts)
     few = per_model < MIN_INSTRUCTIONS_FOR_NOMINAL
     if rounds and few.any():
-        widen_few(ci_low, ci_high, few & (bound == ""), total, theta, prior)
+        fit.widen_few(units, ci_low, ci_high, few & (bound == ""))
         notes += few_notes(counts.models, per_model, few, n_inst)
     rank_unidentified = bool(rounds and n_inst < 2)
     if rank_unidentified:
@@ -414,11 +441,7 @@ def leaderboard(
         members = np.flatnonzero(graph.pieces == piece)
         rank[members] = ranks_descending(ratings[members])
         if rounds and samples.shape[0]:
-            # A model absent from a round takes the worst rank in it (NaN sorts last).
-            sub = np.where(np.isfinite(samples[:, members]), samples[:, members], -np.inf)
-            rs = ranks_descending(sub)
-            rank_low[members] = np.percentile(rs, 2.5, axis=0, method="lower").astype(int)
-            rank_high[members] = np.percentile(rs, 97.5, axis=0, method="higher").astype(int)
+            rank_low[members], rank_high[members] = _rank_ranges(samples, members)
         else:
             rank_low[members] = rank[members]
             rank_high[members] = rank[members]
@@ -451,12 +474,9 @@ def leaderboard(
     }
     # table order: by piece, then rank, then name (a stable sort, as pandas' sort_values)
     order = sorted(range(m), key=lambda k: (piece[k], rank[k], counts.models[k]))
-    if weights is not None:
-        plain, _ = fit_bradley_terry(total, prior_games=prior)
-        columns["weighting_shift"] = ELO_SCALE * (theta - plain)
+    if weighting is not None:
+        columns["weighting_shift"] = ELO_SCALE * (theta - fit.plain_theta())
     columns = {name: values[order] for name, values in columns.items()}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(battles > 0, total / battles, np.nan)
     return Leaderboard(
         models=counts.models,
         columns=columns,
@@ -481,12 +501,51 @@ def leaderboard(
     )
 
 
+def _row(matrix: np.ndarray | sparse.csr_matrix, k: int) -> np.ndarray:
+    """Row ``k`` of a models × models matrix, dense or sparse, as a dense vector."""
+    if isinstance(matrix, np.ndarray):
+        return matrix[k]
+    out = np.zeros(matrix.shape[1])
+    span = slice(matrix.indptr[k], matrix.indptr[k + 1])
+    np.add.at(out, matrix.indices[span], matrix.data[span])
+    return out
+
+
+def _dense(matrix: np.ndarray | sparse.csr_matrix, what: str, fill: float) -> np.ndarray:
+    """A models × models matrix as a dense array (``fill`` where a sparse one stores nothing),
+    refused in words where it would not fit."""
+    if isinstance(matrix, np.ndarray):
+        return matrix
+    m = matrix.shape[0]
+    check_bytes(f"the {what} matrix of {m:,} models", 8.0 * m * m)
+    coo = matrix.tocoo()
+    out = np.full((m, m), fill)
+    out[coo.row, coo.col] = coo.data
+    return out
+
+
+def _rank_ranges(samples: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 2.5 and 97.5 percentiles ("lower" and "higher") of each member's rank among the
+    members over the draws; a model absent from a draw takes the worst rank in it. Ranked a
+    chunk of draws at a time into 4-byte ranks, so many models need one copy of the draws."""
+    rounds = samples.shape[0]
+    ranks = np.empty((rounds, members.size), dtype=np.int32)
+    step = max(1, int(4_000_000 // max(members.size, 1)))
+    for lo in range(0, rounds, step):
+        sub = samples[lo : lo + step][:, members]
+        ranks[lo : lo + step] = ranks_descending(np.where(np.isfinite(sub), sub, -np.inf))
+    ranks.sort(axis=0)
+    low = ranks[int(math.floor(0.025 * (rounds - 1)))]
+    high = ranks[int(math.ceil(0.975 * (rounds - 1)))]
+    return low.astype(int), high.astype(int)
+
+
 def _intervals(
-    method: str, ratings: np.ndarray, samples: np.ndarray, cov: np.ndarray, rounds: int
+    method: str, ratings: np.ndarray, samples: np.ndarray, cov, rounds: int
 ) -> tuple[np.ndarray, np.ndarray]:
     m = ratings.size
     if method == "sandwich":
-        half = Z95 * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+        half = Z95 * np.sqrt(np.clip(cov.diagonal(), 0.0, None))
         return ratings - half, ratings + half
     if not rounds:
         return np.full(m, np.nan), np.full(m, np.nan)

@@ -25,7 +25,7 @@ wins are (B, K), and every product is one sparse-times-dense-block product.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -55,6 +55,9 @@ class Pairs:
     j: np.ndarray
     n_models: int
     incidence: sparse.csr_matrix
+    #: products' operands built on first use (the transposed incidence, its absolute value, the
+    #: block Laplacians' patterns per batch size)
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_arrays(cls, i: np.ndarray, j: np.ndarray, n_models: int) -> Pairs:
@@ -78,13 +81,51 @@ class Pairs:
         """(B, K) differences x_i − x_j for (B, M) values."""
         return x[:, self.i] - x[:, self.j]
 
+    def _operand(self, name: str) -> sparse.csr_matrix:
+        if name not in self._cache:
+            t = sparse.csr_matrix(self.incidence.T)
+            self._cache["scatter"], self._cache["degree"] = t, abs(t)
+        return self._cache[name]
+
     def scatter(self, v: np.ndarray) -> np.ndarray:
         """(B, M): per model, Σ over its pairs of ±v (+ as the first model, − as the second)."""
-        return np.asarray(self.incidence.T @ v.T).T
+        return np.asarray(self._operand("scatter") @ v.T).T
+
+    def block_laplacian(self, w: np.ndarray, diagonal: np.ndarray) -> sparse.csr_matrix:
+        """The (B·M, B·M) block-diagonal matrix of B weighted Laplacians: pair weights ``w``
+        (B, K) off the diagonal (negated) and ``diagonal`` (B, M) on it."""
+        n_batch, m = w.shape[0], self.n_models
+        if "order" not in self._cache:
+            # each row's entries: its pairs as first model, as second model, then the diagonal
+            rows = np.concatenate([self.i, self.j, np.arange(m)])
+            cols = np.concatenate([self.j, self.i, np.arange(m)])
+            order = np.lexsort((cols, rows))
+            indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))])
+            where = np.empty_like(order)
+            where[order] = np.arange(order.size)  # each entry's place in its row
+            k = self.n_pairs
+            self._cache["order"] = (where[:k], where[k : 2 * k], where[2 * k :], cols[order], indptr)
+        at_i, at_j, at_d, cols, indptr = self._cache["order"]
+        per = cols.size
+        key = ("block", n_batch)
+        if key not in self._cache:
+            index = np.int32 if n_batch * max(per, m) < 2**31 - 1 else np.int64
+            indices = (cols[None, :] + (np.arange(n_batch) * m)[:, None]).ravel().astype(index)
+            full_ptr = (indptr[None, :-1] + (np.arange(n_batch) * per)[:, None]).ravel()
+            self._cache[key] = (indices, np.concatenate([full_ptr, [n_batch * per]]).astype(index))
+        indices, full_ptr = self._cache[key]
+        values = np.empty((n_batch, per))
+        values[:, at_i] = -w
+        values[:, at_j] = values[:, at_i]
+        values[:, at_d] = diagonal
+        values = values.ravel()
+        out = sparse.csr_matrix((n_batch * m, n_batch * m))
+        out.data, out.indices, out.indptr = values, indices, full_ptr  # no checks, no copies
+        return out
 
     def degree(self, w: np.ndarray) -> np.ndarray:
         """(B, M): per model, Σ over its pairs of w (both ends)."""
-        return np.asarray(abs(self.incidence).T @ w.T).T
+        return np.asarray(self._operand("degree") @ w.T).T
 
 
 def dense_to_pairs(wins: np.ndarray) -> tuple[Pairs, np.ndarray, np.ndarray]:
@@ -110,6 +151,7 @@ def fit_pairs(
     frozen: np.ndarray | None = None,
     max_iter: int = 100,
     tol: float = 1e-9,
+    cg_floor: float = 1e-13,
 ) -> tuple[np.ndarray, bool]:
     """Bradley–Terry strengths θ from the wins of each pair, by Newton–CG.
 
@@ -117,7 +159,8 @@ def fit_pairs(
     Options and the returned values mean what they mean in
     :func:`evalcore.ranking.bradley_terry.fit_bradley_terry` (the same Newton iteration, damping
     and stopping rule, the same rank-one term for the free location without a prior, the same
-    frozen models and centring), whose dense solve this replaces.
+    frozen models and centring), whose dense solve this replaces. ``cg_floor``: the tightest
+    relative tolerance of a step's conjugate gradients (looser for a fit that only ranks).
     """
     wij = np.asarray(w_ij, dtype=np.float64)
     single = wij.ndim == 1
@@ -148,7 +191,7 @@ def fit_pairs(
         if keep is not None:
             grad = grad * keep
         step = solve_information(
-            pairs, info, prior_diag, grad, rank_one=not prior_games, keep=keep, rtol=_forcing(grad)
+            pairs, info, prior_diag, grad, rank_one=not prior_games, keep=keep, rtol=_forcing(grad, cg_floor)
         )
         biggest = np.abs(step).max(axis=1, keepdims=True)
         step *= np.minimum(1.0, 4.0 / np.maximum(biggest, 1e-300))
@@ -166,10 +209,10 @@ def _ends(pairs: Pairs, at_i: np.ndarray, at_j: np.ndarray) -> np.ndarray:
     return 0.5 * (pairs.degree(at_i + at_j) + pairs.scatter(at_i - at_j))
 
 
-def _forcing(grad: np.ndarray) -> float:
+def _forcing(grad: np.ndarray, floor: float = 1e-13) -> float:
     """The CG tolerance of a Newton step, relative to the gradient: loose far from the optimum,
     1e-13 near it, so the last steps are exact Newton steps (the dense fit's)."""
-    return float(min(1e-3, max(1e-2 * np.abs(grad).max(), 1e-13)))
+    return float(min(1e-3, max(1e-2 * np.abs(grad).max(), floor)))
 
 
 def solve_information(
@@ -199,20 +242,32 @@ def solve_information(
     extra = 1.0 / m if rank_one else 0.0
     prior = np.broadcast_to(np.asarray(prior_diag, dtype=np.float64), (n_batch, m))
 
-    def apply(x: np.ndarray) -> np.ndarray:
-        if keep is not None:
-            x = x * keep
-        y = pairs.scatter(info * pairs.diff(x)) + prior * x
+    info = np.broadcast_to(info, (n_batch, pairs.n_pairs))
+    full_diag = pairs.degree(info) + prior + extra
+    # The batch's Laplacians (plus the prior's diagonal) as one block-diagonal sparse matrix:
+    # a product is then one pass over the stored entries, where the incidence products make
+    # and index (B, K) arrays twice per product.
+    lap = pairs.block_laplacian(info, full_diag - extra)
+
+    def product(matrix: sparse.csr_matrix, kept: np.ndarray | None, x: np.ndarray) -> np.ndarray:
+        if kept is not None:
+            x = x * kept
+        y = (matrix @ x.ravel()).reshape(x.shape)
         if rank_one:
             y = y + extra * x.sum(axis=1, keepdims=True)
-        if keep is not None:
-            y = y * keep
+        if kept is not None:
+            y = y * kept
         return y
 
-    full_diag = pairs.degree(info) + prior + extra
+    def apply(x: np.ndarray) -> np.ndarray:
+        return product(lap, keep, x)
+
     inv = np.where(full_diag > 0, 1.0 / np.where(full_diag > 0, full_diag, 1.0), 0.0)
     if keep is not None:
         inv = inv * keep
+    solved = np.zeros((n_batch, m))
+    rows = np.arange(n_batch)  # the problems still iterating
+    sub, kept = lap, keep
     x = np.zeros((n_batch, m))
     r = rhs.copy()
     z = inv * r
@@ -224,16 +279,33 @@ def solve_information(
         active = (r * r).sum(axis=1) > target
         if not active.any():
             break
-        q = apply(p)
+        if rows.size > 1 and 2 * int(active.sum()) <= rows.size:
+            # Half the batch has converged: keep iterating the others only (a finished
+            # problem no longer changes; its products were wasted work).
+            solved[rows] = x
+            rows, x, r, p, rz, target = (
+                rows[active],
+                x[active],
+                r[active],
+                p[active],
+                rz[active],
+                target[active],
+            )
+            sub = pairs.block_laplacian(info[rows], (full_diag - extra)[rows])
+            kept = None if keep is None else keep[rows]
+            active = active[active]
+        q = product(sub, kept, p)
         pq = (p * q).sum(axis=1)
         alpha = np.where(active & (pq > 0), rz / np.where(pq > 0, pq, 1.0), 0.0)
         x += alpha[:, None] * p
         r -= alpha[:, None] * q
-        z = inv * r
+        z = inv[rows] * r
         rz_new = (r * z).sum(axis=1)
         beta = np.where(rz > 0, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
         p = z + beta[:, None] * p
         rz = rz_new
+    solved[rows] = x
+    x = solved
     if rank_one:
         # The preconditioned iterates are not orthogonal to the constant vector, so a solve that
         # stops early leaves a stray shift of all strengths, which no later step removes (the

@@ -21,10 +21,17 @@ import numpy as np
 from scipy import sparse
 
 from evalcore.counts import VerdictCounts
+from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import fit_bradley_terry, pooled_wins, ranks_descending, win_entries
 
 #: Halves drawn by default (the figure the board quotes: "k of 50").
 HALVES = 50
+#: Halves × pairs that met refitted at most by default: a table of many pairs (10,000 models,
+#: 200,000 pairs) gets fewer halves, never fewer than :data:`MIN_HALVES`, so that the check stays
+#: a fraction of the ranking's time (the sentence says how many halves were drawn).
+HALF_PAIR_BUDGET = 2_000_000
+#: The fewest halves drawn by default.
+MIN_HALVES = 10
 #: Virtual tie games per model: a model absent from a half (an arena's rare model) stays finite.
 PRIOR_GAMES = 0.05
 
@@ -62,7 +69,64 @@ class SplitHalf:
         }
 
 
-def split_half_stability(counts: VerdictCounts, *, halves: int = HALVES, seed: int = 0) -> SplitHalf:
+#: Most halves × pairs numbers fitted at once over the pairs (a batch's Newton–CG work arrays).
+HALF_BATCH_NUMBERS = 500_000
+#: The Newton steps' stopping size over the pairs (the dense fit's): strengths are compared to
+#: six decimals, and a looser fit could round the other way.
+HALF_TOL = 1e-9
+#: The tightest relative tolerance of their conjugate-gradient solves (the point fit's is 1e-13):
+#: a half's strengths are compared to six decimals, so 1e-10 leaves them exact to far below that.
+HALF_CG_FLOOR = 1e-10
+
+
+def _fit_halves_by_pairs(
+    counts: VerdictCounts,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    vals: np.ndarray,
+    halves: int,
+    n_half: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The full fit and the halves' fits over the pairs that met (many models): each half's
+    wins are two numbers per pair, never a models × models matrix, and the halves are fitted by
+    Newton–CG in batches (the same draws of instructions, the same fits, as the dense path)."""
+    m = counts.n_models
+    first, second = cols // m, cols % m
+    keep = first != second
+    rows, first, second, vals = rows[keep], first[keep], second[keep], vals[keep]
+    lo, hi = np.minimum(first, second), np.maximum(first, second)
+    keys, pair = np.unique(lo * m + hi, return_inverse=True)
+    pairs = sparse_fit.Pairs.from_arrays(keys // m, keys % m, m)
+    k = pairs.n_pairs
+    slot = 2 * pair + (first > second)  # even: wins of the pair's first model, odd: the second's
+    per_inst = sparse.csr_matrix((vals, (rows, slot)), shape=(counts.n_instructions, 2 * k))
+    both = np.asarray(per_inst.sum(axis=0)).ravel()
+    full, _ = sparse_fit.fit_pairs(pairs, both[0::2], both[1::2], prior_games=PRIOR_GAMES)
+    theta = np.empty((halves, m))
+    step = max(1, HALF_BATCH_NUMBERS // max(k + m, 1))
+    for start in range(0, halves, step):
+        stop = min(start + step, halves)
+        w = np.empty((stop - start, 2 * k))
+        for h in range(stop - start):  # the halves drawn in the dense path's order
+            chosen = rng.choice(counts.n_instructions, n_half, replace=False)
+            w[h] = np.asarray(per_inst[chosen].sum(axis=0)).ravel()
+        # started from the full fit (a model with no battle in the half at 0, the prior's centre
+        # and its exact optimum), to the precision a ranking needs
+        present = pairs.degree(w[:, 0::2] + w[:, 1::2]) > 0
+        theta[start:stop], _ = sparse_fit.fit_pairs(
+            pairs,
+            w[:, 0::2],
+            w[:, 1::2],
+            prior_games=PRIOR_GAMES,
+            theta0=np.where(present, full, 0.0),
+            tol=HALF_TOL,
+            cg_floor=HALF_CG_FLOOR,
+        )
+    return full, theta
+
+
+def split_half_stability(counts: VerdictCounts, *, halves: int | None = None, seed: int = 0) -> SplitHalf:
     """Refit Bradley–Terry on ``halves`` random halves of the instructions; count the leader's and
     the top three's survivals.
 
@@ -71,7 +135,9 @@ def split_half_stability(counts: VerdictCounts, *, halves: int = HALVES, seed: i
     counts
         One judge's verdict counts (the leaderboard's).
     halves
-        Random halves drawn (each a fresh random half of the instructions, rounded down).
+        Random halves drawn (each a fresh random half of the instructions, rounded down);
+        default :data:`HALVES`, fewer (down to :data:`MIN_HALVES`) beyond
+        :data:`HALF_PAIR_BUDGET` halves × pairs that met.
     seed
         Their random seed.
 
@@ -84,6 +150,7 @@ def split_half_stability(counts: VerdictCounts, *, halves: int = HALVES, seed: i
     m = counts.n_models
     if m < 2 or counts.n_instructions < 2:  # nothing to split: no halves, said in the sentence
         return SplitHalf("", (), 0, 0, 0, counts.models, (0,) * m)
+<<<<<<< HEAD
     full, _ = fit_bradley_terry(pooled_wins(counts), prior_games=PRIOR_GAMES)
     order = np.argsort(-full, kind="stable")
     leader = int(order[0])
@@ -107,11 +174,38 @@ def split_half_stability(counts: VerdictCounts, *, halves: int = HALVES, seed: i
         taken = np.bincount(keep if of_row is None else of_row[keep], minlength=reps.n_instructions)
         wins[h] = (per_pattern @ taken.astype(np.float64)).reshape(m, m)
     theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES)
+=======
+    rows, cols, vals = win_entries(counts)
+    if halves is None:
+        n_pairs = np.unique(
+            np.minimum(counts.a, counts.b).astype(np.int64) * m + np.maximum(counts.a, counts.b)
+        ).size
+        halves = int(min(HALVES, max(MIN_HALVES, HALF_PAIR_BUDGET // max(n_pairs, 1))))
+    rng = np.random.default_rng(seed)
+    n_half = counts.n_instructions // 2
+    if m >= sparse_fit.SPARSE_FROM_MODELS:
+        full, theta = _fit_halves_by_pairs(counts, rows, cols, vals, halves, n_half, rng)
+    else:
+        full, _ = fit_bradley_terry(pooled_wins(counts), prior_games=PRIOR_GAMES)
+        per_inst = sparse.csr_matrix((vals, (rows, cols)), shape=(counts.n_instructions, m * m))
+        # one half at a time: a dense halves × instructions mask of a 1.8-million-battle arena
+        # would take most of a gigabyte, one half's row selection a few megabytes
+        wins = np.empty((halves, m, m))
+        for h in range(halves):
+            keep = rng.choice(counts.n_instructions, n_half, replace=False)
+            wins[h] = np.asarray(per_inst[keep].sum(axis=0)).reshape(m, m)
+        theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES)
+    # strengths compared to six decimals, as the ranks are: models whose fits differ only by
+    # floating-point noise (the same record) keep the order of the models, not of the noise
+    order = np.argsort(-np.round(full, 6), kind="stable")
+    leader = int(order[0])
+    top = set(order[: min(3, m)].tolist())
+>>>>>>> manymodels
     half_ranks = ranks_descending(theta)
     firsts = half_ranks == 1
     # a tie at the top of a half counts for every tied model (the "min" ranks of the board)
     leader_stays = int(firsts[:, leader].sum())
-    tops = np.argsort(-theta, axis=1, kind="stable")[:, : len(top)]
+    tops = np.argsort(-np.round(theta, 6), axis=1, kind="stable")[:, : len(top)]
     top_stays = int(sum(set(t.tolist()) == top for t in tops))
     return SplitHalf(
         leader=counts.models[leader],
