@@ -126,11 +126,11 @@ def warm_demo(first: str = "") -> None:
         demo = ui_state._demo_table(ui_state.demo_file(label))
         from evalcore.findings import run_analyses
         from evalcore.ingest.files import read_human_ranking
-        from evalcore.judge import judge_sheets, length_preference_curve
+        from evalcore.judge import both_orders_counts, judge_sheets, length_preference_curve
         from evalcore.judge.pooling import pool_store
         from evalcore.judge_choice import publishing_judge
         from evalcore.power import difference_distributions
-        from evalcore.present.judge import family_list
+        from evalcore.present.judge import both_orders_agreement, family_list
         from evalcore.present.ties import SCORE_RULE_NAMES
         from evalcore.ranking import choose_interval, leaderboard, separation
         from evalcore.ranking.split_half import split_half_stability
@@ -204,6 +204,24 @@ def warm_demo(first: str = "") -> None:
             key = ("tie_conventions", judge, None, TIE_ROUNDS)
             cache(key, lambda: tie_conventions(counts, rounds=TIE_ROUNDS))
 
+        def changes() -> None:
+            # What the first switch of the Overview, Leaderboard and Judge pages asks for (every
+            # judge in the report, both-orders verdicts, both-orders agreement with humans), last:
+            # the same keys and calls as those pages.
+            both = cache(("counts", judge, None, True), lambda: both_orders_counts(counts))
+            interval = choose_interval(both.n_instructions, both.n_models).method
+            key = (judge, None, True, 1000, 0, interval)
+            table = cache(
+                ("leaderboard", *key), lambda: leaderboard(both, rounds=1000, seed=0, interval=interval)
+            )
+            cache(("separation", *key), lambda: separation(table))
+            cache(("split_half", judge, None, True), lambda: split_half_stability(both))
+            agreement = ("agreement_both", judge, None, 1000, 0)
+            cache(agreement, lambda: both_orders_agreement(store, judge, category=None, rounds=1000, seed=0))
+            run_analyses(
+                store, judge=judge, human_ranking=human, rounds=1000, seed=0, compare_judges=True, cache=cache
+            )
+
         def cases() -> None:
             # The Verdicts page's counts over every verdict (no filter yet).
             cache(("case_stats",), lambda: store.case_stats(VerdictFilter()))
@@ -216,7 +234,7 @@ def warm_demo(first: str = "") -> None:
             "verdicts": [cases],
         }
         # the page asked for first (in the order it draws), then the others
-        works = order.get(first, []) + [findings, sheets, board, power, cases, weights, ties]
+        works = order.get(first, []) + [findings, sheets, board, power, cases, weights, ties, changes]
         for work in dict.fromkeys(works):  # each once
             try:
                 work()

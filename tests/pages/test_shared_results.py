@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -130,6 +131,7 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
     ask for and equal what the pages compute without it; a page opened afterwards takes them."""
     from evalcore.findings import run_analyses
     from evalcore.ingest.files import read_human_ranking
+    from evalcore.present.judge import both_orders_agreement
     from ui import warm
 
     monkeypatch.setattr(us, "_DEMO_TABLES", {})
@@ -151,6 +153,14 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
         ("ties", "sim-judge-steady", None, "soft"),
         ("tie_conventions", "sim-judge-steady", None, 200),
         ("case_stats",),
+        # what the first switch of the Leaderboard, Judge and Overview pages asks for
+        ("counts", "sim-judge-steady", None, True),
+        ("leaderboard", "sim-judge-steady", None, True, 1000, 0, "bootstrap"),
+        ("separation", "sim-judge-steady", None, True, 1000, 0, "bootstrap"),
+        ("split_half", "sim-judge-steady", None, True),
+        ("agreement_both", "sim-judge-steady", None, 1000, 0),
+        ("findings", "judge_sheet", "sim-judge-first-slot", 0),
+        ("findings", "judge_sheet", "sim-judge-tie-happy", 0),
     ]
     for key in [("summary",), ("counts", *judge), board_key[3:], *pages]:
         assert identity + key in us._SHARED, key
@@ -163,6 +173,10 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
     pd.testing.assert_frame_equal(warmed.table, fresh.leaderboard.table)
     sheet = us._SHARED[identity + ("findings", "judge_sheet", "sim-judge-steady", 0)]
     pd.testing.assert_frame_equal(sheet.table(), fresh.judge_sheet.table())
+
+    both = us._SHARED[identity + ("agreement_both", "sim-judge-steady", None, 1000, 0)]
+    again = both_orders_agreement(store, "sim-judge-steady", category=None, rounds=1000, seed=0)
+    np.testing.assert_equal(both.as_dict(), again.as_dict())  # NaN where humans cannot say
 
     s = sessions(demo=label, human_ranking=human)  # a visitor of the untouched demo
     assert us.memo(board_key[3:], lambda: pytest.fail("computed again")) is warmed
