@@ -136,10 +136,16 @@ def test_counts_and_names_are_read_once_per_loaded_table(tmp_path):
     path = tmp_path / "two.csv"
     other.assign(model_a=other["model_a"] + "2", model_b=other["model_b"] + "2").to_csv(path, index=False)
     store.load_file(path)  # a file read by this store
-    assert store.models() == ("x2", "y2", "z2") and store.counts(judge="sim-judge").models == ("x2", "y2", "z2")
+    assert store.models() == ("x2", "y2", "z2") and store.counts(judge="sim-judge").models == (
+        "x2",
+        "y2",
+        "z2",
+    )
 
     lent = tmp_path / "lent.csv"
-    simulate(SimulationSpec(n_models=2, n_instructions=3, model_names=("u", "v"))).verdicts.to_csv(lent, index=False)
+    simulate(SimulationSpec(n_models=2, n_instructions=3, model_names=("u", "v"))).verdicts.to_csv(
+        lent, index=False
+    )
     store.load(VerdictStore().load_file(lent))  # another store's table (a session's demo copy)
     assert store.models() == ("u", "v") and store.counts(judge="sim-judge").models == ("u", "v")
 

@@ -413,14 +413,18 @@ class VerdictStore:
         return counts_table.is_counts_format(self.format)
 
     def judges(self) -> tuple[str, ...]:
-        return self._once(("judges",), lambda: self._names("SELECT DISTINCT judge FROM verdicts ORDER BY judge"))
+        return self._once(
+            ("judges",), lambda: self._names("SELECT DISTINCT judge FROM verdicts ORDER BY judge")
+        )
 
     def categories(self) -> tuple[str, ...]:
         sql = "SELECT DISTINCT category FROM verdicts WHERE category IS NOT NULL ORDER BY 1"
         return self._once(("categories",), lambda: self._names(sql))
 
     def models(self) -> tuple[str, ...]:
-        sql = "SELECT m FROM (SELECT model_a AS m FROM verdicts UNION SELECT model_b FROM verdicts) ORDER BY m"
+        sql = (
+            "SELECT m FROM (SELECT model_a AS m FROM verdicts UNION SELECT model_b FROM verdicts) ORDER BY m"
+        )
         return self._once(("models",), lambda: self._names(sql))
 
     def _names(self, sql: str) -> tuple[str, ...]:
@@ -579,7 +583,9 @@ class VerdictStore:
         """
         if cluster not in (None, "instruction"):
             return self._unit_counts(judge=judge, category=category, cluster=str(cluster))
-        return self._once(("counts", judge, category), lambda: self._read_counts(judge=judge, category=category))
+        return self._once(
+            ("counts", judge, category), lambda: self._read_counts(judge=judge, category=category)
+        )
 
     def _once(self, key: tuple, read: Callable[[], T]) -> T:
         """``read()`` once per loaded table (its result is shared, never changed by a caller)."""
