@@ -31,6 +31,46 @@ from typing import Any
 _STARTED = False
 _LOCK = threading.Lock()
 LOG = logging.getLogger(__name__)
+#: The default demo's verdict file as bundled (:data:`ui.state.DEMO_DATASETS` names it from here).
+DEMO_ALL_PAIRS = Path(__file__).resolve().parent.parent / "data" / "demo_all_pairs.parquet"
+
+
+def demo_path(bundled: Path) -> Path:
+    """A demo's verdict file: the bundled one, or the file of the same name in
+    ``$VERDICTLAB_DEMO_DIR`` when that is set (an operator's regenerated demo, or the test suite's
+    smaller copy; read on each load, not at import)."""
+    folder = os.environ.get("VERDICTLAB_DEMO_DIR")
+    return Path(folder) / bundled.name if folder else bundled
+
+
+#: The default demo as the start-up thread reads it first, before the libraries the pages need are
+#: imported (DuckDB reads it on the second core while the first page imports them): the file's
+#: (path, modification time), the table read, and whether the reading is over.
+_EARLY: dict[str, Any] = {}
+_EARLY_DONE = threading.Event()
+
+
+def read_early() -> None:
+    """Read and check the default demo with nothing but the store imported (see :data:`_EARLY`)."""
+    try:
+        path = demo_path(DEMO_ALL_PAIRS)
+        _EARLY["key"] = (str(path), path.stat().st_mtime_ns)
+        from evalcore.store.store import VerdictStore
+
+        _EARLY["table"] = VerdictStore().load_file(path)
+    except Exception:  # noqa: BLE001 - missing or unreadable: the page reads it and says why
+        _EARLY.pop("table", None)
+    finally:
+        _EARLY_DONE.set()
+
+
+def early_table(key: tuple[str, int]) -> Any:
+    """The demo table :func:`read_early` read for ``key`` (waiting while it reads), once; None
+    when it read another file, failed, or never ran (then the caller reads the file itself)."""
+    if _EARLY.get("key") != key:
+        return None
+    _EARLY_DONE.wait(300)
+    return _EARLY.pop("table", None)
 
 
 def enabled() -> bool:
@@ -46,9 +86,14 @@ def start(first: str = "") -> threading.Thread | None:
         if _STARTED or not enabled():
             return None
         _STARTED = True
-    thread = threading.Thread(target=warm_demo, args=(first,), name="verdictlab-warm", daemon=True)
+    thread = threading.Thread(target=_read_then_warm, args=(first,), name="verdictlab-warm", daemon=True)
     thread.start()
     return thread
+
+
+def _read_then_warm(first: str) -> None:
+    read_early()
+    warm_demo(first)
 
 
 def start_in_server() -> threading.Thread | None:
@@ -245,4 +290,7 @@ def warm_demo(first: str = "") -> None:
         LOG.warning("The demo's start-up computation stopped; pages compute on request.", exc_info=True)
 
 
-announce()  # imported first by the ui package: a fresh server's first page says what it does
+# Imported first by the ui package: a fresh server's first page says what it does, and the
+# start-up work begins while that page still imports the libraries it needs.
+announce()
+start_in_server()

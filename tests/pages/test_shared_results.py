@@ -231,3 +231,28 @@ def test_the_start_up_work_waits_for_a_server(monkeypatch):
     monkeypatch.setenv("VERDICTLAB_WARM", "1")
     assert warm.start_in_server() is None
     assert warm._STARTED is False
+
+
+def test_the_demo_the_server_reads_as_it_starts_is_the_one_the_pages_copy(monkeypatch):
+    """The start-up thread reads the default demo before the pages' libraries are imported; the
+    first page takes that table instead of reading the file a second time, and once only."""
+    import threading
+
+    from evalcore.store.store import VerdictStore
+    from ui import warm
+
+    monkeypatch.setattr(us, "_DEMO_TABLES", {})
+    monkeypatch.setattr(warm, "_EARLY", {})
+    monkeypatch.setattr(warm, "_EARLY_DONE", threading.Event())
+    warm.read_early()
+    early = warm._EARLY["table"]
+    assert early.rows > 0 and early.store is not None
+
+    def read_again(*args, **kwargs):
+        raise AssertionError("the demo was read a second time")
+
+    monkeypatch.setattr(VerdictStore, "load_file", read_again)
+    path = us.demo_file(us.DEFAULT_DEMO)
+    assert us._demo_table(path) is early
+    assert us._demo_table(path) is early  # kept for every later session
+    assert warm.early_table(warm._EARLY["key"]) is None  # handed over once
