@@ -25,6 +25,9 @@ import logging
 import os
 import sys
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +160,31 @@ def requested_page() -> str:
     return Path(str(getattr(main, "__file__", "") or "")).stem
 
 
+#: Page scripts running now (:func:`running_page`): the start-up work waits between its pieces
+#: while a visitor's page runs, so that page draws at full speed on the shared cores.
+_RUNNING = [0]
+_RUNNING_LOCK = threading.Lock()
+
+
+@contextmanager
+def running_page() -> Iterator[None]:
+    """Count a page script's run (the page wrapper, :func:`ui.navigation.page`, runs in it)."""
+    with _RUNNING_LOCK:
+        _RUNNING[0] += 1
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING[0] -= 1
+
+
+def wait_for_pages(limit: float = 30.0) -> None:
+    """Wait while a page script runs, at most ``limit`` seconds (then the work goes on anyway)."""
+    deadline = time.monotonic() + limit
+    while _RUNNING[0] and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def warm_demo(first: str = "") -> None:
     """Compute the default demo's first-page results into the shared results (see the module);
     ``first`` names the page whose results come first (the Judge page: its sheets)."""
@@ -272,6 +300,7 @@ def warm_demo(first: str = "") -> None:
             cache(("case_stats",), lambda: store.case_stats(VerdictFilter()))
 
         order = {
+            "overview": [findings],
             "judge": [sheets, weights],
             "leaderboard": [board, weights],
             "power": [power],
@@ -279,8 +308,11 @@ def warm_demo(first: str = "") -> None:
             "verdicts": [cases],
         }
         # the page asked for first (in the order it draws), then the others
-        works = order.get(first, []) + [findings, sheets, board, power, cases, weights, ties, changes]
+        own = order.get(first, [])
+        works = own + [findings, sheets, board, power, cases, weights, ties, changes]
         for work in dict.fromkeys(works):  # each once
+            if work not in own:  # the page asked for draws first, then the rest is computed
+                wait_for_pages()
             try:
                 work()
             except ValueError:  # the design cannot give it: the page says why in words

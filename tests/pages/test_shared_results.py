@@ -256,3 +256,19 @@ def test_the_demo_the_server_reads_as_it_starts_is_the_one_the_pages_copy(monkey
     assert us._demo_table(path) is early
     assert us._demo_table(path) is early  # kept for every later session
     assert warm.early_table(warm._EARLY["key"]) is None  # handed over once
+
+
+def test_the_start_up_work_pauses_while_a_page_runs():
+    """Between its pieces the start-up work waits while a visitor's page script runs (the page
+    draws at full speed), and goes on once it has drawn."""
+    import threading
+
+    from ui import warm
+
+    done = threading.Event()
+    with warm.running_page():
+        waiting = threading.Thread(target=lambda: (warm.wait_for_pages(limit=60), done.set()))
+        waiting.start()
+        assert not done.wait(0.5)  # a page runs: the work waits
+    assert done.wait(10)  # the page drew: the work goes on
+    waiting.join(10)
