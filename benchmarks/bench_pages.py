@@ -49,16 +49,16 @@ def cpu_seconds(pid: int) -> float:
 
 
 #: Installed in every page before it loads: records each change of the app's script state
-#: ("running", "notRunning") as it happens, so a run is seen however short it is (polling for
-#: the running state missed fast runs and then waited for its time-out, or took the idle state
-#: before a slow run began for the end of it).
+#: ("running", "notRunning"; also the state the app is first drawn in) as it happens, so a run is
+#: seen however short it is (polling for the running state missed fast runs and then waited for
+#: its time-out, or took the idle state before a slow run began for the end of it).
 WATCH = """
 window.__vlRuns = [];
-new MutationObserver((changes) => {
-  for (const c of changes) {
-    window.__vlRuns.push(c.target.getAttribute("data-test-script-state"));
-  }
-}).observe(document, {attributes: true, subtree: true, attributeFilter: ["data-test-script-state"]});
+new MutationObserver(() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app && app.getAttribute("data-test-script-state");
+  if (state && state !== window.__vlRuns[window.__vlRuns.length - 1]) window.__vlRuns.push(state);
+}).observe(document, {attributes: true, childList: true, subtree: true});
 """
 #: True once a run began and ended after the mark (``window.__vlMark``), with a title drawn.
 DRAWN = """() => {
@@ -184,6 +184,7 @@ def main() -> None:
             if not args.no_cold:
                 for name in names:
                     cold[name].append(cold_link(pw, name, Path(tmp)))
+                    print(f"  cold {name or 'data'}: {cold[name][-1]}", flush=True)
             server = Server(Path(tmp))
             try:
                 # one session starts the server's work, then the server gets its settling time
@@ -197,6 +198,7 @@ def main() -> None:
                 time.sleep(args.settle)
                 for name, row in visits(pw, server, names).items():
                     warm[name].append(row)
+                    print(f"  visit {name or 'data'}: {row}", flush=True)
             finally:
                 server.close()
             print(f"run {r + 1} done, load average {os.getloadavg()}", flush=True)
