@@ -48,18 +48,41 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-RUNNING = '[data-test-script-state="running"]'
+#: Installed in every page before it loads: records each change of the app's script state
+#: ("running", "notRunning"; also the state the app is first drawn in) as it happens, so a run is
+#: seen however short it is (polling for the running state missed fast runs and then waited for
+#: its time-out, or took the idle state before a slow run began for the end of it).
+WATCH = """
+window.__vlRuns = [];
+new MutationObserver(() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const state = app && app.getAttribute("data-test-script-state");
+  if (state && state !== window.__vlRuns[window.__vlRuns.length - 1]) window.__vlRuns.push(state);
+}).observe(document, {attributes: true, childList: true, subtree: true});
+"""
+#: True once a run began and ended after the mark (``window.__vlMark``), with a title drawn.
+DRAWN = """() => {
+  const runs = window.__vlRuns.slice(window.__vlMark || 0);
+  const start = runs.indexOf("running");
+  return start >= 0 && runs.slice(start).includes("notRunning") && !!document.querySelector("h1");
+}"""
 
 
-def wait_drawn(page, *, start_ms: int = 30_000) -> None:
-    """Until the script has run and stopped: first wait (up to ``start_ms``) for the run to begin,
-    so that the state before it (a connected, idle app with only the title) does not count."""
-    try:
-        page.wait_for_selector(RUNNING, timeout=start_ms)
-    except Exception:  # noqa: BLE001 - a run faster than the poll
-        pass
+def watch(context) -> None:
+    """Record the script's runs in every page of ``context`` (see :data:`WATCH`)."""
+    context.add_init_script(WATCH)
+
+
+def mark(page) -> None:
+    """Runs recorded from now on count for :func:`wait_drawn` (before a widget is changed)."""
+    page.evaluate("() => { window.__vlMark = window.__vlRuns.length; }")
+
+
+def wait_drawn(page, *, timeout_ms: int = TIMEOUT_MS) -> None:
+    """Until a run that began after the last :func:`mark` (or the page's loading) has ended, the
+    page connected and idle, with its title drawn."""
+    page.wait_for_function(DRAWN, timeout=timeout_ms, polling=50)
     page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
-    page.wait_for_selector("h1", timeout=TIMEOUT_MS)
 
 
 def change_widget(page) -> str:
@@ -89,16 +112,16 @@ def cold_link(pw, name: str, folder: Path) -> tuple[float, float, bool]:
     server = Server(folder)
     try:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
+        context = browser.new_context()
+        watch(context)
+        page = context.new_page()
         said: list[bool] = []
 
         def visit() -> None:
             page.goto(f"{server.url}/{name}", wait_until="domcontentloaded")
             deadline = time.monotonic() + TIMEOUT_MS / 1000
-            ran = False
             while time.monotonic() < deadline:
-                ran = ran or page.locator(RUNNING).count() > 0
-                if ran and page.locator(IDLE).count() and page.locator("h1").count():
+                if page.evaluate(DRAWN) and page.locator(IDLE).count():
                     return
                 said.append(page.locator(BUSY).count() > 0)
                 time.sleep(0.2)
@@ -115,16 +138,23 @@ def visits(pw, server: Server, names: list[str]) -> dict[str, tuple[float, float
     browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     out = {}
     for name in names:
-        page = browser.new_context().new_page()
+        context = browser.new_context()
+        watch(context)
+        page = context.new_page()
 
         def first(page=page, name=name) -> None:
             page.goto(f"{server.url}/{name}")
             wait_drawn(page)
 
         def change(page=page) -> str:
+            mark(page)
             done = change_widget(page)
             if done:
-                wait_drawn(page, start_ms=2_000)
+                try:
+                    wait_drawn(page, timeout_ms=60_000)
+                except Exception:  # noqa: BLE001 - a rerun too quick to show its running state
+                    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
+                    return done + " (no run seen)"
             return done
 
         seconds, cpu, _ = timed(server, first)
@@ -158,17 +188,21 @@ def main() -> None:
             if not args.no_cold:
                 for name in names:
                     cold[name].append(cold_link(pw, name, Path(tmp)))
+                    print(f"  cold {name or 'data'}: {cold[name][-1]}", flush=True)
             server = Server(Path(tmp))
             try:
                 # one session starts the server's work, then the server gets its settling time
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                page = browser.new_page()
+                context = browser.new_context()
+                watch(context)
+                page = context.new_page()
                 page.goto(server.url)
                 wait_drawn(page)
                 browser.close()
                 time.sleep(args.settle)
                 for name, row in visits(pw, server, names).items():
                     warm[name].append(row)
+                    print(f"  visit {name or 'data'}: {row}", flush=True)
             finally:
                 server.close()
             print(f"run {r + 1} done, load average {os.getloadavg()}", flush=True)

@@ -114,6 +114,42 @@ def test_two_stores_never_see_each_other():
     assert one.models() == ("p", "q", "r") and two.models() == ("x", "y", "z")
 
 
+def test_counts_and_names_are_read_once_per_loaded_table(tmp_path):
+    """A page's sections and the findings ask for one judge's counts many times: the store reads
+    them once per loaded table, and a load (a file, a frame or another store's table) starts
+    afresh, so no answer outlives its table; a failed load keeps the table and its answers."""
+    store = VerdictStore()
+    store.load(simulate(SimulationSpec(n_models=3, n_instructions=5, model_names=("p", "q", "r"))).verdicts)
+    first = store.counts(judge="sim-judge")
+    assert store.counts(judge="sim-judge") is first  # the same object: not read again
+    assert store.models() == ("p", "q", "r") and store.judges() == ("sim-judge",)
+    with pytest.raises(VerdictFormatError):
+        store.load(read_verdicts(b"instruction_id,model_a,model_b,verdict\n1,a,b,zzz\n", name="bad.csv"))
+    assert store.counts(judge="sim-judge") is first and store.models() == ("p", "q", "r")
+
+    other = simulate(SimulationSpec(n_models=3, n_instructions=7, model_names=("x", "y", "z"))).verdicts
+    store.load(other)  # a frame
+    fresh = store.counts(judge="sim-judge")
+    assert fresh is not first and fresh.models == ("x", "y", "z") and len(fresh.instructions) == 7
+    assert store.models() == ("x", "y", "z")
+
+    path = tmp_path / "two.csv"
+    other.assign(model_a=other["model_a"] + "2", model_b=other["model_b"] + "2").to_csv(path, index=False)
+    store.load_file(path)  # a file read by this store
+    assert store.models() == ("x2", "y2", "z2") and store.counts(judge="sim-judge").models == (
+        "x2",
+        "y2",
+        "z2",
+    )
+
+    lent = tmp_path / "lent.csv"
+    simulate(SimulationSpec(n_models=2, n_instructions=3, model_names=("u", "v"))).verdicts.to_csv(
+        lent, index=False
+    )
+    store.load(VerdictStore().load_file(lent))  # another store's table (a session's demo copy)
+    assert store.models() == ("u", "v") and store.counts(judge="sim-judge").models == ("u", "v")
+
+
 def test_subset_restricts_both_axes(small_store):
     c = small_store.counts(judge="j1")
     sub = c.subset(instructions=np.arange(5), models=np.array([0, 2]))

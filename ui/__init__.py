@@ -10,8 +10,9 @@ use are re-exported here, so pages write ``ui.<name>``.
 from __future__ import annotations
 
 # First: on a fresh server's first page, importing ui.warm says what happens while the imports
-# below (and the page's own) load the libraries.
-from ui import warm as _warm
+# below (and the page's own) load the libraries, and starts the demo's start-up work, so that
+# DuckDB reads the demo meanwhile.
+from ui import warm as _warm  # noqa: F401
 from ui.datasets import saved_datasets  # noqa: F401
 from ui.messages import caption, code_span, error, escape_markdown, info, md, metric, stop_with, warning  # noqa: F401
 from ui.navigation import PAGES, methods_link, page, page_link, verdicts_link  # noqa: F401
@@ -57,6 +58,3 @@ from ui.widgets import (  # noqa: F401
     tiles,
 )
 
-# The demo's start-up work (ui.warm) begins now, while that page still imports what it needs,
-# rather than once it draws.
-_warm.start_in_server()

@@ -72,7 +72,8 @@ def page(title: str) -> Iterator[None]:
     st.session_state["_vl_url_said"] = set()
     unknown = st.empty()  # at the top: filled once the page has read what it reads
     try:
-        yield
+        with warm.running_page():  # the start-up work pauses between its pieces meanwhile
+            yield
     except Exception as exc:  # noqa: BLE001 - the page wrapper: every error becomes words
         show_error(exc)
         return

@@ -7,7 +7,6 @@ import atexit
 import ctypes
 import gc
 import itertools
-import os
 import sys
 import threading
 from collections import OrderedDict
@@ -23,6 +22,7 @@ from evalcore.ingest.files import LoadedTable
 from evalcore.schema import VerdictFormatError
 from evalcore.store.store import VerdictStore
 from evalcore.store.workspace import UnknownDataset, Workspace, WorkspaceError
+from ui import warm
 from ui.messages import code_span, escape_markdown, md
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ atexit.register(gc.unfreeze)
 #: The bundled demo datasets: label → (verdict file, human ranking file or None).
 DEMO_DATASETS: dict[str, tuple[Path, Path | None]] = {
     "Demo: all pairs, 20 simulated models, 3 judges": (
-        DATA / "demo_all_pairs.parquet",
+        warm.DEMO_ALL_PAIRS,
         DATA / "demo_human_ranking.csv",
     ),
     "Demo: anchor-only (AlpacaEval-style), 16 simulated models": (DATA / "demo_anchor_only.csv.gz", None),
@@ -243,9 +243,7 @@ def demo_file(label: str) -> Path:
     """The verdict file of a demo: the bundled one, or the file of the same name in
     ``$VERDICTLAB_DEMO_DIR`` when that is set (an operator's regenerated demo, or the test suite's
     smaller copy for tests that replace the demo at once; read on each load, not at import)."""
-    bundled = DEMO_DATASETS[label][0]
-    folder = os.environ.get("VERDICTLAB_DEMO_DIR")
-    return Path(folder) / bundled.name if folder else bundled
+    return warm.demo_path(DEMO_DATASETS[label][0])
 
 
 #: Demo files read and validated in this server process: (path, modification time) → table.
@@ -266,7 +264,8 @@ def _demo_table(path: Path) -> LoadedTable:
         return VerdictStore().load_file(path)
     with _DEMO_READ_LOCK:
         if key not in _DEMO_TABLES:
-            _DEMO_TABLES[key] = VerdictStore().load_file(path)
+            early = warm.early_table(key)  # read by the start-up thread as the server started
+            _DEMO_TABLES[key] = early if early is not None else VerdictStore().load_file(path)
         return _DEMO_TABLES[key]
 
 

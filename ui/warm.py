@@ -25,12 +25,55 @@ import logging
 import os
 import sys
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 _STARTED = False
 _LOCK = threading.Lock()
 LOG = logging.getLogger(__name__)
+#: The default demo's verdict file as bundled (:data:`ui.state.DEMO_DATASETS` names it from here).
+DEMO_ALL_PAIRS = Path(__file__).resolve().parent.parent / "data" / "demo_all_pairs.parquet"
+
+
+def demo_path(bundled: Path) -> Path:
+    """A demo's verdict file: the bundled one, or the file of the same name in
+    ``$VERDICTLAB_DEMO_DIR`` when that is set (an operator's regenerated demo, or the test suite's
+    smaller copy; read on each load, not at import)."""
+    folder = os.environ.get("VERDICTLAB_DEMO_DIR")
+    return Path(folder) / bundled.name if folder else bundled
+
+
+#: The default demo as the start-up thread reads it first, before the libraries the pages need are
+#: imported (DuckDB reads it on the second core while the first page imports them): the file's
+#: (path, modification time), the table read, and whether the reading is over.
+_EARLY: dict[str, Any] = {}
+_EARLY_DONE = threading.Event()
+
+
+def read_early() -> None:
+    """Read and check the default demo with nothing but the store imported (see :data:`_EARLY`)."""
+    try:
+        path = demo_path(DEMO_ALL_PAIRS)
+        _EARLY["key"] = (str(path), path.stat().st_mtime_ns)
+        from evalcore.store.store import VerdictStore
+
+        _EARLY["table"] = VerdictStore().load_file(path)
+    except Exception:  # noqa: BLE001 - missing or unreadable: the page reads it and says why
+        _EARLY.pop("table", None)
+    finally:
+        _EARLY_DONE.set()
+
+
+def early_table(key: tuple[str, int]) -> Any:
+    """The demo table :func:`read_early` read for ``key`` (waiting while it reads), once; None
+    when it read another file, failed, or never ran (then the caller reads the file itself)."""
+    if _EARLY.get("key") != key:
+        return None
+    _EARLY_DONE.wait(300)
+    return _EARLY.pop("table", None)
 
 
 def enabled() -> bool:
@@ -46,9 +89,14 @@ def start(first: str = "") -> threading.Thread | None:
         if _STARTED or not enabled():
             return None
         _STARTED = True
-    thread = threading.Thread(target=warm_demo, args=(first,), name="verdictlab-warm", daemon=True)
+    thread = threading.Thread(target=_read_then_warm, args=(first,), name="verdictlab-warm", daemon=True)
     thread.start()
     return thread
+
+
+def _read_then_warm(first: str) -> None:
+    read_early()
+    warm_demo(first)
 
 
 def start_in_server() -> threading.Thread | None:
@@ -112,6 +160,31 @@ def requested_page() -> str:
     return Path(str(getattr(main, "__file__", "") or "")).stem
 
 
+#: Page scripts running now (:func:`running_page`): the start-up work waits between its pieces
+#: while a visitor's page runs, so that page draws at full speed on the shared cores.
+_RUNNING = [0]
+_RUNNING_LOCK = threading.Lock()
+
+
+@contextmanager
+def running_page() -> Iterator[None]:
+    """Count a page script's run (the page wrapper, :func:`ui.navigation.page`, runs in it)."""
+    with _RUNNING_LOCK:
+        _RUNNING[0] += 1
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING[0] -= 1
+
+
+def wait_for_pages(limit: float = 30.0) -> None:
+    """Wait while a page script runs, at most ``limit`` seconds (then the work goes on anyway)."""
+    deadline = time.monotonic() + limit
+    while _RUNNING[0] and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def warm_demo(first: str = "") -> None:
     """Compute the default demo's first-page results into the shared results (see the module);
     ``first`` names the page whose results come first (the Judge page: its sheets)."""
@@ -126,11 +199,11 @@ def warm_demo(first: str = "") -> None:
         demo = ui_state._demo_table(ui_state.demo_file(label))
         from evalcore.findings import run_analyses
         from evalcore.ingest.files import read_human_ranking
-        from evalcore.judge import judge_sheets, length_preference_curve
+        from evalcore.judge import both_orders_counts, judge_sheets, length_preference_curve
         from evalcore.judge.pooling import pool_store
         from evalcore.judge_choice import publishing_judge
         from evalcore.power import difference_distributions
-        from evalcore.present.judge import family_list
+        from evalcore.present.judge import both_orders_agreement, family_list
         from evalcore.present.ties import SCORE_RULE_NAMES
         from evalcore.ranking import choose_interval, leaderboard, separation
         from evalcore.ranking.split_half import split_half_stability
@@ -204,11 +277,30 @@ def warm_demo(first: str = "") -> None:
             key = ("tie_conventions", judge, None, TIE_ROUNDS)
             cache(key, lambda: tie_conventions(counts, rounds=TIE_ROUNDS))
 
+        def changes() -> None:
+            # What the first switch of the Overview, Leaderboard and Judge pages asks for (every
+            # judge in the report, both-orders verdicts, both-orders agreement with humans), last:
+            # the same keys and calls as those pages.
+            both = cache(("counts", judge, None, True), lambda: both_orders_counts(counts))
+            interval = choose_interval(both.n_instructions, both.n_models).method
+            key = (judge, None, True, 1000, 0, interval)
+            table = cache(
+                ("leaderboard", *key), lambda: leaderboard(both, rounds=1000, seed=0, interval=interval)
+            )
+            cache(("separation", *key), lambda: separation(table))
+            cache(("split_half", judge, None, True), lambda: split_half_stability(both))
+            agreement = ("agreement_both", judge, None, 1000, 0)
+            cache(agreement, lambda: both_orders_agreement(store, judge, category=None, rounds=1000, seed=0))
+            run_analyses(
+                store, judge=judge, human_ranking=human, rounds=1000, seed=0, compare_judges=True, cache=cache
+            )
+
         def cases() -> None:
             # The Verdicts page's counts over every verdict (no filter yet).
             cache(("case_stats",), lambda: store.case_stats(VerdictFilter()))
 
         order = {
+            "overview": [findings],
             "judge": [sheets, weights],
             "leaderboard": [board, weights],
             "power": [power],
@@ -216,8 +308,11 @@ def warm_demo(first: str = "") -> None:
             "verdicts": [cases],
         }
         # the page asked for first (in the order it draws), then the others
-        works = order.get(first, []) + [findings, sheets, board, power, cases, weights, ties]
+        own = order.get(first, [])
+        works = own + [findings, sheets, board, power, cases, weights, ties, changes]
         for work in dict.fromkeys(works):  # each once
+            if work not in own:  # the page asked for draws first, then the rest is computed
+                wait_for_pages()
             try:
                 work()
             except ValueError:  # the design cannot give it: the page says why in words
@@ -227,4 +322,7 @@ def warm_demo(first: str = "") -> None:
         LOG.warning("The demo's start-up computation stopped; pages compute on request.", exc_info=True)
 
 
-announce()  # imported first by the ui package: a fresh server's first page says what it does
+# Imported first by the ui package: a fresh server's first page says what it does, and the
+# start-up work begins while that page still imports the libraries it needs.
+announce()
+start_in_server()

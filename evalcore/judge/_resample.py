@@ -117,9 +117,11 @@ class BalancedPairs:
     def totals(self, rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray) -> np.ndarray:
         """(C, P, 2) totals over all instructions: ``[c, p, 0]`` first in slot A, ``[c, p, 1]``
         second in slot A."""
-        x = self.matrix(rep, values)
-        flat = np.asarray(x.T @ multiplicity.astype(np.float64))
-        return flat.reshape(values.shape[1], self.size, 2)
+        slot = self.slot(rep.a, rep.b)
+        keep = slot >= 0
+        return _weighted_columns(
+            slot[keep], values[keep], multiplicity[rep.inst[keep]], 2 * self.size
+        ).reshape(values.shape[1], self.size, 2)
 
     def incidence(self) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
         """(P, M) one-hot matrices of each pair's first and second model."""
@@ -157,8 +159,20 @@ def resampled(
 def pair_totals(rep: VerdictCounts, multiplicity: np.ndarray, values: np.ndarray) -> np.ndarray:
     """(C, M, M) totals of per-cell ``values`` (K, C) over all instructions."""
     m = rep.n_models
-    x = pair_matrix(rep, values)
-    return np.asarray(x.T @ multiplicity.astype(np.float64)).reshape(values.shape[1], m, m)
+    cell = rep.a.astype(np.int64) * m + rep.b
+    return _weighted_columns(cell, values, multiplicity[rep.inst], m * m).reshape(values.shape[1], m, m)
+
+
+def _weighted_columns(column: np.ndarray, values: np.ndarray, weight: np.ndarray, width: int) -> np.ndarray:
+    """(C, width): per value c, the sum of ``values[:, c] · weight`` over the cells of each
+    column: the product of a pattern × column matrix with the multiplicities, without building
+    it (weighted counts, so the sums are exact and equal the product's)."""
+    w = weight.astype(np.float64)
+    if values.shape[1] == 0:
+        return np.zeros((0, width))
+    return np.stack(
+        [np.bincount(column, values[:, c] * w, minlength=width) for c in range(values.shape[1])]
+    ).reshape(values.shape[1], width)
 
 
 def interval_from_draws(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

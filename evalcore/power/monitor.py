@@ -193,11 +193,15 @@ def arrival_order(rows: np.ndarray, times: pd.Series | None) -> tuple[np.ndarray
     if times is None or times.notna().sum() == 0:
         return order, "row order", ()
     text = times.astype("string")
-    numeric = pd.to_numeric(text, errors="coerce")
-    if numeric[text.notna()].notna().all():
+    # a first time that is not a number settles it without converting every one (Arrow text)
+    numbers = pd.to_numeric(text[text.notna()].iloc[:1], errors="coerce").notna().all()
+    numeric = pd.to_numeric(text, errors="coerce") if numbers else None
+    if numeric is not None and numeric[text.notna()].notna().all():
         key: pd.Series = numeric
     else:
-        key = pd.to_datetime(text, errors="coerce", utc=True, format="mixed")
+        key = pd.to_datetime(text, errors="coerce", utc=True, format="ISO8601")  # vectorised
+        if key[text.notna()].isna().any():
+            key = pd.to_datetime(text, errors="coerce", utc=True, format="mixed")
         if key[text.notna()].isna().any():
             key = text  # neither numbers nor dates: the text order, as written
     frame = pd.DataFrame({"key": key.to_numpy(), "row": rows})
@@ -302,7 +306,7 @@ def monitor_leader(
     rows = _arrivals(store, judge, None, category)
     if rows.empty:
         raise DesignError("no head-to-head verdicts between two different models to monitor.")
-    names = sorted(set(rows["model_a"]) | set(rows["model_b"]))
+    names = sorted(set(rows["model_a"].unique()) | set(rows["model_b"].unique()))
     index = {m: i for i, m in enumerate(names)}
     ia = rows["model_a"].map(index).to_numpy()
     ib = rows["model_b"].map(index).to_numpy()

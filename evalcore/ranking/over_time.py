@@ -57,7 +57,7 @@ Split = Literal["count", "calendar"]
 def _counts_of(cells: pd.DataFrame, judge: str | None) -> VerdictCounts:
     """Sparse counts of one bin's cells (``instruction_id``, ``model_a``, ``model_b``, ``verdict``,
     ``n``), on the models and instructions that occur in it."""
-    models = tuple(sorted(set(cells["model_a"]) | set(cells["model_b"])))
+    models = tuple(sorted(set(cells["model_a"].unique()) | set(cells["model_b"].unique())))
     inst_codes, instructions = pd.factorize(cells["instruction_id"], sort=True)
     index = {m: k for k, m in enumerate(models)}
     n = np.zeros((len(cells), N_LEVELS), dtype=np.int64)

@@ -135,6 +135,10 @@ class VerdictStore:
         # every row has its own (instruction, model_a, model_b, judge): known after a typed load,
         # it lets one judge's cells be read without grouping (an arena table: a prompt a battle)
         self._unique_keys = False
+        # what the table holds (judges, models, categories) and its counts per judge and category,
+        # read once per loaded table (every load empties it): a page's sections, its widgets on
+        # every rerun and the findings' analyses ask for the same ones many times
+        self._kept: dict[tuple, Any] = {}
 
     def close(self) -> None:
         """Close the connection and delete the folder holding the text (if any)."""
@@ -230,6 +234,7 @@ class VerdictStore:
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
                 cur.execute("COMMIT")
                 self._unique_keys = False
+                self._kept = {}
             except Exception:
                 cur.execute("ROLLBACK")
                 self.text.discard(cur)
@@ -344,6 +349,7 @@ class VerdictStore:
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, canon.label])
                 cur.execute("COMMIT")
                 self._unique_keys = canon.unique_keys
+                self._kept = {}
             except Exception:
                 dog.stop()
                 cur.execute("ROLLBACK")
@@ -408,20 +414,22 @@ class VerdictStore:
         return counts_table.is_counts_format(self.format)
 
     def judges(self) -> tuple[str, ...]:
-        rows = self.con.execute("SELECT DISTINCT judge FROM verdicts ORDER BY judge").fetchall()
-        return tuple(r[0] for r in rows)
+        return self._once(
+            ("judges",), lambda: self._names("SELECT DISTINCT judge FROM verdicts ORDER BY judge")
+        )
 
     def categories(self) -> tuple[str, ...]:
-        rows = self.con.execute(
-            "SELECT DISTINCT category FROM verdicts WHERE category IS NOT NULL ORDER BY 1"
-        ).fetchall()
-        return tuple(r[0] for r in rows)
+        sql = "SELECT DISTINCT category FROM verdicts WHERE category IS NOT NULL ORDER BY 1"
+        return self._once(("categories",), lambda: self._names(sql))
 
     def models(self) -> tuple[str, ...]:
-        rows = self.con.execute(
+        sql = (
             "SELECT m FROM (SELECT model_a AS m FROM verdicts UNION SELECT model_b FROM verdicts) ORDER BY m"
-        ).fetchall()
-        return tuple(r[0] for r in rows)
+        )
+        return self._once(("models",), lambda: self._names(sql))
+
+    def _names(self, sql: str) -> tuple[str, ...]:
+        return tuple(r[0] for r in self.con.execute(sql).fetchall())
 
     def frame(self, *, judge: str | None = None, category: str | None = None) -> pd.DataFrame:
         """The canonical rows, optionally filtered by judge and category (bound parameters); a
@@ -576,6 +584,17 @@ class VerdictStore:
         """
         if cluster not in (None, "instruction"):
             return self._unit_counts(judge=judge, category=category, cluster=str(cluster))
+        return self._once(
+            ("counts", judge, category), lambda: self._read_counts(judge=judge, category=category)
+        )
+
+    def _once(self, key: tuple, read: Callable[[], T]) -> T:
+        """``read()`` once per loaded table (its result is shared, never changed by a caller)."""
+        if key not in self._kept:
+            self._kept[key] = read()
+        return self._kept[key]
+
+    def _read_counts(self, *, judge: str | None, category: str | None) -> VerdictCounts:
         params = [judge, judge, category, category]
         filtered = """
             SELECT instruction_id, model_a, model_b, verdict, weight FROM verdicts

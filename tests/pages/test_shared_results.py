@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -130,6 +131,7 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
     ask for and equal what the pages compute without it; a page opened afterwards takes them."""
     from evalcore.findings import run_analyses
     from evalcore.ingest.files import read_human_ranking
+    from evalcore.present.judge import both_orders_agreement
     from ui import warm
 
     monkeypatch.setattr(us, "_DEMO_TABLES", {})
@@ -151,6 +153,14 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
         ("ties", "sim-judge-steady", None, "soft"),
         ("tie_conventions", "sim-judge-steady", None, 200),
         ("case_stats",),
+        # what the first switch of the Leaderboard, Judge and Overview pages asks for
+        ("counts", "sim-judge-steady", None, True),
+        ("leaderboard", "sim-judge-steady", None, True, 1000, 0, "bootstrap"),
+        ("separation", "sim-judge-steady", None, True, 1000, 0, "bootstrap"),
+        ("split_half", "sim-judge-steady", None, True),
+        ("agreement_both", "sim-judge-steady", None, 1000, 0),
+        ("findings", "judge_sheet", "sim-judge-first-slot", 0),
+        ("findings", "judge_sheet", "sim-judge-tie-happy", 0),
     ]
     for key in [("summary",), ("counts", *judge), board_key[3:], *pages]:
         assert identity + key in us._SHARED, key
@@ -163,6 +173,10 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
     pd.testing.assert_frame_equal(warmed.table, fresh.leaderboard.table)
     sheet = us._SHARED[identity + ("findings", "judge_sheet", "sim-judge-steady", 0)]
     pd.testing.assert_frame_equal(sheet.table(), fresh.judge_sheet.table())
+
+    both = us._SHARED[identity + ("agreement_both", "sim-judge-steady", None, 1000, 0)]
+    again = both_orders_agreement(store, "sim-judge-steady", category=None, rounds=1000, seed=0)
+    np.testing.assert_equal(both.as_dict(), again.as_dict())  # NaN where humans cannot say
 
     s = sessions(demo=label, human_ranking=human)  # a visitor of the untouched demo
     assert us.memo(board_key[3:], lambda: pytest.fail("computed again")) is warmed
@@ -217,3 +231,44 @@ def test_the_start_up_work_waits_for_a_server(monkeypatch):
     monkeypatch.setenv("VERDICTLAB_WARM", "1")
     assert warm.start_in_server() is None
     assert warm._STARTED is False
+
+
+def test_the_demo_the_server_reads_as_it_starts_is_the_one_the_pages_copy(monkeypatch):
+    """The start-up thread reads the default demo before the pages' libraries are imported; the
+    first page takes that table instead of reading the file a second time, and once only."""
+    import threading
+
+    from evalcore.store.store import VerdictStore
+    from ui import warm
+
+    monkeypatch.setattr(us, "_DEMO_TABLES", {})
+    monkeypatch.setattr(warm, "_EARLY", {})
+    monkeypatch.setattr(warm, "_EARLY_DONE", threading.Event())
+    warm.read_early()
+    early = warm._EARLY["table"]
+    assert early.rows > 0 and early.store is not None
+
+    def read_again(*args, **kwargs):
+        raise AssertionError("the demo was read a second time")
+
+    monkeypatch.setattr(VerdictStore, "load_file", read_again)
+    path = us.demo_file(us.DEFAULT_DEMO)
+    assert us._demo_table(path) is early
+    assert us._demo_table(path) is early  # kept for every later session
+    assert warm.early_table(warm._EARLY["key"]) is None  # handed over once
+
+
+def test_the_start_up_work_pauses_while_a_page_runs():
+    """Between its pieces the start-up work waits while a visitor's page script runs (the page
+    draws at full speed), and goes on once it has drawn."""
+    import threading
+
+    from ui import warm
+
+    done = threading.Event()
+    with warm.running_page():
+        waiting = threading.Thread(target=lambda: (warm.wait_for_pages(limit=60), done.set()))
+        waiting.start()
+        assert not done.wait(0.5)  # a page runs: the work waits
+    assert done.wait(10)  # the page drew: the work goes on
+    waiting.join(10)
