@@ -57,4 +57,3 @@ from ui.widgets import (  # noqa: F401
     table,
     tiles,
 )
-

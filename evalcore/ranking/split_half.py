@@ -150,32 +150,6 @@ def split_half_stability(counts: VerdictCounts, *, halves: int | None = None, se
     m = counts.n_models
     if m < 2 or counts.n_instructions < 2:  # nothing to split: no halves, said in the sentence
         return SplitHalf("", (), 0, 0, 0, counts.models, (0,) * m)
-<<<<<<< HEAD
-    full, _ = fit_bradley_terry(pooled_wins(counts), prior_games=PRIOR_GAMES)
-    order = np.argsort(-full, kind="stable")
-    leader = int(order[0])
-    top = set(order[: min(3, m)].tolist())
-    # A half's wins are summed over instruction patterns (instructions with identical cells,
-    # :attr:`VerdictCounts.patterns`): the half's instructions are counted per pattern and the
-    # patterns' wins weighted by those counts. On an arena table (one battle per prompt) 1.8 M
-    # instructions are about 50,000 patterns, so a half costs its random draw and one pass over
-    # its indices, not a selection of 900,000 rows of a sparse matrix. Wins are sums of whole and
-    # half battles, exact in any order: the halves are those of the instructions themselves.
-    reps, _ = counts.pattern_counts()
-    # the row of each instruction among the representatives' (itself when every one is its own)
-    of_row = None if reps is counts else counts.patterns.of_instruction
-    rows, cols, vals = win_entries(reps)
-    per_pattern = sparse.csr_matrix((vals, (cols, rows)), shape=(m * m, reps.n_instructions))
-    rng = np.random.default_rng(seed)
-    n_half = counts.n_instructions // 2
-    wins = np.empty((halves, m, m))
-    for h in range(halves):
-        keep = rng.choice(counts.n_instructions, n_half, replace=False)
-        taken = np.bincount(keep if of_row is None else of_row[keep], minlength=reps.n_instructions)
-        wins[h] = (per_pattern @ taken.astype(np.float64)).reshape(m, m)
-    theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES)
-=======
-    rows, cols, vals = win_entries(counts)
     if halves is None:
         n_pairs = np.unique(
             np.minimum(counts.a, counts.b).astype(np.int64) * m + np.maximum(counts.a, counts.b)
@@ -184,23 +158,32 @@ def split_half_stability(counts: VerdictCounts, *, halves: int | None = None, se
     rng = np.random.default_rng(seed)
     n_half = counts.n_instructions // 2
     if m >= sparse_fit.SPARSE_FROM_MODELS:
+        rows, cols, vals = win_entries(counts)
         full, theta = _fit_halves_by_pairs(counts, rows, cols, vals, halves, n_half, rng)
     else:
         full, _ = fit_bradley_terry(pooled_wins(counts), prior_games=PRIOR_GAMES)
-        per_inst = sparse.csr_matrix((vals, (rows, cols)), shape=(counts.n_instructions, m * m))
-        # one half at a time: a dense halves × instructions mask of a 1.8-million-battle arena
-        # would take most of a gigabyte, one half's row selection a few megabytes
+        # A half's wins are summed over instruction patterns (instructions with identical cells,
+        # :attr:`VerdictCounts.patterns`): the half's instructions are counted per pattern and the
+        # patterns' wins weighted by those counts. On an arena table (one battle per prompt) 1.8 M
+        # instructions are about 50,000 patterns, so a half costs its random draw and one pass
+        # over its indices, not a selection of 900,000 rows of a sparse matrix. Wins are sums of
+        # whole and half battles, exact in any order: the halves are those of the instructions.
+        reps, _ = counts.pattern_counts()
+        # the row of each instruction among the representatives' (itself when every one is its own)
+        of_row = None if reps is counts else counts.patterns.of_instruction
+        rows, cols, vals = win_entries(reps)
+        per_pattern = sparse.csr_matrix((vals, (cols, rows)), shape=(m * m, reps.n_instructions))
         wins = np.empty((halves, m, m))
         for h in range(halves):
             keep = rng.choice(counts.n_instructions, n_half, replace=False)
-            wins[h] = np.asarray(per_inst[keep].sum(axis=0)).reshape(m, m)
+            taken = np.bincount(keep if of_row is None else of_row[keep], minlength=reps.n_instructions)
+            wins[h] = (per_pattern @ taken.astype(np.float64)).reshape(m, m)
         theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES)
     # strengths compared to six decimals, as the ranks are: models whose fits differ only by
     # floating-point noise (the same record) keep the order of the models, not of the noise
     order = np.argsort(-np.round(full, 6), kind="stable")
     leader = int(order[0])
     top = set(order[: min(3, m)].tolist())
->>>>>>> manymodels
     half_ranks = ranks_descending(theta)
     firsts = half_ranks == 1
     # a tie at the top of a half counts for every tied model (the "min" ranks of the board)
