@@ -102,7 +102,7 @@ def test_rank_json_and_text_say_so(tmp_path, rare_counts, capsys):
     assert main(["rank", str(path), "--bootstrap", "100"]) == 0
     captured = capsys.readouterr()
     line = next(line for line in captured.out.splitlines() if RARE in line)
-    assert "few: rough" in line
+    assert "rough: few instructions" in line  # the Leaderboard page's words
     assert f"{RARE} (2 of 60)" in captured.err
 
 
@@ -115,7 +115,7 @@ def test_the_report_marks_the_model(rare_counts):
     analyses = run_analyses(store, judge=store.judges()[0], rounds=100)
     document = build_report(analyses)
     store.close()
-    assert "few: rough interval" in document
+    assert "rough: few instructions" in document  # the Leaderboard page's words
     assert "Few instructions behind some models" in document
 
 
