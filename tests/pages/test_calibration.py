@@ -118,7 +118,7 @@ def anchor_only_page(small_demo_dir):
 def test_a_table_without_human_labels_is_refused_in_words(anchor_only_page):
     at = anchor_only_page
     assert "No labelled rows" in _texts(at.warning)
-    assert "no measured Se and Sp" in _texts(at.info)
+    assert "no measured sensitivity and specificity" in _texts(at.info)
 
 
 def test_the_unit_follows_the_table_and_can_be_changed(cal_page):
