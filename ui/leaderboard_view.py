@@ -23,6 +23,7 @@ from evalcore import quantities as q
 from evalcore.counts import VerdictCounts
 from evalcore.errors import DesignError, EvalcoreError
 from evalcore.present import ranking as show
+from evalcore.present.display import catalogue_table
 from evalcore.ranking.heterogeneity import Heterogeneity, HeterogeneityError, store_heterogeneity
 from evalcore.ranking.judge_drift import judge_drift
 from evalcore.ranking.judging_times import has_times, judging_days
@@ -131,48 +132,29 @@ def category_section(store: VerdictStore, judge: str, category: str | None) -> N
         return
     (warning if result.reversals or result.rejects else info)(result.sentence())
     caption(CATEGORY_METHOD)
-    tests = pd.DataFrame(
-        {
-            "Category": [t.category for t in result.per_category],
-            "Verdicts": [t.verdicts for t in result.per_category],
-            "Against the other categories, p": [f"{t.p_value:.3g}" for t in result.per_category],
-            "Holm-adjusted p": [f"{t.p_holm:.3g}" for t in result.per_category],
-            q.name("category_spread"): [q.format("category_spread", x) for x in result.spread],
-        }
-    )
-    st.dataframe(tests, hide_index=True, width="stretch")
+    p3, gap = "{:.3g}".format, "{:+,.0f}".format
+    tests = pd.DataFrame([t.as_dict() for t in result.per_category]).assign(spread=result.spread)
+    columns = [("category", "Category", None), ("verdicts", "Verdicts", None)]
+    columns += [("p_value", "Against the other categories, p", p3), ("p_holm", "Holm-adjusted p", p3)]
+    columns += [("spread", "category_spread")]
+    st.dataframe(catalogue_table(tests, columns), hide_index=True, width="stretch")
     if result.reversals:
         st.markdown(md(f"**{q.name('category_reversals')}: {len(result.reversals):,}**"))
-        rev = pd.DataFrame(
-            {
-                "Category": [r.category for r in result.reversals],
-                "Ahead overall": [r.better_overall for r in result.reversals],
-                "Behind overall": [r.worse_overall for r in result.reversals],
-                "Gap overall (Elo)": [f"{r.pooled_gap:+,.0f}" for r in result.reversals],
-                "Gap in the category (Elo)": [f"{r.category_gap:+,.0f}" for r in result.reversals],
-                "95% interval": [f"{r.lower:+,.0f} to {r.upper:+,.0f}" for r in result.reversals],
-                "Reversed in every category": [
-                    "yes" if r.in_every_category else "no" for r in result.reversals
-                ],
-            }
-        )
-        st.dataframe(rev, hide_index=True, width="stretch")
+        rev = pd.DataFrame([r.as_dict() for r in result.reversals])
+        rev["interval"] = [f"{lo:+,.0f} to {hi:+,.0f}" for lo, hi in zip(rev.lower, rev.upper, strict=True)]
+        columns = [("category", "Category", None), ("better_overall", "Ahead overall", None)]
+        columns += [("worse_overall", "Behind overall", None), ("pooled_gap", "Gap overall (Elo)", gap)]
+        columns += [("category_gap", "Gap in the category (Elo)", gap), ("interval", "95% interval", None)]
+        columns += [("in_every_category", "Reversed in every category", "yes_no")]
+        st.dataframe(catalogue_table(rev, columns), hide_index=True, width="stretch")
     caption(*result.notes)
     with st.expander(q.name("category_rating") + ", every model and category"):
         r = result.ratings
-        shown = pd.DataFrame(
-            {
-                "Category": r["category"],
-                "Model": r["model"],
-                "Overall": r["overall"].map(lambda v: q.format("category_rating", v)),
-                q.name("category_rating"): r["shrunk"].map(lambda v: q.format("category_rating", v)),
-                "95% interval": [
-                    f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(r["lower"], r["upper"], strict=True)
-                ],
-                "Verdicts": r["verdicts"],
-            }
-        )
-        st.dataframe(shown, hide_index=True, width="stretch")
+        shown = r.assign(interval=[f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(r.lower, r.upper, strict=True)])
+        columns = [("category", "Category", None), ("model", "Model", None)]
+        columns += [("overall", "Overall", "category_rating"), ("shrunk", "category_rating")]
+        columns += [("interval", "95% interval", None), ("verdicts", "Verdicts", None)]
+        st.dataframe(catalogue_table(shown, columns), hide_index=True, width="stretch")
         download_csv(
             r, f"category_ratings_{judge}.csv", label="Download the ratings by category (CSV)", key="dl_cat"
         )
