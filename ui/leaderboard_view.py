@@ -47,24 +47,20 @@ def resampling_controls(store, *, both: bool) -> tuple[str | None, str | None]:
         columns = ()
     cluster = None
     if columns and not both:  # verdicts combined over both orders have no per-call unit
-        unit = _ui.linked_choice(
-            st.selectbox,
-            "Resampling unit",
-            [INSTRUCTION, *columns],
-            param="cluster",
-            key="lb_cluster",
-            help="What the intervals treat as independent: the instruction, or the table's "
-            "session, voter or run column (the bootstrap redraws whole units, the sandwich sums "
-            "scores per unit). Pick the column when calls in one unit may be correlated.",
+        why = (
+            "What the intervals treat as independent: the instruction, or the table's session, "
+            "voter or run column (the bootstrap redraws whole units, the sandwich sums scores per "
+            "unit). Pick the column when calls in one unit may be correlated."
         )
+        pick = {"param": "cluster", "key": "lb_cluster", "help": why}
+        unit = _ui.linked_choice(st.selectbox, "Resampling unit", [INSTRUCTION, *columns], **pick)
         cluster = None if unit == INSTRUCTION else unit
+    why = (
+        "Inverse pair-frequency weighting for unbalanced arenas: each call weighs the mean battles "
+        "per pair ÷ its pair's battles. The table shows how far it moved each model."
+    )
     weighted = _ui.linked_flag(
-        st.toggle,
-        "Weight every pair alike",
-        param="weighting",
-        key="lb_weighting",
-        help="Inverse pair-frequency weighting for unbalanced arenas: each call weighs the mean "
-        "battles per pair ÷ its pair's battles. The table shows how far it moved each model.",
+        st.toggle, "Weight every pair alike", param="weighting", key="lb_weighting", help=why
     )
     return cluster, ("inverse-pair" if weighted else None)
 
@@ -186,17 +182,10 @@ TIME_ROUNDS = WINDOW_ROUNDS
 
 
 def _board_frame(result) -> pd.DataFrame:
-    cols = result.board.columns
-    return pd.DataFrame(
-        {
-            "Rank": cols["rank"],
-            "Model": cols["model"],
-            "Rating": [q.format("rating", v) for v in cols["rating"]],
-            "95% interval": [
-                f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(cols["ci_low"], cols["ci_high"], strict=True)
-            ],
-        }
-    )
+    cols = pd.DataFrame(result.board.columns)
+    cols["interval"] = [f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(cols.ci_low, cols.ci_high, strict=True)]
+    columns = [("rank", "Rank", None), ("model", "Model", None), "rating", ("interval", "95% interval", None)]
+    return catalogue_table(cols, columns)
 
 
 def _windows_frame(windows) -> pd.DataFrame:
@@ -225,14 +214,8 @@ def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
     if not days:
         info("None of this selection's verdicts has a judging time.")
         return
-    as_of = linked_choice(
-        st.selectbox,
-        "As of",
-        days,
-        param="as_of",
-        key="lb_as_of",
-        help="Only the verdicts judged up to the end of this day (UTC) are counted.",
-    )
+    why = "Only the verdicts judged up to the end of this day (UTC) are counted."
+    as_of = linked_choice(st.selectbox, "As of", days, param="as_of", key="lb_as_of", help=why)
     try:
         result = memo(
             ("as_of", judge, category, as_of),
