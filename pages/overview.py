@@ -26,14 +26,8 @@ with _ui.page("Overview"):
         judge = _ui.judge_picker(store, key="overview_judge")
     with middle:
         several = len(store.judges()) >= 2
-        compare = _ui.linked_flag(
-            st.toggle,
-            "Every judge in the report",
-            param="compare",
-            key="overview_compare",
-            disabled=not several,
-            help=show.COMPARE_HELP,
-        )
+        toggle = {"param": "compare", "key": "overview_compare", "disabled": not several}
+        compare = _ui.linked_flag(st.toggle, "Every judge in the report", help=show.COMPARE_HELP, **toggle)
     right.caption(show.FINDINGS_NOTE)
 
     try:

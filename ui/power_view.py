@@ -106,19 +106,14 @@ def power_simulation(pv: Any, dists: Any, ranked: list[str], anchor: str) -> dic
     (``?window=``, ``?pool=``, ``?model_a=``, ``?model_b=``), the largest N (``?largest=``), the
     seed (``?sim_seed=``) and the simulations per N (``?simulations=``). Returns the chosen
     distributions with their nominal edge and label, and the settings."""
-    window = (
-        linked_choice(
-            st.radio, "Distributions", pv.WILCOXON_MODES, param="mode", key="pw_mode", horizontal=True
-        )
-        == pv.WILCOXON_MODES[0]
-    )
+    radio = {"param": "mode", "key": "pw_mode", "horizontal": True}
+    window = linked_choice(st.radio, "Distributions", pv.WILCOXON_MODES, **radio) == pv.WILCOXON_MODES[0]
     g1, g2, g3, g4 = st.columns(4)
     pool = None
     if window:
         low = linked_input(g1.number_input, param="window", key="pw_window", **pv.INPUTS["window"])
-        pool = linked_choice(
-            g2.selectbox, "Anchors", [pv.ALL_ANCHORS, *ranked], param="pool", key="pw_pool_anchor"
-        )
+        pick = {"param": "pool", "key": "pw_pool_anchor"}
+        pool = linked_choice(g2.selectbox, "Anchors", [pv.ALL_ANCHORS, *ranked], **pick)
         chosen, nominal, label = pv.edge_window(dists, low, None if pool == pv.ALL_ANCHORS else pool)
     else:
         others = [m for m in ranked if m != anchor]
@@ -127,11 +122,8 @@ def power_simulation(pv: Any, dists: Any, ranked: list[str], anchor: str) -> dic
         model_b = linked_choice(g2.selectbox, "Model B", rest, param="model_b", key="pw_model_b")
         chosen, nominal, label = pv.one_pair(dists, model_a, model_b, anchor)
     max_n = int(linked_input(g3.number_input, param="largest", key="pw_max_n", **pv.INPUTS["largest"]))
-    seed = int(
-        linked_input(
-            g4.number_input, param="sim_seed", key="pw_seed", max_value=2**31 - 1, **pv.INPUTS["seed"]
-        )
-    )
+    seed_input = {"param": "sim_seed", "key": "pw_seed", "max_value": 2**31 - 1, **pv.INPUTS["seed"]}
+    seed = int(linked_input(g4.number_input, **seed_input))
     asked = url_choice("simulations", pv.SIMULATION_CHOICES, 2000)
     sims = int(st.select_slider("Simulations per N", pv.SIMULATION_CHOICES, value=asked, key="pw_sims"))
     set_url_param("simulations", None if sims == 2000 else sims)
