@@ -83,16 +83,9 @@ with _ui.page("Overview"):
     safe = show.file_stem(summary.name, judge)
     c1, c2 = st.columns(2)
     with c1:
-        st.download_button(
-            "Download the HTML report",
-            data=_report,
-            file_name=f"report_{safe}.html",
-            mime="text/html",
-            on_click="ignore",
-            type="primary",
-            icon=":material/download:",
-            key="overview_report",
-        )
+        button = {"mime": "text/html", "on_click": "ignore", "type": "primary", "icon": ":material/download:"}
+        button.update(file_name=f"report_{safe}.html", key="overview_report")
+        st.download_button("Download the HTML report", data=_report, **button)
     with c2:
         label = "Download the findings (CSV)"
         _ui.download_csv(findings.frame(), f"findings_{safe}.csv", label=label, key="overview_findings_csv")

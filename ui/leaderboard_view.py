@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -204,10 +206,9 @@ def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
         return
     st.subheader(TIME_HEADING)
     caption(TIME_METHOD)
+    sel = {"judge": judge, "category": category}
     try:
-        days = memo(
-            ("judging_days", judge, category), lambda: judging_days(store, judge=judge, category=category)
-        )
+        days = memo(("judging_days", judge, category), lambda: judging_days(store, **sel))
     except DesignError as exc:
         info(f"Nothing in time: {exc}.")
         return
@@ -217,24 +218,19 @@ def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
     why = "Only the verdicts judged up to the end of this day (UTC) are counted."
     as_of = linked_choice(st.selectbox, "As of", days, param="as_of", key="lb_as_of", help=why)
     try:
-        result = memo(
-            ("as_of", judge, category, as_of),
-            lambda: as_of_leaderboard(store, as_of=as_of, judge=judge, category=category, rounds=TIME_ROUNDS),
-        )
+        board = partial(as_of_leaderboard, store, as_of=as_of, rounds=TIME_ROUNDS, **sel)
+        result = memo(("as_of", judge, category, as_of), board)
         info(result.sentence())
         st.dataframe(_board_frame(result), hide_index=True, width="stretch")
     except DesignError as exc:
         info(f"No leaderboard as of {as_of}: {exc}.")
     try:
-        windows = memo(
-            ("time_windows", judge, category),
-            lambda: rating_windows(store, judge=judge, category=category),
-        )
+        windows = memo(("time_windows", judge, category), lambda: rating_windows(store, **sel))
         # a warning when the largest move is beyond chance, else the same words as a note
         (warning if windows.moved and windows.confirmed(windows.moves[0]) else info)(windows.sentence())
         with st.expander(q.name("window_rating") + ", every model and window"):
             st.dataframe(_windows_frame(windows), hide_index=True, width="stretch")
     except DesignError as exc:
         info(f"No ratings per time window: {exc}.")
-    drift = memo(("judge_drift", judge, category), lambda: judge_drift(store, judge=judge, category=category))
+    drift = memo(("judge_drift", judge, category), lambda: judge_drift(store, **sel))
     (warning if drift.detected else info)(drift.sentence())
