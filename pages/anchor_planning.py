@@ -42,41 +42,28 @@ with _ui.page("Anchor planning"):
             _ui.tiles(av.pilot_metrics(pilot))
             st.markdown(_ui.md(av.pilot_extremes_sentence(pilot)))
             _ui.chart(figures.pilot_scatter(pilot), key="anchors_pilot_fig")
-            _ui.table(
-                av.pilot_table(pilot), pilot.table, f"anchor_pilot_{p.judge}.csv", key="dl_anchor_pilot"
-            )
+            name = f"anchor_pilot_{p.judge}.csv"
+            _ui.table(av.pilot_table(pilot), pilot.table, name, key="dl_anchor_pilot")
 
     with tabs[1]:
         st.subheader("Number of instructions")
         w1, w2, w3 = st.columns(3)
         choices = ["human", "quadratic"] if p.human is not None else ["quadratic"]
-        ref = _ui.linked_choice(
-            w1.radio,
-            "Reference ranking",
-            choices,
-            param="reference",
-            horizontal=True,
-            key="anchors_sweep_ref",
-            format_func=lambda c: "all pairs" if c == "quadratic" else c,  # the value keeps old links
-        )
+        radio = {"param": "reference", "horizontal": True, "key": "anchors_sweep_ref"}
+        radio["format_func"] = lambda c: "all pairs" if c == "quadratic" else c  # the value keeps old links
+        ref = _ui.linked_choice(w1.radio, "Reference ranking", choices, **radio)
         sweep_reps = int(num(w2, "Repetitions", 1, 200, 30, "sweep_reps", "anchors_sweep_reps"))
         sweep_seed = int(num(w3, "Random seed", 0, 2**31 - 1, 0, "sweep_seed", "anchors_sweep_seed"))
         drawn = list(dict.fromkeys([p.anchors[0], p.chosen]))
         pick = {"param": "drawn", "key": "anchors_sweep_pick", "default": drawn, "max_selections": 5}
         highlight = _ui.linked_multi(st.multiselect, "Anchors drawn on their own", p.anchors, **pick)
+        sweep = {"repetitions": sweep_reps, "seed": sweep_seed, "reference": ref, "tau": p.tau}
+        sweep["human_ranking"] = p.human
         sizes = run_on_click(
             "sizes",
             ("anchor_sizes", *key, p.tau, p.hkey, ref, sweep_reps, sweep_seed),
             "Run the instruction-count sweep",
-            lambda progress: an.sample_size_sweep(
-                p.counts,
-                repetitions=sweep_reps,
-                seed=sweep_seed,
-                human_ranking=p.human,
-                reference=ref,
-                tau=p.tau,
-                progress=progress,
-            ),
+            lambda progress: an.sample_size_sweep(p.counts, progress=progress, **sweep),
         )
         if sizes is not None:
             _ui.chart(figures.sample_size_curves(sizes, anchors=tuple(highlight)), key="anchors_sizes_fig")
@@ -113,12 +100,8 @@ with _ui.page("Anchor planning"):
             st.caption(av.plan_caption(plan))
             if cost := av.plan_cost_sentence(plan, per_call=prices.per_call, per_label=prices.per_label):
                 st.info(cost)
-            _ui.table(
-                av.plan_table(plan, per_call=prices.per_call),
-                plan.options,
-                "evaluation_plan.csv",
-                key="dl_anchor_plan",
-            )
+            shown = av.plan_table(plan, per_call=prices.per_call)
+            _ui.table(shown, plan.options, "evaluation_plan.csv", key="dl_anchor_plan")
             st.markdown("Sentence for the report:")
             st.code(plan.sentence, language=None, wrap_lines=True)
         budget_section(p.store, p.judge, list(p.store.models()), prices=prices, anchors=True)

@@ -44,24 +44,15 @@ with _ui.page("Leaderboard"):
         "variance clustered by instruction, one fit only (fast on large tables)."
     )
     radio = {"key": "lb_interval", "default": show.INTERVAL_CHOICES[default], "horizontal": True, "help": why}
-    labels = list(show.INTERVAL_CHOICES.values())  # in the link as the method's name
-    choice = _ui.linked_choice(
-        st.radio, "Intervals", labels, param="interval", encode=show.interval_from_label, **radio
-    )
+    radio.update(param="interval", encode=show.interval_from_label)  # in the link as the method's name
+    choice = _ui.linked_choice(st.radio, "Intervals", list(show.INTERVAL_CHOICES.values()), **radio)
     interval = show.interval_from_label(choice)
     if interval == default:
         st.caption(f"Intervals {policy.reason}. Pick the other method above to compare.")
     options = _ui.memo(("style_options",), lambda: available_controls(store.feature_sources()))
-    controls = _ui.linked_multi(  # the link reproduces the controlled table
-        st.multiselect,
-        "Control for style",
-        options,
-        param="style",
-        key="lb_style",
-        default=[],
-        format_func=show.control_label,
-        help=show.STYLE_EXPLAINED,
-    )
+    pick = {"param": "style", "key": "lb_style", "default": [], "help": show.STYLE_EXPLAINED}  # in the link
+    pick["format_func"] = show.control_label
+    controls = _ui.linked_multi(st.multiselect, "Control for style", options, **pick)
 
     # the default unit and weighting keep the Overview's key, so the two pages share one board
     key = (judge, category, both, int(rounds), int(seed), interval) + (

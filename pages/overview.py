@@ -26,14 +26,8 @@ with _ui.page("Overview"):
         judge = _ui.judge_picker(store, key="overview_judge")
     with middle:
         several = len(store.judges()) >= 2
-        compare = _ui.linked_flag(
-            st.toggle,
-            "Every judge in the report",
-            param="compare",
-            key="overview_compare",
-            disabled=not several,
-            help=show.COMPARE_HELP,
-        )
+        toggle = {"param": "compare", "key": "overview_compare", "disabled": not several}
+        compare = _ui.linked_flag(st.toggle, "Every judge in the report", help=show.COMPARE_HELP, **toggle)
     right.caption(show.FINDINGS_NOTE)
 
     try:
@@ -89,16 +83,9 @@ with _ui.page("Overview"):
     safe = show.file_stem(summary.name, judge)
     c1, c2 = st.columns(2)
     with c1:
-        st.download_button(
-            "Download the HTML report",
-            data=_report,
-            file_name=f"report_{safe}.html",
-            mime="text/html",
-            on_click="ignore",
-            type="primary",
-            icon=":material/download:",
-            key="overview_report",
-        )
+        button = {"mime": "text/html", "on_click": "ignore", "type": "primary", "icon": ":material/download:"}
+        button.update(file_name=f"report_{safe}.html", key="overview_report")
+        st.download_button("Download the HTML report", data=_report, **button)
     with c2:
         label = "Download the findings (CSV)"
         _ui.download_csv(findings.frame(), f"findings_{safe}.csv", label=label, key="overview_findings_csv")

@@ -4,10 +4,14 @@ evalcore.present.power; one evalcore call per section."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 import ui as _ui
+from evalcore import anchors as an
 from evalcore import power as pw
+from evalcore.findings import ranking_key
 from evalcore.present import power as pv
 from evalcore.ranking import leaderboard
 from ui import power_view as view
@@ -27,19 +31,31 @@ with _ui.page("Power"):
     board = _ui.memo(
         ("pw_board", judge, category), lambda: leaderboard(counts, rounds=0, interval="bootstrap")
     )
-    ranked = list(board.table["model"])
-    default_anchor = view.recommended_anchor(counts, judge, category, ranked, summary.anchor)
+    ranked, human = list(board.table["model"]), _ui.state().get("human_ranking")
+    # the anchor the Overview recommends (its sweep, shared through the Overview's memo key)
+    key = ("anchor_sweep", judge, category, False, "b", ranking_key(human))
+    sweep = partial(_ui.memo, key, lambda: an.anchor_sweep(counts, human_ranking=human))
+    default_anchor = an.starting_anchor(ranked, fixed=summary.anchor, sweep=sweep)
 
     st.subheader("Test settings")
-    test = view.power_settings(pv.INPUTS, pv.HELP)
-    alpha, target, two_sided, method = test["alpha"], test["power"], test["two_sided"], test["method"]
-    anchor = view.power_anchor(ranked, default_anchor, "The model every other model is compared against.")
+    s1, s2, s3, s4 = st.columns(4)
+    alpha = float(_ui.linked_input(s1.number_input, param="alpha", key="pw_alpha", **pv.INPUTS["alpha"]))
+    target = float(_ui.linked_input(s2.number_input, param="power", key="pw_power", **pv.INPUTS["power"]))
+    flag = {"param": "two_sided", "key": "pw_two_sided", "help": pv.HELP["two_sided"]}
+    two_sided = _ui.linked_flag(s3.toggle, "Two-sided", **flag)
+    exact = _ui.linked_flag(s4.toggle, "Exact binomial", param="exact", key="pw_exact", help=pv.HELP["exact"])
+    method = "exact" if exact else "normal"
+    test = {"alpha": alpha, "power": target, "two_sided": two_sided, "method": method}
+    why = "The model every other model is compared against."
+    pick = {"param": "anchor", "key": "pw_anchor", "default": default_anchor, "help": why}
+    anchor = _ui.linked_choice(st.selectbox, "Anchor", ranked, **pick)
 
     # -- 1. the sign test ------------------------------------------------------------------------
     st.header("1 · How many instructions: the answer")
     with st.expander("How the answer is computed (sign test)"):
         st.markdown(pv.SIGN_TEST_INTRO)
-    edges = view.power_edges(pv.EDGE_CHOICES, pv.edge_label)
+    edge = {"param": "edges", "key": "pw_edges", "encode": lambda e: f"{e:g}", "format_func": pv.edge_label}
+    edges = _ui.linked_multi(st.multiselect, "Edges to detect", pv.EDGE_CHOICES, default=[0.05, 0.10], **edge)
     radio = {"param": "informativeness", "key": "pw_info_source", "horizontal": True}
     source = _ui.linked_choice(st.radio, "Informativeness source", pv.INFO_SOURCES, **radio)
     if source == pv.INFO_SOURCES[0]:
@@ -92,8 +108,9 @@ with _ui.page("Power"):
 
     # -- 3. what this dataset can detect ---------------------------------------------------------
     st.header("3 · What this dataset can detect")
-    first, label = (0 if summary.design == "anchor-only" else 1), "Compare adjacent models"
-    compare = view.power_compare(label, pv.COMPARE_MODES, first, pv.HELP["compare"])
+    first, label = pv.COMPARE_MODES[0 if summary.design == "anchor-only" else 1], "Compare adjacent models"
+    radio = {"key": "pw_compare", "default": first, "horizontal": True, "help": pv.HELP["compare"]}
+    compare = _ui.linked_choice(st.radio, label, pv.COMPARE_MODES, param="compare", **radio)
     use_anchor = anchor if compare == pv.COMPARE_MODES[0] else None
     try:
         result = _ui.memo(

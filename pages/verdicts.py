@@ -21,14 +21,9 @@ LIMIT = 20
 
 def _choice(where, label: str, options, current, key: str, *, any_label: str):
     """A selectbox whose first option (None) means "no filter"."""
-    values = (None, *options)
-    return where.selectbox(
-        label,
-        values,
-        index=values.index(current) if current in values else 0,
-        format_func=lambda v: any_label if v is None else str(v),
-        key=key,
-    )
+    values, words = (None, *options), (lambda v: any_label if v is None else str(v))
+    start = values.index(current) if current in values else 0
+    return where.selectbox(label, values, index=start, format_func=words, key=key)
 
 
 def _go(number: int) -> None:

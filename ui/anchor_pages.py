@@ -78,18 +78,16 @@ def human_ranking_box(store: VerdictStore) -> pd.DataFrame | None:
     """The human ranking: uploaded (model, score), or the anchor paper's when the table names
     enough of its models; shown with a download. Returns the ranking in use."""
     s = _ui.state()
-    with st.expander(
-        "Human ranking (model, score; higher is better)", expanded=s.get("human_ranking") is None
-    ):
+    label = "Human ranking (model, score; higher is better)"
+    with st.expander(label, expanded=s.get("human_ranking") is None):
         paper = _paper_ranking()
         matched = ranking_overlap(_ui.memo(("models",), store.models), paper) if paper is not None else 0
         if paper is not None and matched >= MIN_OVERLAP:
             if st.button(av.PAPER_HUMAN_BUTTON, key="anchors_human_paper"):
                 s["human_ranking"] = paper[["model", "score"]]
             st.caption(av.paper_ranking_caption(matched, len(paper)))
-        upload = st.file_uploader(
-            "Upload a human ranking", type=["csv", "tsv", "json", "jsonl"], key="anchors_human_upload"
-        )
+        kinds = ["csv", "tsv", "json", "jsonl"]
+        upload = st.file_uploader("Upload a human ranking", type=kinds, key="anchors_human_upload")
         if upload is not None:
             try:
                 s["human_ranking"] = read_human_ranking(upload.getvalue(), name=upload.name)
@@ -152,13 +150,9 @@ def setup(intro: str = av.INTRO) -> AnchorView:
     # a shared link may name the anchor; one this table does not have is named in a warning
     recommended = sweep.recommended if sweep.recommended in anchors else anchors[0]
     linked = _ui.url_choice("anchor", anchors, recommended)
-    chosen = st.selectbox(
-        "Chosen anchor (highlighted in the figures, explored below)",
-        anchors,
-        index=anchors.index(linked),
-        key="anchors_chosen",
-        help="Defaults to the most informative anchor; the link keeps your choice.",
-    )
+    why = "Defaults to the most informative anchor; the link keeps your choice."
+    label = "Chosen anchor (highlighted in the figures, explored below)"
+    chosen = st.selectbox(label, anchors, index=anchors.index(linked), key="anchors_chosen", help=why)
     _ui.set_url_param("anchor", chosen)
     return AnchorView(store, judge, category, tau, both, human, hkey, counts, sweep, anchors, chosen)
 
@@ -180,22 +174,14 @@ def planner_inputs(d: dict, chosen: str) -> dict:
     budget = num(h1, label, 0, 10**10, 0, step=1000, param="plan_budget", key="plan_budget")
     label = "Instructions planned (0 = as many as needed)"
     n_inst = num(h2, label, 0, 10**7, int(d["instructions"]), param="plan_instructions", key="plan_inst")
-    orders = _ui.linked_choice(
-        h3.radio,
-        "Orders per pair",
-        (1, 2),
-        param="plan_orders",
-        key="plan_orders",
-        default=d["orders"],
-        horizontal=True,
-        help="2 when every pair is judged in both slot orders (the loaded table's design is the default).",
-    )
+    why = "2 when every pair is judged in both slot orders (the loaded table's design is the default)."
+    radio = {"param": "plan_orders", "key": "plan_orders", "default": d["orders"], "horizontal": True}
+    orders = _ui.linked_choice(h3.radio, "Orders per pair", (1, 2), help=why, **radio)
     k1, k2, k3, k4 = st.columns(4)
     share = {"step": 0.01, "format": "%.3f", "param": "plan_informativeness", "key": f"plan_info_{chosen}"}
     why = "From the pilot when it has run, else from all data."
-    info = num(
-        k1, "Informativeness of the chosen anchor", 0.01, 1.0, float(d["informativeness"]), help=why, **share
-    )
+    label = "Informativeness of the chosen anchor"
+    info = num(k1, label, 0.01, 1.0, float(d["informativeness"]), help=why, **share)
     share.update(
         param="plan_decisive", key="plan_direct", help="Share of non-tie verdicts in this selection."
     )
@@ -222,10 +208,8 @@ def planner_inputs(d: dict, chosen: str) -> dict:
 
 def resamples_input() -> int:
     """The Anchors page's instruction resamples for the recommendation's stability (``?resamples=``)."""
-    label = "Instruction resamples"
-    return int(
-        _ui.linked_number(st, label, 50, 2000, 200, step=50, param="resamples", key="anchors_stab_rounds")
-    )
+    number = {"step": 50, "param": "resamples", "key": "anchors_stab_rounds"}
+    return int(_ui.linked_number(st, "Instruction resamples", 50, 2000, 200, **number))
 
 
 def explorer(ranking, chosen: str, tau: str, judge: str, *, human_hint: bool = False) -> None:

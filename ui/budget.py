@@ -3,15 +3,16 @@ judge calls and human labels with the narrowest interval out (evalcore.power.bud
 
 from __future__ import annotations
 
-import pandas as pd
+from functools import partial
+
 import streamlit as st
 
 import ui as _ui
 from evalcore import quantities as q
 from evalcore.errors import EvalcoreError
 from evalcore.power.anchor_budget import plan_anchor_budget
-from evalcore.power.budget import Prices, plan_budget
-from evalcore.present.display import tile
+from evalcore.power.budget import EXAMPLE_BUDGET, Prices, plan_budget
+from evalcore.present.display import catalogue_table, tile
 
 QUANTITIES = {
     "corrected_win_rate": "Win rate corrected by human labels",
@@ -48,46 +49,29 @@ def budget_section(
     # section's key: the Calibration page has its own)
     c1, c2, c3 = st.columns(3)
     a = _ui.linked_choice(c1.selectbox, "First model", models, param=f"{key}_a", key=f"{key}_a")
-    b = _ui.linked_choice(
-        c2.selectbox, "Second model", [m for m in models if m != a], param=f"{key}_b", key=f"{key}_b"
-    )
-    quantity = _ui.linked_choice(
-        c3.selectbox,
-        "Interval on",
-        list(QUANTITIES),
-        param=f"{key}_on",
-        key=f"{key}_quantity",
-        format_func=QUANTITIES.get,
-    )
+    rest = [m for m in models if m != a]
+    b = _ui.linked_choice(c2.selectbox, "Second model", rest, param=f"{key}_b", key=f"{key}_b")
+    pick = {"param": f"{key}_on", "key": f"{key}_quantity", "format_func": QUANTITIES.get}
+    quantity = _ui.linked_choice(c3.selectbox, "Interval on", list(QUANTITIES), **pick)
     m1, m2, m3 = st.columns(3)
-    budget = _ui.linked_number(m1, "Budget", 0.01, 1e15, 100.0, f"{key}_amount", f"{key}_amount", step=10.0)
-    call = float(shared.per_call) if shared.per_call else 0.01
-    per_call = _ui.linked_number(
-        m2, "Price per judge call", 0.0001, 1e9, call, f"{key}_call", f"{key}_call", format="%.4f"
-    )
-    label = float(shared.per_label) if shared.per_label is not None else 0.5
-    per_label = _ui.linked_number(
-        m3, "Price per human label", 0.0, 1e9, label, f"{key}_label", f"{key}_label"
-    )
+    start = Prices.example(shared.per_call, shared.per_label)
+    amount = {"param": f"{key}_amount", "key": f"{key}_amount", "step": 10.0}
+    budget = _ui.linked_number(m1, "Budget", 0.01, 1e15, EXAMPLE_BUDGET, **amount)
+    call = {"param": f"{key}_call", "key": f"{key}_call", "format": "%.4f"}
+    per_call = _ui.linked_number(m2, "Price per judge call", 0.0001, 1e9, start.per_call, **call)
+    label = {"param": f"{key}_label", "key": f"{key}_label"}
+    per_label = _ui.linked_number(m3, "Price per human label", 0.0, 1e9, start.per_label, **label)
+    ask = {"model_a": a, "model_b": b, "budget": budget, "quantity": quantity, "judge": judge}
+    ask["prices"] = Prices(per_call, per_label)
     plan = _ui.memo_or_info(
-        (f"{key}_plan", judge, a, b, quantity, budget, per_call, per_label),
-        lambda: plan_budget(
-            store,
-            model_a=a,
-            model_b=b,
-            budget=budget,
-            prices=Prices(per_call, per_label),
-            quantity=quantity,
-            judge=judge,
-        ),
-        errors=EvalcoreError,
+        (f"{key}_plan", *ask.values()), lambda: plan_budget(store, **ask), errors=EvalcoreError
     )
     if plan is not None:
         if anchors:
             st.markdown("**The two models head to head**")
         _head_to_head(plan, quantity, key)
     if anchors:
-        anchors_part(store, judge, a, b, quantity, budget, Prices(per_call, per_label), key=key)
+        anchors_part(store, ask, key=key)
 
 
 def _head_to_head(plan, quantity: str, key: str) -> None:
@@ -101,11 +85,9 @@ def _head_to_head(plan, quantity: str, key: str) -> None:
     shown["planned_spend"] = plan.spent
     _ui.tiles([tile(qid, value, None) for qid, value in shown.items()])  # definitions as help
     if len(plan.label_orders):
-        view = plan.label_orders.rename(columns={"order": "Slot order", "labelled": "Labelled so far"})
-        view[q.name("label_share")] = [q.format("label_share", v) for v in plan.label_orders["label_share"]]
-        _ui.table(
-            view.drop(columns=["gap_sd", "label_share"]), plan.label_orders, "label_plan.csv", key=f"dl_{key}"
-        )
+        columns = [("order", "Slot order", None), ("labelled", "Labelled so far", None), "label_share"]
+        view = catalogue_table(plan.label_orders, columns)
+        _ui.table(view, plan.label_orders, "label_plan.csv", key=f"dl_{key}")
         _ui.caption("Label first the slot order whose share is largest: its judge errors vary most.")
     _ui.caption(*plan.notes)
 
@@ -120,39 +102,28 @@ ANCHORS_INTRO = (
 )
 
 
-def anchors_part(
-    store, judge, a: str, b: str, quantity: str, budget: float, prices: Prices, *, key: str
-) -> None:
-    """How many anchors: the chosen number and the alternatives compared (a table)."""
+def anchors_part(store, ask: dict, *, key: str) -> None:
+    """How many anchors: the chosen number and the alternatives compared (a table); ``ask``: the
+    head-to-head plan's keyword arguments."""
     st.markdown("**How many anchors**")
     st.caption(ANCHORS_INTRO)
-    plan = _ui.memo_or_info(
-        (f"{key}_anchors", judge, a, b, quantity, budget, prices.per_call, prices.per_label),
-        lambda: plan_anchor_budget(
-            store, model_a=a, model_b=b, budget=budget, prices=prices, quantity=quantity, judge=judge
-        ),
-        errors=EvalcoreError,
-    )
+    compute = partial(plan_anchor_budget, store, **ask)
+    plan = _ui.memo_or_info((f"{key}_anchors", *ask.values()), compute, errors=EvalcoreError)
     if plan is None:
         return
     st.success(_ui.md(plan.sentence()))
-    width_id = "planned_width_elo" if quantity == "rating_difference" else "planned_width"
+    width_id = "planned_width_elo" if ask["quantity"] == "rating_difference" else "planned_width"
     o = plan.options
-    view = {
-        q.name("anchors_chosen"): [f"{k} (chosen)" if k == plan.chosen else str(k) for k in o["anchors"]],
-        "Anchor added": [m[-1] for m in o["anchor_models"]],
-        q.name("instructions_affordable"): [
-            q.format("instructions_affordable", v) for v in o["instructions"]
-        ],
-        q.name("size_calls"): [q.format("size_calls", v) for v in o["judge_calls"]],
-    }
-    if plan.corrected:
-        view[q.name("labelled_instructions")] = [
-            q.format("labelled_instructions", v) for v in o["labelled_instructions"]
-        ]
-    view[q.name(width_id)] = [q.format(width_id, v) for v in o[plan.width_column]]
+    shown = o.assign(
+        chosen=[f"{k} (chosen)" if k == plan.chosen else str(k) for k in o["anchors"]],
+        added=[m[-1] for m in o["anchor_models"]],
+    )
+    columns = [("chosen", q.name("anchors_chosen"), None), ("added", "Anchor added", None)]
+    columns += [("instructions", "instructions_affordable"), ("judge_calls", "size_calls")]
+    columns += [("labelled_instructions", "labelled_instructions")] if plan.corrected else []
+    columns += [(plan.width_column, width_id)]
     raw = o.assign(anchor_models=[", ".join(m) for m in o["anchor_models"]])
-    _ui.table(pd.DataFrame(view), raw, "anchor_budget.csv", key=f"dl_{key}_anchors")
+    _ui.table(catalogue_table(shown, columns), raw, "anchor_budget.csv", key=f"dl_{key}_anchors")
     _ui.caption(
         "Each row adds the next most informative anchor to the ones above it and spends up to the "
         "budget (each row's spend is in the CSV). The widths are measured "

@@ -76,19 +76,11 @@ def floor_tab(cal: Any, prices: Any = None) -> None:
     st.subheader("The floor: what a labelled set of a given size can buy")
     st.caption(show.FLOOR)
     f1, f2, f3 = st.columns(3)
-    spec = W["floor_sizes"]
-    sizes = linked_multi(
-        f1.multiselect,
-        spec["label"],
-        spec["options"],
-        param="sizes",
-        key="cal_floor_sizes",
-        default=spec["default"],
-    )
+    spec, js = W["floor_sizes"], W["floor_js"]
+    pick = {"param": "sizes", "key": "cal_floor_sizes", "default": spec["default"]}
+    sizes = linked_multi(f1.multiselect, spec["label"], spec["options"], **pick)
     custom = _number(f2.number_input, "floor_custom", param="custom_size", key="cal_floor_custom")
-    typed = linked_text(
-        f3.text_input, W["floor_js"]["label"], param="js", key="cal_floor_js", default=W["floor_js"]["value"]
-    )
+    typed = linked_text(f3.text_input, js["label"], param="js", key="cal_floor_js", default=js["value"])
     typed_js, problems = show.typed_js(typed)
     alerts(problems)
     all_sizes = show.floor_sizes(sizes, custom)
@@ -104,16 +96,13 @@ def floor_tab(cal: Any, prices: Any = None) -> None:
     target = _number(s1.slider, "target", param="target", key="cal_target")
     max_labelled = _number(s2.number_input, "max_labelled", param="max_labelled", key="cal_max_labelled")
     qualities = show.quality_options(cal, typed_js)
-    source = linked_choice(
-        s3.selectbox, "Judge quality", list(qualities), param="quality", key="cal_plan_source"
-    )
+    quality = {"param": "quality", "key": "cal_plan_source"}
+    source = linked_choice(s3.selectbox, "Judge quality", list(qualities), **quality)
     plan = lib.size_plan(target / 100.0, max_labelled=int(max_labelled), **qualities[source])
     (st.success if plan.reachable else st.warning)(plan.explanation)
-    if prices is not None and (
-        cost := show.size_plan_cost(plan, per_call=prices.per_call, per_label=prices.per_label)
-    ):
-        st.info(cost)
     given = {"per_call": prices.per_call, "per_label": prices.per_label} if prices is not None else {}
+    if given and (cost := show.size_plan_cost(plan, **given)):
+        st.info(cost)
     table(show.ladder_display(plan, **given), plan.ladder, "size_plan.csv", key="dl_plan")
     st.caption(show.LADDER)
 
@@ -166,36 +155,18 @@ def calibration_pair(columns: Any, models: tuple[str, ...], top: str | None, sec
     left, right = columns
     options = (show.SLOT_A,) + tuple(models)
     start = options[options.index(top)] if top in options else options[0]
-    picked = linked_choice(
-        left.selectbox,
-        "Candidate",
-        options,
-        param="candidate",
-        key="cal_candidate",
-        default=start,
-        help=show.HELP["candidate"],
-    )
-    cand = show.candidate_of(picked)
+    pick = {"param": "candidate", "key": "cal_candidate", "default": start, "help": show.HELP["candidate"]}
+    cand = show.candidate_of(linked_choice(left.selectbox, "Candidate", options, **pick))
     against = (show.ALL_OPPONENTS,) + tuple(m for m in models if m != cand)
     default = second if cand == top and second in against else against[0]
-    base = linked_choice(
-        right.selectbox,
-        "Against",
-        against,
-        param="against",
-        key="cal_baseline",
-        default=default,
-        disabled=cand is None,
-    )
-    return cand, base
+    pick = {"param": "against", "key": "cal_baseline", "default": default, "disabled": cand is None}
+    return cand, linked_choice(right.selectbox, "Against", against, **pick)
 
 
 def calibration_unit() -> str:
     """The Calibration page's unit (``?unit=``)."""
-    units = tuple(show.UNITS)
-    return linked_choice(
-        st.radio, "Unit", units, param="unit", key="cal_unit", horizontal=True, help=show.HELP["unit"]
-    )
+    radio = {"param": "unit", "key": "cal_unit", "horizontal": True, "help": show.HELP["unit"]}
+    return linked_choice(st.radio, "Unit", tuple(show.UNITS), **radio)
 
 
 def disagreements_link(cal: Any, sel: Any) -> None:

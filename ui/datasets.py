@@ -46,12 +46,9 @@ def saved_datasets(store: VerdictStore) -> None:
         if listed is not None and listed.empty:
             st.info("No dataset is saved yet.")
         elif listed is not None:
-            st.dataframe(
-                shorten_cells(show.saved_table(listed)),
-                hide_index=True,
-                key="saved_table",
-                column_config={"Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
-            )
+            when = {"Saved (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")}
+            shown = shorten_cells(show.saved_table(listed))
+            st.dataframe(shown, hide_index=True, key="saved_table", column_config=when)
             download_csv(listed, "saved_datasets.csv", key="dl_saved")
             pick = st.selectbox("Saved dataset", listed["name"].tolist(), key="saved_pick")
             load_col, delete_col = st.columns(2)
@@ -67,13 +64,8 @@ def saved_datasets(store: VerdictStore) -> None:
                 st.rerun()
             history = ws.history(pick)
             if history:
-                old = st.selectbox(
-                    "Previous versions",
-                    history,
-                    key="saved_version_pick",
-                    format_func=show.version_label,
-                    help=show.VERSIONS_HELP,
-                )
+                versions = {"key": "saved_version_pick", "format_func": show.version_label}
+                old = st.selectbox("Previous versions", history, help=show.VERSIONS_HELP, **versions)
                 if st.button("Restore this version", key="saved_restore"):
                     try:
                         current = show.listed_version(listed, pick)

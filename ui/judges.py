@@ -7,6 +7,7 @@ both draw nothing for a table with one judge. The numbers come from
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from functools import partial
 from typing import Any, Callable
 
@@ -15,6 +16,7 @@ import streamlit as st
 
 from evalcore import quantities as q
 from evalcore.errors import EvalcoreError
+from evalcore.present.display import catalogue_table
 from ui.messages import caption, warning
 from ui.widgets import download_csv, memo_or_info
 
@@ -48,22 +50,16 @@ def _result(store, category: str | None, title: Callable[[str], Any], heading: s
 
 def judge_table(res) -> pd.DataFrame:
     """Each judge's weight beside its certification against the human labels."""
-    rows = []
-    for j in res.judges:
-        cert = "no labels" if j.certified is None else ("certified" if j.certified else "not certified")
-        rows.append(
-            {
-                "Judge": j.judge,
-                q.name("judge_weight"): q.format("judge_weight", j.weight),
-                "95% interval": f"{q.format('judge_weight', j.weight_low)} to {q.format('judge_weight', j.weight_high)}",
-                q.name("judge_slot_lean"): q.format("judge_slot_lean", j.lean),
-                q.name("judge_information_share"): q.format("judge_information_share", j.share),
-                q.name("judge_tau_pooled"): q.format("judge_tau_pooled", j.tau),
-                "Certification against human labels": cert,
-                "In the pooled ranking": j.status + (f": {j.reason}" if j.reason else ""),
-            }
-        )
-    return pd.DataFrame(rows)
+    t = pd.DataFrame([asdict(j) for j in res.judges])
+    w = partial(q.format, "judge_weight")
+    t["interval"] = [f"{w(lo)} to {w(hi)}" for lo, hi in zip(t.weight_low, t.weight_high, strict=True)]
+    t["cert"] = [{None: "no labels", True: "certified"}.get(c, "not certified") for c in t.certified]
+    t["used"] = [s + (f": {r}" if r else "") for s, r in zip(t.status, t.reason, strict=True)]
+    columns = [("judge", "Judge", None), ("weight", "judge_weight"), ("interval", "95% interval", None)]
+    columns += [("lean", "judge_slot_lean"), ("share", "judge_information_share")]
+    columns += [("tau", "judge_tau_pooled"), ("cert", "Certification against human labels", None)]
+    columns += [("used", "In the pooled ranking", None)]
+    return catalogue_table(t, columns)
 
 
 def pooled_ranking_section(store, category: str | None) -> None:
@@ -73,19 +69,11 @@ def pooled_ranking_section(store, category: str | None) -> None:
         return
     warning(*res.notes)
     t = res.table
-    shown = pd.DataFrame(
-        {
-            "Rank": t["rank"],
-            "Model": t["model"],
-            q.name("pooled_rating"): [q.format("pooled_rating", v) for v in t["rating"]],
-            "95% interval": [
-                f"{q.format('pooled_rating', lo)} to {q.format('pooled_rating', hi)}"
-                for lo, hi in zip(t["ci_low"], t["ci_high"], strict=True)
-            ],
-            "Rank with plain pooling": t["plain_rank"],
-            "Places gained by weighting": t["rank_change"],
-        }
-    )
+    fmt = partial(q.format, "pooled_rating")
+    view = t.assign(interval=[f"{fmt(lo)} to {fmt(hi)}" for lo, hi in zip(t.ci_low, t.ci_high, strict=True)])
+    columns = [("rank", "Rank", None), ("model", "Model", None), ("rating", "pooled_rating")]
+    columns += [("interval", "95% interval", None), ("plain_rank", "Rank with plain pooling", None)]
+    shown = catalogue_table(view, [*columns, ("rank_change", "Places gained by weighting", None)])
     st.dataframe(shown, hide_index=True, width="stretch")
     moves = "; ".join(f"{m} {p} → {r}" for m, r, p in res.moves) or "no model changes place"
     caption(

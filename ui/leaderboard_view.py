@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -23,6 +25,7 @@ from evalcore import quantities as q
 from evalcore.counts import VerdictCounts
 from evalcore.errors import DesignError, EvalcoreError
 from evalcore.present import ranking as show
+from evalcore.present.display import catalogue_table
 from evalcore.ranking.heterogeneity import Heterogeneity, HeterogeneityError, store_heterogeneity
 from evalcore.ranking.judge_drift import judge_drift
 from evalcore.ranking.judging_times import has_times, judging_days
@@ -46,24 +49,20 @@ def resampling_controls(store, *, both: bool) -> tuple[str | None, str | None]:
         columns = ()
     cluster = None
     if columns and not both:  # verdicts combined over both orders have no per-call unit
-        unit = _ui.linked_choice(
-            st.selectbox,
-            "Resampling unit",
-            [INSTRUCTION, *columns],
-            param="cluster",
-            key="lb_cluster",
-            help="What the intervals treat as independent: the instruction, or the table's "
-            "session, voter or run column (the bootstrap redraws whole units, the sandwich sums "
-            "scores per unit). Pick the column when calls in one unit may be correlated.",
+        why = (
+            "What the intervals treat as independent: the instruction, or the table's session, "
+            "voter or run column (the bootstrap redraws whole units, the sandwich sums scores per "
+            "unit). Pick the column when calls in one unit may be correlated."
         )
+        pick = {"param": "cluster", "key": "lb_cluster", "help": why}
+        unit = _ui.linked_choice(st.selectbox, "Resampling unit", [INSTRUCTION, *columns], **pick)
         cluster = None if unit == INSTRUCTION else unit
+    why = (
+        "Inverse pair-frequency weighting for unbalanced arenas: each call weighs the mean battles "
+        "per pair ÷ its pair's battles. The table shows how far it moved each model."
+    )
     weighted = _ui.linked_flag(
-        st.toggle,
-        "Weight every pair alike",
-        param="weighting",
-        key="lb_weighting",
-        help="Inverse pair-frequency weighting for unbalanced arenas: each call weighs the mean "
-        "battles per pair ÷ its pair's battles. The table shows how far it moved each model.",
+        st.toggle, "Weight every pair alike", param="weighting", key="lb_weighting", help=why
     )
     return cluster, ("inverse-pair" if weighted else None)
 
@@ -131,48 +130,29 @@ def category_section(store: VerdictStore, judge: str, category: str | None) -> N
         return
     (warning if result.reversals or result.rejects else info)(result.sentence())
     caption(CATEGORY_METHOD)
-    tests = pd.DataFrame(
-        {
-            "Category": [t.category for t in result.per_category],
-            "Verdicts": [t.verdicts for t in result.per_category],
-            "Against the other categories, p": [f"{t.p_value:.3g}" for t in result.per_category],
-            "Holm-adjusted p": [f"{t.p_holm:.3g}" for t in result.per_category],
-            q.name("category_spread"): [q.format("category_spread", x) for x in result.spread],
-        }
-    )
-    st.dataframe(tests, hide_index=True, width="stretch")
+    p3, gap = "{:.3g}".format, "{:+,.0f}".format
+    tests = pd.DataFrame([t.as_dict() for t in result.per_category]).assign(spread=result.spread)
+    columns = [("category", "Category", None), ("verdicts", "Verdicts", None)]
+    columns += [("p_value", "Against the other categories, p", p3), ("p_holm", "Holm-adjusted p", p3)]
+    columns += [("spread", "category_spread")]
+    st.dataframe(catalogue_table(tests, columns), hide_index=True, width="stretch")
     if result.reversals:
         st.markdown(md(f"**{q.name('category_reversals')}: {len(result.reversals):,}**"))
-        rev = pd.DataFrame(
-            {
-                "Category": [r.category for r in result.reversals],
-                "Ahead overall": [r.better_overall for r in result.reversals],
-                "Behind overall": [r.worse_overall for r in result.reversals],
-                "Gap overall (Elo)": [f"{r.pooled_gap:+,.0f}" for r in result.reversals],
-                "Gap in the category (Elo)": [f"{r.category_gap:+,.0f}" for r in result.reversals],
-                "95% interval": [f"{r.lower:+,.0f} to {r.upper:+,.0f}" for r in result.reversals],
-                "Reversed in every category": [
-                    "yes" if r.in_every_category else "no" for r in result.reversals
-                ],
-            }
-        )
-        st.dataframe(rev, hide_index=True, width="stretch")
+        rev = pd.DataFrame([r.as_dict() for r in result.reversals])
+        rev["interval"] = [f"{lo:+,.0f} to {hi:+,.0f}" for lo, hi in zip(rev.lower, rev.upper, strict=True)]
+        columns = [("category", "Category", None), ("better_overall", "Ahead overall", None)]
+        columns += [("worse_overall", "Behind overall", None), ("pooled_gap", "Gap overall (Elo)", gap)]
+        columns += [("category_gap", "Gap in the category (Elo)", gap), ("interval", "95% interval", None)]
+        columns += [("in_every_category", "Reversed in every category", "yes_no")]
+        st.dataframe(catalogue_table(rev, columns), hide_index=True, width="stretch")
     caption(*result.notes)
     with st.expander(q.name("category_rating") + ", every model and category"):
         r = result.ratings
-        shown = pd.DataFrame(
-            {
-                "Category": r["category"],
-                "Model": r["model"],
-                "Overall": r["overall"].map(lambda v: q.format("category_rating", v)),
-                q.name("category_rating"): r["shrunk"].map(lambda v: q.format("category_rating", v)),
-                "95% interval": [
-                    f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(r["lower"], r["upper"], strict=True)
-                ],
-                "Verdicts": r["verdicts"],
-            }
-        )
-        st.dataframe(shown, hide_index=True, width="stretch")
+        shown = r.assign(interval=[f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(r.lower, r.upper, strict=True)])
+        columns = [("category", "Category", None), ("model", "Model", None)]
+        columns += [("overall", "Overall", "category_rating"), ("shrunk", "category_rating")]
+        columns += [("interval", "95% interval", None), ("verdicts", "Verdicts", None)]
+        st.dataframe(catalogue_table(shown, columns), hide_index=True, width="stretch")
         download_csv(
             r, f"category_ratings_{judge}.csv", label="Download the ratings by category (CSV)", key="dl_cat"
         )
@@ -204,17 +184,10 @@ TIME_ROUNDS = WINDOW_ROUNDS
 
 
 def _board_frame(result) -> pd.DataFrame:
-    cols = result.board.columns
-    return pd.DataFrame(
-        {
-            "Rank": cols["rank"],
-            "Model": cols["model"],
-            "Rating": [q.format("rating", v) for v in cols["rating"]],
-            "95% interval": [
-                f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(cols["ci_low"], cols["ci_high"], strict=True)
-            ],
-        }
-    )
+    cols = pd.DataFrame(result.board.columns)
+    cols["interval"] = [f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(cols.ci_low, cols.ci_high, strict=True)]
+    columns = [("rank", "Rank", None), ("model", "Model", None), "rating", ("interval", "95% interval", None)]
+    return catalogue_table(cols, columns)
 
 
 def _windows_frame(windows) -> pd.DataFrame:
@@ -233,43 +206,31 @@ def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
         return
     st.subheader(TIME_HEADING)
     caption(TIME_METHOD)
+    sel = {"judge": judge, "category": category}
     try:
-        days = memo(
-            ("judging_days", judge, category), lambda: judging_days(store, judge=judge, category=category)
-        )
+        days = memo(("judging_days", judge, category), lambda: judging_days(store, **sel))
     except DesignError as exc:
         info(f"Nothing in time: {exc}.")
         return
     if not days:
         info("None of this selection's verdicts has a judging time.")
         return
-    as_of = linked_choice(
-        st.selectbox,
-        "As of",
-        days,
-        param="as_of",
-        key="lb_as_of",
-        help="Only the verdicts judged up to the end of this day (UTC) are counted.",
-    )
+    why = "Only the verdicts judged up to the end of this day (UTC) are counted."
+    as_of = linked_choice(st.selectbox, "As of", days, param="as_of", key="lb_as_of", help=why)
     try:
-        result = memo(
-            ("as_of", judge, category, as_of),
-            lambda: as_of_leaderboard(store, as_of=as_of, judge=judge, category=category, rounds=TIME_ROUNDS),
-        )
+        board = partial(as_of_leaderboard, store, as_of=as_of, rounds=TIME_ROUNDS, **sel)
+        result = memo(("as_of", judge, category, as_of), board)
         info(result.sentence())
         st.dataframe(_board_frame(result), hide_index=True, width="stretch")
     except DesignError as exc:
         info(f"No leaderboard as of {as_of}: {exc}.")
     try:
-        windows = memo(
-            ("time_windows", judge, category),
-            lambda: rating_windows(store, judge=judge, category=category),
-        )
+        windows = memo(("time_windows", judge, category), lambda: rating_windows(store, **sel))
         # a warning when the largest move is beyond chance, else the same words as a note
         (warning if windows.moved and windows.confirmed(windows.moves[0]) else info)(windows.sentence())
         with st.expander(q.name("window_rating") + ", every model and window"):
             st.dataframe(_windows_frame(windows), hide_index=True, width="stretch")
     except DesignError as exc:
         info(f"No ratings per time window: {exc}.")
-    drift = memo(("judge_drift", judge, category), lambda: judge_drift(store, judge=judge, category=category))
+    drift = memo(("judge_drift", judge, category), lambda: judge_drift(store, **sel))
     (warning if drift.detected else info)(drift.sentence())

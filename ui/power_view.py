@@ -20,8 +20,8 @@ from evalcore.power.budget import Prices, calls_per_instruction
 from evalcore.power.monitor import monitor_leader, monitor_pair
 from evalcore.present import monitor as mv
 from evalcore.present import power as pv
-from ui.state import memo, set_url_param, state, url_choice
-from ui.widgets import linked_choice, linked_flag, linked_input, linked_multi
+from ui.state import set_url_param, url_choice
+from ui.widgets import linked_choice, linked_input
 
 
 def plan(
@@ -101,75 +101,19 @@ def monitor_section(store, judge: str | None, category: str | None, ranked: list
     _ui.download_csv(result.curve, "confidence_sequence.csv", key="dl_pw_monitor")
 
 
-def power_settings(inputs: dict, help: dict) -> dict[str, Any]:
-    """The Power page's test settings in one row: level, target power, sidedness and method
-    (``?alpha=``, ``?power=``, ``?two_sided=1``, ``?exact=1``)."""
-    s1, s2, s3, s4 = st.columns(4)
-    alpha = float(linked_input(s1.number_input, param="alpha", key="pw_alpha", **inputs["alpha"]))
-    target = float(linked_input(s2.number_input, param="power", key="pw_power", **inputs["power"]))
-    sided = linked_flag(s3.toggle, "Two-sided", param="two_sided", key="pw_two_sided", help=help["two_sided"])
-    exact = linked_flag(s4.toggle, "Exact binomial", param="exact", key="pw_exact", help=help["exact"])
-    return {"alpha": alpha, "power": target, "two_sided": sided, "method": "exact" if exact else "normal"}
-
-
-def power_compare(label: str, modes: Any, first: int, help: str) -> str:
-    """The Power page's "what this dataset can detect" comparison (``?compare=``)."""
-    radio = {"key": "pw_compare", "default": modes[first], "horizontal": True, "help": help}
-    return linked_choice(st.radio, label, modes, param="compare", **radio)
-
-
-def power_anchor(ranked: list[str], default: str, help: str) -> str:
-    """The Power page's anchor (``?anchor=``; one the table does not have is named in a warning)."""
-    return linked_choice(
-        st.selectbox, "Anchor", ranked, param="anchor", key="pw_anchor", default=default, help=help
-    )
-
-
-def recommended_anchor(
-    counts: Any, judge: str, category: str | None, ranked: list[str], fixed: str | None
-) -> str:
-    """The anchor the Power page starts on: the table's own anchor (an anchor-only table), else
-    the most informative one, the anchor the Overview recommends (the same sweep, shared through
-    the memo key the Overview and Anchors pages use), so the page's first answer is the
-    Overview's number; the middle-ranked model where no anchor can be assessed."""
-    from evalcore.anchors import anchor_sweep
-    from evalcore.findings.analyses import ranking_key
-
-    if fixed in ranked:
-        return str(fixed)
-    human = state().get("human_ranking")
-    key = ("anchor_sweep", judge, category, False, "b", ranking_key(human))
-    try:
-        best = memo(key, lambda: anchor_sweep(counts, human_ranking=human)).recommended
-    except ValueError:  # the design has no anchor to assess (one battle per prompt)
-        best = None
-    return best if best in ranked else ranked[len(ranked) // 2]
-
-
-def power_edges(choices: Any, label: Any) -> list:
-    """The Power page's edges to detect (``?edges=0.05,0.1``; ``none`` for none)."""
-    pick = {"key": "pw_edges", "default": [0.05, 0.10], "encode": lambda e: f"{e:g}", "format_func": label}
-    return linked_multi(st.multiselect, "Edges to detect", choices, param="edges", **pick)
-
-
 def power_simulation(pv: Any, dists: Any, ranked: list[str], anchor: str) -> dict[str, Any]:
     """The Power page's simulation settings, each in the link: the window's start or the pair
     (``?window=``, ``?pool=``, ``?model_a=``, ``?model_b=``), the largest N (``?largest=``), the
     seed (``?sim_seed=``) and the simulations per N (``?simulations=``). Returns the chosen
     distributions with their nominal edge and label, and the settings."""
-    window = (
-        linked_choice(
-            st.radio, "Distributions", pv.WILCOXON_MODES, param="mode", key="pw_mode", horizontal=True
-        )
-        == pv.WILCOXON_MODES[0]
-    )
+    radio = {"param": "mode", "key": "pw_mode", "horizontal": True}
+    window = linked_choice(st.radio, "Distributions", pv.WILCOXON_MODES, **radio) == pv.WILCOXON_MODES[0]
     g1, g2, g3, g4 = st.columns(4)
     pool = None
     if window:
         low = linked_input(g1.number_input, param="window", key="pw_window", **pv.INPUTS["window"])
-        pool = linked_choice(
-            g2.selectbox, "Anchors", [pv.ALL_ANCHORS, *ranked], param="pool", key="pw_pool_anchor"
-        )
+        pick = {"param": "pool", "key": "pw_pool_anchor"}
+        pool = linked_choice(g2.selectbox, "Anchors", [pv.ALL_ANCHORS, *ranked], **pick)
         chosen, nominal, label = pv.edge_window(dists, low, None if pool == pv.ALL_ANCHORS else pool)
     else:
         others = [m for m in ranked if m != anchor]
@@ -178,11 +122,8 @@ def power_simulation(pv: Any, dists: Any, ranked: list[str], anchor: str) -> dic
         model_b = linked_choice(g2.selectbox, "Model B", rest, param="model_b", key="pw_model_b")
         chosen, nominal, label = pv.one_pair(dists, model_a, model_b, anchor)
     max_n = int(linked_input(g3.number_input, param="largest", key="pw_max_n", **pv.INPUTS["largest"]))
-    seed = int(
-        linked_input(
-            g4.number_input, param="sim_seed", key="pw_seed", max_value=2**31 - 1, **pv.INPUTS["seed"]
-        )
-    )
+    seed_input = {"param": "sim_seed", "key": "pw_seed", "max_value": 2**31 - 1, **pv.INPUTS["seed"]}
+    seed = int(linked_input(g4.number_input, **seed_input))
     asked = url_choice("simulations", pv.SIMULATION_CHOICES, 2000)
     sims = int(st.select_slider("Simulations per N", pv.SIMULATION_CHOICES, value=asked, key="pw_sims"))
     set_url_param("simulations", None if sims == 2000 else sims)

@@ -222,16 +222,8 @@ def state() -> dict:
     """Per-session bookkeeping: dataset version, memo of results, origin of the data."""
     ss = st.session_state
     if "vl" not in ss:
-        ss["vl"] = {
-            "version": 0,
-            "memo": {},
-            "source": None,
-            "demo": None,
-            "format": None,
-            "human_ranking": None,
-            "notes": (),
-            "error": None,
-        }
+        empty = dict.fromkeys(("source", "demo", "format", "human_ranking", "error"))
+        ss["vl"] = {"version": 0, "memo": {}, "notes": (), **empty}
     return ss["vl"]
 
 

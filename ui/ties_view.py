@@ -26,15 +26,7 @@ from evalcore.ties.conventions import ROUNDS
 from ui.messages import caption, error, md, warning
 from ui.state import DATA, forget_upload, memo, state
 from ui.state import counts as session_counts
-from ui.widgets import (
-    chart,
-    download_csv,
-    linked_choice,
-    memo_or_info,
-    number_tiles,
-    selection,
-    table,
-)
+from ui.widgets import chart, download_csv, linked_choice, memo_or_info, number_tiles, selection, table
 
 
 def _agreement(heading: str, agreement: Any) -> None:
@@ -48,15 +40,8 @@ def pairwise_section(store: Any) -> None:
     c1, c2, c3 = st.columns([2, 2, 2])
     judge, category = selection(store, key="ties", columns=(c1, c2))
     names = show.SCORE_RULE_NAMES
-    rule = linked_choice(
-        c3.radio,
-        "Within-instruction score",
-        tuple(names),
-        param="score",
-        key="ties_score",
-        format_func=names.get,
-        help=EXPLAIN["score_rule"],
-    )
+    radio = {"param": "score", "key": "ties_score", "format_func": names.get, "help": EXPLAIN["score_rule"]}
+    rule = linked_choice(c3.radio, "Within-instruction score", tuple(names), **radio)
     counts = session_counts(store, judge, category)
     if counts.calls == 0:
         warning(show.no_calls_sentence(judge))
@@ -152,14 +137,8 @@ def pointwise_section(scores: Any, *, demo: bool) -> None:
         chart(plots.score_distribution_figure(results.levels, fmt), key="pw_levels")
     with right:
         options = [c for c in plots.DIAGNOSTIC_LABELS if c in cells.columns]
-        diag = linked_choice(
-            st.selectbox,
-            "Diagnostic",
-            options,
-            param="pw_diagnostic",
-            key="pw_diag",
-            format_func=plots.DIAGNOSTIC_LABELS.get,
-        )
+        pick = {"param": "pw_diagnostic", "key": "pw_diag", "format_func": plots.DIAGNOSTIC_LABELS.get}
+        diag = linked_choice(st.selectbox, "Diagnostic", options, **pick)
         chart(plots.diagnostic_grid_figure(cells, diag), key="pw_grid")
     label = "Download the score distributions (CSV)"
     download_csv(results.levels, "pointwise_score_distribution.csv", label=label, key="dl_pw_levels")

@@ -192,14 +192,12 @@ def orders_picker(*, key: str = "orders") -> bool:
     """Offer the both-orders verdict (the verdict both orders agree on, else a tie); kept in the
     link as ``orders=both``, so a shared link shows the same numbers."""
     asked = url_choice("orders", (False, True), False, encode=lambda on: "both" if on else "single")
-    on = st.toggle(
-        "Both-orders verdicts",
-        value=asked,
-        key=f"{key}_toggle",
-        help="Combine the two orders of each pair into the verdict both orders agree "
-        "on, else a tie (Zheng et al., 2023, “Judging LLM-as-a-judge”). Needs pairs judged in both orders; pairs judged in one order "
-        "only are left out while it is on.",
+    why = (
+        "Combine the two orders of each pair into the verdict both orders agree on, else a tie (Zheng "
+        "et al., 2023, “Judging LLM-as-a-judge”). Needs pairs judged in both orders; pairs judged in "
+        "one order only are left out while it is on."
     )
+    on = st.toggle("Both-orders verdicts", value=asked, key=f"{key}_toggle", help=why)
     set_url_param("orders", "both" if on else None)
     return on
 
@@ -335,15 +333,8 @@ def _price(where, label: str, param: str) -> float | None:
     remembered = st.session_state.setdefault(_SEEN, {})
     given = url_param(param) is not None
     asked = url_number(param, 0.0, low=0.0, high=1e9) if given else remembered.get(param)
-    value = where.number_input(
-        label,
-        min_value=0.0,
-        max_value=1e9,
-        value=asked,
-        format="%.4f",
-        key=f"prices_{param}",
-        placeholder="none",
-    )
+    bounds = {"min_value": 0.0, "max_value": 1e9, "format": "%.4f", "placeholder": "none"}
+    value = where.number_input(label, value=asked, key=f"prices_{param}", **bounds)
     remembered[param] = value
     set_url_param(param, None if value is None else f"{value:g}")
     return value

@@ -38,7 +38,7 @@ from evalcore.anchors.sweep import (
     default_sizes,
     sample_size_sweep,
 )
-from evalcore.anchors.tau import AnchorSweep, JudgeEffect, anchor_sweep, anchor_vs_judge
+from evalcore.anchors.tau import AnchorSweep, JudgeEffect, anchor_sweep, anchor_vs_judge, starting_anchor
 from evalcore.power.planner import EvaluationPlan, decisive_rate, plan_evaluation
 from evalcore.stats.against import orders_per_pair, verdicts_against
 from evalcore.stats.kendall import kendall_tau
@@ -68,6 +68,7 @@ __all__ = [
     "pilot_screening",
     "plan_evaluation",
     "sample_size_sweep",
+    "starting_anchor",
     "verdicts_against",
     "win_rate_distribution",
 ]

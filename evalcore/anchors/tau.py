@@ -16,7 +16,7 @@ instructions × models × models tensor.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -323,6 +323,28 @@ def anchor_sweep(
         notes=tuple(notes),
         needs_all_pairs=needs,
     )
+
+
+def starting_anchor(
+    ranked: Sequence[str], *, fixed: str | None = None, sweep: Callable[[], AnchorSweep] | None = None
+) -> str:
+    """The anchor a power analysis starts on (a policy, one place): the table's own anchor
+    ``fixed`` (an anchor-only table), else the sweep's most informative anchor (``sweep`` is
+    called only then, so a caller can share a memoised sweep), else the middle model of
+    ``ranked`` (best first) where no anchor can be assessed (the sweep raises ValueError).
+
+    Examples
+    --------
+    >>> starting_anchor(["a", "b", "c"], fixed="c"), starting_anchor(["a", "b", "c"])
+    ('c', 'b')
+    """
+    if fixed in ranked:
+        return str(fixed)
+    try:
+        best = sweep().recommended if sweep is not None else None
+    except ValueError:  # the design has no anchor to assess (one battle per prompt)
+        best = None
+    return str(best) if best in ranked else ranked[len(ranked) // 2]
 
 
 @dataclass(frozen=True)

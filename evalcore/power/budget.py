@@ -51,6 +51,10 @@ QUANTITIES: tuple[str, ...] = ("corrected_win_rate", "win_rate", "rating_differe
 Z95 = 1.959963984540054
 
 
+#: The example budget and prices a budget plan starts on (:meth:`Prices.example`).
+EXAMPLE_BUDGET, EXAMPLE_CALL, EXAMPLE_LABEL = 100.0, 0.01, 0.5
+
+
 @dataclass(frozen=True)
 class Prices:
     """What a judge call and a human label cost (any currency, the same for all)."""
@@ -71,6 +75,19 @@ class Prices:
         """A call's price from its mean tokens and a price list per million tokens."""
         per_call = (tokens_in * price_in_per_million + tokens_out * price_out_per_million) / 1e6
         return cls(per_call=per_call, per_label=per_label)
+
+    @classmethod
+    def example(cls, per_call: float | None = None, per_label: float | None = None) -> Prices:
+        """The prices a budget plan starts on (a policy, one place): those given, else one
+        hundredth of a unit per judge call (a zero call price counts as not given: every call
+        costs something) and half a unit per human label; examples to be overwritten, not estimates.
+
+        Examples
+        --------
+        >>> Prices.example(), Prices.example(0.002, 0.0)
+        (Prices(per_call=0.01, per_label=0.5), Prices(per_call=0.002, per_label=0.0))
+        """
+        return cls(float(per_call or EXAMPLE_CALL), EXAMPLE_LABEL if per_label is None else float(per_label))
 
     def money(self, *, calls: float = 0, labels: float = 0) -> float:
         """What ``calls`` judge calls and ``labels`` human labels cost."""

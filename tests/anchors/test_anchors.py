@@ -22,6 +22,7 @@ from evalcore.anchors import (
     pilot_screening,
     plan_evaluation,
     sample_size_sweep,
+    starting_anchor,
     win_rate_distribution,
 )
 from evalcore.ingest.files import read_human_ranking
@@ -241,6 +242,29 @@ def test_tau_a_option_and_recommended(sim12):
     assert b.recommended == best
     d = b.as_dict()
     assert d["tau"] == "tau-b" and len(d["anchors"]) == 12
+
+
+def test_starting_anchor_is_the_tables_own_else_the_most_informative_else_the_middle(sim12):
+    _, counts = sim12
+    sweep = anchor_sweep(counts)
+    ranked = sorted(counts.models)
+    # the sweep's most informative anchor, read by hand from its table
+    best = sweep.table.sort_values("informativeness", ascending=False).iloc[0]["anchor"]
+    assert starting_anchor(ranked, sweep=lambda: sweep) == best
+
+    def refused():
+        raise ValueError("one battle per prompt: no anchor to assess")
+
+    def never():
+        raise AssertionError("the sweep is not needed when the table names its anchor")
+
+    # an anchor-only table's own anchor wins, without computing the sweep
+    assert starting_anchor(ranked, fixed=ranked[-1], sweep=never) == ranked[-1]
+    # no anchor can be assessed, or the sweep's anchor is not ranked: the middle-ranked model
+    five = ["m1", "m2", "m3", "m4", "m5"]
+    assert starting_anchor(five, sweep=refused) == "m3"
+    assert starting_anchor(five, fixed="elsewhere", sweep=lambda: sweep) == "m3"
+    assert starting_anchor(["a", "b"]) == "b"
 
 
 def test_anchor_ranking_explorer(sim12):

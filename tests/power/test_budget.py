@@ -162,3 +162,12 @@ def test_a_planned_win_rate_width_is_written_in_percentage_points():
 
     assert q.format("planned_width", 0.062) == "6.2 pp"
     assert q.quantity("planned_width").unit == "percentage points"
+
+
+def test_the_example_prices_a_plan_starts_on_are_one_policy():
+    """The budget section's starting prices: those the sidebar gives, else a hundredth per call
+    and a half per label; a zero call price is not a price (a plan needs calls to cost)."""
+    assert Prices.example() == Prices(0.01, 0.5)
+    assert Prices.example(0.002, 0.0) == Prices(0.002, 0.0)  # a free label is a given price
+    assert Prices.example(0.0, None) == Prices(0.01, 0.5)
+    assert Prices.example(None, 3) == Prices(0.01, 3.0)
