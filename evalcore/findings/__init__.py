@@ -38,7 +38,6 @@ from evalcore.findings.finding import (
     TITLES,
     Finding,
     Findings,
-    Tile,
     fmt_tau,
 )
 from evalcore.findings.judge import (
@@ -65,7 +64,6 @@ __all__ = [
     "Cache",
     "Finding",
     "Findings",
-    "Tile",
     "anchor_finding",
     "correction_finding",
     "fmt_tau",

@@ -10,7 +10,7 @@ from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     TILE_LABELS,
     Finding,
-    Tile,
+    Metric,
     cell_number,
     fmt_tau,
     make_finding,
@@ -74,7 +74,9 @@ def anchor_finding(analyses: Analyses) -> Finding:
         "design": sweep.design,
     }
     tiles = (
-        Tile(TILE_LABELS["anchor"], recommended, f"informativeness {q.format('informativeness', rec_info)}"),
+        Metric(
+            TILE_LABELS["anchor"], recommended, f"informativeness {q.format('informativeness', rec_info)}"
+        ),
     )
     if not sweep.has_quadratic:
         text = (
@@ -124,7 +126,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
             )
         )
         tiles = (
-            Tile(
+            Metric(
                 TILE_LABELS["anchor"],
                 recommended,
                 f"{q.format('informativeness', rec_info)} informative; top in "

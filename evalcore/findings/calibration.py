@@ -6,7 +6,7 @@ from typing import Any
 
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
-from evalcore.findings.finding import TILE_LABELS, Finding, Tile, make_finding, unavailable_finding
+from evalcore.findings.finding import TILE_LABELS, Finding, Metric, make_finding, unavailable_finding
 from evalcore.text import fmt_pct
 
 
@@ -74,5 +74,5 @@ def correction_finding(analyses: Analyses) -> Finding:
     note = f"floor {floor}" if cal.refused else f"corrected {q.format('corrected_win_rate', cal.corrected)}"
     if cal.refused and not (c.n_se and c.n_sp):
         note = f"{c.n_labelled:,} labelled pairs"
-    tiles = (Tile(TILE_LABELS["correction"], value, note),)
+    tiles = (Metric(TILE_LABELS["correction"], value, note),)
     return make_finding("correction", status, tiles, text, definition, numbers)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import pandas as pd
+
+from evalcore.present.display import Metric
 
 #: The five findings in the order they are shown: key → (title, the label of its first tile, the
 #: analysis with its detail (the app's page of that name; a front end maps the name to its own
@@ -50,19 +52,11 @@ def fmt_tau(value: float) -> str:
     return f"{value:.3f}" if math.isfinite(value) else "undefined (too few models ranked)"
 
 
-class Tile(NamedTuple):
-    """One metric tile: a label, a short value and an optional one-line note under it."""
-
-    label: str
-    value: str
-    note: str = ""
-
-
 @dataclass(frozen=True)
 class Finding:
     """One headline: metric tiles, a plain-words paragraph, its definition and its numbers.
 
-    ``tiles`` are the :class:`Tile` s of a metric row. ``status`` is ``"clear"`` (the data
+    ``tiles`` are the :class:`Metric` s of a metric row. ``status`` is ``"clear"`` (the data
     answer the question), ``"caution"`` (they answer it with a warning: no separation, a large
     bias, a costly usual anchor, a refused correction) or ``"unavailable"`` (the analysis cannot
     run on this data; ``text`` says why). ``page`` names the analysis with the detail
@@ -71,7 +65,7 @@ class Finding:
 
     key: str
     title: str
-    tiles: tuple[Tile, ...]
+    tiles: tuple[Metric, ...]
     text: str
     definition: str
     page: str
@@ -123,11 +117,11 @@ class Findings:
 
 
 def make_finding(
-    key: str, status: str, tiles: tuple[Tile, ...], text: str, definition: str, numbers: dict
+    key: str, status: str, tiles: tuple[Metric, ...], text: str, definition: str, numbers: dict
 ) -> Finding:
     """The finding ``key`` with its title and the page of its detail."""
     return Finding(key, TITLES[key], tiles, text, definition, PAGES[key], status, numbers)
 
 
 def unavailable_finding(key: str, reason: str) -> Finding:
-    return make_finding(key, "unavailable", (Tile(TILE_LABELS[key], "—", "not available"),), reason, "", {})
+    return make_finding(key, "unavailable", (Metric(TILE_LABELS[key], "—", "not available"),), reason, "", {})

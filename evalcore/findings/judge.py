@@ -10,7 +10,7 @@ from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     TILE_LABELS,
     Finding,
-    Tile,
+    Metric,
     make_finding,
     unavailable_finding,
 )
@@ -98,14 +98,14 @@ def judge_finding(analyses: Analyses) -> Finding:
         )
     }
     tiles = (
-        Tile(
+        Metric(
             TILE_LABELS["judge"],
             q.format("position_bias", bias) if math.isfinite(bias) else "n/a",
             f"flip rate {q.format('flip_rate', s['flip_rate'])}"
             if s["pairings"]
             else "first minus second slot",
         ),
-        Tile(
+        Metric(
             q.name("tie_rate"),
             q.format("tie_rate", s["tie_rate"]),
             f"{q.format('both_orders_tie_rate', s['both_orders_tie_rate'])} both orders"

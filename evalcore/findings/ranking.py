@@ -12,7 +12,7 @@ from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     TILE_LABELS,
     Finding,
-    Tile,
+    Metric,
     cell_number,
     make_finding,
     unavailable_finding,
@@ -150,7 +150,7 @@ def leader_finding(analyses: Analyses) -> Finding:
     text = caveat + f"{first['model']} leads the {len(board.table)} models with {rating_words}"
     interval = _short_interval(first)
     note = f"{interval} (never lost)" if never_lost else f"{fmt_rating(first['rating'])} ({interval})"
-    tiles: tuple[Tile, ...] = (Tile(TILE_LABELS["leader"], str(first["model"]), note),)
+    tiles: tuple[Metric, ...] = (Metric(TILE_LABELS["leader"], str(first["model"]), note),)
     if len(top) < 2:
         text += "." + _left_out(board, str(first["model"]))
         return make_finding("leader", status, tiles, text, definition, numbers)
@@ -165,7 +165,7 @@ def leader_finding(analyses: Analyses) -> Finding:
             f"No model leads: {names}{more} share the top rating of {fmt_rating(first['rating'])} "
             "on this judge's verdicts."
         )
-        tiles = (Tile(TILE_LABELS["leader"], "none", f"{len(shared)} models tied at the top"),)
+        tiles = (Metric(TILE_LABELS["leader"], "none", f"{len(shared)} models tied at the top"),)
         return make_finding("leader", "caution", tiles, text, definition, numbers)
     second = top.iloc[1]
     gap = float(first["rating"] - second["rating"])
@@ -240,7 +240,7 @@ def leader_finding(analyses: Analyses) -> Finding:
         over += " (one-sided bound)"
     else:
         value = q.format("lead_over_next", gap)
-    tiles += (Tile(q.name("lead_over_next"), value, over),)
+    tiles += (Metric(q.name("lead_over_next"), value, over),)
     return make_finding("leader", status, tiles, text, definition, numbers)
 
 
@@ -332,7 +332,7 @@ def separation_finding(analyses: Analyses) -> Finding:
         return make_finding(
             "separation",
             "caution",
-            (Tile(TILE_LABELS["separation"], "No", "their verdicts never differ"),),
+            (Metric(TILE_LABELS["separation"], "No", "their verdicts never differ"),),
             text,
             definition,
             numbers,
@@ -371,5 +371,5 @@ def separation_finding(analyses: Analyses) -> Finding:
     )
     note = f"sign test, Holm-adjusted {fmt_p(pair['p_holm'])}"
     return make_finding(
-        "separation", status, (Tile(TILE_LABELS["separation"], value, note),), text, definition, numbers
+        "separation", status, (Metric(TILE_LABELS["separation"], value, note),), text, definition, numbers
     )

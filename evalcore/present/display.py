@@ -22,13 +22,13 @@ from evalcore.text import MISSING, finite_number, fmt_int, fmt_num, fmt_pct, fmt
 
 
 class Metric(NamedTuple):
-    """One figure as a tile: ``label`` (the app's words), ``value`` (a number written as text, or
-    ``—``), ``help`` (a sentence). None of the three ever holds user text (names, labels), so a
-    front end can show them as they are. A tuple, so ``label, value, help = tile`` reads it."""
+    """One figure as a tile, on every face (pages, the Overview's findings, the report):
+    ``label`` (the app's words), ``value`` (a number written as text, or ``—``), ``note`` (a
+    sentence under it or its help). A tuple, so ``label, value, note = tile`` reads it."""
 
     label: str
     value: str
-    help: str = ""
+    note: str = ""
 
 
 def signed_pct(value: Any, digits: int = 1) -> str:
@@ -157,7 +157,7 @@ def tiles(result: object, ids: Sequence[str | tuple[str, str] | tuple[str, str, 
     Examples
     --------
     >>> tiles({"tie_rate": 0.0292, "calls": 4683}, ["tie_rate", ("calls", "calls", "Every call.")])
-    [Metric(label='Tie rate, single order', value='2.9%', help=''), Metric(label='Judge calls', value='4,683', help='Every call.')]
+    [Metric(label='Tie rate, single order', value='2.9%', note=''), Metric(label='Judge calls', value='4,683', note='Every call.')]
     """
     out = []
     for item in ids:

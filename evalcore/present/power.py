@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.power.budget import Prices, size_cost
+from evalcore.power.budget import Prices, calls_per_instruction, size_cost
 from evalcore.power.differences import DifferenceDistributions
 from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
@@ -163,11 +163,19 @@ def sample_size_table(
     return out
 
 
-def cost_sentence(cost: str, *, n_models: int, per_instruction: int) -> str:
-    """The answer's size in judge calls and money (``cost`` from the prices), in plain words."""
+def plan_calls_sentence(plan: SampleSizePlan, n_models: int, *, prices: Prices | None = None) -> str:
+    """The judge calls the plan's +5% row needs, and with ``prices`` what they cost: its
+    instructions × each of the other models against one anchor, one slot order (Don-Yehiya et al.
+    2026); "" without a total. The Power page and the report say it in these words."""
+    t = plan.table
+    if not plan.informativeness or t.empty or n_models < 2 or "total" not in t:
+        return ""
+    row = t.loc[(t["edge"] - 0.05).abs().idxmin()]
+    per = calls_per_instruction(n_models, design="anchor")
+    size = size_cost(int(row["total"]), per_instruction=per, prices=prices)
     return (
-        f"In money: {cost} ({per_instruction:,} judge calls per instruction: each of the other "
-        f"{n_models - 1:,} models against the anchor, one slot order)."
+        f"For a {edge_label(row['edge'])} edge the plan needs {size.sentence()}: each of the other "
+        f"{n_models - 1:,} models judged against one anchor on every instruction, in one slot order."
     )
 
 

@@ -235,36 +235,19 @@ def power_section(analyses: Analyses) -> str:
         + html_figure(detectable_edges_figure(edges), "fig-power-edges")
     )
     if plan is not None:
+        calls = power_show.plan_calls_sentence(plan, analyses.counts.n_models)
         body += (
             "<h3>Samples a sign test needs for a given edge</h3>"
             f'<p class="caption">{esc(power_show.sample_size_caption(plan))} The informativeness is the '
             "recommended anchor's, or the mean of the adjacent pairs' when there is no anchor "
             "analysis.</p>"
             + html_table(power_show.sample_size_table(plan), table_id="plan-table")
-            + _plan_calls(plan, analyses.counts.n_models)
+            + (f'<p id="plan-calls">{esc(calls)}</p>' if calls else "")
             + html_figure(
                 sample_size_figure(plan.table, informativeness=plan.informativeness), "fig-power-plan"
             )
         )
     return body
-
-
-def _plan_calls(plan, n_models: int) -> str:
-    """One sentence: the judge calls the plan's +5% row needs (instructions × the other models
-    against one anchor, one slot order; Don-Yehiya et al. 2026), or "" without a total."""
-    from evalcore.power.budget import calls_per_instruction, size_cost
-
-    t = plan.table
-    if plan.informativeness is None or t.empty or n_models < 2 or "total" not in t:
-        return ""
-    row = t.loc[(t["edge"] - 0.05).abs().idxmin()]
-    per = calls_per_instruction(n_models, design="anchor")
-    size = size_cost(int(row["total"]), per_instruction=per)
-    return (
-        f'<p id="plan-calls">For a +{100 * row["edge"]:g}% edge the plan needs {size.size:,} instructions, '
-        f"that is {size.calls:,} judge calls: each of the other {n_models - 1:,} models judged against "
-        "one anchor on every instruction, in one slot order.</p>"
-    )
 
 
 def calibration_section(analyses: Analyses) -> str:
