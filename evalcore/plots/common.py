@@ -37,7 +37,6 @@ __all__ = [
     "log_ticks",
     "model_heatmap",
     "sanitize",
-    "short_labels",
     "style",
 ]
 
@@ -92,20 +91,6 @@ _TEXT_KEYS = frozenset(
 def labels(values: Any) -> list[str]:
     """Several user texts as Plotly labels (see :func:`label`)."""
     return [label(v) for v in values]
-
-
-def short_labels(values: Any, *, chars: int = AXIS_NAME_CHARS) -> list[str]:
-    """User texts as axis labels no longer than ``chars``: a long model name
-    (``meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo``) keeps its start and end around "…", so the
-    plot keeps its width at 1280 px. Use as ``ticktext`` with the full names as ``tickvals`` (the
-    traces and the hover keep the full name).
-
-    Examples
-    --------
-    >>> short_labels(["gpt-4o", "meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo"], chars=20)
-    ['gpt-4o', 'meta-llama/…ct-Turbo']
-    """
-    return [label(cut_label(str(value), chars)) for value in values]
 
 
 def log_ticks(values: Any) -> tuple[list[float], list[str]]:
