@@ -20,26 +20,6 @@ import plotly.graph_objects as go
 from evalcore.text import fmt_compact, plotly_sanitize
 from evalcore.text import plotly as label
 
-__all__ = [
-    "ACCENT",
-    "CONFIG",
-    "MUTED",
-    "PRIMARY",
-    "TEMPLATE",
-    "band_line",
-    "count_scale",
-    "cut_label",
-    "error_bars",
-    "grid_height",
-    "label",
-    "labels",
-    "log_axis",
-    "log_ticks",
-    "model_heatmap",
-    "sanitize",
-    "style",
-]
-
 #: Longest model name drawn on an axis; longer ones are cut with "…" and shown whole on hover.
 AXIS_NAME_CHARS = 28
 #: Longest line of a figure's title (it wraps at words): whole at 390 px, a phone's width.

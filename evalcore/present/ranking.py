@@ -317,27 +317,19 @@ def style_display(table: pd.DataFrame, sc: StyleControl) -> pd.DataFrame:
     out = table.copy()
     known = out["Model"].isin(t.index)
     rows = t.reindex(out["Model"])
-    out.insert(
-        2,
-        "Rank change",
-        [
+    controlled = {
+        "Rank change": [
             _change_text(int(c)) if k else MISSING
             for c, k in zip(rows["rank_change"].fillna(0), known, strict=True)
         ],
-    )
-    out.insert(
-        3,
-        "Controlled rating",
-        [fmt_rating(v) for v in rows["rating"]],
-    )
-    out.insert(
-        4,
-        "Controlled 95% interval",
-        [
+        "Controlled rating": [fmt_rating(v) for v in rows["rating"]],
+        "Controlled 95% interval": [
             _interval_text(float(lo), float(hi), "")
             for lo, hi in zip(rows["ci_low"], rows["ci_high"], strict=True)
         ],
-    )
+    }
+    for at, (heading, values) in enumerate(controlled.items(), start=2):
+        out.insert(at, heading, values)
     out = out.rename(columns={"Rank": "Rank (uncontrolled)"})
     ranks = [int(r) for r in rows["rank"].fillna(0)]
     # one type per column (Arrow refuses a mix): whole numbers, or text when some model is missing

@@ -26,6 +26,7 @@ from evalcore.present import judge as judge_show
 from evalcore.present import power as power_show
 from evalcore.present import ranking as rank_show
 from evalcore.present import summary as summary_show
+from evalcore.present import ties as ties_show
 from evalcore.present.display import FORMATS, catalogue_table
 from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.report.html import (
@@ -168,16 +169,11 @@ def judge_section(analyses: Analyses) -> str:
         body += html_figure(no_verdict_figure(sheet.coverage.by_model, by="model"), "fig-judge-coverage")
     ties = analyses.ties
     if ties is not None:
+        # the Tie structure page's tiles, in its words and formats
+        said = "; ".join(f"{t.label}: {t.value}" for t in ties_show.level_metrics(ties))
         body += (
             "<h3>Verdict levels and ties</h3>"
-            f'<p class="caption">Share of calls at each verdict level. '
-            f"{quantities.name('same_level_chance')}: "
-            f"{quantities.format('same_level_chance', ties.stats.tie_probability)}; "
-            f"{quantities.name('effective_levels_collision')}: "
-            f"{quantities.format('effective_levels_collision', ties.stats.d2)}; "
-            f"{quantities.name('effective_levels_entropy')}: "
-            f"{quantities.format('effective_levels_entropy', ties.stats.d1)} (Gondara et al. 2026); "
-            f"{quantities.name('top_tied_share')}: {quantities.format('top_tied_share', ties.top_tied)}.</p>"
+            f'<p class="caption">Share of calls at each verdict level. {esc(said)} (Gondara et al. 2026).</p>'
             + html_table(
                 ties.level_table(),
                 {"calls": fmt_int, "share": FORMATS["pct1"]},
