@@ -68,8 +68,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
     numbers: dict[str, Any] = {
         "recommended": recommended,
         "recommended_informativeness": rec_info,
-        "recommended_tau_quadratic": cell_number(rec["tau_quadratic"]),
-        "recommended_tau_human": cell_number(rec["tau_human"]),
+        **{f"recommended_{k}": cell_number(rec[k]) for k in ("tau_quadratic", "tau_human")},
         "recommended_instructions_needed": rec_total,
         "design": sweep.design,
     }
@@ -98,8 +97,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
             "models": len(sweep.models),
             "usual": strongest,
             "usual_informativeness": usual_info,
-            "usual_tau_quadratic": cell_number(usual["tau_quadratic"]),
-            "usual_tau_human": cell_number(usual["tau_human"]),
+            **{f"usual_{k}": cell_number(usual[k]) for k in ("tau_quadratic", "tau_human")},
             "usual_instructions_needed": usual_total,
         }
     )

@@ -28,21 +28,10 @@ def correction_finding(analyses: Analyses) -> Finding:
         f"pairs could give, is wider than ±{100 * cal.max_floor:.0f} percentage points (Lang & Reiczigel 2014 interval)."
     )
     numbers: dict[str, Any] = {
-        "candidate": cal.candidate,
-        "baseline": cal.baseline,
-        "printed": cal.printed,
-        "printed_low": cal.printed_low,
-        "printed_high": cal.printed_high,
-        "n_judged": c.n_judged,
-        "n_labelled": c.n_labelled,
-        "se": cal.se,
-        "sp": cal.sp,
-        "youden_j": cal.youden_j,
-        "floor": cal.floor,
-        "refused": cal.refused,
-        "corrected": cal.corrected,
-        "lr_low": cal.lr_low,
-        "lr_high": cal.lr_high,
+        **{k: getattr(cal, k) for k in ("candidate", "baseline", "printed", "printed_low", "printed_high")},
+        **{k: getattr(c, k) for k in ("n_judged", "n_labelled")},
+        **{k: getattr(cal, k) for k in ("se", "sp", "youden_j", "floor", "refused")},
+        **{k: getattr(cal, k) for k in ("corrected", "lr_low", "lr_high")},
     }
     text = (
         f"The judge prints a win rate of {fmt_pct(cal.printed, 1)} for {who} (95% "

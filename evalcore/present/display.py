@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.text import MISSING, finite_number, fmt_int, fmt_num, fmt_pct, fmt_signed
+from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 
 class Metric(NamedTuple):
@@ -31,12 +31,6 @@ class Metric(NamedTuple):
     note: str = ""
 
 
-def signed_pct(value: Any, digits: int = 1) -> str:
-    """A signed share as a percentage: ``signed_pct(0.052)`` → ``'+5.2%'``; ``—`` if missing."""
-    number = finite_number(value)
-    return MISSING if number is None else f"{100 * number:+.{digits}f}%"
-
-
 #: The shared ways to write a column that is not a catalogue quantity (by name, so no module keeps
 #: its own percent or decimals helper).
 FORMATS: dict[str, Callable[[Any], str]] = {
@@ -44,7 +38,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "int": fmt_int,
     "pct": fmt_pct,
     "pct1": lambda v: fmt_pct(v, 1),
-    "signed_pct": signed_pct,
+    "signed_pct": lambda v: f"{100 * float(v):+.1f}%",  # a signed share: 0.052 → "+5.2%"
     "num1": lambda v: fmt_num(v, 1),
     "num2": fmt_num,
     "num3": lambda v: fmt_num(v, 3),

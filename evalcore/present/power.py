@@ -16,7 +16,7 @@ from evalcore.power.differences import DifferenceDistributions
 from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
 from evalcore.power.simulation import PowerCurve
-from evalcore.present.display import Metric, catalogue_table, signed_pct, tile
+from evalcore.present.display import Metric, catalogue_table, tile, write
 from evalcore.text import fmt_int, fmt_p, fmt_pct, markdown
 
 #: Edges offered on the page: +5% = the better model wins 55% of the discordant samples.
@@ -400,7 +400,7 @@ def top_pair_sentence(result: DetectableEdges) -> tuple[str, str] | None:
         if pd.notna(need)
         else "."
     )
-    edge = signed_pct(top["observed_edge"])
+    edge = write(top["observed_edge"], "signed_pct")
     return "warning", (
         f"The data do not separate the top two models ({top['upper']} and "
         f"{top['lower']}): observed edge {edge} on {fmt_int(top['discordant'])} "
