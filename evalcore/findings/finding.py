@@ -35,9 +35,7 @@ FINDINGS: dict[str, tuple[str, str, str, str]] = {
         "calibration-against-human-labels",
     ),
 }
-TITLES = {key: row[0] for key, row in FINDINGS.items()}
 TILE_LABELS = {key: row[1] for key, row in FINDINGS.items()}
-PAGES: dict[str, str] = {key: row[2] for key, row in FINDINGS.items()}
 #: Finding → the section of the methods document (and the app's Methods page) behind it.
 METHOD_SECTIONS = {key: row[3] for key, row in FINDINGS.items()}
 
@@ -120,7 +118,8 @@ def make_finding(
     key: str, status: str, tiles: tuple[Metric, ...], text: str, definition: str, numbers: dict
 ) -> Finding:
     """The finding ``key`` with its title and the page of its detail."""
-    return Finding(key, TITLES[key], tiles, text, definition, PAGES[key], status, numbers)
+    title, _, page, _ = FINDINGS[key]
+    return Finding(key, title, tiles, text, definition, page, status, numbers)
 
 
 def unavailable_finding(key: str, reason: str) -> Finding:

@@ -18,7 +18,7 @@ from evalcore.findings.finding import (
     unavailable_finding,
 )
 from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
-from evalcore.text import fmt_p, fmt_pct, fmt_rating
+from evalcore.text import finite_number, fmt_p, fmt_pct, fmt_rating
 
 
 def _top_two(board: Leaderboard) -> pd.DataFrame:
@@ -67,11 +67,6 @@ def _short_interval(row: pd.Series) -> str:
     """The interval for a tile: ``low–high``, ``at least low``, or ``no interval``."""
     words = interval_words(row)
     return words.removeprefix("95% interval ").removesuffix(", a one-sided 95% bound")
-
-
-def _number(value: object) -> float | None:
-    v = cell_number(value)
-    return v if math.isfinite(v) else None
 
 
 def _left_out(board: Leaderboard, leader: str) -> str:
@@ -133,9 +128,9 @@ def leader_finding(analyses: Analyses) -> Finding:
     numbers: dict[str, Any] = {
         "leader": str(first["model"]),
         "rating": float(first["rating"]),
-        **{k: _number(first[k]) for k in ("ci_low", "ci_high")},
+        **{k: finite_number(first[k]) for k in ("ci_low", "ci_high")},
         "bound": str(first["bound"]),
-        **{k: _number(first[k]) for k in ("rank_low", "rank_high")},
+        **{k: finite_number(first[k]) for k in ("rank_low", "rank_high")},
         "models": int(len(board.table)),
         "instructions": board.n_instructions,
         "not_comparable": list(board.not_comparable),

@@ -109,18 +109,19 @@ FEW_WORDS = "rough: few instructions"
 
 
 def _interval_text(low: float, high: float, bound: str, few: bool = False) -> str:
-    text = _bounded_text(low, high, bound)
+    """A rating's interval cell: ``"990 – 1,040"``, ``"at least 990"`` for a model that never lost,
+    ``"at most …"`` for one that never won, ``—`` where there is none; ``few`` adds
+    :data:`FEW_WORDS`."""
+    if bound in _BOUND_WORDS:
+        value = low if bound == "at least" else high
+        text = f"{bound} {fmt_rating(value)}" if math.isfinite(value) else MISSING
+    else:
+        text = (
+            f"{fmt_rating(low)} – {fmt_rating(high)}"
+            if math.isfinite(low) and math.isfinite(high)
+            else MISSING
+        )
     return f"{text} ({FEW_WORDS})" if few and text != MISSING else text
-
-
-def _bounded_text(low: float, high: float, bound: str) -> str:
-    if bound == "at least":
-        return f"at least {fmt_rating(low)}" if math.isfinite(low) else MISSING
-    if bound == "at most":
-        return f"at most {fmt_rating(high)}" if math.isfinite(high) else MISSING
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return MISSING
-    return f"{fmt_rating(low)} – {fmt_rating(high)}"
 
 
 def rank_range_text(low: float, high: float) -> str:
@@ -135,12 +136,6 @@ def rank_range_text(low: float, high: float) -> str:
     if not (math.isfinite(float(low)) and math.isfinite(float(high))):
         return MISSING
     return str(int(low)) if low == high else f"{int(low)}–{int(high)}"
-
-
-def comparable_text(only_slot: str) -> str:
-    """The table's words for a model's comparability: ``"yes"``, or ``"no: only ever in slot B"``
-    for a model whose rating carries the judge's slot preference."""
-    return f"no: only ever in slot {only_slot}" if only_slot else "yes"
 
 
 def display_table(board: Leaderboard, separation: Separation | None = None) -> pd.DataFrame:
@@ -166,7 +161,8 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
         rank_range=[rank_range_text(lo, hi) for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)],
         win_rate=t["win_rate"].where(t["battles"] > 0),
         one_sided=[_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
-        comparable=[comparable_text(str(slot)) for slot in t["only_slot"]],
+        # "no: only ever in slot B" marks a rating that carries the judge's slot preference
+        comparable=[f"no: only ever in slot {s}" if s else "yes" for s in t["only_slot"].astype(str)],
         piece=t["piece"].astype(int),
     )
     columns: list[Column] = [("rank", "Rank", None), ("model", "Model", None)]
