@@ -123,14 +123,11 @@ def anchor_finding(analyses: Analyses) -> Finding:
                 else "."
             )
         )
-        tiles = (
-            Metric(
-                TILE_LABELS["anchor"],
-                recommended,
-                f"{q.format('informativeness', rec_info)} informative; top in "
-                f"{q.format('anchor_top_share', rate)} of resamples",
-            ),
+        note = (
+            f"{q.format('informativeness', rec_info)} informative; top in "
+            f"{q.format('anchor_top_share', rate)} of resamples"
         )
+        tiles = (Metric(TILE_LABELS["anchor"], recommended, note),)
     caveats = "".join(" " + note for note in sweep.notes)
     if strongest == recommended:
         text += " The usual choice, the strongest model, is the recommended one here." + caveats

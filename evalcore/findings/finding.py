@@ -8,7 +8,7 @@ sections of the five findings are kept here once.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import pandas as pd
@@ -71,16 +71,7 @@ class Finding:
     numbers: dict[str, Any]
 
     def as_dict(self) -> dict:
-        return {
-            "key": self.key,
-            "title": self.title,
-            "tiles": [t._asdict() for t in self.tiles],
-            "text": self.text,
-            "definition": self.definition,
-            "page": self.page,
-            "status": self.status,
-            "numbers": dict(self.numbers),
-        }
+        return asdict(self) | {"tiles": [t._asdict() for t in self.tiles]}
 
 
 @dataclass(frozen=True)
