@@ -17,6 +17,7 @@ from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
 from evalcore.power.simulation import PowerCurve
 from evalcore.present.display import Metric, catalogue_table, tile, write
+from evalcore.present.ranking import TOO_FEW_MODELS  # noqa: F401 - the Power page's words are the Leaderboard's
 from evalcore.text import fmt_int, fmt_p, fmt_pct, markdown
 
 #: Edges offered on the page: +5% = the better model wins 55% of the discordant samples.
@@ -58,10 +59,6 @@ INPUTS: dict[str, dict] = {
     "seed": {"label": "Random seed", "min_value": 0, "value": 0, "step": 1},
 }  # fmt: skip
 
-TOO_FEW_MODELS = (
-    "This selection has verdicts for fewer than two models, so there is nothing to compare. "
-    "Choose another judge or category."
-)
 
 #: The choices of the page's radio buttons: the first starts the "from the data" branch etc.
 INFO_SOURCES = ("From the loaded data, for the anchor", "Type it in")

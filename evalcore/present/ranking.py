@@ -28,10 +28,10 @@ from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_rating
 
 # BOOTSTRAP_LIMIT and BOOTSTRAP_MODEL_LIMIT (imported above) live with the one interval rule,
 # evalcore.ranking.design.choose_interval, which `rank` and the library apply too.
-#: The Leaderboard page's words where a selection has fewer than two models.
+#: The Leaderboard and Power pages' words where a selection has fewer than two models.
 TOO_FEW_MODELS = (
-    "This selection has verdicts for fewer than two models: nothing to rank. Choose another judge "
-    "or category."
+    "This selection has verdicts for fewer than two models: nothing to rank or compare. Choose "
+    "another judge or category."
 )
 #: The most models a model × model heatmap draws legibly (and a browser renders quickly).
 HEATMAP_MODEL_LIMIT = 150
