@@ -93,7 +93,7 @@ def test_leader_is_the_simulated_strongest_with_the_leaderboard_numbers(spread):
     assert leader.numbers["head_to_head"] == pytest.approx(1 / (1 + 10 ** (-gap / 400)))
     for text in (
         f"{top['rating']:,.0f}",
-        f"{top['ci_low']:,.0f}–{top['ci_high']:,.0f}",
+        f"{top['ci_low']:,.0f} – {top['ci_high']:,.0f}",  # the Leaderboard's interval cell
         f"{gap:,.0f} Elo points ahead of {truth[1]}",
     ):
         assert text in leader.text
@@ -111,7 +111,8 @@ def test_leader_is_the_simulated_strongest_with_the_leaderboard_numbers(spread):
     else:
         assert f"{fragile.headline()[:-1]}; {clause}." in leader.text
         assert leader.numbers["lead_reversed_by_flips"] == flips.lead.n_drop <= fragile.lead.n_drop
-    assert leader.tiles[0].note == f"{top['rating']:,.0f} ({top['ci_low']:,.0f}–{top['ci_high']:,.0f})"
+    # the Leaderboard's interval cell, written once
+    assert leader.tiles[0].note == f"{top['rating']:,.0f} ({top['ci_low']:,.0f} – {top['ci_high']:,.0f})"
 
 
 def test_top_two_separated_when_the_truth_differs(spread):

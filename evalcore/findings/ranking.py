@@ -17,8 +17,9 @@ from evalcore.findings.finding import (
     make_finding,
     unavailable_finding,
 )
+from evalcore.present.ranking import interval_text
 from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
-from evalcore.text import finite_number, fmt_p, fmt_pct, fmt_rating
+from evalcore.text import MISSING, finite_number, fmt_p, fmt_pct, fmt_rating
 
 
 def _top_two(board: Leaderboard) -> pd.DataFrame:
@@ -51,16 +52,14 @@ def few_instructions_caveat(board: Leaderboard) -> str:
 
 
 def interval_words(row: pd.Series) -> str:
-    """A model's interval in words: the 95% interval, the one-sided bound of a model that never
-    lost (or never won), or why there is none."""
-    low, high, bound = float(row["ci_low"]), float(row["ci_high"]), str(row["bound"])
-    if bound == "at least":
-        return f"at least {fmt_rating(low)}, a one-sided 95% bound" if math.isfinite(low) else "no bound"
-    if bound == "at most":
-        return f"at most {fmt_rating(high)}, a one-sided 95% bound" if math.isfinite(high) else "no bound"
-    if math.isfinite(low) and math.isfinite(high):
-        return f"95% interval {fmt_rating(low)}–{fmt_rating(high)}"
-    return "no interval"
+    """A model's interval in words: the Leaderboard's interval cell as "95% interval …", or "…, a
+    one-sided 95% bound" for a model that never lost (or never won); or why there is none."""
+    bound = str(row["bound"])
+    cell = interval_text(float(row["ci_low"]), float(row["ci_high"]), bound)
+    one_sided = bound in ("at least", "at most")
+    if cell == MISSING:
+        return "no bound" if one_sided else "no interval"
+    return f"{cell}, a one-sided 95% bound" if one_sided else f"95% interval {cell}"
 
 
 def _short_interval(row: pd.Series) -> str:

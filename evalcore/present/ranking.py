@@ -108,7 +108,7 @@ def method_caption(board: Leaderboard) -> str:
 FEW_WORDS = "rough: few instructions"
 
 
-def _interval_text(low: float, high: float, bound: str, few: bool = False) -> str:
+def interval_text(low: float, high: float, bound: str, few: bool = False) -> str:
     """A rating's interval cell: ``"990 – 1,040"``, ``"at least 990"`` for a model that never lost,
     ``"at most …"`` for one that never won, ``—`` where there is none; ``few`` adds
     :data:`FEW_WORDS`."""
@@ -155,7 +155,7 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
     frame = t.astype(dict.fromkeys(counts, int)).assign(
         model=t["model"].astype(str),
         interval=[
-            _interval_text(float(lo), float(hi), str(b), bool(f))
+            interval_text(float(lo), float(hi), str(b), bool(f))
             for lo, hi, b, f in zip(t["ci_low"], t["ci_high"], t["bound"], t["few_instructions"], strict=True)
         ],
         rank_range=[rank_range_text(lo, hi) for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)],
@@ -320,7 +320,7 @@ def style_display(table: pd.DataFrame, sc: StyleControl) -> pd.DataFrame:
         ],
         "Controlled rating": [fmt_rating(v) for v in rows["rating"]],
         "Controlled 95% interval": [
-            _interval_text(float(lo), float(hi), "")
+            interval_text(float(lo), float(hi), "")
             for lo, hi in zip(rows["ci_low"], rows["ci_high"], strict=True)
         ],
     }
