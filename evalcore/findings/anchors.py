@@ -10,13 +10,13 @@ from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     TILE_LABELS,
     Finding,
-    Metric,
     cell_number,
     fmt_tau,
     make_finding,
     unavailable_finding,
 )
 from evalcore.power import sign_test_sample_size, total_samples
+from evalcore.present.display import Metric
 
 #: The edge of Don-Yehiya et al.'s (2026) headline sample size (P(better model wins | discordant) = 0.55).
 PLANNING_EDGE = 0.05

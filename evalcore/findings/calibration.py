@@ -6,7 +6,8 @@ from typing import Any
 
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
-from evalcore.findings.finding import TILE_LABELS, Finding, Metric, make_finding, unavailable_finding
+from evalcore.findings.finding import TILE_LABELS, Finding, make_finding, unavailable_finding
+from evalcore.present.display import Metric
 from evalcore.text import fmt_pct
 
 

@@ -10,10 +10,10 @@ from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     TILE_LABELS,
     Finding,
-    Metric,
     make_finding,
     unavailable_finding,
 )
+from evalcore.present.display import Metric
 from evalcore.text import fmt_pct
 
 #: First-slot preference (percentage points) of six open-weight judges and of human experts in a

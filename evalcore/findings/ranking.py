@@ -12,11 +12,11 @@ from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     TILE_LABELS,
     Finding,
-    Metric,
     cell_number,
     make_finding,
     unavailable_finding,
 )
+from evalcore.present.display import Metric
 from evalcore.present.ranking import interval_text
 from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
 from evalcore.text import MISSING, finite_number, fmt_p, fmt_pct, fmt_rating
