@@ -123,6 +123,8 @@ def test_top_two_separated_when_the_truth_differs(spread):
     row = analyses.edges.table.iloc[0]
     assert sep.numbers["discordant"] == row["discordant"] == row["upper_wins"] + row["lower_wins"]
     assert f"won {int(row['upper_wins']):,} of the {int(row['discordant']):,}" in sep.text
+    low, high = sep.numbers["leader_rank_range"]  # written as the Leaderboard's cell: "1", never "1–1"
+    assert f"its 95% rank range is {low}{'' if low == high else f'–{high}'}." in sep.text
 
 
 def test_cannot_separate_two_equally_strong_models(twins):

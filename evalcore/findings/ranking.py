@@ -17,7 +17,7 @@ from evalcore.findings.finding import (
     unavailable_finding,
 )
 from evalcore.present.display import Metric
-from evalcore.present.ranking import interval_text
+from evalcore.present.ranking import interval_text, rank_range_text
 from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
 from evalcore.text import MISSING, finite_number, fmt_p, fmt_pct, fmt_rating
 
@@ -249,11 +249,10 @@ def _rank_range(row: pd.Series) -> list[int] | None:
 
 
 def _rank_words(row: pd.Series) -> str:
-    """The leader's rank range in words, or why there is none (a single instruction)."""
-    found = _rank_range(row)
-    if found is None:
-        return "no rank range can be given from a single instruction"
-    return f"its 95% rank range is {found[0]}–{found[1]}"
+    """The leader's rank range as the Leaderboard writes it ("1", "1–3"), or why there is none."""
+    text = rank_range_text(cell_number(row["rank_low"]), cell_number(row["rank_high"]))
+    no_range = "no rank range can be given from a single instruction"
+    return no_range if text == MISSING else f"its 95% rank range is {text}"
 
 
 def _holm_p(pair: pd.Series, tested: int) -> str:
