@@ -93,7 +93,7 @@ def test_leader_is_the_simulated_strongest_with_the_leaderboard_numbers(spread):
     assert leader.numbers["head_to_head"] == pytest.approx(1 / (1 + 10 ** (-gap / 400)))
     for text in (
         f"{top['rating']:,.0f}",
-        f"{top['ci_low']:,.0f}–{top['ci_high']:,.0f}",
+        f"{top['ci_low']:,.0f} – {top['ci_high']:,.0f}",  # the Leaderboard's interval cell
         f"{gap:,.0f} Elo points ahead of {truth[1]}",
     ):
         assert text in leader.text
@@ -111,7 +111,8 @@ def test_leader_is_the_simulated_strongest_with_the_leaderboard_numbers(spread):
     else:
         assert f"{fragile.headline()[:-1]}; {clause}." in leader.text
         assert leader.numbers["lead_reversed_by_flips"] == flips.lead.n_drop <= fragile.lead.n_drop
-    assert leader.tiles[0].note == f"{top['rating']:,.0f} ({top['ci_low']:,.0f}–{top['ci_high']:,.0f})"
+    # the Leaderboard's interval cell, written once
+    assert leader.tiles[0].note == f"{top['rating']:,.0f} ({top['ci_low']:,.0f} – {top['ci_high']:,.0f})"
 
 
 def test_top_two_separated_when_the_truth_differs(spread):
@@ -122,6 +123,8 @@ def test_top_two_separated_when_the_truth_differs(spread):
     row = analyses.edges.table.iloc[0]
     assert sep.numbers["discordant"] == row["discordant"] == row["upper_wins"] + row["lower_wins"]
     assert f"won {int(row['upper_wins']):,} of the {int(row['discordant']):,}" in sep.text
+    low, high = sep.numbers["leader_rank_range"]  # written as the Leaderboard's cell: "1", never "1–1"
+    assert f"its 95% rank range is {low}{'' if low == high else f'–{high}'}." in sep.text
 
 
 def test_cannot_separate_two_equally_strong_models(twins):

@@ -30,13 +30,11 @@ def plan(
     """The answer to "how many instructions": sentence, its cost at the prices given, table,
     caption, notes and the figure."""
     per_instruction = calls_per_instruction(n_models, design="anchor")
+    money = Prices(prices.per_call, prices.per_label or 0.0) if prices.per_call is not None else None
     if answer := pv.answer_sentence(result, anchor):
         st.success(answer)
-        t = result.table
-        total = t.loc[(t["edge"] - 0.05).abs().idxmin(), "total"]
-        if cost := prices.cost(total, per_instruction=per_instruction):
-            st.info(pv.cost_sentence(cost, n_models=n_models, per_instruction=per_instruction))
-    money = Prices(prices.per_call, prices.per_label or 0.0) if prices.per_call is not None else None
+        if prices.per_call is not None or prices.per_label is not None:
+            st.info(pv.plan_calls_sentence(result, n_models, prices=money))
     view = pv.sample_size_table(result, per_instruction=per_instruction, prices=money)
     _ui.table(view, result.table, "sign_test_sample_sizes.csv", "dl_pw_plan")
     st.caption(pv.sample_size_caption(result))

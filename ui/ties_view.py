@@ -136,8 +136,8 @@ def pointwise_section(scores: Any, *, demo: bool) -> None:
         fmt = linked_choice(st.selectbox, "Format", formats, param="pw_format", key="pw_format")
         chart(plots.score_distribution_figure(results.levels, fmt), key="pw_levels")
     with right:
-        options = [c for c in plots.DIAGNOSTIC_LABELS if c in cells.columns]
-        pick = {"param": "pw_diagnostic", "key": "pw_diag", "format_func": plots.DIAGNOSTIC_LABELS.get}
+        options = [c for c in show.DIAGNOSTICS if c in cells.columns]
+        pick = {"param": "pw_diagnostic", "key": "pw_diag", "format_func": show.DIAGNOSTICS.get}
         diag = linked_choice(st.selectbox, "Diagnostic", options, **pick)
         chart(plots.diagnostic_grid_figure(cells, diag), key="pw_grid")
     label = "Download the score distributions (CSV)"

@@ -137,7 +137,7 @@ def tiles(rows: Any, *, empty: str = "", escape: bool = True) -> None:
     """A row of metric tiles from evalcore's ``Metric`` objects or ``(label, value, help)``
     tuples. ``escape=False`` only for values evalcore wrote as numbers (escaping would turn
     "0.340" into "0\\.340" in the element's text); anything that may hold a name is escaped."""
-    rows = [(r.label, r.value, r.help) if hasattr(r, "label") else tuple(r) for r in rows]
+    rows = [(r.label, r.value, r.note) if hasattr(r, "label") else tuple(r) for r in rows]
     if not rows and empty:
         st.info(empty)
     for column, (label, value, why) in zip(st.columns(max(len(rows), 1)), rows, strict=False):

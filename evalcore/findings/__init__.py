@@ -21,60 +21,25 @@ titles), :mod:`~evalcore.findings.ranking` (who leads, the separation of the top
 
 from __future__ import annotations
 
-from evalcore.findings.analyses import (
-    JUDGE_ROUNDS,
-    PLAN_EDGES,
-    Analyses,
-    Cache,
-    ranking_key,
-    run_analyses,
-)
-from evalcore.findings.anchors import PLANNING_EDGE, anchor_finding
+from evalcore.findings.analyses import Analyses, ranking_key, run_analyses
+from evalcore.findings.anchors import anchor_finding
 from evalcore.findings.calibration import correction_finding
-from evalcore.findings.finding import (
-    METHOD_SECTIONS,
-    PAGES,
-    TILE_LABELS,
-    TITLES,
-    Finding,
-    Findings,
-    Tile,
-    fmt_tau,
-)
-from evalcore.findings.judge import (
-    LARGE_POSITION_BIAS,
-    STUDY_HUMAN_POSITION,
-    STUDY_POSITION_RANGE,
-    judge_finding,
-)
+from evalcore.findings.finding import METHOD_SECTIONS, Finding, Findings
+from evalcore.findings.judge import judge_finding
 from evalcore.findings.ranking import leader_finding, separation_finding, time_lines
 
+#: What the faces import from here; the constants and helpers stay in their modules.
 __all__ = [
-    "JUDGE_ROUNDS",
-    "LARGE_POSITION_BIAS",
     "METHOD_SECTIONS",
-    "PAGES",
-    "PLANNING_EDGE",
-    "PLAN_EDGES",
-    "STUDY_HUMAN_POSITION",
-    "STUDY_POSITION_RANGE",
-    "TILE_LABELS",
-    "TITLES",
     "Analyses",
-    "time_lines",
-    "Cache",
     "Finding",
     "Findings",
-    "Tile",
-    "anchor_finding",
-    "correction_finding",
-    "fmt_tau",
     "headline_findings",
-    "judge_finding",
     "leader_finding",
     "ranking_key",
     "run_analyses",
     "separation_finding",
+    "time_lines",
 ]
 
 

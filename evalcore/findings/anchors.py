@@ -10,13 +10,13 @@ from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     TILE_LABELS,
     Finding,
-    Tile,
     cell_number,
     fmt_tau,
     make_finding,
     unavailable_finding,
 )
 from evalcore.power import sign_test_sample_size, total_samples
+from evalcore.present.display import Metric
 
 #: The edge of Don-Yehiya et al.'s (2026) headline sample size (P(better model wins | discordant) = 0.55).
 PLANNING_EDGE = 0.05
@@ -68,13 +68,14 @@ def anchor_finding(analyses: Analyses) -> Finding:
     numbers: dict[str, Any] = {
         "recommended": recommended,
         "recommended_informativeness": rec_info,
-        "recommended_tau_quadratic": cell_number(rec["tau_quadratic"]),
-        "recommended_tau_human": cell_number(rec["tau_human"]),
+        **{f"recommended_{k}": cell_number(rec[k]) for k in ("tau_quadratic", "tau_human")},
         "recommended_instructions_needed": rec_total,
         "design": sweep.design,
     }
     tiles = (
-        Tile(TILE_LABELS["anchor"], recommended, f"informativeness {q.format('informativeness', rec_info)}"),
+        Metric(
+            TILE_LABELS["anchor"], recommended, f"informativeness {q.format('informativeness', rec_info)}"
+        ),
     )
     if not sweep.has_quadratic:
         text = (
@@ -96,8 +97,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
             "models": len(sweep.models),
             "usual": strongest,
             "usual_informativeness": usual_info,
-            "usual_tau_quadratic": cell_number(usual["tau_quadratic"]),
-            "usual_tau_human": cell_number(usual["tau_human"]),
+            **{f"usual_{k}": cell_number(usual[k]) for k in ("tau_quadratic", "tau_human")},
             "usual_instructions_needed": usual_total,
         }
     )
@@ -123,14 +123,11 @@ def anchor_finding(analyses: Analyses) -> Finding:
                 else "."
             )
         )
-        tiles = (
-            Tile(
-                TILE_LABELS["anchor"],
-                recommended,
-                f"{q.format('informativeness', rec_info)} informative; top in "
-                f"{q.format('anchor_top_share', rate)} of resamples",
-            ),
+        note = (
+            f"{q.format('informativeness', rec_info)} informative; top in "
+            f"{q.format('anchor_top_share', rate)} of resamples"
         )
+        tiles = (Metric(TILE_LABELS["anchor"], recommended, note),)
     caveats = "".join(" " + note for note in sweep.notes)
     if strongest == recommended:
         text += " The usual choice, the strongest model, is the recommended one here." + caveats

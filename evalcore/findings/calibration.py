@@ -6,7 +6,8 @@ from typing import Any
 
 from evalcore import quantities as q
 from evalcore.findings.analyses import Analyses
-from evalcore.findings.finding import TILE_LABELS, Finding, Tile, make_finding, unavailable_finding
+from evalcore.findings.finding import TILE_LABELS, Finding, make_finding, unavailable_finding
+from evalcore.present.display import Metric
 from evalcore.text import fmt_pct
 
 
@@ -28,21 +29,10 @@ def correction_finding(analyses: Analyses) -> Finding:
         f"pairs could give, is wider than ±{100 * cal.max_floor:.0f} percentage points (Lang & Reiczigel 2014 interval)."
     )
     numbers: dict[str, Any] = {
-        "candidate": cal.candidate,
-        "baseline": cal.baseline,
-        "printed": cal.printed,
-        "printed_low": cal.printed_low,
-        "printed_high": cal.printed_high,
-        "n_judged": c.n_judged,
-        "n_labelled": c.n_labelled,
-        "se": cal.se,
-        "sp": cal.sp,
-        "youden_j": cal.youden_j,
-        "floor": cal.floor,
-        "refused": cal.refused,
-        "corrected": cal.corrected,
-        "lr_low": cal.lr_low,
-        "lr_high": cal.lr_high,
+        **{k: getattr(cal, k) for k in ("candidate", "baseline", "printed", "printed_low", "printed_high")},
+        **{k: getattr(c, k) for k in ("n_judged", "n_labelled")},
+        **{k: getattr(cal, k) for k in ("se", "sp", "youden_j", "floor", "refused")},
+        **{k: getattr(cal, k) for k in ("corrected", "lr_low", "lr_high")},
     }
     text = (
         f"The judge prints a win rate of {fmt_pct(cal.printed, 1)} for {who} (95% "
@@ -74,5 +64,5 @@ def correction_finding(analyses: Analyses) -> Finding:
     note = f"floor {floor}" if cal.refused else f"corrected {q.format('corrected_win_rate', cal.corrected)}"
     if cal.refused and not (c.n_se and c.n_sp):
         note = f"{c.n_labelled:,} labelled pairs"
-    tiles = (Tile(TILE_LABELS["correction"], value, note),)
+    tiles = (Metric(TILE_LABELS["correction"], value, note),)
     return make_finding("correction", status, tiles, text, definition, numbers)

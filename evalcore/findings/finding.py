@@ -8,10 +8,12 @@ sections of the five findings are kept here once.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import pandas as pd
+
+from evalcore.present.display import Metric
 
 #: The five findings in the order they are shown: key → (title, the label of its first tile, the
 #: analysis with its detail (the app's page of that name; a front end maps the name to its own
@@ -33,9 +35,7 @@ FINDINGS: dict[str, tuple[str, str, str, str]] = {
         "calibration-against-human-labels",
     ),
 }
-TITLES = {key: row[0] for key, row in FINDINGS.items()}
 TILE_LABELS = {key: row[1] for key, row in FINDINGS.items()}
-PAGES: dict[str, str] = {key: row[2] for key, row in FINDINGS.items()}
 #: Finding → the section of the methods document (and the app's Methods page) behind it.
 METHOD_SECTIONS = {key: row[3] for key, row in FINDINGS.items()}
 
@@ -50,19 +50,11 @@ def fmt_tau(value: float) -> str:
     return f"{value:.3f}" if math.isfinite(value) else "undefined (too few models ranked)"
 
 
-class Tile(NamedTuple):
-    """One metric tile: a label, a short value and an optional one-line note under it."""
-
-    label: str
-    value: str
-    note: str = ""
-
-
 @dataclass(frozen=True)
 class Finding:
     """One headline: metric tiles, a plain-words paragraph, its definition and its numbers.
 
-    ``tiles`` are the :class:`Tile` s of a metric row. ``status`` is ``"clear"`` (the data
+    ``tiles`` are the :class:`Metric` s of a metric row. ``status`` is ``"clear"`` (the data
     answer the question), ``"caution"`` (they answer it with a warning: no separation, a large
     bias, a costly usual anchor, a refused correction) or ``"unavailable"`` (the analysis cannot
     run on this data; ``text`` says why). ``page`` names the analysis with the detail
@@ -71,7 +63,7 @@ class Finding:
 
     key: str
     title: str
-    tiles: tuple[Tile, ...]
+    tiles: tuple[Metric, ...]
     text: str
     definition: str
     page: str
@@ -79,16 +71,7 @@ class Finding:
     numbers: dict[str, Any]
 
     def as_dict(self) -> dict:
-        return {
-            "key": self.key,
-            "title": self.title,
-            "tiles": [t._asdict() for t in self.tiles],
-            "text": self.text,
-            "definition": self.definition,
-            "page": self.page,
-            "status": self.status,
-            "numbers": dict(self.numbers),
-        }
+        return asdict(self) | {"tiles": [t._asdict() for t in self.tiles]}
 
 
 @dataclass(frozen=True)
@@ -123,11 +106,12 @@ class Findings:
 
 
 def make_finding(
-    key: str, status: str, tiles: tuple[Tile, ...], text: str, definition: str, numbers: dict
+    key: str, status: str, tiles: tuple[Metric, ...], text: str, definition: str, numbers: dict
 ) -> Finding:
     """The finding ``key`` with its title and the page of its detail."""
-    return Finding(key, TITLES[key], tiles, text, definition, PAGES[key], status, numbers)
+    title, _, page, _ = FINDINGS[key]
+    return Finding(key, title, tiles, text, definition, page, status, numbers)
 
 
 def unavailable_finding(key: str, reason: str) -> Finding:
-    return make_finding(key, "unavailable", (Tile(TILE_LABELS[key], "—", "not available"),), reason, "", {})
+    return make_finding(key, "unavailable", (Metric(TILE_LABELS[key], "—", "not available"),), reason, "", {})

@@ -10,10 +10,10 @@ from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     TILE_LABELS,
     Finding,
-    Tile,
     make_finding,
     unavailable_finding,
 )
+from evalcore.present.display import Metric
 from evalcore.text import fmt_pct
 
 #: First-slot preference (percentage points) of six open-weight judges and of human experts in a
@@ -98,14 +98,14 @@ def judge_finding(analyses: Analyses) -> Finding:
         )
     }
     tiles = (
-        Tile(
+        Metric(
             TILE_LABELS["judge"],
             q.format("position_bias", bias) if math.isfinite(bias) else "n/a",
             f"flip rate {q.format('flip_rate', s['flip_rate'])}"
             if s["pairings"]
             else "first minus second slot",
         ),
-        Tile(
+        Metric(
             q.name("tie_rate"),
             q.format("tie_rate", s["tie_rate"]),
             f"{q.format('both_orders_tie_rate', s['both_orders_tie_rate'])} both orders"

@@ -12,13 +12,14 @@ from evalcore.findings.analyses import Analyses
 from evalcore.findings.finding import (
     TILE_LABELS,
     Finding,
-    Tile,
     cell_number,
     make_finding,
     unavailable_finding,
 )
+from evalcore.present.display import Metric
+from evalcore.present.ranking import interval_text, rank_range_text
 from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
-from evalcore.text import fmt_p, fmt_pct, fmt_rating
+from evalcore.text import MISSING, finite_number, fmt_p, fmt_pct, fmt_rating
 
 
 def _top_two(board: Leaderboard) -> pd.DataFrame:
@@ -51,27 +52,20 @@ def few_instructions_caveat(board: Leaderboard) -> str:
 
 
 def interval_words(row: pd.Series) -> str:
-    """A model's interval in words: the 95% interval, the one-sided bound of a model that never
-    lost (or never won), or why there is none."""
-    low, high, bound = float(row["ci_low"]), float(row["ci_high"]), str(row["bound"])
-    if bound == "at least":
-        return f"at least {fmt_rating(low)}, a one-sided 95% bound" if math.isfinite(low) else "no bound"
-    if bound == "at most":
-        return f"at most {fmt_rating(high)}, a one-sided 95% bound" if math.isfinite(high) else "no bound"
-    if math.isfinite(low) and math.isfinite(high):
-        return f"95% interval {fmt_rating(low)}–{fmt_rating(high)}"
-    return "no interval"
+    """A model's interval in words: the Leaderboard's interval cell as "95% interval …", or "…, a
+    one-sided 95% bound" for a model that never lost (or never won); or why there is none."""
+    bound = str(row["bound"])
+    cell = interval_text(float(row["ci_low"]), float(row["ci_high"]), bound)
+    one_sided = bound in ("at least", "at most")
+    if cell == MISSING:
+        return "no bound" if one_sided else "no interval"
+    return f"{cell}, a one-sided 95% bound" if one_sided else f"95% interval {cell}"
 
 
 def _short_interval(row: pd.Series) -> str:
     """The interval for a tile: ``low–high``, ``at least low``, or ``no interval``."""
     words = interval_words(row)
     return words.removeprefix("95% interval ").removesuffix(", a one-sided 95% bound")
-
-
-def _number(value: object) -> float | None:
-    v = cell_number(value)
-    return v if math.isfinite(v) else None
 
 
 def _left_out(board: Leaderboard, leader: str) -> str:
@@ -133,11 +127,9 @@ def leader_finding(analyses: Analyses) -> Finding:
     numbers: dict[str, Any] = {
         "leader": str(first["model"]),
         "rating": float(first["rating"]),
-        "ci_low": _number(first["ci_low"]),
-        "ci_high": _number(first["ci_high"]),
+        **{k: finite_number(first[k]) for k in ("ci_low", "ci_high")},
         "bound": str(first["bound"]),
-        "rank_low": _number(first["rank_low"]),
-        "rank_high": _number(first["rank_high"]),
+        **{k: finite_number(first[k]) for k in ("rank_low", "rank_high")},
         "models": int(len(board.table)),
         "instructions": board.n_instructions,
         "not_comparable": list(board.not_comparable),
@@ -150,7 +142,7 @@ def leader_finding(analyses: Analyses) -> Finding:
     text = caveat + f"{first['model']} leads the {len(board.table)} models with {rating_words}"
     interval = _short_interval(first)
     note = f"{interval} (never lost)" if never_lost else f"{fmt_rating(first['rating'])} ({interval})"
-    tiles: tuple[Tile, ...] = (Tile(TILE_LABELS["leader"], str(first["model"]), note),)
+    tiles: tuple[Metric, ...] = (Metric(TILE_LABELS["leader"], str(first["model"]), note),)
     if len(top) < 2:
         text += "." + _left_out(board, str(first["model"]))
         return make_finding("leader", status, tiles, text, definition, numbers)
@@ -165,7 +157,7 @@ def leader_finding(analyses: Analyses) -> Finding:
             f"No model leads: {names}{more} share the top rating of {fmt_rating(first['rating'])} "
             "on this judge's verdicts."
         )
-        tiles = (Tile(TILE_LABELS["leader"], "none", f"{len(shared)} models tied at the top"),)
+        tiles = (Metric(TILE_LABELS["leader"], "none", f"{len(shared)} models tied at the top"),)
         return make_finding("leader", "caution", tiles, text, definition, numbers)
     second = top.iloc[1]
     gap = float(first["rating"] - second["rating"])
@@ -173,9 +165,7 @@ def leader_finding(analyses: Analyses) -> Finding:
     numbers.update(
         {
             "runner_up": str(second["model"]),
-            "runner_up_rating": float(second["rating"]),
-            "runner_up_ci_low": float(second["ci_low"]),
-            "runner_up_ci_high": float(second["ci_high"]),
+            **{f"runner_up_{k}": float(second[k]) for k in ("rating", "ci_low", "ci_high")},
             "gap": gap,
             "head_to_head": share,
         }
@@ -240,7 +230,7 @@ def leader_finding(analyses: Analyses) -> Finding:
         over += " (one-sided bound)"
     else:
         value = q.format("lead_over_next", gap)
-    tiles += (Tile(q.name("lead_over_next"), value, over),)
+    tiles += (Metric(q.name("lead_over_next"), value, over),)
     return make_finding("leader", status, tiles, text, definition, numbers)
 
 
@@ -259,11 +249,10 @@ def _rank_range(row: pd.Series) -> list[int] | None:
 
 
 def _rank_words(row: pd.Series) -> str:
-    """The leader's rank range in words, or why there is none (a single instruction)."""
-    found = _rank_range(row)
-    if found is None:
-        return "no rank range can be given from a single instruction"
-    return f"its 95% rank range is {found[0]}–{found[1]}"
+    """The leader's rank range as the Leaderboard writes it ("1", "1–3"), or why there is none."""
+    text = rank_range_text(cell_number(row["rank_low"]), cell_number(row["rank_high"]))
+    no_range = "no rank range can be given from a single instruction"
+    return no_range if text == MISSING else f"its 95% rank range is {text}"
 
 
 def _holm_p(pair: pd.Series, tested: int) -> str:
@@ -310,16 +299,10 @@ def separation_finding(analyses: Analyses) -> Finding:
         "separated": bool(pair["resolved"]),
         "upper": upper,
         "lower": lower,
-        "instructions": int(pair["instructions"]),
-        "discordant": int(pair["discordant"]),
-        "upper_wins": int(pair["upper_wins"]),
-        "lower_wins": int(pair["lower_wins"]),
-        "p_value": cell_number(pair["p_value"]),
-        "p_holm": cell_number(pair["p_holm"]),
+        **{k: int(pair[k]) for k in ("instructions", "discordant", "upper_wins", "lower_wins")},
+        **{k: cell_number(pair[k]) for k in ("p_value", "p_holm")},
         "detection_level": edges.level,
-        "observed_edge": cell_number(pair["observed_edge"]),
-        "detectable_edge": cell_number(pair["detectable_edge"]),
-        "instructions_needed": cell_number(pair["instructions_needed"]),
+        **{k: cell_number(pair[k]) for k in ("observed_edge", "detectable_edge", "instructions_needed")},
         "leader_rank_range": _rank_range(row),
         "resolved_pairs": edges.n_resolved,
         "adjacent_pairs": edges.n_pairs,
@@ -332,7 +315,7 @@ def separation_finding(analyses: Analyses) -> Finding:
         return make_finding(
             "separation",
             "caution",
-            (Tile(TILE_LABELS["separation"], "No", "their verdicts never differ"),),
+            (Metric(TILE_LABELS["separation"], "No", "their verdicts never differ"),),
             text,
             definition,
             numbers,
@@ -371,5 +354,5 @@ def separation_finding(analyses: Analyses) -> Finding:
     )
     note = f"sign test, Holm-adjusted {fmt_p(pair['p_holm'])}"
     return make_finding(
-        "separation", status, (Tile(TILE_LABELS["separation"], value, note),), text, definition, numbers
+        "separation", status, (Metric(TILE_LABELS["separation"], value, note),), text, definition, numbers
     )

@@ -27,6 +27,7 @@ from evalcore.plots.common import (
     style,
 )
 from evalcore.plots.common import label as plot_text
+from evalcore.present.anchors import tau_name
 
 HUMAN = "#15803d"
 PALETTE = ("#7c3aed", "#0891b2", "#be123c", "#a16207", "#4d7c0f", "#1e40af")
@@ -34,10 +35,6 @@ PALETTE = ("#7c3aed", "#0891b2", "#be123c", "#a16207", "#4d7c0f", "#1e40af")
 
 #: The reference rankings in words ("quadratic" is the API's name for the all-pairs ranking).
 _REFERENCE_WORDS = {"quadratic": "all-pairs"}
-
-
-def _tau_name(variant: str) -> str:
-    return "tau-b" if variant == "b" else "tau-a"
 
 
 def _highlight(fig: go.Figure, x, y, text, name: str) -> None:
@@ -79,7 +76,7 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
         if row["tau_human"].notna().any():
             _highlight(fig, row["position"], row["tau_human"], row["anchor"], highlight + " (human)")
     fig.update_xaxes(title="anchor's position in the all-pairs ranking (1 = strongest)", dtick=1)
-    fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)}")
+    fig.update_yaxes(title=f"Kendall's {tau_name(sweep.tau)}")
     return style(fig, title="Anchor quality against anchor strength", height=420)
 
 
@@ -135,7 +132,7 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
         row = t[t["anchor"] == highlight]
         _highlight(fig, row["informativeness"], row["tau_quadratic"], row["anchor"], highlight)
     fig.update_xaxes(title="informativeness I(p, A)", tickformat=".0%")
-    fig.update_yaxes(title=f"Kendall's {_tau_name(sweep.tau)} with the all-pairs ranking")
+    fig.update_yaxes(title=f"Kendall's {tau_name(sweep.tau)} with the all-pairs ranking")
     r2 = f"R² = {sweep.fit_r2:.3f}" if np.isfinite(sweep.fit_r2) else "R² undefined"
     return style(fig, title=f"Anchor quality against informativeness ({r2})", height=420)
 
@@ -302,7 +299,7 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
         )
     fig.update_xaxes(title="number of instructions")
     fig.update_yaxes(
-        title=f"mean {_tau_name(sweep.tau)} with the {_REFERENCE_WORDS.get(sweep.reference, sweep.reference)} ranking"
+        title=f"mean {tau_name(sweep.tau)} with the {_REFERENCE_WORDS.get(sweep.reference, sweep.reference)} ranking"
     )
     return style(
         fig,
@@ -329,7 +326,7 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
         hovertemplate=hover,
     )
     fig.update_xaxes(title="number of anchors", dtick=1)
-    fig.update_yaxes(title=f"mean {_tau_name(sweep.tau)} with the all-pairs ranking (non-anchors)")
+    fig.update_yaxes(title=f"mean {tau_name(sweep.tau)} with the all-pairs ranking (non-anchors)")
     return style(
         fig,
         title=f"Adding anchors one by one ({sweep.permutations} random orders; Don-Yehiya et al. 2026)",
@@ -361,5 +358,5 @@ def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
             hovertemplate="%{x}<br>all pairs vs human %{y:.3f}<extra></extra>",
         )
     fig.update_layout(barmode="group")
-    fig.update_yaxes(title=f"Kendall's {_tau_name(effect.tau)}")
+    fig.update_yaxes(title=f"Kendall's {tau_name(effect.tau)}")
     return style(fig, title="Anchor effect beside judge effect", height=400)

@@ -20,27 +20,6 @@ import plotly.graph_objects as go
 from evalcore.text import fmt_compact, plotly_sanitize
 from evalcore.text import plotly as label
 
-__all__ = [
-    "ACCENT",
-    "CONFIG",
-    "MUTED",
-    "PRIMARY",
-    "TEMPLATE",
-    "band_line",
-    "count_scale",
-    "cut_label",
-    "error_bars",
-    "grid_height",
-    "label",
-    "labels",
-    "log_axis",
-    "log_ticks",
-    "model_heatmap",
-    "sanitize",
-    "short_labels",
-    "style",
-]
-
 #: Longest model name drawn on an axis; longer ones are cut with "…" and shown whole on hover.
 AXIS_NAME_CHARS = 28
 #: Longest line of a figure's title (it wraps at words): whole at 390 px, a phone's width.
@@ -92,20 +71,6 @@ _TEXT_KEYS = frozenset(
 def labels(values: Any) -> list[str]:
     """Several user texts as Plotly labels (see :func:`label`)."""
     return [label(v) for v in values]
-
-
-def short_labels(values: Any, *, chars: int = AXIS_NAME_CHARS) -> list[str]:
-    """User texts as axis labels no longer than ``chars``: a long model name
-    (``meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo``) keeps its start and end around "…", so the
-    plot keeps its width at 1280 px. Use as ``ticktext`` with the full names as ``tickvals`` (the
-    traces and the hover keep the full name).
-
-    Examples
-    --------
-    >>> short_labels(["gpt-4o", "meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo"], chars=20)
-    ['gpt-4o', 'meta-llama/…ct-Turbo']
-    """
-    return [label(cut_label(str(value), chars)) for value in values]
 
 
 def log_ticks(values: Any) -> tuple[list[float], list[str]]:

@@ -9,22 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from evalcore.plots.common import ACCENT, MUTED, PRIMARY, style
+from evalcore.present.ties import DIAGNOSTICS
 from evalcore.ties import VarianceShares, VerdictTieStructure
-
-#: Readable names of the diagnostics (the page and the report use the same words).
-DIAGNOSTIC_LABELS: dict[str, str] = {
-    "tie_probability": "Same-level chance",
-    "distinct": "Distinct values",
-    "d2_per_nominal": "Effective levels per nominal level",
-    "d1": "Effective levels, entropy",
-    "d2": "Effective levels, collisions",
-    "top_tied": "Instructions with a tied top",
-    "spearman": "Global Spearman",
-    "tau_b": "Within-instruction Kendall's tau-b",
-    "tau_a": "Within-instruction Kendall's tau-a",
-    "somers_d": "Somers' D",
-    "top1": "Top-1 agreement",
-}
 
 #: Diagnostics that are shares (written as percentages on the axis and in the table).
 SHARES = frozenset({"tie_probability", "top_tied", "top1"})
@@ -92,7 +78,7 @@ def score_distribution_figure(levels: pd.DataFrame, fmt: str) -> go.Figure:
 def diagnostic_grid_figure(cells: pd.DataFrame, diagnostic: str) -> go.Figure:
     """One diagnostic per format (x) and judge (colour), from pointwise_tie_structure output."""
     share = diagnostic in SHARES
-    label = DIAGNOSTIC_LABELS.get(diagnostic, diagnostic)
+    label = DIAGNOSTICS.get(diagnostic, diagnostic)
     return _bars_by_judge(
         cells,
         "format",
@@ -108,7 +94,7 @@ def diagnostic_grid_figure(cells: pd.DataFrame, diagnostic: str) -> go.Figure:
 def variance_shares_figure(shares: VarianceShares) -> go.Figure:
     """Stacked horizontal bars: format, judge and residual share of each diagnostic."""
     table = shares.table.dropna(subset=["format_share"]).iloc[::-1]
-    labels = [DIAGNOSTIC_LABELS.get(d, d) for d in table["diagnostic"]]
+    labels = [DIAGNOSTICS.get(d, d) for d in table["diagnostic"]]
     fig = go.Figure()
     for column, name, colour in (
         ("format_share", "format", PRIMARY),

@@ -35,7 +35,6 @@ __all__ = [
     "candidate_of",
     "disagreement_count",
     "disagreement_filter",
-    "default_candidate",
     "default_pair",
     "floor_sizes",
     "gate_for",
@@ -144,8 +143,3 @@ def gate_for(
         return release_gate(cal, kind=kind, margin=margin_points / 100.0, basis=on, ppi=ppi)  # type: ignore[arg-type]
     except UsageError as exc:
         return str(exc)
-
-
-def default_candidate(counts) -> str | None:
-    """The model the page starts with: the judge's top-rated one (:func:`default_pair`)."""
-    return default_pair(counts)[0]

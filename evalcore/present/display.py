@@ -18,23 +18,17 @@ import numpy as np
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.text import MISSING, finite_number, fmt_int, fmt_num, fmt_pct, fmt_signed
+from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 
 class Metric(NamedTuple):
-    """One figure as a tile: ``label`` (the app's words), ``value`` (a number written as text, or
-    ``—``), ``help`` (a sentence). None of the three ever holds user text (names, labels), so a
-    front end can show them as they are. A tuple, so ``label, value, help = tile`` reads it."""
+    """One figure as a tile, on every face (pages, the Overview's findings, the report):
+    ``label`` (the app's words), ``value`` (a number written as text, or ``—``), ``note`` (a
+    sentence under it or its help). A tuple, so ``label, value, note = tile`` reads it."""
 
     label: str
     value: str
-    help: str = ""
-
-
-def signed_pct(value: Any, digits: int = 1) -> str:
-    """A signed share as a percentage: ``signed_pct(0.052)`` → ``'+5.2%'``; ``—`` if missing."""
-    number = finite_number(value)
-    return MISSING if number is None else f"{100 * number:+.{digits}f}%"
+    note: str = ""
 
 
 #: The shared ways to write a column that is not a catalogue quantity (by name, so no module keeps
@@ -44,7 +38,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
     "int": fmt_int,
     "pct": fmt_pct,
     "pct1": lambda v: fmt_pct(v, 1),
-    "signed_pct": signed_pct,
+    "signed_pct": lambda v: f"{100 * float(v):+.1f}%",  # a signed share: 0.052 → "+5.2%"
     "num1": lambda v: fmt_num(v, 1),
     "num2": fmt_num,
     "num3": lambda v: fmt_num(v, 3),
@@ -157,7 +151,7 @@ def tiles(result: object, ids: Sequence[str | tuple[str, str] | tuple[str, str, 
     Examples
     --------
     >>> tiles({"tie_rate": 0.0292, "calls": 4683}, ["tie_rate", ("calls", "calls", "Every call.")])
-    [Metric(label='Tie rate, single order', value='2.9%', help=''), Metric(label='Judge calls', value='4,683', help='Every call.')]
+    [Metric(label='Tie rate, single order', value='2.9%', note=''), Metric(label='Judge calls', value='4,683', note='Every call.')]
     """
     out = []
     for item in ids:

@@ -24,21 +24,13 @@ from evalcore.judge.sheet import DEFINITIONS, JudgeSheet
 from evalcore.present.display import Metric, catalogue_table, tile, tiles, write
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
 
-#: Every figure of the sheet once: its key, its heading and how it is written (a shared format
-#: of :data:`evalcore.present.display.FORMATS`). The first rows up to ``self_preference_elo`` are the
-#: side-by-side table's columns (:data:`SIDE_BY_SIDE`).
+#: Every figure of the sheet once that is not written as its catalogue quantity: its key, its
+#: heading and how it is written (a shared format of :data:`evalcore.present.display.FORMATS`). A
+#: key that is a catalogue id is headed and written as the catalogue says.
 SHEET_FIGURES: dict[str, tuple[str, str]] = {
     "judge": ("judge", "text"),
     "position_bias_points": (q.name("position_bias") + " (percentage points)", "signed"),
-    "swap_consistency": (q.name("swap_consistency"), "pct1"),
-    "flip_rate": (q.name("flip_rate"), "pct1"),
-    "tie_rate": (q.name("tie_rate"), "pct1"),
-    "both_orders_tie_rate": (q.name("both_orders_tie_rate"), "pct1"),
-    "no_verdict_rate": (q.name("no_verdict_rate"), "pct1"),
     "slot_bias_b": (q.name("slot_bias"), "signed3"),
-    "self_comparison_tie_rate": (q.name("self_comparison_tie_rate"), "pct1"),
-    "agreement": (q.name("agreement"), "pct1"),
-    "kappa": (q.name("kappa"), "num3"),
     "length_coefficient": (q.name("length_effect") + " (Elo points per SD)", "signed"),
     "self_preference_elo": (q.name("self_preference") + " (Elo points)", "signed"),
     "calls": ("calls", "int"),
@@ -60,22 +52,27 @@ SHEET_FIGURES: dict[str, tuple[str, str]] = {
     "self_comparison_mean_verdict": ("self-comparison mean verdict", "num2"),
     "labelled_calls": ("labelled calls", "int"),
     "human_judgements": ("human judgements", "int"),
-    "human_alpha": (q.name("human_alpha"), "num3"),
-    "human_ceiling_agreement": (q.name("human_ceiling_agreement"), "pct1"),
-    "human_ceiling_kappa": (q.name("human_ceiling_kappa"), "num3"),
-    "length_rank_changes": (q.name("length_rank_changes"), "int"),
     "ties_tie_probability": (q.name("same_level_chance"), "pct1"),
     "ties_d1": (q.name("effective_levels_entropy"), "num2"),
     "ties_d2": (q.name("effective_levels_collision"), "num2"),
     "ties_distinct_levels": (q.name("distinct_levels"), "int"),
 }
-_SIDE_BY_SIDE_KEYS = list(SHEET_FIGURES)[: list(SHEET_FIGURES).index("self_preference_elo") + 1]
-#: The columns of the side-by-side table, with their headings.
-SIDE_BY_SIDE: dict[str, str] = {k: SHEET_FIGURES[k][0] for k in _SIDE_BY_SIDE_KEYS}
 
 
 def _heading(key: str) -> str:
-    return SHEET_FIGURES[key][0] if key in SHEET_FIGURES else key.replace("_", " ")
+    if key in SHEET_FIGURES:
+        return SHEET_FIGURES[key][0]
+    return q.name(key) if key in q.CATALOGUE else key.replace("_", " ")
+
+
+#: The columns of the side-by-side table, in order, with their headings.
+SIDE_BY_SIDE: dict[str, str] = {
+    k: _heading(k)
+    for k in (
+        "judge position_bias_points swap_consistency flip_rate tie_rate both_orders_tie_rate no_verdict_rate "
+        "slot_bias_b self_comparison_tie_rate agreement kappa length_coefficient self_preference_elo"
+    ).split()
+}
 
 
 def format_value(value: object, column: str) -> str:
@@ -90,7 +87,8 @@ def format_value(value: object, column: str) -> str:
     """
     if isinstance(value, str):
         return value
-    return write(value, SHEET_FIGURES[column][1] if column in SHEET_FIGURES else "num2")
+    fmt = SHEET_FIGURES[column][1] if column in SHEET_FIGURES else column if column in q.CATALOGUE else "num2"
+    return write(value, fmt)
 
 
 def side_by_side(sheets: Mapping[str, JudgeSheet | str]) -> pd.DataFrame:

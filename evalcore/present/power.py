@@ -11,12 +11,13 @@ import numpy as np
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.power.budget import Prices, size_cost
+from evalcore.power.budget import Prices, calls_per_instruction, size_cost
 from evalcore.power.differences import DifferenceDistributions
 from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
 from evalcore.power.simulation import PowerCurve
-from evalcore.present.display import Metric, catalogue_table, signed_pct, tile
+from evalcore.present.display import Metric, catalogue_table, tile, write
+from evalcore.present.ranking import TOO_FEW_MODELS  # noqa: F401 - the Power page's words are the Leaderboard's
 from evalcore.text import fmt_int, fmt_p, fmt_pct, markdown
 
 #: Edges offered on the page: +5% = the better model wins 55% of the discordant samples.
@@ -58,10 +59,6 @@ INPUTS: dict[str, dict] = {
     "seed": {"label": "Random seed", "min_value": 0, "value": 0, "step": 1},
 }  # fmt: skip
 
-TOO_FEW_MODELS = (
-    "This selection has verdicts for fewer than two models, so there is nothing to compare. "
-    "Choose another judge or category."
-)
 
 #: The choices of the page's radio buttons: the first starts the "from the data" branch etc.
 INFO_SOURCES = ("From the loaded data, for the anchor", "Type it in")
@@ -163,11 +160,19 @@ def sample_size_table(
     return out
 
 
-def cost_sentence(cost: str, *, n_models: int, per_instruction: int) -> str:
-    """The answer's size in judge calls and money (``cost`` from the prices), in plain words."""
+def plan_calls_sentence(plan: SampleSizePlan, n_models: int, *, prices: Prices | None = None) -> str:
+    """The judge calls the plan's +5% row needs, and with ``prices`` what they cost: its
+    instructions × each of the other models against one anchor, one slot order (Don-Yehiya et al.
+    2026); "" without a total. The Power page and the report say it in these words."""
+    t = plan.table
+    if not plan.informativeness or t.empty or n_models < 2 or "total" not in t:
+        return ""
+    row = t.loc[(t["edge"] - 0.05).abs().idxmin()]
+    per = calls_per_instruction(n_models, design="anchor")
+    size = size_cost(int(row["total"]), per_instruction=per, prices=prices)
     return (
-        f"In money: {cost} ({per_instruction:,} judge calls per instruction: each of the other "
-        f"{n_models - 1:,} models against the anchor, one slot order)."
+        f"For a {edge_label(row['edge'])} edge the plan needs {size.sentence()}: each of the other "
+        f"{n_models - 1:,} models judged against one anchor on every instruction, in one slot order."
     )
 
 
@@ -392,7 +397,7 @@ def top_pair_sentence(result: DetectableEdges) -> tuple[str, str] | None:
         if pd.notna(need)
         else "."
     )
-    edge = signed_pct(top["observed_edge"])
+    edge = write(top["observed_edge"], "signed_pct")
     return "warning", (
         f"The data do not separate the top two models ({top['upper']} and "
         f"{top['lower']}): observed edge {edge} on {fmt_int(top['discordant'])} "

@@ -28,10 +28,10 @@ from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_rating
 
 # BOOTSTRAP_LIMIT and BOOTSTRAP_MODEL_LIMIT (imported above) live with the one interval rule,
 # evalcore.ranking.design.choose_interval, which `rank` and the library apply too.
-#: The Leaderboard page's words where a selection has fewer than two models.
+#: The Leaderboard and Power pages' words where a selection has fewer than two models.
 TOO_FEW_MODELS = (
-    "This selection has verdicts for fewer than two models: nothing to rank. Choose another judge "
-    "or category."
+    "This selection has verdicts for fewer than two models: nothing to rank or compare. Choose "
+    "another judge or category."
 )
 #: The most models a model × model heatmap draws legibly (and a browser renders quickly).
 HEATMAP_MODEL_LIMIT = 150
@@ -108,19 +108,20 @@ def method_caption(board: Leaderboard) -> str:
 FEW_WORDS = "rough: few instructions"
 
 
-def _interval_text(low: float, high: float, bound: str, few: bool = False) -> str:
-    text = _bounded_text(low, high, bound)
+def interval_text(low: float, high: float, bound: str, few: bool = False) -> str:
+    """A rating's interval cell: ``"990 – 1,040"``, ``"at least 990"`` for a model that never lost,
+    ``"at most …"`` for one that never won, ``—`` where there is none; ``few`` adds
+    :data:`FEW_WORDS`."""
+    if bound in _BOUND_WORDS:
+        value = low if bound == "at least" else high
+        text = f"{bound} {fmt_rating(value)}" if math.isfinite(value) else MISSING
+    else:
+        text = (
+            f"{fmt_rating(low)} – {fmt_rating(high)}"
+            if math.isfinite(low) and math.isfinite(high)
+            else MISSING
+        )
     return f"{text} ({FEW_WORDS})" if few and text != MISSING else text
-
-
-def _bounded_text(low: float, high: float, bound: str) -> str:
-    if bound == "at least":
-        return f"at least {fmt_rating(low)}" if math.isfinite(low) else MISSING
-    if bound == "at most":
-        return f"at most {fmt_rating(high)}" if math.isfinite(high) else MISSING
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return MISSING
-    return f"{fmt_rating(low)} – {fmt_rating(high)}"
 
 
 def rank_range_text(low: float, high: float) -> str:
@@ -135,12 +136,6 @@ def rank_range_text(low: float, high: float) -> str:
     if not (math.isfinite(float(low)) and math.isfinite(float(high))):
         return MISSING
     return str(int(low)) if low == high else f"{int(low)}–{int(high)}"
-
-
-def comparable_text(only_slot: str) -> str:
-    """The table's words for a model's comparability: ``"yes"``, or ``"no: only ever in slot B"``
-    for a model whose rating carries the judge's slot preference."""
-    return f"no: only ever in slot {only_slot}" if only_slot else "yes"
 
 
 def display_table(board: Leaderboard, separation: Separation | None = None) -> pd.DataFrame:
@@ -160,13 +155,14 @@ def display_table(board: Leaderboard, separation: Separation | None = None) -> p
     frame = t.astype(dict.fromkeys(counts, int)).assign(
         model=t["model"].astype(str),
         interval=[
-            _interval_text(float(lo), float(hi), str(b), bool(f))
+            interval_text(float(lo), float(hi), str(b), bool(f))
             for lo, hi, b, f in zip(t["ci_low"], t["ci_high"], t["bound"], t["few_instructions"], strict=True)
         ],
         rank_range=[rank_range_text(lo, hi) for lo, hi in zip(t["rank_low"], t["rank_high"], strict=True)],
         win_rate=t["win_rate"].where(t["battles"] > 0),
         one_sided=[_BOUND_WORDS.get(str(b), MISSING) for b in t["bound"]],
-        comparable=[comparable_text(str(slot)) for slot in t["only_slot"]],
+        # "no: only ever in slot B" marks a rating that carries the judge's slot preference
+        comparable=[f"no: only ever in slot {s}" if s else "yes" for s in t["only_slot"].astype(str)],
         piece=t["piece"].astype(int),
     )
     columns: list[Column] = [("rank", "Rank", None), ("model", "Model", None)]
@@ -317,27 +313,19 @@ def style_display(table: pd.DataFrame, sc: StyleControl) -> pd.DataFrame:
     out = table.copy()
     known = out["Model"].isin(t.index)
     rows = t.reindex(out["Model"])
-    out.insert(
-        2,
-        "Rank change",
-        [
+    controlled = {
+        "Rank change": [
             _change_text(int(c)) if k else MISSING
             for c, k in zip(rows["rank_change"].fillna(0), known, strict=True)
         ],
-    )
-    out.insert(
-        3,
-        "Controlled rating",
-        [fmt_rating(v) for v in rows["rating"]],
-    )
-    out.insert(
-        4,
-        "Controlled 95% interval",
-        [
-            _interval_text(float(lo), float(hi), "")
+        "Controlled rating": [fmt_rating(v) for v in rows["rating"]],
+        "Controlled 95% interval": [
+            interval_text(float(lo), float(hi), "")
             for lo, hi in zip(rows["ci_low"], rows["ci_high"], strict=True)
         ],
-    )
+    }
+    for at, (heading, values) in enumerate(controlled.items(), start=2):
+        out.insert(at, heading, values)
     out = out.rename(columns={"Rank": "Rank (uncontrolled)"})
     ranks = [int(r) for r in rows["rank"].fillna(0)]
     # one type per column (Arrow refuses a mix): whole numbers, or text when some model is missing

@@ -23,19 +23,19 @@ from evalcore.ties.within import Agreement
 #: The within-instruction score rules, in words.
 SCORE_RULE_NAMES: dict[str, str] = {"soft": "soft (logistic)", "sign": "win share"}
 
-#: Pointwise diagnostics: column → heading.
+#: The pointwise diagnostics in words, column → name: the tables, the charts and their picker.
 DIAGNOSTICS: dict[str, str] = {
     "tie_probability": q.name("same_level_chance"),
-    "distinct": "distinct values",
-    "d2_per_nominal": "D2 / nominal levels",
+    "distinct": "Distinct values",
+    "d2_per_nominal": "Effective levels per nominal level",
     "d1": q.name("effective_levels_entropy"),
     "d2": q.name("effective_levels_collision"),
     "top_tied": q.name("top_tied_share"),
-    "spearman": "global Spearman",
-    "tau_b": "within-instruction tau-b",
-    "tau_a": "within-instruction tau-a",
-    "somers_d": "Somers' D",
-    "top1": "top-1 agreement",
+    "spearman": "Global Spearman",
+    "tau_b": "Within-instruction " + q.name("tau_b"),
+    "tau_a": "Within-instruction " + q.name("tau_a"),
+    "somers_d": q.name("somers_d"),
+    "top1": q.name("top1"),
 }
 
 _PAPER = 'Gondara et al., "The Format is the Filter" (2025)'

@@ -21,7 +21,9 @@ __all__ = [
     "filter_words",
     "human_words",
     "level_words",
+    "page_count",
     "page_headline",
+    "range_line",
     "verdict_words",
 ]
 
@@ -141,16 +143,36 @@ def filter_words(flt: VerdictFilter) -> str:
     return ", ".join(parts) if parts else "all cases"
 
 
-def page_headline(page: VerdictPage) -> str:
-    """``"Cases 1–20 of 1,234 (judge gpt-4, …)"``, or a sentence saying nothing matched."""
-    what = filter_words(page.filter)
+def page_count(total: int, limit: int) -> int:
+    """Pages of ``limit`` cases needed for ``total`` (at least one).
+
+    Examples
+    --------
+    >>> page_count(1234, 20), page_count(0, 20), page_count(40, 20)
+    (62, 1, 2)
+    """
+    if limit < 1:
+        raise UsageError(f"limit must be at least 1; got {limit!r}.")
+    return max(1, -(-int(total) // int(limit)))
+
+
+def range_line(page: VerdictPage) -> str:
+    """Where this page is: ``'Cases 21–40 of 1,234'``; a sentence when nothing matches."""
     if page.total == 0:
-        return f"No case matches ({what})."
-    if not page.cases:
-        return f"{fmt_int(page.total)} cases match ({what}); this page is past the last one."
+        return "No case matches these filters."
     first = page.offset + 1
     last = page.offset + len(page.cases)
-    return f"Cases {fmt_int(first)}–{fmt_int(last)} of {fmt_int(page.total)} ({what})."
+    if not page.cases:
+        return f"No case on this page: {fmt_int(page.total)} cases match, the last is on page {page_count(page.total, page.limit)}."
+    noun = "Case" if first == last else "Cases"
+    span = fmt_int(first) if first == last else f"{fmt_int(first)}–{fmt_int(last)}"
+    return f"{noun} {span} of {fmt_int(page.total)}"
+
+
+def page_headline(page: VerdictPage) -> str:
+    """:func:`range_line` with the filter in words, e.g. ``"Cases 1–20 of 1,234 (judge gpt-4, …)."``:
+    the command line's headline (the page shows the filter in its widgets)."""
+    return f"{range_line(page).rstrip('.')} ({filter_words(page.filter)})."
 
 
 def case_lines(case: VerdictCase, *, width: int = 160) -> list[str]:

@@ -214,32 +214,6 @@ def full_text(value: str | None) -> str:
     return normalise_lines(str(value or ""))
 
 
-def page_count(total: int, limit: int) -> int:
-    """Pages of ``limit`` cases needed for ``total`` (at least one).
-
-    Examples
-    --------
-    >>> page_count(1234, 20), page_count(0, 20), page_count(40, 20)
-    (62, 1, 2)
-    """
-    if limit < 1:
-        raise UsageError(f"limit must be at least 1; got {limit!r}.")
-    return max(1, -(-int(total) // int(limit)))
-
-
-def range_line(page: VerdictPage) -> str:
-    """Where this page is: ``'Cases 21–40 of 1,234'``; a sentence when nothing matches."""
-    if page.total == 0:
-        return "No case matches these filters."
-    first = page.offset + 1
-    last = page.offset + len(page.cases)
-    if not page.cases:
-        return f"No case on this page: {fmt_int(page.total)} cases match, the last is on page {page_count(page.total, page.limit)}."
-    noun = "Case" if first == last else "Cases"
-    span = fmt_int(first) if first == last else f"{fmt_int(first)}–{fmt_int(last)}"
-    return f"{noun} {span} of {fmt_int(page.total)}"
-
-
 def no_text_sentence(page: VerdictPage) -> str | None:
     """The one sentence a table without text needs (None when it carries text)."""
     if page.has_text:

@@ -26,6 +26,7 @@ from evalcore.present import judge as judge_show
 from evalcore.present import power as power_show
 from evalcore.present import ranking as rank_show
 from evalcore.present import summary as summary_show
+from evalcore.present import ties as ties_show
 from evalcore.present.display import FORMATS, catalogue_table
 from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.report.html import (
@@ -168,16 +169,11 @@ def judge_section(analyses: Analyses) -> str:
         body += html_figure(no_verdict_figure(sheet.coverage.by_model, by="model"), "fig-judge-coverage")
     ties = analyses.ties
     if ties is not None:
+        # the Tie structure page's tiles, in its words and formats
+        said = "; ".join(f"{t.label}: {t.value}" for t in ties_show.level_metrics(ties))
         body += (
             "<h3>Verdict levels and ties</h3>"
-            f'<p class="caption">Share of calls at each verdict level. '
-            f"{quantities.name('same_level_chance')}: "
-            f"{quantities.format('same_level_chance', ties.stats.tie_probability)}; "
-            f"{quantities.name('effective_levels_collision')}: "
-            f"{quantities.format('effective_levels_collision', ties.stats.d2)}; "
-            f"{quantities.name('effective_levels_entropy')}: "
-            f"{quantities.format('effective_levels_entropy', ties.stats.d1)} (Gondara et al. 2026); "
-            f"{quantities.name('top_tied_share')}: {quantities.format('top_tied_share', ties.top_tied)}.</p>"
+            f'<p class="caption">Share of calls at each verdict level. {esc(said)} (Gondara et al. 2026).</p>'
             + html_table(
                 ties.level_table(),
                 {"calls": fmt_int, "share": FORMATS["pct1"]},
@@ -235,36 +231,19 @@ def power_section(analyses: Analyses) -> str:
         + html_figure(detectable_edges_figure(edges), "fig-power-edges")
     )
     if plan is not None:
+        calls = power_show.plan_calls_sentence(plan, analyses.counts.n_models)
         body += (
             "<h3>Samples a sign test needs for a given edge</h3>"
             f'<p class="caption">{esc(power_show.sample_size_caption(plan))} The informativeness is the '
             "recommended anchor's, or the mean of the adjacent pairs' when there is no anchor "
             "analysis.</p>"
             + html_table(power_show.sample_size_table(plan), table_id="plan-table")
-            + _plan_calls(plan, analyses.counts.n_models)
+            + (f'<p id="plan-calls">{esc(calls)}</p>' if calls else "")
             + html_figure(
                 sample_size_figure(plan.table, informativeness=plan.informativeness), "fig-power-plan"
             )
         )
     return body
-
-
-def _plan_calls(plan, n_models: int) -> str:
-    """One sentence: the judge calls the plan's +5% row needs (instructions × the other models
-    against one anchor, one slot order; Don-Yehiya et al. 2026), or "" without a total."""
-    from evalcore.power.budget import calls_per_instruction, size_cost
-
-    t = plan.table
-    if plan.informativeness is None or t.empty or n_models < 2 or "total" not in t:
-        return ""
-    row = t.loc[(t["edge"] - 0.05).abs().idxmin()]
-    per = calls_per_instruction(n_models, design="anchor")
-    size = size_cost(int(row["total"]), per_instruction=per)
-    return (
-        f'<p id="plan-calls">For a +{100 * row["edge"]:g}% edge the plan needs {size.size:,} instructions, '
-        f"that is {size.calls:,} judge calls: each of the other {n_models - 1:,} models judged against "
-        "one anchor on every instruction, in one slot order.</p>"
-    )
 
 
 def calibration_section(analyses: Analyses) -> str:

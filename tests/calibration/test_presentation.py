@@ -124,7 +124,7 @@ def test_default_candidate_is_the_top_rated_model_or_the_first():
         b=np.ones(10, dtype=np.int32),
         n=n,
     )
-    assert show.default_candidate(counts) == "b"
+    assert show.default_pair(counts)[0] == "b"
     one = VerdictCounts.from_cells(
         models=("solo",),
         instructions=("i0",),
@@ -134,7 +134,7 @@ def test_default_candidate_is_the_top_rated_model_or_the_first():
         b=np.zeros(0, dtype=np.int32),
         n=np.zeros((0, 5), dtype=np.int32),
     )
-    assert show.default_candidate(one) == "solo"
+    assert show.default_pair(one)[0] == "solo"
 
 
 def test_ppi_words_table_gate_and_certification():

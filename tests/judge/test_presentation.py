@@ -106,7 +106,7 @@ def test_tiles_of_a_double_ordered_labelled_table(labelled):
     tiles = {m.label: m for m in show.position_metrics(sheet)}
     pb = sheet.position.position_bias_points
     assert tiles["Position bias"].value == f"{pb.value:+.1f} pp"
-    assert f"{pb.low:+.1f} to {pb.high:+.1f}" in tiles["Position bias"].help
+    assert f"{pb.low:+.1f} to {pb.high:+.1f}" in tiles["Position bias"].note
     assert tiles["Tie rate, both orders"].value == f"{100 * sheet.position.both_orders_tie_rate.value:.1f}%"
     order = {m.label: m for m in show.order_metrics(sheet)}
     assert order["Slot-A bias"].value == f"{sheet.order.b.value:+.3f}"
@@ -170,7 +170,7 @@ def test_anchor_always_in_slot_b_is_refused_in_words():
     sheet = judge_sheet(counts, "j", rounds=50)
     tiles = {m.label: m for m in show.position_metrics(sheet)}
     assert tiles["Position bias"].value == "—"
-    assert "Not identified" in tiles["Position bias"].help
+    assert "Not identified" in tiles["Position bias"].note
     assert {m.label: m.value for m in show.order_metrics(sheet)}["Slot-A bias"] == "—"
     assert show.coverage_metric(sheet).value == "—"  # counts hold no missing verdicts
     assert show.order_swap_display(sheet.order.by_anchor).empty

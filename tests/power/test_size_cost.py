@@ -18,7 +18,6 @@ from evalcore.power.budget import Prices, calls_per_instruction, cost_text, size
 from evalcore.present import anchors as av
 from evalcore.present import power as pv
 from evalcore.present.calibration import size_plan_cost
-from evalcore.report.sections import _plan_calls
 
 
 def test_calls_per_instruction_by_hand():
@@ -112,10 +111,13 @@ def test_size_picker_in_money():
 
 def test_report_names_the_judge_calls_of_the_plan():
     plan = sample_size_plan([0.05, 0.1], informativeness=0.5)
-    text = _plan_calls(plan, 6)
+    text = pv.plan_calls_sentence(plan, 6)
     # 1,234 instructions × 5 other models = 6,170 judge calls
     assert "1,234 instructions" in text and "6,170 judge calls" in text
-    assert _plan_calls(sample_size_plan([0.05]), 6) == ""  # no informativeness: no total
+    # the Power page's sentence is the report's, with the money at the prices given
+    priced = pv.plan_calls_sentence(plan, 6, prices=Prices(0.01))
+    assert priced.startswith("For a +5% edge") and "6,170 judge calls ≈ 61.70" in priced
+    assert pv.plan_calls_sentence(sample_size_plan([0.05]), 6) == ""  # no informativeness: no total
     assert isinstance(plan.table, pd.DataFrame)
 
 

@@ -48,7 +48,7 @@ def test_level_tiles_are_the_results_numbers(labelled):
     t = result.intervals["top_tied"]
     assert tiles["Instructions with a tied top"].value == f"{100 * result.top_tied:.1f}%"
     if t.has_interval:
-        assert f"{100 * t.low:.1f}%" in tiles["Instructions with a tied top"].help
+        assert f"{100 * t.low:.1f}%" in tiles["Instructions with a tied top"].note
     assert "sim-judge" in show.calls_sentence(result, "sim-judge")
     assert f"{result.n_calls:,} calls" in show.calls_sentence(result, "sim-judge")
     assert f"{result.candidate_stats.distinct:,} distinct values" in show.candidate_sentence(result)

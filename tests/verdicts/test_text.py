@@ -262,7 +262,7 @@ def test_cli_verdicts_json_and_listing(tmp_path, capsys):
     assert main(["verdicts", str(path), "--search", "AGAIN", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"] == 1
     assert main(["verdicts", str(path), "--verdict", "tie", "--flipped", "--disagrees-with-human"]) == 0
-    assert capsys.readouterr().out.startswith("No case matches (some call was a tie")
+    assert capsys.readouterr().out.startswith("No case matches these filters (some call was a tie")
 
 
 def test_cli_verdicts_with_answer_files(capsys):
