@@ -352,9 +352,12 @@ def category_heterogeneity(
     for k, c in enumerate(cats):
         tau2 = tau2s[k]
         for i in np.flatnonzero(present[k]):
-            b = tau2 / (tau2 + var[k][i]) if tau2 > 0 else 0.0
+            # a variance a rounding error pushed just below zero (a model met once in the
+            # category) is zero, not the square root of a negative number
+            v = max(float(var[k][i]), 0.0)
+            b = tau2 / (tau2 + v) if tau2 > 0 else 0.0
             post = theta0[i] + b * (raw[k][i] - theta0[i])
-            sd = np.sqrt(b * var[k][i])
+            sd = np.sqrt(b * v)
             rows.append(
                 {
                     "category": c,
