@@ -421,7 +421,7 @@ def plan_caption(plan: EvaluationPlan) -> str:
     return (
         f"Sign test, one-sided, significance level {plan.alpha:g}, power {plan.power:.0%}: "
         f"{fmt_int(plan.discordant)} discordant samples for a +{plan.edge:.0%} edge; the total "
-        f"divides by the informative share (N total = N / I, {PAPER})."
+        f"is those samples divided by the informative share ({PAPER})."
     )
 
 

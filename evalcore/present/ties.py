@@ -187,11 +187,11 @@ def human_heading(human: VerdictTieStructure) -> str:
 
 
 def human_sentence(human: VerdictTieStructure) -> str:
-    """How the human labels are scored, and the judge's T on the labelled calls."""
+    """How the human labels are scored, and the judge's share of tied tops on the labelled calls."""
     return (
         f"The human labels are scored like the judge's verdicts (the same "
         f"{SCORE_RULE_NAMES[human.score]} rule) on the same labelled calls, so both rankings "
-        f"cover the same models and instructions. T of the judge on these calls: "
+        f"cover the same models and instructions. Share of instructions with a tied top for the judge on these calls: "
         f"{fmt_pct(human.top_tied, 1)}."
     )
 
