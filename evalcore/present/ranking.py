@@ -448,6 +448,7 @@ def pooled_display(res) -> pd.DataFrame:
             ("model", "Model", None),
             ("rating", "pooled_rating"),
             ("interval", "95% interval", None),
+            ("plain_rating", "Rating with plain pooling", "elo"),
             ("plain_rank", "Rank with plain pooling", None),
             ("rank_change", "Places gained by weighting", None),
         ],

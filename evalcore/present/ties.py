@@ -407,6 +407,7 @@ def shares_display(shares: VarianceShares) -> pd.DataFrame:
         [
             ("diagnostic", "diagnostic", lambda d: DIAGNOSTICS.get(str(d), str(d))),
             *((f"{c}_share", f"{c} share", "pct1") for c in ("format", "judge", "residual")),
+            ("total_ss", "total sum of squares", "num3"),
         ],
     )
 
