@@ -1,11 +1,10 @@
 """``anchors``: every model as the anchor: its position, tau with the quadratic and human
-rankings, and informativeness (Don-Yehiya et al. 2026, §4)."""
+rankings, and informativeness (Don-Yehiya et al. 2026)."""
 
 from __future__ import annotations
 
 import argparse
 
-from evalcore import quantities as q
 from evalcore.anchors import anchor_sweep
 from evalcore.cli.common import (
     SELECTION,
@@ -13,12 +12,13 @@ from evalcore.cli.common import (
     opt,
     print_json,
     print_notes,
-    print_table,
     report_unavailable,
     select,
+    show,
 )
 from evalcore.errors import DesignError
 from evalcore.ingest.reference import human_ranking
+from evalcore.present import anchors as page
 
 
 def run_anchors(args: argparse.Namespace) -> int:
@@ -30,20 +30,13 @@ def run_anchors(args: argparse.Namespace) -> int:
         return report_unavailable(args, exc)
     if args.json:
         return print_json(sweep.as_dict())
-    tau = "tau-b" if args.tau == "b" else "tau-a"
-    print(
-        f"judge {chosen.judge}: {len(sweep.models)} models, {sweep.n_instructions:,} instructions, "
-        f"design {sweep.design}; Kendall's {tau}; informativeness on the full verdict scale "
-        "(verdicts compared within one slot order)"
+    show(
+        f"Judge {chosen.judge}: {len(sweep.models)} models, {sweep.n_instructions:,} instructions, design {sweep.design}."
     )
-    print_notes(sweep.notes, err=True)
-    columns = ["anchor", "position", "tau_quadratic", "tau_human", "informativeness", "models_ranked"]
-    print_table(sweep.table[[*columns, "no_model_wins_share"]])
-    print_notes([sweep.needs_all_pairs] if sweep.needs_all_pairs else [], err=True)
-    if sweep.recommended:
-        print(f"recommended anchor (most informative): {sweep.recommended}")
-    if sweep.fit_r2 == sweep.fit_r2:
-        print(f"{q.name('tau_all_pairs')} against {q.name('informativeness')}: R² = {sweep.fit_r2:.3f}")
+    print_notes([*sweep.notes, *([sweep.needs_all_pairs] if sweep.needs_all_pairs else [])])
+    show(page.sweep_table(sweep), page.sweep_caption(sweep, args.tau))
+    show([f"{label}: {value} — {why}" for label, value, why in page.recommended_metrics(sweep, args.tau)])
+    show(page.quadratic_human_caption(sweep, args.tau), page.fit_caption(sweep, args.tau))
     return 0
 
 

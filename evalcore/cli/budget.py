@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from evalcore.cli.common import Command, UsageError, opt, print_json, print_notes, select
+from evalcore.cli.common import Command, UsageError, opt, print_json, print_notes, select, show
 
 
 def run_budget(args: argparse.Namespace) -> int:
@@ -43,28 +43,11 @@ def run_budget(args: argparse.Namespace) -> int:
         if refused:
             out["notes"].append(refused)
         return print_json(out)
-    print(plan.sentence())
-    if anchor_plan is not None:
-        print(anchor_plan.sentence())
-        width = "Elo points" if args.quantity == "rating_difference" else "percentage points"
-        print(
-            f"anchors  instructions affordable  judge calls  instructions to label  planned width ({width})"
-        )
-        for row in anchor_plan.options.itertuples():
-            value = (
-                row.predicted_width_elo if args.quantity == "rating_difference" else 100 * row.predicted_width
-            )
-            mark = "  (chosen)" if row.anchors == anchor_plan.chosen else ""
-            print(
-                f"{row.anchors:7d}  {row.instructions:22,}  {row.judge_calls:11,}  "
-                f"{row.labelled_instructions:21,}  {value:.1f}{mark}"
-            )
-        print_notes(anchor_plan.notes, err=True)
-    elif refused:
-        print_notes([refused], err=True)
-    for row in plan.label_orders.itertuples():
-        print(f"labels: {row.order}: {100 * row.label_share:.0f}% of them ({row.labelled:,} labelled so far)")
-    print_notes(plan.notes, err=True)
+    from evalcore.present.power import anchor_budget_display, label_orders_display
+
+    show(plan.sentence(), anchor_plan and [anchor_plan.sentence(), anchor_budget_display(anchor_plan)])
+    print_notes([*(anchor_plan.notes if anchor_plan else [refused] if refused else []), *plan.notes])
+    show(label_orders_display(plan))
     return 0
 
 

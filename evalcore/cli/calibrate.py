@@ -35,12 +35,11 @@ from evalcore.cli.common import (
     opt,
     pick_category,
     print_json,
-    print_notes,
-    print_table,
     select,
+    show,
 )
 from evalcore.judge.certification import DEFAULT_THRESHOLD, certify_judge
-from evalcore.present.display import catalogue_table
+from evalcore.present import calibration as page
 
 
 def _calibration(args: argparse.Namespace):
@@ -72,25 +71,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     cal = _calibration(args)
     if args.json:
         return print_json(cal.as_dict())
-    c = cal.counts
-    unit = (
-        f"both-orders verdicts (one per human label), {c.unpaired_calls:,} unpaired calls left out"
-        if c.both_orders
-        else "one per judge call"
-    )
-    print(
-        f"judge {cal.judge}, candidate {cal.candidate_label}: {c.n_judged:,} judged units, "
-        f"{c.n_labelled:,} labelled ({c.n_se:,} human wins, {c.n_sp:,} non-wins); units: {unit}"
-    )
-    columns = [("quantity", "quantity", None), *((c, c, "pct1") for c in ("estimate", "low", "high"))]
-    print_table(catalogue_table(cal.summary_frame(), [*columns, ("definition", "definition", None)]))
-    if cal.refused:
-        print(f"correction refused: {cal.refusal_reason}")
-    elif cal.win_rate_refusal:
-        print(f"corrected win rate (both arms) refused: {cal.win_rate_refusal}")
-    if cal.transfer_warning:
-        print(f"warning: {cal.transfer_warning}")
-    print_notes(cal.design_warnings)
+    show(page.headline(cal), page.correction_caption(cal), page.summary_display(cal))
+    show(page.correction_message(cal), page.correction_notes(cal))
     return 0
 
 
@@ -114,12 +96,8 @@ def run_floor(args: argparse.Namespace) -> int:
         if plans:
             payload["plans"] = [{k: v for k, v in p.as_dict().items() if k != "ladder"} for p in plans]
         return print_json(payload)
-    wide = table.pivot(index="n_labelled", columns="youden_j", values="floor_points")
-    wide.columns = [f"J={j:.2f}" for j in wide.columns]
-    print("floor (± points) with unlimited judged pairs, by labelled pairs and Youden's J:")
-    print_table(wide.reset_index(), floatfmt="{:.1f}")
-    for plan in plans:
-        print(plan.explanation)
+    head = "Floor (± percentage points) with unlimited judged pairs, by labelled pairs and Youden's J:"
+    show(head, page.floor_display(table), [plan.explanation for plan in plans])
     return 0
 
 
@@ -144,53 +122,35 @@ def run_gate(args: argparse.Namespace) -> int:
     code = 0 if result.passed else 1
     if args.json:
         return print_json(result.as_dict(), code)
-    print(f"{result.verdict}: {result.explanation}")
-    print_notes([result.warning] if result.warning else [])
-    print_notes(result.design_warnings)
+    show(page.gate_messages(result), result.design_warnings if result.determined else None)
     return code
 
 
 def run_ppi(args: argparse.Namespace) -> int:
-    from evalcore.present.calibration import ppi_table
-
     cluster = None if args.cluster == "instruction" else args.cluster
     # --lam and --min-labelled are checked by their ranges; unit columns are kept with the text
     chosen = select(args, text=cluster is not None)
-    result = ppi_ratings(
-        chosen.store,
-        judge=chosen.judge,
-        category=chosen.category,
-        cluster=cluster,
-        **given(args, "lam", "min_labelled"),
-    )
+    how = given(args, "lam", "min_labelled")
+    result = ppi_ratings(chosen.store, judge=chosen.judge, category=chosen.category, cluster=cluster, **how)
     if args.json:
         return print_json(result.as_dict())
-    print(
-        f"judge {chosen.judge}: {result.n_calls:,} judged calls, {result.n_labelled_pairs:,} labelled pairs on "
-        f"{result.n_labelled_instructions:,} {result.cluster}s; weight on the judge {result.lam:.2f}"
-        + (" (chosen by PPI++)" if result.lam_tuned else " (given)")
-        + f"; Elo points, 95% intervals clustered by {result.cluster}"
+    show(
+        f"Judge {chosen.judge}: labelled pairs on {result.n_labelled_instructions:,} {result.cluster}s; "
+        f"Elo points, 95% intervals clustered by {result.cluster}.",
+        page.ppi_table(result),
+        page.ppi_messages(result),
     )
-    print_table(ppi_table(result))
-    print(
-        f"effective human sample: {result.effective_overall:,.0f} labelled pairs "
-        f"({result.gain:.2f} × the {result.n_labelled_pairs:,} labelled)"
-    )
-    print_notes(result.notes)
     return 0
 
 
 def run_certify(args: argparse.Namespace) -> int:
     chosen = select(args)  # --threshold is checked by its range, --candidate by the library
-    store, judge = chosen.store, chosen.judge
-    cert = certify_judge(
-        store, judge, candidate=args.candidate, category=args.category, threshold=args.threshold
-    )
+    judge = chosen.judge
+    cert = certify_judge(chosen.store, judge, **given(args, "candidate", "category", "threshold"))
     code = 0 if cert.certified else 1
     if args.json:
         return print_json(cert.as_dict(), code)
-    print(f"judge {judge}: {cert.sentence()}")
-    print_notes([cert.note] if cert.note else [])
+    show(f"Judge {judge}: {cert.sentence()}", cert.note and f"Note: {cert.note}")
     return code
 
 

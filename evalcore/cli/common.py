@@ -10,15 +10,12 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from evalcore import errors
 from evalcore.store.store import VerdictStore
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 class UsageError(errors.UsageError):
@@ -218,10 +215,10 @@ def print_json(payload: dict, code: int = 0) -> int:
     return code
 
 
-def print_notes(notes: Iterable[object], *, err: bool = False, label: str = "note") -> None:
-    """Each of ``notes`` as a line ``note: …`` (on stderr with ``err``, so --json stays clean)."""
+def print_notes(notes: Iterable[object]) -> None:
+    """Each of ``notes`` as a line ``note: …`` on stderr (so --json stays clean)."""
     for note in notes:
-        print(f"{label}: {note}", file=sys.stderr if err else sys.stdout)
+        print(f"note: {note}", file=sys.stderr)
 
 
 def report_unavailable(args: argparse.Namespace, exc: Exception) -> int:
@@ -233,59 +230,40 @@ def report_unavailable(args: argparse.Namespace, exc: Exception) -> int:
     return 0
 
 
-def print_table(frame: pd.DataFrame, *, floatfmt: str = "{:.3f}") -> None:
-    """A table as text, in the app's names and formats: each column that is a catalogue quantity
-    is headed by its name and written in its format (percentages, points, thousands separators,
-    :mod:`evalcore.quantities`); other keys are put in words; whole numbers get a thousands
-    separator."""
+def unmark(text: object) -> str:
+    """A page's sentence as plain text: its Markdown bold, code spans and escapes and its word
+    joiners removed."""
+    from evalcore.text import plain
+
+    text = re.sub(r"(`+) (.*?) \1", r"\2", plain(text).replace("**", ""))
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def show(*parts: object) -> None:
+    """Print what the page shows, in its order: a display table (a frame of text from
+    :mod:`evalcore.present`) as it is, whole numbers with a thousands separator; tiles (``Metric``) as ``label: value — help``; an alert
+    (``Message``; a warning as ``warning: …``) or a sentence as plain text. None, empty texts
+    and empty tables are skipped; a list is shown item by item."""
     import pandas as pd
 
-    from evalcore import quantities as q
-
-    shown = pd.DataFrame(index=frame.index)
-    for column in frame.columns:
-        heading, qid = q.heading(column)
-        values = frame[column]
-        if qid is not None and pd.api.types.is_numeric_dtype(values.dtype):
-            values = values.map(lambda v, qid=qid: q.format(qid, v))
-        elif pd.api.types.is_integer_dtype(values.dtype):
-            values = values.map(lambda v: f"{v:,}")
-        if values.dtype == object:  # a missing value reads as a dash, as on the pages
-            values = values.map(lambda v: "—" if v is None or v is pd.NA else v)
-        shown[heading] = values
-    print(shown.to_string(index=False, na_rep="—", float_format=floatfmt.format))
-
-
-def print_metrics(table: pd.DataFrame) -> None:
-    """A long table of ``metric, value, low, high`` rows as text in the app's names and formats:
-    a metric that is a catalogue quantity gets its name and its format, others their key in
-    words with the value as it is."""
-    import pandas as pd
-
-    from evalcore import quantities as q
-
-    rows = []
-    for metric, value, low, high in table[["metric", "value", "low", "high"]].itertuples(index=False):
-        heading, qid = q.heading(metric)
-        if qid is not None and q.CATALOGUE[qid].fmt == "count" and not float(value).is_integer():
-            # a key that names a count elsewhere carries a share here: not that quantity
-            heading, qid = q.heading(str(metric).replace("_", " "))
-
-        def write(v: object, qid: str | None = qid, metric: object = metric) -> str:
-            if v is None or (isinstance(v, float) and v != v):
-                return ""
-            if qid is not None:
-                return q.format(qid, v)
-            if metric == "certified":
-                return "yes" if v else "no"
-            if isinstance(v, float) and re.search(r"rate|share|agreement|consistency|balance", str(metric)):
-                return f"{100 * v:.1f}%"  # a fraction the catalogue does not list: a percentage too
-            whole = isinstance(v, float) and v.is_integer()
-            return f"{v:,.0f}" if whole else f"{v:.4g}" if isinstance(v, float) else f"{v:,}"
-
-        interval = f"{write(low)} to {write(high)}" if write(low) and write(high) else ""
-        rows.append({"Quantity": heading, "Value": write(value) or "—", "95% interval": interval})
-    print_table(pd.DataFrame(rows))
+    for part in parts:
+        if part is None or (isinstance(part, str) and not part):
+            continue
+        if isinstance(part, pd.DataFrame):
+            if len(part):
+                whole = [c for c in part.columns if pd.api.types.is_integer_dtype(part[c])]
+                as_text = {c: part[c].map(lambda v: "—" if pd.isna(v) else f"{v:,}") for c in whole}
+                print(part.assign(**as_text).to_string(index=False))
+        elif hasattr(part, "label") and hasattr(part, "value"):
+            help_ = getattr(part, "help", "")
+            print(f"{part.label}: {unmark(part.value)}" + (f" — {unmark(help_)}" if help_ else ""))
+        elif isinstance(part, list | tuple):
+            show(*part)
+        elif hasattr(part, "kind") and hasattr(part, "text"):
+            lead = "warning: " if part.kind == "warning" else ""
+            print(lead + unmark(part.text))
+        else:
+            print(unmark(part))
 
 
 # -- ranges of the numeric options ---------------------------------------------------------------

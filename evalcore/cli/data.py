@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from evalcore import quantities as q
 from evalcore.cli.common import (
     SELECTION,
     Command,
@@ -15,8 +16,8 @@ from evalcore.cli.common import (
     pick_category,
     print_json,
     print_notes,
-    print_table,
     select,
+    show,
 )
 from evalcore.ranking import leaderboard
 
@@ -26,20 +27,10 @@ def run_summary(args: argparse.Namespace) -> int:
     summary = store.summary()
     if args.json:
         return print_json(summary.as_dict())
-    print(
-        f"{summary.name} ({summary.format}): {summary.rows:,} rows, {len(summary.models)} models, "
-        f"{summary.instructions:,} instructions, {len(summary.judges)} judge(s)"
-    )
-    anchor = f" (anchor {summary.anchor})" if summary.anchor else ""
-    print(
-        f"design: {summary.design}{anchor}; {summary.pairs_judged} of "
-        f"{summary.pairs_possible} pairs judged; {summary.orders}"
-    )
-    print(
-        f"human-labelled rows: {summary.labelled_rows:,}; self-comparison rows: "
-        f"{summary.self_comparison_rows:,}"
-    )
-    print_table(summary.no_verdict)
+    from evalcore.present.summary import design_markdown, metric_cells, no_verdict_table
+
+    cells = [f"{label}: {value}" for label, value in metric_cells(summary)]
+    show(f"{summary.name} ({summary.format})", cells, design_markdown(summary), no_verdict_table(summary))
     return 0
 
 
@@ -56,16 +47,15 @@ def _rank_all_judges(store, args: argparse.Namespace) -> int:
     store.close()
     if args.json:
         return print_json(res.as_dict())
-    print(f"{len(res.judges)} judges pooled, {res.n_instructions:,} instructions; {METHOD}")
-    print_notes(res.notes, err=True)
-    print_table(res.table, floatfmt="{:.1f}")
-    for j in res.judges:
-        cert = "" if j.certified is None else ("; certified" if j.certified else "; not certified")
-        why = f" ({j.reason})" if j.reason else ""
-        print(
-            f"{j.judge}: weight {j.weight:.2f}, slot A lean {100 * j.lean:.1f}%, tau with pooled {j.tau:.2f}, {j.status}{why}{cert}"
-        )
-    print(f"Kendall's tau with plain pooling: {res.tau_plain:.2f}")
+    from evalcore.present.ranking import judge_weights_display, pooled_display
+
+    show(f"{len(res.judges)} judges pooled, {res.n_instructions:,} instructions; {METHOD}")
+    print_notes(res.notes)
+    show(
+        pooled_display(res),
+        judge_weights_display(res),
+        f"Kendall's tau with plain pooling: {res.tau_plain:.2f}",
+    )
     return 0
 
 
@@ -99,12 +89,13 @@ def _rank_as_of(args: argparse.Namespace) -> int:
     if args.json:
         return print_json(result.as_dict())
     board = result.board
-    print(result.sentence())
-    print(f"judge {chosen.judge}; 95% intervals: {board.interval_description} ({board.interval_reason})")
-    print_notes((*board.design_warnings, *board.notes), err=True)
-    table = board.table[["rank", "model", "rating", "ci_low", "ci_high", "battles", "win_rate"]].copy()
-    table["win_rate"] = [f"{100 * v:.1f}%" for v in table["win_rate"]]
-    print_table(table, floatfmt="{:.1f}")
+    from evalcore.present.ranking import display_table
+
+    intervals = (
+        f"Judge {chosen.judge}; 95% intervals: {board.interval_description} ({board.interval_reason})."
+    )
+    print_notes((*board.design_warnings, *board.notes))
+    show(result.sentence(), intervals, display_table(board))
     return 0
 
 
@@ -115,18 +106,6 @@ def _unit_options(args: argparse.Namespace) -> tuple[str | None, str | None]:
     if (cluster or weighting) and (args.judge == "all" or args.as_of is not None):
         raise UsageError("--cluster and --weighting rank one judge; drop --judge all or --as-of")
     return cluster, weighting
-
-
-def _print_units(board) -> None:
-    """The resampling units and how much they widened the intervals (clustered by a column)."""
-    if board.cluster == "instruction":
-        return
-    from evalcore import quantities as q
-
-    print(
-        f"{q.name('resampling_units')}: {q.format('resampling_units', board.n_units)} {board.cluster}s; "
-        f"{q.name('cluster_widening')}: {q.format('cluster_widening', board.cluster_widening)}"
-    )
 
 
 def run_rank(args: argparse.Namespace) -> int:
@@ -149,8 +128,8 @@ def run_rank(args: argparse.Namespace) -> int:
     styled = None
     if args.control is not None:
         # style control needs pandas and the store's rows: imported only when asked for
-        from evalcore.present.ranking import merge_style_records, style_columns
-        from evalcore.ranking.style import METHOD, controlled_leaderboard
+        from evalcore.present.ranking import merge_style_records
+        from evalcore.ranking.style import controlled_leaderboard
 
         families = None
         if args.families:
@@ -175,21 +154,18 @@ def run_rank(args: argparse.Namespace) -> int:
         f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: {board.interval_description}"
         f" ({board.interval_reason})"
     )
-    _print_units(board)
-    print_notes((*board.design_warnings, *board.notes), err=True)
+    units = f"{q.name('resampling_units')}: {q.format('resampling_units', board.n_units)} {board.cluster}s"
+    widening = f"{q.name('cluster_widening')}: {q.format('cluster_widening', board.cluster_widening)}"
+    show(f"{units}; {widening}" if board.cluster != "instruction" else None)
+    print_notes((*board.design_warnings, *board.notes))
     # the Leaderboard page's own table: the same columns, names and words on both faces
-    from evalcore.present.ranking import display_table
+    from evalcore.present.ranking import display_table, style_caption, style_display
 
     table = display_table(board)
+    show(style_display(table, styled) if styled is not None else table, f"Stability: {stability.sentence()}")
     if styled is not None:
-        table = table.merge(style_columns(styled).rename(columns={"model": "Model"}), on="Model", how="left")
-    print_table(table, floatfmt="{:.1f}")
-    print(f"stability: {stability.sentence()}")
-    if styled is not None:
-        print(f"controlled for {', '.join(styled.controls)}; 95% intervals: {METHOD}")
-        print_notes(styled.notes, err=True)
-        for c in styled.coefficients:
-            print(f"{c.name}: {c.meaning}")
+        show(style_caption(styled))
+        print_notes(styled.notes)
     return 0
 
 

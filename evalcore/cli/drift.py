@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
-from evalcore.cli.common import SELECTION, Command, given, opt, print_json, print_table, select
+from evalcore.cli.common import SELECTION, Command, given, opt, print_json, select, show
 from evalcore.errors import DesignError
 
 
@@ -39,20 +37,15 @@ def run_drift(args: argparse.Namespace) -> int:
     if args.json:
         times = windows.as_dict() if windows is not None else {"sentence": refused}
         return print_json({"judge": sel.judge, "time_windows": times, "judge_drift": drift.as_dict()})
-    print(f"judge {sel.judge}")
-    if windows is None:
-        print(refused)
-    else:
-        print(windows.sentence())
-        rows = [
-            {"window": w.label, "verdicts": w.verdicts, **r.as_dict()}
-            for w in windows.windows
-            for r in w.ratings
-        ]
-        print_table(pd.DataFrame(rows), floatfmt="{:.0f}")
-        if windows.untimed:
-            print(f"note: {windows.untimed:,} verdicts without a judging time are left out")
-    print(drift.sentence())
+    from evalcore.present.ranking import windows_display
+
+    untimed = windows.untimed if windows else 0
+    left_out = f"Note: {untimed:,} verdicts without a judging time are left out." if untimed else None
+    show(
+        f"Judge {sel.judge}.",
+        [windows.sentence(), windows_display(windows), left_out] if windows is not None else refused,
+        drift.sentence(),
+    )
     return 0
 
 

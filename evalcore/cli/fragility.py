@@ -6,9 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Literal
 
-import pandas as pd
-
-from evalcore.cli.common import SELECTION, Command, opt, print_json, print_notes, print_table, select
+from evalcore.cli.common import SELECTION, Command, opt, print_json, print_notes, select, show
 from evalcore.ranking.fragility import ranking_fragility
 
 
@@ -21,28 +19,22 @@ def run_fragility(args: argparse.Namespace) -> int:
     )
     if args.json:
         return print_json(result.as_dict())
+    from evalcore.present.ranking import fragility_calls_display, fragility_display
+
     done = "flipped" if args.flip else "removed"
-    print(f"judge {judge}: {result.n_calls:,} verdicts; at most {result.max_drop:,} {done} per pair")
-    print(result.headline())
-    print_notes(result.notes, err=True)
+    show(
+        f"Judge {judge}: {result.n_calls:,} verdicts; at most {result.max_drop:,} {done} per pair.",
+        result.headline(),
+    )
+    print_notes(result.notes)
     if chosen.store.is_counts_table:
         from evalcore.ingest.counts_table import CALL_LIST_NOTE
 
-        print_notes([CALL_LIST_NOTE], err=True)
-    table = result.table()
-    table["share"] = ["—" if pd.isna(v) else f"{100 * v:.3g}%" for v in table["share"]]
-    table["n_drop"] = [("none found" if pd.isna(v) else str(int(v))) for v in table["n_drop"]]
-    if args.flip:  # the counts are of verdicts flipped: the columns say so
-        table = table.rename(columns={"n_drop": "n_flip", "first_order_drop": "first_order_flip"})
-    print_table(table.drop(columns=["first_order_flips"]), floatfmt="{:.1f}")
+        print_notes([CALL_LIST_NOTE])
     lead = result.lead
-    if lead is not None and lead.calls:
-        what = "verdicts whose reversal flips" if args.flip else "verdicts behind"
-        print(
-            f"\n{what} the lead of {lead.ahead} over {lead.behind} "
-            "(any call with the same models and outcome would do as well):"
-        )
-        print_table(pd.DataFrame([c.as_dict() for c in lead.calls]))
+    what = "verdicts whose reversal flips" if args.flip else "verdicts behind"
+    calls = lead is not None and lead.calls and f"The {what} the lead of {lead.ahead} over {lead.behind}:"
+    show(fragility_display(result), calls and [calls, fragility_calls_display(lead)])
     return 0
 
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
-from evalcore.cli.common import Command, opt, print_json, print_notes, print_table, select
+from evalcore.cli.common import Command, opt, print_json, select, show
 from evalcore.ranking.heterogeneity import store_heterogeneity
 
 
@@ -20,16 +18,11 @@ def run_heterogeneity(args: argparse.Namespace) -> int:
     result = store_heterogeneity(chosen.store, judge=judge, alpha=args.alpha, min_verdicts=args.min_verdicts)
     if args.json:
         return print_json({"judge": judge, **result.as_dict()})
-    print(result.sentence())
-    print(
-        f"likelihood-ratio statistic {result.statistic:,.1f} on {result.df:,} degrees of freedom, "
-        f"{result.verdicts:,} verdicts in {len(result.categories):,} categories"
-    )
-    print_table(pd.DataFrame([t.as_dict() for t in result.per_category]))
-    if result.reversals:
-        print("\nreversals (Elo gaps, the better model overall first):")
-        print_table(pd.DataFrame([r.as_dict() for r in result.reversals[:20]]), floatfmt="{:.0f}")
-    print_notes(result.notes)
+    from evalcore.present import ranking as page
+
+    overall = f"Likelihood-ratio statistic {result.statistic:,.1f} on {result.df:,} degrees of freedom, {result.verdicts:,} verdicts."
+    show(result.sentence(), overall, page.category_tests_display(result), page.reversals_display(result))
+    show([f"Note: {note}" for note in result.notes])
     return 0
 
 

@@ -5,18 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evalcore.cli.common import (
-    Command,
-    load_store,
-    opt,
-    pick_category,
-    print_json,
-    print_metrics,
-    print_notes,
-    print_table,
-    select,
-)
+from evalcore.cli.common import Command, load_store, opt, pick_category, print_json, select, show
 from evalcore.judge import comparison_table, judge_sheet, judge_sheets, read_families
+from evalcore.present import judge as page
 
 
 def run_judge(args: argparse.Namespace) -> int:
@@ -33,35 +24,29 @@ def run_judge(args: argparse.Namespace) -> int:
         "length_control": not args.no_length,
     }
     if args.all:
-        table = comparison_table(judge_sheets(store, **options))
+        sheets = judge_sheets(store, **options)
         if args.json:
             interval = "2.5-97.5 percentiles of a bootstrap over instructions"
+            table = comparison_table(sheets)
             return print_json({"interval": interval, "bootstrap_rounds": args.bootstrap, "judges": table})
-        # the Judge page's side-by-side columns (the self-comparison tie rate is on the sheet)
-        from evalcore.present.judge import SIDE_BY_SIDE
-
-        shown = [c for c in SIDE_BY_SIDE if c != "self_comparison_tie_rate"]
-        columns = [c for c in shown if c in table.columns]
-        print_table(table[columns])
-        if "design_warnings" in table.columns:
-            for name, text in zip(table["judge"], table["design_warnings"], strict=True):
-                if isinstance(text, str) and text:
-                    print(f"warning ({name}): {text}")
+        # the Judge page's side-by-side table (the self-comparison tie rate is on the sheet)
+        shown = page.side_by_side(sheets).drop(
+            columns=[page.SIDE_BY_SIDE["self_comparison_tie_rate"]], errors="ignore"
+        )
+        show(shown, [f"warning: {text}" for text in page.judge_warnings(sheets)])
         return 0
     judge = select(args, store=store).judge
     sheet = judge_sheet(store, judge, **options)
     if args.json:
         return print_json(sheet.as_dict())
-    print(
-        f"judge {judge}: {sheet.position.calls:,} calls with a verdict, "
-        f"{sheet.n_instructions:,} instructions, {sheet.n_models} models; 95% intervals from "
-        f"{args.bootstrap:,} bootstrap rounds over instructions"
+    show(
+        f"Judge {judge}: {sheet.position.calls:,} calls with a verdict, {sheet.n_instructions:,} instructions, "
+        f"{sheet.n_models} models; 95% intervals from {args.bootstrap:,} bootstrap rounds over instructions.",
+        [f"warning: {text}" for text in sheet.design_warnings],
+        [f"Note: {text}" for text in sheet.notes],
+        sheet.certification and f"Certification: {sheet.certification.sentence()}",
+        page.sheet_display(sheet).drop(columns=["meaning"]),
     )
-    print_notes(sheet.design_warnings, label="warning")
-    print_notes(sheet.notes)
-    if sheet.certification is not None:
-        print(f"certification: {sheet.certification.sentence()}")
-    print_metrics(sheet.table()[["metric", "value", "low", "high"]])
     return 0
 
 

@@ -12,11 +12,12 @@ from evalcore.cli.common import (
     SELECTION,
     Command,
     UsageError,
+    given,
     opt,
     print_json,
     print_notes,
-    print_table,
     select,
+    show,
 )
 
 
@@ -27,12 +28,7 @@ def run_monitor(args: argparse.Namespace) -> int:
         raise UsageError("give both --a and --b (a pair), or neither (is the leader really first)")
     chosen = select(args, text=True)  # judged_at is kept with the text; --alpha, --tuned-for: ranges
     store = chosen.store
-    options = {
-        "judge": chosen.judge,
-        "category": chosen.category,
-        "alpha": args.alpha,
-        "tuned_for": args.tuned_for,
-    }
+    options = {"judge": chosen.judge, "category": chosen.category, **given(args, "alpha", "tuned_for")}
     if args.a is not None:
         result = monitor_pair(store, model_a=args.a, model_b=args.b, **options)
     else:
@@ -53,14 +49,13 @@ def run_monitor(args: argparse.Namespace) -> int:
         }
     if args.json:
         return print_json(result.as_dict() | money, code)
-    print(result.sentence())
-    if money:
-        decided = f"; the decision cost {money['cost_to_decision']:,.2f}" if result.decided else ""
-        print(f"the {result.n_verdicts:,} verdicts cost {money['spent_so_far']:,.2f}{decided}")
-    print(f"verdicts ordered by {result.ordered_by}; {result.n_verdicts:,} head-to-head verdicts")
-    print_notes(result.notes, err=True)
-    step = max(1, len(result.curve) // 10)
-    print_table(result.curve.iloc[::step], floatfmt="{:.3f}")
+    from evalcore.present import monitor as page
+
+    spent = f"The {result.n_verdicts:,} verdicts cost {money['spent_so_far']:,.2f}" if money else ""
+    decided = f"; the decision cost {money['cost_to_decision']:,.2f}" if money and result.decided else ""
+    show(result.sentence(), page.tiles(result), page.caption(result), spent and spent + decided + ".")
+    print_notes(result.notes)
+    show(page.curve_display(result))
     return code
 
 

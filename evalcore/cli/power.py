@@ -1,14 +1,12 @@
 """``power``, ``power-detect`` and ``power-sim``: sign-test sample sizes, what a file's data can
-separate, and Wilcoxon power by simulation (Don-Yehiya et al. 2026, §4.3, Table 2, App. C)."""
+separate, and Wilcoxon power by simulation (Don-Yehiya et al. 2026)."""
 
 from __future__ import annotations
 
 import argparse
-import math
 
 import numpy as np
 
-from evalcore import quantities as q
 from evalcore.cli.common import (
     SELECTION,
     Command,
@@ -16,13 +14,14 @@ from evalcore.cli.common import (
     given,
     opt,
     print_json,
-    print_notes,
-    print_table,
     report_unavailable,
     select,
+    show,
 )
 from evalcore.errors import DesignError
 from evalcore.limits import MIN_EDGE
+from evalcore.present import power as page
+from evalcore.text import fmt_pct
 
 
 def _edge(text: str) -> float:
@@ -41,11 +40,6 @@ def _edge(text: str) -> float:
     return value
 
 
-def _method(args: argparse.Namespace) -> str:
-    """The sign test's method: the exact binomial with ``--exact``, else the normal approximation."""
-    return "exact" if args.exact else "normal"
-
-
 def _counts(args: argparse.Namespace):
     """The selection's verdict counts, ``--anchor`` checked against their models."""
     counts = select(args).counts()
@@ -54,19 +48,6 @@ def _counts(args: argparse.Namespace):
             f"anchor {args.anchor!r} is not in the file; its models are: " + ", ".join(counts.models)
         )
     return counts
-
-
-def _sizes_in_calls(args: argparse.Namespace, plan, counts) -> list:
-    """Each row's instructions in judge calls (and money with --price-per-call); None per row
-    without an informativeness (no total)."""
-    from evalcore.power.budget import Prices, calls_per_instruction, size_cost
-
-    if plan.informativeness is None:
-        return [None] * len(plan.table)
-    m = args.models or (counts.n_models if counts is not None else 2)
-    per = calls_per_instruction(m, design=args.design.replace("-", " "), orders=args.orders)
-    prices = Prices(args.price_per_call) if args.price_per_call is not None else None
-    return [size_cost(int(n), per_instruction=per, prices=prices) for n in plan.table["total"]]
 
 
 def run_power(args: argparse.Namespace) -> int:
@@ -79,100 +60,49 @@ def run_power(args: argparse.Namespace) -> int:
             raise UsageError("give either --informativeness or --file with --anchor, not both")
         if args.anchor is None:
             raise UsageError("--file needs --anchor: the anchor whose informativeness to use")
-        from evalcore.anchors import anchor_informativeness
-
         counts = _counts(args)
-        try:
-            info = anchor_informativeness(counts, args.anchor)
-        except DesignError as exc:
-            raise UsageError(f"{exc} Pass --informativeness instead.") from None
-        if not math.isfinite(info) or info <= 0:
-            raise UsageError(
-                f"no instruction has two models judged against {args.anchor!r}: its "
-                "informativeness cannot be measured; pass --informativeness"
-            )
+        info = page.measured_informativeness(counts, args.anchor)
+        if info is None:  # the design cannot measure it, or no instruction can
+            raise UsageError(page.informativeness_sentence(args.anchor, None) + " (--informativeness)")
     elif args.anchor is not None:
         raise UsageError("--anchor needs --file (the data to measure its informativeness on)")
     plan = sample_size_plan(
-        args.edge, informativeness=info, method=_method(args), **given(args, "alpha", "power", "two_sided")
+        args.edge,
+        informativeness=info,
+        method="exact" if args.exact else "normal",
+        **given(args, "alpha", "power", "two_sided"),
     )
-    sizes = _sizes_in_calls(args, plan, counts if args.file is not None else None)
+    from evalcore.power.budget import Prices, calls_per_instruction, size_cost
+
+    # judge calls per instruction (the file's models, else --models or 2) and the prices
+    m = args.models or (counts.n_models if counts is not None else 2)
+    per = calls_per_instruction(m, design=args.design.replace("-", " "), orders=args.orders)
+    prices = Prices(args.price_per_call) if args.price_per_call is not None else None
     if args.json:
         out = plan.as_dict()
         if args.file is not None:
             out["informativeness_source"] = f"anchor {args.anchor} in {args.file}"
-        for row, size in zip(out["plans"], sizes, strict=True):
-            if size is not None:
+        for row, total in zip(out["plans"], plan.table["total"], strict=True):
+            if plan.informativeness is not None:
+                size = size_cost(int(total), per_instruction=per, prices=prices)
                 row["judge_calls"], row["cost"] = size.calls, size.money
         return print_json(out)
-    d = plan.as_dict()
-    print(
-        f"{d['test']}, significance level {plan.alpha:g}, power {plan.power:.0%}, {d['method']}"
-        + (f"; {q.name('informativeness')} {q.format('informativeness', info)}" if info is not None else "")
-    )
-    table = plan.table.copy()
-    table["edge"] = [f"+{e * 100:g}%" for e in table["edge"]]
-    if info is None:
-        table = table.drop(columns=["total"])
-    else:
-        table["judge_calls"] = [size.calls for size in sizes]
-        if args.price_per_call is not None:
-            table["cost"] = [q.format("size_cost", size.money) for size in sizes]
-    print_table(table)
-    print_notes(plan.notes)
+    show(page.sample_size_caption(plan), page.sample_size_table(plan, per_instruction=per, prices=prices))
+    show([f"Note: {note}" for note in plan.notes])
     return 0
 
 
 def run_detect(args: argparse.Namespace) -> int:
-    from evalcore.power import detectable_edges
-
-    counts = _counts(args)
-    info = None
-    if args.anchor is not None:
-        from evalcore.anchors import anchor_informativeness
-
-        try:
-            # the pairs' unit (one comparison per instruction and pair), so the headline's
-            # N × I counts the same discordant instructions as the pairs' columns
-            info = anchor_informativeness(counts, args.anchor, per_order=False)
-        except DesignError:  # one battle per prompt: the pairs' own informativeness is used
-            info = None
-        info = info if info is not None and math.isfinite(info) and info > 0 else None
-    result = detectable_edges(
-        counts, informativeness=info, method=_method(args), **given(args, "anchor", "alpha", "power")
+    # the pairs' unit for the anchor's informativeness (one comparison per instruction and pair)
+    method = "exact" if args.exact else "normal"
+    result = page.dataset_detection(
+        _counts(args), None, method=method, **given(args, "anchor", "alpha", "power")
     )
     if args.json:
         return print_json(result.as_dict())
-    how = f"against anchor {args.anchor}" if args.anchor else "head-to-head"
-    edge = result.detectable_edge
-    source = (
-        f"informativeness of anchor {args.anchor}, per instruction and pair as the pairs' own"
-        if info is not None
-        else result.informativeness_source
-    )
-    # the app's names and formats (the catalogue), not the paper's symbols
-    shared = "informativeness" if info is not None else "mean_pair_informativeness"
-    print(
-        f"{result.n_instructions:,} instructions, {how}; {q.name(shared)} "
-        f"{q.format(shared, result.informativeness)} ({source}); {q.name('detectable_edge')} over "
-        "the differing instructions: "
-        + (q.format("detectable_edge", edge) if math.isfinite(edge) else "none")
-        + f"; {result.n_resolved} of {result.n_pairs} adjacent pairs resolved"
-    )
-    print(f"detectable edges and instructions needed: {result.level_text}")
-    cols = [
-        "upper",
-        "lower",
-        "discordant",
-        "observed_edge",
-        "detectable_edge",
-        "p_value",
-        "p_holm",
-        "resolved",
-        "instructions_needed",
-    ]
-    print_table(result.table[cols], floatfmt="{:.3g}")
-    print_notes(result.notes)
+    top = page.top_pair_sentence(result)
+    show(page.detectable_metrics(result), top and top[1], page.detectable_table(result))
+    show(page.detectable_caption(result), [f"Note: {note}" for note in result.notes])
     return 0
 
 
@@ -191,21 +121,12 @@ def run_sim(args: argparse.Namespace) -> int:
         for m in args.pair:
             if m not in counts.models:
                 raise UsageError(f"model {m!r} is not in the file")
-        chosen, edge = dists.pair(args.pair[0], args.pair[1], anchor=args.anchor), None
-        if len(chosen) == 0:
-            raise UsageError(
-                f"{args.pair[0]} and {args.pair[1]} were never both judged against "
-                f"{args.anchor} on one instruction"
-            )
+        chosen, edge, label = page.one_pair(dists, args.pair[0], args.pair[1], args.anchor)
     else:
-        chosen, edge = dists.with_edge(args.edge, args.edge + 0.01), args.edge
-        if len(chosen) == 0:
-            seen = dists.table["edge"].dropna()
-            raise UsageError(
-                f"no (anchor, pair) distribution has an edge in [{args.edge:.0%}, "
-                f"{args.edge + 0.01:.0%}); edges here run from {seen.min():.1%} to "
-                f"{seen.max():.1%}"
-            )
+        chosen, edge, label = page.edge_window(dists, args.edge)
+    problem = page.empty_selection_sentence(dists, chosen, label, window=args.pair is None)
+    if problem:
+        raise UsageError(problem)
     grid = np.unique(
         np.linspace(max(1, args.max_n // args.steps), args.max_n, args.steps).round().astype(int)
     )
@@ -218,23 +139,9 @@ def run_sim(args: argparse.Namespace) -> int:
     )
     if args.json:
         return print_json(curve.as_dict())
-    print(
-        f"{curve.n_distributions} distribution(s), mean edge {curve.mean_edge:.1%}, mean "
-        f"informativeness {curve.mean_informativeness:.1%}; {curve.simulations:,} simulations "
-        f"per N, seed {curve.seed}"
-    )
-    wide = curve.frame.pivot(index="n", columns="test", values="power")[
-        [curve.WILCOXON, curve.SIGN, curve.SIGN_FORMULA]
-    ].reset_index()
-    print_table(wide)
-    reach = {name: n for name, n in (("Wilcoxon", curve.wilcoxon_n), ("sign test", curve.sign_n))}
-    for name, n in reach.items():
-        print(
-            f"{name} reaches power {curve.target_power:g} at N = "
-            + (f"{n:,}" if n else f"more than {grid[-1]:,}")
-        )
-    if curve.planned_sign_total is not None:
-        print(f"{q.name('instructions_needed')}: {curve.planned_sign_total:,} at this informativeness")
+    wide = curve.frame.pivot(index="n", columns="test", values="power")
+    show(page.curve_metrics(curve, int(grid[-1])), page.curve_caption(curve, label))
+    show(wide[[curve.WILCOXON, curve.SIGN, curve.SIGN_FORMULA]].map(lambda v: fmt_pct(v, 1)).reset_index())
     return 0
 
 

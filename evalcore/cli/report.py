@@ -68,7 +68,7 @@ def run_report(args: argparse.Namespace) -> int:
     print(f"wrote {output} ({fmt_bytes(size)}): {findings.dataset}, judge {findings.judge}")
     for finding in findings.findings:
         print(f"- {finding.title}: {finding.text}")
-    print_notes((f"{area}: {reason}" for area, reason in analyses.unavailable.items()), err=True)
+    print_notes((f"{area}: {reason}" for area, reason in analyses.unavailable.items()))
     return 0
 
 

@@ -10,19 +10,9 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
-from evalcore import quantities as q
-from evalcore.cli.common import (
-    Command,
-    UsageError,
-    opt,
-    print_json,
-    print_notes,
-    print_table,
-    select,
-)
+from evalcore.cli.common import Command, UsageError, opt, print_json, select, show
 from evalcore.ingest.files import read_human_ranking
+from evalcore.present import ties as page
 from evalcore.ties import (
     SCORE_RULES,
     TieConventions,
@@ -65,12 +55,18 @@ def run_ties(args: argparse.Namespace) -> int:
     ranking = read_human_ranking(args.human_ranking) if args.human_ranking else None
     result = verdict_tie_structure(counts, ranking, score=args.score)
     labelled = labelled_counts(store, judge, category=args.category)
-    human_row: dict | None = None
-    if labelled.n_calls:
-        human = verdict_tie_structure(labelled.judge, labelled.human, score=args.score)
-        assert human.agreement is not None  # a reference (the human labels) always yields one
-        human_row = {"calls": human.n_calls, **human.agreement.as_dict()}
-    conventions = None if args.no_conventions else _conventions(counts, rounds=args.rounds, seed=args.seed)
+    human = (
+        verdict_tie_structure(labelled.judge, labelled.human, score=args.score) if labelled.n_calls else None
+    )
+    # a reference (the human labels) always yields an agreement
+    human_row = {"calls": human.n_calls, **human.agreement.as_dict()} if human and human.agreement else None
+    conventions: TieConventions | str | None
+    try:  # the ranking under three tie conventions, or why there is none (in words)
+        conventions = (
+            None if args.no_conventions else tie_conventions(counts, rounds=args.rounds, seed=args.seed)
+        )
+    except ValueError as exc:
+        conventions = str(exc)
     both_bad = both_bad_share(store, judge=judge, category=args.category)
     if args.json:
         payload = {
@@ -85,77 +81,25 @@ def run_ties(args: argparse.Namespace) -> int:
                 conventions.as_dict() if isinstance(conventions, TieConventions) else {"refusal": conventions}
             )
         return print_json(payload)
-    print(f"judge {judge}: {result.n_calls:,} calls; within-instruction score: {args.score}")
-    levels = result.level_table()
-    levels["share"] = [f"{100 * v:.1f}%" for v in levels["share"]]  # a share reads as a percentage
-    print_table(levels)
-    stats = result.stats
-    # the app's names and formats (the catalogue), never the paper's symbols
-    said = (
-        ("same_level_chance", stats.tie_probability),
-        ("effective_levels_entropy", stats.d1),
-        ("effective_levels_collision", stats.d2),
-        ("distinct_levels", stats.distinct),
-        ("tie_rate", result.tie_verdict_rate),
+    show(
+        page.calls_sentence(result, judge),
+        page.levels_display(result),
+        page.level_metrics(result),
+        both_bad and [page.both_bad_metrics(both_bad), both_bad.sentence()],
+        page.candidate_sentence(result),
+        page.human_heading(human) if human is not None else None,
+        page.reference_heading(result) if result.agreement is not None else None,
+        page.agreement_display(page.agreement_rows(result, human)),
+        None
+        if human or result.agreement
+        else "No reference: no human labels for this judge and no --human-ranking.",
     )
-    print("; ".join(f"{q.name(qid)} {q.format(qid, value)}" for qid, value in said))
-    top = q.format("top_tied_share", result.top_tied)
-    print(f"{q.name('top_tied_share')}: {top} of {result.instructions:,} instructions")
-    if both_bad is not None:
-        print(both_bad.sentence())
-    rows = []
-    if result.agreement is not None:
-        rows.append({"reference": "reference score", "calls": result.n_calls, **result.agreement.as_dict()})
-    if human_row is not None:
-        rows.append({"reference": "human labels", **human_row})
-    if rows:
-        frame = pd.DataFrame(rows).drop(columns=["reference_kind"])
-        print_table(frame)
-    else:
-        print("no reference: the file has no human labels for this judge and no --human-ranking")
-    if conventions is not None:
-        _print_conventions(conventions)
+    if isinstance(tc := conventions, TieConventions):
+        show("Ties as data:", None if tc.identified else tc.refusal, page.convention_metrics(tc))
+        show(tc.sentence(), [f"Note: {note}" for note in tc.notes], page.conventions_display(tc))
+    elif tc is not None:
+        show("Ties as data:", tc)
     return 0
-
-
-def _conventions(counts, *, rounds: int, seed: int) -> TieConventions | str:
-    """The tie-convention comparison, or why there is none (in words)."""
-    try:
-        return tie_conventions(counts, rounds=rounds, seed=seed)
-    except ValueError as exc:
-        return str(exc)
-
-
-def _interval_words(tc: TieConventions) -> str:
-    return f"{tc.interval}, {tc.rounds:,} rounds" if tc.rounds else tc.interval
-
-
-def _print_conventions(tc: TieConventions | str) -> None:
-    """The ranking under three tie conventions, in the catalogue's names and formats."""
-    print("\nties as data: the ranking under three ways of counting a tie (Davidson 1970)")
-    if isinstance(tc, str):
-        print(tc)
-        return
-    if tc.identified:
-        nu = (
-            f"{q.name('tie_parameter')} {q.format('tie_parameter', tc.tie_parameter)} "
-            f"(95% interval {q.format('tie_parameter', tc.tie_parameter_low)} – "
-            f"{q.format('tie_parameter', tc.tie_parameter_high)}, {_interval_words(tc)}); "
-            f"{q.name('tie_chance_equal_models')} {q.format('tie_chance_equal_models', tc.tie_chance_equal)}"
-        )
-        print(nu)
-    else:
-        print(tc.refusal)
-    head = tc.headline
-    print(
-        f"{q.name('models_moved_by_ties')} {q.format('models_moved_by_ties', head.models_moved)}; "
-        f"{q.name('largest_tie_move')} {q.format('largest_tie_move', head.largest_move)}; "
-        f"{q.name('convention_tau')} {q.format('convention_tau', head.tau)} "
-        "(ties modelled against a tie as half a win)"
-    )
-    print(tc.sentence())
-    print_table(tc.frame())
-    print_notes(tc.notes)
 
 
 def _run_pointwise(args: argparse.Namespace) -> int:
@@ -183,15 +127,13 @@ def _run_pointwise(args: argparse.Namespace) -> int:
     if args.json:
         out = {"file": table.file, "cells": cells, "variance_shares": shares.as_dict()}
         return print_json({**out, "leave_one_judge_out": loo})
-    print(
-        f"{table.file}: {len(frame):,} rows, {frame['format'].nunique()} format(s), "
-        f"{frame['judge'].nunique()} judge(s)" + ("" if table.has_reference else "; no reference")
+    no_shares = None if len(shares.table) else page.EXPLAIN["no_shares"]
+    show(page.table_sentence(table), None if table.has_reference else page.EXPLAIN["no_reference"])
+    show(
+        page.diagnostics_display(cells),
+        no_shares or [page.shares_display(shares), page.shares_sentence(shares)],
     )
-    print_table(cells)
-    if len(shares.table):
-        print("\nshares of variance over the format × judge grid (Gondara et al. 2026):")
-        print_table(shares.table)
-    print_notes(shares.notes)
+    show([f"Note: {note}" for note in shares.notes])
     return 0
 
 

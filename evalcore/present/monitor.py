@@ -4,10 +4,11 @@ page, the report and the command line say about it, written once."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from evalcore import quantities as q
 from evalcore.power.monitor import MonitorResult, elo_difference
-from evalcore.present.display import Metric, tile
+from evalcore.present.display import Metric, catalogue_table, tile
 
 MODES = ("Two models", "Is the leader really first")
 
@@ -55,3 +56,25 @@ def _elo(v: float) -> str:
     if not np.isfinite(v):
         return "no bound" if np.isnan(v) else ("+∞" if v > 0 else "−∞")
     return f"{v:+,.0f}"
+
+
+def curve_display(result: MonitorResult, rows: int = 10) -> pd.DataFrame:
+    """About ``rows`` points of the drawn sequence, evenly spaced, the last always among them:
+    the verdicts so far, the win rate and its anytime-valid range, in Elo points too."""
+    curve = result.curve
+    step = max(1, len(curve) // rows)
+    shown = curve.iloc[sorted({*range(0, len(curve), step), len(curve) - 1})]
+    elo = lambda v: _elo(float(v))  # noqa: E731
+    return catalogue_table(
+        shown,
+        [
+            ("verdicts", "Verdicts", "int"),
+            ("leader", "Leader", None),
+            ("win_rate", "Win rate", "pct1"),
+            ("lower", "Win rate, lower bound", "pct1"),
+            ("upper", "Win rate, upper bound", "pct1"),
+            ("rating_difference", "head_to_head_rating_difference"),
+            ("rating_lower", "Rating difference, lower bound (Elo points)", elo),
+            ("rating_upper", "Rating difference, upper bound (Elo points)", elo),
+        ],
+    )

@@ -16,7 +16,7 @@ from evalcore.power.differences import DifferenceDistributions
 from evalcore.power.edges import DetectableEdges
 from evalcore.power.sign_test import PAPER_INFORMATIVENESS, SampleSizePlan, paper_table
 from evalcore.power.simulation import PowerCurve
-from evalcore.present.display import Metric, catalogue_table, tile, write
+from evalcore.present.display import Column, Metric, catalogue_table, tile, write
 from evalcore.present.ranking import TOO_FEW_MODELS  # noqa: F401 - the Power page's words are the Leaderboard's
 from evalcore.text import fmt_int, fmt_p, fmt_pct, markdown
 
@@ -461,4 +461,38 @@ def dataset_detection(
     info = None if anchor is None else measured_informativeness(counts, anchor, per_order=False)
     return detectable_edges(
         counts, board, anchor=anchor, informativeness=info, alpha=alpha, power=power, method=method
+    )
+
+
+def label_orders_display(plan: Any) -> pd.DataFrame:
+    """A budget plan's slot orders to label, with the share of the labels each gets
+    (:class:`evalcore.power.budget.BudgetPlan`): label first the order with the largest share."""
+    columns: list[Column] = [
+        ("order", "Slot order", None),
+        ("label_share", "label_share"),
+        ("labelled", "Labelled so far", "int"),
+    ]
+    return catalogue_table(plan.label_orders, columns)
+
+
+def anchor_budget_display(plan: Any) -> pd.DataFrame:
+    """The numbers of anchors compared for a budget (:class:`evalcore.power.anchor_budget.AnchorBudgetPlan`),
+    each adding the next most informative anchor, with the instructions, judge calls and labels it
+    affords and its planned width; the chosen number marked."""
+    o = plan.options.assign(
+        chosen=[f"{k} (chosen)" if k == plan.chosen else str(k) for k in plan.options["anchors"]],
+        added=[m[-1] for m in plan.options["anchor_models"]],
+    )
+    width = "planned_width_elo" if plan.width_column == "predicted_width_elo" else "planned_width"
+    labels = [("labelled_instructions", "labelled_instructions")] if plan.corrected else []
+    return catalogue_table(
+        o,
+        [
+            ("chosen", q.name("anchors_chosen"), None),
+            ("added", "Anchor added", None),
+            ("instructions", "instructions_affordable"),
+            ("judge_calls", "size_calls"),
+            *labels,
+            (plan.width_column, width),
+        ],
     )

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from evalcore import quantities as q
 from evalcore.calibration.selection import calibration_pair, top_pair  # noqa: F401 (read from here)
 from evalcore.errors import UsageError
 from evalcore.present.display import Column, catalogue_table
@@ -363,4 +364,136 @@ def style_caption(sc: StyleControl) -> str:
         f"Ratings controlled for {', '.join(sc.controls)}; intervals: {METHOD}. {top} "
         f"{fmt_int(moved)} of {fmt_int(len(sc.table))} models change rank (Kendall's tau between "
         f"the two orders {fmt_num(sc.kendall_tau, 2)}). {effects}"
+    )
+
+
+def category_tests_display(result) -> pd.DataFrame:
+    """Each category tested against the others (a likelihood-ratio test), with its spread: the
+    Leaderboard's categories table (:class:`evalcore.ranking.heterogeneity.Heterogeneity`)."""
+    rows = pd.DataFrame([t.as_dict() for t in result.per_category]).assign(spread=list(result.spread))
+    p = lambda v: f"{v:.3g}"  # noqa: E731
+    return catalogue_table(
+        rows,
+        [
+            ("category", "Category", None),
+            ("verdicts", "Verdicts", "int"),
+            ("statistic", "Likelihood-ratio statistic", "num1"),
+            ("df", "Degrees of freedom", "int"),
+            ("p_value", "Against the other categories, p", p),
+            ("p_holm", "Holm-adjusted p", p),
+            ("spread", "category_spread"),
+        ],
+    )
+
+
+def reversals_display(result) -> pd.DataFrame:
+    """The pairs whose order reverses within a category (Elo points, the better overall first)."""
+    rows = pd.DataFrame([r.as_dict() for r in result.reversals])
+    if rows.empty:
+        return rows
+    rows["interval"] = [
+        f"{lo:+,.0f} to {hi:+,.0f}" for lo, hi in zip(rows["lower"], rows["upper"], strict=True)
+    ]
+    elo = lambda v: f"{v:+,.0f}"  # noqa: E731
+    return catalogue_table(
+        rows,
+        [
+            ("category", "Category", None),
+            ("better_overall", "Ahead overall", None),
+            ("worse_overall", "Behind overall", None),
+            ("pooled_gap", "Gap overall (Elo)", elo),
+            ("category_gap", "Gap in the category (Elo)", elo),
+            ("interval", "95% interval", None),
+            ("in_every_category", "Reversed in every category", "yes_no"),
+        ],
+    )
+
+
+def windows_display(windows) -> pd.DataFrame:
+    """Each model's rank, rating and 95% interval in each time window (one column per window)."""
+    rows: dict[str, dict[str, str]] = {}
+    for w in windows.windows:
+        for r in w.ratings:
+            rows.setdefault(r.model, {"Model": r.model})[f"{w.label} ({fmt_int(w.verdicts)} verdicts)"] = (
+                f"#{r.rank}: {q.format('window_rating', r.rating)} ({r.low:,.0f}–{r.high:,.0f})"
+            )
+    return pd.DataFrame(list(rows.values()))
+
+
+def pooled_display(res) -> pd.DataFrame:
+    """The ranking that pools every judge (:func:`evalcore.judge.pooling.pool_store`) beside the
+    rank with plain pooling."""
+    t = res.table.assign(
+        interval=[
+            f"{q.format('pooled_rating', lo)} to {q.format('pooled_rating', hi)}"
+            for lo, hi in zip(res.table["ci_low"], res.table["ci_high"], strict=True)
+        ]
+    )
+    return catalogue_table(
+        t,
+        [
+            ("rank", "Rank", None),
+            ("model", "Model", None),
+            ("rating", "pooled_rating"),
+            ("interval", "95% interval", None),
+            ("plain_rating", "Rating with plain pooling", "elo"),
+            ("plain_rank", "Rank with plain pooling", None),
+            ("rank_change", "Places gained by weighting", None),
+        ],
+    )
+
+
+def judge_weights_display(res) -> pd.DataFrame:
+    """Each judge's weight in the pooled ranking beside its certification against human labels."""
+    rows = []
+    for j in res.judges:
+        cert = "no labels" if j.certified is None else ("certified" if j.certified else "not certified")
+        rows.append(
+            {
+                "Judge": j.judge,
+                q.name("judge_weight"): q.format("judge_weight", j.weight),
+                "95% interval": f"{q.format('judge_weight', j.weight_low)} to {q.format('judge_weight', j.weight_high)}",
+                q.name("judge_slot_lean"): q.format("judge_slot_lean", j.lean),
+                q.name("judge_information_share"): q.format("judge_information_share", j.share),
+                q.name("judge_tau_pooled"): q.format("judge_tau_pooled", j.tau),
+                "Certification against human labels": cert,
+                "In the pooled ranking": j.status + (f": {j.reason}" if j.reason else ""),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def fragility_display(result) -> pd.DataFrame:
+    """Per pair, the fewest verdicts whose removal (or reversal) puts the one behind ahead
+    (:func:`evalcore.ranking.fragility.ranking_fragility`); "none found" within the limit."""
+    done = "flip" if result.kind == "flip" else "remove"
+    t = result.table()
+    t["n_drop"] = ["none found" if pd.isna(v) else fmt_int(v) for v in t["n_drop"]]
+    return catalogue_table(
+        t,
+        [
+            ("ahead", "Ahead", None),
+            ("behind", "Behind", None),
+            ("gap", "Gap (Elo points)", "num1"),
+            ("n_drop", f"Verdicts to {done} that flip the order", None),
+            ("share", "Share of all verdicts", lambda v: f"{100 * v:.3g}%"),
+            ("gap_after", "Gap after (Elo points)", "num1"),
+            ("lower_bound", "Proven lower bound", "int"),
+            ("first_order_drop", "First-order estimate", "int"),
+            ("proven_minimal", "Proven minimal", "yes_no"),
+        ],
+    )
+
+
+def fragility_calls_display(lead) -> pd.DataFrame:
+    """The verdicts behind a lead (any call with the same models and outcome would do as well)."""
+    return catalogue_table(
+        [c.as_dict() for c in lead.calls],
+        [
+            ("instruction", "Instruction", None),
+            ("model_a", "Model in slot A", None),
+            ("model_b", "Model in slot B", None),
+            ("level", "Verdict level (slot A's view)", None),
+            ("count", "Verdicts", "int"),
+        ],
     )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from evalcore import quantities as q
-from evalcore.present.display import Metric, catalogue_table, tile, tiles
+from evalcore.present.display import Column, Metric, catalogue_table, tile, tiles
 from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
 from evalcore.ties.both_bad import BothBadShare
 from evalcore.ties.conventions import TieConventions
@@ -122,6 +122,12 @@ def level_metrics(result: VerdictTieStructure) -> list[Metric]:
             ("distinct", "distinct_levels"),
         ],
     ) + [tile("tie_rate", result.tie_verdict_rate), tile("top_tied_share", top_tied, t_help)]
+
+
+def levels_display(result: VerdictTieStructure) -> pd.DataFrame:
+    """The verdict-level distribution the page draws as bars, as a table."""
+    columns: list[Column] = [("level", "Level", None), ("meaning", "Meaning", None), ("calls", "calls")]
+    return catalogue_table(result.level_table(), [*columns, ("share", "Share", "pct1")])
 
 
 def both_bad_metrics(share: BothBadShare) -> list[Metric]:
@@ -385,6 +391,7 @@ def diagnostics_display(cells: pd.DataFrame) -> pd.DataFrame:
             ("d1", "effective_levels_entropy"),
             ("d2", "effective_levels_collision"),
             ("top_tied", "top_tied_share"),
+            ("d2_per_nominal", q.name("effective_levels_collision") + " per nominal level", "num2"),
             ("ranked_instructions", "ranked instructions", "int"),
             ("spearman", "global Spearman", "num3"),
             *_AGREEMENT,
@@ -400,6 +407,7 @@ def shares_display(shares: VarianceShares) -> pd.DataFrame:
         [
             ("diagnostic", "diagnostic", lambda d: DIAGNOSTICS.get(str(d), str(d))),
             *((f"{c}_share", f"{c} share", "pct1") for c in ("format", "judge", "residual")),
+            ("total_ss", "total sum of squares", "num3"),
         ],
     )
 

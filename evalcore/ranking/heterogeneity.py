@@ -354,10 +354,10 @@ def category_heterogeneity(
         for i in np.flatnonzero(present[k]):
             # a variance a rounding error pushed just below zero (a model met once in the
             # category) is zero, not the square root of a negative number
-            v = max(float(var[k][i]), 0.0)
-            b = tau2 / (tau2 + v) if tau2 > 0 else 0.0
+            var_ki = max(float(var[k][i]), 0.0)
+            b = tau2 / (tau2 + var_ki) if tau2 > 0 else 0.0
             post = theta0[i] + b * (raw[k][i] - theta0[i])
-            sd = np.sqrt(b * v)
+            sd = np.sqrt(b * var_ki)
             rows.append(
                 {
                     "category": c,

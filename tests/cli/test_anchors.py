@@ -47,7 +47,7 @@ def test_json_agrees_with_the_library(capsys, demo_store):
 def test_table_output_and_tau_a(capsys):
     assert main(["anchors", str(ALL_PAIRS), "--tau", "a"]) == 0
     out = capsys.readouterr().out
-    assert "tau-a" in out and "recommended anchor" in out and "sim-alder" in out
+    assert "tau-a" in out and "Recommended anchor" in out and "sim-alder" in out
 
 
 def test_anchor_only_file(capsys):

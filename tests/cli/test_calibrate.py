@@ -80,7 +80,7 @@ def test_calibrate_table_and_refusal_in_words(verdict_file, capsys):
         == 0
     )
     out = capsys.readouterr().out
-    assert "Printed win rate" in out and "correction refused" in out
+    assert "Printed win rate" in out and "Correction refused" in out
 
 
 def test_calibrate_transfer_warning(verdict_file, capsys):
@@ -102,7 +102,7 @@ def test_floor_json_equals_the_table(capsys):
 def test_floor_table_output_and_out_of_reach(capsys):
     assert main(["floor", "--youden", "0.21", "--target", "5"]) == 0
     out = capsys.readouterr().out
-    assert "J=0.21" in out and "out of reach" in out
+    assert "J = 0.21" in out and "out of reach" in out
 
 
 def test_gate_passes_with_exit_0(verdict_file, capsys):
@@ -271,7 +271,11 @@ def test_ppi_json_equals_the_library(verdict_file, capsys):
     assert "Dorner" in out["ceiling"]
     assert main(["ppi", str(path), "--judge", "good", "--lam", "0"]) == 0
     text = capsys.readouterr().out
-    assert "Prediction-powered" in text and "effective human sample" in text and "(given)" in text
+    assert (
+        "Prediction-powered" in text
+        and "human-only study with about 330" in text
+        and "(weight on the judge 0.00)" in text
+    )
 
 
 def test_ppi_refuses_in_words(verdict_file, capsys):

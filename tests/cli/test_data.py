@@ -128,7 +128,7 @@ def test_rank_control_json_adds_controlled_ratings_and_coefficients(tmp_path, ca
     assert names == ["length", "headers", "bold", "lists", "position"]
     assert out["style_control"]["coefficients"][0]["elo"]["low"] > 0
     assert main([*args, "--control", "length"]) == 0
-    assert "length: An answer" in capsys.readouterr().out
+    assert "Length: An answer" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

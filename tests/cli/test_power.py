@@ -91,7 +91,7 @@ def test_power_detect(capsys, table):
     assert out["n_instructions"] == 80 and out["n_pairs"] == 5
     assert out["n_resolved"] == sum(p["resolved"] for p in out["pairs"])
     assert main(["power-detect", str(table), "--anchor", "sim-cedar"]) == 0
-    assert "against anchor sim-cedar" in capsys.readouterr().out
+    assert "against the anchor sim-cedar" in capsys.readouterr().out
     assert main(["power-detect", str(table), "--anchor", "nobody"]) == 2
 
 
@@ -117,7 +117,7 @@ def test_power_sim(capsys, table):
     assert {r["n"] for r in out["curve"]} == {50, 100, 150, 200}
     assert out == _json(capsys, argv)  # seeded
     assert main(["power-sim", str(table), "--edge", "0.49", "--max-n", "100"]) == 2
-    assert "no (anchor, pair)" in capsys.readouterr().err
+    assert "No model pair has an edge in [49%, 50%)" in capsys.readouterr().err
 
 
 def test_power_sim_on_an_arena_table_says_why_in_json(tmp_path, capsys):

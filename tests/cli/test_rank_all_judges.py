@@ -45,7 +45,7 @@ def test_rank_judge_all_json_gives_the_weights(three_judge_file, capsys):
 def test_rank_judge_all_text_and_one_judge_refused(three_judge_file, tmp_path, capsys):
     assert main(["rank", str(three_judge_file), "--judge", "all", "--bootstrap", "0"]) == 0
     text = capsys.readouterr().out
-    assert "sharp: weight" in text and "plain pooling" in text
+    assert re.search(r"(?m)^ *sharp +\S", text) and "Judge weight" in text and "plain pooling" in text
     one = tmp_path / "one.csv"
     lines = three_judge_file.read_text().splitlines()
     judge_col = lines[0].split(",").index("judge")
