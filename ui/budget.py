@@ -12,7 +12,8 @@ from evalcore import quantities as q
 from evalcore.errors import EvalcoreError
 from evalcore.power.anchor_budget import plan_anchor_budget
 from evalcore.power.budget import EXAMPLE_BUDGET, Prices, plan_budget
-from evalcore.present.display import catalogue_table, tile
+from evalcore.present import power as show
+from evalcore.present.display import tile
 
 QUANTITIES = {
     "corrected_win_rate": "Win rate corrected by human labels",
@@ -85,8 +86,7 @@ def _head_to_head(plan, quantity: str, key: str) -> None:
     shown["planned_spend"] = plan.spent
     _ui.tiles([tile(qid, value, None) for qid, value in shown.items()])  # definitions as help
     if len(plan.label_orders):
-        columns = [("order", "Slot order", None), ("labelled", "Labelled so far", None), "label_share"]
-        view = catalogue_table(plan.label_orders, columns)
+        view = show.label_orders_display(plan)  # the command prints the same table
         _ui.table(view, plan.label_orders, "label_plan.csv", key=f"dl_{key}")
         _ui.caption("Label first the slot order whose share is largest: its judge errors vary most.")
     _ui.caption(*plan.notes)
@@ -112,18 +112,9 @@ def anchors_part(store, ask: dict, *, key: str) -> None:
     if plan is None:
         return
     st.success(_ui.md(plan.sentence()))
-    width_id = "planned_width_elo" if ask["quantity"] == "rating_difference" else "planned_width"
     o = plan.options
-    shown = o.assign(
-        chosen=[f"{k} (chosen)" if k == plan.chosen else str(k) for k in o["anchors"]],
-        added=[m[-1] for m in o["anchor_models"]],
-    )
-    columns = [("chosen", q.name("anchors_chosen"), None), ("added", "Anchor added", None)]
-    columns += [("instructions", "instructions_affordable"), ("judge_calls", "size_calls")]
-    columns += [("labelled_instructions", "labelled_instructions")] if plan.corrected else []
-    columns += [(plan.width_column, width_id)]
     raw = o.assign(anchor_models=[", ".join(m) for m in o["anchor_models"]])
-    _ui.table(catalogue_table(shown, columns), raw, "anchor_budget.csv", key=f"dl_{key}_anchors")
+    _ui.table(show.anchor_budget_display(plan), raw, "anchor_budget.csv", key=f"dl_{key}_anchors")
     _ui.caption(
         "Each row adds the next most informative anchor to the ones above it and spends up to the "
         "budget (each row's spend is in the CSV). The widths are measured "

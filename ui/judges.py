@@ -7,16 +7,14 @@ both draw nothing for a table with one judge. The numbers come from
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from functools import partial
 from typing import Any, Callable
 
-import pandas as pd
 import streamlit as st
 
 from evalcore import quantities as q
 from evalcore.errors import EvalcoreError
-from evalcore.present.display import catalogue_table
+from evalcore.present import ranking as show
 from ui.messages import caption, warning
 from ui.widgets import download_csv, memo_or_info
 
@@ -48,40 +46,21 @@ def _result(store, category: str | None, title: Callable[[str], Any], heading: s
     return res
 
 
-def judge_table(res) -> pd.DataFrame:
-    """Each judge's weight beside its certification against the human labels."""
-    t = pd.DataFrame([asdict(j) for j in res.judges])
-    w = partial(q.format, "judge_weight")
-    t["interval"] = [f"{w(lo)} to {w(hi)}" for lo, hi in zip(t.weight_low, t.weight_high, strict=True)]
-    t["cert"] = [{None: "no labels", True: "certified"}.get(c, "not certified") for c in t.certified]
-    t["used"] = [s + (f": {r}" if r else "") for s, r in zip(t.status, t.reason, strict=True)]
-    columns = [("judge", "Judge", None), ("weight", "judge_weight"), ("interval", "95% interval", None)]
-    columns += [("lean", "judge_slot_lean"), ("share", "judge_information_share")]
-    columns += [("tau", "judge_tau_pooled"), ("cert", "Certification against human labels", None)]
-    columns += [("used", "In the pooled ranking", None)]
-    return catalogue_table(t, columns)
-
-
 def pooled_ranking_section(store, category: str | None) -> None:
     """Leaderboard page: the ranking that pools every judge, against plain pooling."""
     res = _result(store, category, st.subheader, "Several judges, one ranking")
     if res is None:
         return
     warning(*res.notes)
-    t = res.table
-    fmt = partial(q.format, "pooled_rating")
-    view = t.assign(interval=[f"{fmt(lo)} to {fmt(hi)}" for lo, hi in zip(t.ci_low, t.ci_high, strict=True)])
-    columns = [("rank", "Rank", None), ("model", "Model", None), ("rating", "pooled_rating")]
-    columns += [("interval", "95% interval", None), ("plain_rank", "Rank with plain pooling", None)]
-    shown = catalogue_table(view, [*columns, ("rank_change", "Places gained by weighting", None)])
-    st.dataframe(shown, hide_index=True, width="stretch")
+    # the command prints the same table
+    st.dataframe(show.pooled_display(res), hide_index=True, width="stretch")
     moves = "; ".join(f"{m} {p} → {r}" for m, r, p in res.moves) or "no model changes place"
     caption(
         f"{q.name('plain_pooling_tau')}: {q.format('plain_pooling_tau', res.tau_plain)} (every verdict "
         f"weighted alike against weighted by judge). Biggest moves from plain pooling: {moves}."
     )
-    st.dataframe(judge_table(res), hide_index=True, width="stretch")
-    download_csv(t, "pooled_ranking.csv", label="Download the pooled ranking (CSV)", key="dl_pooled")
+    st.dataframe(show.judge_weights_display(res), hide_index=True, width="stretch")
+    download_csv(res.table, "pooled_ranking.csv", label="Download the pooled ranking (CSV)", key="dl_pooled")
 
 
 def judge_weights_section(store, category: str | None) -> None:
@@ -89,6 +68,6 @@ def judge_weights_section(store, category: str | None) -> None:
     res = _result(store, category, st.header, "Weights in the pooled ranking")
     if res is None:
         return
-    frame = judge_table(res)
+    frame = show.judge_weights_display(res)
     st.dataframe(frame, hide_index=True, width="stretch")
     download_csv(frame, "judge_weights.csv", label="Download the judge weights (CSV)", key="dl_judge_weights")

@@ -130,21 +130,11 @@ def category_section(store: VerdictStore, judge: str, category: str | None) -> N
         return
     (warning if result.reversals or result.rejects else info)(result.sentence())
     caption(CATEGORY_METHOD)
-    p3, gap = "{:.3g}".format, "{:+,.0f}".format
-    tests = pd.DataFrame([t.as_dict() for t in result.per_category]).assign(spread=result.spread)
-    columns = [("category", "Category", None), ("verdicts", "Verdicts", None)]
-    columns += [("p_value", "Against the other categories, p", p3), ("p_holm", "Holm-adjusted p", p3)]
-    columns += [("spread", "category_spread")]
-    st.dataframe(catalogue_table(tests, columns), hide_index=True, width="stretch")
+    # the command prints the same tables
+    st.dataframe(show.category_tests_display(result), hide_index=True, width="stretch")
     if result.reversals:
         st.markdown(md(f"**{q.name('category_reversals')}: {len(result.reversals):,}**"))
-        rev = pd.DataFrame([r.as_dict() for r in result.reversals])
-        rev["interval"] = [f"{lo:+,.0f} to {hi:+,.0f}" for lo, hi in zip(rev.lower, rev.upper, strict=True)]
-        columns = [("category", "Category", None), ("better_overall", "Ahead overall", None)]
-        columns += [("worse_overall", "Behind overall", None), ("pooled_gap", "Gap overall (Elo)", gap)]
-        columns += [("category_gap", "Gap in the category (Elo)", gap), ("interval", "95% interval", None)]
-        columns += [("in_every_category", "Reversed in every category", "yes_no")]
-        st.dataframe(catalogue_table(rev, columns), hide_index=True, width="stretch")
+        st.dataframe(show.reversals_display(result), hide_index=True, width="stretch")
     caption(*result.notes)
     with st.expander(q.name("category_rating") + ", every model and category"):
         r = result.ratings
@@ -190,16 +180,6 @@ def _board_frame(result) -> pd.DataFrame:
     return catalogue_table(cols, columns)
 
 
-def _windows_frame(windows) -> pd.DataFrame:
-    rows = {}
-    for w in windows.windows:
-        for r in w.ratings:
-            rows.setdefault(r.model, {"Model": r.model})[w.label] = (
-                f"#{r.rank}: {q.format('window_rating', r.rating)} ({r.low:,.0f}–{r.high:,.0f})"
-            )
-    return pd.DataFrame(list(rows.values()))
-
-
 def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
     """The section, or nothing when the table has no judging times."""
     if not memo(("has_times",), lambda: has_times(store)):
@@ -229,7 +209,7 @@ def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
         # a warning when the largest move is beyond chance, else the same words as a note
         (warning if windows.moved and windows.confirmed(windows.moves[0]) else info)(windows.sentence())
         with st.expander(q.name("window_rating") + ", every model and window"):
-            st.dataframe(_windows_frame(windows), hide_index=True, width="stretch")
+            st.dataframe(show.windows_display(windows), hide_index=True, width="stretch")
     except DesignError as exc:
         info(f"No ratings per time window: {exc}.")
     drift = memo(("judge_drift", judge, category), lambda: judge_drift(store, **sel))
