@@ -10,10 +10,12 @@ waits for the result being computed (its progress bar says what) instead of comp
 time, and a page opened afterwards draws at once. Nothing is stored on disk: a changed demo file
 has another key and is computed afresh.
 
-It starts as soon as the server's first page imports :mod:`ui` (:func:`start_in_server`), so the
-demo is read while that page still imports the rest of what it needs (a spinner says so,
-:func:`announce`), and it computes first what the page asked for shows (the Judge page's sheets
-before the findings).
+It starts when the server starts: ``streamlit run app.py`` serves app.py's App, whose start-up
+hook loads the libraries and imports :mod:`ui` in a background thread (:func:`start_in_server`).
+A page opened before that is over imports :mod:`ui` itself: it starts the work if it has not begun
+(then the page asked for comes first: the Judge page's sheets before the findings) and says what
+happens while it waits for the libraries (a spinner, :func:`announce`). A server that runs a page
+script without that hook (a test's ``AppTest``) starts it on its first page the same way.
 
 ``VERDICTLAB_WARM=0`` turns it off (the test suite's page tests, which time nothing).
 """
@@ -131,9 +133,9 @@ def announce() -> None:
     _ANNOUNCED = False
     try:
         import streamlit as st
-        from streamlit import runtime
 
-        if not runtime.exists():
+        if not in_page():  # the start-up thread, a script: no page to say it on
+            _ANNOUNCED = None
             return
         note = st.spinner(STARTING, show_time=True)
         note.__enter__()
@@ -153,9 +155,21 @@ def announced() -> None:
             pass
 
 
+def in_page() -> bool:
+    """Whether this thread runs a page script of a Streamlit server."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        return get_script_run_ctx(suppress_warning=True) is not None
+    except Exception:  # noqa: BLE001 - another Streamlit version
+        return False
+
+
 def requested_page() -> str:
-    """The stem of the page script Streamlit is running ("" when none): Streamlit runs a page as
-    the module ``__main__`` with its file as ``__file__``."""
+    """The stem of the page script Streamlit is running ("" when none, e.g. the start-up thread):
+    Streamlit runs a page as the module ``__main__`` with its file as ``__file__``."""
+    if not in_page():
+        return ""
     main = sys.modules.get("__main__")
     return Path(str(getattr(main, "__file__", "") or "")).stem
 
