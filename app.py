@@ -11,18 +11,19 @@ from __future__ import annotations
 import streamlit as st
 
 if __name__ != "__main__":  # imported by the server for the App it serves: nothing is drawn here
+    import asyncio
+    import importlib
+    import logging
+    import sys
     import threading
     from contextlib import asynccontextmanager
 
-    #: Loaded at start, in this order: the libraries first, then ``ui``, whose import starts the
-    #: demo's work (:mod:`ui.warm`), then what pages import besides. A page opened meanwhile runs
-    #: its own ``import ui``, which first says what is happening, then waits for what is loading.
+    #: Loaded at start in a thread, in this order: the libraries, then ``ui``, whose import starts
+    #: the demo's work (:mod:`ui.warm`), then what pages import besides. A page opened meanwhile
+    #: runs its own ``import ui``, which first says what happens, then waits for what is loading.
     PRELOAD = ("pandas", "scipy.stats", "ui", "evalcore.findings", "evalcore.plots.leaderboard")
 
     def _start_up() -> None:
-        import importlib
-        import logging
-
         try:
             for name in PRELOAD:
                 importlib.import_module(name)
@@ -31,9 +32,10 @@ if __name__ != "__main__":  # imported by the server for the App it serves: noth
 
     @asynccontextmanager
     async def _lifespan(_app):
-        # a thread: the server answers (health checks, pages) while it loads
         threading.Thread(target=_start_up, name="verdictlab-start-up", daemon=True).start()
-        yield
+        yield  # the server answers (health checks, pages) meanwhile, until it stops
+        if (warm := sys.modules.get("ui.warm")) is not None:  # then the demo's work stops too
+            await asyncio.to_thread(warm.stop)
 
     app = st.App(__file__, lifespan=_lifespan)
 else:  # the Data page

@@ -34,6 +34,9 @@ from pathlib import Path
 from typing import Any
 
 _STARTED = False
+#: Set when the server stops (:func:`stop`): the work ends after the piece it is computing.
+_STOP = threading.Event()
+_THREAD: list[threading.Thread] = []
 _LOCK = threading.Lock()
 LOG = logging.getLogger(__name__)
 #: The default demo's verdict file as bundled (:data:`ui.state.DEMO_DATASETS` names it from here).
@@ -93,7 +96,17 @@ def start(first: str = "") -> threading.Thread | None:
         _STARTED = True
     thread = threading.Thread(target=_read_then_warm, args=(first,), name="verdictlab-warm", daemon=True)
     thread.start()
+    _THREAD.append(thread)
     return thread
+
+
+def stop(timeout: float = 10.0) -> None:
+    """End the start-up work when the server stops: no new piece begins, and the piece being
+    computed is waited for (at most ``timeout`` seconds), so the process does not exit while it
+    is inside DuckDB."""
+    _STOP.set()
+    for thread in _THREAD:
+        thread.join(timeout)
 
 
 def _read_then_warm(first: str) -> None:
@@ -195,7 +208,7 @@ def running_page() -> Iterator[None]:
 def wait_for_pages(limit: float = 30.0) -> None:
     """Wait while a page script runs, at most ``limit`` seconds (then the work goes on anyway)."""
     deadline = time.monotonic() + limit
-    while _RUNNING[0] and time.monotonic() < deadline:
+    while _RUNNING[0] and time.monotonic() < deadline and not _STOP.is_set():
         time.sleep(0.05)
 
 
@@ -325,6 +338,8 @@ def warm_demo(first: str = "") -> None:
         own = order.get(first, [])
         works = own + [findings, sheets, board, power, cases, weights, ties, changes]
         for work in dict.fromkeys(works):  # each once
+            if _STOP.is_set():  # the server stops
+                break
             if work not in own:  # the page asked for draws first, then the rest is computed
                 wait_for_pages()
             try:
