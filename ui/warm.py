@@ -37,6 +37,8 @@ _STARTED = False
 #: Set when the server stops (:func:`stop`): the work ends after the piece it is computing.
 _STOP = threading.Event()
 _THREAD: list[threading.Thread] = []
+#: The pages asked for by the server's visitors, the latest last (:func:`start`).
+_ASKED: list[str] = []
 _LOCK = threading.Lock()
 LOG = logging.getLogger(__name__)
 #: The default demo's verdict file as bundled (:data:`ui.state.DEMO_DATASETS` names it from here).
@@ -88,9 +90,12 @@ def enabled() -> bool:
 
 def start(first: str = "") -> threading.Thread | None:
     """Start the start-up work once per server process; the thread, or None when it already ran
-    or is turned off. ``first``: the page asked for (its file's stem), whose results come first."""
+    or is turned off. ``first``: the page asked for (its file's stem), whose results come first;
+    once the work runs (begun at server start), the page asked for last comes next."""
     global _STARTED
     with _LOCK:
+        if first:
+            _ASKED.append(first)
         if _STARTED or not enabled():
             return None
         _STARTED = True
@@ -334,14 +339,19 @@ def warm_demo(first: str = "") -> None:
             "ties": [ties],
             "verdicts": [cases],
         }
-        # the page asked for first (in the order it draws), then the others
-        own = order.get(first, [])
-        works = own + [findings, sheets, board, power, cases, weights, ties, changes]
-        for work in dict.fromkeys(works):  # each once
-            if _STOP.is_set():  # the server stops
-                break
-            if work not in own:  # the page asked for draws first, then the rest is computed
+        # the page asked for (in the order it draws) first, then the others; a page asked for
+        # while the work runs (it began at server start) comes next
+        works = [findings, sheets, board, power, cases, weights, ties, changes]
+        pending = list(dict.fromkeys(order.get(first, []) + works))  # each once
+
+        def asked() -> list:
+            return [w for w in order.get(_ASKED[-1] if _ASKED else first, []) if w in pending]
+
+        while pending and not _STOP.is_set():  # until done, or the server stops
+            if not asked():  # a page asked for draws first, then the rest is computed
                 wait_for_pages()
+            work = (asked() or pending)[0]
+            pending.remove(work)
             try:
                 work()
             except ValueError:  # the design cannot give it: the page says why in words
