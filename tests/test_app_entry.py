@@ -31,3 +31,13 @@ def test_importing_the_entry_declares_the_app_and_loads_nothing_heavy():
     declared, ui_loaded, pandas_loaded, preload = out.stdout.strip().split(" ", 3)
     assert (declared, ui_loaded, pandas_loaded) == ("True", "False", "False")
     assert "'ui'" in preload
+
+
+def test_what_the_start_up_hook_loads_exists():
+    import importlib.util
+
+    code = "import app; print(' '.join(app.PRELOAD))"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    for name in out.stdout.split():
+        assert importlib.util.find_spec(name) is not None, name
