@@ -39,5 +39,6 @@ def test_what_the_start_up_hook_loads_exists():
     code = "import app; print(' '.join(app.PRELOAD))"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.stdout.split(), out.stderr
     for name in out.stdout.split():
         assert importlib.util.find_spec(name) is not None, name
