@@ -1,117 +1,152 @@
 """Verdict Lab: the entry point and the Data page (``streamlit run app.py``).
 
-Data: pick the demo or upload a verdict file; what is loaded."""
+``streamlit run app.py`` imports this file, finds :data:`app` below (a Streamlit App whose start-up
+hook begins, in the background, what the first page would wait for: the libraries and the demo's
+results, :mod:`ui.warm`) and serves it. The App runs this same file as its main page script
+(``__main__``, as a test's ``AppTest`` does): the Data page, where one picks the demo or uploads
+a verdict file and sees what is loaded."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-import ui as _ui
-from evalcore.ingest.datafolder import data_dir, list_data_files, resolve_data_file
-from evalcore.ingest.files import read_human_ranking
-from evalcore.plots.common import CONFIG
-from evalcore.plots.summary import coverage_heatmap
-from evalcore.present import summary as show
-from evalcore.present.display import shorten_cells
-from evalcore.schema import VerdictFormatError
-from evalcore.ties.both_bad import both_bad_share
-from ui.datasets import loaded_note
-from ui.navigation import unknown_page
+if __name__ != "__main__":  # imported by the server for the App it serves: nothing is drawn here
+    import asyncio
+    import importlib
+    import logging
+    import sys
+    import threading
+    from contextlib import asynccontextmanager
 
-with _ui.page("Data"):
-    st.title("Verdict Lab")
-    st.markdown(show.INTRO)
+    #: Loaded at start in a thread, in this order: the libraries, then ``ui``, whose import starts
+    #: the demo's work (:mod:`ui.warm`), then what pages import besides. A page opened meanwhile
+    #: runs its own ``import ui``, which first says what happens, then waits for what is loading.
+    PRELOAD = ("pandas", "scipy.stats", "ui", "evalcore.findings", "evalcore.plots.leaderboard")
 
-    if (asked := unknown_page()) is not None:  # a link with a page name that is not one of ours
-        st.warning(
-            f"The link asks for the page {_ui.code_span('/' + asked)}, which this app does not have; "
-            "the Data page is shown. The pages are listed in the sidebar.",
-            icon=":material/link_off:",
-        )
-    store = _ui.ensure_data()
-    s = _ui.state()
-    read = _ui.read_into_session
+    def _start_up() -> None:
+        try:
+            for name in PRELOAD:
+                importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the page that imports it says why
+            logging.getLogger("app").warning("Loading the libraries at start failed.", exc_info=True)
 
-    left, right = st.columns(2)
-    with left:
-        st.subheader("Use the demo")
-        demo = st.selectbox("Demo dataset", list(_ui.DEMO_DATASETS), key="demo_choice")
-        if st.button("Load demo", key="load_demo"):
-            _ui.load_demo(demo)
-            st.rerun()
-        st.caption(show.DEMO_NOTE)
-    with right:
-        st.subheader("Upload your verdicts")
-        upload = st.file_uploader(show.UPLOAD_LABEL, type=show.UPLOAD_TYPES, key="upload")
-        st.caption(show.COLUMNS_NOTE)
-        if upload is not None and upload.file_id != s.get("upload_id"):
-            s["upload_id"] = upload.file_id
-            read(
-                upload.name,
-                lambda: _ui.session_store().load_bytes(upload.getvalue(), name=upload.name),
-                upload=upload,
+    @asynccontextmanager
+    async def _lifespan(_app):
+        threading.Thread(target=_start_up, name="verdictlab-start-up", daemon=True).start()
+        yield  # the server answers (health checks, pages) meanwhile, until it stops
+        if (warm := sys.modules.get("ui.warm")) is not None:  # then the demo's work stops too
+            await asyncio.to_thread(warm.stop)
+
+    app = st.App(__file__, lifespan=_lifespan)
+else:  # the Data page
+    import ui as _ui
+    from evalcore.ingest.datafolder import data_dir, list_data_files, resolve_data_file
+    from evalcore.ingest.files import read_human_ranking
+    from evalcore.plots.common import CONFIG
+    from evalcore.plots.summary import coverage_heatmap
+    from evalcore.present import summary as show
+    from evalcore.present.display import shorten_cells
+    from evalcore.schema import VerdictFormatError
+    from evalcore.ties.both_bad import both_bad_share
+    from ui.datasets import loaded_note
+    from ui.navigation import unknown_page
+
+    with _ui.page("Data"):
+        st.title("Verdict Lab")
+        st.markdown(show.INTRO)
+
+        if (asked := unknown_page()) is not None:  # a link with a page name that is not one of ours
+            st.warning(
+                f"The link asks for the page {_ui.code_span('/' + asked)}, which this app does not have; "
+                "the Data page is shown. The pages are listed in the sidebar.",
+                icon=":material/link_off:",
             )
-        if data_dir() is not None:
-            files = list_data_files()
-            st.subheader("Or pick a file from the server's data folder")
-            if not files:
-                st.caption("The server's data folder holds no verdict file.")
-            else:
-                why = show.DATA_FOLDER_HELP
-                picked = st.selectbox("File in the data folder", files, key="data_folder_pick", help=why)
-                if st.button("Load this file", key="data_folder_load") and read(
-                    picked, lambda: _ui.session_store().load_file(resolve_data_file(picked), name=picked)
-                ):
-                    st.rerun()
-        if s.get("error"):
-            st.error(show.load_error(s["error"], previous=s.get("source")))
+        store = _ui.ensure_data()
+        s = _ui.state()
+        read = _ui.read_into_session
 
-    _ui.saved_datasets(store)
-
-    if store.is_empty:
-        st.info("Nothing is loaded yet: load the demo or upload a file.")
-        st.stop()
-
-    summary = _ui.memo(("summary",), store.summary)
-    st.divider()
-    st.subheader(f"Loaded: {_ui.code_span(summary.name)}")
-    _ui.demo_banner()
-    st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.format)}**.")
-    loaded_note(store)  # a counts table: what it can and cannot show
-    _ui.info(*s.get("notes", ()))
-
-    for col, (label, value) in zip(st.columns(5), show.metric_cells(summary), strict=True):
-        col.metric(label, value)
-
-    st.markdown(show.design_markdown(summary))
-    if summary.design == "anchor-only":
-        st.caption(show.ANCHOR_NOTE)
-    both_bad = _ui.memo(("both_bad", None, None), lambda: both_bad_share(store))
-    if both_bad is not None:  # a table that keeps "both bad" apart from "tie" (Chatbot Arena)
-        st.markdown(show.both_bad_markdown(both_bad))
-
-    st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
-    nv_table = shorten_cells(show.no_verdict_table(summary))  # a long judge name cut for the eye
-    st.dataframe(nv_table, hide_index=True, column_config=_ui.count_columns(nv_table))
-    _ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
-
-    even = show.even_coverage_sentence(summary)
-    if even:  # a fully, evenly covered table: one sentence says what the map would
-        st.markdown("**Judge calls per pair of models:** " + even)
-    else:
-        st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
-    _ui.download_csv(summary.pair_coverage, "pair_coverage.csv", key="dl_cov")
-
-    with st.expander("Human ranking (optional): `model, score`, higher is better"):
-        hr = s.get("human_ranking")
-        if hr is not None:
-            st.dataframe(shorten_cells(hr), hide_index=True)
-        ranking_file = st.file_uploader("Upload a human ranking", show.RANKING_TYPES, key="ranking_upload")
-        if ranking_file is not None and ranking_file.file_id != s.get("ranking_id"):
-            s["ranking_id"] = ranking_file.file_id
-            try:
-                s["human_ranking"] = read_human_ranking(ranking_file.getvalue(), name=ranking_file.name)
-                s["memo"] = {}
+        left, right = st.columns(2)
+        with left:
+            st.subheader("Use the demo")
+            demo = st.selectbox("Demo dataset", list(_ui.DEMO_DATASETS), key="demo_choice")
+            if st.button("Load demo", key="load_demo"):
+                _ui.load_demo(demo)
                 st.rerun()
-            except VerdictFormatError as exc:
-                _ui.error(exc, lead="**The ranking was not loaded.**")
+            st.caption(show.DEMO_NOTE)
+        with right:
+            st.subheader("Upload your verdicts")
+            upload = st.file_uploader(show.UPLOAD_LABEL, type=show.UPLOAD_TYPES, key="upload")
+            st.caption(show.COLUMNS_NOTE)
+            if upload is not None and upload.file_id != s.get("upload_id"):
+                s["upload_id"] = upload.file_id
+                read(
+                    upload.name,
+                    lambda: _ui.session_store().load_bytes(upload.getvalue(), name=upload.name),
+                    upload=upload,
+                )
+            if data_dir() is not None:
+                files = list_data_files()
+                st.subheader("Or pick a file from the server's data folder")
+                if not files:
+                    st.caption("The server's data folder holds no verdict file.")
+                else:
+                    why = show.DATA_FOLDER_HELP
+                    picked = st.selectbox("File in the data folder", files, key="data_folder_pick", help=why)
+                    if st.button("Load this file", key="data_folder_load") and read(
+                        picked, lambda: _ui.session_store().load_file(resolve_data_file(picked), name=picked)
+                    ):
+                        st.rerun()
+            if s.get("error"):
+                st.error(show.load_error(s["error"], previous=s.get("source")))
+
+        _ui.saved_datasets(store)
+
+        if store.is_empty:
+            st.info("Nothing is loaded yet: load the demo or upload a file.")
+            st.stop()
+
+        summary = _ui.memo(("summary",), store.summary)
+        st.divider()
+        st.subheader(f"Loaded: {_ui.code_span(summary.name)}")
+        _ui.demo_banner()
+        st.caption(f"Recognised as **{_ui.escape_markdown(s.get('format') or store.format)}**.")
+        loaded_note(store)  # a counts table: what it can and cannot show
+        _ui.info(*s.get("notes", ()))
+
+        for col, (label, value) in zip(st.columns(5), show.metric_cells(summary), strict=True):
+            col.metric(label, value)
+
+        st.markdown(show.design_markdown(summary))
+        if summary.design == "anchor-only":
+            st.caption(show.ANCHOR_NOTE)
+        both_bad = _ui.memo(("both_bad", None, None), lambda: both_bad_share(store))
+        if both_bad is not None:  # a table that keeps "both bad" apart from "tie" (Chatbot Arena)
+            st.markdown(show.both_bad_markdown(both_bad))
+
+        st.markdown("**Calls with no verdict, per judge** (kept and counted, never imputed)")
+        nv_table = shorten_cells(show.no_verdict_table(summary))  # a long judge name cut for the eye
+        st.dataframe(nv_table, hide_index=True, column_config=_ui.count_columns(nv_table))
+        _ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
+
+        even = show.even_coverage_sentence(summary)
+        if even:  # a fully, evenly covered table: one sentence says what the map would
+            st.markdown("**Judge calls per pair of models:** " + even)
+        else:
+            st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
+        _ui.download_csv(summary.pair_coverage, "pair_coverage.csv", key="dl_cov")
+
+        with st.expander("Human ranking (optional): `model, score`, higher is better"):
+            hr = s.get("human_ranking")
+            if hr is not None:
+                st.dataframe(shorten_cells(hr), hide_index=True)
+            ranking_file = st.file_uploader(
+                "Upload a human ranking", show.RANKING_TYPES, key="ranking_upload"
+            )
+            if ranking_file is not None and ranking_file.file_id != s.get("ranking_id"):
+                s["ranking_id"] = ranking_file.file_id
+                try:
+                    s["human_ranking"] = read_human_ranking(ranking_file.getvalue(), name=ranking_file.name)
+                    s["memo"] = {}
+                    st.rerun()
+                except VerdictFormatError as exc:
+                    _ui.error(exc, lead="**The ranking was not loaded.**")

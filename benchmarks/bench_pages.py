@@ -5,7 +5,9 @@ seconds over the same span (the server process, all its threads, from /proc: on 
 machine wall time says how busy the machine was, CPU time what the page itself cost):
 
 * **cold link**: a freshly started server, the page's own address as its very first request, until
-  the full page is drawn (the script stopped running). A fresh server per page and run.
+  the full page is drawn (the script stopped running). A fresh server per page and run; the request
+  is sent as soon as the server answers, or ``--cold-after`` seconds later (a visitor who comes
+  after the server started: its start-up hook, app.py's, computes meanwhile).
 * **first visit**: a new browser session opening the page on a server that has answered before
   (the start-up work of ``ui.warm`` had the time a real server has between starting and its
   visitors: ``--settle`` seconds).
@@ -107,10 +109,12 @@ def timed(server: Server, action) -> tuple[float, float, object]:
     return time.perf_counter() - start, cpu_seconds(server.process.pid) - cpu, out
 
 
-def cold_link(pw, name: str, folder: Path) -> tuple[float, float, bool]:
-    """A fresh server; the page's address as its first request: (seconds, server CPU, said what)."""
+def cold_link(pw, name: str, folder: Path, after: float = 0.0) -> tuple[float, float, bool]:
+    """A fresh server; the page's address as its first request, ``after`` seconds once the server
+    answers (its start-up hook's work runs meanwhile): (seconds, server CPU, said what)."""
     server = Server(folder)
     try:
+        time.sleep(after)
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         context = browser.new_context()
         watch(context)
@@ -178,6 +182,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--settle", type=float, default=60.0, help="seconds a server runs before visits")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold links (a server each)")
+    parser.add_argument("--cold-after", type=float, default=0.0, help="seconds before a cold link's request")
     args = parser.parse_args()
     names = [n for n in PAGES if args.pages is None or n in args.pages or (n == "" and "data" in args.pages)]
     print(f"load average at start: {os.getloadavg()}")
@@ -187,7 +192,7 @@ def main() -> None:
         for r in range(args.repeat):
             if not args.no_cold:
                 for name in names:
-                    cold[name].append(cold_link(pw, name, Path(tmp)))
+                    cold[name].append(cold_link(pw, name, Path(tmp), args.cold_after))
                     print(f"  cold {name or 'data'}: {cold[name][-1]}", flush=True)
             server = Server(Path(tmp))
             try:

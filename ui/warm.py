@@ -10,10 +10,12 @@ waits for the result being computed (its progress bar says what) instead of comp
 time, and a page opened afterwards draws at once. Nothing is stored on disk: a changed demo file
 has another key and is computed afresh.
 
-It starts as soon as the server's first page imports :mod:`ui` (:func:`start_in_server`), so the
-demo is read while that page still imports the rest of what it needs (a spinner says so,
-:func:`announce`), and it computes first what the page asked for shows (the Judge page's sheets
-before the findings).
+It starts when the server starts: ``streamlit run app.py`` serves app.py's App, whose start-up
+hook loads the libraries and imports :mod:`ui` in a background thread (:func:`start_in_server`).
+A page opened before that is over imports :mod:`ui` itself: it starts the work if it has not begun
+(then the page asked for comes first: the Judge page's sheets before the findings) and says what
+happens while it waits for the libraries (a spinner, :func:`announce`). A server that runs a page
+script without that hook (a test's ``AppTest``) starts it on its first page the same way.
 
 ``VERDICTLAB_WARM=0`` turns it off (the test suite's page tests, which time nothing).
 """
@@ -32,6 +34,11 @@ from pathlib import Path
 from typing import Any
 
 _STARTED = False
+#: Set when the server stops (:func:`stop`): the work ends after the piece it is computing.
+_STOP = threading.Event()
+_THREAD: list[threading.Thread] = []
+#: The pages asked for by the server's visitors, the latest last (:func:`start`).
+_ASKED: list[str] = []
 _LOCK = threading.Lock()
 LOG = logging.getLogger(__name__)
 #: The default demo's verdict file as bundled (:data:`ui.state.DEMO_DATASETS` names it from here).
@@ -83,15 +90,28 @@ def enabled() -> bool:
 
 def start(first: str = "") -> threading.Thread | None:
     """Start the start-up work once per server process; the thread, or None when it already ran
-    or is turned off. ``first``: the page asked for (its file's stem), whose results come first."""
+    or is turned off. ``first``: the page asked for (its file's stem), whose results come first;
+    once the work runs (begun at server start), the page asked for last comes next."""
     global _STARTED
     with _LOCK:
+        if first:
+            _ASKED.append(first)
         if _STARTED or not enabled():
             return None
         _STARTED = True
     thread = threading.Thread(target=_read_then_warm, args=(first,), name="verdictlab-warm", daemon=True)
     thread.start()
+    _THREAD.append(thread)
     return thread
+
+
+def stop(timeout: float = 10.0) -> None:
+    """End the start-up work when the server stops: no new piece begins, and the piece being
+    computed is waited for (at most ``timeout`` seconds), so the process does not exit while it
+    is inside DuckDB."""
+    _STOP.set()
+    for thread in _THREAD:
+        thread.join(timeout)
 
 
 def _read_then_warm(first: str) -> None:
@@ -131,9 +151,9 @@ def announce() -> None:
     _ANNOUNCED = False
     try:
         import streamlit as st
-        from streamlit import runtime
 
-        if not runtime.exists():
+        if not in_page():  # the start-up thread, a script: no page to say it on
+            _ANNOUNCED = None
             return
         note = st.spinner(STARTING, show_time=True)
         note.__enter__()
@@ -153,9 +173,21 @@ def announced() -> None:
             pass
 
 
+def in_page() -> bool:
+    """Whether this thread runs a page script of a Streamlit server."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        return get_script_run_ctx(suppress_warning=True) is not None
+    except Exception:  # noqa: BLE001 - another Streamlit version
+        return False
+
+
 def requested_page() -> str:
-    """The stem of the page script Streamlit is running ("" when none): Streamlit runs a page as
-    the module ``__main__`` with its file as ``__file__``."""
+    """The stem of the page script Streamlit is running ("" when none, e.g. the start-up thread):
+    Streamlit runs a page as the module ``__main__`` with its file as ``__file__``."""
+    if not in_page():
+        return ""
     main = sys.modules.get("__main__")
     return Path(str(getattr(main, "__file__", "") or "")).stem
 
@@ -181,7 +213,7 @@ def running_page() -> Iterator[None]:
 def wait_for_pages(limit: float = 30.0) -> None:
     """Wait while a page script runs, at most ``limit`` seconds (then the work goes on anyway)."""
     deadline = time.monotonic() + limit
-    while _RUNNING[0] and time.monotonic() < deadline:
+    while _RUNNING[0] and time.monotonic() < deadline and not _STOP.is_set():
         time.sleep(0.05)
 
 
@@ -307,12 +339,19 @@ def warm_demo(first: str = "") -> None:
             "ties": [ties],
             "verdicts": [cases],
         }
-        # the page asked for first (in the order it draws), then the others
-        own = order.get(first, [])
-        works = own + [findings, sheets, board, power, cases, weights, ties, changes]
-        for work in dict.fromkeys(works):  # each once
-            if work not in own:  # the page asked for draws first, then the rest is computed
+        # the page asked for (in the order it draws) first, then the others; a page asked for
+        # while the work runs (it began at server start) comes next
+        works = [findings, sheets, board, power, cases, weights, ties, changes]
+        pending = list(dict.fromkeys(order.get(first, []) + works))  # each once
+
+        def asked() -> list:
+            return [w for w in order.get(_ASKED[-1] if _ASKED else first, []) if w in pending]
+
+        while pending and not _STOP.is_set():  # until done, or the server stops
+            if not asked():  # a page asked for draws first, then the rest is computed
                 wait_for_pages()
+            work = (asked() or pending)[0]
+            pending.remove(work)
             try:
                 work()
             except ValueError:  # the design cannot give it: the page says why in words

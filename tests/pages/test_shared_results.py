@@ -272,3 +272,40 @@ def test_the_start_up_work_pauses_while_a_page_runs():
         assert not done.wait(0.5)  # a page runs: the work waits
     assert done.wait(10)  # the page drew: the work goes on
     waiting.join(10)
+
+
+def test_a_page_asked_for_while_the_start_up_work_runs_comes_next(monkeypatch):
+    """The work begins at server start with no page asked for; a Judge link arriving meanwhile
+    makes the Judge page's sheets the next piece, before the findings."""
+    from ui import warm
+
+    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
+    monkeypatch.setattr(warm, "_ASKED", ["judge"])
+    asked: list[tuple] = []
+    real = us.shared_value
+    setup = ("summary", "default_judge", "counts")
+
+    def first_only(key, compute):
+        asked.append(key[3:])
+        if key[3] in setup:
+            return real(key, compute)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(us, "shared_value", first_only)
+    warm.warm_demo("")
+    work = [k for k in asked if k[0] not in setup]
+    assert work and work[0][0] == "judge_sheets"
+
+
+def test_the_start_up_work_stops_with_the_server(monkeypatch):
+    """Once the server stops (ui.warm.stop), no further piece is computed."""
+    import threading
+
+    from ui import warm
+
+    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
+    monkeypatch.setattr(warm, "_STOP", threading.Event())
+    monkeypatch.setattr(warm, "_THREAD", [])
+    warm.stop()
+    warm.warm_demo("")
+    assert {k[3] for k in us._SHARED} <= {"summary", "default_judge", "counts"}
