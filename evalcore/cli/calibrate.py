@@ -122,7 +122,9 @@ def run_gate(args: argparse.Namespace) -> int:
     code = 0 if result.passed else 1
     if args.json:
         return print_json(result.as_dict(), code)
-    show(page.gate_messages(result), result.design_warnings if result.determined else None)
+    verdict, *rest = page.gate_messages(result)
+    # the verdict leads as it is, not as a "warning:" line: a script reads its first word
+    show(verdict.text, rest, result.design_warnings if result.determined else None)
     return code
 
 

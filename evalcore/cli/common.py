@@ -255,8 +255,8 @@ def show(*parts: object) -> None:
                 as_text = {c: part[c].map(lambda v: "—" if pd.isna(v) else f"{v:,}") for c in whole}
                 print(part.assign(**as_text).to_string(index=False))
         elif hasattr(part, "label") and hasattr(part, "value"):
-            help_ = getattr(part, "help", "")
-            print(f"{part.label}: {unmark(part.value)}" + (f" — {unmark(help_)}" if help_ else ""))
+            note = getattr(part, "note", "")
+            print(f"{part.label}: {unmark(part.value)}" + (f" — {unmark(note)}" if note else ""))
         elif isinstance(part, list | tuple):
             show(*part)
         elif hasattr(part, "kind") and hasattr(part, "text"):

@@ -52,7 +52,7 @@ def test_gate_command_exits_1_and_says_why(tmp_path, capsys):
     args = ["gate", str(path), "--judge", "judge", "--candidate", "sim-cedar", "--baseline", "sim-birch"]
     assert main(args) == 1
     out = capsys.readouterr().out
-    assert out.startswith("UNDETERMINED: ")
+    assert out.startswith("UNDETERMINED — ")  # the verdict leads the output
     assert "conservative" not in out
     assert "cannot separate the judge's slot preference" in out
     assert main([*args, "--json"]) == 1

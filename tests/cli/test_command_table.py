@@ -51,3 +51,13 @@ def table_file(tmp_path, small_sim):
 def test_the_library_refuses_what_it_checks(table_file, capsys, argv, words):
     assert main([a.replace("{file}", table_file) for a in argv]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_a_tile_prints_its_note(capsys):
+    # the tile's third field is its note: a command printing tiles without it lost every
+    # explanation the page shows under a figure
+    from evalcore.cli.common import show
+    from evalcore.present.display import Metric
+
+    show(Metric("Models moved", "0", "ties modelled against half a win"))
+    assert capsys.readouterr().out == "Models moved: 0 — ties modelled against half a win\n"

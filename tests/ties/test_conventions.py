@@ -237,7 +237,7 @@ def test_cli_text_uses_the_catalogue_names_and_refuses_without_ties(tmp_path, ca
     text = capsys.readouterr().out
     assert "No verdict is a tie, so the tie parameter is not identified" in text
     assert "Davidson's tie parameter" not in text  # no 0 with an interval
-    assert "Models moved by the tie convention 0" in text
+    assert "Models moved by the tie convention: 0" in text
     assert main(["ties", path, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)["tie_conventions"]
     assert out["tie_parameter"] is None and out["tie_parameter_high"] is None
