@@ -212,6 +212,26 @@ def information_inverse(info: np.ndarray, *, prior_games: float = 0.0) -> np.nda
     return inverse - shift
 
 
+def score_residuals(
+    counts: VerdictCounts, theta: np.ndarray
+) -> tuple[VerdictCounts, np.ndarray | None, np.ndarray]:
+    """Each cell's score residual (slot A's score less its expectation under ``theta``), over
+    instruction patterns: ``(representatives, multiplicities or None, residuals)``.
+
+    Instructions with identical cells give the same score, so a sandwich's meat is summed over
+    patterns with their multiplicity. With one cell per instruction (an arena table) every
+    instruction is its own pattern: the clustered sums are O(cells) already, and hashing the
+    cells into patterns first would only cost time and memory (``None`` multiplicities).
+    """
+    if counts.n_cells == counts.n_instructions:
+        reps, mult = counts, None
+    else:
+        reps, mult = counts.pattern_counts()
+    calls = reps.n.sum(axis=1).astype(np.float64)
+    resid = reps.cell_scores(SLOT_A_SCORE) - calls * _sigmoid(theta[reps.a] - theta[reps.b])
+    return reps, mult, resid
+
+
 def sandwich_covariance(
     counts: VerdictCounts,
     theta: np.ndarray,
@@ -235,14 +255,7 @@ def sandwich_covariance(
     acts on the space orthogonal to the constant vector.
     """
     m = counts.n_models
-    if counts.n_cells == counts.n_instructions:
-        # One cell per instruction (an arena table): clustered_outer sums such clusters in
-        # O(cells) already, so hashing them into patterns first would only cost time and memory.
-        reps, mult = counts, None
-    else:
-        reps, mult = counts.pattern_counts()
-    calls = reps.n.sum(axis=1).astype(np.float64)
-    resid = reps.cell_scores(SLOT_A_SCORE) - calls * _sigmoid(theta[reps.a] - theta[reps.b])
+    reps, mult, resid = score_residuals(counts, theta)
     if pair_weights is not None:
         resid = resid * np.asarray(pair_weights, dtype=np.float64)[reps.a, reps.b]
     meat = clustered_outer(reps.inst, reps.a, reps.b, resid, n_models=m, weights=mult, chunk=chunk_patterns)

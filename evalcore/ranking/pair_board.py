@@ -34,7 +34,8 @@ from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
-from evalcore.ranking.bradley_terry import SLOT_A_SCORE, ComparisonGraph, _sigmoid, win_entries
+from evalcore.ranking.bradley_terry import ComparisonGraph, _sigmoid, win_entries
+from evalcore.ranking.intervals import score_residuals
 
 #: The largest piece of the comparison graph whose information is inverted exactly (a dense
 #: matrix of this many models: 8 × 2,500² bytes = 50 MB, under a second).
@@ -243,12 +244,7 @@ def pair_sandwich(
     q = _sigmoid(theta)
     prior_diag = prior_games * q * (1.0 - q) if prior_games else np.zeros(m)
     info = laplacian(pairs, pw.battles * p * (1.0 - p), prior_diag)
-    if counts.n_cells == counts.n_instructions:
-        reps, mult = counts, None
-    else:
-        reps, mult = counts.pattern_counts()
-    calls = reps.n.sum(axis=1).astype(np.float64)
-    resid = reps.cell_scores(SLOT_A_SCORE) - calls * _sigmoid(theta[reps.a] - theta[reps.b])
+    reps, mult, resid = score_residuals(counts, theta)
     a, b = reps.a.astype(np.int64), reps.b.astype(np.int64)
     if pair_weight is not None:
         key = np.minimum(a, b) * m + np.maximum(a, b)
