@@ -98,7 +98,7 @@ def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple
 
 def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
     """tau with the all-pairs ranking against informativeness, with the least-squares line and
-    its R², and the 3-level ceiling ⌊M/2⌋⌈M/2⌉/C(M,2) as a dotted line."""
+    its R², and the 3-level ceiling (the most pairs a win-or-loss anchor can split) as a dotted line."""
     t = sweep.table.dropna(subset=["informativeness", "tau_quadratic"])
     fig = go.Figure(
         go.Scatter(
@@ -131,7 +131,7 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
     if highlight is not None and highlight in set(t["anchor"]):
         row = t[t["anchor"] == highlight]
         _highlight(fig, row["informativeness"], row["tau_quadratic"], row["anchor"], highlight)
-    fig.update_xaxes(title="informativeness I(p, A)", tickformat=".0%")
+    fig.update_xaxes(title="informativeness", tickformat=".0%")
     fig.update_yaxes(title=f"Kendall's {tau_name(sweep.tau)} with the all-pairs ranking")
     r2 = f"R² = {sweep.fit_r2:.3f}" if np.isfinite(sweep.fit_r2) else "R² undefined"
     return style(fig, title=f"Anchor quality against informativeness ({r2})", height=420)
@@ -158,7 +158,7 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
         fig.update_layout(
             legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
         )
-    fig.update_yaxes(title="informativeness I(p, A)", tickformat=".0%", rangemode="tozero")
+    fig.update_yaxes(title="informativeness", tickformat=".0%", rangemode="tozero")
     fig.update_xaxes(title="anchor (strongest first)" if sweep.has_quadratic else "anchor")
     return style(fig, title="Informative samples per anchor", height=400)
 
@@ -268,7 +268,7 @@ def pilot_scatter(pilot: PilotScreening) -> go.Figure:
         hoverinfo="skip",
     )
     fig.update_xaxes(title="informativeness on all data", tickformat=".0%")
-    fig.update_yaxes(title=f"pilot estimate (k = {pilot.k})", tickformat=".0%")
+    fig.update_yaxes(title=f"pilot estimate ({pilot.k} instructions)", tickformat=".0%")
     return style(
         fig,
         title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} over {pilot.repetitions} repetitions",

@@ -39,7 +39,7 @@ def power_curve_figure(curve: PowerCurve, *, title: str | None = None) -> go.Fig
         fig.add_hline(
             y=y, line_dash="dot", line_color=colour, annotation_text=text, annotation_position=where, **more
         )
-    fig.update_xaxes(title="total samples N (instructions)", rangemode="tozero")
+    fig.update_xaxes(title="instructions judged", rangemode="tozero")
     fig.update_yaxes(title="power", range=[0, 1.02], tickformat=".0%")
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
     if title is None:
@@ -110,7 +110,9 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
     )
     fig.add_vline(x=0, line_color=MUTED)
     fig.update_yaxes(autorange="reversed", title=None)
-    fig.update_xaxes(title="edge = P(upper beats lower | discordant) − 50%", tickformat=".0%")
+    fig.update_xaxes(
+        title="edge: how often the upper model wins where the two differ, less 50%", tickformat=".0%"
+    )
     fig.update_layout(legend={"orientation": "h", "y": -0.15})
     return style(
         fig,
@@ -137,7 +139,7 @@ def sample_size_figure(plan_edges: pd.DataFrame, *, informativeness: float | Non
             line={"color": colour},
             hovertemplate=f"edge %{{x:.0%}}: %{{y:,}} {what}<extra></extra>",
         )
-    fig.update_xaxes(title="edge = P(A beats B | discordant) − 50%", tickformat=".0%")
+    fig.update_xaxes(title="edge: how often A wins where the two differ, less 50%", tickformat=".0%")
     needed = list(plan_edges["discordant"]) + list(plan_edges["total"].dropna().astype(float))
     log_axis(fig, needed, axis="y", title="samples needed")
     return style(fig, title="Instructions the sign test needs", height=360)
