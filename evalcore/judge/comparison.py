@@ -15,6 +15,7 @@ from evalcore.counts import CountSource, require_source
 from evalcore.judge.self_preference import self_preference
 from evalcore.judge.sheet import JudgeSheet, _check_options, judge_sheet
 from evalcore.progress import Progress
+from evalcore.stats.threads import single_blas_thread
 
 #: For the side-by-side comparison: which direction is better for each sheet metric.
 #: "abs" = closer to zero is better.
@@ -32,6 +33,7 @@ BEST_DIRECTION: dict[str, str] = {
 }
 
 
+@single_blas_thread()  # many short products: one thread (evalcore.stats.threads)
 def judge_sheets(
     source: CountSource,
     judges: tuple[str, ...] | list[str] | None = None,

@@ -125,6 +125,7 @@ def fit_length_controlled(
     *,
     prior_games: float = 0.0,
     cluster: np.ndarray | None = None,
+    theta0: np.ndarray | None = None,
     max_iter: int = 100,
     tol: float = 1e-10,
 ) -> tuple[np.ndarray, float, float, bool]:
@@ -136,11 +137,12 @@ def fit_length_controlled(
     converged. With ``cluster`` (an integer cluster id per row, e.g. the instruction) the standard
     error is the cluster-robust sandwich (:func:`evalcore.ranking.intervals.row_sandwich_covariance`):
     the calls of one instruction share their responses and are not independent. Without it, the
-    observed information alone (calls treated as independent).
+    observed information alone (calls treated as independent). ``theta0`` starts θ there (the
+    plain fit's strengths, a few Newton steps fewer; the same optimum).
     """
     x = np.asarray(z, dtype=np.float64)[:, None]
     theta, beta, info, ok = fit_bradley_terry_covariates(
-        a, b, y, n, x, n_models, prior_games=prior_games, max_iter=max_iter, tol=tol
+        a, b, y, n, x, n_models, prior_games=prior_games, theta0=theta0, max_iter=max_iter, tol=tol
     )
     eta = theta[np.asarray(a)] - theta[np.asarray(b)] + x[:, 0] * beta[0]
     resid = np.asarray(n, dtype=np.float64) * (_sigmoid(eta) - np.asarray(y, dtype=np.float64))
@@ -276,7 +278,7 @@ def length_controlled_ranking(
     theta_plain, _ = fit_bradley_terry(wins, prior_games=prior)
     cluster = pd.factorize(agg["instruction_id"])[0]
     theta_lc, gamma, se, ok = fit_length_controlled(
-        a, b, y, zraw / sd, n, len(models), prior_games=prior, cluster=cluster
+        a, b, y, zraw / sd, n, len(models), prior_games=prior, cluster=cluster, theta0=theta_plain
     )
     if not ok:
         notes.append("The length-controlled fit did not fully converge; treat it with care.")

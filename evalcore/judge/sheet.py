@@ -42,6 +42,7 @@ from evalcore.judge.position import PositionResult, position_and_order_swap
 from evalcore.judge.self_preference import self_preference
 from evalcore.progress import Progress
 from evalcore.stats.bootstrap import MAX_ROUNDS
+from evalcore.stats.threads import single_blas_thread
 
 #: One line per sheet metric: what it means (shown in the app and in the CSV).
 DEFINITIONS: dict[str, str] = {
@@ -266,6 +267,7 @@ def _check_options(rounds: int, seed: int) -> tuple[int, int]:
     return (check_int("rounds", rounds, low=0, high=MAX_ROUNDS), check_int("seed", seed, low=0))
 
 
+@single_blas_thread()  # many short products: one thread (evalcore.stats.threads)
 def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guarded on its own
     source: CountSource | VerdictCounts,
     judge: str | None,

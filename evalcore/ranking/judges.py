@@ -61,6 +61,7 @@ from evalcore.ranking.judges_fit import (
 )
 from evalcore.stats.bootstrap import bootstrap_weights, percentile_interval
 from evalcore.stats.kendall import kendall_tau
+from evalcore.stats.threads import single_blas_thread
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -202,6 +203,7 @@ class JudgePooling:
         }
 
 
+@single_blas_thread()  # a thousand small fits: one thread (evalcore.stats.threads)
 def judge_pooling(
     counts: Mapping[str, VerdictCounts],
     *,

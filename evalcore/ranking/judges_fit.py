@@ -12,8 +12,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evalcore.ranking.bradley_terry import SLOT_A_SCORE
-from evalcore.ranking.sparse_fit import Pairs, rows_to_pairs, solve_information
+from evalcore.ranking.bradley_terry import SLOT_A_SCORE, Solver
+from evalcore.ranking.sparse_fit import (
+    SPARSE_FROM_MODELS,
+    Pairs,
+    rows_to_pairs,
+    solve_information,
+    solve_information_dense,
+)
 
 if TYPE_CHECKING:
     from evalcore.counts import VerdictCounts
@@ -87,6 +93,7 @@ def fit_judge_aware(
     start: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     max_iter: int = 500,
     tol: float = 1e-9,
+    solver: Solver = "auto",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Maximum-likelihood (θ, s, γ) of the judge-aware model from per-(judge, ordered pair) sums.
 
@@ -95,8 +102,17 @@ def fit_judge_aware(
     rows keep s = 0. Returns θ (mean 0), s (mean 1 over judges with rows), γ and whether the
     alternation converged. ``prior_games`` virtual ties against a strength-0 player keep θ
     finite when some model never lost or never won (as in the one-judge fit).
+
+    ``solver`` as in :func:`evalcore.ranking.bradley_terry.fit_bradley_terry`: below
+    :data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models each θ step solves the M × M
+    system directly (:func:`~evalcore.ranking.sparse_fit.solve_information_dense`), from there by
+    conjugate gradients over the compared pairs; the same step, so the same optimum (equal to
+    1e-6 Elo in the tests). On the demo's 20 models the direct solve is about 30 times cheaper
+    than the gradients' sparse products, which a bootstrap of the pooled ranking repeats some
+    thousand times.
     """
     m = pairs.n_models
+    dense = solver == "dense" or (solver == "auto" and m < SPARSE_FROM_MODELS)
     present = np.bincount(judge, weights=games, minlength=n_judges) > 0
     theta, s, gam = (
         (np.zeros(m), present.astype(float), np.zeros(n_judges))
@@ -143,9 +159,15 @@ def fit_judge_aware(
             q = sig(theta)
             grad = grad + prior_games * (0.5 - q)
             prior_diag = prior_games * q * (1 - q)
-        step = solve_information(
-            pairs, info[None, :], prior_diag, grad, rank_one=not prior_games, rtol=1e-12
-        )[0]
+        step = (
+            solve_information_dense(pairs, info, prior_diag, grad[0], rank_one=not prior_games)
+            if dense
+            else None
+        )
+        if step is None:
+            step = solve_information(
+                pairs, info[None, :], prior_diag, grad, rank_one=not prior_games, rtol=1e-12
+            )[0]
         step *= min(1.0, 4.0 / max(float(np.abs(step).max()), 1e-300))
         theta = theta + step
         if not prior_games:
@@ -167,10 +189,11 @@ def bound_weights(s: np.ndarray, present: np.ndarray, max_weight: float) -> np.n
     idx = np.flatnonzero(present)
     if idx.size < 2 or not np.isfinite(max_weight):
         return s
+    kept = s[idx]
+    n = idx.size
+    others = np.broadcast_to(kept, (n, n))[~np.eye(n, dtype=bool)].reshape(n, n - 1)  # row k: all but k
     out = s.copy()
-    for k in idx:
-        others = s[idx[idx != k]]
-        out[k] = min(s[k], max_weight * float(np.median(others)))
+    out[idx] = np.minimum(kept, max_weight * np.median(others, axis=1))
     return out
 
 

@@ -320,6 +320,44 @@ def solve_information(
     return x
 
 
+def solve_information_dense(
+    pairs: Pairs, info: np.ndarray, prior_diag: np.ndarray | float, rhs: np.ndarray, *, rank_one: bool
+) -> np.ndarray | None:
+    """The system of :func:`solve_information` for one problem ((K,) pair weights, (M,)
+    right-hand side), built as a dense M × M matrix and solved directly: below
+    :data:`SPARSE_FROM_MODELS` models cheaper than the conjugate gradients' sparse products, and
+    exact where they stop at a tolerance. None when the matrix is singular (without the prior,
+    pairs of positive weight that leave the models in several pieces, as a bootstrap round can):
+    then the caller's conjugate gradients find the step within each piece, as before."""
+    m = pairs.n_models
+    info = np.asarray(info, dtype=np.float64)
+    matrix = np.zeros((m, m))
+    matrix[pairs.i, pairs.j] = -info  # each unordered pair once (i < j)
+    matrix[pairs.j, pairs.i] = -info
+    if rank_one and not _connected(matrix < 0):
+        return None
+    degree = np.bincount(pairs.i, info, minlength=m) + np.bincount(pairs.j, info, minlength=m)
+    matrix[np.arange(m), np.arange(m)] = degree + prior_diag
+    if rank_one:
+        matrix += 1.0 / m
+    try:
+        return np.linalg.solve(matrix, np.asarray(rhs, dtype=np.float64))
+    except np.linalg.LinAlgError:
+        return None
+
+
+def _connected(adjacency: np.ndarray) -> bool:
+    """Whether a dense symmetric (M, M) adjacency joins every model (breadth-first, a few
+    vector steps on the dense graphs this is used for)."""
+    seen = np.zeros(adjacency.shape[0], dtype=bool)
+    seen[0] = True
+    frontier = seen.copy()
+    while frontier.any():
+        frontier = adjacency[frontier].any(axis=0) & ~seen
+        seen |= frontier
+    return bool(seen.all())
+
+
 def strong_pieces(pairs: Pairs, w_ij: np.ndarray, w_ji: np.ndarray, present: np.ndarray | None = None) -> int:
     """How many strongly connected pieces the graph "i scored against j" has among the
     ``present`` models (default: all), by Tarjan's algorithm."""

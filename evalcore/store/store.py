@@ -809,8 +809,15 @@ class VerdictStore:
         """(keys judged in both orders, all keys) over the selection's (instruction, unordered
         pair) keys: the candidate's comparisons (with ``baseline`` if given) by ``judge`` in
         ``category`` (None: all)."""
-        return self.query(
-            store_queries.orders_share, judge=judge, candidate=candidate, baseline=baseline, category=category
+        return self._once(
+            ("orders_share", judge, candidate, baseline, category),
+            lambda: self.query(
+                store_queries.orders_share,
+                judge=judge,
+                candidate=candidate,
+                baseline=baseline,
+                category=category,
+            ),
         )
 
     def calibration_patterns(
@@ -826,14 +833,17 @@ class VerdictStore:
         """The candidate's judged outcomes (in ``category``) and labelled confusion matrix (in
         ``labelled``) per instruction pattern, per call or per both-orders unit (see
         :func:`evalcore.calibration.calibration_counts`)."""
-        return self.query(
-            store_queries.calibration_patterns,
-            judge=judge,
-            candidate=candidate,
-            baseline=baseline,
-            category=category,
-            labelled=labelled,
-            both_orders=both_orders,
+        return self._once(
+            ("calibration_patterns", judge, candidate, baseline, category, labelled, both_orders),
+            lambda: self.query(
+                store_queries.calibration_patterns,
+                judge=judge,
+                candidate=candidate,
+                baseline=baseline,
+                category=category,
+                labelled=labelled,
+                both_orders=both_orders,
+            ),
         )
 
     def score_cells(
