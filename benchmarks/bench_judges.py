@@ -16,6 +16,16 @@ A second scenario adds a judge with three times the calls that always picks the 
 and flips coins elsewhere: where the weakest model ends up, pooled against plain.
 
     python -m benchmarks.bench_judges [--reps 40] [--rounds 200]
+
+``--page`` instead times what the Judge page computes on the bundled demo (three judges, 20
+models, 340,000 calls), through the evalcore calls the page makes: every judge's spec sheet
+(1,000 bootstrap rounds, the demo's model families), the judges' weights in the pooled ranking
+(200 rounds) and the length curve of each judge, for all categories and for each category (what a
+change of the category drop-down recomputes). Medians of ``--repeat`` runs on a fresh store each
+(nothing cached between runs), wall and CPU seconds (all threads of the process), with the load
+average:
+
+    python -m benchmarks.bench_judges --page [--repeat 3]
 """
 
 from __future__ import annotations
@@ -194,13 +204,50 @@ def one_sided(reps: int) -> None:
     )
 
 
+def page_timing(repeat: int) -> None:
+    """Wall and CPU seconds of the Judge page's computations on the demo (see the docstring)."""
+    import statistics
+
+    from evalcore.judge import judge_sheets, length_preference_curve
+    from evalcore.judge.pooling import pool_store
+    from evalcore.present.judge import family_list
+
+    root = Path(__file__).resolve().parents[1] / "data"
+    print(f"load average at start: {os.getloadavg()}")
+    figures: dict[str, dict[str, list[float]]] = {}
+    for _ in range(repeat):
+        store = VerdictStore()
+        store.load_file(root / "demo_all_pairs.parquet")
+        families = family_list((root / "demo_families.csv").read_text(), store.judges()).families
+        for category in (None, *store.categories()):
+            for part, work in (
+                ("sheets", lambda c=category: judge_sheets(store, families=families, category=c, rounds=1000)),
+                ("weights", lambda c=category: pool_store(store, category=c, rounds=200)),
+                ("curves", lambda c=category: [length_preference_curve(store, j, category=c) for j in store.judges()]),
+            ):
+                wall, cpu = time.perf_counter(), time.process_time()
+                work()
+                row = figures.setdefault(f"{category or 'all categories'}: {part}", {"wall": [], "cpu": []})
+                row["wall"].append(time.perf_counter() - wall)
+                row["cpu"].append(time.process_time() - cpu)
+    print(f"{'what (median of ' + str(repeat) + ')':<34} {'wall s':>8} {'cpu s':>8}")
+    for key, row in figures.items():
+        print(f"{key:<34} {statistics.median(row['wall']):8.3f} {statistics.median(row['cpu']):8.3f}")
+    print(f"load average at end: {os.getloadavg()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--page", action="store_true", help="time the Judge page's computations on the demo")
+    ap.add_argument("--repeat", type=int, default=3, help="runs for --page")
     ap.add_argument("--reps", type=int, default=40)
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--instructions", type=int, default=40)
     ap.add_argument("--panel", choices=sorted(PANELS), default="mixed", help="which judges")
     args = ap.parse_args()
+    if args.page:
+        page_timing(args.repeat)
+        return
     run(args.reps, args.rounds, args.instructions, PANELS[args.panel])
     one_sided(min(args.reps, 20))
 

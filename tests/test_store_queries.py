@@ -243,3 +243,27 @@ def test_length_queries_by_hand(judge_store):
     ]
     means = judge_store.query(sq.mean_lengths, judge="j", category=None)
     assert means.sort_index().to_dict() == {"A": 55.0, "B": 50.0, "C": 40.0}
+
+
+def test_calibration_patterns_and_orders_share_are_read_once_per_selection_and_table():
+    # The Judge page certifies every judge in its sheet and again beside its weight in the pooled
+    # ranking: the store reads each selection once per loaded table (as it does the counts), and
+    # a new table is read afresh.
+    frame = pd.DataFrame(
+        ROWS, columns=["instruction_id", "model_a", "model_b", "verdict", "human", "judge", "category"]
+    ).astype({"verdict": "Int8", "human": "Int8", "category": "string"})
+    s = VerdictStore.from_frame(frame)
+    first = s.calibration_patterns(judge=J, candidate="A", both_orders=False)
+    assert s.calibration_patterns(judge=J, candidate="A", both_orders=False) is first
+    assert s.calibration_patterns(judge=J, candidate="A", both_orders=True) is not first
+    assert s.orders_share(judge=J, candidate="A") == s.orders_share(judge=J, candidate="A")
+    reads: list[str] = []
+    real = s.query
+    s.query = lambda q, /, **p: reads.append(getattr(q, "__name__", q)) or real(q, **p)  # type: ignore[method-assign]
+    s.calibration_patterns(judge=J, candidate="A", both_orders=False)
+    s.orders_share(judge=J, candidate="A")
+    assert reads == []
+    s.load(VerdictStore.from_frame(frame[frame["judge"] == J].reset_index(drop=True)).frame())
+    again = s.calibration_patterns(judge=J, candidate="A", both_orders=False)
+    assert again is not first and reads == ["calibration_patterns"]
+    s.close()

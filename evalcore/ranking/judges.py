@@ -47,6 +47,7 @@ from evalcore.errors import UsageError, check_int
 from evalcore.ranking.bradley_terry import (
     ELO_CENTRE,
     ELO_SCALE,
+    Solver,
     comparison_graph,
     fit_bradley_terry,
     ranks_descending,
@@ -212,6 +213,7 @@ def judge_pooling(
     lean: bool = True,
     max_weight: float = 4.0,
     min_verdicts: int = 20,
+    solver: Solver = "auto",
 ) -> JudgePooling:
     """Pool several judges into one ranking, weighting each by its estimated reliability.
 
@@ -228,6 +230,9 @@ def judge_pooling(
         No judge's reliability exceeds this many times the median of the other judges'.
     min_verdicts
         A judge with fewer decisive verdicts is left out (its reliability is not identified).
+    solver
+        How each fit solves its Newton steps for the ratings (as in
+        :func:`~evalcore.ranking.judges_fit.fit_judge_aware`): the same fit either way.
 
     Returns
     -------
@@ -287,6 +292,7 @@ def judge_pooling(
             lean=lean,
             max_weight=max_weight,
             prior_games=prior,
+            solver=solver,
             **more,
         )
 

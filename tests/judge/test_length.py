@@ -278,3 +278,40 @@ def test_cluster_robust_error_equals_the_dense_sandwich():
     bread = np.linalg.inv(info + np.outer(ones, ones) + 1e-9 * np.eye(m + 1))
     cov = bread @ (g.T @ g) @ bread * (60 / 59)
     assert se == pytest.approx(np.sqrt(cov[m, m]), rel=1e-6)
+
+
+@pytest.mark.parametrize("undefeated", [False, True])
+def test_length_fit_started_from_the_plain_fit_reaches_the_same_optimum(undefeated):
+    # The sheet starts the length-controlled fit from the plain Bradley–Terry strengths: the same
+    # maximum as from zero (ratings, length term and its cluster-robust error to 1e-9), with and
+    # without the weak prior an undefeated model brings in.
+    sim = simulate(
+        SimulationSpec(
+            n_models=6, n_instructions=50, seed=8, model_names=NAMES[:6], length_factor=VERBOSE_WEAK,
+            judges=(JudgeSpec("j", verbosity=1.0),),
+        )
+    )
+    frame = sim.verdicts[sim.verdicts["verdict"].notna()].copy()
+    if undefeated:
+        top = NAMES[0]
+        frame.loc[frame["model_a"] == top, "verdict"] = 2
+        frame.loc[frame["model_b"] == top, "verdict"] = -2
+    idx = pd.Index(sorted(set(frame["model_a"]) | set(frame["model_b"])))
+    a, b = idx.get_indexer(frame["model_a"]), idx.get_indexer(frame["model_b"])
+    v = frame["verdict"].astype(int).to_numpy()
+    y = np.where(v > 0, 1.0, np.where(v == 0, 0.5, 0.0))
+    z = np.log2(frame["length_a"].to_numpy(float) / frame["length_b"].to_numpy(float))
+    z = (z - z.mean()) / z.std()
+    n = np.ones(len(frame))
+    cluster = pd.factorize(frame["instruction_id"])[0]
+    prior = 1.0 if undefeated else 0.0
+    wins = np.zeros((len(idx), len(idx)))
+    np.add.at(wins, (a, b), y)
+    np.add.at(wins, (b, a), 1.0 - y)
+    plain, _ = fit_bradley_terry(wins, prior_games=prior)
+    cold = fit_length_controlled(a, b, y, z, n, len(idx), prior_games=prior, cluster=cluster)
+    warm = fit_length_controlled(a, b, y, z, n, len(idx), prior_games=prior, cluster=cluster, theta0=plain)
+    assert cold[3] and warm[3]
+    np.testing.assert_allclose(warm[0], cold[0], atol=1e-9, rtol=0)
+    assert warm[1] == pytest.approx(cold[1], abs=1e-9)
+    assert warm[2] == pytest.approx(cold[2], abs=1e-9)

@@ -754,3 +754,42 @@ def test_an_empty_selection_gives_nan_not_noise():
     assert np.isnan(o.b.value) and np.isnan(o.b.low)
     with pytest.raises(ValueError, match="no verdict between two different models"):
         judge_sheet(empty, "j", rounds=0)
+
+
+def test_the_sheets_and_the_pooled_ranking_run_with_one_blas_thread(monkeypatch):
+    # Their many short products and small solves ran on OpenBLAS's thread pool, which on the
+    # shared 2-core server cost several times the work itself (a 27,000-long dot product: 1 ms of
+    # CPU against 3 microseconds on one thread). Inside, BLAS has one thread whatever the
+    # caller's pool; outside, the caller's pool is left as it was.
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import evalcore.judge.sheet as sheet_module
+    import evalcore.ranking.judges as judges_module
+    from evalcore.judge import judge_sheets
+    from evalcore.ranking.judges import judge_pooling
+
+    def blas_threads() -> list[int]:
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    seen: dict[str, list[int]] = {}
+
+    def spy(module, name: str) -> None:
+        real = getattr(module, name)
+
+        def wrapped(*args, **kwargs):
+            seen.setdefault(name, blas_threads())
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapped)
+
+    spy(sheet_module, "position_and_order_swap")
+    spy(judges_module, "fit_judge_aware")
+    sim = simulate(
+        SimulationSpec(n_models=4, n_instructions=20, seed=1, judges=(JudgeSpec("a"), JudgeSpec("b")))
+    )
+    store = VerdictStore.from_frame(sim.verdicts)
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        judge_sheets(store, rounds=20, length_control=False)
+        judge_pooling({j: store.counts(judge=j) for j in store.judges()}, rounds=5)
+        assert set(blas_threads()) <= {2}
+    assert seen["position_and_order_swap"] and set(seen["position_and_order_swap"]) == {1}
+    assert seen["fit_judge_aware"] and set(seen["fit_judge_aware"]) == {1}

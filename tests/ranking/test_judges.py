@@ -186,3 +186,54 @@ def test_dataset_call_equals_the_function(three_judges):
     assert all(j.certified is None for j in got.judges)  # no human labels: nothing beside the weight
     with pytest.raises(UsageError, match="category"):
         ds.judge_pooling(category="nope")
+
+
+def _undefeated(frame: pd.DataFrame) -> pd.DataFrame:
+    """The strongest model wins every call (no finite maximum: the fits use the weak prior)."""
+    top = frame["model_a"].max()
+    out = frame.copy()
+    out.loc[out["model_a"] == top, "verdict"] = 2
+    out.loc[out["model_b"] == top, "verdict"] = -2
+    return out
+
+
+def _pooling_shapes() -> dict[str, pd.DataFrame]:
+    base = dict(n_models=7, n_instructions=40, judges=THREE)
+    all_pairs = simulate(SimulationSpec(**base, seed=11)).verdicts
+    anchor = simulate(SimulationSpec(**base, seed=12, design="anchor")).verdicts
+    # an arena-like table: one random pair per instruction and judge call, one order only
+    arena = simulate(SimulationSpec(**{**base, "n_instructions": 300}, seed=13, both_orders=False)).verdicts
+    arena = arena.groupby(["instruction_id", "judge"]).sample(1, random_state=0)
+    return {"all pairs": all_pairs, "anchor-only": anchor, "arena": arena, "undefeated": _undefeated(all_pairs)}
+
+
+@pytest.mark.parametrize("shape", ["all pairs", "anchor-only", "arena", "undefeated"])
+def test_pooled_ranking_is_the_same_with_either_solver(shape):
+    # The direct M x M solve of each Newton step (below SPARSE_FROM_MODELS models) against the
+    # conjugate gradients over the pairs it replaced there: ratings, intervals and every
+    # bootstrap round to 1e-6 Elo, the judges' weights and leans to 1e-9.
+    counts = _counts(_pooling_shapes()[shape])
+    got = {s: judge_pooling(counts, rounds=40, seed=3, solver=s) for s in ("dense", "sparse")}
+    for key in ("rating", "ci_low", "ci_high"):
+        np.testing.assert_allclose(
+            got["dense"].columns[key], got["sparse"].columns[key], atol=1e-6, rtol=0, err_msg=key
+        )
+    for dense, sparse in zip(got["dense"].judges, got["sparse"].judges, strict=True):
+        for key in ("weight", "weight_low", "weight_high", "lean"):
+            assert getattr(dense, key) == pytest.approx(getattr(sparse, key), abs=1e-9, nan_ok=True), key
+    np.testing.assert_array_equal(got["dense"].columns["rank"], got["sparse"].columns["rank"])
+    assert got["dense"].notes == got["sparse"].notes
+
+
+def test_weights_are_bounded_by_the_median_of_the_others_hand_worked():
+    from evalcore.ranking.judges_fit import bound_weights
+
+    # Weights 10, 1, 2, 30 and -1 (read as 0) of judges with rows, 5 of one without. Judge 0's
+    # others are 1, 2, 30, 0 (median 1.5): min(10, 4 x 1.5) = 6; judge 3's are 10, 1, 2, 0
+    # (median 1.5): 6; judges 1 and 2 stay below four times their others' medians (6 and 5.5);
+    # the judge without rows keeps its 5 and is nobody's "other".
+    s = np.array([10.0, 1.0, 2.0, 30.0, 5.0, -1.0])
+    present = np.array([True, True, True, True, False, True])
+    np.testing.assert_array_equal(
+        bound_weights(s, present, 4.0), np.array([6.0, 1.0, 2.0, 6.0, 5.0, 0.0])
+    )

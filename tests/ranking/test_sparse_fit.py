@@ -24,6 +24,7 @@ from evalcore.ranking import (
     sparse_fit,
 )
 from evalcore.ranking.intervals import bootstrap_thetas
+from evalcore.ranking.sparse_fit import Pairs, solve_information
 from tests.bt_sim import LEVEL_LOSS, LEVEL_TIE, LEVEL_WIN, simulate_bt
 
 THETA = np.array([1.2, 0.8, 0.3, 0.0, -0.4, -0.9, 0.5, -0.2])
@@ -386,3 +387,44 @@ def test_the_slot_balance_counts_pairs_and_orders_without_a_matrix():
     assert got.calls_both_orders == int((n + n.T)[both].sum())
     assert got.order_balance == pytest.approx(1 - np.abs(n - n.T)[upper].sum() / n.sum())
     assert got.calls == int(n.sum())
+
+
+def test_the_direct_step_solves_the_system_built_by_hand():
+    # Three models, pairs (0, 1) weight 2 and (1, 2) weight 3, no prior: the Laplacian plus the
+    # rank-one term 1/3 everywhere, written out; and the same with a prior's diagonal instead.
+    from evalcore.ranking.sparse_fit import solve_information_dense
+
+    pairs = Pairs.from_arrays(np.array([0, 1]), np.array([1, 2]), 3)
+    info = np.array([2.0, 3.0])
+    rhs = np.array([1.0, -3.0, 2.0])
+    lap = np.array([[2.0, -2.0, 0.0], [-2.0, 5.0, -3.0], [0.0, -3.0, 3.0]])
+    np.testing.assert_allclose(
+        solve_information_dense(pairs, info, 0.0, rhs, rank_one=True),
+        np.linalg.solve(lap + 1.0 / 3.0, rhs),
+        rtol=1e-12,
+    )
+    prior = np.array([0.25, 0.2, 0.1])
+    np.testing.assert_allclose(
+        solve_information_dense(pairs, info, prior, rhs, rank_one=False),
+        np.linalg.solve(lap + np.diag(prior), rhs),
+        rtol=1e-12,
+    )
+    # and it agrees with the conjugate gradients it stands in for
+    np.testing.assert_allclose(
+        solve_information_dense(pairs, info, 0.0, rhs, rank_one=True),
+        solve_information(pairs, info[None, :], 0.0, rhs[None, :], rank_one=True, rtol=1e-14)[0],
+        atol=1e-10,
+    )
+
+
+def test_the_direct_step_declines_models_in_separate_pieces():
+    # Pair (0, 1) met, pair (2, 3) met, nothing between: without a prior the system is singular,
+    # so the caller keeps the conjugate gradients (which solve within each piece); a pair whose
+    # weight fell to zero in a resample splits the graph the same way.
+    from evalcore.ranking.sparse_fit import solve_information_dense
+
+    pairs = Pairs.from_arrays(np.array([0, 2, 1]), np.array([1, 3, 2]), 4)
+    rhs = np.array([1.0, -1.0, 2.0, -2.0])
+    assert solve_information_dense(pairs, np.array([1.0, 1.0, 0.0]), 0.0, rhs, rank_one=True) is None
+    assert solve_information_dense(pairs, np.array([1.0, 1.0, 0.5]), 0.0, rhs, rank_one=True) is not None
+    assert solve_information_dense(pairs, np.array([1.0, 1.0, 0.0]), 0.2, rhs, rank_one=False) is not None
