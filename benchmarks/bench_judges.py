@@ -204,12 +204,27 @@ def one_sided(reps: int) -> None:
     )
 
 
+def _page_parts(store, families, category):
+    """(name, computation) of what the Judge page computes for one category."""
+    from functools import partial
+
+    from evalcore.judge import judge_sheets, length_preference_curve
+    from evalcore.judge.pooling import pool_store
+
+    def curves() -> list:
+        return [length_preference_curve(store, j, category=category) for j in store.judges()]
+
+    return (
+        ("sheets", partial(judge_sheets, store, families=families, category=category, rounds=1000)),
+        ("weights", partial(pool_store, store, category=category, rounds=200)),
+        ("curves", curves),
+    )
+
+
 def page_timing(repeat: int) -> None:
     """Wall and CPU seconds of the Judge page's computations on the demo (see the docstring)."""
     import statistics
 
-    from evalcore.judge import judge_sheets, length_preference_curve
-    from evalcore.judge.pooling import pool_store
     from evalcore.present.judge import family_list
 
     root = Path(__file__).resolve().parents[1] / "data"
@@ -220,11 +235,7 @@ def page_timing(repeat: int) -> None:
         store.load_file(root / "demo_all_pairs.parquet")
         families = family_list((root / "demo_families.csv").read_text(), store.judges()).families
         for category in (None, *store.categories()):
-            for part, work in (
-                ("sheets", lambda c=category: judge_sheets(store, families=families, category=c, rounds=1000)),
-                ("weights", lambda c=category: pool_store(store, category=c, rounds=200)),
-                ("curves", lambda c=category: [length_preference_curve(store, j, category=c) for j in store.judges()]),
-            ):
+            for part, work in _page_parts(store, families, category):
                 wall, cpu = time.perf_counter(), time.process_time()
                 work()
                 row = figures.setdefault(f"{category or 'all categories'}: {part}", {"wall": [], "cpu": []})

@@ -287,7 +287,11 @@ def test_length_fit_started_from_the_plain_fit_reaches_the_same_optimum(undefeat
     # without the weak prior an undefeated model brings in.
     sim = simulate(
         SimulationSpec(
-            n_models=6, n_instructions=50, seed=8, model_names=NAMES[:6], length_factor=VERBOSE_WEAK,
+            n_models=6,
+            n_instructions=50,
+            seed=8,
+            model_names=NAMES[:6],
+            length_factor=VERBOSE_WEAK,
             judges=(JudgeSpec("j", verbosity=1.0),),
         )
     )

@@ -204,7 +204,12 @@ def _pooling_shapes() -> dict[str, pd.DataFrame]:
     # an arena-like table: one random pair per instruction and judge call, one order only
     arena = simulate(SimulationSpec(**{**base, "n_instructions": 300}, seed=13, both_orders=False)).verdicts
     arena = arena.groupby(["instruction_id", "judge"]).sample(1, random_state=0)
-    return {"all pairs": all_pairs, "anchor-only": anchor, "arena": arena, "undefeated": _undefeated(all_pairs)}
+    return {
+        "all pairs": all_pairs,
+        "anchor-only": anchor,
+        "arena": arena,
+        "undefeated": _undefeated(all_pairs),
+    }
 
 
 @pytest.mark.parametrize("shape", ["all pairs", "anchor-only", "arena", "undefeated"])
@@ -234,6 +239,4 @@ def test_weights_are_bounded_by_the_median_of_the_others_hand_worked():
     # the judge without rows keeps its 5 and is nobody's "other".
     s = np.array([10.0, 1.0, 2.0, 30.0, 5.0, -1.0])
     present = np.array([True, True, True, True, False, True])
-    np.testing.assert_array_equal(
-        bound_weights(s, present, 4.0), np.array([6.0, 1.0, 2.0, 6.0, 5.0, 0.0])
-    )
+    np.testing.assert_array_equal(bound_weights(s, present, 4.0), np.array([6.0, 1.0, 2.0, 6.0, 5.0, 0.0]))
