@@ -16,9 +16,12 @@ judge. The reliabilities are found from the judges' agreement with each other, w
 the scale is fixed by the judges' mean reliability being 1, so with identical judges (and no
 lean) every weight is 1 and the ratings are the plain Bradley–Terry ratings.
 
-The fit alternates a Newton step for θ — solved over the compared pairs by conjugate gradients
-(:func:`evalcore.ranking.sparse_fit.solve_information`), the information being a graph
-Laplacian weighted by Σ_j s_j² p(1 − p) — with a 2 × 2 Newton step for each judge's (s_j, γ_j).
+The fit alternates a Newton step for θ — the information being a graph Laplacian weighted by
+Σ_j s_j² p(1 − p), solved directly below
+:data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models
+(:func:`evalcore.ranking.sparse_fit.solve_information_dense`) and over the compared pairs by
+conjugate gradients from there (:func:`evalcore.ranking.sparse_fit.solve_information`) — with a
+2 × 2 Newton step for each judge's (s_j, γ_j).
 The 95% intervals are percentiles of a bootstrap over instructions (an instruction judged by
 several judges is drawn with all its verdicts), each round refitted from the full fit.
 
