@@ -119,7 +119,13 @@ class NoRun(Exception):
 
 
 def _labelled(main, test_id: str, label: str):
-    return main.get_by_test_id(test_id).filter(has=main.page.get_by_text(label, exact=True)).first
+    """The widget labelled ``label``, waited for a little (a page may still draw below its title)."""
+    found = main.get_by_test_id(test_id).filter(has=main.page.get_by_text(label, exact=True)).first
+    try:
+        found.wait_for(state="attached", timeout=NO_RUN_SECONDS * 1000)
+    except Exception:  # noqa: BLE001 - Playwright's time-out: the caller says it is missing
+        pass
+    return found
 
 
 def flip(page, label: str | None) -> tuple[str, Callable[[], None] | None]:
