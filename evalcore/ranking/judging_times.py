@@ -8,6 +8,7 @@ column. Used by :mod:`evalcore.ranking.over_time` and :mod:`evalcore.ranking.jud
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 from datetime import UTC, date, datetime
@@ -102,7 +103,7 @@ def judging_times(source: CountSource) -> pd.DataFrame:
         {"row": stamped["row"].to_numpy(dtype=np.int64), "t": parse_times(stamped["judged_at"])}
     )
     try:
-        ref = weakref.ref(stamped, lambda _gone, key=key: _forget(key))
+        ref = weakref.ref(stamped, functools.partial(_forget, key))
     except TypeError:  # a source whose frame cannot be referred to weakly: parsed each time
         return times
     with _PARSED_LOCK:
@@ -110,7 +111,8 @@ def judging_times(source: CountSource) -> pd.DataFrame:
     return times
 
 
-def _forget(key: int) -> None:
+def _forget(key: int, _gone: object = None) -> None:
+    """Drop the entry of a ``judged_at`` frame that is gone (the weak reference's callback)."""
     with _PARSED_LOCK:
         entry = _PARSED.get(key)
         if entry is not None and entry[0]() is None:

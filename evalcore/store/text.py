@@ -178,10 +178,10 @@ class TextArea:
                 if lender._current == table:  # else the lender moved on and this area copied it
                     return _fetch_rows(lender.con, sql.format(cols=_TEXT_COLS, table=table, listed=listed))
         with self._lock:
-            table = self.current
-            if table is None:
+            own = self.current
+            if own is None:
                 return {}
-            return _fetch_rows(self.con, sql.format(cols=_TEXT_COLS, table=table, listed=listed))
+            return _fetch_rows(self.con, sql.format(cols=_TEXT_COLS, table=own, listed=listed))
 
     def reader(self):
         """The current text as an Arrow record-batch reader, read where it lives; None without."""
