@@ -11,8 +11,12 @@ machine wall time says how busy the machine was, CPU time what the page itself c
 * **first visit**: a new browser session opening the page on a server that has answered before
   (the start-up work of ``ui.warm`` had the time a real server has between starting and its
   visitors: ``--settle`` seconds).
-* **widget change**: in that session, the page's first switch flipped (else its first drop-down set
-  to its second choice), until the page is drawn again.
+* **widget change**: in that session, the page's first real interaction (:data:`WIDGETS`: its main
+  drop-down set to another choice, or its main switch flipped; on a page not listed there, its
+  first switch, else its first drop-down set to a choice other than the current one), until the
+  page is drawn again. The change made is printed beside the figure. A change that draws no run
+  within :data:`NO_RUN_SECONDS` (a choice equal to the current one, a widget not found) is
+  reported as an error in words, never waited for until a time-out.
 
 Also printed: whether anything besides the title was on screen while a cold link was running
 (a spinner, progress bar or text saying what is being computed), sampled every 0.2 s.
@@ -33,6 +37,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 from benchmarks.bench_sessions import CHROMIUM, CHROMIUM_ARGS, IDLE, Server
 from ui.navigation import NAVIGATION
@@ -87,20 +92,121 @@ def wait_drawn(page, *, timeout_ms: int = TIMEOUT_MS) -> None:
     page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
 
 
-def change_widget(page) -> str:
-    """Flip the first switch, else pick the second choice of the first drop-down; what was done."""
+#: Each page's first real interaction: (kind, the widget's label, the choice to make or None for
+#: the choice after the current one). Chosen per page, not "the first widget found":
+#: the first drop-down of most pages is the judge picker, whose second choice is the judge the
+#: page opens on (the library's default judge), so setting it drew no run.
+WIDGETS: dict[str, tuple[str, str, str | None] | None] = {
+    "": None,  # the Data page: its interaction is loading data (benchmarks.bench_upload_pages)
+    "overview": ("drop-down", "Judge", None),
+    "leaderboard": ("switch", "Both-orders verdicts", None),
+    "anchors": ("drop-down", "Chosen anchor (highlighted in the figures, explored below)", None),
+    "anchor_planning": ("switch", "Both-orders verdicts", None),
+    "ties": ("drop-down", "Judge", "sim-judge-tie-happy"),  # the page's point: the tie-happy judge
+    "power": ("switch", "Two-sided", None),
+    "calibration": ("drop-down", "Candidate", None),
+    "verdicts": ("switch", "The two orders disagree", None),
+    "methods": None,  # text only
+}
+#: Seconds a widget change may take to start a run of the page before it is reported as drawing none.
+NO_RUN_SECONDS = 10.0
+#: True once a run began after the mark.
+STARTED = """() => (window.__vlRuns.slice(window.__vlMark || 0)).includes("running")"""
+
+
+class NoRun(Exception):
+    """A widget change that could not be made or drew no run of the page (its words say which)."""
+
+
+def _labelled(main, test_id: str, label: str):
+    """The widget labelled ``label``, waited for a little (a page may still draw below its title)."""
+    found = main.get_by_test_id(test_id).filter(has=main.page.get_by_text(label, exact=True)).first
+    try:
+        found.wait_for(state="attached", timeout=NO_RUN_SECONDS * 1000)
+    except Exception:  # noqa: BLE001 - Playwright's time-out: the caller says it is missing
+        pass
+    return found
+
+
+def flip(page, label: str | None) -> tuple[str, Callable[[], None] | None]:
+    """Find the switch labelled ``label`` (the first switch when None): what flipping it does and
+    the action that flips it (None when the page has no switch)."""
     main = page.get_by_test_id("stMain")
-    toggles = main.locator('[data-testid="stCheckbox"] label:not([disabled]), [data-baseweb="checkbox"]')
-    if toggles.count():
-        toggles.first.click()
-        return "switch"
-    boxes = main.locator('[data-testid="stSelectbox"]')
-    if boxes.count():
-        boxes.first.click()
-        options = page.locator('[role="option"]')
-        options.nth(1 if options.count() > 1 else 0).click()
-        return "drop-down"
-    return ""
+    if label is None:
+        toggles = main.locator('[data-testid="stCheckbox"] label:not([disabled])')
+        if not toggles.count():
+            return "", None
+        box, label = toggles.first, toggles.first.inner_text().strip()
+    else:
+        box = _labelled(main, "stCheckbox", label).locator("label")
+        if not box.count():
+            raise NoRun(f"no switch labelled \u201c{label}\u201d on the page")
+    return f"switch \u201c{label}\u201d", box.click
+
+
+def choose(page, label: str | None, choice: str | None) -> tuple[str, Callable[[], None] | None]:
+    """Open the drop-down labelled ``label`` (the first when None): what setting it to ``choice``
+    (when None, the choice after the current one) does and the action that picks it."""
+    main = page.get_by_test_id("stMain")
+    if label is None:
+        boxes = main.get_by_test_id("stSelectbox")
+        if not boxes.count():
+            return "", None
+        box = boxes.first
+        label = box.get_by_test_id("stWidgetLabel").inner_text().strip()
+    else:
+        box = _labelled(main, "stSelectbox", label)
+        if not box.count():
+            raise NoRun(f"no drop-down labelled \u201c{label}\u201d on the page")
+    current = box.locator('input[role="combobox"]').input_value().strip()
+    box.click()
+    options = page.get_by_role("option")
+    texts = [options.nth(i).inner_text().strip() for i in range(options.count())]
+    wanted = choice
+    if wanted is None and len(texts) > 1:  # the choice after the current one (the first after the last)
+        wanted = texts[(texts.index(current) + 1) % len(texts)] if current in texts else texts[0]
+    if wanted is None or wanted == current or wanted not in texts:
+        page.keyboard.press("Escape")
+        why = (
+            f"it offers only \u201c{current}\u201d"
+            if wanted is None
+            else f"\u201c{wanted}\u201d is not another choice"
+        )
+        raise NoRun(f"drop-down \u201c{label}\u201d cannot be changed: {why}")
+    return f"drop-down \u201c{label}\u201d: {current} \u2192 {wanted}", options.nth(texts.index(wanted)).click
+
+
+def find_widget(page, name: str = "") -> tuple[str, Callable[[], None] | None]:
+    """The page's first real interaction (:data:`WIDGETS`; on a page not listed, its first
+    switch, else its first drop-down set to another choice): what it does and the action that
+    makes it (None when the page has no such widget). Raises :class:`NoRun` when it cannot be
+    made."""
+    if name in WIDGETS and WIDGETS[name] is None:
+        return "", None
+    kind, label, choice = WIDGETS.get(name) or ("", None, None)
+    if kind == "switch":
+        return flip(page, label)
+    if kind == "drop-down":
+        return choose(page, label, choice)
+    found = flip(page, None)
+    return found if found[1] is not None else choose(page, None, None)
+
+
+def change_widget(page, act: Callable[[], None], done: str) -> None:
+    """Make the change (``act``) and wait until the run it started has ended."""
+    mark(page)
+    act()
+    wait_changed(page, done)
+
+
+def wait_changed(page, done: str) -> None:
+    """Until the run a widget change started has ended; :class:`NoRun` when none starts within
+    :data:`NO_RUN_SECONDS`."""
+    try:
+        page.wait_for_function(STARTED, timeout=NO_RUN_SECONDS * 1000, polling=20)
+    except Exception as exc:  # noqa: BLE001 - Playwright's time-out: the change drew no run
+        raise NoRun(f"{done} drew no run of the page within {NO_RUN_SECONDS:g} s") from exc
+    wait_drawn(page)
 
 
 def timed(server: Server, action) -> tuple[float, float, object]:
@@ -150,23 +256,26 @@ def visits(pw, server: Server, names: list[str]) -> dict[str, tuple[float, float
             page.goto(f"{server.url}/{name}")
             wait_drawn(page)
 
-        def change(page=page) -> str:
-            mark(page)
-            done = change_widget(page)
-            if done:
-                try:
-                    wait_drawn(page, timeout_ms=60_000)
-                except Exception:  # noqa: BLE001 - a rerun too quick to show its running state
-                    page.wait_for_selector(IDLE, timeout=TIMEOUT_MS)
-                    return done + " (no run seen)"
-            return done
-
         seconds, cpu, _ = timed(server, first)
-        widget, widget_cpu, done = timed(server, change)
-        out[name] = (seconds, cpu, widget if done else float("nan"), widget_cpu, str(done))
+        widget, widget_cpu = float("nan"), 0.0
+        try:
+            done, act = find_widget(page, name)
+            if act is not None:
+                widget, widget_cpu, _ = timed(
+                    server, lambda page=page, act=act, done=done: change_widget(page, act, done)
+                )
+        except NoRun as exc:
+            done = f"ERROR: {exc}"
+            print(f"  {name or 'data'}: {done}", flush=True)
+        out[name] = (seconds, cpu, widget, widget_cpu, done)
         page.context.close()
     browser.close()
     return out
+
+
+def said(rows: list[tuple[float, float, float, float, str]]) -> str:
+    """The widget change the runs made, or the first run's error in words."""
+    return next((r[4] for r in rows if r[4].startswith("ERROR")), rows[0][4] if rows else "")
 
 
 def median(values: list[float]) -> float:
@@ -220,7 +329,7 @@ def main() -> None:
             f"{PAGES[name]:16} {median([x[0] for x in c]):11.2f} {median([x[1] for x in c]):6.2f} "
             f"{('yes' if all(x[2] for x in c) else 'NO') if c else '-':>5} "
             f"{median([x[0] for x in w]):8.2f} {median([x[1] for x in w]):6.2f} "
-            f"{median([x[2] for x in w]):9.2f} {median([x[3] for x in w]):6.2f}  {w[0][4] if w else ''}"
+            f"{median([x[2] for x in w]):9.2f} {median([x[3] for x in w]):6.2f}  {said(w)}"
         )
 
 

@@ -150,6 +150,36 @@ def test_counts_and_names_are_read_once_per_loaded_table(tmp_path):
     assert store.models() == ("u", "v") and store.counts(judge="sim-judge").models == ("u", "v")
 
 
+def test_a_copy_of_another_stores_table_shares_what_is_read_once(tmp_path):
+    """Every session copies the demo from one store: the counts and names read once per loaded
+    table are the same for the copy, so copies and their source share them (read once per
+    server, not once per session); the source's next load does not reach the copies."""
+    path = tmp_path / "lent.csv"
+    frame = simulate(SimulationSpec(n_models=3, n_instructions=6, model_names=("p", "q", "r"))).verdicts
+    frame.to_csv(path, index=False)
+    source = VerdictStore()
+    table = source.load_file(path)
+    copies = [VerdictStore(), VerdictStore()]
+    copies[0].load(table)
+    first = copies[0].counts(judge="sim-judge")
+    copies[1].load(table)
+    assert copies[1].counts(judge="sim-judge") is first and source.counts(judge="sim-judge") is first
+    assert copies[1].models() is copies[0].models()
+    # the numbers are the copy's own: a fresh store reading the same file gets equal counts
+    alone = VerdictStore()
+    alone.load_file(path)
+    want = alone.counts(judge="sim-judge")
+    assert first.models == want.models and first.instructions == want.instructions
+    for name in ("inst", "a", "b", "n"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(want, name))
+
+    source.load(simulate(SimulationSpec(n_models=2, n_instructions=3, model_names=("u", "v"))).verdicts)
+    assert source.models() == ("u", "v")
+    assert copies[0].models() == ("p", "q", "r") and copies[0].counts(judge="sim-judge") is first
+    for store in (source, *copies, alone):
+        store.close()
+
+
 def test_subset_restricts_both_axes(small_store):
     c = small_store.counts(judge="j1")
     sub = c.subset(instructions=np.arange(5), models=np.array([0, 2]))

@@ -12,6 +12,7 @@ shows made-up pointwise scores unless the user asks for them."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 import streamlit as st
@@ -119,7 +120,9 @@ def pointwise_section(scores: Any, *, demo: bool) -> None:
     caption(show.table_sentence(scores))
     pw = state()["pointwise"]
     if pw.get("results") is None:
-        pw["results"] = show.pointwise_analysis(scores.frame)
+        analyse = partial(show.pointwise_analysis, scores.frame)
+        # the bundled table's analysis is the same for every session of the demo (shared)
+        pw["results"] = memo(("pointwise_demo", str(POINTWISE_DEMO)), analyse) if demo else analyse()
     results: show.PointwiseAnalysis = pw["results"]
     if results.problem:
         warning(show.nothing_to_analyse(results.problem))
@@ -175,6 +178,11 @@ def _read(name: str, load: Callable[[], PointwiseTable], *, upload: Any = None) 
             forget_upload(upload)
 
 
+def _demo_table() -> PointwiseTable:
+    """The bundled pointwise table, read once and shared by the demo's sessions (never changed)."""
+    return memo(("pointwise_demo_table", str(POINTWISE_DEMO)), lambda: read_pointwise(POINTWISE_DEMO))
+
+
 def pointwise_table() -> tuple[PointwiseTable | None, bool]:
     """The session's pointwise table (None when there is none) and whether it is the bundled
     demo, after the uploader and the demo button drawn here."""
@@ -182,7 +190,7 @@ def pointwise_table() -> tuple[PointwiseTable | None, bool]:
     demo_data, pw = bool(s.get("demo")), s.get("pointwise") or {}
     stale = pw.get("demo") and not demo_data and pw.get("version") != s.get("version")
     if not pw or stale or (pw.get("table") is None and demo_data):
-        _install(read_pointwise(POINTWISE_DEMO) if demo_data else None, demo=demo_data)
+        _install(_demo_table() if demo_data else None, demo=demo_data)
     up_col, demo_col = st.columns([3, 1])
     upload = up_col.file_uploader(show.POINTWISE_UPLOAD, type=show.POINTWISE_TYPES, key="pointwise_upload")
     if upload is not None and upload.file_id != s["pointwise"].get("upload_id"):
@@ -191,7 +199,7 @@ def pointwise_table() -> tuple[PointwiseTable | None, bool]:
         _read(name, lambda: read_pointwise(data, name=name), upload=upload)
     pw = s["pointwise"]
     if not pw["demo"] and demo_col.button("Use the bundled demo", key="pointwise_demo"):
-        _install(read_pointwise(POINTWISE_DEMO), demo=True)
+        _install(_demo_table(), demo=True)
         st.rerun()
     if pw.get("error"):
         error(show.upload_problem(pw["error"], pw.get("table")), lead="**This file was not loaded.**")

@@ -165,18 +165,32 @@ def instruction_scores(frame: pd.DataFrame, model_a: str, model_b: str, anchors:
     ``b_f`` (their mean judge scores against the anchors) and ``a_h``, ``b_h`` (the human's; NaN
     unless every one of those (model, anchor) cells has a label). ``frame`` as the store's
     ``anchor_scores`` query gives it."""
-    k = len(anchors)
-    rows = frame[frame["anchor"].isin(anchors) & frame["model"].isin([model_a, model_b])]
-    cells = (
+    return _scores_of_cells(_anchor_cells(frame, model_a, model_b), model_a, model_b, anchors)
+
+
+def _anchor_cells(frame: pd.DataFrame, model_a: str, model_b: str) -> pd.DataFrame:
+    """A's and B's mean judge and human scores per (instruction, model, anchor) cell, every
+    anchor of ``frame``: computed once for the plan's every number of anchors (a cell's means do
+    not depend on which other anchors are counted)."""
+    rows = frame[frame["model"].isin([model_a, model_b])]
+    return (
         rows.groupby(["instruction_id", "model", "anchor"])
         .agg(f=("f", "mean"), h=("h", "mean"))
         .reset_index()
+    )
+
+
+def _scores_of_cells(cells: pd.DataFrame, model_a: str, model_b: str, anchors: list[str]) -> pd.DataFrame:
+    """:func:`instruction_scores` from :func:`_anchor_cells`."""
+    k = len(anchors)
+    per = (
+        cells[cells["anchor"].isin(anchors)]
         .groupby(["instruction_id", "model"])
         .agg(f=("f", "mean"), h=("h", "mean"), cells=("f", "size"), labelled=("h", "count"))
     )
-    cells = cells[cells["cells"] == k]
-    cells.loc[cells["labelled"] < k, "h"] = np.nan
-    wide = cells[["f", "h"]].unstack("model")
+    per = per[per["cells"] == k]
+    per.loc[per["labelled"] < k, "h"] = np.nan
+    wide = per[["f", "h"]].unstack("model")
     out = pd.DataFrame(index=wide.index)
     for side, model in (("a", model_a), ("b", model_b)):
         out[f"{side}_f"] = wide["f"][model] if model in wide["f"] else np.nan
@@ -273,16 +287,17 @@ def plan_anchor_budget(
         )
     frame = store.query("anchor_scores", judge=judge, models=[model_a, model_b], anchors=order)
     orders = table_orders(frame)
+    cells = _anchor_cells(frame, model_a, model_b)
     corrected = quantity == "corrected_win_rate" or (
         quantity == "rating_difference"
         and prices.per_label > 0
-        and len(instruction_scores(frame, model_a, model_b, order[:1]).dropna()) >= 2
+        and len(_scores_of_cells(cells, model_a, model_b, order[:1]).dropna()) >= 2
     )
     rows, notes = [], []
     agree_from = 0  # the fewest anchors on whose labelled instructions judge and humans agree
     for k in range(1, len(order) + 1):
         anchors = order[:k]
-        scores = instruction_scores(frame, model_a, model_b, anchors)
+        scores = _scores_of_cells(cells, model_a, model_b, anchors)
         if len(scores) < 2 or (corrected and len(scores.dropna()) < 2):
             break  # more anchors leave too few shared instructions to measure on
         calls_sd, gap_sd, labelled, delta, floored = _variances(scores, corrected)

@@ -8,6 +8,9 @@ column. Used by :mod:`evalcore.ranking.over_time` and :mod:`evalcore.ranking.jud
 
 from __future__ import annotations
 
+import functools
+import threading
+import weakref
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
@@ -66,8 +69,18 @@ def parse_times(text: pd.Series) -> np.ndarray:
     return (stamps - pd.Timestamp(0, tz="UTC")).dt.total_seconds().to_numpy(dtype=float)
 
 
+#: Times already parsed, by the ``judged_at`` frame they were read from (id → (a weak reference to
+#: that frame, its times)). A store reads that frame once per loaded table and shares it with the
+#: copies of the table (every session's demo): the Leaderboard's days and "as of" board, the
+#: windows and the drift test each parsed the demo's 450,000 dates again (0.2 s each). An entry goes
+#: with its frame.
+_PARSED: dict[int, tuple[weakref.ref, pd.DataFrame]] = {}
+_PARSED_LOCK = threading.Lock()
+
+
 def judging_times(source: CountSource) -> pd.DataFrame:
-    """Each timed call's ``row`` and time ``t`` (Unix seconds), read from the store.
+    """Each timed call's ``row`` and time ``t`` (Unix seconds), read from the store (parsed once
+    per ``judged_at`` frame the store reads; the frame returned is shared, never to be changed).
 
     Raises
     ------
@@ -81,9 +94,29 @@ def judging_times(source: CountSource) -> pd.DataFrame:
             "the table has no judging times (the optional judged_at column is absent or empty), "
             "so nothing can be said about the ranking in time"
         )
-    return pd.DataFrame(
+    key = id(stamped)
+    with _PARSED_LOCK:
+        hit = _PARSED.get(key)
+    if hit is not None and hit[0]() is stamped:
+        return hit[1]
+    times = pd.DataFrame(
         {"row": stamped["row"].to_numpy(dtype=np.int64), "t": parse_times(stamped["judged_at"])}
     )
+    try:
+        ref = weakref.ref(stamped, functools.partial(_forget, key))
+    except TypeError:  # a source whose frame cannot be referred to weakly: parsed each time
+        return times
+    with _PARSED_LOCK:
+        _PARSED[key] = (ref, times)
+    return times
+
+
+def _forget(key: int, _gone: object = None) -> None:
+    """Drop the entry of a ``judged_at`` frame that is gone (the weak reference's callback)."""
+    with _PARSED_LOCK:
+        entry = _PARSED.get(key)
+        if entry is not None and entry[0]() is None:
+            del _PARSED[key]
 
 
 def day_text(t: float) -> str:

@@ -191,6 +191,7 @@ class VerdictStore:
         text: object = None
         has_weight = False
         borrow = None
+        kept: dict[tuple, Any] = {}
         if isinstance(table, LoadedTable):
             name, format = table.file, table.format
             if table.store is self:
@@ -204,6 +205,11 @@ class VerdictStore:
                 has_weight = True
                 # the text is borrowed, and copied (in Arrow batches) only when first read
                 borrow = table.store.text.borrowable()
+                # what is read once per loaded table (counts, judges, models, categories) is the
+                # same for a copy: shared with the other store (every session's copy of the demo
+                # reads it once per server, not once per session); the other store's next load
+                # starts a new one, so this copy keeps the numbers of the rows it copied
+                kept = table.store._kept
             else:
                 table = table.frame  # a frame (a saved dataset read back): text columns too
         if isinstance(table, pd.DataFrame):
@@ -234,7 +240,7 @@ class VerdictStore:
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
                 cur.execute("COMMIT")
                 self._unique_keys = False
-                self._kept = {}
+                self._kept = kept
             except Exception:
                 cur.execute("ROLLBACK")
                 self.text.discard(cur)

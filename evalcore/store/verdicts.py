@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from evalcore.store.queries import disagreement_units_sql
-from evalcore.store.text import _TEXT_COLS, TEXT_DB, TextArea
+from evalcore.store.text import TEXT_DB, TextArea
 from evalcore.text import timestamp_text
 from evalcore.verdicts.cases import CaseStats, VerdictCall, VerdictCase, VerdictFilter, VerdictPage
 
@@ -266,7 +266,7 @@ def case_page(
             total = int(rows[0][-1])
         else:
             total = _count(cur, sql, params) if offset else 0
-        cases = _cases(cur, rows, table=text.current)
+        cases = _cases(cur, rows, text=text)
     finally:
         cur.close()
     return VerdictPage(cases=cases, total=total, offset=offset, limit=limit, has_text=has_text, filter=flt)
@@ -343,10 +343,9 @@ def _count(cur: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> 
     return int(got[0][-1]) if got else 0
 
 
-def _cases(
-    cur: duckdb.DuckDBPyConnection, keys: list[tuple], *, table: str | None
-) -> tuple[VerdictCase, ...]:
-    """Build the page's cases: their calls from ``verdicts``, their text by row number."""
+def _cases(cur: duckdb.DuckDBPyConnection, keys: list[tuple], *, text: TextArea) -> tuple[VerdictCase, ...]:
+    """Build the page's cases: their calls from ``verdicts``, their text by row number (read
+    where the text lives: a borrowed text is not copied for a page)."""
     if not keys:
         return ()
     calls = cur.execute(
@@ -366,16 +365,7 @@ def _cases(
             "m2": [k[3] for k in keys],
         },
     ).fetchall()
-    texts: dict[int, tuple] = {}
-    if table is not None and calls:
-        row_numbers = sorted({int(c[0]) for c in calls})
-        # row numbers come from the query above (integers), never from a user: listed inline so
-        # that DuckDB's scan skips every block of text without one of them
-        got = cur.execute(
-            f'SELECT "row", {_TEXT_COLS} FROM {table} WHERE "row" IN '
-            f"({', '.join(str(r) for r in row_numbers)})"
-        ).fetchall()
-        texts = {int(r[0]): r[1:] for r in got}
+    texts = text.rows([int(c[0]) for c in calls]) if text.has_text and calls else {}
     by_case: dict[tuple, list[tuple]] = {}
     for c in calls:
         by_case.setdefault((c[1], c[2], c[3], c[4]), []).append(c)

@@ -240,3 +240,12 @@ def test_an_arena_table_shows_its_both_bad_share(tmp_path):
         q.format("both_bad_share_of_verdicts", share.share_of_verdicts)
     ]
     assert any(share.sentence() in c.value.replace("\\", "") for c in at.caption)
+
+
+def test_the_bundled_pointwise_table_and_its_analysis_are_shared_by_the_demos_sessions():
+    # Each visitor of the demo read the bundled pointwise table and analysed it again; the
+    # demo's sessions now share one reading and one analysis (the demo's shared results).
+    one, two = open_page("pages/ties.py"), open_page("pages/ties.py")
+    first, second = one.session_state["vl"]["pointwise"], two.session_state["vl"]["pointwise"]
+    assert first["demo"] and second["demo"]
+    assert first["table"] is second["table"] and first["results"] is second["results"]

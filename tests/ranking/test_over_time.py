@@ -191,3 +191,30 @@ def test_the_largest_move_is_confirmed_only_beyond_every_models_chance():
     real = TimeWindows("count", (window, window), (Move("top", 5, 1, 150.0, 105.0, 195.0), *quiet), 0)
     assert real.confirmed(real.moves[0])
     assert "confirms even allowing for the 20 models compared" in real.sentence()
+
+
+class _Stamped:
+    """A source whose ``judged_at`` frame is what the test says (a store reads it once per table)."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def judged_at(self) -> pd.DataFrame:
+        return self.frame
+
+
+def test_judging_times_are_parsed_once_per_judged_at_frame(monkeypatch):
+    # The Leaderboard's days and "as of" board, the windows and the drift test each asked for the
+    # demo's 450,000 dates: parsed once per frame the store reads, and again for a new frame.
+    import evalcore.ranking.judging_times as jt
+
+    calls = []
+    real = jt.parse_times
+    monkeypatch.setattr(jt, "parse_times", lambda text: calls.append(len(text)) or real(text))
+    first = _Stamped(pd.DataFrame({"row": [3, 1], "judged_at": ["2024-03-01T00:00:10Z", "2024-03-01"]}))
+    times = jt.judging_times(first)
+    # 2024-03-01 00:00 UTC is Unix time 1,709,251,200 (hand-worked: 19,783 days of 86,400 s)
+    assert times["row"].tolist() == [3, 1] and times["t"].tolist() == [1709251210.0, 1709251200.0]
+    assert jt.judging_times(first) is times and calls == [2]
+    later = _Stamped(pd.DataFrame({"row": [5], "judged_at": ["2024-03-02"]}))
+    assert jt.judging_times(later)["t"].tolist() == [1709337600.0] and calls == [2, 1]

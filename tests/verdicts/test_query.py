@@ -455,7 +455,27 @@ def test_a_copied_table_borrows_the_text_until_it_is_read():
     assert borrower.text.has_answers()
     assert borrower.verdict_options()["has_text"] and borrower.text.folder is None
     assert _cases_with_text(borrower) == _cases_with_text(lender)
-    assert borrower.text.folder is not None  # the first read copied it
+    assert borrower.text.folder is None  # a page of cases reads the lender's rows, copies nothing
+    assert _searched(borrower) == _searched(lender)
+    assert borrower.text.folder is not None  # a search over the text copied it
+    lender.close()
+    borrower.close()
+
+
+def _searched(store: VerdictStore) -> list[tuple]:
+    page = store.verdicts(VerdictFilter(search="P1"), limit=50)
+    return [(c.instruction, c.prompt, c.answers) for c in page.cases]
+
+
+def test_a_page_of_cases_reads_borrowed_text_where_it_lives_until_the_lender_moves_on():
+    # The Verdicts page's first page of a session's demo copy: the lender's rows, no copy; once
+    # the lender loads another table, the borrower copied the old text and reads its own copy.
+    lender, (borrower,) = _lent(1)
+    want = _cases_with_text(lender)
+    assert any(prompt for _, prompt, _, _ in want)  # the hand-worked table has text to compare
+    assert _cases_with_text(borrower) == want and borrower.text.folder is None
+    lender.load_bytes(HAND.replace("P1", "CHANGED").encode(), name="other.csv")
+    assert borrower.text.folder is not None and _cases_with_text(borrower) == want
     lender.close()
     borrower.close()
 
