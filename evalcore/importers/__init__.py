@@ -38,30 +38,94 @@ that same code. Recognised formats:
 
 from __future__ import annotations
 
-from evalcore.importers._common import Conversion, Records
-from evalcore.importers.alpaca_eval import (
-    ALPACA_LOSS_BELOW,
-    ALPACA_ORDER_TOLERANCE,
-    ALPACA_WIN_ABOVE,
-    alpaca_first_slot_probability,
-    alpaca_slot_order,
-    alpaca_verdict,
-    from_alpaca_eval,
-    instruction_key,
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalcore.importers._common import Conversion, Records
+    from evalcore.importers.alpaca_eval import (
+        ALPACA_LOSS_BELOW,
+        ALPACA_ORDER_TOLERANCE,
+        ALPACA_WIN_ABOVE,
+        alpaca_first_slot_probability,
+        alpaca_slot_order,
+        alpaca_verdict,
+        from_alpaca_eval,
+        instruction_key,
+    )
+    from evalcore.importers.arena_hard import ARENA_HARD_SCORES, UNNAMED_BASELINE, from_arena_hard
+    from evalcore.importers.chatbot_arena import ARENA_VOTERS, from_battles, from_battles_one_hot
+    from evalcore.importers.detect import (
+        NAMES,
+        STREAMED,
+        conversion,
+        convert_native,
+        detect_native,
+        no_calls,
+        reading,
+        wrong_tool_file,
+    )
+    from evalcore.importers.mt_bench import from_mt_bench_pair
+
+#: Where each name of this package lives. The importers read frames (pandas); a file DuckDB
+#: converts in SQL (a Chatbot Arena battle table, the anchor paper's judgements) needs only a
+#: few of their names, so a module is imported when one of its names is first asked for
+#: (PEP 562), and reading such a file does not load pandas.
+_HOMES = {
+    "Conversion": "_common",
+    "Records": "_common",
+    "ALPACA_LOSS_BELOW": "alpaca_eval",
+    "ALPACA_ORDER_TOLERANCE": "alpaca_eval",
+    "ALPACA_WIN_ABOVE": "alpaca_eval",
+    "alpaca_first_slot_probability": "alpaca_eval",
+    "alpaca_slot_order": "alpaca_eval",
+    "alpaca_verdict": "alpaca_eval",
+    "from_alpaca_eval": "alpaca_eval",
+    "instruction_key": "alpaca_eval",
+    "ARENA_HARD_SCORES": "arena_hard",
+    "UNNAMED_BASELINE": "arena_hard",
+    "from_arena_hard": "arena_hard",
+    "ARENA_VOTERS": "labels",
+    "from_battles": "chatbot_arena",
+    "from_battles_one_hot": "chatbot_arena",
+    "NAMES": "labels",
+    "STREAMED": "detect",
+    "conversion": "detect",
+    "convert_native": "detect",
+    "detect_native": "detect",
+    "no_calls": "detect",
+    "reading": "detect",
+    "wrong_tool_file": "detect",
+    "from_mt_bench_pair": "mt_bench",
+}
+
+
+_MODULES = (
+    "_common",
+    "alpaca_eval",
+    "arena_hard",
+    "chatbot_arena",
+    "detect",
+    "judgements_900k",
+    "labels",
+    "mt_bench",
 )
-from evalcore.importers.arena_hard import ARENA_HARD_SCORES, UNNAMED_BASELINE, from_arena_hard
-from evalcore.importers.chatbot_arena import ARENA_VOTERS, from_battles, from_battles_one_hot
-from evalcore.importers.detect import (
-    NAMES,
-    STREAMED,
-    conversion,
-    convert_native,
-    detect_native,
-    no_calls,
-    reading,
-    wrong_tool_file,
-)
-from evalcore.importers.mt_bench import from_mt_bench_pair
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        if name in _MODULES:  # a submodule not imported yet (``importers.chatbot_arena``)
+            return importlib.import_module(f"{__name__}.{name}")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # once: later reads are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __all__ = [
     "ALPACA_LOSS_BELOW",

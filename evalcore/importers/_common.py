@@ -9,19 +9,9 @@ from typing import Any, Callable, Iterable, cast
 import numpy as np
 import pandas as pd
 
-Records = list[dict[str, Any]]
+from evalcore.importers.labels import NAMES as NAMES  # re-exported
 
-#: The native formats by key, in words (the key :func:`evalcore.importers.detect.detect_native`
-#: returns). Here rather than in ``detect`` so that each importer can name its format without
-#: importing the module that dispatches to it.
-NAMES = {
-    "arena_hard": "Arena-Hard-Auto judgment JSONL",
-    "alpaca_eval": "AlpacaEval annotations JSON",
-    "mt_bench_pair": "MT-Bench GPT-4 pairwise judgments",
-    "battles": "Chatbot Arena battle table",
-    "battles_one_hot": "Chatbot Arena battle table",
-    "judgements_900k": "Anchor-paper judgements (ibm-research/900K-Judgements)",
-}
+Records = list[dict[str, Any]]
 
 #: The columns every native importer fills, in the contract's order (text included).
 NATIVE_COLUMNS: tuple[str, ...] = (

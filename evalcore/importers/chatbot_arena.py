@@ -16,17 +16,12 @@ import numpy as np
 import pandas as pd
 
 from evalcore.importers._common import NAMES, Conversion, _frame, _judge_name, _text_series
+from evalcore.importers.labels import ARENA_VOTERS as ARENA_VOTERS  # re-exported
+from evalcore.importers.labels import BATTLE_NOTE as BATTLE_NOTE  # re-exported
 from evalcore.importers.mt_bench import _MT_BENCH_RATER, _instruction_with_turn
 from evalcore.schema import BOTH_BAD_LABELS, DEFAULT_JUDGE, VerdictFormatError, normalise_label
 
-#: Judge name for Chatbot Arena tables whose judge column holds one id per voter.
-ARENA_VOTERS = "Chatbot Arena voters"
-
 _BATTLE_LEVELS = {"model_a": 1.0, "model_b": -1.0}
-#: How a battle table's winners were read (the format label's first note).
-BATTLE_NOTE = (
-    "winner model_a = left = slot A; ties and tie (bothbad) are ties, tie (bothbad) also marked both_bad"
-)
 
 
 def _battle_levels(winner: pd.Series) -> tuple[pd.Series, np.ndarray]:

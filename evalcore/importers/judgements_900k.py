@@ -34,10 +34,14 @@ SQL on a table already in memory.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import duckdb
-import pandas as pd
 
 from evalcore._sql import _ident, one_row, typed_select
+
+if TYPE_CHECKING:
+    import pandas as pd  # the SQL path never makes a frame; from_judgements_900k takes one
 
 #: The columns that identify the format (``judge_model`` is read when present).
 COLUMNS = ("uid", "model_a_in_prompt", "model_b_in_prompt", "final_verdict")
@@ -196,6 +200,7 @@ def from_judgements_900k(frame: pd.DataFrame, *, file: str) -> tuple[pd.DataFram
 
     Examples
     --------
+    >>> import pandas as pd
     >>> rows = pd.DataFrame({"uid": ["q1_x_org_y"], "judge_model": ["j"],
     ...     "model_a_in_prompt": ["y"], "model_b_in_prompt": ["x/org"],
     ...     "final_verdict": ["x/org>>y"]})

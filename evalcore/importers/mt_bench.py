@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pandas as pd
@@ -18,9 +17,10 @@ from evalcore.importers._common import (
     _verdict_text,
     empty_columns,
 )
+from evalcore.importers.labels import MT_BENCH_RATER
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
 
-_MT_BENCH_RATER = re.compile(r"^(expert|author)_\d+$")
+_MT_BENCH_RATER = MT_BENCH_RATER
 
 
 def _game_verdict(winner: Any, *, slot_a_key: str, slot_b_key: str) -> int | None | str:

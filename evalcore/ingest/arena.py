@@ -11,7 +11,6 @@ compare this path against.
 from __future__ import annotations
 
 import duckdb
-import pandas as pd
 
 from evalcore._sql import one_row, sql_literal
 from evalcore.ingest.sources import _ident, typed_select
@@ -106,9 +105,7 @@ def convert_arena(
 
     Judges and winners are mapped per distinct value (a handful of winners, one id per voter).
     """
-    from evalcore.importers import ARENA_VOTERS, NAMES
-    from evalcore.importers.chatbot_arena import BATTLE_NOTE
-    from evalcore.importers.mt_bench import _MT_BENCH_RATER
+    from evalcore.importers.labels import ARENA_VOTERS, BATTLE_NOTE, MT_BENCH_RATER, NAMES
 
     judges: list[str] = []
     if "judge" in sel:
@@ -116,35 +113,23 @@ def convert_arena(
             str(r[0]).strip()
             for r in cur.execute("SELECT DISTINCT judge FROM vl_raw WHERE judge IS NOT NULL").fetchall()
         ]
-        if any(_MT_BENCH_RATER.match(j) for j in judges):
+        if any(MT_BENCH_RATER.match(j) for j in judges):
             return None
     winners = [
         r[0] for r in cur.execute("SELECT DISTINCT winner FROM vl_raw WHERE winner IS NOT NULL").fetchall()
     ]
     levels = [_battle_level(w) for w in winners]
-    frame = pd.DataFrame(
-        {
-            "label": pd.Series(winners, dtype=object),
-            "level": pd.Series(levels, dtype=object),
-            # "tie (bothbad)" is a tie marked both bad (kept in the both_bad column)
-            "both_bad": pd.Series(
-                [
-                    _battle_both_bad(w) if v not in (None, "?") else None
-                    for w, v in zip(winners, levels, strict=True)
-                ],
-                dtype=object,
-            ),
-        }
+    # "tie (bothbad)" is a tie marked both bad (kept in the both_bad column)
+    both_bad = [
+        _battle_both_bad(w) if v not in (None, "?") else None for w, v in zip(winners, levels, strict=True)
+    ]
+    # the few distinct winners travel as three lists (no frame: pandas is not loaded for a table
+    # DuckDB reads whole)
+    cur.execute(
+        "CREATE OR REPLACE TEMP TABLE vl_map_winner AS SELECT unnest(?::VARCHAR[]) AS label, "
+        "unnest(?::VARCHAR[]) AS level, unnest(?::VARCHAR[]) AS both_bad",
+        [[str(w) for w in winners], levels, both_bad],
     )
-    cur.register("vl_incoming_winner", frame)
-    try:
-        cur.execute(
-            "CREATE OR REPLACE TEMP TABLE vl_map_winner AS SELECT CAST(label AS VARCHAR) "
-            "AS label, CAST(level AS VARCHAR) AS level, CAST(both_bad AS VARCHAR) AS both_bad "
-            "FROM vl_incoming_winner"
-        )
-    finally:
-        cur.unregister("vl_incoming_winner")
     unknown = "winner IN (SELECT label FROM vl_map_winner WHERE level = '?')"
     bad = cur.execute(f"SELECT rowid + 1 AS r FROM vl_raw WHERE {unknown} ORDER BY rowid").fetchnumpy()["r"]
     if bad.size:

@@ -243,11 +243,12 @@ def set_aside_rows(cur: duckdb.DuckDBPyConnection, src: Source, what: str) -> st
     type: they are deleted (the others keep their row numbers), counted and named. Returns the
     note for the format label, or None when every row's types are right; raises when no row
     is left. ``what`` names the format for that message."""
-    from evalcore.importers._common import SET_ASIDE_NAMED, set_aside_note
-
     count = cur.execute("SELECT count(*) FROM vl_raw WHERE vl_wrong_field IS NOT NULL").fetchone()
     if not count or not count[0]:
         return None
+    # the importers' words for it (they load pandas: only for a file with such rows)
+    from evalcore.importers._common import SET_ASIDE_NAMED, set_aside_note
+
     examples = cur.execute(
         "SELECT rowid + 1, vl_wrong_field, vl_wrong_value, vl_wrong_kind FROM vl_raw "
         f"WHERE vl_wrong_field IS NOT NULL ORDER BY rowid LIMIT {SET_ASIDE_NAMED}"

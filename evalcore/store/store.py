@@ -631,17 +631,20 @@ class VerdictStore:
             payload = ", ".join(f"n{k}" for k in range(N_LEVELS))
         # One pass: group into cells, index the models through a small join, and sort by
         # instruction so Python numbers instructions from the change points of a sorted column.
+        compact = self.con.execute("SELECT count(*) FROM verdicts").fetchall()[0][0] >= COMPACT_NAMES_FROM
+        # (a large table's ids also travel as their hashes: the change points are read off those)
+        hashed = ", hash(instruction_id) AS vl_h" if compact else ""
         query = f"""
             WITH c AS ({grouped}),
             mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
-            SELECT instruction_id, ma.k AS a, mb.k AS b, {payload}
+            SELECT instruction_id, ma.k AS a, mb.k AS b, {payload}{hashed}
             FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b
             ORDER BY instruction_id, a, b
             """
         query_params = params + [list(models), len(models)]
         names: Any
         # (fetchall: the result finished, so the connection is free for the next statement)
-        if self.con.execute("SELECT count(*) FROM verdicts").fetchall()[0][0] < COMPACT_NAMES_FROM:
+        if not compact:
             column = self.con.execute(query, query_params).fetchnumpy()
             ids = np.asarray(column.pop("instruction_id"), dtype=object)
             size = ids.size
@@ -650,21 +653,17 @@ class VerdictStore:
                 change[1:] = ids[1:] != ids[:-1]
             names = tuple(ids[change].tolist())
         else:
-            # Many rows (an arena table): the ids arrive as one Arrow column, their change
-            # points are found there, and the names stay in Arrow (``Names``: 65 MB for 1.8 M
-            # ids, against 180 MB and a quarter of a second as Python strings). pyarrow is
-            # loaded only here (40 MB of libraries a small table does not need).
-            import pyarrow.compute as pc
-
+            # Many rows (an arena table): the ids arrive as one Arrow column and the names stay
+            # in Arrow (``Names``: 65 MB for 1.8 M ids, against 180 MB and a quarter of a second
+            # as Python strings). pyarrow is loaded only here (40 MB of libraries a small table
+            # does not need).
             cells = self.con.sql(query, params=query_params).to_arrow_table()
             arrow_ids = cells.column("instruction_id")
-            size = len(arrow_ids)
-            change = np.ones(size, dtype=bool)
-            if size > 1:
-                change[1:] = pc.not_equal(arrow_ids[1:], arrow_ids[:-1]).to_numpy(zero_copy_only=False)
+            column = {n: _numbers(cells.column(n)) for n in cells.column_names if n != "instruction_id"}
+            change = _changes(arrow_ids, column.pop("vl_h"))
+            size = change.size
             # an arena's ids are its names: no copy
             names = Names(arrow_ids if change.all() else arrow_ids.filter(change))
-            column = {n: cells.column(n).to_numpy() for n in cells.column_names if n != "instruction_id"}
             del cells, arrow_ids
         inst = np.cumsum(change) - 1
         if one_call:
@@ -943,3 +942,42 @@ def read_verdicts(
     if isinstance(source, bytes):
         return store.load_bytes(source, name=name or "upload", limits=limits)
     return store.load_file(source, name=name, limits=limits)
+
+
+def _numbers(column: Any) -> np.ndarray:
+    """An Arrow column of integers without missing values as one numpy array, read from its
+    buffers (pyarrow's own ``to_numpy`` loads pandas, 0.3 s a ranking never needs otherwise)."""
+    if column.null_count:
+        return column.to_numpy()
+    dtype = np.dtype(str(column.type))  # int8, int32, uint64: numpy's names for Arrow's types
+    parts = [
+        np.frombuffer(c.buffers()[1], dtype=dtype, count=len(c), offset=c.offset * dtype.itemsize)
+        for c in column.chunks
+    ]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+#: Most neighbouring ids with equal hashes compared one by one; beyond, compared as whole columns.
+_FEW_EQUAL_HASHES = 10_000
+
+
+def _changes(ids: Any, hashes: np.ndarray) -> np.ndarray:
+    """Where a sorted column of instruction ids (Arrow) starts a new id: read off the ids'
+    hashes (different hashes, different ids), the neighbours with equal hashes compared as
+    strings (equal hashes are equal ids but for a collision). An arena table (every id once)
+    has no equal neighbours, so no string is compared and pyarrow's compute functions (and the
+    pandas they load) are not needed."""
+    size = len(hashes)
+    change = np.ones(size, dtype=bool)
+    if size < 2:
+        return change
+    same = np.flatnonzero(hashes[1:] == hashes[:-1]) + 1
+    if same.size == 0:
+        return change
+    if same.size <= _FEW_EQUAL_HASHES:
+        change[same] = [ids[int(k)].as_py() != ids[int(k) - 1].as_py() for k in same]
+        return change
+    import pyarrow.compute as pc
+
+    change[1:] = pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)
+    return change

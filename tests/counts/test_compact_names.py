@@ -88,3 +88,50 @@ def test_rank_is_the_same_with_compact_names(shape, tmp_path, capsys, monkeypatc
     assert counts.instructions == tuple(sorted(set(pd.read_parquet(path)["instruction_id"])))
     reps, _ = counts.pattern_counts()  # a subset takes the names it keeps, without the others
     assert set(reps.instructions) <= set(counts.instructions)
+
+
+def test_instruction_changes_read_off_hashes_are_exact(monkeypatch):
+    """The change points of a sorted id column come from the ids' hashes; equal neighbouring
+    hashes are compared as strings (one by one, or as whole columns when many), so a hash
+    collision can never merge two instructions."""
+    from evalcore.store import store as store_module
+
+    ids = pa.chunked_array([["a", "a", "b"], ["c", "c", "c", "d"]])
+    truth = np.array([True, False, True, True, False, False, True])
+    honest = np.array([1, 1, 2, 3, 3, 3, 4], dtype=np.uint64)
+    assert store_module._changes(ids, honest).tolist() == truth.tolist()
+    colliding = np.zeros(7, dtype=np.uint64)  # every hash the same: only the strings decide
+    assert store_module._changes(ids, colliding).tolist() == truth.tolist()
+    monkeypatch.setattr(store_module, "_FEW_EQUAL_HASHES", 0)  # many equal hashes: whole columns
+    assert store_module._changes(ids, colliding).tolist() == truth.tolist()
+    assert store_module._changes(pa.chunked_array([["x"]]), np.zeros(1, dtype=np.uint64)).tolist() == [True]
+
+
+def test_arrow_integers_read_from_their_buffers():
+    """Integer columns (several chunks, a slice's offset) read as numpy without pyarrow's
+    converter, value for value."""
+    from evalcore.store.store import _numbers
+
+    column = pa.chunked_array([pa.array([5, 6, 7, 8], pa.int32()).slice(1), pa.array([9], pa.int32())])
+    assert _numbers(column).tolist() == [6, 7, 8, 9] and _numbers(column).dtype == np.int32
+    with_missing = pa.chunked_array([pa.array([1, None], pa.int8())])
+    assert np.isnan(_numbers(with_missing)[1])
+
+
+def test_counts_the_same_whichever_way_changes_are_found(tmp_path, monkeypatch):
+    """Many instructions with several cells each (all pairs): the counts are the same read as a
+    tuple, through hashes compared one by one, and through hashes compared as columns."""
+    path = _shapes(tmp_path)["all_pairs"]
+    plain = VerdictStore()
+    plain.load_file(path)
+    expected = plain.counts(judge="j1")
+    for few in (10_000, 0):
+        monkeypatch.setattr("evalcore.store.store.COMPACT_NAMES_FROM", 0)
+        monkeypatch.setattr("evalcore.store.store._FEW_EQUAL_HASHES", few)
+        store = VerdictStore()
+        store.load_file(path)
+        got = store.counts(judge="j1")
+        assert isinstance(got.instructions, Names) and got.instructions == expected.instructions
+        for field in ("inst", "a", "b", "n"):
+            assert np.array_equal(getattr(got, field), getattr(expected, field)), field
+        assert got.models == expected.models

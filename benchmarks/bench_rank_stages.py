@@ -1,0 +1,76 @@
+"""Where the whole `rank --json` process spends its time, per shape: one fresh process per shape
+that runs the command's steps one after another and prints each step's wall and CPU seconds
+(CPU: every thread of the process, DuckDB's too; on a shared machine the steadier figure).
+
+    python -m benchmarks.bench_rank_stages [--shapes paper arena300k-parquet …] [--arena-dir DIR]
+
+Steps: the imports `rank` needs (the interpreter's own start is not counted), reading and
+checking the file into the store, the counts, the leaderboard (Bradley–Terry fit, intervals, rank ranges), the split-half
+stability check and the JSON. The shapes and files are those of
+``benchmarks/bench_rank_vs_evalica.py`` (written once, nothing in the repository).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.bench_rank_vs_evalica import ALL_SHAPES, CHILD_ENV, ROOT, load, shapes
+
+#: One fresh process: the CLI's own steps, timed (the same calls ``run_rank`` makes).
+STEPS = r"""
+import time, sys
+t0 = time.perf_counter()
+marks = []
+def lap(step):
+    marks.append((step, time.perf_counter(), time.process_time()))
+import io, contextlib
+from evalcore.cli import data  # what `python -m evalcore rank` imports
+from evalcore.cli.common import load_store, pick_judge, print_json
+from evalcore.ranking import leaderboard
+from evalcore.ranking.split_half import split_half_stability
+lap("imports")
+store = load_store(sys.argv[1])
+lap("read and check the file")
+counts = store.counts(judge=pick_judge(store, sys.argv[2] if len(sys.argv) > 2 else None))
+store.close()
+lap("counts")
+board = leaderboard(counts, rounds=1000, seed=0, interval="auto")
+lap("leaderboard (fit, intervals)")
+stability = split_half_stability(counts, seed=0)
+lap("split-half stability")
+out = board.as_dict()
+out["split_half"] = stability.as_dict()
+with contextlib.redirect_stdout(io.StringIO()):
+    print_json(out)
+lap("JSON")
+wall0, cpu0 = 0.0, 0.0
+for step, wall, cpu in marks:
+    wall -= t0
+    print(f"  {step:30s} {wall - wall0:7.2f} s {cpu - cpu0:6.2f} s")
+    wall0, cpu0 = wall, cpu
+print(f"  {'total':30s} {wall0:7.2f} s {cpu0:6.2f} s")
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shapes", nargs="+", choices=ALL_SHAPES, default=list(ALL_SHAPES))
+    ap.add_argument("--arena-dir", type=Path, default=Path(tempfile.gettempdir()) / "verdictlab-arena")
+    args = ap.parse_args()
+    print(f"before: {load()}")
+    print("step (one fresh process per shape)   wall     CPU")
+    for shape in shapes(args.shapes, args.arena_dir):
+        cmd = [sys.executable, "-c", STEPS, str(shape.path), *([shape.judge] if shape.judge else [])]
+        subprocess.run(cmd, cwd=ROOT, env=CHILD_ENV, capture_output=True, check=True)  # compiled, cached
+        done = subprocess.run(cmd, cwd=ROOT, env=CHILD_ENV, capture_output=True, text=True, check=True)
+        print(shape.name)
+        print(done.stdout, end="", flush=True)
+    print(f"after: {load()}")
+
+
+if __name__ == "__main__":
+    main()
