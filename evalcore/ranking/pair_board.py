@@ -311,7 +311,7 @@ def _quadratic_diagonal(x: np.ndarray, g: sparse.csr_matrix) -> np.ndarray:
     gt = sparse.csr_matrix(g.T)
     gt = gt[np.flatnonzero(np.diff(gt.indptr))]  # the clusters that score a model of the piece
     out = np.zeros(x.shape[0])
-    step = max(1, 2_000_000 // max(x.shape[0], 1))
+    step = max(1, 500_000 // max(x.shape[0], 1))
     for lo in range(0, gt.shape[0], step):
         y = np.asarray(gt[lo : lo + step] @ x)
         out += np.einsum("ij,ij->j", y, y)
