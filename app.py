@@ -42,13 +42,11 @@ else:  # the Data page
     import ui as _ui
     from evalcore.ingest.datafolder import data_dir, list_data_files, resolve_data_file
     from evalcore.ingest.files import read_human_ranking
-    from evalcore.plots.common import CONFIG
-    from evalcore.plots.summary import coverage_heatmap
     from evalcore.present import summary as show
     from evalcore.present.display import shorten_cells
     from evalcore.schema import VerdictFormatError
     from evalcore.ties.both_bad import both_bad_share
-    from ui.datasets import loaded_note
+    from ui.datasets import coverage_map, loaded_note
     from ui.navigation import unknown_page
 
     with _ui.page("Data"):
@@ -128,11 +126,7 @@ else:  # the Data page
         st.dataframe(nv_table, hide_index=True, column_config=_ui.count_columns(nv_table))
         _ui.download_csv(summary.no_verdict, "no_verdict_per_judge.csv", key="dl_nv")
 
-        even = show.even_coverage_sentence(summary)
-        if even:  # a fully, evenly covered table: one sentence says what the map would
-            st.markdown("**Judge calls per pair of models:** " + even)
-        else:
-            st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
+        coverage_map(summary)  # a sentence when even, a note beyond 150 models, else the map
         _ui.download_csv(summary.pair_coverage, "pair_coverage.csv", key="dl_cov")
 
         with st.expander("Human ranking (optional): `model, score`, higher is better"):

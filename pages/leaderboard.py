@@ -7,7 +7,7 @@ import streamlit as st
 import ui as _ui
 from evalcore.errors import UsageError
 from evalcore.plots.common import CONFIG
-from evalcore.plots.leaderboard import forest_plot, separation_heatmap, win_rate_heatmap
+from evalcore.plots.leaderboard import separation_heatmap, win_rate_heatmap
 from evalcore.present import ranking as show
 from evalcore.present.display import shorten_cells
 from evalcore.present.verdicts import cell_verdicts
@@ -77,7 +77,7 @@ with _ui.page("Leaderboard"):
     view.split_half_line(counts, (judge, category, both))  # "#1 stays #1 in k of 50 halves"
     _ui.download_csv(board.table, f"leaderboard_{judge}.csv", key="dl_lb")
 
-    st.plotly_chart(forest_plot(board), config=CONFIG, key="forest")
+    view.forest_chart(board)  # the table's first models when it has many: every model is in the table
 
     st.subheader("Separation")
     if sep is None:
@@ -97,16 +97,18 @@ with _ui.page("Leaderboard"):
         _ui.verdicts_link(
             "Open this pair's verdicts", cell, switch=True, extra={"orders": "both"} if both else None
         )
-    else:
-        _ui.info(
-            f"The win-rate matrix of {len(board.models):,} models is too large to draw; download it below."
+        label = "Download the win-rate matrix (CSV)"
+        _ui.download_csv(
+            show.matrix_frame(board.win_rate_matrix), f"win_rates_{judge}.csv", label=label, key="dl_wr"
         )
-    _ui.download_csv(
-        show.matrix_frame(board.win_rate_matrix),
-        f"win_rates_{judge}.csv",
-        label="Download the win-rate matrix (CSV)",
-        key="dl_wr",
-    )
+    else:  # a models × models CSV of 10,000 models would be a hundred million cells: the pairs that met
+        _ui.info(
+            f"The win-rate matrix of {len(board.models):,} models is too large to draw; download the pairs."
+        )
+        frame = _ui.memo(("pair_win_rates", *key), lambda: show.pair_win_rates_frame(board))
+        _ui.download_csv(
+            frame, f"win_rates_{judge}.csv", label="Download the pairs' win rates (CSV)", key="dl_wr"
+        )
 
     pooled_ranking_section(store, category)  # several judges: one ranking that weights them
     view.category_section(store, judge, category)  # one ranking or one per category?

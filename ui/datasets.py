@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from evalcore.plots.common import CONFIG
+from evalcore.plots.summary import coverage_heatmap
 from evalcore.present import summary as show
 from evalcore.present.display import shorten_cells
 from evalcore.store.store import VerdictStore
 from evalcore.store.workspace import MAX_NAME, WorkspaceError
-from ui.messages import error
+from ui.messages import error, info
 from ui.state import delete_saved, load_saved, save_loaded, state, workspace
 from ui.widgets import download_csv
 
@@ -87,3 +89,18 @@ def loaded_note(store) -> None:
     """On the Data page: what a loaded counts table can and cannot show."""
     if store.is_counts_table:
         st.info(LOADED_NOTE, icon=":material/functions:")
+
+
+def coverage_map(summary) -> None:
+    """The Data page's judge calls per pair of models: one sentence for an evenly covered table, a
+    note beyond :data:`~evalcore.present.ranking.HEATMAP_MODEL_LIMIT` models (10,000 models would
+    be a map of a hundred million cells; the pairs' download below has every pair), else the map."""
+    from evalcore.present.ranking import HEATMAP_MODEL_LIMIT
+
+    even = show.even_coverage_sentence(summary)
+    if even:
+        st.markdown("**Judge calls per pair of models:** " + even)
+    elif len(summary.models) > HEATMAP_MODEL_LIMIT:
+        info(f"The map of {len(summary.models):,} models is too large to draw; download the pairs below.")
+    else:
+        st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")

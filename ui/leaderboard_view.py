@@ -24,6 +24,8 @@ import ui as _ui
 from evalcore import quantities as q
 from evalcore.counts import VerdictCounts
 from evalcore.errors import DesignError, EvalcoreError
+from evalcore.plots.common import CONFIG
+from evalcore.plots.leaderboard import FOREST_CHOICES, FOREST_MODELS, forest_plot
 from evalcore.present import ranking as show
 from evalcore.present.display import catalogue_table
 from evalcore.ranking.heterogeneity import Heterogeneity, HeterogeneityError, store_heterogeneity
@@ -33,6 +35,7 @@ from evalcore.ranking.over_time import WINDOW_ROUNDS, as_of_leaderboard, rating_
 from evalcore.ranking.split_half import split_half_stability
 from evalcore.ranking.style import controlled_leaderboard
 from evalcore.store.store import VerdictStore
+from evalcore.text import fmt_int
 from ui.messages import caption, info, md, warning
 from ui.state import memo
 from ui.widgets import download_csv, linked_choice
@@ -146,6 +149,22 @@ def category_section(store: VerdictStore, judge: str, category: str | None) -> N
         download_csv(
             r, f"category_ratings_{judge}.csv", label="Download the ratings by category (CSV)", key="dl_cat"
         )
+
+
+def forest_chart(board) -> None:
+    """The ratings chart: every model up to :data:`FOREST_MODELS`, else the table's first ones,
+    as many as picked (the table above lists every model, the download has them all)."""
+    n = len(board.models)
+    top = None
+    if n > FOREST_MODELS:
+        choices = [k for k in FOREST_CHOICES if k < n]
+        why = "The chart draws the table's first models only; the table above lists every model."
+        top = st.selectbox("Models in the chart", choices, key="lb_forest_top", help=why, format_func=fmt_int)
+        caption(
+            f"The chart shows the first {fmt_int(top)} of {fmt_int(n)} models; scroll the table above "
+            "or download it for the rest."
+        )
+    st.plotly_chart(forest_plot(board, top), config=CONFIG, key="forest")
 
 
 def split_half_line(counts: VerdictCounts, key: tuple) -> None:

@@ -9,10 +9,20 @@ from evalcore.plots.common import ACCENT, PRIMARY, error_bars, grid_height, labe
 from evalcore.ranking import Leaderboard, Separation
 from evalcore.text import fmt_int
 
+#: Models drawn in the forest plot by default: the first rows of the leaderboard's table (a board
+#: of 10,000 models would be a chart 260,000 pixels tall; the table lists every model).
+FOREST_MODELS = 50
+#: The larger choices a page offers for the chart (every model stays in the table).
+FOREST_CHOICES = (50, 100, 200, 500)
 
-def forest_plot(board: Leaderboard) -> go.Figure:
-    """Ratings with their 95% bootstrap intervals, best at the top."""
+
+def forest_plot(board: Leaderboard, top: int | None = FOREST_MODELS) -> go.Figure:
+    """Ratings with their 95% bootstrap intervals, best at the top: the table's first ``top``
+    models (None: every model), the title saying how many of how many when some are left out."""
     t = board.table
+    n = len(t)
+    if top is not None and n > top:
+        t = t.iloc[:top]
     fig = go.Figure(
         go.Scatter(
             x=t["rating"],
@@ -38,7 +48,10 @@ def forest_plot(board: Leaderboard) -> go.Figure:
         if board.interval_method == "sandwich"
         else f"{fmt_int(board.rounds)} bootstrap rounds over instructions"
     )
-    return style(fig, title=f"Ratings with 95% intervals ({how})", height=max(320, 26 * len(t) + 120))
+    title = f"Ratings with 95% intervals ({how})"
+    if len(t) < n:
+        title += f"; the first {fmt_int(len(t))} of {fmt_int(n)} models of the table"
+    return style(fig, title=title, height=max(320, 26 * len(t) + 120))
 
 
 def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figure:

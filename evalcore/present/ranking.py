@@ -210,6 +210,27 @@ def matrix_frame(matrix: pd.DataFrame) -> pd.DataFrame:
     return matrix.reset_index(names=index_column(matrix.columns))
 
 
+def pair_win_rates_frame(board: Leaderboard) -> pd.DataFrame:
+    """The head-to-head win rates as one row per ordered pair that met (model, opponent, battles,
+    win rate): the download of a board too large for a model × model matrix, whose CSV would
+    hold models² cells (10,000 models: a hundred million) where this holds the pairs that met."""
+    from scipy import sparse
+
+    battles = sparse.coo_matrix(board.battles)
+    met = battles.data > 0
+    rows, cols = battles.row[met], battles.col[met]
+    rates = sparse.csr_matrix(board.win_rates)
+    names = np.asarray(board.models, dtype=object)
+    return pd.DataFrame(
+        {
+            "model": names[rows],
+            "opponent": names[cols],
+            "battles": battles.data[met],
+            "win_rate": np.asarray(rates[rows, cols]).ravel(),
+        }
+    )
+
+
 def separation_caption(sep: Separation) -> str:
     """What the tiers and the matrix mean, naming the multiplicity control (no user text)."""
     control = (

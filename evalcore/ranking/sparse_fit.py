@@ -152,6 +152,7 @@ def fit_pairs(
     max_iter: int = 100,
     tol: float = 1e-9,
     cg_floor: float = 1e-13,
+    centre: bool = True,
 ) -> tuple[np.ndarray, bool]:
     """Bradley–Terry strengths θ from the wins of each pair, by Newton–CG.
 
@@ -161,6 +162,8 @@ def fit_pairs(
     and stopping rule, the same rank-one term for the free location without a prior, the same
     frozen models and centring), whose dense solve this replaces. ``cg_floor``: the tightest
     relative tolerance of a step's conjugate gradients (looser for a fit that only ranks).
+    ``centre=False`` leaves the strengths where the prior put them (with a prior the location is
+    identified; the split halves centre several problems fitted as one, each on its own).
     """
     wij = np.asarray(w_ij, dtype=np.float64)
     single = wij.ndim == 1
@@ -199,7 +202,7 @@ def fit_pairs(
         if np.abs(step).max() < tol or np.abs(grad).max() < tol:
             converged = True
             break
-    if keep is None:
+    if keep is None and centre:
         theta = theta - theta.mean(axis=1, keepdims=True)
     return (theta[0] if single else theta), converged
 

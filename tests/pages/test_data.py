@@ -144,3 +144,18 @@ def test_a_long_name_is_cut_in_tables():
     cells = [str(v) for frame in at.dataframe for v in frame.value.to_numpy().ravel()]
     assert any(c.startswith("judge-xxx") for c in cells)
     assert max(len(c) for c in cells) <= 200  # a 5,000-character name in a cell froze the tab
+
+
+def test_many_models_no_coverage_map_but_its_pairs_to_download():
+    """300 models: the coverage map (models × models cells) is not drawn; a note says so and the
+    download of the pairs' calls stays."""
+    from evalcore.simulate.arena import arena_verdict_frame, simulate_arena
+
+    frame = arena_verdict_frame(simulate_arena(n_battles=3000, n_models=300, seed=1))
+    csv = frame[["instruction_id", "model_a", "model_b", "verdict", "judge"]].to_csv(index=False).encode()
+    at = _app()
+    at.file_uploader(key="upload").upload("many.csv", csv, "text/csv").run(timeout=120)
+    assert not at.exception
+    assert _metrics(at)["Models"] == "300"
+    assert not at.get("plotly_chart")  # the coverage map is the page's only chart
+    assert any("300 models is too large to draw" in i.value for i in at.info)

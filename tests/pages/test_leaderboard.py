@@ -171,3 +171,33 @@ def test_a_model_on_few_instructions_is_marked_in_the_table_and_the_notes():
     assert shown.loc[RARE, "Instructions"] == 2
     assert "rough" not in shown.drop(index=RARE)["95% interval"].str.cat()
     assert any(f"{RARE} (2 of 60)" in w.value for w in at.warning)
+
+
+@pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
+def test_many_models_chart_the_first_ones_and_download_the_pairs_not_a_matrix(tmp_path, monkeypatch):
+    """300 models: the chart draws the table's first 50 (a picker offers more, never all), and the
+    win rates are downloaded as the pairs that met, never built as a models × models matrix."""
+    from evalcore.ranking.leaderboard import Leaderboard
+    from evalcore.simulate.arena import arena_verdict_frame, simulate_arena
+
+    def refused(self):
+        raise AssertionError("the page built a models × models win-rate matrix")
+
+    monkeypatch.setattr(Leaderboard, "win_rate_matrix", property(refused))
+    monkeypatch.setenv("VERDICTLAB_WORKSPACE", str(tmp_path / "ws.duckdb"))
+    frame = arena_verdict_frame(simulate_arena(n_battles=3000, n_models=300, seed=1))
+    csv = frame[["instruction_id", "model_a", "model_b", "verdict", "judge"]].to_csv(index=False).encode()
+    at = new_app()
+    at.run()
+    at.file_uploader(key="upload").upload("many.csv", csv, "text/csv").run()
+    at.switch_page("pages/leaderboard.py").run(timeout=120)
+    assert not at.exception, at.exception
+    table = at.dataframe[0].value
+    assert len(table) == 300  # every model in the table
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert spec["data"][0]["y"] == table["Model"].tolist()[:50]
+    assert at.selectbox(key="lb_forest_top").options == ["50", "100", "200"]
+    assert any("first 50 of 300 models" in c.value for c in at.caption)
+    at.selectbox(key="lb_forest_top").set_value(200).run(timeout=120)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert len(spec["data"][0]["y"]) == 200

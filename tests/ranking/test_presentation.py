@@ -191,3 +191,23 @@ def test_style_display_orders_by_controlled_rank_and_marks_changes():
     assert shown["Rank change"].iloc[-1] == "—"
     caption = show.style_caption(styled)
     assert "Controlling for style" in caption and "Length:" in caption
+
+
+@pytest.mark.parametrize("n_models", [6, 120])  # a dense board and one over the pairs
+def test_the_pairs_win_rates_are_the_matrix_s_cells_where_the_pair_met(n_models):
+    from evalcore.present.ranking import pair_win_rates_frame
+    from evalcore.ranking import leaderboard
+    from evalcore.simulate.arena import arena_verdict_frame, simulate_arena
+    from evalcore.store.store import VerdictStore
+
+    frame = arena_verdict_frame(simulate_arena(n_battles=1500, n_models=n_models, seed=2))
+    store = VerdictStore()
+    cols = ["instruction_id", "model_a", "model_b", "verdict", "judge"]
+    store.load_bytes(frame[cols].to_csv(index=False).encode(), name="t.csv")
+    board = leaderboard(store.counts(), rounds=0)
+    rates, battles = board.win_rate_matrix, board.battles_matrix
+    got = pair_win_rates_frame(board)
+    assert len(got) == int((battles.to_numpy() > 0).sum())  # every ordered pair that met, once
+    for row in got.itertuples():
+        assert row.battles == battles.loc[row.model, row.opponent]
+        assert row.win_rate == pytest.approx(rates.loc[row.model, row.opponent])
