@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import DesignError, UsageError
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     from evalcore.counts import CountSource
@@ -208,7 +209,10 @@ def arrival_order(rows: np.ndarray, times: pd.Series | None) -> tuple[np.ndarray
     order = frame.sort_values(["key", "row"], na_position="last", kind="stable").index.to_numpy()
     missing = int(times.isna().sum())
     notes = (
-        (f"{missing:,} verdicts have no judging time; they are taken after the timed ones, in row order.",)
+        (
+            f"{fmt_count(missing, 'verdict')} {'has' if missing == 1 else 'have'} no judging time; "
+            f"{'it is' if missing == 1 else 'they are'} taken after the timed ones, in row order.",
+        )
         if missing
         else ()
     )

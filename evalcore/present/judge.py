@@ -22,7 +22,7 @@ from evalcore.judge.explanations import EXPLAIN  # noqa: F401 - the page reads s
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet
 from evalcore.present.display import Metric, catalogue_table, tile, tiles, write
-from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
+from evalcore.text import MISSING, fmt_count, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 #: Every figure of the sheet once that is not written as its catalogue quantity: its key, its
 #: heading and how it is written (a shared format of :data:`evalcore.present.display.FORMATS`). A
@@ -194,8 +194,9 @@ def both_orders_sentence(source: BothOrdersSummary | JudgeSheet) -> str:
     summary = source
     return (
         f"{fmt_int(summary.pairings)} both-orders verdicts from {fmt_int(summary.calls)} "
-        f"calls; {fmt_int(summary.unpaired_calls)} calls were judged in one order only and "
-        "have none."
+        f"calls; {fmt_count(summary.unpaired_calls, 'call')} "
+        f"{'was' if summary.unpaired_calls == 1 else 'were'} judged in one order only and "
+        f"{'has' if summary.unpaired_calls == 1 else 'have'} none."
     )
 
 
@@ -211,7 +212,7 @@ def order_metrics(sheet: JudgeSheet) -> list[Metric]:
         self_tile = tile(
             "self_comparison_tie_rate",
             selfc.tie_rate,
-            f"{fmt_int(selfc.calls)} calls of a model against itself; mean verdict "
+            f"{fmt_count(selfc.calls, 'call')} of a model against itself; mean verdict "
             f"{fmt_signed(selfc.mean_verdict, 2)}",
         )
     else:
@@ -248,7 +249,7 @@ def coverage_metric(sheet: JudgeSheet) -> Metric:
     return tile(
         "no_verdict_rate",
         cov.no_verdict_rate,
-        f"{fmt_int(cov.no_verdict)} of {fmt_int(cov.calls)} calls returned no verdict: "
+        f"{fmt_int(cov.no_verdict)} of {fmt_count(cov.calls, 'call')} returned no verdict: "
         "counted, never imputed, left out of win rates.",
     )
 

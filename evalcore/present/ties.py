@@ -12,7 +12,7 @@ import pandas as pd
 
 from evalcore import quantities as q
 from evalcore.present.display import Column, Metric, catalogue_table, tile, tiles
-from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
+from evalcore.text import MISSING, code_span, fmt_count, fmt_int, fmt_num, fmt_pct
 from evalcore.ties.both_bad import BothBadShare
 from evalcore.ties.conventions import TieConventions
 from evalcore.ties.pairwise import VerdictTieStructure
@@ -138,7 +138,7 @@ def both_bad_metrics(share: BothBadShare) -> list[Metric]:
         tile(
             "both_bad_share_of_verdicts",
             share.share_of_verdicts if share.verdicts else MISSING,
-            f"{fmt_int(share.both_bad)} of {fmt_int(share.verdicts)} verdicts.",
+            f"{fmt_int(share.both_bad)} of {fmt_count(share.verdicts, 'verdict')}.",
         ),
     ]
 
@@ -146,8 +146,8 @@ def both_bad_metrics(share: BothBadShare) -> list[Metric]:
 def calls_sentence(result: VerdictTieStructure, judge: str) -> str:
     """What the figures are computed on (plain text; ``judge`` is user text)."""
     return (
-        f"Over {fmt_int(result.n_calls)} calls of {judge} with a verdict, on "
-        f"{fmt_int(result.instructions)} instructions with at least two models."
+        f"Over {fmt_count(result.n_calls, 'call')} of {judge} with a verdict, on "
+        f"{fmt_count(result.instructions, 'instruction')} with at least two models."
     )
 
 
