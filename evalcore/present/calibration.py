@@ -19,9 +19,7 @@ from evalcore.calibration.ppi import CEILING_SENTENCE, PPIRatings
 from evalcore.errors import UsageError
 from evalcore.judge.certification import Certification
 from evalcore.power.budget import Prices, cost_text
-from evalcore.present.calibration_choices import *  # noqa: F403 - the page reads them as show.NAME
 from evalcore.present.calibration_choices import disagreement_count
-from evalcore.present.calibration_words import *  # noqa: F403 - the page reads them as show.NAME
 from evalcore.present.calibration_words import JS_ERROR, PPI_REFUSED
 from evalcore.present.display import Metric, catalogue_table, tile
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct

@@ -105,5 +105,8 @@ def test_the_reason_counts_one_instruction_in_the_singular():
     # A one-instruction table once read "the table has 1 instructions and 2 models".
     reason = choose_interval(1, 2).reason
     assert "the table has 1 instruction and 2 models" in reason
-    assert "1 instructions" not in choose_interval(1, 1).reason and "1 models" not in choose_interval(1, 1).reason
+    assert (
+        "1 instructions" not in choose_interval(1, 1).reason
+        and "1 models" not in choose_interval(1, 1).reason
+    )
     assert "the table has 300 instructions and 6 models" in choose_interval(300, 6).reason
