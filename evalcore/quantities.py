@@ -1218,7 +1218,8 @@ _ENTRIES = (
     _q(
         "planning_floor",
         "Planning floor",
-        "The same floor for a planned labelled set: sensitivity = specificity = (1 + J)/2, the "
+        "The same floor for a planned labelled set: sensitivity and specificity both halfway between "
+        "Youden's J and 1 (one plus J, halved), the "
         "labels split evenly between human wins and non-wins, a true win rate of 35–40%.",
         "percentage points",
         "plus_minus_points",

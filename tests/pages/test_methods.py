@@ -56,6 +56,7 @@ NOT_PLAIN = re.compile(
     r"|[\u0370-\u03ff\u2190-\u21ff\u2200-\u2211\u2213-\u22ff\u2070-\u209f\u2308-\u230b±×·√½ᵀ\u0302^]|\S − "
     r"|\b[A-Za-z]+_[A-Za-z0-9]+\b|\b[A-Z]\([a-zA-Z, |]+\)"  # a code name or a function of symbols
     r"|§|\bFig\. ?\d|\bApp\. [A-Z]\b|\bTable \d|\bListing \d"  # a paper's section, figure or table
+    r"|\S = \S|(?:^|[\s(])--[a-z]"  # an equation; a command-line option
 )
 
 
@@ -70,10 +71,10 @@ def test_the_checker_finds_code_names_and_formulas():
     planted = (
         "From 100 models (`evalcore.ranking.sparse_fit`) see benchmarks/bench_budget.py, "
         "`leaderboard(..., interval=...)`, run `python -m benchmarks.bench_ppi`; "
-        "Σ_k ε_k g_k, V₀ = 250, ρ ≈ 0.5, n ≥ 30, a − b, I(p, A) (§4.3, Fig. 3, App. C)."
+        "Σ_k ε_k g_k, V₀ = 250, ρ ≈ 0.5, n ≥ 30, a − b, I(p, A) (§4.3, Fig. 3, App. C), p = 2/8, rank --as-of DATE."
     )
-    assert len(not_plain(planted)) >= 13
-    assert not_plain("Strengths between −1.2 and 0.6, 95% intervals, about 250, `rank --interval`.") == []
+    assert len(not_plain(planted)) >= 15
+    assert not_plain("Strengths between −1.2 and 0.6, 95% intervals, about 250, tau-b, top-1.") == []
 
 
 def test_passages_for_developers_stay_in_the_docs_and_off_the_page():
