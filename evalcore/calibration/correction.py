@@ -67,7 +67,7 @@ DEFAULT_MAX_FLOOR = 0.20
 MIN_PER_CLASS = 5
 #: What each number estimates, in words (shown beside it on every face).
 ESTIMANDS: dict[str, str] = {
-    "printed": "the judge's win rate, (wins + ties/2) / units",
+    "printed": "the judge's win rate, wins plus half the ties, over the units",
     "corrected": "the share of units a human calls a candidate win (ties are not wins)",
     "corrected_win_rate": WIN_RATE_ESTIMAND,
 }

@@ -64,7 +64,9 @@ def parse_js(text: str) -> list[float]:
         except ValueError:
             raise UsageError(f"{token!r} is not a number") from None
         if not (math.isfinite(value) and -1.0 <= value <= 1.0):
-            raise UsageError(f"{token} is outside -1..1 (J = Se + Sp - 1)")
+            raise UsageError(
+                f"{token} is outside -1 to 1 (Youden's J is sensitivity plus specificity minus one)"
+            )
         values.append(value)
     return values
 

@@ -316,12 +316,12 @@ def curve_metrics(curve: PowerCurve, largest: int) -> list[Metric]:
 def curve_caption(curve: PowerCurve, label: str) -> str:
     """How the power curve was simulated, in words."""
     return (
-        f"{label}; mean edge {fmt_pct(curve.mean_edge, 1)}. N is the total number of "
-        f"instructions (ties included). Error bars: ±1.96 Monte Carlo standard errors over "
+        f"{label}; mean edge {fmt_pct(curve.mean_edge, 1)}. Across: the total number of "
+        f"instructions (ties included). Error bars: 1.96 Monte Carlo standard errors either side, over "
         f"{fmt_int(curve.simulations)} simulations (random seed {curve.seed}). Dashed: the sign "
-        "test's normal approximation at N × I discordant samples. The smallest N is read off "
-        "this grid of N values. The paper reports 930 (Wilcoxon) against 1,143 (sign test) "
-        "for +5% at I = 0.54 on its data."
+        "test's normal approximation on the differing instructions among them (the total times the "
+        "informativeness). The smallest total is read off this grid. The paper reports 930 (Wilcoxon) "
+        "against 1,143 (sign test) for +5% at an informativeness of 0.54 on its data."
     )
 
 
@@ -352,14 +352,12 @@ def distributions_table(chosen: DifferenceDistributions) -> pd.DataFrame:
     )
 
 
-def detectable_metrics(result: DetectableEdges) -> list[Metric]:
-    """The headline of what the dataset can detect, as tiles."""
+def detectable_metrics(result: DetectableEdges, *, on_page: bool = True) -> list[Metric]:
+    """The headline of what the dataset can detect, as tiles; ``on_page=False`` for the command
+    line, whose reader has no Overview to compare with."""
+    where = " (the count the Overview gives for it)" if on_page else ""
     return [
-        tile(
-            "instructions",
-            result.n_instructions,
-            "Instructions with a verdict from this judge (the count the Overview gives for it).",
-        ),
+        tile("instructions", result.n_instructions, f"Instructions with a verdict from this judge{where}."),
         tile(
             "informativeness" if result.anchor is not None else "adjacent_differing_share",
             result.informativeness,

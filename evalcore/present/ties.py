@@ -85,7 +85,7 @@ EXPLAIN: dict[str, str] = {
     "no_reference": "This table has no `reference` column, so only the structural diagnostics "
     "are shown (no Kendall's tau, Somers' D, top-1 or Spearman).",
     "diagnostics": "Per format and judge: **parse rate** = rows with a score; **instructions** "
-    "with ≥ 2 scored candidates; **distinct** scores emitted; **same-level chance** "
+    "with two or more scored candidates; **distinct** scores emitted; **same-level chance** "
     "(two random candidates get the same score); two **effective levels** measures; **instructions with a tied top**, the share whose best score is shared. "
     "With a reference: **global Spearman** = rank correlation over all candidates; "
     "**Kendall's tau-b** and **tau-a**, **Somers' D**, **top-1** = means over instructions as above "
@@ -188,7 +188,7 @@ def human_heading(human: VerdictTieStructure) -> str:
     instructions = human.agreement.instructions if human.agreement else 0
     return (
         f"**Against the human labels** ({fmt_int(human.n_calls)} labelled calls, "
-        f"{fmt_int(instructions)} instructions with ≥ 2 labelled models)"
+        f"{fmt_int(instructions)} instructions with two or more labelled models)"
     )
 
 

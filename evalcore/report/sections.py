@@ -97,7 +97,7 @@ def leaderboard_section(analyses: Analyses) -> str:
     table = rank_show.display_table(board)
     caption = (
         f'<p class="caption">Judge {esc(analyses.judge)}. {esc(rank_show.method_caption(board))} Win rate: '
-        "(wins + ties/2) / battles, both slots pooled.</p>"
+        "wins plus half the ties, over the battles, both slots pooled.</p>"
     )
     return (
         caption
