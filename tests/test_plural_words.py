@@ -23,3 +23,15 @@ def test_one_call_judged_in_one_order_reads_in_the_singular():
     assert "1 call was judged in one order only and has none" in text
     text = both_orders_sentence(BothOrdersSummary(calls=6, pairings=2, unpaired_calls=2))
     assert "2 calls were judged in one order only and have none" in text
+
+
+def test_one_labelled_pair_reads_in_the_singular():
+    from evalcore.calibration.ppi import _check_design
+    from evalcore.errors import DesignError
+
+    try:
+        _check_design({"labelled_pairs": 1, "labelled_instructions": 1}, 2, ("a", "b"), 30)
+    except DesignError as exc:
+        assert "only 1 labelled pair on 1 instruction carries both" in str(exc)
+    else:
+        raise AssertionError("one labelled pair is refused")
