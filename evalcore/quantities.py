@@ -292,7 +292,7 @@ _ENTRIES = (
         "Share of a judge's calls that returned no verdict.",
         "percent",
         "percent",
-        "Calls without a verdict ÷ calls.",
+        "Calls without a verdict divided by calls.",
         json_keys=("no_verdict_rate",),
     ),
     # -- ranking ----------------------------------------------------------------------------
@@ -326,7 +326,7 @@ _ENTRIES = (
         "instructions (median over models).",
         "ratio",
         "times",
-        "Median over models of the sandwich standard error with scores summed per unit ÷ the "
+        "Median over models of the sandwich standard error with scores summed per unit divided by the "
         "one with scores summed per instruction; said in words from 1.1.",
         _CM,
         "The unit is the instruction (nothing to compare).",
@@ -338,8 +338,8 @@ _ENTRIES = (
         "How far inverse pair-frequency weighting moved a model's rating (weighted minus unweighted).",
         "Elo points",
         "signed_elo_1",
-        "Both fits by maximum likelihood; weighted, each call of a pair counts (mean battles per "
-        "pair) ÷ (the pair's battles), so every pair that met weighs the same.",
+        "Both fits by maximum likelihood; weighted, each call of a pair counts the mean battles per "
+        "pair divided by the pair's battles, so every pair that met weighs the same.",
         _BT,
         "No weighting asked for.",
         json_keys=("weighting_shift",),
@@ -449,7 +449,7 @@ _ENTRIES = (
     _q(
         "head_to_head_win_rate",
         "Head-to-head win rate, single calls",
-        "Among the single-order calls between two models, (wins + ties/2) ÷ calls, both slots pooled.",
+        "Among the single-order calls between two models, wins plus half the ties, divided by the calls, both slots pooled.",
         "percent",
         "percent",
         "Counted over calls.",
@@ -459,7 +459,8 @@ _ENTRIES = (
     _q(
         "win_rate",
         "Win rate, all battles",
-        "A model's (wins + ties/2) ÷ battles against every opponent, both slots pooled.",
+        "A model's wins plus half its ties, divided by its battles against every opponent, both slots "
+        "pooled.",
         "percent",
         "percent",
         "Counted over calls.",
@@ -604,7 +605,7 @@ _ENTRIES = (
     _q(
         "win_rate_vs_anchor",
         "Win rate against the anchor",
-        "A model's (wins + ties/2) ÷ battles against the anchor.",
+        "A model's wins plus half its ties, divided by its battles against the anchor.",
         "percent",
         "percent",
         "Counted over calls.",
@@ -638,7 +639,7 @@ _ENTRIES = (
         "instructions_needed",
         "Instructions needed (sign test, calculated)",
         "Instructions to judge so that the sign test detects the edge: the differing instructions "
-        "needed ÷ the share of instructions where the two models differ (the anchor's "
+        "needed divided by the share of instructions where the two models differ (the anchor's "
         "informativeness, or the decisive share of direct comparisons).",
         "instructions",
         "count",
@@ -935,7 +936,7 @@ _ENTRIES = (
     _q(
         "effective_levels_collision",
         "Effective levels, collisions",
-        "1 ÷ same-level chance: the number of equally used levels with the same chance of two calls "
+        "One divided by the same-level chance: the number of equally used levels with the same chance of two calls "
         "matching (never above the entropy version).",
         "levels",
         "levels",
@@ -1136,7 +1137,7 @@ _ENTRIES = (
         "printed_win_rate",
         "Printed win rate",
         "The judge's win rate for the candidate against the baseline, the number a calibration "
-        "corrects: (wins + ties/2) ÷ the pair's units, both-orders verdicts (a disagreement a tie) "
+        "corrects: wins plus half the ties, divided by the pair's units, both-orders verdicts (a disagreement a tie) "
         "when the pair is judged in both orders, else single calls.",
         "percent",
         "percent",

@@ -204,7 +204,7 @@ class Calibration:
                 self.printed,
                 self.printed_low,
                 self.printed_high,
-                "(wins + ties/2) / units, Wilson interval clustered by instruction; ties are half a win",
+                "wins plus half the ties, over the units; Wilson interval clustered by instruction",
             ),
             (
                 "judge's share of candidate wins",
@@ -240,7 +240,7 @@ class Calibration:
                 self.corrected,
                 self.naive_low,
                 self.naive_high,
-                "Wilson interval of the judge's share through Rogan–Gladen (Se, Sp taken as exact)",
+                "Wilson interval of the judge's share through Rogan–Gladen (sensitivity and specificity taken as exact)",
             ),
             (
                 quantities.name("corrected_win_rate"),

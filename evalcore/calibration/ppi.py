@@ -109,7 +109,7 @@ class PPIRatings:
 
     def __repr__(self) -> str:
         return (
-            f"PPIRatings({len(self.models)} models, λ={self.lam:.2f}, "
+            f"PPIRatings({len(self.models)} models, lam={self.lam:.2f}, "
             f"{self.n_labelled_pairs:,} labelled pairs worth {self.effective_overall:,.0f})"
         )
 

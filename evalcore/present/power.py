@@ -193,7 +193,7 @@ def answer_sentence(plan: SampleSizePlan, anchor: str | None = None) -> str | No
         f"**About {q.format('instructions_needed', row['total'])} instructions** to detect a "
         f"{edge_label(row['edge'])} edge{against} at {plan.power:.0%} power: "
         f"{q.name('instructions_needed').lower()}, "
-        f"{q.format('discordant_needed', row['discordant'])} differing instructions ÷ an "
+        f"{q.format('discordant_needed', row['discordant'])} differing instructions divided by an "
         f"informativeness of {q.format('informativeness', plan.informativeness)} ({PAPER}'s method, "
         'the number the Overview and the Anchor planning page quote). The section "For comparison" below gives, for '
         "comparison only, the same question simulated on this file's verdicts with the sign test and "
@@ -211,7 +211,7 @@ def sample_size_caption(plan: SampleSizePlan) -> str:
         else "exact binomial test (smallest n reaching the power; the paper used the normal approximation)."
     )
     info = (
-        f" Instructions needed = differing instructions needed ÷ informativeness "
+        f" Instructions needed: the differing instructions needed divided by the informativeness, "
         f"{q.format('informativeness', plan.informativeness)}."
         if plan.informativeness
         else ""

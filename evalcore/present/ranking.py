@@ -93,7 +93,7 @@ def method_caption(board: Leaderboard) -> str:
     if board.weighting:
         how += (
             " Weighted: every pair of models that met counts as much as any other (each call "
-            "weighs the mean battles per pair ÷ its pair's battles)."
+            "weighs the mean battles per pair divided by its pair's battles)."
         )
     measured = COVERAGE_AT_THRESHOLD[board.interval_method]
     return (

@@ -53,7 +53,7 @@ def test_parse_keeps_a_section_body_and_a_book_title():
 #: says "about", a word anyone reads; "%" and a minus sign before a number ("−1.2") stay.
 NOT_PLAIN = re.compile(
     r"\.py\b|\bevalcore\.|\bbenchmarks[/.]|\bbench_|python -m|`[^`\n]*[_()][^`\n]*`"
-    r"|[\u0370-\u03ff\u2190-\u21ff\u2200-\u2211\u2213-\u22ff\u2070-\u209f\u2308-\u230b±×·√½ᵀ\u0302^]|\S − "
+    r"|[\u0370-\u03ff\u2190-\u21ff\u2200-\u2211\u2213-\u22ff\u2070-\u209f\u2308-\u230b±×·÷√½ᵀ\u0302^]|ties/2|\S − "
     r"|\b[A-Za-z]+_[A-Za-z0-9]+\b|\b[A-Z]\([a-zA-Z, |]+\)"  # a code name or a function of symbols
     r"|§|\bFig\. ?\d|\bApp\. [A-Z]\b|\bTable \d|\bListing \d"  # a paper's section, figure or table
     r"|\S = \S|(?:^|[\s(])--[a-z]"  # an equation; a command-line option
