@@ -110,3 +110,20 @@ def test_the_reason_counts_one_instruction_in_the_singular():
         and "1 models" not in choose_interval(1, 1).reason
     )
     assert "the table has 300 instructions and 6 models" in choose_interval(300, 6).reason
+
+
+def test_the_rank_command_heads_its_output_with_a_capital_and_a_singular(tmp_path, capsys):
+    # "judge j: 1 instructions" once opened the ranking of a one-instruction table.
+    path = tmp_path / "one.csv"
+    pd.DataFrame(
+        {
+            "instruction_id": ["q1"] * 2,
+            "model_a": ["a", "b"],
+            "model_b": ["b", "a"],
+            "verdict": [1, -1],
+            "judge": "j",
+        }
+    ).to_csv(path, index=False)
+    assert main(["rank", str(path), "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Judge j: 1 instruction;"), out[:80]
