@@ -228,7 +228,7 @@ _MAHALANOBIS = Reference(
 )
 _NOT_CATEGORIES = "a table with fewer than two categories of at least 30 verdicts"
 _GOOD = Reference("Good", "Permutation, Parametric, and Bootstrap Tests of Hypotheses", 2005)
-_NOT_TIMED = "a table without judging times (the optional judged_at column)"
+_NOT_TIMED = "a table without judging times (the optional judging-time column)"
 _NOT_REPEATED = "a table where no item (instruction and the two models in the same slots) was judged twice at different times"
 
 _NOT_SINGLE = "a table judged in one slot order only (no pair seen in both orders)"
@@ -292,7 +292,7 @@ _ENTRIES = (
         "Share of a judge's calls that returned no verdict.",
         "percent",
         "percent",
-        "Calls without a verdict ÷ calls.",
+        "Calls without a verdict divided by calls.",
         json_keys=("no_verdict_rate",),
     ),
     # -- ranking ----------------------------------------------------------------------------
@@ -326,7 +326,7 @@ _ENTRIES = (
         "instructions (median over models).",
         "ratio",
         "times",
-        "Median over models of the sandwich standard error with scores summed per unit ÷ the "
+        "Median over models of the sandwich standard error with scores summed per unit divided by the "
         "one with scores summed per instruction; said in words from 1.1.",
         _CM,
         "The unit is the instruction (nothing to compare).",
@@ -338,8 +338,8 @@ _ENTRIES = (
         "How far inverse pair-frequency weighting moved a model's rating (weighted minus unweighted).",
         "Elo points",
         "signed_elo_1",
-        "Both fits by maximum likelihood; weighted, each call of a pair counts (mean battles per "
-        "pair) ÷ (the pair's battles), so every pair that met weighs the same.",
+        "Both fits by maximum likelihood; weighted, each call of a pair counts the mean battles per "
+        "pair divided by the pair's battles, so every pair that met weighs the same.",
         _BT,
         "No weighting asked for.",
         json_keys=("weighting_shift",),
@@ -388,7 +388,8 @@ _ENTRIES = (
         "The part of the pooled ranking's information that comes from a judge's verdicts.",
         "percent",
         "percent",
-        "The judge's sum of weight² · p(1 − p) over its calls ÷ the sum over all judges.",
+        "The information the judge's calls carry (its squared weight times each call's variance, summed) "
+        "divided by the same sum over all judges.",
         _QIAN,
         _NOT_SEVERAL,
         json_keys=("information_share",),
@@ -438,7 +439,8 @@ _ENTRIES = (
     _q(
         "predicted_preference",
         "Predicted head-to-head preference",
-        "How often the ratings predict the higher-rated model is preferred: 1 / (1 + 10^(−gap/400)).",
+        "How often the ratings predict the higher-rated model is preferred: the Bradley–Terry chance "
+        "that the rating gap implies.",
         "percent",
         "percent",
         "Read off the rating gap; not a count of verdicts.",
@@ -447,7 +449,7 @@ _ENTRIES = (
     _q(
         "head_to_head_win_rate",
         "Head-to-head win rate, single calls",
-        "Among the single-order calls between two models, (wins + ties/2) ÷ calls, both slots pooled.",
+        "Among the single-order calls between two models, wins plus half the ties, divided by the calls, both slots pooled.",
         "percent",
         "percent",
         "Counted over calls.",
@@ -457,7 +459,8 @@ _ENTRIES = (
     _q(
         "win_rate",
         "Win rate, all battles",
-        "A model's (wins + ties/2) ÷ battles against every opponent, both slots pooled.",
+        "A model's wins plus half its ties, divided by its battles against every opponent, both slots "
+        "pooled.",
         "percent",
         "percent",
         "Counted over calls.",
@@ -602,7 +605,7 @@ _ENTRIES = (
     _q(
         "win_rate_vs_anchor",
         "Win rate against the anchor",
-        "A model's (wins + ties/2) ÷ battles against the anchor.",
+        "A model's wins plus half its ties, divided by its battles against the anchor.",
         "percent",
         "percent",
         "Counted over calls.",
@@ -627,7 +630,8 @@ _ENTRIES = (
         "(one-sided, normal approximation).",
         "instructions",
         "count",
-        "n = ⌈((z₁₋α·0.5 + z_power·√(p(1−p))) / (p − 0.5))²⌉.",
+        "The one-sided sign test's sample size by the normal approximation, rounded up to a whole "
+        "instruction.",
         _DY,
         json_keys=("discordant",),
     ),
@@ -635,11 +639,12 @@ _ENTRIES = (
         "instructions_needed",
         "Instructions needed (sign test, calculated)",
         "Instructions to judge so that the sign test detects the edge: the differing instructions "
-        "needed ÷ the share of instructions where the two models differ (the anchor's "
+        "needed divided by the share of instructions where the two models differ (the anchor's "
         "informativeness, or the decisive share of direct comparisons).",
         "instructions",
         "count",
-        "⌈differing needed ÷ informativeness⌉; the lead answer to 'how many instructions'.",
+        "The differing instructions needed divided by the informativeness, rounded up; the lead answer "
+        "to 'how many instructions'.",
         _DY,
         json_keys=("total", "instructions_needed"),
     ),
@@ -668,7 +673,7 @@ _ENTRIES = (
     _q(
         "detectable_edge",
         "Smallest detectable edge",
-        "The smallest edge (share of differing instructions won − 50%) the one-sided sign test "
+        "The smallest edge (share of differing instructions won, minus 50%) the one-sided sign test "
         "detects with the differing instructions at hand.",
         "percent",
         "signed_percent",
@@ -699,8 +704,8 @@ _ENTRIES = (
     _q(
         "position_bias",
         "Position bias",
-        "P(slot A wins) − P(slot B wins) on pairs judged in both orders, the two orders weighted "
-        "equally (> 0 favours the first slot).",
+        "How much more often slot A wins than slot B, on pairs judged in both orders, the two orders "
+        "weighted equally (above 0 favours the first slot).",
         "percentage points",
         "points",
         "Slot-balanced difference of rates; 95% interval by instruction bootstrap.",
@@ -735,7 +740,7 @@ _ENTRIES = (
         "flip_rate",
         "Flip rate",
         "Share of pairs judged in both orders whose verdict changes when "
-        "the answers swap places (1 − swap consistency).",
+        "the answers swap places (one minus the swap consistency).",
         "percent",
         "percent",
         "Counted over pairs in both orders.",
@@ -931,7 +936,7 @@ _ENTRIES = (
     _q(
         "effective_levels_collision",
         "Effective levels, collisions",
-        "1 ÷ same-level chance: the number of equally used levels with the same chance of two calls "
+        "One divided by the same-level chance: the number of equally used levels with the same chance of two calls "
         "matching (never above the entropy version).",
         "levels",
         "levels",
@@ -1032,7 +1037,7 @@ _ENTRIES = (
         "percent",
         "Counted over calls with a verdict, self-comparisons left out.",
         _ARENA,
-        "tables without a both-bad mark (no both_bad column, no tie (bothbad) verdict)",
+        "tables without a both-bad mark (no both-bad column, no tie (bothbad) verdict)",
         json_keys=("both_bad_share_of_ties",),
     ),
     _q(
@@ -1043,7 +1048,7 @@ _ENTRIES = (
         "percent",
         "Counted over calls with a verdict, self-comparisons left out.",
         _ARENA,
-        "tables without a both-bad mark (no both_bad column, no tie (bothbad) verdict)",
+        "tables without a both-bad mark (no both-bad column, no tie (bothbad) verdict)",
         json_keys=("both_bad_share_of_verdicts",),
     ),
     # -- ties as data: the ranking under three tie conventions ---------------------------------
@@ -1132,7 +1137,7 @@ _ENTRIES = (
         "printed_win_rate",
         "Printed win rate",
         "The judge's win rate for the candidate against the baseline, the number a calibration "
-        "corrects: (wins + ties/2) ÷ the pair's units, both-orders verdicts (a disagreement a tie) "
+        "corrects: wins plus half the ties, divided by the pair's units, both-orders verdicts (a disagreement a tie) "
         "when the pair is judged in both orders, else single calls.",
         "percent",
         "percent",
@@ -1190,11 +1195,11 @@ _ENTRIES = (
     _q(
         "youden_j",
         "Youden's J",
-        "Sensitivity + specificity − 1: how much of the human signal "
+        "Sensitivity plus specificity minus one: how much of the human signal "
         "survives in the judge's calls (0 none, 1 all).",
         "coefficient",
         "coefficient_2",
-        "Sensitivity + specificity − 1.",
+        "Sensitivity plus specificity minus one.",
         _YOUDEN,
         _NOT_LABELS,
         json_keys=("j", "youden_j"),
@@ -1214,7 +1219,8 @@ _ENTRIES = (
     _q(
         "planning_floor",
         "Planning floor",
-        "The same floor for a planned labelled set: sensitivity = specificity = (1 + J)/2, the "
+        "The same floor for a planned labelled set: sensitivity and specificity both halfway between "
+        "Youden's J and 1 (one plus J, halved), the "
         "labels split evenly between human wins and non-wins, a true win rate of 35–40%.",
         "percentage points",
         "plus_minus_points",
@@ -1303,8 +1309,8 @@ _ENTRIES = (
     _q(
         "head_to_head_rating_difference",
         "Head-to-head rating difference",
-        "The Bradley–Terry rating difference of two models read off their head-to-head win rate w: "
-        "400 × log10(w ÷ (1 − w)).",
+        "The Bradley–Terry rating difference of two models read off their head-to-head win rate: 400 "
+        "times the base-10 logarithm of the win rate's odds (wins to losses).",
         "Elo points",
         "signed_elo",
         "Head-to-head win rate over the verdicts judged so far, a tie half a win, on the Elo scale.",
@@ -1392,14 +1398,16 @@ _ENTRIES = (
         "the anchors).",
         "percentage points",
         "share_points",
-        "2 × 1.96 × √(calls' variance ÷ calls + gap variance ÷ labels), variances from the loaded table.",
+        "Twice 1.96 standard errors, the error combining the judge calls' variance and the human-judge "
+        "gap's variance over the labels, both measured on the loaded table.",
         _PPI_2023,
         json_keys=("predicted_width",),
     ),
     _q(
         "planned_width_elo",
         "Planned interval width, Elo points",
-        "The planned width on the rating difference: the win-rate width times 400 ÷ (ln 10 × w(1 − w)) "
+        "The planned width on the rating difference: the win-rate width stretched to Elo points by the "
+        "delta method "
         "(with anchors: the difference of the two models' ratings against the anchors).",
         "Elo points",
         "elo",
@@ -1413,7 +1421,7 @@ _ENTRIES = (
         "What the plan's judge calls and human labels cost at the prices given.",
         "money",
         "money",
-        "Calls × price per call + labels × price per label.",
+        "Calls times the price per call, plus labels times the price per label.",
         None,
         json_keys=("spent",),
     ),
@@ -1476,7 +1484,7 @@ _ENTRIES = (
         "the slot orders judged).",
         "judge calls",
         "count",
-        "Instructions × calls per instruction.",
+        "Instructions times the judge calls per instruction.",
         _DY,
         json_keys=("judge_calls",),
     ),
@@ -1487,7 +1495,7 @@ _ENTRIES = (
         "or its human labels times the price per label.",
         "money",
         "money",
-        "Judge calls × price per call + human labels × price per label.",
+        "Judge calls times the price per call, plus human labels times the price per label.",
         None,
         "no prices given",
         json_keys=("cost",),
@@ -1499,7 +1507,7 @@ _ENTRIES = (
         "the file's mean cost per call.",
         "money",
         "money",
-        "Verdicts × price per call.",
+        "Verdicts times the price per call.",
         None,
         json_keys=("spent_so_far",),
     ),
@@ -1509,7 +1517,7 @@ _ENTRIES = (
         "What the verdicts up to the point where judging could have stopped cost.",
         "money",
         "money",
-        "Verdicts to a decision × price per call.",
+        "Verdicts to a decision times the price per call.",
         _HOWARD,
         "two models that never meet head-to-head",
         json_keys=("cost_to_decision",),

@@ -24,7 +24,7 @@ formatting. Each face has its own markup, so each has one escaping function here
   ``<i>``, ``<sup>``, ``<sub>``, ``<extra>``) and escapes every other tag, so no link, style or
   image can come from data even where a figure's code forgot :func:`plotly`.
 
-Numbers: :func:`fmt_int`, :func:`fmt_num`, :func:`fmt_pct`, :func:`fmt_signed`,
+Numbers: :func:`fmt_int`, :func:`fmt_count` (a count and its noun, singular for one), :func:`fmt_num`, :func:`fmt_pct`, :func:`fmt_signed`,
 :func:`fmt_rating`, :func:`fmt_p` and :func:`fmt_bytes` are the one way each kind of number is
 written; a missing or non-finite value is written ``—``.
 """
@@ -227,6 +227,24 @@ def fmt_int(value: Any) -> str:
     """A count with a thousands separator: ``fmt_int(4683)`` → ``'4,683'``; ``—`` if missing."""
     number = finite_number(value)
     return MISSING if number is None else f"{round(number):,}"
+
+
+def fmt_count(value: Any, noun: str, plural: str | None = None) -> str:
+    """A count and its noun, singular for one: ``fmt_count(1, "instruction")`` →
+    ``'1 instruction'``, ``fmt_count(2000, "model")`` → ``'2,000 models'``; ``plural`` for a noun
+    that does not take an ``s`` (``fmt_count(3, "category", "categories")``). A missing count is
+    ``—`` with the plural.
+
+    Examples
+    --------
+    >>> fmt_count(1, "instruction"), fmt_count(0, "judge"), fmt_count(1234, "call")
+    ('1 instruction', '0 judges', '1,234 calls')
+    >>> fmt_count(1, "category", "categories"), fmt_count(2, "category", "categories")
+    ('1 category', '2 categories')
+    """
+    number = finite_number(value)
+    many = plural if plural is not None else noun + "s"
+    return f"{fmt_int(value)} {noun if number is not None and round(number) == 1 else many}"
 
 
 def fmt_num(value: Any, digits: int = 2) -> str:

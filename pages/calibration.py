@@ -12,6 +12,8 @@ import streamlit as st
 import ui as _ui
 from evalcore import calibration as lib
 from evalcore.present import calibration as show
+from evalcore.present import calibration_choices as choices
+from evalcore.present import calibration_words as words
 from ui import calibration_tabs as tabs
 from ui.budget import budget_section
 
@@ -20,7 +22,7 @@ with _ui.page("Calibration"):
     store = _ui.require_data()
     _ui.demo_banner()
     prices = _ui.prices_input()
-    st.caption(show.INTRO)
+    st.caption(words.INTRO)
 
     c1, c2, c3 = st.columns(3)
     with c1:
@@ -31,14 +33,14 @@ with _ui.page("Calibration"):
     c4, c5, c6 = st.columns(3)
     with c4:
         category = _ui.category_picker(store, key="cal_category")
-    slices = (show.SAME, show.ALL_CATEGORIES) + store.categories()
+    slices = (words.SAME, words.ALL_CATEGORIES) + store.categories()
     lab_choice = (
-        c5.selectbox("Labelled rows from", slices, key="cal_labelled", help=show.HELP["labelled"])
+        c5.selectbox("Labelled rows from", slices, key="cal_labelled", help=words.HELP["labelled"])
         if store.categories()
-        else show.SAME
+        else words.SAME
     )
     widest = tabs.max_floor(c6)
-    sel = show.selection(judge, cand, base_choice, category, lab_choice, tabs.calibration_unit())
+    sel = choices.selection(judge, cand, base_choice, category, lab_choice, tabs.calibration_unit())
     if sel.note:
         st.caption(sel.note)
     try:
@@ -46,13 +48,13 @@ with _ui.page("Calibration"):
             ("calibration", *sel.key, widest), lambda: lib.calibrate(store, **sel.kwargs, max_floor=widest)
         )
     except ValueError as exc:
-        _ui.error(exc, lead=show.CANNOT)
+        _ui.error(exc, lead=words.CANNOT)
         st.stop()
     ppi, ppi_problem = _ui.memo(
         ("ppi", judge, category), lambda: show.ppi_or_problem(store, judge=judge, category=category)
     )
 
-    tab_fix, tab_ppi, tab_floor, tab_cover, tab_gate = st.tabs(show.TABS)
+    tab_fix, tab_ppi, tab_floor, tab_cover, tab_gate = st.tabs(words.TABS)
     with tab_fix:
         tabs.correction_tab(cal, sel)
     with tab_ppi:

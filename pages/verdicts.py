@@ -12,6 +12,7 @@ from dataclasses import replace
 import streamlit as st
 
 import ui as _ui
+from evalcore.present import verdict_words
 from evalcore.present import verdicts as show
 from evalcore.verdicts import VerdictFilter
 from ui.cases import draw_case, draw_evidence, stop_without_single_calls
@@ -100,7 +101,7 @@ with _ui.page("Verdicts"):
     # One page of cases straight from DuckDB each run (never the table's text in the session)
     with st.spinner(show.SEARCHING if flt.search else "Reading the cases…"):  # a search reads the text
         result = store.verdicts(flt, offset=(number - 1) * LIMIT, limit=LIMIT)
-    pages = show.page_count(result.total, LIMIT)
+    pages = verdict_words.page_count(result.total, LIMIT)
     if number > pages:  # a link past the end (the data changed): its last page instead
         number = pages
         result = store.verdicts(flt, offset=(number - 1) * LIMIT, limit=LIMIT)
@@ -112,7 +113,7 @@ with _ui.page("Verdicts"):
         st.info(show.no_text_sentence(result))
     nav = st.columns([4, 1, 1])
     nav[0].markdown(
-        f"**{show.range_line(result)}**" + (f" · page {number:,} of {pages:,}" if pages > 1 else "")
+        f"**{verdict_words.range_line(result)}**" + (f" · page {number:,} of {pages:,}" if pages > 1 else "")
     )
     nav[1].button(
         "Previous", disabled=number <= 1, on_click=_go, args=(number - 1,), key="vd_prev", width="stretch"

@@ -468,3 +468,28 @@ def test_a_planted_command_problem_is_found():
         "line 2: calls pick_judge",
         "line 3: declares the shared option --seed",
     ]
+
+
+def star_imports(source: str) -> list[str]:
+    """The modules ``source`` imports with ``*`` (their names then reach a reader unseen)."""
+    return [
+        node.module or "."
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+    ]
+
+
+def test_no_module_imports_with_a_star():
+    # A words module re-exported by ``import *`` made a page's ``show.NAME`` come from a module
+    # the reader could not see; a face imports the words module it reads.
+    files = [*sorted((ROOT / "evalcore").rglob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+    files += [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+    found = {p.relative_to(ROOT).as_posix(): star_imports(p.read_text(encoding="utf-8")) for p in files}
+    assert not {k: v for k, v in found.items() if v}
+
+
+def test_a_planted_star_import_is_found():
+    assert star_imports("from evalcore.present.verdict_words import *  # noqa: F403\n") == [
+        "evalcore.present.verdict_words"
+    ]
+    assert star_imports("from evalcore.present import verdict_words as words\n") == []

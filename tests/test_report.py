@@ -430,4 +430,4 @@ def test_the_power_section_names_the_judge_calls_of_the_plan(built):
     _, analyses, _, document, _ = built
     t = analyses.plan.table
     total = int(t.loc[(t["edge"] - 0.05).abs().idxmin(), "total"])
-    assert f"needs {total:,} instructions ≈ {total * 5:,} judge calls: each of the other" in document
+    assert f"needs {total:,} instructions, that is {total * 5:,} judge calls: each of the other" in document

@@ -17,6 +17,8 @@ from evalcore import calibration as lib
 from evalcore.judge.certification import certify
 from evalcore.plots.calibration import calibration_figure, coverage_figure, floor_figure
 from evalcore.present import calibration as show
+from evalcore.present import calibration_choices as choices
+from evalcore.present import calibration_words as words
 from ui.messages import alerts
 from ui.navigation import verdicts_link
 from ui.state import memo
@@ -30,7 +32,7 @@ from ui.widgets import (
     table,
 )
 
-W = show.WIDGETS
+W = words.WIDGETS
 
 
 def _number(widget: Any, name: str, *, param: str, key: str) -> Any:
@@ -47,7 +49,7 @@ def correction_tab(cal: Any, sel: Any) -> None:
     """Printed against corrected win rate, the judge's certification and the summary table."""
     st.subheader(show.headline(cal))
     st.caption(show.correction_caption(cal))
-    st.caption(show.TIES)
+    st.caption(words.TIES)
     number_tiles(show.metrics(cal))  # percentages or "refused"; help already escaped
     disagreements_link(cal, sel)
     alerts(show.correction_message(cal))
@@ -56,7 +58,7 @@ def correction_tab(cal: Any, sel: Any) -> None:
     alerts([show.certification_message(cert), *show.correction_notes(cal)])
     st.plotly_chart(calibration_figure(cal), width="stretch")
     table(show.summary_display(cal), cal.summary_frame(), "calibration.csv", key="dl_calibration")
-    st.caption(show.METHOD)
+    st.caption(words.METHOD)
 
 
 def ppi_tab(ppi: Any, problem: str) -> None:
@@ -67,14 +69,14 @@ def ppi_tab(ppi: Any, problem: str) -> None:
     else:
         alerts(show.ppi_messages(ppi))
         table(show.ppi_table(ppi), ppi.table(), "ppi_ratings.csv", key="dl_ppi")
-    st.caption(show.PPI)
+    st.caption(words.PPI)
 
 
 def floor_tab(cal: Any, prices: Any = None) -> None:
     """The floor a labelled set of each size buys (one ``floor_table`` call), then the size
     picker (one ``size_plan`` call); both kept in the link."""
     st.subheader("The floor: what a labelled set of a given size can buy")
-    st.caption(show.FLOOR)
+    st.caption(words.FLOOR)
     f1, f2, f3 = st.columns(3)
     spec, js = W["floor_sizes"], W["floor_js"]
     pick = {"param": "sizes", "key": "cal_floor_sizes", "default": spec["default"]}
@@ -83,9 +85,9 @@ def floor_tab(cal: Any, prices: Any = None) -> None:
     typed = linked_text(f3.text_input, js["label"], param="js", key="cal_floor_js", default=js["value"])
     typed_js, problems = show.typed_js(typed)
     alerts(problems)
-    all_sizes = show.floor_sizes(sizes, custom)
+    all_sizes = choices.floor_sizes(sizes, custom)
     if not all_sizes or not show.youden_values(cal, typed_js):
-        st.info(show.PICK_SIZES)
+        st.info(words.PICK_SIZES)
     else:
         floors = show.floor_rows(cal, all_sizes, typed_js)  # this judge as the size picker reads it
         table(show.floor_display(floors, cal), floors, "floor_table.csv", key="dl_floor")
@@ -104,7 +106,7 @@ def floor_tab(cal: Any, prices: Any = None) -> None:
     if given and (cost := show.size_plan_cost(plan, **given)):
         st.info(cost)
     table(show.ladder_display(plan, **given), plan.ladder, "size_plan.csv", key="dl_plan")
-    st.caption(show.LADDER)
+    st.caption(words.LADDER)
 
 
 def coverage_tab(cal: Any, sel: Any) -> None:
@@ -113,14 +115,14 @@ def coverage_tab(cal: Any, sel: Any) -> None:
         "Do the intervals cover the truth? (simulation with this judge's sensitivity and specificity)"
     )
     if not (cal.se > 0 and cal.sp > 0):  # NaN fails both
-        st.info(show.NO_PROFILE)
+        st.info(words.NO_PROFILE)
         return
     v1, v2, v3 = st.columns(3)
     n_judged = int(v1.number_input(**W["sim_n"], key="cal_sim_n"))
     n_lab = int(v2.number_input(**W["sim_lab"], key="cal_sim_lab"))
     sims = int(v3.number_input(**W["sim_runs"], key="cal_sim_runs"))
     bar = st.progress(0.0, text="simulating…")
-    opts = show.judge_profile(cal, n_judged=n_judged, n_labelled=n_lab, simulations=sims)
+    opts = choices.judge_profile(cal, n_judged=n_judged, n_labelled=n_lab, simulations=sims)
     result = memo(
         ("coverage", *sel.key, n_judged, n_lab, sims),
         lambda: lib.coverage_simulation(**opts, progress=lambda f, t: bar.progress(f, text=t)),
@@ -128,7 +130,7 @@ def coverage_tab(cal: Any, sel: Any) -> None:
     bar.progress(1.0, text=f"done: {result.simulations:,} simulated studies per true rate")
     st.plotly_chart(coverage_figure(result), width="stretch")
     st.markdown(show.coverage_sentence(result, cal, n_judged=n_judged, n_labelled=n_lab))
-    st.caption(show.COVERAGE)
+    st.caption(words.COVERAGE)
     table(show.coverage_table(result), result.table, "coverage.csv", key="dl_coverage")
 
 
@@ -136,28 +138,28 @@ def gate_tab(cal: Any, ppi: Any) -> None:
     """The release gate the pickers name (one ``release_gate`` call), or why it cannot run."""
     st.subheader("Release gates")
     if cal.candidate is None:
-        st.info(show.PICK_CANDIDATE)
+        st.info(words.PICK_CANDIDATE)
         return
     g1, g2, g3 = st.columns(3)
     kind = g1.radio(**W["gate_kind"], key="cal_gate_kind")
     margin = g2.slider(**W["margin"], key="cal_gate_margin", disabled=kind == "superiority")
     on = g3.radio(**W["gate_on"], key="cal_gate_on")
-    gate = show.gate_for(cal, kind=kind, margin_points=margin, on=on, ppi=ppi)
+    gate = choices.gate_for(cal, kind=kind, margin_points=margin, on=on, ppi=ppi)
     alerts(show.gate_messages(gate))
     if (frame := show.gate_frame(gate)) is not None:
         download_csv(frame, "gate.csv", key="dl_gate")
-    st.caption(show.CLI)
+    st.caption(words.CLI)
 
 
 def calibration_pair(columns: Any, models: tuple[str, ...], top: str | None, second: str | None):
     """The Calibration page's candidate and opponent (``?candidate=``, ``?against=``), starting
     on the Overview's pair (the judge's leader against its runner-up), not slot A."""
     left, right = columns
-    options = (show.SLOT_A,) + tuple(models)
+    options = (words.SLOT_A,) + tuple(models)
     start = options[options.index(top)] if top in options else options[0]
-    pick = {"param": "candidate", "key": "cal_candidate", "default": start, "help": show.HELP["candidate"]}
-    cand = show.candidate_of(linked_choice(left.selectbox, "Candidate", options, **pick))
-    against = (show.ALL_OPPONENTS,) + tuple(m for m in models if m != cand)
+    pick = {"param": "candidate", "key": "cal_candidate", "default": start, "help": words.HELP["candidate"]}
+    cand = choices.candidate_of(linked_choice(left.selectbox, "Candidate", options, **pick))
+    against = (words.ALL_OPPONENTS,) + tuple(m for m in models if m != cand)
     default = second if cand == top and second in against else against[0]
     pick = {"param": "against", "key": "cal_baseline", "default": default, "disabled": cand is None}
     return cand, linked_choice(right.selectbox, "Against", against, **pick)
@@ -165,8 +167,8 @@ def calibration_pair(columns: Any, models: tuple[str, ...], top: str | None, sec
 
 def calibration_unit() -> str:
     """The Calibration page's unit (``?unit=``)."""
-    radio = {"param": "unit", "key": "cal_unit", "horizontal": True, "help": show.HELP["unit"]}
-    return linked_choice(st.radio, "Unit", tuple(show.UNITS), **radio)
+    radio = {"param": "unit", "key": "cal_unit", "horizontal": True, "help": words.HELP["unit"]}
+    return linked_choice(st.radio, "Unit", tuple(words.UNITS), **radio)
 
 
 def disagreements_link(cal: Any, sel: Any) -> None:
@@ -175,4 +177,4 @@ def disagreements_link(cal: Any, sel: Any) -> None:
     if cal.candidate is None:
         verdicts_link("Read the cases where the judge and the human disagree", sel.disagreements)
     else:
-        verdicts_link(show.disagreements_label(cal), show.disagreement_filter(cal))
+        verdicts_link(show.disagreements_label(cal), choices.disagreement_filter(cal))

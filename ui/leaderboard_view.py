@@ -62,7 +62,7 @@ def resampling_controls(store, *, both: bool) -> tuple[str | None, str | None]:
         cluster = None if unit == INSTRUCTION else unit
     why = (
         "Inverse pair-frequency weighting for unbalanced arenas: each call weighs the mean battles "
-        "per pair ÷ its pair's battles. The table shows how far it moved each model."
+        "per pair divided by its pair's battles. The table shows how far it moved each model."
     )
     weighted = _ui.linked_flag(
         st.toggle, "Weight every pair alike", param="weighting", key="lb_weighting", help=why

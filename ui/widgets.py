@@ -322,7 +322,7 @@ class PriceInput:
     per_label: float | None = None
 
     def cost(self, size: float, *, unit: SizeUnit = "instructions", per_instruction: int = 1) -> str:
-        """The size in judge calls and money ("935 instructions ≈ 17,765 judge calls ≈ 177.65"),
+        """The size in judge calls and money ("935 instructions, that is 17,765 judge calls, costing 177.65"),
         the money left out when its price is not given; "" when neither price is given."""
         return cost_text(
             size, unit=unit, per_instruction=per_instruction, per_call=self.per_call, per_label=self.per_label

@@ -40,7 +40,7 @@ WIN_RATE_ESTIMAND = (
     "both arms (wins and losses) corrected by Rogan–Gladen"
 )
 #: How its interval is made.
-WIN_RATE_METHOD = "bootstrap over instructions (Se, Sp re-estimated in every draw)"
+WIN_RATE_METHOD = "bootstrap over instructions (sensitivity and specificity re-estimated in every draw)"
 
 
 def design_effect(y: np.ndarray, n: np.ndarray, multiplicity: np.ndarray) -> float:

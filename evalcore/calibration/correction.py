@@ -67,7 +67,7 @@ DEFAULT_MAX_FLOOR = 0.20
 MIN_PER_CLASS = 5
 #: What each number estimates, in words (shown beside it on every face).
 ESTIMANDS: dict[str, str] = {
-    "printed": "the judge's win rate, (wins + ties/2) / units",
+    "printed": "the judge's win rate, wins plus half the ties, over the units",
     "corrected": "the share of units a human calls a candidate win (ties are not wins)",
     "corrected_win_rate": WIN_RATE_ESTIMAND,
 }
@@ -204,7 +204,7 @@ class Calibration:
                 self.printed,
                 self.printed_low,
                 self.printed_high,
-                "(wins + ties/2) / units, Wilson interval clustered by instruction; ties are half a win",
+                "wins plus half the ties, over the units; Wilson interval clustered by instruction",
             ),
             (
                 "judge's share of candidate wins",
@@ -240,7 +240,7 @@ class Calibration:
                 self.corrected,
                 self.naive_low,
                 self.naive_high,
-                "Wilson interval of the judge's share through Rogan–Gladen (Se, Sp taken as exact)",
+                "Wilson interval of the judge's share through Rogan–Gladen (sensitivity and specificity taken as exact)",
             ),
             (
                 quantities.name("corrected_win_rate"),

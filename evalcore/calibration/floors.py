@@ -107,7 +107,7 @@ def floor_table(
             f"n_labelled: labelled-set sizes must be between 1 and {MAX_LABELLED:,}; got {sizes}"
         )
     if any(not (-1.0 <= j <= 1.0) for j in js):
-        raise UsageError(f"youden_j lies between -1 and 1 (J = Se + Sp - 1); got {js}")
+        raise UsageError(f"youden_j lies between -1 and 1 (sensitivity plus specificity minus one); got {js}")
     parts: list[tuple[float, str, np.ndarray]] = []
     n = np.array(sizes, dtype=float)
     if own and se is not None and sp is not None:

@@ -80,7 +80,7 @@ _SUP_NOTE = (
 )
 _CORRECTED_NOTE = (
     "Gated on the human win rate with ties as half a win (the printed rate's own estimand), both "
-    "arms corrected; its interval resamples instructions and re-measures Se and Sp in every draw."
+    "arms corrected; its interval resamples instructions and re-measures the sensitivity and specificity in every draw."
 )
 
 

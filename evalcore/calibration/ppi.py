@@ -57,6 +57,7 @@ from evalcore.ranking.bradley_terry import (
 )
 from evalcore.ranking.intervals import clustered_outer, fisher_information, information_inverse
 from evalcore.stats.intervals import Z95, Estimate
+from evalcore.text import fmt_count
 
 __all__ = ["DORNER_CEILING", "MIN_LABELLED", "MIN_LABELLED_INSTRUCTIONS", "PPIRatings", "ppi_ratings"]
 
@@ -108,7 +109,7 @@ class PPIRatings:
 
     def __repr__(self) -> str:
         return (
-            f"PPIRatings({len(self.models)} models, λ={self.lam:.2f}, "
+            f"PPIRatings({len(self.models)} models, lam={self.lam:.2f}, "
             f"{self.n_labelled_pairs:,} labelled pairs worth {self.effective_overall:,.0f})"
         )
 
@@ -230,8 +231,8 @@ def _check_design(cells: dict, m: int, models: tuple[str, ...], min_labelled: in
         raise DesignError("prediction-powered ratings need at least two models with verdicts")
     if pairs < min_labelled or insts < MIN_LABELLED_INSTRUCTIONS:
         raise DesignError(
-            f"only {pairs:,} labelled pairs on {insts:,} instructions carry both a human label and "
-            f"a verdict; prediction-powered ratings need at least {min_labelled:,} labelled pairs on "
+            f"only {fmt_count(pairs, 'labelled pair')} on {fmt_count(insts, 'instruction')} "
+            f"{'carries' if pairs == 1 else 'carry'} both a human label and a verdict; prediction-powered ratings need at least {min_labelled:,} labelled pairs on "
             f"{MIN_LABELLED_INSTRUCTIONS} instructions (the interval is estimated from how the "
             "labelled instructions vary). Label more pairs, or use the judge-only leaderboard."
         )

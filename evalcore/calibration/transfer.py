@@ -99,7 +99,7 @@ def design_warnings(
         else:
             out.append(
                 "Counted per judge call on a table judged in both orders: a human label "
-                "shared by the two order rows counts twice in Se, Sp and the floor. The "
+                "shared by the two order rows counts twice in the sensitivity, the specificity and the floor. The "
                 "both-orders verdict (the default) counts it once."
             )
     if counts.both_orders and counts.unpaired_calls:

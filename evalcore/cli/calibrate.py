@@ -230,7 +230,7 @@ COMMANDS = (
                 nargs="+",
                 required=True,
                 metavar="J",
-                help="Youden's J values (Se + Sp - 1), e.g. 0.57",
+                help="Youden's J values (sensitivity plus specificity minus one), e.g. 0.57",
             ),
             opt(
                 "--true-share",
@@ -274,7 +274,7 @@ COMMANDS = (
             opt(
                 "--corrected",
                 action="store_true",
-                help="gate on the corrected win rate (human wins + ties/2, both arms corrected, "
+                help="gate on the corrected win rate (human wins plus half the human ties, both arms corrected, "
                 "bootstrap lower bound) instead of the printed one",
             ),
             opt(

@@ -20,6 +20,7 @@ from evalcore.cli.common import (
     show,
 )
 from evalcore.ranking import leaderboard
+from evalcore.text import fmt_count
 
 
 def run_summary(args: argparse.Namespace) -> int:
@@ -151,7 +152,7 @@ def run_rank(args: argparse.Namespace) -> int:
             out["style_control"] = styled.as_dict()
         return print_json(out)
     print(
-        f"judge {judge}: {board.n_instructions:,} instructions; 95% intervals: {board.interval_description}"
+        f"Judge {judge}: {fmt_count(board.n_instructions, 'instruction')}; 95% intervals: {board.interval_description}"
         f" ({board.interval_reason})"
     )
     units = f"{q.name('resampling_units')}: {q.format('resampling_units', board.n_units)} {board.cluster}s"

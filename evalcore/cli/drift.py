@@ -9,6 +9,7 @@ import argparse
 
 from evalcore.cli.common import SELECTION, Command, given, opt, print_json, select, show
 from evalcore.errors import DesignError
+from evalcore.text import fmt_count
 
 
 def run_drift(args: argparse.Namespace) -> int:
@@ -40,7 +41,11 @@ def run_drift(args: argparse.Namespace) -> int:
     from evalcore.present.ranking import windows_display
 
     untimed = windows.untimed if windows else 0
-    left_out = f"Note: {untimed:,} verdicts without a judging time are left out." if untimed else None
+    left_out = (
+        f"Note: {fmt_count(untimed, 'verdict')} without a judging time {'is' if untimed == 1 else 'are'} left out."
+        if untimed
+        else None
+    )
     show(
         f"Judge {sel.judge}.",
         [windows.sentence(), windows_display(windows), left_out] if windows is not None else refused,

@@ -8,6 +8,7 @@ from pathlib import Path
 from evalcore.cli.common import Command, load_store, opt, pick_category, print_json, select, show
 from evalcore.judge import comparison_table, judge_sheet, judge_sheets, read_families
 from evalcore.present import judge as page
+from evalcore.text import fmt_count
 
 
 def run_judge(args: argparse.Namespace) -> int:
@@ -40,8 +41,9 @@ def run_judge(args: argparse.Namespace) -> int:
     if args.json:
         return print_json(sheet.as_dict())
     show(
-        f"Judge {judge}: {sheet.position.calls:,} calls with a verdict, {sheet.n_instructions:,} instructions, "
-        f"{sheet.n_models} models; 95% intervals from {args.bootstrap:,} bootstrap rounds over instructions.",
+        f"Judge {judge}: {fmt_count(sheet.position.calls, 'call')} with a verdict, "
+        f"{fmt_count(sheet.n_instructions, 'instruction')}, "
+        f"{fmt_count(sheet.n_models, 'model')}; 95% intervals from {fmt_count(args.bootstrap, 'bootstrap round')} over instructions.",
         [f"warning: {text}" for text in sheet.design_warnings],
         [f"Note: {text}" for text in sheet.notes],
         sheet.certification and f"Certification: {sheet.certification.sentence()}",

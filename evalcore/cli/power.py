@@ -101,7 +101,7 @@ def run_detect(args: argparse.Namespace) -> int:
     if args.json:
         return print_json(result.as_dict())
     top = page.top_pair_sentence(result)
-    show(page.detectable_metrics(result), top and top[1], page.detectable_table(result))
+    show(page.detectable_metrics(result, on_page=False), top and top[1], page.detectable_table(result))
     show(page.detectable_caption(result), [f"Note: {note}" for note in result.notes])
     return 0
 

@@ -21,8 +21,8 @@ def correction_finding(analyses: Analyses) -> Finding:
     c = cal.counts
     who = f"{cal.candidate} against {cal.baseline or 'all opponents'}"
     definition = (
-        "Printed win rate: (wins + ties/2) / judged pairs with a Wilson interval (ties half a "
-        "win). Corrected: the share a human would call a win (ties are not wins), from the "
+        "Printed win rate: wins plus half the ties, over the judged pairs, with a Wilson interval."
+        " Corrected: the share a human would call a win (ties are not wins), from the "
         'judge\'s sensitivity and specificity for "candidate wins" on the human-labelled rows '
         "(Rogan & Gladen 1978), with the Lang–Reiczigel 95% interval; the method is on the Methods "
         "page. Refused when the floor, the narrowest interval any number of judged "

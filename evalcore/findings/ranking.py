@@ -19,7 +19,7 @@ from evalcore.findings.finding import (
 from evalcore.present.display import Metric
 from evalcore.present.ranking import interval_text, rank_range_text
 from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
-from evalcore.text import MISSING, finite_number, fmt_p, fmt_pct, fmt_rating
+from evalcore.text import MISSING, finite_number, fmt_count, fmt_p, fmt_pct, fmt_rating
 
 
 def _top_two(board: Leaderboard) -> pd.DataFrame:
@@ -44,7 +44,7 @@ def few_instructions_caveat(board: Leaderboard) -> str:
             "range can be given, and one instruction says little about the rest: "
         )
     return (
-        f"Only {n:,} instructions, so read this as rough (below about "
+        f"Only {fmt_count(n, 'instruction')}, so read this as rough (below about "
         f"{MIN_INSTRUCTIONS_FOR_NOMINAL} instructions the intervals over instructions are too "
         "narrow: in simulation nominal 95% intervals covered the truth about 90% of the time with "
         "10 instructions and about 50% with 2): "

@@ -61,7 +61,7 @@ EXPLAIN: dict[str, str] = {
     "style control does (Li et al. 2024; Dubois et al. 2024): the log-odds that A wins are A's "
     "strength less B's plus a length weight times the normalised length difference (the "
     "difference of the two lengths over their sum, in standard deviations).",
-    "self_preference": "δ: how much more the judge rates models of its own family than the other "
+    "self_preference": "How much more the judge rates models of its own family than the other "
     "judges do, from a regression of its Bradley–Terry strengths on the other "
     "judges' (with its own scale) plus a family indicator; Elo points, 95% "
     "bootstrap over instructions. The other judges are those without a family "

@@ -51,6 +51,7 @@ from evalcore.progress import Progress
 from evalcore.slots import UNBALANCED_BELOW, SlotBalance, slot_balance
 from evalcore.stats.bootstrap import MAX_ROUNDS
 from evalcore.stats.intervals import Estimate
+from evalcore.text import fmt_count
 
 
 # The slot-balance check lives in evalcore.slots (no pandas, no package imports), so the
@@ -82,7 +83,7 @@ def balance_warnings(balance: SlotBalance, *, most: int = 4) -> list[str]:
         )
     fixed = balance.one_slot_models
     if fixed and balance.pairs_both_orders < balance.pairs:
-        names = ", ".join(f"{m} (slot {s}, {n:,} calls)" for m, s, n in fixed[:most])
+        names = ", ".join(f"{m} (slot {s}, {fmt_count(n, 'call')})" for m, s, n in fixed[:most])
         more = f" and {len(fixed) - most} more" if len(fixed) > most else ""
         out.append(
             f"Always in the same slot: {names}{more}. Their results cannot separate their "

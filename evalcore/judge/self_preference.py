@@ -187,7 +187,7 @@ def self_preference(
             others = neutral
         else:
             row["note"] = (
-                "every other judge has a family among the models, so δ is relative to "
+                "every other judge has a family among the models, so the self-preference is relative to "
                 "judges with their own self-preference; "
             )
         row["reference"] = ", ".join(others)

@@ -117,7 +117,7 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
             x=xs,
             y=sweep.fit_slope * xs + sweep.fit_intercept,
             mode="lines",
-            name=f"linear fit, R² = {sweep.fit_r2:.3f}",
+            name=f"linear fit, explains {sweep.fit_r2:.3f} of the spread",
             line={"color": MUTED, "dash": "dash"},
             hoverinfo="skip",
         )
@@ -133,7 +133,11 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
         _highlight(fig, row["informativeness"], row["tau_quadratic"], row["anchor"], highlight)
     fig.update_xaxes(title="informativeness", tickformat=".0%")
     fig.update_yaxes(title=f"Kendall's {tau_name(sweep.tau)} with the all-pairs ranking")
-    r2 = f"R² = {sweep.fit_r2:.3f}" if np.isfinite(sweep.fit_r2) else "R² undefined"
+    r2 = (
+        f"the line explains {sweep.fit_r2:.3f} of the spread"
+        if np.isfinite(sweep.fit_r2)
+        else "no line fitted"
+    )
     return style(fig, title=f"Anchor quality against informativeness ({r2})", height=420)
 
 

@@ -112,7 +112,7 @@ def compression_figure(compression: pd.DataFrame, ceiling: pd.DataFrame | None =
 def length_curve_figure(curve: pd.DataFrame) -> go.Figure:
     """P(the longer response wins) per bin of the length ratio (verbosity bias)."""
     labels = [
-        f"×{2**lo:.2f}–{'∞' if np.isinf(hi) else f'{2**hi:.2f}'}"
+        f"{2**lo:.2f} times or more" if np.isinf(hi) else f"{2**lo:.2f} to {2**hi:.2f} times"
         for lo, hi in zip(curve["bin_low"], curve["bin_high"], strict=True)
     ]
     fig = go.Figure(

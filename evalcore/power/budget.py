@@ -150,13 +150,13 @@ class SizeCost:
     money: float | None
 
     def sentence(self) -> str:
-        """E.g. "935 instructions ≈ 17,765 judge calls ≈ 177.65"."""
-        parts = [f"{self.size:,} {self.unit}"]
+        """E.g. "935 instructions, that is 17,765 judge calls, costing 177.65"."""
+        text = f"{self.size:,} {self.unit}"
         if self.unit == "instructions":
-            parts.append(f"{self.calls:,} judge calls")
+            text += f", that is {self.calls:,} judge calls"
         if self.money is not None:
-            parts.append(f"{self.money:,.2f}")
-        return " ≈ ".join(parts)
+            text += f", costing {self.money:,.2f}"
+        return text
 
     def as_dict(self) -> dict:
         return {"size": self.size, "unit": self.unit, "judge_calls": self.calls, "cost": self.money}
@@ -176,7 +176,7 @@ def size_cost(
     Examples
     --------
     >>> size_cost(935, per_instruction=19, prices=Prices(0.01)).sentence()
-    '935 instructions ≈ 17,765 judge calls ≈ 177.65'
+    '935 instructions, that is 17,765 judge calls, costing 177.65'
     >>> size_cost(40, unit="human labels", prices=Prices(0.01, 0.5)).money
     20.0
     """

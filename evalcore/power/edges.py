@@ -94,9 +94,10 @@ class DetectableEdges:
     def level_text(self) -> str:
         """The level of the detectable edges in words."""
         if self.pairs_tested <= 1:
-            return f"two-sided sign test at α = {self.alpha:g}"
+            return f"two-sided sign test at the {self.alpha:.0%} level"
         return (
-            f"two-sided sign test at α / {self.pairs_tested} = {self.level:.3g} (Holm's first step "
+            f"two-sided sign test at the {self.alpha:.0%} level divided by the {self.pairs_tested} pairs tested, "
+            f"{self.level:.3g} (Holm's first step "
             f"over the {self.pairs_tested} adjacent pairs tested: below it a pair is resolved "
             "whatever the others show)"
         )

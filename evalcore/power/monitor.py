@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import DesignError, UsageError
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     from evalcore.counts import CountSource
@@ -139,7 +140,11 @@ class MonitorResult:
                 f"at {level} confidence (the current leader is {self.leader})."
             )
         lo, hi = float(elo_difference(self.lower)), float(elo_difference(self.upper))
-        span = f"{_elo(lo)} to {_elo(hi)} Elo points"
+        span = (
+            f"{_elo(lo)} to {_elo(hi)} Elo points"
+            if np.isfinite(lo) and np.isfinite(hi)
+            else _open_span(lo, hi)
+        )
         if self.decided:
             return (
                 f"{self.decision}: after {self.stopped_at:,} of {self.n_verdicts:,} verdicts the rating "
@@ -182,7 +187,16 @@ class MonitorResult:
 
 
 def _elo(v: float) -> str:
-    return f"{v:+,.0f}" if np.isfinite(v) else ("+∞" if v > 0 else "−∞")
+    return f"{v:+,.0f}" if np.isfinite(v) else ("no upper bound" if v > 0 else "no lower bound")
+
+
+def _open_span(lo: float, hi: float) -> str:
+    """A range of rating differences with an open end, in words."""
+    if np.isfinite(lo):
+        return f"at least {_elo(lo)} Elo points"
+    if np.isfinite(hi):
+        return f"at most {_elo(hi)} Elo points"
+    return "no bound yet"
 
 
 # -- the verdicts in the order they were judged ------------------------------------------------
@@ -208,7 +222,10 @@ def arrival_order(rows: np.ndarray, times: pd.Series | None) -> tuple[np.ndarray
     order = frame.sort_values(["key", "row"], na_position="last", kind="stable").index.to_numpy()
     missing = int(times.isna().sum())
     notes = (
-        (f"{missing:,} verdicts have no judging time; they are taken after the timed ones, in row order.",)
+        (
+            f"{fmt_count(missing, 'verdict')} {'has' if missing == 1 else 'have'} no judging time; "
+            f"{'it is' if missing == 1 else 'they are'} taken after the timed ones, in row order.",
+        )
         if missing
         else ()
     )

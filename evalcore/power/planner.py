@@ -159,7 +159,7 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
         return int(total_samples(discordant, share)) if share is not None else discordant
 
     direct_note = (
-        "÷ the decisive (non-tie) rate of direct comparisons"
+        "divided by the decisive (non-tie) rate of direct comparisons"
         if direct_decisive_rate
         else "assumes every direct comparison is decisive: ties raise it"
     )
@@ -177,7 +177,7 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
             m - 1,
             needed(informativeness),
             (
-                "÷ the anchor's informativeness (N_total = N / I)"
+                "divided by the anchor's informativeness"
                 if informativeness
                 else "informativeness unknown: run the pilot; the total is N / I"
             ),
@@ -266,7 +266,7 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
         if n_instructions < need:
             warnings.append(
                 f"{n_instructions:,} instructions are fewer than the {need:,} needed "
-                f"to detect a +{edge:.0%} edge at {power:.0%} power (α = {alpha})."
+                f"to detect a +{edge:.0%} edge at {power:.0%} power (at the {alpha:.0%} level)."
             )
     n_used = (
         int(n_instructions)

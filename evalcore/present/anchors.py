@@ -134,12 +134,13 @@ def stability_sentence(stability: AnchorStability) -> str | None:
 
 
 def stability_caption(stability: AnchorStability) -> str | None:
-    """The R² of tau on informativeness with its interval, when there is one."""
+    """How much of tau's spread the line on informativeness explains, with its interval, when there
+    is one."""
     r2 = stability.fit_r2
     if not r2.has_interval:
         return None
     return (
-        f"R² of the line of tau on informativeness: {fmt_num(r2.value, 3)} (95% interval "
+        f"Share of tau's spread that the line on informativeness explains: {fmt_num(r2.value, 3)} (95% interval "
         f"{fmt_num(r2.low, 3)}–{fmt_num(r2.high, 3)}, {r2.method})."
     )
 
@@ -164,7 +165,7 @@ def sweep_caption(sweep: AnchorSweep, tau: str) -> str:
     name = tau_name(tau)
     return (
         "Each row takes one model as the anchor and ranks the others by their win rate against it "
-        "(wins + ties/2; the same order as a Bradley–Terry fit on those battles). Tau with all "
+        "(wins plus half the ties; the same order as a Bradley–Terry fit on those battles). Tau with all "
         f"pairs: Kendall's {name} with the all-pairs Bradley–Terry ranking on the models other than "
         f"the anchor. Tau with humans: the same with the human ranking "
         f"({sweep.human_models_matched} models matched). Position: the anchor's rank in the "
@@ -205,8 +206,8 @@ def fit_caption(sweep: AnchorSweep, tau: str) -> str | None:
     n = int(sweep.table["tau_quadratic"].notna().sum())
     return (
         f"Least-squares line of {tau_name(tau)} (with all pairs) on informativeness over {n} "
-        f"anchors: R² = {fmt_num(sweep.fit_r2, 3)}, slope {fmt_num(sweep.fit_slope, 3)} per unit "
-        f"of informativeness ({PAPER} report R² = 0.594 for their judge)."
+        f"anchors: it explains {fmt_num(sweep.fit_r2, 3)} of tau's spread, slope {fmt_num(sweep.fit_slope, 3)} per "
+        f"unit of informativeness ({PAPER} report 0.594 of the spread explained for their judge)."
     )
 
 
@@ -325,7 +326,7 @@ def pilot_table(pilot: PilotScreening) -> pd.DataFrame:
             ("position", "Position", None),
             ("full", "Informativeness, all data", "pct1"),
             ("pilot_mean", "Pilot mean", "pct1"),
-            ("pilot_sd", "Pilot SD", "pct1"),
+            ("pilot_sd", "Pilot standard deviation", "pct1"),
             ("pilot_low", "Pilot, 2.5%", "pct1"),
             ("pilot_high", "Pilot, 97.5%", "pct1"),
             ("bottom_three_rate", "Among the three least informative", "pct"),

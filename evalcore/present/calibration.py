@@ -19,9 +19,7 @@ from evalcore.calibration.ppi import CEILING_SENTENCE, PPIRatings
 from evalcore.errors import UsageError
 from evalcore.judge.certification import Certification
 from evalcore.power.budget import Prices, cost_text
-from evalcore.present.calibration_choices import *  # noqa: F403 - the page reads them as show.NAME
 from evalcore.present.calibration_choices import disagreement_count
-from evalcore.present.calibration_words import *  # noqa: F403 - the page reads them as show.NAME
 from evalcore.present.calibration_words import JS_ERROR, PPI_REFUSED
 from evalcore.present.display import Metric, catalogue_table, tile
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
@@ -66,7 +64,9 @@ def parse_js(text: str) -> list[float]:
         except ValueError:
             raise UsageError(f"{token!r} is not a number") from None
         if not (math.isfinite(value) and -1.0 <= value <= 1.0):
-            raise UsageError(f"{token} is outside -1..1 (J = Se + Sp - 1)")
+            raise UsageError(
+                f"{token} is outside -1 to 1 (Youden's J is sensitivity plus specificity minus one)"
+            )
         values.append(value)
     return values
 

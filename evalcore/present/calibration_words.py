@@ -16,9 +16,9 @@ ALL_OPPONENTS, SAME, ALL_CATEGORIES = "All opponents", "Same slice as the correc
 
 INTRO = (
     "A judge's win rate is compressed toward 50/50; only a labelled comparison recovers the human "
-    "number, at a price set by the judge's Youden's J (sensitivity + specificity − 1: 1 is a perfect "
-    "judge, 0 a coin). Labelled rows are the rows with a `human` label. **Printed** win rate = (wins + "
-    "ties/2) / units, as every comparison tool prints it. **Corrected** rate = the estimated share of "
+    "number, at a price set by the judge's Youden's J (sensitivity plus specificity minus one: 1 is a perfect "
+    "judge, 0 a coin). Labelled rows are the rows with a `human` label. **Printed** win rate: wins plus "
+    "half the ties, over the units, as every comparison tool prints it. **Corrected** rate = the estimated share of "
     "units a human would call a candidate win (a tie is *not* a win). **Corrected win rate (both "
     "arms)** = the share a human would call a win plus half the share a human would call a tie, "
     "wins and losses each corrected: the human number the "
@@ -82,8 +82,8 @@ HELP = {
     "tie) when the table is judged in both orders and a candidate is picked, so each human "
     "label counts once; else one unit per judge call.",
     "gate": "Superiority: lower bound above 50%. Non-inferiority: lower bound above 50% minus the margin.",
-    "gate_on": "Printed: lower bound of (wins + ties/2)/n, Wilson interval clustered by instruction. "
-    "Corrected: lower bound of the corrected win rate, human wins + ties/2 with both arms "
+    "gate_on": "Printed: lower bound of the win rate (wins plus half the ties, over the units), Wilson interval clustered by instruction. "
+    "Corrected: lower bound of the corrected win rate, human wins plus half the human ties, both arms "
     "corrected (needs labelled pairs). Prediction-powered: lower bound of the probability that a "
     "human prefers the candidate to the model under 'Against', from the prediction-powered ratings.",
 }
@@ -121,7 +121,7 @@ WIDGETS: dict[str, dict] = {
         max_value=99,
         value=80,
         help="Judge certification: the lower 95% Wilson bound of the judge's agreement with humans on "
-        "human wins (Se) and on human non-wins (Sp) must both reach this share.",
+        "human wins (sensitivity) and on human non-wins (specificity) must both reach this share.",
     ),
 }
 NEEDS_CANDIDATE = (

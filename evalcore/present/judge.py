@@ -22,36 +22,36 @@ from evalcore.judge.explanations import EXPLAIN  # noqa: F401 - the page reads s
 from evalcore.judge.self_preference import read_families
 from evalcore.judge.sheet import DEFINITIONS, JudgeSheet
 from evalcore.present.display import Metric, catalogue_table, tile, tiles, write
-from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, fmt_signed
+from evalcore.text import MISSING, fmt_count, fmt_int, fmt_num, fmt_pct, fmt_signed
 
 #: Every figure of the sheet once that is not written as its catalogue quantity: its key, its
 #: heading and how it is written (a shared format of :data:`evalcore.present.display.FORMATS`). A
 #: key that is a catalogue id is headed and written as the catalogue says.
 SHEET_FIGURES: dict[str, tuple[str, str]] = {
-    "judge": ("judge", "text"),
+    "judge": ("Judge", "text"),
     "position_bias_points": (q.name("position_bias") + " (percentage points)", "signed"),
     "slot_bias_b": (q.name("slot_bias"), "signed3"),
-    "length_coefficient": (q.name("length_effect") + " (Elo points per SD)", "signed"),
+    "length_coefficient": (q.name("length_effect") + " (Elo points per standard deviation)", "signed"),
     "self_preference_elo": (q.name("self_preference") + " (Elo points)", "signed"),
-    "calls": ("calls", "int"),
-    "certified": ("certified against humans (1 yes, 0 no)", "int"),
+    "calls": ("Judge calls", "int"),
+    "certified": ("Certified against humans (1 yes, 0 no)", "int"),
     "agreement_on_wins": (q.name("judge_win_sensitivity"), "pct1"),
     "agreement_on_non_wins": (q.name("judge_non_win_specificity"), "pct1"),
-    "slot_gap_points": ("raw slot gap (percentage points)", "signed"),
-    "slot_a_win_rate": ("slot A wins", "pct1"),
-    "slot_b_win_rate": ("slot B wins", "pct1"),
-    "balanced_share": ("calls in pairs seen in both orders", "pct1"),
-    "order_balance": ("order balance", "num3"),
-    "pairings": ("both-orders verdicts", "int"),
-    "unpaired_calls": ("calls in one order only", "int"),
-    "swap_consistency_exact": ("swap consistency (same level)", "pct1"),
-    "reversal_rate": ("opposite winners", "pct1"),
-    "no_verdict_calls": ("calls without a verdict", "int"),
-    "pairs_both_orders": ("model pairs in both orders", "int"),
-    "self_comparison_calls": ("self-comparison calls", "int"),
-    "self_comparison_mean_verdict": ("self-comparison mean verdict", "num2"),
-    "labelled_calls": ("labelled calls", "int"),
-    "human_judgements": ("human judgements", "int"),
+    "slot_gap_points": ("Raw slot gap (percentage points)", "signed"),
+    "slot_a_win_rate": ("Slot A wins", "pct1"),
+    "slot_b_win_rate": ("Slot B wins", "pct1"),
+    "balanced_share": ("Calls in pairs seen in both orders", "pct1"),
+    "order_balance": ("Order balance", "num3"),
+    "pairings": ("Both-orders verdicts", "int"),
+    "unpaired_calls": ("Calls in one order only", "int"),
+    "swap_consistency_exact": ("Swap consistency (same level)", "pct1"),
+    "reversal_rate": ("Opposite winners", "pct1"),
+    "no_verdict_calls": ("Calls without a verdict", "int"),
+    "pairs_both_orders": ("Model pairs in both orders", "int"),
+    "self_comparison_calls": ("Self-comparison calls", "int"),
+    "self_comparison_mean_verdict": ("Self-comparison mean verdict", "num2"),
+    "labelled_calls": ("Labelled calls", "int"),
+    "human_judgements": ("Human judgements", "int"),
     "ties_tie_probability": (q.name("same_level_chance"), "pct1"),
     "ties_d1": (q.name("effective_levels_entropy"), "num2"),
     "ties_d2": (q.name("effective_levels_collision"), "num2"),
@@ -194,8 +194,9 @@ def both_orders_sentence(source: BothOrdersSummary | JudgeSheet) -> str:
     summary = source
     return (
         f"{fmt_int(summary.pairings)} both-orders verdicts from {fmt_int(summary.calls)} "
-        f"calls; {fmt_int(summary.unpaired_calls)} calls were judged in one order only and "
-        "have none."
+        f"calls; {fmt_count(summary.unpaired_calls, 'call')} "
+        f"{'was' if summary.unpaired_calls == 1 else 'were'} judged in one order only and "
+        f"{'has' if summary.unpaired_calls == 1 else 'have'} none."
     )
 
 
@@ -211,7 +212,7 @@ def order_metrics(sheet: JudgeSheet) -> list[Metric]:
         self_tile = tile(
             "self_comparison_tie_rate",
             selfc.tie_rate,
-            f"{fmt_int(selfc.calls)} calls of a model against itself; mean verdict "
+            f"{fmt_count(selfc.calls, 'call')} of a model against itself; mean verdict "
             f"{fmt_signed(selfc.mean_verdict, 2)}",
         )
     else:
@@ -248,7 +249,7 @@ def coverage_metric(sheet: JudgeSheet) -> Metric:
     return tile(
         "no_verdict_rate",
         cov.no_verdict_rate,
-        f"{fmt_int(cov.no_verdict)} of {fmt_int(cov.calls)} calls returned no verdict: "
+        f"{fmt_int(cov.no_verdict)} of {fmt_count(cov.calls, 'call')} returned no verdict: "
         "counted, never imputed, left out of win rates.",
     )
 
@@ -319,7 +320,7 @@ def compression_display(ag: HumanAgreement) -> pd.DataFrame:
 def compression_sentence(ag: HumanAgreement) -> str:
     """What the compression table holds fixed, and what it shows."""
     return (
-        "The win rate (wins + ties/2) the judge prints when the humans' win rate is X, from "
+        "The win rate (wins plus half the ties) the judge prints when the humans' win rate is X, from "
         "its confusion matrix (each call counted from both models' points of view), holding "
         f"the humans' tie share at this set's {fmt_pct(ag.human_tie_share, 1)}. A judge that "
         "agrees imperfectly pulls every rate toward 50%."
@@ -335,9 +336,9 @@ def length_metrics(sheet: JudgeSheet) -> list[Metric]:
     return [
         tile(
             "length_effect",
-            f"{q.format('length_effect', g.value)} Elo per SD",
+            f"{q.format('length_effect', g.value)} Elo points per standard deviation",
             f"95%: {fmt_signed(g.low)} to {fmt_signed(g.high)} Elo points (Wald, "
-            "cluster-robust by instruction); SD: one standard deviation of the normalised "
+            "cluster-robust by instruction), per standard deviation of the normalised "
             "length difference",
         ),
         tile("length_rank_changes", lc.rank_changes),

@@ -4,6 +4,12 @@ The file bundled with the repository is the one source: the page shows its secti
 reference list (authors, year, title, where published) without a copy in code, and works offline.
 Links are shown as their words (the app cannot open the other documentation files, and a page
 shows no live link it did not write itself).
+
+The document speaks to two readers. Passages for developers only (where the code lives, how to
+call it from Python, the benchmark scripts that print the figures, the formulas) sit between the
+HTML comments ``<!-- for developers -->`` and ``<!-- /for developers -->``: invisible on GitHub's
+rendering, kept in the documentation, and left out of the page, which speaks to a stakeholder in
+plain words (:data:`DEVELOPERS`). Any other HTML comment is dropped from the page too.
 """
 
 from __future__ import annotations
@@ -16,6 +22,11 @@ from pathlib import Path
 METHODS_FILE = Path(__file__).resolve().parents[2] / "docs" / "methods.md"
 
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+#: A passage for developers only: from ``<!-- for developers -->`` to ``<!-- /for developers -->``
+#: (inline or over whole paragraphs; the page drops it with its markers).
+DEVELOPERS = re.compile(r"<!--\s*for developers\s*-->.*?<!--\s*/for developers\s*-->", re.DOTALL)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+
 #: "Authors (year). Title. *Venue* …" — the year may carry a letter or be "n.d.".
 _REFERENCE = re.compile(r"^(?P<authors>.+?)\s\((?P<year>\d{4}[a-z]?|n\.d\.)\)\.\s(?P<rest>.+)$")
 
@@ -115,6 +126,22 @@ def _reference(entry: str) -> Reference:
     )
 
 
+def for_stakeholders(text: str) -> str:
+    """The text without its passages for developers (:data:`DEVELOPERS`) and other HTML comments,
+    with the blank lines they leave behind closed up.
+
+    Examples
+    --------
+    >>> for_stakeholders("The fit is quick.<!-- for developers --> See `fit.py`.<!-- /for developers -->")
+    'The fit is quick.'
+    >>> for_stakeholders("A.\\n\\n<!-- for developers -->\\nCode.\\n<!-- /for developers -->\\n\\nB.")
+    'A.\\n\\nB.'
+    """
+    text = _COMMENT.sub("", DEVELOPERS.sub("", text))
+    text = re.sub(r"[ \t]+$", "", text, flags=re.MULTILINE)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
 def parse_methods(text: str) -> MethodsDoc:
     """Split the methods document into its intro, its ``##`` sections and its reference list.
 
@@ -129,6 +156,7 @@ def parse_methods(text: str) -> MethodsDoc:
     >>> doc.references[0].authors, doc.references[0].year, doc.references[0].title
     ('Elo, A. E.', '1978', 'The Rating of Chessplayers')
     """
+    text = for_stakeholders(text)  # the page speaks to a stakeholder: no passage for developers
     parts = re.split(r"^## +(.+)$", text, flags=re.MULTILINE)
     head = re.sub(r"^# .*$", "", parts[0], flags=re.MULTILINE)
     # the intro's own table of contents repeats the sections: keep the prose only

@@ -34,7 +34,7 @@ def tiles(result: MonitorResult) -> list[Metric]:
     shown: list[tuple[str, object]] = [("verdicts_to_decision", stop)]
     if result.mode == "pair":
         lo, hi = (float(elo_difference(v)) for v in (result.lower, result.upper))
-        shown.append(("rating_difference_sequence", f"{_elo(lo)} to {_elo(hi)}"))
+        shown.append(("rating_difference_sequence", _elo_range(lo, hi)))
         shown.append(("head_to_head_rating_difference", result.rating_difference))
     else:
         shown.append(("win_rate_sequence", result.lower))
@@ -48,14 +48,25 @@ def caption(result: MonitorResult) -> str:
     )
     return (
         f"Verdicts in {order}; {100 * (1 - result.alpha):g}% anytime-valid range. A bound beyond "
-        "±1,000 Elo points, or not drawn, means too few verdicts to bound it yet."
+        "1,000 Elo points either way, or not drawn, means too few verdicts to bound it yet."
     )
 
 
 def _elo(v: float) -> str:
     if not np.isfinite(v):
-        return "no bound" if np.isnan(v) else ("+∞" if v > 0 else "−∞")
+        return "no bound" if np.isnan(v) else "none"  # an infinite bound: none yet
     return f"{v:+,.0f}"
+
+
+def _elo_range(lo: float, hi: float) -> str:
+    """A range of rating differences in words: "-40 to +120", "at least -40", "at most +120"."""
+    if np.isfinite(lo) and np.isfinite(hi):
+        return f"{_elo(lo)} to {_elo(hi)}"
+    if np.isfinite(lo):
+        return f"at least {_elo(lo)}"
+    if np.isfinite(hi):
+        return f"at most {_elo(hi)}"
+    return "no bound yet"
 
 
 def curve_display(result: MonitorResult, rows: int = 10) -> pd.DataFrame:

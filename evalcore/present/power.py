@@ -193,7 +193,7 @@ def answer_sentence(plan: SampleSizePlan, anchor: str | None = None) -> str | No
         f"**About {q.format('instructions_needed', row['total'])} instructions** to detect a "
         f"{edge_label(row['edge'])} edge{against} at {plan.power:.0%} power: "
         f"{q.name('instructions_needed').lower()}, "
-        f"{q.format('discordant_needed', row['discordant'])} differing instructions ÷ an "
+        f"{q.format('discordant_needed', row['discordant'])} differing instructions divided by an "
         f"informativeness of {q.format('informativeness', plan.informativeness)} ({PAPER}'s method, "
         'the number the Overview and the Anchor planning page quote). The section "For comparison" below gives, for '
         "comparison only, the same question simulated on this file's verdicts with the sign test and "
@@ -211,7 +211,7 @@ def sample_size_caption(plan: SampleSizePlan) -> str:
         else "exact binomial test (smallest n reaching the power; the paper used the normal approximation)."
     )
     info = (
-        f" Instructions needed = differing instructions needed ÷ informativeness "
+        f" Instructions needed: the differing instructions needed divided by the informativeness, "
         f"{q.format('informativeness', plan.informativeness)}."
         if plan.informativeness
         else ""
@@ -316,12 +316,12 @@ def curve_metrics(curve: PowerCurve, largest: int) -> list[Metric]:
 def curve_caption(curve: PowerCurve, label: str) -> str:
     """How the power curve was simulated, in words."""
     return (
-        f"{label}; mean edge {fmt_pct(curve.mean_edge, 1)}. N is the total number of "
-        f"instructions (ties included). Error bars: ±1.96 Monte Carlo standard errors over "
+        f"{label}; mean edge {fmt_pct(curve.mean_edge, 1)}. Across: the total number of "
+        f"instructions (ties included). Error bars: 1.96 Monte Carlo standard errors either side, over "
         f"{fmt_int(curve.simulations)} simulations (random seed {curve.seed}). Dashed: the sign "
-        "test's normal approximation at N × I discordant samples. The smallest N is read off "
-        "this grid of N values. The paper reports 930 (Wilcoxon) against 1,143 (sign test) "
-        "for +5% at I = 0.54 on its data."
+        "test's normal approximation on the differing instructions among them (the total times the "
+        "informativeness). The smallest total is read off this grid. The paper reports 930 (Wilcoxon) "
+        "against 1,143 (sign test) for +5% at an informativeness of 0.54 on its data."
     )
 
 
@@ -352,14 +352,12 @@ def distributions_table(chosen: DifferenceDistributions) -> pd.DataFrame:
     )
 
 
-def detectable_metrics(result: DetectableEdges) -> list[Metric]:
-    """The headline of what the dataset can detect, as tiles."""
+def detectable_metrics(result: DetectableEdges, *, on_page: bool = True) -> list[Metric]:
+    """The headline of what the dataset can detect, as tiles; ``on_page=False`` for the command
+    line, whose reader has no Overview to compare with."""
+    where = " (the count the Overview gives for it)" if on_page else ""
     return [
-        tile(
-            "instructions",
-            result.n_instructions,
-            "Instructions with a verdict from this judge (the count the Overview gives for it).",
-        ),
+        tile("instructions", result.n_instructions, f"Instructions with a verdict from this judge{where}."),
         tile(
             "informativeness" if result.anchor is not None else "adjacent_differing_share",
             result.informativeness,

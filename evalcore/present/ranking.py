@@ -73,7 +73,7 @@ def method_caption(board: Leaderboard) -> str:
     """One paragraph saying what the ratings and intervals are (no user text)."""
     if board.interval_method == "sandwich":
         how = (
-            "Intervals: ±1.96 standard errors from the instruction-clustered sandwich (a robust "
+            "Intervals: 1.96 standard errors either side, from the instruction-clustered sandwich (a robust "
             "variance that treats all verdicts on one instruction as one unit; Huber 1967, White "
             "1980); rank ranges from "
             f"{fmt_int(board.rounds)} normal draws, seed {board.seed}."
@@ -93,7 +93,7 @@ def method_caption(board: Leaderboard) -> str:
     if board.weighting:
         how += (
             " Weighted: every pair of models that met counts as much as any other (each call "
-            "weighs the mean battles per pair ÷ its pair's battles)."
+            "weighs the mean battles per pair divided by its pair's battles)."
         )
     measured = COVERAGE_AT_THRESHOLD[board.interval_method]
     return (

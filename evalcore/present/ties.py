@@ -12,7 +12,7 @@ import pandas as pd
 
 from evalcore import quantities as q
 from evalcore.present.display import Column, Metric, catalogue_table, tile, tiles
-from evalcore.text import MISSING, code_span, fmt_int, fmt_num, fmt_pct
+from evalcore.text import MISSING, code_span, fmt_count, fmt_int, fmt_num, fmt_pct
 from evalcore.ties.both_bad import BothBadShare
 from evalcore.ties.conventions import TieConventions
 from evalcore.ties.pairwise import VerdictTieStructure
@@ -85,7 +85,7 @@ EXPLAIN: dict[str, str] = {
     "no_reference": "This table has no `reference` column, so only the structural diagnostics "
     "are shown (no Kendall's tau, Somers' D, top-1 or Spearman).",
     "diagnostics": "Per format and judge: **parse rate** = rows with a score; **instructions** "
-    "with ≥ 2 scored candidates; **distinct** scores emitted; **same-level chance** "
+    "with two or more scored candidates; **distinct** scores emitted; **same-level chance** "
     "(two random candidates get the same score); two **effective levels** measures; **instructions with a tied top**, the share whose best score is shared. "
     "With a reference: **global Spearman** = rank correlation over all candidates; "
     "**Kendall's tau-b** and **tau-a**, **Somers' D**, **top-1** = means over instructions as above "
@@ -138,7 +138,7 @@ def both_bad_metrics(share: BothBadShare) -> list[Metric]:
         tile(
             "both_bad_share_of_verdicts",
             share.share_of_verdicts if share.verdicts else MISSING,
-            f"{fmt_int(share.both_bad)} of {fmt_int(share.verdicts)} verdicts.",
+            f"{fmt_int(share.both_bad)} of {fmt_count(share.verdicts, 'verdict')}.",
         ),
     ]
 
@@ -146,8 +146,8 @@ def both_bad_metrics(share: BothBadShare) -> list[Metric]:
 def calls_sentence(result: VerdictTieStructure, judge: str) -> str:
     """What the figures are computed on (plain text; ``judge`` is user text)."""
     return (
-        f"Over {fmt_int(result.n_calls)} calls of {judge} with a verdict, on "
-        f"{fmt_int(result.instructions)} instructions with at least two models."
+        f"Over {fmt_count(result.n_calls, 'call')} of {judge} with a verdict, on "
+        f"{fmt_count(result.instructions, 'instruction')} with at least two models."
     )
 
 
@@ -188,7 +188,7 @@ def human_heading(human: VerdictTieStructure) -> str:
     instructions = human.agreement.instructions if human.agreement else 0
     return (
         f"**Against the human labels** ({fmt_int(human.n_calls)} labelled calls, "
-        f"{fmt_int(instructions)} instructions with ≥ 2 labelled models)"
+        f"{fmt_int(instructions)} instructions with two or more labelled models)"
     )
 
 

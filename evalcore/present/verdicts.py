@@ -1,8 +1,9 @@
 """The Verdicts page's lines: Markdown for ``st.markdown`` with every user text (names, prompts,
 answers, the judge's reasoning) already escaped by :mod:`evalcore.text`.
 
-The plain-text words every face shares (:func:`verdict_words` … :func:`case_lines`) are in
-:mod:`evalcore.present.verdict_words` and importable from here too, so the page reads one module.
+The plain-text words every face shares (:func:`~evalcore.present.verdict_words.verdict_words` …
+:func:`~evalcore.present.verdict_words.case_lines`) are in :mod:`evalcore.present.verdict_words`;
+a face imports them from there.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from evalcore.errors import UsageError
-from evalcore.present.verdict_words import *  # noqa: F403 - the page reads them as show.NAME
 from evalcore.present.verdict_words import case_flags, level_words
 from evalcore.text import code_span, fmt_int, markdown
 from evalcore.text_markdown import PREVIEW_CHARS, normalise_lines, render_preview

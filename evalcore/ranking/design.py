@@ -18,6 +18,7 @@ from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE
 from evalcore.ranking.intervals import fisher_information, information_inverse
 from evalcore.slots import slot_balance
 from evalcore.stats.intervals import Z95
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -90,14 +91,14 @@ def choose_interval(n_instructions: int, n_models: int, requested: str = "auto")
     if requested != "auto":
         return IntervalPolicy(method=requested, requested=requested, reason=f"{requested}, as asked")  # type: ignore[arg-type]
     if n_instructions > BOOTSTRAP_LIMIT:
-        why = f"the table has {n_instructions:,} instructions (above {BOOTSTRAP_LIMIT:,}, the bootstrap would take long)"
+        why = f"the table has {fmt_count(n_instructions, 'instruction')} (above {BOOTSTRAP_LIMIT:,}, the bootstrap would take long)"
         method: IntervalMethod = "sandwich"
     elif n_models > BOOTSTRAP_MODEL_LIMIT:
-        why = f"the table has {n_models:,} models (above {BOOTSTRAP_MODEL_LIMIT:,}, the bootstrap would take long)"
+        why = f"the table has {fmt_count(n_models, 'model')} (above {BOOTSTRAP_MODEL_LIMIT:,}, the bootstrap would take long)"
         method = "sandwich"
     else:
         why = (
-            f"the table has {n_instructions:,} instructions and {n_models:,} models (up to "
+            f"the table has {fmt_count(n_instructions, 'instruction')} and {fmt_count(n_models, 'model')} (up to "
             f"{BOOTSTRAP_LIMIT:,} and {BOOTSTRAP_MODEL_LIMIT:,}, the bootstrap is quick)"
         )
         method = "bootstrap"
@@ -179,7 +180,7 @@ def sweep_note(name: str, side: str, limit: float, n_battles: int) -> str:
     won = "won every one" if side == "lower" else "lost every one"
     words = "at least" if side == "lower" else "at most"
     return (
-        f"{name} {won} of its {n_battles:,} battles: its rating is {words} {limit:,.0f} (one-sided "
+        f"{name} {won} of its {fmt_count(n_battles, 'battle')}: its rating is {words} {limit:,.0f} (one-sided "
         f"95% bound: the rating at which {'winning' if side == 'lower' else 'losing'} all of them "
         "has a 2.5% chance, the other models held at their ratings and the battles taken as "
         "independent). The rating in the table is held finite by a weak prior and is not an "
@@ -229,7 +230,9 @@ def slot_comparability(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, l
         only_slot[k] = slot
     warnings: list[str] = []
     if flagged:
-        listed = ", ".join(f"{name} (always in slot {slot}, {n:,} calls)" for name, slot, n in flagged[:4])
+        listed = ", ".join(
+            f"{name} (always in slot {slot}, {fmt_count(n, 'call')})" for name, slot, n in flagged[:4]
+        )
         more = f" and {len(flagged) - 4} more" if len(flagged) > 4 else ""
         warnings.append(
             f"Not comparable with the others: {listed}{more}. A model that only ever sits in one "

@@ -50,6 +50,7 @@ from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE, fit_bradley_te
 from evalcore.ranking.category_permutation import cells_of, permuted_labels, scaled_chi2_p
 from evalcore.ranking.intervals import sandwich_covariance
 from evalcore.ranking.separation import adjust_p_values
+from evalcore.text import fmt_count
 
 #: The dense per-category inverse information is M × M per category.
 MAX_MODELS = 400
@@ -255,11 +256,13 @@ def category_heterogeneity(
     """
     notes: list[str] = []
     if uncategorised:
-        notes.append(f"{uncategorised:,} verdicts without a category are left out.")
+        notes.append(
+            f"{fmt_count(uncategorised, 'verdict')} without a category {'is' if uncategorised == 1 else 'are'} left out."
+        )
     small = {c: k.calls for c, k in per_category.items() if k.calls < min_verdicts}
     if small:
         notes.append(
-            f"{len(small):,} categories with fewer than {min_verdicts:,} verdicts are left out: "
+            f"{fmt_count(len(small), 'category', 'categories')} with fewer than {min_verdicts:,} verdicts {'is' if len(small) == 1 else 'are'} left out: "
             + ", ".join(sorted(small)[:5])
             + ("…" if len(small) > 5 else "")
             + "."
@@ -267,7 +270,7 @@ def category_heterogeneity(
     kept = {c: k for c, k in per_category.items() if c not in small}
     if len(kept) < 2:
         raise HeterogeneityError(
-            f"the table has {len(kept)} categories with at least {min_verdicts:,} verdicts; "
+            f"the table has {fmt_count(len(kept), 'category', 'categories')} with at least {min_verdicts:,} verdicts; "
             "comparing rankings needs two or more (fill the 'category' column)"
         )
     models = tuple(sorted({m for k in kept.values() for m in k.models}))

@@ -44,6 +44,7 @@ from evalcore.ranking.units import widening_matters, widening_note
 from evalcore.schema import LEVELS
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.threads import single_blas_thread
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -416,7 +417,7 @@ def leaderboard(
         ci_high[:] = np.nan
     elif rounds and n_inst < MIN_INSTRUCTIONS_FOR_NOMINAL:
         notes.append(
-            f"Only {n_inst} instructions: below about {MIN_INSTRUCTIONS_FOR_NOMINAL}, intervals "
+            f"Only {fmt_count(n_inst, 'instruction')}: below about {MIN_INSTRUCTIONS_FOR_NOMINAL}, intervals "
             "over instructions are too narrow (in simulation, nominal 95% intervals covered the "
             "truth about 90% of the time with 10 instructions and about 50% with 2). Read them "
             "as rough, and judge more instructions."

@@ -39,6 +39,7 @@ from evalcore.ranking.judging_times import _DAY, day_text, end_of, judging_times
 from evalcore.ranking.leaderboard import Leaderboard, leaderboard
 from evalcore.schema import LEVELS
 from evalcore.stats.intervals import Z95
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     from evalcore.counts import CountSource
@@ -97,9 +98,17 @@ class AsOfLeaderboard:
 
     def sentence(self) -> str:
         leader = str(self.board.columns["model"][0])
-        later = f"; {self.verdicts_later:,} verdicts judged later are left out" if self.verdicts_later else ""
-        untimed = f"; {self.untimed:,} verdicts without a judging time are left out" if self.untimed else ""
-        return f"As of {self.as_of}, {leader} leads on {self.verdicts_used:,} verdicts{later}{untimed}."
+        later = (
+            f"; {fmt_count(self.verdicts_later, 'verdict')} judged later {'is' if self.verdicts_later == 1 else 'are'} left out"
+            if self.verdicts_later
+            else ""
+        )
+        untimed = (
+            f"; {fmt_count(self.untimed, 'verdict')} without a judging time {'is' if self.untimed == 1 else 'are'} left out"
+            if self.untimed
+            else ""
+        )
+        return f"As of {self.as_of}, {leader} leads on {fmt_count(self.verdicts_used, 'verdict')}{later}{untimed}."
 
     def as_dict(self) -> dict:
         return {

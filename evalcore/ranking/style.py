@@ -63,6 +63,7 @@ from evalcore.ranking.style_words import WORDS, meaning, unidentified
 from evalcore.stats.intervals import Z95, Estimate
 from evalcore.stats.kendall import kendall_tau
 from evalcore.stats.threads import single_blas_thread
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:  # pandas only where the table is made: `rank --json` never loads it
     import pandas as pd
@@ -319,7 +320,7 @@ def style_control(
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     if rows.n_instructions < 30:
         notes.append(
-            f"Only {rows.n_instructions} instructions: clustered intervals are too narrow below "
+            f"Only {fmt_count(rows.n_instructions, 'instruction')}: clustered intervals are too narrow below "
             "about 30; read them as rough."
         )
     coefs = []

@@ -30,6 +30,7 @@ from evalcore.report.sections import (
     power_section,
     summary_section,
 )
+from evalcore.text import fmt_count
 
 __all__ = ["CSP", "REPORT_CONFIG", "build_report"]
 
@@ -56,7 +57,8 @@ def build_report(
     )
     simulated = all(m.startswith("sim-") for m in s.models)
     subtitle = (
-        f"{len(s.models)} models · {s.instructions:,} instructions · {s.rows:,} judge calls"
+        f"{fmt_count(len(s.models), 'model')} · {fmt_count(s.instructions, 'instruction')} · "
+        f"{fmt_count(s.rows, 'judge call')}"
         f" · judge analysed: {analyses.judge}"
     )
     sim_note = (

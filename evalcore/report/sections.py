@@ -22,6 +22,7 @@ from evalcore.plots.summary import coverage_heatmap
 from evalcore.plots.ties import verdict_levels_figure
 from evalcore.present import anchors as anchor_show
 from evalcore.present import calibration as cal_show
+from evalcore.present import calibration_words as cal_words
 from evalcore.present import judge as judge_show
 from evalcore.present import power as power_show
 from evalcore.present import ranking as rank_show
@@ -96,7 +97,7 @@ def leaderboard_section(analyses: Analyses) -> str:
     table = rank_show.display_table(board)
     caption = (
         f'<p class="caption">Judge {esc(analyses.judge)}. {esc(rank_show.method_caption(board))} Win rate: '
-        "(wins + ties/2) / battles, both slots pooled.</p>"
+        "wins plus half the ties, over the battles, both slots pooled.</p>"
     )
     return (
         caption
@@ -253,7 +254,7 @@ def calibration_section(analyses: Analyses) -> str:
             "The calibration", analyses.unavailable.get("correction", "no result")
         ) + ppi_section(analyses)
     # the Calibration page's words, table and figure
-    intro = f"{cal_show.headline(cal)}. {cal_show.correction_caption(cal)} {cal_show.METHOD}"
+    intro = f"{cal_show.headline(cal)}. {cal_show.correction_caption(cal)} {cal_words.METHOD}"
     said = [
         cal_show.Message("info", intro),
         *cal_show.correction_message(cal),

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evalcore.text import fmt_int, fmt_pct, markdown
+from evalcore.text import fmt_count, fmt_int, fmt_pct, markdown
 from evalcore.verdicts.cases import CaseStats, VerdictFilter
 
 __all__ = ["PairRecord", "closing_words", "evidence_lines", "link_count", "pair_record"]
@@ -115,7 +115,7 @@ def evidence_lines(stats: CaseStats, flt: VerdictFilter, *, record: PairRecord |
                 else "among the cases these filters keep (the Leaderboard’s cell counts every case of the pair)"
             )
             lines.append(
-                f"**{markdown(a)} against {markdown(b)}:** {fmt_int(battles)} battles (judge calls "
+                f"**{markdown(a)} against {markdown(b)}:** {fmt_count(battles, 'battle')} (judge calls "
                 f"with a verdict) in these {fmt_int(stats.cases)} {noun}; {markdown(a)} won "
                 f"{fmt_int(stats.wins)}, tied {fmt_int(stats.ties)} and lost {fmt_int(stats.losses)}"
                 + (f": a win rate of {fmt_pct(rate, 1)} (a tie counts half), {where}." if battles else ".")

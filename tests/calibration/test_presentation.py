@@ -13,6 +13,8 @@ from evalcore.calibration import calibrate as calibrate_store
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
 from evalcore.present import calibration as show
+from evalcore.present import calibration_choices as choices
+from evalcore.present import calibration_words as words
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +126,7 @@ def test_default_candidate_is_the_top_rated_model_or_the_first():
         b=np.ones(10, dtype=np.int32),
         n=n,
     )
-    assert show.default_pair(counts)[0] == "b"
+    assert choices.default_pair(counts)[0] == "b"
     one = VerdictCounts.from_cells(
         models=("solo",),
         instructions=("i0",),
@@ -134,7 +136,7 @@ def test_default_candidate_is_the_top_rated_model_or_the_first():
         b=np.zeros(0, dtype=np.int32),
         n=np.zeros((0, 5), dtype=np.int32),
     )
-    assert show.default_pair(one)[0] == "solo"
+    assert choices.default_pair(one)[0] == "solo"
 
 
 def test_ppi_words_table_gate_and_certification():
@@ -165,26 +167,26 @@ def test_ppi_words_table_gate_and_certification():
         "Worth (labelled pairs)",
     ]
     assert table["Prediction-powered"].str.contains("–").all() and not table.isna().any().any()
-    words = show.ppi_messages(r)
-    assert "labelled pairs" in words[0].text and "Dorner" in words[1].text
+    messages = show.ppi_messages(r)
+    assert "labelled pairs" in messages[0].text and "Dorner" in messages[1].text
     # the gate on PPI: the win probability at the lower bound of the rating gap
     gate = ppi_gate(r, "*star*", "sim-cedar")
     diff = r.difference("*star*", "sim-cedar")
     assert gate.bound == pytest.approx(float(win_probability(diff.low, 0.0)))
     assert gate.passed == (gate.bound > 0.5)
     cal = calibrate(frame, candidate="*star*", baseline="sim-cedar")
-    via_page = show.gate_for(cal, kind="non-inferiority", margin_points=5, on="prediction-powered", ppi=r)
+    via_page = choices.gate_for(cal, kind="non-inferiority", margin_points=5, on="prediction-powered", ppi=r)
     assert not isinstance(via_page, str) and via_page.threshold == pytest.approx(0.45)
     messages = show.gate_messages(via_page)
     assert messages[1].kind == "caption" and "Bradley–Terry probability" in messages[1].text
     cal_all = calibrate(frame, candidate="*star*")
-    assert "Against" in show.gate_for(
+    assert "Against" in choices.gate_for(
         cal_all, kind="superiority", margin_points=5, on="prediction-powered", ppi=r
     )
     assert (
         "tab"
         in show.gate_messages(
-            show.gate_for(cal, kind="superiority", margin_points=0, on="prediction-powered", ppi=None)
+            choices.gate_for(cal, kind="superiority", margin_points=0, on="prediction-powered", ppi=None)
         )[0].text
     )
     cert = show.certification_message(certify(cal.counts, candidate="*star*"))
@@ -193,16 +195,16 @@ def test_ppi_words_table_gate_and_certification():
 
 
 def test_selection_reads_the_pickers():
-    sel = show.selection("j", None, show.ALL_OPPONENTS, None, show.SAME, "Both-orders verdict")
-    assert sel.both_orders is False and sel.note == show.NEEDS_CANDIDATE and sel.baseline is None
-    sel = show.selection("j", "m1", "m2", "x", show.ALL_CATEGORIES, "Each judge call")
+    sel = choices.selection("j", None, words.ALL_OPPONENTS, None, words.SAME, "Both-orders verdict")
+    assert sel.both_orders is False and sel.note == words.NEEDS_CANDIDATE and sel.baseline is None
+    sel = choices.selection("j", "m1", "m2", "x", words.ALL_CATEGORIES, "Each judge call")
     assert sel.kwargs["labelled_category"] is None and sel.baseline == "m2" and sel.both_orders is False
     assert sel.key == ("j", "m1", "m2", "x", None, False)
     # the same slice as the corrected rows is never mistaken for a category of that name
-    same = show.selection("j", "m1", "m2", "x", show.SAME, "Each judge call")
-    assert same.key != show.selection("j", "m1", "m2", "x", "same", "Each judge call").key
-    assert show.candidate_of(show.SLOT_A) is None and show.candidate_of("m1") == "m1"
-    assert show.floor_sizes([100, 25], 100) == [25, 100] and show.floor_sizes([], 0) == []
+    same = choices.selection("j", "m1", "m2", "x", words.SAME, "Each judge call")
+    assert same.key != choices.selection("j", "m1", "m2", "x", "same", "Each judge call").key
+    assert choices.candidate_of(words.SLOT_A) is None and choices.candidate_of("m1") == "m1"
+    assert choices.floor_sizes([100, 25], 100) == [25, 100] and choices.floor_sizes([], 0) == []
     values, problems = show.typed_js("0.5, banana")
     assert values == [] and "banana" in problems[0].text
 
@@ -211,10 +213,10 @@ def test_judge_profile_feeds_the_coverage_simulation():
     from evalcore.calibration import CalibrationCounts
 
     cal = calibrate(CalibrationCounts(wins=170, ties=20, losses=110, tp=90, n_se=100, tn=90, n_sp=100))
-    opts = show.judge_profile(cal, n_judged=50, n_labelled=20, simulations=100)
+    opts = choices.judge_profile(cal, n_judged=50, n_labelled=20, simulations=100)
     assert opts["se"] == pytest.approx(0.9) and opts["n_judged"] == 50
     assert coverage_simulation(**opts).simulations == 100
-    assert show.TABS[1] == "Prediction-powered ratings"
+    assert words.TABS[1] == "Prediction-powered ratings"
 
 
 def test_one_unpaired_call_is_written_in_the_singular(demo):

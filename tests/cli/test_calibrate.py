@@ -253,7 +253,7 @@ def test_gate_json_states_the_estimand(verdict_file, capsys):
         ]
     )
     printed = _json(capsys)
-    assert printed["gated_on"] == "printed" and "wins + ties/2" in printed["estimand"]
+    assert printed["gated_on"] == "printed" and "wins plus half the ties" in printed["estimand"]
 
 
 def test_ppi_json_equals_the_library(verdict_file, capsys):

@@ -131,3 +131,12 @@ def test_power_sim_on_an_arena_table_says_why_in_json(tmp_path, capsys):
     assert "arena" in out["unavailable"]
     assert main(["power-sim", str(path)]) == 0
     assert "not available:" in capsys.readouterr().out
+
+
+def test_power_detect_speaks_in_the_command_lines_words(capsys, table):
+    # The tiles are the Power page's, but the command line has no Overview to point at, and its
+    # level is written in words, not "α / 4".
+    assert main(["power-detect", str(table)]) == 0
+    out = capsys.readouterr().out
+    assert "Overview" not in out and " page" not in out
+    assert "α" not in out and "level divided by the" in out

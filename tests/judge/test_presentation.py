@@ -83,7 +83,7 @@ def test_catalogue_table_renames_writes_and_dashes():
 
 def test_side_by_side_marks_the_steady_judge_and_shows_the_sheets_numbers(labelled):
     _, sheets = labelled
-    table = show.side_by_side(sheets).set_index("judge")
+    table = show.side_by_side(sheets).set_index("Judge")
     _no_missing_words(table.reset_index())
     assert list(table.index) == ["first", "steady"]  # the store's order
     for name, sheet in sheets.items():
@@ -223,7 +223,7 @@ def test_tiny_table_with_a_judge_that_has_no_sheet(tmp_path):
     warnings = show.judge_warnings(sheets)
     assert warnings[0].startswith("j2: ")
     table = show.side_by_side(sheets)
-    assert table.set_index("judge").loc["j2", "Swap consistency"] == "—"
+    assert table.set_index("Judge").loc["j2", "Swap consistency"] == "—"
     assert not any("★" in v for v in table.to_numpy().ravel())  # one judge measured: no best
 
 
@@ -267,3 +267,15 @@ def test_a_condition_of_the_table_is_said_once_for_every_judge():
     assert show.judge_warnings(sheets) == [f"Every judge: {mixed}", "b: b only."]
     assert show.judge_warnings({"a": Sheet(mixed), "b": Sheet(mixed)}) == [f"a and b: {mixed}"]
     assert show.judge_warnings({"a": Sheet(mixed), "b": Sheet()}) == [f"a: {mixed}"]
+
+
+def test_sheet_rows_read_as_labels(labelled):
+    # The judge command and the Judge page print these rows: each is a label (capitalised, in
+    # words), as the page's other headings are, not a lower-case key ("calls", "raw slot gap").
+    _, sheets = labelled
+    figures = show.sheet_display(sheets["first"])["figure"]
+    assert all(label[0].isupper() for label in figures), [f for f in figures if not f[0].isupper()]
+    assert "Judge calls" in set(figures) and "Raw slot gap (percentage points)" in set(figures)
+    assert not any(" SD" in label for label in figures)  # no abbreviation for standard deviation
+    tiles = " ".join(f"{m.value} {m.note}" for m in show.length_metrics(sheets["first"]))
+    assert "SD" not in tiles

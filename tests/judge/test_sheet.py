@@ -687,7 +687,7 @@ def test_tiny_table_with_models_that_never_meet(no_dense):
     assert p.position_bias_points.value == pytest.approx(100.0)
     assert p.balance.balanced_share == pytest.approx(2 / 3)
     assert any("Only 67% of the calls" in w for w in sheet.design_warnings)
-    assert any("w (slot B, 1 calls)" in w for w in sheet.design_warnings)
+    assert any("w (slot B, 1 call)" in w for w in sheet.design_warnings)
     assert sheet.position.swap_consistency.value == 0.0  # x's view: +1 then −1
 
 

@@ -44,11 +44,11 @@ def test_page_shows_every_section(judge_page):
 
 def test_side_by_side_marks_the_steady_judge(judge_page):
     table = judge_page.dataframe[0].value
-    assert list(table["judge"]) == ["sim-judge-first-slot", "sim-judge-steady", "sim-judge-tie-happy"]
-    steady = table.set_index("judge").loc["sim-judge-steady"]
+    assert list(table["Judge"]) == ["sim-judge-first-slot", "sim-judge-steady", "sim-judge-tie-happy"]
+    steady = table.set_index("Judge").loc["sim-judge-steady"]
     assert steady["Swap consistency"].endswith("★")
     assert steady["No-verdict rate"].endswith("★")
-    first = table.set_index("judge").loc["sim-judge-first-slot"]
+    first = table.set_index("Judge").loc["sim-judge-first-slot"]
     assert float(first["Position bias (percentage points)"].split()[0]) > 15
     assert not first["Position bias (percentage points)"].endswith("★")
 

@@ -79,7 +79,9 @@ def test_wilcoxon_curve_and_detectable_edges_drawn(power_page):
     # The detectable edges (the chart's marks) are that test's, at Holm's first step (issue 25,
     # item 7): no pair at or beyond its mark is drawn "not resolved".
     assert any(
-        "two-sided sign test at α / 19" in c.value and "Holm's first step" in c.value for c in at.caption
+        "two-sided sign test at the 5% level divided by the 19 pairs tested" in c.value
+        and "Holm's first step" in c.value
+        for c in at.caption
     )
     edges = next(s for s in specs if "Adjacent pairs" in s["layout"]["title"]["text"])
     marks, observed = edges["data"][0], edges["data"][1]

@@ -23,7 +23,7 @@ def test_a_price_in_the_link_shows_the_cost_on_the_power_page(demo_store):
     instructions = int(re.search(r"About ([\d,]+) instructions", answer).group(1).replace(",", ""))
     per = len(demo_store.models()) - 1  # each other model against the anchor, one slot order
     calls = instructions * per
-    expected = f"{instructions:,} instructions ≈ {calls:,} judge calls ≈ {calls * 0.01:,.2f}"
+    expected = f"{instructions:,} instructions, that is {calls:,} judge calls, costing {calls * 0.01:,.2f}"
     assert any(expected in t for t in _texts(at)), _texts(at)
     assert any("Cost" in df.value.columns for df in at.dataframe)
     assert at.query_params["price_call"] == "0.01"
@@ -48,8 +48,10 @@ def test_the_prices_follow_to_the_planner_and_the_size_picker():
     assert at.number_input(key="budget_call").value == 0.01
     at.switch_page("pages/calibration.py").run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any(t.startswith("In money:") and "human labels ≈" in t for t in _texts(at)), _texts(at)
+    assert any(t.startswith("In money:") and "human labels, costing" in t for t in _texts(at)), _texts(at)
     at.switch_page("pages/overview.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.number_input(key="prices_price_label").value == 0.5
-    assert any(str(c.value).startswith("In money:") and "judge calls ≈" in str(c.value) for c in at.caption)
+    assert any(
+        str(c.value).startswith("In money:") and "judge calls, costing" in str(c.value) for c in at.caption
+    )

@@ -39,7 +39,11 @@ def test_boundary_against_hand_worked_value():
 def test_arrival_order_reads_numbers_dates_and_missing_times():
     rows = np.array([1, 2, 3, 4])
     order, by, notes = arrival_order(rows, pd.Series(["30", "10", None, "20"]))
-    assert order.tolist() == [1, 3, 0, 2] and by == "judged_at" and "1 verdicts" in notes[0]
+    assert (
+        order.tolist() == [1, 3, 0, 2]
+        and by == "judged_at"
+        and "1 verdict has no judging time; it is taken" in notes[0]
+    )
     order, _, _ = arrival_order(
         rows, pd.Series(["2024-05-02", "2024-05-01T10:00:00Z", "2024-04-30", "2024-05-03"])
     )

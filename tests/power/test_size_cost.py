@@ -35,11 +35,11 @@ def test_a_size_in_calls_and_money_by_hand():
     # 935 instructions × 19 calls = 17,765 calls; × 0.01 = 177.65
     cost = size_cost(935, per_instruction=19, prices=Prices(0.01, 0.5))
     assert (cost.calls, cost.labels, cost.money) == (17_765, 0, pytest.approx(177.65))
-    assert cost.sentence() == "935 instructions ≈ 17,765 judge calls ≈ 177.65"
+    assert cost.sentence() == "935 instructions, that is 17,765 judge calls, costing 177.65"
     # 40 labels × 0.50 = 20.00; 1,200 calls × 0.002 = 2.40
     assert size_cost(40, unit="human labels", prices=Prices(0.01, 0.5)).money == pytest.approx(20.0)
     calls = size_cost(1200, unit="judge calls", prices=Prices(0.002))
-    assert calls.money == pytest.approx(2.4) and calls.sentence() == "1,200 judge calls ≈ 2.40"
+    assert calls.money == pytest.approx(2.4) and calls.sentence() == "1,200 judge calls, costing 2.40"
     # a fractional size is rounded up (a size to collect); no prices: no money
     assert size_cost(10.2, per_instruction=3).as_dict() == {
         "size": 11,
@@ -53,7 +53,7 @@ def test_a_size_in_calls_and_money_by_hand():
 
 def test_missing_prices_leave_the_money_out():
     assert cost_text(935, per_instruction=19) == ""
-    assert cost_text(935, per_instruction=19, per_label=0.5) == "935 instructions ≈ 17,765 judge calls"
+    assert cost_text(935, per_instruction=19, per_label=0.5) == "935 instructions, that is 17,765 judge calls"
     assert cost_text(40, unit="human labels", per_call=0.01) == "40 human labels"
     assert cost_text(float("nan"), per_call=0.01) == ""
 
@@ -89,7 +89,7 @@ def test_power_table_and_planner_show_the_cost():
     sentence = av.plan_cost_sentence(evaluation, per_call=0.01, per_label=None)
     instructions = evaluation.options.set_index("design").loc["all pairs", "instructions_needed"]
     assert (
-        f"{instructions:,} instructions ≈ {instructions * 3:,} judge calls ≈ {instructions * 0.03:,.2f}"
+        f"{instructions:,} instructions, that is {instructions * 3:,} judge calls, costing {instructions * 0.03:,.2f}"
         in sentence
     )
     assert av.plan_cost_sentence(evaluation, per_call=None, per_label=0.5) == ""
@@ -99,7 +99,9 @@ def test_size_picker_in_money():
     plan = types.SimpleNamespace(reachable=True, n_labelled=400, n_judged=750)
     # 400 × 0.50 = 200.00; 750 × 0.01 = 7.50; together 207.50
     text = size_plan_cost(plan, per_call=0.01, per_label=0.5)
-    assert text == "In money: 400 human labels ≈ 200.00; 750 judge calls ≈ 7.50; together 207.50."
+    assert (
+        text == "In money: 400 human labels, costing 200.00; 750 judge calls, costing 7.50; together 207.50."
+    )
     assert size_plan_cost(plan, per_call=None, per_label=None) == ""
     assert (
         size_plan_cost(
@@ -116,7 +118,7 @@ def test_report_names_the_judge_calls_of_the_plan():
     assert "1,234 instructions" in text and "6,170 judge calls" in text
     # the Power page's sentence is the report's, with the money at the prices given
     priced = pv.plan_calls_sentence(plan, 6, prices=Prices(0.01))
-    assert priced.startswith("For a +5% edge") and "6,170 judge calls ≈ 61.70" in priced
+    assert priced.startswith("For a +5% edge") and "6,170 judge calls, costing 61.70" in priced
     assert pv.plan_calls_sentence(sample_size_plan([0.05]), 6) == ""  # no informativeness: no total
     assert isinstance(plan.table, pd.DataFrame)
 

@@ -99,3 +99,31 @@ def test_every_face_chooses_the_same_default(
     labels = {"bootstrap": "Bootstrap over instructions", "sandwich": "Sandwich (clustered, fast)"}
     assert at.radio(key="lb_interval").value == labels[expected]
     assert any(policy.reason in c.value for c in at.caption)
+
+
+def test_the_reason_counts_one_instruction_in_the_singular():
+    # A one-instruction table once read "the table has 1 instructions and 2 models".
+    reason = choose_interval(1, 2).reason
+    assert "the table has 1 instruction and 2 models" in reason
+    assert (
+        "1 instructions" not in choose_interval(1, 1).reason
+        and "1 models" not in choose_interval(1, 1).reason
+    )
+    assert "the table has 300 instructions and 6 models" in choose_interval(300, 6).reason
+
+
+def test_the_rank_command_heads_its_output_with_a_capital_and_a_singular(tmp_path, capsys):
+    # "judge j: 1 instructions" once opened the ranking of a one-instruction table.
+    path = tmp_path / "one.csv"
+    pd.DataFrame(
+        {
+            "instruction_id": ["q1"] * 2,
+            "model_a": ["a", "b"],
+            "model_b": ["b", "a"],
+            "verdict": [1, -1],
+            "judge": "j",
+        }
+    ).to_csv(path, index=False)
+    assert main(["rank", str(path), "--bootstrap", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Judge j: 1 instruction;"), out[:80]

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from evalcore.errors import UsageError
+from evalcore.present import verdict_words
 from evalcore.present import verdicts as show
 from evalcore.text import WORD_JOINER, markdown_document
 from evalcore.verdicts import VerdictCall, VerdictCase, VerdictFilter, VerdictPage
@@ -89,7 +90,7 @@ def test_a_long_text_shows_its_start_and_offers_the_rest_as_plain_text():
 
 
 def test_verdict_words_cover_the_scale_and_refuse_others():
-    assert [show.level_words(v) for v in (2, 1, 0, -1, -2, None)] == [
+    assert [verdict_words.level_words(v) for v in (2, 1, 0, -1, -2, None)] == [
         "first slot much better",
         "first slot better",
         "tie",
@@ -98,7 +99,7 @@ def test_verdict_words_cover_the_scale_and_refuse_others():
         "no verdict",
     ]
     with pytest.raises(UsageError, match="verdict"):
-        show.level_words(3)
+        verdict_words.level_words(3)
 
 
 def _case(**over) -> VerdictCase:
@@ -145,7 +146,10 @@ def test_case_lines_name_the_slots_and_the_winner_safely():
     assert show.human_line(case) == "**Human label:** n better. **The judge disagrees.**"
     assert show.human_line(_case(human=None)) == "**Human label:** none for this case."
     assert show.human_line(_case(human=0, agrees_with_human=True)).endswith("a tie. The judge agrees.")
-    assert show.case_flags(_case(flipped=True)) == ["the two orders disagree", "judge and human disagree"]
+    assert verdict_words.case_flags(_case(flipped=True)) == [
+        "the two orders disagree",
+        "judge and human disagree",
+    ]
     assert show.answer_heading(case, "n") == "**n** · second and first slot"
     assert not _live_markup(show.case_title(case) + show.answer_heading(case, "m[1](x)"))
     assert show.document(None) == "*Not in the file.*"
@@ -158,12 +162,12 @@ def _page(total: int, offset: int, n: int, *, has_text: bool = True) -> VerdictP
 
 
 def test_range_line_and_page_count():
-    assert show.range_line(_page(1234, 20, 20)) == "Cases 21–40 of 1,234"
-    assert show.range_line(_page(21, 20, 1)) == "Case 21 of 21"
-    assert show.range_line(_page(0, 0, 0)) == "No case matches these filters."
-    assert show.page_count(1234, 20) == 62 and show.page_count(0, 20) == 1
+    assert verdict_words.range_line(_page(1234, 20, 20)) == "Cases 21–40 of 1,234"
+    assert verdict_words.range_line(_page(21, 20, 1)) == "Case 21 of 21"
+    assert verdict_words.range_line(_page(0, 0, 0)) == "No case matches these filters."
+    assert verdict_words.page_count(1234, 20) == 62 and verdict_words.page_count(0, 20) == 1
     with pytest.raises(UsageError, match="limit"):
-        show.page_count(5, 0)
+        verdict_words.page_count(5, 0)
 
 
 def test_a_table_without_text_says_which_columns_would_add_it():

@@ -11,7 +11,7 @@ import pytest
 
 from evalcore.errors import UsageError
 from evalcore.judge.both_orders import SAME_OUTCOME, paired_verdicts
-from evalcore.present.verdicts import case_lines, page_headline, verdict_words
+from evalcore.present.verdict_words import case_lines, page_headline, verdict_words
 from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 from evalcore.store.store import VerdictStore
 from evalcore.verdicts import VerdictFilter, VerdictPage

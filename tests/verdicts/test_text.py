@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalcore.cli import main
-from evalcore.present.verdicts import excerpt
+from evalcore.present.verdict_words import excerpt
 from evalcore.store.store import VerdictStore
 from evalcore.verdicts import VerdictFilter
 from tests.conftest import ROOT, SHARED
