@@ -1,8 +1,8 @@
 """Verdict Lab: the entry point and the Data page (``streamlit run app.py``).
 
 ``streamlit run app.py`` imports this file, finds :data:`app` below (a Streamlit App whose start-up
-hook begins, in the background, what the first page would wait for: the libraries and the demo's
-results, :mod:`ui.warm`) and serves it. The App runs this same file as its main page script
+hook loads, before the server answers, what every page's first draw needs: the libraries and the
+demo as read, and then computes the demo's results in the background, :mod:`ui.warm`) and serves it. The App runs this same file as its main page script
 (``__main__``, as a test's ``AppTest`` does): the Data page, where one picks the demo or uploads
 a verdict file and sees what is loaded."""
 
@@ -18,22 +18,33 @@ if __name__ != "__main__":  # imported by the server for the App it serves: noth
     import threading
     from contextlib import asynccontextmanager
 
-    #: Loaded at start in a thread, in this order: the libraries, then ``ui``, whose import starts
-    #: the demo's work (:mod:`ui.warm`), then what pages import besides. A page opened meanwhile
-    #: runs its own ``import ui``, which first says what happens, then waits for what is loading.
-    PRELOAD = ("pandas", "scipy.stats", "ui", "evalcore.findings", "evalcore.plots.leaderboard")
+    #: Loaded at start in a thread, in this order: ``ui`` first, whose import starts the demo's
+    #: work (:mod:`ui.warm`: DuckDB reads the demo on the other core meanwhile), then the
+    #: libraries the pages import besides.
+    PRELOAD = ("ui", "pandas", "scipy.stats", "evalcore.findings", "evalcore.plots.leaderboard")
+    #: The longest the server holds its first answer for them (then it answers anyway, and a page
+    #: opened meanwhile says what it waits for).
+    HOLD_SECONDS = 60.0
 
     def _start_up() -> None:
         try:
             for name in PRELOAD:
                 importlib.import_module(name)
+            if (warm := sys.modules.get("ui.warm")) is not None:
+                warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
         except Exception:  # noqa: BLE001 - the page that imports it says why
             logging.getLogger("app").warning("Loading the libraries at start failed.", exc_info=True)
 
     @asynccontextmanager
     async def _lifespan(_app):
-        threading.Thread(target=_start_up, name="verdictlab-start-up", daemon=True).start()
-        yield  # the server answers (health checks, pages) meanwhile, until it stops
+        # The server answers nothing (health checks, pages) until the libraries are loaded and the
+        # demo is read (a few seconds, once per process), so that the first page a visitor opens,
+        # a shared link included, draws at once instead of waiting for them with a blank page.
+        # The demo's results are computed afterwards, in the background (ui.warm).
+        start_up = threading.Thread(target=_start_up, name="verdictlab-start-up", daemon=True)
+        start_up.start()
+        await asyncio.to_thread(start_up.join, HOLD_SECONDS)
+        yield  # the server answers from here on, until it stops
         if (warm := sys.modules.get("ui.warm")) is not None:  # then the demo's work stops too
             await asyncio.to_thread(warm.stop)
 

@@ -83,6 +83,14 @@ def early_table(key: tuple[str, int]) -> Any:
     return _EARLY.pop("table", None)
 
 
+def wait_read(timeout: float) -> bool:
+    """Wait (at most ``timeout`` seconds) until the start-up read of the default demo is over;
+    whether it is. True at once when the start-up work does not run (nothing to wait for)."""
+    if not _THREAD:
+        return True
+    return _EARLY_DONE.wait(timeout)
+
+
 def enabled() -> bool:
     """Whether the start-up work runs (``VERDICTLAB_WARM``, on unless "0")."""
     return os.environ.get("VERDICTLAB_WARM", "1").strip() != "0"
