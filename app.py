@@ -18,22 +18,33 @@ if __name__ != "__main__":  # imported by the server for the App it serves: noth
     import threading
     from contextlib import asynccontextmanager
 
-    #: Loaded at start in a thread, in this order: ``ui`` first, whose import starts the demo's
-    #: work (:mod:`ui.warm`: DuckDB reads the demo on the other core meanwhile), then the
-    #: libraries the pages import besides.
-    PRELOAD = ("ui", "pandas", "scipy.stats", "evalcore.findings", "evalcore.plots.leaderboard")
-    #: The longest the server holds its first answer for them (then it answers anyway, and a page
-    #: opened meanwhile says what it waits for).
+    #: Loaded at start in a thread, before the server answers: ``ui`` (the pages' glue, pandas and
+    #: DuckDB), whose import starts the demo's work (:mod:`ui.warm`: DuckDB reads the demo on the
+    #: other core meanwhile), then the demo read is waited for. What every page's first draw needs.
+    HOLD = ("ui",)
+    #: Loaded next, in the same thread, while the server answers: what the analysis pages import
+    #: besides (SciPy's statistics among them), which the demo's start-up work needs first.
+    PRELOAD = (*HOLD, "evalcore.findings", "evalcore.plots.leaderboard")
+    #: The longest the server holds its first answer (then it answers anyway, and a page opened
+    #: meanwhile says what it waits for).
     HOLD_SECONDS = 60.0
+    _HELD = threading.Event()
 
     def _start_up() -> None:
         try:
             for name in PRELOAD:
+                if name not in HOLD:
+                    _HELD.set()
                 importlib.import_module(name)
-            if (warm := sys.modules.get("ui.warm")) is not None:
-                warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
         except Exception:  # noqa: BLE001 - the page that imports it says why
             logging.getLogger("app").warning("Loading the libraries at start failed.", exc_info=True)
+        finally:
+            _HELD.set()
+
+    def _hold() -> None:
+        """Wait until what :data:`HOLD` names is imported and the demo is read."""
+        if _HELD.wait(HOLD_SECONDS) and (warm := sys.modules.get("ui.warm")) is not None:
+            warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
 
     @asynccontextmanager
     async def _lifespan(_app):
@@ -41,9 +52,8 @@ if __name__ != "__main__":  # imported by the server for the App it serves: noth
         # demo is read (a few seconds, once per process), so that the first page a visitor opens,
         # a shared link included, draws at once instead of waiting for them with a blank page.
         # The demo's results are computed afterwards, in the background (ui.warm).
-        start_up = threading.Thread(target=_start_up, name="verdictlab-start-up", daemon=True)
-        start_up.start()
-        await asyncio.to_thread(start_up.join, HOLD_SECONDS)
+        threading.Thread(target=_start_up, name="verdictlab-start-up", daemon=True).start()
+        await asyncio.to_thread(_hold)
         yield  # the server answers from here on, until it stops
         if (warm := sys.modules.get("ui.warm")) is not None:  # then the demo's work stops too
             await asyncio.to_thread(warm.stop)
