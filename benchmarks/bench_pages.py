@@ -239,5 +239,6 @@ def main() -> None:
             f"{median([x[2] for x in w]):9.2f} {median([x[3] for x in w]):6.2f}  {w[0][4] if w else ''}"
         )
 
+
 if __name__ == "__main__":
     main()

@@ -368,24 +368,30 @@ def warm_demo(first: str = "") -> None:
         def wanted() -> list:  # the pieces of the page asked for last
             return order.get(_ASKED[-1] if _ASKED else first, [])
 
-        def asked() -> list:  # those of them still to compute
-            return [w for w in wanted() if w in pending]
-
-        while pending and not _STOP.is_set():  # until done, or the server stops
-            if not asked():  # a page asked for draws first, then the rest is computed
-                wait_for_pages()
-            work = (asked() or pending)[0]
-            pending.remove(work)
-            doing[0] = work
-            try:
-                work()
-            except ValueError:  # the design cannot give it: the page says why in words
-                continue
-            finally:
-                doing[0] = None
+        _compute(pending, wanted, doing)
         store.close()
     except Exception:  # noqa: BLE001 - a page computes what this could not, and says why
         LOG.warning("The demo's start-up computation stopped; pages compute on request.", exc_info=True)
+
+
+def _compute(pending: list, wanted: Any, doing: list) -> None:
+    """Compute the ``pending`` pieces until done or the server stops: those of the page asked for
+    last (``wanted()``) first, else the next one once no page runs; ``doing[0]`` is the piece
+    being computed (its results wait for a page it was not asked for, see :func:`warm_demo`)."""
+    while pending and not _STOP.is_set():
+        asked = [w for w in wanted() if w in pending]
+        if not asked:  # a page asked for draws first, then the rest is computed
+            wait_for_pages()
+            asked = [w for w in wanted() if w in pending]
+        work = (asked or pending)[0]
+        pending.remove(work)
+        doing[0] = work
+        try:
+            work()
+        except ValueError:  # the design cannot give it: the page says why in words
+            continue
+        finally:
+            doing[0] = None
 
 
 # Imported first by the ui package: a fresh server's first page says what it does, and the
