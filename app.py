@@ -1,10 +1,9 @@
 """Verdict Lab: the entry point and the Data page (``streamlit run app.py``).
 
-``streamlit run app.py`` imports this file, finds :data:`app` below (a Streamlit App whose start-up
-hook loads, before the server answers, what every page's first draw needs: the libraries and the
-demo as read, and then computes the demo's results in the background, :mod:`ui.warm`) and serves it. The App runs this same file as its main page script
-(``__main__``, as a test's ``AppTest`` does): the Data page, where one picks the demo or uploads
-a verdict file and sees what is loaded."""
+``streamlit run app.py`` imports this file and serves :data:`app` below, a Streamlit App whose
+start-up hook loads what every page's first draw needs before the server answers, then computes
+the demo's results in the background (:mod:`ui.warm`). The App runs this file as its main page
+(``__main__``, as a test's ``AppTest`` does): the Data page, to load the demo or a verdict file."""
 
 from __future__ import annotations
 
@@ -12,48 +11,31 @@ import streamlit as st
 
 if __name__ != "__main__":  # imported by the server for the App it serves: nothing is drawn here
     import asyncio
+    import contextlib
     import importlib
     import logging
     import sys
     import threading
-    from contextlib import asynccontextmanager
 
-    #: Loaded at start in a thread, before the server answers: ``ui`` (the pages' glue, pandas and
-    #: DuckDB), whose import starts the demo's work (:mod:`ui.warm`: DuckDB reads the demo on the
-    #: other core meanwhile), then the demo read is waited for. What every page's first draw needs.
-    HOLD = ("ui",)
-    #: Loaded next, in the same thread, while the server answers: what the analysis pages import
-    #: besides (SciPy's statistics among them), which the demo's start-up work needs first.
+    #: Before the server answers: ``ui`` (pandas, DuckDB; it starts :mod:`ui.warm`, which reads the
+    #: demo meanwhile) and the demo read; then, while it answers, what analyses import (SciPy).
+    HOLD, HOLD_SECONDS = ("ui",), 60.0
     PRELOAD = (*HOLD, "evalcore.findings", "evalcore.plots.leaderboard")
-    #: The longest the server holds its first answer (then it answers anyway, and a page opened
-    #: meanwhile says what it waits for).
-    HOLD_SECONDS = 60.0
-    _HELD = threading.Event()
 
-    def _start_up() -> None:
+    def _load(names: tuple[str, ...]) -> None:
         try:
-            for name in PRELOAD:
-                if name not in HOLD:
-                    _HELD.set()
+            for name in names:
                 importlib.import_module(name)
+            if names == HOLD and (warm := sys.modules.get("ui.warm")) is not None:
+                warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
         except Exception:  # noqa: BLE001 - the page that imports it says why
             logging.getLogger("app").warning("Loading the libraries at start failed.", exc_info=True)
-        finally:
-            _HELD.set()
 
-    def _hold() -> None:
-        """Wait until what :data:`HOLD` names is imported and the demo is read."""
-        if _HELD.wait(HOLD_SECONDS) and (warm := sys.modules.get("ui.warm")) is not None:
-            warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
-
-    @asynccontextmanager
+    @contextlib.asynccontextmanager
     async def _lifespan(_app):
-        # The server answers nothing (health checks, pages) until the libraries are loaded and the
-        # demo is read (a few seconds, once per process), so that the first page a visitor opens,
-        # a shared link included, draws at once instead of waiting for them with a blank page.
-        # The demo's results are computed afterwards, in the background (ui.warm).
-        threading.Thread(target=_start_up, name="verdictlab-start-up", daemon=True).start()
-        await asyncio.to_thread(_hold)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.to_thread(_load, HOLD), HOLD_SECONDS)  # no blank first page
+        threading.Thread(target=_load, args=(PRELOAD,), name="verdictlab-start-up", daemon=True).start()
         yield  # the server answers from here on, until it stops
         if (warm := sys.modules.get("ui.warm")) is not None:  # then the demo's work stops too
             await asyncio.to_thread(warm.stop)

@@ -64,7 +64,7 @@ def test_the_server_answers_once_the_pages_glue_is_loaded_and_the_demo_read():
         "asyncio.run(main())\n"
         "fake = types.SimpleNamespace(wait_read=lambda timeout: seen.append('read') or True)\n"
         "sys.modules['ui.warm'] = fake\n"
-        "app._hold()\n"
+        "app._load(app.HOLD)\n"
         "print(seen, set(app.HOLD) <= set(app.PRELOAD))"
     )
     assert _run(code) == "[(True, True), 'read'] True"
