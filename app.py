@@ -1,10 +1,9 @@
 """Verdict Lab: the entry point and the Data page (``streamlit run app.py``).
 
-``streamlit run app.py`` imports this file, finds :data:`app` below (a Streamlit App whose start-up
-hook begins, in the background, what the first page would wait for: the libraries and the demo's
-results, :mod:`ui.warm`) and serves it. The App runs this same file as its main page script
-(``__main__``, as a test's ``AppTest`` does): the Data page, where one picks the demo or uploads
-a verdict file and sees what is loaded."""
+``streamlit run app.py`` imports this file and serves :data:`app` below, a Streamlit App whose
+start-up hook loads what every page's first draw needs before the server answers, then computes
+the demo's results in the background (:mod:`ui.warm`). The App runs this file as its main page
+(``__main__``, as a test's ``AppTest`` does): the Data page, to load the demo or a verdict file."""
 
 from __future__ import annotations
 
@@ -12,28 +11,32 @@ import streamlit as st
 
 if __name__ != "__main__":  # imported by the server for the App it serves: nothing is drawn here
     import asyncio
+    import contextlib
     import importlib
     import logging
     import sys
     import threading
-    from contextlib import asynccontextmanager
 
-    #: Loaded at start in a thread, in this order: the libraries, then ``ui``, whose import starts
-    #: the demo's work (:mod:`ui.warm`), then what pages import besides. A page opened meanwhile
-    #: runs its own ``import ui``, which first says what happens, then waits for what is loading.
-    PRELOAD = ("pandas", "scipy.stats", "ui", "evalcore.findings", "evalcore.plots.leaderboard")
+    #: Before the server answers: ``ui`` (pandas, DuckDB; it starts :mod:`ui.warm`, which reads the
+    #: demo meanwhile) and the demo read; then, while it answers, what analyses import (SciPy).
+    HOLD, HOLD_SECONDS = ("ui",), 60.0
+    PRELOAD = (*HOLD, "evalcore.findings", "evalcore.plots.leaderboard")
 
-    def _start_up() -> None:
+    def _load(names: tuple[str, ...]) -> None:
         try:
-            for name in PRELOAD:
+            for name in names:
                 importlib.import_module(name)
+            if names == HOLD and (warm := sys.modules.get("ui.warm")) is not None:
+                warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
         except Exception:  # noqa: BLE001 - the page that imports it says why
             logging.getLogger("app").warning("Loading the libraries at start failed.", exc_info=True)
 
-    @asynccontextmanager
+    @contextlib.asynccontextmanager
     async def _lifespan(_app):
-        threading.Thread(target=_start_up, name="verdictlab-start-up", daemon=True).start()
-        yield  # the server answers (health checks, pages) meanwhile, until it stops
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.to_thread(_load, HOLD), HOLD_SECONDS)  # no blank first page
+        threading.Thread(target=_load, args=(PRELOAD,), name="verdictlab-start-up", daemon=True).start()
+        yield  # the server answers from here on, until it stops
         if (warm := sys.modules.get("ui.warm")) is not None:  # then the demo's work stops too
             await asyncio.to_thread(warm.stop)
 

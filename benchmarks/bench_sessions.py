@@ -119,6 +119,10 @@ class Server:
             port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
         self.log = folder / "streamlit.log"
+        #: When the process was started and when it first answered (``time.perf_counter``): a cold
+        #: link is timed from both (the start-up hook may hold the answer while it loads).
+        self.started = time.perf_counter()
+        self.answered = float("nan")
         env = {**os.environ, "VERDICTLAB_WORKSPACE": str(folder / "ws.duckdb")}
         extra = [f"--server.disconnectedSessionTTL={session_ttl}"] if session_ttl else []
         with self.log.open("w") as out:
@@ -147,9 +151,10 @@ class Server:
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
                     if r.read().strip() == b"ok":
+                        self.answered = time.perf_counter()
                         return
             except OSError:
-                time.sleep(0.3)
+                time.sleep(0.05)
         raise RuntimeError(f"streamlit did not start:\n{self.log.read_text()}")
 
     @property

@@ -42,3 +42,54 @@ def test_what_the_start_up_hook_loads_exists():
     assert out.stdout.split(), out.stderr
     for name in out.stdout.split():
         assert importlib.util.find_spec(name) is not None, name
+
+
+def _run(code: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "VERDICTLAB_WARM": "0"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_the_server_answers_once_the_pages_glue_is_loaded_and_the_demo_read():
+    """The start-up hook holds the server's first answer until ``ui`` (the pages' glue, pandas,
+    DuckDB) is imported and the start-up read of the demo is over, so that a visitor's first page
+    never waits for them on a blank screen; the rest loads afterwards."""
+    code = (
+        "import asyncio, sys, types, app\n"
+        "seen = []\n"
+        "async def main():\n"
+        "    async with app._lifespan(None):\n"
+        "        seen.append(('ui' in sys.modules, 'pandas' in sys.modules))\n"
+        "asyncio.run(main())\n"
+        "fake = types.SimpleNamespace(wait_read=lambda timeout: seen.append('read') or True)\n"
+        "sys.modules['ui.warm'] = fake\n"
+        "app._load(app.HOLD)\n"
+        "print(seen, set(app.HOLD) <= set(app.PRELOAD))"
+    )
+    assert _run(code) == "[(True, True), 'read'] True"
+
+
+def test_the_pages_glue_the_data_page_and_reading_a_file_load_no_scipy():
+    """What is loaded before the server answers (``ui``, the store's reading) and what the Data
+    page imports leave SciPy to the analyses that use it (it costs about a second of CPU)."""
+    code = (
+        "import sys, ui, evalcore.store.store\n"
+        "from evalcore.ties.both_bad import both_bad_share\n"
+        "from evalcore.plots.summary import coverage_heatmap\n"
+        "from evalcore.ingest.files import read_human_ranking\n"
+        "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith('scipy.'))[:3])"
+    )
+    assert _run(code) == "[]"
+
+
+def test_the_ties_package_names_are_those_of_its_modules():
+    """The ties package imports its names on first use: each is the one its module defines."""
+    import importlib
+
+    import evalcore.ties as ties
+
+    for name in ties.__all__:
+        module = importlib.import_module(ties._EXPORTS[name])
+        assert getattr(ties, name) is getattr(module, name), name
+    assert set(ties.__all__) == set(ties._EXPORTS)

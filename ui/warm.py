@@ -83,6 +83,14 @@ def early_table(key: tuple[str, int]) -> Any:
     return _EARLY.pop("table", None)
 
 
+def wait_read(timeout: float) -> bool:
+    """Wait (at most ``timeout`` seconds) until the start-up read of the default demo is over;
+    whether it is. True at once when the start-up work does not run (nothing to wait for)."""
+    if not _THREAD:
+        return True
+    return _EARLY_DONE.wait(timeout)
+
+
 def enabled() -> bool:
     """Whether the start-up work runs (``VERDICTLAB_WARM``, on unless "0")."""
     return os.environ.get("VERDICTLAB_WARM", "1").strip() != "0"
@@ -252,8 +260,21 @@ def warm_demo(first: str = "") -> None:
         if identity is None:
             return
 
+        #: The piece being computed, and how deep in a result's own computation this thread is.
+        doing: list = [None]
+        depth = [0]
+
         def cache(key: tuple, compute):
-            return ui_state.shared_value(identity + tuple(key), compute)
+            # Between two results of a piece no page asked for, the work waits while a visitor's
+            # page runs (that page computes what it needs itself, on the cores this would take);
+            # never inside a result, which a page may be waiting for.
+            if depth[0] == 0 and doing[0] is not None and doing[0] not in wanted():
+                wait_for_pages()
+            depth[0] += 1
+            try:
+                return ui_state.shared_value(identity + tuple(key), compute)
+            finally:
+                depth[0] -= 1
 
         judges = store.judges()
         # every page starts on the library's default judge (the one rule: ui.state.default_choice)
@@ -344,21 +365,33 @@ def warm_demo(first: str = "") -> None:
         works = [findings, sheets, board, power, cases, weights, ties, changes]
         pending = list(dict.fromkeys(order.get(first, []) + works))  # each once
 
-        def asked() -> list:
-            return [w for w in order.get(_ASKED[-1] if _ASKED else first, []) if w in pending]
+        def wanted() -> list:  # the pieces of the page asked for last
+            return order.get(_ASKED[-1] if _ASKED else first, [])
 
-        while pending and not _STOP.is_set():  # until done, or the server stops
-            if not asked():  # a page asked for draws first, then the rest is computed
-                wait_for_pages()
-            work = (asked() or pending)[0]
-            pending.remove(work)
-            try:
-                work()
-            except ValueError:  # the design cannot give it: the page says why in words
-                continue
+        _compute(pending, wanted, doing)
         store.close()
     except Exception:  # noqa: BLE001 - a page computes what this could not, and says why
         LOG.warning("The demo's start-up computation stopped; pages compute on request.", exc_info=True)
+
+
+def _compute(pending: list, wanted: Any, doing: list) -> None:
+    """Compute the ``pending`` pieces until done or the server stops: those of the page asked for
+    last (``wanted()``) first, else the next one once no page runs; ``doing[0]`` is the piece
+    being computed (its results wait for a page it was not asked for, see :func:`warm_demo`)."""
+    while pending and not _STOP.is_set():
+        asked = [w for w in wanted() if w in pending]
+        if not asked:  # a page asked for draws first, then the rest is computed
+            wait_for_pages()
+            asked = [w for w in wanted() if w in pending]
+        work = (asked or pending)[0]
+        pending.remove(work)
+        doing[0] = work
+        try:
+            work()
+        except ValueError:  # the design cannot give it: the page says why in words
+            continue
+        finally:
+            doing[0] = None
 
 
 # Imported first by the ui package: a fresh server's first page says what it does, and the

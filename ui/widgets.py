@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 import streamlit as st
 
-from evalcore.power.budget import SizeUnit, cost_text
 from evalcore.present.display import shorten_cells
 from evalcore.store.store import VerdictStore
 from ui.messages import escape_markdown, info, md, metric, warning
@@ -30,6 +29,9 @@ from ui.state import (
     url_number,
     url_param,
 )
+
+if TYPE_CHECKING:
+    from evalcore.power.budget import SizeUnit
 
 ALL_CATEGORIES = "All categories"
 
@@ -324,6 +326,10 @@ class PriceInput:
     def cost(self, size: float, *, unit: SizeUnit = "instructions", per_instruction: int = 1) -> str:
         """The size in judge calls and money ("935 instructions, that is 17,765 judge calls, costing 177.65"),
         the money left out when its price is not given; "" when neither price is given."""
+        # imported here: the power package loads SciPy's statistics, which no page's first
+        # draw needs before a price is typed
+        from evalcore.power.budget import cost_text
+
         return cost_text(
             size, unit=unit, per_instruction=per_instruction, per_call=self.per_call, per_label=self.per_label
         )

@@ -49,7 +49,6 @@ from evalcore.store.deadline import Watchdog
 from evalcore.store.queries import CalibrationPatterns, LabelledCells
 from evalcore.store.summary import (  # noqa: F401 (re-exported)
     DatasetSummary,
-    classify_design,
     summarise,
 )
 from evalcore.store.text import TextArea

@@ -8,7 +8,6 @@ from math import comb
 from typing import TYPE_CHECKING
 
 from evalcore._sql import one_row
-from evalcore.ranking.design import classify_design
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -79,6 +78,10 @@ class DatasetSummary:
 def summarise(store: VerdictStore) -> DatasetSummary:
     """The dataset summary shown on the home page and by ``python -m evalcore summary``."""
     import pandas as pd
+
+    # imported here: the ranking package loads SciPy, which reading a file into the store does not
+    # need (a server reads its demo while the rest is still being imported)
+    from evalcore.ranking.design import classify_design
 
     con = store.con
     rows, instructions, labelled, self_rows = one_row(

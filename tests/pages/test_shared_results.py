@@ -309,3 +309,33 @@ def test_the_start_up_work_stops_with_the_server(monkeypatch):
     warm.stop()
     warm.warm_demo("")
     assert {k[3] for k in us._SHARED} <= {"summary", "default_judge", "counts"}
+
+
+@pytest.mark.parametrize(("page", "waits"), [("methods", True), ("overview", False)])
+def test_the_start_up_work_waits_between_results_while_a_page_it_was_not_asked_for_runs(
+    monkeypatch, page, waits
+):
+    """Inside a piece (the findings: many results), the start-up work waits between two results
+    while a page that does not show them runs (that page computes what it needs on the cores
+    the work would take); for the page asked for, whose results they are, it goes on."""
+    from ui import warm
+
+    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
+    monkeypatch.setattr(warm, "_ASKED", [page])
+    events: list = []
+    real = us.shared_value
+    setup = ("summary", "default_judge", "counts")
+
+    def record(key, compute):
+        events.append(key[3:])
+        if len([e for e in events if e != "wait" and e[0] not in setup]) > 3:
+            raise RuntimeError("stop here")
+        return real(key, compute)
+
+    monkeypatch.setattr(us, "shared_value", record)
+    monkeypatch.setattr(warm, "wait_for_pages", lambda limit=30.0: events.append("wait"))
+    warm.warm_demo("")
+    work = [i for i, e in enumerate(events) if e != "wait" and e[0] not in setup]
+    between = events[work[0] + 1 : work[-1]]
+    assert len(work) > 1
+    assert ("wait" in between) is waits
