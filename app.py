@@ -7,7 +7,14 @@ the demo's results in the background (:mod:`ui.warm`). The App runs this file as
 
 from __future__ import annotations
 
-import streamlit as st
+import os
+
+# The analyses solve many small systems; on a 2-core or shared server OpenBLAS's thread pool costs
+# more than the work (a 27,000-long dot product: 1 ms of CPU with the pool, 3 microseconds on one
+# thread). Set before numpy loads, as the commands do; a setting of the server's own wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import streamlit as st  # noqa: E402
 
 if __name__ != "__main__":  # imported by the server for the App it serves: nothing is drawn here
     import asyncio
