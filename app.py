@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 
-# The analyses solve many small systems; on a 2-core or shared server OpenBLAS's thread pool costs
-# more than the work (a 27,000-long dot product: 1 ms of CPU with the pool, 3 microseconds on one
-# thread). Set before numpy loads, as the commands do; a setting of the server's own wins.
+# Many small solves: on a shared or 2-core server OpenBLAS's thread pool costs more than the work
+# (docs/development.md). Set before numpy loads, as the commands do; a server's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import streamlit as st  # noqa: E402
