@@ -386,3 +386,22 @@ def test_the_slot_balance_counts_pairs_and_orders_without_a_matrix():
     assert got.calls_both_orders == int((n + n.T)[both].sum())
     assert got.order_balance == pytest.approx(1 - np.abs(n - n.T)[upper].sum() / n.sum())
     assert got.calls == int(n.sum())
+
+
+@pytest.mark.parametrize("shape", ["arena", "disconnected", "undefeated"])
+def test_with_few_models_and_many_clusters_the_sandwich_draws_are_the_table_sized_ones(shape, dense):
+    """Where the models squared are at most the clusters (an arena: a cluster per battle), the
+    pairs' path draws the rank ranges from the covariance's factor, as the table-sized path
+    does: the same draws to 1e-5 Elo (no longer other numbers of the same distribution)."""
+    from evalcore.ranking import pair_board
+
+    counts = SHAPES[shape]()
+    assert counts.n_models**2 <= counts.n_instructions
+    out = {}
+    for kind in ("dense", "sparse"):
+        dense(kind)
+        board = leaderboard(counts, rounds=200, seed=11, interval="sandwich")
+        out[kind] = (board.samples, board.table[["rank", "rank_low", "rank_high"]])
+    np.testing.assert_allclose(out["sparse"][0], out["dense"][0], atol=1e-5, rtol=0)
+    pd.testing.assert_frame_equal(out["sparse"][1], out["dense"][1])
+    assert pair_board.PairSandwich.draws.__doc__ and "factor" in pair_board.PairSandwich.draws.__doc__
