@@ -47,7 +47,7 @@ from scipy.sparse.csgraph import connected_components
 from evalcore.counts import VerdictCounts
 from evalcore.errors import EvalcoreError
 from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE, fit_bradley_terry, pooled_wins
-from evalcore.ranking.category_permutation import cells_of, permuted_labels, scaled_chi2_p
+from evalcore.ranking.category_permutation import cells_of, permuted_labels, scaled_chi2_p, stratum_order
 from evalcore.ranking.intervals import sandwich_covariance
 from evalcore.ranking.separation import adjust_p_values
 
@@ -303,8 +303,9 @@ def category_heterogeneity(
     rng = np.random.default_rng(seed)
     null_stats = np.empty(permutations)
     null_per = np.empty((permutations, n_cats))
+    base = stratum_order(strata)  # the same for every permutation
     for r in range(permutations):
-        labels = permuted_labels(rng, cells.label, strata)
+        labels = permuted_labels(rng, cells.label, strata, base)
         null_stats[r], null_per[r] = _statistics(cells.decisive(labels, n_cats, m), null)
     p_value = scaled_chi2_p(statistic, null_stats) if df > 0 else 1.0
     raw_p = np.array([scaled_chi2_p(per_stat[k], null_per[:, k]) for k in range(n_cats)])
