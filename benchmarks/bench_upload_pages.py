@@ -187,7 +187,11 @@ def browser(repeat: int, arena: Path | None, tables: list[str]) -> None:
 
     todo = {
         "paper": (paper_sized_file(), "upload", "paper-sized table, 866,250 calls, uploaded in the browser"),
-        "arena": (arena_file(arena), "data folder", "arena table, 1.8 M battles, from the server's data folder"),
+        "arena": (
+            arena_file(arena),
+            "data folder",
+            "arena table, 1.8 M battles, from the server's data folder",
+        ),
     }
     print(f"load average at start: {os.getloadavg()}")
     results: dict[str, tuple[list[float], dict[str, list[tuple[float, float]]]]] = {}
@@ -210,7 +214,9 @@ def browser(repeat: int, arena: Path | None, tables: list[str]) -> None:
         for title, runs in per_page.items():
             wall = [r[0] for r in runs if r[0] == r[0]]
             cpu = [r[1] for r in runs if r[1] == r[1]]
-            shown = f"{statistics.median(wall):13.2f} {statistics.median(cpu):12.2f}" if wall else "  not drawn"
+            shown = (
+                f"{statistics.median(wall):13.2f} {statistics.median(cpu):12.2f}" if wall else "  not drawn"
+            )
             print(f"{title:16} {shown}")
 
 

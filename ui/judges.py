@@ -53,7 +53,11 @@ def _result(store, category: str | None, title: Callable[[str], Any], heading: s
         return None
     title(heading)
     rounds = _rounds(store, key)
-    words = f"Weighting the judges ({rounds} resamples of the instructions)…" if rounds else "Weighting the judges…"
+    words = (
+        f"Weighting the judges ({rounds} resamples of the instructions)…"
+        if rounds
+        else "Weighting the judges…"
+    )
     with progress_bar(words) as progress:
         compute = partial(pool_store, store, category=category, rounds=rounds, progress=progress)
         memo_key = ("judge_pooling", category) if rounds else ("judge_pooling", category, 0)

@@ -332,7 +332,9 @@ def judge_pooling(
                 draws.append(th_b)
                 s_draws.append(s_b)
                 if progress is not None:
-                    progress(len(draws) / rounds, f"Resampling the instructions: {len(draws):,} of {rounds:,}")
+                    progress(
+                        len(draws) / rounds, f"Resampling the instructions: {len(draws):,} of {rounds:,}"
+                    )
         samples = ELO_CENTRE + ELO_SCALE * np.array(draws)
         s_samples = np.array(s_draws)
         if slow:

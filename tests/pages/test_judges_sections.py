@@ -60,7 +60,9 @@ def _pooled_table(at):
     return next(df.value for df in at.dataframe if q.name("pooled_rating") in df.value.columns)
 
 
-def test_on_a_large_table_the_pooled_ranking_comes_first_and_its_intervals_on_request(monkeypatch, demo_store):
+def test_on_a_large_table_the_pooled_ranking_comes_first_and_its_intervals_on_request(
+    monkeypatch, demo_store
+):
     """Above the size where 200 refits are quick, the page fits once (no interval column, no
     resampling) and resamples only when the switch is on; both tables are the library's."""
     from evalcore.ranking import judges as judges_lib
@@ -72,7 +74,9 @@ def test_on_a_large_table_the_pooled_ranking_comes_first_and_its_intervals_on_re
     first = _pooled_table(at)
     assert "95% interval" not in first.columns
     assert list(first["Model"]) == list(point.table["model"])
-    assert list(first[q.name("pooled_rating")]) == [q.format("pooled_rating", r) for r in point.table["rating"]]
+    assert list(first[q.name("pooled_rating")]) == [
+        q.format("pooled_rating", r) for r in point.table["rating"]
+    ]
     assert "95% interval" not in _weights_table(at).columns
 
     at.toggle(key="lb_pool_intervals").set_value(True).run()
