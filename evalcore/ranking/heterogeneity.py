@@ -228,36 +228,36 @@ def category_heterogeneity(
 ) -> Heterogeneity:
     """Test whether one Bradley–Terry ranking fits every category; find reversals; shrink.
 
-    The likelihood-ratio statistic (Wilks 1938) is referred to its permutation distribution: the
-    categories are shuffled among instructions that compared the same pairs of models, which
-    keeps every instruction's verdicts together; the p-value is the tail of a scaled
-    chi-squared matched to that distribution's mean and variance (Satterthwaite 1946). Verdicts on one instruction are correlated (an
-    easy prompt favours one model in every pair), and a chi-squared reference, which counts
-    verdicts as independent, rejects one ranking on data that have it (p below 1e-70 on a
-    20-model all-pairs table with random category labels). With one verdict per instruction the
-    two agree, and the chi-squared reference is used without permutations (an arena table).
-When most instructions compared a set of pairs no other instruction did, the
-    categories are shuffled among all instructions (with a note).
+        The likelihood-ratio statistic (Wilks 1938) is referred to its permutation distribution: the
+        categories are shuffled among instructions that compared the same pairs of models, which
+        keeps every instruction's verdicts together; the p-value is the tail of a scaled
+        chi-squared matched to that distribution's mean and variance (Satterthwaite 1946). Verdicts on one instruction are correlated (an
+        easy prompt favours one model in every pair), and a chi-squared reference, which counts
+        verdicts as independent, rejects one ranking on data that have it (p below 1e-70 on a
+        20-model all-pairs table with random category labels). With one verdict per instruction the
+        two agree, and the chi-squared reference is used without permutations (an arena table).
+    When most instructions compared a set of pairs no other instruction did, the
+        categories are shuffled among all instructions (with a note).
 
-    Parameters
-    ----------
-    per_category
-        Each category's verdict counts (one judge), e.g. ``store.counts(judge=j, category=c)``.
-    alpha
-        Level of the test and of the per-category tests (Holm-adjusted).
-    min_verdicts
-        Categories with fewer verdicts are left out, with a note.
-    uncategorised
-        Verdicts without a category (left out; only reported in the notes).
-    permutations, seed
-        Permutations of the test (the p-value's resolution is 1 / (permutations + 1)) and their
-        random seed.
+        Parameters
+        ----------
+        per_category
+            Each category's verdict counts (one judge), e.g. ``store.counts(judge=j, category=c)``.
+        alpha
+            Level of the test and of the per-category tests (Holm-adjusted).
+        min_verdicts
+            Categories with fewer verdicts are left out, with a note.
+        uncategorised
+            Verdicts without a category (left out; only reported in the notes).
+        permutations, seed
+            Permutations of the test (the p-value's resolution is 1 / (permutations + 1)) and their
+            random seed.
 
-    Returns
-    -------
-    Heterogeneity
-        See the module docstring for the methods (Wilks 1938; Holm 1979; DerSimonian & Laird
-        1986; Efron & Morris 1973; Simpson 1951; the sandwich: Liang & Zeger 1986).
+        Returns
+        -------
+        Heterogeneity
+            See the module docstring for the methods (Wilks 1938; Holm 1979; DerSimonian & Laird
+            1986; Efron & Morris 1973; Simpson 1951; the sandwich: Liang & Zeger 1986).
     """
     notes: list[str] = []
     if uncategorised:
@@ -315,10 +315,7 @@ When most instructions compared a set of pairs no other instruction did, the
         rest_free = [_free(total - groups[k]) for k in range(n_cats)]
         p_value = float(sps.chi2.sf(statistic, df)) if df > 0 else 1.0
         raw_p = np.array(
-            [
-                _chi2_p(per_stat[k], _free(groups[k]) + rest_free[k] - _free(total))
-                for k in range(n_cats)
-            ]
+            [_chi2_p(per_stat[k], _free(groups[k]) + rest_free[k] - _free(total)) for k in range(n_cats)]
         )
     else:
         rng = np.random.default_rng(seed)
