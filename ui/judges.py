@@ -16,7 +16,8 @@ from evalcore import quantities as q
 from evalcore.errors import EvalcoreError
 from evalcore.present import ranking as show
 from ui.messages import caption, warning
-from ui.widgets import download_csv, memo_or_info
+from ui.state import memo
+from ui.widgets import download_csv, memo_or_info, progress_bar
 
 ROUNDS = 200
 INTRO = (
@@ -28,27 +29,49 @@ INTRO = (
 )
 
 
-def _result(store, category: str | None, title: Callable[[str], Any], heading: str):
+def _rounds(store, key: str) -> int:
+    """The bootstrap rounds of the pooled ranking: :data:`ROUNDS` on a table where the refits are
+    quick, else none until the visitor asks with the switch (the fit itself is immediate)."""
+    from evalcore.ranking.judges import intervals_by_default
+
+    if intervals_by_default(memo(("summary",), store.summary).rows):
+        return ROUNDS
+    why = (
+        f"The 95% intervals refit the pooled model on {ROUNDS} resamples of the instructions: "
+        "seconds on a table this large, so they are computed when asked for."
+    )
+    asked = st.toggle(f"95% intervals ({ROUNDS} resamples of the instructions)", key=key, help=why)
+    return ROUNDS if asked else 0
+
+
+def _result(store, category: str | None, title: Callable[[str], Any], heading: str, *, key: str):
     """The pooled result under its ``title(heading)`` and the method, or None: nothing drawn for
     one judge, the reason in words when it cannot be computed."""
     from evalcore.judge.pooling import pool_store
 
     if len(store.judges()) < 2:
         return None
-    with st.spinner(f"Weighting the judges ({ROUNDS} resamples of the instructions)…", show_time=True):
-        compute = partial(pool_store, store, category=category, rounds=ROUNDS)
-        res = memo_or_info(
-            ("judge_pooling", category), compute, errors=EvalcoreError, words="No pooled ranking: {}"
-        )
+    title(heading)
+    rounds = _rounds(store, key)
+    words = (
+        f"Weighting the judges ({rounds} resamples of the instructions)…"
+        if rounds
+        else "Weighting the judges…"
+    )
+    with progress_bar(words) as progress:
+        compute = partial(pool_store, store, category=category, rounds=rounds, progress=progress)
+        memo_key = ("judge_pooling", category) if rounds else ("judge_pooling", category, 0)
+        res = memo_or_info(memo_key, compute, errors=EvalcoreError, words="No pooled ranking: {}")
     if res is not None:
-        title(heading)
         caption(INTRO)
+        if not rounds:
+            caption("Intervals not computed: switch them on above.")
     return res
 
 
 def pooled_ranking_section(store, category: str | None) -> None:
     """Leaderboard page: the ranking that pools every judge, against plain pooling."""
-    res = _result(store, category, st.subheader, "Several judges, one ranking")
+    res = _result(store, category, st.subheader, "Several judges, one ranking", key="lb_pool_intervals")
     if res is None:
         return
     warning(*res.notes)
@@ -65,7 +88,7 @@ def pooled_ranking_section(store, category: str | None) -> None:
 
 def judge_weights_section(store, category: str | None) -> None:
     """Judge page: each judge's weight in the pooled ranking beside its certification."""
-    res = _result(store, category, st.header, "Weights in the pooled ranking")
+    res = _result(store, category, st.header, "Weights in the pooled ranking", key="judge_pool_intervals")
     if res is None:
         return
     frame = show.judge_weights_display(res)

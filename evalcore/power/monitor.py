@@ -334,8 +334,11 @@ def monitor_leader(
     level = alpha / len(pairs)
     # per pair: global arrival positions and its running bounds (the lower-index model's win rate)
     seqs = []
+    # each pair's arrival positions in order: one stable sort, not a pass over every verdict per
+    # pair (8,256 passes over 1.8 million battles on an arena of 129 models)
+    by_pair = np.split(np.argsort(inverse, kind="stable"), np.cumsum(np.bincount(inverse))[:-1])
     for k in range(len(pairs)):
-        where = np.flatnonzero(inverse == k)
+        where = by_pair[k]
         _, lower, upper = confidence_sequence(score[where], alpha=level, tuned_for=tuned_for)
         seqs.append((where, lower, upper))
     a_of, b_of = pairs // len(names), pairs % len(names)

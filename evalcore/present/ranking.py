@@ -443,20 +443,21 @@ def windows_display(windows) -> pd.DataFrame:
 
 def pooled_display(res) -> pd.DataFrame:
     """The ranking that pools every judge (:func:`evalcore.judge.pooling.pool_store`) beside the
-    rank with plain pooling."""
+    rank with plain pooling; the interval column only when the bootstrap was run."""
     t = res.table.assign(
         interval=[
             f"{q.format('pooled_rating', lo)} to {q.format('pooled_rating', hi)}"
             for lo, hi in zip(res.table["ci_low"], res.table["ci_high"], strict=True)
         ]
     )
+    resampled = bool(res.table["ci_low"].notna().any())
     return catalogue_table(
         t,
         [
             ("rank", "Rank", None),
             ("model", "Model", None),
             ("rating", "pooled_rating"),
-            ("interval", "95% interval", None),
+            *([("interval", "95% interval", None)] if resampled else []),
             ("plain_rating", "Rating with plain pooling", "elo"),
             ("plain_rank", "Rank with plain pooling", None),
             ("rank_change", "Places gained by weighting", None),
@@ -465,15 +466,18 @@ def pooled_display(res) -> pd.DataFrame:
 
 
 def judge_weights_display(res) -> pd.DataFrame:
-    """Each judge's weight in the pooled ranking beside its certification against human labels."""
+    """Each judge's weight in the pooled ranking beside its certification against human labels
+    (the weight's interval only when the bootstrap was run)."""
     rows = []
     for j in res.judges:
         cert = "no labels" if j.certified is None else ("certified" if j.certified else "not certified")
-        rows.append(
+        row = {"Judge": j.judge, q.name("judge_weight"): q.format("judge_weight", j.weight)}
+        if j.weight_low == j.weight_low:  # not NaN: the bootstrap was run
+            row["95% interval"] = (
+                f"{q.format('judge_weight', j.weight_low)} to {q.format('judge_weight', j.weight_high)}"
+            )
+        row.update(
             {
-                "Judge": j.judge,
-                q.name("judge_weight"): q.format("judge_weight", j.weight),
-                "95% interval": f"{q.format('judge_weight', j.weight_low)} to {q.format('judge_weight', j.weight_high)}",
                 q.name("judge_slot_lean"): q.format("judge_slot_lean", j.lean),
                 q.name("judge_information_share"): q.format("judge_information_share", j.share),
                 q.name("judge_tau_pooled"): q.format("judge_tau_pooled", j.tau),
@@ -481,6 +485,7 @@ def judge_weights_display(res) -> pd.DataFrame:
                 "In the pooled ranking": j.status + (f": {j.reason}" if j.reason else ""),
             }
         )
+        rows.append(row)
     return pd.DataFrame(rows)
 
 

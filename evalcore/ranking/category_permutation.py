@@ -77,10 +77,25 @@ def cells_of(kept: Mapping[str, VerdictCounts], cats: tuple[str, ...], models: t
     return Cells(unit, a, b, wins_a, wins_b, label=np.concatenate(labels), n_units=offset)
 
 
-def permuted_labels(rng, label: np.ndarray, strata: np.ndarray) -> np.ndarray:
-    """The categories shuffled among the units of each stratum."""
+def stratum_order(strata: np.ndarray) -> np.ndarray | None:
+    """The units in stratum order (each stratum's units in their own order), computed once for
+    every permutation of :func:`permuted_labels`; None when there is one stratum (the identity)."""
+    if strata.size == 0 or not strata.any():
+        return None
+    return np.lexsort((np.arange(strata.size), strata))
+
+
+def permuted_labels(
+    rng, label: np.ndarray, strata: np.ndarray, base: np.ndarray | None | bool = False
+) -> np.ndarray:
+    """The categories shuffled among the units of each stratum. ``base`` is
+    :func:`stratum_order` of ``strata`` when the caller computed it once for all its
+    permutations (False: computed here)."""
     order = np.lexsort((rng.random(label.size), strata))
-    base = np.lexsort((np.arange(label.size), strata))
+    if base is False:
+        base = stratum_order(strata)
+    if base is None:  # one stratum: the units are in their own order
+        return label[order]
     out = np.empty_like(label)
     out[base] = label[order]
     return out

@@ -47,7 +47,7 @@ from scipy.sparse.csgraph import connected_components
 from evalcore.counts import VerdictCounts
 from evalcore.errors import EvalcoreError
 from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE, fit_bradley_terry, pooled_wins
-from evalcore.ranking.category_permutation import cells_of, permuted_labels, scaled_chi2_p
+from evalcore.ranking.category_permutation import cells_of, permuted_labels, scaled_chi2_p, stratum_order
 from evalcore.ranking.intervals import sandwich_covariance
 from evalcore.ranking.separation import adjust_p_values
 from evalcore.text import fmt_count
@@ -213,6 +213,11 @@ def _statistics(groups: np.ndarray, null: float) -> tuple[float, np.ndarray]:
     return max(0.0, 2.0 * (float(ll.sum()) - null)), np.maximum(0.0, 2.0 * (ll + ll_rest - null))
 
 
+def _chi2_p(statistic: float, df: int) -> float:
+    """P(χ²_df ≥ statistic); 1 without a free parameter to test."""
+    return float(sps.chi2.sf(statistic, df)) if df > 0 else 1.0
+
+
 def category_heterogeneity(
     per_category: Mapping[str, VerdictCounts],
     *,
@@ -224,35 +229,36 @@ def category_heterogeneity(
 ) -> Heterogeneity:
     """Test whether one Bradley–Terry ranking fits every category; find reversals; shrink.
 
-    The likelihood-ratio statistic (Wilks 1938) is referred to its permutation distribution: the
-    categories are shuffled among instructions that compared the same pairs of models, which
-    keeps every instruction's verdicts together; the p-value is the tail of a scaled
-    chi-squared matched to that distribution's mean and variance (Satterthwaite 1946). Verdicts on one instruction are correlated (an
-    easy prompt favours one model in every pair), and a chi-squared reference, which counts
-    verdicts as independent, rejects one ranking on data that have it (p below 1e-70 on a
-    20-model all-pairs table with random category labels). With one verdict per instruction the
-    two agree. When most instructions compared a set of pairs no other instruction did, the
-    categories are shuffled among all instructions (with a note).
+        The likelihood-ratio statistic (Wilks 1938) is referred to its permutation distribution: the
+        categories are shuffled among instructions that compared the same pairs of models, which
+        keeps every instruction's verdicts together; the p-value is the tail of a scaled
+        chi-squared matched to that distribution's mean and variance (Satterthwaite 1946). Verdicts on one instruction are correlated (an
+        easy prompt favours one model in every pair), and a chi-squared reference, which counts
+        verdicts as independent, rejects one ranking on data that have it (p below 1e-70 on a
+        20-model all-pairs table with random category labels). With one verdict per instruction the
+        two agree, and the chi-squared reference is used without permutations (an arena table).
+    When most instructions compared a set of pairs no other instruction did, the
+        categories are shuffled among all instructions (with a note).
 
-    Parameters
-    ----------
-    per_category
-        Each category's verdict counts (one judge), e.g. ``store.counts(judge=j, category=c)``.
-    alpha
-        Level of the test and of the per-category tests (Holm-adjusted).
-    min_verdicts
-        Categories with fewer verdicts are left out, with a note.
-    uncategorised
-        Verdicts without a category (left out; only reported in the notes).
-    permutations, seed
-        Permutations of the test (the p-value's resolution is 1 / (permutations + 1)) and their
-        random seed.
+        Parameters
+        ----------
+        per_category
+            Each category's verdict counts (one judge), e.g. ``store.counts(judge=j, category=c)``.
+        alpha
+            Level of the test and of the per-category tests (Holm-adjusted).
+        min_verdicts
+            Categories with fewer verdicts are left out, with a note.
+        uncategorised
+            Verdicts without a category (left out; only reported in the notes).
+        permutations, seed
+            Permutations of the test (the p-value's resolution is 1 / (permutations + 1)) and their
+            random seed.
 
-    Returns
-    -------
-    Heterogeneity
-        See the module docstring for the methods (Wilks 1938; Holm 1979; DerSimonian & Laird
-        1986; Efron & Morris 1973; Simpson 1951; the sandwich: Liang & Zeger 1986).
+        Returns
+        -------
+        Heterogeneity
+            See the module docstring for the methods (Wilks 1938; Holm 1979; DerSimonian & Laird
+            1986; Efron & Morris 1973; Simpson 1951; the sandwich: Liang & Zeger 1986).
     """
     notes: list[str] = []
     if uncategorised:
@@ -290,8 +296,10 @@ def category_heterogeneity(
     if df <= 0:
         notes.append("No model was compared in two categories: the test has nothing to compare.")
 
+    decisive_per_unit = np.bincount(cells.unit, cells.wins_a + cells.wins_b, minlength=cells.n_units)
+    independent = bool(decisive_per_unit.size) and decisive_per_unit.max() <= 1
     strata = cells.strata()
-    if np.mean(np.bincount(strata)[strata] > 1) < 0.5:
+    if not independent and np.mean(np.bincount(strata)[strata] > 1) < 0.5:
         # few instructions share their set of pairs: shuffle among all of them, which is exact
         # when every instruction compares (nearly) every pair (an all-pairs table with a few
         # missing verdicts) and otherwise assumes the categories compare the same kinds of pairs
@@ -303,14 +311,25 @@ def category_heterogeneity(
                 "categories among all instructions, which assumes the categories compare the same "
                 "kinds of pairs."
             )
-    rng = np.random.default_rng(seed)
-    null_stats = np.empty(permutations)
-    null_per = np.empty((permutations, n_cats))
-    for r in range(permutations):
-        labels = permuted_labels(rng, cells.label, strata)
-        null_stats[r], null_per[r] = _statistics(cells.decisive(labels, n_cats, m), null)
-    p_value = scaled_chi2_p(statistic, null_stats) if df > 0 else 1.0
-    raw_p = np.array([scaled_chi2_p(per_stat[k], null_per[:, k]) for k in range(n_cats)])
+    if independent:
+        # At most one decisive verdict per instruction (an arena: one prompt per battle): the
+        # verdicts are independent, the chi-squared reference applies as it is (Wilks 1938) and
+        # the permutations, one sort of every instruction each, would only approximate it.
+        rest_free = [_free(total - groups[k]) for k in range(n_cats)]
+        p_value = float(sps.chi2.sf(statistic, df)) if df > 0 else 1.0
+        raw_p = np.array(
+            [_chi2_p(per_stat[k], _free(groups[k]) + rest_free[k] - _free(total)) for k in range(n_cats)]
+        )
+    else:
+        rng = np.random.default_rng(seed)
+        null_stats = np.empty(permutations)
+        null_per = np.empty((permutations, n_cats))
+        base = stratum_order(strata)  # the same for every permutation
+        for r in range(permutations):
+            labels = permuted_labels(rng, cells.label, strata, base)
+            null_stats[r], null_per[r] = _statistics(cells.decisive(labels, n_cats, m), null)
+        p_value = scaled_chi2_p(statistic, null_stats) if df > 0 else 1.0
+        raw_p = np.array([scaled_chi2_p(per_stat[k], null_per[:, k]) for k in range(n_cats)])
     holm = adjust_p_values(raw_p, correction="holm")
     tests = tuple(
         CategoryTest(

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evalcore.errors import UsageError, check_int
+from evalcore.progress import Progress
 from evalcore.ranking.bradley_terry import (
     ELO_CENTRE,
     ELO_SCALE,
@@ -79,6 +80,20 @@ METHOD = (
 )
 #: A judge with this share or more of its decisive verdicts for one slot is left out.
 ONE_SLOT_SHARE = 0.99
+#: Above this many calls the pooled ranking's bootstrap (one refit of the judge-aware model per
+#: round) takes seconds, not a blink: a page shows the fit first and resamples on request
+#: (:func:`intervals_by_default`). The bundled demo (342,000 calls) stays below.
+BOOTSTRAP_CALLS_LIMIT = 500_000
+
+
+def intervals_by_default(calls: int) -> bool:
+    """Whether a page computes the pooled ranking's bootstrap intervals without being asked: on
+    tables of at most :data:`BOOTSTRAP_CALLS_LIMIT` calls (the refits are quick there).
+
+    >>> intervals_by_default(342_000), intervals_by_default(866_250)
+    (True, False)
+    """
+    return int(calls) <= BOOTSTRAP_CALLS_LIMIT
 
 
 @dataclass(frozen=True)
@@ -217,6 +232,7 @@ def judge_pooling(
     max_weight: float = 4.0,
     min_verdicts: int = 20,
     solver: Solver = "auto",
+    progress: Progress | None = None,
 ) -> JudgePooling:
     """Pool several judges into one ranking, weighting each by its estimated reliability.
 
@@ -236,6 +252,8 @@ def judge_pooling(
     solver
         How each fit solves its Newton steps for the ratings (as in
         :func:`~evalcore.ranking.judges_fit.fit_judge_aware`): the same fit either way.
+    progress
+        ``progress(fraction, label)`` while bootstrapping.
 
     Returns
     -------
@@ -324,6 +342,10 @@ def judge_pooling(
                 slow += not ok
                 draws.append(th_b)
                 s_draws.append(s_b)
+                if progress is not None:
+                    progress(
+                        len(draws) / rounds, f"Resampling the instructions: {len(draws):,} of {rounds:,}"
+                    )
         samples = ELO_CENTRE + ELO_SCALE * np.array(draws)
         s_samples = np.array(s_draws)
         if slow:

@@ -35,7 +35,7 @@ from scipy import sparse
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import ComparisonGraph, _sigmoid, win_entries
-from evalcore.ranking.intervals import score_residuals
+from evalcore.ranking.intervals import normal_draws, score_residuals
 
 #: The largest piece of the comparison graph whose information is inverted exactly (a dense
 #: matrix of this many models: 8 × 2,500² bytes = 50 MB, under a second).
@@ -200,10 +200,17 @@ class PairSandwich:
         return cov if dtype is None else cov.astype(dtype)
 
     def draws(self, theta: np.ndarray, *, draws: int) -> np.ndarray:
-        """(draws, M) strengths from N(θ̂, P X B X P) (natural scale), without forming it: the
-        draws the diagonal was estimated from when there are enough of them."""
+        """(draws, M) strengths from N(θ̂, P X B X P) (natural scale): the draws the diagonal was
+        estimated from when there are enough of them; from the covariance's factor when it is
+        exact and its models squared are at most the clusters (:func:`normal_draws`, as the
+        table-sized leaderboard draws); else from drawn scores, without forming it."""
         if self.drawn is not None and self.drawn.shape[0] >= draws:
             return theta + self.drawn[:draws]
+        if self.exact and self.n_models**2 <= self.scores_t.shape[1]:
+            # Few models, many clusters (an arena: a cluster per battle): a drawn score passes
+            # over every cluster, while the covariance (models × models) is cheap here. Its
+            # factor draws as the table-sized path does (the same draws, the same rank ranges).
+            return normal_draws(theta, np.asarray(self) / self.scale, draws=draws, seed=self.seed)
         return theta + _draw_solutions(self, draws, np.random.default_rng(self.seed))[0]
 
     def model_variances(self) -> np.ndarray:

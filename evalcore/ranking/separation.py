@@ -153,20 +153,19 @@ def separation(board: Leaderboard, *, alpha: float = 0.05, correction: Correctio
     table = board.table
     order = list(table["model"])
     idx = {m: board.models.index(m) for m in order}
+    piece = dict(zip(table["model"], table["piece"], strict=True))
+    # At most MAX_MODELS models: the covariance as one small matrix (the many-model leaderboard
+    # keeps it as factors, whose every entry costs two solves: 3 × 8,256 solves at 129 models)
+    c = np.asarray(board.covariance) if sandwich else None
     rows = []
     for a_pos, m1 in enumerate(order):
         for m2 in order[a_pos + 1 :]:
             i, j = idx[m1], idx[m2]
             diff = float(board.ratings[i] - board.ratings[j])
-            same_piece = (
-                table.loc[table["model"] == m1, "piece"].iloc[0]
-                == table.loc[table["model"] == m2, "piece"].iloc[0]
-            )
-            if not same_piece:
+            if piece[m1] != piece[m2]:
                 rows.append((m1, m2, diff, math.nan, math.nan, math.nan))
                 continue
-            if sandwich:
-                c = board.covariance
+            if c is not None:
                 se = math.sqrt(max(c[i, i] + c[j, j] - 2 * c[i, j], 0.0))
                 low, high = diff - Z95 * se, diff + Z95 * se
                 p = math.erfc(abs(diff) / se / math.sqrt(2)) if se > 0 else math.nan

@@ -54,3 +54,48 @@ def test_judge_page_shows_weights_beside_certification(library):
     assert not at.exception and not at.error
     assert "Weights in the pooled ranking" in [h.value for h in at.header]
     _check_weights(at, library)
+
+
+def _pooled_table(at):
+    return next(df.value for df in at.dataframe if q.name("pooled_rating") in df.value.columns)
+
+
+def test_on_a_large_table_the_pooled_ranking_comes_first_and_its_intervals_on_request(
+    monkeypatch, demo_store
+):
+    """Above the size where 200 refits are quick, the page fits once (no interval column, no
+    resampling) and resamples only when the switch is on; both tables are the library's."""
+    from evalcore.ranking import judges as judges_lib
+
+    monkeypatch.setattr(judges_lib, "BOOTSTRAP_CALLS_LIMIT", 1_000)  # the demo counts as large
+    point = pool_store(demo_store, rounds=0)
+    at = open_page("pages/leaderboard.py")
+    assert not at.exception and not at.error
+    first = _pooled_table(at)
+    assert "95% interval" not in first.columns
+    assert list(first["Model"]) == list(point.table["model"])
+    assert list(first[q.name("pooled_rating")]) == [
+        q.format("pooled_rating", r) for r in point.table["rating"]
+    ]
+    assert "95% interval" not in _weights_table(at).columns
+
+    at.toggle(key="lb_pool_intervals").set_value(True).run()
+    assert not at.exception and not at.error
+    full = pool_store(demo_store, rounds=ROUNDS)
+    shown = _pooled_table(at)
+    expected = [
+        f"{q.format('pooled_rating', lo)} to {q.format('pooled_rating', hi)}"
+        for lo, hi in zip(full.table["ci_low"], full.table["ci_high"], strict=True)
+    ]
+    assert list(shown["95% interval"]) == expected
+
+
+def test_the_judge_weights_table_leaves_out_intervals_that_were_not_computed(demo_store):
+    from evalcore.present.ranking import judge_weights_display, pooled_display
+
+    point = pool_store(demo_store, rounds=0, certify=False)
+    assert "95% interval" not in pooled_display(point).columns
+    assert "95% interval" not in judge_weights_display(point).columns
+    resampled = pool_store(demo_store, rounds=20, certify=False)
+    assert "95% interval" in pooled_display(resampled).columns
+    assert "95% interval" in judge_weights_display(resampled).columns

@@ -128,3 +128,18 @@ def test_correlated_verdicts_on_an_instruction_do_not_fake_a_difference():
     assert chi2.sf(h.statistic, h.df) < 0.05  # the naive reference would call it different
     assert not h.rejects
     assert not h.reversals
+
+
+def test_one_verdict_per_instruction_takes_the_chi_squared_reference_without_permutations():
+    """An arena (one prompt per battle): the verdicts are independent, so the p-values are the
+    chi-squared tails of the statistic (hand-worked degrees of freedom: 6 models all met in every
+    category, 5 free strengths per fit) and the permutations' number and seed change nothing."""
+    _, store = _arena_table(None, seed=3, n=6_000)
+    h = store_heterogeneity(store, judge="arena", permutations=49, seed=1)
+    n_cats = len(h.per_category)
+    assert n_cats >= 2 and h.df == 5 * (n_cats - 1)
+    assert h.p_value == pytest.approx(chi2.sf(h.statistic, h.df), rel=1e-12)
+    for t in h.per_category:  # each category against all the others: 5 + 5 − 5 free strengths
+        assert t.p_value == pytest.approx(chi2.sf(t.statistic, 5), rel=1e-12)
+    again = store_heterogeneity(store, judge="arena", permutations=199, seed=9)
+    assert again.p_value == h.p_value

@@ -453,3 +453,55 @@ def test_halves_fitted_side_by_side_equal_each_half_fitted_alone(shape):
     for h, w in enumerate(halves):
         ref, _ = fit_bradley_terry(w, prior_games=PRIOR_GAMES, solver="dense")
         np.testing.assert_allclose(ELO_SCALE * got[h], ELO_SCALE * ref, atol=ELO_TOL, rtol=0)
+
+
+@pytest.mark.parametrize("shape", ["arena", "disconnected", "undefeated"])
+def test_with_few_models_and_many_clusters_the_sandwich_draws_are_the_table_sized_ones(shape, dense):
+    """Where the models squared are at most the clusters (an arena: a cluster per battle), the
+    pairs' path draws the rank ranges from the covariance's factor, as the table-sized path
+    does: the same draws to 1e-5 Elo (no longer other numbers of the same distribution)."""
+    from evalcore.ranking import pair_board
+
+    counts = SHAPES[shape]()
+    assert counts.n_models**2 <= counts.n_instructions
+    out = {}
+    for kind in ("dense", "sparse"):
+        dense(kind)
+        board = leaderboard(counts, rounds=200, seed=11, interval="sandwich")
+        out[kind] = (board.samples, board.table[["rank", "rank_low", "rank_high"]])
+    np.testing.assert_allclose(out["sparse"][0], out["dense"][0], atol=1e-5, rtol=0)
+    pd.testing.assert_frame_equal(out["sparse"][1], out["dense"][1])
+    assert pair_board.PairSandwich.draws.__doc__ and "factor" in pair_board.PairSandwich.draws.__doc__
+
+
+@pytest.mark.parametrize("shape", ["arena", "disconnected"])
+def test_separation_over_the_pairs_reads_the_covariance_once(shape, dense, monkeypatch):
+    """The many-model leaderboard keeps its sandwich as factors, an entry two solves: the
+    separation test takes the (at most 150 × 150) matrix once, and its intervals and p-values are
+    those of the entries, hand-computed here by the delta method from the dense path's matrix."""
+    import math
+
+    from evalcore.ranking import pair_board, separation
+    from evalcore.stats.intervals import Z95
+
+    counts = SHAPES[shape]()
+    dense("dense")
+    reference = np.asarray(leaderboard(counts, rounds=0, seed=7, interval="sandwich").covariance)
+    dense("sparse")
+    board = leaderboard(counts, rounds=0, seed=7, interval="sandwich")
+    assert isinstance(board.covariance, pair_board.PairSandwich)
+
+    def refuse(self, index):
+        raise AssertionError("an entry solved on its own")
+
+    monkeypatch.setattr(pair_board.PairSandwich, "__getitem__", refuse)
+    sep = separation(board)
+    for r in sep.pairs.itertuples():
+        i, j = board.models.index(r.model_1), board.models.index(r.model_2)
+        var = reference[i, i] + reference[j, j] - 2 * reference[i, j]
+        if math.isnan(r.p_value):
+            continue
+        assert r.high - r.difference == pytest.approx(Z95 * math.sqrt(var), rel=1e-6)
+        assert r.p_value == pytest.approx(
+            math.erfc(abs(r.difference) / math.sqrt(var) / math.sqrt(2)), rel=1e-5
+        )
