@@ -9,6 +9,7 @@ from evalcore.errors import UsageError
 from evalcore.plots.common import CONFIG
 from evalcore.plots.leaderboard import separation_heatmap, win_rate_heatmap
 from evalcore.present import ranking as show
+from evalcore.present import style as style_show
 from evalcore.present.display import shorten_cells
 from evalcore.present.verdicts import cell_verdicts
 from evalcore.ranking import choose_interval, leaderboard, separation
@@ -50,8 +51,13 @@ with _ui.page("Leaderboard"):
     if interval == default:
         st.caption(f"Intervals {policy.reason}. Pick the other method above to compare.")
     options = _ui.memo(("style_options",), lambda: available_controls(store.feature_sources()))
-    pick = {"param": "style", "key": "lb_style", "default": [], "help": show.STYLE_EXPLAINED}  # in the link
-    pick["format_func"] = show.control_label
+    pick = {
+        "param": "style",
+        "key": "lb_style",
+        "default": [],
+        "help": style_show.STYLE_EXPLAINED,
+    }  # in the link
+    pick["format_func"] = style_show.control_label
     controls = _ui.linked_multi(st.multiselect, "Control for style", options, **pick)
 
     # the default unit and weighting keep the Overview's key, so the two pages share one board

@@ -27,6 +27,7 @@ from evalcore.errors import DesignError, EvalcoreError
 from evalcore.plots.common import CONFIG
 from evalcore.plots.leaderboard import FOREST_CHOICES, FOREST_MODELS, forest_plot
 from evalcore.present import ranking as show
+from evalcore.present import style as style_show
 from evalcore.present.display import catalogue_table
 from evalcore.ranking.heterogeneity import Heterogeneity, HeterogeneityError, store_heterogeneity
 from evalcore.ranking.judge_drift import judge_drift
@@ -86,7 +87,7 @@ def style_table(
     """``table`` with the style-controlled columns for ``controls`` (unchanged when none)."""
     if not controls:
         return table
-    st.caption(show.STYLE_EXPLAINED + (" " + show.STYLE_BOTH_ORDERS if both else ""))
+    st.caption(style_show.STYLE_EXPLAINED + (" " + style_show.STYLE_BOTH_ORDERS if both else ""))
     try:
         styled = _ui.memo(
             ("style", judge, category, tuple(controls)),
@@ -95,9 +96,9 @@ def style_table(
     except EvalcoreError as exc:
         _ui.warning(f"No style control: {exc}")
         return table
-    _ui.caption(show.style_caption(styled))
+    _ui.caption(style_show.style_caption(styled))
     _ui.warning(*styled.notes)
-    return show.style_display(table, styled)
+    return style_show.style_display(table, styled)
 
 
 CATEGORY_HEADING = "Does one ranking fit every category?"

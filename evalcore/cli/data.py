@@ -129,7 +129,7 @@ def run_rank(args: argparse.Namespace) -> int:
     styled = None
     if args.control is not None:
         # style control needs pandas and the store's rows: imported only when asked for
-        from evalcore.present.ranking import merge_style_records
+        from evalcore.present.style import merge_style_records
         from evalcore.ranking.style import controlled_leaderboard
 
         families = None
@@ -160,7 +160,8 @@ def run_rank(args: argparse.Namespace) -> int:
     show(f"{units}; {widening}" if board.cluster != "instruction" else None)
     print_notes((*board.design_warnings, *board.notes))
     # the Leaderboard page's own table: the same columns, names and words on both faces
-    from evalcore.present.ranking import display_table, style_caption, style_display
+    from evalcore.present.ranking import display_table
+    from evalcore.present.style import style_caption, style_display
 
     table = display_table(board)
     show(style_display(table, styled) if styled is not None else table, f"Stability: {stability.sentence()}")

@@ -26,6 +26,7 @@ from evalcore.present import calibration_words as cal_words
 from evalcore.present import judge as judge_show
 from evalcore.present import power as power_show
 from evalcore.present import ranking as rank_show
+from evalcore.present import style as style_show
 from evalcore.present import summary as summary_show
 from evalcore.present import ties as ties_show
 from evalcore.present.display import FORMATS, catalogue_table
@@ -86,7 +87,7 @@ def leaderboard_section(analyses: Analyses) -> str:
         return missing_note("The leaderboard", analyses.unavailable.get("leader", "no ranking"))
     notes = captions([*board.design_warnings, *board.notes])
     if analyses.style is not None:
-        notes += f'<p class="caption">Style control: {esc(rank_show.style_caption(analyses.style))}</p>'
+        notes += f'<p class="caption">Style control: {esc(style_show.style_caption(analyses.style))}</p>'
     if analyses.judge_pooling is not None:  # several judges: the ranking that weights them
         notes += f'<p class="caption">Several judges: {esc(analyses.judge_pooling.sentence())}</p>'
     notes += time_line(analyses) + unit_line(analyses)

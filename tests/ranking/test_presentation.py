@@ -169,6 +169,7 @@ def test_anchor_only_table_reads_in_words():
 
 def test_style_display_orders_by_controlled_rank_and_marks_changes():
     from evalcore.present import ranking as show
+    from evalcore.present import style as style_show
     from evalcore.ranking import leaderboard
     from evalcore.ranking.style import controlled_leaderboard
     from evalcore.simulate.tables import arena_verdict_frame, simulate_arena
@@ -183,13 +184,13 @@ def test_style_display_orders_by_controlled_rank_and_marks_changes():
     board = leaderboard(store.counts(judge="arena"), rounds=0)
     styled = controlled_leaderboard(store, judge="arena", controls="length")
     assert "sim-arena-005" not in styled.models and styled.dropped > 0
-    shown = show.style_display(show.display_table(board), styled)
+    shown = style_show.style_display(show.display_table(board), styled)
     assert shown["Model"].tolist()[:5] == styled.table["model"].tolist()
     assert shown["Rank"].tolist() == ["1", "2", "3", "4", "5", "—"]
     for change, text in zip(styled.table["rank_change"], shown["Rank change"][:5], strict=True):
         assert text == ("=" if change == 0 else f"▲ {change}" if change > 0 else f"▼ {-change}")
     assert shown["Rank change"].iloc[-1] == "—"
-    caption = show.style_caption(styled)
+    caption = style_show.style_caption(styled)
     assert "Controlling for style" in caption and "Length:" in caption
 
 
