@@ -173,6 +173,20 @@ def test_data_folder_lists_only_its_own_files(folder):
     assert list_data_files(folder) == ["a.csv", "link-in.csv", "sub/b.parquet"]
 
 
+def test_data_folder_leaves_out_names_that_are_not_text(folder):
+    # A file (and a folder) named with Latin-1 bytes: Python gives it stand-in characters that a
+    # page cannot send to the browser (the Data page stopped with an encoding error).
+    root = os.fsencode(folder)
+    with open(os.path.join(root, b"caf\xe9.csv"), "w") as out:
+        out.write(f"{HEADER}\n1,a,b,1\n")
+    os.mkdir(os.path.join(root, b"d\xe9j\xe0"))
+    with open(os.path.join(root, b"d\xe9j\xe0", b"c.csv"), "w") as out:
+        out.write(f"{HEADER}\n1,a,b,1\n")
+    names = list_data_files(folder)
+    assert names == ["a.csv", "link-in.csv", "sub/b.parquet"]
+    assert all(name.encode("utf-8") for name in names)
+
+
 @pytest.mark.parametrize(
     "name",
     [

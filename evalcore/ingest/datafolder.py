@@ -59,6 +59,16 @@ def data_dir() -> Path | None:
     return root.resolve() if root.is_dir() else None
 
 
+def _text(name: str) -> bool:
+    """Whether a name is text: a file name of bytes that are not UTF-8 (an old archive, another
+    system's encoding) reaches Python with stand-in characters that no page or link can carry."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _inside(root: Path, path: Path) -> bool:
     try:
         path.relative_to(root)
@@ -70,13 +80,14 @@ def _inside(root: Path, path: Path) -> bool:
 def list_data_files(root: Path | None = None) -> list[str]:
     """Names (relative to the folder, ``/``-separated) of the verdict files in the data folder,
     sorted; files whose real location is outside the folder (symbolic links out) are left out.
-    A hive-partitioned Parquet folder is one name ending in ``/``."""
+    A hive-partitioned Parquet folder is one name ending in ``/``. A name that is not text (bytes
+    that are not UTF-8) is left out: it could not be shown or picked."""
     root = root.resolve() if root is not None else data_dir()
     if root is None:
         return []
     names = []
     for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and _text(d))
         here = Path(folder)
         if here != root and _partitioned(here, dirs):
             # one table in many files: listed once, its files not one by one
@@ -85,7 +96,7 @@ def list_data_files(root: Path | None = None) -> list[str]:
             dirs[:] = []
             continue
         for name in sorted(files):
-            if name.startswith(".") or not name.lower().endswith(SUFFIXES):
+            if name.startswith(".") or not name.lower().endswith(SUFFIXES) or not _text(name):
                 continue
             path = Path(folder) / name
             real = path.resolve()
