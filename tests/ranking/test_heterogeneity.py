@@ -128,3 +128,30 @@ def test_correlated_verdicts_on_an_instruction_do_not_fake_a_difference():
     assert chi2.sf(h.statistic, h.df) < 0.05  # the naive reference would call it different
     assert not h.rejects
     assert not h.reversals
+
+
+def test_batched_permutations_equal_one_table_at_a_time(monkeypatch):
+    """The permuted tables fitted together in small batches (a batch limit that splits the 49
+    permutations unevenly) give every permutation's statistics of one table fitted at a time,
+    with the same seeded label draws: the test's statistic, p-values and Holm p-values agree."""
+    from evalcore.ranking import heterogeneity as het
+    from evalcore.ranking.category_permutation import cells_of, permuted_labels
+
+    _, store = _arena_table(_swap(), 3, n=4_000)
+    per = {c: store.counts(judge="arena", category=c) for c in store.categories()}
+    models = tuple(sorted({m for k in per.values() for m in k.models}))
+    cats = tuple(sorted(per))
+    cells = cells_of(per, cats, models)
+    m, n_cats = len(models), len(cats)
+    total = cells.decisive(cells.label, n_cats, m).sum(axis=0)
+    null = float(het._loglik(total, het._fit(total)))
+    strata = cells.strata()
+    rng = np.random.default_rng(7)
+    one = [
+        het._statistics(cells.decisive(permuted_labels(rng, cells.label, strata), n_cats, m), null)
+        for _ in range(49)
+    ]
+    monkeypatch.setattr(het, "BATCH_NUMBERS", 10 * n_cats * m * m)  # batches of 10 tables
+    stats, per_cat = het._null_statistics(cells, strata, np.random.default_rng(7), 49, n_cats, m, null)
+    np.testing.assert_allclose(stats, [s for s, _ in one], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(per_cat, np.array([p for _, p in one]), rtol=1e-9, atol=1e-9)
