@@ -231,10 +231,23 @@ def _null_statistics(
         for r, lab in enumerate(labels):
             null_stats[r], null_per[r] = _statistics(cells.decisive(lab, n_cats, m), null)
         return null_stats, null_per
-    step = max(1, BATCH_NUMBERS // (n_cats * m * m))
+    # few instructions (each comparing many pairs): each instruction's own (M, M) wins once, and
+    # a permuted table is the sum of its categories' instructions, one matrix product for many
+    # tables (sums of whole counts: the same numbers as counting the cells again)
+    per_unit = None
+    if cells.n_units * m * m <= BATCH_NUMBERS:
+        key = cells.unit.astype(np.int64) * (m * m)
+        per_unit = np.bincount(key + cells.a * m + cells.b, cells.wins_a, minlength=cells.n_units * m * m)
+        per_unit += np.bincount(key + cells.b * m + cells.a, cells.wins_b, minlength=cells.n_units * m * m)
+        per_unit = per_unit.reshape(cells.n_units, m * m)
+    step = max(1, BATCH_NUMBERS // (n_cats * max(m * m, cells.n_units)))
     for start in range(0, permutations, step):
         chunk = labels[start : start + step]
-        groups = np.stack([cells.decisive(lab, n_cats, m) for lab in chunk])  # (R, C, M, M)
+        if per_unit is not None:
+            member = np.stack(chunk)[:, None, :] == np.arange(n_cats)[None, :, None]  # (R, C, units)
+            groups = (member.astype(np.float64) @ per_unit).reshape(len(chunk), n_cats, m, m)
+        else:
+            groups = np.stack([cells.decisive(lab, n_cats, m) for lab in chunk])  # (R, C, M, M)
         r, c = groups.shape[:2]
         flat = groups.reshape(r * c, m, m)
         rest = (groups.sum(axis=1, keepdims=True) - groups).reshape(r * c, m, m)

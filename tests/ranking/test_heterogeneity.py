@@ -151,7 +151,10 @@ def test_batched_permutations_equal_one_table_at_a_time(monkeypatch):
         het._statistics(cells.decisive(permuted_labels(rng, cells.label, strata), n_cats, m), null)
         for _ in range(49)
     ]
-    monkeypatch.setattr(het, "BATCH_NUMBERS", 10 * n_cats * m * m)  # batches of 10 tables
-    stats, per_cat = het._null_statistics(cells, strata, np.random.default_rng(7), 49, n_cats, m, null)
-    np.testing.assert_allclose(stats, [s for s, _ in one], rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(per_cat, np.array([p for _, p in one]), rtol=1e-9, atol=1e-9)
+    # each instruction's wins summed by matrix product, then (a batch limit below the
+    # instructions' matrices) the cells counted per table, in batches of ten tables
+    for limit in (het.BATCH_NUMBERS, 10 * n_cats * m * m):
+        monkeypatch.setattr(het, "BATCH_NUMBERS", limit)
+        stats, per_cat = het._null_statistics(cells, strata, np.random.default_rng(7), 49, n_cats, m, null)
+        np.testing.assert_allclose(stats, [s for s, _ in one], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(per_cat, np.array([p for _, p in one]), rtol=1e-9, atol=1e-9)
