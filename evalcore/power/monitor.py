@@ -325,10 +325,10 @@ def monitor_leader(
     rows = _arrivals(store, judge, None, category)
     if rows.empty:
         raise DesignError("no head-to-head verdicts between two different models to monitor.")
-    names = sorted(set(rows["model_a"].unique()) | set(rows["model_b"].unique()))
-    index = {m: i for i, m in enumerate(names)}
-    ia = rows["model_a"].map(index).to_numpy()
-    ib = rows["model_b"].map(index).to_numpy()
+    # both slots' names on one sorted axis (code-point order, as sorted() gives), coded at once
+    sides, axis = pd.factorize(pd.concat([rows["model_a"], rows["model_b"]], ignore_index=True), sort=True)
+    names = [str(x) for x in axis]
+    ia, ib = sides[: len(rows)], sides[len(rows) :]
     lo_i, hi_i = np.minimum(ia, ib), np.maximum(ia, ib)
     score = np.where(ia == lo_i, rows["score"], 1.0 - rows["score"])  # the lower index's score
     pair_id = lo_i * len(names) + hi_i
