@@ -1,5 +1,6 @@
 """The permutation test behind :mod:`evalcore.ranking.heterogeneity`: cells by category, strata
-of instructions that compared the same pairs, shuffled labels, and a smooth tail.
+of instructions that compared the same pairs, shuffled labels, a smooth tail, and the
+likelihood-ratio statistic itself, for one table and for many permuted tables fitted together.
 
 Categories are shuffled among whole instructions, so the correlation of the verdicts on one
 instruction is kept in every permuted table (Good, *Permutation, Parametric, and Bootstrap Tests
@@ -15,9 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as sps
+from scipy.sparse.csgraph import connected_components
 
 from evalcore.counts import VerdictCounts
+from evalcore.ranking.bradley_terry import fit_bradley_terry
+from evalcore.ranking.sparse_fit import SPARSE_FROM_MODELS
 from evalcore.schema import LEVELS
+
+#: Virtual tie games per model in every fit: keeps an unbeaten model in a small category finite;
+#: small enough to leave the likelihood-ratio test's size unchanged (checked by simulation).
+PRIOR_GAMES = 0.05
 
 
 @dataclass(frozen=True)
@@ -111,3 +119,88 @@ def scaled_chi2_p(observed: float, null: np.ndarray) -> float:
         return 1.0 if observed <= mean + 1e-9 else 0.0
     scale = var / (2.0 * mean)
     return float(sps.chi2.sf(observed / scale, 2.0 * mean**2 / var))
+
+
+# -- the likelihood-ratio statistic, per table and over the permuted tables --------------------
+
+
+def _loglik(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Log-likelihood of (…, M, M) wins at (…, M) strengths."""
+    d = theta[..., :, None] - theta[..., None, :]
+    return np.sum(wins * -np.logaddexp(0.0, -d), axis=(-1, -2))
+
+
+def _fit(wins: np.ndarray) -> np.ndarray:
+    theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES)
+    return theta
+
+
+def _free(wins: np.ndarray) -> int:
+    """Free strengths of one fit: models that played minus the pieces of their graph."""
+    games = (wins + wins.T) > 0
+    present = games.any(axis=1)
+    if not present.any():
+        return 0
+    sub = games[np.ix_(present, present)]
+    pieces, _ = connected_components(sub, directed=False)
+    return int(present.sum() - pieces)
+
+
+def _statistics(groups: np.ndarray, null: float) -> tuple[float, np.ndarray]:
+    """The likelihood-ratio statistic of a fit per category against the pooled one (log-likelihood
+    ``null``), and per category the statistic of "this category against all the others"."""
+    total = groups.sum(axis=0)
+    ll = _loglik(groups, _fit(groups))
+    rest = total[None] - groups
+    ll_rest = _loglik(rest, _fit(rest))
+    return max(0.0, 2.0 * (float(ll.sum()) - null)), np.maximum(0.0, 2.0 * (ll + ll_rest - null))
+
+
+def _chi2_p(statistic: float, df: int) -> float:
+    """P(χ²_df ≥ statistic); 1 without a free parameter to test."""
+    return float(sps.chi2.sf(statistic, df)) if df > 0 else 1.0
+
+
+#: Permuted tables fitted in one batch (their (C, M, M) wins stacked, up to this many numbers).
+BATCH_NUMBERS = 2_000_000
+
+
+def _null_statistics(
+    cells, strata: np.ndarray, rng, permutations: int, n_cats: int, m: int, null: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_statistics` of every permuted table, the labels drawn in turn from ``rng`` (the same
+    draws as one table at a time) and the tables fitted together in batches (one Newton
+    iteration for many tables; every table's own fit and log-likelihood are unchanged)."""
+    null_stats = np.empty(permutations)
+    null_per = np.empty((permutations, n_cats))
+    base = stratum_order(strata)  # the same for every permutation
+    labels = [permuted_labels(rng, cells.label, strata, base) for _ in range(permutations)]
+    if m >= SPARSE_FROM_MODELS:  # the sparse solver fits one table at a time
+        for r, lab in enumerate(labels):
+            null_stats[r], null_per[r] = _statistics(cells.decisive(lab, n_cats, m), null)
+        return null_stats, null_per
+    # few instructions (each comparing many pairs): each instruction's own (M, M) wins once, and
+    # a permuted table is the sum of its categories' instructions, one matrix product for many
+    # tables (sums of whole counts: the same numbers as counting the cells again)
+    per_unit = None
+    if cells.n_units * m * m <= BATCH_NUMBERS:
+        key = cells.unit.astype(np.int64) * (m * m)
+        per_unit = np.bincount(key + cells.a * m + cells.b, cells.wins_a, minlength=cells.n_units * m * m)
+        per_unit += np.bincount(key + cells.b * m + cells.a, cells.wins_b, minlength=cells.n_units * m * m)
+        per_unit = per_unit.reshape(cells.n_units, m * m)
+    step = max(1, BATCH_NUMBERS // (n_cats * max(m * m, cells.n_units)))
+    for start in range(0, permutations, step):
+        chunk = labels[start : start + step]
+        if per_unit is not None:
+            member = np.stack(chunk)[:, None, :] == np.arange(n_cats)[None, :, None]  # (R, C, units)
+            groups = (member.astype(np.float64) @ per_unit).reshape(len(chunk), n_cats, m, m)
+        else:
+            groups = np.stack([cells.decisive(lab, n_cats, m) for lab in chunk])  # (R, C, M, M)
+        r, c = groups.shape[:2]
+        flat = groups.reshape(r * c, m, m)
+        rest = (groups.sum(axis=1, keepdims=True) - groups).reshape(r * c, m, m)
+        ll = _loglik(flat, _fit(flat)).reshape(r, c)
+        ll_rest = _loglik(rest, _fit(rest)).reshape(r, c)
+        null_stats[start : start + r] = np.maximum(0.0, 2.0 * (ll.sum(axis=1) - null))
+        null_per[start : start + r] = np.maximum(0.0, 2.0 * (ll + ll_rest - null))
+    return null_stats, null_per

@@ -46,17 +46,24 @@ from scipy.sparse.csgraph import connected_components
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import EvalcoreError
-from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE, fit_bradley_terry, pooled_wins
-from evalcore.ranking.category_permutation import cells_of, permuted_labels, scaled_chi2_p, stratum_order
+from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE, pooled_wins
+from evalcore.ranking.category_permutation import (  # the statistic, its fits and its null
+    PRIOR_GAMES,
+    _chi2_p,
+    _fit,
+    _free,
+    _loglik,
+    _null_statistics,
+    _statistics,
+    cells_of,
+    scaled_chi2_p,
+)
 from evalcore.ranking.intervals import sandwich_covariance
 from evalcore.ranking.separation import adjust_p_values
 from evalcore.text import fmt_count
 
 #: The dense per-category inverse information is M × M per category.
 MAX_MODELS = 400
-#: Virtual tie games per model in every fit: keeps an unbeaten model in a small category finite;
-#: small enough to leave the likelihood-ratio test's size unchanged (checked by simulation).
-PRIOR_GAMES = 0.05
 Z95 = float(sps.norm.ppf(0.975))
 
 
@@ -181,43 +188,6 @@ class Heterogeneity:
         }
 
 
-def _loglik(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Log-likelihood of (…, M, M) wins at (…, M) strengths."""
-    d = theta[..., :, None] - theta[..., None, :]
-    return np.sum(wins * -np.logaddexp(0.0, -d), axis=(-1, -2))
-
-
-def _fit(wins: np.ndarray) -> np.ndarray:
-    theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES)
-    return theta
-
-
-def _free(wins: np.ndarray) -> int:
-    """Free strengths of one fit: models that played minus the pieces of their graph."""
-    games = (wins + wins.T) > 0
-    present = games.any(axis=1)
-    if not present.any():
-        return 0
-    sub = games[np.ix_(present, present)]
-    pieces, _ = connected_components(sub, directed=False)
-    return int(present.sum() - pieces)
-
-
-def _statistics(groups: np.ndarray, null: float) -> tuple[float, np.ndarray]:
-    """The likelihood-ratio statistic of a fit per category against the pooled one (log-likelihood
-    ``null``), and per category the statistic of "this category against all the others"."""
-    total = groups.sum(axis=0)
-    ll = _loglik(groups, _fit(groups))
-    rest = total[None] - groups
-    ll_rest = _loglik(rest, _fit(rest))
-    return max(0.0, 2.0 * (float(ll.sum()) - null)), np.maximum(0.0, 2.0 * (ll + ll_rest - null))
-
-
-def _chi2_p(statistic: float, df: int) -> float:
-    """P(χ²_df ≥ statistic); 1 without a free parameter to test."""
-    return float(sps.chi2.sf(statistic, df)) if df > 0 else 1.0
-
-
 def category_heterogeneity(
     per_category: Mapping[str, VerdictCounts],
     *,
@@ -322,12 +292,7 @@ def category_heterogeneity(
         )
     else:
         rng = np.random.default_rng(seed)
-        null_stats = np.empty(permutations)
-        null_per = np.empty((permutations, n_cats))
-        base = stratum_order(strata)  # the same for every permutation
-        for r in range(permutations):
-            labels = permuted_labels(rng, cells.label, strata, base)
-            null_stats[r], null_per[r] = _statistics(cells.decisive(labels, n_cats, m), null)
+        null_stats, null_per = _null_statistics(cells, strata, rng, permutations, n_cats, m, null)
         p_value = scaled_chi2_p(statistic, null_stats) if df > 0 else 1.0
         raw_p = np.array([scaled_chi2_p(per_stat[k], null_per[:, k]) for k in range(n_cats)])
     holm = adjust_p_values(raw_p, correction="holm")

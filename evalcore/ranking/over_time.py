@@ -58,9 +58,10 @@ Split = Literal["count", "calendar"]
 def _counts_of(cells: pd.DataFrame, judge: str | None) -> VerdictCounts:
     """Sparse counts of one bin's cells (``instruction_id``, ``model_a``, ``model_b``, ``verdict``,
     ``n``), on the models and instructions that occur in it."""
-    models = tuple(sorted(set(cells["model_a"].unique()) | set(cells["model_b"].unique())))
+    # both slots' names on one sorted axis (code-point order, as sorted() gives), coded at once
+    sides, names = pd.factorize(pd.concat([cells["model_a"], cells["model_b"]], ignore_index=True), sort=True)
+    models = tuple(str(x) for x in names)
     inst_codes, instructions = pd.factorize(cells["instruction_id"], sort=True)
-    index = {m: k for k, m in enumerate(models)}
     n = np.zeros((len(cells), N_LEVELS), dtype=np.int64)
     n[np.arange(len(cells)), cells["verdict"].to_numpy(dtype=np.int64) - LEVELS[0]] = cells["n"].to_numpy()
     return VerdictCounts.from_cells(
@@ -68,8 +69,8 @@ def _counts_of(cells: pd.DataFrame, judge: str | None) -> VerdictCounts:
         instructions=tuple(str(x) for x in instructions),
         judge=judge,
         inst=inst_codes,
-        a=cells["model_a"].map(index).to_numpy(),
-        b=cells["model_b"].map(index).to_numpy(),
+        a=sides[: len(cells)],
+        b=sides[len(cells) :],
         n=n,
     )
 

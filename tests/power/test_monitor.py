@@ -133,3 +133,61 @@ def test_peeking_inflates_the_fixed_test_but_not_the_sequence():
     assert s.sequence_error <= 0.05
     # under a 5-point edge the sequence decides in every run, within twice the fixed-sample size
     assert s.decided_share == 1.0 and s.median_to_decision < 2 * s.fixed_sample_size
+
+
+def _leader_by_hand(frame: pd.DataFrame, alpha: float = 0.05):
+    """The leader's curve written out: per pair its sequence over its own verdicts in arrival
+    order, and at each count t every pair's last bound among the first t verdicts."""
+    rows = frame.sort_values(["judged_at", "row"], kind="stable").reset_index(drop=True)
+    rows = rows[rows["model_a"] != rows["model_b"]].reset_index(drop=True)
+    names = sorted(set(rows["model_a"]) | set(rows["model_b"]))
+    lo = np.minimum(rows["model_a"].map(names.index), rows["model_b"].map(names.index)).to_numpy()
+    hi = np.maximum(rows["model_a"].map(names.index), rows["model_b"].map(names.index)).to_numpy()
+    score = (np.sign(rows["verdict"].to_numpy(dtype=float)) + 1.0) / 2.0  # slot A's: 1, 1/2, 0
+    score = np.where(rows["model_a"].map(names.index).to_numpy() == lo, score, 1.0 - score)
+    pairs = sorted(set(zip(lo.tolist(), hi.tolist(), strict=True)))
+    seqs = {}
+    for a, b in pairs:
+        where = np.flatnonzero((lo == a) & (hi == b))
+        _, lower, upper = confidence_sequence(score[where], alpha=alpha / len(pairs))
+        seqs[(a, b)] = (where, lower, upper)
+
+    def state(t):
+        smallest, rivals = np.ones(len(names)), np.zeros(len(names), dtype=int)
+        for (a, b), (where, lower, upper) in seqs.items():
+            j = np.searchsorted(where, t - 1, side="right") - 1
+            if j >= 0:
+                smallest[a] = min(smallest[a], lower[j])
+                smallest[b] = min(smallest[b], 1.0 - upper[j])
+                rivals[a] += 1
+                rivals[b] += 1
+            else:
+                smallest[a] = smallest[b] = 0.0
+        worst = np.where(rivals == len(names) - 1, smallest, 0.0)
+        return names[int(np.argmax(worst))], float(worst.max())
+
+    return state
+
+
+def test_leader_curve_equals_the_bounds_written_out_pair_by_pair(timed, tmp_path):
+    """Every point of the leader's curve (and its stopping point) is the state written out pair by
+    pair at that count, on a table where one pair never met and some verdicts have no time."""
+    _, frame = timed
+    names = sorted(set(frame["model_a"]) | set(frame["model_b"]))
+    frame = frame[~(frame["model_a"].isin(names[2:4]) & frame["model_b"].isin(names[2:4]))].copy()
+    # names whose sorted order is by code point (capitals, small letters, accented)
+    rename = dict(zip(names, ["beta", "Zeta", "Émile", "alpha"], strict=True))
+    frame["model_a"], frame["model_b"] = frame["model_a"].map(rename), frame["model_b"].map(rename)
+    stamps = pd.to_datetime(frame["judged_at"], unit="s", utc=True).dt.strftime("%Y-%m-%dT%H:%M:%S+02:00")
+    frame["judged_at"] = stamps.where(np.random.default_rng(2).random(len(frame)) > 0.05)
+    path = tmp_path / "timed.csv"
+    frame.to_csv(path, index=False)
+    result = load(path).monitor()
+    stored = frame.reset_index(drop=True).assign(row=lambda f: np.arange(len(f)))
+    state = _leader_by_hand(stored.assign(judged_at=pd.to_datetime(stored["judged_at"], utc=True)))
+    assert len(result.curve) > 10
+    for t, leader, lower in result.curve[["verdicts", "leader", "lower"]].itertuples(index=False):
+        assert state(int(t)) == (leader, lower)
+    assert any("never met" in note for note in result.notes)
+    decided = [t for t in range(1, result.n_verdicts + 1) if state(t)[1] > 0.5]
+    assert result.stopped_at == (decided[0] if decided else None)

@@ -143,3 +143,36 @@ def test_one_verdict_per_instruction_takes_the_chi_squared_reference_without_per
         assert t.p_value == pytest.approx(chi2.sf(t.statistic, 5), rel=1e-12)
     again = store_heterogeneity(store, judge="arena", permutations=199, seed=9)
     assert again.p_value == h.p_value
+
+
+def test_batched_permutations_equal_one_table_at_a_time(monkeypatch):
+    """The permuted tables fitted together in small batches (a batch limit that splits the 49
+    permutations unevenly) give every permutation's statistics of one table fitted at a time,
+    with the same seeded label draws: the test's statistic, p-values and Holm p-values agree."""
+    from evalcore.ranking import category_permutation
+    from evalcore.ranking import heterogeneity as het
+    from evalcore.ranking.category_permutation import cells_of, permuted_labels
+
+    _, store = _arena_table(_swap(), 3, n=4_000)
+    per = {c: store.counts(judge="arena", category=c) for c in store.categories()}
+    models = tuple(sorted({m for k in per.values() for m in k.models}))
+    cats = tuple(sorted(per))
+    cells = cells_of(per, cats, models)
+    m, n_cats = len(models), len(cats)
+    total = cells.decisive(cells.label, n_cats, m).sum(axis=0)
+    null = float(het._loglik(total, het._fit(total)))
+    strata = cells.strata()
+    rng = np.random.default_rng(7)
+    one = [
+        het._statistics(cells.decisive(permuted_labels(rng, cells.label, strata), n_cats, m), null)
+        for _ in range(49)
+    ]
+    # each instruction's wins summed by matrix product, then (a batch limit below the
+    # instructions' matrices) the cells counted per table, in batches of ten tables
+    for limit in (category_permutation.BATCH_NUMBERS, 10 * n_cats * m * m):
+        monkeypatch.setattr(category_permutation, "BATCH_NUMBERS", limit)
+        stats, per_cat = category_permutation._null_statistics(
+            cells, strata, np.random.default_rng(7), 49, n_cats, m, null
+        )
+        np.testing.assert_allclose(stats, [s for s, _ in one], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(per_cat, np.array([p for _, p in one]), rtol=1e-9, atol=1e-9)

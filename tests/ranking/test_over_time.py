@@ -218,3 +218,29 @@ def test_judging_times_are_parsed_once_per_judged_at_frame(monkeypatch):
     assert jt.judging_times(first) is times and calls == [2]
     later = _Stamped(pd.DataFrame({"row": [5], "judged_at": ["2024-03-02"]}))
     assert jt.judging_times(later)["t"].tolist() == [1709337600.0] and calls == [2, 1]
+
+
+def test_a_windows_counts_code_both_slots_on_one_sorted_axis():
+    """A window's cells coded at once: the models in sorted() order (code points: capitals before
+    small letters before accented ones), each slot's name at its own index, every count kept."""
+    from evalcore.ranking.over_time import _counts_of
+
+    cells = pd.DataFrame(
+        {
+            "instruction_id": ["q2", "q1", "q1", "q3"],
+            "model_a": pd.array(["Émile", "alpha", "Zeta", "alpha"], dtype="string[pyarrow]"),
+            "model_b": pd.array(["alpha", "Zeta", "Émile", "Émile"], dtype="string[pyarrow]"),
+            "verdict": [2, -1, 0, 1],
+            "n": [3, 1, 2, 5],
+        }
+    )
+    counts = _counts_of(cells, "j")
+    assert counts.models == ("Zeta", "alpha", "Émile")
+    named = {
+        (counts.instructions[i], counts.models[a], counts.models[b], int(n.sum()))
+        for i, a, b, n in zip(counts.inst, counts.a, counts.b, counts.n, strict=True)
+    }
+    assert named == set(
+        zip(cells["instruction_id"], cells["model_a"], cells["model_b"], cells["n"], strict=True)
+    )
+    assert counts.n.sum() == 11 and counts.instructions == ("q1", "q2", "q3")
