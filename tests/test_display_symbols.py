@@ -3,7 +3,8 @@ figures, the catalogue's definitions) carry no mathematical symbols or abbreviat
 stakeholder has to decode.
 
 Every string literal (docstrings aside) is read: no Greek letter (alpha, kappa, tau are spelled
-out), no "R²", "SD", "Se"/"Sp", "≈", "≥", "≤", "∞", "÷" or "(wins + ties/2)".
+out), no "R²", "SD", "Se"/"Sp", "≈", "≥", "≤", "∞", "÷", "(wins + ties/2)" or a difference written
+as a formula ("slot A − slot B"; a negative number such as "−3" is fine).
 Two signs stay, on purpose: "·" as a separator between items of a line ("Judge x · 300
 instructions"), and "±" in a half-width ("±4.0 pp"), the one way the floor tables of the
 literature write it.
@@ -19,7 +20,11 @@ from tests.conftest import ROOT
 
 #: Where display text is written: the library's sentences and notes as well as the faces.
 FACES = ("evalcore", "pages", "ui")
-SYMBOLS = re.compile(r"[\u0370-\u03ff≈≥≤∞²√÷]|\bSD\b|\bSe\b|\bSp\b|ties/2|\bI = ")
+SYMBOLS = re.compile(
+    r"[\u0370-\u03ff≈≥≤∞²√÷]|\bSD\b|\bSe\b|\bSp\b|ties/2|\bI = "
+    # a difference written as a formula ("slot A − slot B", "M − 1"), not a negative number ("−3")
+    r"|[A-Za-z)] ?− ?[A-Za-z(]|[A-Za-z)] − \d"
+)
 #: Modules whose strings are data, not display text: the Unicode case-folding table of the search.
 DATA_MODULES = frozenset({"evalcore/store/verdicts.py"})
 #: Strings that are not display text: a pattern that reads numbers back.
@@ -65,4 +70,5 @@ def test_the_faces_print_words_not_symbols():
 
 def test_a_planted_symbol_is_found_and_a_docstring_is_not():
     source = '"""The gate at α / 19."""\nx = f"two-sided at α / {n}"\ny = "R² = 0.5"\nz = "Pilot SD"\nw = "Judge · 300"\n'
-    assert sorted(line for line, _ in symbols(source)) == [2, 3, 4]
+    source += 'v = "slot A − slot B wins"\nu = "moved −3 places"\nt = "(M − 1) calls"\n'
+    assert sorted(line for line, _ in symbols(source)) == [2, 3, 4, 6, 8]

@@ -110,7 +110,7 @@ def demo_banner() -> None:
     if s.get("demo"):
         st.caption(
             f":material/science: {s['demo']} — **simulated data**: the models and judges are made up "
-            "by evalcore's simulator, not real systems."
+            "by Verdict Lab's simulator, not real systems."
         )
 
 

@@ -227,7 +227,7 @@ class Calibration:
                 self.sp_high,
                 "P(judge says not-win | human says not-win), Wilson interval",
             ),
-            (quantities.name("youden_j"), self.youden_j, nan, nan, "sensitivity + specificity − 1"),
+            (quantities.name("youden_j"), self.youden_j, nan, nan, "sensitivity plus specificity minus one"),
             (
                 quantities.name("corrected_win_share"),
                 self.corrected,

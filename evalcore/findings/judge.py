@@ -34,7 +34,7 @@ def judge_finding(analyses: Analyses) -> Finding:
     # the position bias and its bounds are always floats (NaN when not identified)
     bias, low, high = (cast(float, s[f"position_bias_points{end}"]) for end in ("", "_low", "_high"))
     definition = (
-        "Position bias: P(first slot wins) − P(second slot wins), in percentage points, measured "
+        "Position bias: how much more often the first slot wins than the second, in percentage points, measured "
         "on model pairs judged in both slot orders, each order weighted equally. Swap consistency: the share of pairs judged in both orders whose two verdicts, "
         "read from the same model's side, name the same outcome. Both-orders verdict: the verdict "
         "both orders agree on, else a tie (Zheng et al. 2023, MT-Bench). 95% intervals: bootstrap over "

@@ -122,7 +122,8 @@ def leader_finding(analyses: Analyses) -> Finding:
         f"intervals: 2.5–97.5 percentiles of {board.rounds:,} bootstrap rounds over the "
         f"{board.n_instructions:,} instructions (seed {board.seed}); a model that never lost gets "
         "a one-sided bound instead, the rating at which its sweep has a 2.5% chance. Head-to-head "
-        "share: P(i beats j) = 1 / (1 + 10^((r_j − r_i)/400))."
+        "share: the chance that one model beats another, read from their rating gap (400 points "
+        "apart: ten wins to one)."
     )
     numbers: dict[str, Any] = {
         "leader": str(first["model"]),
@@ -289,8 +290,8 @@ def separation_finding(analyses: Analyses) -> Finding:
         f"Exact sign test at significance level {edges.alpha:g} on the instructions where the two "
         f"models' verdicts ({how}) differ: resolved when the two-sided sign test, Holm-adjusted "
         "across the adjacent pairs, gives a p-value below it (Don-Yehiya et al. 2026; Holm 1979). "
-        "Detectable edge and instructions needed: the smallest P(upper wins | verdicts differ) − "
-        f"0.5 that test finds with {edges.power:.0%} power at this many differing instructions, "
+        "Detectable edge and instructions needed: the smallest edge (how far the upper model's share "
+        "of wins, where the two models' verdicts differ, lies above one half) that test finds with {edges.power:.0%} power at this many differing instructions, "
         f"and the instructions it needs for the observed edge: {edges.level_text}. Rank range: "
         "2.5–97.5 percentiles of the "
         f"leader's rank across {board.rounds:,} bootstrap rounds over instructions."

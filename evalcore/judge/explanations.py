@@ -18,7 +18,7 @@ EXPLAIN: dict[str, str] = {
     "self-comparison ties, agreement and Cohen's kappa; lowest for flips and missing verdicts). Tie "
     "rates are not graded: how many ties a judge should give depends on the task. "
     "Intervals are in the per-judge sheet below and in the CSV.",
-    "position": "**Position bias**: P(slot A wins) − P(slot B wins) in percentage points, "
+    "position": "**Position bias**: how much more often slot A wins than slot B, in percentage points, "
     "measured on model pairs judged in both slot orders with each order weighted "
     "equally, so which model sat where cannot fake a slot preference (not reported "
     "when no pair is seen in both orders). **Swap consistency**: the share of pairs "
@@ -33,9 +33,9 @@ EXPLAIN: dict[str, str] = {
     "both_orders": "The both-orders verdict is offered on every other page (the **Both-orders "
     "verdicts** switch). Pairs judged in one order only have no both-orders verdict "
     "and are left out when it is on.",
-    "order": "With v_fwd the mean verdict when the opponent sits in slot A and v_rev when the "
-    "anchor does, q = (v_fwd − v_rev)/2 is the opponents' preference over the anchor net "
-    "of position and b = (v_fwd + v_rev)/2 the slot-A bias (> 0 favours slot A). Computed "
+    "order": "From the mean verdict when the opponent sits in slot A and the mean verdict when "
+    "the anchor does: half their difference is the opponents' preference over the anchor net "
+    "of position, and half their sum the slot-A bias (above zero favours slot A). Computed "
     "per model pair, pooled over instructions; weighted by calls. Self-comparison ties: "
     "where a model meets itself any verdict but a tie is position.",
     "agree_both": "Compare the both-orders verdict of each pair with every human judgement the "

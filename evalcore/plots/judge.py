@@ -26,7 +26,7 @@ def position_bias_figure(table: pd.DataFrame) -> go.Figure:
         )
     )
     fig.add_hline(y=0, line_color=MUTED)
-    fig.update_yaxes(title="slot A − slot B wins<br>(percentage points)")
+    fig.update_yaxes(title="slot A's wins minus slot B's<br>(percentage points)")
     return style(fig, title="Position bias: first-slot preference", height=340)
 
 

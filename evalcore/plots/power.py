@@ -64,11 +64,11 @@ def difference_figure(distributions: DifferenceDistributions, *, title: str | No
             x=pooled["difference"],
             y=pooled["share"],
             marker_color=colour,
-            hovertemplate="d = %{x:g}: %{y:.1%} of instructions<extra></extra>",
+            hovertemplate="difference %{x:g}: %{y:.1%} of instructions<extra></extra>",
         )
     )
     fig.update_xaxes(
-        title="verdict difference d = v(i, A) − v(i, B)  (judge's scale)",
+        title="difference of the two models' verdicts against the anchor, per instruction (judge's scale)",
         tickmode="array",
         tickvals=pooled["difference"],
     )

@@ -261,10 +261,10 @@ def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
     return (
         f"Against {chosen}: {fmt_int(ranking.calls_anchor)} of the "
         f"{fmt_int(ranking.calls_total)} judge calls in this selection. As a design, one anchor "
-        "costs (M − 1) calls per instruction and order, all pairs C(M, 2): "
+        "costs one call per other model per instruction and order, all pairs one per pair of models: "
         f"{fmt_pct(ranking.cost_share)} of the all-pairs cost here."
     ) + (
-        " Rank shift = all-pairs rank − anchor rank (positive: the anchor ranks the model higher)."
+        " Rank shift: the rank among all pairs minus the rank against the anchor (positive: the anchor ranks the model higher)."
         if ranking.has_quadratic
         else ""
     )
@@ -386,9 +386,9 @@ COUNT_CAPTION = (
 )
 
 JUDGE_CAPTION = (
-    "Best/worst anchor: highest/lowest tau with the judge's own all-pairs ranking (as in the "
-    "paper). Gap with humans = best − worst anchor's tau with humans; range with "
-    "humans = max − min over all anchors."
+    "Best/worst anchor: highest/lowest tau with the judge's own all-pairs ranking. "
+    "Gap with humans: the best anchor's tau with humans minus the worst anchor's; range with "
+    "humans: the highest minus the lowest over all anchors."
 )
 
 

@@ -146,7 +146,7 @@ def metrics(cal: Calibration) -> list[Metric]:
         tile(
             "youden_j",
             cal.youden_j,
-            "Sensitivity + specificity − 1: the price of the correction (the interval divides by it).",
+            "Sensitivity plus specificity minus one: the price of the correction (the interval divides by it).",
         ),
     ]
 

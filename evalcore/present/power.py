@@ -38,7 +38,7 @@ HELP = {
         "620. Applies to the sign-test sample sizes and detectable edges."
     ),
     "compare": (
-        "Against the anchor: d = v(A) − v(B) as above. Head-to-head: the verdict of A "
+        "Against the anchor: the difference of the two models' verdicts against it, as above. Head-to-head: the verdict of A "
         "against B itself (needs the pair judged directly)."
     ),
 }
@@ -81,11 +81,11 @@ SIGN_TEST_INTRO = (
 
 WILCOXON_INTRO = (
     "Verdict differences. For models A and B judged against the same anchor on the same "
-    "instruction i, d = v(i, A) − v(i, B), where v(i, m) is m's verdict against the anchor read "
-    "from m's point of view on the judge's scale (−2…+2); when m met the anchor more than once on "
-    "i (both orders, repeats) v is the mean of those verdicts. The sign test only sees the sign "
-    "of d; the Wilcoxon signed-rank test (Wilcoxon 1945) also uses its size. Each simulation "
-    "picks one distribution of d seen in the loaded data, draws N values with replacement and "
+    "instruction, the difference is A's verdict against the anchor minus B's, each read from the "
+    "model's point of view on the judge's scale (−2…+2); when a model met the anchor more than "
+    "once on the instruction (both orders, repeats) its verdict is the mean of those. The sign "
+    "test only sees the sign of the difference; the Wilcoxon signed-rank test (Wilcoxon 1945) also uses its size. Each simulation "
+    "picks one distribution of the differences seen in the loaded data, draws as many values as the planned instructions, with replacement and "
     "runs the one-sided Wilcoxon test, keeping zero differences in the ranking (Pratt 1959); the "
     "sign test runs on the same draws. Power = the share of simulations that reject."
 )

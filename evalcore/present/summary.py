@@ -162,7 +162,7 @@ INTRO = (
     "human labels a decision needs, and correct a judge's win rate against human labels."
 )
 DEMO_NOTE = (
-    "The demos are **simulated** by evalcore's simulator: every model and judge is made up "
+    "The demos are **simulated** by Verdict Lab's simulator: every model and judge is made up "
     "(`sim-…`), with a known true ranking."
 )
 UPLOAD_LABEL = (

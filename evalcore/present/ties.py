@@ -60,7 +60,7 @@ EXPLAIN: dict[str, str] = {
     "response picks at random. Definitions: " + _PAPER + " and the Methods page.",
     "agreement": "Within each instruction, the judge's ranking of the models against the "
     "reference's, then averaged over instructions. A pair tied by either side counts "
-    "in no numerator. **Tau-a** (Kendall's tau-a) = (concordant − discordant) / all "
+    "in no numerator. **Tau-a** (Kendall's tau-a): concordant minus discordant pairs, over all "
     "pairs: a pair the judge ties scores 0, as for a selector that breaks the tie at "
     "random. **Tau-b** divides by the untied pairs instead, so a coarse judge is "
     "flattered (" + _PAPER + ": reference a > b > c, a judge accepting a and b gets "

@@ -62,7 +62,7 @@ def build_report(
         f" · judge analysed: {analyses.judge}"
     )
     sim_note = (
-        "<p>Simulated data: every model and judge is made up by evalcore's simulator.</p>"
+        "<p>Simulated data: every model and judge is made up by Verdict Lab's simulator.</p>"
         if simulated
         else ""
     )
