@@ -212,7 +212,8 @@ def matrix_frame(matrix: pd.DataFrame) -> pd.DataFrame:
 def pair_win_rates_frame(board: Leaderboard) -> pd.DataFrame:
     """The head-to-head win rates as one row per ordered pair that met (model, opponent, battles,
     win rate): the download of a board too large for a model × model matrix, whose CSV would
-    hold models² cells (10,000 models: a hundred million) where this holds the pairs that met."""
+    hold a cell for every pair of models (10,000 models: a hundred million) where this holds the
+    pairs that met."""
     from scipy import sparse
 
     battles = sparse.coo_matrix(board.battles)
