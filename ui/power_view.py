@@ -123,7 +123,9 @@ def power_simulation(pv: Any, dists: Any, ranked: list[str], anchor: str) -> dic
     seed_input = {"param": "sim_seed", "key": "pw_seed", "max_value": 2**31 - 1, **pv.INPUTS["seed"]}
     seed = int(linked_input(g4.number_input, **seed_input))
     asked = url_choice("simulations", pv.SIMULATION_CHOICES, 2000)
-    sims = int(st.select_slider("Simulations per N", pv.SIMULATION_CHOICES, value=asked, key="pw_sims"))
+    sims = int(
+        st.select_slider("Simulations per sample size", pv.SIMULATION_CHOICES, value=asked, key="pw_sims")
+    )
     set_url_param("simulations", None if sims == 2000 else sims)
     return {"window": window, "chosen": chosen, "nominal": nominal, "label": label, "pool": pool,
             "max_n": max_n, "seed": seed, "sims": sims}  # fmt: skip

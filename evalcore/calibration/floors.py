@@ -113,9 +113,11 @@ def floor_table(
     if own and se is not None and sp is not None:
         j_own = float(se) + float(sp) - 1.0
         floor = floor_half_width(n, se=float(se), sp=float(sp), true_share=true_share, z=z)
-        parts.append((j_own, f"this judge (J = {j_own:.2f})", np.broadcast_to(floor, n.shape)))
+        parts.append((j_own, f"this judge (Youden's J {j_own:.2f})", np.broadcast_to(floor, n.shape)))
     for j in js:
-        parts.append((j, f"J = {j:.2f}", np.asarray(floor_half_width(n, j, true_share=true_share, z=z))))
+        parts.append(
+            (j, f"Youden's J {j:.2f}", np.asarray(floor_half_width(n, j, true_share=true_share, z=z)))
+        )
     return pd.DataFrame(
         {
             "n_labelled": np.tile(n, len(parts)).astype(int),

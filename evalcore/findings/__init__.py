@@ -10,7 +10,7 @@ Overview page, the HTML report (:mod:`evalcore.report`) and ``python -m evalcore
 the same :class:`Findings`, so they cannot disagree.
 
 Each finding carries its definition in words (:attr:`Finding.definition`, the text every face
-shows with it); the methods document gives the formulas and their references.
+shows with it); the methods document gives the methods and their references.
 
 The package has one module per family of findings: :mod:`~evalcore.findings.analyses` (running
 the analyses once), :mod:`~evalcore.findings.finding` (the :class:`Finding` result and its

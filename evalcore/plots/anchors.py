@@ -51,7 +51,7 @@ def _highlight(fig: go.Figure, x, y, text, name: str) -> None:
 
 def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
     """tau of each anchor-based ranking against the anchor's position, one point per
-    anchor, for the quadratic and (when loaded) the human reference."""
+    anchor, against the all-pairs ranking and (when loaded) the human one."""
     t = sweep.table
     fig = go.Figure()
     references: list[tuple[str, str, str, str, dict, dict]] = [
@@ -275,7 +275,7 @@ def pilot_scatter(pilot: PilotScreening) -> go.Figure:
     fig.update_yaxes(title=f"pilot estimate ({pilot.k} instructions)", tickformat=".0%")
     return style(
         fig,
-        title=f"Pilot screening: mean Pearson r = {pilot.pearson_r:.3f} over {pilot.repetitions} repetitions",
+        title=f"Pilot screening: mean Pearson correlation {pilot.pearson_r:.3f} over {pilot.repetitions} repetitions",
         height=420,
     )
 
@@ -339,7 +339,7 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
 
 
 def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
-    """Per judge: best and worst anchor's tau with the all-pairs ranking, and the quadratic
+    """Per judge: best and worst anchor's tau with the all-pairs ranking, and the all-pairs
     ranking's tau with humans."""
     t = effect.table
     fig = go.Figure()

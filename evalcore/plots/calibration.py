@@ -73,7 +73,7 @@ def floor_figure(table: pd.DataFrame) -> go.Figure:
     """Floor half-width (percentage points) against labelled-set size, one line per Youden's J
     (a log axis with ticks 20, 50, 100, 200 …)."""
     fig = go.Figure()
-    names = table["quality"] if "quality" in table else table["youden_j"].map(lambda j: f"J = {j:.2f}")
+    names = table["quality"] if "quality" in table else table["youden_j"].map(lambda j: f"Youden's J {j:.2f}")
     for name in dict.fromkeys(names):
         part = table[names == name].sort_values("n_labelled")
         fig.add_scatter(

@@ -134,7 +134,7 @@ def separation_heatmap(sep: Separation) -> go.Figure:
         text=marks,
         texttemplate="%{text}",
         customdata=p_text,
-        hovertemplate="%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p = %{customdata}<extra></extra>",
+        hovertemplate="%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p-value %{customdata}<extra></extra>",
     )
     fig.update_yaxes(autorange="reversed")
     return style(

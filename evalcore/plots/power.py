@@ -9,6 +9,8 @@ import plotly.graph_objects as go
 
 from evalcore.plots.common import ACCENT, AXIS_NAME_CHARS, MUTED, PRIMARY, cut_label, log_axis, style
 from evalcore.power import DetectableEdges, DifferenceDistributions, PowerCurve
+from evalcore.present.power import edge_window_words
+from evalcore.text import fmt_count
 
 _COLOURS = {PowerCurve.WILCOXON: PRIMARY, PowerCurve.SIGN: ACCENT, PowerCurve.SIGN_FORMULA: MUTED}
 
@@ -20,17 +22,17 @@ def power_curve_figure(curve: PowerCurve, *, title: str | None = None) -> go.Fig
     for test, group in curve.frame.groupby("test", sort=False):
         if group["power"].isna().all():
             continue
-        formula = test == PowerCurve.SIGN_FORMULA
+        approximate = test == PowerCurve.SIGN_FORMULA
         fig.add_scatter(
             x=group["n"],
             y=group["power"],
             name=test,
-            mode="lines" if formula else "lines+markers",
-            line={"color": _COLOURS.get(test, PRIMARY), "dash": "dash" if formula else "solid"},
+            mode="lines" if approximate else "lines+markers",
+            line={"color": _COLOURS.get(test, PRIMARY), "dash": "dash" if approximate else "solid"},
             error_y=None
-            if formula
+            if approximate
             else {"type": "data", "array": 1.96 * group["mc_se"], "thickness": 1, "width": 2},
-            hovertemplate="N = %{x:,}: power %{y:.1%}<extra>" + test + "</extra>",
+            hovertemplate="%{x:,} instructions: power %{y:.1%}<extra>" + test + "</extra>",
         )
     for y, colour, text, where, more in (
         (curve.target_power, "black", f"target power {curve.target_power:.0%}", "bottom right", {}),
@@ -43,14 +45,10 @@ def power_curve_figure(curve: PowerCurve, *, title: str | None = None) -> go.Fig
     fig.update_yaxes(title="power", range=[0, 1.02], tickformat=".0%")
     fig.update_layout(legend={"orientation": "h", "y": -0.2})
     if title is None:
-        what = (
-            f"edge in [{curve.edge:.0%}, {curve.edge + 0.01:.0%})"
-            if curve.edge is not None
-            else f"mean edge {curve.mean_edge:.1%}"
-        )
+        what = edge_window_words(curve.edge) if curve.edge is not None else f"mean edge {curve.mean_edge:.1%}"
         title = (
-            f"Power against N ({curve.n_distributions:,} distribution(s), {what}, "
-            f"{curve.simulations:,} simulations per N)"
+            f"Power against the number of instructions ({fmt_count(curve.n_distributions, 'distribution')}, "
+            f"{what}, {curve.simulations:,} simulations per sample size)"
         )
     return style(fig, title=title, height=460)
 
@@ -106,7 +104,7 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
             [t["discordant"], t["p_holm"], np.where(resolved, "resolved", "not resolved")], axis=-1
         ),
         hovertemplate="%{y}: observed edge %{x:.1%} on %{customdata[0]} discordant samples, "
-        "Holm-adjusted p = %{customdata[1]:.3g} (%{customdata[2]})<extra></extra>",
+        "Holm-adjusted p-value %{customdata[1]:.3g} (%{customdata[2]})<extra></extra>",
     )
     fig.add_vline(x=0, line_color=MUTED)
     fig.update_yaxes(autorange="reversed", title=None)

@@ -225,7 +225,7 @@ def wilcoxon_power(
         power_w[j] = _reject(signed_rank_z(support, draws), alpha, two_sided).mean()
         power_s[j] = _reject(sign_z(support, draws), alpha, two_sided).mean()
         if progress is not None:
-            progress((j + 1) / grid.size, f"N = {n:,}: {j + 1} of {grid.size} sample sizes")
+            progress((j + 1) / grid.size, f"{n:,} instructions: {j + 1} of {grid.size} sample sizes")
 
     if plan_edge is not None and 0 < plan_edge <= 0.5 and mean_info > 0:
         formula = sign_test_power(

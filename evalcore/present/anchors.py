@@ -53,12 +53,12 @@ INVERTED_U_NOTE = (
 )
 WIN_RATE_NOTE = (
     "For each instruction, the number of models whose verdict against the anchor is a "
-    f"win (mean verdict > 0, the model's point of view; {PAPER})."
+    f"win (a mean verdict above zero, from the model's point of view; {PAPER})."
 )
 PILOT_NOTE = (
     "Before judging the whole benchmark, estimate every candidate anchor's informativeness "
-    "on k instructions (all pairs of the pool on those few instructions), repeated R times "
-    f"({PAPER} find a correlation above 0.86 with all data at k = 10)."
+    "on a few instructions (all pairs of the pool on those instructions), repeated many times "
+    f"({PAPER} find a correlation above 0.86 with all data from 10 instructions)."
 )
 STABILITY_HELP = (
     "Resample instructions with replacement: how often each anchor is the most "

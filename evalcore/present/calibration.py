@@ -26,7 +26,7 @@ from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct
 from evalcore.text import markdown as md
 
 #: The default quality when the selection measured no Se/Sp and no J was typed: expert-grade labels.
-DEFAULT_QUALITY = "J = 0.57 (expert-grade labels)"
+DEFAULT_QUALITY = "Youden's J 0.57 (expert-grade labels)"
 
 
 @dataclass(frozen=True)
@@ -240,7 +240,7 @@ def quality_options(cal: Calibration, typed: list[float]) -> dict[str, dict]:
             "sp": cal.sp,
         }
     for j in typed:
-        out[f"typed J = {j:.2f}"] = {"youden_j": j}
+        out[f"typed Youden's J {j:.2f}"] = {"youden_j": j}
     return out or {DEFAULT_QUALITY: {"youden_j": 0.57}}
 
 

@@ -49,13 +49,13 @@ INPUTS: dict[str, dict] = {
               "step": 0.01, "format": "%.3f"},
     "power": {"label": "Power", "min_value": 0.5, "max_value": 0.99, "value": 0.80, "step": 0.05,
               "format": "%.2f"},
-    "informativeness": {"label": "I (0–1)", "min_value": 0.01, "max_value": 1.0, "value": 0.45,
+    "informativeness": {"label": "Informativeness (0 to 1)", "min_value": 0.01, "max_value": 1.0, "value": 0.45,
                         "step": 0.01, "format": "%.3f",
                         "help": "0.45 is o3's informativeness in the paper; 0.54 the mean."},
     "window": {"label": "Edge window from", "min_value": 0.0, "max_value": 0.49, "value": 0.05,
                "step": 0.01, "format": "%.2f",
-               "help": "Distributions with edge in [from, from + 1%), as in the paper."},
-    "largest": {"label": "Largest N", "min_value": 50, "max_value": 20000, "value": 2000, "step": 250},
+               "help": "Distributions whose edge lies from this value to just under one point more, as in the paper."},
+    "largest": {"label": "Most instructions", "min_value": 50, "max_value": 20000, "value": 2000, "step": 250},
     "seed": {"label": "Random seed", "min_value": 0, "value": 0, "step": 1},
 }  # fmt: skip
 
@@ -239,13 +239,18 @@ def simulation_grid(largest: int, points: int = 20) -> np.ndarray:
     return np.unique(np.linspace(max(10, int(largest) // 20), int(largest), points).round().astype(int))
 
 
+def edge_window_words(low: float) -> str:
+    """The one-point window of edges the paper pools, in words: ``edge from 5% to under 6%``."""
+    return f"edge from {low:.0%} to under {low + 0.01:.0%}"
+
+
 def edge_window(dists: DifferenceDistributions, low: float, anchor: str | None = None):
     """The distributions whose edge lies in [low, low + 1%) (as Listing 1), for one anchor or all.
 
     Returns ``(chosen, nominal_edge, label)``.
     """
     chosen = dists if anchor is None else dists.select((dists.table["anchor"] == anchor).to_numpy(dtype=bool))
-    label = f"edge in [{low:.0%}, {low + 0.01:.0%})"
+    label = edge_window_words(low)
     return chosen.with_edge(low, low + 0.01), (float(low) if low > 0 else None), label
 
 
@@ -273,8 +278,8 @@ def empty_selection_sentence(
         )
     if chosen.table["edge"].isna().all():
         return (
-            "Every instruction gives d = 0 for this pair (their verdicts against the anchor "
-            "never differ): no test can separate them with this judge and anchor."
+            "Every instruction gives this pair the same verdict against the anchor (their "
+            "verdicts never differ): no test can separate them with this judge and anchor."
         )
     return None
 

@@ -63,8 +63,8 @@ def test_floor_display_is_wide_and_marks_this_judge(demo):
     cal = calibrate(demo, judge="sim-judge-steady")
     wide = show.floor_display(show.floor_rows(cal, [25, 100], [0.57, 0.34]), cal)
     assert wide.columns[0] == "Labelled pairs"
-    assert wide.columns[1] == f"this judge (J = {cal.youden_j:.2f})"  # this judge first
-    assert wide["J = 0.57"].tolist() == ["33.6", "15.2"]  # the published ±33–35 at 25, ±15–16 at 100
+    assert wide.columns[1] == f"this judge (Youden's J {cal.youden_j:.2f})"  # this judge first
+    assert wide["Youden's J 0.57"].tolist() == ["33.6", "15.2"]  # the published ±33–35 at 25, ±15–16 at 100
 
 
 def test_this_judges_floor_is_one_number_on_the_floor_tab(demo):
@@ -73,21 +73,21 @@ def test_this_judges_floor_is_one_number_on_the_floor_tab(demo):
     cal = calibrate(demo, judge="sim-judge-first-slot")
     sizes = [25, 100, 400, 1600]
     wide = show.floor_display(show.floor_rows(cal, sizes, [0.57]), cal).set_index("Labelled pairs")
-    own = wide[f"this judge (J = {cal.youden_j:.2f})"]
+    own = wide[f"this judge (Youden's J {cal.youden_j:.2f})"]
     options = show.quality_options(cal, [0.57])
     plan = size_plan(0.10, max_labelled=1600, **options[next(iter(options))])
     ladder = show.ladder_display(plan).set_index("Labelled pairs")
     for n in sizes:
         assert own[n] == ladder.loc[n, q.name("planning_floor") + " (± percentage points)"], n
     # and the typed J columns are the published reading, not the judge's
-    assert own.tolist() != wide["J = 0.57"].tolist()
+    assert own.tolist() != wide["Youden's J 0.57"].tolist()
 
 
 def test_quality_options_feed_size_plan(demo):
     cal = calibrate(demo, judge="sim-judge-steady")
     options = show.quality_options(cal, [0.34])
     assert list(options)[0].startswith("this judge (sensitivity ")
-    plan = size_plan(0.10, max_labelled=1600, **options["typed J = 0.34"])
+    plan = size_plan(0.10, max_labelled=1600, **options["typed Youden's J 0.34"])
     assert math.isclose(plan.youden_j, 0.34, abs_tol=1e-9)
     ladder = show.ladder_display(plan)
     assert "—" in set(ladder["Judged pairs needed"])  # where no judged count reaches the target

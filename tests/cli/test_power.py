@@ -117,7 +117,7 @@ def test_power_sim(capsys, table):
     assert {r["n"] for r in out["curve"]} == {50, 100, 150, 200}
     assert out == _json(capsys, argv)  # seeded
     assert main(["power-sim", str(table), "--edge", "0.49", "--max-n", "100"]) == 2
-    assert "No model pair has an edge in [49%, 50%)" in capsys.readouterr().err
+    assert "No model pair has an edge from 49% to under 50%" in capsys.readouterr().err
 
 
 def test_power_sim_on_an_arena_table_says_why_in_json(tmp_path, capsys):

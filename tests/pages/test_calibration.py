@@ -181,7 +181,7 @@ FLOOR_LINK = {
     "js": "0.4",
     "target": "5",
     "max_labelled": "5000",
-    "quality": "typed J = 0.40",
+    "quality": "typed Youden's J 0.40",
 }
 
 
@@ -200,7 +200,7 @@ def test_a_copied_link_reproduces_the_floor_and_size_numbers():
     assert at.text_input(key="cal_floor_js").value == "0.4"
     assert at.slider(key="cal_target").value == 5
     assert at.number_input(key="cal_max_labelled").value == 5000
-    assert at.selectbox(key="cal_plan_source").value == "typed J = 0.40"
+    assert at.selectbox(key="cal_plan_source").value == "typed Youden's J 0.40"
     # the size picker's answer is the library's for these inputs, not the default's
     plan = size_plan(0.05, max_labelled=5000, youden_j=0.4)
     shown = _texts(at.success) + _texts(at.warning)

@@ -59,7 +59,9 @@ def test_typed_informativeness_and_exact(power_page):
 def test_wilcoxon_curve_and_detectable_edges_drawn(power_page):
     at = power_page
     specs = _charts(at)
-    curve = next(s for s in specs if "Power against N" in s["layout"]["title"]["text"])
+    curve = next(
+        s for s in specs if "Power against the number of instructions" in s["layout"]["title"]["text"]
+    )
     names = {t["name"] for t in curve["data"]}
     assert {"Wilcoxon signed-rank (simulated)", "sign test (simulated)"} <= names
     # the horizontal target line at the chosen power

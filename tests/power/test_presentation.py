@@ -91,7 +91,7 @@ def test_distributions_view_and_empty_selection_sentences():
     assert {"Anchor", "Model A (with the edge)", "Edge", "Pair's differing share"} <= set(table.columns)
     assert "None" not in table.astype(str).to_numpy().ravel().tolist()
     chosen, nominal, label = pv.edge_window(dists, 0.05)
-    assert label == "edge in [5%, 6%)" and nominal == pytest.approx(0.05)
+    assert label == "edge from 5% to under 6%" and nominal == pytest.approx(0.05)
     sentence = pv.empty_selection_sentence(dists, chosen, label, window=True)
     assert sentence is not None and "Move the window" in sentence
     pair, _, label = pv.one_pair(dists, "A", "B", "X")
