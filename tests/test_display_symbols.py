@@ -4,7 +4,8 @@ stakeholder has to decode.
 
 Every string literal (docstrings aside) is read: no Greek letter (alpha, kappa, tau are spelled
 out), no "R²", "SD", "Se"/"Sp", "≈", "≥", "≤", "∞", "÷", "(wins + ties/2)" or a difference written
-as a formula ("slot A − slot B"; a negative number such as "−3" is fine).
+as a formula ("slot A − slot B"; a negative number such as "−3" is fine), a one-letter
+variable ("N = 2,000") or a half-open interval ("edge in [5%, 6%)").
 Two signs stay, on purpose: "·" as a separator between items of a line ("Judge x · 300
 instructions"), and "±" in a half-width ("±4.0 pp"), the one way the floor tables of the
 literature write it.
@@ -24,6 +25,8 @@ SYMBOLS = re.compile(
     r"[\u0370-\u03ff≈≥≤∞²√÷]|\bSD\b|\bSe\b|\bSp\b|ties/2|\bI = "
     # a difference written as a formula ("slot A − slot B", "M − 1"), not a negative number ("−3")
     r"|[A-Za-z)] ?− ?[A-Za-z(]|[A-Za-z)] − \d"
+    # a one-letter variable ("N = 2,000", "J = 0.57": Youden's J is a name) or a half-open interval
+    r"|(?<!Youden's )\b[A-Z] = |\bin \[\S+, \S+\)"
 )
 #: Modules whose strings are data, not display text: the Unicode case-folding table of the search.
 DATA_MODULES = frozenset({"evalcore/store/verdicts.py"})

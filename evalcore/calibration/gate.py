@@ -207,7 +207,7 @@ def ppi_gate(
     if kind not in ("superiority", "noninferiority"):
         raise UsageError(f"kind is 'superiority' or 'noninferiority'; got {kind!r}")
     if not 0.0 <= margin < 0.5 or (kind == "superiority" and margin):
-        raise UsageError(f"margin is a share in [0, 0.5), and 0 for superiority; got {margin!r}")
+        raise UsageError(f"margin is a share from 0 to under 0.5, and 0 for superiority; got {margin!r}")
     diff = ratings.difference(candidate, baseline)
     estimate, bound = float(win_probability(diff.value, 0.0)), float(win_probability(diff.low, 0.0))
     threshold = 0.5 - margin
