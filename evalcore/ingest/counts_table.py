@@ -44,7 +44,7 @@ from pathlib import Path
 import duckdb
 
 from evalcore._sql import one_row, sql_literal
-from evalcore.errors import UsageError
+from evalcore.errors import ResourceLimitError, UsageError
 from evalcore.schema import DEFAULT_JUDGE, NO_VERDICT_TOKENS, VERDICT_LABELS, VerdictFormatError
 
 #: The grouping columns, in the counts table's order.
@@ -400,6 +400,13 @@ def aggregate_files(
                 # the default budget): count again on one thread, with one table
                 con.execute("SET threads = 1")
                 con.execute(copy)
+        except duckdb.OutOfMemoryException as exc:
+            # not a problem of the files' columns: say what to do about memory instead
+            raise ResourceLimitError(
+                f"Counting {name} needed more memory than one load may use on this server "
+                f"({memory_limit or 'DuckDB default'}), even on one thread, so it was stopped; the "
+                "data loaded before stays. Load fewer files at once, or give the server more memory."
+            ) from exc
         except duckdb.Error as exc:
             raise VerdictFormatError(
                 name,
