@@ -39,7 +39,7 @@ with _ui.page("Judge"):
 
     st.header("The judges side by side")
     _ui.table(show.side_by_side(sheets))
-    st.caption(EXPLAIN["marks"] + " " + show.interval_sentence(opts))
+    st.caption(EXPLAIN["marks"] + " " + view.interval_sentence(opts))
     _ui.download_csv(
         ej.comparison_table(sheets), "judge_comparison.csv", label="Download the comparison (CSV)"
     )

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 import ui as _ui
+from evalcore.judge import DEFAULT_INTERVAL, interval_words
 from evalcore.plots import judge as plots
 from evalcore.present import judge as show
 from evalcore.present.judge import EXPLAIN
@@ -33,12 +34,23 @@ class IntervalChoice:
     words: str
 
 
+def interval_sentence(opts: dict) -> str:
+    """The page's sentence on its intervals, from the options it computed the sheets with."""
+    kind = opts.get("interval", DEFAULT_INTERVAL)
+    more = "" if kind == "bootstrap" else " Switch on resampling above for bootstrap intervals."
+    return f"95% intervals: {interval_words(kind, int(opts.get('rounds', 0)))}.{more}"
+
+
 def interval_choice(category: str | None, where) -> IntervalChoice:
     """Analytic intervals first; the resampled ones behind a switch, with their rounds and seed.
     The analytic choice keeps the key the demo's start-up work fills (rounds and seed unused)."""
     with where:
         resample = linked_flag(
-            st.toggle, "Resample intervals (slower)", param="resample", key="judge_resample", help=RESAMPLE_HELP
+            st.toggle,
+            "Resample intervals (slower)",
+            param="resample",
+            key="judge_resample",
+            help=RESAMPLE_HELP,
         )
     if not resample:
         opts = {"category": category, "rounds": 1000, "seed": 0}

@@ -10,6 +10,7 @@ from evalcore.judge import (
     DEFAULT_INTERVAL,
     INTERVALS,
     comparison_table,
+    interval_words,
     judge_sheet,
     judge_sheets,
     read_families,
@@ -36,17 +37,22 @@ def run_judge(args: argparse.Namespace) -> int:
     if args.all:
         sheets = judge_sheets(store, **options)
         if args.json:
-            interval = page.interval_words(args.interval, rounds)
+            interval = interval_words(args.interval, rounds)
             table = comparison_table(sheets)
             return print_json(
-                {"interval": interval, "interval_kind": args.interval, "bootstrap_rounds": rounds, "judges": table}
+                {
+                    "interval": interval,
+                    "interval_kind": args.interval,
+                    "bootstrap_rounds": rounds,
+                    "judges": table,
+                }
             )
         # the Judge page's side-by-side table (the self-comparison tie rate is on the sheet)
         shown = page.side_by_side(sheets).drop(
             columns=[page.SIDE_BY_SIDE["self_comparison_tie_rate"]], errors="ignore"
         )
         show(
-            f"95% intervals: {page.interval_words(args.interval, rounds)}.",
+            f"95% intervals: {interval_words(args.interval, rounds)}.",
             shown,
             [f"warning: {text}" for text in page.judge_warnings(sheets)],
         )

@@ -33,6 +33,7 @@ import numpy as np
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import check_int
+from evalcore.judge import _analytic as analytic
 from evalcore.judge._resample import (
     METHOD,
     BalancedPairs,
@@ -48,7 +49,6 @@ from evalcore.judge.both_orders import (
     TIE,
     paired_verdicts,
 )
-from evalcore.judge import _analytic as analytic
 from evalcore.judge.order_swap import (
     OrderSwap,
     OrderSwapDraws,
@@ -303,7 +303,12 @@ def position_and_order_swap(
 
 
 def _analytic_bias(
-    rep: VerdictCounts, mult: np.ndarray, pairs: BalancedPairs, values: np.ndarray, point: np.ndarray, bias: float
+    rep: VerdictCounts,
+    mult: np.ndarray,
+    pairs: BalancedPairs,
+    values: np.ndarray,
+    point: np.ndarray,
+    bias: float,
 ) -> Estimate:
     """Position bias (points) with its delta-method interval, cluster-robust over instructions:
     the call-weighted mean over pairs of the mean of the two orders' (slot A − slot B wins)/calls."""

@@ -424,7 +424,12 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
                     self_preference_table
                     if self_preference_table is not None
                     else self_preference(
-                        store, families, category=category, rounds=min(rounds, 500), seed=seed, interval=interval
+                        store,
+                        families,
+                        category=category,
+                        rounds=min(rounds, 500),
+                        seed=seed,
+                        interval=interval,
                     )
                 )
                 hit = table[table["judge"] == judge]

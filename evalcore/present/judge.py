@@ -15,7 +15,6 @@ import pandas as pd
 
 from evalcore import quantities as q
 from evalcore.errors import UsageError
-from evalcore.judge._analytic import DEFAULT_INTERVAL, interval_words
 from evalcore.judge.agreement import HumanAgreement, human_agreement, labelled_rows
 from evalcore.judge.both_orders import BothOrdersSummary
 from evalcore.judge.comparison import best_marks, comparison_table
@@ -504,28 +503,14 @@ def judge_warnings(sheets: Mapping[str, JudgeSheet | str]) -> list[str]:
     return out
 
 
-def interval_sentence(opts: Mapping[str, Any]) -> str:
-    """The Judge page's sentence on its intervals, from the options it computed the sheets with."""
-    kind = opts.get("interval", DEFAULT_INTERVAL)
-    words = interval_words(kind, int(opts.get("rounds", 0)))
-    more = "" if kind == "bootstrap" else " Switch on resampling above for bootstrap intervals."
-    return f"95% intervals: {words}.{more}"
-
-
 def both_orders_agreement(
-    store,
-    judge: str,
-    *,
-    category: str | None = None,
-    rounds: int = 1000,
-    seed: int = 0,
-    interval: str = DEFAULT_INTERVAL,
+    store, judge: str, *, category: str | None = None, **options: Any
 ) -> HumanAgreement:
     """Agreement with humans of the both-orders verdicts (each pair's verdict once against every
-    human judgement of the pair), with the sheet's intervals (at most 1,000 bootstrap rounds).
-
-    Raises :class:`ValueError` (a :class:`~evalcore.errors.DesignError`) when no pair of the
-    labelled calls is judged in both orders.
-    """
-    rows = labelled_rows(store, judge, category=category)
-    return human_agreement(rows, both_orders=True, rounds=min(rounds, 1000), seed=seed, interval=interval)
+    human judgement of the pair), with the sheet's ``rounds``, ``seed`` and ``interval`` (at most
+    1,000 bootstrap rounds). Raises :class:`ValueError` (a :class:`~evalcore.errors.DesignError`)
+    when no pair of the labelled calls is judged in both orders."""
+    rounds = min(int(options.pop("rounds", 1000)), 1000)
+    return human_agreement(
+        labelled_rows(store, judge, category=category), both_orders=True, rounds=rounds, **options
+    )

@@ -138,7 +138,7 @@ def judge_section(analyses: Analyses) -> str:
     caption = (
         f'<p class="caption">The spec sheet of {esc(analyses.judge)} (Zheng et al. 2023, "Judging '
         'LLM-as-a-judge with MT-Bench and Chatbot Arena"; Gondara et al. 2026). The 95% intervals: '
-        f"{judge_show.interval_words(sheet.interval, sheet.order.rounds)}. Length control and "
+        f"{sheet.interval_method}. Length control and "
         "self-preference are on the Judge page.</p>"
     )
     notes = captions([*getattr(sheet, "design_warnings", ()), *sheet.notes])
