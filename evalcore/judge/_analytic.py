@@ -138,6 +138,11 @@ def pair_mean(
     return mean, d_x, d_n
 
 
+#: Influences are summed into a dense (patterns × groups) array up to this many entries, else into
+#: a sparse matrix (an arena table's anchors: many patterns times many models).
+DENSE_INFLUENCE = 20_000_000
+
+
 def pair_influence(
     inst: np.ndarray,
     slot: np.ndarray,
@@ -150,28 +155,29 @@ def pair_influence(
     n_patterns: int,
     n_groups: int,
     n_pairs: int,
-) -> sparse.csr_matrix:
+) -> np.ndarray | sparse.csr_matrix:
     """(patterns, groups) influences: every cell (pattern ``inst``, pair-order ``slot`` = 2p + k,
     totals ``x``, ``n``) adds d_x·x + d_n·n of each entry over its pair (entries from
-    :func:`pair_mean`; cells with slot −1 carry none)."""
+    :func:`pair_mean`; cells with slot −1 carry none). Dense when small enough, else sparse."""
     keep = slot >= 0
     inst, slot, x, n = inst[keep], slot[keep], x[keep], n[keep]
     pair, order = slot // 2, slot % 2
-    rows, cols, vals = [], [], []
+    keys, vals = [], []
     for start in range(0, group.size, max(n_pairs, 1)):  # one block of entries per pass over P
         e = start + pair
-        rows.append(inst)
-        cols.append(group[e])
+        keys.append(inst * n_groups + group[e])
         vals.append(d_x[e, order] * x + d_n[e, order] * n)
-    if not rows:
-        return sparse.csr_matrix((n_patterns, n_groups))
-    return sparse.csr_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n_patterns, n_groups)
-    )
+    key = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+    val = np.concatenate(vals) if vals else np.zeros(0)
+    if n_patterns * n_groups <= DENSE_INFLUENCE:
+        return np.bincount(key, val, minlength=n_patterns * n_groups).reshape(n_patterns, n_groups)
+    return sparse.csr_matrix((val, (key // n_groups, key % n_groups)), shape=(n_patterns, n_groups))
 
 
-def sparse_variance(u: sparse.csr_matrix, mult: np.ndarray) -> np.ndarray:
-    """:func:`clustered_variance` of a sparse (patterns, groups) influence matrix, per group."""
+def sparse_variance(u: np.ndarray | sparse.csr_matrix, mult: np.ndarray) -> np.ndarray:
+    """:func:`clustered_variance` per group of a (patterns, groups) influence array, dense or sparse."""
+    if not sparse.issparse(u):
+        return clustered_variance(np.asarray(u), mult)
     w = np.asarray(mult, dtype=np.float64)
     s = float(w.sum())
     if s < MIN_INSTRUCTIONS:

@@ -187,3 +187,14 @@ def test_every_face_chooses_the_same_intervals(tmp_path, capsys):
     found = run_analyses(store, judge="j", rounds=50, seed=0)
     assert found.judge_sheet is not None and found.judge_sheet.interval == library.interval
     assert found.judge_sheet.position.swap_consistency == library.position.swap_consistency
+
+
+def test_the_sparse_influences_of_a_large_table_equal_the_dense_ones(monkeypatch):
+    counts = table(30, seed=8)
+    dense = position_and_order_swap(counts)
+    monkeypatch.setattr(analytic, "DENSE_INFLUENCE", 0)
+    sparse_path = position_and_order_swap(counts)
+    assert sparse_path[0].position_bias_points.low == pytest.approx(
+        dense[0].position_bias_points.low, rel=1e-12
+    )
+    pd.testing.assert_frame_equal(sparse_path[1].by_anchor, dense[1].by_anchor, rtol=1e-12)
