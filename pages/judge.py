@@ -106,4 +106,5 @@ with _ui.page("Judge"):
     st.header(f"The sheet of {_ui.md(judge)}")
     _ui.table(show.sheet_display(sheet))
     _ui.download_csv(sheet.table(), f"judge_sheet_{judge}.csv", label="Download this sheet (CSV)")
-    judge_weights_section(store, category)  # each judge's weight beside its certification
+    resampled = opts.get("interval") == "bootstrap"
+    judge_weights_section(store, category, resample=resampled)  # each weight beside its certification

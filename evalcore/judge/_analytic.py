@@ -176,7 +176,7 @@ def pair_influence(
 
 def sparse_variance(u: np.ndarray | sparse.csr_matrix, mult: np.ndarray) -> np.ndarray:
     """:func:`clustered_variance` per group of a (patterns, groups) influence array, dense or sparse."""
-    if not sparse.issparse(u):
+    if not isinstance(u, sparse.csr_matrix):
         return clustered_variance(np.asarray(u), mult)
     w = np.asarray(mult, dtype=np.float64)
     s = float(w.sum())

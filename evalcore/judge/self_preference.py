@@ -288,7 +288,7 @@ def self_preference(
                 for o in others:
                     k_o = judges.index(o)
                     v[k_o * m : (k_o + 1) * m] = breads[k_o] @ (grad[1] / len(others))
-                est = analytic.wald(row["delta"], float(analytic.clustered_variance(scores @ v, mult)))
+                est = analytic.wald(float(delta[0]), float(analytic.clustered_variance(scores @ v, mult)))
                 row["delta_low"], row["delta_high"] = est.low, est.high
             for key in ("", "_low", "_high"):
                 row[f"delta_elo{key}"] = ELO_SCALE * row[f"delta{key}"]
