@@ -35,6 +35,34 @@ def test_a_share_worked_by_hand():
     assert (flat.low, flat.high) == pytest.approx((0.2366, 0.7634), abs=2e-4)
 
 
+def test_position_bias_worked_by_hand():
+    # one pair x, y judged once in each order on 5 instructions: slot A minus slot B wins
+    # d0 = 1, 1, 1, 0, 1 (x in slot A) and d1 = −1, 1, 0, 1, 1 (y in slot A). Each order has 5
+    # calls, so the bias is the mean over instructions of s/2 with s = d0 + d1 = 0, 2, 1, 1, 2:
+    # 0.6, that is 60 points; its standard error is that of a mean, sd(s/2)/sqrt(5) with
+    # sd(s)² = 2.8/4: 0.18708, so the interval is 60 ± 1.96·18.708 = 23.33 to 96.67 points.
+    from evalcore.counts import VerdictCounts
+
+    d0, d1 = [1, 1, 1, 0, 1], [-1, 1, 0, 1, 1]
+    level = {1: 3, 0: 2, -1: 1}  # +1, tie, −1 on the five-level scale
+    n = np.zeros((10, 5), dtype=np.int64)
+    for i, (f, r) in enumerate(zip(d0, d1, strict=True)):
+        n[2 * i, level[f]] = 1
+        n[2 * i + 1, level[r]] = 1
+    counts = VerdictCounts.from_cells(
+        models=("x", "y"),
+        instructions=tuple(f"q{i}" for i in range(5)),
+        judge="j",
+        inst=np.repeat(np.arange(5), 2),
+        a=[0, 1] * 5,
+        b=[1, 0] * 5,
+        n=n,
+    )
+    bias = position_and_order_swap(counts)[0].position_bias_points
+    assert bias.value == pytest.approx(60.0)
+    assert (bias.low, bias.high) == pytest.approx((23.33, 96.67), abs=0.01)
+
+
 def _fleiss_cohen_everitt(conf: np.ndarray) -> float:
     """The large-sample variance of kappa (Fleiss, Cohen & Everitt 1969, their equation 13)."""
     p = conf / conf.sum()
