@@ -104,6 +104,7 @@ WIDGETS: dict[str, tuple[str, str, str | None] | None] = {
     "leaderboard": ("switch", "Both-orders verdicts", None),
     "anchors": ("drop-down", "Chosen anchor (highlighted in the figures, explored below)", None),
     "anchor_planning": ("switch", "Both-orders verdicts", None),
+    "judge": ("drop-down", "Category", None),  # its first switch asks for the slower resampling
     "ties": ("drop-down", "Judge", "sim-judge-tie-happy"),  # the page's point: the tie-happy judge
     "power": ("switch", "Two-sided", None),
     "calibration": ("drop-down", "Candidate", None),

@@ -12,22 +12,21 @@ from evalcore.present.judge import EXPLAIN
 from evalcore.verdicts import VerdictFilter
 from ui import judge_view as view
 from ui.judges import judge_weights_section
-from ui.widgets import rounds_and_seed
 
 with _ui.page("Judge"):
     st.title("Judge")
     store = _ui.require_data()
     _ui.demo_banner()
     st.caption(EXPLAIN["intro"])
-    c1, c2, c3 = st.columns([2, 1, 1])
+    c1, c2 = st.columns([2, 2])
     with c1:
         category = _ui.category_picker(store, key="judge_category")
-    rounds, seed = rounds_and_seed(c2, c3)
-    opts = {"category": category, "rounds": rounds, "seed": int(seed)}
+    chosen = view.interval_choice(category, c2)
+    opts = chosen.opts
     judges = store.judges()
     family = view.families_picker(judges)
 
-    with _ui.progress_bar("Measuring the judges…") as progress:
+    with _ui.progress_bar(chosen.words) as progress:
         sheets = _ui.memo(
             ("judge_sheets", *opts.values(), family.key),
             lambda: ej.judge_sheets(store, families=family.families, progress=progress, **opts),
@@ -40,7 +39,7 @@ with _ui.page("Judge"):
 
     st.header("The judges side by side")
     _ui.table(show.side_by_side(sheets))
-    st.caption(EXPLAIN["marks"])
+    st.caption(EXPLAIN["marks"] + " " + view.interval_sentence(opts))
     _ui.download_csv(
         ej.comparison_table(sheets), "judge_comparison.csv", label="Download the comparison (CSV)"
     )
@@ -58,8 +57,7 @@ with _ui.page("Judge"):
     if sheet is None:
         _ui.warning(f"{judge} has no sheet in this selection: {sheets.get(judge)}")
         st.stop()
-    _ui.warning(*sheet.design_warnings)
-    _ui.info(*sheet.notes)
+    _ui.info(*sheet.notes)  # its design warnings are said once, at the top of the page
     _ui.number_tiles(show.position_metrics(sheet))
     st.caption(show.both_orders_sentence(sheet))
     _ui.verdicts_link(
@@ -108,4 +106,5 @@ with _ui.page("Judge"):
     st.header(f"The sheet of {_ui.md(judge)}")
     _ui.table(show.sheet_display(sheet))
     _ui.download_csv(sheet.table(), f"judge_sheet_{judge}.csv", label="Download this sheet (CSV)")
-    judge_weights_section(store, category)  # each judge's weight beside its certification
+    resampled = opts.get("interval") == "bootstrap"
+    judge_weights_section(store, category, resample=resampled)  # each weight beside its certification

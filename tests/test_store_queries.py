@@ -236,11 +236,14 @@ def test_length_queries_by_hand(judge_store):
     # the last bin is open-ended: with one bin of width 1 both calls land in it
     one = judge_store.query(sq.length_ratio_bins, judge="j", category=None, bin_width=1.0, n_bins=1)
     assert one[["bin", "calls", "x_mean"]].values.tolist() == [[0, 2, 1.5]]
-    cells = judge_store.query(sq.length_cells, judge="j", category=None).sort_values("instruction_id")
-    assert cells[["model_a", "model_b", "y", "z", "n"]].values.tolist() == [
-        ["A", "B", 1.0, 0.333, 1.0],
-        ["A", "C", 0.0, -0.6, 1.0],
+    models, columns = judge_store.query(sq.length_cells, judge="j", category=None)
+    cells = pd.DataFrame(columns).sort_values(["a", "b"])
+    named = [
+        [models[int(a)], models[int(b)], y, z, n]
+        for a, b, y, z, n in cells[["a", "b", "y", "z", "n"]].values.tolist()
     ]
+    assert named == [["A", "B", 1.0, 0.333, 1.0], ["A", "C", 0.0, -0.6, 1.0]]
+    assert cells["cluster"].nunique() == 2  # one instruction each
     means = judge_store.query(sq.mean_lengths, judge="j", category=None)
     assert means.sort_index().to_dict() == {"A": 55.0, "B": 50.0, "C": 40.0}
 

@@ -5,14 +5,61 @@ the model families, :func:`families_picker`) and computes the sheets; these draw
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 import streamlit as st
 
 import ui as _ui
+from evalcore.judge import DEFAULT_INTERVAL, interval_words
 from evalcore.plots import judge as plots
 from evalcore.present import judge as show
 from evalcore.present.judge import EXPLAIN
 from ui.state import DATA, DEFAULT_DEMO, state
+from ui.widgets import linked_flag, rounds_and_seed
+
+RESAMPLE_HELP = (
+    "The intervals shown are analytic: computed at once from the spread between instructions "
+    "(each instruction a cluster). Resampling the instructions instead repeats every figure on "
+    "each resample: seconds to a minute on a large table."
+)
+
+
+@dataclass(frozen=True)
+class IntervalChoice:
+    """The page's intervals: the options of :func:`evalcore.judge.judge_sheets` (also its memo
+    key's) and the words of the progress bar."""
+
+    opts: dict
+    words: str
+
+
+def interval_sentence(opts: dict) -> str:
+    """The page's sentence on its intervals, from the options it computed the sheets with."""
+    kind = opts.get("interval", DEFAULT_INTERVAL)
+    more = "" if kind == "bootstrap" else " Switch on resampling above for bootstrap intervals."
+    return f"95% intervals: {interval_words(kind, int(opts.get('rounds', 0)))}.{more}"
+
+
+def interval_choice(category: str | None, where) -> IntervalChoice:
+    """Analytic intervals first; the resampled ones behind a switch, with their rounds and seed.
+    The analytic choice keeps the key the demo's start-up work fills (rounds and seed unused)."""
+    with where:
+        resample = linked_flag(
+            st.toggle,
+            "Resample intervals (slower)",
+            param="resample",
+            key="judge_resample",
+            help=RESAMPLE_HELP,
+        )
+    if not resample:
+        opts = {"category": category, "rounds": 1000, "seed": 0}
+        return IntervalChoice(opts, "Measuring the judges (analytic intervals)…")
+    c1, c2 = st.columns(2)
+    rounds, seed = rounds_and_seed(c1, c2)
+    opts = {"category": category, "rounds": rounds, "seed": seed, "interval": "bootstrap"}
+    words = f"Resampling the instructions {rounds:,} times for every judge's intervals…"
+    return IntervalChoice(opts, words)
 
 
 def order_swap(sheet, judge: str) -> None:

@@ -29,11 +29,14 @@ INTRO = (
 )
 
 
-def _rounds(store, key: str) -> int:
+def _rounds(store, key: str, resample: bool | None = None) -> int:
     """The bootstrap rounds of the pooled ranking: :data:`ROUNDS` on a table where the refits are
-    quick, else none until the visitor asks with the switch (the fit itself is immediate)."""
+    quick, else none until the visitor asks with the switch (the fit itself is immediate). On the
+    Judge page (``resample`` given) its own switch for resampled intervals decides."""
     from evalcore.ranking.judges import intervals_by_default
 
+    if resample is not None:
+        return ROUNDS if resample else 0
     if intervals_by_default(memo(("summary",), store.summary).rows):
         return ROUNDS
     why = (
@@ -44,7 +47,15 @@ def _rounds(store, key: str) -> int:
     return ROUNDS if asked else 0
 
 
-def _result(store, category: str | None, title: Callable[[str], Any], heading: str, *, key: str):
+def _result(
+    store,
+    category: str | None,
+    title: Callable[[str], Any],
+    heading: str,
+    *,
+    key: str,
+    resample: bool | None = None,
+):
     """The pooled result under its ``title(heading)`` and the method, or None: nothing drawn for
     one judge, the reason in words when it cannot be computed."""
     from evalcore.judge.pooling import pool_store
@@ -52,7 +63,7 @@ def _result(store, category: str | None, title: Callable[[str], Any], heading: s
     if len(store.judges()) < 2:
         return None
     title(heading)
-    rounds = _rounds(store, key)
+    rounds = _rounds(store, key, resample)
     words = (
         f"Weighting the judges ({rounds} resamples of the instructions)…"
         if rounds
@@ -65,7 +76,12 @@ def _result(store, category: str | None, title: Callable[[str], Any], heading: s
     if res is not None:
         caption(INTRO)
         if not rounds:
-            caption("Intervals not computed: switch them on above.")
+            where = (
+                "resample the intervals at the top of the page"
+                if resample is not None
+                else "switch them on above"
+            )
+            caption(f"Intervals not computed: {where}.")
     return res
 
 
@@ -86,9 +102,17 @@ def pooled_ranking_section(store, category: str | None) -> None:
     download_csv(res.table, "pooled_ranking.csv", label="Download the pooled ranking (CSV)", key="dl_pooled")
 
 
-def judge_weights_section(store, category: str | None) -> None:
-    """Judge page: each judge's weight in the pooled ranking beside its certification."""
-    res = _result(store, category, st.header, "Weights in the pooled ranking", key="judge_pool_intervals")
+def judge_weights_section(store, category: str | None, *, resample: bool = False) -> None:
+    """Judge page: each judge's weight in the pooled ranking beside its certification; its
+    intervals (resampled: the weights have no analytic interval) come with the page's switch."""
+    res = _result(
+        store,
+        category,
+        st.header,
+        "Weights in the pooled ranking",
+        key="judge_pool_intervals",
+        resample=resample,
+    )
     if res is None:
         return
     frame = show.judge_weights_display(res)

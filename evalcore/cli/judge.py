@@ -6,7 +6,15 @@ import argparse
 from pathlib import Path
 
 from evalcore.cli.common import Command, load_store, opt, pick_category, print_json, select, show
-from evalcore.judge import comparison_table, judge_sheet, judge_sheets, read_families
+from evalcore.judge import (
+    DEFAULT_INTERVAL,
+    INTERVALS,
+    comparison_table,
+    interval_words,
+    judge_sheet,
+    judge_sheets,
+    read_families,
+)
 from evalcore.present import judge as page
 from evalcore.text import fmt_count
 
@@ -23,18 +31,31 @@ def run_judge(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "families": families,
         "length_control": not args.no_length,
+        "interval": args.interval,
     }
+    rounds = args.bootstrap if args.interval == "bootstrap" else 0
     if args.all:
         sheets = judge_sheets(store, **options)
         if args.json:
-            interval = "2.5-97.5 percentiles of a bootstrap over instructions"
+            interval = interval_words(args.interval, rounds)
             table = comparison_table(sheets)
-            return print_json({"interval": interval, "bootstrap_rounds": args.bootstrap, "judges": table})
+            return print_json(
+                {
+                    "interval": interval,
+                    "interval_kind": args.interval,
+                    "bootstrap_rounds": rounds,
+                    "judges": table,
+                }
+            )
         # the Judge page's side-by-side table (the self-comparison tie rate is on the sheet)
         shown = page.side_by_side(sheets).drop(
             columns=[page.SIDE_BY_SIDE["self_comparison_tie_rate"]], errors="ignore"
         )
-        show(shown, [f"warning: {text}" for text in page.judge_warnings(sheets)])
+        show(
+            f"95% intervals: {interval_words(args.interval, rounds)}.",
+            shown,
+            [f"warning: {text}" for text in page.judge_warnings(sheets)],
+        )
         return 0
     judge = select(args, store=store).judge
     sheet = judge_sheet(store, judge, **options)
@@ -43,7 +64,7 @@ def run_judge(args: argparse.Namespace) -> int:
     show(
         f"Judge {judge}: {fmt_count(sheet.position.calls, 'call')} with a verdict, "
         f"{fmt_count(sheet.n_instructions, 'instruction')}, "
-        f"{fmt_count(sheet.n_models, 'model')}; 95% intervals from {fmt_count(args.bootstrap, 'bootstrap round')} over instructions.",
+        f"{fmt_count(sheet.n_models, 'model')}; 95% intervals: {sheet.interval_method}.",
         [f"warning: {text}" for text in sheet.design_warnings],
         [f"Note: {text}" for text in sheet.notes],
         sheet.certification and f"Certification: {sheet.certification.sentence()}",
@@ -68,9 +89,16 @@ COMMANDS = (
             ),
             "category",
             opt(
+                "--interval",
+                choices=INTERVALS,
+                default=DEFAULT_INTERVAL,
+                help="95%% intervals: analytic (cluster-robust over instructions, immediate; the "
+                "default, as on the page and in the report) or bootstrap (resampling, slower)",
+            ),
+            opt(
                 "bootstrap",
                 default=2000,
-                help="bootstrap rounds over instructions (default 2000; 0 for none)",
+                help="bootstrap rounds over instructions with --interval bootstrap (default 2000; 0 for none)",
             ),
             "seed",
             opt("families", help="a model,family CSV (judges listed by name too) for self-preference"),

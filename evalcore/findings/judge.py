@@ -37,8 +37,8 @@ def judge_finding(analyses: Analyses) -> Finding:
         "Position bias: how much more often the first slot wins than the second, in percentage points, measured "
         "on model pairs judged in both slot orders, each order weighted equally. Swap consistency: the share of pairs judged in both orders whose two verdicts, "
         "read from the same model's side, name the same outcome. Both-orders verdict: the verdict "
-        "both orders agree on, else a tie (Zheng et al. 2023, MT-Bench). 95% intervals: bootstrap over "
-        f"instructions ({sheet.order.rounds:,} rounds)."
+        "both orders agree on, else a tie (Zheng et al. 2023, MT-Bench). 95% intervals: "
+        f"{sheet.interval_method}."
     )
     side = "first" if bias >= 0 else "second"
     warnings = tuple(getattr(sheet, "design_warnings", ()) or ())

@@ -31,6 +31,7 @@ Zheng, L. et al. (2023). Judging LLM-as-a-Judge with MT-Bench and Chatbot Arena.
 and Benchmarks.
 """
 
+from evalcore.judge._analytic import DEFAULT_INTERVAL, INTERVALS, interval_words
 from evalcore.judge.agreement import (
     COMPRESSION_RATES,
     OUTCOMES,
@@ -78,7 +79,9 @@ from evalcore.stats.intervals import Estimate
 __all__ = [
     "BEST_DIRECTION",
     "COMPRESSION_RATES",
+    "DEFAULT_INTERVAL",
     "DEFINITIONS",
+    "INTERVALS",
     "OUTCOMES",
     "BothOrdersSummary",
     "Coverage",
@@ -101,6 +104,7 @@ __all__ = [
     "confusion_matrix",
     "coverage",
     "fit_length_controlled",
+    "interval_words",
     "human_agreement",
     "judge_sheet",
     "judge_sheets",

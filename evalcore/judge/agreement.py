@@ -51,6 +51,7 @@ import pandas as pd
 
 from evalcore.counts import CountSource
 from evalcore.errors import UsageError, check_int
+from evalcore.judge import _analytic as analytic
 from evalcore.judge._resample import METHOD
 from evalcore.stats.bootstrap import MAX_ROUNDS, percentile_interval, resampled_sums
 from evalcore.stats.intervals import Estimate
@@ -235,7 +236,7 @@ class HumanAgreement:
             "kappa": self.kappa.value,
             "kappa_low": self.kappa.low,
             "kappa_high": self.kappa.high,
-            "interval": METHOD.replace("instructions", "labelled instructions"),
+            "interval": self.agreement.method,
             "confusion": {
                 "rows_human": list(OUTCOMES),
                 "columns_judge": list(OUTCOMES),
@@ -359,6 +360,20 @@ def _bootstrap(
     return (float(p_low), float(p_high)), (float(k_low), float(k_high))
 
 
+def _analytic(
+    instruction: np.ndarray, cells: np.ndarray, weight: np.ndarray
+) -> tuple[Estimate, tuple[float, float]]:
+    """Agreement (Wilson on the effective sample size) and kappa's 95% bounds (delta method),
+    cluster-robust over labelled instructions (:mod:`evalcore.judge._analytic`)."""
+    n_inst = int(instruction.max()) + 1
+    per = np.bincount(instruction * 9 + cells, weights=weight, minlength=n_inst * 9).reshape(n_inst, 9)
+    ones = np.ones(n_inst)
+    agree = analytic.share(per[:, [0, 4, 8]].sum(axis=1), per.sum(axis=1), ones)
+    kappa, u = analytic.kappa_influence(per)
+    k = analytic.wald(kappa, float(analytic.clustered_variance(u, ones)))
+    return agree, (k.low, k.high)
+
+
 def human_agreement(
     rows: pd.DataFrame,
     *,
@@ -366,6 +381,7 @@ def human_agreement(
     rates: tuple[float, ...] = COMPRESSION_RATES,
     rounds: int = 1000,
     seed: int = 0,
+    interval: str = analytic.DEFAULT_INTERVAL,
 ) -> HumanAgreement:
     """Agreement, κ, α, the human ceiling and the compression table from labelled rows.
 
@@ -380,8 +396,12 @@ def human_agreement(
     rates : tuple of float
         The humans' win rates of the compression table.
     rounds : int, default 1000
-        Bootstrap rounds over labelled instructions for the agreement and κ intervals.
+        Bootstrap rounds over labelled instructions for the agreement and κ intervals, with
+        ``interval="bootstrap"``.
     seed : int, default 0
+    interval : {"analytic", "bootstrap"}, default "analytic"
+        Cluster-robust over labelled instructions: Wilson on the effective sample size for
+        agreement and the delta method for κ; or percentiles of a bootstrap.
 
     Returns
     -------
@@ -454,8 +474,13 @@ def human_agreement(
     cells = human_cls * 3 + judge_cls
     conf = np.bincount(cells, weights=weight, minlength=9).reshape(3, 3).astype(np.int64)
     n = int(conf.sum())
-    agreement_ci, kappa_ci = _bootstrap(instruction, cells, weight, rounds, seed)
-    method = METHOD.replace("instructions", "labelled instructions") if rounds else ""
+    if analytic.check_interval(interval) == "analytic":
+        agree, kappa_ci = _analytic(instruction, cells, weight)
+        agreement_ci, method = (agree.low, agree.high), agree.method
+        kappa_method = analytic.DELTA_METHOD if np.isfinite(kappa_ci[0]) else ""
+    else:
+        agreement_ci, kappa_ci = _bootstrap(instruction, cells, weight, rounds, seed)
+        method = kappa_method = METHOD.replace("instructions", "labelled instructions") if rounds else ""
     tie_share = float(per[:, 1].sum() / per.sum())
     ceiling_conf, ceiling_n, pair_agreement, alpha_units = _ceiling(per)
     alpha = alpha_nominal_from_counts(per)
@@ -469,7 +494,7 @@ def human_agreement(
         n_no_verdict=n_no_verdict,
         n_judgements=int(per.sum()),
         agreement=Estimate(float(np.trace(conf) / n), *agreement_ci, method=method),
-        kappa=Estimate(cohen_kappa(conf), *kappa_ci, method=method),
+        kappa=Estimate(cohen_kappa(conf), *kappa_ci, method=kappa_method),
         confusion=conf,
         compression=compression_table(symmetrise(conf), tie_share=tie_share, rates=rates),
         human_tie_share=tie_share,

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.counts import CountSource, require_source
+from evalcore.judge._analytic import DEFAULT_INTERVAL, check_interval
 from evalcore.judge.self_preference import self_preference
 from evalcore.judge.sheet import JudgeSheet, _check_options, judge_sheet
 from evalcore.progress import Progress
@@ -44,6 +45,7 @@ def judge_sheets(
     families: dict[str, str] | None = None,
     length_control: bool = True,
     progress: Progress | None = None,
+    interval: str = DEFAULT_INTERVAL,
 ) -> dict[str, JudgeSheet | str]:
     """The sheet of every judge (default: all judges of the store), in the store's order.
 
@@ -62,12 +64,16 @@ def judge_sheets(
     'first'
     """
     rounds, seed = _check_options(rounds, seed)
+    interval = check_interval(interval)
+    rounds = 0 if interval == "analytic" else rounds
     require_source(source, needs=("counts", "judges", "query"), what="judge_sheets")
     store = source
     judges = tuple(judges) if judges is not None else store.judges()
     table = None
     if families and len(store.judges()) >= 2:
-        table = self_preference(store, families, category=category, rounds=min(rounds, 500), seed=seed)
+        table = self_preference(
+            store, families, category=category, rounds=min(rounds, 500), seed=seed, interval=interval
+        )
     out: dict[str, JudgeSheet | str] = {}
     for n, name in enumerate(judges):
 
@@ -86,6 +92,7 @@ def judge_sheets(
                 length_control=length_control,
                 self_preference_table=table,
                 progress=sub,
+                interval=interval,
             )
         except ValueError as exc:
             out[name] = str(exc)
@@ -117,6 +124,7 @@ def compare_judges(
     families: dict[str, str] | None = None,
     length_control: bool = True,
     progress: Progress | None = None,
+    interval: str = DEFAULT_INTERVAL,
 ) -> pd.DataFrame:
     """One row per judge with every scalar of its sheet (see :func:`comparison_table`)."""
     return comparison_table(
@@ -129,6 +137,7 @@ def compare_judges(
             families=families,
             length_control=length_control,
             progress=progress,
+            interval=interval,
         )
     )
 

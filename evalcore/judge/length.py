@@ -10,7 +10,7 @@
   standard deviation over the calls. The model coefficients are the length-controlled ratings;
   γ is the length effect (logit per standard deviation of z), with a Wald 95% interval from a
   cluster-robust (by instruction) standard error. It is fitted on calls aggregated in DuckDB by
-  (instruction, slot-A model, slot-B model, score, z rounded to 0.001), by Newton's method with
+  (instruction, slot-A model, slot-B model, score, z rounded to 0.001; models as indices), by Newton's method with
   an analytic gradient and Hessian (vectorised over the aggregated rows, no loop over rows). The plain ratings are the shared
   :func:`evalcore.ranking.fit_bradley_terry` on the same calls. Rank changes compare the two.
 
@@ -241,22 +241,17 @@ def length_controlled_ranking(
     >>> bool(lc.gamma.low > 0)  # the length effect is detected
     True
     """
-    agg = store.query("length_cells", judge=judge, category=category)
-    if agg.empty:
+    models, agg = store.query("length_cells", judge=judge, category=category)
+    if agg["n"].size == 0:
         raise UsageError(
             "No call has both response lengths (length_a, length_b) or both answers "
             "(response_a, response_b, whose lengths are used when the file gives none): length "
             "control needs them. Add the two lengths or the two answers to the file to get it."
         )
-    models = tuple(sorted(pd.unique(pd.concat([agg["model_a"], agg["model_b"]]).astype(str))))
     if len(models) < 2:
         raise UsageError("Length control needs calls between at least two models.")
-    index = pd.Index(models)
-    a = index.get_indexer(agg["model_a"])
-    b = index.get_indexer(agg["model_b"])
-    y = agg["y"].to_numpy(np.float64)
-    n = agg["n"].to_numpy(np.float64)
-    zraw = agg["z"].to_numpy(np.float64)
+    a, b = agg["a"].astype(np.int64), agg["b"].astype(np.int64)
+    y, n, zraw = (agg[k].astype(np.float64) for k in ("y", "n", "z"))
     mean = float(np.average(zraw, weights=n))
     sd = float(np.sqrt(np.average((zraw - mean) ** 2, weights=n)))
     notes: list[str] = []
@@ -276,7 +271,7 @@ def length_controlled_ranking(
             "tie per model against an average model) to stay finite."
         )
     theta_plain, _ = fit_bradley_terry(wins, prior_games=prior)
-    cluster = pd.factorize(agg["instruction_id"])[0]
+    cluster = pd.factorize(agg["cluster"])[0]
     theta_lc, gamma, se, ok = fit_length_controlled(
         a, b, y, zraw / sd, n, len(models), prior_games=prior, cluster=cluster, theta0=theta_plain
     )

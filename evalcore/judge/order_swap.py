@@ -7,8 +7,9 @@ Computed per model pair, pooled over instructions. The judge's b is the call-wei
 pairs' b over pairs seen in both orders (so a table that always puts the stronger model in one
 slot does not fake a slot bias); per anchor, q and b are the call-weighted means over the anchor's
 opponents seen in both orders (q > 0: the opponents are preferred to the anchor). A pair seen in
-one order only identifies neither q nor b and is left out. 95% intervals: 2.5 and 97.5
-percentiles of a bootstrap over instructions.
+one order only identifies neither q nor b and is left out. 95% intervals: the delta method with
+a cluster-robust (by instruction) standard error (:mod:`evalcore.judge._analytic`), or on request
+2.5 and 97.5 percentiles of a bootstrap over instructions.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import check_int
+from evalcore.judge import _analytic as analytic
 from evalcore.judge._resample import METHOD, BalancedPairs, interval_from_draws, resampled
 from evalcore.judge.both_orders import LEVEL_VALUES
 from evalcore.progress import Progress
 from evalcore.stats.bootstrap import MAX_ROUNDS
-from evalcore.stats.intervals import Estimate
+from evalcore.stats.intervals import Z95, Estimate
 
 
 @dataclass(frozen=True, repr=False)
@@ -83,20 +85,28 @@ def decompose(
 
 
 def order_swap(
-    counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0, progress: Progress | None = None
+    counts: VerdictCounts,
+    *,
+    rounds: int = 2000,
+    seed: int = 0,
+    progress: Progress | None = None,
+    interval: str = analytic.DEFAULT_INTERVAL,
 ) -> OrderSwap:
-    """q and b of the order-swap decomposition, with bootstrap-over-instructions intervals.
+    """q and b of the order-swap decomposition, with 95% intervals over instructions.
 
     Parameters
     ----------
     counts : VerdictCounts
         One judge's sparse counts.
     rounds : int, default 2000
-        Bootstrap rounds (0: no intervals).
+        Bootstrap rounds (0: no intervals), with ``interval="bootstrap"`` only.
     seed : int, default 0
         Seed of the bootstrap (the same draws as :func:`~evalcore.judge.position_stats`).
     progress : callable, optional
         ``progress(fraction, text)``.
+    interval : {"analytic", "bootstrap"}, default "analytic"
+        Delta-method intervals cluster-robust over instructions (immediate), or percentiles of a
+        bootstrap over instructions.
 
     Returns
     -------
@@ -122,6 +132,10 @@ def order_swap(
     rep, mult = counts.pattern_counts()
     pairs = BalancedPairs.of(counts)
     values = pair_values(rep)
+    if analytic.check_interval(interval) == "analytic":
+        point = pairs.totals(rep, mult, values)
+        found = analytic_bounds(rep, mult, pairs, values, point)
+        return order_swap_result(counts, point, pairs, None, rounds=0, seed=seed, analytic_result=found)
     draws = OrderSwapDraws(rounds, pairs)
     for start, stop, t, _ in resampled(
         rep, mult, pairs, values, np.zeros((rep.n_instructions, 0)), rounds=rounds, seed=seed
@@ -152,24 +166,63 @@ class OrderSwapDraws:
         self.b[start:stop], self.q[start:stop], self.anchor_b[start:stop] = decompose(s, n, self.pairs)
 
 
+def analytic_bounds(
+    rep: VerdictCounts, mult: np.ndarray, pairs: BalancedPairs, values: np.ndarray, point: np.ndarray
+) -> tuple[Estimate, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The judge's b with its delta-method interval, and the 95% bounds of q and b per anchor,
+    cluster-robust over instructions (:mod:`evalcore.judge._analytic`), from the per-cell values
+    (verdict sum, calls) of the instruction patterns ``rep`` and the point totals (2, P, 2)."""
+    size, m = pairs.size, pairs.n_models
+    slot = pairs.slot(rep.a, rep.b)
+    s, n = point[0], point[1]
+    inst = rep.inst.astype(np.int64)
+    judge_group, one = np.zeros(size, dtype=np.int64), np.ones(size)
+    b0, dx, dn = analytic.pair_mean(n, s, reverse_sign=1.0, group=judge_group, sign=one, n_groups=1)
+    u = analytic.pair_influence(
+        inst, slot, values[:, 0], values[:, 1], dx, dn, judge_group,
+        n_patterns=rep.n_instructions, n_groups=1, n_pairs=size,
+    )  # fmt: skip
+    b = analytic.wald(float(b0[0]), float(analytic.sparse_variance(u, mult)[0]))
+    group = np.concatenate([pairs.first, pairs.second])
+    out = []
+    for reverse_sign, first_sign in ((-1.0, -1.0), (1.0, 1.0)):  # q, then b per anchor
+        sign = np.concatenate([np.full(size, first_sign), one])
+        mean, dx, dn = analytic.pair_mean(n, s, reverse_sign=reverse_sign, group=group, sign=sign, n_groups=m)
+        u = analytic.pair_influence(
+            inst, slot, values[:, 0], values[:, 1], dx, dn, group,
+            n_patterns=rep.n_instructions, n_groups=m, n_pairs=size,
+        )  # fmt: skip
+        half = Z95 * np.sqrt(analytic.sparse_variance(u, mult))
+        out.append((mean - half, mean + half))
+    return b, out[0], out[1]
+
+
 def order_swap_result(
     counts: VerdictCounts,
     point: np.ndarray,
     pairs: BalancedPairs,
-    draws: OrderSwapDraws,
+    draws: OrderSwapDraws | None,
     *,
     rounds: int,
     seed: int,
+    analytic_result: tuple | None = None,
 ) -> OrderSwap:
     """The :class:`OrderSwap` from the point totals (2, P, 2) — verdict sums and calls of the
-    pairs seen in both orders — and the bootstrap draws."""
+    pairs seen in both orders — and the bootstrap draws, or the analytic intervals
+    (:func:`analytic_bounds`)."""
     b0, q0, a0 = decompose(point[0], point[1], pairs)
     pooled = counts.pooled().astype(np.float64)
     s_tot = pooled @ LEVEL_VALUES.astype(np.float64)
     n0 = pooled.sum(axis=-1)
-    bl, bh = interval_from_draws(draws.b[:, None])
-    ql, qh = interval_from_draws(draws.q)
-    al, ah = interval_from_draws(draws.anchor_b)
+    if analytic_result is not None:
+        b_est, (ql, qh), (al, ah) = analytic_result
+        b_est = Estimate(float(b0), b_est.low, b_est.high, method=b_est.method)
+    else:
+        assert draws is not None
+        bl, bh = interval_from_draws(draws.b[:, None])
+        ql, qh = interval_from_draws(draws.q)
+        al, ah = interval_from_draws(draws.anchor_b)
+        b_est = Estimate(float(b0), float(bl[0]), float(bh[0]), method=METHOD if rounds else "")
     both = (n0 > 0) & (n0.T > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         v_fwd = s_tot.sum(axis=0) / n0.sum(axis=0)  # the opponent in slot A
@@ -192,7 +245,7 @@ def order_swap_result(
     )
     table = table[table["opponents"] > 0].reset_index(drop=True)
     return OrderSwap(
-        b=Estimate(float(b0), float(bl[0]), float(bh[0]), method=METHOD if rounds else ""),
+        b=b_est,
         pairs_both_orders=pairs.size,
         by_anchor=table,
         rounds=rounds,

@@ -19,7 +19,9 @@
   same level; ``reversal_rate`` is the share with opposite winners. Repeated calls per order are
   paired at random in expectation (see :mod:`evalcore.judge.both_orders`).
 
-All intervals are 2.5 and 97.5 percentiles of a bootstrap over instructions, drawn on instruction
+Intervals are cluster-robust over instructions and analytic by default (Wilson on the effective
+sample size for the shares, the delta method for position bias: :mod:`evalcore.judge._analytic`);
+on request, 2.5 and 97.5 percentiles of a bootstrap over instructions, drawn on instruction
 patterns in bounded chunks.
 """
 
@@ -31,6 +33,7 @@ import numpy as np
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import check_int
+from evalcore.judge import _analytic as analytic
 from evalcore.judge._resample import (
     METHOD,
     BalancedPairs,
@@ -46,7 +49,13 @@ from evalcore.judge.both_orders import (
     TIE,
     paired_verdicts,
 )
-from evalcore.judge.order_swap import OrderSwap, OrderSwapDraws, order_swap_result, pair_values
+from evalcore.judge.order_swap import (
+    OrderSwap,
+    OrderSwapDraws,
+    analytic_bounds,
+    order_swap_result,
+    pair_values,
+)
 from evalcore.progress import Progress
 from evalcore.slots import UNBALANCED_BELOW, SlotBalance, slot_balance
 from evalcore.stats.bootstrap import MAX_ROUNDS
@@ -136,7 +145,9 @@ def balanced_position_bias(n: np.ndarray, d: np.ndarray) -> np.ndarray:
         return np.where(total > 0, (pair * w).sum(axis=-1) / np.where(total > 0, total, 1.0), np.nan)
 
 
-def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) -> PositionResult:
+def position_stats(
+    counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0, interval: str = analytic.DEFAULT_INTERVAL
+) -> PositionResult:
     """Position bias (on slot-balanced pairs), tie rates and swap consistency with intervals.
 
     Parameters
@@ -144,9 +155,13 @@ def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) 
     counts : VerdictCounts
         One judge's sparse counts.
     rounds : int, default 2000
-        Bootstrap rounds over instructions (0: no intervals).
+        Bootstrap rounds over instructions (0: no intervals), with ``interval="bootstrap"``.
     seed : int, default 0
         Seed of the bootstrap.
+    interval : {"analytic", "bootstrap"}, default "analytic"
+        Cluster-robust analytic intervals over instructions (Wilson on the effective sample size
+        for the shares, the delta method for position bias; :mod:`evalcore.judge._analytic`),
+        or percentiles of a bootstrap over instructions.
 
     Returns
     -------
@@ -168,11 +183,16 @@ def position_stats(counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0) 
     >>> round(p.position_bias_points.value, 1), p.swap_consistency.value
     (50.0, 0.5)
     """
-    return position_and_order_swap(counts, rounds=rounds, seed=seed)[0]
+    return position_and_order_swap(counts, rounds=rounds, seed=seed, interval=interval)[0]
 
 
 def position_and_order_swap(
-    counts: VerdictCounts, *, rounds: int = 2000, seed: int = 0, progress: Progress | None = None
+    counts: VerdictCounts,
+    *,
+    rounds: int = 2000,
+    seed: int = 0,
+    progress: Progress | None = None,
+    interval: str = analytic.DEFAULT_INTERVAL,
 ) -> tuple[PositionResult, OrderSwap]:
     """:func:`position_stats` and :func:`~evalcore.judge.order_swap.order_swap` from one pass
     of bootstrap weights (the same numbers as calling each, in about a third of the time on a
@@ -184,12 +204,14 @@ def position_and_order_swap(
     >>> from evalcore.judge.order_swap import order_swap
     >>> c = VerdictCounts.from_cells(models=("x", "y"), instructions=("q1", "q2"), judge="j",
     ...     inst=[0, 1], a=[0, 1], b=[1, 0], n=[[0, 0, 0, 0, 1], [0, 0, 0, 1, 0]])
-    >>> p, o = position_and_order_swap(c, rounds=50)
-    >>> o.b == order_swap(c, rounds=50).b
+    >>> p, o = position_and_order_swap(c, rounds=50, interval="bootstrap")
+    >>> o.b == order_swap(c, rounds=50, interval="bootstrap").b
     True
     """
     rounds = check_int("rounds", rounds, low=0, high=MAX_ROUNDS)
     seed = check_int("seed", seed, low=0)
+    exact = analytic.check_interval(interval) == "analytic"
+    rounds = 0 if exact else rounds
     rep, mult = counts.pattern_counts()
     s = rep.n_instructions
     levels = rep.per_instruction_levels().astype(np.float64)  # (S, 5)
@@ -233,10 +255,17 @@ def position_and_order_swap(
         if progress is not None:
             progress(stop / rounds, "position bias and the order-swap decomposition")
     total_table = mult @ table if s else np.zeros(table.shape[1])
-    tie, swap, exact, reversal, bo_tie = ratios(total_table, boot, [(1, 0), (3, 2), (4, 2), (5, 2), (6, 2)])
-    low = high = float("nan")
-    if rounds and np.isfinite(bias):
-        low, high = (float(x) for x in interval_from_draws(bias_draws))
+    shares = [(1, 0), (3, 2), (4, 2), (5, 2), (6, 2)]
+    if exact:
+        ests = [analytic.share(table[:, i], table[:, j], mult) for i, j in shares]
+        bias_est = _analytic_bias(rep, mult, pairs, values, point, bias)
+    else:
+        ests = ratios(total_table, boot, shares)
+        low = high = float("nan")
+        if rounds and np.isfinite(bias):
+            low, high = (float(x) for x in interval_from_draws(bias_draws))
+        bias_est = Estimate(100 * bias, 100 * low, 100 * high, method=METHOD if rounds else "")
+    tie, swap, same_level, reversal, bo_tie = ests
     pooled = (mult @ levels) if s else np.zeros(len(LEVEL_VALUES))
     total = float(pooled.sum())
     win_a = float(pooled[LEVEL_VALUES > 0].sum())
@@ -252,7 +281,7 @@ def position_and_order_swap(
         )
     position = PositionResult(
         calls=int(total),
-        position_bias_points=Estimate(100 * bias, 100 * low, 100 * high, method=METHOD if rounds else ""),
+        position_bias_points=bias_est,
         slot_gap_points=100 * (win_a - win_b) / total if total else float("nan"),
         slot_a_win_rate=win_a / total if total else float("nan"),
         slot_b_win_rate=win_b / total if total else float("nan"),
@@ -260,11 +289,35 @@ def position_and_order_swap(
         pairings=pairings,
         unpaired_calls=counts.calls - 2 * pairings,
         swap_consistency=swap,
-        swap_consistency_exact=exact,
+        swap_consistency_exact=same_level,
         reversal_rate=reversal,
         both_orders_tie_rate=bo_tie,
         balance=balance,
         design_warnings=tuple(warnings),
     )
-    order = order_swap_result(counts, point[:2], pairs, order_draws, rounds=rounds, seed=seed)
+    found = analytic_bounds(rep, mult, pairs, values, point[:2]) if exact else None
+    order = order_swap_result(
+        counts, point[:2], pairs, order_draws, rounds=rounds, seed=seed, analytic_result=found
+    )
     return position, order
+
+
+def _analytic_bias(
+    rep: VerdictCounts,
+    mult: np.ndarray,
+    pairs: BalancedPairs,
+    values: np.ndarray,
+    point: np.ndarray,
+    bias: float,
+) -> Estimate:
+    """Position bias (points) with its delta-method interval, cluster-robust over instructions:
+    the call-weighted mean over pairs of the mean of the two orders' (slot A − slot B wins)/calls."""
+    if not np.isfinite(bias):
+        return Estimate(float("nan"))
+    group, one = np.zeros(pairs.size, dtype=np.int64), np.ones(pairs.size)
+    _, dx, dn = analytic.pair_mean(point[1], point[2], reverse_sign=1.0, group=group, sign=one, n_groups=1)
+    u = analytic.pair_influence(
+        rep.inst.astype(np.int64), pairs.slot(rep.a, rep.b), values[:, 2], values[:, 1], dx, dn, group,
+        n_patterns=rep.n_instructions, n_groups=1, n_pairs=pairs.size,
+    )  # fmt: skip
+    return analytic.wald(bias, float(analytic.sparse_variance(u, mult)[0]), scale=100.0)

@@ -6,8 +6,11 @@ strengths θ_others with an indicator of family F: θ_J(m) = α + β·θ_others(
 logit units, reported on the Elo scale (×400/ln 10). The other judges are the *neutral* ones (no
 family, or a family with no model in the data) when there are any: a judge with a family among the
 models carries its own self-preference, which would show up in J's δ as a mirror image; without
-neutral judges all other judges are used and the row says so. 95% interval: bootstrap over
-instructions, every judge refitted on the same redrawn instructions.
+neutral judges all other judges are used and the row says so. 95% interval: by default the delta
+method through the regression and every judge's fit, with each judge's strengths moved by its
+inverse information times each instruction's score (the cluster-robust sandwich, instructions as
+clusters: :mod:`evalcore.judge._analytic`); on request, a bootstrap over instructions, every judge
+refitted on the same redrawn instructions.
 
 The judges' counts are stacked into one sparse table whose "models" are (judge, model) pairs, so
 the instruction patterns, and therefore the bootstrap draws, are shared by all judges and no
@@ -25,12 +28,15 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from evalcore.counts import CountSource, VerdictCounts
 from evalcore.errors import DesignError, UsageError, check_int
+from evalcore.judge import _analytic as analytic
 from evalcore.judge._resample import pair_totals, resampled_pair_totals
 from evalcore.progress import Progress
 from evalcore.ranking import ELO_SCALE, fit_bradley_terry
+from evalcore.ranking.intervals import fisher_information, information_inverse
 from evalcore.schema import LEVELS
 from evalcore.stats.bootstrap import MAX_ROUNDS, percentile_interval
 
@@ -100,6 +106,42 @@ def _judge_wins(totals: np.ndarray, n_judges: int, m: int) -> np.ndarray:
     return np.moveaxis(wins, 0, -3)
 
 
+def _scores(rep: VerdictCounts, values: np.ndarray, thetas: list[np.ndarray], m: int) -> sparse.csr_matrix:
+    """(patterns, J·M) score of every judge's Bradley–Terry log-likelihood per instruction: each
+    cell adds slot A's score less its expectation to slot A's model and takes it from slot B's."""
+    theta = np.concatenate(thetas)
+    a, b = rep.a.astype(np.int64), rep.b.astype(np.int64)
+    calls = values.sum(axis=1)
+    resid = values[:, 0] - calls * 0.5 * (1.0 + np.tanh(0.5 * (theta[a] - theta[b])))
+    inst = rep.inst.astype(np.int64)
+    return sparse.csr_matrix(
+        (np.concatenate([resid, -resid]), (np.concatenate([inst, inst]), np.concatenate([a, b]))),
+        shape=(rep.n_instructions, theta.size),
+    )
+
+
+def _bread(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """The inverse information of one judge's fit (its strengths move by bread @ score)."""
+    info = fisher_information(wins, theta, prior_games=0.01)
+    return information_inverse(info, prior_games=0.01)
+
+
+def _delta_gradient(
+    x: np.ndarray, y: np.ndarray, coef: np.ndarray, use: np.ndarray, m: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The gradient of δ (the own-family coefficient of regressing ``y`` on ``x`` = [1, consensus,
+    own]) with respect to the judge's strengths and to the consensus, each (M,) over all models
+    (zero off ``use``); the consensus is centred over ``use``, so its gradient is too."""
+    inv = np.linalg.inv(x.T @ x)
+    d_y = (x @ inv)[:, 2]
+    resid = y - x @ coef
+    d_cons = inv[2, 1] * resid - coef[1] * (x @ inv)[:, 2]
+    d_cons = d_cons - d_cons.mean()
+    out_y, out_c = np.zeros(m), np.zeros(m)
+    out_y[use], out_c[use] = d_y, d_cons
+    return out_y, out_c
+
+
 def self_preference(
     store: CountSource,
     families: dict[str, str],
@@ -108,6 +150,7 @@ def self_preference(
     rounds: int = 500,
     seed: int = 0,
     progress: Progress | None = None,
+    interval: str = analytic.DEFAULT_INTERVAL,
 ) -> pd.DataFrame:
     """How much more each judge of a known family rates its own family than the other judges do.
 
@@ -118,9 +161,13 @@ def self_preference(
         Model names and judge names → family.
     category : str, optional
     rounds : int, default 500
-        Bootstrap rounds over instructions (every judge refitted on the same draws).
+        Bootstrap rounds over instructions (every judge refitted on the same draws), with
+        ``interval="bootstrap"``.
     seed : int, default 0
     progress : callable, optional
+    interval : {"analytic", "bootstrap"}, default "analytic"
+        The delta method through the regression and every judge's Bradley–Terry fit, with a
+        cluster-robust (by instruction) sandwich; or percentiles of a bootstrap.
 
     Returns
     -------
@@ -137,6 +184,8 @@ def self_preference(
     """
     rounds = check_int("rounds", rounds, low=0, high=MAX_ROUNDS)
     seed = check_int("seed", seed, low=0)
+    exact = analytic.check_interval(interval) == "analytic"
+    rounds = 0 if exact else rounds
     judges = store.judges()
     if len(judges) < 2:
         raise DesignError(
@@ -153,6 +202,8 @@ def self_preference(
     for k, j in enumerate(judges):
         thetas[j][0] = fit_bradley_terry(total[k], prior_games=0.01)[0]
         played[j] = (total[k] + total[k].T).sum(axis=1) > 0
+    scores = _scores(rep, values, [thetas[j][0] for j in judges], m) if exact else None
+    breads = [_bread(total[k], thetas[j][0]) for k, j in enumerate(judges)] if exact else []
     for start, stop, t in resampled_pair_totals(rep, mult, values, rounds=rounds, seed=seed):
         wins = _judge_wins(t, n_j, m)  # (r, J, M, M)
         for k, j in enumerate(judges):
@@ -229,6 +280,16 @@ def self_preference(
             if rounds:
                 low, high = percentile_interval(delta[1:])
                 row["delta_low"], row["delta_high"] = float(low), float(high)
+            elif scores is not None:
+                grad = _delta_gradient(x[0], target[0], coef[0], use, m)
+                v = np.zeros(n_j * m)  # the gradient carried through each judge's fit
+                k_j = judges.index(j)
+                v[k_j * m : (k_j + 1) * m] = breads[k_j] @ grad[0]
+                for o in others:
+                    k_o = judges.index(o)
+                    v[k_o * m : (k_o + 1) * m] = breads[k_o] @ (grad[1] / len(others))
+                est = analytic.wald(float(delta[0]), float(analytic.clustered_variance(scores @ v, mult)))
+                row["delta_low"], row["delta_high"] = est.low, est.high
             for key in ("", "_low", "_high"):
                 row[f"delta_elo{key}"] = ELO_SCALE * row[f"delta{key}"]
         rows.append(row)

@@ -26,7 +26,13 @@ import pandas as pd
 
 from evalcore.counts import CountSource, VerdictCounts, require_source
 from evalcore.errors import DesignError, UsageError, check_int
-from evalcore.judge._resample import METHOD
+from evalcore.judge._analytic import (
+    DEFAULT_INTERVAL,
+    FEW_INSTRUCTIONS_NOTE,
+    MIN_INSTRUCTIONS,
+    check_interval,
+    interval_words,
+)
 from evalcore.judge.agreement import (
     MIXED_LAYOUT_NOTE,
     ONE_JUDGEMENT_NOTE,
@@ -121,6 +127,12 @@ class JudgeSheet:
     certification: Certification | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     design_warnings: tuple[str, ...] = field(default_factory=tuple)
+    interval: str = DEFAULT_INTERVAL  # "analytic" or "bootstrap" (see evalcore.judge._analytic)
+
+    @property
+    def interval_method(self) -> str:
+        """How the sheet's intervals are made, in words."""
+        return interval_words(self.interval, self.order.rounds)
 
     def __repr__(self) -> str:
         return (
@@ -224,7 +236,8 @@ class JudgeSheet:
                 "category": self.category,
                 "n_instructions": self.n_instructions,
                 "n_models": self.n_models,
-                "interval": METHOD,
+                "interval": self.interval_method,
+                "interval_kind": self.interval,
                 "bootstrap_rounds": self.order.rounds,
                 "design_warnings": list(self.design_warnings),
                 "slot_balance": self.position.balance.as_dict(),
@@ -280,6 +293,7 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
     self_preference_table: pd.DataFrame | None = None,
     certify_threshold: float = DEFAULT_THRESHOLD,
     progress: Progress | None = None,
+    interval: str = DEFAULT_INTERVAL,
 ) -> JudgeSheet:
     """Every spec-sheet figure for one judge.
 
@@ -294,7 +308,7 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
     category : str, optional
         Only rows of this category.
     rounds : int, default 2000
-        Bootstrap rounds over instructions (0: no intervals).
+        Bootstrap rounds over instructions (0: no intervals), with ``interval="bootstrap"``.
     seed : int, default 0
     families : dict, optional
         Model or judge → family; adds the self-preference figure for a judge whose family is
@@ -306,6 +320,11 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
         recomputing it for every judge.
     progress : callable, optional
         ``progress(fraction, text)``.
+    interval : {"analytic", "bootstrap"}, default "analytic"
+        The 95% intervals: analytic and cluster-robust over instructions (Wilson on the effective
+        sample size for shares, the delta method for the rest; :mod:`evalcore.judge._analytic`),
+        immediate; or percentiles of a bootstrap over instructions (``rounds`` rounds, slower).
+        The page, the ``judge`` command and the report use the same default.
 
     Returns
     -------
@@ -329,6 +348,9 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
     ()
     """
     rounds, seed = _check_options(rounds, seed)
+    interval = check_interval(interval)
+    if interval == "analytic":
+        rounds = 0
 
     def step(f: float, text: str) -> None:
         if progress is not None:
@@ -356,9 +378,15 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
             + ": a spec sheet needs at least one judged pair."
         )
     position, order = position_and_order_swap(
-        counts, rounds=rounds, seed=seed, progress=lambda f, text: step(0.05 + 0.3 * f, text)
+        counts,
+        rounds=rounds,
+        seed=seed,
+        progress=lambda f, text: step(0.05 + 0.3 * f, text),
+        interval=interval,
     )
     warnings = list(position.design_warnings)
+    if interval == "analytic" and counts.n_instructions < MIN_INSTRUCTIONS:
+        notes.append(FEW_INSTRUCTIONS_NOTE)
     cov = selfc = agreement = length = selfpref = cert = None
     if store is not None:
         step(0.35, "coverage")
@@ -368,7 +396,7 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
         rows = labelled_rows(store, judge, category=category)
         if len(rows):
             try:
-                agreement = human_agreement(rows, rounds=min(rounds, 1000), seed=seed)
+                agreement = human_agreement(rows, rounds=min(rounds, 1000), seed=seed, interval=interval)
                 for note in agreement.notes:  # what is not identified is a design warning
                     (warnings if note in (ONE_JUDGEMENT_NOTE, MIXED_LAYOUT_NOTE) else notes).append(note)
             except ValueError as exc:
@@ -396,7 +424,12 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
                     self_preference_table
                     if self_preference_table is not None
                     else self_preference(
-                        store, families, category=category, rounds=min(rounds, 500), seed=seed
+                        store,
+                        families,
+                        category=category,
+                        rounds=min(rounds, 500),
+                        seed=seed,
+                        interval=interval,
                     )
                 )
                 hit = table[table["judge"] == judge]
@@ -426,4 +459,5 @@ def judge_sheet(  # noqa: C901 - assembles every section of the sheet, each guar
         certification=cert,
         notes=tuple(notes),
         design_warnings=tuple(warnings),
+        interval=interval,
     )

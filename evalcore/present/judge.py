@@ -504,13 +504,13 @@ def judge_warnings(sheets: Mapping[str, JudgeSheet | str]) -> list[str]:
 
 
 def both_orders_agreement(
-    store, judge: str, *, category: str | None = None, rounds: int = 1000, seed: int = 0
+    store, judge: str, *, category: str | None = None, **options: Any
 ) -> HumanAgreement:
     """Agreement with humans of the both-orders verdicts (each pair's verdict once against every
-    human judgement of the pair), with at most 1,000 bootstrap rounds as on the sheet.
-
-    Raises :class:`ValueError` (a :class:`~evalcore.errors.DesignError`) when no pair of the
-    labelled calls is judged in both orders.
-    """
-    rows = labelled_rows(store, judge, category=category)
-    return human_agreement(rows, both_orders=True, rounds=min(rounds, 1000), seed=seed)
+    human judgement of the pair), with the sheet's ``rounds``, ``seed`` and ``interval`` (at most
+    1,000 bootstrap rounds). Raises :class:`ValueError` (a :class:`~evalcore.errors.DesignError`)
+    when no pair of the labelled calls is judged in both orders."""
+    rounds = min(int(options.pop("rounds", 1000)), 1000)
+    return human_agreement(
+        labelled_rows(store, judge, category=category), both_orders=True, rounds=rounds, **options
+    )

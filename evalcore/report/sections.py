@@ -137,8 +137,8 @@ def judge_section(analyses: Analyses) -> str:
     table = table[table["value"] != MISSING].reset_index(drop=True)
     caption = (
         f'<p class="caption">The spec sheet of {esc(analyses.judge)} (Zheng et al. 2023, "Judging '
-        'LLM-as-a-judge with MT-Bench and Chatbot Arena"; Gondara et al. 2026). The 95% intervals '
-        f"come from {sheet.order.rounds:,} bootstrap rounds over instructions. Length control and "
+        'LLM-as-a-judge with MT-Bench and Chatbot Arena"; Gondara et al. 2026). The 95% intervals: '
+        f"{sheet.interval_method}. Length control and "
         "self-preference are on the Judge page.</p>"
     )
     notes = captions([*getattr(sheet, "design_warnings", ()), *sheet.notes])

@@ -8,9 +8,10 @@ stands for: 1, or a counts table's count); names reach SQL only as bound paramet
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
+import numpy as np
 
 from evalcore._sql import one_row
 
@@ -137,20 +138,39 @@ def length_ratio_bins(
     ).df()
 
 
-def length_cells(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.DataFrame:
+def length_cells(
+    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None
+) -> tuple[tuple[str, ...], dict[str, Any]]:
     """Calls with usable lengths grouped by (instruction, slot-A model, slot-B model, slot A's
-    score y (win 1, tie ½, loss 0), relative length difference z rounded to 0.001): ``n`` calls."""
-    return con.execute(
+    score y (win 1, tie ½, loss 0), relative length difference z rounded to 0.001): the sorted
+    model names and NumPy columns ``cluster`` (the instruction id's hash: a cluster key), ``a`` and
+    ``b`` (indices into the names), ``y``, ``z`` and ``n`` (calls). Models travel as indices and
+    instructions as hashes, not as text: on the 866,250-call table that halved the query."""
+    params = [judge, judge, category, category]
+    rows = f"SELECT model_a, model_b FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}"
+    models = tuple(
+        r[0]
+        for r in con.execute(
+            f"WITH f AS ({rows}) SELECT m FROM (SELECT DISTINCT model_a AS m FROM f "
+            "UNION SELECT DISTINCT model_b FROM f) ORDER BY m",
+            params,
+        ).fetchall()
+    )
+    columns = con.execute(
         f"""
-        SELECT instruction_id, model_a, model_b,
-               CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS y,
-               round((length_a - length_b) / (length_a + length_b), 3) AS z,
-               sum(weight)::DOUBLE AS n
-        FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}
-        GROUP BY ALL
+        WITH mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k),
+        c AS (SELECT hash(instruction_id) AS cluster, model_a, model_b,
+                     CASE WHEN verdict > 0 THEN 1.0 WHEN verdict = 0 THEN 0.5 ELSE 0.0 END AS y,
+                     round((length_a - length_b) / (length_a + length_b), 3) AS z,
+                     sum(weight)::DOUBLE AS n
+              FROM verdicts WHERE {_LENGTHS_USABLE} AND {_JUDGE_CATEGORY}
+              GROUP BY ALL)
+        SELECT cluster, ma.k AS a, mb.k AS b, y::DOUBLE AS y, z::DOUBLE AS z, n
+        FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b
         """,
-        [judge, judge, category, category],
-    ).df()
+        [list(models), len(models), *params],
+    ).fetchnumpy()
+    return models, {k: np.asarray(v) for k, v in columns.items()}
 
 
 def mean_lengths(con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None) -> pd.Series:

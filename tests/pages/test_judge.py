@@ -123,3 +123,27 @@ def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
     labels = {m.label: m.value for m in at.metric}
     assert labels["Position bias"] == "—"
     assert labels["Slot-A bias"] == "—"
+
+
+def test_each_design_warning_is_said_once(judge_page):
+    # the demo's labels are one human judgement per pair: said once for every judge at the top,
+    # not again for the chosen judge (nor in its agreement section)
+    from evalcore.judge.agreement import ONE_JUDGEMENT_NOTE
+
+    said = [str(m.value) for m in (*judge_page.warning, *judge_page.info)]
+    assert sum(ONE_JUDGEMENT_NOTE in text for text in said) == 1, said
+
+
+def test_intervals_are_analytic_first_and_resampled_on_request(judge_page):
+    from evalcore.judge import DEFAULT_INTERVAL, interval_words
+
+    captions = "\n".join(str(c.value) for c in judge_page.caption)
+    assert interval_words(DEFAULT_INTERVAL, 0) in captions
+    assert not [n for n in judge_page.number_input if n.label == "Bootstrap rounds"]
+    at = open_page("pages/judge.py")
+    at.toggle(key="judge_resample").set_value(True).run()
+    assert not at.exception
+    rounds = [n for n in at.number_input if n.label == "Bootstrap rounds"]
+    assert rounds and rounds[0].value == 1000
+    captions = "\n".join(str(c.value) for c in at.caption)
+    assert interval_words("bootstrap", 1000) in captions
