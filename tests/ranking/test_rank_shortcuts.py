@@ -1,0 +1,135 @@
+"""The ranking's shortcuts give the numbers of the longer paths they replace.
+
+Each shortcut of the whole ``rank`` process (pooled wins summed per ordered pair of models instead
+of sorted out of every battle, the sandwich's variances from its models × models pieces instead of
+a pass over every cluster, …) is checked here against the path it replaced, kept below as the
+reference, on every shape the tests know: all pairs, anchor only, arena, disconnected pieces,
+undefeated and winless models, and many models with few battles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evalcore.counts import VerdictCounts
+from evalcore.ranking import pair_board, sparse_fit
+from evalcore.ranking.bradley_terry import win_entries
+from tests.bt_sim import simulate_bt
+from tests.ranking.test_sparse_fit import SHAPES
+
+
+def _many_models() -> VerdictCounts:
+    """300 models, 400 battles: far more model pairs than battles (the sorting path)."""
+    rng = np.random.default_rng(11)
+    n = 400
+    a = rng.integers(0, 300, n)
+    b = (a + 1 + rng.integers(0, 299, n)) % 300
+    levels = rng.integers(0, 5, n)
+    counts = np.zeros((n, 5), dtype=np.int64)
+    counts[np.arange(n), levels] = 1
+    return VerdictCounts.from_cells(
+        models=tuple(f"m{k:03d}" for k in range(300)),
+        instructions=tuple(f"q{k}" for k in range(n)),
+        judge="sim",
+        inst=np.arange(n),
+        a=a,
+        b=b,
+        n=counts,
+    )
+
+
+def _big_arena() -> VerdictCounts:
+    """110 models, one battle per prompt (more battles than models squared), with ties."""
+    theta = np.random.default_rng(5).normal(0, 1, 110)
+    return simulate_bt(theta, 15_000, shape="arena", tie_rate=0.3, seed=8)
+
+
+ALL_SHAPES = {**SHAPES, "many_models": _many_models, "big_arena": _big_arena}
+
+
+def _pooled_pair_wins_by_sorting(counts: VerdictCounts) -> pair_board.PairWins:
+    """The replaced path: every battle's wins as entries, the pairs sorted out of them."""
+    m = counts.n_models
+    _, cols, vals = win_entries(counts)
+    first, second = cols // m, cols % m
+    keep = first != second
+    first, second, vals = first[keep], second[keep], vals[keep]
+    lo, hi = np.minimum(first, second), np.maximum(first, second)
+    keys, pair = np.unique(lo * m + hi, return_inverse=True)
+    pairs = sparse_fit.Pairs.from_arrays(keys // m, keys % m, m)
+    forward = first < second
+    k = pairs.n_pairs
+    w_ij = np.bincount(pair[forward], vals[forward], minlength=k)
+    w_ji = np.bincount(pair[~forward], vals[~forward], minlength=k)
+    return pair_board.PairWins(pairs, w_ij, w_ji)
+
+
+@pytest.mark.parametrize("shape", list(ALL_SHAPES))
+@pytest.mark.parametrize("slots", [0, 10**9])
+def test_pooled_pair_wins_equal_the_sorted_entries(shape, slots, monkeypatch):
+    """Both routes of ``pooled_pair_wins`` (per ordered pair, or sorted) give exactly the wins of
+    the replaced path: the same pairs in the same order, the same sums of whole and half battles."""
+    monkeypatch.setattr(pair_board, "DIRECT_PAIR_SLOTS_PER_CELL", slots)
+    counts = ALL_SHAPES[shape]()
+    ref = _pooled_pair_wins_by_sorting(counts)
+    got = pair_board.pooled_pair_wins(counts)
+    np.testing.assert_array_equal(got.pairs.i, ref.pairs.i)
+    np.testing.assert_array_equal(got.pairs.j, ref.pairs.j)
+    np.testing.assert_array_equal(got.w_ij, ref.w_ij)
+    np.testing.assert_array_equal(got.w_ji, ref.w_ji)
+    assert (got.pairs.incidence != ref.pairs.incidence).nnz == 0
+
+
+def test_the_per_pair_route_is_the_one_an_arena_takes():
+    """An arena (few models for its battles) takes the per-pair route, many models the sorted one."""
+    arena, many = _big_arena(), _many_models()
+    assert arena.n_models**2 <= pair_board.DIRECT_PAIR_SLOTS_PER_CELL * arena.n_cells
+    assert many.n_models**2 > pair_board.DIRECT_PAIR_SLOTS_PER_CELL * many.n_cells
+
+
+def _sandwich(counts: VerdictCounts, *, weighted: bool = False) -> pair_board.PairSandwich:
+    """The leaderboard's sandwich over the pairs, as :class:`~evalcore.ranking.board_fit.BoardFit`
+    builds it (the fit's prior where a model never lost or never won)."""
+    pw = pair_board.pooled_pair_wins(counts)
+    graph = pair_board.pair_graph(pw, counts.models)
+    prior = 0.0 if graph.mle_exists else 1.0
+    weight = pair_board.inverse_pair_weight(pw) if weighted else None
+    fitted = pw.weighted(weight)
+    theta, _ = sparse_fit.fit_pairs(pw.pairs, fitted.w_ij, fitted.w_ji, prior_games=prior)
+    return pair_board.pair_sandwich(
+        counts, theta, fitted, graph.pieces, prior_games=prior, pair_weight=weight, seed=3
+    )
+
+
+@pytest.mark.parametrize("shape", list(ALL_SHAPES))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_meat_and_the_variances_equal_the_pass_over_every_cluster(shape, weighted):
+    """The meat summed per pair (clusters of one cell) and the variances through it equal the
+    replaced path: B = Gᵀ G over the models × clusters scores, and diag(X B X) as a pass over
+    every cluster's scores, piece by piece (to 1e-6 Elo² and 1e-9 relative)."""
+    counts = ALL_SHAPES[shape]()
+    s = _sandwich(counts, weighted=weighted)
+    g = s.scores_t
+    np.testing.assert_allclose(s.meat.toarray(), (g @ g.T).toarray(), rtol=1e-12, atol=1e-12)
+    raw = np.zeros(s.n_models)
+    for idx in pair_board._pieces(s.pieces):
+        raw[idx] = pair_board._variances_over_clusters(pair_board._piece_inverse(s, idx), g[idx])
+    m = s.n_models
+    ref = np.clip(raw - 2.0 * s.row_sums / m + s.row_sums.sum() / m**2, 0.0, None)
+    elo2 = pair_board_scale()
+    np.testing.assert_allclose(s.variances * elo2, ref * elo2, rtol=1e-9, atol=1e-6)
+
+
+def test_an_arena_takes_the_short_routes():
+    """An arena's clusters are single battles: its meat is summed per pair and its variances go
+    through the meat; the models × clusters scores are never built."""
+    s = _sandwich(_big_arena())
+    assert s._scores_t is None
+    assert s.n_models**2 <= s.n_clusters
+
+
+def pair_board_scale() -> float:
+    from evalcore.ranking.bradley_terry import ELO_SCALE
+
+    return ELO_SCALE**2
