@@ -42,7 +42,7 @@ def _many_models() -> VerdictCounts:
 def _big_arena() -> VerdictCounts:
     """110 models, one battle per prompt (more battles than models squared), with ties."""
     theta = np.random.default_rng(5).normal(0, 1, 110)
-    return simulate_bt(theta, 15_000, shape="arena", tie_rate=0.3, seed=8)
+    return simulate_bt(theta, 20_000, shape="arena", tie_rate=0.3, seed=8)
 
 
 ALL_SHAPES = {**SHAPES, "many_models": _many_models, "big_arena": _big_arena}
@@ -133,3 +133,70 @@ def pair_board_scale() -> float:
     from evalcore.ranking.bradley_terry import ELO_SCALE
 
     return ELO_SCALE**2
+
+
+def _general_patterns(counts: VerdictCounts):
+    """The patterns by the general path (every instruction's hash sorted)."""
+    fresh = VerdictCounts(
+        models=counts.models,
+        instructions=counts.instructions,
+        judge=counts.judge,
+        inst=counts.inst,
+        a=counts.a,
+        b=counts.b,
+        n=counts.n,
+    )
+    fresh._cache["one_cell_each"] = False
+    return fresh.patterns
+
+
+@pytest.mark.parametrize("shape", list(ALL_SHAPES))
+def test_one_call_patterns_equal_the_sorted_hashes(shape):
+    """Patterns found among the (model, model, level) slots of a table of one call per
+    instruction are the general path's: the same numbering, multiplicities and representatives
+    (the bootstrap and the split halves draw by them)."""
+    counts = ALL_SHAPES[shape]()
+    got, ref = counts.patterns, _general_patterns(counts)
+    np.testing.assert_array_equal(got.of_instruction, ref.of_instruction)
+    np.testing.assert_array_equal(got.multiplicity, ref.multiplicity)
+    np.testing.assert_array_equal(got.representative, ref.representative)
+
+
+def test_an_arena_of_single_calls_takes_the_slots_and_a_table_of_many_calls_does_not():
+    assert _big_arena()._one_call_each()
+    assert ALL_SHAPES["arena"]()._one_call_each()
+    assert not ALL_SHAPES["all_pairs"]()._one_call_each()
+    two_calls = VerdictCounts.from_cells(
+        models=("a", "b"),
+        instructions=("q1", "q2"),
+        judge=None,
+        inst=[0, 1],
+        a=[0, 1],
+        b=[1, 0],
+        n=[[0, 0, 0, 0, 2], [0, 0, 0, 1, 0]],
+    )
+    assert not two_calls._one_call_each()
+    np.testing.assert_array_equal(two_calls.patterns.multiplicity, _general_patterns(two_calls).multiplicity)
+
+
+@pytest.mark.parametrize("shape", list(ALL_SHAPES))
+def test_the_representatives_cells_are_those_of_the_general_selection(shape):
+    """``subset`` of instructions of a table of one cell each takes cell k for instruction k: the
+    same cells as the general selection by instruction spans."""
+    counts = ALL_SHAPES[shape]()
+    idx = np.random.default_rng(1).choice(counts.n_instructions, 25, replace=True)
+    got = counts.subset(instructions=idx)
+    general = VerdictCounts(
+        models=counts.models,
+        instructions=counts.instructions,
+        judge=counts.judge,
+        inst=counts.inst,
+        a=counts.a,
+        b=counts.b,
+        n=counts.n,
+    )
+    general._cache["one_cell_each"] = False
+    ref = general.subset(instructions=idx)
+    for name in ("inst", "a", "b", "n"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
+    assert tuple(got.instructions) == tuple(ref.instructions)
