@@ -10,7 +10,8 @@ import pytest
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking.bradley_terry import fit_bradley_terry, pooled_wins
-from evalcore.ranking.split_half import PRIOR_GAMES, split_half_stability
+from evalcore.ranking import split_half
+from evalcore.ranking.split_half import HYPERGEOMETRIC_FROM, PRIOR_GAMES, split_half_stability
 from tests.bt_sim import simulate_bt
 
 
@@ -23,13 +24,18 @@ def _drawn_instructions(counts, drawn: np.ndarray) -> np.ndarray:
     return np.sort(np.concatenate([order[starts[s] : starts[s] + k] for s, k in enumerate(drawn) if k]))
 
 
-@pytest.mark.parametrize(("shape", "n_instructions"), [("all_pairs", 60), ("arena", 3_000), ("anchor", 400)])
+@pytest.mark.parametrize(
+    ("shape", "n_instructions"), [("all_pairs", 60), ("arena", 3_000), ("anchor", 400), ("arena", 300)]
+)
 def test_counts_match_refitting_each_half_one_by_one(shape, n_instructions):
     counts = simulate_bt(
         [0.3, 0.2, 0.0, -0.1, -0.4], n_instructions, shape=shape, effect_sd=0.5, tie_rate=0.1, seed=2
     )
     if shape != "all_pairs":  # instructions repeat a few patterns: the halves sum over patterns
         assert counts.patterns.n_patterns < counts.n_instructions / 4
+    # both draws are met: over the patterns (many instructions a pattern), among positions
+    many = counts.n_instructions >= HYPERGEOMETRIC_FROM * counts.patterns.n_patterns
+    assert many == (n_instructions == 3_000)
     result = split_half_stability(counts, halves=20, seed=5)
     rng = np.random.default_rng(5)
     full, _ = fit_bradley_terry(pooled_wins(counts), prior_games=PRIOR_GAMES)
@@ -37,8 +43,17 @@ def test_counts_match_refitting_each_half_one_by_one(shape, n_instructions):
     leader, top = int(np.argmax(full)), set(np.argsort(-np.round(full, 6), kind="stable")[:3].tolist())
     stays = top_stays = 0
     for _ in range(20):
-        # a random half counted per pattern: a multivariate hypergeometric draw in pattern order
-        drawn = rng.multivariate_hypergeometric(counts.patterns.multiplicity, counts.n_instructions // 2)
+        # a random half counted per pattern, in pattern order: one multivariate hypergeometric
+        # draw (many instructions per pattern), or positions among the instructions listed
+        # pattern by pattern
+        mult, half = counts.patterns.multiplicity, counts.n_instructions // 2
+        if counts.n_instructions >= HYPERGEOMETRIC_FROM * mult.size:
+            drawn = rng.multivariate_hypergeometric(mult, half)
+        else:
+            listed = np.repeat(np.arange(mult.size), mult)
+            drawn = np.bincount(
+                listed[rng.choice(mult.sum(), half, replace=False, shuffle=False)], minlength=mult.size
+            )
         sub = counts.subset(instructions=_drawn_instructions(counts, drawn))
         assert sub.n_instructions == counts.n_instructions // 2
         theta, _ = fit_bradley_terry(pooled_wins(sub), prior_games=PRIOR_GAMES)
@@ -74,11 +89,14 @@ def test_the_halves_do_not_depend_on_how_the_instructions_are_numbered(shape):
     )
 
 
-def test_a_half_holds_each_pattern_in_proportion_to_its_instructions():
+@pytest.mark.parametrize("from_", [1, 10**9])
+def test_a_half_holds_each_pattern_in_proportion_to_its_instructions(from_, monkeypatch):
     """Simulation with known truth: over 4,000 halves, pattern s is drawn mult[s] × half ÷ all
-    times on average (a uniformly random half of the instructions), within 4 standard errors."""
+    times on average (a uniformly random half of the instructions), within 4 standard errors,
+    by either draw (over the patterns, or positions among the instructions)."""
     from evalcore.ranking.split_half import _half_draws
 
+    monkeypatch.setattr(split_half, "HYPERGEOMETRIC_FROM", from_)
     counts = simulate_bt([0.4, 0.0, -0.3], 501, shape="arena", tie_rate=0.3, seed=6)
     reps, draw = _half_draws(counts, counts.n_instructions // 2, np.random.default_rng(2))
     drawn = np.array([draw() for _ in range(4_000)])
