@@ -200,3 +200,39 @@ def test_the_representatives_cells_are_those_of_the_general_selection(shape):
     for name in ("inst", "a", "b", "n"):
         np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
     assert tuple(got.instructions) == tuple(ref.instructions)
+
+
+@pytest.mark.parametrize("shape", list(ALL_SHAPES))
+def test_pieces_from_the_closure_equal_the_graph_library(shape, monkeypatch):
+    """The pieces and the strongly connected pieces read off the transitive closure (up to
+    ``CLOSURE_MODELS`` models) are the graph library's, numbered alike."""
+    counts = ALL_SHAPES[shape]()
+    pw = pair_board.pooled_pair_wins(counts)
+    present = np.zeros(counts.n_models, dtype=bool)
+    present[::2] = True
+    got = (
+        sparse_fit.weak_pieces(pw.pairs),
+        sparse_fit.strong_pieces(pw.pairs, pw.w_ij, pw.w_ji),
+        sparse_fit.strong_pieces(pw.pairs, pw.w_ij, pw.w_ji, present),
+    )
+    monkeypatch.setattr(sparse_fit, "CLOSURE_MODELS", 0)
+    ref = (
+        sparse_fit.weak_pieces(pw.pairs),
+        sparse_fit.strong_pieces(pw.pairs, pw.w_ij, pw.w_ji),
+        sparse_fit.strong_pieces(pw.pairs, pw.w_ij, pw.w_ji, present),
+    )
+    np.testing.assert_array_equal(got[0], ref[0])
+    assert got[1:] == ref[1:]
+
+
+@pytest.mark.parametrize("shape", list(ALL_SHAPES))
+def test_a_small_piece_inverted_by_numpy_equals_the_in_place_cholesky(shape, monkeypatch):
+    """The information of a piece of few models inverted by numpy equals scipy's in-place
+    Cholesky inverse (to 1e-9 relative), with and without the prior."""
+    s = _sandwich(ALL_SHAPES[shape]())
+    for idx in pair_board._pieces(s.pieces):
+        got = pair_board._piece_inverse(s, idx)
+        monkeypatch.setattr(pair_board, "SMALL_PIECE_MODELS", 0)
+        ref = pair_board._piece_inverse(s, idx)
+        monkeypatch.undo()
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max())

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from evalcore.counts import VerdictCounts
-from evalcore.ranking.bradley_terry import fit_bradley_terry, pooled_wins
 from evalcore.ranking import split_half
+from evalcore.ranking.bradley_terry import fit_bradley_terry, pooled_wins
 from evalcore.ranking.split_half import HYPERGEOMETRIC_FROM, PRIOR_GAMES, split_half_stability
 from tests.bt_sim import simulate_bt
 
