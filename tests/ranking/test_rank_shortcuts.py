@@ -236,3 +236,39 @@ def test_a_small_piece_inverted_by_numpy_equals_the_in_place_cholesky(shape, mon
         ref = pair_board._piece_inverse(s, idx)
         monkeypatch.undo()
         np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max())
+
+
+def _sign_counts_per_call(counts: VerdictCounts) -> dict[str, np.ndarray]:
+    """The replaced path: each model's wins, ties and losses from the cells' scores, a pass per
+    model, side and outcome."""
+    from evalcore.schema import LEVELS
+
+    m = counts.n_models
+    levels = np.asarray(LEVELS)
+    a, b = counts.a.astype(np.int64), counts.b.astype(np.int64)
+
+    def per_model(values, side):
+        return np.rint(np.bincount(side, weights=counts.cell_scores(values), minlength=m)).astype(np.int64)
+
+    win, tie, loss = (levels > 0) * 1.0, (levels == 0) * 1.0, (levels < 0) * 1.0
+    wins = per_model(win, a) + per_model(loss, b)
+    losses = per_model(loss, a) + per_model(win, b)
+    ties = per_model(tie, a) + per_model(tie, b)
+    return {"wins": wins, "losses": losses, "ties": ties, "battles": wins + losses + ties}
+
+
+@pytest.mark.parametrize("shape", list(ALL_SHAPES))
+def test_sign_counts_and_slot_balance_equal_the_replaced_paths(shape, monkeypatch):
+    """Wins, ties and losses per model, and the slot balance summed per ordered pair, equal the
+    replaced paths exactly (the slot balance's sorted pairs: the same pairs in the same order)."""
+    from evalcore import slots
+    from evalcore.ranking.leaderboard import sign_counts
+
+    counts = ALL_SHAPES[shape]()
+    ref = _sign_counts_per_call(counts)
+    got = sign_counts(counts)
+    for key in ref:
+        np.testing.assert_array_equal(got[key], ref[key])
+    fast = slots.slot_balance(counts)
+    monkeypatch.setattr(slots, "PAIR_SLOTS_PER_CELL", 0)
+    assert slots.slot_balance(counts) == fast
