@@ -1,5 +1,10 @@
 """Leaderboards of many models over the compared pairs only: no models × models matrix.
 
+Why this module is longer than 500 lines: the sandwich over the pairs is one object
+(:class:`PairSandwich`) whose variances come by three routes that share its factors (through
+the meat for few models, over the clusters, from draws for a large piece), next to the pooled wins
+and the graph checks they are built from.
+
 From :data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models the leaderboard keeps the
 pooled wins as one number per direction of each pair that met (:class:`PairWins`), so its memory
 and time follow the battles, not the square (or the cube) of the models: 10,000 models with
