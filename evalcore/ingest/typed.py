@@ -135,10 +135,7 @@ def read_typed(
         found = columns.get(name)
         return None if found is None else (f"vl_src.c{found[0]}", found[1])
 
-    # the row number is filled in afterwards from the table's own order (the file's: DuckDB keeps
-    # the insertion order): numbering rows as they are read (WITH ORDINALITY) made the read run
-    # on one thread, where Parquet and CSV are otherwise read in parallel
-    select = ['NULL::BIGINT AS "row"']
+    select = ['CAST(vl_src.vl_row AS BIGINT) AS "row"']
     for name in ("instruction_id", "model_a", "model_b"):
         expr, _ = col(name)  # type: ignore[misc]  # required columns, checked by the caller
         select.append(f"CAST({expr} AS VARCHAR) AS {name}")
@@ -165,9 +162,8 @@ def read_typed(
     try:
         cur.execute(
             f"CREATE OR REPLACE TABLE {table} AS SELECT {', '.join(select)} FROM {sql} "
-            f"AS vl_src({', '.join(f'c{k}' for k in range(width))})"
+            f"WITH ORDINALITY AS vl_src({', '.join(f'c{k}' for k in range(width))}, vl_row)"
         )
-        cur.execute(f'UPDATE {table} SET "row" = rowid + 1')
     except duckdb.Error:
         cur.execute(f"DROP TABLE IF EXISTS {table}")
         return None  # the checking path reads it again and words the reader's complaint
