@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import threading
 from concurrent.futures import Future
 from pathlib import Path
@@ -22,7 +23,6 @@ from evalcore.cli.common import (
     select,
     show,
 )
-from evalcore.ranking import leaderboard
 from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
@@ -125,6 +125,7 @@ def board_and_halves(
     release the interpreter's lock for their long steps, so on two cores they overlap. The
     check draws from its own seeded generator: the numbers are those of one after the other.
     The thread is a daemon: a leaderboard refused in words ends the command at once."""
+    from evalcore.ranking import leaderboard
     from evalcore.ranking.split_half import split_half_stability
 
     counts.patterns  # noqa: B018 (computed once, before both threads read them)
@@ -141,13 +142,25 @@ def board_and_halves(
     return board, halves.result()
 
 
+def _import_meanwhile(module: str) -> threading.Thread:
+    """Import ``module`` in a second thread while this one reads the file: DuckDB lets go of the
+    interpreter's lock while it reads, so the ranking's libraries (scipy's sparse matrices, a
+    tenth of a second) load on the other core instead of before the read. The caller joins the
+    thread once the file is read (nothing else is imported meanwhile but the reader's own)."""
+    thread = threading.Thread(target=importlib.import_module, args=(module,), name="imports", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_rank(args: argparse.Namespace) -> int:
     _check_families(args)  # --bootstrap is checked by its range
     cluster, weighting = _unit_options(args)
     if args.as_of is not None:
         return _rank_as_of(args)
+    ranking = _import_meanwhile("evalcore.ranking.split_half")
     # Markdown counts read the answers; unit columns are kept with the text (as judged_at)
     store = load_store(args.file, text=args.control is not None or cluster is not None)
+    ranking.join()
     if args.judge == "all" and "all" not in store.judges():
         return _rank_all_judges(store, args)
     chosen = select(args, store=store)
