@@ -4,8 +4,9 @@ that runs the command's steps one after another and prints each step's wall and 
 
     python -m benchmarks.bench_rank_stages [--shapes paper arena300k-parquet …] [--arena-dir DIR]
 
-Steps: the imports `rank` needs (the interpreter's own start is not counted), reading and
-checking the file into the store, the counts, the leaderboard (Bradley–Terry fit, intervals, rank
+Steps: the imports `rank` needs before reading (the interpreter's own start is not counted),
+reading and checking the file into the store (the ranking's libraries imported meanwhile in a
+second thread, as the command does), the counts, the leaderboard (Bradley–Terry fit, intervals, rank
 ranges) with the split-half stability check in a second thread, as the command runs them
 (``--one-by-one``: one after the other, each step's own time), and the JSON. The shapes and files are those of
 ``benchmarks/bench_rank_vs_evalica.py`` (written once, nothing in the repository).
@@ -32,7 +33,9 @@ import io, contextlib
 from evalcore.cli import data  # what `python -m evalcore rank` imports
 from evalcore.cli.common import load_store, pick_judge, print_json
 lap("imports")
+ranking = data._import_meanwhile("evalcore.ranking.split_half")  # as the command: during the read
 store = load_store(sys.argv[1])
+ranking.join()
 lap("read and check the file")
 counts = store.counts(judge=pick_judge(store, sys.argv[2] if sys.argv[2] != "-" else None))
 store.close()
