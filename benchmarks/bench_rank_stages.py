@@ -6,9 +6,8 @@ that runs the command's steps one after another and prints each step's wall and 
 
 Steps: the imports `rank` needs before reading (the interpreter's own start is not counted),
 reading and checking the file into the store (the ranking's libraries imported meanwhile in a
-second thread, as the command does), the counts, the leaderboard (Bradley–Terry fit, intervals, rank
-ranges) with the split-half stability check in a second thread, as the command runs them
-(``--one-by-one``: one after the other, each step's own time), and the JSON. The shapes and files are those of
+second thread, as the command does), the counts, the leaderboard (Bradley–Terry fit, intervals,
+rank ranges), the split-half stability check and the JSON. The shapes and files are those of
 ``benchmarks/bench_rank_vs_evalica.py`` (written once, nothing in the repository).
 """
 
@@ -40,16 +39,12 @@ lap("read and check the file")
 counts = store.counts(judge=pick_judge(store, sys.argv[2] if sys.argv[2] != "-" else None))
 store.close()
 lap("counts")
-if sys.argv[3] == "together":  # as the command runs them: the check in a second thread
-    board, stability = data.board_and_halves(counts, rounds=1000, seed=0, interval="auto", weighting=None)
-    lap("leaderboard + split halves")
-else:
-    from evalcore.ranking import leaderboard
-    from evalcore.ranking.split_half import split_half_stability
-    board = leaderboard(counts, rounds=1000, seed=0, interval="auto")
-    lap("leaderboard (fit, intervals)")
-    stability = split_half_stability(counts, seed=0)
-    lap("split-half stability")
+from evalcore.ranking import leaderboard
+from evalcore.ranking.split_half import split_half_stability
+board = leaderboard(counts, rounds=1000, seed=0, interval="auto")
+lap("leaderboard (fit, intervals)")
+stability = split_half_stability(counts, seed=0)
+lap("split-half stability")
 out = board.as_dict()
 out["split_half"] = stability.as_dict()
 with contextlib.redirect_stdout(io.StringIO()):
@@ -68,18 +63,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shapes", nargs="+", choices=ALL_SHAPES, default=list(ALL_SHAPES))
     ap.add_argument("--arena-dir", type=Path, default=Path(tempfile.gettempdir()) / "verdictlab-arena")
-    ap.add_argument(
-        "--one-by-one",
-        action="store_true",
-        help="the leaderboard, then the split halves (each step's own time), instead of the two "
-        "threads the command runs them in",
-    )
     args = ap.parse_args()
     print(f"before: {load()}")
     print("step (one fresh process per shape)   wall     CPU")
     for shape in shapes(args.shapes, args.arena_dir):
-        how = "one-by-one" if args.one_by_one else "together"
-        cmd = [sys.executable, "-c", STEPS, str(shape.path), shape.judge or "-", how]
+        cmd = [sys.executable, "-c", STEPS, str(shape.path), shape.judge or "-"]
         subprocess.run(cmd, cwd=ROOT, env=CHILD_ENV, capture_output=True, check=True)  # compiled, cached
         done = subprocess.run(cmd, cwd=ROOT, env=CHILD_ENV, capture_output=True, text=True, check=True)
         print(shape.name)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import threading
-from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from evalcore import quantities as q
 from evalcore.cli.common import (
@@ -24,11 +22,6 @@ from evalcore.cli.common import (
     show,
 )
 from evalcore.text import fmt_count
-
-if TYPE_CHECKING:
-    from evalcore.counts import VerdictCounts
-    from evalcore.ranking.leaderboard import Leaderboard
-    from evalcore.ranking.split_half import SplitHalf
 
 
 def run_summary(args: argparse.Namespace) -> int:
@@ -117,31 +110,6 @@ def _unit_options(args: argparse.Namespace) -> tuple[str | None, str | None]:
     return cluster, weighting
 
 
-def board_and_halves(
-    counts: VerdictCounts, *, rounds: int, seed: int, interval: str, weighting: str | None
-) -> tuple[Leaderboard, SplitHalf]:
-    """The leaderboard, and the split-half stability check computed meanwhile in a second
-    thread: the two read the same counts and nothing else, and numpy, scipy and the fits
-    release the interpreter's lock for their long steps, so on two cores they overlap. The
-    check draws from its own seeded generator: the numbers are those of one after the other.
-    The thread is a daemon: a leaderboard refused in words ends the command at once."""
-    from evalcore.ranking import leaderboard
-    from evalcore.ranking.split_half import split_half_stability
-
-    counts.patterns  # noqa: B018 (computed once, before both threads read them)
-    halves: Future[SplitHalf] = Future()
-
-    def check() -> None:
-        try:
-            halves.set_result(split_half_stability(counts, seed=seed))
-        except BaseException as exc:  # handed to the caller, raised where it waits
-            halves.set_exception(exc)
-
-    threading.Thread(target=check, name="split-halves", daemon=True).start()
-    board = leaderboard(counts, rounds=rounds, seed=seed, interval=interval, weighting=weighting)  # type: ignore[arg-type]
-    return board, halves.result()
-
-
 def _import_meanwhile(module: str) -> threading.Thread:
     """Import ``module`` in a second thread while this one reads the file: DuckDB lets go of the
     interpreter's lock while it reads, so the ranking's libraries (scipy's sparse matrices, a
@@ -168,7 +136,10 @@ def run_rank(args: argparse.Namespace) -> int:
     counts = store.counts(judge=judge, category=chosen.category, cluster=cluster)
     if args.control is None:
         store.close()  # the counts are all the ranking needs: the table's memory goes back first
-    board, stability = board_and_halves(
+    from evalcore.ranking import leaderboard
+    from evalcore.ranking.split_half import split_half_stability
+
+    board = leaderboard(
         counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval, weighting=weighting
     )
     styled = None
@@ -186,6 +157,7 @@ def run_rank(args: argparse.Namespace) -> int:
             store, judge=judge, category=args.category, controls=args.control, families=families
         )
         store.close()
+    stability = split_half_stability(counts, seed=args.seed)
     if args.json:
         out = board.as_dict()
         out["split_half"] = stability.as_dict()
