@@ -4,9 +4,10 @@ that runs the command's steps one after another and prints each step's wall and 
 
     python -m benchmarks.bench_rank_stages [--shapes paper arena300k-parquet …] [--arena-dir DIR]
 
-Steps: the imports `rank` needs (the interpreter's own start is not counted), reading and
-checking the file into the store, the counts, the leaderboard (Bradley–Terry fit, intervals, rank ranges), the split-half
-stability check and the JSON. The shapes and files are those of
+Steps: the imports `rank` needs before reading (the interpreter's own start is not counted),
+reading and checking the file into the store (the ranking's libraries imported meanwhile in a
+second thread, as the command does), the counts, the leaderboard (Bradley–Terry fit, intervals,
+rank ranges), the split-half stability check and the JSON. The shapes and files are those of
 ``benchmarks/bench_rank_vs_evalica.py`` (written once, nothing in the repository).
 """
 
@@ -30,14 +31,16 @@ def lap(step):
 import io, contextlib
 from evalcore.cli import data  # what `python -m evalcore rank` imports
 from evalcore.cli.common import load_store, pick_judge, print_json
-from evalcore.ranking import leaderboard
-from evalcore.ranking.split_half import split_half_stability
 lap("imports")
+ranking = data._import_meanwhile("evalcore.ranking.split_half")  # as the command: during the read
 store = load_store(sys.argv[1])
+ranking.join()
 lap("read and check the file")
-counts = store.counts(judge=pick_judge(store, sys.argv[2] if len(sys.argv) > 2 else None))
+counts = store.counts(judge=pick_judge(store, sys.argv[2] if sys.argv[2] != "-" else None))
 store.close()
 lap("counts")
+from evalcore.ranking import leaderboard
+from evalcore.ranking.split_half import split_half_stability
 board = leaderboard(counts, rounds=1000, seed=0, interval="auto")
 lap("leaderboard (fit, intervals)")
 stability = split_half_stability(counts, seed=0)
@@ -64,7 +67,7 @@ def main() -> None:
     print(f"before: {load()}")
     print("step (one fresh process per shape)   wall     CPU")
     for shape in shapes(args.shapes, args.arena_dir):
-        cmd = [sys.executable, "-c", STEPS, str(shape.path), *([shape.judge] if shape.judge else [])]
+        cmd = [sys.executable, "-c", STEPS, str(shape.path), shape.judge or "-"]
         subprocess.run(cmd, cwd=ROOT, env=CHILD_ENV, capture_output=True, check=True)  # compiled, cached
         done = subprocess.run(cmd, cwd=ROOT, env=CHILD_ENV, capture_output=True, text=True, check=True)
         print(shape.name)

@@ -18,6 +18,9 @@ from evalcore.counts import VerdictCounts
 
 #: Below this order balance the raw slot win rates are called out as confounded.
 UNBALANCED_BELOW = 0.8
+#: Below this many models × models slots per cell the calls are summed per ordered pair of models
+#: (a pass over the cells) rather than sorted by pair (:func:`slot_balance`).
+PAIR_SLOTS_PER_CELL = 8
 
 
 @dataclass(frozen=True)
@@ -68,10 +71,18 @@ def slot_balance(counts: VerdictCounts) -> SlotBalance:
     as_b = np.bincount(b, calls, minlength=m)
     total = float(calls.sum())
     off = (a != b) & (calls > 0)
-    lo, hi = np.minimum(a, b)[off], np.maximum(a, b)[off]
-    _, pair = np.unique(lo * m + hi, return_inverse=True)
-    forward = np.bincount(pair, np.where(a[off] < b[off], calls[off], 0.0))
-    backward = np.bincount(pair, np.where(a[off] > b[off], calls[off], 0.0))
+    if m * m <= PAIR_SLOTS_PER_CELL * max(a.size, 1):
+        # few models for the cells (an arena): calls summed into a slot per ordered pair, the
+        # pairs in the order of their keys, as the sort below numbers them
+        per = np.bincount((a * m + b)[off], calls[off], minlength=m * m).reshape(m, m)
+        met = np.bincount((a * m + b)[off], minlength=m * m).reshape(m, m)
+        i, j = np.nonzero(np.triu(met + met.T, k=1))
+        forward, backward = per[i, j], per[j, i]
+    else:
+        lo, hi = np.minimum(a, b)[off], np.maximum(a, b)[off]
+        _, pair = np.unique(lo * m + hi, return_inverse=True)
+        forward = np.bincount(pair, np.where(a[off] < b[off], calls[off], 0.0))
+        backward = np.bincount(pair, np.where(a[off] > b[off], calls[off], 0.0))
     both = (forward > 0) & (backward > 0)
     diff = float(np.abs(forward - backward).sum())
     one = sorted(

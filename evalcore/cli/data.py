@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+import threading
 from pathlib import Path
 
 from evalcore import quantities as q
@@ -19,7 +21,6 @@ from evalcore.cli.common import (
     select,
     show,
 )
-from evalcore.ranking import leaderboard
 from evalcore.text import fmt_count
 
 
@@ -109,13 +110,25 @@ def _unit_options(args: argparse.Namespace) -> tuple[str | None, str | None]:
     return cluster, weighting
 
 
+def _import_meanwhile(module: str) -> threading.Thread:
+    """Import ``module`` in a second thread while this one reads the file: DuckDB lets go of the
+    interpreter's lock while it reads, so the ranking's libraries (scipy's sparse matrices, a
+    tenth of a second) load on the other core instead of before the read. The caller joins the
+    thread once the file is read (nothing else is imported meanwhile but the reader's own)."""
+    thread = threading.Thread(target=importlib.import_module, args=(module,), name="imports", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_rank(args: argparse.Namespace) -> int:
     _check_families(args)  # --bootstrap is checked by its range
     cluster, weighting = _unit_options(args)
     if args.as_of is not None:
         return _rank_as_of(args)
+    ranking = _import_meanwhile("evalcore.ranking.split_half")
     # Markdown counts read the answers; unit columns are kept with the text (as judged_at)
     store = load_store(args.file, text=args.control is not None or cluster is not None)
+    ranking.join()
     if args.judge == "all" and "all" not in store.judges():
         return _rank_all_judges(store, args)
     chosen = select(args, store=store)
@@ -123,6 +136,9 @@ def run_rank(args: argparse.Namespace) -> int:
     counts = store.counts(judge=judge, category=chosen.category, cluster=cluster)
     if args.control is None:
         store.close()  # the counts are all the ranking needs: the table's memory goes back first
+    from evalcore.ranking import leaderboard
+    from evalcore.ranking.split_half import split_half_stability
+
     board = leaderboard(
         counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval, weighting=weighting
     )
@@ -141,8 +157,6 @@ def run_rank(args: argparse.Namespace) -> int:
             store, judge=judge, category=args.category, controls=args.control, families=families
         )
         store.close()
-    from evalcore.ranking.split_half import split_half_stability
-
     stability = split_half_stability(counts, seed=args.seed)
     if args.json:
         out = board.as_dict()

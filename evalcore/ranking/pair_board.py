@@ -1,5 +1,10 @@
 """Leaderboards of many models over the compared pairs only: no models × models matrix.
 
+Why this module is longer than 500 lines: the sandwich over the pairs is one object
+(:class:`PairSandwich`) whose variances come by three routes that share its factors (through
+the meat for few models, over the clusters, from draws for a large piece), next to the pooled wins
+and the graph checks they are built from.
+
 From :data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models the leaderboard keeps the
 pooled wins as one number per direction of each pair that met (:class:`PairWins`), so its memory
 and time follow the battles, not the square (or the cube) of the models: 10,000 models with
@@ -34,7 +39,7 @@ from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
-from evalcore.ranking.bradley_terry import ComparisonGraph, _sigmoid, win_entries
+from evalcore.ranking.bradley_terry import SLOT_A_SCORE, ComparisonGraph, _sigmoid, win_entries
 from evalcore.ranking.intervals import normal_draws, score_residuals
 
 #: The largest piece of the comparison graph whose information is inverted exactly (a dense
@@ -88,8 +93,16 @@ class PairWins:
 
 def pooled_pair_wins(counts: VerdictCounts) -> PairWins:
     """The pooled wins of :func:`~evalcore.ranking.bradley_terry.pooled_wins`, pair by pair
-    (self-comparisons left out: they add nothing to the likelihood)."""
+    (self-comparisons left out: they add nothing to the likelihood).
+
+    With few models for the cells (an arena: 129 models, 1.8 M battles) each cell's scores are
+    summed straight into a slot per ordered pair of models (one pass, no sort); with many models
+    for the cells (10,000 models, 200,000 battles) the pairs that met are sorted out of the cells
+    instead, never a models × models array. Either way the sums are of whole and half battles,
+    exact in any order: the same wins."""
     m = counts.n_models
+    if m * m <= DIRECT_PAIR_SLOTS_PER_CELL * max(counts.n_cells, 1):
+        return _pair_wins_by_slots(counts)
     _, cols, vals = win_entries(counts)
     first, second = cols // m, cols % m
     keep = first != second
@@ -102,6 +115,30 @@ def pooled_pair_wins(counts: VerdictCounts) -> PairWins:
     w_ij = np.bincount(pair[forward], vals[forward], minlength=k)
     w_ji = np.bincount(pair[~forward], vals[~forward], minlength=k)
     return PairWins(pairs, w_ij, w_ji)
+
+
+#: Below this many models × models slots per verdict cell the pooled wins are summed into a slot
+#: per ordered pair (:func:`pooled_pair_wins`): a pass over the cells and an array of the slots,
+#: cheaper than sorting the cells' pairs while the slots are not many more than the cells.
+DIRECT_PAIR_SLOTS_PER_CELL = 8
+
+
+def _pair_wins_by_slots(counts: VerdictCounts) -> PairWins:
+    """:func:`pooled_pair_wins` summed into a slot per ordered pair (slot A's model first)."""
+    m = counts.n_models
+    a = counts.a.astype(np.int64)
+    b = counts.b.astype(np.int64)
+    slot = a * m + b
+    keep = a != b
+    if not keep.all():
+        slot = slot[keep]
+    # slot A's wins over slot B per ordered pair, and slot B's wins back over the same cells
+    as_a = np.bincount(slot, counts.cell_scores(SLOT_A_SCORE)[keep], minlength=m * m).reshape(m, m)
+    as_b = np.bincount(slot, counts.cell_scores(1.0 - SLOT_A_SCORE)[keep], minlength=m * m).reshape(m, m)
+    met = np.bincount(slot, minlength=m * m).reshape(m, m)
+    wins = as_a + as_b.T  # wins[x, y]: x's wins over y, both slots
+    i, j = np.nonzero(np.triu(met + met.T, k=1))  # row-major: sorted by i, then j, as np.unique
+    return PairWins(sparse_fit.Pairs.from_arrays(i, j, m), wins[i, j], wins[j, i])
 
 
 def pair_graph(pw: PairWins, models: tuple[str, ...]) -> ComparisonGraph:
@@ -154,7 +191,10 @@ class PairSandwich:
     info: sparse.csr_matrix  # the information H (Laplacian of the pairs + the prior's diagonal)
     rank_one: bool  # H is singular along the constant (no prior): solved with 11ᵀ/M added
     meat: sparse.csr_matrix  # B (M × M), clusters' score outer products, small-sample factor in
-    scores_t: sparse.csr_matrix  # Gᵀ (M × clusters): columns g_k √w_k √(C/(C−1)), B = GᵀG
+    #: the clusters' scores as cells: (slot A's model, slot B's model, cluster, root score)
+    #: arrays; Gᵀ is built from them only when asked for (:attr:`scores_t`)
+    score_cells: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    n_clusters: int
     pieces: np.ndarray
     seed: int
     scale: float = 1.0
@@ -164,6 +204,21 @@ class PairSandwich:
     exact: bool = True
     #: centred solutions P X s of the draws s ~ N(0, B) the diagonal was estimated from
     drawn: np.ndarray | None = None
+    _scores_t: sparse.csr_matrix | None = None
+
+    @property
+    def scores_t(self) -> sparse.csr_matrix:
+        """Gᵀ (M × clusters): columns g_k √w_k √(C/(C−1)), B = GᵀG (built on first use: an
+        arena's variances and draws need only B, never this matrix of every cluster)."""
+        if self._scores_t is None:
+            a, b, inst, root = self.score_cells
+            g = sparse.csr_matrix(
+                (np.concatenate([root, -root]), (np.concatenate([a, b]), np.concatenate([inst, inst]))),
+                shape=(self.n_models, self.n_clusters),
+            )
+            g.sum_duplicates()
+            self._scores_t = g
+        return self._scores_t
 
     @property
     def n_models(self) -> int:
@@ -206,7 +261,7 @@ class PairSandwich:
         table-sized leaderboard draws); else from drawn scores, without forming it."""
         if self.drawn is not None and self.drawn.shape[0] >= draws:
             return theta + self.drawn[:draws]
-        if self.exact and self.n_models**2 <= self.scores_t.shape[1]:
+        if self.exact and self.n_models**2 <= self.n_clusters:
             # Few models, many clusters (an arena: a cluster per battle): a drawn score passes
             # over every cluster, while the covariance (models × models) is cheap here. Its
             # factor draws as the table-sized path does (the same draws, the same rank ranges).
@@ -265,17 +320,35 @@ def pair_sandwich(
     if n_clusters > 1:
         factor = factor * n_clusters / (n_clusters - 1)
     root = np.sqrt(factor)[inst] * resid
-    scores_t = sparse.csr_matrix(
-        (np.concatenate([root, -root]), (np.concatenate([a, b]), np.concatenate([inst, inst]))),
-        shape=(m, n_rows),
-    )
-    scores_t.sum_duplicates()
-    meat = sparse.csr_matrix(scores_t @ scores_t.T)
     s = PairSandwich(
-        info=info, rank_one=not prior_games, meat=meat, scores_t=scores_t, pieces=pieces, seed=seed
+        info=info,
+        rank_one=not prior_games,
+        meat=sparse.csr_matrix((m, m)),
+        score_cells=(a, b, inst, root),
+        n_clusters=n_rows,
+        pieces=pieces,
+        seed=seed,
     )
+    one_cell = inst.size == n_rows and not (inst[1:] == inst[:-1]).any()
+    # A cluster of one cell (an arena's battle) scores +g for slot A's model and −g for slot B's:
+    # its outer product is g² on their diagonal entries and −g² between them, so B is summed per
+    # ordered pair of models, never through the models × clusters matrix Gᵀ.
+    s.meat = _one_cell_meat(a, b, root, m) if one_cell else sparse.csr_matrix(s.scores_t @ s.scores_t.T)
     _fill_diagonal(s, draws)
     return s
+
+
+def _one_cell_meat(a: np.ndarray, b: np.ndarray, root: np.ndarray, m: int) -> sparse.csr_matrix:
+    """B = Σ_k g_k g_kᵀ for clusters of one cell each (g_k = root_k (e_a − e_b))."""
+    sq = root * root
+    if m * m <= DIRECT_PAIR_SLOTS_PER_CELL * max(sq.size, 1):
+        per_pair = sparse.csr_matrix(np.bincount(a * m + b, sq, minlength=m * m).reshape(m, m))
+    else:
+        per_pair = sparse.csr_matrix((sq, (a, b)), shape=(m, m))  # duplicates summed
+    per_pair.eliminate_zeros()
+    both = per_pair + per_pair.T
+    degree = np.asarray(both.sum(axis=1)).ravel()
+    return sparse.csr_matrix(sparse.diags(degree) - both)
 
 
 def _pieces(pieces: np.ndarray) -> list[np.ndarray]:
@@ -283,15 +356,30 @@ def _pieces(pieces: np.ndarray) -> list[np.ndarray]:
     return np.split(order, np.flatnonzero(np.diff(pieces[order])) + 1)
 
 
+#: Up to this many models a piece's information is inverted by numpy (:func:`_piece_inverse`);
+#: above, by scipy's in-place Cholesky inverse (half the work and one matrix of memory).
+SMALL_PIECE_MODELS = 512
+
+
 def _piece_inverse(s: PairSandwich, idx: np.ndarray) -> np.ndarray:
     """The dense X of one piece: H⁻¹ with the prior; without it (one piece, every model) the
     pseudo-inverse (H + 11ᵀ/M)⁻¹ − 11ᵀ/M."""
-    from scipy.linalg import lapack
-
     h = s.info[idx][:, idx].toarray().T  # symmetric: its transpose is the Fortran-ordered copy
     shift = 1.0 / s.n_models if s.rank_one else 0.0
     if shift:
         h += shift
+    if idx.size <= SMALL_PIECE_MODELS:
+        # numpy's own LAPACK: the same Cholesky, without importing scipy's linear algebra (a
+        # twentieth of a second at start-up, more than the inverse of an arena's 129 models)
+        try:
+            low_inverse = np.linalg.inv(np.linalg.cholesky(h))
+        except np.linalg.LinAlgError:
+            return np.linalg.pinv(s.info[idx][:, idx].toarray(), hermitian=True)
+        inverse = low_inverse.T @ low_inverse
+        inverse = 0.5 * (inverse + inverse.T)
+        return inverse - shift if shift else inverse
+    from scipy.linalg import lapack
+
     # Cholesky, then the inverse from it, in place (half the work of a general inverse, one
     # matrix of memory); the lower triangle is mirrored into the (zero) upper one.
     factor, info = lapack.dpotrf(h, lower=True, clean=True, overwrite_a=True)
@@ -310,7 +398,15 @@ def _piece_inverse(s: PairSandwich, idx: np.ndarray) -> np.ndarray:
     return inverse
 
 
-def _quadratic_diagonal(x: np.ndarray, g: sparse.csr_matrix) -> np.ndarray:
+def _variances_from_meat(x: np.ndarray, meat: np.ndarray) -> np.ndarray:
+    """diag(X B X) for a dense symmetric X and the meat B (both models × models): per model,
+    Σ_j (X B)_ij X_ij. For a piece of few models and many clusters (an arena: 129 models, 1.8 M
+    battles) one product of two small matrices, where a pass over the clusters
+    (:func:`_variances_over_clusters`) multiplies every cluster's scores."""
+    return np.einsum("ij,ij->i", x @ meat, x)
+
+
+def _variances_over_clusters(x: np.ndarray, g: sparse.csr_matrix) -> np.ndarray:
     """diag(X G Gᵀ X) for a dense symmetric X and the sparse scores G (models × clusters, B = G
     Gᵀ): per model, the sum over clusters of (X g)², a chunk of clusters at a time. Each cluster
     scores a pair or a few, so a chunk's X g is one sparse-times-dense product (the entries of B
@@ -337,7 +433,10 @@ def _fill_diagonal(s: PairSandwich, draws: int) -> None:
             big.append(idx)
             continue
         xp = _piece_inverse(s, idx)
-        raw[idx] = _quadratic_diagonal(xp, s.scores_t[idx])
+        if idx.size**2 <= s.n_clusters:  # few models for the clusters: through B (models²)
+            raw[idx] = _variances_from_meat(xp, s.meat[idx][:, idx].toarray())
+        else:
+            raw[idx] = _variances_over_clusters(xp, s.scores_t[idx])
     if big:
         s.exact = False
         drawn, est = _draw_solutions(s, max(draws, DIAGONAL_DRAWS), np.random.default_rng(s.seed))

@@ -377,19 +377,47 @@ def strong_pieces(pairs: Pairs, w_ij: np.ndarray, w_ji: np.ndarray, present: np.
         remap[idx] = np.arange(idx.size)
         ok = (remap[rows] >= 0) & (remap[cols] >= 0)
         rows, cols, m = remap[rows[ok]], remap[cols[ok]], idx.size
+    if m <= CLOSURE_MODELS:
+        reach = _closure(rows, cols, m)
+        # models that reach each other share a piece, labelled by its first model
+        return int(np.unique((reach & reach.T).argmax(axis=1)).size)
     from scipy.sparse import csgraph  # imported on first use: a tenth of a second at start-up
 
     graph = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(m, m))
     return int(csgraph.connected_components(graph, directed=True, connection="strong")[0])
 
 
+#: Up to this many models the graph's pieces are read off its transitive closure (a few products
+#: of models × models matrices, as the dense path's :func:`~evalcore.ranking.bradley_terry.reachability`),
+#: not from the graph library: an arena of 129 models then never imports it (a twentieth of a
+#: second at start-up, more than the products cost).
+CLOSURE_MODELS = 256
+
+
+def _closure(rows: np.ndarray, cols: np.ndarray, m: int) -> np.ndarray:
+    """``reach[i, j]``: j can be reached from i along the edges (rows → cols); every model reaches
+    itself. Repeated squaring, as :func:`~evalcore.ranking.bradley_terry.reachability`."""
+    reach = np.eye(m, dtype=bool)
+    reach[rows, cols] = True
+    while True:
+        step = reach.astype(np.float32)
+        closer = (step @ step) > 0
+        if np.array_equal(closer, reach):
+            return reach
+        reach = closer
+
+
 def weak_pieces(pairs: Pairs) -> np.ndarray:
     """Piece label per model (models that met, directly or through others, share one), numbered
     0, 1, … in the order of each piece's first model, as the dense
     :func:`evalcore.ranking.bradley_terry.comparison_graph` numbers them."""
+    m = pairs.n_models
+    if m <= CLOSURE_MODELS:
+        reach = _closure(np.r_[pairs.i, pairs.j], np.r_[pairs.j, pairs.i], m)
+        # each model's first reachable model labels its piece; renumbered 0, 1, … in that order
+        return np.unique(reach.argmax(axis=1), return_inverse=True)[1].astype(np.int64)
     from scipy.sparse import csgraph
 
-    m = pairs.n_models
     graph = sparse.csr_matrix((np.ones(pairs.n_pairs), (pairs.i, pairs.j)), shape=(m, m))
     _, labels = csgraph.connected_components(graph, directed=False)
     first = np.full(labels.max() + 1, m)

@@ -87,3 +87,39 @@ def test_rank_of_a_large_arena_table_imports_no_pandas(tmp_path):
     plain, _ = _heavy_modules(path, extra=("--interval", "sandwich"))
     compact, heavy = _heavy_modules(path, compact=True, extra=("--interval", "sandwich"))
     assert heavy == "HEAVY pyarrow" and compact == plain
+
+
+def test_rank_of_an_arena_of_many_models_imports_no_graph_library_or_unused_analysis(tmp_path):
+    """An arena of 120 models (ranked over the pairs that met) reads its pieces off the graph's
+    closure and inverts its information with numpy: scipy's graph library and linear algebra
+    stay out, as do the analyses ``rank`` never runs (fragility, style control)."""
+    rng = np.random.default_rng(4)
+    n = 3_000
+    a = rng.integers(0, 120, n)
+    b = (a + rng.integers(1, 120, n)) % 120
+    path = tmp_path / "arena.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "instruction_id": [f"p{k:05d}" for k in range(n)],
+                "model_a": [f"m{k:03d}" for k in a],
+                "model_b": [f"m{k:03d}" for k in b],
+                "verdict": pa.array(rng.choice([-1, 0, 1], n), pa.int8()),
+            }
+        ),
+        path,
+    )
+    unused = ("scipy.sparse.csgraph", "scipy.linalg", "evalcore.ranking.fragility", "evalcore.ranking.style")
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = ['evalcore', 'rank', {str(path)!r}, '--interval', 'sandwich', '--json']\n"
+        "try:\n"
+        "    runpy.run_module('evalcore', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print('LOADED', *[m for m in {unused!r} if m in sys.modules], file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert '"rating"' in done.stdout, done.stdout[-500:] + done.stderr[-2000:]
+    assert json.loads(done.stdout)["split_half"]["halves"] == 50
+    assert done.stderr.strip().splitlines()[-1] == "LOADED"

@@ -8,18 +8,34 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from evalcore.counts import VerdictCounts
+from evalcore.ranking import split_half
 from evalcore.ranking.bradley_terry import fit_bradley_terry, pooled_wins
-from evalcore.ranking.split_half import PRIOR_GAMES, split_half_stability
+from evalcore.ranking.split_half import HYPERGEOMETRIC_FROM, PRIOR_GAMES, split_half_stability
 from tests.bt_sim import simulate_bt
 
 
-@pytest.mark.parametrize(("shape", "n_instructions"), [("all_pairs", 60), ("arena", 3_000), ("anchor", 400)])
+def _drawn_instructions(counts, drawn: np.ndarray) -> np.ndarray:
+    """Instructions making up a drawn half: the first ``drawn[s]`` instructions of pattern s
+    (any instructions of one pattern carry the same verdicts)."""
+    of = counts.patterns.of_instruction
+    order = np.argsort(of, kind="stable")
+    starts = np.r_[0, np.cumsum(np.bincount(of, minlength=drawn.size))[:-1]]
+    return np.sort(np.concatenate([order[starts[s] : starts[s] + k] for s, k in enumerate(drawn) if k]))
+
+
+@pytest.mark.parametrize(
+    ("shape", "n_instructions"), [("all_pairs", 60), ("arena", 3_000), ("anchor", 400), ("arena", 300)]
+)
 def test_counts_match_refitting_each_half_one_by_one(shape, n_instructions):
     counts = simulate_bt(
         [0.3, 0.2, 0.0, -0.1, -0.4], n_instructions, shape=shape, effect_sd=0.5, tie_rate=0.1, seed=2
     )
     if shape != "all_pairs":  # instructions repeat a few patterns: the halves sum over patterns
         assert counts.patterns.n_patterns < counts.n_instructions / 4
+    # both draws are met: over the patterns (many instructions a pattern), among positions
+    many = counts.n_instructions >= HYPERGEOMETRIC_FROM * counts.patterns.n_patterns
+    assert many == (n_instructions == 3_000)
     result = split_half_stability(counts, halves=20, seed=5)
     rng = np.random.default_rng(5)
     full, _ = fit_bradley_terry(pooled_wins(counts), prior_games=PRIOR_GAMES)
@@ -27,13 +43,69 @@ def test_counts_match_refitting_each_half_one_by_one(shape, n_instructions):
     leader, top = int(np.argmax(full)), set(np.argsort(-np.round(full, 6), kind="stable")[:3].tolist())
     stays = top_stays = 0
     for _ in range(20):
-        keep = rng.choice(counts.n_instructions, counts.n_instructions // 2, replace=False)
-        sub = counts.subset(instructions=np.sort(keep))
+        # a random half counted per pattern, in pattern order: one multivariate hypergeometric
+        # draw (many instructions per pattern), or positions among the instructions listed
+        # pattern by pattern
+        mult, half = counts.patterns.multiplicity, counts.n_instructions // 2
+        if counts.n_instructions >= HYPERGEOMETRIC_FROM * mult.size:
+            drawn = rng.multivariate_hypergeometric(mult, half)
+        else:
+            listed = np.repeat(np.arange(mult.size), mult)
+            drawn = np.bincount(
+                listed[rng.choice(mult.sum(), half, replace=False, shuffle=False)], minlength=mult.size
+            )
+        sub = counts.subset(instructions=_drawn_instructions(counts, drawn))
+        assert sub.n_instructions == counts.n_instructions // 2
         theta, _ = fit_bradley_terry(pooled_wins(sub), prior_games=PRIOR_GAMES)
         stays += int(theta[leader] >= theta.max() - 1e-6)  # a shared #1 counts as staying
         top_stays += int(set(np.argsort(-np.round(theta, 6), kind="stable")[:3].tolist()) == top)
     assert (result.leader_stays, result.top_three_stays) == (stays, top_stays)
     assert sum(result.first_in) >= 20  # a shared #1 counts for each model sharing it
+
+
+@pytest.mark.parametrize("shape", ["all_pairs", "arena"])
+def test_the_halves_do_not_depend_on_how_the_instructions_are_numbered(shape):
+    """The same table with its instructions in another order (other ids, another file order)
+    gives the same counts of halves: the draws follow the patterns, found from the cells."""
+    counts = simulate_bt(
+        [0.3, 0.25, 0.2, -0.1, -0.4], 300 if shape == "arena" else 40, shape=shape, tie_rate=0.2, seed=4
+    )
+    perm = np.random.default_rng(9).permutation(counts.n_instructions)
+    shuffled = VerdictCounts.from_cells(
+        models=counts.models,
+        instructions=tuple(counts.instructions[k] for k in perm),
+        judge=counts.judge,
+        inst=np.argsort(perm)[counts.inst],
+        a=counts.a,
+        b=counts.b,
+        n=counts.n,
+    )
+    assert not np.array_equal(shuffled.n, counts.n)  # the cells are in another order
+    one, other = split_half_stability(counts, seed=3), split_half_stability(shuffled, seed=3)
+    assert (one.leader_stays, one.top_three_stays, one.first_in) == (
+        other.leader_stays,
+        other.top_three_stays,
+        other.first_in,
+    )
+
+
+@pytest.mark.parametrize("from_", [1, 10**9])
+def test_a_half_holds_each_pattern_in_proportion_to_its_instructions(from_, monkeypatch):
+    """Simulation with known truth: over 4,000 halves, pattern s is drawn mult[s] × half ÷ all
+    times on average (a uniformly random half of the instructions), within 4 standard errors,
+    by either draw (over the patterns, or positions among the instructions)."""
+    from evalcore.ranking.split_half import _half_draws
+
+    monkeypatch.setattr(split_half, "HYPERGEOMETRIC_FROM", from_)
+    counts = simulate_bt([0.4, 0.0, -0.3], 501, shape="arena", tie_rate=0.3, seed=6)
+    reps, draw = _half_draws(counts, counts.n_instructions // 2, np.random.default_rng(2))
+    drawn = np.array([draw() for _ in range(4_000)])
+    assert (drawn.sum(axis=1) == counts.n_instructions // 2).all()
+    mult = counts.patterns.multiplicity
+    n, k = counts.n_instructions, counts.n_instructions // 2
+    mean = mult * k / n
+    sd = np.sqrt(mult * (k / n) * (1 - k / n) * (n - k) / (n - 1))  # hypergeometric variance
+    assert np.all(np.abs(drawn.mean(axis=0) - mean) <= 4 * sd / np.sqrt(4_000) + 1e-12)
 
 
 def test_a_clear_leader_stays_and_a_dead_heat_does_not():
