@@ -88,7 +88,10 @@ def pairwise_section(store: Any) -> None:
     with st.expander("Per instruction"):
         per = result.per_instruction
         name = f"ties_per_instruction_{judge}.csv"
-        table(show.per_instruction_display(per), per, name, "dl_ties_per_instruction")
+        shown = show.per_instruction_display(per, limit=show.PER_INSTRUCTION_ROWS)
+        if note := show.per_instruction_note(len(per)):
+            caption(note)
+        table(shown, per, name, "dl_ties_per_instruction")
     conventions_section(counts, judge, category)
 
 

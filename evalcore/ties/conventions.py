@@ -41,6 +41,7 @@ from evalcore.ranking.bradley_terry import fit_bradley_terry, mle_exists, ranks_
 from evalcore.schema import LEVELS
 from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, percentile_interval, weighted_totals
 from evalcore.stats.kendall import kendall_tau
+from evalcore.stats.threads import single_blas_thread
 from evalcore.ties.davidson import fit_davidson
 
 #: The three conventions, in the order the faces show them, and their plain names.
@@ -459,12 +460,17 @@ def tie_conventions(
     rounds = check_int("rounds", rounds, low=0)
     seed = check_int("seed", seed, low=0)
     wins, ties = outcome_matrices(counts)
-    tc = conventions_from_matrices(wins, ties, models=counts.models, interval=interval)
-    if not interval or not rounds or not tc.identified or counts.n_instructions < MIN_BOOTSTRAP_INSTRUCTIONS:
+    resample = bool(interval and rounds and counts.n_instructions >= MIN_BOOTSTRAP_INSTRUCTIONS)
+    # the bootstrap's interval replaces the profile likelihood's: that search is not made for it
+    tc = conventions_from_matrices(wins, ties, models=counts.models, interval=interval and not resample)
+    if not resample:
         return tc
+    if not tc.identified:  # nothing was fitted: labelled as without the bootstrap
+        return replace(tc, interval=PROFILE_INTERVAL)
     prior = 0.0 if bool(mle_exists(wins + 0.5 * ties)) else PRIOR_GAMES  # as the point fit
     start = fit_davidson(wins, ties, prior_games=prior, interval=False).params
-    draws = _bootstrap_tie_parameter(counts, rounds=rounds, seed=seed, prior=prior, start=start)
+    with single_blas_thread():  # hundreds of small solves: one BLAS thread (see there)
+        draws = _bootstrap_tie_parameter(counts, rounds=rounds, seed=seed, prior=prior, start=start)
     low, high = percentile_interval(draws)
     return replace(
         tc,
