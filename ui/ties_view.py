@@ -22,7 +22,7 @@ from evalcore.plots import ties as plots
 from evalcore.present import ties as show
 from evalcore.present.ties import EXPLAIN
 from evalcore.schema import VerdictFormatError
-from evalcore.ties import both_bad_share, judge_ties, labelled_counts, tie_conventions
+from evalcore.ties import both_bad_share, judge_ties, labelled_counts, tie_conventions, verdict_tie_structure
 from evalcore.ties.conventions import ROUNDS
 from ui.messages import caption, error, md, warning
 from ui.state import DATA, forget_upload, memo, state
@@ -51,9 +51,13 @@ def pairwise_section(store: Any) -> None:
     labelled = memo(
         ("ties_labelled", judge, category), lambda: labelled_counts(store, judge, category=category)
     )
+    # the judge's part is the Overview's tie finding on every category by default (one
+    # computation for both pages, whichever opens first)
+    shared = category is None and rule == "soft" and human_ranking is None
+    structure = memo(("findings", "ties", judge), lambda: verdict_tie_structure(counts)) if shared else None
     ties = memo(
         ("ties", judge, category, rule),
-        lambda: judge_ties(counts, labelled, human_ranking=human_ranking, score=rule),
+        lambda: judge_ties(counts, labelled, human_ranking=human_ranking, score=rule, structure=structure),
     )
     result, human = ties.judge, ties.human
     number_tiles(show.level_metrics(result))
