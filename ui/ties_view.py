@@ -27,7 +27,16 @@ from evalcore.ties.conventions import ROUNDS
 from ui.messages import caption, error, md, warning
 from ui.state import DATA, forget_upload, memo, state
 from ui.state import counts as session_counts
-from ui.widgets import chart, download_csv, linked_choice, memo_or_info, number_tiles, selection, table
+from ui.widgets import (
+    chart,
+    download_csv,
+    linked_choice,
+    memo_or_info,
+    number_tiles,
+    progress_bar,
+    selection,
+    table,
+)
 
 
 def _agreement(heading: str, agreement: Any) -> None:
@@ -104,9 +113,10 @@ def conventions_section(counts: Any, judge: str, category: str | None) -> None:
     st.subheader("Ties as data")
     st.markdown(EXPLAIN["conventions"])
     busy = f"Ranking with the ties modelled ({ROUNDS} resamples of the instructions for the tie parameter)…"
-    with st.spinner(busy, show_time=True):
+    with progress_bar(busy) as progress:
         tc = memo_or_info(
-            ("tie_conventions", judge, category, ROUNDS), lambda: tie_conventions(counts, rounds=ROUNDS)
+            ("tie_conventions", judge, category, ROUNDS),
+            lambda: tie_conventions(counts, rounds=ROUNDS, progress=progress),
         )
     if tc is None:
         return

@@ -422,3 +422,15 @@ def test_the_bootstrap_interval_is_the_same_without_the_profile_search(monkeypat
     for name in ("half_win", "dropped", "modelled"):
         np.testing.assert_allclose(getattr(tc, name), getattr(before, name), rtol=1e-12)
     assert tc.shifts == before.shifts and tc.sentence() == before.sentence()
+
+
+def test_the_bootstrap_says_how_far_it_is_and_its_numbers_do_not_change():
+    """The page's progress bar hears the bootstrap every few resamples, in words (a page left
+    meanwhile stops at the next report); the interval is the one computed without listening."""
+    counts = _clustered(np.random.default_rng(6), 30, np.array([0.5, 0.0, -0.5]), 0.8, 0.3)
+    heard: list[tuple[float, str]] = []
+    tc = tie_conventions(counts, rounds=35, seed=1, progress=lambda f, words: heard.append((f, words)))
+    quiet = tie_conventions(counts, rounds=35, seed=1)
+    assert (tc.tie_parameter_low, tc.tie_parameter_high) == (quiet.tie_parameter_low, quiet.tie_parameter_high)
+    assert [f for f, _ in heard] == [0.0, 10 / 35, 20 / 35, 30 / 35]
+    assert heard[1][1] == "refitting the tie parameter: resample 11 of 35"
