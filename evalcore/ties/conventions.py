@@ -396,7 +396,10 @@ def _bootstrap_tie_parameter(
         t_all = weighted_totals(weights, ties_op)
         for r in range(stop - first):
             if progress is not None and (first + r) % PROGRESS_EVERY == 0:
-                progress((first + r) / rounds, f"refitting the tie parameter: resample {first + r + 1:,} of {rounds:,}")
+                progress(
+                    (first + r) / rounds,
+                    f"refitting the tie parameter: resample {first + r + 1:,} of {rounds:,}",
+                )
             w = w_all[r].reshape(m, m)
             upper = t_all[r].reshape(m, m)
             if upper.sum() == 0 or w.sum() == 0:

@@ -134,7 +134,9 @@ def _log_sigmoid(x: np.ndarray) -> np.ndarray:
     return -np.logaddexp(0.0, -x)
 
 
-def _hessian(chances: tuple[np.ndarray, np.ndarray, np.ndarray], tab: _Table, prior_games: float) -> np.ndarray:
+def _hessian(
+    chances: tuple[np.ndarray, np.ndarray, np.ndarray], tab: _Table, prior_games: float
+) -> np.ndarray:
     """−∂²ℓ in the free parameters (θ_1 … θ_{M−1}, log ν) from the chances :func:`_evaluate` gave.
 
     Each pair's three outcomes form a multinomial logit whose log-odds are linear in (θ, log ν)

@@ -409,7 +409,9 @@ def test_the_bootstrap_interval_is_the_same_without_the_profile_search(monkeypat
     wins, ties = outcome_matrices(counts)
     before = conventions_from_matrices(wins, ties, models=counts.models)  # the old first step
     start = fit_davidson(wins, ties, interval=False).params
-    low, high = percentile_interval(_bootstrap_tie_parameter(counts, rounds=60, seed=3, prior=0.0, start=start))
+    low, high = percentile_interval(
+        _bootstrap_tie_parameter(counts, rounds=60, seed=3, prior=0.0, start=start)
+    )
 
     def refuse(*args, **kwargs):
         raise AssertionError("the profile-likelihood interval was searched under the bootstrap")
@@ -431,6 +433,9 @@ def test_the_bootstrap_says_how_far_it_is_and_its_numbers_do_not_change():
     heard: list[tuple[float, str]] = []
     tc = tie_conventions(counts, rounds=35, seed=1, progress=lambda f, words: heard.append((f, words)))
     quiet = tie_conventions(counts, rounds=35, seed=1)
-    assert (tc.tie_parameter_low, tc.tie_parameter_high) == (quiet.tie_parameter_low, quiet.tie_parameter_high)
+    assert (tc.tie_parameter_low, tc.tie_parameter_high) == (
+        quiet.tie_parameter_low,
+        quiet.tie_parameter_high,
+    )
     assert [f for f, _ in heard] == [0.0, 10 / 35, 20 / 35, 30 / 35]
     assert heard[1][1] == "refitting the tie parameter: resample 11 of 35"

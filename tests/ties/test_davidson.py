@@ -176,4 +176,6 @@ def test_newtons_information_from_the_shared_chances_equals_the_jacobian_product
         for prior in (0.0, 1.0):
             tab = _table(wins, ties)
             got = _hessian(_evaluate(x, tab, prior)[2], tab, prior)
-            np.testing.assert_allclose(got, _information_by_jacobian(x, wins, ties, prior), rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(
+                got, _information_by_jacobian(x, wins, ties, prior), rtol=1e-12, atol=1e-12
+            )
