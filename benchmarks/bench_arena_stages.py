@@ -9,7 +9,9 @@ per stage: wall and CPU seconds (the whole process: DuckDB's threads too), media
 ``--repeat``, and the machine's load averages. The Overview's stages are its findings' cache
 keys (:func:`evalcore.findings.run_analyses`, timed through its ``cache`` hook); the Tie
 structure page's are the sections of :mod:`ui.ties_view` (the display tables and the CSV
-downloads included, as the page builds them); the Verdicts page's are its two queries.
+downloads the page writes with it included); the Verdicts page's are its two queries. Run from
+another checkout (``cd CHECKOUT && PYTHONPATH=CHECKOUT python THIS_FILE``) it times that
+checkout's code with the same stages.
 
 Usage::
 
@@ -51,6 +53,7 @@ def ties_page(store, clock: Clock) -> None:
     from evalcore.present import ties as show
     from evalcore.ties import both_bad_share, judge_ties, labelled_counts, tie_conventions
     from evalcore.ties.conventions import ROUNDS
+    from ui import widgets
     from ui.widgets import safe_csv
 
     judge = clock("default judge", lambda: publishing_judge(store).judge)
@@ -64,8 +67,12 @@ def ties_page(store, clock: Clock) -> None:
     rows = show.agreement_rows(result, ties.human)
     clock("agreement table", lambda: show.agreement_display(rows) if len(rows) else None)
     per = result.per_instruction
-    clock("per-instruction display", lambda: show.per_instruction_display(per))
-    clock("per-instruction CSV", lambda: safe_csv(per))
+    # as the page draws them (an older page: every row, and the CSV written with the page)
+    rows_shown = getattr(show, "PER_INSTRUCTION_ROWS", None)
+    shown = {"limit": rows_shown} if rows_shown else {}
+    clock("per-instruction display", lambda: show.per_instruction_display(per, **shown))
+    if len(per) < getattr(widgets, "DEFERRED_CSV_ROWS", float("inf")):
+        clock("per-instruction CSV", lambda: safe_csv(per))
     tc = clock("tie conventions", lambda: tie_conventions(counts, rounds=ROUNDS))
     clock("conventions table", lambda: (show.conventions_display(tc), safe_csv(tc.frame())))
 

@@ -29,15 +29,29 @@ import tempfile
 import time
 from pathlib import Path
 
+#: The URL path of a page by its sidebar title, where it is not the title in small letters.
+TITLES = {"Tie structure": "ties", "Anchor planning": "anchor_planning"}
+#: True once the script has been idle since the mark (a run ended after it), with a title drawn.
+IDLE_AFTER_MARK = """(heading) => {
+  const runs = window.__vlRuns.slice(window.__vlMark || 0);
+  const title = document.querySelector("h1");
+  return runs.includes("notRunning") && !!title && title.innerText.startsWith(heading);
+}"""
+#: A page's title where it is not its sidebar title.
+HEADINGS = {"Methods": "Methods and references"}
 #: What a page says while it works: a progress bar's text, a spinner's.
 BUSY = "[data-testid='stProgress'], [data-testid='stSpinner']"
+
+
+def _say(text: str) -> None:
+    print(f"    {time.strftime('%H:%M:%S')} {text}", flush=True)
 
 
 def one_run(pw, folder: Path, table: Path, slow: str, after: float, nxt: str) -> tuple[str, float, float]:
     """(the words on the slow page when left, seconds until the next page is drawn, the next
     page's seconds on its own)."""
     from benchmarks.bench_pages import mark, wait_drawn, watch
-    from benchmarks.bench_sessions import CHROMIUM, CHROMIUM_ARGS, Server
+    from benchmarks.bench_sessions import CHROMIUM, CHROMIUM_ARGS, IDLE, Server
     from benchmarks.bench_upload_pages import PAGE_TIMEOUT_MS, settle
 
     os.environ["VERDICTLAB_DATA_DIR"] = str(table.parent)
@@ -50,6 +64,7 @@ def one_run(pw, folder: Path, table: Path, slow: str, after: float, nxt: str) ->
         page.goto(server.url)
         wait_drawn(page, timeout_ms=PAGE_TIMEOUT_MS)
         settle(server.process.pid)
+        _say("server settled; loading the table")
         mark(page)
         box = page.get_by_test_id("stSelectbox").filter(has_text="File in the data folder")
         if table.name not in box.inner_text():
@@ -60,27 +75,40 @@ def one_run(pw, folder: Path, table: Path, slow: str, after: float, nxt: str) ->
         page.get_by_text(f"Loaded: {table.name}").first.wait_for(timeout=PAGE_TIMEOUT_MS)
         wait_drawn(page, timeout_ms=PAGE_TIMEOUT_MS)
         sidebar = page.get_by_test_id("stSidebar")
+        _say(f"loaded; opening {slow}")
         mark(page)
         sidebar.get_by_role("link", name=slow, exact=True).click()
         time.sleep(after)
         busy = page.locator(BUSY)
         words = " | ".join(t.strip() for t in busy.all_inner_texts() if t.strip()) or "(nothing said)"
+        _say(f"leaving for {nxt}")
         mark(page)
         start = time.perf_counter()
         sidebar.get_by_role("link", name=nxt, exact=True).click()
-        page.get_by_role("heading", name=nxt).first.wait_for(timeout=PAGE_TIMEOUT_MS)
-        wait_drawn(page, timeout_ms=PAGE_TIMEOUT_MS)
+        try:
+            page.wait_for_url(f"**/{TITLES.get(nxt, nxt.lower())}", timeout=PAGE_TIMEOUT_MS)
+            # the left page's run is stopped and the next one runs without an idle state between
+            # them: drawn once the script is idle after the click
+            heading = HEADINGS.get(nxt, nxt)
+            page.wait_for_function(IDLE_AFTER_MARK, arg=heading, timeout=PAGE_TIMEOUT_MS, polling=50)
+            page.wait_for_selector(IDLE, timeout=PAGE_TIMEOUT_MS)
+        except Exception:  # noqa: BLE001 - said with what the page shows, then raised
+            heads = page.locator("h1").all_inner_texts()
+            _say(f"not drawn: at {page.url}, headings {heads}, busy {page.locator(BUSY).all_inner_texts()}")
+            raise
         left = time.perf_counter() - start
+        _say(f"{nxt} drawn after {left:.2f} s")
         # the same page on its own: a fresh session, nothing running
         settle(server.process.pid)
         alone_page = context.new_page()
-        start = time.perf_counter()
         alone_page.goto(server.url)
-        wait_drawn(alone_page, timeout_ms=PAGE_TIMEOUT_MS)
+        alone_page.wait_for_selector("h1", timeout=PAGE_TIMEOUT_MS)
+        alone_page.wait_for_selector(IDLE, timeout=PAGE_TIMEOUT_MS)
         mark(alone_page)
         start = time.perf_counter()
         alone_page.get_by_test_id("stSidebar").get_by_role("link", name=nxt, exact=True).click()
-        wait_drawn(alone_page, timeout_ms=PAGE_TIMEOUT_MS)
+        alone_page.wait_for_function(IDLE_AFTER_MARK, arg=heading, timeout=PAGE_TIMEOUT_MS, polling=50)
+        alone_page.wait_for_selector(IDLE, timeout=PAGE_TIMEOUT_MS)
         alone = time.perf_counter() - start
         browser.close()
         return words, left, alone
