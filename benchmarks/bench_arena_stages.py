@@ -1,9 +1,9 @@
 """Per-stage times of the Tie structure, Overview and Verdicts pages on the 1.8 M-battle arena table,
 in one process, without a browser or a profiler.
 
-The table is read once (as the Data page reads a file from the server's data folder); each page's
-evalcore calls then run in a fresh copy of the loaded store, as a visitor who opens that page
-first after the load (nothing shared between pages but the loaded table), with the page's own
+The table is read (as the Data page reads a file from the server's data folder) afresh for each
+page and run; the page's evalcore calls then run in a copy of the loaded store, as a visitor who
+opens that page first after the load (nothing shared between pages or runs), with the page's own
 defaults (the default judge, 1,000 leaderboard rounds, 200 rounds for the tie parameter). Printed
 per stage: wall and CPU seconds (the whole process: DuckDB's threads too), medians of
 ``--repeat``, and the machine's load averages. The Overview's stages are its findings' cache
@@ -96,8 +96,8 @@ def verdicts_page(store, clock: Clock) -> None:
 
     judge = publishing_judge(store).judge
     flt = VerdictFilter(judge=judge)
+    clock("first page of cases", lambda: store.verdicts(flt, offset=0, limit=20))  # the page's order
     clock("case statistics", lambda: store.case_stats(flt))
-    clock("first page of cases", lambda: store.verdicts(flt, offset=0, limit=20))
 
 
 PAGES = {"ties": ties_page, "overview": overview_page, "verdicts": verdicts_page}
@@ -114,16 +114,19 @@ def main() -> None:
     args = parser.parse_args()
     table = arena_file(args.arena)
     print(f"load average at start: {os.getloadavg()}")
-    loaded = VerdictStore().load_file(table)
     runs: dict[str, list[Stages]] = {name: [] for name in args.pages}
     for r in range(args.repeat):
         for name in args.pages:
-            store = VerdictStore()  # a visitor's session: a copy of the loaded table
+            # a visitor's session: a copy of a table read afresh (a copy shares what its source
+            # keeps, such as its counts: a second copy of one source would find them made)
+            loaded = VerdictStore().load_file(table)
+            store = VerdictStore()
             store.load(loaded)
             clock = Clock()
             clock("page (all)", lambda name=name, store=store, clock=clock: PAGES[name](store, clock))
             runs[name].append(clock.stages)
             store.close()
+            loaded.store.close()
             print(f"  run {r + 1} {name}: {clock.stages['page (all)'][0]:.2f} s; load {os.getloadavg()}")
     print(f"load average at end: {os.getloadavg()}")
     for name, stage_runs in runs.items():

@@ -345,7 +345,8 @@ def _cases_sql(
 
 def case_stats(store: VerdictStore, flt: VerdictFilter, *, text: TextArea) -> CaseStats:
     """:class:`CaseStats` of the cases matching ``flt`` (see :meth:`VerdictStore.case_stats`):
-    kept from a page of the same cases when :func:`case_page` made one, else grouped here."""
+    kept from a page of the same cases when :func:`case_page` made one, else grouped here (and
+    kept, without a search, for the pages of these cases)."""
     kept = store.kept(("case_stats", flt)) if flt.search is None else None
     if kept is not None:
         return kept
@@ -358,7 +359,10 @@ def case_stats(store: VerdictStore, flt: VerdictFilter, *, text: TextArea) -> Ca
         row = cur.execute(sql, params).fetchone()
     finally:
         cur.close()
-    return _stats_of(row)  # an aggregate: always one row
+    stats = _stats_of(row)  # an aggregate: always one row
+    if flt.search is None:  # a page of these cases then groups only for its own cases
+        store.keep(("case_stats", flt), stats)
+    return stats
 
 
 #: Search only these rows' text when the other filters leave at most this many calls.
