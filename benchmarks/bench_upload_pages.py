@@ -124,9 +124,12 @@ def settle(pid: int, *, quiet: float = 0.3, every: float = 3.0, longest: float =
             return
 
 
-def browser_visits(pw, folder: Path, table: Path, how: str) -> tuple[float, dict[str, tuple[float, float]]]:
+def browser_visits(
+    pw, folder: Path, table: Path, how: str, only: list[str] | None = None
+) -> tuple[float, dict[str, tuple[float, float]]]:
     """A fresh server; one session loads ``table`` (``how``: "upload" or "data folder"), then opens
-    every page from the sidebar: (load seconds, page title → (wall s, server CPU s))."""
+    every page from the sidebar (the titles in ``only``, when given, in sidebar order): (load
+    seconds, page title → (wall s, server CPU s))."""
     from benchmarks.bench_pages import PAGES, mark, timed, wait_drawn, watch
     from benchmarks.bench_sessions import CHROMIUM, CHROMIUM_ARGS, Server
 
@@ -162,7 +165,7 @@ def browser_visits(pw, folder: Path, table: Path, how: str) -> tuple[float, dict
 
         loaded, _, _ = timed(server, load)
         for name, title in PAGES.items():
-            if not name:
+            if not name or (only and title not in only):
                 continue  # the Data page: drawn by the load itself
 
             def visit(title=title) -> None:
@@ -182,7 +185,7 @@ def browser_visits(pw, folder: Path, table: Path, how: str) -> tuple[float, dict
         server.close()
 
 
-def browser(repeat: int, arena: Path | None, tables: list[str]) -> None:
+def browser(repeat: int, arena: Path | None, tables: list[str], only: list[str] | None = None) -> None:
     from playwright.sync_api import sync_playwright
 
     todo = {
@@ -202,7 +205,7 @@ def browser(repeat: int, arena: Path | None, tables: list[str]) -> None:
             per_page: dict[str, list[tuple[float, float]]] = {}
             for r in range(repeat):
                 print(f"  {label}: run {r + 1}, load average {os.getloadavg()}", flush=True)
-                loaded, visited = browser_visits(pw, Path(tmp), table, how)
+                loaded, visited = browser_visits(pw, Path(tmp), table, how, only)
                 loads.append(loaded)
                 for title, row in visited.items():
                     per_page.setdefault(title, []).append(row)
@@ -226,11 +229,19 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true", help="the evalcore calls only, no browser")
     parser.add_argument("--arena", type=Path, default=None, help="the 1.8 M-battle arena table (Parquet)")
     parser.add_argument("--tables", nargs="+", choices=("paper", "arena"), default=["paper", "arena"])
+    parser.add_argument(
+        "--pages",
+        nargs="+",
+        default=None,
+        metavar="TITLE",
+        help="visit only these pages (sidebar titles, e.g. Overview 'Tie structure' Verdicts), in "
+        "sidebar order; a page then shares only these pages' results",
+    )
     args = parser.parse_args()
     if args.in_process:
         in_process(args.repeat)
     else:
-        browser(args.repeat, args.arena, args.tables)
+        browser(args.repeat, args.arena, args.tables, args.pages)
 
 
 if __name__ == "__main__":

@@ -22,12 +22,21 @@ from evalcore.plots import ties as plots
 from evalcore.present import ties as show
 from evalcore.present.ties import EXPLAIN
 from evalcore.schema import VerdictFormatError
-from evalcore.ties import both_bad_share, judge_ties, labelled_counts, tie_conventions
+from evalcore.ties import both_bad_share, judge_ties, labelled_counts, tie_conventions, verdict_tie_structure
 from evalcore.ties.conventions import ROUNDS
 from ui.messages import caption, error, md, warning
 from ui.state import DATA, forget_upload, memo, state
 from ui.state import counts as session_counts
-from ui.widgets import chart, download_csv, linked_choice, memo_or_info, number_tiles, selection, table
+from ui.widgets import (
+    chart,
+    download_csv,
+    linked_choice,
+    memo_or_info,
+    number_tiles,
+    progress_bar,
+    selection,
+    table,
+)
 
 
 def _agreement(heading: str, agreement: Any) -> None:
@@ -51,9 +60,13 @@ def pairwise_section(store: Any) -> None:
     labelled = memo(
         ("ties_labelled", judge, category), lambda: labelled_counts(store, judge, category=category)
     )
+    # the judge's part is the Overview's tie finding on every category by default (one
+    # computation for both pages, whichever opens first)
+    shared = category is None and rule == "soft" and human_ranking is None
+    structure = memo(("findings", "ties", judge), lambda: verdict_tie_structure(counts)) if shared else None
     ties = memo(
         ("ties", judge, category, rule),
-        lambda: judge_ties(counts, labelled, human_ranking=human_ranking, score=rule),
+        lambda: judge_ties(counts, labelled, human_ranking=human_ranking, score=rule, structure=structure),
     )
     result, human = ties.judge, ties.human
     number_tiles(show.level_metrics(result))
@@ -88,7 +101,10 @@ def pairwise_section(store: Any) -> None:
     with st.expander("Per instruction"):
         per = result.per_instruction
         name = f"ties_per_instruction_{judge}.csv"
-        table(show.per_instruction_display(per), per, name, "dl_ties_per_instruction")
+        shown = show.per_instruction_display(per, limit=show.PER_INSTRUCTION_ROWS)
+        if note := show.per_instruction_note(len(per)):
+            caption(note)
+        table(shown, per, name, "dl_ties_per_instruction")
     conventions_section(counts, judge, category)
 
 
@@ -97,9 +113,10 @@ def conventions_section(counts: Any, judge: str, category: str | None) -> None:
     st.subheader("Ties as data")
     st.markdown(EXPLAIN["conventions"])
     busy = f"Ranking with the ties modelled ({ROUNDS} resamples of the instructions for the tie parameter)…"
-    with st.spinner(busy, show_time=True):
+    with progress_bar(busy) as progress:
         tc = memo_or_info(
-            ("tie_conventions", judge, category, ROUNDS), lambda: tie_conventions(counts, rounds=ROUNDS)
+            ("tie_conventions", judge, category, ROUNDS),
+            lambda: tie_conventions(counts, rounds=ROUNDS, progress=progress),
         )
     if tc is None:
         return

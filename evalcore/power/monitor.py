@@ -83,6 +83,29 @@ def confidence_sequence(
     return mean, lower, upper
 
 
+def _pair_sequences(
+    scores: np.ndarray, sizes: np.ndarray, *, alpha: float, tuned_for: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`confidence_sequence`'s lower and upper bounds of many sequences laid end to end
+    (``sizes`` scores each), all at once: the same numbers as one call per sequence (a score of
+    0, 1/2 or 1 sums exactly, so a running sum less the sum before its sequence is the
+    sequence's own; the running bounds are per sequence)."""
+    x = np.asarray(scores, dtype=float)
+    if x.size and (np.nanmin(x) < 0 or np.nanmax(x) > 1):
+        raise UsageError("confidence_sequence needs scores between 0 and 1")
+    seq = np.repeat(np.arange(len(sizes)), sizes)
+    begin = np.r_[0, np.cumsum(sizes)[:-1]]
+    t = (np.arange(x.size) - begin[seq] + 1).astype(float)
+    running = np.cumsum(x)
+    before = np.where(begin > 0, running[np.maximum(begin - 1, 0)], 0.0)
+    mean = (running - before[seq]) / t
+    r = mixture_radius(t, alpha=alpha, rho=mixture_rho(tuned_for, alpha=alpha))
+    groups = pd.Series(np.clip(mean - r, 0.0, 1.0)).groupby(seq, sort=False)
+    lower = groups.cummax().to_numpy()
+    upper = pd.Series(np.clip(mean + r, 0.0, 1.0)).groupby(seq, sort=False).cummin().to_numpy()
+    return lower, upper
+
+
 def elo_difference(win_rate: np.ndarray | float) -> np.ndarray:
     """Bradley–Terry rating difference (Elo points) of a head-to-head win rate; ±inf at 0 and 1."""
     p = np.asarray(win_rate, dtype=float)
@@ -240,6 +263,11 @@ def _arrivals(
     """The judge's head-to-head verdicts (``models`` only, if given) as arrived: ``model_a``,
     ``model_b``, ``score`` (slot A's: 1, 1/2, 0)."""
     frame = store.query("head_to_head_rows", judge=judge, category=category, models=models)
+    return _in_arrival_order(store, frame)
+
+
+def _in_arrival_order(store: CountSource, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (with ``row``) in the order its verdicts were judged (:func:`arrival_order`)."""
     times = None
     stamped = store.judged_at() if len(frame) else None
     if stamped is not None:
@@ -322,50 +350,55 @@ def monitor_leader(
     """Is the leader really first: one sequence per pair that met, each at ``alpha / pairs``;
     decided the first time one model's lower bound beats every other model (Howard et al. 2021)."""
     _check(alpha, tuned_for)
-    rows = _arrivals(store, judge, None, category)
+    # the models as numbers on one sorted axis (code-point order, as sorted() gives)
+    axis, coded = store.query("head_to_head_codes", judge=judge, category=category)
+    rows = _in_arrival_order(store, coded)
     if rows.empty:
         raise DesignError("no head-to-head verdicts between two different models to monitor.")
-    # both slots' names on one sorted axis (code-point order, as sorted() gives), coded at once
-    sides, axis = pd.factorize(pd.concat([rows["model_a"], rows["model_b"]], ignore_index=True), sort=True)
-    names = [str(x) for x in axis]
-    ia, ib = sides[: len(rows)], sides[len(rows) :]
+    names = list(axis)
+    ia, ib = rows["a"].to_numpy(np.int64), rows["b"].to_numpy(np.int64)
     lo_i, hi_i = np.minimum(ia, ib), np.maximum(ia, ib)
     score = np.where(ia == lo_i, rows["score"], 1.0 - rows["score"])  # the lower index's score
     pair_id = lo_i * len(names) + hi_i
-    pairs, inverse = np.unique(pair_id, return_inverse=True)
+    met_pairs = np.bincount(pair_id, minlength=len(names) ** 2) > 0  # the pairs that met, sorted
+    pairs = np.flatnonzero(met_pairs)
+    small = np.int16 if len(pairs) < 2**15 else np.int32  # a stable sort of small numbers is a radix sort
+    inverse = (np.cumsum(met_pairs) - 1).astype(small)[pair_id]
     level = alpha / len(pairs)
     # per pair, in arrival order: its running bounds (the lower-index model's win rate), laid
-    # end to end pair after pair, with each verdict's global arrival position
+    # end to end pair after pair
     by_pair = np.argsort(inverse, kind="stable")
     sizes = np.bincount(inverse, minlength=len(pairs))
-    lower_all, upper_all = np.empty(len(score)), np.empty(len(score))
     starts = np.r_[0, np.cumsum(sizes)]
-    for k in range(len(pairs)):
-        part = slice(starts[k], starts[k + 1])
-        _, lower_all[part], upper_all[part] = confidence_sequence(
-            score[by_pair[part]], alpha=level, tuned_for=tuned_for
-        )
+    lower_all, upper_all = _pair_sequences(score[by_pair], sizes, alpha=level, tuned_for=tuned_for)
     n_models, n = len(names), len(score)
-    # one sorted key per verdict: pair first, then arrival position (a search finds, for each
-    # pair and count t, the pair's last verdict among the first t)
-    keys = inverse[by_pair].astype(np.int64) * (n + 1) + by_pair
     a_of, b_of = pairs // n_models, pairs % n_models
     ends = np.r_[a_of, b_of]
+    by_end = np.argsort(ends, kind="stable")  # the pairs' ends grouped by model
+    first_end = np.flatnonzero(np.r_[True, np.diff(ends[by_end]) != 0])
+    present = ends[by_end][first_end]
 
     def states(ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """After each ``t`` verdicts: the model with the best smallest lower bound, and that bound."""
         t = np.asarray(ts, dtype=np.int64)
-        pair = np.arange(len(pairs), dtype=np.int64)
-        j = np.searchsorted(keys, pair[None, :] * (n + 1) + (t[:, None] - 1), side="right") - 1
-        met = (j >= starts[:-1][None, :]) & (j >= 0)
-        safe = np.where(met, j, 0)
+        # each pair's verdicts among the first t, counted between the sorted t's: the pair's
+        # last one among them sits at its start plus that count less one
+        wanted, back = np.unique(t, return_inverse=True)
+        edges = np.r_[0, wanted]
+        seen = np.cumsum(
+            [np.bincount(inverse[edges[k] : edges[k + 1]], minlength=len(pairs)) for k in range(len(wanted))],
+            axis=0,
+        )[back]
+        met = seen > 0
+        safe = np.where(met, starts[:-1][None, :] + seen - 1, 0)
         low_a = np.where(met, lower_all[safe], 0.0)
         low_b = np.where(met, 1.0 - upper_all[safe], 0.0)
+        # per model, over the pairs it is an end of: the smallest lower bound, the rivals met
         smallest = np.ones((len(t), n_models))
-        rows = np.arange(len(t))[:, None]
-        np.minimum.at(smallest, (rows, ends[None, :]), np.concatenate([low_a, low_b], axis=1))
+        low = np.concatenate([low_a, low_b], axis=1)[:, by_end]
+        smallest[:, present] = np.minimum(1.0, np.minimum.reduceat(low, first_end, axis=1))
         rivals = np.zeros((len(t), n_models), dtype=int)
-        np.add.at(rivals, (rows, ends[None, :]), np.concatenate([met, met], axis=1).astype(int))
+        rivals[:, present] = np.add.reduceat(np.concatenate([met, met], axis=1)[:, by_end], first_end, axis=1)
         # a model that has not met every other model cannot be called first
         worst = np.where(rivals == n_models - 1, smallest, 0.0)
         best = np.argmax(worst, axis=1)

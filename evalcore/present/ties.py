@@ -242,10 +242,27 @@ def agreement_display(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def per_instruction_display(per_instruction: pd.DataFrame) -> pd.DataFrame:
-    """The per-instruction table (candidates, size of the top, whether it is tied)."""
+#: The most instructions the page's per-instruction table shows; the CSV download holds every one.
+#: An arena table has an instruction per battle: 1.8 million rows took seconds to write, to send
+#: and to draw, for a table no one scrolls through in a browser.
+PER_INSTRUCTION_ROWS = 1_000
+
+
+def per_instruction_note(total: int, *, limit: int = PER_INSTRUCTION_ROWS) -> str:
+    """What the per-instruction table leaves out ("" when it shows every instruction)."""
+    if total <= limit:
+        return ""
+    return (
+        f"The first {q.format('instructions', limit)} of {q.format('instructions', total)} "
+        "instructions are shown, in the table's order; the download holds every one."
+    )
+
+
+def per_instruction_display(per_instruction: pd.DataFrame, *, limit: int | None = None) -> pd.DataFrame:
+    """The per-instruction table (candidates, size of the top, whether it is tied); its first
+    ``limit`` rows only when given (:data:`PER_INSTRUCTION_ROWS` on the page)."""
     return catalogue_table(
-        per_instruction,
+        per_instruction if limit is None else per_instruction.head(limit),
         [
             ("instruction_id", "instruction", None),
             ("candidates", "models scored", "int"),

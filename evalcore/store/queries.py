@@ -292,6 +292,31 @@ def calibration_patterns(
     )
 
 
+def head_to_head_codes(
+    con: duckdb.DuckDBPyConnection, *, judge: str | None, category: str | None
+) -> tuple[tuple[str, ...], pd.DataFrame]:
+    """:func:`head_to_head_rows` of every model with the models as numbers: the models' names in
+    code-point order (as ``sorted`` gives) and ``row``, ``a``, ``b`` (indexes into them),
+    ``score``. An arena's 1.8 million calls travel as integers, not as 3.6 million names."""
+    where = "verdict IS NOT NULL AND model_a <> model_b AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
+    params: list = [judge, judge, category, category]
+    found = con.execute(
+        f"WITH f AS (SELECT model_a, model_b FROM verdicts WHERE {where}) "
+        "SELECT DISTINCT model_a FROM f UNION SELECT DISTINCT model_b FROM f",
+        params,
+    ).fetchall()
+    names = tuple(sorted(str(r[0]) for r in found))
+    frame = con.execute(
+        f"""WITH mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
+        SELECT "row", ma.k AS a, mb.k AS b, (sign(verdict) + 1) / 2.0 AS score
+        FROM verdicts, {EACH_CALL} JOIN mi ma ON ma.m = model_a JOIN mi mb ON mb.m = model_b
+        WHERE {where} ORDER BY "row"
+        """,
+        [list(names), len(names), *params],
+    ).df()
+    return names, frame
+
+
 def head_to_head_rows(
     con: duckdb.DuckDBPyConnection,
     *,

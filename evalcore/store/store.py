@@ -593,6 +593,14 @@ class VerdictStore:
             ("counts", judge, category), lambda: self._read_counts(judge=judge, category=category)
         )
 
+    def keep(self, key: tuple, value: Any) -> None:
+        """Keep ``value`` under ``key`` for the loaded table (every load forgets it)."""
+        self._kept[key] = value
+
+    def kept(self, key: tuple) -> Any:
+        """What :meth:`keep` kept under ``key`` for the loaded table, else None."""
+        return self._kept.get(key)
+
     def _once(self, key: tuple, read: Callable[[], T]) -> T:
         """``read()`` once per loaded table (its result is shared, never changed by a caller)."""
         if key not in self._kept:

@@ -247,13 +247,48 @@ def _params(flt: VerdictFilter) -> dict[str, Any]:
     }
 
 
+#: The page of cases and what every matching case holds, from one grouping of the calls: the
+#: matching cases are kept once (DuckDB materialises them), then both read from them.
+_PAGE_AND_STATS = """
+    WITH kept AS MATERIALIZED ({cases}),
+    stats AS ({stats} FROM kept),
+    page AS (SELECT judge, instruction_id, m1, m2, first_row, category, flipped, disagrees, labelled
+             FROM kept ORDER BY first_row LIMIT $limit OFFSET $offset)
+    SELECT page.*, stats.* FROM stats LEFT JOIN page ON true ORDER BY page.first_row
+"""
+#: Columns of a row of :data:`_PAGE_AND_STATS` before the statistics.
+_PAGE_COLUMNS = 9
+
+
 def case_page(
     store: VerdictStore, flt: VerdictFilter, *, offset: int, limit: int, text: TextArea
 ) -> VerdictPage:
-    """One page of cases matching ``flt`` (see :meth:`VerdictStore.verdicts`)."""
+    """One page of cases matching ``flt`` (see :meth:`VerdictStore.verdicts`). Without a search,
+    what the matching cases hold (:func:`case_stats`) comes from the same grouping of the calls
+    and is kept for the store's next :func:`case_stats` of ``flt`` (the Verdicts page asks for
+    both: an arena table's 1.8 million cases were grouped twice); once kept, the next pages
+    group only for their own cases."""
     con = store.con
     has_text = text.has_text
     empty = VerdictPage(cases=(), total=0, offset=offset, limit=limit, has_text=has_text, filter=flt)
+    if flt.search is None and store.kept(("case_stats", flt)) is None:
+        built = _cases_sql(con, flt, text, final="SELECT *", order="")
+        if built is None:
+            return empty
+        sql, params = built
+        sql = _PAGE_AND_STATS.format(cases=sql, stats=_STATS_SELECT)
+        cur = con.cursor()
+        try:
+            got = cur.execute(sql, params | {"limit": limit, "offset": offset}).fetchall()
+            stats = _stats_of(got[0][_PAGE_COLUMNS:])  # an aggregate: always one row
+            rows = [(*row[:_PAGE_COLUMNS], stats.cases) for row in got if row[0] is not None]
+            cases = _cases(cur, rows, text=text)
+        finally:
+            cur.close()
+        store.keep(("case_stats", flt), stats)
+        return VerdictPage(
+            cases=cases, total=stats.cases, offset=offset, limit=limit, has_text=has_text, filter=flt
+        )
     built = _cases_sql(con, flt, text, final=_PAGE_SELECT, order=_PAGE_ORDER)
     if built is None:
         return empty
@@ -270,6 +305,10 @@ def case_page(
     finally:
         cur.close()
     return VerdictPage(cases=cases, total=total, offset=offset, limit=limit, has_text=has_text, filter=flt)
+
+
+def _stats_of(row: tuple | None) -> CaseStats:
+    return CaseStats(*(int(v or 0) for v in (row or (0,) * 9)))
 
 
 def _cases_sql(
@@ -305,7 +344,12 @@ def _cases_sql(
 
 
 def case_stats(store: VerdictStore, flt: VerdictFilter, *, text: TextArea) -> CaseStats:
-    """:class:`CaseStats` of the cases matching ``flt`` (see :meth:`VerdictStore.case_stats`)."""
+    """:class:`CaseStats` of the cases matching ``flt`` (see :meth:`VerdictStore.case_stats`):
+    kept from a page of the same cases when :func:`case_page` made one, else grouped here (and
+    kept, without a search, for the pages of these cases)."""
+    kept = store.kept(("case_stats", flt)) if flt.search is None else None
+    if kept is not None:
+        return kept
     built = _cases_sql(store.con, flt, text, final=_STATS_SELECT, order="")
     if built is None:
         return CaseStats(0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -315,7 +359,10 @@ def case_stats(store: VerdictStore, flt: VerdictFilter, *, text: TextArea) -> Ca
         row = cur.execute(sql, params).fetchone()
     finally:
         cur.close()
-    return CaseStats(*(int(v or 0) for v in (row or (0,) * 9)))  # an aggregate: always one row
+    stats = _stats_of(row)  # an aggregate: always one row
+    if flt.search is None:  # a page of these cases then groups only for its own cases
+        store.keep(("case_stats", flt), stats)
+    return stats
 
 
 #: Search only these rows' text when the other filters leave at most this many calls.

@@ -37,10 +37,12 @@ from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError, check_int
+from evalcore.progress import Progress
 from evalcore.ranking.bradley_terry import fit_bradley_terry, mle_exists, ranks_descending, to_elo
 from evalcore.schema import LEVELS
 from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, percentile_interval, weighted_totals
 from evalcore.stats.kendall import kendall_tau
+from evalcore.stats.threads import single_blas_thread
 from evalcore.ties.davidson import fit_davidson
 
 #: The three conventions, in the order the faces show them, and their plain names.
@@ -377,11 +379,15 @@ def _instruction_operands(counts: VerdictCounts):
     return pattern_operand(wins[rep]), pattern_operand(ties[rep]), pats.multiplicity
 
 
+#: Resamples between two reports of the tie parameter's bootstrap to a progress callback.
+PROGRESS_EVERY = 10
+
+
 def _bootstrap_tie_parameter(
-    counts: VerdictCounts, *, rounds: int, seed: int, prior: float, start
+    counts: VerdictCounts, *, rounds: int, seed: int, prior: float, start, progress: Progress | None = None
 ) -> np.ndarray:
     """Davidson's ν refitted on ``rounds`` resamples of the instructions (NaN where a resample
-    holds no tie or no decisive verdict)."""
+    holds no tie or no decisive verdict); ``progress`` hears every :data:`PROGRESS_EVERY` rounds."""
     m = counts.n_models
     wins_op, ties_op, multiplicity = _instruction_operands(counts)
     out = np.full(rounds, np.nan)
@@ -389,6 +395,11 @@ def _bootstrap_tie_parameter(
         w_all = weighted_totals(weights, wins_op)
         t_all = weighted_totals(weights, ties_op)
         for r in range(stop - first):
+            if progress is not None and (first + r) % PROGRESS_EVERY == 0:
+                progress(
+                    (first + r) / rounds,
+                    f"refitting the tie parameter: resample {first + r + 1:,} of {rounds:,}",
+                )
             w = w_all[r].reshape(m, m)
             upper = t_all[r].reshape(m, m)
             if upper.sum() == 0 or w.sum() == 0:
@@ -399,7 +410,12 @@ def _bootstrap_tie_parameter(
 
 
 def tie_conventions(
-    counts: VerdictCounts, *, rounds: int = 0, seed: int = 0, interval: bool = True
+    counts: VerdictCounts,
+    *,
+    rounds: int = 0,
+    seed: int = 0,
+    interval: bool = True,
+    progress: Progress | None = None,
 ) -> TieConventions:
     """Rank one judge's verdicts three ways: a tie as half a win, ties dropped, ties modelled.
 
@@ -417,6 +433,8 @@ def tie_conventions(
         False: the ratings and the tie parameter without its interval (NaN bounds; ``rounds`` is
         then ignored), for a caller that shows only the order and the sentence (the headline
         findings and the report): the profile-likelihood search is most of the cost.
+    progress : callable, optional
+        ``progress(fraction, words)`` during the bootstrap (a page's progress bar).
 
     Returns
     -------
@@ -459,12 +477,19 @@ def tie_conventions(
     rounds = check_int("rounds", rounds, low=0)
     seed = check_int("seed", seed, low=0)
     wins, ties = outcome_matrices(counts)
-    tc = conventions_from_matrices(wins, ties, models=counts.models, interval=interval)
-    if not interval or not rounds or not tc.identified or counts.n_instructions < MIN_BOOTSTRAP_INSTRUCTIONS:
+    resample = bool(interval and rounds and counts.n_instructions >= MIN_BOOTSTRAP_INSTRUCTIONS)
+    # the bootstrap's interval replaces the profile likelihood's: that search is not made for it
+    tc = conventions_from_matrices(wins, ties, models=counts.models, interval=interval and not resample)
+    if not resample:
         return tc
+    if not tc.identified:  # nothing was fitted: labelled as without the bootstrap
+        return replace(tc, interval=PROFILE_INTERVAL)
     prior = 0.0 if bool(mle_exists(wins + 0.5 * ties)) else PRIOR_GAMES  # as the point fit
     start = fit_davidson(wins, ties, prior_games=prior, interval=False).params
-    draws = _bootstrap_tie_parameter(counts, rounds=rounds, seed=seed, prior=prior, start=start)
+    with single_blas_thread():  # hundreds of small solves: one BLAS thread (see there)
+        draws = _bootstrap_tie_parameter(
+            counts, rounds=rounds, seed=seed, prior=prior, start=start, progress=progress
+        )
     low, high = percentile_interval(draws)
     return replace(
         tc,

@@ -26,6 +26,7 @@ paired comparison experiments. *Journal of the American Statistical Association*
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy import optimize
@@ -62,60 +63,90 @@ class DavidsonFit:
         }
 
 
+class _Table(NamedTuple):
+    """What the likelihood needs of the counts, made once per fit (not at every evaluation)."""
+
+    wins: np.ndarray  # wins[i, j]: i beat j
+    t_up: np.ndarray  # ties between i and j, upper triangle (each tie once)
+    n_up: np.ndarray  # battles of each pair, upper triangle
+    n: np.ndarray  # battles of each pair on both sides (symmetric), zero diagonal
+    win_rows: np.ndarray  # each model's wins
+    tie_sides: np.ndarray  # each model's ties
+
+
+def _table(wins: np.ndarray, ties: np.ndarray) -> _Table:
+    # wins[i, j]: i beat j; ties[i, j] = ties[j, i]: ties between i and j (each pair counted in the
+    # upper triangle only, so a tie enters the likelihood once)
+    t_up = np.triu(ties, 1)
+    n = wins + wins.T + t_up + t_up.T  # battles of each ordered pair, counted on both sides
+    n_up = np.triu(n, 1)
+    both = n.copy()
+    np.fill_diagonal(both, 0.0)
+    return _Table(wins, t_up, n_up, both, wins.sum(axis=1), np.sum(t_up, axis=1) + np.sum(t_up, axis=0))
+
+
+def _probabilities(params: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """θ (centred, all M), the tie's log-odds term, log D and the pair's outcome chances at ``params``."""
+    theta = np.append(params[: m - 1], -params[: m - 1].sum())
+    ti, tj = theta[:, None], theta[None, :]
+    mid = 0.5 * (ti + tj) + params[-1]
+    log_d = np.logaddexp(np.logaddexp(ti, tj), mid)
+    return theta, mid, log_d, np.exp(ti - log_d)
+
+
+def _evaluate(
+    params: np.ndarray, tab: _Table, prior_games: float
+) -> tuple[float, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """−ℓ, its gradient, and what :func:`_hessian` needs at ``params`` (θ, P(win), P(tie))."""
+    m = tab.wins.shape[0]
+    theta, mid, log_d, p_i = _probabilities(params, m)
+    ti = theta[:, None]
+    ll = np.sum(tab.wins * (ti - log_d)) + np.sum(tab.t_up * (mid - log_d))
+    p_t = np.exp(mid - log_d)
+    # ∂ℓ/∂θ_i over the upper-triangle view of each pair: wins_i − E[wins_i] + ½(ties − E[ties])
+    n_up = tab.n_up
+    tie_up = n_up * p_t
+    d_theta = (
+        tab.win_rows
+        - np.sum(n_up * p_i, axis=1)
+        - np.sum(n_up * p_i.T, axis=0)
+        + 0.5 * tab.tie_sides
+        - 0.5 * (np.sum(tie_up, axis=1) + np.sum(tie_up, axis=0))
+    )
+    if prior_games:
+        ll += prior_games * float(np.sum(0.5 * _log_sigmoid(theta) + 0.5 * _log_sigmoid(-theta)))
+        d_theta = d_theta + prior_games * (0.5 - 1.0 / (1.0 + np.exp(-theta)))
+    d_lognu = float(np.sum(tab.t_up) - np.sum(tie_up))
+    grad_free = d_theta[: m - 1] - d_theta[m - 1]
+    return -float(ll), -np.append(grad_free, d_lognu), (theta, p_i, p_t)
+
+
 def _negloglik(
     params: np.ndarray, wins: np.ndarray, ties: np.ndarray, prior_games: float = 0.0
 ) -> tuple[float, np.ndarray]:
     """−ℓ and its gradient; params = (θ_1 … θ_{M−1}, log ν) with θ_M = −Σ the others (centred).
     ``prior_games`` virtual tie games of each model against strength 0 are added to ℓ."""
-    m = wins.shape[0]
-    theta = np.append(params[: m - 1], -params[: m - 1].sum())
-    log_nu = params[-1]
-    ti, tj = theta[:, None], theta[None, :]
-    mid = 0.5 * (ti + tj) + log_nu
-    log_d = np.logaddexp(np.logaddexp(ti, tj), mid)
-    # wins[i, j]: i beat j; ties[i, j] = ties[j, i]: ties between i and j (each pair counted in the
-    # upper triangle only, so a tie enters the likelihood once)
-    t_up = np.triu(ties, 1)
-    n = wins + wins.T + t_up + t_up.T  # battles of each ordered pair, counted on both sides
-    ll = np.sum(wins * (ti - log_d)) + np.sum(t_up * (mid - log_d))
-    p_i = np.exp(ti - log_d)
-    p_t = np.exp(mid - log_d)
-    # ∂ℓ/∂θ_i over the upper-triangle view of each pair: wins_i − E[wins_i] + ½(ties − E[ties])
-    n_up = np.triu(n, 1)
-    d_theta = (
-        wins.sum(axis=1)
-        - np.sum(np.triu(n_up * p_i, 1), axis=1)
-        - np.sum(np.triu(n_up * p_i.T, 1), axis=0)
-        + 0.5 * (np.sum(t_up, axis=1) + np.sum(t_up, axis=0))
-        - 0.5 * (np.sum(n_up * p_t, axis=1) + np.sum(n_up * p_t, axis=0))
-    )
-    if prior_games:
-        ll += prior_games * float(np.sum(0.5 * _log_sigmoid(theta) + 0.5 * _log_sigmoid(-theta)))
-        d_theta = d_theta + prior_games * (0.5 - 1.0 / (1.0 + np.exp(-theta)))
-    d_lognu = float(np.sum(t_up) - np.sum(n_up * p_t))
-    grad_free = d_theta[: m - 1] - d_theta[m - 1]
-    return -float(ll), -np.append(grad_free, d_lognu)
+    f, g, _ = _evaluate(params, _table(wins, ties), prior_games)
+    return f, g
 
 
 def _log_sigmoid(x: np.ndarray) -> np.ndarray:
     return -np.logaddexp(0.0, -x)
 
 
-def _information(params: np.ndarray, wins: np.ndarray, ties: np.ndarray, prior_games: float) -> np.ndarray:
-    """−∂²ℓ at ``params`` (θ_1 … θ_{M−1}, log ν), the Hessian of :func:`_negloglik`.
+def _hessian(
+    chances: tuple[np.ndarray, np.ndarray, np.ndarray], tab: _Table, prior_games: float
+) -> np.ndarray:
+    """−∂²ℓ in the free parameters (θ_1 … θ_{M−1}, log ν) from the chances :func:`_evaluate` gave.
 
     Each pair's three outcomes form a multinomial logit whose log-odds are linear in (θ, log ν)
     (a win of i: θ_i; a tie: (θ_i + θ_j)/2 + log ν), so the observed information equals the
-    expected one: over the pairs, battles × the covariance of the outcome's predictor vector."""
-    m = wins.shape[0]
-    theta = np.append(params[: m - 1], -params[: m - 1].sum())
-    ti, tj = theta[:, None], theta[None, :]
-    mid = 0.5 * (ti + tj) + params[-1]
-    log_d = np.logaddexp(np.logaddexp(ti, tj), mid)
-    p_win, p_tie = np.exp(ti - log_d), np.exp(mid - log_d)
-    t_up = np.triu(ties, 1)
-    n = wins + wins.T + t_up + t_up.T
-    np.fill_diagonal(n, 0.0)
+    expected one: over the pairs, battles × the covariance of the outcome's predictor vector.
+    The full (θ_1 … θ_M, log ν) matrix is taken to the free parameters (θ_M = −Σ the others)
+    by differences of its rows and columns."""
+    theta, p_win, p_tie = chances
+    m = theta.size
+    n = tab.n
     score = p_win + 0.5 * p_tie  # E[θ_i's predictor] in the pair (i, j)
     full = np.empty((m + 1, m + 1))
     full[:m, :m] = n * (0.25 * p_tie - score * score.T)
@@ -125,11 +156,21 @@ def _information(params: np.ndarray, wins: np.ndarray, ties: np.ndarray, prior_g
     full[np.arange(m), np.arange(m)] = diagonal
     full[:m, m] = full[m, :m] = np.sum(n * (0.5 * p_tie - score * p_tie), axis=1)
     full[m, m] = 0.5 * np.sum(n * (p_tie - p_tie**2))  # each pair twice in n
-    jac = np.zeros((m + 1, m))  # (θ_1 … θ_M, log ν) from the free parameters (θ_M = −Σ the others)
-    jac[: m - 1, : m - 1] = np.eye(m - 1)
-    jac[m - 1, : m - 1] = -1.0
-    jac[m, m - 1] = 1.0
-    return jac.T @ full @ jac
+    last = m - 1  # θ_M, the one that is not free
+    rows = full  # made here: changed in place
+    rows[:last] -= full[last]  # the rows of the free θ's less θ_M's row
+    rows[last] = rows[m]  # log ν's row in place of θ_M's
+    out = rows[:m, :m].copy()
+    out[:, :last] -= rows[:m, last : last + 1]  # the same for the columns
+    out[:, last] = rows[:m, m]
+    return out
+
+
+def _information(params: np.ndarray, wins: np.ndarray, ties: np.ndarray, prior_games: float) -> np.ndarray:
+    """−∂²ℓ at ``params`` (θ_1 … θ_{M−1}, log ν), the Hessian of :func:`_negloglik`
+    (:func:`_hessian`)."""
+    tab = _table(np.asarray(wins, dtype=np.float64), np.asarray(ties, dtype=np.float64))
+    return _hessian(_evaluate(params, tab, prior_games)[2], tab, prior_games)
 
 
 def _newton(
@@ -140,25 +181,26 @@ def _newton(
     L-BFGS). ``nu_fixed``: log ν (the last parameter) held, as the profile likelihood needs.
     A few steps from a nearby start (a resample from the full data's fit), where L-BFGS takes
     dozens of gradient evaluations."""
+    tab = _table(w, t)
     x = np.array(start, dtype=np.float64)
     k = len(x) - 1 if nu_fixed else len(x)
-    f, g = _negloglik(x, w, t, prior)
+    f, g, chances = _evaluate(x, tab, prior)
     for _ in range(100):
         try:
-            step = np.linalg.solve(_information(x, w, t, prior)[:k, :k], g[:k])
+            step = np.linalg.solve(_hessian(chances, tab, prior)[:k, :k], g[:k])
         except np.linalg.LinAlgError:
             return None
         scale = 1.0
         while True:
             trial = x.copy()
             trial[:k] -= scale * step
-            f_new, g_new = _negloglik(trial, w, t, prior)
+            f_new, g_new, chances_new = _evaluate(trial, tab, prior)
             if np.isfinite(f_new) and f_new <= f + 1e-12 * max(1.0, abs(f)):
                 break
             scale *= 0.5
             if scale < 1e-6:
                 return None
-        x, f, g = trial, f_new, g_new
+        x, f, g, chances = trial, f_new, g_new, chances_new
         if float(np.max(np.abs(scale * step))) < 1e-10:
             return x, f
     return None

@@ -459,6 +459,7 @@ def judge_ties(
     *,
     human_ranking: pd.DataFrame | None = None,
     score: str = "soft",
+    structure: VerdictTieStructure | None = None,
 ) -> JudgeTies:
     """:func:`verdict_tie_structure` of a judge's calls and, on its labelled rows
     (:func:`labelled_counts`), of the same calls against the human labels: the Tie-structure
@@ -466,8 +467,10 @@ def judge_ties(
     LLM Judge Can Express", 2025).
 
     Both parts use the same within-instruction ``score`` rule, so the two agreements compare.
+    ``structure``: the judge's part when already computed with these arguments (the Overview's
+    tie finding), not computed again.
     """
-    judge = verdict_tie_structure(counts, human_ranking, score=score)
+    judge = structure if structure is not None else verdict_tie_structure(counts, human_ranking, score=score)
     human = None
     if labelled is not None and labelled.n_calls:
         human = verdict_tie_structure(labelled.judge, labelled.human, score=score)

@@ -249,3 +249,24 @@ def test_the_bundled_pointwise_table_and_its_analysis_are_shared_by_the_demos_se
     first, second = one.session_state["vl"]["pointwise"], two.session_state["vl"]["pointwise"]
     assert first["demo"] and second["demo"]
     assert first["table"] is second["table"] and first["results"] is second["results"]
+
+
+def test_the_tie_structure_of_the_overview_is_the_pages_own(tmp_path):
+    """Without a human ranking the page's judge part on every category, soft score, is the
+    Overview's tie finding: computed once for both pages (the same object), whichever opens first."""
+    from evalcore.simulate.arena import simulate_arena, write_arena_dump
+
+    sim = simulate_arena(n_battles=600, n_models=5, n_voters=80, seed=9)
+    path = tmp_path / "clean_battle.json"
+    write_arena_dump(sim, path)
+    at = open_page()
+    at.file_uploader(key="upload").upload("clean_battle.json", path.read_bytes(), "application/json").run()
+    at.switch_page("pages/overview.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.switch_page("pages/ties.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    memo = at.session_state["vl"]["memo"]
+    finding = [v for k, v in memo.items() if k[2:4] == ("findings", "ties")]
+    page = [v for k, v in memo.items() if k[2] == "ties" and k[-1] == "soft"]
+    assert len(finding) == len(page) == 1
+    assert page[0].judge is finding[0]

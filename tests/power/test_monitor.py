@@ -191,3 +191,43 @@ def test_leader_curve_equals_the_bounds_written_out_pair_by_pair(timed, tmp_path
     assert any("never met" in note for note in result.notes)
     decided = [t for t in range(1, result.n_verdicts + 1) if state(t)[1] > 0.5]
     assert result.stopped_at == (decided[0] if decided else None)
+
+
+def test_many_sequences_at_once_are_each_sequence_written_out():
+    """The leader's per-pair bounds come from one pass over every pair's scores laid end to end:
+    each pair's bounds are exactly those of :func:`confidence_sequence` on its own scores."""
+    from evalcore.power.monitor import _pair_sequences
+
+    rng = np.random.default_rng(7)
+    sizes = np.array([1, 5, 0, 40, 2, 300, 17])
+    scores = rng.choice([0.0, 0.5, 1.0], size=int(sizes.sum()), p=[0.3, 0.2, 0.5])
+    lower, upper = _pair_sequences(scores, sizes, alpha=0.05 / 7, tuned_for=50)
+    start = 0
+    for size in sizes:
+        part = slice(start, start + size)
+        _, low, up = confidence_sequence(scores[part], alpha=0.05 / 7, tuned_for=50)
+        np.testing.assert_array_equal(lower[part], low)
+        np.testing.assert_array_equal(upper[part], up)
+        start += size
+
+
+def test_the_leaders_calls_as_numbers_are_the_calls_by_name(timed, tmp_path):
+    """The leader reads the head-to-head calls with the models as numbers: the same rows, scores
+    and (decoded) names as the calls by name, a row of weight two counted twice."""
+    from evalcore.store.store import VerdictStore
+
+    path, frame = timed
+    frame = frame.assign(model_a=frame["model_a"].str.replace("sim", "Émile", n=1))  # code-point order
+    weighted = tmp_path / "weighted.csv"
+    frame.assign(weight=np.where(np.arange(len(frame)) % 7 == 0, 2, 1)).to_csv(weighted, index=False)
+    store = VerdictStore()
+    store.load_file(weighted)
+    names, coded = store.query("head_to_head_codes", judge=None, category=None)
+    by_name = store.query("head_to_head_rows", judge=None, category=None, models=None)
+    store.close()
+    assert list(names) == sorted(set(by_name["model_a"]) | set(by_name["model_b"]))
+    assert len(coded) == len(by_name) > len(frame) // 2
+    np.testing.assert_array_equal(coded["row"], by_name["row"])
+    np.testing.assert_array_equal(coded["score"], by_name["score"])
+    np.testing.assert_array_equal(np.asarray(names)[coded["a"]], by_name["model_a"])
+    np.testing.assert_array_equal(np.asarray(names)[coded["b"]], by_name["model_b"])

@@ -427,3 +427,45 @@ def test_cli_bad_input(table_file, argv, message, capsys):
         assert stop.value.code == 2 and message in capsys.readouterr().err
     else:
         assert message in str(stop.value)
+
+
+def _take_calls_sorting_all(delta, room, gap, limit):
+    """take_calls as it was written: every candidate sorted (the reference for the sorted head)."""
+    import math
+
+    idx = np.flatnonzero((delta < 0) & (room > 0))
+    order = idx[np.argsort(delta[idx], kind="stable")]
+    gain, cap = -delta[order], room[order]
+    cum_gain, cum_calls = np.cumsum(gain * cap), np.cumsum(cap)
+    k = int(np.searchsorted(cum_gain, gap, side="right"))
+    need = None
+    if k < order.size:
+        before = cum_gain[k] - gain[k] * cap[k]
+        in_k = min(int(cap[k]), int(math.floor((gap - before) / gain[k])) + 1)
+        need = int(cum_calls[k] - cap[k]) + max(in_k, 1)
+    n = min(need if need is not None else int(cum_calls[-1]) if cap.size else 0, limit)
+    full = int(np.searchsorted(cum_calls, n, side="right"))
+    take = cap[: full + 1].copy()
+    if full < take.size:
+        take[full] = n - (cum_calls[full - 1] if full else 0)
+    keep = take > 0
+    return order[: full + 1][keep], take[keep], need
+
+
+def test_taking_calls_from_a_sorted_head_equals_sorting_every_candidate():
+    """The greedy search sorts only the head of the influences (an arena table has tens of
+    thousands of outcome classes and takes a few): the same classes, calls and first-order need
+    as sorting them all, with tied influences, empty rooms, small and large gaps and limits."""
+    from evalcore.ranking.fragility.search import take_calls
+
+    rng = np.random.default_rng(26)
+    for _ in range(1500):
+        n = int(rng.integers(0, 3000))
+        delta = np.round(rng.normal(size=n), int(rng.integers(0, 3)))  # many ties
+        room = rng.integers(0, 4, size=n)
+        gap = float(rng.exponential(rng.choice([0.1, 1.0, 10.0, 100.0, 1000.0])))
+        limit = int(rng.integers(0, 5000))
+        got, want = take_calls(delta, room, gap, limit), _take_calls_sorting_all(delta, room, gap, limit)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+        assert got[2] == want[2]

@@ -395,3 +395,47 @@ def test_the_findings_fit_the_tie_conventions_without_the_interval(monkeypatch):
     tc = analyses.tie_conventions
     assert "tie_conventions" not in analyses.unavailable
     assert tc is not None and tc.identified and np.isnan(tc.tie_parameter_low)
+
+
+def test_the_bootstrap_interval_is_the_same_without_the_profile_search(monkeypatch):
+    """With the bootstrap the profile likelihood's interval was searched, then replaced: now it is
+    not searched, and every number is as before (the point fit with its profile interval, the
+    bootstrap's percentiles of the same seeded resamples, to 1e-12)."""
+    from evalcore.stats.bootstrap import percentile_interval
+    from evalcore.ties import davidson
+    from evalcore.ties.conventions import _bootstrap_tie_parameter
+
+    counts = _clustered(np.random.default_rng(5), 40, np.array([0.6, 0.2, -0.1, -0.7]), 0.7, 0.5)
+    wins, ties = outcome_matrices(counts)
+    before = conventions_from_matrices(wins, ties, models=counts.models)  # the old first step
+    start = fit_davidson(wins, ties, interval=False).params
+    low, high = percentile_interval(
+        _bootstrap_tie_parameter(counts, rounds=60, seed=3, prior=0.0, start=start)
+    )
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the profile-likelihood interval was searched under the bootstrap")
+
+    monkeypatch.setattr(davidson, "_profile_end", refuse)
+    tc = tie_conventions(counts, rounds=60, seed=3)
+    assert tc.interval == "bootstrap over instructions" and tc.rounds == 60
+    assert (tc.tie_parameter_low, tc.tie_parameter_high) == pytest.approx((low, high), rel=1e-12)
+    assert tc.tie_parameter == pytest.approx(before.tie_parameter, rel=1e-12)
+    for name in ("half_win", "dropped", "modelled"):
+        np.testing.assert_allclose(getattr(tc, name), getattr(before, name), rtol=1e-12)
+    assert tc.shifts == before.shifts and tc.sentence() == before.sentence()
+
+
+def test_the_bootstrap_says_how_far_it_is_and_its_numbers_do_not_change():
+    """The page's progress bar hears the bootstrap every few resamples, in words (a page left
+    meanwhile stops at the next report); the interval is the one computed without listening."""
+    counts = _clustered(np.random.default_rng(6), 30, np.array([0.5, 0.0, -0.5]), 0.8, 0.3)
+    heard: list[tuple[float, str]] = []
+    tc = tie_conventions(counts, rounds=35, seed=1, progress=lambda f, words: heard.append((f, words)))
+    quiet = tie_conventions(counts, rounds=35, seed=1)
+    assert (tc.tie_parameter_low, tc.tie_parameter_high) == (
+        quiet.tie_parameter_low,
+        quiet.tie_parameter_high,
+    )
+    assert [f for f, _ in heard] == [0.0, 10 / 35, 20 / 35, 30 / 35]
+    assert heard[1][1] == "refitting the tie parameter: resample 11 of 35"

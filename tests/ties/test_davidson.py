@@ -131,3 +131,51 @@ def test_the_fit_is_the_maximum_to_rounding_and_resamples_fit_in_a_few_steps():
         fit = fit_davidson(wins, ties, interval=False)
         assert fit.converged
         assert np.max(np.abs(_negloglik(fit.params, wins, ties)[1])) < 1e-8
+
+
+def _information_by_jacobian(params, wins, ties, prior):
+    """The information as it was written before: the full (θ_1 … θ_M, log ν) matrix taken to the
+    free parameters by the Jacobian's product (the reference for the row-and-column differences)."""
+    from evalcore.ties.davidson import _log_sigmoid
+
+    m = wins.shape[0]
+    theta = np.append(params[: m - 1], -params[: m - 1].sum())
+    ti, tj = theta[:, None], theta[None, :]
+    mid = 0.5 * (ti + tj) + params[-1]
+    log_d = np.logaddexp(np.logaddexp(ti, tj), mid)
+    p_win, p_tie = np.exp(ti - log_d), np.exp(mid - log_d)
+    t_up = np.triu(ties, 1)
+    n = wins + wins.T + t_up + t_up.T
+    np.fill_diagonal(n, 0.0)
+    score = p_win + 0.5 * p_tie
+    full = np.empty((m + 1, m + 1))
+    full[:m, :m] = n * (0.25 * p_tie - score * score.T)
+    diagonal = np.sum(n * (p_win + 0.25 * p_tie - score**2), axis=1)
+    if prior:
+        diagonal = diagonal + prior * np.exp(_log_sigmoid(theta) + _log_sigmoid(-theta))
+    full[np.arange(m), np.arange(m)] = diagonal
+    full[:m, m] = full[m, :m] = np.sum(n * (0.5 * p_tie - score * p_tie), axis=1)
+    full[m, m] = 0.5 * np.sum(n * (p_tie - p_tie**2))
+    jac = np.zeros((m + 1, m))
+    jac[: m - 1, : m - 1] = np.eye(m - 1)
+    jac[m - 1, : m - 1] = -1.0
+    jac[m, m - 1] = 1.0
+    return jac.T @ full @ jac
+
+
+def test_newtons_information_from_the_shared_chances_equals_the_jacobian_product():
+    """Newton's steps take the information from the chances the likelihood's evaluation already
+    made (:func:`_hessian`), by differences of rows and columns instead of a product with the
+    Jacobian: the same matrix to 1e-12 on tables of 2 to 12 models, with and without the prior."""
+    from evalcore.ties.davidson import _evaluate, _hessian, _table
+
+    rng = np.random.default_rng(26)
+    for m in range(2, 13):
+        wins, ties = _simulate(rng, rng.normal(size=m), 0.6, int(rng.integers(2, 20)))
+        x = np.append(0.5 * rng.normal(size=m - 1), np.log(0.7))
+        for prior in (0.0, 1.0):
+            tab = _table(wins, ties)
+            got = _hessian(_evaluate(x, tab, prior)[2], tab, prior)
+            np.testing.assert_allclose(
+                got, _information_by_jacobian(x, wins, ties, prior), rtol=1e-12, atol=1e-12
+            )

@@ -104,6 +104,21 @@ def test_per_instruction_table_in_words(labelled):
     assert len(table) == len(result.per_instruction)
     tied = (result.per_instruction["top_tied"] > 0).map({True: "yes", False: "no"})
     assert table["top tied"].tolist() == tied.tolist()
+    assert show.per_instruction_note(len(result.per_instruction)) == ""  # every row shown
+
+
+def test_a_long_per_instruction_table_shows_its_first_rows_and_says_so(labelled):
+    """An arena table has an instruction per battle: the page shows the first rows (the same
+    values as the whole table's), says how many it leaves out, and the download holds every one."""
+    result, _ = labelled
+    per = result.per_instruction
+    whole = show.per_instruction_display(per)
+    first = show.per_instruction_display(per, limit=2)
+    pd.testing.assert_frame_equal(first, whole.head(2))
+    note = show.per_instruction_note(len(per), limit=2)
+    assert note.startswith(f"The first 2 of {len(per):,} instructions") and "download" in note
+    assert show.PER_INSTRUCTION_ROWS == 1_000
+    assert "1,000 of 1,800,000" in show.per_instruction_note(1_800_000)
 
 
 def test_arena_table_top_ties_with_one_battle_per_prompt():

@@ -4,6 +4,7 @@ disagrees with the human) checked by hand and against the aggregate code paths."
 from __future__ import annotations
 
 import os
+from dataclasses import astuple
 
 import numpy as np
 import pandas as pd
@@ -521,3 +522,46 @@ def test_sessions_borrowing_one_text_read_it_at_once_from_threads():
     for b in borrowers:
         b.close()
     lender.close()
+
+
+def _separately(store: VerdictStore, flt: VerdictFilter, offset: int, limit: int) -> tuple[list, tuple]:
+    """The page's case keys and the cases' statistics by the two queries run one after the other
+    (as before the page and its statistics shared one grouping)."""
+    from evalcore.store import verdicts as sv
+
+    page_sql, params = sv._cases_sql(store.con, flt, store.text, final=sv._PAGE_SELECT, order=sv._PAGE_ORDER)
+    rows = store.con.execute(page_sql, params | {"limit": limit, "offset": offset}).fetchall()
+    stats_sql, params = sv._cases_sql(store.con, flt, store.text, final=sv._STATS_SELECT, order="")
+    return [r[:9] for r in rows], store.con.execute(stats_sql, params).fetchone()
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {},
+        {"judge": "j"},
+        {"judge": "j", "flipped": True},
+        {"disagrees_with_human": True},
+        {"model_a": "x", "model_b": "y"},
+        {"verdict": "tie"},
+        {"category": "nothing"},
+    ],
+)
+@pytest.mark.parametrize(("offset", "limit"), [(0, 3), (2, 3), (0, 500), (40, 5)])
+def test_a_page_and_its_statistics_from_one_grouping_equal_the_two_queries(fields, offset, limit):
+    """The Verdicts page's cases and what every matching case holds come from one grouping of the
+    calls (kept for the statistics that follow): the same cases, order, total and statistics as
+    the page's and the statistics' own queries, on the hand-worked table, past the end too."""
+    store = VerdictStore()
+    store.load_bytes(HAND.encode(), name="hand.csv")
+    flt = VerdictFilter(**fields)
+    rows, stats = _separately(store, flt, offset, limit)
+    page = store.verdicts(flt, offset=offset, limit=limit)
+    assert [(c.judge, c.instruction, *sorted(c.models)) for c in page.cases] == [r[:4] for r in rows]
+    assert [(c.category, c.flipped) for c in page.cases] == [(r[5], r[6]) for r in rows]
+    assert store.kept(("case_stats", flt)) is not None  # kept by the page
+    assert astuple(store.case_stats(flt)) == tuple(int(v or 0) for v in stats)
+    assert page.total == stats[0]
+    again = store.verdicts(flt, offset=offset, limit=limit)  # the statistics kept: the page alone
+    assert keys(again) == keys(page) and again.total == page.total
+    store.close()

@@ -22,13 +22,40 @@ _MAX_PRUNE = 64
 _PRUNE_BATCH = 8
 
 
+#: Candidates :func:`take_calls` sorts first; more (doubling) only when they do not settle it.
+_FIRST_SORTED = 256
+
+
 def take_calls(
     delta: np.ndarray, room: np.ndarray, gap: float, limit: int
 ) -> tuple[np.ndarray, np.ndarray, int | None]:
     """The most negative-influence calls, in order, until their first-order effect exceeds ``gap``
-    or ``limit`` calls are taken. Returns (classes in order, calls of each, first-order need)."""
+    or ``limit`` calls are taken. Returns (classes in order, calls of each, first-order need).
+
+    Only the head of the order is sorted (an arena table has tens of thousands of classes and a
+    few are taken): the candidates up to a cut, ties at the cut included, in the order a stable
+    sort of all of them gives; a head that ends before the answer is settled doubles."""
     idx = np.flatnonzero((delta < 0) & (room > 0))
-    order = idx[np.argsort(delta[idx], kind="stable")]
+    values = delta[idx]
+    size = _FIRST_SORTED
+    while size < idx.size:
+        cut = np.partition(values, size)[size]
+        head = np.flatnonzero(values <= cut)  # in index order: a stable sort keeps it for ties
+        order = idx[head[np.argsort(values[head], kind="stable")]]
+        got = _take(order, delta, room, gap, limit)
+        if got is not None:
+            return got
+        size *= 2
+    got = _take(idx[np.argsort(values, kind="stable")], delta, room, gap, limit, whole=True)
+    assert got is not None
+    return got
+
+
+def _take(
+    order: np.ndarray, delta: np.ndarray, room: np.ndarray, gap: float, limit: int, *, whole: bool = False
+) -> tuple[np.ndarray, np.ndarray, int | None] | None:
+    """:func:`take_calls` on the first classes of the order (all of them when ``whole``); None
+    when those do not settle what is taken (the answer may lie beyond them)."""
     gain, cap = -delta[order], room[order]
     cum_gain = np.cumsum(gain * cap)
     cum_calls = np.cumsum(cap)
@@ -38,7 +65,11 @@ def take_calls(
         before = cum_gain[k] - gain[k] * cap[k]
         in_k = min(int(cap[k]), int(math.floor((gap - before) / gain[k])) + 1)
         need = int(cum_calls[k] - cap[k]) + max(in_k, 1)
+    elif not whole:
+        return None  # the gap is not reached within these classes (the need lies beyond them)
     n = min(need if need is not None else int(cum_calls[-1]) if cap.size else 0, limit)
+    if not whole and cum_calls[-1] <= n:
+        return None  # the last class taken may be the next one
     full = int(np.searchsorted(cum_calls, n, side="right"))
     take = cap[: full + 1].copy()
     if full < take.size:
