@@ -12,16 +12,26 @@ machine wall time says how busy the machine was, CPU time what the page itself c
   after the server started: its start-up hook, app.py's, computes meanwhile).
 * **first visit**: a new browser session opening the page on a server that has answered before
   (the start-up work of ``ui.warm`` had the time a real server has between starting and its
-  visitors: ``--settle`` seconds).
-* **widget change**: in that session, the page's first real interaction (:data:`WIDGETS`: its main
-  drop-down set to another choice, or its main switch flipped; on a page not listed there, its
-  first switch, else its first drop-down set to a choice other than the current one), until the
-  page is drawn again. The change made is printed beside the figure. A change that draws no run
-  within :data:`NO_RUN_SECONDS` (a choice equal to the current one, a widget not found) is
-  reported as an error in words, never waited for until a time-out.
+  visitors: ``--settle`` seconds), from the page's navigation start to the page drawn (the run's
+  end handled and the script idle), and to the page settled (its charts and tables painted: the
+  browser's main thread quiet for :data:`QUIET_MS`).
+* **widget change**: in that session, once the page has settled (a press on a page still drawing
+  is taken late or lost: the widget step saw no run in some runs), the page's first real
+  interaction (:data:`WIDGETS`: its main drop-down set to another choice, or its main switch
+  flipped; on a page not listed there, its first switch, else its first drop-down set to a choice
+  other than the current one), from the press on the widget to the page drawn again, and to the
+  page settled. The change made is printed beside the figure. A change that draws no run within
+  :data:`NO_RUN_SECONDS` (a choice equal to the current one, a widget not found) is reported as
+  an error in words, never waited for until a time-out.
+
+Times are read on the page's own clock (``performance.now()``; :data:`WATCH`), so the
+benchmark's polling and its round trips to the browser are not counted. Each figure is printed
+with the server's CPU seconds and this benchmark's Chromium's CPU seconds over the same span: on
+this 2-core machine the browser's drawing (Streamlit's own scripts, Plotly's 4.7 MB script,
+the charts and tables) costs several times the server's work of a first visit or a widget change.
 
 Also printed: whether anything besides the title was on screen while a cold link was running
-(a spinner, progress bar or text saying what is being computed), sampled every 0.2 s.
+(a spinner, progress bar or text saying what is being computed), sampled every 0.1 s.
 
 Usage::
 
