@@ -217,6 +217,8 @@ WIDGETS: dict[str, tuple[str, str, str | None] | None] = {
     "leaderboard": ("switch", "Both-orders verdicts", None),
     "anchors": ("drop-down", "Chosen anchor (highlighted in the figures, explored below)", None),
     "anchor_planning": ("switch", "Both-orders verdicts", None),
+    # named: on a page still drawing its switch was missing and the category was changed instead
+    "judge": ("drop-down", "Category", None),
     "ties": ("drop-down", "Judge", "sim-judge-tie-happy"),  # the page's point: the tie-happy judge
     "power": ("switch", "Two-sided", None),
     "calibration": ("drop-down", "Candidate", None),
