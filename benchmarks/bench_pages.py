@@ -76,7 +76,8 @@ def cpu_seconds(pid: int) -> float:
 #:   fast runs and then waited for its time-out);
 #: * when each run starts and ends as the server says it: the websocket messages that open a run
 #:   (``new_session``, field 4 of Streamlit's ``ForwardMsg``) and close it (``script_finished``,
-#:   field 6), read from the message's top-level protobuf fields as the page receives them. The
+#:   field 6, unless it ended early for a rerun), read from the message's top-level protobuf
+#:   fields as the page receives them. The
 #:   script-state attribute alone can miss a run: when the page is busy drawing, the messages that
 #:   start and end a short run are handled in one go and the attribute never leaves "notRunning";
 #: * the main thread's long tasks (over 50 ms: drawing charts and tables), whose end says when the
@@ -102,8 +103,8 @@ WATCH = """
     }).observe({type: "longtask", buffered: true});
   } catch (e) {}
   document.addEventListener("pointerdown", (ev) => R.press.push(ev.timeStamp), true);
-  const fields = (bytes) => {
-    const out = new Set();
+  const fields = (bytes) => {  // top-level field number -> its value (a varint) or true
+    const out = new Map();
     let i = 0;
     const varint = () => {
       let x = 0, shift = 0, c = 0;
@@ -111,12 +112,11 @@ WATCH = """
       return x;
     };
     while (i < bytes.length) {
-      const tag = varint(), wire = tag & 7;
-      out.add(Math.floor(tag / 8));
-      if (wire === 0) varint();
-      else if (wire === 1) i += 8;
-      else if (wire === 2) i += varint();
-      else if (wire === 5) i += 4;
+      const tag = varint(), wire = tag & 7, field = Math.floor(tag / 8);
+      if (wire === 0) out.set(field, varint());
+      else if (wire === 1) { i += 8; out.set(field, true); }
+      else if (wire === 2) { i += varint(); out.set(field, true); }
+      else if (wire === 5) { i += 4; out.set(field, true); }
       else break;
     }
     return out;
@@ -130,7 +130,7 @@ WATCH = """
         const seen = (data) => {
           const f = fields(new Uint8Array(data));
           if (f.has(4)) R.started.push(t);
-          if (f.has(6)) R.finished.push(t);
+          if (f.has(6) && f.get(6) !== 2) R.finished.push(t);  // 2: ended early for a rerun
         };
         if (ev.data instanceof ArrayBuffer) seen(ev.data);
         else if (ev.data instanceof Blob) ev.data.arrayBuffer().then(seen);
@@ -140,24 +140,24 @@ WATCH = """
 })();
 """
 #: True once a run began after the mark (``window.__vlMark``, a time on the page's clock) and
-#: ended, no other run began since, the page idle and connected, with a title drawn.
+#: the last run begun since has ended, the page idle and connected, with a title drawn. The runs
+#: are read from the server's messages; from the script state only when none was seen.
 DRAWN = """() => {
   const R = window.__vl, mark = window.__vlMark || 0;
-  const starts = R.started.filter((t) => t >= mark)
-    .concat(R.states.filter(([t, s]) => t >= mark && s === "running").map(([t]) => t));
-  if (!starts.length) return false;
-  const first = Math.min(...starts), last = Math.max(0, ...R.started);
-  const ended = R.finished.some((t) => t >= first && t >= last)
-    || R.states.some(([t, s]) => t >= first && t >= last && s === "notRunning");
-  return ended && !!document.querySelector('IDLE') && !!document.querySelector("h1");
+  const idle = !!document.querySelector('IDLE') && !!document.querySelector("h1");
+  const started = R.started.filter((t) => t >= mark);
+  if (started.length) return idle && R.finished.some((t) => t >= Math.max(...started));
+  const states = R.states.filter(([t]) => t >= mark);
+  const begun = states.findIndex(([, s]) => s === "running");
+  return idle && begun >= 0 && states.slice(begun).some(([, s]) => s === "notRunning");
 }""".replace("IDLE", IDLE.replace('"', '\\"'))
-#: When the run that :data:`DRAWN` waited for was drawn (page clock, ms): the later of the server's
-#: end-of-run message as the page handled it and the app's script state turning idle after it.
+#: When the run that :data:`DRAWN` waited for was drawn (page clock, ms): the server's end-of-run
+#: message as the page handled it, or the app's script state turning idle after it if later.
 DRAWN_AT = """() => {
   const R = window.__vl, mark = window.__vlMark || 0;
-  const ends = R.finished.filter((t) => t >= mark)
-    .concat(R.states.filter(([t, s]) => t >= mark && s === "notRunning").map(([t]) => t));
-  return Math.max(mark, ...ends);
+  const ended = Math.max(mark, ...R.finished.filter((t) => t >= mark));
+  const idle = R.states.filter(([t, s]) => t >= ended && s === "notRunning").map(([t]) => t);
+  return Math.max(ended, ...idle);
 }"""
 #: Seconds of quiet (no long task, every timer on time) after which a drawn page counts as
 #: settled: its charts and tables painted, answering input at once.
@@ -197,7 +197,12 @@ def mark(page) -> float:
 def wait_drawn(page, *, timeout_ms: int = TIMEOUT_MS) -> float:
     """Until a run that began after the last :func:`mark` (or the page's loading) has ended, the
     page connected and idle, with its title drawn: when it was drawn (page clock, ms)."""
-    page.wait_for_function(DRAWN, timeout=timeout_ms, polling=50)
+    try:
+        page.wait_for_function(DRAWN, timeout=timeout_ms, polling=50)
+    except Exception:  # a time-out: what the page saw, to tell a stuck run from a missed end
+        seen = page.evaluate("() => [window.__vlMark || 0, window.__vl, performance.now()]")
+        print(f"  not drawn in {timeout_ms / 1000:g} s; the page saw (mark, runs, now): {seen}", flush=True)
+        raise
     return float(page.evaluate(DRAWN_AT))
 
 
