@@ -115,7 +115,7 @@ WATCH = """
       const tag = varint(), wire = tag & 7, field = Math.floor(tag / 8);
       if (wire === 0) out.set(field, varint());
       else if (wire === 1) { i += 8; out.set(field, true); }
-      else if (wire === 2) { i += varint(); out.set(field, true); }
+      else if (wire === 2) { const n = varint(); i += n; out.set(field, true); }  // i read after
       else if (wire === 5) { i += 4; out.set(field, true); }
       else break;
     }
