@@ -50,12 +50,10 @@ if __name__ != "__main__":  # imported by the server for the App it serves: noth
 else:  # the Data page
     import ui as _ui
     from evalcore.ingest.datafolder import data_dir, list_data_files, resolve_data_file
-    from evalcore.ingest.files import read_human_ranking
     from evalcore.present import summary as show
     from evalcore.present.display import shorten_cells
-    from evalcore.schema import VerdictFormatError
     from evalcore.ties.both_bad import both_bad_share
-    from ui.datasets import coverage_map, loaded_note
+    from ui.datasets import coverage_map, human_ranking_section, loaded_note
     from ui.navigation import unknown_page
 
     with _ui.page("Data"):
@@ -138,18 +136,4 @@ else:  # the Data page
         coverage_map(summary)  # a sentence when even, a note beyond 150 models, else the map
         _ui.download_csv(summary.pair_coverage, "pair_coverage.csv", key="dl_cov")
 
-        with st.expander("Human ranking (optional): `model, score`, higher is better"):
-            hr = s.get("human_ranking")
-            if hr is not None:
-                st.dataframe(shorten_cells(hr), hide_index=True)
-            ranking_file = st.file_uploader(
-                "Upload a human ranking", show.RANKING_TYPES, key="ranking_upload"
-            )
-            if ranking_file is not None and ranking_file.file_id != s.get("ranking_id"):
-                s["ranking_id"] = ranking_file.file_id
-                try:
-                    s["human_ranking"] = read_human_ranking(ranking_file.getvalue(), name=ranking_file.name)
-                    s["memo"] = {}
-                    st.rerun()
-                except VerdictFormatError as exc:
-                    _ui.error(exc, lead="**The ranking was not loaded.**")
+        human_ranking_section()  # an optional human ranking to compare the judges with

@@ -57,69 +57,74 @@ with _ui.page("Anchors"):
         _win_rates([chosen])
         st.stop()
 
-    tabs = st.tabs(
-        ["Per-anchor rankings", "Informativeness", "Win-rate distributions", "Explorer", "Anchor vs judge"]
-    )
-    with tabs[0]:
-        st.subheader("Per-anchor rankings")
-        _ui.tiles(av.recommended_metrics(sweep, p.tau))
-        rounds = resamples_input()
-        stability = run_on_click(
-            "stability",
-            ("anchor_stability", *key, p.tau, rounds),
-            "How sure is the recommendation?",
-            lambda progress: an.anchor_stability(p.counts, rounds=rounds, tau=p.tau, progress=progress),
-            help=av.STABILITY_HELP,
-        )
-        if stability is not None:
-            view.stability(stability, p.judge)
-        captions(av.sweep_caption(sweep, p.tau), av.quadratic_human_caption(sweep, p.tau))
-        _ui.table(av.sweep_table(sweep), sweep.table, f"anchors_{p.judge}.csv", key="dl_anchor_sweep")
-        _ui.chart(figures.inverted_u(sweep, highlight=chosen), key="anchors_u")
-        st.caption(av.INVERTED_U_NOTE)
-
-    with tabs[1]:
-        st.subheader("Informativeness")
-        st.markdown(av.INFO_DEF)
-        _ui.chart(figures.informativeness_bars(sweep, highlight=chosen), key="anchors_info_bars")
-        st.markdown(av.ceiling_text(sweep))
-        _ui.chart(figures.tau_vs_informativeness(sweep, highlight=chosen), key="anchors_info_tau")
-        captions(av.fit_caption(sweep, p.tau))
-
-    with tabs[2]:
-        st.subheader("Win-rate distributions")
-        _win_rates(av.histogram_defaults(sweep, chosen))
-
-    with tabs[3]:
-        st.subheader(_ui.md(f"Anchor explorer: {chosen}"))
-        view.explorer(ranking, chosen, p.tau, p.judge)
-        _ui.chart(figures.rank_comparison(ranking), key="anchors_slope")
-
-    with tabs[4]:
-        st.subheader("Anchor effect beside judge effect")
-        judges = p.store.judges()
-        effect = None
-        if len(judges) < 2:
-            st.info("This table has one judge: the judge effect needs two or more judges.")
-        else:
-
-            def _all_judges(progress):  # each judge's sweep is shared with the rest of the page
-                sweeps = {}
-                for n, j in enumerate(judges):
-                    c = _ui.counts(p.store, j, p.category, both_orders=p.both)
-                    sweeps[j] = _ui.memo(
-                        ("anchor_sweep", j, p.category, p.both, p.tau, p.hkey),
-                        lambda c=c: an.anchor_sweep(c, human_ranking=p.human, tau=p.tau),
-                    )
-                    progress((n + 1) / len(judges), f"judge {n + 1} of {len(judges)}")
-                return an.anchor_vs_judge(sweeps)
-
-            effect = run_on_click(
-                "judges",
-                ("anchor_judges", p.category, p.both, p.tau, p.hkey),
-                "Compare every judge",
-                _all_judges,
+    labels = ["Per-anchor rankings", "Informativeness", "Win-rate distributions", "Explorer"]
+    params = {0: ("resamples",), 2: ("hist",)}  # the link's settings of a tab, kept while it is hidden
+    tabs, shown = _ui.open_tabs([*labels, "Anchor vs judge"], key="anchors_tab", params=params)
+    if shown[0]:
+        with tabs[0]:
+            st.subheader("Per-anchor rankings")
+            _ui.tiles(av.recommended_metrics(sweep, p.tau))
+            rounds = resamples_input()
+            stability = run_on_click(
+                "stability",
+                ("anchor_stability", *key, p.tau, rounds),
+                "How sure is the recommendation?",
+                lambda progress: an.anchor_stability(p.counts, rounds=rounds, tau=p.tau, progress=progress),
+                help=av.STABILITY_HELP,
             )
-        if effect is not None:
-            _ui.chart(figures.judge_effect_bars(effect), key="anchors_judges_fig")
-            view.judge_effect(effect, p.tau)
+            if stability is not None:
+                view.stability(stability, p.judge)
+            captions(av.sweep_caption(sweep, p.tau), av.quadratic_human_caption(sweep, p.tau))
+            _ui.table(av.sweep_table(sweep), sweep.table, f"anchors_{p.judge}.csv", key="dl_anchor_sweep")
+            _ui.chart(figures.inverted_u(sweep, highlight=chosen), key="anchors_u")
+            st.caption(av.INVERTED_U_NOTE)
+
+    if shown[1]:
+        with tabs[1]:
+            st.subheader("Informativeness")
+            st.markdown(av.INFO_DEF)
+            _ui.chart(figures.informativeness_bars(sweep, highlight=chosen), key="anchors_info_bars")
+            st.markdown(av.ceiling_text(sweep))
+            _ui.chart(figures.tau_vs_informativeness(sweep, highlight=chosen), key="anchors_info_tau")
+            captions(av.fit_caption(sweep, p.tau))
+
+    if shown[2]:
+        with tabs[2]:
+            st.subheader("Win-rate distributions")
+            _win_rates(av.histogram_defaults(sweep, chosen))
+
+    if shown[3]:
+        with tabs[3]:
+            st.subheader(_ui.md(f"Anchor explorer: {chosen}"))
+            view.explorer(ranking, chosen, p.tau, p.judge)
+            _ui.chart(figures.rank_comparison(ranking), key="anchors_slope")
+
+    if shown[4]:
+        with tabs[4]:
+            st.subheader("Anchor effect beside judge effect")
+            judges = p.store.judges()
+            effect = None
+            if len(judges) < 2:
+                st.info("This table has one judge: the judge effect needs two or more judges.")
+            else:
+
+                def _all_judges(progress):  # each judge's sweep is shared with the rest of the page
+                    sweeps = {}
+                    for n, j in enumerate(judges):
+                        c = _ui.counts(p.store, j, p.category, both_orders=p.both)
+                        sweeps[j] = _ui.memo(
+                            ("anchor_sweep", j, p.category, p.both, p.tau, p.hkey),
+                            lambda c=c: an.anchor_sweep(c, human_ranking=p.human, tau=p.tau),
+                        )
+                        progress((n + 1) / len(judges), f"judge {n + 1} of {len(judges)}")
+                    return an.anchor_vs_judge(sweeps)
+
+                effect = run_on_click(
+                    "judges",
+                    ("anchor_judges", p.category, p.both, p.tau, p.hkey),
+                    "Compare every judge",
+                    _all_judges,
+                )
+            if effect is not None:
+                _ui.chart(figures.judge_effect_bars(effect), key="anchors_judges_fig")
+                view.judge_effect(effect, p.tau)

@@ -156,6 +156,36 @@ def _plain(html: str) -> str:
     return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))).strip()
 
 
+#: Pages that draw only their open tab (``ui.open_tabs``): page → the tabs' widget key.
+OPEN_TABS = {"pages/anchors.py": "anchors_tab"}
+
+
+def _seen(at) -> dict[str, list]:
+    """What a page shows as drawn now: tiles, tables, text and headings."""
+    return {
+        "tiles": [(_clean(m.label), _clean(m.value), _clean(m.proto.delta)) for m in at.metric],
+        "headers": [str(c) for d in at.dataframe for c in d.value.columns],
+        "text": [
+            _clean(e.value)
+            for kind in ("markdown", "caption", "info", "warning", "success", "error")
+            for e in getattr(at, kind)
+        ],
+        # the boxed notes a reader is told once: (kind, text)
+        "alerts": [
+            (kind, _clean(e.value))
+            for kind in ("info", "warning", "success", "error")
+            for e in getattr(at, kind)
+        ],
+        "headings": [_clean(e.value) for kind in ("title", "header", "subheader") for e in getattr(at, kind)]
+        + [_clean(m.label) for m in at.metric]
+        + _chart_titles(at),
+        # what a reader can open on the page: its headings, expanders and tabs
+        "openers": [_clean(e.value) for kind in ("title", "header", "subheader") for e in getattr(at, kind)]
+        + [_clean(e.label) for e in at.expander]
+        + [_clean(e.label) for e in at.tabs],
+    }
+
+
 @pytest.fixture(scope="module")
 def walk(tmp_path_factory):
     """Every page of the bundled demo as a visitor opens it (defaults untouched), and the report
@@ -168,32 +198,14 @@ def walk(tmp_path_factory):
         if page != "app.py":
             at.switch_page(page).run()
         assert not at.exception, (page, [e.value for e in at.exception])
-        seen[page] = {
-            "tiles": [(_clean(m.label), _clean(m.value), _clean(m.proto.delta)) for m in at.metric],
-            "headers": [str(c) for d in at.dataframe for c in d.value.columns],
-            "text": [
-                _clean(e.value)
-                for kind in ("markdown", "caption", "info", "warning", "success", "error")
-                for e in getattr(at, kind)
-            ],
-            # the boxed notes a reader is told once: (kind, text)
-            "alerts": [
-                (kind, _clean(e.value))
-                for kind in ("info", "warning", "success", "error")
-                for e in getattr(at, kind)
-            ],
-            "headings": [
-                _clean(e.value) for kind in ("title", "header", "subheader") for e in getattr(at, kind)
-            ]
-            + [_clean(m.label) for m in at.metric]
-            + _chart_titles(at),
-            # what a reader can open on the page: its headings, expanders and tabs
-            "openers": [
-                _clean(e.value) for kind in ("title", "header", "subheader") for e in getattr(at, kind)
-            ]
-            + [_clean(e.label) for e in at.expander]
-            + [_clean(e.label) for e in at.tabs],
-        }
+        seen[page] = _seen(at)
+        for label in [t.label for t in at.tabs][1:] if page in OPEN_TABS else []:
+            # a page that draws its open tab only: each tab as a visitor opens it, in turn
+            at.session_state[OPEN_TABS[page]] = label
+            at.run()
+            assert not at.exception, (page, label, [e.value for e in at.exception])
+            for part, found in _seen(at).items():
+                seen[page][part] += [item for item in found if item not in seen[page][part]]
     html = _report_html(tmp_path_factory.mktemp("r"))
     seen["report"] = {
         "html": html,

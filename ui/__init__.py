@@ -49,6 +49,7 @@ from ui.widgets import (  # noqa: F401
     linked_number,
     memo_or_info,
     number_tiles,
+    open_tabs,
     orders_picker,
     prices_input,
     progress_bar,

@@ -1,5 +1,5 @@
-"""The Data page's saved-datasets panel (the workspace's datasets as widgets), and its note on
-what a counts table can show.
+"""The Data page's saved-datasets panel (the workspace's datasets as widgets), its note on what a
+counts table can show, its map of the pairs' coverage and its optional human ranking.
 
 The workspace itself (:mod:`evalcore.store.workspace`) and the session's loading and saving
 (:mod:`ui.state`) do the work; this module only lays the widgets out and shows their messages.
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from evalcore.ingest.files import read_human_ranking
 from evalcore.plots.common import CONFIG
 from evalcore.plots.summary import coverage_heatmap
 from evalcore.present import summary as show
 from evalcore.present.display import shorten_cells
+from evalcore.schema import VerdictFormatError
 from evalcore.store.store import VerdictStore
 from evalcore.store.workspace import MAX_NAME, WorkspaceError
 from ui.messages import error, info
@@ -104,3 +106,23 @@ def coverage_map(summary) -> None:
         info(f"The map of {len(summary.models):,} models is too large to draw; download the pairs below.")
     else:
         st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
+
+
+def human_ranking_section() -> None:
+    """The Data page's optional human ranking (``model, score``): shown once given, kept in the
+    session (the pages that compare the judges with humans read it); a new one forgets the
+    session's results, which may have used the old one."""
+    s = state()
+    with st.expander("Human ranking (optional): `model, score`, higher is better"):
+        hr = s.get("human_ranking")
+        if hr is not None:
+            st.dataframe(shorten_cells(hr), hide_index=True)
+        ranking_file = st.file_uploader("Upload a human ranking", show.RANKING_TYPES, key="ranking_upload")
+        if ranking_file is not None and ranking_file.file_id != s.get("ranking_id"):
+            s["ranking_id"] = ranking_file.file_id
+            try:
+                s["human_ranking"] = read_human_ranking(ranking_file.getvalue(), name=ranking_file.name)
+                s["memo"] = {}
+                st.rerun()
+            except VerdictFormatError as exc:
+                error(exc, lead="**The ranking was not loaded.**")

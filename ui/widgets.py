@@ -22,6 +22,7 @@ from ui.readable import count_columns, metric_tile
 from ui.state import (
     default_choice,
     default_judge,
+    known_params,
     memo,
     set_url_param,
     state,
@@ -103,6 +104,22 @@ def progress_bar(text: str) -> Iterator[Callable[[float, str], None]]:
         yield progress
     finally:
         bar.empty()
+
+
+def open_tabs(labels: list[str], *, key: str, params: dict[int, tuple[str, ...]] | None = None):
+    """Tabs of which only the open one is drawn: the tab containers and, for each, whether to draw
+    it. A hidden tab's charts and tables still cost the browser their drawing (a second of its
+    CPU for the Anchors page's four hidden charts on a first visit, and again on every change);
+    so opening a tab reruns the page (``on_change="rerun"``) and draws that tab only. ``params``:
+    the link parameters each tab's widgets read (by tab index), taken as known while the tab is
+    hidden, so a link that sets one is not said to have an unknown setting (the setting applies
+    when the tab is opened)."""
+    tabs = st.tabs(labels, key=key, on_change="rerun")
+    shown = [tab.open is not False for tab in tabs]  # None (no state kept): every tab drawn
+    for index, names in (params or {}).items():
+        if not shown[index]:
+            known_params(*names)
+    return tabs, shown
 
 
 def demo_banner() -> None:

@@ -37,6 +37,14 @@ def _page(page: str = "pages/anchors.py", at: AppTest | None = None) -> AppTest:
     return at
 
 
+def _open_tab(at: AppTest, label: str) -> AppTest:
+    """Open one of the Anchors page's tabs (only the open one is drawn), as a click on it does."""
+    at.session_state["anchors_tab"] = label
+    at.run()
+    assert not at.exception
+    return at
+
+
 def _upload(name: str, data: bytes) -> AppTest:
     at = _app()
     at.file_uploader(key="upload").upload(name, data, "application/octet-stream").run()
@@ -89,31 +97,51 @@ def test_per_anchor_table_and_figures_match_the_library(default_view, library_sw
     assert shown["Informativeness"].tolist() == [fmt_pct(v, 1) for v in sweep.table["informativeness"]]
     assert at.metric[0].value == sweep.recommended
     assert any("tau-b" in c.value for c in at.caption)
+    # only the open tab is drawn: its one chart, not the four charts of the hidden tabs
     titles = [c["layout"]["title"]["text"] for c in _charts(at)]
-    assert "Anchor quality against anchor strength" in titles
-    assert any(t.startswith("Anchor quality against informativeness") for t in titles)
-    u = next(
-        c for c in _charts(at) if c["layout"]["title"]["text"] == "Anchor quality against anchor strength"
-    )
+    assert titles == ["Anchor quality against anchor strength"]
+    u = _charts(at)[0]
     assert u["data"][0]["text"] == sweep.table["anchor"].tolist()  # names on hover
+    at = _open_tab(_page(), "Informativeness")
+    assert any(
+        c["layout"]["title"]["text"].startswith("Anchor quality against informativeness") for c in _charts(at)
+    )
     assert any("3-level ceiling" in m.value for m in at.markdown)
-    assert any("beats every model on" in m.value for m in at.markdown)
+    assert not any(
+        c["layout"]["title"]["text"] == "Anchor quality against anchor strength" for c in _charts(at)
+    )
+    assert any("beats every model on" in m.value for m in _open_tab(at, "Win-rate distributions").markdown)
     # The explorer carries the human ranking the demo comes with.
-    assert "Rank by humans" in _table(at, "Rank by the anchor").columns
+    assert "Rank by humans" in _table(_open_tab(at, "Explorer"), "Rank by the anchor").columns
+
+
+def test_a_link_to_a_hidden_tabs_setting_is_not_called_unknown():
+    """A link that sets the win-rate tab's anchors opens on the first tab without saying the
+    setting is unknown; the setting applies once that tab is opened."""
+    at = new_app()
+    at.query_params["hist"] = "sim-oak,sim-larch"
+    at.run()
+    at.switch_page("pages/anchors.py").run()
+    assert not at.exception
+    assert not any("not a setting of this page" in w.value for w in at.warning)
+    assert _open_tab(at, "Win-rate distributions").multiselect(key="anchors_hist_pick").value == [
+        "sim-oak",
+        "sim-larch",
+    ]
 
 
 def test_judge_effect_runs_on_button_press_and_the_choices_stick(library_sweep):
-    at = _page()
+    at = _open_tab(_page(), "Anchor vs judge")
     at.button(key="anchors_btn_judges").click().run()
     assert not at.exception
     assert any("Anchor effect beside judge effect" in c["layout"]["title"]["text"] for c in _charts(at))
     at.radio(key="anchors_tau").set_value("a").run()  # tau-a on request
     assert not at.exception
-    assert any("tau-a" in c.value for c in at.caption)
+    assert any("tau-a" in c.value for c in _open_tab(at, "Per-anchor rankings").caption)
     last = library_sweep.table["anchor"].iloc[-1]
     at.selectbox(key="anchors_chosen").set_value(last).run()
     assert not at.exception
-    assert any(last in h.value for h in at.subheader)
+    assert any(last in h.value for h in _open_tab(at, "Explorer").subheader)
 
 
 def test_planning_page_runs_sweeps_and_pilot_on_button_press():
