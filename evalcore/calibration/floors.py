@@ -86,8 +86,8 @@ def floor_table(
     rows, computed by the same :func:`floor_half_width` call as :func:`size_plan`'s ladder, so one
     labelled-set size has one floor for the judge wherever it is shown.
 
-    Columns: n_labelled, youden_j, quality (the column label: ``"J = 0.57"`` or
-    ``"this judge (J = 0.95)"``), floor (half-width as a share), floor_points (×100).
+    Columns: n_labelled, youden_j, quality (the column label: ``"Youden's J 0.57"`` or
+    ``"this judge (Youden's J 0.95)"``), floor (half-width as a share), floor_points (×100).
 
     Examples
     --------
@@ -95,7 +95,7 @@ def floor_table(
     [33.6, 7.4]
     >>> t = floor_table((400,), (), se=0.952, sp=1.0)
     >>> t["quality"].tolist(), round(float(t["floor_points"].iloc[0]), 1)
-    (['this judge (J = 0.95)'], 1.4)
+    (["this judge (Youden's J 0.95)"], 1.4)
     """
     sizes = [int(s) for s in n_labelled]
     js = [float(j) for j in youden_j]
