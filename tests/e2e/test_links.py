@@ -1,31 +1,17 @@
-"""Links in a real Chromium (issue 23, items 4–6): a link reproduces the view, a link that asks
-for something the app cannot show says so, the evidence a number links to holds that number,
-and every page is readable at 1400 px and at 390 px (a phone).
+"""Links in a real Chromium (issue 23, item 4): a link reproduces the view.
 
-- **Reproduce**: for each control that changes a number, set it in one browser context, copy
-  the URL, open it in a new context and compare what the page shows (every metric, every
-  sentence of the main column and the data of every chart).
-- **Unknown**: an unknown parameter name, an unknown value, an unknown page path and a link made
-  with an unsaved upload each show a warning that names them.
-- **Evidence**: the link of each aggregate (the Leaderboard's win-rate cell, the Calibration's
-  disagreements, the Judge's flips, the Anchors' "beats every model") opens as many cases, in
-  the unit clicked, as the aggregate says.
-- **Readable**: nothing is cut (text in a box that hides its overflow, content past the right
-  edge that no scroll bar reaches, a chart title under the chart's toolbar or past its edge, a
-  chart label cut in the middle) on any page at 1400 and 390 px. A data table of a dozen
-  quantities is wider than the page: it scrolls inside its own frame, and must show that it does
-  (its scroll bar drawn, not an overlay; its first column pinned), or the test fails.
+For each control that changes a number, set it in one browser context, copy the URL, open it in
+a new context and compare what the page shows (every metric, every sentence of the main column
+and the data of every chart).
 
-Screenshots of every page at both widths go to $VERDICTLAB_LINK_SHOTS (default
-/tmp/shots-links).
+The links that name what they could not use and the evidence behind an aggregate are in
+``test_link_evidence``; readability at 1400 and 390 px in ``test_readable_widths`` (separate
+files, so that the browser tests spread over the test workers).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -35,7 +21,6 @@ from playwright.sync_api import expect  # noqa: E402
 from evalcore.present.calibration_words import ALL_OPPONENTS  # noqa: E402
 
 pytestmark = pytest.mark.e2e
-SHOTS = Path(os.environ.get("VERDICTLAB_LINK_SHOTS", "/tmp/shots-links"))
 DEMO = "dataset=demo-all-pairs"
 
 #: What a page shows, as text: metric values, the main column's words and every chart's data.
@@ -248,222 +233,4 @@ def test_a_copied_link_shows_the_same_numbers(browser, st_app, base_url, path, a
         assert reopened[part] == after[part], f"{path} {param}: the {part} differ in the copied link {url}"
     assert reopened["words"] == after["words"], (
         f"{path} {param}: the sentences differ in the copied link {url}"
-    )
-
-
-WARNINGS = [
-    ("/leaderboard?colour=red&rounds=0", ["colour"]),  # an unknown parameter name
-    ("/leaderboard?interval=boot&rounds=0", ["interval=boot"]),  # an unknown value
-    ("/leaderboard?rounds=lots", ["rounds=lots"]),
-    ("/anchors?anchor=sim-larhc", ["anchor=sim-larhc"]),  # an anchor typo, replaced in silence before
-    ("/power?two_sided=maybe", ["two_sided=maybe"]),
-    ("/leaderbord", ["/leaderbord"]),  # an unknown page path
-    ("/overview?upload=our_run.csv", ["our_run.csv", "unsaved upload"]),  # made with an upload
-    ("/verdicts?verdict=maybe", ["verdict=maybe"]),
-    ("/power?alpha=lots", ["alpha=lots"]),  # a number that is not one
-    ("/power?power=2", ["power=2"]),  # out of range
-    ("/power?edges=0.05,0.07", ["edges=0.05,0.07", "0.07"]),  # one edge not offered
-    ("/power?simulations=7", ["simulations=7"]),
-    ("/anchor_planning?plan_models=1", ["plan_models=1"]),
-    ("/power?rounds=200", ["rounds"]),  # a setting of another page
-]
-
-
-@pytest.mark.parametrize("path,named", WARNINGS, ids=[w[0] for w in WARNINGS])
-def test_a_link_names_what_it_could_not_use(browser, st_app, base_url, path, named) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
-    # a link made with an upload names no dataset (an upload has no name in a link)
-    page = _open(context, st_app, path if "upload=" in path else path + ("&" if "?" in path else "?") + DEMO)
-    alerts = " ".join(a.inner_text() for a in page.get_by_test_id("stAlert").all())
-    context.close()
-    for word in named:
-        assert word in alerts, f"{path}: no warning names {word!r}: {alerts!r}"
-
-
-def _count(text: str) -> int:
-    return int(text.replace(",", ""))
-
-
-def _cases_total(page) -> int:
-    line = page.get_by_test_id("stMain").get_by_text(re.compile(r"^Cases? [\d,–]+ of [\d,]+")).first
-    return _count(re.search(r"of ([\d,]+)", line.inner_text()).group(1))
-
-
-def _evidence(page) -> str:
-    return page.locator(".st-key-vd_evidence").inner_text()
-
-
-def _follow(page, st_app, link_text: re.Pattern):
-    link = page.get_by_test_id("stPageLink").filter(has_text=link_text).first
-    text = link.inner_text()
-    link.click()
-    page.wait_for_url(re.compile(r"/verdicts\?"), timeout=120_000)
-    st_app.wait_idle(page)
-    st_app.assert_no_exception(page)
-    return text
-
-
-def test_the_disagreements_link_opens_that_many_cases(browser, st_app, base_url) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
-    page = _open(context, st_app, f"/calibration?{DEMO}&judge=sim-judge-first-slot")
-    text = _follow(page, st_app, re.compile(r"disagree on whether"))
-    n = _count(re.search(r"Read the ([\d,]+) both-orders verdicts?", text).group(1))
-    assert n > 0
-    assert _cases_total(page) == n, (text, _evidence(page))
-    assert f"{n:,} labelled both-orders verdict" in _evidence(page)
-    context.close()
-
-
-def test_the_flips_link_opens_that_many_pairings(browser, st_app, base_url) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
-    page = _open(context, st_app, f"/judge?{DEMO}&rounds=0")
-    text = _follow(page, st_app, re.compile(r"flipped with the order"))
-    n = _count(re.search(r"Read the ([\d,]+) pairings?", text).group(1))
-    assert _cases_total(page) == n, (text, _evidence(page))
-    assert f"{n:,} cases whose two orders disagree" in _evidence(page)
-    context.close()
-
-
-def test_the_beats_every_model_link_says_instructions_and_cases(browser, st_app, base_url) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
-    page = _open(context, st_app, f"/anchors?{DEMO}")
-    page.get_by_role("tab", name="Win-rate distributions").click()
-    st_app.wait_idle(page)
-    text = _follow(page, st_app, re.compile(r"beats every model"))
-    found = re.search(r"Read the ([\d,]+) instructions? .* \(([\d,]+) cases?", text)
-    instructions, cases = _count(found.group(1)), _count(found.group(2))
-    assert cases > instructions > 0
-    assert _cases_total(page) == cases
-    assert f"{instructions:,} instruction" in _evidence(page)
-    context.close()
-
-
-#: The page position and the [row, column, rate, battles] of cell k of the win-rate matrix.
-CELL = """k => {
-  const g = [...document.querySelectorAll('.js-plotly-plot')]
-    .find(g => g.data.length === 2 && g.data[0].type === 'heatmap');
-  const L = g._fullLayout, box = g.getBoundingClientRect(), d = g.data[1];
-  return {x: box.left + L.xaxis._offset + L.xaxis.d2p(d.x[k]),
-          y: box.top + L.yaxis._offset + L.yaxis.d2p(d.y[k]), data: d.customdata[k]};
-}"""
-
-
-@pytest.mark.parametrize("orders", ["", "&orders=both"], ids=["single order", "both orders"])
-def test_a_win_rate_cell_opens_its_battles_and_win_rate(browser, st_app, base_url, orders) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
-    page = _open(context, st_app, f"/leaderboard?{DEMO}&rounds=0{orders}")
-    chart = page.get_by_test_id("stPlotlyChart").filter(has_text="Click a cell").first
-    chart.scroll_into_view_if_needed()
-    expect(chart.locator(".main-svg").first).to_be_visible(timeout=120_000)
-    page.wait_for_timeout(500)
-    cell = page.evaluate(CELL, 2)
-    _, _, rate, battles = cell["data"]
-    page.mouse.click(cell["x"], cell["y"])
-    page.wait_for_url(re.compile(r"/verdicts\?"), timeout=120_000)
-    st_app.wait_idle(page)
-    st_app.assert_no_exception(page)
-    said = _evidence(page)
-    assert f"{int(battles):,} {'both-orders verdicts' if orders else 'battles'}" in said, said
-    assert f"{100 * rate:.1f}%" in said, said
-    assert f"{_cases_total(page):,} cases" in said
-    context.close()
-
-
-#: Everything cut on the page (empty = readable); see the module's docstring.
-AUDIT = """() => {
-  const out = [], tables = [];
-  const shown = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
-  const main = document.querySelector('[data-testid="stMain"]');
-  const vw = document.documentElement.clientWidth;
-  for (const e of main.querySelectorAll("*")) {
-    if (!shown(e) || e.clientWidth === 0 || e.closest('.js-plotly-plot')) continue;
-    const cs = getComputedStyle(e), text = (e.innerText || "").trim();
-    if (e.scrollWidth > e.clientWidth + 1 && (cs.overflowX === "hidden" || cs.overflowX === "clip") && text
-        && !e.closest('[data-testid="stDataFrameResizable"]')) {
-      out.push({kind: "cut", text: text.slice(0, 60), scroll: e.scrollWidth, client: e.clientWidth});
-    }
-    const r = e.getBoundingClientRect();
-    if (r.right > vw + 1) {
-      let scrolls = false;
-      for (let a = e.parentElement; a && a !== main; a = a.parentElement) {
-        const o = getComputedStyle(a).overflowX;
-        if ((o === "auto" || o === "scroll") && a.getBoundingClientRect().right <= vw + 1) { scrolls = true; break; }
-      }
-      if (!scrolls) out.push({kind: "past the right edge", text: text.slice(0, 60), right: Math.round(r.right)});
-    }
-  }
-  for (const t of main.querySelectorAll('[data-testid="stDataFrameResizable"]')) {
-    const s = t.querySelector(".dvn-scroller");
-    // a table wider than its frame scrolls in it, with its scroll bar drawn (it takes room)
-    if (s && s.scrollWidth > s.clientWidth + 1)
-      tables.push({scroll: s.scrollWidth, client: s.clientWidth, overflow: getComputedStyle(s).overflowX,
-                   bar: getComputedStyle(s).scrollbarWidth});
-  }
-  for (const chart of main.querySelectorAll('[data-testid="stPlotlyChart"]')) {
-    const svg = chart.querySelector(".main-svg");
-    if (!svg || !shown(svg)) continue;
-    const box = svg.getBoundingClientRect();
-    for (const t of chart.querySelectorAll(".gtitle")) {
-      const r = t.getBoundingClientRect();
-      if (r.right > box.right + 1 || r.left < box.left - 1) out.push({kind: "title cut", text: t.textContent.slice(0, 60)});
-      for (const bar of chart.querySelectorAll(".modebar")) {
-        const m = bar.getBoundingClientRect();
-        if (m.width && r.top < m.bottom && r.bottom > m.top && r.right > m.left && r.left < m.right)
-          out.push({kind: "title under the toolbar", text: t.textContent.slice(0, 60)});
-      }
-    }
-    for (const t of chart.querySelectorAll(".xtick text, .ytick text")) {
-      if (/\\w…\\w/.test(t.textContent) && / /.test(t.textContent)) out.push({kind: "label cut in the middle", text: t.textContent});
-    }
-  }
-  return {out, tables};
-}"""
-
-
-def _screenshot(page, path: Path) -> None:
-    """The whole page (Streamlit scrolls inside its main column: the window grows to it first)."""
-    size = page.viewport_size
-    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0")
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height), 12000))})
-    page.wait_for_timeout(400)  # layout only: no script run follows a resize
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size(size)
-
-
-def _pages() -> list[tuple[str, str]]:
-    from tests.e2e.test_pages import PAGES
-
-    return PAGES
-
-
-@pytest.fixture(scope="module", params=[1400, 390], ids=["1400px", "390px"])
-def sized(request, browser, st_app, base_url):
-    context = browser.new_context(base_url=base_url, viewport={"width": request.param, "height": 900})
-    page = context.new_page()
-    st_app.open(page, "/?" + DEMO)
-    yield page, request.param
-    context.close()
-
-
-@pytest.mark.parametrize("file,title", _pages(), ids=[Path(f).stem for f, _ in _pages()])
-def test_nothing_is_cut_at_1400_and_390_px(sized, st_app, file, title) -> None:
-    page, width = sized
-    if width < 700:  # the sidebar is folded away on a phone: open each page by its link
-        path = "/" if file == "app.py" else "/" + Path(file).stem
-        st_app.open(page, path + "?" + DEMO)
-    else:
-        st_app.navigate(page, title)
-    st_app.assert_no_exception(page)
-    page.wait_for_timeout(500)
-    found = page.evaluate(AUDIT)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    _screenshot(page, SHOTS / f"{Path(file).stem}-{width}.png")
-    assert not found["out"], f"{title} at {width} px: {found['out']}"
-    # a table wider than its frame scrolls inside it, and shows that it does: its scroll bar is
-    # drawn (ui.readable.READABLE_CSS), its first column stays (ui.readable.count_columns)
-    # (headless Chromium hides every scroll bar, so the bar's room cannot be measured here: the
-    # frame must scroll and must not hide its bar, which a browser then draws)
-    hidden = [t for t in found["tables"] if t["overflow"] not in ("auto", "scroll") or t["bar"] == "none"]
-    assert not hidden, (
-        f"{title} at {width} px: tables scroll sideways with no scroll bar drawn: {json.dumps(hidden)}"
     )
