@@ -3,7 +3,7 @@ figures, the catalogue's definitions) carry no mathematical symbols or abbreviat
 stakeholder has to decode.
 
 Every string literal (docstrings aside) is read: no Greek letter (alpha, kappa, tau are spelled
-out), no "R²", "SD", "Se"/"Sp", "≈", "≥", "≤", "∞", "÷", "(wins + ties/2)" or a difference written
+out), no "R²", "SD", "Se"/"Sp", "≈", "≥", "≤", "∞", "÷", "½", "(wins + ties/2)" or a difference written
 as a formula ("slot A − slot B"; a negative number such as "−3" is fine), a one-letter
 variable ("N = 2,000") or a half-open interval ("edge in [5%, 6%)").
 Two signs stay, on purpose: "·" as a separator between items of a line ("Judge x · 300
@@ -22,7 +22,7 @@ from tests.conftest import ROOT
 #: Where display text is written: the library's sentences and notes as well as the faces.
 FACES = ("evalcore", "pages", "ui")
 SYMBOLS = re.compile(
-    r"[\u0370-\u03ff≈≥≤∞²√÷]|\bSD\b|\bSe\b|\bSp\b|ties/2|\bI = "
+    r"[\u0370-\u03ff≈≥≤∞²√÷½]|\bSD\b|\bSe\b|\bSp\b|ties/2|\bI = "
     # a difference written as a formula ("slot A − slot B", "M − 1"), not a negative number ("−3")
     r"|[A-Za-z)] ?− ?[A-Za-z(]|[A-Za-z)] − \d"
     # a one-letter variable ("N = 2,000", "J = 0.57": Youden's J is a name) or a half-open interval

@@ -211,7 +211,7 @@ class Calibration:
                 self.apparent,
                 nan,
                 nan,
-                "judge wins / units; ties are not wins (what Rogan–Gladen corrects)",
+                "the judge's wins divided by the units; ties are not wins (what Rogan–Gladen corrects)",
             ),
             (
                 quantities.name("sensitivity"),

@@ -172,7 +172,7 @@ COMMANDS = (
                 type=float,
                 default=None,
                 metavar="I",
-                help="share of samples on which the two models' verdicts differ; total = ceil(discordant / I)",
+                help="share of samples on which the two models' verdicts differ; the total is the discordant samples divided by it, rounded up",
             ),
             opt(
                 "--file",

@@ -27,8 +27,8 @@ EXPLAIN: dict[str, str] = {
     "the verdict both orders agree on, else a tie (on the 5-level scale: the same "
     "winner in both orders, with the weaker of the two margins). A judge that rarely "
     "says tie but prefers the first slot produces its ties this way. Repeated calls "
-    "of one order are paired at random. Bars: 95% bootstrap intervals over "
-    "instructions (Zheng et al. 2023, *Judging LLM-as-a-Judge with MT-Bench and "
+    "of one order are paired at random. Bars: 95% intervals with instructions as "
+    "clusters, made as the top of the page says (Zheng et al. 2023, *Judging LLM-as-a-Judge with MT-Bench and "
     "Chatbot Arena*).",
     "both_orders": "The both-orders verdict is offered on every other page (the **Both-orders "
     "verdicts** switch). Pairs judged in one order only have no both-orders verdict "
@@ -43,15 +43,16 @@ EXPLAIN: dict[str, str] = {
     "families_lead": "**The family list cannot be read.** Write one `model,family` pair per line:",
     "no_judge": "No judge has verdicts between two different models in this selection: there is "
     "nothing to measure. Choose another category or load another file.",
-    "no_order": "No model pair was judged in both slot orders, so q and b cannot be separated.",
+    "no_order": "No model pair was judged in both slot orders, so the opponents' preference and the "
+    "slot-A bias cannot be separated.",
     "no_lengths": "The file has no response lengths (length_a, length_b), so coverage by length "
     "cannot be shown.",
     "no_labels": "No call of this judge carries a human label (the `human` column), so agreement, "
     "Cohen's kappa and the compression table cannot be computed. Label a sample of pairs to get "
     "them.",
     "agreement": "Outcomes compared as win / tie / loss (the sign of a verdict). Agreement and Cohen's kappa "
-    "read each call from slot A's point of view; intervals resample labelled "
-    "instructions. Krippendorff's alpha and the human ceiling need pairs labelled by two or more people "
+    "read each call from slot A's point of view; their intervals treat labelled "
+    "instructions as clusters. Krippendorff's alpha and the human ceiling need pairs labelled by two or more people "
     "(Krippendorff 2011; Cohen 1960).",
     "no_length_curve": "The file has no response lengths (length_a, length_b), so the length "
     "preference and the length-controlled ranking cannot be computed.",
@@ -64,7 +65,7 @@ EXPLAIN: dict[str, str] = {
     "self_preference": "How much more the judge rates models of its own family than the other "
     "judges do, from a regression of its Bradley–Terry strengths on the other "
     "judges' (with its own scale) plus a family indicator; Elo points, 95% "
-    "bootstrap over instructions. The other judges are those without a family "
+    "interval with instructions as clusters. The other judges are those without a family "
     "among the models when there are any (Panickssery et al. 2024: a judge "
     "favours its own generations).",
 }

@@ -28,7 +28,13 @@ def calibration_figure(cal: Calibration) -> go.Figure:
     """
     printed, naive, lang_reiczigel = _COLOURS.values()
     rows = [
-        ("printed win rate (ties ½), Wilson", cal.printed, cal.printed_low, cal.printed_high, printed),
+        (
+            "printed win rate (ties count half), Wilson",
+            cal.printed,
+            cal.printed_low,
+            cal.printed_high,
+            printed,
+        ),
         ("judge's share of wins (ties not wins)", cal.apparent, math.nan, math.nan, "#b0b0b0"),
     ]
     if not cal.refused:
@@ -39,7 +45,13 @@ def calibration_figure(cal: Calibration) -> go.Figure:
     if not cal.win_rate_refusal:
         both = cal.win_rate
         rows.append(
-            ("corrected win rate (ties ½), both arms", both.value, both.low, both.high, lang_reiczigel)
+            (
+                "corrected win rate (ties count half), both arms",
+                both.value,
+                both.low,
+                both.high,
+                lang_reiczigel,
+            )
         )
     fig = go.Figure()
     for label, est, low, high, colour in rows:

@@ -50,8 +50,8 @@ def order_swap_figure(by_anchor: pd.DataFrame) -> go.Figure:
     frame = by_anchor.sort_values("q")
     fig = go.Figure()
     for column, name, marker in (
-        ("q", "q: opponents' preference over the anchor", {"color": PRIMARY}),
-        ("b", "b: slot-A bias", {"color": ACCENT, "symbol": "diamond"}),
+        ("q", "opponents' preference over the anchor", {"color": PRIMARY}),
+        ("b", "slot-A bias", {"color": ACCENT, "symbol": "diamond"}),
     ):
         fig.add_scatter(
             name=name,
@@ -74,7 +74,10 @@ def coverage_figure(frame: pd.DataFrame, *, by: str) -> go.Figure:
         title, xtitle = "No verdict, by model", "model (a call counts for both its models)"
     else:
         x = [f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(frame["length_min"], frame["length_max"], strict=True)]
-        title, xtitle = "No verdict, by response length", "length_a + length_b (bins of about equal count)"
+        title, xtitle = (
+            "No verdict, by response length",
+            "both responses' length together (bins of about equal count)",
+        )
     fig = go.Figure(
         go.Bar(
             x=x,
@@ -127,8 +130,8 @@ def length_curve_figure(curve: pd.DataFrame) -> go.Figure:
         )
     )
     fig.add_hline(y=0.5, line_color=MUTED, line_dash="dot")
-    fig.update_xaxes(title="longer response / shorter response")
-    fig.update_yaxes(title="longer response's win rate (ties ½)", tickformat=".0%")
+    fig.update_xaxes(title="longer response's length, as a multiple of the shorter's")
+    fig.update_yaxes(title="longer response's win rate (ties count half)", tickformat=".0%")
     return style(fig, title="Length preference", height=340)
 
 

@@ -179,7 +179,7 @@ def plan_evaluation(  # noqa: C901 - one branch per design (all pairs, anchor-on
             (
                 "divided by the anchor's informativeness"
                 if informativeness
-                else "informativeness unknown: run the pilot; the total is N / I"
+                else "informativeness unknown: run the pilot; the total is the discordant samples divided by the informativeness"
             ),
         ),
     ]

@@ -49,7 +49,7 @@ EXPLAIN: dict[str, str] = {
     "score_rule": "How a model's calls on one instruction become its within-instruction score. "
     "Soft: each call gives slot A the logistic function of its verdict and slot B the rest, averaged "
     "over the model's calls (the tournament score of " + _PAPER + "). Win share: a "
-    "win 1, a tie ½, a loss 0.",
+    "win 1, a tie one half, a loss 0.",
     "stats": "**Same-level chance**: the chance two random calls get the same verdict level "
     "(not the tie rate, the share of TIE verdicts, shown apart). **Effective levels, entropy** "
     "and **effective levels, collisions**: the number of equally used levels with the same "
@@ -118,7 +118,7 @@ def level_metrics(result: VerdictTieStructure) -> list[Metric]:
                 "The chance two random calls get the same verdict level (not the tie rate).",
             ),
             ("d1", "effective_levels_entropy", "Effective levels: exp(Shannon entropy)."),
-            ("d2", "effective_levels_collision", "Effective levels: 1 / same-level chance."),
+            ("d2", "effective_levels_collision", "Effective levels: one divided by the same-level chance."),
             ("distinct", "distinct_levels"),
         ],
     ) + [tile("tie_rate", result.tie_verdict_rate), tile("top_tied_share", top_tied, t_help)]
