@@ -110,7 +110,8 @@ else:  # the Data page
             st.info("Nothing is loaded yet: load the demo or upload a file.")
             st.stop()
 
-        summary = _ui.memo(("summary",), store.summary)
+        with st.spinner("Summarising the loaded table: calls, models, judges and pairs…"):
+            summary = _ui.memo(("summary",), store.summary)
         st.divider()
         st.subheader(f"Loaded: {_ui.code_span(summary.name)}")
         _ui.demo_banner()

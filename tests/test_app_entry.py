@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -93,3 +95,32 @@ def test_the_ties_package_names_are_those_of_its_modules():
         module = importlib.import_module(ties._EXPORTS[name])
         assert getattr(ties, name) is getattr(module, name), name
     assert set(ties.__all__) == set(ties._EXPORTS)
+
+
+def test_the_judge_and_leaderboard_pages_import_no_scipy_statistics():
+    """SciPy's statistics (about a second of CPU, two with SciPy's optimisers behind them) are
+    imported by the analyses that use them, on first use: the Judge and Leaderboard pages' own
+    imports (the modules their first draw runs) leave them out."""
+    for page in ("judge", "leaderboard"):
+        code = (
+            "import ast, sys\n"
+            f"tree = ast.parse(open('pages/{page}.py').read())\n"
+            "for node in tree.body:\n"
+            "    if isinstance(node, (ast.Import, ast.ImportFrom)):\n"
+            "        exec(ast.unparse(node))\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('scipy.stats', 'scipy.optimize')))[:3])"
+        )
+        assert _run(code) == "[]", page
+
+
+def test_the_chi_squared_tail_is_scipys():
+    """The heterogeneity test's chi-squared tail, taken from SciPy's special function so that no
+    page imports SciPy's statistics for it, gives SciPy's ``chi2.sf`` exactly."""
+    from scipy import stats
+
+    from evalcore.ranking.category_permutation import _chi2_p, _chi2_sf
+
+    rng = np.random.default_rng(7)
+    for x, df in zip(rng.exponential(12.0, 500), rng.uniform(0.2, 60.0, 500), strict=True):
+        assert _chi2_sf(x, df) == float(stats.chi2.sf(x, df))
+    assert _chi2_p(3.84, 1) == float(stats.chi2.sf(3.84, 1)) and _chi2_p(5.0, 0) == 1.0

@@ -9,6 +9,7 @@ checking path's message. Every case below is loaded both ways and compared.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -198,3 +199,73 @@ def test_a_failed_typed_load_keeps_the_previous_table(tmp_path):
     with pytest.raises(VerdictFormatError):
         store.load_file(_csv(tmp_path, "instruction_id,model_a,model_b,verdict\nq1,a,b,9\n", "bad.csv"))
     assert store.models() == ("x", "y") and store.name == "ok.csv"
+
+
+def _load_with_text(path, monkeypatch, *, typed: bool):
+    """(stored rows, stored text, report, format, whether the typed pass vouched for the file)."""
+    vouched = []
+    real = ingest.read_typed
+
+    def spy(*args, **kwargs):
+        got = real(*args, **kwargs) if typed else None
+        vouched.append(got is not None)
+        return got
+
+    monkeypatch.setattr(ingest.canonical, "read_typed", spy)
+    store = VerdictStore()
+    table = store.load_file(path)
+    rows = store.con.execute('SELECT * FROM verdicts ORDER BY "row"').df()
+    current = store.text.current
+    text = None if current is None else store.con.execute(f'SELECT * FROM {current} ORDER BY "row"').df()
+    store.close()
+    monkeypatch.setattr(ingest.canonical, "read_typed", real)
+    return rows, text, table.report, table.format, any(vouched)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "jsonl"])
+def test_text_and_time_columns_ride_along_the_typed_pass(tmp_path, monkeypatch, kind):
+    """Prompts, answers, judge outputs, call ids and times are kept verbatim, never checked: a
+    table carrying them is read by the typed pass (it used to take the checking path), with the
+    same rows, text (lengths from the answers when the file gives none), report and format."""
+    frame = pd.DataFrame(
+        {
+            "instruction_id": ["q1", "q1", "q2", "q3"],
+            "model_a": ["m1", "m2", "m1", "m3"],
+            "model_b": ["m2", "m3", "m3", "m1"],
+            "verdict": ["A>B", "tie", "B>>A", None],
+            "prompt": ["say hi", "say hi", None, "¿qué?"],
+            "response_a": ["hi", "hello there", "x", "sí"],
+            "response_b": ["hey", None, "yy", "no  "],
+            "judge_output": ["[[A]]", None, "B is better", ""],
+            "call_id": ["c1", "c2", "c3", "c4"],
+            "judged_at": ["2024-05-01T10:00:00Z", "2024-05-01 11:00", None, "yesterday"],
+        }
+    )
+    path = tmp_path / f"t.{kind}"
+    if kind == "csv":
+        frame.to_csv(path, index=False)
+    elif kind == "parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_json(path, orient="records", lines=True)
+    fast = _load_with_text(path, monkeypatch, typed=True)
+    slow = _load_with_text(path, monkeypatch, typed=False)
+    assert fast[4] and not slow[4]
+    pd.testing.assert_frame_equal(fast[0], slow[0])
+    pd.testing.assert_frame_equal(fast[1], slow[1])
+    assert fast[2:4] == slow[2:4]
+    assert fast[1]["judged_at"].tolist()[:2] == ["2024-05-01T10:00:00Z", "2024-05-01 11:00"]
+    assert fast[0]["length_a"].tolist()[0] == 2.0  # "hi", from the answers
+
+
+def test_the_bundled_demo_takes_the_typed_pass_with_the_same_rows_and_text(monkeypatch):
+    """The demo (text and time columns) loads through the typed pass: the same stored verdicts,
+    text, report and format as the checking path it used to take."""
+    demo = Path(__file__).resolve().parent.parent / "data" / "demo_all_pairs.parquet"
+    fast = _load_with_text(demo, monkeypatch, typed=True)
+    slow = _load_with_text(demo, monkeypatch, typed=False)
+    assert fast[4] and not slow[4]
+    pd.testing.assert_frame_equal(fast[0], slow[0])
+    pd.testing.assert_frame_equal(fast[1], slow[1])
+    assert fast[2:4] == slow[2:4]
+    assert fast[1]["judged_at"].notna().all() and len(fast[1]) == len(fast[0])

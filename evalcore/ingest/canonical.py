@@ -61,18 +61,21 @@ def read_canonical(
         for name in dict.fromkeys(feature_columns(names)):
             positions[name] = lowered.index(name)
         label = f"verdict table ({src.label})"
-        # the typed single pass takes the plain contract columns only (no text, no features)
+        # text columns (prompts, answers, judge outputs, call ids, times, kept verbatim) are never
+        # staged or checked: the store copies them from the file (text_source_view) on either path
+        positions, texts = _split_text(positions)
+        # the typed single pass takes the plain contract columns (no features)
         typed = {name: (k, types[k]) for name, k in positions.items()}
         typed_pass = read_typed(cur, sql, len(names), typed, limits=limits)
+        contract = {n: _ident(cols[k]) for n, k in positions.items()}
         if typed_pass is not None:
+            # its rows are the file's rows in order (a blank or empty row sends a file to the
+            # checking path), so the view's numbers are the typed table's
+            text_source_view(cur, sql, contract, texts, cols, types, delimited)
             return Canonical(label, "vl_typed", *typed_pass)
-        # text columns are never staged: the store copies them from the file (text_source_view)
-        positions, texts = _split_text(positions)
         stage(cur, src, sql, ", ".join(f"{_ident(cols[k])} AS {name}" for name, k in positions.items()))
         build_text(cur, {name: name for name in positions}, skip_blank=delimited)
-        text_source_view(
-            cur, sql, {n: _ident(cols[k]) for n, k in positions.items()}, texts, cols, types, delimited
-        )
+        text_source_view(cur, sql, contract, texts, cols, types, delimited)
     else:
         found: str | None = None
         from evalcore.importers import judgements_900k as j900

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from evalcore.counts import CountSource
 from evalcore.errors import UsageError
@@ -42,7 +41,7 @@ from evalcore.ranking.bradley_terry import (
     to_elo,
 )
 from evalcore.ranking.intervals import row_sandwich_covariance
-from evalcore.stats.intervals import Estimate, wilson_interval
+from evalcore.stats.intervals import Z95, Estimate, wilson_interval
 
 #: How γ's interval is made.
 WALD_METHOD = "Wald 95% with a cluster-robust (by instruction) standard error"
@@ -295,7 +294,7 @@ def length_controlled_ranking(
         .sort_values(["rank_lc", "model"])
         .reset_index(drop=True)
     )
-    zq = norm.ppf(0.975)
+    zq = Z95
     return LengthControlled(
         judge=judge,
         calls=int(n.sum()),

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError
@@ -139,6 +138,8 @@ class DetectableEdges:
 
 def _sign_p_value(wins: np.ndarray, discordant: np.ndarray) -> np.ndarray:
     """Two-sided exact sign test p-value (twice the smaller tail, at most 1); NaN without data."""
+    from scipy import stats  # on first use: SciPy's statistics take a second to import
+
     wins = np.asarray(wins, dtype=np.int64)
     m = np.asarray(discordant, dtype=np.int64)
     upper = stats.binom.sf(wins - 1, m, 0.5)

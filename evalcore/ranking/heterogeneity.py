@@ -41,8 +41,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
-from scipy.sparse.csgraph import connected_components
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import EvalcoreError
@@ -50,6 +48,7 @@ from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE, pooled_wins
 from evalcore.ranking.category_permutation import (  # the statistic, its fits and its null
     PRIOR_GAMES,
     _chi2_p,
+    _chi2_sf,
     _fit,
     _free,
     _loglik,
@@ -60,11 +59,12 @@ from evalcore.ranking.category_permutation import (  # the statistic, its fits a
 )
 from evalcore.ranking.intervals import sandwich_covariance
 from evalcore.ranking.separation import adjust_p_values
+from evalcore.stats.intervals import Z95 as _Z95
 from evalcore.text import fmt_count
 
 #: The dense per-category inverse information is M × M per category.
 MAX_MODELS = 400
-Z95 = float(sps.norm.ppf(0.975))
+Z95 = _Z95
 
 
 class HeterogeneityError(EvalcoreError, ValueError):
@@ -286,7 +286,7 @@ def category_heterogeneity(
         # verdicts are independent, the chi-squared reference applies as it is (Wilks 1938) and
         # the permutations, one sort of every instruction each, would only approximate it.
         rest_free = [_free(total - groups[k]) for k in range(n_cats)]
-        p_value = float(sps.chi2.sf(statistic, df)) if df > 0 else 1.0
+        p_value = _chi2_sf(statistic, df) if df > 0 else 1.0
         raw_p = np.array(
             [_chi2_p(per_stat[k], _free(groups[k]) + rest_free[k] - _free(total)) for k in range(n_cats)]
         )
@@ -410,6 +410,8 @@ def _reversals(models, cats, theta0, raw, cov, half, tau2s) -> tuple[Reversal, .
         g = raw[k][:, None] - raw[k][None, :]
         dv = np.diag(v)[:, None] + np.diag(v)[None, :] - 2 * v
         games = (half[k] + half[k].T).sum(axis=1) > 0
+        from scipy.sparse.csgraph import connected_components
+
         _, labels = connected_components((half[k] + half[k].T) > 0, directed=False)
         b = 2 * tau2 / (2 * tau2 + np.maximum(dv, 1e-12))
         post = gap0 + b * (g - gap0)
