@@ -263,7 +263,9 @@ class AlpacaEvalConversion(Conversion):
         if total and unrecovered == 0:
             order_note = f"slot order recovered from the judge's logprobs for {recovered + either:,}"
             order_note += f" of {total:,} rows" + (
-                f" ({either} with an even preference fit either order, written reference first)" if either else ""
+                f" ({either} with an even preference fit either order, written reference first)"
+                if either
+                else ""
             )
         elif recovered + either == 0:
             order_note = (
