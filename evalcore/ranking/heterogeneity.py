@@ -268,7 +268,8 @@ def category_heterogeneity(
 
     decisive_per_unit = np.bincount(cells.unit, cells.wins_a + cells.wins_b, minlength=cells.n_units)
     independent = bool(decisive_per_unit.size) and decisive_per_unit.max() <= 1
-    strata = cells.strata()
+    # the instructions' sets of pairs, only for the permutations (an arena table needs none)
+    strata = np.zeros(0, dtype=np.int64) if independent else cells.strata()
     if not independent and np.mean(np.bincount(strata)[strata] > 1) < 0.5:
         # few instructions share their set of pairs: shuffle among all of them, which is exact
         # when every instruction compares (nearly) every pair (an all-pairs table with a few
@@ -444,8 +445,10 @@ def store_heterogeneity(
             f"the table has {len(cats)} categories; comparing rankings needs two or more "
             "(fill the 'category' column)"
         )
-    per = {c: store.counts(judge=judge, category=c) for c in cats}
+    # the judge's counts first: a store that read them with each call's category (an arena table)
+    # selects each category's cells from them instead of reading every category again
     total = store.counts(judge=judge).calls
+    per = {c: store.counts(judge=judge, category=c) for c in cats}
     return category_heterogeneity(
         per,
         alpha=alpha,
