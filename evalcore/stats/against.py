@@ -198,13 +198,9 @@ def verdicts_against(counts: VerdictCounts, *, only: int | None = None) -> Again
     total = np.concatenate([score, -score])
     inst2 = np.concatenate([inst, inst])
     calls = np.concatenate([calls, calls])
-    if only is not None:  # the entries whose reference is ``only``
-        mine = opponent == only
-        opponent, model, order, total, inst2, calls = (
-            x[mine] for x in (opponent, model, order, total, inst2, calls)
-        )
-    key = ((opponent * n_inst + inst2) * m + model) * 2 + order
-    sort = np.argsort(key, kind="stable")
+    sort = _entry_order(opponent, inst2, model, order, m)
+    if only is not None:  # the entries whose reference is ``only``, in the same order
+        sort = sort[opponent[sort] == only]
     opponent, inst2, model, order = opponent[sort], inst2[sort], model[sort], order[sort]
     total, calls2 = total[sort], calls[sort]
     starts = np.searchsorted(opponent, np.arange(m + 1))
@@ -219,6 +215,24 @@ def verdicts_against(counts: VerdictCounts, *, only: int | None = None) -> Again
         calls=calls2,
         starts=starts,
     )
+
+
+def _entry_order(
+    opponent: np.ndarray, inst: np.ndarray, model: np.ndarray, order: np.ndarray, m: int
+) -> np.ndarray:
+    """The entries' order by (reference, instruction, model, order), each key unique: the
+    entries of each cell side by side are sorted by (instruction, model, order) first (nearly
+    sorted already, as the cells are sorted by instruction: a merge sort finds the runs), then
+    by reference in a stable sort of small integers (a radix sort). The same order as sorting
+    the whole key at once, without a full sort of every entry by reference."""
+    k = inst.size // 2
+    # entry r of the first half and entry r of the second (one cell's two sides) side by side
+    side = np.empty(2 * k, dtype=np.int64)
+    side[0::2], side[1::2] = np.arange(k), np.arange(k, 2 * k)
+    within = (inst[side] * m + model[side]) * 2 + order[side]
+    first = side[np.argsort(within, kind="stable")]
+    small = np.uint16 if m <= np.iinfo(np.uint16).max else np.int64
+    return first[np.argsort(opponent[first].astype(small), kind="stable")]
 
 
 def _choose2(x: np.ndarray) -> np.ndarray:
