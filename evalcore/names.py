@@ -59,6 +59,20 @@ class Names(Sequence[str]):
         """The names at ``index`` (positions), kept in Arrow and taken when first read."""
         return Names(self._array, np.asarray(index, dtype=np.int64))
 
+    def as_column(self) -> Any:
+        """The names as a pandas column of the type pandas infers for strings, taken over the
+        Arrow array (no Python string is made), or None when pandas would not hold them in Arrow
+        (then the caller builds the column from the names)."""
+        import pandas as pd
+
+        inferred = pd.Series(np.array(["x"], dtype=object)).dtype
+        if self._tuple is not None or getattr(inferred, "storage", None) != "pyarrow":
+            return None
+        try:
+            return pd.arrays.ArrowStringArray(self._array, dtype=inferred)
+        except (TypeError, ValueError):  # an Arrow string type pandas does not take as it is
+            return None
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())
 
