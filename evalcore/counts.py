@@ -326,33 +326,6 @@ class VerdictCounts:
             unit_column=self.unit_column,
         )
 
-    def select_cells(self, keep: np.ndarray) -> VerdictCounts:
-        """The counts of the cells ``keep`` (a mask over the cells), the models and instructions
-        narrowed to those the kept cells name, each in its own order: what reading only those
-        calls gives (one category of an arena table, :meth:`VerdictStore.counts`)."""
-        rows = np.flatnonzero(keep)
-        inst, a, b = self.inst[rows], self.a[rows], self.b[rows]
-        # the instructions and models left, numbered in their order (cells stay sorted)
-        kept_inst = np.flatnonzero(np.bincount(inst, minlength=self.n_instructions))
-        new_inst = np.full(self.n_instructions, -1, dtype=np.int64)
-        new_inst[kept_inst] = np.arange(kept_inst.size)
-        kept_models = np.flatnonzero(
-            np.bincount(a, minlength=self.n_models) + np.bincount(b, minlength=self.n_models)
-        )
-        new_model = np.full(self.n_models, -1, dtype=np.int64)
-        new_model[kept_models] = np.arange(kept_models.size)
-        names = self.instructions
-        instructions = names.select(kept_inst) if isinstance(names, Names) else take_names(names, kept_inst)
-        return VerdictCounts(
-            models=tuple(self.models[int(i)] for i in kept_models),
-            instructions=instructions,
-            judge=self.judge,
-            inst=new_inst[inst].astype(self.inst.dtype),
-            a=new_model[a].astype(self.a.dtype),
-            b=new_model[b].astype(self.b.dtype),
-            n=self.n[rows],
-        )
-
     @property
     def n_units(self) -> int:
         """Resampling units: the instructions, or the units of :attr:`unit_column`."""

@@ -34,7 +34,7 @@ from evalcore.ingest.counts_table import WEIGHT
 from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
-from evalcore.names import COMPACT_NAMES_FROM, Names
+from evalcore.names import COMPACT_NAMES_FROM, Names, take_names
 from evalcore.schema import (
     CANONICAL_COLUMNS,
     DEFAULT_JUDGE,
@@ -597,9 +597,8 @@ class VerdictStore:
             cells = self._kept.get(("cell_categories", judge))
             if cells is not None:
                 code = self.categories().index(category) if category in self.categories() else -2
-                self._kept[("counts", judge, category)] = self._kept[("counts", judge, None)].select_cells(
-                    cells == code
-                )
+                whole = self._kept[("counts", judge, None)]
+                self._kept[("counts", judge, category)] = _selected_cells(whole, cells == code)
         return self._once(
             ("counts", judge, category), lambda: self._read_counts(judge=judge, category=category)
         )
@@ -980,6 +979,32 @@ def read_verdicts(
     if isinstance(source, bytes):
         return store.load_bytes(source, name=name or "upload", limits=limits)
     return store.load_file(source, name=name, limits=limits)
+
+
+def _selected_cells(counts: VerdictCounts, keep: np.ndarray) -> VerdictCounts:
+    """The counts of the cells ``keep`` (a mask over the cells), the models and instructions
+    narrowed to those the kept cells name, each in its own order: what reading only those calls
+    gives (one category of an arena table, :meth:`VerdictStore.counts`)."""
+    rows = np.flatnonzero(keep)
+    inst, a, b = counts.inst[rows], counts.a[rows], counts.b[rows]
+    # the instructions and models left, numbered in their order (cells stay sorted)
+    kept_inst = np.flatnonzero(np.bincount(inst, minlength=counts.n_instructions))
+    new_inst = np.full(counts.n_instructions, -1, dtype=np.int64)
+    new_inst[kept_inst] = np.arange(kept_inst.size)
+    met = np.bincount(a, minlength=counts.n_models) + np.bincount(b, minlength=counts.n_models)
+    kept_models = np.flatnonzero(met)
+    new_model = np.full(counts.n_models, -1, dtype=np.int64)
+    new_model[kept_models] = np.arange(kept_models.size)
+    names = counts.instructions
+    return VerdictCounts(
+        models=tuple(counts.models[int(i)] for i in kept_models),
+        instructions=names.select(kept_inst) if isinstance(names, Names) else take_names(names, kept_inst),
+        judge=counts.judge,
+        inst=new_inst[inst].astype(counts.inst.dtype),
+        a=new_model[a].astype(counts.a.dtype),
+        b=new_model[b].astype(counts.b.dtype),
+        n=counts.n[rows],
+    )
 
 
 def _numbers(column: Any) -> np.ndarray:
