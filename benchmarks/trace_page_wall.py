@@ -116,7 +116,9 @@ def main() -> None:
         runs.append(trace(args.pages, table))
         print(f"  ({time.perf_counter() - start:.0f} s)", flush=True)
     print(f"load average at end: {os.getloadavg()}; medians of {len(runs)}")
-    print(f"{'page':14} {'wall s':>7} {'run end s':>9} {'server cpu s':>12} {'browser busy s':>14} {'script s':>8}")
+    print(
+        f"{'page':14} {'wall s':>7} {'run end s':>9} {'server cpu s':>12} {'browser busy s':>14} {'script s':>8}"
+    )
     for title in runs[0]:
         col = [run[title] for run in runs]
         med = [statistics.median(c[k] for c in col) for k in range(3)]
