@@ -19,11 +19,19 @@ class Names(Sequence[str]):
     position converts that one; iterating, comparing or slicing converts them all, once.
     :meth:`VerdictStore.counts` uses it for a table of :data:`COMPACT_NAMES_FROM` rows or more."""
 
-    __slots__ = ("_array", "_tuple")
+    __slots__ = ("_source", "_positions", "_tuple")
 
-    def __init__(self, array: Any) -> None:
-        self._array = array
+    def __init__(self, array: Any, positions: np.ndarray | None = None) -> None:
+        # ``positions``: the names are those of ``array`` at these positions, taken when first read
+        self._source = array
+        self._positions = positions
         self._tuple: tuple[str, ...] | None = None
+
+    @property
+    def _array(self) -> Any:
+        if self._positions is not None:
+            self._source, self._positions = self._source.take(_positions(self._positions)), None
+        return self._source
 
     def _all(self) -> tuple[str, ...]:
         if self._tuple is None:
@@ -31,7 +39,7 @@ class Names(Sequence[str]):
         return self._tuple
 
     def __len__(self) -> int:
-        return len(self._array)
+        return len(self._source) if self._positions is None else int(self._positions.size)
 
     def __getitem__(self, index: Any) -> Any:
         if self._tuple is None and isinstance(index, (int, np.integer)):
@@ -45,13 +53,25 @@ class Names(Sequence[str]):
         """The names at ``index`` (positions), as a tuple."""
         if self._tuple is not None:
             return tuple(self._tuple[int(i)] for i in index)
-        import pyarrow as pa
+        return tuple(self._array.take(_positions(index)).to_pylist())
 
-        # the positions as an Arrow array over numpy's buffer: Arrow converting a numpy array
-        # itself first loads pandas (0.3 s a ranking has no other use for)
-        positions = np.ascontiguousarray(index, dtype=np.int64)
-        taken = pa.Array.from_buffers(pa.int64(), positions.size, [None, pa.py_buffer(positions)])
-        return tuple(self._array.take(taken).to_pylist())
+    def select(self, index: np.ndarray) -> Names:
+        """The names at ``index`` (positions), kept in Arrow and taken when first read."""
+        return Names(self._array, np.asarray(index, dtype=np.int64))
+
+    def as_column(self) -> Any:
+        """The names as a pandas column of the type pandas infers for strings, taken over the
+        Arrow array (no Python string is made), or None when pandas would not hold them in Arrow
+        (then the caller builds the column from the names)."""
+        import pandas as pd
+
+        inferred = pd.Series(np.array(["x"], dtype=object)).dtype
+        if self._tuple is not None or getattr(inferred, "storage", None) != "pyarrow":
+            return None
+        try:
+            return pd.arrays.ArrowStringArray(self._array, dtype=inferred)
+        except (TypeError, ValueError):  # an Arrow string type pandas does not take as it is
+            return None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())
@@ -81,6 +101,15 @@ class Names(Sequence[str]):
 
     def __repr__(self) -> str:
         return f"Names({len(self):,} names)"
+
+
+def _positions(index: np.ndarray) -> Any:
+    """Positions as an Arrow array over numpy's buffer: Arrow converting a numpy array itself
+    first loads pandas (0.3 s a ranking has no other use for)."""
+    import pyarrow as pa
+
+    positions = np.ascontiguousarray(index, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), positions.size, [None, pa.py_buffer(positions)])
 
 
 #: From this many rows in the table, :meth:`VerdictStore.counts` reads the instruction ids as

@@ -240,9 +240,10 @@ def run_analyses(
         attempt("fragility_flips", flips, lambda: ranking_fragility(counts, kind="flip"))
         step(0.49, "does one ranking fit every category")
         attempt("categories", ("findings", "heterogeneity", judge), lambda: _categories(store, judge))
+        step(0.5, "the ranking controlled for style, and the judges pooled")
         attempt("style", ("findings", "style", judge), lambda: _style(store, judge))
         attempt("judge_pooling", ("findings", "judge_pooling"), lambda: _pool(store, seed))
-        step(0.5, "anchor sweep")
+        step(0.51, "anchor sweep")
         sweep = attempt(
             "anchors",
             ("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking)),
@@ -266,6 +267,7 @@ def run_analyses(
             lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor),
             reason="separation",
         )
+        step(0.57, "whether judging could have stopped")
         attempt("monitor", ("findings", "monitor", judge), lambda: _monitor(store, judge, summary.design))
         if has_times(store):  # the Leaderboard page's keys: one computation for both
             step(0.56, "the ranking in time")
@@ -296,11 +298,13 @@ def run_analyses(
         )
         plan = sample_size_plan(PLAN_EDGES, informativeness=info if 0 < info <= 1 else None)
     if counts.n_models >= 2:
+        step(0.63, "how often the judge calls a tie")
         attempt("ties", ("findings", "ties", judge), lambda: verdict_tie_structure(counts))
     if board is not None:
         # the order only: the report says it when modelling the ties reorders the leaderboard, so
         # no interval of the tie parameter (neither the bootstrap nor the profile likelihood's
         # search, most of the fit's cost)
+        step(0.64, "the ranking under three ways of counting ties")
         conventions = ("findings", "tie_conventions", judge)
         attempt("tie_conventions", conventions, lambda: tie_conventions(counts, interval=False))
     others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []

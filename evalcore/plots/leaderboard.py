@@ -14,6 +14,10 @@ from evalcore.text import fmt_int
 FOREST_MODELS = 50
 #: The larger choices a page offers for the chart (every model stays in the table).
 FOREST_CHOICES = (50, 100, 200, 500)
+#: From this many cells, a heat map's layer of one mark per cell (the separation's dots, the
+#: win-rate map's click targets) is drawn by WebGL in one canvas: as one SVG element a cell it
+#: held the browser for seconds on an arena of 129 models (16,000 cells); below, SVG as before.
+WEBGL_CELLS = 2_500
 
 
 def forest_plot(board: Leaderboard, top: int | None = FOREST_MODELS) -> go.Figure:
@@ -77,7 +81,8 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
     # the leaderboard's order, so an escaped label never matters). A selected cell gets a frame.
     rows, cols = np.nonzero(battles.fillna(0).to_numpy() > 0)
     names = labels(order)
-    fig.add_scatter(
+    layer = go.Scattergl if len(order) ** 2 >= WEBGL_CELLS else go.Scatter
+    layer_trace = layer(
         x=[names[j] for j in cols],
         y=[names[i] for i in rows],
         mode="markers",
@@ -95,6 +100,7 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
         + "<extra></extra>",
         showlegend=False,
     )
+    fig.add_trace(layer_trace)
     fig.update_layout(clickmode="event+select")
     # the markers would pad the axes: keep them on the cells, first model at the top
     fig.update_xaxes(range=[-0.5, len(order) - 0.5])
@@ -121,7 +127,8 @@ def separation_heatmap(sep: Separation) -> go.Figure:
     z = diff.to_numpy(dtype=float)
     p = adj.to_numpy(dtype=float)
     separated = np.isfinite(p) & (p < sep.alpha)
-    marks = np.where(separated, "●", "")
+    many = len(order) ** 2 >= WEBGL_CELLS  # the dots as one WebGL layer, not a text a cell
+    marks = np.where(separated & ~many, "●", "")
     limit = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
     p_text = np.where(np.isfinite(p), np.char.mod("%.3g", np.nan_to_num(p)), "—")
     fig = model_heatmap(
@@ -137,6 +144,23 @@ def separation_heatmap(sep: Separation) -> go.Figure:
         hovertemplate="%{y} minus %{x}: %{z:+.0f} Elo points<br>adjusted p-value %{customdata}<extra></extra>",
     )
     fig.update_yaxes(autorange="reversed")
+    if many:
+        rows, cols = np.nonzero(separated)
+        names = labels(order)
+        dots = {"symbol": "circle", "size": 4, "color": "#0f172a"}
+        fig.add_trace(
+            go.Scattergl(
+                x=[names[j] for j in cols],
+                y=[names[i] for i in rows],
+                mode="markers",
+                marker=dots,
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        # the dots would pad the axes: keep them on the cells, first model at the top
+        fig.update_xaxes(range=[-0.5, len(order) - 0.5])
+        fig.update_yaxes(range=[len(order) - 0.5, -0.5], autorange=False)
     return style(
         fig, title="Rating difference, row minus column (● = separated)", height=grid_height(len(order))
     )

@@ -191,22 +191,21 @@ def verdicts_against(counts: VerdictCounts, *, only: int | None = None) -> Again
     a = counts.a[keep].astype(np.int64)
     b = counts.b[keep].astype(np.int64)
     inst = counts.inst[keep].astype(np.int64)
+    # entry e < k is cell e from slot A's side (order 0), entry k + e cell e from slot B's
     k = inst.size
-    opponent = np.concatenate([b, a])
-    model = np.concatenate([a, b])
-    order = np.concatenate([np.zeros(k, np.int64), np.ones(k, np.int64)])
-    total = np.concatenate([score, -score])
-    inst2 = np.concatenate([inst, inst])
-    calls = np.concatenate([calls, calls])
-    if only is not None:  # the entries whose reference is ``only``
-        mine = opponent == only
-        opponent, model, order, total, inst2, calls = (
-            x[mine] for x in (opponent, model, order, total, inst2, calls)
-        )
-    key = ((opponent * n_inst + inst2) * m + model) * 2 + order
-    sort = np.argsort(key, kind="stable")
-    opponent, inst2, model, order = opponent[sort], inst2[sort], model[sort], order[sort]
-    total, calls2 = total[sort], calls[sort]
+    entry = _entry_order(inst, a, b, m)
+    if only is not None:  # the entries whose reference is ``only``, in the same order
+        side_b = entry >= k
+        of = entry - k * side_b
+        entry = entry[np.where(side_b, a[of], b[of]) == only]
+    second = entry >= k
+    cell = entry - k * second
+    ca, cb, s = a[cell], b[cell], score[cell]
+    opponent = np.where(second, ca, cb)
+    model = np.where(second, cb, ca)
+    order = second.astype(np.int64)
+    total = np.where(second, -s, s)
+    inst2, calls2 = inst[cell], calls[cell]
     starts = np.searchsorted(opponent, np.arange(m + 1))
     return AgainstVerdicts(
         n_models=m,
@@ -219,6 +218,25 @@ def verdicts_against(counts: VerdictCounts, *, only: int | None = None) -> Again
         calls=calls2,
         starts=starts,
     )
+
+
+def _entry_order(inst: np.ndarray, a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
+    """The entries (``e < k``: cell e from slot A's side; ``k + e``: from slot B's) in order of
+    (reference, instruction, model, order), each key unique: the two sides of each cell side by
+    side are sorted by (instruction, model, order) first (nearly sorted already, as the cells
+    are sorted by instruction: a merge sort finds the runs), then by reference in a stable sort
+    of small integers (a radix sort). The same order as sorting the whole key at once, without a
+    full sort of every entry by reference."""
+    k = inst.size
+    within = np.empty(2 * k, dtype=np.int64)
+    within[0::2] = (inst * m + a) * 2
+    within[1::2] = (inst * m + b) * 2 + 1
+    first = np.argsort(within, kind="stable")
+    cell, second = first >> 1, (first & 1).astype(bool)
+    reference = np.where(second, a[cell], b[cell])
+    small = reference.astype(np.uint16) if m <= np.iinfo(np.uint16).max + 1 else reference
+    by_reference = np.argsort(small, kind="stable")
+    return (cell + k * second)[by_reference]
 
 
 def _choose2(x: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ from evalcore.ingest.counts_table import WEIGHT
 from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
-from evalcore.names import COMPACT_NAMES_FROM, Names
+from evalcore.names import COMPACT_NAMES_FROM, Names, take_names
 from evalcore.schema import (
     CANONICAL_COLUMNS,
     DEFAULT_JUDGE,
@@ -191,6 +191,7 @@ class VerdictStore:
         has_weight = False
         borrow = None
         kept: dict[tuple, Any] = {}
+        unique_keys = False
         if isinstance(table, LoadedTable):
             name, format = table.file, table.format
             if table.store is self:
@@ -209,6 +210,7 @@ class VerdictStore:
                 # reads it once per server, not once per session); the other store's next load
                 # starts a new one, so this copy keeps the numbers of the rows it copied
                 kept = table.store._kept
+                unique_keys = table.store._unique_keys  # the same rows: the same keys
             else:
                 table = table.frame  # a frame (a saved dataset read back): text columns too
         if isinstance(table, pd.DataFrame):
@@ -238,7 +240,7 @@ class VerdictStore:
                 cur.execute("DELETE FROM dataset")
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
                 cur.execute("COMMIT")
-                self._unique_keys = False
+                self._unique_keys = unique_keys
                 self._kept = kept
             except Exception:
                 cur.execute("ROLLBACK")
@@ -589,6 +591,14 @@ class VerdictStore:
         """
         if cluster not in (None, "instruction"):
             return self._unit_counts(judge=judge, category=category, cluster=str(cluster))
+        if category is not None and ("counts", judge, category) not in self._kept:
+            # one judge's counts already read with each cell's category (an arena table: a
+            # prompt a battle): a category's counts are a selection of those cells, no new read
+            cells = self._kept.get(("cell_categories", judge))
+            if cells is not None:
+                code = self.categories().index(category) if category in self.categories() else -2
+                whole = self._kept[("counts", judge, None)]
+                self._kept[("counts", judge, category)] = _selected_cells(whole, cells == code)
         return self._once(
             ("counts", judge, category), lambda: self._read_counts(judge=judge, category=category)
         )
@@ -609,8 +619,15 @@ class VerdictStore:
 
     def _read_counts(self, *, judge: str | None, category: str | None) -> VerdictCounts:
         params = [judge, judge, category, category]
-        filtered = """
-            SELECT instruction_id, model_a, model_b, verdict, weight FROM verdicts
+        # (a typed load's rows are single calls: weight 1)
+        one_call = judge is not None and self._unique_keys
+        # a judge's every call read at once, on a table of categories: each cell's category comes
+        # along (a number into :meth:`categories`, -1 for none), so that the per-category counts
+        # the findings ask for next are selections of these cells (:meth:`counts`)
+        with_category = one_call and category is None and len(self.categories()) >= 2
+        carried = ", category" if with_category else ""
+        filtered = f"""
+            SELECT instruction_id, model_a, model_b, verdict, weight{carried} FROM verdicts
             WHERE verdict IS NOT NULL AND model_a <> model_b
               AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
         models = tuple(
@@ -622,12 +639,13 @@ class VerdictStore:
                 params,
             ).fetchall()
         )
-        # (a typed load's rows are single calls: weight 1)
-        one_call = judge is not None and self._unique_keys
         if one_call:
             # One judge's rows are its cells already (each row its own instruction and pair): each
             # cell is one call, so its level index travels instead of five count columns.
-            grouped = f"SELECT instruction_id, model_a, model_b, (verdict - {LEVELS[0]})::TINYINT AS lvl FROM ({filtered})"
+            grouped = (
+                f"SELECT instruction_id, model_a, model_b, (verdict - {LEVELS[0]})::TINYINT AS lvl{carried} "
+                f"FROM ({filtered})"
+            )
             payload = "lvl"
         else:
             level_cols = ", ".join(
@@ -641,14 +659,24 @@ class VerdictStore:
         compact = self.con.execute("SELECT count(*) FROM verdicts").fetchall()[0][0] >= COMPACT_NAMES_FROM
         # (a large table's ids also travel as their hashes: the change points are read off those)
         hashed = ", hash(instruction_id) AS vl_h" if compact else ""
+        if with_category:
+            payload += ", coalesce(ci.k, -1)::SMALLINT AS vl_cat"
+        category_join = " LEFT JOIN ci ON ci.c = c.category" if with_category else ""
+        category_index = (
+            ",\n            ci AS (SELECT unnest(?::VARCHAR[]) AS c, unnest(range(?))::INTEGER AS k)"
+            if with_category
+            else ""
+        )
         query = f"""
             WITH c AS ({grouped}),
-            mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
+            mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k){category_index}
             SELECT instruction_id, ma.k AS a, mb.k AS b, {payload}{hashed}
-            FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b
+            FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b{category_join}
             ORDER BY instruction_id, a, b
             """
         query_params = params + [list(models), len(models)]
+        if with_category:
+            query_params += [list(self.categories()), len(self.categories())]
         names: Any
         # (fetchall: the result finished, so the connection is free for the next statement)
         if not compact:
@@ -673,6 +701,8 @@ class VerdictStore:
             names = Names(arrow_ids if change.all() else arrow_ids.filter(change))
             del cells, arrow_ids
         inst = np.cumsum(change) - 1
+        if with_category:
+            self._kept[("cell_categories", judge)] = np.asarray(column["vl_cat"], dtype=np.int16)
         if one_call:
             n = np.zeros((size, N_LEVELS), dtype=np.int32)
             n[np.arange(size), np.asarray(column["lvl"], dtype=np.intp)] = 1
@@ -949,6 +979,32 @@ def read_verdicts(
     if isinstance(source, bytes):
         return store.load_bytes(source, name=name or "upload", limits=limits)
     return store.load_file(source, name=name, limits=limits)
+
+
+def _selected_cells(counts: VerdictCounts, keep: np.ndarray) -> VerdictCounts:
+    """The counts of the cells ``keep`` (a mask over the cells), the models and instructions
+    narrowed to those the kept cells name, each in its own order: what reading only those calls
+    gives (one category of an arena table, :meth:`VerdictStore.counts`)."""
+    rows = np.flatnonzero(keep)
+    inst, a, b = counts.inst[rows], counts.a[rows], counts.b[rows]
+    # the instructions and models left, numbered in their order (cells stay sorted)
+    kept_inst = np.flatnonzero(np.bincount(inst, minlength=counts.n_instructions))
+    new_inst = np.full(counts.n_instructions, -1, dtype=np.int64)
+    new_inst[kept_inst] = np.arange(kept_inst.size)
+    met = np.bincount(a, minlength=counts.n_models) + np.bincount(b, minlength=counts.n_models)
+    kept_models = np.flatnonzero(met)
+    new_model = np.full(counts.n_models, -1, dtype=np.int64)
+    new_model[kept_models] = np.arange(kept_models.size)
+    names = counts.instructions
+    return VerdictCounts(
+        models=tuple(counts.models[int(i)] for i in kept_models),
+        instructions=names.select(kept_inst) if isinstance(names, Names) else take_names(names, kept_inst),
+        judge=counts.judge,
+        inst=new_inst[inst].astype(counts.inst.dtype),
+        a=new_model[a].astype(counts.a.dtype),
+        b=new_model[b].astype(counts.b.dtype),
+        n=counts.n[rows],
+    )
 
 
 def _numbers(column: Any) -> np.ndarray:

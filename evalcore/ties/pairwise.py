@@ -27,6 +27,7 @@ import pandas as pd
 
 from evalcore.counts import N_LEVELS, VerdictCounts
 from evalcore.errors import ResourceLimitError, UsageError, check_int
+from evalcore.names import Names
 from evalcore.schema import LEVELS
 from evalcore.stats.bootstrap import percentile_interval, resampled_sums
 from evalcore.stats.intervals import Estimate
@@ -410,9 +411,11 @@ def verdict_tie_structure(
             counts.n_instructions
         )[0]
     per = within_instruction(s, ref)
-    names = np.empty(counts.n_instructions, dtype=object)  # 2–3× faster than a list for pandas
-    names[:] = counts.instructions
-    per.insert(0, "instruction_id", names)
+    column = counts.instructions.as_column() if isinstance(counts.instructions, Names) else None
+    if column is None:
+        column = np.empty(counts.n_instructions, dtype=object)  # 2–3× faster than a list for pandas
+        column[:] = counts.instructions
+    per.insert(0, "instruction_id", column)
     scored = np.round(entries.score[~np.isnan(entries.score)], SCORE_DECIMALS)
     candidate = None
     if scored.size:

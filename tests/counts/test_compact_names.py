@@ -135,3 +135,35 @@ def test_counts_the_same_whichever_way_changes_are_found(tmp_path, monkeypatch):
         for field in ("inst", "a", "b", "n"):
             assert np.array_equal(getattr(got, field), getattr(expected, field)), field
         assert got.models == expected.models
+
+
+def test_tie_structure_table_is_the_same_with_compact_names():
+    from dataclasses import replace
+
+    from evalcore.ties import verdict_tie_structure
+
+    rng = np.random.default_rng(5)
+    k = 300
+    plain = _one_call_counts(rng, k)
+    compact = replace(plain, instructions=Names(pa.chunked_array([list(plain.instructions)])), _cache={})
+    x, y = verdict_tie_structure(plain), verdict_tie_structure(compact)
+    pd.testing.assert_frame_equal(x.per_instruction, y.per_instruction)
+    picked = replace(
+        plain, instructions=Names(pa.array(["z", *plain.instructions])).select(np.arange(1, k + 1))
+    )
+    pd.testing.assert_frame_equal(x.per_instruction, verdict_tie_structure(picked).per_instruction)
+
+
+def _one_call_counts(rng, k):
+    from evalcore.counts import VerdictCounts
+
+    a = rng.integers(0, 4, k)
+    return VerdictCounts.from_cells(
+        models=("m0", "m1", "m2", "m3"),
+        instructions=tuple(f"p{i:04d}" for i in range(k)),
+        judge="j",
+        inst=np.arange(k),
+        a=a,
+        b=(a + rng.integers(1, 4, k)) % 4,
+        n=np.eye(5, dtype=np.int64)[rng.integers(0, 5, k)],
+    )

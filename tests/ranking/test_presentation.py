@@ -212,3 +212,35 @@ def test_the_pairs_win_rates_are_the_matrix_s_cells_where_the_pair_met(n_models)
     for row in got.itertuples():
         assert row.battles == battles.loc[row.model, row.opponent]
         assert row.win_rate == pytest.approx(rates.loc[row.model, row.opponent])
+
+
+def test_many_models_draw_one_mark_layer_in_webgl_with_the_same_cells(monkeypatch):
+    """Above WEBGL_CELLS cells the separation's dots and the win-rate map's click targets are one
+    WebGL layer (no SVG element a cell), on the same cells as the SVG drawing of fewer cells."""
+    from evalcore.plots import leaderboard as plots
+
+    rng = np.random.default_rng(4)
+    models = tuple(f"m{k}" for k in range(6))
+    cells = [
+        (i, a, b, int(rng.integers(0, 5))) for i in range(300) for a, b in [rng.choice(6, 2, replace=False)]
+    ]
+    cells += [(300 + i, 0, 5, 4) for i in range(60)]  # m0 far ahead of m5
+    board = leaderboard(_counts(models, cells), rounds=100, seed=0)
+    sep = separation(board)
+    svg_sep, svg_win = plots.separation_heatmap(sep), plots.win_rate_heatmap(board, clickable=True)
+    monkeypatch.setattr(plots, "WEBGL_CELLS", 36)
+    gl_sep, gl_win = plots.separation_heatmap(sep), plots.win_rate_heatmap(board, clickable=True)
+    # the dots: text marks before, WebGL markers on exactly the marked cells now
+    marked = {
+        (str(y), str(x))
+        for y, row in zip(svg_sep.data[0].y, np.asarray(svg_sep.data[0].text), strict=True)
+        for x, t in zip(svg_sep.data[0].x, row, strict=True)
+        if t == "●"
+    }
+    assert marked and not {str(t) for t in np.asarray(gl_sep.data[0].text).ravel()} - {""}
+    assert gl_sep.data[1].type == "scattergl"
+    assert set(zip(gl_sep.data[1].y, gl_sep.data[1].x, strict=True)) == marked
+    # the click targets: the same points, customdata and words, in WebGL
+    assert svg_win.data[1].type == "scatter" and gl_win.data[1].type == "scattergl"
+    for key in ("x", "y", "customdata", "hovertemplate"):
+        assert gl_win.data[1][key] == svg_win.data[1][key]
