@@ -3,6 +3,7 @@ way page tests open the app, and the path to ../shared (optional)."""
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import shutil
@@ -19,11 +20,17 @@ ROOT = Path(__file__).resolve().parents[1]
 # ../shared beside the checkout; a worktree elsewhere names it with $VERDICTLAB_SHARED
 SHARED = Path(os.environ.get("VERDICTLAB_SHARED") or ROOT.parent / "shared")
 
+
+def _scratch(prefix: str) -> str:
+    """A temporary folder removed when the test process ends."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 # Tests never write into the checkout: saved datasets of page tests go to a throw-away workspace
 # (set before any app code reads it; each xdist worker gets its own folder).
-os.environ.setdefault(
-    "VERDICTLAB_WORKSPACE", str(Path(tempfile.mkdtemp(prefix="verdictlab-tests-")) / "verdictlab.duckdb")
-)
+os.environ.setdefault("VERDICTLAB_WORKSPACE", str(Path(_scratch("verdictlab-tests-")) / "verdictlab.duckdb"))
 
 # The server's start-up work (ui.warm) computes the whole demo in a background thread: page tests
 # open pages one at a time and time nothing, so it would only compete with them for the cores.
@@ -31,7 +38,7 @@ os.environ.setdefault("VERDICTLAB_WARM", "0")
 
 # Hypothesis keeps found examples and a cache in ./.hypothesis by default: tests never write into
 # the checkout, so its storage goes to the temporary folder and the example database is off.
-os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", tempfile.mkdtemp(prefix="verdictlab-hypothesis-"))
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", _scratch("verdictlab-hypothesis-"))
 settings.register_profile("verdictlab", database=None)
 settings.load_profile("verdictlab")
 

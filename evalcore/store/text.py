@@ -27,6 +27,9 @@ from evalcore.schema import TEXT_COLUMNS
 
 T = TypeVar("T")
 
+#: How a text folder's name starts; the owner's process id follows (see :func:`sweep_orphans`).
+FOLDER_PREFIX = "verdictlab-text-"
+
 #: Name of the attached on-disk database that holds the text.
 TEXT_DB = "vl_textdb"
 _TEXT_COLS = ", ".join(TEXT_COLUMNS)
@@ -93,7 +96,10 @@ class TextArea:
         """Create the folder, attach the database, cap the memory (idempotent)."""
         if self.folder is not None:
             return
-        folder = tempfile.mkdtemp(prefix="verdictlab-text-")
+        sweep_orphans()
+        # the owner's process id in the name: a folder whose process died without running its
+        # clean-up (killed, or a server stopped hard) is found and removed by the next store
+        folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
         self._cleanup = weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
         # the folder name comes from mkdtemp, never from a user; quoted all the same
         self.con.execute(f"ATTACH {sql_literal(os.path.join(folder, 'text.duckdb'))} AS {TEXT_DB}")
@@ -318,6 +324,43 @@ class TextArea:
         """Delete the folder (after :meth:`release` and the connection's close)."""
         if self._cleanup is not None:
             self._cleanup()
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id runs (one of another user's counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_orphans(tmp: str | None = None) -> list[str]:
+    """Remove the text folders of processes that are gone; returns the folders removed.
+
+    A store removes its folder when it closes, when it is collected and at the interpreter's
+    exit, but a process killed outright runs none of these: each such folder held the demo's
+    150 MB of text, and hundreds of them filled a disk. Only a folder whose name carries a
+    process id that no longer runs is removed, never a running process's own.
+    """
+    removed = []
+    root = tmp or tempfile.gettempdir()
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(FOLDER_PREFIX):
+            continue
+        pid_text, dash, _ = name[len(FOLDER_PREFIX) :].partition("-")
+        if not dash or not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+            continue  # a folder without an owner's id (older versions) is left alone
+        path = os.path.join(root, name)
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
 
 
 def _filled(cur: duckdb.DuckDBPyConnection, table: str) -> int:
