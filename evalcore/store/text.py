@@ -345,7 +345,7 @@ def sweep_orphans(tmp: str | None = None) -> list[str]:
     150 MB of text, and hundreds of them filled a disk. Only a folder whose name carries a
     process id that no longer runs is removed, never a running process's own.
     """
-    removed = []
+    removed: list[str] = []
     root = tmp or tempfile.gettempdir()
     try:
         names = os.listdir(root)
