@@ -76,7 +76,7 @@ def coverage_figure(frame: pd.DataFrame, *, by: str) -> go.Figure:
         x = [f"{lo:,.0f}–{hi:,.0f}" for lo, hi in zip(frame["length_min"], frame["length_max"], strict=True)]
         title, xtitle = (
             "No verdict, by response length",
-            "both responses' length together (bins of about equal count)",
+            "both responses' length (bins of equal count)",
         )
     fig = go.Figure(
         go.Bar(
