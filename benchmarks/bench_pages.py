@@ -30,8 +30,9 @@ with the server's CPU seconds and this benchmark's Chromium's CPU seconds over t
 this 2-core machine the browser's drawing (Streamlit's own scripts, Plotly's 4.7 MB script,
 the charts and tables) costs several times the server's work of a first visit or a widget change.
 
-Also printed: whether anything besides the title was on screen while a cold link was running
-(a spinner, progress bar or text saying what is being computed), sampled every 0.1 s.
+Also printed: whether a spinner, a progress bar or Streamlit's running indicator was on screen
+while a cold link was running, sampled every 0.1 s (other text is not looked at: a page that
+shows its opening words and then works without a spinner counts as saying nothing).
 
 Usage::
 
@@ -531,7 +532,7 @@ def main() -> None:
 
 LEGEND = """cold s: a deep link as a fresh server's first request, from the server's first answer to the
 page drawn; start s: the same from the server's process start (streamlit run); cpu: the server's
-CPU s over the visit; said: something besides the title on screen while it ran.
+CPU s over the visit; said: a spinner, progress bar or running indicator seen while it ran.
 first s: a first visit (new session) from its navigation start to the page drawn (the run's end
 handled, script idle); settled: until its charts and tables were painted (main thread quiet
 QUIET ms); cpu / chrome: the server's / this benchmark's Chromium's CPU s over it.
