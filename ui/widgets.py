@@ -133,7 +133,7 @@ def demo_banner() -> None:
 
 
 def safe_csv(frame: pd.DataFrame) -> bytes:
-    """CSV for download, with spreadsheet formula injection neutralised (=, +, -, @ prefixes)."""
+    """CSV for download, with CSV injection neutralised (a cell starting with =, +, -, @ gets a leading apostrophe)."""
 
     def defuse(value):
         if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):

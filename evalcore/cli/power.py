@@ -141,7 +141,11 @@ def run_sim(args: argparse.Namespace) -> int:
         return print_json(curve.as_dict())
     wide = curve.frame.pivot(index="n", columns="test", values="power")
     show(page.curve_metrics(curve, int(grid[-1])), page.curve_caption(curve, label))
-    show(wide[[curve.WILCOXON, curve.SIGN, curve.SIGN_FORMULA]].map(lambda v: fmt_pct(v, 1)).reset_index())
+    show(
+        wide[[curve.WILCOXON, curve.SIGN, curve.SIGN_APPROXIMATION]]
+        .map(lambda v: fmt_pct(v, 1))
+        .reset_index()
+    )
     return 0
 
 

@@ -12,7 +12,7 @@ from evalcore.power import DetectableEdges, DifferenceDistributions, PowerCurve
 from evalcore.present.power import edge_window_words
 from evalcore.text import fmt_count
 
-_COLOURS = {PowerCurve.WILCOXON: PRIMARY, PowerCurve.SIGN: ACCENT, PowerCurve.SIGN_FORMULA: MUTED}
+_COLOURS = {PowerCurve.WILCOXON: PRIMARY, PowerCurve.SIGN: ACCENT, PowerCurve.SIGN_APPROXIMATION: MUTED}
 
 
 def power_curve_figure(curve: PowerCurve, *, title: str | None = None) -> go.Figure:
@@ -22,7 +22,7 @@ def power_curve_figure(curve: PowerCurve, *, title: str | None = None) -> go.Fig
     for test, group in curve.frame.groupby("test", sort=False):
         if group["power"].isna().all():
             continue
-        approximate = test == PowerCurve.SIGN_FORMULA
+        approximate = test == PowerCurve.SIGN_APPROXIMATION
         fig.add_scatter(
             x=group["n"],
             y=group["power"],

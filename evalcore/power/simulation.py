@@ -109,7 +109,7 @@ class PowerCurve:
 
     WILCOXON = "Wilcoxon signed-rank (simulated)"
     SIGN = "sign test (simulated)"
-    SIGN_FORMULA = "sign test (normal approximation)"
+    SIGN_APPROXIMATION = "sign test (normal approximation)"
 
     def __repr__(self) -> str:
         return (
@@ -245,7 +245,7 @@ def wilcoxon_power(
         [
             pd.DataFrame({"n": grid, "test": PowerCurve.WILCOXON, "power": power_w, "mc_se": se(power_w)}),
             pd.DataFrame({"n": grid, "test": PowerCurve.SIGN, "power": power_s, "mc_se": se(power_s)}),
-            pd.DataFrame({"n": grid, "test": PowerCurve.SIGN_FORMULA, "power": formula, "mc_se": 0.0}),
+            pd.DataFrame({"n": grid, "test": PowerCurve.SIGN_APPROXIMATION, "power": formula, "mc_se": 0.0}),
         ],
         ignore_index=True,
     )

@@ -262,7 +262,7 @@ def test_on_simulated_data_the_sign_test_follows_table2_formula():
     assert window.table["edge"].between(0.05, 0.06).all()
     curve = wilcoxon_power(window, range(100, 1601, 100), simulations=3000, seed=0)
     f = curve.frame.pivot(index="n", columns="test", values="power")
-    assert (f[curve.SIGN] - f[curve.SIGN_FORMULA]).abs().max() < 0.04
+    assert (f[curve.SIGN] - f[curve.SIGN_APPROXIMATION]).abs().max() < 0.04
     assert curve.wilcoxon_n is not None and curve.sign_n is not None
     labelled = wilcoxon_power(window, [100], simulations=10, seed=0, edge=0.05)
     assert labelled.planned_sign_total == total_samples(617, labelled.mean_informativeness)
