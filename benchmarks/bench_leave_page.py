@@ -52,7 +52,7 @@ def one_run(pw, folder: Path, table: Path, slow: str, after: float, nxt: str) ->
     page's seconds on its own)."""
     from benchmarks.bench_pages import mark, wait_drawn, watch
     from benchmarks.bench_sessions import CHROMIUM, CHROMIUM_ARGS, IDLE, Server
-    from benchmarks.bench_upload_pages import PAGE_TIMEOUT_MS, settle
+    from benchmarks.bench_upload_pages import PAGE_TIMEOUT_MS, load_from_data_folder, settle
 
     os.environ["VERDICTLAB_DATA_DIR"] = str(table.parent)
     server = Server(folder)
@@ -66,12 +66,7 @@ def one_run(pw, folder: Path, table: Path, slow: str, after: float, nxt: str) ->
         settle(server.process.pid)
         _say("server settled; loading the table")
         mark(page)
-        box = page.get_by_test_id("stSelectbox").filter(has_text="File in the data folder")
-        if table.name not in box.inner_text():
-            box.click()
-            page.keyboard.type(table.name)
-            page.keyboard.press("Enter")
-        page.get_by_role("button", name="Load this file").click()
+        load_from_data_folder(page, table)
         page.get_by_text(f"Loaded: {table.name}").first.wait_for(timeout=PAGE_TIMEOUT_MS)
         wait_drawn(page, timeout_ms=PAGE_TIMEOUT_MS)
         sidebar = page.get_by_test_id("stSidebar")

@@ -42,7 +42,7 @@ def trace(pages: list[str], table: Path) -> dict[str, tuple[float, float, float,
 
     from benchmarks.bench_pages import PAGES, mark, timed, wait_drawn, watch
     from benchmarks.bench_sessions import CHROMIUM, CHROMIUM_ARGS, Server
-    from benchmarks.bench_upload_pages import PAGE_TIMEOUT_MS, settle
+    from benchmarks.bench_upload_pages import PAGE_TIMEOUT_MS, load_from_data_folder, settle
 
     os.environ["VERDICTLAB_DATA_DIR"] = str(table.parent)
     out = {}
@@ -60,12 +60,7 @@ def trace(pages: list[str], table: Path) -> dict[str, tuple[float, float, float,
             wait_drawn(page, timeout_ms=PAGE_TIMEOUT_MS)
             settle(server.process.pid)
             mark(page)
-            box = page.get_by_test_id("stSelectbox").filter(has_text="File in the data folder")
-            if table.name not in box.inner_text():
-                box.click()
-                page.keyboard.type(table.name)
-                page.keyboard.press("Enter")
-            page.get_by_role("button", name="Load this file").click()
+            load_from_data_folder(page, table)
             page.get_by_text(f"Loaded: {table.name}").first.wait_for(timeout=PAGE_TIMEOUT_MS)
             wait_drawn(page, timeout_ms=PAGE_TIMEOUT_MS)
             for title in (t for t in PAGES.values() if t in pages):
