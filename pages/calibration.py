@@ -15,7 +15,7 @@ from evalcore.present import calibration as show
 from evalcore.present import calibration_choices as choices
 from evalcore.present import calibration_words as words
 from ui import calibration_tabs as tabs
-from ui.budget import budget_section
+from ui.budget import budget_section, link_params
 
 with _ui.page("Calibration"):
     st.title("Calibration")
@@ -50,21 +50,28 @@ with _ui.page("Calibration"):
     except ValueError as exc:
         _ui.error(exc, lead=words.CANNOT)
         st.stop()
-    ppi, ppi_problem = _ui.memo(
-        ("ppi", judge, category), lambda: show.ppi_or_problem(store, judge=judge, category=category)
-    )
-
-    tab_fix, tab_ppi, tab_floor, tab_cover, tab_gate = st.tabs(words.TABS)
-    with tab_fix:
-        tabs.correction_tab(cal, sel)
-    with tab_ppi:
-        tabs.ppi_tab(ppi, ppi_problem)
-    with tab_floor:
-        tabs.floor_tab(cal, prices)
-        budget_section(
-            store, judge, [cand, *[m for m in store.models() if m != cand]], key="cal_budget", prices=prices
+    # Only the open tab is drawn; the prediction-powered fit is computed only for the tabs that show it.
+    floor = ("sizes", "custom_size", "js", "target", "max_labelled", "quality", *link_params("cal_budget"))
+    params = {2: floor}  # the floor tab's settings in a link open that tab
+    tab, shown = _ui.open_tabs(list(words.TABS), key="cal_tab", params=params)
+    if shown[1] or shown[4]:
+        ppi, ppi_problem = _ui.memo(
+            ("ppi", judge, category), lambda: show.ppi_or_problem(store, judge=judge, category=category)
         )
-    with tab_cover:
-        tabs.coverage_tab(cal, sel)
-    with tab_gate:
-        tabs.gate_tab(cal, ppi)
+    if shown[0]:
+        with tab[0]:
+            tabs.correction_tab(cal, sel)
+    if shown[1]:
+        with tab[1]:
+            tabs.ppi_tab(ppi, ppi_problem)
+    if shown[2]:
+        with tab[2]:
+            tabs.floor_tab(cal, prices)
+            others = [m for m in store.models() if m != cand]
+            budget_section(store, judge, [cand, *others], key="cal_budget", prices=prices)
+    if shown[3]:
+        with tab[3]:
+            tabs.coverage_tab(cal, sel)
+    if shown[4]:
+        with tab[4]:
+            tabs.gate_tab(cal, ppi)

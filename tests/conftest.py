@@ -115,6 +115,15 @@ def new_app(script: str = "app.py", *, timeout: float = 120):
     return at
 
 
+def open_tab(at, key: str, label: str):
+    """Open the tab ``label`` of a page's tabs kept under ``key`` (pages draw only the open tab,
+    :func:`ui.open_tabs`), as a click on it does; fails on any exception."""
+    at.session_state[key] = label
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 @pytest.fixture(scope="session")
 def small_demo_dir(tmp_path_factory) -> Path:
     """A folder with a tenth of the all-pairs demo (its first 30 instructions: the same 20 models,

@@ -31,6 +31,12 @@ INTRO = (
 )
 
 
+def link_params(key: str) -> tuple[str, ...]:
+    """The link parameters of the budget section with this ``key`` (its controls, each kept in the
+    link), for a page that hides the section in a closed tab."""
+    return tuple(f"{key}_{name}" for name in ("a", "b", "on", "amount", "call", "label"))
+
+
 def budget_section(
     store,
     judge: str | None,

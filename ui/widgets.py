@@ -110,13 +110,25 @@ def open_tabs(labels: list[str], *, key: str, params: dict[int, tuple[str, ...]]
     """Tabs of which only the open one is drawn: the tab containers and, for each, whether to draw
     it. A hidden tab's charts and tables still cost the browser their drawing (a second of its
     CPU for the Anchors page's four hidden charts on a first visit, and again on every change);
-    so opening a tab reruns the page (``on_change="rerun"``) and draws that tab only. ``params``:
-    the link parameters each tab's widgets read (by tab index), taken as known while the tab is
-    hidden, so a link that sets one is not said to have an unknown setting (the setting applies
-    when the tab is opened)."""
+    so opening a tab reruns the page (``on_change="rerun"``) and draws that tab only.
+
+    The open tab is kept in the link (``?tab=``, absent for the first tab), so a copied link opens
+    on the tab it was copied from. ``params``: the link parameters each tab's widgets read (by tab
+    index). A link without ``tab`` that sets one of them opens on that tab (the first such), so it
+    shows the numbers it carries; the others are taken as known while their tab is hidden, so the
+    link is not said to have an unknown setting (the setting applies when the tab is opened)."""
+    params = params or {}
+    linked = [i for i, names in sorted(params.items()) if any(n in st.query_params for n in names)]
+    asked = url_choice("tab", labels, labels[linked[0]] if linked else labels[0])
+    if key not in st.session_state:  # the link opens a tab once; then the visitor's clicks do
+        # (not st.tabs' ``default``: a default that changed with the link would make a new widget)
+        st.session_state[key] = asked
     tabs = st.tabs(labels, key=key, on_change="rerun")
     shown = [tab.open is not False for tab in tabs]  # None (no state kept): every tab drawn
-    for index, names in (params or {}).items():
+    if not all(shown):  # the state is kept: exactly one tab is open
+        opened = labels[shown.index(True)]
+        set_url_param("tab", None if opened == labels[0] else opened)
+    for index, names in params.items():
         if not shown[index]:
             known_params(*names)
     return tabs, shown

@@ -156,7 +156,11 @@ CONTROLS = [
     ("/power?mode=One+model+pair", _select("Model A", "sim-oak"), "model_a"),
     ("/power", _number("Most instructions", "1000"), "largest"),
     ("/power", _sidebar_number("Price per judge call", "0.02"), "price_call"),
-    ("/calibration", _sidebar_number("Price per human label", "0.5"), "price_label"),
+    (
+        "/calibration",
+        _in_tab("Floor and sample size", _sidebar_number("Price per human label", "0.5")),
+        "price_label",
+    ),
     ("/power", _number("Random seed", "3"), "sim_seed"),
     ("/power", _step_slider("Simulations per sample size"), "simulations"),
     ("/power", _radio("Against the anchor"), "compare"),

@@ -16,7 +16,7 @@ from evalcore.ingest.reference import human_ranking
 from evalcore.simulate.tables import SimulationSpec, simulate
 from evalcore.store.store import VerdictStore
 from evalcore.text import fmt_num, fmt_pct
-from tests.conftest import ROOT, new_app, shared_path
+from tests.conftest import ROOT, new_app, open_tab, shared_path
 from ui.state import DEFAULT_DEMO, DEMO_JUDGE
 
 DEMO_JUDGE = DEMO_JUDGE[DEFAULT_DEMO]  # the judge the demo opens on (its steady one)
@@ -38,11 +38,8 @@ def _page(page: str = "pages/anchors.py", at: AppTest | None = None) -> AppTest:
 
 
 def _open_tab(at: AppTest, label: str) -> AppTest:
-    """Open one of the Anchors page's tabs (only the open one is drawn), as a click on it does."""
-    at.session_state["anchors_tab"] = label
-    at.run()
-    assert not at.exception
-    return at
+    """Open one of the Anchors page's tabs (only the open one is drawn)."""
+    return open_tab(at, "anchors_tab", label)
 
 
 def _upload(name: str, data: bytes) -> AppTest:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.conftest import new_app
+from tests.conftest import new_app, open_tab
 from tests.honest_sim import REFERENCE, confounded_table, one_slot_table
 
 pytestmark = pytest.mark.usefixtures("small_demo")  # each test replaces the demo with an upload
@@ -104,6 +104,7 @@ def test_calibration_gate_on_a_confounded_pair_is_undetermined():
     at.selectbox(key="cal_baseline").set_value("sim-birch").run()
     assert not at.exception
     text = _text(at)
+    open_tab(at, "cal_tab", "Gates")
     assert "**UNDETERMINED**" in "\n".join(w.value for w in at.warning)
     assert "cannot separate the judge's slot preference from the models' strengths" in text
     assert "is conservative" not in text

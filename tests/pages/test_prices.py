@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import new_app, open_page
+from tests.conftest import new_app, open_page, open_tab
 
 
 def _texts(at) -> list[str]:
@@ -48,6 +48,7 @@ def test_the_prices_follow_to_the_planner_and_the_size_picker():
     assert at.number_input(key="budget_call").value == 0.01
     at.switch_page("pages/calibration.py").run()
     assert not at.exception, [e.value for e in at.exception]
+    open_tab(at, "cal_tab", "Floor and sample size")  # the size picker's tab
     assert any(t.startswith("In money:") and "human labels, costing" in t for t in _texts(at)), _texts(at)
     at.switch_page("pages/overview.py").run()
     assert not at.exception, [e.value for e in at.exception]
