@@ -124,3 +124,30 @@ def test_the_chi_squared_tail_is_scipys():
     for x, df in zip(rng.exponential(12.0, 500), rng.uniform(0.2, 60.0, 500), strict=True):
         assert _chi2_sf(x, df) == float(stats.chi2.sf(x, df))
     assert _chi2_p(3.84, 1) == float(stats.chi2.sf(3.84, 1)) and _chi2_p(5.0, 0) == 1.0
+
+
+def test_the_start_up_work_waits_for_the_pages_glue_before_it_imports_its_state():
+    """The demo's start-up work (a thread) imports ``ui.state`` only once the server's start-up
+    thread has imported the ``ui`` package: importing it halfway through the package's import
+    failed one of the two threads as a circular import. Here the package's import is held for a
+    second halfway (at ``ui.datasets``) while the start-up work asks for ``ui.state``."""
+    code = (
+        "import importlib, importlib.abc, sys, threading, time\n"
+        "order = []\n"
+        "class Hold(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'ui.datasets' and threading.current_thread() is threading.main_thread():\n"
+        "            from ui import warm\n"
+        "            worker = threading.Thread(target=lambda: order.append(('work', warm._ui_state())))\n"
+        "            worker.start()\n"
+        "            threads.append(worker)\n"
+        "            time.sleep(1.0)\n"
+        "        return None\n"
+        "threads = []\n"
+        "sys.meta_path.insert(0, Hold())\n"
+        "import ui\n"
+        "order.append(('package', None))\n"
+        "threads[0].join(60)\n"
+        "print([step for step, _ in order], order[-1][1] is sys.modules['ui.state'])"
+    )
+    assert _run(code) == "['package', 'work'] True"

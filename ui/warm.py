@@ -225,13 +225,22 @@ def wait_for_pages(limit: float = 30.0) -> None:
         time.sleep(0.05)
 
 
+def _ui_state():
+    """The module ``ui.state`` (by its module name: the package exports a function of that name
+    too), once the ``ui`` package is imported. The server's start-up thread imports the package
+    while this thread runs; importing ``ui.state`` meanwhile could cross its imports (each thread
+    holding a module the other needs), which Python breaks by failing one of them as a circular
+    import (seen in two of three server starts on a loaded machine). So wait for the package."""
+    importlib.import_module("ui")
+    return importlib.import_module("ui.state")
+
+
 def warm_demo(first: str = "") -> None:
     """Compute the default demo's first-page results into the shared results (see the module);
     ``first`` names the page whose results come first (the Judge page: its sheets)."""
     from evalcore.store.store import VerdictStore
 
-    # ``ui.state`` by its module name: the package exports a function of that name too
-    ui_state = importlib.import_module("ui.state")
+    ui_state = _ui_state()
     try:
         label = ui_state.DEFAULT_DEMO
         verdicts, ranking_file = ui_state.DEMO_DATASETS[label]
