@@ -436,12 +436,12 @@ class ValidationReport:
                 "(they measure self-comparison ties, not strength) and left out of rankings."
             )
         if self.duplicate_rows:
+            one = len(self.duplicate_rows) == 1
             notes.append(
-                f"{fmt_count(len(self.duplicate_rows), 'row')} "
-                f"{'repeats' if len(self.duplicate_rows) == 1 else 'repeat'} an earlier row exactly ("
-                f"{'row' if len(self.duplicate_rows) == 1 else 'rows'} "
-                f"{_format_rows(list(self.duplicate_rows))}): kept as separate calls; delete "
-                "them from the file if they were written twice by mistake."
+                f"{fmt_count(len(self.duplicate_rows), 'row')} {'repeats' if one else 'repeat'} an "
+                f"earlier row exactly ({'row' if one else 'rows'} {_format_rows(list(self.duplicate_rows))}): "
+                f"{'kept as a separate call; delete it' if one else 'kept as separate calls; delete them'} "
+                f"from the file if {'it was' if one else 'they were'} written twice by mistake."
             )
         return tuple(notes) + tuple(self.name_notes)
 

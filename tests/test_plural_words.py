@@ -95,7 +95,9 @@ def test_the_scan_finds_a_hedged_plural_in_messages_and_not_in_docstrings_or_exp
 
 
 def test_no_message_writes_a_hedged_plural():
-    files = [ROOT / "app.py"] + [p for d in ("evalcore", "ui", "pages") for p in sorted((ROOT / d).rglob("*.py"))]
+    files = [ROOT / "app.py"] + [
+        p for d in ("evalcore", "ui", "pages") for p in sorted((ROOT / d).rglob("*.py"))
+    ]
     found = [
         f"{path.relative_to(ROOT).as_posix()}:{line}: {text.strip()[:80]}"
         for path in files
@@ -141,8 +143,14 @@ def test_a_repeated_row_and_a_self_comparison_read_with_the_verb_that_fits():
     one = ValidationReport(rows=5, no_verdict_rows=1, self_comparison_rows=1, duplicate_rows=(4,)).notes
     assert one[0].startswith("1 call returned no verdict")
     assert one[1].startswith("1 row compares a model with itself")
-    assert one[2].startswith("1 row repeats an earlier row exactly (row 4)")
+    assert one[2] == (
+        "1 row repeats an earlier row exactly (row 4): kept as a separate call; delete it from the "
+        "file if it was written twice by mistake."
+    )
     two = ValidationReport(rows=9, no_verdict_rows=2, self_comparison_rows=2, duplicate_rows=(4, 7)).notes
     assert two[0].startswith("2 calls returned no verdict")
     assert two[1].startswith("2 rows compare a model with itself")
-    assert two[2].startswith("2 rows repeat an earlier row exactly (rows 4, 7)")
+    assert two[2] == (
+        "2 rows repeat an earlier row exactly (rows 4, 7): kept as separate calls; delete them from "
+        "the file if they were written twice by mistake."
+    )
