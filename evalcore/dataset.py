@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalcore.errors import UsageError
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -35,7 +36,7 @@ class Dataset:
 
     def __repr__(self) -> str:
         s = self.store
-        return f"Dataset({s.name!r}: {len(s.models())} models, {len(s.judges())} judge(s))"
+        return f"Dataset({s.name!r}: {len(s.models())} models, {fmt_count(len(s.judges()), 'judge')})"
 
     # -- what is loaded ---------------------------------------------------------------------
     @property

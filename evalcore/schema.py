@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evalcore.errors import EvalcoreError
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:  # pandas is imported by the functions that make frames
     import pandas as pd
@@ -216,7 +217,7 @@ def parse_verdicts(values: pd.Series, *, column: str, file: str) -> pd.Series:
         distinct = tuple(dict.fromkeys(str(v) for v in offending))
         raise VerdictFormatError(
             file=file,
-            problem=f"column '{column}' has {len(positions)} value(s) outside the verdict scale",
+            problem=f"column '{column}' has {fmt_count(len(positions), 'value')} outside the verdict scale",
             rows=tuple(int(p) + 1 for p in positions),
             values=distinct,
             hint=(
@@ -236,7 +237,7 @@ def _text_column(frame: pd.DataFrame, name: str, *, file: str, required: bool) -
         positions = np.flatnonzero(missing.to_numpy())
         raise VerdictFormatError(
             file=file,
-            problem=f"column '{name}' is empty in {len(positions)} row(s)",
+            problem=f"column '{name}' is empty in {fmt_count(len(positions), 'row')}",
             rows=tuple(int(p) + 1 for p in positions),
             hint=f"Every row needs a value in '{name}'; fill it in or delete those rows",
         )
@@ -298,7 +299,8 @@ def validate_verdicts(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
     if repeated:
         raise VerdictFormatError(
             file=file,
-            problem="column(s) named more than once in the header: " + ", ".join(repeated),
+            problem=f"{'column' if len(repeated) == 1 else 'columns'} named more than once in the header: "
+            + ", ".join(repeated),
             values=tuple(str(c) for c in frame.columns),
             hint="Keep one column of each name (which one is meant cannot be guessed)",
         )
@@ -307,7 +309,7 @@ def validate_verdicts(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
     if missing:
         raise VerdictFormatError(
             file=file,
-            problem="required column(s) missing: " + ", ".join(missing),
+            problem=f"required {'column' if len(missing) == 1 else 'columns'} missing: " + ", ".join(missing),
             values=tuple(str(c) for c in frame.columns),
             hint="The header must name "
             + ", ".join(REQUIRED_COLUMNS)
@@ -352,12 +354,12 @@ def validate_verdicts(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
 
 #: The message of a ``both_bad`` mark on a call that is not a tie (one wording for both checkers).
 BOTH_BAD_NOT_TIE = (
-    "column 'both_bad' marks {n} call(s) whose verdict is not a tie",
+    "column 'both_bad' marks {calls} whose verdict is not a tie",
     "'both bad' is a kind of tie: mark it only where the verdict is a tie (0, tie, A=B), or "
     "leave the cell empty",
 )
 BOTH_BAD_UNREADABLE = (
-    "column 'both_bad' has {n} value(s) that are not yes or no",
+    "column 'both_bad' has {values} that are not yes or no",
     "Write 'both_bad' as true/false (or yes/no, 1/0), or leave it empty where it is not known",
 )
 
@@ -390,7 +392,7 @@ def both_bad_flags(frame: pd.DataFrame, verdict: pd.Series, *, file: str) -> pd.
             positions = np.flatnonzero(unreadable.to_numpy())
             raise VerdictFormatError(
                 file=file,
-                problem=BOTH_BAD_UNREADABLE[0].format(n=len(positions)),
+                problem=BOTH_BAD_UNREADABLE[0].format(values=fmt_count(len(positions), "value")),
                 rows=tuple(int(p) + 1 for p in positions),
                 values=tuple(dict.fromkeys(str(v) for v in frame["both_bad"].iloc[positions])),
                 hint=BOTH_BAD_UNREADABLE[1],
@@ -401,7 +403,7 @@ def both_bad_flags(frame: pd.DataFrame, verdict: pd.Series, *, file: str) -> pd.
         positions = np.flatnonzero(wrong)
         raise VerdictFormatError(
             file=file,
-            problem=BOTH_BAD_NOT_TIE[0].format(n=len(positions)),
+            problem=BOTH_BAD_NOT_TIE[0].format(calls=fmt_count(len(positions), "call")),
             rows=tuple(int(p) + 1 for p in positions),
             hint=BOTH_BAD_NOT_TIE[1],
         )
@@ -424,19 +426,22 @@ class ValidationReport:
         notes = []
         if self.no_verdict_rows:
             notes.append(
-                f"{self.no_verdict_rows:,} call(s) returned no verdict: kept and counted in "
+                f"{fmt_count(self.no_verdict_rows, 'call')} returned no verdict: kept and counted in "
                 "coverage, left out of win rates, never imputed."
             )
         if self.self_comparison_rows:
             notes.append(
-                f"{self.self_comparison_rows:,} row(s) compare a model with itself: kept apart "
+                f"{fmt_count(self.self_comparison_rows, 'row')} "
+                f"{'compares' if self.self_comparison_rows == 1 else 'compare'} a model with itself: kept apart "
                 "(they measure self-comparison ties, not strength) and left out of rankings."
             )
         if self.duplicate_rows:
+            one = len(self.duplicate_rows) == 1
             notes.append(
-                f"{len(self.duplicate_rows):,} row(s) repeat an earlier row exactly (rows "
-                f"{_format_rows(list(self.duplicate_rows))}): kept as separate calls; delete "
-                "them from the file if they were written twice by mistake."
+                f"{fmt_count(len(self.duplicate_rows), 'row')} {'repeats' if one else 'repeat'} an "
+                f"earlier row exactly ({'row' if one else 'rows'} {_format_rows(list(self.duplicate_rows))}): "
+                f"{'kept as a separate call; delete it' if one else 'kept as separate calls; delete them'} "
+                f"from the file if {'it was' if one else 'they were'} written twice by mistake."
             )
         return tuple(notes) + tuple(self.name_notes)
 

@@ -216,14 +216,14 @@ def test_one_bad_label_among_many_good_rows_names_the_row():
         {"instruction_id": np.arange(20_000) % 500, "model_a": "m1", "model_b": "m2", "verdict": verdicts}
     )
     message = _message(frame.to_csv(index=False).encode(), "big.csv")
-    assert "1 value(s) outside the verdict scale" in message
+    assert "1 value outside the verdict scale" in message
     assert "row 12345" in message and "'A>>>B'" in message
 
 
 def test_wrong_column_name_lists_what_was_found():
     data = b"instruction_id,model_a,model_b,verdikt\n1,a,b,1\n"
     message = _message(data, "typo.csv")
-    assert "required column(s) missing: verdict" in message and "'verdikt'" in message
+    assert "required column missing: verdict" in message and "'verdikt'" in message
 
 
 def test_blank_model_name_names_the_row():

@@ -119,8 +119,8 @@ def test_lengths_tokens_and_categories_in_one_pass(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("body", "words"),
     [
-        ("q1,a,b,1\nq2,,b,1\n", "column 'model_a' is empty in 1 row(s)"),
-        ("q1,a,b,1\nq2,a,b,3\n", "column 'verdict' has 1 value(s) outside the verdict scale"),
+        ("q1,a,b,1\nq2,,b,1\n", "column 'model_a' is empty in 1 row"),
+        ("q1,a,b,1\nq2,a,b,3\n", "column 'verdict' has 1 value outside the verdict scale"),
         ("q1,a,b,1\nq2,a\u200bx,b,1\n", None),  # an invisible character: a note, not an error
         ("q1,a,b,1\nq2,a\x01,b,1\n", "control character"),
     ],

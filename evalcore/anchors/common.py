@@ -10,6 +10,7 @@ from evalcore.errors import DesignError, UsageError
 from evalcore.ranking import comparison_graph, fit_bradley_terry, to_elo
 from evalcore.ranking.design import classify_design
 from evalcore.stats.against import pooled_wins
+from evalcore.text import fmt_count
 
 #: The prior (virtual tie games against an average player) that keeps resampled fits finite
 #: when a resample leaves a model without a loss or without a win (as in ``leaderboard``).
@@ -112,6 +113,6 @@ def require_models(counts: VerdictCounts) -> None:
     if counts.n_models < 2 or counts.n_instructions == 0 or counts.n_cells == 0:
         raise DesignError(
             "Anchor analysis needs verdicts between at least two different models; this "
-            f"selection has {counts.n_models} model(s) and {counts.n_instructions} "
-            "instruction(s) with a verdict."
+            f"selection has {fmt_count(counts.n_models, 'model')} and "
+            f"{fmt_count(counts.n_instructions, 'instruction')} with a verdict."
         )

@@ -38,6 +38,7 @@ from evalcore.stats.against import disagreements_per_instruction, pooled_wins, v
 from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, percentile_interval, weighted_totals
 from evalcore.stats.intervals import Estimate
 from evalcore.stats.kendall import kendall_tau
+from evalcore.text import fmt_count
 
 #: Below this many instructions no anchor is recommended at all: the paper's pilot uses 10
 #: instructions to *screen* anchors, and a recommendation asks for at least twice that. Above it the
@@ -272,7 +273,7 @@ def anchor_stability(
         rate = float(top_rate[best])
         if counts.n_instructions < MIN_INSTRUCTIONS:
             notes.append(
-                f"Only {counts.n_instructions} instruction(s): with fewer than "
+                f"Only {fmt_count(counts.n_instructions, 'instruction')}: with fewer than "
                 f"{MIN_INSTRUCTIONS} the most informative anchor changes from resample to "
                 "resample, so no anchor is recommended. Judge more instructions first."
             )

@@ -42,6 +42,7 @@ from evalcore.stats.against import (
     verdicts_against,
 )
 from evalcore.stats.kendall import kendall_tau
+from evalcore.text import fmt_count
 
 ANCHOR_ONLY_SENTENCE = (
     "Comparing anchors with each other (per-anchor tau, the inverted U, pilot screening, the "
@@ -267,7 +268,7 @@ def anchor_sweep(
         missing = [x for x, h in zip(models, human, strict=True) if not np.isfinite(h)]
         if missing and matched >= 3:
             notes.append(
-                f"The human ranking does not list {len(missing)} model(s) "
+                f"The human ranking does not list {fmt_count(len(missing), 'model')} "
                 f"({', '.join(missing[:5])}{'…' if len(missing) > 5 else ''}): "
                 "tau_human uses the models it lists."
             )

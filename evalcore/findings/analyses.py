@@ -33,6 +33,7 @@ from evalcore.ranking.over_time import TimeWindows, rating_windows
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.ranking.units import widening_by_unit
 from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
+from evalcore.text import fmt_count
 from evalcore.ties import (
     BothBadShare,
     TieConventions,
@@ -216,7 +217,7 @@ def run_analyses(
     board = sweep = edges = None
     if counts.n_models < 2 or counts.n_instructions == 0:
         reason = (
-            f"judge {judge} has verdicts for {counts.n_models} model(s): a ranking needs "
+            f"judge {judge} has verdicts for {fmt_count(counts.n_models, 'model')}: a ranking needs "
             "at least two models with a verdict between them."
         )
         for key in ("leader", "separation", "anchor", "correction"):

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.importers.labels import NAMES as NAMES  # re-exported
+from evalcore.text import fmt_count
 
 Records = list[dict[str, Any]]
 
@@ -102,7 +103,7 @@ def set_aside_note(count: int, examples: Iterable[tuple[int, str, str, str]]) ->
     first rows set aside; each is named with a bounded excerpt of its value.
 
     >>> set_aside_note(2, [(4, "final_verdict", "3", "a number"), (9, "uid", "[1, 2]", "a list")])
-    "2 row(s) set aside for a value of the wrong type: row 4, final_verdict '3' (a number); row 9, uid '[1, 2]' (a list)"
+    "2 rows set aside for a value of the wrong type: row 4, final_verdict '3' (a number); row 9, uid '[1, 2]' (a list)"
     """
     from evalcore.schema import quoted_excerpt
 
@@ -112,7 +113,7 @@ def set_aside_note(count: int, examples: Iterable[tuple[int, str, str, str]]) ->
     ]
     more = count - len(shown)
     return (
-        f"{count:,} row(s) set aside for a value of the wrong type: "
+        f"{fmt_count(count, 'row')} set aside for a value of the wrong type: "
         + "; ".join(shown)
         + (f"; and {more:,} more" if more > 0 else "")
     )

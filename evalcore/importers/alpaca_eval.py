@@ -20,6 +20,7 @@ from evalcore.importers._common import (
     empty_columns,
 )
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError
+from evalcore.text import fmt_count
 
 #: AlpacaEval: a continuous preference is cut into a verdict at these probabilities that the
 #: slot-A output is better (the AlpacaEval weighted-annotator convention, Dubois et al. 2024:
@@ -245,14 +246,14 @@ class AlpacaEvalConversion(Conversion):
         if self.bad_rows:
             raise VerdictFormatError(
                 self.file,
-                f"{len(self.bad_rows)} record(s) without 'instruction', 'generator_1' or 'generator_2'",
+                f"{fmt_count(len(self.bad_rows), 'record')} without 'instruction', 'generator_1' or 'generator_2'",
                 rows=tuple(self.bad_rows),
                 hint="Every AlpacaEval annotation names the instruction and both generators",
             )
         if self.bad_pref:
             raise VerdictFormatError(
                 self.file,
-                f"{len(self.bad_pref)} record(s) with a 'preference' outside [1, 2]",
+                f"{fmt_count(len(self.bad_pref), 'record')} with a 'preference' outside [1, 2]",
                 rows=tuple(self.bad_pref),
                 values=tuple(self.bad_values),
                 hint="AlpacaEval stores 1 (generator_1 better) … 2 (generator_2 "
@@ -282,8 +283,9 @@ class AlpacaEvalConversion(Conversion):
         notes = [order_note, "verdict +1 if P(slot A better) > 0.75, −1 if < 0.25, else 0"]
         if self.skipped:
             notes.append(
-                f"{self.skipped} instruction(s) with identical outputs were never sent to the judge "
-                "and are left out"
+                f"{fmt_count(self.skipped, 'instruction')} with identical outputs "
+                f"{'was' if self.skipped == 1 else 'were'} never sent to the judge and "
+                f"{'is' if self.skipped == 1 else 'are'} left out"
             )
         return f"{NAMES['alpaca_eval']} ({'; '.join(notes)})"
 

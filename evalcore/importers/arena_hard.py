@@ -21,6 +21,7 @@ from evalcore.importers._common import (
     empty_columns,
 )
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
+from evalcore.text import fmt_count
 
 #: Arena-Hard-Auto score labels (its judge prompt's ``[[A>>B]]`` … ``[[B>>A]]``), slot A's view.
 #: The mirrored spellings (``B<A`` …) say the same thing and are accepted too.
@@ -192,26 +193,28 @@ class ArenaHardConversion(Conversion):
         for rows, problem, hint in (
             (
                 self.no_id,
-                "record(s) without a question id ('uid' or 'question_id')",
+                "without a question id ('uid' or 'question_id')",
                 "Every line of an Arena-Hard-Auto judgment file names its question",
             ),
             (
                 self.no_model,
-                "record(s) without a 'model'",
+                "without a 'model'",
                 "Every line names the model it judges (or keep the file name MODEL.jsonl)",
             ),
             (
                 self.bad_games,
-                "record(s) whose 'games' is not a list of games with a text 'score'",
+                "whose 'games' is not a list of games with a text 'score'",
                 "Each game is an object with a 'score' such as \"A>B\" (or null)",
             ),
         ):
             if rows:
-                raise VerdictFormatError(self.file, f"{len(rows)} {problem}", rows=tuple(rows), hint=hint)
+                raise VerdictFormatError(
+                    self.file, f"{fmt_count(len(rows), 'record')} {problem}", rows=tuple(rows), hint=hint
+                )
         notes = ["game 1 = baseline in slot A, game 2 = swapped"]
         if self.unknown_scores:
             notes.append(
-                f"{len(self.unknown_scores)} game(s) with a score Arena-Hard-Auto does not count "
+                f"{fmt_count(len(self.unknown_scores), 'game')} with a score Arena-Hard-Auto does not count "
                 f"({_quoted(self.unknown_scores)}) kept as no verdict"
             )
         if self.judge_from["folder"]:
@@ -299,7 +302,7 @@ def arena_hard_answers(records: Records, *, file: str, path: str | None = None) 
     if bad:
         raise VerdictFormatError(
             file,
-            f"{len(bad)} record(s) that are not Arena-Hard-Auto answers (a 'uid' or 'question_id', "
+            f"{fmt_count(len(bad), 'record')} that {'is' if len(bad) == 1 else 'are'} not Arena-Hard-Auto answers (a 'uid' or 'question_id', "
             "a 'model' and the answer in 'messages' or 'choices')",
             rows=tuple(bad),
             hint="Give the answer files Arena-Hard-Auto writes under model_answer/",

@@ -20,6 +20,7 @@ from evalcore.importers.labels import ARENA_VOTERS as ARENA_VOTERS  # re-exporte
 from evalcore.importers.labels import BATTLE_NOTE as BATTLE_NOTE  # re-exported
 from evalcore.importers.mt_bench import _MT_BENCH_RATER, _instruction_with_turn
 from evalcore.schema import BOTH_BAD_LABELS, DEFAULT_JUDGE, VerdictFormatError, normalise_label
+from evalcore.text import fmt_count
 
 _BATTLE_LEVELS = {"model_a": 1.0, "model_b": -1.0}
 
@@ -56,7 +57,7 @@ def _both_bad_text(winner: pd.Series, levels: pd.Series) -> pd.Series:
 def _unknown_winners(file: str, rows: list[int], values: list[str]) -> VerdictFormatError:
     return VerdictFormatError(
         file,
-        f"column 'winner' has {len(rows)} value(s) that are not model_a, model_b, tie or tie (bothbad)",
+        f"column 'winner' has {fmt_count(len(rows), 'value')} that {'is' if len(rows) == 1 else 'are'} not model_a, model_b, tie or tie (bothbad)",
         rows=tuple(rows),
         values=tuple(dict.fromkeys(values)),
         hint="A battle's winner is model_a (left), model_b (right), tie or tie (bothbad); "
@@ -341,7 +342,10 @@ class BattlesConversion(Conversion):
         if not self.has_ids:
             notes.append("no question_id: each battle is its own prompt ('battle-1', 'battle-2', …)")
         elif self.unnamed:
-            notes.append(f"{self.unnamed:,} battle(s) without a question_id get their own id")
+            notes.append(
+                f"{fmt_count(self.unnamed, 'battle')} without a question_id "
+                f"{'gets its' if self.unnamed == 1 else 'get their'} own id"
+            )
         voters = self.facts.voters if self.facts.voters is not None else self.facts.hashes
         if voters is not None:
             notes.append(f"{voters:,} voters pooled as one judge, '{ARENA_VOTERS}'")
@@ -429,7 +433,7 @@ class OneHotBattlesConversion(Conversion):
         if self.invalid:
             raise VerdictFormatError(
                 self.file,
-                f"{len(self.invalid)} row(s) where winner_model_a, winner_model_b and winner_tie "
+                f"{fmt_count(len(self.invalid), 'row')} where winner_model_a, winner_model_b and winner_tie "
                 "are not a single 1 among 0s",
                 rows=tuple(self.invalid),
                 hint="Mark exactly one of the three winner columns with 1",

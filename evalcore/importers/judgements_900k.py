@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from evalcore._sql import _ident, one_row, typed_select
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     import pandas as pd  # the SQL path never makes a frame; from_judgements_900k takes one
@@ -160,10 +161,16 @@ def convert_judgements(cur: duckdb.DuckDBPyConnection, *, has_judge: bool) -> tu
         kept.append(f"{malformed:,} malformed (no >>, > or =)")
     if kept:
         notes.append(
-            "of " + f"{rows:,} calls, " + ", ".join(kept) + " verdict(s) kept as calls without a verdict"
+            "of "
+            + f"{rows:,} calls, "
+            + ", ".join(kept)
+            + f" {'verdict' if invalid + other + malformed == 1 else 'verdicts'} kept as calls without a verdict"
         )
     if lost:
-        notes.append(f"{lost:,} uid(s) do not end with their two model names: each is its own prompt")
+        notes.append(
+            f"{fmt_count(lost, 'uid')} {'does' if lost == 1 else 'do'} not end with their two model names: "
+            f"{'it is' if lost == 1 else 'each is'} its own prompt"
+        )
     exprs = {
         "instruction_id": "vl_instance",
         "model_a": "model_a_in_prompt",

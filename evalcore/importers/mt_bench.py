@@ -19,6 +19,7 @@ from evalcore.importers._common import (
 )
 from evalcore.importers.labels import MT_BENCH_RATER
 from evalcore.schema import DEFAULT_JUDGE, VerdictFormatError, normalise_label
+from evalcore.text import fmt_count
 
 _MT_BENCH_RATER = MT_BENCH_RATER
 
@@ -139,14 +140,14 @@ class MtBenchPairConversion(Conversion):
         if self.bad_rows:
             raise VerdictFormatError(
                 self.file,
-                f"{len(self.bad_rows)} record(s) without 'question_id', 'model_1' or 'model_2'",
+                f"{fmt_count(len(self.bad_rows), 'record')} without 'question_id', 'model_1' or 'model_2'",
                 rows=tuple(self.bad_rows),
                 hint="Every MT-Bench pair judgment names the question and both models",
             )
         if self.unknown_rows:
             raise VerdictFormatError(
                 self.file,
-                f"{len(self.unknown_rows)} game winner(s) that are not model_1, model_2, tie or error",
+                f"{fmt_count(len(self.unknown_rows), 'game winner')} that {'is' if len(self.unknown_rows) == 1 else 'are'} not model_1, model_2, tie or error",
                 rows=tuple(dict.fromkeys(self.unknown_rows)),
                 values=tuple(dict.fromkeys(self.unknown)),
                 hint="Use the winner labels FastChat writes (rows count records)",

@@ -15,6 +15,7 @@ import duckdb
 from evalcore._sql import one_row, sql_literal
 from evalcore.ingest.sources import _ident, typed_select
 from evalcore.schema import BOTH_BAD_LABELS, VerdictFormatError, normalise_label
+from evalcore.text import fmt_count
 
 #: The type each column must have (the rules of the streamed importer's screen).
 _RULES = {
@@ -138,7 +139,7 @@ def convert_arena(
         ).fetchall()
         raise VerdictFormatError(
             file,
-            f"column 'winner' has {bad.size} value(s) that are not model_a, model_b, tie or tie (bothbad)",
+            f"column 'winner' has {fmt_count(bad.size, 'value')} that {'is' if bad.size == 1 else 'are'} not model_a, model_b, tie or tie (bothbad)",
             rows=tuple(int(r) for r in bad),
             values=tuple(str(v[0]) for v in values),
             hint="A battle's winner is model_a (left), model_b (right), tie or tie (bothbad); "
@@ -153,7 +154,9 @@ def convert_arena(
         empty = one_row(cur.execute(f"SELECT count(*) FROM vl_raw WHERE coalesce({qid}, '') = ''"))[0]
         inst = f"CASE WHEN coalesce({qid}, '') = '' THEN {own_id} ELSE {qid} END"
         if empty:
-            notes.append(f"{empty:,} battle(s) without a question_id get their own id")
+            notes.append(
+                f"{fmt_count(empty, 'battle')} without a question_id {'gets its' if empty == 1 else 'get their'} own id"
+            )
     else:
         inst = own_id
         notes.append("no question_id: each battle is its own prompt ('battle-1', 'battle-2', …)")

@@ -46,6 +46,7 @@ import duckdb
 from evalcore._sql import one_row, sql_literal
 from evalcore.errors import ResourceLimitError, UsageError
 from evalcore.schema import DEFAULT_JUDGE, NO_VERDICT_TOKENS, VERDICT_LABELS, VerdictFormatError
+from evalcore.text import fmt_count
 
 #: The grouping columns, in the counts table's order.
 KEYS: tuple[str, ...] = ("judge", "category", "instruction_id", "model_a", "model_b", "verdict", "human")
@@ -159,11 +160,14 @@ def counts_sql(
     unknown = sorted(present - set(OPTIONAL))
     if unknown:
         raise UsageError(
-            f"unknown optional column(s) {', '.join(unknown)}; the optional columns are: {', '.join(OPTIONAL)}."
+            f"unknown optional {'column' if len(unknown) == 1 else 'columns'} {', '.join(unknown)}; the optional columns are: {', '.join(OPTIONAL)}."
         )
     bad = [f for f in features if not _FEATURE.match(f)]
     if bad:
-        raise UsageError(f"feature column(s) {', '.join(bad)} are not named feat_<name>_a or feat_<name>_b.")
+        raise UsageError(
+            f"feature {'column' if len(bad) == 1 else 'columns'} {', '.join(bad)} "
+            f"{'is' if len(bad) == 1 else 'are'} not named feat_<name>_a or feat_<name>_b."
+        )
     if not canonical and not (dialect == "duckdb" and "(" in table) and not _TABLE_NAME.match(table):
         raise UsageError(
             f"{table!r} is not a table name; give a name such as verdicts or project.dataset.verdicts."
@@ -292,7 +296,7 @@ def check_counts(cur: duckdb.DuckDBPyConnection, column: str, *, file: str) -> i
             file,
             f"column '{COUNT}' must count the calls of each row (a whole number from 1 to "
             f"{MAX_ROW_CALLS:,}); "
-            f"{n_bad:,} row(s) do not",
+            f"{fmt_count(n_bad, 'row')} {'does' if n_bad == 1 else 'do'} not",
             rows=tuple(int(r[0]) for r in rows),
             values=tuple(str(v[0]) for v in values),
             hint="Write each row's number of calls, leave out the rows that count none, and split a row "
@@ -383,7 +387,7 @@ def aggregate_files(
         if missing:
             raise VerdictFormatError(
                 name,
-                "required column(s) missing: " + ", ".join(missing),
+                f"required {'column' if len(missing) == 1 else 'columns'} missing: " + ", ".join(missing),
                 values=tuple(str(r[0]) for r in described),
                 hint="Every file needs instruction_id, model_a, model_b and verdict",
             )

@@ -445,8 +445,8 @@ def _convert_native(
         missing = [c for c in REQUIRED_COLUMNS if c not in {x.strip().lower() for x in columns}]
         raise VerdictFormatError(
             file,
-            "this is neither a verdict table nor a recognised tool format; required column(s) "
-            "missing: " + ", ".join(missing),
+            "this is neither a verdict table nor a recognised tool format; required "
+            f"{'column' if len(missing) == 1 else 'columns'} missing: " + ", ".join(missing),
             values=columns,
             hint="The header must name "
             + ", ".join(REQUIRED_COLUMNS)
@@ -482,7 +482,7 @@ def read_human_ranking(source: Source, *, name: str | None = None) -> pd.DataFra
     if missing:
         raise VerdictFormatError(
             file,
-            "required column(s) missing: " + ", ".join(missing),
+            f"required {'column' if len(missing) == 1 else 'columns'} missing: " + ", ".join(missing),
             values=tuple(str(c) for c in frame.columns),
             hint="A human ranking has the columns model, score (higher is better)",
         )

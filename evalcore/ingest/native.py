@@ -156,7 +156,7 @@ def _refuse_unknown(src: Source, names: list[str]) -> None:
         raise VerdictFormatError(
             src.file,
             "this is neither a verdict table nor a recognised tool format; "
-            "required column(s) missing: " + ", ".join(missing),
+            f"required {'column' if len(missing) == 1 else 'columns'} missing: " + ", ".join(missing),
             values=tuple(names),
             hint="The header must name "
             + ", ".join(REQUIRED_COLUMNS)

@@ -24,6 +24,7 @@ import pandas as pd
 
 from evalcore.ingest.files import Source, read_raw
 from evalcore.schema import NO_VERDICT_TOKENS, VerdictFormatError
+from evalcore.text import fmt_count
 
 REQUIRED_POINTWISE: tuple[str, ...] = ("instruction_id", "candidate", "score")
 POINTWISE_COLUMNS: tuple[str, ...] = (
@@ -89,7 +90,7 @@ def _text(frame: pd.DataFrame, name: str, *, file: str, default: str | None) -> 
         positions = np.flatnonzero(empty.to_numpy())
         raise VerdictFormatError(
             file=file,
-            problem=f"column '{name}' is empty in {len(positions)} row(s)",
+            problem=f"column '{name}' is empty in {fmt_count(len(positions), 'row')}",
             rows=tuple(int(p) + 1 for p in positions),
             hint=f"Every row needs a value in '{name}'; fill it in or delete those rows",
         )
@@ -118,7 +119,7 @@ def validate_pointwise(frame: pd.DataFrame, *, file: str) -> pd.DataFrame:
         verdictish = {"model_a", "model_b", "verdict"} <= set(frame.columns)
         raise VerdictFormatError(
             file,
-            "required column(s) missing: " + ", ".join(missing),
+            f"required {'column' if len(missing) == 1 else 'columns'} missing: " + ", ".join(missing),
             values=tuple(str(c) for c in frame.columns),
             hint=(
                 "This looks like a pairwise verdict table (model_a, model_b, verdict), not pointwise scores. "
@@ -243,7 +244,9 @@ def simulate_pointwise(
     rng = np.random.default_rng(seed)
     unknown = [f for f in formats if f not in SIMULATED_FORMATS]
     if unknown:
-        raise ValueError(f"unknown simulated format(s): {unknown}; use {tuple(SIMULATED_FORMATS)}")
+        raise ValueError(
+            f"unknown simulated {'format' if len(unknown) == 1 else 'formats'}: {unknown}; use {tuple(SIMULATED_FORMATS)}"
+        )
     k = rng.integers(candidates[0], candidates[1] + 1, n_instructions)
     inst = np.repeat(np.arange(n_instructions), k)
     slot = np.concatenate([np.arange(n) for n in k]) + 1

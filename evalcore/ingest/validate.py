@@ -28,6 +28,7 @@ from evalcore.schema import (
     _label_to_level,
     normalise_label,
 )
+from evalcore.text import fmt_count
 
 # -- the contract in SQL ------------------------------------------------------------------------
 
@@ -79,7 +80,8 @@ def _check_header(names: list[str], *, file: str) -> dict[str, int]:
     if repeated:
         raise VerdictFormatError(
             file,
-            "column(s) named more than once in the header: " + ", ".join(repeated),
+            f"{'column' if len(repeated) == 1 else 'columns'} named more than once in the header: "
+            + ", ".join(repeated),
             values=tuple(names),
             hint="Keep one column of each name (which one is meant cannot be guessed)",
         )
@@ -87,7 +89,7 @@ def _check_header(names: list[str], *, file: str) -> dict[str, int]:
     if missing:
         raise VerdictFormatError(
             file,
-            "required column(s) missing: " + ", ".join(missing),
+            f"required {'column' if len(missing) == 1 else 'columns'} missing: " + ", ".join(missing),
             values=tuple(names),
             hint="The header must name "
             + ", ".join(REQUIRED_COLUMNS)
@@ -208,7 +210,7 @@ def _both_bad(cur: duckdb.DuckDBPyConnection, verdict_map: str, *, file: str) ->
         if rows.size:
             raise VerdictFormatError(
                 file,
-                BOTH_BAD_UNREADABLE[0].format(n=rows.size),
+                BOTH_BAD_UNREADABLE[0].format(values=fmt_count(rows.size, "value")),
                 rows=tuple(rows.tolist()),
                 values=_values(cur, "both_bad", unreadable.replace("t.both_bad", "both_bad")),
                 hint=BOTH_BAD_UNREADABLE[1],
@@ -230,7 +232,10 @@ def _both_bad(cur: duckdb.DuckDBPyConnection, verdict_map: str, *, file: str) ->
             .astype(np.int64)
         )
         raise VerdictFormatError(
-            file, BOTH_BAD_NOT_TIE[0].format(n=rows.size), rows=tuple(rows.tolist()), hint=BOTH_BAD_NOT_TIE[1]
+            file,
+            BOTH_BAD_NOT_TIE[0].format(calls=fmt_count(rows.size, "call")),
+            rows=tuple(rows.tolist()),
+            hint=BOTH_BAD_NOT_TIE[1],
         )
     return flag
 
@@ -259,7 +264,7 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         if rows.size:
             raise VerdictFormatError(
                 file,
-                f"column '{name}' is empty in {rows.size} row(s)",
+                f"column '{name}' is empty in {fmt_count(rows.size, 'row')}",
                 rows=tuple(rows.tolist()),
                 hint=f"Every row needs a value in '{name}'; fill it in or delete those rows",
             )
@@ -271,7 +276,7 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         if rows.size:
             raise VerdictFormatError(
                 file,
-                f"column '{name}' has {rows.size} value(s) outside the verdict scale",
+                f"column '{name}' has {fmt_count(rows.size, 'value')} outside the verdict scale",
                 rows=tuple(rows.tolist()),
                 values=_values(cur, name, bad),
                 hint=(
@@ -305,7 +310,7 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         if rows.size:
             raise VerdictFormatError(
                 file,
-                f"column '{name}' has {rows.size} value(s) that cannot be a "
+                f"column '{name}' has {fmt_count(rows.size, 'value')} that cannot be a "
                 + ("length" if name.startswith("length") else "count")
                 + " (negative or infinite)",
                 rows=tuple(rows.tolist()),
@@ -329,7 +334,7 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
             shown = tuple(repr(v)[1:-1] for v in _values(cur, name, bad))
             raise VerdictFormatError(
                 file,
-                f"column '{name}' has {rows.size} value(s) with a control character (such "
+                f"column '{name}' has {fmt_count(rows.size, 'value')} with a control character (such "
                 "as NUL, a tab or a line break)",
                 rows=tuple(rows.tolist()),
                 values=shown,

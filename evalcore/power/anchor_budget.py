@@ -55,6 +55,7 @@ from evalcore.power.budget import (
     predicted_width,
 )
 from evalcore.stats.against import disagreement_totals, max_models_per_instruction, verdicts_against
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     from evalcore.counts import CountSource
@@ -233,7 +234,7 @@ def _variances(scores: pd.DataFrame, corrected: bool) -> tuple[float, float | No
         return float(t_f.std(ddof=1)), None, 0, delta, floored
     if len(lab) < 2:
         raise DesignError(
-            f"{len(lab)} instruction(s) have human labels on all of the two models' calls against the "
+            f"{fmt_count(len(lab), 'instruction')} {'has' if len(lab) == 1 else 'have'} human labels on all of the two models' calls against the "
             "anchors; the corrected width needs at least two."
         )
     t_h = ka * lab["a_h"] - kb * lab["b_h"]
@@ -351,7 +352,7 @@ def plan_anchor_budget(
         )
     if len(options) < len(order):
         notes.append(
-            f"Only up to {len(options)} anchor(s) could be measured: with more, too few instructions "
+            f"Only up to {fmt_count(len(options), 'anchor')} could be measured: with more, too few instructions "
             "hold both models against every anchor."
         )
     return AnchorBudgetPlan(

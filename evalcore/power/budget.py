@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import DesignError, UsageError
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     from evalcore.counts import CountSource
@@ -342,7 +343,7 @@ def plan_budget(
     rows = _pair_rows(store, judge, model_a, model_b)
     if len(rows) < 2:
         raise DesignError(
-            f"{model_a} and {model_b} have {len(rows)} head-to-head verdict(s); the planner needs at "
+            f"{model_a} and {model_b} have {fmt_count(len(rows), 'head-to-head verdict')}; the planner needs at "
             "least two to estimate their spread."
         )
     f = np.where(rows["model_a"] == model_a, rows["f"], 1 - rows["f"])
@@ -368,7 +369,7 @@ def plan_budget(
     if corrected:
         if labelled.sum() < 2:
             raise DesignError(
-                f"{model_a} against {model_b} has {int(labelled.sum())} human-labelled call(s); the "
+                f"{model_a} against {model_b} has {fmt_count(int(labelled.sum()), 'human-labelled call')}; the "
                 "corrected win rate needs at least two to estimate the judge's error spread."
             )
         gap = h[labelled] - f[labelled]

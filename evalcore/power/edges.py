@@ -24,6 +24,7 @@ from evalcore.power.sign_test import (
 )
 from evalcore.ranking import Leaderboard, adjust_p_values, leaderboard
 from evalcore.stats.against import verdicts_against
+from evalcore.text import fmt_count
 
 
 @dataclass(frozen=True)
@@ -282,14 +283,16 @@ def detectable_edges(
 
     if skipped:
         notes.append(
-            f"{skipped} adjacent row(s) of the leaderboard sit in different pieces of the "
-            "comparison graph (never compared, even indirectly) and are left out."
+            f"{fmt_count(skipped, 'pair')} of adjacent rows of the leaderboard "
+            f"{'sits' if skipped == 1 else 'sit'} in different pieces of the comparison graph (never "
+            f"compared, even indirectly) and {'is' if skipped == 1 else 'are'} left out."
         )
     never = frame.loc[frame["instructions"] == 0]
     if len(never):
         how = "against the anchor " + anchor if anchor else "head-to-head"
         notes.append(
-            f"{len(never)} adjacent pair(s) were never judged {how} on a common "
+            f"{fmt_count(len(never), 'adjacent pair')} {'was' if len(never) == 1 else 'were'} never "
+            f"judged {how} on a common "
             "instruction: nothing can be detected for them"
             + ("" if anchor else "; pick an anchor they both met")
             + "."

@@ -361,10 +361,10 @@ def table_sentence(table) -> str:
     missing = table.missing_scores
     return (
         f"{table.file}: {fmt_int(len(frame))} rows, {fmt_int(frame['instruction_id'].nunique())}"
-        f" instructions, {frame['format'].nunique()} format(s), {frame['judge'].nunique()} "
-        "judge(s)."
+        f" instructions, {fmt_count(frame['format'].nunique(), 'format')}, "
+        f"{fmt_count(frame['judge'].nunique(), 'judge')}."
         + (
-            f" {fmt_int(missing)} row(s) have no score: counted in the parse rate, "
+            f" {fmt_count(missing, 'row')} {'has' if missing == 1 else 'have'} no score: counted in the parse rate, "
             "left out of everything else."
             if missing
             else ""

@@ -371,7 +371,7 @@ def category_heterogeneity(
         # flagged only when the test rejects one ranking, no flag appears on data that have one
         # ranking more often than the test's level
         notes.append(
-            f"{len(reversals):,} pair(s) looked reversed in a category, but the test does not reject "
+            f"{fmt_count(len(reversals), 'pair')} looked reversed in a category, but the test does not reject "
             "one ranking: not flagged."
         )
         reversals = ()

@@ -336,8 +336,8 @@ def leaderboard(
     if counts.n_models < 2 or counts.n_cells == 0:
         raise UsageError(
             "A leaderboard needs verdicts between at least two different models; "
-            f"this selection has {counts.n_models} model(s) and {counts.n_instructions} "
-            "instruction(s) with a verdict."
+            f"this selection has {fmt_count(counts.n_models, 'model')} and "
+            f"{fmt_count(counts.n_instructions, 'instruction')} with a verdict."
         )
     m = counts.n_models
     many = m >= sparse_fit.SPARSE_FROM_MODELS

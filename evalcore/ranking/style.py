@@ -205,7 +205,9 @@ def check_controls(controls: Sequence[str] | str, available: Sequence[str] = ())
     choices = list(CONTROLS) + [f for f in available if f not in CONTROLS and f not in MARKDOWN_ELEMENTS]
     bad = [c for c in names if c not in choices]
     if bad:
-        raise UsageError(f"unknown control(s) {', '.join(bad)}; choose from {', '.join(choices)}.")
+        raise UsageError(
+            f"unknown {'control' if len(bad) == 1 else 'controls'} {', '.join(bad)}; choose from {', '.join(choices)}."
+        )
     if not names:
         raise UsageError(f"name at least one control; choose from {', '.join(choices)}.")
     return tuple(dict.fromkeys(names))
@@ -263,12 +265,13 @@ def style_control(
     if m < 2 or rows.a.size == 0:
         raise UsageError(
             "Style control needs calls between at least two models with the features asked for; "
-            f"this selection has {m} model(s)."
+            f"this selection has {fmt_count(m, 'model')}."
         )
     notes: list[str] = []
     if rows.dropped:
         notes.append(
-            f"{rows.dropped:,} call(s) lack a feature the controls need and are left out of both "
+            f"{fmt_count(rows.dropped, 'call')} {'lacks' if rows.dropped == 1 else 'lack'} a feature the "
+            f"controls need and {'is' if rows.dropped == 1 else 'are'} left out of both "
             "the controlled and the uncontrolled ratings compared here."
         )
     columns, names, owners, scales = [], [], [], []

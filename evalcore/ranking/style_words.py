@@ -23,10 +23,14 @@ def unidentified(rows: StyleRows, name: str, control: str) -> str:
         m = len(rows.models)
         in_a = np.bincount(rows.a, minlength=m) > 0
         in_b = np.bincount(rows.b, minlength=m) > 0
-        fixed = ", ".join(rows.models[k] for k in np.flatnonzero(in_a != in_b)[:5])
+        fixed = [rows.models[k] for k in np.flatnonzero(in_a != in_b)[:5]]
         return (
             "The first-slot advantage is not identified here: "
-            + (f"{fixed} always sit(s) in one slot, so " if fixed else "")
+            + (
+                f"{', '.join(fixed)} always {'sits' if len(fixed) == 1 else 'sit'} in one slot, so "
+                if fixed
+                else ""
+            )
             + "a slot-A advantage cannot be told apart from the models' strengths (an "
             "anchor-only table with the reference always in one slot is the usual case). Judge "
             "some pairs in both orders, or with the slots drawn at random, to measure it."

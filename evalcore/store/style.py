@@ -117,7 +117,7 @@ def style_rows(
     missing = [f for f in features if f not in sources]
     if missing:
         raise UsageError(
-            "This table cannot supply the feature(s) "
+            f"This table cannot supply the {'feature' if len(missing) == 1 else 'features'} "
             + ", ".join(missing)
             + "; it has "
             + (", ".join(sorted(sources)) if sources else "none")

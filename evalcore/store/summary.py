@@ -8,6 +8,7 @@ from math import comb
 from typing import TYPE_CHECKING
 
 from evalcore._sql import one_row
+from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,7 +50,7 @@ class DatasetSummary:
         # two whole tables (about 3,000 characters on the demo).
         return (
             f"DatasetSummary({self.name!r}: {self.rows:,} rows, {len(self.models):,} models, "
-            f"{self.instructions:,} instructions, {len(self.judges):,} judge(s), {self.design}, "
+            f"{self.instructions:,} instructions, {fmt_count(len(self.judges), 'judge')}, {self.design}, "
             f"{self.orders})"
         )
 

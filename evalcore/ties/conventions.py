@@ -43,6 +43,7 @@ from evalcore.schema import LEVELS
 from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, percentile_interval, weighted_totals
 from evalcore.stats.kendall import kendall_tau
 from evalcore.stats.threads import single_blas_thread
+from evalcore.text import fmt_count
 from evalcore.ties.davidson import fit_davidson
 
 #: The three conventions, in the order the faces show them, and their plain names.
@@ -472,7 +473,7 @@ def tie_conventions(
     if counts.n_models < 2 or counts.n_cells == 0:
         raise UsageError(
             "Comparing tie conventions needs verdicts between at least two models; this selection "
-            f"has {counts.n_models} model(s) with a verdict."
+            f"has {fmt_count(counts.n_models, 'model')} with a verdict."
         )
     rounds = check_int("rounds", rounds, low=0)
     seed = check_int("seed", seed, low=0)

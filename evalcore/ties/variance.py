@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import UsageError
+from evalcore.text import fmt_count
 from evalcore.ties.pointwise import pointwise_tie_structure
 
 #: Diagnostics decomposed by default, in the order of Table 2 of "The Format is the Filter" (those present are used).
@@ -107,7 +108,7 @@ def variance_shares(
     if len(formats) < 2 or len(judges) < 2:
         notes.append(
             f"Variance shares need at least two formats and two judges; this table has "
-            f"{len(formats)} format(s) and {len(judges)} judge(s)."
+            f"{fmt_count(len(formats), 'format')} and {fmt_count(len(judges), 'judge')}."
         )
         wanted = []
     if cells.duplicated(["format", "judge"]).any():

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal, cast, get_args
 
 from evalcore.errors import UsageError
+from evalcore.text import fmt_count
 
 VerdictKind = Literal["first", "second", "tie", "none"]
 VERDICT_KINDS: tuple[str, ...] = get_args(VerdictKind)
@@ -239,7 +240,7 @@ class VerdictCase:
     def __repr__(self) -> str:
         return (
             f"VerdictCase({self.judge!r}, {self.instruction!r}, {self.models[0]!r} vs "
-            f"{self.models[1]!r}, {len(self.calls)} call(s))"
+            f"{self.models[1]!r}, {fmt_count(len(self.calls), 'call')})"
         )
 
     def as_dict(self) -> dict:
@@ -269,7 +270,7 @@ class VerdictPage:
     filter: VerdictFilter = field(default_factory=VerdictFilter)
 
     def __repr__(self) -> str:
-        return f"VerdictPage({len(self.cases)} of {self.total:,} case(s) from {self.offset:,})"
+        return f"VerdictPage({len(self.cases)} of {fmt_count(self.total, 'case')} from {self.offset:,})"
 
     def as_dict(self) -> dict:
         return {

@@ -134,7 +134,7 @@ def test_rank_control_json_adds_controlled_ratings_and_coefficients(tmp_path, ca
 @pytest.mark.parametrize(
     ("control", "message"),
     [
-        ("length,colour", "unknown control(s) colour; choose from length, markdown, position, family"),
+        ("length,colour", "unknown control colour; choose from length, markdown, position, family"),
         ("markdown", "cannot supply the markdown control: it needs the answers' text"),
         ("family", "family is not recognised"),
     ],

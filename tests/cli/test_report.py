@@ -117,7 +117,7 @@ def test_json_output(files, capsys):
             ["{verdicts}", "--bootstrap", "10000000"],
             "--bootstrap: got 10000000; must be a whole number from 0 to 100,000",
         ),
-        (["{verdicts}", "--human-ranking", "{verdicts}"], "required column(s) missing: model, score"),
+        (["{verdicts}", "--human-ranking", "{verdicts}"], "required columns missing: model, score"),
         (["{bad}"], "outside the verdict scale"),
     ],
 )

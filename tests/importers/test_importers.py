@@ -113,7 +113,7 @@ def test_arena_hard_broken_record_names_the_record():
     # games that are not a list are the record's own problem: set aside and named, the rest load
     table = read_verdicts("\n".join([lines[0], lines[2]]).encode(), name="judgments.jsonl")
     assert len(table.frame) == 2
-    assert "1 row(s) set aside" in table.format and "row 2, games 'A>B' (text)" in table.format
+    assert "1 row set aside" in table.format and "row 2, games 'A>B' (text)" in table.format
 
 
 def test_arena_hard_real_sample():
@@ -191,7 +191,7 @@ def test_alpaca_weighted_annotations_recover_slot_order():
     table = read_verdicts(NATIVE / "alpaca_eval" / "weighted_annotations.json")
     assert table.format.startswith("AlpacaEval annotations JSON")
     assert "recovered from the judge's logprobs for 5 of 9 rows" in table.format
-    assert "1 instruction(s) with identical outputs" in table.format
+    assert "1 instruction with identical outputs" in table.format
     got = [(a, b, v) for _, a, b, v, _, _ in rows(table)]
     ref, cand = "ref-model", "cand-model"
     assert got == [

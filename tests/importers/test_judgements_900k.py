@@ -101,7 +101,7 @@ def test_sample_rows_worked_by_hand(loaded):
     assert "2 INVALID or empty" in table.format
     assert "1 naming a model that is not one of the call's two" in table.format
     assert "1 malformed" in table.format
-    assert "1 uid(s) do not end with their two model names" in table.format
+    assert "1 uid does not end with their two model names" in table.format
 
 
 def test_instance_recovery_with_underscores_and_slashes_in_names():

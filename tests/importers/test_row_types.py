@@ -129,7 +129,7 @@ def test_a_value_of_the_wrong_type_sets_its_row_aside(kind, field, value, tmp_pa
     # the other records load exactly as they do without the odd one
     pd.testing.assert_frame_equal(got, expected)
     # and the odd one is counted and named: its row, its field, its value
-    assert "1 row(s) set aside for a value of the wrong type" in label, label
+    assert "1 row set aside for a value of the wrong type" in label, label
     assert f"row {BAD + 1}, {field} " in label, label
 
 

@@ -221,7 +221,7 @@ def test_arena_hard_across_batches(tmp_path, monkeypatch):
     path = _jsonl(tmp_path / "model_judgment" / "judge-j" / "m.jsonl", _arena_hard_records())
     verdicts, text, label, report = _same(path, monkeypatch)
     assert len(verdicts) == 12 and report.no_verdict_rows == 5
-    assert "2 game(s) with a score Arena-Hard-Auto does not count" in label
+    assert "2 games with a score Arena-Hard-Auto does not count" in label
     assert "judge taken from the folder name" in label and "baseline not named" in label
     assert set(verdicts["judge"]) == {"judge-j", "gpt-4"}
     assert text is not None and text["response_a"].str.len().max() == 500
@@ -306,7 +306,7 @@ def test_alpaca_eval_across_batches(tmp_path, monkeypatch):
     )
     assert len(verdicts) == 6 and report.no_verdict_rows == 1
     assert "slot order recovered from the judge's logprobs for 2 of 6 rows" in label
-    assert "1 instruction(s) with identical outputs" in label
+    assert "1 instruction with identical outputs" in label
     assert list(verdicts["model_a"][:2]) == ["ref", "model"]  # the second row mirrored back
     assert text is not None and list(text["response_a"][:2]) == ["r1", "o2"]
 
@@ -563,7 +563,7 @@ def test_arena_voters_pooled_across_batches(container, tmp_path, monkeypatch):
         _write(tmp_path / f"a.{container}", _arena_records(VOTERS)), monkeypatch
     )
     assert "3 voters pooled as one judge, 'Chatbot Arena voters'" in label
-    assert "2 battle(s) without a question_id get their own id" in label
+    assert "2 battles without a question_id get their own id" in label
     assert set(verdicts["judge"]) == {"Chatbot Arena voters"}
     assert list(verdicts["instruction_id"][:3]) == ["q0", "battle-2", "q2"]
     assert report.no_verdict_rows == 1
@@ -614,7 +614,7 @@ def test_arena_unknown_winners_are_named_the_same(tmp_path, monkeypatch):
     records[5]["winner"] = "right"
     records[6]["winner"] = "left"
     whole = _same(_write(tmp_path / "a.jsonl", records), monkeypatch)
-    assert isinstance(whole[0], str) and "column 'winner' has 3 value(s)" in whole[1]
+    assert isinstance(whole[0], str) and "column 'winner' has 3 values" in whole[1]
     assert whole[2] == (2, 6, 7) and whole[3] == ("left", "right")
 
 
@@ -671,5 +671,5 @@ def test_records_set_aside_are_the_same_in_every_batching(tmp_path, monkeypatch)
     records[4]["baseline"] = 7  # record 5: a number where the baseline's name belongs
     whole = _same(_jsonl(tmp_path / "a.jsonl", records), monkeypatch)
     assert not isinstance(whole[0], str), whole
-    assert "2 row(s) set aside for a value of the wrong type" in whole[2]
+    assert "2 rows set aside for a value of the wrong type" in whole[2]
     assert "row 2, model '[\"m\"]' (a list)" in whole[2] and "row 5, baseline '7' (a number)" in whole[2]

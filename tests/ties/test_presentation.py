@@ -211,8 +211,8 @@ def test_pointwise_table_sentence():
         missing_scores = 2
 
     text = show.table_sentence(Table())
-    assert text.startswith("mine.csv: 10 rows, 2 instructions, 1 format(s), 2 judge(s).")
-    assert "2 row(s) have no score" in text
+    assert text.startswith("mine.csv: 10 rows, 2 instructions, 1 format, 2 judges.")
+    assert "2 rows have no score" in text
 
 
 def test_explanations_cite_methods_not_internal_documents():

@@ -69,6 +69,7 @@ from evalcore.ranking.fragility.results import (
 )
 from evalcore.ranking.fragility.search import Search, take_calls
 from evalcore.stats.threads import single_blas_thread
+from evalcore.text import fmt_count
 
 __all__ = [
     "LIST_LIMIT",
@@ -187,7 +188,7 @@ def _ranking_fragility(
     if counts.n_models < 2 or n_calls == 0:
         raise UsageError(
             "Fragility needs verdicts between at least two different models; this selection has "
-            f"{counts.n_models} model(s) and {n_calls:,} verdict(s)."
+            f"{fmt_count(counts.n_models, 'model')} and {fmt_count(n_calls, 'verdict')}."
         )
     if max_drop is None:
         max_drop = min(n_calls, max(10, math.ceil(0.01 * n_calls)))
