@@ -42,7 +42,9 @@ __all__ = [
     "MISSING",
     "code_span",
     "fmt_bytes",
+    "fmt_count",
     "fmt_int",
+    "fmt_list",
     "fmt_num",
     "fmt_p",
     "fmt_pct",
@@ -245,6 +247,20 @@ def fmt_count(value: Any, noun: str, plural: str | None = None) -> str:
     number = finite_number(value)
     many = plural if plural is not None else noun + "s"
     return f"{fmt_int(value)} {noun if number is not None and round(number) == 1 else many}"
+
+
+def fmt_list(items: Any, limit: int = 5) -> str:
+    """The first ``limit`` texts joined by commas, then how many more there are, so that a
+    message naming what it found stays short on a table of thousands.
+
+    Examples
+    --------
+    >>> fmt_list(["a", "b"]), fmt_list(["a", "b", "c", "d"], 2), fmt_list([])
+    ('a, b', 'a, b and 2 more', '')
+    """
+    items = list(items)
+    more = len(items) - limit
+    return ", ".join(str(i) for i in items[:limit]) + (f" and {more:,} more" if more > 0 else "")
 
 
 def fmt_num(value: Any, digits: int = 2) -> str:

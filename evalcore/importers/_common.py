@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.importers.labels import NAMES as NAMES  # re-exported
-from evalcore.text import fmt_count
+from evalcore.text import fmt_count, fmt_list
 
 Records = list[dict[str, Any]]
 
@@ -87,9 +87,7 @@ def _verdict_text(level: float | int | None) -> str:
 
 def _quoted(values: Iterable[str]) -> str:
     counts = Counter(v if len(v) <= 40 else v[:40] + "…" for v in values)
-    shown = ", ".join(f"{v!r} ×{n}" if n > 1 else repr(v) for v, n in counts.most_common(_MAX_NOTED))
-    more = len(counts) - _MAX_NOTED
-    return shown + (f" and {more} more" if more > 0 else "")
+    return fmt_list((f"{v!r} ×{n}" if n > 1 else repr(v) for v, n in counts.most_common()), _MAX_NOTED)
 
 
 #: Rows set aside that a format label names one by one (the rest are counted).

@@ -18,7 +18,7 @@ from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE
 from evalcore.ranking.intervals import fisher_information, information_inverse
 from evalcore.slots import slot_balance
 from evalcore.stats.intervals import Z95
-from evalcore.text import fmt_count
+from evalcore.text import fmt_count, fmt_list
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -230,12 +230,11 @@ def slot_comparability(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, l
         only_slot[k] = slot
     warnings: list[str] = []
     if flagged:
-        listed = ", ".join(
-            f"{name} (always in slot {slot}, {fmt_count(n, 'call')})" for name, slot, n in flagged[:4]
+        listed = fmt_list(
+            (f"{name} (always in slot {slot}, {fmt_count(n, 'call')})" for name, slot, n in flagged), 4
         )
-        more = f" and {len(flagged) - 4} more" if len(flagged) > 4 else ""
         warnings.append(
-            f"Not comparable with the others: {listed}{more}. A model that only ever sits in one "
+            f"Not comparable with the others: {listed}. A model that only ever sits in one "
             "slot, while most models do not, carries the judge's slot preference in its rating: "
             "its rating and rank cannot be told apart from that preference, so it is marked in "
             "the table and left out of the leader and of the separation of the top models. "
@@ -316,11 +315,10 @@ def few_notes(models: tuple[str, ...], per_model: np.ndarray, few: np.ndarray, n
             f"Every model was judged on fewer than {MIN_INSTRUCTIONS_FOR_NOMINAL} instructions: their {widened}."
         ]
     order = [k for k in np.argsort(per_model, kind="stable") if few[k]]
-    listed = ", ".join(f"{models[k]} ({int(per_model[k]):,} of {n_inst:,})" for k in order[:5])
-    more = f" and {len(order) - 5} more" if len(order) > 5 else ""
+    listed = fmt_list(f"{models[k]} ({int(per_model[k]):,} of {n_inst:,})" for k in order)
     return [
         f"Few instructions behind some models (instructions with a verdict in brackets): "
-        f"{listed}{more}. Below {MIN_INSTRUCTIONS_FOR_NOMINAL} instructions an interval over "
+        f"{listed}. Below {MIN_INSTRUCTIONS_FOR_NOMINAL} instructions an interval over "
         f"instructions is too narrow (in simulation a model on 2 of 60 instructions got ±20 Elo "
         f"points and covered the truth about half the time); their {widened}. Read their "
         "ratings as rough."

@@ -12,7 +12,7 @@ import numpy as np
 from evalcore.features import StyleRows
 from evalcore.ranking.bradley_terry import ELO_SCALE
 from evalcore.stats.intervals import Estimate
-from evalcore.text import fmt_num, fmt_signed
+from evalcore.text import fmt_list, fmt_num, fmt_signed
 
 #: Markdown features in words.
 WORDS = {"headers": "headers", "bold": "bold spans", "lists": "list items"}
@@ -23,11 +23,11 @@ def unidentified(rows: StyleRows, name: str, control: str) -> str:
         m = len(rows.models)
         in_a = np.bincount(rows.a, minlength=m) > 0
         in_b = np.bincount(rows.b, minlength=m) > 0
-        fixed = [rows.models[k] for k in np.flatnonzero(in_a != in_b)[:5]]
+        fixed = [rows.models[k] for k in np.flatnonzero(in_a != in_b)]
         return (
             "The first-slot advantage is not identified here: "
             + (
-                f"{', '.join(fixed)} always {'sits' if len(fixed) == 1 else 'sit'} in one slot, so "
+                f"{fmt_list(fixed)} always {'sits' if len(fixed) == 1 else 'sit'} in one slot, so "
                 if fixed
                 else ""
             )

@@ -43,7 +43,7 @@ from evalcore.schema import LEVELS
 from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, percentile_interval, weighted_totals
 from evalcore.stats.kendall import kendall_tau
 from evalcore.stats.threads import single_blas_thread
-from evalcore.text import fmt_count
+from evalcore.text import fmt_count, fmt_list
 from evalcore.ties.davidson import fit_davidson
 
 #: The three conventions, in the order the faces show them, and their plain names.
@@ -241,12 +241,7 @@ def _moves(shift: ConventionShift, *, names: bool) -> str:
     text = f"{_number(n)} model{'s' if n != 1 else ''} " + (
         "by one place" if shift.largest_move == 1 else f"by up to {_number(shift.largest_move)} places"
     )
-    return text + (f" ({_names(shift.moved)})" if names else "")
-
-
-def _names(names: tuple[str, ...], limit: int = 3) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit:,} more" if len(names) > limit else "")
+    return text + (f" ({fmt_list(shift.moved, 3)})" if names else "")
 
 
 def convention_shift(

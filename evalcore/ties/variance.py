@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evalcore.errors import UsageError
-from evalcore.text import fmt_count
+from evalcore.text import fmt_count, fmt_list
 from evalcore.ties.pointwise import pointwise_tie_structure
 
 #: Diagnostics decomposed by default, in the order of Table 2 of "The Format is the Filter" (those present are used).
@@ -118,11 +118,7 @@ def variance_shares(
         pivot = pivot.reindex(index=list(formats), columns=list(judges)).astype("float64")
         if pivot.isna().any().any():
             missing = [f"{f}/{j}" for f in formats for j in judges if pd.isna(pivot.loc[f, j])]
-            notes.append(
-                f"{name}: left out, no value for "
-                + ", ".join(missing[:5])
-                + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-            )
+            notes.append(f"{name}: left out, no value for " + fmt_list(missing))
             continue
         f_share, j_share, res, ss = _two_way_shares(pivot.to_numpy())
         if ss == 0.0:

@@ -521,3 +521,18 @@ def test_markdown_counts_of_a_copied_table_read_the_lenders_text_without_copying
     assert sorted(want.feature_a["bold"]) == sorted(markdown_counts(list(text["response_a"]))["bold"])
     lender.close()
     borrower.close()
+
+
+def test_the_refusal_names_five_models_in_one_slot_and_counts_the_rest():
+    sim = simulate(
+        SimulationSpec(
+            n_models=8, n_instructions=30, design="anchor", both_orders=False, anchor_slot="b", seed=2
+        )
+    )
+    store = VerdictStore()
+    store.load(sim.verdicts)
+    rows = store.style_rows(judge="sim-judge", features=("length",))
+    with pytest.raises(DesignError, match="always sit in one slot") as info:
+        style_control(rows, controls=["position"])
+    named = str(info.value).split(" always sit")[0].split(": ")[-1]
+    assert named.endswith(" and 3 more") and named.count(",") == 4  # 8 models in one slot each
