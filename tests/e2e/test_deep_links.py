@@ -8,15 +8,11 @@ machine while the pages are walked.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from urllib.parse import urlparse
 
 import pytest
 
-from tests.e2e.conftest import _MISSING, CHROMIUM, ROOT, _free_port, _healthy
+from tests.e2e.conftest import _MISSING, CHROMIUM, streamlit_server
 
 pytestmark = pytest.mark.e2e
 TIMEOUT = 120_000
@@ -35,36 +31,8 @@ def fresh_server(tmp_path):
     """A new ``streamlit run app.py`` per test: its first request is the test's."""
     if _MISSING is not None:
         pytest.skip(f"browser tests skipped: {_MISSING}")
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "VERDICTLAB_WORKSPACE": str(tmp_path / "ws.duckdb")}
-    log = (tmp_path / "streamlit.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless=true",
-            "--server.address=127.0.0.1",
-            f"--server.port={port}",
-            "--browser.gatherUsageStats=false",
-            "--server.fileWatcherType=none",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 90
-    while not _healthy(url):
-        assert proc.poll() is None, (tmp_path / "streamlit.log").read_text()
-        assert time.monotonic() < deadline, "streamlit did not start"
-        time.sleep(0.2)
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    with streamlit_server(tmp_path, {"VERDICTLAB_WORKSPACE": str(tmp_path / "ws.duckdb")}) as server:
+        yield server.url
 
 
 def _browser(playwright):
