@@ -17,13 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import fit_bradley_terry, pooled_wins, ranks_descending, win_entries
+from evalcore.stats.bootstrap import DENSE_PATTERN_BYTES
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:  # imported on first use: a ranking of few models never needs it
+    from evalcore.stats.lazy_sparse import sparse
 
 #: Halves drawn by default (the figure the board quotes: "k of 50").
 HALVES = 50
@@ -245,7 +251,13 @@ def split_half_stability(counts: VerdictCounts, *, halves: int | None = None, se
         # of whole and half battles, exact in any order.
         reps, draw = _half_draws(counts, n_half, rng)
         rows, cols, vals = win_entries(reps)
-        per_pattern = sparse.csr_matrix((vals, (cols, rows)), shape=(m * m, reps.n_instructions))
+        n_rep = reps.n_instructions
+        per_pattern: np.ndarray | sparse.csr_matrix
+        if m * m * n_rep * 8 <= DENSE_PATTERN_BYTES:  # dense, without importing scipy: exact sums
+            per_pattern = np.bincount(cols * n_rep + rows, weights=vals, minlength=m * m * n_rep)
+            per_pattern = per_pattern.reshape(m * m, n_rep)
+        else:
+            per_pattern = sparse.csr_matrix((vals, (cols, rows)), shape=(m * m, n_rep))
         wins = np.empty((halves, m, m))
         for h in range(halves):
             wins[h] = (per_pattern @ draw()).reshape(m, m)
