@@ -24,6 +24,7 @@ import numpy as np
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import fit_bradley_terry, pooled_wins, ranks_descending, win_entries
+from evalcore.ranking.pair_board import DIRECT_PAIR_SLOTS_PER_CELL
 from evalcore.stats.bootstrap import DENSE_PATTERN_BYTES
 
 if TYPE_CHECKING:
@@ -236,9 +237,12 @@ def split_half_stability(counts: VerdictCounts, *, halves: int | None = None, se
     if m < 2 or counts.n_instructions < 2:  # nothing to split: no halves, said in the sentence
         return SplitHalf("", (), 0, 0, 0, counts.models, (0,) * m)
     if halves is None:
-        n_pairs = np.unique(
-            np.minimum(counts.a, counts.b).astype(np.int64) * m + np.maximum(counts.a, counts.b)
-        ).size
+        key = np.minimum(counts.a, counts.b).astype(np.int64) * m + np.maximum(counts.a, counts.b)
+        if m * m <= DIRECT_PAIR_SLOTS_PER_CELL * max(counts.n_cells, 1):
+            # a slot per pair, not a sort of the cells (1.8 M of them in an arena): the same count
+            n_pairs = int(np.count_nonzero(np.bincount(key, minlength=m * m)))
+        else:
+            n_pairs = np.unique(key).size
         halves = int(min(HALVES, max(MIN_HALVES, HALF_PAIR_BUDGET // max(n_pairs, 1))))
     rng = np.random.default_rng(seed)
     n_half = counts.n_instructions // 2
