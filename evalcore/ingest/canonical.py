@@ -36,8 +36,8 @@ class Canonical:
     report: ValidationReport | None = None
     #: every row has its own (instruction, model_a, model_b, judge) (known from the typed pass)
     unique_keys: bool = False
-    #: what the typed pass learnt of the table that the store would read again (its judges and
-    #: categories), keyed as the store keeps them
+    #: what the typed pass learnt of the table that the store would read again (its judges,
+    #: categories and models), keyed as the store keeps them
     kept: dict | None = None
 
 

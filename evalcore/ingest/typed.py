@@ -126,8 +126,9 @@ def read_typed(
 
     Returns the load report, whether every row has its own (instruction, model_a, model_b,
     judge) (then one judge's cells are its rows, and :meth:`~evalcore.store.store.VerdictStore.counts`
-    need not group them), and the table's judges and categories as the store lists them (keyed
-    as :meth:`~evalcore.store.store.VerdictStore.judges` and ``categories`` keep them).
+    need not group them), and the table's judges, categories and models as the store lists them
+    (keyed as :meth:`~evalcore.store.store.VerdictStore.judges`, ``categories`` and ``models``
+    keep them).
     """
     if any(name not in _FAST_COLUMNS for name in columns):
         return None
@@ -186,9 +187,9 @@ def read_typed(
     # The other names are few (models, judges, categories): one scan for the distinct values of
     # each, then the character checks on those values only.
     names = ", ".join(_FEW_NAMES)
-    # (the judges and categories, sorted as the store lists them, come along: the store keeps
+    # (the judges, categories and models, sorted as the store lists them, come along: the store keeps
     # them for the loaded table instead of scanning it again)
-    (control, padded, invisible, n_models, judges, categories) = one_row(
+    (control, padded, invisible, n_models, judges, categories, models) = one_row(
         cur.execute(f"""WITH d AS (
                 SELECT coalesce({names}) AS v, GROUPING_ID({names}) AS g FROM {table}
                 GROUP BY GROUPING SETS ({", ".join(f"({n})" for n in _FEW_NAMES)}))
@@ -197,7 +198,9 @@ def read_typed(
                 count(*) FILTER (WHERE regexp_matches(v, '{_INVISIBLE}')),
                 count(DISTINCT v) FILTER (WHERE g IN ({_grouping_id("model_a")}, {_grouping_id("model_b")})),
                 coalesce(list(v ORDER BY v) FILTER (WHERE g = {_grouping_id("judge")}), []),
-                coalesce(list(v ORDER BY v) FILTER (WHERE g = {_grouping_id("category")} AND v IS NOT NULL), [])
+                coalesce(list(v ORDER BY v) FILTER (WHERE g = {_grouping_id("category")} AND v IS NOT NULL), []),
+                coalesce(list(DISTINCT v ORDER BY v)
+                         FILTER (WHERE g IN ({_grouping_id("model_a")}, {_grouping_id("model_b")})), [])
             FROM d""")
     )
     trouble = (
@@ -225,7 +228,7 @@ def read_typed(
         self_comparison_rows=int(self_rows),
         duplicate_rows=tuple(int(r) for r in duplicates),
     )
-    kept = {("judges",): tuple(judges), ("categories",): tuple(categories)}
+    kept = {("judges",): tuple(judges), ("categories",): tuple(categories), ("models",): tuple(models)}
     return report, distinct_keys == rows, kept
 
 
