@@ -36,7 +36,13 @@ ranking = data._import_meanwhile("evalcore.ranking.split_half")  # as the comman
 store = load_store(sys.argv[1])
 ranking.join()
 lap("read and check the file")
-counts = store.counts(judge=pick_judge(store, sys.argv[2] if sys.argv[2] != "-" else None))
+judge = pick_judge(store, sys.argv[2] if sys.argv[2] != "-" else None)
+from evalcore.ranking.sparse_fit import SPARSE_FROM_MODELS
+# many models: scipy's sparse matrices imported while DuckDB counts, as the command does
+sparse = data._import_meanwhile("scipy.sparse") if len(store.models()) >= SPARSE_FROM_MODELS else None
+counts = store.counts(judge=judge)
+if sparse is not None:
+    sparse.join()
 store.close()
 lap("counts")
 from evalcore.ranking import leaderboard

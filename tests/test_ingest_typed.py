@@ -269,3 +269,26 @@ def test_the_bundled_demo_takes_the_typed_pass_with_the_same_rows_and_text(monke
     pd.testing.assert_frame_equal(fast[1], slow[1])
     assert fast[2:4] == slow[2:4]
     assert fast[1]["judged_at"].notna().all() and len(fast[1]) == len(fast[0])
+
+
+def test_typed_pass_keeps_the_judges_categories_and_models_the_store_would_read(tmp_path):
+    """The typed pass's name check also lists the judges, categories and models: the store keeps
+    them for the loaded table (no second and third scan), equal to its own queries."""
+    path = tmp_path / "v.csv"
+    path.write_text(
+        "instruction_id,model_a,model_b,verdict,judge,category\n"
+        "q1,zeta,alpha,1,j2,\n"
+        "q1,alpha,beta,-1,,maths\n"
+        "q2,beta,zeta,0,j1,code\n"
+        "q2,Beta,alpha,2,j1,maths\n"
+    )
+    store = VerdictStore()
+    store.load_file(path, text=False)
+    kept = {key: store.kept(key) for key in (("judges",), ("categories",), ("models",))}
+    assert kept == {
+        ("judges",): ("j1", "j2", "judge"),
+        ("categories",): ("code", "maths"),
+        ("models",): ("Beta", "alpha", "beta", "zeta"),
+    }
+    store._kept.clear()  # the store's own queries, read again
+    assert (store.judges(), store.categories(), store.models()) == tuple(v for v in kept.values())

@@ -111,10 +111,10 @@ def _unit_options(args: argparse.Namespace) -> tuple[str | None, str | None]:
 
 
 def _import_meanwhile(module: str) -> threading.Thread:
-    """Import ``module`` in a second thread while this one reads the file: DuckDB lets go of the
-    interpreter's lock while it reads, so the ranking's libraries (scipy's sparse matrices, a
-    tenth of a second) load on the other core instead of before the read. The caller joins the
-    thread once the file is read (nothing else is imported meanwhile but the reader's own)."""
+    """Import ``module`` in a second thread while this one waits for DuckDB (reading the file,
+    counting the verdicts): DuckDB lets go of the interpreter's lock while it works, so the
+    ranking's libraries load on the other core instead of before or after. Python's import lock
+    makes the main thread wait for a module the thread is still importing."""
     thread = threading.Thread(target=importlib.import_module, args=(module,), name="imports", daemon=True)
     thread.start()
     return thread
@@ -133,7 +133,13 @@ def run_rank(args: argparse.Namespace) -> int:
         return _rank_all_judges(store, args)
     chosen = select(args, store=store)
     judge = chosen.judge
+    from evalcore.ranking.sparse_fit import SPARSE_FROM_MODELS
+
+    # many models: the fit needs scipy's sparse matrices, imported while DuckDB counts
+    sparse = _import_meanwhile("scipy.sparse") if len(store.models()) >= SPARSE_FROM_MODELS else None
     counts = store.counts(judge=judge, category=chosen.category, cluster=cluster)
+    if sparse is not None:
+        sparse.join()
     if args.control is None:
         store.close()  # the counts are all the ranking needs: the table's memory goes back first
     from evalcore.ranking import leaderboard

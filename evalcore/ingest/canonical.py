@@ -36,6 +36,9 @@ class Canonical:
     report: ValidationReport | None = None
     #: every row has its own (instruction, model_a, model_b, judge) (known from the typed pass)
     unique_keys: bool = False
+    #: what the typed pass learnt of the table that the store would read again (its judges,
+    #: categories and models), keyed as the store keeps them
+    kept: dict | None = None
 
 
 def read_canonical(

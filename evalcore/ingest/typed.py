@@ -111,7 +111,7 @@ def read_typed(
     *,
     limits: LoadLimits,
     table: str = "vl_typed",
-) -> tuple[ValidationReport, bool] | None:
+) -> tuple[ValidationReport, bool, dict[tuple, tuple[str, ...]]] | None:
     """The common case in one read: the file straight into ``table``, typed as ``verdicts``.
 
     ``sql`` reads ``width`` columns; ``columns`` maps each contract column the file has to
@@ -124,9 +124,11 @@ def read_typed(
     (:func:`validate`), which finds the exact rows and values and words the message. So a valid
     file loads in one pass and an invalid one is refused with the same message as before.
 
-    Returns the load report and whether every row has its own (instruction, model_a, model_b,
-    judge): then one judge's cells are its rows, and :meth:`~evalcore.store.store.VerdictStore.counts`
-    need not group them.
+    Returns the load report, whether every row has its own (instruction, model_a, model_b,
+    judge) (then one judge's cells are its rows, and :meth:`~evalcore.store.store.VerdictStore.counts`
+    need not group them), and the table's judges, categories and models as the store lists them
+    (keyed as :meth:`~evalcore.store.store.VerdictStore.judges`, ``categories`` and ``models``
+    keep them).
     """
     if any(name not in _FAST_COLUMNS for name in columns):
         return None
@@ -185,14 +187,20 @@ def read_typed(
     # The other names are few (models, judges, categories): one scan for the distinct values of
     # each, then the character checks on those values only.
     names = ", ".join(_FEW_NAMES)
-    (control, padded, invisible, n_models) = one_row(
+    # (the judges, categories and models, sorted as the store lists them, come along: the store keeps
+    # them for the loaded table instead of scanning it again)
+    (control, padded, invisible, n_models, judges, categories, models) = one_row(
         cur.execute(f"""WITH d AS (
                 SELECT coalesce({names}) AS v, GROUPING_ID({names}) AS g FROM {table}
                 GROUP BY GROUPING SETS ({", ".join(f"({n})" for n in _FEW_NAMES)}))
             SELECT count(*) FILTER (WHERE regexp_matches(v, '{_CONTROL}')),
                 count(*) FILTER (WHERE {_padded("v")}),
                 count(*) FILTER (WHERE regexp_matches(v, '{_INVISIBLE}')),
-                count(DISTINCT v) FILTER (WHERE g IN ({_grouping_id("model_a")}, {_grouping_id("model_b")}))
+                count(DISTINCT v) FILTER (WHERE g IN ({_grouping_id("model_a")}, {_grouping_id("model_b")})),
+                coalesce(list(v ORDER BY v) FILTER (WHERE g = {_grouping_id("judge")}), []),
+                coalesce(list(v ORDER BY v) FILTER (WHERE g = {_grouping_id("category")} AND v IS NOT NULL), []),
+                coalesce(list(DISTINCT v ORDER BY v)
+                         FILTER (WHERE g IN ({_grouping_id("model_a")}, {_grouping_id("model_b")})), [])
             FROM d""")
     )
     trouble = (
@@ -220,7 +228,8 @@ def read_typed(
         self_comparison_rows=int(self_rows),
         duplicate_rows=tuple(int(r) for r in duplicates),
     )
-    return report, distinct_keys == rows
+    kept = {("judges",): tuple(judges), ("categories",): tuple(categories), ("models",): tuple(models)}
+    return report, distinct_keys == rows, kept
 
 
 def _grouping_id(name: str) -> int:

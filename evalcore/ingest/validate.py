@@ -318,15 +318,9 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
                 hint=f"A length counts characters or tokens: write '{name}' as a number of 0 or "
                 "more, or leave it empty",
             )
+    controlled, n_models = _name_scan(cur)
     for name in NAME_COLUMNS:
-        # distinct names first: a handful of models, judges and categories
-        found = one_row(
-            cur.execute(
-                f"SELECT count(*) FROM (SELECT DISTINCT {name} AS v FROM vl_text) "
-                f"WHERE regexp_matches(v, '{_CONTROL}')"
-            )
-        )[0]
-        if not found:
+        if not controlled[name]:
             continue
         bad = f"regexp_matches({name}, '{_CONTROL}')"
         rows = _rows(cur, bad)
@@ -357,9 +351,6 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
         nullif(t.category, '') AS category{extra}
         FROM vl_text t LEFT JOIN {maps["verdict"]} mv ON mv.label = t.verdict
              LEFT JOIN {maps["human"]} mh ON mh.label = t.human""")
-    n_models = one_row(
-        cur.execute("SELECT count(*) FROM (SELECT model_a FROM vl_text UNION SELECT model_b FROM vl_text)")
-    )[0]
     if n_models > limits.max_models:
         raise VerdictFormatError(
             file,
@@ -368,6 +359,32 @@ def validate(cur: duckdb.DuckDBPyConnection, *, file: str, limits: LoadLimits) -
             hint="Load the models you want to compare (a sample of the "
             "file), or run the command-line tool with VERDICTLAB_MAX_MODELS set higher",
         )
+
+
+def _name_scan(cur: duckdb.DuckDBPyConnection) -> tuple[dict[str, bool], int]:
+    """Which name columns of ``vl_text`` hold a control character, and how many distinct models
+    it names, in two scans of the table instead of one a column: the instruction ids row by row
+    (as many as the rows in an arena table: one regular expression a row is cheaper than their
+    distinct values), the few other names (models, judges, categories) on their distinct values,
+    all four grouped in one pass (as :func:`evalcore.ingest.typed.read_typed` does)."""
+    few = tuple(n for n in NAME_COLUMNS if n != "instruction_id")
+    listed = ", ".join(few)
+    gid = {n: sum(1 << (len(few) - 1 - i) for i, c in enumerate(few) if c != n) for n in few}
+    found = one_row(
+        cur.execute(f"""WITH d AS (
+                SELECT coalesce({listed}) AS v, GROUPING_ID({listed}) AS g FROM vl_text
+                GROUP BY GROUPING SETS ({", ".join(f"({n})" for n in few)}))
+            SELECT {", ".join(f"count(*) FILTER (WHERE g = {gid[n]} AND regexp_matches(v, '{_CONTROL}'))" for n in few)},
+                count(DISTINCT v) FILTER (WHERE g IN ({gid["model_a"]}, {gid["model_b"]}))
+            FROM d""")
+    )
+    ids = one_row(
+        cur.execute(
+            f"SELECT count(*) FILTER (WHERE regexp_matches(instruction_id, '{_CONTROL}')) FROM vl_text"
+        )
+    )[0]
+    controlled = {"instruction_id": bool(ids), **{n: bool(k) for n, k in zip(few, found[:-1], strict=True)}}
+    return controlled, int(found[-1])
 
 
 # -- what loading noticed -----------------------------------------------------------------------

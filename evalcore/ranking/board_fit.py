@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
-from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import pair_board, sparse_fit
@@ -30,6 +29,11 @@ from evalcore.ranking.design import widen_few
 from evalcore.ranking.intervals import normal_draws, sandwich_covariance
 from evalcore.ranking.units import cluster_widening, inverse_pair_weights
 from evalcore.stats.threads import single_blas_thread
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:  # imported on first use: a ranking of few models never needs it
+    from evalcore.stats.lazy_sparse import sparse
 
 Matrix: TypeAlias = "np.ndarray | sparse.csr_matrix"
 

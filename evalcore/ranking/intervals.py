@@ -17,8 +17,9 @@ on one prompt are correlated).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.progress import Progress
@@ -30,7 +31,13 @@ from evalcore.ranking.bradley_terry import (
     reachability,
     win_entries,
 )
-from evalcore.stats.bootstrap import bootstrap_weights, pattern_operand, weighted_totals
+from evalcore.stats.bootstrap import bootstrap_weights, entries_operand, pattern_operand, weighted_totals
+from evalcore.stats.lazy_sparse import issparse
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:  # imported on first use: a ranking of few models never needs it
+    from evalcore.stats.lazy_sparse import sparse
 
 #: Up to this many models the sandwich's normal draws use the eigendecomposition of the
 #: covariance; above, a Cholesky factor (:func:`normal_draws`).
@@ -65,7 +72,7 @@ def bootstrap_thetas(
     reps, mult = counts.pattern_counts()
     rows, cols, vals = win_entries(reps)
     if pair_weights is not None:
-        if sparse.issparse(pair_weights):  # many models: the pairs that met
+        if issparse(pair_weights):  # many models: the pairs that met
             vals = vals * np.asarray(pair_weights[cols // m, cols % m], dtype=np.float64).ravel()
         else:
             vals = vals * np.asarray(pair_weights, dtype=np.float64).ravel()[cols]
@@ -75,7 +82,7 @@ def bootstrap_thetas(
     # Each round's win matrix W_r = Σ_s w[r, s] · wins_s: one BLAS product on a dense per-pattern
     # matrix for all-pairs tables (hundreds of patterns), a sparse one for arena tables (tens of
     # thousands of patterns over M² columns).
-    per_pattern = pattern_operand(sparse.csr_matrix((vals, (rows, cols)), shape=(n_pat, m * m)))
+    per_pattern = entries_operand(rows, cols, vals, (n_pat, m * m), exact_sums=pair_weights is None)
     row_bytes = (n_pat + 3 * m * m) * 8  # a transposed copy of the weights, the wins, their working copies
     samples = np.full((rounds, m), np.nan)
     absent_all = np.zeros((rounds, m), dtype=bool)

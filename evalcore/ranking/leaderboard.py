@@ -14,7 +14,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError, check_int
@@ -48,6 +47,9 @@ from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     import pandas as pd
+    from scipy import sparse
+else:  # imported on first use: a ranking of few models never needs it
+    from evalcore.stats.lazy_sparse import sparse
 
 #: How many models × models float arrays a leaderboard of fewer than
 #: :data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models holds at its peak (the pooled

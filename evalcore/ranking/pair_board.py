@@ -33,14 +33,19 @@ control variate whose exact variance is known (Hammersley & Handscomb, *Monte Ca
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import SLOT_A_SCORE, ComparisonGraph, _sigmoid, win_entries
 from evalcore.ranking.intervals import normal_draws, score_residuals
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:  # imported on first use: a ranking of few models never needs it
+    from evalcore.stats.lazy_sparse import sparse
 
 #: The largest piece of the comparison graph whose information is inverted exactly (a dense
 #: matrix of this many models: 8 × 2,500² bytes = 50 MB, under a second).

@@ -26,9 +26,14 @@ wins are (B, K), and every product is one sparse-times-dense-block product.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:  # imported on first use: a ranking of few models never needs it
+    from evalcore.stats.lazy_sparse import sparse
 
 #: From this many models the fits, the graph checks, the bootstrap and the sandwich's bread use
 #: the pair-based path; below it the dense M × M solve is as fast or faster. Measured on the two

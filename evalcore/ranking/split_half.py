@@ -17,13 +17,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import fit_bradley_terry, pooled_wins, ranks_descending, win_entries
+from evalcore.ranking.pair_board import DIRECT_PAIR_SLOTS_PER_CELL
+from evalcore.stats.bootstrap import DENSE_PATTERN_BYTES
+
+if TYPE_CHECKING:
+    from scipy import sparse
+else:  # imported on first use: a ranking of few models never needs it
+    from evalcore.stats.lazy_sparse import sparse
 
 #: Halves drawn by default (the figure the board quotes: "k of 50").
 HALVES = 50
@@ -230,9 +237,12 @@ def split_half_stability(counts: VerdictCounts, *, halves: int | None = None, se
     if m < 2 or counts.n_instructions < 2:  # nothing to split: no halves, said in the sentence
         return SplitHalf("", (), 0, 0, 0, counts.models, (0,) * m)
     if halves is None:
-        n_pairs = np.unique(
-            np.minimum(counts.a, counts.b).astype(np.int64) * m + np.maximum(counts.a, counts.b)
-        ).size
+        key = np.minimum(counts.a, counts.b).astype(np.int64) * m + np.maximum(counts.a, counts.b)
+        if m * m <= DIRECT_PAIR_SLOTS_PER_CELL * max(counts.n_cells, 1):
+            # a slot per pair, not a sort of the cells (1.8 M of them in an arena): the same count
+            n_pairs = int(np.count_nonzero(np.bincount(key, minlength=m * m)))
+        else:
+            n_pairs = np.unique(key).size
         halves = int(min(HALVES, max(MIN_HALVES, HALF_PAIR_BUDGET // max(n_pairs, 1))))
     rng = np.random.default_rng(seed)
     n_half = counts.n_instructions // 2
@@ -245,7 +255,13 @@ def split_half_stability(counts: VerdictCounts, *, halves: int | None = None, se
         # of whole and half battles, exact in any order.
         reps, draw = _half_draws(counts, n_half, rng)
         rows, cols, vals = win_entries(reps)
-        per_pattern = sparse.csr_matrix((vals, (cols, rows)), shape=(m * m, reps.n_instructions))
+        n_rep = reps.n_instructions
+        per_pattern: np.ndarray | sparse.csr_matrix
+        if m * m * n_rep * 8 <= DENSE_PATTERN_BYTES:  # dense, without importing scipy: exact sums
+            per_pattern = np.bincount(cols * n_rep + rows, weights=vals, minlength=m * m * n_rep)
+            per_pattern = per_pattern.reshape(m * m, n_rep)
+        else:
+            per_pattern = sparse.csr_matrix((vals, (cols, rows)), shape=(m * m, n_rep))
         wins = np.empty((halves, m, m))
         for h in range(halves):
             wins[h] = (per_pattern @ draw()).reshape(m, m)

@@ -356,7 +356,7 @@ class VerdictStore:
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, canon.label])
                 cur.execute("COMMIT")
                 self._unique_keys = canon.unique_keys
-                self._kept = {}
+                self._kept = dict(canon.kept or {})
             except Exception:
                 dog.stop()
                 cur.execute("ROLLBACK")

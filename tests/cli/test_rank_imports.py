@@ -123,3 +123,23 @@ def test_rank_of_an_arena_of_many_models_imports_no_graph_library_or_unused_anal
     assert '"rating"' in done.stdout, done.stdout[-500:] + done.stderr[-2000:]
     assert json.loads(done.stdout)["split_half"]["halves"] == 50
     assert done.stderr.strip().splitlines()[-1] == "LOADED"
+
+
+def test_rank_of_few_models_never_imports_scipy_sparse(tmp_path, small_sim):
+    """A table of few models is fitted, bootstrapped and split in halves on models × models
+    arrays: scipy's sparse matrices (a third of a second of CPU at start-up) stay out (the
+    operands' equality with scipy's is tested in tests/stats/test_entries_operand.py)."""
+    path = tmp_path / "verdicts.csv"
+    small_sim.verdicts.to_csv(path, index=False)
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = ['evalcore', 'rank', {str(path)!r}, '--bootstrap', '50', '--json']\n"
+        "try:\n"
+        "    runpy.run_module('evalcore', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('SPARSE' if 'scipy.sparse' in sys.modules else 'NO-SPARSE', file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert '"rating"' in done.stdout, done.stdout[-500:] + done.stderr[-2000:]
+    assert done.stderr.strip().splitlines()[-1] == "NO-SPARSE"
