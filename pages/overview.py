@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui as _ui
-from evalcore.findings import METHOD_SECTIONS, headline_findings, run_analyses
+from evalcore.findings import METHOD_SECTIONS, for_report, headline_findings, run_analyses
 from evalcore.present import summary as show
 from evalcore.report import build_report
 
@@ -38,9 +38,10 @@ with _ui.page("Overview"):
                 human_ranking=s.get("human_ranking"),
                 rounds=ROUNDS,
                 seed=SEED,
-                compare_judges=compare,
                 cache=_ui.memo,
                 progress=progress,
+                report=False,  # what only the report reads waits for its download (a judge change
+                # recomputes only what the page shows)
             )
     except ValueError as exc:
         _ui.error(exc, lead="The findings cannot be computed for this data:")
@@ -77,8 +78,9 @@ with _ui.page("Overview"):
     st.markdown(show.REPORT_NOTE)
 
     def _report() -> bytes:
-        # Runs on the download click (a separate thread): it only reads the results computed above.
-        return build_report(analyses, findings).encode("utf-8")
+        # Runs on the download click (a separate thread, without the session's results): the
+        # report's own analyses, by the calls and keys of run_analyses, then the report.
+        return build_report(for_report(store, analyses, compare_judges=compare), findings).encode("utf-8")
 
     safe = show.file_stem(summary.name, judge)
     c1, c2 = st.columns(2)

@@ -396,3 +396,42 @@ def test_the_recommended_anchor_carries_how_often_it_is_the_most_informative(spr
         in anchor.text
     )
     assert f"top in {q.format('anchor_top_share', rate)} of resamples" in anchor.tiles[0].note
+
+
+def test_the_report_completed_later_equals_the_one_computed_at_once():
+    """The Overview leaves what only the report reads for its download (``report=False``, then
+    :func:`evalcore.findings.for_report`): the same headline findings at once, and a report equal,
+    character for character, to the one of a single ``run_analyses`` call, with and without the
+    other judges' sheets."""
+    from datetime import UTC, datetime
+
+    from evalcore.findings import for_report
+    from evalcore.findings.analyses import REPORT_ONLY
+    from evalcore.report import build_report
+
+    spec = SimulationSpec(
+        n_models=5,
+        n_instructions=60,
+        model_names=NAMES[:5],
+        judges=(JudgeSpec("sim-calm", noise=0.3), JudgeSpec("sim-first", slot_bias=0.8, tie_width=0.5)),
+        human_fraction=0.5,
+        seed=4,
+    )
+    store, sim = _store(spec)
+    at = datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
+    options = {"judge": "sim-first", "rounds": 200, "seed": 0, "human_ranking": sim.human_ranking}
+    try:
+        page = run_analyses(store, report=False, **options)
+        assert not page.report_ready
+        assert all(getattr(page, name) in (None, {}) for name in REPORT_ONLY)  # none computed
+        for compare in (False, True):
+            whole = run_analyses(store, compare_judges=compare, **options)
+            assert headline_findings(page) == headline_findings(whole)
+            later = for_report(store, page, compare_judges=compare)
+            assert later.report_ready and (later.judge_comparison is not None) == compare
+            assert later.style is not None and later.ties is not None  # computed for the report
+            findings = headline_findings(later)
+            got, want = (build_report(a, findings, generated=at) for a in (later, whole))
+            assert got == want
+    finally:
+        store.close()

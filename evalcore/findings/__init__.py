@@ -21,7 +21,7 @@ titles), :mod:`~evalcore.findings.ranking` (who leads, the separation of the top
 
 from __future__ import annotations
 
-from evalcore.findings.analyses import Analyses, ranking_key, run_analyses
+from evalcore.findings.analyses import Analyses, for_report, ranking_key, run_analyses
 from evalcore.findings.anchors import anchor_finding
 from evalcore.findings.calibration import correction_finding
 from evalcore.findings.finding import METHOD_SECTIONS, Finding, Findings
@@ -34,6 +34,7 @@ __all__ = [
     "Analyses",
     "Finding",
     "Findings",
+    "for_report",
     "headline_findings",
     "leader_finding",
     "ranking_key",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import pandas as pd
@@ -113,6 +113,9 @@ class Analyses:
     #: The share of the judge's ties marked "both bad", when the table keeps that mark.
     both_bad: BothBadShare | None = None
     unavailable: dict[str, str] = field(default_factory=dict)
+    #: False when :func:`run_analyses` left out what only the report reads (``report=False``):
+    #: :func:`for_report` adds it.
+    report_ready: bool = True
 
 
 def _attempt(unavailable: dict[str, str], key: str, compute: Callable[[], Any]) -> Any | None:
@@ -172,6 +175,7 @@ def run_analyses(
     compare_judges: bool = False,
     cache: Cache | None = None,
     progress: Progress | None = None,
+    report: bool = True,
 ) -> Analyses:
     """Run every analysis the headline findings and the report need, for one judge.
 
@@ -185,6 +189,13 @@ def run_analyses(
     Data, Leaderboard and Anchors pages; the others start with ``"findings"``.
     ``compare_judges`` also builds the spec sheet of every other judge (a second or two per judge
     on the demo) for the report's comparison of judges.
+
+    ``report=False`` leaves out what only the report reads (:data:`REPORT_ONLY`: style control,
+    the judges pooled, the leader's monitor, the clustering units, prediction-powered ratings, the
+    verdict levels, the tie conventions, the "both bad" share and the other judges' sheets); the
+    headline findings are the same. :func:`for_report` adds them later by the same calls under
+    the same cache keys (the Overview computes them when its report is downloaded, so that a
+    change of judge recomputes only what the page shows).
     """
     cache = cache or _compute
 
@@ -241,9 +252,6 @@ def run_analyses(
         attempt("fragility_flips", flips, lambda: ranking_fragility(counts, kind="flip"))
         step(0.49, "does one ranking fit every category")
         attempt("categories", ("findings", "heterogeneity", judge), lambda: _categories(store, judge))
-        step(0.5, "the ranking controlled for style, and the judges pooled")
-        attempt("style", ("findings", "style", judge), lambda: _style(store, judge))
-        attempt("judge_pooling", ("findings", "judge_pooling"), lambda: _pool(store, seed))
         step(0.51, "anchor sweep")
         sweep = attempt(
             "anchors",
@@ -268,13 +276,10 @@ def run_analyses(
             lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor),
             reason="separation",
         )
-        step(0.57, "whether judging could have stopped")
-        attempt("monitor", ("findings", "monitor", judge), lambda: _monitor(store, judge, summary.design))
         if has_times(store):  # the Leaderboard page's keys: one computation for both
             step(0.56, "the ranking in time")
             attempt("time_windows", ("time_windows", judge, None), lambda: rating_windows(store, judge=judge))
             attempt("judge_drift", ("judge_drift", judge, None), lambda: judge_drift(store, judge=judge))
-        attempt("unit_widening", ("unit_widening", judge), lambda: widening_by_unit(store, judge=judge))
         pair = calibration_pair(board, counts)  # the Calibration page's default pair
         if pair is not None:
             leader, runner_up = pair
@@ -285,9 +290,6 @@ def run_analyses(
                 lambda: calibrate(store, judge=judge, candidate=leader, baseline=runner_up),
                 reason="correction",
             )
-    if board is not None and summary.labelled_rows:
-        step(0.62, "prediction-powered ratings")
-        attempt("ppi", ("findings", "ppi", judge), lambda: ppi_ratings(store, judge=judge))
     plan = None
     if sweep is not None or edges is not None:
         info = (
@@ -298,26 +300,13 @@ def run_analyses(
             else math.nan
         )
         plan = sample_size_plan(PLAN_EDGES, informativeness=info if 0 < info <= 1 else None)
-    if counts.n_models >= 2:
-        step(0.63, "how often the judge calls a tie")
-        attempt("ties", ("findings", "ties", judge), lambda: verdict_tie_structure(counts))
-    if board is not None:
-        # the order only: the report says it when modelling the ties reorders the leaderboard, so
-        # no interval of the tie parameter (neither the bootstrap nor the profile likelihood's
-        # search, most of the fit's cost)
-        step(0.64, "the ranking under three ways of counting ties")
-        conventions = ("findings", "tie_conventions", judge)
-        attempt("tie_conventions", conventions, lambda: tie_conventions(counts, interval=False))
-    others = [j for j in judges if j != judge] if compare_judges and len(judges) > 1 else []
     sheets = _judge_sheets(
-        store, [judge, *others], rounds=min(rounds, JUDGE_ROUNDS), seed=seed, cache=cache, step=step
+        store, [judge], rounds=min(rounds, JUDGE_ROUNDS), seed=seed, cache=cache, step=step
     )
     own = sheets[judge]
     if isinstance(own, str):
         unavailable["judge"] = own
-    comparison = comparison_table({j: sheets[j] for j in judges if j in sheets}) if others else None
-    step(1.0, "done")
-    return Analyses(
+    analyses = Analyses(
         summary=summary,
         judge=judge,
         counts=counts,
@@ -326,12 +315,95 @@ def run_analyses(
         leaderboard=board,
         judge_sheet=None if isinstance(own, str) else own,
         plan=plan,
-        judge_comparison=comparison,
         human_ranking=human_ranking,
-        **{**found, "unit_widening": found.get("unit_widening") or {}},
-        both_bad=cache(("both_bad", judge, None), lambda: both_bad_share(store, judge=judge)),
+        **found,
         unavailable=unavailable,
+        report_ready=False,
     )
+    if report:
+        analyses = for_report(store, analyses, compare_judges=compare_judges, cache=cache, progress=progress)
+    step(1.0, "done")
+    return analyses
+
+
+#: The :class:`Analyses` fields only the report reads (:func:`for_report` computes them).
+REPORT_ONLY = (
+    "style",
+    "judge_pooling",
+    "monitor",
+    "unit_widening",
+    "ppi",
+    "ties",
+    "tie_conventions",
+    "both_bad",
+    "judge_comparison",
+)
+
+
+def for_report(
+    store: VerdictStore,
+    analyses: Analyses,
+    *,
+    compare_judges: bool = False,
+    cache: Cache | None = None,
+    progress: Progress | None = None,
+) -> Analyses:
+    """``analyses`` with what the report reads besides the headline findings (:data:`REPORT_ONLY`),
+    computed for its judge by the calls and cache keys of :func:`run_analyses` (the same numbers);
+    ``compare_judges`` adds the other judges' sheets. Returned as it is when already there."""
+    judges = store.judges()
+    others = [j for j in judges if j != analyses.judge] if compare_judges and len(judges) > 1 else []
+    if analyses.report_ready and (analyses.judge_comparison is not None or not others):
+        return analyses
+    cache = cache or _compute
+    judge, counts, board, seed = analyses.judge, analyses.counts, analyses.leaderboard, analyses.seed
+
+    def step(fraction: float, text: str) -> None:
+        if progress is not None:
+            progress(min(1.0, fraction), text)
+
+    unavailable = dict(analyses.unavailable)
+    found: dict[str, Any] = {}
+
+    def attempt(name: str, key: tuple, compute: Callable[[], Any]) -> None:
+        found[name] = _attempt(unavailable, name, lambda: cache(key, compute))
+
+    if not analyses.report_ready:
+        if board is not None:
+            step(0.5, "the ranking controlled for style, and the judges pooled")
+            attempt("style", ("findings", "style", judge), lambda: _style(store, judge))
+            attempt("judge_pooling", ("findings", "judge_pooling"), lambda: _pool(store, seed))
+            step(0.57, "whether judging could have stopped")
+            design = analyses.summary.design
+            attempt("monitor", ("findings", "monitor", judge), lambda: _monitor(store, judge, design))
+            attempt("unit_widening", ("unit_widening", judge), lambda: widening_by_unit(store, judge=judge))
+            if analyses.summary.labelled_rows:
+                step(0.62, "prediction-powered ratings")
+                attempt("ppi", ("findings", "ppi", judge), lambda: ppi_ratings(store, judge=judge))
+        if counts.n_models >= 2:
+            step(0.63, "how often the judge calls a tie")
+            attempt("ties", ("findings", "ties", judge), lambda: verdict_tie_structure(counts))
+        if board is not None:
+            # the order only: the report says it when modelling the ties reorders the leaderboard, so
+            # no interval of the tie parameter (neither the bootstrap nor the profile likelihood's
+            # search, most of the fit's cost)
+            step(0.64, "the ranking under three ways of counting ties")
+            conventions = ("findings", "tie_conventions", judge)
+            attempt("tie_conventions", conventions, lambda: tie_conventions(counts, interval=False))
+    comparison = analyses.judge_comparison
+    if others and comparison is None:
+        own = analyses.judge_sheet if analyses.judge_sheet is not None else unavailable.get("judge", "")
+        sheets = {
+            judge: own,
+            **_judge_sheets(
+                store, others, rounds=min(analyses.rounds, JUDGE_ROUNDS), seed=seed, cache=cache, step=step
+            ),
+        }
+        comparison = comparison_table({j: sheets[j] for j in judges if j in sheets})
+    if not analyses.report_ready:
+        found["unit_widening"] = found.get("unit_widening") or {}
+        found["both_bad"] = cache(("both_bad", judge, None), lambda: both_bad_share(store, judge=judge))
+    return replace(analyses, **found, judge_comparison=comparison, unavailable=unavailable, report_ready=True)
 
 
 def _judge_sheets(

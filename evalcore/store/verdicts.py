@@ -84,8 +84,10 @@ def _case_filter(flt: VerdictFilter) -> str:
 
 # One row per case. "flipped": both orders have a verdict and some call of one order and some
 # call of the other name different outcomes read from m1's side (evalcore.judge.both_orders'
-# flip); "disagrees": some call's verdict and human label name different outcomes (the per-call
-# reading of evalcore.judge.agreement).
+# flip): the outcomes differ exactly when the smallest and the largest differ (a minimum and a
+# maximum instead of a distinct count: on the demo the switch's grouping of every call by case
+# took 0.20 CPU s with the count, 0.145 without); "disagrees": some call's verdict and human
+# label name different outcomes (the per-call reading of evalcore.judge.agreement).
 _CASES = """
     WITH calls AS (
         SELECT "row", judge, instruction_id, category, model_a, model_b, verdict, human, weight,
@@ -99,7 +101,8 @@ _CASES = """
             (m1 <> m2
              AND bool_or(verdict IS NOT NULL AND model_a = m1)
              AND bool_or(verdict IS NOT NULL AND model_a <> m1)
-             AND count(DISTINCT CASE WHEN model_a = m1 THEN sign(verdict) ELSE -sign(verdict) END) > 1
+             AND min(CASE WHEN model_a = m1 THEN sign(verdict) ELSE -sign(verdict) END)
+                 < max(CASE WHEN model_a = m1 THEN sign(verdict) ELSE -sign(verdict) END)
             ) AS flipped,
             bool_or(verdict IS NOT NULL AND human IS NOT NULL AND sign(verdict) <> sign(human)) AS disagrees,
             bool_or(verdict IS NOT NULL AND human IS NOT NULL) AS labelled,

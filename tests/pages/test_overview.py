@@ -87,13 +87,51 @@ def test_report_download_is_built_on_click(default_view):
     assert any(b.proto.label == "Download the findings (CSV)" for b in buttons)
 
 
-def test_every_judge_toggle_computes_each_sheet():
+@pytest.fixture
+def deferred(monkeypatch) -> list:
+    """(file name, callable) of each deferred download drawn: what a click would run."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    found: list = []
+    original = MediaFileManager.add_deferred
+
+    def add(self, callable_, *args, **kwargs):
+        found.append((kwargs.get("file_name") or "", callable_))
+        return original(self, callable_, *args, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add)
+    return found
+
+
+def _without_time(document: str) -> str:
+    return re.sub(r"Generated \d{4}-\d\d-\d\d \d\d:\d\d UTC", "Generated (time)", document)
+
+
+def test_a_judge_change_computes_only_what_the_page_shows_and_the_report_on_its_click(demo_store, deferred):
+    """A change of judge recomputes the findings, not what only the report reads (style control,
+    the monitor, prediction-powered ratings, the other judges' sheets …): those wait for the
+    report's download, whose file equals the report of one whole ``run_analyses`` call."""
+    from evalcore.findings.analyses import REPORT_ONLY
+    from evalcore.report import build_report
+
     at = _overview()
+    at.selectbox(key="overview_judge_select").set_value("sim-judge-steady").run()
     at.toggle(key="overview_compare").set_value(True).run()
     assert not at.exception
     memo = at.session_state["vl"]["memo"]
+    computed = {k[3] for k in memo if k[2] == "findings" and len(k) > 4 and k[4] == "sim-judge-steady"}
+    assert computed and not computed & {"style", "monitor", "ppi", "ties", "tie_conventions"}, computed
     sheets = {k[4] for k in memo if k[2:4] == ("findings", "judge_sheet")}
-    assert sheets == {"sim-judge-first-slot", "sim-judge-steady", "sim-judge-tie-happy"}
+    assert not sheets & {"sim-judge-first-slot", "sim-judge-tie-happy"}  # not before the click
+    report = [run for name, run in deferred if name.startswith("report_")][-1]()  # the click
+    human = pd.read_csv(ROOT / "data" / "demo_human_ranking.csv")
+    whole = run_analyses(
+        demo_store, judge="sim-judge-steady", human_ranking=human, rounds=1000, compare_judges=True
+    )
+    assert all(getattr(whole, name) is not None for name in ("style", "ties", "judge_comparison"))
+    want = build_report(whole, headline_findings(whole))
+    assert _without_time(report.decode("utf-8")) == _without_time(want)
+    assert set(REPORT_ONLY) >= {"style", "judge_comparison"}
 
 
 def test_changing_the_judge_changes_the_findings(expected):

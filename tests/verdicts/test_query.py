@@ -565,3 +565,35 @@ def test_a_page_and_its_statistics_from_one_grouping_equal_the_two_queries(field
     again = store.verdicts(flt, offset=offset, limit=limit)  # the statistics kept: the page alone
     assert keys(again) == keys(page) and again.total == page.total
     store.close()
+
+
+def test_flipped_equals_its_definition_on_a_random_table():
+    """The flag compares the smallest and the largest outcome read from the first model's side
+    (DuckDB's minimum and maximum): on random cases with repeated calls, missing verdicts and
+    one-order pairs it marks exactly the cases whose two orders both have a verdict and whose
+    outcomes are not all the same (counted in pandas, the definition as written)."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for inst in range(120):
+        a, b = rng.choice(["x", "y", "z"], size=2, replace=False)
+        for _ in range(rng.integers(1, 5)):
+            first = rng.random() < 0.5
+            verdict = None if rng.random() < 0.15 else int(rng.integers(-2, 3))
+            rows.append((f"q{inst}", a if first else b, b if first else a, verdict))
+    frame = pd.DataFrame(rows, columns=["instruction_id", "model_a", "model_b", "verdict"])
+    frame["verdict"] = frame["verdict"].astype("Int8")
+    frame["judge"] = "j"
+    store = VerdictStore.from_frame(frame)
+    try:
+        got = {c.instruction for c in store.verdicts(VerdictFilter(flipped=True), limit=500).cases}
+    finally:
+        store.close()
+    want = set()
+    for inst, calls in frame.groupby("instruction_id"):
+        m1 = min(calls["model_a"].iloc[0], calls["model_b"].iloc[0])
+        judged = calls[calls["verdict"].notna()]
+        forward = judged["model_a"] == m1
+        outcomes = np.sign(judged["verdict"].astype(int)) * np.where(forward, 1, -1)
+        if forward.any() and (~forward).any() and len(set(outcomes)) > 1:
+            want.add(inst)
+    assert 10 < len(want) < 110 and got == want
