@@ -243,3 +243,20 @@ def test_a_counts_table_row_still_stands_for_its_calls():
         assert rows["row"].tolist() == [1, 1, 1]
     finally:
         store.close()
+
+
+# -- the pooled counts, computed once per counts ---------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_pooled_counts_are_computed_once_read_only_and_equal_a_fresh_sum(shape):
+    counts = SHAPES[shape]()
+    pooled = counts.pooled()
+    assert counts.pooled() is pooled  # shared, not recomputed
+    with pytest.raises(ValueError):
+        pooled[0, 0, 0] += 1  # shared read-only: no caller changes another's numbers
+    m, fresh = counts.n_models, np.zeros((counts.n_models, counts.n_models, 5), dtype=np.int64)
+    for a, b, n in zip(counts.a, counts.b, counts.n, strict=True):
+        fresh[a, b] += n
+    np.testing.assert_array_equal(pooled, fresh)
+    assert m == pooled.shape[0]
