@@ -260,3 +260,18 @@ def test_the_pooled_counts_are_computed_once_read_only_and_equal_a_fresh_sum(sha
         fresh[a, b] += n
     np.testing.assert_array_equal(pooled, fresh)
     assert m == pooled.shape[0]
+
+
+# -- the category test's fits, one category at a time ---------------------------------------------
+
+
+@pytest.mark.parametrize("shape", ["all_pairs", "anchor", "arena", "disconnected", "undefeated"])
+def test_the_category_test_with_dense_single_fits_is_the_test_over_the_pairs(shape, sparse_auto):
+    from evalcore.ranking.heterogeneity import category_heterogeneity
+
+    counts = SHAPES[shape]()
+    every = np.arange(counts.n_instructions)
+    per = {"odd": counts.subset(instructions=every[1::2]), "even": counts.subset(instructions=every[0::2])}
+    dense_singles = category_heterogeneity(per, min_verdicts=1)
+    sparse_auto.setattr(sparse_fit, "SINGLE_SPARSE_FROM_MODELS", 0)  # every fit over the pairs
+    _same(dense_singles, category_heterogeneity(per, min_verdicts=1), shape, tol=1e-6)

@@ -26,6 +26,7 @@ wins are (B, K), and every product is one sparse-times-dense-block product.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from scipy import sparse
@@ -44,6 +45,15 @@ SPARSE_FROM_MODELS = 100
 #: 10.0; a batch of 8 is already faster sparse at 129 models (5.2 against 6.0 ms). The fragility
 #: search refits one removal at a time, hundreds of times.
 SINGLE_SPARSE_FROM_MODELS = 400
+
+
+def single_solver(problems: int, models: int) -> Literal["dense", "auto"]:
+    """The solver of ``problems`` fits of ``models`` models solved at once by a caller that fits
+    one problem at a time (the fragility search's refits, the category test's fits): ``"dense"``
+    for a single problem below :data:`SINGLE_SPARSE_FROM_MODELS` models, else ``"auto"`` (the
+    size switch of every fit). Both solvers run the same Newton iteration to the same maximum
+    (equal to 1e-6 Elo in the tests)."""
+    return "dense" if problems == 1 and models < SINGLE_SPARSE_FROM_MODELS else "auto"
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
-from evalcore.ranking.bradley_terry import Solver, _sigmoid, fit_bradley_terry, mle_exists
+from evalcore.ranking.bradley_terry import _sigmoid, fit_bradley_terry, mle_exists
 from evalcore.ranking.fragility.results import DroppedCalls
 from evalcore.ranking.intervals import fisher_information
 from evalcore.schema import LEVELS
@@ -120,7 +120,7 @@ class Outcomes:
                 if group.any():
                     # one removal alone (the greedy search's every step): the dense solve is the
                     # faster below a few hundred models; the same Newton iteration and maximum
-                    solver = refit_solver(int(group.sum()), m)
+                    solver = sparse_fit.single_solver(int(group.sum()), m)
                     th[group], done = fit_bradley_terry(
                         w[group], prior_games=games, theta0=theta0, solver=solver
                     )
@@ -153,14 +153,6 @@ class Outcomes:
         p = _sigmoid(theta[self.mx] - theta[self.my])
         push = self.dxy - (self.dxy + self.dyx) * p
         return push[:, None] * (u[self.mx] - u[self.my])
-
-
-def refit_solver(problems: int, models: int) -> Solver:
-    """How :meth:`Outcomes.refit` solves ``problems`` refits of ``models`` models at once: densely
-    for a single problem below :data:`~evalcore.ranking.sparse_fit.SINGLE_SPARSE_FROM_MODELS`
-    models, else as every fit does (``"auto"``). Both solvers run the same Newton iteration to the
-    same maximum (equal to 1e-6 Elo in the tests)."""
-    return "dense" if problems == 1 and models < sparse_fit.SINGLE_SPARSE_FROM_MODELS else "auto"
 
 
 class CellIndex:
