@@ -213,13 +213,16 @@ class VerdictCounts:
 
     # -- views ---------------------------------------------------------------------------------
     def pooled(self) -> np.ndarray:
-        """(M, M, L) calls summed over instructions: ``[a, b, k]`` with a in slot A."""
-        m = self.n_models
-        key = self.a.astype(np.int64) * m + self.b
-        out = np.empty((m * m, N_LEVELS), dtype=np.int64)
-        for k in range(N_LEVELS):
-            out[:, k] = np.bincount(key, weights=self.n[:, k], minlength=m * m)
-        return out.reshape(m, m, N_LEVELS)
+        """(M, M, L) calls summed over instructions (``[a, b, k]``, a in slot A), once; read-only."""
+        if "pooled" not in self._cache:
+            m = self.n_models
+            key = self.a.astype(np.int64) * m + self.b
+            out = np.empty((m * m, N_LEVELS), dtype=np.int64)
+            for k in range(N_LEVELS):
+                out[:, k] = np.bincount(key, weights=self.n[:, k], minlength=m * m)
+            out.flags.writeable = False
+            self._cache["pooled"] = out.reshape(m, m, N_LEVELS)
+        return self._cache["pooled"]
 
     def per_instruction_levels(self) -> np.ndarray:
         """(I, L) calls per instruction and verdict level (all pairs, slot A's view)."""

@@ -39,7 +39,7 @@ from evalcore.ranking import comparison_graph, ranks_descending
 from evalcore.stats.against import (
     AgainstVerdicts,
     pooled_wins,
-    verdicts_against,
+    shared_against,
 )
 from evalcore.stats.kendall import kendall_tau
 from evalcore.text import fmt_count
@@ -151,7 +151,11 @@ class AnchorSweep:
 
 
 def anchor_sweep(
-    counts: VerdictCounts, *, human_ranking: pd.DataFrame | None = None, tau: str = "b"
+    counts: VerdictCounts,
+    *,
+    human_ranking: pd.DataFrame | None = None,
+    tau: str = "b",
+    against: AgainstVerdicts | None = None,
 ) -> AnchorSweep:
     """Each model as the anchor: tau with the quadratic and human rankings, informativeness.
 
@@ -167,6 +171,9 @@ def anchor_sweep(
         Columns model, score (higher is better).
     tau : {"b", "a"}
         Kendall's tau-b (scipy's default) or tau-a.
+    against : AgainstVerdicts, optional
+        :func:`~evalcore.stats.against.verdicts_against` of ``counts`` when the caller already
+        built it (shared with :func:`evalcore.power.detectable_edges`); built here otherwise.
 
     Returns
     -------
@@ -193,7 +200,7 @@ def anchor_sweep(
     m = len(models)
     wins = pooled_wins(counts)
     kind, only_anchor = design(wins, models)
-    against = verdicts_against(counts)
+    against = shared_against(counts, against)
     rates = win_rates(wins)  # (A, m)
     met = np.isfinite(rates)
     models_ranked = met.sum(axis=1)

@@ -9,6 +9,7 @@ run on the data. It computes no statistic of its own.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,8 @@ from evalcore.ranking.judging_times import has_times
 from evalcore.ranking.over_time import TimeWindows, rating_windows
 from evalcore.ranking.style import StyleControl, available_controls, controlled_leaderboard
 from evalcore.ranking.units import widening_by_unit
+from evalcore.stats.against import verdicts_against
+from evalcore.stats.threads import single_blas_thread
 from evalcore.store.store import DatasetSummary, VerdictCounts, VerdictStore
 from evalcore.text import fmt_count
 from evalcore.ties import (
@@ -197,6 +200,36 @@ def run_analyses(
     the same cache keys (the Overview computes them when its report is downloaded, so that a
     change of judge recomputes only what the page shows).
     """
+    # Every analysis below is many small solves (a few hundred models at most per system) and
+    # passes over the cells: a BLAS thread pool only contends for the cores (two on the project's
+    # server, shared with the other sessions), so the whole run takes one BLAS thread, as the
+    # ranking's resampling does (evalcore.stats.threads); the numbers are the same.
+    with single_blas_thread():
+        return _run_analyses(
+            store,
+            judge=judge,
+            human_ranking=human_ranking,
+            rounds=rounds,
+            seed=seed,
+            compare_judges=compare_judges,
+            cache=cache,
+            progress=progress,
+            report=report,
+        )
+
+
+def _run_analyses(
+    store: VerdictStore,
+    *,
+    judge: str | None = None,
+    human_ranking: pd.DataFrame | None = None,
+    rounds: int = 1000,
+    seed: int = 0,
+    compare_judges: bool = False,
+    cache: Cache | None = None,
+    progress: Progress | None = None,
+    report: bool = True,
+) -> Analyses:
     cache = cache or _compute
 
     def step(fraction: float, text: str) -> None:
@@ -253,10 +286,15 @@ def run_analyses(
         step(0.49, "does one ranking fit every category")
         attempt("categories", ("findings", "heterogeneity", judge), lambda: _categories(store, judge))
         step(0.51, "anchor sweep")
+        # every model's verdicts against every other (a pass over all the cells, two entries a
+        # cell): the anchor sweep and the detectable edges read the same table, built once for
+        # both when either needs it and let go after them
+        against = functools.cache(lambda: verdicts_against(counts))
+
         sweep = attempt(
             "anchors",
             ("anchor_sweep", judge, None, False, "b", ranking_key(human_ranking)),
-            lambda: anchor_sweep(counts, human_ranking=human_ranking),
+            lambda: anchor_sweep(counts, human_ranking=human_ranking, against=against()),
             reason="anchor",
         )
         if sweep is not None and sweep.recommended is not None and sweep.has_quadratic:
@@ -273,9 +311,10 @@ def run_analyses(
             ("findings", "detectable_edges", judge, rounds, seed),
             # the headline reads the pairs among models whose ratings compare (a model that
             # only ever sat in one slot carries the judge's slot preference in its rating)
-            lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor),
+            lambda: detectable_edges(counts, board.comparable_only(), anchor=anchor, against=against()),
             reason="separation",
         )
+        against.cache_clear()  # the verdicts-against table is large on an arena: gone once used
         if has_times(store):  # the Leaderboard page's keys: one computation for both
             step(0.56, "the ranking in time")
             attempt("time_windows", ("time_windows", judge, None), lambda: rating_windows(store, judge=judge))

@@ -23,7 +23,7 @@ from evalcore.power.sign_test import (
     total_samples,
 )
 from evalcore.ranking import Leaderboard, adjust_p_values, leaderboard
-from evalcore.stats.against import verdicts_against
+from evalcore.stats.against import AgainstVerdicts, shared_against
 from evalcore.text import fmt_count
 
 
@@ -157,6 +157,7 @@ def detectable_edges(
     alpha: float = 0.05,
     power: float = 0.8,
     method: str = "normal",
+    against: AgainstVerdicts | None = None,
 ) -> DetectableEdges:
     """What the loaded data can detect: the sign test on each adjacent pair of the leaderboard.
 
@@ -185,6 +186,9 @@ def detectable_edges(
         instructions needed are for that test at Holm's first step (two-sided, α / pairs tested).
     method : {"normal", "exact"}
         As in :func:`evalcore.power.sign_test_sample_size`.
+    against : AgainstVerdicts, optional
+        :func:`~evalcore.stats.against.verdicts_against` of ``counts`` when the caller already
+        built it (shared with :func:`evalcore.anchors.anchor_sweep`); built here otherwise.
 
     Returns
     -------
@@ -206,7 +210,7 @@ def detectable_edges(
     if anchor is not None and anchor not in counts.models:
         raise UsageError(f"anchor {anchor!r} is not one of the models in this selection.")
     x = counts.index(anchor) if anchor is not None else None
-    against = verdicts_against(counts)
+    against = shared_against(counts, against)
     cache: dict = {}
     rows, notes = [], []
     skipped = 0

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalcore.counts import VerdictCounts
+from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import fit_bradley_terry
 from evalcore.ranking.sparse_fit import SPARSE_FROM_MODELS
 from evalcore.schema import LEVELS
@@ -129,7 +130,9 @@ def _loglik(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 def _fit(wins: np.ndarray) -> np.ndarray:
-    theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES)
+    # one category (or the pooled table) at a time: the dense solve below a few hundred models
+    solver = sparse_fit.single_solver(1 if wins.ndim == 2 else wins.shape[0], wins.shape[-1])
+    theta, _ = fit_bradley_terry(wins, prior_games=PRIOR_GAMES, solver=solver)
     return theta
 
 

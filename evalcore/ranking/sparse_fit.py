@@ -26,7 +26,7 @@ wins are (B, K), and every product is one sparse-times-dense-block product.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -41,6 +41,23 @@ else:  # imported on first use: a ranking of few models never needs it
 #: against 0.36 s (all pairs) and 0.26 s against 0.30 s (arena); 100 models 1.21 s against 0.91 s
 #: and 1.04 s against 0.52 s.
 SPARSE_FROM_MODELS = 100
+#: One problem alone (not a batch) is solved densely below this many models: its M × M solve is
+#: a single small factorisation, where each conjugate-gradient step of the sparse one costs a
+#: sparse product and Python overhead. Measured with one BLAS thread (an arena-like table, every
+#: pair met with probability ½, a warm start), ms per fit dense against sparse: 129 models 0.6
+#: against 2.0, 200 models 2.1 against 3.8, 300 models 4.3 against 5.3, 400 models 8.9 against
+#: 10.0; a batch of 8 is already faster sparse at 129 models (5.2 against 6.0 ms). The fragility
+#: search refits one removal at a time, hundreds of times.
+SINGLE_SPARSE_FROM_MODELS = 400
+
+
+def single_solver(problems: int, models: int) -> Literal["dense", "auto"]:
+    """The solver of ``problems`` fits of ``models`` models solved at once by a caller that fits
+    one problem at a time (the fragility search's refits, the category test's fits): ``"dense"``
+    for a single problem below :data:`SINGLE_SPARSE_FROM_MODELS` models, else ``"auto"`` (the
+    size switch of every fit). Both solvers run the same Newton iteration to the same maximum
+    (equal to 1e-6 Elo in the tests)."""
+    return "dense" if problems == 1 and models < SINGLE_SPARSE_FROM_MODELS else "auto"
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

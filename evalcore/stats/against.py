@@ -220,6 +220,27 @@ def verdicts_against(counts: VerdictCounts, *, only: int | None = None) -> Again
     )
 
 
+def shared_against(counts: VerdictCounts, against: AgainstVerdicts | None = None) -> AgainstVerdicts:
+    """The verdicts against every reference of ``counts``: ``against`` when a caller already built
+    them (:func:`verdicts_against` of these counts, shared by the analyses that read them: the
+    anchor sweep and the detectable edges on the Overview build the same table), else built here.
+
+    The table is built from the counts alone, so a shared one is the very same quantity; one of
+    another shape (other models or instructions) is refused.
+    """
+    if against is None:
+        return verdicts_against(counts)
+    if (against.n_models, against.n_instructions) != (counts.n_models, counts.n_instructions):
+        from evalcore.errors import UsageError
+
+        raise UsageError(
+            "the verdicts against each reference were built from other counts "
+            f"({against.n_models} models, {against.n_instructions} instructions, not "
+            f"{counts.n_models} and {counts.n_instructions})."
+        )
+    return against
+
+
 def _entry_order(inst: np.ndarray, a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
     """The entries (``e < k``: cell e from slot A's side; ``k + e``: from slot B's) in order of
     (reference, instruction, model, order), each key unique: the two sides of each cell side by

@@ -22,8 +22,8 @@ from evalcore._sql import one_row
 from evalcore.counts import PATTERN_COLUMNS
 from evalcore.store.budget_queries import anchor_scores, pair_scores
 from evalcore.store.judge_queries import (
-    EACH_CALL,
     coverage_counts,
+    each_call_join,
     labelled_rows,
     length_cells,
     length_ratio_bins,
@@ -309,7 +309,7 @@ def head_to_head_codes(
     frame = con.execute(
         f"""WITH mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k)
         SELECT "row", ma.k AS a, mb.k AS b, (sign(verdict) + 1) / 2.0 AS score
-        FROM verdicts, {EACH_CALL} JOIN mi ma ON ma.m = model_a JOIN mi mb ON mb.m = model_b
+        FROM verdicts{each_call_join(con)} JOIN mi ma ON ma.m = model_a JOIN mi mb ON mb.m = model_b
         WHERE {where} ORDER BY "row"
         """,
         [list(names), len(names), *params],
@@ -338,6 +338,6 @@ def head_to_head_rows(
         params += [list(models), list(models)]
     return con.execute(
         'SELECT "row", model_a, model_b, (sign(verdict) + 1) / 2.0 AS score '
-        f"FROM verdicts, {EACH_CALL} WHERE " + " AND ".join(where) + ' ORDER BY "row"',
+        f"FROM verdicts{each_call_join(con)} WHERE " + " AND ".join(where) + ' ORDER BY "row"',
         params,
     ).df()

@@ -988,9 +988,16 @@ def _selected_cells(counts: VerdictCounts, keep: np.ndarray) -> VerdictCounts:
     rows = np.flatnonzero(keep)
     inst, a, b = counts.inst[rows], counts.a[rows], counts.b[rows]
     # the instructions and models left, numbered in their order (cells stay sorted)
-    kept_inst = np.flatnonzero(np.bincount(inst, minlength=counts.n_instructions))
-    new_inst = np.full(counts.n_instructions, -1, dtype=np.int64)
-    new_inst[kept_inst] = np.arange(kept_inst.size)
+    if inst.size and not (inst[1:] < inst[:-1]).any():
+        # cells sorted by instruction: a new number where the instruction changes, a pass over
+        # the kept cells only (not two arrays the size of every instruction, per category)
+        start = np.r_[True, inst[1:] != inst[:-1]]
+        kept_inst, inst_of_cell = inst[start].astype(np.int64), np.cumsum(start) - 1
+    else:
+        kept_inst = np.flatnonzero(np.bincount(inst, minlength=counts.n_instructions))
+        new_inst = np.full(counts.n_instructions, -1, dtype=np.int64)
+        new_inst[kept_inst] = np.arange(kept_inst.size)
+        inst_of_cell = new_inst[inst]
     met = np.bincount(a, minlength=counts.n_models) + np.bincount(b, minlength=counts.n_models)
     kept_models = np.flatnonzero(met)
     new_model = np.full(counts.n_models, -1, dtype=np.int64)
@@ -1000,7 +1007,7 @@ def _selected_cells(counts: VerdictCounts, keep: np.ndarray) -> VerdictCounts:
         models=tuple(counts.models[int(i)] for i in kept_models),
         instructions=names.select(kept_inst) if isinstance(names, Names) else take_names(names, kept_inst),
         judge=counts.judge,
-        inst=new_inst[inst].astype(counts.inst.dtype),
+        inst=inst_of_cell.astype(counts.inst.dtype),
         a=new_model[a].astype(counts.a.dtype),
         b=new_model[b].astype(counts.b.dtype),
         n=counts.n[rows],

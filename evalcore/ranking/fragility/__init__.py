@@ -220,10 +220,8 @@ def _ranking_fragility(
     # one flips the lead with k calls the others are searched up to 2k + 10 calls only: the top
     # spot is decided by the smallest, and far rivals would cost the most refits.
     gaps = [theta[i] - theta[j] for i, j in todo]
-    needs = [
-        take_calls(delta0[:, k], out.room(np.zeros(out.size, dtype=np.int64)), gaps[k], max_drop)[2]
-        for k in range(len(todo))
-    ]
+    room = out.room(np.zeros(out.size, dtype=np.int64))  # nothing taken yet: the same for every pair
+    needs = [take_calls(delta0[:, k], room, gaps[k], max_drop)[2] for k in range(len(todo))]
     order_key = [math.inf if n is None else float(n) for n in needs]
     visit = sorted(range(len(todo)), key=order_key.__getitem__)
     found_k: int | None = None

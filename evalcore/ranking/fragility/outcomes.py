@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 
 from evalcore.counts import VerdictCounts
+from evalcore.ranking import sparse_fit
 from evalcore.ranking.bradley_terry import _sigmoid, fit_bradley_terry, mle_exists
 from evalcore.ranking.fragility.results import DroppedCalls
 from evalcore.ranking.intervals import fisher_information
@@ -117,9 +118,16 @@ class Outcomes:
             th = np.empty((w.shape[0], m))
             for group, games in ((exists, 0.0), (~exists, 1.0)):
                 if group.any():
-                    th[group], done = fit_bradley_terry(w[group], prior_games=games, theta0=theta0)
+                    # one removal alone (the greedy search's every step): the dense solve is the
+                    # faster below a few hundred models; the same Newton iteration and maximum
+                    solver = sparse_fit.single_solver(int(group.sum()), m)
+                    th[group], done = fit_bradley_terry(
+                        w[group], prior_games=games, theta0=theta0, solver=solver
+                    )
                     if not done:  # far from the start (many flips), undamped Newton can wander:
-                        th[group], _ = fit_bradley_terry(w[group], prior_games=games)  # as the leaderboard
+                        th[group], _ = fit_bradley_terry(
+                            w[group], prior_games=games, solver=solver
+                        )  # as the leaderboard
             theta[lo : lo + per] = th
             prior[lo : lo + per] = np.where(exists, 0.0, 1.0)
         return theta, prior
