@@ -16,23 +16,40 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import streamlit as st  # noqa: E402
 
 if __name__ != "__main__":  # imported by the server for the App it serves: nothing is drawn here
+    import ast
     import asyncio
     import contextlib
     import importlib
     import logging
     import sys
-    import threading
+    from pathlib import Path
 
-    #: Before the server answers: ``ui`` (pandas, DuckDB; it starts :mod:`ui.warm`, which reads the
-    #: demo meanwhile) and the demo read; then, while it answers, what analyses import (SciPy).
-    HOLD, HOLD_SECONDS = ("ui",), 60.0
-    PRELOAD = (*HOLD, "evalcore.findings", "evalcore.plots.leaderboard")
+    HOLD_SECONDS = 60.0
 
-    def _load(names: tuple[str, ...]) -> None:
+    def _imported(path: Path) -> list[str]:
+        """The modules a page file imports (``from a import b``: ``a``, and ``a.b`` if a module)."""
+        names: list[str] = []
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        return names
+
+    def _hold() -> None:
+        """Before the server answers: ``ui`` (pandas, DuckDB; it starts :mod:`ui.warm`, which
+        reads the demo meanwhile), every module a page imports (SciPy, Plotly), and the demo read.
+        A page script imports its modules before it can draw a word, so a page opened while they
+        still loaded showed nothing for seconds; now its first words are drawn at once."""
         try:
-            for name in names:
-                importlib.import_module(name)
-            if names == HOLD and (warm := sys.modules.get("ui.warm")) is not None:
+            importlib.import_module("ui")
+            here = Path(__file__).resolve().parent
+            for name in dict.fromkeys(
+                n for p in [here / "app.py", *sorted(here.glob("pages/*.py"))] for n in _imported(p)
+            ):
+                with contextlib.suppress(ModuleNotFoundError):  # ``a.b`` where b is a name, not a module
+                    importlib.import_module(name)
+            if (warm := sys.modules.get("ui.warm")) is not None:
                 warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
         except Exception:  # noqa: BLE001 - the page that imports it says why
             logging.getLogger("app").warning("Loading the libraries at start failed.", exc_info=True)
@@ -40,8 +57,7 @@ if __name__ != "__main__":  # imported by the server for the App it serves: noth
     @contextlib.asynccontextmanager
     async def _lifespan(_app):
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.to_thread(_load, HOLD), HOLD_SECONDS)  # no blank first page
-        threading.Thread(target=_load, args=(PRELOAD,), name="verdictlab-start-up", daemon=True).start()
+            await asyncio.wait_for(asyncio.to_thread(_hold), HOLD_SECONDS)  # no blank first page
         yield  # the server answers from here on, until it stops
         if (warm := sys.modules.get("ui.warm")) is not None:  # then the demo's work stops too
             await asyncio.to_thread(warm.stop)
