@@ -230,6 +230,10 @@ def warm_demo(first: str = "") -> None:
     ``first`` names the page whose results come first (the Judge page: its sheets)."""
     from evalcore.store.store import VerdictStore
 
+    # the package whole first: when the server's start-up hook is still importing it in another
+    # thread, this waits for that import instead of importing ``ui.state`` beside it (two threads
+    # in one package's import found each other's modules half made)
+    importlib.import_module("ui")
     # ``ui.state`` by its module name: the package exports a function of that name too
     ui_state = importlib.import_module("ui.state")
     try:
