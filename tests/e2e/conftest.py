@@ -16,6 +16,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,18 +85,21 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    """``streamlit run app.py`` on a free loopback port, with a throw-away workspace file."""
-    if _MISSING is not None:
-        pytest.skip(f"browser tests skipped: {_MISSING}")
-    folder = tmp_path_factory.mktemp("server")
+@contextmanager
+def serve(folder: Path, env: dict[str, str] | None = None) -> Iterator[AppServer]:
+    """``streamlit run app.py`` on a free loopback port, with a throw-away workspace file in
+    ``folder`` and ``env`` added to this process's environment; stopped on exit."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log = folder / "streamlit.log"
     workspace = folder / "workspace" / "verdictlab.duckdb"
     # A low decompression cap keeps the bomb test quick (the default is 2 GiB).
-    env = {**os.environ, "VERDICTLAB_WORKSPACE": str(workspace), "VERDICTLAB_MAX_BYTES": "512M"}
+    env = {
+        **os.environ,
+        "VERDICTLAB_WORKSPACE": str(workspace),
+        "VERDICTLAB_MAX_BYTES": "512M",
+        **(env or {}),
+    }
     with log.open("w") as out:
         process = subprocess.Popen(
             [
@@ -131,6 +135,15 @@ def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=15)
+
+
+@pytest.fixture(scope="session")
+def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """``streamlit run app.py`` on a free loopback port, with a throw-away workspace file."""
+    if _MISSING is not None:
+        pytest.skip(f"browser tests skipped: {_MISSING}")
+    with serve(tmp_path_factory.mktemp("server")) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")
