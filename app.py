@@ -16,43 +16,38 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import streamlit as st  # noqa: E402
 
 if __name__ != "__main__":  # imported by the server for the App it serves: nothing is drawn here
-    import ast
     import asyncio
     import contextlib
     import importlib
     import logging
     import sys
-    from pathlib import Path
+
+    from starlette.middleware import Middleware
 
     HOLD_SECONDS = 60.0
 
-    def _imported(path: Path) -> list[str]:
-        """The modules a page file imports (``from a import b``: ``a``, and ``a.b`` if a module)."""
-        names: list[str] = []
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names += [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-        return names
-
     def _hold() -> None:
-        """Before the server answers: ``ui`` (pandas, DuckDB; it starts :mod:`ui.warm`, which
-        reads the demo meanwhile), every module a page imports (SciPy, Plotly), and the demo read.
-        A page script imports its modules before it can draw a word, so a page opened while they
-        still loaded showed nothing for seconds; now its first words are drawn at once."""
+        """Before the server answers: ``ui`` (pandas, DuckDB; it starts :mod:`ui.warm`, which reads
+        the demo meanwhile), every module a page imports (:func:`ui.warm.load_page_imports`: SciPy,
+        Plotly; a page draws no word before its imports), and the demo read."""
         try:
             importlib.import_module("ui")
-            here = Path(__file__).resolve().parent
-            for name in dict.fromkeys(
-                n for p in [here / "app.py", *sorted(here.glob("pages/*.py"))] for n in _imported(p)
-            ):
-                with contextlib.suppress(ModuleNotFoundError):  # ``a.b`` where b is a name, not a module
-                    importlib.import_module(name)
-            if (warm := sys.modules.get("ui.warm")) is not None:
-                warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
+            warm = sys.modules["ui.warm"]
+            warm.load_page_imports()
+            warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
         except Exception:  # noqa: BLE001 - the page that imports it says why
             logging.getLogger("app").warning("Loading the libraries at start failed.", exc_info=True)
+
+    class _Opening:
+        """Words on the page before Streamlit's scripts run (:mod:`ui.opening`, loaded by then)."""
+
+        def __init__(self, app) -> None:
+            self.app = app
+
+        async def __call__(self, scope, receive, send) -> None:
+            from ui.opening import with_opening_words
+
+            await with_opening_words(self.app, scope, receive, send)
 
     @contextlib.asynccontextmanager
     async def _lifespan(_app):
@@ -62,7 +57,7 @@ if __name__ != "__main__":  # imported by the server for the App it serves: noth
         if (warm := sys.modules.get("ui.warm")) is not None:  # then the demo's work stops too
             await asyncio.to_thread(warm.stop)
 
-    app = st.App(__file__, lifespan=_lifespan)
+    app = st.App(__file__, lifespan=_lifespan, middleware=[Middleware(_Opening)])
 else:  # the Data page
     import ui as _ui
     from evalcore.ingest.datafolder import data_dir, list_data_files, resolve_data_file

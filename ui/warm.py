@@ -91,6 +91,33 @@ def wait_read(timeout: float) -> bool:
     return _EARLY_DONE.wait(timeout)
 
 
+def page_imports() -> list[str]:
+    """The modules the app's pages import, read from their files (``from a import b``: ``a``, and
+    ``a.b`` where that is a module), each once."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent
+    names: list[str] = []
+    for path in [root / "app.py", *sorted((root / "pages").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return list(dict.fromkeys(names))
+
+
+def load_page_imports() -> None:
+    """Import every module a page imports (the server's start-up hook, before it answers): a page
+    script imports its modules before it can draw a word, so a page opened while SciPy and Plotly
+    still loaded showed nothing for seconds."""
+    for name in page_imports():
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:  # ``a.b`` where ``b`` is a name, not a module
+            continue
+
+
 def enabled() -> bool:
     """Whether the start-up work runs (``VERDICTLAB_WARM``, on unless "0")."""
     return os.environ.get("VERDICTLAB_WARM", "1").strip() != "0"
