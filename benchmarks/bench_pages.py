@@ -34,9 +34,10 @@ While a cold link runs, the page's visible words are sampled every 0.1 s on its 
 (:data:`SAMPLE`, from its navigation start until it is drawn): the main column's text beside its
 title, and the words of a status (a spinner's, a progress bar's, or the page's own status line,
 :data:`STATUS`; Streamlit's "Running..." indicator says nothing of what is computed and does not
-count). Printed per page: when the app's frame first showed, when its first words beside the title
-showed (from the server's first answer), whether every sample from the frame on showed either
-content or a status sentence ("said"), and the longest blank stretch (neither) after the frame.
+count; the sentence the server's HTML page carries until the page draws, :mod:`ui.opening`, does).
+Printed per page: when the app's frame first showed, when its first words beside the title showed
+(from the server's first answer), whether every sample from the document's first paint on showed
+either content or a status sentence ("said"), and the longest blank stretch (neither).
 
 Usage::
 
@@ -191,7 +192,8 @@ SETTLE = """async (quiet) => {
 
 #: Installed in a cold link's page only (its cost would count in the first visits' figures): every
 #: 0.1 s from the page's start, on its clock, [ms, the app's frame shown, the status's words (""
-#: when none), characters of the main column's text beside its title and the status].
+#: when none; the server's opening sentence, :mod:`ui.opening`, counts as one), characters of the
+#: main column's text beside its title and the status, the document's body parsed].
 SAMPLE = """
 (() => {
   const S = window.__vlText = [];
@@ -205,7 +207,10 @@ SAMPLE = """
       for (const e of [...main.querySelectorAll("h1"), ...busy]) text = text.replace(e.innerText, "");
       rest = text.replace(/\\s+/g, "").length;
     }
-    S.push([performance.now(), !!document.querySelector('[data-testid="stApp"]'), status, rest]);
+    const opening = document.getElementById("vl-opening");  // the server's HTML page's sentence
+    if (opening && opening.getClientRects().length) status = [opening.innerText.trim(), status].filter((t) => t).join(" | ");
+    const app = !!document.querySelector('[data-testid="stApp"]');
+    S.push([performance.now(), app, status, rest, !!(document.body && document.body.childElementCount)]);
   };
   tick();
   setInterval(tick, 100);
@@ -219,8 +224,8 @@ STATUS_WORDS = 2
 class Words:
     """What a cold link's page showed before it was drawn (page clock, seconds from navigation):
     the app's frame, its first words beside the title (a status or content), whether every sample
-    from the frame on showed content or a status sentence, the longest stretch that showed
-    neither, and the statuses said in order."""
+    from the document's first paint (its body parsed) on showed content or a status sentence, the
+    longest stretch that showed neither, and the statuses said in order."""
 
     frame: float
     first: float
@@ -234,11 +239,12 @@ def words(samples: list, drawn_ms: float) -> Words:
     nan = float("nan")
     kept = [s for s in samples if s[0] <= drawn_ms]
     framed = [s for s in kept if s[1]]
+    painted = [s for s in kept if s[4]]  # from the browser's first paint of the page
 
     def told(status: str) -> bool:
         return sum(any(c.isalpha() for c in w) for w in status.split()) >= STATUS_WORDS
 
-    shown = [(t, rest > 0 or told(status)) for t, _, status, rest, *_ in framed]
+    shown = [(t, rest > 0 or told(status)) for t, _, status, rest, *_ in painted]
     first = next((t for t, ok in shown if ok), nan)
     blank, since = 0.0, None
     for t, ok in [*shown, (drawn_ms, True)]:
@@ -246,7 +252,7 @@ def words(samples: list, drawn_ms: float) -> Words:
             since = t
         elif ok and since is not None:
             blank, since = max(blank, t - since), None
-    statuses = list(dict.fromkeys(status for _, _, status, *_ in framed if status))
+    statuses = list(dict.fromkeys(status for _, _, status, *_ in painted if status))
     frame = framed[0][0] if framed else nan
     return Words(frame / 1000, first / 1000, all(ok for _, ok in shown), blank / 1000, statuses)
 
@@ -633,8 +639,8 @@ above; runs: changes that drew a run / changes tried. Medians.""".replace("QUIET
 COLD_LEGEND = """
 Cold links, what the page showed (sampled every 0.1 s until drawn; medians; seconds from the
 server's first answer): frame s: the app's frame shown; words s: its first words beside the title
-(a status sentence or content); said: runs in which every sample from the frame on showed content
-or a status sentence; blank s: the longest stretch from the frame on that showed neither."""
+(a status sentence or content); said: runs in which every sample from the document's first paint
+on showed content or a status sentence; blank s: the longest stretch from then that showed neither."""
 
 
 def _cold(row: Cold) -> str:

@@ -84,6 +84,7 @@ def test_every_html_page_says_what_happens_before_streamlit_draws_it():
 
     def answer(status: int, kind: bytes, body: bytes):
         async def served(scope, receive, send):
+            assert b"accept-encoding" not in dict(scope["headers"]) or scope["method"] != "GET"  # sent plain
             headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode())]
             await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body[:10], "more_body": True})
@@ -97,7 +98,12 @@ def test_every_html_page_says_what_happens_before_streamlit_draws_it():
         async def send(message):
             sent.append(message)
 
-        asyncio.run(with_opening_words(app, {"type": kind, "method": method}, None, send))
+        scope = {
+            "type": kind,
+            "method": method,
+            "headers": [(b"accept", b"text/html,*/*"), (b"accept-encoding", b"gzip")],
+        }
+        asyncio.run(with_opening_words(app, scope, None, send))
         return sent
 
     sent = serve(answer(200, b"text/html; charset=utf-8", page))

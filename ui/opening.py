@@ -44,10 +44,17 @@ def with_opening(page: bytes) -> bytes:
 
 
 async def with_opening_words(app: Any, scope: dict, receive: Any, send: Any) -> None:
-    """Serve ``app`` (ASGI), adding :data:`HTML` to every whole HTML page it answers a GET with."""
+    """Serve ``app`` (ASGI), adding :data:`HTML` to every HTML page it answers a browser's page
+    request (a GET that accepts HTML) with."""
     if scope.get("type") != "http" or scope.get("method") != "GET":
         await app(scope, receive, send)
         return
+    headers = scope.get("headers") or []
+    if b"text/html" not in dict(headers).get(b"accept", b""):  # not a browser opening a page
+        await app(scope, receive, send)
+        return
+    # the page uncompressed (8 KB), so that its words can be added; files sent as bytes
+    headers = [(k, v) for k, v in headers if k.lower() != b"accept-encoding"]
     extensions = {k: v for k, v in (scope.get("extensions") or {}).items() if k not in _FILE_SENDS}
     held: dict[str, Any] = {}
     chunks: list[bytes] = []
@@ -71,4 +78,4 @@ async def with_opening_words(app: Any, scope: dict, receive: Any, send: Any) -> 
             return
         await send(message)
 
-    await app({**scope, "extensions": extensions}, receive, rewrite)
+    await app({**scope, "headers": headers, "extensions": extensions}, receive, rewrite)

@@ -502,8 +502,7 @@ def apply_url() -> None:
     s["url_applied"] = True
     s["applying_url"] = True  # the link's own view settings stay while its dataset loads
     try:
-        with busy("Loading the dataset the link names…"):
-            _apply_url(s)
+        _apply_url(s)
     finally:
         s["applying_url"] = False
 
@@ -512,10 +511,11 @@ def _apply_url(s: dict) -> None:
     key = url_param("dataset")
     if key:
         try:
-            if key in DEMO_KEYS:
-                load_demo(DEMO_KEYS[key])
-            else:
-                load_saved(key)
+            with busy("Loading the dataset the link names…"):
+                if key in DEMO_KEYS:
+                    load_demo(DEMO_KEYS[key])
+                else:
+                    load_saved(key)
         except WorkspaceError as exc:  # the link's text is shown as code, never as markdown
             load_demo()
             why = (
