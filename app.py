@@ -121,7 +121,7 @@ else:  # the Data page
             st.info("Nothing is loaded yet: load the demo or upload a file.")
             st.stop()
 
-        with st.spinner("Summarising the loaded table: calls, models, judges and pairs…"):
+        with _ui.busy("Summarising the loaded table: calls, models, judges and pairs…"):
             summary = _ui.memo(("summary",), store.summary)
         st.divider()
         st.subheader(f"Loaded: {_ui.code_span(summary.name)}")

@@ -11,11 +11,12 @@ time, and a page opened afterwards draws at once. Nothing is stored on disk: a c
 has another key and is computed afresh.
 
 It starts when the server starts: ``streamlit run app.py`` serves app.py's App, whose start-up
-hook loads the libraries and imports :mod:`ui` in a background thread (:func:`start_in_server`).
-A page opened before that is over imports :mod:`ui` itself: it starts the work if it has not begun
-(then the page asked for comes first: the Judge page's sheets before the findings) and says what
-happens while it waits for the libraries (a spinner, :func:`announce`). A server that runs a page
-script without that hook (a test's ``AppTest``) starts it on its first page the same way.
+hook imports :mod:`ui` in a background thread (:func:`start_in_server`), then every module a page
+imports (:func:`load_page_imports`), and answers once they are loaded and the demo read; a page
+asked for while the work runs has its results computed next. A server that runs a page script
+without that hook (a test's ``AppTest``) starts it on its first page: then the page asked for
+comes first (the Judge page's sheets before the findings), and the page says what happens while it
+waits for the libraries (a spinner, :func:`announce`).
 
 ``VERDICTLAB_WARM=0`` turns it off (the test suite's page tests, which time nothing).
 """
