@@ -197,18 +197,23 @@ SETTLE = """async (quiet) => {
 SAMPLE = """
 (() => {
   const S = window.__vlText = [];
+  const words = (e) => {  // an element's words, without its icons' names
+    const copy = e.cloneNode(true);
+    copy.querySelectorAll('[data-testid="stIconMaterial"], [data-testid="stAlertDynamicIcon"]').forEach((i) => i.remove());
+    return (copy.textContent || "").replace(/\\s+/g, " ").trim();
+  };
   const tick = () => {
     const main = document.querySelector('[data-testid="stMain"]');
     let status = "", rest = 0;
     if (main) {
       const busy = [...main.querySelectorAll('STATUS')].filter((e) => e.getClientRects().length);
-      status = busy.map((e) => e.innerText.trim()).filter((t) => t).join(" | ");
+      status = busy.map(words).filter((t) => t).join(" | ");
       let text = main.innerText;
       for (const e of [...main.querySelectorAll("h1"), ...busy]) text = text.replace(e.innerText, "");
       rest = text.replace(/\\s+/g, "").length;
     }
     const opening = document.getElementById("vl-opening");  // the server's HTML page's sentence
-    if (opening && opening.getClientRects().length) status = [opening.innerText.trim(), status].filter((t) => t).join(" | ");
+    if (opening && opening.getClientRects().length) status = [words(opening), status].filter((t) => t).join(" | ");
     const app = !!document.querySelector('[data-testid="stApp"]');
     S.push([performance.now(), app, status, rest, !!(document.body && document.body.childElementCount)]);
   };

@@ -31,7 +31,7 @@ SAMPLE = """
   const S = window.__vlSeen = [];
   const words = (e) => {
     const copy = e.cloneNode(true);
-    copy.querySelectorAll('[data-testid="stIconMaterial"]').forEach((i) => i.remove());
+    copy.querySelectorAll('[data-testid="stIconMaterial"], [data-testid="stAlertDynamicIcon"]').forEach((i) => i.remove());
     return (copy.textContent || "").replace(/\\s+/g, " ").trim();
   };
   const tick = () => {
