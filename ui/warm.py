@@ -94,12 +94,14 @@ def wait_read(timeout: float) -> bool:
 
 def page_imports() -> list[str]:
     """The modules the app's pages import, read from their files (``from a import b``: ``a``, and
-    ``a.b`` where that is a module), each once."""
+    ``a.b`` where that is a module), each once. Called once ``ui`` is imported (the registry)."""
     import ast
+
+    from ui.navigation import NAVIGATION  # every page's file (the registry)
 
     root = Path(__file__).resolve().parent.parent
     names: list[str] = []
-    for path in [root / "app.py", *sorted((root / "pages").glob("*.py"))]:
+    for path in [root / file for file, _, _ in NAVIGATION]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 names += [alias.name for alias in node.names]
