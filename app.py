@@ -21,32 +21,43 @@ if __name__ != "__main__":  # imported by the server for the App it serves: noth
     import importlib
     import logging
     import sys
-    import threading
 
-    #: Before the server answers: ``ui`` (pandas, DuckDB; it starts :mod:`ui.warm`, which reads the
-    #: demo meanwhile) and the demo read; then, while it answers, what analyses import (SciPy).
-    HOLD, HOLD_SECONDS = ("ui",), 60.0
-    PRELOAD = (*HOLD, "evalcore.findings", "evalcore.plots.leaderboard")
+    from starlette.middleware import Middleware
 
-    def _load(names: tuple[str, ...]) -> None:
+    HOLD_SECONDS = 60.0
+
+    def _hold() -> None:
+        """Before the server answers: ``ui`` (pandas, DuckDB; it starts :mod:`ui.warm`, which reads
+        the demo meanwhile), every module a page imports (:func:`ui.warm.load_page_imports`: SciPy,
+        Plotly; a page draws no word before its imports), and the demo read."""
         try:
-            for name in names:
-                importlib.import_module(name)
-            if names == HOLD and (warm := sys.modules.get("ui.warm")) is not None:
-                warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
+            importlib.import_module("ui")
+            warm = sys.modules["ui.warm"]
+            warm.load_page_imports()
+            warm.wait_read(HOLD_SECONDS)  # the demo read, which every page's first draw copies
         except Exception:  # noqa: BLE001 - the page that imports it says why
             logging.getLogger("app").warning("Loading the libraries at start failed.", exc_info=True)
+
+    class _Opening:
+        """Words on the page before Streamlit's scripts run (:mod:`ui.opening`, loaded by then)."""
+
+        def __init__(self, app) -> None:
+            self.app = app
+
+        async def __call__(self, scope, receive, send) -> None:
+            from ui.opening import with_opening_words
+
+            await with_opening_words(self.app, scope, receive, send)
 
     @contextlib.asynccontextmanager
     async def _lifespan(_app):
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.to_thread(_load, HOLD), HOLD_SECONDS)  # no blank first page
-        threading.Thread(target=_load, args=(PRELOAD,), name="verdictlab-start-up", daemon=True).start()
+            await asyncio.wait_for(asyncio.to_thread(_hold), HOLD_SECONDS)  # no blank first page
         yield  # the server answers from here on, until it stops
         if (warm := sys.modules.get("ui.warm")) is not None:  # then the demo's work stops too
             await asyncio.to_thread(warm.stop)
 
-    app = st.App(__file__, lifespan=_lifespan)
+    app = st.App(__file__, lifespan=_lifespan, middleware=[Middleware(_Opening)])
 else:  # the Data page
     import ui as _ui
     from evalcore.ingest.datafolder import data_dir, list_data_files, resolve_data_file
@@ -110,7 +121,7 @@ else:  # the Data page
             st.info("Nothing is loaded yet: load the demo or upload a file.")
             st.stop()
 
-        with st.spinner("Summarising the loaded table: calls, models, judges and pairs…"):
+        with _ui.busy("Summarising the loaded table: calls, models, judges and pairs…"):
             summary = _ui.memo(("summary",), store.summary)
         st.divider()
         st.subheader(f"Loaded: {_ui.code_span(summary.name)}")

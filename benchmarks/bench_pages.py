@@ -30,9 +30,14 @@ with the server's CPU seconds and this benchmark's Chromium's CPU seconds over t
 this 2-core machine the browser's drawing (Streamlit's own scripts, Plotly's 4.7 MB script,
 the charts and tables) costs several times the server's work of a first visit or a widget change.
 
-Also printed: whether a spinner, a progress bar or Streamlit's running indicator was on screen
-while a cold link was running, sampled every 0.1 s (other text is not looked at: a page that
-shows its opening words and then works without a spinner counts as saying nothing).
+While a cold link runs, the page's visible words are sampled every 0.1 s on its own clock
+(:data:`SAMPLE`, from its navigation start until it is drawn): the main column's text beside its
+title, and the words of a status (a spinner's, a progress bar's, or the page's own status line,
+:data:`STATUS`; Streamlit's "Running..." indicator says nothing of what is computed and does not
+count; the sentence the server's HTML page carries until the page draws, :mod:`ui.opening`, does).
+Printed per page: when the app's frame first showed, when its first words beside the title showed
+(from the server's first answer), whether every sample from the document's first paint on showed
+either content or a status sentence ("said"), and the longest blank stretch (neither).
 
 Usage::
 
@@ -59,8 +64,9 @@ from ui.navigation import NAVIGATION
 TIMEOUT_MS = 300_000
 #: Page name in the address → its title in the sidebar ("" is the Data page, app.py).
 PAGES = {Path(file).stem if file != "app.py" else "": label for file, label, _ in NAVIGATION}
-#: What a page shows while it works: a spinner, a progress bar, a status line.
-BUSY = '[data-testid="stSpinner"], [data-testid="stProgress"], [data-testid="stStatusWidget"]'
+#: What says in words what a page computes: a spinner, a progress bar, the page's status line
+#: (:func:`ui.navigation.page`'s keyed container). Streamlit's "Running..." indicator is not one.
+STATUS = '[data-testid="stSpinner"], [data-testid="stProgress"], .st-key-vl_status'
 
 
 def cpu_seconds(pid: int) -> float:
@@ -182,6 +188,78 @@ SETTLE = """async (quiet) => {
   }
   return busyUntil;
 }"""
+
+
+#: Installed in a cold link's page only (its cost would count in the first visits' figures): every
+#: 0.1 s from the page's start, on its clock, [ms, the app's frame shown, the status's words (""
+#: when none; the server's opening sentence, :mod:`ui.opening`, counts as one), characters of the
+#: main column's text beside its title and the status, the document's body parsed].
+SAMPLE = """
+(() => {
+  const S = window.__vlText = [];
+  const words = (e) => {  // an element's words, without its icons' names
+    const copy = e.cloneNode(true);
+    copy.querySelectorAll('[data-testid="stIconMaterial"], [data-testid="stAlertDynamicIcon"]').forEach((i) => i.remove());
+    return (copy.textContent || "").replace(/\\s+/g, " ").trim();
+  };
+  const tick = () => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    let status = "", rest = 0;
+    if (main) {
+      const busy = [...main.querySelectorAll('STATUS')].filter((e) => e.getClientRects().length);
+      status = busy.map(words).filter((t) => t).join(" | ");
+      let text = main.innerText;
+      for (const e of [...main.querySelectorAll("h1"), ...busy]) text = text.replace(e.innerText, "");
+      rest = text.replace(/\\s+/g, "").length;
+    }
+    const opening = document.getElementById("vl-opening");  // the server's HTML page's sentence
+    if (opening && opening.getClientRects().length) status = [words(opening), status].filter((t) => t).join(" | ");
+    const app = !!document.querySelector('[data-testid="stApp"]');
+    S.push([performance.now(), app, status, rest, !!(document.body && document.body.childElementCount)]);
+  };
+  tick();
+  setInterval(tick, 100);
+})();
+""".replace("STATUS", STATUS)
+#: A status's words must say something: at least this many words of letters ("Running..." does not).
+STATUS_WORDS = 2
+
+
+@dataclass
+class Words:
+    """What a cold link's page showed before it was drawn (page clock, seconds from navigation):
+    the app's frame, its first words beside the title (a status or content), whether every sample
+    from the document's first paint (its body parsed) on showed content or a status sentence, the
+    longest stretch that showed neither, and the statuses said in order."""
+
+    frame: float
+    first: float
+    said: bool
+    blank: float
+    statuses: list[str]
+
+
+def words(samples: list, drawn_ms: float) -> Words:
+    """Read :data:`SAMPLE`'s samples up to the page drawn (``drawn_ms``, page clock)."""
+    nan = float("nan")
+    kept = [s for s in samples if s[0] <= drawn_ms]
+    framed = [s for s in kept if s[1]]
+    painted = [s for s in kept if s[4]]  # from the browser's first paint of the page
+
+    def told(status: str) -> bool:
+        return sum(any(c.isalpha() for c in w) for w in status.split()) >= STATUS_WORDS
+
+    shown = [(t, rest > 0 or told(status)) for t, _, status, rest, *_ in painted]
+    first = next((t for t, ok in shown if ok), nan)
+    blank, since = 0.0, None
+    for t, ok in [*shown, (drawn_ms, True)]:
+        if not ok and since is None:
+            since = t
+        elif ok and since is not None:
+            blank, since = max(blank, t - since), None
+    statuses = list(dict.fromkeys(status for _, _, status, *_ in painted if status))
+    frame = framed[0][0] if framed else nan
+    return Words(frame / 1000, first / 1000, all(ok for _, ok in shown), blank / 1000, statuses)
 
 
 def watch(context) -> None:
@@ -387,10 +465,15 @@ def browser_cpu() -> float:
     return total
 
 
-def cold_link(pw, name: str, folder: Path, after: float = 0.0) -> tuple[float, float, float, bool]:
+#: A cold link: seconds from the server's first answer and from its process start to the page
+#: drawn, the server's CPU seconds over the visit, what the page showed meanwhile, and the
+#: seconds from the server's first answer to the page's navigation start.
+Cold = tuple[float, float, float, Words, float]
+
+
+def cold_link(pw, name: str, folder: Path, after: float = 0.0) -> Cold:
     """A fresh server; the page's address as its first request, ``after`` seconds once the server
-    answers (its start-up hook's work runs meanwhile): (seconds from the server's first answer,
-    seconds from the server's process start, server CPU over the visit, said what).
+    answers (its start-up hook's work runs meanwhile): see :data:`Cold`.
 
     Both times end when the page is drawn (on the page's clock, from its navigation start). The
     browser is started before the server, so the second time is the server's start-up (which may
@@ -399,22 +482,20 @@ def cold_link(pw, name: str, folder: Path, after: float = 0.0) -> tuple[float, f
     browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     context = browser.new_context()
     watch(context)
+    context.add_init_script(SAMPLE)
     page = context.new_page()
-    said: list[bool] = []
     server = Server(folder)
     try:
         time.sleep(after)
         cpu = cpu_seconds(server.process.pid)
         asked = time.perf_counter()
-        page.goto(f"{server.url}/{name}", wait_until="domcontentloaded")
-        deadline = time.monotonic() + TIMEOUT_MS / 1000
-        while time.monotonic() < deadline and not page.evaluate(DRAWN):
-            said.append(page.locator(BUSY).count() > 0)
-            time.sleep(0.1)
-        drawn = float(page.evaluate(DRAWN_AT)) / 1000
+        page.goto(f"{server.url}/{name}", wait_until="commit")
+        wait_drawn(page)
+        drawn = float(page.evaluate(DRAWN_AT))
         cpu = cpu_seconds(server.process.pid) - cpu
+        seen = words(page.evaluate("() => window.__vlText"), drawn)
         answered = asked - (server.answered + after)
-        return answered + drawn, asked - server.started + drawn, cpu, any(said) or not said
+        return answered + drawn / 1000, asked - server.started + drawn / 1000, cpu, seen, answered
     finally:
         browser.close()
         server.close()
@@ -480,17 +561,21 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=60.0, help="seconds a server runs before visits")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold links (a server each)")
     parser.add_argument("--cold-after", type=float, default=0.0, help="seconds before a cold link's request")
+    parser.add_argument("--cold-only", action="store_true", help="only the cold links (no first visits)")
     args = parser.parse_args()
     names = [n for n in PAGES if args.pages is None or n in args.pages or (n == "" and "data" in args.pages)]
     print(f"load average at start: {os.getloadavg()}")
-    cold: dict[str, list[tuple[float, float, float, bool]]] = {n: [] for n in names}
+    cold: dict[str, list[Cold]] = {n: [] for n in names}
     warm: dict[str, list[Visit]] = {n: [] for n in names}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         for r in range(args.repeat):
             if not args.no_cold:
                 for name in names:
                     cold[name].append(cold_link(pw, name, Path(tmp), args.cold_after))
-                    print(f"  cold {name or 'data'}: {cold[name][-1]}", flush=True)
+                    print(f"  cold {name or 'data'}: {_cold(cold[name][-1])}", flush=True)
+            if args.cold_only:
+                print(f"run {r + 1} done, load average {os.getloadavg()}", flush=True)
+                continue
             server = Server(Path(tmp))
             try:
                 # one session starts the server's work, then the server gets its settling time
@@ -521,24 +606,54 @@ def main() -> None:
         tried = [x for x in w if x[4] is not None or x[7].startswith("ERROR")]
         print(
             f"{PAGES[name]:16} {median([x[0] for x in c]):6.2f} {median([x[1] for x in c]):7.2f} "
-            f"{median([x[2] for x in c]):5.2f} {('yes' if all(x[3] for x in c) else 'NO') if c else '-':>4} | "
+            f"{median([x[2] for x in c]):5.2f} {('yes' if all(x[3].said for x in c) else 'NO') if c else '-':>4} | "
             f"{median([x[0] for x in w]):7.2f} {median([x[1] for x in w]):7.2f} "
             f"{median([x[2] for x in w]):5.2f} {median([x[3] for x in w]):6.2f} | "
             f"{median([x.drawn for x in ch]):8.2f} {median([x.settled for x in ch]):7.2f} "
             f"{median([x.started for x in ch]):6.2f} {median([x[5] for x in w if x[4]]):5.2f} "
             f"{median([x[6] for x in w if x[4]]):6.2f} {f'{len(ch)}/{len(tried)}' if tried else '-':>4}  {said(w)}"
         )
+    if any(cold.values()):
+        print(COLD_LEGEND)
+        print(
+            f"{'page':16} {'cold s':>6} {'frame s':>7} {'words s':>7} {'said':>5} {'blank s':>7}  statuses seen"
+        )
+        for name in names:
+            c = cold[name]
+            if not c:
+                continue
+            statuses = list(dict.fromkeys(t for x in c for t in x[3].statuses))
+            print(
+                f"{PAGES[name]:16} {median([x[0] for x in c]):6.2f} {median([x[4] + x[3].frame for x in c]):7.2f} "
+                f"{median([x[4] + x[3].first for x in c]):7.2f} {sum(x[3].said for x in c):>2}/{len(c):<2} "
+                f"{median([x[3].blank for x in c]):7.2f}  {' / '.join(statuses)[:160]}"
+            )
 
 
 LEGEND = """cold s: a deep link as a fresh server's first request, from the server's first answer to the
 page drawn; start s: the same from the server's process start (streamlit run); cpu: the server's
-CPU s over the visit; said: a spinner, progress bar or running indicator seen while it ran.
+CPU s over the visit; said: content or a status sentence on screen at every sample (below).
 first s: a first visit (new session) from its navigation start to the page drawn (the run's end
 handled, script idle); settled: until its charts and tables were painted (main thread quiet
 QUIET ms); cpu / chrome: the server's / this benchmark's Chromium's CPU s over it.
 widget s: from the press on the widget (page settled first) to the page drawn; settled: until
 painted; run at: when the server's run began (press handled, request sent); cpu / chrome as
 above; runs: changes that drew a run / changes tried. Medians.""".replace("QUIET", str(QUIET_MS))
+
+
+COLD_LEGEND = """
+Cold links, what the page showed (sampled every 0.1 s until drawn; medians; seconds from the
+server's first answer): frame s: the app's frame shown; words s: its first words beside the title
+(a status sentence or content); said: runs in which every sample from the document's first paint
+on showed content or a status sentence; blank s: the longest stretch from then that showed neither."""
+
+
+def _cold(row: Cold) -> str:
+    w = row[3]
+    return (
+        f"{row[0]:.2f} s from answer, {row[1]:.2f} from start, cpu {row[2]:.2f}; frame {row[4] + w.frame:.2f}, "
+        f"words {row[4] + w.first:.2f}, said {'yes' if w.said else 'NO'}, blank {w.blank:.2f}; {w.statuses}"
+    )
 
 
 def _rounded(row: Visit) -> str:

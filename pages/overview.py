@@ -22,7 +22,7 @@ with _ui.page("Overview"):
     prices = _ui.prices_input()
 
     left, middle, right = st.columns([2, 1, 2])
-    with left, st.spinner("Choosing the default judge (counting every judge's verdicts)…"):
+    with left:  # the default judge's choice says what it counts (ui.state.default_choice)
         judge = _ui.judge_picker(store, key="overview_judge")
     with middle:
         several = len(store.judges()) >= 2

@@ -99,7 +99,7 @@ with _ui.page("Verdicts"):
     number = 1 if flt != old else _ui.url_number("page", 1, low=1, high=10**9)
 
     # One page of cases straight from DuckDB each run (never the table's text in the session)
-    with st.spinner(show.SEARCHING if flt.search else "Reading the cases…"):  # a search reads the text
+    with _ui.busy(show.SEARCHING if flt.search else "Reading the cases…"):  # a search reads the text
         result = store.verdicts(flt, offset=(number - 1) * LIMIT, limit=LIMIT)
     pages = verdict_words.page_count(result.total, LIMIT)
     if number > pages:  # a link past the end (the data changed): its last page instead

@@ -23,27 +23,28 @@ def test_streamlit_run_finds_the_app_and_its_start_up_hook():
 def test_importing_the_entry_declares_the_app_and_loads_nothing_heavy():
     """The server imports app.py before it answers anything: no page is drawn, and the libraries
     are loaded later, by the start-up hook's thread (so health checks answer meanwhile)."""
-    code = (
-        "import sys, app, streamlit as st; "
-        "print(isinstance(app.app, st.App), 'ui' in sys.modules, 'pandas' in sys.modules, app.PRELOAD)"
-    )
+    code = "import sys, app, streamlit as st; print(isinstance(app.app, st.App), 'ui' in sys.modules, 'pandas' in sys.modules)"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    declared, ui_loaded, pandas_loaded, preload = out.stdout.strip().split(" ", 3)
-    assert (declared, ui_loaded, pandas_loaded) == ("True", "False", "False")
-    assert "'ui'" in preload
+    assert out.stdout.split() == ["True", "False", "False"]
 
 
-def test_what_the_start_up_hook_loads_exists():
-    import importlib.util
-
-    code = "import app; print(' '.join(app.PRELOAD))"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
-    assert out.stdout.split(), out.stderr
-    for name in out.stdout.split():
-        assert importlib.util.find_spec(name) is not None, name
+def test_the_start_up_hook_loads_every_module_a_page_imports():
+    """Once :func:`ui.warm.load_page_imports` ran, no page's own imports load anything new: a
+    page's first words are drawn without waiting for a library (a page draws nothing before its
+    imports)."""
+    code = (
+        "import ast, glob, sys, ui.warm as w\n"
+        "w.load_page_imports()\n"
+        "before = set(sys.modules)\n"
+        "for path in ['app.py', *glob.glob('pages/*.py')]:\n"
+        "    for node in ast.walk(ast.parse(open(path).read())):\n"
+        "        if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, 'level', 0):\n"
+        "            exec(ast.unparse(node), {})\n"
+        "print(sorted(set(sys.modules) - before)[:5], 'evalcore.findings' in before, 'plotly' in before)"
+    )
+    assert _run(code) == "[] True True"
 
 
 def _run(code: str) -> str:
@@ -53,23 +54,70 @@ def _run(code: str) -> str:
     return out.stdout.strip()
 
 
-def test_the_server_answers_once_the_pages_glue_is_loaded_and_the_demo_read():
+def test_the_server_answers_once_every_page_import_is_loaded_and_the_demo_read():
     """The start-up hook holds the server's first answer until ``ui`` (the pages' glue, pandas,
-    DuckDB) is imported and the start-up read of the demo is over, so that a visitor's first page
-    never waits for them on a blank screen; the rest loads afterwards."""
+    DuckDB) and every module a page imports (SciPy, Plotly, the analyses) are loaded and the
+    start-up read of the demo is over, so that a visitor's first page never waits for them on a
+    blank screen."""
     code = (
-        "import asyncio, sys, types, app\n"
+        "import asyncio, sys, app\n"
+        "import ui.warm as w\n"
         "seen = []\n"
+        "w.wait_read = lambda timeout: seen.append('read') or True\n"
         "async def main():\n"
         "    async with app._lifespan(None):\n"
-        "        seen.append(('ui' in sys.modules, 'pandas' in sys.modules))\n"
+        "        seen.append(all(m in sys.modules for m in ('ui', 'pandas', 'evalcore.findings', 'plotly')))\n"
         "asyncio.run(main())\n"
-        "fake = types.SimpleNamespace(wait_read=lambda timeout: seen.append('read') or True)\n"
-        "sys.modules['ui.warm'] = fake\n"
-        "app._load(app.HOLD)\n"
-        "print(seen, set(app.HOLD) <= set(app.PRELOAD))"
+        "print(seen)"
     )
-    assert _run(code) == "[(True, True), 'read'] True"
+    assert _run(code) == "['read', True]"
+
+
+def test_every_html_page_says_what_happens_before_streamlit_draws_it():
+    """The App's wrapper adds the opening sentence to an HTML page it serves whole (its length
+    told anew), and leaves any other answer (a script, a 304, a websocket) as it is."""
+    import asyncio
+
+    from ui.opening import OPENING, with_opening_words
+
+    page = b'<html><body><div id="root"></div></body></html>'
+
+    def answer(status: int, kind: bytes, body: bytes):
+        async def served(scope, receive, send):
+            assert b"accept-encoding" not in dict(scope["headers"]) or scope["method"] != "GET"  # sent plain
+            headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode())]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body[:10], "more_body": True})
+            await send({"type": "http.response.body", "body": body[10:]})
+
+        return served
+
+    def serve(app, method: str = "GET", kind: str = "http") -> list[dict]:
+        sent: list[dict] = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {
+            "type": kind,
+            "method": method,
+            "headers": [(b"accept", b"text/html,*/*"), (b"accept-encoding", b"gzip")],
+        }
+        asyncio.run(with_opening_words(app, scope, None, send))
+        return sent
+
+    sent = serve(answer(200, b"text/html; charset=utf-8", page))
+    body = b"".join(m.get("body", b"") for m in sent)
+    assert OPENING.encode() in body and body.index(OPENING.encode()) < body.index(b'id="root"')
+    assert dict(sent[0]["headers"])[b"content-length"] == str(len(body)).encode()
+    for status, kind, method in [
+        (200, b"text/javascript", "GET"),
+        (304, b"text/html", "GET"),
+        (200, b"text/html", "HEAD"),
+    ]:
+        sent = serve(answer(status, kind, page), method)
+        assert b"".join(m.get("body", b"") for m in sent) == page
+        assert dict(sent[0]["headers"])[b"content-length"] == str(len(page)).encode()
 
 
 def test_the_pages_glue_the_data_page_and_reading_a_file_load_no_scipy():

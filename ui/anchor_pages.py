@@ -127,7 +127,7 @@ def setup(intro: str = av.INTRO) -> AnchorView:
                 "study. Choose another judge or category."
             )
             st.stop()
-        with st.spinner("Ranking the models against every anchor…"):  # seconds on arena-sized tables
+        with _ui.busy("Ranking the models against every anchor…"):  # seconds on arena-sized tables
             sweep = _ui.memo(
                 ("anchor_sweep", judge, category, both, tau, hkey),
                 lambda: an.anchor_sweep(counts, human_ranking=human, tau=tau),

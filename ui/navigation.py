@@ -13,6 +13,7 @@ from ui import warm
 from ui.messages import code_span, show_error
 from ui.readable import READABLE_CSS
 from ui.state import ROOT, dataset_key, unknown_params
+from ui.status import status_line
 
 #: (file, label, icon) of every page, in sidebar order.
 NAVIGATION: tuple[tuple[str, str, str], ...] = (
@@ -65,20 +66,21 @@ def page(title: str) -> Iterator[None]:
     ``Exception``\\ s)."""
     st.set_page_config(page_title=f"{title} · Verdict Lab", page_icon=str(FAVICON), layout="wide")
     warm.announced()  # the page draws now: the start-up note (a fresh server's first page) goes
-    warm.start(warm.requested_page())  # a fresh server: the demo's results start in the background
-    st.html(READABLE_CSS)
-    sidebar()
-    st.session_state["_vl_url_known"] = set()  # the link parameters this run reads (ui.state)
-    st.session_state["_vl_url_said"] = set()
-    unknown = st.empty()  # at the top: filled once the page has read what it reads
-    try:
-        with warm.running_page():  # the start-up work pauses between its pieces meanwhile
-            yield
-    except Exception as exc:  # noqa: BLE001 - the page wrapper: every error becomes words
-        show_error(exc)
-        return
-    if names := unknown_params():
-        unknown.warning(unknown_sentence(names), icon=":material/link_off:")
+    with status_line(title):  # first: what the page computes, in words, until it is drawn
+        warm.start(warm.requested_page())  # a fresh server: the demo's results start in the background
+        st.html(READABLE_CSS)
+        sidebar()
+        st.session_state["_vl_url_known"] = set()  # the link parameters this run reads (ui.state)
+        st.session_state["_vl_url_said"] = set()
+        unknown = st.empty()  # at the top: filled once the page has read what it reads
+        try:
+            with warm.running_page():  # the start-up work pauses between its pieces meanwhile
+                yield
+        except Exception as exc:  # noqa: BLE001 - the page wrapper: every error becomes words
+            show_error(exc)
+            return
+        if names := unknown_params():
+            unknown.warning(unknown_sentence(names), icon=":material/link_off:")
 
 
 def unknown_page() -> str | None:

@@ -24,6 +24,7 @@ from evalcore.store.store import VerdictStore
 from evalcore.store.workspace import UnknownDataset, Workspace, WorkspaceError
 from ui import warm
 from ui.messages import code_span, escape_markdown, md
+from ui.status import busy
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -60,7 +61,11 @@ def default_choice(store: VerdictStore):
     """The library's default judge for the loaded data, with its reason in words (memoised)."""
     from evalcore.judge_choice import publishing_judge
 
-    return memo(("default_judge",), lambda: publishing_judge(store))
+    def choose():
+        with busy("Choosing the default judge (counting every judge's verdicts)…"):
+            return publishing_judge(store)
+
+    return memo(("default_judge",), choose)
 
 
 def default_judge(store: VerdictStore) -> str:
@@ -506,10 +511,11 @@ def _apply_url(s: dict) -> None:
     key = url_param("dataset")
     if key:
         try:
-            if key in DEMO_KEYS:
-                load_demo(DEMO_KEYS[key])
-            else:
-                load_saved(key)
+            with busy("Loading the dataset the link names…"):
+                if key in DEMO_KEYS:
+                    load_demo(DEMO_KEYS[key])
+                else:
+                    load_saved(key)
         except WorkspaceError as exc:  # the link's text is shown as code, never as markdown
             load_demo()
             why = (
@@ -541,7 +547,7 @@ def ensure_data() -> VerdictStore:
     apply_url()
     s = state()
     if s["version"] == 0:  # a new session
-        with st.spinner("Loading the demo (read and checked once per server, then copied)…"):
+        with busy("Loading the demo table (read and checked once per server, then copied)…"):
             load_demo()
     elif s.get("store_id") != store_number(store):
         # The session came back after its store was released (its browser was away longer than
@@ -688,7 +694,8 @@ def counts(store: VerdictStore, judge: str | None, category: str | None = None, 
     """The session's memoised count tensor for a judge (and category, and order handling)."""
 
     def compute():
-        c = store.counts(judge=judge, category=category)
+        with busy("Counting the verdicts of each pair of models…"):
+            c = store.counts(judge=judge, category=category)
         if both_orders:
             from evalcore.judge import both_orders_counts
 

@@ -11,11 +11,12 @@ time, and a page opened afterwards draws at once. Nothing is stored on disk: a c
 has another key and is computed afresh.
 
 It starts when the server starts: ``streamlit run app.py`` serves app.py's App, whose start-up
-hook loads the libraries and imports :mod:`ui` in a background thread (:func:`start_in_server`).
-A page opened before that is over imports :mod:`ui` itself: it starts the work if it has not begun
-(then the page asked for comes first: the Judge page's sheets before the findings) and says what
-happens while it waits for the libraries (a spinner, :func:`announce`). A server that runs a page
-script without that hook (a test's ``AppTest``) starts it on its first page the same way.
+hook imports :mod:`ui` in a background thread (:func:`start_in_server`), then every module a page
+imports (:func:`load_page_imports`), and answers once they are loaded and the demo read; a page
+asked for while the work runs has its results computed next. A server that runs a page script
+without that hook (a test's ``AppTest``) starts it on its first page: then the page asked for
+comes first (the Judge page's sheets before the findings), and the page says what happens while it
+waits for the libraries (a spinner, :func:`announce`).
 
 ``VERDICTLAB_WARM=0`` turns it off (the test suite's page tests, which time nothing).
 """
@@ -89,6 +90,35 @@ def wait_read(timeout: float) -> bool:
     if not _THREAD:
         return True
     return _EARLY_DONE.wait(timeout)
+
+
+def page_imports() -> list[str]:
+    """The modules the app's pages import, read from their files (``from a import b``: ``a``, and
+    ``a.b`` where that is a module), each once. Called once ``ui`` is imported (the registry)."""
+    import ast
+
+    from ui.navigation import NAVIGATION  # every page's file (the registry)
+
+    root = Path(__file__).resolve().parent.parent
+    names: list[str] = []
+    for path in [root / file for file, _, _ in NAVIGATION]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return list(dict.fromkeys(names))
+
+
+def load_page_imports() -> None:
+    """Import every module a page imports (the server's start-up hook, before it answers): a page
+    script imports its modules before it can draw a word, so a page opened while SciPy and Plotly
+    still loaded showed nothing for seconds."""
+    for name in page_imports():
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:  # ``a.b`` where ``b`` is a name, not a module
+            continue
 
 
 def enabled() -> bool:

@@ -86,21 +86,27 @@ def _healthy(url: str) -> bool:
 
 
 @contextmanager
-def streamlit_server(folder: Path, env: dict[str, str]) -> Iterator[AppServer]:
-    """``streamlit run app.py`` on a free loopback port with ``env`` added, its log in
-    ``folder``; stopped on exit. A traceback in its log fails the test: every error a visitor can
-    cause is said on the page, so one in the log is a failure nobody saw (the start-up work once
-    died there in two of three starts)."""
+def serve(folder: Path, env: dict[str, str] | None = None) -> Iterator[AppServer]:
+    """``streamlit run app.py`` on a free loopback port, with a throw-away workspace file in
+    ``folder`` and ``env`` added to this process's environment; stopped on exit. A traceback in
+    its log fails the test: every error a visitor can cause is said on the page, so one in the
+    log is a failure nobody saw (the start-up work once died there in two of three starts)."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log = folder / "streamlit.log"
+    workspace = folder / "workspace" / "verdictlab.duckdb"
+    # A low decompression cap keeps the bomb test quick (the default is 2 GiB).
+    env = {
+        **os.environ,
+        "VERDICTLAB_WORKSPACE": str(workspace),
+        "VERDICTLAB_MAX_BYTES": "512M",
+        **(env or {}),
+    }
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true"]
     command += ["--server.address=127.0.0.1", f"--server.port={port}"]
     command += ["--browser.gatherUsageStats=false", "--server.fileWatcherType=none"]
     with log.open("w") as out:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT
-        )
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 90
         while not _healthy(url):
@@ -109,9 +115,7 @@ def streamlit_server(folder: Path, env: dict[str, str]) -> Iterator[AppServer]:
             if time.monotonic() > deadline:
                 pytest.fail(f"streamlit did not answer /_stcore/health in 90 s:\n{log.read_text()}")
             time.sleep(0.2)
-        yield AppServer(
-            url=url, workspace=Path(env.get("VERDICTLAB_WORKSPACE", "")), log=log, process=process
-        )
+        yield AppServer(url=url, workspace=workspace, log=log, process=process)
     finally:
         process.terminate()
         try:
@@ -127,14 +131,10 @@ def streamlit_server(folder: Path, env: dict[str, str]) -> Iterator[AppServer]:
 
 @pytest.fixture(scope="session")
 def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    """The tests' server, with a throw-away workspace file."""
+    """``streamlit run app.py`` on a free loopback port, with a throw-away workspace file."""
     if _MISSING is not None:
         pytest.skip(f"browser tests skipped: {_MISSING}")
-    folder = tmp_path_factory.mktemp("server")
-    workspace = folder / "workspace" / "verdictlab.duckdb"
-    # A low decompression cap keeps the bomb test quick (the default is 2 GiB).
-    env = {"VERDICTLAB_WORKSPACE": str(workspace), "VERDICTLAB_MAX_BYTES": "512M"}
-    with streamlit_server(folder, env) as server:
+    with serve(tmp_path_factory.mktemp("server")) as server:
         yield server
 
 

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.e2e.conftest import _MISSING, CHROMIUM, streamlit_server
+from tests.e2e.conftest import _MISSING, CHROMIUM, serve
 
 pytestmark = pytest.mark.e2e
 TIMEOUT = 120_000
@@ -31,7 +31,7 @@ def fresh_server(tmp_path):
     """A new ``streamlit run app.py`` per test: its first request is the test's."""
     if _MISSING is not None:
         pytest.skip(f"browser tests skipped: {_MISSING}")
-    with streamlit_server(tmp_path, {"VERDICTLAB_WORKSPACE": str(tmp_path / "ws.duckdb")}) as server:
+    with serve(tmp_path) as server:
         yield server.url
 
 

@@ -1,0 +1,81 @@
+"""Words on a page before Streamlit's own scripts have drawn it.
+
+Between a link's opening and the page's first element, Streamlit's page is white: its scripts
+load (about half a second of the browser's work), connect to the server, and the page's script
+starts. The server's HTML page therefore carries one sentence (:data:`OPENING`) that the browser
+paints at once, over the page, and a few lines of script that remove it as soon as the page has
+drawn words of its own (its status line, :mod:`ui.status`, or its title) or its first run ended.
+app.py's App adds it to every HTML page it serves (:func:`with_opening_words`, an ASGI wrapper).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: What a page says before it has drawn anything (the browser loads the app, then the page starts).
+OPENING = "Opening the page: loading Verdict Lab in your browser and asking the server for this page…"
+#: The sentence, painted over the page until the page draws words of its own (or after two
+#: minutes, whatever happens), and the script that removes it.
+HTML = (
+    '<div id="vl-opening" role="status" style="position:fixed;top:4.5rem;left:0;right:0;'
+    "padding:0 6rem;font-family:'Source Sans',sans-serif;font-size:1rem;color:#31333F;"
+    f'z-index:1000;pointer-events:none">{OPENING}</div>'
+    "<script>(() => {"
+    "const gone = () => document.getElementById('vl-opening')?.remove();"
+    "let ran = false;"
+    "const tick = setInterval(() => {"
+    "const app = document.querySelector('[data-testid=\"stApp\"]');"
+    "const main = document.querySelector('[data-testid=\"stMain\"]');"
+    "const state = app && app.getAttribute('data-test-script-state');"
+    "ran = ran || state === 'running';"
+    "if ((main && main.innerText.trim()) || (ran && state === 'notRunning')) { gone(); clearInterval(tick); }"
+    "}, 50);"
+    "setTimeout(() => { gone(); clearInterval(tick); }, 120000);"
+    "})();</script>"
+)
+ROOT = b'<div id="root"></div>'
+#: Ways of sending a file that skip the body this wrapper rewrites (the server then sends bytes).
+_FILE_SENDS = ("http.response.pathsend", "http.response.zerocopysend")
+
+
+def with_opening(page: bytes) -> bytes:
+    """The HTML page with :data:`HTML` before the app's root element (unchanged without one)."""
+    return page.replace(ROOT, HTML.encode("utf-8") + ROOT, 1)
+
+
+async def with_opening_words(app: Any, scope: dict, receive: Any, send: Any) -> None:
+    """Serve ``app`` (ASGI), adding :data:`HTML` to every HTML page it answers a browser's page
+    request (a GET that accepts HTML) with."""
+    if scope.get("type") != "http" or scope.get("method") != "GET":
+        await app(scope, receive, send)
+        return
+    headers = scope.get("headers") or []
+    if b"text/html" not in dict(headers).get(b"accept", b""):  # not a browser opening a page
+        await app(scope, receive, send)
+        return
+    # the page uncompressed (8 KB), so that its words can be added; files sent as bytes
+    headers = [(k, v) for k, v in headers if k.lower() != b"accept-encoding"]
+    extensions = {k: v for k, v in (scope.get("extensions") or {}).items() if k not in _FILE_SENDS}
+    held: dict[str, Any] = {}
+    chunks: list[bytes] = []
+
+    async def rewrite(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            headers = {k.lower(): v for k, v in message.get("headers", [])}
+            html = headers.get(b"content-type", b"").startswith(b"text/html")
+            if message.get("status") == 200 and html and b"content-encoding" not in headers:
+                held["start"] = message  # sent with the body, whose length changes
+                return
+        elif message["type"] == "http.response.body" and "start" in held:
+            chunks.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            body = with_opening(b"".join(chunks))
+            start = held.pop("start")
+            headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+            await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await send(message)
+
+    await app({**scope, "headers": headers, "extensions": extensions}, receive, rewrite)
