@@ -77,10 +77,13 @@ with _ui.page("Overview"):
     st.subheader("Stakeholder report")
     st.markdown(show.REPORT_NOTE)
 
+    cache = _ui.shared_cache()  # the demo's, computed at start-up; the click's thread has no session
+
     def _report() -> bytes:
-        # Runs on the download click (a separate thread, without the session's results): the
-        # report's own analyses, by the calls and keys of run_analyses, then the report.
-        return build_report(for_report(store, analyses, compare_judges=compare), findings).encode("utf-8")
+        # Runs on the download click: the report's own analyses, by the calls and keys of
+        # run_analyses, then the report.
+        extra = for_report(store, analyses, compare_judges=compare, cache=cache)
+        return build_report(extra, findings).encode("utf-8")
 
     safe = show.file_stem(summary.name, judge)
     c1, c2 = st.columns(2)

@@ -30,6 +30,7 @@ from ui.state import (  # noqa: F401
     require_data,
     session_store,
     set_url_param,
+    shared_cache,
     state,
     url_choice,
     url_number,

@@ -675,6 +675,18 @@ def shared_value(shared: tuple, compute: Callable[[], T]) -> T:
         event.set()
 
 
+def shared_cache() -> Callable[[tuple, Callable[[], Any]], Any]:
+    """A cache for work that runs outside this session's script run (a download's own thread,
+    which has no session): the results shared by every session of an untouched demo (those the
+    start-up work computes), else none. Taken during the run, used later."""
+    s = state()
+    ranking = _ranking_fingerprint(s)
+    identity = demo_identity(s["demo"], ranking) if s.get("demo") else None
+    if identity is None:
+        return lambda key, compute: compute()
+    return lambda key, compute: shared_value(identity + tuple(key), compute)
+
+
 def memo(key: tuple, compute: Callable[[], T]) -> T:
     """Compute once per dataset version, human ranking and key. Results of an untouched demo are
     also shared between sessions (:data:`_SHARED`); any other dataset's stay in its session."""

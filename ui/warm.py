@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -322,10 +323,13 @@ def warm_demo(first: str = "") -> None:
         family = family_list(families_file.read_text() if families_file.exists() else "", judges)
         counts = cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
 
-        def findings() -> None:
-            # The Overview's defaults (its ROUNDS and SEED, one judge): its keys are also those
-            # of the Data, Leaderboard and Anchors pages.
-            run_analyses(store, judge=judge, human_ranking=human, rounds=1000, seed=0, cache=cache)
+        def findings(of: str = judge, *, report: bool = False) -> None:
+            # The Overview's defaults (its ROUNDS and SEED, one judge; what the page shows, the
+            # report's own analyses last): its keys are also those of the Data, Leaderboard and
+            # Anchors pages.
+            run_analyses(
+                store, judge=of, human_ranking=human, rounds=1000, seed=0, cache=cache, report=report
+            )
 
         def sheets() -> None:
             # The Judge page's defaults: every judge, 1,000 rounds, seed 0, the demo's families.
@@ -346,10 +350,27 @@ def warm_demo(first: str = "") -> None:
             cache(("separation", *key), lambda: separation(table))
             cache(("split_half", judge, None, False), lambda: split_half_stability(counts))
 
-        def weights() -> None:
-            # Each judge's weight (the Leaderboard and Judge pages' section on several judges).
+        def weights(category: str | None = None) -> None:
+            # Each judge's weight on several judges: the Leaderboard's section (resampled, all
+            # categories) and the Judge page's (without intervals until its switch).
             if len(judges) >= 2:
-                cache(("judge_pooling", None), lambda: pool_store(store, category=None, rounds=POOL_ROUNDS))
+                if category is None:
+                    cache(
+                        ("judge_pooling", None), partial(pool_store, store, category=None, rounds=POOL_ROUNDS)
+                    )
+                cache(("judge_pooling", category, 0), partial(pool_store, store, category=category, rounds=0))
+
+        def judge_page(category: str) -> None:
+            # The Judge page on one category (its category picker), as the page computes it.
+            cache(
+                ("judge_sheets", category, 1000, 0, family.key),
+                lambda: judge_sheets(store, families=family.families, category=category, rounds=1000, seed=0),
+            )
+            cache(
+                ("length_curve", judge, category),
+                lambda: length_preference_curve(store, judge, category=category),
+            )
+            weights(category)
 
         def power() -> None:
             # The Power page's ranking without intervals (its summary is the Data page's).
@@ -383,9 +404,6 @@ def warm_demo(first: str = "") -> None:
             cache(("split_half", judge, None, True), lambda: split_half_stability(both))
             agreement = ("agreement_both", judge, None, 1000, 0)
             cache(agreement, lambda: both_orders_agreement(store, judge, category=None, rounds=1000, seed=0))
-            run_analyses(
-                store, judge=judge, human_ranking=human, rounds=1000, seed=0, compare_judges=True, cache=cache
-            )
 
         def cases() -> None:
             # The Verdicts page's counts over every verdict (no filter yet).
@@ -402,6 +420,11 @@ def warm_demo(first: str = "") -> None:
         # the page asked for (in the order it draws) first, then the others; a page asked for
         # while the work runs (it began at server start) comes next
         works = [findings, sheets, board, power, cases, weights, ties, changes]
+        # then the Judge page's category picker and the Overview's judge picker (what the page
+        # shows), then the report's own analyses (its download on the Overview)
+        works += [partial(judge_page, category) for category in store.categories()]
+        works += [partial(findings, other) for other in judges if other != judge]
+        works.append(partial(findings, report=True))
         pending = list(dict.fromkeys(order.get(first, []) + works))  # each once
 
         def wanted() -> list:  # the pieces of the page asked for last

@@ -161,10 +161,18 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
         ("agreement_both", "sim-judge-steady", None, 1000, 0),
         ("findings", "judge_sheet", "sim-judge-first-slot", 0),
         ("findings", "judge_sheet", "sim-judge-tie-happy", 0),
+        # the Judge page's weights without intervals, and its category picker's first choices
+        ("judge_pooling", None, 0),
+        ("judge_pooling", "math", 0),
+        ("length_curve", "sim-judge-steady", "math"),
+        # the Overview's judge picker (what the page shows), then the report's own analyses
+        ("counts", "sim-judge-tie-happy", None, False),
+        ("findings", "monitor", "sim-judge-steady"),
     ]
     for key in [("summary",), ("counts", *judge), board_key[3:], *pages]:
         assert identity + key in us._SHARED, key
     assert any(k[3] == "judge_sheets" for k in us._SHARED)
+    assert any(k[3:5] == ("judge_sheets", "coding") for k in us._SHARED)
     assert us._SHARED[identity + ("default_judge",)].judge == "sim-judge-steady"
 
     store = us._demo_table(us.demo_file(label)).store
