@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -103,7 +104,9 @@ def test_every_html_page_says_what_happens_before_streamlit_draws_it():
             "method": method,
             "headers": [(b"accept", b"text/html,*/*"), (b"accept-encoding", b"gzip")],
         }
-        asyncio.run(with_opening_words(app, scope, None, send))
+        # in a thread of its own: a browser test in the same worker may run an event loop here
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, with_opening_words(app, scope, None, send)).result()
         return sent
 
     sent = serve(answer(200, b"text/html; charset=utf-8", page))

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.e2e.conftest import _MISSING, CHROMIUM, serve
+from tests.e2e.conftest import _MISSING, CHROMIUM, IDLE, serve
 
 pytestmark = pytest.mark.e2e
 TIMEOUT = 120_000
@@ -41,11 +41,10 @@ def _browser(playwright):
 
 def _open(page, url: str) -> None:
     page.goto(url, timeout=TIMEOUT)
-    page.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=TIMEOUT)
-    page.wait_for_timeout(500)
-    page.wait_for_selector(
-        '[data-testid="stApp"][data-test-script-state="notRunning"]', state="attached", timeout=TIMEOUT
-    )
+    # the page's title is drawn by its script, so its run has begun (on a loaded machine it can
+    # begin later than any fixed wait), then its end
+    page.wait_for_selector("h1", state="attached", timeout=TIMEOUT)
+    page.wait_for_selector(IDLE, state="attached", timeout=TIMEOUT)
 
 
 def _outside(requests: list[str]) -> list[str]:
