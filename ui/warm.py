@@ -349,6 +349,7 @@ def warm_demo(first: str = "") -> None:
             )
             cache(("separation", *key), lambda: separation(table))
             cache(("split_half", judge, None, False), lambda: split_half_stability(counts))
+            _leaderboard_sections(store, judge, cache)
 
         def weights(category: str | None = None) -> None:
             # Each judge's weight on several judges: the Leaderboard's section (resampled, all
@@ -434,6 +435,32 @@ def warm_demo(first: str = "") -> None:
         store.close()
     except Exception:  # noqa: BLE001 - a page computes what this could not, and says why
         LOG.warning("The demo's start-up computation stopped; pages compute on request.", exc_info=True)
+
+
+def _leaderboard_sections(store: Any, judge: str, cache: Any) -> None:
+    """The Leaderboard page's sections below the ranking, on the default judge and all categories,
+    under the page's keys (:mod:`ui.leaderboard_view`): the categories compared, the ranking as of
+    the first judging day, in time windows and the judge's drift. A section the design cannot
+    give raises a ``ValueError``; the page says why in words, and the work goes on."""
+    from evalcore.ranking.heterogeneity import store_heterogeneity
+    from evalcore.ranking.judge_drift import judge_drift
+    from evalcore.ranking.judging_times import has_times, judging_days
+    from evalcore.ranking.over_time import WINDOW_ROUNDS, as_of_leaderboard, rating_windows
+
+    sel = {"judge": judge, "category": None}
+    pieces = [(("findings", "heterogeneity", judge), partial(store_heterogeneity, store, judge=judge))]
+    if cache(("has_times",), partial(has_times, store)):
+        days = cache(("judging_days", judge, None), partial(judging_days, store, **sel))
+        if days:  # the page's "As of" starts on the first day
+            as_of = partial(as_of_leaderboard, store, as_of=days[0], rounds=WINDOW_ROUNDS, **sel)
+            pieces.append((("as_of", judge, None, days[0]), as_of))
+        pieces.append((("time_windows", judge, None), partial(rating_windows, store, **sel)))
+        pieces.append((("judge_drift", judge, None), partial(judge_drift, store, **sel)))
+    for key, compute in pieces:
+        try:
+            cache(key, compute)
+        except ValueError:
+            continue
 
 
 def _compute(pending: list, wanted: Any, doing: list) -> None:

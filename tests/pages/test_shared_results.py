@@ -161,6 +161,10 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
         ("agreement_both", "sim-judge-steady", None, 1000, 0),
         ("findings", "judge_sheet", "sim-judge-first-slot", 0),
         ("findings", "judge_sheet", "sim-judge-tie-happy", 0),
+        # the Leaderboard's sections below the ranking
+        ("findings", "heterogeneity", "sim-judge-steady"),
+        ("time_windows", "sim-judge-steady", None),
+        ("judge_drift", "sim-judge-steady", None),
         # the Judge page's weights without intervals, and its category picker's first choices
         ("judge_pooling", None, 0),
         ("judge_pooling", "math", 0),
@@ -173,6 +177,7 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
         assert identity + key in us._SHARED, key
     assert any(k[3] == "judge_sheets" for k in us._SHARED)
     assert any(k[3:5] == ("judge_sheets", "coding") for k in us._SHARED)
+    assert any(k[3] == "as_of" for k in us._SHARED)
     assert us._SHARED[identity + ("default_judge",)].judge == "sim-judge-steady"
 
     store = us._demo_table(us.demo_file(label)).store
