@@ -54,24 +54,25 @@ with _ui.page("Calibration"):
     floor = ("sizes", "custom_size", "js", "target", "max_labelled", "quality", *link_params("cal_budget"))
     params = {2: floor}  # the floor tab's settings in a link open that tab
     tab, shown = _ui.open_tabs(list(words.TABS), key="cal_tab", params=params)
+    ppi, ppi_problem = None, ""
     if shown[1] or shown[4]:
         ppi, ppi_problem = _ui.memo(
             ("ppi", judge, category), lambda: show.ppi_or_problem(store, judge=judge, category=category)
         )
-    if shown[0]:
-        with tab[0]:
-            tabs.correction_tab(cal, sel)
-    if shown[1]:
-        with tab[1]:
-            tabs.ppi_tab(ppi, ppi_problem)
-    if shown[2]:
-        with tab[2]:
-            tabs.floor_tab(cal, prices)
-            others = [m for m in store.models() if m != cand]
-            budget_section(store, judge, [cand, *others], key="cal_budget", prices=prices)
-    if shown[3]:
-        with tab[3]:
-            tabs.coverage_tab(cal, sel)
-    if shown[4]:
-        with tab[4]:
-            tabs.gate_tab(cal, ppi)
+
+    def floor_and_budget() -> None:
+        tabs.floor_tab(cal, prices)
+        others = [m for m in store.models() if m != cand]
+        budget_section(store, judge, [cand, *others], key="cal_budget", prices=prices)
+
+    draw = (
+        lambda: tabs.correction_tab(cal, sel),
+        lambda: tabs.ppi_tab(ppi, ppi_problem),
+        floor_and_budget,
+        lambda: tabs.coverage_tab(cal, sel),
+        lambda: tabs.gate_tab(cal, ppi),
+    )
+    for container, drawing, open_ in zip(tab, draw, shown, strict=True):
+        if open_:
+            with container:
+                drawing()

@@ -168,6 +168,11 @@ def ranking_key(frame: pd.DataFrame | None) -> str:
     return hashlib.sha1(frame.to_csv(index=False).encode()).hexdigest()[:12]
 
 
+# Every analysis below is many small solves (a few hundred models at most per system) and
+# passes over the cells: a BLAS thread pool only contends for the cores (two on the project's
+# server, shared with the other sessions), so the whole run takes one BLAS thread, as the
+# ranking's resampling does (evalcore.stats.threads); the numbers are the same.
+@single_blas_thread()
 def run_analyses(
     store: VerdictStore,
     *,
@@ -200,36 +205,6 @@ def run_analyses(
     the same cache keys (the Overview computes them when its report is downloaded, so that a
     change of judge recomputes only what the page shows).
     """
-    # Every analysis below is many small solves (a few hundred models at most per system) and
-    # passes over the cells: a BLAS thread pool only contends for the cores (two on the project's
-    # server, shared with the other sessions), so the whole run takes one BLAS thread, as the
-    # ranking's resampling does (evalcore.stats.threads); the numbers are the same.
-    with single_blas_thread():
-        return _run_analyses(
-            store,
-            judge=judge,
-            human_ranking=human_ranking,
-            rounds=rounds,
-            seed=seed,
-            compare_judges=compare_judges,
-            cache=cache,
-            progress=progress,
-            report=report,
-        )
-
-
-def _run_analyses(
-    store: VerdictStore,
-    *,
-    judge: str | None = None,
-    human_ranking: pd.DataFrame | None = None,
-    rounds: int = 1000,
-    seed: int = 0,
-    compare_judges: bool = False,
-    cache: Cache | None = None,
-    progress: Progress | None = None,
-    report: bool = True,
-) -> Analyses:
     cache = cache or _compute
 
     def step(fraction: float, text: str) -> None:
@@ -379,6 +354,7 @@ REPORT_ONLY = (
 )
 
 
+@single_blas_thread()  # as run_analyses: the same analyses
 def for_report(
     store: VerdictStore,
     analyses: Analyses,

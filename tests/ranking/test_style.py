@@ -319,14 +319,7 @@ def test_position_recovered_on_both_orders_and_refused_on_anchor_only():
         covered += est.low <= 0.4 <= est.high
     assert covered >= 17  # 20 intervals at 95%
     # Anchor-only, the reference always in slot B: refused in words.
-    sim = simulate(
-        SimulationSpec(
-            n_models=5, n_instructions=40, design="anchor", both_orders=False, anchor_slot="b", seed=1
-        )
-    )
-    store = VerdictStore()
-    store.load(sim.verdicts)
-    rows = store.style_rows(judge="sim-judge", features=("length",))
+    rows = _reference_in_slot_b(5, 40, seed=1)
     with pytest.raises(DesignError, match="always sit"):
         style_control(rows, controls=["position"])
     # Length control still works on that table (lengths vary within each model).
@@ -523,15 +516,23 @@ def test_markdown_counts_of_a_copied_table_read_the_lenders_text_without_copying
     borrower.close()
 
 
-def test_the_refusal_names_five_models_in_one_slot_and_counts_the_rest():
-    sim = simulate(
-        SimulationSpec(
-            n_models=8, n_instructions=30, design="anchor", both_orders=False, anchor_slot="b", seed=2
-        )
+def _reference_in_slot_b(n_models: int, n_instructions: int, *, seed: int):
+    """Style rows of an anchor-only table with the reference always in slot B (lengths only)."""
+    spec = SimulationSpec(
+        n_models=n_models,
+        n_instructions=n_instructions,
+        design="anchor",
+        both_orders=False,
+        anchor_slot="b",
+        seed=seed,
     )
     store = VerdictStore()
-    store.load(sim.verdicts)
-    rows = store.style_rows(judge="sim-judge", features=("length",))
+    store.load(simulate(spec).verdicts)
+    return store.style_rows(judge="sim-judge", features=("length",))
+
+
+def test_the_refusal_names_five_models_in_one_slot_and_counts_the_rest():
+    rows = _reference_in_slot_b(8, 30, seed=2)
     with pytest.raises(DesignError, match="always sit in one slot") as info:
         style_control(rows, controls=["position"])
     named = str(info.value).split(" always sit")[0].split(": ")[-1]
