@@ -157,7 +157,7 @@ def _plain(html: str) -> str:
 
 
 #: Pages that draw only their open tab (``ui.open_tabs``): page → the tabs' widget key.
-OPEN_TABS = {"pages/anchors.py": "anchors_tab"}
+OPEN_TABS = {"pages/anchors.py": "anchors_tab", "pages/calibration.py": "cal_tab"}
 
 
 def _seen(at) -> dict[str, list]:
