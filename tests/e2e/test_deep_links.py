@@ -77,6 +77,11 @@ def test_a_deep_link_is_the_first_request_to_a_fresh_server(fresh_server, playwr
     for label in ("Data", "Overview", "Leaderboard", "Anchors", "Judge", "Calibration"):
         assert sidebar.get_by_role("link", name=label).count() == 1, label
     if "anchor=" in path:
+        # the anchor picker (on a loaded machine a rerun can end between the title and the picker)
+        try:
+            page.wait_for_selector('[data-testid="stSelectbox"] input', state="attached", timeout=TIMEOUT)
+        except Exception as exc:  # noqa: BLE001 - say what the page showed instead
+            raise AssertionError(page.locator("body").inner_text()[:3000]) from exc
         assert path.split("anchor=")[1].split("&")[0] in page.evaluate(
             "() => Array.from(document.querySelectorAll('[data-testid=stSelectbox] input')).map(e => e.value)"
         )
