@@ -48,9 +48,9 @@ with _ui.page("Anchor planning"):
     with tabs[1]:
         st.subheader("Number of instructions")
         w1, w2, w3 = st.columns(3)
-        choices = ["human", "quadratic"] if p.human is not None else ["quadratic"]
+        choices = ["human", an.ALL_PAIRS] if p.human is not None else [an.ALL_PAIRS]
         radio = {"param": "reference", "horizontal": True, "key": "anchors_sweep_ref"}
-        radio["format_func"] = lambda c: "all pairs" if c == "quadratic" else c  # the value keeps old links
+        radio["format_func"] = av.reference_words
         ref = _ui.linked_choice(w1.radio, "Reference ranking", choices, **radio)
         sweep_reps = int(num(w2, "Repetitions", 1, 200, 30, "sweep_reps", "anchors_sweep_reps"))
         sweep_seed = int(num(w3, "Random seed", 0, 2**31 - 1, 0, "sweep_seed", "anchors_sweep_seed"))

@@ -32,6 +32,7 @@ from evalcore.anchors.one_anchor import AnchorRanking, anchor_ranking
 from evalcore.anchors.pilot import PilotScreening, pilot_screening
 from evalcore.anchors.stability import AnchorStability, anchor_stability
 from evalcore.anchors.sweep import (
+    ALL_PAIRS,
     AnchorCountSweep,
     SampleSizeSweep,
     anchor_count_sweep,
@@ -44,6 +45,7 @@ from evalcore.stats.against import orders_per_pair, verdicts_against
 from evalcore.stats.kendall import kendall_tau
 
 __all__ = [
+    "ALL_PAIRS",
     "AnchorCountSweep",
     "AnchorRanking",
     "AnchorStability",

@@ -31,6 +31,10 @@ from evalcore.ranking import fit_bradley_terry
 from evalcore.stats.against import SLOT_A_SCORE
 from evalcore.stats.kendall import kendall_tau
 
+#: The sweep's name for the all-pairs ranking as its reference (and its row in ``runs``); kept as
+#: it is because scripts and saved links pass it.
+ALL_PAIRS = "quadratic"
+
 
 def _summarise(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     g = frame.groupby(by, sort=False)["tau"]
@@ -160,7 +164,7 @@ def sample_size_sweep(
                 "No human ranking covering at least three of these models is "
                 "loaded: load one, or sweep against the all-pairs ranking."
             )
-    elif reference == "quadratic":
+    elif reference == ALL_PAIRS:
         ref = quadratic(wins, models)
     else:
         raise UsageError(f"reference must be 'human' or 'quadratic', not {reference!r}.")
@@ -170,7 +174,7 @@ def sample_size_sweep(
     per_inst_t = per_instruction_wins(counts).T.tocsr()  # (M², I)
     rng = np.random.default_rng(seed)
     eye = np.eye(m, dtype=bool)
-    names = ["quadratic"] + list(models)
+    names = [ALL_PAIRS] + list(models)
     frames = []
     for step, size in enumerate(sizes):
         w: np.ndarray = np.empty((repetitions, m * m))  # reshaped to (R, m, m) below

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from evalcore.anchors import (
+    ALL_PAIRS,
     AnchorCountSweep,
     AnchorRanking,
     AnchorSweep,
@@ -27,14 +28,10 @@ from evalcore.plots.common import (
     style,
 )
 from evalcore.plots.common import label as plot_text
-from evalcore.present.anchors import tau_name
+from evalcore.present.anchors import reference_words, tau_name
 
 HUMAN = "#15803d"
 PALETTE = ("#7c3aed", "#0891b2", "#be123c", "#a16207", "#4d7c0f", "#1e40af")
-
-
-#: The reference rankings in words ("quadratic" is the API's name for the all-pairs ranking).
-_REFERENCE_WORDS = {"quadratic": "all-pairs"}
 
 
 def _highlight(fig: go.Figure, x, y, text, name: str) -> None:
@@ -55,7 +52,7 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
     t = sweep.table
     fig = go.Figure()
     references: list[tuple[str, str, str, str, dict, dict]] = [
-        ("quadratic", "all-pairs", "all pairs", PRIMARY, {}, {})
+        (ALL_PAIRS, "all-pairs", reference_words(ALL_PAIRS), PRIMARY, {}, {})
     ]
     if t["tau_human"].notna().any():
         references.append(("human", "human", "human", HUMAN, {"symbol": "diamond"}, {"dash": "dot"}))
@@ -303,7 +300,7 @@ def sample_size_curves(sweep: SampleSizeSweep, *, anchors: tuple[str, ...] = ())
         )
     fig.update_xaxes(title="number of instructions")
     fig.update_yaxes(
-        title=f"mean {tau_name(sweep.tau)} with the {_REFERENCE_WORDS.get(sweep.reference, sweep.reference)} ranking"
+        title=f"mean {tau_name(sweep.tau)} with the {'all-pairs' if sweep.reference == ALL_PAIRS else sweep.reference} ranking"
     )
     return style(
         fig,

@@ -15,7 +15,7 @@ from evalcore.anchors.informativeness import WinRateDistribution
 from evalcore.anchors.one_anchor import AnchorRanking
 from evalcore.anchors.pilot import PilotScreening
 from evalcore.anchors.stability import AnchorStability
-from evalcore.anchors.sweep import SampleSizeSweep
+from evalcore.anchors.sweep import ALL_PAIRS, SampleSizeSweep
 from evalcore.anchors.tau import AnchorSweep, JudgeEffect
 from evalcore.counts import VerdictCounts
 from evalcore.power.budget import Prices, cost_text, size_cost
@@ -25,6 +25,12 @@ from evalcore.stats.against import orders_per_pair
 from evalcore.text import MISSING, fmt_int, fmt_num, fmt_pct, markdown
 
 PAPER = "Don-Yehiya et al. 2026"
+
+
+def reference_words(reference: str) -> str:
+    """A sweep's reference ranking in words: "all pairs" or "human"."""
+    return "all pairs" if reference == ALL_PAIRS else reference
+
 
 INTRO = (
     "Arena-Hard- and AlpacaEval-style evaluations judge every model against **one anchor** "

@@ -40,12 +40,10 @@ WARNINGS = [
 
 
 @pytest.mark.parametrize("path,named", WARNINGS, ids=[w[0] for w in WARNINGS])
-def test_a_link_names_what_it_could_not_use(browser, st_app, base_url, path, named) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
+def test_a_link_names_what_it_could_not_use(context, st_app, path, named) -> None:
     # a link made with an upload names no dataset (an upload has no name in a link)
     page = _open(context, st_app, path if "upload=" in path else path + ("&" if "?" in path else "?") + DEMO)
     alerts = " ".join(a.inner_text() for a in page.get_by_test_id("stAlert").all())
-    context.close()
     for word in named:
         assert word in alerts, f"{path}: no warning names {word!r}: {alerts!r}"
 
@@ -73,29 +71,24 @@ def _follow(page, st_app, link_text: re.Pattern):
     return text
 
 
-def test_the_disagreements_link_opens_that_many_cases(browser, st_app, base_url) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
+def test_the_disagreements_link_opens_that_many_cases(context, st_app) -> None:
     page = _open(context, st_app, f"/calibration?{DEMO}&judge=sim-judge-first-slot")
     text = _follow(page, st_app, re.compile(r"disagree on whether"))
     n = _count(re.search(r"Read the ([\d,]+) both-orders verdicts?", text).group(1))
     assert n > 0
     assert _cases_total(page) == n, (text, _evidence(page))
     assert f"{n:,} labelled both-orders verdict" in _evidence(page)
-    context.close()
 
 
-def test_the_flips_link_opens_that_many_pairings(browser, st_app, base_url) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
+def test_the_flips_link_opens_that_many_pairings(context, st_app) -> None:
     page = _open(context, st_app, f"/judge?{DEMO}&rounds=0")
     text = _follow(page, st_app, re.compile(r"flipped with the order"))
     n = _count(re.search(r"Read the ([\d,]+) pairings?", text).group(1))
     assert _cases_total(page) == n, (text, _evidence(page))
     assert f"{n:,} cases whose two orders disagree" in _evidence(page)
-    context.close()
 
 
-def test_the_beats_every_model_link_says_instructions_and_cases(browser, st_app, base_url) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
+def test_the_beats_every_model_link_says_instructions_and_cases(context, st_app) -> None:
     page = _open(context, st_app, f"/anchors?{DEMO}")
     page.get_by_role("tab", name="Win-rate distributions").click()
     st_app.wait_idle(page)
@@ -105,7 +98,6 @@ def test_the_beats_every_model_link_says_instructions_and_cases(browser, st_app,
     assert cases > instructions > 0
     assert _cases_total(page) == cases
     assert f"{instructions:,} instruction" in _evidence(page)
-    context.close()
 
 
 #: The page position and the [row, column, rate, battles] of cell k of the win-rate matrix.
@@ -119,8 +111,7 @@ CELL = """k => {
 
 
 @pytest.mark.parametrize("orders", ["", "&orders=both"], ids=["single order", "both orders"])
-def test_a_win_rate_cell_opens_its_battles_and_win_rate(browser, st_app, base_url, orders) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1400, "height": 1000})
+def test_a_win_rate_cell_opens_its_battles_and_win_rate(context, st_app, orders) -> None:
     page = _open(context, st_app, f"/leaderboard?{DEMO}&rounds=0{orders}")
     chart = page.get_by_test_id("stPlotlyChart").filter(has_text="Click a cell").first
     chart.scroll_into_view_if_needed()
@@ -136,4 +127,3 @@ def test_a_win_rate_cell_opens_its_battles_and_win_rate(browser, st_app, base_ur
     assert f"{int(battles):,} {'both-orders verdicts' if orders else 'battles'}" in said, said
     assert f"{100 * rate:.1f}%" in said, said
     assert f"{_cases_total(page):,} cases" in said
-    context.close()
