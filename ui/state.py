@@ -675,13 +675,17 @@ def shared_value(shared: tuple, compute: Callable[[], T]) -> T:
         event.set()
 
 
+def _shared_identity(s: dict) -> tuple | None:
+    """What the session's results are shared under: an untouched demo's identity; None for
+    uploads and saved datasets, which keep their results in their session."""
+    return demo_identity(s["demo"], _ranking_fingerprint(s)) if s.get("demo") else None
+
+
 def shared_cache() -> Callable[[tuple, Callable[[], Any]], Any]:
     """A cache for work that runs outside this session's script run (a download's own thread,
     which has no session): the results shared by every session of an untouched demo (those the
     start-up work computes), else none. Taken during the run, used later."""
-    s = state()
-    ranking = _ranking_fingerprint(s)
-    identity = demo_identity(s["demo"], ranking) if s.get("demo") else None
+    identity = _shared_identity(state())
     if identity is None:
         return lambda key, compute: compute()
     return lambda key, compute: shared_value(identity + tuple(key), compute)
@@ -695,8 +699,7 @@ def memo(key: tuple, compute: Callable[[], T]) -> T:
     full = (s["version"], ranking) + tuple(key)
     if full in s["memo"]:
         return s["memo"][full]
-    # uploads and saved datasets keep their results in their session (no shared identity)
-    identity = demo_identity(s["demo"], ranking) if s.get("demo") else None
+    identity = _shared_identity(s)
     value = compute() if identity is None else shared_value(identity + tuple(key), compute)
     s["memo"][full] = value
     return value
