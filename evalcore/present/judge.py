@@ -483,7 +483,8 @@ def self_preference_problem(
 
 def judge_warnings(sheets: Mapping[str, JudgeSheet | str]) -> list[str]:
     """Every judge's problem as ``"judge: sentence"``: why it has no sheet, then each design
-    condition that leaves one of its figures unidentified."""
+    condition that leaves one of its figures unidentified; a sentence that holds for every judge
+    (a condition of the table) is said once, without names."""
     # a condition of the table (not of one judge) would otherwise be said once per judge: each
     # sentence is said once, naming every judge it concerns
     who: dict[str, list[str]] = {}
@@ -493,14 +494,12 @@ def judge_warnings(sheets: Mapping[str, JudgeSheet | str]) -> list[str]:
     for name, sheet in sheets.items():
         for sentence in [] if isinstance(sheet, str) else sheet.design_warnings:
             who.setdefault(sentence, []).append(name)
-    out = []
-    for sentence, names in who.items():
-        if len(names) == len(sheets) > 1:
-            lead = "Every judge" if len(names) > 2 else f"{names[0]} and {names[1]}"
-        else:
-            lead = ", ".join(names)
-        out.append(f"{lead}: {sentence}")
-    return out
+    # a sentence every judge shares is a fact of the table, said as it is: "Every judge: Every
+    # labelled pair carries…" named nobody and read twice as "every"
+    return [
+        sentence if len(names) == len(sheets) > 1 else f"{', '.join(names)}: {sentence}"
+        for sentence, names in who.items()
+    ]
 
 
 def both_orders_agreement(

@@ -264,8 +264,9 @@ def test_a_condition_of_the_table_is_said_once_for_every_judge():
 
     mixed = "Some pairs carry the same human label on both orders."
     sheets = {"a": Sheet(mixed), "b": Sheet(mixed, "b only."), "c": Sheet(mixed)}
-    assert show.judge_warnings(sheets) == [f"Every judge: {mixed}", "b: b only."]
-    assert show.judge_warnings({"a": Sheet(mixed), "b": Sheet(mixed)}) == [f"a and b: {mixed}"]
+    assert show.judge_warnings(sheets) == [mixed, "b: b only."]
+    assert show.judge_warnings({"a": Sheet(mixed), "b": Sheet(mixed)}) == [mixed]
+    assert show.judge_warnings({"a": Sheet(mixed), "b": Sheet(mixed), "c": Sheet()}) == [f"a, b: {mixed}"]
     assert show.judge_warnings({"a": Sheet(mixed), "b": Sheet()}) == [f"a: {mixed}"]
 
 
