@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COMPACT_NAMES_FROM", "Names", "arrow_positions", "take_names"]
+__all__ = ["COMPACT_NAMES_FROM", "Names", "take_names"]
 
 
 class Names(Sequence[str]):
@@ -30,7 +30,7 @@ class Names(Sequence[str]):
     @property
     def _array(self) -> Any:
         if self._positions is not None:
-            self._source, self._positions = self._source.take(arrow_positions(self._positions)), None
+            self._source, self._positions = self._source.take(_positions(self._positions)), None
         return self._source
 
     def _all(self) -> tuple[str, ...]:
@@ -46,24 +46,18 @@ class Names(Sequence[str]):
             k = int(index)
             if not -len(self) <= k < len(self):
                 raise IndexError("name index out of range")
-            k %= len(self)
-            return self._source[k if self._positions is None else int(self._positions[k])].as_py()
+            return self._array[k].as_py()
         return self._all()[index]
 
     def take(self, index: np.ndarray) -> tuple[str, ...]:
         """The names at ``index`` (positions), as a tuple."""
         if self._tuple is not None:
             return tuple(self._tuple[int(i)] for i in index)
-        return tuple(self._source.take(arrow_positions(self._at(index))).to_pylist())
+        return tuple(self._array.take(_positions(index)).to_pylist())
 
     def select(self, index: np.ndarray) -> Names:
         """The names at ``index`` (positions), kept in Arrow and taken when first read."""
-        return Names(self._source, self._at(index))
-
-    def _at(self, index: np.ndarray) -> np.ndarray:
-        """The positions in the source array of the names at ``index`` (nothing taken yet)."""
-        index = np.asarray(index, dtype=np.int64)
-        return index if self._positions is None else self._positions[index]
+        return Names(self._array, np.asarray(index, dtype=np.int64))
 
     def as_column(self) -> Any:
         """The names as a pandas column of the type pandas infers for strings, taken over the
@@ -109,7 +103,7 @@ class Names(Sequence[str]):
         return f"Names({len(self):,} names)"
 
 
-def arrow_positions(index: np.ndarray) -> Any:
+def _positions(index: np.ndarray) -> Any:
     """Positions as an Arrow array over numpy's buffer: Arrow converting a numpy array itself
     first loads pandas (0.3 s a ranking has no other use for)."""
     import pyarrow as pa

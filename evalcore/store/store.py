@@ -34,7 +34,7 @@ from evalcore.ingest.counts_table import WEIGHT
 from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
-from evalcore.names import COMPACT_NAMES_FROM, Names, arrow_positions, take_names
+from evalcore.names import COMPACT_NAMES_FROM, Names, take_names
 from evalcore.schema import (
     CANONICAL_COLUMNS,
     DEFAULT_JUDGE,
@@ -626,14 +626,10 @@ class VerdictStore:
         # the findings ask for next are selections of these cells (:meth:`counts`)
         with_category = one_call and category is None and len(self.categories()) >= 2
         carried = ", category" if with_category else ""
-        where = """verdict IS NOT NULL AND model_a <> model_b
-              AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
-        # Many rows (an arena table): the cells are sorted carrying a row number, not their ids
-        compact = self.con.execute("SELECT count(*) FROM verdicts").fetchall()[0][0] >= COMPACT_NAMES_FROM
-        row = ", rowid AS vl_r" if compact else ""
         filtered = f"""
-            SELECT instruction_id, model_a, model_b, verdict, weight{carried}{row} FROM verdicts
-            WHERE {where}"""
+            SELECT instruction_id, model_a, model_b, verdict, weight{carried} FROM verdicts
+            WHERE verdict IS NOT NULL AND model_a <> model_b
+              AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
         models = tuple(
             r[0]
             for r in self.con.execute(
@@ -647,7 +643,7 @@ class VerdictStore:
             # One judge's rows are its cells already (each row its own instruction and pair): each
             # cell is one call, so its level index travels instead of five count columns.
             grouped = (
-                f"SELECT instruction_id, model_a, model_b, (verdict - {LEVELS[0]})::TINYINT AS lvl{carried}{', vl_r' if compact else ''} "
+                f"SELECT instruction_id, model_a, model_b, (verdict - {LEVELS[0]})::TINYINT AS lvl{carried} "
                 f"FROM ({filtered})"
             )
             payload = "lvl"
@@ -656,14 +652,12 @@ class VerdictStore:
                 f"coalesce(sum(weight) FILTER (WHERE verdict = {v}), 0)::INTEGER AS n{k}"
                 for k, v in enumerate(LEVELS)
             )
-            first_row = ", min(vl_r) AS vl_r" if compact else ""  # a row holding the cell's id
-            grouped = f"SELECT instruction_id, model_a, model_b, {level_cols}{first_row} FROM ({filtered}) GROUP BY ALL"
+            grouped = f"SELECT instruction_id, model_a, model_b, {level_cols} FROM ({filtered}) GROUP BY ALL"
             payload = ", ".join(f"n{k}" for k in range(N_LEVELS))
         # One pass: group into cells, index the models through a small join, and sort by
         # instruction so Python numbers instructions from the change points of a sorted column.
-        # A large table's cells travel without their ids (sorting 1.8 M ids as the rows' payload
-        # took most of the time): each carries the number of a row with its id and the id's hash
-        # (the change points are read off the hashes); the ids come in a second, unsorted read.
+        compact = self.con.execute("SELECT count(*) FROM verdicts").fetchall()[0][0] >= COMPACT_NAMES_FROM
+        # (a large table's ids also travel as their hashes: the change points are read off those)
         hashed = ", hash(instruction_id) AS vl_h" if compact else ""
         if with_category:
             payload += ", coalesce(ci.k, -1)::SMALLINT AS vl_cat"
@@ -676,7 +670,7 @@ class VerdictStore:
         query = f"""
             WITH c AS ({grouped}),
             mi AS (SELECT unnest(?::VARCHAR[]) AS m, unnest(range(?))::INTEGER AS k){category_index}
-            SELECT {"vl_r" if compact else "instruction_id"}, ma.k AS a, mb.k AS b, {payload}{hashed}
+            SELECT instruction_id, ma.k AS a, mb.k AS b, {payload}{hashed}
             FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b{category_join}
             ORDER BY instruction_id, a, b
             """
@@ -699,22 +693,13 @@ class VerdictStore:
             # as Python strings). pyarrow is loaded only here (40 MB of libraries a small table
             # does not need).
             cells = self.con.sql(query, params=query_params).to_arrow_table()
-            column = {n: _numbers(cells.column(n)) for n in cells.column_names}
-            del cells
-            # the selection's ids in the table's order (a scan keeps it), with their row numbers
-            read = self.con.sql(
-                f"SELECT rowid AS vl_r, instruction_id FROM verdicts WHERE {where}", params=params
-            )
-            table = read.to_arrow_table()
-            source, at = _id_positions(
-                _numbers(table.column("vl_r")), table.column("instruction_id"), column.pop("vl_r")
-            )
-            del table, read
-            change = _changes(source, at, column.pop("vl_h"))
+            arrow_ids = cells.column("instruction_id")
+            column = {n: _numbers(cells.column(n)) for n in cells.column_names if n != "instruction_id"}
+            change = _changes(arrow_ids, column.pop("vl_h"))
             size = change.size
-            # the names stay in Arrow, taken from the selection's ids when first read (a ranking
-            # reads none)
-            names = Names(source, at if change.all() else at[change])
+            # an arena's ids are its names: no copy
+            names = Names(arrow_ids if change.all() else arrow_ids.filter(change))
+            del cells, arrow_ids
         inst = np.cumsum(change) - 1
         if with_category:
             self._kept[("cell_categories", judge)] = np.asarray(column["vl_cat"], dtype=np.int16)
@@ -1042,33 +1027,16 @@ def _numbers(column: Any) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
-def _id_positions(rows: np.ndarray, ids: Any, cell_rows: np.ndarray) -> tuple[Any, np.ndarray]:
-    """The ids of the selection's rows (Arrow, ``ids`` of the rows numbered ``rows``) in row
-    order, and the position there of each cell's id (``cell_rows``: a row number holding it).
-
-    The numbers are looked up in an array over the row numbers, not searched for: 1.8 M binary
-    searches took 0.4 s. A table's scan keeps its rows' order; were it ever not kept, the rows
-    are sorted first."""
-    if rows.size > 1 and not bool(np.all(rows[1:] > rows[:-1])):
-        order = np.argsort(rows, kind="stable")
-        rows, ids = rows[order], ids.take(arrow_positions(order))
-    if rows.size and rows[0] == 0 and rows[-1] == rows.size - 1:  # every row (one judge's arena)
-        return ids, cell_rows.astype(np.int64, copy=False)
-    where = np.zeros(int(rows[-1]) + 1 if rows.size else 0, dtype=np.int64)
-    where[rows] = np.arange(rows.size)
-    return ids, where[np.asarray(cell_rows, dtype=np.int64)]
-
-
 #: Most neighbouring ids with equal hashes compared one by one; beyond, compared as whole columns.
 _FEW_EQUAL_HASHES = 10_000
 
 
-def _changes(source: Any, at: np.ndarray, hashes: np.ndarray) -> np.ndarray:
-    """Where a sorted column of instruction ids (``source[at]``, ``source`` an Arrow array)
-    starts a new id: read off the ids' hashes (different hashes, different ids), the neighbours
-    with equal hashes compared as strings (equal hashes are equal ids but for a collision). An
-    arena table (every id once) has no equal neighbours, so no string is compared and pyarrow's
-    compute functions (and the pandas they load) are not needed."""
+def _changes(ids: Any, hashes: np.ndarray) -> np.ndarray:
+    """Where a sorted column of instruction ids (Arrow) starts a new id: read off the ids'
+    hashes (different hashes, different ids), the neighbours with equal hashes compared as
+    strings (equal hashes are equal ids but for a collision). An arena table (every id once)
+    has no equal neighbours, so no string is compared and pyarrow's compute functions (and the
+    pandas they load) are not needed."""
     size = len(hashes)
     change = np.ones(size, dtype=bool)
     if size < 2:
@@ -1077,10 +1045,9 @@ def _changes(source: Any, at: np.ndarray, hashes: np.ndarray) -> np.ndarray:
     if same.size == 0:
         return change
     if same.size <= _FEW_EQUAL_HASHES:
-        change[same] = [source[int(at[k])].as_py() != source[int(at[k - 1])].as_py() for k in same]
+        change[same] = [ids[int(k)].as_py() != ids[int(k) - 1].as_py() for k in same]
         return change
     import pyarrow.compute as pc
 
-    ids = source.take(arrow_positions(at))
     change[1:] = pc.not_equal(ids[1:], ids[:-1]).to_numpy(zero_copy_only=False)
     return change

@@ -97,55 +97,14 @@ def test_instruction_changes_read_off_hashes_are_exact(monkeypatch):
     from evalcore.store import store as store_module
 
     ids = pa.chunked_array([["a", "a", "b"], ["c", "c", "c", "d"]])
-    at = np.arange(7)
     truth = np.array([True, False, True, True, False, False, True])
     honest = np.array([1, 1, 2, 3, 3, 3, 4], dtype=np.uint64)
-    assert store_module._changes(ids, at, honest).tolist() == truth.tolist()
+    assert store_module._changes(ids, honest).tolist() == truth.tolist()
     colliding = np.zeros(7, dtype=np.uint64)  # every hash the same: only the strings decide
-    assert store_module._changes(ids, at, colliding).tolist() == truth.tolist()
-    # the sorted ids read through positions into an unsorted source
-    shuffled = pa.chunked_array([["c", "a", "d", "c", "b", "a", "c"]])
-    through = np.array([1, 5, 4, 0, 3, 6, 2])
-    assert store_module._changes(shuffled, through, colliding).tolist() == truth.tolist()
+    assert store_module._changes(ids, colliding).tolist() == truth.tolist()
     monkeypatch.setattr(store_module, "_FEW_EQUAL_HASHES", 0)  # many equal hashes: whole columns
-    assert store_module._changes(ids, at, colliding).tolist() == truth.tolist()
-    assert store_module._changes(shuffled, through, colliding).tolist() == truth.tolist()
-    one = pa.chunked_array([["x"]])
-    assert store_module._changes(one, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64)).tolist() == [
-        True
-    ]
-
-
-def test_id_positions_find_each_cells_id_by_its_row_number():
-    """Each cell's id is found from the number of a row holding it: every row selected, some
-    rows selected (another judge's left out), and rows that came unsorted."""
-    from evalcore.store.store import _id_positions
-
-    ids = pa.chunked_array([["r0", "r1"], ["r2", "r3"]])
-    source, at = _id_positions(np.arange(4), ids, np.array([3, 0, 2]))
-    assert source.take(pa.array(at)).to_pylist() == ["r3", "r0", "r2"]
-    some = pa.chunked_array([["r2", "r5", "r9"]])
-    source, at = _id_positions(np.array([2, 5, 9]), some, np.array([9, 2, 5, 9]))
-    assert source.take(pa.array(at)).to_pylist() == ["r9", "r2", "r5", "r9"]
-    unsorted = pa.chunked_array([["r5", "r9", "r2"]])
-    source, at = _id_positions(np.array([5, 9, 2]), unsorted, np.array([2, 9]))
-    assert source.take(pa.array(at)).to_pylist() == ["r2", "r9"]
-    empty, none = _id_positions(np.zeros(0, dtype=np.int64), pa.chunked_array([[]], pa.string()), np.zeros(0))
-    assert len(empty) == 0 and none.size == 0
-
-
-def test_names_taken_through_positions_read_as_the_names_they_stand_for():
-    """Names held as positions into a larger array (a selection's ids, in row order) read, take
-    and select as the names at those positions, without taking the others."""
-    source = pa.chunked_array([["z", "q3"], ["q1", "y", "q2"]])
-    names = Names(source, np.array([2, 4, 1]))
-    assert len(names) == 3 and names[0] == "q1" and names[-1] == "q3" and names[np.int64(1)] == "q2"
-    assert names.take(np.array([2, 0])) == ("q3", "q1")
-    picked = names.select(np.array([1, 2]))
-    assert len(picked) == 2 and picked == ("q2", "q3") and picked.take(np.array([1])) == ("q3",)
-    assert names == ("q1", "q2", "q3")
-    with pytest.raises(IndexError):
-        names[3]
+    assert store_module._changes(ids, colliding).tolist() == truth.tolist()
+    assert store_module._changes(pa.chunked_array([["x"]]), np.zeros(1, dtype=np.uint64)).tolist() == [True]
 
 
 def test_arrow_integers_read_from_their_buffers():
@@ -176,24 +135,6 @@ def test_counts_the_same_whichever_way_changes_are_found(tmp_path, monkeypatch):
         for field in ("inst", "a", "b", "n"):
             assert np.array_equal(getattr(got, field), getattr(expected, field)), field
         assert got.models == expected.models
-
-
-def test_compact_counts_of_one_judge_among_several(tmp_path, monkeypatch):
-    """A table of two judges: one judge's cells, read through the row numbers of that judge's
-    rows only, are the cells read with their ids (the rows of the other judge in between)."""
-    path = _shapes(tmp_path)["all_pairs"]
-    frame = pd.read_parquet(path).sample(frac=1.0, random_state=3)  # judges' rows interleaved
-    frame.to_parquet(path)
-    plain = VerdictStore()
-    plain.load_file(path)
-    monkeypatch.setattr("evalcore.store.store.COMPACT_NAMES_FROM", 0)
-    store = VerdictStore()
-    store.load_file(path)
-    for judge in ("j1", "j2"):
-        expected, got = plain.counts(judge=judge), store.counts(judge=judge)
-        assert isinstance(got.instructions, Names) and got.instructions == expected.instructions
-        for field in ("inst", "a", "b", "n"):
-            assert np.array_equal(getattr(got, field), getattr(expected, field)), field
 
 
 def test_tie_structure_table_is_the_same_with_compact_names():
