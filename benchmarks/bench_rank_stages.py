@@ -3,12 +3,17 @@ that runs the command's steps one after another and prints each step's wall and 
 (CPU: every thread of the process, DuckDB's too; on a shared machine the steadier figure).
 
     python -m benchmarks.bench_rank_stages [--shapes paper arena300k-parquet …] [--arena-dir DIR]
+        [--statements]
 
 Steps: the imports `rank` needs before reading (the interpreter's own start is not counted),
 reading and checking the file into the store (the ranking's libraries imported meanwhile in a
 second thread, as the command does), the counts, the leaderboard (Bradley–Terry fit, intervals,
 rank ranges), the split-half stability check and the JSON. The shapes and files are those of
 ``benchmarks/bench_rank_vs_evalica.py`` (written once, nothing in the repository).
+
+``--statements`` also lists, under each step, the DuckDB statements the store ran through
+``execute`` that took 10 ms or more (wall and CPU, the statement's first words): where reading
+and checking the file goes (the typed table, its row checks, its name checks).
 """
 
 from __future__ import annotations
@@ -32,6 +37,29 @@ import io, contextlib
 from evalcore.cli import data  # what `python -m evalcore rank` imports
 from evalcore.cli.common import load_store, pick_judge, print_json
 lap("imports")
+if sys.argv[3] == "statements":  # each statement the store executes, timed (a cursor stand-in)
+    from evalcore.store import store as store_module
+
+    class Timed:
+        def __init__(self, target):
+            self._target = target
+        def execute(self, sql, *args, **kwargs):
+            w, c = time.perf_counter(), time.process_time()
+            self._target.execute(sql, *args, **kwargs)
+            w, c = time.perf_counter() - w, time.process_time() - c
+            if w >= 0.01:
+                marks.append(("    " + " ".join(sql.split())[:44], w, c))
+            return self
+        def cursor(self):
+            return Timed(self._target.cursor())
+        def __getattr__(self, name):
+            return getattr(self._target, name)
+
+    made = store_module.VerdictStore.__init__
+    def timed_store(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        self.con = Timed(self.con)
+    store_module.VerdictStore.__init__ = timed_store
 ranking = data._import_meanwhile("evalcore.ranking.split_half")  # as the command: during the read
 store = load_store(sys.argv[1])
 ranking.join()
@@ -58,10 +86,13 @@ with contextlib.redirect_stdout(io.StringIO()):
 lap("JSON")
 wall0, cpu0 = 0.0, 0.0
 for step, wall, cpu in marks:
+    if step.startswith("    "):  # a statement: its own seconds, listed before its step
+        print(f"  {step:48s} {wall:7.2f} s {cpu:6.2f} s")
+        continue
     wall -= t0
-    print(f"  {step:30s} {wall - wall0:7.2f} s {cpu - cpu0:6.2f} s")
+    print(f"  {step:48s} {wall - wall0:7.2f} s {cpu - cpu0:6.2f} s")
     wall0, cpu0 = wall, cpu
-print(f"  {'total':30s} {wall0:7.2f} s {cpu0:6.2f} s")
+print(f"  {'total':48s} {wall0:7.2f} s {cpu0:6.2f} s")
 """
 
 
@@ -69,11 +100,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shapes", nargs="+", choices=ALL_SHAPES, default=list(ALL_SHAPES))
     ap.add_argument("--arena-dir", type=Path, default=Path(tempfile.gettempdir()) / "verdictlab-arena")
+    ap.add_argument("--statements", action="store_true", help="also each DuckDB statement of 10 ms or more")
     args = ap.parse_args()
     print(f"before: {load()}")
-    print("step (one fresh process per shape)   wall     CPU")
+    print(f"{'step (one fresh process per shape)':50s} wall     CPU")
     for shape in shapes(args.shapes, args.arena_dir):
-        cmd = [sys.executable, "-c", STEPS, str(shape.path), shape.judge or "-"]
+        extra = "statements" if args.statements else "-"
+        cmd = [sys.executable, "-c", STEPS, str(shape.path), shape.judge or "-", extra]
         subprocess.run(cmd, cwd=ROOT, env=CHILD_ENV, capture_output=True, check=True)  # compiled, cached
         done = subprocess.run(cmd, cwd=ROOT, env=CHILD_ENV, capture_output=True, text=True, check=True)
         print(shape.name)

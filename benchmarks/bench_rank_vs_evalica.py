@@ -12,7 +12,10 @@ Shapes (each a file a user would hand to ``rank``; nothing is written into the r
   Chatbot Arena tables of 300,000 and 1.8 M battles (129 models, one prompt per battle), as a
   verdict table in Parquet and as the raw published JSON dump (``benchmarks/make_arena_dump.py``;
   written once under ``--arena-dir``, by default the system temp folder): the automatic interval
-  is the instruction-clustered sandwich (plus 1,000 normal draws for the rank ranges).
+  is the instruction-clustered sandwich (plus 1,000 normal draws for the rank ranges);
+- ``models2000``: 2,000 models with 2,000 battles (CSV, the table of
+  ``benchmarks/bench_many_models.py``): the automatic interval is the sandwich (more than 150
+  models).
 
 Three processes per shape, each fresh:
 
@@ -55,6 +58,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 PAPER_JUDGE = "sim-judge-0"
+#: The 2,000-model table's one judge (its ``judge`` column).
+MANY_JUDGE = "arena"
 
 #: The peer: pandas reads the file, then one Bradley–Terry point fit. The verdict is mapped to
 #: evalica's winners through a dictionary (vectorised), not a Python lambda per row.
@@ -129,11 +134,25 @@ def paper_file() -> Path:
     return Path(done.stdout.split()[0])
 
 
+def many_models_file() -> Path:
+    """The 2,000-model table of ``benchmarks/bench_many_models.py`` (2,000 battles), written
+    once by a child process (as :func:`paper_file`)."""
+    path = Path(tempfile.gettempdir()) / "verdictlab-many-models" / "models2000_battles2000.csv"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        code = "import sys; from benchmarks.bench_many_models import write_table; write_table(*sys.argv[1:2], 2000, 2000)"
+        subprocess.run([sys.executable, "-c", code, str(path)], check=True, cwd=ROOT)
+    return path
+
+
 def shapes(names: list[str], arena_dir: Path) -> list[Shape]:
     out = []
     for name in names:
         if name == "paper":
             out.append(Shape(name, paper_file(), "csv", PAPER_JUDGE))
+            continue
+        if name == "models2000":
+            out.append(Shape(name, many_models_file(), "csv", MANY_JUDGE))
             continue
         size, kind = name.removeprefix("arena").split("-")
         json_path, parquet_path = arena_files(arena_dir, int(size.removesuffix("k")) * 1000)
@@ -174,7 +193,14 @@ def cell(runs: list[tuple[float, float, float]]) -> str:
     return f"{wall:6.2f} s {cpu:5.2f} s {rss:5.0f} MB"
 
 
-ALL_SHAPES = ("paper", "arena300k-parquet", "arena300k-json", "arena1800k-parquet", "arena1800k-json")
+ALL_SHAPES = (
+    "paper",
+    "arena300k-parquet",
+    "arena300k-json",
+    "arena1800k-parquet",
+    "arena1800k-json",
+    "models2000",
+)
 
 
 def main() -> None:

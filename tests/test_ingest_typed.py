@@ -120,6 +120,8 @@ def test_lengths_tokens_and_categories_in_one_pass(tmp_path, monkeypatch):
     ("body", "words"),
     [
         ("q1,a,b,1\nq2,,b,1\n", "column 'model_a' is empty in 1 row"),
+        ("q1,a,b,1\nq2,a,,1\n", "column 'model_b' is empty in 1 row"),
+        ("q1,a,b,1\n,a,b,1\n", "column 'instruction_id' is empty in 1 row"),
         ("q1,a,b,1\nq2,a,b,3\n", "column 'verdict' has 1 value outside the verdict scale"),
         ("q1,a,b,1\nq2,a\u200bx,b,1\n", None),  # an invisible character: a note, not an error
         ("q1,a,b,1\nq2,a\x01,b,1\n", "control character"),
@@ -137,6 +139,24 @@ def test_problems_get_the_checking_paths_message(tmp_path, monkeypatch, body, wo
             _load(path, monkeypatch, typed=typed)
         messages.append(str(err.value))
     assert messages[0] == messages[1] and words in messages[0] and "row 2" in messages[0]
+
+
+@pytest.mark.parametrize("column", ["model_a", "model_b"])
+def test_a_missing_model_in_parquet_gets_the_checking_paths_message(tmp_path, monkeypatch, column):
+    """A model name missing (NULL, not empty text) in a typed Parquet column: the typed pass
+    looks for it among the distinct names and leaves the file to the checking path's words."""
+    frame = pd.DataFrame(
+        {"instruction_id": ["q1", "q2"], "model_a": ["a", "a"], "model_b": ["b", "b"], "verdict": [1, -1]}
+    )
+    frame.loc[1, column] = None
+    path = tmp_path / "missing.parquet"
+    frame.to_parquet(path)
+    messages = []
+    for typed in (True, False):
+        with pytest.raises(VerdictFormatError) as err:
+            _load(path, monkeypatch, typed=typed)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and column in messages[0] and "row 2" in messages[0]
 
 
 def test_bad_lengths_get_the_checking_paths_message(tmp_path, monkeypatch):

@@ -208,3 +208,89 @@ def test_a_load_without_text_keeps_every_verdict_and_writes_no_text(tmp_path):
     assert without.verdicts().total == with_text.verdicts().total
     with_text.close()
     without.close()
+
+
+def _partial_table() -> pd.DataFrame:
+    """Two judges and two categories; model ``d`` is compared only by judge ``j1`` in category
+    ``x``, ``e`` only in a row without a verdict and ``f`` only with itself."""
+    rows = [
+        ("q1", "a", "b", "j1", "x", "1"),
+        ("q1", "a", "d", "j1", "x", "-1"),
+        ("q2", "b", "c", "j1", "y", "0"),
+        ("q1", "c", "a", "j2", "x", "2"),
+        ("q2", "b", "a", "j2", "y", "-2"),
+        ("q2", "e", "a", "j2", "y", ""),
+        ("q3", "f", "f", "j2", "y", "0"),
+        ("q3", "c", "b", "j2", "x", "1"),
+    ]
+    return pd.DataFrame(
+        rows, columns=["instruction_id", "model_a", "model_b", "judge", "category", "verdict"]
+    )
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_counts_list_only_the_models_their_selection_compares(tmp_path, monkeypatch, compact):
+    """A judge's or a category's counts list the models compared in that selection, as counts
+    of a table holding only the selection's rows do (loaded on their own: the independent
+    number), with the same cells; the table's other models stay out."""
+    if compact:  # the large tables' path (ids kept in Arrow)
+        monkeypatch.setattr("evalcore.store.store.COMPACT_NAMES_FROM", 0)
+    frame = _partial_table()
+    path = tmp_path / "partial.csv"
+    frame.to_csv(path, index=False)
+    store = VerdictStore()
+    store.load_file(path)
+    assert store.models() == ("a", "b", "c", "d", "e", "f")
+    for judge, category, models in (
+        ("j1", None, ("a", "b", "c", "d")),
+        ("j2", None, ("a", "b", "c")),
+        ("j1", "y", ("b", "c")),
+        ("j2", "x", ("a", "b", "c")),
+    ):
+        got = store.counts(judge=judge, category=category)
+        assert got.models == models, (judge, category)
+        part = frame[(frame.judge == judge) & ((frame.category == category) if category else True)]
+        alone_path = tmp_path / f"{judge}-{category}.csv"
+        part[part.verdict.ne("") & part.model_a.ne(part.model_b)].to_csv(alone_path, index=False)
+        alone = VerdictStore()
+        alone.load_file(alone_path)
+        expected = alone.counts(judge=judge)
+        assert tuple(got.instructions) == tuple(expected.instructions)
+        assert np.array_equal(got.counts, expected.counts), (judge, category)
+
+
+def test_counts_take_the_models_from_the_load(tmp_path):
+    """The load lists the table's models; a judge's counts index their cells on that list
+    instead of scanning the table once more for the selection's models."""
+    path = tmp_path / "partial.csv"
+    _partial_table().to_csv(path, index=False)
+    store = VerdictStore()
+    store.load_file(path)
+    seen: list[str] = []
+
+    class Recording:
+        def __init__(self, con):
+            self._con = con
+
+        def execute(self, sql, *args):
+            seen.append(sql)
+            return self._con.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self._con, name)
+
+    store.con = Recording(store.con)
+    assert store.counts(judge="j2").models == ("a", "b", "c")
+    assert seen and not [sql for sql in seen if "DISTINCT model_a" in sql]
+
+
+def test_compared_models_renumber_the_cells_in_order():
+    """Hand-worked: of models p, q, r, s the cells compare q, s and p; r drops out and s
+    becomes the third model; the renumbering keeps the cells' order."""
+    from evalcore.store.store import _compared_models
+
+    models, a, b = _compared_models(("p", "q", "r", "s"), np.array([1, 3, 0]), np.array([3, 0, 1]))
+    assert models == ("p", "q", "s") and a.tolist() == [1, 2, 0] and b.tolist() == [2, 0, 1]
+    every, a2, b2 = _compared_models(("p", "q"), np.array([0]), np.array([1]))
+    assert every == ("p", "q") and a2.tolist() == [0] and b2.tolist() == [1]
+    assert _compared_models(("p",), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32))[0] == ()

@@ -175,8 +175,7 @@ def read_typed(
     # rule repeats out (equal hashes may be a collision; then the rows are looked at).
     (rows, misnumbered, empty, unseen, bad_length, verdicts, self_rows, odd_ids, distinct_keys) = one_row(
         cur.execute(f"""SELECT count(*), count(*) FILTER (WHERE "row" <> rowid + 1),
-            count(*) FILTER (WHERE coalesce(instruction_id, '') = '' OR coalesce(model_a, '') = ''
-                             OR coalesce(model_b, '') = ''),
+            count(*) FILTER (WHERE coalesce(instruction_id, '') = ''),
             count(*) FILTER (WHERE verdict = {_UNSEEN} OR human = {_UNSEEN}),
             count(*) FILTER (WHERE length_a < 0 OR isinf(length_a) OR length_b < 0 OR isinf(length_b)),
             count(verdict), count(*) FILTER (WHERE model_a = model_b),
@@ -189,18 +188,23 @@ def read_typed(
     names = ", ".join(_FEW_NAMES)
     # (the judges, categories and models, sorted as the store lists them, come along: the store keeps
     # them for the loaded table instead of scanning it again)
-    (control, padded, invisible, n_models, judges, categories, models) = one_row(
+    # (an empty or missing model name is looked for here too, among the few distinct names,
+    # not row by row: the row-by-row test took 0.022 s of CPU at 866,250 rows, 0.008 for the ids
+    # alone)
+    slots = f"{_grouping_id('model_a')}, {_grouping_id('model_b')}"
+    (empty_models, control, padded, invisible, n_models, judges, categories, models) = one_row(
         cur.execute(f"""WITH d AS (
                 SELECT coalesce({names}) AS v, GROUPING_ID({names}) AS g FROM {table}
                 GROUP BY GROUPING SETS ({", ".join(f"({n})" for n in _FEW_NAMES)}))
-            SELECT count(*) FILTER (WHERE regexp_matches(v, '{_CONTROL}')),
+            SELECT count(*) FILTER (WHERE g IN ({slots}) AND coalesce(v, '') = ''),
+                count(*) FILTER (WHERE regexp_matches(v, '{_CONTROL}')),
                 count(*) FILTER (WHERE {_padded("v")}),
                 count(*) FILTER (WHERE regexp_matches(v, '{_INVISIBLE}')),
-                count(DISTINCT v) FILTER (WHERE g IN ({_grouping_id("model_a")}, {_grouping_id("model_b")})),
+                count(DISTINCT v) FILTER (WHERE g IN ({slots})),
                 coalesce(list(v ORDER BY v) FILTER (WHERE g = {_grouping_id("judge")}), []),
                 coalesce(list(v ORDER BY v) FILTER (WHERE g = {_grouping_id("category")} AND v IS NOT NULL), []),
                 coalesce(list(DISTINCT v ORDER BY v)
-                         FILTER (WHERE g IN ({_grouping_id("model_a")}, {_grouping_id("model_b")})), [])
+                         FILTER (WHERE g IN ({slots})), [])
             FROM d""")
     )
     trouble = (
@@ -208,6 +212,7 @@ def read_typed(
         or rows > limits.max_rows
         or misnumbered
         or empty
+        or empty_models
         or unseen
         or bad_length
         or odd_ids

@@ -630,15 +630,10 @@ class VerdictStore:
             SELECT instruction_id, model_a, model_b, verdict, weight{carried} FROM verdicts
             WHERE verdict IS NOT NULL AND model_a <> model_b
               AND (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"""
-        models = tuple(
-            r[0]
-            for r in self.con.execute(
-                # each slot's distinct names first: two small hash aggregates, not one over 2 × rows
-                f"WITH f AS ({filtered}) SELECT m FROM (SELECT DISTINCT model_a AS m FROM f "
-                "UNION SELECT DISTINCT model_b FROM f) ORDER BY m",
-                params,
-            ).fetchall()
-        )
+        # The cells are indexed on the table's models (listed by the load, sorted), and the
+        # models the selection never compares are dropped from the counts afterwards: a second
+        # scan for the selection's own models took 0.13 s of CPU at 1.8 M rows.
+        everyone = self.models()
         if one_call:
             # One judge's rows are its cells already (each row its own instruction and pair): each
             # cell is one call, so its level index travels instead of five count columns.
@@ -674,7 +669,7 @@ class VerdictStore:
             FROM c JOIN mi ma ON ma.m = c.model_a JOIN mi mb ON mb.m = c.model_b{category_join}
             ORDER BY instruction_id, a, b
             """
-        query_params = params + [list(models), len(models)]
+        query_params = params + [list(everyone), len(everyone)]
         if with_category:
             query_params += [list(self.categories()), len(self.categories())]
         names: Any
@@ -701,6 +696,7 @@ class VerdictStore:
             names = Names(arrow_ids if change.all() else arrow_ids.filter(change))
             del cells, arrow_ids
         inst = np.cumsum(change) - 1
+        models, column["a"], column["b"] = _compared_models(everyone, column["a"], column["b"])
         if with_category:
             self._kept[("cell_categories", judge)] = np.asarray(column["vl_cat"], dtype=np.int16)
         if one_call:
@@ -1012,6 +1008,21 @@ def _selected_cells(counts: VerdictCounts, keep: np.ndarray) -> VerdictCounts:
         b=new_model[b].astype(counts.b.dtype),
         n=counts.n[rows],
     )
+
+
+def _compared_models(
+    models: tuple[str, ...], a: np.ndarray, b: np.ndarray
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    """The models some cell compares (in the order of ``models``) and the cells' model indices
+    renumbered among them (the order of the cells is kept: the renumbering is increasing)."""
+    a, b = np.asarray(a), np.asarray(b)
+    used = np.zeros(len(models), dtype=bool)
+    used[a] = True
+    used[b] = True
+    if used.all():
+        return models, a, b
+    new = np.cumsum(used) - 1
+    return tuple(m for m, kept in zip(models, used, strict=True) if kept), new[a], new[b]
 
 
 def _numbers(column: Any) -> np.ndarray:
