@@ -13,7 +13,10 @@ has another key and is computed afresh.
 It starts when the server starts: ``streamlit run app.py`` serves app.py's App, whose start-up
 hook imports :mod:`ui` in a background thread (:func:`start_in_server`), then every module a page
 imports (:func:`load_page_imports`), and answers once they are loaded and the demo read; a page
-asked for while the work runs has its results computed next. A server that runs a page script
+asked for while the work runs has its results computed next. A shared link's page is known as
+soon as its address is opened (:func:`link_opened`, from the app's HTML page, about a second
+before the page's script runs): its pieces are computed then, between two results of the piece
+being computed, and the rest of the work waits until that page has begun and drawn. A server that runs a page script
 without that hook (a test's ``AppTest``) starts it on its first page: then the page asked for
 comes first (the Judge page's sheets before the findings), and the page says what happens while it
 waits for the libraries (a spinner, :func:`announce`).
