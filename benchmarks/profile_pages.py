@@ -119,6 +119,7 @@ def main() -> None:
 
     profiled = Profiled()
     profiled.install()
+    warm.load_page_imports()  # as the server's start-up hook does before it answers
     start = time.perf_counter()
     if not args.no_warm:
         warm.warm_demo()

@@ -116,6 +116,10 @@ with _ui.page("Leaderboard"):
             frame, f"win_rates_{judge}.csv", label="Download the pairs' win rates (CSV)", key="dl_wr"
         )
 
-    pooled_ranking_section(store, category)  # several judges: one ranking that weights them
+    # several judges, one ranking that weights them: drawn here, computed after the sections below
+    # (a fresh server's start-up work computes it meanwhile; see ui.warm)
+    pooled = st.container()
     view.category_section(store, judge, category)  # one ranking or one per category?
     view.time_section(store, judge, category)  # shown only when the table says when each call was made
+    with pooled:
+        pooled_ranking_section(store, category)

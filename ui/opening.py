@@ -45,7 +45,8 @@ def with_opening(page: bytes) -> bytes:
 
 async def with_opening_words(app: Any, scope: dict, receive: Any, send: Any) -> None:
     """Serve ``app`` (ASGI), adding :data:`HTML` to every HTML page it answers a browser's page
-    request (a GET that accepts HTML) with."""
+    request (a GET that accepts HTML) with; the page such a request names is the one whose demo
+    results the start-up work computes next (:func:`ui.warm.link_opened`)."""
     if scope.get("type") != "http" or scope.get("method") != "GET":
         await app(scope, receive, send)
         return
@@ -53,6 +54,9 @@ async def with_opening_words(app: Any, scope: dict, receive: Any, send: Any) -> 
     if b"text/html" not in dict(headers).get(b"accept", b""):  # not a browser opening a page
         await app(scope, receive, send)
         return
+    from ui import warm
+
+    warm.link_opened(str(scope.get("path") or ""))  # the demo's results of this page come next
     # the page uncompressed (8 KB), so that its words can be added; files sent as bytes
     headers = [(k, v) for k, v in headers if k.lower() != b"accept-encoding"]
     extensions = {k: v for k, v in (scope.get("extensions") or {}).items() if k not in _FILE_SENDS}

@@ -13,7 +13,10 @@ has another key and is computed afresh.
 It starts when the server starts: ``streamlit run app.py`` serves app.py's App, whose start-up
 hook imports :mod:`ui` in a background thread (:func:`start_in_server`), then every module a page
 imports (:func:`load_page_imports`), and answers once they are loaded and the demo read; a page
-asked for while the work runs has its results computed next. A server that runs a page script
+asked for while the work runs has its results computed next. A shared link's page is known as
+soon as its address is opened (:func:`link_opened`, from the app's HTML page, about a second
+before the page's script runs): its pieces are computed then, between two results of the piece
+being computed, and the rest of the work waits until that page has begun and drawn. A server that runs a page script
 without that hook (a test's ``AppTest``) starts it on its first page: then the page asked for
 comes first (the Judge page's sheets before the findings), and the page says what happens while it
 waits for the libraries (a spinner, :func:`announce`).
@@ -224,9 +227,20 @@ def in_page() -> bool:
 
 def requested_page() -> str:
     """The stem of the page script Streamlit is running ("" when none, e.g. the start-up thread):
-    Streamlit runs a page as the module ``__main__`` with its file as ``__file__``."""
+    the script of the run's page in Streamlit's page registry. Not the module ``__main__``'s
+    ``__file__``: under app.py's App that is app.py on every page (the Leaderboard's results then
+    waited for the Leaderboard as for a page that did not show them); it is the fallback."""
     if not in_page():
         return ""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        info = ctx.pages_manager.get_pages().get(ctx.page_script_hash) if ctx is not None else None
+        if info and info.get("script_path"):
+            return Path(str(info["script_path"])).stem
+    except Exception:  # noqa: BLE001 - another Streamlit version: the module's file below
+        pass
     main = sys.modules.get("__main__")
     return Path(str(getattr(main, "__file__", "") or "")).stem
 
@@ -242,6 +256,7 @@ def running_page() -> Iterator[None]:
     """Count a page script's run (the page wrapper, :func:`ui.navigation.page`, runs in it)."""
     with _RUNNING_LOCK:
         _RUNNING[0] += 1
+        _OPENED[0] = None  # the page a link opened (if any) has begun
     try:
         yield
     finally:
@@ -250,10 +265,25 @@ def running_page() -> Iterator[None]:
 
 
 def wait_for_pages(limit: float = 30.0) -> None:
-    """Wait while a page script runs, at most ``limit`` seconds (then the work goes on anyway)."""
+    """Wait while a page script runs, or a page whose address a browser opened has not begun
+    yet (:func:`link_opened`: its visitor waits for it; at most :data:`LINK_SECONDS`), at most
+    ``limit`` seconds (then the work goes on anyway)."""
     deadline = time.monotonic() + limit
-    while _RUNNING[0] and time.monotonic() < deadline and not _STOP.is_set():
+    while (_RUNNING[0] or _link_coming()) and time.monotonic() < deadline and not _STOP.is_set():
         time.sleep(0.05)
+
+
+#: How long a page whose address a browser opened is waited for before its script begins (the
+#: browser loads Streamlit's scripts and connects first: about a second on a loaded machine).
+LINK_SECONDS = 5.0
+#: When a browser last opened a page's address whose script has not begun since
+#: (``time.monotonic``), else None.
+_OPENED: list[float | None] = [None]
+
+
+def _link_coming() -> bool:
+    opened = _OPENED[0]
+    return opened is not None and time.monotonic() - opened < LINK_SECONDS
 
 
 def _ui_state():
@@ -300,15 +330,20 @@ def warm_demo(first: str = "") -> None:
         if identity is None:
             return
 
-        #: The piece being computed, and how deep in a result's own computation this thread is.
+        #: The pieces not computed yet, the piece being computed, and how deep in a result's own
+        #: computation this thread is.
+        pending: list = []
         doing: list = [None]
         depth = [0]
 
         def cache(key: tuple, compute):
-            # Between two results of a piece no page asked for, the work waits while a visitor's
+            # Between two results of a piece no page asked for, the pieces of a page asked for
+            # meanwhile come first (a link's page is known as its address is opened, a second
+            # before its script runs: :func:`link_opened`), then the work waits while a visitor's
             # page runs (that page computes what it needs itself, on the cores this would take);
             # never inside a result, which a page may be waiting for.
             if depth[0] == 0 and doing[0] is not None and doing[0] not in wanted():
+                _compute_asked(pending, wanted, doing)
                 wait_for_pages()
             depth[0] += 1
             try:
@@ -322,6 +357,7 @@ def warm_demo(first: str = "") -> None:
         families_file = ui_state.DATA / "demo_families.csv"
         family = family_list(families_file.read_text() if families_file.exists() else "", judges)
         counts = cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
+        cache(("summary",), store.summary)  # the Data page's, read by the Power and Leaderboard pages
 
         def findings(of: str = judge, *, report: bool = False) -> None:
             # The Overview's defaults (its ROUNDS and SEED, one judge; what the page shows, the
@@ -349,6 +385,9 @@ def warm_demo(first: str = "") -> None:
             )
             cache(("separation", *key), lambda: separation(table))
             cache(("split_half", judge, None, False), lambda: split_half_stability(counts))
+
+        def sections() -> None:
+            # The Leaderboard page's sections below its pooled ranking (the categories, in time).
             _leaderboard_sections(store, judge, cache)
 
         def weights(category: str | None = None) -> None:
@@ -413,20 +452,20 @@ def warm_demo(first: str = "") -> None:
         order = {
             "overview": [findings],
             "judge": [sheets, weights],
-            "leaderboard": [board, weights],
+            "leaderboard": [board, weights, sections],  # in the order the page draws them
             "power": [power],
             "ties": [ties],
             "verdicts": [cases],
         }
         # the page asked for (in the order it draws) first, then the others; a page asked for
         # while the work runs (it began at server start) comes next
-        works = [findings, sheets, board, power, cases, weights, ties, changes]
+        works = [findings, sheets, board, sections, power, cases, weights, ties, changes]
         # then the Judge page's category picker and the Overview's judge picker (what the page
         # shows), then the report's own analyses (its download on the Overview)
         works += [partial(judge_page, category) for category in store.categories()]
         works += [partial(findings, other) for other in judges if other != judge]
         works.append(partial(findings, report=True))
-        pending = list(dict.fromkeys(order.get(first, []) + works))  # each once
+        pending[:] = dict.fromkeys(order.get(first, []) + works)  # each once
 
         def wanted() -> list:  # the pieces of the page asked for last
             return order.get(_ASKED[-1] if _ASKED else first, [])
@@ -456,31 +495,63 @@ def _leaderboard_sections(store: Any, judge: str, cache: Any) -> None:
             pieces.append((("as_of", judge, None, days[0]), as_of))
         pieces.append((("time_windows", judge, None), partial(rating_windows, store, **sel)))
         pieces.append((("judge_drift", judge, None), partial(judge_drift, store, **sel)))
-    for key, compute in pieces:
+    # from the last: a page drawing them from the first computes those the work has not begun
+    # while the work computes the others (DuckDB's queries run beside the page's own work)
+    for key, compute in reversed(pieces):
         try:
             cache(key, compute)
         except ValueError:
             continue
 
 
+def _run(work: Any, pending: list, doing: list) -> None:
+    """Compute one pending piece (``doing[0]`` says which meanwhile, then again the piece it
+    interrupted, if any); a piece the design cannot give (``ValueError``) is left for the page,
+    which says why in words."""
+    pending.remove(work)
+    outer, doing[0] = doing[0], work
+    try:
+        work()
+    except ValueError:
+        pass
+    finally:
+        doing[0] = outer
+
+
+def _compute_asked(pending: list, wanted: Any, doing: list) -> None:
+    """Compute the pending pieces of the page asked for last (``wanted()``), in its order."""
+    while not _STOP.is_set() and (asked := [w for w in wanted() if w in pending]):
+        _run(asked[0], pending, doing)
+
+
 def _compute(pending: list, wanted: Any, doing: list) -> None:
     """Compute the ``pending`` pieces until done or the server stops: those of the page asked for
     last (``wanted()``) first, else the next one once no page runs; ``doing[0]`` is the piece
-    being computed (its results wait for a page it was not asked for, see :func:`warm_demo`)."""
+    being computed (between its results, the pieces of a page asked for meanwhile come first and
+    the work then waits for a page it was not asked for, see :func:`warm_demo`)."""
     while pending and not _STOP.is_set():
+        _compute_asked(pending, wanted, doing)
+        if not pending or _STOP.is_set():
+            return
+        wait_for_pages()  # a page asked for draws first, then the rest is computed
         asked = [w for w in wanted() if w in pending]
-        if not asked:  # a page asked for draws first, then the rest is computed
-            wait_for_pages()
-            asked = [w for w in wanted() if w in pending]
-        work = (asked or pending)[0]
-        pending.remove(work)
-        doing[0] = work
-        try:
-            work()
-        except ValueError:  # the design cannot give it: the page says why in words
-            continue
-        finally:
-            doing[0] = None
+        _run((asked or pending)[0], pending, doing)
+
+
+def link_opened(path: str) -> None:
+    """A browser opened the address ``path`` (the server's HTML page, :mod:`ui.opening`): the
+    page it names is asked for now, a second before its script runs (the browser first loads
+    Streamlit's scripts and connects), so its results are computed next, meanwhile (see
+    :func:`start`). An address that names no page of the app changes nothing."""
+    from ui.navigation import NAVIGATION
+
+    name = path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    stems = {Path(file).stem for file, _, _ in NAVIGATION}
+    stem = name or "app"  # the app's root is the Data page (app.py)
+    if stem in stems:
+        with _LOCK:
+            _ASKED.append(stem)
+        _OPENED[0] = time.monotonic()  # the rest of the work waits until that page has begun
 
 
 # Imported first by the ui package: a fresh server's first page says what it does, and the

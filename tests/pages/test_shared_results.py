@@ -220,6 +220,7 @@ def test_the_start_up_work_computes_first_what_the_page_asked_for_shows(monkeypa
     from ui import warm
 
     monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
+    monkeypatch.setattr(warm, "_ASKED", [])  # a fresh server: no page asked for before (other tests')
     asked: list[tuple] = []
     real = us.shared_value
     setup = ("summary", "default_judge", "counts")
