@@ -737,8 +737,8 @@ def main() -> None:
 FIRST_LEGEND = """First visits, three ways (medians, seconds; a new session of the page each time):
 in-app: in a session opened on the Data page and settled, a click on the page's sidebar link,
 from the press to the page drawn (the Data page's own: from the Methods page);
-new tab: a browser that opened the app once before (warm HTTP cache) opens the page's address in
-a new tab, from its navigation start; fresh browser: a brand-new browser (empty HTTP cache) opens
+new tab: a browser that opened the app once before (the Data page; warm HTTP cache) opens the
+page's address in a new tab, from its navigation start; fresh browser: a brand-new browser (empty HTTP cache) opens
 the page's address, from its navigation start (the "first s" column below).
 drawn: the run's end handled, script idle; settled: charts and tables painted (main thread quiet
 QUIET ms); cpu / chrome: the server's / this benchmark's Chromium's CPU s over it.""".replace(
