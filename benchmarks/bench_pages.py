@@ -1,6 +1,6 @@
 """Per-page response times of the bundled demo in headless Chromium against ``streamlit run app.py``.
 
-Three figures per page, each the median of ``--repeat`` runs, printed with the server's CPU
+Figures per page, each the median of ``--repeat`` runs, printed with the server's CPU
 seconds over the same span (the server process, all its threads, from /proc: on a shared, loaded
 machine wall time says how busy the machine was, CPU time what the page itself cost):
 
@@ -10,13 +10,26 @@ machine wall time says how busy the machine was, CPU time what the page itself c
   loaded and the demo is read) and from the server's process start (``streamlit run``). A fresh server per page and run; the request
   is sent as soon as the server answers, or ``--cold-after`` seconds later (a visitor who comes
   after the server started: its start-up hook, app.py's, computes meanwhile).
-* **first visit**: a new browser session opening the page on a server that has answered before
+* **first visit**, three ways a person first sees a page, on a server that has answered before
   (the start-up work of ``ui.warm`` had the time a real server has between starting and its
-  visitors: ``--settle`` seconds), from the page's navigation start to the page drawn (the run's
-  end handled and the script idle), and to the page settled (its charts and tables painted: the
-  browser's main thread quiet for :data:`QUIET_MS`).
-* **widget change**: in that session, once the page has settled (a press on a page still drawing
-  is taken late or lost: the widget step saw no run in some runs), the page's first real
+  visitors: ``--settle`` seconds), each until the page is drawn (the run's end handled and the
+  script idle) and until it settled (its charts and tables painted: the browser's main thread
+  quiet for :data:`QUIET_MS`):
+
+  - **in-app**: in a session opened on the Data page and settled, a click on the page's link in
+    the sidebar (a page not yet seen in the session), timed from the press on the link (the Data
+    page's own from a session opened on the Methods page);
+  - **new tab**: a browser that has opened the app once before (its HTTP cache warm: it loaded
+    the Data page, then closed that tab), a new tab opened on the page's address, timed from its
+    navigation start;
+  - **fresh browser**: a brand-new browser context (empty HTTP cache) opening the page's address,
+    timed from its navigation start: Streamlit's front end alone takes most of a second before
+    the server is asked to run the page. Measured first, before the other two.
+
+  A page's run is the same in all three (a new session of the page's script); what differs is
+  the browser's work before and around it.
+* **widget change**: in the fresh browser's session, once the page has settled (a press on a page
+  still drawing is taken late or lost: the widget step saw no run in some runs), the page's first real
   interaction (:data:`WIDGETS`: its main drop-down set to another choice, or its main switch
   flipped; on a page not listed there, its first switch, else its first drop-down set to a choice
   other than the current one), from the press on the widget to the page drawn again, and to the
@@ -501,10 +514,81 @@ def cold_link(pw, name: str, folder: Path, after: float = 0.0) -> Cold:
         server.close()
 
 
-#: One page's first visit and widget change: first visit drawn and settled (s, page clock from
-#: its navigation start), server and browser CPU s over it; the widget change (:class:`Change`,
-#: None when the page has none or it failed), server and browser CPU s over it; what it did.
-Visit = tuple[float, float, float, float, "Change | None", float, float, str]
+@dataclass
+class First:
+    """A first visit: seconds until the page was drawn and until it settled (page clock, from the
+    navigation start or the press on a link), the server's and this benchmark's Chromium's CPU
+    seconds over it."""
+
+    drawn: float
+    settled: float
+    cpu: float
+    chrome: float
+
+
+#: One page's visits: the fresh browser's first visit drawn and settled (s, page clock from its
+#: navigation start), server and browser CPU s over it; the widget change (:class:`Change`, None
+#: when the page has none or it failed), server and browser CPU s over it; what it did; the
+#: in-app and the new-tab first visits (:class:`First`).
+Visit = tuple[float, float, float, float, "Change | None", float, float, str, First, First]
+
+#: The page a session opens on before it follows a sidebar link to the Data page (every other
+#: page's in-app visit starts on the Data page).
+IN_APP_FROM = "methods"
+
+
+def measured(server: Server, action: Callable[[], tuple[float, float]]) -> First:
+    """Run ``action`` (it returns the page drawn and settled, seconds) with the server's and the
+    browser's CPU seconds over it."""
+    chrome = browser_cpu()
+    _, cpu, (drawn, settled) = timed(server, action)
+    return First(drawn, settled, cpu, browser_cpu() - chrome)
+
+
+def new_tab(browser, server: Server, name: str) -> First:
+    """A browser that opened the app once before (the Data page, drawn, then its tab closed: the
+    HTTP cache warm, no session left) opens a new tab on the page's address."""
+    context = browser.new_context()
+    watch(context)
+    try:
+        before = context.new_page()
+        before.goto(server.url)
+        wait_drawn(before)
+        before.close()
+        page = context.new_page()
+
+        def first() -> tuple[float, float]:
+            page.goto(f"{server.url}/{name}")
+            drawn = wait_drawn(page)
+            return drawn / 1000, settle(page, drawn) / 1000
+
+        return measured(server, first)
+    finally:
+        context.close()
+
+
+def in_app(browser, server: Server, name: str) -> First:
+    """A session opened on the Data page (the Methods page for the Data page's own visit) and
+    settled follows the page's sidebar link: from the press on the link to the page drawn."""
+    context = browser.new_context()
+    watch(context)
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/{IN_APP_FROM if name == '' else ''}")
+        settle(page, wait_drawn(page))
+        link = page.get_by_test_id("stSidebar").get_by_role("link", name=PAGES[name], exact=True).first
+
+        def first() -> tuple[float, float]:
+            marked = mark(page)
+            link.click()
+            drawn = wait_drawn(page)
+            settled = settle(page, drawn)
+            press = float(page.evaluate("(m) => window.__vl.press.filter((t) => t >= m)[0] ?? m", marked))
+            return (drawn - press) / 1000, (settled - press) / 1000
+
+        return measured(server, first)
+    finally:
+        context.close()
 
 
 def visits(pw, server: Server, names: list[str]) -> dict[str, Visit]:
@@ -536,8 +620,9 @@ def visits(pw, server: Server, names: list[str]) -> dict[str, Visit]:
         except NoRun as exc:
             done = f"ERROR: {exc}"
             print(f"  {name or 'data'}: {done}", flush=True)
-        out[name] = (seconds, settled, cpu, chrome, change, widget_cpu, widget_chrome, done)
         page.context.close()
+        tab, app = new_tab(browser, server, name), in_app(browser, server, name)
+        out[name] = (seconds, settled, cpu, chrome, change, widget_cpu, widget_chrome, done, app, tab)
     browser.close()
     return out
 
@@ -595,6 +680,25 @@ def main() -> None:
             print(f"run {r + 1} done, load average {os.getloadavg()}", flush=True)
     print(f"load average at end: {os.getloadavg()}")
     print(LEGEND)
+    print(FIRST_LEGEND)
+    print(f"{'':16} | {'in-app':^28} | {'new tab':^28} | {'fresh browser':^28}")
+    print(f"{'page':16}" + f" | {'drawn':>6} {'settled':>7} {'cpu':>5} {'chrome':>6}" * 3)
+    for name in names:
+        w = warm[name]
+        kinds = (
+            [x[8] for x in w],
+            [x[9] for x in w],
+            [First(x[0], x[1], x[2], x[3]) for x in w],
+        )
+        print(
+            f"{PAGES[name]:16}"
+            + "".join(
+                f" | {median([f.drawn for f in k]):6.2f} {median([f.settled for f in k]):7.2f} "
+                f"{median([f.cpu for f in k]):5.2f} {median([f.chrome for f in k]):6.2f}"
+                for k in kinds
+            )
+        )
+    print()
     print(
         f"{'page':16} {'cold s':>6} {'start s':>7} {'cpu':>5} {'said':>4} | {'first s':>7} {'settled':>7} "
         f"{'cpu':>5} {'chrome':>6} | {'widget s':>8} {'settled':>7} {'run at':>6} {'cpu':>5} {'chrome':>6} "
@@ -630,12 +734,23 @@ def main() -> None:
             )
 
 
+FIRST_LEGEND = """First visits, three ways (medians, seconds; a new session of the page each time):
+in-app: in a session opened on the Data page and settled, a click on the page's sidebar link,
+from the press to the page drawn (the Data page's own: from the Methods page);
+new tab: a browser that opened the app once before (the Data page; warm HTTP cache) opens the
+page's address in a new tab, from its navigation start; fresh browser: a brand-new browser (empty HTTP cache) opens
+the page's address, from its navigation start (the "first s" column below).
+drawn: the run's end handled, script idle; settled: charts and tables painted (main thread quiet
+QUIET ms); cpu / chrome: the server's / this benchmark's Chromium's CPU s over it.""".replace(
+    "QUIET", str(QUIET_MS)
+)
+
 LEGEND = """cold s: a deep link as a fresh server's first request, from the server's first answer to the
 page drawn; start s: the same from the server's process start (streamlit run); cpu: the server's
 CPU s over the visit; said: content or a status sentence on screen at every sample (below).
-first s: a first visit (new session) from its navigation start to the page drawn (the run's end
-handled, script idle); settled: until its charts and tables were painted (main thread quiet
-QUIET ms); cpu / chrome: the server's / this benchmark's Chromium's CPU s over it.
+first s: a first visit in a fresh browser (new session, empty HTTP cache) from its navigation
+start to the page drawn (the run's end handled, script idle); settled: until its charts and
+tables were painted (main thread quiet QUIET ms); cpu / chrome: the server's / this benchmark's Chromium's CPU s over it.
 widget s: from the press on the widget (page settled first) to the page drawn; settled: until
 painted; run at: when the server's run began (press handled, request sent); cpu / chrome as
 above; runs: changes that drew a run / changes tried. Medians.""".replace("QUIET", str(QUIET_MS))
@@ -659,8 +774,11 @@ def _cold(row: Cold) -> str:
 def _rounded(row: Visit) -> str:
     change = row[4]
     widget = "-" if change is None else f"{change.drawn:.2f}/{change.settled:.2f}/{change.started:.2f}"
+    app, tab = row[8], row[9]
     return (
-        f"first {row[0]:.2f}/{row[1]:.2f} s cpu {row[2]:.2f} chrome {row[3]:.2f}; widget {widget} s "
+        f"in-app {app.drawn:.2f}/{app.settled:.2f} s cpu {app.cpu:.2f} chrome {app.chrome:.2f}; "
+        f"new tab {tab.drawn:.2f}/{tab.settled:.2f} s cpu {tab.cpu:.2f} chrome {tab.chrome:.2f}; "
+        f"fresh {row[0]:.2f}/{row[1]:.2f} s cpu {row[2]:.2f} chrome {row[3]:.2f}; widget {widget} s "
         f"cpu {row[5]:.2f} chrome {row[6]:.2f}; {row[7]}"
     )
 

@@ -6,29 +6,62 @@ starts. The server's HTML page therefore carries one sentence (:data:`OPENING`) 
 paints at once, over the page, and a few lines of script that remove it as soon as the page has
 drawn words of its own (its status line, :mod:`ui.status`, or its title) or its first run ended.
 app.py's App adds it to every HTML page it serves (:func:`with_opening_words`, an ASGI wrapper).
+
+The same script loads the browser's chart code once the page's first run has ended and the
+browser is idle (:data:`CHART_CODE`): Streamlit loads Plotly's 4.7 MB script only when a page
+first draws a chart, and on this 2-core machine its fetch, compile and start (about half a
+second of the browser's CPU) fell inside that page's run, on the Power, Leaderboard and Judge
+pages' first visits: a sidebar click from the Data page, or a new tab of a browser that had
+opened only pages without charts. Loaded in idle time after the first page, it is ready (and in
+the browser's cache for its next tabs) before a chart page is opened. A page that draws a chart
+before then loads it as before (the same module, loaded once).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 #: What a page says before it has drawn anything (the browser loads the app, then the page starts).
 OPENING = "Opening the page: loading Verdict Lab in your browser and asking the server for this page…"
+
+
+def chart_code(static: Path | None = None) -> str | None:
+    """The address (relative to a page's, as Streamlit's own scripts are) of the script Streamlit
+    draws Plotly charts with, found in its build (``static/static/js/PlotlyChart.<hash>.js``):
+    None when this Streamlit has no such single file (nothing is then loaded ahead)."""
+    if static is None:
+        import streamlit
+
+        static = Path(streamlit.__file__).parent / "static"
+    found = sorted((static / "static" / "js").glob("PlotlyChart.*.js"))
+    return f"./static/js/{found[0].name}" if len(found) == 1 else None
+
+
+#: The browser's chart code, loaded once the page's first run has ended, in idle time.
+CHART_CODE = chart_code()
 #: The sentence, painted over the page until the page draws words of its own (or after two
-#: minutes, whatever happens), and the script that removes it.
+#: minutes, whatever happens), and the script that removes it, and then loads the chart code
+#: (:data:`CHART_CODE`) when the first run has ended and the browser is idle.
 HTML = (
     '<div id="vl-opening" role="status" style="position:fixed;top:4.5rem;left:0;right:0;'
     "padding:0 6rem;font-family:'Source Sans',sans-serif;font-size:1rem;color:#31333F;"
     f'z-index:1000;pointer-events:none">{OPENING}</div>'
     "<script>(() => {"
     "const gone = () => document.getElementById('vl-opening')?.remove();"
-    "let ran = false;"
+    f"const charts = {'null' if CHART_CODE is None else repr(CHART_CODE)};"
+    "const idle = window.requestIdleCallback || ((f) => setTimeout(f, 300));"
+    "let ran = false, shown = false;"
     "const tick = setInterval(() => {"
     "const app = document.querySelector('[data-testid=\"stApp\"]');"
     "const main = document.querySelector('[data-testid=\"stMain\"]');"
     "const state = app && app.getAttribute('data-test-script-state');"
     "ran = ran || state === 'running';"
-    "if ((main && main.innerText.trim()) || (ran && state === 'notRunning')) { gone(); clearInterval(tick); }"
+    "if (!shown && ((main && main.innerText.trim()) || (ran && state === 'notRunning'))) { gone(); shown = true; }"
+    "if (ran && state === 'notRunning') {"
+    "clearInterval(tick);"
+    "if (charts) idle(() => import(charts).catch(() => {}), {timeout: 5000});"
+    "}"
     "}, 50);"
     "setTimeout(() => { gone(); clearInterval(tick); }, 120000);"
     "})();</script>"

@@ -73,8 +73,7 @@ def win_rate_heatmap(board: Leaderboard, *, clickable: bool = False) -> go.Figur
         zmin=0,
         zmax=1,
         colorscale="RdBu",
-        customdata=battles.to_numpy(),
-        hoverinfo="skip",  # the cell layer below answers hovers and clicks
+        hoverinfo="skip",  # the cell layer below answers hovers and clicks (and carries the counts)
     )
     # Plotly reports no selection on a heatmap, so an invisible marker sits on every cell with
     # battles: a click selects it and its customdata [row, column] names the pair (indices into

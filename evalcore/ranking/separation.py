@@ -57,12 +57,16 @@ class Separation:
         import pandas as pd
 
         order = list(self.tiers["model"])
-        out = pd.DataFrame(np.nan, index=order, columns=order)
-        for row in self.pairs.itertuples(index=False):
-            v = getattr(row, column)
-            out.loc[row.model_1, row.model_2] = v
-            out.loc[row.model_2, row.model_1] = -v if column == "difference" else v
-        return out
+        at = {model: i for i, model in enumerate(order)}
+        first = np.array([at[m] for m in self.pairs["model_1"]], dtype=np.intp)
+        second = np.array([at[m] for m in self.pairs["model_2"]], dtype=np.intp)
+        values = self.pairs[column].to_numpy(dtype=float)
+        out = np.full((len(order), len(order)), np.nan)
+        # one assignment per triangle, not a labelled write per cell (760 writes took 70 ms of
+        # the Leaderboard page's run on the 20-model demo)
+        out[first, second] = values
+        out[second, first] = -values if column == "difference" else values
+        return pd.DataFrame(out, index=order, columns=order)
 
     def as_dict(self) -> dict:
         return {

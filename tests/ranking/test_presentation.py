@@ -244,3 +244,15 @@ def test_many_models_draw_one_mark_layer_in_webgl_with_the_same_cells(monkeypatc
     assert svg_win.data[1].type == "scatter" and gl_win.data[1].type == "scattergl"
     for key in ("x", "y", "customdata", "hovertemplate"):
         assert gl_win.data[1][key] == svg_win.data[1][key]
+
+
+def test_the_win_rate_heatmap_ships_no_data_it_does_not_show():
+    # the colour layer answers no hover (the cell layer above it does, with the counts): it
+    # carries the rates only, not a second copy of every cell's count
+    from evalcore.plots import leaderboard as plots
+
+    cells = [(i, a, b, (i % 5)) for i in range(60) for a, b in [(i % 4, (i + 1) % 4)]]
+    board = leaderboard(_counts([f"m{k}" for k in range(4)], cells), rounds=0)
+    heat, layer = plots.win_rate_heatmap(board, clickable=True).data
+    assert heat.type == "heatmap" and heat.hoverinfo == "skip" and heat.customdata is None
+    assert all(len(c) == 4 for c in layer.customdata)  # row, column, rate, battles

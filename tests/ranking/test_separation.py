@@ -51,3 +51,19 @@ def test_holm_controls_the_family_wise_error_on_equal_models():
         any_raw.append((sep.pairs["p_value"] < 0.05).any())
     assert np.mean(any_holm) <= 0.08  # nominal 0.05, Monte-Carlo error about ±0.03
     assert np.mean(any_raw) > 0.15
+
+
+def test_the_matrix_holds_each_pairs_value_in_both_cells_and_nothing_else():
+    counts = simulate_bt([1.0, 0.5, 0.0, -0.5, -1.0], 60, shape="all_pairs", seed=4)
+    sep = separation(leaderboard(counts, rounds=0, interval="sandwich"))
+    order = list(sep.tiers["model"])
+    for column, sign in (("difference", -1.0), ("p_adjusted", 1.0), ("low", 1.0)):
+        m = sep.matrix(column)
+        assert list(m.index) == order and list(m.columns) == order
+        assert m.dtypes.eq(float).all()
+        assert np.isnan(np.diag(m.to_numpy())).all()  # a model against itself: no value
+        for row in sep.pairs.itertuples():
+            value = getattr(row, column)
+            assert m.loc[row.model_1, row.model_2] == pytest.approx(value)
+            assert m.loc[row.model_2, row.model_1] == pytest.approx(sign * value)
+        assert np.isfinite(m.to_numpy()).sum() == 2 * len(sep.pairs)
