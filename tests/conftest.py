@@ -115,6 +115,15 @@ def new_app(script: str = "app.py", *, timeout: float = 120):
     return at
 
 
+#: Pages that draw only their open tab (``ui.open_tabs``): page → the tabs' widget key. The walks
+#: of every page (the catalogue's, the hostile names') open each of their tabs in turn.
+OPEN_TABS = {
+    "pages/anchors.py": "anchors_tab",
+    "pages/calibration.py": "cal_tab",
+    "pages/judge.py": "judge_tab",
+}
+
+
 def open_tab(at, key: str, label: str):
     """Open the tab ``label`` of a page's tabs kept under ``key`` (pages draw only the open tab,
     :func:`ui.open_tabs`), as a click on it does; fails on any exception."""

@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 from evalcore.ranking import leaderboard
 from evalcore.schema import VerdictFormatError
 from evalcore.store.store import VerdictStore, read_verdicts
-from tests.conftest import ROOT, new_app
+from tests.conftest import OPEN_TABS, ROOT, new_app, open_tab
 from ui import safe_csv
 
 #: The small copy of the demo (the pages open on uploads of hostile files; the demo only has to be there).
@@ -689,6 +689,10 @@ def test_no_page_renders_a_hostile_name_as_markup(page_file, monkeypatch, tmp_pa
     at.switch_page(f"pages/{page_file}").run()
     assert not at.exception
     live = {s[:80]: _live_markup(s) for s in _page_markdown(at) if _live_markup(s)}
+    key = OPEN_TABS.get(f"pages/{page_file}")
+    for label in [t.label for t in at.tabs][1:] if key else []:  # a page drawing its open tab only
+        open_tab(at, key, label)
+        live |= {s[:80]: _live_markup(s) for s in _page_markdown(at) if _live_markup(s)}
     if page_file in UNESCAPED_PAGES:
         if live:
             pytest.xfail(f"{page_file} still renders user text as markup: {live}")

@@ -23,7 +23,7 @@ import pytest
 
 from evalcore import quantities as q
 from evalcore.cli import main
-from tests.conftest import ROOT, new_app
+from tests.conftest import OPEN_TABS, ROOT, new_app
 
 PAGES = (
     "app.py",
@@ -154,10 +154,6 @@ def _report_html(tmp_path: Path) -> str:
 def _plain(html: str) -> str:
     text = re.sub(r"<(style|script)\b.*?</\1>", " ", html, flags=re.S)
     return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", text))).strip()
-
-
-#: Pages that draw only their open tab (``ui.open_tabs``): page → the tabs' widget key.
-OPEN_TABS = {"pages/anchors.py": "anchors_tab", "pages/calibration.py": "cal_tab"}
 
 
 def _seen(at) -> dict[str, list]:

@@ -18,6 +18,16 @@ from evalcore.present.judge import EXPLAIN
 from ui.state import DATA, DEFAULT_DEMO, state
 from ui.widgets import linked_flag, rounds_and_seed
 
+#: The page's sections of one judge, each a tab of which only the open one is drawn.
+TABS = (
+    "Position",
+    "Order swap",
+    "Coverage",
+    "Agreement with humans",
+    "Length and family",
+    "Sheet and weights",
+)
+
 RESAMPLE_HELP = (
     "The intervals shown are analytic: computed at once from the spread between instructions "
     "(each instruction a cluster). Resampling the instructions instead repeats every figure on "

@@ -17,7 +17,7 @@ EXPLAIN: dict[str, str] = {
     "bias, slot bias, length effect and self-preference; highest for consistency, "
     "self-comparison ties, agreement and Cohen's kappa; lowest for flips and missing verdicts). Tie "
     "rates are not graded: how many ties a judge should give depends on the task. "
-    "Intervals are in the per-judge sheet below and in the CSV.",
+    "Intervals are in each judge's sheet (the tab Sheet and weights, below) and in the CSV.",
     "position": "**Position bias**: how much more often slot A wins than slot B, in percentage points, "
     "measured on model pairs judged in both slot orders with each order weighted "
     "equally, so which model sat where cannot fake a slot preference (not reported "

@@ -24,6 +24,8 @@ def test_pooled_ranking_and_judge_weights_are_drawn(page, st_app) -> None:
 
     st_app.navigate(page, "Judge")
     st_app.assert_no_exception(page)
+    page.get_by_role("tab", name="Sheet and weights").click()  # the page draws its open tab only
+    st_app.wait_idle(page)
     weights = page.get_by_role("heading", name="Weights in the pooled ranking")
     expect(weights).to_be_visible(timeout=TIMEOUT)
     weights.scroll_into_view_if_needed()

@@ -199,6 +199,7 @@ CONTROLS = [
     ("/anchors", _number("Instruction resamples", "100"), "resamples"),
     ("/judge", _toggle("Resample intervals (slower)"), "resample"),
     ("/judge?resample=1&rounds=100", _number("Bootstrap rounds", "200"), "rounds"),
+    ("/judge", _in_tab("Agreement with humans", _toggle("Compare both-orders verdicts")), "agree_orders"),
     ("/leaderboard?rounds=0", _toggle("Both-orders verdicts"), "orders"),
     ("/leaderboard?rounds=0", _select("Control for style", "Length"), "style"),
     ("/leaderboard?rounds=0", _radio("Sandwich (clustered, fast)"), "interval"),

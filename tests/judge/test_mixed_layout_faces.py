@@ -56,7 +56,7 @@ def test_the_report_says_why(mixed_csv):
 @pytest.mark.app
 @pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
 def test_the_judge_page_says_why(mixed_csv):
-    from tests.conftest import open_page
+    from tests.conftest import open_page, open_tab
 
     path, _ = mixed_csv
     at = open_page()
@@ -65,7 +65,7 @@ def test_the_judge_page_says_why(mixed_csv):
     assert not at.exception
     shown = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "mixes layouts" in shown
-    labels = {m.label: m.value for m in at.metric}
+    labels = {m.label: m.value for m in open_tab(at, "judge_tab", "Agreement with humans").metric}
     from evalcore import quantities as q
 
     assert labels.get(q.name("human_alpha"), "—") == "—"

@@ -1,4 +1,5 @@
-"""The Judge page in AppTest: the demo's three judges side by side, every section drawn."""
+"""The Judge page in AppTest: the demo's three judges side by side above, one judge's sections in
+tabs of which only the open one is drawn (a link opens the tab it names or whose setting it sets)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import ROOT, open_page
+from tests.conftest import ROOT, new_app, open_page, open_tab
+from ui.judge_view import TABS
 
 
 def _texts(at: AppTest) -> str:
@@ -16,30 +18,102 @@ def _texts(at: AppTest) -> str:
     return "\n".join(str(p) for p in parts)
 
 
+def _titles(at: AppTest) -> list[str]:
+    """The titles of the charts drawn now (a title's line break read as a space)."""
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    return [t.replace("<br>", " ") for t in titles]
+
+
+def _tab(at: AppTest, label: str) -> AppTest:
+    """Open the tab ``label`` (the page draws only the open one)."""
+    return open_tab(at, "judge_tab", label)
+
+
 @pytest.fixture(scope="module")
 def judge_page() -> AppTest:
     return open_page("pages/judge.py")
 
 
-def test_page_shows_every_section(judge_page):
+def test_the_top_is_drawn_and_only_the_open_tab(judge_page):
     at = judge_page
-    assert not at.exception
+    assert not at.exception and not at.error
+    assert [t.label for t in at.tabs] == list(TABS)
+    assert at.session_state["judge_tab"] == "Position" and "tab" not in at.query_params
     headers = [h.value for h in at.header]
-    for start in (
-        "The judges side by side",
-        "1. Position",
-        "2. Order-swap",
-        "3. Coverage",
-        "4. Agreement",
-        "5. Length",
-        "The sheet of",
-    ):
-        assert any(h.startswith(start) for h in headers), start
+    assert headers == ["The judges side by side", "Position"]  # the hidden tabs draw nothing
+    assert at.selectbox(key="judge_page_select").value  # the judge picker is above the tabs
+    assert _titles(at) == [
+        "Position bias: first-slot preference",
+        "Ties: what the judge says vs what both orders produce",
+    ]
     labels = {m.label: m.value for m in at.metric}
     assert labels["Position bias"].endswith(" pp")  # percentage points
-    assert "Cohen's kappa" in labels and "Agreement among humans" in labels
-    assert labels["Self-comparison ties"] == "—"  # the demo has no self-comparisons
-    assert not at.error
+    assert "Cohen's kappa" not in labels  # the agreement tab is hidden
+    assert len(at.get("download_button")) == 1  # the comparison's, at the top
+
+
+def test_every_tab_draws_its_section(judge_page):
+    at = judge_page
+    seen = {"Position": (_titles(at), {m.label: m.value for m in at.metric}, [h.value for h in at.header])}
+    downloads = len(at.get("download_button"))
+    for label in TABS[1:]:
+        _tab(at, label)
+        assert not at.error, label
+        assert at.query_params["tab"] == label
+        seen[label] = (_titles(at), {m.label: m.value for m in at.metric}, [h.value for h in at.header])
+        downloads += len(at.get("download_button")) - 1  # the comparison's is drawn on every tab
+    _tab(at, "Position")
+    assert "tab" not in at.query_params  # the first tab keeps the link short
+    assert "Order-swap decomposition per anchor" in seen["Order swap"][0]
+    assert seen["Order swap"][1]["Self-comparison ties"] == "—"  # the demo has no self-comparisons
+    assert "Coverage" in seen["Coverage"][2]
+    assert "Cohen's kappa" in seen["Agreement with humans"][1]
+    assert "Agreement among humans" in seen["Agreement with humans"][1]
+    assert "Compression of the printed win rate" in seen["Agreement with humans"][0]
+    assert {"Length preference", "Self-preference"} <= set(seen["Length and family"][0])
+    assert any(h.startswith("The sheet of") for h in seen["Sheet and weights"][2])
+    assert "Weights in the pooled ranking" in seen["Sheet and weights"][2]
+    # each chart is drawn on its own tab only
+    for label, (titles, _, _) in seen.items():
+        for other, (others, _, _) in seen.items():
+            assert other == label or not set(titles) & set(others), (label, other)
+    assert sum(len(titles) for titles, _, _ in seen.values()) >= 8 and downloads >= 8
+
+
+@pytest.mark.parametrize(
+    ("link", "tab"),
+    [({"tab": "Coverage"}, "Coverage"), ({"agree_orders": "1"}, "Agreement with humans")],
+    ids=["tab", "agree_orders"],
+)
+def test_a_link_opens_its_tab(link, tab):
+    at = new_app()
+    for name, value in link.items():
+        at.query_params[name] = value
+    at.run()
+    at.switch_page("pages/judge.py").run()
+    assert not at.exception and not at.error
+    assert at.session_state["judge_tab"] == tab
+    assert tab in [h.value for h in at.header] and "Position" not in [h.value for h in at.header]
+    if "agree_orders" in link:  # the link's setting is applied on the tab it opened
+        assert at.toggle(key="judge_agree_both").value is True
+        assert at.query_params["agree_orders"] == "1"
+        assert "Cohen's kappa" in {m.label for m in at.metric}
+    assert not at.warning or all("agree_orders" not in w.value for w in at.warning)
+
+
+def test_a_hidden_tabs_setting_in_a_link_is_kept_not_refused():
+    # a link with both a tab and the agreement switch opens the named tab; the switch is kept in
+    # the link (not said to be unknown) and applies once its tab is opened
+    at = new_app()
+    at.query_params["tab"] = "Coverage"
+    at.query_params["agree_orders"] = "1"
+    at.run()
+    at.switch_page("pages/judge.py").run()
+    assert not at.exception and not at.error
+    assert at.session_state["judge_tab"] == "Coverage"
+    assert all("agree_orders" not in w.value for w in at.warning)
+    _tab(at, "Agreement with humans")
+    assert at.toggle(key="judge_agree_both").value is True
 
 
 def test_side_by_side_marks_the_steady_judge(judge_page):
@@ -51,16 +125,6 @@ def test_side_by_side_marks_the_steady_judge(judge_page):
     first = table.set_index("Judge").loc["sim-judge-first-slot"]
     assert float(first["Position bias (percentage points)"].split()[0]) > 15
     assert not first["Position bias (percentage points)"].endswith("★")
-
-
-def test_figures_and_downloads(judge_page):
-    charts = judge_page.get("plotly_chart")
-    assert len(charts) >= 8
-    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in charts]
-    assert "Position bias: first-slot preference" in titles
-    assert "Self-preference" in titles
-    assert "Compression of the printed win rate" in titles
-    assert len(judge_page.get("download_button")) >= 8
 
 
 @pytest.mark.usefixtures("small_demo")  # the anchor-only demo replaces it at once
@@ -77,10 +141,9 @@ def test_anchor_only_demo_has_no_agreement_and_no_crash():
     at = AppTest.from_string(script, default_timeout=120)
     at.run()
     assert not at.exception
-    text = _texts(at)
-    assert "human label" in text  # agreement explained as unavailable
-    assert "one judge" in text  # self-preference needs two judges
     assert at.metric  # the position metrics are still drawn
+    assert "human label" in _texts(_tab(at, "Agreement with humans"))  # explained as unavailable
+    assert "one judge" in _texts(_tab(at, "Length and family"))  # self-preference needs two judges
 
 
 def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
@@ -122,7 +185,7 @@ def test_reference_fixed_in_one_slot_is_shown_as_a_design_warning(tmp_path):
     assert "sim-alder (slot B" in warnings
     labels = {m.label: m.value for m in at.metric}
     assert labels["Position bias"] == "—"
-    assert labels["Slot-A bias"] == "—"
+    assert {m.label: m.value for m in _tab(at, "Order swap").metric}["Slot-A bias"] == "—"
 
 
 def test_each_design_warning_is_said_once(judge_page):

@@ -10,7 +10,7 @@ import pytest
 
 from evalcore import quantities as q
 from evalcore.judge.pooling import pool_store
-from tests.conftest import open_page
+from tests.conftest import open_page, open_tab
 from ui.judges import ROUNDS
 
 
@@ -50,7 +50,7 @@ def test_leaderboard_shows_the_pooled_ranking(library):
 
 
 def test_judge_page_shows_weights_beside_certification(library):
-    at = open_page("pages/judge.py")
+    at = open_tab(open_page("pages/judge.py"), "judge_tab", "Sheet and weights")  # their tab
     assert not at.exception and not at.error
     assert "Weights in the pooled ranking" in [h.value for h in at.header]
     _check_weights(at, library)
