@@ -373,8 +373,6 @@ def warm_demo(first: str = "") -> None:
                 ("judge_sheets", None, 1000, 0, family.key),
                 lambda: judge_sheets(store, families=family.families, category=None, rounds=1000, seed=0),
             )
-            curve = ("length_curve", judge, None)
-            cache(curve, lambda: length_preference_curve(store, judge, category=None))
 
         def board() -> None:
             # The Leaderboard page's defaults beyond the findings' table (which it shares).
@@ -400,8 +398,9 @@ def warm_demo(first: str = "") -> None:
                     )
                 cache(("judge_pooling", category, 0), partial(pool_store, store, category=category, rounds=0))
 
-        def judge_page(category: str) -> None:
-            # The Judge page on one category (its category picker), as the page computes it.
+        def judge_page(category: str | None) -> None:
+            # The Judge page on one category (its category picker; None: every category, whose
+            # sheets come first), its later tabs too, as the page computes them.
             cache(
                 ("judge_sheets", category, 1000, 0, family.key),
                 lambda: judge_sheets(store, families=family.families, category=category, rounds=1000, seed=0),
@@ -451,7 +450,7 @@ def warm_demo(first: str = "") -> None:
 
         order = {
             "overview": [findings],
-            "judge": [sheets, weights],
+            "judge": [sheets],  # its first tab; the length curve and the weights are on later tabs
             "leaderboard": [board, weights, sections],  # in the order the page draws them
             "power": [power],
             "ties": [ties],
@@ -459,7 +458,8 @@ def warm_demo(first: str = "") -> None:
         }
         # the page asked for (in the order it draws) first, then the others; a page asked for
         # while the work runs (it began at server start) comes next
-        works = [findings, sheets, board, sections, power, cases, weights, ties, changes]
+        works = [findings, sheets, board, sections, power, cases, weights, ties]
+        works += [partial(judge_page, None), changes]
         # then the Judge page's category picker and the Overview's judge picker (what the page
         # shows), then the report's own analyses (its download on the Overview)
         works += [partial(judge_page, category) for category in store.categories()]

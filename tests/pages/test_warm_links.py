@@ -146,3 +146,26 @@ def test_the_leaderboard_s_sections_are_computed_from_the_last(monkeypatch, warm
     assert names.index("time_windows") < names.index("as_of")
     heterogeneity = keys.index(("findings", "heterogeneity", "sim-judge-steady"))
     assert heterogeneity > names.index("as_of")
+
+
+def test_a_judge_link_asks_only_for_what_the_page_s_first_tab_draws(monkeypatch, warm):
+    """Asked for the Judge page, the work computes the judges' sheets (its first tab and the table
+    above the tabs) and nothing else: the length curve and the weights are on tabs drawn only when
+    opened, so computing them first would make the linked page wait for work it does not show."""
+    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
+    keys: list[tuple] = []
+    real = us.shared_value
+
+    def record(key, compute):
+        keys.append(key[3:])
+        return real(key, compute)
+
+    monkeypatch.setattr(us, "shared_value", record)
+    monkeypatch.setattr(warm, "_STOP", threading.Event())
+    monkeypatch.setattr(
+        warm, "_compute", lambda pending, wanted, doing: warm._compute_asked(pending, wanted, doing)
+    )
+    warm._ASKED.append("judge")
+    warm.warm_demo("")
+    names = [k[0] for k in keys if k[0] not in ("summary", "default_judge", "counts")]
+    assert names == ["judge_sheets"]
