@@ -26,13 +26,21 @@ print(gc.get_freeze_count() > 0, alive() is None)
 """
 
 
+def _run(script: str, *, timeout: float) -> subprocess.CompletedProcess:
+    """``script`` run in a fresh interpreter from the project's root (a server's process state:
+    its garbage collector, allocator and shared results, untouched by the other tests), checked
+    to have ended without an error."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False, timeout=timeout
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_the_server_freezes_its_imports_but_not_the_garbage_around_them() -> None:
     """Later collections (after every reload) skip what the imports made; garbage that existed
     when they were frozen is collected first, not kept for the server's lifetime."""
-    done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, cwd=ROOT, check=False, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
+    done = _run(_SCRIPT, timeout=120)
     frozen, collected = done.stdout.split()
     assert frozen == "True"
     assert collected == "True"
@@ -67,15 +75,7 @@ def test_a_refused_upload_is_dropped_and_its_memory_given_back() -> None:
     MB larger for good. Once read, loaded or refused, the upload's bytes are dropped (Streamlit
     would keep them for the session's life) and the memory the reading took is given back: a
     refused file too (before, only a successful load trimmed the allocator)."""
-    done = subprocess.run(
-        [sys.executable, "-c", _READ_SCRIPT],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _run(_READ_SCRIPT, timeout=120)
     assert done.stdout.split()[-4:] == ["False", "True", "True", "True"], done.stdout
 
 
@@ -216,13 +216,5 @@ def test_a_sessions_first_load_gives_pages_back_without_a_full_collection() -> N
     their free pages back, but the full collection (every object the server made since it
     started: 36 ms with the demo's shared results) runs only when a load replaces data. The
     demo's human ranking is read once per server; each session gets its own equal copy."""
-    done = subprocess.run(
-        [sys.executable, "-c", _FIRST_LOAD_SCRIPT],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-        timeout=180,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _run(_FIRST_LOAD_SCRIPT, timeout=180)
     assert done.stdout.split()[-5:] == ["0", "1", "1", "2", "True"], done.stdout

@@ -9,6 +9,8 @@ enough to be refused, the paper's human ranking) are marked ``full_demo`` and co
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 
@@ -41,3 +43,21 @@ def demo_store(request):
     """The store this module's demo was read from (the small copy unless the module is marked
     ``full_demo``)."""
     return request.getfixturevalue("full_demo_store" if _module_full(request.module) else "small_demo_store")
+
+
+@pytest.fixture()
+def shared_keys(monkeypatch) -> list[tuple]:
+    """The keys of the results shared between sessions, in the order they are asked for (without
+    the session's identity), over empty shared results: what a page or the start-up work computes
+    and in which order."""
+    us = importlib.import_module("ui.state")
+    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
+    keys: list[tuple] = []
+    real = us.shared_value
+
+    def record(key, compute):
+        keys.append(key[3:])
+        return real(key, compute)
+
+    monkeypatch.setattr(us, "shared_value", record)
+    return keys

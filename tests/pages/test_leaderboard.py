@@ -203,24 +203,13 @@ def test_many_models_chart_the_first_ones_and_download_the_pairs_not_a_matrix(tm
     assert len(spec["data"][0]["y"]) == 200
 
 
-def test_the_pooled_ranking_is_shown_above_the_sections_below_it_but_computed_after_them(monkeypatch):
+def test_the_pooled_ranking_is_shown_above_the_sections_below_it_but_computed_after_them(shared_keys):
     """A fresh server's start-up work computes the pooled ranking (its 200 refits) while the page
     computes the category and time sections: the page draws the pooled ranking's place first and
     fills it last, so its visitor sees the same order."""
-    import importlib
-
     from ui.leaderboard_view import CATEGORY_HEADING, TIME_HEADING
 
-    us = importlib.import_module("ui.state")
-    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
-    keys: list[tuple] = []
-    real = us.shared_value
-
-    def record(key, compute):
-        keys.append(key[3:])
-        return real(key, compute)
-
-    monkeypatch.setattr(us, "shared_value", record)
+    keys = shared_keys
     at = _leaderboard_page()
     names = [k[0] for k in keys]
     assert names.index("judge_pooling") > max(

@@ -123,24 +123,22 @@ def test_a_page_linked_while_another_piece_runs_comes_before_that_piece_s_next_r
     assert work[4] not in ("ties_labelled", "ties", "tie_conventions")  # then the findings go on
 
 
-def test_the_leaderboard_s_sections_are_computed_from_the_last(monkeypatch, warm):
-    """Asked for the Leaderboard, the work computes its sections below the ranking from the last
-    (the page draws them from the first and computes those the work has not begun)."""
-    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
-    keys: list[tuple] = []
-    real = us.shared_value
-
-    def record(key, compute):
-        keys.append(key[3:])
-        return real(key, compute)
-
-    monkeypatch.setattr(us, "shared_value", record)
+def _asked_page_only(monkeypatch, warm, keys: list[tuple], page: str) -> list[tuple]:
+    """The keys the start-up work computes for a link to ``page`` when it computes that page's
+    pieces only (:func:`ui.warm._compute_asked`), in order."""
     monkeypatch.setattr(warm, "_STOP", threading.Event())
     monkeypatch.setattr(
         warm, "_compute", lambda pending, wanted, doing: warm._compute_asked(pending, wanted, doing)
     )
-    warm._ASKED.append("leaderboard")
+    warm._ASKED.append(page)
     warm.warm_demo("")
+    return keys
+
+
+def test_the_leaderboard_s_sections_are_computed_from_the_last(monkeypatch, warm, shared_keys):
+    """Asked for the Leaderboard, the work computes its sections below the ranking from the last
+    (the page draws them from the first and computes those the work has not begun)."""
+    keys = _asked_page_only(monkeypatch, warm, shared_keys, "leaderboard")
     names = [k[0] for k in keys]
     assert names.index("judge_pooling") < names.index("judge_drift") < names.index("time_windows")
     assert names.index("time_windows") < names.index("as_of")
@@ -148,24 +146,10 @@ def test_the_leaderboard_s_sections_are_computed_from_the_last(monkeypatch, warm
     assert heterogeneity > names.index("as_of")
 
 
-def test_a_judge_link_asks_only_for_what_the_page_s_first_tab_draws(monkeypatch, warm):
+def test_a_judge_link_asks_only_for_what_the_page_s_first_tab_draws(monkeypatch, warm, shared_keys):
     """Asked for the Judge page, the work computes the judges' sheets (its first tab and the table
     above the tabs) and nothing else: the length curve and the weights are on tabs drawn only when
     opened, so computing them first would make the linked page wait for work it does not show."""
-    monkeypatch.setattr(us, "_SHARED", type(us._SHARED)())
-    keys: list[tuple] = []
-    real = us.shared_value
-
-    def record(key, compute):
-        keys.append(key[3:])
-        return real(key, compute)
-
-    monkeypatch.setattr(us, "shared_value", record)
-    monkeypatch.setattr(warm, "_STOP", threading.Event())
-    monkeypatch.setattr(
-        warm, "_compute", lambda pending, wanted, doing: warm._compute_asked(pending, wanted, doing)
-    )
-    warm._ASKED.append("judge")
-    warm.warm_demo("")
+    keys = _asked_page_only(monkeypatch, warm, shared_keys, "judge")
     names = [k[0] for k in keys if k[0] not in ("summary", "default_judge", "counts")]
     assert names == ["judge_sheets"]
