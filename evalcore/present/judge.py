@@ -320,8 +320,8 @@ def compression_display(ag: HumanAgreement) -> pd.DataFrame:
 def compression_sentence(ag: HumanAgreement) -> str:
     """What the compression table holds fixed, and what it shows."""
     return (
-        "The win rate (wins plus half the ties) the judge prints when the humans' win rate is X, from "
-        "its confusion matrix (each call counted from both models' points of view), holding "
+        "Each row: the win rate (wins plus half the ties) the judge prints when the humans' win rate "
+        "is the row's, from its confusion matrix (each call counted from both models' points of view), holding "
         f"the humans' tie share at this set's {fmt_pct(ag.human_tie_share, 1)}. A judge that "
         "agrees imperfectly pulls every rate toward 50%."
     )
