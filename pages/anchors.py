@@ -74,7 +74,7 @@ with _ui.page("Anchors"):
             )
             if stability is not None:
                 view.stability(stability, p.judge)
-            captions(av.sweep_caption(sweep, p.tau), av.quadratic_human_caption(sweep, p.tau))
+            captions(av.sweep_caption(sweep, p.tau), av.all_pairs_human_caption(sweep, p.tau))
             _ui.table(av.sweep_table(sweep), sweep.table, f"anchors_{p.judge}.csv", key="dl_anchor_sweep")
             _ui.chart(figures.inverted_u(sweep, highlight=chosen), key="anchors_u")
             st.caption(av.INVERTED_U_NOTE)

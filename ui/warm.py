@@ -543,12 +543,11 @@ def link_opened(path: str) -> None:
     page it names is asked for now, a second before its script runs (the browser first loads
     Streamlit's scripts and connects), so its results are computed next, meanwhile (see
     :func:`start`). An address that names no page of the app changes nothing."""
-    from ui.navigation import NAVIGATION
+    from ui.navigation import PAGES  # the page registry by name
 
     name = path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
-    stems = {Path(file).stem for file, _, _ in NAVIGATION}
     stem = name or "app"  # the app's root is the Data page (app.py)
-    if stem in stems:
+    if stem in PAGES:
         with _LOCK:
             _ASKED.append(stem)
         _OPENED[0] = time.monotonic()  # the rest of the work waits until that page has begun

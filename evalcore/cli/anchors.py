@@ -36,7 +36,7 @@ def run_anchors(args: argparse.Namespace) -> int:
     print_notes([*sweep.notes, *([sweep.needs_all_pairs] if sweep.needs_all_pairs else [])])
     show(page.sweep_table(sweep), page.sweep_caption(sweep, args.tau))
     show([f"{label}: {value} — {why}" for label, value, why in page.recommended_metrics(sweep, args.tau)])
-    show(page.quadratic_human_caption(sweep, args.tau), page.fit_caption(sweep, args.tau))
+    show(page.all_pairs_human_caption(sweep, args.tau), page.fit_caption(sweep, args.tau))
     return 0
 
 

@@ -180,7 +180,8 @@ def sweep_caption(sweep: AnchorSweep, tau: str) -> str:
     )
 
 
-def quadratic_human_caption(sweep: AnchorSweep, tau: str) -> str | None:
+def all_pairs_human_caption(sweep: AnchorSweep, tau: str) -> str | None:
+    """How far the all-pairs ranking itself sits from the human ranking (None without either)."""
     if not sweep.has_quadratic or pd.isna(sweep.quadratic_tau_human):
         return None
     return (
