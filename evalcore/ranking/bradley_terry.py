@@ -16,7 +16,7 @@ import numpy as np
 
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
-from evalcore.schema import LEVELS
+from evalcore.stats.against import SLOT_A_SCORE
 
 #: Elo points per natural-log unit of strength: r = ELO_SCALE · θ.
 ELO_SCALE = 400.0 / np.log(10.0)
@@ -25,9 +25,6 @@ ELO_CENTRE = 1000.0
 
 #: How a Newton step is solved: see :func:`fit_bradley_terry`.
 Solver = Literal["auto", "dense", "sparse"]
-
-# The share of a battle credited to slot A for each verdict level: sign only, tie = half.
-SLOT_A_SCORE = np.array([0.0 if v < 0 else 0.5 if v == 0 else 1.0 for v in LEVELS])
 
 
 def win_entries(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -64,7 +64,12 @@ from evalcore.ranking.judges_fit import (
     sig,
     verdict_rows,
 )
-from evalcore.stats.bootstrap import bootstrap_weights, percentile_interval
+from evalcore.stats.bootstrap import (
+    bootstrap_weights,
+    entries_operand,
+    percentile_interval,
+    weighted_totals,
+)
 from evalcore.stats.kendall import kendall_tau
 from evalcore.stats.threads import single_blas_thread
 
@@ -332,11 +337,16 @@ def judge_pooling(
     s_samples = np.empty((0, n_j))
     if rounds:
         draws, s_draws, slow = [], [], 0
-        for _, _, w in bootstrap_weights(len(instructions), rounds, seed):
-            for wr in w:
-                rw = wr[rows.inst] * keep_rows
-                bw = np.bincount(rows.key, weights=rows.wins * rw, minlength=rows.n_keys)
-                bg = np.bincount(rows.key, weights=rows.games * rw, minlength=rows.n_keys)
+        # each round's sums are one product of its instruction weights with the per-instruction
+        # sums (whole and half battles: exact in any order, so the same sums as row by row)
+        shape = (len(instructions), rows.n_keys)
+        kept = keep_rows.astype(np.float64)
+        per_w = entries_operand(rows.inst, rows.key, rows.wins * kept, shape, exact_sums=True)
+        per_g = entries_operand(rows.inst, rows.key, rows.games * kept, shape, exact_sums=True)
+        row_bytes = 2 * rows.n_keys * 8
+        for _, _, w in bootstrap_weights(len(instructions), rounds, seed, row_bytes=row_bytes):
+            chunk_w, chunk_g = weighted_totals(w, per_w), weighted_totals(w, per_g)
+            for bw, bg in zip(chunk_w, chunk_g, strict=True):
                 # each round starts from the full fit: a few steps reach its own maximum
                 th_b, s_b, _, ok = fit(bw, bg, start=(theta, s, gam), max_iter=200, tol=1e-7)
                 slow += not ok

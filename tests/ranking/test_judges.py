@@ -240,3 +240,31 @@ def test_weights_are_bounded_by_the_median_of_the_others_hand_worked():
     s = np.array([10.0, 1.0, 2.0, 30.0, 5.0, -1.0])
     present = np.array([True, True, True, True, False, True])
     np.testing.assert_array_equal(bound_weights(s, present, 4.0), np.array([6.0, 1.0, 2.0, 6.0, 5.0, 0.0]))
+
+
+def test_bootstrap_rounds_are_refits_on_resampled_instructions(three_judges):
+    # Independent construction of the bootstrap: each round's table is built row by row, every
+    # instruction repeated as often as the round drew it (renamed so copies stay apart), and
+    # fitted from scratch. The intervals are the percentiles of those fits; the pooled ranking's
+    # intervals (sums from one product per chunk, refits started at the full fit) must equal them.
+    from evalcore.stats.bootstrap import bootstrap_weights, percentile_interval
+
+    sim, counts = three_judges
+    frame = sim.verdicts
+    rounds, seed = 12, 5
+    got = judge_pooling(counts, rounds=rounds, seed=seed)
+    instructions = sorted(frame["instruction_id"].unique())
+    fits = []
+    for _, _, w in bootstrap_weights(len(instructions), rounds, seed):
+        for wr in w:
+            parts = [
+                frame[frame["instruction_id"] == x].assign(instruction_id=f"{x}#{copy}")
+                for x, times in zip(instructions, wr.astype(int), strict=True)
+                for copy in range(times)
+            ]
+            one = judge_pooling(_counts(pd.concat(parts, ignore_index=True)), rounds=0)
+            fits.append(dict(zip(one.columns["model"], one.columns["rating"], strict=True)))
+    models = list(got.columns["model"])
+    low, high = percentile_interval(np.array([[f[m] for m in models] for f in fits]))
+    np.testing.assert_allclose(got.columns["ci_low"], low, atol=1e-4, rtol=0)
+    np.testing.assert_allclose(got.columns["ci_high"], high, atol=1e-4, rtol=0)
