@@ -16,10 +16,12 @@ imports (:func:`load_page_imports`), and answers once they are loaded and the de
 asked for while the work runs has its results computed next. A shared link's page is known as
 soon as its address is opened (:func:`link_opened`, from the app's HTML page, about a second
 before the page's script runs): its pieces are computed then, between two results of the piece
-being computed, and the rest of the work waits until that page has begun and drawn. A server that runs a page script
-without that hook (a test's ``AppTest``) starts it on its first page: then the page asked for
-comes first (the Judge page's sheets before the findings), and the page says what happens while it
-waits for the libraries (a spinner, :func:`announce`).
+being computed, and the rest of the work waits until that page has begun and drawn; then the
+pieces of that page's tabs drawn only when opened come first (the Leaderboard's pooled ranking,
+categories and ranking in time; the Judge page's later tabs), the other pages' after them. A
+server that runs a page script without that hook (a test's ``AppTest``) starts it on its first
+page: then the page asked for comes first (the Judge page's sheets before the findings), and the
+page says what happens while it waits for the libraries (a spinner, :func:`announce`).
 
 ``VERDICTLAB_WARM=0`` turns it off (the test suite's page tests, which time nothing).
 """
