@@ -1,4 +1,9 @@
-"""Leaderboard: Bradley–Terry ratings, 95% intervals, rank ranges, tiers, the win-rate matrix."""
+"""Leaderboard: Bradley–Terry ratings, 95% intervals, rank ranges, tiers, then the sections below.
+
+The top (the controls, the table with its tiers, the stability line and the ratings chart: who is
+first and how sure) is always drawn; the sections below are tabs of which only the open one is
+drawn and computed (:func:`ui.open_tabs`): the separation matrix, the win rates, several judges
+pooled, the categories compared and the ranking in time."""
 
 from __future__ import annotations
 
@@ -6,16 +11,12 @@ import streamlit as st
 
 import ui as _ui
 from evalcore.errors import UsageError
-from evalcore.plots.common import CONFIG
-from evalcore.plots.leaderboard import separation_heatmap, win_rate_heatmap
 from evalcore.present import ranking as show
 from evalcore.present import style as style_show
 from evalcore.present.display import shorten_cells
-from evalcore.present.verdicts import cell_verdicts
 from evalcore.ranking import choose_interval, leaderboard, separation
 from evalcore.ranking.style import available_controls
 from ui import leaderboard_view as view
-from ui.judges import pooled_ranking_section
 from ui.widgets import rounds_and_seed
 
 with _ui.page("Leaderboard"):
@@ -71,6 +72,7 @@ with _ui.page("Leaderboard"):
     st.caption(show.method_caption(board))
     _ui.warning(*board.design_warnings, *board.notes)
 
+    refused = None  # the tiers of the table: the separation tab draws the matrix
     try:
         sep = _ui.memo(("separation", *key), lambda: separation(board))
     except UsageError as exc:
@@ -85,41 +87,20 @@ with _ui.page("Leaderboard"):
 
     view.forest_chart(board)  # the table's first models when it has many: every model is in the table
 
-    st.subheader("Separation")
-    if sep is None:
-        _ui.info(f"No separation test: {refused}")
-    else:
-        st.caption(show.separation_caption(sep))
-        st.plotly_chart(separation_heatmap(sep), config=CONFIG, key="separation")
-        label = "Download the pairwise tests (CSV)"
-        _ui.download_csv(show.pairs_frame(sep), f"separation_{judge}.csv", label=label, key="dl_sep")
-
-    st.subheader("Head-to-head win rates")
-    if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
-        click = st.plotly_chart(
-            win_rate_heatmap(board, clickable=True), config=CONFIG, key="winrate", on_select="rerun"
-        )
-        cell = cell_verdicts(click.selection.points, list(board.table["model"]), judge, category)
-        _ui.verdicts_link(
-            "Open this pair's verdicts", cell, switch=True, extra={"orders": "both"} if both else None
-        )
-        label = "Download the win-rate matrix (CSV)"
-        _ui.download_csv(
-            show.matrix_frame(board.win_rate_matrix), f"win_rates_{judge}.csv", label=label, key="dl_wr"
-        )
-    else:  # a models × models CSV of 10,000 models would be a hundred million cells: the pairs that met
-        _ui.info(
-            f"The win-rate matrix of {len(board.models):,} models is too large to draw; download the pairs."
-        )
-        frame = _ui.memo(("pair_win_rates", *key), lambda: show.pair_win_rates_frame(board))
-        _ui.download_csv(
-            frame, f"win_rates_{judge}.csv", label="Download the pairs' win rates (CSV)", key="dl_wr"
-        )
-
-    # several judges, one ranking that weights them: drawn here, computed after the sections below
-    # (a fresh server's start-up work computes it meanwhile; see ui.warm)
-    pooled = st.container()
-    view.category_section(store, judge, category)  # one ranking or one per category?
-    view.time_section(store, judge, category)  # shown only when the table says when each call was made
-    with pooled:
-        pooled_ranking_section(store, category)
+    # the sections below are tabs of which only the open one is drawn and computed
+    tabs, shown = _ui.open_tabs(list(view.TABS), key="lb_tab", params=view.TAB_PARAMS)
+    if shown[0]:
+        with tabs[0]:
+            view.separation_section(sep, refused, judge)
+    if shown[1]:
+        with tabs[1]:
+            view.win_rate_section(board, key, judge=judge, category=category, both=both)
+    if shown[2]:
+        with tabs[2]:
+            view.judges_section(store, category)  # several judges, one ranking that weights them
+    if shown[3]:
+        with tabs[3]:
+            view.category_section(store, judge, category)  # one ranking or one per category?
+    if shown[4]:
+        with tabs[4]:
+            view.time_section(store, judge, category)  # when the table says when each call was made

@@ -121,6 +121,7 @@ OPEN_TABS = {
     "pages/anchors.py": "anchors_tab",
     "pages/calibration.py": "cal_tab",
     "pages/judge.py": "judge_tab",
+    "pages/leaderboard.py": "lb_tab",
 }
 
 

@@ -1,5 +1,9 @@
 """The Leaderboard's controls and sections beside its main table, each one call from the page.
 
+* The sections below the table are tabs (:data:`TABS`) of which only the open one is drawn and
+  computed: the separation matrix, the head-to-head win rates (a click on a cell opens that
+  pair's verdicts), several judges pooled, the categories compared and the ranking in time.
+
 * The unit of resampling and pair weighting: a picker of the unit column (shown only when the
   table has a session, voter or run column) and a pair-weighting switch, both kept in the link.
 * The style control: the table with each model's style-controlled rating beside its plain one
@@ -25,24 +29,83 @@ from evalcore import quantities as q
 from evalcore.counts import VerdictCounts
 from evalcore.errors import DesignError, EvalcoreError
 from evalcore.plots.common import CONFIG
-from evalcore.plots.leaderboard import FOREST_CHOICES, FOREST_MODELS, forest_plot
+from evalcore.plots.leaderboard import (
+    FOREST_CHOICES,
+    FOREST_MODELS,
+    forest_plot,
+    separation_heatmap,
+    win_rate_heatmap,
+)
 from evalcore.present import ranking as show
 from evalcore.present import style as style_show
 from evalcore.present.display import catalogue_table
+from evalcore.present.verdicts import cell_verdicts
 from evalcore.ranking.heterogeneity import Heterogeneity, HeterogeneityError, store_heterogeneity
 from evalcore.ranking.judge_drift import judge_drift
 from evalcore.ranking.judging_times import has_times, judging_days
 from evalcore.ranking.over_time import WINDOW_ROUNDS, as_of_leaderboard, rating_windows
+from evalcore.ranking.separation import Separation
 from evalcore.ranking.split_half import split_half_stability
 from evalcore.ranking.style import controlled_leaderboard
 from evalcore.store.store import VerdictStore
 from evalcore.text import fmt_int
+from ui.judges import pooled_ranking_section
 from ui.messages import caption, info, md, warning
 from ui.state import memo
 from ui.widgets import download_csv, linked_choice
 
 #: The picker's first option: the benchmark's unit.
 INSTRUCTION = "instruction"
+
+#: The sections below the table, each a tab of which only the open one is drawn and computed
+#: (:func:`ui.open_tabs`); the open tab is kept in the link (``?tab=Win+rates``).
+TABS = ("Separation", "Win rates", "Several judges", "Categories", "In time")
+#: The link parameters each tab's widgets read (by tab index): a link that sets one (a day of the
+#: ranking in time, ``?as_of=``) opens on that tab.
+TAB_PARAMS = {4: ("as_of",)}
+
+
+def separation_section(sep: Separation | None, refused: Exception | None, judge: str) -> None:
+    """Which pairs the data tell apart: the matrix of the pairwise tests, or why there is none."""
+    st.subheader("Separation")
+    if sep is None:
+        info(f"No separation test: {refused}")
+        return
+    st.caption(show.separation_caption(sep))
+    st.plotly_chart(separation_heatmap(sep), config=CONFIG, key="separation")
+    label = "Download the pairwise tests (CSV)"
+    download_csv(show.pairs_frame(sep), f"separation_{judge}.csv", label=label, key="dl_sep")
+
+
+def win_rate_section(board, key: tuple, *, judge: str, category: str | None, both: bool) -> None:
+    """The head-to-head win rates: a matrix whose cell opens that pair's verdicts, or, for more
+    models than a matrix can draw, the pairs that met as a download."""
+    st.subheader("Head-to-head win rates")
+    if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
+        click = st.plotly_chart(
+            win_rate_heatmap(board, clickable=True), config=CONFIG, key="winrate", on_select="rerun"
+        )
+        cell = cell_verdicts(click.selection.points, list(board.table["model"]), judge, category)
+        _ui.verdicts_link(
+            "Open this pair's verdicts", cell, switch=True, extra={"orders": "both"} if both else None
+        )
+        label = "Download the win-rate matrix (CSV)"
+        download_csv(
+            show.matrix_frame(board.win_rate_matrix), f"win_rates_{judge}.csv", label=label, key="dl_wr"
+        )
+        return
+    # a models × models CSV of 10,000 models would be a hundred million cells: the pairs that met
+    info(f"The win-rate matrix of {len(board.models):,} models is too large to draw; download the pairs.")
+    frame = memo(("pair_win_rates", *key), lambda: show.pair_win_rates_frame(board))
+    download_csv(frame, f"win_rates_{judge}.csv", label="Download the pairs' win rates (CSV)", key="dl_wr")
+
+
+def judges_section(store, category: str | None) -> None:
+    """Several judges, one ranking that weights them; on a table of one judge, why there is none."""
+    if len(store.judges()) < 2:
+        info("One judge: there is no second judge to pool with this one.")
+        return
+    pooled_ranking_section(store, category)
 
 
 def resampling_controls(store, *, both: bool) -> tuple[str | None, str | None]:
@@ -123,6 +186,7 @@ def category_result(store: VerdictStore, judge: str) -> Heterogeneity | str:
 def category_section(store: VerdictStore, judge: str, category: str | None) -> None:
     """The Leaderboard's section: the test in words, the categories, reversals, ratings."""
     if len(store.categories()) < 2:
+        info("This table has one category (or none): there are no categories to compare.")
         return
     st.subheader(CATEGORY_HEADING)
     if category is not None:
@@ -201,8 +265,9 @@ def _board_frame(result) -> pd.DataFrame:
 
 
 def time_section(store: VerdictStore, judge: str, category: str | None) -> None:
-    """The section, or nothing when the table has no judging times."""
+    """The section, or why there is none when the table has no judging times."""
     if not memo(("has_times",), lambda: has_times(store)):
+        info("This table does not say when each call was judged: there is no ranking in time.")
         return
     st.subheader(TIME_HEADING)
     caption(TIME_METHOD)

@@ -16,10 +16,12 @@ imports (:func:`load_page_imports`), and answers once they are loaded and the de
 asked for while the work runs has its results computed next. A shared link's page is known as
 soon as its address is opened (:func:`link_opened`, from the app's HTML page, about a second
 before the page's script runs): its pieces are computed then, between two results of the piece
-being computed, and the rest of the work waits until that page has begun and drawn. A server that runs a page script
-without that hook (a test's ``AppTest``) starts it on its first page: then the page asked for
-comes first (the Judge page's sheets before the findings), and the page says what happens while it
-waits for the libraries (a spinner, :func:`announce`).
+being computed, and the rest of the work waits until that page has begun and drawn; then the
+pieces of that page's tabs drawn only when opened come first (the Leaderboard's pooled ranking,
+categories and ranking in time; the Judge page's later tabs), the other pages' after them. A
+server that runs a page script without that hook (a test's ``AppTest``) starts it on its first
+page: then the page asked for comes first (the Judge page's sheets before the findings), and the
+page says what happens while it waits for the libraries (a spinner, :func:`announce`).
 
 ``VERDICTLAB_WARM=0`` turns it off (the test suite's page tests, which time nothing).
 """
@@ -385,7 +387,8 @@ def warm_demo(first: str = "") -> None:
             cache(("split_half", judge, None, False), lambda: split_half_stability(counts))
 
         def sections() -> None:
-            # The Leaderboard page's sections below its pooled ranking (the categories, in time).
+            # The Leaderboard page's tabs below its table, drawn when opened (the categories, in
+            # time; the pooled ranking is ``weights``).
             _leaderboard_sections(store, judge, cache)
 
         def weights(category: str | None = None) -> None:
@@ -451,15 +454,17 @@ def warm_demo(first: str = "") -> None:
         order = {
             "overview": [findings],
             "judge": [sheets],  # its first tab; the length curve and the weights are on later tabs
-            "leaderboard": [board, weights, sections],  # in the order the page draws them
+            "leaderboard": [board],  # its table and first tab; the other tabs are drawn when opened
             "power": [power],
             "ties": [ties],
             "verdicts": [cases],
         }
         # the page asked for (in the order it draws) first, then the others; a page asked for
         # while the work runs (it began at server start) comes next
-        works = [findings, sheets, board, sections, power, cases, weights, ties]
-        works += [partial(judge_page, None), changes]
+        # (the Leaderboard's and the Judge page's later tabs once every page's first view is done)
+        works = [findings, sheets, board, power, cases, ties, weights, sections]
+        judge_tabs = partial(judge_page, None)
+        works += [judge_tabs, changes]
         # then the Judge page's category picker and the Overview's judge picker (what the page
         # shows), then the report's own analyses (its download on the Overview)
         works += [partial(judge_page, category) for category in store.categories()]
@@ -467,20 +472,30 @@ def warm_demo(first: str = "") -> None:
         works.append(partial(findings, report=True))
         pending[:] = dict.fromkeys(order.get(first, []) + works)  # each once
 
-        def wanted() -> list:  # the pieces of the page asked for last
-            return order.get(_ASKED[-1] if _ASKED else first, [])
+        # a page's later tabs (drawn when opened): right after that page's first draw when it
+        # was asked for (its visitor opens them next), else after every page's first view
+        later = {"leaderboard": [weights, sections], "judge": [judge_tabs]}
 
-        _compute(pending, wanted, doing)
+        def wanted() -> list:  # the pieces of the page asked for last
+            return order.get(asked_last(first), [])
+
+        _compute(pending, wanted, doing, lambda: later.get(asked_last(first), []))
         store.close()
     except Exception:  # noqa: BLE001 - a page computes what this could not, and says why
         LOG.warning("The demo's start-up computation stopped; pages compute on request.", exc_info=True)
 
 
+def asked_last(first: str) -> str:
+    """The page asked for last (its file's stem), else ``first``."""
+    return _ASKED[-1] if _ASKED else first
+
+
 def _leaderboard_sections(store: Any, judge: str, cache: Any) -> None:
-    """The Leaderboard page's sections below the ranking, on the default judge and all categories,
-    under the page's keys (:mod:`ui.leaderboard_view`): the categories compared, the ranking as of
-    the first judging day, in time windows and the judge's drift. A section the design cannot
-    give raises a ``ValueError``; the page says why in words, and the work goes on."""
+    """The Leaderboard page's tabs below the ranking (drawn and computed only when opened, so
+    after every page's first view), on the default judge and all categories, under the page's
+    keys (:mod:`ui.leaderboard_view`): the categories compared, the ranking as of the first
+    judging day, in time windows and the judge's drift. A section the design cannot give raises
+    a ``ValueError``; the page says why in words, and the work goes on."""
     from evalcore.ranking.heterogeneity import store_heterogeneity
     from evalcore.ranking.judge_drift import judge_drift
     from evalcore.ranking.judging_times import has_times, judging_days
@@ -495,9 +510,10 @@ def _leaderboard_sections(store: Any, judge: str, cache: Any) -> None:
             pieces.append((("as_of", judge, None, days[0]), as_of))
         pieces.append((("time_windows", judge, None), partial(rating_windows, store, **sel)))
         pieces.append((("judge_drift", judge, None), partial(judge_drift, store, **sel)))
-    # from the last: a page drawing them from the first computes those the work has not begun
-    # while the work computes the others (DuckDB's queries run beside the page's own work)
-    for key, compute in reversed(pieces):
+    # the categories' tab first; the time tab's pieces from the last: a page drawing them from
+    # the first computes those the work has not begun while the work computes the others
+    # (DuckDB's queries run beside the page's own work)
+    for key, compute in [pieces[0], *reversed(pieces[1:])]:
         try:
             cache(key, compute)
         except ValueError:
@@ -524,9 +540,10 @@ def _compute_asked(pending: list, wanted: Any, doing: list) -> None:
         _run(asked[0], pending, doing)
 
 
-def _compute(pending: list, wanted: Any, doing: list) -> None:
+def _compute(pending: list, wanted: Any, doing: list, later: Any = list) -> None:
     """Compute the ``pending`` pieces until done or the server stops: those of the page asked for
-    last (``wanted()``) first, else the next one once no page runs; ``doing[0]`` is the piece
+    last (``wanted()``) first, else once no page runs that page's later pieces (``later()``, its
+    tabs drawn when opened), else the next one; ``doing[0]`` is the piece
     being computed (between its results, the pieces of a page asked for meanwhile come first and
     the work then waits for a page it was not asked for, see :func:`warm_demo`)."""
     while pending and not _STOP.is_set():
@@ -534,7 +551,7 @@ def _compute(pending: list, wanted: Any, doing: list) -> None:
         if not pending or _STOP.is_set():
             return
         wait_for_pages()  # a page asked for draws first, then the rest is computed
-        asked = [w for w in wanted() if w in pending]
+        asked = [w for w in [*wanted(), *later()] if w in pending]
         _run((asked or pending)[0], pending, doing)
 
 

@@ -16,6 +16,8 @@ TIMEOUT = 120_000
 def test_pooled_ranking_and_judge_weights_are_drawn(page, st_app) -> None:
     st_app.open(page, "/leaderboard?dataset=demo-all-pairs")
     st_app.assert_no_exception(page)
+    page.get_by_role("tab", name="Several judges").click()  # the page draws its open tab only
+    st_app.wait_idle(page)
     heading = page.get_by_role("heading", name="Several judges, one ranking")
     expect(heading).to_be_visible(timeout=TIMEOUT)
     heading.scroll_into_view_if_needed()

@@ -112,7 +112,7 @@ CELL = """k => {
 
 @pytest.mark.parametrize("orders", ["", "&orders=both"], ids=["single order", "both orders"])
 def test_a_win_rate_cell_opens_its_battles_and_win_rate(context, st_app, orders) -> None:
-    page = _open(context, st_app, f"/leaderboard?{DEMO}&rounds=0{orders}")
+    page = _open(context, st_app, f"/leaderboard?{DEMO}&rounds=0{orders}&tab=Win+rates")  # its tab
     chart = page.get_by_test_id("stPlotlyChart").filter(has_text="Click a cell").first
     chart.scroll_into_view_if_needed()
     expect(chart.locator(".main-svg").first).to_be_visible(timeout=120_000)

@@ -203,6 +203,7 @@ CONTROLS = [
     ("/leaderboard?rounds=0", _toggle("Both-orders verdicts"), "orders"),
     ("/leaderboard?rounds=0", _select("Control for style", "Length"), "style"),
     ("/leaderboard?rounds=0", _radio("Sandwich (clustered, fast)"), "interval"),
+    ("/leaderboard?rounds=0", _in_tab("In time", _select("As of", "2025-01-20")), "as_of"),
     ("/anchors", _radio("tau-a"), "tau"),
     ("/anchors", _toggle("Both-orders verdicts"), "orders"),
     ("/anchors", _select("Chosen anchor (highlighted in the figures, explored below)", "sim-oak"), "anchor"),

@@ -10,7 +10,7 @@ import pytest
 from evalcore.ranking.heterogeneity import store_heterogeneity
 from evalcore.ranking.split_half import split_half_stability
 from evalcore.simulate.arena import ARENA_LANGUAGES, arena_verdict_frame, simulate_arena
-from tests.conftest import open_page
+from tests.conftest import open_page, open_tab
 from ui.leaderboard_view import CATEGORY_HEADING as HEADING
 from ui.state import DEFAULT_DEMO, DEMO_JUDGE
 
@@ -21,6 +21,8 @@ def _texts(at) -> list[str]:
 
 def test_leaderboard_section_says_the_library_sentence(demo_store):
     at = open_page("pages/leaderboard.py")
+    stability = next(c.value for c in at.caption if c.value.startswith("Stability: "))  # above the tabs
+    open_tab(at, "lb_tab", "Categories")  # the page draws its open tab only
     assert HEADING in [h.value for h in at.subheader]
     judge = DEMO_JUDGE[DEFAULT_DEMO]
     expected = store_heterogeneity(demo_store, judge=judge)
@@ -29,8 +31,9 @@ def test_leaderboard_section_says_the_library_sentence(demo_store):
     # the per-category tests: the table headed by the category
     shown = next(d.value for d in at.dataframe if "Category" in d.value.columns)
     assert shown["Category"].tolist() == list(expected.categories)
-    stability = split_half_stability(demo_store.counts(judge=judge))
-    assert any(c.value.startswith("Stability: " + stability.sentence()) for c in at.caption)
+    assert stability.startswith(
+        "Stability: " + split_half_stability(demo_store.counts(judge=judge)).sentence()
+    )
 
 
 @pytest.mark.usefixtures("small_demo")  # replaced by an upload at once
@@ -49,5 +52,6 @@ def test_a_planted_swap_is_said_in_words_on_both_pages():
     assert any("hides a reversal" in x.value and "Chinese" in x.value for x in at.markdown)
     at.switch_page("pages/leaderboard.py").run()
     assert not at.exception
+    open_tab(at, "lb_tab", "Categories")
     assert any("hides a reversal" in w.value for w in at.warning)
     assert any("sim-arena-000" in str(df.value.values) for df in at.dataframe[1:])

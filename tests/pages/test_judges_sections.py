@@ -38,7 +38,7 @@ def _check_weights(at, library):
 
 
 def test_leaderboard_shows_the_pooled_ranking(library):
-    at = open_page("pages/leaderboard.py")
+    at = open_tab(open_page("pages/leaderboard.py"), "lb_tab", "Several judges")  # its tab
     assert not at.exception and not at.error
     assert "Several judges, one ranking" in [s.value for s in at.subheader]
     pooled = next(df.value for df in at.dataframe if q.name("pooled_rating") in df.value.columns)
@@ -69,7 +69,7 @@ def test_on_a_large_table_the_pooled_ranking_comes_first_and_its_intervals_on_re
 
     monkeypatch.setattr(judges_lib, "BOOTSTRAP_CALLS_LIMIT", 1_000)  # the demo counts as large
     point = pool_store(demo_store, rounds=0)
-    at = open_page("pages/leaderboard.py")
+    at = open_tab(open_page("pages/leaderboard.py"), "lb_tab", "Several judges")
     assert not at.exception and not at.error
     first = _pooled_table(at)
     assert "95% interval" not in first.columns

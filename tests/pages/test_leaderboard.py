@@ -1,4 +1,6 @@
-"""AppTest: the Leaderboard page shows ratings with intervals that match the library."""
+"""AppTest: the Leaderboard page shows ratings with intervals that match the library; its sections
+below the table are tabs of which only the open one is drawn and computed (a link opens the tab it
+names or whose setting it sets)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from evalcore.ranking import leaderboard
-from tests.conftest import new_app, open_page
+from tests.conftest import new_app, open_page, open_tab
+from ui.leaderboard_view import CATEGORY_HEADING, TABS, TIME_HEADING
 from ui.state import DEFAULT_DEMO, DEMO_JUDGE
 
 DEMO_JUDGE = DEMO_JUDGE[DEFAULT_DEMO]  # the judge the demo opens on (its steady one)
@@ -40,7 +43,7 @@ def test_table_matches_the_library_and_plots_are_drawn(default_view, bootstrap_b
     assert "Tier" in shown.columns and shown["Tier"].iloc[0] == 1
     assert not shown.isna().any().any()
     charts = [el for el in at.get("plotly_chart")]
-    assert len(charts) == 3
+    assert len(charts) == 2  # the ratings and the first tab's separation matrix
     spec = json.loads(charts[0].proto.spec)
     assert spec["data"][0]["y"][0] == board.table["model"].iloc[0]
     assert any("bootstrap rounds" in c.value for c in at.caption)
@@ -203,18 +206,86 @@ def test_many_models_chart_the_first_ones_and_download_the_pairs_not_a_matrix(tm
     assert len(spec["data"][0]["y"]) == 200
 
 
-def test_the_pooled_ranking_is_shown_above_the_sections_below_it_but_computed_after_them(shared_keys):
-    """A fresh server's start-up work computes the pooled ranking (its 200 refits) while the page
-    computes the category and time sections: the page draws the pooled ranking's place first and
-    fills it last, so its visitor sees the same order."""
-    from ui.leaderboard_view import CATEGORY_HEADING, TIME_HEADING
+def _titles(at: AppTest) -> list[str]:
+    """The titles of the charts drawn now."""
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
 
-    keys = shared_keys
+
+def _subheaders(at: AppTest) -> list[str]:
+    return [h.value for h in at.subheader]
+
+
+#: The subheading each tab draws (the first heading of its section).
+HEADINGS = {
+    "Separation": "Separation",
+    "Win rates": "Head-to-head win rates",
+    "Several judges": "Several judges, one ranking",
+    "Categories": CATEGORY_HEADING,
+    "In time": TIME_HEADING,
+}
+#: The results of the tabs below the first, under their keys' first names (the categories'
+#: analysis is the findings' result of that name).
+HIDDEN_RESULTS = {"judge_pooling", "heterogeneity", "has_times", "judging_days", "as_of", "time_windows"}
+HIDDEN_RESULTS |= {"judge_drift", "pair_win_rates"}
+
+
+def test_the_table_and_chart_are_drawn_and_only_the_open_tab(shared_keys):
+    """A first visit computes and draws the table, its stability line, the ratings chart and the
+    first tab (the separation matrix) only: the pooled ranking, the categories and the ranking in
+    time are neither computed nor drawn until their tab is opened."""
     at = _leaderboard_page()
-    names = [k[0] for k in keys]
-    assert names.index("judge_pooling") > max(
-        names.index("time_windows"), keys.index(("findings", "heterogeneity", DEMO_JUDGE))
-    )
-    headings = [h.value for h in at.subheader]
-    pooled = headings.index("Several judges, one ranking")
-    assert pooled < headings.index(CATEGORY_HEADING) < headings.index(TIME_HEADING)
+    assert not at.exception and not at.error
+    assert [t.label for t in at.tabs] == list(TABS) == list(HEADINGS)
+    assert at.session_state["lb_tab"] == "Separation" and "tab" not in at.query_params
+    assert _subheaders(at) == ["Separation"]  # the hidden tabs draw nothing
+    assert {json.loads(c.proto.spec)["data"][0]["type"] for c in at.get("plotly_chart")} == {
+        "scatter",
+        "heatmap",
+    }  # the ratings and the separation matrix, not the win rates
+    assert len(at.get("plotly_chart")) == 2
+    assert any(c.value.startswith("Stability: ") for c in at.caption)
+    names = {k[1] if k[0] == "findings" else k[0] for k in shared_keys}
+    assert {"leaderboard", "separation", "split_half"} <= names
+    assert not names & HIDDEN_RESULTS, names & HIDDEN_RESULTS
+
+
+def test_every_tab_draws_its_section_and_is_kept_in_the_link(default_view):
+    at = default_view
+    seen = {"Separation": (_subheaders(at), _titles(at))}
+    for label in TABS[1:]:
+        open_tab(at, "lb_tab", label)
+        assert not at.error, label
+        assert at.query_params["tab"] in (label, [label])
+        seen[label] = (_subheaders(at), _titles(at))
+    open_tab(at, "lb_tab", "Separation")
+    assert "tab" not in at.query_params  # the first tab keeps the link short
+    for label, (headings, _) in seen.items():
+        assert headings == [HEADINGS[label]], (label, headings)  # each tab draws its section only
+    forest = seen["Separation"][1][0]
+    win_rates = [t for t in seen["Win rates"][1] if t != forest]
+    assert len(win_rates) == 1 and win_rates[0] not in seen["Separation"][1]
+    assert all(titles == [forest] for label, (_, titles) in seen.items() if label not in TABS[:2])
+
+
+@pytest.mark.parametrize(
+    ("link", "tab"),
+    [({"tab": "Win rates"}, "Win rates"), ({"tab": "In time"}, "In time"), ({"as_of": "first"}, "In time")],
+    ids=["tab", "tab-time", "as_of"],
+)
+def test_a_link_opens_its_tab(link, tab, demo_store):
+    from evalcore.ranking.judging_times import judging_days
+
+    days = judging_days(demo_store, judge=DEMO_JUDGE)
+    at = new_app()
+    for name, value in link.items():
+        at.query_params[name] = days[-1] if value == "first" else value
+    at.run()
+    at.switch_page("pages/leaderboard.py").run()
+    assert not at.exception and not at.error
+    assert at.session_state["lb_tab"] == tab
+    assert _subheaders(at) == [HEADINGS[tab]]
+    if tab == "Win rates":  # the clickable matrix whose cell opens that pair's verdicts
+        assert any(c.proto.selection_mode for c in at.get("plotly_chart"))
+    if "as_of" in link:  # the link's day is the one shown, not refused
+        assert at.selectbox(key="lb_as_of").value == days[-1]
+        assert all("as_of" not in w.value for w in at.warning)

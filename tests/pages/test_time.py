@@ -1,5 +1,5 @@
-"""AppTest: the Leaderboard's "ranking in time" section appears only for a table with judging
-times (the demo has them), says what the library says (the leaderboard as of a date, who moved
+"""AppTest: the Leaderboard's "ranking in time" section (its "In time" tab) appears only for a
+table with judging times (the demo has them), says what the library says (the leaderboard as of a date, who moved
 between windows, the drift test), and keeps the "as of" date in the link; the Overview says the
 ranking moved in the report's words."""
 
@@ -14,7 +14,7 @@ from evalcore.ranking.over_time import as_of_leaderboard, rating_windows
 from evalcore.report import build_report
 from evalcore.simulate.timed import TimedSpec, simulate_timed
 from evalcore.store.store import VerdictStore
-from tests.conftest import open_page
+from tests.conftest import open_page, open_tab
 from ui.leaderboard_view import TIME_HEADING as HEADING
 from ui.leaderboard_view import TIME_ROUNDS as ROUNDS
 
@@ -43,6 +43,7 @@ def test_the_section_says_the_library_sentences_and_keeps_the_date_in_the_link(t
     assert not at.exception
     at.switch_page("pages/leaderboard.py").run()
     assert not at.exception, [e.value for e in at.exception]
+    open_tab(at, "lb_tab", "In time")  # the page draws its open tab only
     assert HEADING in [h.value for h in at.subheader]
     latest = as_of_leaderboard(store, as_of=days[0], judge=judge, rounds=ROUNDS)
     assert latest.sentence() in _texts(at)
@@ -64,8 +65,7 @@ def test_the_section_says_the_library_sentences_and_keeps_the_date_in_the_link(t
 def test_the_demo_has_judging_times_and_the_section_says_the_library_sentences(demo_store):
     """The demo carries judged_at (times drawn apart from the verdicts): the section is there and
     says what the library says; what chance moves between windows is a note, not a warning."""
-    at = open_page("pages/leaderboard.py")
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_tab(open_page("pages/leaderboard.py"), "lb_tab", "In time")
     judge = at.selectbox(key="judge_select").value
     days = judging_days(demo_store, judge=judge)
     windows = rating_windows(demo_store, judge=judge, rounds=ROUNDS)
@@ -85,7 +85,9 @@ def test_no_section_without_judging_times(small_sim):
     assert not at.exception
     at.switch_page("pages/leaderboard.py").run()
     assert not at.exception, [e.value for e in at.exception]
+    open_tab(at, "lb_tab", "In time")
     assert HEADING not in [h.value for h in at.subheader]
+    assert any("does not say when each call was judged" in i.value for i in at.info)
 
 
 @pytest.mark.usefixtures("small_demo")  # replaced by an upload at once

@@ -128,22 +128,55 @@ def _asked_page_only(monkeypatch, warm, keys: list[tuple], page: str) -> list[tu
     pieces only (:func:`ui.warm._compute_asked`), in order."""
     monkeypatch.setattr(warm, "_STOP", threading.Event())
     monkeypatch.setattr(
-        warm, "_compute", lambda pending, wanted, doing: warm._compute_asked(pending, wanted, doing)
+        warm, "_compute", lambda pending, wanted, doing, *later: warm._compute_asked(pending, wanted, doing)
     )
     warm._ASKED.append(page)
     warm.warm_demo("")
     return keys
 
 
-def test_the_leaderboard_s_sections_are_computed_from_the_last(monkeypatch, warm, shared_keys):
-    """Asked for the Leaderboard, the work computes its sections below the ranking from the last
-    (the page draws them from the first and computes those the work has not begun)."""
+SETUP = ("summary", "default_judge", "counts")
+
+
+def test_a_leaderboard_link_asks_only_for_the_table_and_its_first_tab(monkeypatch, warm, shared_keys):
+    """Asked for the Leaderboard, the work computes its table, tiers and stability line (what the
+    first view draws, the separation tab included) and nothing else: the pooled ranking, the
+    categories and the ranking in time are on tabs drawn only when opened."""
     keys = _asked_page_only(monkeypatch, warm, shared_keys, "leaderboard")
-    names = [k[0] for k in keys]
-    assert names.index("judge_pooling") < names.index("judge_drift") < names.index("time_windows")
-    assert names.index("time_windows") < names.index("as_of")
-    heterogeneity = keys.index(("findings", "heterogeneity", "sim-judge-steady"))
-    assert heterogeneity > names.index("as_of")
+    names = [k[0] for k in keys if k[0] not in SETUP]
+    assert names == ["leaderboard", "separation", "split_half"]
+
+
+def test_a_leaderboard_link_s_tabs_come_right_after_its_first_draw(monkeypatch, warm, shared_keys):
+    """Once the linked Leaderboard has drawn, the pieces of its tabs come next, before the other
+    pages' work (its visitor opens them next): the pooled ranking, the categories, then the time
+    tab's pieces from the last (a page drawing them from the first computes the others meanwhile)."""
+    monkeypatch.setattr(warm, "_STOP", threading.Event())
+    monkeypatch.setattr(warm, "wait_for_pages", lambda limit=30.0: None)
+    recorded = us.shared_value
+
+    def until_as_of(key, compute):
+        value = recorded(key, compute)
+        if key[3] == "as_of":
+            raise RuntimeError("stop here")  # the start-up work logs it and ends
+        return value
+
+    monkeypatch.setattr(us, "shared_value", until_as_of)
+    warm._ASKED.append("leaderboard")
+    warm.warm_demo("")
+    names = [k[0] for k in shared_keys if k[0] not in SETUP]
+    assert names[:3] == ["leaderboard", "separation", "split_half"]
+    rest = [k[1] if k[0] == "findings" else k[0] for k in shared_keys if k[0] not in SETUP][3:]
+    assert rest == [
+        "judge_pooling",
+        "judge_pooling",
+        "has_times",
+        "judging_days",
+        "heterogeneity",
+        "judge_drift",
+        "time_windows",
+        "as_of",
+    ]
 
 
 def test_a_judge_link_asks_only_for_what_the_page_s_first_tab_draws(monkeypatch, warm, shared_keys):
