@@ -312,3 +312,47 @@ def test_typed_pass_keeps_the_judges_categories_and_models_the_store_would_read(
     }
     store._kept.clear()  # the store's own queries, read again
     assert (store.judges(), store.categories(), store.models()) == tuple(v for v in kept.values())
+
+
+def test_the_instruction_id_check_answers_as_its_regular_expression():
+    """The typed pass rules out odd instruction ids with a cheap test before the regular
+    expression (``_odd_id``): on every character below U+3000 inside, before and after an id,
+    and on the whitespace the contract strips, it must answer exactly as the expression."""
+    from evalcore.ingest.typed import _ODD_ID, _odd_id
+
+    ids = [f"a{chr(i)}b" for i in range(0x3000)] + [f"{chr(i)}ab" for i in range(256)]
+    ids += [f"ab{chr(i)}" for i in range(256)] + [
+        "\ufeffab",
+        "ab\ufeff",
+        "\xa0x",
+        "x\xa0",
+        " ",
+        "",
+        "é ",
+        'a"b\\',
+    ]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT unnest(?::VARCHAR[]) AS v", [[*ids, None]])
+    rows = con.execute(f"SELECT v, {_odd_id('v')}, regexp_matches(v, '{_ODD_ID}') FROM t").fetchall()
+    assert [r for r in rows if r[1] is not r[2]] == []
+    assert sum(bool(r[2]) for r in rows) > 100  # the cases do include odd ids
+
+
+@pytest.mark.parametrize("odd", ["\x00", "\x1f", "\x7f", "\x85", " ", "\xa0", "\ufeff"])
+def test_an_odd_instruction_id_in_parquet_leaves_the_typed_pass(tmp_path, monkeypatch, odd):
+    path = tmp_path / "t.parquet"
+    frame = pd.DataFrame(
+        {"instruction_id": ["q1", f"q2{odd}", 'q"3\\'], "model_a": "a", "model_b": "b", "verdict": 1}
+    )
+    frame.to_parquet(path)
+    plain = tmp_path / "plain.parquet"
+    frame.assign(instruction_id=["q1", "q2", 'q"3\\']).to_parquet(plain)
+    assert _load(plain, monkeypatch, typed=True)[4]  # a quote or a backslash is no reason to leave
+    outcomes = []
+    for typed in (True, False):
+        try:
+            rows, _, report, _, vouched = _load(path, monkeypatch, typed=typed)
+            outcomes.append((rows["instruction_id"].tolist(), report, vouched))
+        except VerdictFormatError as err:
+            outcomes.append((str(err), None, None))
+    assert outcomes[0][:2] == outcomes[1][:2] and not outcomes[0][2]

@@ -46,6 +46,23 @@ _FEW_NAMES = tuple(n for n in NAME_COLUMNS if n != "instruction_id")
 _ODD_ID = r"[[:cntrl:]\x{80}-\x{9f}]|^[ \x{a0}\x{feff}]|[ \x{a0}\x{feff}]$"
 
 
+def _odd_id(expr: str) -> str:
+    """Whether the instruction id ``expr`` is one :data:`_ODD_ID` matches (the same answer, NULL
+    for NULL), with the regular expression run only where a cheaper test cannot rule it out.
+
+    That test clears an id of ASCII characters only (its bytes as many as its characters: nearly
+    every id) with no byte below 32 (JSON writes each of those escaped, so the JSON text would be
+    longer than the id and its two quotes; a quote or a backslash lengthens it too and is merely
+    looked at), no byte 127 and no space at either end: such an id has no control character and
+    no whitespace at an end (the no-break space and the byte-order mark are not ASCII). At 1.8 M
+    arena ids the regular expression on every id took 0.18 s of CPU, this about 0.05 s."""
+    clear = (
+        f"strlen({expr}) = length({expr}) AND strlen(to_json({expr})) = strlen({expr}) + 2 "
+        f"AND NOT contains({expr}, chr(127)) AND NOT ({expr} LIKE ' %' OR {expr} LIKE '% ')"
+    )
+    return f"(CASE WHEN {clear} THEN false ELSE regexp_matches({expr}, '{_ODD_ID}') END)"
+
+
 def _spellings() -> dict[str, int | None]:
     """The verdict spellings the typed pass maps on sight: each contract label and no-verdict
     token as listed, in capitals and capitalised, MT-Bench's ``[[A]]``, and the levels as
@@ -169,8 +186,8 @@ def read_typed(
     except duckdb.Error:
         cur.execute(f"DROP TABLE IF EXISTS {table}")
         return None  # the checking path reads it again and words the reader's complaint
-    # Instruction ids may be as many as the rows (an arena table): checked row by row with one
-    # regular expression (a control character, or whitespace at either end). An exact repeat
+    # Instruction ids may be as many as the rows (an arena table): checked row by row (a control
+    # character, or whitespace at either end: :func:`_odd_id`). An exact repeat
     # needs the same instruction, pair and judge: distinct hashes of those four for every row
     # rule repeats out (equal hashes may be a collision; then the rows are looked at).
     (rows, misnumbered, empty, unseen, bad_length, verdicts, self_rows, odd_ids, distinct_keys) = one_row(
@@ -179,7 +196,7 @@ def read_typed(
             count(*) FILTER (WHERE verdict = {_UNSEEN} OR human = {_UNSEEN}),
             count(*) FILTER (WHERE length_a < 0 OR isinf(length_a) OR length_b < 0 OR isinf(length_b)),
             count(verdict), count(*) FILTER (WHERE model_a = model_b),
-            count(*) FILTER (WHERE regexp_matches(instruction_id, '{_ODD_ID}')),
+            count(*) FILTER (WHERE {_odd_id("instruction_id")}),
             count(DISTINCT hash(instruction_id, model_a, model_b, judge))
             FROM {table}""")
     )
