@@ -13,6 +13,10 @@ linear systems", 2014, with the simplest preconditioner). The Newton iteration, 
 its stopping rule are the dense fit's, so both reach the same maximum (equal to 1e-6 Elo in the
 tests); each CG solve is made exact enough for that (its tolerance shrinks with the gradient,
 an inexact Newton method: Dembo, Eisenstat & Steihaug, "Inexact Newton methods", 1982).
+With the weak prior, a step first eliminates the graph's leaves exactly (models with one
+opponent left, round after round) and solves only the core that remains
+(:mod:`evalcore.ranking.peeling`): on a sparse table, mostly trees, the conjugate gradients
+crawled along the chains.
 
 Whether the maximum-likelihood estimate exists (the directed "scored against" graph strongly
 connected, Zermelo 1929; Ford 1957) and the pieces of the comparison graph are found by
@@ -29,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
+from evalcore.ranking import peeling
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -49,11 +55,6 @@ SPARSE_FROM_MODELS = 100
 #: 10.0; a batch of 8 is already faster sparse at 129 models (5.2 against 6.0 ms). The fragility
 #: search refits one removal at a time, hundreds of times.
 SINGLE_SPARSE_FROM_MODELS = 400
-
-#: From this many models a system with a prior (positive diagonal) first eliminates the
-#: comparison graph's leaves exactly (:class:`Peeling`), then solves what remains by conjugate
-#: gradients; every sparse fit qualifies (the threshold only keeps the dense path's sizes apart).
-PEEL_FROM_MODELS = 2
 
 
 def single_solver(problems: int, models: int) -> Literal["dense", "auto"]:
@@ -274,10 +275,20 @@ def solve_information(
 
     info = np.broadcast_to(info, (n_batch, pairs.n_pairs))
     full_diag = pairs.degree(info) + prior + extra
-    if not rank_one and keep is None and m >= PEEL_FROM_MODELS and (prior > 0).all():
-        plan = peeling(pairs)
+    if not rank_one and keep is None and (prior > 0).all():
+        # with the prior: the graph's leaves eliminated exactly first (:mod:`peeling`)
+        plan = _peeling(pairs)
         if plan.eliminated:
-            return _solve_peeled(pairs, plan, info, full_diag, rhs, rtol)
+            core_pairs = pairs._cache["core"]
+
+            def core_cg(w: np.ndarray, diagonal: np.ndarray, b: np.ndarray) -> np.ndarray:
+                # the core's Laplacian plus what is left on its diagonal (positive: the prior's
+                # share and each eliminated leaf's w − w²/A_vv ≥ 0)
+                return solve_information(
+                    core_pairs, w, diagonal - core_pairs.degree(w), b, rank_one=False, rtol=rtol
+                )
+
+            return peeling.solve(plan, info, full_diag, rhs, core_cg)
     # The batch's Laplacians (plus the prior's diagonal) as one block-diagonal sparse matrix:
     # a product is then one pass over the stored entries, where the incidence products make
     # and index (B, K) arrays twice per product.
@@ -354,118 +365,13 @@ def solve_information(
     return x
 
 
-@dataclass(frozen=True)
-class Peeling:
-    """The order in which the comparison graph's leaves are eliminated (a model with one
-    remaining opponent, round after round), and what is left: the roots (models with no
-    opponent left) and the core (every model with two or more), with the core's pairs.
-
-    Eliminating a leaf v of the system (L(w) + D) x = b into its one neighbour u is exact
-    Gaussian elimination without fill: D_u loses w²/A_vv, b_u gains w b_v/A_vv, and after u is
-    solved x_v = (b_v + w x_u)/A_vv. A forest is solved completely this way, in linear time; a
-    sparse arena's table (2,000 models, 2,000 battles; its random halves side by side) keeps a
-    small core with cycles, solved by the conjugate gradients (George & Liu, *Computer solution
-    of large sparse positive definite systems*, 1981: minimum-degree elimination of a tree has
-    no fill). The order depends on the pairs only, so it is found once per set of pairs."""
-
-    #: per round: the leaves (sorted by neighbour), their neighbours, the leaves' pairs, the
-    #: distinct neighbours and where each one's leaves start
-    rounds: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], ...]
-    roots: np.ndarray
-    core: np.ndarray
-    core_pairs: Pairs | None
-    core_edges: np.ndarray
-    eliminated: int
-
-
-def peeling(pairs: Pairs) -> Peeling:
-    """:class:`Peeling` of ``pairs`` (cached on them)."""
-    if "peeling" in pairs._cache:
-        return pairs._cache["peeling"]
-    m = pairs.n_models
-    i, j = pairs.i, pairs.j
-    alive_edge = np.ones(i.size, dtype=bool)
-    alive = np.ones(m, dtype=bool)
-    rounds = []
-    eliminated = 0
-    while True:
-        ei, ej = i[alive_edge], j[alive_edge]
-        deg = np.bincount(ei, minlength=m) + np.bincount(ej, minlength=m)
-        one = alive & (deg == 1)
-        if not one.any():
-            break
-        k_all = np.flatnonzero(alive_edge)
-        # each leaf's one pair: as the first model or as the second
-        first = one[ei]
-        second = one[ej]
-        leaf = np.concatenate([ei[first], ej[second]])
-        nbr = np.concatenate([ej[first], ei[second]])
-        edge = np.concatenate([k_all[first], k_all[second]])
-        # two leaves of each other (a pair alone): the smaller is eliminated, the other is a root
-        ok = (deg[nbr] != 1) | (leaf < nbr)
-        leaf, nbr, edge = leaf[ok], nbr[ok], edge[ok]
-        order = np.argsort(nbr, kind="stable")
-        leaf, nbr, edge = leaf[order], nbr[order], edge[order]
-        starts = np.flatnonzero(np.r_[True, nbr[1:] != nbr[:-1]])
-        rounds.append((leaf, nbr, edge, nbr[starts], starts))
-        alive[leaf] = False
-        alive_edge[edge] = False
-        eliminated += leaf.size
-    deg = np.bincount(i[alive_edge], minlength=m) + np.bincount(j[alive_edge], minlength=m)
-    roots = np.flatnonzero(alive & (deg == 0))
-    core = np.flatnonzero(alive & (deg > 0))
-    core_edges = np.flatnonzero(alive_edge)
-    core_pairs = None
-    if core.size:
-        place = np.full(m, -1)
-        place[core] = np.arange(core.size)
-        core_pairs = Pairs.from_arrays(place[i[core_edges]], place[j[core_edges]], core.size)
-    out = Peeling(tuple(rounds), roots, core, core_pairs, core_edges, eliminated)
-    pairs._cache["peeling"] = out
-    return out
-
-
-def _solve_peeled(
-    pairs: Pairs, plan: Peeling, info: np.ndarray, full_diag: np.ndarray, rhs: np.ndarray, rtol: float
-) -> np.ndarray:
-    """Solve (L(info) + diag) x = rhs, diag positive ((B, M) ``full_diag`` = the Laplacian's
-    degrees plus it), by eliminating the leaves of ``plan`` and solving the core that remains by
-    conjugate gradients (:class:`Peeling`)."""
-    d = full_diag.copy()
-    b = rhs.copy()
-    for leaf, _, edge, up, starts in plan.rounds:
-        w = info[:, edge]
-        f = w / d[:, leaf]
-        d[:, up] -= np.add.reduceat(w * f, starts, axis=1)
-        b[:, up] += np.add.reduceat(f * b[:, leaf], starts, axis=1)
-    x = np.zeros_like(b)
-    x[:, plan.roots] = b[:, plan.roots] / d[:, plan.roots]
-    if plan.core_pairs is not None:
-        core, w_core = plan.core, info[:, plan.core_edges]
-        # the core's own Laplacian plus what is left on its diagonal (positive: the prior's
-        # share and each eliminated leaf's w − w²/A_vv ≥ 0)
-        extra = d[:, core] - plan.core_pairs.degree(w_core)
-        if b.shape[0] == 1:
-            x[:, core] = _solve_core_directly(plan.core_pairs, w_core, d[:, core], b[:, core])
-        else:
-            x[:, core] = solve_information(plan.core_pairs, w_core, extra, b[:, core], rank_one=False, rtol=rtol)
-    for leaf, nbr, edge, _, _ in reversed(plan.rounds):
-        x[:, leaf] = (b[:, leaf] + info[:, edge] * x[:, nbr]) / d[:, leaf]
-    return x
-
-
-def _solve_core_directly(pairs: Pairs, w: np.ndarray, diag: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """One problem's core (the Laplacian of ``w`` (1, K) off the diagonal, ``diag`` (1, M) on
-    it, positive definite) solved by a sparse LU factorisation with a fill-reducing ordering of
-    the symmetric pattern (SuperLU, no pivoting needed): the core of a sparse table is chains
-    and few cycles, on which conjugate gradients need hundreds of products."""
-    from scipy.sparse.linalg import splu
-
-    lap = pairs.block_laplacian(w, diag)
-    # symmetric: the rows stored as CSR are the columns SuperLU wants
-    csc = sparse.csc_matrix((lap.data, lap.indices, lap.indptr), shape=lap.shape)
-    factor = splu(csc, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
-    return factor.solve(rhs[0])[None, :]
+def _peeling(pairs: Pairs) -> peeling.Peeling:
+    """The leaves' elimination order of ``pairs`` and its core's pairs (found once per pairs)."""
+    if "peeling" not in pairs._cache:
+        plan = peeling.plan(pairs.i, pairs.j, pairs.n_models)
+        pairs._cache["peeling"] = plan
+        pairs._cache["core"] = Pairs.from_arrays(plan.core_i, plan.core_j, plan.core.size)
+    return pairs._cache["peeling"]
 
 
 def solve_information_dense(
