@@ -127,8 +127,9 @@ def test_fits_with_the_prior_equal_the_dense_newton_fit(shape):
 
 
 def test_the_sandwich_from_the_sparse_factor_equals_the_dense_inverse(monkeypatch):
-    """A sparse table with the prior (undefeated models): the variances of every piece from the
-    sparse factor (the switch lowered to 2 models) equal those from the dense inverse."""
+    """A sparse table with the prior (undefeated models): the sandwich's and the model-based
+    variances of every piece from the sparse factor (the switch lowered to 2 models) equal those
+    from the dense inverse."""
     monkeypatch.setattr(sparse_fit, "SPARSE_FROM_MODELS", 2)
     counts = _one_sided_counts(11, 120, 180)
     out = {}
@@ -136,5 +137,7 @@ def test_the_sandwich_from_the_sparse_factor_equals_the_dense_inverse(monkeypatc
         monkeypatch.setattr(pair_board, "FACTOR_PIECE_MODELS", first)
         board = leaderboard(counts, rounds=0, interval="sandwich")
         assert board.prior_games > 0
-        out[name] = board.covariance.diagonal()
-    np.testing.assert_allclose(out["factor"], out["dense"], rtol=1e-9, atol=1e-6)
+        out[name] = board.covariance.diagonal(), board.covariance.model_variances()
+    np.testing.assert_allclose(out["factor"][0], out["dense"][0], rtol=1e-9, atol=1e-6)
+    # the model-based variances (the floor under few-instruction intervals): diag of the inverse
+    np.testing.assert_allclose(out["factor"][1], out["dense"][1], rtol=1e-9, atol=1e-12)
