@@ -57,7 +57,9 @@ GRAPHS = {"forest": _forest, "anchor_only": _anchor_only, "arena_with_core": _ar
 
 @pytest.mark.parametrize("graph", list(GRAPHS))
 @pytest.mark.parametrize("batch", [1, 4])
-def test_the_peeled_solve_equals_the_dense_solve(graph, batch):
+@pytest.mark.parametrize("core", ["factorised", "conjugate_gradients"])
+def test_the_peeled_solve_equals_the_dense_solve(graph, batch, core, monkeypatch):
+    monkeypatch.setattr(peeling, "DIRECT_CORE_DEGREE", 100.0 if core == "factorised" else 0.0)
     pairs = GRAPHS[graph]()
     rng = np.random.default_rng(5)
     w = rng.gamma(1.0, 1.0, (batch, pairs.n_pairs))
