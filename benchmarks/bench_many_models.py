@@ -17,8 +17,10 @@ Verdict Lab, each a fresh ``python -m evalcore rank FILE --json`` process (read 
 
 Each process also computes the split halves of the stability sentence. From 100 models the
 leaderboard keeps no models × models matrix (:mod:`evalcore.ranking.pair_board`): the fits are
-Newton–CG over the pairs that met, the sandwich is kept as its factors (exact by pieces of the
-comparison graph up to 2,500 models; in the 10,000-model arena, one piece, its standard errors
+Newton's method over the pairs that met (with the prior, the graph's leaves eliminated exactly
+and the core factorised or solved by conjugate gradients: :mod:`evalcore.ranking.peeling`), the
+sandwich is kept as its factors (exact by pieces of the comparison graph up to 2,500 models, a
+large sparse piece through its sparse factor; in the 10,000-model arena, one piece, its standard errors
 come from 1,000 random-sign draws of the scores with a control variate, to about 1%). The
 targets of issue 26: the 2,000-model point fit faster than evalica's whole process and within its
 peak memory; 200 bootstrap rounds within 10 s; the 10,000-model sandwich within 10 s and 1 GB.

@@ -288,7 +288,10 @@ def ranks_descending(scores: np.ndarray, *, decimals: int = 6) -> np.ndarray:
     ``scipy.stats.rankdata(-scores, method="min")``, without importing scipy.stats).
     """
     key = -np.round(np.asarray(scores, dtype=np.float64), decimals)
-    order = np.argsort(key, axis=-1, kind="stable")
+    # Equal keys share the rank of the first of them whatever their order, so any sort gives the
+    # same ranks: the unstable one is ten times faster on the rank ranges' draws (1,000 × 1,539).
+    # NaN keys each start a group of their own, so their order matters: there, a stable sort.
+    order = np.argsort(key, axis=-1, kind="stable" if np.isnan(key).any() else None)
     ordered = np.take_along_axis(key, order, axis=-1)
     position = np.broadcast_to(np.arange(key.shape[-1]), key.shape)
     starts = np.ones(key.shape, dtype=bool)

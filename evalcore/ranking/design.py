@@ -148,9 +148,8 @@ def sweep_bound(
     >>> round(sweep_bound(np.array([1000.0]), np.array([1.0]), side="lower", tail=0.25))
     809
     """
-    from scipy.optimize import brentq
-
     from evalcore.ranking.bradley_terry import ELO_SCALE
+    from evalcore.stats.roots import brentq  # SciPy's algorithm, without importing scipy.optimize
 
     keep = np.asarray(battles, dtype=np.float64) > 0
     r = np.asarray(opponents, dtype=np.float64)[keep]

@@ -530,10 +530,11 @@ def _dense(matrix: np.ndarray | sparse.csr_matrix, what: str, fill: float) -> np
 def _rank_ranges(samples: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The 2.5 and 97.5 percentiles ("lower" and "higher") of each member's rank among the
     members over the draws; a model absent from a draw takes the worst rank in it. Ranked a
-    chunk of draws at a time into 4-byte ranks, so many models need one copy of the draws."""
+    chunk of draws at a time (a quarter of a million ranks: ranking makes eight arrays of its
+    size) into 4-byte ranks, so many models need one copy of the draws."""
     rounds = samples.shape[0]
     ranks = np.empty((rounds, members.size), dtype=np.int32)
-    step = max(1, int(4_000_000 // max(members.size, 1)))
+    step = max(1, int(250_000 // max(members.size, 1)))
     for lo in range(0, rounds, step):
         sub = samples[lo : lo + step][:, members]
         ranks[lo : lo + step] = ranks_descending(np.where(np.isfinite(sub), sub, -np.inf))

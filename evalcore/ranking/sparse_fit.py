@@ -13,6 +13,10 @@ linear systems", 2014, with the simplest preconditioner). The Newton iteration, 
 its stopping rule are the dense fit's, so both reach the same maximum (equal to 1e-6 Elo in the
 tests); each CG solve is made exact enough for that (its tolerance shrinks with the gradient,
 an inexact Newton method: Dembo, Eisenstat & Steihaug, "Inexact Newton methods", 1982).
+With the weak prior, a step first eliminates the graph's leaves exactly (models with one
+opponent left, round after round) and solves only the core that remains
+(:mod:`evalcore.ranking.peeling`): on a sparse table, mostly trees, the conjugate gradients
+crawled along the chains.
 
 Whether the maximum-likelihood estimate exists (the directed "scored against" graph strongly
 connected, Zermelo 1929; Ford 1957) and the pieces of the comparison graph are found by
@@ -29,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
+from evalcore.ranking import peeling
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -269,6 +275,20 @@ def solve_information(
 
     info = np.broadcast_to(info, (n_batch, pairs.n_pairs))
     full_diag = pairs.degree(info) + prior + extra
+    if not rank_one and keep is None and (prior > 0).all():
+        # with the prior: the graph's leaves eliminated exactly first (:mod:`peeling`)
+        plan = _peeling(pairs)
+        if plan.eliminated:
+            core_pairs = pairs._cache["core"]
+
+            def core_cg(w: np.ndarray, diagonal: np.ndarray, b: np.ndarray) -> np.ndarray:
+                # the core's Laplacian plus what is left on its diagonal (positive: the prior's
+                # share and each eliminated leaf's w − w²/A_vv ≥ 0)
+                return solve_information(
+                    core_pairs, w, diagonal - core_pairs.degree(w), b, rank_one=False, rtol=rtol
+                )
+
+            return peeling.solve(plan, info, full_diag, rhs, core_cg)
     # The batch's Laplacians (plus the prior's diagonal) as one block-diagonal sparse matrix:
     # a product is then one pass over the stored entries, where the incidence products make
     # and index (B, K) arrays twice per product.
@@ -343,6 +363,15 @@ def solve_information(
         c = np.where(denom > 0, ((ones * (rhs - ax)).sum(axis=1)) / np.where(denom > 0, denom, 1.0), 0.0)
         x = x + c[:, None] * ones
     return x
+
+
+def _peeling(pairs: Pairs) -> peeling.Peeling:
+    """The leaves' elimination order of ``pairs`` and its core's pairs (found once per pairs)."""
+    if "peeling" not in pairs._cache:
+        plan = peeling.plan(pairs.i, pairs.j, pairs.n_models)
+        pairs._cache["peeling"] = plan
+        pairs._cache["core"] = Pairs.from_arrays(plan.core_i, plan.core_j, plan.core.size)
+    return pairs._cache["peeling"]
 
 
 def solve_information_dense(

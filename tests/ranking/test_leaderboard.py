@@ -214,6 +214,10 @@ def test_ranks_share_ties_like_scipy_min_ranks():
     scores = rng.integers(0, 4, (50, 9)).astype(float)
     np.testing.assert_array_equal(ranks_descending(scores), rankdata(-scores, method="min", axis=-1))
     assert ranks_descending(np.array([3.0, 1.0, 3.0 + 1e-9])).tolist() == [1, 3, 1]
+    # long rows of many ties and absent models (-inf), where an unstable sort reorders the ties
+    wide = rng.integers(0, 5, (30, 400)).astype(float)
+    wide[rng.random(wide.shape) < 0.1] = -np.inf
+    np.testing.assert_array_equal(ranks_descending(wide), rankdata(-wide, method="min", axis=-1))
 
 
 def test_comparison_graph_agrees_with_scipy_on_random_graphs():
