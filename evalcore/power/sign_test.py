@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special, stats
+from scipy import special, stats
 
 from evalcore.errors import UsageError
 from evalcore.limits import MAX_EXACT_DISCORDANT, MIN_EDGE, MIN_INFORMATIVENESS
+from evalcore.stats.roots import brentq
 
 METHODS = ("normal", "exact")
 
@@ -286,7 +287,7 @@ def minimum_detectable_edge(
     if gap(hi) < 0:
         return math.nan
     # For a fixed n the power (normal or exact) is continuous and increasing in the edge.
-    return float(optimize.brentq(gap, 1e-12, hi, xtol=1e-12))
+    return float(brentq(gap, 1e-12, hi, xtol=1e-12))
 
 
 def total_samples(discordant: int, informativeness: float) -> int:

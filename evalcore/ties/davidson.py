@@ -32,6 +32,7 @@ import numpy as np
 from scipy import optimize
 
 from evalcore.ranking.bradley_terry import ELO_CENTRE, ELO_SCALE
+from evalcore.stats.roots import brentq
 
 Z95 = 1.959963984540054
 #: Half the 95% point of χ² with one degree of freedom: the profile interval's drop in ℓ.
@@ -237,7 +238,7 @@ def _profile_end(
         step *= 2.0
         if abs(outer - c0) > 40.0:
             return direction * np.inf
-    return float(optimize.brentq(gap, min(inner, outer), max(inner, outer), xtol=1e-6))
+    return float(brentq(gap, min(inner, outer), max(inner, outer), xtol=1e-6))
 
 
 def fit_davidson(
