@@ -278,6 +278,7 @@ def case_page(
     selected = _indexed(store, flt)
     if selected is not None:  # a selection of the cases grouped once (no grouping of every call)
         keys = _indexed_keys(selected, offset=offset, limit=limit, total=len(selected))
+        store.keep(("case_stats", flt), _indexed_stats(selected, flt))  # for the page's counts
         cur = con.cursor()
         try:
             cases = _cases(cur, keys, text=text)
