@@ -1,4 +1,4 @@
-"""The case index (evalcore.store.verdicts.case_index): every case grouped once per loaded table,
+"""The case index (evalcore.store.case_index): every case grouped once per loaded table,
 a filter on the case's keys, verdict and flags a selection of it. Its pages and counts equal the
 SQL grouping of the calls that it replaces (the hand-worked figures of test_query now go through
 the index too), and a new filter no longer groups every call."""
@@ -10,6 +10,7 @@ import random
 
 import pytest
 
+from evalcore.store import case_index as index_module
 from evalcore.store import verdicts as store_verdicts
 from evalcore.store.store import VerdictStore
 from evalcore.verdicts.cases import VerdictFilter
@@ -34,7 +35,7 @@ def _both(store: VerdictStore, flt: VerdictFilter, monkeypatch, *, offset: int =
     """The page and the counts of ``flt`` through SQL alone (no index) and through the index."""
     store._kept.clear()
     with monkeypatch.context() as m:
-        m.setattr(store_verdicts, "INDEX_MAX_ROWS", 0)  # no index: every filter grouped in SQL
+        m.setattr(index_module, "INDEX_MAX_ROWS", 0)  # no index: every filter grouped in SQL
         sql = store.verdicts(flt, offset=offset, limit=limit), store.case_stats(flt)
     store._kept.clear()
     indexed = store.verdicts(flt, offset=offset, limit=limit), store.case_stats(flt)
@@ -93,7 +94,7 @@ def test_a_case_with_no_verdict_is_found_under_no_verdict_only(monkeypatch):
 def test_a_new_filter_groups_no_call_once_the_cases_are_indexed(monkeypatch):
     """The Verdicts page's switch grouped every call of the table again (0.3 s on the demo)."""
     store = _store(HAND)
-    store_verdicts.case_index(store)
+    index_module.case_index(store)
 
     def grouped(*args, **kwargs):
         raise AssertionError("every call grouped again")
@@ -134,11 +135,11 @@ def test_a_copy_of_a_table_shares_its_index():
     table = source.load_bytes(HAND.encode(), name="hand.csv")
     copy = VerdictStore()
     copy.load(table)
-    assert store_verdicts.case_index(copy) is store_verdicts.case_index(source)
+    assert index_module.case_index(copy) is index_module.case_index(source)
 
 
 def test_a_table_over_the_limit_has_no_index(monkeypatch):
-    monkeypatch.setattr(store_verdicts, "INDEX_MAX_ROWS", 3)
+    monkeypatch.setattr(index_module, "INDEX_MAX_ROWS", 3)
     store = _store(HAND)
-    assert store_verdicts.case_index(store) is None
+    assert index_module.case_index(store) is None
     assert store.verdicts(VerdictFilter(flipped=True)).total == 3
