@@ -68,8 +68,8 @@ def case_index(store: VerdictStore) -> Any:
         return got if len(got.columns) else None
     cur = store.con.cursor()
     try:
-        rows = int(cur.execute("SELECT count(*) FROM verdicts").fetchone()[0])
-        index = cur.execute(_INDEX).df() if rows <= INDEX_MAX_ROWS else None
+        (rows,) = cur.execute("SELECT count(*) FROM verdicts").fetchone() or (0,)
+        index = cur.execute(_INDEX).df() if int(rows) <= INDEX_MAX_ROWS else None
     finally:
         cur.close()
     if index is not None:
