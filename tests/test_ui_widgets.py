@@ -77,3 +77,30 @@ def test_a_large_csv_is_written_on_the_click_and_holds_the_same_bytes(monkeypatc
     deferred, eager = given
     assert callable(deferred) and deferred() == widgets.safe_csv(big)
     assert eager == widgets.safe_csv(small) and eager.startswith(b"model,n\n'=a,1")
+
+
+def test_a_section_runs_as_a_fragment_and_says_its_error_in_words():
+    """A section (ui.widgets.section) is drawn as Streamlit's fragment, so that its own widgets
+    rerun it alone; an error in it is an error box in words, and the rest of the page is drawn."""
+
+    def script():
+        import streamlit as st
+        from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+        import ui.widgets as w
+
+        @w.section
+        def part():
+            st.session_state["fragment"] = ThreadState.get().fragment_id
+            if st.toggle("Fail", key="fail"):
+                raise ValueError("a problem")
+
+        part()
+        st.write("after the section")
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert at.session_state["fragment"]  # None outside a fragment
+    at.toggle(key="fail").set_value(True).run()
+    assert not at.exception
+    assert any("unexpected problem" in e.value and "a problem" in e.value for e in at.error)
+    assert [m.value for m in at.markdown] == ["after the section"]

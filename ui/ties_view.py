@@ -34,6 +34,7 @@ from ui.widgets import (
     memo_or_info,
     number_tiles,
     progress_bar,
+    section,
     selection,
     table,
 )
@@ -44,6 +45,7 @@ def _agreement(heading: str, agreement: Any) -> None:
     number_tiles(show.agreement_metrics(agreement), empty=EXPLAIN["no_ranked"])
 
 
+@section  # a change of judge, category or score redraws this section alone
 def pairwise_section(store: Any) -> None:
     """The loaded judge's verdict levels, its agreement with the human labels and with the
     human ranking, per instruction."""

@@ -419,18 +419,21 @@ def warm_demo(first: str = "") -> None:
             cache(("pw_board", judge, None), lambda: leaderboard(counts, rounds=0, interval="bootstrap"))
             cache(("pw_dists", judge, None), lambda: difference_distributions(counts))
 
-        def ties() -> None:
-            # The Tie structure page's ranking under three tie conventions (its bootstrap is long).
-            labelled = cache(
-                ("ties_labelled", judge, None), lambda: labelled_counts(store, judge, category=None)
+        def ties(of: str = judge) -> None:
+            # The Tie structure page's ranking under three tie conventions (its bootstrap is long),
+            # for the default judge, then for each other judge (the page's judge picker: a change
+            # of judge had computed its 200 resamples while the visitor waited)
+            mine = (
+                counts if of == judge else cache(("counts", of, None, False), lambda: store.counts(judge=of))
             )
+            labelled = cache(("ties_labelled", of, None), lambda: labelled_counts(store, of, category=None))
             rule = next(iter(SCORE_RULE_NAMES))  # the page's first choice
             cache(
-                ("ties", judge, None, rule),
-                lambda: judge_ties(counts, labelled, human_ranking=human, score=rule),
+                ("ties", of, None, rule),
+                lambda: judge_ties(mine, labelled, human_ranking=human, score=rule),
             )
-            key = ("tie_conventions", judge, None, TIE_ROUNDS)
-            cache(key, lambda: tie_conventions(counts, rounds=TIE_ROUNDS))
+            key = ("tie_conventions", of, None, TIE_ROUNDS)
+            cache(key, lambda: tie_conventions(mine, rounds=TIE_ROUNDS))
 
         def changes() -> None:
             # What the first switch of the Overview, Leaderboard and Judge pages asks for (every
@@ -461,8 +464,10 @@ def warm_demo(first: str = "") -> None:
         }
         # the page asked for (in the order it draws) first, then the others; a page asked for
         # while the work runs (it began at server start) comes next
-        # (the Leaderboard's and the Judge page's later tabs once every page's first view is done)
+        # (the Leaderboard's and the Judge page's later tabs once every page's first view is done,
+        # and the Tie structure page's other judges before them)
         works = [findings, sheets, board, power, cases, ties, weights, sections]
+        works += [partial(ties, other) for other in judges if other != judge]
         judge_tabs = partial(judge_page, None)
         works += [judge_tabs, changes]
         # then the Judge page's category picker and the Overview's judge picker (what the page

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
+from functools import partial, wraps
 from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
@@ -17,7 +17,7 @@ import streamlit as st
 
 from evalcore.present.display import shorten_cells
 from evalcore.store.store import VerdictStore
-from ui.messages import escape_markdown, info, md, metric, warning
+from ui.messages import escape_markdown, info, md, metric, show_error, warning
 from ui.readable import count_columns, metric_tile
 from ui.state import (
     default_choice,
@@ -390,3 +390,19 @@ def prices_input() -> PriceInput:
         per_call=_price(box, "Price per judge call", "price_call"),
         per_label=_price(box, "Price per human label", "price_label"),
     )
+
+
+def section(draw: Callable[..., None]) -> Callable[..., None]:
+    """A part of a page that its own widgets redraw alone (Streamlit's fragment): a change of one
+    of them reruns ``draw`` only, so the page's other sections are neither computed, sent nor
+    drawn again (on the Tie structure page, the pointwise section's three charts and tables at
+    each change of judge). An error in it is shown in words, as the page's wrapper shows one."""
+
+    @wraps(draw)
+    def guarded(*args: Any, **kwargs: Any) -> None:
+        try:
+            draw(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - a section's rerun is outside the page's wrapper
+            show_error(exc)
+
+    return st.fragment(guarded)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from evalcore.store.case_index import indexed, indexed_keys, indexed_stats
 from evalcore.store.queries import disagreement_units_sql
 from evalcore.store.text import TEXT_DB, TextArea
 from evalcore.text import timestamp_text
@@ -274,6 +275,15 @@ def case_page(
     con = store.con
     has_text = text.has_text
     empty = VerdictPage(cases=(), total=0, offset=offset, limit=limit, has_text=has_text, filter=flt)
+    selected = indexed(store, flt)
+    if selected is not None:  # a selection of the cases grouped once (no grouping of every call)
+        store.keep(("case_stats", flt), indexed_stats(selected, flt))  # for the page's counts
+        with con.cursor() as cur:
+            keys = indexed_keys(selected, offset=offset, limit=limit, total=len(selected))
+            cases = _cases(cur, keys, text=text)
+        return VerdictPage(
+            cases=cases, total=len(selected), offset=offset, limit=limit, has_text=has_text, filter=flt
+        )
     if flt.search is None and store.kept(("case_stats", flt)) is None:
         built = _cases_sql(con, flt, text, final="SELECT *", order="")
         if built is None:
@@ -353,6 +363,9 @@ def case_stats(store: VerdictStore, flt: VerdictFilter, *, text: TextArea) -> Ca
     kept = store.kept(("case_stats", flt)) if flt.search is None else None
     if kept is not None:
         return kept
+    selected = indexed(store, flt)
+    if selected is not None:
+        return indexed_stats(selected, flt)
     built = _cases_sql(store.con, flt, text, final=_STATS_SELECT, order="")
     if built is None:
         return CaseStats(0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -156,3 +156,20 @@ def test_a_link_to_an_unknown_dataset_says_so(page, st_app) -> None:
     expect(warning).to_contain_text("nobody-saved-this")
     expect(page.get_by_text("Loaded: demo_all_pairs.parquet")).to_be_visible()
     st_app.screenshot(page, "link_unknown_dataset")
+
+
+def test_the_tie_structure_pages_judge_redraws_its_section_and_the_link(page, st_app) -> None:
+    """The pairwise section is a fragment: a change of its judge redraws it with the new judge's
+    numbers and writes the judge into the link, and the pointwise section below stays drawn."""
+    st_app.open(page, "/ties?dataset=demo-all-pairs")
+    st_app.assert_no_exception(page)
+    expect(page.get_by_role("combobox", name="Judge")).to_have_value("sim-judge-steady")
+    _choose(page, "Judge", "sim-judge-tie-happy")
+    st_app.wait_idle(page)
+    st_app.assert_no_exception(page)
+    expect(page).to_have_url(re.compile(r"judge=sim-judge-tie-happy"))
+    expect(page.get_by_text("sim-judge-tie-happy").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_test_id("stHeading").filter(has_text="Shares of variance")).to_be_visible()
+    page.reload()  # the link reproduces the view
+    st_app.wait_idle(page)
+    expect(page.get_by_role("combobox", name="Judge")).to_have_value("sim-judge-tie-happy", timeout=TIMEOUT)

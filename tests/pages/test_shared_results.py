@@ -152,6 +152,10 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
         ("length_curve", "sim-judge-steady", None),
         ("ties", "sim-judge-steady", None, "soft"),
         ("tie_conventions", "sim-judge-steady", None, 200),
+        # the Tie structure page's judge picker: every judge's ranking under the tie conventions
+        ("ties", "sim-judge-tie-happy", None, "soft"),
+        ("tie_conventions", "sim-judge-tie-happy", None, 200),
+        ("tie_conventions", "sim-judge-first-slot", None, 200),
         ("case_stats",),
         # what the first switch of the Leaderboard, Judge and Overview pages asks for
         ("counts", "sim-judge-steady", None, True),
@@ -181,6 +185,8 @@ def test_the_start_up_work_gives_the_pages_the_numbers_they_compute_themselves(s
     assert us._SHARED[identity + ("default_judge",)].judge == "sim-judge-steady"
 
     store = us._demo_table(us.demo_file(label)).store
+    # the Verdicts page's cases, grouped once for every session's copy of the demo
+    assert store.kept(("case_index",)) is not None
     fresh = run_analyses(store, judge="sim-judge-steady", human_ranking=human, rounds=1000, seed=0)
     warmed = us._SHARED[board_key]
     pd.testing.assert_frame_equal(warmed.table, fresh.leaderboard.table)

@@ -270,3 +270,23 @@ def test_the_tie_structure_of_the_overview_is_the_pages_own(tmp_path):
     page = [v for k, v in memo.items() if k[2] == "ties" and k[-1] == "soft"]
     assert len(finding) == len(page) == 1
     assert page[0].judge is finding[0]
+
+
+def test_a_change_of_judge_redraws_the_pairwise_section_alone(monkeypatch):
+    """The pairwise section (judge, category and score pickers, its numbers, ties as data) runs as
+    a fragment: a change of judge reruns it alone, not the pointwise section's charts and tables."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+    import ui.ties_view as view
+
+    seen: list = []
+    real = view.conventions_section
+
+    def recorded(*args, **kwargs):
+        seen.append(ThreadState.get().fragment_id)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(view, "conventions_section", recorded)
+    at = open_page("pages/ties.py", timeout=90)
+    assert seen and all(seen), seen  # drawn inside the fragment
+    assert not at.exception
