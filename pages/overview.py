@@ -69,7 +69,7 @@ with _ui.page("Overview"):
             if definition:
                 st.caption(definition)
             if finding.page in _ui.PAGES:
-                _ui.page_link(finding.page, label=f"Open the {_ui.PAGES[finding.page][1]} page")
+                _ui.finding_link(finding)
             if finding.key in METHOD_SECTIONS:
                 _ui.methods_link(METHOD_SECTIONS[finding.key])
 

@@ -435,3 +435,28 @@ def test_the_report_completed_later_equals_the_one_computed_at_once():
             assert got == want
     finally:
         store.close()
+
+
+def test_the_leader_says_when_a_category_orders_the_models_otherwise():
+    # An arena table where, in one language, the two best models change places (planted), and
+    # one where every language has the same order: the leader's finding says so, and its link
+    # opens the Leaderboard's categories tab, only in the first.
+    from evalcore.simulate.arena import ARENA_LANGUAGES, arena_verdict_frame, simulate_arena
+    from ui.leaderboard_view import TABS
+    from ui.navigation import finding_tab
+
+    effects = np.zeros((len(ARENA_LANGUAGES), 6))
+    effects[1, 0], effects[1, 1] = -1.5, +1.5
+    got = {}
+    for planted in (True, False):
+        sim = simulate_arena(
+            n_battles=12_000, n_models=6, n_voters=300, seed=3, category_effects=effects if planted else None
+        )
+        store = VerdictStore.from_frame(arena_verdict_frame(sim, with_category=True))
+        analyses = run_analyses(store, rounds=50, seed=0)
+        got[planted] = next(f for f in headline_findings(analyses).findings if f.key == "leader")
+        assert got[planted].numbers["categories_differ"] is planted
+        assert (analyses.categories.sentence() in got[planted].text) is planted
+        store.close()
+    assert finding_tab(got[True]) == "Categories" and "Categories" in TABS
+    assert finding_tab(got[False]) is None

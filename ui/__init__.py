@@ -15,7 +15,7 @@ from __future__ import annotations
 from ui import warm as _warm  # noqa: F401
 from ui.datasets import saved_datasets  # noqa: F401
 from ui.messages import caption, code_span, error, escape_markdown, info, md, metric, stop_with, warning  # noqa: F401
-from ui.navigation import PAGES, methods_link, page, page_link, verdicts_link  # noqa: F401
+from ui.navigation import PAGES, finding_link, methods_link, page, page_link, verdicts_link  # noqa: F401
 from ui.readable import count_columns  # noqa: F401
 from ui.state import (  # noqa: F401
     DEFAULT_DEMO,

@@ -51,6 +51,31 @@ def page_link(
         pass
 
 
+#: A headline finding whose words point at one tab of its page: (finding, the number of its
+#: that says so) → that tab, which its link opens (the tab's name on the page: ``tab=`` in a link).
+FINDING_TABS: dict[tuple[str, str], str] = {("leader", "categories_differ"): "Categories"}
+
+
+def finding_tab(finding: Any) -> str | None:
+    """The tab of its page that a finding's link opens, None for the page's first view."""
+    return next(
+        (
+            tab
+            for (key, number), tab in FINDING_TABS.items()
+            if finding.key == key and finding.numbers.get(number)
+        ),
+        None,
+    )
+
+
+def finding_link(finding: Any) -> None:
+    """The link from a headline finding to the page with its detail, at the tab its words point
+    at (the Leaderboard's categories when the order differs within one of them)."""
+    tab = finding_tab(finding)
+    label = f"Open the {PAGES[finding.page][1]} page" + (f" at its {tab.lower()}" if tab else "")
+    page_link(finding.page, label=label, query_params={"tab": tab} if tab else None)
+
+
 def sidebar() -> None:
     """The product's navigation, drawn in the sidebar of every page."""
     with st.sidebar:

@@ -214,6 +214,8 @@ def leader_finding(analyses: Analyses) -> Finding:
             text = f"{text[:-1]}; {clause}."
             numbers["lead_reversed_by_flips"] = flips.lead.n_drop if flips.lead else None
     categories = analyses.categories
+    if categories is not None:
+        numbers["categories_differ"] = bool(categories.rejects)
     if categories is not None and categories.rejects:
         # one pooled order can hide a different order within a category (Simpson): say so
         text += " " + categories.sentence()
