@@ -44,7 +44,7 @@ def test_a_win_rate_cell_opens_that_pairs_verdicts(browser, st_app, base_url: st
     page = context.new_page()
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
-    st_app.open(page, "/leaderboard?dataset=demo-all-pairs&judge=sim-judge-first-slot&rounds=0")
+    st_app.open(page, "/leaderboard?dataset=demo-all-pairs&judge=sim-judge-first-slot&rounds=0&tab=Win+rates")
     st_app.assert_no_exception(page)
     chart = page.get_by_test_id("stPlotlyChart").filter(has_text="Click a cell").first
     chart.scroll_into_view_if_needed()  # Streamlit draws a chart when it comes into view
