@@ -27,7 +27,7 @@ import weakref
 import duckdb
 
 from evalcore._sql import sql_literal
-from evalcore.store.text import FOLDER_PREFIX, sweep_orphans
+from evalcore.store.text import FOLDER_PREFIX, _cursor, sweep_orphans
 
 #: How an attached shared table's database is named in a borrowing store (a number follows).
 ALIAS_PREFIX = "vl_shared_"
@@ -49,7 +49,7 @@ class SharedTable:
         self.alias = f"{ALIAS_PREFIX}{next(_NUMBERS)}"
         writer = f"{self.alias}_w"
         with _WRITING:
-            cur = con.cursor()
+            cur = _cursor(con)  # (a lender's cursors are made one at a time: borrowers read its text)
             try:
                 # the text area stores its long strings uncompressed (a database-wide setting);
                 # the verdicts compress to a fifth, which every borrower's reads gain from
