@@ -218,3 +218,45 @@ def test_a_sessions_first_load_gives_pages_back_without_a_full_collection() -> N
     demo's human ranking is read once per server; each session gets its own equal copy."""
     done = _run(_FIRST_LOAD_SCRIPT, timeout=180)
     assert done.stdout.split()[-5:] == ["0", "1", "1", "2", "True"], done.stdout
+
+
+_TWO_SESSIONS_SCRIPT = """
+import importlib
+state = importlib.import_module("ui.state")
+from evalcore.store.store import VerdictStore
+
+stores, states, me = [VerdictStore(), VerdictStore()], [{}, {}], [0]
+state.session_store = lambda: stores[me[0]]
+fresh = lambda: {"version": 0, "memo": {}, "notes": (), **dict.fromkeys(("source", "demo", "format", "human_ranking", "error"))}
+state.state = lambda: states[me[0]].setdefault("vl", fresh())
+
+def own_tables(store):
+    sql = "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()"
+    return sorted(r[0] for r in store.con.execute(sql).fetchall())
+
+def rows(store):
+    return store.con.execute("SELECT count(*) FROM verdicts").fetchone()[0]
+
+for k in (0, 1):  # two new visitors
+    me[0] = k
+    state.load_demo()
+demo = rows(stores[0])
+print(stores[0].shares_rows, stores[1].shares_rows, own_tables(stores[0]), rows(stores[1]) == demo)
+me[0] = 1  # the second uploads a file
+state.read_into_session("mine.csv", lambda: stores[1].load_bytes(b"instruction_id,model_a,model_b,verdict\\nq,x,y,1\\n", name="mine.csv"))
+print(rows(stores[1]), stores[1].models(), rows(stores[0]) == demo, stores[0].name == states[0]["vl"]["source"])
+me[0] = 0  # the first tries a file that is refused: the demo stays
+ok = state.read_into_session("bad.csv", lambda: stores[0].load_bytes(b"instruction_id,model_a,model_b,verdict\\nq,a,b,maybe\\n", name="bad.csv"))
+print(ok, stores[0].shares_rows, rows(stores[0]) == demo, len(stores[0].judges()))
+"""
+
+
+def test_new_sessions_read_the_demo_without_copying_it_and_stay_apart() -> None:
+    """Every new session copied the demo's 342,000 rows into its own database (most of a new
+    visitor's server time): now its store reads the server's shared table (no table of rows of
+    its own), while one session's upload or refused file still never reaches another's data."""
+    done = _run(_TWO_SESSIONS_SCRIPT, timeout=180)
+    lines = done.stdout.strip().splitlines()[-3:]
+    assert lines[0] == "True True ['dataset'] True", done.stdout
+    assert lines[1] == "1 ('x', 'y') True True", done.stdout
+    assert lines[2] == "False True True 3", done.stdout
