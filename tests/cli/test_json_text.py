@@ -44,6 +44,8 @@ PAYLOADS = {
         "i": np.arange(3),
     },
     "unknown_types": {"s": type("S", (str,), {})("sub"), "i": np.int8(3), "f": np.float16(0.5)},
+    # keys that are not strings: the standard encoder writes true, null and 1.5
+    "odd_keys": {True: 1, None: [{False: 2}, {False: 3}], 1.5: [{"a": 1, 2: "b"}, {"a": 2, 2: "c"}]},
 }
 
 
