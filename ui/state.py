@@ -13,7 +13,6 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-import duckdb
 import pandas as pd
 import streamlit as st
 
@@ -115,8 +114,7 @@ def release_memory() -> None:
 def release_pools() -> None:
     """Give the allocators' free pages back (Arrow's pool, glibc's arenas) without a collection:
     after a session's first load, which freed no Python objects of the session's (a new
-    visitor's demo, read from the server's shared table: nothing of it was copied; a copied
-    table's batches pass through Arrow's pool). The full
+    visitor's copy of the demo: the copy's batches pass through Arrow's pool). The full
     collection scans every object the server made since it started (its shared demo results:
     36 ms a new session, a sixth of a new visitor's first run of the Overview page)."""
     arrow = sys.modules.get("pyarrow")
@@ -243,8 +241,7 @@ def state() -> dict:
     return ss["vl"]
 
 
-#: One session at a time reads a demo's store: its DuckDB connection is shared by every session
-#: (a session's store attaches the demo's shared table, or copies its rows where it is not shared).
+#: One copy of a demo at a time: the demo's DuckDB connection is shared by every session.
 _DEMO_LOCK = threading.Lock()
 
 
@@ -263,9 +260,8 @@ _DEMO_READ_LOCK = threading.Lock()
 
 
 def _demo_table(path: Path) -> LoadedTable:
-    """A demo file read and validated once per server process (in its own store) and shared
-    (:meth:`VerdictStore.share`): each session's store reads its rows where they are, copying
-    none (a copy of the demo's 342,000 rows was most of a new visitor's server time). A plain
+    """A demo file read and validated once per server process (in its own store); each session
+    copies its rows (about five times faster than reading and checking the file again). A plain
     dictionary rather than Streamlit's resource cache: the start-up thread, which runs outside any
     session, fills it too."""
     try:
@@ -275,13 +271,7 @@ def _demo_table(path: Path) -> LoadedTable:
     with _DEMO_READ_LOCK:
         if key not in _DEMO_TABLES:
             early = warm.early_table(key)  # read by the start-up thread as the server started
-            table = early if early is not None else VerdictStore().load_file(path)
-            with _DEMO_LOCK:  # (no session reads the demo's connection meanwhile)
-                try:
-                    table.store.share()
-                except (duckdb.Error, OSError):  # no room for the shared file: sessions copy
-                    pass
-            _DEMO_TABLES[key] = table
+            _DEMO_TABLES[key] = early if early is not None else VerdictStore().load_file(path)
         return _DEMO_TABLES[key]
 
 
@@ -583,7 +573,7 @@ def ensure_data() -> VerdictStore:
     apply_url()
     s = state()
     if s["version"] == 0:  # a new session
-        with busy("Loading the demo table (read and checked once per server, then shared)…"):
+        with busy("Loading the demo table (read and checked once per server, then copied)…"):
             load_demo()
     elif s.get("store_id") != store_number(store):
         # The session came back after its store was released (its browser was away longer than

@@ -47,7 +47,6 @@ from evalcore.schema import (
 from evalcore.store import queries as store_queries
 from evalcore.store.deadline import Watchdog
 from evalcore.store.queries import CalibrationPatterns, LabelledCells
-from evalcore.store.shared import SharedTable
 from evalcore.store.summary import (  # noqa: F401 (re-exported)
     DatasetSummary,
     summarise,
@@ -139,55 +138,12 @@ class VerdictStore:
         # read once per loaded table (every load empties it): a page's sections, its widgets on
         # every rerun and the findings' analyses ask for the same ones many times
         self._kept: dict[tuple, Any] = {}
-        #: this store's table as a file other stores attach (:meth:`share`), None until shared
-        self._lent: SharedTable | None = None
-        #: the other store's shared table this store reads through a view (its ``verdicts``)
-        self._borrowed: SharedTable | None = None
 
     def close(self) -> None:
         """Close the connection and delete the folder holding the text (if any)."""
         self.text.release()  # a store that borrowed this one's text copies it now
         self.con.close()
         self.text.close()
-        self._stop_lending()
-
-    def share(self) -> None:
-        """Let other stores load this store's table without copying its rows (every session's
-        store loads the server's demo): the table is written once, as it is, to a file that a
-        store loading it (:meth:`load`) attaches read-only and reads through a view, until that
-        store loads another table. Idempotent until this store loads another table (which stops
-        the sharing; a store that attached the old table keeps it). See
-        :mod:`evalcore.store.shared`."""
-        if self._lent is None:
-            self._lent = SharedTable(self.con)
-
-    @property
-    def shares_rows(self) -> bool:
-        """Whether this store reads another store's shared table (:meth:`share`) instead of
-        holding rows of its own."""
-        return self._borrowed is not None
-
-    def _stop_lending(self) -> None:
-        lent, self._lent = self._lent, None
-        if lent is not None:
-            lent.delete()
-
-    def _drop_verdicts(self, cur: duckdb.DuckDBPyConnection) -> None:
-        """Drop the ``verdicts`` table, or the view over a borrowed one (inside a load's
-        transaction: a failed load restores it)."""
-        cur.execute("DROP VIEW verdicts" if self._borrowed is not None else "DROP TABLE IF EXISTS verdicts")
-
-    def _committed(
-        self, cur: duckdb.DuckDBPyConnection, borrowed: SharedTable | None, unique_keys: bool, kept: dict
-    ) -> None:
-        """What a committed load changes besides the database: the table's facts, and the
-        shared table this store stopped reading (detached) or stopped lending (deleted)."""
-        before, self._borrowed = self._borrowed, borrowed
-        self._unique_keys = unique_keys
-        self._kept = kept
-        self._stop_lending()
-        if before is not None and before is not borrowed:
-            cur.execute(f"DETACH DATABASE IF EXISTS {before.alias}")
 
     def limit_memory(self, budget_bytes: int) -> None:
         """Cap DuckDB's own memory for this store: a bigger query spills to disk or fails with a
@@ -226,28 +182,27 @@ class VerdictStore:
         """Replace the stored table with ``table`` (already validated), atomically.
 
         A :class:`LoadedTable` returned by this store's :meth:`load_file` is already here (nothing
-        to do); one held by another store that shares it (:meth:`share`) is read where it is,
-        through a view (no row is copied); one held by another store that does not is streamed
-        across as Arrow batches.
+        to do); one held by another store is streamed across as Arrow batches.
         """
         import pandas as pd  # only here and where a frame is made: `rank --json` never loads it
 
-        if isinstance(table, LoadedTable) and table.store is self:
-            return
-        incoming: object = None
+        incoming: object
         text: object = None
         has_weight = False
         borrow = None
         kept: dict[tuple, Any] = {}
         unique_keys = False
-        shared: SharedTable | None = None
-        cur = self.con.cursor()
         if isinstance(table, LoadedTable):
             name, format = table.file, table.format
-            lent = table.store._lent if table.store is not None else None
-            if lent is not None and lent.attach(cur):
-                shared = lent  # its rows are read where they are (attached), never copied
+            if table.store is self:
+                return
             if table.store is not None:
+                source = table.store.con.cursor()
+                feats = _extra_columns(source.execute("DESCRIBE verdicts").fetchall())
+                incoming = source.sql(
+                    f'SELECT {_COLUMNS}{_list(feats)}, weight FROM verdicts ORDER BY "row"'
+                ).to_arrow_reader()
+                has_weight = True
                 # the text is borrowed, and copied (in Arrow batches) only when first read
                 borrow = table.store.text.borrowable()
                 # what is read once per loaded table (counts, judges, models, categories) is the
@@ -256,14 +211,7 @@ class VerdictStore:
                 # starts a new one, so this copy keeps the numbers of the rows it copied
                 kept = table.store._kept
                 unique_keys = table.store._unique_keys  # the same rows: the same keys
-            if table.store is not None and shared is None:
-                source = table.store.con.cursor()
-                feats = _extra_columns(source.execute("DESCRIBE verdicts").fetchall())
-                incoming = source.sql(
-                    f'SELECT {_COLUMNS}{_list(feats)}, weight FROM verdicts ORDER BY "row"'
-                ).to_arrow_reader()
-                has_weight = True
-            elif table.store is None:
+            else:
                 table = table.frame  # a frame (a saved dataset read back): text columns too
         if isinstance(table, pd.DataFrame):
             feats = _extra_columns(table.columns)
@@ -271,9 +219,9 @@ class VerdictStore:
             incoming = table[list(CANONICAL_COLUMNS) + feats + ([WEIGHT] if has_weight else [])]
             # a frame built in Python (tests, simulations, a saved dataset) may carry text
             text = text_part(table)
+        cur = self.con.cursor()
         try:
-            if incoming is not None:
-                cur.register("incoming", incoming)
+            cur.register("incoming", incoming)
             staged = False
             if text is not None:
                 cur.register("incoming_text", text)
@@ -284,29 +232,23 @@ class VerdictStore:
                     raise
             cur.execute("BEGIN TRANSACTION")
             try:
-                self._drop_verdicts(cur)
-                if shared is not None:
-                    cur.execute(f"CREATE VIEW verdicts AS SELECT * FROM {shared.alias}.verdicts")
-                else:
-                    _create(cur, feats)
-                    weight = ', "weight"' if has_weight else ""
-                    cur.execute(
-                        f"INSERT INTO verdicts BY NAME SELECT {_COLUMNS}{_list(feats)}{weight} FROM incoming"
-                    )
+                _create(cur, feats)
+                weight = ', "weight"' if has_weight else ""
+                cur.execute(
+                    f"INSERT INTO verdicts BY NAME SELECT {_COLUMNS}{_list(feats)}{weight} FROM incoming"
+                )
                 cur.execute("DELETE FROM dataset")
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [name, format])
                 cur.execute("COMMIT")
+                self._unique_keys = unique_keys
+                self._kept = kept
             except Exception:
                 cur.execute("ROLLBACK")
                 self.text.discard(cur)
-                if shared is not None and shared is not self._borrowed:
-                    cur.execute(f"DETACH DATABASE IF EXISTS {shared.alias}")
                 raise
-            self._committed(cur, shared, unique_keys, kept)
             self.text.publish(cur, staged, borrow=borrow)
         finally:
-            if incoming is not None:
-                cur.unregister("incoming")
+            cur.unregister("incoming")
             if text is not None:
                 cur.unregister("incoming_text")
             cur.close()
@@ -395,18 +337,16 @@ class VerdictStore:
             try:
                 if canon.table is not None and _shape(cur, canon.table) == _plain_shape(cur):
                     # the typed pass built the table as the store keeps it (one call a row): no copy
-                    self._drop_verdicts(cur)
+                    cur.execute("DROP TABLE verdicts")
                     cur.execute(f"ALTER TABLE {canon.table} RENAME TO verdicts")
                     cur.execute("ALTER TABLE verdicts ADD COLUMN weight INTEGER DEFAULT 1")
                 elif canon.table is not None:
-                    self._drop_verdicts(cur)
                     cur.execute(_CREATE)
                     cur.execute(f"INSERT INTO verdicts BY NAME SELECT * FROM {canon.table}")
                 else:
                     described = cur.execute("DESCRIBE vl_canon").fetchall()
                     feats = _extra_columns(described)
                     weight = ', "weight"' if "weight" in {str(r[0]) for r in described} else ""
-                    self._drop_verdicts(cur)
                     _create(cur, feats)
                     cur.execute(
                         f"INSERT INTO verdicts BY NAME SELECT {_COLUMNS}{_list(feats)}{weight} FROM vl_canon"
@@ -415,13 +355,14 @@ class VerdictStore:
                 cur.execute("DELETE FROM dataset")
                 cur.execute("INSERT INTO dataset VALUES (?, ?)", [src.file, canon.label])
                 cur.execute("COMMIT")
+                self._unique_keys = canon.unique_keys
+                self._kept = dict(canon.kept or {})
             except Exception:
                 dog.stop()
                 cur.execute("ROLLBACK")
                 self.text.discard(cur)
                 raise
             dog.stop()  # committed: what is left is quick and must not be stopped half-way
-            self._committed(cur, None, canon.unique_keys, dict(canon.kept or {}))
             self.text.publish(cur, staged)
             report = canon.report if canon.report is not None else ingest.inspect(cur)
         except Exception as exc:
