@@ -40,7 +40,7 @@ class AnchorRanking:
     = the anchor ranks the model higher than all pairs do), quadratic_rating, and human_rank
     (rank among the same models in the human ranking; <NA> for a model it does not list) when a
     human ranking was given. ``tau_human`` is Kendall's tau of the anchor's ranking with it (NaN
-    without one, or with fewer than three models matched). ``has_quadratic``: the table has an
+    without one, or with fewer than three models matched). ``has_all_pairs_ranking``: the table has an
     all-pairs ranking (not anchor-only). ``calls_anchor`` are the judge calls against the anchor in this selection, ``calls_total``
     every call; ``design_calls_*`` the cost of each design per instruction and order.
     """
@@ -57,7 +57,7 @@ class AnchorRanking:
     design_calls_all_pairs: int
     tau_human: float = float("nan")
     human_matched: int = 0
-    has_quadratic: bool = True
+    has_all_pairs_ranking: bool = True
 
     def __repr__(self) -> str:
         return (
@@ -78,7 +78,7 @@ class AnchorRanking:
             "tau_quadratic": self.tau_quadratic,
             "tau_human": self.tau_human,
             "human_models_matched": self.human_matched,
-            "has_all_pairs_ranking": self.has_quadratic,
+            "has_all_pairs_ranking": self.has_all_pairs_ranking,
             "informativeness": self.informativeness,
             "calls_anchor": self.calls_anchor,
             "calls_total": self.calls_total,
@@ -134,8 +134,8 @@ def anchor_ranking(
     keep[a] = False
     if keep.sum() < 1:
         raise UsageError(f"{anchor} has no battles with another model in this selection.")
-    has_quadratic = kind != "anchor-only" and m >= 3
-    rating = quadratic(wins, models) if has_quadratic else np.full(m, np.nan)
+    has_all_pairs_ranking = kind != "anchor-only" and m >= 3
+    rating = quadratic(wins, models) if has_all_pairs_ranking else np.full(m, np.nan)
     idx = np.flatnonzero(keep)
     table = pd.DataFrame(
         {
@@ -146,7 +146,7 @@ def anchor_ranking(
         }
     )
     table["anchor_rank"] = table["win_rate"].rank(ascending=False, method="min").astype(int)
-    if has_quadratic:
+    if has_all_pairs_ranking:
         table["quadratic_rank"] = table["quadratic_rating"].rank(ascending=False, method="min").astype(int)
         table["rank_shift"] = table["quadratic_rank"] - table["anchor_rank"]
         tau_q = float(
@@ -199,5 +199,5 @@ def anchor_ranking(
         design_calls_all_pairs=comb(m, 2) * orders,
         tau_human=tau_h,
         human_matched=matched,
-        has_quadratic=has_quadratic,
+        has_all_pairs_ranking=has_all_pairs_ranking,
     )

@@ -122,7 +122,7 @@ class AnchorSweep:
         )
 
     @property
-    def has_quadratic(self) -> bool:
+    def has_all_pairs_ranking(self) -> bool:
         return self.quadratic is not None
 
     def as_dict(self) -> dict:

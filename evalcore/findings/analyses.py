@@ -272,7 +272,7 @@ def run_analyses(
             lambda: anchor_sweep(counts, human_ranking=human_ranking, against=against()),
             reason="anchor",
         )
-        if sweep is not None and sweep.recommended is not None and sweep.has_quadratic:
+        if sweep is not None and sweep.recommended is not None and sweep.has_all_pairs_ranking:
             step(0.53, "how stable the recommended anchor is")
             attempt(
                 "anchor_stability",

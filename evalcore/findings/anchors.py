@@ -77,7 +77,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
             TILE_LABELS["anchor"], recommended, f"informativeness {q.format('informativeness', rec_info)}"
         ),
     )
-    if not sweep.has_quadratic:
+    if not sweep.has_all_pairs_ranking:
         text = (
             f"Every model here is compared with one anchor, {recommended}: "
             f"{q.format('informativeness', rec_info)} of the (instruction, model pair) cases get different "

@@ -160,7 +160,7 @@ def informativeness_bars(sweep: AnchorSweep, *, highlight: str | None = None) ->
             legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
         )
     fig.update_yaxes(title="informativeness", tickformat=".0%", rangemode="tozero")
-    fig.update_xaxes(title="anchor (strongest first)" if sweep.has_quadratic else "anchor")
+    fig.update_xaxes(title="anchor (strongest first)" if sweep.has_all_pairs_ranking else "anchor")
     return style(fig, title="Informative samples per anchor", height=400)
 
 

@@ -117,7 +117,7 @@ def ceiling_text(sweep: AnchorSweep, *, drawn: bool = True) -> str:
 def recommended_metrics(sweep: AnchorSweep, tau: str) -> list[tuple[str, str, str | None]]:
     """The per-anchor headline as (label, value, help)."""
     why = f"The most informative anchor ({PAPER})."
-    if sweep.has_quadratic:
+    if sweep.has_all_pairs_ranking:
         # one tile per quantity: the best and worst anchors' agreement are a range in words, not
         # two more tiles of the same quantity
         t = sweep.table["tau_quadratic"]
@@ -182,7 +182,7 @@ def sweep_caption(sweep: AnchorSweep, tau: str) -> str:
 
 def all_pairs_human_caption(sweep: AnchorSweep, tau: str) -> str | None:
     """How far the all-pairs ranking itself sits from the human ranking (None without either)."""
-    if not sweep.has_quadratic or pd.isna(sweep.quadratic_tau_human):
+    if not sweep.has_all_pairs_ranking or pd.isna(sweep.quadratic_tau_human):
         return None
     return (
         f"The all-pairs ranking itself has {tau_name(tau)} = {fmt_num(sweep.quadratic_tau_human, 3)} "
@@ -208,7 +208,7 @@ def sweep_table(sweep: AnchorSweep) -> pd.DataFrame:
 
 
 def fit_caption(sweep: AnchorSweep, tau: str) -> str | None:
-    if not sweep.has_quadratic or pd.isna(sweep.fit_r2):
+    if not sweep.has_all_pairs_ranking or pd.isna(sweep.fit_r2):
         return None
     n = int(sweep.table["tau_quadratic"].notna().sum())
     return (
@@ -220,7 +220,7 @@ def fit_caption(sweep: AnchorSweep, tau: str) -> str | None:
 
 def histogram_defaults(sweep: AnchorSweep, chosen: str) -> list[str]:
     """The strongest, the chosen and the weakest anchor (just the chosen one without a ranking)."""
-    if not sweep.has_quadratic:
+    if not sweep.has_all_pairs_ranking:
         return [chosen]
     t = sweep.table["anchor"]
     return list(dict.fromkeys([t.iloc[0], chosen, t.iloc[-1]]))
@@ -242,7 +242,7 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[Metric]:
     """One anchor's headline: tau with all pairs (when the table has them), informativeness,
     the cost of the two designs, and tau with humans (when a human ranking matches)."""
     out: list[Metric] = []
-    if ranking.has_quadratic:
+    if ranking.has_all_pairs_ranking:
         out.append(tile("tau_all_pairs", ranking.tau_quadratic, f"Kendall's {tau_name(tau)}."))
     out += [
         tile("informativeness", ranking.informativeness, None),
@@ -272,7 +272,7 @@ def explorer_caption(ranking: AnchorRanking, chosen: str) -> str:
         f"{fmt_pct(ranking.cost_share)} of the all-pairs cost here."
     ) + (
         " Rank shift: the rank among all pairs minus the rank against the anchor (positive: the anchor ranks the model higher)."
-        if ranking.has_quadratic
+        if ranking.has_all_pairs_ranking
         else ""
     )
 
@@ -287,7 +287,7 @@ def explorer_table(ranking: AnchorRanking) -> pd.DataFrame:
         ("anchor_rank", "Rank by the anchor", None),
         ("human_rank", "Rank by humans", None),
     ]
-    if ranking.has_quadratic:
+    if ranking.has_all_pairs_ranking:
         columns += [
             ("quadratic_rank", "Rank by all pairs", None),
             ("rank_shift", "Rank shift", None),

@@ -120,7 +120,7 @@ def anchors_section(analyses: Analyses) -> str:
     )
     notes = captions(sweep.notes)
     figures = ""
-    if sweep.has_quadratic:
+    if sweep.has_all_pairs_ranking:
         figures += html_figure(inverted_u(sweep, highlight=sweep.recommended), "fig-anchor-u") + html_figure(
             tau_vs_informativeness(sweep, highlight=sweep.recommended), "fig-anchor-info"
         )

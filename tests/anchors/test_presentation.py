@@ -108,7 +108,7 @@ def anchor_only():
 def test_anchor_only_explorer_shows_no_all_pairs_columns(anchor_only):
     counts, human, anchor = anchor_only
     r = anchor_ranking(counts, anchor)
-    assert not r.has_quadratic
+    assert not r.has_all_pairs_ranking
     t = av.explorer_table(r)
     assert t.columns.tolist() == ["Model", "Win rate against the anchor", "Battles", "Rank by the anchor"]
     assert not {"None", "nan", "<NA>", "—"} & set(_plain(t))
