@@ -6,6 +6,8 @@ import importlib
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
 # In a fresh interpreter with automatic collection off, so that only ui.state's own collection can
@@ -218,3 +220,74 @@ def test_a_sessions_first_load_gives_pages_back_without_a_full_collection() -> N
     demo's human ranking is read once per server; each session gets its own equal copy."""
     done = _run(_FIRST_LOAD_SCRIPT, timeout=180)
     assert done.stdout.split()[-5:] == ["0", "1", "1", "2", "True"], done.stdout
+
+
+def _session_loads_demo() -> None:
+    # an AppTest session's first run: its store, then the demo (as ensure_data loads it)
+    import importlib
+
+    import streamlit as st
+
+    state = importlib.import_module("ui.state")  # the package exports a function of that name
+
+    store = state.session_store()
+    held = getattr(store, "_vl_demo", None)
+    state.load_demo()
+    rows = store.con.execute("SELECT count(*) FROM verdicts").fetchone()[0]
+    st.text(f"{held is not None} {rows} {hasattr(store, '_vl_demo')}")
+
+
+def _session_uploads_then_loads_demo() -> None:
+    import importlib
+
+    import pandas as pd
+    import streamlit as st
+
+    state = importlib.import_module("ui.state")  # the package exports a function of that name
+    from evalcore.ingest.files import LoadedTable
+    from evalcore.schema import inspect_verdicts
+
+    store = state.session_store()
+    frame = state._demo_table(state.demo_file(state.DEFAULT_DEMO)).frame.head(40)
+    frame = pd.DataFrame(frame)
+    state.install(LoadedTable(frame=frame, file="mine.csv", format="csv", report=inspect_verdicts(frame)))
+    first = store.con.execute("SELECT count(*) FROM verdicts").fetchone()[0]
+    state.load_demo()  # the made-ahead copy was replaced: the demo is copied again, in full
+    rows = store.con.execute("SELECT count(*) FROM verdicts").fetchone()[0]
+    st.text(f"{first} {rows}")
+
+
+@pytest.mark.app
+def test_the_next_sessions_store_is_made_ahead_with_its_copy_of_the_demo(small_demo) -> None:
+    """A browser opening a page starts the next session's store, its copy of the demo made
+    (``prepare_session_store``, in a thread, while the browser loads Streamlit's scripts): the
+    session takes that store and its first load of the demo copies nothing more; one store is
+    made ahead at a time; a session whose first data is its own upload replaces the copy, and a
+    later load of the demo copies it again."""
+    from streamlit.testing.v1 import AppTest
+
+    state = importlib.import_module("ui.state")  # the package exports a function of that name
+
+    state._SPARE.clear()
+    expected = (
+        state._demo_table(state.demo_file(state.DEFAULT_DEMO))
+        .store.con.execute("SELECT count(*) FROM verdicts")
+        .fetchone()[0]
+    )
+    state.prepare_session_store()
+    state.prepare_session_store()  # one made ahead at a time
+    assert len(state._SPARE) == 1
+    made = state._SPARE[0]
+    assert made.con.execute("SELECT count(*) FROM verdicts").fetchone()[0] == expected
+    at = AppTest.from_function(_session_loads_demo, default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert at.text[0].value == f"True {expected} False"
+    assert state._SPARE == []  # taken by that session
+    # no store made ahead: the session makes its own and copies the demo into it
+    at = AppTest.from_function(_session_loads_demo, default_timeout=60).run()
+    assert at.text[0].value == f"False {expected} False"
+
+    state.prepare_session_store()
+    at = AppTest.from_function(_session_uploads_then_loads_demo, default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert at.text[0].value == f"40 {expected}"

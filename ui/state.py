@@ -224,12 +224,55 @@ def session_store() -> VerdictStore:
 
     DuckDB's own memory for the session is capped at the request budget
     (``$VERDICTLAB_MEMORY_BUDGET_MB``): a bigger query spills or fails with a message instead of
-    taking memory from every other session.
+    taking memory from every other session. The store made ahead for the next session
+    (:func:`prepare_session_store`, already holding its copy of the demo) is taken when there is
+    one, and waited for while it is being made.
     """
-    store = VerdictStore()
-    store.limit_memory(limits.budget_bytes())
+    with _SPARE_LOCK:
+        store = _SPARE.pop() if _SPARE else _new_store()
     store._vl_number = next(_STORE_NUMBERS)  # type: ignore[attr-defined]
     return store
+
+
+def _new_store() -> VerdictStore:
+    store = VerdictStore()
+    store.limit_memory(limits.budget_bytes())
+    return store
+
+
+#: At most one store made ahead for the next session, holding its copy of the default demo
+#: (:func:`prepare_session_store`), and the lock held while it is made or taken.
+_SPARE: list[VerdictStore] = []
+_SPARE_LOCK = threading.Lock()
+
+
+def prepare_session_store() -> None:
+    """Make the next session's store now, with its copy of the default demo.
+
+    Called in a thread when a browser opens one of the app's pages (:func:`ui.warm.link_opened`):
+    its session starts about half a second later, once the browser has loaded Streamlit's scripts
+    and connected, and its first run copied the demo's 342,000 rows into its own store then
+    (0.17-0.21 s of a new visitor's first page). Made in that wait, the copy is ready when the
+    session asks for its store (:func:`session_store`); a session whose first data is not the
+    demo replaces the copy, as it replaced the demo before. The copy is the one
+    :func:`load_demo` makes, under the same lock: only its moment changes."""
+    if _SPARE or not _SPARE_LOCK.acquire(blocking=False):  # one made, or being made
+        return
+    try:  # a session asking for its store meanwhile waits for this one
+        if _SPARE:
+            return
+        demo = _demo_table(demo_file(DEFAULT_DEMO))
+        if demo.store is None:  # not readable: the session's own load says why, in words
+            return
+        store = _new_store()
+        with _DEMO_LOCK:
+            store.load(demo)
+        store._vl_demo = demo  # type: ignore[attr-defined]
+        _SPARE.append(store)
+    except Exception:  # noqa: BLE001 - made ahead only to save time: the session makes its own
+        pass
+    finally:
+        _SPARE_LOCK.release()
 
 
 def state() -> dict:
@@ -279,8 +322,10 @@ def load_demo(label: str = DEFAULT_DEMO) -> None:
     ranking = DEMO_DATASETS[label][1]
     demo = _demo_table(demo_file(label))
     store = session_store()
-    with _DEMO_LOCK:
-        store.load(demo)
+    # a store made ahead (prepare_session_store) holds its copy of this demo already
+    if store.__dict__.pop("_vl_demo", None) is not demo:
+        with _DEMO_LOCK:
+            store.load(demo)
     table = LoadedTable(file=demo.file, format=demo.format, report=demo.report, store=store)
     human = None if ranking is None else _demo_ranking(ranking).copy()  # a session's own copy
     install(table, demo=label, human_ranking=human)
@@ -310,6 +355,7 @@ def install(
     """Put a validated table into this session's store and forget results of the old one."""
     store = session_store()
     store.load(table)
+    store.__dict__.pop("_vl_demo", None)  # it holds the table now, whatever a made-ahead copy held
     s = state()
     replacing = s["version"] > 0  # a dataset was loaded before this one (not a session's first)
     s["version"] += 1

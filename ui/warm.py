@@ -573,6 +573,12 @@ def link_opened(path: str) -> None:
         with _LOCK:
             _ASKED.append(stem)
         _OPENED[0] = time.monotonic()  # the rest of the work waits until that page has begun
+        # its session's copy of the demo, made meanwhile (not in the server's event loop)
+        threading.Thread(target=_next_session, name="verdictlab-next-session", daemon=True).start()
+
+
+def _next_session() -> None:
+    _ui_state().prepare_session_store()
 
 
 # Imported first by the ui package: a fresh server's first page says what it does, and the
