@@ -51,6 +51,9 @@ if __name__ != "__main__":  # imported by the server for the App it serves: noth
 
     @contextlib.asynccontextmanager
     async def _lifespan(_app):
+        from ui.serving import no_delay
+
+        no_delay()  # small answers sent at once (the listening socket is bound by now)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.to_thread(_hold), HOLD_SECONDS)  # no blank first page
         yield  # the server answers from here on, until it stops
