@@ -4,11 +4,12 @@ Streamlit binds its listening socket itself (``socket.socket(family=...)``, prot
 asyncio turns Nagle's algorithm off only on sockets whose protocol says TCP: on this server every
 connection kept it on. A small write that follows another (an answer's body after its headers, a
 page's next element after the one before, over the page's WebSocket) then waited for the
-browser's acknowledgement of the first, which the browser delays by up to 40 ms. Measured on
-``streamlit run app.py``: every request after a connection's first took 44 ms for a 1 KB script
-(its headers at 0.5 ms), and a fresh browser's first 62 scripts arrived 0.9-1.1 s after the
-page's opening. Connections accepted by a listening socket inherit its setting (Linux), so
-:func:`no_delay` sets it there, once, before the server answers (app.py's start-up hook).
+browser's acknowledgement of the first, which the browser's system delays by up to 40 ms.
+Measured on ``streamlit run app.py`` (``benchmarks/bench_requests.py``): every request after a
+connection's first took 44 ms for a small script (its headers came after 0.5 ms), and a
+browser's first visit asks for 100-150 of them, six connections at a time. Connections accepted
+by a listening socket inherit its setting (Linux), so :func:`no_delay` sets it there, once,
+before the server answers (app.py's start-up hook).
 """
 
 from __future__ import annotations
