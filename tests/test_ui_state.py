@@ -230,6 +230,8 @@ def _session_loads_demo() -> None:
 
     state = importlib.import_module("ui.state")  # the package exports a function of that name
 
+    # AppTest gives every test the same session id: a new session starts with no store of its own
+    state.session_store.clear()
     store = state.session_store()
     held = getattr(store, "_vl_demo", None)
     state.load_demo()
@@ -247,6 +249,7 @@ def _session_uploads_then_loads_demo() -> None:
     from evalcore.ingest.files import LoadedTable
     from evalcore.schema import inspect_verdicts
 
+    state.session_store.clear()  # a new session (see _session_loads_demo)
     store = state.session_store()
     frame = state._demo_table(state.demo_file(state.DEFAULT_DEMO)).frame.head(40)
     frame = pd.DataFrame(frame)
