@@ -262,15 +262,13 @@ def prepare_session_store() -> None:
         if _SPARE:
             return
         demo = _demo_table(demo_file(DEFAULT_DEMO))
-        if demo.store is None:  # not readable: the session's own load says why, in words
-            return
         store = _new_store()
         with _DEMO_LOCK:
             store.load(demo)
         store._vl_demo = demo  # type: ignore[attr-defined]
         _SPARE.append(store)
-    except Exception:  # noqa: BLE001 - made ahead only to save time: the session makes its own
-        pass
+    except Exception:  # noqa: BLE001 - made ahead only to save time: the session's own load
+        pass  # makes its copy, and says in words what is wrong with the demo
     finally:
         _SPARE_LOCK.release()
 
@@ -322,8 +320,9 @@ def load_demo(label: str = DEFAULT_DEMO) -> None:
     ranking = DEMO_DATASETS[label][1]
     demo = _demo_table(demo_file(label))
     store = session_store()
-    # a store made ahead (prepare_session_store) holds its copy of this demo already
-    if store.__dict__.pop("_vl_demo", None) is not demo:
+    # a store made ahead (prepare_session_store) holds its copy of this demo already; install
+    # below forgets that mark
+    if getattr(store, "_vl_demo", None) is not demo:
         with _DEMO_LOCK:
             store.load(demo)
     table = LoadedTable(file=demo.file, format=demo.format, report=demo.report, store=store)

@@ -94,8 +94,9 @@ class AnchorSweep:
     against it), no_model_wins_share (share of instructions on which no model beats it).
     ``quadratic`` lists model, rating, position. ``recommended`` is the most informative anchor,
     ties broken by tau_quadratic. ``fit_*`` is the linear fit of tau_quadratic on
-    informativeness. ``needs_all_pairs`` is a sentence saying what this table cannot show
-    (None on an all-pairs table).
+    informativeness. ``all_pairs_tau_human`` is the all-pairs ranking's tau with the human
+    ranking (NaN without one). ``needs_all_pairs`` is a sentence saying what this table cannot
+    show (None on an all-pairs table).
     """
 
     judge: str | None
@@ -106,7 +107,7 @@ class AnchorSweep:
     table: pd.DataFrame
     quadratic: pd.DataFrame | None
     recommended: str | None
-    quadratic_tau_human: float
+    all_pairs_tau_human: float
     human_models_matched: int
     ceiling_3_level: float
     fit_slope: float
@@ -125,6 +126,11 @@ class AnchorSweep:
     def has_all_pairs_ranking(self) -> bool:
         return self.quadratic is not None
 
+    @property
+    def quadratic_tau_human(self) -> float:
+        """:attr:`all_pairs_tau_human` under its ``--json`` key's name (kept for scripts)."""
+        return self.all_pairs_tau_human
+
     def as_dict(self) -> dict:
         return {
             "judge": self.judge,
@@ -139,7 +145,7 @@ class AnchorSweep:
             ),
             "recommended": self.recommended,
             "recommended_by": "highest informativeness (ties: higher tau_quadratic)",
-            "quadratic_tau_human": self.quadratic_tau_human,
+            "quadratic_tau_human": self.all_pairs_tau_human,
             "human_models_matched": self.human_models_matched,
             "ceiling_3_level": self.ceiling_3_level,
             "fit": {"slope": self.fit_slope, "intercept": self.fit_intercept, "r2": self.fit_r2},
@@ -255,7 +261,7 @@ def anchor_sweep(
     tau_q = np.where(models_ranked >= 3, tau_q, np.nan)
     human = human_scores(models, human_ranking)
     tau_h = np.full(m, np.nan)
-    quadratic_tau_human = float("nan")
+    all_pairs_tau_human = float("nan")
     matched = 0
     if human is not None:
         matched = int(np.isfinite(human).sum())
@@ -266,7 +272,7 @@ def anchor_sweep(
                 enough = (np.isfinite(anchor_scores) & np.isfinite(human)[None, :]).sum(1) >= 3
                 tau_h[cand] = np.where(enough, tau_h[cand], np.nan)
             if quad is not None:
-                quadratic_tau_human = float(kendall_tau(rating, human, variant=tau))
+                all_pairs_tau_human = float(kendall_tau(rating, human, variant=tau))
         else:
             notes.append(
                 f"The human ranking names only {matched} of these models: at least "
@@ -322,7 +328,7 @@ def anchor_sweep(
         table=table,
         quadratic=quad,
         recommended=recommended,
-        quadratic_tau_human=quadratic_tau_human,
+        all_pairs_tau_human=all_pairs_tau_human,
         human_models_matched=matched,
         ceiling_3_level=informativeness_ceiling(m - 1),
         fit_slope=slope,
@@ -433,7 +439,7 @@ def anchor_vs_judge(sweeps: Mapping[str, AnchorSweep]) -> JudgeEffect:
                 "worst_tau_human": worst["tau_human"],
                 "gap_human": best["tau_human"] - worst["tau_human"],
                 "human_range": (human.max() - human.min()) if human.notna().any() else np.nan,
-                "quadratic_tau_human": sweep.quadratic_tau_human,
+                "quadratic_tau_human": sweep.all_pairs_tau_human,
             }
         )
     if not rows:

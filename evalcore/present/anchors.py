@@ -182,10 +182,10 @@ def sweep_caption(sweep: AnchorSweep, tau: str) -> str:
 
 def all_pairs_human_caption(sweep: AnchorSweep, tau: str) -> str | None:
     """How far the all-pairs ranking itself sits from the human ranking (None without either)."""
-    if not sweep.has_all_pairs_ranking or pd.isna(sweep.quadratic_tau_human):
+    if not sweep.has_all_pairs_ranking or pd.isna(sweep.all_pairs_tau_human):
         return None
     return (
-        f"The all-pairs ranking itself has {tau_name(tau)} = {fmt_num(sweep.quadratic_tau_human, 3)} "
+        f"The all-pairs ranking itself has {tau_name(tau)} = {fmt_num(sweep.all_pairs_tau_human, 3)} "
         "with the human ranking."
     )
 
