@@ -140,7 +140,10 @@ def many_models_file() -> Path:
     path = Path(tempfile.gettempdir()) / "verdictlab-many-models" / "models2000_battles2000.csv"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        code = "import sys; from benchmarks.bench_many_models import write_table; write_table(*sys.argv[1:2], 2000, 2000)"
+        code = (
+            "import sys, pathlib; from benchmarks.bench_many_models import write_table; "
+            "write_table(pathlib.Path(sys.argv[1]), 2000, 2000)"
+        )
         subprocess.run([sys.executable, "-c", code, str(path)], check=True, cwd=ROOT)
     return path
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["COMPACT_NAMES_FROM", "Names", "take_names"]
+__all__ = ["COMPACT_NAMES_FROM", "Names", "select_names", "take_names"]
 
 
 class Names(Sequence[str]):
@@ -123,3 +123,9 @@ def take_names(names: Sequence[str], index: np.ndarray) -> tuple[str, ...]:
     if isinstance(names, Names):
         return names.take(index)
     return tuple(names[int(i)] for i in index)
+
+
+def select_names(names: Sequence[str], index: np.ndarray) -> Sequence[str]:
+    """The names at ``index``; a :class:`Names` stays one, its names taken when first read (the
+    instruction patterns a bootstrap or a split half resamples never read their ids)."""
+    return names.select(index) if isinstance(names, Names) else take_names(names, index)

@@ -70,6 +70,25 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
+#: Strength spans (natural scale) up to which :func:`_pair_probabilities` takes exponentials of
+#: the strengths: beyond about 745 below the largest an exponential underflows to zero, and two
+#: such models would give 0 / 0.
+EXP_SPAN = 600.0
+
+
+def _pair_probabilities(theta: np.ndarray) -> np.ndarray:
+    """(B, M, M) P(i beats j) = σ(θ_i − θ_j) for (B, M) strengths, as e_i / (e_i + e_j) with
+    e = exp(θ − max θ): an addition and a division per pair where the hyperbolic tangent of each
+    difference took four times as long (a batch of 50 problems of 129 models: 5 against 20 ms),
+    the same to rounding. Strengths spread wider than :data:`EXP_SPAN` take the tangent."""
+    low, high = theta.min(axis=1, keepdims=True), theta.max(axis=1, keepdims=True)
+    if not np.all(high - low <= EXP_SPAN):  # (a NaN strength too: the tangent propagates it)
+        return _sigmoid(theta[:, :, None] - theta[:, None, :])
+    e = np.exp(theta - high)
+    total = e[:, :, None] + e[:, None, :]
+    return np.divide(e[:, :, None], total, out=total)
+
+
 def fit_bradley_terry(
     wins: np.ndarray,
     *,
@@ -122,6 +141,7 @@ def fit_bradley_terry(
     won = w.sum(axis=2)
     theta = np.zeros((n_batch, m)) if theta0 is None else np.broadcast_to(theta0, (n_batch, m)).copy()
     eye = np.eye(m)
+    diagonal = np.arange(m)
     fz = None
     if frozen is not None:
         fz = np.broadcast_to(np.asarray(frozen, dtype=bool), (n_batch, m))
@@ -129,16 +149,18 @@ def fit_bradley_terry(
             fz = None
     converged = False
     for _ in range(max_iter):
-        p = _sigmoid(theta[:, :, None] - theta[:, None, :])
-        grad = won - (games * p).sum(axis=2)
-        info = games * p * (1.0 - p)  # Fisher information per pair
-        hess = info - eye * info.sum(axis=2)[:, :, None]
+        p = _pair_probabilities(theta)
+        hess = games * p
+        grad = won - hess.sum(axis=2)
+        hess *= 1.0 - p  # Fisher information per pair, in place (a batch's largest arrays)
+        del p
+        hess[:, diagonal, diagonal] -= hess.sum(axis=2)
         if not prior_games:
-            hess = hess - 1.0 / m  # the rank-one term: fixes the location, keeps the fixed point
+            hess -= 1.0 / m  # the rank-one term: fixes the location, keeps the fixed point
         else:
             q = _sigmoid(theta)
             grad += prior_games * (0.5 - q)
-            hess -= eye * (prior_games * q * (1.0 - q))[:, :, None]
+            hess[:, diagonal, diagonal] -= prior_games * q * (1.0 - q)
         if fz is not None:
             # A frozen model's row and column become −identity with zero gradient: its step is 0.
             keep = ~fz

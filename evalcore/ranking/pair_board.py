@@ -199,7 +199,9 @@ class PairSandwich:
     #: the clusters' scores as cells: (slot A's model, slot B's model, cluster, root score)
     #: arrays; Gᵀ is built from them only when asked for (:attr:`scores_t`)
     score_cells: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-    n_clusters: int
+    n_clusters: int  # the clusters (instructions or units)
+    #: the rows of ``score_cells`` (Gᵀ's columns): the clusters, or their patterns
+    n_score_rows: int
     pieces: np.ndarray
     seed: int
     scale: float = 1.0
@@ -219,7 +221,7 @@ class PairSandwich:
             a, b, inst, root = self.score_cells
             g = sparse.csr_matrix(
                 (np.concatenate([root, -root]), (np.concatenate([a, b]), np.concatenate([inst, inst]))),
-                shape=(self.n_models, self.n_clusters),
+                shape=(self.n_models, self.n_score_rows),
             )
             g.sum_duplicates()
             self._scores_t = g
@@ -333,7 +335,8 @@ def pair_sandwich(
         rank_one=not prior_games,
         meat=sparse.csr_matrix((m, m)),
         score_cells=(a, b, inst, root),
-        n_clusters=n_rows,
+        n_clusters=n_clusters,
+        n_score_rows=n_rows,
         pieces=pieces,
         seed=seed,
     )
@@ -497,13 +500,13 @@ def _fill_diagonal(s: PairSandwich, draws: int) -> None:
         if idx.size > EXACT_PIECE_MODELS:
             big.append(idx)
             continue
-        if idx.size**2 > s.n_clusters and not s.rank_one and idx.size >= FACTOR_PIECE_MODELS:
+        if idx.size**2 > s.n_score_rows and not s.rank_one and idx.size >= FACTOR_PIECE_MODELS:
             by_factor = _variances_by_factor(s, idx)
             if by_factor is not None:
                 raw[idx] = by_factor
                 continue
         xp = _piece_inverse(s, idx)
-        if idx.size**2 <= s.n_clusters:  # few models for the clusters: through B (models²)
+        if idx.size**2 <= s.n_score_rows:  # few models for the clusters: through B (models²)
             raw[idx] = _variances_from_meat(xp, s.meat[idx][:, idx].toarray())
         else:
             raw[idx] = _variances_over_clusters(xp, s.scores_t[idx])

@@ -34,7 +34,7 @@ from evalcore.ingest.counts_table import WEIGHT
 from evalcore.ingest.files import LoadedTable, Source, prepare_source, spill
 from evalcore.limits import ENV_VAR as budget_env
 from evalcore.limits import LoadLimits
-from evalcore.names import COMPACT_NAMES_FROM, Names, take_names
+from evalcore.names import COMPACT_NAMES_FROM, Names, select_names
 from evalcore.schema import (
     CANONICAL_COLUMNS,
     DEFAULT_JUDGE,
@@ -702,19 +702,18 @@ class VerdictStore:
         models, column["a"], column["b"] = _compared_models(everyone, column["a"], column["b"])
         if with_category:
             self._kept[("cell_categories", judge)] = np.asarray(column["vl_cat"], dtype=np.int16)
+        cells = {
+            "models": models,
+            "instructions": names,
+            "judge": judge,
+            "inst": inst,
+            "a": np.asarray(column["a"], dtype=np.int32),
+            "b": np.asarray(column["b"], dtype=np.int32),
+        }
         if one_call:
-            n = np.eye(N_LEVELS, dtype=np.int32)[np.asarray(column["lvl"])]
-        else:
-            n = np.stack([np.asarray(column[f"n{k}"], dtype=np.int32) for k in range(N_LEVELS)], axis=1)
-        return VerdictCounts(
-            models=models,
-            instructions=names,
-            judge=judge,
-            inst=inst,
-            a=np.asarray(column["a"], dtype=np.int32),
-            b=np.asarray(column["b"], dtype=np.int32),
-            n=n.reshape(-1, N_LEVELS),
-        )
+            return VerdictCounts.from_single_calls(level=np.asarray(column["lvl"]), **cells)
+        n = np.stack([np.asarray(column[f"n{k}"], dtype=np.int32) for k in range(N_LEVELS)], axis=1)
+        return VerdictCounts(n=n.reshape(-1, N_LEVELS), **cells)
 
     def _units(self, cluster: str):
         """``row`` and ``unit`` (the calls' ``cluster`` column, read once from the text area), or a
@@ -1003,7 +1002,7 @@ def _selected_cells(counts: VerdictCounts, keep: np.ndarray) -> VerdictCounts:
     names = counts.instructions
     return VerdictCounts(
         models=tuple(counts.models[int(i)] for i in kept_models),
-        instructions=names.select(kept_inst) if isinstance(names, Names) else take_names(names, kept_inst),
+        instructions=select_names(names, kept_inst),
         judge=counts.judge,
         inst=inst_of_cell.astype(counts.inst.dtype),
         a=new_model[a].astype(counts.a.dtype),

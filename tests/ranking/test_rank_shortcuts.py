@@ -163,9 +163,9 @@ def test_one_call_patterns_equal_the_sorted_hashes(shape):
 
 
 def test_an_arena_of_single_calls_takes_the_slots_and_a_table_of_many_calls_does_not():
-    assert _big_arena()._one_call_each()
-    assert ALL_SHAPES["arena"]()._one_call_each()
-    assert not ALL_SHAPES["all_pairs"]()._one_call_each()
+    assert _big_arena().one_call_each()
+    assert ALL_SHAPES["arena"]().one_call_each()
+    assert not ALL_SHAPES["all_pairs"]().one_call_each()
     two_calls = VerdictCounts.from_cells(
         models=("a", "b"),
         instructions=("q1", "q2"),
@@ -175,7 +175,7 @@ def test_an_arena_of_single_calls_takes_the_slots_and_a_table_of_many_calls_does
         b=[1, 0],
         n=[[0, 0, 0, 0, 2], [0, 0, 0, 1, 0]],
     )
-    assert not two_calls._one_call_each()
+    assert not two_calls.one_call_each()
     np.testing.assert_array_equal(two_calls.patterns.multiplicity, _general_patterns(two_calls).multiplicity)
 
 

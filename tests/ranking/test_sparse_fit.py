@@ -23,6 +23,7 @@ from evalcore.ranking import (
     pooled_wins,
     sparse_fit,
 )
+from evalcore.ranking import split_half as split_halves
 from evalcore.ranking.intervals import bootstrap_thetas
 from evalcore.ranking.sparse_fit import Pairs, solve_information
 from tests.bt_sim import LEVEL_LOSS, LEVEL_TIE, LEVEL_WIN, simulate_bt
@@ -37,6 +38,7 @@ def dense(monkeypatch):
 
     def use(kind: str) -> None:
         monkeypatch.setattr(sparse_fit, "SPARSE_FROM_MODELS", 10**9 if kind == "dense" else 2)
+        monkeypatch.setattr(split_halves, "DENSE_HALVES_BELOW", 10**9 if kind == "dense" else 2)
 
     return use
 

@@ -42,20 +42,24 @@ def test_counts_match_refitting_each_half_one_by_one(shape, n_instructions):
     # strengths compared to six decimals, ties in the order of the models (as the ranks are)
     leader, top = int(np.argmax(full)), set(np.argsort(-np.round(full, 6), kind="stable")[:3].tolist())
     stays = top_stays = 0
-    for _ in range(20):
+    other = None  # the rest of the instructions of the last split
+    for h in range(20):
         # a random half counted per pattern, in pattern order: one multivariate hypergeometric
         # draw (many instructions per pattern), or positions among the instructions listed
-        # pattern by pattern
+        # pattern by pattern; every second half is the rest of the instructions
         mult, half = counts.patterns.multiplicity, counts.n_instructions // 2
-        if counts.n_instructions >= HYPERGEOMETRIC_FROM * mult.size:
+        if h % 2:
+            drawn = other
+        elif counts.n_instructions >= HYPERGEOMETRIC_FROM * mult.size:
             drawn = rng.multivariate_hypergeometric(mult, half)
         else:
             listed = np.repeat(np.arange(mult.size), mult)
             drawn = np.bincount(
                 listed[rng.choice(mult.sum(), half, replace=False, shuffle=False)], minlength=mult.size
             )
+        other = mult - drawn
         sub = counts.subset(instructions=_drawn_instructions(counts, drawn))
-        assert sub.n_instructions == counts.n_instructions // 2
+        assert sub.n_instructions == (counts.n_instructions - half if h % 2 else half)
         theta, _ = fit_bradley_terry(pooled_wins(sub), prior_games=PRIOR_GAMES)
         stays += int(theta[leader] >= theta.max() - 1e-6)  # a shared #1 counts as staying
         top_stays += int(set(np.argsort(-np.round(theta, 6), kind="stable")[:3].tolist()) == top)
@@ -91,21 +95,25 @@ def test_the_halves_do_not_depend_on_how_the_instructions_are_numbered(shape):
 
 @pytest.mark.parametrize("from_", [1, 10**9])
 def test_a_half_holds_each_pattern_in_proportion_to_its_instructions(from_, monkeypatch):
-    """Simulation with known truth: over 4,000 halves, pattern s is drawn mult[s] × half ÷ all
-    times on average (a uniformly random half of the instructions), within 4 standard errors,
-    by either draw (over the patterns, or positions among the instructions)."""
+    """Simulation with known truth: over 2,000 random splits, pattern s is drawn mult[s] × half ÷
+    all times on average in a split's first half (a uniformly random half of the instructions),
+    within 4 standard errors, by either draw (over the patterns, or positions among the
+    instructions); the second half of each split holds the rest."""
     from evalcore.ranking.split_half import _half_draws
 
     monkeypatch.setattr(split_half, "HYPERGEOMETRIC_FROM", from_)
     counts = simulate_bt([0.4, 0.0, -0.3], 501, shape="arena", tie_rate=0.3, seed=6)
     reps, draw = _half_draws(counts, counts.n_instructions // 2, np.random.default_rng(2))
     drawn = np.array([draw() for _ in range(4_000)])
-    assert (drawn.sum(axis=1) == counts.n_instructions // 2).all()
     mult = counts.patterns.multiplicity
     n, k = counts.n_instructions, counts.n_instructions // 2
+    # halves in pairs: a random half of k instructions, then the other n − k (n is odd here)
+    assert (drawn[0::2].sum(axis=1) == k).all() and (drawn[1::2].sum(axis=1) == n - k).all()
+    assert (drawn[0::2] + drawn[1::2] == mult).all()
+    # the first halves alone: 2,000 independent draws
     mean = mult * k / n
     sd = np.sqrt(mult * (k / n) * (1 - k / n) * (n - k) / (n - 1))  # hypergeometric variance
-    assert np.all(np.abs(drawn.mean(axis=0) - mean) <= 4 * sd / np.sqrt(4_000) + 1e-12)
+    assert np.all(np.abs(drawn[0::2].mean(axis=0) - mean) <= 4 * sd / np.sqrt(2_000) + 1e-12)
 
 
 def test_a_clear_leader_stays_and_a_dead_heat_does_not():
