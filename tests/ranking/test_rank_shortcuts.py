@@ -272,3 +272,70 @@ def test_sign_counts_and_slot_balance_equal_the_replaced_paths(shape, monkeypatc
     fast = slots.slot_balance(counts)
     monkeypatch.setattr(slots, "PAIR_SLOTS_PER_CELL", 0)
     assert slots.slot_balance(counts) == fast
+
+
+@pytest.mark.parametrize("shape", list(ALL_SHAPES))
+def test_a_per_level_weighting_of_single_calls_is_the_column_sum(shape):
+    """Counts that keep each call's level (a typed load's judge) weight their cells by a lookup:
+    the same numbers as the column-by-column sum of the general path, for any values."""
+    counts = ALL_SHAPES[shape]()
+    values = np.array([1.0, 0.75, 0.5, 0.25, 0.0])
+    general = (counts.n * values).sum(axis=1)
+    if (counts.n.sum(axis=1) == 1).all():
+        kept = VerdictCounts.from_single_calls(
+            level=np.argmax(counts.n, axis=1),
+            models=counts.models,
+            instructions=counts.instructions,
+            judge=counts.judge,
+            inst=counts.inst,
+            a=counts.a,
+            b=counts.b,
+        )
+        np.testing.assert_array_equal(kept.n, counts.n)
+        np.testing.assert_array_equal(kept.cell_scores(values), general)
+    np.testing.assert_array_equal(counts.cell_scores(values), general)
+
+
+def test_a_table_of_several_calls_a_cell_keeps_no_levels():
+    single = ALL_SHAPES["arena"]()
+    assert single._single_levels() is not None
+    doubled = single.with_cells(single.inst, single.a, single.b, single.n * 2)
+    assert doubled._single_levels() is None
+    np.testing.assert_array_equal(
+        doubled.cell_scores([1.0, 1.0, 0.5, 0.0, 0.0]), 2 * single.cell_scores([1.0, 1.0, 0.5, 0.0, 0.0])
+    )
+
+
+@pytest.mark.parametrize("shape", ["arena", "big_arena", "disconnected", "undefeated"])
+def test_an_arena_sandwich_over_its_patterns_equals_the_one_over_its_battles(shape, monkeypatch):
+    """The residuals summed over the (model A, model B, verdict) patterns with their
+    multiplicities give the sandwich of the pass over every battle, the replaced path."""
+    from evalcore.ranking import intervals
+
+    counts = ALL_SHAPES[shape]()
+    assert counts.one_call_each()
+    reps, mult, _ = intervals.score_residuals(counts, np.zeros(counts.n_models))
+    assert mult is not None and mult.sum() == counts.n_instructions > reps.n_instructions
+    got = _sandwich(counts)
+    monkeypatch.setattr(VerdictCounts, "one_call_each", lambda self: False)
+    ref = _sandwich(counts)
+    assert ref.n_score_rows == counts.n_instructions > got.n_score_rows
+    elo2 = pair_board_scale()
+    np.testing.assert_allclose(got.meat.toarray(), ref.meat.toarray(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.variances * elo2, ref.variances * elo2, rtol=1e-9, atol=1e-6)
+
+
+def test_pair_probabilities_equal_the_tangent_and_fall_back_on_wide_strengths():
+    """σ(θ_i − θ_j) from exponentials of the strengths equals the hyperbolic tangent's value to
+    rounding; strengths spread over EXP_SPAN (where an exponential would underflow) take the
+    tangent."""
+    from evalcore.ranking import bradley_terry as bt
+
+    theta = np.random.default_rng(3).normal(0.0, 3.0, (4, 30))
+    ref = bt._sigmoid(theta[:, :, None] - theta[:, None, :])
+    np.testing.assert_allclose(bt._pair_probabilities(theta), ref, rtol=1e-13, atol=1e-15)
+    wide = theta.copy()
+    wide[0, 0], wide[0, 1] = -800.0, 800.0  # both exponentials of e − max would underflow
+    got = bt._pair_probabilities(wide)
+    assert np.isfinite(got).all()
+    np.testing.assert_array_equal(got, bt._sigmoid(wide[:, :, None] - wide[:, None, :]))
