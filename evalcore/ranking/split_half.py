@@ -87,12 +87,16 @@ HALF_TOL = 1e-9
 HALF_CG_FLOOR = 1e-10
 
 
-#: Below this many models the halves are fitted densely, a batch of models × models problems
-#: (:func:`~evalcore.ranking.bradley_terry.fit_bradley_terry`), from it over the pairs that met.
-#: The dense Newton step costs models³ per half, the pairs' conjugate gradients a pass over the
+#: Below this many models, and where at least half of all pairs of models met, the halves are
+#: fitted densely, a batch of models × models problems
+#: (:func:`~evalcore.ranking.bradley_terry.fit_bradley_terry`); else over the pairs that met
+#: (below :data:`~evalcore.ranking.sparse_fit.SPARSE_FROM_MODELS` models, densely always). The
+#: dense Newton step costs models³ per half, the pairs' conjugate gradients a pass over the
 #: pairs per product. Measured on simulated arenas (50 halves, seconds, pairs against dense):
 #: 129 models 0.21 against 0.08 (20,000 battles) and 0.35 against 0.16 (300,000); 200 models
-#: 0.40 against 0.25 and 0.87 against 0.31; 300 models 0.39 against 0.59 and 1.49 against 0.56.
+#: 0.40 against 0.25 and 0.87 against 0.31; 300 models 0.39 against 0.59 and 1.49 against 0.56;
+#: where few pairs met, 255 models with 2,000 battles 0.16 against 0.50 and 140 models with 300
+#: battles 0.06 against 0.24.
 DENSE_HALVES_BELOW = 256
 #: Most halves × models × models numbers fitted densely at once (8 MB a work array): halves of
 #: many models are fitted a batch at a time.
@@ -261,17 +265,19 @@ def split_half_stability(counts: VerdictCounts, *, halves: int | None = None, se
     m = counts.n_models
     if m < 2 or counts.n_instructions < 2:  # nothing to split: no halves, said in the sentence
         return SplitHalf("", (), 0, 0, 0, counts.models, (0,) * m)
+    key = np.minimum(counts.a, counts.b).astype(np.int64) * m + np.maximum(counts.a, counts.b)
+    if m * m <= DIRECT_PAIR_SLOTS_PER_CELL * max(counts.n_cells, 1):
+        # a slot per pair, not a sort of the cells (1.8 M of them in an arena): the same count
+        n_pairs = int(np.count_nonzero(np.bincount(key, minlength=m * m)))
+    else:
+        n_pairs = np.unique(key).size
     if halves is None:
-        key = np.minimum(counts.a, counts.b).astype(np.int64) * m + np.maximum(counts.a, counts.b)
-        if m * m <= DIRECT_PAIR_SLOTS_PER_CELL * max(counts.n_cells, 1):
-            # a slot per pair, not a sort of the cells (1.8 M of them in an arena): the same count
-            n_pairs = int(np.count_nonzero(np.bincount(key, minlength=m * m)))
-        else:
-            n_pairs = np.unique(key).size
         halves = int(min(HALVES, max(MIN_HALVES, HALF_PAIR_BUDGET // max(n_pairs, 1))))
     rng = np.random.default_rng(seed)
     n_half = counts.n_instructions // 2
-    if m >= DENSE_HALVES_BELOW:
+    # densely where the pairs that met are at least half of all pairs (see DENSE_HALVES_BELOW)
+    dense = m < sparse_fit.SPARSE_FROM_MODELS or (m < DENSE_HALVES_BELOW and 4 * n_pairs >= m * (m - 1))
+    if not dense:
         full, theta = _fit_halves_by_pairs(counts, halves, n_half, rng)
     else:
         # A half's wins are summed over instruction patterns (see _half_draws): the patterns'

@@ -125,3 +125,27 @@ def test_a_clear_leader_stays_and_a_dead_heat_does_not():
     assert 8 <= r.leader_stays <= 45
     assert sorted(r.first_in)[-2] >= 5
     assert "stays #1 in" in r.sentence()
+
+
+def test_the_halves_are_fitted_densely_only_where_most_pairs_met(monkeypatch):
+    """Between 100 and 256 models the halves are a batch of dense problems where at least half
+    of all pairs of models met (an arena of many battles), and over the pairs where few did (the
+    dense solve would cost models³ per half for a handful of pairs)."""
+    taken = []
+    by_pairs = split_half._fit_halves_by_pairs
+    monkeypatch.setattr(
+        split_half, "_fit_halves_by_pairs", lambda *a, **k: taken.append("pairs") or by_pairs(*a, **k)
+    )
+    rng = np.random.default_rng(3)
+    theta = rng.normal(0.0, 0.8, 120)
+    crowded = simulate_bt(theta, 12_000, shape="arena", tie_rate=0.2, seed=5)
+    sparse_table = simulate_bt(theta, 400, shape="arena", tie_rate=0.2, seed=5)
+    pairs = {
+        name: np.unique(np.minimum(c.a, c.b).astype(np.int64) * 120 + np.maximum(c.a, c.b)).size
+        for name, c in (("crowded", crowded), ("sparse", sparse_table))
+    }
+    assert 4 * pairs["crowded"] >= 120 * 119 > 4 * pairs["sparse"]
+    split_half_stability(crowded, halves=10)
+    assert taken == []
+    split_half_stability(sparse_table, halves=10)
+    assert taken == ["pairs"]
