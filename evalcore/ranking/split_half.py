@@ -6,11 +6,11 @@ module answers it by split halves (Mahalanobis's interpenetrating sub-samples, "
 experiments in statistical sampling in the Indian Statistical Institute", JRSS 1946; the
 half-sample idea behind McCarthy's balanced half-samples, 1969): the instructions are split at
 random into two halves (every verdict on an instruction stays with it), each half is refitted and
-its leader and top three compared with those of all the data, ``halves`` halves in all. "The leader stays #1 in 41 of 50 halves" reads
-without a statistics course; a low count warns that the order at the top rests on which
-instructions happened to be asked. A half sees half the evidence, so the counts are a
-conservative picture of the full table's stability (a bootstrap of the full size would be less
-variable).
+its leader and top three compared with those of all the data, ``halves`` halves in all. "The
+leader stays #1 in 41 of 50 halves" reads without a statistics course; a low count warns that the
+order at the top rests on which instructions happened to be asked. A half sees half the
+evidence, so the counts are a conservative picture of the full table's stability (a bootstrap of
+the full size would be less variable).
 """
 
 from __future__ import annotations
