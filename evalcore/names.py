@@ -125,7 +125,7 @@ def take_names(names: Sequence[str], index: np.ndarray) -> tuple[str, ...]:
     return tuple(names[int(i)] for i in index)
 
 
-def select_names(names: Sequence[str], index: np.ndarray) -> Sequence[str]:
+def select_names(names: Sequence[str], index: np.ndarray) -> tuple[str, ...] | Names:
     """The names at ``index``; a :class:`Names` stays one, its names taken when first read (the
     instruction patterns a bootstrap or a split half resamples never read their ids)."""
     return names.select(index) if isinstance(names, Names) else take_names(names, index)
