@@ -135,17 +135,21 @@ def pair_board_scale() -> float:
     return ELO_SCALE**2
 
 
+def _axes_and_cells(counts: VerdictCounts) -> dict:
+    """The fields of ``counts`` but its calls (for a fresh object of the same cells)."""
+    return {
+        "models": counts.models,
+        "instructions": counts.instructions,
+        "judge": counts.judge,
+        "inst": counts.inst,
+        "a": counts.a,
+        "b": counts.b,
+    }
+
+
 def _general_patterns(counts: VerdictCounts):
     """The patterns by the general path (every instruction's hash sorted)."""
-    fresh = VerdictCounts(
-        models=counts.models,
-        instructions=counts.instructions,
-        judge=counts.judge,
-        inst=counts.inst,
-        a=counts.a,
-        b=counts.b,
-        n=counts.n,
-    )
+    fresh = VerdictCounts(n=counts.n, **_axes_and_cells(counts))
     fresh._cache["one_cell_each"] = False
     return fresh.patterns
 
@@ -282,15 +286,7 @@ def test_a_per_level_weighting_of_single_calls_is_the_column_sum(shape):
     values = np.array([1.0, 0.75, 0.5, 0.25, 0.0])
     general = (counts.n * values).sum(axis=1)
     if (counts.n.sum(axis=1) == 1).all():
-        kept = VerdictCounts.from_single_calls(
-            level=np.argmax(counts.n, axis=1),
-            models=counts.models,
-            instructions=counts.instructions,
-            judge=counts.judge,
-            inst=counts.inst,
-            a=counts.a,
-            b=counts.b,
-        )
+        kept = VerdictCounts.from_single_calls(level=np.argmax(counts.n, axis=1), **_axes_and_cells(counts))
         np.testing.assert_array_equal(kept.n, counts.n)
         np.testing.assert_array_equal(kept.cell_scores(values), general)
     np.testing.assert_array_equal(counts.cell_scores(values), general)
