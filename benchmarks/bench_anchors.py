@@ -2,7 +2,7 @@
 
     python -m benchmarks.bench_anchors
 
-Targets (issue 3): the whole per-anchor sweep for one judge (quadratic + 22 anchor rankings +
+Targets (issue 3): the whole per-anchor sweep for one judge (all-pairs ranking + 22 anchor rankings +
 tau + informativeness) ≤ 1 s after loading; the instruction-count sweep (10 sizes × 30
 repetitions × 23 rankings) ≤ 15 s. Each figure is the median of several runs.
 """
@@ -33,11 +33,11 @@ def main() -> None:
 
     sweep = median_seconds(lambda: anchor_sweep(counts), 7)
     print(
-        f"per-anchor sweep (quadratic + {counts.n_models} anchor rankings + tau + "
+        f"per-anchor sweep (all-pairs ranking + {counts.n_models} anchor rankings + tau + "
         f"informativeness): {sweep:.3f} s (median of 7; target ≤ 1 s)"
     )
 
-    sizes = median_seconds(lambda: sample_size_sweep(counts, repetitions=30, reference="quadratic"), 3)
+    sizes = median_seconds(lambda: sample_size_sweep(counts, repetitions=30, reference="all_pairs"), 3)
     print(
         f"instruction-count sweep (10 sizes × 30 repetitions × {counts.n_models + 1} rankings): "
         f"{sizes:.2f} s (median of 3; target ≤ 15 s)"

@@ -131,7 +131,7 @@ def run_once(n_models: int, n_instructions: int, arena: bool = False) -> dict:
     _step(results, "pilot_screening", lambda: pilot_screening(counts))
     if not arena:  # on the arena table both sweeps run (all pairs met) but take minutes: they
         # are button-press analyses with progress, timed separately if needed
-        _step(results, "sample_size_sweep", lambda: sample_size_sweep(counts, reference="quadratic"))
+        _step(results, "sample_size_sweep", lambda: sample_size_sweep(counts, reference="all_pairs"))
         _step(results, "anchor_count_sweep", lambda: anchor_count_sweep(counts))
     _step(
         results,

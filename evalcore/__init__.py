@@ -17,7 +17,7 @@ import importlib
 import sys
 from typing import Any, Callable
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 _EXPORTS = {
     "load": "evalcore.dataset",

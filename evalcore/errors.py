@@ -8,6 +8,27 @@ as it is. Subclasses also derive from the built-in exception a caller would natu
 
 from __future__ import annotations
 
+import warnings
+
+
+class EvalcoreDeprecationWarning(DeprecationWarning):
+    """A name that still works but has a new one; the message names both and the release that
+    removes the old one."""
+
+
+#: The release that removes the names deprecated in 0.3.
+REMOVED_IN = "0.4"
+
+
+def deprecated(old: str, new: str) -> None:
+    """Warn once per call site that ``old`` is now called ``new`` (a renamed attribute, key or
+    option keeps working for one release so that scripts have time to follow)."""
+    warnings.warn(
+        f"{old} is deprecated and will be removed in evalcore {REMOVED_IN}; use {new}.",
+        EvalcoreDeprecationWarning,
+        stacklevel=3,
+    )
+
 
 class EvalcoreError(Exception):
     """Base class of every error evalcore raises on purpose."""

@@ -305,7 +305,7 @@ _ENTRIES = (
         "Maximum likelihood on the pooled win matrix, a tie half a win each; 95% interval from "
         "instruction bootstrap rounds (2.5 and 97.5 percentiles).",
         _BT,
-        json_keys=("rating", "quadratic_rating", "plain_rating"),
+        json_keys=("rating", "all_pairs_rating", "plain_rating"),
     ),
     _q(
         "resampling_units",
@@ -589,7 +589,7 @@ _ENTRIES = (
         "coefficient",
         "Kendall's tau-b (ties counted in the denominator's correction).",
         _KENDALL,
-        json_keys=("tau_all_pairs", "tau_quadratic", "tau"),
+        json_keys=("tau_all_pairs", "tau"),
     ),
     _q(
         "tau_humans",
@@ -1930,7 +1930,7 @@ STRUCTURAL_JSON_KEYS = frozenset(
         "piece",
         "position",
         "power",
-        "quadratic",
+        "all_pairs",
         "rank",
         "rank_lower",
         "rank_upper",
@@ -2018,7 +2018,7 @@ DETAIL_JSON_KEYS = frozenset(
         "order_balance",
         "p_holm",
         "prior_games",
-        "quadratic_tau_human",
+        "all_pairs_tau_human",
         "r2",
         "rank_change",
         "rank_changes",

@@ -58,7 +58,7 @@ def test_the_demo_has_three_judges_twenty_models_and_human_labels(demo_store):
 @pytest.mark.parametrize("judge", JUDGES)
 def test_tau_is_an_inverted_u_in_the_anchor_position(judge, sweep):
     table = sweep(judge).table.sort_values("position")
-    tau = table["tau_quadratic"].to_numpy()
+    tau = table["tau_all_pairs"].to_numpy()
     m = len(tau)
     middle = tau[m // 4 : m - m // 4]
     best_mid = middle.max()
@@ -86,7 +86,7 @@ def test_informativeness_peaks_away_from_the_extremes(judge, sweep):
     # ranks the models better than the strongest anchor does.
     rec = table.set_index("anchor").loc[found.recommended]
     assert m // 4 < rec["position"] <= m - m // 4, (judge, found.recommended)
-    assert rec["tau_quadratic"] - table["tau_quadratic"].iloc[0] >= 0.10
+    assert rec["tau_all_pairs"] - table["tau_all_pairs"].iloc[0] >= 0.10
     # Informativeness and tau go together, as in the paper's Fig. 3.
     assert found.fit_slope > 0 and found.fit_r2 > 0.5, (judge, found.fit_r2)
 

@@ -162,7 +162,7 @@ def test_anchor_names_the_sweep_recommendation_and_the_usual_strongest(spread):
     assert (
         f"{math.ceil(617 / info_top):,} instructions instead of {math.ceil(617 / info_rec):,}" in anchor.text
     )
-    assert f"{table.loc[sweep.recommended, 'tau_quadratic']:.3f}" in anchor.text
+    assert f"{table.loc[sweep.recommended, 'tau_all_pairs']:.3f}" in anchor.text
     assert anchor.status == "caution"
 
 

@@ -192,7 +192,7 @@ def test_anchor_judge_power_and_calibration_numbers(built):
     rows = {r[0]: r for r in _rows(page, "anchor-table")}
     for _, ref in sweep.table.iterrows():
         assert rows[ref["anchor"]][5] == f"{100 * ref['informativeness']:.1f}%"
-        assert rows[ref["anchor"]][3] == f"{ref['tau_quadratic']:,.3f}"
+        assert rows[ref["anchor"]][3] == f"{ref['tau_all_pairs']:,.3f}"
     assert f"Recommended anchor: <strong>{sweep.recommended}</strong>" in document
 
     sheet = analyses.judge_sheet.scalars()

@@ -51,8 +51,8 @@ def design(wins: np.ndarray, models: tuple[str, ...]) -> tuple[str, str | None]:
     return classify_design(models, pairs)
 
 
-def quadratic(wins: np.ndarray, models: tuple[str, ...]) -> np.ndarray:
-    """Bradley–Terry Elo ratings on all battles (a weak prior only where the MLE is infinite)."""
+def all_pairs_ratings(wins: np.ndarray, models: tuple[str, ...]) -> np.ndarray:
+    """The all-pairs ranking: Bradley–Terry Elo ratings on all battles (a weak prior only where the MLE is infinite)."""
     graph = comparison_graph(wins, models)
     theta, _ = fit_bradley_terry(wins, prior_games=0.0 if graph.mle_exists else 1.0)
     return to_elo(theta)

@@ -2,7 +2,7 @@
 
 The anchor-based ranking ranks the other models by their win rate against the anchor, (wins +
 ties/2) / battles (Don-Yehiya et al. 2026, §4.1); beside it, each model's rank in the all-pairs
-(quadratic) Bradley–Terry ranking when the table has one, and its rank among the same models in a
+Bradley–Terry ranking when the table has one, and its rank among the same models in a
 human ranking when one is given, with Kendall's tau for each. On an anchor-only table (every model
 judged against one reference, as in AlpacaEval and Arena-Hard) this is what there is to show: the
 anchor's ranking and its agreement with humans.
@@ -17,16 +17,16 @@ import numpy as np
 import pandas as pd
 
 from evalcore.anchors.common import (
+    all_pairs_ratings,
     check_anchor,
     check_tau,
     design,
     human_scores,
-    quadratic,
     tau_label,
     win_rates,
 )
 from evalcore.counts import VerdictCounts
-from evalcore.errors import UsageError
+from evalcore.errors import UsageError, deprecated
 from evalcore.stats.against import disagreement_totals, orders_per_pair, pooled_wins, verdicts_against
 from evalcore.stats.kendall import kendall_tau
 
@@ -36,8 +36,8 @@ class AnchorRanking:
     """One anchor's ranking of the other models beside the all-pairs ranking.
 
     ``table`` columns: model, win_rate (against the anchor, ties half), battles, anchor_rank,
-    quadratic_rank (among the same models), rank_shift (quadratic_rank − anchor_rank: positive
-    = the anchor ranks the model higher than all pairs do), quadratic_rating, and human_rank
+    all_pairs_rank (among the same models), rank_shift (all_pairs_rank − anchor_rank: positive
+    = the anchor ranks the model higher than all pairs do), all_pairs_rating, and human_rank
     (rank among the same models in the human ranking; <NA> for a model it does not list) when a
     human ranking was given. ``tau_human`` is Kendall's tau of the anchor's ranking with it (NaN
     without one, or with fewer than three models matched). ``has_all_pairs_ranking``: the table has an
@@ -48,7 +48,7 @@ class AnchorRanking:
     anchor: str
     judge: str | None
     tau: str
-    tau_quadratic: float
+    tau_all_pairs: float
     informativeness: float
     table: pd.DataFrame
     calls_anchor: int
@@ -62,8 +62,14 @@ class AnchorRanking:
     def __repr__(self) -> str:
         return (
             f"AnchorRanking(anchor={self.anchor!r}, {len(self.table)} models, "
-            f"tau_quadratic={self.tau_quadratic:.3f})"
+            f"tau_all_pairs={self.tau_all_pairs:.3f})"
         )
+
+    @property
+    def tau_quadratic(self) -> float:
+        """Deprecated name of :attr:`tau_all_pairs` (removed in 0.4)."""
+        deprecated("AnchorRanking.tau_quadratic", "AnchorRanking.tau_all_pairs")
+        return self.tau_all_pairs
 
     @property
     def cost_share(self) -> float:
@@ -75,7 +81,7 @@ class AnchorRanking:
             "anchor": self.anchor,
             "judge": self.judge,
             "tau": tau_label(self.tau),
-            "tau_quadratic": self.tau_quadratic,
+            "tau_all_pairs": self.tau_all_pairs,
             "tau_human": self.tau_human,
             "human_models_matched": self.human_matched,
             "has_all_pairs_ranking": self.has_all_pairs_ranking,
@@ -135,25 +141,25 @@ def anchor_ranking(
     if keep.sum() < 1:
         raise UsageError(f"{anchor} has no battles with another model in this selection.")
     has_all_pairs_ranking = kind != "anchor-only" and m >= 3
-    rating = quadratic(wins, models) if has_all_pairs_ranking else np.full(m, np.nan)
+    rating = all_pairs_ratings(wins, models) if has_all_pairs_ranking else np.full(m, np.nan)
     idx = np.flatnonzero(keep)
     table = pd.DataFrame(
         {
             "model": [models[i] for i in idx],
             "win_rate": rates[idx],
             "battles": battles[idx],
-            "quadratic_rating": rating[idx],
+            "all_pairs_rating": rating[idx],
         }
     )
     table["anchor_rank"] = table["win_rate"].rank(ascending=False, method="min").astype(int)
     if has_all_pairs_ranking:
-        table["quadratic_rank"] = table["quadratic_rating"].rank(ascending=False, method="min").astype(int)
-        table["rank_shift"] = table["quadratic_rank"] - table["anchor_rank"]
+        table["all_pairs_rank"] = table["all_pairs_rating"].rank(ascending=False, method="min").astype(int)
+        table["rank_shift"] = table["all_pairs_rank"] - table["anchor_rank"]
         tau_q = float(
-            kendall_tau(table["win_rate"].to_numpy(), table["quadratic_rating"].to_numpy(), variant=tau)
+            kendall_tau(table["win_rate"].to_numpy(), table["all_pairs_rating"].to_numpy(), variant=tau)
         )
     else:
-        table["quadratic_rank"] = pd.array([pd.NA] * len(table), dtype="Int64")
+        table["all_pairs_rank"] = pd.array([pd.NA] * len(table), dtype="Int64")
         table["rank_shift"] = pd.array([pd.NA] * len(table), dtype="Int64")
         tau_q = float("nan")
     table = (
@@ -163,9 +169,9 @@ def anchor_ranking(
                 "win_rate",
                 "battles",
                 "anchor_rank",
-                "quadratic_rank",
+                "all_pairs_rank",
                 "rank_shift",
-                "quadratic_rating",
+                "all_pairs_rating",
             ]
         ]
         .sort_values(["anchor_rank", "model"], kind="stable")
@@ -190,7 +196,7 @@ def anchor_ranking(
         anchor=anchor,
         judge=counts.judge,
         tau=tau,
-        tau_quadratic=tau_q,
+        tau_all_pairs=tau_q,
         informativeness=float(d / p) if p else float("nan"),
         table=table,
         calls_anchor=int(entries.calls.sum()),

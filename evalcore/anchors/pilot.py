@@ -15,7 +15,7 @@ from math import comb
 import numpy as np
 import pandas as pd
 
-from evalcore.anchors.common import quadratic, require_all_pairs
+from evalcore.anchors.common import all_pairs_ratings, require_all_pairs
 from evalcore.anchors.informativeness import informativeness_counts
 from evalcore.counts import VerdictCounts
 from evalcore.errors import DesignError, check_int
@@ -156,7 +156,7 @@ def pilot_screening(
             "battle (as in an arena table)."
         )
     full = differ / np.maximum(pairs, 1)
-    rating = quadratic(wins, models)
+    rating = all_pairs_ratings(wins, models)
     position = ranks_descending(rating)
     rng = np.random.default_rng(seed)
     inst = np.argsort(rng.random((repetitions, n_inst)), axis=1)[:, :k]  # (R, k)

@@ -21,9 +21,9 @@ import pandas as pd
 
 from evalcore.anchors.common import (
     RESAMPLE_PRIOR,
+    all_pairs_ratings,
     check_tau,
     design,
-    quadratic,
     require_models,
     tau_label,
     win_rates,
@@ -58,7 +58,7 @@ class AnchorStability:
     informative anchor across instruction resamples.
 
     ``table`` columns: anchor, informativeness, informativeness_low, informativeness_high,
-    tau_quadratic, tau_low, tau_high, most_informative_rate. ``recommended`` is the anchor most
+    tau_all_pairs, tau_low, tau_high, most_informative_rate. ``recommended`` is the anchor most
     often the most informative (None below :data:`MIN_INSTRUCTIONS` instructions, said in
     ``notes``); ``recommended_rate`` its share of resamples.
     """
@@ -71,7 +71,7 @@ class AnchorStability:
     recommended: str | None
     recommended_rate: float
     notes: tuple[str, ...]
-    #: R² of the line of tau_quadratic on informativeness across anchors, with its interval.
+    #: R² of the line of tau_all_pairs on informativeness across anchors, with its interval.
     fit_r2: Estimate = Estimate(float("nan"))
 
     def __repr__(self) -> str:
@@ -81,7 +81,7 @@ class AnchorStability:
         )
 
     def estimate(self, anchor: str, quantity: str = "informativeness") -> Estimate:
-        """One anchor's ``"informativeness"`` or ``"tau_quadratic"`` as an :class:`Estimate`."""
+        """One anchor's ``"informativeness"`` or ``"tau_all_pairs"`` as an :class:`Estimate`."""
         row = self.table.set_index("anchor").loc[anchor]
         if quantity == "informativeness":
             return Estimate(
@@ -91,7 +91,7 @@ class AnchorStability:
                 method=METHOD,
             )
         return Estimate(
-            float(row["tau_quadratic"]), float(row["tau_low"]), float(row["tau_high"]), method=METHOD
+            float(row["tau_all_pairs"]), float(row["tau_low"]), float(row["tau_high"]), method=METHOD
         )
 
     def as_dict(self) -> dict:
@@ -187,7 +187,7 @@ def anchor_stability(
                     "informativeness",
                     "informativeness_low",
                     "informativeness_high",
-                    "tau_quadratic",
+                    "tau_all_pairs",
                     "tau_low",
                     "tau_high",
                     "most_informative_rate",
@@ -227,7 +227,7 @@ def anchor_stability(
         point_info = (mult @ differ) / (mult @ pairs)
     point_tau = np.full(cand.size, np.nan)
     if has_tau:
-        rating = quadratic(wins, models)
+        rating = all_pairs_ratings(wins, models)
         point_tau = kendall_tau(np.where(eye, np.nan, rates)[cand], rating[None, :], variant=tau)
         # As in the per-anchor table: fewer than three ranked models say nothing.
         point_tau = np.where(np.isfinite(rates).sum(axis=1)[cand] >= 3, point_tau, np.nan)
@@ -261,7 +261,7 @@ def anchor_stability(
             "informativeness": point_info,
             "informativeness_low": info_low,
             "informativeness_high": info_high,
-            "tau_quadratic": point_tau,
+            "tau_all_pairs": point_tau,
             "tau_low": tau_low,
             "tau_high": tau_high,
             "most_informative_rate": top_rate,

@@ -17,23 +17,23 @@ from scipy import sparse
 
 from evalcore.anchors.common import (
     RESAMPLE_PRIOR,
+    all_pairs_ratings,
     check_tau,
     human_scores,
-    quadratic,
     require_all_pairs,
     tau_label,
     win_rates,
 )
 from evalcore.counts import VerdictCounts
-from evalcore.errors import UsageError, check_int
+from evalcore.errors import UsageError, check_int, deprecated
 from evalcore.progress import Progress
 from evalcore.ranking import fit_bradley_terry
 from evalcore.stats.against import SLOT_A_SCORE
 from evalcore.stats.kendall import kendall_tau
 
-#: The sweep's name for the all-pairs ranking as its reference (and its row in ``runs``); kept as
-#: it is because scripts and saved links pass it.
-ALL_PAIRS = "quadratic"
+#: The sweep's name for the all-pairs ranking as its reference (and its row in ``runs``). Before
+#: 0.3 it was "quadratic", the paper's word; that is still accepted, with a deprecation warning.
+ALL_PAIRS = "all_pairs"
 
 
 def _summarise(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -59,7 +59,7 @@ def per_instruction_wins(counts: VerdictCounts) -> sparse.csr_matrix:
 class SampleSizeSweep:
     """tau against the number of instructions.
 
-    ``runs``: size, repetition, ranking ("quadratic" or an anchor's name), tau.
+    ``runs``: size, repetition, ranking ("all_pairs" or an anchor's name), tau.
     ``summary``: size, ranking, mean, sd, low, high (2.5/97.5 percentiles over repetitions),
     runs; the ranking "mean over anchors" averages every anchor's tau within a repetition first.
     """
@@ -126,7 +126,7 @@ def sample_size_sweep(
         Seed of the draws.
     human_ranking : DataFrame, optional
         Columns model, score; needed when ``reference="human"``.
-    reference : {"human", "quadratic"}
+    reference : {"human", "all_pairs"}
         The human ranking (the paper's Fig. 4) or the all-pairs ranking on all instructions.
     tau : {"b", "a"}
         Kendall's tau variant.
@@ -147,8 +147,8 @@ def sample_size_sweep(
     >>> from evalcore.simulate.tables import SimulationSpec, simulate
     >>> from evalcore.store.store import VerdictStore
     >>> store = VerdictStore(); store.load(simulate(SimulationSpec(n_models=4, seed=1)).verdicts)
-    >>> s = sample_size_sweep(store.counts(), sizes=(100,), repetitions=1, reference="quadratic")
-    >>> float(s.summary.set_index("ranking").loc["quadratic", "mean"])
+    >>> s = sample_size_sweep(store.counts(), sizes=(100,), repetitions=1, reference="all_pairs")
+    >>> float(s.summary.set_index("ranking").loc["all_pairs", "mean"])
     1.0
     """
     check_tau(tau)
@@ -157,6 +157,9 @@ def sample_size_sweep(
     wins = require_all_pairs(counts, "The instruction-count sweep")
     models = counts.models
     m, n_inst = len(models), counts.n_instructions
+    if reference == "quadratic":  # its name before 0.3
+        deprecated('reference="quadratic"', f"reference={ALL_PAIRS!r}")
+        reference = ALL_PAIRS
     if reference == "human":
         ref = human_scores(models, human_ranking)
         if ref is None or np.isfinite(ref).sum() < 3:
@@ -165,9 +168,9 @@ def sample_size_sweep(
                 "loaded: load one, or sweep against the all-pairs ranking."
             )
     elif reference == ALL_PAIRS:
-        ref = quadratic(wins, models)
+        ref = all_pairs_ratings(wins, models)
     else:
-        raise UsageError(f"reference must be 'human' or 'quadratic', not {reference!r}.")
+        raise UsageError(f"reference must be 'human' or 'all_pairs', not {reference!r}.")
     sizes = tuple(sorted({int(s) for s in (sizes or default_sizes(n_inst))}))
     if not sizes or sizes[0] < 1 or sizes[-1] > n_inst:
         raise UsageError(f"sizes must lie between 1 and the {n_inst} instructions available.")
@@ -206,7 +209,7 @@ def sample_size_sweep(
         if progress is not None:
             progress((step + 1) / len(sizes), f"{size:,} instructions ({step + 1} of {len(sizes)})")
     runs = pd.concat(frames, ignore_index=True)
-    anchors = runs[runs["ranking"] != "quadratic"]
+    anchors = runs[runs["ranking"] != ALL_PAIRS]
     mean_runs = (
         anchors.groupby(["size", "repetition"], sort=False)["tau"]
         .mean()
@@ -235,7 +238,7 @@ class AnchorCountSweep:
     mean, sd, low, high, runs (of ``tau``). The ranking for an anchor set is the Bradley–Terry
     fit on every battle that involves at least one anchor (the union). ``tau`` is taken over the
     models that are **not** anchors, as in the per-anchor table (so at one anchor it equals that
-    anchor's tau_quadratic); it needs three such models, so it stops at M − 3 anchors.
+    anchor's tau_all_pairs); it needs three such models, so it stops at M − 3 anchors.
     ``tau_all_models`` includes the anchors and reaches 1 when every model is an anchor.
     """
 
@@ -306,7 +309,7 @@ def anchor_count_sweep(
     wins = require_all_pairs(counts, "The anchor-count sweep")
     models = counts.models
     m = len(models)
-    ref = quadratic(wins, models)
+    ref = all_pairs_ratings(wins, models)
     rng = np.random.default_rng(seed)
     frames = []
     for p in range(permutations):

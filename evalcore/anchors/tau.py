@@ -23,10 +23,10 @@ import pandas as pd
 
 from evalcore.anchors.common import (
     NeedsAllPairs,
+    all_pairs_ratings,
     check_tau,
     design,
     human_scores,
-    quadratic,
     r2,
     require_models,
     tau_label,
@@ -34,7 +34,7 @@ from evalcore.anchors.common import (
 )
 from evalcore.anchors.informativeness import informativeness_ceiling, informativeness_counts
 from evalcore.counts import VerdictCounts
-from evalcore.errors import UsageError
+from evalcore.errors import UsageError, deprecated
 from evalcore.ranking import comparison_graph, ranks_descending
 from evalcore.stats.against import (
     AgainstVerdicts,
@@ -89,11 +89,11 @@ class AnchorSweep:
     """Every model taken as the anchor: its position, its taus and its informativeness.
 
     ``table`` columns: anchor, position (1 = strongest in the all-pairs ranking; <NA> when there
-    is no all-pairs ranking), quadratic_rating (Elo scale), tau_quadratic, tau_human,
+    is no all-pairs ranking), all_pairs_rating (Elo scale), tau_all_pairs, tau_human,
     informativeness, models_ranked (models with battles against the anchor), calls (judge calls
     against it), no_model_wins_share (share of instructions on which no model beats it).
-    ``quadratic`` lists model, rating, position. ``recommended`` is the most informative anchor,
-    ties broken by tau_quadratic. ``fit_*`` is the linear fit of tau_quadratic on
+    ``all_pairs`` lists model, rating, position. ``recommended`` is the most informative anchor,
+    ties broken by tau_all_pairs. ``fit_*`` is the linear fit of tau_all_pairs on
     informativeness. ``all_pairs_tau_human`` is the all-pairs ranking's tau with the human
     ranking (NaN without one). ``needs_all_pairs`` is a sentence saying what this table cannot
     show (None on an all-pairs table).
@@ -105,7 +105,7 @@ class AnchorSweep:
     design: str
     tau: str
     table: pd.DataFrame
-    quadratic: pd.DataFrame | None
+    all_pairs: pd.DataFrame | None
     recommended: str | None
     all_pairs_tau_human: float
     human_models_matched: int
@@ -124,11 +124,18 @@ class AnchorSweep:
 
     @property
     def has_all_pairs_ranking(self) -> bool:
-        return self.quadratic is not None
+        return self.all_pairs is not None
+
+    @property
+    def quadratic(self) -> pd.DataFrame | None:
+        """Deprecated name of :attr:`all_pairs` (removed in 0.4)."""
+        deprecated("AnchorSweep.quadratic", "AnchorSweep.all_pairs")
+        return self.all_pairs
 
     @property
     def quadratic_tau_human(self) -> float:
-        """:attr:`all_pairs_tau_human` under its ``--json`` key's name (kept for scripts)."""
+        """Deprecated name of :attr:`all_pairs_tau_human` (removed in 0.4)."""
+        deprecated("AnchorSweep.quadratic_tau_human", "AnchorSweep.all_pairs_tau_human")
         return self.all_pairs_tau_human
 
     def as_dict(self) -> dict:
@@ -144,15 +151,15 @@ class AnchorSweep:
                 "order (Don-Yehiya et al. 2026, §4.3)"
             ),
             "recommended": self.recommended,
-            "recommended_by": "highest informativeness (ties: higher tau_quadratic)",
-            "quadratic_tau_human": self.all_pairs_tau_human,
+            "recommended_by": "highest informativeness (ties: higher tau_all_pairs)",
+            "all_pairs_tau_human": self.all_pairs_tau_human,
             "human_models_matched": self.human_models_matched,
             "ceiling_3_level": self.ceiling_3_level,
             "fit": {"slope": self.fit_slope, "intercept": self.fit_intercept, "r2": self.fit_r2},
             "needs_all_pairs": self.needs_all_pairs,
             "notes": list(self.notes),
             "anchors": self.table.to_dict(orient="records"),
-            "quadratic": (self.quadratic.to_dict(orient="records") if self.quadratic is not None else None),
+            "all_pairs": (self.all_pairs.to_dict(orient="records") if self.all_pairs is not None else None),
         }
 
 
@@ -163,10 +170,10 @@ def anchor_sweep(
     tau: str = "b",
     against: AgainstVerdicts | None = None,
 ) -> AnchorSweep:
-    """Each model as the anchor: tau with the quadratic and human rankings, informativeness.
+    """Each model as the anchor: tau with the all-pairs and human rankings, informativeness.
 
     Works on any design. On an anchor-only table only the anchor can serve as an anchor and there
-    is no all-pairs ranking (tau_quadratic is NaN; ``needs_all_pairs`` says so in a sentence);
+    is no all-pairs ranking (tau_all_pairs is NaN; ``needs_all_pairs`` says so in a sentence);
     on an arena-shaped table (one battle per prompt) informativeness is NaN with a note.
 
     Parameters
@@ -230,7 +237,7 @@ def anchor_sweep(
     position = np.full(m, np.nan)
     needs = None
     if kind != "anchor-only" and m >= 3:
-        rating = quadratic(wins, models)
+        rating = all_pairs_ratings(wins, models)
         position = ranks_descending(rating).astype(float)
         notes.extend(comparison_graph(wins, models).notes(models))
         quad = (
@@ -240,7 +247,7 @@ def anchor_sweep(
         )
         if kind == "partial":
             notes.append(
-                "Not every pair of models was judged: the 'quadratic' ranking is the "
+                "Not every pair of models was judged: the all-pairs ranking is the "
                 "Bradley–Terry fit on the pairs that were, not a full all-pairs ranking."
             )
     else:
@@ -248,7 +255,7 @@ def anchor_sweep(
         notes.append(
             "This table compares every model with one anchor"
             + (f" ({only_anchor})" if only_anchor else "")
-            + ": there is no all-pairs (quadratic) ranking to compare with, and no other model "
+            + ": there is no all-pairs ranking to compare with, and no other model "
             "can serve as an anchor. The anchor's own ranking, informativeness, win-rate "
             "distribution and agreement with a human ranking still apply."
         )
@@ -291,8 +298,8 @@ def anchor_sweep(
         {
             "anchor": list(models),
             "position": position,
-            "quadratic_rating": rating,
-            "tau_quadratic": tau_q,
+            "all_pairs_rating": rating,
+            "tau_all_pairs": tau_q,
             "tau_human": tau_h,
             "informativeness": info,
             "models_ranked": models_ranked.astype(int),
@@ -304,20 +311,20 @@ def anchor_sweep(
         table = table.sort_values(["position", "anchor"], kind="stable")
         table["position"] = table["position"].astype(int)
     else:
-        table = table.drop(columns=["position", "quadratic_rating"])
+        table = table.drop(columns=["position", "all_pairs_rating"])
         table.insert(1, "position", pd.array([pd.NA] * len(table), dtype="Int64"))
-        table.insert(2, "quadratic_rating", np.nan)
+        table.insert(2, "all_pairs_rating", np.nan)
     table = table.reset_index(drop=True)
 
     recommended = None
     ranked = table.dropna(subset=["informativeness"])
     if len(ranked):
-        key = ranked.assign(_t=ranked["tau_quadratic"].fillna(-np.inf))
+        key = ranked.assign(_t=ranked["tau_all_pairs"].fillna(-np.inf))
         recommended = str(
             key.sort_values(["informativeness", "_t"], ascending=False, kind="stable").iloc[0]["anchor"]
         )
     slope, intercept, fit = r2(
-        table["informativeness"].to_numpy(dtype=float), table["tau_quadratic"].to_numpy(dtype=float)
+        table["informativeness"].to_numpy(dtype=float), table["tau_all_pairs"].to_numpy(dtype=float)
     )
     return AnchorSweep(
         judge=counts.judge,
@@ -326,7 +333,7 @@ def anchor_sweep(
         design=kind,
         tau=tau,
         table=table,
-        quadratic=quad,
+        all_pairs=quad,
         recommended=recommended,
         all_pairs_tau_human=all_pairs_tau_human,
         human_models_matched=matched,
@@ -365,10 +372,10 @@ def starting_anchor(
 class JudgeEffect:
     """Per judge the best and the worst anchor (by tau with the all-pairs ranking).
 
-    ``table``: judge, best_anchor, worst_anchor, best_tau_quadratic, worst_tau_quadratic,
-    gap_quadratic, best_tau_human, worst_tau_human, gap_human (best − worst of those two
-    anchors), human_range (max − min tau_human over all anchors), quadratic_tau_human.
-    ``judge_spread``: max − min over judges of quadratic_tau_human (the judge effect).
+    ``table``: judge, best_anchor, worst_anchor, best_tau_all_pairs, worst_tau_all_pairs,
+    gap_all_pairs, best_tau_human, worst_tau_human, gap_human (best − worst of those two
+    anchors), human_range (max − min tau_human over all anchors), all_pairs_tau_human.
+    ``judge_spread``: max − min over judges of all_pairs_tau_human (the judge effect).
     """
 
     tau: str
@@ -421,25 +428,25 @@ def anchor_vs_judge(sweeps: Mapping[str, AnchorSweep]) -> JudgeEffect:
     if len(variants) > 1:
         raise UsageError("all sweeps must use the same tau variant")
     for judge, sweep in sweeps.items():
-        t = sweep.table.dropna(subset=["tau_quadratic"])
+        t = sweep.table.dropna(subset=["tau_all_pairs"])
         if t.empty:
             continue
-        best = t.loc[t["tau_quadratic"].idxmax()]
-        worst = t.loc[t["tau_quadratic"].idxmin()]
+        best = t.loc[t["tau_all_pairs"].idxmax()]
+        worst = t.loc[t["tau_all_pairs"].idxmin()]
         human = sweep.table["tau_human"]
         rows.append(
             {
                 "judge": judge,
                 "best_anchor": best["anchor"],
                 "worst_anchor": worst["anchor"],
-                "best_tau_quadratic": best["tau_quadratic"],
-                "worst_tau_quadratic": worst["tau_quadratic"],
-                "gap_quadratic": best["tau_quadratic"] - worst["tau_quadratic"],
+                "best_tau_all_pairs": best["tau_all_pairs"],
+                "worst_tau_all_pairs": worst["tau_all_pairs"],
+                "gap_all_pairs": best["tau_all_pairs"] - worst["tau_all_pairs"],
                 "best_tau_human": best["tau_human"],
                 "worst_tau_human": worst["tau_human"],
                 "gap_human": best["tau_human"] - worst["tau_human"],
                 "human_range": (human.max() - human.min()) if human.notna().any() else np.nan,
-                "quadratic_tau_human": sweep.all_pairs_tau_human,
+                "all_pairs_tau_human": sweep.all_pairs_tau_human,
             }
         )
     if not rows:
@@ -447,6 +454,6 @@ def anchor_vs_judge(sweeps: Mapping[str, AnchorSweep]) -> JudgeEffect:
             "The anchor-versus-judge comparison needs an all-pairs table for at least one judge."
         )
     table = pd.DataFrame(rows)
-    q = table["quadratic_tau_human"].dropna()
+    q = table["all_pairs_tau_human"].dropna()
     spread = float(q.max() - q.min()) if len(q) >= 2 else float("nan")
     return JudgeEffect(tau=variants.pop(), table=table, judge_spread=spread)

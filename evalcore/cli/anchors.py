@@ -1,4 +1,4 @@
-"""``anchors``: every model as the anchor: its position, tau with the quadratic and human
+"""``anchors``: every model as the anchor: its position, tau with the all-pairs and human
 rankings, and informativeness (Don-Yehiya et al. 2026)."""
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
     numbers: dict[str, Any] = {
         "recommended": recommended,
         "recommended_informativeness": rec_info,
-        **{f"recommended_{k}": cell_number(rec[k]) for k in ("tau_quadratic", "tau_human")},
+        **{f"recommended_{k}": cell_number(rec[k]) for k in ("tau_all_pairs", "tau_human")},
         "recommended_instructions_needed": rec_total,
         "design": sweep.design,
     }
@@ -97,7 +97,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
             "models": len(sweep.models),
             "usual": strongest,
             "usual_informativeness": usual_info,
-            **{f"usual_{k}": cell_number(usual[k]) for k in ("tau_quadratic", "tau_human")},
+            **{f"usual_{k}": cell_number(usual[k]) for k in ("tau_all_pairs", "tau_human")},
             "usual_instructions_needed": usual_total,
         }
     )
@@ -105,7 +105,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
         f"Compare against {recommended} (number {position} of {len(sweep.models)} in the "
         f"all-pairs ranking): {q.format('informativeness', rec_info)} of the cases get different "
         f"verdicts against it (its informativeness), and ranking the models by their win rate against it agrees with the all-pairs "
-        f"ranking at {tau_name} = {fmt_tau(numbers['recommended_tau_quadratic'])}"
+        f"ranking at {tau_name} = {fmt_tau(numbers['recommended_tau_all_pairs'])}"
     )
     text += _with_humans(numbers["recommended_tau_human"]) + "."
     stable = _stability(analyses, recommended)
@@ -141,7 +141,7 @@ def anchor_finding(analyses: Analyses) -> Finding:
     else:
         text += (
             f" The usual choice, the strongest model {strongest}, gives {q.format('informativeness', usual_info)} "
-            f"informative cases and tau {fmt_tau(numbers['usual_tau_quadratic'])}"
+            f"informative cases and tau {fmt_tau(numbers['usual_tau_all_pairs'])}"
         )
         text += _with_humans(numbers["usual_tau_human"])
         costly = math.isfinite(rec_total) and usual_total > rec_total

@@ -69,7 +69,7 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
         )
     if highlight is not None and highlight in set(t["anchor"]):
         row = t[t["anchor"] == highlight]
-        _highlight(fig, row["position"], row["tau_quadratic"], row["anchor"], highlight)
+        _highlight(fig, row["position"], row["tau_all_pairs"], row["anchor"], highlight)
         if row["tau_human"].notna().any():
             _highlight(fig, row["position"], row["tau_human"], row["anchor"], highlight + " (human)")
     fig.update_xaxes(title="anchor's position in the all-pairs ranking (1 = strongest)", dtick=1)
@@ -96,11 +96,11 @@ def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple
 def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
     """tau with the all-pairs ranking against informativeness, with the least-squares line and
     its R², and the 3-level ceiling (the most pairs a win-or-loss anchor can split) as a dotted line."""
-    t = sweep.table.dropna(subset=["informativeness", "tau_quadratic"])
+    t = sweep.table.dropna(subset=["informativeness", "tau_all_pairs"])
     fig = go.Figure(
         go.Scatter(
             x=t["informativeness"],
-            y=t["tau_quadratic"],
+            y=t["tau_all_pairs"],
             mode="markers",
             name="anchor",
             text=t["anchor"],
@@ -123,11 +123,11 @@ def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) 
             fig,
             sweep.ceiling_3_level,
             vertical=True,
-            span=(t["tau_quadratic"].min(), t["tau_quadratic"].max()),
+            span=(t["tau_all_pairs"].min(), t["tau_all_pairs"].max()),
         )
     if highlight is not None and highlight in set(t["anchor"]):
         row = t[t["anchor"] == highlight]
-        _highlight(fig, row["informativeness"], row["tau_quadratic"], row["anchor"], highlight)
+        _highlight(fig, row["informativeness"], row["tau_all_pairs"], row["anchor"], highlight)
     fig.update_xaxes(title="informativeness", tickformat=".0%")
     fig.update_yaxes(title=f"Kendall's {tau_name(sweep.tau)} with the all-pairs ranking")
     r2 = (
@@ -193,13 +193,13 @@ def rank_comparison(ranking: AnchorRanking) -> go.Figure:
     cut at the edge of the plot."""
     t = ranking.table
     fig = go.Figure()
-    if t["quadratic_rank"].notna().all():
+    if t["all_pairs_rank"].notna().all():
         for _, row in t.iterrows():
             shift = int(row["rank_shift"])
             color = MUTED if shift == 0 else (HUMAN if shift > 0 else ACCENT)
             fig.add_scatter(
                 x=["all pairs", f"anchor {ranking.anchor}"],
-                y=[int(row["quadratic_rank"]), int(row["anchor_rank"])],
+                y=[int(row["all_pairs_rank"]), int(row["anchor_rank"])],
                 mode="lines+markers",
                 showlegend=False,
                 line={"color": color},
@@ -207,7 +207,7 @@ def rank_comparison(ranking: AnchorRanking) -> go.Figure:
                 hovertemplate=f"<b>{row['model']}</b><br>%{{x}}: rank %{{y}}<br>shift {shift:+d}<extra></extra>",
             )
 
-        top = int(max(t["quadratic_rank"].max(), t["anchor_rank"].max()))
+        top = int(max(t["all_pairs_rank"].max(), t["anchor_rank"].max()))
 
         def rank_axis(ranks: pd.Series) -> dict:
             """A rank axis with the models' names at their ranks, rank 1 at the top."""
@@ -224,7 +224,7 @@ def rank_comparison(ranking: AnchorRanking) -> go.Figure:
         )
         right = {"overlaying": "y", "side": "right", "showgrid": False, "automargin": True}
         fig.update_layout(
-            yaxis=rank_axis(t["quadratic_rank"]), yaxis2={**rank_axis(t["anchor_rank"]), **right}
+            yaxis=rank_axis(t["all_pairs_rank"]), yaxis2={**rank_axis(t["anchor_rank"]), **right}
         )
     else:
         fig.add_bar(
@@ -343,16 +343,16 @@ def judge_effect_bars(effect: JudgeEffect) -> go.Figure:
     for which, colour in (("best", HUMAN), ("worst", ACCENT)):
         fig.add_bar(
             x=t["judge"],
-            y=t[f"{which}_tau_quadratic"],
+            y=t[f"{which}_tau_all_pairs"],
             name=f"{which} anchor",
             marker_color=colour,
             text=t[f"{which}_anchor"],
             hovertemplate=f"%{{x}}<br>{which} anchor %{{text}}: %{{y:.3f}}<extra></extra>",
         )
-    if t["quadratic_tau_human"].notna().any():
+    if t["all_pairs_tau_human"].notna().any():
         fig.add_scatter(
             x=t["judge"],
-            y=t["quadratic_tau_human"],
+            y=t["all_pairs_tau_human"],
             mode="markers",
             name="all pairs vs human",
             marker={"color": PRIMARY, "size": 12, "symbol": "diamond"},

@@ -120,7 +120,7 @@ def recommended_metrics(sweep: AnchorSweep, tau: str) -> list[tuple[str, str, st
     if sweep.has_all_pairs_ranking:
         # one tile per quantity: the best and worst anchors' agreement are a range in words, not
         # two more tiles of the same quantity
-        t = sweep.table["tau_quadratic"]
+        t = sweep.table["tau_all_pairs"]
         why += (
             f" {q.name('tau_all_pairs')} ({tau_name(tau)}) across the anchors: from "
             f"{fmt_num(t.min(), 3)} (worst anchor) to {fmt_num(t.max(), 3)} (best)."
@@ -160,7 +160,7 @@ def stability_table(stability: AnchorStability) -> pd.DataFrame:
             "informativeness",
             ("informativeness_low", "Informativeness, 95% low", "pct1"),
             ("informativeness_high", "Informativeness, 95% high", "pct1"),
-            ("tau_quadratic", "tau_all_pairs"),
+            ("tau_all_pairs", "tau_all_pairs"),
             ("tau_low", "Tau, 95% low", "num3"),
             ("tau_high", "Tau, 95% high", "num3"),
         ],
@@ -196,8 +196,8 @@ def sweep_table(sweep: AnchorSweep) -> pd.DataFrame:
         [
             ("anchor", "Anchor", None),
             ("position", "Position", None),
-            ("quadratic_rating", "All-pairs rating (Elo points)", "elo"),
-            ("tau_quadratic", "tau_all_pairs"),
+            ("all_pairs_rating", "All-pairs rating (Elo points)", "elo"),
+            ("tau_all_pairs", "tau_all_pairs"),
             ("tau_human", "tau_humans"),
             "informativeness",
             ("models_ranked", "Models ranked", None),
@@ -210,7 +210,7 @@ def sweep_table(sweep: AnchorSweep) -> pd.DataFrame:
 def fit_caption(sweep: AnchorSweep, tau: str) -> str | None:
     if not sweep.has_all_pairs_ranking or pd.isna(sweep.fit_r2):
         return None
-    n = int(sweep.table["tau_quadratic"].notna().sum())
+    n = int(sweep.table["tau_all_pairs"].notna().sum())
     return (
         f"Least-squares line of {tau_name(tau)} (with all pairs) on informativeness over {n} "
         f"anchors: it explains {fmt_num(sweep.fit_r2, 3)} of tau's spread, slope {fmt_num(sweep.fit_slope, 3)} per "
@@ -243,7 +243,7 @@ def explorer_metrics(ranking: AnchorRanking, tau: str) -> list[Metric]:
     the cost of the two designs, and tau with humans (when a human ranking matches)."""
     out: list[Metric] = []
     if ranking.has_all_pairs_ranking:
-        out.append(tile("tau_all_pairs", ranking.tau_quadratic, f"Kendall's {tau_name(tau)}."))
+        out.append(tile("tau_all_pairs", ranking.tau_all_pairs, f"Kendall's {tau_name(tau)}."))
     out += [
         tile("informativeness", ranking.informativeness, None),
         Metric(
@@ -289,9 +289,9 @@ def explorer_table(ranking: AnchorRanking) -> pd.DataFrame:
     ]
     if ranking.has_all_pairs_ranking:
         columns += [
-            ("quadratic_rank", "Rank by all pairs", None),
+            ("all_pairs_rank", "Rank by all pairs", None),
             ("rank_shift", "Rank shift", None),
-            ("quadratic_rating", "All-pairs rating (Elo points)", "elo"),
+            ("all_pairs_rating", "All-pairs rating (Elo points)", "elo"),
         ]
     return catalogue_table(ranking.table, columns)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from math import comb, sqrt
 
 import numpy as np
@@ -25,6 +26,7 @@ from evalcore.anchors import (
     starting_anchor,
     win_rate_distribution,
 )
+from evalcore.errors import EvalcoreDeprecationWarning
 from evalcore.ingest.files import read_human_ranking
 from evalcore.ranking import fit_bradley_terry
 from evalcore.schema import LEVELS
@@ -173,8 +175,8 @@ def test_three_level_transitive_verdicts_never_exceed_the_bound(n_models):
     # The anchor ranks the others in two tied blocks: tau-b = √(discordant-free pairs / all
     # pairs) = √I; an extreme anchor ties every model, so its tau-b is undefined.
     middle = t["position"].between(2, n_models - 1)
-    np.testing.assert_allclose(t.loc[middle, "tau_quadratic"], np.sqrt(expected[middle]))
-    assert t.loc[~middle, "tau_quadratic"].isna().all()
+    np.testing.assert_allclose(t.loc[middle, "tau_all_pairs"], np.sqrt(expected[middle]))
+    assert t.loc[~middle, "tau_all_pairs"].isna().all()
 
 
 def test_inverted_u_and_informativeness_peak_averaged_over_seeds():
@@ -184,7 +186,7 @@ def test_inverted_u_and_informativeness_peak_averaged_over_seeds():
         store = _store(sim.verdicts)
         t = anchor_sweep(store.counts()).table.sort_values("position")
         store.close()
-        taus.append(t["tau_quadratic"].to_numpy())
+        taus.append(t["tau_all_pairs"].to_numpy())
         infos.append(t["informativeness"].to_numpy())
     tau, info = np.mean(taus, axis=0), np.mean(infos, axis=0)
     extremes = tau[[0, -1]].mean()
@@ -196,7 +198,7 @@ def test_inverted_u_and_informativeness_peak_averaged_over_seeds():
 
 
 # -- tau against an independent computation from the rows ---------------------------------------
-def test_tau_quadratic_and_human_from_rows(sim12):
+def test_tau_all_pairs_and_human_from_rows(sim12):
     sim, counts = sim12
     sweep = anchor_sweep(counts, human_ranking=sim.human_ranking)
     rows = sim.verdicts.dropna(subset=["verdict"])
@@ -218,9 +220,9 @@ def test_tau_quadratic_and_human_from_rows(sim12):
         want_q = stats.kendalltau(rate, [theta[idx[m]] for m in others]).statistic
         want_h = stats.kendalltau(rate, [human[m] for m in others]).statistic
         row = sweep.table.set_index("anchor").loc[anchor]
-        assert row["tau_quadratic"] == pytest.approx(want_q)
+        assert row["tau_all_pairs"] == pytest.approx(want_q)
         assert row["tau_human"] == pytest.approx(want_h)
-    assert sweep.quadratic_tau_human == pytest.approx(
+    assert sweep.all_pairs_tau_human == pytest.approx(
         stats.kendalltau(theta, [human[m] for m in models]).statistic
     )
 
@@ -228,7 +230,7 @@ def test_tau_quadratic_and_human_from_rows(sim12):
 def test_fit_r2_matches_scipy(sim12):
     _, counts = sim12
     sweep = anchor_sweep(counts)
-    fit = stats.linregress(sweep.table["informativeness"], sweep.table["tau_quadratic"])
+    fit = stats.linregress(sweep.table["informativeness"], sweep.table["tau_all_pairs"])
     assert sweep.fit_r2 == pytest.approx(fit.rvalue**2)
     assert sweep.fit_slope == pytest.approx(fit.slope)
 
@@ -237,7 +239,7 @@ def test_tau_a_option_and_recommended(sim12):
     _, counts = sim12
     a = anchor_sweep(counts, tau="a")
     b = anchor_sweep(counts, tau="b")
-    assert (a.table["tau_quadratic"] <= b.table["tau_quadratic"] + 1e-12).all()
+    assert (a.table["tau_all_pairs"] <= b.table["tau_all_pairs"] + 1e-12).all()
     best = b.table.sort_values("informativeness", ascending=False).iloc[0]["anchor"]
     assert b.recommended == best
     d = b.as_dict()
@@ -272,11 +274,11 @@ def test_anchor_ranking_explorer(sim12):
     sweep = anchor_sweep(counts)
     r = anchor_ranking(counts, "sim-cedar")
     row = sweep.table.set_index("anchor").loc["sim-cedar"]
-    assert r.tau_quadratic == pytest.approx(row["tau_quadratic"])
+    assert r.tau_all_pairs == pytest.approx(row["tau_all_pairs"])
     assert r.informativeness == pytest.approx(row["informativeness"])
     assert len(r.table) == 11 and "sim-cedar" not in set(r.table["model"])
     t = r.table
-    assert (t["rank_shift"] == t["quadratic_rank"] - t["anchor_rank"]).all()
+    assert (t["rank_shift"] == t["all_pairs_rank"] - t["anchor_rank"]).all()
     assert r.design_calls_anchor == 11 and r.design_calls_all_pairs == comb(12, 2)
     assert r.calls_anchor == 11 * 150
 
@@ -309,13 +311,13 @@ def test_anchor_only_demo():
     sweep = anchor_sweep(counts)
     assert sweep.design == "anchor-only"
     assert list(sweep.table["anchor"]) == ["sim-birch"]
-    assert np.isnan(sweep.table["tau_quadratic"].iloc[0])
+    assert np.isnan(sweep.table["tau_all_pairs"].iloc[0])
     assert 0 < sweep.table["informativeness"].iloc[0] < 1
     assert any("all-pairs" in n for n in sweep.notes)
     assert win_rate_distribution(counts, "sim-birch").n_competitors == 15
     assert len(anchor_ranking(counts, "sim-birch").table) == 15
     with pytest.raises(NeedsAllPairs, match="all-pairs"):
-        sample_size_sweep(counts, reference="quadratic")
+        sample_size_sweep(counts, reference="all_pairs")
     with pytest.raises(NeedsAllPairs):
         anchor_count_sweep(counts)
     with pytest.raises(NeedsAllPairs):
@@ -332,7 +334,7 @@ def test_anchor_only_real_alpacaeval():
     assert sweep.design == "anchor-only"
     assert list(sweep.table["anchor"]) == ["gpt4_1106_preview"]
     info = sweep.table["informativeness"].iloc[0]
-    assert 0 < info < 1 and np.isnan(sweep.table["tau_quadratic"].iloc[0])
+    assert 0 < info < 1 and np.isnan(sweep.table["tau_all_pairs"].iloc[0])
     # The anchor's ranking: win rate against the anchor, computed from the rows.
     rows = table.frame.dropna(subset=["verdict"])
     rows = rows[rows["model_a"] != rows["model_b"]]
@@ -354,27 +356,46 @@ def test_sample_size_sweep_at_full_size_reproduces_the_full_data(sim12):
     sim, counts = sim12
     seen = []
     result = sample_size_sweep(
-        counts, sizes=(40, 150), repetitions=5, reference="quadratic", progress=lambda f, t: seen.append(f)
+        counts, sizes=(40, 150), repetitions=5, reference="all_pairs", progress=lambda f, t: seen.append(f)
     )
     assert seen[-1] == 1.0
     full = result.runs[result.runs["size"] == 150]
-    assert np.allclose(full.loc[full["ranking"] == "quadratic", "tau"], 1.0)
+    assert np.allclose(full.loc[full["ranking"] == "all_pairs", "tau"], 1.0)
     sweep = anchor_sweep(counts)
-    for anchor, tau in zip(sweep.table["anchor"], sweep.table["tau_quadratic"], strict=True):
+    for anchor, tau in zip(sweep.table["anchor"], sweep.table["tau_all_pairs"], strict=True):
         assert np.allclose(full.loc[full["ranking"] == anchor, "tau"], tau)
     summary = result.summary
-    assert set(summary["ranking"]) == {"quadratic", "mean over anchors", *counts.models}
+    assert set(summary["ranking"]) == {"all_pairs", "mean over anchors", *counts.models}
     assert (summary["runs"] == 5).all()
     human = sample_size_sweep(counts, sizes=(150,), repetitions=2, human_ranking=sim.human_ranking)
-    q = human.runs[human.runs["ranking"] == "quadratic"]["tau"]
+    q = human.runs[human.runs["ranking"] == "all_pairs"]["tau"]
     assert np.allclose(
         q,
-        sweep.quadratic_tau_human
-        if np.isfinite(sweep.quadratic_tau_human)
-        else anchor_sweep(counts, human_ranking=sim.human_ranking).quadratic_tau_human,
+        sweep.all_pairs_tau_human
+        if np.isfinite(sweep.all_pairs_tau_human)
+        else anchor_sweep(counts, human_ranking=sim.human_ranking).all_pairs_tau_human,
     )
     with pytest.raises(ValueError, match="human ranking"):
         sample_size_sweep(counts, reference="human")
+
+
+def test_the_names_before_0_3_still_work_with_a_warning(sim12):
+    """The all-pairs ranking's old names ("quadratic") give the same numbers and warn once each."""
+    sim, counts = sim12
+    sweep = anchor_sweep(counts, human_ranking=sim.human_ranking)
+    assert np.isfinite(sweep.all_pairs_tau_human)
+    with pytest.warns(EvalcoreDeprecationWarning, match=r"AnchorSweep\.quadratic is deprecated.*all_pairs"):
+        assert sweep.quadratic is sweep.all_pairs
+    with pytest.warns(EvalcoreDeprecationWarning, match="all_pairs_tau_human"):
+        assert sweep.quadratic_tau_human == sweep.all_pairs_tau_human
+    ranking = anchor_ranking(counts, sweep.recommended)
+    with pytest.warns(EvalcoreDeprecationWarning, match="tau_all_pairs"):
+        assert ranking.tau_quadratic == ranking.tau_all_pairs
+    new = sample_size_sweep(counts, sizes=(40,), repetitions=3, reference="all_pairs")
+    with pytest.warns(EvalcoreDeprecationWarning, match="removed in evalcore 0.4"):
+        old = sample_size_sweep(counts, sizes=(40,), repetitions=3, reference="quadratic")
+    pd.testing.assert_frame_equal(old.runs, new.runs)
+    assert "quadratic" not in json.dumps(sweep.as_dict(), default=str)
 
 
 def test_anchor_count_sweep_reaches_one_with_every_anchor(sim12):
@@ -429,10 +450,10 @@ def test_anchor_vs_judge_table():
     effect = anchor_vs_judge(sweeps)
     for _, row in effect.table.iterrows():
         t = sweeps[row["judge"]].table
-        assert row["best_tau_quadratic"] == t["tau_quadratic"].max()
-        assert row["gap_quadratic"] == pytest.approx(t["tau_quadratic"].max() - t["tau_quadratic"].min())
+        assert row["best_tau_all_pairs"] == t["tau_all_pairs"].max()
+        assert row["gap_all_pairs"] == pytest.approx(t["tau_all_pairs"].max() - t["tau_all_pairs"].min())
         assert row["human_range"] == pytest.approx(t["tau_human"].max() - t["tau_human"].min())
-    q = [s.quadratic_tau_human for s in sweeps.values()]
+    q = [s.all_pairs_tau_human for s in sweeps.values()]
     assert effect.judge_spread == pytest.approx(max(q) - min(q))
 
 
@@ -497,8 +518,8 @@ def test_a_model_that_never_loses_is_explained():
     ]
     sweep = anchor_sweep(_counts(MODELS, calls, 3))
     assert any("m1 lost no battle" in n for n in sweep.notes)
-    assert sweep.quadratic.iloc[0]["model"] == "m1"
-    assert np.isfinite(sweep.table["quadratic_rating"]).all()
+    assert sweep.all_pairs.iloc[0]["model"] == "m1"
+    assert np.isfinite(sweep.table["all_pairs_rating"]).all()
 
 
 # -- sparse counts on real shapes -------------------------------------------------------------
@@ -618,7 +639,7 @@ def test_arena_shape_says_what_does_not_apply(no_dense):
     sweep = anchor_sweep(counts)
     assert sweep.table["informativeness"].isna().all()
     assert any("one battle per prompt" in n for n in sweep.notes)
-    assert sweep.table["tau_quadratic"].notna().any()  # win rates against anchors still rank
+    assert sweep.table["tau_all_pairs"].notna().any()  # win rates against anchors still rank
     with pytest.raises(DesignError, match="arena"):
         anchor_informativeness(counts, "m00")
     with pytest.raises(DesignError, match="several models"):
@@ -641,14 +662,14 @@ def test_anchor_only_table_keeps_what_applies(no_dense):
     assert sweep.recommended == anchor
     row = sweep.table.iloc[0]
     assert 0 < row["informativeness"] <= 1 and np.isfinite(row["tau_human"])
-    assert np.isnan(row["tau_quadratic"])
+    assert np.isnan(row["tau_all_pairs"])
     assert "needs an all-pairs table" in sweep.needs_all_pairs
     assert sweep.as_dict()["needs_all_pairs"] == sweep.needs_all_pairs
     assert win_rate_distribution(counts, anchor).n_competitors == 8
     for run in (
         lambda: pilot_screening(counts),
         lambda: anchor_count_sweep(counts),
-        lambda: sample_size_sweep(counts, reference="quadratic"),
+        lambda: sample_size_sweep(counts, reference="all_pairs"),
     ):
         with pytest.raises(DesignError, match="all-pairs"):
             run()
@@ -728,7 +749,7 @@ def test_informativeness_compares_within_an_order_and_respects_the_ceiling():
 # -- the recommended anchor's uncertainty and the anchor-count sweep (issue 10, item 8) --------
 def test_anchor_count_sweep_at_one_anchor_matches_the_per_anchor_table(sim12):
     _, counts = sim12
-    sweep = anchor_sweep(counts).table.set_index("anchor")["tau_quadratic"]
+    sweep = anchor_sweep(counts).table.set_index("anchor")["tau_all_pairs"]
     runs = anchor_count_sweep(counts, permutations=8, seed=1).runs
     first = runs[runs["n_anchors"] == 1]
     for _, row in first.iterrows():
@@ -751,7 +772,7 @@ def test_stability_intervals_cover_the_truth_and_guard_small_samples():
         truth["informativeness"] <= t["informativeness_high"]
     )
     assert covered.sum() >= 9  # 95% intervals for 10 anchors
-    assert (t["tau_low"] <= t["tau_quadratic"]).all() and (t["tau_quadratic"] <= t["tau_high"]).all()
+    assert (t["tau_low"] <= t["tau_all_pairs"]).all() and (t["tau_all_pairs"] <= t["tau_high"]).all()
     assert t["most_informative_rate"].sum() == pytest.approx(1.0)
     # The extremes (strongest, weakest) are never the most informative; a middle anchor is.
     assert t.loc[[truth.index[0], truth.index[-1]], "most_informative_rate"].max() == 0

@@ -37,7 +37,7 @@ def test_sweep_table_has_human_names_and_no_none(counts):
     # No human ranking: the tau with humans is missing and written "—", never "None"/"nan".
     assert set(t["Agreement with the human ranking"]) == {"—"}
     assert not {"None", "nan", "<NA>"} & set(_plain(t))
-    assert t["Agreement with the all-pairs ranking"].iloc[0] == f"{sweep.table['tau_quadratic'].iloc[0]:.3f}"
+    assert t["Agreement with the all-pairs ranking"].iloc[0] == f"{sweep.table['tau_all_pairs'].iloc[0]:.3f}"
     metrics = av.recommended_metrics(sweep, "b")
     assert metrics[0][1] == sweep.recommended
     assert len(metrics) == 1 and "(worst anchor)" in metrics[0][2]

@@ -36,7 +36,7 @@ def test_json_agrees_with_the_library(capsys, demo_store):
     sweep = anchor_sweep(demo_store.counts(judge="sim-judge-steady"), human_ranking=read_human_ranking(HUMAN))
     rows = out["anchors"]
     assert [r["anchor"] for r in rows] == sweep.table["anchor"].tolist()
-    assert {"anchor", "position", "tau_quadratic", "tau_human", "informativeness"} <= set(rows[0])
+    assert {"anchor", "position", "tau_all_pairs", "tau_human", "informativeness"} <= set(rows[0])
     np.testing.assert_allclose([r["tau_human"] for r in rows], sweep.table["tau_human"])
     np.testing.assert_allclose([r["informativeness"] for r in rows], sweep.table["informativeness"])
     assert [r["position"] for r in rows] == list(range(1, 21))
@@ -56,7 +56,7 @@ def test_anchor_only_file(capsys):
     out = json.loads(captured.out)
     assert out["design"] == "anchor-only"
     assert [r["anchor"] for r in out["anchors"]] == ["sim-birch"]
-    assert out["anchors"][0]["tau_quadratic"] is None
+    assert out["anchors"][0]["tau_all_pairs"] is None
     assert 0 < out["anchors"][0]["informativeness"] < 1
 
 

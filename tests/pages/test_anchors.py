@@ -86,7 +86,7 @@ def test_per_anchor_table_and_figures_match_the_library(default_view, library_sw
     # Human column names, numbers written with sensible decimals, "—" for a missing value.
     assert not any("_" in c for c in shown.columns)
     assert shown["Agreement with the all-pairs ranking"].tolist() == [
-        fmt_num(v, 3) for v in sweep.table["tau_quadratic"]
+        fmt_num(v, 3) for v in sweep.table["tau_all_pairs"]
     ]
     assert shown["Agreement with the human ranking"].tolist() == [
         fmt_num(v, 3) for v in sweep.table["tau_human"]
@@ -200,7 +200,7 @@ def test_the_bundled_ranking_is_not_offered_when_the_table_names_none_of_its_mod
 
 
 def _anchor_only_page(at: AppTest, anchor: str) -> None:
-    assert any("no all-pairs (quadratic) ranking" in i.value for i in at.info)
+    assert any("no all-pairs ranking" in i.value for i in at.info)
     assert any("Comparing anchors with each other" in c.value for c in at.caption)  # one sentence
     assert not [df for df in at.dataframe if "Agreement with the all-pairs ranking" in df.value.columns]
     shown = _table(at, "Rank by the anchor")
