@@ -8,7 +8,7 @@ numbers and the offending values when a table breaks the contract.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -420,6 +420,12 @@ class ValidationReport:
     duplicate_rows: tuple[int, ...]
     #: Names that differ only by characters that do not show, with their rows (one note each).
     name_notes: tuple[str, ...] = ()
+    #: Every row is one call on an instruction of its own (an arena table: a prompt a battle), so
+    #: every row is a cell of its own and the counts need no grouping. A fact the store uses, not
+    #: a finding: known where the rows were checked one by one (the typed pass tells the store
+    #: through its own flag), so it is left out of comparisons (one table, one report, whichever
+    #: path read it).
+    single_calls: bool = field(default=False, compare=False)
 
     @property
     def notes(self) -> tuple[str, ...]:

@@ -396,10 +396,11 @@ def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> Validati
     # a row stands for ``weight`` calls where the table says (a counts table's rows), else one
     described = {str(r[0]) for r in cur.execute(f"DESCRIBE {table}").fetchall()}
     w = "weight" if "weight" in described else "1"
-    rows, no_verdict, self_rows, stored = one_row(
+    rows, no_verdict, self_rows, stored, weighed = one_row(
         cur.execute(
             f"SELECT coalesce(sum({w}), 0), coalesce(sum({w}) FILTER (WHERE verdict IS NULL), 0), "
-            f"coalesce(sum({w}) FILTER (WHERE model_a = model_b), 0), count(*) FROM {table}"
+            f"coalesce(sum({w}) FILTER (WHERE model_a = model_b), 0), count(*), "
+            f"count(*) FILTER (WHERE {w} <> 1) FROM {table}"
         )
     )
     # rows with distinct instructions cannot repeat each other (an arena table): one cheap count
@@ -413,6 +414,7 @@ def inspect(cur: duckdb.DuckDBPyConnection, table: str = "verdicts") -> Validati
         self_comparison_rows=int(self_rows),
         duplicate_rows=tuple(int(r) for r in duplicates),
         name_notes=_invisible_notes(cur, table),
+        single_calls=unique_ids == stored and not weighed,
     )
 
 

@@ -365,6 +365,10 @@ class VerdictStore:
             dog.stop()  # committed: what is left is quick and must not be stopped half-way
             self.text.publish(cur, staged)
             report = canon.report if canon.report is not None else ingest.inspect(cur)
+            # a table checked row by row whose every row is its own instruction (an arena's JSON
+            # dump) is read like a typed load's: each row its own cell (its counts at 1.8 M
+            # battles in 0.6 s instead of 1.1)
+            self._unique_keys = self._unique_keys or report.single_calls
         except Exception as exc:
             dog.stop()
             if dog.expired:  # DuckDB's "Interrupted!", however a step above worded it

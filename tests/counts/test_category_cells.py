@@ -97,6 +97,37 @@ def test_the_category_test_is_the_same_from_selected_cells(tmp_path, several_pai
     pd.testing.assert_frame_equal(x.ratings, y.ratings, rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("several_pairs", [False, True])
+def test_a_table_checked_row_by_row_reads_single_calls_as_a_typed_load_does(tmp_path, several_pairs):
+    """A battle table in the arena's own format takes the checking path; when every battle is its
+    own prompt its counts are read without grouping and equal the grouped read's; with a prompt of
+    several battles they are grouped."""
+    frame = pd.read_parquet(_arena(tmp_path, several_pairs=several_pairs))
+    winner = frame["verdict"].map({1: "model_a", -1: "model_b", 0: "tie"})
+    native = frame.rename(columns={"instruction_id": "question_id"}).assign(winner=winner)
+    path = tmp_path / "battles.json"
+    native.drop(columns=["judge", "verdict"]).to_json(path, orient="records")
+    loaded = VerdictStore().load_file(str(path))
+    assert "arena" in loaded.format.lower()
+    assert loaded.report.single_calls != several_pairs
+    fast = loaded.store
+    assert fast._unique_keys != several_pairs
+    grouped = VerdictStore().load_file(str(path)).store
+    grouped._unique_keys = False  # the grouping read, as before
+    judge = fast.judges()[0]
+    _same(fast.counts(judge=judge), grouped.counts(judge=judge))
+    _same(fast.counts(judge=judge, category="maths"), grouped.counts(judge=judge, category="maths"))
+    assert fast.counts(judge=judge).n.sum() == len(frame)
+
+
+def test_a_counts_table_whose_rows_weigh_several_calls_is_grouped(tmp_path):
+    path = tmp_path / "counts.csv"
+    path.write_text("instruction_id,model_a,model_b,verdict,judge,n_calls\np1,a,b,1,j,2\np2,a,c,0,j,1\n")
+    loaded = VerdictStore().load_file(str(path))
+    assert not loaded.report.single_calls and not loaded.store._unique_keys
+    assert loaded.store.counts(judge="j").n.sum() == 3
+
+
 def test_names_selected_are_taken_when_first_read():
     import pyarrow as pa
 
