@@ -213,6 +213,45 @@ def test_a_column_named_like_the_row_counter_is_only_data(tmp_path, monkeypatch)
     assert vouched and rows["row"].tolist() == [1, 2] and rows["verdict"].tolist() == [1, -1]
 
 
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_rows_read_in_parallel_keep_the_files_numbers(tmp_path, kind):
+    """A large file read on every thread (CSV: numbered from the created table's order; Parquet:
+    by the reader, file by row group) keeps each row's number in the file: row k is the k-th
+    data row. 1.2 M rows, so that DuckDB splits the CSV and reads many row groups."""
+    n = 1_200_000
+    con = duckdb.connect()
+    path = tmp_path / f"big.{kind}"
+    options = "HEADER" if kind == "csv" else "FORMAT parquet, ROW_GROUP_SIZE 100000"
+    con.execute(
+        f"""COPY (SELECT 'q' || i AS instruction_id, 'm' || (i % 7) AS model_a,
+                  'm' || ((i + 1 + i % 5) % 7) AS model_b, (i % 5) - 2 AS verdict, 'j' AS judge
+                  FROM range({n}) r(i)) TO '{path}' ({options})"""
+    )
+    store = VerdictStore()
+    store.load_file(str(path))
+    assert store._unique_keys  # the typed pass took it
+    misnumbered = store.con.execute(
+        """SELECT count(*), count(*) FILTER (WHERE instruction_id <> 'q' || ("row" - 1)) FROM verdicts"""
+    ).fetchall()[0]
+    assert misnumbered == (n, 0)
+    store.close()
+
+
+def test_a_parquet_column_named_like_the_readers_row_number_is_only_data(tmp_path, monkeypatch):
+    path = tmp_path / "t.parquet"
+    pd.DataFrame(
+        {
+            "instruction_id": ["q1", "q2"],
+            "model_a": "a",
+            "model_b": "b",
+            "verdict": [1, -1],
+            "file_row_number": [7, 3],
+        }
+    ).to_parquet(path)
+    rows, _, _, _, vouched = _both(path, monkeypatch)
+    assert vouched and rows["row"].tolist() == [1, 2] and rows["verdict"].tolist() == [1, -1]
+
+
 def test_a_failed_typed_load_keeps_the_previous_table(tmp_path):
     store = VerdictStore()
     store.load_file(_csv(tmp_path, "instruction_id,model_a,model_b,verdict\nq1,x,y,1\n", "ok.csv"))

@@ -133,7 +133,7 @@ def read_typed(
 
     ``sql`` reads ``width`` columns; ``columns`` maps each contract column the file has to
     (position, DuckDB type). The rows are read once, typed as the store keeps them (names as
-    written, verdicts mapped by sight, lengths as numbers) and numbered by the reader; one
+    written, verdicts mapped by sight, lengths as numbers) and numbered in file order; one
     aggregate over the table and one over its distinct names then check the contract and gather
     the load report. Any sign of trouble — an empty name, a verdict or length not recognised on
     sight, a name with surrounding spaces, control or invisible characters, a limit passed, rows
@@ -154,7 +154,22 @@ def read_typed(
         found = columns.get(name)
         return None if found is None else (f"vl_src.c{found[0]}", found[1])
 
-    select = ['CAST(vl_src.vl_row AS BIGINT) AS "row"']
+    # The rows' numbers: a numbered read (WITH ORDINALITY) runs on one thread, 0.50 s against
+    # 0.27 s for 1.8 M Parquet rows and 0.40 against 0.22 s for 866,250 CSV rows. Parquet numbers
+    # its rows itself as it reads them in parallel; a CSV table is created in file order (DuckDB
+    # keeps the order of a single source) and numbered from its row ids afterwards; JSON is read
+    # on one thread either way and keeps the numbered read.
+    positional = ", ".join(f"c{k}" for k in range(width))
+    numbered = (f"{sql} WITH ORDINALITY AS vl_src({positional}, vl_row)", "vl_src.vl_row")
+    reads = [numbered]  # (source, the row's number)
+    if sql.startswith("read_parquet(") and sql.endswith(")"):
+        # (the numbered read stays for a file with a column the reader's number would shadow)
+        reads.insert(
+            0, (f"{sql[:-1]}, file_row_number = true) AS vl_src({positional}, vl_row)", "vl_src.vl_row + 1")
+        )
+    elif sql.startswith("read_csv("):
+        reads = [(f"{sql} AS vl_src({positional})", "NULL")]
+    select = []
     for name in ("instruction_id", "model_a", "model_b"):
         expr, _ = col(name)  # type: ignore[misc]  # required columns, checked by the caller
         select.append(f"CAST({expr} AS VARCHAR) AS {name}")
@@ -178,14 +193,19 @@ def read_typed(
     select.append(
         f"nullif(CAST({category[0]} AS VARCHAR), '') AS category" if category else "NULL::VARCHAR AS category"
     )
-    try:
-        cur.execute(
-            f"CREATE OR REPLACE TABLE {table} AS SELECT {', '.join(select)} FROM {sql} "
-            f"WITH ORDINALITY AS vl_src({', '.join(f'c{k}' for k in range(width))}, vl_row)"
-        )
-    except duckdb.Error:
-        cur.execute(f"DROP TABLE IF EXISTS {table}")
-        return None  # the checking path reads it again and words the reader's complaint
+    for attempt, (source, row) in enumerate(reads, start=1):
+        try:
+            cur.execute(
+                f'CREATE OR REPLACE TABLE {table} AS SELECT CAST({row} AS BIGINT) AS "row", '
+                f"{', '.join(select)} FROM {source}"
+            )
+            if row == "NULL":
+                cur.execute(f'UPDATE {table} SET "row" = rowid + 1')
+            break
+        except duckdb.Error:
+            cur.execute(f"DROP TABLE IF EXISTS {table}")
+            if attempt == len(reads):
+                return None  # the checking path reads it again and words the reader's complaint
     # Instruction ids may be as many as the rows (an arena table): checked row by row (a control
     # character, or whitespace at either end: :func:`_odd_id`). An exact repeat
     # needs the same instruction, pair and judge: distinct hashes of those four for every row
