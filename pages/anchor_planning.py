@@ -49,7 +49,12 @@ with _ui.page("Anchor planning"):
         st.subheader("Number of instructions")
         w1, w2, w3 = st.columns(3)
         choices = ["human", an.ALL_PAIRS] if p.human is not None else [an.ALL_PAIRS]
-        radio = {"param": "reference", "horizontal": True, "key": "anchors_sweep_ref"}
+        radio = {
+            "param": "reference",
+            "horizontal": True,
+            "key": "anchors_sweep_ref",
+            "renamed": an.RENAMED_REFERENCES,
+        }
         radio["format_func"] = av.reference_words
         ref = _ui.linked_choice(w1.radio, "Reference ranking", choices, **radio)
         sweep_reps = int(num(w2, "Repetitions", 1, 200, 30, "sweep_reps", "anchors_sweep_reps"))

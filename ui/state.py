@@ -11,7 +11,7 @@ import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -523,12 +523,21 @@ def url_number(name: str, default: float, *, low: float | None, high: float | No
     return value
 
 
-def url_choice(name: str, options: Any, default: Any, *, encode: Callable[[Any], str] = str) -> Any:
-    """One of ``options`` named by the link (by ``encode(option)``), else ``default``; a value
+def url_choice(
+    name: str,
+    options: Any,
+    default: Any,
+    *,
+    encode: Callable[[Any], str] = str,
+    renamed: Mapping[str, str] | None = None,
+) -> Any:
+    """One of ``options`` named by the link (by ``encode(option)``, or by a former name that
+    ``renamed`` maps to it: a link saved before a value was renamed), else ``default``; a value
     that names none of them is named in a warning."""
     raw = url_param(name)
     if raw is None:
         return default
+    raw = (renamed or {}).get(raw, raw)
     by_text = {encode(o): o for o in options}
     if raw in by_text:
         return by_text[raw]

@@ -6,7 +6,7 @@ empty = no cost shown)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial, wraps
@@ -260,14 +260,16 @@ def linked_choice(
     key: str,
     default: Any = None,
     encode: Callable[[Any], str] = str,
+    renamed: Mapping[str, str] | None = None,
     **kwargs: Any,
 ) -> Any:
     """``widget`` (``st.selectbox`` or ``st.radio``, or a column's) over ``options``, started on
-    the link's ``param`` (a value it does not offer is named in a warning) and kept in the link
+    the link's ``param`` (a value it does not offer is named in a warning; a former name in
+    ``renamed`` is read as the value's name now, and the link rewritten) and kept in the link
     when it differs from ``default`` (the first option when None)."""
     options = list(options)
     default = options[0] if default is None or default not in options else default
-    asked = url_choice(param, options, default, encode=encode)
+    asked = url_choice(param, options, default, encode=encode, renamed=renamed)
     value = widget(label, options, index=options.index(asked), key=key, **kwargs)
     set_url_param(param, None if value == default else encode(value))
     return value

@@ -33,6 +33,7 @@ from evalcore.anchors.pilot import PilotScreening, pilot_screening
 from evalcore.anchors.stability import AnchorStability, anchor_stability
 from evalcore.anchors.sweep import (
     ALL_PAIRS,
+    RENAMED_REFERENCES,
     AnchorCountSweep,
     SampleSizeSweep,
     anchor_count_sweep,
@@ -46,6 +47,7 @@ from evalcore.stats.kendall import kendall_tau
 
 __all__ = [
     "ALL_PAIRS",
+    "RENAMED_REFERENCES",
     "AnchorCountSweep",
     "AnchorRanking",
     "AnchorStability",

@@ -34,6 +34,8 @@ from evalcore.stats.kendall import kendall_tau
 #: The sweep's name for the all-pairs ranking as its reference (and its row in ``runs``). Before
 #: 0.3 it was "quadratic", the paper's word; that is still accepted, with a deprecation warning.
 ALL_PAIRS = "all_pairs"
+#: The references' former names (a script or a saved link may still pass them) -> their names.
+RENAMED_REFERENCES = {"quadratic": ALL_PAIRS}
 
 
 def _summarise(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -157,9 +159,9 @@ def sample_size_sweep(
     wins = require_all_pairs(counts, "The instruction-count sweep")
     models = counts.models
     m, n_inst = len(models), counts.n_instructions
-    if reference == "quadratic":  # its name before 0.3
-        deprecated('reference="quadratic"', f"reference={ALL_PAIRS!r}")
-        reference = ALL_PAIRS
+    if reference in RENAMED_REFERENCES:
+        deprecated(f"reference={reference!r}", f"reference={RENAMED_REFERENCES[reference]!r}")
+        reference = RENAMED_REFERENCES[reference]
     if reference == "human":
         ref = human_scores(models, human_ranking)
         if ref is None or np.isfinite(ref).sum() < 3:

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from evalcore import anchors as an
 from evalcore.anchors import anchor_ranking, anchor_sweep
 from evalcore.ingest.files import read_human_ranking
 from evalcore.ingest.reference import human_ranking
@@ -139,6 +140,19 @@ def test_judge_effect_runs_on_button_press_and_the_choices_stick(library_sweep):
     at.selectbox(key="anchors_chosen").set_value(last).run()
     assert not at.exception
     assert any(last in h.value for h in _open_tab(at, "Explorer").subheader)
+
+
+def test_a_link_saved_before_the_sweeps_reference_was_renamed_still_opens_on_it():
+    """``reference=`` took the source paper's word for the all-pairs ranking before 0.3: such a
+    link opens on the all-pairs reference, says nothing is wrong, and is rewritten."""
+    old = next(iter(an.RENAMED_REFERENCES))
+    at = new_app()
+    at.query_params["reference"] = old
+    at.run()
+    at.switch_page("pages/anchor_planning.py").run()
+    assert not at.exception and not any("reference" in w.value for w in at.warning)
+    assert at.radio(key="anchors_sweep_ref").value == an.ALL_PAIRS
+    assert at.query_params["reference"] == an.ALL_PAIRS  # the demo's default is the human ranking
 
 
 def test_planning_page_runs_sweeps_and_pilot_on_button_press():
