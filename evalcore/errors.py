@@ -21,7 +21,7 @@ REMOVED_IN = "0.4"
 
 
 def deprecated(old: str, new: str) -> None:
-    """Warn once per call site that ``old`` is now called ``new`` (a renamed attribute, key or
+    """Warn, at the caller's line, that ``old`` is now called ``new`` (a renamed attribute or
     option keeps working for one release so that scripts have time to follow)."""
     warnings.warn(
         f"{old} is deprecated and will be removed in evalcore {REMOVED_IN}; use {new}.",
