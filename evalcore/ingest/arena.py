@@ -10,6 +10,8 @@ compare this path against.
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 
 from evalcore._sql import one_row, sql_literal
@@ -29,6 +31,9 @@ _RULES = {
     "category": "name?",
     "language": "name?",
 }
+
+#: A voter id as the arena writes it: nothing to strip at either end, never an MT-Bench rater.
+PLAIN_VOTER = "arena_user[A-Za-z0-9_-]*"
 
 
 def arena_select(names: list[str], cols: list[str], types: list[str]) -> tuple[str, dict[str, str]] | None:
@@ -108,11 +113,19 @@ def convert_arena(
     """
     from evalcore.importers.labels import ARENA_VOTERS, BATTLE_NOTE, MT_BENCH_RATER, NAMES
 
+    # An arena names a voter a battle (155,504 voters in 300,000 battles): the plain voter ids
+    # are counted in DuckDB, and only the other judges come to Python, stripped and matched as
+    # every judge once was (that took 0.2 s at 300,000 battles).
     judges: list[str] = []
+    plain = 0
     if "judge" in sel:
+        is_plain = f"regexp_full_match(judge, '{PLAIN_VOTER}')"
+        plain = one_row(cur.execute(f"SELECT count(DISTINCT judge) FROM vl_raw WHERE {is_plain}"))[0]
         judges = [
             str(r[0]).strip()
-            for r in cur.execute("SELECT DISTINCT judge FROM vl_raw WHERE judge IS NOT NULL").fetchall()
+            for r in cur.execute(
+                f"SELECT DISTINCT judge FROM vl_raw WHERE judge IS NOT NULL AND NOT {is_plain}"
+            ).fetchall()
         ]
         if any(MT_BENCH_RATER.match(j) for j in judges):
             return None
@@ -168,10 +181,17 @@ def convert_arena(
         "both_bad": "vl_both_bad",
     }
     if "judge" in sel:
-        named = [j for j in judges if j]
-        if named and all(j.startswith("arena_user") for j in named):
+        named = {j for j in judges if j}
+        if (plain or named) and all(j.startswith("arena_user") for j in named):
             exprs["judge"] = sql_literal(ARENA_VOTERS)
-            notes.append(f"{len(set(named)):,} voters pooled as one judge, '{ARENA_VOTERS}'")
+            # a stripped id that is also written plainly is one voter, not two
+            twice = sorted(j for j in named if re.fullmatch(PLAIN_VOTER, j))
+            if twice:
+                twice_sql = (
+                    "SELECT count(DISTINCT judge) FROM vl_raw WHERE judge IN (SELECT unnest(?::VARCHAR[]))"
+                )
+                plain -= one_row(cur.execute(twice_sql, [twice]))[0]
+            notes.append(f"{plain + len(named):,} voters pooled as one judge, '{ARENA_VOTERS}'")
         else:
             exprs["judge"] = "judge"
     elif "judge_hash" in sel:
