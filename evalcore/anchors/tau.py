@@ -35,6 +35,7 @@ from evalcore.anchors.common import (
 from evalcore.anchors.informativeness import informativeness_ceiling, informativeness_counts
 from evalcore.counts import VerdictCounts
 from evalcore.errors import UsageError, deprecated
+from evalcore.quantities import quantity
 from evalcore.ranking import comparison_graph, ranks_descending
 from evalcore.stats.against import (
     AgainstVerdicts,
@@ -43,6 +44,8 @@ from evalcore.stats.against import (
 )
 from evalcore.stats.kendall import kendall_tau
 from evalcore.text import fmt_count
+
+_INFORMATIVENESS = quantity("informativeness")
 
 ANCHOR_ONLY_SENTENCE = (
     "Comparing anchors with each other (per-anchor tau, the inverted U, pilot screening, the "
@@ -145,11 +148,8 @@ class AnchorSweep:
             "n_instructions": self.n_instructions,
             "design": self.design,
             "tau": tau_label(self.tau),
-            "informativeness_definition": (
-                "share of (instruction, model pair) cases, anchor excluded, whose verdicts "
-                "against the anchor differ on the judge's full scale, compared within one slot "
-                "order (Don-Yehiya et al. 2026, §4.3)"
-            ),
+            # the catalogue's words, as every face gives them (its method's reference is there too)
+            "informativeness_definition": f"{_INFORMATIVENESS.definition} {_INFORMATIVENESS.method}",
             "recommended": self.recommended,
             "recommended_by": "highest informativeness (ties: higher tau_all_pairs)",
             "all_pairs_tau_human": self.all_pairs_tau_human,
