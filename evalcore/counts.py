@@ -454,13 +454,18 @@ class VerdictCounts:
             self._cache["single_levels"] = single
         return self._cache["single_levels"]
 
+    def single_call_instructions(self) -> bool:
+        """Whether every instruction holds exactly one call (an arena: a battle a prompt),
+        however many the models: resampling instructions then resamples independent calls."""
+        return self._one_cell_each() and self._single_levels() is not None
+
     def one_call_each(self) -> bool:
         """Whether every instruction has one cell holding one call (an arena's battles) and the
         models are few for them: an instruction's pattern is then one of models × models ×
         levels, however many the instructions, and :attr:`patterns` finds them without a sort."""
         m = self.n_models
         small = m * m * N_LEVELS <= ONE_CALL_SLOTS_PER_INSTRUCTION * max(self.n_instructions, 1)
-        return small and self._one_cell_each() and self._single_levels() is not None
+        return small and self.single_call_instructions()
 
     def _one_call_patterns(self) -> InstructionPatterns:
         """:attr:`patterns` when every instruction is one call (:meth:`one_call_each`): the

@@ -180,6 +180,20 @@ def test_an_arena_of_single_calls_takes_the_slots_and_a_table_of_many_calls_does
         n=[[0, 0, 0, 0, 2], [0, 0, 0, 1, 0]],
     )
     assert not two_calls.one_call_each()
+    assert not two_calls.single_call_instructions()  # two calls on one cell
+    assert _big_arena().single_call_instructions() and ALL_SHAPES["arena"]().single_call_instructions()
+    assert not ALL_SHAPES["all_pairs"]().single_call_instructions()
+    # many models for few battles: no slot search, but every instruction is still one call
+    sparse_arena = VerdictCounts.from_cells(
+        models=tuple(f"m{k}" for k in range(40)),
+        instructions=("q1", "q2"),
+        judge=None,
+        inst=[0, 1],
+        a=[0, 2],
+        b=[1, 39],
+        n=[[0, 0, 0, 0, 1], [0, 0, 1, 0, 0]],
+    )
+    assert sparse_arena.single_call_instructions() and not sparse_arena.one_call_each()
     np.testing.assert_array_equal(two_calls.patterns.multiplicity, _general_patterns(two_calls).multiplicity)
 
 

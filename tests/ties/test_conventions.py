@@ -352,6 +352,53 @@ def test_the_bootstrap_over_instructions_covers_where_verdicts_go_together():
     assert profile < bootstrap - 4
 
 
+def _one_verdict_each(counts: VerdictCounts) -> VerdictCounts:
+    """The same calls, each its own instruction (an arena's battles: independent verdicts)."""
+    cells = np.repeat(np.arange(counts.n_cells), counts.n.sum(axis=1))
+    level = np.concatenate([np.repeat(np.arange(5), row) for row in counts.n])
+    n = np.zeros((cells.size, 5), dtype=int)
+    n[np.arange(cells.size), level] = 1
+    return VerdictCounts.from_cells(
+        models=counts.models,
+        instructions=[f"b{k}" for k in range(cells.size)],
+        judge=None,
+        inst=np.arange(cells.size),
+        a=counts.a[cells],
+        b=counts.b[cells],
+        n=n,
+    )
+
+
+def test_one_verdict_an_instruction_takes_the_profile_interval_which_the_bootstrap_agrees_with():
+    """Each instruction one battle: the verdicts are independent, the profile likelihood's
+    interval stands for the bootstrap (said in the notes), and a bootstrap over those
+    instructions, run by hand, gives nearly the same bounds."""
+    from evalcore.stats.bootstrap import percentile_interval
+    from evalcore.ties.conventions import INDEPENDENT_NOTE, _bootstrap_tie_parameter
+
+    theta = np.array([0.8, 0.3, 0.0, -0.4, -0.7])
+    counts = _one_verdict_each(_clustered(np.random.default_rng(5), 400, theta, 0.6, 0.0))
+    assert counts.single_call_instructions() and counts.n_instructions == 4_000
+    asked = tie_conventions(counts, rounds=200)
+    plain = tie_conventions(counts)
+    assert asked.interval == "profile likelihood" and asked.rounds == 0
+    assert INDEPENDENT_NOTE in asked.notes and INDEPENDENT_NOTE not in plain.notes
+    assert (asked.tie_parameter_low, asked.tie_parameter_high) == (
+        plain.tie_parameter_low,
+        plain.tie_parameter_high,
+    )
+    wins, ties = outcome_matrices(counts)
+    start = fit_davidson(wins, ties, prior_games=0.0, interval=False).params
+    draws = _bootstrap_tie_parameter(counts, rounds=400, seed=3, prior=0.0, start=start)
+    low, high = percentile_interval(draws)
+    width = asked.tie_parameter_high - asked.tie_parameter_low
+    assert abs(low - asked.tie_parameter_low) < 0.15 * width
+    assert abs(high - asked.tie_parameter_high) < 0.15 * width
+    # the same verdicts grouped ten to an instruction are resampled as before
+    grouped = _clustered(np.random.default_rng(5), 400, theta, 0.6, 0.0)
+    assert tie_conventions(grouped, rounds=50).interval == "bootstrap over instructions"
+
+
 def test_few_instructions_keep_the_profile_interval():
     counts = _clustered(np.random.default_rng(1), 10, np.array([0.5, 0.0, -0.5]), 1.0, 0.0)
     tc = tie_conventions(counts, rounds=200)
