@@ -57,7 +57,12 @@ class Names(Sequence[str]):
 
     def select(self, index: np.ndarray) -> Names:
         """The names at ``index`` (positions), kept in Arrow and taken when first read."""
-        return Names(self._array, np.asarray(index, dtype=np.int64))
+        index = np.asarray(index, dtype=np.int64)
+        if self._positions is not None and self._tuple is None:
+            # a selection of a selection not yet read (one category's patterns): the positions
+            # compose, and neither is taken (a take of one category's prompt ids cost 56 ms)
+            return Names(self._source, self._positions[index])
+        return Names(self._array, index)
 
     def as_column(self) -> Any:
         """The names as a pandas column of the type pandas infers for strings, taken over the

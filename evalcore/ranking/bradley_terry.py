@@ -48,8 +48,13 @@ def pooled_wins(counts: VerdictCounts) -> np.ndarray:
     """(M, M) wins over all instructions, both slots pooled: ``wins[a, b]`` = battles of a
     against b won by a, plus half the ties. ``wins + wins.T`` is the number of battles."""
     m = counts.n_models
-    _, cols, vals = win_entries(counts)
-    return np.bincount(cols, weights=vals, minlength=m * m).reshape(m, m)
+    a = counts.a.astype(np.int64)
+    b = counts.b.astype(np.int64)
+    # two sums rather than one over win_entries' concatenation (whose instruction rows this never
+    # reads): the same numbers, as every score is a whole or half battle, summed exactly
+    wins = np.bincount(a * m + b, weights=counts.cell_scores(SLOT_A_SCORE), minlength=m * m)
+    wins += np.bincount(b * m + a, weights=counts.cell_scores(1.0 - SLOT_A_SCORE), minlength=m * m)
+    return wins.reshape(m, m)
 
 
 def pairwise_wins(counts: VerdictCounts) -> np.ndarray:

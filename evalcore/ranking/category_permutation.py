@@ -61,20 +61,21 @@ class Cells:
 
 def cells_of(kept: Mapping[str, VerdictCounts], cats: tuple[str, ...], models: tuple[str, ...]) -> Cells:
     level = np.asarray(LEVELS)
+    won_a, won_b = (level > 0).astype(np.float64), (level < 0).astype(np.float64)
+    position = {x: i for i, x in enumerate(models)}
     parts = []
     offset = 0
     labels = []
     for k, c in enumerate(cats):
         counts = kept[c]
-        idx = np.array([models.index(x) for x in counts.models], dtype=np.int64)
-        n = counts.n.astype(np.float64)
+        idx = np.array([position[x] for x in counts.models], dtype=np.int64)
         parts.append(
             (
                 counts.inst.astype(np.int64) + offset,
                 idx[counts.a],
                 idx[counts.b],
-                n[:, level > 0].sum(axis=1),
-                n[:, level < 0].sum(axis=1),
+                counts.cell_scores(won_a),  # a lookup per cell where each cell is one call
+                counts.cell_scores(won_b),
             )
         )
         labels.append(np.full(counts.n_instructions, k, dtype=np.int64))

@@ -32,6 +32,20 @@ def test_names_read_as_the_tuple_they_replace():
     assert type(copied) is tuple and copied == plain
 
 
+def test_a_selection_of_a_selection_composes_its_positions_and_takes_nothing():
+    """One category's prompt ids, then its patterns' representatives: the positions compose (no
+    Arrow take of the category's ids), and the names read as a selection of the tuple would."""
+    source = pa.array([f"q{k}" for k in range(10)])
+    category = Names(source).select(np.array([9, 7, 5, 3, 1]))
+    chosen = category.select(np.array([4, 0, 0, 2]))
+    assert chosen._source is source  # composed over the table's ids, not over a taken copy
+    assert chosen == ("q1", "q9", "q9", "q5") and len(chosen) == 4
+    assert category == ("q9", "q7", "q5", "q3", "q1")  # the category itself still reads whole
+    read = Names(source).select(np.array([2, 3]))
+    assert read[0] == "q2" and tuple(read) == ("q2", "q3")  # read once: later selections take from it
+    assert read.select(np.array([1])) == ("q3",)
+
+
 def _shapes(tmp_path):
     rng = np.random.default_rng(7)
     arena = pd.DataFrame(
