@@ -185,9 +185,10 @@ def verdicts_against(counts: VerdictCounts, *, only: int | None = None) -> Again
     """
     m, n_inst = counts.n_models, counts.n_instructions
     keep = slice(None) if only is None else counts.involving(only)
-    n = counts.n[keep]
-    score = n.astype(np.int64) @ np.asarray(LEVELS, dtype=np.int64)
-    calls = n.sum(axis=1, dtype=np.int64)
+    # per cell, the summed verdict and the calls (whole numbers, summed exactly; a lookup where
+    # every cell is one call, with no (cells × levels) copy)
+    score = counts.cell_scores(np.asarray(LEVELS, dtype=np.float64))[keep].astype(np.int64)
+    calls = counts.cell_scores(np.ones(len(LEVELS)))[keep].astype(np.int64)
     a = counts.a[keep].astype(np.int64)
     b = counts.b[keep].astype(np.int64)
     inst = counts.inst[keep].astype(np.int64)
@@ -249,14 +250,21 @@ def _entry_order(inst: np.ndarray, a: np.ndarray, b: np.ndarray, m: int) -> np.n
     of small integers (a radix sort). The same order as sorting the whole key at once, without a
     full sort of every entry by reference."""
     k = inst.size
+    small = np.uint16 if m <= np.iinfo(np.uint16).max + 1 else np.int64
+    if k > 1 and bool((inst[1:] > inst[:-1]).all()):
+        # one cell to an instruction (an arena's battles): each (reference, instruction) holds one
+        # entry, so the entries side by side in cell order need only the stable sort by reference
+        reference = np.empty(2 * k, dtype=small)
+        reference[0::2], reference[1::2] = b, a
+        side = np.argsort(reference, kind="stable")
+        return (side >> 1) + k * (side & 1)
     within = np.empty(2 * k, dtype=np.int64)
     within[0::2] = (inst * m + a) * 2
     within[1::2] = (inst * m + b) * 2 + 1
     first = np.argsort(within, kind="stable")
     cell, second = first >> 1, (first & 1).astype(bool)
-    reference = np.where(second, a[cell], b[cell])
-    small = reference.astype(np.uint16) if m <= np.iinfo(np.uint16).max + 1 else reference
-    by_reference = np.argsort(small, kind="stable")
+    reference = np.where(second, a[cell], b[cell]).astype(small)
+    by_reference = np.argsort(reference, kind="stable")
     return (cell + k * second)[by_reference]
 
 

@@ -1,6 +1,6 @@
 """Sorts of the arena's Overview made in fewer passes give the order of the sorts they replace:
-every model's verdicts against every reference (a merge sort of nearly sorted entries, then a
-radix sort by reference) and the fragility search's cells grouped by pair (a radix sort)."""
+every model's verdicts against every reference (a merge sort of nearly sorted entries, or none
+where each instruction holds one cell, then a radix sort by reference) and the fragility search's cells grouped by pair (a radix sort)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ SHAPES = [
     {"models": 129, "instructions": 3000, "per_instruction": 1},  # an arena
     {"models": 30, "instructions": 500, "per_instruction": 3},
     {"models": 300, "instructions": 400, "per_instruction": 2},  # pairs beyond 16 bits
+    {"models": 300, "instructions": 2000, "per_instruction": 1},  # one cell each: no merge sort
 ]
 
 
