@@ -459,6 +459,11 @@ class VerdictCounts:
         however many the models: resampling instructions then resamples independent calls."""
         return self._one_cell_each() and self._single_levels() is not None
 
+    def single_call_levels(self) -> np.ndarray | None:
+        """Each cell's level index (into :data:`~evalcore.schema.LEVELS`) when every cell holds
+        one call, else None (found once, shared with :meth:`cell_scores`)."""
+        return self._single_levels()
+
     def one_call_each(self) -> bool:
         """Whether every instruction has one cell holding one call (an arena's battles) and the
         models are few for them: an instruction's pattern is then one of models × models ×

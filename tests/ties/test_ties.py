@@ -837,3 +837,32 @@ def test_judge_ties_is_the_two_structures_of_the_tie_view():
         got.human.as_dict() == verdict_tie_structure(labelled.judge, labelled.human, score="sign").as_dict()
     )
     assert judge_ties(counts).human is None and set(got.as_dict()) == {"judge", "human"}
+
+
+@pytest.mark.parametrize("score", ["soft", "sign"])
+@pytest.mark.parametrize("levels", [(0.2, 0.15, 0.3, 0.15, 0.2), (0.5, 0.0, 0.0, 0.0, 0.5), (0, 0, 1, 0, 0)])
+def test_one_call_to_each_instruction_gives_the_general_paths_structure(monkeypatch, score, levels):
+    """An arena's battles take a shortcut (each prompt's two scores follow from its level); the
+    result is the general path's, table, rates, candidate spread and intervals alike."""
+    rng = np.random.default_rng(11)
+    n_inst, m = 3_000, 12
+    a = rng.integers(0, m, n_inst)
+    b = (a + rng.integers(1, m, n_inst)) % m
+    n = np.zeros((n_inst, 5), dtype=np.int32)
+    n[np.arange(n_inst), rng.choice(5, n_inst, p=levels)] = 1
+    counts = VerdictCounts.from_cells(
+        models=tuple(f"m{k:02d}" for k in range(m)),
+        instructions=tuple(f"p{k}" for k in range(n_inst)),
+        judge="j",
+        inst=np.arange(n_inst),
+        a=a,
+        b=b,
+        n=n,
+    )
+    assert counts.single_call_instructions()
+    fast = verdict_tie_structure(counts, score=score, rounds=200)
+    monkeypatch.setattr(VerdictCounts, "single_call_instructions", lambda self: False)
+    general = verdict_tie_structure(counts, score=score, rounds=200)
+    pd.testing.assert_frame_equal(fast.per_instruction, general.per_instruction)
+    assert fast.as_dict() == general.as_dict()
+    assert fast.candidate_stats == general.candidate_stats
