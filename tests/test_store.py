@@ -276,6 +276,19 @@ def test_counts_take_the_models_from_the_load(tmp_path):
             seen.append(sql)
             return self._con.execute(sql, *args)
 
+        def sql(self, sql, *args, **kwargs):
+            seen.append(sql)
+            return self._con.sql(sql, *args, **kwargs)
+
+        def cursor(self):  # the store reads on cursors of its connection
+            return Recording(self._con.cursor())
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._con.close()
+
         def __getattr__(self, name):
             return getattr(self._con, name)
 

@@ -160,9 +160,19 @@ def forget_upload(upload: Any) -> None:
 
 def _close(store: VerdictStore) -> None:
     # Called by Streamlit when the session disconnects (its session-scoped resources are cleared).
+    if warm.loaded_work(store) is not None:
+        # its background work ends first, before the store closes under it: waited for on a
+        # thread of its own, not on the server's (the piece being computed may take seconds)
+        threading.Thread(target=_close_after_work, args=(store,), daemon=True).start()
+        return
     store.close()
     release_memory()
     _schedule_reap()
+
+
+def _close_after_work(store: VerdictStore) -> None:
+    warm.stop_loaded(store)
+    _close(store)
 
 
 _REAP_LOCK = threading.Lock()
@@ -353,6 +363,7 @@ def install(
 ) -> None:
     """Put a validated table into this session's store and forget results of the old one."""
     store = session_store()
+    warm.stop_loaded(store)  # the last table's background work ends before the store changes
     store.load(table)
     store.__dict__.pop("_vl_demo", None)  # it holds the table now, whatever a made-ahead copy held
     s = state()
@@ -371,6 +382,10 @@ def install(
     if replacing and not s.get("applying_url"):  # another dataset starts every view afresh: the
         for name in [n for n in st.query_params if n not in GLOBAL_PARAMS]:  # old view's settings go
             del st.query_params[name]
+    s["in_flight"] = InFlight()
+    if demo is None:  # a table of the visitor's own: its Overview's findings begin at once
+        ranking = _ranking_fingerprint(s)
+        warm.start_loaded(store, s["memo"], s["in_flight"], (s["version"], ranking), human_ranking)
     set_url_param("dataset", dataset_key())
     set_url_param("upload", upload_name())
     if replacing:  # the old dataset's results and rows are garbage now
@@ -683,14 +698,10 @@ def forget_on_new_data(*keys: str) -> None:
 #: stakeholder opening the demo gets the Overview at once instead of recomputing it (4–5 s per
 #: judge). Bounded, oldest first out; demo results are a few megabytes at most.
 _SHARED: OrderedDict[tuple, Any] = OrderedDict()
-_SHARED_LOCK = threading.Lock()
 SHARED_ENTRIES = 128
 
 
-#: Shared results being computed right now (key → set when done): a second session asking for
-#: one waits for it instead of computing it again on the same two cores.
-_IN_FLIGHT: dict[tuple, threading.Event] = {}
-#: How long a session waits for another's computation before doing it itself (a safety net).
+#: How long a page waits for another thread's computation before doing it itself (a safety net).
 WAIT_SECONDS = 300.0
 
 
@@ -723,36 +734,66 @@ def demo_identity(label: str, ranking: int | None) -> tuple | None:
     return (str(path), stamp, ranking)
 
 
+class InFlight:
+    """The results being computed right now for one set of kept results (key → an event set when
+    done), and the lock that guards both."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.events: dict[tuple, threading.Event] = {}
+
+
+def once(
+    kept: dict,
+    flight: InFlight,
+    key: tuple,
+    compute: Callable[[], T],
+    *,
+    limit: int = 0,
+    keep_none: bool = True,
+) -> T:
+    """``kept[key]``, or waited for while another thread computes it, or computed here and kept:
+    the same numbers are never computed twice at once on the same two cores. ``limit``: at most
+    that many results kept, the oldest out (``kept`` an ``OrderedDict``; 0 for no bound);
+    ``keep_none=False``: a result of None ("not computed yet") is never kept."""
+    with flight.lock:
+        if key in kept:
+            if limit:
+                kept.move_to_end(key)  # type: ignore[attr-defined]
+            return kept[key]
+        event = flight.events.get(key)
+        mine = event is None
+        if mine:
+            event = flight.events[key] = threading.Event()
+    if not mine:  # the same numbers are on their way: wait for them rather than compete
+        event.wait(WAIT_SECONDS)
+        with flight.lock:
+            if key in kept:
+                return kept[key]
+        return compute()  # the other computation failed (its page shows why) or gave None
+    try:
+        value = compute()
+        if value is not None or keep_none:
+            with flight.lock:
+                kept[key] = value
+                while limit and len(kept) > limit:
+                    kept.popitem(last=False)  # type: ignore[call-arg]
+        return value
+    finally:
+        with flight.lock:
+            flight.events.pop(key, None)
+        event.set()
+
+
+#: The demo's shared results being computed right now (:func:`shared_value`).
+_SHARED_FLIGHT = InFlight()
+
+
 def shared_value(shared: tuple, compute: Callable[[], T]) -> T:
     """The result shared by every session under ``shared``: taken from :data:`_SHARED`, or waited
     for while another session (or the start-up work) computes it, or computed here and kept.
     A result of None ("not computed yet") is never kept."""
-    with _SHARED_LOCK:
-        if shared in _SHARED:
-            _SHARED.move_to_end(shared)
-            return _SHARED[shared]
-        event = _IN_FLIGHT.get(shared)
-        mine = event is None
-        if mine:
-            event = _IN_FLIGHT[shared] = threading.Event()
-    if not mine:  # the same numbers are on their way: wait for them rather than compete
-        event.wait(WAIT_SECONDS)
-        with _SHARED_LOCK:
-            if shared in _SHARED:
-                return _SHARED[shared]
-        return compute()  # the other computation failed (its session shows why) or gave None
-    try:
-        value = compute()
-        if value is not None:
-            with _SHARED_LOCK:
-                _SHARED[shared] = value
-                while len(_SHARED) > SHARED_ENTRIES:
-                    _SHARED.popitem(last=False)
-        return value
-    finally:
-        with _SHARED_LOCK:
-            _IN_FLIGHT.pop(shared, None)
-        event.set()
+    return once(_SHARED, _SHARED_FLIGHT, shared, compute, limit=SHARED_ENTRIES, keep_none=False)
 
 
 def _shared_identity(s: dict) -> tuple | None:
@@ -780,6 +821,9 @@ def memo(key: tuple, compute: Callable[[], T]) -> T:
     if full in s["memo"]:
         return s["memo"][full]
     identity = _shared_identity(s)
+    if identity is None and (flight := s.get("in_flight")) is not None:
+        # a loaded table's own results, which its background work computes too (ui.warm)
+        return once(s["memo"], flight, full, compute)
     value = compute() if identity is None else shared_value(identity + tuple(key), compute)
     s["memo"][full] = value
     return value

@@ -490,6 +490,86 @@ def warm_demo(first: str = "") -> None:
         LOG.warning("The demo's start-up computation stopped; pages compute on request.", exc_info=True)
 
 
+class _Stopped(BaseException):
+    """Raised between two results of a loaded table's background work that should end (a new
+    table, a closed session, the server stopping); not an ``Exception``, so no analysis takes it
+    for a failure of its own."""
+
+
+def start_loaded(store: Any, kept: dict, flight: Any, prefix: tuple, human: Any) -> threading.Thread | None:
+    """Begin a loaded table's Overview findings in the background (:func:`warm_loaded`); None when
+    the background work is turned off (``VERDICTLAB_WARM=0``)."""
+    if not enabled():
+        return None
+    halt = threading.Event()
+    thread = threading.Thread(
+        target=warm_loaded,
+        args=(store, kept, flight, prefix, human, halt),
+        name="verdictlab-warm-loaded",
+        daemon=True,
+    )
+    store._vl_warm = (thread, halt)  # what stop_loaded ends
+    thread.start()
+    return thread
+
+
+def loaded_work(store: Any) -> threading.Thread | None:
+    """``store``'s background work (:func:`start_loaded`) while it runs, else None."""
+    work = getattr(store, "_vl_warm", None)
+    return work[0] if work is not None and work[0].is_alive() else None
+
+
+def stop_loaded(store: Any) -> None:
+    """End ``store``'s background work (:func:`start_loaded`) and wait for the result it is
+    computing: a new table must not meet an old result written into the store's own memory of
+    the table it held, and a store must not close under a running query."""
+    work = getattr(store, "_vl_warm", None)
+    if work is not None:
+        thread, halt = work
+        halt.set()
+        thread.join()
+        store._vl_warm = None
+
+
+def warm_loaded(
+    store: Any, kept: dict, flight: Any, prefix: tuple, human: Any, halt: threading.Event
+) -> None:
+    """The Overview's findings of a table a visitor loaded (upload, the server's data folder, a
+    saved dataset), computed in the background right after the load, under the keys the pages use
+    (``prefix`` + key, into the session's results ``kept``; :func:`ui.state.once`): a page opened
+    meanwhile waits for the result being computed instead of computing it again, and one opened
+    later draws at once. The Overview's defaults (the library's default judge, 1,000 rounds,
+    seed 0, the session's human ranking), then the Judge page's sheets. It ends between two results when ``halt`` is set or the
+    server stops; a result the design cannot give is left for the page, which says why."""
+    once = _ui_state().once
+    try:
+        from evalcore.findings import run_analyses
+        from evalcore.judge_choice import publishing_judge
+
+        def cache(key: tuple, compute: Any) -> Any:
+            if halt.is_set() or _STOP.is_set():
+                raise _Stopped
+            return once(kept, flight, prefix + tuple(key), compute)
+
+        judge = cache(("default_judge",), lambda: publishing_judge(store)).judge
+        cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
+        run_analyses(store, judge=judge, human_ranking=human, rounds=1000, seed=0, cache=cache, report=False)
+        # then the Judge page's sheets, on its defaults for a visitor's table (every category,
+        # analytic intervals, no model families typed)
+        from evalcore.judge import judge_sheets
+        from evalcore.present.judge import family_list
+
+        family = family_list("", store.judges())
+        cache(
+            ("judge_sheets", None, 1000, 0, family.key),
+            lambda: judge_sheets(store, families=family.families, category=None, rounds=1000, seed=0),
+        )
+    except _Stopped:
+        pass
+    except Exception:  # noqa: BLE001 - the pages compute what this could not, and say why
+        LOG.info("A loaded table's background findings stopped; pages compute on request.", exc_info=True)
+
+
 def asked_last(first: str) -> str:
     """The page asked for last (its file's stem), else ``first``."""
     return _ASKED[-1] if _ASKED else first

@@ -406,16 +406,19 @@ class VerdictStore:
 
     @property
     def is_empty(self) -> bool:
-        return one_row(self.con.execute("SELECT count(*) FROM verdicts"))[0] == 0
+        with self.con.cursor() as cur:
+            return one_row(cur.execute("SELECT count(*) FROM verdicts"))[0] == 0
 
     @property
     def name(self) -> str | None:
-        row = self.con.execute("SELECT name FROM dataset").fetchone()
+        with self.con.cursor() as cur:
+            row = cur.execute("SELECT name FROM dataset").fetchone()
         return row[0] if row else None
 
     @property
     def format(self) -> str | None:
-        row = self.con.execute("SELECT format FROM dataset").fetchone()
+        with self.con.cursor() as cur:
+            row = cur.execute("SELECT format FROM dataset").fetchone()
         return row[0] if row else None
 
     @property
@@ -440,18 +443,20 @@ class VerdictStore:
         return self._once(("models",), lambda: self._names(sql))
 
     def _names(self, sql: str) -> tuple[str, ...]:
-        return tuple(r[0] for r in self.con.execute(sql).fetchall())
+        with self.con.cursor() as cur:
+            return tuple(r[0] for r in cur.execute(sql).fetchall())
 
     def frame(self, *, judge: str | None = None, category: str | None = None) -> pd.DataFrame:
         """The canonical rows, optionally filtered by judge and category (bound parameters); a
         counts table's rows carry their ``weight`` (the calls each stands for) too."""
-        weighted = self.con.execute("SELECT 1 FROM verdicts WHERE weight <> 1 LIMIT 1").fetchone()
-        columns = "*" if weighted else "* EXCLUDE (weight)"
-        return self.con.execute(
-            f"SELECT {columns} FROM verdicts WHERE (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
-            ' ORDER BY "row"',
-            [judge, judge, category, category],
-        ).df()
+        with self.con.cursor() as cur:
+            weighted = cur.execute("SELECT 1 FROM verdicts WHERE weight <> 1 LIMIT 1").fetchone()
+            columns = "*" if weighted else "* EXCLUDE (weight)"
+            return cur.execute(
+                f"SELECT {columns} FROM verdicts WHERE (? IS NULL OR judge = ?) AND (? IS NULL OR category = ?)"
+                ' ORDER BY "row"',
+                [judge, judge, category, category],
+            ).df()
 
     def text_rows(self):
         """The loaded table's text (``row`` and the text columns) as Arrow batches, read where it
@@ -655,7 +660,8 @@ class VerdictStore:
             payload = ", ".join(f"n{k}" for k in range(N_LEVELS))
         # One pass: group into cells, index the models through a small join, and sort by
         # instruction so Python numbers instructions from the change points of a sorted column.
-        compact = self.con.execute("SELECT count(*) FROM verdicts").fetchall()[0][0] >= COMPACT_NAMES_FROM
+        with self.con.cursor() as cur:
+            compact = cur.execute("SELECT count(*) FROM verdicts").fetchall()[0][0] >= COMPACT_NAMES_FROM
         # (a large table's ids also travel as their hashes: the change points are read off those)
         hashed = ", hash(instruction_id) AS vl_h" if compact else ""
         if with_category:
@@ -679,7 +685,8 @@ class VerdictStore:
         names: Any
         # (fetchall: the result finished, so the connection is free for the next statement)
         if not compact:
-            column = self.con.execute(query, query_params).fetchnumpy()
+            with self.con.cursor() as cur:
+                column = cur.execute(query, query_params).fetchnumpy()
             ids = np.asarray(column.pop("instruction_id"), dtype=object)
             size = ids.size
             change = np.ones(size, dtype=bool)
@@ -691,7 +698,8 @@ class VerdictStore:
             # in Arrow (``Names``: 65 MB for 1.8 M ids, against 180 MB and a quarter of a second
             # as Python strings). pyarrow is loaded only here (40 MB of libraries a small table
             # does not need).
-            cells = self.con.sql(query, params=query_params).to_arrow_table()
+            with self.con.cursor() as cur:
+                cells = cur.sql(query, params=query_params).to_arrow_table()
             arrow_ids = cells.column("instruction_id")
             column = {n: _numbers(cells.column(n)) for n in cells.column_names if n != "instruction_id"}
             change = _changes(arrow_ids, column.pop("vl_h"))
@@ -805,9 +813,10 @@ class VerdictStore:
     def counts_table(self) -> pd.DataFrame:
         """The loaded calls as a counts table (:mod:`evalcore.ingest.counts_table`), computed by
         the same SQL ``python -m evalcore counts-sql`` prints for an engine."""
-        feats = spelled_feature_columns(self.con.execute("DESCRIBE verdicts").fetchall())
-        sql = counts_table.counts_sql("verdicts", canonical=True, features=feats)
-        return self.con.execute(sql + " ORDER BY ALL").df()
+        with self.con.cursor() as cur:
+            feats = spelled_feature_columns(cur.execute("DESCRIBE verdicts").fetchall())
+            sql = counts_table.counts_sql("verdicts", canonical=True, features=feats)
+            return cur.execute(sql + " ORDER BY ALL").df()
 
     def query(self, query: Callable[..., T] | str, /, **params: Any) -> T:
         """Run one of :mod:`evalcore.store.queries`' functions, or the one so named, on a cursor

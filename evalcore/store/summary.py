@@ -84,44 +84,45 @@ def summarise(store: VerdictStore) -> DatasetSummary:
     # need (a server reads its demo while the rest is still being imported)
     from evalcore.ranking.design import classify_design
 
-    con = store.con
-    rows, instructions, labelled, self_rows = one_row(
-        con.execute(
-            # every count sums the calls a row stands for (its weight: 1, or a counts table's count)
-            "SELECT coalesce(sum(weight), 0), count(DISTINCT instruction_id),"
-            " coalesce(sum(weight) FILTER (WHERE human IS NOT NULL), 0),"
-            " coalesce(sum(weight) FILTER (WHERE model_a = model_b), 0) FROM verdicts"
+    # a cursor of its own: a page and the session's background work may read the store at once
+    with store.con.cursor() as con:
+        rows, instructions, labelled, self_rows = one_row(
+            con.execute(
+                # every count sums the calls a row stands for (its weight: 1, or a counts table's count)
+                "SELECT coalesce(sum(weight), 0), count(DISTINCT instruction_id),"
+                " coalesce(sum(weight) FILTER (WHERE human IS NOT NULL), 0),"
+                " coalesce(sum(weight) FILTER (WHERE model_a = model_b), 0) FROM verdicts"
+            )
         )
-    )
-    models = store.models()
-    no_verdict = con.execute(
-        "SELECT judge, sum(weight)::BIGINT AS calls,"
-        " coalesce(sum(weight) FILTER (WHERE verdict IS NULL), 0)::BIGINT AS no_verdict"
-        " FROM verdicts GROUP BY judge ORDER BY judge"
-    ).df()
-    no_verdict["no_verdict_rate"] = no_verdict["no_verdict"] / no_verdict["calls"]
-    coverage = con.execute(
-        """
-        SELECT least(model_a, model_b) AS model_1, greatest(model_a, model_b) AS model_2,
-               sum(weight)::BIGINT AS calls
-        FROM verdicts WHERE model_a <> model_b GROUP BY ALL
-        """
-    ).df()
-    # Both orders: a hash join of the distinct keys with themselves, slots swapped (linear;
-    # a correlated EXISTS is quadratic on a 1.8 M-battle table).
-    both = one_row(
-        con.execute(
+        models = store.models()
+        no_verdict = con.execute(
+            "SELECT judge, sum(weight)::BIGINT AS calls,"
+            " coalesce(sum(weight) FILTER (WHERE verdict IS NULL), 0)::BIGINT AS no_verdict"
+            " FROM verdicts GROUP BY judge ORDER BY judge"
+        ).df()
+        no_verdict["no_verdict_rate"] = no_verdict["no_verdict"] / no_verdict["calls"]
+        coverage = con.execute(
             """
-        WITH keys AS (
-            SELECT DISTINCT judge, instruction_id, model_a, model_b FROM verdicts
-            WHERE model_a <> model_b)
-        SELECT (SELECT count(*) FROM keys k JOIN keys k2 ON k2.judge = k.judge
-                    AND k2.instruction_id = k.instruction_id
-                    AND k2.model_a = k.model_b AND k2.model_b = k.model_a),
-               (SELECT count(*) FROM keys)
-        """
+            SELECT least(model_a, model_b) AS model_1, greatest(model_a, model_b) AS model_2,
+                   sum(weight)::BIGINT AS calls
+            FROM verdicts WHERE model_a <> model_b GROUP BY ALL
+            """
+        ).df()
+        # Both orders: a hash join of the distinct keys with themselves, slots swapped (linear;
+        # a correlated EXISTS is quadratic on a 1.8 M-battle table).
+        both = one_row(
+            con.execute(
+                """
+            WITH keys AS (
+                SELECT DISTINCT judge, instruction_id, model_a, model_b FROM verdicts
+                WHERE model_a <> model_b)
+            SELECT (SELECT count(*) FROM keys k JOIN keys k2 ON k2.judge = k.judge
+                        AND k2.instruction_id = k.instruction_id
+                        AND k2.model_a = k.model_b AND k2.model_b = k.model_a),
+                   (SELECT count(*) FROM keys)
+            """
+            )
         )
-    )
     both_fraction = (both[0] / both[1]) if both[1] else 0.0
     design, anchor = classify_design(models, coverage[["model_1", "model_2"]])
     tidy = pd.concat(
