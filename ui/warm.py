@@ -496,6 +496,23 @@ class _Stopped(BaseException):
     for a failure of its own."""
 
 
+#: The Overview's pieces a loaded table's background work computes last (:func:`warm_loaded`):
+#: the first the page reaches after the leaderboard (the ranking's fragility, both kinds, and the
+#: category test). A visitor who opens the Overview at once computes them on the page's thread
+#: while the work computes the later ones (the anchor sweep, the detectable edges, the
+#: calibration, the judge's sheet) on the other core, instead of waiting for each in turn.
+LEFT_FOR_THE_PAGE = {
+    ("findings", "fragility"),
+    ("findings", "fragility_flips"),
+    ("findings", "heterogeneity"),
+}
+
+
+class _LeftForThePage(ValueError):
+    """A piece the first pass of :func:`warm_loaded` leaves out (a ``ValueError``: the findings
+    take it for a piece these data cannot give, in a result that is thrown away)."""
+
+
 def start_loaded(store: Any, kept: dict, flight: Any, prefix: tuple, human: Any) -> threading.Thread | None:
     """Begin a loaded table's Overview findings in the background (:func:`warm_loaded`); None when
     the background work is turned off (``VERDICTLAB_WARM=0``)."""
@@ -551,9 +568,18 @@ def warm_loaded(
                 raise _Stopped
             return once(kept, flight, prefix + tuple(key), compute)
 
+        def first(key: tuple, compute: Any) -> Any:
+            if tuple(key[:2]) in LEFT_FOR_THE_PAGE:
+                raise _LeftForThePage(key[1])
+            return cache(key, compute)
+
         judge = cache(("default_judge",), lambda: publishing_judge(store)).judge
         cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
-        run_analyses(store, judge=judge, human_ranking=human, rounds=1000, seed=0, cache=cache, report=False)
+        findings = partial(
+            run_analyses, store, judge=judge, human_ranking=human, rounds=1000, seed=0, report=False
+        )
+        findings(cache=first)  # all but the pieces a page opened now would compute itself…
+        findings(cache=cache)  # …which come last (none left, when the page came)
         # then the Judge page's sheets, on its defaults for a visitor's table (every category,
         # analytic intervals, no model families typed)
         from evalcore.judge import judge_sheets
