@@ -556,7 +556,8 @@ def warm_loaded(
     (``prefix`` + key, into the session's results ``kept``; :func:`ui.state.once`): a page opened
     meanwhile waits for the result being computed instead of computing it again, and one opened
     later draws at once. The Overview's defaults (the library's default judge, 1,000 rounds,
-    seed 0, the session's human ranking), then the Judge page's sheets. It ends between two results when ``halt`` is set or the
+    seed 0, the session's human ranking), then the Judge page's sheets and the Verdicts page's
+    case index. It ends between two results when ``halt`` is set or the
     server stops; a result the design cannot give is left for the page, which says why."""
     once = _ui_state().once
     try:
@@ -590,6 +591,10 @@ def warm_loaded(
             ("judge_sheets", None, 1000, 0, family.key),
             lambda: judge_sheets(store, families=family.families, category=None, rounds=1000, seed=0),
         )
+        # and the Verdicts page's cases, grouped once and kept with the table (the store keeps it)
+        from evalcore.store.case_index import case_index
+
+        cache(("case_index",), lambda: case_index(store) is not None)
     except _Stopped:
         pass
     except Exception:  # noqa: BLE001 - the pages compute what this could not, and say why

@@ -68,19 +68,39 @@ def case_index(store: VerdictStore) -> Any:
         return got if len(got.columns) else None
     cur = store.con.cursor()
     try:
-        (rows,) = cur.execute("SELECT count(*) FROM verdicts").fetchone() or (0,)
-        index = cur.execute(_INDEX).df() if int(rows) <= INDEX_MAX_ROWS else None
+        ((rows,),) = cur.execute("SELECT count(*) FROM verdicts").fetchall()  # (all: the result ends)
+        index = _as_frame(cur.sql(_INDEX).to_arrow_table()) if int(rows) <= INDEX_MAX_ROWS else None
     finally:
         cur.close()
     if index is not None:
-        for key in ("judge", "instruction_id", "m1", "m2", "category"):  # a name once, not a case
-            index[key] = index[key].astype("category")
         for flag in ("mixed_category", "v_first", "v_second", "v_tie", "v_none"):  # NULL: not kept
             index[flag] = index[flag].fillna(False).astype(bool)
     import pandas as pd
 
     store.keep(("case_index",), index if index is not None else pd.DataFrame())
     return index
+
+
+#: The case index's name columns, held as categoricals: a name once, not once a case.
+_NAMES = ("judge", "instruction_id", "m1", "m2", "category")
+
+
+def _as_frame(table: Any) -> Any:
+    """The index as a frame with :data:`_NAMES` as categoricals (categories sorted, as pandas'
+    ``astype("category")`` sorts them), encoded in Arrow: a frame of Python strings first took
+    1.6 of 2.1 s for the 866,250 cases of the paper-sized table."""
+    import pandas as pd
+
+    for name in _NAMES:
+        table = table.set_column(table.column_names.index(name), name, table.column(name).dictionary_encode())
+    frame = table.to_pandas()
+    for name in _NAMES:
+        names = frame[name].cat.categories
+        if len(names):
+            frame[name] = frame[name].cat.reorder_categories(sorted(names))
+        else:  # no name at all (no category column): as pandas makes it of a column of None
+            frame[name] = pd.Categorical([None] * len(frame), categories=pd.Index([], dtype=object))
+    return frame
 
 
 def _indexable(flt: VerdictFilter) -> bool:

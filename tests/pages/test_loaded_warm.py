@@ -109,6 +109,13 @@ def test_a_table_loaded_in_the_app_has_its_overview_ready(tmp_path, monkeypatch)
     assert not at.exception, [e.value for e in at.exception]
     assert again == []
     assert at.get("metric")  # the page drew its figures
+    from evalcore.store import case_index
+
+    # grouping the cases again would now fail (and the page would say so)
+    monkeypatch.setattr(case_index, "_INDEX", "SELECT no_such_column FROM verdicts")
+    at.switch_page("pages/verdicts.py").run()  # the cases were grouped by the background work
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [e for e in at.error], [e.value for e in at.error]
 
 
 def test_a_new_load_ends_the_old_tables_work_before_the_store_changes(small_demo_dir):

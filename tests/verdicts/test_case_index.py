@@ -143,3 +143,24 @@ def test_a_table_over_the_limit_has_no_index(monkeypatch):
     store = _store(HAND)
     assert index_module.case_index(store) is None
     assert store.verdicts(VerdictFilter(flipped=True)).total == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [HAND + EXTRA, MIXED, "instruction_id,model_a,model_b,verdict\nq1,b,a,1\nq1,a,b,-1\nq2,c,a,0\n"],
+    ids=["one category a case", "mixed categories", "no category column"],
+)
+def test_the_index_encoded_in_arrow_is_the_frame_pandas_made(text):
+    """The names come as categoricals encoded in Arrow: the same frame as DuckDB's frame of
+    Python strings made categorical by pandas (sorted categories, no category: none)."""
+    import pandas as pd
+
+    store = _store(text)
+    cur = store.con.cursor()
+    plain = cur.execute(index_module._INDEX).df()
+    cur.close()
+    for key in ("judge", "instruction_id", "m1", "m2", "category"):
+        plain[key] = plain[key].astype("category")
+    for flag in ("mixed_category", "v_first", "v_second", "v_tie", "v_none"):
+        plain[flag] = plain[flag].fillna(False).astype(bool)
+    pd.testing.assert_frame_equal(index_module.case_index(store), plain)
