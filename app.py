@@ -122,7 +122,7 @@ else:  # the Data page
 
         if store.is_empty:
             st.info("Nothing is loaded yet: load the demo or upload a file.")
-            st.stop()
+            _ui.stop()
 
         with _ui.busy("Summarising the loaded table: calls, models, judges and pairs…"):
             summary = _ui.memo(("summary",), store.summary)

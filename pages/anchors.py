@@ -55,7 +55,7 @@ with _ui.page("Anchors"):
         st.markdown(av.ceiling_text(sweep, drawn=False))
         st.subheader("Win-rate distribution")
         _win_rates([chosen])
-        st.stop()
+        _ui.stop()
 
     labels = ["Per-anchor rankings", "Informativeness", "Win-rate distributions", "Explorer"]
     params = {0: ("resamples",), 2: ("hist",)}  # the link's settings of a tab, kept while it is hidden

@@ -49,7 +49,7 @@ with _ui.page("Calibration"):
         )
     except ValueError as exc:
         _ui.error(exc, lead=words.CANNOT)
-        st.stop()
+        _ui.stop()
     # Only the open tab is drawn; the prediction-powered fit is computed only for the tabs that show it.
     floor = ("sizes", "custom_size", "js", "target", "max_labelled", "quality", *link_params("cal_budget"))
     params = {2: floor}  # the floor tab's settings in a link open that tab

@@ -40,7 +40,7 @@ with _ui.page("Judge"):
     _ui.warning(*show.judge_warnings(sheets))
     if not ok:
         st.info(EXPLAIN["no_judge"])
-        st.stop()
+        _ui.stop()
 
     st.header("The judges side by side")
     _ui.table(show.side_by_side(sheets))
@@ -55,7 +55,7 @@ with _ui.page("Judge"):
     sheet = ok.get(judge)
     if sheet is None:
         _ui.warning(f"{judge} has no sheet in this selection: {sheets.get(judge)}")
-        st.stop()
+        _ui.stop()
     _ui.info(*sheet.notes)  # its design warnings are said once, at the top of the page
 
     # the agreement tab's switch, set by a link, opens that tab

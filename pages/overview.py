@@ -45,7 +45,7 @@ with _ui.page("Overview"):
             )
     except ValueError as exc:
         _ui.error(exc, lead="The findings cannot be computed for this data:")
-        st.stop()
+        _ui.stop()
     findings = headline_findings(analyses)
     summary = analyses.summary
 

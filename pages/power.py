@@ -121,6 +121,6 @@ with _ui.page("Power"):
         )
     except ValueError as exc:
         _ui.error(exc)
-        st.stop()
+        _ui.stop()
     view.detection(result, judge)
     view.monitor_section(store, judge, category, ranked, alpha)

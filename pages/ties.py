@@ -27,5 +27,5 @@ with _ui.page("Tie structure"):
     scores, demo = pointwise_table()
     if scores is None:
         st.info(EXPLAIN["no_pointwise"])
-        st.stop()
+        _ui.stop()
     pointwise_section(scores, demo=demo)

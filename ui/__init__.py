@@ -36,7 +36,7 @@ from ui.state import (  # noqa: F401
     url_number,
     url_param,
 )
-from ui.status import busy  # noqa: F401
+from ui.status import busy, stop  # noqa: F401
 from ui.widgets import (  # noqa: F401
     PriceInput,
     category_picker,

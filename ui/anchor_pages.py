@@ -26,6 +26,7 @@ from evalcore.present import anchors as av
 from evalcore.present.display import shorten_cells
 from evalcore.schema import VerdictFormatError
 from evalcore.store.store import VerdictStore
+from ui.status import stop
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def setup(intro: str = av.INTRO) -> AnchorView:
                 "This selection has verdicts for fewer than two models: there is no anchor to "
                 "study. Choose another judge or category."
             )
-            st.stop()
+            stop()
         with _ui.busy("Ranking the models against every anchor…"):  # seconds on arena-sized tables
             sweep = _ui.memo(
                 ("anchor_sweep", judge, category, both, tau, hkey),
@@ -134,10 +135,10 @@ def setup(intro: str = av.INTRO) -> AnchorView:
             )
     except DesignError as exc:
         _ui.info(exc)
-        st.stop()
+        stop()
     except ValueError as exc:
         _ui.error(exc)
-        st.stop()
+        stop()
     _ui.info(*sweep.notes)
     if sweep.needs_all_pairs:
         _ui.caption(sweep.needs_all_pairs)
@@ -146,7 +147,7 @@ def setup(intro: str = av.INTRO) -> AnchorView:
         st.warning(
             "No model met at least two others in this selection: no anchor-based ranking can be formed."
         )
-        st.stop()
+        stop()
     # a shared link may name the anchor; one this table does not have is named in a warning
     recommended = sweep.recommended if sweep.recommended in anchors else anchors[0]
     linked = _ui.url_choice("anchor", anchors, recommended)

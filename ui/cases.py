@@ -12,6 +12,7 @@ from evalcore.present import verdicts as show
 from evalcore.verdicts import evidence
 from ui.messages import md
 from ui.state import counts, memo, set_url_param, url_param
+from ui.status import stop
 
 
 def draw_evidence(store: Any, flt: Any) -> None:
@@ -86,4 +87,4 @@ def stop_without_single_calls(store) -> None:
     """Say in words that a counts table has no single calls to list (evalcore's words), and stop."""
     if store.is_counts_table:
         st.info(SINGLE_CALLS_NOTE, icon=":material/functions:")
-        st.stop()
+        stop()

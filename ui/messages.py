@@ -12,6 +12,7 @@ from evalcore import limits, text
 from evalcore.errors import EvalcoreError
 from evalcore.schema import VerdictFormatError
 from ui.readable import metric_tile
+from ui.status import stop
 
 _LOG = logging.getLogger("verdictlab")
 
@@ -36,7 +37,7 @@ def warning(*messages: Any) -> None:
 def stop_with(message: Any) -> None:
     """Say why the page cannot go on (a warning in words) and end this run of the page."""
     warning(message)
-    st.stop()
+    stop()
 
 
 def info(*messages: Any) -> None:

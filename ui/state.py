@@ -24,7 +24,7 @@ from evalcore.store.store import VerdictStore
 from evalcore.store.workspace import UnknownDataset, Workspace, WorkspaceError
 from ui import warm
 from ui.messages import code_span, escape_markdown, md
-from ui.status import busy
+from ui.status import busy, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -680,7 +680,7 @@ def require_data() -> VerdictStore:
     store = ensure_data()
     if store.is_empty:
         st.info("No data is loaded. Pick the demo or upload a verdict file on the **Data** page.")
-        st.stop()
+        stop()
     return store
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 import streamlit as st
 
@@ -55,6 +56,7 @@ def status_line(title: str) -> Iterator[None]:
     what the page computes, removed once the page is drawn (or stopped, or failed)."""
     first = st.session_state.get(DRAWN) != title
     _LINE.placeholder = _LINE.words = None
+    _LINE.title = title
     if first:  # the line in a keyed container (made once a run), the whole removed at the end
         _LINE.placeholder = st.empty()
         _LINE.words = _LINE.placeholder.container(key=KEY).empty()
@@ -83,3 +85,16 @@ def busy(text: str) -> Iterator[None]:
     finally:
         if getattr(_LINE, "placeholder", None) is not None:
             _write(before)
+
+
+def stop() -> NoReturn:
+    """End this run of the page (``st.stop``), the status line taken down first and the page
+    counted as drawn: Streamlit sends nothing a page writes once it has stopped, so the line
+    would stay on a page that ends early (the Tie structure page of a table without a pointwise
+    score table kept "Ranking the models…" under its last section)."""
+    line, _LINE.placeholder, _LINE.words = getattr(_LINE, "placeholder", None), None, None
+    if line is not None:
+        line.empty()
+    if (title := getattr(_LINE, "title", None)) is not None:
+        st.session_state[DRAWN] = title
+    st.stop()
