@@ -23,7 +23,10 @@ server that runs a page script without that hook (a test's ``AppTest``) starts i
 page: then the page asked for comes first (the Judge page's sheets before the findings), and the
 page says what happens while it waits for the libraries (a spinner, :func:`announce`).
 
-``VERDICTLAB_WARM=0`` turns it off (the test suite's page tests, which time nothing).
+A table a visitor loads has background work of its own (:func:`warm_loaded`): its Overview's
+findings, the Judge page's sheets and the Verdicts page's cases, into that visitor's session only.
+
+``VERDICTLAB_WARM=0`` turns both off (the test suite's page tests, which time nothing).
 """
 
 from __future__ import annotations
