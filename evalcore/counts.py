@@ -239,7 +239,7 @@ class VerdictCounts:
     def cell_scores(self, values) -> np.ndarray:
         """Per cell, the calls weighted by a value per level: ``n @ values`` (K,)."""
         values = np.asarray(values, dtype=np.float64)
-        single = self._single_levels()
+        single = self.single_call_levels()
         if single is not None:  # every cell one call: its level's value, the same sum
             return values[single]
         # Column by column rather than ``n.astype(float) @ values``: no (K, L) float copy, which on
@@ -441,9 +441,9 @@ class VerdictCounts:
         counts._cache["single_levels"] = level
         return counts
 
-    def _single_levels(self) -> np.ndarray | None:
-        """Each cell's level index when every cell holds one call (a typed load's judge: an
-        arena's battles), else None; found once. A per-level weighting of the cells is then a
+    def single_call_levels(self) -> np.ndarray | None:
+        """Each cell's level index (into :data:`~evalcore.schema.LEVELS`) when every cell holds
+        one call (a typed load's judge: an arena's battles), else None; found once. A per-level weighting of the cells is then a
         lookup (:meth:`cell_scores`: 3 against 28 ms at 1.8 M cells, read six times by a
         leaderboard)."""
         if "single_levels" not in self._cache:
@@ -457,12 +457,7 @@ class VerdictCounts:
     def single_call_instructions(self) -> bool:
         """Whether every instruction holds exactly one call (an arena: a battle a prompt),
         however many the models: resampling instructions then resamples independent calls."""
-        return self._one_cell_each() and self._single_levels() is not None
-
-    def single_call_levels(self) -> np.ndarray | None:
-        """Each cell's level index (into :data:`~evalcore.schema.LEVELS`) when every cell holds
-        one call, else None (found once, shared with :meth:`cell_scores`)."""
-        return self._single_levels()
+        return self._one_cell_each() and self.single_call_levels() is not None
 
     def one_call_each(self) -> bool:
         """Whether every instruction has one cell holding one call (an arena's battles) and the
@@ -478,7 +473,7 @@ class VerdictCounts:
         (slot A's model, slot B's model, level) of the calls instead of sorting every
         instruction's hash (a pass over 1.8 M battles where a sort of them took three)."""
         m, n_inst = self.n_models, self.n_instructions
-        level = self._single_levels()
+        level = self.single_call_levels()
         key = (self.a.astype(np.int64) * m + self.b) * N_LEVELS + level
         seen = np.bincount(key, minlength=m * m * N_LEVELS)
         keys = np.flatnonzero(seen)

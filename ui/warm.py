@@ -312,9 +312,8 @@ def warm_demo(first: str = "") -> None:
         verdicts, ranking_file = ui_state.DEMO_DATASETS[label]
         # the demo is read first (in DuckDB, beside the page's own imports), then the rest imported
         demo = ui_state._demo_table(ui_state.demo_file(label))
-        from evalcore.findings import run_analyses
         from evalcore.ingest.files import read_human_ranking
-        from evalcore.judge import both_orders_counts, judge_sheets, length_preference_curve
+        from evalcore.judge import both_orders_counts, length_preference_curve
         from evalcore.judge.pooling import pool_store
         from evalcore.judge_choice import publishing_judge
         from evalcore.power import difference_distributions
@@ -365,19 +364,12 @@ def warm_demo(first: str = "") -> None:
         cache(("summary",), store.summary)  # the Data page's, read by the Power and Leaderboard pages
 
         def findings(of: str = judge, *, report: bool = False) -> None:
-            # The Overview's defaults (its ROUNDS and SEED, one judge; what the page shows, the
-            # report's own analyses last): its keys are also those of the Data, Leaderboard and
-            # Anchors pages.
-            run_analyses(
-                store, judge=of, human_ranking=human, rounds=1000, seed=0, cache=cache, report=report
-            )
+            # the report's own analyses last; the keys are also the Data, Leaderboard and
+            # Anchors pages'
+            overview_findings(store, of, human, cache, report=report)
 
         def sheets() -> None:
-            # The Judge page's defaults: every judge, 1,000 rounds, seed 0, the demo's families.
-            cache(
-                ("judge_sheets", None, 1000, 0, family.key),
-                lambda: judge_sheets(store, families=family.families, category=None, rounds=1000, seed=0),
-            )
+            judge_page_sheets(store, family, None, cache)  # every category: the page's default
 
         def board() -> None:
             # The Leaderboard page's defaults beyond the findings' table (which it shares).
@@ -407,10 +399,7 @@ def warm_demo(first: str = "") -> None:
         def judge_page(category: str | None) -> None:
             # The Judge page on one category (its category picker; None: every category, whose
             # sheets come first), its later tabs too, as the page computes them.
-            cache(
-                ("judge_sheets", category, 1000, 0, family.key),
-                lambda: judge_sheets(store, families=family.families, category=category, rounds=1000, seed=0),
-            )
+            judge_page_sheets(store, family, category, cache)
             cache(
                 ("length_curve", judge, category),
                 lambda: length_preference_curve(store, judge, category=category),
@@ -564,7 +553,6 @@ def warm_loaded(
     server stops; a result the design cannot give is left for the page, which says why."""
     once = _ui_state().once
     try:
-        from evalcore.findings import run_analyses
         from evalcore.judge_choice import publishing_judge
 
         def cache(key: tuple, compute: Any) -> Any:
@@ -579,21 +567,12 @@ def warm_loaded(
 
         judge = cache(("default_judge",), lambda: publishing_judge(store)).judge
         cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
-        findings = partial(
-            run_analyses, store, judge=judge, human_ranking=human, rounds=1000, seed=0, report=False
-        )
-        findings(cache=first)  # all but the pieces a page opened now would compute itself…
-        findings(cache=cache)  # …which come last (none left, when the page came)
-        # then the Judge page's sheets, on its defaults for a visitor's table (every category,
-        # analytic intervals, no model families typed)
-        from evalcore.judge import judge_sheets
+        overview_findings(store, judge, human, first)  # all but the pieces a page opened now computes…
+        overview_findings(store, judge, human, cache)  # …which come last (none left, when it came)
+        # then the Judge page's sheets, on its defaults for a visitor's table (no families typed)
         from evalcore.present.judge import family_list
 
-        family = family_list("", store.judges())
-        cache(
-            ("judge_sheets", None, 1000, 0, family.key),
-            lambda: judge_sheets(store, families=family.families, category=None, rounds=1000, seed=0),
-        )
+        judge_page_sheets(store, family_list("", store.judges()), None, cache)
         # and the Verdicts page's cases, grouped once and kept with the table (the store keeps it)
         from evalcore.store.case_index import case_index
 
@@ -602,6 +581,25 @@ def warm_loaded(
         pass
     except Exception:  # noqa: BLE001 - the pages compute what this could not, and say why
         LOG.info("A loaded table's background findings stopped; pages compute on request.", exc_info=True)
+
+
+def overview_findings(store: Any, judge: str, human: Any, cache: Any, *, report: bool = False) -> None:
+    """The Overview's findings on its defaults (1,000 rounds, seed 0; ``report``: the report's own
+    analyses too), under the page's keys through ``cache``."""
+    from evalcore.findings import run_analyses
+
+    run_analyses(store, judge=judge, human_ranking=human, rounds=1000, seed=0, cache=cache, report=report)
+
+
+def judge_page_sheets(store: Any, family: Any, category: str | None, cache: Any) -> None:
+    """The Judge page's sheets on its defaults (analytic intervals: 1,000 rounds and seed 0 in its
+    key, unused) for ``category`` and the model families ``family``, under the page's key."""
+    from evalcore.judge import judge_sheets
+
+    cache(
+        ("judge_sheets", category, 1000, 0, family.key),
+        lambda: judge_sheets(store, families=family.families, category=category, rounds=1000, seed=0),
+    )
 
 
 def asked_last(first: str) -> str:

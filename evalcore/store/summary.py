@@ -109,7 +109,7 @@ def summarise(store: VerdictStore) -> DatasetSummary:
             """
         ).df()
         # Both orders: a hash join of the distinct keys with themselves, slots swapped (linear;
-        # a correlated EXISTS is quadratic on a 1.8 M-battle table).
+        # a correlated EXISTS grows with the square of the rows on a 1.8 M-battle table).
         both = one_row(
             con.execute(
                 """

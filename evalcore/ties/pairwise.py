@@ -405,7 +405,7 @@ def verdict_tie_structure(
     kind = None
     one_call = reference is None and counts.single_call_instructions()
     if (level := counts.single_call_levels() if one_call else None) is not None:
-        per, scored = _one_call_each(level, score, level_counts)
+        per, freq = _one_call_each(level, score, level_counts)
     else:
         entries = score_entries(counts, score)
         s, _ = entries.padded(counts.n_instructions)
@@ -416,17 +416,13 @@ def verdict_tie_structure(
             )[0]
         per = within_instruction(s, ref)
         scored = np.round(entries.score[~np.isnan(entries.score)], SCORE_DECIMALS)
+        freq = np.unique(scored, return_counts=True)[1]  # how often each distinct score
     column = counts.instructions.as_column() if isinstance(counts.instructions, Names) else None
     if column is None:
         column = np.empty(counts.n_instructions, dtype=object)  # 2–3× faster than a list for pandas
         column[:] = counts.instructions
     per.insert(0, "instruction_id", column)
-    candidate = None
-    if isinstance(scored, tuple):  # (distinct scores, their counts) of the one-call path
-        candidate = level_stats(scored[1])
-    elif scored.size:
-        _, freq = np.unique(scored, return_counts=True)
-        candidate = level_stats(freq)
+    candidate = level_stats(freq) if freq.size else None
     multi = (per["candidates"] >= 2).to_numpy()
     intervals = {"top_tied": instruction_mean(per["top_tied"].to_numpy(), rounds=rounds, seed=seed)}
     if ref is not None:
@@ -451,13 +447,13 @@ def verdict_tie_structure(
 
 def _one_call_each(
     level: np.ndarray, score: str, level_counts: np.ndarray
-) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray]]:
-    """:func:`within_instruction`'s table without a reference, and the candidates' scores
-    counted, from each call's level index where every instruction is one call (an arena): each
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """:func:`within_instruction`'s table without a reference, and how often each distinct
+    candidate score occurs (in the order of the scores), from each call's level index where every instruction is one call (an arena): each
     instruction's two candidates score slot A's share of its level and one minus it, so both
     follow from the level alone, with no per-candidate entry (1.8 M battles: 1.0 s less)."""
-    share = np.round(level_weights(score), SCORE_DECIMALS)
-    other = np.round(1.0 - level_weights(score), SCORE_DECIMALS)
+    weights = level_weights(score)
+    share, other = np.round(weights, SCORE_DECIMALS), np.round(1.0 - weights, SCORE_DECIMALS)
     tied = share == other
     n = level.size  # instruction k is cell k, one call at level index level[k]
     per = pd.DataFrame(
@@ -468,9 +464,9 @@ def _one_call_each(
         }
     )
     present = level_counts > 0
-    values, at = np.unique(np.r_[share[present], other[present]], return_inverse=True)
+    _, at = np.unique(np.r_[share[present], other[present]], return_inverse=True)
     freq = np.bincount(at, weights=np.r_[level_counts[present], level_counts[present]])
-    return per, (values, freq.astype(np.int64))
+    return per, freq.astype(np.int64)
 
 
 @dataclass(frozen=True)

@@ -308,9 +308,9 @@ def test_a_per_level_weighting_of_single_calls_is_the_column_sum(shape):
 
 def test_a_table_of_several_calls_a_cell_keeps_no_levels():
     single = ALL_SHAPES["arena"]()
-    assert single._single_levels() is not None
+    assert single.single_call_levels() is not None
     doubled = single.with_cells(single.inst, single.a, single.b, single.n * 2)
-    assert doubled._single_levels() is None
+    assert doubled.single_call_levels() is None
     np.testing.assert_array_equal(
         doubled.cell_scores([1.0, 1.0, 0.5, 0.0, 0.0]), 2 * single.cell_scores([1.0, 1.0, 0.5, 0.0, 0.0])
     )

@@ -729,24 +729,30 @@ def test_sparse_tie_structure_equals_the_dense_computation(shape, score):
             assert sparse.level_counts == tuple(judge.dense().sum(axis=(0, 1, 2)))
 
 
-def test_tie_structure_on_an_arena_table_builds_no_dense_tensor(monkeypatch):
-    """200,000 prompts with one battle each and 129 models: the dense tensor would need 67 GB
-    (an arena table's 1.8 M prompts: 600 GB; ``dense`` is refused here whatever the size)."""
-    rng = np.random.default_rng(5)
-    n_inst, m = 200_000, 129
+def _one_battle_each(seed: int, n_inst: int, m: int, levels: tuple[float, ...]) -> VerdictCounts:
+    """An arena's shape: ``n_inst`` prompts of one battle each among ``m`` models, each call's
+    level drawn with the chances ``levels``."""
+    rng = np.random.default_rng(seed)
     a = rng.integers(0, m, n_inst)
     b = (a + rng.integers(1, m, n_inst)) % m
     n = np.zeros((n_inst, 5), dtype=np.int32)
-    n[np.arange(n_inst), rng.choice(5, n_inst, p=[0.2, 0.15, 0.3, 0.15, 0.2])] = 1
-    counts = VerdictCounts(
+    n[np.arange(n_inst), rng.choice(5, n_inst, p=levels)] = 1
+    return VerdictCounts.from_cells(
         models=tuple(f"m{k:03d}" for k in range(m)),
-        instructions=tuple(range(n_inst)),
+        instructions=tuple(f"p{k}" for k in range(n_inst)),
         judge="j",
-        inst=np.arange(n_inst, dtype=np.int32),
-        a=a.astype(np.int32),
-        b=b.astype(np.int32),
+        inst=np.arange(n_inst),
+        a=a,
+        b=b,
         n=n,
     )
+
+
+def test_tie_structure_on_an_arena_table_builds_no_dense_tensor(monkeypatch):
+    """200,000 prompts with one battle each and 129 models: the dense tensor would need 67 GB
+    (an arena table's 1.8 M prompts: 600 GB; ``dense`` is refused here whatever the size)."""
+    n_inst = 200_000
+    counts = _one_battle_each(5, n_inst, 129, (0.2, 0.15, 0.3, 0.15, 0.2))
 
     def refuse(*args, **kwargs):
         raise AssertionError("a dense tensor was built")
@@ -844,21 +850,7 @@ def test_judge_ties_is_the_two_structures_of_the_tie_view():
 def test_one_call_to_each_instruction_gives_the_general_paths_structure(monkeypatch, score, levels):
     """An arena's battles take a shortcut (each prompt's two scores follow from its level); the
     result is the general path's, table, rates, candidate spread and intervals alike."""
-    rng = np.random.default_rng(11)
-    n_inst, m = 3_000, 12
-    a = rng.integers(0, m, n_inst)
-    b = (a + rng.integers(1, m, n_inst)) % m
-    n = np.zeros((n_inst, 5), dtype=np.int32)
-    n[np.arange(n_inst), rng.choice(5, n_inst, p=levels)] = 1
-    counts = VerdictCounts.from_cells(
-        models=tuple(f"m{k:02d}" for k in range(m)),
-        instructions=tuple(f"p{k}" for k in range(n_inst)),
-        judge="j",
-        inst=np.arange(n_inst),
-        a=a,
-        b=b,
-        n=n,
-    )
+    counts = _one_battle_each(11, 3_000, 12, levels)
     assert counts.single_call_instructions()
     fast = verdict_tie_structure(counts, score=score, rounds=200)
     monkeypatch.setattr(VerdictCounts, "single_call_instructions", lambda self: False)
