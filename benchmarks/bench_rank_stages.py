@@ -52,6 +52,10 @@ if sys.argv[3] == "statements":  # each statement the store executes, timed (a c
             return self
         def cursor(self):
             return Timed(self._target.cursor())
+        def __enter__(self):  # the store reads on its own cursors, in `with` blocks
+            return self
+        def __exit__(self, *exc):
+            self._target.close()
         def __getattr__(self, name):
             return getattr(self._target, name)
 

@@ -34,7 +34,9 @@ with _ui.page("Judge"):
     with _ui.progress_bar(chosen.words) as progress:
         sheets = _ui.memo(
             ("judge_sheets", *opts.values(), family.key),
-            lambda: ej.judge_sheets(store, families=family.families, progress=progress, **opts),
+            lambda: ej.judge_sheets(
+                store, families=family.families, progress=progress, cache=_ui.memo, **opts
+            ),
         )
     ok = {name: sheet for name, sheet in sheets.items() if not isinstance(sheet, str)}
     _ui.warning(*show.judge_warnings(sheets))

@@ -696,9 +696,10 @@ def forget_on_new_data(*keys: str) -> None:
 
 #: Results computed on an untouched demo, shared by every session of this server process: a
 #: stakeholder opening the demo gets the Overview at once instead of recomputing it (4–5 s per
-#: judge). Bounded, oldest first out; demo results are a few megabytes at most.
+#: judge). Bounded, oldest first out; demo results are a few megabytes at most. The start-up work
+#: alone keeps about 100 (each judge's sheet also under a key of its own, the same objects).
 _SHARED: OrderedDict[tuple, Any] = OrderedDict()
-SHARED_ENTRIES = 128
+SHARED_ENTRIES = 192
 
 
 #: How long a page waits for another thread's computation before doing it itself (a safety net).

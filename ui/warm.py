@@ -254,6 +254,13 @@ def requested_page() -> str:
 #: while a visitor's page runs, so that page draws at full speed on the shared cores.
 _RUNNING = [0]
 _RUNNING_LOCK = threading.Lock()
+#: How long the start-up work still waits once a page script has ended: the visitor's browser
+#: draws the page then, on the same two cores (about a second for the Methods page's text). A
+#: first request for the Methods page took 2.10 and 2.15 s with no wait, 1.64 and 1.82 s with
+#: this one (``benchmarks/bench_pages.py --cold-only``).
+DRAW_SECONDS = 1.5
+#: When the last page script ended (``time.monotonic``).
+_ENDED = [-float("inf")]
 
 
 @contextmanager
@@ -267,14 +274,18 @@ def running_page() -> Iterator[None]:
     finally:
         with _RUNNING_LOCK:
             _RUNNING[0] -= 1
+            _ENDED[0] = time.monotonic()
 
 
 def wait_for_pages(limit: float = 30.0) -> None:
-    """Wait while a page script runs, or a page whose address a browser opened has not begun
-    yet (:func:`link_opened`: its visitor waits for it; at most :data:`LINK_SECONDS`), at most
+    """Wait while a page script runs and its browser draws it (:data:`DRAW_SECONDS` after the
+    script ended), or a page whose address a browser opened has not begun yet
+    (:func:`link_opened`: its visitor waits for it; at most :data:`LINK_SECONDS`), at most
     ``limit`` seconds (then the work goes on anyway)."""
     deadline = time.monotonic() + limit
-    while (_RUNNING[0] or _link_coming()) and time.monotonic() < deadline and not _STOP.is_set():
+    while (
+        (_RUNNING[0] or _link_coming() or _drawing()) and time.monotonic() < deadline and not _STOP.is_set()
+    ):
         time.sleep(0.05)
 
 
@@ -284,6 +295,10 @@ LINK_SECONDS = 5.0
 #: When a browser last opened a page's address whose script has not begun since
 #: (``time.monotonic``), else None.
 _OPENED: list[float | None] = [None]
+
+
+def _drawing() -> bool:
+    return time.monotonic() - _ENDED[0] < DRAW_SECONDS
 
 
 def _link_coming() -> bool:
@@ -488,23 +503,6 @@ class _Stopped(BaseException):
     for a failure of its own."""
 
 
-#: The Overview's pieces a loaded table's background work computes last (:func:`warm_loaded`):
-#: the first the page reaches after the leaderboard (the ranking's fragility, both kinds, and the
-#: category test). A visitor who opens the Overview at once computes them on the page's thread
-#: while the work computes the later ones (the anchor sweep, the detectable edges, the
-#: calibration, the judge's sheet) on the other core, instead of waiting for each in turn.
-LEFT_FOR_THE_PAGE = {
-    ("findings", "fragility"),
-    ("findings", "fragility_flips"),
-    ("findings", "heterogeneity"),
-}
-
-
-class _LeftForThePage(ValueError):
-    """A piece the first pass of :func:`warm_loaded` leaves out (a ``ValueError``: the findings
-    take it for a piece these data cannot give, in a result that is thrown away)."""
-
-
 def start_loaded(store: Any, kept: dict, flight: Any, prefix: tuple, human: Any) -> threading.Thread | None:
     """Begin a loaded table's Overview findings in the background (:func:`warm_loaded`); None when
     the background work is turned off (``VERDICTLAB_WARM=0``)."""
@@ -560,15 +558,9 @@ def warm_loaded(
                 raise _Stopped
             return once(kept, flight, prefix + tuple(key), compute)
 
-        def first(key: tuple, compute: Any) -> Any:
-            if tuple(key[:2]) in LEFT_FOR_THE_PAGE:
-                raise _LeftForThePage(key[1])
-            return cache(key, compute)
-
         judge = cache(("default_judge",), lambda: publishing_judge(store)).judge
         cache(("counts", judge, None, False), lambda: store.counts(judge=judge))
-        overview_findings(store, judge, human, first)  # all but the pieces a page opened now computes…
-        overview_findings(store, judge, human, cache)  # …which come last (none left, when it came)
+        overview_findings(store, judge, human, cache)  # from the last piece: a page opened now
         # then the Judge page's sheets, on its defaults for a visitor's table (no families typed)
         from evalcore.present.judge import family_list
 
@@ -583,12 +575,50 @@ def warm_loaded(
         LOG.info("A loaded table's background findings stopped; pages compute on request.", exc_info=True)
 
 
+#: The Overview's pieces every later piece reads (its first keys' first words): the background
+#: work computes them first, in the page's order (:func:`overview_findings`).
+READ_BY_THE_REST = frozenset({"summary", "counts", "leaderboard"})
+
+
+class _Later(ValueError):
+    """A piece the first pass of :func:`overview_findings` notes and leaves out (a ``ValueError``:
+    the findings take it for a piece these data cannot give, in a result that is thrown away)."""
+
+
 def overview_findings(store: Any, judge: str, human: Any, cache: Any, *, report: bool = False) -> None:
     """The Overview's findings on its defaults (1,000 rounds, seed 0; ``report``: the report's own
-    analyses too), under the page's keys through ``cache``."""
+    analyses too), under the page's keys through ``cache``, from the last piece to the first.
+
+    A page drawing the Overview computes its pieces in the order it shows them, waiting for any
+    piece this work computes meanwhile. Were this work to go in the same order, the page would
+    wait for each piece in turn and one core would do all of it. So a first pass computes only
+    what every piece reads (:data:`READ_BY_THE_REST`) and notes the others, which are computed
+    from the last to the first: a page opened meanwhile computes from the first, and the two meet
+    in the middle, each on its own core (the demo's cold link to the Overview, and a table the
+    visitor has just loaded). A last pass in the page's order computes what depends on a piece
+    the first pass left out (the recommended anchor's stability) and finds the rest kept."""
     from evalcore.findings import run_analyses
 
-    run_analyses(store, judge=judge, human_ranking=human, rounds=1000, seed=0, cache=cache, report=report)
+    later: list[tuple[tuple, Any]] = []
+
+    def first(key: tuple, compute: Any) -> Any:
+        if key[0] in READ_BY_THE_REST:
+            return cache(key, compute)
+        later.append((key, compute))
+        raise _Later(key[1])
+
+    call = {"judge": judge, "human_ranking": human, "rounds": 1000, "seed": 0, "report": report}
+    try:
+        run_analyses(store, cache=first, **call)
+    except _Later:  # a piece read outside the findings' own attempts (the report's "both bad"
+        pass  # share) ends the first pass: the pieces noted so far are computed below, the rest after
+    for key, compute in reversed(later):
+        try:
+            cache(key, compute)
+        except ValueError:  # a piece these data cannot give: the page says why
+            pass
+    later.clear()  # (the notes hold the pieces' inputs: a large table's verdicts against each model)
+    run_analyses(store, cache=cache, **call)
 
 
 def judge_page_sheets(store: Any, family: Any, category: str | None, cache: Any) -> None:
@@ -596,10 +626,13 @@ def judge_page_sheets(store: Any, family: Any, category: str | None, cache: Any)
     key, unused) for ``category`` and the model families ``family``, under the page's key."""
     from evalcore.judge import judge_sheets
 
-    cache(
-        ("judge_sheets", category, 1000, 0, family.key),
-        lambda: judge_sheets(store, families=family.families, category=category, rounds=1000, seed=0),
-    )
+    call = {"families": family.families, "category": category, "rounds": 1000, "seed": 0, "cache": cache}
+    # each judge's sheet from the last judge to the first (a page opened meanwhile computes them
+    # from the first: the two meet in the middle, as the Overview's pieces, overview_findings),
+    # then the page's own key, whose call finds every sheet kept
+    for judge in reversed(store.judges()):
+        judge_sheets(store, [judge], **call)
+    cache(("judge_sheets", category, 1000, 0, family.key), lambda: judge_sheets(store, **call))
 
 
 def asked_last(first: str) -> str:

@@ -8,6 +8,10 @@ judge on each metric of :data:`BEST_DIRECTION`.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -46,11 +50,19 @@ def judge_sheets(
     length_control: bool = True,
     progress: Progress | None = None,
     interval: str = DEFAULT_INTERVAL,
+    cache: Callable[[tuple, Callable[[], Any]], Any] | None = None,
 ) -> dict[str, JudgeSheet | str]:
     """The sheet of every judge (default: all judges of the store), in the store's order.
 
     A judge that cannot get a sheet (no verdict in the selection) maps to the reason, a string.
     The self-preference table is computed once for all judges. Options as :func:`judge_sheet`.
+    ``cache`` (``cache(key, compute)``, as :func:`evalcore.findings.run_analyses` takes it) keeps
+    each piece under a key of its own, so that two callers can share the pieces of one call
+    (one computes the judges from the last while the other computes them from the first): the
+    self-preference table under ``("self_preference", category, rounds, seed, interval,
+    families)`` and each judge's sheet under ``("judge_sheet", judge, category, rounds, seed,
+    interval, length_control, families)``, ``rounds`` as used (0 for analytic intervals) and
+    ``families`` as sorted (model, family) pairs or None.
 
     Examples
     --------
@@ -69,10 +81,15 @@ def judge_sheets(
     require_source(source, needs=("counts", "judges", "query"), what="judge_sheets")
     store = source
     judges = tuple(judges) if judges is not None else store.judges()
+    keyed = cache if cache is not None else _compute
+    named = tuple(sorted(families.items())) if families else None
     table = None
     if families and len(store.judges()) >= 2:
-        table = self_preference(
-            store, families, category=category, rounds=min(rounds, 500), seed=seed, interval=interval
+        table = keyed(
+            ("self_preference", category, min(rounds, 500), seed, interval, named),
+            lambda: self_preference(
+                store, families, category=category, rounds=min(rounds, 500), seed=seed, interval=interval
+            ),
         )
     out: dict[str, JudgeSheet | str] = {}
     for n, name in enumerate(judges):
@@ -81,22 +98,29 @@ def judge_sheets(
             if progress is not None:
                 progress((n + f) / max(len(judges), 1), f"{name}: {text}")
 
+        key = ("judge_sheet", name, category, rounds, seed, interval, length_control, named)
+        sheet = functools.partial(
+            judge_sheet,
+            store,
+            name,
+            category=category,
+            rounds=rounds,
+            seed=seed,
+            families=families,
+            length_control=length_control,
+            self_preference_table=table,
+            progress=sub,
+            interval=interval,
+        )
         try:
-            out[name] = judge_sheet(
-                store,
-                name,
-                category=category,
-                rounds=rounds,
-                seed=seed,
-                families=families,
-                length_control=length_control,
-                self_preference_table=table,
-                progress=sub,
-                interval=interval,
-            )
+            out[name] = keyed(key, sheet)
         except ValueError as exc:
             out[name] = str(exc)
     return out
+
+
+def _compute(key: tuple, compute: Callable[[], Any]) -> Any:
+    return compute()  # no cache: each piece computed here
 
 
 def comparison_table(sheets: dict[str, JudgeSheet | str]) -> pd.DataFrame:

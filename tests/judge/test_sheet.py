@@ -793,3 +793,34 @@ def test_the_sheets_and_the_pooled_ranking_run_with_one_blas_thread(monkeypatch)
         assert set(blas_threads()) <= {2}
     assert seen["position_and_order_swap"] and set(seen["position_and_order_swap"]) == {1}
     assert seen["fit_judge_aware"] and set(seen["fit_judge_aware"]) == {1}
+
+
+def test_the_sheets_pieces_under_their_own_keys_are_the_sheets(labelled_store):
+    """``judge_sheets(cache=…)`` keeps the self-preference table and each judge's sheet under
+    keys of their own: one judge's call, then the whole call, computes each piece once, and the
+    sheets equal those of a call without a cache."""
+    from evalcore.judge import judge_sheets
+
+    families = {"sim-alder": "broadleaf", "sim-birch": "conifer", "steady": "conifer", "biased": "broadleaf"}
+    kept: dict = {}
+    computed: list[tuple] = []
+
+    def cache(key, compute):
+        if key not in kept:
+            computed.append(key)
+            kept[key] = compute()
+        return kept[key]
+
+    call = {"families": families, "rounds": 0, "length_control": False}
+    last = judge_sheets(labelled_store, ["steady"], cache=cache, **call)
+    whole = judge_sheets(labelled_store, cache=cache, **call)
+    assert last["steady"] is whole["steady"]  # taken from the cache, not computed again
+    assert [k[0] for k in computed] == ["self_preference", "judge_sheet", "judge_sheet", "judge_sheet"]
+    assert [k[1] for k in computed[1:]] == ["steady", "biased", "neutral"]
+    assert len(set(computed)) == len(computed)
+    plain = judge_sheets(labelled_store, **call)
+    for name, sheet in plain.items():
+        pd.testing.assert_frame_equal(whole[name].table(), sheet.table())
+    # a key tells the options apart: other families, another category, other intervals
+    judge_sheets(labelled_store, ["steady"], cache=cache, **{**call, "families": None})
+    assert computed[-1][-1] is None and computed[-1][:2] == ("judge_sheet", "steady")

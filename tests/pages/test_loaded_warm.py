@@ -172,3 +172,69 @@ def test_a_closed_sessions_store_closes_after_its_work(small_demo_dir, monkeypat
     assert not closed.is_set()
     release.set()
     assert closed.wait(30)
+
+
+def test_the_overview_s_pieces_are_computed_from_the_last_while_a_page_computes_from_the_first(
+    small_demo_dir,
+):
+    """The background work computes what every piece reads first, then the Overview's pieces from
+    the last to the first (a page opened meanwhile computes from the first: the two meet in the
+    middle), then what depends on a piece left out; the same keys the page's own order gives."""
+    store = VerdictStore()
+    store.load_file(small_demo_dir / DEMO.name)
+    judge = store.judges()[0]
+    page_order: list[tuple] = []
+
+    def page(key, compute):
+        page_order.append(key)
+        return compute()
+
+    run_analyses(store, judge=judge, human_ranking=None, rounds=1000, seed=0, cache=page, report=False)
+    kept: dict = {}
+    work_order: list[tuple] = []
+
+    def work(key, compute):
+        if key not in kept:
+            work_order.append(key)
+            kept[key] = compute()
+        return kept[key]
+
+    warm.overview_findings(store, judge, None, work)
+    store.close()
+    shared = [k for k in page_order if k[0] in warm.READ_BY_THE_REST]
+    assert work_order[: len(shared)] == shared  # the summary, the counts, the leaderboard
+    rest = [k for k in page_order if k[0] not in warm.READ_BY_THE_REST]
+    assert len(rest) >= 5 and set(work_order) == set(page_order)
+    # every piece the page reaches without the others' results, from its last to its first, then
+    # a piece reached only through another's result (the recommended anchor's stability)
+    depends = [k for k in rest if k[:2] == ("findings", "anchor_stability")]
+    assert depends  # the small demo recommends an anchor: the last pass is exercised
+    assert work_order[len(shared) :] == [k for k in reversed(rest) if k not in depends] + depends
+
+
+def test_the_judge_page_s_sheets_are_computed_from_the_last_judge(small_demo_dir):
+    """The background work computes the Judge page's sheets one judge at a time from the last (a
+    page opened meanwhile computes them from the first), then the page's own key, which finds
+    every sheet kept."""
+    from evalcore.present.judge import family_list
+
+    store = VerdictStore()
+    store.load_file(small_demo_dir / DEMO.name)
+    kept: dict = {}
+    order: list[tuple] = []
+
+    def cache(key, compute):
+        if key not in kept:
+            order.append(key)
+            kept[key] = compute()
+        return kept[key]
+
+    family = family_list("", store.judges())
+    warm.judge_page_sheets(store, family, None, cache)
+    judges = store.judges()
+    store.close()
+    assert len(judges) >= 2
+    sheets = [k[1] for k in order if k[0] == "judge_sheet"]
+    assert sheets == list(reversed(judges))
+    assert order[-1][0] == "judge_sheets" and set(kept[order[-1]]) == set(judges)
+    assert all(kept[order[-1]][j] is kept[k] for j in judges for k in order if k[:2] == ("judge_sheet", j))

@@ -4,6 +4,7 @@ and a new human ranking never shows results computed with the old one (ui.state.
 from __future__ import annotations
 
 import importlib
+import time
 
 import numpy as np
 import pandas as pd
@@ -278,19 +279,24 @@ def test_the_demo_the_server_reads_as_it_starts_is_the_one_the_pages_copy(monkey
     assert warm.early_table(warm._EARLY["key"]) is None  # handed over once
 
 
-def test_the_start_up_work_pauses_while_a_page_runs():
-    """Between its pieces the start-up work waits while a visitor's page script runs (the page
-    draws at full speed), and goes on once it has drawn."""
+def test_the_start_up_work_pauses_while_a_page_runs(monkeypatch):
+    """Between its pieces the start-up work waits while a visitor's page script runs and for
+    :data:`ui.warm.DRAW_SECONDS` after (its browser draws the page on the same cores), then goes
+    on."""
     import threading
 
     from ui import warm
 
+    monkeypatch.setattr(warm, "DRAW_SECONDS", 1.0)
     done = threading.Event()
     with warm.running_page():
         waiting = threading.Thread(target=lambda: (warm.wait_for_pages(limit=60), done.set()))
         waiting.start()
         assert not done.wait(0.5)  # a page runs: the work waits
-    assert done.wait(10)  # the page drew: the work goes on
+    ended = time.monotonic()
+    assert not done.wait(0.5)  # its browser draws it: the work still waits
+    assert done.wait(10)  # then it goes on
+    assert time.monotonic() - ended >= 1.0
     waiting.join(10)
 
 
