@@ -128,6 +128,25 @@ def load_page_imports() -> None:
             importlib.import_module(name)
         except ModuleNotFoundError:  # ``a.b`` where ``b`` is a name, not a module
             continue
+    _settle_first_draw()
+
+
+def _settle_first_draw() -> None:
+    """What Streamlit does once per process at the first page's first elements, done before the
+    server answers (a fresh server's first page, a shared link, waited 0.2–0.4 s for it): the
+    emoji table every label is matched against (one large regular expression, compiled when
+    first imported), the image readers the page icon is read with, and the check whether the
+    app runs in an interactive interpreter, which walks the calling frames' source files (every
+    loaded module looked up) and only decides whether to print a warning to the console: a
+    server started by ``streamlit run`` is not one."""
+    importlib.import_module("streamlit.emojis")
+    from PIL import Image
+
+    Image.preinit()
+    import streamlit.delta_generator as dg
+
+    if hasattr(dg, "_use_warning_has_been_displayed"):
+        dg._use_warning_has_been_displayed = True
 
 
 def enabled() -> bool:
