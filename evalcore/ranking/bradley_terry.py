@@ -17,6 +17,10 @@ import numpy as np
 from evalcore.counts import VerdictCounts
 from evalcore.ranking import sparse_fit
 from evalcore.stats.against import SLOT_A_SCORE
+from evalcore.text import fmt_list
+
+#: How many pieces, and models of each kind, a note names before saying how many more there are.
+LISTED = 5
 
 #: Elo points per natural-log unit of strength: r = ELO_SCALE · θ.
 ELO_SCALE = 400.0 / np.log(10.0)
@@ -205,25 +209,46 @@ class ComparisonGraph:
     def notes(self, models: tuple[str, ...]) -> tuple[str, ...]:
         notes = []
         if self.n_pieces > 1:
+            # (a table of thousands of models may be in hundreds of pieces: a few named, each by
+            # its first models, so that the note stays a sentence)
             groups = [
-                ", ".join(m for m, p in zip(models, self.pieces, strict=False) if p == k)
-                for k in range(self.n_pieces)
+                "{" + fmt_list(m for m, p in zip(models, self.pieces, strict=False) if p == k) + "}"
+                for k in range(min(self.n_pieces, LISTED))
             ]
+            more = self.n_pieces - len(groups)
+            listed = "; ".join(groups) + (f"; and {more:,} more" if more > 0 else "")
             notes.append(
-                f"The comparison graph is in {self.n_pieces} pieces that never met "
-                f"({'; '.join('{' + g + '}' for g in groups)}): ratings and ranks are comparable "
+                f"The comparison graph is in {self.n_pieces:,} pieces that never met "
+                f"({listed}): ratings and ranks are comparable "
                 "only within a piece. Judge some pairs across pieces to join them."
             )
         if self.undefeated:
+            one = len(self.undefeated) == 1
             notes.append(
-                f"{', '.join(self.undefeated)} lost no battle: the maximum-likelihood rating is "
-                "infinite. The rating shown is held finite by a weak prior (one virtual tie "
-                "against an average model); it is neither an estimate nor a bound."
+                f"{fmt_list(self.undefeated, LISTED)} lost no battle: the maximum-likelihood "
+                + (
+                    "rating is infinite. The rating shown is"
+                    if one
+                    else "ratings are infinite. The ratings shown are"
+                )
+                + " held finite by a weak prior (one virtual tie against an average model); "
+                + (
+                    "it is neither an estimate nor a bound."
+                    if one
+                    else "they are neither estimates nor bounds."
+                )
             )
         if self.winless:
+            one = len(self.winless) == 1
             notes.append(
-                f"{', '.join(self.winless)} won no battle (not even a tie): its rating is held "
-                "finite by the same weak prior; it is neither an estimate nor a bound."
+                f"{fmt_list(self.winless, LISTED)} won no battle (not even a tie): "
+                + ("its rating is" if one else "their ratings are")
+                + " held finite by the same weak prior; "
+                + (
+                    "it is neither an estimate nor a bound."
+                    if one
+                    else "they are neither estimates nor bounds."
+                )
             )
         if not self.mle_exists and not (self.undefeated or self.winless) and self.n_pieces == 1:
             notes.append(

@@ -187,6 +187,37 @@ def sweep_note(name: str, side: str, limit: float, n_battles: int) -> str:
     )
 
 
+#: Up to this many models on one side get a sentence each (:func:`sweep_note`); more are said in
+#: one sentence (:func:`sweep_notes`): a sparse table of thousands of models has hundreds.
+SWEEP_NOTES = 3
+
+
+def sweep_notes(bounds: list[tuple[str, float, int]], side: str) -> list[str]:
+    """The notes of the models that won (``side="lower"``) or lost every battle, each a (name,
+    bound, battles): a sentence per model, or, for more than :data:`SWEEP_NOTES`, one sentence
+    naming the first few and pointing to the bounds in the table.
+
+    Examples
+    --------
+    >>> sweep_notes([("a", 1650.0, 3)], "lower")[0][:60]
+    'a won every one of its 3 battles: its rating is at least 1,6'
+    >>> sweep_notes([(f"m{k}", 1300.0, 1) for k in range(7)], "upper")[0][:70]
+    '7 models lost every one of their battles (m0, m1, m2, m3, m4 and 2 mor'
+    """
+    if len(bounds) <= SWEEP_NOTES:
+        return [sweep_note(name, side, limit, n) for name, limit, n in bounds]
+    won = "won every one" if side == "lower" else "lost every one"
+    words = "at least the lower" if side == "lower" else "at most the upper"
+    return [
+        f"{len(bounds):,} models {won} of their battles ({fmt_list(name for name, _, _ in bounds)}): "
+        f"each one's rating is {words} end of its interval in the table (a one-sided 95% bound: "
+        f"the rating at which {'winning' if side == 'lower' else 'losing'} all of its battles has "
+        "a 2.5% chance, the other models held at their ratings and the battles taken as "
+        "independent). Their ratings in the table are held finite by a weak prior and are not "
+        "estimates; rank them with care."
+    ]
+
+
 def slot_comparability(counts: VerdictCounts) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Which models' ratings are comparable with the others' when the judge may prefer a slot.
 

@@ -34,7 +34,7 @@ from evalcore.ranking.design import (
     instructions_per_model,
     slot_comparability,
     sweep_bound,
-    sweep_note,
+    sweep_notes,
 )
 from evalcore.ranking.intervals import (
     bootstrap_thetas,
@@ -392,15 +392,18 @@ def leaderboard(
     # A model that never lost (or never won) has an infinite maximum-likelihood rating: the
     # resamples only repeat the prior-held one, which is no bound. Its one-sided bound is exact
     # instead: the rating at which the observed sweep has a 2.5% chance, others at their ratings.
+    index = {name: k for k, name in enumerate(counts.models)}
     for names, side, words in ((graph.undefeated, "lower", "at least"), (graph.winless, "upper", "at most")):
+        stated = []
         for name in names:
-            k = counts.models.index(name)
+            k = index[name]
             bound[k] = words
             row = _row(battles, k)
             limit = sweep_bound(ratings, row, side=side) if rounds else math.nan
             ci_low[k], ci_high[k] = (limit, math.inf) if side == "lower" else (-math.inf, limit)
             if math.isfinite(limit):
-                notes.append(sweep_note(name, side, limit, int(row.sum())))
+                stated.append((name, limit, int(row.sum())))
+        notes += sweep_notes(stated, side)
 
     n_inst = counts.n_instructions
     per_model = instructions_per_model(counts)

@@ -219,7 +219,12 @@ def test_the_start_up_work_is_off_when_asked_and_starts_once(monkeypatch):
 
 @pytest.mark.parametrize(
     ("page", "first"),
-    [("", ("leaderboard", "sim-judge-steady")), ("judge", ("judge_sheets",)), ("ties", ("ties_labelled",))],
+    # (the Judge page's sheets begin with the self-preference table every sheet reads)
+    [
+        ("", ("leaderboard", "sim-judge-steady")),
+        ("judge", ("self_preference",)),
+        ("ties", ("ties_labelled",)),
+    ],
 )
 def test_the_start_up_work_computes_first_what_the_page_asked_for_shows(monkeypatch, page, first):
     """A fresh server's first request names a page: its results come before the others (the
@@ -320,7 +325,8 @@ def test_a_page_asked_for_while_the_start_up_work_runs_comes_next(monkeypatch):
     monkeypatch.setattr(us, "shared_value", first_only)
     warm.warm_demo("")
     work = [k for k in asked if k[0] not in setup]
-    assert work and work[0][0] == "judge_sheets"
+    # the Judge page's pieces: the self-preference table every sheet reads, then the sheets
+    assert work and work[0][0] == "self_preference"
 
 
 def test_the_start_up_work_stops_with_the_server(monkeypatch):

@@ -184,5 +184,9 @@ def test_a_judge_link_asks_only_for_what_the_page_s_first_tab_draws(monkeypatch,
     above the tabs) and nothing else: the length curve and the weights are on tabs drawn only when
     opened, so computing them first would make the linked page wait for work it does not show."""
     keys = _asked_page_only(monkeypatch, warm, shared_keys, "judge")
+    keys = list(dict.fromkeys(keys))  # each key as first asked for (the table is read by each sheet)
     names = [k[0] for k in keys if k[0] not in ("summary", "default_judge", "counts")]
-    assert names == ["judge_sheets"]
+    # the self-preference table, each judge's sheet (from the last judge), then the page's key
+    judges = list(reversed(us._demo_table(us.demo_file(us.DEFAULT_DEMO)).store.judges()))
+    assert names == ["self_preference", *["judge_sheet"] * len(judges), "judge_sheets"]
+    assert [k[1] for k in keys if k[0] == "judge_sheet"] == judges

@@ -167,6 +167,37 @@ def test_a_model_that_never_wins_is_explained():
     assert any("loser won no battle" in n for n in board.notes)
 
 
+def test_a_table_of_many_pieces_and_sweeps_says_so_in_a_few_sentences():
+    """Hundreds of models in pieces of two, each pair one sweep (a sparse table of thousands of
+    models looks like this): one sentence per kind names the first few and counts the rest, and
+    each model's one-sided bound stays in the table, not in a sentence of its own."""
+    n = 120
+    rows = [(f"{k}-{i}", f"w{k:03d}", f"l{k:03d}", 1) for k in range(n) for i in range(3)]
+    board = leaderboard(_table(rows), rounds=20, seed=0, interval="bootstrap")
+    pieces = [note for note in board.notes if "pieces that never met" in note]
+    assert len(pieces) == 1 and f"{n} pieces" in pieces[0]
+    assert "{l000, w000}; {l001, w001}" in pieces[0] and f"and {n - 5} more)" in pieces[0]
+    assert "w005" not in pieces[0]
+    won = [note for note in board.notes if "won every one" in note]
+    lost = [note for note in board.notes if "lost every one" in note]
+    assert len(won) == len(lost) == 1
+    assert won[0].startswith(f"{n} models won every one of their battles (w000, w001, w002, w003, w004 and")
+    assert "lower end of its interval in the table" in won[0]
+    assert "upper end of its interval in the table" in lost[0]
+    table = board.table.set_index("model")
+    assert set(table.loc[[f"w{k:03d}" for k in range(n)], "bound"]) == {"at least"}
+    assert np.isfinite(table.loc["w000", "ci_low"]) and table.loc["w000", "ci_high"] == np.inf
+    assert sum(len(note) for note in board.notes) < 4000  # 240 models, a few sentences
+
+
+def test_a_few_sweeps_keep_a_sentence_each():
+    rows = [(f"{k}-{i}", f"w{k}", f"l{k}", 1) for k in range(3) for i in range(3)]
+    board = leaderboard(_table(rows), rounds=20, seed=0, interval="bootstrap")
+    won = [note for note in board.notes if "won every one" in note]
+    assert sorted(note.split(" ")[0] for note in won) == ["w0", "w1", "w2"]
+    assert all("won every one of its 3 battles: its rating is at least" in note for note in won)
+
+
 def test_a_graph_in_pieces_is_ranked_within_pieces():
     rows = [(str(i), "a", "b", (-1) ** i if i % 3 else 1) for i in range(9)]
     rows += [(str(i), "c", "d", 1 if i % 4 else -1) for i in range(9)]
