@@ -72,7 +72,11 @@ def inverted_u(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure
         _highlight(fig, row["position"], row["tau_all_pairs"], row["anchor"], highlight)
         if row["tau_human"].notna().any():
             _highlight(fig, row["position"], row["tau_human"], row["anchor"], highlight + " (human)")
-    fig.update_xaxes(title="anchor's position in the all-pairs ranking (1 = strongest)", dtick=1)
+    # a tick at every position reads well for the tens of models of a benchmark; on an arena of
+    # thousands, a tick and grid line each held the browser for half a minute
+    fig.update_xaxes(
+        title="anchor's position in the all-pairs ranking (1 = strongest)", dtick=1 if len(t) <= 40 else None
+    )
     fig.update_yaxes(title=f"Kendall's {tau_name(sweep.tau)}")
     return style(fig, title="Anchor quality against anchor strength", height=420)
 
@@ -326,7 +330,7 @@ def anchor_count_curve(sweep: AnchorCountSweep) -> go.Figure:
         band_name="band",
         hovertemplate=hover,
     )
-    fig.update_xaxes(title="number of anchors", dtick=1)
+    fig.update_xaxes(title="number of anchors", dtick=1 if len(s) <= 40 else None)  # as inverted_u
     fig.update_yaxes(title=f"mean {tau_name(sweep.tau)} with the all-pairs ranking (non-anchors)")
     return style(
         fig,

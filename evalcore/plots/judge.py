@@ -150,7 +150,7 @@ def rank_change_figure(table: pd.DataFrame) -> go.Figure:
             line={"color": ACCENT if moved else MUTED, "width": 2.5 if moved else 1},
             hovertemplate=f"{row.model}: %{{y}}<extra></extra>",
         )
-    fig.update_yaxes(autorange="reversed", title="rank", dtick=1)
+    fig.update_yaxes(autorange="reversed", title="rank", dtick=1 if len(table) <= 40 else None)
     fig.update_xaxes(range=[-0.15, 1.9])  # room for the model names on the right
     return style(fig, title="Rank changes from length control", height=max(320, 20 * len(table) + 120))
 

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import sparse
 
 from evalcore.counts import VerdictCounts
-from evalcore.errors import UsageError, check_int
+from evalcore.errors import UsageError, check_int, check_models
 from evalcore.progress import Progress
 from evalcore.ranking.bradley_terry import fit_bradley_terry, mle_exists, ranks_descending, to_elo
 from evalcore.schema import LEVELS
@@ -55,7 +55,8 @@ CONVENTIONS: dict[str, str] = {
 #: Virtual tie games per model where a maximum-likelihood strength would be infinite (the
 #: leaderboard's weak prior).
 PRIOR_GAMES = 1.0
-#: The comparisons reported, first the headline: modelling ties against the leaderboard.
+#: The most models :func:`tie_conventions` ranks (``benchmarks/bench_model_limits.py``; 2.6 s at 500).
+MAX_MODELS = 500
 #: Bootstrap rounds of the tie parameter's interval on the page and the command line.
 ROUNDS = 200
 #: Fewer instructions than this are too few to resample: the interval is the profile likelihood's.
@@ -478,8 +479,14 @@ def tie_conventions(
             "Comparing tie conventions needs verdicts between at least two models; this selection "
             f"has {fmt_count(counts.n_models, 'model')} with a verdict."
         )
-    rounds = check_int("rounds", rounds, low=0)
-    seed = check_int("seed", seed, low=0)
+    check_models(
+        counts.n_models,
+        limit=MAX_MODELS,
+        analysis="The ranking with the ties modelled (Davidson's model) fits every model against every other",
+        measured="1,000 models took 9 s, 2,000 half a minute",
+        instead="The leaderboard ranks any number (a tie as half a win); compare the conventions on fewer models.",
+    )
+    rounds, seed = check_int("rounds", rounds, low=0), check_int("seed", seed, low=0)
     wins, ties = outcome_matrices(counts)
     # One call an instruction (an arena): resampling instructions resamples independent verdicts,
     # which the profile likelihood already treats as independent; the two agree there (94.5% and

@@ -784,3 +784,24 @@ def test_stability_intervals_cover_the_truth_and_guard_small_samples():
     assert stab.fit_r2.low <= stab.fit_r2.value <= stab.fit_r2.high
     few = anchor_stability(counts.subset(instructions=np.arange(8)), rounds=50)
     assert few.recommended is None and any("no anchor is recommended" in n for n in few.notes)
+
+
+@pytest.mark.parametrize("variant", ["a", "b"])
+def test_an_anchor_row_of_few_models_has_the_tau_of_the_whole_row(variant):
+    """The sweep computes a row that scores few models on those models alone (a sparse arena's
+    anchor met a handful): the same tau as over the whole row, where the unscored models form no
+    pair, for rows of every size, with ties, and with models the reference leaves out."""
+    from evalcore.anchors.tau import _tau_rows
+    from evalcore.stats.kendall import kendall_tau
+
+    rng = np.random.default_rng(4)
+    m = 32
+    reference = rng.normal(size=m)
+    reference[[3, 17]] = np.nan  # models the reference does not rank
+    scores = np.round(rng.normal(size=(m + 1, m)), 1)  # rounded: tied scores in a row
+    for row in range(m + 1):
+        scores[row, rng.permutation(m)[: m - row]] = np.nan  # row r scores r models
+    whole = kendall_tau(scores, reference[None, :], variant=variant)
+    rows = _tau_rows(scores, reference, variant)
+    np.testing.assert_allclose(rows, whole, rtol=0, atol=1e-12, equal_nan=True)
+    assert np.isnan(rows[:2]).all() and np.isfinite(rows[12:]).all()  # both paths exercised

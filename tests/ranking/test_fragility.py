@@ -381,6 +381,36 @@ def test_bad_tables_are_refused_in_words():
         ranking_fragility(_symmetric(1), "adjacent")  # options are keyword-only
 
 
+def test_a_selection_of_too_many_models_is_refused_in_words_and_the_overview_goes_on():
+    """Above :data:`MAX_MODELS` the search would refit a large information matrix hundreds of
+    times (minutes on 2,000 models: the Overview never drew): refused with the limit and what to
+    do instead, and the other findings are computed."""
+    import pandas as pd
+
+    from evalcore.findings import run_analyses
+    from evalcore.ranking import fragility
+    from evalcore.store.store import VerdictStore
+
+    m = fragility.MAX_MODELS + 1
+    # a chain of models, each beating the next twice and losing to it once (one piece, no sweep)
+    rows = [
+        (f"q{k}-{r}", f"m{k:03d}", f"m{k + 1:03d}", 1 if r < 2 else -1)
+        for k in range(m - 1)
+        for r in range(3)
+    ]
+    frame = pd.DataFrame(rows, columns=["instruction_id", "model_a", "model_b", "verdict"])
+    store = VerdictStore.from_frame(frame)
+    counts = store.counts()
+    assert counts.n_models == m
+    for kind in ("remove", "flip"):
+        with pytest.raises(UsageError, match=f"at most {fragility.MAX_MODELS} models.*has {m}"):
+            ranking_fragility(counts, kind=kind)
+    found = run_analyses(store, rounds=20, report=False)
+    assert f"at most {fragility.MAX_MODELS} models" in found.unavailable["fragility"]
+    assert found.leaderboard is not None and found.fragility is None
+    store.close()
+
+
 # -- the command line -------------------------------------------------------------------------------
 @pytest.fixture()
 def table_file(tmp_path, small_sim):

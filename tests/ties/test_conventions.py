@@ -486,3 +486,27 @@ def test_the_bootstrap_says_how_far_it_is_and_its_numbers_do_not_change():
     )
     assert [f for f, _ in heard] == [0.0, 10 / 35, 20 / 35, 30 / 35]
     assert heard[1][1] == "refitting the tie parameter: resample 11 of 35"
+
+
+def test_a_selection_of_too_many_models_is_refused_in_words():
+    """Davidson's fit works on the full model-by-model matrices (half a minute on 2,000 models):
+    above :data:`MAX_MODELS` the ranking with the ties modelled is refused with the limit, how
+    many models the selection has and that the half-win ranking is there for any number."""
+    from evalcore.errors import UsageError
+    from evalcore.ties import conventions
+
+    m = conventions.MAX_MODELS + 1
+    k = np.arange(m - 1)
+    counts = VerdictCounts.from_cells(
+        models=tuple(f"m{j:03d}" for j in range(m)),
+        instructions=tuple(f"q{j}" for j in range(m - 1)),
+        judge=None,
+        inst=k,
+        a=k,
+        b=k + 1,
+        n=np.tile([0, 1, 1, 1, 0], (m - 1, 1)),
+    )
+    with pytest.raises(
+        UsageError, match=f"at most {conventions.MAX_MODELS} models.*has {m}.*leaderboard ranks any number"
+    ):
+        conventions.tie_conventions(counts, rounds=200)

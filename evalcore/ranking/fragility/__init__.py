@@ -50,7 +50,7 @@ from dataclasses import replace
 import numpy as np
 
 from evalcore.counts import VerdictCounts
-from evalcore.errors import UsageError, check_int
+from evalcore.errors import UsageError, check_int, check_models
 from evalcore.ranking.bradley_terry import (
     ELO_SCALE,
     comparison_graph,
@@ -71,8 +71,16 @@ from evalcore.ranking.fragility.search import Search, take_calls
 from evalcore.stats.threads import single_blas_thread
 from evalcore.text import fmt_count
 
+#: The most models the search runs on. Each refit solves the full information matrix (its cost
+#: grows with the cube of the models) and the search refits hundreds of times: one kind took
+#: about 1 s on 130 models and 20,000 battles, 2–11 s on 200 models (20,000 and 2,000 battles),
+#: 5–28 s on 300, and had not finished after five minutes on 2,000 models
+#: (``benchmarks/bench_model_limits.py``). The Overview runs both kinds; a page must not hang.
+MAX_MODELS = 150
+
 __all__ = [
     "LIST_LIMIT",
+    "MAX_MODELS",
     "TOLERANCE_ELO",
     "DroppedCalls",
     "DroppedOutcome",
@@ -190,6 +198,14 @@ def _ranking_fragility(
             "Fragility needs verdicts between at least two different models; this selection has "
             f"{fmt_count(counts.n_models, 'model')} and {fmt_count(n_calls, 'verdict')}."
         )
+    check_models(
+        counts.n_models,
+        limit=MAX_MODELS,
+        analysis="The fragility search refits the ranking hundreds of times",
+        measured="on 300 it took up to half a minute",
+        instead="The leaderboard's intervals and rank ranges say how sure the order is; a smaller "
+        "selection (one category, or fewer models) can be searched.",
+    )
     if max_drop is None:
         max_drop = min(n_calls, max(10, math.ceil(0.01 * n_calls)))
     max_drop = min(check_int("max_drop", max_drop, low=1), n_calls)
