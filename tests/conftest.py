@@ -76,6 +76,22 @@ def small_store(small_sim):
 DEMO = ROOT / "data" / "demo_all_pairs.parquet"
 
 
+class RecordingCache:
+    """A ``cache(key, compute)`` for the analyses that take one (``run_analyses``,
+    ``judge_sheets``, the background work): each key computed once, kept in ``kept``, the keys in
+    the order they were first computed in ``order``."""
+
+    def __init__(self) -> None:
+        self.kept: dict = {}
+        self.order: list[tuple] = []
+
+    def __call__(self, key, compute):
+        if key not in self.kept:
+            self.order.append(key)
+            self.kept[key] = compute()
+        return self.kept[key]
+
+
 @pytest.fixture(scope="session")
 def full_demo_store():
     """The all-pairs demo in a store (with its text), loaded once per test worker the way the app

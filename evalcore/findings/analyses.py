@@ -25,7 +25,7 @@ from evalcore.judge import JudgeSheet, comparison_table, judge_sheet
 from evalcore.power import DetectableEdges, SampleSizePlan, detectable_edges, sample_size_plan
 from evalcore.power.monitor import MonitorResult, monitor_leader
 from evalcore.present.ranking import calibration_pair, default_interval
-from evalcore.progress import Progress
+from evalcore.progress import Cache, Progress, no_cache
 from evalcore.ranking import Leaderboard, RankingFragility, leaderboard, ranking_fragility
 from evalcore.ranking.heterogeneity import Heterogeneity, store_heterogeneity
 from evalcore.ranking.judge_drift import JudgeDrift, judge_drift
@@ -49,18 +49,11 @@ from evalcore.ties import (
 #: Instruction resamples behind the Overview's recommended-anchor rate.
 STABILITY_ROUNDS = 200
 
-#: ``cache(key, compute)`` returns a stored result for ``key`` or computes and stores it (the
-#: pages pass ``ui.memo``); the default computes every time.
-Cache = Callable[[tuple, Callable[[], Any]], Any]
 
 #: The edges of the report's sample-size plan (P(better wins | discordant) − 0.5).
 PLAN_EDGES = (0.025, 0.05, 0.075, 0.10, 0.15, 0.20)
 #: Rounds of the judge sheet's bootstrap on the Overview (its intervals are secondary there).
 JUDGE_ROUNDS = 500
-
-
-def _compute(key: tuple, compute: Callable[[], Any]) -> Any:
-    return compute()
 
 
 @dataclass(frozen=True)
@@ -205,7 +198,7 @@ def run_analyses(
     the same cache keys (the Overview computes them when its report is downloaded, so that a
     change of judge recomputes only what the page shows).
     """
-    cache = cache or _compute
+    cache = cache or no_cache
 
     def step(fraction: float, text: str) -> None:
         if progress is not None:
@@ -370,7 +363,7 @@ def for_report(
     others = [j for j in judges if j != analyses.judge] if compare_judges and len(judges) > 1 else []
     if analyses.report_ready and (analyses.judge_comparison is not None or not others):
         return analyses
-    cache = cache or _compute
+    cache = cache or no_cache
     judge, counts, board, seed = analyses.judge, analyses.counts, analyses.leaderboard, analyses.seed
 
     def step(fraction: float, text: str) -> None:

@@ -9,8 +9,6 @@ judge on each metric of :data:`BEST_DIRECTION`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +17,7 @@ from evalcore.counts import CountSource, require_source
 from evalcore.judge._analytic import DEFAULT_INTERVAL, check_interval
 from evalcore.judge.self_preference import self_preference
 from evalcore.judge.sheet import JudgeSheet, _check_options, judge_sheet
-from evalcore.progress import Progress
+from evalcore.progress import Cache, Progress, no_cache
 from evalcore.stats.threads import single_blas_thread
 
 #: For the side-by-side comparison: which direction is better for each sheet metric.
@@ -50,7 +48,7 @@ def judge_sheets(
     length_control: bool = True,
     progress: Progress | None = None,
     interval: str = DEFAULT_INTERVAL,
-    cache: Callable[[tuple, Callable[[], Any]], Any] | None = None,
+    cache: Cache | None = None,
 ) -> dict[str, JudgeSheet | str]:
     """The sheet of every judge (default: all judges of the store), in the store's order.
 
@@ -81,7 +79,7 @@ def judge_sheets(
     require_source(source, needs=("counts", "judges", "query"), what="judge_sheets")
     store = source
     judges = tuple(judges) if judges is not None else store.judges()
-    keyed = cache if cache is not None else _compute
+    keyed = cache if cache is not None else no_cache
     named = tuple(sorted(families.items())) if families else None
     table = None
     if families and len(store.judges()) >= 2:
@@ -117,10 +115,6 @@ def judge_sheets(
         except ValueError as exc:
             out[name] = str(exc)
     return out
-
-
-def _compute(key: tuple, compute: Callable[[], Any]) -> Any:
-    return compute()  # no cache: each piece computed here
 
 
 def comparison_table(sheets: dict[str, JudgeSheet | str]) -> pd.DataFrame:

@@ -26,7 +26,7 @@ from evalcore.judge import (
 from evalcore.schema import LEVELS
 from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 from evalcore.store.store import VerdictCounts, VerdictStore, read_verdicts
-from tests.conftest import SHARED
+from tests.conftest import SHARED, RecordingCache
 from tests.frames import on_store
 
 ALPACA = SHARED / "data" / "real" / "alpacaeval2_weighted" / "alpacaeval2_weighted.csv"
@@ -802,15 +802,8 @@ def test_the_sheets_pieces_under_their_own_keys_are_the_sheets(labelled_store):
     from evalcore.judge import judge_sheets
 
     families = {"sim-alder": "broadleaf", "sim-birch": "conifer", "steady": "conifer", "biased": "broadleaf"}
-    kept: dict = {}
-    computed: list[tuple] = []
-
-    def cache(key, compute):
-        if key not in kept:
-            computed.append(key)
-            kept[key] = compute()
-        return kept[key]
-
+    cache = RecordingCache()
+    computed = cache.order
     call = {"families": families, "rounds": 0, "length_control": False}
     last = judge_sheets(labelled_store, ["steady"], cache=cache, **call)
     whole = judge_sheets(labelled_store, cache=cache, **call)

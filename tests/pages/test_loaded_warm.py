@@ -11,7 +11,7 @@ import pytest
 
 from evalcore.findings import run_analyses
 from evalcore.store.store import VerdictStore
-from tests.conftest import DEMO, open_page
+from tests.conftest import DEMO, RecordingCache, open_page
 
 us = importlib.import_module("ui.state")
 warm = importlib.import_module("ui.warm")
@@ -190,16 +190,9 @@ def test_the_overview_s_pieces_are_computed_from_the_last_while_a_page_computes_
         return compute()
 
     run_analyses(store, judge=judge, human_ranking=None, rounds=1000, seed=0, cache=page, report=False)
-    kept: dict = {}
-    work_order: list[tuple] = []
-
-    def work(key, compute):
-        if key not in kept:
-            work_order.append(key)
-            kept[key] = compute()
-        return kept[key]
-
+    work = RecordingCache()
     warm.overview_findings(store, judge, None, work)
+    work_order = work.order
     store.close()
     shared = [k for k in page_order if k[0] in warm.READ_BY_THE_REST]
     assert work_order[: len(shared)] == shared  # the summary, the counts, the leaderboard
@@ -220,17 +213,10 @@ def test_the_judge_page_s_sheets_are_computed_from_the_last_judge(small_demo_dir
 
     store = VerdictStore()
     store.load_file(small_demo_dir / DEMO.name)
-    kept: dict = {}
-    order: list[tuple] = []
-
-    def cache(key, compute):
-        if key not in kept:
-            order.append(key)
-            kept[key] = compute()
-        return kept[key]
-
+    cache = RecordingCache()
     family = family_list("", store.judges())
     warm.judge_page_sheets(store, family, None, cache)
+    kept, order = cache.kept, cache.order
     judges = store.judges()
     store.close()
     assert len(judges) >= 2
