@@ -58,13 +58,16 @@ def check_int(name: str, value: object, *, low: int, high: int | None = None) ->
     return value
 
 
-def check_models(n_models: int, *, limit: int, analysis: str, measured: str, instead: str) -> None:
+def check_models(
+    n_models: int, *, limit: int, analysis: str, measured: str, instead: str, grows: str = "cube"
+) -> None:
     """A :class:`UsageError` when a selection of ``n_models`` models is above the ``limit`` of an
-    ``analysis`` whose cost grows with the cube of the models (it works on the full model-by-model
-    tables): the limit, what was ``measured`` beyond it, and what to do ``instead``, so that a page
-    on a table of thousands of models says why rather than computing for minutes."""
+    ``analysis`` whose cost ``grows`` with the cube (or the square) of the models (it works on
+    full model-by-model tables): the limit, what was ``measured`` beyond it, and what to do
+    ``instead``, so that a page on a table of thousands of models says why rather than computing
+    for minutes."""
     if n_models > limit:
         raise UsageError(
-            f"{analysis}, and its cost grows with the cube of the number of models: it runs on "
-            f"selections of at most {limit} models ({measured}), and this one has {n_models:,}. {instead}"
+            f"{analysis}, and its cost grows with the {grows} of the number of models: it runs on "
+            f"selections of at most {limit:,} models ({measured}), and this one has {n_models:,}. {instead}"
         )

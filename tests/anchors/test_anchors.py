@@ -805,3 +805,25 @@ def test_an_anchor_row_of_few_models_has_the_tau_of_the_whole_row(variant):
     rows = _tau_rows(scores, reference, variant)
     np.testing.assert_allclose(rows, whole, rtol=0, atol=1e-12, equal_nan=True)
     assert np.isnan(rows[:2]).all() and np.isfinite(rows[12:]).all()  # both paths exercised
+
+
+def test_a_sweep_of_too_many_models_is_refused_in_words():
+    """The sweep holds several anchor-by-model tables (a minute and gigabytes on 10,000 models):
+    above :data:`MAX_MODELS` it is refused with the limit, the selection's size and what to do."""
+    from evalcore.anchors import tau
+
+    m = tau.MAX_MODELS + 1
+    k = np.arange(m - 1)
+    counts = VerdictCounts.from_cells(
+        models=tuple(f"m{j:04d}" for j in range(m)),
+        instructions=tuple(f"q{j}" for j in range(m - 1)),
+        judge=None,
+        inst=k,
+        a=k,
+        b=k + 1,
+        n=np.tile([0, 1, 1, 1, 0], (m - 1, 1)),
+    )
+    with pytest.raises(
+        UsageError, match=f"grows with the square.*at most {tau.MAX_MODELS:,} models.*has {m:,}"
+    ):
+        anchor_sweep(counts)
