@@ -62,7 +62,7 @@ def _tau_rows(scores: np.ndarray, reference: np.ndarray, variant: str) -> np.nda
     A row that scores few of the M models (an anchor of a sparse arena met a handful of them) is
     computed on those models alone: the models without a score in the row or the reference form
     no pair either way, so the tau is the same, and the row costs the square of its own models
-    instead of M² (a 2,000-model arena's sweep: 40 s, now under a second)."""
+    instead of the square of all the models (a 2,000-model arena's sweep: 40 s, now under a second)."""
     out = np.full(scores.shape[0], np.nan)
     m = max(scores.shape[-1], 1)
     scored = np.isfinite(scores) & np.isfinite(reference)[None, :]

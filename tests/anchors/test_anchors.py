@@ -33,6 +33,7 @@ from evalcore.schema import LEVELS
 from evalcore.simulate.tables import JudgeSpec, SimulationSpec, simulate
 from evalcore.store.store import VerdictCounts, VerdictStore, read_verdicts
 from tests.conftest import ROOT, shared_path
+from tests.frames import chain_counts
 
 
 def _counts(models, calls, n_instructions=1):
@@ -813,16 +814,7 @@ def test_a_sweep_of_too_many_models_is_refused_in_words():
     from evalcore.anchors import tau
 
     m = tau.MAX_MODELS + 1
-    k = np.arange(m - 1)
-    counts = VerdictCounts.from_cells(
-        models=tuple(f"m{j:04d}" for j in range(m)),
-        instructions=tuple(f"q{j}" for j in range(m - 1)),
-        judge=None,
-        inst=k,
-        a=k,
-        b=k + 1,
-        n=np.tile([0, 1, 1, 1, 0], (m - 1, 1)),
-    )
+    counts = chain_counts(m)
     with pytest.raises(
         UsageError, match=f"grows with the square.*at most {tau.MAX_MODELS:,} models.*has {m:,}"
     ):

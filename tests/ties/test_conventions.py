@@ -18,6 +18,7 @@ from evalcore.ties.conventions import (
     tie_conventions,
 )
 from evalcore.ties.davidson import fit_davidson
+from tests.frames import chain_counts
 from tests.ties.test_davidson import _simulate  # the Davidson model, drawn
 
 #: The coverage figure of the last run of the simulation (printed with -s).
@@ -496,16 +497,7 @@ def test_a_selection_of_too_many_models_is_refused_in_words():
     from evalcore.ties import conventions
 
     m = conventions.MAX_MODELS + 1
-    k = np.arange(m - 1)
-    counts = VerdictCounts.from_cells(
-        models=tuple(f"m{j:03d}" for j in range(m)),
-        instructions=tuple(f"q{j}" for j in range(m - 1)),
-        judge=None,
-        inst=k,
-        a=k,
-        b=k + 1,
-        n=np.tile([0, 1, 1, 1, 0], (m - 1, 1)),
-    )
+    counts = chain_counts(m)
     with pytest.raises(
         UsageError, match=f"at most {conventions.MAX_MODELS} models.*has {m}.*leaderboard ranks any number"
     ):
