@@ -84,9 +84,17 @@ class BalancedPairs:
 
     @classmethod
     def of(cls, counts: VerdictCounts) -> BalancedPairs:
-        n = counts.pooled().sum(axis=-1)
-        first, second = np.nonzero(np.triu((n > 0) & (n.T > 0), k=1))
-        return cls(counts.n_models, first.astype(np.int64), second.astype(np.int64))
+        # From the cells' ordered-pair keys, never an (M, M) matrix: a 10,000-model arena's
+        # pooled counts would take 4 GB for the 200,000 pairs that met.
+        m = counts.n_models
+        met = counts.n.sum(axis=1) > 0
+        key = np.unique(counts.a[met].astype(np.int64) * m + counts.b[met])
+        first, second = key // m, key % m
+        reverse = second * m + first
+        at = np.minimum(np.searchsorted(key, reverse), max(key.size - 1, 0))
+        both = (first < second) & (key[at] == reverse) if key.size else np.zeros(0, dtype=bool)
+        # the keys ascend, so the pairs come first model first, then second (as row-major order)
+        return cls(m, first[both], second[both])
 
     @property
     def size(self) -> int:
@@ -95,12 +103,15 @@ class BalancedPairs:
     def slot(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Per cell (a in slot A, b in slot B): 2p for pair p in its first order (first in slot
         A), 2p + 1 in the reverse order, −1 for a pair not seen in both orders."""
+        # a binary search in the pairs' sorted keys, not a lookup table of all M² ordered pairs
+        # (800 MB for 10,000 models)
         m = self.n_models
-        lookup = np.full(m * m, -1, dtype=np.int64)
-        p = np.arange(self.size)
-        lookup[self.first * m + self.second] = 2 * p
-        lookup[self.second * m + self.first] = 2 * p + 1
-        return lookup[a.astype(np.int64) * m + b.astype(np.int64)]
+        a, b = a.astype(np.int64), b.astype(np.int64)
+        keys = self.first * m + self.second  # ascending (see :meth:`of`)
+        wanted = np.minimum(a, b) * m + np.maximum(a, b)
+        p = np.minimum(np.searchsorted(keys, wanted), max(self.size - 1, 0))
+        found = (keys[p] == wanted) & (a != b) if self.size else np.zeros(a.shape, dtype=bool)
+        return np.where(found, 2 * p + (a > b), -1)
 
     def matrix(self, rep: VerdictCounts, values: np.ndarray) -> sparse.csr_matrix:
         """Sparse (patterns, C·2P): column ``c·2P + slot`` holds a pattern's total of value c."""

@@ -211,9 +211,16 @@ def order_swap_result(
     pairs seen in both orders — and the bootstrap draws, or the analytic intervals
     (:func:`analytic_bounds`)."""
     b0, q0, a0 = decompose(point[0], point[1], pairs)
-    pooled = counts.pooled().astype(np.float64)
-    s_tot = pooled @ LEVEL_VALUES.astype(np.float64)
-    n0 = pooled.sum(axis=-1)
+    # per model from the cells (the pooled (M, M) tables would take gigabytes on an arena of
+    # thousands of models); the sums are of integers, exact as the pooled tables' were
+    m = counts.n_models
+    a, b = counts.a.astype(np.int64), counts.b.astype(np.int64)
+    calls = counts.n.sum(axis=1).astype(np.float64)
+    verdicts = counts.n.astype(np.float64) @ LEVEL_VALUES.astype(np.float64)
+    calls_fwd = np.bincount(b, calls, minlength=m)  # the opponent in slot A
+    calls_rev = np.bincount(a, calls, minlength=m)  # the anchor in slot A
+    self_met = np.bincount(a[(a == b) & (calls > 0)], minlength=m) > 0  # a model against itself
+    opponents = np.bincount(pairs.first, minlength=m) + np.bincount(pairs.second, minlength=m) + self_met
     if analytic_result is not None:
         b_est, (ql, qh), (al, ah) = analytic_result
         b_est = Estimate(float(b0), b_est.low, b_est.high, method=b_est.method)
@@ -223,16 +230,15 @@ def order_swap_result(
         ql, qh = interval_from_draws(draws.q)
         al, ah = interval_from_draws(draws.anchor_b)
         b_est = Estimate(float(b0), float(bl[0]), float(bh[0]), method=METHOD if rounds else "")
-    both = (n0 > 0) & (n0.T > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        v_fwd = s_tot.sum(axis=0) / n0.sum(axis=0)  # the opponent in slot A
-        v_rev = s_tot.sum(axis=1) / n0.sum(axis=1)  # the anchor in slot A
+        v_fwd = np.bincount(b, verdicts, minlength=m) / calls_fwd
+        v_rev = np.bincount(a, verdicts, minlength=m) / calls_rev
     table = pd.DataFrame(
         {
             "anchor": list(counts.models),
-            "opponents": both.sum(axis=0).astype(int),
-            "calls_fwd": n0.sum(axis=0).astype(int),
-            "calls_rev": n0.sum(axis=1).astype(int),
+            "opponents": opponents.astype(int),
+            "calls_fwd": calls_fwd.astype(int),
+            "calls_rev": calls_rev.astype(int),
             "v_fwd": v_fwd,
             "v_rev": v_rev,
             "q": q0,

@@ -373,9 +373,16 @@ def monitor_leader(
     lower_all, upper_all = _pair_sequences(score[by_pair], sizes, alpha=level, tuned_for=tuned_for)
     n_models, n = len(names), len(score)
     a_of, b_of = pairs // n_models, pairs % n_models
-    ends = np.r_[a_of, b_of]
+    # Only a model that meets every other model by the end can ever be called first, so only
+    # the pairs with such a model at one end are followed: on an arena of thousands of models
+    # none is, and a (moments × pairs) table of 200,000 pairs would take gigabytes.
+    candidate = np.bincount(np.r_[a_of, b_of], minlength=n_models) == n_models - 1
+    followed = np.flatnonzero(candidate[a_of] | candidate[b_of])
+    column = np.full(len(pairs), -1, dtype=np.int64)  # a pair's column among those followed
+    column[followed] = np.arange(followed.size)
+    ends = np.r_[a_of[followed], b_of[followed]]
     by_end = np.argsort(ends, kind="stable")  # the pairs' ends grouped by model
-    first_end = np.flatnonzero(np.r_[True, np.diff(ends[by_end]) != 0])
+    first_end = np.flatnonzero(np.r_[True, np.diff(ends[by_end]) != 0]) if ends.size else ends
     present = ends[by_end][first_end]
 
     def states(ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -385,20 +392,24 @@ def monitor_leader(
         # last one among them sits at its start plus that count less one
         wanted, back = np.unique(t, return_inverse=True)
         edges = np.r_[0, wanted]
-        seen = np.cumsum(
-            [np.bincount(inverse[edges[k] : edges[k + 1]], minlength=len(pairs)) for k in range(len(wanted))],
-            axis=0,
-        )[back]
+
+        def arrivals(k: int) -> np.ndarray:  # per followed pair, its verdicts between two t's
+            col = column[inverse[edges[k] : edges[k + 1]]]
+            return np.bincount(col[col >= 0], minlength=followed.size)
+
+        seen = np.cumsum([arrivals(k) for k in range(len(wanted))], axis=0).reshape(len(wanted), -1)[back]
         met = seen > 0
-        safe = np.where(met, starts[:-1][None, :] + seen - 1, 0)
+        safe = np.where(met, starts[:-1][followed][None, :] + seen - 1, 0)
         low_a = np.where(met, lower_all[safe], 0.0)
         low_b = np.where(met, 1.0 - upper_all[safe], 0.0)
         # per model, over the pairs it is an end of: the smallest lower bound, the rivals met
         smallest = np.ones((len(t), n_models))
-        low = np.concatenate([low_a, low_b], axis=1)[:, by_end]
-        smallest[:, present] = np.minimum(1.0, np.minimum.reduceat(low, first_end, axis=1))
         rivals = np.zeros((len(t), n_models), dtype=int)
-        rivals[:, present] = np.add.reduceat(np.concatenate([met, met], axis=1)[:, by_end], first_end, axis=1)
+        if followed.size:
+            low = np.concatenate([low_a, low_b], axis=1)[:, by_end]
+            smallest[:, present] = np.minimum(1.0, np.minimum.reduceat(low, first_end, axis=1))
+            met2 = np.concatenate([met, met], axis=1)[:, by_end]
+            rivals[:, present] = np.add.reduceat(met2, first_end, axis=1)
         # a model that has not met every other model cannot be called first
         worst = np.where(rivals == n_models - 1, smallest, 0.0)
         best = np.argmax(worst, axis=1)

@@ -42,3 +42,49 @@ def test_pooled_totals_equal_the_pattern_matrix_times_the_multiplicities():
         by_pair[:, p, 0] = expected[:, i, j]
         by_pair[:, p, 1] = expected[:, j, i]
     assert np.array_equal(pairs.totals(rep, mult, values), by_pair)
+
+
+def test_pairs_seen_in_both_orders_and_their_slots_equal_the_pooled_matrix():
+    """The pairs and each cell's slot come from the cells' keys (no M × M table, which a
+    10,000-model arena cannot hold): the same pairs, in the same order, as the pooled matrix's
+    upper triangle, and the same slot per cell as a lookup table over every ordered pair; the
+    order-swap decomposition's per-model columns equal the pooled matrix's sums."""
+    from evalcore.counts import VerdictCounts
+    from evalcore.judge.both_orders import LEVEL_VALUES
+    from evalcore.judge.order_swap import order_swap
+
+    rng = np.random.default_rng(4)
+    m, k = 30, 400
+    a, b = rng.integers(0, m, k), rng.integers(0, m, k)
+    a[:5] = b[:5]  # a few calls of a model against itself
+    counts = VerdictCounts.from_cells(
+        models=[f"x{i}" for i in range(m)],
+        instructions=[f"q{i}" for i in range(50)],
+        judge="j",
+        inst=rng.integers(0, 50, k),
+        a=a,
+        b=b,
+        n=rng.multinomial(2, [0.3, 0.1, 0.2, 0.1, 0.3], size=k),
+    )
+    n = counts.pooled().sum(axis=-1)
+    first, second = np.nonzero(np.triu((n > 0) & (n.T > 0), k=1))
+    pairs = BalancedPairs.of(counts)
+    assert 0 < pairs.size < m * (m - 1) // 2
+    np.testing.assert_array_equal(pairs.first, first)
+    np.testing.assert_array_equal(pairs.second, second)
+    lookup = np.full(m * m, -1)
+    lookup[first * m + second] = 2 * np.arange(first.size)
+    lookup[second * m + first] = 2 * np.arange(first.size) + 1
+    np.testing.assert_array_equal(pairs.slot(counts.a, counts.b), lookup[counts.a * m + counts.b])
+
+    pooled = counts.pooled().astype(float)
+    calls, verdicts = pooled.sum(axis=-1), pooled @ LEVEL_VALUES
+    both = (calls > 0) & (calls.T > 0)
+    table = order_swap(counts, rounds=0).by_anchor.set_index("anchor")
+    seen = both.sum(axis=0) > 0
+    assert list(table.index) == [f"x{i}" for i in np.flatnonzero(seen)]
+    np.testing.assert_array_equal(table["opponents"], both.sum(axis=0)[seen])
+    np.testing.assert_array_equal(table["calls_fwd"], calls.sum(axis=0)[seen])
+    np.testing.assert_array_equal(table["calls_rev"], calls.sum(axis=1)[seen])
+    np.testing.assert_allclose(table["v_fwd"], (verdicts.sum(axis=0) / calls.sum(axis=0))[seen], rtol=1e-15)
+    np.testing.assert_allclose(table["v_rev"], (verdicts.sum(axis=1) / calls.sum(axis=1))[seen], rtol=1e-15)

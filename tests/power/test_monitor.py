@@ -193,6 +193,41 @@ def test_leader_curve_equals_the_bounds_written_out_pair_by_pair(timed, tmp_path
     assert result.stopped_at == (decided[0] if decided else None)
 
 
+def test_leader_on_a_sparse_arena_follows_only_the_models_that_met_everyone(tmp_path):
+    """On an arena where one model met every other and most pairs never met, the monitor follows
+    only the pairs of that model (a table of every pair at every moment would take gigabytes on
+    thousands of models): its curve, stopping point and leader are still the state written out
+    pair by pair; with the hub's games taken out no model can be called first."""
+    rng = np.random.default_rng(11)
+    others = [f"m{k}" for k in range(8)]
+    rows = [
+        ("hub", o, int(rng.choice([2, 1, 0, -1], p=[0.6, 0.2, 0.1, 0.1]))) for o in others for _ in range(120)
+    ]
+    rows += [
+        (a, b, int(rng.choice([-2, 0, 2])))
+        for a, b in zip(others, others[1:], strict=False)
+        for _ in range(15)
+    ]
+    order = rng.permutation(len(rows))
+    frame = pd.DataFrame(rows, columns=["model_a", "model_b", "verdict"]).iloc[order].reset_index(drop=True)
+    frame = frame.assign(instruction_id=[f"q{k}" for k in range(len(frame))], judged_at=np.arange(len(frame)))
+    path = tmp_path / "sparse.csv"
+    frame.to_csv(path, index=False)
+    result = load(path).monitor()
+    stored = frame.assign(
+        row=np.arange(len(frame)), judged_at=pd.to_datetime(frame["judged_at"], unit="s", utc=True)
+    )
+    state = _leader_by_hand(stored)
+    for t, leader, lower in result.curve[["verdicts", "leader", "lower"]].itertuples(index=False):
+        assert state(int(t)) == (leader, lower)
+    decided = [t for t in range(1, result.n_verdicts + 1) if state(t)[1] > 0.5]
+    assert decided and result.stopped_at == decided[0] and result.curve["leader"].iloc[-1] == "hub"
+    path = tmp_path / "no_hub.csv"
+    frame[frame["model_a"] != "hub"].to_csv(path, index=False)
+    alone = load(path).monitor()
+    assert alone.stopped_at is None and (alone.curve["lower"] == 0.0).all()
+
+
 def test_many_sequences_at_once_are_each_sequence_written_out():
     """The leader's per-pair bounds come from one pass over every pair's scores laid end to end:
     each pair's bounds are exactly those of :func:`confidence_sequence` on its own scores."""
