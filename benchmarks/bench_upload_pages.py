@@ -1,6 +1,6 @@
 """Every page's first visit after a large upload: in Chromium against ``streamlit run``, and in one process.
 
-Default (``--browser``): for each of two tables, ``--repeat`` fresh servers; in each, one browser
+Default (``--browser``): for each table of ``--tables``, ``--repeat`` fresh servers; in each, one browser
 session loads the table on the Data page, then opens every page from the sidebar once, in sidebar
 order (the first visit of each page after the upload, in the session that loaded it), once the
 server's start-up work on the demo is done (its CPU idle), so that work is not counted. Printed per
@@ -10,7 +10,9 @@ tables: the paper-sized one (866,250 calls, :mod:`benchmarks.paper_table`) is up
 the browser's file widget; the 1.8 M-battle arena table (Parquet, from ``--arena``, default the
 simulated dump of :mod:`benchmarks.make_arena_dump` under the system temp folder, written when
 missing) is loaded from the server's data folder, as an operator serves files above the upload
-limit (its output says which way each table came in).
+limit (its output says which way each table came in). ``--tables models2000 models10000``: the
+simulated arenas of many models of :mod:`benchmarks.bench_many_models` (2,000 models with 2,000
+battles; 10,000 models with 200,000 battles), uploaded in the browser.
 
 ``--in-process``: the evalcore calls behind four pages' first draw, in one process (below).
 
@@ -122,6 +124,16 @@ def arena_file(given: Path | None) -> Path:
     return path
 
 
+def many_models_file(n_models: int, n_battles: int) -> Path:
+    """The simulated arena of ``benchmarks.bench_many_models`` (written once under the system temp
+    folder)."""
+    from benchmarks.bench_many_models import write_table
+
+    folder = Path(tempfile.gettempdir()) / "verdictlab-many-models"
+    folder.mkdir(exist_ok=True)
+    return write_table(folder / f"models{n_models}_battles{n_battles}.csv", n_models, n_battles)
+
+
 def settle(pid: int, *, quiet: float = 0.3, every: float = 3.0, longest: float = 180.0) -> None:
     """Until the server spends under ``quiet`` CPU seconds in ``every`` seconds (its start-up work
     done), at most ``longest`` seconds: that work is not charged to the pages timed next."""
@@ -195,18 +207,29 @@ def browser(repeat: int, arena: Path | None, tables: list[str], only: list[str] 
     from playwright.sync_api import sync_playwright
 
     todo = {
-        "paper": (paper_sized_file(), "upload", "paper-sized table, 866,250 calls, uploaded in the browser"),
+        "paper": (paper_sized_file, "upload", "paper-sized table, 866,250 calls, uploaded in the browser"),
         "arena": (
-            arena_file(arena),
+            lambda: arena_file(arena),
             "data folder",
             "arena table, 1.8 M battles, from the server's data folder",
+        ),
+        "models2000": (
+            lambda: many_models_file(2_000, 2_000),
+            "upload",
+            "2,000 models, 2,000 battles (most models play once or twice), uploaded in the browser",
+        ),
+        "models10000": (
+            lambda: many_models_file(10_000, 200_000),
+            "upload",
+            "10,000 models, 200,000 battles, uploaded in the browser",
         ),
     }
     print(f"load average at start: {os.getloadavg()}")
     results: dict[str, tuple[list[float], dict[str, list[tuple[float, float]]]]] = {}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         for key in tables:
-            table, how, label = todo[key]
+            make, how, label = todo[key]
+            table = make()  # written on first use only
             loads: list[float] = []
             per_page: dict[str, list[tuple[float, float]]] = {}
             for r in range(repeat):
@@ -234,7 +257,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--in-process", action="store_true", help="the evalcore calls only, no browser")
     parser.add_argument("--arena", type=Path, default=None, help="the 1.8 M-battle arena table (Parquet)")
-    parser.add_argument("--tables", nargs="+", choices=("paper", "arena"), default=["paper", "arena"])
+    parser.add_argument(
+        "--tables",
+        nargs="+",
+        choices=("paper", "arena", "models2000", "models10000"),
+        default=["paper", "arena"],
+    )
     parser.add_argument(
         "--pages",
         nargs="+",

@@ -203,9 +203,13 @@ class VerdictCounts:
         return int(self.n.sum(dtype=np.int64))
 
     def index(self, model: str) -> int:
+        # a mapping built once: a search of the tuple per call took 1.6 s over the 10,000
+        # adjacent pairs of a 10,000-model leaderboard
+        if "index" not in self._cache:
+            self._cache["index"] = {name: i for i, name in reversed(list(enumerate(self.models)))}
         try:
-            return self.models.index(model)
-        except ValueError:
+            return self._cache["index"][model]
+        except KeyError:
             raise UsageError(f"model {model!r} is not in this selection.") from None
 
     def __repr__(self) -> str:

@@ -31,9 +31,10 @@ DENSE_SLICE_BYTES = 256 * 1024**2
 
 
 def _check_model(counts: VerdictCounts, name: str, what: str = "model") -> int:
-    if name not in counts.models:
-        raise UsageError(f"{what} {name!r} is not one of the models in this selection.")
-    return counts.index(name)
+    try:
+        return counts.index(name)
+    except UsageError:
+        raise UsageError(f"{what} {name!r} is not one of the models in this selection.") from None
 
 
 def _means_of(entries: AnchorEntries, model: int) -> tuple[np.ndarray, np.ndarray]:
@@ -285,8 +286,6 @@ def difference_distributions(
     if anchors is None:
         anchors = counts.models
     min_instructions = check_int("min_instructions", min_instructions, low=0)
-    m = counts.n_models
-    iu, ju = np.triu_indices(m, 1)
     xs = [_check_model(counts, anchor, "anchor") for anchor in anchors]
     against = verdicts_against(counts)
     # Per anchor: a dense slice over the instructions where two or more models met it.
@@ -300,17 +299,23 @@ def difference_distributions(
         if not len(e):
             continue
         insts, row = np.unique(e.inst, return_inverse=True)
-        v = np.full((insts.size, m), np.nan)
-        v[row, e.model] = e.total / e.calls
+        # only the models that met the anchor there, as columns (all the models' would be an
+        # (M, M) product per anchor: 800 MB on 10,000 models); ascending, so the pairs come in
+        # the same order as over all models
+        models, column = np.unique(e.model, return_inverse=True)
+        v = np.full((insts.size, models.size), np.nan)
+        v[row, column] = e.total / e.calls
         f = np.isfinite(v).astype(np.float64)
+        iu, ju = np.triu_indices(models.size, 1)
         shared = (f.T @ f)[iu, ju]
-        use = (iu != x) & (ju != x) & (shared >= max(min_instructions, 1))
+        use = (models[iu] != x) & (models[ju] != x) & (shared >= max(min_instructions, 1))
         if not use.any():
             continue
         slices.append((v, iu[use], ju[use]))
         sizes.append(shared[use].astype(np.int64))
         labels += [anchor] * int(use.sum())
-        pairs += [(counts.models[i], counts.models[j]) for i, j in zip(iu[use], ju[use], strict=True)]
+        named = zip(models[iu[use]], models[ju[use]], strict=True)
+        pairs += [(counts.models[i], counts.models[j]) for i, j in named]
     if not slices:
         raise DesignError(
             "No two models were judged against a common anchor on the same instruction, so there "

@@ -374,6 +374,35 @@ def test_detectable_edge_shrinks_with_more_instructions():
     assert 0.45 < ratio < 0.55
 
 
+def test_difference_distributions_on_a_sparse_table_are_each_pair_written_out():
+    """Each anchor's pairs are built over the models that met it (never all M × M pairs, 800 MB
+    per anchor on 10,000 models): on a table where each anchor meets only some models on some
+    instructions, every pair that shares an instruction is there, in order, with the
+    distribution of its differences written out one pair at a time."""
+    sim = simulate(SimulationSpec(n_models=12, n_instructions=60, seed=4))
+    store = VerdictStore()
+    store.load(sim.verdicts.sample(frac=0.03, random_state=1))
+    c = store.counts()
+    dists = difference_distributions(c)
+    expected = []
+    for x in c.models:
+        for i, a in enumerate(c.models):
+            for b in c.models[i + 1 :]:
+                if x in (a, b):
+                    continue
+                d = verdict_differences(c, a, b, anchor=x)
+                if d.size:
+                    expected.append((x, a, b, d))
+    assert 0 < len(expected) < 12 * math.comb(11, 2)  # some pairs never shared an instruction
+    assert len(dists) == len(expected)
+    for (x, a, b, d), row in zip(expected, dists.table.itertuples(index=False), strict=True):
+        assert row.anchor == x and {row.model_a, row.model_b} == {a, b} and row.n == d.size
+        wins, losses = (d > 0).sum(), (d < 0).sum()
+        assert row.informativeness == pytest.approx((wins + losses) / d.size)
+        sign = 1.0 if row.model_a == a else -1.0
+        assert row.mean_difference == pytest.approx(sign * d.mean())
+
+
 def test_pair_informativeness_agrees_with_the_anchor_module():
     # Same v(i, m) as evalcore.anchors: with every pair judged on every instruction in one order,
     # the mean of the per-pair shares d ≠ 0 is the anchor's informativeness I(p, A) (§4.3).
