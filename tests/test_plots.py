@@ -36,3 +36,40 @@ def test_a_figure_carries_the_trace_defaults_of_its_own_trace_types_only():
     heat = style(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]])))
     assert heat.to_dict()["layout"]["template"]["data"] == {"heatmap": whole["data"]["heatmap"]}
     assert heat.to_dict()["layout"]["template"]["layout"] == whole["layout"]
+
+
+def test_a_board_of_many_models_draws_its_first_adjacent_pairs_and_long_names_cut_in_order():
+    """The detectable edges of a long chain of models draw the first pairs only (a pair per 28
+    pixels: 10,000 models were a chart 280,000 pixels tall) and say so; the cut names keep the
+    pairs' order and each name once."""
+    import numpy as np
+
+    from evalcore.plots.power import EDGE_PAIRS, detectable_edges_figure
+    from evalcore.power import detectable_edges
+    from tests.frames import chain_counts
+
+    counts = chain_counts(120)
+    result = detectable_edges(counts)
+    assert result.n_pairs > EDGE_PAIRS
+    fig = detectable_edges_figure(result)
+    assert len(fig.data[0].y) == EDGE_PAIRS
+    assert f"the first {EDGE_PAIRS} pairs of the ranking are drawn" in fig.layout.title.text.replace(
+        "<br>", " "
+    )
+    assert fig.layout.height < 40 * EDGE_PAIRS + 200
+    whole = detectable_edges_figure(result, top=10**6)
+    assert len(whole.data[0].y) == result.n_pairs and "are drawn" not in whole.layout.title.text
+
+    long = style(
+        go.Figure(
+            go.Scatter(
+                x=np.arange(300),
+                y=[f"a-model-whose-name-is-long-enough-to-be-cut-{k % 150}" for k in range(300)],
+            )
+        )
+    )
+    ticks = long.layout.yaxis.tickvals
+    assert (
+        list(ticks)
+        == [f"a-model-whose-name-is-long-enough-to-be-cut-{k}" for k in range(150)][:: -(-150 // 80)]
+    )

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from evalcore.plots.common import ACCENT, AXIS_NAME_CHARS, MUTED, PRIMARY, cut_label, log_axis, style
 from evalcore.power import DetectableEdges, DifferenceDistributions, PowerCurve
 from evalcore.present.power import edge_window_words
-from evalcore.text import fmt_count
+from evalcore.text import fmt_count, fmt_int
 
 _COLOURS = {PowerCurve.WILCOXON: PRIMARY, PowerCurve.SIGN: ACCENT, PowerCurve.SIGN_APPROXIMATION: MUTED}
 
@@ -74,9 +74,15 @@ def difference_figure(distributions: DifferenceDistributions, *, title: str | No
     return style(fig, title=title or "Empirical distribution of verdict differences", height=340)
 
 
-def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
-    """Observed edge against the smallest detectable edge for each adjacent leaderboard pair."""
-    t = result.table
+#: Adjacent pairs drawn: the table's first ones (the 9,999 pairs of a 10,000-model board would be
+#: a chart 280,000 pixels tall; the table beside it lists every pair).
+EDGE_PAIRS = 50
+
+
+def detectable_edges_figure(result: DetectableEdges, top: int = EDGE_PAIRS) -> go.Figure:
+    """Observed edge against the smallest detectable edge for each adjacent leaderboard pair: the
+    first ``top`` pairs, the title saying how many of how many when some are left out."""
+    t = result.table.iloc[:top]
     # Long model names: one name per line, each cut to fit (the table below has them whole).
     two_lines = any(len(str(m)) > 16 for m in list(t["upper"]) + list(t["lower"]))
     sep = "<br>> " if two_lines else " > "
@@ -112,11 +118,12 @@ def detectable_edges_figure(result: DetectableEdges) -> go.Figure:
         title="edge: how often the upper model wins where the two differ, less 50%", tickformat=".0%"
     )
     fig.update_layout(legend={"orientation": "h", "y": -0.15})
+    title = f"Adjacent pairs: {fmt_int(result.n_resolved)} of {fmt_int(result.n_pairs)} separated"
+    if len(t) < len(result.table):
+        title += f"; the first {fmt_int(len(t))} pairs of the ranking are drawn"
     return style(
         fig,
-        title=(
-            f"Adjacent pairs: {result.n_resolved} of {result.n_pairs} separated (blue: separated, orange: not)"
-        ),
+        title=title + " (blue: separated, orange: not)",
         height=max(320, (40 if two_lines else 28) * len(t) + 160),
     )
 
