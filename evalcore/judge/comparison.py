@@ -83,12 +83,15 @@ def judge_sheets(
     named = tuple(sorted(families.items())) if families else None
     table = None
     if families and len(store.judges()) >= 2:
-        table = keyed(
-            ("self_preference", category, min(rounds, 500), seed, interval, named),
-            lambda: self_preference(
-                store, families, category=category, rounds=min(rounds, 500), seed=seed, interval=interval
-            ),
-        )
+        try:
+            table = keyed(
+                ("self_preference", category, min(rounds, 500), seed, interval, named),
+                lambda: self_preference(
+                    store, families, category=category, rounds=min(rounds, 500), seed=seed, interval=interval
+                ),
+            )
+        except ValueError:  # refused (too many models): each judge's sheet says why in its notes
+            table = None
     out: dict[str, JudgeSheet | str] = {}
     for n, name in enumerate(judges):
 
