@@ -257,6 +257,28 @@ def test_sections_that_cannot_run_say_so():
     assert document.count("Plotly.newPlot(") == 1  # only the coverage of the whole table
 
 
+def test_a_table_of_many_models_leaves_out_its_model_by_model_maps_in_words():
+    """Above 150 models the report says why its two model × model maps are not drawn, as the
+    Data and Leaderboard pages do (10,000 models made each map 1.2 GB of HTML, and the report
+    2.5 GB from 16 GB of memory); at 150 both maps are drawn."""
+    from evalcore.present.ranking import HEATMAP_MODEL_LIMIT
+    from evalcore.simulate.arena import arena_verdict_frame, simulate_arena
+
+    for n_models, drawn in ((HEATMAP_MODEL_LIMIT + 1, False), (HEATMAP_MODEL_LIMIT, True)):
+        frame = arena_verdict_frame(simulate_arena(n_battles=3_000, n_models=n_models, seed=2))
+        store = VerdictStore()
+        store.load(frame)
+        document = build_report(run_analyses(store, rounds=0))
+        names = len(store.summary().models)
+        assert names == n_models
+        said = [
+            f"The map of judge calls per pair of {names:,} models is too large to draw",
+            f"The win-rate matrix of {names:,} models is too large to draw",
+        ]
+        for words, figure in zip(said, ("fig-coverage", "fig-winrate"), strict=True):
+            assert (words in document) is not drawn and (f'id="{figure}"' in document) is drawn
+
+
 #: Names that are markup in a browser or in Markdown (issue 11, item 2).
 HOSTILE = (
     "[top](https://evil.example/top)",

@@ -97,13 +97,14 @@ def coverage_map(summary) -> None:
     """The Data page's judge calls per pair of models: one sentence for an evenly covered table, a
     note beyond :data:`~evalcore.present.ranking.HEATMAP_MODEL_LIMIT` models (10,000 models would
     be a map of a hundred million cells; the pairs' download below has every pair), else the map."""
-    from evalcore.present.ranking import HEATMAP_MODEL_LIMIT
+    from evalcore.present.ranking import map_too_large
 
     even = show.even_coverage_sentence(summary)
+    too_large = map_too_large(len(summary.models), "The map", "download the pairs below.")
     if even:
         st.markdown("**Judge calls per pair of models:** " + even)
-    elif len(summary.models) > HEATMAP_MODEL_LIMIT:
-        info(f"The map of {len(summary.models):,} models is too large to draw; download the pairs below.")
+    elif too_large:
+        info(too_large)
     else:
         st.plotly_chart(coverage_heatmap(summary), config=CONFIG, key="coverage")
 

@@ -81,7 +81,8 @@ def win_rate_section(board, key: tuple, *, judge: str, category: str | None, bot
     """The head-to-head win rates: a matrix whose cell opens that pair's verdicts, or, for more
     models than a matrix can draw, the pairs that met as a download."""
     st.subheader("Head-to-head win rates")
-    if len(board.models) <= show.HEATMAP_MODEL_LIMIT:
+    too_large = show.map_too_large(len(board.models), "The win-rate matrix", "download the pairs.")
+    if too_large is None:
         click = st.plotly_chart(
             win_rate_heatmap(board, clickable=True), config=CONFIG, key="winrate", on_select="rerun"
         )
@@ -95,7 +96,7 @@ def win_rate_section(board, key: tuple, *, judge: str, category: str | None, bot
         )
         return
     # a models × models CSV of 10,000 models would be a hundred million cells: the pairs that met
-    info(f"The win-rate matrix of {len(board.models):,} models is too large to draw; download the pairs.")
+    info(too_large)
     frame = memo(("pair_win_rates", *key), lambda: show.pair_win_rates_frame(board))
     download_csv(frame, f"win_rates_{judge}.csv", label="Download the pairs' win rates (CSV)", key="dl_wr")
 

@@ -36,6 +36,16 @@ TOO_FEW_MODELS = (
 #: The most models a model × model heatmap draws legibly (and a browser renders quickly).
 HEATMAP_MODEL_LIMIT = 150
 
+
+def map_too_large(n_models: int, what: str, instead: str) -> str | None:
+    """What the pages and the report say in place of a model × model map (``what``) of more than
+    :data:`HEATMAP_MODEL_LIMIT` models, with what to do ``instead``; None when the map is drawn.
+    10,000 models would be a map of a hundred million cells (in the report, 1.2 GB of HTML each)."""
+    if n_models <= HEATMAP_MODEL_LIMIT:
+        return None
+    return f"{what} of {n_models:,} models is too large to draw; {instead}"
+
+
 #: The page's words for the two interval methods, in the order of the picker.
 INTERVAL_CHOICES = {
     "bootstrap": "Bootstrap over instructions",

@@ -77,8 +77,20 @@ def summary_section(analyses: Analyses) -> str:
             table_id="no-verdict-table",
         )
         + '<p class="caption">No-verdict calls are kept and counted, left out of win rates, '
-        "never imputed.</p>" + html_figure(coverage_heatmap(s), "fig-coverage")
+        "never imputed.</p>"
+        + (
+            _model_map(
+                len(s.models), "The map of judge calls per pair", "the app's Data page downloads the pairs."
+            )
+            or html_figure(coverage_heatmap(s), "fig-coverage")
+        )
     )
+
+
+def _model_map(n_models: int, what: str, instead: str) -> str:
+    """The caption said in place of a model × model map too large to draw, else ""."""
+    too_large = rank_show.map_too_large(n_models, what, instead)
+    return f'<p class="caption">{esc(too_large)}</p>' if too_large else ""
 
 
 def leaderboard_section(analyses: Analyses) -> str:
@@ -105,7 +117,12 @@ def leaderboard_section(analyses: Analyses) -> str:
         + notes
         + html_table(table, table_id="leaderboard-table")
         + html_figure(forest_plot(board), "fig-forest")
-        + html_figure(win_rate_heatmap(board), "fig-winrate")
+        + (
+            _model_map(
+                len(board.models), "The win-rate matrix", "the app's Leaderboard page downloads the pairs."
+            )
+            or html_figure(win_rate_heatmap(board), "fig-winrate")
+        )
     )
 
 
