@@ -42,8 +42,11 @@ def test_a_board_of_many_models_draws_its_first_adjacent_pairs_and_long_names_cu
     """The detectable edges of a long chain of models draw the first pairs only (a pair per 28
     pixels: 10,000 models were a chart 280,000 pixels tall) and say so; the cut names keep the
     pairs' order and each name once."""
+    from dataclasses import replace
+
     import numpy as np
 
+    from evalcore.plots.common import AXIS_NAME_CHARS
     from evalcore.plots.power import EDGE_PAIRS, detectable_edges_figure
     from evalcore.power import detectable_edges
     from tests.frames import chain_counts
@@ -53,12 +56,19 @@ def test_a_board_of_many_models_draws_its_first_adjacent_pairs_and_long_names_cu
     assert result.n_pairs > EDGE_PAIRS
     fig = detectable_edges_figure(result)
     assert len(fig.data[0].y) == EDGE_PAIRS
-    assert f"the first {EDGE_PAIRS} pairs of the ranking are drawn" in fig.layout.title.text.replace(
-        "<br>", " "
-    )
+    assert f"the first {EDGE_PAIRS} pairs are drawn" in fig.layout.title.text.replace("<br>", " ")
     assert fig.layout.height < 40 * EDGE_PAIRS + 200
     whole = detectable_edges_figure(result, top=10**6)
     assert len(whole.data[0].y) == result.n_pairs and "are drawn" not in whole.layout.title.text
+    # pairs that never met have no edge to draw (most of an arena's): the first that met are drawn
+    table = result.table.copy()
+    table.loc[table.index % 3 != 0, "instructions"] = 0
+    met = detectable_edges_figure(replace(result, table=table))
+    assert list(met.data[0].y) == list(whole.data[0].y)[::3][:EDGE_PAIRS]
+    said = met.layout.title.text.replace("<br>", " ")
+    assert f"the first {len(met.data[0].y)} pairs with verdicts to compare are drawn" in said
+    # a label longer than an axis line is drawn on two lines, at a row height that fits them
+    assert all("<br>" in label for label in met.data[0].y) == (len("#100 m00099 > m00100") > AXIS_NAME_CHARS)
 
     long = style(
         go.Figure(

@@ -81,10 +81,17 @@ EDGE_PAIRS = 50
 
 def detectable_edges_figure(result: DetectableEdges, top: int = EDGE_PAIRS) -> go.Figure:
     """Observed edge against the smallest detectable edge for each adjacent leaderboard pair: the
-    first ``top`` pairs, the title saying how many of how many when some are left out."""
-    t = result.table.iloc[:top]
-    # Long model names: one name per line, each cut to fit (the table below has them whole).
-    two_lines = any(len(str(m)) > 16 for m in list(t["upper"]) + list(t["lower"]))
+    first ``top`` pairs with verdicts to compare (a pair that never met, head-to-head or through
+    the anchor, has no edge to draw: most of an arena's), the title saying so when some are left
+    out."""
+    compared = result.table[result.table["instructions"] > 0]
+    t = compared.iloc[:top]
+    # A label longer than an axis line: one name per line, each cut to fit (the table below has
+    # them whole); on one line it would wrap and overlap the next row.
+    two_lines = any(
+        len(f"#{r} {u} > {lo}") > AXIS_NAME_CHARS
+        for r, u, lo in zip(t["rank_upper"], t["upper"], t["lower"], strict=True)
+    )
     sep = "<br>> " if two_lines else " > "
     labels = [
         f"#{r} {cut_label(str(u), AXIS_NAME_CHARS)}{sep}{cut_label(str(lo), AXIS_NAME_CHARS)}"
@@ -120,7 +127,8 @@ def detectable_edges_figure(result: DetectableEdges, top: int = EDGE_PAIRS) -> g
     fig.update_layout(legend={"orientation": "h", "y": -0.15})
     title = f"Adjacent pairs: {fmt_int(result.n_resolved)} of {fmt_int(result.n_pairs)} separated"
     if len(t) < len(result.table):
-        title += f"; the first {fmt_int(len(t))} pairs of the ranking are drawn"
+        which = "pairs" if len(compared) == len(result.table) else "pairs with verdicts to compare"
+        title += f"; the first {fmt_int(len(t))} {which} are drawn" if len(t) else f"; no {which}"
     return style(
         fig,
         title=title + " (blue: separated, orange: not)",

@@ -376,7 +376,7 @@ def detectable_metrics(result: DetectableEdges, *, on_page: bool = True) -> list
         ),
         tile(
             "adjacent_resolved",
-            f"{result.n_resolved} of {result.n_pairs}",
+            f"{fmt_int(result.n_resolved)} of {fmt_int(result.n_pairs)}",
             f"Resolved: {result.resolution_test}, at significance level {result.alpha:g}.",
         ),
     ]
