@@ -460,3 +460,30 @@ def test_the_leader_says_when_a_category_orders_the_models_otherwise():
         store.close()
     assert finding_tab(got[True]) == "Categories" and "Categories" in TABS
     assert finding_tab(got[False]) is None
+
+
+def test_the_findings_say_how_the_intervals_were_made_and_leak_no_template():
+    """The leader's and the separation's definitions name the board's own interval method: a
+    board of more than 150 models has sandwich intervals and normal draws for its rank ranges, not
+    bootstrap percentiles (the definitions said "bootstrap" whatever the method); no finding's
+    words keep a template's braces (the separation's power was printed as "{edges.power:.0%}")."""
+    from evalcore.simulate.arena import arena_verdict_frame, simulate_arena
+
+    for n_models, method in ((12, "bootstrap"), (160, "sandwich")):
+        store = VerdictStore()
+        store.load(arena_verdict_frame(simulate_arena(n_battles=4_000, n_models=n_models, seed=5)))
+        analyses = run_analyses(store, rounds=200, report=False)
+        assert analyses.leaderboard.interval_method == method
+        found = {f.key: f for f in headline_findings(analyses).findings}
+        leader, separation = found["leader"].definition, found["separation"].definition
+        if method == "sandwich":
+            assert "1.96 standard errors either side, from the sandwich clustered over the" in leader
+            assert "normal draws of the ratings from the sandwich" in separation
+            assert "bootstrap" not in leader + separation
+        else:
+            assert "2.5–97.5 percentiles of 200 bootstrap rounds over the" in leader
+            assert "across 200 bootstrap rounds over instructions" in separation
+        assert "80% power" in separation
+        for f in found.values():
+            assert "{" not in f.text + f.definition and "}" not in f.text + f.definition, f.key
+        assert f"leads the {n_models:,} models" in found["leader"].text

@@ -17,9 +17,9 @@ from evalcore.findings.finding import (
     unavailable_finding,
 )
 from evalcore.present.display import Metric
-from evalcore.present.ranking import interval_text, rank_range_text
+from evalcore.present.ranking import interval_clause, interval_text, rank_range_clause, rank_range_text
 from evalcore.ranking import MIN_INSTRUCTIONS_FOR_NOMINAL, Leaderboard, win_probability
-from evalcore.text import MISSING, finite_number, fmt_count, fmt_p, fmt_pct, fmt_rating
+from evalcore.text import MISSING, finite_number, fmt_count, fmt_int, fmt_p, fmt_pct, fmt_rating
 
 
 def _top_two(board: Leaderboard) -> pd.DataFrame:
@@ -119,8 +119,7 @@ def leader_finding(analyses: Analyses) -> Finding:
     never_lost = str(first["bound"]) == "at least"
     definition = (
         "Bradley–Terry ratings on the Elo scale (mean 1000; a tie is half a win each). 95% "
-        f"intervals: 2.5–97.5 percentiles of {board.rounds:,} bootstrap rounds over the "
-        f"{board.n_instructions:,} instructions (seed {board.seed}); a model that never lost gets "
+        f"intervals: {interval_clause(board)} (seed {board.seed}); a model that never lost gets "
         "a one-sided bound instead, the rating at which its sweep has a 2.5% chance. Head-to-head "
         "share: the chance that one model beats another, read from their rating gap (400 points "
         "apart: ten wins to one)."
@@ -140,7 +139,7 @@ def leader_finding(analyses: Analyses) -> Finding:
         if never_lost
         else f"a rating of {fmt_rating(first['rating'])} ({interval_words(first)})"
     )
-    text = caveat + f"{first['model']} leads the {len(board.table)} models with {rating_words}"
+    text = caveat + f"{first['model']} leads the {fmt_int(len(board.table))} models with {rating_words}"
     interval = _short_interval(first)
     note = f"{interval} (never lost)" if never_lost else f"{fmt_rating(first['rating'])} ({interval})"
     tiles: tuple[Metric, ...] = (Metric(TILE_LABELS["leader"], str(first["model"]), note),)
@@ -293,10 +292,9 @@ def separation_finding(analyses: Analyses) -> Finding:
         f"models' verdicts ({how}) differ: resolved when the two-sided sign test, Holm-adjusted "
         "across the adjacent pairs, gives a p-value below it (Don-Yehiya et al. 2026; Holm 1979). "
         "Detectable edge and instructions needed: the smallest edge (how far the upper model's share "
-        "of wins, where the two models' verdicts differ, lies above one half) that test finds with {edges.power:.0%} power at this many differing instructions, "
+        f"of wins, where the two models' verdicts differ, lies above one half) that test finds with {edges.power:.0%} power at this many differing instructions, "
         f"and the instructions it needs for the observed edge: {edges.level_text}. Rank range: "
-        "2.5–97.5 percentiles of the "
-        f"leader's rank across {board.rounds:,} bootstrap rounds over instructions."
+        f"2.5–97.5 percentiles of the leader's rank {rank_range_clause(board)}."
     )
     numbers: dict[str, Any] = {
         "separated": bool(pair["resolved"]),

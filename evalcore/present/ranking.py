@@ -78,21 +78,36 @@ def interval_from_label(label: str) -> str:
     raise UsageError(f"interval label must be one of {list(INTERVAL_CHOICES.values())}, not {label!r}.")
 
 
+def interval_clause(board: Leaderboard) -> str:
+    """How the board's 95% intervals were made, as a clause: the findings' definitions say it as
+    the Leaderboard's caption does (a sandwich board's intervals are not bootstrap percentiles)."""
+    units = (
+        f"{fmt_int(board.n_instructions)} instructions"
+        if board.cluster == "instruction"
+        else f"{fmt_int(board.n_units)} {board.cluster}s"
+    )
+    if board.interval_method == "sandwich":
+        return f"1.96 standard errors either side, from the sandwich clustered over the {units}"
+    return f"2.5–97.5 percentiles of {fmt_int(board.rounds)} bootstrap rounds over the {units}"
+
+
+def rank_range_clause(board: Leaderboard) -> str:
+    """Where the board's rank ranges come from, as a clause ending a sentence."""
+    if board.interval_method == "sandwich":
+        return f"across {fmt_int(board.rounds)} normal draws of the ratings from the sandwich"
+    return f"across {fmt_int(board.rounds)} bootstrap rounds over instructions"
+
+
 def method_caption(board: Leaderboard) -> str:
     """One paragraph saying what the ratings and intervals are (no user text)."""
     if board.interval_method == "sandwich":
         how = (
-            "Intervals: 1.96 standard errors either side, from the instruction-clustered sandwich (a robust "
-            "variance that treats all verdicts on one instruction as one unit; Huber 1967, White "
-            "1980); rank ranges from "
-            f"{fmt_int(board.rounds)} normal draws, seed {board.seed}."
+            f"Intervals: {interval_clause(board)} (a robust variance that treats all verdicts on "
+            "one instruction as one unit; Huber 1967, White 1980); rank ranges "
+            f"{rank_range_clause(board)}, seed {board.seed}."
         )
     else:
-        how = (
-            f"Intervals: 2.5–97.5 percentiles over {fmt_int(board.rounds)} bootstrap rounds that "
-            f"resample the {fmt_int(board.n_instructions)} instructions (the benchmark's unit), seed "
-            f"{board.seed}."
-        )
+        how = f"Intervals: {interval_clause(board)} (the benchmark's unit), seed {board.seed}."
     if board.cluster != "instruction":
         how += (
             f" Resampled by {board.cluster} instead: the bootstrap redraws whole {board.cluster}s and "
