@@ -429,10 +429,11 @@ _ENTRIES = (
     _q(
         "rank_range",
         "Rank range",
-        "The 2.5 and 97.5 percentiles of a model's rank across bootstrap rounds over instructions.",
+        "The 2.5 and 97.5 percentiles of a model's rank across bootstrap rounds over instructions, "
+        "or, with sandwich intervals, across normal draws of the ratings from the sandwich.",
         "rank",
         "count",
-        "Instruction bootstrap.",
+        "Instruction bootstrap, or normal draws from the instruction-clustered sandwich.",
         _ARENA,
         json_keys=("best_rank", "worst_rank", "rank_low", "rank_high"),
     ),
