@@ -103,7 +103,7 @@ class BalancedPairs:
     def slot(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Per cell (a in slot A, b in slot B): 2p for pair p in its first order (first in slot
         A), 2p + 1 in the reverse order, −1 for a pair not seen in both orders."""
-        # a binary search in the pairs' sorted keys, not a lookup table of all M² ordered pairs
+        # a binary search in the pairs' sorted keys, not a lookup table of every ordered pair of models
         # (800 MB for 10,000 models)
         m = self.n_models
         a, b = a.astype(np.int64), b.astype(np.int64)

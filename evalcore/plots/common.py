@@ -158,7 +158,7 @@ def _shorten_category_axes(fig: go.Figure, chars: int = AXIS_NAME_CHARS) -> None
                 continue
             axis = (getattr(trace, f"{letter}axis", None) or letter).replace(letter, f"{letter}axis", 1)
             # a dict keeps the first-seen order with a constant-time test (a list's was
-            # quadratic: seconds for the 10,000 labels of a large board)
+            # slower with the square of the labels: seconds for the 10,000 of a large board)
             seen.setdefault(axis, {}).update(dict.fromkeys(flat))
     for axis, kept in seen.items():
         names = list(kept)

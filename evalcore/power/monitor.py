@@ -360,7 +360,7 @@ def monitor_leader(
     lo_i, hi_i = np.minimum(ia, ib), np.maximum(ia, ib)
     score = np.where(ia == lo_i, rows["score"], 1.0 - rows["score"])  # the lower index's score
     pair_id = lo_i * len(names) + hi_i
-    # the pairs that met, sorted (a count over all M² pairs took 1.6 GB on 10,000 models)
+    # the pairs that met, sorted (a count over every possible pair took 1.6 GB on 10,000 models)
     pairs, inverse = np.unique(pair_id, return_inverse=True)
     small = np.int16 if len(pairs) < 2**15 else np.int32  # a stable sort of small numbers is a radix sort
     inverse = inverse.astype(small)
