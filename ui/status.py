@@ -71,10 +71,27 @@ def status_line(title: str) -> Iterator[None]:
 
 
 @contextmanager
+def inside_section() -> Iterator[None]:
+    """Around a section that its own widgets redraw alone (:func:`ui.widgets.section`): what it
+    computes is said by a spinner inside it, never in the page's status line. Streamlit replays a
+    fragment's writes to a container made outside it at the start of each of its reruns; the
+    status line is gone by then, and the browser, asked to write into an element, dropped the
+    whole app (a blank page, still "running") at a fresh visitor's first change of the Tie
+    structure page's judge."""
+    before = getattr(_LINE, "section", False)
+    _LINE.section = True
+    try:
+        yield
+    finally:
+        _LINE.section = before
+
+
+@contextmanager
 def busy(text: str) -> Iterator[None]:
     """Say ``text`` while the block runs: at once in the status line of a page's first draw,
-    else as a spinner where the block draws (shown after half a second)."""
-    if getattr(_LINE, "placeholder", None) is None:
+    else (or inside a section, :func:`inside_section`) as a spinner where the block draws (shown
+    after half a second)."""
+    if getattr(_LINE, "placeholder", None) is None or getattr(_LINE, "section", False):
         with st.spinner(text):
             yield
         return

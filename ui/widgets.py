@@ -31,6 +31,7 @@ from ui.state import (
     url_number,
     url_param,
 )
+from ui.status import inside_section
 
 if TYPE_CHECKING:
     from evalcore.power.budget import SizeUnit
@@ -403,7 +404,8 @@ def section(draw: Callable[..., None]) -> Callable[..., None]:
     @wraps(draw)
     def guarded(*args: Any, **kwargs: Any) -> None:
         try:
-            draw(*args, **kwargs)
+            with inside_section():  # its status in a spinner of its own (see inside_section)
+                draw(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - a section's rerun is outside the page's wrapper
             show_error(exc)
 
