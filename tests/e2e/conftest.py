@@ -40,8 +40,15 @@ CHROMIUM_ARGS = [
 ]
 #: The app is idle: connected to the server and no script is running.
 IDLE = '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]'
+#: The page's script has drawn at least one element in the main column.
+DRAWN = '[data-testid="stMain"] [data-testid="stElementContainer"]'
 #: Longest wait for one script run (ms): the demo leaderboard bootstraps 1,000 rounds.
 RUN_TIMEOUT_MS = 90_000
+
+#: How long an ``expect`` waits for what it checks (ms). Playwright's 5 s default is shorter than
+#: one script run of the demo on the loaded two-core CI machine, where a check of a page that was
+#: still drawing failed now and then (its judge picker not there yet).
+EXPECT_TIMEOUT_MS = 30_000
 
 _MISSING = None
 if importlib.util.find_spec("playwright") is None:
@@ -51,6 +58,10 @@ elif not CHROMIUM.exists():
         f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium) "
         "to run the browser tests; never `playwright install`"
     )
+if _MISSING is None:
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -167,6 +178,10 @@ class Driver:
         """Open a URL (a new browser session) and wait for its first run to finish."""
         page.goto(path)
         page.wait_for_selector('[data-testid="stApp"]', state="attached", timeout=timeout)
+        # Connected and not running is also the state before the first run begins (seen on the
+        # loaded CI machine: a test read the page before it was drawn), so wait for the run to
+        # have drawn something (every page draws its title), then for it to end.
+        page.wait_for_selector(DRAWN, state="attached", timeout=timeout)
         self.wait_idle(page, timeout)
 
     def navigate(self, page, title: str, timeout: int = RUN_TIMEOUT_MS) -> None:
