@@ -17,7 +17,7 @@ from evalcore.present import verdicts as show
 from evalcore.verdicts import VerdictFilter
 from ui.cases import draw_case, draw_evidence, stop_without_single_calls
 
-LIMIT = 20
+LIMIT = show.CASES_PER_PAGE
 
 
 def _choice(where, label: str, options, current, key: str, *, any_label: str):

@@ -143,6 +143,11 @@ def reasoning_label(call: VerdictCall, number: int) -> str:
 
 #: What stands in for a call's reasoning when the file has none for it.
 NO_REASONING = "The file has no reasoning for this call."
+#: Cases on one page of the Verdicts page. Each case draws its prompt, both answers and the
+#: judge's reasoning of each order (about twenty elements); the browser's drawing of twenty
+#: cases, not the server's reading, was most of the page's time (1.5 s of a first visit on the
+#: demo against 0.3 s of the server's), so a page holds ten.
+CASES_PER_PAGE = 10
 
 #: A text longer than this many characters or lines gets a scrolling box of ``BOX_HEIGHT`` px.
 LONG_CHARS, LONG_LINES, BOX_HEIGHT = 700, 14, 340

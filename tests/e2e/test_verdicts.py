@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pandas as pd
 import pytest
 
+from evalcore.present.verdicts import CASES_PER_PAGE
 from tests.e2e.conftest import SCREENSHOTS
 from tests.e2e.test_deep_links import _browser, _open, _outside, fresh_server  # noqa: F401 - fixture
 from tests.e2e.test_hostile_names import _FROM_DATA
@@ -66,9 +67,9 @@ def test_a_win_rate_cell_opens_that_pairs_verdicts(browser, st_app, base_url: st
     expect(page.get_by_role("combobox", name="Model")).to_have_value(row)
     expect(page.get_by_role("combobox", name="Against")).to_have_value(col)
     main = page.get_by_test_id("stMain")
-    expect(main.get_by_text(re.compile(r"Cases 1–20 of \d+")).first).to_be_visible()
+    expect(main.get_by_text(re.compile(rf"Cases 1–{CASES_PER_PAGE} of \d+")).first).to_be_visible()
     body = main.inner_text()
-    assert body.count("Judge's reasoning, order") >= 20  # the judge's text of each order
+    assert body.count("Judge's reasoning, order") >= CASES_PER_PAGE  # the judge's text of each order
     assert "My final verdict is" in body and "Prompt" in body
     assert row in body and col in body
     st_app.screenshot(page, "verdicts_from_cell")

@@ -16,6 +16,8 @@ from tests.conftest import new_app
 from tests.test_adversarial import _live_markup, _reader_sees
 from tests.verdicts.test_presentation import HOSTILE_TEXT, _outside_fences
 
+N = show.CASES_PER_PAGE  # cases on one page
+
 #: Links, filters and paging on the small copy of the demo (compared with `small_demo_store`).
 pytestmark = pytest.mark.usefixtures("small_demo")
 
@@ -71,14 +73,14 @@ def test_a_link_opens_that_pairs_verdicts_with_their_text(small_demo_store):
     want = small_demo_store.verdicts(
         VerdictFilter(judge="sim-judge-first-slot", model_a="sim-alder", model_b="sim-larch")
     )
-    assert _headline(at).startswith(f"**Cases 1–20 of {want.total:,}**")
+    assert _headline(at).startswith(f"**Cases 1–{N} of {want.total:,}**")
     titles = _titles(at)
-    assert len(titles) == 20
+    assert len(titles) == N
     assert all("sim-alder" in t and "sim-larch" in t and "sim-judge-first-slot" in t for t in titles)
     texts = _texts(at)
     assert show.document(want.cases[0].prompt) in texts  # the prompt, shown
     assert want.cases[0].prompt in [_reader_sees(t) for t in texts]  # as typed
-    assert sum(t.startswith("**Order ") for t in texts) == 40  # both orders of each case
+    assert sum(t.startswith("**Order ") for t in texts) == 2 * N  # both orders of each case
     assert at.selectbox(key="vd_judge").value == "sim-judge-first-slot"
     assert (at.selectbox(key="vd_a").value, at.selectbox(key="vd_b").value) == ("sim-alder", "sim-larch")
     assert _param(at, "a") == "sim-alder" and _param(at, "judge") == "sim-judge-first-slot"
@@ -90,10 +92,10 @@ def test_paging_moves_through_the_cases_and_a_new_filter_starts_at_page_one():
     total = int(_headline(at).split(" of ")[1].split("**")[0].replace(",", ""))
     first = _titles(at)
     at.button(key="vd_next").click().run()
-    assert _headline(at).startswith(f"**Cases 21–40 of {total:,}**")
+    assert _headline(at).startswith(f"**Cases {N + 1}–{2 * N} of {total:,}**")
     assert _param(at, "page") == "2" and _titles(at) != first
     at.button(key="vd_prev").click().run()
-    assert _headline(at).startswith("**Cases 1–20") and _param(at, "page") is None
+    assert _headline(at).startswith(f"**Cases 1–{N} of") and _param(at, "page") is None
     at.button(key="vd_next").click().run()
     at.toggle(key="vd_flipped").set_value(True).run()  # a new filter: back to the first page
     assert _headline(at).startswith("**Cases 1–") and _param(at, "page") is None
@@ -111,7 +113,7 @@ def test_an_anchors_beats_every_model_link_opens_those_instructions_and_can_be_s
     want = store.verdicts(VerdictFilter(judge=judge, beats_all=anchor))
     n = win_rate_distribution(store.counts(judge=judge), anchor).anchor_beats_all
     assert want.total == n * (len(store.models()) - 1)  # all pairs: every rival once per instruction
-    assert _headline(at).startswith(f"**Cases 1–20 of {want.total:,}**")
+    assert _headline(at).startswith(f"**Cases 1–{N} of {want.total:,}**")
     assert all(anchor in t for t in _titles(at))
     assert at.toggle(key="vd_beats").value is True and _param(at, "beats") == anchor
     at.toggle(key="vd_beats").set_value(False).run()
@@ -121,7 +123,7 @@ def test_an_anchors_beats_every_model_link_opens_those_instructions_and_can_be_s
 def test_a_link_to_a_page_past_the_end_shows_the_last_page():
     at = _open({"judge": "sim-judge-steady", "a": "sim-birch", "b": "sim-cedar", "page": "999"})
     total = int(_headline(at).split(" of ")[1].split("**")[0].replace(",", ""))
-    last = -(-total // 20)
+    last = -(-total // N)
     assert f"page {last:,} of {last:,}" in _headline(at)
 
 
@@ -154,7 +156,7 @@ def test_a_table_without_text_shows_the_verdicts_and_says_which_columns_add_text
     (sentence,) = [i.value for i in at.info if "carries no prompts" in i.value]
     for column in ("prompt", "response_a", "response_b", "judge_output"):
         assert f"`{column}`" in sentence
-    assert _headline(at).startswith("**Cases 1–12 of 12**")
+    assert _headline(at).startswith(f"**Cases 1–{min(N, 12)} of 12**")
     assert not any(t == "**Prompt**" for t in _texts(at))  # no empty text boxes
     assert any("second slot much better" in t for t in _texts(at))
     at.selectbox(key="vd_a").set_value("x").run()
@@ -180,8 +182,9 @@ def test_hostile_text_is_shown_as_text():
         )
     at = _uploaded(pd.DataFrame(rows))
     texts = _texts(at)
-    at.button(key="vd_next").click().run()  # the second page holds the rest
-    texts += _texts(at)
+    for _ in range(-(-len(HOSTILE_TEXT) // N) - 1):  # the next pages hold the rest
+        at.button(key="vd_next").click().run()
+        texts += _texts(at)
     assert sum(t.startswith("**Order 1:**") for t in texts) == len(HOSTILE_TEXT)
     for text in texts:
         assert not _live_markup(_outside_fences(text)), text
