@@ -68,7 +68,7 @@ MISSING = "—"
 # Every pattern here is linear by construction: one character (class) with fixed-width
 # lookarounds, or a line start followed by spaces and tabs only (``[ \t]*`` cannot run past the
 # end of its line, so each character is scanned from at most one line start; ``\s*`` could, and
-# a text of many blank lines was quadratic).
+# on a text of many blank lines the time grew with the square of the text's length).
 _MD_SYNTAX = str.maketrans({c: "\\" + c for c in "\\`*_[]<|~$&"})  # (a table: 10x a regex)
 _MD_DASHES = re.compile(r"-(?=-)")  # "--" is not typography, and "---" is not a rule
 _MD_BULLET = re.compile(r"(?m)^([ \t]*)([-+#>=])")

@@ -17,8 +17,6 @@ from evalcore.present import verdicts as show
 from evalcore.verdicts import VerdictFilter
 from ui.cases import draw_case, draw_evidence, stop_without_single_calls
 
-LIMIT = show.CASES_PER_PAGE
-
 
 def _choice(where, label: str, options, current, key: str, *, any_label: str):
     """A selectbox whose first option (None) means "no filter"."""
@@ -100,11 +98,11 @@ with _ui.page("Verdicts"):
 
     # One page of cases straight from DuckDB each run (never the table's text in the session)
     with _ui.busy(show.SEARCHING if flt.search else "Reading the cases…"):  # a search reads the text
-        result = store.verdicts(flt, offset=(number - 1) * LIMIT, limit=LIMIT)
-    pages = verdict_words.page_count(result.total, LIMIT)
+        result = store.verdicts(flt, offset=(number - 1) * show.CASES_PER_PAGE, limit=show.CASES_PER_PAGE)
+    pages = verdict_words.page_count(result.total, show.CASES_PER_PAGE)
     if number > pages:  # a link past the end (the data changed): its last page instead
         number = pages
-        result = store.verdicts(flt, offset=(number - 1) * LIMIT, limit=LIMIT)
+        result = store.verdicts(flt, offset=(number - 1) * show.CASES_PER_PAGE, limit=show.CASES_PER_PAGE)
     _ui.set_url_param("page", None if number == 1 else number)
 
     draw_evidence(store, flt)  # how these cases make up the number the link came from

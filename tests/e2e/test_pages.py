@@ -163,8 +163,8 @@ def test_the_tie_structure_pages_judge_redraws_its_section_and_the_link(page, st
     numbers and writes the judge into the link, and the pointwise section below stays drawn."""
     st_app.open(page, "/ties?dataset=demo-all-pairs")
     st_app.assert_no_exception(page)
-    # the pairwise section is drawn by its own run after the page's: on a loaded machine (the
-    # whole suite on two cores) more than the 5 s Playwright waits by default
+    # the pairwise section's picker, drawn late in the page's run on a loaded machine (the whole
+    # suite on two cores): as long as the test's other steps
     expect(page.get_by_role("combobox", name="Judge")).to_have_value("sim-judge-steady", timeout=TIMEOUT)
     _choose(page, "Judge", "sim-judge-tie-happy")
     st_app.wait_idle(page)

@@ -23,11 +23,12 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")
 
+from tests.e2e.conftest import RUN_TIMEOUT_MS  # noqa: E402
+
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTH = 1280
-RUN_TIMEOUT_MS = 90_000
 
 #: Everything the check finds on the page, as a list of {kind, text, …} (empty = readable).
 AUDIT = """() => {
