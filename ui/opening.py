@@ -42,7 +42,8 @@ def chart_code(static: Path | None = None) -> str | None:
 CHART_CODE = chart_code()
 #: The sentence, painted over the page until the page draws words of its own (or after two
 #: minutes, whatever happens), and the script that removes it, and then loads the chart code
-#: (:data:`CHART_CODE`) when the first run has ended and the browser is idle.
+#: (:data:`CHART_CODE`) when the first run has ended and the browser is idle. The script looks
+#: every 50 ms; a run has begun when it was seen running or has drawn words in the main column.
 HTML = (
     '<div id="vl-opening" role="status" style="position:fixed;top:4.5rem;left:0;right:0;'
     "padding:0 6rem;font-family:'Source Sans',sans-serif;font-size:1rem;color:#31333F;"
@@ -56,8 +57,10 @@ HTML = (
     "const app = document.querySelector('[data-testid=\"stApp\"]');"
     "const main = document.querySelector('[data-testid=\"stMain\"]');"
     "const state = app && app.getAttribute('data-test-script-state');"
-    "ran = ran || state === 'running';"
-    "if (!shown && ((main && main.innerText.trim()) || (ran && state === 'notRunning'))) { gone(); shown = true; }"
+    "const drawn = !!(main && main.innerText.trim());"
+    # a run that began and ended between two looks (a fast page) is known by what it drew
+    "ran = ran || drawn || state === 'running';"
+    "if (!shown && (drawn || (ran && state === 'notRunning'))) { gone(); shown = true; }"
     "if (ran && state === 'notRunning') {"
     "clearInterval(tick);"
     "if (charts) idle(() => import(charts).catch(() => {}), {timeout: 5000});"
