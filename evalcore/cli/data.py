@@ -6,6 +6,7 @@ import argparse
 import importlib
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalcore import quantities as q
 from evalcore.cli.common import (
@@ -22,6 +23,9 @@ from evalcore.cli.common import (
     show,
 )
 from evalcore.text import fmt_count
+
+if TYPE_CHECKING:
+    from evalcore.counts import VerdictCounts
 
 
 def run_summary(args: argparse.Namespace) -> int:
@@ -137,11 +141,17 @@ def run_rank(args: argparse.Namespace) -> int:
 
     # many models: the fit needs scipy's sparse matrices, imported while DuckDB counts
     sparse = _import_meanwhile("scipy.sparse") if len(store.models()) >= SPARSE_FROM_MODELS else None
-    counts = store.counts(judge=judge, category=chosen.category, cluster=cluster)
+
+    def read() -> VerdictCounts:
+        return store.counts(judge=judge, category=chosen.category, cluster=cluster)
+
+    # the counts are all the ranking needs: read within the table's memory (a large sort spills to
+    # disk), then the table's memory goes back first
+    counts = read() if args.control is not None else store.frugally(read)
     if sparse is not None:
         sparse.join()
     if args.control is None:
-        store.close()  # the counts are all the ranking needs: the table's memory goes back first
+        store.close()
     from evalcore.ranking import leaderboard
     from evalcore.ranking.split_half import split_half_stability
 

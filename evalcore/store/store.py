@@ -73,6 +73,8 @@ CREATE OR REPLACE TABLE verdicts (
 # rows, so a counts table is stored as its rows (the row limit bounds rows, not calls). Four bytes
 # a row (an in-memory table is not compressed): a counts table's row counts at most 2**31 - 1 calls.
 T = TypeVar("T")
+#: What :meth:`VerdictStore.frugally` lets a read hold beyond the tables before it spills.
+FRUGAL_WORK_BYTES = 96 * 2**20
 _COLUMNS = ", ".join(f'"{c}"' for c in CANONICAL_COLUMNS)
 
 
@@ -152,6 +154,44 @@ class VerdictStore:
             self.con.execute(f"SET memory_limit = '{int(budget_bytes) // 2**20}MB'")
         except duckdb.Error:
             pass
+
+    def frugally(self, read: Callable[[], T], *, work_bytes: int = FRUGAL_WORK_BYTES) -> T:
+        """``read()`` with DuckDB's memory capped at what the loaded tables hold plus
+        ``work_bytes``, the work beyond that going to the store's folder on disk.
+
+        For a process that reads once and closes the store (``rank``): the counts of an arena of
+        1.8 M battles sort 1.8 M prompt ids, which took about 290 MB on top of the table and made
+        the command's peak memory; capped, the sort spills what does not fit (about 150 MB less
+        at the peak). The cap is the connection's, so a query of another thread meets it too: a
+        session's store keeps its own (:meth:`limit_memory`). A table smaller than
+        ``work_bytes`` is read as it is; a read that cannot finish within the cap runs again
+        without it; the connection's cap before comes back afterwards (:meth:`_restore_memory_limit`).
+        """
+        with self.con.cursor() as cur:
+            held = cur.execute(
+                "SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() "
+                "WHERE tag = 'IN_MEMORY_TABLE'"
+            ).fetchall()[0][0]
+            before = cur.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        if held < work_bytes:
+            return read()
+        self.text.ensure()  # the folder (and spill directory) the text would use: removed on close
+        self.con.execute(f"SET memory_limit = '{(int(held) + work_bytes) // 2**20}MB'")
+        try:
+            return read()
+        except duckdb.OutOfMemoryException:
+            self._restore_memory_limit(before)
+            return read()
+        finally:
+            self._restore_memory_limit(before)
+
+    def _restore_memory_limit(self, before: str) -> None:
+        """The connection's memory cap as ``before`` said it: DuckDB's default exactly (set again
+        from its rounded words, 18.8 GiB became 18.7), a cap set before to a tenth of its unit."""
+        self.con.execute("RESET memory_limit")
+        with self.con.cursor() as cur:
+            if cur.execute("SELECT current_setting('memory_limit')").fetchall()[0][0] != before:
+                self.con.execute("SET memory_limit = ?", [before])
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, *, name: str = "data") -> VerdictStore:
