@@ -60,7 +60,7 @@ def test_counts_read_within_the_tables_memory_spill_and_equal_the_unbounded_ones
         inside["spilled"] = store.con.execute("SELECT path FROM duckdb_temporary_files()").fetchall()
         return counts
 
-    frugal = store.frugally(read, work_bytes=8 * MB)
+    frugal = store.frugally(read, work_bytes=8 * MB, from_bytes=MB)
     _same(frugal, plain)
     assert inside["cap"].endswith("MiB") and float(inside["cap"].split()[0]) < 60  # the table + 8 MB
     folder = store.text.folder
@@ -82,7 +82,7 @@ def test_a_read_the_cap_cannot_hold_runs_again_without_it():
             raise duckdb.OutOfMemoryException("could not allocate")  # as a sort that cannot spill
         return store.counts(judge="arena_user")
 
-    counts = store.frugally(read, work_bytes=8 * MB)
+    counts = store.frugally(read, work_bytes=8 * MB, from_bytes=MB)
     assert caps[0] != before and caps[1] == before and counts.n_cells > 0
     assert _cap(store) == before
 
@@ -97,11 +97,11 @@ def test_another_error_is_not_retried_and_the_cap_comes_back():
         raise duckdb.BinderException("no such column")
 
     with pytest.raises(duckdb.BinderException):
-        store.frugally(read, work_bytes=8 * MB)
+        store.frugally(read, work_bytes=8 * MB, from_bytes=MB)
     assert len(calls) == 1 and _cap(store) == before
 
 
-def test_a_table_smaller_than_the_work_is_read_as_it_is():
+def test_a_small_table_is_read_as_it_is():
     store = _arena(2_000)
     before = _cap(store)
     caps = []
@@ -113,7 +113,7 @@ def test_a_sessions_own_cap_comes_back():
     store = _arena(120_000)
     store.limit_memory(500 * MB)
     before = _cap(store)
-    store.frugally(lambda: store.counts(judge="arena_user"), work_bytes=8 * MB)
+    store.frugally(lambda: store.counts(judge="arena_user"), work_bytes=8 * MB, from_bytes=MB)
     after = _cap(store)
     # DuckDB words a cap to a tenth of its unit, and reads those words back
     assert (
