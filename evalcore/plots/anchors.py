@@ -99,7 +99,7 @@ def _ceiling_line(fig: go.Figure, ceiling: float, *, vertical: bool, span: tuple
 
 def tau_vs_informativeness(sweep: AnchorSweep, *, highlight: str | None = None) -> go.Figure:
     """tau with the all-pairs ranking against informativeness, with the least-squares line and
-    its R², and the 3-level ceiling (the most pairs a win-or-loss anchor can split) as a dotted line."""
+    the share of the spread it explains, and the 3-level ceiling (the most pairs a win-or-loss anchor can split) as a dotted line."""
     t = sweep.table.dropna(subset=["informativeness", "tau_all_pairs"])
     fig = go.Figure(
         go.Scatter(

@@ -76,7 +76,7 @@ SIDE_BY_SIDE: dict[str, str] = {
 
 
 def format_value(value: object, column: str) -> str:
-    """A sheet value written for people: percentages, signed points, κ with three decimals.
+    """A sheet value written for people: percentages, signed points, Cohen's kappa with three decimals.
 
     Examples
     --------
@@ -270,7 +270,7 @@ def tie_structure_sentence(sheet: JudgeSheet) -> str:
 
 
 def agreement_metrics(ag: HumanAgreement) -> list[Metric]:
-    """Agreement, Cohen's κ, Krippendorff's α among humans and the human ceiling."""
+    """Agreement, Cohen's kappa, Krippendorff's alpha among humans and the human ceiling."""
     return [
         tile(
             "agreement",

@@ -165,7 +165,7 @@ def candidate_sentence(result: VerdictTieStructure) -> str | None:
 
 
 def agreement_metrics(a: Agreement) -> list[Metric]:
-    """τa, τb, Somers' D, top-1, uniform top-1 and the reference's top ties (empty when no
+    """tau-a, tau-b, Somers' D, top-1, uniform top-1 and the reference's top ties (empty when no
     instruction can be ranked: say :data:`EXPLAIN` ``["no_ranked"]`` instead)."""
     if a.instructions == 0:
         return []
