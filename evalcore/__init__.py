@@ -46,6 +46,11 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
+# scipy's first import without loading numpy's unused tools (see evalcore.stats.lazy_sparse)
+from evalcore.stats.lazy_sparse import defer_numpy_tools_until_scipy  # noqa: E402
+
+defer_numpy_tools_until_scipy()
+
 
 def lazy_face(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for a package face: each name in ``exports`` (name -> module)

@@ -92,7 +92,8 @@ def test_rank_of_a_large_arena_table_imports_no_pandas(tmp_path):
 def test_rank_of_an_arena_of_many_models_imports_no_graph_library_or_unused_analysis(tmp_path):
     """An arena of 120 models (ranked over the pairs that met) reads its pieces off the graph's
     closure and inverts its information with numpy: scipy's graph library and linear algebra
-    stay out, as do the analyses ``rank`` never runs (fragility, style control)."""
+    stay out, as do the analyses ``rank`` never runs (fragility, style control) and numpy's tools
+    that scipy's import would load (see tests/stats/test_lazy_sparse.py)."""
     rng = np.random.default_rng(4)
     n = 3_000
     a = rng.integers(0, 120, n)
@@ -109,7 +110,14 @@ def test_rank_of_an_arena_of_many_models_imports_no_graph_library_or_unused_anal
         ),
         path,
     )
-    unused = ("scipy.sparse.csgraph", "scipy.linalg", "evalcore.ranking.fragility", "evalcore.ranking.style")
+    unused = (
+        "scipy.sparse.csgraph",
+        "scipy.linalg",
+        "evalcore.ranking.fragility",
+        "evalcore.ranking.style",
+        "numpy.f2py.crackfortran",
+        "numpy.testing._private.utils",
+    )
     code = (
         "import runpy, sys\n"
         f"sys.argv = ['evalcore', 'rank', {str(path)!r}, '--interval', 'sandwich', '--json']\n"
