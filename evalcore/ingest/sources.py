@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,8 +45,11 @@ def _strip(expr: str) -> str:
 
 
 def _scrub(message: str, path: Path, file: str) -> str:
-    """A DuckDB message without the server path (only the name the user gave) on one line."""
+    """A DuckDB message without the server path (only the name the user gave) on one line, and
+    without DuckDB's advice on its reader's options (``Try increasing 'sample_size'…``), which a
+    user cannot set."""
     text = str(message).replace(str(path), file).replace(path.name, file)
+    text = text.split("\nTry ")[0]
     first = text.split("\n\n")[0].replace("\n", " ").strip()
     for prefix in (
         "Invalid Input Error: ",
@@ -184,7 +188,29 @@ def describe(cur: duckdb.DuckDBPyConnection, src: Source) -> tuple[list[str], li
         raise _read_error(src, exc) from exc
     types = [str(r[1]) for r in described]
     names = header if header is not None else [str(r[0]) for r in described]
-    return names, types, sql
+    return names, types, _with_columns(sql, names, types) if src.kind in ("json", "jsonl") else sql
+
+
+#: The JSON column types read again as described (:func:`_with_columns`): plain values only. A
+#: date or time the reader recognised by its format, a struct or a list stays with the detection.
+_PLAIN_JSON_TYPES = frozenset({"VARCHAR", "BIGINT", "UBIGINT", "DOUBLE", "BOOLEAN", "JSON"})
+
+
+def _with_columns(sql: str, names: list[str], types: list[str]) -> str:
+    """A JSON reader given the columns its description found, so that reading the rows does not
+    sample the file for them again (0.1-0.15 s of a 300,000-battle arena dump's 0.4 s read). The
+    same columns and types, so the same rows and the same refusals; only plain types, and not
+    where the reader renamed a key that differs from another only in case (``model`` beside
+    ``Model`` is described as ``model_1``, a column no key would fill)."""
+    if not names or any(t not in _PLAIN_JSON_TYPES for t in types):
+        return sql
+    lowered = {n.lower() for n in names}
+    if len(lowered) < len(names) or any(
+        re.fullmatch(r"(.+)_\d+", n) and n.lower().rsplit("_", 1)[0] in lowered for n in names
+    ):
+        return sql
+    spec = ", ".join(f"{sql_literal(n)}: '{t}'" for n, t in zip(names, types, strict=True))
+    return f"{sql[:-1]}, columns={{{spec}}})"
 
 
 def _read_error(src: Source, exc: Exception) -> VerdictFormatError:
@@ -213,6 +239,14 @@ def _read_error(src: Source, exc: Exception) -> VerdictFormatError:
         located = _locate_json_problem(src)
         if located is not None:
             return located
+    if "transform error" in str(exc):  # before the test below: DuckDB names the "record/value"
+        return VerdictFormatError(
+            src.file,
+            "a field holds a value of another type than in the records before it ("
+            + _scrub(str(exc), src.path, src.file)
+            + ")",
+            hint="Give each field one type throughout the file (all numbers or all text), or save the table as CSV",
+        )
     if "records" in str(exc) or "object" in str(exc).lower():
         return VerdictFormatError(
             src.file,
