@@ -66,7 +66,7 @@ if sys.argv[3] == "statements":  # each statement the store executes, timed (a c
     store_module.VerdictStore.__init__ = timed_store
 ranking = data._import_meanwhile("evalcore.ranking.split_half")  # as the command: during the read
 store = load_store(sys.argv[1])
-ranking.join()
+ranking()
 lap("read and check the file")
 judge = pick_judge(store, sys.argv[2] if sys.argv[2] != "-" else None)
 from evalcore.ranking.sparse_fit import SPARSE_FROM_MODELS
@@ -74,11 +74,14 @@ from evalcore.ranking.sparse_fit import SPARSE_FROM_MODELS
 sparse = data._import_meanwhile("scipy.sparse") if len(store.models()) >= SPARSE_FROM_MODELS else None
 counts = store.counts(judge=judge)
 if sparse is not None:
-    sparse.join()
+    sparse()
 store.close()
 lap("counts")
 from evalcore.ranking import leaderboard
 from evalcore.ranking.split_half import split_half_stability
+# (the command fits the split halves beside the leaderboard, on the other core; here one after
+# the other, to see each one's time)
+counts.pattern_counts()
 board = leaderboard(counts, rounds=1000, seed=0, interval="auto")
 lap("leaderboard (fit, intervals)")
 stability = split_half_stability(counts, seed=0)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from evalcore import quantities as q
 from evalcore.cli.common import (
@@ -26,6 +27,8 @@ from evalcore.text import fmt_count
 
 if TYPE_CHECKING:
     from evalcore.counts import VerdictCounts
+
+T = TypeVar("T")
 
 
 def run_summary(args: argparse.Namespace) -> int:
@@ -114,14 +117,36 @@ def _unit_options(args: argparse.Namespace) -> tuple[str | None, str | None]:
     return cluster, weighting
 
 
-def _import_meanwhile(module: str) -> threading.Thread:
-    """Import ``module`` in a second thread while this one waits for DuckDB (reading the file,
-    counting the verdicts): DuckDB lets go of the interpreter's lock while it works, so the
-    ranking's libraries load on the other core instead of before or after. Python's import lock
-    makes the main thread wait for a module the thread is still importing."""
-    thread = threading.Thread(target=importlib.import_module, args=(module,), name="imports", daemon=True)
+def _meanwhile(work: Callable[[], T], name: str) -> Callable[[], T]:
+    """Run ``work`` in a second thread; the call returned waits for it and gives its result (or
+    raises its error). For work that overlaps with the main thread's: DuckDB, numpy's larger
+    operations and LAPACK let go of the interpreter's lock while they work, so both cores run."""
+    done: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            done["value"] = work()
+        except BaseException as exc:  # raised again in the thread that waits for the result
+            done["error"] = exc
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
-    return thread
+
+    def result() -> T:
+        thread.join()
+        if "error" in done:
+            raise done["error"]
+        return done["value"]
+
+    return result
+
+
+def _import_meanwhile(module: str) -> Callable[[], Any]:
+    """Import ``module`` in a second thread while this one waits for DuckDB (reading the file,
+    counting the verdicts), so the ranking's libraries load on the other core instead of before
+    or after. Python's import lock makes the main thread wait for a module the thread is still
+    importing."""
+    return _meanwhile(lambda: importlib.import_module(module), "imports")
 
 
 def run_rank(args: argparse.Namespace) -> int:
@@ -132,7 +157,7 @@ def run_rank(args: argparse.Namespace) -> int:
     ranking = _import_meanwhile("evalcore.ranking.split_half")
     # Markdown counts read the answers; unit columns are kept with the text (as judged_at)
     store = load_store(args.file, text=args.control is not None or cluster is not None)
-    ranking.join()
+    ranking()
     if args.judge == "all" and "all" not in store.judges():
         return _rank_all_judges(store, args)
     chosen = select(args, store=store)
@@ -149,12 +174,18 @@ def run_rank(args: argparse.Namespace) -> int:
     # disk), then the table's memory goes back first
     counts = read() if args.control is not None else store.frugally(read)
     if sparse is not None:
-        sparse.join()
+        sparse()
     if args.control is None:
         store.close()
     from evalcore.ranking import leaderboard
     from evalcore.ranking.split_half import split_half_stability
 
+    # The split halves refit on the other core while the leaderboard fits (each its own random
+    # numbers: the same results as one after the other). The instruction patterns both resample
+    # are found first, once, not by both threads at the same time. 300,000 arena battles: 0.38 ->
+    # 0.30 s for the two, in one process.
+    counts.pattern_counts()
+    stability_of = _meanwhile(lambda: split_half_stability(counts, seed=args.seed), "split halves")
     board = leaderboard(
         counts, rounds=args.bootstrap, seed=args.seed, interval=args.interval, weighting=weighting
     )
@@ -173,7 +204,7 @@ def run_rank(args: argparse.Namespace) -> int:
             store, judge=judge, category=args.category, controls=args.control, families=families
         )
         store.close()
-    stability = split_half_stability(counts, seed=args.seed)
+    stability = stability_of()
     if args.json:
         out = board.as_dict()
         out["split_half"] = stability.as_dict()

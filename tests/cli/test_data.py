@@ -159,3 +159,37 @@ def test_the_judge_chosen_for_you_is_named_on_stderr(table_file, capsys):
     assert json.loads(captured.out)["judge"] == choice.judge  # stdout stays JSON
     assert main(["rank", str(table_file), "--bootstrap", "0", "--judge", "j2"]) == 0
     assert "note:" not in capsys.readouterr().err
+
+
+def test_work_meanwhile_gives_its_result_or_raises_its_error_in_the_waiting_thread():
+    import threading
+
+    from evalcore.cli.data import _meanwhile
+    from evalcore.errors import DesignError
+
+    seen = []
+    wait = _meanwhile(lambda: seen.append(threading.current_thread().name) or 42, "side")
+    assert wait() == 42 and seen == ["side"]
+
+    def fail():
+        raise DesignError("too few instructions to split")
+
+    with pytest.raises(DesignError, match="too few instructions"):
+        _meanwhile(fail, "side")()
+
+
+def test_an_error_in_the_split_halves_beside_the_fit_is_the_commands_one_line(
+    table_file, capsys, monkeypatch
+):
+    """The split halves run beside the leaderboard's fit: their error still ends the command in
+    words, as when they ran after it."""
+    from evalcore.errors import DesignError
+    from evalcore.ranking import split_half
+
+    def fail(counts, *, seed=0):
+        raise DesignError("the halves could not be drawn")
+
+    monkeypatch.setattr(split_half, "split_half_stability", fail)
+    assert main(["rank", str(table_file), "--judge", "j1", "--bootstrap", "20", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.strip() == "error: the halves could not be drawn"
