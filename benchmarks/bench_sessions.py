@@ -137,7 +137,8 @@ class Server:
                     "--server.address=127.0.0.1",
                     f"--server.port={port}",
                     "--browser.gatherUsageStats=false",
-                    "--server.fileWatcherType=none",
+                    # (no file watcher: the project's .streamlit/config.toml, as the README's
+                    # server; STREAMLIT_SERVER_FILE_WATCHER_TYPE=auto measures one with it)
                     "--server.maxUploadSize=1000",
                     *extra,
                 ],

@@ -115,7 +115,8 @@ def serve(folder: Path, env: dict[str, str] | None = None) -> Iterator[AppServer
     }
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true"]
     command += ["--server.address=127.0.0.1", f"--server.port={port}"]
-    command += ["--browser.gatherUsageStats=false", "--server.fileWatcherType=none"]
+    # (no file watcher: the project's configuration, as the README's server)
+    command += ["--browser.gatherUsageStats=false"]
     with log.open("w") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
