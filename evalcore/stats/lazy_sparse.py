@@ -81,7 +81,10 @@ class _BeforeScipy:
                 sys.meta_path.remove(self)
             except ValueError:  # another thread's import got here first
                 return None
-            defer_numpy_tools()
+            try:
+                defer_numpy_tools()
+            except Exception:  # noqa: BLE001 - a saving of time: scipy is imported either way
+                pass
         return None
 
 

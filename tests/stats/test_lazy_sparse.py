@@ -42,3 +42,15 @@ def test_tools_already_loaded_are_left_as_they_are():
         "print(sys.modules['numpy.testing'] is real, type(real).__name__)\n"
     )
     assert _run(code) == ["True", "module"]
+
+
+def test_a_deferral_that_fails_never_stops_scipys_import():
+    code = (
+        "import evalcore.stats.lazy_sparse as lazy\n"
+        "def broken():\n"
+        "    raise RuntimeError('no deferral')\n"
+        "lazy.defer_numpy_tools = broken\n"
+        "import scipy.sparse\n"
+        "print(scipy.sparse.eye(2).nnz)\n"
+    )
+    assert _run(code) == ["2"]
