@@ -205,9 +205,7 @@ def _with_columns(sql: str, names: list[str], types: list[str]) -> str:
     if not names or any(t not in _PLAIN_JSON_TYPES for t in types):
         return sql
     lowered = {n.lower() for n in names}
-    if len(lowered) < len(names) or any(
-        re.fullmatch(r"(.+)_\d+", n) and n.lower().rsplit("_", 1)[0] in lowered for n in names
-    ):
+    if any(re.fullmatch(r"(.+)_\d+", n) and n.lower().rsplit("_", 1)[0] in lowered for n in names):
         return sql
     spec = ", ".join(f"{sql_literal(n)}: '{t}'" for n, t in zip(names, types, strict=True))
     return f"{sql[:-1]}, columns={{{spec}}})"

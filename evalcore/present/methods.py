@@ -6,7 +6,7 @@ Links are shown as their words (the app cannot open the other documentation file
 shows no live link it did not write itself).
 
 The document speaks to two readers. Passages for developers only (where the code lives, how to
-call it from Python, the benchmark scripts that print the figures, the equations) sit between the
+call it from Python, the benchmark scripts that print the timings, the maths in symbols) sit between the
 HTML comments ``<!-- for developers -->`` and ``<!-- /for developers -->``: invisible on GitHub's
 rendering, kept in the documentation, and left out of the page, which speaks to a stakeholder in
 plain words (:data:`DEVELOPERS`). Any other HTML comment is dropped from the page too.
